@@ -1,0 +1,41 @@
+# The two commands: `make run` and `make test`. Everything else is a step they take.
+SHELL := /bin/bash
+NODE_MODULES := node_modules/.package-lock.json
+SOURCES := $(shell find server crd storage admission -name '*.ts' 2>/dev/null) tsconfig.json
+BUILD_STAMP := dist/.build-stamp
+DATA_DIR ?= .data
+PORT ?= 6443
+
+.PHONY: run test build bench install etcd typecheck clean
+
+install: $(NODE_MODULES)
+
+# npm ci compiles better-sqlite3 from source when no prebuilt binary can be fetched (about 90 s).
+$(NODE_MODULES): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+build: $(BUILD_STAMP)
+
+$(BUILD_STAMP): $(NODE_MODULES) $(SOURCES)
+	npx tsc -p tsconfig.json
+	@touch $@
+
+typecheck: $(NODE_MODULES)
+	npx tsc -p tsconfig.test.json
+
+run: build
+	node bin/mini-apiserver --data-dir $(DATA_DIR) --secure-port $(PORT)
+
+etcd:
+	@scripts/ensure-etcd.sh
+
+test: build etcd typecheck
+	scripts/run-tests.sh
+
+# make bench [ONLY=<name>] [QUICK=1]
+bench: build etcd
+	scripts/run-bench.sh $(ONLY)
+
+clean:
+	rm -rf dist

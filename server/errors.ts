@@ -1,0 +1,127 @@
+// Every error the server answers with is a metav1.Status built here, with kube-apiserver's HTTP
+// code, reason, message and details. Handlers throw ApiError; the pipeline writes it.
+import { type FieldError, errorBody, formatFieldError } from './field-errors.js';
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure' | 'Success';
+  message: string;
+  reason: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+export class ApiError extends Error {
+  constructor(readonly status: Status) {
+    super(status.message);
+    this.name = 'ApiError';
+  }
+  get code(): number {
+    return this.status.code;
+  }
+}
+
+/** A group-qualified resource or kind: `caches.cache.example.com`, or `namespaces` in the core group. */
+export interface Qualified {
+  group: string;
+  name: string;
+}
+
+export const qualifiedString = (q: Qualified): string => (q.group ? `${q.name}.${q.group}` : q.name);
+
+function failure(code: number, reason: string, message: string, details?: StatusDetails): ApiError {
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) status.details = details;
+  return new ApiError(status);
+}
+
+const detailsOf = (resource: Qualified, name: string): StatusDetails => {
+  const d: StatusDetails = { name };
+  if (resource.group) d.group = resource.group;
+  d.kind = resource.name;
+  return d;
+};
+
+export const notFound = (resource: Qualified, name: string): ApiError =>
+  failure(404, 'NotFound', `${qualifiedString(resource)} "${name}" not found`, detailsOf(resource, name));
+
+export const alreadyExists = (resource: Qualified, name: string): ApiError =>
+  failure(409, 'AlreadyExists', `${qualifiedString(resource)} "${name}" already exists`, detailsOf(resource, name));
+
+export const conflict = (resource: Qualified, name: string, why: string): ApiError =>
+  failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedString(resource)} "${name}": ${why}`, detailsOf(resource, name));
+
+export const OBJECT_MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
+
+/** 422 with every field error in details.causes, the message joined as kube's aggregate. */
+export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiError {
+  const causes = errs.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
+  const messages = [...new Set(errs.map(formatFieldError))];
+  const agg = messages.length === 0 ? '' : messages.length === 1 ? `: ${messages[0]}` : `: [${messages.join(', ')}]`;
+  const details: StatusDetails = { name };
+  if (kind.group) details.group = kind.group;
+  details.kind = kind.name;
+  details.causes = causes;
+  return failure(422, 'Invalid', `${qualifiedString(kind)} "${name}" is invalid${agg}`, details);
+}
+
+export const badRequest = (message: string): ApiError => failure(400, 'BadRequest', message);
+
+export const unauthorized = (): ApiError => failure(401, 'Unauthorized', 'Unauthorized');
+
+export const forbidden = (message: string, details?: StatusDetails): ApiError => failure(403, 'Forbidden', message, details);
+
+export const methodNotSupported = (): ApiError =>
+  failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+
+export const notAcceptable = (accepted: string[]): ApiError =>
+  failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+
+export const unsupportedMediaType = (contentType: string, accepted: string[]): ApiError =>
+  failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {
+    causes: [{ reason: 'UnexpectedHeader', message: `unsupported media type ${JSON.stringify(contentType)}`, field: 'Content-Type' }],
+  });
+
+export const requestEntityTooLarge = (limit: number): ApiError =>
+  failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+
+export const resourceExpired = (message: string): ApiError => failure(410, 'Expired', message);
+
+export const tooManyRequests = (message: string, retryAfterSeconds: number): ApiError =>
+  failure(429, 'TooManyRequests', message, { retryAfterSeconds });
+
+export const serviceUnavailable = (message: string): ApiError => failure(503, 'ServiceUnavailable', message);
+
+export const timeout = (message: string): ApiError => failure(504, 'Timeout', message);
+
+export function internalError(err: unknown): ApiError {
+  const msg = err instanceof Error ? err.message : String(err);
+  return failure(500, 'InternalError', `Internal error occurred: ${msg}`, { causes: [{ message: msg }] });
+}
+
+/** Any thrown value as a Status: ApiErrors pass through, anything else is a 500. */
+export function toApiError(err: unknown): ApiError {
+  return err instanceof ApiError ? err : internalError(err);
+}
+
+/** The success Status kube returns for some deletes. */
+export function successStatus(details: StatusDetails): Omit<Status, 'message' | 'reason'> & { details: StatusDetails } {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Omit<Status, 'message' | 'reason'> & { details: StatusDetails };
+}
