@@ -10,9 +10,11 @@ PORT ?= 6443
 
 install: $(NODE_MODULES)
 
-# npm ci compiles better-sqlite3 from source when no prebuilt binary can be fetched (about 90 s).
+# `npm install`, not `npm ci`: the registry we install from lacks some of rollup's per-platform
+# optional packages, so the lock cannot list them and `npm ci` refuses it as out of sync.
+# better-sqlite3 compiles from source when no prebuilt binary can be fetched (about 90 s).
 $(NODE_MODULES): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $@
 
 build: $(BUILD_STAMP)
