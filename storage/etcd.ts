@@ -1,0 +1,655 @@
+// The etcd backend: each operation maps onto one etcd request, as kube-apiserver's etcd3 store does.
+// Conditional writes are transactions on the key's create/mod revision; watches are our own gRPC
+// watch streams (one per watch) so that a lost stream resumes exactly after the last event we
+// delivered. etcd3's own watcher resumes from the last response header's revision, which can lie
+// past events it never delivered.
+import { InterceptingCall, type CallOptions, type Interceptor } from '@grpc/grpc-js';
+import {
+  CompareResult,
+  CompareTarget,
+  Etcd3,
+  GRPCDeadlineExceededError,
+  GRPCUnavailableError,
+  type ICompare,
+  type IDuplexStream,
+  type IEvent,
+  type IKeyValue,
+  type IOptions,
+  type IRangeRequest,
+  type IRangeResponse,
+  type IWatchRequest,
+  type IWatchResponse,
+} from 'etcd3';
+import { compacted, conflict, isStorageError, keyExists, notFound, tooLarge, unavailable } from './errors.js';
+import {
+  MAX_VALUE_BYTES,
+  type KeyValue,
+  type RangeOptions,
+  type RangeResult,
+  type Storage,
+  type WatchCallbacks,
+  type WatchEvent,
+  type WatchHandle,
+} from './interface.js';
+
+export interface EtcdOptions {
+  /** Time budget of one operation, retries included; every gRPC call carries it as its deadline. */
+  requestTimeoutMs?: number;
+  /** How long a broken watch keeps trying to resume before it ends with Unavailable. */
+  watchResumeTimeoutMs?: number;
+}
+
+const DEFAULTS: Required<EtcdOptions> = {
+  requestTimeoutMs: 5_000,
+  watchResumeTimeoutMs: 30_000,
+};
+
+/** How long connect() keeps trying before it gives up. */
+const CONNECT_TIMEOUT_MS = 8_000;
+const PING_BUDGET_MS = 2_000;
+const RETRY_MIN_MS = 10;
+const RETRY_MAX_MS = 500;
+const WATCH_RETRY_MIN_MS = 50;
+const WATCH_RETRY_MAX_MS = 1_000;
+
+type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
+type Policy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Failures after which the request surely never reached etcd's log, so even a write may be resent. */
+const NEVER_APPLIED = [
+  'No connection established', // grpc-js: no connection to the member
+  'Channel closed before call started',
+  'etcdserver: no leader', // refused before proposing (we send hasleader)
+  'raft proposal dropped',
+  'etcdserver: too many requests',
+];
+const neverApplied = (err: unknown): boolean => NEVER_APPLIED.some((m) => messageOf(err).includes(m));
+
+/** Failures that say this member in particular cannot serve: down, gone, or cut off from its leader. */
+const memberUnreachable = (err: unknown): boolean =>
+  /No connection established|Connection dropped|ECONNRESET|etcdserver: no leader/.test(messageOf(err));
+
+/** Failures another member or a moment later may not have: a read can simply be repeated. */
+function transient(err: unknown): boolean {
+  return (
+    err instanceof GRPCUnavailableError ||
+    err instanceof GRPCDeadlineExceededError ||
+    neverApplied(err) ||
+    /leader changed|request timed out|Connection dropped/.test(messageOf(err))
+  );
+}
+
+const isCompactedError = (err: unknown): boolean => messageOf(err).includes('required revision has been compacted');
+const isTooLargeError = (err: unknown): boolean => messageOf(err).includes('etcdserver: request is too large');
+
+/** grpc-js's connection errors end in an empty "Resolution note"; keep the cause on one line. */
+function reasonOf(err: unknown): string {
+  const msg = messageOf(err).replace(/\s+/g, ' ').trim();
+  return /Last error: (?:Error: )?(.*?)\.? Resolution note/.exec(msg)?.[1] ?? msg;
+}
+
+// etcd3's default fault handling retries any call three times, writes included (a create whose
+// reply was lost would then report KeyExists), and opens a 5 s circuit per host after three
+// failures (which outlasts an etcd restart). We retry ourselves, knowing which calls may repeat,
+// and only steer calls away from members that just proved unreachable.
+const neverAborted = new AbortController().signal;
+const passThrough = {
+  execute: async <T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> =>
+    fn({ signal: neverAborted }),
+  onSuccess: () => ({ dispose: () => {} }),
+  onFailure: () => ({ dispose: () => {} }),
+} as unknown as Policy;
+
+/** How long calls avoid a member after it refused a connection or dropped one. */
+const MEMBER_DOWN_MS = 1_000;
+
+/**
+ * A per-member policy for etcd3's connection pool: a member that just failed at the connection
+ * level is skipped for a moment (the pool then tries the next one in the same call), unless every
+ * member is in that state. Without it, a dead member keeps taking a share of the calls.
+ */
+class MemberHealth {
+  private readonly downUntil = new Map<string, number>();
+
+  constructor(private readonly endpoints: string[]) {}
+
+  policy(endpoint: string): Policy {
+    return {
+      ...passThrough,
+      execute: async <T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T> => {
+        if (this.isDown(endpoint) && !this.endpoints.every((e) => this.isDown(e))) {
+          throw new Error(`etcd member ${endpoint} is skipped after a connection failure`);
+        }
+        try {
+          return await fn({ signal: neverAborted });
+        } catch (err) {
+          if (memberUnreachable(err)) this.downUntil.set(endpoint, Date.now() + MEMBER_DOWN_MS);
+          throw err;
+        }
+      },
+    } as unknown as Policy;
+  }
+
+  private isDown(endpoint: string): boolean {
+    return (this.downUntil.get(endpoint) ?? 0) > Date.now();
+  }
+}
+
+// etcd's WithRequireLeader: a member cut off from its leader refuses requests ("no leader") and
+// ends watch streams instead of serving stale reads or a watch that silently stops.
+const requireLeader: Interceptor = (options, nextCall) =>
+  new InterceptingCall(nextCall(options), {
+    start(metadata, listener, next) {
+      metadata.set('hasleader', 'true');
+      next(metadata, listener);
+    },
+  });
+
+/** The smallest key above every key starting with `prefix`; "\0" (to the end) when none exists. */
+function prefixEnd(prefix: Buffer): Buffer {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    if (prefix[i]! < 0xff) {
+      const end = Buffer.from(prefix.subarray(0, i + 1));
+      end[i]! += 1;
+      return end;
+    }
+  }
+  return Buffer.from([0]);
+}
+
+function checkSize(key: string, value: string): number {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > MAX_VALUE_BYTES) throw tooLarge(key, bytes, MAX_VALUE_BYTES);
+  return bytes;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Transaction guards. A missing key has create and mod revision 0.
+const absent = (key: Buffer): ICompare => ({
+  key,
+  target: CompareTarget.Create,
+  result: CompareResult.Equal,
+  create_revision: 0,
+});
+const present = (key: Buffer): ICompare => ({
+  key,
+  target: CompareTarget.Create,
+  result: CompareResult.Greater,
+  create_revision: 0,
+});
+const modifiedAt = (key: Buffer, revision: number): ICompare => ({
+  key,
+  target: CompareTarget.Mod,
+  result: CompareResult.Equal,
+  mod_revision: revision,
+});
+
+export class EtcdStorage implements Storage {
+  readonly backend = 'etcd';
+
+  private readonly etcd: Etcd3;
+  private readonly prefix: Buffer;
+  private readonly options: Required<EtcdOptions>;
+  private readonly watches = new Set<EtcdWatch>();
+  /** The highest compact revision seen: our own compactions, and what etcd reported since. */
+  private knownCompactRevision = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly endpoints: string[],
+    prefix: string,
+    options: EtcdOptions,
+  ) {
+    this.prefix = Buffer.from(prefix, 'utf8');
+    this.options = { ...DEFAULTS, ...options };
+    const health = new MemberHealth(endpoints);
+    this.etcd = new Etcd3({
+      hosts: endpoints,
+      faultHandling: { host: (endpoint) => health.policy(endpoint), global: passThrough },
+      defaultCallOptions: { interceptors: [requireLeader] },
+      grpcOptions: {
+        // grpc-js caps replies at 4 MiB; a page of large objects or a watch replay can exceed it.
+        'grpc.max_receive_message_length': -1,
+        // Notices a member that vanished without closing the connection (etcd allows pings >= 5 s).
+        'grpc.keepalive_time_ms': 10_000,
+        'grpc.keepalive_timeout_ms': 5_000,
+      },
+    });
+  }
+
+  /**
+   * Connects to etcd (every endpoint is used, so a dead member is failed over) and checks that it
+   * answers, retrying for a bounded time; then fails with one line naming the endpoints.
+   */
+  static async connect(endpoints: string[], prefix = '', options: EtcdOptions = {}): Promise<EtcdStorage> {
+    if (endpoints.length === 0) throw new Error('no etcd endpoints given');
+    const store = new EtcdStorage(endpoints, prefix, options);
+    const deadline = Date.now() + CONNECT_TIMEOUT_MS;
+    for (;;) {
+      try {
+        await store.etcd.kv.range(store.probeRange(), { deadline: Math.min(deadline, Date.now() + 2_000) });
+        return store;
+      } catch (err) {
+        if (!transient(err) || Date.now() + 250 >= deadline) {
+          store.etcd.close();
+          throw new Error(`cannot reach etcd at ${endpoints.join(',')}: ${reasonOf(err)}`);
+        }
+        await sleep(250);
+      }
+    }
+  }
+
+  async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {
+    const res = await this.kvRange({ key: this.wire(key), revision: opts.revision ?? 0 }, opts.revision);
+    const kv = res.kvs[0];
+    return kv && this.toKeyValue(kv);
+  }
+
+  async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
+    const wirePrefix = this.wire(prefix);
+    // etcd refuses an empty key; "\0" is the smallest one there is.
+    let key = wirePrefix.length > 0 ? wirePrefix : Buffer.from([0]);
+    if (opts.startKey !== undefined) {
+      const start = this.wire(opts.startKey);
+      if (Buffer.compare(start, key) > 0) key = start;
+    }
+    const res = await this.kvRange(
+      { key, range_end: prefixEnd(wirePrefix), limit: opts.limit ?? 0, revision: opts.revision ?? 0 },
+      opts.revision,
+    );
+    return {
+      kvs: res.kvs.map((kv) => this.toKeyValue(kv)),
+      more: res.more,
+      revision: opts.revision || Number(res.header.revision),
+    };
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    const bytes = checkSize(key, value);
+    const k = this.wire(key);
+    const res = await this.write(key, bytes, (o) =>
+      this.etcd.kv.txn(
+        {
+          compare: [absent(k)],
+          success: [{ request_put: { key: k, value: Buffer.from(value, 'utf8') } }],
+        },
+        o,
+      ),
+    );
+    if (!res.succeeded) throw keyExists(key);
+    const revision = Number(res.header.revision);
+    return { key, value, createRevision: revision, modRevision: revision };
+  }
+
+  async update(key: string, value: string, expectedRevision: number): Promise<KeyValue> {
+    const bytes = checkSize(key, value);
+    const k = this.wire(key);
+    const current = { request_range: { key: k, keys_only: true } };
+    const res = await this.write(key, bytes, (o) =>
+      this.etcd.kv.txn(
+        {
+          // present(): otherwise an expected revision of 0 would match a missing key and create it.
+          compare: [present(k), modifiedAt(k, expectedRevision)],
+          // The range after the put reads the key as the put left it, for its create revision.
+          success: [{ request_put: { key: k, value: Buffer.from(value, 'utf8') } }, current],
+          failure: [current],
+        },
+        o,
+      ),
+    );
+    if (res.succeeded) {
+      const kv = res.responses[1]!.response_range.kvs[0]!;
+      return { key, value, createRevision: Number(kv.create_revision), modRevision: Number(res.header.revision) };
+    }
+    const kv = res.responses[0]!.response_range.kvs[0];
+    if (!kv) throw notFound(key);
+    throw conflict(key, expectedRevision, Number(kv.mod_revision));
+  }
+
+  async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
+    const k = this.wire(key);
+    const compare = expectedRevision === undefined ? [present(k)] : [present(k), modifiedAt(k, expectedRevision)];
+    const res = await this.write(key, 0, (o) =>
+      this.etcd.kv.txn(
+        {
+          compare,
+          success: [{ request_delete_range: { key: k, prev_kv: true } }],
+          failure: [{ request_range: { key: k, keys_only: true } }],
+        },
+        o,
+      ),
+    );
+    if (res.succeeded) {
+      const prev = res.responses[0]!.response_delete_range.prev_kvs[0]!;
+      return { ...this.toKeyValue(prev), modRevision: Number(res.header.revision) };
+    }
+    const kv = res.responses[0]!.response_range.kvs[0];
+    if (!kv) throw notFound(key);
+    throw conflict(key, expectedRevision!, Number(kv.mod_revision));
+  }
+
+  watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): WatchHandle {
+    const wirePrefix = this.wire(prefix);
+    const watch = new EtcdWatch(
+      {
+        open: () => this.etcd.watchClient.watch(),
+        request: (startRevision) => ({
+          key: wirePrefix.length > 0 ? wirePrefix : Buffer.from([0]),
+          range_end: prefixEnd(wirePrefix),
+          start_revision: startRevision,
+          prev_kv: true,
+        }),
+        toEvent: (ev) => this.toEvent(ev),
+        noteCompacted: (revision) => this.noteCompacted(revision),
+        resumeTimeoutMs: this.options.watchResumeTimeoutMs,
+        detach: (w) => this.watches.delete(w),
+      },
+      afterRevision,
+      callbacks,
+    );
+    if (this.closed) {
+      queueMicrotask(() => watch.fail(unavailable('storage closed')));
+    } else {
+      this.watches.add(watch);
+      watch.start();
+    }
+    return watch;
+  }
+
+  async currentRevision(): Promise<number> {
+    return Number((await this.kvRange(this.probeRange())).header.revision);
+  }
+
+  async compact(revision: number): Promise<void> {
+    try {
+      // Compacting the same revision twice is harmless, so a lost reply may be retried.
+      await this.call((o) => this.etcd.kv.compact({ revision, physical: true }, o), transient);
+    } catch (err) {
+      // Already compacted at or past it: nothing left to do, as in the SQLite store.
+      if (!isCompactedError(err)) throw this.failure(err);
+    }
+    this.noteCompacted(revision);
+  }
+
+  /**
+   * etcd does not report its compact revision directly. A read at the highest one we know of tells
+   * whether someone (another server, etcd's auto-compaction) compacted further; if so, a watch
+   * from there is canceled with the exact revision.
+   */
+  async compactedRevision(): Promise<number> {
+    const revision = Math.max(this.knownCompactRevision, 1);
+    await this.kvRange({ ...this.probeRange(), revision }, revision).catch((err: unknown) => {
+      if (!isStorageError(err, 'Compacted')) throw err;
+    });
+    return this.knownCompactRevision;
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      // Retried like any read, so one dead member does not fail the check, within kube's 2 s bound.
+      await this.call((o) => this.etcd.kv.range(this.probeRange(), o), transient, PING_BUDGET_MS);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of [...this.watches]) w.fail(unavailable('storage closed'));
+    this.etcd.close();
+  }
+
+  private wire(key: string): Buffer {
+    return Buffer.concat([this.prefix, Buffer.from(key, 'utf8')]);
+  }
+
+  private unwire(key: Buffer): string {
+    return key.subarray(this.prefix.length).toString('utf8');
+  }
+
+  /** A linearizable read of next to nothing, for its response header. */
+  private probeRange(): IRangeRequest {
+    return { key: this.wire('/'), count_only: true };
+  }
+
+  private toKeyValue(kv: IKeyValue): KeyValue {
+    return {
+      key: this.unwire(kv.key),
+      value: kv.value.toString('utf8'),
+      createRevision: Number(kv.create_revision),
+      modRevision: Number(kv.mod_revision),
+    };
+  }
+
+  private toEvent(ev: IEvent): WatchEvent {
+    const prevKv = ev.prev_kv ? this.toKeyValue(ev.prev_kv) : undefined;
+    const modRevision = Number(ev.kv.mod_revision);
+    if (ev.type === 'Delete') {
+      // etcd's delete event carries only the key and revision; the last value comes from prev_kv.
+      const kv: KeyValue = {
+        key: this.unwire(ev.kv.key),
+        value: prevKv?.value ?? '',
+        createRevision: prevKv?.createRevision ?? 0,
+        modRevision,
+      };
+      return prevKv ? { type: 'delete', kv, prevKv } : { type: 'delete', kv };
+    }
+    const kv = this.toKeyValue(ev.kv);
+    if (kv.createRevision === modRevision) return { type: 'create', kv };
+    return prevKv ? { type: 'update', kv, prevKv } : { type: 'update', kv };
+  }
+
+  private noteCompacted(revision: number): void {
+    this.knownCompactRevision = Math.max(this.knownCompactRevision, revision);
+  }
+
+  /** A range, retried while transient; a compacted `revision` becomes a typed Compacted error. */
+  private async kvRange(req: IRangeRequest, revision?: number): Promise<IRangeResponse> {
+    try {
+      return await this.call((o) => this.etcd.kv.range(req, o), transient);
+    } catch (err) {
+      if (revision && isCompactedError(err)) throw compacted(revision, await this.compactRevisionAbove(revision));
+      throw this.failure(err);
+    }
+  }
+
+  /** A write, resent only when it surely did not reach etcd; anything else is reported. */
+  private async write<T>(key: string, bytes: number, fn: (o: CallOptions) => Promise<T>): Promise<T> {
+    try {
+      return await this.call(fn, neverApplied);
+    } catch (err) {
+      // etcd's own limit counts the whole request, so a value just under ours can still be refused.
+      if (isTooLargeError(err)) throw tooLarge(key, bytes, MAX_VALUE_BYTES);
+      throw this.failure(err);
+    }
+  }
+
+  /**
+   * Runs `fn` with a deadline, repeating it while `retryable` holds and the operation's time budget
+   * lasts. Each attempt goes to a member picked at random, which is how a dead one is failed over.
+   */
+  private async call<T>(
+    fn: (o: CallOptions) => Promise<T>,
+    retryable: (err: unknown) => boolean,
+    budgetMs = this.options.requestTimeoutMs,
+  ): Promise<T> {
+    const deadline = Date.now() + budgetMs;
+    for (let delay = RETRY_MIN_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
+      try {
+        return await fn({ deadline });
+      } catch (err) {
+        if (this.closed || !retryable(err) || Date.now() + delay >= deadline) throw err;
+        await sleep(delay);
+      }
+    }
+  }
+
+  /** What a caller sees of an etcd failure: Unavailable when etcd could not be reached in time. */
+  private failure(err: unknown): unknown {
+    if (isStorageError(err) || !transient(err)) return err;
+    return unavailable(`etcd at ${this.endpoints.join(',')} is unavailable: ${reasonOf(err)}`);
+  }
+
+  /**
+   * The compact revision, known to be above `revision`: etcd's read error does not carry it, but
+   * a watch from a compacted revision is canceled with it.
+   */
+  private async compactRevisionAbove(revision: number): Promise<number> {
+    const found = await new Promise<number>((resolve) => {
+      const timer = setTimeout(() => done(0), this.options.requestTimeoutMs);
+      let stream: WatchStream | undefined;
+      let settled = false;
+      const done = (compactRevision: number): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (stream) discard(stream);
+        resolve(compactRevision);
+      };
+      this.etcd.watchClient.watch().then(
+        (s) => {
+          stream = s;
+          s.on('data', (res) => {
+            if (res.canceled) done(Number(res.compact_revision));
+          });
+          s.on('error', () => done(0));
+          s.write({ create_request: { key: this.wire('/'), start_revision: revision } });
+        },
+        () => done(0),
+      );
+    });
+    this.noteCompacted(found);
+    // Without an answer, the best known bound: the revision is compacted, so etcd is past it.
+    return Math.max(this.knownCompactRevision, revision + 1);
+  }
+}
+
+/**
+ * Ends a watch stream from our side. Half-closing first matters: etcd3 counts an error on a stream
+ * that is still writable, our own cancellation included, as a failure of its member.
+ */
+function discard(stream: WatchStream): void {
+  stream.end();
+  stream.cancel();
+}
+
+interface WatchContext {
+  open(): Promise<WatchStream>;
+  request(startRevision: number): NonNullable<IWatchRequest['create_request']>;
+  toEvent(ev: IEvent): WatchEvent;
+  noteCompacted(revision: number): void;
+  resumeTimeoutMs: number;
+  detach(w: EtcdWatch): void;
+}
+
+/**
+ * One watch on its own gRPC stream. It remembers the revision of the last event it delivered; when
+ * the stream breaks (etcd restarted, the member died) it opens a new one, on any member, from the
+ * next revision, and drops anything at or below it, so nothing is lost or delivered twice.
+ */
+class EtcdWatch implements WatchHandle {
+  private stream: WatchStream | undefined;
+  private ended = false;
+  /** When the current run of failures began; cleared once a stream is established again. */
+  private failingSince: number | undefined;
+  private retryDelay = WATCH_RETRY_MIN_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ctx: WatchContext,
+    private lastRevision: number,
+    private readonly callbacks: WatchCallbacks,
+  ) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  close(): void {
+    this.end();
+  }
+
+  /** Ends the watch and reports why. */
+  fail(err: Error): void {
+    if (this.ended) return;
+    this.end();
+    this.callbacks.onError(err);
+  }
+
+  private end(): void {
+    this.ended = true;
+    clearTimeout(this.retryTimer);
+    if (this.stream) discard(this.stream);
+    this.stream = undefined;
+    this.ctx.detach(this);
+  }
+
+  private async connect(): Promise<void> {
+    let stream: WatchStream;
+    try {
+      stream = await this.ctx.open();
+    } catch (err) {
+      this.retry(err);
+      return;
+    }
+    // A cancelled stream still emits 'error' (CANCELLED); it must have a listener.
+    stream.on('error', (err) => this.broken(stream, err));
+    if (this.ended) {
+      discard(stream);
+      return;
+    }
+    this.stream = stream;
+    stream.on('data', (res) => this.receive(stream, res));
+    stream.on('end', () => this.broken(stream, new Error('watch stream ended')));
+    stream.write({ create_request: this.ctx.request(this.lastRevision + 1) });
+  }
+
+  private receive(stream: WatchStream, res: IWatchResponse): void {
+    if (stream !== this.stream || this.ended) return;
+    if (res.canceled) {
+      const compactRevision = Number(res.compact_revision);
+      if (compactRevision > 0) {
+        this.ctx.noteCompacted(compactRevision);
+        this.fail(compacted(this.lastRevision + 1, compactRevision));
+      } else {
+        this.broken(stream, new Error(`watch canceled by etcd: ${res.cancel_reason}`));
+      }
+      return;
+    }
+    if (res.created) {
+      this.failingSince = undefined;
+      this.retryDelay = WATCH_RETRY_MIN_MS;
+    }
+    // etcd never splits one revision's events across responses, so a revision is all new or all seen.
+    const fresh = res.events.filter((ev) => Number(ev.kv.mod_revision) > this.lastRevision);
+    if (fresh.length === 0) return;
+    this.lastRevision = Number(fresh[fresh.length - 1]!.kv.mod_revision);
+    this.callbacks.onEvents(fresh.map((ev) => this.ctx.toEvent(ev)));
+  }
+
+  private broken(stream: WatchStream, err: unknown): void {
+    if (stream !== this.stream || this.ended) return;
+    this.stream = undefined;
+    discard(stream);
+    this.retry(err);
+  }
+
+  private retry(err: unknown): void {
+    if (this.ended) return;
+    const now = Date.now();
+    this.failingSince ??= now;
+    if (now - this.failingSince >= this.ctx.resumeTimeoutMs) {
+      const from = this.lastRevision + 1;
+      const within = this.ctx.resumeTimeoutMs;
+      this.fail(unavailable(`etcd watch could not resume from revision ${from} in ${within} ms: ${reasonOf(err)}`));
+      return;
+    }
+    this.retryTimer = setTimeout(() => void this.connect(), this.retryDelay);
+    this.retryDelay = Math.min(this.retryDelay * 2, WATCH_RETRY_MAX_MS);
+  }
+}

@@ -1,0 +1,386 @@
+// The embedded backend: SQLite as a revision log, as kine lays it out. Every create, update and
+// delete appends one row; the row id is the revision. A key's state at revision R is its newest
+// row with id <= R (absent when that row is a delete marker).
+//
+// better-sqlite3 is synchronous and this process holds the database exclusively, so each method
+// does its DB work in one transaction before its first await: writes are serialized by the event
+// loop, and the in-memory revision counters cannot drift from the table.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { compacted, conflict, keyExists, notFound, tooLarge, unavailable } from './errors.js';
+import {
+  MAX_VALUE_BYTES,
+  type KeyValue,
+  type RangeOptions,
+  type RangeResult,
+  type Storage,
+  type WatchCallbacks,
+  type WatchEvent,
+  type WatchHandle,
+} from './interface.js';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS log (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    name            TEXT    NOT NULL,
+    created         INTEGER NOT NULL,
+    deleted         INTEGER NOT NULL,
+    -- 0 on created rows: their create revision is their own id, unknown before the insert
+    create_revision INTEGER NOT NULL,
+    -- the id of the key's previous row, 0 for a key's first row
+    prev_revision   INTEGER NOT NULL,
+    -- '' on delete markers; the deleted value is old_value
+    value           TEXT    NOT NULL,
+    old_value       TEXT
+  );
+  -- deleted is in the index so a range decides which rows it returns before reading any of them.
+  CREATE INDEX IF NOT EXISTS log_name_id_deleted ON log (name, id, deleted);
+  -- Two writes from the same revision of a key cannot both commit.
+  CREATE UNIQUE INDEX IF NOT EXISTS log_name_prev_revision ON log (name, prev_revision);
+  CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+const COLUMNS = 'id, name, created, deleted, create_revision, prev_revision, value, old_value';
+/** What a live key needs; a range leaves out old_value, which would double what it reads. */
+const LIVE_COLUMNS = 'id, name, created, create_revision, value';
+
+interface Row {
+  id: number;
+  name: string;
+  created: number;
+  deleted: number;
+  create_revision: number;
+  prev_revision: number;
+  value: string;
+  old_value: string | null;
+}
+
+type LiveRow = Pick<Row, 'id' | 'name' | 'created' | 'create_revision' | 'value'>;
+
+interface Watcher {
+  prefix: string;
+  callbacks: WatchCallbacks;
+  /** Events not yet handed to onEvents; replayed ones first, then live ones in commit order. */
+  pending: WatchEvent[];
+  /** Set when the watch ends from our side; delivered after the pending events. */
+  error?: Error;
+  scheduled: boolean;
+  closed: boolean;
+}
+
+export class SqliteStorage implements Storage {
+  readonly backend = 'sqlite';
+
+  private readonly watchers = new Set<Watcher>();
+  private readonly stmt: ReturnType<typeof prepare>;
+
+  private constructor(
+    private readonly db: Db,
+    private revision: number,
+    private compactRevision: number,
+  ) {
+    this.stmt = prepare(db);
+  }
+
+  static open(path: string): SqliteStorage {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    // timeout 0: the lock is held for the owner's lifetime, so waiting for it is pointless.
+    const db = new Database(path, { timeout: 0 });
+    try {
+      // EXCLUSIVE before WAL: no shared-memory index is created, and the write below takes a lock
+      // that is kept until close; the OS drops it if the process dies, so no stale lock files.
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      // In WAL mode NORMAL syncs only at checkpoints: a commit acknowledged just before a power
+      // loss could vanish. FULL syncs the WAL on every commit.
+      db.pragma('synchronous = FULL');
+      db.exec(`BEGIN EXCLUSIVE; ${SCHEMA} COMMIT;`);
+    } catch (err) {
+      db.close();
+      if (isBusy(err)) throw new Error(`data directory is in use by another process: ${path}`);
+      throw err;
+    }
+    const revision = db.prepare<[], { r: number }>('SELECT COALESCE(MAX(id), 0) AS r FROM log').get()?.r ?? 0;
+    const compactRevision =
+      db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'compact_revision'").get()?.value ?? 0;
+    return new SqliteStorage(db, revision, compactRevision);
+  }
+
+  async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
+    const rev = this.readRevision(opts?.revision);
+    const row = this.stmt.latestAt.get(key, rev);
+    return row && !row.deleted ? liveKv(row) : undefined;
+  }
+
+  async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
+    const rev = this.readRevision(opts.revision);
+    const from = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
+    const end = prefixEnd(prefix);
+    // 0 or absent means no limit, as in etcd; one extra row tells whether the limit cut anything.
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : -1;
+    const fetch = limit > 0 ? limit + 1 : -1;
+    const rows =
+      end === undefined ? this.stmt.rangeOpen.all(from, rev, fetch) : this.stmt.range.all(from, end, rev, fetch);
+    const more = limit > 0 && rows.length > limit;
+    return { kvs: (more ? rows.slice(0, limit) : rows).map(liveKv), more, revision: rev };
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    checkSize(key, value);
+    const row = this.write(() => {
+      const latest = this.stmt.latest.get(key);
+      if (latest && !latest.deleted) throw keyExists(key);
+      return this.append(key, {
+        created: 1,
+        deleted: 0,
+        create_revision: 0,
+        prev_revision: latest?.id ?? 0,
+        value,
+        old_value: null,
+      });
+    });
+    return liveKv(row);
+  }
+
+  async update(key: string, value: string, expectedRevision: number): Promise<KeyValue> {
+    checkSize(key, value);
+    const row = this.write(() => {
+      const latest = this.liveLatest(key, expectedRevision);
+      return this.append(key, {
+        created: 0,
+        deleted: 0,
+        create_revision: createRevisionOf(latest),
+        prev_revision: latest.id,
+        value,
+        old_value: latest.value,
+      });
+    });
+    return liveKv(row);
+  }
+
+  async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
+    const row = this.write(() => {
+      const latest = this.liveLatest(key, expectedRevision);
+      return this.append(key, {
+        created: 0,
+        deleted: 1,
+        create_revision: createRevisionOf(latest),
+        prev_revision: latest.id,
+        value: '',
+        old_value: latest.value,
+      });
+    });
+    return toEvent(row).kv;
+  }
+
+  watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): WatchHandle {
+    const w: Watcher = { prefix, callbacks, pending: [], scheduled: false, closed: false };
+    if (!this.db.open) {
+      this.end(w, unavailable('storage closed'));
+    } else if (afterRevision + 1 < this.compactRevision) {
+      // Events from afterRevision + 1 on are needed; the row at the compact revision itself is
+      // always kept, so only a start below it is gone (etcd draws the same line).
+      this.end(w, compacted(afterRevision + 1, this.compactRevision));
+    } else {
+      // Replay and registration happen in the same synchronous step, so no write can fall between
+      // them: nothing is missed and nothing is delivered twice.
+      if (afterRevision < this.revision) {
+        const end = prefixEnd(prefix);
+        const rows =
+          end === undefined
+            ? this.stmt.logOpen.all(afterRevision, prefix)
+            : this.stmt.log.all(afterRevision, prefix, end);
+        w.pending = rows.map(toEvent);
+        if (w.pending.length > 0) this.schedule(w);
+      }
+      this.watchers.add(w);
+    }
+    return {
+      close: () => {
+        w.closed = true;
+        this.watchers.delete(w);
+      },
+    };
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.revision;
+  }
+
+  async compact(revision: number): Promise<void> {
+    if (revision > this.revision) {
+      throw new Error(`cannot compact at revision ${revision}: the current revision is ${this.revision}`);
+    }
+    if (revision <= this.compactRevision) return;
+    const from = this.compactRevision;
+    this.db.transaction(() => {
+      // Rows up to the previous compaction were already handled, so only the new stretch is read.
+      this.stmt.compactSuperseded.run(from, revision);
+      this.stmt.compactMarkers.run(from, revision);
+      this.stmt.setCompactRevision.run(revision);
+    })();
+    this.compactRevision = revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    return this.compactRevision;
+  }
+
+  async ping(): Promise<boolean> {
+    return this.db.open;
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    this.db.close();
+    for (const w of this.watchers) this.end(w, unavailable('storage closed'));
+    this.watchers.clear();
+  }
+
+  /** The revision a read is served at; 0 or absent means the current one, as in etcd. */
+  private readRevision(requested: number | undefined): number {
+    if (!requested) return this.revision;
+    if (requested < this.compactRevision) throw compacted(requested, this.compactRevision);
+    if (requested > this.revision) {
+      throw new Error(`required revision ${requested} is a future revision (current ${this.revision})`);
+    }
+    return requested;
+  }
+
+  private liveLatest(key: string, expectedRevision: number | undefined): Row {
+    const latest = this.stmt.latest.get(key);
+    if (!latest || latest.deleted) throw notFound(key);
+    if (expectedRevision !== undefined && latest.id !== expectedRevision) {
+      throw conflict(key, expectedRevision, latest.id);
+    }
+    return latest;
+  }
+
+  private append(name: string, fields: Omit<Row, 'id' | 'name'>): Row {
+    const info = this.stmt.insert.run({ name, ...fields });
+    return { id: Number(info.lastInsertRowid), name, ...fields };
+  }
+
+  /** Runs one write transaction, then publishes its row to the watchers once it is committed. */
+  private write(fn: () => Row): Row {
+    const row = this.db.transaction(fn)();
+    this.revision = row.id;
+    if (this.watchers.size > 0) {
+      const event = toEvent(row);
+      for (const w of this.watchers) {
+        if (row.name.startsWith(w.prefix)) {
+          w.pending.push(event);
+          this.schedule(w);
+        }
+      }
+    }
+    return row;
+  }
+
+  private end(w: Watcher, err: Error): void {
+    w.error = err;
+    this.watchers.delete(w);
+    this.schedule(w);
+  }
+
+  /** Delivery is always deferred, never inside the write call that caused it. */
+  private schedule(w: Watcher): void {
+    if (w.scheduled) return;
+    w.scheduled = true;
+    queueMicrotask(() => {
+      w.scheduled = false;
+      if (w.closed) return;
+      if (w.pending.length > 0) {
+        const events = w.pending;
+        w.pending = [];
+        w.callbacks.onEvents(events);
+      }
+      if (w.error && !w.closed) {
+        w.closed = true;
+        w.callbacks.onError(w.error);
+      }
+    });
+  }
+}
+
+function prepare(db: Db) {
+  // The newest row of each name in [from, end) at or below a revision, walked in name order so
+  // LIMIT stops early; delete markers are dropped after the newest row is picked, so a deleted key
+  // does not resurface with an older value. INDEXED BY: the planner may otherwise walk the
+  // (name, prev_revision) index and read every superseded row just to test `deleted` (2x slower).
+  const rangeSql = (bounded: boolean): string => `
+    SELECT ${LIVE_COLUMNS} FROM log AS kv INDEXED BY log_name_id_deleted
+    WHERE name >= ? ${bounded ? 'AND name < ?' : ''}
+      AND id = (SELECT MAX(id) FROM log WHERE name = kv.name AND id <= ?) AND deleted = 0
+    ORDER BY name LIMIT ?`;
+  const logSql = (bounded: boolean): string =>
+    `SELECT ${COLUMNS} FROM log WHERE id > ? AND name >= ? ${bounded ? 'AND name < ?' : ''} ORDER BY id`;
+  return {
+    latest: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
+    latestAt: db.prepare<[string, number], Row>(
+      `SELECT ${COLUMNS} FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
+    ),
+    range: db.prepare<[string, string, number, number], LiveRow>(rangeSql(true)),
+    rangeOpen: db.prepare<[string, number, number], LiveRow>(rangeSql(false)),
+    log: db.prepare<[number, string, string], Row>(logSql(true)),
+    logOpen: db.prepare<[number, string], Row>(logSql(false)),
+    insert: db.prepare<Omit<Row, 'id'>>(
+      `INSERT INTO log (name, created, deleted, create_revision, prev_revision, value, old_value)
+       VALUES (@name, @created, @deleted, @create_revision, @prev_revision, @value, @old_value)`,
+    ),
+    // Rows replaced by a later row at or below the compact revision...
+    compactSuperseded: db.prepare<[number, number]>(
+      'DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id > ? AND id <= ? AND prev_revision > 0)',
+    ),
+    // ...and delete markers below it (the one at it carries the event a watch from it replays).
+    compactMarkers: db.prepare<[number, number]>('DELETE FROM log WHERE deleted = 1 AND id >= ? AND id < ?'),
+    setCompactRevision: db.prepare<[number]>(
+      `INSERT INTO meta (name, value) VALUES ('compact_revision', ?)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    ),
+  };
+}
+
+function isBusy(err: unknown): boolean {
+  return err instanceof Database.SqliteError && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
+}
+
+function checkSize(key: string, value: string): void {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > MAX_VALUE_BYTES) throw tooLarge(key, bytes, MAX_VALUE_BYTES);
+}
+
+function createRevisionOf(row: LiveRow): number {
+  return row.created ? row.id : row.create_revision;
+}
+
+function liveKv(row: LiveRow): KeyValue {
+  return { key: row.name, value: row.value, createRevision: createRevisionOf(row), modRevision: row.id };
+}
+
+function toEvent(row: Row): WatchEvent {
+  if (row.created) return { type: 'create', kv: liveKv(row) };
+  const createRevision = row.create_revision;
+  const old = row.old_value ?? '';
+  const prevKv: KeyValue = { key: row.name, value: old, createRevision, modRevision: row.prev_revision };
+  const kv: KeyValue = row.deleted ? { ...prevKv, modRevision: row.id } : liveKv(row);
+  return { type: row.deleted ? 'delete' : 'update', kv, prevKv };
+}
+
+/**
+ * The smallest string above every string that starts with `prefix`, so `name >= prefix AND
+ * name < end` is an exact byte-prefix match that uses the index (LIKE would treat % and _ in keys
+ * as wildcards). UTF-8 orders like code points, so bumping the last code point is enough.
+ * Undefined when no such bound exists (empty prefix, or only U+10FFFF).
+ */
+function prefixEnd(prefix: string): string | undefined {
+  const cps = Array.from(prefix);
+  while (cps.length > 0) {
+    let next = (cps.pop() as string).codePointAt(0)! + 1;
+    if (next === 0xd800) next = 0xe000; // skip the surrogate range, which UTF-8 cannot encode
+    if (next <= 0x10ffff) return cps.join('') + String.fromCodePoint(next);
+  }
+  return undefined;
+}
