@@ -1,0 +1,153 @@
+// The library entry point: startServer() runs a complete server in this process and returns how
+// to reach it. The binary (main.ts) is a thin command line around it.
+import { access, constants, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { openStorage, type StorageOptions } from '../storage/index.js';
+import type { Storage } from '../storage/interface.js';
+import { createApi } from './api.js';
+import { TokenAuthenticator } from './authn/bearer.js';
+import { type TokenRecord, adminRecord, generateAdminToken, loadOrCreateTokenFile, readTokenFile } from './authn/token-file.js';
+import { storageCheck, withTimeout } from './health.js';
+import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
+import { createLogger, type Logger } from './log.js';
+import { type ResolvedOptions, type ServerOptions, type StorageChoice, StartupError, fsReason, resolveServerOptions } from './options.js';
+import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts, writeFileAtomic } from './pki.js';
+import { HttpsFrontend } from './serve.js';
+import { serverVersion } from './version.js';
+
+export type { ServerOptions, StorageChoice } from './options.js';
+export { StartupError } from './options.js';
+export { createLogger, silentLogger, type Logger, type LogLevel } from './log.js';
+export type { UserInfo } from './pipeline/types.js';
+
+export interface ServerHandle {
+  /** https://host:port */
+  url: string;
+  port: number;
+  /** The admin kubeconfig (YAML): server URL, CA data, the admin token. */
+  kubeconfig: string;
+  /** Where that kubeconfig was written (DATA_DIR/admin.kubeconfig); absent without a data dir. */
+  kubeconfigPath: string | undefined;
+  /** The admin bearer token (system:masters). */
+  token: string;
+  /** The CA certificate (PEM) that verifies the serving certificate. */
+  caCert: string;
+  storage: StorageChoice;
+  /** Graceful: stops accepting, lets requests finish (bounded), ends watches, closes storage. */
+  close(): Promise<void>;
+}
+
+/** How long in-flight requests get to finish on close, and watches to end once the API closes. */
+const SHUTDOWN_GRACE_MS = 5000;
+const WATCH_END_GRACE_MS = 1000;
+/** Closing the API or storage should be quick; a hung close must not hang the process. */
+const CLOSE_STEP_TIMEOUT_MS = 5000;
+
+async function prepareDataDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    throw new StartupError(`data directory ${dir} is not writable: ${fsReason(err)}`);
+  }
+}
+
+function servingTls(o: ResolvedOptions, logger: Logger): Promise<ServingTls> {
+  if (o.tls) return loadTlsFiles(o.tls.certFile, o.tls.keyFile);
+  const hosts = servingHosts(o.bindAddress);
+  return o.dataDir ? loadOrCreatePki(join(o.dataDir, 'pki'), hosts, logger) : generatePki(hosts);
+}
+
+async function tokenRecords(o: ResolvedOptions, logger: Logger): Promise<TokenRecord[]> {
+  const file = o.tokenAuthFile ?? (o.dataDir ? join(o.dataDir, 'tokens.csv') : undefined);
+  if (!file) return [generateAdminToken()];
+  const { records, warnings } = o.tokenAuthFile ? await readTokenFile(file) : await loadOrCreateTokenFile(file);
+  for (const w of warnings) logger.warn(w, { file });
+  if (records.length === 0) throw new StartupError(`token file ${file} has no tokens`);
+  return records;
+}
+
+function storageOptions(o: ResolvedOptions): StorageOptions {
+  switch (o.storage) {
+    case 'memory':
+      return { kind: 'sqlite', path: ':memory:' };
+    case 'sqlite':
+      return { kind: 'sqlite', path: join(o.dataDir!, 'state.db') };
+    case 'etcd':
+      return o.etcdPrefix === undefined ? { kind: 'etcd', endpoints: o.etcdServers } : { kind: 'etcd', endpoints: o.etcdServers, prefix: o.etcdPrefix };
+  }
+}
+
+async function openBackend(opts: StorageOptions): Promise<Storage> {
+  try {
+    return await openStorage(opts);
+  } catch (err) {
+    // Backends report connection and lock problems as one-line errors; keep it to one line anyway.
+    const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+    throw new StartupError(opts.kind === 'sqlite' && !msg.includes(opts.path) ? `${opts.path}: ${msg}` : msg);
+  }
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<ServerHandle> {
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'warn' });
+  const o = resolveServerOptions(options);
+  // Undone in reverse when a later step fails, so a failed start leaves nothing open.
+  const undo: (() => Promise<void>)[] = [];
+  try {
+    if (o.dataDir) await prepareDataDir(o.dataDir);
+    const [tls, tokens] = await Promise.all([servingTls(o, logger), tokenRecords(o, logger)]);
+    const storage = await openBackend(storageOptions(o));
+    undo.push(() => storage.close());
+
+    let port = o.securePort;
+    const host = clientHost(o.bindAddress);
+    const api = await createApi({ storage, logger, serverAddress: () => hostPort(host, port) });
+    undo.push(() => api.close());
+
+    const authenticator = new TokenAuthenticator(tokens);
+    const frontend = new HttpsFrontend({
+      tls,
+      api,
+      authenticate: (req) => authenticator.authenticate(req),
+      storageCheck: storageCheck(storage),
+      version: serverVersion(),
+      logger,
+    });
+    port = await frontend.listen(o.securePort, o.bindAddress);
+    undo.push(() => frontend.forceClose());
+
+    const url = `https://${hostPort(host, port)}`;
+    const admin = adminRecord(tokens)!;
+    const kubeconfig = renderKubeconfig({ server: url, caCert: tls.caCert, token: admin.token, userName: admin.user.name });
+    const kubeconfigPath = o.dataDir ? join(o.dataDir, 'admin.kubeconfig') : undefined;
+    if (kubeconfigPath) await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
+    logger.info('serving', { url, storage: o.storage, kubeconfig: kubeconfigPath });
+
+    let closing: Promise<void> | undefined;
+    const close = async (): Promise<void> => {
+      logger.info('shutting down', { url });
+      frontend.stopAccepting();
+      await frontend.drain(SHUTDOWN_GRACE_MS, false);
+      const errors: unknown[] = [];
+      await withTimeout(api.close(), CLOSE_STEP_TIMEOUT_MS, 'closing the API').catch((err: unknown) => errors.push(err));
+      await frontend.drain(WATCH_END_GRACE_MS, true);
+      await frontend.forceClose();
+      await withTimeout(storage.close(), CLOSE_STEP_TIMEOUT_MS, 'closing storage').catch((err: unknown) => errors.push(err));
+      if (errors.length > 0) throw errors[0];
+      logger.info('stopped', { url });
+    };
+    return {
+      url,
+      port,
+      kubeconfig,
+      kubeconfigPath,
+      token: admin.token,
+      caCert: tls.caCert,
+      storage: o.storage,
+      close: () => (closing ??= close()),
+    };
+  } catch (err) {
+    for (const step of undo.reverse()) await step().catch(() => {});
+    throw err;
+  }
+}

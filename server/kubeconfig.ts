@@ -1,0 +1,35 @@
+// The admin kubeconfig: one cluster (server URL + CA data), one token user, one current context.
+import { isIPv6 } from 'node:net';
+import { stringify } from 'yaml';
+
+export const CONTEXT_NAME = 'mini-apiserver';
+
+/** The host clients dial: loopback when we listen on every interface. */
+export function clientHost(bindAddress: string): string {
+  if (bindAddress === '0.0.0.0' || bindAddress === '::') return '127.0.0.1';
+  return bindAddress;
+}
+
+/** host:port in URL form, brackets around an IPv6 literal. */
+export function hostPort(host: string, port: number): string {
+  return isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+export interface KubeconfigParams {
+  server: string;
+  caCert: string;
+  token: string;
+  userName: string;
+}
+
+export function renderKubeconfig({ server, caCert, token, userName }: KubeconfigParams): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: CONTEXT_NAME, cluster: { server, 'certificate-authority-data': Buffer.from(caCert).toString('base64') } }],
+    users: [{ name: userName, user: { token } }],
+    contexts: [{ name: CONTEXT_NAME, context: { cluster: CONTEXT_NAME, user: userName } }],
+    'current-context': CONTEXT_NAME,
+    preferences: {},
+  });
+}

@@ -1,0 +1,52 @@
+// The mini-apiserver command: flags in, one server out; SIGTERM/SIGINT shut it down gracefully.
+// Every failure an operator can cause ends as one line on stderr and a non-zero exit, no stack.
+import { createLogger } from './log.js';
+import { StartupError, parseArgs, usage } from './options.js';
+import { serverVersion } from './version.js';
+import { startServer } from './index.js';
+
+const EXIT_USAGE = 2;
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`mini-apiserver: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const cmd = parseArgs(process.argv.slice(2));
+  switch (cmd.kind) {
+    case 'help':
+      process.stdout.write(usage());
+      return;
+    case 'version':
+      process.stdout.write(`mini-apiserver ${serverVersion().gitVersion}\n`);
+      return;
+    case 'error':
+      fail(`${cmd.message} (see --help)`, EXIT_USAGE);
+  }
+  const logger = createLogger({ level: cmd.options.logLevel });
+  const server = await startServer({ ...cmd.options, logger }).catch((err: unknown) => {
+    const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    if (err instanceof StartupError) return fail(message, 1);
+    // A bug rather than an operator mistake: still one line, with the stack a flag away.
+    logger.debug('start-up failed', { err: err instanceof Error ? err.stack : String(err) });
+    return fail(`unexpected error: ${message} (-v 4 logs the stack)`, 1);
+  });
+  process.stdout.write(`mini-apiserver serving on ${server.url} (${server.storage}); kubeconfig: ${server.kubeconfigPath}\n`);
+
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    // A second signal means "now", as kube-apiserver exits on the second SIGTERM.
+    if (stopping) fail(`received ${signal} again: exiting without waiting`, 1);
+    stopping = true;
+    logger.info('received signal, shutting down', { signal });
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => fail(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`, 1),
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+await main();

@@ -1,0 +1,276 @@
+// Server options: the library's ServerOptions, and the command line that fills them with flags
+// named as kube-apiserver's. Parsing is pure (argv in, options or one error line out).
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import type { LogLevel, Logger } from './log.js';
+
+/** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
+export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
+
+export interface ServerOptions {
+  /** Default: 'etcd' when etcdServers are given, else 'sqlite' when dataDir is, else 'memory'. */
+  storage?: StorageChoice;
+  /**
+   * Where the PKI, tokens.csv, admin.kubeconfig and (for 'sqlite') state.db live. Without it the
+   * CA, serving certificate and admin token are generated in memory and nothing is written.
+   */
+  dataDir?: string;
+  /** 0 (the default) picks an ephemeral port; the handle tells which. */
+  securePort?: number;
+  /** An IP address; default 127.0.0.1. */
+  bindAddress?: string;
+  etcdServers?: string[];
+  /** Prepended to every etcd key, as kube's --etcd-prefix. */
+  etcdPrefix?: string;
+  /** A serving certificate (PEM, optionally followed by its chain) instead of the generated one. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** kube's token-auth-file CSV instead of the generated DATA_DIR/tokens.csv. */
+  tokenAuthFile?: string;
+  /** Default: JSON lines on stderr at `logLevel`. */
+  logger?: Logger;
+  /** Used when no logger is given; default 'warn', so tests that start many servers stay quiet. */
+  logLevel?: LogLevel;
+}
+
+/** A start-up failure the operator can act on: printed as one line, without a stack. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** A file-system error as the few words an operator needs. */
+export function fsReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'a path component is not a directory';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'EROFS':
+      return 'read-only file system';
+    case 'ENOSPC':
+      return 'no space left on device';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** ServerOptions with the defaults applied and checked; what startServer works from. */
+export interface ResolvedOptions {
+  storage: StorageChoice;
+  /** Absolute. */
+  dataDir: string | undefined;
+  securePort: number;
+  bindAddress: string;
+  etcdServers: string[];
+  etcdPrefix: string | undefined;
+  tls: { certFile: string; keyFile: string } | undefined;
+  tokenAuthFile: string | undefined;
+}
+
+export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): ResolvedOptions {
+  const etcdServers = o.etcdServers ?? [];
+  const storage = o.storage ?? (etcdServers.length > 0 ? 'etcd' : o.dataDir !== undefined ? 'sqlite' : 'memory');
+  if (storage === 'sqlite' && o.dataDir === undefined) throw new StartupError("storage 'sqlite' needs a dataDir");
+  if (storage === 'etcd' && etcdServers.length === 0) throw new StartupError("storage 'etcd' needs etcdServers");
+  if (storage !== 'etcd' && etcdServers.length > 0) throw new StartupError(`etcdServers given, but storage is '${storage}'`);
+  const securePort = o.securePort ?? 0;
+  if (!Number.isInteger(securePort) || securePort < 0 || securePort > 65535) throw new StartupError(`invalid securePort ${securePort}`);
+  const bindAddress = o.bindAddress ?? CLI_DEFAULTS.bindAddress;
+  if (!isIP(bindAddress)) throw new StartupError(`bindAddress ${JSON.stringify(bindAddress)} is not an IP address`);
+  if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
+    throw new StartupError('tlsCertFile and tlsPrivateKeyFile must be given together');
+  }
+  return {
+    storage,
+    dataDir: o.dataDir === undefined ? undefined : resolve(cwd, o.dataDir),
+    securePort,
+    bindAddress,
+    etcdServers,
+    etcdPrefix: o.etcdPrefix,
+    tls: o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined ? { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile } : undefined,
+    tokenAuthFile: o.tokenAuthFile,
+  };
+}
+
+export const CLI_DEFAULTS = { dataDir: './.data', securePort: 6443, bindAddress: '127.0.0.1' } as const;
+
+export type CliCommand =
+  | { kind: 'run'; options: ServerOptions & { dataDir: string; securePort: number; bindAddress: string; logLevel: LogLevel } }
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'error'; message: string };
+
+type CliOptions = Extract<CliCommand, { kind: 'run' }>['options'];
+
+interface FlagSpec {
+  name: string;
+  short?: string;
+  /** Placeholder for the value in --help; absent for boolean flags. */
+  arg?: string;
+  help: string;
+  /** Applies the value; returns an error message when it is not acceptable. */
+  set?: (o: CliOptions, value: string) => string | undefined;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** A level name, or a klog verbosity: request logs are kube's -v=3 httplog, so 3 and up is debug. */
+export function parseLogLevel(value: string): LogLevel | undefined {
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+  if (!/^\d+$/.test(value)) return undefined;
+  return Number(value) >= 3 ? 'debug' : 'info';
+}
+
+export function parsePort(value: string): number | undefined {
+  if (!/^\d+$/.test(value)) return undefined;
+  const n = Number(value);
+  return n <= 65535 ? n : undefined;
+}
+
+/** Comma-separated http(s) URLs, as kube's --etcd-servers. */
+export function parseEtcdServers(value: string): string[] | string {
+  const urls = value.split(',').map((s) => s.trim());
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      return `invalid URL ${JSON.stringify(u)}`;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `unsupported scheme in ${JSON.stringify(u)} (want http or https)`;
+  }
+  return urls;
+}
+
+const nonEmpty = (value: string, apply: () => void): string | undefined => {
+  if (value === '') return 'must not be empty';
+  apply();
+  return undefined;
+};
+
+const FLAGS: readonly FlagSpec[] = [
+  { name: 'data-dir', arg: 'DIR', help: `PKI, tokens, admin.kubeconfig and the embedded store (default ${CLI_DEFAULTS.dataDir})`, set: (o, v) => nonEmpty(v, () => (o.dataDir = v)) },
+  {
+    name: 'secure-port',
+    arg: 'PORT',
+    help: `HTTPS port; 0 picks a free one (default ${CLI_DEFAULTS.securePort})`,
+    set: (o, v) => {
+      const port = parsePort(v);
+      if (port === undefined) return 'must be a port number (0-65535)';
+      o.securePort = port;
+      return undefined;
+    },
+  },
+  {
+    name: 'bind-address',
+    arg: 'ADDR',
+    help: `IP address to listen on; 0.0.0.0 or :: for every interface (default ${CLI_DEFAULTS.bindAddress})`,
+    set: (o, v) => {
+      if (!isIP(v)) return 'must be an IP address';
+      o.bindAddress = v;
+      return undefined;
+    },
+  },
+  {
+    name: 'etcd-servers',
+    arg: 'URL,URL',
+    help: 'etcd endpoints; without them the embedded SQLite store DIR/state.db is used',
+    set: (o, v) => {
+      const urls = parseEtcdServers(v);
+      if (typeof urls === 'string') return urls;
+      o.etcdServers = urls;
+      o.storage = 'etcd';
+      return undefined;
+    },
+  },
+  { name: 'etcd-prefix', arg: 'PREFIX', help: 'prefix for every etcd key', set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)) },
+  { name: 'tls-cert-file', arg: 'FILE', help: 'serving certificate (PEM, chain after it) instead of the generated DIR/pki/apiserver.crt', set: (o, v) => nonEmpty(v, () => (o.tlsCertFile = v)) },
+  { name: 'tls-private-key-file', arg: 'FILE', help: 'private key of --tls-cert-file', set: (o, v) => nonEmpty(v, () => (o.tlsPrivateKeyFile = v)) },
+  { name: 'token-auth-file', arg: 'FILE', help: 'bearer tokens, kube CSV: token,user,uid,"group1,group2" (default: generated DIR/tokens.csv)', set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)) },
+  {
+    name: 'log-level',
+    arg: 'LEVEL',
+    help: 'debug, info (default), warn or error',
+    set: (o, v) => {
+      const level = LOG_LEVELS.includes(v as LogLevel) ? (v as LogLevel) : undefined;
+      if (!level) return 'must be one of debug, info, warn, error';
+      o.logLevel = level;
+      return undefined;
+    },
+  },
+  {
+    name: 'v',
+    short: 'v',
+    arg: 'N',
+    help: 'klog-style verbosity (3 and up logs every request) or a level name',
+    set: (o, v) => {
+      const level = parseLogLevel(v);
+      if (!level) return 'must be a number or one of debug, info, warn, error';
+      o.logLevel = level;
+      return undefined;
+    },
+  },
+  { name: 'version', help: 'print the version and exit' },
+  { name: 'help', short: 'h', help: 'print this help and exit' },
+];
+
+export function usage(): string {
+  const lines = FLAGS.map((f) => {
+    const names = (f.short ? `-${f.short}, ` : '    ') + `--${f.name}${f.arg ? ` ${f.arg}` : ''}`;
+    return `  ${names.padEnd(34)}${f.help}`;
+  });
+  return [
+    'mini-apiserver: a standalone Kubernetes-style API server for CustomResourceDefinitions',
+    '',
+    'Usage: mini-apiserver [flags]',
+    '',
+    'Flags (--flag VALUE and --flag=VALUE both work):',
+    ...lines,
+    '',
+  ].join('\n');
+}
+
+/** The flag an argument names, with its value when given inline (--flag=value, -v3). */
+function splitArg(arg: string): { spec: FlagSpec | undefined; shown: string; inline: string | undefined } {
+  if (arg.startsWith('--')) {
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    return { spec: FLAGS.find((f) => f.name === name), shown: `--${name}`, inline: eq < 0 ? undefined : arg.slice(eq + 1) };
+  }
+  // pflag shorthand: -v 3, -v=3, -v3.
+  const letter = arg.slice(1, 2);
+  const rest = arg.slice(2);
+  return { spec: FLAGS.find((f) => f.short === letter), shown: `-${letter}`, inline: rest === '' ? undefined : rest.replace(/^=/, '') };
+}
+
+export function parseArgs(argv: readonly string[]): CliCommand {
+  const o: CliOptions = { ...CLI_DEFAULTS, logLevel: 'info' };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('-') || arg === '-' || arg === '--') return { kind: 'error', message: `unexpected argument ${JSON.stringify(arg)}` };
+    const { spec, shown, inline } = splitArg(arg);
+    if (!spec) return { kind: 'error', message: `unknown flag: ${shown}` };
+    if (!spec.set) {
+      if (inline !== undefined) return { kind: 'error', message: `flag ${shown} takes no value` };
+      return { kind: spec.name === 'help' ? 'help' : 'version' };
+    }
+    let value = inline;
+    if (value === undefined) {
+      if (i + 1 >= argv.length) return { kind: 'error', message: `flag needs an argument: ${shown}` };
+      value = argv[++i]!;
+    }
+    const problem = spec.set(o, value);
+    if (problem) return { kind: 'error', message: `invalid value ${JSON.stringify(value)} for ${shown}: ${problem}` };
+  }
+  if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
+    return { kind: 'error', message: '--tls-cert-file and --tls-private-key-file must be given together' };
+  }
+  return { kind: 'run', options: o };
+}

@@ -1,0 +1,232 @@
+// The serving PKI: a CA and a serving certificate signed by it, generated on first start into
+// DATA_DIR/pki (kubeadm's file names) and reused afterwards, so a kubeconfig keeps working across
+// restarts. ECDSA P-256 through webcrypto: a CA and a leaf take a few milliseconds, which is what
+// lets a test start a server with fresh in-memory credentials.
+import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { hostname, networkInterfaces } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createSecureContext } from 'node:tls';
+import * as x509 from '@peculiar/x509';
+import { StartupError, fsReason } from './options.js';
+import type { Logger } from './log.js';
+
+x509.cryptoProvider.set(webcrypto);
+
+const EC: webcrypto.EcKeyGenParams & webcrypto.EcdsaParams = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+const DAY_MS = 24 * 3600 * 1000;
+const CA_DAYS = 3650;
+const SERVING_DAYS = 365;
+/** Re-issue a serving certificate this close to expiry rather than let it lapse while running. */
+const RENEW_BEFORE_DAYS = 30;
+/** Tolerates clients whose clock is a little behind ours. */
+const BACKDATE_MS = 5 * 60 * 1000;
+
+export interface KeyPair {
+  cert: string;
+  key: string;
+}
+
+export interface ServingTls extends KeyPair {
+  /** What clients should trust: written into the kubeconfig and returned by startServer. */
+  caCert: string;
+}
+
+/** The names a serving certificate must carry. */
+export interface ServingHosts {
+  ips: string[];
+  dns: string[];
+}
+
+const isUnspecified = (ip: string): boolean => ip === '0.0.0.0' || ip === '::';
+
+/** Loopback always; the bind address itself; for a bind to every interface, the host's names. */
+export function servingHosts(bindAddress: string): ServingHosts {
+  const ips = ['127.0.0.1', '::1'];
+  const dns = ['localhost'];
+  if (isUnspecified(bindAddress)) {
+    dns.push(hostname());
+    for (const addrs of Object.values(networkInterfaces())) {
+      for (const a of addrs ?? []) if (!a.internal) ips.push(a.address.replace(/%.*$/, ''));
+    }
+  } else {
+    ips.push(bindAddress);
+  }
+  return { ips: [...new Set(ips)], dns: [...new Set(dns)] };
+}
+
+const serial = (): string => {
+  const b = randomBytes(16);
+  b[0]! &= 0x7f; // a positive INTEGER, as RFC 5280 asks
+  return b.toString('hex');
+};
+
+async function exportKey(key: webcrypto.CryptoKey): Promise<string> {
+  return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
+}
+
+export async function generateCa(now = new Date()): Promise<KeyPair> {
+  const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: 'CN=mini-apiserver-ca',
+    notBefore: new Date(now.getTime() - BACKDATE_MS),
+    notAfter: new Date(now.getTime() + CA_DAYS * DAY_MS),
+    keys,
+    signingAlgorithm: EC,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { cert: cert.toString('pem') + '\n', key: (await exportKey(keys.privateKey)) + '\n' };
+}
+
+async function importSigningKey(pem: string): Promise<webcrypto.CryptoKey> {
+  // Through node's parser so SEC1 ("EC PRIVATE KEY") files work as well as PKCS#8 ones.
+  const der = createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
+  return webcrypto.subtle.importKey('pkcs8', der, EC, false, ['sign']);
+}
+
+export async function issueServingCert(ca: KeyPair, hosts: ServingHosts, now = new Date()): Promise<KeyPair> {
+  const caCert = new x509.X509Certificate(ca.cert);
+  const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: 'CN=mini-apiserver',
+    issuer: caCert.subject,
+    notBefore: new Date(now.getTime() - BACKDATE_MS),
+    notAfter: new Date(now.getTime() + SERVING_DAYS * DAY_MS),
+    publicKey: keys.publicKey,
+    signingKey: await importSigningKey(ca.key),
+    signingAlgorithm: EC,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension([
+        ...hosts.dns.map((value) => ({ type: 'dns' as const, value })),
+        ...hosts.ips.map((value) => ({ type: 'ip' as const, value })),
+      ]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
+    ],
+  });
+  return { cert: cert.toString('pem') + '\n', key: (await exportKey(keys.privateKey)) + '\n' };
+}
+
+/** Whether a serving certificate can be kept: issued by `caCert`, names every host, not near expiry. */
+export function servingCertUsable(certPem: string, caCertPem: string, hosts: ServingHosts, now = new Date()): boolean {
+  try {
+    const cert = new X509Certificate(certPem);
+    const ca = new X509Certificate(caCertPem);
+    if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return false;
+    if (new Date(cert.validTo).getTime() - now.getTime() < RENEW_BEFORE_DAYS * DAY_MS) return false;
+    return hosts.ips.every((ip) => cert.checkIP(ip) !== undefined) && hosts.dns.every((h) => cert.checkHost(h) !== undefined);
+  } catch {
+    return false;
+  }
+}
+
+const caUsable = (ca: KeyPair, now: Date): boolean => {
+  try {
+    const cert = new X509Certificate(ca.cert);
+    return cert.ca && new Date(cert.validTo).getTime() > now.getTime() && cert.checkPrivateKey(createPrivateKey(ca.key));
+  } catch {
+    return false;
+  }
+};
+
+/** Replaces `path` in one step, so a crash never leaves half a key behind. */
+export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(tmp, data, { mode });
+    await rename(tmp, path);
+  } catch (err) {
+    throw new StartupError(`cannot write ${path}: ${fsReason(err)}`);
+  }
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StartupError(`cannot read ${path}: ${fsReason(err)}`);
+  }
+}
+
+/** DIR/ca.crt, ca.key, apiserver.crt, apiserver.key: reused when sound, (re)generated when not. */
+export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: Logger): Promise<ServingTls> {
+  const paths = { caCert: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'), cert: join(dir, 'apiserver.crt'), key: join(dir, 'apiserver.key') };
+  const now = new Date();
+  const [caCert, caKey, cert, key] = await Promise.all([paths.caCert, paths.caKey, paths.cert, paths.key].map(readIfExists));
+  let ca: KeyPair;
+  if (caCert !== undefined && caKey !== undefined && caUsable({ cert: caCert, key: caKey }, now)) {
+    ca = { cert: caCert, key: caKey };
+  } else {
+    if (caCert !== undefined || caKey !== undefined) logger.warn('CA in data dir is missing, invalid or expired: generating a new one', { dir });
+    ca = await generateCa(now);
+    // Key first: a crash in between leaves a CA certificate without its key, which is regenerated.
+    await writeFileAtomic(paths.caKey, ca.key, 0o600);
+    await writeFileAtomic(paths.caCert, ca.cert, 0o644);
+  }
+  if (cert !== undefined && key !== undefined && ca.cert === caCert && servingCertUsable(cert, ca.cert, hosts, now) && keyMatches(cert, key)) {
+    return { cert, key, caCert: ca.cert };
+  }
+  const serving = await issueServingCert(ca, hosts, now);
+  await writeFileAtomic(paths.key, serving.key, 0o600);
+  await writeFileAtomic(paths.cert, serving.cert, 0o644);
+  logger.info('issued serving certificate', { cert: paths.cert, ips: hosts.ips, dns: hosts.dns });
+  return { ...serving, caCert: ca.cert };
+}
+
+const keyMatches = (certPem: string, keyPem: string): boolean => {
+  try {
+    return new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+  } catch {
+    return false;
+  }
+};
+
+/** A throw-away CA and serving certificate, for a server without a data dir. */
+export async function generatePki(hosts: ServingHosts): Promise<ServingTls> {
+  const ca = await generateCa();
+  return { ...(await issueServingCert(ca, hosts)), caCert: ca.cert };
+}
+
+/**
+ * Operator-supplied --tls-cert-file/--tls-private-key-file. Clients are told to trust every
+ * certificate in the file: a chain that includes its root verifies against that root, and a lone
+ * certificate is pinned (kubectl and curl accept a leaf found among their trusted certificates).
+ */
+export async function loadTlsFiles(certFile: string, keyFile: string): Promise<ServingTls> {
+  const read = async (path: string, what: string): Promise<string> => {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (err) {
+      throw new StartupError(`cannot read ${what} ${path}: ${fsReason(err)}`);
+    }
+  };
+  const [cert, key] = await Promise.all([read(certFile, 'TLS certificate file'), read(keyFile, 'TLS private key file')]);
+  try {
+    new X509Certificate(cert);
+  } catch (err) {
+    throw new StartupError(`invalid TLS certificate file ${certFile}: ${oneLine(err)}`);
+  }
+  try {
+    createPrivateKey(key);
+  } catch (err) {
+    throw new StartupError(`invalid TLS private key file ${keyFile}: ${oneLine(err)}`);
+  }
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    throw new StartupError(`TLS certificate ${certFile} and key ${keyFile} do not belong together: ${oneLine(err)}`);
+  }
+  return { cert, key, caCert: cert };
+}
+
+const oneLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
