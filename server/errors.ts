@@ -62,6 +62,10 @@ const detailsOf = (resource: Qualified, name: string): StatusDetails => {
 export const notFound = (resource: Qualified, name: string): ApiError =>
   failure(404, 'NotFound', `${qualifiedString(resource)} "${name}" not found`, detailsOf(resource, name));
 
+/** kube's answer for a path it does not serve at all. */
+export const notFoundPath = (): ApiError =>
+  failure(404, 'NotFound', 'the server could not find the requested resource', {});
+
 export const alreadyExists = (resource: Qualified, name: string): ApiError =>
   failure(409, 'AlreadyExists', `${qualifiedString(resource)} "${name}" already exists`, detailsOf(resource, name));
 
@@ -124,4 +128,10 @@ export function toApiError(err: unknown): ApiError {
 /** The success Status kube returns for some deletes. */
 export function successStatus(details: StatusDetails): Omit<Status, 'message' | 'reason'> & { details: StatusDetails } {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Omit<Status, 'message' | 'reason'> & { details: StatusDetails };
+}
+
+/** For cleanup loops, where an object that is already gone is the wanted outcome. */
+export function ignoreNotFound(err: unknown): undefined {
+  if (err instanceof ApiError && err.code === 404) return undefined;
+  throw err;
 }

@@ -1,0 +1,198 @@
+// The CRD controller: turns stored CustomResourceDefinitions into served APIs. It decides names
+// (NamesAccepted), installs the resource in the catalog and only then reports Established, so a
+// client that saw Established finds the API in discovery; on deletion it removes every custom
+// resource first, then the finalizer, then the routes.
+import type { Storage } from '../storage/interface.js';
+import type { Logger } from '../server/log.js';
+import { Catalog, type ResourceDescriptor, storageVersionHash } from '../server/registry/catalog.js';
+import { Informer } from '../server/registry/informer.js';
+import { Store } from '../server/registry/store.js';
+import { setCondition } from '../server/registry/builtin/crds.js';
+import { ApiError, ignoreNotFound } from '../server/errors.js';
+import { decideNames } from './naming.js';
+import { CRD_CLEANUP_FINALIZER, type CustomResourceDefinition } from './types.js';
+
+const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+const CLEANUP_RETRY_MS = 1000;
+
+/** Where a custom resource store is created, so the API layer can add admission hooks to it. */
+export type StoreFactory = (crd: CustomResourceDefinition) => Store;
+
+export class CRDController {
+  private readonly crds = new Map<string, CustomResourceDefinition>();
+  /** The store serving each CRD, kept while its spec is unchanged. */
+  private readonly stores = new Map<string, { generation: number; store: Store }>();
+  private readonly informer: Informer;
+  private readonly cleanups = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(
+    storage: Storage,
+    private readonly crdStore: Store,
+    private readonly catalog: Catalog,
+    private readonly newStore: StoreFactory,
+    private readonly logger: Logger,
+  ) {
+    this.informer = new Informer(storage, crdStore, {
+      upsert: (obj) => this.upsert(obj as CustomResourceDefinition),
+      remove: (obj) => this.remove(obj as CustomResourceDefinition),
+      resync: (present) => {
+        for (const name of [...this.crds.keys()]) if (!present.has(name)) this.uninstall(this.crds.get(name)!);
+      },
+    }, logger);
+  }
+
+  /** Resolves when every stored CRD has been handled once (its API served if established). */
+  start(): Promise<void> {
+    return this.informer.start();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.informer.close();
+    for (const t of this.timers) clearTimeout(t);
+  }
+
+  /** The store for a CRD's resource, if it is served. */
+  storeFor(crdName: string): Store | undefined {
+    return this.stores.get(crdName)?.store;
+  }
+
+  private async upsert(crd: CustomResourceDefinition): Promise<void> {
+    const name = crd.metadata.name ?? '';
+    this.crds.set(name, crd);
+    if (crd.metadata.deletionTimestamp) {
+      this.install(crd, true);
+      this.startCleanup(name);
+      return;
+    }
+    const others = [...this.crds.values()].filter((c) => c.metadata.name !== name);
+    const decision = decideNames(crd, others);
+    const namesAccepted = decision.conditions.find((c) => c.type === 'NamesAccepted')?.status === 'True';
+    if (namesAccepted) this.install({ ...crd, status: { ...crd.status!, acceptedNames: decision.acceptedNames } }, false);
+    await this.writeStatus(name, (current) => {
+      current.status = { ...current.status!, acceptedNames: decision.acceptedNames };
+      for (const cond of decision.conditions) setCondition(current, cond);
+    });
+  }
+
+  private remove(crd: CustomResourceDefinition): void {
+    this.uninstall(crd);
+  }
+
+  private install(crd: CustomResourceDefinition, terminating: boolean): void {
+    const name = crd.metadata.name ?? '';
+    const generation = crd.metadata.generation ?? 0;
+    let entry = this.stores.get(name);
+    if (!entry || entry.generation !== generation) {
+      entry = { generation, store: this.newStore(crd) };
+      this.stores.set(name, entry);
+    }
+    const names = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : crd.spec.names;
+    const storageVersion = crd.spec.versions.find((v) => v.storage)?.name ?? crd.spec.versions[0]?.name ?? '';
+    const store = entry.store;
+    const descriptors: ResourceDescriptor[] = crd.spec.versions
+      .filter((v) => v.served)
+      .map((v) => ({
+        group: crd.spec.group,
+        version: v.name,
+        names: {
+          plural: names.plural,
+          singular: names.singular ?? names.kind.toLowerCase(),
+          kind: names.kind,
+          listKind: names.listKind ?? `${names.kind}List`,
+          shortNames: names.shortNames ?? [],
+          categories: names.categories ?? [],
+        },
+        namespaced: crd.spec.scope === 'Namespaced',
+        verbs: CR_VERBS,
+        subresources: [...(v.subresources?.status ? ['status'] : []), ...(v.subresources?.scale ? ['scale'] : [])],
+        ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
+        store,
+        ...(v.additionalPrinterColumns ? { printerColumns: v.additionalPrinterColumns } : {}),
+        ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${names.kind} is deprecated` } : {}),
+        storageVersionHash: storageVersionHash(crd.spec.group, storageVersion, names.kind),
+        terminating,
+        ...(v.schema?.openAPIV3Schema ? { schema: v.schema.openAPIV3Schema } : {}),
+      }));
+    this.catalog.setResource(crd.spec.group, crd.spec.names.plural, descriptors);
+  }
+
+  private uninstall(crd: CustomResourceDefinition): void {
+    const name = crd.metadata.name ?? '';
+    this.crds.delete(name);
+    this.stores.delete(name);
+    this.catalog.setResource(crd.spec.group, crd.spec.names.plural, []);
+  }
+
+  private async writeStatus(name: string, mutate: (crd: CustomResourceDefinition) => void): Promise<void> {
+    try {
+      let changed = false;
+      await this.crdStore.update(undefined, name, (current) => {
+        const before = JSON.stringify(current['status']);
+        mutate(current as CustomResourceDefinition);
+        changed = JSON.stringify(current['status']) !== before;
+        if (!changed) throw unchanged;
+        return current;
+      }, { subresource: 'status', dryRun: false });
+    } catch (err) {
+      if (err === unchanged) return;
+      if (err instanceof ApiError && err.code === 404) return;
+      throw err;
+    }
+  }
+
+  /** Deletes every custom resource of a terminating CRD, then lets the CRD go. */
+  private startCleanup(name: string): void {
+    if (this.cleanups.has(name) || this.closed) return;
+    this.cleanups.add(name);
+    const run = async (): Promise<void> => {
+      const crd = this.crds.get(name);
+      const store = this.stores.get(name)?.store;
+      if (!crd || !store || this.closed) return;
+      await this.writeStatus(name, (c) =>
+        setCondition(c, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }),
+      );
+      const { items } = await store.list(undefined);
+      for (const obj of items) {
+        if (obj.metadata.deletionTimestamp) continue;
+        await store.delete(obj.metadata.namespace, obj.metadata.name ?? '', { dryRun: false }).catch(ignoreNotFound);
+      }
+      const remaining = (await store.list(undefined)).items.length;
+      if (remaining > 0) {
+        // Objects with finalizers of their own keep the CRD until their controllers let go.
+        this.retryCleanup(name, run);
+        return;
+      }
+      await this.writeStatus(name, (c) =>
+        setCondition(c, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }),
+      );
+      await this.crdStore
+        .update(undefined, name, (current) => {
+          current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
+          return current;
+        }, { dryRun: false })
+        .catch(ignoreNotFound);
+      this.cleanups.delete(name);
+    };
+    run().catch((err: unknown) => {
+      this.logger.warn('CRD cleanup failed, retrying', { crd: name, err: String(err) });
+      this.retryCleanup(name, run);
+    });
+  }
+
+  private retryCleanup(name: string, run: () => Promise<void>): void {
+    if (this.closed) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      run().catch((err: unknown) => {
+        this.logger.warn('CRD cleanup failed, retrying', { crd: name, err: String(err) });
+        this.retryCleanup(name, run);
+      });
+    }, CLEANUP_RETRY_MS);
+    this.timers.add(t);
+  }
+}
+
+const unchanged = new Error('unchanged');

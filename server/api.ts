@@ -1,0 +1,195 @@
+// The API layer: everything behind authentication that is not a health or version endpoint.
+// One handler parses every path into request info and dispatches, as kube-apiserver does; there
+// is no route table to register per CRD, so a CRD is served the moment it enters the catalog.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Storage } from '../storage/interface.js';
+import type { Logger } from './log.js';
+import type { ApiHandler } from './pipeline/types.js';
+import { ApiError, notFoundPath, toApiError } from './errors.js';
+import { parseRequestInfo } from './pipeline/request-info.js';
+import { Catalog, type ResourceDescriptor, storageVersionHash } from './registry/catalog.js';
+import { Store } from './registry/store.js';
+import { namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
+import { eventKind, eventStrategy } from './registry/builtin/events.js';
+import { crdKind, crdStrategy } from './registry/builtin/crds.js';
+import { NamespaceController } from './registry/builtin/namespace-controller.js';
+import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { CRDController } from '../crd/controller.js';
+import { customResourceStrategy } from '../crd/resource-strategy.js';
+import { serveResource, sendJson } from './endpoints/rest.js';
+import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
+import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
+import type { KindInfo } from './registry/strategy.js';
+
+export interface Api extends ApiHandler {
+  /** Stops background work (controllers, watches) before storage closes. */
+  close(): Promise<void>;
+}
+
+export interface ApiDeps {
+  storage: Storage;
+  logger: Logger;
+  /** host:port clients reach us at, for legacy discovery's serverAddressByClientCIDRs. */
+  serverAddress?: () => string;
+}
+
+export function writeStatus(res: ServerResponse, err: ApiError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, err.code, err.status);
+}
+
+function builtin(kind: KindInfo, version: string, singular: string, extra: Partial<ResourceDescriptor>, store: Store): ResourceDescriptor {
+  return {
+    group: kind.group,
+    version,
+    names: { plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames: [], categories: [] },
+    namespaced: kind.namespaced,
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [],
+    store,
+    storageVersionHash: storageVersionHash(kind.group, version, kind.kind),
+    ...extra,
+  };
+}
+
+/** Kinds compiled into the server: typed clients may send protobuf and strategic merge patches. */
+const BUILTIN_GROUPS = new Set(['', 'apiextensions.k8s.io']);
+
+export async function createApi(deps: ApiDeps): Promise<Api> {
+  const { storage, logger } = deps;
+  const catalog = new Catalog();
+  const namespaces = new Store(storage, namespaceStrategy);
+  const events = new Store(storage, eventStrategy);
+  const crds = new Store(storage, crdStrategy);
+  const lifecycle = namespaceLifecycle(namespaces);
+  events.onCreate(lifecycle);
+
+  catalog.setResource('', 'namespaces', [
+    builtin(namespaceKind, 'v1', 'namespace', {
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+      names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList', shortNames: ['ns'], categories: [] },
+      subresources: ['finalize', 'status'],
+      printerColumns: [
+        { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The status of the namespace' },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      ],
+    }, namespaces),
+  ]);
+  catalog.setResource('', 'events', [
+    builtin(eventKind, 'v1', 'event', {
+      names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
+      printerColumns: [
+        { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
+        { name: 'Type', type: 'string', jsonPath: '.type' },
+        { name: 'Reason', type: 'string', jsonPath: '.reason' },
+        { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
+        { name: 'Message', type: 'string', jsonPath: '.message' },
+      ],
+    }, events),
+  ]);
+  catalog.setResource(crdKind.group, crdKind.resource, [
+    builtin(crdKind, 'v1', 'customresourcedefinition', {
+      names: {
+        plural: 'customresourcedefinitions',
+        singular: 'customresourcedefinition',
+        kind: 'CustomResourceDefinition',
+        listKind: 'CustomResourceDefinitionList',
+        shortNames: ['crd', 'crds'],
+        categories: ['api-extensions'],
+      },
+      subresources: ['status'],
+      printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    }, crds),
+  ]);
+
+  const crdController = new CRDController(storage, crds, catalog, (crd) => {
+    const store = new Store(storage, customResourceStrategy(crd));
+    store.onCreate(lifecycle);
+    return store;
+  }, logger);
+  const namespaceController = new NamespaceController(storage, namespaces, catalog, logger);
+  await namespaceController.start();
+  await crdController.start();
+
+  const discovery = new Discovery(catalog, deps.serverAddress ?? (() => '127.0.0.1:6443'));
+  const openapi = new OpenAPI(catalog);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    if (!info.isResourceRequest) return serveNonResource(req, res, url);
+    const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (!desc) throw notFoundPath();
+    await serveResource({ req, res, info, query: url.searchParams, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group) });
+  }
+
+  function serveNonResource(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw notFoundPath();
+    if (path.startsWith('/openapi/')) {
+      const r = openapiResponse(openapi, path, url.searchParams, req.headers.accept);
+      res.writeHead(r.code, r.headers);
+      res.end(r.body);
+      return;
+    }
+    const parts = path.split('/').filter(Boolean);
+    const aggregated = aggregatedVersion(req.headers.accept);
+    let doc: Document | undefined;
+    let contentType = 'application/json';
+    if (path === '/api' || path === '/apis') {
+      const core = path === '/api';
+      if (aggregated) {
+        doc = discovery.aggregated(core, aggregated);
+        contentType = aggregated === 'v2' ? AGGREGATED_V2 : AGGREGATED_V2BETA1;
+      } else {
+        doc = core ? discovery.legacyCore() : discovery.groupList();
+      }
+    } else if (parts[0] === 'api' && parts.length === 2) {
+      doc = discovery.resourceList('', parts[1]!);
+    } else if (parts[0] === 'apis' && parts.length === 2) {
+      doc = discovery.group(parts[1]!);
+    } else if (parts[0] === 'apis' && parts.length === 3) {
+      doc = discovery.resourceList(parts[1]!, parts[2]!);
+    }
+    if (!doc) throw notFoundPath();
+    const headers = { 'Content-Type': contentType, ETag: doc.etag, Vary: 'Accept' };
+    if (req.headers['if-none-match'] === doc.etag) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { ...headers, 'Content-Length': String(Buffer.byteLength(doc.body)) });
+    res.end(doc.body);
+  }
+
+  return {
+    async handle(req, res) {
+      try {
+        await handle(req, res);
+      } catch (err) {
+        const apiErr = toApiError(err);
+        if (apiErr.code >= 500) logger.error('request failed', { method: req.method, url: req.url, err: err instanceof Error ? err.stack : String(err) });
+        writeStatus(res, apiErr);
+      }
+    },
+    async close() {
+      crdController.close();
+      namespaceController.close();
+    },
+  };
+}
+
+/** The aggregated discovery version an Accept header asks for, in the client's order. */
+function aggregatedVersion(accept: string | undefined): 'v2' | 'v2beta1' | undefined {
+  if (!accept) return undefined;
+  for (const part of accept.split(',')) {
+    const params = part.split(';').map((p) => p.trim());
+    if (params[0] !== 'application/json' || !params.includes('as=APIGroupDiscoveryList') || !params.includes('g=apidiscovery.k8s.io')) continue;
+    if (params.includes('v=v2')) return 'v2';
+    if (params.includes('v=v2beta1')) return 'v2beta1';
+  }
+  return undefined;
+}

@@ -1,0 +1,94 @@
+// Reading and decoding request bodies: a size cap (kube's 3 MiB), JSON or YAML or kube protobuf,
+// a nesting cap, and a 4xx Status with the position for anything malformed, never a 500.
+import type { IncomingMessage } from 'node:http';
+import { parseDocument } from 'yaml';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
+import { decodeProtobufObject, isProtobufContentType } from './protobuf.js';
+
+/** kube-apiserver's default limit on a request body. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** Deeper documents are refused before anything walks them recursively. */
+export const MAX_NESTING_DEPTH = 1000;
+
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    req.resume();
+    throw requestEntityTooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw requestEntityTooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Line and column of a character offset, for error messages people can act on. */
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}`;
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    const at = /position (\d+)/.exec(msg);
+    const where = at ? ` at ${position(text, Number(at[1]))}` : '';
+    throw badRequest(`the request body is not valid JSON${where}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
+  }
+}
+
+export function parseYaml(text: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const err = doc.errors[0];
+  if (err) {
+    const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
+    throw badRequest(`the request body is not valid YAML${where}: ${err.message.split('\n')[0]}`);
+  }
+  try {
+    // Alias expansion is capped so a billion-laughs document cannot exhaust memory.
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw badRequest(`the request body is not valid YAML: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Throws a 400 when a decoded document nests deeper than MAX_NESTING_DEPTH. */
+export function checkDepth(value: unknown): void {
+  // Iterative, so the check itself cannot overflow the stack.
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > MAX_NESTING_DEPTH) throw badRequest(`the request body nests deeper than ${MAX_NESTING_DEPTH} levels`);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+}
+
+const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml'];
+
+/** Decodes an object body by its Content-Type (JSON when none is given, as kube assumes). */
+export function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean): unknown {
+  const type = mediaType(contentType);
+  let value: unknown;
+  if (type === '' || type === 'application/json' || type === '*/*') value = parseJson(body.toString('utf8'));
+  else if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') value = parseYaml(body.toString('utf8'));
+  else if (allowProtobuf && isProtobufContentType(type)) value = decodeProtobufObject(body);
+  else throw unsupportedMediaType(contentType ?? '', allowProtobuf ? [...OBJECT_MEDIA_TYPES, 'application/vnd.kubernetes.protobuf'] : OBJECT_MEDIA_TYPES);
+  checkDepth(value);
+  return value;
+}

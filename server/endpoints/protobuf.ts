@@ -1,0 +1,173 @@
+// Decoding of kube's protobuf request bodies (Content-Type application/vnd.kubernetes.protobuf) into
+// the JSON object kube would produce for them. kubectl 1.32+ sends its typed-client bodies this way
+// (create namespace, auth can-i, auth can-i --list, auth whoami) and does not retry with JSON after
+// a 415. Only the kinds in KINDS are known; replies stay JSON (kubectl also accepts application/json).
+import protobuf from 'protobufjs';
+import type { FieldBase, Long, Message, Type } from 'protobufjs';
+import { badRequest, type ApiError } from '../errors.js';
+import { KUBE_PROTOS } from './proto/kube-protos.js';
+
+const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
+/** kube's serializer prefix: "k8s" and an encoding byte, 0 for a runtime.Unknown envelope. */
+const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+const root = new protobuf.Root();
+for (const text of Object.values(KUBE_PROTOS)) protobuf.parse(text, root, { keepCase: true });
+root.resolveAll();
+
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+const UNKNOWN = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+const TIME = root.lookupType(`${META}.Time`);
+const MICRO_TIME = root.lookupType(`${META}.MicroTime`);
+const FIELDS_V1 = root.lookupType(`${META}.FieldsV1`);
+const DELETE_OPTIONS = root.lookupType(`${META}.DeleteOptions`);
+
+/** The typed messages, by `apiVersion/kind` as the envelope's typeMeta names them. */
+const KINDS = new Map<string, Type>([
+  ['v1/Namespace', root.lookupType('k8s.io.api.core.v1.Namespace')],
+  ['v1/Event', root.lookupType('k8s.io.api.core.v1.Event')],
+  ['authorization.k8s.io/v1/SelfSubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectAccessReview')],
+  ['authorization.k8s.io/v1/SelfSubjectRulesReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectRulesReview')],
+  ['authentication.k8s.io/v1/SelfSubjectReview', root.lookupType('k8s.io.api.authentication.v1.SelfSubjectReview')],
+]);
+
+/** time.Time{}.Unix() in Go: a Time carrying it is Go's zero time, which kube writes as null. */
+const GO_ZERO_UNIX = -62135596800;
+
+/** True for `application/vnd.kubernetes.protobuf`, with or without parameters, in any case. */
+export function isProtobufContentType(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === PROTOBUF_MEDIA_TYPE;
+}
+
+const undecodable = (detail: string): ApiError => badRequest(`the protobuf request body could not be decoded: ${detail}`);
+
+/** Map and list members are own properties; for everything else, own means "was on the wire". */
+const fieldsOf = (msg: Message): Record<string, unknown> => msg as unknown as Record<string, unknown>;
+
+function decodeMessage(type: Type, bytes: Uint8Array): Message {
+  try {
+    return type.decode(bytes);
+  } catch (err) {
+    throw undecodable(`malformed ${type.name} message: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * Decodes a `k8s\0` + runtime.Unknown body into the object as kube's JSON spells it: apiVersion and
+ * kind from the envelope, camelCase fields, RFC 3339 timestamps, int64 as numbers, empty fields
+ * omitted. Anything undecodable, or a kind we hold no definition for, is a 400 BadRequest, the code
+ * and reason kube answers with for a body its decoder rejects.
+ */
+export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
+  if (body.length === 0) throw undecodable('the body is empty');
+  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw undecodable('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  }
+  if (body.length === MAGIC.length) throw undecodable('the body holds only the protobuf prefix');
+
+  const envelope = fieldsOf(decodeMessage(UNKNOWN, body.subarray(MAGIC.length)));
+  const typeMeta = envelope['typeMeta'] ? fieldsOf(envelope['typeMeta'] as Message) : {};
+  const apiVersion = typeof typeMeta['apiVersion'] === 'string' ? typeMeta['apiVersion'] : '';
+  const kind = typeof typeMeta['kind'] === 'string' ? typeMeta['kind'] : '';
+  if (kind === '') throw badRequest("Object 'Kind' is missing in the protobuf body's typeMeta");
+  if (apiVersion === '') throw badRequest("Object 'apiVersion' is missing in the protobuf body's typeMeta");
+
+  // DeleteOptions is registered in every group version, so clients name whichever they call.
+  const type = kind === 'DeleteOptions' ? DELETE_OPTIONS : KINDS.get(`${apiVersion}/${kind}`);
+  if (!type) {
+    throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in this server's protobuf decoder; send the object as application/json`);
+  }
+  const raw = envelope['raw'] instanceof Uint8Array ? envelope['raw'] : new Uint8Array();
+  return { apiVersion, kind, ...objectJson(type, decodeMessage(type, raw), '') };
+}
+
+function objectJson(type: Type, msg: Message, path: string): Record<string, unknown> {
+  const fields = fieldsOf(msg);
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const at = path ? `${path}.${field.name}` : field.name;
+    const present = Object.hasOwn(fields, field.name);
+    // Absent fields read the prototype's default, which "always" fields still print.
+    const value = fields[field.name];
+    const pointer = field.options?.['(go_pointer)'] === true;
+    let json: unknown;
+    if (field.map) json = mapJson(field, value as Record<string, unknown>, at);
+    else if (field.repeated) json = listJson(field, value as unknown[], at);
+    else if (field.resolvedType instanceof protobuf.Type) {
+      if (!present && pointer) continue;
+      // Go writes non-pointer structs even when empty.
+      json = messageJson(field.resolvedType, present ? (value as Message) : field.resolvedType.create(), at);
+    } else {
+      if (pointer && !present) continue;
+      json = scalarJson(value);
+      if (!pointer && field.options?.['(json_always)'] !== true && (json === '' || json === 0 || json === false)) continue;
+    }
+    if (json !== undefined) out[field.name] = json;
+  }
+  return out;
+}
+
+function messageJson(type: Type, msg: Message, path: string): unknown {
+  if (type === TIME || type === MICRO_TIME) return timeJson(msg, type === MICRO_TIME, path);
+  if (type === FIELDS_V1) return fieldsV1Json(msg, path);
+  return objectJson(type, msg, path);
+}
+
+function elementJson(field: FieldBase, value: unknown, path: string): unknown {
+  return field.resolvedType instanceof protobuf.Type ? messageJson(field.resolvedType, value as Message, path) : scalarJson(value);
+}
+
+/** Lists are omitempty everywhere we decode; an empty list was nil or empty in Go either way. */
+function listJson(field: FieldBase, items: unknown[], path: string): unknown[] | undefined {
+  return items.length === 0 ? undefined : items.map((item, i) => elementJson(field, item, `${path}[${i}]`));
+}
+
+/** Keys sorted, as Go's encoding/json writes maps. */
+function mapJson(field: FieldBase, entries: Record<string, unknown>, path: string): Record<string, unknown> | undefined {
+  const keys = Object.keys(entries).sort();
+  if (keys.length === 0) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) out[key] = elementJson(field, entries[key], `${path}[${key}]`);
+  return out;
+}
+
+function isLong(value: unknown): value is Long {
+  return typeof value === 'object' && value !== null && typeof (value as Partial<Long>).low === 'number' && typeof (value as Partial<Long>).high === 'number';
+}
+
+/** int64 values come back as Long objects when the long package is present; JSON has numbers. */
+function scalarJson(value: unknown): unknown {
+  return isLong(value) ? protobuf.util.LongBits.from(value).toNumber(value.unsigned) : value;
+}
+
+/**
+ * kube's Time and MicroTime: an empty message is the zero time (omitted, where Go writes null);
+ * Time keeps whole seconds only, as kube's unmarshalling does, MicroTime keeps microseconds.
+ */
+function timeJson(msg: Message, micro: boolean, path: string): string | undefined {
+  const fields = fieldsOf(msg);
+  if (!Object.hasOwn(fields, 'seconds') && !Object.hasOwn(fields, 'nanos')) return undefined;
+  let seconds = Number(scalarJson(fields['seconds']));
+  let nanos = micro ? Number(scalarJson(fields['nanos'])) : 0;
+  // Go's time.Unix normalises nanos outside [0, 1e9) into the seconds.
+  seconds += Math.floor(nanos / 1e9);
+  nanos = ((nanos % 1e9) + 1e9) % 1e9;
+  if (seconds === GO_ZERO_UNIX && nanos === 0) return undefined;
+  const date = new Date(seconds * 1000);
+  const year = date.getUTCFullYear();
+  if (Number.isNaN(date.getTime()) || year < 0 || year > 9999) throw undecodable(`${path} is outside the years 0000-9999`);
+  const base = date.toISOString().slice(0, 19);
+  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
+}
+
+/** FieldsV1 is written as the JSON document its Raw bytes hold; no bytes is null, so omitted. */
+function fieldsV1Json(msg: Message, path: string): unknown {
+  const raw = fieldsOf(msg)['Raw'];
+  if (!(raw instanceof Uint8Array) || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.from(raw).toString('utf8')) as unknown;
+  } catch {
+    throw undecodable(`${path} is not valid JSON`);
+  }
+}

@@ -1,0 +1,341 @@
+// The REST verbs over the generic store, for every resource in the catalog: get, list, create,
+// update, patch, delete, deletecollection, and the status subresource. Each handler parses what
+// kube parses (query options, bodies, patches) and answers in kube's shapes and codes.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  invalid,
+  methodNotSupported,
+  OBJECT_MODIFIED,
+  unsupportedMediaType,
+} from '../errors.js';
+import { invalid as invalidField, notSupported } from '../field-errors.js';
+import type { ResourceDescriptor } from '../registry/catalog.js';
+import { type JsonValue, type KubeObject, isJsonObject } from '../registry/object.js';
+import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
+import type { ListOptions, Store } from '../registry/store.js';
+import type { RequestInfo } from '../pipeline/request-info.js';
+import { parseLabelSelector, matchesLabels } from '../registry/selectors/labels.js';
+import { convertFieldSelector, matchesFields, parseFieldSelector } from '../registry/selectors/fields.js';
+import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
+import { applyMergePatch } from './patch/merge-patch.js';
+import { applyJsonPatch } from './patch/json-patch.js';
+import { decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
+import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
+import { outputFormat } from './output.js';
+
+const PATCH_TYPES_CR = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+const PATCH_TYPES_BUILTIN = [...PATCH_TYPES_CR, 'application/strategic-merge-patch+json'];
+
+interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: RequestInfo;
+  query: URLSearchParams;
+  desc: ResourceDescriptor;
+  store: Store;
+  /** Whether the kind is built in (protobuf bodies, strategic merge patch) or a custom resource. */
+  builtin: boolean;
+}
+
+export function sendJson(res: ServerResponse, code: number, value: unknown, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+export async function serveResource(ctx: Ctx): Promise<void> {
+  const { info, desc } = ctx;
+  if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
+  if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
+  if (desc.deprecationWarning) ctx.res.setHeader('Warning', `299 - ${JSON.stringify(desc.deprecationWarning)}`);
+  switch (info.verb) {
+    case 'get':
+      return get(ctx);
+    case 'list':
+      return list(ctx);
+    case 'create':
+      return create(ctx);
+    case 'update':
+      return update(ctx);
+    case 'patch':
+      return patch(ctx);
+    case 'delete':
+      return del(ctx);
+    case 'deletecollection':
+      return deleteCollection(ctx);
+    default:
+      throw methodNotSupported();
+  }
+}
+
+function notFoundPath(): ApiError {
+  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+}
+
+const namespaceOf = (ctx: Ctx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
+
+/** An object as the client asked to see it: in the requested version, as JSON or Table or metadata. */
+function present(ctx: Ctx, obj: KubeObject): KubeObject {
+  obj.apiVersion = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
+  obj.kind = ctx.desc.names.kind;
+  return obj;
+}
+
+function respondObject(ctx: Ctx, code: number, obj: KubeObject): void {
+  const format = outputFormat(ctx.req.headers.accept);
+  const shown = present(ctx, obj);
+  if (format.kind === 'Table') {
+    const table = buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, includeObject(ctx));
+    return sendJson(ctx.res, code, table);
+  }
+  if (format.kind === 'PartialObjectMetadata') return sendJson(ctx.res, code, partialObjectMetadata(shown));
+  sendJson(ctx.res, code, shown);
+}
+
+function includeObject(ctx: Ctx): IncludeObject {
+  const v = ctx.query.get('includeObject');
+  if (v === null || v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "None", "Metadata", "Object"`);
+}
+
+function dryRun(ctx: Ctx): boolean {
+  const values = ctx.query.getAll('dryRun');
+  for (const v of values) {
+    if (v !== 'All') throw badRequest(`dryRun: ${formatUnsupported(v, ['All'])}`);
+  }
+  return values.length > 0;
+}
+
+function formatUnsupported(v: string, supported: string[]): string {
+  return `Unsupported value: ${JSON.stringify(v)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
+}
+
+async function get(ctx: Ctx): Promise<void> {
+  const obj = await ctx.store.get(namespaceOf(ctx), ctx.info.name);
+  respondObject(ctx, 200, obj);
+}
+
+function listOptions(ctx: Ctx): ListOptions {
+  const q = ctx.query;
+  const opts: ListOptions = {};
+  const labelSel = q.get('labelSelector');
+  const fieldSel = q.get('fieldSelector');
+  const labels = labelSel ? parseLabelSelector(labelSel) : undefined;
+  const fields = fieldSel ? convertFieldSelector(parseFieldSelector(fieldSel), ctx.store.strategy.fieldLabels) : undefined;
+  if (labels || fields) {
+    opts.predicate = (obj) =>
+      (!labels || matchesLabels(labels, obj.metadata.labels ?? {})) && (!fields || matchesFields(fields, ctx.store.strategy.selectableFields(obj)));
+  }
+  const limit = q.get('limit');
+  if (limit) {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 0) throw badRequest(`limit: Invalid value: "${limit}": must be a non-negative integer`);
+    if (n > 0) opts.limit = n;
+  }
+  const cont = q.get('continue');
+  if (cont) {
+    const rv = q.get('resourceVersion');
+    if (rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    opts.continueFrom = decodeContinue(cont, ctx.store.prefix(namespaceOf(ctx)));
+  } else {
+    const rv = q.get('resourceVersion');
+    const match = q.get('resourceVersionMatch');
+    if (match === 'Exact') {
+      if (!rv || rv === '0') throw badRequest('resourceVersionMatch "Exact" requires a resourceVersion other than "0"');
+      opts.revision = parseResourceVersion(rv);
+    } else if (match && match !== 'NotOlderThan') {
+      throw badRequest(`resourceVersionMatch: ${formatUnsupported(match, ['Exact', 'NotOlderThan'])}`);
+    }
+  }
+  return opts;
+}
+
+export function parseResourceVersion(rv: string): number {
+  const n = Number(rv);
+  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(n)) throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a non-negative integer`);
+  return n;
+}
+
+async function list(ctx: Ctx): Promise<void> {
+  const ns = namespaceOf(ctx);
+  const result = await ctx.store.list(ns, listOptions(ctx));
+  const listMeta: Record<string, unknown> = { resourceVersion: String(result.revision) };
+  if (result.next) listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
+  const items = result.items.map((o) => present(ctx, o));
+  const format = outputFormat(ctx.req.headers.accept);
+  if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)));
+  if (format.kind === 'PartialObjectMetadata') {
+    return sendJson(ctx.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map(partialObjectMetadata) });
+  }
+  const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
+  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: listMeta, items });
+}
+
+/** Decodes an object body and checks it is an object of this resource's kind and version. */
+async function readObject(ctx: Ctx): Promise<KubeObject> {
+  const value = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], ctx.builtin);
+  return checkObject(ctx, value);
+}
+
+function checkObject(ctx: Ctx, value: unknown): KubeObject {
+  if (!isJsonObject(value)) throw badRequest(`the request body must be a JSON object of kind ${ctx.desc.names.kind}`);
+  const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
+  const apiVersion = value['apiVersion'];
+  const kind = value['kind'];
+  // Built-in kinds may omit type information (typed clients do); custom resources may not.
+  if (apiVersion === undefined && kind === undefined && ctx.builtin) {
+    value['apiVersion'] = gv;
+    value['kind'] = ctx.desc.names.kind;
+  } else {
+    if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + JSON.stringify(value).slice(0, 200) + '\'');
+    if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + JSON.stringify(value).slice(0, 200) + '\'');
+    if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
+    if (kind !== ctx.desc.names.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${ctx.desc.names.kind})`);
+  }
+  const meta = value['metadata'];
+  if (meta === undefined || meta === null) value['metadata'] = {};
+  else if (!isJsonObject(meta)) {
+    throw invalid(qualifiedKind(ctx.store.kind), '', [invalidField('metadata', meta, 'must be an object')]);
+  }
+  return value as unknown as KubeObject;
+}
+
+function checkNamespace(ctx: Ctx, obj: KubeObject): void {
+  const ns = namespaceOf(ctx);
+  const given = obj.metadata.namespace;
+  if (ctx.desc.namespaced && given && ns && given !== ns) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+}
+
+async function create(ctx: Ctx): Promise<void> {
+  if (ctx.info.subresource) throw methodNotSupported();
+  if (ctx.desc.terminating) throw new ApiError({ ...methodNotSupported().status, message: 'create not allowed while custom resource definition is terminating' });
+  const obj = await readObject(ctx);
+  checkNamespace(ctx, obj);
+  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dryRun(ctx) });
+  respondObject(ctx, 201, created);
+}
+
+async function update(ctx: Ctx): Promise<void> {
+  const obj = await readObject(ctx);
+  checkNamespace(ctx, obj);
+  const name = ctx.info.name;
+  if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+    throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  obj.metadata.name = name;
+  const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, { subresource: ctx.info.subresource || undefined, dryRun: dryRun(ctx) });
+  respondObject(ctx, 200, updated);
+}
+
+async function patch(ctx: Ctx): Promise<void> {
+  const type = mediaType(ctx.req.headers['content-type']);
+  const allowed = ctx.builtin ? PATCH_TYPES_BUILTIN : PATCH_TYPES_CR;
+  if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
+    throw unsupportedMediaType(ctx.req.headers['content-type'] ?? '', allowed);
+  }
+  const body = (await readBody(ctx.req)).toString('utf8');
+  const patchDoc = parseJson(body);
+  const name = ctx.info.name;
+  const updated = await ctx.store.update(
+    namespaceOf(ctx),
+    name,
+    (current) => {
+      const original = present(ctx, current);
+      let result: unknown;
+      if (type === 'application/json-patch+json') result = applyJsonPatch(original as unknown as JsonValue, patchDoc);
+      else result = applyMergePatch(original as unknown as JsonValue, stripPatchDirectives(patchDoc, type));
+      const obj = checkObject(ctx, result);
+      if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
+      // A resourceVersion the patch did not set is the one just read, not a precondition.
+      if (obj.metadata.resourceVersion === current.metadata.resourceVersion) delete obj.metadata.resourceVersion;
+      else if (obj.metadata.resourceVersion !== undefined) throw conflict(qualifiedResource(ctx.store.kind), name, OBJECT_MODIFIED);
+      return obj;
+    },
+    { subresource: ctx.info.subresource || undefined, dryRun: dryRun(ctx) },
+  );
+  respondObject(ctx, 200, updated);
+}
+
+/**
+ * Strategic merge patch for the built-in kinds we serve (namespaces, events) is a merge patch:
+ * none of their lists carries a merge key, so only the `$` directives need dropping.
+ */
+function stripPatchDirectives(patchDoc: unknown, type: string): unknown {
+  if (type !== 'application/strategic-merge-patch+json') return patchDoc;
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (!isJsonObject(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, child] of Object.entries(v)) if (!k.startsWith('$')) out[k] = strip(child);
+    return out;
+  };
+  return strip(patchDoc);
+}
+
+interface DeleteOptionsBody {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+  dryRun?: string[];
+}
+
+async function deleteOptions(ctx: Ctx): Promise<{ preconditions?: { uid?: string; resourceVersion?: string }; dryRun: boolean }> {
+  const raw = await readBody(ctx.req);
+  let body: DeleteOptionsBody = {};
+  if (raw.length > 0) {
+    const value = decodeObjectBody(raw, ctx.req.headers['content-type'], true);
+    if (!isJsonObject(value)) throw badRequest('the request body must be a DeleteOptions object');
+    body = value as DeleteOptionsBody;
+  }
+  const policy = body.propagationPolicy ?? ctx.query.get('propagationPolicy') ?? undefined;
+  const policies = ['Orphan', 'Background', 'Foreground'];
+  if (policy !== undefined && !policies.includes(policy)) {
+    const err = notSupported('propagationPolicy', policy, policies);
+    throw invalid({ group: '', name: 'DeleteOptions' }, '', [err]);
+  }
+  const bodyDryRun = Array.isArray(body.dryRun) ? body.dryRun : [];
+  for (const v of bodyDryRun) if (v !== 'All') throw badRequest(`dryRun: ${formatUnsupported(v, ['All'])}`);
+  return {
+    ...(body.preconditions ? { preconditions: body.preconditions } : {}),
+    dryRun: dryRun(ctx) || bodyDryRun.length > 0,
+  };
+}
+
+async function del(ctx: Ctx): Promise<void> {
+  if (ctx.info.subresource) throw methodNotSupported();
+  const opts = await deleteOptions(ctx);
+  const result = await ctx.store.delete(namespaceOf(ctx), ctx.info.name, opts);
+  if (!result.deleted || ctx.builtin) return respondObject(ctx, 200, result.obj);
+  const resource = qualifiedResource(ctx.store.kind);
+  sendJson(ctx.res, 200, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid },
+  });
+}
+
+async function deleteCollection(ctx: Ctx): Promise<void> {
+  const opts = await deleteOptions(ctx);
+  const ns = namespaceOf(ctx);
+  const { items, revision } = await ctx.store.list(ns, { ...listOptions(ctx), limit: undefined, continueFrom: undefined });
+  const deleted: KubeObject[] = [];
+  for (const obj of items) {
+    try {
+      const r = await ctx.store.delete(obj.metadata.namespace, obj.metadata.name ?? '', opts);
+      deleted.push(present(ctx, r.obj));
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+  const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
+  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: deleted });
+}
+

@@ -1,0 +1,67 @@
+// meta.k8s.io/v1 Table output, what `kubectl get` asks for: columns from the CRD's
+// additionalPrinterColumns evaluated with JSONPath (Name and Age when none are declared), cells
+// rendered by the server (kubectl prints them as they are), each row's object a
+// PartialObjectMetadata unless includeObject says otherwise.
+import { JSONPath } from 'jsonpath-plus';
+import type { PrinterColumn } from '../../crd/types.js';
+import type { KubeObject } from '../registry/object.js';
+import { humanDuration } from './table/human-duration.js';
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+const NAME_DESCRIPTION =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+
+export const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+export function partialObjectMetadata(obj: KubeObject): Record<string, unknown> {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}
+
+/** kube's JSONPath `.spec.size` (or `{.spec.size}`) as jsonpath-plus's `$.spec.size`. */
+function toJsonPath(path: string): string {
+  const inner = path.startsWith('{') && path.endsWith('}') ? path.slice(1, -1) : path;
+  return inner.startsWith('$') ? inner : `$${inner.startsWith('.') || inner.startsWith('[') ? '' : '.'}${inner}`;
+}
+
+function cell(obj: KubeObject, col: PrinterColumn, now: Date): unknown {
+  let values: unknown[];
+  try {
+    values = JSONPath({ path: toJsonPath(col.jsonPath), json: obj as object, wrap: true, eval: false }) as unknown[];
+  } catch {
+    return null;
+  }
+  if (values.length === 0 || values[0] === undefined || values[0] === null) return null;
+  const value = values.length === 1 ? values[0] : values;
+  if (col.type === 'date' && typeof value === 'string') {
+    const t = Date.parse(value);
+    return Number.isNaN(t) ? value : humanDuration(now.getTime() - t);
+  }
+  if (col.type === 'string' && typeof value === 'object') return JSON.stringify(value);
+  return value;
+}
+
+export function buildTable(
+  objects: KubeObject[],
+  columns: PrinterColumn[] | undefined,
+  listMeta: Record<string, unknown>,
+  include: IncludeObject,
+  now: Date = new Date(),
+): Record<string, unknown> {
+  const cols = columns && columns.length ? columns : [AGE_COLUMN];
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: listMeta,
+    columnDefinitions: [
+      { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 },
+      ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
+    ],
+    rows: objects.map((obj) => {
+      const row: Record<string, unknown> = { cells: [obj.metadata.name ?? '', ...cols.map((c) => cell(obj, c, now))] };
+      if (include === 'Metadata') row['object'] = partialObjectMetadata(obj);
+      else if (include === 'Object') row['object'] = obj;
+      return row;
+    }),
+  };
+}

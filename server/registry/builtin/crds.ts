@@ -1,0 +1,69 @@
+// apiextensions.k8s.io/v1 CustomResourceDefinition: defaulted and validated as kube does, with a
+// status the CRD controller owns and a cleanup finalizer added when a DELETE arrives, so every
+// custom resource is gone before the definition is.
+import { defineStrategy } from '../base-strategy.js';
+import { defaultMetaV1FieldLabels } from '../selectors/fields.js';
+import type { KubeObject } from '../object.js';
+import { nowTimestamp } from '../object.js';
+import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, type CustomResourceDefinition } from '../../../crd/types.js';
+import { defaultCRD } from '../../../crd/defaults.js';
+import { validateCRD, validateCRDUpdate } from '../../../crd/validation.js';
+
+export const crdKind = {
+  group: CRD_GROUP,
+  resource: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  listKind: 'CustomResourceDefinitionList',
+  namespaced: false,
+};
+
+const asCRD = (obj: KubeObject): CustomResourceDefinition => obj as CustomResourceDefinition;
+
+const storageVersionOf = (crd: CustomResourceDefinition): string | undefined =>
+  crd.spec?.versions?.find((v) => v.storage)?.name;
+
+/** Sets a condition, keeping lastTransitionTime when the status does not change. */
+export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition): void {
+  const status = (crd.status ??= { acceptedNames: { plural: '', kind: '' }, storedVersions: [] });
+  const conditions = (status.conditions ??= []);
+  const i = conditions.findIndex((c) => c.type === cond.type);
+  const prev = i >= 0 ? conditions[i] : undefined;
+  const next = { ...cond, lastTransitionTime: prev && prev.status === cond.status ? prev.lastTransitionTime : nowTimestamp() };
+  if (i >= 0) conditions[i] = next;
+  else conditions.push(next);
+}
+
+export const crdStrategy = defineStrategy(crdKind, {
+  statusSubresource: true,
+  // CRDs register no field label conversion, so kube falls back to the metav1 default.
+  fieldLabels: defaultMetaV1FieldLabels,
+  prepareForCreate(obj) {
+    const crd = asCRD(obj);
+    const storage = storageVersionOf(crd);
+    crd.status = { acceptedNames: { plural: '', kind: '' }, storedVersions: storage ? [storage] : [] };
+  },
+  prepareForUpdate(obj, _old, ctx) {
+    if (ctx.subresource === 'status') return;
+    const crd = asCRD(obj);
+    // A new storage version is recorded at once, so objects written in it are never forgotten.
+    const storage = storageVersionOf(crd);
+    if (storage && crd.status && !crd.status.storedVersions.includes(storage)) crd.status.storedVersions.push(storage);
+  },
+  canonicalize: (obj) => defaultCRD(asCRD(obj)),
+  validate: (obj) => validateCRD(asCRD(obj)),
+  validateUpdate: (obj, old, ctx) => (ctx.subresource === 'status' ? [] : validateCRDUpdate(asCRD(obj), asCRD(old))),
+  // Every CRD is deleted in two phases; the cleanup finalizer is added by the DELETE itself.
+  hasPendingFinalizers: (obj) => !obj.metadata.deletionTimestamp || Boolean(obj.metadata.finalizers?.length),
+  markedForDeletion(obj) {
+    const crd = asCRD(obj);
+    const finalizers = new Set(obj.metadata.finalizers ?? []);
+    finalizers.add(CRD_CLEANUP_FINALIZER);
+    obj.metadata.finalizers = [...finalizers];
+    setCondition(crd, {
+      type: 'Terminating',
+      status: 'True',
+      reason: 'InstanceDeletionPending',
+      message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+    });
+  },
+});

@@ -1,0 +1,39 @@
+// core/v1 Event: recorded by controllers, listed by `kubectl describe`.
+import { defineStrategy } from '../base-strategy.js';
+import type { KubeObject } from '../object.js';
+
+export const eventKind = { group: '', resource: 'events', kind: 'Event', listKind: 'EventList', namespaced: true };
+
+interface ObjectReference {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+export const eventStrategy = defineStrategy(eventKind, {
+  tracksGeneration: false,
+  // kube's event field set, which `kubectl describe` selects on (involvedObject.*).
+  selectableFields(obj: KubeObject) {
+    const ref = (obj['involvedObject'] ?? {}) as ObjectReference;
+    const source = (obj['source'] ?? {}) as { component?: string };
+    return {
+      'metadata.name': obj.metadata.name ?? '',
+      'metadata.namespace': obj.metadata.namespace ?? '',
+      'involvedObject.kind': ref.kind ?? '',
+      'involvedObject.namespace': ref.namespace ?? '',
+      'involvedObject.name': ref.name ?? '',
+      'involvedObject.uid': ref.uid ?? '',
+      'involvedObject.apiVersion': ref.apiVersion ?? '',
+      'involvedObject.resourceVersion': ref.resourceVersion ?? '',
+      'involvedObject.fieldPath': ref.fieldPath ?? '',
+      reason: typeof obj['reason'] === 'string' ? obj['reason'] : '',
+      reportingComponent: typeof obj['reportingComponent'] === 'string' ? obj['reportingComponent'] : '',
+      source: source.component ?? '',
+      type: typeof obj['type'] === 'string' ? obj['type'] : '',
+    };
+  },
+});

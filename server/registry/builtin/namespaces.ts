@@ -1,0 +1,55 @@
+// core/v1 Namespace: cluster-scoped, no generation, and deleted in two phases: DELETE marks it
+// Terminating, the namespace controller empties it and removes the `kubernetes` finalizer.
+import { defineStrategy } from '../base-strategy.js';
+import type { KubeObject } from '../object.js';
+import { validateDNS1123Label } from '../validation/names.js';
+
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
+export const namespaceKind = { group: '', resource: 'namespaces', kind: 'Namespace', listKind: 'NamespaceList', namespaced: false };
+
+interface NamespaceFields {
+  spec?: { finalizers?: string[] };
+  status?: { phase?: string; conditions?: unknown[] };
+}
+
+const asNamespace = (obj: KubeObject): KubeObject & NamespaceFields => obj as KubeObject & NamespaceFields;
+
+export const namespaceStrategy = defineStrategy(namespaceKind, {
+  statusSubresource: true,
+  tracksGeneration: false,
+  validateName: validateDNS1123Label,
+  prepareForCreate(obj) {
+    const ns = asNamespace(obj);
+    ns.status = { phase: 'Active' };
+    const finalizers = new Set(ns.spec?.finalizers ?? []);
+    finalizers.add(NAMESPACE_FINALIZER);
+    ns.spec = { ...ns.spec, finalizers: [...finalizers] };
+    // kube labels every namespace with its own name, so selectors can pick namespaces by name.
+    obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
+  },
+  prepareForUpdate(obj, old, ctx) {
+    const ns = asNamespace(obj);
+    // spec.finalizers change only through /finalize; the main resource keeps the stored ones.
+    if (ctx.subresource !== 'finalize') ns.spec = { ...ns.spec, finalizers: asNamespace(old).spec?.finalizers ?? [] };
+    else ns.status = asNamespace(old).status ?? {};
+    if (ctx.subresource === 'finalize') obj.metadata = { ...old.metadata, resourceVersion: obj.metadata.resourceVersion };
+    obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
+  },
+  hasPendingFinalizers: (obj) => Boolean(asNamespace(obj).spec?.finalizers?.length || obj.metadata.finalizers?.length),
+  markedForDeletion(obj) {
+    const ns = asNamespace(obj);
+    ns.status = { ...ns.status, phase: 'Terminating' };
+  },
+  selectableFields(obj) {
+    return {
+      'metadata.name': obj.metadata.name ?? '',
+      'status.phase': asNamespace(obj).status?.phase ?? '',
+    };
+  },
+});
+
+export const isTerminating = (obj: KubeObject): boolean =>
+  Boolean(obj.metadata.deletionTimestamp) || asNamespace(obj).status?.phase === 'Terminating';
+
+export const namespaceFinalizers = (obj: KubeObject): string[] => asNamespace(obj).spec?.finalizers ?? [];

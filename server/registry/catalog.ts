@@ -1,0 +1,149 @@
+// The installed resources: built-in kinds and every served version of every established CRD.
+// Discovery, OpenAPI and the REST dispatcher read it; the CRD controller writes it.
+import { createHash } from 'node:crypto';
+import type { JSONSchemaProps, PrinterColumn } from '../../crd/types.js';
+import type { Store } from './store.js';
+
+export interface ResourceNames {
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  shortNames: string[];
+  categories: string[];
+}
+
+export interface ScaleMapping {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** One resource in one group version: what discovery lists and the REST layer serves. */
+export interface ResourceDescriptor {
+  group: string;
+  version: string;
+  names: ResourceNames;
+  namespaced: boolean;
+  verbs: string[];
+  /** Subresources served besides the object itself, e.g. status, scale, finalize. */
+  subresources: string[];
+  scale?: ScaleMapping;
+  store: Store;
+  /** Columns for `kubectl get` beyond Name; undefined means Name and Age. */
+  printerColumns?: PrinterColumn[];
+  deprecationWarning?: string;
+  storageVersionHash: string;
+  /** A CRD being deleted: its objects can be read and deleted, not created. */
+  terminating?: boolean;
+  /** The version's openAPIV3Schema (for OpenAPI documents); absent for schemaless built-ins. */
+  schema?: JSONSchemaProps;
+}
+
+export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
+
+/** kube's discovery storage version hash: the first 8 bytes of sha256("group/version/kind"), base64. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  const gv = group ? `${group}/${version}` : version;
+  return createHash('sha256').update(`${gv}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+export interface GroupVersions {
+  group: string;
+  /** Served versions, preferred first. */
+  versions: string[];
+}
+
+export class Catalog {
+  private readonly byGvr = new Map<string, ResourceDescriptor>();
+  /** Per group: its versions in preference order (CRDs of one group may disagree; kube merges). */
+  private readonly versionOrder = new Map<string, string[]>();
+  private listeners: Array<() => void> = [];
+  private generationCounter = 0;
+
+  /** Bumped on every change, so caches (discovery, OpenAPI) know when to rebuild. */
+  get generation(): number {
+    return this.generationCounter;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /**
+   * Replaces everything served for one group-resource (all its versions) in one step, so a
+   * reader never sees a half-installed CRD.
+   */
+  setResource(group: string, plural: string, descriptors: ResourceDescriptor[]): void {
+    for (const [key, d] of this.byGvr) {
+      if (d.group === group && d.names.plural === plural) this.byGvr.delete(key);
+    }
+    for (const d of descriptors) this.byGvr.set(gvrKey(d.group, d.version, d.names.plural), d);
+    this.recomputeVersions(group);
+    this.generationCounter++;
+    for (const l of this.listeners) l();
+  }
+
+  lookup(group: string, version: string, resource: string): ResourceDescriptor | undefined {
+    return this.byGvr.get(gvrKey(group, version, resource));
+  }
+
+  /** Every descriptor, in a stable order: core first, then groups by name. */
+  all(): ResourceDescriptor[] {
+    return [...this.byGvr.values()].sort(
+      (a, b) =>
+        (a.group === '' ? -1 : 0) - (b.group === '' ? -1 : 0) ||
+        a.group.localeCompare(b.group) ||
+        compareVersions(a.version, b.version) ||
+        a.names.plural.localeCompare(b.names.plural),
+    );
+  }
+
+  /** Groups with their served versions, preferred version first. */
+  groups(): GroupVersions[] {
+    return [...this.versionOrder.entries()]
+      .map(([group, versions]) => ({ group, versions }))
+      .sort((a, b) => (a.group === '' ? -1 : b.group === '' ? 1 : builtinRank(a.group) - builtinRank(b.group) || a.group.localeCompare(b.group)));
+  }
+
+  resourcesIn(group: string, version: string): ResourceDescriptor[] {
+    return this.all().filter((d) => d.group === group && d.version === version);
+  }
+
+  /** Distinct group-resources: one store per group-resource, whatever the versions. */
+  stores(): Store[] {
+    return [...new Set([...this.byGvr.values()].map((d) => d.store))];
+  }
+
+  private recomputeVersions(group: string): void {
+    const versions = [...new Set([...this.byGvr.values()].filter((d) => d.group === group).map((d) => d.version))];
+    if (versions.length === 0) this.versionOrder.delete(group);
+    else this.versionOrder.set(group, versions.sort(compareVersions));
+  }
+}
+
+// Built-in groups come before custom ones in /apis, as kube orders them by priority.
+function builtinRank(group: string): number {
+  return group === 'apiextensions.k8s.io' ? 0 : group.endsWith('.k8s.io') ? 1 : 2;
+}
+
+const VERSION_RE = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * kube-aware version order (preferred first): GA before beta before alpha, higher numbers first,
+ * anything not shaped like a kube version last, alphabetically.
+ */
+export function compareVersions(a: string, b: string): number {
+  const ma = VERSION_RE.exec(a);
+  const mb = VERSION_RE.exec(b);
+  if (!ma || !mb) return ma ? -1 : mb ? 1 : a.localeCompare(b);
+  const rank = (m: RegExpExecArray): number => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
+  return (
+    rank(mb) - rank(ma) ||
+    Number(mb[1]) - Number(ma[1]) ||
+    Number(mb[3] ?? 0) - Number(ma[3] ?? 0)
+  );
+}

@@ -1,0 +1,340 @@
+// ONE generic store for every kind: it turns REST verbs into storage operations with kube's
+// semantics (system metadata, optimistic concurrency, finalizers, graceful deletion, dry run),
+// and leaves what differs between kinds to the strategy.
+import { randomUUID } from 'node:crypto';
+import type { KeyValue, Storage } from '../../storage/interface.js';
+import { isStorageError } from '../../storage/errors.js';
+import {
+  ApiError,
+  OBJECT_MODIFIED,
+  alreadyExists,
+  badRequest,
+  conflict,
+  internalError,
+  invalid,
+  notFound,
+  requestEntityTooLarge,
+  serviceUnavailable,
+} from '../errors.js';
+import type { FieldError } from '../field-errors.js';
+import { type KubeObject, cloneJson, nowTimestamp } from './object.js';
+import { listPrefix, objectKey } from './keys.js';
+import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource } from './strategy.js';
+import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
+import { generateNameFrom, specChanged } from './object-meta-ops.js';
+import { MAX_VALUE_BYTES } from '../../storage/interface.js';
+import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
+
+export interface ListOptions {
+  /** Objects the caller wants (label and field selectors); applied before `limit` counts. */
+  predicate?: (obj: KubeObject) => boolean;
+  limit?: number;
+  /** Continue a paged list: from this key on, at the token's revision (latest when it has none). */
+  continueFrom?: ContinueFrom;
+  /** Read at an exact revision (resourceVersionMatch=Exact). */
+  revision?: number;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  revision: number;
+  /** When `limit` cut the list short: where the next page starts. */
+  next?: { revision: number; startKey: string };
+}
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun: boolean;
+}
+
+export type DeleteResult = { deleted: true; obj: KubeObject } | { deleted: false; obj: KubeObject };
+
+/** Computes the new object from the current one; may throw an ApiError. */
+export type UpdateFn = (current: KubeObject) => KubeObject | Promise<KubeObject>;
+
+export interface UpdateOptions extends WriteContext {
+  /** When the update came without a resourceVersion, conflicts with concurrent writers are retried. */
+  retryOnConflict?: boolean;
+}
+
+/** Hooks the store runs before a create is written (admission, namespace lifecycle). */
+export type CreateHook = (obj: KubeObject, namespace: string | undefined, store: Store) => Promise<void>;
+
+const MAX_CONFLICT_RETRIES = 8;
+
+export class Store {
+  readonly strategy: Strategy;
+  private readonly createHooks: CreateHook[] = [];
+
+  constructor(
+    private readonly storage: Storage,
+    strategy: Strategy,
+  ) {
+    this.strategy = strategy;
+  }
+
+  get kind() {
+    return this.strategy.kind;
+  }
+
+  onCreate(hook: CreateHook): void {
+    this.createHooks.push(hook);
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return objectKey(this.kind, namespace, name);
+  }
+
+  prefix(namespace: string | undefined): string {
+    return listPrefix(this.kind, namespace);
+  }
+
+  decode(kv: KeyValue): KubeObject {
+    const obj = JSON.parse(kv.value) as KubeObject;
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  private encode(obj: KubeObject): string {
+    // The resourceVersion is the storage revision; it is never stored inside the object.
+    const { resourceVersion: _rv, ...metadata } = obj.metadata;
+    const text = JSON.stringify({ ...obj, metadata });
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_VALUE_BYTES) throw requestEntityTooLarge(MAX_VALUE_BYTES);
+    return text;
+  }
+
+  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
+    const kv = await this.call(() => this.storage.get(this.key(namespace, name)));
+    if (!kv) throw notFound(qualifiedResource(this.kind), name);
+    return this.decode(kv);
+  }
+
+  async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
+    const prefix = this.prefix(namespace);
+    let revision = opts.continueFrom?.revision ?? opts.revision;
+    let startKey = opts.continueFrom?.startKey;
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+    const items: KubeObject[] = [];
+    // Selectors filter after storage paging, so keep reading pages until the limit is filled.
+    for (;;) {
+      const at = revision;
+      const from = startKey;
+      const page = await this.call(() =>
+        this.storage.range(prefix, {
+          ...(limit !== undefined ? { limit: limit - items.length + 1 } : {}),
+          ...(from !== undefined ? { startKey: from } : {}),
+          ...(at !== undefined ? { revision: at } : {}),
+        }),
+      ).catch((err: unknown) => {
+        if (!isStorageError(err, 'Compacted')) throw err;
+        throw opts.continueFrom ? continueExpired(opts.continueFrom.startKey, prefix) : listExpired();
+      });
+      revision = page.revision;
+      for (const kv of page.kvs) {
+        const obj = this.decode(kv);
+        if (opts.predicate && !opts.predicate(obj)) continue;
+        if (limit !== undefined && items.length === limit) {
+          return { items, revision, next: { revision, startKey: kv.key } };
+        }
+        items.push(obj);
+      }
+      if (!page.more || page.kvs.length === 0) return { items, revision };
+      startKey = page.kvs[page.kvs.length - 1]!.key + '\x00';
+    }
+  }
+
+  async create(namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    const obj = cloneJson(input);
+    const meta = obj.metadata;
+    if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
+    if (this.kind.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    if (!meta.name && meta.generateName) meta.name = generateNameFrom(meta.generateName);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (this.strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    if (this.strategy.statusSubresource) delete obj['status'];
+    this.strategy.prepareForCreate(obj);
+    this.strategy.canonicalize(obj);
+    const errs = [...validateObjectMetaForCreate(obj, this.strategy), ...this.strategy.validate(obj)];
+    this.throwIfInvalid(obj, errs);
+    for (const hook of this.createHooks) await hook(obj, namespace, this);
+    const name = meta.name!;
+    if (ctx.dryRun) {
+      const existing = await this.call(() => this.storage.get(this.key(namespace, name)));
+      if (existing) throw alreadyExists(qualifiedResource(this.kind), name);
+      return obj;
+    }
+    try {
+      const kv = await this.call(() => this.storage.create(this.key(namespace, name), this.encode(obj)));
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      return obj;
+    } catch (err) {
+      if (isStorageError(err, 'KeyExists')) throw alreadyExists(qualifiedResource(this.kind), name);
+      throw err;
+    }
+  }
+
+  /**
+   * Read-modify-write with compare-and-swap, as kube's GuaranteedUpdate: `fn` sees the current
+   * object; a resourceVersion in its result is a precondition (409 on mismatch). Returns the
+   * stored object; an object whose last finalizer is gone while it is being deleted is deleted.
+   */
+  async update(namespace: string | undefined, name: string, fn: UpdateFn, opts: UpdateOptions): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.call(() => this.storage.get(key));
+      if (!kv) throw notFound(qualifiedResource(this.kind), name);
+      const current = this.decode(kv);
+      const next = cloneJson(await fn(cloneJson(current)));
+      const wantRv = next.metadata?.resourceVersion;
+      if (wantRv && wantRv !== current.metadata.resourceVersion) {
+        throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
+      }
+      const obj = this.prepareUpdate(next, current, opts);
+      if (opts.dryRun) return obj;
+      if (obj.metadata.deletionTimestamp && !this.strategy.hasPendingFinalizers(obj)) {
+        // Removing the last finalizer of an object being deleted completes the delete.
+        return this.finishDelete(key, obj, kv.modRevision, name);
+      }
+      try {
+        const written = await this.call(() => this.storage.update(key, this.encode(obj), kv.modRevision));
+        obj.metadata.resourceVersion = String(written.modRevision);
+        return obj;
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && !wantRv && opts.retryOnConflict !== false && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (isStorageError(err, 'Conflict')) throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
+        if (isStorageError(err, 'NotFound')) throw notFound(qualifiedResource(this.kind), name);
+        throw err;
+      }
+    }
+  }
+
+  private async finishDelete(key: string, obj: KubeObject, revision: number, name: string): Promise<KubeObject> {
+    try {
+      const kv = await this.call(() => this.storage.delete(key, revision));
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      return obj;
+    } catch (err) {
+      if (isStorageError(err, 'Conflict')) throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
+      if (isStorageError(err, 'NotFound')) throw notFound(qualifiedResource(this.kind), name);
+      throw err;
+    }
+  }
+
+  private prepareUpdate(input: KubeObject, old: KubeObject, ctx: WriteContext): KubeObject {
+    let obj = input;
+    if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+    const meta = obj.metadata;
+    const oldMeta = old.metadata;
+    if (ctx.subresource === 'status' && this.strategy.statusSubresource) {
+      // A status write changes only status: everything else is the stored object's.
+      const status = obj['status'];
+      obj = cloneJson(old);
+      if (status === undefined) delete obj['status'];
+      else obj['status'] = status;
+    } else if (this.strategy.statusSubresource) {
+      if (old['status'] === undefined) delete obj['status'];
+      else obj['status'] = cloneJson(old['status']);
+    }
+    // System fields are the server's: an update can neither set nor clear them.
+    obj.metadata.resourceVersion = oldMeta.resourceVersion;
+    if (!meta.uid) obj.metadata.uid = oldMeta.uid;
+    obj.metadata.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp) obj.metadata.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete obj.metadata.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) obj.metadata.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    else delete obj.metadata.deletionGracePeriodSeconds;
+    if (this.strategy.tracksGeneration) {
+      obj.metadata.generation = oldMeta.generation ?? 1;
+    }
+    if (this.kind.namespaced && obj.metadata.namespace === undefined) obj.metadata.namespace = oldMeta.namespace;
+    if (obj.metadata.name === undefined) obj.metadata.name = oldMeta.name;
+    this.strategy.prepareForUpdate(obj, old, ctx);
+    this.strategy.canonicalize(obj);
+    if (this.strategy.tracksGeneration && ctx.subresource !== 'status' && specChanged(old, obj)) {
+      obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
+    }
+    const errs = [...validateObjectMetaForUpdate(obj, old, this.strategy), ...this.strategy.validateUpdate(obj, old, ctx)];
+    this.throwIfInvalid(obj, errs);
+    return obj;
+  }
+
+  async delete(namespace: string | undefined, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.call(() => this.storage.get(key));
+      if (!kv) throw notFound(qualifiedResource(this.kind), name);
+      const current = this.decode(kv);
+      this.checkPreconditions(current, opts.preconditions, name);
+      const marked = this.markForDeletion(current);
+      try {
+        if (marked) {
+          if (opts.dryRun) return { deleted: false, obj: marked };
+          // Nothing changes when the object is already marked: answer with it as it is.
+          if (current.metadata.deletionTimestamp && marked === current) return { deleted: false, obj: current };
+          const written = await this.call(() => this.storage.update(key, this.encode(marked), kv.modRevision));
+          marked.metadata.resourceVersion = String(written.modRevision);
+          return { deleted: false, obj: marked };
+        }
+        if (opts.dryRun) return { deleted: true, obj: current };
+        const gone = await this.call(() => this.storage.delete(key, kv.modRevision));
+        current.metadata.resourceVersion = String(gone.modRevision);
+        return { deleted: true, obj: current };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (isStorageError(err, 'Conflict')) throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
+        if (isStorageError(err, 'NotFound')) throw notFound(qualifiedResource(this.kind), name);
+        throw err;
+      }
+    }
+  }
+
+  /** The object as a pending delete leaves it, or undefined when it can go at once. */
+  private markForDeletion(current: KubeObject): KubeObject | undefined {
+    if (!this.strategy.hasPendingFinalizers(current)) return undefined;
+    // Already being deleted: a second delete changes nothing while finalizers remain.
+    if (current.metadata.deletionTimestamp) return current;
+    const marked = cloneJson(current);
+    marked.metadata.deletionTimestamp = nowTimestamp();
+    marked.metadata.deletionGracePeriodSeconds = 0;
+    if (this.strategy.tracksGeneration) marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
+    this.strategy.markedForDeletion?.(marked);
+    return marked;
+  }
+
+  private checkPreconditions(obj: KubeObject, pre: DeleteOptions['preconditions'], name: string): void {
+    if (!pre) return;
+    if (pre.uid && pre.uid !== obj.metadata.uid) {
+      throw conflict(qualifiedResource(this.kind), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw conflict(
+        qualifiedResource(this.kind),
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`,
+      );
+    }
+  }
+
+  private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
+    if (errs.length) throw invalid(qualifiedKind(this.kind), obj.metadata.name ?? '', errs);
+  }
+
+  /** Storage failures that are not the caller's fault become 503/500 Status errors. */
+  private async call<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (isStorageError(err, 'Unavailable')) throw serviceUnavailable(err.message);
+      if (isStorageError(err, 'TooLarge')) throw requestEntityTooLarge(MAX_VALUE_BYTES);
+      if (isStorageError(err)) throw err;
+      throw internalError(err);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// A strategy is what differs between kinds; the generic store does everything else the same way
+// for namespaces, CRDs, events and every custom resource.
+import type { FieldError } from '../field-errors.js';
+import type { Qualified } from '../errors.js';
+import type { KubeObject } from './object.js';
+import type { NameValidator } from './validation/names.js';
+import type { FieldLabelConversion } from './selectors/fields.js';
+
+export interface KindInfo {
+  group: string;
+  /** The plural resource name: `caches`. */
+  resource: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+}
+
+export const qualifiedResource = (k: KindInfo): Qualified => ({ group: k.group, name: k.resource });
+export const qualifiedKind = (k: KindInfo): Qualified => ({ group: k.group, name: k.kind });
+
+/** The context a write runs in: which subresource, whether it is a dry run. */
+export interface WriteContext {
+  subresource?: string;
+  dryRun: boolean;
+}
+
+export interface Strategy {
+  readonly kind: KindInfo;
+  /** Whether writes to the main resource ignore `.status` (and `/status` writes only change it). */
+  readonly statusSubresource: boolean;
+  /** Whether spec-side changes bump metadata.generation (every kind but namespaces and events). */
+  readonly tracksGeneration: boolean;
+
+  /** Kind-specific preparation of a new object, after the store filled system metadata. */
+  prepareForCreate(obj: KubeObject): void;
+  /** Kind-specific preparation of an update, after the store carried system metadata over. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): void;
+  /** Defaulting and pruning of the user's fields (schema-driven for custom resources). */
+  canonicalize(obj: KubeObject): void;
+  /** Everything but ObjectMeta's generic rules, which the store checks itself. */
+  validate(obj: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): FieldError[];
+  /** How metadata.name (and, with prefix, generateName) is judged: kube validates names per kind. */
+  readonly validateName: NameValidator;
+  /**
+   * Whether something must still happen before the object may go: a DELETE then only marks it
+   * (deletionTimestamp), and the update that clears the last finalizer completes the delete.
+   */
+  hasPendingFinalizers(obj: KubeObject): boolean;
+  /** Kind-specific changes when a DELETE marks the object (a namespace turns Terminating). */
+  markedForDeletion?(obj: KubeObject): void;
+  /** The fields a field selector may name, with their values for this object. */
+  selectableFields(obj: KubeObject): Record<string, string>;
+  /** Which field selector labels the kind accepts, with kube's error text for the others. */
+  readonly fieldLabels: FieldLabelConversion;
+}

@@ -1,0 +1,30 @@
+// The ObjectMeta rules the store applies to every kind, whatever its strategy (kube's
+// rest.BeforeCreate / BeforeUpdate with validateCommonFields).
+import { type FieldError, formatFieldError } from '../field-errors.js';
+import type { KubeObject } from './object.js';
+import type { Strategy } from './strategy.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.js';
+import { validatePathSegmentName } from './validation/names.js';
+
+export function validateObjectMetaForCreate(obj: KubeObject, strategy: Strategy): FieldError[] {
+  return validateObjectMeta(obj.metadata, { namespaced: strategy.kind.namespaced, validateName: strategy.validateName });
+}
+
+/**
+ * On update kube runs the generic ObjectMeta checks (names as path segments, since the name is
+ * immutable anyway) beside the update rules; both look at labels and annotations, and one error
+ * is reported once.
+ */
+export function validateObjectMetaForUpdate(obj: KubeObject, old: KubeObject, strategy: Strategy): FieldError[] {
+  const all = [
+    ...validateObjectMeta(obj.metadata, { namespaced: strategy.kind.namespaced, validateName: validatePathSegmentName }),
+    ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+  ];
+  const seen = new Set<string>();
+  return all.filter((e) => {
+    const text = formatFieldError(e);
+    if (seen.has(text)) return false;
+    seen.add(text);
+    return true;
+  });
+}

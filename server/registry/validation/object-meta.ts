@@ -1,0 +1,420 @@
+// ObjectMeta validation as kube-apiserver does it (k8s.io/apimachinery/pkg/api/validation/objectmeta.go,
+// apis/meta/v1/validation/validation.go), with kube's field paths, order and message text.
+//
+// The input is the client's JSON, so every field's type is checked first; a field of the wrong type
+// is reported once (in kube-openapi's "must be of type" form) and skipped by the rules below. kube
+// itself rejects such metadata earlier, while decoding, with a 400 whose json-iterator text cannot
+// be reproduced; a 422 naming the field is the closest useful answer.
+//
+// How kube composes these for custom resources (the store should do the same):
+//   create: validateObjectMeta(meta, { namespaced, validateName: validateDNS1123Subdomain }); kube then
+//           runs it again with validatePathSegmentName, which adds nothing a subdomain check missed.
+//   update: validateObjectMeta(new, { namespaced, validateName: validatePathSegmentName })
+//           + validateObjectMetaUpdate(new, old)   (rest.BeforeUpdate's validateCommonFields)
+//           + validateObjectMetaUpdate(new, old)   (the CR strategy's ValidateUpdate, again: kube's
+//           details.causes really list these errors twice; the message shows each once).
+import { type FieldError, child, forbidden, goQuote, index, invalid, key, required, tooLong } from '../../field-errors.js';
+import { type NameValidator, byteLength, isDNS1123Label, isQualifiedName, isValidLabelValue } from './names.js';
+
+/** ValidateAnnotations: keys plus values may total at most 256 KiB. */
+export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
+export const FIELD_IMMUTABLE = 'field is immutable';
+export const FIELD_MANAGER_MAX_LENGTH = 128;
+export const MAX_SUBRESOURCE_NAME_LENGTH = 256;
+/** metav1.FinalizerOrphanDependents and FinalizerDeleteDependents. */
+export const FINALIZER_ORPHAN_DEPENDENTS = 'orphan';
+export const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';
+
+export interface ObjectMetaOptions {
+  /** Whether the kind is namespaced: namespace is then required, otherwise forbidden. */
+  namespaced: boolean;
+  /** How this kind's names are judged; called with prefix=true for generateName. */
+  validateName: NameValidator;
+  /** Where the metadata sits; `metadata` unless it is embedded in another object. */
+  path?: string;
+}
+
+type JsonRecord = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is JsonRecord => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** kube-openapi's names for a JSON value's type. */
+function jsonTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** A wrong JSON type, as kube's schema validation prints it: `x: Invalid value: "string": x in body must be of type integer: "string"`. */
+function typeInvalid(field: string, expected: string, value: unknown): FieldError {
+  const actual = jsonTypeName(value);
+  return { type: 'FieldValueTypeInvalid', field, badValue: actual, detail: `${field} in body must be of type ${expected}: ${goQuote(actual)}` };
+}
+
+interface OwnerReferenceView {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller: boolean;
+  raw: JsonRecord;
+}
+
+interface ManagedFieldsView {
+  manager: string;
+  operation: string;
+  fieldsType: string;
+  subresource: string;
+}
+
+/** The metadata as kube would have decoded it: absent and null fields are Go zero values. */
+interface MetaView {
+  name: string;
+  generateName: string;
+  namespace: string;
+  uid: string;
+  resourceVersion: string;
+  generation: number;
+  creationTimestamp: string;
+  deletionTimestamp: string;
+  deletionGracePeriodSeconds: number | undefined;
+  labels: Array<[string, string]>;
+  annotations: Array<[string, string]>;
+  finalizers: string[];
+  ownerReferences: OwnerReferenceView[];
+  ownerReferencesRaw: unknown;
+  managedFields: ManagedFieldsView[];
+  /** Top-level fields of the wrong type: already reported, so no other rule looks at them. */
+  mistyped: ReadonlySet<string>;
+}
+
+/** Reads fields of one JSON object, recording a type error for each field of the wrong type. */
+class FieldReader {
+  readonly mistyped = new Set<string>();
+
+  constructor(
+    private readonly obj: JsonRecord,
+    private readonly path: string,
+    private readonly errs: FieldError[],
+  ) {}
+
+  private get(name: string): unknown {
+    return Object.hasOwn(this.obj, name) ? this.obj[name] : undefined;
+  }
+
+  private mistype(name: string, expected: string, v: unknown): void {
+    this.mistyped.add(name);
+    this.errs.push(typeInvalid(child(this.path, name), expected, v));
+  }
+
+  string(name: string): string {
+    const v = this.get(name);
+    if (v === undefined || v === null) return '';
+    if (typeof v === 'string') return v;
+    this.mistype(name, 'string', v);
+    return '';
+  }
+
+  boolean(name: string): boolean {
+    const v = this.get(name);
+    if (v === undefined || v === null) return false;
+    if (typeof v === 'boolean') return v;
+    this.mistype(name, 'boolean', v);
+    return false;
+  }
+
+  integer(name: string): number | undefined {
+    const v = this.get(name);
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    this.mistype(name, 'integer', v);
+    return undefined;
+  }
+
+  stringMap(name: string): Array<[string, string]> {
+    const v = this.get(name);
+    if (v === undefined || v === null) return [];
+    const path = child(this.path, name);
+    if (!isRecord(v)) {
+      this.mistype(name, 'object', v);
+      return [];
+    }
+    const entries: Array<[string, string]> = [];
+    for (const [k, val] of Object.entries(v)) {
+      // A null value decodes to Go's "".
+      if (typeof val === 'string' || val === null) entries.push([k, val ?? '']);
+      else this.errs.push(typeInvalid(key(path, k), 'string', val));
+    }
+    return entries;
+  }
+
+  list(name: string): unknown[] {
+    const v = this.get(name);
+    if (v === undefined || v === null) return [];
+    if (Array.isArray(v)) return v;
+    this.mistype(name, 'array', v);
+    return [];
+  }
+
+  stringList(name: string): string[] {
+    const path = child(this.path, name);
+    const out: string[] = [];
+    this.list(name).forEach((item, i) => {
+      if (typeof item === 'string') out.push(item);
+      else if (item === null) out.push('');
+      else this.errs.push(typeInvalid(index(path, i), 'string', item));
+    });
+    return out;
+  }
+
+  /** The elements of a list of objects, each with a reader of its own. */
+  objectList(name: string): FieldReader[] {
+    const path = child(this.path, name);
+    const out: FieldReader[] = [];
+    this.list(name).forEach((item, i) => {
+      if (isRecord(item)) out.push(new FieldReader(item, index(path, i), this.errs));
+      else if (item === null) out.push(new FieldReader({}, index(path, i), this.errs));
+      else this.errs.push(typeInvalid(index(path, i), 'object', item));
+    });
+    return out;
+  }
+
+  get raw(): JsonRecord {
+    return this.obj;
+  }
+}
+
+function readMeta(meta: JsonRecord, path: string, errs: FieldError[]): MetaView {
+  const r = new FieldReader(meta, path, errs);
+  const view: Omit<MetaView, 'mistyped'> = {
+    name: r.string('name'),
+    generateName: r.string('generateName'),
+    namespace: r.string('namespace'),
+    uid: r.string('uid'),
+    resourceVersion: r.string('resourceVersion'),
+    generation: r.integer('generation') ?? 0,
+    creationTimestamp: r.string('creationTimestamp'),
+    deletionTimestamp: r.string('deletionTimestamp'),
+    deletionGracePeriodSeconds: r.integer('deletionGracePeriodSeconds'),
+    labels: r.stringMap('labels'),
+    annotations: r.stringMap('annotations'),
+    finalizers: r.stringList('finalizers'),
+    ownerReferences: r.objectList('ownerReferences').map((ref) => ({
+      apiVersion: ref.string('apiVersion'),
+      kind: ref.string('kind'),
+      name: ref.string('name'),
+      uid: ref.string('uid'),
+      controller: ref.boolean('controller'),
+      raw: ref.raw,
+    })),
+    ownerReferencesRaw: Object.hasOwn(meta, 'ownerReferences') ? meta['ownerReferences'] : undefined,
+    managedFields: r.objectList('managedFields').map((e) => ({
+      manager: e.string('manager'),
+      operation: e.string('operation'),
+      fieldsType: e.string('fieldsType'),
+      subresource: e.string('subresource'),
+    })),
+  };
+  return { ...view, mistyped: r.mistyped };
+}
+
+/**
+ * ValidateObjectMetaAccessor, for a create: generateName and name by the kind's validator, namespace
+ * by scope, generation, labels, annotations, ownerReferences, finalizers and managedFields. Expects
+ * name generation to have happened already (as kube does).
+ */
+export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): FieldError[] {
+  const path = opts.path ?? 'metadata';
+  if (meta === undefined || meta === null) meta = {};
+  if (!isRecord(meta)) return [typeInvalid(path, 'object', meta)];
+  const errs: FieldError[] = [];
+  const m = readMeta(meta, path, errs);
+
+  if (m.generateName) {
+    for (const msg of opts.validateName(m.generateName, true)) errs.push(invalid(child(path, 'generateName'), m.generateName, msg));
+  }
+  if (m.name) {
+    for (const msg of opts.validateName(m.name, false)) errs.push(invalid(child(path, 'name'), m.name, msg));
+  } else if (!m.mistyped.has('name')) {
+    errs.push(required(child(path, 'name'), 'name or generateName is required'));
+  }
+
+  if (opts.namespaced) {
+    // ValidateNamespaceName is NameIsDNSLabel.
+    if (m.namespace) {
+      for (const msg of isDNS1123Label(m.namespace)) errs.push(invalid(child(path, 'namespace'), m.namespace, msg));
+    } else if (!m.mistyped.has('namespace')) {
+      errs.push(required(child(path, 'namespace')));
+    }
+  } else if (m.namespace) {
+    errs.push(forbidden(child(path, 'namespace'), 'not allowed on this type'));
+  }
+
+  if (m.generation < 0) errs.push(invalid(child(path, 'generation'), m.generation, 'must be greater than or equal to 0'));
+  errs.push(...labelErrors(m, path), ...annotationErrors(m, path), ...ownerReferenceErrors(m, path), ...finalizerErrors(m, path), ...managedFieldsErrors(m, path));
+  return errs;
+}
+
+/**
+ * ValidateObjectMetaAccessorUpdate: no new finalizers once deleting, resourceVersion present,
+ * generation not decremented, name/namespace/uid/creationTimestamp/deletionTimestamp/
+ * deletionGracePeriodSeconds immutable, then labels, annotations, ownerReferences and managedFields
+ * of the new object. (Finalizer names are checked by validateObjectMeta, which kube runs beside it.)
+ *
+ * `old` is the stored object's metadata and is trusted. A `resourceVersion` error here means the
+ * store did not carry the precondition over; for kinds that refuse unconditional updates (custom
+ * resources, CRDs) kube's store answers an update without one before validation, with
+ * `metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`.
+ */
+export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, path = 'metadata'): FieldError[] {
+  if (newMeta === undefined || newMeta === null) newMeta = {};
+  if (!isRecord(newMeta)) return [typeInvalid(path, 'object', newMeta)];
+  const errs: FieldError[] = [];
+  const m = readMeta(newMeta, path, errs);
+  const old = readMeta(isRecord(oldMeta) ? oldMeta : {}, path, []);
+
+  if (old.deletionTimestamp) {
+    const before = new Set(old.finalizers);
+    const added = [...new Set(m.finalizers.filter((f) => !before.has(f)))].sort();
+    if (added.length > 0) {
+      // Go's %#v of a []string.
+      const list = `[]string{${added.map(goQuote).join(', ')}}`;
+      errs.push(forbidden(child(path, 'finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${list}`));
+    }
+  }
+  if (!m.resourceVersion && !m.mistyped.has('resourceVersion')) errs.push(invalid(child(path, 'resourceVersion'), m.resourceVersion, 'must be specified for an update'));
+  if (m.generation < old.generation && !m.mistyped.has('generation')) errs.push(invalid(child(path, 'generation'), m.generation, 'must not be decremented'));
+
+  // ValidateImmutableField; kube prints the new value, an unset one as "null".
+  const immutable = (field: string, now: unknown, same: boolean): void => {
+    if (!same && !m.mistyped.has(field)) errs.push(invalid(child(path, field), now, FIELD_IMMUTABLE));
+  };
+  immutable('name', m.name, m.name === old.name);
+  immutable('namespace', m.namespace, m.namespace === old.namespace);
+  immutable('uid', m.uid, m.uid === old.uid);
+  immutable('creationTimestamp', m.creationTimestamp || null, sameInstant(m.creationTimestamp, old.creationTimestamp));
+  immutable('deletionTimestamp', m.deletionTimestamp || null, sameInstant(m.deletionTimestamp, old.deletionTimestamp));
+  immutable('deletionGracePeriodSeconds', m.deletionGracePeriodSeconds ?? null, m.deletionGracePeriodSeconds === old.deletionGracePeriodSeconds);
+
+  errs.push(...labelErrors(m, path), ...annotationErrors(m, path), ...ownerReferenceErrors(m, path), ...managedFieldsErrors(m, path));
+  return errs;
+}
+
+/** metav1.Time compares as an instant (apiequality.Semantic), so offsets and `.000` do not count. */
+function sameInstant(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const ta = Date.parse(a);
+  const tb = Date.parse(b);
+  return !Number.isNaN(ta) && ta === tb;
+}
+
+/** v1validation.ValidateLabels: keys are qualified names; values label values. Errors name the map, not the key. */
+function labelErrors(m: MetaView, path: string): FieldError[] {
+  const field = child(path, 'labels');
+  const errs: FieldError[] = [];
+  for (const [k, v] of m.labels) {
+    for (const msg of isQualifiedName(k)) errs.push(invalid(field, k, msg));
+    for (const msg of isValidLabelValue(v)) errs.push(invalid(field, v, msg));
+  }
+  return errs;
+}
+
+/** ValidateAnnotations: keys are qualified names regardless of case; keys plus values at most 256 KiB. */
+function annotationErrors(m: MetaView, path: string): FieldError[] {
+  const field = child(path, 'annotations');
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [k, v] of m.annotations) {
+    for (const msg of isQualifiedName(k.toLowerCase())) errs.push(invalid(field, k, msg));
+    total += byteLength(k) + byteLength(v);
+  }
+  if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) errs.push(tooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
+  return errs;
+}
+
+/** schema.ParseGroupVersion as FromAPIVersionAndKind uses it: an unparseable apiVersion has neither part. */
+function parseGroupVersion(apiVersion: string): { group: string; version: string } {
+  const parts = apiVersion.split('/');
+  if (parts.length === 1) return { group: '', version: parts[0]! };
+  if (parts.length === 2) return { group: parts[0]!, version: parts[1]! };
+  return { group: '', version: '' };
+}
+
+/** ValidateOwnerReferences. kube's paths do not index the list: `metadata.ownerReferences.uid`. */
+function ownerReferenceErrors(m: MetaView, path: string): FieldError[] {
+  const field = child(path, 'ownerReferences');
+  const errs: FieldError[] = [];
+  let firstController = '';
+  for (const ref of m.ownerReferences) {
+    const { group, version } = parseGroupVersion(ref.apiVersion);
+    if (!version) errs.push(invalid(child(field, 'apiVersion'), ref.apiVersion, 'version must not be empty'));
+    if (!ref.kind) errs.push(invalid(child(field, 'kind'), ref.kind, 'must not be empty'));
+    if (!ref.name) errs.push(invalid(child(field, 'name'), ref.name, 'must not be empty'));
+    if (!ref.uid) errs.push(invalid(child(field, 'uid'), ref.uid, 'must not be empty'));
+    // BannedOwners: core/v1 Event may not own anything; the text is the GVK's String().
+    if (group === '' && version === 'v1' && ref.kind === 'Event') {
+      errs.push(invalid(field, ref.raw, `${group}/${version}, Kind=${ref.kind} is disallowed from being an owner`));
+    }
+    if (ref.controller) {
+      const current = `${ref.kind}/${ref.name}`;
+      if (firstController) {
+        errs.push(
+          invalid(
+            field,
+            m.ownerReferencesRaw,
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+          ),
+        );
+      } else {
+        firstController = current;
+      }
+    }
+  }
+  return errs;
+}
+
+/** ValidateFinalizers: qualified names, and not both orphan and foregroundDeletion. */
+function finalizerErrors(m: MetaView, path: string): FieldError[] {
+  const field = child(path, 'finalizers');
+  const errs: FieldError[] = [];
+  for (const f of m.finalizers) for (const msg of isQualifiedName(f)) errs.push(invalid(field, f, msg));
+  if (m.finalizers.includes(FINALIZER_ORPHAN_DEPENDENTS) && m.finalizers.includes(FINALIZER_DELETE_DEPENDENTS)) {
+    errs.push(invalid(field, m.finalizers, `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`));
+  }
+  return errs;
+}
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** ValidateFieldManager: at most 128 bytes, printable characters only. */
+function fieldManagerErrors(manager: string, field: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong(field, FIELD_MANAGER_MAX_LENGTH));
+  let offset = 0; // Go ranges over a string by byte offset.
+  for (const ch of manager) {
+    if (!printable.test(ch)) {
+      const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      errs.push(invalid(field, manager, `invalid character U+${code} (at position ${offset})`));
+    }
+    offset += byteLength(ch);
+  }
+  return errs;
+}
+
+/** v1validation.ValidateManagedFields. */
+function managedFieldsErrors(m: MetaView, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  m.managedFields.forEach((entry, i) => {
+    const field = index(child(path, 'managedFields'), i);
+    if (entry.operation !== 'Apply' && entry.operation !== 'Update') {
+      errs.push(invalid(child(field, 'operation'), entry.operation, 'must be `Apply` or `Update`'));
+    }
+    if (entry.fieldsType && entry.fieldsType !== 'FieldsV1') errs.push(invalid(child(field, 'fieldsType'), entry.fieldsType, 'must be `FieldsV1`'));
+    errs.push(...fieldManagerErrors(entry.manager, child(field, 'manager')));
+    if (byteLength(entry.subresource) > MAX_SUBRESOURCE_NAME_LENGTH) errs.push(tooLong(child(field, 'subresource'), MAX_SUBRESOURCE_NAME_LENGTH));
+  });
+  return errs;
+}

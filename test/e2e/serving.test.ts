@@ -1,0 +1,285 @@
+// The real binary (dist/, built by `make test` or `npx tsc -p tsconfig.json`) with real curl and
+// kubectl: start-up, credentials on disk, authentication, failures an operator can cause, and a
+// graceful stop. Plus the library entry point, startServer({ storage: 'memory' }).
+import { createServer, type Server } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { startServer } from '../../server/index.js';
+import { generatePki, servingHosts } from '../../server/pki.js';
+import { type CommandResult, type ServerProcess, request, run, runBinary, startServerProcess } from '../helpers/server-process.js';
+
+const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+
+const scratch = mkdtempSync(join(tmpdir(), 'serving-e2e-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The operator-facing error: the last stderr line, and no stack trace anywhere. */
+function failureLine(r: CommandResult): string {
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+  const lines = r.stderr.trimEnd().split('\n');
+  return lines[lines.length - 1]!;
+}
+
+interface Kubeconfig {
+  clusters: { name: string; cluster: { server: string; 'certificate-authority-data': string } }[];
+  users: { name: string; user: { token: string } }[];
+  contexts: { name: string; context: { cluster: string; user: string } }[];
+  'current-context': string;
+}
+
+describe('the binary, first start on an empty data dir', () => {
+  const dataDir = join(scratch, 'first');
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startServerProcess({ dataDir });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('prints one serving line with the kubeconfig path, and logs it structured', () => {
+    expect(server.stdout()).toBe(`mini-apiserver serving on ${server.url} (sqlite); kubeconfig: ${join(dataDir, 'admin.kubeconfig')}\n`);
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const logs = server.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', msg: 'serving', url: server.url, storage: 'sqlite', kubeconfig: server.kubeconfigPath }));
+  });
+
+  it('writes the PKI, the token file and a kubeconfig that names them', () => {
+    const pki = join(dataDir, 'pki');
+    for (const f of ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key']) expect(existsSync(join(pki, f))).toBe(true);
+    for (const secret of ['pki/ca.key', 'pki/apiserver.key', 'tokens.csv', 'admin.kubeconfig']) expect(statSync(join(dataDir, secret)).mode & 0o777).toBe(0o600);
+    const csv = readFileSync(join(dataDir, 'tokens.csv'), 'utf8');
+    expect(csv).toMatch(/^[A-Za-z0-9_-]{43},admin,[0-9a-f-]{36},"system:masters"\n$/);
+
+    const kc = parseYaml(readFileSync(server.kubeconfigPath, 'utf8')) as Kubeconfig;
+    expect(kc['current-context']).toBe('mini-apiserver');
+    expect(kc.contexts).toEqual([{ name: 'mini-apiserver', context: { cluster: 'mini-apiserver', user: 'admin' } }]);
+    expect(kc.clusters[0]!.cluster.server).toBe(server.url);
+    expect(Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString()).toBe(readFileSync(join(pki, 'ca.crt'), 'utf8'));
+    expect(kc.users[0]!.user.token).toBe(csv.split(',')[0]);
+  });
+
+  it('real curl reads /version with the CA and the token', async () => {
+    const r = await run('curl', ['-sS', '--fail', '--cacert', join(dataDir, 'pki', 'ca.crt'), '-H', `Authorization: Bearer ${server.token}`, `${server.url}/version`]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ major: '1', minor: '33', gitVersion: expect.stringMatching(/^v1\.33\.0\+mini-apiserver\./) });
+  });
+
+  it('curl against localhost verifies the certificate too', async () => {
+    const r = await run('curl', ['-sS', '--fail', '--cacert', join(dataDir, 'pki', 'ca.crt'), '--resolve', `localhost:${server.port}:127.0.0.1`, `https://localhost:${server.port}/healthz`]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('ok');
+  });
+
+  it('real kubectl version -o json works with the admin kubeconfig', async () => {
+    const r = await server.kubectl(['version', '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { serverVersion: Record<string, string> };
+    expect(out.serverVersion).toMatchObject({ major: '1', minor: '33', gitVersion: expect.stringMatching(/^v1\.33\.0\+/) });
+  });
+
+  it('health endpoints answer without a token', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz']) expect(await server.request(path, { token: null })).toMatchObject({ status: 200, body: 'ok' });
+    const verbose = await server.request('/readyz?verbose', { token: null });
+    expect(verbose.body).toBe('[+]ping ok\n[+]sqlite ok\n[+]shutdown ok\nreadyz check passed\n');
+  });
+
+  it('no token: 401 with the Unauthorized Status as JSON', async () => {
+    for (const path of ['/api', '/apis', '/api/v1/namespaces', '/metrics']) {
+      const r = await server.request(path, { token: null });
+      expect(r.status).toBe(401);
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(r.body)).toEqual(UNAUTHORIZED);
+    }
+  });
+
+  it('wrong token: 401, on public paths too', async () => {
+    for (const path of ['/api', '/version', '/readyz']) {
+      const r = await server.request(path, { token: 'not-the-token' });
+      expect(r.status).toBe(401);
+      expect(JSON.parse(r.body)).toEqual(UNAUTHORIZED);
+    }
+  });
+
+  it('/metrics with the token: Prometheus text with request counts', async () => {
+    const r = await server.request('/metrics');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatch(/^apiserver_request_total\{code="401",verb="GET"\} \d+$/m);
+    expect(r.body).toMatch(/^apiserver_current_inflight_requests\{request_kind="readOnly"\} 1$/m);
+    expect(r.body).toMatch(/^process_start_time_seconds \d+/m);
+  });
+
+  it('SIGTERM: exit 0 and the store closed cleanly', async () => {
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(server.stderr()).not.toMatch(/^\s+at /m);
+    const dbPath = join(dataDir, 'state.db');
+    // A clean close checkpoints and removes the WAL; the exclusive lock is gone, so it reopens.
+    expect(existsSync(`${dbPath}-wal`)).toBe(false);
+    const db = new Database(dbPath, { fileMustExist: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a second start reuses the CA, serving certificate and token byte for byte', async () => {
+    const files = ['pki/ca.crt', 'pki/ca.key', 'pki/apiserver.crt', 'pki/apiserver.key', 'tokens.csv'];
+    const before = files.map((f) => readFileSync(join(dataDir, f)));
+    const again = await startServerProcess({ dataDir });
+    try {
+      expect(files.map((f) => readFileSync(join(dataDir, f)))).toEqual(before);
+      expect(again.token).toBe(server.token);
+      expect(again.ca).toBe(server.ca);
+      expect((await again.kubectl(['version', '-o', 'json'])).code).toBe(0);
+    } finally {
+      expect(await again.stop('SIGINT')).toBe(0);
+    }
+  });
+});
+
+describe('the binary, start-up failures: one line, non-zero exit', () => {
+  let blocker: Server;
+  let busyPort: number;
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    busyPort = (blocker.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((r) => blocker.close(() => r())));
+
+  it('port in use', async () => {
+    const r = await runBinary(['--data-dir', join(scratch, 'busy'), '--secure-port', String(busyPort)]);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toBe(`mini-apiserver: port ${busyPort} on 127.0.0.1 is already in use`);
+  });
+
+  it('data dir not writable (a path under a regular file)', async () => {
+    const file = join(scratch, 'a-file');
+    writeFileSync(file, '');
+    const r = await runBinary(['--data-dir', join(file, 'data'), '--secure-port', '0']);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toBe(`mini-apiserver: data directory ${join(file, 'data')} is not writable: a path component is not a directory`);
+  });
+
+  it('unreadable certificate file', async () => {
+    const missing = join(scratch, 'missing.crt');
+    const r = await runBinary(['--data-dir', join(scratch, 'tls'), '--secure-port', '0', '--tls-cert-file', missing, '--tls-private-key-file', missing]);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toBe(`mini-apiserver: cannot read TLS certificate file ${missing}: no such file or directory`);
+  });
+
+  it('invalid certificate file', async () => {
+    const junk = join(scratch, 'junk.crt');
+    writeFileSync(junk, '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n');
+    const r = await runBinary(['--data-dir', join(scratch, 'tls'), '--secure-port', '0', '--tls-cert-file', junk, '--tls-private-key-file', junk]);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toMatch(new RegExp(`^mini-apiserver: invalid TLS certificate file ${junk}: .+`));
+  });
+
+  it('invalid token file', async () => {
+    const csv = join(scratch, 'bad-tokens.csv');
+    writeFileSync(csv, 'only,two\n');
+    const r = await runBinary(['--data-dir', join(scratch, 'tok'), '--secure-port', '0', '--token-auth-file', csv]);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toBe(`mini-apiserver: invalid token file ${csv}: must have at least 3 columns (token, user name, user uid), found 2`);
+  });
+
+  it('etcd unreachable: a clear message in bounded time', async () => {
+    const r = await runBinary(['--data-dir', join(scratch, 'etcd'), '--secure-port', '0', '--etcd-servers', 'http://127.0.0.1:1'], 60_000);
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toMatch(/^mini-apiserver: .*(etcd|127\.0\.0\.1:1).*/);
+    expect(r.durationMs).toBeLessThan(30_000);
+  });
+
+  it('unknown flag: exit 2 and one line', async () => {
+    const r = await runBinary(['--no-such-flag']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('mini-apiserver: unknown flag: --no-such-flag (see --help)\n');
+  });
+
+  it('--help prints usage and exits 0', async () => {
+    const r = await runBinary(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: mini-apiserver [flags]');
+    expect(r.stdout).toContain('--etcd-servers');
+  });
+});
+
+describe('the binary with operator-supplied certificate and tokens', () => {
+  it('serves that certificate and authenticates those tokens', async () => {
+    const dir = join(scratch, 'custom');
+    const pki = await generatePki(servingHosts('127.0.0.1'));
+    const files = { cert: join(scratch, 'custom.crt'), key: join(scratch, 'custom.key'), ca: join(scratch, 'custom-ca.crt'), tokens: join(scratch, 'custom-tokens.csv') };
+    writeFileSync(files.cert, pki.cert + pki.caCert); // leaf, then its chain
+    writeFileSync(files.key, pki.key);
+    writeFileSync(files.ca, pki.caCert);
+    writeFileSync(files.tokens, 'viewer-token,viewer,v1,"dev"\nroot-token,root,r1,"system:masters,ops"\n');
+    const server = await startServerProcess({
+      dataDir: dir,
+      args: ['--tls-cert-file', files.cert, '--tls-private-key-file', files.key, '--token-auth-file', files.tokens],
+    });
+    try {
+      expect(server.token).toBe('root-token');
+      expect(existsSync(join(dir, 'pki'))).toBe(false);
+      expect(existsSync(join(dir, 'tokens.csv'))).toBe(false);
+      const curl = await run('curl', ['-sS', '--fail', '--cacert', files.ca, '-H', 'Authorization: Bearer viewer-token', `${server.url}/metrics`]);
+      expect(curl.code).toBe(0);
+      expect((await server.kubectl(['version', '-o', 'json'])).code).toBe(0);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
+
+describe('the library: startServer({ storage: "memory" })', () => {
+  it('starts in milliseconds with in-memory credentials, serves, and closes', async () => {
+    const timings: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      const handle = await startServer({ storage: 'memory' });
+      timings.push(performance.now() - t0);
+      try {
+        expect(handle).toMatchObject({ storage: 'memory', kubeconfigPath: undefined });
+        expect(handle.url).toBe(`https://127.0.0.1:${handle.port}`);
+        const ready = await request(`${handle.url}/readyz`, { ca: handle.caCert, token: handle.token });
+        expect(ready).toMatchObject({ status: 200, body: 'ok' });
+        const version = await request(`${handle.url}/version`, { ca: handle.caCert, token: handle.token });
+        expect(JSON.parse(version.body)).toMatchObject({ major: '1', minor: '33' });
+        const kc = parseYaml(handle.kubeconfig) as Kubeconfig;
+        expect(kc.clusters[0]!.cluster.server).toBe(handle.url);
+        expect(kc.users[0]!.user.token).toBe(handle.token);
+        const anonymous = await request(`${handle.url}/api`, { ca: handle.caCert });
+        expect(anonymous.status).toBe(401);
+      } finally {
+        await handle.close();
+      }
+      await expect(request(`${handle.url}/readyz`, { ca: handle.caCert })).rejects.toThrow(/ECONNREFUSED/);
+    }
+    console.log(`startServer({storage:'memory'}) start-up: ${timings.map((t) => `${t.toFixed(1)}ms`).join(', ')} (first includes module loading)`);
+    expect(timings[2]).toBeLessThan(500);
+  });
+
+  it('two servers side by side get their own ports and credentials', async () => {
+    const [a, b] = await Promise.all([startServer({ storage: 'memory' }), startServer({ storage: 'memory' })]);
+    try {
+      expect(a.port).not.toBe(b.port);
+      expect(a.token).not.toBe(b.token);
+      expect((await request(`${a.url}/api`, { ca: a.caCert, token: b.token })).status).toBe(401);
+      await expect(request(`${a.url}/readyz`, { ca: b.caCert })).rejects.toThrow();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('rejects inconsistent options before touching anything', async () => {
+    await expect(startServer({ storage: 'sqlite' })).rejects.toThrow("storage 'sqlite' needs a dataDir");
+  });
+});

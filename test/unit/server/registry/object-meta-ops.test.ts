@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GENERATED_NAME_ALPHABET,
+  carryOverSystemFields,
+  deepEqual,
+  fillObjectMetaSystemFields,
+  generateNameFrom,
+  specChanged,
+  wipeObjectMetaSystemFields,
+} from '../../../../server/registry/object-meta-ops.js';
+import type { KubeObject, ObjectMeta } from '../../../../server/registry/object.js';
+
+describe('deepEqual', () => {
+  it.each<{ a: unknown; b: unknown; want: boolean }>([
+    { a: 1, b: 1, want: true },
+    { a: 1, b: '1', want: false },
+    { a: null, b: null, want: true },
+    { a: null, b: {}, want: false },
+    { a: {}, b: null, want: false },
+    { a: 0, b: -0, want: true },
+    { a: { a: 1, b: [1, { c: 2 }] }, b: { b: [1, { c: 2 }], a: 1 }, want: true },
+    { a: { a: 1 }, b: { a: 1, b: 2 }, want: false },
+    { a: { a: 1, b: 2 }, b: { a: 1, c: 2 }, want: false },
+    { a: { a: undefined }, b: {}, want: true },
+    { a: { a: null }, b: {}, want: false },
+    { a: [1, 2], b: [2, 1], want: false },
+    { a: [1], b: [1, undefined], want: false },
+    { a: [], b: {}, want: false },
+    { a: {}, b: [], want: false },
+    { a: { 0: 'a' }, b: ['a'], want: false },
+    { a: { x: [[1]] }, b: { x: [[1]] }, want: true },
+    { a: { x: [[1]] }, b: { x: [[2]] }, want: false },
+  ])('$a vs $b', ({ a, b, want }) => {
+    expect(deepEqual(a, b)).toBe(want);
+    expect(deepEqual(b, a)).toBe(want);
+  });
+});
+
+describe('specChanged (what bumps metadata.generation)', () => {
+  const base: KubeObject = {
+    apiVersion: 'cache.example.com/v1',
+    kind: 'Cache',
+    metadata: { name: 'web', generation: 1, resourceVersion: '5' },
+    spec: { size: 1, tags: ['a'] },
+    status: { ready: true },
+  };
+  it.each<{ name: string; next: KubeObject; want: boolean }>([
+    { name: 'nothing', next: structuredClone(base), want: false },
+    { name: 'spec keys reordered', next: { ...base, spec: { tags: ['a'], size: 1 } }, want: false },
+    { name: 'metadata only', next: { ...base, metadata: { name: 'web', labels: { a: 'b' }, annotations: { x: 'y' }, finalizers: ['f'] } }, want: false },
+    { name: 'a spec value', next: { ...base, spec: { size: 2, tags: ['a'] } }, want: true },
+    { name: 'a list order', next: { ...base, spec: { size: 1, tags: ['a', 'b'] } }, want: true },
+    // kube's CR strategy compares everything but metadata; with a status subresource the store has
+    // already restored the old status, so this only happens to kinds without one.
+    { name: 'status', next: { ...base, status: { ready: false } }, want: true },
+    { name: 'a new top-level field', next: { ...base, data: { a: 1 } }, want: true },
+    { name: 'a removed spec', next: { apiVersion: base.apiVersion, kind: base.kind, metadata: base.metadata, status: base.status }, want: true },
+    { name: 'an undefined field', next: { ...base, data: undefined }, want: false },
+  ])('$name → $want', ({ next, want }) => {
+    expect(specChanged(base, next)).toBe(want);
+  });
+});
+
+describe('generateNameFrom', () => {
+  /** A deterministic pick: the index sequence given. */
+  const picks = (...indices: number[]): ((n: number) => number) => {
+    let i = 0;
+    return () => indices[i++ % indices.length]!;
+  };
+
+  it.each([
+    { base: 'web-', pick: picks(0, 1, 2, 3, 4), want: 'web-bcdfg' },
+    { base: '', pick: picks(26), want: '99999' },
+    { base: 'x'.repeat(58), pick: picks(0), want: `${'x'.repeat(58)}bbbbb` },
+    { base: 'y'.repeat(70), pick: picks(25), want: `${'y'.repeat(58)}88888` },
+  ])('$base', ({ base, pick, want }) => {
+    expect(generateNameFrom(base, pick)).toBe(want);
+  });
+
+  it('draws 5 characters from kube\'s alphabet by default', () => {
+    expect(GENERATED_NAME_ALPHABET).toBe('bcdfghjklmnpqrstvwxz2456789');
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const name = generateNameFrom('gen-');
+      expect(name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+      seen.add(name);
+    }
+    expect(seen.size).toBeGreaterThan(190);
+  });
+});
+
+describe('create: wipe then fill system fields', () => {
+  it('replaces what the client sent', () => {
+    const meta: ObjectMeta = {
+      name: 'web',
+      uid: 'client-uid',
+      creationTimestamp: '2000-01-01T00:00:00Z',
+      deletionTimestamp: '2000-01-02T00:00:00Z',
+      deletionGracePeriodSeconds: 30,
+      selfLink: '/x',
+      labels: { a: 'b' },
+      finalizers: ['f'],
+    };
+    wipeObjectMetaSystemFields(meta);
+    expect(meta).toEqual({ name: 'web', labels: { a: 'b' }, finalizers: ['f'] });
+    fillObjectMetaSystemFields(meta, '2024-05-01T10:00:00Z', 'new-uid');
+    expect(meta).toEqual({ name: 'web', labels: { a: 'b' }, finalizers: ['f'], creationTimestamp: '2024-05-01T10:00:00Z', uid: 'new-uid' });
+  });
+});
+
+describe('update: carryOverSystemFields (rest.BeforeUpdate)', () => {
+  const stored: ObjectMeta = { name: 'web', uid: 'u1', generation: 3, creationTimestamp: '2024-01-01T00:00:00Z', resourceVersion: '9' };
+  const deleting: ObjectMeta = { ...stored, deletionTimestamp: '2024-01-02T00:00:00Z', deletionGracePeriodSeconds: 0, finalizers: ['f'] };
+
+  it.each<{ name: string; next: ObjectMeta; old: ObjectMeta; want: ObjectMeta }>([
+    {
+      name: 'fills what the client left out',
+      next: { name: 'web', resourceVersion: '9' },
+      old: stored,
+      want: { name: 'web', resourceVersion: '9', generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z' },
+    },
+    {
+      name: 'generation and creationTimestamp are always the stored ones',
+      next: { name: 'web', uid: 'u1', generation: 99, creationTimestamp: '1999-01-01T00:00:00Z' },
+      old: stored,
+      want: { name: 'web', uid: 'u1', generation: 3, creationTimestamp: '2024-01-01T00:00:00Z' },
+    },
+    {
+      name: 'a different uid is left for validation to refuse',
+      next: { name: 'web', uid: 'u2' },
+      old: stored,
+      want: { name: 'web', uid: 'u2', generation: 3, creationTimestamp: '2024-01-01T00:00:00Z' },
+    },
+    {
+      name: 'a deletion in progress cannot be cleared',
+      next: { name: 'web', finalizers: [] },
+      old: deleting,
+      want: { name: 'web', finalizers: [], generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z', deletionTimestamp: '2024-01-02T00:00:00Z', deletionGracePeriodSeconds: 0 },
+    },
+    {
+      name: 'a changed grace period is left for validation to refuse',
+      next: { name: 'web', deletionTimestamp: '2030-01-01T00:00:00Z', deletionGracePeriodSeconds: 5 },
+      old: deleting,
+      want: { name: 'web', generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z', deletionTimestamp: '2024-01-02T00:00:00Z', deletionGracePeriodSeconds: 5 },
+    },
+    {
+      name: 'a deletionTimestamp on a live object is left for validation to refuse',
+      next: { name: 'web', deletionTimestamp: '2030-01-01T00:00:00Z' },
+      old: stored,
+      want: { name: 'web', deletionTimestamp: '2030-01-01T00:00:00Z', generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z' },
+    },
+    {
+      name: 'a kind without generation keeps none',
+      next: { name: 'ns', generation: 4 },
+      old: { name: 'ns', uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z' },
+      want: { name: 'ns', uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z' },
+    },
+  ])('$name', ({ next, old, want }) => {
+    const meta = structuredClone(next);
+    carryOverSystemFields(meta, old);
+    expect(meta).toEqual(want);
+  });
+
+  it('treats a null grace period as unset', () => {
+    const meta = JSON.parse('{"name":"web","deletionGracePeriodSeconds":null}') as ObjectMeta;
+    carryOverSystemFields(meta, deleting);
+    expect(meta.deletionGracePeriodSeconds).toBe(0);
+  });
+});

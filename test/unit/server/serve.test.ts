@@ -1,0 +1,236 @@
+// The HTTPS front door with a fake API layer: routing of public and authenticated paths, the
+// Status bodies, metrics, health, and the connection side of graceful shutdown.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TokenAuthenticator } from '../../../server/authn/bearer.js';
+import type { HealthCheck } from '../../../server/health.js';
+import { silentLogger } from '../../../server/log.js';
+import type { UserInfo } from '../../../server/pipeline/types.js';
+import { generatePki, servingHosts, type ServingTls } from '../../../server/pki.js';
+import { HttpsFrontend, isWatchRequest } from '../../../server/serve.js';
+import { versionInfo } from '../../../server/version.js';
+import { request } from '../../helpers/server-process.js';
+
+const TOKEN = 'secret-token';
+const ADMIN: UserInfo = { name: 'admin', uid: 'u1', groups: ['system:masters'] };
+
+let tls: ServingTls;
+beforeAll(async () => {
+  tls = await generatePki(servingHosts('127.0.0.1'));
+});
+
+type Handler = (req: IncomingMessage, res: ServerResponse, user: UserInfo) => Promise<void>;
+
+interface Started {
+  frontend: HttpsFrontend;
+  url: string;
+  seen: { path: string | undefined; user: UserInfo; authorization: string | undefined }[];
+}
+
+const running: HttpsFrontend[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((f) => f.forceClose()));
+});
+
+async function start(handler?: Handler, storageUp = true): Promise<Started> {
+  const seen: Started['seen'] = [];
+  const api = {
+    handle: async (req: IncomingMessage, res: ServerResponse, user: UserInfo) => {
+      seen.push({ path: req.url, user, authorization: req.headers.authorization });
+      if (handler) return handler(req, res, user);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{"kind":"Fake"}');
+    },
+  };
+  const storageCheck: HealthCheck = {
+    name: 'sqlite',
+    check: async () => {
+      if (!storageUp) throw new Error('database is closed');
+    },
+  };
+  const authenticator = new TokenAuthenticator([{ token: TOKEN, user: ADMIN }]);
+  const frontend = new HttpsFrontend({
+    tls,
+    api,
+    authenticate: (req) => authenticator.authenticate(req),
+    storageCheck,
+    version: versionInfo('0.1.0', new Date(0)),
+    logger: silentLogger,
+  });
+  running.push(frontend);
+  const port = await frontend.listen(0, '127.0.0.1');
+  return { frontend, url: `https://127.0.0.1:${port}`, seen };
+}
+
+const get = (url: string, token?: string) => request(url, { ca: tls.caCert, ...(token === undefined ? {} : { token }) });
+
+describe('public paths', () => {
+  it.each(['/healthz', '/livez', '/readyz'])('%s answers ok without a token', async (path) => {
+    const { url } = await start();
+    const r = await get(url + path);
+    expect(r.status).toBe(200);
+    expect(r.body).toBe('ok');
+    expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('/version answers version.Info without a token', async () => {
+    const { url } = await start();
+    for (const path of ['/version', '/version/']) {
+      const r = await get(url + path);
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(r.body)).toMatchObject({ major: '1', minor: '33', gitVersion: 'v1.33.0+mini-apiserver.0.1.0' });
+    }
+  });
+
+  it('/readyz?verbose lists the checks', async () => {
+    const { url } = await start();
+    const r = await get(`${url}/readyz?verbose`);
+    expect(r.body).toBe('[+]ping ok\n[+]sqlite ok\n[+]shutdown ok\nreadyz check passed\n');
+  });
+
+  it('/readyz is 500 while storage is down; /livez stays ok', async () => {
+    const { url } = await start(undefined, false);
+    const r = await get(`${url}/readyz`);
+    expect(r.status).toBe(500);
+    expect(r.body).toBe('[+]ping ok\n[-]sqlite failed: reason withheld\n[+]shutdown ok\nreadyz check failed\n');
+    expect((await get(`${url}/livez`)).status).toBe(200);
+    expect((await get(`${url}/healthz`)).status).toBe(500);
+  });
+});
+
+describe('authentication', () => {
+  const unauthorized = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+
+  it.each(['/api', '/apis/example.com/v1/widgets', '/metrics', '/readyz/sqlite', '/'])('%s without a token: 401 Status', async (path) => {
+    const { url, seen } = await start();
+    const r = await get(url + path);
+    expect(r.status).toBe(401);
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(r.body)).toEqual(unauthorized);
+    expect(seen).toEqual([]);
+  });
+
+  it.each(['/api', '/healthz', '/version'])('%s with a wrong token: 401, public paths too (as kube)', async (path) => {
+    const { url } = await start();
+    const r = await get(url + path, 'wrong');
+    expect(r.status).toBe(401);
+    expect(JSON.parse(r.body)).toEqual(unauthorized);
+  });
+
+  it('hands authenticated requests to the API with the user, credential removed', async () => {
+    const { url, seen } = await start();
+    const r = await get(`${url}/api/v1/namespaces?limit=1`, TOKEN);
+    expect(r.status).toBe(200);
+    expect(r.body).toBe('{"kind":"Fake"}');
+    expect(seen).toEqual([{ path: '/api/v1/namespaces?limit=1', user: ADMIN, authorization: undefined }]);
+  });
+
+  it('a failing API handler still answers a Status', async () => {
+    const { url } = await start(async () => {
+      throw new Error('kaput');
+    });
+    const r = await get(`${url}/api`, TOKEN);
+    expect(r.status).toBe(500);
+    expect(JSON.parse(r.body)).toMatchObject({ kind: 'Status', reason: 'InternalError', message: 'Internal error occurred: kaput', code: 500 });
+  });
+});
+
+describe('authenticated non-API paths', () => {
+  it('/metrics counts requests by verb and code', async () => {
+    const { url } = await start();
+    await get(`${url}/api`, TOKEN);
+    await get(`${url}/api`);
+    await request(`${url}/api/v1/namespaces`, { ca: tls.caCert, token: TOKEN, method: 'POST', body: '{}' });
+    const r = await get(`${url}/metrics`, TOKEN);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(r.body).toContain('apiserver_request_total{code="200",verb="GET"} 1\n');
+    expect(r.body).toContain('apiserver_request_total{code="401",verb="GET"} 1\n');
+    expect(r.body).toContain('apiserver_request_total{code="200",verb="POST"} 1\n');
+    expect(r.body).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 1\n'); // this very request
+    expect(r.body).toContain('process_start_time_seconds ');
+  });
+
+  it('/readyz/<check> gives the reason; an unknown check goes to the API', async () => {
+    const { url, seen } = await start(undefined, false);
+    expect(await get(`${url}/readyz/ping`, TOKEN)).toMatchObject({ status: 200, body: 'ok' });
+    expect(await get(`${url}/readyz/sqlite`, TOKEN)).toMatchObject({ status: 500, body: 'internal server error: database is closed\n' });
+    await get(`${url}/readyz/nope`, TOKEN);
+    expect(seen.map((s) => s.path)).toEqual(['/readyz/nope']);
+  });
+});
+
+describe('isWatchRequest', () => {
+  it.each<[string, string, boolean]>([
+    ['/api/v1/namespaces', 'watch=true', true],
+    ['/api/v1/namespaces', 'watch=1', true],
+    ['/api/v1/namespaces', 'watch=True', true],
+    ['/api/v1/namespaces', 'watch=false', false],
+    ['/api/v1/namespaces', 'watch=yes', false],
+    ['/api/v1/namespaces', '', false],
+    ['/api/v1/watch/namespaces', '', true],
+    ['/apis/example.com/v1/watch/namespaces/a/widgets', '', true],
+    ['/api/v1/namespaces/watch', '', false], // a namespace named "watch"
+  ])('%s?%s -> %s', (path, query, want) => {
+    expect(isWatchRequest(path, query ? new URLSearchParams(query) : undefined)).toBe(want);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('lets an in-flight request finish, refuses new connections, fails /readyz meanwhile', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    const { frontend, url } = await start(async (_req, res) => {
+      entered();
+      await released;
+      res.writeHead(200);
+      res.end('done');
+    });
+    const slow = get(`${url}/api/slow`, TOKEN);
+    await inside;
+    frontend.stopAccepting();
+    await expect(get(`${url}/readyz`)).rejects.toThrow(/ECONNREFUSED/);
+    const drained = frontend.drain(5000, false);
+    setTimeout(release, 100);
+    await drained;
+    const r = await slow;
+    expect(r).toMatchObject({ status: 200, body: 'done' });
+    expect(r.headers.connection).toBe('close');
+    await frontend.forceClose();
+  });
+
+  it('does not wait for watches past the bound, and cuts them on forceClose', async () => {
+    const { frontend, url } = await start(async (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"type":"ADDED"}\n');
+    });
+    const watch = new Promise<{ first: string; ended: string }>((resolve, reject) => {
+      const req = httpsRequest(`${url}/api/v1/namespaces?watch=true`, { ca: tls.caCert, headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+        let first = '';
+        res.once('data', (c: Buffer) => (first = c.toString()));
+        res.on('error', () => resolve({ first, ended: 'error' }));
+        res.on('end', () => resolve({ first, ended: 'end' }));
+        res.on('close', () => resolve({ first, ended: 'close' }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    frontend.stopAccepting();
+    const t0 = performance.now();
+    await frontend.drain(5000, false); // watches do not hold the first drain
+    expect(performance.now() - t0).toBeLessThan(1000);
+    const t1 = performance.now();
+    await frontend.drain(200, true); // ... and the second is bounded
+    expect(performance.now() - t1).toBeGreaterThanOrEqual(190);
+    await frontend.forceClose();
+    const w = await watch;
+    expect(w.first).toBe('{"type":"ADDED"}\n');
+    expect(['error', 'close', 'end']).toContain(w.ended);
+  });
+});
