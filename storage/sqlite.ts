@@ -2,9 +2,14 @@
 // delete appends one row; the row id is the revision. A key's state at revision R is its newest
 // row with id <= R (absent when that row is a delete marker).
 //
-// better-sqlite3 is synchronous and this process holds the database exclusively, so each method
-// does its DB work in one transaction before its first await: writes are serialized by the event
-// loop, and the in-memory revision counters cannot drift from the table.
+// better-sqlite3 is synchronous and this process holds the database exclusively, so DB work never
+// interleaves: writes are serialized by the event loop, and the in-memory revision counters cannot
+// drift from the table.
+//
+// Group commit: writes issued in the same turn of the event loop are committed together in one
+// transaction, each inside its own savepoint, so N concurrent writers pay one fsync instead of N
+// (etcd batches its backend commits the same way). Every write is still acknowledged only after
+// the commit that made it durable, and fails or succeeds on its own.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -70,10 +75,18 @@ interface Watcher {
   closed: boolean;
 }
 
+interface PendingWrite {
+  fn: () => Row;
+  resolve(row: Row): void;
+  reject(err: unknown): void;
+}
+
 export class SqliteStorage implements Storage {
   readonly backend = 'sqlite';
 
   private readonly watchers = new Set<Watcher>();
+  /** Writes waiting for the next group commit, in the order they were issued. */
+  private pending: PendingWrite[] = [];
   private readonly stmt: ReturnType<typeof prepare>;
 
   private constructor(
@@ -129,7 +142,7 @@ export class SqliteStorage implements Storage {
 
   async create(key: string, value: string): Promise<KeyValue> {
     checkSize(key, value);
-    const row = this.write(() => {
+    const row = await this.write(() => {
       const latest = this.stmt.latest.get(key);
       if (latest && !latest.deleted) throw keyExists(key);
       return this.append(key, {
@@ -146,7 +159,7 @@ export class SqliteStorage implements Storage {
 
   async update(key: string, value: string, expectedRevision: number): Promise<KeyValue> {
     checkSize(key, value);
-    const row = this.write(() => {
+    const row = await this.write(() => {
       const latest = this.liveLatest(key, expectedRevision);
       return this.append(key, {
         created: 0,
@@ -161,7 +174,7 @@ export class SqliteStorage implements Storage {
   }
 
   async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
-    const row = this.write(() => {
+    const row = await this.write(() => {
       const latest = this.liveLatest(key, expectedRevision);
       return this.append(key, {
         created: 0,
@@ -234,6 +247,8 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
+    // Writes already issued are committed, not dropped: their callers are waiting for the answer.
+    this.commit();
     this.db.close();
     for (const w of this.watchers) this.end(w, unavailable('storage closed'));
     this.watchers.clear();
@@ -263,20 +278,54 @@ export class SqliteStorage implements Storage {
     return { id: Number(info.lastInsertRowid), name, ...fields };
   }
 
-  /** Runs one write transaction, then publishes its row to the watchers once it is committed. */
-  private write(fn: () => Row): Row {
-    const row = this.db.transaction(fn)();
-    this.revision = row.id;
-    if (this.watchers.size > 0) {
-      const event = toEvent(row);
-      for (const w of this.watchers) {
-        if (row.name.startsWith(w.prefix)) {
-          w.pending.push(event);
-          this.schedule(w);
+  /** Queues a write for the next group commit; resolves with its row once that commit is durable. */
+  private write(fn: () => Row): Promise<Row> {
+    if (!this.db.open) return Promise.reject(unavailable('storage closed'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ fn, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.commit());
+    });
+  }
+
+  /** Commits every queued write in one transaction, then publishes the rows in revision order. */
+  private commit(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const outcomes: Array<{ row: Row } | { err: unknown }> = [];
+    try {
+      this.db.transaction(() => {
+        for (const w of batch) {
+          // A nested transaction is a savepoint: a failed write leaves nothing behind.
+          try {
+            outcomes.push({ row: this.db.transaction(w.fn)() });
+          } catch (err) {
+            outcomes.push({ err });
+          }
         }
+      })();
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const outcome = outcomes[i]!;
+      if ('err' in outcome) return w.reject(outcome.err);
+      this.revision = outcome.row.id;
+      this.publish(outcome.row);
+      w.resolve(outcome.row);
+    });
+  }
+
+  private publish(row: Row): void {
+    if (this.watchers.size === 0) return;
+    const event = toEvent(row);
+    for (const w of this.watchers) {
+      if (row.name.startsWith(w.prefix)) {
+        w.pending.push(event);
+        this.schedule(w);
       }
     }
-    return row;
   }
 
   private end(w: Watcher, err: Error): void {
@@ -315,8 +364,10 @@ function prepare(db: Db) {
     WHERE name >= ? ${bounded ? 'AND name < ?' : ''}
       AND id = (SELECT MAX(id) FROM log WHERE name = kv.name AND id <= ?) AND deleted = 0
     ORDER BY name LIMIT ?`;
+  // A watch replays what happened after a recent revision: walk the ids after it, not every row of
+  // the prefix (+name keeps the planner off the name indexes, which would then sort by id).
   const logSql = (bounded: boolean): string =>
-    `SELECT ${COLUMNS} FROM log WHERE id > ? AND name >= ? ${bounded ? 'AND name < ?' : ''} ORDER BY id`;
+    `SELECT ${COLUMNS} FROM log WHERE id > ? AND +name >= ? ${bounded ? 'AND +name < ?' : ''} ORDER BY id`;
   return {
     latest: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
     latestAt: db.prepare<[string, number], Row>(

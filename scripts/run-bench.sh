@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make bench [ONLY=<name>] [QUICK=1]: runs bench/<name>.ts (every benchmark when no name is given).
+# Each prints its table and writes bench/results/<name>.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -gt 0 ] && [ -n "$1" ]; then
+  names=("$1")
+else
+  names=()
+  for f in bench/*.ts; do
+    n=$(basename "$f" .ts)
+    [ "$n" = report ] || names+=("$n")
+  done
+fi
+for n in "${names[@]}"; do
+  [ -f "bench/$n.ts" ] || { echo "no benchmark named $n (see bench/)" >&2; exit 2; }
+  npx vite-node "bench/$n.ts"
+done
