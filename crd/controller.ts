@@ -4,12 +4,13 @@
 // resource first, then the finalizer, then the routes.
 import type { Storage } from '../storage/interface.js';
 import type { Logger } from '../server/log.js';
-import { Catalog, type ResourceDescriptor, storageVersionHash } from '../server/registry/catalog.js';
+import { Catalog, type ResourceDescriptor } from '../server/registry/catalog.js';
 import { Informer } from '../server/registry/informer.js';
 import { Store } from '../server/registry/store.js';
 import { setCondition } from '../server/registry/builtin/crds.js';
 import { ApiError, ignoreNotFound } from '../server/errors.js';
 import { decideNames } from './naming.js';
+import { crdStorageVersionHash } from './storage-version.js';
 import { CRD_CLEANUP_FINALIZER, type CustomResourceDefinition } from './types.js';
 
 const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -90,7 +91,7 @@ export class CRDController {
       this.stores.set(name, entry);
     }
     const names = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : crd.spec.names;
-    const storageVersion = crd.spec.versions.find((v) => v.storage)?.name ?? crd.spec.versions[0]?.name ?? '';
+    const hash = crdStorageVersionHash(crd);
     const store = entry.store;
     const descriptors: ResourceDescriptor[] = crd.spec.versions
       .filter((v) => v.served)
@@ -112,7 +113,7 @@ export class CRDController {
         store,
         ...(v.additionalPrinterColumns ? { printerColumns: v.additionalPrinterColumns } : {}),
         ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${names.kind} is deprecated` } : {}),
-        storageVersionHash: storageVersionHash(crd.spec.group, storageVersion, names.kind),
+        storageVersionHash: hash,
         terminating,
         ...(v.schema?.openAPIV3Schema ? { schema: v.schema.openAPIV3Schema } : {}),
       }));

@@ -18,6 +18,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     },
     {
       statusSubresource: Boolean(storage?.subresources?.status),
+      allowUnconditionalUpdate: false,
     },
   );
 }

@@ -37,8 +37,17 @@ export interface FieldError {
   detail: string;
 }
 
+/** A bad value that kube prints with Go's %#v where JSON would differ (uint64 0 prints as `0x0`). */
+export class GoPrinted {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
+
 /** kube's printing of a bad value: strings quoted (Go %q), scalars bare, nil as "null". */
 export function formatBadValue(value: unknown): string {
+  if (value instanceof GoPrinted) return value.text;
   if (value === null || value === undefined) return '"null"';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);

@@ -229,7 +229,11 @@ async function update(ctx: Ctx): Promise<void> {
     throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
   }
   obj.metadata.name = name;
-  const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, { subresource: ctx.info.subresource || undefined, dryRun: dryRun(ctx) });
+  const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
+    subresource: ctx.info.subresource || undefined,
+    dryRun: dryRun(ctx),
+    replace: true,
+  });
   respondObject(ctx, 200, updated);
 }
 

@@ -10,6 +10,7 @@ export function defineStrategy(kind: KindInfo, overrides: Partial<Strategy> = {}
     kind,
     statusSubresource: false,
     tracksGeneration: true,
+    allowUnconditionalUpdate: true,
     prepareForCreate: () => {},
     prepareForUpdate: () => {},
     canonicalize: () => {},

@@ -1,8 +1,11 @@
 // The installed resources: built-in kinds and every served version of every established CRD.
 // Discovery, OpenAPI and the REST dispatcher read it; the CRD controller writes it.
-import { createHash } from 'node:crypto';
 import type { JSONSchemaProps, PrinterColumn } from '../../crd/types.js';
 import type { Store } from './store.js';
+import { compareKubeAwareVersions } from './versions.js';
+
+/** Preferred first. */
+const preferredFirst = (a: string, b: string): number => compareKubeAwareVersions(b, a);
 
 export interface ResourceNames {
   plural: string;
@@ -41,12 +44,6 @@ export interface ResourceDescriptor {
 }
 
 export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
-
-/** kube's discovery storage version hash: the first 8 bytes of sha256("group/version/kind"), base64. */
-export function storageVersionHash(group: string, version: string, kind: string): string {
-  const gv = group ? `${group}/${version}` : version;
-  return createHash('sha256').update(`${gv}/${kind}`).digest().subarray(0, 8).toString('base64');
-}
 
 export interface GroupVersions {
   group: string;
@@ -97,7 +94,7 @@ export class Catalog {
       (a, b) =>
         (a.group === '' ? -1 : 0) - (b.group === '' ? -1 : 0) ||
         a.group.localeCompare(b.group) ||
-        compareVersions(a.version, b.version) ||
+        preferredFirst(a.version, b.version) ||
         a.names.plural.localeCompare(b.names.plural),
     );
   }
@@ -121,29 +118,11 @@ export class Catalog {
   private recomputeVersions(group: string): void {
     const versions = [...new Set([...this.byGvr.values()].filter((d) => d.group === group).map((d) => d.version))];
     if (versions.length === 0) this.versionOrder.delete(group);
-    else this.versionOrder.set(group, versions.sort(compareVersions));
+    else this.versionOrder.set(group, versions.sort(preferredFirst));
   }
 }
 
 // Built-in groups come before custom ones in /apis, as kube orders them by priority.
 function builtinRank(group: string): number {
   return group === 'apiextensions.k8s.io' ? 0 : group.endsWith('.k8s.io') ? 1 : 2;
-}
-
-const VERSION_RE = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
-
-/**
- * kube-aware version order (preferred first): GA before beta before alpha, higher numbers first,
- * anything not shaped like a kube version last, alphabetically.
- */
-export function compareVersions(a: string, b: string): number {
-  const ma = VERSION_RE.exec(a);
-  const mb = VERSION_RE.exec(b);
-  if (!ma || !mb) return ma ? -1 : mb ? 1 : a.localeCompare(b);
-  const rank = (m: RegExpExecArray): number => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
-  return (
-    rank(mb) - rank(ma) ||
-    Number(mb[1]) - Number(ma[1]) ||
-    Number(mb[3] ?? 0) - Number(ma[3] ?? 0)
-  );
 }

@@ -16,12 +16,12 @@ import {
   requestEntityTooLarge,
   serviceUnavailable,
 } from '../errors.js';
-import type { FieldError } from '../field-errors.js';
+import { type FieldError, GoPrinted, invalid as invalidField } from '../field-errors.js';
 import { type KubeObject, cloneJson, nowTimestamp } from './object.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
-import { generateNameFrom, specChanged } from './object-meta-ops.js';
+import { deepEqual, generateNameFrom, specChanged } from './object-meta-ops.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
 
@@ -55,6 +55,12 @@ export type UpdateFn = (current: KubeObject) => KubeObject | Promise<KubeObject>
 export interface UpdateOptions extends WriteContext {
   /** When the update came without a resourceVersion, conflicts with concurrent writers are retried. */
   retryOnConflict?: boolean;
+  /**
+   * A PUT: the caller's object replaces the stored one, so a missing resourceVersion makes it
+   * unconditional, which the strategy may refuse. (A patch or a controller's read-modify-write
+   * starts from the stored object and is never unconditional in that sense.)
+   */
+  replace?: boolean;
 }
 
 /** Hooks the store runs before a create is written (admission, namespace lifecycle). */
@@ -192,10 +198,13 @@ export class Store {
       const current = this.decode(kv);
       const next = cloneJson(await fn(cloneJson(current)));
       const wantRv = next.metadata?.resourceVersion;
+      if (!wantRv && opts.replace && !this.strategy.allowUnconditionalUpdate) throw this.resourceVersionRequired(name);
       if (wantRv && wantRv !== current.metadata.resourceVersion) {
         throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
       }
       const obj = this.prepareUpdate(next, current, opts);
+      // As kube: an update that changes nothing is not written and keeps the resourceVersion.
+      if (deepEqual(obj, current)) return obj;
       if (opts.dryRun) return obj;
       if (obj.metadata.deletionTimestamp && !this.strategy.hasPendingFinalizers(obj)) {
         // Removing the last finalizer of an object being deleted completes the delete.
@@ -319,6 +328,12 @@ export class Store {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`,
       );
     }
+  }
+
+  /** kube names the resource, not the kind, here, and prints the uint64 0 with Go's %#v. */
+  private resourceVersionRequired(name: string): ApiError {
+    const field = invalidField('metadata.resourceVersion', new GoPrinted('0x0'), 'must be specified for an update');
+    return invalid(qualifiedResource(this.kind), name, [field]);
   }
 
   private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {

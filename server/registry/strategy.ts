@@ -30,6 +30,11 @@ export interface Strategy {
   readonly statusSubresource: boolean;
   /** Whether spec-side changes bump metadata.generation (every kind but namespaces and events). */
   readonly tracksGeneration: boolean;
+  /**
+   * Whether a PUT without metadata.resourceVersion overwrites whatever is stored. kube allows it
+   * for namespaces and events, not for CRDs and custom resources (422 instead).
+   */
+  readonly allowUnconditionalUpdate: boolean;
 
   /** Kind-specific preparation of a new object, after the store filled system metadata. */
   prepareForCreate(obj: KubeObject): void;

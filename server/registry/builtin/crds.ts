@@ -7,7 +7,7 @@ import type { KubeObject } from '../object.js';
 import { nowTimestamp } from '../object.js';
 import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, type CustomResourceDefinition } from '../../../crd/types.js';
 import { defaultCRD } from '../../../crd/defaults.js';
-import { validateCRD, validateCRDUpdate } from '../../../crd/validation.js';
+import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation.js';
 
 export const crdKind = {
   group: CRD_GROUP,
@@ -35,6 +35,7 @@ export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition):
 
 export const crdStrategy = defineStrategy(crdKind, {
   statusSubresource: true,
+  allowUnconditionalUpdate: false,
   // CRDs register no field label conversion, so kube falls back to the metav1 default.
   fieldLabels: defaultMetaV1FieldLabels,
   prepareForCreate(obj) {
@@ -51,7 +52,8 @@ export const crdStrategy = defineStrategy(crdKind, {
   },
   canonicalize: (obj) => defaultCRD(asCRD(obj)),
   validate: (obj) => validateCRD(asCRD(obj)),
-  validateUpdate: (obj, old, ctx) => (ctx.subresource === 'status' ? [] : validateCRDUpdate(asCRD(obj), asCRD(old))),
+  validateUpdate: (obj, old, ctx) =>
+    ctx.subresource === 'status' ? validateCRDStatus(asCRD(obj)) : validateCRDUpdate(asCRD(obj), asCRD(old)),
   // Every CRD is deleted in two phases; the cleanup finalizer is added by the DELETE itself.
   hasPendingFinalizers: (obj) => !obj.metadata.deletionTimestamp || Boolean(obj.metadata.finalizers?.length),
   markedForDeletion(obj) {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compareKubeAwareVersions,
-  crdStorageVersionHash,
-  sortVersions,
-  storageVersionHash,
-  storageVersionOf,
-} from '../../../crd/storage-version.js';
+import { crdStorageVersionHash, storageVersionOf } from '../../../crd/storage-version.js';
+import { compareKubeAwareVersions, sortVersions, storageVersionHash } from '../../../server/registry/versions.js';
 import type { CRDVersion, CustomResourceDefinition } from '../../../crd/types.js';
 
 const crd = (versions: CRDVersion[]): CustomResourceDefinition => ({
