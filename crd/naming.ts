@@ -2,8 +2,9 @@
 // folded in (this server installs the API before it writes status, so there is no separate
 // "Installing" step). A CRD claims its requested names unless another CRD of the same group has
 // already accepted them; names it accepted once stay its own, and Established, once True, stays.
+import type { ResourceNames } from '../server/registry/catalog.js';
 import type { CRDCondition, CRDNames, CustomResourceDefinition } from './types.js';
-import { caBundleError } from './validation.js';
+import { caBundleError, readNames } from './validation.js';
 
 export interface NamesDecision {
   /** The names to record in status.acceptedNames. */
@@ -12,23 +13,7 @@ export interface NamesDecision {
   conditions: CRDCondition[];
 }
 
-interface Names {
-  plural: string;
-  singular: string;
-  kind: string;
-  listKind: string;
-  shortNames: string[];
-  categories: string[];
-}
-
-const readNames = (n: Partial<CRDNames> | undefined): Names => ({
-  plural: n?.plural ?? '',
-  singular: n?.singular ?? '',
-  kind: n?.kind ?? '',
-  listKind: n?.listKind ?? '',
-  shortNames: n?.shortNames ?? [],
-  categories: n?.categories ?? [],
-});
+type Names = ResourceNames;
 
 /** As the JSON kube writes: plural and kind always, the others only when set. */
 function toWire(n: Names): CRDNames {

@@ -5,6 +5,7 @@
 // spec.subresources and spec.additionalPrinterColumns, and webhook settings under
 // spec.conversion.webhookClientConfig. Structural checks of openAPIV3Schema belong to the schema
 // module and plug in through a SchemaValidator.
+import type { ResourceNames } from '../server/registry/catalog.js';
 import { X509Certificate } from 'node:crypto';
 import {
   type FieldError,
@@ -95,14 +96,7 @@ export function validateCRDStatus(crd: CustomResourceDefinition): FieldError[] {
 
 type Rec = Record<string, unknown>;
 
-interface Names {
-  plural: string;
-  singular: string;
-  kind: string;
-  listKind: string;
-  shortNames: string[];
-  categories: string[];
-}
+type Names = ResourceNames;
 
 interface Version {
   name: string;
@@ -147,7 +141,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strings = (v: unknown): string[] => list(v).map(str);
 
-function readNames(v: unknown): Names {
+/** Names from untrusted JSON, with '' and [] for what is absent or of the wrong type. */
+export function readNames(v: unknown): Names {
   const n = rec(v) ?? {};
   return {
     plural: str(n['plural']),

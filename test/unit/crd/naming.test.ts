@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decideNames, type NamesDecision } from '../../../crd/naming.js';
 import type { CRDCondition, CRDNames, CustomResourceDefinition } from '../../../crd/types.js';
+import { CA_PEM } from '../../helpers/test-ca.js';
 
-const CA_PEM = `-----BEGIN CERTIFICATE-----
-MIIBejCCASGgAwIBAgIUfU9s2B+AoL/Ow+E5NUISGOEeB/4wCgYIKoZIzj0EAwIw
-EjEQMA4GA1UEAwwHdGVzdC1jYTAgFw0yNjExMjIyMTE5NTlaGA8yMTI2MTAyOTIx
-MTk1OVowEjEQMA4GA1UEAwwHdGVzdC1jYTBZMBMGByqGSM49AgEGCCqGSM49AwEH
-A0IABFew9Ty9QjSw1J7B02QQCFirZ1O0wSMhpEZq53H9b1JDkPNktbhpoRqwQUFd
-GVcrnRDvPGuhhPCGui9qRxE5kuyjUzBRMB0GA1UdDgQWBBSafglD6dzWEgprn9I8
-xW90If0I1DAfBgNVHSMEGDAWgBSafglD6dzWEgprn9I8xW90If0I1DAPBgNVHRMB
-Af8EBTADAQH/MAoGCCqGSM49BAMCA0cAMEQCIAfNmLN32bAc0kJNQBWOfGqzrS8U
-Huh536t0R5MZLrdbAiAnrwWloc9p0Py5JF+zDCo3B2P6LERlzT5yqkEf7Mw5Wg==
------END CERTIFICATE-----
-`;
 
 interface Opts {
   group?: string;

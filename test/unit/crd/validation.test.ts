@@ -3,6 +3,7 @@ import { defaultCRD } from '../../../crd/defaults.js';
 import { caBundleError, validateCRD, validateCRDStatus, validateCRDUpdate, type SchemaValidator } from '../../../crd/validation.js';
 import type { CRDVersion, CustomResourceDefinition } from '../../../crd/types.js';
 import { type FieldError, formatFieldError, invalid } from '../../../server/field-errors.js';
+import { CA_PEM } from '../../helpers/test-ca.js';
 
 const DNS1035 =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
@@ -15,17 +16,6 @@ const CANNOT_PRESERVE =
   'spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead';
 const APPROVAL_PATH = 'metadata.annotations[api-approved.kubernetes.io]';
 
-const CA_PEM = `-----BEGIN CERTIFICATE-----
-MIIBejCCASGgAwIBAgIUfU9s2B+AoL/Ow+E5NUISGOEeB/4wCgYIKoZIzj0EAwIw
-EjEQMA4GA1UEAwwHdGVzdC1jYTAgFw0yNjExMjIyMTE5NTlaGA8yMTI2MTAyOTIx
-MTk1OVowEjEQMA4GA1UEAwwHdGVzdC1jYTBZMBMGByqGSM49AgEGCCqGSM49AwEH
-A0IABFew9Ty9QjSw1J7B02QQCFirZ1O0wSMhpEZq53H9b1JDkPNktbhpoRqwQUFd
-GVcrnRDvPGuhhPCGui9qRxE5kuyjUzBRMB0GA1UdDgQWBBSafglD6dzWEgprn9I8
-xW90If0I1DAfBgNVHSMEGDAWgBSafglD6dzWEgprn9I8xW90If0I1DAPBgNVHRMB
-Af8EBTADAQH/MAoGCCqGSM49BAMCA0cAMEQCIAfNmLN32bAc0kJNQBWOfGqzrS8U
-Huh536t0R5MZLrdbAiAnrwWloc9p0Py5JF+zDCo3B2P6LERlzT5yqkEf7Mw5Wg==
------END CERTIFICATE-----
-`;
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 const objectSchema = { openAPIV3Schema: { type: 'object' } };

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../server/errors.js';
 import {
   type AcceptClause,
   type ServedMediaType,
@@ -12,16 +11,8 @@ import {
   patchMediaType,
   resourceEndpointRestrictions,
 } from '../../../../server/endpoints/negotiate.js';
+import { apiError } from '../../../helpers/api-error.js';
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const DISCOVERY_ACCEPT =

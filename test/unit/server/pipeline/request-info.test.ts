@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../server/errors.js';
 import {
   decodeListOptions,
   parseGoBool,
@@ -9,21 +8,13 @@ import {
   selectorScope,
 } from '../../../../server/pipeline/request-info.js';
 import { parseFieldSelector } from '../../../../server/registry/selectors/fields.js';
+import { apiError } from '../../../helpers/api-error.js';
 
 function info(method: string, url: string) {
   const u = new URL(url, 'https://localhost');
   return parseRequestInfo(method, u.pathname, u.searchParams);
 }
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 // Cases from kube's TestGetAPIRequestInfo (requestinfo_test.go), plus CRD paths.
 describe('parseRequestInfo: resource requests', () => {

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../server/errors.js';
 import { continueExpired, decodeContinue, encodeContinue, listExpired } from '../../../../server/registry/continue-token.js';
+import { apiError } from '../../../helpers/api-error.js';
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 /** A token from raw JSON text (or bytes), as kube's tests build them with json.Marshal. */
 const tokenOf = (json: string | Buffer): string => Buffer.from(json).toString('base64url');

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../../server/errors.js';
 import {
   type FieldLabelConversion,
   type FieldTerm,
@@ -10,16 +9,8 @@ import {
   requiresExactMatch,
   supportedFieldLabels,
 } from '../../../../../server/registry/selectors/fields.js';
+import { apiError } from '../../../../helpers/api-error.js';
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const eq = (field: string, value: string): FieldTerm => ({ field, operator: '=', value });
 const ne = (field: string, value: string): FieldTerm => ({ field, operator: '!=', value });

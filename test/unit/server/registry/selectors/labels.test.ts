@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../../server/errors.js';
 import {
   type LabelRequirement,
   type MetaLabelSelector,
@@ -9,16 +8,8 @@ import {
   parseGoInt64,
   parseLabelSelector,
 } from '../../../../../server/registry/selectors/labels.js';
+import { apiError } from '../../../../helpers/api-error.js';
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 // kube's validation messages, written out.
 const NAME_PART =
