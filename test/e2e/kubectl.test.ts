@@ -1,0 +1,242 @@
+// The API core driven by the real kubectl binaries users have, 1.27 and 1.33 (they speak
+// differently: OpenAPI v2 vs v3, legacy vs aggregated discovery, JSON vs protobuf bodies; see
+// ../shared/research/kubectl-wire). One server process per kubectl version.
+//
+// Deletes run with --wait=false: kubectl waits for a deletion by watching, and watch is the
+// business of its own issue; the tests poll the API instead.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { type CommandResult, type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+
+const KUBECTL_DIR = '/usr/lib/google-cloud-sdk/bin';
+const VERSIONS = ['1.27', '1.33'];
+
+const CRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: caches.cache.example.com
+spec:
+  group: cache.example.com
+  scope: Namespaced
+  names: {plural: caches, singular: cache, kind: Cache, shortNames: [cc]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Engine, type: string, jsonPath: .spec.engine, priority: 1}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+`;
+
+const cache = (name: string, opts: { size?: number; labels?: Record<string, string>; namespace?: string } = {}): string =>
+  JSON.stringify({
+    apiVersion: 'cache.example.com/v1',
+    kind: 'Cache',
+    metadata: { name, ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(opts.labels ? { labels: opts.labels } : {}) },
+    spec: { size: opts.size ?? 3, engine: 'redis' },
+  });
+
+interface CacheObject {
+  metadata: { name: string; namespace: string; uid: string; generation: number; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: { size: number; engine: string };
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+for (const version of VERSIONS) {
+  const binary = `${KUBECTL_DIR}/kubectl.${version}`;
+  const present = existsSync(binary);
+  if (!present) console.warn(`NOTICE: ${binary} is missing: the kubectl ${version} e2e tests are skipped`);
+
+  describe.skipIf(!present)(`kubectl ${version}`, () => {
+    let server: ServerProcess;
+    const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
+      run(binary, ['--kubeconfig', server.kubeconfigPath, ...args], { ...(input !== undefined ? { input } : {}), timeoutMs: 30_000 });
+    /** kubectl that must succeed: its stdout. */
+    const ok = async (args: string[], input?: string): Promise<string> => {
+      const r = await kubectl(args, input);
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      return r.stdout;
+    };
+    const getCache = async (name: string, namespace = 'default'): Promise<CacheObject> =>
+      JSON.parse(await ok(['get', 'cache', name, '-n', namespace, '-o', 'json'])) as CacheObject;
+    const status = async (path: string): Promise<number> => (await server.request(path)).status;
+
+    beforeAll(async () => {
+      server = await startServerProcess();
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('applies a CRD and serves it at once, with its short name', async () => {
+      expect(await ok(['apply', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com created\n');
+      await eventually('Established', async () => {
+        const out = await ok(['get', 'crd', 'caches.cache.example.com', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
+        return out === 'True' ? true : undefined;
+      });
+      expect(await ok(['api-resources', '--api-group=cache.example.com'])).toMatch(/^caches\s+cc\s+cache\.example\.com\/v1\s+true\s+Cache$/m);
+      expect(await ok(['apply', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com unchanged\n');
+    });
+
+    it('creates an object and shows it as yaml, json, wide table and describe', async () => {
+      expect(await ok(['create', '-f', '-'], cache('web-cache', { labels: { tier: 'web' } }))).toBe('cache.cache.example.com/web-cache created\n');
+
+      const yaml = parseYaml(await ok(['get', 'cache', 'web-cache', '-o', 'yaml'])) as CacheObject;
+      expect(yaml.spec).toEqual({ size: 3, engine: 'redis' });
+      expect(yaml.metadata).toMatchObject({ name: 'web-cache', namespace: 'default', generation: 1, labels: { tier: 'web' } });
+      expect(yaml.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+      const json = await getCache('web-cache');
+      expect(json.metadata.uid).toBe(yaml.metadata.uid);
+
+      const table = (await ok(['get', 'cc'])).split('\n');
+      expect(table[0]).toMatch(/^NAME\s+SIZE\s+AGE$/);
+      expect(table[1]).toMatch(/^web-cache\s+3\s+\d+s$/);
+      const wide = (await ok(['get', 'caches', '-o', 'wide'])).split('\n');
+      expect(wide[0]).toMatch(/^NAME\s+SIZE\s+ENGINE\s+AGE$/);
+      expect(wide[1]).toMatch(/^web-cache\s+3\s+redis\s+\d+s$/);
+
+      const describe = await ok(['describe', 'cache', 'web-cache']);
+      expect(describe).toMatch(/^Name:\s+web-cache$/m);
+      expect(describe).toMatch(/^Labels:\s+tier=web$/m);
+      expect(describe).toMatch(/^\s+Size:\s+3$/m);
+    });
+
+    it('labels, annotates and patches; generation counts spec changes only', async () => {
+      expect(await ok(['label', 'cache', 'web-cache', 'team=a'])).toBe('cache.cache.example.com/web-cache labeled\n');
+      expect((await kubectl(['annotate', 'cache', 'web-cache', 'note=hello'])).code).toBe(0);
+      let obj = await getCache('web-cache');
+      expect(obj.metadata.labels).toEqual({ tier: 'web', team: 'a' });
+      expect(obj.metadata.annotations).toEqual({ note: 'hello' });
+      expect(obj.metadata.generation).toBe(1);
+
+      expect(await ok(['patch', 'cache', 'web-cache', '--type=merge', '-p', '{"spec":{"size":5}}'])).toBe('cache.cache.example.com/web-cache patched\n');
+      obj = await getCache('web-cache');
+      expect([obj.spec.size, obj.metadata.generation]).toEqual([5, 2]);
+
+      await ok(['patch', 'cache', 'web-cache', '--type=json', '-p', '[{"op":"test","path":"/spec/size","value":5},{"op":"replace","path":"/spec/size","value":6}]']);
+      obj = await getCache('web-cache');
+      expect([obj.spec.size, obj.metadata.generation]).toEqual([6, 3]);
+
+      // A failed `test` operation fails the whole patch.
+      const failed = await kubectl(['patch', 'cache', 'web-cache', '--type=json', '-p', '[{"op":"test","path":"/spec/size","value":1},{"op":"replace","path":"/spec/size","value":7}]']);
+      expect(failed.code).not.toBe(0);
+      expect((await getCache('web-cache')).spec.size).toBe(6);
+    });
+
+    it('applies twice: the second apply patches what changed', async () => {
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe('cache.cache.example.com/applied created\n');
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe('cache.cache.example.com/applied unchanged\n');
+      const before = await getCache('applied');
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 2 }))).toBe('cache.cache.example.com/applied configured\n');
+      const after = await getCache('applied');
+      expect(after.spec.size).toBe(2);
+      expect(after.metadata.uid).toBe(before.metadata.uid);
+      expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion));
+      expect(JSON.parse(after.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration']!)).toMatchObject({ spec: { size: 2 } });
+    });
+
+    it('lists in chunks, by label, and across namespaces', async () => {
+      await ok(['create', 'namespace', 'other']);
+      for (let i = 1; i <= 5; i++) await ok(['create', '-f', '-'], cache(`chunk-${i}`, { labels: { batch: i % 2 ? 'odd' : 'even' } }));
+      await ok(['create', '-f', '-'], cache('elsewhere', { namespace: 'other' }));
+
+      const chunked = await kubectl(['get', 'caches', '--chunk-size=2', '-o', 'name', '-v=6']);
+      expect(chunked.code).toBe(0);
+      expect(chunked.stdout.trim().split('\n')).toEqual(
+        ['applied', 'chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5', 'web-cache'].map((n) => `cache.cache.example.com/${n}`),
+      );
+      // Seven objects two at a time: the first page and three continued ones (1.27 logs the URL
+      // bare, 1.33 quoted).
+      expect(chunked.stderr.match(/caches\?limit=2[\s"]/g)).toHaveLength(1);
+      expect(chunked.stderr.match(/caches\?continue=[^&\s"]+&limit=2[\s"]/g)).toHaveLength(3);
+
+      expect(await ok(['get', 'caches', '-l', 'batch=odd', '-o', 'name'])).toBe(
+        ['chunk-1', 'chunk-3', 'chunk-5'].map((n) => `cache.cache.example.com/${n}\n`).join(''),
+      );
+      expect(await ok(['get', 'caches', '-l', 'batch in (even),batch!=odd', '-o', 'name'])).toBe(
+        ['chunk-2', 'chunk-4'].map((n) => `cache.cache.example.com/${n}\n`).join(''),
+      );
+      const all = (await ok(['get', 'caches', '-A'])).split('\n');
+      expect(all[0]).toMatch(/^NAMESPACE\s+NAME\s+SIZE\s+AGE$/);
+      expect(all.filter((l) => /^other\s+elsewhere\s/.test(l))).toHaveLength(1);
+      expect(all.filter((l) => /^default\s/.test(l))).toHaveLength(7);
+    });
+
+    it('words errors as kube does', async () => {
+      const missing = await kubectl(['get', 'cache', 'nope']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('Error from server (NotFound): caches.cache.example.com "nope" not found');
+
+      const duplicate = await kubectl(['create', '-f', '-'], cache('web-cache'));
+      expect(duplicate.code).toBe(1);
+      expect(duplicate.stderr).toContain('Error from server (AlreadyExists): error when creating "STDIN": caches.cache.example.com "web-cache" already exists');
+
+      const noNamespace = await kubectl(['create', '-n', 'absent', '-f', '-'], cache('x'));
+      expect(noNamespace.code).toBe(1);
+      expect(noNamespace.stderr).toContain('Error from server (NotFound): error when creating "STDIN": namespaces "absent" not found');
+
+      // A PUT without resourceVersion: kube refuses it for custom resources (kubectl replace
+      // reads the current resourceVersion first, so only raw clients meet this).
+      const put = await server.request('/apis/cache.example.com/v1/namespaces/default/caches/web-cache', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: cache('web-cache', { size: 8 }),
+      });
+      expect(put.status).toBe(422);
+      expect(JSON.parse(put.body)).toMatchObject({
+        reason: 'Invalid',
+        message: 'caches.cache.example.com "web-cache" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+        details: { name: 'web-cache', group: 'cache.example.com', kind: 'caches', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion' }] },
+      });
+      expect(await ok(['replace', '-f', '-'], cache('web-cache', { size: 8 }))).toBe('cache.cache.example.com/web-cache replaced\n');
+      expect((await getCache('web-cache')).spec.size).toBe(8);
+    });
+
+    it('deletes an object', async () => {
+      expect(await ok(['delete', 'cache', 'applied', '--wait=false'])).toBe('cache.cache.example.com "applied" deleted\n');
+      expect(await status('/apis/cache.example.com/v1/namespaces/default/caches/applied')).toBe(404);
+    });
+
+    it('creates a namespace, and deleting one deletes what is in it', async () => {
+      expect(await ok(['create', 'namespace', 'team-a'])).toBe('namespace/team-a created\n');
+      await ok(['create', '-n', 'team-a', '-f', '-'], cache('doomed'));
+      expect(await ok(['delete', 'namespace', 'team-a', '--wait=false'])).toBe('namespace "team-a" deleted\n');
+      await eventually('the namespace to go', async () => ((await status('/api/v1/namespaces/team-a')) === 404 ? true : undefined));
+      expect(await status('/apis/cache.example.com/v1/namespaces/team-a/caches/doomed')).toBe(404);
+      expect((await kubectl(['get', 'namespace', 'team-a'])).stderr).toContain('Error from server (NotFound): namespaces "team-a" not found');
+    });
+
+    it('deletes the CRD: its objects, then its routes, go', async () => {
+      expect(await ok(['delete', 'crd', 'caches.cache.example.com', '--wait=false'])).toBe(
+        'customresourcedefinition.apiextensions.k8s.io "caches.cache.example.com" deleted\n',
+      );
+      await eventually('the CRD to go', async () => ((await status('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com')) === 404 ? true : undefined));
+      expect(await status('/apis/cache.example.com/v1/namespaces/default/caches')).toBe(404);
+      expect(await status('/apis/cache.example.com/v1')).toBe(404);
+      expect(await ok(['api-resources', '--api-group=cache.example.com', '--no-headers'])).toBe('');
+
+      // Re-created, the CRD starts empty: the old objects went with it.
+      await ok(['apply', '-f', '-'], CRD);
+      await eventually('the CRD to be served again', async () => ((await status('/apis/cache.example.com/v1/namespaces/default/caches')) === 200 ? true : undefined));
+      const list = JSON.parse((await server.request('/apis/cache.example.com/v1/caches')).body) as { items: unknown[] };
+      expect(list.items).toEqual([]);
+    });
+  });
+}
