@@ -1,6 +1,7 @@
 // The API layer: everything behind authentication that is not a health or version endpoint.
 // One handler parses every path into request info and dispatches, as kube-apiserver does; there
 // is no route table to register per CRD, so a CRD is served the moment it enters the catalog.
+import { WatchRegistry } from './endpoints/watch.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Storage } from '../storage/interface.js';
 import type { Logger } from './log.js';
@@ -115,6 +116,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   await namespaceController.start();
   await crdController.start();
 
+  const watches = new WatchRegistry();
   const discovery = new Discovery(catalog, deps.serverAddress ?? (() => '127.0.0.1:6443'));
   const openapi = new OpenAPI(catalog);
 
@@ -124,7 +126,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     if (!info.isResourceRequest) return serveNonResource(req, res, url);
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    await serveResource({ req, res, info, query: url.searchParams, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group) });
+    await serveResource({ req, res, info, query: url.searchParams, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches });
   }
 
   function serveNonResource(req: IncomingMessage, res: ServerResponse, url: URL): void {
@@ -177,6 +179,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       }
     },
     async close() {
+      watches.closeAll();
       crdController.close();
       namespaceController.close();
     },

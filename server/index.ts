@@ -1,5 +1,6 @@
 // The library entry point: startServer() runs a complete server in this process and returns how
 // to reach it. The binary (main.ts) is a thin command line around it.
+import { startCompactor } from '../storage/compactor.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
@@ -98,6 +99,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     const [tls, tokens] = await Promise.all([servingTls(o, logger), tokenRecords(o, logger)]);
     const storage = await openBackend(storageOptions(o));
     undo.push(() => storage.close());
+    const compactor = o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger) : undefined;
+    undo.push(async () => compactor?.stop());
 
     let port = o.securePort;
     const host = clientHost(o.bindAddress);
@@ -132,6 +135,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       await withTimeout(api.close(), CLOSE_STEP_TIMEOUT_MS, 'closing the API').catch((err: unknown) => errors.push(err));
       await frontend.drain(WATCH_END_GRACE_MS, true);
       await frontend.forceClose();
+      compactor?.stop();
       await withTimeout(storage.close(), CLOSE_STEP_TIMEOUT_MS, 'closing storage').catch((err: unknown) => errors.push(err));
       if (errors.length > 0) throw errors[0];
       logger.info('stopped', { url });

@@ -27,6 +27,8 @@ export interface ServerOptions {
   tlsPrivateKeyFile?: string;
   /** kube's token-auth-file CSV instead of the generated DATA_DIR/tokens.csv. */
   tokenAuthFile?: string;
+  /** How often storage history older than one interval is compacted; 0 never (default 5 minutes). */
+  compactionIntervalMs?: number;
   /** Default: JSON lines on stderr at `logLevel`. */
   logger?: Logger;
   /** Used when no logger is given; default 'warn', so tests that start many servers stay quiet. */
@@ -72,6 +74,7 @@ export interface ResolvedOptions {
   etcdPrefix: string | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   tokenAuthFile: string | undefined;
+  compactionIntervalMs: number;
 }
 
 export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): ResolvedOptions {
@@ -96,7 +99,26 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     etcdPrefix: o.etcdPrefix,
     tls: o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined ? { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile } : undefined,
     tokenAuthFile: o.tokenAuthFile,
+    compactionIntervalMs: o.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
   };
+}
+
+/** kube-apiserver's --etcd-compaction-interval default. */
+const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60_000;
+
+const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go duration (`5m0s`, `1h30m`, `250ms`, `0`) in milliseconds, or undefined when it is not one. */
+export function parseGoDuration(value: string): number | undefined {
+  if (value === '0') return 0;
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(value); m; m = re.exec(value)) {
+    total += Number(m[1]) * DURATION_UNITS_MS[m[2]!]!;
+    matched = re.lastIndex;
+  }
+  return matched === value.length && matched > 0 ? total : undefined;
 }
 
 export const CLI_DEFAULTS = { dataDir: './.data', securePort: 6443, bindAddress: '127.0.0.1' } as const;
@@ -193,6 +215,17 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'etcd-prefix', arg: 'PREFIX', help: 'prefix for every etcd key', set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)) },
   { name: 'tls-cert-file', arg: 'FILE', help: 'serving certificate (PEM, chain after it) instead of the generated DIR/pki/apiserver.crt', set: (o, v) => nonEmpty(v, () => (o.tlsCertFile = v)) },
   { name: 'tls-private-key-file', arg: 'FILE', help: 'private key of --tls-cert-file', set: (o, v) => nonEmpty(v, () => (o.tlsPrivateKeyFile = v)) },
+  {
+    name: 'etcd-compaction-interval',
+    arg: 'DURATION',
+    help: 'how often storage history is compacted, e.g. 5m0s (the default); 0 never',
+    set: (o, v) => {
+      const ms = parseGoDuration(v);
+      if (ms === undefined) return 'must be a duration such as 5m0s, 30s or 0';
+      o.compactionIntervalMs = ms;
+      return undefined;
+    },
+  },
   { name: 'token-auth-file', arg: 'FILE', help: 'bearer tokens, kube CSV: token,user,uid,"group1,group2" (default: generated DIR/tokens.csv)', set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)) },
   {
     name: 'log-level',

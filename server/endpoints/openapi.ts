@@ -468,7 +468,10 @@ function routesFor(r: OpenAPIResource): Route[] {
   const listDef = definitionName(r.group, r.version, r.names.listKind);
   const base = `/${groupVersionPath(r.group, r.version)}`;
   const ns = r.namespaced ? 'Namespaced' : '';
-  const patchTypes = COMPILED_IN.has(r.group) ? [...PATCH_TYPES, 'application/strategic-merge-patch+json'] : PATCH_TYPES;
+  // kubectl computes a strategic merge patch from the v3 schema when the PATCH operation offers
+  // it, and warns on every apply when the schema has no fields (our built-ins are permissive), so
+  // it is offered only with a real schema; kubectl then falls back to v2 quietly.
+  const patchTypes = COMPILED_IN.has(r.group) && r.schema ? [...PATCH_TYPES, 'application/strategic-merge-patch+json'] : PATCH_TYPES;
   const routes: Route[] = [];
 
   const route = (root: string, sub: string | undefined, verb: string, action: Action, sample: string, body?: string): Route => {

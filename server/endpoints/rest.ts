@@ -16,7 +16,7 @@ import type { ResourceDescriptor } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, isJsonObject } from '../registry/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
 import type { ListOptions, Store } from '../registry/store.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
+import { type RequestInfo, queryBool, queryInt64 } from '../pipeline/request-info.js';
 import { parseLabelSelector, matchesLabels } from '../registry/selectors/labels.js';
 import { convertFieldSelector, matchesFields, parseFieldSelector } from '../registry/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
@@ -25,6 +25,7 @@ import { applyJsonPatch } from './patch/json-patch.js';
 import { decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
+import { type WatchRegistry, serveWatch, validateWatchOptions } from './watch.js';
 
 const PATCH_TYPES_CR = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const PATCH_TYPES_BUILTIN = [...PATCH_TYPES_CR, 'application/strategic-merge-patch+json'];
@@ -38,6 +39,8 @@ interface Ctx {
   store: Store;
   /** Whether the kind is built in (protobuf bodies, strategic merge patch) or a custom resource. */
   builtin: boolean;
+  /** Open watches, ended together when the server shuts down. */
+  watches: WatchRegistry;
 }
 
 export function sendJson(res: ServerResponse, code: number, value: unknown, headers: Record<string, string> = {}): void {
@@ -56,6 +59,8 @@ export async function serveResource(ctx: Ctx): Promise<void> {
       return get(ctx);
     case 'list':
       return list(ctx);
+    case 'watch':
+      return watch(ctx);
     case 'create':
       return create(ctx);
     case 'update':
@@ -173,6 +178,41 @@ async function list(ctx: Ctx): Promise<void> {
   }
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: listMeta, items });
+}
+
+async function watch(ctx: Ctx): Promise<void> {
+  const q = ctx.query;
+  const sendInitialEvents = q.has('sendInitialEvents') ? queryBool(q.getAll('sendInitialEvents')) : undefined;
+  const resourceVersionMatch = q.get('resourceVersionMatch') ?? '';
+  const errs = validateWatchOptions({ resourceVersionMatch, sendInitialEvents, continue: q.get('continue') ?? '' });
+  if (errs.length) throw invalid({ group: 'meta.k8s.io', name: 'ListOptions' }, '', errs);
+  const { predicate } = listOptions(ctx);
+  const resourceVersion = q.get('resourceVersion') ?? '';
+  if (resourceVersion) parseResourceVersion(resourceVersion);
+  const format = outputFormat(ctx.req.headers.accept);
+  const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
+  const include = includeObject(ctx);
+  await serveWatch(
+    ctx.res,
+    {
+      store: ctx.store,
+      namespace: namespaceOf(ctx),
+      predicate,
+      resourceVersion,
+      resourceVersionMatch,
+      allowWatchBookmarks: queryBool(q.getAll('allowWatchBookmarks')),
+      sendInitialEvents,
+      timeoutSeconds: queryInt64(q, 'timeoutSeconds'),
+      render(obj) {
+        const shown = present(ctx, obj);
+        if (format.kind === 'Table') return buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, include);
+        if (format.kind === 'PartialObjectMetadata') return partialObjectMetadata(shown);
+        return shown;
+      },
+      typeMeta: { apiVersion: gv, kind: ctx.desc.names.kind },
+    },
+    ctx.watches,
+  );
 }
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */

@@ -42,6 +42,22 @@ export interface ListResult {
   next?: { revision: number; startKey: string };
 }
 
+/** A change to one object, as a watch delivers it before selectors are applied. */
+export interface ObjectEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The object after the change; for DELETED its last state, at the delete's resourceVersion. */
+  object: KubeObject;
+  /** The object before the change (MODIFIED and DELETED), for selector transitions. */
+  previous?: KubeObject;
+  revision: number;
+}
+
+export interface ObjectWatchCallbacks {
+  onEvents(events: ObjectEvent[]): void;
+  /** The watch ended: a storage Compacted error when its start revision is gone. */
+  onError(err: Error): void;
+}
+
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
@@ -148,6 +164,21 @@ export class Store {
       if (!page.more || page.kvs.length === 0) return { items, revision };
       startKey = page.kvs[page.kvs.length - 1]!.key + '\x00';
     }
+  }
+
+  /** Changes under the namespace (every namespace when undefined) after `afterRevision`. */
+  watch(namespace: string | undefined, afterRevision: number, callbacks: ObjectWatchCallbacks): { close(): void } {
+    return this.storage.watch(this.prefix(namespace), afterRevision, {
+      onEvents: (events) =>
+        callbacks.onEvents(
+          events.map((ev) => {
+            const object = this.decode(ev.kv);
+            const type = ev.type === 'create' ? 'ADDED' : ev.type === 'update' ? 'MODIFIED' : 'DELETED';
+            return { type, object, ...(ev.prevKv ? { previous: this.decode(ev.prevKv) } : {}), revision: ev.kv.modRevision };
+          }),
+        ),
+      onError: (err) => callbacks.onError(err),
+    });
   }
 
   async create(namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {

@@ -1,9 +1,7 @@
 // The API core driven by the real kubectl binaries users have, 1.27 and 1.33 (they speak
 // differently: OpenAPI v2 vs v3, legacy vs aggregated discovery, JSON vs protobuf bodies; see
 // ../shared/research/kubectl-wire). One server process per kubectl version.
-//
-// Deletes run with --wait=false: kubectl waits for a deletion by watching, and watch is the
-// business of its own issue; the tests poll the API instead.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -93,6 +91,11 @@ for (const version of VERSIONS) {
       });
       expect(await ok(['api-resources', '--api-group=cache.example.com'])).toMatch(/^caches\s+cc\s+cache\.example\.com\/v1\s+true\s+Cache$/m);
       expect(await ok(['apply', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com unchanged\n');
+      // A changed CRD is patched, without kubectl warning about the OpenAPI schema.
+      const changed = await kubectl(['apply', '-f', '-'], CRD.replace('shortNames: [cc]', 'shortNames: [cc, cch]'));
+      expect([changed.code, changed.stdout, changed.stderr]).toEqual([0, 'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com configured\n', '']);
+      await eventually('the new short name', async () => ((await ok(['api-resources', '--api-group=cache.example.com'])).includes('cc,cch') ? true : undefined));
+      await ok(['apply', '-f', '-'], CRD);
     });
 
     it('creates an object and shows it as yaml, json, wide table and describe', async () => {
@@ -209,25 +212,50 @@ for (const version of VERSIONS) {
       expect((await getCache('web-cache')).spec.size).toBe(8);
     });
 
-    it('deletes an object', async () => {
-      expect(await ok(['delete', 'cache', 'applied', '--wait=false'])).toBe('cache.cache.example.com "applied" deleted\n');
+    it('deletes an object, waiting for it to go (a watch)', async () => {
+      const r = await kubectl(['delete', 'cache', 'applied']);
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, 'cache.cache.example.com "applied" deleted\n', '']);
       expect(await status('/apis/cache.example.com/v1/namespaces/default/caches/applied')).toBe(404);
+    });
+
+    it('get --watch sees creates, updates and deletes as they happen', async () => {
+      const child = spawn(binary, ['--kubeconfig', server.kubeconfigPath, 'get', 'caches', '--watch-only', '--output-watch-events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      try {
+        // The watch is open once kubectl has printed nothing and the server has it: create until seen.
+        await eventually('the watch to see a create', async () => {
+          const name = `watched-${Date.now()}`;
+          await ok(['create', '-f', '-'], cache(name));
+          return out.includes(name) ? name : undefined;
+        }).then(async (name) => {
+          await ok(['patch', 'cache', name, '--type=merge', '-p', '{"spec":{"size":4}}']);
+          await ok(['delete', 'cache', name]);
+          const lines = await eventually('the DELETED line', async () => {
+            const mine = out.split('\n').filter((l) => l.includes(name));
+            return mine.some((l) => l.startsWith('DELETED')) ? mine : undefined;
+          });
+          expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(' '))).toEqual([`ADDED ${name} 3`, `MODIFIED ${name} 4`, `DELETED ${name} 4`]);
+        });
+      } finally {
+        child.kill();
+      }
     });
 
     it('creates a namespace, and deleting one deletes what is in it', async () => {
       expect(await ok(['create', 'namespace', 'team-a'])).toBe('namespace/team-a created\n');
       await ok(['create', '-n', 'team-a', '-f', '-'], cache('doomed'));
-      expect(await ok(['delete', 'namespace', 'team-a', '--wait=false'])).toBe('namespace "team-a" deleted\n');
-      await eventually('the namespace to go', async () => ((await status('/api/v1/namespaces/team-a')) === 404 ? true : undefined));
+      expect(await ok(['delete', 'namespace', 'team-a'])).toBe('namespace "team-a" deleted\n');
+      expect(await status('/api/v1/namespaces/team-a')).toBe(404);
       expect(await status('/apis/cache.example.com/v1/namespaces/team-a/caches/doomed')).toBe(404);
       expect((await kubectl(['get', 'namespace', 'team-a'])).stderr).toContain('Error from server (NotFound): namespaces "team-a" not found');
     });
 
     it('deletes the CRD: its objects, then its routes, go', async () => {
-      expect(await ok(['delete', 'crd', 'caches.cache.example.com', '--wait=false'])).toBe(
+      expect(await ok(['delete', 'crd', 'caches.cache.example.com'])).toBe(
         'customresourcedefinition.apiextensions.k8s.io "caches.cache.example.com" deleted\n',
       );
-      await eventually('the CRD to go', async () => ((await status('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com')) === 404 ? true : undefined));
+      expect(await status('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com')).toBe(404);
       expect(await status('/apis/cache.example.com/v1/namespaces/default/caches')).toBe(404);
       expect(await status('/apis/cache.example.com/v1')).toBe(404);
       expect(await ok(['api-resources', '--api-group=cache.example.com', '--no-headers'])).toBe('');

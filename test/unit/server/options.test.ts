@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CliCommand, CLI_DEFAULTS, StartupError, parseArgs, parseLogLevel, resolveServerOptions, usage } from '../../../server/options.js';
+import { type CliCommand, CLI_DEFAULTS, StartupError, parseArgs, parseGoDuration, parseLogLevel, resolveServerOptions, usage } from '../../../server/options.js';
 
 const run = (extra: Record<string, unknown> = {}): CliCommand => ({ kind: 'run', options: { ...CLI_DEFAULTS, logLevel: 'info', ...extra } as never });
 
@@ -10,6 +10,8 @@ describe('parseArgs', () => {
     { name: '--flag=value', argv: ['--data-dir=/d', '--secure-port=0'], want: run({ dataDir: '/d', securePort: 0 }) },
     { name: 'a value may contain =', argv: ['--etcd-prefix=/a=b'], want: run({ etcdPrefix: '/a=b' }) },
     { name: 'IPv6 bind address', argv: ['--bind-address', '::1'], want: run({ bindAddress: '::1' }) },
+    { name: 'compaction interval as a Go duration', argv: ['--etcd-compaction-interval', '1m30s'], want: run({ compactionIntervalMs: 90_000 }) },
+    { name: 'compaction off', argv: ['--etcd-compaction-interval=0'], want: run({ compactionIntervalMs: 0 }) },
     {
       name: 'etcd servers select etcd storage',
       argv: ['--etcd-servers', 'http://127.0.0.1:2379,https://etcd:2379'],
@@ -96,5 +98,24 @@ describe('resolveServerOptions', () => {
     } else {
       expect(resolveServerOptions(input, '/work')).toMatchObject(want);
     }
+  });
+});
+
+describe('parseGoDuration', () => {
+  it.each([
+    ['5m0s', 300_000],
+    ['1h', 3_600_000],
+    ['250ms', 250],
+    ['1.5s', 1500],
+    ['2h45m', 9_900_000],
+    ['0', 0],
+    ['0s', 0],
+    ['', undefined],
+    ['5', undefined],
+    ['5x', undefined],
+    ['-5m', undefined],
+    ['5m junk', undefined],
+  ])('%j is %j ms', (input, want) => {
+    expect(parseGoDuration(input)).toBe(want);
   });
 });

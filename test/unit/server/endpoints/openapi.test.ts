@@ -233,13 +233,10 @@ describe('v3 group documents', () => {
 
   it.each([
     ['a custom resource', 'apis/cache.example.com/v1', '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}', ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']],
-    [
-      'a built-in kind',
-      'api/v1',
-      '/api/v1/namespaces/{name}',
-      ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'],
-    ],
-  ])('PATCH of %s accepts the patch types kube accepts for it', (_name, gv, path, types) => {
+    // Offering strategic merge patch without a schema with fields makes kubectl 1.29+ warn
+    // "unable to find api field" on every apply; without the offer it uses OpenAPI v2 quietly.
+    ['a built-in kind without a schema', 'api/v1', '/api/v1/namespaces/{name}', ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']],
+  ])('PATCH of %s offers the patch types kubectl can use', (_name, gv, path, types) => {
     const body = obj(obj(paths(groupDoc(openapi, gv))[path]!['patch'])['requestBody']);
     expect(Object.keys(obj(body['content'])).sort()).toEqual(types);
     expect(body['required']).toBe(true);

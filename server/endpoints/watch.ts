@@ -1,0 +1,179 @@
+// ?watch=true on a list endpoint: a chunked stream of {"type", "object"} JSON documents, one per
+// line, flushed per event, as kube-apiserver's watch handler writes them. Served straight from the
+// storage watch for now; the watch cache of DESIGN.md slots in behind Store.watch.
+//
+// resourceVersion: unset or "0" → ADDED for every current object, then changes; N → exactly the
+// changes after N; N compacted away → one ERROR event with 410 Expired, as client-go expects
+// before it relists. sendInitialEvents=true → the initial ADDED events, then a BOOKMARK annotated
+// k8s.io/initial-events-end.
+import type { ServerResponse } from 'node:http';
+import { isStorageError } from '../../storage/errors.js';
+import { ApiError, internalError, resourceExpired } from '../errors.js';
+import { type FieldError, forbidden, notSupported } from '../field-errors.js';
+import type { KubeObject } from '../registry/object.js';
+import type { ObjectEvent, Store } from '../registry/store.js';
+
+export interface WatchOptions {
+  store: Store;
+  namespace: string | undefined;
+  /** Label and field selectors; an object that stops matching is DELETED for this watcher. */
+  predicate: ((obj: KubeObject) => boolean) | undefined;
+  resourceVersion: string;
+  resourceVersionMatch: string;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents: boolean | undefined;
+  timeoutSeconds: number | undefined;
+  /** The object as the client sees it: apiVersion and kind, Table or metadata-only. */
+  render(obj: KubeObject): unknown;
+  /** `{apiVersion, kind}` of a BOOKMARK's object. */
+  typeMeta: { apiVersion: string; kind: string };
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** Active watches, so a shutdown can end them cleanly. */
+export class WatchRegistry {
+  private readonly active = new Set<() => void>();
+
+  add(end: () => void): () => void {
+    this.active.add(end);
+    return () => this.active.delete(end);
+  }
+
+  /** Ends every watch (the response is finished; clients re-watch elsewhere). */
+  closeAll(): void {
+    for (const end of [...this.active]) end();
+  }
+}
+
+const BOOKMARK_INTERVAL_MS = 60_000;
+/** kube ends a watch without timeoutSeconds after a random 30 to 60 minutes, so clients rebalance. */
+const MIN_REQUEST_TIMEOUT_S = 1800;
+/** A watcher this far behind is cut off rather than allowed to grow the heap. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+/**
+ * The event a watcher with `predicate` sees, or none: ADDED when an object starts matching,
+ * DELETED (with its previous state at the new resourceVersion) when it stops, as kube's cacher.
+ */
+export function filterEvent(ev: ObjectEvent, predicate: WatchOptions['predicate']): { type: WatchEventType; object: KubeObject } | undefined {
+  if (!predicate) return { type: ev.type, object: ev.object };
+  const now = ev.type !== 'DELETED' && predicate(ev.object);
+  const before = ev.previous !== undefined && predicate(ev.previous);
+  if (ev.type === 'DELETED') return predicate(ev.object) ? { type: 'DELETED', object: ev.object } : undefined;
+  if (now && !before) return { type: 'ADDED', object: ev.object };
+  if (now && before) return { type: 'MODIFIED', object: ev.object };
+  if (!now && before) {
+    const previous = ev.previous!;
+    return { type: 'DELETED', object: { ...previous, metadata: { ...previous.metadata, resourceVersion: String(ev.revision) } } };
+  }
+  return undefined;
+}
+
+/** kube's validateWatchOptions (metainternalversion validation), with WatchList enabled. */
+export function validateWatchOptions(o: Pick<WatchOptions, 'resourceVersionMatch' | 'sendInitialEvents'> & { continue: string }): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = o.resourceVersionMatch;
+  if (o.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    errs.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (match) {
+    if (o.sendInitialEvents === undefined) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    }
+    if (match !== 'NotOlderThan') errs.push(notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+    if (o.continue) errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  return errs;
+}
+
+/**
+ * Where a (valid) watch starts: with the current objects as ADDED events, or after a revision.
+ * With sendInitialEvents, the state "not older than" rv: we always have the newest.
+ */
+export function watchStart(o: Pick<WatchOptions, 'resourceVersion' | 'sendInitialEvents'>): { initial: boolean; afterRevision: number | undefined } {
+  if (o.sendInitialEvents !== undefined) return { initial: o.sendInitialEvents, afterRevision: o.sendInitialEvents ? undefined : numeric(o.resourceVersion) };
+  return { initial: o.resourceVersion === '' || o.resourceVersion === '0', afterRevision: numeric(o.resourceVersion) };
+}
+
+const numeric = (rv: string): number | undefined => (rv === '' || rv === '0' ? undefined : Number(rv));
+
+export async function serveWatch(res: ServerResponse, o: WatchOptions, registry: WatchRegistry): Promise<void> {
+  const start = watchStart(o);
+  let afterRevision: number;
+  let initial: KubeObject[] = [];
+  if (start.afterRevision === undefined) {
+    const listed = await o.store.list(o.namespace, o.predicate ? { predicate: o.predicate } : {});
+    afterRevision = listed.revision;
+    if (start.initial) initial = listed.items;
+  } else {
+    afterRevision = start.afterRevision;
+  }
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  let lastRevision = afterRevision;
+  let ended = false;
+
+  const write = (type: WatchEventType, object: unknown): void => {
+    if (ended) return;
+    res.write(`${JSON.stringify({ type, object })}\n`);
+    if (res.writableLength > MAX_BUFFERED_BYTES) {
+      // Nobody is reading: drop the connection instead of buffering without bound.
+      end();
+      res.destroy();
+    }
+  };
+  const bookmark = (annotations?: Record<string, string>): void =>
+    write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(lastRevision), ...(annotations ? { annotations } : {}) } });
+
+  let timeout: NodeJS.Timeout | undefined;
+  let bookmarkTimer: NodeJS.Timeout | undefined;
+  let handle: { close(): void } | undefined;
+  const unregister = registry.add(() => end(true));
+  function end(finalBookmark = false): void {
+    if (ended) return;
+    if (finalBookmark && o.allowWatchBookmarks) bookmark();
+    ended = true;
+    unregister();
+    handle?.close();
+    clearTimeout(timeout);
+    clearTimeout(bookmarkTimer);
+    if (!res.destroyed) res.end();
+  }
+  res.once('close', () => end());
+
+  for (const obj of initial) write('ADDED', o.render(obj));
+  if (start.initial && o.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END]: 'true' });
+  if (ended) return;
+
+  handle = o.store.watch(o.namespace, afterRevision, {
+    onEvents(events) {
+      for (const ev of events) {
+        lastRevision = ev.revision;
+        const shown = filterEvent(ev, o.predicate);
+        if (shown) write(shown.type, o.render(shown.object));
+      }
+    },
+    onError(err) {
+      const status = isStorageError(err, 'Compacted')
+        ? resourceExpired(`too old resource version: ${afterRevision} (${err.compactRevision ?? 0})`)
+        : err instanceof ApiError
+          ? err
+          : internalError(err);
+      write('ERROR', status.status);
+      end();
+    },
+  });
+
+  const timeoutMs = o.timeoutSeconds !== undefined ? o.timeoutSeconds * 1000 : MIN_REQUEST_TIMEOUT_S * 1000 * (1 + Math.random());
+  timeout = setTimeout(() => end(true), timeoutMs);
+  if (o.allowWatchBookmarks) {
+    const tick = (): void => {
+      bookmark();
+      bookmarkTimer = setTimeout(tick, BOOKMARK_INTERVAL_MS);
+    };
+    bookmarkTimer = setTimeout(tick, BOOKMARK_INTERVAL_MS);
+  }
+}

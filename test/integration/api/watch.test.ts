@@ -1,0 +1,220 @@
+// ?watch=true over HTTPS against an in-process server on the embedded store: the stream format,
+// where a watch starts (resourceVersion unset, 0, N, compacted), selector transitions, bookmarks,
+// watch-list and timeoutSeconds.
+import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerHandle, startServer } from '../../../server/index.js';
+
+interface WatchEvent {
+  type: string;
+  object: { kind?: string; code?: number; reason?: string; message?: string; metadata: { name?: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+}
+
+const CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.watch.example.com' },
+  spec: {
+    group: 'watch.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+  },
+};
+const BASE = '/apis/watch.example.com/v1/namespaces/default/widgets';
+
+let server: ServerHandle;
+
+async function call(method: string, path: string, body?: unknown, contentType = 'application/json', target: ServerHandle = server): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetchRaw(method, path, body === undefined ? undefined : JSON.stringify(body), contentType, target);
+  const text = await new Promise<string>((resolve) => {
+    let data = '';
+    res.on('data', (c: Buffer) => (data += c.toString()));
+    res.on('end', () => resolve(data));
+  });
+  return { status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+function fetchRaw(method: string, path: string, body?: string, contentType?: string, target: ServerHandle = server): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(target.url + path, {
+      method,
+      ca: target.caCert,
+      agent: false,
+      headers: { authorization: `Bearer ${target.token}`, ...(contentType ? { 'content-type': contentType } : {}) },
+    });
+    req.on('response', resolve);
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** An open watch: its events as they arrive, and what the response looked like. */
+interface Watch {
+  status: number;
+  contentType: string | undefined;
+  events: WatchEvent[];
+  /** Resolves once `n` events arrived (rejects after a timeout). */
+  next(n: number): Promise<WatchEvent[]>;
+  /** Resolves when the server ended the stream. */
+  ended: Promise<void>;
+  close(): void;
+}
+
+async function watch(query: string, base = BASE, target: ServerHandle = server): Promise<Watch> {
+  const res = await fetchRaw('GET', `${base}?watch=true&${query}`, undefined, undefined, target);
+  const events: WatchEvent[] = [];
+  let buffered = '';
+  const waiters: Array<() => void> = [];
+  res.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      events.push(JSON.parse(buffered.slice(0, nl)) as WatchEvent);
+      buffered = buffered.slice(nl + 1);
+    }
+    for (const w of waiters.splice(0)) w();
+  });
+  const ended = new Promise<void>((resolve) => res.on('end', resolve));
+  return {
+    status: res.statusCode ?? 0,
+    contentType: res.headers['content-type'],
+    events,
+    ended,
+    async next(n) {
+      const deadline = Date.now() + 5000;
+      while (events.length < n) {
+        if (Date.now() > deadline) throw new Error(`only ${events.length} of ${n} events: ${JSON.stringify(events.map((e) => e.type))}`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 100);
+        });
+      }
+      return events.slice(0, n);
+    },
+    close: () => res.destroy(),
+  };
+}
+
+const widget = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'watch.example.com/v1', kind: 'Widget', metadata: { name, labels }, spec: {} });
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const summary = (events: WatchEvent[]): string[] => events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`.trim());
+
+beforeAll(async () => {
+  server = await startServer({ storage: 'memory', compactionIntervalMs: 0 });
+  expect((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', CRD)).status).toBe(201);
+  const deadline = Date.now() + 5000;
+  while ((await call('GET', BASE)).status !== 200) {
+    if (Date.now() > deadline) throw new Error('the CRD was not served');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('watch', () => {
+  it('streams JSON lines: ADDED for what exists, then every change in order', async () => {
+    await call('POST', BASE, widget('pre'));
+    const w = await watch('');
+    expect([w.status, w.contentType]).toEqual([200, 'application/json']);
+    expect(summary(await w.next(1))).toEqual(['ADDED pre']);
+    await call('POST', BASE, widget('a'));
+    await call('PATCH', `${BASE}/a`, { spec: { x: 1 } }, 'application/merge-patch+json');
+    await call('DELETE', `${BASE}/a`);
+    expect(summary(await w.next(4))).toEqual(['ADDED pre', 'ADDED a', 'MODIFIED a', 'DELETED a']);
+    const rvs = w.events.slice(1).map((e) => Number(e.object.metadata.resourceVersion));
+    expect(rvs).toEqual([...rvs].sort((x, y) => x - y));
+    expect(new Set(rvs).size).toBe(3);
+    expect(w.events[1]!.object.kind).toBe('Widget');
+    w.close();
+    await call('DELETE', `${BASE}/pre`);
+  });
+
+  it('from resourceVersion N: exactly the changes after N', async () => {
+    const created = await call('POST', BASE, widget('b'));
+    const rv = (created.json['metadata'] as { resourceVersion: string }).resourceVersion;
+    await call('PATCH', `${BASE}/b`, { spec: { y: 1 } }, 'application/merge-patch+json');
+    await call('DELETE', `${BASE}/b`);
+    const w = await watch(`resourceVersion=${rv}`);
+    expect(summary(await w.next(2))).toEqual(['MODIFIED b', 'DELETED b']);
+    w.close();
+  });
+
+  it('ends with an ERROR 410 Expired event when N was compacted', async () => {
+    // A server that compacts every 100 ms, up to what it saw one interval before.
+    const compacting = await startServer({ storage: 'memory', compactionIntervalMs: 100 });
+    try {
+      const namespaces = '/api/v1/namespaces';
+      const created = await call('POST', namespaces, { metadata: { name: 'gone-soon' } }, 'application/json', compacting);
+      const rv = Number((created.json['metadata'] as { resourceVersion: string }).resourceVersion);
+      // A later write, so that compaction can move past rv (the newest revision is always kept).
+      await call('PATCH', `${namespaces}/gone-soon`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json', compacting);
+      const expired = await eventually('the compaction', async () => {
+        const w = await watch(`resourceVersion=${rv - 1}`, namespaces, compacting);
+        await Promise.race([w.ended, new Promise((r) => setTimeout(r, 300))]);
+        if (w.events[0]?.type === 'ERROR') return w;
+        w.close();
+        return undefined;
+      });
+      await expired.ended;
+      expect(expired.status).toBe(200);
+      expect(expired.events).toHaveLength(1);
+      expect(expired.events[0]!.object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+      expect(expired.events[0]!.object.message).toMatch(new RegExp(`^too old resource version: ${rv - 1} \\(\\d+\\)$`));
+    } finally {
+      await compacting.close();
+    }
+  });
+
+  it('turns selector transitions into ADDED and DELETED for that watcher', async () => {
+    const w = await watch('labelSelector=color%3Dred');
+    await call('POST', BASE, widget('d', { color: 'blue' }));
+    await call('PATCH', `${BASE}/d`, { metadata: { labels: { color: 'red' } } }, 'application/merge-patch+json');
+    await call('PATCH', `${BASE}/d`, { spec: { z: 1 } }, 'application/merge-patch+json');
+    await call('PATCH', `${BASE}/d`, { metadata: { labels: { color: 'green' } } }, 'application/merge-patch+json');
+    await call('DELETE', `${BASE}/d`);
+    const events = await w.next(3);
+    expect(summary(events)).toEqual(['ADDED d', 'MODIFIED d', 'DELETED d']);
+    // The DELETED of an object that stopped matching shows it as it was, at the new resourceVersion.
+    expect(events[2]!.object.metadata.labels).toEqual({ color: 'red' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(w.events).toHaveLength(3);
+    w.close();
+  });
+
+  it('watch-list: initial events, then a BOOKMARK marking their end', async () => {
+    await call('POST', BASE, widget('e1'));
+    await call('POST', BASE, widget('e2'));
+    const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
+    const events = await w.next(3);
+    expect(summary(events)).toEqual(['ADDED e1', 'ADDED e2', 'BOOKMARK']);
+    expect(events[2]!.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+    expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(events[1]!.object.metadata.resourceVersion));
+    w.close();
+  });
+
+  it('refuses inconsistent watch options with kube’s 422', async () => {
+    const r = await call('GET', `${BASE}?watch=true&sendInitialEvents=true`);
+    expect(r.status).toBe(422);
+    expect(r.json['message']).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  });
+
+  it('honours timeoutSeconds, with a last BOOKMARK when bookmarks are allowed', async () => {
+    const started = Date.now();
+    const w = await watch('timeoutSeconds=1&allowWatchBookmarks=true&resourceVersion=0');
+    await w.ended;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(w.events[w.events.length - 1]!.type).toBe('BOOKMARK');
+  });
+});
