@@ -11,7 +11,7 @@ import { setCondition } from '../server/registry/builtin/crds.js';
 import { ApiError, ignoreNotFound } from '../server/errors.js';
 import { decideNames } from './naming.js';
 import { crdStorageVersionHash } from './storage-version.js';
-import { CRD_CLEANUP_FINALIZER, type CustomResourceDefinition } from './types.js';
+import { CRD_CLEANUP_FINALIZER, type CRDCondition, type CustomResourceDefinition } from './types.js';
 
 const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const CLEANUP_RETRY_MS = 1000;
@@ -64,7 +64,9 @@ export class CRDController {
     const name = crd.metadata.name ?? '';
     this.crds.set(name, crd);
     if (crd.metadata.deletionTimestamp) {
-      this.install(crd, true);
+      // A terminating CRD still serves reads and deletes of its objects, as kube's handler does,
+      // but only if it ever got its names: a CRD that lost a name conflict is never served.
+      if (isEstablished(crd)) this.install(crd, true);
       this.startCleanup(name);
       return;
     }
@@ -86,7 +88,9 @@ export class CRDController {
     const name = crd.metadata.name ?? '';
     const generation = crd.metadata.generation ?? 0;
     let entry = this.stores.get(name);
-    if (!entry || entry.generation !== generation) {
+    // A new spec means a new strategy; marking the CRD for deletion bumps its generation too, but
+    // changes nothing served, so the store (and the watches on it) carries on until the CRD goes.
+    if (!entry || (entry.generation !== generation && !terminating)) {
       entry = { generation, store: this.newStore(crd) };
       this.stores.set(name, entry);
     }
@@ -144,31 +148,47 @@ export class CRDController {
     }
   }
 
-  /** Deletes every custom resource of a terminating CRD, then lets the CRD go. */
+  /**
+   * Deletes every custom resource of a terminating CRD, then lets the CRD go: kube's CRDFinalizer
+   * (apiextensions-apiserver pkg/controller/finalizer/crd_finalizer.go), conditions included.
+   */
   private startCleanup(name: string): void {
     if (this.cleanups.has(name) || this.closed) return;
     this.cleanups.add(name);
     const run = async (): Promise<void> => {
       const crd = this.crds.get(name);
-      const store = this.stores.get(name)?.store;
-      if (!crd || !store || this.closed) return;
-      await this.writeStatus(name, (c) =>
-        setCondition(c, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }),
-      );
-      const { items } = await store.list(undefined);
-      for (const obj of items) {
-        if (obj.metadata.deletionTimestamp) continue;
-        await store.delete(obj.metadata.namespace, obj.metadata.name ?? '', { dryRun: false }).catch(ignoreNotFound);
-      }
-      const remaining = (await store.list(undefined)).items.length;
-      if (remaining > 0) {
-        // Objects with finalizers of their own keep the CRD until their controllers let go.
-        this.retryCleanup(name, run);
+      if (this.closed) return;
+      // Gone, or someone else's finalizers are all that is left: nothing for us to do.
+      if (!crd || !crd.metadata.finalizers?.includes(CRD_CLEANUP_FINALIZER)) {
+        this.cleanups.delete(name);
         return;
       }
       await this.writeStatus(name, (c) =>
-        setCondition(c, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }),
+        setCondition(c, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }),
       );
+      let done: CRDCondition;
+      if (isEstablished(crd)) {
+        const store = this.stores.get(name)?.store;
+        if (!store) {
+          this.retryCleanup(name, run);
+          return;
+        }
+        const { items } = await store.list(undefined);
+        for (const obj of items) {
+          if (obj.metadata.deletionTimestamp) continue;
+          await store.delete(obj.metadata.namespace, obj.metadata.name ?? '', { dryRun: false }).catch(ignoreNotFound);
+        }
+        const remaining = (await store.list(undefined)).items.length;
+        if (remaining > 0) {
+          // Objects with finalizers of their own keep the CRD until their controllers let go.
+          this.retryCleanup(name, run);
+          return;
+        }
+        done = { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' };
+      } else {
+        done = { type: 'Terminating', status: 'False', reason: 'NeverEstablished', message: 'resource was never established' };
+      }
+      await this.writeStatus(name, (c) => setCondition(c, done));
       await this.crdStore
         .update(undefined, name, (current) => {
           current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
@@ -197,3 +217,6 @@ export class CRDController {
 }
 
 const unchanged = new Error('unchanged');
+
+const isEstablished = (crd: CustomResourceDefinition): boolean =>
+  crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;

@@ -117,6 +117,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   await crdController.start();
 
   const watches = new WatchRegistry();
+  catalog.onChange(() => watches.closeUnserved(new Set(catalog.stores())));
   const discovery = new Discovery(catalog, deps.serverAddress ?? (() => '127.0.0.1:6443'));
   const openapi = new OpenAPI(catalog);
 

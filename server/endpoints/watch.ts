@@ -31,18 +31,23 @@ export interface WatchOptions {
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** Active watches, so a shutdown can end them cleanly. */
+/** Active watches, so a shutdown, or the removal of what they watch, can end them cleanly. */
 export class WatchRegistry {
-  private readonly active = new Set<() => void>();
+  private readonly active = new Map<() => void, Store>();
 
-  add(end: () => void): () => void {
-    this.active.add(end);
+  add(end: () => void, store: Store): () => void {
+    this.active.set(end, store);
     return () => this.active.delete(end);
   }
 
   /** Ends every watch (the response is finished; clients re-watch elsewhere). */
   closeAll(): void {
-    for (const end of [...this.active]) end();
+    for (const end of [...this.active.keys()]) end();
+  }
+
+  /** Ends the watches on stores no longer served (a deleted CRD), as kube destroys their storage. */
+  closeUnserved(served: ReadonlySet<Store>): void {
+    for (const [end, store] of [...this.active]) if (!served.has(store)) end();
   }
 }
 
@@ -131,7 +136,7 @@ export async function serveWatch(res: ServerResponse, o: WatchOptions, registry:
   let timeout: NodeJS.Timeout | undefined;
   let bookmarkTimer: NodeJS.Timeout | undefined;
   let handle: { close(): void } | undefined;
-  const unregister = registry.add(() => end(true));
+  const unregister = registry.add(() => end(true), o.store);
   function end(finalBookmark = false): void {
     if (ended) return;
     if (finalBookmark && o.allowWatchBookmarks) bookmark();

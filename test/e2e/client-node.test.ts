@@ -136,4 +136,39 @@ describe('@kubernetes/client-node CustomObjectsApi', () => {
     const list = (await api.listNamespacedCustomObject({ group, version, namespace, plural })) as { items: Cache[] };
     expect(list.items.map((c) => c.metadata.name)).toEqual(['b']);
   });
+
+  it('an informer converges its cache while objects are created, replaced and deleted', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(server.kubeconfig);
+    const path = `/apis/${group}/${version}/namespaces/${namespace}/${plural}`;
+    const informer = k8s.makeInformer<Cache & k8s.KubernetesObject>(kc, path, async () =>
+      (await api.listNamespacedCustomObject({ group, version, namespace, plural })) as k8s.KubernetesListObject<Cache & k8s.KubernetesObject>,
+    );
+    const seen: string[] = [];
+    informer.on(k8s.ADD, (o) => seen.push(`add ${o.metadata?.name}`));
+    informer.on(k8s.UPDATE, (o) => seen.push(`update ${o.metadata?.name}`));
+    informer.on(k8s.DELETE, (o) => seen.push(`delete ${o.metadata?.name}`));
+    await informer.start();
+    try {
+      for (const name of ['i1', 'i2', 'i3']) await api.createNamespacedCustomObject({ group, version, namespace, plural, body: cache(name, 1) });
+      const i2 = (await api.getNamespacedCustomObject({ group, version, namespace, plural, name: 'i2' })) as Cache;
+      await api.replaceNamespacedCustomObject({ group, version, namespace, plural, name: 'i2', body: { ...i2, spec: { size: 7 } } });
+      await api.deleteNamespacedCustomObject({ group, version, namespace, plural, name: 'i3' });
+
+      const want = [['b', 20], ['i1', 1], ['i2', 7]];
+      const deadline = Date.now() + 10_000;
+      const state = (): Array<[string, number]> =>
+        informer
+          .list(namespace)
+          .map((o): [string, number] => [o.metadata!.name!, (o as unknown as Cache).spec.size])
+          .sort(([a], [b]) => a.localeCompare(b));
+      while (JSON.stringify(state()) !== JSON.stringify(want)) {
+        if (Date.now() > deadline) throw new Error(`informer cache ${JSON.stringify(state())}, want ${JSON.stringify(want)}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(seen).toEqual(expect.arrayContaining(['add i1', 'add i2', 'add i3', 'update i2', 'delete i3']));
+    } finally {
+      await informer.stop();
+    }
+  });
 });

@@ -217,4 +217,14 @@ describe('watch', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(w.events[w.events.length - 1]!.type).toBe('BOOKMARK');
   });
+
+  it('ends the watches of a CRD that is deleted, after the DELETED events of its objects', async () => {
+    await call('POST', BASE, widget('last'));
+    const w = await watch('resourceVersion=0');
+    await w.next(1);
+    expect((await call('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD.metadata.name}`)).status).toBe(200);
+    await w.ended;
+    expect(summary(w.events).filter((e) => e.endsWith(' last'))).toEqual(['ADDED last', 'DELETED last']);
+  });
 });
+
