@@ -1,12 +1,12 @@
 // The API layer: everything behind authentication that is not a health or version endpoint.
 // One handler parses every path into request info and dispatches, as kube-apiserver does; there
 // is no route table to register per CRD, so a CRD is served the moment it enters the catalog.
-import { WatchRegistry } from './endpoints/watch.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Storage } from '../storage/interface.js';
 import type { Logger } from './log.js';
 import type { ApiHandler } from './pipeline/types.js';
-import { ApiError, notFoundPath, toApiError } from './errors.js';
+import { ApiError, badRequest, notFoundPath, toApiError } from './errors.js';
 import { parseRequestInfo } from './pipeline/request-info.js';
 import { Catalog, type ResourceDescriptor } from './registry/catalog.js';
 import { storageVersionHash } from './registry/versions.js';
@@ -18,7 +18,9 @@ import { NamespaceController } from './registry/builtin/namespace-controller.js'
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { CRDController } from '../crd/controller.js';
 import { customResourceStrategy } from '../crd/resource-strategy.js';
-import { serveResource, sendJson } from './endpoints/rest.js';
+import { serveResource, sendJson, watchOptions } from './endpoints/rest.js';
+import { WatchRegistry, serveWatch } from './endpoints/watch.js';
+import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/watch-websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
 import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
 import type { KindInfo } from './registry/strategy.js';
@@ -130,6 +132,23 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     await serveResource({ req, res, info, query: url.searchParams, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches });
   }
 
+  /** A watch over WebSocket: checked like any watch, then upgraded and streamed. */
+  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
+    const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (!desc) throw notFoundPath();
+    const options = watchOptions({ req, info, query: url.searchParams, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches });
+    const ws = await acceptWebSocket(req, socket, head);
+    const sink = webSocketWatchSink(ws);
+    await serveWatch(sink, options, watches).catch((err: unknown) => {
+      // Past the upgrade there is no HTTP status left: the error travels as an ERROR event.
+      sink.send(JSON.stringify({ type: 'ERROR', object: toApiError(err).status }));
+      sink.end();
+    });
+  }
+
   function serveNonResource(req: IncomingMessage, res: ServerResponse, url: URL): void {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw notFoundPath();
@@ -177,6 +196,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         const apiErr = toApiError(err);
         if (apiErr.code >= 500) logger.error('request failed', { method: req.method, url: req.url, err: err instanceof Error ? err.stack : String(err) });
         writeStatus(res, apiErr);
+      }
+    },
+    async handleUpgrade(req, socket, head) {
+      try {
+        await handleUpgrade(req, socket, head);
+      } catch (err) {
+        refuseUpgrade(socket, toApiError(err));
       }
     },
     async close() {

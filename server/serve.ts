@@ -5,7 +5,9 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { type ApiError, internalError, unauthorized } from './errors.js';
+import type { Duplex } from 'node:stream';
+import { refuseUpgrade } from './endpoints/watch-websocket.js';
+import { type ApiError, internalError, serviceUnavailable, unauthorized } from './errors.js';
 import type { Logger } from './log.js';
 import type { ApiHandler } from './pipeline/types.js';
 import type { AuthResult } from './authn/bearer.js';
@@ -94,6 +96,19 @@ export class HttpsFrontend {
       socket.once('close', () => this.sockets.delete(socket));
     });
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
+  }
+
+  /** WebSocket upgrades (watches): authenticated here, everything else is the API's. */
+  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', (err) => this.deps.logger.debug('upgraded connection error', { err: err.message }));
+    const auth = this.deps.authenticate(req);
+    if (auth.kind !== 'user') return refuseUpgrade(socket, unauthorized());
+    if (this.shuttingDown) return refuseUpgrade(socket, serviceUnavailable('the server is shutting down'));
+    this.deps.api.handleUpgrade(req, socket, head, auth.user).catch((err: unknown) => {
+      this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
+      socket.destroy();
+    });
   }
 
   /** Resolves with the port bound (the ephemeral one for 0). */

@@ -25,12 +25,12 @@ import { applyJsonPatch } from './patch/json-patch.js';
 import { decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
-import { type WatchRegistry, serveWatch, validateWatchOptions } from './watch.js';
+import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
 
 const PATCH_TYPES_CR = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const PATCH_TYPES_BUILTIN = [...PATCH_TYPES_CR, 'application/strategic-merge-patch+json'];
 
-interface Ctx {
+export interface Ctx {
   req: IncomingMessage;
   res: ServerResponse;
   info: RequestInfo;
@@ -42,6 +42,9 @@ interface Ctx {
   /** Open watches, ended together when the server shuts down. */
   watches: WatchRegistry;
 }
+
+/** What a handler knows before it answers: everything but the response. */
+export type RequestCtx = Omit<Ctx, 'res'>;
 
 export function sendJson(res: ServerResponse, code: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value);
@@ -80,10 +83,10 @@ function notFoundPath(): ApiError {
   return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
 }
 
-const namespaceOf = (ctx: Ctx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
+const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
 
 /** An object as the client asked to see it: in the requested version, as JSON or Table or metadata. */
-function present(ctx: Ctx, obj: KubeObject): KubeObject {
+function present(ctx: RequestCtx, obj: KubeObject): KubeObject {
   obj.apiVersion = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   obj.kind = ctx.desc.names.kind;
   return obj;
@@ -100,7 +103,7 @@ function respondObject(ctx: Ctx, code: number, obj: KubeObject): void {
   sendJson(ctx.res, code, shown);
 }
 
-function includeObject(ctx: Ctx): IncludeObject {
+function includeObject(ctx: RequestCtx): IncludeObject {
   const v = ctx.query.get('includeObject');
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
@@ -124,7 +127,7 @@ async function get(ctx: Ctx): Promise<void> {
   respondObject(ctx, 200, obj);
 }
 
-function listOptions(ctx: Ctx): ListOptions {
+function listOptions(ctx: RequestCtx): ListOptions {
   const q = ctx.query;
   const opts: ListOptions = {};
   const labelSel = q.get('labelSelector');
@@ -181,6 +184,11 @@ async function list(ctx: Ctx): Promise<void> {
 }
 
 async function watch(ctx: Ctx): Promise<void> {
+  await serveWatch(httpWatchSink(ctx.res), watchOptions(ctx), ctx.watches);
+}
+
+/** A watch request's options, checked as kube checks them (also for a watch over WebSocket). */
+export function watchOptions(ctx: RequestCtx): WatchOptions {
   const q = ctx.query;
   const sendInitialEvents = q.has('sendInitialEvents') ? queryBool(q.getAll('sendInitialEvents')) : undefined;
   const resourceVersionMatch = q.get('resourceVersionMatch') ?? '';
@@ -192,27 +200,23 @@ async function watch(ctx: Ctx): Promise<void> {
   const format = outputFormat(ctx.req.headers.accept);
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   const include = includeObject(ctx);
-  await serveWatch(
-    ctx.res,
-    {
-      store: ctx.store,
-      namespace: namespaceOf(ctx),
-      predicate,
-      resourceVersion,
-      resourceVersionMatch,
-      allowWatchBookmarks: queryBool(q.getAll('allowWatchBookmarks')),
-      sendInitialEvents,
-      timeoutSeconds: queryInt64(q, 'timeoutSeconds'),
-      render(obj) {
-        const shown = present(ctx, obj);
-        if (format.kind === 'Table') return buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, include);
-        if (format.kind === 'PartialObjectMetadata') return partialObjectMetadata(shown);
-        return shown;
-      },
-      typeMeta: { apiVersion: gv, kind: ctx.desc.names.kind },
+  return {
+    store: ctx.store,
+    namespace: namespaceOf(ctx),
+    predicate,
+    resourceVersion,
+    resourceVersionMatch,
+    allowWatchBookmarks: queryBool(q.getAll('allowWatchBookmarks')),
+    sendInitialEvents,
+    timeoutSeconds: queryInt64(q, 'timeoutSeconds'),
+    render(obj) {
+      const shown = present(ctx, obj);
+      if (format.kind === 'Table') return buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, include);
+      if (format.kind === 'PartialObjectMetadata') return partialObjectMetadata(shown);
+      return shown;
     },
-    ctx.watches,
-  );
+    typeMeta: { apiVersion: gv, kind: ctx.desc.names.kind },
+  };
 }
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */

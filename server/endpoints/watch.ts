@@ -104,7 +104,36 @@ export function watchStart(o: Pick<WatchOptions, 'resourceVersion' | 'sendInitia
 
 const numeric = (rv: string): number | undefined => (rv === '' || rv === '0' ? undefined : Number(rv));
 
-export async function serveWatch(res: ServerResponse, o: WatchOptions, registry: WatchRegistry): Promise<void> {
+/** Where a watch's events go: a chunked HTTP response or a WebSocket. */
+export interface WatchSink {
+  /** Called once the start is known to be good, before the first event. */
+  open(): void;
+  /** One event document, serialised. */
+  send(event: string): void;
+  /** Bytes accepted but not yet taken by the client. */
+  buffered(): number;
+  /** The server ends the watch normally. */
+  end(): void;
+  /** The server drops the connection (a client that does not read). */
+  destroy(): void;
+  onClose(listener: () => void): void;
+}
+
+export function httpWatchSink(res: ServerResponse): WatchSink {
+  return {
+    open() {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+      res.flushHeaders();
+    },
+    send: (event) => void res.write(`${event}\n`),
+    buffered: () => res.writableLength,
+    end: () => void (res.destroyed || res.end()),
+    destroy: () => void res.destroy(),
+    onClose: (listener) => void res.once('close', listener),
+  };
+}
+
+export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: WatchRegistry): Promise<void> {
   const start = watchStart(o);
   let afterRevision: number;
   let initial: KubeObject[] = [];
@@ -116,18 +145,17 @@ export async function serveWatch(res: ServerResponse, o: WatchOptions, registry:
     afterRevision = start.afterRevision;
   }
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
-  res.flushHeaders();
+  sink.open();
   let lastRevision = afterRevision;
   let ended = false;
 
   const write = (type: WatchEventType, object: unknown): void => {
     if (ended) return;
-    res.write(`${JSON.stringify({ type, object })}\n`);
-    if (res.writableLength > MAX_BUFFERED_BYTES) {
+    sink.send(JSON.stringify({ type, object }));
+    if (sink.buffered() > MAX_BUFFERED_BYTES) {
       // Nobody is reading: drop the connection instead of buffering without bound.
       end();
-      res.destroy();
+      sink.destroy();
     }
   };
   const bookmark = (annotations?: Record<string, string>): void =>
@@ -145,9 +173,9 @@ export async function serveWatch(res: ServerResponse, o: WatchOptions, registry:
     handle?.close();
     clearTimeout(timeout);
     clearTimeout(bookmarkTimer);
-    if (!res.destroyed) res.end();
+    sink.end();
   }
-  res.once('close', () => end());
+  sink.onClose(() => end());
 
   for (const obj of initial) write('ADDED', o.render(obj));
   if (start.initial && o.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END]: 'true' });

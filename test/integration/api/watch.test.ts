@@ -3,6 +3,7 @@
 // watch-list and timeoutSeconds.
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 
@@ -216,6 +217,26 @@ describe('watch', () => {
     await w.ended;
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(w.events[w.events.length - 1]!.type).toBe('BOOKMARK');
+  });
+
+  it('streams the same events over a WebSocket, and refuses an upgrade without credentials', async () => {
+    const url = `${server.url.replace('https', 'wss')}${BASE}?watch=true&resourceVersion=0&labelSelector=ws%3Dyes`;
+    const ws = new WebSocket(url, { ca: server.caCert, headers: { authorization: `Bearer ${server.token}` } });
+    const messages: WatchEvent[] = [];
+    ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as WatchEvent));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    await call('POST', BASE, widget('over-ws', { ws: 'yes' }));
+    await call('DELETE', `${BASE}/over-ws`);
+    await eventually('two messages', async () => (messages.length >= 2 ? true : undefined));
+    expect(summary(messages)).toEqual(['ADDED over-ws', 'DELETED over-ws']);
+    ws.close();
+
+    const anonymous = new WebSocket(url, { ca: server.caCert });
+    const status = await new Promise<number>((resolve) => anonymous.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(status).toBe(401);
   });
 
   it('ends the watches of a CRD that is deleted, after the DELETED events of its objects', async () => {

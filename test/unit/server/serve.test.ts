@@ -1,5 +1,6 @@
 // The HTTPS front door with a fake API layer: routing of public and authenticated paths, the
 // Status bodies, metrics, health, and the connection side of graceful shutdown.
+import type { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +43,8 @@ async function start(handler?: Handler, storageUp = true): Promise<Started> {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end('{"kind":"Fake"}');
     },
+    // The frontend's own part of an upgrade is authentication; what follows is the API's.
+    handleUpgrade: async (_req: IncomingMessage, socket: Duplex) => void socket.destroy(),
   };
   const storageCheck: HealthCheck = {
     name: 'sqlite',
