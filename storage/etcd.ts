@@ -574,6 +574,11 @@ class EtcdWatch implements WatchHandle {
     this.end();
   }
 
+  requestProgress(): void {
+    // Without a stream the answer comes anyway: the next `created` response carries the revision.
+    this.stream?.write({ progress_request: {} });
+  }
+
   /** Ends the watch and reports why. */
   fail(err: Error): void {
     if (this.ended) return;
@@ -624,6 +629,12 @@ class EtcdWatch implements WatchHandle {
     if (res.created) {
       this.failingSince = undefined;
       this.retryDelay = WATCH_RETRY_MIN_MS;
+    }
+    if (res.events.length === 0) {
+      // A progress notification: etcd sends one only to a watcher that has every event up to the
+      // revision. (The creation response is not one: replayed history may follow it.)
+      if (!res.created) this.callbacks.onProgress?.(Number(res.header.revision));
+      return;
     }
     // etcd never splits one revision's events across responses, so a revision is all new or all seen.
     const fresh = res.events.filter((ev) => Number(ev.kv.mod_revision) > this.lastRevision);

@@ -45,6 +45,12 @@ export interface WatchEvent {
 
 export interface WatchHandle {
   close(): void;
+  /**
+   * Asks for an onProgress call with the store's current revision once every event up to it has
+   * been delivered (etcd's progress notification): how a cache learns it is up to date when
+   * nothing under its prefix changed.
+   */
+  requestProgress(): void;
 }
 
 export interface WatchCallbacks {
@@ -55,6 +61,8 @@ export interface WatchCallbacks {
    * gone, `Unavailable` when the backend could not resume in time. Not called after close().
    */
   onError(err: Error): void;
+  /** Every event up to `revision` has been delivered (an answer to requestProgress). */
+  onProgress?(revision: number): void;
 }
 
 export interface Storage {

@@ -73,6 +73,8 @@ interface Watcher {
   error?: Error;
   scheduled: boolean;
   closed: boolean;
+  /** requestProgress was called: report the revision after the pending events. */
+  progress: boolean;
 }
 
 interface PendingWrite {
@@ -189,7 +191,7 @@ export class SqliteStorage implements Storage {
   }
 
   watch(prefix: string, afterRevision: number, callbacks: WatchCallbacks): WatchHandle {
-    const w: Watcher = { prefix, callbacks, pending: [], scheduled: false, closed: false };
+    const w: Watcher = { prefix, callbacks, pending: [], scheduled: false, closed: false, progress: false };
     if (!this.db.open) {
       this.end(w, unavailable('storage closed'));
     } else if (afterRevision + 1 < this.compactRevision) {
@@ -214,6 +216,10 @@ export class SqliteStorage implements Storage {
       close: () => {
         w.closed = true;
         this.watchers.delete(w);
+      },
+      requestProgress: () => {
+        w.progress = true;
+        this.schedule(w);
       },
     };
   }
@@ -345,6 +351,11 @@ export class SqliteStorage implements Storage {
         const events = w.pending;
         w.pending = [];
         w.callbacks.onEvents(events);
+      }
+      // Every committed write is published as it commits, so nothing up to this.revision is owed.
+      if (w.progress && !w.closed && !w.error) {
+        w.progress = false;
+        w.callbacks.onProgress?.(this.revision);
       }
       if (w.error && !w.closed) {
         w.closed = true;

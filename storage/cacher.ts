@@ -1,0 +1,223 @@
+// The watch cache: one storage watch per resource feeds an in-memory copy of its current objects
+// and a window of recent events, so lists and watches are served from memory and every value is
+// decoded once, however many clients watch it (kube-apiserver's cacher).
+//
+// Reads stay consistent: a list first asks storage for its current revision (one cheap round
+// trip) and waits until the cache has caught up to it. A watch from a revision older than the
+// window falls back to a storage watch of its own, so it is served whenever storage still has the
+// history, and fails with Compacted only when storage does not.
+import { isStorageError, unavailable } from './errors.js';
+import type { KeyValue, Storage, WatchEvent, WatchHandle } from './interface.js';
+
+export interface CachedEvent<T> {
+  type: WatchEvent['type'];
+  key: string;
+  /** After the change; for a delete, the last value (at the delete's revision). */
+  object: T;
+  /** Before the change, for update and delete. */
+  previous?: T;
+  revision: number;
+}
+
+export interface CachedWatchCallbacks<T> {
+  onEvents(events: CachedEvent<T>[]): void;
+  onError(err: Error): void;
+}
+
+export interface CacherOptions {
+  /** Events kept for watches that resume from a recent revision. */
+  windowSize?: number;
+  /** How long a read waits for the cache to reach the revision it needs. */
+  freshnessTimeoutMs?: number;
+}
+
+interface Watcher<T> {
+  prefix: string;
+  callbacks: CachedWatchCallbacks<T>;
+}
+
+const DEFAULT_WINDOW = 10_000;
+const DEFAULT_FRESHNESS_TIMEOUT_MS = 3_000;
+const RESTART_DELAY_MS = 250;
+
+/** Thrown when a read needs a revision the cache has not reached in time (kube's 504). */
+export class TooLargeResourceVersion extends Error {
+  constructor(
+    readonly requested: number,
+    readonly current: number,
+  ) {
+    super(`Too large resource version: ${requested}, current: ${current}`);
+  }
+}
+
+export class Cacher<T> {
+  private readonly objects = new Map<string, { object: T; revision: number }>();
+  private window: CachedEvent<T>[] = [];
+  private readonly watchers = new Set<Watcher<T>>();
+  /** Everything up to this revision is reflected in `objects` and `window`. */
+  private revision = 0;
+  /** A watch from this revision or later can be replayed from the window (the last list, or the newest event trimmed from it). */
+  private replayableAfter = 0;
+  private ready: Promise<void> | undefined;
+  private upstream: WatchHandle | undefined;
+  private waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private stopped = false;
+  private readonly windowSize: number;
+  private readonly freshnessTimeoutMs: number;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly prefix: string,
+    private readonly decode: (kv: KeyValue) => T,
+    opts: CacherOptions = {},
+  ) {
+    this.windowSize = opts.windowSize ?? DEFAULT_WINDOW;
+    this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? DEFAULT_FRESHNESS_TIMEOUT_MS;
+  }
+
+  /** Every current object under `prefix` (a sub-prefix of the cacher's), consistent with storage. */
+  async list(prefix: string): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
+    await this.start();
+    await this.waitFor(await this.storage.currentRevision());
+    const items = [...this.objects.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, v]) => ({ key, object: v.object, revision: v.revision }));
+    return { items, revision: this.revision };
+  }
+
+  /** Events under `prefix` after `afterRevision`, then every later one. */
+  watch(prefix: string, afterRevision: number, callbacks: CachedWatchCallbacks<T>): { close(): void } {
+    let closed = false;
+    let inner: { close(): void } | undefined;
+    const watcher: Watcher<T> = { prefix, callbacks };
+    const close = (): void => {
+      closed = true;
+      inner?.close();
+      this.watchers.delete(watcher);
+    };
+    void (async () => {
+      await this.start();
+      await this.waitFor(afterRevision);
+      if (closed) return;
+      if (afterRevision < this.replayableAfter) {
+        // Older than the window: storage may still have it (and says Compacted if not).
+        inner = this.storage.watch(prefix, afterRevision, {
+          onEvents: (events) => callbacks.onEvents(events.map((ev) => this.toCached(ev))),
+          onError: (err) => callbacks.onError(err),
+        });
+        return;
+      }
+      // Replay and registration in one synchronous step: nothing missed, nothing twice.
+      const replay = this.window.filter((ev) => ev.revision > afterRevision && ev.key.startsWith(prefix));
+      this.watchers.add(watcher);
+      if (replay.length) callbacks.onEvents(replay);
+    })().catch((err: unknown) => {
+      if (!closed) callbacks.onError(err instanceof Error ? err : new Error(String(err)));
+      close();
+    });
+    return { close };
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.upstream?.close();
+    for (const w of this.watchers) w.callbacks.onError(unavailable('watch cache stopped'));
+    this.watchers.clear();
+  }
+
+  private start(): Promise<void> {
+    this.ready ??= this.load();
+    return this.ready;
+  }
+
+  private async load(): Promise<void> {
+    const { kvs, revision } = await this.storage.range(this.prefix);
+    this.objects.clear();
+    for (const kv of kvs) this.objects.set(kv.key, { object: this.decode(kv), revision: kv.modRevision });
+    this.window = [];
+    this.revision = revision;
+    this.replayableAfter = revision;
+    this.upstream = this.storage.watch(this.prefix, revision, {
+      onEvents: (events) => this.apply(events),
+      onError: (err) => this.restart(err),
+      onProgress: (rev) => {
+        if (rev > this.revision) this.revision = rev;
+        this.wake();
+      },
+    });
+  }
+
+  private apply(events: WatchEvent[]): void {
+    const cached = events.map((ev) => this.toCached(ev));
+    for (const ev of cached) {
+      if (ev.type === 'delete') this.objects.delete(ev.key);
+      else this.objects.set(ev.key, { object: ev.object, revision: ev.revision });
+      this.window.push(ev);
+      this.revision = ev.revision;
+    }
+    if (this.window.length > this.windowSize) {
+      const dropped = this.window.length - this.windowSize;
+      this.replayableAfter = this.window[dropped - 1]!.revision;
+      this.window = this.window.slice(dropped);
+    }
+    for (const w of this.watchers) {
+      const mine = cached.filter((ev) => ev.key.startsWith(w.prefix));
+      if (mine.length) w.callbacks.onEvents(mine);
+    }
+    this.wake();
+  }
+
+  /**
+   * The upstream watch ended (storage outage beyond the resume budget, or compaction): watchers
+   * end, as kube's cacher terminates them on reinitialisation, and the cache reloads.
+   */
+  private restart(err: Error): void {
+    this.upstream = undefined;
+    for (const w of this.watchers) w.callbacks.onError(isStorageError(err, 'Compacted') ? err : unavailable(err.message));
+    this.watchers.clear();
+    if (this.stopped) return;
+    const retry = (): void => {
+      if (this.stopped) return;
+      this.ready = this.load();
+      this.ready.catch(() => setTimeout(retry, RESTART_DELAY_MS));
+    };
+    setTimeout(retry, RESTART_DELAY_MS);
+  }
+
+  private toCached(ev: WatchEvent): CachedEvent<T> {
+    const object = this.decode(ev.kv);
+    return { type: ev.type, key: ev.kv.key, object, ...(ev.prevKv ? { previous: this.decode(ev.prevKv) } : {}), revision: ev.kv.modRevision };
+  }
+
+  /** Resolves once the cache reflects `revision`; TooLargeResourceVersion after the timeout. */
+  private waitFor(revision: number): Promise<void> {
+    if (revision <= this.revision) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = { revision, resolve };
+      this.waiters.push(waiter);
+      // Nothing may change under our prefix for a long time: ask storage to vouch for the revision.
+      this.upstream?.requestProgress();
+      setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i < 0) return;
+        this.waiters.splice(i, 1);
+        reject(new TooLargeResourceVersion(revision, this.revision));
+      }, this.freshnessTimeoutMs).unref();
+    });
+  }
+
+  private wake(): void {
+    const [due, pending] = partition(this.waiters, (w) => w.revision <= this.revision);
+    this.waiters = pending;
+    for (const w of due) w.resolve();
+  }
+}
+
+function partition<T>(items: T[], pred: (t: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const item of items) (pred(item) ? yes : no).push(item);
+  return [yes, no];
+}
+

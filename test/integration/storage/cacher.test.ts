@@ -1,0 +1,147 @@
+// The watch cache over each real backend: consistent lists (also when the newest write was
+// elsewhere, which needs storage's progress notification), replay from its window, fallback to a
+// storage watch for older revisions, one decode per event however many watch, and the timeout
+// for a revision that never comes.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cacher, type CachedEvent, TooLargeResourceVersion } from '../../../storage/cacher.js';
+import { isStorageError } from '../../../storage/errors.js';
+import type { KeyValue, Storage } from '../../../storage/interface.js';
+import { backendFactories, type BackendFixture } from '../../helpers/backends.js';
+
+const run = randomUUID().slice(0, 8);
+let counter = 0;
+const freshPrefix = (): string => `/registry/cacher-${run}/${counter++}/`;
+
+interface Recorder {
+  events: CachedEvent<string>[];
+  errors: Error[];
+  until(n: number): Promise<void>;
+  close(): void;
+}
+
+function record(cacher: Cacher<string>, prefix: string, after: number): Recorder {
+  const events: CachedEvent<string>[] = [];
+  const errors: Error[] = [];
+  const handle = cacher.watch(prefix, after, { onEvents: (evs) => events.push(...evs), onError: (err) => errors.push(err) });
+  return {
+    events,
+    errors,
+    async until(n) {
+      const deadline = Date.now() + 5000;
+      while (events.length < n && errors.length === 0) {
+        if (Date.now() > deadline) throw new Error(`only ${events.length} of ${n} events`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: () => handle.close(),
+  };
+}
+
+describe.each(backendFactories.map((f) => [f.name, f] as const))('watch cache over %s', (_name, factory) => {
+  let fixture: BackendFixture;
+  let store: Storage;
+  let decodes = 0;
+  const decode = (kv: KeyValue): string => {
+    decodes++;
+    return kv.value;
+  };
+
+  beforeAll(async () => {
+    fixture = await factory.create();
+    store = await fixture.open();
+  });
+  afterAll(async () => {
+    await fixture?.teardown();
+  });
+
+  it('lists what storage has, even right after a write, and at storage’s revision', async () => {
+    const prefix = freshPrefix();
+    const cacher = new Cacher(store, prefix, decode);
+    try {
+      await store.create(`${prefix}a`, 'A');
+      expect((await cacher.list(prefix)).items.map((i) => i.object)).toEqual(['A']);
+      await store.create(`${prefix}b`, 'B');
+      await store.update(`${prefix}a`, 'A2', (await store.get(`${prefix}a`))!.modRevision);
+      const listed = await cacher.list(prefix);
+      expect(listed.items.map((i) => [i.key, i.object])).toEqual([[`${prefix}a`, 'A2'], [`${prefix}b`, 'B']]);
+      // The newest write is elsewhere: only a progress notification can vouch for the revision.
+      const other = await store.create(`${freshPrefix()}x`, 'X');
+      expect((await cacher.list(prefix)).revision).toBeGreaterThanOrEqual(other.modRevision);
+    } finally {
+      cacher.stop();
+    }
+  });
+
+  it('replays the window after a revision, then delivers live events, decoding each once', async () => {
+    const prefix = freshPrefix();
+    const cacher = new Cacher(store, prefix, decode);
+    try {
+      await cacher.list(prefix);
+      const first = await store.create(`${prefix}a`, '1');
+      await store.update(`${prefix}a`, '2', first.modRevision);
+      await cacher.list(prefix); // the cache has taken in the update
+      decodes = 0;
+      const watchers = Array.from({ length: 5 }, () => record(cacher, prefix, first.modRevision));
+      const deleted = await store.delete(`${prefix}a`);
+      for (const w of watchers) await w.until(2);
+      for (const w of watchers) {
+        expect(w.events.map((e) => [e.type, e.object])).toEqual([['update', '2'], ['delete', '2']]);
+        w.close();
+      }
+      expect(watchers[0]!.events[1]!.revision).toBe(deleted.modRevision);
+      // The delete (value and previous value) decoded once for five watchers.
+      expect(decodes).toBe(2);
+    } finally {
+      cacher.stop();
+    }
+  });
+
+  it('serves a watch from before its window from storage', async () => {
+    const prefix = freshPrefix();
+    const early = await store.create(`${prefix}early`, 'E');
+    const cacher = new Cacher(store, prefix, decode, { windowSize: 2 });
+    try {
+      await cacher.list(prefix);
+      for (let i = 0; i < 4; i++) await store.create(`${prefix}k${i}`, String(i));
+      const w = record(cacher, prefix, early.modRevision - 1);
+      await w.until(5);
+      expect(w.events.map((e) => e.object)).toEqual(['E', '0', '1', '2', '3']);
+      w.close();
+    } finally {
+      cacher.stop();
+    }
+  });
+
+  it('fails with Compacted when neither the window nor storage has the revision', async () => {
+    const prefix = freshPrefix();
+    const a = await store.create(`${prefix}a`, 'A');
+    await store.update(`${prefix}a`, 'A2', a.modRevision);
+    const cacher = new Cacher(store, prefix, decode);
+    try {
+      await cacher.list(prefix);
+      await store.compact(await store.currentRevision());
+      const w = record(cacher, prefix, a.modRevision - 1);
+      await w.until(1);
+      expect(w.errors).toHaveLength(1);
+      expect(isStorageError(w.errors[0], 'Compacted')).toBe(true);
+    } finally {
+      cacher.stop();
+    }
+  });
+
+  it('gives up on a revision storage has not reached, with TooLargeResourceVersion', async () => {
+    const prefix = freshPrefix();
+    const cacher = new Cacher(store, prefix, decode, { freshnessTimeoutMs: 300 });
+    try {
+      await cacher.list(prefix);
+      const future = (await store.currentRevision()) + 1000;
+      const w = record(cacher, prefix, future);
+      await w.until(1);
+      expect(w.errors[0]).toBeInstanceOf(TooLargeResourceVersion);
+      expect(w.errors[0]!.message).toMatch(new RegExp(`^Too large resource version: ${future}, current: \\d+$`));
+    } finally {
+      cacher.stop();
+    }
+  });
+});
