@@ -19,10 +19,12 @@ export function namespaceLifecycle(namespaces: Store): CreateHook {
     if (isTerminating(ns)) {
       const resource = qualifiedResource(store.kind);
       const name = obj.metadata.name ?? '';
+      // apierrors.NewForbidden: the name is quoted after the resource, and left out when empty.
+      const subject = name ? `${qualifiedString(resource)} "${name}"` : qualifiedString(resource);
       throw forbidden(
-        `${qualifiedString(resource)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        `${subject} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
         {
-          name,
+          ...(name ? { name } : {}),
           ...(resource.group ? { group: resource.group } : {}),
           kind: resource.name,
           causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],

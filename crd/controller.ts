@@ -188,7 +188,11 @@ export class CRDController {
       } else {
         done = { type: 'Terminating', status: 'False', reason: 'NeverEstablished', message: 'resource was never established' };
       }
-      await this.writeStatus(name, (c) => setCondition(c, done));
+      // kube sets this condition and drops its finalizer in one status update; when that empties
+      // the finalizers the CRD is deleted without the write, so watchers never see the condition.
+      // It is stored only when other finalizers keep the CRD.
+      const others = (this.crds.get(name)?.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
+      if (others.length > 0) await this.writeStatus(name, (c) => setCondition(c, done));
       await this.crdStore
         .update(undefined, name, (current) => {
           current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);

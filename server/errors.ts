@@ -79,7 +79,8 @@ export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiE
   const causes = errs.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
   const messages = [...new Set(errs.map(formatFieldError))];
   const agg = messages.length === 0 ? '' : messages.length === 1 ? `: ${messages[0]}` : `: [${messages.join(', ')}]`;
-  const details: StatusDetails = { name };
+  // metav1.StatusDetails fields are omitempty: an option kind's Invalid (name "") has no name.
+  const details: StatusDetails = name ? { name } : {};
   if (kind.group) details.group = kind.group;
   details.kind = kind.name;
   details.causes = causes;
@@ -92,16 +93,27 @@ export const unauthorized = (): ApiError => failure(401, 'Unauthorized', 'Unauth
 
 export const forbidden = (message: string, details?: StatusDetails): ApiError => failure(403, 'Forbidden', message, details);
 
+/** go-restful's 405 for a built-in resource route without this method (NewGenericServerResponse). */
 export const methodNotSupported = (): ApiError =>
   failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+
+/**
+ * apierrors.NewMethodNotSupported, which the custom resource handler answers with for a verb a
+ * resource or its subresource does not serve: `create is not supported on resources of kind "caches.cache.example.com"`.
+ */
+export const methodNotSupportedOn = (resource: Qualified, verb: string, message?: string): ApiError => {
+  const details: StatusDetails = {};
+  if (resource.group) details.group = resource.group;
+  details.kind = resource.name;
+  return failure(405, 'MethodNotAllowed', message ?? `${verb} is not supported on resources of kind ${JSON.stringify(qualifiedString(resource))}`, details);
+};
 
 export const notAcceptable = (accepted: string[]): ApiError =>
   failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
 
-export const unsupportedMediaType = (contentType: string, accepted: string[]): ApiError =>
-  failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {
-    causes: [{ reason: 'UnexpectedHeader', message: `unsupported media type ${JSON.stringify(contentType)}`, field: 'Content-Type' }],
-  });
+/** negotiation.errUnsupportedMediaType: its Status has no details. */
+export const unsupportedMediaType = (accepted: readonly string[]): ApiError =>
+  failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 
 export const requestEntityTooLarge = (limit: number): ApiError =>
   failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
@@ -134,4 +146,12 @@ export function successStatus(details: StatusDetails): Omit<Status, 'message' | 
 export function ignoreNotFound(err: unknown): undefined {
   if (err instanceof ApiError && err.code === 404) return undefined;
   throw err;
+}
+
+/** A read needs a revision the watch cache has not reached in time (kube's TooLargeResourceVersionError). */
+export function tooLargeResourceVersion(requested: number, current: number): ApiError {
+  return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  });
 }

@@ -56,7 +56,8 @@ export function parseYaml(text: string): unknown {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
-    const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
+    // Without prettyErrors the parser gives offsets, not line positions.
+    const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : err.pos ? ` at ${position(text, err.pos[0])}` : '';
     throw badRequest(`the request body is not valid YAML${where}: ${err.message.split('\n')[0]}`);
   }
   try {
@@ -79,7 +80,11 @@ export function checkDepth(value: unknown): void {
   }
 }
 
-const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml'];
+/**
+ * What a 415 lists: every serializer the resource's NegotiatedSerializer has. Custom resources list
+ * protobuf too (apiextensions' unstructuredNegotiatedSerializer), though they cannot decode it.
+ */
+const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /** Decodes an object body by its Content-Type (JSON when none is given, as kube assumes). */
 export function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean): unknown {
@@ -88,7 +93,7 @@ export function decodeObjectBody(body: Buffer, contentType: string | undefined, 
   if (type === '' || type === 'application/json' || type === '*/*') value = parseJson(body.toString('utf8'));
   else if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') value = parseYaml(body.toString('utf8'));
   else if (allowProtobuf && isProtobufContentType(type)) value = decodeProtobufObject(body);
-  else throw unsupportedMediaType(contentType ?? '', allowProtobuf ? [...OBJECT_MEDIA_TYPES, 'application/vnd.kubernetes.protobuf'] : OBJECT_MEDIA_TYPES);
+  else throw unsupportedMediaType(OBJECT_MEDIA_TYPES);
   checkDepth(value);
   return value;
 }

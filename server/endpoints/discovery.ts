@@ -117,9 +117,11 @@ export class Discovery {
   resourceList(group: string, version: string): Document | undefined {
     const resources = this.catalog.resourcesIn(group, version);
     if (resources.length === 0) return undefined;
+    // kube-apiserver writes /api/v1 without apiVersion (the legacy core codec leaves it out) and
+    // every /apis/<g>/<v> with "apiVersion":"v1"; clients' discovery caches keep what they get.
     return this.cached(`resources/${group}/${version}`, () => ({
       kind: 'APIResourceList',
-      apiVersion: 'v1',
+      ...(group === '' ? {} : { apiVersion: 'v1' }),
       groupVersion: groupVersion(group, version),
       resources: resources.flatMap((d) => [apiResource(d), ...d.subresources.map((s) => apiSubresource(d, s))]),
     }));

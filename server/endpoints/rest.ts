@@ -8,10 +8,11 @@ import {
   conflict,
   invalid,
   methodNotSupported,
+  methodNotSupportedOn,
   OBJECT_MODIFIED,
   unsupportedMediaType,
 } from '../errors.js';
-import { invalid as invalidField, notSupported } from '../field-errors.js';
+import { GoPrinted, goQuote, invalid as invalidField, notSupported } from '../field-errors.js';
 import type { ResourceDescriptor } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, isJsonObject } from '../registry/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
@@ -57,6 +58,9 @@ export async function serveResource(ctx: Ctx): Promise<void> {
   if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
   if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
   if (desc.deprecationWarning) ctx.res.setHeader('Warning', `299 - ${JSON.stringify(desc.deprecationWarning)}`);
+  // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
+  // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
+  if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw ctx.builtin ? methodNotSupported() : badRequest('name must be provided');
   switch (info.verb) {
     case 'get':
       return get(ctx);
@@ -75,8 +79,24 @@ export async function serveResource(ctx: Ctx): Promise<void> {
     case 'deletecollection':
       return deleteCollection(ctx);
     default:
-      throw methodNotSupported();
+      throw verbNotSupported(ctx);
   }
+}
+
+/**
+ * A verb the resource (or subresource) does not serve: go-restful's generic 405 for built-in
+ * kinds, apierrors.NewMethodNotSupported from the custom resource handler for the others.
+ */
+function verbNotSupported(ctx: RequestCtx, message?: string): ApiError {
+  return ctx.builtin ? methodNotSupported() : methodNotSupportedOn(qualifiedResource(ctx.store.kind), ctx.info.verb, message);
+}
+
+/** What Go's %T prints for the object a handler holds: the internal type, or Unstructured for custom resources. */
+function goType(ctx: RequestCtx, list: boolean): string {
+  const suffix = list ? 'List' : '';
+  if (!ctx.builtin) return `*unstructured.Unstructured${suffix}`;
+  const pkg = ctx.desc.group === '' ? 'core' : ctx.desc.group.split('.')[0]!;
+  return `*${pkg}.${ctx.desc.names.kind}${suffix}`;
 }
 
 function notFoundPath(): ApiError {
@@ -87,13 +107,13 @@ const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespace
 
 /** An object as the client asked to see it: in the requested version, as JSON or Table or metadata. */
 function present(ctx: RequestCtx, obj: KubeObject): KubeObject {
-  obj.apiVersion = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
-  obj.kind = ctx.desc.names.kind;
-  return obj;
+  const typeMeta = { apiVersion: ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version, kind: ctx.desc.names.kind };
+  // A copy with type information first: objects from the watch cache are shared.
+  return Object.assign({}, typeMeta, obj, typeMeta);
 }
 
 function respondObject(ctx: Ctx, code: number, obj: KubeObject): void {
-  const format = outputFormat(ctx.req.headers.accept);
+  const format = outputFormat(ctx.req.headers.accept, { list: false, goType: goType(ctx, false) });
   const shown = present(ctx, obj);
   if (format.kind === 'Table') {
     const table = buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, includeObject(ctx));
@@ -107,19 +127,28 @@ function includeObject(ctx: RequestCtx): IncludeObject {
   const v = ctx.query.get('includeObject');
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "None", "Metadata", "Object"`);
+  // handlers.optionsForTransform over ValidateTableOptions (apimachinery meta/v1/validation).
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${goQuote(v)}: must be 'Metadata', 'Object', 'None', or empty`);
 }
 
-function dryRun(ctx: Ctx): boolean {
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+/** The dryRun query parameter, checked as Validate<Verb>Options does (422 on the options kind). */
+function dryRun(ctx: Ctx, kind: OptionsKind): boolean {
   const values = ctx.query.getAll('dryRun');
-  for (const v of values) {
-    if (v !== 'All') throw badRequest(`dryRun: ${formatUnsupported(v, ['All'])}`);
-  }
+  checkDryRun(values, kind);
   return values.length > 0;
 }
 
 function formatUnsupported(v: string, supported: string[]): string {
   return `Unsupported value: ${JSON.stringify(v)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
+}
+
+/** ValidateDryRun: every value must be All; the bad value is the whole []string, printed with %#v. */
+function checkDryRun(values: readonly string[], kind: OptionsKind): void {
+  if (values.every((v) => v === 'All')) return;
+  const printed = new GoPrinted(`[]string{${values.map(goQuote).join(', ')}}`);
+  throw invalid({ group: 'meta.k8s.io', name: kind }, '', [notSupported('dryRun', printed, ['All'])]);
 }
 
 async function get(ctx: Ctx): Promise<void> {
@@ -174,7 +203,7 @@ async function list(ctx: Ctx): Promise<void> {
   const listMeta: Record<string, unknown> = { resourceVersion: String(result.revision) };
   if (result.next) listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
   const items = result.items.map((o) => present(ctx, o));
-  const format = outputFormat(ctx.req.headers.accept);
+  const format = outputFormat(ctx.req.headers.accept, { list: true, goType: goType(ctx, true) });
   if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)));
   if (format.kind === 'PartialObjectMetadata') {
     return sendJson(ctx.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map(partialObjectMetadata) });
@@ -216,6 +245,7 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
       return shown;
     },
     typeMeta: { apiVersion: gv, kind: ctx.desc.names.kind },
+    renderKey: `${gv}|${format.kind}|${include}`,
   };
 }
 
@@ -236,6 +266,7 @@ function checkObject(ctx: Ctx, value: unknown): KubeObject {
     value['kind'] = ctx.desc.names.kind;
   } else {
     if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + JSON.stringify(value).slice(0, 200) + '\'');
+    if (!ctx.builtin) checkCustomResourceType(ctx, value, typeof apiVersion === 'string' ? apiVersion : '', kind);
     if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + JSON.stringify(value).slice(0, 200) + '\'');
     if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
     if (kind !== ctx.desc.names.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${ctx.desc.names.kind})`);
@@ -248,6 +279,30 @@ function checkObject(ctx: Ctx, value: unknown): KubeObject {
   return value as unknown as KubeObject;
 }
 
+/**
+ * A custom resource body of another group (or none) fails in the decoder: crConverter cannot
+ * convert it, and transformDecodeError wraps that. Another version of the group passes the decoder
+ * and is refused by the handler's API version check (after this). Another kind of the right group
+ * version is decoded and converted, then refused by the custom resource validator's
+ * ValidateTypeMeta as a 422 on the kind the body names (the strategy types objects by their own GVK).
+ */
+function checkCustomResourceType(ctx: RequestCtx, value: Record<string, unknown>, apiVersion: string, kind: string): void {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  if (version.includes('/')) throw badRequest(`unexpected GroupVersion string: ${apiVersion}`);
+  const gv = `${ctx.desc.group}/${ctx.desc.version}`;
+  if (group !== ctx.desc.group) {
+    const from = `${group}/${version}, Kind=${kind}`;
+    throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${ctx.desc.names.kind}: ${from} is unstructured and is not suitable for converting to ${goQuote(gv)}`);
+  }
+  if (version === ctx.desc.version && kind !== ctx.desc.names.kind) {
+    const meta = value['metadata'];
+    const name = isJsonObject(meta) && typeof meta['name'] === 'string' ? meta['name'] : '';
+    throw invalid({ group, name: kind }, name, [invalidField('kind', kind, `must be ${ctx.desc.names.kind}`)]);
+  }
+}
+
 function checkNamespace(ctx: Ctx, obj: KubeObject): void {
   const ns = namespaceOf(ctx);
   const given = obj.metadata.namespace;
@@ -257,11 +312,12 @@ function checkNamespace(ctx: Ctx, obj: KubeObject): void {
 }
 
 async function create(ctx: Ctx): Promise<void> {
-  if (ctx.info.subresource) throw methodNotSupported();
-  if (ctx.desc.terminating) throw new ApiError({ ...methodNotSupported().status, message: 'create not allowed while custom resource definition is terminating' });
+  if (ctx.info.subresource) throw verbNotSupported(ctx);
+  if (ctx.desc.terminating) throw verbNotSupported(ctx, 'create not allowed while custom resource definition is terminating');
+  const dry = dryRun(ctx, 'CreateOptions');
   const obj = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dryRun(ctx) });
+  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry });
   respondObject(ctx, 201, created);
 }
 
@@ -275,7 +331,7 @@ async function update(ctx: Ctx): Promise<void> {
   obj.metadata.name = name;
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
     subresource: ctx.info.subresource || undefined,
-    dryRun: dryRun(ctx),
+    dryRun: dryRun(ctx, 'UpdateOptions'),
     replace: true,
   });
   respondObject(ctx, 200, updated);
@@ -285,7 +341,7 @@ async function patch(ctx: Ctx): Promise<void> {
   const type = mediaType(ctx.req.headers['content-type']);
   const allowed = ctx.builtin ? PATCH_TYPES_BUILTIN : PATCH_TYPES_CR;
   if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
-    throw unsupportedMediaType(ctx.req.headers['content-type'] ?? '', allowed);
+    throw unsupportedMediaType(allowed);
   }
   const body = (await readBody(ctx.req)).toString('utf8');
   const patchDoc = parseJson(body);
@@ -305,7 +361,7 @@ async function patch(ctx: Ctx): Promise<void> {
       else if (obj.metadata.resourceVersion !== undefined) throw conflict(qualifiedResource(ctx.store.kind), name, OBJECT_MODIFIED);
       return obj;
     },
-    { subresource: ctx.info.subresource || undefined, dryRun: dryRun(ctx) },
+    { subresource: ctx.info.subresource || undefined, dryRun: dryRun(ctx, 'PatchOptions') },
   );
   respondObject(ctx, 200, updated);
 }
@@ -341,22 +397,24 @@ async function deleteOptions(ctx: Ctx): Promise<{ preconditions?: { uid?: string
     if (!isJsonObject(value)) throw badRequest('the request body must be a DeleteOptions object');
     body = value as DeleteOptionsBody;
   }
-  const policy = body.propagationPolicy ?? ctx.query.get('propagationPolicy') ?? undefined;
-  const policies = ['Orphan', 'Background', 'Foreground'];
-  if (policy !== undefined && !policies.includes(policy)) {
-    const err = notSupported('propagationPolicy', policy, policies);
-    throw invalid({ group: '', name: 'DeleteOptions' }, '', [err]);
+  // The delete handler decodes the body, or, only when there is none, the query (handlers/delete.go).
+  const fromBody = raw.length > 0;
+  const policy = fromBody ? body.propagationPolicy : (ctx.query.get('propagationPolicy') ?? undefined);
+  // ValidateDeleteOptions, with its list of supported values ("nil" included) and its kind.
+  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
+    const err = notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']);
+    throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', [err]);
   }
-  const bodyDryRun = Array.isArray(body.dryRun) ? body.dryRun : [];
-  for (const v of bodyDryRun) if (v !== 'All') throw badRequest(`dryRun: ${formatUnsupported(v, ['All'])}`);
+  const dryRunValues = fromBody ? (Array.isArray(body.dryRun) ? body.dryRun.map(String) : []) : ctx.query.getAll('dryRun');
+  checkDryRun(dryRunValues, 'DeleteOptions');
   return {
     ...(body.preconditions ? { preconditions: body.preconditions } : {}),
-    dryRun: dryRun(ctx) || bodyDryRun.length > 0,
+    dryRun: dryRunValues.length > 0,
   };
 }
 
 async function del(ctx: Ctx): Promise<void> {
-  if (ctx.info.subresource) throw methodNotSupported();
+  if (ctx.info.subresource) throw verbNotSupported(ctx);
   const opts = await deleteOptions(ctx);
   const result = await ctx.store.delete(namespaceOf(ctx), ctx.info.name, opts);
   if (!result.deleted || ctx.builtin) return respondObject(ctx, 200, result.obj);
@@ -374,16 +432,16 @@ async function deleteCollection(ctx: Ctx): Promise<void> {
   const opts = await deleteOptions(ctx);
   const ns = namespaceOf(ctx);
   const { items, revision } = await ctx.store.list(ns, { ...listOptions(ctx), limit: undefined, continueFrom: undefined });
-  const deleted: KubeObject[] = [];
   for (const obj of items) {
     try {
-      const r = await ctx.store.delete(obj.metadata.namespace, obj.metadata.name ?? '', opts);
-      deleted.push(present(ctx, r.obj));
+      await ctx.store.delete(obj.metadata.namespace, obj.metadata.name ?? '', opts);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
   }
+  // registry.Store.DeleteCollection answers with the list it deleted from, as it was listed.
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
-  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: deleted });
+  const listed = items.map((o) => present(ctx, o));
+  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed });
 }
 

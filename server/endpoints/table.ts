@@ -12,7 +12,12 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 const NAME_DESCRIPTION =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
 
-export const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+/** metav1.ObjectMeta's swagger doc for creationTimestamp, which the default Age column carries. */
+const CREATION_TIMESTAMP_DESCRIPTION =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+
+/** apiextensions' serveDefaultColumnsIfEmpty: the column a CRD version without printer columns gets. */
+export const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', description: CREATION_TIMESTAMP_DESCRIPTION, jsonPath: '.metadata.creationTimestamp' };
 
 export function partialObjectMetadata(obj: KubeObject): Record<string, unknown> {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
@@ -61,6 +66,8 @@ export function buildTable(
       const row: Record<string, unknown> = { cells: [obj.metadata.name ?? '', ...cols.map((c) => cell(obj, c, now))] };
       if (include === 'Metadata') row['object'] = partialObjectMetadata(obj);
       else if (include === 'Object') row['object'] = obj;
+      // A nil RawExtension marshals as null: the key stays.
+      else row['object'] = null;
       return row;
     }),
   };

@@ -27,6 +27,26 @@ export interface WatchOptions {
   render(obj: KubeObject): unknown;
   /** `{apiVersion, kind}` of a BOOKMARK's object. */
   typeMeta: { apiVersion: string; kind: string };
+  /** Watchers with equal keys render an object identically, so they share its serialisation. */
+  renderKey: string;
+}
+
+/**
+ * Each event is serialised once per way of rendering it, and the text shared by every watcher
+ * (the watch cache hands all of them the same object); it lives as long as the object does.
+ */
+const serialized = new WeakMap<KubeObject, Map<string, string>>();
+
+function serializeEvent(type: WatchEventType, object: KubeObject, o: WatchOptions): string {
+  let forObject = serialized.get(object);
+  if (!forObject) serialized.set(object, (forObject = new Map()));
+  const key = `${type}|${o.renderKey}`;
+  let text = forObject.get(key);
+  if (text === undefined) {
+    text = JSON.stringify({ type, object: o.render(object) });
+    forObject.set(key, text);
+  }
+  return text;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -149,15 +169,16 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   let lastRevision = afterRevision;
   let ended = false;
 
-  const write = (type: WatchEventType, object: unknown): void => {
+  const send = (text: string): void => {
     if (ended) return;
-    sink.send(JSON.stringify({ type, object }));
+    sink.send(text);
     if (sink.buffered() > MAX_BUFFERED_BYTES) {
       // Nobody is reading: drop the connection instead of buffering without bound.
       end();
       sink.destroy();
     }
   };
+  const write = (type: WatchEventType, object: unknown): void => send(JSON.stringify({ type, object }));
   const bookmark = (annotations?: Record<string, string>): void =>
     write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(lastRevision), ...(annotations ? { annotations } : {}) } });
 
@@ -186,7 +207,7 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
       for (const ev of events) {
         lastRevision = ev.revision;
         const shown = filterEvent(ev, o.predicate);
-        if (shown) write(shown.type, o.render(shown.object));
+        if (shown) send(serializeEvent(shown.type, shown.object, o));
       }
     },
     onError(err) {

@@ -15,7 +15,9 @@ import {
   notFound,
   requestEntityTooLarge,
   serviceUnavailable,
+  tooLargeResourceVersion,
 } from '../errors.js';
+import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
 import { type FieldError, GoPrinted, invalid as invalidField } from '../field-errors.js';
 import { type KubeObject, cloneJson, nowTimestamp } from './object.js';
 import { listPrefix, objectKey } from './keys.js';
@@ -87,12 +89,25 @@ const MAX_CONFLICT_RETRIES = 8;
 export class Store {
   readonly strategy: Strategy;
   private readonly createHooks: CreateHook[] = [];
+  /** Serves whole lists and watches from memory; created on first use. */
+  private cache: Cacher<KubeObject> | undefined;
 
   constructor(
     private readonly storage: Storage,
     strategy: Strategy,
   ) {
     this.strategy = strategy;
+  }
+
+  private cacher(): Cacher<KubeObject> {
+    this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv) => this.decode(kv));
+    return this.cache;
+  }
+
+  /** Stops the watch cache: the kind is no longer served. */
+  close(): void {
+    this.cache?.stop();
+    this.cache = undefined;
   }
 
   get kind() {
@@ -134,6 +149,17 @@ export class Store {
 
   async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
     const prefix = this.prefix(namespace);
+    if (!opts.limit && !opts.continueFrom && opts.revision === undefined) {
+      // A whole list at the newest revision: from the watch cache, after it caught up.
+      const cached = await this.call(() => this.cacher().list(prefix));
+      const items: KubeObject[] = [];
+      for (const { object } of cached.items) {
+        if (opts.predicate && !opts.predicate(object)) continue;
+        // Cached objects are shared: callers get their own top level (apiVersion and kind vary).
+        items.push({ ...object, metadata: { ...object.metadata } });
+      }
+      return { items, revision: cached.revision };
+    }
     let revision = opts.continueFrom?.revision ?? opts.revision;
     let startKey = opts.continueFrom?.startKey;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
@@ -166,18 +192,20 @@ export class Store {
     }
   }
 
-  /** Changes under the namespace (every namespace when undefined) after `afterRevision`. */
+  /**
+   * Changes under the namespace (every namespace when undefined) after `afterRevision`, from the
+   * watch cache: each object is decoded once and shared by every watcher, which must not mutate it.
+   */
   watch(namespace: string | undefined, afterRevision: number, callbacks: ObjectWatchCallbacks): { close(): void } {
-    return this.storage.watch(this.prefix(namespace), afterRevision, {
+    return this.cacher().watch(this.prefix(namespace), afterRevision, {
       onEvents: (events) =>
         callbacks.onEvents(
           events.map((ev) => {
-            const object = this.decode(ev.kv);
             const type = ev.type === 'create' ? 'ADDED' : ev.type === 'update' ? 'MODIFIED' : 'DELETED';
-            return { type, object, ...(ev.prevKv ? { previous: this.decode(ev.prevKv) } : {}), revision: ev.kv.modRevision };
+            return { type, object: ev.object, ...(ev.previous ? { previous: ev.previous } : {}), revision: ev.revision };
           }),
         ),
-      onError: (err) => callbacks.onError(err),
+      onError: (err) => callbacks.onError(err instanceof TooLargeResourceVersion ? tooLargeResourceVersion(err.requested, err.current) : err),
     });
   }
 
@@ -347,16 +375,26 @@ export class Store {
     return marked;
   }
 
+  /**
+   * rest.BeforeDelete's early check, which is the one a client sees (storage's own "Precondition
+   * failed" check comes after it): the conflict names the kind, not the resource
+   * (schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}).
+   */
   private checkPreconditions(obj: KubeObject, pre: DeleteOptions['preconditions'], name: string): void {
     if (!pre) return;
+    const kind = qualifiedKind(this.kind);
     if (pre.uid && pre.uid !== obj.metadata.uid) {
-      throw conflict(qualifiedResource(this.kind), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`);
+      throw conflict(
+        kind,
+        name,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      );
     }
     if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
       throw conflict(
-        qualifiedResource(this.kind),
+        kind,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion ?? ''}). The object might have been modified`,
       );
     }
   }
@@ -377,6 +415,7 @@ export class Store {
       return await op();
     } catch (err) {
       if (err instanceof ApiError) throw err;
+      if (err instanceof TooLargeResourceVersion) throw tooLargeResourceVersion(err.requested, err.current);
       if (isStorageError(err, 'Unavailable')) throw serviceUnavailable(err.message);
       if (isStorageError(err, 'TooLarge')) throw requestEntityTooLarge(MAX_VALUE_BYTES);
       if (isStorageError(err)) throw err;

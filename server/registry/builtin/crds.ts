@@ -57,6 +57,9 @@ export const crdStrategy = defineStrategy(crdKind, {
   // Every CRD is deleted in two phases; the cleanup finalizer is added by the DELETE itself.
   hasPendingFinalizers: (obj) => !obj.metadata.deletionTimestamp || Boolean(obj.metadata.finalizers?.length),
   markedForDeletion(obj) {
+    // kube's CRD REST.Delete only stamps deletionTimestamp, adds the finalizer and the condition
+    // (registry/customresourcedefinition/etcd.go); deletionGracePeriodSeconds stays unset.
+    delete obj.metadata.deletionGracePeriodSeconds;
     const crd = asCRD(obj);
     const finalizers = new Set(obj.metadata.finalizers ?? []);
     finalizers.add(CRD_CLEANUP_FINALIZER);

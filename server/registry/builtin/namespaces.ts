@@ -1,10 +1,14 @@
 // core/v1 Namespace: cluster-scoped, no generation, and deleted in two phases: DELETE marks it
 // Terminating, the namespace controller empties it and removes the `kubernetes` finalizer.
+import { forbidden } from '../../errors.js';
 import { defineStrategy } from '../base-strategy.js';
 import type { KubeObject } from '../object.js';
 import { validateDNS1123Label } from '../validation/names.js';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
+
+/** What kube-apiserver's NamespaceLifecycle admission never lets be deleted. */
+export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
 export const namespaceKind = { group: '', resource: 'namespaces', kind: 'Namespace', listKind: 'NamespaceList', namespaced: false };
 
@@ -38,6 +42,16 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
   },
   hasPendingFinalizers: (obj) => Boolean(asNamespace(obj).spec?.finalizers?.length || obj.metadata.finalizers?.length),
   markedForDeletion(obj) {
+    const name = obj.metadata.name ?? '';
+    // kube's NamespaceLifecycle admission refuses these before anything else happens. Every
+    // namespace carries the `kubernetes` finalizer from its creation, so each first DELETE of one
+    // comes through here (only a namespace already finalized by hand would skip the check).
+    if (IMMORTAL_NAMESPACES.has(name)) {
+      throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
+    }
+    // kube's namespace REST sets only deletionTimestamp and the phase: unlike the generic store's
+    // finalizer path it leaves deletionGracePeriodSeconds unset.
+    delete obj.metadata.deletionGracePeriodSeconds;
     const ns = asNamespace(obj);
     ns.status = { ...ns.status, phase: 'Terminating' };
   },

@@ -1,0 +1,388 @@
+// A strict JSON parser (RFC 8259) for request bodies that returns what JSON.parse returns and,
+// beside it, what kube-apiserver's decoder (sigs.k8s.io/json, Go's encoding/json underneath) knows
+// and JSON.parse forgets:
+//
+// - duplicateFields: the paths of object keys seen twice, as the strict decoder reports them
+//   (`duplicate field "<path>"`): keys joined with "." — map keys too, the decoder has no schema —
+//   and list indexes as `[i]`: `spec.size`, `spec.items[0].name`, `[0].a` under a top-level array.
+//   The last value wins (Go and JSON.parse agree; the key keeps its first position, as JSON.parse).
+//   Each path is listed once, in the order the second occurrences appear (kube dedupes its strict
+//   errors by message and keeps at most 100 of them in all — the caller's cap).
+// - floatLiterals: the paths of the numbers kube decodes as float64 rather than int64: written
+//   with a fraction or an exponent (`1.0`, `1e3`), or integers outside int64. The root value's
+//   path is "". So a validator can tell `1.0` (not an integer for kube) from `1`.
+//
+// Numbers are JS numbers, as JSON.parse gives: integers beyond 2^53 lose precision (kube keeps
+// int64 exactly); a literal that overflows float64 (`1e400`) is an error, as in Go (`json: cannot
+// unmarshal number 1e400 into Go value of type float64`), where JSON.parse would give Infinity.
+// Strings are JSON.parse's: an escaped lone surrogate (`"\ud800"`) is kept as is, where Go
+// substitutes U+FFFD.
+//
+// Errors are JsonSyntaxError (a SyntaxError) with Go's messages (`invalid character 'x' looking
+// for beginning of value`, `unexpected end of JSON input`, ...) and Go's byte offset (bytes read up
+// to and including the offending byte, as encoding/json's SyntaxError.Offset), plus the UTF-16
+// index, line and column of the offending character for the caller's message.
+//
+// The parser is iterative (an explicit stack), so depth costs no call stack; the nesting limit is
+// Go's (10000, `exceeded max depth`) unless maxDepth says otherwise.
+
+export interface ParseResult {
+  value: unknown;
+  duplicateFields: string[];
+  floatLiterals: Set<string>;
+}
+
+export interface ParseOptions {
+  /** Deepest nesting of arrays and objects accepted; Go's encoding/json allows 10000. */
+  maxDepth?: number;
+}
+
+export class JsonSyntaxError extends SyntaxError {
+  /** Bytes of UTF-8 read when the error was found, as Go's SyntaxError.Offset. */
+  readonly offset: number;
+  /** UTF-16 index of the offending character in the text (text.length at end of input). */
+  readonly index: number;
+  /** 1-based line of the offending character. */
+  readonly line: number;
+  /** 1-based column of the offending character, in Unicode characters. */
+  readonly column: number;
+
+  constructor(message: string, text: string, index: number) {
+    super(message);
+    this.name = 'JsonSyntaxError';
+    this.index = index;
+    const before = text.slice(0, index);
+    this.offset = Buffer.byteLength(before, 'utf8') + (index < text.length ? 1 : 0);
+    const lineStart = before.lastIndexOf('\n') + 1;
+    let line = 1;
+    for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
+    this.line = line;
+    this.column = [...before.slice(lineStart)].length + 1;
+  }
+}
+
+const DEFAULT_MAX_DEPTH = 10000;
+
+// Character codes.
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACKET = 91;
+const RBRACKET = 93;
+const MINUS = 45;
+const PLUS = 43;
+const DOT = 46;
+const ZERO = 48;
+const NINE = 57;
+
+/** Go's quoteChar of the byte at text[i] (non-ASCII: the first byte of its UTF-8, as Go does). */
+function goQuoteChar(text: string, i: number): string {
+  const cp = text.codePointAt(i)!;
+  let b: number;
+  if (cp < 0x80) b = cp;
+  else if (cp < 0x800) b = 0xc0 | (cp >> 6);
+  else if (cp < 0x10000) b = 0xe0 | (cp >> 12);
+  else b = 0xf0 | (cp >> 18);
+  if (b === 0x27) return `'\\''`;
+  if (b === 0x22) return `'"'`;
+  if (b >= 0x80) return `'${String.fromCharCode(b)}'`; // U+00C2..U+00F4: printable letters in Go
+  if (b >= 0x20 && b < 0x7f) return b === 0x5c ? `'\\\\'` : `'${String.fromCharCode(b)}'`;
+  const named: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
+  return `'${named[b] ?? `\\x${b.toString(16).padStart(2, '0')}`}'`;
+}
+
+const hexVal = (c: number): number => {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+};
+
+const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -9223372036854775808n;
+
+type Container = Record<string, unknown> | unknown[];
+
+function fail(text: string, context: string, at: number): never {
+  if (at >= text.length) throw new JsonSyntaxError('unexpected end of JSON input', text, text.length);
+  throw new JsonSyntaxError(`invalid character ${goQuoteChar(text, at)} ${context}`, text, at);
+}
+
+// Out-parameters of the scanners below (one parse runs at a time: JS is single-threaded and the
+// scanners never call back into user code).
+let scanEnd = 0;
+let scanFloat = false;
+
+/** Scans the string whose opening quote is at `q`; sets scanEnd after the closing quote. */
+function scanString(text: string, q: number): string {
+  const n = text.length;
+  const start = q + 1;
+  let j = start;
+  for (;;) {
+    if (j >= n) fail(text, '', n);
+    const c = text.charCodeAt(j);
+    if (c === QUOTE) {
+      scanEnd = j + 1;
+      return text.slice(start, j);
+    }
+    if (c === BACKSLASH || c < 32) break;
+    j++;
+  }
+  // Slow path: escapes.
+  let out = text.slice(start, j);
+  let run = j;
+  for (;;) {
+    if (j >= n) fail(text, '', n);
+    const c = text.charCodeAt(j);
+    if (c === QUOTE) {
+      scanEnd = j + 1;
+      return out + text.slice(run, j);
+    }
+    if (c < 32) fail(text, 'in string literal', j);
+    if (c !== BACKSLASH) {
+      j++;
+      continue;
+    }
+    out += text.slice(run, j);
+    j++;
+    const e = text.charCodeAt(j);
+    switch (e) {
+      case QUOTE:
+        out += '"';
+        break;
+      case BACKSLASH:
+        out += '\\';
+        break;
+      case 47:
+        out += '/';
+        break;
+      case 98:
+        out += '\b';
+        break;
+      case 102:
+        out += '\f';
+        break;
+      case 110:
+        out += '\n';
+        break;
+      case 114:
+        out += '\r';
+        break;
+      case 116:
+        out += '\t';
+        break;
+      case 117: {
+        let u = 0;
+        for (let k = 1; k <= 4; k++) {
+          const h = hexVal(text.charCodeAt(j + k));
+          if (h < 0) fail(text, 'in \\u hexadecimal character escape', j + k);
+          u = u * 16 + h;
+        }
+        out += String.fromCharCode(u);
+        j += 4;
+        break;
+      }
+      default:
+        fail(text, 'in string escape code', j);
+    }
+    j++;
+    run = j;
+  }
+}
+
+/** Scans the number starting at `start`; sets scanEnd after it and scanFloat. */
+function scanNumber(text: string, start: number): number {
+  let i = start;
+  let c = text.charCodeAt(i);
+  if (c === MINUS) c = text.charCodeAt(++i);
+  if (c === ZERO) {
+    c = text.charCodeAt(++i);
+  } else if (c > ZERO && c <= NINE) {
+    do c = text.charCodeAt(++i);
+    while (c >= ZERO && c <= NINE);
+  } else {
+    fail(text, 'in numeric literal', i);
+  }
+  let isFloat = false;
+  if (c === DOT) {
+    isFloat = true;
+    c = text.charCodeAt(++i);
+    if (!(c >= ZERO && c <= NINE)) fail(text, 'after decimal point in numeric literal', i);
+    do c = text.charCodeAt(++i);
+    while (c >= ZERO && c <= NINE);
+  }
+  if (c === 101 || c === 69) {
+    isFloat = true;
+    c = text.charCodeAt(++i);
+    if (c === PLUS || c === MINUS) c = text.charCodeAt(++i);
+    if (!(c >= ZERO && c <= NINE)) fail(text, 'in exponent of numeric literal', i);
+    do c = text.charCodeAt(++i);
+    while (c >= ZERO && c <= NINE);
+  }
+  scanEnd = i;
+  const len = i - start;
+  let v: number;
+  if (!isFloat && len <= 9) {
+    // Small integers: no slice, no Number().
+    let k = start;
+    const neg = text.charCodeAt(k) === MINUS;
+    if (neg) k++;
+    v = 0;
+    for (; k < i; k++) v = v * 10 + (text.charCodeAt(k) - ZERO);
+    if (neg) v = -v;
+  } else {
+    const lit = text.slice(start, i);
+    v = +lit;
+    if (v === Infinity || v === -Infinity) {
+      throw new JsonSyntaxError(`json: cannot unmarshal number ${lit} into Go value of type float64`, text, start);
+    }
+    if (!isFloat && len > 18) {
+      const big = BigInt(lit);
+      if (big > INT64_MAX || big < INT64_MIN) isFloat = true;
+    }
+  }
+  scanFloat = isFloat;
+  return v;
+}
+
+/** Checks the literal `word` at i (its first character already matched); returns its end. */
+function scanLiteral(text: string, i: number, word: string): number {
+  for (let k = 1; k < word.length; k++) {
+    if (text.charCodeAt(i + k) !== word.charCodeAt(k)) fail(text, `in literal ${word} (expecting '${word[k]}')`, i + k);
+  }
+  return i + word.length;
+}
+
+function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else obj[k] = v;
+}
+
+/** The parse's containers (and keys) and findings, kept out of closures so the hot loop's locals stay in registers. */
+interface State {
+  conts: Container[];
+  isArr: boolean[];
+  keys: string[];
+  duplicateFields: string[] | undefined;
+  duplicateSeen: Set<string> | undefined;
+}
+
+/** The path of the value being parsed below the `depth` open containers (Go's strictFieldStack). */
+function pathAt(st: State, depth: number): string {
+  let p = '';
+  for (let d = 0; d < depth; d++) {
+    if (st.isArr[d]) p += `[${(st.conts[d] as unknown[]).length}]`;
+    else p += d === 0 ? st.keys[d] : `.${st.keys[d]}`;
+  }
+  return p;
+}
+
+/** Reads the object key at i into keys[depth-1], records a duplicate, consumes the ':'; returns the next index. */
+function readKey(text: string, i: number, st: State, depth: number, obj: Record<string, unknown>): number {
+  if (text.charCodeAt(i) !== QUOTE) fail(text, 'looking for beginning of object key string', i);
+  const key = scanString(text, i);
+  i = scanEnd;
+  st.keys[depth - 1] = key;
+  if (obj[key] !== undefined && Object.prototype.hasOwnProperty.call(obj, key)) {
+    const p = pathAt(st, depth);
+    st.duplicateSeen ??= new Set();
+    if (!st.duplicateSeen.has(p)) {
+      st.duplicateSeen.add(p);
+      (st.duplicateFields ??= []).push(p);
+    }
+  }
+  let c = text.charCodeAt(i);
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++i);
+  if (c !== COLON) fail(text, 'after object key', i);
+  return i + 1;
+}
+
+/** Parses `text` strictly; see the module comment for what comes back. */
+export function parseJsonExact(text: string, opts: ParseOptions = {}): ParseResult {
+  const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const n = text.length;
+  const st: State = { conts: [], isArr: [], keys: [], duplicateFields: undefined, duplicateSeen: undefined };
+  const { conts, isArr, keys } = st;
+  const floatLiterals = new Set<string>();
+  let i = 0;
+  let c = 0;
+  let depth = 0;
+
+  let value: unknown;
+  for (;;) {
+    // A value starts at i (after whitespace).
+    c = text.charCodeAt(i);
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++i);
+    if (c === QUOTE) {
+      value = scanString(text, i);
+      i = scanEnd;
+    } else if (c === LBRACE || c === LBRACKET) {
+      if (depth >= maxDepth) throw new JsonSyntaxError(`invalid character ${goQuoteChar(text, i)} exceeded max depth`, text, i);
+      const arr = c === LBRACKET;
+      const cont: Container = arr ? [] : {};
+      conts[depth] = cont;
+      isArr[depth] = arr;
+      depth++;
+      c = text.charCodeAt(++i);
+      while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++i);
+      if (c === (arr ? RBRACKET : RBRACE)) {
+        i++;
+        depth--;
+        value = cont;
+      } else {
+        if (!arr) i = readKey(text, i, st, depth, cont as Record<string, unknown>);
+        continue;
+      }
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+      value = scanNumber(text, i);
+      i = scanEnd;
+      if (scanFloat) floatLiterals.add(pathAt(st, depth));
+    } else if (c === 116) {
+      i = scanLiteral(text, i, 'true');
+      value = true;
+    } else if (c === 102) {
+      i = scanLiteral(text, i, 'false');
+      value = false;
+    } else if (c === 110) {
+      i = scanLiteral(text, i, 'null');
+      value = null;
+    } else fail(text, 'looking for beginning of value', i);
+
+    // A value is complete: hand it to its container, closing containers as they end.
+    for (;;) {
+      c = text.charCodeAt(i);
+      while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++i);
+      if (depth === 0) {
+        if (i < n) fail(text, 'after top-level value', i);
+        return { value, duplicateFields: st.duplicateFields ?? [], floatLiterals };
+      }
+      const top = depth - 1;
+      const cont = conts[top]!;
+      if (isArr[top]) {
+        (cont as unknown[]).push(value);
+        if (c === COMMA) {
+          i++;
+          break;
+        }
+        if (c !== RBRACKET) fail(text, 'after array element', i);
+      } else {
+        const k = keys[top]!;
+        if (k === '__proto__') setOwn(cont as Record<string, unknown>, k, value);
+        else (cont as Record<string, unknown>)[k] = value;
+        if (c === COMMA) {
+          c = text.charCodeAt(++i);
+          while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++i);
+          i = readKey(text, i, st, depth, cont as Record<string, unknown>);
+          break;
+        }
+        if (c !== RBRACE) fail(text, 'after object key:value pair', i);
+      }
+      i++;
+      depth--;
+      value = cont;
+    }
+  }
+}
