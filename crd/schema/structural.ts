@@ -1,0 +1,645 @@
+// The checks kube-apiserver runs on a CRD's openAPIV3Schema at CRD create and update, with its
+// field paths and messages:
+//
+//  1. structural schema rules (apiextensions-apiserver pkg/apiserver/schema: NewStructural in
+//     convert.go, validateStructuralInvariants / validateValueValidation /
+//     validateNestedValueValidation in validation.go, validateStructuralCompleteness in
+//     complete.go), reported sorted by message as kube sorts them;
+//  2. the per-node rules of pkg/apis/apiextensions/validation's
+//     ValidateCustomResourceDefinitionOpenAPISchema (forbidden keywords, uniqueItems,
+//     additionalProperties with properties, defaults in resource metadata, the x-kubernetes-*
+//     extensions), in kube's traversal order;
+//  3. a schema NewStructural cannot convert at all (only `$schema` gets that far without an error
+//     from step 2) is reported last, and only when nothing else was.
+//
+// Defaults that must be pruned and valid (defaulting.ValidateDefaults) belong to the defaulting
+// module and plug in through options.validateDefaults (kube runs them between steps 1 and 2, for a
+// structural schema only); the x-kubernetes-validations rules (CEL) are the cel module's; the
+// root-only checks (status subresource fields, nullable at the root) live in crd/validation.ts.
+//
+// The schema arrives as decoded JSON typed as JSONSchemaProps; it is read defensively, with Go's
+// decoding semantics: `null` is the same as absent, and a value of the wrong JSON type is ignored.
+import { RE2JS } from 're2js';
+import {
+  type FieldError,
+  GoPrinted,
+  child,
+  forbidden,
+  goQuote,
+  formatFieldError,
+  index,
+  invalid,
+  key,
+  notSupported,
+  required,
+} from '../../server/field-errors.js';
+import type { JSONSchemaProps } from '../types.js';
+
+/** kube's validationOptions that concern the schema. All default to true (a CRD create). */
+export interface StructuralSchemaOptions {
+  /** The schema must be structural (kube: always for v1 CRDs with preserveUnknownFields false). */
+  requireStructuralSchema?: boolean;
+  /** `type` must be one of the OpenAPI v3 types. */
+  requireValidPropertyType?: boolean;
+  /** Items of an x-kubernetes-list-type=set list must be scalars or atomic. */
+  requireAtomicSetType?: boolean;
+  /** Map-list keys are required or defaulted and not nullable; set/map items are not nullable. */
+  requireMapListKeysMapSetValidation?: boolean;
+  /**
+   * kube's defaulting.ValidateDefaults (defaults pruned and valid), provided by the defaulting
+   * module. Called only for a structural schema, as kube does; its errors go where kube puts them.
+   */
+  validateDefaults?: (schema: JSONSchemaProps, path: string) => FieldError[];
+}
+
+/** All of kube's CRD-write checks of one openAPIV3Schema; `path` is where kube reports it. */
+export function validateStructuralSchema(schema: JSONSchemaProps, path: string, options: StructuralSchemaOptions = {}): FieldError[] {
+  const opts: Flags = {
+    requireStructuralSchema: options.requireStructuralSchema ?? true,
+    requireValidPropertyType: options.requireValidPropertyType ?? true,
+    requireAtomicSetType: options.requireAtomicSetType ?? true,
+    requireMapListKeysMapSetValidation: options.requireMapListKeysMapSetValidation ?? true,
+  };
+  const root = asRec(schema);
+  const errs: FieldError[] = [];
+  let initError: string | undefined;
+  if (opts.requireStructuralSchema) {
+    initError = newStructuralError(root);
+    if (initError === undefined) {
+      const structural = structuralErrors(root, path);
+      errs.push(...structural);
+      if (structural.length === 0 && options.validateDefaults) errs.push(...options.validateDefaults(schema, path));
+    }
+  }
+  validateOpenAPISchema(root, path, { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false }, true, opts, errs);
+  if (errs.length === 0 && initError !== undefined) errs.push(invalid(path, '', initError));
+  return errs;
+}
+
+/** Whether kube considers the schema structural (no NonStructuralSchema condition). */
+export function isStructuralSchema(schema: JSONSchemaProps): boolean {
+  const root = asRec(schema);
+  return newStructuralError(root) === undefined && structuralErrors(root, '').length === 0;
+}
+
+/**
+ * On a CRD update kube does not tighten rules the stored CRD already breaks: pass the old CRD's
+ * schemas (every version's, or the shared one) to get the options for validating the new ones.
+ */
+export function structuralOptionsForUpdate(oldSchemas: readonly (JSONSchemaProps | undefined)[]): StructuralSchemaOptions {
+  const any = (pred: (s: Rec) => boolean): boolean => oldSchemas.some((s) => s !== undefined && schemaHas(asRec(s), pred));
+  return {
+    requireValidPropertyType: !any((s) => str(s, 'type') !== '' && !OPENAPI_V3_TYPES.includes(str(s, 'type'))),
+    requireAtomicSetType: !any(hasNonAtomicSetItems),
+    requireMapListKeysMapSetValidation: !any((s) => mapListKeysMapSetErrors(s, '').length > 0),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading decoded JSON the way Go decodes it into JSONSchemaProps.
+
+type Rec = Record<string, unknown>;
+
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+const asRec = (v: unknown): Rec => (isRec(v) ? v : {});
+/** Set at all (a non-nil pointer, slice or map in Go). */
+const present = (s: Rec, k: string): boolean => s[k] !== undefined && s[k] !== null;
+const str = (s: Rec, k: string): string => {
+  const v = s[k];
+  return typeof v === 'string' ? v : '';
+};
+const isTrue = (s: Rec, k: string): boolean => s[k] === true;
+/** A list of schemas (allOf, anyOf, oneOf, items as an array); null entries are zero schemas. */
+const schemaList = (s: Rec, k: string): Rec[] => {
+  const v = s[k];
+  return Array.isArray(v) ? v.map(asRec) : [];
+};
+const stringList = (s: Rec, k: string): string[] => {
+  const v = s[k];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+};
+const listLength = (s: Rec, k: string): number => {
+  const v = s[k];
+  return Array.isArray(v) ? v.length : 0;
+};
+const mapSize = (s: Rec, k: string): number => {
+  const v = s[k];
+  return isRec(v) ? Object.keys(v).length : 0;
+};
+/** properties (or definitions, patternProperties) in document order; null values are zero schemas. */
+const schemaMap = (s: Rec, k: string): [string, Rec][] => {
+  const v = s[k];
+  return isRec(v) ? Object.entries(v).map(([name, sub]) => [name, asRec(sub)]) : [];
+};
+const itemsSchema = (s: Rec): Rec | undefined => (isRec(s['items']) ? s['items'] : undefined);
+const notSchema = (s: Rec): Rec | undefined => (isRec(s['not']) ? s['not'] : undefined);
+/** JSONSchemaPropsOrBool: `true`, `false` or a schema (which allows). */
+function additionalProperties(s: Rec): { allows: boolean; schema?: Rec } | undefined {
+  const v = s['additionalProperties'];
+  if (typeof v === 'boolean') return { allows: v };
+  if (isRec(v)) return { allows: true, schema: v };
+  return undefined;
+}
+
+type Flags = Required<Omit<StructuralSchemaOptions, 'validateDefaults'>>;
+
+const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+const META_FIELDS = ['metadata', 'kind', 'apiVersion'];
+
+// ---------------------------------------------------------------------------------------------
+// NewStructural: the conversion fails on fields a structural schema has no place for.
+
+function unsupportedField(s: Rec): string | undefined {
+  if (str(s, 'id') !== '') return "OpenAPIV3Schema 'id' is not supported";
+  if (str(s, '$schema') !== '') return "OpenAPIV3Schema 'schema' is not supported";
+  if (str(s, '$ref') !== '') return "OpenAPIV3Schema '$ref' is not supported";
+  if (mapSize(s, 'patternProperties') > 0) return "OpenAPIV3Schema 'patternProperties' is not supported";
+  if (mapSize(s, 'dependencies') > 0) return "OpenAPIV3Schema 'dependencies' is not supported";
+  if (present(s, 'additionalItems')) return "OpenAPIV3Schema 'additionalItems' is not supported";
+  if (mapSize(s, 'definitions') > 0) return "OpenAPIV3Schema 'definitions' is not supported";
+  return undefined;
+}
+
+/** The error NewStructural would return for this schema, in its conversion order. */
+function newStructuralError(s: Rec): string | undefined {
+  const own = unsupportedField(s);
+  if (own) return own;
+  for (const sub of [notSchema(s), ...schemaList(s, 'allOf'), ...schemaList(s, 'anyOf'), ...schemaList(s, 'oneOf')]) {
+    const e = sub && newStructuralError(sub);
+    if (e) return e;
+  }
+  if (s['x-kubernetes-preserve-unknown-fields'] === false) {
+    return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined";
+  }
+  if (Array.isArray(s['items'])) {
+    if (s['items'].length > 0) return "OpenAPIV3Schema 'items' must be a schema, but is an array";
+  } else {
+    const items = itemsSchema(s);
+    const e = items && newStructuralError(items);
+    if (e) return e;
+  }
+  for (const [, sub] of schemaMap(s, 'properties')) {
+    const e = newStructuralError(sub);
+    if (e) return e;
+  }
+  const ap = additionalProperties(s)?.schema;
+  return ap && newStructuralError(ap);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ValidateStructural. It runs on the converted schema only (after newStructuralError found
+// nothing), so neither the unsupported fields nor items arrays are left to meet here.
+
+type Level = 'root' | 'item' | 'field';
+
+function structuralErrors(root: Rec, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  structuralInvariants(root, 'root', path, errs);
+  valueValidationCompleteness(root, root, path, path, errs);
+  // kube sorts by message, since it walks Go maps in random order.
+  const text = errs.map((e) => Buffer.from(formatFieldError(e)));
+  return errs
+    .map((e, i) => ({ e, t: text[i]! }))
+    .sort((a, b) => Buffer.compare(a.t, b.t))
+    .map(({ e }) => e);
+}
+
+function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError[]): void {
+  const type = str(s, 'type');
+  const items = itemsSchema(s);
+  if (type === 'array' && !items) errs.push(required(child(path, 'items'), 'must be specified'));
+  if (items) structuralInvariants(items, 'item', child(path, 'items'), errs);
+
+  const properties = schemaMap(s, 'properties');
+  for (const [name, sub] of properties) structuralInvariants(sub, 'field', key(child(path, 'properties'), name), errs);
+
+  const ap = additionalProperties(s);
+  if (ap) {
+    if (lvl === 'root') errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
+    if (ap.schema) structuralInvariants(ap.schema, 'field', child(path, 'additionalProperties'), errs);
+  }
+
+  const intOrString = isTrue(s, 'x-kubernetes-int-or-string');
+  const preserveUnknown = isTrue(s, 'x-kubernetes-preserve-unknown-fields');
+  const embedded = isTrue(s, 'x-kubernetes-embedded-resource');
+  if (intOrString && preserveUnknown) {
+    errs.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), true, 'must be false if x-kubernetes-int-or-string is true'));
+  }
+  if (intOrString && embedded) {
+    errs.push(invalid(child(path, 'x-kubernetes-embedded-resource'), true, 'must be false if x-kubernetes-int-or-string is true'));
+  }
+
+  // The two int-or-string shapes whose nested types are allowed:
+  //   anyOf: [{type: integer}, {type: string}]   and   allOf: [{anyOf: [those two]}, ...]
+  const skipAnyOf = isIntOrStringAnyOf(schemaList(s, 'anyOf'));
+  const allOf = schemaList(s, 'allOf');
+  const skipFirstAllOfAnyOf = allOf.length > 0 && isIntOrStringAnyOf(schemaList(allOf[0]!, 'anyOf'));
+  valueValidation(s, skipAnyOf, skipFirstAllOfAnyOf, lvl, path, errs);
+
+  const checkMetadata = lvl === 'root' || embedded;
+  if (embedded && type !== 'object') {
+    const detail = 'must be object if x-kubernetes-embedded-resource is true';
+    errs.push(type === '' ? required(child(path, 'type'), detail) : invalid(child(path, 'type'), type, detail));
+  } else if (type === '' && !intOrString && !preserveUnknown) {
+    const detail = {
+      root: 'must not be empty at the root',
+      item: 'must not be empty for specified array items',
+      field: 'must not be empty for specified object fields',
+    }[lvl];
+    errs.push(required(child(path, 'type'), detail));
+  }
+  if (embedded && ap) errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
+  if (lvl === 'root' && type !== '' && type !== 'object') errs.push(invalid(child(path, 'type'), type, 'must be object at the root'));
+
+  const propertiesPath = child(path, 'properties');
+  const byName = new Map(properties);
+  if (checkMetadata) {
+    for (const name of ['kind', 'apiVersion']) {
+      const sub = byName.get(name);
+      if (sub && str(sub, 'type') !== 'string') errs.push(invalid(child(key(propertiesPath, name), 'type'), str(sub, 'type'), 'must be string'));
+    }
+  }
+  const metadata = byName.get('metadata');
+  if (metadata) {
+    const metadataPath = key(propertiesPath, 'metadata');
+    if (checkMetadata && str(metadata, 'type') !== 'object') {
+      errs.push(invalid(child(metadataPath, 'type'), str(metadata, 'type'), 'must be object'));
+    }
+    if (lvl === 'root' && !restrictsOnlyNameAndGenerateName(metadata)) {
+      errs.push(forbidden(metadataPath, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+    }
+  }
+  if (embedded && !preserveUnknown && properties.length === 0) {
+    errs.push(required(propertiesPath, 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
+  }
+}
+
+/** The value validations (allOf, anyOf, oneOf, not, pattern) of a schema or a nested clause. */
+function valueValidation(v: Rec, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, lvl: Level, path: string, errs: FieldError[]): void {
+  if (!skipAnyOf) {
+    schemaList(v, 'anyOf').forEach((sub, i) => nestedValueValidation(sub, false, lvl, index(child(path, 'anyOf'), i), errs));
+  }
+  schemaList(v, 'allOf').forEach((sub, i) => nestedValueValidation(sub, skipFirstAllOfAnyOf && i === 0, lvl, index(child(path, 'allOf'), i), errs));
+  schemaList(v, 'oneOf').forEach((sub, i) => nestedValueValidation(sub, false, lvl, index(child(path, 'oneOf'), i), errs));
+  const not = notSchema(v);
+  if (not) nestedValueValidation(not, false, lvl, child(path, 'not'), errs);
+
+  const pattern = str(v, 'pattern');
+  if (pattern !== '') {
+    const err = regexpError(pattern);
+    if (err !== undefined) errs.push(invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${err}`));
+  }
+}
+
+/** A clause under allOf/anyOf/oneOf/not may only validate values, never add structure. */
+function nestedValueValidation(v: Rec, skipAnyOf: boolean, lvl: Level, path: string, errs: FieldError[]): void {
+  valueValidation(v, skipAnyOf, false, lvl, path, errs);
+  const items = itemsSchema(v);
+  if (items) nestedValueValidation(items, false, lvl, child(path, 'items'), errs);
+  const properties = schemaMap(v, 'properties');
+  for (const [name, sub] of properties) nestedValueValidation(sub, false, 'field', key(child(path, 'properties'), name), errs);
+
+  const mustBe = (field: string, detail: string): void => void errs.push(forbidden(child(path, field), detail));
+  if (str(v, 'type') !== '') mustBe('type', 'must be empty to be structural');
+  if (nestedAdditionalProperties(v)) mustBe('additionalProperties', 'must be undefined to be structural');
+  if (present(v, 'default')) mustBe('default', 'must be undefined to be structural');
+  if (str(v, 'title') !== '') mustBe('title', 'must be empty to be structural');
+  if (str(v, 'description') !== '') mustBe('description', 'must be empty to be structural');
+  if (isTrue(v, 'nullable')) mustBe('nullable', 'must be false to be structural');
+  for (const ext of ['x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']) {
+    if (isTrue(v, ext)) mustBe(ext, 'must be false to be structural');
+  }
+  if (listLength(v, 'x-kubernetes-list-map-keys') > 0) mustBe('x-kubernetes-list-map-keys', 'must be empty to be structural');
+  if (present(v, 'x-kubernetes-list-type')) mustBe('x-kubernetes-list-type', 'must be undefined to be structural');
+  if (present(v, 'x-kubernetes-map-type')) mustBe('x-kubernetes-map-type', 'must be undefined to be structural');
+  if (listLength(v, 'x-kubernetes-validations') > 0) mustBe('x-kubernetes-validations', 'must be empty to be structural');
+  // reasoning about metadata in a clause could restrict it in ways kube does not want
+  if (properties.some(([name]) => name === 'metadata')) {
+    errs.push(forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
+  }
+}
+
+/** In a nested clause `additionalProperties: false` converts to nothing; `true` or a schema count. */
+const nestedAdditionalProperties = (v: Rec): boolean => v['additionalProperties'] === true || isRec(v['additionalProperties']);
+
+/** Every field or array a clause (of the root) speaks about must be specified by the structure. */
+function valueValidationCompleteness(v: Rec, s: Rec, sPath: string, vPath: string, errs: FieldError[]): void {
+  const not = notSchema(v);
+  if (not) nestedCompleteness(not, s, sPath, child(vPath, 'not'), errs);
+  for (const junctor of ['allOf', 'anyOf', 'oneOf']) {
+    schemaList(v, junctor).forEach((sub, i) => nestedCompleteness(sub, s, sPath, index(child(vPath, junctor), i), errs));
+  }
+}
+
+function nestedCompleteness(v: Rec, s: Rec | undefined, sPath: string, vPath: string, errs: FieldError[]): void {
+  if (!s) {
+    errs.push(required(sPath, `because it is defined in ${vPath}`));
+    return;
+  }
+  valueValidationCompleteness(v, s, sPath, vPath, errs);
+  const vItems = itemsSchema(v);
+  if (vItems) nestedCompleteness(vItems, itemsSchema(s), child(sPath, 'items'), child(vPath, 'items'), errs);
+  const sProperties = new Map(schemaMap(s, 'properties'));
+  for (const [name, vSub] of schemaMap(v, 'properties')) {
+    nestedCompleteness(vSub, sProperties.get(name), key(child(sPath, 'properties'), name), key(child(vPath, 'properties'), name), errs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons kube makes with reflect.DeepEqual on the converted schema. What counts as "set"
+// follows the conversion: slices copied as they are (required, list-map-keys, validations) are
+// set even when empty, slices built by appending (enum, allOf, anyOf, oneOf) only when not.
+
+function valueValidationIsZero(s: Rec): boolean {
+  const unsetPointers = ['maximum', 'minimum', 'maxLength', 'minLength', 'maxItems', 'minItems', 'multipleOf', 'maxProperties', 'minProperties', 'not', 'required'];
+  return (
+    str(s, 'format') === '' &&
+    str(s, 'pattern') === '' &&
+    !isTrue(s, 'exclusiveMaximum') &&
+    !isTrue(s, 'exclusiveMinimum') &&
+    !isTrue(s, 'uniqueItems') &&
+    unsetPointers.every((k) => !present(s, k)) &&
+    ['enum', 'allOf', 'anyOf', 'oneOf'].every((k) => listLength(s, k) === 0)
+  );
+}
+
+function extensionsAreZero(s: Rec): boolean {
+  return (
+    !isTrue(s, 'x-kubernetes-preserve-unknown-fields') &&
+    !isTrue(s, 'x-kubernetes-embedded-resource') &&
+    !isTrue(s, 'x-kubernetes-int-or-string') &&
+    !present(s, 'x-kubernetes-list-map-keys') &&
+    !present(s, 'x-kubernetes-list-type') &&
+    !present(s, 'x-kubernetes-map-type')
+  );
+}
+
+/** A clause that is exactly `{type: <type>}` once converted. */
+function isOnlyType(s: Rec, type: string): boolean {
+  return (
+    str(s, 'type') === type &&
+    valueValidationIsZero(s) &&
+    extensionsAreZero(s) &&
+    !present(s, 'x-kubernetes-validations') &&
+    !itemsSchema(s) &&
+    !present(s, 'properties') &&
+    !nestedAdditionalProperties(s) &&
+    !present(s, 'default') &&
+    str(s, 'title') === '' &&
+    str(s, 'description') === '' &&
+    !isTrue(s, 'nullable')
+  );
+}
+
+const isIntOrStringAnyOf = (anyOf: Rec[]): boolean => anyOf.length === 2 && isOnlyType(anyOf[0]!, 'integer') && isOnlyType(anyOf[1]!, 'string');
+
+/** The root's metadata schema may be `type: object` plus schemas for name and generateName only. */
+function restrictsOnlyNameAndGenerateName(m: Rec): boolean {
+  const names = schemaMap(m, 'properties').map(([name]) => name);
+  const onlyNames = names.every((n) => n === 'name' || n === 'generateName') && new Set(names).size === names.length;
+  return (
+    onlyNames &&
+    !itemsSchema(m) &&
+    additionalProperties(m) === undefined &&
+    str(m, 'description') === '' &&
+    str(m, 'title') === '' &&
+    !isTrue(m, 'nullable') &&
+    extensionsAreZero(m) &&
+    !present(m, 'x-kubernetes-validations') &&
+    valueValidationIsZero(m)
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regular expressions are Go's (RE2): re2js reports Go's parse errors in Go's words.
+
+function regexpError(pattern: string): string | undefined {
+  try {
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    // Go's syntax.Error always ends in ": `<expr>`", even with an empty expression.
+    return message.startsWith('error parsing regexp: ') && !message.endsWith('`') ? `${message}: \`\`` : message;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ValidateCustomResourceDefinitionOpenAPISchema.
+
+interface NodeContext {
+  allowDefaults: boolean;
+  disallowDefaultsReason: string;
+  /** Inside the schema of TypeMeta or ObjectMeta, at the root or of an embedded resource. */
+  insideResourceMeta: boolean;
+}
+
+const withForbiddenDefaults = (ctx: NodeContext, reason: string): NodeContext => ({ ...ctx, allowDefaults: false, disallowDefaultsReason: reason });
+
+function validateOpenAPISchema(s: Rec, path: string, ctx: NodeContext, isRoot: boolean, opts: Flags, errs: FieldError[]): void {
+  standardChecks(s, path, ctx, opts, errs);
+
+  if (isTrue(s, 'uniqueItems')) {
+    errs.push(forbidden(child(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
+  }
+
+  const properties = schemaMap(s, 'properties');
+  const ap = additionalProperties(s);
+  if (ap) {
+    // properties are for structs, additionalProperties for maps: together they would contradict
+    // the convention that unknown fields are dropped
+    if (properties.length > 0 && (!ap.allows || ap.schema)) {
+      errs.push(forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
+    }
+    // pruning a default inside a metadata map is ambiguous
+    const sub = ctx.insideResourceMeta ? withForbiddenDefaults(ctx, 'inside additionalProperties applying to object metadata') : ctx;
+    if (ap.schema) validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, opts, errs);
+  }
+
+  const embedded = isTrue(s, 'x-kubernetes-embedded-resource');
+  for (const [name, prop] of properties) {
+    let sub = ctx;
+    if ((isRoot || embedded) && META_FIELDS.includes(name)) {
+      sub = { ...sub, insideResourceMeta: true };
+      if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
+    }
+    validateOpenAPISchema(prop, key(child(path, 'properties'), name), sub, false, opts, errs);
+  }
+
+  const not = notSchema(s);
+  if (not) validateOpenAPISchema(not, child(path, 'not'), ctx, false, opts, errs);
+  for (const junctor of ['allOf', 'oneOf', 'anyOf']) {
+    schemaList(s, junctor).forEach((sub, i) => validateOpenAPISchema(sub, index(child(path, junctor), i), ctx, false, opts, errs));
+  }
+  for (const [name, sub] of schemaMap(s, 'definitions')) validateOpenAPISchema(sub, key(child(path, 'definitions'), name), ctx, false, opts, errs);
+  const items = itemsSchema(s);
+  if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, opts, errs);
+  schemaList(s, 'items').forEach((sub, i) => validateOpenAPISchema(sub, index(child(path, 'items'), i), ctx, false, opts, errs));
+  const dependencies = s['dependencies'];
+  if (isRec(dependencies)) {
+    for (const [name, dep] of Object.entries(dependencies)) {
+      // a dependency is a schema or a list of property names
+      if (isRec(dep)) validateOpenAPISchema(dep, key(child(path, 'dependencies'), name), ctx, false, opts, errs);
+    }
+  }
+
+  if (s['x-kubernetes-preserve-unknown-fields'] === false) {
+    errs.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
+  }
+  extensionChecks(s, path, opts, errs);
+  if (opts.requireMapListKeysMapSetValidation) errs.push(...mapListKeysMapSetErrors(s, path));
+}
+
+/** kube's specStandardValidatorV3: keywords CRD schemas do not support. */
+function standardChecks(s: Rec, path: string, ctx: NodeContext, opts: Flags, errs: FieldError[]): void {
+  const type = str(s, 'type');
+  if (opts.requireValidPropertyType && type !== '' && !OPENAPI_V3_TYPES.includes(type)) {
+    errs.push(notSupported(child(path, 'type'), type, OPENAPI_V3_TYPES));
+  }
+  if (present(s, 'default') && !ctx.allowDefaults) {
+    const reason = ctx.disallowDefaultsReason ? ` ${ctx.disallowDefaultsReason}` : '';
+    errs.push(forbidden(child(path, 'default'), `must not be set${reason}`));
+  }
+  if (str(s, 'id') !== '') errs.push(forbidden(child(path, 'id'), 'id is not supported'));
+  if (present(s, 'additionalItems')) errs.push(forbidden(child(path, 'additionalItems'), 'additionalItems is not supported'));
+  if (mapSize(s, 'patternProperties') > 0) errs.push(forbidden(child(path, 'patternProperties'), 'patternProperties is not supported'));
+  if (mapSize(s, 'definitions') > 0) errs.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
+  if (present(s, 'dependencies')) errs.push(forbidden(child(path, 'dependencies'), 'dependencies is not supported'));
+  if (present(s, '$ref')) errs.push(forbidden(child(path, '$ref'), '$ref is not supported'));
+  if (type === 'null') errs.push(forbidden(child(path, 'type'), 'type cannot be set to null, use nullable as an alternative'));
+  if (listLength(s, 'items') > 0) errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
+  if (ctx.insideResourceMeta && isTrue(s, 'x-kubernetes-embedded-resource')) {
+    errs.push(forbidden(child(path, 'x-kubernetes-embedded-resource'), 'must not be used inside of resource meta'));
+  }
+}
+
+/** x-kubernetes-map-type, x-kubernetes-list-type and x-kubernetes-list-map-keys. */
+function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]): void {
+  const type = str(s, 'type');
+  const typePath = child(path, 'type');
+  const mapType = s['x-kubernetes-map-type'];
+  if (present(s, 'x-kubernetes-map-type')) {
+    if (type !== 'object') {
+      const detail = 'must be object if x-kubernetes-map-type is specified';
+      errs.push(type === '' ? required(typePath, detail) : invalid(typePath, type, detail));
+    }
+    if (mapType !== 'atomic' && mapType !== 'granular') errs.push(notSupported(child(path, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']));
+  }
+
+  const listType = present(s, 'x-kubernetes-list-type') ? s['x-kubernetes-list-type'] : undefined;
+  const items = itemsSchema(s);
+  if (listType !== undefined && type !== 'array') {
+    const detail = 'must be array if x-kubernetes-list-type is specified';
+    errs.push(type === '' ? required(typePath, detail) : invalid(typePath, type, detail));
+  } else if (opts.requireAtomicSetType && listType === 'set' && items) {
+    const detail = 'must be atomic as item of a list with x-kubernetes-list-type=set';
+    const itemListType = present(items, 'x-kubernetes-list-type') ? items['x-kubernetes-list-type'] : undefined;
+    if (str(items, 'type') === 'array' && itemListType !== undefined && itemListType !== 'atomic') {
+      errs.push(invalid(child(child(path, 'items'), 'x-kubernetes-list-type'), itemListType, detail));
+    } else if (str(items, 'type') === 'object' && items['x-kubernetes-map-type'] !== 'atomic') {
+      // kube reports the item's list type here, not its map type
+      errs.push(invalid(child(child(path, 'items'), 'x-kubernetes-map-type'), itemListType, detail));
+    }
+  }
+  if (listType !== undefined && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
+    errs.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, ['atomic', 'set', 'map']));
+  }
+
+  const mapKeys = stringList(s, 'x-kubernetes-list-map-keys');
+  const keysPath = child(path, 'x-kubernetes-list-map-keys');
+  if (listLength(s, 'x-kubernetes-list-map-keys') > 0) {
+    const detail = 'must be map if x-kubernetes-list-map-keys is non-empty';
+    if (listType === undefined) errs.push(required(child(path, 'x-kubernetes-list-type'), detail));
+    else if (listType !== 'map') errs.push(invalid(child(path, 'x-kubernetes-list-type'), listType, detail));
+  }
+  if (listType === 'map') {
+    if (listLength(s, 'x-kubernetes-list-map-keys') === 0) errs.push(required(keysPath, 'must not be empty if x-kubernetes-list-type is map'));
+    if (!present(s, 'items')) errs.push(required(child(path, 'items'), 'must have a schema if x-kubernetes-list-type is map'));
+    if (Array.isArray(s['items'])) {
+      errs.push(invalid(child(path, 'items'), goItemsArray(s['items']), 'must only have a single schema if x-kubernetes-list-type is map'));
+    }
+    if (items && str(items, 'type') !== 'object') {
+      errs.push(invalid(child(child(path, 'items'), 'type'), str(items, 'type'), "must be object if parent array's x-kubernetes-list-type is map"));
+    }
+    if (items && str(items, 'type') === 'object') {
+      const itemProperties = new Map(schemaMap(items, 'properties'));
+      const seen = new Set<string>();
+      for (const k of mapKeys) {
+        const prop = itemProperties.get(k);
+        if (!prop) {
+          errs.push(invalid(keysPath, goStringSlice(mapKeys), 'entries must all be names of item properties'));
+        } else if (str(prop, 'type') === 'array' || str(prop, 'type') === 'object') {
+          // kube reports the item's type ("object") as the bad value
+          const propTypePath = child(key(child(child(path, 'items'), 'properties'), k), 'type');
+          errs.push(invalid(propTypePath, str(items, 'type'), "must be a scalar type if parent array's x-kubernetes-list-type is map"));
+        }
+        if (seen.has(k)) errs.push(invalid(keysPath, goStringSlice(mapKeys), 'must not contain duplicate entries'));
+        seen.add(k);
+      }
+    }
+  }
+}
+
+/** Set and map list items are not nullable; map keys are required or defaulted, and not nullable. */
+function mapListKeysMapSetErrors(s: Rec, path: string): FieldError[] {
+  const items = itemsSchema(s);
+  const listType = s['x-kubernetes-list-type'];
+  if (!items || (listType !== 'set' && listType !== 'map')) return [];
+  const errs: FieldError[] = [];
+  const itemsPath = child(path, 'items');
+  if (isTrue(items, 'nullable')) errs.push(forbidden(child(itemsPath, 'nullable'), `cannot be nullable when x-kubernetes-list-type is ${listType}`));
+  if (listType === 'map') {
+    const requiredKeys = new Set(stringList(items, 'required'));
+    const itemProperties = new Map(schemaMap(items, 'properties'));
+    for (const k of stringList(s, 'x-kubernetes-list-map-keys')) {
+      const prop = itemProperties.get(k);
+      if (!prop) continue; // reported as "entries must all be names of item properties"
+      const propPath = key(child(itemsPath, 'properties'), k);
+      if (!requiredKeys.has(k) && !present(prop, 'default')) {
+        errs.push(required(child(propPath, 'default'), 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+      }
+      if (isTrue(prop, 'nullable')) {
+        errs.push(forbidden(child(propPath, 'nullable'), 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
+      }
+    }
+  }
+  return errs;
+}
+
+function hasNonAtomicSetItems(s: Rec): boolean {
+  const items = itemsSchema(s);
+  if (s['x-kubernetes-list-type'] !== 'set' || !items) return false;
+  if (str(items, 'type') === 'array') return present(items, 'x-kubernetes-list-type') && items['x-kubernetes-list-type'] !== 'atomic';
+  if (str(items, 'type') === 'object') return items['x-kubernetes-map-type'] !== 'atomic';
+  return false;
+}
+
+/** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
+function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
+  if (pred(s)) return true;
+  const nested: Rec[] = [
+    ...(itemsSchema(s) ? [itemsSchema(s)!] : schemaList(s, 'items')),
+    ...schemaList(s, 'allOf'),
+    ...schemaList(s, 'anyOf'),
+    ...schemaList(s, 'oneOf'),
+    ...(notSchema(s) ? [notSchema(s)!] : []),
+    ...schemaMap(s, 'properties').map(([, v]) => v),
+    ...(additionalProperties(s)?.schema ? [additionalProperties(s)!.schema!] : []),
+    ...schemaMap(s, 'patternProperties').map(([, v]) => v),
+    ...(isRec(s['additionalItems']) ? [s['additionalItems']] : []),
+    ...schemaMap(s, 'definitions').map(([, v]) => v),
+    ...Object.values(asRec(s['dependencies'])).filter(isRec),
+  ];
+  return nested.some((sub) => schemaHas(sub, pred));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad values kube prints with Go's %#v.
+
+const goStringSlice = (values: string[]): GoPrinted => new GoPrinted(`[]string{${values.map(goQuote).join(', ')}}`);
+
+/** An items array: Go prints the struct with pointer addresses, which no one can reproduce. */
+const goItemsArray = (items: unknown[]): GoPrinted =>
+  new GoPrinted(
+    `apiextensions.JSONSchemaPropsOrArray{Schema:(*apiextensions.JSONSchemaProps)(nil), JSONSchemas:[]apiextensions.JSONSchemaProps{${items.length ? '...' : ''}}}`,
+  );
