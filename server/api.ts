@@ -178,7 +178,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       doc = discovery.resourceList(parts[1]!, parts[2]!);
     }
     if (!doc) throw notFoundPath();
-    const headers = { 'Content-Type': contentType, ETag: doc.etag, Vary: 'Accept' };
+    // Aggregated discovery is the same for everyone and validated by ETag, so kube marks it public.
+    const headers = { 'Content-Type': contentType, ETag: doc.etag, Vary: 'Accept', ...(aggregated ? { 'Cache-Control': 'public' } : {}) };
     if (req.headers['if-none-match'] === doc.etag) {
       res.writeHead(304, headers);
       res.end();

@@ -137,6 +137,8 @@ export class HttpsFrontend {
     const ctx: { user?: string } = {};
     this.metrics.started(kind, longRunning);
     this.inflight.set(res, longRunning);
+    // As kube's WithCacheControl: API answers are per user and change; discovery may override.
+    res.setHeader('Cache-Control', 'no-cache, private');
     if (this.shuttingDown) res.setHeader('Connection', 'close');
     res.once('close', () => {
       this.inflight.delete(res);

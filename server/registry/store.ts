@@ -215,6 +215,9 @@ export class Store {
     if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     if (this.kind.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
+    // Admission (namespace lifecycle) sees the object as the client sent it, before a name is
+    // generated or anything validated, as kube's mutating admission runs in the handler.
+    for (const hook of this.createHooks) await hook(obj, namespace, this);
     if (!meta.name && meta.generateName) meta.name = generateNameFrom(meta.generateName);
     meta.uid = randomUUID();
     meta.creationTimestamp = nowTimestamp();
@@ -227,7 +230,6 @@ export class Store {
     this.strategy.canonicalize(obj);
     const errs = [...validateObjectMetaForCreate(obj, this.strategy), ...this.strategy.validate(obj)];
     this.throwIfInvalid(obj, errs);
-    for (const hook of this.createHooks) await hook(obj, namespace, this);
     const name = meta.name!;
     if (ctx.dryRun) {
       const existing = await this.call(() => this.storage.get(this.key(namespace, name)));

@@ -211,6 +211,7 @@ describe('legacy discovery', () => {
     const res = await api('/api');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['cache-control']).toBe('no-cache, private');
     expect(res.json).toEqual({
       kind: 'APIVersions',
       versions: ['v1'],
@@ -371,6 +372,7 @@ describe('aggregated discovery', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(AGG_V2);
     expect(res.headers['vary']).toBe('Accept');
+    expect(res.headers['cache-control']).toBe('public');
     expect(res.json).toEqual({
       kind: 'APIGroupDiscoveryList',
       apiVersion: 'apidiscovery.k8s.io/v2',
@@ -739,6 +741,11 @@ describe('namespaces', () => {
       kind: 'events',
       causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
     });
+    // Admission runs before a name is generated (and before validation), so there is none to name.
+    const generated = await api(base, { method: 'POST', body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { generateName: 'gen-' } } });
+    expect([generated.status, generated.json.message]).toEqual([403, `widgets.${group} is forbidden: unable to create new content in namespace ${ns} because it is being terminated`]);
+    const invalidToo = await api(base, { method: 'POST', body: cr(group, 'Not_A_Valid_Name') });
+    expect(invalidToo.status).toBe(403);
 
     // The namespace controller deletes the content; the finalized object waits for its owner.
     await waitGone(`${base}/plain`);
