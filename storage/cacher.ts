@@ -86,6 +86,12 @@ export class Cacher<T> {
     return { items, revision: this.revision };
   }
 
+  /** Resolves once the cache reflects `revision`; TooLargeResourceVersion if that takes too long. */
+  async waitFresh(revision: number): Promise<void> {
+    await this.start();
+    await this.waitFor(revision);
+  }
+
   /** Events under `prefix` after `afterRevision`, then every later one. */
   watch(prefix: string, afterRevision: number, callbacks: CachedWatchCallbacks<T>): { close(): void } {
     let closed = false;

@@ -35,6 +35,8 @@ export interface ListOptions {
   continueFrom?: ContinueFrom;
   /** Read at an exact revision (resourceVersionMatch=Exact). */
   revision?: number;
+  /** Read at this revision or a newer one; waits for it briefly, then 504 (NotOlderThan). */
+  minRevision?: number;
 }
 
 export interface ListResult {
@@ -149,6 +151,7 @@ export class Store {
 
   async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
     const prefix = this.prefix(namespace);
+    if (opts.minRevision !== undefined) await this.call(() => this.cacher().waitFresh(opts.minRevision!));
     if (!opts.limit && !opts.continueFrom && opts.revision === undefined) {
       // A whole list at the newest revision: from the watch cache, after it caught up.
       const cached = await this.call(() => this.cacher().list(prefix));

@@ -250,3 +250,25 @@ describe('watch', () => {
   });
 });
 
+
+describe('resourceVersion on a list', () => {
+  it('0 and a past revision answer at once; a future one waits, then 504 as kube', async () => {
+    const nsList = '/api/v1/namespaces';
+    const now = await call('GET', nsList);
+    const rv = Number((now.json['metadata'] as { resourceVersion: string }).resourceVersion);
+    expect((await call('GET', `${nsList}?resourceVersion=0`)).status).toBe(200);
+    const notOlder = await call('GET', `${nsList}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
+    expect(Number((notOlder.json['metadata'] as { resourceVersion: string }).resourceVersion)).toBeGreaterThanOrEqual(rv);
+
+    const future = rv + 1000;
+    const started = Date.now();
+    const tooNew = await call('GET', `${nsList}?resourceVersion=${future}`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    expect(tooNew.status).toBe(504);
+    expect(tooNew.json).toMatchObject({
+      reason: 'Timeout',
+      details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    });
+    expect(tooNew.json['message']).toMatch(new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
+  });
+});
