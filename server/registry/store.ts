@@ -73,8 +73,6 @@ export type DeleteResult = { deleted: true; obj: KubeObject } | { deleted: false
 export type UpdateFn = (current: KubeObject) => KubeObject | Promise<KubeObject>;
 
 export interface UpdateOptions extends WriteContext {
-  /** When the update came without a resourceVersion, conflicts with concurrent writers are retried. */
-  retryOnConflict?: boolean;
   /**
    * A PUT: the caller's object replaces the stored one, so a missing resourceVersion makes it
    * unconditional, which the strategy may refuse. (A patch or a controller's read-modify-write
@@ -279,7 +277,9 @@ export class Store {
         obj.metadata.resourceVersion = String(written.modRevision);
         return obj;
       } catch (err) {
-        if (isStorageError(err, 'Conflict') && !wantRv && opts.retryOnConflict !== false && attempt < MAX_CONFLICT_RETRIES) continue;
+        // Always safe to retry: `fn` sees the new current object, and a caller's precondition
+        // (a resourceVersion it sent) no longer matches it, which is then the 409.
+        if (isStorageError(err, 'Conflict') && attempt < MAX_CONFLICT_RETRIES) continue;
         if (isStorageError(err, 'Conflict')) throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
         if (isStorageError(err, 'NotFound')) throw notFound(qualifiedResource(this.kind), name);
         throw err;
