@@ -193,45 +193,67 @@ function scanString(text: string, q: number): string {
   }
 }
 
-/** Scans the number starting at `start`; sets scanEnd after it and scanFloat. */
+// Exact powers of ten as doubles (10^0 .. 10^22).
+const POW10 = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
+
+/**
+ * Scans the number starting at `start`; sets scanEnd after it and scanFloat. The value is the
+ * correctly rounded double, as JSON.parse's: when the literal has at most 15 digits and a decimal
+ * exponent within ±22, digits and power of ten are exact doubles and one division or
+ * multiplication rounds correctly (Clinger's fast path); otherwise Number() converts the text.
+ */
 function scanNumber(text: string, start: number): number {
   let i = start;
   let c = text.charCodeAt(i);
-  if (c === MINUS) c = text.charCodeAt(++i);
+  const neg = c === MINUS;
+  if (neg) c = text.charCodeAt(++i);
+  let m = 0; // the digits, as long as there are at most 15
+  let digits = 0;
   if (c === ZERO) {
     c = text.charCodeAt(++i);
+    digits = 1;
   } else if (c > ZERO && c <= NINE) {
-    do c = text.charCodeAt(++i);
-    while (c >= ZERO && c <= NINE);
+    do {
+      m = m * 10 + (c - ZERO);
+      digits++;
+      c = text.charCodeAt(++i);
+    } while (c >= ZERO && c <= NINE);
   } else {
     fail(text, 'in numeric literal', i);
   }
   let isFloat = false;
+  let exp = 0;
   if (c === DOT) {
     isFloat = true;
     c = text.charCodeAt(++i);
     if (!(c >= ZERO && c <= NINE)) fail(text, 'after decimal point in numeric literal', i);
-    do c = text.charCodeAt(++i);
-    while (c >= ZERO && c <= NINE);
+    do {
+      m = m * 10 + (c - ZERO);
+      digits++;
+      exp--;
+      c = text.charCodeAt(++i);
+    } while (c >= ZERO && c <= NINE);
   }
   if (c === 101 || c === 69) {
     isFloat = true;
     c = text.charCodeAt(++i);
-    if (c === PLUS || c === MINUS) c = text.charCodeAt(++i);
+    let expNeg = false;
+    if (c === PLUS || c === MINUS) {
+      expNeg = c === MINUS;
+      c = text.charCodeAt(++i);
+    }
     if (!(c >= ZERO && c <= NINE)) fail(text, 'in exponent of numeric literal', i);
-    do c = text.charCodeAt(++i);
-    while (c >= ZERO && c <= NINE);
+    let e = 0;
+    do {
+      if (e < 100000) e = e * 10 + (c - ZERO);
+      c = text.charCodeAt(++i);
+    } while (c >= ZERO && c <= NINE);
+    exp += expNeg ? -e : e;
   }
   scanEnd = i;
-  const len = i - start;
   let v: number;
-  if (!isFloat && len <= 9) {
-    // Small integers: no slice, no Number().
-    let k = start;
-    const neg = text.charCodeAt(k) === MINUS;
-    if (neg) k++;
-    v = 0;
-    for (; k < i; k++) v = v * 10 + (text.charCodeAt(k) - ZERO);
+  if (digits <= 15 && exp >= -22 && exp <= 22) {
+    v = exp < 0 ? m / POW10[-exp]! : exp > 0 ? m * POW10[exp]! : m;
     if (neg) v = -v;
   } else {
     const lit = text.slice(start, i);
@@ -239,7 +261,7 @@ function scanNumber(text: string, start: number): number {
     if (v === Infinity || v === -Infinity) {
       throw new JsonSyntaxError(`json: cannot unmarshal number ${lit} into Go value of type float64`, text, start);
     }
-    if (!isFloat && len > 18) {
+    if (!isFloat && digits > 18) {
       const big = BigInt(lit);
       if (big > INT64_MAX || big < INT64_MIN) isFloat = true;
     }
@@ -280,10 +302,38 @@ function pathAt(st: State, depth: number): string {
   return p;
 }
 
+// Recently seen object keys by a hash of length and end characters: a key found again is reused
+// rather than sliced anew (an internalized string: less garbage, faster property stores). Emptied
+// after every parse, so that no key (a slice of the text) keeps a request body alive.
+const keyCache: (string | undefined)[] = new Array(1024);
+
+/** Scans an object key at `q` (its opening quote), as scanString, reusing cached keys. */
+function scanKey(text: string, q: number): string {
+  const n = text.length;
+  const start = q + 1;
+  let j = start;
+  for (;;) {
+    if (j >= n) fail(text, '', n);
+    const c = text.charCodeAt(j);
+    if (c === QUOTE) break;
+    if (c === BACKSLASH || c < 32) return scanString(text, q);
+    j++;
+  }
+  scanEnd = j + 1;
+  const len = j - start;
+  if (len === 0) return '';
+  const h = (len * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(j - 1)) & 1023;
+  const cached = keyCache[h];
+  if (cached !== undefined && cached.length === len && text.startsWith(cached, start)) return cached;
+  const key = text.slice(start, j);
+  keyCache[h] = key;
+  return key;
+}
+
 /** Reads the object key at i into keys[depth-1], records a duplicate, consumes the ':'; returns the next index. */
 function readKey(text: string, i: number, st: State, depth: number, obj: Record<string, unknown>): number {
   if (text.charCodeAt(i) !== QUOTE) fail(text, 'looking for beginning of object key string', i);
-  const key = scanString(text, i);
+  const key = scanKey(text, i);
   i = scanEnd;
   st.keys[depth - 1] = key;
   if (obj[key] !== undefined && Object.prototype.hasOwnProperty.call(obj, key)) {
@@ -302,6 +352,14 @@ function readKey(text: string, i: number, st: State, depth: number, obj: Record<
 
 /** Parses `text` strictly; see the module comment for what comes back. */
 export function parseJsonExact(text: string, opts: ParseOptions = {}): ParseResult {
+  try {
+    return parse(text, opts);
+  } finally {
+    keyCache.fill(undefined);
+  }
+}
+
+function parse(text: string, opts: ParseOptions): ParseResult {
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   const n = text.length;
   const st: State = { conts: [], isArr: [], keys: [], duplicateFields: undefined, duplicateSeen: undefined };
