@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { parseDocument } from 'yaml';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
 import { decodeProtobufObject, isProtobufContentType } from './protobuf.js';
+import { JsonSyntaxError, parseJsonExact } from './json-parse.js';
 
 /** kube-apiserver's default limit on a request body. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -33,23 +34,31 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** A decoded body, with what strict decoding and number typing need to know about its text. */
+export interface DecodedBody {
+  value: unknown;
+  /** Paths of keys given twice (the last one wins), for fieldValidation. */
+  duplicateFields: string[];
+  /** Paths of numbers written with a fraction or exponent: `1.0` is not an integer to kube. */
+  floatLiterals: ReadonlySet<string>;
+}
+
+/** JSON with Go's error texts, and the position people need to find the mistake. */
+export function parseJson(text: string): DecodedBody {
+  try {
+    return parseJsonExact(text, { maxDepth: MAX_NESTING_DEPTH });
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    throw badRequest(`the request body is not valid JSON at line ${err.line}, column ${err.column}: ${err.message}`);
+  }
+}
+
 /** Line and column of a character offset, for error messages people can act on. */
 function position(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');
   return `line ${line}, column ${column}`;
-}
-
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const at = /position (\d+)/.exec(msg);
-    const where = at ? ` at ${position(text, Number(at[1]))}` : '';
-    throw badRequest(`the request body is not valid JSON${where}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
-  }
 }
 
 export function parseYaml(text: string): unknown {
@@ -87,13 +96,16 @@ export function checkDepth(value: unknown): void {
 const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /** Decodes an object body by its Content-Type (JSON when none is given, as kube assumes). */
-export function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean): unknown {
+export function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean): DecodedBody {
   const type = mediaType(contentType);
-  let value: unknown;
-  if (type === '' || type === 'application/json' || type === '*/*') value = parseJson(body.toString('utf8'));
-  else if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') value = parseYaml(body.toString('utf8'));
-  else if (allowProtobuf && isProtobufContentType(type)) value = decodeProtobufObject(body);
+  let decoded: DecodedBody;
+  if (type === '' || type === 'application/json' || type === '*/*') decoded = parseJson(body.toString('utf8'));
+  else if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') decoded = plain(parseYaml(body.toString('utf8')));
+  else if (allowProtobuf && isProtobufContentType(type)) decoded = plain(decodeProtobufObject(body));
   else throw unsupportedMediaType(OBJECT_MEDIA_TYPES);
-  checkDepth(value);
-  return value;
+  checkDepth(decoded.value);
+  return decoded;
 }
+
+/** YAML refuses duplicate keys itself, and its numbers' spelling is not kept: nothing to report. */
+const plain = (value: unknown): DecodedBody => ({ value, duplicateFields: [], floatLiterals: new Set() });

@@ -23,7 +23,7 @@ import { convertFieldSelector, matchesFields, parseFieldSelector } from '../regi
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
-import { decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
+import { type DecodedBody, decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
@@ -253,10 +253,45 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 }
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
-async function readObject(ctx: Ctx): Promise<KubeObject> {
-  const value = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], ctx.builtin);
-  return checkObject(ctx, value);
+async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
+  const decoded = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], ctx.builtin);
+  return { obj: checkObject(ctx, decoded.value), decoded };
 }
+
+type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** The fieldValidation query parameter, checked as ValidateFieldValidation; absent means Warn. */
+function fieldValidation(ctx: Ctx, kind: OptionsKind): FieldValidation {
+  const v = ctx.query.get('fieldValidation') ?? '';
+  if (v === '') return 'Warn';
+  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+  throw invalid({ group: 'meta.k8s.io', name: kind }, '', [notSupported('fieldValidation', v, ['', 'Ignore', 'Warn', 'Strict'])]);
+}
+
+/** Adds one `Warning: 299 - "..."` header, as kube's warning recorder writes them. */
+function addWarning(ctx: Ctx, text: string): void {
+  const existing = ctx.res.getHeader('Warning');
+  const all = Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)];
+  const line = `299 - ${goQuote(text)}`;
+  if (!all.includes(line)) ctx.res.setHeader('Warning', [...all, line]);
+}
+
+/**
+ * What strict decoding found (duplicate keys in the body, fields the schema prunes), handled as
+ * the directive says: Strict fails with `fail(errors)`, Warn adds warnings, Ignore says nothing.
+ */
+function strictDecoding(ctx: Ctx, directive: FieldValidation, duplicateFields: readonly string[], fail: (errors: string) => ApiError): (unknownFields: readonly string[]) => void {
+  return (unknownFields) => {
+    const errors = [...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
+    if (errors.length === 0 || directive === 'Ignore') return;
+    if (directive === 'Strict') throw fail(`strict decoding error: ${errors.join(', ')}`);
+    for (const e of errors) addWarning(ctx, e);
+  };
+}
+
+/** kube's transformDecodeError for a body that failed strict decoding: a 400. */
+const decodeError = (ctx: Ctx) => (message: string): ApiError =>
+  badRequest(`${ctx.desc.names.kind} in version ${goQuote(ctx.desc.version)} cannot be handled as a ${ctx.desc.names.kind}: ${message}`);
 
 function checkObject(ctx: Ctx, value: unknown): KubeObject {
   if (!isJsonObject(value)) throw badRequest(`the request body must be a JSON object of kind ${ctx.desc.names.kind}`);
@@ -318,15 +353,21 @@ async function create(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
   if (ctx.desc.terminating) throw verbNotSupported(ctx, 'create not allowed while custom resource definition is terminating');
   const dry = dryRun(ctx, 'CreateOptions');
-  const obj = await readObject(ctx);
+  const directive = fieldValidation(ctx, 'CreateOptions');
+  const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry });
+  const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, decodeError(ctx));
+  if (ctx.builtin) onUnknownFields([]);
+  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields });
   respondObject(ctx, 201, created);
 }
 
 async function update(ctx: Ctx): Promise<void> {
-  const obj = await readObject(ctx);
+  const directive = fieldValidation(ctx, 'UpdateOptions');
+  const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
+  const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, decodeError(ctx));
+  if (ctx.builtin) onUnknownFields([]);
   const name = ctx.info.name;
   if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
     throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
@@ -336,6 +377,8 @@ async function update(ctx: Ctx): Promise<void> {
     subresource: ctx.info.subresource || undefined,
     dryRun: dryRun(ctx, 'UpdateOptions'),
     replace: true,
+    floatLiterals: decoded.floatLiterals,
+    onUnknownFields,
   });
   respondObject(ctx, 200, updated);
 }
@@ -346,9 +389,17 @@ async function patch(ctx: Ctx): Promise<void> {
   if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
     throw unsupportedMediaType(allowed);
   }
+  const directive = fieldValidation(ctx, 'PatchOptions');
   const body = (await readBody(ctx.req)).toString('utf8');
-  const patchDoc = parseJson(body);
+  const decoded = parseJson(body);
+  const patchDoc = decoded.value;
   const name = ctx.info.name;
+  // A patch that leaves unknown fields is a 422 on the patched object (handlers/patch.go).
+  let patched = '';
+  const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, (message) =>
+    invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
+  );
+  if (ctx.builtin) onUnknownFields([]);
   const updated = await ctx.store.update(
     namespaceOf(ctx),
     name,
@@ -357,6 +408,7 @@ async function patch(ctx: Ctx): Promise<void> {
       let result: unknown;
       if (type === 'application/json-patch+json') result = applyJsonPatch(original as unknown as JsonValue, patchDoc);
       else result = applyMergePatch(original as unknown as JsonValue, stripPatchDirectives(patchDoc, type));
+      patched = JSON.stringify(result);
       const obj = checkObject(ctx, result);
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
       // A resourceVersion the patch did not set is the one just read, not a precondition.
@@ -364,7 +416,13 @@ async function patch(ctx: Ctx): Promise<void> {
       else if (obj.metadata.resourceVersion !== undefined) throw conflict(qualifiedResource(ctx.store.kind), name, OBJECT_MODIFIED);
       return obj;
     },
-    { subresource: ctx.info.subresource || undefined, dryRun: dryRun(ctx, 'PatchOptions') },
+    {
+      subresource: ctx.info.subresource || undefined,
+      dryRun: dryRun(ctx, 'PatchOptions'),
+      // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
+      ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
+      onUnknownFields,
+    },
   );
   respondObject(ctx, 200, updated);
 }
@@ -396,7 +454,7 @@ async function deleteOptions(ctx: Ctx): Promise<{ preconditions?: { uid?: string
   const raw = await readBody(ctx.req);
   let body: DeleteOptionsBody = {};
   if (raw.length > 0) {
-    const value = decodeObjectBody(raw, ctx.req.headers['content-type'], true);
+    const { value } = decodeObjectBody(raw, ctx.req.headers['content-type'], true);
     if (!isJsonObject(value)) throw badRequest('the request body must be a DeleteOptions object');
     body = value as DeleteOptionsBody;
   }

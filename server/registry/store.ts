@@ -128,6 +128,7 @@ export class Store {
 
   decode(kv: KeyValue): KubeObject {
     const obj = JSON.parse(kv.value) as KubeObject;
+    this.strategy.fromStorage?.(obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
@@ -228,8 +229,8 @@ export class Store {
     else delete meta.generation;
     if (this.strategy.statusSubresource) delete obj['status'];
     this.strategy.prepareForCreate(obj);
-    this.strategy.canonicalize(obj);
-    const errs = [...validateObjectMetaForCreate(obj, this.strategy), ...this.strategy.validate(obj)];
+    this.strategy.canonicalize(obj, ctx);
+    const errs = [...validateObjectMetaForCreate(obj, this.strategy), ...this.strategy.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
     const name = meta.name!;
     if (ctx.dryRun) {
@@ -328,7 +329,7 @@ export class Store {
     if (this.kind.namespaced && obj.metadata.namespace === undefined) obj.metadata.namespace = oldMeta.namespace;
     if (obj.metadata.name === undefined) obj.metadata.name = oldMeta.name;
     this.strategy.prepareForUpdate(obj, old, ctx);
-    this.strategy.canonicalize(obj);
+    this.strategy.canonicalize(obj, ctx);
     if (this.strategy.tracksGeneration && ctx.subresource !== 'status' && specChanged(old, obj)) {
       obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
     }

@@ -18,10 +18,17 @@ export interface KindInfo {
 export const qualifiedResource = (k: KindInfo): Qualified => ({ group: k.group, name: k.resource });
 export const qualifiedKind = (k: KindInfo): Qualified => ({ group: k.group, name: k.kind });
 
-/** The context a write runs in: which subresource, whether it is a dry run. */
+/** The context a write runs in: which subresource, whether it is a dry run, what decoding saw. */
 export interface WriteContext {
   subresource?: string;
   dryRun: boolean;
+  /** Paths of numbers the client wrote with a fraction or exponent (`1.0` is not an integer). */
+  floatLiterals?: ReadonlySet<string>;
+  /**
+   * Called with the fields the kind's schema dropped (kube's strict decoding): the request
+   * decides, by its fieldValidation, whether that fails, warns or passes.
+   */
+  onUnknownFields?: (paths: readonly string[]) => void;
 }
 
 export interface Strategy {
@@ -41,9 +48,11 @@ export interface Strategy {
   /** Kind-specific preparation of an update, after the store carried system metadata over. */
   prepareForUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): void;
   /** Defaulting and pruning of the user's fields (schema-driven for custom resources). */
-  canonicalize(obj: KubeObject): void;
+  canonicalize(obj: KubeObject, ctx: WriteContext): void;
+  /** What every object read from storage goes through (custom resources: pruning and defaults). */
+  fromStorage?(obj: KubeObject): void;
   /** Everything but ObjectMeta's generic rules, which the store checks itself. */
-  validate(obj: KubeObject): FieldError[];
+  validate(obj: KubeObject, ctx: WriteContext): FieldError[];
   validateUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): FieldError[];
   /** How metadata.name (and, with prefix, generateName) is judged: kube validates names per kind. */
   readonly validateName: NameValidator;

@@ -268,3 +268,81 @@ for (const version of VERSIONS) {
     });
   });
 }
+
+// The lab of the lesson behind the project (schema part): defaults, a bound, unknown fields under
+// each fieldValidation kubectl can ask for, and explain.
+const LAB_CRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: caches.lab.example.com
+spec:
+  group: lab.example.com
+  scope: Namespaced
+  names: {plural: caches, singular: cache, kind: Cache}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, minimum: 1, maximum: 9, default: 3}
+              maxSize: {type: integer, minimum: 1, maximum: 9, default: 9}
+              engine: {type: string, enum: [redis, valkey], default: redis}
+`;
+const labCache = (name: string, spec: Record<string, unknown>): string =>
+  JSON.stringify({ apiVersion: 'lab.example.com/v1', kind: 'Cache', metadata: { name }, spec });
+
+for (const version of VERSIONS) {
+  const binary = `${KUBECTL_DIR}/kubectl.${version}`;
+  describe.skipIf(!existsSync(binary))(`kubectl ${version}`, () => {
+    let server: ServerProcess;
+    const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
+      run(binary, ['--kubeconfig', server.kubeconfigPath, ...args], { ...(input !== undefined ? { input } : {}), timeoutMs: 30_000 });
+    const specOf = async (name: string): Promise<string> => (await kubectl(['get', 'caches.lab.example.com', name, '-o', 'jsonpath={.spec}'])).stdout;
+
+    beforeAll(async () => {
+      server = await startServerProcess();
+      expect((await kubectl(['apply', '-f', '-'], LAB_CRD)).code).toBe(0);
+      await eventually('the lab CRD served', async () => ((await server.request('/apis/lab.example.com/v1/caches')).status === 200 ? true : undefined));
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('lab: defaults fill a minimal Cache, and a size beyond the maximum is refused', async () => {
+      expect((await kubectl(['apply', '-f', '-'], labCache('web-cache', { size: 3 }))).code).toBe(0);
+      expect(await specOf('web-cache')).toBe('{"engine":"redis","maxSize":9,"size":3}');
+      const big = await kubectl(['apply', '-f', '-'], labCache('big', { size: 99 }));
+      expect(big.code).toBe(1);
+      expect(big.stderr).toContain('spec.size: Invalid value: 99: spec.size in body should be less than or equal to 9');
+    });
+
+    it('lab: an unknown field is refused (Strict), warned about and dropped, or dropped silently', async () => {
+      const strict = await kubectl(['apply', '-f', '-'], labCache('typo', { size: 2, repicas: 4 }));
+      expect(strict.code).toBe(1);
+      expect(strict.stderr).toContain('strict decoding error: unknown field "spec.repicas"');
+
+      const warned = await kubectl(['apply', '--validate=warn', '-f', '-'], labCache('typo', { size: 2, repicas: 4 }));
+      expect(warned.code).toBe(0);
+      expect(warned.stderr).toContain('Warning: unknown field "spec.repicas"');
+      expect(await specOf('typo')).toBe('{"engine":"redis","maxSize":9,"size":2}');
+      expect((await kubectl(['delete', 'caches.lab.example.com', 'typo'])).code).toBe(0);
+
+      const silent = await kubectl(['apply', '--validate=false', '-f', '-'], labCache('typo', { size: 2, repicas: 4 }));
+      expect([silent.code, silent.stderr]).toEqual([0, '']);
+      expect(await specOf('typo')).toBe('{"engine":"redis","maxSize":9,"size":2}');
+    });
+
+    it('lab: explain lists the three fields', async () => {
+      const explain = await kubectl(['explain', 'caches.lab.example.com.spec']);
+      expect(explain.code).toBe(0);
+      for (const f of ['engine', 'maxSize', 'size']) expect(explain.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<(string|integer)>`, 'm'));
+    });
+  });
+}

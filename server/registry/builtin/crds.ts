@@ -8,6 +8,7 @@ import { nowTimestamp } from '../object.js';
 import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, type CustomResourceDefinition } from '../../../crd/types.js';
 import { defaultCRD } from '../../../crd/defaults.js';
 import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation.js';
+import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
 
 export const crdKind = {
   group: CRD_GROUP,
@@ -51,9 +52,9 @@ export const crdStrategy = defineStrategy(crdKind, {
     if (storage && crd.status && !crd.status.storedVersions.includes(storage)) crd.status.storedVersions.push(storage);
   },
   canonicalize: (obj) => defaultCRD(asCRD(obj)),
-  validate: (obj) => validateCRD(asCRD(obj)),
+  validate: (obj) => validateCRD(asCRD(obj), checkSchemaAtCRDWrite),
   validateUpdate: (obj, old, ctx) =>
-    ctx.subresource === 'status' ? validateCRDStatus(asCRD(obj)) : validateCRDUpdate(asCRD(obj), asCRD(old)),
+    ctx.subresource === 'status' ? validateCRDStatus(asCRD(obj)) : validateCRDUpdate(asCRD(obj), asCRD(old), checkSchemaAtCRDWrite),
   // Every CRD is deleted in two phases; the cleanup finalizer is added by the DELETE itself.
   hasPendingFinalizers: (obj) => !obj.metadata.deletionTimestamp || Boolean(obj.metadata.finalizers?.length),
   markedForDeletion(obj) {

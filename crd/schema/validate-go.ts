@@ -1,0 +1,227 @@
+// How kube-apiserver sees a decoded JSON value, and how it prints one.
+//
+// kube decodes a custom resource with integers preserved: a number literal that parses as an int64
+// becomes int64, anything else (a fraction, an exponent, or out of int64 range) becomes float64.
+// The two behave differently in kube-openapi (which numeric check runs, how bounds print, enum
+// matching through Go conversions) and in reflect.DeepEqual. JavaScript has one number type, so
+// the caller tells us which paths held float literals; every other integral number is an int64.
+import { GoPrinted, goQuote } from '../../server/field-errors.js';
+
+/** Whether the number at a data path is a Go float64 (otherwise int64). */
+export type FloatInfo = (dpath: string, value: number) => boolean;
+
+export type GoKind = 'nil' | 'bool' | 'string' | 'int' | 'float' | 'slice' | 'map';
+
+const TWO63 = 2 ** 63;
+
+export function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export const dchild = (dpath: string, k: string): string => (dpath ? `${dpath}.${k}` : k);
+export const dindex = (dpath: string, i: number): string => `${dpath}[${i}]`;
+
+/** Numbers kube would have decoded as float64, without knowing the literal (stored objects). */
+export const plainFloat: FloatInfo = (_p, v) => !Number.isInteger(v) || Math.abs(v) >= TWO63;
+
+/** `a.b[0][k]` → `a.b.0.k`: indices and map keys compared in one form (a value is a list or a map). */
+const normalizePath = (p: string): string => (p.includes('[') ? p.replace(/\[([^\]]*)\]/g, '.$1') : p);
+
+/**
+ * Float information from the paths whose literal had a fraction or exponent. Paths are field.Path
+ * text; a map key may be written either way (`spec.labels.a` or `spec.labels[a]`).
+ */
+export function floatInfo(floatLiterals: ReadonlySet<string> | undefined): FloatInfo {
+  if (!floatLiterals || floatLiterals.size === 0) return plainFloat;
+  const paths = new Set([...floatLiterals].map(normalizePath));
+  return (p, v) => plainFloat(p, v) || paths.has(normalizePath(p));
+}
+
+export function goKind(v: unknown, dpath: string, isFloat: FloatInfo): GoKind {
+  if (v === null || v === undefined) return 'nil';
+  switch (typeof v) {
+    case 'boolean':
+      return 'bool';
+    case 'string':
+      return 'string';
+    case 'number':
+      return isFloat(dpath, v) ? 'float' : 'int';
+    case 'object':
+      return Array.isArray(v) ? 'slice' : 'map';
+    default:
+      return 'map';
+  }
+}
+
+/** Go's float64 → int64 conversion on amd64 (out of range and NaN give the minimum int64). */
+export function goInt64(f: number): number {
+  if (!Number.isFinite(f) || f >= TWO63 || f < -TWO63) return -TWO63;
+  return Math.trunc(f) || 0;
+}
+
+/** An int64 printed exactly (%d). */
+export function goIntString(n: number): string {
+  return Number.isFinite(n) ? BigInt(Math.trunc(n)).toString() : String(n);
+}
+
+/**
+ * go-openapi swag.IsFloat64AJSONInteger (v0.23): an integer within ±(2^53-1), or a positive value
+ * whose fraction is within a relative 1e-9 of its truncation.
+ */
+export function isJSONInteger(f: number): boolean {
+  const max = 2 ** 53 - 1;
+  if (!Number.isFinite(f) || f < -max || f > max) return false;
+  if (Number.isInteger(f)) return true;
+  if (f < 1) return false;
+  const g = Math.trunc(f);
+  return (f - g) / Math.min(f + g, Number.MAX_VALUE) < 1e-9;
+}
+
+/** Go's %v (and %#v) of a float64: shortest digits, exponent form below 1e-4 and from 1e6 up. */
+export function goFloat(f: number): string {
+  if (Number.isNaN(f)) return 'NaN';
+  if (f === Infinity) return '+Inf';
+  if (f === -Infinity) return '-Inf';
+  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  const [mant, e] = f.toExponential().split('e') as [string, string];
+  const exp = Number(e);
+  if (exp < -4 || exp >= 6) {
+    return `${mant}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  return String(f);
+}
+
+/** Go's %f (precision 6). */
+export function goFixed6(f: number): string {
+  if (!Number.isFinite(f)) return goFloat(f);
+  return Math.abs(f) < 1e21 ? f.toFixed(6) : `${BigInt(Math.trunc(f)).toString()}.000000`;
+}
+
+function goNumber(v: number, dpath: string, isFloat: FloatInfo): string {
+  return isFloat(dpath, v) ? goFloat(v) : goIntString(v);
+}
+
+/** Go's %#v of a decoded JSON value (as it sits inside interface{}). */
+export function goSharpV(v: unknown, dpath: string, isFloat: FloatInfo): string {
+  switch (goKind(v, dpath, isFloat)) {
+    case 'nil':
+      return 'interface {}(nil)';
+    case 'bool':
+      return String(v);
+    case 'string':
+      return goQuote(v as string);
+    case 'int':
+    case 'float':
+      return goNumber(v as number, dpath, isFloat);
+    case 'slice':
+      return `[]interface {}{${(v as unknown[]).map((x, i) => goSharpV(x, dindex(dpath, i), isFloat)).join(', ')}}`;
+    case 'map': {
+      const m = v as Record<string, unknown>;
+      const entries = Object.keys(m)
+        .sort()
+        .map((k) => `${goQuote(k)}:${goSharpV(m[k], dchild(dpath, k), isFloat)}`);
+      return `map[string]interface {}{${entries.join(', ')}}`;
+    }
+  }
+}
+
+/** %#v of a map[string]interface{} built from entries whose values live elsewhere in the data. */
+export function goSharpMap(entries: ReadonlyArray<readonly [key: string, value: unknown, dpath: string]>, isFloat: FloatInfo): string {
+  const parts = [...entries]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([k, v, p]) => `${goQuote(k)}:${goSharpV(v, p, isFloat)}`);
+  return `map[string]interface {}{${parts.join(', ')}}`;
+}
+
+/**
+ * A value as kube's field.Error prints it (ErrorBody): scalars with %v, strings %q, maps and slices
+ * with %#v. Returned in the shape formatBadValue understands.
+ */
+export function goBadValue(v: unknown, dpath: string, isFloat: FloatInfo): unknown {
+  if (v === undefined) return null;
+  if (typeof v === 'number') {
+    if (!isFloat(dpath, v)) return v;
+    const s = goFloat(v);
+    return s === String(v) ? v : new GoPrinted(s);
+  }
+  if (typeof v === 'object' && v !== null) return new GoPrinted(goSharpV(v, dpath, isFloat));
+  if (typeof v !== 'string' && typeof v !== 'boolean' && v !== null) return new GoPrinted(String(v));
+  return v;
+}
+
+const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/** Go's encoding/json Marshal of a decoded value: sorted keys, HTML-safe strings. */
+export function goJSON(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!);
+  if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+  if (typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map(goJSON).join(',')}]`;
+  if (typeof v === 'object') {
+    const m = v as Record<string, unknown>;
+    return `{${Object.keys(m)
+      .sort()
+      .map((k) => `${goJSON(k)}:${goJSON(m[k])}`)
+      .join(',')}}`;
+  }
+  return 'null';
+}
+
+/** reflect.DeepEqual of two decoded values (int64 and float64 are different types). */
+export function goDeepEqual(a: unknown, aPath: string, aFloat: FloatInfo, b: unknown, bPath: string, bFloat: FloatInfo): boolean {
+  const ka = goKind(a, aPath, aFloat);
+  if (ka !== goKind(b, bPath, bFloat)) return false;
+  switch (ka) {
+    case 'nil':
+      return true;
+    case 'slice': {
+      const x = a as unknown[];
+      const y = b as unknown[];
+      return x.length === y.length && x.every((v, i) => goDeepEqual(v, dindex(aPath, i), aFloat, y[i], dindex(bPath, i), bFloat));
+    }
+    case 'map': {
+      const x = a as Record<string, unknown>;
+      const y = b as Record<string, unknown>;
+      const kx = Object.keys(x);
+      if (kx.length !== Object.keys(y).length) return false;
+      return kx.every((k) => Object.hasOwn(y, k) && goDeepEqual(x[k], dchild(aPath, k), aFloat, y[k], dchild(bPath, k), bFloat));
+    }
+    default:
+      return a === b;
+  }
+}
+
+/** Go's string(rune(x)) through reflect's int → string conversion. */
+function goRuneString(x: number): string {
+  if (x < -(2 ** 31) || x > 2 ** 31 - 1) return '\uFFFD';
+  if (x < 0 || x > 0x10ffff || (x >= 0xd800 && x <= 0xdfff)) return '\uFFFD';
+  return String.fromCodePoint(x);
+}
+
+/**
+ * kube-openapi's enum check for one allowed value: the data converted to the allowed value's Go
+ * type (where reflect allows it) and then reflect.DeepEqual. Allowed values come from the CRD's
+ * JSON, so their numbers are int64 when integral.
+ */
+export function goEnumMatch(data: unknown, dpath: string, isFloat: FloatInfo, allowed: unknown): boolean {
+  const ek = goKind(allowed, '', plainFloat);
+  const dk = goKind(data, dpath, isFloat);
+  if (ek === 'nil' || dk === 'nil') return false;
+  switch (ek) {
+    case 'string':
+      if (dk === 'string') return data === allowed;
+      if (dk === 'int') return goRuneString(data as number) === allowed;
+      return false;
+    case 'int':
+      if (dk === 'int') return data === allowed;
+      if (dk === 'float') return goInt64(data as number) === allowed;
+      return false;
+    case 'float':
+      return (dk === 'int' || dk === 'float') && data === allowed;
+    case 'bool':
+      return dk === 'bool' && data === allowed;
+    default:
+      return goDeepEqual(data, dpath, isFloat, allowed, '', plainFloat);
+  }
+}
