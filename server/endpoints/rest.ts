@@ -13,7 +13,7 @@ import {
   unsupportedMediaType,
 } from '../errors.js';
 import { GoPrinted, goQuote, invalid as invalidField, notSupported } from '../field-errors.js';
-import type { ResourceDescriptor } from '../registry/catalog.js';
+import type { ResourceDescriptor, ScaleMapping } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, isJsonObject } from '../registry/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
 import type { ListOptions, Store } from '../registry/store.js';
@@ -26,6 +26,7 @@ import { applyJsonPatch } from './patch/json-patch.js';
 import { type DecodedBody, decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
+import { type Scale, applyScale, scaleOf } from './scale.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
 
 const PATCH_TYPES_CR = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
@@ -61,6 +62,7 @@ export async function serveResource(ctx: Ctx): Promise<void> {
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw ctx.builtin ? methodNotSupported() : badRequest('name must be provided');
+  if (info.subresource === 'scale' && ctx.desc.scale) return serveScale(ctx, ctx.desc.scale);
   switch (info.verb) {
     case 'get':
       return get(ctx);
@@ -425,6 +427,36 @@ async function patch(ctx: Ctx): Promise<void> {
     },
   );
   respondObject(ctx, 200, updated);
+}
+
+/** GET, PUT and PATCH of `<name>/scale`: the object seen and changed as an autoscaling/v1 Scale. */
+async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
+  const ns = namespaceOf(ctx);
+  const name = ctx.info.name;
+  if (ctx.info.verb === 'get') return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping));
+  let change: (current: Scale) => unknown;
+  let dry: boolean;
+  if (ctx.info.verb === 'update') {
+    dry = dryRun(ctx, 'UpdateOptions');
+    const { value } = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], true);
+    change = () => value;
+  } else if (ctx.info.verb === 'patch') {
+    dry = dryRun(ctx, 'PatchOptions');
+    const type = mediaType(ctx.req.headers['content-type']);
+    if (!PATCH_TYPES_BUILTIN.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(PATCH_TYPES_BUILTIN);
+    const patchDoc = parseJson((await readBody(ctx.req)).toString('utf8')).value;
+    change = (current) =>
+      type === 'application/json-patch+json'
+        ? applyJsonPatch(current as unknown as JsonValue, patchDoc)
+        : applyMergePatch(current as unknown as JsonValue, stripPatchDirectives(patchDoc, type));
+  } else {
+    throw verbNotSupported(ctx);
+  }
+  const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), {
+    subresource: 'scale',
+    dryRun: dry,
+  });
+  sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }
 
 /**
