@@ -3,7 +3,8 @@
 // added to the CRD later appears on old objects). CEL plugs in beside validate; everything else is
 // the generic store.
 import { defineStrategy } from '../server/registry/base-strategy.js';
-import type { KubeObject } from '../server/registry/object.js';
+import { type KubeObject, cloneJson } from '../server/registry/object.js';
+import { prune } from './schema/prune.js';
 import type { Strategy } from '../server/registry/strategy.js';
 import { pruneAndDefault, type PruneAndDefaultOptions } from './schema/default.js';
 import { type CompiledSchema, compileSchema } from './schema/validate.js';
@@ -49,13 +50,34 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
         ctx.onUnknownFields?.(unknown);
       },
       fromStorage(obj) {
-        if (storageSchema) pruneAndDefault(obj, storageSchema, pruning);
+        // Objects written before the storage version changed are read with their own version's schema.
+        const schema = schemas.get(versionOf(obj) ?? '') ?? storageSchema;
+        if (schema) pruneAndDefault(obj, schema, pruning);
       },
+      ...(crd.spec.versions.length > 1 && storage
+        ? {
+            versions: {
+              storageApiVersion: `${group}/${storage.name}`,
+              async convert(objects: KubeObject[], apiVersion: string) {
+                const converted = await convertNone(objects, apiVersion);
+                // As kube's schemaCoercingConverter: what the target version does not know goes.
+                const schema = schemas.get(apiVersion.slice(apiVersion.indexOf('/') + 1));
+                if (schema) for (const o of converted) prune(o, schema, { isResourceRoot: true });
+                return converted;
+              },
+            },
+          }
+        : {}),
       validate: (obj, ctx) => validatorFor(obj)?.validate(obj, ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {}) ?? [],
       // Ratcheting: what was already invalid and is unchanged does not fail the update.
       validateUpdate: (obj, old, ctx) => validatorFor(obj)?.validateUpdate(obj, old, ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {}) ?? [],
     },
   );
+}
+
+/** conversion.strategy None: only apiVersion changes (fresh copies: cached objects are shared). */
+async function convertNone(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]> {
+  return objects.map((o) => ({ ...cloneJson(o), apiVersion }));
 }
 
 /** `v1` of `cache.example.com/v1`. */

@@ -1,7 +1,9 @@
 // The mini-apiserver command: flags in, one server out; SIGTERM/SIGINT shut it down gracefully.
 // Every failure an operator can cause ends as one line on stderr and a non-zero exit, no stack.
 import { createLogger } from './log.js';
-import { StartupError, parseArgs, usage } from './options.js';
+import { CLI_DEFAULTS, StartupError, parseArgs, usage } from './options.js';
+import { migrateStorage, readKubeconfig } from './migrate-storage.js';
+import { join } from 'node:path';
 import { serverVersion } from './version.js';
 import { startServer } from './index.js';
 
@@ -12,7 +14,32 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
+/** `migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR]`, against a running server. */
+async function migrateStorageCommand(argv: readonly string[]): Promise<void> {
+  let crd: string | undefined;
+  let kubeconfig: string | undefined;
+  let dataDir: string = CLI_DEFAULTS.dataDir;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith('--') ? (arg.split(/=(.*)/s, 2) as [string, string | undefined]) : [arg, undefined];
+    const value = (): string => inline ?? argv[++i] ?? fail(`flag needs an argument: ${flag}`, EXIT_USAGE);
+    if (flag === '--kubeconfig') kubeconfig = value();
+    else if (flag === '--data-dir') dataDir = value();
+    else if (!arg.startsWith('-') && crd === undefined) crd = arg;
+    else fail(`migrate-storage: unexpected argument ${JSON.stringify(arg)} (usage: migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR])`, EXIT_USAGE);
+  }
+  if (!crd) fail('migrate-storage: which CRD? (usage: migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR])', EXIT_USAGE);
+  const path = kubeconfig ?? join(dataDir, 'admin.kubeconfig');
+  try {
+    const r = await migrateStorage(readKubeconfig(path), crd);
+    process.stdout.write(`${crd}: ${r.objects} objects in ${r.storageVersion}; storedVersions ${JSON.stringify(r.storedVersions)}\n`);
+  } catch (err) {
+    fail(`migrate-storage: ${err instanceof Error ? err.message : String(err)}`, 1);
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'migrate-storage') return migrateStorageCommand(process.argv.slice(3));
   const cmd = parseArgs(process.argv.slice(2));
   switch (cmd.kind) {
     case 'help':

@@ -263,6 +263,8 @@ export function usage(): string {
     'mini-apiserver: a standalone Kubernetes-style API server for CustomResourceDefinitions',
     '',
     'Usage: mini-apiserver [flags]',
+    '       mini-apiserver migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR]',
+    '         rewrite every object of <crd> in its storage version (through the running server), then trim status.storedVersions',
     '',
     'Flags (--flag VALUE and --flag=VALUE both work):',
     ...lines,

@@ -107,16 +107,26 @@ function notFoundPath(): ApiError {
 
 const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
 
-/** An object as the client asked to see it: in the requested version, as JSON or Table or metadata. */
+const requestApiVersion = (ctx: RequestCtx): string => (ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version);
+
+/**
+ * An object labelled with the requested version and kind (a copy, type information first: objects
+ * from the watch cache are shared). Converting its content between versions is `inRequestVersion`.
+ */
 function present(ctx: RequestCtx, obj: KubeObject): KubeObject {
-  const typeMeta = { apiVersion: ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version, kind: ctx.desc.names.kind };
-  // A copy with type information first: objects from the watch cache are shared.
+  const typeMeta = { apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.kind };
   return Object.assign({}, typeMeta, obj, typeMeta);
 }
 
-function respondObject(ctx: Ctx, code: number, obj: KubeObject): void {
+/** Stored objects converted to the version the client asked for, then presented. */
+async function inRequestVersion(ctx: RequestCtx, objs: KubeObject[]): Promise<KubeObject[]> {
+  return (await ctx.store.allInVersion(objs, requestApiVersion(ctx))).map((o) => present(ctx, o));
+}
+
+async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Promise<void> {
   const format = outputFormat(ctx.req.headers.accept, { list: false, goType: goType(ctx, false) });
-  const shown = present(ctx, obj);
+  const [shown] = await inRequestVersion(ctx, [obj]);
+  if (!shown) return;
   if (format.kind === 'Table') {
     const table = buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, includeObject(ctx));
     return sendJson(ctx.res, code, table);
@@ -155,7 +165,7 @@ function checkDryRun(values: readonly string[], kind: OptionsKind): void {
 
 async function get(ctx: Ctx): Promise<void> {
   const obj = await ctx.store.get(namespaceOf(ctx), ctx.info.name);
-  respondObject(ctx, 200, obj);
+  await respondObject(ctx, 200, obj);
 }
 
 function listOptions(ctx: RequestCtx): ListOptions {
@@ -207,7 +217,7 @@ async function list(ctx: Ctx): Promise<void> {
   const result = await ctx.store.list(ns, listOptions(ctx));
   const listMeta: Record<string, unknown> = { resourceVersion: String(result.revision) };
   if (result.next) listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
-  const items = result.items.map((o) => present(ctx, o));
+  const items = await inRequestVersion(ctx, result.items);
   const format = outputFormat(ctx.req.headers.accept, { list: true, goType: goType(ctx, true) });
   if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)));
   if (format.kind === 'PartialObjectMetadata') {
@@ -361,7 +371,7 @@ async function create(ctx: Ctx): Promise<void> {
   const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, decodeError(ctx));
   if (ctx.builtin) onUnknownFields([]);
   const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields });
-  respondObject(ctx, 201, created);
+  await respondObject(ctx, 201, created);
 }
 
 async function update(ctx: Ctx): Promise<void> {
@@ -382,7 +392,7 @@ async function update(ctx: Ctx): Promise<void> {
     floatLiterals: decoded.floatLiterals,
     onUnknownFields,
   });
-  respondObject(ctx, 200, updated);
+  await respondObject(ctx, 200, updated);
 }
 
 async function patch(ctx: Ctx): Promise<void> {
@@ -405,8 +415,8 @@ async function patch(ctx: Ctx): Promise<void> {
   const updated = await ctx.store.update(
     namespaceOf(ctx),
     name,
-    (current) => {
-      const original = present(ctx, current);
+    async (current) => {
+      const [original] = await inRequestVersion(ctx, [current]);
       let result: unknown;
       if (type === 'application/json-patch+json') result = applyJsonPatch(original as unknown as JsonValue, patchDoc);
       else result = applyMergePatch(original as unknown as JsonValue, stripPatchDirectives(patchDoc, type));
@@ -426,7 +436,7 @@ async function patch(ctx: Ctx): Promise<void> {
       onUnknownFields,
     },
   );
-  respondObject(ctx, 200, updated);
+  await respondObject(ctx, 200, updated);
 }
 
 /** GET, PUT and PATCH of `<name>/scale`: the object seen and changed as an autoscaling/v1 Scale. */
@@ -534,7 +544,7 @@ async function deleteCollection(ctx: Ctx): Promise<void> {
   }
   // registry.Store.DeleteCollection answers with the list it deleted from, as it was listed.
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
-  const listed = items.map((o) => present(ctx, o));
+  const listed = await inRequestVersion(ctx, items);
   sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed });
 }
 

@@ -233,15 +233,16 @@ export class Store {
     const errs = [...validateObjectMetaForCreate(obj, this.strategy), ...this.strategy.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
     const name = meta.name!;
+    const stored = await this.inVersion(obj, this.strategy.versions?.storageApiVersion);
     if (ctx.dryRun) {
       const existing = await this.call(() => this.storage.get(this.key(namespace, name)));
       if (existing) throw alreadyExists(qualifiedResource(this.kind), name);
-      return obj;
+      return stored;
     }
     try {
-      const kv = await this.call(() => this.storage.create(this.key(namespace, name), this.encode(obj)));
-      obj.metadata.resourceVersion = String(kv.modRevision);
-      return obj;
+      const kv = await this.call(() => this.storage.create(this.key(namespace, name), this.encode(stored)));
+      stored.metadata.resourceVersion = String(kv.modRevision);
+      return stored;
     } catch (err) {
       if (isStorageError(err, 'KeyExists')) throw alreadyExists(qualifiedResource(this.kind), name);
       throw err;
@@ -265,7 +266,9 @@ export class Store {
       if (wantRv && wantRv !== current.metadata.resourceVersion) {
         throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
       }
-      const obj = this.prepareUpdate(next, current, opts);
+      // The update is made, and validated, in the version the caller wrote; stored in storage's.
+      const old = await this.inVersion(current, next.apiVersion);
+      const obj = await this.inVersion(this.prepareUpdate(next, old, opts), this.strategy.versions?.storageApiVersion);
       // As kube: an update that changes nothing is not written and keeps the resourceVersion.
       if (deepEqual(obj, current)) return obj;
       if (opts.dryRun) return obj;
@@ -286,6 +289,22 @@ export class Store {
         throw err;
       }
     }
+  }
+
+  /** The object in `apiVersion` (as it is when the kind has one version, or none is asked for). */
+  async inVersion(obj: KubeObject, apiVersion: string | undefined): Promise<KubeObject> {
+    return (await this.allInVersion([obj], apiVersion))[0]!;
+  }
+
+  /** Objects in `apiVersion`, those in another version converted in one batch (one webhook call). */
+  async allInVersion(objs: KubeObject[], apiVersion: string | undefined): Promise<KubeObject[]> {
+    const versions = this.strategy.versions;
+    if (!versions || !apiVersion) return objs;
+    const todo = objs.filter((o) => o.apiVersion !== apiVersion);
+    if (todo.length === 0) return objs;
+    const converted = await versions.convert(todo, apiVersion);
+    let i = 0;
+    return objs.map((o) => (o.apiVersion === apiVersion ? o : converted[i++]!));
   }
 
   private async finishDelete(key: string, obj: KubeObject, revision: number, name: string): Promise<KubeObject> {

@@ -67,4 +67,12 @@ export interface Strategy {
   selectableFields(obj: KubeObject): Record<string, string>;
   /** Which field selector labels the kind accepts, with kube's error text for the others. */
   readonly fieldLabels: FieldLabelConversion;
+  /**
+   * Kinds served in several versions (custom resources): objects are stored in `storageApiVersion`
+   * and `convert` turns objects into another version (a CRD's None or Webhook conversion).
+   */
+  readonly versions?: {
+    storageApiVersion: string;
+    convert(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
+  };
 }

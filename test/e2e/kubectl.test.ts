@@ -295,6 +295,43 @@ spec:
               maxSize: {type: integer, minimum: 1, maximum: 9, default: 9}
               engine: {type: string, enum: [redis, valkey], default: redis}
 `;
+// The status and scale part of the lab, on a CRD of its own.
+const OPS_CRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: caches.ops.example.com
+spec:
+  group: ops.example.com
+  scope: Namespaced
+  names: {plural: caches, singular: cache, kind: Cache}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.readyReplicas}
+    additionalPrinterColumns:
+    - {name: Engine, type: string, jsonPath: .spec.engine}
+    - {name: Desired, type: integer, jsonPath: .spec.size}
+    - {name: Ready, type: integer, jsonPath: .status.readyReplicas}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, minimum: 1, maximum: 9, default: 3}
+              engine: {type: string, enum: [redis, valkey], default: redis}
+          status:
+            type: object
+            properties:
+              readyReplicas: {type: integer}
+`;
+
 const labCache = (name: string, spec: Record<string, unknown>): string =>
   JSON.stringify({ apiVersion: 'lab.example.com/v1', kind: 'Cache', metadata: { name }, spec });
 
@@ -309,7 +346,10 @@ for (const version of VERSIONS) {
     beforeAll(async () => {
       server = await startServerProcess();
       expect((await kubectl(['apply', '-f', '-'], LAB_CRD)).code).toBe(0);
-      await eventually('the lab CRD served', async () => ((await server.request('/apis/lab.example.com/v1/caches')).status === 200 ? true : undefined));
+      expect((await kubectl(['apply', '-f', '-'], OPS_CRD)).code).toBe(0);
+      await eventually('the lab CRDs served', async () =>
+        (await server.request('/apis/lab.example.com/v1/caches')).status === 200 && (await server.request('/apis/ops.example.com/v1/caches')).status === 200 ? true : undefined,
+      );
     });
     afterAll(async () => {
       await server?.stop();
@@ -337,6 +377,28 @@ for (const version of VERSIONS) {
       const silent = await kubectl(['apply', '--validate=false', '-f', '-'], labCache('typo', { size: 2, repicas: 4 }));
       expect([silent.code, silent.stderr]).toEqual([0, '']);
       expect(await specOf('typo')).toBe('{"engine":"redis","maxSize":9,"size":2}');
+    });
+
+    it('lab: status patched alone, shown in the columns, and scale sets spec.size and generation', async () => {
+      // `cache` alone would be lab.example.com's: name this group's resource in full.
+      const ops = (args: string[], input?: string) => kubectl(args.map((a) => a.replace(/^cache(\/|$)/, 'caches.ops.example.com$1')), input);
+      expect((await ops(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'ops.example.com/v1', kind: 'Cache', metadata: { name: 'web-cache' }, spec: { size: 3 } }))).code).toBe(0);
+      const patched = await ops(['patch', 'cache', 'web-cache', '--subresource=status', '--type=merge', '-p', '{"status":{"readyReplicas":3}}']);
+      expect([patched.code, patched.stdout]).toEqual([0, 'cache.ops.example.com/web-cache patched\n']);
+      const table = (await ops(['get', 'cache'])).stdout.split('\n');
+      expect(table[0]).toMatch(/^NAME\s+ENGINE\s+DESIRED\s+READY\s+AGE$/);
+      expect(table[1]).toMatch(/^web-cache\s+redis\s+3\s+3\s+\d+s$/);
+      const generation = async (): Promise<string> => (await ops(['get', 'cache', 'web-cache', '-o', 'jsonpath={.spec.size} {.metadata.generation}'])).stdout;
+      expect(await generation()).toBe('3 1');
+
+      const scaled = await ops(['scale', 'cache/web-cache', '--replicas=5']);
+      expect([scaled.code, scaled.stdout]).toEqual([0, 'cache.ops.example.com/web-cache scaled\n']);
+      expect(await generation()).toBe('5 2');
+      const wrongCurrent = await ops(['scale', 'cache/web-cache', '--current-replicas=4', '--replicas=6']);
+      expect([wrongCurrent.code, wrongCurrent.stderr]).toEqual([1, 'error: Expected replicas to be 4, was 5\n']);
+      const tooMany = await ops(['scale', 'cache/web-cache', '--replicas=99']);
+      expect(tooMany.code).toBe(1);
+      expect(tooMany.stderr).toContain('spec.size: Invalid value: 99: spec.size in body should be less than or equal to 9');
     });
 
     it('lab: explain lists the three fields', async () => {
