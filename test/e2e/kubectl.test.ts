@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type CommandResult, type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import { eventually } from '../helpers/eventually.js';
 
 const KUBECTL_DIR = '/usr/lib/google-cloud-sdk/bin';
 const VERSIONS = ['1.27', '1.33'];
@@ -47,15 +48,6 @@ interface CacheObject {
   spec: { size: number; engine: string };
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const version of VERSIONS) {
   const binary = `${KUBECTL_DIR}/kubectl.${version}`;

@@ -38,14 +38,3 @@ export function apiClient(server: ServerHandle): (method: string, path: string, 
     return { status: r.status, headers: r.headers, text: r.body, json };
   };
 }
-
-/** Polls until `probe` returns a value. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

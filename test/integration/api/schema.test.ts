@@ -4,7 +4,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
-import { type ApiResponse, apiClient, eventually } from '../../helpers/api-client.js';
+import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
+import { eventually } from '../../helpers/eventually.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const BASE = '/apis/schema.example.com/v1/namespaces/default/gadgets';

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { migrateStorage } from '../../../server/migrate-storage.js';
-import { type ApiResponse, apiClient, eventually } from '../../helpers/api-client.js';
+import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
+import { eventually } from '../../helpers/eventually.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const NAME = 'caches.versions.example.com';

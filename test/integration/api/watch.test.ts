@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
+import { eventually } from '../../helpers/eventually.js';
 
 interface WatchEvent {
   type: string;
@@ -99,15 +100,6 @@ async function watch(query: string, base = BASE, target: ServerHandle = server):
 }
 
 const widget = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'watch.example.com/v1', kind: 'Widget', metadata: { name, labels }, spec: {} });
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const summary = (events: WatchEvent[]): string[] => events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`.trim());
 
