@@ -5,7 +5,11 @@
 import { defineStrategy } from '../server/registry/base-strategy.js';
 import { type KubeObject, cloneJson } from '../server/registry/object.js';
 import { prune } from './schema/prune.js';
-import type { Strategy } from '../server/registry/strategy.js';
+import type { Strategy, WriteContext } from '../server/registry/strategy.js';
+import type { FieldError } from '../server/field-errors.js';
+import { compileSchemaRules } from './cel/compile.js';
+import type { CompiledRules } from './cel/eval.js';
+import { converterFor } from './conversion.js';
 import { pruneAndDefault, type PruneAndDefaultOptions } from './schema/default.js';
 import { type CompiledSchema, compileSchema } from './schema/validate.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from './types.js';
@@ -32,6 +36,25 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     preserveUnknownFields: (crd.spec as { preserveUnknownFields?: boolean }).preserveUnknownFields === true,
   };
   const storageSchema = storage ? schemas.get(storage.name) : undefined;
+  const converter = converterFor(crd);
+  // CEL rules per version, compiled (and type-checked) when the CRD was written; cached by schema.
+  const celRules = new Map<string, CompiledRules>();
+  const rulesFor = (obj: KubeObject): CompiledRules | undefined => {
+    const version = versionOf(obj) ?? storage?.name ?? '';
+    const schema = schemas.get(version);
+    if (!schema) return undefined;
+    let rules = celRules.get(version);
+    if (!rules) celRules.set(version, (rules = compileSchemaRules(schema, '').rules));
+    return rules.empty ? undefined : rules;
+  };
+  /** Schema errors first, then CEL's (as kube orders them); CEL warnings (ratcheting) to the request. */
+  const validateAll = (obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): FieldError[] => {
+    const options = ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {};
+    const schemaErrors = (old ? validatorFor(obj)?.validateUpdate(obj, old, options) : validatorFor(obj)?.validate(obj, options)) ?? [];
+    const cel = rulesFor(obj)?.validate(obj, old);
+    for (const w of cel?.warnings ?? []) ctx.warn?.(w);
+    return [...schemaErrors, ...(cel?.errors ?? [])];
+  };
 
   return defineStrategy(
     {
@@ -59,7 +82,8 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
             versions: {
               storageApiVersion: `${group}/${storage.name}`,
               async convert(objects: KubeObject[], apiVersion: string) {
-                const converted = await convertNone(objects, apiVersion);
+                // Results may share structure with cached objects: prune copies.
+                const converted = (await converter.convert(objects, apiVersion, { list: objects.length > 1 })).map(cloneJson);
                 // As kube's schemaCoercingConverter: what the target version does not know goes.
                 const schema = schemas.get(apiVersion.slice(apiVersion.indexOf('/') + 1));
                 if (schema) for (const o of converted) prune(o, schema, { isResourceRoot: true });
@@ -68,16 +92,11 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
             },
           }
         : {}),
-      validate: (obj, ctx) => validatorFor(obj)?.validate(obj, ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {}) ?? [],
+      validate: (obj, ctx) => validateAll(obj, undefined, ctx),
       // Ratcheting: what was already invalid and is unchanged does not fail the update.
-      validateUpdate: (obj, old, ctx) => validatorFor(obj)?.validateUpdate(obj, old, ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {}) ?? [],
+      validateUpdate: (obj, old, ctx) => validateAll(obj, old, ctx),
     },
   );
-}
-
-/** conversion.strategy None: only apiVersion changes (fresh copies: cached objects are shared). */
-async function convertNone(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]> {
-  return objects.map((o) => ({ ...cloneJson(o), apiVersion }));
 }
 
 /** `v1` of `cache.example.com/v1`. */

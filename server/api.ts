@@ -195,7 +195,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         await handle(req, res);
       } catch (err) {
         const apiErr = toApiError(err);
-        if (apiErr.code >= 500) logger.error('request failed', { method: req.method, url: req.url, err: err instanceof Error ? err.stack : String(err) });
+        // A stack only for the unexpected: a Status we built (a webhook down, storage away) says it all.
+        if (apiErr.code >= 500) logger.error('request failed', { method: req.method, url: req.url, err: err instanceof ApiError ? err.message : err instanceof Error ? err.stack : String(err) });
         writeStatus(res, apiErr);
       }
     },

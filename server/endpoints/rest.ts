@@ -370,7 +370,7 @@ async function create(ctx: Ctx): Promise<void> {
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, decodeError(ctx));
   if (ctx.builtin) onUnknownFields([]);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields });
+  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx, t) });
   await respondObject(ctx, 201, created);
 }
 
@@ -391,6 +391,7 @@ async function update(ctx: Ctx): Promise<void> {
     replace: true,
     floatLiterals: decoded.floatLiterals,
     onUnknownFields,
+    warn: (t) => addWarning(ctx, t),
   });
   await respondObject(ctx, 200, updated);
 }
@@ -434,6 +435,7 @@ async function patch(ctx: Ctx): Promise<void> {
       // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
       onUnknownFields,
+      warn: (t) => addWarning(ctx, t),
     },
   );
   await respondObject(ctx, 200, updated);
@@ -465,6 +467,7 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), {
     subresource: 'scale',
     dryRun: dry,
+    warn: (t) => addWarning(ctx, t),
   });
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }

@@ -29,6 +29,8 @@ export interface WriteContext {
    * decides, by its fieldValidation, whether that fails, warns or passes.
    */
   onUnknownFields?: (paths: readonly string[]) => void;
+  /** A warning for the client (a `Warning` header), e.g. a CEL rule that now fails on unchanged data. */
+  warn?: (text: string) => void;
 }
 
 export interface Strategy {

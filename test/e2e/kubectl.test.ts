@@ -282,6 +282,8 @@ spec:
         properties:
           spec:
             type: object
+            x-kubernetes-validations:
+            - {rule: self.maxSize >= self.size, message: maxSize must be >= size}
             properties:
               size: {type: integer, minimum: 1, maximum: 9, default: 3}
               maxSize: {type: integer, minimum: 1, maximum: 9, default: 9}
@@ -391,6 +393,13 @@ for (const version of VERSIONS) {
       const tooMany = await ops(['scale', 'cache/web-cache', '--replicas=99']);
       expect(tooMany.code).toBe(1);
       expect(tooMany.stderr).toContain('spec.size: Invalid value: 99: spec.size in body should be less than or equal to 9');
+    });
+
+    it('lab: the CEL rule refuses a maxSize below size', async () => {
+      const refused = await kubectl(['apply', '-f', '-'], labCache('inverted', { size: 5, maxSize: 2 }));
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('The Cache "inverted" is invalid: spec: Invalid value: "object": maxSize must be >= size');
+      expect((await kubectl(['apply', '-f', '-'], labCache('fine', { size: 5, maxSize: 6 }))).code).toBe(0);
     });
 
     it('lab: explain lists the three fields', async () => {

@@ -1,0 +1,851 @@
+// Converting custom resources between the versions of their CRD, as kube-apiserver's
+// apiextensions-apiserver does it (staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/conversion):
+//
+//   converter.go          crConverter: the target and source versions must be versions of the CRD
+//   nop_converter.go      strategy None: only apiVersion changes
+//   webhook_converter.go  strategy Webhook: a ConversionReview POSTed to the CRD's webhook, whose
+//                         answer is checked (uid, result, count, apiVersion, kind, metadata)
+//
+// and, for the HTTP call, client-go's rest client as the webhook client manager configures it
+// (k8s.io/apiserver/pkg/util/webhook, k8s.io/client-go/rest/request.go): a 30 s timeout that also
+// appears as `?timeout=30s` in the URL, the caBundle as the only trusted roots (the system's when
+// there is none), and Go's error texts, so a failure reads as it would from kube-apiserver.
+//
+// Everything here is pure except the one HTTPS request a webhook conversion makes. Inputs are never
+// mutated; objects that need no conversion are returned as they came.
+//
+// Service references are turned into kube's URL, https://<name>.<namespace>.svc:<port><path>.
+// kube-apiserver resolves that through the Service's endpoints; we have no Services, so the name is
+// dialled through DNS (which works where cluster DNS answers for .svc names) unless the caller
+// passes `serviceResolver`. TLS is verified against `<name>.<namespace>.svc` either way, as kube does.
+import { X509Certificate, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { isIP } from 'node:net';
+import { posix } from 'node:path';
+import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { ApiError, internalError } from '../server/errors.js';
+import { formatFieldError, goQuote, invalid, tooLong, type FieldError } from '../server/field-errors.js';
+import { cloneJson, isJsonObject, type JsonObject, type KubeObject } from '../server/registry/object.js';
+import { byteLength, isQualifiedName, isValidLabelValue } from '../server/registry/validation/names.js';
+import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../server/registry/validation/object-meta.js';
+import type { CustomResourceDefinition } from './types.js';
+import { caBundleError } from './validation.js';
+
+/** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
+export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
+/** Ours, not kube's (its client reads any size): a bigger webhook answer fails rather than exhaust memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+export interface ConvertOptions {
+  /**
+   * Whether `objects` are the items of one list: one ConversionReview for all of them and kube's
+   * list wording (`conversion webhook for <group>/<toVersion>, Kind=<ListKind> ...`, "converted object
+   * at index N"). Otherwise each object is converted as kube converts a single object (one review
+   * each, `... for <group>/<itsVersion>, Kind=<Kind> ...`). Default: a list unless there is exactly
+   * one object.
+   */
+  list?: boolean;
+}
+
+export interface Converter {
+  /**
+   * `objects` in `toVersion` (e.g. "cache.example.com/v2"), in the same order. Objects already in
+   * that version come back as they are (and are not sent to a webhook); the input is never mutated,
+   * but results may share structure with it. Rejects with an ApiError, never with anything else.
+   */
+  convert(objects: KubeObject[], toVersion: string, opts?: ConvertOptions): Promise<KubeObject[]>;
+}
+
+export interface ServiceRef {
+  namespace: string;
+  name: string;
+  port: number;
+}
+
+export interface ConverterOptions {
+  /** The webhook call's deadline, connection included. Default 30 s, as kube. */
+  timeoutMs?: number;
+  /**
+   * Where to dial a `clientConfig.service` (kube's ServiceResolver). Without it the name
+   * `<name>.<namespace>.svc` is looked up in DNS. May throw: its message becomes the dial error.
+   */
+  serviceResolver?: (service: ServiceRef) => { host: string; port: number };
+  /** Largest webhook answer read. Default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
+}
+
+/**
+ * A failed conversion, in kube's words. Its `status` is what kube-apiserver answers a read with:
+ * conversion errors are plain Go errors, which responsewriters turns into a 500 with kube's text
+ * as the message and no reason (ErrorToAPIStatus), so kubectl prints `Error from server: conversion
+ * webhook for ... failed: ...`. Where kube's storage layer wraps the same error (some writes),
+ * it is a 500 InternalError `Internal error occurred: ...`: `asInternalError()`.
+ */
+export class ConversionError extends ApiError {
+  constructor(readonly detail: string) {
+    // ErrorToAPIStatus' Status for an error that is not one: metav1.StatusReasonUnknown is "".
+    super({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: detail, reason: '', code: 500 });
+    this.name = 'ConversionError';
+  }
+
+  asInternalError(): ApiError {
+    return internalError(new Error(this.detail));
+  }
+}
+
+export function converterFor(crd: CustomResourceDefinition, opts: ConverterOptions = {}): Converter {
+  const strategy = crd.spec.conversion?.strategy ?? 'None';
+  let delegate: Delegate;
+  if (strategy === 'None') delegate = nopConverter;
+  else if (strategy === 'Webhook') delegate = new WebhookConverter(crd, opts);
+  // kube cannot build the CRD's serving info at all (`unknown conversion strategy %q for CRD %s`).
+  else delegate = unusable;
+  return new CRConverter(crd, delegate);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Group/version/kind as apimachinery's schema package parses and prints them.
+
+interface GV {
+  group: string;
+  version: string;
+}
+interface GVK extends GV {
+  kind: string;
+}
+
+/** A plain Go error whose text is kube's: becomes a ConversionError. */
+class Fail extends Error {}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** schema.ParseGroupVersion; undefined where it errors (more than one slash). */
+function parseGroupVersion(s: string): GV | undefined {
+  if (s === '' || s === '/') return { group: '', version: '' };
+  const i = s.indexOf('/');
+  if (i < 0) return { group: '', version: s };
+  if (s.indexOf('/', i + 1) >= 0) return undefined;
+  return { group: s.slice(0, i), version: s.slice(i + 1) };
+}
+
+/** Unstructured's GroupVersionKind(): an unparseable apiVersion gives the empty GVK. */
+function gvkOf(obj: unknown): GVK {
+  const o = isJsonObject(obj) ? obj : {};
+  const gv = parseGroupVersion(str(o['apiVersion']));
+  return gv ? { ...gv, kind: str(o['kind']) } : { group: '', version: '', kind: '' };
+}
+
+/** metav1.TypeMeta's GroupVersionKind() (FromAPIVersionAndKind): the kind survives a bad apiVersion. */
+function typeMetaGVK(o: JsonObject): GVK {
+  const gv = parseGroupVersion(str(o['apiVersion'])) ?? { group: '', version: '' };
+  return { ...gv, kind: str(o['kind']) };
+}
+
+const gvString = (gv: GV): string => (gv.group ? `${gv.group}/${gv.version}` : gv.version);
+const gvkString = (g: GVK): string => `${g.group}/${g.version}, Kind=${g.kind}`;
+const sameGV = (a: GV, b: GV): boolean => a.group === b.group && a.version === b.version;
+
+/** Go's %T of a value decoded from JSON into interface{} by unstructured (integers are int64). */
+function goTypeName(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return '[]interface {}';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'object') return 'map[string]interface {}';
+  return 'string';
+}
+
+/** encoding/json's name for a JSON value's type in an UnmarshalTypeError. */
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// crConverter (converter.go): version checks common to every strategy, then the strategy.
+
+interface Delegate {
+  convertObject(obj: KubeObject, to: GV): Promise<KubeObject>;
+  convertList(items: KubeObject[], to: GV, list: GVK): Promise<KubeObject[]>;
+}
+
+class CRConverter implements Converter {
+  private readonly validVersions: Set<string>;
+
+  constructor(
+    private readonly crd: CustomResourceDefinition,
+    private readonly delegate: Delegate,
+  ) {
+    this.validVersions = new Set((crd.spec.versions ?? []).map((v) => gvString({ group: crd.spec.group, version: v.name })));
+  }
+
+  async convert(objects: KubeObject[], toVersion: string, opts: ConvertOptions = {}): Promise<KubeObject[]> {
+    try {
+      const to = parseGroupVersion(toVersion) ?? { group: '', version: '' };
+      if (opts.list ?? objects.length !== 1) return await this.convertList(objects, to);
+      return await Promise.all(objects.map((o) => this.convertObject(o, to)));
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new ConversionError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private isValid(gv: GV): boolean {
+    return this.validVersions.has(gvString(gv));
+  }
+
+  /** KindForGroupVersionKinds, then the target must be one of the CRD's versions. */
+  private checkTarget(from: GVK, to: GV): void {
+    if (from.group !== to.group) {
+      throw new Fail(`${gvkString(from)} is unstructured and is not suitable for converting to ${goQuote(gvString(to))}`);
+    }
+    if (!this.isValid(to)) throw new Fail(`request to convert CR to an invalid group/version: ${gvString(to)}`);
+  }
+
+  private async convertObject(obj: KubeObject, to: GV): Promise<KubeObject> {
+    const from = gvkOf(obj);
+    this.checkTarget(from, to);
+    if (!this.isValid(from)) throw new Fail(`request to convert CR from an invalid group/version: ${gvString(from)}`);
+    return this.delegate.convertObject(obj, to);
+  }
+
+  /** The CRD storage makes an UnstructuredList of the requested version and converts that. */
+  private async convertList(items: KubeObject[], to: GV): Promise<KubeObject[]> {
+    const names = this.crd.spec.names;
+    const list: GVK = { ...to, kind: names.listKind ?? `${names.kind}List` };
+    this.checkTarget(list, to);
+    items.forEach((item, i) => {
+      const gv = gvkOf(item);
+      if (!this.isValid(gv)) throw new Fail(`request to convert CR list failed, list index ${i} has invalid group/version: ${gvString(gv)}`);
+    });
+    return this.delegate.convertList(items, to, list);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// nopConverter (strategy None): sets apiVersion, nothing else.
+
+function withVersion(obj: KubeObject, to: GV): KubeObject {
+  const g = gvkOf(obj);
+  if (!g.group && !g.version && !g.kind) return obj; // an empty GVK is left alone
+  const apiVersion = gvString(to);
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+}
+
+const nopConverter: Delegate = {
+  convertObject: async (obj, to) => withVersion(obj, to),
+  convertList: async (items, to) => items.map((o) => withVersion(o, to)),
+};
+
+/** A CRD kube could not build a converter for: every CR request fails with this. */
+const unusable: Delegate = {
+  convertObject: async () => {
+    throw internalError(new Error('error resolving resource'));
+  },
+  convertList: async () => {
+    throw internalError(new Error('error resolving resource'));
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// webhookConverter (webhook_converter.go)
+
+type ReviewVersion = 'v1' | 'v1beta1';
+
+/** Where and how to call the webhook; `display` is the URL as Go prints it in errors. */
+interface Endpoint {
+  display: string;
+  hostHeader: string;
+  path: string;
+  /** The name the certificate must carry (and the SNI name unless it is an IP address). */
+  serverName: string;
+  dial: () => { host: string; port: number };
+  /** PEM certificates to trust instead of the system's. */
+  ca?: string[];
+  caCerts: X509Certificate[];
+}
+
+class WebhookConverter implements Delegate {
+  private readonly reviewVersions: string[];
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly endpoint: Endpoint | undefined;
+
+  constructor(crd: CustomResourceDefinition, opts: ConverterOptions) {
+    const webhook = crd.spec.conversion?.webhook;
+    this.reviewVersions = webhook?.conversionReviewVersions ?? [];
+    this.timeoutMs = opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? Math.ceil(opts.timeoutMs) : DEFAULT_CONVERSION_TIMEOUT_MS;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.endpoint = endpointFor(webhook?.clientConfig, this.timeoutMs, opts.serviceResolver);
+  }
+
+  /** createConversionReviewObjects: the first version of conversionReviewVersions we speak. */
+  private reviewVersion(): ReviewVersion {
+    for (const v of this.reviewVersions) if (v === 'v1beta1' || v === 'v1') return v;
+    throw new Fail('no supported conversion review versions');
+  }
+
+  async convertObject(obj: KubeObject, to: GV): Promise<KubeObject> {
+    // The cacher's smoke test converts objects with nothing but apiVersion and kind; kube never
+    // bothers the webhook with those.
+    if (Object.keys(obj).length === 2 && 'kind' in obj && 'apiVersion' in obj) return withVersion(obj, to);
+    const inGVK = gvkOf(obj);
+    const what = gvkString(inGVK);
+    const desired = gvString(to);
+    const needed = gvString(inGVK) !== desired;
+    const version = this.reviewVersion();
+    if (!needed) return obj;
+
+    const converted = await this.call([obj], desired, version, what);
+    if (converted.length !== 1) throw new Fail(`conversion webhook for ${what} returned ${converted.length} objects, expected 1`);
+    const out = rawObject(converted[0]); // kube returns this one unwrapped
+    const outGVK = gvkOf(out);
+    if (!sameGV(outGVK, to)) {
+      throw new Fail(`conversion webhook for ${what} returned invalid object at index 0: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`);
+    }
+    if (inGVK.kind !== outGVK.kind) {
+      throw new Fail(`conversion webhook for ${what} returned invalid object at index 0: invalid kind (expected ${inGVK.kind}, received ${outGVK.kind})`);
+    }
+    const invalidWhy = validateConvertedObject(obj, out);
+    if (invalidWhy) throw new Fail(`conversion webhook for ${what} returned invalid object: ${invalidWhy}`);
+    const restored = restoreObjectMeta(obj, out);
+    if (typeof restored === 'string') throw new Fail(`conversion webhook for ${what} returned invalid metadata: ${restored}`);
+    return restored;
+  }
+
+  async convertList(items: KubeObject[], to: GV, list: GVK): Promise<KubeObject[]> {
+    const what = gvkString(list);
+    const desired = gvString(to);
+    const needed = items.filter((o) => str(o.apiVersion) !== desired);
+    const version = this.reviewVersion();
+    if (needed.length === 0) return items;
+
+    const converted = await this.call(needed, desired, version, what);
+    if (converted.length !== needed.length) {
+      throw new Fail(`conversion webhook for ${what} returned ${converted.length} objects, expected ${needed.length}`);
+    }
+    let index = 0;
+    return items.map((original) => {
+      if (str(original.apiVersion) === desired) return original; // not sent, not in the answer
+      const at = `conversion webhook for ${what} returned invalid converted object at index ${index}`;
+      let out: JsonObject;
+      try {
+        out = rawObject(converted[index]);
+      } catch (err) {
+        throw new Fail(`${at}: ${(err as Error).message}`);
+      }
+      const outGVK = gvkOf(out);
+      if (!sameGV(outGVK, to)) throw new Fail(`${at}: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`);
+      const kind = gvkOf(original).kind;
+      if (kind !== outGVK.kind) throw new Fail(`${at}: invalid kind (expected ${kind}, received ${outGVK.kind})`);
+      const invalidWhy = validateConvertedObject(original, out);
+      if (invalidWhy) throw new Fail(`${at}: ${invalidWhy}`);
+      const restored = restoreObjectMeta(original, out);
+      if (typeof restored === 'string') throw new Fail(`conversion webhook for ${what} returned invalid metadata in object at index ${index}: ${restored}`);
+      index++;
+      return restored;
+    });
+  }
+
+  /** One ConversionReview round trip; the convertedObjects of a successful answer. */
+  private async call(objects: KubeObject[], desired: string, version: ReviewVersion, what: string): Promise<unknown[]> {
+    const endpoint = this.endpoint;
+    // kube fails to build the webhook client (bad caBundle, no url or service), and with it the
+    // CRD's serving info: each request to the resource is this 500.
+    if (!endpoint) throw internalError(new Error('error resolving resource'));
+    const uid = randomUUID();
+    // kube sends the empty response struct along: `"response":{"uid":"","convertedObjects":null,"result":{"metadata":{}}}`.
+    const review = {
+      kind: 'ConversionReview',
+      apiVersion: `apiextensions.k8s.io/${version}`,
+      request: { uid, desiredAPIVersion: desired, objects },
+      response: { uid: '', convertedObjects: null, result: { metadata: {} } },
+    };
+    try {
+      const res = await post(endpoint, JSON.stringify(review), this.timeoutMs, this.maxResponseBytes);
+      return convertedObjectsFrom(res, version, uid);
+    } catch (err) {
+      if (!(err instanceof Fail)) throw err;
+      throw new Fail(`conversion webhook for ${what} failed: ${err.message}`);
+    }
+  }
+}
+
+/** getRawExtensionObject: a converted object as unstructured decodes it. */
+function rawObject(item: unknown): JsonObject {
+  if (item === null || item === undefined) throw new Fail('unexpected end of JSON input');
+  if (!isJsonObject(item)) throw new Fail(`json: cannot unmarshal ${jsonKind(item)} into Go value of type map[string]interface {}`);
+  if (str(item['kind']) === '') throw new Fail(`Object 'Kind' is missing in '${JSON.stringify(item)}'`);
+  return item;
+}
+
+const metaString = (obj: unknown, field: string): string => {
+  const m = isJsonObject(obj) ? obj['metadata'] : undefined;
+  return isJsonObject(m) ? str(m[field]) : '';
+};
+
+/** validateConvertedObject: identity fields of metadata must survive conversion. */
+function validateConvertedObject(input: KubeObject, out: JsonObject): string | undefined {
+  const inKind = str(input.kind);
+  const outKind = str(out['kind']);
+  if (inKind !== outKind) return `must have the same kind: ${inKind} != ${outKind}`;
+  for (const [field, label] of [['name', 'name'], ['namespace', 'namespace'], ['uid', 'UID']] as const) {
+    const a = metaString(input, field);
+    const b = metaString(out, field);
+    if (a !== b) return `must have the same ${label}: ${a} != ${b}`;
+  }
+  return undefined;
+}
+
+/**
+ * restoreObjectMeta: the original metadata comes back, with the webhook's labels and annotations
+ * (validated when they changed). A string is kube's error.
+ */
+function restoreObjectMeta(original: KubeObject, converted: JsonObject): KubeObject | string {
+  if (!Object.hasOwn(converted, 'metadata')) return 'missing metadata in converted object';
+  const responseMeta = converted['metadata'];
+  if (!isJsonObject(responseMeta)) return `invalid metadata of type ${goTypeName(responseMeta)} in converted object`;
+  const meta: unknown = Object.hasOwn(original, 'metadata') ? cloneJson(original.metadata) : {};
+  if (!isJsonObject(meta)) return `invalid metadata of type ${goTypeName(meta)} in input object`;
+  for (const fld of ['labels', 'annotations'] as const) {
+    const response = responseMeta[fld];
+    if (response === undefined || response === null) {
+      delete meta[fld];
+      continue;
+    }
+    if (!isJsonObject(response)) return `invalid metadata.${fld} of type ${goTypeName(response)} in converted object`;
+    const originalField = meta[fld];
+    if (originalField !== undefined && originalField !== null && !isJsonObject(originalField)) {
+      return `invalid metadata.${fld} of type ${goTypeName(originalField)} in original object`;
+    }
+    const before: JsonObject = isJsonObject(originalField) ? originalField : {};
+    let changed = Object.keys(before).length !== Object.keys(response).length;
+    for (const [k, v] of Object.entries(response)) {
+      if (typeof v !== 'string') return `metadata.${fld}[${k}] must be a string, but is ${goTypeName(v)} in converted object`;
+      if (before[k] !== v) changed = true;
+    }
+    if (changed) {
+      const errs = fld === 'labels' ? labelErrors(response as Record<string, string>) : annotationErrors(response as Record<string, string>);
+      if (errs.length > 0) return aggregate(errs);
+    }
+    meta[fld] = response;
+  }
+  return { ...converted, metadata: meta } as KubeObject;
+}
+
+/** metav1validation.ValidateLabels at `metadata.labels`. */
+function labelErrors(labels: Record<string, string>): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(labels)) {
+    for (const msg of isQualifiedName(k)) errs.push(invalid('metadata.labels', k, msg));
+    for (const msg of isValidLabelValue(v)) errs.push(invalid('metadata.labels', v, msg));
+  }
+  return errs;
+}
+
+/** apivalidation.ValidateAnnotations, at kube's path `metadata.annotation` (sic). */
+function annotationErrors(annotations: Record<string, string>): FieldError[] {
+  const field = 'metadata.annotation';
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations)) {
+    for (const msg of isQualifiedName(k.toLowerCase())) errs.push(invalid(field, k, msg));
+    total += byteLength(k) + byteLength(v);
+  }
+  if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) errs.push(tooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
+  return errs;
+}
+
+/** ErrorList.ToAggregate().Error(): distinct messages, bracketed when there are several. */
+function aggregate(errs: FieldError[]): string {
+  const msgs = [...new Set(errs.map(formatFieldError))];
+  return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the answer: client-go's Result.Into, then getConvertedObjectsFromResponse.
+
+interface HttpResult {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/** The struct meta.Interpret decodes apiVersion and kind into, as Go prints its type. */
+const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+const MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES = 2048;
+
+function convertedObjectsFrom(res: HttpResult, version: ReviewVersion, uid: string): unknown[] {
+  if (res.status < 200 || res.status > 206) throw new Fail(unexpectedResponseError(res));
+  // The webhook client's only serializer has no media type, so it decodes any content type.
+  const contentType = res.contentType || 'application/json';
+  if (res.body.length === 0) throw new Fail(`0-length response with status code: ${res.status} and content type: ${contentType}`);
+  const review = decodeReview(res.body, version);
+
+  if (version === 'v1') {
+    // v1beta1 processing never verified the kind or the uid; kube keeps it that way.
+    const gvk = typeMetaGVK(review);
+    if (gvk.group !== 'apiextensions.k8s.io' || gvk.version !== 'v1' || gvk.kind !== 'ConversionReview') {
+      throw new Fail(`expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got ${gvkString(gvk)}`);
+    }
+  }
+  const response = review['response'];
+  if (!isJsonObject(response)) throw new Fail('no response provided');
+  if (version === 'v1' && str(response['uid']) !== uid) {
+    throw new Fail(`expected response.uid=${goQuote(uid)}, got ${goQuote(str(response['uid']))}`);
+  }
+  const result = isJsonObject(response['result']) ? response['result'] : {};
+  const status = str(result['status']);
+  if (status !== 'Success') {
+    const message = str(result['message']);
+    throw new Fail(message || `response.result.status was '${status}', not 'Success'`);
+  }
+  const objects = response['convertedObjects'];
+  return Array.isArray(objects) ? objects : [];
+}
+
+/** Decodes the body into a ConversionReview of `version`: the JSON type errors encoding/json would give. */
+function decodeReview(body: Buffer, version: ReviewVersion): JsonObject {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    const text = body.toString('utf8').trimStart();
+    // Only `{` goes to the JSON serializer; anything else to the YAML one, which reads text as a string.
+    if (!text.startsWith('{')) throw new Fail(`couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type ${TYPE_META_STRUCT}`);
+    const why = /end of JSON input|Unterminated/i.test((err as Error).message) ? 'unexpected end of JSON input' : (err as Error).message;
+    throw new Fail(`couldn't get version/kind; json parse error: ${why}`);
+  }
+  if (parsed === null) return {};
+  if (!isJsonObject(parsed)) throw new Fail(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type ${TYPE_META_STRUCT}`);
+  for (const f of ['apiVersion', 'kind']) {
+    const v = parsed[f];
+    if (v !== undefined && v !== null && typeof v !== 'string') {
+      throw new Fail(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${f} of type string`);
+    }
+  }
+  const typeError = (v: unknown, ok: (v: unknown) => boolean, field: string, goType: string): void => {
+    if (v === undefined || v === null || ok(v)) return;
+    throw new Fail(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${field} of type ${goType}`);
+  };
+  const isString = (v: unknown): boolean => typeof v === 'string';
+  const response = parsed['response'];
+  typeError(response, isJsonObject, 'ConversionReview.response', `${version}.ConversionResponse`);
+  if (isJsonObject(response)) {
+    typeError(response['uid'], isString, 'ConversionResponse.response.uid', 'types.UID');
+    typeError(response['convertedObjects'], Array.isArray, 'ConversionResponse.response.convertedObjects', '[]runtime.RawExtension');
+    const result = response['result'];
+    typeError(result, isJsonObject, 'ConversionResponse.response.result', 'v1.Status');
+    if (isJsonObject(result)) {
+      typeError(result['status'], isString, 'Status.response.result.status', 'string');
+      typeError(result['message'], isString, 'Status.response.result.message', 'string');
+    }
+  }
+  return parsed;
+}
+
+/** A non-2xx answer: a Status body's message, else apierrors.NewGenericServerResponse's text. */
+function unexpectedResponseError(res: HttpResult): string {
+  try {
+    const body: unknown = JSON.parse(res.body.toString('utf8'));
+    if (isJsonObject(body) && body['kind'] === 'Status' && ['', 'v1'].includes(str(body['apiVersion'])) && body['status'] === 'Failure') {
+      return str(body['message']);
+    }
+  } catch {
+    // not a Status
+  }
+  const mediaType = res.contentType.split(';')[0]!.trim().toLowerCase();
+  const serverMessage = mediaType.startsWith('text/') ? res.body.subarray(0, MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES).toString('utf8').trim() : 'unknown';
+  switch (res.status) {
+    case 409:
+      return 'the server reported a conflict';
+    case 404:
+      return 'the server could not find the requested resource';
+    case 400:
+      return 'the server rejected our request for an unknown reason';
+    case 401:
+      return 'the server has asked for the client to provide credentials';
+    case 403:
+    case 415:
+      return serverMessage;
+    case 406:
+      return serverMessage === '' || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage;
+    case 405:
+      return 'the server does not allow this method on the requested resource';
+    case 422:
+      return 'the server rejected our request due to an error in our request';
+    case 503:
+      return 'the server is currently unable to handle the request';
+    case 504:
+      return 'the server was unable to return a response in the time allotted, but may still be processing the request';
+    case 429:
+      return 'the server has received too many requests and has asked us to try again later';
+  }
+  if (res.status >= 500) return `an error on the server (${goQuote(serverMessage)}) has prevented the request from succeeding`;
+  return `the server responded with the status code ${res.status} but did not return more information`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The endpoint: kube's webhook client config (k8s.io/apiserver/pkg/util/webhook/client.go).
+
+type ClientConfig = NonNullable<NonNullable<CustomResourceDefinition['spec']['conversion']>['webhook']>['clientConfig'];
+
+/** Go's time.Duration.String() for a whole number of milliseconds. */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = ((ms % 60_000) / 1000).toFixed(3).replace(/\.?0+$/, '');
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
+}
+
+/** path.Join(base, ""): cleaned, without a trailing slash, "/" for nothing. */
+function cleanPath(p: string): string {
+  const joined = posix.normalize(`/${p}`);
+  return joined.length > 1 ? joined.replace(/\/+$/, '') : '/';
+}
+
+/** The request path with the rest client's query: the URL's own parameters plus `timeout`, sorted as url.Values.Encode. */
+function requestPath(path: string, query: URLSearchParams, timeoutMs: number): string {
+  const params = [...query.entries(), ['timeout', goDuration(timeoutMs)] as [string, string]];
+  params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return `${cleanPath(path)}?${new URLSearchParams(params).toString()}`;
+}
+
+function certificatesIn(pem: string): { pems: string[]; certs: X509Certificate[] } {
+  const pems = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const certs: X509Certificate[] = [];
+  for (const p of pems) {
+    try {
+      certs.push(new X509Certificate(p));
+    } catch {
+      // client-go skips what it cannot parse once one certificate is good
+    }
+  }
+  return { pems, certs };
+}
+
+function endpointFor(cc: ClientConfig, timeoutMs: number, resolver: ConverterOptions['serviceResolver']): Endpoint | undefined {
+  if (!cc) return undefined;
+  let ca: string[] | undefined;
+  let caCerts: X509Certificate[] = [];
+  if (cc.caBundle) {
+    if (caBundleError(cc.caBundle)) return undefined;
+    ({ pems: ca, certs: caCerts } = certificatesIn(Buffer.from(cc.caBundle, 'base64').toString('latin1')));
+  }
+  if (cc.url !== undefined && cc.url !== '' && !cc.service) {
+    let u: URL;
+    try {
+      u = new URL(cc.url);
+    } catch {
+      return undefined;
+    }
+    if (u.protocol !== 'https:') return undefined;
+    // Go keeps the authority as written (an explicit :443 stays); WHATWG URL would drop it.
+    const authority = (/^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(cc.url)?.[1] ?? u.host).replace(/^.*@/, '');
+    const path = requestPath(u.pathname, u.searchParams, timeoutMs);
+    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+    const port = u.port ? Number(u.port) : 443;
+    return { display: `https://${authority}${path}`, hostHeader: authority, path, serverName: host, dial: () => ({ host, port }), ca, caCerts };
+  }
+  if (cc.service && (cc.url === undefined || cc.url === '')) {
+    const svc = cc.service;
+    const port = svc.port ?? 443;
+    const serverName = `${svc.name}.${svc.namespace}.svc`;
+    const authority = `${serverName}:${port}`;
+    const path = requestPath(svc.path ?? '', new URLSearchParams(), timeoutMs);
+    const dial = resolver ? () => resolver({ namespace: svc.namespace, name: svc.name, port }) : () => ({ host: serverName, port });
+    return { display: `https://${authority}${path}`, hostHeader: authority, path, serverName, dial, ca, caCerts };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The HTTPS call. The TLS connection is made and verified before a byte of the review is written;
+// the certificate checks are Go's (crypto/x509 Verify: validity, host name, then chain), so their
+// messages can be too.
+
+function post(ep: Endpoint, body: string, timeoutMs: number, maxBytes: number): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    let socket: TLSSocket | undefined;
+    let settled = false;
+    let readingBody = false;
+    let dialed = { host: '', port: 0 };
+    const finish = (err: string | undefined, result?: HttpResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket?.destroy();
+      if (err === undefined) resolve(result!);
+      else reject(new Fail(err));
+    };
+    // url.Error while the request is under way; client-go's wording once the body is being read.
+    const fail = (why: string): void =>
+      finish(readingBody ? `unexpected error when reading response body. Please retry. Original error: ${why}` : `Post ${goQuote(ep.display)}: ${why}`);
+    const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
+
+    try {
+      dialed = ep.dial();
+      const tlsSocket = tlsConnect({
+        host: dialed.host,
+        port: dialed.port,
+        ...(isIP(ep.serverName) ? {} : { servername: ep.serverName }),
+        ...(ep.ca ? { ca: ep.ca } : {}),
+        // Verified below, before anything is sent, so that the failure can be told in Go's words.
+        rejectUnauthorized: false,
+        ALPNProtocols: ['http/1.1'],
+      });
+      socket = tlsSocket;
+      tlsSocket.on('error', (err) => fail(netErrorText(err, dialed)));
+      tlsSocket.once('secureConnect', () => {
+        const why = verifyPeer(tlsSocket, ep);
+        if (why) return fail(`tls: failed to verify certificate: ${why}`);
+        const req = httpRequest({
+          createConnection: () => tlsSocket,
+          method: 'POST',
+          path: ep.path,
+          headers: {
+            Host: ep.hostHeader,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, */*',
+            'User-Agent': 'mini-apiserver',
+            'Content-Length': Buffer.byteLength(body),
+          },
+        });
+        req.on('error', (err) => fail(readingBody ? 'unexpected EOF' : netErrorText(err, dialed)));
+        req.on('response', (res) => {
+          readingBody = true;
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxBytes) fail(`http: response body too large (more than ${maxBytes} bytes)`);
+            else chunks.push(chunk);
+          });
+          res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+          res.on('error', () => fail('unexpected EOF'));
+          res.on('close', () => fail('unexpected EOF')); // closed before 'end'
+        });
+        req.end(body);
+      });
+    } catch (err) {
+      fail(err instanceof Error ? err.message : String(err));
+    }
+  });
+}
+
+const hostPort = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+
+/** A socket error as Go's net package words it. */
+function netErrorText(err: unknown, dialed: { host: string; port: number }): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return netErrorText(err.errors[0], dialed);
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
+  const addr = hostPort(e.address ?? dialed.host, e.port ?? dialed.port);
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${addr}: connect: connection refused`;
+    case 'EHOSTUNREACH':
+      return `dial tcp ${addr}: connect: no route to host`;
+    case 'ENETUNREACH':
+      return `dial tcp ${addr}: connect: network is unreachable`;
+    case 'ETIMEDOUT':
+      return `dial tcp ${addr}: connect: connection timed out`;
+    case 'ENOTFOUND':
+      return `dial tcp: lookup ${e.hostname ?? dialed.host}: no such host`;
+    case 'EAI_AGAIN':
+      return `dial tcp: lookup ${e.hostname ?? dialed.host}: server misbehaving`;
+    case 'ERR_SSL_WRONG_VERSION_NUMBER':
+      return 'http: server gave HTTP response to HTTPS client';
+    case 'EPIPE':
+      return 'write: broken pipe';
+    case 'ECONNRESET':
+      // The peer hung up (after or during the handshake) without answering: Go reads EOF.
+      return /hang up|disconnected before secure/.test(e.message) ? 'EOF' : 'read: connection reset by peer';
+  }
+  return e.message ?? String(err);
+}
+
+const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The first value of an attribute in a subject as node prints it (`C=..\nO=..\nCN=..`). */
+function attribute(subject: string, name: string): string | undefined {
+  for (const line of subject.split('\n')) if (line.startsWith(`${name}=`)) return line.slice(name.length + 1);
+  return undefined;
+}
+
+/** Go's net.IP.String(): IPv6 compressed (WHATWG URL canonicalizes it the same way). */
+function canonicalIP(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  try {
+    return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  } catch {
+    return ip;
+  }
+}
+
+/** Why the peer's certificate is not good for `ep`, as crypto/x509 says it; undefined when it is. */
+function verifyPeer(socket: TLSSocket, ep: Endpoint): string | undefined {
+  const peer = socket.getPeerX509Certificate();
+  if (!peer) return 'x509: certificate signed by unknown authority';
+  const now = new Date();
+  const notBefore = new Date(peer.validFrom);
+  const notAfter = new Date(peer.validTo);
+  if (now < notBefore) return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is before ${rfc3339(notBefore)}`;
+  if (now > notAfter) return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is after ${rfc3339(notAfter)}`;
+  // Go ignores the Common Name (node would fall back to it without DNS names).
+  const nameOk = isIP(ep.serverName) ? peer.checkIP(ep.serverName) !== undefined : peer.checkHost(ep.serverName, { subject: 'never' }) !== undefined;
+  if (!nameOk) {
+    return hostnameError(ep.serverName, peer);
+  }
+  if (!socket.authorized) {
+    if (String(socket.authorizationError) === 'INVALID_PURPOSE') return 'x509: certificate specifies an incompatible key usage';
+    return unknownAuthorityError(peer, ep.caCerts);
+  }
+  return undefined;
+}
+
+/** x509.HostnameError. */
+function hostnameError(host: string, cert: X509Certificate): string {
+  const sans = (cert.subjectAltName ?? '').split(', ').filter(Boolean);
+  const cn = attribute(cert.subject, 'CN');
+  if (cert.subjectAltName === undefined && cn !== undefined && cn.toLowerCase() === host.toLowerCase()) {
+    return 'x509: certificate relies on legacy Common Name field, use SANs instead';
+  }
+  let valid: string;
+  if (isIP(host)) {
+    const ips = sans.filter((s) => s.startsWith('IP Address:')).map((s) => canonicalIP(s.slice('IP Address:'.length)));
+    if (ips.length === 0) return `x509: cannot validate certificate for ${host} because it doesn't contain any IP SANs`;
+    valid = ips.join(', ');
+  } else {
+    valid = sans
+      .filter((s) => s.startsWith('DNS:'))
+      .map((s) => s.slice(4))
+      .join(', ');
+  }
+  if (!valid) return `x509: certificate is not valid for any names, but wanted to match ${host}`;
+  return `x509: certificate is valid for ${valid}, not ${host}`;
+}
+
+/**
+ * x509.UnknownAuthorityError, with Go's hint when a trusted certificate has the issuer's name but
+ * did not sign the leaf (for instance a regenerated CA).
+ */
+function unknownAuthorityError(leaf: X509Certificate, roots: X509Certificate[]): string {
+  const base = 'x509: certificate signed by unknown authority';
+  const candidate = roots.find((c) => c.subject === leaf.issuer);
+  if (!candidate) return base;
+  let signed = false;
+  try {
+    signed = leaf.verify(candidate.publicKey);
+  } catch {
+    signed = false;
+  }
+  if (signed) return base;
+  const keyType = candidate.publicKey.asymmetricKeyType;
+  const hint = keyType === 'rsa' ? 'crypto/rsa: verification error' : keyType === 'ed25519' ? 'x509: Ed25519 verification failure' : 'x509: ECDSA verification failure';
+  const name = attribute(candidate.subject, 'CN') || attribute(candidate.subject, 'O') || `serial:${BigInt(`0x${candidate.serialNumber}`).toString()}`;
+  return `${base} (possibly because of ${goQuote(hint)} while trying to verify candidate authority certificate ${goQuote(name)})`;
+}

@@ -1,0 +1,105 @@
+// x-kubernetes-validations over HTTP: the rule at object write, transition rules, rules that fail
+// to compile or cost too much refused at CRD write, and a hostile object refused in bounded time
+// while the server keeps answering.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerHandle, startServer } from '../../../server/index.js';
+import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
+import { eventually } from '../../helpers/eventually.js';
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const crd = (plural: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${plural}.cel.example.com` },
+  spec: {
+    group: 'cel.example.com',
+    scope: 'Namespaced',
+    names: { plural, singular: plural.slice(0, -1), kind: plural[0]!.toUpperCase() + plural.slice(1, -1) },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+  },
+});
+const message = (r: ApiResponse): string => (r.json as { message: string }).message;
+
+let server: ServerHandle;
+let call: ReturnType<typeof apiClient>;
+
+async function install(plural: string, spec: Record<string, unknown>): Promise<void> {
+  const r = await call('POST', CRDS, { body: crd(plural, spec) });
+  if (r.status !== 201) throw new Error(`${plural}: ${r.status} ${r.text}`);
+  await eventually(`${plural} served`, async () => ((await call('GET', `/apis/cel.example.com/v1/${plural}`)).status === 200 ? true : undefined));
+}
+
+beforeAll(async () => {
+  server = await startServer({ storage: 'memory' });
+  call = apiClient(server);
+  await install('caches', {
+    type: 'object',
+    'x-kubernetes-validations': [
+      { rule: 'self.maxSize >= self.size', message: 'maxSize must be >= size' },
+      { rule: 'self.engine == oldSelf.engine', message: 'engine is immutable' },
+    ],
+    properties: { size: { type: 'integer' }, maxSize: { type: 'integer' }, engine: { type: 'string' } },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const caches = '/apis/cel.example.com/v1/namespaces/default/caches';
+const cache = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'cel.example.com/v1', kind: 'Cache', metadata: { name }, spec });
+
+describe('rules at object write', () => {
+  it('refuses what a rule rejects with kube’s text, and accepts the rest', async () => {
+    const bad = await call('POST', caches, { body: cache('bad', { size: 5, maxSize: 2, engine: 'redis' }) });
+    expect([bad.status, message(bad)]).toEqual([422, 'Cache.cel.example.com "bad" is invalid: spec: Invalid value: "object": maxSize must be >= size']);
+    expect((await call('POST', caches, { body: cache('good', { size: 5, maxSize: 6, engine: 'redis' }) })).status).toBe(201);
+  });
+
+  it('runs transition rules (oldSelf) on update only', async () => {
+    const changed = await call('PATCH', `${caches}/good`, { body: { spec: { engine: 'valkey' } }, contentType: 'application/merge-patch+json' });
+    expect([changed.status, message(changed)]).toEqual([422, 'Cache.cel.example.com "good" is invalid: spec: Invalid value: "object": engine is immutable']);
+    expect((await call('PATCH', `${caches}/good`, { body: { spec: { size: 6 } }, contentType: 'application/merge-patch+json' })).status).toBe(200);
+  });
+});
+
+describe('rules at CRD write', () => {
+  it('refuses a rule that does not compile against the schema', async () => {
+    const r = await call('POST', CRDS, { body: crd('typos', { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.replicaz > 0' }], properties: { replicas: { type: 'integer' } } }) });
+    expect(r.status).toBe(422);
+    expect(message(r)).toContain("compilation failed: ERROR: <input>:1:5: undefined field 'replicaz'");
+  });
+
+  it('refuses a rule too expensive for unbounded data, naming the bound to add', async () => {
+    const r = await call('POST', CRDS, {
+      body: crd('costlies', {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z != "")))' }],
+        properties: { items: { type: 'array', items: { type: 'string' } } },
+      }),
+    });
+    expect(r.status).toBe(422);
+    expect(message(r)).toContain('estimated rule cost exceeds budget by factor of');
+    expect(message(r)).toContain('has no maxItems');
+  });
+});
+
+describe('a hostile object', () => {
+  it('is refused in bounded time while the server keeps answering', async () => {
+    // Within the static estimate (maxItems bounds it), far beyond the per-call runtime limit.
+    await install('hostiles', {
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: 'self.items.all(x, self.items.all(y, x <= y || y <= x))' }],
+      properties: { items: { type: 'array', maxItems: 1000, items: { type: 'integer' } } },
+    });
+    const started = Date.now();
+    const pending = call('POST', '/apis/cel.example.com/v1/namespaces/default/hostiles', {
+      body: { apiVersion: 'cel.example.com/v1', kind: 'Hostile', metadata: { name: 'h' }, spec: { items: Array.from({ length: 1000 }, (_, i) => i) } },
+    });
+    const meanwhile = await call('GET', '/version');
+    expect(meanwhile.status).toBe(200);
+    const r = await pending;
+    expect(r.status).toBe(422);
+    expect(message(r)).toMatch(/call cost exceeds limit for rule|running out of cost budget/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { compileSchemaRules } from '../../../../crd/cel/compile.js';
+import type { JSONSchemaProps, ValidationRule } from '../../../../crd/types.js';
+import { formatFieldError } from '../../../../server/field-errors.js';
+
+const P = 'spec.validation.openAPIV3Schema';
+const R = `${P}.properties[spec].x-kubernetes-validations[0]`;
+const goRule = (rule: string) =>
+  `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+
+const spec = (rules: ValidationRule[], props: Record<string, JSONSchemaProps> = {}, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        size: { type: 'integer' },
+        maxSize: { type: 'integer' },
+        ratio: { type: 'number' },
+        name: { type: 'string', maxLength: 64 },
+        port: { 'x-kubernetes-int-or-string': true },
+        labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 63 } },
+        tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 20 } },
+        ...props,
+      },
+      'x-kubernetes-validations': rules,
+      ...extra,
+    },
+  },
+});
+
+const errorsOf = (schema: JSONSchemaProps) => compileSchemaRules(schema, P).errors.map(formatFieldError);
+
+describe('compileSchemaRules: rules that compile', () => {
+  const ok: string[] = [
+    'self.maxSize >= self.size',
+    'self.ratio > 0.5',
+    'self.ratio > 1',
+    'self.name.startsWith("a") && self.name.size() < 10',
+    'self.labels.all(k, self.labels[k].size() > 0)',
+    "'app' in self.labels",
+    'self.tags.exists(t, t == "x") || self.tags.size() == 0',
+    'self.tags.map(t, t.size()).sum() < 100',
+    'self.tags.filter(t, t.startsWith("a")).size() <= 3',
+    'self.tags.exists_one(t, t == "x") || true',
+    'type(self.port) == int ? self.port > 0 : self.port.matches("^[0-9]+%$")',
+    'has(self.size) && !has(self.ratio)',
+    'self.?size.orValue(0) >= 0',
+    'self.name.lowerAscii() == self.name',
+    'self.name.replace("a", "b").charAt(0) != "x"',
+    'self.tags.isSorted() && self.tags.indexOf("a") < 5',
+    'sets.contains(self.tags, ["a"])',
+    'self.name.find("[0-9]+") == "" && self.name.findAll("a").size() < 3',
+    'self.name.split("-").size() < 5 && ["a", "b"].join("-") == "a-b"',
+    'strings.quote(self.name) != ""',
+    'cel.bind(n, self.name, n.size() < 64)',
+    'self == oldSelf',
+  ];
+  it.each(ok)('%s', (rule) => {
+    expect(errorsOf(spec([{ rule }]))).toEqual([]);
+  });
+});
+
+describe('compileSchemaRules: compile and type errors, as kube words them', () => {
+  const cases: { rule: string; want: string }[] = [
+    { rule: 'self.replicaz > 0', want: `compilation failed: ERROR: <input>:1:5: undefined field 'replicaz'\n | self.replicaz > 0\n | ....^` },
+    { rule: "self.size + 'a' == 'b'", want: `compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(int, string)'\n | self.size + 'a' == 'b'\n | ..........^` },
+    { rule: 'nosuch(self.size)', want: `compilation failed: ERROR: <input>:1:7: undeclared reference to 'nosuch' (in container '')\n | nosuch(self.size)\n | ......^` },
+    { rule: 'self.name.startsWith(1)', want: `compilation failed: ERROR: <input>:1:21: found no matching overload for 'startsWith' applied to 'string.(int)'\n | self.name.startsWith(1)\n | ....................^` },
+    { rule: 'x > 1', want: `compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x > 1\n | ^` },
+    { rule: 'self.size', want: 'cel expression must evaluate to a bool' },
+    { rule: 'self.port', want: 'cel expression must evaluate to a bool' },
+  ];
+  it.each(cases)('$rule', ({ rule, want }) => {
+    expect(errorsOf(spec([{ rule }]))).toEqual([`${R}.rule: Invalid value: ${goRule(rule)}: ${want}`]);
+  });
+
+  it('a syntax error is a compilation failure at the rule', () => {
+    const [e] = errorsOf(spec([{ rule: 'self.size >' }]));
+    expect(e).toMatch(/^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{.*\}: compilation failed: ERROR: <input>:1:12: Syntax error: /);
+  });
+
+  it('rules at every level are compiled, with their paths', () => {
+    const schema = spec([], {
+      items: { type: 'array', maxItems: 5, items: { type: 'object', properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.m > 0' }] } },
+      byName: { type: 'object', maxProperties: 5, additionalProperties: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self == "a"' }] } },
+    });
+    const errs = errorsOf(schema);
+    expect(errs).toHaveLength(2);
+    expect(errs[0]).toContain(`${P}.properties[spec].properties[byName].additionalProperties.x-kubernetes-validations[0].rule: Invalid value:`);
+    expect(errs[0]).toContain(`found no matching overload for '_==_' applied to '(int, string)'`);
+    expect(errs[1]).toContain(`${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Invalid value:`);
+    expect(errs[1]).toContain(`undefined field 'm'`);
+  });
+
+  it('the resource root has apiVersion, kind and metadata.name', () => {
+    const schema: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object' } }, 'x-kubernetes-validations': [{ rule: "self.metadata.name.startsWith('a') && self.kind == 'Cache'" }] };
+    expect(compileSchemaRules(schema, P).errors).toEqual([]);
+  });
+});
+
+describe('compileSchemaRules: rule fields', () => {
+  const cases: { name: string; rule: ValidationRule; want: string[] }[] = [
+    { name: 'empty rule', rule: { rule: ' ' }, want: [`${R}.rule: Required value: rule is not specified`] },
+    { name: 'blank message', rule: { rule: 'true', message: ' ' }, want: [`${R}.message: Invalid value: " ": message must be non-empty if specified`] },
+    { name: 'message with newline', rule: { rule: 'true', message: 'a\nb' }, want: [`${R}.message: Invalid value: "a\\nb": message must not contain line breaks`] },
+    { name: 'multi-line rule without message', rule: { rule: 'true &&\ntrue' }, want: [`${R}.message: Required value: message must be specified if rule contains line breaks`] },
+    { name: 'blank messageExpression', rule: { rule: 'true', messageExpression: ' ' }, want: [`${R}.messageExpression: Required value: messageExpression must be non-empty if specified`] },
+    {
+      name: 'unknown reason',
+      rule: { rule: 'true', reason: 'FieldValueBogus' as ValidationRule['reason'] },
+      want: [`${R}.reason: Unsupported value: "FieldValueBogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`],
+    },
+    { name: 'fieldPath to nowhere', rule: { rule: 'true', fieldPath: '.nope' }, want: [`${R}.fieldPath: Invalid value: ".nope": fieldPath must be a valid path`] },
+    { name: 'fieldPath ok', rule: { rule: 'true', fieldPath: ".labels['a']" }, want: [] },
+    { name: 'messageExpression must be a string', rule: { rule: 'true', messageExpression: 'self.size' }, want: [`${R}.messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"self.size", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string`] },
+    { name: 'optionalOldSelf without oldSelf', rule: { rule: 'true', optionalOldSelf: true }, want: [`${R}.optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`] },
+  ];
+  it.each(cases)('$name', ({ rule, want }) => {
+    expect(errorsOf(spec([rule]))).toEqual(want);
+  });
+
+  it('messageExpression compile errors', () => {
+    const [e] = errorsOf(spec([{ rule: 'true', messageExpression: 'self.nope' }]));
+    expect(e).toContain(`${R}.messageExpression: Invalid value: apiextensions.ValidationRule{`);
+    expect(e).toContain(`messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'`);
+  });
+
+  it('oldSelf on the uncorrelatable portion (under an atomic list) is refused', () => {
+    const schema = spec([], { list: { type: 'array', maxItems: 3, items: { type: 'object', properties: { a: { type: 'string', maxLength: 5 } }, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } } });
+    expect(errorsOf(schema)).toEqual([
+      `${P}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${P}.properties[spec].properties[list]`,
+    ]);
+  });
+});
+
+describe('compileSchemaRules: static cost', () => {
+  it('an O(n²) rule over an unbounded list of unbounded strings is refused, naming the bounds to add', () => {
+    const errs = errorsOf(spec([{ rule: 'self.items.all(x, self.items.all(y, x == y))' }], { items: { type: 'array', items: { type: 'string' } } }));
+    expect(errs).toEqual([
+      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared); unbounded: list spec.items has no maxItems, string spec.items[*] has no maxLength`,
+      `${R}.rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${P}: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    ]);
+  });
+
+  it('the same rule with maxItems and maxLength is accepted', () => {
+    expect(errorsOf(spec([{ rule: 'self.items.all(x, self.items.all(y, x == y))' }], { items: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 } } }))).toEqual([]);
+  });
+
+  it('a factor under 100x is printed with one decimal', () => {
+    const errs = errorsOf(spec([{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z > 0)))' }], { items: { type: 'array', maxItems: 150, items: { type: 'integer' } } }));
+    expect(errs[0]).toMatch(/^.*\.rule: Forbidden: estimated rule cost exceeds budget by factor of \d+\.\dx \(try simplifying/);
+  });
+
+  it('a rule under an unbounded list is multiplied by the list cardinality', () => {
+    const schema = spec([], { items: { type: 'array', items: { type: 'object', properties: { s: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.s.matches('^[a-z]+$')" }] } } });
+    const errs = errorsOf(schema);
+    expect(errs[0]).toContain(`${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x`);
+    expect(errs[0]).toContain('unbounded: list spec.items has no maxItems, string spec.items[*].s has no maxLength');
+  });
+});

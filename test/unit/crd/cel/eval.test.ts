@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { compileSchemaRules } from '../../../../crd/cel/compile.js';
+import type { JSONSchemaProps, ValidationRule } from '../../../../crd/types.js';
+import { formatFieldError } from '../../../../server/field-errors.js';
+
+const compile = (schema: JSONSchemaProps) => {
+  const { errors, rules } = compileSchemaRules(schema, 'spec.validation.openAPIV3Schema');
+  expect(errors.map(formatFieldError)).toEqual([]);
+  return rules;
+};
+const run = (schema: JSONSchemaProps, obj: unknown, old?: unknown, budget?: number) => {
+  const r = compile(schema).validate(obj, old, { budget });
+  return { errors: r.errors.map(formatFieldError), warnings: r.warnings };
+};
+
+// The Cache lab.
+const cache: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: { size: { type: 'integer' }, maxSize: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.maxSize >= self.size', message: 'maxSize must be >= size' }],
+    },
+  },
+};
+
+const specWith = (rules: ValidationRule[], props: Record<string, JSONSchemaProps> = {}): JSONSchemaProps => ({
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        size: { type: 'integer' },
+        ratio: { type: 'number' },
+        name: { type: 'string', maxLength: 64 },
+        port: { 'x-kubernetes-int-or-string': true },
+        tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 20 } },
+        labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 63 } },
+        ...props,
+      },
+      'x-kubernetes-validations': rules,
+    },
+  },
+});
+
+describe('validate: the Cache lab rule', () => {
+  it('rejects {size: 5, maxSize: 2} with kube\'s text', () => {
+    expect(run(cache, { spec: { size: 5, maxSize: 2 } })).toEqual({ errors: ['spec: Invalid value: "object": maxSize must be >= size'], warnings: [] });
+  });
+  it('accepts {size: 1, maxSize: 2}', () => {
+    expect(run(cache, { spec: { size: 1, maxSize: 2 } })).toEqual({ errors: [], warnings: [] });
+  });
+  it('a missing field is a runtime error, as kube', () => {
+    expect(run(cache, { spec: { size: 1 } }).errors).toEqual(['spec: Invalid value: "object": no such key: maxSize evaluating rule: maxSize must be >= size']);
+  });
+  it('no spec, no rule', () => {
+    expect(run(cache, { metadata: { name: 'a' } }).errors).toEqual([]);
+  });
+});
+
+describe('validate: rule results and messages', () => {
+  const cases: { name: string; rules: ValidationRule[]; obj: unknown; want: string[] }[] = [
+    { name: 'default message', rules: [{ rule: 'self.size < 3' }], obj: { size: 5 }, want: ['spec: Invalid value: "object": failed rule: self.size < 3'] },
+    { name: 'messageExpression', rules: [{ rule: 'self.size < 3', messageExpression: "'size ' + string(self.size) + ' is too big'" }], obj: { size: 5 }, want: ['spec: Invalid value: "object": size 5 is too big'] },
+    { name: 'messageExpression error falls back to message', rules: [{ rule: 'self.size < 3', message: 'too big', messageExpression: "self.name + '!'" }], obj: { size: 5 }, want: ['spec: Invalid value: "object": too big'] },
+    { name: 'messageExpression too long', rules: [{ rule: 'self.size < 3', messageExpression: "'x'.replace('x', 'y') + '" + 'a'.repeat(5200) + "'" }], obj: { size: 5 }, want: ['spec: Invalid value: "object": messageExpression beyond allowable length of 5120'] },
+    { name: 'reason Forbidden', rules: [{ rule: 'self.size < 3', message: 'no', reason: 'FieldValueForbidden' }], obj: { size: 5 }, want: ['spec: Forbidden: no'] },
+    { name: 'reason Required', rules: [{ rule: 'has(self.name)', message: 'name please', reason: 'FieldValueRequired' }], obj: { size: 5 }, want: ['spec: Required value: name please'] },
+    { name: 'reason Duplicate', rules: [{ rule: 'self.size < 3', reason: 'FieldValueDuplicate' }], obj: { size: 5 }, want: ['spec: Duplicate value: "object"'] },
+    { name: 'fieldPath', rules: [{ rule: 'self.size < 3', message: 'too big', fieldPath: '.size' }], obj: { size: 5 }, want: ['spec.size: Invalid value: "object": too big'] },
+    { name: 'fieldPath into a map', rules: [{ rule: "self.labels['a'] == 'b'", message: 'want b', fieldPath: ".labels['a']" }], obj: { labels: { a: 'c' } }, want: ['spec.labels[a]: Invalid value: "object": want b'] },
+    { name: 'int vs double', rules: [{ rule: 'self.ratio == 2.0 && self.size == 2 && self.ratio >= self.size' }], obj: { ratio: 2, size: 2 }, want: [] },
+    { name: 'int64 arithmetic overflows as CEL', rules: [{ rule: 'self.size * self.size > 0' }], obj: { size: 4_000_000_000_000 }, want: ['spec: Invalid value: "object": integer overflow evaluating rule: self.size * self.size > 0'] },
+    { name: 'int-or-string as int', rules: [{ rule: "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')" }], obj: { port: 8080 }, want: [] },
+    { name: 'int-or-string as string', rules: [{ rule: "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')" }], obj: { port: '50' }, want: ['spec: Invalid value: "object": failed rule: type(self.port) == int ? self.port > 0 : self.port.endsWith(\'%\')'] },
+    { name: 'dyn mismatch', rules: [{ rule: 'self.port > 0' }], obj: { port: 'a' }, want: [`spec: Invalid value: "object": 'no such overload: dyn<string> > int': call arguments did not match a supported operator, function or macro signature for rule: self.port > 0`] },
+    { name: 'optional syntax', rules: [{ rule: "self.?name.orValue('x') == 'x'" }], obj: { size: 1 }, want: [] },
+    { name: 'several rules, each reported', rules: [{ rule: 'self.size < 3' }, { rule: 'self.size < 4' }], obj: { size: 5 }, want: ['spec: Invalid value: "object": failed rule: self.size < 3', 'spec: Invalid value: "object": failed rule: self.size < 4'] },
+  ];
+  it.each(cases)('$name', ({ rules, obj, want }) => {
+    expect(run(specWith(rules), { spec: obj }).errors).toEqual(want);
+  });
+
+  it('a scalar prints its value, a list prints "array"', () => {
+    const schema = specWith([], {
+      n: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self < 3', message: 'small' }] },
+      s: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self != "x"', message: 'not x' }] },
+      l: { type: 'array', maxItems: 5, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.size() < 2', message: 'short' }] },
+    });
+    expect(run(schema, { spec: { n: 7, s: 'x', l: [1, 2, 3] } }).errors).toEqual([
+      'spec.l: Invalid value: "array": short',
+      'spec.n: Invalid value: 7: small',
+      'spec.s: Invalid value: "x": not x',
+    ]);
+  });
+
+  it('rules at the root see apiVersion, kind and metadata.name; a root error is at <nil>', () => {
+    const schema: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } }, 'x-kubernetes-validations': [{ rule: "self.metadata.name.startsWith('x')", message: 'x-names only' }] };
+    expect(run(schema, { apiVersion: 'a/v1', kind: 'K', metadata: { name: 'y' }, spec: {} }).errors).toEqual(['<nil>: Invalid value: "object": x-names only']);
+  });
+
+  it('items of lists and values of maps are validated with their paths', () => {
+    const schema = specWith([], {
+      list: { type: 'array', maxItems: 5, items: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: 'positive' }] } },
+      map: { type: 'object', maxProperties: 5, additionalProperties: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: "self != ''", message: 'non-empty' }] } },
+    });
+    expect(run(schema, { spec: { list: [1, -1], map: { a: '', b: 'x' } } }).errors).toEqual(['spec.list[1]: Invalid value: -1: positive', 'spec.map[a]: Invalid value: "": non-empty']);
+  });
+});
+
+describe('validate: transition rules', () => {
+  const schema = specWith([{ rule: 'self.name == oldSelf.name', message: 'name is immutable' }]);
+  it('do not run on create', () => {
+    expect(run(schema, { spec: { name: 'a' } }).errors).toEqual([]);
+  });
+  it('run on update', () => {
+    expect(run(schema, { spec: { name: 'a' } }, { spec: { name: 'b' } }).errors).toEqual(['spec: Invalid value: "object": name is immutable']);
+    expect(run(schema, { spec: { name: 'a' } }, { spec: { name: 'a' } }).errors).toEqual([]);
+  });
+  it('do not run when the old value is absent', () => {
+    expect(run(schema, { spec: { name: 'a' } }, { metadata: {} }).errors).toEqual([]);
+  });
+  it('optionalOldSelf runs on create with oldSelf empty', () => {
+    const s = specWith([{ rule: '!oldSelf.hasValue() || self.size >= oldSelf.value().size', message: 'size may only grow', optionalOldSelf: true }]);
+    expect(run(s, { spec: { size: 1 } }).errors).toEqual([]);
+    expect(run(s, { spec: { size: 1 } }, { spec: { size: 2 } }).errors).toEqual(['spec: Invalid value: "object": size may only grow']);
+  });
+  it('map-list items correlate by key', () => {
+    const s = specWith([], {
+      items: {
+        type: 'array',
+        maxItems: 5,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['k'],
+        items: { type: 'object', required: ['k'], properties: { k: { type: 'string', maxLength: 5 }, v: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.v >= oldSelf.v', message: 'v may only grow' }] },
+      },
+    });
+    expect(run(s, { spec: { items: [{ k: 'b', v: 1 }, { k: 'a', v: 1 }] } }, { spec: { items: [{ k: 'a', v: 2 }] } }).errors).toEqual(['spec.items[1]: Invalid value: "object": v may only grow']);
+  });
+});
+
+describe('validate: ratcheting', () => {
+  const schema = specWith([], { name: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: "self.startsWith('a')", message: 'must start with a' }] } });
+  it('an unchanged failing value is a warning on update', () => {
+    expect(run(schema, { spec: { name: 'b', size: 2 } }, { spec: { name: 'b', size: 1 } })).toEqual({ errors: [], warnings: ['spec.name: Invalid value: "b": must start with a'] });
+  });
+  it('a changed failing value is an error', () => {
+    expect(run(schema, { spec: { name: 'c' } }, { spec: { name: 'b' } })).toEqual({ errors: ['spec.name: Invalid value: "c": must start with a'], warnings: [] });
+  });
+  it('a create is never ratcheted', () => {
+    expect(run(schema, { spec: { name: 'b' } }).errors).toEqual(['spec.name: Invalid value: "b": must start with a']);
+  });
+});
+
+describe('validate: runtime cost', () => {
+  const nested = (n: number, maxItems?: number): JSONSchemaProps =>
+    specWith([], { items: { type: 'array', ...(maxItems ? { maxItems } : {}), items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: n === 2 ? 'self.all(x, self.all(y, x + y >= 0))' : 'self.all(x, self.all(y, self.all(z, x + y + z >= 0)))' }] } });
+  const items = Array.from({ length: 1000 }, (_, i) => i);
+
+  it('a 1,000-item list under a doubly nested all() exceeds the per-call limit, quickly', () => {
+    const t = Date.now();
+    expect(run(nested(2, 1000), { spec: { items } }).errors).toEqual([
+      `spec.items: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, x + y >= 0))`,
+    ]);
+    expect(Date.now() - t).toBeLessThan(2000);
+  });
+
+  it('the triply nested form is refused at CRD write and, if run anyway, within a bounded time', () => {
+    const { errors, rules } = compileSchemaRules(nested(3), 'p');
+    expect(errors.length).toBeGreaterThan(0);
+    const t = Date.now();
+    const r = rules.validate({ spec: { items } }, undefined, {});
+    expect(r.errors.map(formatFieldError)[0]).toContain('call cost exceeds limit for rule');
+    expect(Date.now() - t).toBeLessThan(2000);
+  });
+
+  it('the per-request budget stops further rules', () => {
+    const s = specWith([{ rule: 'self.tags.all(t, t.size() < 10)' }, { rule: 'self.size > 0' }]);
+    expect(run(s, { spec: { tags: ['a', 'b', 'c'], size: 1 } }, undefined, 5).errors).toEqual([
+      'spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run',
+    ]);
+  });
+
+  it('a small list stays within the limits', () => {
+    expect(run(nested(2, 1000), { spec: { items: items.slice(0, 100) } }).errors).toEqual([]);
+  });
+
+  it('regexes are RE2: no catastrophic backtracking', () => {
+    const s = specWith([{ rule: "self.name.matches('^(a+)+$')" }]);
+    const t = Date.now();
+    expect(run(s, { spec: { name: 'a'.repeat(40) + '!' } }).errors).toEqual([`spec: Invalid value: "object": failed rule: self.name.matches('^(a+)+$')`]);
+    expect(Date.now() - t).toBeLessThan(500);
+  });
+});
