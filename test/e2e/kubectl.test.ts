@@ -402,6 +402,28 @@ for (const version of VERSIONS) {
       expect((await kubectl(['apply', '-f', '-'], labCache('fine', { size: 5, maxSize: 6 }))).code).toBe(0);
     });
 
+    it('serves one object in each version of a two-version CRD, with the deprecation warning', async () => {
+      const twoVersions = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.multi.example.com}
+spec:
+  group: multi.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - {name: v1alpha1, served: true, storage: false, deprecated: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+`;
+      expect((await kubectl(['apply', '-f', '-'], twoVersions)).code).toBe(0);
+      await eventually('both versions served', async () => ((await server.request('/apis/multi.example.com/v1alpha1/widgets')).status === 200 ? true : undefined));
+      const created = await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'multi.example.com/v1alpha1', kind: 'Widget', metadata: { name: 'w' } }));
+      expect(created.code).toBe(0);
+      expect(created.stderr).toContain('Warning: multi.example.com/v1alpha1 Widget is deprecated');
+      expect((await kubectl(['get', 'widgets.v1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe('multi.example.com/v1');
+      expect((await kubectl(['get', 'widgets.v1alpha1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe('multi.example.com/v1alpha1');
+    });
+
     it('lab: explain lists the three fields', async () => {
       const explain = await kubectl(['explain', 'caches.lab.example.com.spec']);
       expect(explain.code).toBe(0);

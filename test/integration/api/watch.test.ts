@@ -3,6 +3,8 @@
 // watch-list and timeoutSeconds.
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { once } from 'node:events';
+import { connect } from 'node:tls';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
@@ -230,6 +232,27 @@ describe('watch', () => {
     const anonymous = new WebSocket(url, { ca: server.caCert });
     const status = await new Promise<number>((resolve) => anonymous.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
     expect(status).toBe(401);
+  });
+
+  it('cuts off a watcher that does not read once its buffer is full, and goes on serving', async () => {
+    const { hostname, port } = new URL(server.url);
+    const socket = connect({ host: hostname, port: Number(port), ca: server.caCert, servername: 'localhost' });
+    await once(socket, 'secureConnect');
+    socket.write(`GET ${BASE}?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
+    socket.pause(); // a client that does not read
+    const blob = 'x'.repeat(1024 * 1024);
+    const writes = 30; // 30 MiB of events, beyond the 16 MiB the server buffers for a watcher
+    for (let i = 0; i < writes; i++) await call('POST', BASE, { ...widget(`big-${i}`), spec: { blob } });
+    // Reading now: a watcher that was cut off ends after what was buffered, not after everything.
+    let received = 0;
+    socket.on('data', (c: Buffer) => (received += c.length));
+    socket.on('error', () => {});
+    socket.resume();
+    const ended = await Promise.race([once(socket, 'close').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+    expect(ended).toBe(true);
+    expect(received).toBeLessThan(writes * blob.length);
+    expect((await call('GET', '/version')).status).toBe(200);
+    for (let i = 0; i < writes; i++) await call('DELETE', `${BASE}/big-${i}`);
   });
 
   it('ends the watches of a CRD that is deleted, after the DELETED events of its objects', async () => {
