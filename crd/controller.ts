@@ -88,6 +88,7 @@ export class CRDController {
     const name = crd.metadata.name ?? '';
     const generation = crd.metadata.generation ?? 0;
     let entry = this.stores.get(name);
+    const previous = entry?.store;
     // A new spec means a new strategy; marking the CRD for deletion bumps its generation too, but
     // changes nothing served, so the store (and the watches on it) carries on until the CRD goes.
     if (!entry || (entry.generation !== generation && !terminating)) {
@@ -122,13 +123,17 @@ export class CRDController {
         ...(v.schema?.openAPIV3Schema ? { schema: v.schema.openAPIV3Schema } : {}),
       }));
     this.catalog.setResource(crd.spec.group, crd.spec.names.plural, descriptors);
+    // Its watches have ended with the catalog change; its watch cache goes now.
+    if (previous && previous !== store) previous.close();
   }
 
   private uninstall(crd: CustomResourceDefinition): void {
     const name = crd.metadata.name ?? '';
     this.crds.delete(name);
+    const store = this.stores.get(name)?.store;
     this.stores.delete(name);
     this.catalog.setResource(crd.spec.group, crd.spec.names.plural, []);
+    store?.close();
   }
 
   private async writeStatus(name: string, mutate: (crd: CustomResourceDefinition) => void): Promise<void> {

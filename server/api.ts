@@ -211,6 +211,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       watches.closeAll();
       crdController.close();
       namespaceController.close();
+      // Watch caches hold storage watches: stop them before storage closes.
+      for (const store of catalog.stores()) store.close();
     },
   };
 }

@@ -186,9 +186,9 @@ export class Cacher<T> {
     const retry = (): void => {
       if (this.stopped) return;
       this.ready = this.load();
-      this.ready.catch(() => setTimeout(retry, RESTART_DELAY_MS));
+      this.ready.catch(() => setTimeout(retry, RESTART_DELAY_MS).unref());
     };
-    setTimeout(retry, RESTART_DELAY_MS);
+    setTimeout(retry, RESTART_DELAY_MS).unref();
   }
 
   private toCached(ev: WatchEvent): CachedEvent<T> {
