@@ -6,7 +6,7 @@ BUILD_STAMP := dist/.build-stamp
 DATA_DIR ?= .data
 PORT ?= 6443
 
-.PHONY: run test build bench install etcd typecheck clean
+.PHONY: run test build bench install etcd typecheck cel-conformance clean
 
 install: $(NODE_MODULES)
 
@@ -34,6 +34,11 @@ etcd:
 
 test: build etcd typecheck
 	scripts/run-tests.sh
+
+# The cel-spec conformance tests through our CEL environment: the pass rate per section, then
+# `cel conformance: <pct>% of <n> tests`. `make test` runs it too (test/conformance/cel-spec.test.ts).
+cel-conformance: $(NODE_MODULES)
+	npx vite-node test/conformance/cel-conformance.ts
 
 # make bench [ONLY=<name>] [QUICK=1]
 bench: build etcd

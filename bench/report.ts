@@ -29,7 +29,7 @@ export function report(bench: string, baselineLabel: string, metrics: Metric[]):
     m.name,
     `${round(m.ours)} ${m.unit}`,
     `${round(m.baseline)} ${m.unit}`,
-    `${m.ratio.toFixed(2)} (${m.better} is better)`,
+    `${m.ratio >= 0.01 ? m.ratio.toFixed(2) : m.ratio.toPrecision(2)} (${m.better} is better)`,
   ]);
   const header = ['metric', 'ours', baselineLabel, 'ratio ours/baseline'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -362,3 +362,47 @@ let base: Environment | undefined;
 export function baseEnv(): Environment {
   return (base ??= buildBase());
 }
+
+// ---------------------------------------------------------------------------------------------
+// One expression, as a rule is compiled and run (for tools: the cel-spec conformance runner, bench/cel)
+
+export interface CompiledExpression {
+  /** The checked result type ('dyn' when compiled without the type check). */
+  type: string;
+  /** Evaluates with `bindings` under the cost meter (`limit`: unbounded by default); throws what evaluation throws. */
+  evaluate(bindings?: Record<string, unknown>, limit?: number): unknown;
+}
+
+const exprEnvs = new Map<string, Environment>();
+
+/**
+ * Compiles `src` in the Kubernetes base environment with `variables` (name → CEL type, e.g.
+ * `int`, `list<string>`, `dyn`) declared, as compile.ts compiles a rule: parsed, kube's overloads
+ * swapped in, type-checked (unless `check: false`). Throws the parse or check error.
+ */
+export function compileExpression(src: string, variables: Record<string, string> = {}, opts: { check?: boolean } = {}): CompiledExpression {
+  const key = JSON.stringify(Object.entries(variables).sort(([a], [b]) => (a < b ? -1 : 1)));
+  let env = exprEnvs.get(key);
+  if (!env) {
+    env = baseEnv().clone();
+    for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
+    if (exprEnvs.size > 64) exprEnvs.clear();
+    exprEnvs.set(key, env);
+  }
+  const program = env.parse(src) as unknown as ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
+  prepareAst(program.ast as EngineNode);
+  let type = 'dyn';
+  if (opts.check !== false) {
+    const c = program.check();
+    if (!c.valid) throw c.error;
+    type = c.type ?? 'dyn';
+  }
+  return {
+    type,
+    evaluate(bindings = {}, limit = Infinity) {
+      const r = metered(limit, () => program(bindings));
+      if (r.error !== undefined) throw r.error;
+      return r.value;
+    },
+  };
+}

@@ -1,0 +1,333 @@
+// The cel-spec conformance data (@bufbuild/cel-spec: the "simple" tests of github.com/google/cel-spec)
+// run through our CEL environment (crd/cel/env.ts compileExpression: kube's base environment, its
+// libraries, RE2 regexes, the cost meter), over the core-language sections a CRD rule uses.
+//
+// A test is compiled with its declared variables (bindings without a declaration are `dyn`), type-checked
+// unless the test disables the check, and evaluated with its bindings. It passes when the result
+// equals the expected value, or when an error is expected and compiling or evaluating fails.
+// Out of scope, not counted: tests that only check types (checkOnly), tests over protobuf messages
+// (TestAllTypes, enums, wrappers, Any: a CRD rule only sees JSON values), and the sections of
+// extensions kube does not enable for CRD rules.
+//
+// Run: make cel-conformance (test/conformance/cel-conformance.ts prints the table).
+import { getConformanceSuite, type IncrementalTest, type IncrementalTestSuite } from '@bufbuild/cel-spec/testdata/tests.js';
+import { getTestRegistry } from '@bufbuild/cel-spec/testdata/registry.js';
+import type { Value } from '@bufbuild/cel-spec/cel/expr/value_pb.js';
+import type { Type } from '@bufbuild/cel-spec/cel/expr/checked_pb.js';
+import { anyUnpack, type Duration as PbDuration, type Timestamp as PbTimestamp } from '@bufbuild/protobuf/wkt';
+import { Optional } from '@marcbachmann/cel-js';
+import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { compileExpression } from '../../crd/cel/env.js';
+
+/** The core-language sections a CRD rule uses (kube enables the strings extension and optionals). */
+export const SECTIONS = ['basic', 'comparisons', 'conversions', 'fields', 'fp_math', 'integer_math', 'lists', 'logic', 'macros', 'optionals', 'parse', 'plumbing', 'string', 'string_ext', 'timestamps'];
+
+// ---------------------------------------------------------------------------------------------
+// Canonical values, to compare what we return with what the test expects
+
+type Canon =
+  | { k: 'int' | 'uint'; v: bigint }
+  | { k: 'double'; v: number }
+  | { k: 'string' | 'type' | 'bytes'; v: string }
+  | { k: 'bool'; v: boolean }
+  | { k: 'null' }
+  | { k: 'list'; v: Canon[] }
+  | { k: 'map'; v: [Canon, Canon][] }
+  | { k: 'timestamp' | 'duration'; s: bigint; n: number }
+  | { k: 'optional'; v: Canon | null };
+
+class Unsupported extends Error {}
+
+const registry = getTestRegistry();
+const hex = (u8: Uint8Array): string => Buffer.from(u8).toString('hex');
+
+function unpackWkt(v: Extract<Value['kind'], { case: 'objectValue' }>['value']): { ts?: PbTimestamp; dur?: PbDuration } {
+  const m = anyUnpack(v, registry);
+  if (m?.$typeName === 'google.protobuf.Timestamp') return { ts: m as PbTimestamp };
+  if (m?.$typeName === 'google.protobuf.Duration') return { dur: m as PbDuration };
+  throw new Unsupported(`proto message ${m?.$typeName ?? v.typeUrl}`);
+}
+
+function expected(val: Value): Canon {
+  const kind = val.kind;
+  switch (kind.case) {
+    case 'int64Value':
+      return { k: 'int', v: kind.value };
+    case 'uint64Value':
+      return { k: 'uint', v: kind.value };
+    case 'doubleValue':
+      return { k: 'double', v: kind.value };
+    case 'stringValue':
+      return { k: 'string', v: kind.value };
+    case 'bytesValue':
+      return { k: 'bytes', v: hex(kind.value) };
+    case 'boolValue':
+      return { k: 'bool', v: kind.value };
+    case 'nullValue':
+      return { k: 'null' };
+    case 'listValue':
+      return { k: 'list', v: kind.value.values.map(expected) };
+    case 'mapValue':
+      return { k: 'map', v: kind.value.entries.map((e) => [expected(e.key!), expected(e.value!)] as [Canon, Canon]) };
+    case 'typeValue':
+      return { k: 'type', v: kind.value };
+    case 'objectValue': {
+      const { ts, dur } = unpackWkt(kind.value);
+      if (ts) return { k: 'timestamp', s: ts.seconds, n: ts.nanos };
+      return { k: 'duration', s: dur!.seconds, n: dur!.nanos };
+    }
+    default:
+      throw new Unsupported(`expected value kind ${kind.case}`);
+  }
+}
+
+/** A conformance binding as our engine's runtime value (what toCel produces for JSON, plus uint/bytes/time). */
+function toNative(val: Value): unknown {
+  const kind = val.kind;
+  switch (kind.case) {
+    case 'nullValue':
+      return null;
+    case 'uint64Value':
+      return new UnsignedInt(kind.value);
+    case 'listValue':
+      return kind.value.values.map(toNative);
+    case 'mapValue':
+      return new Map(kind.value.entries.map((e) => [toNative(e.key!), toNative(e.value!)]));
+    case 'objectValue': {
+      const { ts, dur } = unpackWkt(kind.value);
+      if (ts) return new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1e6));
+      return new Duration(dur!.seconds, dur!.nanos);
+    }
+    case 'enumValue':
+    case 'typeValue':
+    case undefined:
+      throw new Unsupported(`binding of kind ${kind.case}`);
+    default:
+      return kind.value;
+  }
+}
+
+function fromNative(x: unknown): Canon {
+  switch (typeof x) {
+    case 'bigint':
+      return { k: 'int', v: x };
+    case 'number':
+      return { k: 'double', v: x };
+    case 'string':
+      return { k: 'string', v: x };
+    case 'boolean':
+      return { k: 'bool', v: x };
+  }
+  if (x === null) return { k: 'null' };
+  if (x instanceof Uint8Array) return { k: 'bytes', v: hex(x) };
+  if (x instanceof UnsignedInt) return { k: 'uint', v: x.value };
+  if (x instanceof Date) {
+    const ms = x.getTime();
+    const s = Math.floor(ms / 1000);
+    return { k: 'timestamp', s: BigInt(s), n: (ms - s * 1000) * 1e6 };
+  }
+  if (x instanceof Duration) return { k: 'duration', s: x.seconds, n: x.nanos };
+  if (x instanceof Optional) return { k: 'optional', v: x.hasValue() ? fromNative(x.value()) : null };
+  if (Array.isArray(x)) return { k: 'list', v: x.map(fromNative) };
+  if (x instanceof Map) return { k: 'map', v: [...x.entries()].map(([a, b]) => [fromNative(a), fromNative(b)] as [Canon, Canon]) };
+  if (typeof x === 'object' && x.constructor?.name === 'Type') return { k: 'type', v: (x as { name: string }).name };
+  if (typeof x === 'object') return { k: 'map', v: Object.entries(x).map(([a, b]) => [{ k: 'string', v: a }, fromNative(b)] as [Canon, Canon]) };
+  throw new Error(`unknown result ${String(x)}`);
+}
+
+function equal(a: Canon, b: Canon): boolean {
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'double': {
+      const y = (b as { v: number }).v;
+      return a.v === y || (Number.isNaN(a.v) && Number.isNaN(y));
+    }
+    case 'null':
+      return true;
+    case 'list': {
+      const y = (b as { v: Canon[] }).v;
+      return a.v.length === y.length && a.v.every((x, i) => equal(x, y[i]!));
+    }
+    case 'map': {
+      const y = (b as { v: [Canon, Canon][] }).v;
+      return a.v.length === y.length && a.v.every(([k, v]) => y.some(([k2, v2]) => equal(k, k2) && equal(v, v2)));
+    }
+    case 'timestamp':
+    case 'duration': {
+      const y = b as { s: bigint; n: number };
+      return a.s === y.s && a.n === y.n;
+    }
+    case 'optional': {
+      const y = (b as { v: Canon | null }).v;
+      return a.v === null || y === null ? a.v === y : equal(a.v, y);
+    }
+    default:
+      return a.v === (b as { v: unknown }).v;
+  }
+}
+
+const show = (c: Canon): string => JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+
+/** A declared conformance type as our environment spells it (undefined: not expressible without protos). */
+function celType(t: Type | undefined): string | undefined {
+  const k = t?.typeKind;
+  switch (k?.case) {
+    case 'primitive':
+      return ({ 1: 'bool', 2: 'int', 3: 'uint', 4: 'double', 5: 'string', 6: 'bytes' } as Record<number, string>)[k.value];
+    case 'listType': {
+      const e = celType(k.value.elemType);
+      return e && `list<${e}>`;
+    }
+    case 'mapType': {
+      const a = celType(k.value.keyType);
+      const b = celType(k.value.valueType);
+      return a && b && `map<${a}, ${b}>`;
+    }
+    case 'null':
+      return 'null';
+    case 'dyn':
+      return 'dyn';
+    case 'wellKnown':
+      return ({ 1: 'dyn', 2: 'google.protobuf.Timestamp', 3: 'google.protobuf.Duration' } as Record<number, string>)[k.value];
+    case 'messageType':
+      if (k.value === 'google.protobuf.Timestamp' || k.value === 'google.protobuf.Duration') return k.value;
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Tests over protobuf messages (TestAllTypes, enums, wrappers): out of a CRD rule's reach. */
+function needsProto(t: IncrementalTest): boolean {
+  const o = t.original;
+  const declared = o.typeEnv.map((d) => (d.declKind.case === 'ident' ? (celType(d.declKind.value.type) ?? 'PROTO') : 'FUNCTION')).join(' ');
+  if (/TestAllTypes|cel\.expr\.conformance|google\.protobuf\.(?!Timestamp|Duration)|PROTO/.test(o.expr + declared)) return true;
+  if (o.container.startsWith('cel.expr.conformance')) return true;
+  const walk = (v: Value | undefined): boolean => {
+    const k = v?.kind;
+    if (!k) return false;
+    if (k.case === 'enumValue') return true;
+    if (k.case === 'objectValue') return !/google\.protobuf\.(Timestamp|Duration)$/.test(k.value.typeUrl);
+    if (k.case === 'listValue') return k.value.values.some(walk);
+    if (k.case === 'mapValue') return k.value.entries.some((e) => walk(e.key) || walk(e.value));
+    return false;
+  };
+  const values: (Value | undefined)[] = Object.values(o.bindings).map((b) => (b.kind.case === 'value' ? b.kind.value : undefined));
+  if (o.resultMatcher.case === 'value') values.push(o.resultMatcher.value);
+  return values.some(walk);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
+
+export type Outcome = 'pass' | 'fail' | 'skip';
+export interface TestResult {
+  section: string;
+  name: string;
+  expr: string;
+  outcome: Outcome;
+  /** Why it failed or was skipped. */
+  detail?: string;
+}
+
+const firstLine = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0]!;
+
+function runOne(t: IncrementalTest): { outcome: Outcome; detail?: string } {
+  const o = t.original;
+  if (o.checkOnly) return { outcome: 'skip', detail: 'checkOnly' };
+  if (needsProto(t)) return { outcome: 'skip', detail: 'proto' };
+  const m = o.resultMatcher;
+  if (m.case === 'unknown' || m.case === 'anyUnknowns') return { outcome: 'skip', detail: 'unknowns' };
+
+  const vars: Record<string, string> = {};
+  for (const d of o.typeEnv) if (d.declKind.case === 'ident') vars[d.name] = celType(d.declKind.value.type)!;
+  const bindings: Record<string, unknown> = {};
+  let want: Canon | 'error';
+  try {
+    for (const [name, b] of Object.entries(o.bindings)) {
+      if (b.kind.case !== 'value' || !b.kind.value) return { outcome: 'skip', detail: 'binding is not a value' };
+      bindings[name] = toNative(b.kind.value);
+      vars[name] ??= 'dyn';
+    }
+    if (m.case === 'evalError' || m.case === 'anyEvalErrors') want = 'error';
+    else if (m.case === 'value') want = expected(m.value);
+    else if (m.case === 'typedResult' && m.value.result) want = expected(m.value.result);
+    else want = { k: 'bool', v: true };
+  } catch (e) {
+    if (e instanceof Unsupported) return { outcome: 'skip', detail: e.message };
+    throw e;
+  }
+
+  let got: unknown;
+  try {
+    got = compileExpression(o.expr, vars, { check: !o.disableCheck }).evaluate(bindings);
+  } catch (e) {
+    return want === 'error' ? { outcome: 'pass' } : { outcome: 'fail', detail: `error: ${firstLine(e)}` };
+  }
+  let c: Canon;
+  try {
+    c = fromNative(got);
+  } catch (e) {
+    return { outcome: 'fail', detail: firstLine(e) };
+  }
+  if (want === 'error') return { outcome: 'fail', detail: `expected an error, got ${show(c)}` };
+  return equal(c, want) ? { outcome: 'pass' } : { outcome: 'fail', detail: `got ${show(c)}, want ${show(want)}` };
+}
+
+function collect(s: IncrementalTestSuite, path: string[], out: { path: string[]; t: IncrementalTest }[]): void {
+  for (const t of s.tests) out.push({ path, t });
+  for (const c of s.suites) collect(c, [...path, c.name], out);
+}
+
+export interface ConformanceReport {
+  results: TestResult[];
+  sections: { section: string; n: number; pass: number; skipped: number }[];
+  n: number;
+  pass: number;
+  /** Percent of counted (not skipped) tests that pass. */
+  pct: number;
+}
+
+export function runConformance(sections: readonly string[] = SECTIONS): ConformanceReport {
+  const all: { path: string[]; t: IncrementalTest }[] = [];
+  for (const s of getConformanceSuite().suites) if (sections.includes(s.name)) collect(s, [s.name], all);
+  const results = all.map(({ path, t }) => ({ section: path[0]!, name: [...path.slice(1), t.name].join('/'), expr: t.original.expr, ...runOne(t) }));
+  const bySection = sections.map((section) => {
+    const rs = results.filter((r) => r.section === section);
+    return { section, n: rs.filter((r) => r.outcome !== 'skip').length, pass: rs.filter((r) => r.outcome === 'pass').length, skipped: rs.filter((r) => r.outcome === 'skip').length };
+  });
+  const n = bySection.reduce((a, s) => a + s.n, 0);
+  const pass = bySection.reduce((a, s) => a + s.pass, 0);
+  return { results, sections: bySection, n, pass, pct: (100 * pass) / n };
+}
+
+/**
+ * Why tests fail, grouped (first match wins) over `section/name: expr -- detail`; the README lists
+ * these groups with their counts.
+ */
+export const CAUSES: [string, RegExp][] = [
+  ['mixed-type list/map literals or operands (kube sets HomogeneousAggregateLiterals; every rule is type-checked)', /must have the same type|Map (key|value) uses wrong type|Ternary branches|Logical operator requires bool|Variable '\w+' is not of type/],
+  ['optionals: optMap/optFlatMap, [?x] and {?k: v} entries, optional ==, ofNonZeroValue(null), has() through optionals', /^optionals\//],
+  ['undeclared variables and functions are compile errors (no runtime-error absorption, no qualified names)', /Unknown variable: [ax]\b|f_unknown/],
+  ['timestamps/durations: millisecond precision (JS Date), no range errors, no string()/int() of them, no numeric zone offsets', /^timestamps\/|\/(identity\/(duration|timestamp)|int\/timestamp)/],
+  ['strings.format: uint, bytes, null, type and timestamp arguments, bad-verb errors, %.0f rounding', /^string_ext\/format/],
+  ['other string extension: trim()’s Unicode space set, quote() of \\a and \\v', /^string_ext\//],
+  ['cross-type numeric comparison (1.0 == 1, 3u in [3], int64 vs double at 2^63) and uint conversions', /no such overload: (double == int|uint != int|list<int> == list<double>|list<string> == list<int>)|dyn\(3|lossy|big_double|zero_based_uint|int\(uint\)/],
+  ['bytes: ordering operators, non-ASCII and raw bytes literals, invalid UTF-8 in string(bytes)', /bytes|b'ÿ'/],
+  ['int64 overflow not detected (int(double) range, -(-2^63), /-1)', /range|negate/],
+  ['has() on a map literal, backtick-quoted field names', /has\(\) invalid|Unexpected character: `/],
+  ['other: `.99` literal, null_type naming, duplicate or null map keys, [].all(e, e > 0) overload clash', /./],
+];
+
+export function failureCauses(r: ConformanceReport): [string, number][] {
+  const counts = new Map<string, number>(CAUSES.map(([label]) => [label, 0]));
+  for (const t of r.results) {
+    if (t.outcome !== 'fail') continue;
+    const line = `${t.section}/${t.name}: ${t.expr} -- ${t.detail ?? ''}`;
+    const label = CAUSES.find(([, re]) => re.test(line))![0];
+    counts.set(label, counts.get(label)! + 1);
+  }
+  return [...counts].filter(([, n]) => n > 0);
+}
+
+export const summaryLine = (r: ConformanceReport): string => `cel conformance: ${r.pct.toFixed(1)}% of ${r.n} tests`;
