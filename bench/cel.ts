@@ -9,11 +9,11 @@
 //           same server, runs taken in turns (order swapped every turn), medians. Target: the rule costs at most 15% (ratio ≥ 0.85).
 //
 // Run: make build && make bench ONLY=cel [QUICK=1]
-import { Agent, request as httpsRequest } from 'node:https';
 import { compileSchemaRules } from '../crd/cel/compile.js';
 import type { CompiledRules } from '../crd/cel/eval.js';
 import type { JSONSchemaProps } from '../crd/types.js';
-import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
+import { startServerProcess } from '../test/helpers/server-process.js';
+import { type BenchClient, benchClient } from './client.js';
 import { inFlight, metric, paired, quick, rate, report, type Metric } from './report.js';
 
 /**
@@ -116,32 +116,9 @@ async function evaluation(): Promise<Metric[]> {
 const GROUP = 'cel.bench.example.com';
 const NS = 'default';
 
-interface Client {
-  call(method: string, path: string, body?: string): Promise<{ status: number; body: string }>;
-}
-
-function client(server: ServerProcess): Client {
-  const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
-  return {
-    call: (method, path, body) =>
-      new Promise((resolve, reject) => {
-        const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
-        if (body !== undefined) headers['content-type'] = 'application/json';
-        const req = httpsRequest(`${server.url}${path}`, { method, agent, headers, timeout: 60_000 }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        });
-        req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
-        req.on('error', reject);
-        req.end(body);
-      }),
-  };
-}
 
 /** Installs a Cache-like CRD (with or without the rule); resolves with its collection path once served. */
-async function defineCache(c: Client, plural: string, kind: string, withRule: boolean): Promise<string> {
+async function defineCache(c: BenchClient, plural: string, kind: string, withRule: boolean): Promise<string> {
   const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -166,7 +143,7 @@ async function defineCache(c: Client, plural: string, kind: string, withRule: bo
 async function creates(): Promise<Metric[]> {
   const server = await startServerProcess({ args: ['--log-level', 'warn'] });
   try {
-    const c = client(server);
+    const c = benchClient(server);
     const ruled = { path: await defineCache(c, 'caches', 'Cache', true), kind: 'Cache', next: 0 };
     const plain = { path: await defineCache(c, 'plaincaches', 'PlainCache', false), kind: 'PlainCache', next: 0 };
 

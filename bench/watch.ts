@@ -24,7 +24,8 @@ import { runInNewContext } from 'node:vm';
 import { Cacher } from '../storage/cacher.js';
 import type { KubeObject } from '../server/registry/object.js';
 import { SqliteStorage } from '../storage/sqlite.js';
-import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
+import { startServerProcess } from '../test/helpers/server-process.js';
+import { type BenchClient, benchClient } from './client.js';
 import { elapsedMs, inFlight, metric, paired, quick, report, type Metric } from './report.js';
 
 const N = {
@@ -56,40 +57,15 @@ const pad = (i: number): string => String(i).padStart(6, '0');
 // ---------------------------------------------------------------------------------------------
 // Client plumbing
 
-interface Client {
-  server: ServerProcess;
-  /** Keep-alive connections for ordinary requests. */
-  agent: Agent;
-  call(method: string, path: string, body?: string): Promise<{ status: number; body: string }>;
-}
 
-function client(server: ServerProcess): Client {
-  const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
-  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const req = httpsRequest(`${server.url}${path}`, { method, agent, headers, timeout: 60_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { server, agent, call };
-}
-
-async function ok(c: Client, method: string, path: string, body?: string): Promise<string> {
+async function ok(c: BenchClient, method: string, path: string, body?: string): Promise<string> {
   const res = await c.call(method, path, body);
   if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
   return res.body;
 }
 
 /** A namespaced CRD with a schema that keeps everything; resolves once it is served. */
-async function defineKind(c: Client, plural: string, kind: string): Promise<string> {
+async function defineKind(c: BenchClient, plural: string, kind: string): Promise<string> {
   const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -144,7 +120,7 @@ function summarise(latencies: Float64Array, deliveredMs: number): WatchResult {
 // ---------------------------------------------------------------------------------------------
 // 1. Watch delivery
 
-async function serverWatch(c: Client, path: string): Promise<WatchResult> {
+async function serverWatch(c: BenchClient, path: string): Promise<WatchResult> {
   const W = N.watchers;
   const total = W * N.writes;
   const started = new Float64Array(N.writes);
@@ -262,14 +238,14 @@ async function rawWatch(): Promise<WatchResult> {
 // ---------------------------------------------------------------------------------------------
 // 2. A list of K objects
 
-async function loadList(c: Client, path: string): Promise<number> {
+async function loadList(c: BenchClient, path: string): Promise<number> {
   return elapsedMs(() => inFlight(N.listObjects, LOAD_IN_FLIGHT, (i) => ok(c, 'POST', path, object('Item', `item-${pad(i)}`, i))));
 }
 
 /** Time to the first byte of each timed list: what the server spends before it starts sending. */
 const listFirstByteMs: number[] = [];
 
-async function timeList(c: Client, path: string): Promise<number> {
+async function timeList(c: BenchClient, path: string): Promise<number> {
   const start = performance.now();
   const body = await new Promise<string>((resolve, reject) => {
     const req = httpsRequest(`${c.server.url}${path}`, { agent: c.agent, headers: { authorization: `Bearer ${c.server.token}`, accept: 'application/json' } }, (res) => {
@@ -379,7 +355,7 @@ async function main(): Promise<void> {
   if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
   else process.env.NODE_OPTIONS = savedNodeOptions;
 
-  const c = client(server);
+  const c = benchClient(server);
   let watch: WatchResult;
   let raw: WatchResult;
   let list: [number, number];

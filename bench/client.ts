@@ -1,0 +1,30 @@
+// The HTTPS client benchmarks drive a server process with: keep-alive connections trusting the
+// server's CA, the admin token, JSON in and out.
+import { Agent, request as httpsRequest } from 'node:https';
+import type { ServerProcess } from '../test/helpers/server-process.js';
+
+export interface BenchClient {
+  server: ServerProcess;
+  /** Keep-alive connections for ordinary requests; destroy it when done. */
+  agent: Agent;
+  call(method: string, path: string, body?: string): Promise<{ status: number; body: string }>;
+}
+
+export function benchClient(server: ServerProcess): BenchClient {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
+  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const req = httpsRequest(`${server.url}${path}`, { method, agent, headers, timeout: 60_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { server, agent, call };
+}
