@@ -76,12 +76,6 @@ export function validateStructuralSchema(schema: JSONSchemaProps, path: string, 
   return errs;
 }
 
-/** Whether kube considers the schema structural (no NonStructuralSchema condition). */
-export function isStructuralSchema(schema: JSONSchemaProps): boolean {
-  const root = asRec(schema);
-  return newStructuralError(root) === undefined && structuralErrors(root, '').length === 0;
-}
-
 /**
  * On a CRD update kube does not tighten rules the stored CRD already breaks: pass the old CRD's
  * schemas (every version's, or the shared one) to get the options for validating the new ones.
