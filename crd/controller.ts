@@ -89,8 +89,8 @@ export class CRDController {
     const generation = crd.metadata.generation ?? 0;
     let entry = this.stores.get(name);
     const previous = entry?.store;
-    // A new spec means a new strategy; marking the CRD for deletion bumps its generation too, but
-    // changes nothing served, so the store (and the watches on it) carries on until the CRD goes.
+    // A new spec means a new strategy; a terminating CRD keeps its store (and the watches on it)
+    // until it goes, whatever else changes meanwhile.
     if (!entry || (entry.generation !== generation && !terminating)) {
       entry = { generation, store: this.newStore(crd) };
       this.stores.set(name, entry);

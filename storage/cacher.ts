@@ -75,10 +75,13 @@ export class Cacher<T> {
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? DEFAULT_FRESHNESS_TIMEOUT_MS;
   }
 
-  /** Every current object under `prefix` (a sub-prefix of the cacher's), consistent with storage. */
-  async list(prefix: string): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
+  /**
+   * Every current object under `prefix` (a sub-prefix of the cacher's): consistent with storage,
+   * or, with `anyRevision` (resourceVersion "0"), whatever the cache holds, without asking storage.
+   */
+  async list(prefix: string, opts: { anyRevision?: boolean } = {}): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
     await this.start();
-    await this.waitFor(await this.storage.currentRevision());
+    if (!opts.anyRevision) await this.waitFor(await this.storage.currentRevision());
     const items = [...this.objects.entries()]
       .filter(([key]) => key.startsWith(prefix))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

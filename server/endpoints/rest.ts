@@ -198,7 +198,9 @@ function listOptions(ctx: RequestCtx): ListOptions {
       opts.revision = parseResourceVersion(rv);
     } else if (match && match !== 'NotOlderThan') {
       throw badRequest(`resourceVersionMatch: ${formatUnsupported(match, ['Exact', 'NotOlderThan'])}`);
-    } else if (rv && rv !== '0') {
+    } else if (rv === '0') {
+      opts.anyRevision = true;
+    } else if (rv) {
       // NotOlderThan, also what a bare resourceVersion means for a list.
       opts.minRevision = parseResourceVersion(rv);
     }

@@ -10,6 +10,7 @@ export function defineStrategy(kind: KindInfo, overrides: Partial<Strategy> = {}
     kind,
     statusSubresource: false,
     tracksGeneration: true,
+    deletionBumpsGeneration: true,
     allowUnconditionalUpdate: true,
     prepareForCreate: () => {},
     prepareForUpdate: () => {},

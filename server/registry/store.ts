@@ -37,6 +37,8 @@ export interface ListOptions {
   revision?: number;
   /** Read at this revision or a newer one; waits for it briefly, then 504 (NotOlderThan). */
   minRevision?: number;
+  /** resourceVersion "0": any recent state will do, so the watch cache answers as it is. */
+  anyRevision?: boolean;
 }
 
 export interface ListResult {
@@ -153,7 +155,7 @@ export class Store {
     if (opts.minRevision !== undefined) await this.call(() => this.cacher().waitFresh(opts.minRevision!));
     if (!opts.limit && !opts.continueFrom && opts.revision === undefined) {
       // A whole list at the newest revision: from the watch cache, after it caught up.
-      const cached = await this.call(() => this.cacher().list(prefix));
+      const cached = await this.call(() => this.cacher().list(prefix, opts.anyRevision ? { anyRevision: true } : {}));
       const items: KubeObject[] = [];
       for (const { object } of cached.items) {
         if (opts.predicate && !opts.predicate(object)) continue;
@@ -395,7 +397,7 @@ export class Store {
     const marked = cloneJson(current);
     marked.metadata.deletionTimestamp = nowTimestamp();
     marked.metadata.deletionGracePeriodSeconds = 0;
-    if (this.strategy.tracksGeneration) marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
+    if (this.strategy.tracksGeneration && this.strategy.deletionBumpsGeneration) marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
     this.strategy.markedForDeletion?.(marked);
     return marked;
   }

@@ -39,6 +39,8 @@ export interface Strategy {
   readonly statusSubresource: boolean;
   /** Whether spec-side changes bump metadata.generation (every kind but namespaces and events). */
   readonly tracksGeneration: boolean;
+  /** Whether marking the object for deletion bumps its generation (kube's generic store does; its CRD storage does not). */
+  readonly deletionBumpsGeneration: boolean;
   /**
    * Whether a PUT without metadata.resourceVersion overwrites whatever is stored. kube allows it
    * for namespaces and events, not for CRDs and custom resources (422 instead).

@@ -37,6 +37,8 @@ export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition):
 export const crdStrategy = defineStrategy(crdKind, {
   statusSubresource: true,
   allowUnconditionalUpdate: false,
+  // The CRD registry's own Delete sets the deletion timestamp and finalizer, nothing else.
+  deletionBumpsGeneration: false,
   // CRDs register no field label conversion, so kube falls back to the metav1 default.
   fieldLabels: defaultMetaV1FieldLabels,
   prepareForCreate(obj) {

@@ -785,6 +785,8 @@ describe('deleting a CRD', () => {
     expect(del.status).toBe(200);
     expect(del.json.metadata.deletionTimestamp).toMatch(TIMESTAMP);
     expect(del.json.metadata).not.toHaveProperty('deletionGracePeriodSeconds');
+    // Unlike the generic store, the CRD registry's Delete leaves metadata.generation alone.
+    expect(del.json.metadata.generation).toBe(established.metadata.generation);
     expect(del.json.metadata.finalizers).toEqual([CLEANUP_FINALIZER]);
     expect(conditionOf(del.json, 'Terminating')).toEqual(PENDING);
 
