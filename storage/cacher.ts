@@ -52,6 +52,8 @@ export class TooLargeResourceVersion extends Error {
 
 export class Cacher<T> {
   private readonly objects = new Map<string, { object: T; revision: number }>();
+  /** Keys by their parent path (`.../<namespace>/`): a namespace's list reads only its own objects. */
+  private readonly byParent = new Map<string, Set<string>>();
   private window: CachedEvent<T>[] = [];
   private readonly watchers = new Set<Watcher<T>>();
   /** Everything up to this revision is reflected in `objects` and `window`. */
@@ -82,10 +84,13 @@ export class Cacher<T> {
   async list(prefix: string, opts: { anyRevision?: boolean } = {}): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
     await this.start();
     if (!opts.anyRevision) await this.waitFor(await this.storage.currentRevision());
-    const items = [...this.objects.entries()]
-      .filter(([key]) => key.startsWith(prefix))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, v]) => ({ key, object: v.object, revision: v.revision }));
+    const keys = prefix === this.prefix ? [...this.objects.keys()] : [...(this.byParent.get(prefix) ?? this.keysUnder(prefix))];
+    const items = keys
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((key) => {
+        const v = this.objects.get(key)!;
+        return { key, object: v.object, revision: v.revision };
+      });
     return { items, revision: this.revision };
   }
 
@@ -135,6 +140,27 @@ export class Cacher<T> {
     this.watchers.clear();
   }
 
+  private put(key: string, object: T, revision: number): void {
+    this.objects.set(key, { object, revision });
+    const parent = parentOf(key);
+    let siblings = this.byParent.get(parent);
+    if (!siblings) this.byParent.set(parent, (siblings = new Set()));
+    siblings.add(key);
+  }
+
+  private remove(key: string): void {
+    this.objects.delete(key);
+    const parent = parentOf(key);
+    const siblings = this.byParent.get(parent);
+    siblings?.delete(key);
+    if (siblings?.size === 0) this.byParent.delete(parent);
+  }
+
+  /** Any other prefix: a scan, correct if slower. */
+  private keysUnder(prefix: string): string[] {
+    return [...this.objects.keys()].filter((key) => key.startsWith(prefix));
+  }
+
   private start(): Promise<void> {
     this.ready ??= this.load();
     return this.ready;
@@ -143,7 +169,8 @@ export class Cacher<T> {
   private async load(): Promise<void> {
     const { kvs, revision } = await this.storage.range(this.prefix);
     this.objects.clear();
-    for (const kv of kvs) this.objects.set(kv.key, { object: this.decode(kv), revision: kv.modRevision });
+    this.byParent.clear();
+    for (const kv of kvs) this.put(kv.key, this.decode(kv), kv.modRevision);
     this.window = [];
     this.revision = revision;
     this.replayableAfter = revision;
@@ -160,8 +187,8 @@ export class Cacher<T> {
   private apply(events: WatchEvent[]): void {
     const cached = events.map((ev) => this.toCached(ev));
     for (const ev of cached) {
-      if (ev.type === 'delete') this.objects.delete(ev.key);
-      else this.objects.set(ev.key, { object: ev.object, revision: ev.revision });
+      if (ev.type === 'delete') this.remove(ev.key);
+      else this.put(ev.key, ev.object, ev.revision);
       this.window.push(ev);
       this.revision = ev.revision;
     }
@@ -222,6 +249,9 @@ export class Cacher<T> {
     for (const w of due) w.resolve();
   }
 }
+
+/** `/registry/g/r/ns/` of `/registry/g/r/ns/name`. */
+const parentOf = (key: string): string => key.slice(0, key.lastIndexOf('/') + 1);
 
 function partition<T>(items: T[], pred: (t: T) => boolean): [T[], T[]] {
   const yes: T[] = [];

@@ -73,6 +73,25 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('watch cache ov
     }
   });
 
+  it('lists one namespace’s objects from its index, and keeps the index through changes', async () => {
+    const prefix = freshPrefix();
+    const cacher = new Cacher(store, prefix, decode);
+    try {
+      await store.create(`${prefix}a/x`, 'ax');
+      await store.create(`${prefix}b/y`, 'by');
+      await store.create(`${prefix}a/z`, 'az');
+      expect((await cacher.list(`${prefix}a/`)).items.map((i) => i.object)).toEqual(['ax', 'az']);
+      await store.delete(`${prefix}a/x`);
+      await store.create(`${prefix}a/w`, 'aw');
+      expect((await cacher.list(`${prefix}a/`)).items.map((i) => i.object)).toEqual(['aw', 'az']);
+      expect((await cacher.list(`${prefix}b/`)).items.map((i) => i.object)).toEqual(['by']);
+      expect((await cacher.list(`${prefix}c/`)).items).toEqual([]);
+      expect((await cacher.list(prefix)).items.map((i) => i.object)).toEqual(['aw', 'az', 'by']);
+    } finally {
+      cacher.stop();
+    }
+  });
+
   it('replays the window after a revision, then delivers live events, decoding each once', async () => {
     const prefix = freshPrefix();
     const cacher = new Cacher(store, prefix, decode);
