@@ -150,18 +150,15 @@ export class Store {
     return this.decode(kv);
   }
 
+  /** Objects under the namespace (all when undefined); whole lists come from the watch cache, shared: do not mutate them. */
   async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
     const prefix = this.prefix(namespace);
     if (opts.minRevision !== undefined) await this.call(() => this.cacher().waitFresh(opts.minRevision!));
     if (!opts.limit && !opts.continueFrom && opts.revision === undefined) {
       // A whole list at the newest revision: from the watch cache, after it caught up.
       const cached = await this.call(() => this.cacher().list(prefix, opts.anyRevision ? { anyRevision: true } : {}));
-      const items: KubeObject[] = [];
-      for (const { object } of cached.items) {
-        if (opts.predicate && !opts.predicate(object)) continue;
-        // Cached objects are shared: callers get their own top level (apiVersion and kind vary).
-        items.push({ ...object, metadata: { ...object.metadata } });
-      }
+      // Shared with the watch cache (and every other reader): callers must not mutate them.
+      const items = cached.items.map((i) => i.object).filter((o) => !opts.predicate || opts.predicate(o));
       return { items, revision: cached.revision };
     }
     let revision = opts.continueFrom?.revision ?? opts.revision;
