@@ -263,6 +263,7 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
     },
     typeMeta: { apiVersion: gv, kind: ctx.desc.names.kind },
     renderKey: `${gv}|${format.kind}|${include}`,
+    ...(ctx.store.strategy.versions ? { convert: (objects: KubeObject[]) => ctx.store.allInVersion(objects, gv) } : {}),
   };
 }
 

@@ -29,6 +29,11 @@ export interface WatchOptions {
   typeMeta: { apiVersion: string; kind: string };
   /** Watchers with equal keys render an object identically, so they share its serialisation. */
   renderKey: string;
+  /**
+   * For kinds served in several versions: objects (in the storage version) to the version asked
+   * for, e.g. through a conversion webhook. Events then go out in order once converted.
+   */
+  convert?: (objects: KubeObject[]) => Promise<KubeObject[]>;
 }
 
 /**
@@ -166,7 +171,8 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   }
 
   sink.open();
-  let lastRevision = afterRevision;
+  /** The revision of the last event sent: what a bookmark may promise, never more. */
+  let sentRevision = afterRevision;
   let ended = false;
 
   const send = (text: string): void => {
@@ -180,7 +186,7 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   };
   const write = (type: WatchEventType, object: unknown): void => send(JSON.stringify({ type, object }));
   const bookmark = (annotations?: Record<string, string>): void =>
-    write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(lastRevision), ...(annotations ? { annotations } : {}) } });
+    write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(sentRevision), ...(annotations ? { annotations } : {}) } });
 
   let timeout: NodeJS.Timeout | undefined;
   let bookmarkTimer: NodeJS.Timeout | undefined;
@@ -198,27 +204,55 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   }
   sink.onClose(() => end());
 
-  for (const obj of initial) write('ADDED', o.render(obj));
-  if (start.initial && o.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END]: 'true' });
+  const fail = (err: Error): void => {
+    const status = isStorageError(err, 'Compacted')
+      ? resourceExpired(`too old resource version: ${afterRevision} (${err.compactRevision ?? 0})`)
+      : err instanceof ApiError
+        ? err
+        : internalError(err);
+    write('ERROR', status.status);
+    end();
+  };
+  // Without conversion an event goes out as it arrives; with it, events wait their turn in a chain
+  // so that a slow webhook cannot reorder them.
+  let queue = Promise.resolve();
+  const inTurn = (step: () => void | Promise<void>): void => {
+    if (o.convert) queue = queue.then(step);
+    else void step();
+  };
+  const deliver = (shown: { type: WatchEventType; object: KubeObject }[], revision: number): void => {
+    const convert = o.convert;
+    if (!convert) {
+      for (const ev of shown) send(serializeEvent(ev.type, ev.object, o));
+      sentRevision = revision;
+      return;
+    }
+    inTurn(async () => {
+      if (ended) return;
+      try {
+        const converted = shown.length ? await convert(shown.map((ev) => ev.object)) : [];
+        shown.forEach((ev, i) => write(ev.type, o.render(converted[i]!)));
+        sentRevision = revision;
+      } catch (err) {
+        fail(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+  };
+
+  deliver(initial.map((object) => ({ type: 'ADDED' as const, object })), afterRevision);
+  if (start.initial && o.sendInitialEvents) inTurn(() => bookmark({ [INITIAL_EVENTS_END]: 'true' }));
   if (ended) return;
 
   handle = o.store.watch(o.namespace, afterRevision, {
     onEvents(events) {
+      const shown: { type: WatchEventType; object: KubeObject }[] = [];
       for (const ev of events) {
-        lastRevision = ev.revision;
-        const shown = filterEvent(ev, o.predicate);
-        if (shown) send(serializeEvent(shown.type, shown.object, o));
+        const one = filterEvent(ev, o.predicate);
+        if (one) shown.push(one);
       }
+      deliver(shown, events[events.length - 1]!.revision);
     },
-    onError(err) {
-      const status = isStorageError(err, 'Compacted')
-        ? resourceExpired(`too old resource version: ${afterRevision} (${err.compactRevision ?? 0})`)
-        : err instanceof ApiError
-          ? err
-          : internalError(err);
-      write('ERROR', status.status);
-      end();
-    },
+    onError: (err) => inTurn(() => fail(err)),
   });
 
   const timeoutMs = o.timeoutSeconds !== undefined ? o.timeoutSeconds * 1000 : MIN_REQUEST_TIMEOUT_S * 1000 * (1 + Math.random());
