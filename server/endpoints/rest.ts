@@ -23,6 +23,7 @@ import { convertFieldSelector, matchesFields, parseFieldSelector } from '../regi
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
+import { type OptionsKind, addWarning, parseFieldValidation, strictDecoding } from './field-validation.js';
 import { type DecodedBody, decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
@@ -58,7 +59,7 @@ export async function serveResource(ctx: Ctx): Promise<void> {
   const { info, desc } = ctx;
   if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
   if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
-  if (desc.deprecationWarning) ctx.res.setHeader('Warning', `299 - ${JSON.stringify(desc.deprecationWarning)}`);
+  if (desc.deprecationWarning) addWarning(ctx.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw ctx.builtin ? methodNotSupported() : badRequest('name must be provided');
@@ -143,7 +144,6 @@ function includeObject(ctx: RequestCtx): IncludeObject {
   throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${goQuote(v)}: must be 'Metadata', 'Object', 'None', or empty`);
 }
 
-type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
 /** The dryRun query parameter, checked as Validate<Verb>Options does (422 on the options kind). */
 function dryRun(ctx: Ctx, kind: OptionsKind): boolean {
@@ -273,37 +273,6 @@ async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: Decoded
   return { obj: checkObject(ctx, decoded.value), decoded };
 }
 
-type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
-
-/** The fieldValidation query parameter, checked as ValidateFieldValidation; absent means Warn. */
-function fieldValidation(ctx: Ctx, kind: OptionsKind): FieldValidation {
-  const v = ctx.query.get('fieldValidation') ?? '';
-  if (v === '') return 'Warn';
-  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
-  throw invalid({ group: 'meta.k8s.io', name: kind }, '', [notSupported('fieldValidation', v, ['', 'Ignore', 'Warn', 'Strict'])]);
-}
-
-/** Adds one `Warning: 299 - "..."` header, as kube's warning recorder writes them. */
-function addWarning(ctx: Ctx, text: string): void {
-  const existing = ctx.res.getHeader('Warning');
-  const all = Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)];
-  const line = `299 - ${goQuote(text)}`;
-  if (!all.includes(line)) ctx.res.setHeader('Warning', [...all, line]);
-}
-
-/**
- * What strict decoding found (duplicate keys in the body, fields the schema prunes), handled as
- * the directive says: Strict fails with `fail(errors)`, Warn adds warnings, Ignore says nothing.
- */
-function strictDecoding(ctx: Ctx, directive: FieldValidation, duplicateFields: readonly string[], fail: (errors: string) => ApiError): (unknownFields: readonly string[]) => void {
-  return (unknownFields) => {
-    const errors = [...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
-    if (errors.length === 0 || directive === 'Ignore') return;
-    if (directive === 'Strict') throw fail(`strict decoding error: ${errors.join(', ')}`);
-    for (const e of errors) addWarning(ctx, e);
-  };
-}
-
 /** kube's transformDecodeError for a body that failed strict decoding: a 400. */
 const decodeError = (ctx: Ctx) => (message: string): ApiError =>
   badRequest(`${ctx.desc.names.kind} in version ${goQuote(ctx.desc.version)} cannot be handled as a ${ctx.desc.names.kind}: ${message}`);
@@ -368,20 +337,20 @@ async function create(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
   if (ctx.desc.terminating) throw verbNotSupported(ctx, 'create not allowed while custom resource definition is terminating');
   const dry = dryRun(ctx, 'CreateOptions');
-  const directive = fieldValidation(ctx, 'CreateOptions');
+  const directive = parseFieldValidation(ctx.query, 'CreateOptions');
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, decodeError(ctx));
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, decodeError(ctx));
   if (ctx.builtin) onUnknownFields([]);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx, t) });
+  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx.res, t) });
   await respondObject(ctx, 201, created);
 }
 
 async function update(ctx: Ctx): Promise<void> {
-  const directive = fieldValidation(ctx, 'UpdateOptions');
+  const directive = parseFieldValidation(ctx.query, 'UpdateOptions');
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, decodeError(ctx));
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, decodeError(ctx));
   if (ctx.builtin) onUnknownFields([]);
   const name = ctx.info.name;
   if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
@@ -394,7 +363,7 @@ async function update(ctx: Ctx): Promise<void> {
     replace: true,
     floatLiterals: decoded.floatLiterals,
     onUnknownFields,
-    warn: (t) => addWarning(ctx, t),
+    warn: (t) => addWarning(ctx.res, t),
   });
   await respondObject(ctx, 200, updated);
 }
@@ -405,14 +374,14 @@ async function patch(ctx: Ctx): Promise<void> {
   if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
     throw unsupportedMediaType(allowed);
   }
-  const directive = fieldValidation(ctx, 'PatchOptions');
+  const directive = parseFieldValidation(ctx.query, 'PatchOptions');
   const body = (await readBody(ctx.req)).toString('utf8');
   const decoded = parseJson(body);
   const patchDoc = decoded.value;
   const name = ctx.info.name;
   // A patch that leaves unknown fields is a 422 on the patched object (handlers/patch.go).
   let patched = '';
-  const onUnknownFields = strictDecoding(ctx, directive, decoded.duplicateFields, (message) =>
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, (message) =>
     invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
   );
   if (ctx.builtin) onUnknownFields([]);
@@ -438,7 +407,7 @@ async function patch(ctx: Ctx): Promise<void> {
       // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
       onUnknownFields,
-      warn: (t) => addWarning(ctx, t),
+      warn: (t) => addWarning(ctx.res, t),
     },
   );
   await respondObject(ctx, 200, updated);
@@ -470,7 +439,7 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), {
     subresource: 'scale',
     dryRun: dry,
-    warn: (t) => addWarning(ctx, t),
+    warn: (t) => addWarning(ctx.res, t),
   });
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }
