@@ -94,6 +94,12 @@ export class Cacher<T> {
     return { items, revision: this.revision };
   }
 
+  /** One object as the cache holds it now (resourceVersion "0": any recent state will do). */
+  async get(key: string): Promise<{ object: T; revision: number } | undefined> {
+    await this.start();
+    return this.objects.get(key);
+  }
+
   /** Resolves once the cache reflects `revision`; TooLargeResourceVersion if that takes too long. */
   async waitFresh(revision: number): Promise<void> {
     await this.start();

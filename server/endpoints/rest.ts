@@ -164,7 +164,9 @@ function checkDryRun(values: readonly string[], kind: OptionsKind): void {
 }
 
 async function get(ctx: Ctx): Promise<void> {
-  const obj = await ctx.store.get(namespaceOf(ctx), ctx.info.name);
+  // resourceVersion "0": any recent state, from the watch cache; anything else reads storage.
+  const anyRevision = ctx.query.get('resourceVersion') === '0';
+  const obj = await ctx.store.get(namespaceOf(ctx), ctx.info.name, anyRevision ? { anyRevision } : {});
   await respondObject(ctx, 200, obj);
 }
 

@@ -144,7 +144,13 @@ export class Store {
     return text;
   }
 
-  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
+  /** The object, read from storage; with `anyRevision` (resourceVersion "0") from the watch cache, shared. */
+  async get(namespace: string | undefined, name: string, opts: { anyRevision?: boolean } = {}): Promise<KubeObject> {
+    if (opts.anyRevision) {
+      const cached = await this.call(() => this.cacher().get(this.key(namespace, name)));
+      if (!cached) throw notFound(qualifiedResource(this.kind), name);
+      return cached.object;
+    }
     const kv = await this.call(() => this.storage.get(this.key(namespace, name)));
     if (!kv) throw notFound(qualifiedResource(this.kind), name);
     return this.decode(kv);

@@ -291,6 +291,9 @@ describe.each(backends)('on $name', ({ options }) => {
       const now = await call('GET', nsList);
       const rv = Number((now.json['metadata'] as { resourceVersion: string }).resourceVersion);
       expect((await call('GET', `${nsList}?resourceVersion=0`)).status).toBe(200);
+    const one = await call('GET', '/api/v1/namespaces/default?resourceVersion=0');
+    expect([one.status, (one.json['metadata'] as { name: string }).name]).toEqual([200, 'default']);
+    expect((await call('GET', '/api/v1/namespaces/absent?resourceVersion=0')).status).toBe(404);
       const notOlder = await call('GET', `${nsList}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
       expect(Number((notOlder.json['metadata'] as { resourceVersion: string }).resourceVersion)).toBeGreaterThanOrEqual(rv);
 
