@@ -13,7 +13,7 @@ import { compileSchemaRules } from '../crd/cel/compile.js';
 import type { CompiledRules } from '../crd/cel/eval.js';
 import type { JSONSchemaProps } from '../crd/types.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
-import { type BenchClient, benchClient } from './client.js';
+import { benchClient, installCRD } from './client.js';
 import { inFlight, metric, paired, quick, rate, report, type Metric } from './report.js';
 
 /**
@@ -117,35 +117,12 @@ const GROUP = 'cel.bench.example.com';
 const NS = 'default';
 
 
-/** Installs a Cache-like CRD (with or without the rule); resolves with its collection path once served. */
-async function defineCache(c: BenchClient, plural: string, kind: string, withRule: boolean): Promise<string> {
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: cacheSpecSchema(withRule) } } } }],
-    },
-  };
-  const r = await c.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', JSON.stringify(crd));
-  if (r.status !== 201) throw new Error(`CRD ${plural}: ${r.status} ${r.body.slice(0, 300)}`);
-  const path = `/apis/${GROUP}/v1/namespaces/${NS}/${plural}`;
-  for (let i = 0; ; i++) {
-    if ((await c.call('GET', path)).status === 200) return path;
-    if (i > 400) throw new Error(`${plural} was never served`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function creates(): Promise<Metric[]> {
   const server = await startServerProcess({ args: ['--log-level', 'warn'] });
   try {
     const c = benchClient(server);
-    const ruled = { path: await defineCache(c, 'caches', 'Cache', true), kind: 'Cache', next: 0 };
-    const plain = { path: await defineCache(c, 'plaincaches', 'PlainCache', false), kind: 'PlainCache', next: 0 };
+    const ruled = { path: await installCRD(c, GROUP, 'caches', 'Cache', cacheSpecSchema(true), NS), kind: 'Cache', next: 0 };
+    const plain = { path: await installCRD(c, GROUP, 'plaincaches', 'PlainCache', cacheSpecSchema(false), NS), kind: 'PlainCache', next: 0 };
 
     // The rule is really there: the Cache lab's bad object is refused.
     const bad = await c.call('POST', ruled.path, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Cache', metadata: { name: 'inverted' }, spec: { size: 5, maxSize: 2, engine: 'redis' } }));

@@ -28,3 +28,29 @@ export function benchClient(server: ServerProcess): BenchClient {
     });
   return { server, agent, call };
 }
+
+/**
+ * Creates a namespaced CRD with one served version `v1` whose `spec` has the given schema, and
+ * resolves with its collection path in `namespace` once the server serves it.
+ */
+export async function installCRD(c: BenchClient, group: string, plural: string, kind: string, spec: unknown, namespace: string): Promise<string> {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural, singular: kind.toLowerCase(), kind },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+    },
+  };
+  const r = await c.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', JSON.stringify(crd));
+  if (r.status !== 201) throw new Error(`CRD ${plural}: ${r.status} ${r.body.slice(0, 300)}`);
+  const path = `/apis/${group}/v1/namespaces/${namespace}/${plural}`;
+  for (let i = 0; ; i++) {
+    if ((await c.call('GET', path)).status === 200) return path;
+    if (i > 400) throw new Error(`${plural} was never served`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

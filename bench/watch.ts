@@ -25,8 +25,11 @@ import { Cacher } from '../storage/cacher.js';
 import type { KubeObject } from '../server/registry/object.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
-import { type BenchClient, benchClient } from './client.js';
+import { type BenchClient, benchClient, installCRD } from './client.js';
 import { elapsedMs, inFlight, metric, paired, quick, report, type Metric } from './report.js';
+
+/** A spec that keeps whatever it is given. */
+const PRESERVE_SPEC = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
 const N = {
   watchers: quick ? 200 : 1000,
@@ -62,35 +65,6 @@ async function ok(c: BenchClient, method: string, path: string, body?: string): 
   const res = await c.call(method, path, body);
   if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
   return res.body;
-}
-
-/** A namespaced CRD with a schema that keeps everything; resolves once it is served. */
-async function defineKind(c: BenchClient, plural: string, kind: string): Promise<string> {
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
-        },
-      ],
-    },
-  };
-  await ok(c, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', JSON.stringify(crd));
-  const path = `/apis/${GROUP}/v1/namespaces/${NS}/${plural}`;
-  for (let i = 0; ; i++) {
-    if ((await c.call('GET', path)).status === 200) return path;
-    if (i > 400) throw new Error(`${plural} was never served`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -361,8 +335,8 @@ async function main(): Promise<void> {
   let list: [number, number];
   let values: string[];
   try {
-    const thingsPath = await defineKind(c, 'things', 'Thing');
-    const itemsPath = await defineKind(c, 'items', 'Item');
+    const thingsPath = await installCRD(c, GROUP, 'things', 'Thing', PRESERVE_SPEC, NS);
+    const itemsPath = await installCRD(c, GROUP, 'items', 'Item', PRESERVE_SPEC, NS);
 
     watch = await serverWatch(c, thingsPath);
     raw = await rawWatch();
