@@ -37,6 +37,7 @@ import type { JSONSchemaProps } from '../types.js';
 import { type FormatCheck, formatCheck } from './formats.js';
 import {
   type FloatInfo,
+  type GoKind,
   dchild,
   dindex,
   floatInfo,
@@ -509,18 +510,7 @@ function mapListKey(n: Node, item: unknown, dpath: string, isFloat: FloatInfo): 
     const k = n.listMapKeys[0]!;
     if (!Object.hasOwn(item, k)) return UNKEYED;
     const v = item[k];
-    switch (goKind(v, dchild(dpath, k), isFloat)) {
-      case 'bool':
-        return `b:${String(v)}`;
-      case 'int':
-        return `i:${goIntString(v as number)}`;
-      case 'float':
-        return `f:${String(v)}`;
-      case 'string':
-        return `s:${v as string}`;
-      default:
-        return UNKEYED;
-    }
+    return scalarIdentity(v, goKind(v, dchild(dpath, k), isFloat)) ?? UNKEYED;
   }
   let out = 'm:';
   for (const k of n.listMapKeys) {
@@ -741,9 +731,14 @@ const UNSPECIFIED = Symbol('unspecified');
 /** The identity kube's set check gives a list element (Go interface equality, or JSON for compounds). */
 function setKey(v: unknown, dpath: string, isFloat: FloatInfo): string {
   if (v === UNSPECIFIED) return 'u';
-  switch (goKind(v, dpath, isFloat)) {
-    case 'nil':
-      return 'n';
+  const kind = goKind(v, dpath, isFloat);
+  if (kind === 'nil') return 'n';
+  return scalarIdentity(v, kind) ?? `j:${goJSON(v)}`;
+}
+
+/** A scalar's identity as Go's interface equality sees it (int 1 and float 1 differ); none for nil and compounds. */
+function scalarIdentity(v: unknown, kind: GoKind): string | undefined {
+  switch (kind) {
     case 'bool':
       return `b:${String(v)}`;
     case 'int':
@@ -753,7 +748,7 @@ function setKey(v: unknown, dpath: string, isFloat: FloatInfo): string {
     case 'string':
       return `s:${v as string}`;
     default:
-      return `j:${goJSON(v)}`;
+      return undefined;
   }
 }
 

@@ -12,7 +12,7 @@ import {
   OBJECT_MODIFIED,
   unsupportedMediaType,
 } from '../errors.js';
-import { GoPrinted, goQuote, invalid as invalidField, notSupported } from '../field-errors.js';
+import { GoPrinted, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../field-errors.js';
 import type { ResourceDescriptor, ScaleMapping } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, isJsonObject } from '../registry/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
@@ -152,10 +152,6 @@ function dryRun(ctx: Ctx, kind: OptionsKind): boolean {
   return values.length > 0;
 }
 
-function formatUnsupported(v: string, supported: string[]): string {
-  return `Unsupported value: ${JSON.stringify(v)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
-}
-
 /** ValidateDryRun: every value must be All; the bad value is the whole []string, printed with %#v. */
 function checkDryRun(values: readonly string[], kind: OptionsKind): void {
   if (values.every((v) => v === 'All')) return;
@@ -199,7 +195,7 @@ function listOptions(ctx: RequestCtx): ListOptions {
       if (!rv || rv === '0') throw badRequest('resourceVersionMatch "Exact" requires a resourceVersion other than "0"');
       opts.revision = parseResourceVersion(rv);
     } else if (match && match !== 'NotOlderThan') {
-      throw badRequest(`resourceVersionMatch: ${formatUnsupported(match, ['Exact', 'NotOlderThan'])}`);
+      throw badRequest(formatFieldError(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan'])));
     } else if (rv === '0') {
       opts.anyRevision = true;
     } else if (rv) {
