@@ -375,16 +375,27 @@ export interface CompiledExpression {
 
 const exprEnvs = new Map<string, Environment>();
 
+export interface CompileOptions {
+  /** Type-check before evaluating (default true; kube checks every rule). */
+  check?: boolean;
+  /**
+   * Require list and map literals to be of one type (default true): kube's environment sets
+   * cel-go's HomogeneousAggregateLiterals; the CEL spec (and its conformance tests) does not.
+   */
+  homogeneousLiterals?: boolean;
+}
+
 /**
  * Compiles `src` in the Kubernetes base environment with `variables` (name → CEL type, e.g.
  * `int`, `list<string>`, `dyn`) declared, as compile.ts compiles a rule: parsed, kube's overloads
  * swapped in, type-checked (unless `check: false`). Throws the parse or check error.
  */
-export function compileExpression(src: string, variables: Record<string, string> = {}, opts: { check?: boolean } = {}): CompiledExpression {
-  const key = JSON.stringify(Object.entries(variables).sort(([a], [b]) => (a < b ? -1 : 1)));
+export function compileExpression(src: string, variables: Record<string, string> = {}, opts: CompileOptions = {}): CompiledExpression {
+  const homogeneous = opts.homogeneousLiterals !== false;
+  const key = JSON.stringify([homogeneous, Object.entries(variables).sort(([a], [b]) => (a < b ? -1 : 1))]);
   let env = exprEnvs.get(key);
   if (!env) {
-    env = baseEnv().clone();
+    env = homogeneous ? baseEnv().clone() : baseEnv().clone({ homogeneousAggregateLiterals: false });
     for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
     if (exprEnvs.size > 64) exprEnvs.clear();
     exprEnvs.set(key, env);

@@ -260,7 +260,7 @@ function runOne(t: IncrementalTest): { outcome: Outcome; detail?: string } {
 
   let got: unknown;
   try {
-    got = compileExpression(o.expr, vars, { check: !o.disableCheck }).evaluate(bindings);
+    got = compileExpression(o.expr, vars, { check: !o.disableCheck, homogeneousLiterals: false }).evaluate(bindings);
   } catch (e) {
     return want === 'error' ? { outcome: 'pass' } : { outcome: 'fail', detail: `error: ${firstLine(e)}` };
   }
