@@ -7,14 +7,22 @@
 // comprehension step costs its loop bookkeeping as cel-go counts it, and functions whose cost
 // grows with their input (strings, regexes, lists) charge that size. Once over the limit, every
 // further node throws at once (errors swallowed by `||`, `&&`, all() and exists() cannot revive
-// the evaluation), so a hostile object stops within the limit.
+// the evaluation), so a hostile object stops within the limit. The same hook holds arithmetic and
+// call results to CEL's ranges (core.ts checkRange: int64 overflow, years 1-9999).
 //
 // Built-ins whose engine semantics differ from kube's (`matches` uses JS RegExp, which
-// backtracks; lowerAscii/upperAscii change non-ASCII letters) are renamed in the parsed AST
-// before type checking to our overloads; error messages map the names back.
+// backtracks; lowerAscii/upperAscii change non-ASCII letters; trim, int, uint, timestamp,
+// duration and the time getters, see format.ts, conversions.ts, time.ts) are renamed in the
+// parsed AST before type checking to our overloads; error messages map the names back.
+// Overloads the engine lacks are added beside them (core.ts, optionals.ts).
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
+import { conversionRenames, registerConversions } from './conversions.js';
+import { checkRange, registerCoreOverloads } from './core.js';
+import { formatString, quote, trim } from './format.js';
 import { registerKubernetesLibraries } from './library.js';
+import { registerOptionals } from './optionals.js';
+import { registerTimeLibrary, timeRenames } from './time.js';
 
 // ---------------------------------------------------------------------------------------------
 // Cost meter
@@ -72,6 +80,8 @@ export interface EngineNode {
   meta: { alternate?: EngineNode; macro?: { args?: EngineNode[] } };
   checkedType?: { name: string };
   iterCost?: number;
+  /** The node can compute a value outside CEL's ranges (arithmetic, calls): checked after evaluation. */
+  rangeChecked?: boolean;
 }
 
 export function isNode(x: unknown): x is EngineNode {
@@ -103,12 +113,20 @@ export const renamed: Record<string, string> = {
   matches: 'k8s_matches',
   lowerAscii: 'k8s_lowerAscii',
   upperAscii: 'k8s_upperAscii',
+  trim: 'k8s_trim',
+  // int()/uint() ranges and overloads (conversions.ts); timestamp()/duration() and the time getters (time.ts).
+  ...conversionRenames,
+  ...timeRenames,
 };
 export const unrenamed = Object.fromEntries(Object.entries(renamed).map(([k, v]) => [v, k]));
 
-/** Prepares a parsed AST: kube's overloads for renamed built-ins, comprehension step costs. */
+/** Operators and calls whose result may leave CEL's ranges; other nodes pass values through. */
+const RANGE_CHECKED_OPS = new Set(['+', '-', '*', '/', '%', '-_', 'call', 'rcall']);
+
+/** Prepares a parsed AST: kube's overloads for renamed built-ins, comprehension step costs, range checks. */
 export function prepareAst(root: EngineNode): void {
   walk(root, (n) => {
+    if (RANGE_CHECKED_OPS.has(n.op)) n.rangeChecked = true;
     if ((n.op === 'rcall' || n.op === 'call') && Array.isArray(n.args) && typeof n.args[0] === 'string') {
       const to = renamed[n.args[0]];
       if (to) n.args[0] = to;
@@ -184,48 +202,6 @@ function compareValues(a: unknown, b: unknown): number {
   throw celError('no such overload');
 }
 
-function formatValue(v: unknown): string {
-  if (v === null) return 'null';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
-  if (Array.isArray(v)) return `[${v.map(formatValue).join(', ')}]`;
-  if (v instanceof Map) return `{${[...v].map(([k, x]) => `${formatValue(k)}: ${formatValue(x)}`).join(', ')}}`;
-  return String(v);
-}
-
-/** cel-go ext.Strings format(): %s %d %f %e %x %X %o %b and %%, with an optional precision. */
-export function formatString(f: string, args: unknown[]): string {
-  let i = 0;
-  return f.replace(/%(\.\d+)?([sdfexXob%])/g, (_m, prec: string | undefined, verb: string) => {
-    if (verb === '%') return '%';
-    if (i >= args.length) throw celError(`index ${i} out of range`);
-    const v = args[i++];
-    const p = prec ? Number(prec.slice(1)) : undefined;
-    const num = (): number => (typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : NaN);
-    switch (verb) {
-      case 's':
-        return formatValue(v);
-      case 'd':
-        if (typeof v !== 'bigint') throw celError('error during formatting: decimal clause can only be used on integers');
-        return String(v);
-      case 'f':
-        return num().toFixed(p ?? 6);
-      case 'e':
-        return num().toExponential(p ?? 6).replace(/e([+-])(\d)$/, 'e$10$2');
-      case 'x':
-      case 'X': {
-        const s = typeof v === 'string' ? Buffer.from(v).toString('hex') : typeof v === 'bigint' ? v.toString(16) : num().toString(16);
-        return verb === 'X' ? s.toUpperCase() : s;
-      }
-      case 'o':
-        return typeof v === 'bigint' ? v.toString(8) : num().toString(8);
-      default:
-        return typeof v === 'bigint' ? v.toString(2) : typeof v === 'boolean' ? (v ? '1' : '0') : num().toString(2);
-    }
-  });
-}
-
 function buildBase(): Environment {
   const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
   const fn = (sig: string, f: Fn): void => {
@@ -271,6 +247,8 @@ function buildBase(): Environment {
   const ascii = (s: string, up: boolean): string => s.replace(up ? /[a-z]+/g : /[A-Z]+/g, (m) => (up ? m.toUpperCase() : m.toLowerCase()));
   fn('string.k8s_lowerAscii(): string', (s: string) => (charge(traversal(s.length)), ascii(s, false)));
   fn('string.k8s_upperAscii(): string', (s: string) => (charge(traversal(s.length)), ascii(s, true)));
+  // The engine's trim() strips JS whitespace (BOM included, U+0085 not); kube's is Go's TrimSpace.
+  fn('string.k8s_trim(): string', (s: string) => (charge(traversal(s.length)), trim(s)));
   fn('string.charAt(int): string', (s: string, i: bigint) => {
     const cps = codePoints(s);
     if (i < 0n || i > BigInt(cps.length)) throw celError(`index out of range: ${i}`);
@@ -306,7 +284,7 @@ function buildBase(): Environment {
   class StringsNs extends StringsNamespace {}
   env.registerType('StringsNamespace', StringsNs);
   env.registerConstant('strings', 'StringsNamespace', new StringsNs());
-  fn('StringsNamespace.quote(string): string', (_n: unknown, s: string) => JSON.stringify(s));
+  fn('StringsNamespace.quote(string): string', (_n: unknown, s: string) => quote(s));
 
   // --- lists (k8s.io/apiserver/pkg/cel/library/lists.go)
   fn('list<A>.isSorted(): bool', (l: unknown[]) => {
@@ -339,6 +317,10 @@ function buildBase(): Environment {
   fn('SetsNamespace.equivalent(list<A>, list<A>): bool', (_n: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), b.every((x) => has(a, x)) && a.every((x) => has(b, x))));
   fn('SetsNamespace.intersects(list<A>, list<A>): bool', (_n: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), b.some((x) => has(a, x))));
 
+  registerCoreOverloads(env);
+  registerOptionals(env);
+  registerConversions(env);
+  registerTimeLibrary(env);
   registerKubernetesLibraries(env);
 
   // Arm the hook.
@@ -352,7 +334,9 @@ function buildBase(): Environment {
         throw new CostLimitExceeded();
       }
     }
-    return (ast as unknown as { evaluate: (ev: unknown, a: EngineNode, c: unknown) => unknown }).evaluate(this, ast, ctx);
+    const v = (ast as unknown as { evaluate: (ev: unknown, a: EngineNode, c: unknown) => unknown }).evaluate(this, ast, ctx);
+    if (ast.rangeChecked) checkRange(v);
+    return v;
   };
   return env;
 }
@@ -411,7 +395,12 @@ export function compileExpression(src: string, variables: Record<string, string>
   return {
     type,
     evaluate(bindings = {}, limit = Infinity) {
-      const r = metered(limit, () => program(bindings));
+      // The root node is evaluated outside the engine's run(), so its range is checked here.
+      const r = metered(limit, () => {
+        const v = program(bindings);
+        checkRange(v);
+        return v;
+      });
       if (r.error !== undefined) throw r.error;
       return r.value;
     },

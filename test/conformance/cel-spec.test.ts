@@ -1,11 +1,12 @@
 // The cel-spec conformance figure of our CEL environment (see cel-spec.ts; `make cel-conformance`
-// prints the table). The issue's target is 95%; the environment measures 83.1% of 1,343 tests
-// (README, "CEL conformance"), so this guards that figure against regressions, less a small margin.
+// prints the table). The issue's target is 95%; the environment measures 91.6% of 1,343 tests
+// (README, "CEL conformance", says what fails and why), so this guards that figure against
+// regressions, less a small margin.
 import { describe, expect, it } from 'vitest';
 import { SECTIONS, runConformance } from './cel-spec.js';
 
-/** The measured pass rate (83.1%) less a margin of one point. */
-const FLOOR_PCT = 82;
+/** The measured pass rate (91.6%) less a margin of about one point. */
+const FLOOR_PCT = 90.5;
 
 describe('cel-spec conformance (core-language sections a CRD rule uses)', () => {
   const report = runConformance();

@@ -1,0 +1,515 @@
+// The strings extension's text functions as kube-apiserver runs them: format(), strings.quote()
+// and trim(). Pure functions over the engine's runtime values:
+//   int = bigint, uint = UnsignedInt, double = number, bool, string, bytes = Uint8Array,
+//   null, timestamp = Date, duration = Duration, list = Array, map = Map or plain object,
+//   type = the engine's Type (constructor name 'Type', `.name`), optional = Optional.
+//
+// format() is cel-go's ORIGINAL formatter (ext/formatting.go: parseFormatString, stringFormatter),
+// not the cel-spec conformance tests' one (ext/formatting_v2.go): kube configures
+// ext.Strings(ext.StringsVersion(2)) (apiserver/pkg/cel/environment/base.go) and cel-go only
+// switches to the second formatter from strings version 4, so a messageExpression must print what
+// the original one prints, errors included:
+//   - %s prints a double with Go's %g, and inside a list or map every member as a CEL literal:
+//     strings and bytes quoted (Go %q), doubles as %.6f, timestamp("…"), duration("…"), map
+//     entries `key:value`, sorted by the printed key;
+//   - %d, %b, %o take only ints and uints (and bools for %b); %f and %e only doubles, plus the
+//     strings "NaN", "Infinity" and "-Infinity";
+//   - %f and %e go through golang.org/x/text/message with cel-go's default locale en_US (kube sets
+//     none): the integer part grouped by commas, ±Inf as ∞, %e as "2.718280 × 10⁰⁰", and cel-go
+//     builds %e's Go verb as "%<precision>e", so its precision is a width (6 when absent) and the
+//     digits after the point are always 6.
+import { Optional } from '@marcbachmann/cel-js';
+import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { goFixed, goG, goNonFinite, scientificParts, withPoint } from './gofmt.js';
+import { durationString, timestampString } from './time.js';
+
+/** An error raised by format(), its text as cel-go's. */
+export class FormatError extends Error {}
+
+/**
+ * Precision cap for %f and %e. kube has none; we keep one because a precision sets how long the
+ * output is (%f's digits, %e's padding), so "%.999999999f" would build a huge string within one
+ * call. At or below 100 we print what kube prints (x/text itself misbehaves from 256 on, where
+ * its fraction-digit count wraps as a uint8).
+ */
+export const MAX_PRECISION = 100;
+/** cel-go's defaultPrecision (ext/strings.go). */
+const DEFAULT_PRECISION = 6;
+
+// ---------------------------------------------------------------------------------------------
+// Value kinds
+
+type Kind = 'null' | 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'timestamp' | 'duration' | 'list' | 'map' | 'type' | 'other';
+
+interface TypeValue {
+  name: string;
+}
+
+function isTypeValue(v: object): v is TypeValue {
+  return v.constructor?.name === 'Type' && typeof (v as { name?: unknown }).name === 'string';
+}
+
+function isPlainObject(v: object): v is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function kindOf(v: unknown): Kind {
+  switch (typeof v) {
+    case 'boolean':
+      return 'bool';
+    case 'bigint':
+      return 'int';
+    case 'number':
+      return 'double';
+    case 'string':
+      return 'string';
+    case 'object':
+      if (v === null) return 'null';
+      if (v instanceof UnsignedInt) return 'uint';
+      if (v instanceof Uint8Array) return 'bytes';
+      if (v instanceof Date) return 'timestamp';
+      if (v instanceof Duration) return 'duration';
+      if (Array.isArray(v)) return 'list';
+      if (v instanceof Map || isPlainObject(v)) return 'map';
+      if (isTypeValue(v)) return 'type';
+      return 'other';
+    default:
+      return 'other';
+  }
+}
+
+// The engine names a few types differently from cel-go.
+const CEL_TYPE_NAMES: Record<string, string> = { null: 'null_type', optional: 'optional_type' };
+
+/** The CEL type name of a value, as cel-go's errors name it. */
+function typeName(v: unknown): string {
+  switch (kindOf(v)) {
+    case 'null':
+      return 'null_type';
+    case 'timestamp':
+      return 'google.protobuf.Timestamp';
+    case 'duration':
+      return 'google.protobuf.Duration';
+    case 'other': {
+      if (v instanceof Optional) return 'optional_type';
+      if (typeof v !== 'object' || v === null) return typeof v;
+      const tag = (v as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+      return typeof tag === 'string' ? tag : (v.constructor?.name ?? 'object');
+    }
+    default:
+      return kindOf(v);
+  }
+}
+
+/** Go's fmt %.6f, what a double inside a list or map prints as. */
+const goFixed6 = (x: number): string => goNonFinite(x) ?? goFixed(x, DEFAULT_PRECISION);
+
+// ---------------------------------------------------------------------------------------------
+// Numbers as golang.org/x/text/message prints them for en-US (the %f and %e clauses)
+
+/** CLDR's en symbols: x/text has no sign for NaN and prints infinity as ∞. */
+function localeNonFinite(x: number): string | undefined {
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === Infinity) return '∞';
+  if (x === -Infinity) return '-∞';
+  return undefined;
+}
+
+/** Negative only below zero: x/text drops the sign of -0 (but keeps it on -0.001 printed as -0.00). */
+const localeSign = (x: number): string => (x < 0 ? '-' : '');
+
+/** %.{p}f: Go's exact digits, the integer part grouped by threes with commas (en's #,##0.###). */
+function localeFixed(x: number, p: number): string {
+  const nf = localeNonFinite(x);
+  if (nf !== undefined) return nf;
+  const [int, frac] = goFixed(Math.abs(x), p).split('.') as [string, string | undefined];
+  const grouped = int.replace(/\B(?=(\d{3})+$)/g, ',');
+  return localeSign(x) + grouped + (frac === undefined ? '' : `.${frac}`);
+}
+
+const SUPERSCRIPT_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/**
+ * %{width}e: six digits after the point, en's "× 10" with narrow no-break spaces and a
+ * superscript exponent of at least two digits, left-padded with spaces to `width` characters.
+ */
+function localeScientific(x: number, width: number): string {
+  let s = localeNonFinite(x);
+  if (s === undefined) {
+    const { digits, exp } = scientificParts(x, DEFAULT_PRECISION);
+    const power = Array.from(String(Math.abs(exp)).padStart(2, '0'), (d) => SUPERSCRIPT_DIGITS[Number(d)]).join('');
+    s = `${localeSign(x)}${withPoint(digits)}\u202f×\u202f10${exp < 0 ? '⁻' : ''}${power}`;
+  }
+  // x/text pads by characters (runes), not UTF-16 units.
+  const pad = width - Array.from(s).length;
+  return pad > 0 ? ' '.repeat(pad) + s : s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strings
+
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Go's unicode.IsPrint: categories L, M, N, P, S, and the ASCII space. */
+const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+const GO_ESCAPES: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v' };
+const hexDigits = (c: number, width: number): string => c.toString(16).padStart(width, '0');
+
+/**
+ * Go's %q (strconv.Quote): printable characters as they are, CEL/Go escapes for the C controls,
+ * \xNN for other ASCII controls, \uNNNN or \UNNNNNNNN for other non-printables. A lone surrogate
+ * (JS's counterpart of a string Go would hold as U+FFFD) prints as U+FFFD.
+ */
+function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (c >= 0xd800 && c <= 0xdfff) out += '\ufffd';
+    else if (GO_PRINTABLE.test(ch)) out += ch;
+    else if (GO_ESCAPES[c] !== undefined) out += GO_ESCAPES[c];
+    else if (c < 0x20 || c === 0x7f) out += `\\x${hexDigits(c, 2)}`;
+    else if (c < 0x10000) out += `\\u${hexDigits(c, 4)}`;
+    else out += `\\U${hexDigits(c, 8)}`;
+  }
+  return `${out}"`;
+}
+
+/** Go compares strings bytewise in UTF-8, which is code point order (not UTF-16 unit order). */
+function compareCodePoints(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.codePointAt(i)!;
+    const cb = b.codePointAt(j)!;
+    if (ca !== cb) return ca - cb;
+    i += ca > 0xffff ? 2 : 1;
+    j += cb > 0xffff ? 2 : 1;
+  }
+  return a.length - i - (b.length - j);
+}
+
+/** cel-go's Bytes.ConvertToType(string) fails on invalid UTF-8; FormatString reports that error %q-quoted. */
+function bytesToString(b: Uint8Array): string {
+  try {
+    return strictUtf8.decode(b);
+  } catch {
+    throw new FormatError('could not convert argument "invalid UTF-8 in bytes, cannot convert to string" to string');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// %s (cel-go's FormatString) and the members of lists and maps (clauseForType, quoteForCEL)
+
+/** A value as %s prints it: the scalars as CEL's string() converts them, lists and maps as literals. */
+function formatValue(v: unknown): string {
+  switch (kindOf(v)) {
+    case 'list':
+      return formatList(v as unknown[]);
+    case 'map':
+      return formatMap(v as Map<unknown, unknown> | Record<string, unknown>);
+    case 'int':
+    case 'bool':
+    case 'string':
+      return String(v);
+    case 'uint':
+      return (v as UnsignedInt).value.toString();
+    case 'double':
+      return goG(v as number);
+    case 'bytes':
+      return bytesToString(v as Uint8Array);
+    case 'timestamp':
+      return timestampString(v as Date);
+    case 'duration':
+      return durationString(v as Duration);
+    case 'type': {
+      const name = (v as TypeValue).name;
+      return CEL_TYPE_NAMES[name] ?? name;
+    }
+    case 'null':
+      return 'null';
+    default:
+      throw new FormatError(`string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typeName(v)}`);
+  }
+}
+
+/** A list or map member as a CEL literal (clauseForType, then quoteForCEL). */
+function formatMember(v: unknown): string {
+  switch (kindOf(v)) {
+    case 'int':
+    case 'uint':
+      return decimal(v);
+    case 'string':
+      return goQuote(v as string);
+    case 'bytes':
+      return `b${goQuote(formatValue(v))}`;
+    case 'bool':
+    case 'null':
+    case 'type':
+      return formatValue(v);
+    case 'timestamp':
+      return `timestamp(${goQuote(formatValue(v))})`;
+    case 'duration':
+      return `duration(${goQuote(formatValue(v))})`;
+    case 'list':
+    case 'map':
+      return formatValue(v);
+    case 'double': {
+      // Go's %.6f rather than the locale's, "so we can output a period as the decimal separator";
+      // NaN and ±Inf are quoted, as double() reads them back.
+      const x = v as number;
+      const s = goFixed6(x);
+      return Number.isFinite(x) ? s : goQuote(s);
+    }
+    default:
+      throw new FormatError(`no formatting function for ${typeName(v)}`);
+  }
+}
+
+function formatList(l: readonly unknown[]): string {
+  return `[${l.map(formatMember).join(', ')}]`;
+}
+
+/** A map key: strings quoted, bools and integers bare; CEL allows no other key kinds. */
+function formatKey(k: unknown): string {
+  switch (kindOf(k)) {
+    case 'string':
+      return goQuote(k as string);
+    case 'bool':
+      return String(k);
+    case 'int':
+    case 'uint':
+      return decimal(k);
+    default:
+      throw new FormatError(`no formatting function for map key of type ${typeName(k)}`);
+  }
+}
+
+function formatMap(m: Map<unknown, unknown> | Record<string, unknown>): string {
+  const entries = m instanceof Map ? [...m] : Object.entries(m);
+  const printed = entries.map(([k, v]) => [formatKey(k), formatMember(v)] as const);
+  // cel-go sorts by the printed key, bytewise (a stable sort, as Array.prototype.sort is).
+  printed.sort((a, b) => compareCodePoints(a[0], b[0]));
+  return `{${printed.map(([k, v]) => `${k}:${v}`).join(', ')}}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The other clauses
+
+function decimal(v: unknown): string {
+  switch (kindOf(v)) {
+    case 'int':
+      return (v as bigint).toString();
+    case 'uint':
+      return (v as UnsignedInt).value.toString();
+    default:
+      throw new FormatError(`decimal clause can only be used on integers, was given ${typeName(v)}`);
+  }
+}
+
+// cel-go's %f and %e also take these strings, as double() reads them.
+const NON_FINITE_STRINGS: Record<string, number> = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
+
+/** A double for %f and %e: doubles, or the three non-finite strings. */
+function floatArg(v: unknown, what: string): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && Object.hasOwn(NON_FINITE_STRINGS, v)) return NON_FINITE_STRINGS[v]!;
+  throw new FormatError(`${what} clause can only be used on doubles, was given ${typeName(v)}`);
+}
+
+/** An int or uint for %b, %o and %x; undefined for other kinds. */
+function integer(v: unknown): bigint | undefined {
+  const k = kindOf(v);
+  if (k === 'int') return v as bigint;
+  if (k === 'uint') return (v as UnsignedInt).value;
+  return undefined;
+}
+
+function binary(v: unknown): string {
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  const i = integer(v);
+  if (i === undefined) throw new FormatError(`only integers and bools can be formatted as binary, was given ${typeName(v)}`);
+  return i.toString(2);
+}
+
+function octal(v: unknown): string {
+  const i = integer(v);
+  if (i === undefined) throw new FormatError(`octal clause can only be used on integers, was given ${typeName(v)}`);
+  return i.toString(8);
+}
+
+const hexBytes = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+function hex(v: unknown, upper: boolean): string {
+  let s: string;
+  const i = integer(v);
+  if (i !== undefined) s = i.toString(16);
+  else if (typeof v === 'string') s = hexBytes(utf8.encode(v));
+  else if (v instanceof Uint8Array) s = hexBytes(v);
+  else throw new FormatError(`only integers, byte buffers, and strings can be formatted as hex, was given ${typeName(v)}`);
+  return upper ? s.toUpperCase() : s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The format string
+
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+const precisionError = (message: string): FormatError => new FormatError(`could not parse formatting clause: error while parsing precision: ${message}`);
+
+/** The precision after a clause's '%' at `i` (undefined when none); cel-go's texts for a malformed one. */
+function parsePrecision(f: string, i: number): { precision: bigint | undefined; next: number } {
+  if (f[i] !== '.') return { precision: undefined, next: i };
+  let j = i + 1;
+  for (;;) {
+    if (j >= f.length) throw precisionError('could not find end of precision specifier');
+    if (!isDigit(f[j])) break;
+    j++;
+  }
+  const digits = f.slice(i + 1, j);
+  // Go's strconv.Atoi: an int64.
+  if (digits === '') throw precisionError('error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax');
+  const precision = BigInt(digits);
+  if (precision > 9223372036854775807n) throw precisionError(`error while converting precision to integer: strconv.Atoi: parsing "${digits}": value out of range`);
+  return { precision, next: j };
+}
+
+/** The verb as Go's %c prints the byte it reads (for a non-ASCII verb, the first UTF-8 byte as a rune). */
+function verbText(f: string, j: number): string {
+  const ch = String.fromCodePoint(f.codePointAt(j)!);
+  const b = utf8.encode(ch)[0]!;
+  return String.fromCharCode(b);
+}
+
+type Clause = (v: unknown) => string;
+
+/** The precision of %f and %e, which sets the output's length (digits, width): our cap applies (see MAX_PRECISION). */
+function capped(precision: bigint | undefined): number {
+  const p = precision ?? BigInt(DEFAULT_PRECISION);
+  if (p > BigInt(MAX_PRECISION)) throw precisionError(`precision ${p} exceeds maximum allowed precision ${MAX_PRECISION}`);
+  return Number(p);
+}
+
+/** The clause starting after the '%' at `i`: its formatter and where the text resumes. */
+function parseClause(f: string, i: number): { clause: Clause; next: number } {
+  const { precision, next } = parsePrecision(f, i);
+  const verb = f[next];
+  switch (verb) {
+    case 's':
+      return { clause: formatValue, next: next + 1 };
+    case 'd':
+      return { clause: decimal, next: next + 1 };
+    case 'f': {
+      const p = capped(precision);
+      return { clause: (v) => localeFixed(floatArg(v, 'fixed-point'), p), next: next + 1 };
+    }
+    case 'e': {
+      // cel-go formats with "%<precision>e": the precision becomes the field width.
+      const width = capped(precision);
+      return { clause: (v) => localeScientific(floatArg(v, 'scientific'), width), next: next + 1 };
+    }
+    case 'b':
+      return { clause: binary, next: next + 1 };
+    case 'x':
+    case 'X':
+      return { clause: (v) => hex(v, verb === 'X'), next: next + 1 };
+    case 'o':
+      return { clause: octal, next: next + 1 };
+    default:
+      throw new FormatError(`could not parse formatting clause: unrecognized formatting clause "${verbText(f, next)}"`);
+  }
+}
+
+/**
+ * cel-go's `<string>.format(<list>)` as kube runs it: %s %d %f %e %b %x %X %o with an optional
+ * precision (`%.3f`), `%%` for a percent sign. Throws FormatError with cel-go's text.
+ */
+export function formatString(f: string, args: readonly unknown[]): string {
+  let out = '';
+  let argIndex = 0;
+  let i = 0;
+  while (i < f.length) {
+    const pct = f.indexOf('%', i);
+    if (pct < 0) {
+      out += f.slice(i);
+      break;
+    }
+    out += f.slice(i, pct);
+    if (f[pct + 1] === '%') {
+      out += '%';
+      i = pct + 2;
+      continue;
+    }
+    // cel-go's order: the argument first, then the clause.
+    if (argIndex >= args.length) throw new FormatError(`index ${argIndex} out of range`);
+    if (pct + 1 >= f.length) throw new FormatError('unexpected end of string');
+    const { clause, next } = parseClause(f, pct + 1);
+    try {
+      out += clause(args[argIndex]);
+    } catch (e) {
+      if (!(e instanceof FormatError)) throw e;
+      throw new FormatError(`error during formatting: ${e.message}`);
+    }
+    argIndex++;
+    i = next;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// strings.quote and trim
+
+const QUOTE_ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '\\': '\\\\',
+  '"': '\\"',
+};
+
+/**
+ * cel-go's strings.quote: the string in double quotes with CEL's escapes for \a \b \f \n \r \t
+ * \v \\ and ", everything else as is. A lone surrogate (JS's counterpart of Go's invalid UTF-8)
+ * becomes U+FFFD, as cel-go replaces invalid runes.
+ */
+export function quote(s: string): string {
+  return `"${s.replace(/[\x07\b\f\n\r\t\v\\"]|[\ud800-\udfff]/gu, (c) => QUOTE_ESCAPES[c] ?? '\ufffd')}"`;
+}
+
+/** Go's unicode.IsSpace: the Unicode White_Space property (no zero-width spaces, no BOM, no U+180E). */
+function isSpace(c: number): boolean {
+  switch (c) {
+    case 0x09:
+    case 0x0a:
+    case 0x0b:
+    case 0x0c:
+    case 0x0d:
+    case 0x20:
+    case 0x85:
+    case 0xa0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202f:
+    case 0x205f:
+    case 0x3000:
+      return true;
+    default:
+      return c >= 0x2000 && c <= 0x200a;
+  }
+}
+
+/** cel-go's trim(): Go's strings.TrimSpace. (White_Space holds only BMP characters, so UTF-16 units suffice.) */
+export function trim(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && isSpace(s.charCodeAt(start))) start++;
+  while (end > start && isSpace(s.charCodeAt(end - 1))) end--;
+  return s.slice(start, end);
+}
