@@ -30,6 +30,7 @@ import { byteLength, isQualifiedName, isValidLabelValue } from '../server/regist
 import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../server/registry/validation/object-meta.js';
 import type { CustomResourceDefinition } from './types.js';
 import { caBundleError } from './validation.js';
+import { parseJSON, stringifyJSON } from '../server/json.js';
 
 /** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
 export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
@@ -364,7 +365,7 @@ class WebhookConverter implements Delegate {
       response: { uid: '', convertedObjects: null, result: { metadata: {} } },
     };
     try {
-      const res = await post(endpoint, JSON.stringify(review), this.timeoutMs, this.maxResponseBytes);
+      const res = await post(endpoint, stringifyJSON(review), this.timeoutMs, this.maxResponseBytes);
       return convertedObjectsFrom(res, version, uid);
     } catch (err) {
       if (!(err instanceof Fail)) throw err;
@@ -377,7 +378,7 @@ class WebhookConverter implements Delegate {
 function rawObject(item: unknown): JsonObject {
   if (item === null || item === undefined) throw new Fail('unexpected end of JSON input');
   if (!isJsonObject(item)) throw new Fail(`json: cannot unmarshal ${jsonKind(item)} into Go value of type map[string]interface {}`);
-  if (str(item['kind']) === '') throw new Fail(`Object 'Kind' is missing in '${JSON.stringify(item)}'`);
+  if (str(item['kind']) === '') throw new Fail(`Object 'Kind' is missing in '${stringifyJSON(item)}'`);
   return item;
 }
 
@@ -510,7 +511,7 @@ function convertedObjectsFrom(res: HttpResult, version: ReviewVersion, uid: stri
 function decodeReview(body: Buffer, version: ReviewVersion): JsonObject {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = parseJSON(body.toString('utf8'));
   } catch (err) {
     const text = body.toString('utf8').trimStart();
     // Only `{` goes to the JSON serializer; anything else to the YAML one, which reads text as a string.

@@ -67,6 +67,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     {
       statusSubresource: Boolean(storage?.subresources?.status),
       allowUnconditionalUpdate: false,
+      exactIntegers: true,
       canonicalize(obj, ctx) {
         const schema = schemas.get(versionOf(obj) ?? storage?.name ?? '');
         const unknown = schema ? pruneAndDefault(obj, schema, pruning) : [];

@@ -9,6 +9,7 @@ import type { JSONSchemaProps, ValidationRule } from '../types.js';
 import { metered } from './env.js';
 import { runtimeMessage } from './messages.js';
 import { type Decl, toCel } from './types.js';
+import { stringifyJSON } from '../../server/json.js';
 
 /** celconfig.RuntimeCELCostBudget */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
@@ -135,13 +136,13 @@ class Run {
       const oldArr = Array.isArray(old) ? old : undefined;
       const keys = n.schema['x-kubernetes-list-type'] === 'map' ? (n.schema['x-kubernetes-list-map-keys'] ?? []) : undefined;
       const oldByKey = new Map<string, unknown>();
-      if (keys && oldArr) for (const o of oldArr) if (isObj(o)) oldByKey.set(JSON.stringify(keys.map((k) => o[k] ?? null)), o);
+      if (keys && oldArr) for (const o of oldArr) if (isObj(o)) oldByKey.set(stringifyJSON(keys.map((k) => o[k] ?? null)), o);
       for (let i = 0; i < value.length; i++) {
         const v = value[i];
         let o: unknown;
         let correlated = false;
         if (keys && isObj(v)) {
-          const k = JSON.stringify(keys.map((kk) => v[kk] ?? null));
+          const k = stringifyJSON(keys.map((kk) => v[kk] ?? null));
           correlated = oldByKey.has(k);
           o = oldByKey.get(k);
         }

@@ -46,6 +46,9 @@ export function goKind(v: unknown, dpath: string, isFloat: FloatInfo): GoKind {
       return 'string';
     case 'number':
       return isFloat(dpath, v) ? 'float' : 'int';
+    case 'bigint':
+      // An integer beyond 2^53 kept exact (server/json.ts): an int64.
+      return 'int';
     case 'object':
       return Array.isArray(v) ? 'slice' : 'map';
     default:
@@ -60,7 +63,8 @@ export function goInt64(f: number): number {
 }
 
 /** An int64 printed exactly (%d). */
-export function goIntString(n: number): string {
+export function goIntString(n: number | bigint): string {
+  if (typeof n === 'bigint') return n.toString();
   return Number.isFinite(n) ? BigInt(Math.trunc(n)).toString() : String(n);
 }
 
@@ -97,7 +101,8 @@ export function goFixed6(f: number): string {
   return Math.abs(f) < 1e21 ? f.toFixed(6) : `${BigInt(Math.trunc(f)).toString()}.000000`;
 }
 
-function goNumber(v: number, dpath: string, isFloat: FloatInfo): string {
+function goNumber(v: number | bigint, dpath: string, isFloat: FloatInfo): string {
+  if (typeof v === 'bigint') return v.toString();
   return isFloat(dpath, v) ? goFloat(v) : goIntString(v);
 }
 
@@ -156,7 +161,7 @@ export function goJSON(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!);
   if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : 'null';
-  if (typeof v === 'boolean') return String(v);
+  if (typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v)) return `[${v.map(goJSON).join(',')}]`;
   if (typeof v === 'object') {
     const m = v as Record<string, unknown>;

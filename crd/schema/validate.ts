@@ -271,7 +271,7 @@ function checkString(n: Node, s: string, path: string): Res | undefined {
 }
 
 /** kube-openapi's numberValidator: multipleOf, then minimum, then maximum, each with int64 or float64 rules. */
-function checkNumber(n: Node, v: number, isInt: boolean, path: string, dpath: string, ctx: Ctx): Res {
+function checkNumber(n: Node, v: number | bigint, isInt: boolean, path: string, dpath: string, ctx: Ctx): Res {
   const res = newRes();
   const bad = goBadValue(v, dpath, ctx.isFloat);
   const push = (msg: string, value: unknown = bad): void => {
@@ -288,7 +288,8 @@ function checkNumber(n: Node, v: number, isInt: boolean, path: string, dpath: st
       const factor = n.multipleOf;
       if (factor < 0) push(`factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}`, goBadValue(factor, '', () => true));
       else {
-        const mult = factor < 1 ? (1 / factor) * v : v / factor;
+        const f = Number(v);
+        const mult = factor < 1 ? (1 / factor) * f : f / factor;
         if (!isJSONInteger(mult)) push(inBody(path, `should be a multiple of ${goFloat(factor)}`));
       }
     }
@@ -471,7 +472,7 @@ function validateNode(n: Node, data: unknown, path: string, dpath: string, ctx: 
     }
   }
   if (kind === 'int' || kind === 'float') {
-    merge(res, checkNumber(n, data as number, kind === 'int', path, dpath, ctx));
+    merge(res, checkNumber(n, data as number | bigint, kind === 'int', path, dpath, ctx));
     res.count++;
   }
   if (kind === 'slice') {

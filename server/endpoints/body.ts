@@ -43,10 +43,13 @@ export interface DecodedBody {
   floatLiterals: ReadonlySet<string>;
 }
 
-/** JSON with Go's error texts, and the position people need to find the mistake. */
-export function parseJson(text: string): DecodedBody {
+/**
+ * JSON with Go's error texts, and the position people need to find the mistake; with `int64`,
+ * integers beyond 2^53 that fit int64 come back as exact bigints.
+ */
+export function parseJson(text: string, int64 = false): DecodedBody {
   try {
-    return parseJsonExact(text, { maxDepth: MAX_NESTING_DEPTH });
+    return parseJsonExact(text, { maxDepth: MAX_NESTING_DEPTH, int64 });
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
     throw badRequest(`the request body is not valid JSON at line ${err.line}, column ${err.column}: ${err.message}`);
@@ -61,8 +64,8 @@ function position(text: string, offset: number): string {
   return `line ${line}, column ${column}`;
 }
 
-export function parseYaml(text: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+export function parseYaml(text: string, int64 = false): unknown {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, intAsBigInt: int64 });
   const err = doc.errors[0];
   if (err) {
     // Without prettyErrors the parser gives offsets, not line positions.
@@ -71,10 +74,28 @@ export function parseYaml(text: string): unknown {
   }
   try {
     // Alias expansion is capped so a billion-laughs document cannot exhaust memory.
-    return doc.toJS({ maxAliasCount: 100 });
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    return int64 ? safeIntsAsNumbers(value) : value;
   } catch (e) {
     throw badRequest(`the request body is not valid YAML: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** YAML read with every integer a bigint: numbers again where a number is exact, or beyond int64 (a float64 to kube). */
+function safeIntsAsNumbers(v: unknown): unknown {
+  if (typeof v === 'bigint') {
+    const n = Number(v);
+    return Number.isSafeInteger(n) || v < INT64_MIN || v > INT64_MAX ? n : v;
+  }
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    // defineProperty, not assignment: a `__proto__` key is an own property here, not the prototype.
+    for (const k of Object.keys(o)) Object.defineProperty(o, k, { value: safeIntsAsNumbers(o[k]), writable: true, enumerable: true, configurable: true });
+  }
+  return v;
 }
 
 /** Throws a 400 when a decoded document nests deeper than MAX_NESTING_DEPTH. */
@@ -95,12 +116,15 @@ export function checkDepth(value: unknown): void {
  */
 const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
-/** Decodes an object body by its Content-Type (JSON when none is given, as kube assumes). */
-export function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean): DecodedBody {
+/**
+ * Decodes an object body by its Content-Type (JSON when none is given, as kube assumes); with
+ * `int64`, integers beyond 2^53 that fit int64 come back as exact bigints.
+ */
+export function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean, int64 = false): DecodedBody {
   const type = mediaType(contentType);
   let decoded: DecodedBody;
-  if (type === '' || type === 'application/json' || type === '*/*') decoded = parseJson(body.toString('utf8'));
-  else if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') decoded = plain(parseYaml(body.toString('utf8')));
+  if (type === '' || type === 'application/json' || type === '*/*') decoded = parseJson(body.toString('utf8'), int64);
+  else if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') decoded = plain(parseYaml(body.toString('utf8'), int64));
   else if (allowProtobuf && isProtobufContentType(type)) decoded = plain(decodeProtobufObject(body));
   else throw unsupportedMediaType(OBJECT_MEDIA_TYPES);
   checkDepth(decoded.value);

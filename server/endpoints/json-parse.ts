@@ -12,9 +12,10 @@
 //   with a fraction or an exponent (`1.0`, `1e3`), or integers outside int64. The root value's
 //   path is "". So a validator can tell `1.0` (not an integer for kube) from `1`.
 //
-// Numbers are JS numbers, as JSON.parse gives: integers beyond 2^53 lose precision (kube keeps
-// int64 exactly); a literal that overflows float64 (`1e400`) is an error, as in Go (`json: cannot
-// unmarshal number 1e400 into Go value of type float64`), where JSON.parse would give Infinity.
+// Numbers are JS numbers, as JSON.parse gives, except with `int64: true`: then an integer literal
+// beyond 2^53 that fits int64 is a bigint, exact, as kube's decoder keeps it (int64); without the
+// option it rounds. A literal that overflows float64 (`1e400`) is an error, as in Go (`json:
+// cannot unmarshal number 1e400 into Go value of type float64`), where JSON.parse gives Infinity.
 // Strings are JSON.parse's: an escaped lone surrogate (`"\ud800"`) is kept as is, where Go
 // substitutes U+FFFD.
 //
@@ -35,6 +36,8 @@ export interface ParseResult {
 export interface ParseOptions {
   /** Deepest nesting of arrays and objects accepted; Go's encoding/json allows 10000. */
   maxDepth?: number;
+  /** Integers beyond 2^53 within int64 as exact bigints (JS numbers would round them). */
+  int64?: boolean;
 }
 
 export class JsonSyntaxError extends SyntaxError {
@@ -115,6 +118,7 @@ function fail(text: string, context: string, at: number): never {
 // scanners never call back into user code).
 let scanEnd = 0;
 let scanFloat = false;
+let scanInt64 = false;
 
 /** Scans the string whose opening quote is at `q`; sets scanEnd after the closing quote. */
 function scanString(text: string, q: number): string {
@@ -202,7 +206,7 @@ const POW10 = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
  * exponent within ±22, digits and power of ten are exact doubles and one division or
  * multiplication rounds correctly (Clinger's fast path); otherwise Number() converts the text.
  */
-function scanNumber(text: string, start: number): number {
+function scanNumber(text: string, start: number): number | bigint {
   let i = start;
   let c = text.charCodeAt(i);
   const neg = c === MINUS;
@@ -264,6 +268,10 @@ function scanNumber(text: string, start: number): number {
     if (!isFloat && digits > 18) {
       const big = BigInt(lit);
       if (big > INT64_MAX || big < INT64_MIN) isFloat = true;
+    }
+    if (scanInt64 && !isFloat && !Number.isSafeInteger(v)) {
+      scanFloat = false;
+      return BigInt(lit);
     }
   }
   scanFloat = isFloat;
@@ -352,10 +360,12 @@ function readKey(text: string, i: number, st: State, depth: number, obj: Record<
 
 /** Parses `text` strictly; see the module comment for what comes back. */
 export function parseJsonExact(text: string, opts: ParseOptions = {}): ParseResult {
+  scanInt64 = opts.int64 === true;
   try {
     return parse(text, opts);
   } finally {
     keyCache.fill(undefined);
+    scanInt64 = false;
   }
 }
 

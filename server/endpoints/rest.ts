@@ -29,6 +29,7 @@ import { type IncludeObject, buildTable, partialObjectMetadata } from './table.j
 import { outputFormat } from './output.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
+import { stringifyJSON } from '../json.js';
 
 const PATCH_TYPES_CR = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const PATCH_TYPES_BUILTIN = [...PATCH_TYPES_CR, 'application/strategic-merge-patch+json'];
@@ -50,7 +51,7 @@ export interface Ctx {
 export type RequestCtx = Omit<Ctx, 'res'>;
 
 export function sendJson(res: ServerResponse, code: number, value: unknown, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
+  const body = stringifyJSON(value);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers });
   res.end(body);
 }
@@ -267,7 +268,7 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
-  const decoded = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], ctx.builtin);
+  const decoded = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], ctx.builtin, ctx.store.strategy.exactIntegers);
   return { obj: checkObject(ctx, decoded.value), decoded };
 }
 
@@ -374,7 +375,7 @@ async function patch(ctx: Ctx): Promise<void> {
   }
   const directive = parseFieldValidation(ctx.query, 'PatchOptions');
   const body = (await readBody(ctx.req)).toString('utf8');
-  const decoded = parseJson(body);
+  const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
   const patchDoc = decoded.value;
   const name = ctx.info.name;
   // A patch that leaves unknown fields is a 422 on the patched object (handlers/patch.go).
@@ -391,7 +392,7 @@ async function patch(ctx: Ctx): Promise<void> {
       let result: unknown;
       if (type === 'application/json-patch+json') result = applyJsonPatch(original as unknown as JsonValue, patchDoc);
       else result = applyMergePatch(original as unknown as JsonValue, stripPatchDirectives(patchDoc, type));
-      patched = JSON.stringify(result);
+      patched = stringifyJSON(result);
       const obj = checkObject(ctx, result);
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
       // A resourceVersion the patch did not set is the one just read, not a precondition.

@@ -6,6 +6,7 @@ import { JSONPath } from 'jsonpath-plus';
 import type { PrinterColumn } from '../../crd/types.js';
 import type { KubeObject } from '../registry/object.js';
 import { humanDuration } from './table/human-duration.js';
+import { stringifyJSON } from '../json.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -42,7 +43,7 @@ function cell(obj: KubeObject, col: PrinterColumn, now: Date): unknown {
     const t = Date.parse(value);
     return Number.isNaN(t) ? value : humanDuration(now.getTime() - t);
   }
-  if (col.type === 'string' && typeof value === 'object') return JSON.stringify(value);
+  if (col.type === 'string' && typeof value === 'object') return stringifyJSON(value);
   return value;
 }
 

@@ -12,6 +12,7 @@ import { ApiError, internalError, resourceExpired } from '../errors.js';
 import { type FieldError, forbidden, notSupported } from '../field-errors.js';
 import type { KubeObject } from '../registry/object.js';
 import type { ObjectEvent, Store } from '../registry/store.js';
+import { stringifyJSON } from '../json.js';
 
 export interface WatchOptions {
   store: Store;
@@ -48,7 +49,7 @@ function serializeEvent(type: WatchEventType, object: KubeObject, o: WatchOption
   const key = `${type}|${o.renderKey}`;
   let text = forObject.get(key);
   if (text === undefined) {
-    text = JSON.stringify({ type, object: o.render(object) });
+    text = stringifyJSON({ type, object: o.render(object) });
     forObject.set(key, text);
   }
   return text;
@@ -184,7 +185,7 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
       sink.destroy();
     }
   };
-  const write = (type: WatchEventType, object: unknown): void => send(JSON.stringify({ type, object }));
+  const write = (type: WatchEventType, object: unknown): void => send(stringifyJSON({ type, object }));
   const bookmark = (annotations?: Record<string, string>): void =>
     write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(sentRevision), ...(annotations ? { annotations } : {}) } });
 

@@ -12,6 +12,7 @@ export function defineStrategy(kind: KindInfo, overrides: Partial<Strategy> = {}
     tracksGeneration: true,
     deletionBumpsGeneration: true,
     allowUnconditionalUpdate: true,
+    exactIntegers: false,
     prepareForCreate: () => {},
     prepareForUpdate: () => {},
     canonicalize: () => {},

@@ -26,6 +26,7 @@ import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './vali
 import { deepEqual, generateNameFrom, specChanged } from './object-meta-ops.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
+import { parseJSON, stringifyJSON } from '../json.js';
 
 export interface ListOptions {
   /** Objects the caller wants (label and field selectors); applied before `limit` counts. */
@@ -129,7 +130,7 @@ export class Store {
   }
 
   decode(kv: KeyValue): KubeObject {
-    const obj = JSON.parse(kv.value) as KubeObject;
+    const obj = (this.strategy.exactIntegers ? parseJSON(kv.value) : JSON.parse(kv.value)) as KubeObject;
     this.strategy.fromStorage?.(obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
@@ -138,7 +139,7 @@ export class Store {
   private encode(obj: KubeObject): string {
     // The resourceVersion is the storage revision; it is never stored inside the object.
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
-    const text = JSON.stringify({ ...obj, metadata });
+    const text = stringifyJSON({ ...obj, metadata });
     const bytes = Buffer.byteLength(text);
     if (bytes > MAX_VALUE_BYTES) throw requestEntityTooLarge(MAX_VALUE_BYTES);
     return text;

@@ -46,6 +46,11 @@ export interface Strategy {
    * for namespaces and events, not for CRDs and custom resources (422 instead).
    */
   readonly allowUnconditionalUpdate: boolean;
+  /**
+   * Whether integers beyond 2^53 are kept exact (as bigints, int64 as kube keeps them). Custom
+   * resources' fields are free-form data; built-in kinds' numbers are our code's, kept as numbers.
+   */
+  readonly exactIntegers: boolean;
 
   /** Kind-specific preparation of a new object, after the store filled system metadata. */
   prepareForCreate(obj: KubeObject): void;

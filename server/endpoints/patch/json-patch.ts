@@ -24,6 +24,7 @@
 //   - copies may add at most JSONPatchMaxCopyBytes (3 MiB) in total.
 import { ApiError, type Status, badRequest } from '../../errors.js';
 import type { JsonObject, JsonValue } from '../../registry/object.js';
+import { stringifyJSON } from '../../json.js';
 
 /** maxJSONPatchOperations in kube's patch handler. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -246,7 +247,7 @@ function opCopy(s: State, op: JsonPatchOperation, copyLimit: number): void {
   const dst = findParent(s.root, path);
   if (!dst) throw new JsonPatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
   // json-patch counts the encoded size of each copied value (nothing for a null).
-  if (value !== undefined && value !== null) s.copiedBytes += Buffer.byteLength(JSON.stringify(value), 'utf8');
+  if (value !== undefined && value !== null) s.copiedBytes += Buffer.byteLength(stringifyJSON(value), 'utf8');
   if (s.copiedBytes > copyLimit) {
     throw new JsonPatchError(`Unable to complete the copy, the accumulated size increase of copy is ${s.copiedBytes}, exceeding the limit ${copyLimit}`);
   }

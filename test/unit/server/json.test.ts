@@ -1,0 +1,47 @@
+// server/json.ts: integers beyond 2^53 kept exact through parse and stringify; everything else as
+// JSON.parse and JSON.stringify have it.
+import { describe, expect, it } from 'vitest';
+import { parseJSON, stringifyJSON } from '../../../server/json.js';
+import { parseJsonExact } from '../../../server/endpoints/json-parse.js';
+
+describe('parseJSON', () => {
+  it.each([
+    ['9007199254740993', 9007199254740993n],
+    ['-9223372036854775808', -9223372036854775808n],
+    ['9223372036854775807', 9223372036854775807n],
+    ['9007199254740991', 9007199254740991], // the largest safe integer stays a number
+    ['9223372036854775808', 9223372036854775808], // beyond int64: a float64, as kube decodes it
+    ['1234567890123456.5', 1234567890123456.5], // not an integer literal
+    ['9007199254740993e0', 9007199254740992], // an exponent makes it a float
+    ['"12345678901234567890"', '12345678901234567890'], // a string, whatever its digits
+  ])('%s', (text, want) => {
+    expect(parseJSON(text)).toEqual(want);
+  });
+
+  it('finds them at any depth, and leaves the rest as JSON.parse does', () => {
+    expect(parseJSON('{"a":[1,{"b":12345678901234567}],"c":"x","d":null}')).toEqual({ a: [1, { b: 12345678901234567n }], c: 'x', d: null });
+  });
+
+  it('is the exact parser only with int64: the request decoder rounds without it', () => {
+    expect(parseJsonExact('9007199254740993').value).toBe(9007199254740992);
+    expect(parseJsonExact('9007199254740993', { int64: true }).value).toBe(9007199254740993n);
+    expect(parseJsonExact('[9007199254740993]', { int64: true }).floatLiterals.size).toBe(0);
+  });
+});
+
+describe('stringifyJSON', () => {
+  it('is JSON.stringify without bigints', () => {
+    const v = { a: [1, 'two', null, { b: true }], c: undefined, d: 1.5 };
+    expect(stringifyJSON(v)).toBe(JSON.stringify(v));
+  });
+
+  it('writes bigints as integers, with JSON.stringify’s rules for the rest', () => {
+    const v = { n: -9223372036854775808n, list: [9007199254740993n, undefined, 2], skip: undefined, s: '9007199254740993', nested: { x: 1n } };
+    expect(stringifyJSON(v)).toBe('{"n":-9223372036854775808,"list":[9007199254740993,null,2],"s":"9007199254740993","nested":{"x":1}}');
+  });
+
+  it('round-trips through parseJSON', () => {
+    const text = '{"a":9223372036854775807,"b":[-9007199254740993,0.25],"c":"x"}';
+    expect(stringifyJSON(parseJSON(text))).toBe(text);
+  });
+});
