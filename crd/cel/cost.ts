@@ -37,7 +37,7 @@ class Estimator {
 
   private sizeOf(e: Est, node: EngineNode): number {
     if (e.size !== undefined) return e.size;
-    if (e.decl && (e.decl.kind === 'string' || e.decl.kind === 'list' || e.decl.kind === 'map' || e.decl.kind === 'dyn')) {
+    if (e.decl && (e.decl.kind === 'string' || e.decl.kind === 'bytes' || e.decl.kind === 'list' || e.decl.kind === 'map' || e.decl.kind === 'dyn')) {
       if (e.decl.unbounded) this.unbounded.add(e.decl);
       return e.decl.maxElements;
     }
@@ -289,9 +289,9 @@ export function boundsHint(unbounded: Iterable<Decl>): string {
   const items: string[] = [];
   const seen = new Set<string>();
   for (const d of unbounded) {
-    const kw = d.kind === 'list' ? 'maxItems' : d.kind === 'map' ? 'maxProperties' : d.kind === 'string' ? 'maxLength' : undefined;
+    const kw = d.kind === 'list' ? 'maxItems' : d.kind === 'map' ? 'maxProperties' : d.kind === 'string' || d.kind === 'bytes' ? 'maxLength' : undefined;
     if (!kw) continue;
-    const what = d.kind === 'list' ? 'list' : d.kind === 'map' ? 'map' : 'string';
+    const what = d.kind === 'list' ? 'list' : d.kind === 'map' ? 'map' : d.kind;
     const s = `${what} ${d.path || '<root>'} has no ${kw}`;
     if (!seen.has(s)) seen.add(s), items.push(s);
   }

@@ -16,6 +16,7 @@
 // parsed AST before type checking to our overloads; error messages map the names back.
 // Overloads the engine lacks are added beside them (core.ts, optionals.ts).
 import { Environment } from '@marcbachmann/cel-js';
+import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { RE2JS } from 're2js';
 import { conversionRenames, registerConversions } from './conversions.js';
 import { checkRange, registerCoreOverloads } from './core.js';
@@ -190,6 +191,8 @@ export function celEquals(a: unknown, b: unknown): boolean {
     return true;
   }
   if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((x, i) => x === b[i]);
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (a instanceof Duration && b instanceof Duration) return a.seconds * 1_000_000_000n + BigInt(a.nanos) === b.seconds * 1_000_000_000n + BigInt(b.nanos);
   return false;
 }
 

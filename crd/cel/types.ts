@@ -5,13 +5,15 @@
 // from the 3 MiB request limit when unset) and MinSerializedSize.
 //
 // Values are converted from decoded JSON to what the CEL engine expects, driven by the same types:
-// integers become BigInt (CEL int64), objects become instances of a per-type Map subclass.
+// integers become BigInt (CEL int64), objects become instances of a per-type Map subclass, and
+// strings of format byte, duration, date and date-time become bytes, durations and timestamps.
 import type { JSONSchemaProps } from '../types.js';
+import { parseDuration, parseTimestamp } from './time.js';
 
 /** celconfig.MaxRequestSizeBytes */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 
-export type DeclKind = 'object' | 'map' | 'list' | 'string' | 'int' | 'double' | 'bool' | 'dyn';
+export type DeclKind = 'object' | 'map' | 'list' | 'string' | 'bytes' | 'duration' | 'timestamp' | 'int' | 'double' | 'bool' | 'dyn';
 
 export interface Decl {
   kind: DeclKind;
@@ -59,6 +61,12 @@ export function escapeName(name: string): string | undefined {
 }
 
 const estimateMaxStringLength = (): number => MAX_REQUEST_SIZE_BYTES - 2;
+// apiserver/pkg/cel/limits.go: serialized sizes of durations, dates and date-times, quotes included.
+const MAX_DURATION_SIZE_JSON = 32;
+const MIN_DURATION_SIZE_JSON = 3;
+const JSON_DATE_SIZE = 12;
+const MIN_DATETIME_SIZE_JSON = 21;
+const MAX_DATETIME_SIZE_JSON = 32;
 const estimateMaxArrayItems = (minSize: number): number => Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize + 1));
 const estimateMaxAdditionalProperties = (minSize: number): number => Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize + 6));
 
@@ -75,9 +83,12 @@ function itemsSchema(s: JSONSchemaProps): JSONSchemaProps | undefined {
   return Array.isArray(s.items) ? undefined : s.items;
 }
 
+const isEmbedded = (s: JSONSchemaProps): boolean => s['x-kubernetes-embedded-resource'] === true;
+
 /**
  * The CEL type of a schema node (kube's SchemaDeclType). `root` adds apiVersion, kind and
- * metadata.name/generateName as kube's WithTypeAndObjectMeta does for the resource root.
+ * metadata.name/generateName as kube's WithTypeAndObjectMeta does for the resource root and for
+ * every embedded resource.
  */
 export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root = false): Decl {
   const dyn = (): Decl => ({ kind: 'dyn', celType: 'dyn', maxElements: estimateMaxStringLength(), unbounded: true, minSerializedSize: 1, path, schema: s });
@@ -91,6 +102,17 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
     case 'boolean':
       return { kind: 'bool', celType: 'bool', maxElements: 0, unbounded: false, minSerializedSize: 4, path, schema: s };
     case 'string': {
+      const scalar = (kind: DeclKind, celType: string, maxElements: number, minSerializedSize: number): Decl => ({ kind, celType, maxElements, unbounded: false, minSerializedSize, path, schema: s });
+      switch (s.format) {
+        case 'byte':
+          return { kind: 'bytes', celType: 'bytes', maxElements: s.maxLength ?? estimateMaxStringLength(), unbounded: s.maxLength === undefined, minSerializedSize: 2, path, schema: s };
+        case 'duration':
+          return scalar('duration', 'google.protobuf.Duration', MAX_DURATION_SIZE_JSON, MIN_DURATION_SIZE_JSON);
+        case 'date':
+          return scalar('timestamp', 'google.protobuf.Timestamp', JSON_DATE_SIZE, JSON_DATE_SIZE);
+        case 'date-time':
+          return scalar('timestamp', 'google.protobuf.Timestamp', MAX_DATETIME_SIZE_JSON, MIN_DATETIME_SIZE_JSON);
+      }
       const unbounded = s.maxLength === undefined;
       let max = s.maxLength ?? estimateMaxStringLength();
       if (unbounded && Array.isArray(s.enum) && s.enum.length > 0) {
@@ -102,7 +124,7 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
     case 'array': {
       const is = itemsSchema(s);
       if (!is) return dyn();
-      const elem = declFor(is, `${path}[*]`, namer);
+      const elem = declFor(is, `${path}[*]`, namer, isEmbedded(is));
       const unbounded = s.maxItems === undefined;
       const max = s.maxItems ?? estimateMaxArrayItems(elem.minSerializedSize);
       return { kind: 'list', celType: `list<${elem.celType}>`, elem, maxElements: max, unbounded, minSerializedSize: 2, path, schema: s };
@@ -112,7 +134,7 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
       const hasProps = Object.keys(props).length > 0 || root;
       const ap = s.additionalProperties;
       if (!hasProps && ap && typeof ap === 'object') {
-        const elem = declFor(ap, `${path}[*]`, namer);
+        const elem = declFor(ap, `${path}[*]`, namer, isEmbedded(ap));
         const unbounded = s.maxProperties === undefined;
         const max = s.maxProperties ?? estimateMaxAdditionalProperties(elem.minSerializedSize);
         return { kind: 'map', celType: `map<string, ${elem.celType}>`, elem, maxElements: max, unbounded, minSerializedSize: 2, path, schema: s };
@@ -122,7 +144,7 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
       const required = new Set(s.required ?? []);
       let minSize = 2;
       for (const [name, prop] of Object.entries(props)) {
-        const d = declFor(prop, path ? `${path}.${name}` : name, namer);
+        const d = declFor(prop, path ? `${path}.${name}` : name, namer, isEmbedded(prop));
         const cel = escapeName(name);
         if (cel) fields.set(cel, { jsonName: name, decl: d });
         if (required.has(name) && prop.default === undefined) minSize += name.length + d.minSerializedSize + 4;
@@ -167,6 +189,10 @@ export function toCel(v: unknown, d: Decl): unknown {
     case 'string':
     case 'bool':
       return v;
+    case 'bytes':
+    case 'duration':
+    case 'timestamp':
+      return typeof v === 'string' ? formatted(v, d.kind, d.schema.format) : v;
     case 'list':
       return Array.isArray(v) ? v.map((x) => toCel(x, d.elem!)) : toDyn(v);
     case 'map': {
@@ -186,6 +212,21 @@ export function toCel(v: unknown, d: Decl): unknown {
     }
     default:
       return toDyn(v);
+  }
+}
+
+/**
+ * A string of format byte, duration, date or date-time as the CEL value kube's UnstructuredToVal
+ * makes of it. Schema validation has refused malformed ones already; one that still does not
+ * parse stays a string, and a rule using it fails with a type error, not a crash.
+ */
+function formatted(v: string, kind: DeclKind, format: string | undefined): unknown {
+  try {
+    if (kind === 'bytes') return new Uint8Array(Buffer.from(v, 'base64'));
+    if (kind === 'duration') return parseDuration(v);
+    return format === 'date' ? parseTimestamp(`${v}T00:00:00Z`) : parseTimestamp(v);
+  } catch {
+    return v;
   }
 }
 
