@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { parse as parseYaml } from 'yaml';
+import { parseJSON, stringifyJSON } from './json.js';
 
 interface Target {
   server: string;
@@ -45,18 +46,21 @@ export function readKubeconfig(path: string): Target {
 
 function call(t: Target, method: string, path: string, body?: unknown): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body);
+    // parseJSON/stringifyJSON: objects are rewritten as read, integers beyond 2^53 included.
+    const text = body === undefined ? undefined : stringifyJSON(body);
     const req = httpsRequest(t.server + path, {
       method,
       ca: t.ca || undefined,
       headers: { authorization: `Bearer ${t.token}`, ...(text ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}) },
     });
     req.on('response', (res) => {
-      let data = '';
-      res.on('data', (c: Buffer) => (data += c.toString()));
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
+        // Decoded once whole: a character split across chunks would not survive chunk-wise decoding.
+        const data = Buffer.concat(chunks).toString('utf8');
         try {
-          resolve({ status: res.statusCode ?? 0, body: data ? (JSON.parse(data) as Record<string, unknown>) : {} });
+          resolve({ status: res.statusCode ?? 0, body: data ? (parseJSON(data) as Record<string, unknown>) : {} });
         } catch {
           reject(new Error(`${method} ${path}: ${res.statusCode} with a body that is not JSON`));
         }
