@@ -1,4 +1,4 @@
-// Core-language overloads of the CEL spec the engine lacks: the ordering of bytes.
+// What the engine lacks of the CEL spec's core: the ordering of bytes, and its value ranges.
 //
 // Not added, on purpose: equality between numbers of different types (`1.0 == 1`, `2u != 2`).
 // Declaring `double == int` or `int == uint` makes the engine's overload lookup ambiguous for an
@@ -31,9 +31,9 @@ const TIMESTAMP_MIN_MS = new Date('0001-01-01T00:00:00Z').getTime();
 const TIMESTAMP_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
- * The spec's value ranges, checked on every evaluated node's result: the engine computes ints
- * with unbounded bigints and times with JS Dates, so `-(-2^63)`, `2^62 * 4`, or a timestamp past
- * year 9999 would otherwise evaluate; cel-go reports them as errors (its texts).
+ * The spec's value ranges, checked on the result of every arithmetic and call node (env.ts): the
+ * engine computes ints with unbounded bigints and times with JS Dates, so `-(-2^63)`, `2^62 * 4`,
+ * or a timestamp past year 9999 would otherwise evaluate; cel-go reports them as errors (its texts).
  */
 export function checkRange(v: unknown): void {
   if (typeof v === 'bigint') {
