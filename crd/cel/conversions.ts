@@ -7,10 +7,8 @@
 // prepareAst, `conversionRenames`), so every overload of them is registered here.
 import type { Environment } from '@marcbachmann/cel-js';
 import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { INT64_MAX, INT64_MIN, UINT64_MAX } from '../../server/int64.js';
 
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
-const UINT64_MAX = (1n << 64n) - 1n;
 /** 2^63 and 2^64 as doubles: cel-go's bounds for double → int and double → uint (exclusive). */
 const TWO_63 = 2 ** 63;
 const TWO_64 = 2 ** 64;

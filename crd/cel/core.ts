@@ -5,6 +5,7 @@
 // element of an empty list literal (`[].exists(e, e == 2)`), which costs more than it gains.
 import type { Environment } from '@marcbachmann/cel-js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { INT64_MAX, INT64_MIN, UINT64_MAX } from '../../server/int64.js';
 
 /** Lexicographic order of two byte strings (the spec orders bytes as unsigned octets). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -23,9 +24,6 @@ export function registerCoreOverloads(env: Environment): void {
   for (const [op, test] of order) env.registerOperator(`bytes ${op} bytes`, (a: Uint8Array, b: Uint8Array) => test(compareBytes(a, b)));
 }
 
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
-const UINT64_MAX = (1n << 64n) - 1n;
 /** CEL timestamps span 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z. */
 const TIMESTAMP_MIN_MS = new Date('0001-01-01T00:00:00Z').getTime();
 const TIMESTAMP_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);

@@ -3,6 +3,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { Optional } from '@marcbachmann/cel-js';
 import { charge, celEquals } from './env.js';
+import { INT64_MAX, INT64_MIN } from '../../server/int64.js';
 
 type Fn = (...args: never[]) => unknown;
 
@@ -165,9 +166,6 @@ export function parseQuantity(s: string): QuantityValue | undefined {
   }
   return new QuantityValue(num, den, s);
 }
-
-const INT64_MAX = (1n << 63n) - 1n;
-const INT64_MIN = -(1n << 63n);
 
 // ---------------------------------------------------------------------------------------------
 // URL (kubernetes.URL)

@@ -5,6 +5,7 @@ import { parseDocument } from 'yaml';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
 import { decodeProtobufObject, isProtobufContentType } from './protobuf.js';
 import { JsonSyntaxError, parseJsonExact } from './json-parse.js';
+import { INT64_MAX, INT64_MIN } from '../int64.js';
 
 /** kube-apiserver's default limit on a request body. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -80,9 +81,6 @@ export function parseYaml(text: string, int64 = false): unknown {
     throw badRequest(`the request body is not valid YAML: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
-
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
 
 /** YAML read with every integer a bigint: numbers again where a number is exact, or beyond int64 (a float64 to kube). */
 function safeIntsAsNumbers(v: unknown): unknown {

@@ -27,6 +27,8 @@
 // The parser is iterative (an explicit stack), so depth costs no call stack; the nesting limit is
 // Go's (10000, `exceeded max depth`) unless maxDepth says otherwise.
 
+import { INT64_MAX, INT64_MIN } from '../int64.js';
+
 export interface ParseResult {
   value: unknown;
   duplicateFields: string[];
@@ -103,9 +105,6 @@ const hexVal = (c: number): number => {
   if (c >= 65 && c <= 70) return c - 55;
   return -1;
 };
-
-const INT64_MAX = 9223372036854775807n;
-const INT64_MIN = -9223372036854775808n;
 
 type Container = Record<string, unknown> | unknown[];
 
