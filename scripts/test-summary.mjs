@@ -3,24 +3,47 @@
 import { readFileSync } from 'node:fs';
 
 const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+let fail = false;
 
-// e2e suites are named "kubectl <version>"; a version whose binary is missing is skipped.
+// e2e suites are named "kubectl <version>". Each version's first test checks its binary
+// ("the kubectl <version> binary is there, ..."): missing, that test fails with where it looked and
+// how to get the binary, and the version's other tests are skipped: the summary says so and fails.
+const BINARY_TEST = /^the kubectl \S+ binary /;
 const kubectl = new Map();
 for (const file of report.testResults ?? []) {
   for (const t of file.assertionResults ?? []) {
     const version = /^kubectl (\d+\.\d+)$/.exec(t.ancestorTitles?.[0] ?? '')?.[1];
     if (!version) continue;
-    const counts = kubectl.get(version) ?? { passed: 0, failed: 0, skipped: 0 };
+    const counts = kubectl.get(version) ?? { passed: 0, failed: 0, skipped: 0, binary: undefined };
     counts[t.status === 'passed' ? 'passed' : t.status === 'failed' ? 'failed' : 'skipped']++;
+    if (BINARY_TEST.test(t.title ?? '')) counts.binary = t;
     kubectl.set(version, counts);
   }
 }
 for (const [version, c] of [...kubectl].sort()) {
-  console.log(`kubectl ${version}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped${c.passed === 0 ? ' (binary missing?)' : ''}`);
+  const counts = `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`;
+  if (c.binary?.status === 'failed') {
+    fail = true;
+    console.log(`kubectl ${version}: FAILED, binary missing or wrong (${counts}):`);
+    const message = String(c.binary.failureMessages?.[0] ?? '').split('\n').filter((l) => !/^\s+at /.test(l));
+    for (const l of message) if (l.trim()) console.log(`  ${l.replace(/^AssertionError: /, '')}`);
+  } else if (c.passed === 0) {
+    // Filtered out (-t), most likely: the binary check fails a full run when the binary is missing.
+    console.log(`kubectl ${version}: ${counts} (nothing ran against it: filtered out?)`);
+  } else {
+    console.log(`kubectl ${version}: ${counts}`);
+  }
+}
+
+// A test file that could not run (an import that throws, a failing beforeAll) fails no single test.
+const broken = (report.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((t) => t.status === 'failed'));
+for (const f of broken) {
+  fail = true;
+  console.log(`FAILED to run: ${f.name}: ${String(f.message ?? '').split('\n')[0]}`);
 }
 
 const passed = report.numPassedTests ?? 0;
 const failed = report.numFailedTests ?? 0;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-if (failed > 0 || passed === 0) process.exit(1);
+if (fail || failed > 0 || passed === 0) process.exit(1);
