@@ -8,10 +8,13 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { type FieldError, GoPrinted, child, forbidden, goQuote, invalid, notSupported, required } from '../../server/field-errors.js';
 import type { JSONSchemaProps, ValidationRule } from '../types.js';
 import { boundsHint, costErrorMessage, estimateCost, maxCardinality } from './cost.js';
-import { baseEnv, celEquals, type EngineNode, prepareAst, walk } from './env.js';
+import { baseEnv, celEquals, type EngineNode, prepareAst, unrenamed, walk } from './env.js';
 import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
+import { TOO_DEEP_ISSUE, checkSource } from './limits.js';
 import { compileIssue } from './messages.js';
+import { RegexError, compileRegex } from './regex.js';
 import { type Decl, TypeNamer, declFor } from './types.js';
+import { stringifyJSON } from '../../server/json.js';
 
 /** apiextensions validation.StaticEstimatedCostLimit */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -93,17 +96,91 @@ function usesOldSelf(ast: EngineNode): boolean {
 
 type Parsed = ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
 
-function compileExpr(env: Environment, src: string, known: Set<string>): { prog?: Parsed; type?: string; issue?: string } {
-  let p: Parsed;
+/** A regex literal argument: what cel-go's ValidateRegexLiterals checks and its regex optimizations compile. */
+interface RegexLiteral {
+  node: EngineNode;
+  pattern: string;
+  /** The call's name as written (matches, find, findAll). */
+  fn: string;
+  /** cel-go's ValidateRegexLiterals looks at the first argument of matches() (the pattern of `s.matches(p)`, the string of `matches(s, p)`). */
+  validated: boolean;
+  /** The interpreter's regex optimizations compile the pattern argument of matches, find and findAll. */
+  planned: boolean;
+}
+
+function regexLiterals(ast: EngineNode): RegexLiteral[] {
+  const out: RegexLiteral[] = [];
+  walk(ast, (n) => {
+    if (n.op !== 'call' && n.op !== 'rcall') return;
+    const a = n.args as unknown[];
+    const fn = unrenamed[a[0] as string] ?? (a[0] as string);
+    if (fn !== 'matches' && fn !== 'find' && fn !== 'findAll') return;
+    const args = (n.op === 'rcall' ? a[2] : a[1]) as EngineNode[];
+    // Arguments as cel-go's interpreter sees them: the receiver first.
+    const all = n.op === 'rcall' ? [a[1] as EngineNode, ...args] : args;
+    all.forEach((x, i) => {
+      if (x.op !== 'value' || typeof x.args !== 'string') return;
+      const validated = fn === 'matches' && x === args[0];
+      const planned = i === 1;
+      if (validated || planned) out.push({ node: x, pattern: x.args, fn, validated, planned });
+    });
+  });
+  return out.sort((x, y) => x.node.pos - y.node.pos);
+}
+
+/** Go's regexp.Compile error for a pattern, or undefined when it compiles. */
+function regexError(pattern: string): string | undefined {
   try {
-    p = env.parse(src) as unknown as Parsed;
+    compileRegex(pattern);
+    return undefined;
   } catch (e) {
-    return { issue: compileIssue(e, src, known) };
+    if (e instanceof RegexError) return e.message;
+    throw e;
   }
-  prepareAst(p.ast as EngineNode);
-  const c = p.check();
-  if (!c.valid) return { issue: compileIssue(c.error, src, known) };
-  return { prog: p, type: c.type };
+}
+
+/** A compiled expression, or kube's text for why not: `compilation failed: ...` issues or `program instantiation failed: ...`. */
+interface Compiled {
+  prog?: Parsed;
+  type?: string;
+  issue?: string;
+  /** Set instead of issue when the program cannot be built (a regex literal that does not compile). */
+  program?: string;
+}
+
+function compileExpr(env: Environment, src: string, known: Set<string>): Compiled {
+  try {
+    // cel-go's size and depth limits first: past them the engine's recursion would overflow.
+    const limits = checkSource(src);
+    if (limits.issue !== undefined) return { issue: limits.issue };
+    let p: Parsed;
+    try {
+      p = env.parse(limits.engineSource) as unknown as Parsed;
+    } catch (e) {
+      if (e instanceof RangeError) throw e;
+      return { issue: compileIssue(e, src, known) };
+    }
+    prepareAst(p.ast as EngineNode);
+    const c = p.check();
+    if (!c.valid) {
+      if (c.error instanceof RangeError) throw c.error;
+      return { issue: compileIssue(c.error, src, known) };
+    }
+    const literals = regexLiterals(p.ast as EngineNode);
+    const invalid = literals.filter((l) => l.validated && regexError(l.pattern) !== undefined);
+    if (invalid.length > 0) {
+      return { issue: invalid.map((l) => compileIssue({ message: `invalid ${l.fn} argument`, node: l.node }, src, known)).join('\n') };
+    }
+    for (const l of literals) {
+      const err = l.planned ? regexError(l.pattern) : undefined;
+      if (err !== undefined) return { prog: p, type: c.type, program: err };
+    }
+    return { prog: p, type: c.type };
+  } catch (e) {
+    // Anything deep enough to overflow the stack that the limits did not foresee.
+    if (e instanceof RangeError) return { issue: TOO_DEEP_ISSUE };
+    throw e;
+  }
 }
 
 function ruleEnvs(ctx: Ctx, decl: Decl): { plain: Environment; optional: () => Environment } {
@@ -164,6 +241,10 @@ function compileNode(ctx: Ctx, s: JSONSchemaProps, decl: Decl, path: string, car
         ctx.errors.push(invalid(`${p}.rule`, goValidationRule(r), 'cel expression must evaluate to a bool'));
         return;
       }
+      if (c.program !== undefined) {
+        ctx.errors.push(invalid(`${p}.rule`, goValidationRule(r), `program instantiation failed: ${c.program}`));
+        return;
+      }
       const ast = c.prog!.ast as EngineNode;
       const est = estimateCost(ast, decl);
       const cost = Math.min(est.cost * card, Number.MAX_SAFE_INTEGER);
@@ -177,6 +258,7 @@ function compileNode(ctx: Ctx, s: JSONSchemaProps, decl: Decl, path: string, car
         const m = compileExpr(env, r.messageExpression, ctx.knownFunctions);
         if (m.issue !== undefined) ctx.errors.push(invalid(`${p}.messageExpression`, goValidationRule(r), `messageExpression compilation failed: ${m.issue}`));
         else if (m.type !== 'string') ctx.errors.push(invalid(`${p}.messageExpression`, goValidationRule(r), 'messageExpression must evaluate to a string'));
+        else if (m.program !== undefined) ctx.errors.push(invalid(`${p}.messageExpression`, goValidationRule(r), `messageExpression instantiation failed: ${m.program}`));
         else {
           const mc = Math.min(estimateCost(m.prog!.ast as EngineNode, decl).cost * card, Number.MAX_SAFE_INTEGER);
           if (mc > STATIC_ESTIMATED_COST_LIMIT) ctx.errors.push(forbidden(`${p}.messageExpression`, costErrorMessage('estimated messageExpression cost', mc, STATIC_ESTIMATED_COST_LIMIT)));
@@ -243,7 +325,8 @@ function functionNames(): Set<string> {
  */
 export function compileSchemaRules(schema: JSONSchemaProps, path: string): { errors: FieldError[]; rules: CompiledRules } {
   // Compiled per schema: an unchanged version of an updated CRD is not recompiled.
-  const cacheKey = `${path}\u0000${JSON.stringify(schema)}`;
+  // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
+  const cacheKey = `${path}\u0000${stringifyJSON(schema)}`;
   const hit = cache.get(cacheKey);
   if (hit) {
     cache.delete(cacheKey);

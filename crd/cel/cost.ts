@@ -6,6 +6,7 @@
 // error can say which maxItems/maxLength/maxProperties to add.
 import type { EngineNode } from './env.js';
 import { isNode, unrenamed } from './env.js';
+import { codePointCount } from './limits.js';
 import { MAX_REQUEST_SIZE_BYTES, type Decl } from './types.js';
 
 const STRING_TRAVERSAL = 0.1;
@@ -64,7 +65,8 @@ class Estimator {
     const a = n.args as unknown[];
     switch (n.op) {
       case 'value':
-        return { cost: 0, size: typeof n.args === 'string' ? n.args.length : n.args instanceof Uint8Array ? n.args.length : 1 };
+        // A string literal's size is its code points, as cel-go's (a regex literal's cost goes by it).
+        return { cost: 0, size: typeof n.args === 'string' ? codePointCount(n.args) : n.args instanceof Uint8Array ? n.args.length : 1 };
       case 'id':
         return { cost: 1, decl: this.lookup(n.args as string) };
       case '.':

@@ -15,14 +15,20 @@
 // duration and the time getters, see format.ts, conversions.ts, time.ts) are renamed in the
 // parsed AST before type checking to our overloads; error messages map the names back.
 // Overloads the engine lacks are added beside them (core.ts, optionals.ts).
+//
+// Hostile input: a source is checked against cel-go's size and depth limits before the engine
+// parses it (limits.ts), and regexes are compiled through regex.ts (Go's errors, a bound on what
+// one pattern may cost to compile, a bounded cache), each call charged kube's cost first and then,
+// step by step before it runs, the request's regex work budget (REGEX_WORK_BUDGET).
 import { Environment } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
-import { RE2JS } from 're2js';
 import { conversionRenames, registerConversions } from './conversions.js';
 import { checkRange, registerCoreOverloads } from './core.js';
 import { formatString, quote, trim } from './format.js';
+import { checkSource, codePointCount } from './limits.js';
 import { registerKubernetesLibraries } from './library.js';
 import { registerOptionals } from './optionals.js';
+import { RegexError, type RegexWork, regexFindAll, regexMatches } from './regex.js';
 import { registerTimeLibrary, timeRenames } from './time.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -34,14 +40,70 @@ export class CostLimitExceeded extends Error {
   }
 }
 
+/**
+ * A request's budget for regex work (REGEX_WORK_BUDGET): what is left, in units of
+ * (input code units + 1) × program size, shared by every rule the request runs.
+ */
+export interface RegexBudget {
+  remaining: number;
+}
+
 interface Meter {
   active: boolean;
   cost: number;
   limit: number;
   exceeded: boolean;
+  /** The request's regex work budget, when the evaluation is charged one. */
+  regex?: RegexBudget;
+  /** The evaluation stopped because regex work would have overrun `regex`. */
+  regexRefused: boolean;
 }
 
-export const meter: Meter = { active: false, cost: 0, limit: Infinity, exceeded: false };
+export const meter: Meter = { active: false, cost: 0, limit: Infinity, exceeded: false, regexRefused: false };
+
+/**
+ * The regex work one request (one object's validation) may do, alongside kube's cost budget.
+ *
+ * Why: kube charges matches/find/findAll by the pattern's LENGTH (⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉),
+ * which does not bound the matching time: `(?:a|aa){0,999}[^a]{2}` is 24 characters but a
+ * 5,000-instruction program, and re2js takes 1.5-2.9 s over 14 KB, 14-24 s over 140 KB and
+ * minutes over 1.4 MB (kube's per-call limit allows that); 40 rules `!self.s.matches('(a+)+$')` over 1.4 MB
+ * take 0.7-1.4 s (kube's budget admits 35). Go runs the same work in the request's goroutine,
+ * beside every other request; we run it on Node's event loop, where it stalls every client. So
+ * each step is charged, before it runs, (input code units + 1) × the pattern's estimated program
+ * size (regex.ts; each findAll search from where it starts; compiling a pattern not cached, 100
+ * units an instruction), and a step that would overrun what is left of this budget is not run:
+ * the request fails as kube's does when its cost budget runs out.
+ *
+ * Calibrated on re2js 2.10, its DFA held to 1 MB a pattern (regex.ts REGEX_DFA_BYTES), on this
+ * machine (2 cores, Node 20, otherwise idle) so that the worst work admitted costs ~100 ms. The
+ * slowest shape found is `(?:a|aa){0,k}[^a]{2}` (and its (?i) and `…|z` forms) over a few hundred
+ * characters, where each character makes a DFA state of thousands of instructions: at 1,000,000
+ * units, k = 300-600, 7 cold runs each, medians 43-84 ms and worst 97 ms, ~10 units a µs (with
+ * re2js's default 8 MB DFA the worst was 184 ms). Simple patterns are far faster per unit
+ * (1,000,000 units: a literal 1 ms, `(a+)+$` 10 ms, `^[a-z]+$` 35 ms; findAll's searches, on
+ * re2js's NFA, 30-46 ms; a 10,000-instruction program, k = 999, 20-23 ms).
+ *
+ * This refuses objects kube accepts, whose rules need more regex work than this however fast
+ * re2js would be: e.g. `^[a-z]+$` (6 instructions) over a string of more than ~166 KB, 100 such
+ * rules over 2 KB strings, findAll with many matches over a long string (each search is charged
+ * the rest of the string), a pattern from the object of more than ~5,000 instructions (compiled
+ * and searched: (101 + |s|) × its size). A worker pool would lift it.
+ */
+export const REGEX_WORK_BUDGET = 1_000_000;
+
+/** Charges regex work to the running evaluation's regex budget; refuses (throws) past it. */
+const regexWork: RegexWork = (units) => {
+  const b = meter.active ? meter.regex : undefined;
+  if (b === undefined) return;
+  if (units > b.remaining) {
+    // As for the cost limit, every further node throws at once.
+    meter.exceeded = true;
+    meter.regexRefused = true;
+    throw new CostLimitExceeded();
+  }
+  b.remaining -= units;
+};
 
 /** Adds `n` to the running evaluation's cost (library functions call it for their size cost). */
 export function charge(n: number): void {
@@ -53,19 +115,35 @@ export function charge(n: number): void {
   }
 }
 
-/** Runs `fn` with the meter armed at `limit`; returns its result or error and the cost spent. */
-export function metered<T>(limit: number, fn: () => T): { value?: T; error?: unknown; cost: number; exceeded: boolean } {
+export interface MeteredResult<T> {
+  value?: T;
+  error?: unknown;
+  cost: number;
+  /** Stopped: the cost limit was reached, or regex work would have overrun the regex budget. */
+  exceeded: boolean;
+  /** Stopped by the regex budget (REGEX_WORK_BUDGET), before the refused step ran. */
+  regexRefused: boolean;
+}
+
+/**
+ * Runs `fn` with the meter armed at `limit` (and regex work charged to `regex`, when given);
+ * returns its result or error and the cost spent.
+ */
+export function metered<T>(limit: number, fn: () => T, regex?: RegexBudget): MeteredResult<T> {
   meter.active = true;
   meter.cost = 0;
   meter.limit = limit;
   meter.exceeded = false;
+  meter.regex = regex;
+  meter.regexRefused = false;
   try {
     const value = fn();
-    return meter.exceeded ? { error: new CostLimitExceeded(), cost: meter.cost, exceeded: true } : { value, cost: meter.cost, exceeded: false };
+    return meter.exceeded ? { error: new CostLimitExceeded(), cost: meter.cost, exceeded: true, regexRefused: meter.regexRefused } : { value, cost: meter.cost, exceeded: false, regexRefused: false };
   } catch (error) {
-    return { error: meter.exceeded ? new CostLimitExceeded() : error, cost: meter.cost, exceeded: meter.exceeded };
+    return { error: meter.exceeded ? new CostLimitExceeded() : error, cost: meter.cost, exceeded: meter.exceeded, regexRefused: meter.regexRefused };
   } finally {
     meter.active = false;
+    meter.regex = undefined;
   }
 }
 
@@ -94,19 +172,7 @@ export function walk(n: EngineNode, f: (n: EngineNode) => void, seen = new Set<E
   if (seen.has(n)) return;
   seen.add(n);
   f(n);
-  const visit = (x: unknown): void => {
-    if (isNode(x)) walk(x, f, seen);
-    else if (Array.isArray(x)) x.forEach(visit);
-  };
-  const a = n.args;
-  if (Array.isArray(a)) a.forEach(visit);
-  else if (isNode(a)) walk(a, f, seen);
-  else if (n.op === 'comprehension' && a && typeof a === 'object') {
-    const c = a as Record<string, unknown>;
-    for (const k of ['iterable', 'init', 'step']) visit(c[k]);
-  }
-  if (n.meta.alternate) walk(n.meta.alternate, f, seen);
-  if (n.meta.macro?.args) visit(n.meta.macro.args);
+  for (const c of children(n)) walk(c, f, seen);
 }
 
 /** Our overloads standing in for engine built-ins with other semantics. */
@@ -124,8 +190,74 @@ export const unrenamed = Object.fromEntries(Object.entries(renamed).map(([k, v])
 /** Operators and calls whose result may leave CEL's ranges; other nodes pass values through. */
 const RANGE_CHECKED_OPS = new Set(['+', '-', '*', '/', '%', '-_', 'call', 'rcall']);
 
-/** Prepares a parsed AST: kube's overloads for renamed built-ins, comprehension step costs, range checks. */
+/** The children of a node, the expanded form of a macro included (as walk visits them). */
+function children(n: EngineNode): EngineNode[] {
+  const out: EngineNode[] = [];
+  const add = (x: unknown): void => {
+    if (isNode(x)) out.push(x);
+    else if (Array.isArray(x)) x.forEach(add);
+  };
+  const a = n.args;
+  if (Array.isArray(a)) a.forEach(add);
+  else if (isNode(a)) out.push(a);
+  else if (n.op === 'comprehension' && a && typeof a === 'object') {
+    const c = a as Record<string, unknown>;
+    for (const k of ['iterable', 'init', 'step']) add(c[k]);
+  }
+  if (n.meta.alternate) out.push(n.meta.alternate);
+  if (n.meta.macro?.args) add(n.meta.macro.args);
+  return out;
+}
+
+/**
+ * Balances `&&` and `||` chains as cel-go's parser does (parser/helper.go balancer): the engine
+ * builds them left-deep, one level per operand, and kube accepts chains far longer than the
+ * recursive checker and evaluator can descend. Iterative, since the chain is what is deep.
+ */
+export function balanceLogic(root: EngineNode): void {
+  const todo = [root];
+  const seen = new Set<EngineNode>();
+  while (todo.length > 0) {
+    const n = todo.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    if ((n.op === '&&' || n.op === '||') && Array.isArray(n.args)) {
+      // ops[0] is n; the operands, left to right, are the innermost left operand and the right ones.
+      const ops: EngineNode[] = [];
+      let x: EngineNode = n;
+      while (x.op === n.op && Array.isArray(x.args) && isNode(x.args[0])) {
+        ops.push(x);
+        x = x.args[0];
+      }
+      const terms = [x, ...ops.map((o) => (o.args as EngineNode[])[1]!).reverse()];
+      if (ops.length > 2) {
+        const spare = ops.slice(1);
+        // cel-go's balancedTree over operators lo..hi (operator i joins terms i and i+1).
+        const build = (lo: number, hi: number, node: EngineNode): EngineNode => {
+          const mid = (lo + hi + 1) >> 1;
+          const left = mid === lo ? terms[mid]! : build(lo, mid - 1, spare.pop()!);
+          const right = mid === hi ? terms[mid + 1]! : build(mid + 1, hi, spare.pop()!);
+          node.args = [left, right];
+          node.pos = node.start = left.start;
+          node.end = right.end;
+          return node;
+        };
+        build(0, ops.length - 1, n);
+      }
+      for (const o of ops) seen.add(o);
+      todo.push(...terms);
+      continue;
+    }
+    todo.push(...children(n));
+  }
+}
+
+/**
+ * Prepares a parsed AST: `&&`/`||` balanced, kube's overloads for renamed built-ins, comprehension
+ * step costs, range checks.
+ */
 export function prepareAst(root: EngineNode): void {
+  balanceLogic(root);
   walk(root, (n) => {
     if (RANGE_CHECKED_OPS.has(n.op)) n.rangeChecked = true;
     if ((n.op === 'rcall' || n.op === 'call') && Array.isArray(n.args) && typeof n.args[0] === 'string') {
@@ -151,19 +283,23 @@ class StringsNamespace extends CelNamespaceObject {}
 
 const traversal = (n: number): number => Math.ceil(n * 0.1);
 
-const regexCache = new Map<string, RE2JS>();
-export function re2(pattern: string): RE2JS {
-  let r = regexCache.get(pattern);
-  if (!r) {
-    r = RE2JS.compile(pattern);
-    if (regexCache.size > 500) regexCache.clear();
-    regexCache.set(pattern, r);
-  }
-  return r;
+/** cel-go's and kube's cost of matches/find/findAll: ⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉, charged before the pattern is compiled or run. */
+export function regexCallCost(s: string, p: string): number {
+  return Math.ceil((codePointCount(s) + 1) * 0.1) * Math.ceil(codePointCount(p) * 0.25);
 }
 
 function regexCost(s: string, p: string): void {
-  charge(Math.ceil((s.length + 1) * 0.1) * Math.ceil(p.length * 0.25));
+  // cel-go charges a call with a cost formula that formula alone; run() already charged this call 1.
+  charge(regexCallCost(s, p) - 1);
+}
+
+/** kube's find/findAll (n < 0: all matches); a pattern that does not compile is "Illegal regex: <Go's error>". */
+function findAll(s: string, p: string, n: number): string[] {
+  try {
+    return regexFindAll(s, p, n, regexWork);
+  } catch (e) {
+    throw e instanceof RegexError ? new RegexError(`Illegal regex: ${e.message}`) : e;
+  }
 }
 
 function codePoints(s: string): string[] {
@@ -206,7 +342,14 @@ function compareValues(a: unknown, b: unknown): number {
 }
 
 function buildBase(): Environment {
-  const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+  // The engine's own parser limits are lower than kube's (250 levels counted its way, 1,000 list
+  // elements, 32 call arguments); kube's are checked before parsing (limits.ts), so these are
+  // only a backstop.
+  const env = new Environment({
+    enableOptionalTypes: true,
+    homogeneousAggregateLiterals: true,
+    limits: { maxDepth: 1000, maxAstNodes: 1_000_000, maxListElements: 100_000, maxMapEntries: 100_000, maxCallArguments: 100_000 },
+  });
   const fn = (sig: string, f: Fn): void => {
     env.registerFunction(sig, f as (...args: unknown[]) => unknown);
   };
@@ -221,30 +364,25 @@ function buildBase(): Environment {
   // --- regex (k8s.io/apiserver/pkg/cel/library/regex.go), RE2 semantics
   fn('string.k8s_matches(string): bool', (s: string, p: string) => {
     regexCost(s, p);
-    return re2(p).matcher(s).find();
+    return regexMatches(s, p, regexWork);
   });
   fn('k8s_matches(string, string): bool', (s: string, p: string) => {
     regexCost(s, p);
-    return re2(p).matcher(s).find();
+    return regexMatches(s, p, regexWork);
   });
   fn('string.find(string): string', (s: string, p: string) => {
     regexCost(s, p);
-    const m = re2(p).matcher(s);
-    return m.find() ? (m.group(0) ?? '') : '';
+    return findAll(s, p, 1)[0] ?? '';
   });
-  const findAll = (s: string, p: string, limit: bigint): string[] => {
+  fn('string.findAll(string): list<string>', (s: string, p: string) => {
     regexCost(s, p);
-    const out: string[] = [];
-    if (limit === 0n) return out;
-    const m = re2(p).matcher(s);
-    while (m.find()) {
-      out.push(m.group(0) ?? '');
-      if (limit > 0n && BigInt(out.length) >= limit) break;
-    }
-    return out;
-  };
-  fn('string.findAll(string): list<string>', (s: string, p: string) => findAll(s, p, -1n));
-  fn('string.findAll(string, int): list<string>', findAll);
+    return findAll(s, p, -1);
+  });
+  fn('string.findAll(string, int): list<string>', (s: string, p: string, limit: bigint) => {
+    regexCost(s, p);
+    // Go's int(n): any negative count means all; a count past the string's length is all too.
+    return findAll(s, p, limit < 0n ? -1 : limit > BigInt(s.length + 1) ? s.length + 1 : Number(limit));
+  });
 
   // --- strings extension (cel-go ext.Strings, version 2 as kube uses): what the engine lacks or does differently
   const ascii = (s: string, up: boolean): string => s.replace(up ? /[a-z]+/g : /[A-Z]+/g, (m) => (up ? m.toUpperCase() : m.toLowerCase()));
@@ -387,7 +525,9 @@ export function compileExpression(src: string, variables: Record<string, string>
     if (exprEnvs.size > 64) exprEnvs.clear();
     exprEnvs.set(key, env);
   }
-  const program = env.parse(src) as unknown as ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
+  const limits = checkSource(src);
+  if (limits.issue !== undefined) throw new Error(limits.issue);
+  const program = env.parse(limits.engineSource) as unknown as ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
   prepareAst(program.ast as EngineNode);
   let type = 'dyn';
   if (opts.check !== false) {

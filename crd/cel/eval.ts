@@ -3,13 +3,16 @@
 // transition rules only with an old value (unless optionalOldSelf), failures with kube's texts,
 // messageExpression, reason and fieldPath, a per-call cost limit and a per-request budget, and
 // ratcheting (on update a rule without oldSelf that fails on an unchanged value is a warning).
+// Beside kube's budget, a request has a budget for regex work (env.ts REGEX_WORK_BUDGET: kube's
+// cost does not bound re2js's time on the event loop); running out of it fails as kube's does.
 import { Optional } from '@marcbachmann/cel-js';
 import { type FieldError, child, duplicate, forbidden, formatFieldError, index, internalField, invalid, key, required } from '../../server/field-errors.js';
 import type { JSONSchemaProps, ValidationRule } from '../types.js';
-import { metered } from './env.js';
+import { REGEX_WORK_BUDGET, type RegexBudget, metered } from './env.js';
 import { runtimeMessage } from './messages.js';
 import { type Decl, toCel } from './types.js';
 import { stringifyJSON } from '../../server/json.js';
+import { deepEqual } from '../../server/registry/object-meta-ops.js';
 
 /** celconfig.RuntimeCELCostBudget */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
@@ -45,6 +48,8 @@ export interface ValidateOptions {
   budget?: number;
   /** The per-rule call limit (default celconfig.PerCallLimit). */
   perCallLimit?: number;
+  /** The request's regex work budget (default REGEX_WORK_BUDGET; not kube's: see env.ts). */
+  regexWorkBudget?: number;
 }
 
 export interface ValidateResult {
@@ -52,6 +57,8 @@ export interface ValidateResult {
   warnings: string[];
   /** The budget left (negative: evaluation stopped). */
   remainingBudget: number;
+  /** The regex work budget left. */
+  remainingRegexWork: number;
 }
 
 /** Correlation of the new value with the old one, for ratcheting (kube's ratchetingOptions). */
@@ -61,22 +68,8 @@ interface Correlation {
   parent?: { old: unknown; value: unknown; eq?: boolean };
 }
 
-function deepEqualJSON(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqualJSON(x, bb[i]));
-  }
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqualJSON((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
 function cachedEq(c: { old: unknown; value: unknown; eq?: boolean }): boolean {
-  return (c.eq ??= deepEqualJSON(c.value, c.old));
+  return (c.eq ??= deepEqual(c.value, c.old));
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -104,6 +97,8 @@ function errorForReason(path: string, value: unknown, detail: string, reason: Va
 /** kube prints a nil root path as `<nil>`. */
 const shown = (path: string): string => path || '<nil>';
 
+const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
 class Run {
   errors: FieldError[] = [];
   warnings: string[] = [];
@@ -111,6 +106,8 @@ class Run {
     public remaining: number,
     readonly perCall: number,
     readonly update: boolean,
+    /** Regex work left for the request, shared by its rules (and messageExpressions). */
+    readonly regex: RegexBudget,
   ) {}
 
   /** Returns false when evaluation must stop (budget exhausted). */
@@ -168,7 +165,7 @@ class Run {
     const type = n.schema.type ?? '';
     const field = shown(path);
     if (this.remaining <= 0) {
-      this.errors.push(invalid(field, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      this.errors.push(invalid(field, type, OUT_OF_BUDGET));
       return false;
     }
     const self = toCel(value, n.decl);
@@ -180,10 +177,11 @@ class Run {
       if (optional) activation.oldSelf = oldSelf === undefined ? Optional.none() : Optional.of(oldSelf);
       else if (oldSelf !== undefined) activation.oldSelf = oldSelf;
       const limit = Math.min(this.perCall, this.remaining);
-      const res = metered(limit, () => r.program(activation));
+      const res = metered(limit, () => r.program(activation), this.regex);
       if (res.exceeded) {
-        if (limit < this.perCall) {
-          this.errors.push(invalid(field, type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
+        // Regex work the request's budget cannot cover was refused before it ran: as kube's budget.
+        if (res.regexRefused || limit < this.perCall) {
+          this.errors.push(invalid(field, type, OUT_OF_BUDGET));
         } else {
           this.errors.push(invalid(field, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`));
         }
@@ -208,9 +206,9 @@ class Run {
       let detail: string | undefined;
       if (r.message) {
         const limit2 = Math.min(this.perCall, this.remaining);
-        const m = metered(limit2, () => r.message!(activation));
+        const m = metered(limit2, () => r.message!(activation), this.regex);
         if (m.exceeded) {
-          add(invalid(errField, type, limit2 < this.perCall ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${r.rule.messageExpression}`));
+          add(invalid(errField, type, m.regexRefused || limit2 < this.perCall ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${r.rule.messageExpression}`));
           this.remaining = -1;
           return false;
         }
@@ -251,14 +249,17 @@ export class CompiledRules {
    * Errors use field paths relative to the object (the root is printed `<nil>`, as kube).
    */
   validate(obj: unknown, old: unknown | undefined, opts: ValidateOptions = {}): ValidateResult {
-    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? RUNTIME_PER_CALL_LIMIT, old !== undefined && old !== null);
+    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? RUNTIME_PER_CALL_LIMIT, old !== undefined && old !== null, { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET });
     if (this.root) {
       try {
         run.node(this.root, '', obj, old ?? undefined, old !== undefined && old !== null ? { current: { old, value: obj } } : {});
       } catch (e) {
-        run.errors.push(internalField('<nil>', `internal error: ${(e as Error).message}`));
+        // A value nested deeper than the converters' recursion reaches (the request decoder allows
+        // 10,000 levels) overflows the stack: still a 422, in cel-go's words for too deep.
+        const msg = e instanceof RangeError ? 'max recursion depth exceeded' : (e as Error).message;
+        run.errors.push(internalField('<nil>', `internal error: ${msg}`));
       }
     }
-    return { errors: run.errors, warnings: run.warnings, remainingBudget: run.remaining };
+    return { errors: run.errors, warnings: run.warnings, remainingBudget: run.remaining, remainingRegexWork: run.regex.remaining };
   }
 }

@@ -62,6 +62,8 @@ function translate(e: EngineError, knownFunctions: ReadonlySet<string>): string 
   if ((m = s.match(/^No such key: (.*)$/))) return `undefined field '${m[1]}'`;
   if ((m = s.match(/^Unknown variable: (.*)$/))) return `undeclared reference to '${m[1]}' (in container '')`;
   if ((m = s.match(/^no such overload: (\S+) (\S+) (\S+)$/))) return `found no matching overload for '${opNames[m[2]!] ?? m[2]}' applied to '(${celGoType(m[1]!)}, ${celGoType(m[3]!)})'`;
+  // Unary operators: the engine writes `!string`, `-string`; cel-go names them !_ and -_.
+  if ((m = s.match(/^no such overload: ([!-])(\S+)$/))) return `found no matching overload for '${m[1] === '!' ? '!_' : '-_'}' applied to '(${celGoType(m[2]!)})'`;
   if ((m = s.match(/^no such overload: (\S+)(\S+)$/))) return `found no matching overload for '${opNames[m[1]!] ?? m[1]}' applied to '(${celGoType(m[2]!)})'`;
   if ((m = s.match(/^found no matching overload for '(?:([^.(']+(?:<[^']*>)?)\.)?([\w]+)\((.*)\)'$/))) {
     const [, recv, fn, args] = m;
@@ -86,6 +88,8 @@ export function compileIssue(e: unknown, src: string, knownFunctions: ReadonlySe
 
 /** A runtime error as cel-go words it (`no such key: x`, `index out of bounds: 5`). */
 export function runtimeMessage(e: unknown): string {
+  // A value too deep for the engine's recursion: cel-go's words for too deep, not JS's.
+  if (e instanceof RangeError) return 'max recursion depth exceeded';
   const err = e as EngineError;
   const s = typeof err?.message === 'string' ? summaryOf(err) : String(e);
   let m: RegExpMatchArray | null;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCRD } from '../../../crd/defaults.js';
+import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
 import { caBundleError, validateCRD, validateCRDStatus, validateCRDUpdate, type SchemaValidator } from '../../../crd/validation.js';
 import type { CRDVersion, CustomResourceDefinition } from '../../../crd/types.js';
 import { type FieldError, formatFieldError, invalid } from '../../../server/field-errors.js';
@@ -620,4 +621,28 @@ describe('caBundleError', () => {
     expect(caBundleError(b64(bundle))).toBe(want);
   });
   it('an empty bundle means the system roots', () => expect(caBundleError('')).toBeUndefined());
+});
+
+describe('CEL rules kube refuses for their size, nesting or regex, at CRD write', () => {
+  const withRule = (rule: string): CustomResourceDefinition =>
+    crd((x) => {
+      x.spec.versions = [version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule }] } } } } })];
+    });
+  const goRule = (rule: string) =>
+    `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+  const at = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule';
+  const cases: { name: string; rule: string; want: string }[] = [
+    { name: '5,000 nested parentheses', rule: '('.repeat(5000) + 'true' + ')'.repeat(5000), want: 'compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250' },
+    { name: 'a chain of 5,000 selects', rule: 'self' + '.s'.repeat(5000) + " == ''", want: 'compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded' },
+    { name: 'a 200 KB rule', rule: 'true' + ' && true'.repeat(25_000), want: 'compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200004, limit 100000' },
+    { name: 'a regex literal that does not compile', rule: "self.s.matches('(')", want: "compilation failed: ERROR: <input>:1:16: invalid matches argument\n | self.s.matches('(')\n | ...............^" },
+  ];
+  it.each(cases)('$name', ({ rule, want }) => {
+    expect(messages(validateCRD(withRule(rule), checkSchemaAtCRDWrite))).toEqual([`${at}: Invalid value: ${goRule(rule)}: ${want}`]);
+  });
+
+  it('5,000 `!` and a 5,000-term `&&` chain are fine, as in kube', () => {
+    expect(messages(validateCRD(withRule('!'.repeat(5000) + "(self.s == '')"), checkSchemaAtCRDWrite))).toEqual([]);
+    expect(messages(validateCRD(withRule("self.s == ''" + " && self.s == ''".repeat(5000)), checkSchemaAtCRDWrite))).toEqual([]);
+  });
 });

@@ -160,3 +160,72 @@ describe('compileSchemaRules: static cost', () => {
     expect(errs[0]).toContain('unbounded: list spec.items has no maxItems, string spec.items[*].s has no maxLength');
   });
 });
+
+describe('compileSchemaRules: regex literals, as cel-go checks them', () => {
+  // ValidateRegexLiterals (kube's base environment, 1.29+) compiles the pattern of matches() at
+  // compile time: `invalid matches argument` at the literal. The interpreter's regex
+  // optimizations compile find()/findAll() patterns (and matches(s, p)'s) when the program is
+  // built: `program instantiation failed: <Go's error>`.
+  const cases: { rule: string; want: string }[] = [
+    { rule: "self.name.matches('(')", want: "compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('(')\n | ..................^" },
+    { rule: "self.name.matches('[a-z') || self.name.matches('a{1001}')", want: "compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('[a-z') || self.name.matches('a{1001}')\n | ..................^\nERROR: <input>:1:48: invalid matches argument\n | self.name.matches('[a-z') || self.name.matches('a{1001}')\n | ...............................................^" },
+    { rule: "self.name.find('(?<=a)b') == ''", want: 'program instantiation failed: error parsing regexp: invalid named capture: `(?<=a)b`' },
+    { rule: "self.name.findAll('x**').size() == 0", want: 'program instantiation failed: error parsing regexp: invalid nested repetition operator: `**`' },
+    // The global form: the validator looks at the first argument (the string), the optimization at the pattern.
+    { rule: "matches(self.name, 'a(')", want: 'program instantiation failed: error parsing regexp: missing closing ): `a(`' },
+    // Over the bound on what one pattern may cost to compile (Go would take it): Go's text for an oversized program.
+    { rule: `self.name.matches('${'a{0,9}'.repeat(2000)}')`, want: `compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('${'a{0,9}'.repeat(2000)}')\n | ..................^` },
+  ];
+  it.each(cases)('$rule', ({ rule, want }) => {
+    expect(errorsOf(spec([{ rule }]))).toEqual([`${R}.rule: Invalid value: ${goRule(rule)}: ${want}`]);
+  });
+
+  it('valid literals compile', () => {
+    expect(errorsOf(spec([{ rule: "self.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && self.name.find('[0-9]+') == '' && matches(self.name, '(?i)^A')" }]))).toEqual([]);
+  });
+
+  it('in a messageExpression', () => {
+    const bad = (messageExpression: string) => errorsOf(spec([{ rule: 'false', messageExpression }]))[0];
+    expect(bad("self.name.matches('(') ? 'a' : 'b'")).toContain(': messageExpression compilation failed: ERROR: <input>:1:19: invalid matches argument');
+    expect(bad("self.name.find('(')")).toContain(': messageExpression instantiation failed: error parsing regexp: missing closing ): `(`');
+  });
+});
+
+describe('compileSchemaRules: the estimated cost of a regex', () => {
+  // ⌈(maxLength + 1) · 0.1⌉ · ⌈|pattern| · 0.25⌉; an unbounded string is 3 MiB - 2.
+  const regexRule = (pattern: string) => spec([{ rule: `self.text.matches('${pattern}')` }], { text: { type: 'string' } });
+
+  it('a short literal pattern on an unbounded string is within the limit', () => {
+    expect(errorsOf(regexRule('(a+)+$'))).toEqual([]);
+  });
+
+  it('a 200-character literal pattern on an unbounded string is not: 314,573 · 50', () => {
+    expect(errorsOf(regexRule('a'.repeat(200)))).toEqual([
+      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of 1.6x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared); unbounded: string spec.text has no maxLength`,
+    ]);
+  });
+
+  it('a pattern from the object is sized by its maxLength', () => {
+    const rule = [{ rule: 'self.text.matches(self.pattern)' }];
+    expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string', maxLength: 100 } }))).toEqual([]);
+    // 11 · 786,432: within the limit, so a 3 MiB pattern can reach the rule at runtime.
+    expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string' } }))).toEqual([]);
+    // 101 · 786,432.
+    expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 1000 }, pattern: { type: 'string' } }))).toEqual([
+      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of 7.9x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared); unbounded: string spec.pattern has no maxLength`,
+    ]);
+  });
+});
+
+describe('compileSchemaRules: deep values in a schema', () => {
+  it('takes an example nested 5,000 deep (past what JSON.stringify recurses) without a stack overflow', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    const schema = {
+      type: 'object',
+      properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, example: deep } },
+      'x-kubernetes-validations': [{ rule: 'has(self.spec)' }],
+    } as JSONSchemaProps;
+    expect(compileSchemaRules(schema, 'spec.versions[0].schema.openAPIV3Schema').errors).toEqual([]);
+  });
+});

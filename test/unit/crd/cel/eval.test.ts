@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
+import { regexCache } from '../../../../crd/cel/regex.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../crd/types.js';
 import { formatFieldError } from '../../../../server/field-errors.js';
 
@@ -191,5 +192,53 @@ describe('validate: runtime cost', () => {
     const t = Date.now();
     expect(run(s, { spec: { name: 'a'.repeat(40) + '!' } }).errors).toEqual([`spec: Invalid value: "object": failed rule: self.name.matches('^(a+)+$')`]);
     expect(Date.now() - t).toBeLessThan(500);
+  });
+});
+
+describe('validate: regexes from the object', () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    properties: { s: { type: 'string', maxLength: 100 }, p: { type: 'string' } },
+    'x-kubernetes-validations': [{ rule: 'self.s.matches(self.p)' }, { rule: "self.s.find(self.p) == ''" }],
+  };
+  const errors = (p: string) => run(schema, { s: 'aaa', p }).errors;
+
+  it('a pattern that does not compile is an evaluation error with Go\'s text (find: kube\'s "Illegal regex")', () => {
+    expect(errors('(')).toEqual([
+      '<nil>: Invalid value: "object": error parsing regexp: missing closing ): `(` evaluating rule: self.s.matches(self.p)',
+      `<nil>: Invalid value: "object": Illegal regex: error parsing regexp: missing closing ): \`(\` evaluating rule: self.s.find(self.p) == ''`,
+    ]);
+  });
+
+  it('a pattern over the bound is refused with Go\'s "expression too large", without being compiled', () => {
+    const p = 'a{0,9}'.repeat(50_000);
+    expect(errors(p)).toEqual([
+      `<nil>: Invalid value: "object": error parsing regexp: expression too large: \`${p}\` evaluating rule: self.s.matches(self.p)`,
+      `<nil>: Invalid value: "object": Illegal regex: error parsing regexp: expression too large: \`${p}\` evaluating rule: self.s.find(self.p) == ''`,
+    ]);
+    expect(regexCache.compiled(p)).toBe(false);
+  });
+
+  it('40 rules matching over a 1.4 MB string run out of the request budget, before any match', () => {
+    // kube charges each call ⌈1,400,001 · 0.1⌉ · ⌈6 · 0.25⌉ = 280,002 (+3 for the rest of the rule)
+    // and runs 35 of them (35 failed rules, then its budget error). The regex work budget (env.ts
+    // REGEX_WORK_BUDGET) refuses the first: 1,400,001 × 8 instructions is over it. kube's text.
+    const s40: JSONSchemaProps = { type: 'object', properties: { s: { type: 'string' } }, 'x-kubernetes-validations': Array.from({ length: 40 }, (_, i) => ({ rule: `!self.s.matches('(a+)+$')${' '.repeat(i)}` })) };
+    const t = Date.now();
+    const got = run(s40, { s: 'a'.repeat(1_400_000) }).errors;
+    expect(got).toEqual(['<nil>: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run']);
+    expect(Date.now() - t).toBeLessThan(5000);
+  });
+});
+
+describe('validate: values deeper than the engine recurses', () => {
+  it('are a 422 field error in cel-go\'s words, not a stack overflow', () => {
+    // The request decoder allows 10,000 levels; the converters and == recurse per level.
+    let x: unknown = 1;
+    for (let i = 0; i < 9000; i++) x = { a: x };
+    const schema: JSONSchemaProps = { type: 'object', properties: { x: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }, 'x-kubernetes-validations': [{ rule: 'self.x == self.x' }] };
+    // Today the stack runs out (kube's Go stacks do not); what must not show is JS's message.
+    const errors = run(schema, { x }).errors;
+    expect(errors.filter((e) => e !== '<nil>: Internal error: internal error: max recursion depth exceeded')).toEqual([]);
   });
 });
