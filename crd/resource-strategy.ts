@@ -84,7 +84,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
               storageApiVersion: `${group}/${storage.name}`,
               async convert(objects: KubeObject[], apiVersion: string) {
                 // Results may share structure with cached objects: prune copies.
-                const converted = (await converter.convert(objects, apiVersion, { list: objects.length > 1 })).map(cloneJson);
+                const converted = (await converter.convert(objects, apiVersion, { list: objects.length > 1 })).map((o) => cloneJson(o));
                 // As kube's schemaCoercingConverter: what the target version does not know goes.
                 const schema = schemas.get(apiVersion.slice(apiVersion.indexOf('/') + 1));
                 if (schema) for (const o of converted) prune(o, schema, { isResourceRoot: true });

@@ -216,20 +216,32 @@ function readConversion(v: unknown): Conversion | undefined {
 /**
  * Go's semantic equality on decoded JSON: null and absent are the same, and so are an empty list
  * and an absent one (Go compares nil and empty slices equal); an empty object is not absent.
+ * Schemas carry defaults and examples of any depth: pairs wait on a stack, not the call stack.
  */
 function semanticEqual(a: unknown, b: unknown): boolean {
   const norm = (v: unknown): unknown => (isAbsent(v) || (Array.isArray(v) && v.length === 0) ? undefined : v);
-  const x = norm(a);
-  const y = norm(b);
-  if (x === undefined || y === undefined) return x === y;
-  if (Array.isArray(x) || Array.isArray(y)) {
-    return Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((e, i) => semanticEqual(e, y[i]));
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const y = norm(pending.pop());
+    const x = norm(pending.pop());
+    if (x === undefined || y === undefined) {
+      if (x !== y) return false;
+      continue;
+    }
+    if (Array.isArray(x) || Array.isArray(y)) {
+      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pending.push(x[i], y[i]);
+      continue;
+    }
+    const rx = rec(x);
+    const ry = rec(y);
+    if (!rx || !ry) {
+      if (x !== y) return false;
+      continue;
+    }
+    for (const k of new Set([...Object.keys(rx), ...Object.keys(ry)])) pending.push(rx[k], ry[k]);
   }
-  const rx = rec(x);
-  const ry = rec(y);
-  if (!rx || !ry) return x === y;
-  const keys = new Set([...Object.keys(rx), ...Object.keys(ry)]);
-  return [...keys].every((k) => semanticEqual(rx[k], ry[k]));
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------

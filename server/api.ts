@@ -5,9 +5,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from '../storage/interface.js';
 import type { Logger } from './log.js';
-import type { ApiHandler } from './pipeline/types.js';
+import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import { ApiError, badRequest, notFoundPath, toApiError } from './errors.js';
-import { parseRequestInfo } from './pipeline/request-info.js';
+import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
 import { Catalog, type ResourceDescriptor } from './registry/catalog.js';
 import { storageVersionHash } from './registry/versions.js';
 import { Store } from './registry/store.js';
@@ -35,6 +35,12 @@ export interface ApiDeps {
   logger: Logger;
   /** host:port clients reach us at, for legacy discovery's serverAddressByClientCIDRs. */
   serverAddress?: () => string;
+  /** The largest request body a write may send (kube's MaxRequestBodyBytes, 3 MiB by default). */
+  maxRequestBodyBytes?: number;
+  /** kube's --min-request-timeout, for watches. */
+  minRequestTimeoutSeconds?: number;
+  /** Bytes all watchers together may have pending before the slowest are ended. */
+  watchBudgetBytes?: number;
 }
 
 export function writeStatus(res: ServerResponse, err: ApiError): void {
@@ -64,6 +70,7 @@ const BUILTIN_GROUPS = new Set(['', 'apiextensions.k8s.io']);
 
 export async function createApi(deps: ApiDeps): Promise<Api> {
   const { storage, logger } = deps;
+  const maxRequestBodyBytes = deps.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const catalog = new Catalog();
   const namespaces = new Store(storage, namespaceStrategy);
   const events = new Store(storage, eventStrategy);
@@ -118,28 +125,28 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   await namespaceController.start();
   await crdController.start();
 
-  const watches = new WatchRegistry();
+  const watches = new WatchRegistry({
+    logger,
+    ...(deps.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds } : {}),
+    ...(deps.watchBudgetBytes !== undefined ? { budgetBytes: deps.watchBudgetBytes } : {}),
+  });
   catalog.onChange(() => watches.closeUnserved(new Set(catalog.stores())));
   const discovery = new Discovery(catalog, deps.serverAddress ?? (() => '127.0.0.1:6443'));
   const openapi = new OpenAPI(catalog);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-    if (!info.isResourceRequest) return serveNonResource(req, res, url);
+  async function handle(req: IncomingMessage, res: ServerResponse, { info, query }: ParsedRequest): Promise<void> {
+    if (!info.isResourceRequest) return serveNonResource(req, res, info.path, query);
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    await serveResource({ req, res, info, query: url.searchParams, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches });
+    await serveResource({ req, res, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes });
   }
 
   /** A watch over WebSocket: checked like any watch, then upgraded and streamed. */
-  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, { info, query }: ParsedRequest): Promise<void> {
     if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    const options = watchOptions({ req, info, query: url.searchParams, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches });
+    const options = watchOptions({ req, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes });
     const ws = await acceptWebSocket(req, socket, head);
     const sink = webSocketWatchSink(ws);
     await serveWatch(sink, options, watches).catch((err: unknown) => {
@@ -149,11 +156,11 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     });
   }
 
-  function serveNonResource(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+  function serveNonResource(req: IncomingMessage, res: ServerResponse, decodedPath: string, query: URLSearchParams): void {
+    const path = decodedPath.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw notFoundPath();
     if (path.startsWith('/openapi/')) {
-      const r = openapiResponse(openapi, path, url.searchParams, req.headers.accept);
+      const r = openapiResponse(openapi, path, query, req.headers.accept);
       res.writeHead(r.code, r.headers);
       res.end(r.body);
       return;
@@ -190,9 +197,9 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   }
 
   return {
-    async handle(req, res) {
+    async handle(req, res, _user, parsed) {
       try {
-        await handle(req, res);
+        await handle(req, res, parsed);
       } catch (err) {
         const apiErr = toApiError(err);
         // A stack only for the unexpected: a Status we built (a webhook down, storage away) says it all.
@@ -200,9 +207,9 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         writeStatus(res, apiErr);
       }
     },
-    async handleUpgrade(req, socket, head) {
+    async handleUpgrade(req, socket, head, _user, parsed) {
       try {
-        await handleUpgrade(req, socket, head);
+        await handleUpgrade(req, socket, head, parsed);
       } catch (err) {
         refuseUpgrade(socket, toApiError(err));
       }

@@ -125,7 +125,8 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number): Api
 
 export const serviceUnavailable = (message: string): ApiError => failure(503, 'ServiceUnavailable', message);
 
-export const timeout = (message: string): ApiError => failure(504, 'Timeout', message);
+/** kube's NewTimeoutError: `details` present, if empty (retryAfterSeconds 0 is omitted). */
+export const timeout = (message: string): ApiError => failure(504, 'Timeout', message, {});
 
 export function internalError(err: unknown): ApiError {
   const msg = err instanceof Error ? err.message : String(err);

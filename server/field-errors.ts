@@ -1,6 +1,7 @@
 // Field errors in the shape of k8s.io/apimachinery/pkg/util/validation/field: a path, a type, the
 // offending value and a detail, printed exactly as kube prints them (they end up, word for word,
 // in 422 messages and in details.causes).
+import { stringifyJSON } from './json.js';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -51,7 +52,8 @@ export function formatBadValue(value: unknown): string {
   if (value === null || value === undefined) return '"null"';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value);
+  // stringifyJSON: a bad value may be a document nested deeper than JSON.stringify recurses.
+  return stringifyJSON(value);
 }
 
 /** Go's %q for the strings we print: JSON escaping is the same for printable text. */

@@ -1,7 +1,7 @@
 // The library entry point: startServer() runs a complete server in this process and returns how
 // to reach it. The binary (main.ts) is a thin command line around it.
 import { startCompactor } from '../storage/compactor.js';
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
 import type { Storage } from '../storage/interface.js';
@@ -44,13 +44,42 @@ const WATCH_END_GRACE_MS = 1000;
 /** Closing the API or storage should be quick; a hung close must not hang the process. */
 const CLOSE_STEP_TIMEOUT_MS = 5000;
 
-async function prepareDataDir(dir: string): Promise<void> {
+/**
+ * The data dir holds every object (state.db), the CA key, the admin token and its kubeconfig: it
+ * and pki/ are the owner's only (0700), and so is every file in them (0600), whatever the umask.
+ * A data dir left looser by an earlier version is tightened, and that said once.
+ */
+async function prepareDataDir(dir: string, logger: Logger): Promise<void> {
+  let tightened: string[];
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     await access(dir, constants.W_OK);
+    tightened = await ownerOnly(dir);
   } catch (err) {
     throw new StartupError(`data directory ${dir} is not writable: ${fsReason(err)}`);
   }
+  if (tightened.length > 0) logger.warn('data directory was readable by others: made it owner-only', { dir, paths: tightened });
+}
+
+/** Takes group and other permissions off `dir`, `dir/pki` and the files in them; returns what it changed. */
+async function ownerOnly(dir: string): Promise<string[]> {
+  const changed: string[] = [];
+  const tighten = async (path: string, mode: number): Promise<void> => {
+    const st = await stat(path);
+    if ((st.mode & 0o777) === mode) return;
+    await chmod(path, mode);
+    if ((st.mode & 0o077) !== 0) changed.push(path);
+  };
+  for (const d of [dir, join(dir, 'pki')]) {
+    const entries = await readdir(d, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (!entries) continue;
+    await tighten(d, 0o700);
+    for (const e of entries) if (e.isFile()) await tighten(join(d, e.name), 0o600);
+  }
+  return changed;
 }
 
 function servingTls(o: ResolvedOptions, logger: Logger): Promise<ServingTls> {
@@ -95,7 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   // Undone in reverse when a later step fails, so a failed start leaves nothing open.
   const undo: (() => Promise<void>)[] = [];
   try {
-    if (o.dataDir) await prepareDataDir(o.dataDir);
+    if (o.dataDir) await prepareDataDir(o.dataDir, logger);
     const [tls, tokens] = await Promise.all([servingTls(o, logger), tokenRecords(o, logger)]);
     const storage = await openBackend(storageOptions(o));
     undo.push(() => storage.close());
@@ -104,7 +133,14 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
 
     let port = o.securePort;
     const host = clientHost(o.bindAddress);
-    const api = await createApi({ storage, logger, serverAddress: () => hostPort(host, port) });
+    const api = await createApi({
+      storage,
+      logger,
+      serverAddress: () => hostPort(host, port),
+      maxRequestBodyBytes: o.maxRequestBodyBytes,
+      minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+      ...(o.watchBudgetBytes !== undefined ? { watchBudgetBytes: o.watchBudgetBytes } : {}),
+    });
     undo.push(() => api.close());
 
     const authenticator = new TokenAuthenticator(tokens);
@@ -115,6 +151,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       storageCheck: storageCheck(storage),
       version: serverVersion(),
       logger,
+      limits: o.limits,
     });
     port = await frontend.listen(o.securePort, o.bindAddress);
     undo.push(() => frontend.forceClose());

@@ -5,7 +5,8 @@
 //
 // Both keep the built-ins' speed on the usual object: parseJSON hands text without a 16-digit run
 // (the shortest unsafe integer) to JSON.parse, and stringifyJSON only takes its own, slower path
-// when JSON.stringify meets a bigint.
+// when JSON.stringify meets a bigint or a document nested too deep for its recursion. Neither
+// limits depth: what was accepted once (a patch can nest past the decoder's 10,000) reads back.
 import { parseJsonExact } from './endpoints/json-parse.js';
 
 const LONG_DIGIT_RUN = /\d{16}/;
@@ -13,36 +14,95 @@ const LONG_DIGIT_RUN = /\d{16}/;
 /** JSON.parse, with integers beyond 2^53 that fit int64 as exact bigints. */
 export function parseJSON(text: string): unknown {
   if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
-  return parseJsonExact(text, { int64: true }).value;
+  return parseJsonExact(text, { int64: true, maxDepth: Infinity }).value;
 }
 
-/** JSON.stringify, writing bigints as JSON integers. */
+/**
+ * JSON.stringify, writing bigints as JSON integers. JSON.stringify recurses and overflows the stack
+ * past about 4,000 levels; kube accepts documents 10,000 deep, which then take the iterative path.
+ */
 export function stringifyJSON(value: unknown): string {
   try {
     return JSON.stringify(value);
   } catch (err) {
-    if (!(err instanceof TypeError) || !/BigInt/.test(err.message)) throw err;
+    const bigint = err instanceof TypeError && /BigInt/.test(err.message);
+    if (!bigint && !(err instanceof RangeError)) throw err;
   }
-  return stringifyWithBigInts(value) ?? 'null';
+  return stringifyIteratively(value) ?? 'null';
 }
 
-/** JSON.stringify's rules for plain JSON values (undefined and functions dropped), bigints as integers. */
-function stringifyWithBigInts(v: unknown): string | undefined {
-  switch (typeof v) {
-    case 'bigint':
-      return v.toString();
-    case 'object': {
-      if (v === null) return 'null';
-      if (Array.isArray(v)) return `[${v.map((x) => stringifyWithBigInts(x) ?? 'null').join(',')}]`;
-      if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(v);
-      const parts: string[] = [];
-      for (const [k, x] of Object.entries(v)) {
-        const s = stringifyWithBigInts(x);
-        if (s !== undefined) parts.push(`${JSON.stringify(k)}:${s}`);
-      }
-      return `{${parts.join(',')}}`;
-    }
-    default:
-      return JSON.stringify(v);
+/**
+ * JSON with every object's keys sorted, as Go marshals maps (stable bytes for hashes); same
+ * depth-safety as stringifyJSON.
+ */
+export function stringifySortedJSON(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_key, v: unknown) =>
+      typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]])) : v,
+    );
+  } catch (err) {
+    const bigint = err instanceof TypeError && /BigInt/.test(err.message);
+    if (!bigint && !(err instanceof RangeError)) throw err;
   }
+  return stringifyIteratively(value, true) ?? 'null';
+}
+
+/** Text to write as is, beside values still to be written, on stringifyIteratively's to-do stack. */
+class Raw {
+  constructor(readonly text: string) {}
+}
+
+/** JSON.stringify's text for a value that is not an array or object, bigints as integers. */
+function leafJson(v: unknown): string | undefined {
+  return typeof v === 'bigint' ? v.toString() : JSON.stringify(v);
+}
+
+/** Dropped from objects and null in arrays, as JSON.stringify does. */
+const unwritable = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+/**
+ * JSON.stringify's rules for plain JSON values (undefined and functions dropped, toJSON called),
+ * bigints as integers; an explicit stack instead of recursion, so any depth fits.
+ */
+function stringifyIteratively(root: unknown, sortKeys = false): string | undefined {
+  const parts: string[] = [];
+  const todo: Array<Raw | { value: unknown }> = [{ value: root }];
+  while (todo.length > 0) {
+    const task = todo.pop()!;
+    if (task instanceof Raw) {
+      parts.push(task.text);
+      continue;
+    }
+    let v = task.value;
+    if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(): unknown }).toJSON();
+    if (typeof v !== 'object' || v === null) {
+      const text = leafJson(v);
+      if (text === undefined && parts.length === 0) return undefined;
+      // Only a toJSON() that returns undefined gets here inside a container.
+      parts.push(text ?? 'null');
+      continue;
+    }
+    // Pushed in reverse: the stack hands them back in document order.
+    if (Array.isArray(v)) {
+      todo.push(new Raw(']'));
+      for (let i = v.length - 1; i >= 0; i--) {
+        const x: unknown = v[i];
+        todo.push(unwritable(x) ? new Raw('null') : { value: x });
+        if (i > 0) todo.push(new Raw(','));
+      }
+      todo.push(new Raw('['));
+      continue;
+    }
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o).filter((k) => !unwritable(o[k]));
+    if (sortKeys) keys.sort();
+    todo.push(new Raw('}'));
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!;
+      todo.push({ value: o[k] });
+      todo.push(new Raw(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`));
+    }
+    todo.push(new Raw('{'));
+  }
+  return parts.join('');
 }

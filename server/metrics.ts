@@ -1,11 +1,7 @@
 // /metrics in the Prometheus text format, with kube-apiserver's metric names. Counting is a Map
 // increment per request, cheap enough for the hot path.
-
-/** kube's request_kind label: the two in-flight limits it enforces separately. */
-export type RequestKind = 'readOnly' | 'mutating';
-
-export const requestKind = (method: string): RequestKind =>
-  method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 'readOnly' : 'mutating';
+import { type WatchStats, watchStats } from './endpoints/watch-budget.js';
+import type { RequestKind } from './pipeline/max-inflight.js';
 
 const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
@@ -13,6 +9,9 @@ export class Metrics {
   private readonly requests = new Map<string, { verb: string; code: number; count: number }>();
   private readonly inflight: Record<RequestKind, number> = { readOnly: 0, mutating: 0 };
   private longRunning = 0;
+
+  /** `watches`: the watch figures to show, the process's by default (as kube's legacyregistry). */
+  constructor(private readonly watches: WatchStats = watchStats) {}
 
   /** Long-running requests (watches) are left out of the in-flight gauge, as kube leaves them out of its limits. */
   started(kind: RequestKind, longRunning: boolean): void {
@@ -43,6 +42,15 @@ export class Metrics {
       '# HELP apiserver_longrunning_requests [ALPHA] Number of long-running requests (watches) being served.',
       '# TYPE apiserver_longrunning_requests gauge',
       `apiserver_longrunning_requests{verb="WATCH"} ${this.longRunning}`,
+      '# HELP apiserver_terminated_watchers_total [ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.',
+      '# TYPE apiserver_terminated_watchers_total counter',
+      ...this.watches
+        .terminatedWatchers()
+        .map((t) => `apiserver_terminated_watchers_total{group="${escapeLabel(t.group)}",resource="${escapeLabel(t.resource)}"} ${t.count}`)
+        .sort(),
+      '# HELP apiserver_watch_pending_bytes [ALPHA] Bytes of watch events accepted for clients but not yet taken by them (queued and buffered).',
+      '# TYPE apiserver_watch_pending_bytes gauge',
+      `apiserver_watch_pending_bytes ${this.watches.pendingBytes}`,
       '# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.',
       '# TYPE process_start_time_seconds gauge',
       `process_start_time_seconds ${(performance.timeOrigin / 1000).toFixed(3)}`,

@@ -3,6 +3,8 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { LogLevel, Logger } from './log.js';
+import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inflight.js';
+import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
@@ -33,7 +35,55 @@ export interface ServerOptions {
   logger?: Logger;
   /** Used when no logger is given; default 'warn', so tests that start many servers stay quiet. */
   logLevel?: LogLevel;
+  /** --max-requests-inflight (default 400): read-only requests served at once; 0 no limit. */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (default 200): mutating requests served at once; 0 no limit. */
+  maxMutatingRequestsInflight?: number;
+  /** --request-timeout (default 60 s): after it a request that is not a watch is answered 504. */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout (default 1800 s): a watch without timeoutSeconds lasts 1 to 2 times this. */
+  minRequestTimeoutSeconds?: number;
+  /** --max-resource-write-bytes (default 3 MiB): the largest request body a write may send. */
+  maxRequestBodyBytes?: number;
+  /** How long a connection may take to send a request's headers (kube: 32 s, no flag). */
+  readHeaderTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept (kube: 90 s, no flag). */
+  idleTimeoutMs?: number;
+  /** Bytes all watchers together may have pending before the slowest are ended (default 256 MiB). */
+  watchBudgetBytes?: number;
+  /** Event-loop utilization (0 to 1) above which counted requests get 429 (default 0.9; 1 never). */
+  maxEventLoopUtilization?: number;
 }
+
+/** What one client may hold of the server: kube-apiserver's figures unless set otherwise. */
+export interface ServingLimits {
+  /** --max-requests-inflight and --max-mutating-requests-inflight. */
+  inflight: InflightLimits;
+  /** --request-timeout: a request that is not long-running is answered 504 after this. */
+  requestTimeoutMs: number;
+  /** kube's http.Server ReadHeaderTimeout ("just shy of requestTimeoutUpperBound"): slowloris. */
+  readHeaderTimeoutMs: number;
+  /** kube's http.Server IdleTimeout (http.DefaultTransport's keep-alive): idle connections close. */
+  idleTimeoutMs: number;
+  /** kube's http.Server MaxHeaderBytes: request line and headers, so long selectors and continue tokens fit. */
+  maxHeaderBytes: number;
+  /** Event-loop utilization above which counted requests are refused (server/pipeline/saturation.ts); 1 never. */
+  maxEventLoopUtilization: number;
+}
+
+export const DEFAULT_SERVING_LIMITS: ServingLimits = {
+  inflight: DEFAULT_INFLIGHT_LIMITS,
+  requestTimeoutMs: 60_000,
+  readHeaderTimeoutMs: 32_000,
+  idleTimeoutMs: 90_000,
+  maxHeaderBytes: 1024 * 1024,
+  maxEventLoopUtilization: DEFAULT_MAX_EVENT_LOOP_UTILIZATION,
+};
+
+/** kube's MaxRequestBodyBytes: the largest body a write may send. */
+export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+/** kube's --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
+export const DEFAULT_MIN_REQUEST_TIMEOUT_S = 1800;
 
 /** A start-up failure the operator can act on: printed as one line, without a stack. */
 export class StartupError extends Error {
@@ -75,6 +125,10 @@ export interface ResolvedOptions {
   tls: { certFile: string; keyFile: string } | undefined;
   tokenAuthFile: string | undefined;
   compactionIntervalMs: number;
+  limits: ServingLimits;
+  maxRequestBodyBytes: number;
+  minRequestTimeoutSeconds: number;
+  watchBudgetBytes: number | undefined;
 }
 
 export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): ResolvedOptions {
@@ -90,6 +144,18 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new StartupError('tlsCertFile and tlsPrivateKeyFile must be given together');
   }
+  const d = DEFAULT_SERVING_LIMITS;
+  const limits: ServingLimits = {
+    inflight: {
+      readOnly: count('maxRequestsInflight', o.maxRequestsInflight ?? d.inflight.readOnly),
+      mutating: count('maxMutatingRequestsInflight', o.maxMutatingRequestsInflight ?? d.inflight.mutating),
+    },
+    requestTimeoutMs: positive('requestTimeoutMs', o.requestTimeoutMs ?? d.requestTimeoutMs),
+    readHeaderTimeoutMs: positive('readHeaderTimeoutMs', o.readHeaderTimeoutMs ?? d.readHeaderTimeoutMs),
+    idleTimeoutMs: positive('idleTimeoutMs', o.idleTimeoutMs ?? d.idleTimeoutMs),
+    maxHeaderBytes: d.maxHeaderBytes,
+    maxEventLoopUtilization: positive('maxEventLoopUtilization', o.maxEventLoopUtilization ?? d.maxEventLoopUtilization),
+  };
   return {
     storage,
     dataDir: o.dataDir === undefined ? undefined : resolve(cwd, o.dataDir),
@@ -100,7 +166,22 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     tls: o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined ? { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile } : undefined,
     tokenAuthFile: o.tokenAuthFile,
     compactionIntervalMs: o.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
+    limits,
+    maxRequestBodyBytes: positive('maxRequestBodyBytes', o.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES),
+    minRequestTimeoutSeconds: positive('minRequestTimeoutSeconds', o.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S),
+    watchBudgetBytes: o.watchBudgetBytes === undefined ? undefined : positive('watchBudgetBytes', o.watchBudgetBytes),
   };
+}
+
+/** A limit that may be 0 (none). */
+function count(name: string, n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0) throw new StartupError(`invalid ${name} ${n}: must be a whole number, 0 or more`);
+  return n;
+}
+
+function positive(name: string, n: number): number {
+  if (!Number.isFinite(n) || n <= 0) throw new StartupError(`invalid ${name} ${n}: must be more than 0`);
+  return n;
 }
 
 /** kube-apiserver's --etcd-compaction-interval default. */
@@ -171,6 +252,14 @@ export function parseEtcdServers(value: string): string[] | string {
   return urls;
 }
 
+/** A whole-number flag of at least `min`. */
+function intFlag(value: string, min: number, apply: (n: number) => void): string | undefined {
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) return `must be a whole number, ${min} or more`;
+  apply(n);
+  return undefined;
+}
+
 const nonEmpty = (value: string, apply: () => void): string | undefined => {
   if (value === '') return 'must not be empty';
   apply();
@@ -225,6 +314,41 @@ const FLAGS: readonly FlagSpec[] = [
       o.compactionIntervalMs = ms;
       return undefined;
     },
+  },
+  {
+    name: 'max-requests-inflight',
+    arg: 'N',
+    help: 'read-only requests served at once, beyond which 429 (default 400); 0 no limit',
+    set: (o, v) => intFlag(v, 0, (n) => (o.maxRequestsInflight = n)),
+  },
+  {
+    name: 'max-mutating-requests-inflight',
+    arg: 'N',
+    help: 'mutating requests served at once, beyond which 429 (default 200); 0 no limit',
+    set: (o, v) => intFlag(v, 0, (n) => (o.maxMutatingRequestsInflight = n)),
+  },
+  {
+    name: 'request-timeout',
+    arg: 'DURATION',
+    help: 'a request that is not a watch is answered 504 after this (default 1m0s)',
+    set: (o, v) => {
+      const ms = parseGoDuration(v);
+      if (ms === undefined || ms <= 0) return 'must be a duration above 0 such as 1m0s or 30s';
+      o.requestTimeoutMs = ms;
+      return undefined;
+    },
+  },
+  {
+    name: 'min-request-timeout',
+    arg: 'SECONDS',
+    help: 'a watch without timeoutSeconds ends after a random 1 to 2 times this (default 1800)',
+    set: (o, v) => intFlag(v, 1, (n) => (o.minRequestTimeoutSeconds = n)),
+  },
+  {
+    name: 'max-resource-write-bytes',
+    arg: 'BYTES',
+    help: 'largest request body a write may send (default 3145728, kube\'s)',
+    set: (o, v) => intFlag(v, 1, (n) => (o.maxRequestBodyBytes = n)),
   },
   { name: 'token-auth-file', arg: 'FILE', help: 'bearer tokens, kube CSV: token,user,uid,"group1,group2" (default: generated DIR/tokens.csv)', set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)) },
   {

@@ -3,7 +3,7 @@
 // restarts. ECDSA P-256 through webcrypto: a CA and a leaf take a few milliseconds, which is what
 // lets a test start a server with fresh in-memory credentials.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -137,12 +137,17 @@ const caUsable = (ca: KeyPair, now: Date): boolean => {
   }
 };
 
-/** Replaces `path` in one step, so a crash never leaves half a key behind. */
+/**
+ * Replaces `path` in one step, so a crash never leaves half a key behind. The file gets `mode`
+ * whatever the umask (and whatever a stale temporary file had); a directory created for it is the
+ * owner's only, since what is written here are keys, tokens and credentials.
+ */
 export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     await writeFile(tmp, data, { mode });
+    await chmod(tmp, mode);
     await rename(tmp, path);
   } catch (err) {
     throw new StartupError(`cannot write ${path}: ${fsReason(err)}`);
@@ -160,6 +165,12 @@ async function readIfExists(path: string): Promise<string | undefined> {
 
 /** DIR/ca.crt, ca.key, apiserver.crt, apiserver.key: reused when sound, (re)generated when not. */
 export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: Logger): Promise<ServingTls> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+  } catch (err) {
+    throw new StartupError(`cannot create ${dir}: ${fsReason(err)}`);
+  }
   const paths = { caCert: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'), cert: join(dir, 'apiserver.crt'), key: join(dir, 'apiserver.key') };
   const now = new Date();
   const [caCert, caKey, cert, key] = await Promise.all([paths.caCert, paths.caKey, paths.cert, paths.key].map(readIfExists));
@@ -171,14 +182,14 @@ export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: 
     ca = await generateCa(now);
     // Key first: a crash in between leaves a CA certificate without its key, which is regenerated.
     await writeFileAtomic(paths.caKey, ca.key, 0o600);
-    await writeFileAtomic(paths.caCert, ca.cert, 0o644);
+    await writeFileAtomic(paths.caCert, ca.cert, 0o600);
   }
   if (cert !== undefined && key !== undefined && ca.cert === caCert && servingCertUsable(cert, ca.cert, hosts, now) && keyMatches(cert, key)) {
     return { cert, key, caCert: ca.cert };
   }
   const serving = await issueServingCert(ca, hosts, now);
   await writeFileAtomic(paths.key, serving.key, 0o600);
-  await writeFileAtomic(paths.cert, serving.cert, 0o644);
+  await writeFileAtomic(paths.cert, serving.cert, 0o600);
   logger.info('issued serving certificate', { cert: paths.cert, ips: hosts.ips, dns: hosts.dns });
   return { ...serving, caCert: ca.cert };
 }

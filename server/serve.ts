@@ -1,22 +1,29 @@
 // The HTTPS front door: one node:https server, one plain function per request (no middleware
-// stack on the hot path). It answers the public health and version paths itself, authenticates
-// everything else, serves /metrics and the per-check health paths, and hands the rest to the API
-// layer. It also owns the connection side of graceful shutdown.
+// stack on the hot path). It parses each request's info once, answers the public health and
+// version paths itself, authenticates everything else, applies kube's in-flight limits and
+// request timeout, serves /metrics and the per-check health paths, and hands the rest to the API
+// layer. It owns the connection limits (header size, header and idle timeouts) and the
+// connection side of graceful shutdown. Nothing a client does to its connection may throw out of
+// here: every listener that runs after a socket may have gone reads only what it captured before.
+import { STATUS_CODES } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { refuseUpgrade } from './endpoints/watch-websocket.js';
-import { type ApiError, internalError, serviceUnavailable, unauthorized } from './errors.js';
+import { ApiError, forbidden, internalError, serviceUnavailable, timeout, toApiError, unauthorized } from './errors.js';
 import type { Logger } from './log.js';
 import type { ApiHandler } from './pipeline/types.js';
 import type { AuthResult } from './authn/bearer.js';
 import { type HealthCheck, type HealthResponse, pingCheck, runHealth, runSingleCheck, shutdownCheck } from './health.js';
-import { METRICS_CONTENT_TYPE, Metrics, requestKind } from './metrics.js';
+import { METRICS_CONTENT_TYPE, Metrics } from './metrics.js';
+import { type RequestInfo, isLongRunning, parseRequestInfo } from './pipeline/request-info.js';
+import { MaxInflight, requestKind } from './pipeline/max-inflight.js';
+import { LoopSaturation } from './pipeline/saturation.js';
 import type { VersionInfo } from './version.js';
 import type { KeyPair } from './pki.js';
 import { hostPort } from './kubeconfig.js';
-import { StartupError } from './options.js';
+import { DEFAULT_SERVING_LIMITS, type ServingLimits, StartupError } from './options.js';
 
 export interface FrontendDeps {
   tls: KeyPair;
@@ -26,17 +33,14 @@ export interface FrontendDeps {
   storageCheck: HealthCheck;
   version: VersionInfo;
   logger: Logger;
+  /** Default: DEFAULT_SERVING_LIMITS. */
+  limits?: ServingLimits;
 }
 
-/** Go's strconv.ParseBool true values, which kube uses for ?watch. */
-const TRUE_VALUES = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-/** The legacy /watch/ path prefix: /api/v1/watch/..., /apis/<group>/<version>/watch/... */
-const WATCH_PATH = /^\/(?:api\/[^/]+|apis\/[^/]+\/[^/]+)\/watch(?:\/|$)/;
-
-export function isWatchRequest(path: string, query: URLSearchParams | undefined): boolean {
-  const watch = query?.get('watch');
-  return (watch != null && TRUE_VALUES.has(watch)) || WATCH_PATH.test(path);
-}
+/** kube's Retry-After for a request refused by the in-flight limits. */
+const RETRY_AFTER_S = '1';
+/** How long a connection refused mid-upload may drain before it is cut. */
+const LINGER_MS = 2000;
 
 type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 
@@ -54,6 +58,49 @@ function send(res: ServerResponse, code: number, body: string, headers: Record<s
 
 export const sendStatus = (res: ServerResponse, err: ApiError): void =>
   send(res, err.code, JSON.stringify(err.status), { 'Content-Type': 'application/json' });
+
+/**
+ * An answer on a raw connection the HTTP parser gave up on (Go's net/http answers these the same
+ * way): closed after the answer, and what the client still sends is read and dropped for a moment
+ * so that the close does not reset the answer away.
+ */
+function answerAndClose(socket: Duplex, code: number): void {
+  const text = `${code} ${STATUS_CODES[code] ?? ''}`;
+  socket.end(`HTTP/1.1 ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ${text.length}\r\n\r\n${text}`);
+  linger(socket);
+}
+
+/** Closes a connection whose request was answered before its body was read. */
+function lingerAndClose(socket: Duplex | null): void {
+  if (!socket || socket.destroyed) return;
+  socket.end();
+  linger(socket);
+}
+
+function linger(socket: Duplex): void {
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/** kube's tooManyRequests: Go's http.Error, plain text, with Retry-After. */
+function tooManyRequests(res: ServerResponse): void {
+  send(res, 429, 'Too many requests, please try again later.\n', { ...TEXT_HEADERS, 'Retry-After': RETRY_AFTER_S });
+}
+
+/** The path, query and kube request info of a request, parsed once for every layer after this one. */
+function parseRequest(method: string, url: string): { path: string; query: URLSearchParams; info: RequestInfo | ApiError } {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  try {
+    return { path, query, info: parseRequestInfo(method, path, query) };
+  } catch (err) {
+    return { path, query, info: toApiError(err) };
+  }
+}
+
+/** The paths anyone may GET, as kube's system:public-info-viewer role grants them. */
+const PUBLIC_PATHS = new Set(['/version', '/version/', '/healthz', '/livez', '/readyz']);
 
 function listenError(err: NodeJS.ErrnoException, port: number, host: string): Error {
   switch (err.code) {
@@ -75,6 +122,9 @@ export class HttpsFrontend {
   private readonly checks: Record<HealthEndpoint, HealthCheck[]>;
   /** In-flight responses, each marked long-running (a watch) or not. */
   private readonly inflight = new Map<ServerResponse, boolean>();
+  private readonly limits: ServingLimits;
+  private readonly maxInflight: MaxInflight;
+  private readonly saturation: LoopSaturation;
   private readonly sockets = new Set<Socket>();
   private shuttingDown = false;
   /** Settles when the listener and every connection have closed; set by stopAccepting. */
@@ -88,14 +138,34 @@ export class HttpsFrontend {
       livez: [pingCheck],
       readyz: [pingCheck, deps.storageCheck, shutdown],
     };
-    this.server = createServer({ cert: deps.tls.cert, key: deps.tls.key, minVersion: 'TLSv1.2', handshakeTimeout: 10_000 }, (req, res) =>
-      this.onRequest(req, res),
+    this.limits = deps.limits ?? DEFAULT_SERVING_LIMITS;
+    this.saturation = new LoopSaturation(this.limits.maxEventLoopUtilization);
+    this.maxInflight = new MaxInflight(this.limits.inflight, () => this.saturation.saturated());
+    this.server = createServer(
+      {
+        cert: deps.tls.cert,
+        key: deps.tls.key,
+        minVersion: 'TLSv1.2',
+        handshakeTimeout: 10_000,
+        maxHeaderSize: this.limits.maxHeaderBytes,
+        // node counts it from the connection's first byte (the first request) or the last
+        // response (later ones), so a connection that never sends a full request is cut too.
+        headersTimeout: this.limits.readHeaderTimeoutMs,
+        keepAliveTimeout: this.limits.idleTimeoutMs,
+        // Ours is kube's --request-timeout with its 504 (onRequest); node's own would answer 408.
+        requestTimeout: 0,
+        // How often node looks for connections past headersTimeout (its default, 30 s, would let
+        // a slowloris connection live almost twice as long).
+        connectionsCheckingInterval: Math.min(1000, this.limits.readHeaderTimeoutMs),
+      },
+      (req, res) => this.onRequest(req, res),
     );
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
   }
 
@@ -105,7 +175,9 @@ export class HttpsFrontend {
     const auth = this.deps.authenticate(req);
     if (auth.kind !== 'user') return refuseUpgrade(socket, unauthorized());
     if (this.shuttingDown) return refuseUpgrade(socket, serviceUnavailable('the server is shutting down'));
-    this.deps.api.handleUpgrade(req, socket, head, auth.user).catch((err: unknown) => {
+    const { query, info } = parseRequest(req.method ?? 'GET', req.url ?? '/');
+    if (info instanceof ApiError) return refuseUpgrade(socket, info);
+    this.deps.api.handleUpgrade(req, socket, head, auth.user, { info, query }).catch((err: unknown) => {
       this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
       socket.destroy();
     });
@@ -125,22 +197,41 @@ export class HttpsFrontend {
     });
   }
 
+  /** The HTTP parser refused a request (headers too large or too slow, malformed): answer as Go does. */
+  private onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+    this.deps.logger.debug('bad request from client', { err: err.code ?? err.message });
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    const code = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    answerAndClose(socket, code);
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const start = performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
-    const longRunning = isWatchRequest(path, query);
-    const kind = requestKind(method);
+    // Read now: once the connection is gone, req.socket is null.
+    const srcIP = req.socket.remoteAddress;
+    const { path, query, info } = parseRequest(method, url);
+    const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
+    const longRunning = !(info instanceof ApiError) && isLongRunning(info);
+    const kind = requestKind(verb);
     const ctx: { user?: string } = {};
     this.metrics.started(kind, longRunning);
     this.inflight.set(res, longRunning);
+    // A client that goes away mid-request makes these emit errors: they are its, not ours.
+    req.on('error', (err) => this.deps.logger.debug('request stream error', { uri: url, err: err.message }));
+    res.on('error', (err) => this.deps.logger.debug('response stream error', { uri: url, err: err.message }));
     // As kube's WithCacheControl: API answers are per user and change; discovery may override.
     res.setHeader('Cache-Control', 'no-cache, private');
     if (this.shuttingDown) res.setHeader('Connection', 'close');
+    const timer = longRunning ? undefined : setTimeout(() => this.timedOut(req, res), this.limits.requestTimeoutMs);
+    res.once('finish', () => {
+      // An answer sent before the body was read (a 413, a 504): the rest of the upload is not
+      // worth reading, and the connection cannot carry another request.
+      if (!req.complete) lingerAndClose(req.socket);
+    });
     res.once('close', () => {
+      clearTimeout(timer);
       this.inflight.delete(res);
       this.metrics.finished(kind, longRunning, longRunning ? 'WATCH' : method, res.statusCode);
       this.deps.logger.debug('request', {
@@ -150,34 +241,52 @@ export class HttpsFrontend {
         latencyMs: Math.round((performance.now() - start) * 1000) / 1000,
         user: ctx.user,
         userAgent: req.headers['user-agent'],
-        srcIP: req.socket.remoteAddress,
+        srcIP,
       });
     });
-    this.dispatch(req, res, path, query, ctx).catch((err: unknown) => {
+    this.dispatch(req, res, path, query, info, ctx).catch((err: unknown) => {
       this.deps.logger.error('request failed', { verb: method, uri: url, err: err instanceof Error ? err.stack : String(err) });
       sendStatus(res, internalError(err));
     });
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams | undefined, ctx: { user?: string }): Promise<void> {
+  /** kube's WithTimeoutForNonLongRunningRequests: a 504 if nothing was sent yet, else the connection is cut. */
+  private timedOut(req: IncomingMessage, res: ServerResponse): void {
+    if (res.headersSent) return void res.destroy();
+    this.deps.logger.info('request timed out', { verb: req.method, uri: req.url, timeoutMs: this.limits.requestTimeoutMs });
+    res.setHeader('Connection', 'close');
+    sendStatus(res, timeout('Timeout: request did not complete within the allotted timeout'));
+  }
+
+  private async dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+    info: RequestInfo | ApiError,
+    ctx: { user?: string },
+  ): Promise<void> {
     const auth = this.deps.authenticate(req);
     if (auth.kind === 'invalid') return sendStatus(res, unauthorized());
-    // Public, as kube's system:public-info-viewer role grants them to everyone.
-    switch (path) {
-      case '/version':
-      case '/version/':
-        return send(res, 200, this.versionBody, { 'Content-Type': 'application/json' });
-      case '/healthz':
-      case '/livez':
-      case '/readyz':
-        return this.serveHealth(res, path.slice(1) as HealthEndpoint, query ?? new URLSearchParams());
+    const user = auth.kind === 'user' ? auth.user : undefined;
+    if (PUBLIC_PATHS.has(path)) {
+      const verb = info instanceof ApiError ? '' : info.verb;
+      // Anyone may get these; other verbs need a user (kube's authorizer says so to anonymous).
+      if (verb !== 'get' && verb !== 'head' && !user) return sendStatus(res, forbidden(`forbidden: User "system:anonymous" cannot ${verb || (req.method ?? '').toLowerCase()} path "${path}"`));
+      // Health probes are exempt from the in-flight limits, as kube's "probes" flow schema exempts them.
+      if (path.startsWith('/version')) return send(res, 200, this.versionBody, { 'Content-Type': 'application/json' });
+      return this.serveHealth(res, path.slice(1) as HealthEndpoint, query);
     }
-    if (auth.kind === 'anonymous') return sendStatus(res, unauthorized());
-    ctx.user = auth.user.name;
+    if (!user) return sendStatus(res, unauthorized());
+    ctx.user = user.name;
+    if (info instanceof ApiError) return sendStatus(res, info);
+    const release = isLongRunning(info) ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
+    if (!release) return tooManyRequests(res);
+    res.once('close', release);
     if (path === '/metrics') return send(res, 200, this.metrics.render(), { 'Content-Type': METRICS_CONTENT_TYPE });
     const single = this.singleCheck(path);
     if (single) return this.writeHealth(res, await runSingleCheck(single));
-    return this.deps.api.handle(req, res, auth.user);
+    return this.deps.api.handle(req, res, user, { info, query });
   }
 
   private async serveHealth(res: ServerResponse, endpoint: HealthEndpoint, query: URLSearchParams): Promise<void> {
@@ -222,6 +331,7 @@ export class HttpsFrontend {
   /** Cuts whatever connections remain; resolves once the server has fully closed. */
   async forceClose(): Promise<void> {
     this.stopAccepting();
+    this.saturation.stop();
     for (const socket of this.sockets) socket.destroy();
     await this.closed;
   }

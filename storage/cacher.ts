@@ -27,6 +27,8 @@ export interface CachedWatchCallbacks<T> {
 export interface CacherOptions {
   /** Events kept for watches that resume from a recent revision. */
   windowSize?: number;
+  /** The most bytes of stored values (each event's value and previous value) the window keeps. */
+  windowBytes?: number;
   /** How long a read waits for the cache to reach the revision it needs. */
   freshnessTimeoutMs?: number;
 }
@@ -37,6 +39,12 @@ interface Watcher<T> {
 }
 
 const DEFAULT_WINDOW = 10_000;
+/**
+ * Large objects must not make the window the process's largest allocation: 10,000 events of 10 KB
+ * objects, decoded with their previous states, held over half a gigabyte. A watch from a revision
+ * the window no longer has is served by storage, so a smaller window costs only a storage watch.
+ */
+const DEFAULT_WINDOW_BYTES = 32 * 1024 * 1024;
 const DEFAULT_FRESHNESS_TIMEOUT_MS = 3_000;
 const RESTART_DELAY_MS = 250;
 
@@ -55,6 +63,9 @@ export class Cacher<T> {
   /** Keys by their parent path (`.../<namespace>/`): a namespace's list reads only its own objects. */
   private readonly byParent = new Map<string, Set<string>>();
   private window: CachedEvent<T>[] = [];
+  /** The stored size of each window event (value plus previous value), and their sum. */
+  private windowSizes: number[] = [];
+  private windowBytesHeld = 0;
   private readonly watchers = new Set<Watcher<T>>();
   /** Everything up to this revision is reflected in `objects` and `window`. */
   private revision = 0;
@@ -65,6 +76,7 @@ export class Cacher<T> {
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   private stopped = false;
   private readonly windowSize: number;
+  private readonly windowBytes: number;
   private readonly freshnessTimeoutMs: number;
 
   constructor(
@@ -74,6 +86,7 @@ export class Cacher<T> {
     opts: CacherOptions = {},
   ) {
     this.windowSize = opts.windowSize ?? DEFAULT_WINDOW;
+    this.windowBytes = opts.windowBytes ?? DEFAULT_WINDOW_BYTES;
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? DEFAULT_FRESHNESS_TIMEOUT_MS;
   }
 
@@ -178,6 +191,8 @@ export class Cacher<T> {
     this.byParent.clear();
     for (const kv of kvs) this.put(kv.key, this.decode(kv), kv.modRevision);
     this.window = [];
+    this.windowSizes = [];
+    this.windowBytesHeld = 0;
     this.revision = revision;
     this.replayableAfter = revision;
     this.upstream = this.storage.watch(this.prefix, revision, {
@@ -192,16 +207,24 @@ export class Cacher<T> {
 
   private apply(events: WatchEvent[]): void {
     const cached = events.map((ev) => this.toCached(ev));
-    for (const ev of cached) {
+    cached.forEach((ev, i) => {
       if (ev.type === 'delete') this.remove(ev.key);
       else this.put(ev.key, ev.object, ev.revision);
+      const bytes = events[i]!.kv.value.length + (events[i]!.prevKv?.value.length ?? 0);
       this.window.push(ev);
+      this.windowSizes.push(bytes);
+      this.windowBytesHeld += bytes;
       this.revision = ev.revision;
+    });
+    let dropped = 0;
+    while (this.window.length - dropped > this.windowSize || (this.windowBytesHeld > this.windowBytes && dropped < this.window.length)) {
+      this.windowBytesHeld -= this.windowSizes[dropped]!;
+      dropped++;
     }
-    if (this.window.length > this.windowSize) {
-      const dropped = this.window.length - this.windowSize;
+    if (dropped > 0) {
       this.replayableAfter = this.window[dropped - 1]!.revision;
       this.window = this.window.slice(dropped);
+      this.windowSizes = this.windowSizes.slice(dropped);
     }
     for (const w of this.watchers) {
       const mine = cached.filter((ev) => ev.key.startsWith(w.prefix));

@@ -1,11 +1,12 @@
 // Typed storage errors: the registry maps each code to a kube Status (NotFound, AlreadyExists,
-// Conflict, Expired, RequestEntityTooLarge, ServiceUnavailable), whatever the backend.
+// Conflict, Expired, RequestEntityTooLarge, ServiceUnavailable, ...), whatever the backend.
 
 export type StorageErrorCode =
   | 'KeyExists'
   | 'NotFound'
   | 'Conflict'
   | 'Compacted'
+  | 'FutureRevision'
   | 'TooLarge'
   | 'Unavailable';
 
@@ -41,6 +42,10 @@ export const compacted = (requested: number, compactRevision: number): StorageEr
     undefined,
     compactRevision,
   );
+
+/** A read at a revision storage has not reached: only a made-up revision can name one. */
+export const futureRevision = (requested: number): StorageError =>
+  new StorageError('FutureRevision', '', `required revision ${requested} is a future revision`);
 
 export const tooLarge = (key: string, bytes: number, limit: number): StorageError =>
   new StorageError('TooLarge', key, `value of ${bytes} bytes for ${key} exceeds the limit of ${limit} bytes`);

@@ -20,7 +20,7 @@ import {
   type IWatchRequest,
   type IWatchResponse,
 } from 'etcd3';
-import { compacted, conflict, isStorageError, keyExists, notFound, tooLarge, unavailable } from './errors.js';
+import { compacted, conflict, futureRevision, isStorageError, keyExists, notFound, tooLarge, unavailable } from './errors.js';
 import {
   MAX_VALUE_BYTES,
   type KeyValue,
@@ -82,6 +82,7 @@ function transient(err: unknown): boolean {
 }
 
 const isCompactedError = (err: unknown): boolean => messageOf(err).includes('required revision has been compacted');
+const isFutureRevisionError = (err: unknown): boolean => messageOf(err).includes('required revision is a future revision');
 const isTooLargeError = (err: unknown): boolean => messageOf(err).includes('etcdserver: request is too large');
 
 /** grpc-js's connection errors end in an empty "Resolution note"; keep the cause on one line. */
@@ -454,6 +455,7 @@ export class EtcdStorage implements Storage {
       return await this.call((o) => this.etcd.kv.range(req, o), transient);
     } catch (err) {
       if (revision && isCompactedError(err)) throw compacted(revision, await this.compactRevisionAbove(revision));
+      if (revision && isFutureRevisionError(err)) throw futureRevision(revision);
       throw this.failure(err);
     }
   }

@@ -10,11 +10,11 @@
 // transaction, each inside its own savepoint, so N concurrent writers pay one fsync instead of N
 // (etcd batches its backend commits the same way). Every write is still acknowledged only after
 // the commit that made it durable, and fails or succeeds on its own.
-import { mkdirSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
-import { compacted, conflict, keyExists, notFound, tooLarge, unavailable } from './errors.js';
+import { compacted, conflict, futureRevision, keyExists, notFound, tooLarge, unavailable } from './errors.js';
 import {
   MAX_VALUE_BYTES,
   type KeyValue,
@@ -100,7 +100,17 @@ export class SqliteStorage implements Storage {
   }
 
   static open(path: string): SqliteStorage {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      // Every object is in this file: the owner's only, whatever the umask. SQLite would create it
+      // 0644 less the umask, and gives its -wal and -shm files the database's own mode.
+      const fd = openSync(path, 'a', 0o600);
+      try {
+        fchmodSync(fd, 0o600);
+      } finally {
+        closeSync(fd);
+      }
+    }
     // timeout 0: the lock is held for the owner's lifetime, so waiting for it is pointless.
     const db = new Database(path, { timeout: 0 });
     try {
@@ -264,9 +274,7 @@ export class SqliteStorage implements Storage {
   private readRevision(requested: number | undefined): number {
     if (!requested) return this.revision;
     if (requested < this.compactRevision) throw compacted(requested, this.compactRevision);
-    if (requested > this.revision) {
-      throw new Error(`required revision ${requested} is a future revision (current ${this.revision})`);
-    }
+    if (requested > this.revision) throw futureRevision(requested);
     return requested;
   }
 

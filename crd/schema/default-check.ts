@@ -4,6 +4,7 @@
 import { child, type FieldError, invalid, key } from '../../server/field-errors.js';
 import type { JSONSchemaProps } from '../types.js';
 import { deepCopyJSON } from './default.js';
+import { deepEqual } from '../../server/registry/object-meta-ops.js';
 import { prune } from './prune.js';
 import { compileSchema } from './validate.js';
 
@@ -19,7 +20,7 @@ function walk(s: JSONSchemaProps, path: string, isRoot: boolean, errs: FieldErro
     const at = child(path, 'default');
     const pruned = deepCopyJSON(s.default);
     prune(pruned, s, { isResourceRoot: s['x-kubernetes-embedded-resource'] === true });
-    if (JSON.stringify(pruned) !== JSON.stringify(s.default)) errs.push(invalid(at, s.default, 'must not have unknown fields'));
+    if (!deepEqual(pruned, s.default)) errs.push(invalid(at, s.default, 'must not have unknown fields'));
     else errs.push(...compileSchema(s).validate(s.default, { rootPath: at }));
   }
   // Defaults are forbidden under additionalProperties, so only items and properties are walked.

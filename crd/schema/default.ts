@@ -41,6 +41,7 @@
 // x-kubernetes-preserve-unknown-fields or embedded resources: only at the schema's properties,
 // items and additionalProperties.
 import type { JSONSchemaProps } from '../types.js';
+import { cloneJson } from '../../server/registry/object.js';
 import {
   additionalSchema,
   isObject,
@@ -60,16 +61,8 @@ const hasDefault = (s: JSONSchemaProps | undefined | null): s is JSONSchemaProps
 /** kube's isNonNullableNull: a null where the schema does not allow one. */
 const isNonNullableNull = (v: unknown, s: JSONSchemaProps | undefined | null): boolean => v === null && !!s && !s.nullable;
 
-/** A deep copy of a JSON value (kube's runtime.DeepCopyJSONValue). */
-export function deepCopyJSON<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(deepCopyJSON) as T;
-  if (isObject(v)) {
-    const out: Obj = {};
-    for (const k of Object.keys(v)) setOwn(out, k, deepCopyJSON(v[k]));
-    return out as T;
-  }
-  return v;
-}
+/** A deep copy of a JSON value (kube's runtime.DeepCopyJSONValue); defaults may nest deep, so no recursion. */
+export const deepCopyJSON = cloneJson;
 
 /** obj[k] = v, also for `__proto__` (kept as an own data property, as JSON.parse does). */
 function setOwn(obj: Obj, k: string, v: unknown): void {

@@ -106,28 +106,64 @@ function goNumber(v: number | bigint, dpath: string, isFloat: FloatInfo): string
   return isFloat(dpath, v) ? goFloat(v) : goIntString(v);
 }
 
-/** Go's %#v of a decoded JSON value (as it sits inside interface{}). */
+/** Text to write as is, beside values still to be printed, on a printer's to-do stack. */
+class Raw {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Go's %#v of a decoded JSON value (as it sits inside interface{}). Values may nest 10,000 deep
+ * (kube's decoder limit), so nested values wait on an explicit stack, not on the call stack.
+ */
 export function goSharpV(v: unknown, dpath: string, isFloat: FloatInfo): string {
-  switch (goKind(v, dpath, isFloat)) {
-    case 'nil':
-      return 'interface {}(nil)';
-    case 'bool':
-      return String(v);
-    case 'string':
-      return goQuote(v as string);
-    case 'int':
-    case 'float':
-      return goNumber(v as number, dpath, isFloat);
-    case 'slice':
-      return `[]interface {}{${(v as unknown[]).map((x, i) => goSharpV(x, dindex(dpath, i), isFloat)).join(', ')}}`;
-    case 'map': {
-      const m = v as Record<string, unknown>;
-      const entries = Object.keys(m)
-        .sort()
-        .map((k) => `${goQuote(k)}:${goSharpV(m[k], dchild(dpath, k), isFloat)}`);
-      return `map[string]interface {}{${entries.join(', ')}}`;
+  const out: string[] = [];
+  const todo: Array<Raw | { v: unknown; dpath: string }> = [{ v, dpath }];
+  while (todo.length > 0) {
+    const t = todo.pop()!;
+    if (t instanceof Raw) {
+      out.push(t.text);
+      continue;
+    }
+    switch (goKind(t.v, t.dpath, isFloat)) {
+      case 'nil':
+        out.push('interface {}(nil)');
+        break;
+      case 'bool':
+        out.push(String(t.v));
+        break;
+      case 'string':
+        out.push(goQuote(t.v as string));
+        break;
+      case 'int':
+      case 'float':
+        out.push(goNumber(t.v as number, t.dpath, isFloat));
+        break;
+      case 'slice': {
+        const a = t.v as unknown[];
+        // Pushed in reverse: the stack hands them back in order.
+        todo.push(new Raw('}'));
+        for (let i = a.length - 1; i >= 0; i--) {
+          todo.push({ v: a[i], dpath: dindex(t.dpath, i) });
+          if (i > 0) todo.push(new Raw(', '));
+        }
+        out.push('[]interface {}{');
+        break;
+      }
+      case 'map': {
+        const m = t.v as Record<string, unknown>;
+        const keys = Object.keys(m).sort();
+        todo.push(new Raw('}'));
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const k = keys[i]!;
+          todo.push({ v: m[k], dpath: dchild(t.dpath, k) });
+          todo.push(new Raw(`${i > 0 ? ', ' : ''}${goQuote(k)}:`));
+        }
+        out.push('map[string]interface {}{');
+        break;
+      }
     }
   }
+  return out.join('');
 }
 
 /** %#v of a map[string]interface{} built from entries whose values live elsewhere in the data. */
@@ -156,45 +192,69 @@ export function goBadValue(v: unknown, dpath: string, isFloat: FloatInfo): unkno
 
 const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
-/** Go's encoding/json Marshal of a decoded value: sorted keys, HTML-safe strings. */
+/** Go's encoding/json Marshal of a decoded value: sorted keys, HTML-safe strings; any depth. */
 export function goJSON(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!);
-  if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : 'null';
-  if (typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  if (Array.isArray(v)) return `[${v.map(goJSON).join(',')}]`;
-  if (typeof v === 'object') {
-    const m = v as Record<string, unknown>;
-    return `{${Object.keys(m)
-      .sort()
-      .map((k) => `${goJSON(k)}:${goJSON(m[k])}`)
-      .join(',')}}`;
+  const out: string[] = [];
+  const todo: Array<Raw | { v: unknown }> = [{ v }];
+  while (todo.length > 0) {
+    const t = todo.pop()!;
+    if (t instanceof Raw) {
+      out.push(t.text);
+      continue;
+    }
+    const x = t.v;
+    if (x === null || x === undefined) out.push('null');
+    else if (typeof x === 'string') out.push(goJSONString(x));
+    else if (typeof x === 'number') out.push(Number.isFinite(x) ? JSON.stringify(x) : 'null');
+    else if (typeof x === 'boolean' || typeof x === 'bigint') out.push(String(x));
+    else if (Array.isArray(x)) {
+      todo.push(new Raw(']'));
+      for (let i = x.length - 1; i >= 0; i--) {
+        todo.push({ v: x[i] });
+        if (i > 0) todo.push(new Raw(','));
+      }
+      out.push('[');
+    } else if (typeof x === 'object') {
+      const m = x as Record<string, unknown>;
+      const keys = Object.keys(m).sort();
+      todo.push(new Raw('}'));
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i]!;
+        todo.push({ v: m[k] });
+        todo.push(new Raw(`${i > 0 ? ',' : ''}${goJSONString(k)}:`));
+      }
+      out.push('{');
+    } else out.push('null');
   }
-  return 'null';
+  return out.join('');
 }
 
-/** reflect.DeepEqual of two decoded values (int64 and float64 are different types). */
+const goJSONString = (s: string): string => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!);
+
+/** reflect.DeepEqual of two decoded values (int64 and float64 are different types); any depth. */
 export function goDeepEqual(a: unknown, aPath: string, aFloat: FloatInfo, b: unknown, bPath: string, bFloat: FloatInfo): boolean {
-  const ka = goKind(a, aPath, aFloat);
-  if (ka !== goKind(b, bPath, bFloat)) return false;
-  switch (ka) {
-    case 'nil':
-      return true;
-    case 'slice': {
-      const x = a as unknown[];
-      const y = b as unknown[];
-      return x.length === y.length && x.every((v, i) => goDeepEqual(v, dindex(aPath, i), aFloat, y[i], dindex(bPath, i), bFloat));
-    }
-    case 'map': {
-      const x = a as Record<string, unknown>;
-      const y = b as Record<string, unknown>;
-      const kx = Object.keys(x);
-      if (kx.length !== Object.keys(y).length) return false;
-      return kx.every((k) => Object.hasOwn(y, k) && goDeepEqual(x[k], dchild(aPath, k), aFloat, y[k], dchild(bPath, k), bFloat));
-    }
-    default:
-      return a === b;
+  const pending: Array<[a: unknown, aPath: string, b: unknown, bPath: string]> = [[a, aPath, b, bPath]];
+  while (pending.length > 0) {
+    const [x, xPath, y, yPath] = pending.pop()!;
+    const kind = goKind(x, xPath, aFloat);
+    if (kind !== goKind(y, yPath, bFloat)) return false;
+    if (kind === 'slice') {
+      const xs = x as unknown[];
+      const ys = y as unknown[];
+      if (xs.length !== ys.length) return false;
+      for (let i = 0; i < xs.length; i++) pending.push([xs[i], dindex(xPath, i), ys[i], dindex(yPath, i)]);
+    } else if (kind === 'map') {
+      const xm = x as Record<string, unknown>;
+      const ym = y as Record<string, unknown>;
+      const keys = Object.keys(xm);
+      if (keys.length !== Object.keys(ym).length) return false;
+      for (const k of keys) {
+        if (!Object.hasOwn(ym, k)) return false;
+        pending.push([xm[k], dchild(xPath, k), ym[k], dchild(yPath, k)]);
+      }
+    } else if (kind !== 'nil' && x !== y) return false;
   }
+  return true;
 }
 
 /** Go's string(rune(x)) through reflect's int → string conversion. */

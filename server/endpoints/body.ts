@@ -1,36 +1,60 @@
 // Reading and decoding request bodies: a size cap (kube's 3 MiB), JSON or YAML or kube protobuf,
-// a nesting cap, and a 4xx Status with the position for anything malformed, never a 500.
+// kube's nesting cap, and a 4xx Status with the position for anything malformed, never a 500.
 import type { IncomingMessage } from 'node:http';
-import { parseDocument } from 'yaml';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
-import { decodeProtobufObject, isProtobufContentType } from './protobuf.js';
+import { decodeProtobufObject } from './protobuf.js';
 import { JsonSyntaxError, parseJsonExact } from './json-parse.js';
-import { INT64_MAX, INT64_MIN } from '../int64.js';
+import { parseMediaType } from './negotiate.js';
+import { YamlDecodeError, decodeYaml } from './yaml-decode.js';
 
-/** kube-apiserver's default limit on a request body. */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-/** Deeper documents are refused before anything walks them recursively. */
-export const MAX_NESTING_DEPTH = 1000;
+/**
+ * kube's decoders take documents nested up to 10,000 deep (Go's encoding/json scanner, which
+ * sigs.k8s.io/json inherits: `invalid character '{' exceeded max depth`; go-yaml's max_flow_level
+ * and max_indents: `exceeded max depth of 10000`). Whatever walks a decoded object must therefore
+ * not recurse on the call stack.
+ */
+export const MAX_NESTING_DEPTH = 10000;
 
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) {
-    req.resume();
-    throw requestEntityTooLarge(limit);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw requestEntityTooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The body, refused with a 413 past `limit` bytes (kube's MaxRequestBodyBytes,
+ * --max-resource-write-bytes). Read by events, not async iteration: leaving an iteration early
+ * destroys the request and its socket, and the client would get a reset instead of the 413.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(requestEntityTooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      done();
+      reject(requestEntityTooLarge(limit));
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(Buffer.concat(chunks));
+    };
+    // The client went away mid-body: nobody reads the answer, but it is not our 500.
+    const onError = (err: Error): void => {
+      done();
+      reject(badRequest(`the request body could not be read: ${err.message}`));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
 }
 
+/**
+ * The media type before any parameters, trimmed and lowercased, without checking it parses. Request
+ * bodies are decoded by decodeObjectBody, which reads Content-Type as kube does.
+ */
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
@@ -65,35 +89,18 @@ function position(text: string, offset: number): string {
   return `line ${line}, column ${column}`;
 }
 
-export function parseYaml(text: string, int64 = false): unknown {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, intAsBigInt: int64 });
-  const err = doc.errors[0];
-  if (err) {
-    // Without prettyErrors the parser gives offsets, not line positions.
-    const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : err.pos ? ` at ${position(text, err.pos[0])}` : '';
-    throw badRequest(`the request body is not valid YAML${where}: ${err.message.split('\n')[0]}`);
-  }
+/**
+ * The first document of a YAML body (kube decodes only that one), with kube's depth limits; with
+ * `int64`, integers beyond 2^53 that fit int64 come back as exact bigints.
+ */
+export async function parseYaml(text: string, int64 = false): Promise<unknown> {
   try {
-    // Alias expansion is capped so a billion-laughs document cannot exhaust memory.
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    return int64 ? safeIntsAsNumbers(value) : value;
-  } catch (e) {
-    throw badRequest(`the request body is not valid YAML: ${e instanceof Error ? e.message : String(e)}`);
+    return await decodeYaml(text, int64);
+  } catch (err) {
+    if (!(err instanceof YamlDecodeError)) throw err;
+    const where = err.offset === undefined ? '' : ` at ${position(text, err.offset)}`;
+    throw badRequest(`the request body is not valid YAML${where}: ${err.message}`);
   }
-}
-
-/** YAML read with every integer a bigint: numbers again where a number is exact, or beyond int64 (a float64 to kube). */
-function safeIntsAsNumbers(v: unknown): unknown {
-  if (typeof v === 'bigint') {
-    const n = Number(v);
-    return Number.isSafeInteger(n) || v < INT64_MIN || v > INT64_MAX ? n : v;
-  }
-  if (typeof v === 'object' && v !== null) {
-    const o = v as Record<string, unknown>;
-    // defineProperty, not assignment: a `__proto__` key is an own property here, not the prototype.
-    for (const k of Object.keys(o)) Object.defineProperty(o, k, { value: safeIntsAsNumbers(o[k]), writable: true, enumerable: true, configurable: true });
-  }
-  return v;
 }
 
 /** Throws a 400 when a decoded document nests deeper than MAX_NESTING_DEPTH. */
@@ -115,18 +122,22 @@ export function checkDepth(value: unknown): void {
 const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /**
- * Decodes an object body by its Content-Type (JSON when none is given, as kube assumes); with
- * `int64`, integers beyond 2^53 that fit int64 come back as exact bigints.
+ * Decodes an object body by its Content-Type, as kube's NegotiateInputSerializer picks the decoder:
+ * no Content-Type means JSON (the first serializer); otherwise it must parse as a media type (Go's
+ * mime.ParseMediaType) whose type, parameters aside, is exactly one served. Anything else, an
+ * unparsable value included, is a 415. With `int64`, integers beyond 2^53 that fit int64 come back
+ * as exact bigints.
  */
-export function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean, int64 = false): DecodedBody {
-  const type = mediaType(contentType);
-  let decoded: DecodedBody;
-  if (type === '' || type === 'application/json' || type === '*/*') decoded = parseJson(body.toString('utf8'), int64);
-  else if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') decoded = plain(parseYaml(body.toString('utf8'), int64));
-  else if (allowProtobuf && isProtobufContentType(type)) decoded = plain(decodeProtobufObject(body));
-  else throw unsupportedMediaType(OBJECT_MEDIA_TYPES);
-  checkDepth(decoded.value);
-  return decoded;
+export async function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean, int64 = false): Promise<DecodedBody> {
+  const type = contentType ? parseMediaType(contentType)?.type : 'application/json';
+  if (type === 'application/json') return parseJson(body.toString('utf8'), int64);
+  if (type === 'application/yaml') return plain(await parseYaml(body.toString('utf8'), int64));
+  if (allowProtobuf && type === 'application/vnd.kubernetes.protobuf') {
+    const decoded = plain(decodeProtobufObject(body));
+    checkDepth(decoded.value);
+    return decoded;
+  }
+  throw unsupportedMediaType(OBJECT_MEDIA_TYPES);
 }
 
 /** YAML refuses duplicate keys itself, and its numbers' spelling is not kept: nothing to report. */

@@ -18,12 +18,64 @@ export function parseFieldValidation(query: URLSearchParams, kind: OptionsKind):
   throw invalid({ group: 'meta.k8s.io', name: kind }, '', [notSupported('fieldValidation', v, ['', 'Ignore', 'Warn', 'Strict'])]);
 }
 
-/** Adds one `Warning: 299 - "..."` header, as kube's warning recorder writes them (once each). */
-export function addWarning(res: ServerResponse, text: string): void {
+/** kube's warning recorder bounds: past 4,096 runes in all, every warning is cut to 256 runes. */
+const TRUNCATE_AT_TOTAL_RUNES = 4 * 1024;
+const TRUNCATE_ITEM_RUNES = 256;
+
+interface WarningState {
+  /** Every distinct warning text, in order, as given. */
+  recorded: string[];
+  written: number;
+  truncating: boolean;
+}
+
+const warnings = new WeakMap<ServerResponse, WarningState>();
+
+/** One `Warning: 299 - "..."` header value: Go's quoting, sent as its UTF-8 bytes as Go sends them. */
+function warningHeader(text: string): string {
+  return Buffer.from(`299 - ${goQuote(text)}`, 'utf8').toString('latin1');
+}
+
+const runes = (text: string): string[] => Array.from(text);
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Adds one warning to the response, as kube's warning recorder (endpoints/filters/warning.go):
+ * each text once, and once they pass 4,096 runes in all, each cut to 256 runes and the rest
+ * dropped, so no request can make a response header the client refuses. Text that is not valid
+ * UTF-16 (a lone surrogate from a JSON escape) is sent with U+FFFD, as Go's decoder reads it.
+ */
+export function addWarning(res: ServerResponse, warning: string): void {
+  const text = warning.replace(LONE_SURROGATE, '\uFFFD');
+  if (text === '') return;
+  let state = warnings.get(res);
+  if (!state) warnings.set(res, (state = { recorded: [], written: 0, truncating: false }));
+  if (state.written >= TRUNCATE_AT_TOTAL_RUNES && state.truncating) return;
+  if (state.recorded.includes(text)) return;
+  state.recorded.push(text);
+  let chars = runes(text);
+  if (state.truncating && chars.length > TRUNCATE_ITEM_RUNES) chars = chars.slice(0, TRUNCATE_ITEM_RUNES);
+  if (state.written + chars.length <= TRUNCATE_AT_TOTAL_RUNES || state.truncating) {
+    state.written += chars.length;
+    appendHeader(res, warningHeader(chars.join('')));
+    return;
+  }
+  // Over the limit for the first time: replay everything so far, truncated.
+  state.truncating = true;
+  state.written = 0;
+  res.removeHeader('Warning');
+  for (const recorded of state.recorded) {
+    const cut = runes(recorded).slice(0, TRUNCATE_ITEM_RUNES);
+    state.written += cut.length;
+    appendHeader(res, warningHeader(cut.join('')));
+  }
+}
+
+function appendHeader(res: ServerResponse, value: string): void {
+  if (res.headersSent) return;
   const existing = res.getHeader('Warning');
   const all = Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)];
-  const line = `299 - ${goQuote(text)}`;
-  if (!all.includes(line)) res.setHeader('Warning', [...all, line]);
+  res.setHeader('Warning', [...all, value]);
 }
 
 /**

@@ -12,6 +12,7 @@ import { type ApiError, notAcceptable, notFoundPath } from '../errors.js';
 import type { ResourceDescriptor } from '../registry/catalog.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../registry/object.js';
 import { KUBE_VERSION } from '../version.js';
+import { stringifyJSON, stringifySortedJSON } from '../json.js';
 import type { Document } from './discovery.js';
 
 /** What a document needs to know about a resource; the Catalog's descriptors are wider. */
@@ -634,11 +635,7 @@ function buildGroupVersion(resources: readonly OpenAPIResource[], flavor: Flavor
 // ---- documents and cache ---------------------------------------------------------------------
 
 /** Go marshals maps with sorted keys; sorting ours keeps a document's bytes (and hash) stable. */
-function stableStringify(value: JsonValue): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
-  );
-}
+const stableStringify = (value: JsonValue): string => stringifySortedJSON(value);
 
 /** kube's computeETag (kube-openapi handler3): uppercase hex SHA-512 of the served bytes. */
 const hashOf = (body: string): string => createHash('sha512').update(body).digest('hex').toUpperCase();
@@ -759,7 +756,8 @@ export class OpenAPI {
   private fingerprint(r: OpenAPIResource): string {
     let f = this.fingerprints.get(r);
     if (f === undefined) {
-      f = JSON.stringify([r.group, r.version, r.names, r.namespaced, r.verbs, r.subresources, r.schema ?? null]);
+      // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
+      f = stringifyJSON([r.group, r.version, r.names, r.namespaced, r.verbs, r.subresources, r.schema ?? null]);
       this.fingerprints.set(r, f);
     }
     return f;

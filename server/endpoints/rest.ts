@@ -14,19 +14,20 @@ import {
 } from '../errors.js';
 import { GoPrinted, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../field-errors.js';
 import type { ResourceDescriptor, ScaleMapping } from '../registry/catalog.js';
-import { type JsonValue, type KubeObject, isJsonObject } from '../registry/object.js';
+import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../registry/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
 import type { ListOptions, Store } from '../registry/store.js';
-import { type RequestInfo, queryBool, queryInt64 } from '../pipeline/request-info.js';
-import { parseLabelSelector, matchesLabels } from '../registry/selectors/labels.js';
-import { convertFieldSelector, matchesFields, parseFieldSelector } from '../registry/selectors/fields.js';
+import { type RequestInfo, decodeListOptions, queryBool, queryInt64 } from '../pipeline/request-info.js';
+import { goStrconvQuote, matchesLabels, parseGoInt64 } from '../registry/selectors/labels.js';
+import { convertFieldSelector, matchesFields } from '../registry/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { type OptionsKind, addWarning, parseFieldValidation, strictDecoding } from './field-validation.js';
-import { type DecodedBody, decodeObjectBody, mediaType, parseJson, readBody } from './body.js';
+import { type DecodedBody, decodeObjectBody, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
+import { patchMediaType } from './negotiate.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
 import { stringifyJSON } from '../json.js';
@@ -45,6 +46,8 @@ export interface Ctx {
   builtin: boolean;
   /** Open watches, ended together when the server shuts down. */
   watches: WatchRegistry;
+  /** The largest body a write may send. */
+  maxRequestBodyBytes: number;
 }
 
 /** What a handler knows before it answers: everything but the response. */
@@ -59,12 +62,20 @@ export function sendJson(res: ServerResponse, code: number, value: unknown, head
 export async function serveResource(ctx: Ctx): Promise<void> {
   const { info, desc } = ctx;
   if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
+  // A namespaced resource's path without a namespace serves only list and watch (kube's installer
+  // registers nothing else there; its CRD handler hands anything else to the 404 delegate).
+  // go-restful answers another method on the collection path itself with a 405.
+  if (desc.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
+    throw ctx.builtin && !info.name && !info.subresource ? methodNotSupported() : notFoundPath();
+  }
   if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
   if (desc.deprecationWarning) addWarning(ctx.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw ctx.builtin ? methodNotSupported() : badRequest('name must be provided');
   if (info.subresource === 'scale' && ctx.desc.scale) return serveScale(ctx, ctx.desc.scale);
+  // The /watch/ path names the verb; it is served to GET only (DELETE .../watch/... deletes nothing).
+  if (info.verb === 'watch' && ctx.req.method !== 'GET') throw verbNotSupported(ctx);
   switch (info.verb) {
     case 'get':
       return get(ctx);
@@ -161,29 +172,32 @@ function checkDryRun(values: readonly string[], kind: OptionsKind): void {
 }
 
 async function get(ctx: Ctx): Promise<void> {
-  // resourceVersion "0": any recent state, from the watch cache; anything else reads storage.
-  const anyRevision = ctx.query.get('resourceVersion') === '0';
-  const obj = await ctx.store.get(namespaceOf(ctx), ctx.info.name, anyRevision ? { anyRevision } : {});
+  // resourceVersion "0": any recent state, from the watch cache; N: not older than N (kube's 504
+  // "Too large resource version" for one not reached in time); none: the newest, from storage.
+  const rv = ctx.query.get('resourceVersion');
+  const opts = rv === '0' ? { anyRevision: true } : rv ? { minRevision: parseResourceVersion(rv) } : {};
+  const obj = await ctx.store.get(namespaceOf(ctx), ctx.info.name, opts);
   await respondObject(ctx, 200, obj);
 }
 
+/**
+ * Largest page asked of storage: a limit beyond any collection this server can hold lists it
+ * whole, and stays a number both backends take.
+ */
+const MAX_PAGE = 2 ** 31 - 1;
+
 function listOptions(ctx: RequestCtx): ListOptions {
   const q = ctx.query;
+  const decoded = decodeListOptions(q);
   const opts: ListOptions = {};
-  const labelSel = q.get('labelSelector');
-  const fieldSel = q.get('fieldSelector');
-  const labels = labelSel ? parseLabelSelector(labelSel) : undefined;
-  const fields = fieldSel ? convertFieldSelector(parseFieldSelector(fieldSel), ctx.store.strategy.fieldLabels) : undefined;
+  const labels = q.get('labelSelector') ? decoded.labelSelector : undefined;
+  const fields = q.get('fieldSelector') ? convertFieldSelector(decoded.fieldSelector, ctx.store.strategy.fieldLabels) : undefined;
   if (labels || fields) {
     opts.predicate = (obj) =>
       (!labels || matchesLabels(labels, obj.metadata.labels ?? {})) && (!fields || matchesFields(fields, ctx.store.strategy.selectableFields(obj)));
   }
-  const limit = q.get('limit');
-  if (limit) {
-    const n = Number(limit);
-    if (!Number.isInteger(n) || n < 0) throw badRequest(`limit: Invalid value: "${limit}": must be a non-negative integer`);
-    if (n > 0) opts.limit = n;
-  }
+  // kube pages only for a positive limit; a negative one lists everything.
+  if (decoded.limit > 0) opts.limit = Math.min(decoded.limit, MAX_PAGE);
   const cont = q.get('continue');
   if (cont) {
     const rv = q.get('resourceVersion');
@@ -207,10 +221,15 @@ function listOptions(ctx: RequestCtx): ListOptions {
   return opts;
 }
 
+/**
+ * A resourceVersion as kube's APIObjectVersioner reads it (strconv.ParseUint), with its 400 for
+ * one that is not a number. One beyond 2^53 is no revision storage has reached: it stays a
+ * (rounded) number, which reads then treat as too large.
+ */
 export function parseResourceVersion(rv: string): number {
-  const n = Number(rv);
-  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(n)) throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a non-negative integer`);
-  return n;
+  const parsed = /^[0-9]+$/.test(rv) ? parseGoInt64(rv) : { error: `parsing ${goStrconvQuote(rv)}: invalid syntax` };
+  if ('error' in parsed) throw badRequest(formatFieldError(invalidField('resourceVersion', rv, `strconv.ParseUint: ${parsed.error}`)));
+  return Number(parsed.value);
 }
 
 async function list(ctx: Ctx): Promise<void> {
@@ -268,7 +287,7 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
-  const decoded = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], ctx.builtin, ctx.store.strategy.exactIntegers);
+  const decoded = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], ctx.builtin, ctx.store.strategy.exactIntegers);
   return { obj: checkObject(ctx, decoded.value), decoded };
 }
 
@@ -286,9 +305,9 @@ function checkObject(ctx: Ctx, value: unknown): KubeObject {
     value['apiVersion'] = gv;
     value['kind'] = ctx.desc.names.kind;
   } else {
-    if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + JSON.stringify(value).slice(0, 200) + '\'');
+    if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
     if (!ctx.builtin) checkCustomResourceType(ctx, value, typeof apiVersion === 'string' ? apiVersion : '', kind);
-    if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + JSON.stringify(value).slice(0, 200) + '\'');
+    if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
     if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
     if (kind !== ctx.desc.names.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${ctx.desc.names.kind})`);
   }
@@ -368,13 +387,13 @@ async function update(ctx: Ctx): Promise<void> {
 }
 
 async function patch(ctx: Ctx): Promise<void> {
-  const type = mediaType(ctx.req.headers['content-type']);
+  const type = patchMediaType(ctx.req.headers['content-type']);
   const allowed = ctx.builtin ? PATCH_TYPES_BUILTIN : PATCH_TYPES_CR;
   if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
     throw unsupportedMediaType(allowed);
   }
   const directive = parseFieldValidation(ctx.query, 'PatchOptions');
-  const body = (await readBody(ctx.req)).toString('utf8');
+  const body = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
   const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
   const patchDoc = decoded.value;
   const name = ctx.info.name;
@@ -406,6 +425,8 @@ async function patch(ctx: Ctx): Promise<void> {
       // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
       onUnknownFields,
+      // A patched object that no longer decodes is a 422 on the patch (handlers/patch.go), not a 400.
+      decodeError: (message) => invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
       warn: (t) => addWarning(ctx.res, t),
     },
   );
@@ -421,13 +442,13 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   let dry: boolean;
   if (ctx.info.verb === 'update') {
     dry = dryRun(ctx, 'UpdateOptions');
-    const { value } = decodeObjectBody(await readBody(ctx.req), ctx.req.headers['content-type'], true);
+    const { value } = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], true);
     change = () => value;
   } else if (ctx.info.verb === 'patch') {
     dry = dryRun(ctx, 'PatchOptions');
-    const type = mediaType(ctx.req.headers['content-type']);
+    const type = patchMediaType(ctx.req.headers['content-type']);
     if (!PATCH_TYPES_BUILTIN.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(PATCH_TYPES_BUILTIN);
-    const patchDoc = parseJson((await readBody(ctx.req)).toString('utf8')).value;
+    const patchDoc = parseJson((await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8')).value;
     change = (current) =>
       type === 'application/json-patch+json'
         ? applyJsonPatch(current as unknown as JsonValue, patchDoc)
@@ -449,14 +470,7 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
  */
 function stripPatchDirectives(patchDoc: unknown, type: string): unknown {
   if (type !== 'application/strategic-merge-patch+json') return patchDoc;
-  const strip = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(strip);
-    if (!isJsonObject(v)) return v;
-    const out: Record<string, unknown> = {};
-    for (const [k, child] of Object.entries(v)) if (!k.startsWith('$')) out[k] = strip(child);
-    return out;
-  };
-  return strip(patchDoc);
+  return cloneJson(patchDoc, (key) => !key.startsWith('$'));
 }
 
 interface DeleteOptionsBody {
@@ -467,10 +481,10 @@ interface DeleteOptionsBody {
 }
 
 async function deleteOptions(ctx: Ctx): Promise<{ preconditions?: { uid?: string; resourceVersion?: string }; dryRun: boolean }> {
-  const raw = await readBody(ctx.req);
+  const raw = await readBody(ctx.req, ctx.maxRequestBodyBytes);
   let body: DeleteOptionsBody = {};
   if (raw.length > 0) {
-    const { value } = decodeObjectBody(raw, ctx.req.headers['content-type'], true);
+    const { value } = await decodeObjectBody(raw, ctx.req.headers['content-type'], true);
     if (!isJsonObject(value)) throw badRequest('the request body must be a DeleteOptions object');
     body = value as DeleteOptionsBody;
   }

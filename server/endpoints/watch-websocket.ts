@@ -3,19 +3,52 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { BEARER_PROTOCOL_PREFIX } from '../authn/bearer.js';
 import type { ApiError } from '../errors.js';
 import type { WatchSink } from './watch.js';
 
+/**
+ * The subprotocol the server speaks: the client's first, as golang.org/x/net/websocket (behind
+ * kube's watch) echoes the one left once the authenticator removed the token's. Never a token's
+ * own: a credential does not travel back in a response header.
+ */
+export function chooseProtocol(protocols: ReadonlySet<string>): string | false {
+  for (const p of protocols) if (!p.startsWith(BEARER_PROTOCOL_PREFIX)) return p;
+  return false;
+}
+
 // noServer: the HTTPS frontend owns the socket and hands over upgrades it has authenticated.
-const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: chooseProtocol });
+
+/** Below this many buffered bytes the client is taken to keep up: a stream's default highWaterMark, as for HTTP. */
+const HIGH_WATER_MARK = 16 * 1024;
 
 export function webSocketWatchSink(ws: WebSocket): WatchSink {
+  let behind = false;
+  const drainListeners: (() => void)[] = [];
+  // ws has no 'drain': a send's callback runs once its frame is written to the socket.
+  const written = (): void => {
+    if (!behind || ws.bufferedAmount >= HIGH_WATER_MARK) return;
+    behind = false;
+    for (const listener of drainListeners) listener();
+  };
   return {
     open() {},
-    send: (event) => ws.send(event),
+    send: (event) => ws.send(event, written),
+    ready() {
+      behind = ws.bufferedAmount >= HIGH_WATER_MARK;
+      return !behind;
+    },
+    onDrain: (listener) => void drainListeners.push(listener),
     buffered: () => ws.bufferedAmount,
-    end: () => ws.close(1000),
-    destroy: () => ws.terminate(),
+    end(graceMs) {
+      ws.close(1000);
+      if (graceMs === undefined) return;
+      // ws itself waits 30 s for the client's close frame.
+      const drop = setTimeout(() => ws.terminate(), graceMs);
+      drop.unref();
+      ws.once('close', () => clearTimeout(drop));
+    },
     onClose: (listener) => void ws.once('close', listener),
   };
 }

@@ -6,13 +6,20 @@
 // changes after N; N compacted away → one ERROR event with 410 Expired, as client-go expects
 // before it relists. sendInitialEvents=true → the initial ADDED events, then a BOOKMARK annotated
 // k8s.io/initial-events-end.
+//
+// Events go to the client only as fast as it takes them; the rest wait in a bounded queue per
+// watcher, and a watcher too far behind (on its own, or the furthest behind when all of them
+// together exceed the budget) is ended, as kube's cacher ends an unresponsive watcher.
 import type { ServerResponse } from 'node:http';
 import { isStorageError } from '../../storage/errors.js';
 import { ApiError, internalError, resourceExpired } from '../errors.js';
 import { type FieldError, forbidden, notSupported } from '../field-errors.js';
+import { type Logger, silentLogger } from '../log.js';
 import type { KubeObject } from '../registry/object.js';
 import type { ObjectEvent, Store } from '../registry/store.js';
 import { stringifyJSON } from '../json.js';
+import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
+import { type Backlog, DEFAULT_WATCH_BUDGET_BYTES, TERMINATION_GRACE_MS, type TerminationReason, WatchBudget, type WatchStats, overWatcherLimits, watchStats } from './watch-budget.js';
 
 export interface WatchOptions {
   store: Store;
@@ -41,25 +48,103 @@ export interface WatchOptions {
  * Each event is serialised once per way of rendering it, and the text shared by every watcher
  * (the watch cache hands all of them the same object); it lives as long as the object does.
  */
-const serialized = new WeakMap<KubeObject, Map<string, string>>();
+const serialized = new WeakMap<KubeObject, Map<string, Serialized>>();
 
-function serializeEvent(type: WatchEventType, object: KubeObject, o: WatchOptions): string {
+/** An event document and its size in UTF-8, measured once however many watchers queue it. */
+interface Serialized {
+  text: string;
+  bytes: number;
+}
+
+const measured = (text: string): Serialized => ({ text, bytes: Buffer.byteLength(text) });
+
+function serializeEvent(type: WatchEventType, object: KubeObject, o: WatchOptions): Serialized {
   let forObject = serialized.get(object);
   if (!forObject) serialized.set(object, (forObject = new Map()));
   const key = `${type}|${o.renderKey}`;
-  let text = forObject.get(key);
-  if (text === undefined) {
-    text = stringifyJSON({ type, object: o.render(object) });
-    forObject.set(key, text);
+  let event = forObject.get(key);
+  if (event === undefined) {
+    event = measured(stringifyJSON({ type, object: o.render(object) }));
+    forObject.set(key, event);
   }
-  return text;
+  return event;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** Active watches, so a shutdown, or the removal of what they watch, can end them cleanly. */
+/** One watch as the registry weighs it. */
+export interface TrackedWatcher {
+  readonly group: string;
+  readonly resource: string;
+  backlog(): Backlog;
+  /** Ends the watch for falling behind. */
+  terminate(): void;
+}
+
+export interface WatchRegistryOptions {
+  /** Bytes pending across all watchers before the furthest behind are ended. */
+  budgetBytes?: number;
+  /** kube's --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
+  minRequestTimeoutSeconds?: number;
+  logger?: Logger;
+  stats?: WatchStats;
+}
+
+/**
+ * Active watches, so a shutdown, or the removal of what they watch, can end them cleanly; and
+ * what they hold back for slow clients, weighed against each watcher's limits and one budget.
+ */
 export class WatchRegistry {
   private readonly active = new Map<() => void, Store>();
+  private readonly budget: WatchBudget<TrackedWatcher>;
+  private readonly logger: Logger;
+  private readonly stats: WatchStats;
+
+  readonly minRequestTimeoutSeconds: number;
+
+  constructor(o: WatchRegistryOptions = {}) {
+    this.budget = new WatchBudget(o.budgetBytes ?? DEFAULT_WATCH_BUDGET_BYTES);
+    this.minRequestTimeoutSeconds = o.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S;
+    this.logger = o.logger ?? silentLogger;
+    this.stats = o.stats ?? watchStats;
+  }
+
+  /** Bytes pending for this registry's watchers. */
+  get pendingBytes(): number {
+    return this.budget.total;
+  }
+
+  /** Weighs a watcher again after its backlog changed; it, or others, may be ended. */
+  charge(w: TrackedWatcher): void {
+    const backlog = w.backlog();
+    const over = overWatcherLimits(backlog);
+    if (over) return this.terminate(w, over, backlog);
+    const before = this.budget.total;
+    const victims = this.budget.update(w, backlog.bytes);
+    this.stats.pendingBytes += this.budget.total - before;
+    for (const victim of victims) this.terminate(victim, 'budget', victim.backlog());
+  }
+
+  /** Stops weighing a watcher that ended. */
+  release(w: TrackedWatcher): void {
+    const before = this.budget.total;
+    this.budget.remove(w);
+    this.stats.pendingBytes += this.budget.total - before;
+  }
+
+  private terminate(w: TrackedWatcher, reason: TerminationReason, backlog: Backlog): void {
+    this.release(w);
+    this.stats.terminatedWatcher(w.group, w.resource);
+    // kube's cacher logs the same words for the same event.
+    this.logger.info('Forcing watcher close due to unresponsiveness', {
+      group: w.group,
+      resource: w.resource,
+      reason,
+      pendingEvents: backlog.events,
+      pendingBytes: backlog.bytes,
+    });
+    w.terminate();
+  }
 
   add(end: () => void, store: Store): () => void {
     this.active.set(end, store);
@@ -79,9 +164,6 @@ export class WatchRegistry {
 
 const BOOKMARK_INTERVAL_MS = 60_000;
 /** kube ends a watch without timeoutSeconds after a random 30 to 60 minutes, so clients rebalance. */
-const MIN_REQUEST_TIMEOUT_S = 1800;
-/** A watcher this far behind is cut off rather than allowed to grow the heap. */
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 /**
@@ -136,27 +218,94 @@ export interface WatchSink {
   open(): void;
   /** One event document, serialised. */
   send(event: string): void;
+  /** Whether the client keeps up: false once the connection buffers enough, until it drains. */
+  ready(): boolean;
+  /** Called each time the client has taken what was buffered after `ready()` said false. */
+  onDrain(listener: () => void): void;
   /** Bytes accepted but not yet taken by the client. */
   buffered(): number;
-  /** The server ends the watch normally. */
-  end(): void;
-  /** The server drops the connection (a client that does not read). */
-  destroy(): void;
+  /**
+   * The server ends the watch normally. With `graceMs`, for a client cut off for falling behind,
+   * the connection closes after the end, and is dropped if the client has not taken it by then.
+   */
+  end(graceMs?: number): void;
   onClose(listener: () => void): void;
 }
 
 export function httpWatchSink(res: ServerResponse): WatchSink {
+  // The response lets go of its socket as soon as its end is buffered, well before it is sent.
+  const socket = res.socket;
   return {
     open() {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
       res.flushHeaders();
     },
     send: (event) => void res.write(`${event}\n`),
+    ready: () => !res.writableNeedDrain,
+    onDrain: (listener) => void res.on('drain', listener),
     buffered: () => res.writableLength,
-    end: () => void (res.destroyed || res.end()),
-    destroy: () => void res.destroy(),
+    end(graceMs) {
+      if (!res.destroyed) res.end();
+      if (graceMs === undefined || !socket || socket.destroyed) return;
+      socket.end();
+      const drop = setTimeout(() => socket.destroy(), graceMs);
+      drop.unref();
+      socket.once('close', () => clearTimeout(drop));
+    },
     onClose: (listener) => void res.once('close', listener),
   };
+}
+
+/**
+ * Events held back while the client is behind, oldest first. Live events are counted against the
+ * watcher's limits; the initial list is serialised only when its turn comes, as kube's cacher
+ * feeds a watcher its initial events at the pace the client takes them.
+ */
+class PendingEvents {
+  private items: (Serialized | (() => string) | undefined)[] = [];
+  private head = 0;
+  events = 0;
+  bytes = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  push(event: Serialized): void {
+    this.items.push(event);
+    this.events++;
+    this.bytes += event.bytes;
+  }
+
+  pushInitial(serialize: () => string): void {
+    this.items.push(serialize);
+  }
+
+  shift(): string {
+    const item = this.items[this.head]!;
+    // A taken item must not be kept alive; the slots go when the queue empties, or now and then.
+    this.items[this.head++] = undefined;
+    if (this.head === this.items.length) this.clearSlots();
+    else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    if (typeof item === 'function') return item();
+    this.events--;
+    this.bytes -= item.bytes;
+    return item.text;
+  }
+
+  clear(): void {
+    this.clearSlots();
+    this.events = 0;
+    this.bytes = 0;
+  }
+
+  private clearSlots(): void {
+    this.items = [];
+    this.head = 0;
+  }
 }
 
 export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: WatchRegistry): Promise<void> {
@@ -174,36 +323,83 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   sink.open();
   /** The revision of the last event sent: what a bookmark may promise, never more. */
   let sentRevision = afterRevision;
-  let ended = false;
-
-  const send = (text: string): void => {
-    if (ended) return;
-    sink.send(text);
-    if (sink.buffered() > MAX_BUFFERED_BYTES) {
-      // Nobody is reading: drop the connection instead of buffering without bound.
-      end();
-      sink.destroy();
-    }
-  };
-  const write = (type: WatchEventType, object: unknown): void => send(stringifyJSON({ type, object }));
-  const bookmark = (annotations?: Record<string, string>): void =>
-    write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(sentRevision), ...(annotations ? { annotations } : {}) } });
-
+  /** open: events flow; ending: no new ones, the queue still goes out; done: nothing more to send. */
+  let state: 'open' | 'ending' | 'done' = 'open';
+  const pending = new PendingEvents();
   let timeout: NodeJS.Timeout | undefined;
   let bookmarkTimer: NodeJS.Timeout | undefined;
+  let grace: NodeJS.Timeout | undefined;
   let handle: { close(): void } | undefined;
+
+  const watcher: TrackedWatcher = {
+    group: o.store.kind.group,
+    resource: o.store.kind.resource,
+    backlog: () => ({ events: pending.events, bytes: pending.bytes + sink.buffered() }),
+    terminate: () => cutOff(),
+  };
   const unregister = registry.add(() => end(true), o.store);
-  function end(finalBookmark = false): void {
-    if (ended) return;
-    if (finalBookmark && o.allowWatchBookmarks) bookmark();
-    ended = true;
+  function stopEvents(): void {
     unregister();
     handle?.close();
     clearTimeout(timeout);
     clearTimeout(bookmarkTimer);
-    sink.end();
   }
-  sink.onClose(() => end());
+  /**
+   * Ends the stream without what is still queued, as kube's watch handler returns leaving its
+   * channel: cleanly if the client takes the end within the grace, else the connection is dropped.
+   */
+  function cutOff(): void {
+    if (state === 'done') return;
+    state = 'done';
+    stopEvents();
+    pending.clear();
+    clearTimeout(grace);
+    registry.release(watcher);
+    sink.end(TERMINATION_GRACE_MS);
+  }
+
+  /** Sends what the client can take now; the rest waits for the next drain. */
+  function flush(): void {
+    while (pending.size > 0 && sink.ready()) sink.send(pending.shift());
+    if (state === 'ending' && pending.size === 0) {
+      state = 'done';
+      clearTimeout(grace);
+      registry.release(watcher);
+      sink.end();
+      return;
+    }
+    if (state !== 'done') registry.charge(watcher);
+  }
+  sink.onDrain(flush);
+
+  const send = (event: Serialized): void => {
+    if (state !== 'open') return;
+    pending.push(event);
+    flush();
+  };
+  const write = (type: WatchEventType, object: unknown): void => send(measured(stringifyJSON({ type, object })));
+  const bookmark = (annotations?: Record<string, string>): void =>
+    write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(sentRevision), ...(annotations ? { annotations } : {}) } });
+
+  /** The server ends the watch: what is queued still goes out, within the grace. */
+  function end(finalBookmark = false): void {
+    if (state !== 'open') return;
+    if (finalBookmark && o.allowWatchBookmarks) bookmark();
+    if (state !== 'open') return;
+    state = 'ending';
+    stopEvents();
+    // What is still queued gets the grace to go out, no more.
+    grace = setTimeout(cutOff, TERMINATION_GRACE_MS);
+    grace.unref();
+    flush();
+  }
+  sink.onClose(() => {
+    state = 'done';
+    stopEvents();
+    pending.clear();
+    clearTimeout(grace);
+    registry.release(watcher);
+  });
 
   const fail = (err: Error): void => {
     const status = isStorageError(err, 'Compacted')
@@ -221,18 +417,29 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
     if (o.convert) queue = queue.then(step);
     else void step();
   };
-  const deliver = (shown: { type: WatchEventType; object: KubeObject }[], revision: number): void => {
+  const deliver = (shown: { type: WatchEventType; object: KubeObject }[], revision: number, isInitial: boolean): void => {
     const convert = o.convert;
     if (!convert) {
-      for (const ev of shown) send(serializeEvent(ev.type, ev.object, o));
+      if (isInitial) {
+        for (const ev of shown) pending.pushInitial(() => serializeEvent(ev.type, ev.object, o).text);
+        flush();
+      } else {
+        for (const ev of shown) send(serializeEvent(ev.type, ev.object, o));
+      }
       sentRevision = revision;
       return;
     }
     inTurn(async () => {
-      if (ended) return;
+      if (state !== 'open') return;
       try {
         const converted = shown.length ? await convert(shown.map((ev) => ev.object)) : [];
-        shown.forEach((ev, i) => write(ev.type, o.render(converted[i]!)));
+        if (state !== 'open') return;
+        if (isInitial) {
+          shown.forEach((ev, i) => pending.pushInitial(() => stringifyJSON({ type: ev.type, object: o.render(converted[i]!) })));
+          flush();
+        } else {
+          shown.forEach((ev, i) => write(ev.type, o.render(converted[i]!)));
+        }
         sentRevision = revision;
       } catch (err) {
         fail(err instanceof Error ? err : new Error(String(err)));
@@ -240,9 +447,9 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
     });
   };
 
-  deliver(initial.map((object) => ({ type: 'ADDED' as const, object })), afterRevision);
+  deliver(initial.map((object) => ({ type: 'ADDED' as const, object })), afterRevision, true);
   if (start.initial && o.sendInitialEvents) inTurn(() => bookmark({ [INITIAL_EVENTS_END]: 'true' }));
-  if (ended) return;
+  if (state !== 'open') return;
 
   handle = o.store.watch(o.namespace, afterRevision, {
     onEvents(events) {
@@ -251,12 +458,12 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
         const one = filterEvent(ev, o.predicate);
         if (one) shown.push(one);
       }
-      deliver(shown, events[events.length - 1]!.revision);
+      deliver(shown, events[events.length - 1]!.revision, false);
     },
     onError: (err) => inTurn(() => fail(err)),
   });
 
-  const timeoutMs = o.timeoutSeconds !== undefined ? o.timeoutSeconds * 1000 : MIN_REQUEST_TIMEOUT_S * 1000 * (1 + Math.random());
+  const timeoutMs = o.timeoutSeconds !== undefined ? o.timeoutSeconds * 1000 : registry.minRequestTimeoutSeconds * 1000 * (1 + Math.random());
   timeout = setTimeout(() => end(true), timeoutMs);
   if (o.allowWatchBookmarks) {
     const tick = (): void => {

@@ -161,6 +161,17 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   return info;
 }
 
+const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
+const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/**
+ * kube's BasicLongRunningRequestCheck: requests that may legitimately stay open (watches), left
+ * out of the in-flight limits and the request timeout.
+ */
+export function isLongRunning(info: RequestInfo): boolean {
+  return LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+}
+
 /**
  * The namespace and name a list or watch is confined to: the request's own, else those its
  * field selector pins (`metadata.namespace=`, `metadata.name=`), as kube's watch cache and

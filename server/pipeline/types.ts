@@ -1,6 +1,7 @@
 // What the serving layer hands the API layer once a request is authenticated.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { RequestInfo } from './request-info.js';
 
 export interface UserInfo {
   name: string;
@@ -8,9 +9,15 @@ export interface UserInfo {
   groups: string[];
 }
 
+/** What the front door parsed of a request, once, for every layer after it. */
+export interface ParsedRequest {
+  info: RequestInfo;
+  query: URLSearchParams;
+}
+
 /** Serves every authenticated request that is not a health or version endpoint. */
 export interface ApiHandler {
-  handle(req: IncomingMessage, res: ServerResponse, user: UserInfo): Promise<void>;
+  handle(req: IncomingMessage, res: ServerResponse, user: UserInfo, parsed: ParsedRequest): Promise<void>;
   /** A request to upgrade to WebSocket (a watch); answers on the raw socket when it refuses. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo): Promise<void>;
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, parsed: ParsedRequest): Promise<void>;
 }

@@ -321,6 +321,8 @@ function decodeToken(data: Buffer): { v: string; rv: bigint; start: string } | {
     root = new JsonReader(data).document();
   } catch (err) {
     if (err instanceof JsonSyntaxError) return { error: err.message };
+    // The reader recurses; a token this deep is made up, and Go's decoder would stop at 10,000 levels.
+    if (err instanceof RangeError) return { error: 'exceeded max depth' };
     throw err;
   }
   const token = { v: '', rv: 0n, start: '' };

@@ -44,9 +44,44 @@ export function isJsonObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A deep copy of plain JSON data (objects from storage or clients hold nothing else). */
-export function cloneJson<T>(v: T): T {
-  return structuredClone(v);
+/**
+ * A deep copy of plain JSON data (objects from storage or clients hold nothing else; bigints are
+ * copied as the primitives they are). An explicit stack, not recursion: a document may nest 10,000
+ * deep, past what the call stack (or structuredClone, which recurses) takes; and several times
+ * faster than structuredClone on the usual object. With `keep`, object members it refuses are left
+ * out of the copy, at any depth.
+ */
+export function cloneJson<T>(v: T, keep?: (key: string, value: unknown) => boolean): T {
+  if (typeof v !== 'object' || v === null) return v;
+  const root: unknown = Array.isArray(v) ? new Array<unknown>(v.length) : {};
+  const from: object[] = [v];
+  const to: unknown[] = [root];
+  while (from.length > 0) {
+    const src = from.pop()!;
+    const dst = to.pop();
+    const copy = (x: unknown): unknown => {
+      if (typeof x !== 'object' || x === null) return x;
+      const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
+      from.push(x);
+      to.push(c);
+      return c;
+    };
+    if (Array.isArray(src)) {
+      const d = dst as unknown[];
+      for (let i = 0; i < src.length; i++) d[i] = copy(src[i]);
+    } else {
+      const s = src as Record<string, unknown>;
+      const d = dst as Record<string, unknown>;
+      for (const k of Object.keys(s)) {
+        if (keep && !keep(k, s[k])) continue;
+        const c = copy(s[k]);
+        // An own `__proto__` key (JSON.parse makes one) stays data, never the prototype.
+        if (k === '__proto__') Object.defineProperty(d, k, { value: c, writable: true, enumerable: true, configurable: true });
+        else d[k] = c;
+      }
+    }
+  }
+  return root as T;
 }
 
 /** kube's timestamps: RFC 3339 in UTC with whole seconds. */

@@ -18,11 +18,12 @@ import {
   tooLargeResourceVersion,
 } from '../errors.js';
 import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
-import { type FieldError, GoPrinted, invalid as invalidField } from '../field-errors.js';
+import { type FieldError, GoPrinted, goQuote, invalid as invalidField } from '../field-errors.js';
 import { type KubeObject, cloneJson, nowTimestamp } from './object.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
+import { metaTimeDecodeError } from './validation/object-meta.js';
 import { deepEqual, generateNameFrom, specChanged } from './object-meta-ops.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
@@ -145,8 +146,12 @@ export class Store {
     return text;
   }
 
-  /** The object, read from storage; with `anyRevision` (resourceVersion "0") from the watch cache, shared. */
-  async get(namespace: string | undefined, name: string, opts: { anyRevision?: boolean } = {}): Promise<KubeObject> {
+  /**
+   * The object, read from storage; with `anyRevision` (resourceVersion "0") from the watch cache,
+   * shared; with `minRevision`, once the watch cache has seen it (kube's 504 if not in time).
+   */
+  async get(namespace: string | undefined, name: string, opts: { anyRevision?: boolean; minRevision?: number } = {}): Promise<KubeObject> {
+    if (opts.minRevision !== undefined) await this.call(() => this.cacher().waitFresh(opts.minRevision!));
     if (opts.anyRevision) {
       const cached = await this.call(() => this.cacher().get(this.key(namespace, name)));
       if (!cached) throw notFound(qualifiedResource(this.kind), name);
@@ -182,7 +187,13 @@ export class Store {
           ...(from !== undefined ? { startKey: from } : {}),
           ...(at !== undefined ? { revision: at } : {}),
         }),
-      ).catch((err: unknown) => {
+      ).catch(async (err: unknown) => {
+        if (isStorageError(err, 'FutureRevision') && at !== undefined) {
+          // A revision storage never had: made up, so a 400 for a token (kube passes etcd's 500 on),
+          // and kube's "too large" for resourceVersionMatch=Exact, as its cacher answers.
+          if (opts.continueFrom) throw badRequest(`invalid continue token: resource version ${at} has not been reached yet`);
+          throw tooLargeResourceVersion(at, await this.call(() => this.storage.currentRevision()));
+        }
         if (!isStorageError(err, 'Compacted')) throw err;
         throw opts.continueFrom ? continueExpired(opts.continueFrom.startKey, prefix) : listExpired();
       });
@@ -218,6 +229,7 @@ export class Store {
   }
 
   async create(namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    this.checkDecodable(input, ctx);
     const obj = cloneJson(input);
     const meta = obj.metadata;
     if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
@@ -267,6 +279,9 @@ export class Store {
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
       const current = this.decode(kv);
       const next = cloneJson(await fn(cloneJson(current)));
+      // A malformed timestamp the stored object already had is not the caller's to answer for.
+      if (opts.replace || metaTimeDecodeError(next.metadata) !== metaTimeDecodeError(current.metadata)) this.checkDecodable(next, opts);
+      if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
       const wantRv = next.metadata?.resourceVersion;
       if (!wantRv && opts.replace && !this.strategy.allowUnconditionalUpdate) throw this.resourceVersionRequired(name);
       if (wantRv && wantRv !== current.metadata.resourceVersion) {
@@ -428,6 +443,33 @@ export class Store {
         `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion ?? ''}). The object might have been modified`,
       );
     }
+  }
+
+  /**
+   * What kube's decoder refuses before anything else runs: a metav1.Time in the metadata that does
+   * not parse. The create and update handlers answer transformDecodeError's 400,
+   * `<Kind> in version "<v>" cannot be handled as a <Kind>: <Go's error>`.
+   */
+  private checkDecodable(obj: KubeObject, ctx: WriteContext): void {
+    const message = metaTimeDecodeError(obj.metadata);
+    if (message === undefined) return;
+    if (ctx.decodeError) throw ctx.decodeError(message);
+    const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+    const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+    const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : this.kind.kind;
+    throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${this.kind.kind}: ${message}`);
+  }
+
+  /**
+   * A PUT whose object carries a uid makes it a precondition (rest.DefaultUpdatedObjectInfo's
+   * Preconditions), checked by storage's GuaranteedUpdate before anything else: a mismatch is a
+   * StorageError (invalid object) that the store turns into a 409 Conflict.
+   */
+  private checkUIDPrecondition(key: string, name: string, next: KubeObject, current: KubeObject): void {
+    const uid = next.metadata?.uid;
+    if (typeof uid !== 'string' || uid === '' || uid === current.metadata.uid) return;
+    const why = `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`;
+    throw conflict(qualifiedResource(this.kind), name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${why}`);
   }
 
   /** kube names the resource, not the kind, here, and prints the uint64 0 with Go's %#v. */

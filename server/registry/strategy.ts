@@ -1,7 +1,7 @@
 // A strategy is what differs between kinds; the generic store does everything else the same way
 // for namespaces, CRDs, events and every custom resource.
 import type { FieldError } from '../field-errors.js';
-import type { Qualified } from '../errors.js';
+import type { ApiError, Qualified } from '../errors.js';
 import type { KubeObject } from './object.js';
 import type { NameValidator } from './validation/names.js';
 import type { FieldLabelConversion } from './selectors/fields.js';
@@ -31,6 +31,12 @@ export interface WriteContext {
   onUnknownFields?: (paths: readonly string[]) => void;
   /** A warning for the client (a `Warning` header), e.g. a CEL rule that now fails on unchanged data. */
   warn?: (text: string) => void;
+  /**
+   * The answer to an object kube's decoder would have refused (a malformed metav1.Time in its
+   * metadata), given the decoder's message. Without it the store answers as kube's create and
+   * update handlers do (transformDecodeError's 400); a patch answers with its own 422.
+   */
+  decodeError?: (message: string) => ApiError;
 }
 
 export interface Strategy {

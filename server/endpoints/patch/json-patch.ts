@@ -23,7 +23,8 @@
 //   - the empty path (the whole document) works only for `replace` (object or array values) and `test`.
 //   - copies may add at most JSONPatchMaxCopyBytes (3 MiB) in total.
 import { ApiError, type Status, badRequest } from '../../errors.js';
-import type { JsonObject, JsonValue } from '../../registry/object.js';
+import { type JsonObject, type JsonValue, cloneJson } from '../../registry/object.js';
+import { deepEqual } from '../../registry/object-meta-ops.js';
 import { stringifyJSON } from '../../json.js';
 
 /** maxJSONPatchOperations in kube's patch handler. */
@@ -177,7 +178,7 @@ function opAdd(s: State, op: JsonPatchOperation): void {
   const path = requirePath(op, 'add');
   const at = findParent(s.root, path);
   if (!at) throw new JsonPatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
-  wrapped(`error in add for path: '${path}'`, () => add(at.container, at.key, structuredClone(valueOf(op) ?? null)));
+  wrapped(`error in add for path: '${path}'`, () => add(at.container, at.key, cloneJson(valueOf(op) ?? null)));
 }
 
 function opRemove(s: State, op: JsonPatchOperation): void {
@@ -193,7 +194,7 @@ function opReplace(s: State, op: JsonPatchOperation): void {
   if (path === '') {
     // Go's %w of a nil error prints "%!w(<nil>)".
     if (!isObject(value) && !Array.isArray(value)) throw new JsonPatchError('replace operation value must be object or array: %!w(<nil>)');
-    s.root = structuredClone(value);
+    s.root = cloneJson(value);
     return;
   }
   const at = findParent(s.root, path);
@@ -204,7 +205,7 @@ function opReplace(s: State, op: JsonPatchOperation): void {
     throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${path}: ${MISSING}`);
   }
   // json-patch's own wording ("remove") for a failed replace.
-  wrapped(`error in remove for path: '${path}'`, () => set(at.container, at.key, structuredClone(value ?? null)));
+  wrapped(`error in remove for path: '${path}'`, () => set(at.container, at.key, cloneJson(value ?? null)));
 }
 
 function opMove(s: State, op: JsonPatchOperation): void {
@@ -251,18 +252,7 @@ function opCopy(s: State, op: JsonPatchOperation, copyLimit: number): void {
   if (s.copiedBytes > copyLimit) {
     throw new JsonPatchError(`Unable to complete the copy, the accumulated size increase of copy is ${s.copiedBytes}, exceeding the limit ${copyLimit}`);
   }
-  wrapped('error while adding value during copy', () => add(dst.container, dst.key, structuredClone(value ?? null)));
-}
-
-/** Structural equality of JSON values (json-patch's lazyNode.equal). */
-function deepEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]!));
-  }
-  if (!isObject(a) || !isObject(b)) return false;
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k]!, b[k]!));
+  wrapped('error while adding value during copy', () => add(dst.container, dst.key, cloneJson(value ?? null)));
 }
 
 /**
@@ -270,7 +260,7 @@ function deepEqual(a: JsonValue, b: JsonValue): boolean {
  * Throws JsonPatchError, naming the first operation that failed; `doc` is never modified.
  */
 export function applyJsonPatchOperations(doc: JsonValue, ops: readonly JsonPatchOperation[], copyLimit = MAX_JSON_PATCH_COPY_BYTES): JsonValue {
-  const state: State = { root: structuredClone(doc), copiedBytes: 0 };
+  const state: State = { root: cloneJson(doc), copiedBytes: 0 };
   for (const op of ops) {
     const kind = member(op, 'op') ?? 'unknown';
     switch (kind) {

@@ -2,7 +2,7 @@
 // resources: gopkg.in/evanphx/json-patch.v4's MergePatch (v4.12), behind the PATCH handler's own
 // decoding (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go, applyJSPatch).
 import { badRequest } from '../../errors.js';
-import type { JsonObject, JsonValue } from '../../registry/object.js';
+import { type JsonObject, type JsonValue, cloneJson } from '../../registry/object.js';
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -11,36 +11,33 @@ function setMember(obj: JsonObject, key: string, value: JsonValue): void {
   Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
+// Documents may nest 10,000 deep (kube's decoder limit): the walks below keep their work on
+// explicit stacks, not on the call stack.
+
 /**
  * A copy of a patch value with the null members of its objects dropped (evanphx's pruneNulls), at
  * any depth, arrays included; null array elements themselves are kept (json-patch v4.12, the fix
  * kubernetes/kubernetes#98080 asked for).
  */
 function pruned(v: JsonValue): JsonValue {
-  if (Array.isArray(v)) return v.map((e) => (e === null ? null : pruned(e)));
-  if (!isObject(v)) return v;
-  const out: JsonObject = {};
-  for (const [k, e] of Object.entries(v)) if (e !== null) setMember(out, k, pruned(e));
-  return out;
+  return cloneJson(v, (_key, member) => member !== null);
 }
 
 /**
- * evanphx's merge(cur, patch) for a present, non-null target value. Its quirk is kept: a non-object
+ * evanphx's merge(doc, patch) of two objects, in place in `doc`. Its quirk is kept: a non-object
  * patch value replacing an object is not pruned, while one replacing anything else is.
  */
-function mergeValue(cur: JsonValue, patch: JsonValue): JsonValue {
-  if (!isObject(cur)) return pruned(patch);
-  if (!isObject(patch)) return structuredClone(patch);
-  mergeMembers(cur, patch);
-  return cur;
-}
-
 function mergeMembers(doc: JsonObject, patch: JsonObject): void {
-  for (const [k, v] of Object.entries(patch)) {
-    const cur = Object.hasOwn(doc, k) ? doc[k] : undefined;
-    if (v === null) delete doc[k];
-    else if (cur === undefined || cur === null) setMember(doc, k, pruned(v));
-    else setMember(doc, k, mergeValue(cur, v));
+  const pending: Array<[JsonObject, JsonObject]> = [[doc, patch]];
+  while (pending.length > 0) {
+    const [d, p] = pending.pop()!;
+    for (const [k, v] of Object.entries(p)) {
+      const cur = Object.hasOwn(d, k) ? d[k] : undefined;
+      if (v === null) delete d[k];
+      else if (cur === undefined || cur === null || !isObject(cur)) setMember(d, k, pruned(v));
+      else if (!isObject(v)) setMember(d, k, cloneJson(v));
+      else pending.push([cur, v]);
+    }
   }
 }
 
@@ -52,7 +49,7 @@ export function mergePatch(target: JsonValue | undefined, patch: JsonValue): Jso
   if (Array.isArray(patch)) return pruned(patch);
   if (!isObject(patch)) return patch;
   if (!isObject(target)) return pruned(patch);
-  const doc = structuredClone(target);
+  const doc = cloneJson(target);
   mergeMembers(doc, patch);
   return doc;
 }

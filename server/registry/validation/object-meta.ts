@@ -4,7 +4,9 @@
 // The input is the client's JSON, so every field's type is checked first; a field of the wrong type
 // is reported once (in kube-openapi's "must be of type" form) and skipped by the rules below. kube
 // itself rejects such metadata earlier, while decoding, with a 400 whose json-iterator text cannot
-// be reproduced; a 422 naming the field is the closest useful answer.
+// be reproduced; a 422 naming the field is the closest useful answer. The metav1.Time fields are
+// the exception: their decoding errors are Go's own texts (metaTimeDecodeError), and the store
+// answers them with kube's 400.
 //
 // How kube composes these for custom resources (the store should do the same):
 //   create: validateObjectMeta(meta, { namespaced, validateName: validateDNS1123Subdomain }); kube then
@@ -15,6 +17,7 @@
 //           details.causes really list these errors twice; the message shows each once).
 import { type FieldError, child, forbidden, goQuote, index, invalid, key, required, tooLong } from '../../field-errors.js';
 import { type NameValidator, byteLength, isDNS1123Label, isQualifiedName, isValidLabelValue } from './names.js';
+import { goRFC3339ParseError } from './go-time.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -217,6 +220,37 @@ function readMeta(meta: JsonRecord, path: string, errs: FieldError[]): MetaView 
     })),
   };
   return { ...view, mistyped: r.mistyped };
+}
+
+/** What Go's json.Unmarshal into a string says of a JSON value that is none (null excepted). */
+function notAString(v: unknown): string | undefined {
+  const kind = Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? undefined : 'number';
+  return kind && `json: cannot unmarshal ${kind} into Go value of type string`;
+}
+
+/** metav1.Time's UnmarshalJSON: null is the zero time, a string must be RFC 3339 (Go's time.Parse). */
+function metaTimeError(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? goRFC3339ParseError(v) : notAString(v);
+}
+
+/**
+ * The decoding error kube meets in ObjectMeta's metav1.Time fields (creationTimestamp,
+ * deletionTimestamp, managedFields[].time), which is a 400 while the body is decoded, not a field
+ * error: the first one in the order the decoder reads them (custom resources' metadata is marshalled
+ * back to JSON first, so keys sorted). Undefined when they all decode.
+ */
+export function metaTimeDecodeError(meta: unknown): string | undefined {
+  if (!isRecord(meta)) return undefined;
+  const direct = metaTimeError(meta['creationTimestamp']) ?? metaTimeError(meta['deletionTimestamp']);
+  if (direct) return direct;
+  const entries = meta['managedFields'];
+  if (!Array.isArray(entries)) return undefined;
+  for (const e of entries) {
+    const err = isRecord(e) ? metaTimeError(e['time']) : undefined;
+    if (err) return err;
+  }
+  return undefined;
 }
 
 /**

@@ -6,30 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { regexCache } from '../../../crd/cel/regex.js';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
-import { eventually } from '../../helpers/eventually.js';
+import { CRDS_PATH, installCrd, simpleCrd } from '../../helpers/crds.js';
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-const crd = (plural: string, spec: Record<string, unknown>) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${plural}.hostile.example.com` },
-  spec: {
-    group: 'hostile.example.com',
-    scope: 'Namespaced',
-    names: { plural, singular: plural.slice(0, -1), kind: plural[0]!.toUpperCase() + plural.slice(1, -1) },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-  },
-});
 const message = (r: ApiResponse): string => (r.json as { message: string }).message;
 
 let server: ServerHandle;
 let call: ReturnType<typeof apiClient>;
 
-async function install(plural: string, spec: Record<string, unknown>): Promise<void> {
-  const r = await call('POST', CRDS, { body: crd(plural, spec) });
-  if (r.status !== 201) throw new Error(`${plural}: ${r.status} ${r.text}`);
-  await eventually(`${plural} served`, async () => ((await call('GET', `/apis/hostile.example.com/v1/${plural}`)).status === 200 ? true : undefined));
-}
+/** The CRD of `plural` whose `spec` has this schema. */
+const crdOf = (plural: string, spec: Record<string, unknown>) => simpleCrd('hostile.example.com', plural, { type: 'object', properties: { spec } });
+const install = (plural: string, spec: Record<string, unknown>): Promise<void> =>
+  installCrd(call, crdOf(plural, spec));
 
 /** Polls /readyz one request after another until `work` settles; the slowest answer in ms. */
 async function slowestReadyz<T>(work: Promise<T>): Promise<{ result: T; slowest: number; polls: number }> {
@@ -110,14 +97,14 @@ describe('rules kube refuses at CRD write', () => {
   ];
   it.each(cases)('$name: 422, not 500', async ({ name, rule, want }) => {
     const plural = `deep${cases.findIndex((c) => c.name === name)}s`;
-    const r = await call('POST', CRDS, { body: crd(plural, { type: 'object', 'x-kubernetes-validations': [{ rule }], properties: { a: { type: 'string', maxLength: 10 } } }) });
+    const r = await call('POST', CRDS_PATH, { body: crdOf(plural, { type: 'object', 'x-kubernetes-validations': [{ rule }], properties: { a: { type: 'string', maxLength: 10 } } }) });
     expect(r.status).toBe(422);
     expect(message(r)).toContain(`.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}`);
     expect(message(r)).toContain(want);
   });
 
   it('5,000 `!` is accepted, as kube accepts it', async () => {
-    const r = await call('POST', CRDS, { body: crd('nots', { type: 'object', 'x-kubernetes-validations': [{ rule: '!'.repeat(5000) + "(self.a == '')" }], properties: { a: { type: 'string', maxLength: 10 } } }) });
+    const r = await call('POST', CRDS_PATH, { body: crdOf('nots', { type: 'object', 'x-kubernetes-validations': [{ rule: '!'.repeat(5000) + "(self.a == '')" }], properties: { a: { type: 'string', maxLength: 10 } } }) });
     expect(r.status).toBe(201);
   });
 });

@@ -4,30 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
-import { eventually } from '../../helpers/eventually.js';
+import { CRDS_PATH, installCrd, simpleCrd } from '../../helpers/crds.js';
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-const crd = (plural: string, spec: Record<string, unknown>) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${plural}.cel.example.com` },
-  spec: {
-    group: 'cel.example.com',
-    scope: 'Namespaced',
-    names: { plural, singular: plural.slice(0, -1), kind: plural[0]!.toUpperCase() + plural.slice(1, -1) },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-  },
-});
 const message = (r: ApiResponse): string => (r.json as { message: string }).message;
 
 let server: ServerHandle;
 let call: ReturnType<typeof apiClient>;
 
-async function install(plural: string, spec: Record<string, unknown>): Promise<void> {
-  const r = await call('POST', CRDS, { body: crd(plural, spec) });
-  if (r.status !== 201) throw new Error(`${plural}: ${r.status} ${r.text}`);
-  await eventually(`${plural} served`, async () => ((await call('GET', `/apis/cel.example.com/v1/${plural}`)).status === 200 ? true : undefined));
-}
+/** The CRD of `plural` whose `spec` has this schema. */
+const crdOf = (plural: string, spec: Record<string, unknown>) => simpleCrd('cel.example.com', plural, { type: 'object', properties: { spec } });
+const install = (plural: string, spec: Record<string, unknown>): Promise<void> =>
+  installCrd(call, crdOf(plural, spec));
 
 beforeAll(async () => {
   server = await startServer({ storage: 'memory' });
@@ -64,14 +51,14 @@ describe('rules at object write', () => {
 
 describe('rules at CRD write', () => {
   it('refuses a rule that does not compile against the schema', async () => {
-    const r = await call('POST', CRDS, { body: crd('typos', { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.replicaz > 0' }], properties: { replicas: { type: 'integer' } } }) });
+    const r = await call('POST', CRDS_PATH, { body: crdOf('typos', { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.replicaz > 0' }], properties: { replicas: { type: 'integer' } } }) });
     expect(r.status).toBe(422);
     expect(message(r)).toContain("compilation failed: ERROR: <input>:1:5: undefined field 'replicaz'");
   });
 
   it('refuses a rule too expensive for unbounded data, naming the bound to add', async () => {
-    const r = await call('POST', CRDS, {
-      body: crd('costlies', {
+    const r = await call('POST', CRDS_PATH, {
+      body: crdOf('costlies', {
         type: 'object',
         'x-kubernetes-validations': [{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z != "")))' }],
         properties: { items: { type: 'array', items: { type: 'string' } } },

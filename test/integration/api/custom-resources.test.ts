@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { request } from '../../helpers/server-process.js';
+import { failureStatus } from '../../helpers/crds.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -148,17 +149,6 @@ async function established(name: string, path: string): Promise<void> {
   }
 }
 
-/** A kube Status failure, for exact comparisons. */
-const failure = (code: number, reason: string, message: string, details?: Json): Json => ({
-  kind: 'Status',
-  apiVersion: 'v1',
-  metadata: {},
-  status: 'Failure',
-  message,
-  reason,
-  ...(details ? { details } : {}),
-  code,
-});
 
 const names = (list: Json): string[] => (list.items as Json[]).map((i) => i.metadata.name as string).sort();
 
@@ -209,7 +199,7 @@ describe('metadata on create', () => {
   it('refuses a name that is not a DNS-1123 subdomain with kube text', async () => {
     const r = await api('POST', caches(), { body: cache('Bad_Name') });
     expect(r.json).toEqual(
-      failure(422, 'Invalid', `Cache.cache.example.com "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${DNS1123_SUBDOMAIN}`, {
+      failureStatus(422, 'Invalid', `Cache.cache.example.com "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${DNS1123_SUBDOMAIN}`, {
         name: 'Bad_Name',
         group: 'cache.example.com',
         kind: 'Cache',
@@ -311,7 +301,7 @@ describe('finalizers', () => {
     expect(cleared.json.metadata.name).toBe('fin');
     expect(cleared.json.metadata.finalizers).toBeUndefined();
     const gone = await api('GET', `${caches()}/fin`);
-    expect(gone.json).toEqual(failure(404, 'NotFound', 'caches.cache.example.com "fin" not found', { name: 'fin', group: 'cache.example.com', kind: 'caches' }));
+    expect(gone.json).toEqual(failureStatus(404, 'NotFound', 'caches.cache.example.com "fin" not found', { name: 'fin', group: 'cache.example.com', kind: 'caches' }));
   });
 
   it('an update (PUT) removing the last finalizer deletes the object too', async () => {
@@ -333,7 +323,7 @@ describe('optimistic concurrency', () => {
     expect(first.status).toBe(200);
     const stale = await api('PUT', `${caches()}/occ`, { body: { ...c, spec: { size: 6 } } });
     expect(stale.json).toEqual(
-      failure(409, 'Conflict', `Operation cannot be fulfilled on caches.cache.example.com "occ": ${OBJECT_MODIFIED}`, { name: 'occ', group: 'cache.example.com', kind: 'caches' }),
+      failureStatus(409, 'Conflict', `Operation cannot be fulfilled on caches.cache.example.com "occ": ${OBJECT_MODIFIED}`, { name: 'occ', group: 'cache.example.com', kind: 'caches' }),
     );
     expect((await api('GET', `${caches()}/occ`)).json.spec).toEqual({ size: 5 });
   });
@@ -345,7 +335,7 @@ describe('optimistic concurrency', () => {
       contentType: 'application/merge-patch+json',
     });
     expect(bad.json).toEqual(
-      failure(409, 'Conflict', `Operation cannot be fulfilled on caches.cache.example.com "occpatch": ${OBJECT_MODIFIED}`, {
+      failureStatus(409, 'Conflict', `Operation cannot be fulfilled on caches.cache.example.com "occpatch": ${OBJECT_MODIFIED}`, {
         name: 'occpatch',
         group: 'cache.example.com',
         kind: 'caches',
@@ -366,7 +356,7 @@ describe('delete options', () => {
     const r = await api('DELETE', `${caches()}/pre-uid`, { body: { preconditions: { uid: 'not-the-uid' } } });
     // BeforeDelete names the kind, not the resource (schema.GroupResource{Group, Resource: gvk.Kind}).
     expect(r.json).toEqual(
-      failure(
+      failureStatus(
         409,
         'Conflict',
         `Operation cannot be fulfilled on Cache.cache.example.com "pre-uid": the UID in the precondition (not-the-uid) does not match the UID in record (${c.metadata.uid}). The object might have been deleted and then recreated`,
@@ -380,7 +370,7 @@ describe('delete options', () => {
     const c = await create(cache('pre-rv'));
     const r = await api('DELETE', `${caches()}/pre-rv`, { body: { preconditions: { resourceVersion: '1' } } });
     expect(r.json).toEqual(
-      failure(
+      failureStatus(
         409,
         'Conflict',
         `Operation cannot be fulfilled on Cache.cache.example.com "pre-rv": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${c.metadata.resourceVersion}). The object might have been modified`,
@@ -406,7 +396,7 @@ describe('delete options', () => {
     const bad = await api('DELETE', `${caches()}/pp`, { body: { propagationPolicy: 'Bogus' } });
     const msg = 'propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"';
     expect(bad.json).toEqual(
-      failure(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${msg}`, {
+      failureStatus(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${msg}`, {
         group: 'meta.k8s.io',
         kind: 'DeleteOptions',
         causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"', field: 'propagationPolicy' }],
@@ -457,13 +447,13 @@ describe('dryRun=All', () => {
 
     await create(cache('dry-exists'));
     const exists = await api('POST', `${caches()}?dryRun=All`, { body: cache('dry-exists') });
-    expect(exists.json).toEqual(failure(409, 'AlreadyExists', 'caches.cache.example.com "dry-exists" already exists', { name: 'dry-exists', group: 'cache.example.com', kind: 'caches' }));
+    expect(exists.json).toEqual(failureStatus(409, 'AlreadyExists', 'caches.cache.example.com "dry-exists" already exists', { name: 'dry-exists', group: 'cache.example.com', kind: 'caches' }));
   });
 
   it('an unknown dryRun value is a CreateOptions 422 with kube text', async () => {
     const r = await api('POST', `${caches()}?dryRun=bogus`, { body: cache('dry-bogus') });
     expect(r.json).toEqual(
-      failure(422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"bogus"}: supported values: "All"', {
+      failureStatus(422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"bogus"}: supported values: "All"', {
         group: 'meta.k8s.io',
         kind: 'CreateOptions',
         causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: []string{"bogus"}: supported values: "All"', field: 'dryRun' }],
@@ -547,7 +537,7 @@ describe('patches', () => {
     await create(cache('smp'));
     const r = await api('PATCH', `${caches()}/smp`, { body: { spec: { size: 5 } }, contentType: 'application/strategic-merge-patch+json' });
     expect(r.json).toEqual(
-      failure(
+      failureStatus(
         415,
         'UnsupportedMediaType',
         'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
@@ -585,25 +575,25 @@ describe('request bodies and negotiation', () => {
   it('a body over 3 MiB is a 413', async () => {
     const big = JSON.stringify({ ...cache('big'), spec: { blob: 'x'.repeat(3 * 1024 * 1024) } });
     const r = await api('POST', caches(), { raw: big });
-    expect(r.json).toEqual(failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'));
+    expect(r.json).toEqual(failureStatus(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'));
   });
 
   it('another served version in the body is a 400 with the create handler text', async () => {
     const r = await api('POST', caches(), { body: { ...cache('v2body'), apiVersion: 'cache.example.com/v2' } });
-    expect(r.json).toEqual(failure(400, 'BadRequest', 'the API version in the data (cache.example.com/v2) does not match the expected API version (cache.example.com/v1)'));
+    expect(r.json).toEqual(failureStatus(400, 'BadRequest', 'the API version in the data (cache.example.com/v2) does not match the expected API version (cache.example.com/v1)'));
   });
 
   it('another group in the body is a 400 with the decoder text (crConverter, transformDecodeError)', async () => {
     const r = await api('POST', caches(), { body: { ...cache('othergroup'), apiVersion: 'other.example.com/v1' } });
     expect(r.json).toEqual(
-      failure(400, 'BadRequest', 'Cache in version "v1" cannot be handled as a Cache: other.example.com/v1, Kind=Cache is unstructured and is not suitable for converting to "cache.example.com/v1"'),
+      failureStatus(400, 'BadRequest', 'Cache in version "v1" cannot be handled as a Cache: other.example.com/v1, Kind=Cache is unstructured and is not suitable for converting to "cache.example.com/v1"'),
     );
   });
 
   it('another kind in the body is a 422 from the custom resource validator', async () => {
     const r = await api('POST', caches(), { body: { ...cache('otherkind'), kind: 'Other' } });
     expect(r.json).toEqual(
-      failure(422, 'Invalid', 'Other.cache.example.com "otherkind" is invalid: kind: Invalid value: "Other": must be Cache', {
+      failureStatus(422, 'Invalid', 'Other.cache.example.com "otherkind" is invalid: kind: Invalid value: "Other": must be Cache', {
         name: 'otherkind',
         group: 'cache.example.com',
         kind: 'Other',
@@ -616,7 +606,7 @@ describe('request bodies and negotiation', () => {
     await create(cache('m405'));
     const post = await api('POST', `${caches()}/m405/status`, { body: cache('m405') });
     expect(post.json).toEqual(
-      failure(405, 'MethodNotAllowed', 'create is not supported on resources of kind "caches.cache.example.com"', { group: 'cache.example.com', kind: 'caches' }),
+      failureStatus(405, 'MethodNotAllowed', 'create is not supported on resources of kind "caches.cache.example.com"', { group: 'cache.example.com', kind: 'caches' }),
     );
     const del = await api('DELETE', `${caches()}/m405/status`);
     expect(del.json.code).toBe(405);
@@ -626,18 +616,18 @@ describe('request bodies and negotiation', () => {
   it('PUT and PATCH on the collection are a 400: the handler needs a name', async () => {
     for (const [method, contentType] of [['PUT', 'application/json'], ['PATCH', 'application/merge-patch+json']] as const) {
       const r = await api(method, caches(), { body: cache('noname'), contentType });
-      expect(r.json).toEqual(failure(400, 'BadRequest', 'name must be provided'));
+      expect(r.json).toEqual(failureStatus(400, 'BadRequest', 'name must be provided'));
     }
   });
 
   it('an Accept nothing can satisfy is a 406 listing the serializers', async () => {
     const r = await api('GET', caches(), { accept: 'text/plain' });
-    expect(r.json).toEqual(failure(406, 'NotAcceptable', `only the following media types are accepted: ${CR_MEDIA_TYPES}`));
+    expect(r.json).toEqual(failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${CR_MEDIA_TYPES}`));
   });
 
   it('an unknown Content-Type is a 415 listing the serializers', async () => {
     const r = await api('POST', caches(), { raw: 'name=x', contentType: 'text/plain' });
-    expect(r.json).toEqual(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`));
+    expect(r.json).toEqual(failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`));
   });
 });
 
@@ -682,9 +672,9 @@ describe('list', () => {
 
   it('an unsupported field label is a 400 with kube text', async () => {
     const r = await api('GET', `${caches('lists')}?fieldSelector=spec.x%3D1`);
-    expect(r.json).toEqual(failure(400, 'BadRequest', 'field label not supported: spec.x'));
+    expect(r.json).toEqual(failureStatus(400, 'BadRequest', 'field label not supported: spec.x'));
     const cluster = await api('GET', `${CLUSTER}?fieldSelector=metadata.namespace%3Dx`);
-    expect(cluster.json).toEqual(failure(400, 'BadRequest', 'field label not supported: metadata.namespace'));
+    expect(cluster.json).toEqual(failureStatus(400, 'BadRequest', 'field label not supported: metadata.namespace'));
   });
 
   it('limit and continue page through a snapshot', async () => {
@@ -782,7 +772,7 @@ describe('Table and metadata-only output', () => {
     expect(none.json.rows[0]).toHaveProperty('object', null);
 
     const bad = await api('GET', `${caches('tables')}?includeObject=Bogus`, { accept: TABLE });
-    expect(bad.json).toEqual(failure(400, 'BadRequest', "Unable to convert to Table as requested: includeObject: Invalid value: \"Bogus\": must be 'Metadata', 'Object', 'None', or empty"));
+    expect(bad.json).toEqual(failureStatus(400, 'BadRequest', "Unable to convert to Table as requested: includeObject: Invalid value: \"Bogus\": must be 'Metadata', 'Object', 'None', or empty"));
     // Without a Table, kube does not read includeObject at all.
     expect((await api('GET', `${caches('tables')}?includeObject=Bogus`)).status).toBe(200);
   });
@@ -806,9 +796,9 @@ describe('Table and metadata-only output', () => {
 
     // The wrong one of the two is a 406 (handlers.asPartialObjectMetadata(List)).
     const oneAsList = await api('GET', `${caches('tables')}/t1`, { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' });
-    expect(oneAsList.json).toEqual(failure(406, 'NotAcceptable', 'you requested PartialObjectMetadataList, but the requested object is not a list (*unstructured.Unstructured)'));
+    expect(oneAsList.json).toEqual(failureStatus(406, 'NotAcceptable', 'you requested PartialObjectMetadataList, but the requested object is not a list (*unstructured.Unstructured)'));
     const listAsOne = await api('GET', caches('tables'), { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' });
-    expect(listAsOne.json).toEqual(failure(406, 'NotAcceptable', 'you requested PartialObjectMetadata, but the requested object is a list (*unstructured.UnstructuredList)'));
+    expect(listAsOne.json).toEqual(failureStatus(406, 'NotAcceptable', 'you requested PartialObjectMetadata, but the requested object is a list (*unstructured.UnstructuredList)'));
   });
 });
 

@@ -132,6 +132,32 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('watch cache ov
     }
   });
 
+  it('keeps a window of at most windowBytes of values: a watch from before it is served by storage', async () => {
+    const prefix = freshPrefix();
+    const cacher = new Cacher(store, prefix, decode, { windowBytes: 25 });
+    try {
+      await cacher.list(prefix);
+      const revs: number[] = [];
+      for (let i = 0; i < 4; i++) revs.push((await store.create(`${prefix}k${i}`, String(i).repeat(10))).modRevision);
+      await cacher.list(prefix); // the cache has taken in every create
+      decodes = 0;
+      // The last two creates (20 bytes) are in the window: replayed without decoding anything again.
+      const recent = record(cacher, prefix, revs[1]!);
+      await recent.until(2);
+      expect(recent.events.map((e) => e.object)).toEqual(['2222222222', '3333333333']);
+      expect(decodes).toBe(0);
+      recent.close();
+      // One more is not: storage serves the watch, decoding what it sends.
+      const older = record(cacher, prefix, revs[0]!);
+      await older.until(3);
+      expect(older.events.map((e) => e.object)).toEqual(['1111111111', '2222222222', '3333333333']);
+      expect(decodes).toBeGreaterThan(0);
+      older.close();
+    } finally {
+      cacher.stop();
+    }
+  });
+
   it('fails with Compacted when neither the window nor storage has the revision', async () => {
     const prefix = freshPrefix();
     const a = await store.create(`${prefix}a`, 'A');

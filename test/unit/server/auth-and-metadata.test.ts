@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { TokenAuthenticator, bearerToken } from '../../../server/authn/bearer.js';
 import { clientHost, hostPort, renderKubeconfig } from '../../../server/kubeconfig.js';
-import { Metrics, requestKind } from '../../../server/metrics.js';
+import { Metrics } from '../../../server/metrics.js';
+import { requestKind } from '../../../server/pipeline/max-inflight.js';
 import { versionInfo } from '../../../server/version.js';
 
 describe('bearerToken (kube bearertoken rules)', () => {
@@ -94,11 +95,17 @@ describe('Metrics', () => {
     expect(text).toMatch(/\nprocess_start_time_seconds \d+\.\d{3}\n/);
   });
 
+  // By kube verb, as maxinflight.go's nonMutatingRequestVerbs: a POST to a non-resource path mutates.
   it.each([
-    ['GET', 'readOnly'],
-    ['HEAD', 'readOnly'],
-    ['POST', 'mutating'],
-    ['PATCH', 'mutating'],
-    ['DELETE', 'mutating'],
-  ])('%s is %s', (method, kind) => expect(requestKind(method)).toBe(kind));
+    ['get', 'readOnly'],
+    ['list', 'readOnly'],
+    ['watch', 'readOnly'],
+    ['head', 'mutating'],
+    ['create', 'mutating'],
+    ['update', 'mutating'],
+    ['patch', 'mutating'],
+    ['delete', 'mutating'],
+    ['deletecollection', 'mutating'],
+    ['post', 'mutating'],
+  ])('%s is %s', (verb, kind) => expect(requestKind(verb)).toBe(kind));
 });

@@ -26,6 +26,15 @@ describe('parseArgs', () => {
     { name: '--v=N', argv: ['--v=5'], want: run({ logLevel: 'debug' }) },
     { name: '-v with a level name', argv: ['-v', 'warn'], want: run({ logLevel: 'warn' }) },
     { name: 'the last of a repeated flag wins', argv: ['--secure-port', '1', '--secure-port', '2'], want: run({ securePort: 2 }) },
+    {
+      name: "kube's limit flags",
+      argv: ['--max-requests-inflight', '800', '--max-mutating-requests-inflight=0', '--request-timeout', '2m30s', '--min-request-timeout', '300', '--max-resource-write-bytes', '1048576'],
+      want: run({ maxRequestsInflight: 800, maxMutatingRequestsInflight: 0, requestTimeoutMs: 150_000, minRequestTimeoutSeconds: 300, maxRequestBodyBytes: 1_048_576 }),
+    },
+    { name: 'negative in-flight limit', argv: ['--max-requests-inflight=-1'], want: { kind: 'error', message: 'invalid value "-1" for --max-requests-inflight: must be a whole number, 0 or more' } },
+    { name: 'request timeout not a duration', argv: ['--request-timeout', '60'], want: { kind: 'error', message: 'invalid value "60" for --request-timeout: must be a duration above 0 such as 1m0s or 30s' } },
+    { name: 'request timeout 0', argv: ['--request-timeout=0'], want: { kind: 'error', message: 'invalid value "0" for --request-timeout: must be a duration above 0 such as 1m0s or 30s' } },
+    { name: 'min request timeout 0', argv: ['--min-request-timeout=0'], want: { kind: 'error', message: 'invalid value "0" for --min-request-timeout: must be a whole number, 1 or more' } },
     { name: '--help', argv: ['--help'], want: { kind: 'help' } },
     { name: '-h, even after other flags', argv: ['--secure-port', '1', '-h'], want: { kind: 'help' } },
     { name: '--version', argv: ['--version'], want: { kind: 'version' } },
@@ -91,6 +100,18 @@ describe('resolveServerOptions', () => {
     { name: 'bad port', in: { securePort: 1.5 }, want: 'invalid securePort 1.5' },
     { name: 'bad bind address', in: { bindAddress: 'localhost' }, want: 'bindAddress "localhost" is not an IP address' },
     { name: 'half a TLS pair', in: { tlsCertFile: 'c' }, want: 'tlsCertFile and tlsPrivateKeyFile must be given together' },
+    {
+      name: "kube's limits by default",
+      in: {},
+      want: {
+        limits: { inflight: { readOnly: 400, mutating: 200 }, requestTimeoutMs: 60_000, readHeaderTimeoutMs: 32_000, idleTimeoutMs: 90_000, maxHeaderBytes: 1024 * 1024, maxEventLoopUtilization: 0.9 },
+        maxRequestBodyBytes: 3 * 1024 * 1024,
+        minRequestTimeoutSeconds: 1800,
+      },
+    },
+    { name: 'limits given', in: { maxRequestsInflight: 0, requestTimeoutMs: 5000 }, want: { limits: expect.objectContaining({ inflight: { readOnly: 0, mutating: 200 }, requestTimeoutMs: 5000 }) } },
+    { name: 'a negative limit', in: { maxMutatingRequestsInflight: -1 }, want: 'invalid maxMutatingRequestsInflight -1: must be a whole number, 0 or more' },
+    { name: 'a zero timeout', in: { requestTimeoutMs: 0 }, want: 'invalid requestTimeoutMs 0: must be more than 0' },
   ];
   it.each(cases)('$name', ({ in: input, want }) => {
     if (typeof want === 'string') {

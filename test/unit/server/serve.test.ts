@@ -9,7 +9,7 @@ import type { HealthCheck } from '../../../server/health.js';
 import { silentLogger } from '../../../server/log.js';
 import type { UserInfo } from '../../../server/pipeline/types.js';
 import { generatePki, servingHosts, type ServingTls } from '../../../server/pki.js';
-import { HttpsFrontend, isWatchRequest } from '../../../server/serve.js';
+import { HttpsFrontend } from '../../../server/serve.js';
 import { versionInfo } from '../../../server/version.js';
 import { request } from '../../helpers/server-process.js';
 
@@ -163,22 +163,6 @@ describe('authenticated non-API paths', () => {
     expect(await get(`${url}/readyz/sqlite`, TOKEN)).toMatchObject({ status: 500, body: 'internal server error: database is closed\n' });
     await get(`${url}/readyz/nope`, TOKEN);
     expect(seen.map((s) => s.path)).toEqual(['/readyz/nope']);
-  });
-});
-
-describe('isWatchRequest', () => {
-  it.each<[string, string, boolean]>([
-    ['/api/v1/namespaces', 'watch=true', true],
-    ['/api/v1/namespaces', 'watch=1', true],
-    ['/api/v1/namespaces', 'watch=True', true],
-    ['/api/v1/namespaces', 'watch=false', false],
-    ['/api/v1/namespaces', 'watch=yes', false],
-    ['/api/v1/namespaces', '', false],
-    ['/api/v1/watch/namespaces', '', true],
-    ['/apis/example.com/v1/watch/namespaces/a/widgets', '', true],
-    ['/api/v1/namespaces/watch', '', false], // a namespace named "watch"
-  ])('%s?%s -> %s', (path, query, want) => {
-    expect(isWatchRequest(path, query ? new URLSearchParams(query) : undefined)).toBe(want);
   });
 });
 

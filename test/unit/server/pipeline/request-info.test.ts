@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isLongRunning,
   decodeListOptions,
   parseGoBool,
   parseRequestInfo,
@@ -278,5 +279,29 @@ describe('decodeListOptions', () => {
   ])('$query', ({ query, message }) => {
     const err = apiError(() => decodeListOptions(new URLSearchParams(query)));
     expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest', message });
+  });
+});
+
+describe('isLongRunning', () => {
+  // kube's BasicLongRunningRequestCheck over the request info: `watch` is read as the parameter
+  // codec reads booleans, so ?watch=yes watches (and is not timed out or counted in flight).
+  it.each<[string, string, boolean]>([
+    ['GET', '/api/v1/namespaces?watch=true', true],
+    ['GET', '/api/v1/namespaces?watch=1', true],
+    ['GET', '/api/v1/namespaces?watch=True', true],
+    ['GET', '/api/v1/namespaces?watch=yes', true],
+    ['GET', '/api/v1/namespaces?watch=false', false],
+    ['GET', '/api/v1/namespaces?watch=0', false],
+    ['GET', '/api/v1/namespaces', false],
+    ['GET', '/api/v1/watch/namespaces', true],
+    ['GET', '/apis/example.com/v1/watch/namespaces/a/widgets', true],
+    ['GET', '/api/v1/namespaces/watch', false], // a namespace named "watch"
+    ['GET', '/api/v1/namespaces/a/pods/p/log', true],
+    ['POST', '/api/v1/namespaces/a/pods/p/exec', true],
+    ['POST', '/api/v1/namespaces?watch=true', false], // a create, whatever its query
+    ['GET', '/healthz?watch=true', false],
+  ])('%s %s -> %s', (method, url, want) => {
+    const u = new URL(url, 'https://x');
+    expect(isLongRunning(parseRequestInfo(method, u.pathname, u.searchParams))).toBe(want);
   });
 });

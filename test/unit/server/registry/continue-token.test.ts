@@ -178,3 +178,12 @@ describe('listExpired', () => {
     });
   });
 });
+
+describe('decodeContinue: hostile tokens', () => {
+  it('a token nested past what the reader can walk is a 400, not a stack overflow', () => {
+    const deep = Buffer.from(`{"x":${'['.repeat(100_000)}`).toString('base64url');
+    const err = apiError(() => decodeContinue(deep, '/registry/things/'));
+    expect(err.code).toBe(400);
+    expect(err.status.message).toMatch(/^invalid continue token: /);
+  });
+});

@@ -1,0 +1,104 @@
+// How far a watcher may fall behind its client before it is ended, as kube's cacher ends a
+// watcher whose buffer is full ("Forcing watcher close due to unresponsiveness"); the client
+// re-watches from the last resourceVersion it saw, or relists after a 410. Pure bookkeeping:
+// the watch endpoint measures, this decides.
+
+/**
+ * Bytes pending across all watchers (events queued plus what sockets buffer) before the ones
+ * furthest behind are ended. A queued event is counted once per watcher although its text is
+ * shared, so this bounds what watchers could hold, not only what they hold.
+ */
+export const DEFAULT_WATCH_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Events one watcher may have queued for its client: kube's cacher gives a watcher without an
+ * index channels of at most 100 events (maxWatchChanSizeWithoutIndex, watch_cache.go) and ends it
+ * when the next event does not fit.
+ */
+export const MAX_PENDING_EVENTS = 100;
+
+/** Bytes one watcher may have pending: a hundred large objects must not pin a hundred copies. */
+export const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How long an ended watcher's client gets to take the rest of its stream before the connection is
+ * dropped: a client that does not read would otherwise hold its socket buffers for ever.
+ */
+export const TERMINATION_GRACE_MS = 5000;
+
+export interface Backlog {
+  /** Events queued (those of the initial list, serialised only when sent, are not counted). */
+  events: number;
+  /** Bytes queued plus bytes the connection buffers. */
+  bytes: number;
+}
+
+export type TerminationReason = 'events' | 'bytes' | 'budget';
+
+/** Whether one watcher is too far behind on its own, whatever the others do. */
+export function overWatcherLimits(b: Backlog, limits = { events: MAX_PENDING_EVENTS, bytes: MAX_PENDING_BYTES }): TerminationReason | undefined {
+  if (b.events > limits.events) return 'events';
+  if (b.bytes > limits.bytes) return 'bytes';
+  return undefined;
+}
+
+/**
+ * The watchers to end, furthest behind (most bytes pending) first, until `total` is within
+ * `limit`; among equals the earlier listed goes first. Empty when within the budget.
+ */
+export function watchersToEnd<W>(pending: Iterable<readonly [W, number]>, total: number, limit: number): W[] {
+  if (total <= limit) return [];
+  const byBacklog = [...pending].sort((a, b) => b[1] - a[1]);
+  const ended: W[] = [];
+  for (const [w, bytes] of byBacklog) {
+    if (total <= limit) break;
+    ended.push(w);
+    total -= bytes;
+  }
+  return ended;
+}
+
+/** Every watcher's pending bytes and their sum, against one budget. */
+export class WatchBudget<W> {
+  private readonly pending = new Map<W, number>();
+  private sum = 0;
+
+  constructor(readonly limit: number = DEFAULT_WATCH_BUDGET_BYTES) {}
+
+  get total(): number {
+    return this.sum;
+  }
+
+  /** Records `w`'s pending bytes; returns the watchers to end to get back within the budget. */
+  update(w: W, bytes: number): W[] {
+    this.sum += bytes - (this.pending.get(w) ?? 0);
+    this.pending.set(w, bytes);
+    return watchersToEnd(this.pending, this.sum, this.limit);
+  }
+
+  remove(w: W): void {
+    this.sum -= this.pending.get(w) ?? 0;
+    this.pending.delete(w);
+  }
+}
+
+/** What /metrics shows of watches; kube's terminated_watchers_total counts by group and resource. */
+export class WatchStats {
+  /** Bytes pending for all watchers now. */
+  pendingBytes = 0;
+  private readonly terminated = new Map<string, { group: string; resource: string; count: number }>();
+
+  terminatedWatcher(group: string, resource: string): void {
+    const key = `${group}/${resource}`;
+    const entry = this.terminated.get(key);
+    if (entry) entry.count++;
+    else this.terminated.set(key, { group, resource, count: 1 });
+  }
+
+  terminatedWatchers(): readonly { group: string; resource: string; count: number }[] {
+    return [...this.terminated.values()];
+  }
+}
+
+/** The process's watch figures, as kube registers its metrics once per process (legacyregistry). */
+export const watchStats = new WatchStats();
