@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import * as x509 from '@peculiar/x509';
 import { StartupError, fsReason } from './options.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../apimachinery/log.js';
 
 x509.cryptoProvider.set(webcrypto);
 
@@ -221,7 +221,9 @@ export async function loadTlsFiles(certFile: string, keyFile: string): Promise<S
       throw new StartupError(`cannot read ${what} ${path}: ${fsReason(err)}`);
     }
   };
-  const [cert, key] = await Promise.all([read(certFile, 'TLS certificate file'), read(keyFile, 'TLS private key file')]);
+  // One after the other: when both fail, the certificate's error is the one reported, every time.
+  const cert = await read(certFile, 'TLS certificate file');
+  const key = await read(keyFile, 'TLS private key file');
   try {
     new X509Certificate(cert);
   } catch (err) {
