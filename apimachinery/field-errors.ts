@@ -2,6 +2,7 @@
 // offending value and a detail, printed exactly as kube prints them (they end up, word for word,
 // in 422 messages and in details.causes).
 import { stringifyJSON } from './json.js';
+import { goQuote } from './quote.js';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -56,10 +57,8 @@ export function formatBadValue(value: unknown): string {
   return stringifyJSON(value);
 }
 
-/** Go's %q for the strings we print: JSON escaping is the same for printable text. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
+/** Field errors print string values with Go's %q. */
+export { goQuote };
 
 /** The message without the field path, as kube's field.Error.ErrorBody(). */
 export function errorBody(e: FieldError): string {

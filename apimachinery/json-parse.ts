@@ -27,7 +27,7 @@
 // The parser is iterative (an explicit stack), so depth costs no call stack; the nesting limit is
 // Go's (10000, `exceeded max depth`) unless maxDepth says otherwise.
 
-import { INT64_MAX, INT64_MIN } from '../int64.js';
+import { INT64_MAX, INT64_MIN } from './int64.js';
 
 export interface ParseResult {
   value: unknown;

@@ -7,7 +7,7 @@
 // (the shortest unsafe integer) to JSON.parse, and stringifyJSON only takes its own, slower path
 // when JSON.stringify meets a bigint or a document nested too deep for its recursion. Neither
 // limits depth: what was accepted once (a patch can nest past the decoder's 10,000) reads back.
-import { parseJsonExact } from './endpoints/json-parse.js';
+import { parseJsonExact } from './json-parse.js';
 
 const LONG_DIGIT_RUN = /\d{16}/;
 

@@ -11,7 +11,7 @@
 // Run: make build && make bench ONLY=cel [QUICK=1]
 import { compileSchemaRules } from '../crd/cel/compile.js';
 import type { CompiledRules } from '../crd/cel/eval.js';
-import type { JSONSchemaProps } from '../crd/types.js';
+import type { JSONSchemaProps } from '../apimachinery/apis/apiextensions.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { benchClient, installCRD } from './client.js';
 import { inFlight, metric, paired, quick, rate, report, type Metric } from './report.js';

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Cacher } from '../storage/cacher.js';
-import type { KubeObject } from '../server/registry/object.js';
+import type { KubeObject } from '../apimachinery/object.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { type BenchClient, benchClient, installCRD } from './client.js';

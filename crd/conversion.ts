@@ -23,14 +23,14 @@ import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
-import { ApiError, internalError } from '../server/errors.js';
-import { formatFieldError, goQuote, invalid, tooLong, type FieldError } from '../server/field-errors.js';
-import { cloneJson, isJsonObject, type JsonObject, type KubeObject } from '../server/registry/object.js';
-import { byteLength, isQualifiedName, isValidLabelValue } from '../server/registry/validation/names.js';
-import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../server/registry/validation/object-meta.js';
-import type { CustomResourceDefinition } from './types.js';
+import { ApiError, internalError } from '../apimachinery/errors.js';
+import { formatFieldError, goQuote, invalid, tooLong, type FieldError } from '../apimachinery/field-errors.js';
+import { cloneJson, isJsonObject, type JsonObject, type KubeObject } from '../apimachinery/object.js';
+import { byteLength, isQualifiedName, isValidLabelValue } from '../apimachinery/validation/names.js';
+import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../apimachinery/validation/object-meta.js';
+import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 import { caBundleError } from './validation.js';
-import { parseJSON, stringifyJSON } from '../server/json.js';
+import { parseJSON, stringifyJSON } from '../apimachinery/json.js';
 
 /** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
 export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;

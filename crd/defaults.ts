@@ -1,7 +1,7 @@
 // apiextensions.k8s.io/v1 defaulting of a CustomResourceDefinition, as kube's v1 defaults.go and
 // its generated defaulter: names, conversion strategy, webhook service port and storedVersions.
 // Schema defaults inside openAPIV3Schema are not touched here.
-import type { CRDNames, CRDSpec, CRDVersion, CustomResourceDefinition } from './types.js';
+import type { CRDNames, CRDSpec, CRDVersion, CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 
 const DEFAULT_WEBHOOK_PORT = 443;
 

@@ -2,8 +2,8 @@
 // folded in (this server installs the API before it writes status, so there is no separate
 // "Installing" step). A CRD claims its requested names unless another CRD of the same group has
 // already accepted them; names it accepted once stay its own, and Established, once True, stays.
-import type { ResourceNames } from '../server/registry/catalog.js';
-import type { CRDCondition, CRDNames, CustomResourceDefinition } from './types.js';
+import type { ResourceNames } from '../apimachinery/apis/apiextensions.js';
+import type { CRDCondition, CRDNames, CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 import { caBundleError, readNames } from './validation.js';
 
 export interface NamesDecision {

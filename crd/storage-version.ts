@@ -1,6 +1,6 @@
 // Which version a CRD stores, and the hash discovery publishes for it.
-import { storageVersionHash } from '../server/registry/versions.js';
-import type { CustomResourceDefinition } from './types.js';
+import { storageVersionHash } from '../apimachinery/versions.js';
+import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 
 /** The version marked `storage: true` (the first one, should a broken object have several). */
 export function storageVersionOf(crd: CustomResourceDefinition): string | undefined {

@@ -5,7 +5,7 @@
 // spec.subresources and spec.additionalPrinterColumns, and webhook settings under
 // spec.conversion.webhookClientConfig. Structural checks of openAPIV3Schema belong to the schema
 // module and plug in through a SchemaValidator.
-import type { ResourceNames } from '../server/registry/catalog.js';
+import type { ResourceNames } from '../apimachinery/apis/apiextensions.js';
 import { X509Certificate } from 'node:crypto';
 import {
   type FieldError,
@@ -16,9 +16,9 @@ import {
   key,
   notSupported,
   required,
-} from '../server/field-errors.js';
-import { isDNS1035Label, isDNS1123Subdomain } from '../server/registry/validation/names.js';
-import type { CustomResourceDefinition, JSONSchemaProps } from './types.js';
+} from '../apimachinery/field-errors.js';
+import { isDNS1035Label, isDNS1123Subdomain } from '../apimachinery/validation/names.js';
+import type { CustomResourceDefinition, JSONSchemaProps } from '../apimachinery/apis/apiextensions.js';
 
 /** What a schema validator may need beyond the schema: the version and, on update, the old CRD. */
 export interface SchemaValidationContext {

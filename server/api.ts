@@ -4,20 +4,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from '../storage/interface.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
-import { ApiError, badRequest, notFoundPath, toApiError } from './errors.js';
+import type { UserInfo } from '../apimachinery/user.js';
+import { ApiError, badRequest, ignoreNotFound, notFoundPath, toApiError } from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
 import { Catalog, type ResourceDescriptor } from './registry/catalog.js';
-import { storageVersionHash } from './registry/versions.js';
+import { storageVersionHash } from '../apimachinery/versions.js';
 import { Store } from './registry/store.js';
-import { namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
+import { isTerminating, namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
 import { eventKind, eventStrategy } from './registry/builtin/events.js';
 import { crdKind, crdStrategy } from './registry/builtin/crds.js';
 import { NamespaceController } from './registry/builtin/namespace-controller.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { CRDController } from '../crd/controller.js';
-import { customResourceStrategy } from '../crd/resource-strategy.js';
+import { AdmissionChain } from '../admission/interface.js';
+import { CRDController } from './registry/builtin/crd-controller.js';
+import { customResourceStrategy } from './registry/builtin/custom-resources.js';
 import { serveResource, sendJson, watchOptions } from './endpoints/rest.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
 import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/watch-websocket.js';
@@ -73,10 +75,15 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const maxRequestBodyBytes = deps.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const catalog = new Catalog();
   const namespaces = new Store(storage, namespaceStrategy);
-  const events = new Store(storage, eventStrategy);
-  const crds = new Store(storage, crdStrategy);
-  const lifecycle = namespaceLifecycle(namespaces);
-  events.onCreate(lifecycle);
+  // kube's default admission plugins that apply here, run by the store for every write.
+  const admission = new AdmissionChain([
+    namespaceLifecycle(async (name) => {
+      const ns = await namespaces.get(undefined, name).catch(ignoreNotFound);
+      return ns && { terminating: isTerminating(ns) };
+    }),
+  ]);
+  const events = new Store(storage, eventStrategy, admission);
+  const crds = new Store(storage, crdStrategy, admission);
 
   catalog.setResource('', 'namespaces', [
     builtin(namespaceKind, 'v1', 'namespace', {
@@ -116,11 +123,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     }, crds),
   ]);
 
-  const crdController = new CRDController(storage, crds, catalog, (crd) => {
-    const store = new Store(storage, customResourceStrategy(crd));
-    store.onCreate(lifecycle);
-    return store;
-  }, logger);
+  const crdController = new CRDController(storage, crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd), admission), logger);
   const namespaceController = new NamespaceController(storage, namespaces, catalog, logger);
   await namespaceController.start();
   await crdController.start();
@@ -134,19 +137,19 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const discovery = new Discovery(catalog, deps.serverAddress ?? (() => '127.0.0.1:6443'));
   const openapi = new OpenAPI(catalog);
 
-  async function handle(req: IncomingMessage, res: ServerResponse, { info, query }: ParsedRequest): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, user: UserInfo, { info, query }: ParsedRequest): Promise<void> {
     if (!info.isResourceRequest) return serveNonResource(req, res, info.path, query);
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    await serveResource({ req, res, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes });
+    await serveResource({ req, res, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes, user });
   }
 
   /** A watch over WebSocket: checked like any watch, then upgraded and streamed. */
-  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, { info, query }: ParsedRequest): Promise<void> {
+  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, { info, query }: ParsedRequest): Promise<void> {
     if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    const options = watchOptions({ req, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes });
+    const options = watchOptions({ req, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes, user });
     const ws = await acceptWebSocket(req, socket, head);
     const sink = webSocketWatchSink(ws);
     await serveWatch(sink, options, watches).catch((err: unknown) => {
@@ -197,9 +200,9 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   }
 
   return {
-    async handle(req, res, _user, parsed) {
+    async handle(req, res, user, parsed) {
       try {
-        await handle(req, res, parsed);
+        await handle(req, res, user, parsed);
       } catch (err) {
         const apiErr = toApiError(err);
         // A stack only for the unexpected: a Status we built (a webhook down, storage away) says it all.
@@ -207,9 +210,9 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         writeStatus(res, apiErr);
       }
     },
-    async handleUpgrade(req, socket, head, _user, parsed) {
+    async handleUpgrade(req, socket, head, user, parsed) {
       try {
-        await handleUpgrade(req, socket, head, parsed);
+        await handleUpgrade(req, socket, head, user, parsed);
       } catch (err) {
         refuseUpgrade(socket, toApiError(err));
       }

@@ -10,7 +10,7 @@ import { TokenAuthenticator } from './authn/bearer.js';
 import { type TokenRecord, adminRecord, generateAdminToken, loadOrCreateTokenFile, readTokenFile } from './authn/token-file.js';
 import { storageCheck, withTimeout } from './health.js';
 import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger } from '../apimachinery/log.js';
 import { type ResolvedOptions, type ServerOptions, type StorageChoice, StartupError, fsReason, resolveServerOptions } from './options.js';
 import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts, writeFileAtomic } from './pki.js';
 import { HttpsFrontend } from './serve.js';
@@ -18,8 +18,8 @@ import { serverVersion } from './version.js';
 
 export type { ServerOptions, StorageChoice } from './options.js';
 export { StartupError } from './options.js';
-export { createLogger, silentLogger, type Logger, type LogLevel } from './log.js';
-export type { UserInfo } from './pipeline/types.js';
+export { createLogger, silentLogger, type Logger, type LogLevel } from '../apimachinery/log.js';
+export type { UserInfo } from '../apimachinery/user.js';
 
 export interface ServerHandle {
   /** https://host:port */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { parse as parseYaml } from 'yaml';
-import { parseJSON, stringifyJSON } from './json.js';
+import { parseJSON, stringifyJSON } from '../apimachinery/json.js';
 
 interface Target {
   server: string;

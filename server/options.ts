@@ -2,7 +2,7 @@
 // named as kube-apiserver's. Parsing is pure (argv in, options or one error line out).
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import type { LogLevel, Logger } from './log.js';
+import type { LogLevel, Logger } from '../apimachinery/log.js';
 import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inflight.js';
 import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
 

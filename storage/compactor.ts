@@ -5,7 +5,7 @@
 // Several servers on one etcd coordinate as kube's do, through a compare-and-swap on one key:
 // a server compacts only if nobody has moved the key since it last looked, so one compaction
 // happens per interval, whoever does it.
-import type { Logger } from '../server/log.js';
+import type { Logger } from '../apimachinery/log.js';
 import { isStorageError } from './errors.js';
 import type { Storage } from './interface.js';
 

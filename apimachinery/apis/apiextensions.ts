@@ -1,5 +1,5 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition, as it travels on the wire.
-import type { KubeObject } from '../server/registry/object.js';
+import type { KubeObject } from '../object.js';
 
 export interface JSONSchemaProps {
   type?: string;
@@ -129,3 +129,13 @@ export interface CustomResourceDefinition extends KubeObject {
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+/** The names a resource is served under: a CRD's accepted names, or a built-in kind's. */
+export interface ResourceNames {
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  shortNames: string[];
+  categories: string[];
+}

@@ -1,8 +1,8 @@
 // Field selectors as k8s.io/apimachinery/pkg/fields parses and matches them, and the per-kind
 // field label conversion the REST handlers run over a parsed selector (a label the kind does not
 // support is a 400 with the conversion function's text).
-import { badRequest } from '../../errors.js';
-import { goQuote } from '../../field-errors.js';
+import { badRequest } from '../errors.js';
+import { goQuote } from '../field-errors.js';
 import { compareGoStrings } from './labels.js';
 
 export interface FieldTerm {

@@ -2,8 +2,8 @@
 // lexer and recursive-descent parser (so the same inputs fail, with the same text), the same
 // requirement validation (field paths and all), and the same matching rules. The apiserver
 // answers a bad `labelSelector` with a 400 whose message is the parser's error as it stands.
-import { badRequest } from '../../errors.js';
-import { type FieldError, formatFieldError, goQuote, index, invalid, key as keyPath } from '../../field-errors.js';
+import { badRequest } from '../errors.js';
+import { type FieldError, formatFieldError, goQuote, index, invalid, key as keyPath } from '../field-errors.js';
 import { isQualifiedName, isValidLabelValue } from '../validation/names.js';
 
 /** kube's selection.Operator values. */
@@ -41,8 +41,8 @@ export function compareGoStrings(a: string, b: string): number {
  * callers can prefix `strconv.ParseInt: ` where kube surfaces it.
  */
 export function parseGoInt64(s: string): { value: bigint } | { error: string } {
-  const syntax = { error: `parsing ${goStrconvQuote(s)}: invalid syntax` };
-  const range = { error: `parsing ${goStrconvQuote(s)}: value out of range` };
+  const syntax = { error: `parsing ${goQuote(s)}: invalid syntax` };
+  const range = { error: `parsing ${goQuote(s)}: value out of range` };
   let digits = s;
   let negative = false;
   if (s.startsWith('+') || s.startsWith('-')) {
@@ -61,23 +61,6 @@ export function parseGoInt64(s: string): { value: bigint } | { error: string } {
   if (negative && n > 0x8000_0000_0000_0000n) return range;
   return { value: negative ? -n : n };
 }
-
-/** Go's strconv.Quote, which NumError uses (field errors use field-errors' goQuote). */
-export function goStrconvQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(ch)) out += ch;
-    else if (SHORT_ESCAPES[ch] !== undefined) out += SHORT_ESCAPES[ch];
-    else if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
-}
-
-const SHORT_ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
 
 // ---- Requirements ----------------------------------------------------------------------------
 

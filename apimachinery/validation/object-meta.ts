@@ -15,7 +15,7 @@
 //           + validateObjectMetaUpdate(new, old)   (rest.BeforeUpdate's validateCommonFields)
 //           + validateObjectMetaUpdate(new, old)   (the CR strategy's ValidateUpdate, again: kube's
 //           details.causes really list these errors twice; the message shows each once).
-import { type FieldError, child, forbidden, goQuote, index, invalid, key, required, tooLong } from '../../field-errors.js';
+import { type FieldError, child, forbidden, goQuote, index, invalid, key, required, tooLong } from '../field-errors.js';
 import { type NameValidator, byteLength, isDNS1123Label, isQualifiedName, isValidLabelValue } from './names.js';
 import { goRFC3339ParseError } from './go-time.js';
 

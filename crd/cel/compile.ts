@@ -5,8 +5,8 @@
 // string), reason and fieldPath checked, the static cost estimated per expression (limit
 // 10,000,000 × cardinality) and per schema (100,000,000), with kube's messages and paths.
 import type { Environment } from '@marcbachmann/cel-js';
-import { type FieldError, GoPrinted, child, forbidden, goQuote, invalid, notSupported, required } from '../../server/field-errors.js';
-import type { JSONSchemaProps, ValidationRule } from '../types.js';
+import { type FieldError, GoPrinted, child, forbidden, goQuote, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
+import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import { boundsHint, costErrorMessage, estimateCost, maxCardinality } from './cost.js';
 import { baseEnv, celEquals, type EngineNode, prepareAst, unrenamed, walk } from './env.js';
 import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
@@ -14,7 +14,7 @@ import { TOO_DEEP_ISSUE, checkSource } from './limits.js';
 import { compileIssue } from './messages.js';
 import { RegexError, compileRegex } from './regex.js';
 import { type Decl, TypeNamer, declFor } from './types.js';
-import { stringifyJSON } from '../../server/json.js';
+import { stringifyJSON } from '../../apimachinery/json.js';
 
 /** apiextensions validation.StaticEstimatedCostLimit */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;

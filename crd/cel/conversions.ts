@@ -7,7 +7,7 @@
 // prepareAst, `conversionRenames`), so every overload of them is registered here.
 import type { Environment } from '@marcbachmann/cel-js';
 import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
-import { INT64_MAX, INT64_MIN, UINT64_MAX } from '../../server/int64.js';
+import { INT64_MAX, INT64_MIN, UINT64_MAX } from '../../apimachinery/int64.js';
 
 /** 2^63 and 2^64 as doubles: cel-go's bounds for double → int and double → uint (exclusive). */
 const TWO_63 = 2 ** 63;

@@ -5,7 +5,7 @@
 // element of an empty list literal (`[].exists(e, e == 2)`), which costs more than it gains.
 import type { Environment } from '@marcbachmann/cel-js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
-import { INT64_MAX, INT64_MIN, UINT64_MAX } from '../../server/int64.js';
+import { INT64_MAX, INT64_MIN, UINT64_MAX } from '../../apimachinery/int64.js';
 
 /** Lexicographic order of two byte strings (the spec orders bytes as unsigned octets). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {

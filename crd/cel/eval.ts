@@ -6,13 +6,13 @@
 // Beside kube's budget, a request has a budget for regex work (env.ts REGEX_WORK_BUDGET: kube's
 // cost does not bound re2js's time on the event loop); running out of it fails as kube's does.
 import { Optional } from '@marcbachmann/cel-js';
-import { type FieldError, child, duplicate, forbidden, formatFieldError, index, internalField, invalid, key, required } from '../../server/field-errors.js';
-import type { JSONSchemaProps, ValidationRule } from '../types.js';
+import { type FieldError, child, duplicate, forbidden, formatFieldError, index, internalField, invalid, key, required } from '../../apimachinery/field-errors.js';
+import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import { REGEX_WORK_BUDGET, type RegexBudget, metered } from './env.js';
 import { runtimeMessage } from './messages.js';
 import { type Decl, toCel } from './types.js';
-import { stringifyJSON } from '../../server/json.js';
-import { deepEqual } from '../../server/registry/object-meta-ops.js';
+import { stringifyJSON } from '../../apimachinery/json.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 /** celconfig.RuntimeCELCostBudget */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;

@@ -3,7 +3,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { Optional } from '@marcbachmann/cel-js';
 import { charge, celEquals } from './env.js';
-import { INT64_MAX, INT64_MIN } from '../../server/int64.js';
+import { INT64_MAX, INT64_MIN } from '../../apimachinery/int64.js';
 
 type Fn = (...args: never[]) => unknown;
 

@@ -7,7 +7,7 @@
 // Values are converted from decoded JSON to what the CEL engine expects, driven by the same types:
 // integers become BigInt (CEL int64), objects become instances of a per-type Map subclass, and
 // strings of format byte, duration, date and date-time become bytes, durations and timestamps.
-import type { JSONSchemaProps } from '../types.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { parseDuration, parseTimestamp } from './time.js';
 
 /** celconfig.MaxRequestSizeBytes */

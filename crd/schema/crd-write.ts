@@ -2,8 +2,8 @@
 // rules, the extensions, patterns, and defaults that are pruned and valid. On an update, rules the
 // stored CRD already broke are not tightened on it.
 import type { SchemaValidator } from '../validation.js';
-import type { JSONSchemaProps } from '../types.js';
-import { forbidden } from '../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
+import { forbidden } from '../../apimachinery/field-errors.js';
 import { compileSchemaRules } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';

@@ -1,10 +1,10 @@
 // kube's defaulting.ValidateDefaults at CRD write: every default in a schema must survive pruning
 // unchanged and be valid against the schema it sits in, with errors under `<path>.default`.
 // (A default is checked against its own node's schema, as kube does, not the whole object.)
-import { child, type FieldError, invalid, key } from '../../server/field-errors.js';
-import type { JSONSchemaProps } from '../types.js';
+import { child, type FieldError, invalid, key } from '../../apimachinery/field-errors.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { deepCopyJSON } from './default.js';
-import { deepEqual } from '../../server/registry/object-meta-ops.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 import { prune } from './prune.js';
 import { compileSchema } from './validate.js';
 

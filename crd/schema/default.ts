@@ -40,8 +40,8 @@
 // default (kube's Default.Object == nil). Defaulting does not look at
 // x-kubernetes-preserve-unknown-fields or embedded resources: only at the schema's properties,
 // items and additionalProperties.
-import type { JSONSchemaProps } from '../types.js';
-import { cloneJson } from '../../server/registry/object.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
+import { cloneJson } from '../../apimachinery/object.js';
 import {
   additionalSchema,
   isObject,

@@ -33,8 +33,8 @@
 // Deviations: a schema's array-form `items` (rejected for structural schemas at CRD write) is
 // treated as no items schema. Embedded apiVersion/kind that are not strings are left for validation
 // (kube's Coerce fails the request with `must be a string`, or drops them when reading storage).
-import type { JSONSchemaProps } from '../types.js';
-import { child, index as indexPath, key as keyPath } from '../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
+import { child, index as indexPath, key as keyPath } from '../../apimachinery/field-errors.js';
 
 export interface PruneOptions {
   /** The object is a whole resource: apiVersion, kind and metadata are kept at the top. */

@@ -32,8 +32,8 @@ import {
   key,
   notSupported,
   required,
-} from '../../server/field-errors.js';
-import type { JSONSchemaProps } from '../types.js';
+} from '../../apimachinery/field-errors.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 
 /** kube's validationOptions that concern the schema. All default to true (a CRD create). */
 export interface StructuralSchemaOptions {

@@ -30,10 +30,10 @@ import {
   key,
   notSupported,
   required,
-} from '../../server/field-errors.js';
-import { validateObjectMeta } from '../../server/registry/validation/object-meta.js';
-import { isDNS1035Label, validatePathSegmentName } from '../../server/registry/validation/names.js';
-import type { JSONSchemaProps } from '../types.js';
+} from '../../apimachinery/field-errors.js';
+import { validateObjectMeta } from '../../apimachinery/validation/object-meta.js';
+import { isDNS1035Label, validatePathSegmentName } from '../../apimachinery/validation/names.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { type FormatCheck, formatCheck } from './formats.js';
 import {
   type FloatInfo,

@@ -5,7 +5,7 @@
 // subprotocol, as kube's bearertoken and websocket protocol authenticators read them, in that order.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { UserInfo } from '../pipeline/types.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 import type { TokenRecord } from './token-file.js';
 
 export type AuthResult =

@@ -3,7 +3,7 @@
 // kube-apiserver accepts means the same thing here and one it rejects is rejected here too.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { UserInfo } from '../pipeline/types.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 import { StartupError, fsReason } from '../options.js';
 import { writeFileAtomic } from '../pki.js';
 

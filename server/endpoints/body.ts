@@ -1,9 +1,9 @@
 // Reading and decoding request bodies: a size cap (kube's 3 MiB), JSON or YAML or kube protobuf,
 // kube's nesting cap, and a 4xx Status with the position for anything malformed, never a 500.
 import type { IncomingMessage } from 'node:http';
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../../apimachinery/errors.js';
 import { decodeProtobufObject } from './protobuf.js';
-import { JsonSyntaxError, parseJsonExact } from './json-parse.js';
+import { JsonSyntaxError, parseJsonExact } from '../../apimachinery/json-parse.js';
 import { parseMediaType } from './negotiate.js';
 import { YamlDecodeError, decodeYaml } from './yaml-decode.js';
 

@@ -2,8 +2,8 @@
 // body gives twice (Strict fails, Warn answers with Warning headers, Ignore drops them quietly),
 // and the Warning header itself.
 import type { ServerResponse } from 'node:http';
-import { type ApiError, invalid } from '../errors.js';
-import { goQuote, notSupported } from '../field-errors.js';
+import { type ApiError, invalid } from '../../apimachinery/errors.js';
+import { goQuote, notSupported } from '../../apimachinery/field-errors.js';
 
 /** The metav1 options kinds a write's query parameters decode into (named in their 422s). */
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';

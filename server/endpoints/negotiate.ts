@@ -4,7 +4,7 @@
 // PartialObjectMetadata conversion is asked for with `;as=...;g=...;v=...`), else a 406 listing
 // what is served. Also Go's mime.ParseMediaType for request bodies, and the patch handler's
 // cruder reading of Content-Type.
-import { notAcceptable } from '../errors.js';
+import { notAcceptable } from '../../apimachinery/errors.js';
 import { parseGoBool } from '../pipeline/request-info.js';
 
 /** One clause of an Accept header. */

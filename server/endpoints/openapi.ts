@@ -7,12 +7,12 @@
 // Documents are cached per group version and rebuilt only when that group version's resources
 // change, so one CRD update does not rebuild every document (kube's known memory and CPU cost).
 import { createHash } from 'node:crypto';
-import type { JSONSchemaProps } from '../../crd/types.js';
-import { type ApiError, notAcceptable, notFoundPath } from '../errors.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
+import { type ApiError, notAcceptable, notFoundPath } from '../../apimachinery/errors.js';
 import type { ResourceDescriptor } from '../registry/catalog.js';
-import { type JsonObject, type JsonValue, isJsonObject } from '../registry/object.js';
+import { type JsonObject, type JsonValue, isJsonObject } from '../../apimachinery/object.js';
 import { KUBE_VERSION } from '../version.js';
-import { stringifyJSON, stringifySortedJSON } from '../json.js';
+import { stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
 import type { Document } from './discovery.js';
 
 /** What a document needs to know about a resource; the Catalog's descriptors are wider. */

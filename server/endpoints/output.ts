@@ -1,6 +1,6 @@
 // Which representation a GET or LIST answers with, from the Accept header: the object itself,
 // a meta.k8s.io Table (kubectl get), or PartialObjectMetadata (metadata-only clients).
-import { ApiError, notAcceptable } from '../errors.js';
+import { ApiError, notAcceptable } from '../../apimachinery/errors.js';
 import { parseAccept } from './negotiate.js';
 
 /** `list`: whether PartialObjectMetadataList (rather than PartialObjectMetadata) was asked for. */

@@ -4,7 +4,7 @@
 // a 415. Only the kinds in KINDS are known; replies stay JSON (kubectl also accepts application/json).
 import protobuf from 'protobufjs';
 import type { FieldBase, Long, Message, Type } from 'protobufjs';
-import { badRequest, type ApiError } from '../errors.js';
+import { badRequest, type ApiError } from '../../apimachinery/errors.js';
 import { KUBE_PROTOS } from './proto/kube-protos.js';
 
 const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';

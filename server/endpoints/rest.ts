@@ -11,15 +11,16 @@ import {
   methodNotSupportedOn,
   OBJECT_MODIFIED,
   unsupportedMediaType,
-} from '../errors.js';
-import { GoPrinted, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../field-errors.js';
+} from '../../apimachinery/errors.js';
+import { GoPrinted, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
 import type { ResourceDescriptor, ScaleMapping } from '../registry/catalog.js';
-import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../registry/object.js';
+import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
-import type { ListOptions, Store } from '../registry/store.js';
+import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 import { type RequestInfo, decodeListOptions, queryBool, queryInt64 } from '../pipeline/request-info.js';
-import { goStrconvQuote, matchesLabels, parseGoInt64 } from '../registry/selectors/labels.js';
-import { convertFieldSelector, matchesFields } from '../registry/selectors/fields.js';
+import { matchesLabels, parseGoInt64 } from '../../apimachinery/selectors/labels.js';
+import { convertFieldSelector, matchesFields } from '../../apimachinery/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
@@ -30,7 +31,7 @@ import { outputFormat } from './output.js';
 import { patchMediaType } from './negotiate.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
-import { stringifyJSON } from '../json.js';
+import { stringifyJSON } from '../../apimachinery/json.js';
 
 const PATCH_TYPES_CR = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const PATCH_TYPES_BUILTIN = [...PATCH_TYPES_CR, 'application/strategic-merge-patch+json'];
@@ -48,6 +49,8 @@ export interface Ctx {
   watches: WatchRegistry;
   /** The largest body a write may send. */
   maxRequestBodyBytes: number;
+  /** Who asked (admission sees it). */
+  user: UserInfo;
 }
 
 /** What a handler knows before it answers: everything but the response. */
@@ -227,7 +230,7 @@ function listOptions(ctx: RequestCtx): ListOptions {
  * (rounded) number, which reads then treat as too large.
  */
 export function parseResourceVersion(rv: string): number {
-  const parsed = /^[0-9]+$/.test(rv) ? parseGoInt64(rv) : { error: `parsing ${goStrconvQuote(rv)}: invalid syntax` };
+  const parsed = /^[0-9]+$/.test(rv) ? parseGoInt64(rv) : { error: `parsing ${goQuote(rv)}: invalid syntax` };
   if ('error' in parsed) throw badRequest(formatFieldError(invalidField('resourceVersion', rv, `strconv.ParseUint: ${parsed.error}`)));
   return Number(parsed.value);
 }
@@ -360,7 +363,7 @@ async function create(ctx: Ctx): Promise<void> {
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, decodeError(ctx));
   if (ctx.builtin) onUnknownFields([]);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, { dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx.res, t) });
+  const created = await ctx.store.create(namespaceOf(ctx), obj, { user: ctx.user, dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx.res, t) });
   await respondObject(ctx, 201, created);
 }
 
@@ -378,6 +381,7 @@ async function update(ctx: Ctx): Promise<void> {
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
     subresource: ctx.info.subresource || undefined,
     dryRun: dryRun(ctx, 'UpdateOptions'),
+    user: ctx.user,
     replace: true,
     floatLiterals: decoded.floatLiterals,
     onUnknownFields,
@@ -422,6 +426,7 @@ async function patch(ctx: Ctx): Promise<void> {
     {
       subresource: ctx.info.subresource || undefined,
       dryRun: dryRun(ctx, 'PatchOptions'),
+      user: ctx.user,
       // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
       onUnknownFields,
@@ -459,6 +464,7 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), {
     subresource: 'scale',
     dryRun: dry,
+    user: ctx.user,
     warn: (t) => addWarning(ctx.res, t),
   });
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
@@ -480,7 +486,7 @@ interface DeleteOptionsBody {
   dryRun?: string[];
 }
 
-async function deleteOptions(ctx: Ctx): Promise<{ preconditions?: { uid?: string; resourceVersion?: string }; dryRun: boolean }> {
+async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
   const raw = await readBody(ctx.req, ctx.maxRequestBodyBytes);
   let body: DeleteOptionsBody = {};
   if (raw.length > 0) {
@@ -501,6 +507,7 @@ async function deleteOptions(ctx: Ctx): Promise<{ preconditions?: { uid?: string
   return {
     ...(body.preconditions ? { preconditions: body.preconditions } : {}),
     dryRun: dryRunValues.length > 0,
+    user: ctx.user,
   };
 }
 

@@ -1,10 +1,10 @@
 // The scale subresource of a custom resource: an autoscaling/v1 Scale read from and written to the
 // object through the CRD's specReplicasPath, statusReplicasPath and labelSelectorPath, as kube's
 // customresource scale storage does (scaleFromCustomResource, scaleUpdatedObjectInfo).
-import { invalid } from '../errors.js';
-import { invalid as invalidField } from '../field-errors.js';
+import { invalid } from '../../apimachinery/errors.js';
+import { invalid as invalidField } from '../../apimachinery/field-errors.js';
 import type { ScaleMapping } from '../registry/catalog.js';
-import { type KubeObject, cloneJson, isJsonObject } from '../registry/object.js';
+import { type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 
 export interface Scale {
   kind: 'Scale';

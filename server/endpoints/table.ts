@@ -3,10 +3,10 @@
 // rendered by the server (kubectl prints them as they are), each row's object a
 // PartialObjectMetadata unless includeObject says otherwise.
 import { JSONPath } from 'jsonpath-plus';
-import type { PrinterColumn } from '../../crd/types.js';
-import type { KubeObject } from '../registry/object.js';
+import type { PrinterColumn } from '../../apimachinery/apis/apiextensions.js';
+import type { KubeObject } from '../../apimachinery/object.js';
 import { humanDuration } from './table/human-duration.js';
-import { stringifyJSON } from '../json.js';
+import { stringifyJSON } from '../../apimachinery/json.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

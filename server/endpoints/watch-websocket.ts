@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BEARER_PROTOCOL_PREFIX } from '../authn/bearer.js';
-import type { ApiError } from '../errors.js';
+import type { ApiError } from '../../apimachinery/errors.js';
 import type { WatchSink } from './watch.js';
 
 /**

@@ -12,12 +12,12 @@
 // together exceed the budget) is ended, as kube's cacher ends an unresponsive watcher.
 import type { ServerResponse } from 'node:http';
 import { isStorageError } from '../../storage/errors.js';
-import { ApiError, internalError, resourceExpired } from '../errors.js';
-import { type FieldError, forbidden, notSupported } from '../field-errors.js';
-import { type Logger, silentLogger } from '../log.js';
-import type { KubeObject } from '../registry/object.js';
+import { ApiError, internalError, resourceExpired } from '../../apimachinery/errors.js';
+import { type FieldError, forbidden, notSupported } from '../../apimachinery/field-errors.js';
+import { type Logger, silentLogger } from '../../apimachinery/log.js';
+import type { KubeObject } from '../../apimachinery/object.js';
 import type { ObjectEvent, Store } from '../registry/store.js';
-import { stringifyJSON } from '../json.js';
+import { stringifyJSON } from '../../apimachinery/json.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
 import { type Backlog, DEFAULT_WATCH_BUDGET_BYTES, TERMINATION_GRACE_MS, type TerminationReason, WatchBudget, type WatchStats, overWatcherLimits, watchStats } from './watch-budget.js';
 

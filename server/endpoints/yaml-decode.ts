@@ -13,8 +13,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { CST, Composer, type DocumentOptions, Lexer, type ParseOptions, Parser, type SchemaOptions } from 'yaml';
-import { parseJsonExact } from './json-parse.js';
-import { INT64_MAX, INT64_MIN } from '../int64.js';
+import { parseJsonExact } from '../../apimachinery/json-parse.js';
+import { INT64_MAX, INT64_MIN } from '../../apimachinery/int64.js';
 
 /** go-yaml's max_flow_level and max_indents, and Go's JSON nesting limit. */
 export const YAML_MAX_DEPTH = 10000;

@@ -3,7 +3,7 @@
 // so overload costs the server one short answer per excess request, never unbounded memory.
 // Long-running requests (watches) are not counted, as in kube; neither is system:masters, which
 // kube always serves ("a super-admin ... should always get an answer").
-import type { UserInfo } from './types.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 
 /** kube's request_kind label: the two in-flight limits it enforces separately. */
 export type RequestKind = 'readOnly' | 'mutating';

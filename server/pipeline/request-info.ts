@@ -3,10 +3,11 @@
 // names, and the kube verb (list versus get, watch, deletecollection). Authorization, audit and
 // the REST dispatcher all read it. Also the list query parameters as kube's parameter codec
 // decodes them, with the 400s it gives for values it cannot read.
-import { ApiError, badRequest, internalError } from '../errors.js';
-import { type FieldSelector, parseFieldSelector, requiresExactMatch } from '../registry/selectors/fields.js';
-import { EVERYTHING, type LabelSelector, goStrconvQuote, parseGoInt64, parseLabelSelector } from '../registry/selectors/labels.js';
-import { isPathSegmentName } from '../registry/validation/names.js';
+import { ApiError, badRequest, internalError } from '../../apimachinery/errors.js';
+import { type FieldSelector, parseFieldSelector, requiresExactMatch } from '../../apimachinery/selectors/fields.js';
+import { EVERYTHING, type LabelSelector, parseGoInt64, parseLabelSelector } from '../../apimachinery/selectors/labels.js';
+import { isPathSegmentName } from '../../apimachinery/validation/names.js';
+import { goQuote } from '../../apimachinery/quote.js';
 
 export interface RequestInfo {
   /** Whether the path names an API resource (else discovery, /healthz, /version, ...). */
@@ -62,7 +63,7 @@ function unescapePath(path: string): string {
     const c = path[i]!;
     if (c === '%') {
       const hex = path.slice(i + 1, i + 3);
-      if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw badRequest(`invalid URL escape ${goStrconvQuote(path.slice(i, i + 3))}`);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw badRequest(`invalid URL escape ${goQuote(path.slice(i, i + 3))}`);
       bytes.push(parseInt(hex, 16));
       i += 2;
     } else {

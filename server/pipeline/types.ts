@@ -2,12 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RequestInfo } from './request-info.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 
-export interface UserInfo {
-  name: string;
-  uid?: string;
-  groups: string[];
-}
 
 /** What the front door parsed of a request, once, for every layer after it. */
 export interface ParsedRequest {

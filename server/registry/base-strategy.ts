@@ -1,8 +1,8 @@
 // Defaults every strategy starts from, so a kind states only what makes it different.
-import type { KubeObject } from './object.js';
+import type { KubeObject } from '../../apimachinery/object.js';
 import type { KindInfo, Strategy } from './strategy.js';
-import { validateDNS1123Subdomain } from './validation/names.js';
-import { supportedFieldLabels } from './selectors/fields.js';
+import { validateDNS1123Subdomain } from '../../apimachinery/validation/names.js';
+import { supportedFieldLabels } from '../../apimachinery/selectors/fields.js';
 
 export function defineStrategy(kind: KindInfo, overrides: Partial<Strategy> = {}): Strategy {
   const selectableFields = overrides.selectableFields ?? metadataFields(kind.namespaced);

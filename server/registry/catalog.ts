@@ -1,20 +1,11 @@
 // The installed resources: built-in kinds and every served version of every established CRD.
 // Discovery, OpenAPI and the REST dispatcher read it; the CRD controller writes it.
-import type { JSONSchemaProps, PrinterColumn } from '../../crd/types.js';
+import type { JSONSchemaProps, PrinterColumn, ResourceNames } from '../../apimachinery/apis/apiextensions.js';
 import type { Store } from './store.js';
-import { compareKubeAwareVersions } from './versions.js';
+import { compareKubeAwareVersions } from '../../apimachinery/versions.js';
 
 /** Preferred first. */
 const preferredFirst = (a: string, b: string): number => compareKubeAwareVersions(b, a);
-
-export interface ResourceNames {
-  plural: string;
-  singular: string;
-  kind: string;
-  listKind: string;
-  shortNames: string[];
-  categories: string[];
-}
 
 export interface ScaleMapping {
   specReplicasPath: string;

@@ -4,7 +4,7 @@
 // only checked, never trusted: a bad one is the 400 `invalid continue token: ...` that
 // storage.ValidateListOptions returns, with the Go decoder's own words after it, so this file
 // carries a small port of Go's base64 and encoding/json error reporting.
-import { type ApiError, badRequest, internalError, resourceExpired } from '../errors.js';
+import { type ApiError, badRequest, internalError, resourceExpired } from '../../apimachinery/errors.js';
 
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 

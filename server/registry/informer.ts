@@ -3,8 +3,8 @@
 // replaced by a fresh list. Watching storage rather than this process's writes is what lets
 // several replicas on one etcd act as one API.
 import type { Storage } from '../../storage/interface.js';
-import type { Logger } from '../log.js';
-import type { KubeObject } from './object.js';
+import type { Logger } from '../../apimachinery/log.js';
+import type { KubeObject } from '../../apimachinery/object.js';
 import type { Store } from './store.js';
 
 export interface InformerHandler {

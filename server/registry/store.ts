@@ -16,18 +16,21 @@ import {
   requestEntityTooLarge,
   serviceUnavailable,
   tooLargeResourceVersion,
-} from '../errors.js';
+} from '../../apimachinery/errors.js';
 import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
-import { type FieldError, GoPrinted, goQuote, invalid as invalidField } from '../field-errors.js';
-import { type KubeObject, cloneJson, nowTimestamp } from './object.js';
+import { type FieldError, GoPrinted, goQuote, invalid as invalidField } from '../../apimachinery/field-errors.js';
+import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
-import { metaTimeDecodeError } from './validation/object-meta.js';
-import { deepEqual, generateNameFrom, specChanged } from './object-meta-ops.js';
+import { metaTimeDecodeError } from '../../apimachinery/validation/object-meta.js';
+import { generateNameFrom, specChanged } from './object-meta-ops.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
-import { parseJSON, stringifyJSON } from '../json.js';
+import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
+import { type AdmissionChain, type Attributes, NO_ADMISSION, type Operation } from '../../admission/interface.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 
 export interface ListOptions {
   /** Objects the caller wants (label and field selectors); applied before `limit` counts. */
@@ -69,6 +72,8 @@ export interface ObjectWatchCallbacks {
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
+  /** Who asked, for admission. */
+  user?: UserInfo;
 }
 
 export type DeleteResult = { deleted: true; obj: KubeObject } | { deleted: false; obj: KubeObject };
@@ -85,20 +90,19 @@ export interface UpdateOptions extends WriteContext {
   replace?: boolean;
 }
 
-/** Hooks the store runs before a create is written (admission, namespace lifecycle). */
-export type CreateHook = (obj: KubeObject, namespace: string | undefined, store: Store) => Promise<void>;
 
 const MAX_CONFLICT_RETRIES = 8;
 
 export class Store {
   readonly strategy: Strategy;
-  private readonly createHooks: CreateHook[] = [];
   /** Serves whole lists and watches from memory; created on first use. */
   private cache: Cacher<KubeObject> | undefined;
 
   constructor(
     private readonly storage: Storage,
     strategy: Strategy,
+    /** Run around every create, update and delete, as kube's handlers and store run it. */
+    private readonly admission: AdmissionChain = NO_ADMISSION,
   ) {
     this.strategy = strategy;
   }
@@ -118,8 +122,20 @@ export class Store {
     return this.strategy.kind;
   }
 
-  onCreate(hook: CreateHook): void {
-    this.createHooks.push(hook);
+  /** kube's admission.Attributes for a write of this kind. */
+  private attributes(operation: Operation, namespace: string | undefined, name: string, object: KubeObject | undefined, oldObject: KubeObject | undefined, ctx: { subresource?: string; dryRun: boolean; user?: UserInfo }): Attributes {
+    return {
+      operation,
+      kind: qualifiedKind(this.kind),
+      resource: qualifiedResource(this.kind),
+      subresource: ctx.subresource ?? '',
+      namespace: this.kind.namespaced ? (namespace ?? '') : '',
+      name,
+      object,
+      oldObject,
+      dryRun: ctx.dryRun,
+      userInfo: ctx.user,
+    };
   }
 
   key(namespace: string | undefined, name: string): string {
@@ -235,9 +251,10 @@ export class Store {
     if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     if (this.kind.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    // Admission (namespace lifecycle) sees the object as the client sent it, before a name is
-    // generated or anything validated, as kube's mutating admission runs in the handler.
-    for (const hook of this.createHooks) await hook(obj, namespace, this);
+    // Mutating admission sees the object as the client sent it, before a name is generated or
+    // anything validated, as kube's create handler runs it.
+    const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
+    await this.admission.admit(attrs);
     if (!meta.name && meta.generateName) meta.name = generateNameFrom(meta.generateName);
     meta.uid = randomUUID();
     meta.creationTimestamp = nowTimestamp();
@@ -251,6 +268,7 @@ export class Store {
     const errs = [...validateObjectMetaForCreate(obj, this.strategy), ...this.strategy.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
     const name = meta.name!;
+    await this.admission.validate({ ...attrs, name, object: obj });
     const stored = await this.inVersion(obj, this.strategy.versions?.storageApiVersion);
     if (ctx.dryRun) {
       const existing = await this.call(() => this.storage.get(this.key(namespace, name)));
@@ -289,7 +307,12 @@ export class Store {
       }
       // The update is made, and validated, in the version the caller wrote; stored in storage's.
       const old = await this.inVersion(current, next.apiVersion);
-      const obj = await this.inVersion(this.prepareUpdate(next, old, opts), this.strategy.versions?.storageApiVersion);
+      // kube runs mutating admission on the updated object before the strategy, validating after.
+      const attrs = this.attributes('UPDATE', namespace, name, next, old, opts);
+      await this.admission.admit(attrs);
+      const prepared = this.prepareUpdate(next, old, opts);
+      await this.admission.validate({ ...attrs, object: prepared });
+      const obj = await this.inVersion(prepared, this.strategy.versions?.storageApiVersion);
       // As kube: an update that changes nothing is not written and keeps the resourceVersion.
       if (deepEqual(obj, current)) return obj;
       if (opts.dryRun) return obj;
@@ -385,6 +408,7 @@ export class Store {
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
       const current = this.decode(kv);
       this.checkPreconditions(current, opts.preconditions, name);
+      await this.admission.validate(this.attributes('DELETE', namespace, name, undefined, current, opts));
       const marked = this.markForDeletion(current);
       try {
         if (marked) {

@@ -1,10 +1,11 @@
 // A strategy is what differs between kinds; the generic store does everything else the same way
 // for namespaces, CRDs, events and every custom resource.
-import type { FieldError } from '../field-errors.js';
-import type { ApiError, Qualified } from '../errors.js';
-import type { KubeObject } from './object.js';
-import type { NameValidator } from './validation/names.js';
-import type { FieldLabelConversion } from './selectors/fields.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
+import type { ApiError, Qualified } from '../../apimachinery/errors.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { NameValidator } from '../../apimachinery/validation/names.js';
+import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 
 export interface KindInfo {
   group: string;
@@ -37,6 +38,8 @@ export interface WriteContext {
    * update handlers do (transformDecodeError's 400); a patch answers with its own 422.
    */
   decodeError?: (message: string) => ApiError;
+  /** Who asked, for admission; absent for the server's own controllers. */
+  user?: UserInfo;
 }
 
 export interface Strategy {

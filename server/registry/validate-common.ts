@@ -1,10 +1,10 @@
 // The ObjectMeta rules the store applies to every kind, whatever its strategy (kube's
 // rest.BeforeCreate / BeforeUpdate with validateCommonFields).
-import { type FieldError, formatFieldError } from '../field-errors.js';
-import type { KubeObject } from './object.js';
+import { type FieldError, formatFieldError } from '../../apimachinery/field-errors.js';
+import type { KubeObject } from '../../apimachinery/object.js';
 import type { Strategy } from './strategy.js';
-import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.js';
-import { validatePathSegmentName } from './validation/names.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
+import { validatePathSegmentName } from '../../apimachinery/validation/names.js';
 
 export function validateObjectMetaForCreate(obj: KubeObject, strategy: Strategy): FieldError[] {
   return validateObjectMeta(obj.metadata, { namespaced: strategy.kind.namespaced, validateName: strategy.validateName });

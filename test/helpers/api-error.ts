@@ -1,5 +1,5 @@
 // Unit tests of code that throws kube Status errors: what was thrown, as the ApiError it must be.
-import { ApiError } from '../../server/errors.js';
+import { ApiError } from '../../apimachinery/errors.js';
 
 export function apiError(fn: () => unknown): ApiError {
   try {

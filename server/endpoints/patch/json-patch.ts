@@ -22,10 +22,10 @@
 //     are left as they are;
 //   - the empty path (the whole document) works only for `replace` (object or array values) and `test`.
 //   - copies may add at most JSONPatchMaxCopyBytes (3 MiB) in total.
-import { ApiError, type Status, badRequest } from '../../errors.js';
-import { type JsonObject, type JsonValue, cloneJson } from '../../registry/object.js';
-import { deepEqual } from '../../registry/object-meta-ops.js';
-import { stringifyJSON } from '../../json.js';
+import { ApiError, type Status, badRequest } from '../../../apimachinery/errors.js';
+import { type JsonObject, type JsonValue, cloneJson } from '../../../apimachinery/object.js';
+import { deepEqual } from '../../../apimachinery/equality.js';
+import { stringifyJSON } from '../../../apimachinery/json.js';
 
 /** maxJSONPatchOperations in kube's patch handler. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;

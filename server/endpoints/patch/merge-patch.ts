@@ -1,8 +1,8 @@
 // JSON merge patch (RFC 7386) as kube-apiserver applies `application/merge-patch+json` to custom
 // resources: gopkg.in/evanphx/json-patch.v4's MergePatch (v4.12), behind the PATCH handler's own
 // decoding (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go, applyJSPatch).
-import { badRequest } from '../../errors.js';
-import { type JsonObject, type JsonValue, cloneJson } from '../../registry/object.js';
+import { badRequest } from '../../../apimachinery/errors.js';
+import { type JsonObject, type JsonValue, cloneJson } from '../../../apimachinery/object.js';
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 

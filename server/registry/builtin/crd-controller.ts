@@ -2,16 +2,16 @@
 // (NamesAccepted), installs the resource in the catalog and only then reports Established, so a
 // client that saw Established finds the API in discovery; on deletion it removes every custom
 // resource first, then the finalizer, then the routes.
-import type { Storage } from '../storage/interface.js';
-import type { Logger } from '../server/log.js';
-import { Catalog, type ResourceDescriptor } from '../server/registry/catalog.js';
-import { Informer } from '../server/registry/informer.js';
-import { Store } from '../server/registry/store.js';
-import { setCondition } from '../server/registry/builtin/crds.js';
-import { ApiError, ignoreNotFound } from '../server/errors.js';
-import { decideNames } from './naming.js';
-import { crdStorageVersionHash } from './storage-version.js';
-import { CRD_CLEANUP_FINALIZER, type CRDCondition, type CustomResourceDefinition } from './types.js';
+import type { Storage } from '../../../storage/interface.js';
+import type { Logger } from '../../../apimachinery/log.js';
+import { Catalog, type ResourceDescriptor } from '../catalog.js';
+import { Informer } from '../informer.js';
+import { Store } from '../store.js';
+import { setCondition } from './crds.js';
+import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
+import { decideNames } from '../../../crd/naming.js';
+import { crdStorageVersionHash } from '../../../crd/storage-version.js';
+import { CRD_CLEANUP_FINALIZER, type CRDCondition, type CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 
 const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const CLEANUP_RETRY_MS = 1000;

@@ -2,10 +2,10 @@
 // status the CRD controller owns and a cleanup finalizer added when a DELETE arrives, so every
 // custom resource is gone before the definition is.
 import { defineStrategy } from '../base-strategy.js';
-import { defaultMetaV1FieldLabels } from '../selectors/fields.js';
-import type { KubeObject } from '../object.js';
-import { nowTimestamp } from '../object.js';
-import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, type CustomResourceDefinition } from '../../../crd/types.js';
+import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
+import { nowTimestamp } from '../../../apimachinery/object.js';
+import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, type CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 import { defaultCRD } from '../../../crd/defaults.js';
 import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation.js';
 import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';

@@ -2,17 +2,17 @@
 // and validates what clients send, and prunes and defaults what is read from storage (so a default
 // added to the CRD later appears on old objects). CEL plugs in beside validate; everything else is
 // the generic store.
-import { defineStrategy } from '../server/registry/base-strategy.js';
-import { type KubeObject, cloneJson } from '../server/registry/object.js';
-import { prune } from './schema/prune.js';
-import type { Strategy, WriteContext } from '../server/registry/strategy.js';
-import type { FieldError } from '../server/field-errors.js';
-import { compileSchemaRules } from './cel/compile.js';
-import type { CompiledRules } from './cel/eval.js';
-import { converterFor } from './conversion.js';
-import { pruneAndDefault, type PruneAndDefaultOptions } from './schema/default.js';
-import { type CompiledSchema, compileSchema } from './schema/validate.js';
-import type { CustomResourceDefinition, JSONSchemaProps } from './types.js';
+import { defineStrategy } from '../base-strategy.js';
+import { type KubeObject, cloneJson } from '../../../apimachinery/object.js';
+import { prune } from '../../../crd/schema/prune.js';
+import type { Strategy, WriteContext } from '../strategy.js';
+import type { FieldError } from '../../../apimachinery/field-errors.js';
+import { compileSchemaRules } from '../../../crd/cel/compile.js';
+import type { CompiledRules } from '../../../crd/cel/eval.js';
+import { converterFor } from '../../../crd/conversion.js';
+import { pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
+import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate.js';
+import type { CustomResourceDefinition, JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 
 export function customResourceStrategy(crd: CustomResourceDefinition): Strategy {
   const { group, names, scope } = crd.spec;

@@ -1,6 +1,6 @@
 // core/v1 Event: recorded by controllers, listed by `kubectl describe`.
 import { defineStrategy } from '../base-strategy.js';
-import type { KubeObject } from '../object.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
 
 export const eventKind = { group: '', resource: 'events', kind: 'Event', listKind: 'EventList', namespaced: true };
 

@@ -2,8 +2,8 @@
 // every served kind is deleted), then its `kubernetes` finalizer is removed, which deletes it.
 // It also makes sure the namespaces every cluster starts with exist.
 import type { Storage } from '../../../storage/interface.js';
-import { ApiError, ignoreNotFound } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
+import type { Logger } from '../../../apimachinery/log.js';
 import type { Catalog } from '../catalog.js';
 import { Informer } from '../informer.js';
 import type { Store } from '../store.js';

@@ -1,9 +1,9 @@
 // core/v1 Namespace: cluster-scoped, no generation, and deleted in two phases: DELETE marks it
 // Terminating, the namespace controller empties it and removes the `kubernetes` finalizer.
-import { forbidden } from '../../errors.js';
+import { forbidden } from '../../../apimachinery/errors.js';
 import { defineStrategy } from '../base-strategy.js';
-import type { KubeObject } from '../object.js';
-import { validateDNS1123Label } from '../validation/names.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
+import { validateDNS1123Label } from '../../../apimachinery/validation/names.js';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonSyntaxError, parseJsonExact } from '../../../../server/endpoints/json-parse.js';
+import { JsonSyntaxError, parseJsonExact } from '../../../apimachinery/json-parse.js';
 
 describe('parseJsonExact: values as JSON.parse', () => {
   const docs = [

@@ -1,8 +1,8 @@
 // server/json.ts: integers beyond 2^53 kept exact through parse and stringify; everything else as
 // JSON.parse and JSON.stringify have it.
 import { describe, expect, it } from 'vitest';
-import { parseJSON, stringifyJSON } from '../../../server/json.js';
-import { parseJsonExact } from '../../../server/endpoints/json-parse.js';
+import { parseJSON, stringifyJSON } from '../../../apimachinery/json.js';
+import { parseJsonExact } from '../../../apimachinery/json-parse.js';
 
 describe('parseJSON', () => {
   it.each([

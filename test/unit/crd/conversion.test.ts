@@ -5,10 +5,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConversionError, converterFor, goDuration, type ConverterOptions } from '../../../crd/conversion.js';
-import type { CRDSpec, CustomResourceDefinition } from '../../../crd/types.js';
-import { ApiError } from '../../../server/errors.js';
+import type { CRDSpec, CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
+import { ApiError } from '../../../apimachinery/errors.js';
 import { generateCa, generatePki, issueServingCert, type KeyPair, type ServingTls } from '../../../server/pki.js';
-import type { KubeObject } from '../../../server/registry/object.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
 
 const GROUP = 'cache.example.com';
 const V1 = `${GROUP}/v1`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCRD } from '../../../crd/defaults.js';
-import type { CRDSpec, CustomResourceDefinition } from '../../../crd/types.js';
+import type { CRDSpec, CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 
 const base = (spec: Partial<CRDSpec> = {}, status?: CustomResourceDefinition['status']): CustomResourceDefinition => ({
   apiVersion: 'apiextensions.k8s.io/v1',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideNames, type NamesDecision } from '../../../crd/naming.js';
-import type { CRDCondition, CRDNames, CustomResourceDefinition } from '../../../crd/types.js';
+import type { CRDCondition, CRDNames, CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 import { CA_PEM } from '../../helpers/test-ca.js';
 
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { crdStorageVersionHash, storageVersionOf } from '../../../crd/storage-version.js';
-import { compareKubeAwareVersions, sortVersions, storageVersionHash } from '../../../server/registry/versions.js';
-import type { CRDVersion, CustomResourceDefinition } from '../../../crd/types.js';
+import { compareKubeAwareVersions, sortVersions, storageVersionHash } from '../../../apimachinery/versions.js';
+import type { CRDVersion, CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 
 const crd = (versions: CRDVersion[]): CustomResourceDefinition => ({
   metadata: { name: 'caches.example.com' },

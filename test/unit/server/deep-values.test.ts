@@ -1,12 +1,12 @@
 // The walkers a request's object goes through, at the depth kube's decoders accept (10,000) and
 // beyond: no RangeError from the call stack, and the same answers as on shallow values.
 import { describe, expect, it } from 'vitest';
-import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../../server/json.js';
-import { cloneJson } from '../../../server/registry/object.js';
-import { deepEqual } from '../../../server/registry/object-meta-ops.js';
+import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../../apimachinery/json.js';
+import { cloneJson } from '../../../apimachinery/object.js';
+import { deepEqual } from '../../../apimachinery/equality.js';
 import { mergePatch } from '../../../server/endpoints/patch/merge-patch.js';
 import { applyJsonPatchOperations } from '../../../server/endpoints/patch/json-patch.js';
-import type { JsonValue } from '../../../server/registry/object.js';
+import type { JsonValue } from '../../../apimachinery/object.js';
 import { goDeepEqual, goJSON, goSharpV, plainFloat } from '../../../crd/schema/validate-go.js';
 
 /** Deeper than any of JSON.stringify (~4,100), structuredClone (~1,900) or plain recursion (~12,500) take. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../server/log.js';
+import { silentLogger } from '../../../apimachinery/log.js';
 import { StartupError } from '../../../server/options.js';
 import { generateCa, generatePki, issueServingCert, loadOrCreatePki, loadTlsFiles, servingCertUsable, servingHosts } from '../../../server/pki.js';
 

@@ -8,8 +8,8 @@ import {
   parseFieldSelector,
   requiresExactMatch,
   supportedFieldLabels,
-} from '../../../../../server/registry/selectors/fields.js';
-import { apiError } from '../../../../helpers/api-error.js';
+} from '../../../../apimachinery/selectors/fields.js';
+import { apiError } from '../../../helpers/api-error.js';
 
 
 const eq = (field: string, value: string): FieldTerm => ({ field, operator: '=', value });

@@ -7,8 +7,8 @@ import {
   matchesLabels,
   parseGoInt64,
   parseLabelSelector,
-} from '../../../../../server/registry/selectors/labels.js';
-import { apiError } from '../../../../helpers/api-error.js';
+} from '../../../../apimachinery/selectors/labels.js';
+import { apiError } from '../../../helpers/api-error.js';
 
 
 // kube's validation messages, written out.

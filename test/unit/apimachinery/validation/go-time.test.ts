@@ -1,8 +1,8 @@
 // Go's time.Parse(time.RFC3339, s) errors, as metav1.Time's UnmarshalJSON returns them and kube puts
 // them in its 400 (time/format.go: parse, skip, getnum, ParseError.Error, quote).
 import { describe, expect, it } from 'vitest';
-import { goRFC3339ParseError } from '../../../../../server/registry/validation/go-time.js';
-import { metaTimeDecodeError } from '../../../../../server/registry/validation/object-meta.js';
+import { goRFC3339ParseError } from '../../../../apimachinery/validation/go-time.js';
+import { metaTimeDecodeError } from '../../../../apimachinery/validation/object-meta.js';
 
 const LAYOUT = '"2006-01-02T15:04:05Z07:00"';
 const cannot = (value: string, elem: string, layoutElem: string): string => `parsing time "${value}" as ${LAYOUT}: cannot parse "${elem}" as "${layoutElem}"`;

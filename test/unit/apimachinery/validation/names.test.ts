@@ -12,7 +12,7 @@ import {
   validateDNS1123Label,
   validateDNS1123Subdomain,
   validatePathSegmentName,
-} from '../../../../../server/registry/validation/names.js';
+} from '../../../../apimachinery/validation/names.js';
 
 // kube's messages, written out in full (note Go's double space before "or").
 const SUBDOMAIN =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatFieldError } from '../../../../../server/field-errors.js';
-import { validateDNS1123Subdomain, validatePathSegmentName } from '../../../../../server/registry/validation/names.js';
-import { type ObjectMetaOptions, validateObjectMeta, validateObjectMetaUpdate } from '../../../../../server/registry/validation/object-meta.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
+import { validateDNS1123Subdomain, validatePathSegmentName } from '../../../../apimachinery/validation/names.js';
+import { type ObjectMetaOptions, validateObjectMeta, validateObjectMetaUpdate } from '../../../../apimachinery/validation/object-meta.js';
 
 const SUBDOMAIN =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import type { JSONSchemaProps, ValidationRule } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 const P = 'spec.validation.openAPIV3Schema';
 const R = `${P}.properties[spec].x-kubernetes-validations[0]`;

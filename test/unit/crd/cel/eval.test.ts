@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
 import { regexCache } from '../../../../crd/cel/regex.js';
-import type { JSONSchemaProps, ValidationRule } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 const compile = (schema: JSONSchemaProps) => {
   const { errors, rules } = compileSchemaRules(schema, 'spec.validation.openAPIV3Schema');

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
 import { compileExpression } from '../../../../crd/cel/env.js';
 import { checkSource } from '../../../../crd/cel/limits.js';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 const P = 'spec.validation.openAPIV3Schema';
 const R = `${P}.properties[spec].x-kubernetes-validations[0]`;

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
 import { regexCallCost } from '../../../../crd/cel/env.js';
 import { MAX_REGEX_PROGRAM, REGEX_CACHE_BYTES, REGEX_CACHE_ENTRIES, RegexError, compileRegex, estimateRegex, regexCache } from '../../../../crd/cel/regex.js';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 afterEach(() => regexCache.clear());
 

@@ -3,8 +3,8 @@
 // apiVersion, kind and metadata.name/generateName even when their schema does not list them.
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 const schema = (rule: string): JSONSchemaProps => ({
   type: 'object',

@@ -5,8 +5,8 @@ import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
 import { estimateCost } from '../../../../crd/cel/cost.js';
 import { baseEnv, compileExpression, type EngineNode, prepareAst } from '../../../../crd/cel/env.js';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 const run = (expr: string): unknown => compileExpression(expr).evaluate();
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyDefaults, pruneAndDefault, pruneNonNullableNullsWithoutDefaults } from '../../../../crd/schema/default.js';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
 
 const obj = (properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps => ({ type: 'object', properties, ...extra });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { structuralOptionsForUpdate, validateStructuralSchema } from '../../../../crd/schema/structural.js';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 const P = 'spec.versions[0].schema.openAPIV3Schema';
 const S = (s: unknown): JSONSchemaProps => s as JSONSchemaProps;

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileSchema } from '../../../../crd/schema/validate.js';
 import { formatCheck } from '../../../../crd/schema/formats.js';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
-import { formatFieldError } from '../../../../server/field-errors.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
 /** A root object schema with `spec` holding the given properties. */
 function spec(properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps {

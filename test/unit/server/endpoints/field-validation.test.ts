@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { badRequest } from '../../../../server/errors.js';
+import { badRequest } from '../../../../apimachinery/errors.js';
 import { type FieldValidation, addWarning, parseFieldValidation, strictDecoding } from '../../../../server/endpoints/field-validation.js';
 import { apiError } from '../../../helpers/api-error.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { JSONSchemaProps } from '../../../../crd/types.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
 import {
   OpenAPI,
   type OpenAPIResource,
@@ -9,7 +9,7 @@ import {
   openapiResponse,
 } from '../../../../server/endpoints/openapi.js';
 import { Catalog } from '../../../../server/registry/catalog.js';
-import type { Status } from '../../../../server/errors.js';
+import type { Status } from '../../../../apimachinery/errors.js';
 
 type Json = Record<string, unknown>;
 

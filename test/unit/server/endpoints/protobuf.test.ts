@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type Status } from '../../../../server/errors.js';
+import { ApiError, type Status } from '../../../../apimachinery/errors.js';
 import { KUBE_PROTOS } from '../../../../server/endpoints/proto/kube-protos.js';
 import { decodeProtobufObject, isProtobufContentType } from '../../../../server/endpoints/protobuf.js';
 

@@ -12,7 +12,7 @@ import {
   watchersToEnd,
 } from '../../../../server/endpoints/watch-budget.js';
 import { type TrackedWatcher, WatchRegistry } from '../../../../server/endpoints/watch.js';
-import { createLogger } from '../../../../server/log.js';
+import { createLogger } from '../../../../apimachinery/log.js';
 import { Metrics } from '../../../../server/metrics.js';
 
 const MiB = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MaxInflight } from '../../../../server/pipeline/max-inflight.js';
-import type { UserInfo } from '../../../../server/pipeline/types.js';
+import type { UserInfo } from '../../../../apimachinery/user.js';
 
 const BOB: UserInfo = { name: 'bob', groups: ['system:authenticated'] };
 const ADMIN: UserInfo = { name: 'admin', groups: ['system:masters', 'system:authenticated'] };

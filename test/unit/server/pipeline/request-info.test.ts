@@ -8,7 +8,7 @@ import {
   queryInt64,
   selectorScope,
 } from '../../../../server/pipeline/request-info.js';
-import { parseFieldSelector } from '../../../../server/registry/selectors/fields.js';
+import { parseFieldSelector } from '../../../../apimachinery/selectors/fields.js';
 import { apiError } from '../../../helpers/api-error.js';
 
 function info(method: string, url: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, type Status } from '../../../../../server/errors.js';
+import { ApiError, type Status } from '../../../../../apimachinery/errors.js';
 import {
   JsonPatchError,
   type JsonPatchOperation,
@@ -8,7 +8,7 @@ import {
   applyJsonPatchOperations,
   decodeJsonPatch,
 } from '../../../../../server/endpoints/patch/json-patch.js';
-import type { JsonValue } from '../../../../../server/registry/object.js';
+import type { JsonValue } from '../../../../../apimachinery/object.js';
 
 const parse = (s: string): JsonValue => JSON.parse(s) as JsonValue;
 const ops = (s: string): JsonPatchOperation[] => JSON.parse(s) as JsonPatchOperation[];

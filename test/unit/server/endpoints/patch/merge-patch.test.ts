@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../../server/errors.js';
+import { ApiError } from '../../../../../apimachinery/errors.js';
 import { applyMergePatch, mergePatch } from '../../../../../server/endpoints/patch/merge-patch.js';
-import type { JsonValue } from '../../../../../server/registry/object.js';
+import type { JsonValue } from '../../../../../apimachinery/object.js';
 
 const parse = (s: string): JsonValue => JSON.parse(s) as JsonValue;
 

@@ -1,0 +1,32 @@
+// Equality of JSON data, as kube's equality.Semantic.DeepEqual compares decoded objects.
+
+/**
+ * Deep equality of JSON data, key-order-insensitive. A member whose value is `undefined` counts as
+ * absent, as it would once serialized. Pairs wait on an explicit stack rather than the call stack,
+ * so documents nested 10,000 deep (what kube's decoder accepts) compare too.
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) || Array.isArray(y)) {
+      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pending.push(x[i], y[i]);
+      continue;
+    }
+    const rx = x as Record<string, unknown>;
+    const ry = y as Record<string, unknown>;
+    const kx = Object.keys(rx).filter((k) => rx[k] !== undefined);
+    let ny = 0;
+    for (const k of Object.keys(ry)) if (ry[k] !== undefined) ny++;
+    if (kx.length !== ny) return false;
+    for (const k of kx) {
+      if (!Object.hasOwn(ry, k)) return false;
+      pending.push(rx[k], ry[k]);
+    }
+  }
+  return true;
+}
