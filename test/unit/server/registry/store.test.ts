@@ -1,0 +1,43 @@
+// The generic store at its boundary, on a real SQLite store: what a create does to the metadata a
+// client sends (kube's rest.BeforeCreate and FillObjectMetaSystemFields).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject, ObjectMeta } from '../../../../apimachinery/object.js';
+import { eventStrategy } from '../../../../server/registry/builtin/events.js';
+import { Store } from '../../../../server/registry/store.js';
+import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
+
+let fixture: Awaited<ReturnType<typeof createSqliteFixture>>;
+let store: Store;
+beforeAll(async () => {
+  fixture = await createSqliteFixture();
+  store = new Store(await fixture.open(), eventStrategy);
+});
+afterAll(async () => fixture.teardown());
+
+const event = (metadata: ObjectMeta): KubeObject => ({ apiVersion: 'v1', kind: 'Event', metadata, involvedObject: {} }) as KubeObject;
+
+describe('Store.create: system metadata', () => {
+  it.each<[string, ObjectMeta, (m: ObjectMeta) => void]>([
+    ['a client uid is replaced', { name: 'a', uid: 'mine' }, (m) => expect(m.uid).not.toBe('mine')],
+    ['a client creationTimestamp is replaced', { name: 'b', creationTimestamp: '2001-01-01T00:00:00Z' }, (m) => expect(m.creationTimestamp).not.toBe('2001-01-01T00:00:00Z')],
+    ['deletionTimestamp and deletionGracePeriodSeconds are dropped', { name: 'c', deletionTimestamp: '2001-01-01T00:00:00Z', deletionGracePeriodSeconds: 5 }, (m) => {
+      expect(m.deletionTimestamp).toBeUndefined();
+      expect(m.deletionGracePeriodSeconds).toBeUndefined();
+    }],
+    ['selfLink is cleared, as kube clears it', { name: 'd', selfLink: '/api/v1/namespaces/x/events/d' }, (m) => expect(m['selfLink']).toBeUndefined()],
+    ['a generated name', { generateName: 'e-' }, (m) => expect(m.name).toMatch(/^e-[a-z0-9]{5}$/)],
+    ['the request namespace', { name: 'f', namespace: 'ns' }, (m) => expect(m.namespace).toBe('ns')],
+  ])('%s', async (_name, metadata, check) => {
+    const created = await store.create('ns', event(metadata), { dryRun: false });
+    check(created.metadata);
+    expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.metadata.resourceVersion).toMatch(/^\d+$/);
+  });
+
+  it('refuses a resourceVersion with kube 400', async () => {
+    await expect(store.create('ns', event({ name: 'g', resourceVersion: '5' }), { dryRun: false })).rejects.toMatchObject({
+      code: 400,
+      status: { message: 'resourceVersion should not be set on objects to be created' },
+    });
+  });
+});
