@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -10,10 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type Status } from '../../../../apimachinery/errors.js';
 import { KUBE_PROTOS } from '../../../../server/endpoints/proto/kube-protos.js';
 import { decodeProtobufObject, isProtobufContentType } from '../../../../server/endpoints/protobuf.js';
+import { findKubectl } from '../../../helpers/kubectl.js';
 
 const MAGIC = Buffer.from('k8s\0', 'latin1');
-const KUBECTL_DIR = '/usr/lib/google-cloud-sdk/bin';
-const KUBECTLS = ['kubectl.1.32', 'kubectl.1.33'].map((name) => path.join(KUBECTL_DIR, name));
+// kubectl 1.32 and 1.33 send protobuf; a missing one fails its tests (test/helpers/kubectl.ts).
+const FOUND = ['1.32', '1.33'].map(findKubectl);
+const KUBECTLS = FOUND.flatMap((k) => (k.binary ? [k.binary] : []));
 
 // An encoder built from the same definitions: good for table tests of the JSON mapping, blind to a
 // wrong field number. The kubectl bodies and struct tags further down cover that.
@@ -351,9 +353,10 @@ describe('decodeProtobufObject: errors are 400 BadRequest with one line', () => 
 
 // The Go struct tags compiled into kubectl carry every field's wire type, number and name, so each
 // field written in KUBE_PROTOS is checked against upstream, not only those kubectl happens to send.
-const tagSource = [...KUBECTLS].reverse().find((bin) => existsSync(bin));
-describe.skipIf(!tagSource)(`field numbers agree with the protobuf struct tags in ${tagSource ? path.basename(tagSource) : 'kubectl (not found)'}`, () => {
+const tagSource = KUBECTLS[KUBECTLS.length - 1];
+describe(`field numbers agree with the protobuf struct tags in ${tagSource ? path.basename(tagSource) : 'kubectl (not found)'}`, () => {
   it('every field of every message', () => {
+    if (!tagSource) expect.fail(FOUND.map((k) => k.problem).join('\n'));
     const binary = readFileSync(tagSource!).toString('latin1');
     const tags = new Set<string>();
     for (const m of binary.matchAll(/protobuf:"([a-z0-9]+),(\d+),[^"]*?name=([A-Za-z0-9]+)/g)) tags.add(`${m[1]},${m[2]},${m[3]}`);
@@ -450,11 +453,14 @@ function reply(method: string, pathname: string): [number, string, unknown] {
   return [404, 'application/json', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 }];
 }
 
-const missingKubectls = KUBECTLS.filter((bin) => !existsSync(bin));
-if (missingKubectls.length > 0) console.warn(`NOTICE: live kubectl protobuf captures skipped, not found: ${missingKubectls.join(', ')}`);
+describe('the kubectl binaries that send protobuf', () => {
+  it.each(FOUND)('kubectl $version is there', (k) => {
+    if (!k.binary) expect.fail(k.problem);
+  });
+});
 
 for (const kubectl of KUBECTLS) {
-  describe.skipIf(!existsSync(kubectl))(`bodies ${path.basename(kubectl)} sends to a recording server`, () => {
+  describe(`bodies ${path.basename(kubectl)} sends to a recording server`, () => {
     const requests: Recorded[] = [];
     let server: http.Server;
     let dir: string;
