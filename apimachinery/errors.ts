@@ -138,9 +138,12 @@ export function toApiError(err: unknown): ApiError {
   return err instanceof ApiError ? err : internalError(err);
 }
 
-/** The success Status kube returns for some deletes. */
-export function successStatus(details: StatusDetails): Omit<Status, 'message' | 'reason'> & { details: StatusDetails } {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Omit<Status, 'message' | 'reason'> & { details: StatusDetails };
+/**
+ * The success Status kube returns for a custom resource's delete: no message, reason or code (its
+ * handler leaves Code zero, which JSON omits).
+ */
+export function successStatus(details: StatusDetails): Omit<Status, 'message' | 'reason' | 'code'> & { details: StatusDetails } {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
 /** For cleanup loops, where an object that is already gone is the wanted outcome. */

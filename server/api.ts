@@ -20,7 +20,8 @@ import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { AdmissionChain } from '../admission/interface.js';
 import { CRDController } from './registry/builtin/crd-controller.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
-import { serveResource, sendJson, watchOptions } from './endpoints/rest.js';
+import { serveResource, watchOptions } from './endpoints/rest.js';
+import { writeStatus } from './endpoints/respond.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
 import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/watch-websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
@@ -43,14 +44,6 @@ export interface ApiDeps {
   minRequestTimeoutSeconds?: number;
   /** Bytes all watchers together may have pending before the slowest are ended. */
   watchBudgetBytes?: number;
-}
-
-export function writeStatus(res: ServerResponse, err: ApiError): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  sendJson(res, err.code, err.status);
 }
 
 function builtin(kind: KindInfo, version: string, singular: string, extra: Partial<ResourceDescriptor>, store: Store): ResourceDescriptor {

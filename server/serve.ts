@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { refuseUpgrade } from './endpoints/watch-websocket.js';
+import { writeStatus } from './endpoints/respond.js';
 import { ApiError, forbidden, internalError, serviceUnavailable, timeout, toApiError, unauthorized } from '../apimachinery/errors.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler } from './pipeline/types.js';
@@ -56,8 +57,6 @@ function send(res: ServerResponse, code: number, body: string, headers: Record<s
   res.end(body);
 }
 
-export const sendStatus = (res: ServerResponse, err: ApiError): void =>
-  send(res, err.code, JSON.stringify(err.status), { 'Content-Type': 'application/json' });
 
 /**
  * An answer on a raw connection the HTTP parser gave up on (Go's net/http answers these the same
@@ -246,7 +245,7 @@ export class HttpsFrontend {
     });
     this.dispatch(req, res, path, query, info, ctx).catch((err: unknown) => {
       this.deps.logger.error('request failed', { verb: method, uri: url, err: err instanceof Error ? err.stack : String(err) });
-      sendStatus(res, internalError(err));
+      writeStatus(res, internalError(err));
     });
   }
 
@@ -255,7 +254,7 @@ export class HttpsFrontend {
     if (res.headersSent) return void res.destroy();
     this.deps.logger.info('request timed out', { verb: req.method, uri: req.url, timeoutMs: this.limits.requestTimeoutMs });
     res.setHeader('Connection', 'close');
-    sendStatus(res, timeout('Timeout: request did not complete within the allotted timeout'));
+    writeStatus(res, timeout('Timeout: request did not complete within the allotted timeout'));
   }
 
   private async dispatch(
@@ -267,19 +266,19 @@ export class HttpsFrontend {
     ctx: { user?: string },
   ): Promise<void> {
     const auth = this.deps.authenticate(req);
-    if (auth.kind === 'invalid') return sendStatus(res, unauthorized());
+    if (auth.kind === 'invalid') return writeStatus(res, unauthorized());
     const user = auth.kind === 'user' ? auth.user : undefined;
     if (PUBLIC_PATHS.has(path)) {
       const verb = info instanceof ApiError ? '' : info.verb;
       // Anyone may get these; other verbs need a user (kube's authorizer says so to anonymous).
-      if (verb !== 'get' && verb !== 'head' && !user) return sendStatus(res, forbidden(`forbidden: User "system:anonymous" cannot ${verb || (req.method ?? '').toLowerCase()} path "${path}"`));
+      if (verb !== 'get' && verb !== 'head' && !user) return writeStatus(res, forbidden(`forbidden: User "system:anonymous" cannot ${verb || (req.method ?? '').toLowerCase()} path "${path}"`));
       // Health probes are exempt from the in-flight limits, as kube's "probes" flow schema exempts them.
       if (path.startsWith('/version')) return send(res, 200, this.versionBody, { 'Content-Type': 'application/json' });
       return this.serveHealth(res, path.slice(1) as HealthEndpoint, query);
     }
-    if (!user) return sendStatus(res, unauthorized());
+    if (!user) return writeStatus(res, unauthorized());
     ctx.user = user.name;
-    if (info instanceof ApiError) return sendStatus(res, info);
+    if (info instanceof ApiError) return writeStatus(res, info);
     const release = isLongRunning(info) ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
     if (!release) return tooManyRequests(res);
     res.once('close', release);

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ApiError,
+  successStatus,
   badRequest,
   conflict,
   invalid,
@@ -28,6 +29,7 @@ import { type OptionsKind, addWarning, parseFieldValidation, strictDecoding } fr
 import { type DecodedBody, decodeObjectBody, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
+import { sendJson } from './respond.js';
 import { patchMediaType } from './negotiate.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
@@ -56,11 +58,6 @@ export interface Ctx {
 /** What a handler knows before it answers: everything but the response. */
 export type RequestCtx = Omit<Ctx, 'res'>;
 
-export function sendJson(res: ServerResponse, code: number, value: unknown, headers: Record<string, string> = {}): void {
-  const body = stringifyJSON(value);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers });
-  res.end(body);
-}
 
 export async function serveResource(ctx: Ctx): Promise<void> {
   const { info, desc } = ctx;
@@ -517,13 +514,7 @@ async function del(ctx: Ctx): Promise<void> {
   const result = await ctx.store.delete(namespaceOf(ctx), ctx.info.name, opts);
   if (!result.deleted || ctx.builtin) return respondObject(ctx, 200, result.obj);
   const resource = qualifiedResource(ctx.store.kind);
-  sendJson(ctx.res, 200, {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Success',
-    details: { name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid },
-  });
+  sendJson(ctx.res, 200, successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid }));
 }
 
 async function deleteCollection(ctx: Ctx): Promise<void> {
