@@ -22,6 +22,7 @@ import { CRDController } from './registry/builtin/crd-controller.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
 import { serveResource, watchOptions } from './endpoints/rest.js';
 import { writeStatus } from './endpoints/respond.js';
+import { negotiate, parseAccept } from './endpoints/negotiate.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
 import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/watch-websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
@@ -220,14 +221,21 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   };
 }
 
-/** The aggregated discovery version an Accept header asks for, in the client's order. */
+/**
+ * The aggregated discovery version an Accept header asks for: the first clause in negotiation
+ * order decides, as kube's discovery handler takes the media type negotiated (an aggregated list
+ * asked for with `as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=...`, else the legacy document).
+ */
 function aggregatedVersion(accept: string | undefined): 'v2' | 'v2beta1' | undefined {
   if (!accept) return undefined;
-  for (const part of accept.split(',')) {
-    const params = part.split(';').map((p) => p.trim());
-    if (params[0] !== 'application/json' || !params.includes('as=APIGroupDiscoveryList') || !params.includes('g=apidiscovery.k8s.io')) continue;
-    if (params.includes('v=v2')) return 'v2';
-    if (params.includes('v=v2beta1')) return 'v2beta1';
+  for (const clause of parseAccept(accept)) {
+    if (clause.q === 0) continue;
+    const p = clause.params;
+    if (clause.type === 'application/json' && p['as'] === 'APIGroupDiscoveryList' && p['g'] === 'apidiscovery.k8s.io') {
+      if (p['v'] === 'v2' || p['v'] === 'v2beta1') return p['v'];
+      continue;
+    }
+    if (negotiate(clause.type, ['application/json'])) return undefined;
   }
   return undefined;
 }

@@ -58,6 +58,22 @@ export function parseAccept(header: string): AcceptClause[] {
   return clauses;
 }
 
+/**
+ * goautoneg.Negotiate, as kube-openapi's handlers call it: the first offer (`type/subtype`) the
+ * most preferred clause accepts; clauses with q 0 accept nothing; no Accept header accepts all.
+ */
+export function negotiate(accept: string | undefined, offers: readonly string[]): string | undefined {
+  for (const clause of parseAccept(accept?.trim() ? accept : '*/*')) {
+    if (clause.q === 0) continue;
+    const match = offers.find((offer) => {
+      const [type, subType] = offer.split('/');
+      return (clause.mainType === '*' || clause.mainType === type) && (clause.subType === '*' || clause.subType === subType);
+    });
+    if (match) return match;
+  }
+  return undefined;
+}
+
 /** strings.Trim(s, " "): spaces only, not tabs. */
 const trimSpaces = (s: string): string => s.replace(/^ +| +$/g, '');
 

@@ -14,6 +14,7 @@ import { type JsonObject, type JsonValue, isJsonObject } from '../../apimachiner
 import { KUBE_VERSION } from '../version.js';
 import { stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
 import type { Document } from './discovery.js';
+import { negotiate } from './negotiate.js';
 
 /** What a document needs to know about a resource; the Catalog's descriptors are wider. */
 export type OpenAPIResource = Pick<ResourceDescriptor, 'group' | 'version' | 'names' | 'namespaced' | 'verbs' | 'subresources' | 'schema'>;
@@ -779,40 +780,6 @@ const JSON_TYPE = 'application/json';
 const V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 /** The deprecated spelling, which kubectl sends; kube answers with the current one. */
 const V2_PROTOBUF_DEPRECATED = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
-
-interface MediaRange {
-  type: string;
-  subtype: string;
-  q: number;
-}
-
-/** An Accept header in goautoneg's order: by quality, then concrete types before wildcards. */
-function parseAccept(accept: string | undefined): MediaRange[] {
-  const ranges: MediaRange[] = [];
-  for (const part of (accept?.trim() || '*/*').split(',')) {
-    const [range = '', ...params] = part.split(';').map((s) => s.trim());
-    const [type = '', subtype] = range.toLowerCase().split('/', 2);
-    if (subtype === undefined && type !== '*') continue;
-    const qParam = params.find((p) => p.toLowerCase().startsWith('q='));
-    const qValue = qParam === undefined ? 1 : Number(qParam.slice(2));
-    if (!(qValue > 0)) continue;
-    ranges.push({ type, subtype: subtype ?? '*', q: qValue });
-  }
-  const less = (a: MediaRange, b: MediaRange): boolean => a.q > b.q || (a.type !== '*' && b.type === '*') || (a.subtype !== '*' && b.subtype === '*');
-  return ranges.sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
-}
-
-/** The first offer the most preferred media range accepts (kube-openapi's handlers' loop). */
-function negotiate(accept: string | undefined, offers: string[]): string | undefined {
-  for (const range of parseAccept(accept)) {
-    const match = offers.find((offer) => {
-      const [type, subtype] = offer.split('/');
-      return (range.type === '*' || range.type === type) && (range.subtype === '*' || range.subtype === subtype);
-    });
-    if (match) return match;
-  }
-  return undefined;
-}
 
 function statusResponse(err: ApiError): OpenAPIResponse {
   const body = JSON.stringify(err.status);

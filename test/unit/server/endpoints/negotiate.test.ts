@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  negotiate,
   type AcceptClause,
   type ServedMediaType,
   defaultEndpointRestrictions,
@@ -242,5 +243,22 @@ describe('patchMediaType', () => {
     { v: undefined, want: '' },
   ])('$v', ({ v, want }) => {
     expect(patchMediaType(v)).toBe(want);
+  });
+});
+
+describe('negotiate (goautoneg.Negotiate, as kube-openapi calls it)', () => {
+  const offers = ['application/json', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'];
+  it.each<[string | undefined, string | undefined]>([
+    [undefined, 'application/json'],
+    ['', 'application/json'],
+    ['*/*', 'application/json'],
+    ['application/com.github.proto-openapi.spec.v2.v1.0+protobuf, application/json', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'],
+    ['application/json;q=0.5, application/*;q=0.9', 'application/json'],
+    ['application/json;q=0, text/plain', undefined],
+    ['application/json;q=0', undefined],
+    ['Application/JSON', undefined],
+    ['text/*, application/json;q=0.1', 'application/json'],
+  ])('%j -> %s', (accept, want) => {
+    expect(negotiate(accept, offers)).toBe(want);
   });
 });
