@@ -9,7 +9,7 @@ import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
 import { ApiError, badRequest, ignoreNotFound, notFoundPath, toApiError } from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
-import { Catalog, type ResourceDescriptor } from './registry/catalog.js';
+import { Catalog, type ResourceDescriptor, TYPED_PROFILE } from './registry/catalog.js';
 import { storageVersionHash } from '../apimachinery/versions.js';
 import { Store } from './registry/store.js';
 import { isTerminating, namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
@@ -56,13 +56,11 @@ function builtin(kind: KindInfo, version: string, singular: string, extra: Parti
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: [],
     store,
+    serving: TYPED_PROFILE,
     storageVersionHash: storageVersionHash(kind.group, version, kind.kind),
     ...extra,
   };
 }
-
-/** Kinds compiled into the server: typed clients may send protobuf and strategic merge patches. */
-const BUILTIN_GROUPS = new Set(['', 'apiextensions.k8s.io']);
 
 export async function createApi(deps: ApiDeps): Promise<Api> {
   const { storage, logger } = deps;
@@ -135,7 +133,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     if (!info.isResourceRequest) return serveNonResource(req, res, info.path, query);
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    await serveResource({ req, res, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes, user });
+    await serveResource({ req, res, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user });
   }
 
   /** A watch over WebSocket: checked like any watch, then upgraded and streamed. */
@@ -143,7 +141,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    const options = watchOptions({ req, info, query, desc, store: desc.store, builtin: BUILTIN_GROUPS.has(desc.group), watches, maxRequestBodyBytes, user });
+    const options = watchOptions({ req, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user });
     const ws = await acceptWebSocket(req, socket, head);
     const sink = webSocketWatchSink(ws);
     await serveWatch(sink, options, watches).catch((err: unknown) => {

@@ -14,7 +14,7 @@ import {
   unsupportedMediaType,
 } from '../../apimachinery/errors.js';
 import { GoPrinted, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
-import type { ResourceDescriptor, ScaleMapping } from '../registry/catalog.js';
+import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
@@ -35,8 +35,6 @@ import { type Scale, applyScale, scaleOf } from './scale.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 
-const PATCH_TYPES_CR = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
-const PATCH_TYPES_BUILTIN = [...PATCH_TYPES_CR, 'application/strategic-merge-patch+json'];
 
 export interface Ctx {
   req: IncomingMessage;
@@ -45,8 +43,6 @@ export interface Ctx {
   query: URLSearchParams;
   desc: ResourceDescriptor;
   store: Store;
-  /** Whether the kind is built in (protobuf bodies, strategic merge patch) or a custom resource. */
-  builtin: boolean;
   /** Open watches, ended together when the server shuts down. */
   watches: WatchRegistry;
   /** The largest body a write may send. */
@@ -66,13 +62,13 @@ export async function serveResource(ctx: Ctx): Promise<void> {
   // registers nothing else there; its CRD handler hands anything else to the 404 delegate).
   // go-restful answers another method on the collection path itself with a 405.
   if (desc.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
-    throw ctx.builtin && !info.name && !info.subresource ? methodNotSupported() : notFoundPath();
+    throw desc.serving.unsupported === 'route' && !info.name && !info.subresource ? methodNotSupported() : notFoundPath();
   }
   if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
   if (desc.deprecationWarning) addWarning(ctx.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
-  if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw ctx.builtin ? methodNotSupported() : badRequest('name must be provided');
+  if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw desc.serving.unsupported === 'route' ? methodNotSupported() : badRequest('name must be provided');
   if (info.subresource === 'scale' && ctx.desc.scale) return serveScale(ctx, ctx.desc.scale);
   // The /watch/ path names the verb; it is served to GET only (DELETE .../watch/... deletes nothing).
   if (info.verb === 'watch' && ctx.req.method !== 'GET') throw verbNotSupported(ctx);
@@ -103,13 +99,13 @@ export async function serveResource(ctx: Ctx): Promise<void> {
  * kinds, apierrors.NewMethodNotSupported from the custom resource handler for the others.
  */
 function verbNotSupported(ctx: RequestCtx, message?: string): ApiError {
-  return ctx.builtin ? methodNotSupported() : methodNotSupportedOn(qualifiedResource(ctx.store.kind), ctx.info.verb, message);
+  return ctx.desc.serving.unsupported === 'route' ? methodNotSupported() : methodNotSupportedOn(qualifiedResource(ctx.store.kind), ctx.info.verb, message);
 }
 
 /** What Go's %T prints for the object a handler holds: the internal type, or Unstructured for custom resources. */
 function goType(ctx: RequestCtx, list: boolean): string {
   const suffix = list ? 'List' : '';
-  if (!ctx.builtin) return `*unstructured.Unstructured${suffix}`;
+  if (!ctx.desc.serving.typed) return `*unstructured.Unstructured${suffix}`;
   const pkg = ctx.desc.group === '' ? 'core' : ctx.desc.group.split('.')[0]!;
   return `*${pkg}.${ctx.desc.names.kind}${suffix}`;
 }
@@ -287,7 +283,7 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
-  const decoded = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], ctx.builtin, ctx.store.strategy.exactIntegers);
+  const decoded = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers);
   return { obj: checkObject(ctx, decoded.value), decoded };
 }
 
@@ -301,12 +297,12 @@ function checkObject(ctx: Ctx, value: unknown): KubeObject {
   const apiVersion = value['apiVersion'];
   const kind = value['kind'];
   // Built-in kinds may omit type information (typed clients do); custom resources may not.
-  if (apiVersion === undefined && kind === undefined && ctx.builtin) {
+  if (apiVersion === undefined && kind === undefined && ctx.desc.serving.typed) {
     value['apiVersion'] = gv;
     value['kind'] = ctx.desc.names.kind;
   } else {
     if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
-    if (!ctx.builtin) checkCustomResourceType(ctx, value, typeof apiVersion === 'string' ? apiVersion : '', kind);
+    if (!ctx.desc.serving.typed) checkCustomResourceType(ctx, value, typeof apiVersion === 'string' ? apiVersion : '', kind);
     if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
     if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
     if (kind !== ctx.desc.names.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${ctx.desc.names.kind})`);
@@ -359,7 +355,7 @@ async function create(ctx: Ctx): Promise<void> {
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, decodeError(ctx));
-  if (ctx.builtin) onUnknownFields([]);
+  if (ctx.desc.serving.typed) onUnknownFields([]);
   const created = await ctx.store.create(namespaceOf(ctx), obj, { user: ctx.user, dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx.res, t) });
   await respondObject(ctx, 201, created);
 }
@@ -369,7 +365,7 @@ async function update(ctx: Ctx): Promise<void> {
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, decodeError(ctx));
-  if (ctx.builtin) onUnknownFields([]);
+  if (ctx.desc.serving.typed) onUnknownFields([]);
   const name = ctx.info.name;
   if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
     throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
@@ -389,7 +385,7 @@ async function update(ctx: Ctx): Promise<void> {
 
 async function patch(ctx: Ctx): Promise<void> {
   const type = patchMediaType(ctx.req.headers['content-type']);
-  const allowed = ctx.builtin ? PATCH_TYPES_BUILTIN : PATCH_TYPES_CR;
+  const allowed = ctx.desc.serving.patchTypes;
   if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
     throw unsupportedMediaType(allowed);
   }
@@ -403,7 +399,7 @@ async function patch(ctx: Ctx): Promise<void> {
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, (message) =>
     invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
   );
-  if (ctx.builtin) onUnknownFields([]);
+  if (ctx.desc.serving.typed) onUnknownFields([]);
   const updated = await ctx.store.update(
     namespaceOf(ctx),
     name,
@@ -449,7 +445,9 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   } else if (ctx.info.verb === 'patch') {
     dry = dryRun(ctx, 'PatchOptions');
     const type = patchMediaType(ctx.req.headers['content-type']);
-    if (!PATCH_TYPES_BUILTIN.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(PATCH_TYPES_BUILTIN);
+    // A Scale is a typed object (autoscaling/v1), whatever the resource it scales.
+    const allowed = TYPED_PROFILE.patchTypes;
+    if (!allowed.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(allowed);
     const patchDoc = parseJson((await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8')).value;
     change = (current) =>
       type === 'application/json-patch+json'
@@ -512,7 +510,7 @@ async function del(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
   const opts = await deleteOptions(ctx);
   const result = await ctx.store.delete(namespaceOf(ctx), ctx.info.name, opts);
-  if (!result.deleted || ctx.builtin) return respondObject(ctx, 200, result.obj);
+  if (!result.deleted || ctx.desc.serving.deleted === 'object') return respondObject(ctx, 200, result.obj);
   const resource = qualifiedResource(ctx.store.kind);
   sendJson(ctx.res, 200, successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid }));
 }

@@ -13,6 +13,46 @@ export interface ScaleMapping {
   labelSelectorPath?: string;
 }
 
+/**
+ * How the REST layer serves a resource: what differs between kube's typed handlers (go-restful,
+ * for built-in kinds) and apiextensions' handler for custom resources, stated per resource
+ * instead of asked of a flag in every handler.
+ */
+export interface ServingProfile {
+  /**
+   * Objects have compiled-in types: a body may be protobuf and may omit apiVersion and kind, and
+   * Go's %T of an object is `*<pkg>.<Kind>`. Otherwise unstructured: JSON or YAML with type meta.
+   */
+  typed: boolean;
+  /** The patch media types accepted (415 lists them). */
+  patchTypes: readonly string[];
+  /**
+   * A verb or path the handler has no answer for: go-restful's generic 405 (`route`), or the CRD
+   * handler's own errors naming the resource (`resource`).
+   */
+  unsupported: 'route' | 'resource';
+  /** What a delete that removed the object answers: the object, or a success Status. */
+  deleted: 'object' | 'status';
+}
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+
+/** Built-in kinds, as kube's typed registries serve them. */
+export const TYPED_PROFILE: ServingProfile = {
+  typed: true,
+  patchTypes: [...PATCH_TYPES, 'application/strategic-merge-patch+json'],
+  unsupported: 'route',
+  deleted: 'object',
+};
+
+/** Custom resources, as apiextensions-apiserver's CRD handler serves them. */
+export const CUSTOM_RESOURCE_PROFILE: ServingProfile = {
+  typed: false,
+  patchTypes: PATCH_TYPES,
+  unsupported: 'resource',
+  deleted: 'status',
+};
+
 /** One resource in one group version: what discovery lists and the REST layer serves. */
 export interface ResourceDescriptor {
   group: string;
@@ -24,6 +64,7 @@ export interface ResourceDescriptor {
   subresources: string[];
   scale?: ScaleMapping;
   store: Store;
+  serving: ServingProfile;
   /** Columns for `kubectl get` beyond Name; undefined means Name and Age. */
   printerColumns?: PrinterColumn[];
   deprecationWarning?: string;

@@ -4,7 +4,7 @@
 // resource first, then the finalizer, then the routes.
 import type { Storage } from '../../../storage/interface.js';
 import type { Logger } from '../../../apimachinery/log.js';
-import { Catalog, type ResourceDescriptor } from '../catalog.js';
+import { CUSTOM_RESOURCE_PROFILE, Catalog, type ResourceDescriptor } from '../catalog.js';
 import { Informer } from '../informer.js';
 import { Store } from '../store.js';
 import { setCondition } from './crds.js';
@@ -116,6 +116,7 @@ export class CRDController {
         subresources: [...(v.subresources?.status ? ['status'] : []), ...(v.subresources?.scale ? ['scale'] : [])],
         ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
         store,
+        serving: CUSTOM_RESOURCE_PROFILE,
         ...(v.additionalPrinterColumns ? { printerColumns: v.additionalPrinterColumns } : {}),
         ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${names.kind} is deprecated` } : {}),
         storageVersionHash: hash,
