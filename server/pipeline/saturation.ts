@@ -7,7 +7,7 @@ import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 
 /** The share of the last interval the loop spent working, above which new work is refused. */
 export const DEFAULT_MAX_EVENT_LOOP_UTILIZATION = 0.9;
-const SAMPLE_INTERVAL_MS = 250;
+const SAMPLE_INTERVAL_MS = 100;
 
 export class LoopSaturation {
   private last: EventLoopUtilization = performance.eventLoopUtilization();
