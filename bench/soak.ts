@@ -322,6 +322,7 @@ async function main(): Promise<number> {
   let closedPaused = 0;
   let readersEnded = 0;
   let lorisClosed = 0;
+  let terminatedByServer = 0;
   let stderrTail = '';
   let exitCode: number | null | string = 'not stopped';
 
@@ -398,6 +399,9 @@ async function main(): Promise<number> {
       worker.postMessage('stop');
     });
     await worker.terminate();
+    // The server's own count of watchers it ended for falling behind.
+    const metrics = await adminCall('GET', '/metrics').catch(() => undefined);
+    terminatedByServer = [...(metrics?.body ?? '').matchAll(/^apiserver_terminated_watchers_total\{[^}]*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
     // Slow watchers ended by the server: look before closing anything ourselves.
     const ports = watchers.filter((w) => w.paused).map((w) => w.socket.localPort).filter((p): p is number => p !== undefined);
     closedPaused = closedByPeer(server.port, ports).size;
@@ -444,7 +448,8 @@ async function main(): Promise<number> {
   for (const [k, v] of [...codes].sort()) console.log(`  ${k}: ${v}`);
   console.log(`watchers: ${watchers.length} open, response status ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}`);
   console.log(`  readers (${readers.length}): ${readers.reduce((a, w) => a + w.events, 0)} events, ${mib(readers.reduce((a, w) => a + w.bytes, 0))} read, ${readersEnded} ended by the server`);
-  console.log(`  never-reading (${paused.length}): ${closedPaused} ended by the server`);
+  console.log(`  never-reading (${paused.length}): ${closedPaused} closed by the server (seen in /proc/net/tcp)`);
+  console.log(`  the server's apiserver_terminated_watchers_total: ${terminatedByServer}`);
   console.log(`slowloris: ${loris.length} open, ${lorisClosed} closed by the server`);
   console.log(`server survived: ${survived ? 'yes' : 'NO'}; exit on SIGTERM: ${exitCode}`);
   if (!survived) console.log(`server stderr (tail):\n${stderrTail}`);

@@ -28,7 +28,8 @@ export class Metrics {
     else this.requests.set(key, { verb, code, count: 1 });
   }
 
-  render(): string {
+  /** `dropped`: requests the in-flight limits refused, per kind (kube's apiserver_dropped_requests_total). */
+  render(dropped: Readonly<Record<RequestKind, number>> = { readOnly: 0, mutating: 0 }): string {
     const lines = [
       '# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb and HTTP response code.',
       '# TYPE apiserver_request_total counter',
@@ -42,6 +43,10 @@ export class Metrics {
       '# HELP apiserver_longrunning_requests [ALPHA] Number of long-running requests (watches) being served.',
       '# TYPE apiserver_longrunning_requests gauge',
       `apiserver_longrunning_requests{verb="WATCH"} ${this.longRunning}`,
+      '# HELP apiserver_dropped_requests_total [ALPHA] Number of requests dropped with \'Try again later\' response',
+      '# TYPE apiserver_dropped_requests_total counter',
+      `apiserver_dropped_requests_total{request_kind="mutating"} ${dropped.mutating}`,
+      `apiserver_dropped_requests_total{request_kind="readOnly"} ${dropped.readOnly}`,
       '# HELP apiserver_terminated_watchers_total [ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.',
       '# TYPE apiserver_terminated_watchers_total counter',
       ...this.watches

@@ -282,7 +282,7 @@ export class HttpsFrontend {
     const release = isLongRunning(info) ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
     if (!release) return tooManyRequests(res);
     res.once('close', release);
-    if (path === '/metrics') return send(res, 200, this.metrics.render(), { 'Content-Type': METRICS_CONTENT_TYPE });
+    if (path === '/metrics') return send(res, 200, this.metrics.render(this.maxInflight.dropped), { 'Content-Type': METRICS_CONTENT_TYPE });
     const single = this.singleCheck(path);
     if (single) return this.writeHealth(res, await runSingleCheck(single));
     return this.deps.api.handle(req, res, user, { info, query });

@@ -5,13 +5,20 @@
 // would add work (kube's 429 with Retry-After), so clients back off and the loop recovers.
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 
-/** The share of the last interval the loop spent working, above which new work is refused. */
+/** The share of each interval the loop spent working, above which new work is refused. */
 export const DEFAULT_MAX_EVENT_LOOP_UTILIZATION = 0.9;
 const SAMPLE_INTERVAL_MS = 100;
+/**
+ * Saturated means this many intervals in a row over the threshold: soon enough to catch a burst
+ * of writes before it stalls the loop for long, yet one long task (a CRD's rules compiling) does
+ * not refuse anyone.
+ */
+const SATURATED_SAMPLES = 3;
 
 export class LoopSaturation {
   private last: EventLoopUtilization = performance.eventLoopUtilization();
-  private utilization = 0;
+  /** Consecutive samples over the threshold. */
+  private busySamples = 0;
   private readonly timer: NodeJS.Timeout;
 
   /** `threshold` 1 or more never reports saturation. */
@@ -22,12 +29,13 @@ export class LoopSaturation {
 
   private sample(): void {
     const now = performance.eventLoopUtilization();
-    this.utilization = performance.eventLoopUtilization(now, this.last).utilization;
+    const utilization = performance.eventLoopUtilization(now, this.last).utilization;
+    this.busySamples = utilization >= this.threshold ? this.busySamples + 1 : 0;
     this.last = now;
   }
 
   saturated(): boolean {
-    return this.threshold < 1 && this.utilization >= this.threshold;
+    return this.threshold < 1 && this.busySamples >= SATURATED_SAMPLES;
   }
 
   stop(): void {

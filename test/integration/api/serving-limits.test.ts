@@ -40,6 +40,8 @@ beforeAll(async () => {
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     readHeaderTimeoutMs: 1000,
     idleTimeoutMs: 1000,
+    // The counts under test, not the loop: this test's own work shares the server's event loop.
+    maxEventLoopUtilization: 1,
   });
   api = apiClient(server);
   await installCrd(api, CRD);
@@ -98,6 +100,7 @@ describe('in-flight limits and the request timeout', () => {
       expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(r.body).toBe('Too many requests, please try again later.\n');
     });
+    expect((await as(ADMIN_TOKEN, 'GET', '/metrics')).body).toMatch(/\napiserver_dropped_requests_total\{request_kind="mutating"\} [1-9]\d*\n/);
     // system:masters is always served, and reads have their own limit.
     expect((await as(ADMIN_TOKEN, 'POST', '/api/v1/namespaces', '{"metadata":{"name":"by-admin"}}')).status).toBe(201);
     expect((await as(BOB_TOKEN, 'GET', '/api/v1/namespaces')).status).toBe(200);
