@@ -243,7 +243,7 @@ export class HttpsFrontend {
         srcIP,
       });
     });
-    this.dispatch(req, res, path, query, info, ctx).catch((err: unknown) => {
+    this.dispatch(req, res, path, query, info, longRunning, ctx).catch((err: unknown) => {
       this.deps.logger.error('request failed', { verb: method, uri: url, err: err instanceof Error ? err.stack : String(err) });
       writeStatus(res, internalError(err));
     });
@@ -263,6 +263,7 @@ export class HttpsFrontend {
     path: string,
     query: URLSearchParams,
     info: RequestInfo | ApiError,
+    longRunning: boolean,
     ctx: { user?: string },
   ): Promise<void> {
     const auth = this.deps.authenticate(req);
@@ -279,7 +280,7 @@ export class HttpsFrontend {
     if (!user) return writeStatus(res, unauthorized());
     ctx.user = user.name;
     if (info instanceof ApiError) return writeStatus(res, info);
-    const release = isLongRunning(info) ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
+    const release = longRunning ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
     if (!release) return tooManyRequests(res);
     res.once('close', release);
     if (path === '/metrics') return send(res, 200, this.metrics.render(this.maxInflight.dropped), { 'Content-Type': METRICS_CONTENT_TYPE });
