@@ -19,7 +19,7 @@ import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { type RequestInfo, decodeListOptions, queryBool, queryInt64 } from '../pipeline/request-info.js';
+import { type ListQuery, type RequestInfo, decodeListOptions } from '../pipeline/request-info.js';
 import { matchesLabels, parseGoInt64 } from '../../apimachinery/selectors/labels.js';
 import { convertFieldSelector, matchesFields } from '../../apimachinery/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
@@ -182,9 +182,16 @@ async function get(ctx: Ctx): Promise<void> {
  */
 const MAX_PAGE = 2 ** 31 - 1;
 
+/** The request's list options, decoded once with its request info (or here, for a /watch/ path). */
+function decodedListOptions(ctx: RequestCtx): ListQuery {
+  const decoded = ctx.info.listOptions ?? decodeListOptions(ctx.query);
+  if (decoded instanceof ApiError) throw decoded;
+  return decoded;
+}
+
 function listOptions(ctx: RequestCtx): ListOptions {
   const q = ctx.query;
-  const decoded = decodeListOptions(q);
+  const decoded = decodedListOptions(ctx);
   const opts: ListOptions = {};
   const labels = q.get('labelSelector') ? decoded.labelSelector : undefined;
   const fields = q.get('fieldSelector') ? convertFieldSelector(decoded.fieldSelector, ctx.store.strategy.fieldLabels) : undefined;
@@ -249,13 +256,11 @@ async function watch(ctx: Ctx): Promise<void> {
 
 /** A watch request's options, checked as kube checks them (also for a watch over WebSocket). */
 export function watchOptions(ctx: RequestCtx): WatchOptions {
-  const q = ctx.query;
-  const sendInitialEvents = q.has('sendInitialEvents') ? queryBool(q.getAll('sendInitialEvents')) : undefined;
-  const resourceVersionMatch = q.get('resourceVersionMatch') ?? '';
-  const errs = validateWatchOptions({ resourceVersionMatch, sendInitialEvents, continue: q.get('continue') ?? '' });
+  const o = decodedListOptions(ctx);
+  const { sendInitialEvents, resourceVersionMatch, resourceVersion } = o;
+  const errs = validateWatchOptions({ resourceVersionMatch, sendInitialEvents, continue: o.continue });
   if (errs.length) throw invalid({ group: 'meta.k8s.io', name: 'ListOptions' }, '', errs);
   const { predicate } = listOptions(ctx);
-  const resourceVersion = q.get('resourceVersion') ?? '';
   if (resourceVersion) parseResourceVersion(resourceVersion);
   const format = outputFormat(ctx.req.headers.accept);
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
@@ -266,9 +271,9 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
     predicate,
     resourceVersion,
     resourceVersionMatch,
-    allowWatchBookmarks: queryBool(q.getAll('allowWatchBookmarks')),
+    allowWatchBookmarks: o.allowWatchBookmarks,
     sendInitialEvents,
-    timeoutSeconds: queryInt64(q, 'timeoutSeconds'),
+    timeoutSeconds: o.timeoutSeconds,
     render(obj) {
       const shown = present(ctx, obj);
       if (format.kind === 'Table') return buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, include);

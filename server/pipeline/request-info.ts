@@ -35,6 +35,11 @@ export interface RequestInfo {
   /** The raw selectors of list, watch and deletecollection requests (for authorization). */
   fieldSelector: string;
   labelSelector: string;
+  /**
+   * A list's, watch's or deletecollection's query decoded as kube's parameter codec decodes it
+   * (or the 400 it gives), once, here; undefined for other requests.
+   */
+  listOptions?: ListQuery | ApiError;
 }
 
 const API_PREFIXES = new Set(['api', 'apis']);
@@ -140,13 +145,9 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (parts.length >= 2) info.name = parts[1]!;
   if (parts.length >= 3 && info.verb !== 'proxy') info.subresource = parts[2]!;
 
+  if (info.name === '' && (info.verb === 'get' || info.verb === 'delete' || info.verb === 'watch')) info.listOptions = tryDecodeListOptions(query);
   if (info.name === '' && info.verb === 'get') {
-    let options: ListQuery | undefined;
-    try {
-      options = decodeListOptions(query);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-    }
+    const options = info.listOptions instanceof ApiError ? undefined : info.listOptions;
     // Options that do not decode still say whether this is a watch.
     const watch = options ? options.watch : queryBool(query.getAll('watch'));
     info.verb = watch ? 'watch' : 'list';
@@ -230,6 +231,16 @@ export interface ListQuery {
   limit: number;
   continue: string;
   sendInitialEvents?: boolean;
+}
+
+/** decodeListOptions, its 400 returned rather than thrown. */
+function tryDecodeListOptions(query: URLSearchParams): ListQuery | ApiError {
+  try {
+    return decodeListOptions(query);
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
 }
 
 /**

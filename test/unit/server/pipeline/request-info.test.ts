@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../../apimachinery/errors.js';
 import {
   isLongRunning,
   decodeListOptions,
@@ -303,5 +304,25 @@ describe('isLongRunning', () => {
   ])('%s %s -> %s', (method, url, want) => {
     const u = new URL(url, 'https://x');
     expect(isLongRunning(parseRequestInfo(method, u.pathname, u.searchParams))).toBe(want);
+  });
+});
+
+describe('parseRequestInfo: list options decoded once', () => {
+  const parse = (method: string, url: string) => {
+    const u = new URL(url, 'https://x');
+    return parseRequestInfo(method, u.pathname, u.searchParams);
+  };
+  it('decodes a list, a watch and a deletecollection query, and keeps the 400 of one that does not decode', () => {
+    expect(parse('GET', '/api/v1/namespaces?limit=5&labelSelector=a%3Db').listOptions).toMatchObject({ limit: 5, watch: false });
+    expect(parse('GET', '/api/v1/watch/namespaces?timeoutSeconds=3').listOptions).toMatchObject({ timeoutSeconds: 3 });
+    expect(parse('DELETE', '/api/v1/namespaces/a/events?fieldSelector=metadata.name%3Dx').listOptions).toMatchObject({ fieldSelector: { terms: [expect.anything()] } });
+    const bad = parse('GET', '/api/v1/namespaces?limit=9223372036854775808').listOptions;
+    expect(bad).toBeInstanceOf(ApiError);
+    expect((bad as ApiError).status.message).toBe('strconv.ParseInt: parsing "9223372036854775808": value out of range');
+  });
+
+  it('leaves them undefined for requests that are not collections', () => {
+    expect(parse('GET', '/api/v1/namespaces/a').listOptions).toBeUndefined();
+    expect(parse('POST', '/api/v1/namespaces').listOptions).toBeUndefined();
   });
 });
