@@ -106,3 +106,25 @@ function stringifyIteratively(root: unknown, sortKeys = false): string | undefin
   }
   return parts.join('');
 }
+
+/**
+ * The bracket of the first container, in the order Go's json.Marshal writes them (map keys
+ * sorted), that nests deeper than `maxDepth` levels, if any. Iterative, so the walk itself cannot
+ * overflow the stack on the documents it is there to refuse.
+ */
+export function deeperThan(value: unknown, maxDepth: number): '{' | '[' | undefined {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > maxDepth) return Array.isArray(v) ? '[' : '{';
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], depth + 1]);
+    } else {
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o).sort();
+      for (let i = keys.length - 1; i >= 0; i--) stack.push([o[keys[i]!], depth + 1]);
+    }
+  }
+  return undefined;
+}

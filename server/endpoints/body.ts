@@ -6,6 +6,7 @@ import { decodeProtobufObject } from './protobuf.js';
 import { JsonSyntaxError, parseJsonExact } from '../../apimachinery/json-parse.js';
 import { parseMediaType } from './negotiate.js';
 import { YamlDecodeError, decodeYaml } from './yaml-decode.js';
+import { deeperThan } from '../../apimachinery/json.js';
 
 /**
  * kube's decoders take documents nested up to 10,000 deep (Go's encoding/json scanner, which
@@ -105,14 +106,7 @@ export async function parseYaml(text: string, int64 = false): Promise<unknown> {
 
 /** Throws a 400 when a decoded document nests deeper than MAX_NESTING_DEPTH. */
 export function checkDepth(value: unknown): void {
-  // Iterative, so the check itself cannot overflow the stack.
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > MAX_NESTING_DEPTH) throw badRequest(`the request body nests deeper than ${MAX_NESTING_DEPTH} levels`);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
+  if (deeperThan(value, MAX_NESTING_DEPTH)) throw badRequest(`the request body nests deeper than ${MAX_NESTING_DEPTH} levels`);
 }
 
 /**

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { CST, Composer, type DocumentOptions, Lexer, type ParseOptions, Parser, type SchemaOptions } from 'yaml';
 import { parseJsonExact } from '../../apimachinery/json-parse.js';
+import { deeperThan } from '../../apimachinery/json.js';
 import { INT64_MAX, INT64_MIN } from '../../apimachinery/int64.js';
 
 /** go-yaml's max_flow_level and max_indents, and Go's JSON nesting limit. */
@@ -54,7 +55,7 @@ export async function decodeYaml(text: string, int64: boolean): Promise<unknown>
   const value = first.nesting > IN_PLACE_MAX_NESTING ? await composeOnWorker(source, int64) : composeFirst(parse(first.lexemes), source.length, int64);
   // Within go-yaml's counts (indentless sequences and flow inside block count in neither; aliases
   // nest data deeper than the text), yet deeper than JSON may nest: what the JSON decoder says then.
-  const tooDeep = jsonDepthExceeded(value);
+  const tooDeep = deeperThan(value, YAML_MAX_DEPTH);
   if (tooDeep) throw new YamlDecodeError(`couldn't get version/kind; json parse error: invalid character '${tooDeep}' exceeded max depth`);
   return int64 ? safeIntsAsNumbers(value) : value;
 }
@@ -253,27 +254,6 @@ function composeFirst(tokens: Iterable<CST.Token>, length: number, int64: boolea
 /** go-yaml's line of an offset (counting from 0): each break, `\r\n` once. */
 function goYamlLine(text: string, offset: number): number {
   return text.slice(0, offset).match(/\r\n|[\n\r\u0085\u2028\u2029]/g)?.length ?? 0;
-}
-
-/**
- * The bracket of the first container (in the order Go's json.Marshal writes them: map keys sorted)
- * that nests deeper than YAML_MAX_DEPTH in the JSON form of the value, if any.
- */
-function jsonDepthExceeded(value: unknown): '{' | '[' | undefined {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > YAML_MAX_DEPTH) return Array.isArray(v) ? '[' : '{';
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], depth + 1]);
-    } else {
-      const o = v as Record<string, unknown>;
-      const keys = Object.keys(o).sort();
-      for (let i = keys.length - 1; i >= 0; i--) stack.push([o[keys[i]!], depth + 1]);
-    }
-  }
-  return undefined;
 }
 
 /** YAML read with every integer a bigint: numbers again where a number is exact, or beyond int64 (a float64 to kube). */
