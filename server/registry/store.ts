@@ -21,10 +21,10 @@ import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
 import { type FieldError, GoPrinted, goQuote, invalid as invalidField } from '../../apimachinery/field-errors.js';
 import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
 import { listPrefix, objectKey } from './keys.js';
-import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource } from './strategy.js';
+import { type Strategy, type UpdateStrategy, type WriteContext, qualifiedKind, qualifiedResource } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
 import { metaTimeDecodeError } from '../../apimachinery/validation/object-meta.js';
-import { fillObjectMetaSystemFields, generateNameFrom, specChanged, wipeObjectMetaSystemFields } from './object-meta-ops.js';
+import { fillObjectMetaSystemFields, generateNameFrom, wipeObjectMetaSystemFields } from './object-meta-ops.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
@@ -258,12 +258,12 @@ export class Store {
     if (!meta.name && meta.generateName) meta.name = generateNameFrom(meta.generateName);
     wipeObjectMetaSystemFields(meta);
     fillObjectMetaSystemFields(meta, nowTimestamp(), randomUUID());
-    if (this.strategy.tracksGeneration) meta.generation = 1;
+    if (this.strategy.generation) meta.generation = 1;
     else delete meta.generation;
-    if (this.strategy.statusSubresource) delete obj['status'];
-    this.strategy.prepareForCreate(obj);
+    const create = this.strategy.create;
+    create.prepare(obj);
     this.strategy.canonicalize(obj, ctx);
-    const errs = [...validateObjectMetaForCreate(obj, this.strategy), ...this.strategy.validate(obj, ctx)];
+    const errs = [...validateObjectMetaForCreate(obj, this.kind, create.validateName), ...create.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
     const name = meta.name!;
     await this.admission.validate({ ...attrs, name, object: obj });
@@ -299,7 +299,7 @@ export class Store {
       if (opts.replace || metaTimeDecodeError(next.metadata) !== metaTimeDecodeError(current.metadata)) this.checkDecodable(next, opts);
       if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
       const wantRv = next.metadata?.resourceVersion;
-      if (!wantRv && opts.replace && !this.strategy.allowUnconditionalUpdate) throw this.resourceVersionRequired(name);
+      if (!wantRv && opts.replace && !this.updateStrategy(opts).allowUnconditional) throw this.resourceVersionRequired(name);
       if (wantRv && wantRv !== current.metadata.resourceVersion) {
         throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
       }
@@ -314,7 +314,7 @@ export class Store {
       // As kube: an update that changes nothing is not written and keeps the resourceVersion.
       if (deepEqual(obj, current)) return obj;
       if (opts.dryRun) return obj;
-      if (obj.metadata.deletionTimestamp && !this.strategy.hasPendingFinalizers(obj)) {
+      if (obj.metadata.deletionTimestamp && !this.strategy.delete.waits(obj)) {
         // Removing the last finalizer of an object being deleted completes the delete.
         return this.finishDelete(key, obj, kv.modRevision, name);
       }
@@ -361,21 +361,15 @@ export class Store {
     }
   }
 
-  private prepareUpdate(input: KubeObject, old: KubeObject, ctx: WriteContext): KubeObject {
-    let obj = input;
+  /** The strategy of a write to the main resource or to `ctx.subresource`. */
+  private updateStrategy(ctx: WriteContext): UpdateStrategy {
+    return (ctx.subresource && this.strategy.subresources[ctx.subresource]) || this.strategy.update;
+  }
+
+  private prepareUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): KubeObject {
     if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
     const meta = obj.metadata;
     const oldMeta = old.metadata;
-    if (ctx.subresource === 'status' && this.strategy.statusSubresource) {
-      // A status write changes only status: everything else is the stored object's.
-      const status = obj['status'];
-      obj = cloneJson(old);
-      if (status === undefined) delete obj['status'];
-      else obj['status'] = status;
-    } else if (this.strategy.statusSubresource) {
-      if (old['status'] === undefined) delete obj['status'];
-      else obj['status'] = cloneJson(old['status']);
-    }
     // System fields are the server's: an update can neither set nor clear them.
     obj.metadata.resourceVersion = oldMeta.resourceVersion;
     if (!meta.uid) obj.metadata.uid = oldMeta.uid;
@@ -384,17 +378,16 @@ export class Store {
     else delete obj.metadata.deletionTimestamp;
     if (oldMeta.deletionGracePeriodSeconds !== undefined) obj.metadata.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     else delete obj.metadata.deletionGracePeriodSeconds;
-    if (this.strategy.tracksGeneration) {
-      obj.metadata.generation = oldMeta.generation ?? 1;
-    }
+    const generation = this.strategy.generation;
+    if (generation) obj.metadata.generation = oldMeta.generation ?? 1;
     if (this.kind.namespaced && obj.metadata.namespace === undefined) obj.metadata.namespace = oldMeta.namespace;
     if (obj.metadata.name === undefined) obj.metadata.name = oldMeta.name;
-    this.strategy.prepareForUpdate(obj, old, ctx);
+    const update = this.updateStrategy(ctx);
+    update.prepare(obj, old, ctx);
     this.strategy.canonicalize(obj, ctx);
-    if (this.strategy.tracksGeneration && ctx.subresource !== 'status' && specChanged(old, obj)) {
-      obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
-    }
-    const errs = [...validateObjectMetaForUpdate(obj, old, this.strategy), ...this.strategy.validateUpdate(obj, old, ctx)];
+    // A subresource with a strategy of its own (status, finalize) never writes the spec.
+    if (update === this.strategy.update && generation?.specChanged(old, obj)) obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
+    const errs = [...validateObjectMetaForUpdate(obj, old, this.kind), ...update.validate(obj, old, ctx)];
     this.throwIfInvalid(obj, errs);
     return obj;
   }
@@ -432,14 +425,12 @@ export class Store {
 
   /** The object as a pending delete leaves it, or undefined when it can go at once. */
   private markForDeletion(current: KubeObject): KubeObject | undefined {
-    if (!this.strategy.hasPendingFinalizers(current)) return undefined;
+    const del = this.strategy.delete;
     // Already being deleted: a second delete changes nothing while finalizers remain.
-    if (current.metadata.deletionTimestamp) return current;
+    if (current.metadata.deletionTimestamp) return del.waits(current) ? current : undefined;
+    if (!del.marksFirst(current)) return undefined;
     const marked = cloneJson(current);
-    marked.metadata.deletionTimestamp = nowTimestamp();
-    marked.metadata.deletionGracePeriodSeconds = 0;
-    if (this.strategy.tracksGeneration && this.strategy.deletionBumpsGeneration) marked.metadata.generation = (marked.metadata.generation ?? 1) + 1;
-    this.strategy.markedForDeletion?.(marked);
+    del.mark(marked);
     return marked;
   }
 

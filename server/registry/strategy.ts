@@ -42,45 +42,77 @@ export interface WriteContext {
   user?: UserInfo;
 }
 
-export interface Strategy {
-  readonly kind: KindInfo;
-  /** Whether writes to the main resource ignore `.status` (and `/status` writes only change it). */
-  readonly statusSubresource: boolean;
-  /** Whether spec-side changes bump metadata.generation (every kind but namespaces and events). */
-  readonly tracksGeneration: boolean;
-  /** Whether marking the object for deletion bumps its generation (kube's generic store does; its CRD storage does not). */
-  readonly deletionBumpsGeneration: boolean;
+/**
+ * kube's RESTCreateStrategy: what a kind does to a new object after the store filled its system
+ * metadata, and how the object is judged.
+ */
+export interface CreateStrategy {
+  /** The kind's own fields of a new object: a status it starts with, finalizers, labels. */
+  prepare(obj: KubeObject): void;
+  /** How metadata.name (and, with prefix, generateName) is judged: kube validates names per kind. */
+  readonly validateName: NameValidator;
+  /** Everything but ObjectMeta's generic rules, which the store checks itself. */
+  validate(obj: KubeObject, ctx: WriteContext): FieldError[];
+}
+
+/**
+ * kube's RESTUpdateStrategy, of the main resource or of one subresource (a status write has its
+ * own, as kube's statusStrategy: it changes status and nothing else).
+ */
+export interface UpdateStrategy {
   /**
    * Whether a PUT without metadata.resourceVersion overwrites whatever is stored. kube allows it
    * for namespaces and events, not for CRDs and custom resources (422 instead).
    */
-  readonly allowUnconditionalUpdate: boolean;
+  readonly allowUnconditional: boolean;
+  /** The kind's part of an update, after the store carried system metadata over from `old`. */
+  prepare(obj: KubeObject, old: KubeObject, ctx: WriteContext): void;
+  validate(obj: KubeObject, old: KubeObject, ctx: WriteContext): FieldError[];
+}
+
+/**
+ * What a DELETE does: kube's RESTDeleteStrategy with the finalizer half of its generic store
+ * (BeforeDelete) and the kinds that replace it (a CRD's and a namespace's REST Delete).
+ */
+export interface DeleteStrategy {
+  /** Whether a DELETE only marks the object (deletionTimestamp), the object going later. */
+  marksFirst(obj: KubeObject): boolean;
+  /** Marks the object for deletion: deletionTimestamp, and what the kind adds (a namespace turns Terminating). */
+  mark(obj: KubeObject): void;
+  /** Whether a marked object must still wait: the update that clears the last finalizer completes the delete. */
+  waits(obj: KubeObject): boolean;
+}
+
+/**
+ * metadata.generation, for the kinds that keep one: 1 at create, one more for each update that
+ * changes the spec (what `specChanged` says the spec is) and when a DELETE marks the object.
+ */
+export interface GenerationPolicy {
+  specChanged(old: KubeObject, obj: KubeObject): boolean;
+}
+
+export interface Strategy {
+  readonly kind: KindInfo;
+  readonly create: CreateStrategy;
+  /** The main resource's update strategy; subresources without their own (scale) use it too. */
+  readonly update: UpdateStrategy;
+  /**
+   * Update strategies of subresources that write something other than the spec: status, a
+   * namespace's finalize. Their writes never bump metadata.generation.
+   */
+  readonly subresources: Readonly<Record<string, UpdateStrategy>>;
+  readonly delete: DeleteStrategy;
+  /** Absent for kinds without metadata.generation (namespaces, events). */
+  readonly generation?: GenerationPolicy;
+  /** Defaulting and pruning of the user's fields (schema-driven for custom resources), on create and update. */
+  canonicalize(obj: KubeObject, ctx: WriteContext): void;
   /**
    * Whether integers beyond 2^53 are kept exact (as bigints, int64 as kube keeps them). Custom
    * resources' fields are free-form data; built-in kinds' numbers are our code's, kept as numbers.
    */
   readonly exactIntegers: boolean;
-
-  /** Kind-specific preparation of a new object, after the store filled system metadata. */
-  prepareForCreate(obj: KubeObject): void;
-  /** Kind-specific preparation of an update, after the store carried system metadata over. */
-  prepareForUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): void;
-  /** Defaulting and pruning of the user's fields (schema-driven for custom resources). */
-  canonicalize(obj: KubeObject, ctx: WriteContext): void;
   /** What every object read from storage goes through (custom resources: pruning and defaults). */
   fromStorage?(obj: KubeObject): void;
-  /** Everything but ObjectMeta's generic rules, which the store checks itself. */
-  validate(obj: KubeObject, ctx: WriteContext): FieldError[];
-  validateUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): FieldError[];
-  /** How metadata.name (and, with prefix, generateName) is judged: kube validates names per kind. */
-  readonly validateName: NameValidator;
-  /**
-   * Whether something must still happen before the object may go: a DELETE then only marks it
-   * (deletionTimestamp), and the update that clears the last finalizer completes the delete.
-   */
-  hasPendingFinalizers(obj: KubeObject): boolean;
-  /** Kind-specific changes when a DELETE marks the object (a namespace turns Terminating). */
-  markedForDeletion?(obj: KubeObject): void;
   /** The fields a field selector may name, with their values for this object. */
   selectableFields(obj: KubeObject): Record<string, string>;
   /** Which field selector labels the kind accepts, with kube's error text for the others. */

@@ -2,12 +2,12 @@
 // rest.BeforeCreate / BeforeUpdate with validateCommonFields).
 import { type FieldError, formatFieldError } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import type { Strategy } from './strategy.js';
+import type { KindInfo } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
-import { validatePathSegmentName } from '../../apimachinery/validation/names.js';
+import { type NameValidator, validatePathSegmentName } from '../../apimachinery/validation/names.js';
 
-export function validateObjectMetaForCreate(obj: KubeObject, strategy: Strategy): FieldError[] {
-  return validateObjectMeta(obj.metadata, { namespaced: strategy.kind.namespaced, validateName: strategy.validateName });
+export function validateObjectMetaForCreate(obj: KubeObject, kind: KindInfo, validateName: NameValidator): FieldError[] {
+  return validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, validateName });
 }
 
 /**
@@ -15,9 +15,9 @@ export function validateObjectMetaForCreate(obj: KubeObject, strategy: Strategy)
  * immutable anyway) beside the update rules; both look at labels and annotations, and one error
  * is reported once.
  */
-export function validateObjectMetaForUpdate(obj: KubeObject, old: KubeObject, strategy: Strategy): FieldError[] {
+export function validateObjectMetaForUpdate(obj: KubeObject, old: KubeObject, kind: KindInfo): FieldError[] {
   const all = [
-    ...validateObjectMeta(obj.metadata, { namespaced: strategy.kind.namespaced, validateName: validatePathSegmentName }),
+    ...validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, validateName: validatePathSegmentName }),
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
   ];
   const seen = new Set<string>();

@@ -1,7 +1,8 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition: defaulted and validated as kube does, with a
 // status the CRD controller owns and a cleanup finalizer added when a DELETE arrives, so every
 // custom resource is gone before the definition is.
-import { defineStrategy } from '../base-strategy.js';
+import { SPEC_GENERATION, defineStrategy, keepStoredStatus, statusUpdate } from '../base-strategy.js';
+import type { UpdateStrategy } from '../strategy.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import { nowTimestamp } from '../../../apimachinery/object.js';
@@ -34,44 +35,50 @@ export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition):
   else conditions.push(next);
 }
 
-export const crdStrategy = defineStrategy(crdKind, {
-  statusSubresource: true,
-  allowUnconditionalUpdate: false,
-  // The CRD registry's own Delete sets the deletion timestamp and finalizer, nothing else.
-  deletionBumpsGeneration: false,
-  // CRDs register no field label conversion, so kube falls back to the metav1 default.
-  fieldLabels: defaultMetaV1FieldLabels,
-  prepareForCreate(obj) {
-    const crd = asCRD(obj);
-    const storage = storageVersionOf(crd);
-    crd.status = { acceptedNames: { plural: '', kind: '' }, storedVersions: storage ? [storage] : [] };
-  },
-  prepareForUpdate(obj, _old, ctx) {
-    if (ctx.subresource === 'status') return;
+const crdUpdate: UpdateStrategy = {
+  allowUnconditional: false,
+  prepare(obj, old) {
+    keepStoredStatus(obj, old);
     const crd = asCRD(obj);
     // A new storage version is recorded at once, so objects written in it are never forgotten.
     const storage = storageVersionOf(crd);
     if (storage && crd.status && !crd.status.storedVersions.includes(storage)) crd.status.storedVersions.push(storage);
   },
+  validate: (obj, old) => validateCRDUpdate(asCRD(obj), asCRD(old), checkSchemaAtCRDWrite),
+};
+
+export const crdStrategy = defineStrategy(crdKind, {
+  generation: SPEC_GENERATION,
+  // CRDs register no field label conversion, so kube falls back to the metav1 default.
+  fieldLabels: defaultMetaV1FieldLabels,
   canonicalize: (obj) => defaultCRD(asCRD(obj)),
-  validate: (obj) => validateCRD(asCRD(obj), checkSchemaAtCRDWrite),
-  validateUpdate: (obj, old, ctx) =>
-    ctx.subresource === 'status' ? validateCRDStatus(asCRD(obj)) : validateCRDUpdate(asCRD(obj), asCRD(old), checkSchemaAtCRDWrite),
-  // Every CRD is deleted in two phases; the cleanup finalizer is added by the DELETE itself.
-  hasPendingFinalizers: (obj) => !obj.metadata.deletionTimestamp || Boolean(obj.metadata.finalizers?.length),
-  markedForDeletion(obj) {
-    // kube's CRD REST.Delete only stamps deletionTimestamp, adds the finalizer and the condition
-    // (registry/customresourcedefinition/etcd.go); deletionGracePeriodSeconds stays unset.
-    delete obj.metadata.deletionGracePeriodSeconds;
-    const crd = asCRD(obj);
-    const finalizers = new Set(obj.metadata.finalizers ?? []);
-    finalizers.add(CRD_CLEANUP_FINALIZER);
-    obj.metadata.finalizers = [...finalizers];
-    setCondition(crd, {
-      type: 'Terminating',
-      status: 'True',
-      reason: 'InstanceDeletionPending',
-      message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
-    });
+  create: {
+    prepare(obj) {
+      const crd = asCRD(obj);
+      const storage = storageVersionOf(crd);
+      crd.status = { acceptedNames: { plural: '', kind: '' }, storedVersions: storage ? [storage] : [] };
+    },
+    validate: (obj) => validateCRD(asCRD(obj), checkSchemaAtCRDWrite),
+  },
+  update: crdUpdate,
+  subresources: { status: statusUpdate(crdUpdate, (obj) => validateCRDStatus(asCRD(obj))) },
+  delete: {
+    // Every CRD is deleted in two phases: the DELETE adds the cleanup finalizer itself.
+    marksFirst: () => true,
+    mark(obj) {
+      // kube's CRD REST.Delete only stamps deletionTimestamp, adds the finalizer and the condition
+      // (registry/customresourcedefinition/etcd.go): no grace period, no new generation.
+      obj.metadata.deletionTimestamp = nowTimestamp();
+      const crd = asCRD(obj);
+      const finalizers = new Set(obj.metadata.finalizers ?? []);
+      finalizers.add(CRD_CLEANUP_FINALIZER);
+      obj.metadata.finalizers = [...finalizers];
+      setCondition(crd, {
+        type: 'Terminating',
+        status: 'True',
+        reason: 'InstanceDeletionPending',
+        message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+      });
+    },
   },
 });

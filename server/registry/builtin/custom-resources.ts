@@ -2,10 +2,10 @@
 // and validates what clients send, and prunes and defaults what is read from storage (so a default
 // added to the CRD later appears on old objects). CEL plugs in beside validate; everything else is
 // the generic store.
-import { defineStrategy } from '../base-strategy.js';
+import { SPEC_GENERATION, defineStrategy, keepStoredStatus, statusUpdate, withoutStatus } from '../base-strategy.js';
 import { type KubeObject, cloneJson } from '../../../apimachinery/object.js';
 import { prune } from '../../../crd/schema/prune.js';
-import type { Strategy, WriteContext } from '../strategy.js';
+import type { Strategy, UpdateStrategy, WriteContext } from '../strategy.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { compileSchemaRules } from '../../../crd/cel/compile.js';
 import type { CompiledRules } from '../../../crd/cel/eval.js';
@@ -56,6 +56,14 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     return [...schemaErrors, ...(cel?.errors ?? [])];
   };
 
+  const hasStatus = Boolean(storage?.subresources?.status);
+  const update: UpdateStrategy = {
+    allowUnconditional: false,
+    prepare: hasStatus ? keepStoredStatus : () => {},
+    // Ratcheting: what was already invalid and is unchanged does not fail the update.
+    validate: (obj, old, ctx) => validateAll(obj, old, ctx),
+  };
+
   return defineStrategy(
     {
       group,
@@ -65,9 +73,14 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
       namespaced,
     },
     {
-      statusSubresource: Boolean(storage?.subresources?.status),
-      allowUnconditionalUpdate: false,
+      generation: SPEC_GENERATION,
       exactIntegers: true,
+      create: {
+        prepare: hasStatus ? withoutStatus : () => {},
+        validate: (obj, ctx) => validateAll(obj, undefined, ctx),
+      },
+      update,
+      subresources: hasStatus ? { status: statusUpdate(update) } : {},
       canonicalize(obj, ctx) {
         const schema = schemas.get(versionOf(obj) ?? storage?.name ?? '');
         const unknown = schema ? pruneAndDefault(obj, schema, pruning) : [];
@@ -93,9 +106,6 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
             },
           }
         : {}),
-      validate: (obj, ctx) => validateAll(obj, undefined, ctx),
-      // Ratcheting: what was already invalid and is unchanged does not fail the update.
-      validateUpdate: (obj, old, ctx) => validateAll(obj, old, ctx),
     },
   );
 }

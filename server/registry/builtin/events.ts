@@ -15,7 +15,6 @@ interface ObjectReference {
 }
 
 export const eventStrategy = defineStrategy(eventKind, {
-  tracksGeneration: false,
   // kube's event field set, which `kubectl describe` selects on (involvedObject.*).
   selectableFields(obj: KubeObject) {
     const ref = (obj['involvedObject'] ?? {}) as ObjectReference;

@@ -1,8 +1,9 @@
 // core/v1 Namespace: cluster-scoped, no generation, and deleted in two phases: DELETE marks it
 // Terminating, the namespace controller empties it and removes the `kubernetes` finalizer.
 import { forbidden } from '../../../apimachinery/errors.js';
-import { defineStrategy } from '../base-strategy.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
+import { defineStrategy, keepStoredStatus, statusUpdate } from '../base-strategy.js';
+import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
+import type { UpdateStrategy } from '../strategy.js';
 import { validateDNS1123Label } from '../../../apimachinery/validation/names.js';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
@@ -19,41 +20,67 @@ interface NamespaceFields {
 
 const asNamespace = (obj: KubeObject): KubeObject & NamespaceFields => obj as KubeObject & NamespaceFields;
 
-export const namespaceStrategy = defineStrategy(namespaceKind, {
-  statusSubresource: true,
-  tracksGeneration: false,
-  validateName: validateDNS1123Label,
-  prepareForCreate(obj) {
-    const ns = asNamespace(obj);
-    ns.status = { phase: 'Active' };
-    const finalizers = new Set(ns.spec?.finalizers ?? []);
-    finalizers.add(NAMESPACE_FINALIZER);
-    ns.spec = { ...ns.spec, finalizers: [...finalizers] };
-    // kube labels every namespace with its own name, so selectors can pick namespaces by name.
-    obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
-  },
-  prepareForUpdate(obj, old, ctx) {
-    const ns = asNamespace(obj);
+/** The namespace controller's finalizers (spec) and everyone else's (metadata). */
+const pendingFinalizers = (obj: KubeObject): boolean => Boolean(asNamespace(obj).spec?.finalizers?.length || obj.metadata.finalizers?.length);
+
+const keepLabelOfName = (obj: KubeObject): void => {
+  // kube labels every namespace with its own name, so selectors can pick namespaces by name.
+  obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
+};
+
+const namespaceUpdate: UpdateStrategy = {
+  allowUnconditional: true,
+  prepare(obj, old) {
+    keepStoredStatus(obj, old);
     // spec.finalizers change only through /finalize; the main resource keeps the stored ones.
-    if (ctx.subresource !== 'finalize') ns.spec = { ...ns.spec, finalizers: asNamespace(old).spec?.finalizers ?? [] };
-    else ns.status = asNamespace(old).status ?? {};
-    if (ctx.subresource === 'finalize') obj.metadata = { ...old.metadata, resourceVersion: obj.metadata.resourceVersion };
-    obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
-  },
-  hasPendingFinalizers: (obj) => Boolean(asNamespace(obj).spec?.finalizers?.length || obj.metadata.finalizers?.length),
-  markedForDeletion(obj) {
-    const name = obj.metadata.name ?? '';
-    // kube's NamespaceLifecycle admission refuses these before anything else happens. Every
-    // namespace carries the `kubernetes` finalizer from its creation, so each first DELETE of one
-    // comes through here (only a namespace already finalized by hand would skip the check).
-    if (IMMORTAL_NAMESPACES.has(name)) {
-      throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
-    }
-    // kube's namespace REST sets only deletionTimestamp and the phase: unlike the generic store's
-    // finalizer path it leaves deletionGracePeriodSeconds unset.
-    delete obj.metadata.deletionGracePeriodSeconds;
     const ns = asNamespace(obj);
-    ns.status = { ...ns.status, phase: 'Terminating' };
+    ns.spec = { ...ns.spec, finalizers: asNamespace(old).spec?.finalizers ?? [] };
+    keepLabelOfName(obj);
+  },
+  validate: () => [],
+};
+
+/** /finalize: spec.finalizers and nothing else (kube's namespaceFinalizeStrategy). */
+const finalizeUpdate: UpdateStrategy = {
+  allowUnconditional: true,
+  prepare(obj, old) {
+    asNamespace(obj).status = asNamespace(old).status ?? {};
+    obj.metadata = { ...old.metadata, resourceVersion: obj.metadata.resourceVersion };
+    keepLabelOfName(obj);
+  },
+  validate: () => [],
+};
+
+export const namespaceStrategy = defineStrategy(namespaceKind, {
+  create: {
+    prepare(obj) {
+      const ns = asNamespace(obj);
+      ns.status = { phase: 'Active' };
+      const finalizers = new Set(ns.spec?.finalizers ?? []);
+      finalizers.add(NAMESPACE_FINALIZER);
+      ns.spec = { ...ns.spec, finalizers: [...finalizers] };
+      keepLabelOfName(obj);
+    },
+    validateName: validateDNS1123Label,
+  },
+  update: namespaceUpdate,
+  subresources: { status: statusUpdate(namespaceUpdate), finalize: finalizeUpdate },
+  delete: {
+    marksFirst: (obj) => pendingFinalizers(obj),
+    waits: (obj) => pendingFinalizers(obj),
+    mark(obj) {
+      const name = obj.metadata.name ?? '';
+      // kube's NamespaceLifecycle admission refuses these before anything else happens. Every
+      // namespace carries the `kubernetes` finalizer from its creation, so each first DELETE of one
+      // comes through here (only a namespace already finalized by hand would skip the check).
+      if (IMMORTAL_NAMESPACES.has(name)) {
+        throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
+      }
+      // kube's namespace REST sets only deletionTimestamp and the phase (no grace period).
+      obj.metadata.deletionTimestamp = nowTimestamp();
+      const ns = asNamespace(obj);
+      ns.status = { ...ns.status, phase: 'Terminating' };
+    },
   },
   selectableFields(obj) {
     return {
