@@ -2,21 +2,13 @@
 // body gives twice (Strict fails, Warn answers with Warning headers, Ignore drops them quietly),
 // and the Warning header itself.
 import type { ServerResponse } from 'node:http';
-import { type ApiError, invalid } from '../../apimachinery/errors.js';
-import { goQuote, notSupported } from '../../apimachinery/field-errors.js';
+import type { ApiError } from '../../apimachinery/errors.js';
+import { goQuote } from '../../apimachinery/field-errors.js';
 
 /** The metav1 options kinds a write's query parameters decode into (named in their 422s). */
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
-
-/** The fieldValidation query parameter, checked as ValidateFieldValidation; absent means Warn. */
-export function parseFieldValidation(query: URLSearchParams, kind: OptionsKind): FieldValidation {
-  const v = query.get('fieldValidation') ?? '';
-  if (v === '') return 'Warn';
-  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
-  throw invalid({ group: 'meta.k8s.io', name: kind }, '', [notSupported('fieldValidation', v, ['', 'Ignore', 'Warn', 'Strict'])]);
-}
 
 /** kube's warning recorder bounds: past 4,096 runes in all, every warning is cut to 256 runes. */
 const TRUNCATE_AT_TOTAL_RUNES = 4 * 1024;

@@ -13,7 +13,7 @@ import {
   OBJECT_MODIFIED,
   unsupportedMediaType,
 } from '../../apimachinery/errors.js';
-import { GoPrinted, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
+import { formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
 import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
@@ -25,7 +25,8 @@ import { convertFieldSelector, matchesFields } from '../../apimachinery/selector
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
-import { type OptionsKind, addWarning, parseFieldValidation, strictDecoding } from './field-validation.js';
+import { addWarning, strictDecoding } from './field-validation.js';
+import { type WriteOptions, dryRunErrors, parseWriteOptions } from './write-options.js';
 import { type DecodedBody, decodeObjectBody, parseJson, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
@@ -153,19 +154,9 @@ function includeObject(ctx: RequestCtx): IncludeObject {
 }
 
 
-/** The dryRun query parameter, checked as Validate<Verb>Options does (422 on the options kind). */
-function dryRun(ctx: Ctx, kind: OptionsKind): boolean {
-  const values = ctx.query.getAll('dryRun');
-  checkDryRun(values, kind);
-  return values.length > 0;
-}
-
-/** ValidateDryRun: every value must be All; the bad value is the whole []string, printed with %#v. */
-function checkDryRun(values: readonly string[], kind: OptionsKind): void {
-  if (values.every((v) => v === 'All')) return;
-  const printed = new GoPrinted(`[]string{${values.map(goQuote).join(', ')}}`);
-  throw invalid({ group: 'meta.k8s.io', name: kind }, '', [notSupported('dryRun', printed, ['All'])]);
-}
+/** The options of a create, update or patch, validated together as Validate<Verb>Options. */
+const writeOptions = (ctx: Ctx, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', patchType?: string): WriteOptions =>
+  parseWriteOptions(ctx.query, kind, ctx.req.headers['user-agent'], patchType);
 
 async function get(ctx: Ctx): Promise<void> {
   // resourceVersion "0": any recent state, from the watch cache; N: not older than N (kube's 504
@@ -355,21 +346,20 @@ function checkNamespace(ctx: Ctx, obj: KubeObject): void {
 async function create(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
   if (ctx.desc.terminating) throw verbNotSupported(ctx, 'create not allowed while custom resource definition is terminating');
-  const dry = dryRun(ctx, 'CreateOptions');
-  const directive = parseFieldValidation(ctx.query, 'CreateOptions');
+  const options = writeOptions(ctx, 'CreateOptions');
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, decodeError(ctx));
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   if (ctx.desc.serving.typed) onUnknownFields([]);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, { user: ctx.user, dryRun: dry, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx.res, t) });
+  const created = await ctx.store.create(namespaceOf(ctx), obj, { user: ctx.user, dryRun: options.dryRun, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx.res, t) });
   await respondObject(ctx, 201, created);
 }
 
 async function update(ctx: Ctx): Promise<void> {
-  const directive = parseFieldValidation(ctx.query, 'UpdateOptions');
+  const options = writeOptions(ctx, 'UpdateOptions');
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, decodeError(ctx));
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   if (ctx.desc.serving.typed) onUnknownFields([]);
   const name = ctx.info.name;
   if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
@@ -378,7 +368,7 @@ async function update(ctx: Ctx): Promise<void> {
   obj.metadata.name = name;
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
     subresource: ctx.info.subresource || undefined,
-    dryRun: dryRun(ctx, 'UpdateOptions'),
+    dryRun: options.dryRun,
     user: ctx.user,
     replace: true,
     floatLiterals: decoded.floatLiterals,
@@ -394,14 +384,14 @@ async function patch(ctx: Ctx): Promise<void> {
   if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
     throw unsupportedMediaType(allowed);
   }
-  const directive = parseFieldValidation(ctx.query, 'PatchOptions');
+  const options = writeOptions(ctx, 'PatchOptions', type);
   const body = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
   const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
   const patchDoc = decoded.value;
   const name = ctx.info.name;
   // A patch that leaves unknown fields is a 422 on the patched object (handlers/patch.go).
   let patched = '';
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), directive, decoded.duplicateFields, (message) =>
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, (message) =>
     invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
   );
   if (ctx.desc.serving.typed) onUnknownFields([]);
@@ -423,7 +413,7 @@ async function patch(ctx: Ctx): Promise<void> {
     },
     {
       subresource: ctx.info.subresource || undefined,
-      dryRun: dryRun(ctx, 'PatchOptions'),
+      dryRun: options.dryRun,
       user: ctx.user,
       // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
@@ -444,12 +434,12 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   let change: (current: Scale) => unknown;
   let dry: boolean;
   if (ctx.info.verb === 'update') {
-    dry = dryRun(ctx, 'UpdateOptions');
+    dry = writeOptions(ctx, 'UpdateOptions').dryRun;
     const { value } = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], true);
     change = () => value;
   } else if (ctx.info.verb === 'patch') {
-    dry = dryRun(ctx, 'PatchOptions');
     const type = patchMediaType(ctx.req.headers['content-type']);
+    dry = writeOptions(ctx, 'PatchOptions', type).dryRun;
     // A Scale is a typed object (autoscaling/v1), whatever the resource it scales.
     const allowed = TYPED_PROFILE.patchTypes;
     if (!allowed.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(allowed);
@@ -503,7 +493,8 @@ async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
     throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', [err]);
   }
   const dryRunValues = fromBody ? (Array.isArray(body.dryRun) ? body.dryRun.map(String) : []) : ctx.query.getAll('dryRun');
-  checkDryRun(dryRunValues, 'DeleteOptions');
+  const dryRunErrs = dryRunErrors(dryRunValues);
+  if (dryRunErrs.length > 0) throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', dryRunErrs);
   return {
     ...(body.preconditions ? { preconditions: body.preconditions } : {}),
     dryRun: dryRunValues.length > 0,

@@ -2,24 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { badRequest } from '../../../../apimachinery/errors.js';
-import { type FieldValidation, addWarning, parseFieldValidation, strictDecoding } from '../../../../server/endpoints/field-validation.js';
-import { apiError } from '../../../helpers/api-error.js';
-
-describe('parseFieldValidation', () => {
-  it.each([
-    ['', 'Warn'],
-    ['fieldValidation=Strict', 'Strict'],
-    ['fieldValidation=Warn', 'Warn'],
-    ['fieldValidation=Ignore', 'Ignore'],
-  ])('%j is %s', (query, want) => {
-    expect(parseFieldValidation(new URLSearchParams(query), 'CreateOptions')).toBe(want);
-  });
-
-  it('refuses anything else as kube: 422 on the options kind', () => {
-    const err = apiError(() => parseFieldValidation(new URLSearchParams('fieldValidation=strict'), 'PatchOptions'));
-    expect([err.code, err.status.message]).toEqual([422, 'PatchOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Warn", "Strict"']);
-  });
-});
+import { type FieldValidation, addWarning, strictDecoding } from '../../../../server/endpoints/field-validation.js';
 
 describe('strictDecoding', () => {
   const run = (directive: FieldValidation, duplicates: string[], unknown: string[]) => {
