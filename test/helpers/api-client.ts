@@ -17,12 +17,14 @@ export interface CallOptions {
   raw?: string;
   contentType?: string;
   accept?: string;
+  /** Any other request headers (If-None-Match, User-Agent). */
+  headers?: Record<string, string>;
 }
 
 export function apiClient(server: ServerHandle): (method: string, path: string, o?: CallOptions) => Promise<ApiResponse> {
   return async (method, path, o = {}) => {
     const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...o.headers };
     if (body !== undefined) {
       headers['content-type'] = o.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(body));

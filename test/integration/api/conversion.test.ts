@@ -1,13 +1,14 @@
 // A two-version CRD whose versions are converted by a webhook the test serves over HTTPS (v1
 // spec.size is v2 spec.replicas), through the server: writes in either version, reads in either,
 // and what still works while the webhook is down.
-import { createServer, request as httpsRequest, type Server } from 'node:https';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePki } from '../../../server/pki.js';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
 import { eventually } from '../../helpers/eventually.js';
+import { type WatchEvent, openWatch } from '../../helpers/watch-stream.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: Record<string, unknown>; spec?: Record<string, unknown> };
 
@@ -92,26 +93,13 @@ describe('conversion by webhook', () => {
   });
 
   it('converts watch events too, in order', async () => {
-    const events: { type: string; object: Obj }[] = [];
-    const req = httpsRequest(`${server.url}${base('v2')}?watch=true&resourceVersion=0`, { ca: server.caCert, agent: false, headers: { authorization: `Bearer ${server.token}` } });
-    let buffered = '';
-    req.on('response', (res) =>
-      res.on('data', (c: Buffer) => {
-        buffered += c.toString();
-        let nl: number;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
-          events.push(JSON.parse(buffered.slice(0, nl)) as { type: string; object: Obj });
-          buffered = buffered.slice(nl + 1);
-        }
-      }),
-    );
-    req.on('error', () => {});
-    req.end();
+    const w = await openWatch<WatchEvent<Obj>>(server, `${base('v2')}?watch=true&resourceVersion=0`);
+    const events = w.events;
     await eventually('the initial event', async () => (events.length >= 1 ? true : undefined));
     await call('POST', base('v1'), { body: { apiVersion: 'conv.example.com/v1', kind: 'Cache', metadata: { name: 'b' }, spec: { size: 2 } } });
     await call('PATCH', base('v1', 'b'), { body: { spec: { size: 3 } }, contentType: 'application/merge-patch+json' });
     await eventually('three events', async () => (events.length >= 3 ? true : undefined));
-    req.destroy();
+    w.close();
     expect(events.map((e) => [e.type, e.object.metadata['name'], e.object.apiVersion, e.object.spec])).toEqual([
       ['ADDED', 'a', 'conv.example.com/v2', { replicas: 6 }],
       ['ADDED', 'b', 'conv.example.com/v2', { replicas: 2 }],

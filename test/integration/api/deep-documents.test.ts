@@ -3,10 +3,10 @@
 // that preserves unknown fields is created (JSON and YAML), read, listed, watched, replaced and
 // patched (merge and JSON patch), through schema validation and CEL, without the call stack
 // overflowing into a 500; one level more is kube's 400.
-import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
+import { openWatch } from '../../helpers/watch-stream.js';
 
 let s: ServerHandle;
 let api: (method: string, path: string, o?: CallOptions) => Promise<ApiResponse>;
@@ -56,24 +56,14 @@ function leafOf(v: unknown): unknown {
 }
 
 /** The first event of a watch from resourceVersion 0 (the object as ADDED), as text. */
-function firstWatchEvent(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(`${s.url}${path}?watch=true&resourceVersion=0`, { ca: s.caCert, agent: false, headers: { authorization: `Bearer ${s.token}` } });
-    req.on('response', (res) => {
-      let buffered = '';
-      res.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const nl = buffered.indexOf('\n');
-        if (nl >= 0) {
-          resolve(buffered.slice(0, nl));
-          res.destroy();
-        }
-      });
-      res.on('error', () => {});
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function firstWatchEvent(path: string): Promise<string> {
+  // Kept as text: the assertions are on the bytes the server wrote.
+  const w = await openWatch(s, `${path}?watch=true&resourceVersion=0`, { decode: (line) => line });
+  try {
+    return (await w.next(1))[0]!;
+  } finally {
+    w.close();
+  }
 }
 
 beforeAll(async () => {

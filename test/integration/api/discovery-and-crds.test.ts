@@ -2,10 +2,10 @@
 // an in-process server, checked against what kube-apiserver answers (the kubernetes sources cited
 // next to each expectation). One server for the file; each block uses its own API group.
 import { createHash } from 'node:crypto';
-import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../../../server/index.js';
-import { request, type HttpResponse } from '../../helpers/server-process.js';
+import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
+import { type WatchEvent, openWatch } from '../../helpers/watch-stream.js';
 
 const AGG_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const AGG_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
@@ -25,29 +25,19 @@ afterAll(async () => {
   await server?.close();
 });
 
-interface Response extends HttpResponse {
+/** An answer whose JSON the tests walk field by field. */
+interface Response extends Omit<ApiResponse, 'json'> {
   json: any;
 }
 
-async function api(path: string, opts: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
-  const res = await request(server.url + path, {
-    ca: server.caCert,
-    token: server.token,
-    method: opts.method ?? 'GET',
-    headers: { ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
-    ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
-  });
-  let json: unknown;
-  try {
-    json = res.body ? JSON.parse(res.body) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { ...res, json };
+async function api(path: string, opts: CallOptions & { method?: string } = {}): Promise<Response> {
+  return apiClient(server)(opts.method ?? 'GET', path, opts);
 }
 
-const mergePatch = (path: string, body: unknown): Promise<Response> =>
-  api(path, { method: 'PATCH', body, headers: { 'content-type': 'application/merge-patch+json' } });
+/** A GET of aggregated discovery revalidating by ETag. */
+const revalidate = (path: string, etag: string): Promise<Response> => api(path, { accept: AGG_V2, headers: { 'if-none-match': etag } });
+
+const mergePatch = (path: string, body: unknown): Promise<Response> => api(path, { method: 'PATCH', body, contentType: 'application/merge-patch+json' });
 
 /** Polls until `probe` returns a value; fails with the last thing it saw. No fixed sleeps. */
 async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -120,7 +110,7 @@ function conditionOf(obj: any, type: string): Record<string, string> | undefined
 
 async function createCRD(body: any): Promise<void> {
   const res = await api(CRDS, { method: 'POST', body });
-  expect(res.status, res.body).toBe(201);
+  expect(res.status, res.text).toBe(201);
 }
 
 async function waitForCondition(name: string, type: string, status: string, reason?: string): Promise<any> {
@@ -140,47 +130,8 @@ async function waitGone(path: string): Promise<Response> {
   });
 }
 
-interface WatchStream {
-  events: { type: string; object: any }[];
-  /** Resolves with every event so far once one satisfies `done`. */
-  until(what: string, done: (ev: { type: string; object: any }) => boolean, timeoutMs?: number): Promise<{ type: string; object: any }[]>;
-  close(): void;
-}
-
-/** A ?watch=true stream of newline-delimited JSON events. */
-function watch(path: string): Promise<WatchStream> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(server.url + path, { ca: server.caCert, agent: false, headers: { authorization: `Bearer ${server.token}` } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`watch ${path}: ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      const events: { type: string; object: any }[] = [];
-      let buffer = '';
-      res.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString('utf8');
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl).trim();
-          buffer = buffer.slice(nl + 1);
-          if (line) events.push(JSON.parse(line) as { type: string; object: any });
-        }
-      });
-      res.on('error', () => {});
-      resolve({
-        events,
-        until: (what, done, timeoutMs) => poll(what, async () => (events.some(done) ? [...events] : undefined), timeoutMs),
-        close: () => req.destroy(),
-      });
-    });
-    req.on('error', (err) => reject(err));
-    req.end();
-  });
-}
-
 /** The Terminating conditions a CRD went through, as its watch events showed them (repeats folded). */
-function terminatingHistory(events: { type: string; object: any }[]): Record<string, string>[] {
+function terminatingHistory(events: WatchEvent<any>[]): Record<string, string>[] {
   const seen: Record<string, string>[] = [];
   for (const ev of events) {
     const c = condition(ev.object, 'Terminating');
@@ -368,7 +319,7 @@ describe('legacy discovery', () => {
 
 describe('aggregated discovery', () => {
   it('answers /api as APIGroupDiscoveryList v2 with kube content type and resources', async () => {
-    const res = await api('/api', { headers: { accept: AGG_V2 } });
+    const res = await api('/api', { accept: AGG_V2 });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(AGG_V2);
     expect(res.headers['vary']).toBe('Accept');
@@ -414,35 +365,35 @@ describe('aggregated discovery', () => {
   });
 
   it('negotiates v2 from kubectl Accept header, v2beta1 when only that is asked for, plain JSON otherwise', async () => {
-    const kubectl = await api('/apis', { headers: { accept: KUBECTL_ACCEPT } });
+    const kubectl = await api('/apis', { accept: KUBECTL_ACCEPT });
     expect(kubectl.headers['content-type']).toBe(AGG_V2);
     expect(kubectl.json.apiVersion).toBe('apidiscovery.k8s.io/v2');
 
-    const beta = await api('/apis', { headers: { accept: AGG_V2BETA1 } });
+    const beta = await api('/apis', { accept: AGG_V2BETA1 });
     expect(beta.status).toBe(200);
     expect(beta.headers['content-type']).toBe(AGG_V2BETA1);
     expect(beta.json.kind).toBe('APIGroupDiscoveryList');
     expect(beta.json.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
-    const betaCore = await api('/api', { headers: { accept: AGG_V2BETA1 } });
+    const betaCore = await api('/api', { accept: AGG_V2BETA1 });
     expect(betaCore.headers['content-type']).toBe(AGG_V2BETA1);
     expect(betaCore.json.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
 
-    const plain = await api('/apis', { headers: { accept: 'application/json' } });
+    const plain = await api('/apis', { accept: 'application/json' });
     expect(plain.headers['content-type']).toBe('application/json');
     expect(plain.json.kind).toBe('APIGroupList');
   });
 
   it('shows a CRD in the first request after Established, revalidates by ETag, and changes the ETag on add and remove', async () => {
     const group = 'agg.example.com';
-    const before = await api('/apis', { headers: { accept: AGG_V2 } });
+    const before = await api('/apis', { accept: AGG_V2 });
     const etag0 = before.headers['etag'] as string;
     expect(etag0).toMatch(/^"[^"]+"$/);
     expect(before.json.items.map((i: any) => i.metadata.name)).not.toContain(group);
 
     // aggregated/etag.go: If-None-Match equal to the ETag is a 304 without a body.
-    const cached = await api('/apis', { headers: { accept: AGG_V2, 'if-none-match': etag0 } });
+    const cached = await revalidate('/apis', etag0);
     expect(cached.status).toBe(304);
-    expect(cached.body).toBe('');
+    expect(cached.text).toBe('');
     expect(cached.headers['etag']).toBe(etag0);
 
     await createCRD(
@@ -454,7 +405,7 @@ describe('aggregated discovery', () => {
       }),
     );
     await waitEstablished(`widgets.${group}`);
-    const after = await api('/apis', { headers: { accept: AGG_V2, 'if-none-match': etag0 } });
+    const after = await revalidate('/apis', etag0);
     expect(after.status).toBe(200);
     const etag1 = after.headers['etag'] as string;
     expect(etag1).toMatch(/^"[^"]+"$/);
@@ -484,14 +435,14 @@ describe('aggregated discovery', () => {
         },
       ],
     });
-    expect((await api('/apis', { headers: { accept: AGG_V2, 'if-none-match': etag1 } })).status).toBe(304);
+    expect((await revalidate('/apis', etag1)).status).toBe(304);
     // The core group did not change, so /api keeps its ETag.
-    const core = await api('/api', { headers: { accept: AGG_V2 } });
-    expect((await api('/api', { headers: { accept: AGG_V2, 'if-none-match': core.headers['etag'] as string } })).status).toBe(304);
+    const core = await api('/api', { accept: AGG_V2 });
+    expect((await revalidate('/api', core.headers['etag'] as string)).status).toBe(304);
 
     expect((await api(`${CRDS}/widgets.${group}`, { method: 'DELETE' })).status).toBe(200);
     await waitGone(`${CRDS}/widgets.${group}`);
-    const removed = await api('/apis', { headers: { accept: AGG_V2, 'if-none-match': etag1 } });
+    const removed = await revalidate('/apis', etag1);
     expect(removed.status).toBe(200);
     expect(removed.json.items.map((i: any) => i.metadata.name)).not.toContain(group);
     expect(removed.headers['etag']).not.toBe(etag1);
@@ -611,7 +562,7 @@ describe('CRD status', () => {
 
     refused.spec.names.shortNames = ['gz'];
     const updated = await api(`${CRDS}/gizmos.${group}`, { method: 'PUT', body: refused });
-    expect(updated.status, updated.body).toBe(200);
+    expect(updated.status, updated.text).toBe(200);
     const established = await waitEstablished(`gizmos.${group}`);
     expect(conditionOf(established, 'NamesAccepted')).toEqual({ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
     expect(established.status.acceptedNames.shortNames).toEqual(['gz']);
@@ -774,7 +725,7 @@ describe('deleting a CRD', () => {
   it('terminates it, deletes its objects, refuses creates, then removes it and its routes', async () => {
     await createCRD(crd({ group }));
     const established = await waitEstablished(name);
-    const w = await watch(`${CRDS}?watch=true&fieldSelector=metadata.name%3D${name}&resourceVersion=${established.metadata.resourceVersion}`);
+    const w = await openWatch<WatchEvent<any>>(server, `${CRDS}?watch=true&fieldSelector=metadata.name%3D${name}&resourceVersion=${established.metadata.resourceVersion}`);
     const objects = `/apis/${group}/v1/namespaces/default/widgets`;
     expect((await api(objects, { method: 'POST', body: cr(group, 'plain') })).status).toBe(201);
     expect((await api('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } } })).status).toBe(201);
@@ -831,7 +782,7 @@ describe('deleting a CRD', () => {
       expect(res.json.reason, path).toBe('NotFound');
       expect(res.json.message, path).toBe('the server could not find the requested resource');
     }
-    expect((await api('/apis', { headers: { accept: AGG_V2 } })).json.items.map((i: any) => i.metadata.name)).not.toContain(group);
+    expect((await api('/apis', { accept: AGG_V2 })).json.items.map((i: any) => i.metadata.name)).not.toContain(group);
   });
 
   it('records InstanceDeletionCompleted when another finalizer keeps the CRD', async () => {

@@ -1,11 +1,12 @@
 // Two servers on one real etcd are one API: a CRD created through one is served by the other, a
 // write through one reaches watchers on both with the same resourceVersion, and watches survive
 // an etcd restart without losing or repeating events.
-import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
+import { apiClient } from '../../helpers/api-client.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
 import { eventually } from '../../helpers/eventually.js';
+import { type WatchStream, openWatch } from '../../helpers/watch-stream.js';
 
 interface Event {
   type: string;
@@ -27,44 +28,12 @@ const CRD = {
 const BASE = `/apis/${GROUP}/v1/namespaces/default/things`;
 const thing = (name: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name } });
 
-function call(server: ServerHandle, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpsRequest(server.url + path, {
-      method,
-      ca: server.caCert,
-      agent: false,
-      headers: { authorization: `Bearer ${server.token}`, ...(text ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}) },
-    });
-    req.on('response', (res) => {
-      let data = '';
-      res.on('data', (c: Buffer) => (data += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: data ? (JSON.parse(data) as Record<string, unknown>) : {} }));
-    });
-    req.on('error', reject);
-    req.end(text);
-  });
+async function call(server: ServerHandle, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const r = await apiClient(server)(method, path, { body });
+  return { status: r.status, json: (r.json ?? {}) as Record<string, unknown> };
 }
 
-function watch(server: ServerHandle, query: string): { events: Event[]; close(): void } {
-  const events: Event[] = [];
-  let buffered = '';
-  const req = httpsRequest(`${server.url}${BASE}?watch=true&${query}`, { ca: server.caCert, agent: false, headers: { authorization: `Bearer ${server.token}` } });
-  req.on('response', (res) =>
-    res.on('data', (c: Buffer) => {
-      buffered += c.toString();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        events.push(JSON.parse(buffered.slice(0, nl)) as Event);
-        buffered = buffered.slice(nl + 1);
-      }
-    }),
-  );
-  req.on('error', () => {});
-  req.end();
-  return { events, close: () => req.destroy() };
-}
-
+const watch = (server: ServerHandle, query: string): Promise<WatchStream<Event>> => openWatch<Event>(server, `${BASE}?watch=true&${query}`);
 
 describe('two servers on one etcd', () => {
   let etcd: EtcdProcess;
@@ -89,8 +58,8 @@ describe('two servers on one etcd', () => {
   });
 
   it('delivers a write through one server to watchers on both, with one resourceVersion', async () => {
-    const onA = watch(a, 'resourceVersion=0');
-    const onB = watch(b, 'resourceVersion=0');
+    const onA = await watch(a, 'resourceVersion=0');
+    const onB = await watch(b, 'resourceVersion=0');
     await new Promise((r) => setTimeout(r, 200));
     const created = await call(b, 'POST', BASE, thing('shared'));
     expect(created.status).toBe(201);
@@ -108,7 +77,7 @@ describe('two servers on one etcd', () => {
   it('keeps watches going across an etcd restart: nothing lost, nothing twice', async () => {
     const listed = await call(a, 'GET', BASE);
     const rv = (listed.json['metadata'] as { resourceVersion: string }).resourceVersion;
-    const w = watch(a, `resourceVersion=${rv}`);
+    const w = await watch(a, `resourceVersion=${rv}`);
     await call(b, 'POST', BASE, thing('before-restart'));
     await eventually('the event before the restart', async () => (w.events.length === 1 ? true : undefined));
     await etcd.restart();

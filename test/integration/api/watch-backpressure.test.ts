@@ -4,14 +4,13 @@
 // server holds for watchers (apiserver_watch_pending_bytes) never exceed the budget.
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
-import { connect, type TLSSocket } from 'node:tls';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_WATCH_BUDGET_BYTES, watchStats } from '../../../server/endpoints/watch-budget.js';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
 import { eventually } from '../../helpers/eventually.js';
+import { openWatch } from '../../helpers/watch-stream.js';
 
 // A budget of fifty 10 KiB events and a short grace, so that a few watchers show it in seconds;
 // the default budget's arithmetic is unit-tested (test/unit/server/endpoints/watch-budget.test.ts).
@@ -58,42 +57,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A watch over HTTPS whose client reads every event. */
-async function httpReader(path: string): Promise<WatchEvent[]> {
-  const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-    const req = httpsRequest(server.url + path, { ca: server.caCert, agent: false, headers: { authorization: `Bearer ${server.token}` } });
-    req.on('response', resolve);
-    req.on('error', reject);
-    req.end();
-  });
-  expect(res.statusCode).toBe(200);
-  const events: WatchEvent[] = [];
-  let buffered = '';
-  res.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      events.push(JSON.parse(buffered.slice(0, nl)) as WatchEvent);
-      buffered = buffered.slice(nl + 1);
-    }
-  });
-  return events;
-}
-
-/** A watch over HTTPS whose client sends the request and then never reads. */
-async function stalledHttp(path: string): Promise<{ socket: TLSSocket; received(): number }> {
-  const { hostname, port } = new URL(server.url);
-  const socket = connect({ host: hostname, port: Number(port), ca: server.caCert, servername: 'localhost' });
-  await once(socket, 'secureConnect');
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
-  let received = 0;
-  socket.on('data', (c: Buffer) => (received += c.length));
-  socket.on('error', () => {});
-  // After the 'data' listener, which would resume it.
-  socket.pause();
-  return { socket, received: () => received };
-}
-
 /** A WebSocket watch; with `stall`, its client stops reading once it is open. */
 async function webSocketWatch(path: string, protocols: string[], stall: boolean): Promise<{ ws: WebSocket; events: WatchEvent[] }> {
   const ws = new WebSocket(`${server.url.replace('https', 'wss')}${path}`, protocols, {
@@ -134,11 +97,14 @@ describe('watch backpressure', () => {
     expect(created.status).toBe(201);
     const from = (created.json as WatchEvent['object']).metadata.resourceVersion;
     const path = `${BASE}?watch=true&resourceVersion=${from}`;
-    const httpEvents = await httpReader(path);
+    const httpReader = await openWatch<WatchEvent>(server, path);
+    expect(httpReader.status).toBe(200);
+    const httpEvents = httpReader.events;
     const tokenProtocol = `base64url.bearer.authorization.k8s.io.${Buffer.from(server.token).toString('base64url')}`;
     const wsReader = await webSocketWatch(path, [tokenProtocol, 'base64.binary.k8s.io'], false);
     expect(wsReader.ws.protocol).toBe('base64.binary.k8s.io');
-    const stalled = await Promise.all(Array.from({ length: SLOW_HTTP }, () => stalledHttp(path)));
+    // Clients that send the request and then never read.
+    const stalled = await Promise.all(Array.from({ length: SLOW_HTTP }, () => openWatch<WatchEvent>(server, path, { paused: true })));
     const stalledWs = await Promise.all(Array.from({ length: SLOW_WS }, () => webSocketWatch(path, [], true)));
 
     const blob = 'x'.repeat(10 * 1024);
@@ -172,17 +138,16 @@ describe('watch backpressure', () => {
     expect(Number(await metric('apiserver_watch_pending_bytes'))).toBeLessThan(DEFAULT_WATCH_BUDGET_BYTES / 4);
 
     // A client that never takes the end of its stream loses its connection after the grace.
-    for (const { socket } of stalled) {
-      const established = (): boolean | undefined => serverSideEstablished(socket.localPort!);
+    for (const w of stalled) {
+      const established = (): boolean | undefined => serverSideEstablished(w.localPort!);
       if (established() === undefined) break;
-      await eventually(`the server closed its side of the connection from port ${socket.localPort}`, async () => (established() ? undefined : true));
+      await eventually(`the server closed its side of the connection from port ${w.localPort}`, async () => (established() ? undefined : true));
     }
     // Reading now, each gets what was sent before its end, far from everything, then the close.
-    for (const { socket, received } of stalled) {
-      const closed = once(socket, 'close');
-      socket.resume();
-      await closed;
-      expect(received()).toBeLessThan(written.length * blob.length);
+    for (const w of stalled) {
+      w.resume();
+      await w.closed;
+      expect(w.bytesReceived()).toBeLessThan(written.length * blob.length);
     }
     for (const { ws, events } of stalledWs) {
       const closed = once(ws, 'close');
@@ -191,5 +156,6 @@ describe('watch backpressure', () => {
       expect(events.length).toBeLessThan(written.length);
     }
     wsReader.ws.close();
+    httpReader.close();
   });
 });

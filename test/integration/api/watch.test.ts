@@ -1,16 +1,14 @@
 // ?watch=true over HTTPS against an in-process server on the embedded store: the stream format,
 // where a watch starts (resourceVersion unset, 0, N, compacted), selector transitions, bookmarks,
 // watch-list and timeoutSeconds.
-import { request as httpsRequest } from 'node:https';
-import type { IncomingMessage } from 'node:http';
-import { once } from 'node:events';
-import { connect } from 'node:tls';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { type ServerHandle, type ServerOptions, startServer } from '../../../server/index.js';
+import { apiClient } from '../../helpers/api-client.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
 import { eventually } from '../../helpers/eventually.js';
+import { type WatchStream, openWatch } from '../../helpers/watch-stream.js';
 
 interface WatchEvent {
   type: string;
@@ -33,75 +31,11 @@ const BASE = '/apis/watch.example.com/v1/namespaces/default/widgets';
 let server: ServerHandle;
 
 async function call(method: string, path: string, body?: unknown, contentType = 'application/json', target: ServerHandle = server): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetchRaw(method, path, body === undefined ? undefined : JSON.stringify(body), contentType, target);
-  const text = await new Promise<string>((resolve) => {
-    let data = '';
-    res.on('data', (c: Buffer) => (data += c.toString()));
-    res.on('end', () => resolve(data));
-  });
-  return { status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> };
+  const r = await apiClient(target)(method, path, { body, contentType });
+  return { status: r.status, json: r.json as Record<string, unknown> };
 }
 
-function fetchRaw(method: string, path: string, body?: string, contentType?: string, target: ServerHandle = server): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(target.url + path, {
-      method,
-      ca: target.caCert,
-      agent: false,
-      headers: { authorization: `Bearer ${target.token}`, ...(contentType ? { 'content-type': contentType } : {}) },
-    });
-    req.on('response', resolve);
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** An open watch: its events as they arrive, and what the response looked like. */
-interface Watch {
-  status: number;
-  contentType: string | undefined;
-  events: WatchEvent[];
-  /** Resolves once `n` events arrived (rejects after a timeout). */
-  next(n: number): Promise<WatchEvent[]>;
-  /** Resolves when the server ended the stream. */
-  ended: Promise<void>;
-  close(): void;
-}
-
-async function watch(query: string, base = BASE, target: ServerHandle = server): Promise<Watch> {
-  const res = await fetchRaw('GET', `${base}?watch=true&${query}`, undefined, undefined, target);
-  const events: WatchEvent[] = [];
-  let buffered = '';
-  const waiters: Array<() => void> = [];
-  res.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      events.push(JSON.parse(buffered.slice(0, nl)) as WatchEvent);
-      buffered = buffered.slice(nl + 1);
-    }
-    for (const w of waiters.splice(0)) w();
-  });
-  const ended = new Promise<void>((resolve) => res.on('end', resolve));
-  return {
-    status: res.statusCode ?? 0,
-    contentType: res.headers['content-type'],
-    events,
-    ended,
-    async next(n) {
-      const deadline = Date.now() + 5000;
-      while (events.length < n) {
-        if (Date.now() > deadline) throw new Error(`only ${events.length} of ${n} events: ${JSON.stringify(events.map((e) => e.type))}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 100);
-        });
-      }
-      return events.slice(0, n);
-    },
-    close: () => res.destroy(),
-  };
-}
+const watch = (query: string, base = BASE, target: ServerHandle = server): Promise<WatchStream<WatchEvent>> => openWatch<WatchEvent>(target, `${base}?watch=true&${query}`);
 
 const widget = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'watch.example.com/v1', kind: 'Widget', metadata: { name, labels }, spec: {} });
 
@@ -141,7 +75,7 @@ describe.each(backends)('on $name', ({ options }) => {
     it('streams JSON lines: ADDED for what exists, then every change in order', async () => {
       await call('POST', BASE, widget('pre'));
       const w = await watch('');
-      expect([w.status, w.contentType]).toEqual([200, 'application/json']);
+      expect([w.status, w.headers['content-type']]).toEqual([200, 'application/json']);
       expect(summary(await w.next(1))).toEqual(['ADDED pre']);
       await call('POST', BASE, widget('a'));
       await call('PATCH', `${BASE}/a`, { spec: { x: 1 } }, 'application/merge-patch+json');
@@ -254,22 +188,15 @@ describe.each(backends)('on $name', ({ options }) => {
     });
 
     it('cuts off a watcher that does not read once its buffer is full, and goes on serving', async () => {
-      const { hostname, port } = new URL(server.url);
-      const socket = connect({ host: hostname, port: Number(port), ca: server.caCert, servername: 'localhost' });
-      await once(socket, 'secureConnect');
-      socket.write(`GET ${BASE}?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
-      socket.pause(); // a client that does not read
+      const stalled = await openWatch(server, `${BASE}?watch=true&resourceVersion=0`, { paused: true }); // a client that does not read
       const blob = 'x'.repeat(1024 * 1024);
       const writes = 30; // 30 MiB of events, beyond the 16 MiB the server buffers for a watcher
       for (let i = 0; i < writes; i++) await call('POST', BASE, { ...widget(`big-${i}`), spec: { blob } });
       // Reading now: a watcher that was cut off ends after what was buffered, not after everything.
-      let received = 0;
-      socket.on('data', (c: Buffer) => (received += c.length));
-      socket.on('error', () => {});
-      socket.resume();
-      const ended = await Promise.race([once(socket, 'close').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+      stalled.resume();
+      const ended = await Promise.race([stalled.closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
       expect(ended).toBe(true);
-      expect(received).toBeLessThan(writes * blob.length);
+      expect(stalled.bytesReceived()).toBeLessThan(writes * blob.length);
       expect((await call('GET', '/version')).status).toBe(200);
       for (let i = 0; i < writes; i++) await call('DELETE', `${BASE}/big-${i}`);
     });
