@@ -72,6 +72,9 @@ export const alreadyExists = (resource: Qualified, name: string): ApiError =>
 export const conflict = (resource: Qualified, name: string, why: string): ApiError =>
   failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedString(resource)} "${name}": ${why}`, detailsOf(resource, name));
 
+/** errors.NewApplyConflict: a server-side apply that would take fields other managers own. */
+export const applyConflict = (causes: StatusCause[], message: string): ApiError => failure(409, 'Conflict', message, { causes });
+
 export const OBJECT_MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
 
 /** 422 with every field error in details.causes, the message joined as kube's aggregate. */

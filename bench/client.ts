@@ -7,15 +7,16 @@ export interface BenchClient {
   server: ServerProcess;
   /** Keep-alive connections for ordinary requests; destroy it when done. */
   agent: Agent;
-  call(method: string, path: string, body?: string): Promise<{ status: number; body: string }>;
+  /** JSON bodies unless `contentType` says otherwise (a patch type). */
+  call(method: string, path: string, body?: string, contentType?: string): Promise<{ status: number; body: string }>;
 }
 
 export function benchClient(server: ServerProcess): BenchClient {
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
-  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
+  const call = (method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (body !== undefined) headers['content-type'] = contentType;
       const req = httpsRequest(`${server.url}${path}`, { method, agent, headers, timeout: 60_000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

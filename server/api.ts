@@ -82,6 +82,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
       names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList', shortNames: ['ns'], categories: [] },
       subresources: ['finalize', 'status'],
+      // The namespace REST's Delete answers with the namespace it marked.
+      serving: { ...TYPED_PROFILE, deleted: 'object' },
       printerColumns: [
         { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The status of the namespace' },
         { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
@@ -111,6 +113,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         categories: ['api-extensions'],
       },
       subresources: ['status'],
+      // The CRD REST's Delete answers with the CRD it marked.
+      serving: { ...TYPED_PROFILE, deleted: 'object' },
       printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
     }, crds),
   ]);

@@ -10,13 +10,14 @@ import {
   invalid,
   methodNotSupported,
   methodNotSupportedOn,
+  notFoundPath,
   OBJECT_MODIFIED,
   unsupportedMediaType,
 } from '../../apimachinery/errors.js';
 import { formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
 import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
-import { qualifiedKind, qualifiedResource } from '../registry/strategy.js';
+import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type ListQuery, type RequestInfo, decodeListOptions } from '../pipeline/request-info.js';
@@ -26,8 +27,9 @@ import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { addWarning, strictDecoding } from './field-validation.js';
-import { type WriteOptions, dryRunErrors, parseWriteOptions } from './write-options.js';
-import { type DecodedBody, decodeObjectBody, parseJson, readBody } from './body.js';
+import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } from './write-options.js';
+import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
+import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
 import { sendJson } from './respond.js';
@@ -109,10 +111,6 @@ function goType(ctx: RequestCtx, list: boolean): string {
   if (!ctx.desc.serving.typed) return `*unstructured.Unstructured${suffix}`;
   const pkg = ctx.desc.group === '' ? 'core' : ctx.desc.group.split('.')[0]!;
   return `*${pkg}.${ctx.desc.names.kind}${suffix}`;
-}
-
-function notFoundPath(): ApiError {
-  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
 }
 
 const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
@@ -335,6 +333,12 @@ function checkCustomResourceType(ctx: RequestCtx, value: Record<string, unknown>
   }
 }
 
+/** The update handler's checkName: the body must name the object the URL names. */
+function checkName(given: unknown, name: string): void {
+  if (given === undefined || given === '') throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  if (given !== name) throw badRequest(`the name of the object (${String(given)}) does not match the name on the URL (${name})`);
+}
+
 function checkNamespace(ctx: Ctx, obj: KubeObject): void {
   const ns = namespaceOf(ctx);
   const given = obj.metadata.namespace;
@@ -351,7 +355,15 @@ async function create(ctx: Ctx): Promise<void> {
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   if (ctx.desc.serving.typed) onUnknownFields([]);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, { user: ctx.user, dryRun: options.dryRun, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t) => addWarning(ctx.res, t) });
+  const fields = fieldManager(ctx);
+  const created = await ctx.store.create(namespaceOf(ctx), obj, {
+    user: ctx.user,
+    dryRun: options.dryRun,
+    floatLiterals: decoded.floatLiterals,
+    onUnknownFields,
+    warn: (t) => addWarning(ctx.res, t),
+    trackFields: (o) => fields.update(o, undefined, options.fieldManager),
+  });
   await respondObject(ctx, 201, created);
 }
 
@@ -362,10 +374,7 @@ async function update(ctx: Ctx): Promise<void> {
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   if (ctx.desc.serving.typed) onUnknownFields([]);
   const name = ctx.info.name;
-  if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
-    throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
-  }
-  obj.metadata.name = name;
+  checkName(obj.metadata.name, name);
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
     subresource: ctx.info.subresource || undefined,
     dryRun: options.dryRun,
@@ -374,6 +383,7 @@ async function update(ctx: Ctx): Promise<void> {
     floatLiterals: decoded.floatLiterals,
     onUnknownFields,
     warn: (t) => addWarning(ctx.res, t),
+    trackFields: trackUpdate(ctx, options),
   });
   await respondObject(ctx, 200, updated);
 }
@@ -381,10 +391,9 @@ async function update(ctx: Ctx): Promise<void> {
 async function patch(ctx: Ctx): Promise<void> {
   const type = patchMediaType(ctx.req.headers['content-type']);
   const allowed = ctx.desc.serving.patchTypes;
-  if (!allowed.includes(type) || type === 'application/apply-patch+yaml') {
-    throw unsupportedMediaType(allowed);
-  }
+  if (!allowed.includes(type)) throw unsupportedMediaType(allowed);
   const options = writeOptions(ctx, 'PatchOptions', type);
+  if (type === APPLY_PATCH_TYPE) return applyPatch(ctx, options);
   const body = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
   const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
   const patchDoc = decoded.value;
@@ -421,9 +430,84 @@ async function patch(ctx: Ctx): Promise<void> {
       // A patched object that no longer decodes is a 422 on the patch (handlers/patch.go), not a 400.
       decodeError: (message) => invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
       warn: (t) => addWarning(ctx.res, t),
+      trackFields: trackUpdate(ctx, options),
     },
   );
   await respondObject(ctx, 200, updated);
+}
+
+/** The field manager of this request's version and subresource. */
+function fieldManager(ctx: RequestCtx): FieldManager {
+  const apiVersion = requestApiVersion(ctx);
+  const strategy = ctx.store.strategy;
+  return new FieldManager({
+    type: strategy.fieldTypes(apiVersion),
+    apiVersion,
+    kind: ctx.desc.names.kind,
+    subresource: ctx.info.subresource,
+    resetFields: updateStrategyFor(strategy, ctx.info.subresource).resetFields,
+  });
+}
+
+/** managedFields for a non-apply write: its manager owns what it changed. */
+function trackUpdate(ctx: RequestCtx, options: WriteOptions): WriteContext['trackFields'] {
+  const fields = fieldManager(ctx);
+  return (obj, old) => fields.update(obj, old, options.fieldManager);
+}
+
+/**
+ * Server-side apply (handlers/patch.go applyPatcher): the configuration merged into the object by
+ * the field manager, inside the store's compare-and-swap; to a missing object (not through a
+ * subresource), a create.
+ */
+async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
+  const text = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
+  const exact = ctx.store.strategy.exactIntegers;
+  // kubectl sends JSON (which is YAML too); JSON decodes faster and reports repeated keys.
+  const decoded = /^\s*\{/.test(text) ? parseJson(text, exact) : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
+  if (!isJsonObject(decoded.value)) throw badRequest('error decoding YAML: the apply configuration must be an object');
+  const config = decoded.value as unknown as KubeObject;
+  if (config.metadata === undefined || config.metadata === null) config.metadata = {};
+  else if (!isJsonObject(config.metadata)) throw badRequest('error decoding YAML: metadata must be an object');
+  const name = ctx.info.name;
+  const ns = namespaceOf(ctx);
+  const fields = fieldManager(ctx);
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, (message) => badRequest(`error strict decoding YAML: ${message}`));
+  const applyTo = (live: KubeObject): KubeObject => {
+    const obj = fields.apply(live, cloneJson(config), options.fieldManager, options.force);
+    if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    checkNamespace(ctx, obj);
+    return obj;
+  };
+  const writeCtx = { user: ctx.user, dryRun: options.dryRun, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t: string) => addWarning(ctx.res, t) };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const updated = await ctx.store.update(
+        ns,
+        name,
+        async (current) => {
+          const [live] = await inRequestVersion(ctx, [current]);
+          const obj = applyTo(live!);
+          // The object's own resourceVersion is no precondition; one the configuration sets is.
+          if (config.metadata.resourceVersion === undefined) delete obj.metadata.resourceVersion;
+          return obj;
+        },
+        { ...writeCtx, subresource: ctx.info.subresource || undefined },
+      );
+      return await respondObject(ctx, 200, updated);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404) || ctx.info.subresource || attempt > 0) throw err;
+    }
+    // Nothing to apply to: the configuration is the new object.
+    const obj = applyTo({ metadata: {} });
+    if (obj.metadata.uid) throw conflict(qualifiedResource(ctx.store.kind), name, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
+    try {
+      return await respondObject(ctx, 201, await ctx.store.create(ns, obj, writeCtx));
+    } catch (err) {
+      // Created meanwhile by someone else: apply to theirs.
+      if (!(err instanceof ApiError && err.status.reason === 'AlreadyExists')) throw err;
+    }
+  }
 }
 
 /** GET, PUT and PATCH of `<name>/scale`: the object seen and changed as an autoscaling/v1 Scale. */
@@ -432,14 +516,15 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   const name = ctx.info.name;
   if (ctx.info.verb === 'get') return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping));
   let change: (current: Scale) => unknown;
-  let dry: boolean;
+  let options: WriteOptions;
   if (ctx.info.verb === 'update') {
-    dry = writeOptions(ctx, 'UpdateOptions').dryRun;
+    options = writeOptions(ctx, 'UpdateOptions');
     const { value } = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], true);
+    checkName(isJsonObject(value) && isJsonObject(value['metadata']) ? value['metadata']['name'] : undefined, name);
     change = () => value;
   } else if (ctx.info.verb === 'patch') {
     const type = patchMediaType(ctx.req.headers['content-type']);
-    dry = writeOptions(ctx, 'PatchOptions', type).dryRun;
+    options = writeOptions(ctx, 'PatchOptions', type);
     // A Scale is a typed object (autoscaling/v1), whatever the resource it scales.
     const allowed = TYPED_PROFILE.patchTypes;
     if (!allowed.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(allowed);
@@ -453,9 +538,11 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   }
   const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), {
     subresource: 'scale',
-    dryRun: dry,
+    dryRun: options.dryRun,
     user: ctx.user,
     warn: (t) => addWarning(ctx.res, t),
+    // The replicas a scale write sets are its manager's, recorded on the scaled object.
+    trackFields: trackUpdate(ctx, options),
   });
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }

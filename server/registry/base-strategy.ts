@@ -6,6 +6,7 @@ import type { CreateStrategy, DeleteStrategy, GenerationPolicy, KindInfo, Strate
 import { validateDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { supportedFieldLabels } from '../../apimachinery/selectors/fields.js';
 import { specChanged } from './object-meta-ops.js';
+import { type TypeNode, deducedType, objectMetaType, scalarType, structType } from '../../apimachinery/structured-merge/schema.js';
 
 export interface StrategyParts extends Partial<Omit<Strategy, 'kind' | 'create' | 'update' | 'delete'>> {
   create?: Partial<CreateStrategy>;
@@ -20,15 +21,26 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
     kind,
     canonicalize: () => {},
     exactIntegers: false,
+    fieldTypes: () => KUBE_OBJECT_TYPE,
     subresources: {},
     selectableFields,
     fieldLabels: supportedFieldLabels(Object.keys(selectableFields({ metadata: {} }))),
     ...rest,
     create: { prepare: () => {}, validateName: validateDNS1123Subdomain, validate: () => [], ...create },
-    update: { allowUnconditional: true, prepare: () => {}, validate: () => [], ...update },
+    update: { allowUnconditional: true, prepare: () => {}, validate: () => [], resetFields: [], ...update },
     delete: { ...FINALIZING_DELETE, ...del },
   };
 }
+
+/**
+ * A built-in kind's structure for field ownership: apiVersion, kind, ObjectMeta and the fields
+ * given; fields not described are deduced (maps granular, lists atomic), as SMD types the unknown.
+ */
+export function kubeObjectType(fields: Record<string, TypeNode> = {}): TypeNode {
+  return structType({ apiVersion: scalarType('string'), kind: scalarType('string'), metadata: objectMetaType, ...fields }, { elementType: deducedType });
+}
+
+const KUBE_OBJECT_TYPE = kubeObjectType();
 
 /** The field selector set every kind supports: metadata.name, and metadata.namespace when namespaced. */
 export function metadataFields(namespaced: boolean): (obj: KubeObject) => Record<string, string> {
@@ -74,18 +86,26 @@ export const keepStoredStatus = (obj: KubeObject, old: KubeObject): void => {
 
 /**
  * The status subresource's update strategy (kube's statusStrategy): the stored object with the
- * client's status, and nothing else of what the client sent.
+ * client's status, and nothing else of what the client sent but the managedFields its write
+ * recorded.
  */
-export function statusUpdate(main: UpdateStrategy, validate: UpdateStrategy['validate'] = main.validate): UpdateStrategy {
+export function statusUpdate(main: UpdateStrategy, validate: UpdateStrategy['validate'] = main.validate, resetFields: readonly string[] = ['spec']): UpdateStrategy {
   return {
     allowUnconditional: main.allowUnconditional,
     prepare(obj, old) {
       const status = obj['status'];
+      const managedFields = obj.metadata.managedFields;
       for (const key of Object.keys(obj)) delete obj[key];
       Object.assign(obj, cloneJson(old));
       if (status === undefined) delete obj['status'];
       else obj['status'] = status;
+      if (managedFields === undefined) delete obj.metadata.managedFields;
+      else obj.metadata.managedFields = managedFields;
     },
     validate,
+    resetFields,
   };
 }
+
+/** The main resource's reset fields when the kind has a status subresource. */
+export const STATUS_RESET: readonly string[] = ['status'];

@@ -35,14 +35,17 @@ export interface ServingProfile {
   deleted: 'object' | 'status';
 }
 
+/** The patch types kube's installer and CRD handler accept, in the order their 415s list them. */
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+const TYPED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 /** Built-in kinds, as kube's typed registries serve them. */
 export const TYPED_PROFILE: ServingProfile = {
   typed: true,
-  patchTypes: [...PATCH_TYPES, 'application/strategic-merge-patch+json'],
+  patchTypes: TYPED_PATCH_TYPES,
   unsupported: 'route',
-  deleted: 'object',
+  // The generic store's default (ReturnDeletedObject unset); kinds with their own REST Delete differ.
+  deleted: 'status',
 };
 
 /** Custom resources, as apiextensions-apiserver's CRD handler serves them. */

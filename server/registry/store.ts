@@ -21,7 +21,7 @@ import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
 import { type FieldError, GoPrinted, goQuote, invalid as invalidField } from '../../apimachinery/field-errors.js';
 import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
 import { listPrefix, objectKey } from './keys.js';
-import { type Strategy, type UpdateStrategy, type WriteContext, qualifiedKind, qualifiedResource } from './strategy.js';
+import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
 import { metaTimeDecodeError } from '../../apimachinery/validation/object-meta.js';
 import { fillObjectMetaSystemFields, generateNameFrom, wipeObjectMetaSystemFields } from './object-meta-ops.js';
@@ -261,8 +261,11 @@ export class Store {
     if (this.strategy.generation) meta.generation = 1;
     else delete meta.generation;
     const create = this.strategy.create;
-    create.prepare(obj);
+    // kube's order: decoding defaults and prunes, the field manager records the write, then the
+    // kind's PrepareForCreate.
     this.strategy.canonicalize(obj, ctx);
+    ctx.trackFields?.(obj, undefined);
+    create.prepare(obj);
     const errs = [...validateObjectMetaForCreate(obj, this.kind, create.validateName), ...create.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
     const name = meta.name!;
@@ -299,7 +302,7 @@ export class Store {
       if (opts.replace || metaTimeDecodeError(next.metadata) !== metaTimeDecodeError(current.metadata)) this.checkDecodable(next, opts);
       if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
       const wantRv = next.metadata?.resourceVersion;
-      if (!wantRv && opts.replace && !this.updateStrategy(opts).allowUnconditional) throw this.resourceVersionRequired(name);
+      if (!wantRv && opts.replace && !updateStrategyFor(this.strategy, opts.subresource).allowUnconditional) throw this.resourceVersionRequired(name);
       if (wantRv && wantRv !== current.metadata.resourceVersion) {
         throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
       }
@@ -361,11 +364,6 @@ export class Store {
     }
   }
 
-  /** The strategy of a write to the main resource or to `ctx.subresource`. */
-  private updateStrategy(ctx: WriteContext): UpdateStrategy {
-    return (ctx.subresource && this.strategy.subresources[ctx.subresource]) || this.strategy.update;
-  }
-
   private prepareUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): KubeObject {
     if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
     const meta = obj.metadata;
@@ -382,9 +380,10 @@ export class Store {
     if (generation) obj.metadata.generation = oldMeta.generation ?? 1;
     if (this.kind.namespaced && obj.metadata.namespace === undefined) obj.metadata.namespace = oldMeta.namespace;
     if (obj.metadata.name === undefined) obj.metadata.name = oldMeta.name;
-    const update = this.updateStrategy(ctx);
-    update.prepare(obj, old, ctx);
+    const update = updateStrategyFor(this.strategy, ctx.subresource);
     this.strategy.canonicalize(obj, ctx);
+    ctx.trackFields?.(obj, old);
+    update.prepare(obj, old, ctx);
     // A subresource with a strategy of its own (status, finalize) never writes the spec.
     if (update === this.strategy.update && generation?.specChanged(old, obj)) obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
     const errs = [...validateObjectMetaForUpdate(obj, old, this.kind), ...update.validate(obj, old, ctx)];

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../apimachinery/object.js';
 import type { NameValidator } from '../../apimachinery/validation/names.js';
 import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
 import type { UserInfo } from '../../apimachinery/user.js';
+import type { TypeNode } from '../../apimachinery/structured-merge/schema.js';
 
 export interface KindInfo {
   group: string;
@@ -40,6 +41,11 @@ export interface WriteContext {
   decodeError?: (message: string) => ApiError;
   /** Who asked, for admission; absent for the server's own controllers. */
   user?: UserInfo;
+  /**
+   * metadata.managedFields bookkeeping (kube's field manager), given the object as it will be
+   * stored, after defaulting and pruning, and the stored one (none on create).
+   */
+  trackFields?: (obj: KubeObject, old: KubeObject | undefined) => void;
 }
 
 /**
@@ -68,6 +74,12 @@ export interface UpdateStrategy {
   /** The kind's part of an update, after the store carried system metadata over from `old`. */
   prepare(obj: KubeObject, old: KubeObject, ctx: WriteContext): void;
   validate(obj: KubeObject, old: KubeObject, ctx: WriteContext): FieldError[];
+  /**
+   * Top-level fields this write puts back as they were (kube's GetResetFields): the main resource's
+   * status when there is a status subresource, the spec for a status write. An apply through it
+   * does not own them.
+   */
+  readonly resetFields: readonly string[];
 }
 
 /**
@@ -113,6 +125,11 @@ export interface Strategy {
   readonly exactIntegers: boolean;
   /** What every object read from storage goes through (custom resources: pruning and defaults). */
   fromStorage?(obj: KubeObject): void;
+  /**
+   * The kind's structure in `apiVersion` as field ownership and server-side apply see it (kube's
+   * managed-fields type converter): which lists are sets or keyed maps, which maps are atomic.
+   */
+  fieldTypes(apiVersion: string): TypeNode;
   /** The fields a field selector may name, with their values for this object. */
   selectableFields(obj: KubeObject): Record<string, string>;
   /** Which field selector labels the kind accepts, with kube's error text for the others. */
@@ -125,4 +142,9 @@ export interface Strategy {
     storageApiVersion: string;
     convert(objects: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
   };
+}
+
+/** The strategy of a write to the main resource or to `subresource`. */
+export function updateStrategyFor(strategy: Strategy, subresource: string | undefined): UpdateStrategy {
+  return (subresource && strategy.subresources[subresource]) || strategy.update;
 }

@@ -1,8 +1,9 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition: defaulted and validated as kube does, with a
 // status the CRD controller owns and a cleanup finalizer added when a DELETE arrives, so every
 // custom resource is gone before the definition is.
-import { SPEC_GENERATION, defineStrategy, keepStoredStatus, statusUpdate } from '../base-strategy.js';
+import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
 import type { UpdateStrategy } from '../strategy.js';
+import { deducedType, mapListType, structType } from '../../../apimachinery/structured-merge/schema.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import { nowTimestamp } from '../../../apimachinery/object.js';
@@ -45,9 +46,20 @@ const crdUpdate: UpdateStrategy = {
     if (storage && crd.status && !crd.status.storedVersions.includes(storage)) crd.status.storedVersions.push(storage);
   },
   validate: (obj, old) => validateCRDUpdate(asCRD(obj), asCRD(old), checkSchemaAtCRDWrite),
+  resetFields: STATUS_RESET,
 };
 
+/**
+ * apiextensions/v1 CustomResourceDefinition as kube's OpenAPI model types it, for what merging
+ * needs: versions keyed by name, conditions by type; the rest (schemas included) deduced.
+ */
+const CRD_TYPE = kubeObjectType({
+  spec: structType({ versions: mapListType(deducedType, ['name']) }, { elementType: deducedType }),
+  status: structType({ conditions: mapListType(deducedType, ['type']) }, { elementType: deducedType }),
+});
+
 export const crdStrategy = defineStrategy(crdKind, {
+  fieldTypes: () => CRD_TYPE,
   generation: SPEC_GENERATION,
   // CRDs register no field label conversion, so kube falls back to the metav1 default.
   fieldLabels: defaultMetaV1FieldLabels,
@@ -61,7 +73,7 @@ export const crdStrategy = defineStrategy(crdKind, {
     validate: (obj) => validateCRD(asCRD(obj), checkSchemaAtCRDWrite),
   },
   update: crdUpdate,
-  subresources: { status: statusUpdate(crdUpdate, (obj) => validateCRDStatus(asCRD(obj))) },
+  subresources: { status: statusUpdate(crdUpdate, (obj) => validateCRDStatus(asCRD(obj)), ['metadata', 'spec']) },
   delete: {
     // Every CRD is deleted in two phases: the DELETE adds the cleanup finalizer itself.
     marksFirst: () => true,

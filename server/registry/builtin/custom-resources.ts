@@ -2,7 +2,7 @@
 // and validates what clients send, and prunes and defaults what is read from storage (so a default
 // added to the CRD later appears on old objects). CEL plugs in beside validate; everything else is
 // the generic store.
-import { SPEC_GENERATION, defineStrategy, keepStoredStatus, statusUpdate, withoutStatus } from '../base-strategy.js';
+import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, statusUpdate, withoutStatus } from '../base-strategy.js';
 import { type KubeObject, cloneJson } from '../../../apimachinery/object.js';
 import { prune } from '../../../crd/schema/prune.js';
 import type { Strategy, UpdateStrategy, WriteContext } from '../strategy.js';
@@ -13,6 +13,7 @@ import { converterFor } from '../../../crd/conversion.js';
 import { pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
 import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
+import { type TypeNode, fromOpenAPISchema } from '../../../apimachinery/structured-merge/schema.js';
 
 export function customResourceStrategy(crd: CustomResourceDefinition): Strategy {
   const { group, names, scope } = crd.spec;
@@ -30,10 +31,11 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     if (!compiled) validators.set(version, (compiled = compileSchema(schema)));
     return compiled;
   };
+  const preserveUnknownFields = (crd.spec as { preserveUnknownFields?: boolean }).preserveUnknownFields === true;
   const pruning: PruneAndDefaultOptions = {
     isResourceRoot: true,
     pruneRootMetadata: true,
-    preserveUnknownFields: (crd.spec as { preserveUnknownFields?: boolean }).preserveUnknownFields === true,
+    preserveUnknownFields,
   };
   const storageSchema = storage ? schemas.get(storage.name) : undefined;
   const converter = converterFor(crd);
@@ -56,12 +58,22 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     return [...schemaErrors, ...(cel?.errors ?? [])];
   };
 
+  // Field ownership types per version, built on first use.
+  const types = new Map<string, TypeNode>();
+  const fieldTypes = (apiVersion: string): TypeNode => {
+    const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+    let type = types.get(version);
+    if (!type) types.set(version, (type = fromOpenAPISchema(schemas.get(version), { preserveUnknownFields })));
+    return type;
+  };
+
   const hasStatus = Boolean(storage?.subresources?.status);
   const update: UpdateStrategy = {
     allowUnconditional: false,
     prepare: hasStatus ? keepStoredStatus : () => {},
     // Ratcheting: what was already invalid and is unchanged does not fail the update.
     validate: (obj, old, ctx) => validateAll(obj, old, ctx),
+    resetFields: hasStatus ? STATUS_RESET : [],
   };
 
   return defineStrategy(
@@ -75,6 +87,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     {
       generation: SPEC_GENERATION,
       exactIntegers: true,
+      fieldTypes,
       create: {
         prepare: hasStatus ? withoutStatus : () => {},
         validate: (obj, ctx) => validateAll(obj, undefined, ctx),

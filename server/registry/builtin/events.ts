@@ -1,5 +1,6 @@
 // core/v1 Event: recorded by controllers, listed by `kubectl describe`.
-import { defineStrategy } from '../base-strategy.js';
+import { defineStrategy, kubeObjectType } from '../base-strategy.js';
+import { deducedType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 
 export const eventKind = { group: '', resource: 'events', kind: 'Event', listKind: 'EventList', namespaced: true };
@@ -14,7 +15,14 @@ interface ObjectReference {
   fieldPath?: string;
 }
 
+/** core/v1 Event as kube's OpenAPI model types it: object references are atomic structs. */
+const EVENT_TYPE = kubeObjectType({
+  involvedObject: withMapRelationship(deducedType, 'atomic'),
+  related: withMapRelationship(deducedType, 'atomic'),
+});
+
 export const eventStrategy = defineStrategy(eventKind, {
+  fieldTypes: () => EVENT_TYPE,
   // kube's event field set, which `kubectl describe` selects on (involvedObject.*).
   selectableFields(obj: KubeObject) {
     const ref = (obj['involvedObject'] ?? {}) as ObjectReference;

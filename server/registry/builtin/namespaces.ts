@@ -1,7 +1,8 @@
 // core/v1 Namespace: cluster-scoped, no generation, and deleted in two phases: DELETE marks it
 // Terminating, the namespace controller empties it and removes the `kubernetes` finalizer.
 import { forbidden } from '../../../apimachinery/errors.js';
-import { defineStrategy, keepStoredStatus, statusUpdate } from '../base-strategy.js';
+import { STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
+import { atomicListType, deducedType, mapListType, scalarType, structType } from '../../../apimachinery/structured-merge/schema.js';
 import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
 import type { UpdateStrategy } from '../strategy.js';
 import { validateDNS1123Label } from '../../../apimachinery/validation/names.js';
@@ -23,8 +24,8 @@ const asNamespace = (obj: KubeObject): KubeObject & NamespaceFields => obj as Ku
 /** The namespace controller's finalizers (spec) and everyone else's (metadata). */
 const pendingFinalizers = (obj: KubeObject): boolean => Boolean(asNamespace(obj).spec?.finalizers?.length || obj.metadata.finalizers?.length);
 
+/** kube labels every namespace with its own name, so selectors can pick namespaces by name. */
 const keepLabelOfName = (obj: KubeObject): void => {
-  // kube labels every namespace with its own name, so selectors can pick namespaces by name.
   obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
 };
 
@@ -35,9 +36,9 @@ const namespaceUpdate: UpdateStrategy = {
     // spec.finalizers change only through /finalize; the main resource keeps the stored ones.
     const ns = asNamespace(obj);
     ns.spec = { ...ns.spec, finalizers: asNamespace(old).spec?.finalizers ?? [] };
-    keepLabelOfName(obj);
   },
   validate: () => [],
+  resetFields: STATUS_RESET,
 };
 
 /** /finalize: spec.finalizers and nothing else (kube's namespaceFinalizeStrategy). */
@@ -46,12 +47,21 @@ const finalizeUpdate: UpdateStrategy = {
   prepare(obj, old) {
     asNamespace(obj).status = asNamespace(old).status ?? {};
     obj.metadata = { ...old.metadata, resourceVersion: obj.metadata.resourceVersion };
-    keepLabelOfName(obj);
   },
   validate: () => [],
+  resetFields: STATUS_RESET,
 };
 
+/** core/v1 Namespace as kube's OpenAPI model types it: finalizers atomic, conditions keyed by type. */
+const NAMESPACE_TYPE = kubeObjectType({
+  spec: structType({ finalizers: atomicListType(scalarType('string')) }),
+  status: structType({ phase: scalarType('string'), conditions: mapListType(deducedType, ['type']) }),
+});
+
 export const namespaceStrategy = defineStrategy(namespaceKind, {
+  fieldTypes: () => NAMESPACE_TYPE,
+  // SetDefaults_Namespace: the label is a default, so the writer owns it.
+  canonicalize: keepLabelOfName,
   create: {
     prepare(obj) {
       const ns = asNamespace(obj);
@@ -59,7 +69,6 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
       const finalizers = new Set(ns.spec?.finalizers ?? []);
       finalizers.add(NAMESPACE_FINALIZER);
       ns.spec = { ...ns.spec, finalizers: [...finalizers] };
-      keepLabelOfName(obj);
     },
     validateName: validateDNS1123Label,
   },

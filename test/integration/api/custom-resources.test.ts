@@ -545,10 +545,10 @@ describe('patches', () => {
     );
   });
 
-  it('apply-patch+yaml is a 415 for now (server-side apply is not implemented)', async () => {
+  it('apply-patch+yaml applies the body as kubectl sends it (JSON and a newline)', async () => {
     const r = await api('PATCH', `${caches()}/smp?fieldManager=test`, { raw: JSON.stringify(cache('smp')) + '\n', contentType: 'application/apply-patch+yaml' });
-    expect(r.status).toBe(415);
-    expect(r.json.reason).toBe('UnsupportedMediaType');
+    expect(r.status).toBe(200);
+    expect(r.json.metadata.managedFields.map((m: Json) => [m.manager, m.operation])).toContainEqual(['test', 'Apply']);
   });
 });
 

@@ -30,7 +30,7 @@ describe('status subresource parts', () => {
     expect(o).toEqual(obj({ spec: { a: 2 }, ...want }));
   });
 
-  const main: UpdateStrategy = { allowUnconditional: false, prepare: () => {}, validate: () => [{ type: 'FieldValueRequired', field: 'main', detail: '' }] };
+  const main: UpdateStrategy = { allowUnconditional: false, prepare: () => {}, validate: () => [{ type: 'FieldValueRequired', field: 'main', detail: '' }], resetFields: ['status'] };
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     ['takes only the client status', { spec: { a: 9 }, status: { ready: true } }, { spec: { a: 1 }, status: { ready: true } }],
     ['a write without status removes it', { spec: { a: 9 } }, { spec: { a: 1 } }],
@@ -121,10 +121,16 @@ describe('namespace updates', () => {
   const stored = (): KubeObject =>
     obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team', uid: 'u', labels: { 'kubernetes.io/metadata.name': 'team' } });
 
-  it('the main resource keeps the stored finalizers and status, and the name label', () => {
+  it('the main resource keeps the stored finalizers and status', () => {
     const o = obj({ spec: { finalizers: [] }, status: { phase: 'Terminating' } }, { name: 'team', labels: { a: 'b' } });
     namespaceStrategy.update.prepare(o, stored(), ctx);
-    expect(o).toEqual(obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team', labels: { a: 'b', 'kubernetes.io/metadata.name': 'team' } }));
+    expect(o).toEqual(obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team', labels: { a: 'b' } }));
+  });
+
+  it('the name label is a default (SetDefaults_Namespace), so whoever writes owns it', () => {
+    const o = obj({}, { name: 'team', labels: { a: 'b', 'kubernetes.io/metadata.name': 'other' } });
+    namespaceStrategy.canonicalize(o, ctx);
+    expect(o.metadata.labels).toEqual({ a: 'b', 'kubernetes.io/metadata.name': 'team' });
   });
 
   it('finalize changes spec.finalizers and nothing else', () => {

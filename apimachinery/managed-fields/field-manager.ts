@@ -1,0 +1,292 @@
+// kube's field manager (k8s.io/apimachinery/pkg/util/managedfields/internal): metadata.managedFields
+// kept for every write, and server-side apply. kube builds it as a chain of managers; here each
+// link is a step of `update` or `apply`, in the chain's order:
+//   versionCheck, lastAppliedUpdater, lastAppliedManager (kubectl's client-side apply migration),
+//   skipNonApplied (tracking starts at creation or at the first apply), capManagers (at most 10
+//   Update entries), buildManagerInfo (the manager identifier), managedFieldsUpdater (times),
+//   stripMeta (nobody owns apiVersion, kind, metadata.name, ...), then the structured merge.
+import { applyConflict, badRequest } from '../errors.js';
+import { deeperThan } from '../json.js';
+import { type KubeObject, type JsonValue, cloneJson, isJsonObject, nowTimestamp } from '../object.js';
+import {
+  type Conflict,
+  Conflicts,
+  FieldSet,
+  StructuredMergeError,
+  type TypeNode,
+  Updater,
+  ValidationErrors,
+  applyConflictCauses,
+  applyConflictMessage,
+  compare,
+  makePath,
+  stripMetaFields,
+  toFieldSet,
+} from '../structured-merge/index.js';
+import {
+  type Managed,
+  type VersionedSet,
+  decodeManagedFields,
+  decodeOrEmpty,
+  emptyManaged,
+  encodeManagedFields,
+  isResetRequest,
+  managerIdentifier,
+} from './entries.js';
+
+/** The kubectl annotation client-side apply keeps its last configuration in. */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** DefaultMaxUpdateManagers. */
+const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+const BEFORE_FIRST_APPLY = 'before-first-apply';
+/** managedFieldsUpdater's placeholder for the write in progress. */
+const CURRENT_OPERATION = 'current-operation';
+
+/**
+ * The structured merge's path work grows with the square of an object's depth: a document 10,000
+ * levels deep (which this server accepts) would hold the event loop for seconds. Objects deeper
+ * than this keep the managed fields they had, and cannot be applied. kube has no such bound; real
+ * objects nest a few dozen levels.
+ */
+export const MAX_TRACKED_DEPTH = 256;
+
+export interface FieldManagerScope {
+  /** The kind's structure in the request's version. */
+  type: TypeNode;
+  /** The request's group/version (`v1`, `cache.example.com/v1`). */
+  apiVersion: string;
+  kind: string;
+  /** '' for the main resource. */
+  subresource: string;
+  /** Top-level fields this endpoint resets, which its writers never own (kube's reset fields). */
+  resetFields: readonly string[];
+  now?: () => string;
+}
+
+export class FieldManager {
+  private readonly updater: Updater;
+  private readonly now: () => string;
+
+  constructor(private readonly scope: FieldManagerScope) {
+    this.updater = new Updater(scope.type, { ignoredFields: FieldSet.of(...scope.resetFields.map((f) => makePath(f))) });
+    this.now = scope.now ?? (() => nowTimestamp());
+  }
+
+  /**
+   * A create, update or patch by `manager`: records what it changed in `obj.metadata.managedFields`
+   * (UpdateNoErrors: when that fails, the stored object's entries stay as they were).
+   */
+  update(obj: KubeObject, live: KubeObject | undefined, manager: string): void {
+    if (deeperThan(obj, MAX_TRACKED_DEPTH) || (live && deeperThan(live, MAX_TRACKED_DEPTH))) {
+      keepLiveManagedFields(obj, live);
+      return;
+    }
+    const managed = this.decodeLiveOrNew(obj, live);
+    delete obj.metadata.managedFields;
+    // Tracking starts when an object is created, or at its first apply: an existing object
+    // without entries stays without.
+    if (managed.fields.size === 0 && live?.metadata.uid) return;
+    try {
+      this.recordUpdate(live ? withoutManagedFields(live) : {}, obj, managed, manager || 'unknown');
+      setManagedFields(obj, managed);
+    } catch (err) {
+      if (!(err instanceof ValidationErrors || err instanceof StructuredMergeError)) throw err;
+      keepLiveManagedFields(obj, live);
+    }
+  }
+
+  /**
+   * A server-side apply of `config` by `manager` over `live` (an empty object when creating):
+   * the merged object with its managedFields, or kube's 409 when it would take fields other
+   * managers own and `force` is not set.
+   */
+  apply(live: KubeObject, config: KubeObject, manager: string, force: boolean): KubeObject {
+    if (config.apiVersion !== this.scope.apiVersion || config.kind !== this.scope.kind) {
+      throw badRequest(`invalid object type: ${gvkString(config)}`);
+    }
+    if (config.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
+    if (deeperThan(config, MAX_TRACKED_DEPTH) || deeperThan(live, MAX_TRACKED_DEPTH)) {
+      throw badRequest(`server-side apply takes objects nesting at most ${MAX_TRACKED_DEPTH} levels`);
+    }
+    let managed = decodeOrEmpty(live.metadata.managedFields);
+    let current: KubeObject = withoutManagedFields(live);
+    if (managed.fields.size === 0) {
+      // Whatever the object holds before its first apply belongs to "before-first-apply".
+      managed = emptyManaged();
+      this.recordUpdate({}, current, managed, BEFORE_FIRST_APPLY);
+    }
+    const id = managerIdentifier({ manager, operation: 'Apply', ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}) });
+    let result: { object: KubeObject; fields: Map<string, VersionedSet>; changed: boolean };
+    try {
+      result = this.mergeApplied(current, config, managed, id, force);
+    } catch (err) {
+      if (!(err instanceof Conflicts)) throw toApplyError(err, config);
+      // kubectl's migration from client-side apply: conflicts on fields its last-applied
+      // configuration set, with the values still live, are the applier's own.
+      const allowed = manager === 'kubectl' ? this.lastAppliedFields(current) : undefined;
+      const remaining = allowed ? err.conflicts.filter((c) => !allowed.has(c.path)) : err.conflicts;
+      if (remaining.length > 0) throw conflictError(remaining);
+      result = this.mergeApplied(current, config, managed, id, true);
+    }
+    managed.fields = result.fields;
+    if (result.changed) managed.times.set(id, this.now());
+    current = result.changed ? result.object : current;
+    if (manager === 'kubectl' && current.metadata.annotations?.[LAST_APPLIED_ANNOTATION]) {
+      current.metadata.annotations = { ...current.metadata.annotations, [LAST_APPLIED_ANNOTATION]: lastAppliedOf(config) };
+    }
+    setManagedFields(current, managed);
+    return current;
+  }
+
+  /** decodeLiveOrNew: a subresource write or an unreadable list keeps the stored entries; `[]` resets them. */
+  private decodeLiveOrNew(obj: KubeObject, live: KubeObject | undefined): Managed {
+    if (this.scope.subresource) return decodeOrEmpty(live?.metadata.managedFields);
+    const given = obj.metadata.managedFields;
+    if (isResetRequest(given)) return emptyManaged();
+    let managed: Managed | undefined;
+    try {
+      managed = Array.isArray(given) ? decodeManagedFields(given) : undefined;
+    } catch {
+      managed = undefined;
+    }
+    return managed && managed.fields.size > 0 ? managed : decodeOrEmpty(live?.metadata.managedFields);
+  }
+
+  /** One non-apply write through the chain, into `managed`. */
+  private recordUpdate(live: unknown, next: KubeObject, managed: Managed, manager: string): void {
+    const id = managerIdentifier({
+      manager,
+      operation: 'Update',
+      apiVersion: this.scope.apiVersion,
+      ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}),
+    });
+    const { managers } = this.updater.update(live, withoutManagedFields(next), this.scope.apiVersion, managed.fields, CURRENT_OPERATION);
+    const fields = stripMetaFields(managers, CURRENT_OPERATION);
+    const taken = fields.get(CURRENT_OPERATION);
+    if (taken) {
+      // The write changed something: it is this manager's, at this time.
+      fields.delete(CURRENT_OPERATION);
+      const previous = fields.get(id);
+      fields.set(id, previous ? { ...taken, set: taken.set.union(previous.set) } : taken);
+      managed.times.set(id, this.now());
+    }
+    managed.fields = fields;
+    capUpdateManagers(managed);
+  }
+
+  private mergeApplied(live: KubeObject, config: KubeObject, managed: Managed, id: string, force: boolean): { object: KubeObject; fields: Map<string, VersionedSet>; changed: boolean } {
+    const result = this.updater.apply(live, config, this.scope.apiVersion, managed.fields, id, force);
+    const fields = stripMetaFields(result.managers, id);
+    return { object: result.object as KubeObject, fields, changed: result.changed };
+  }
+
+  /** allowedConflictsFromLastApplied: what the last-applied annotation set and the object still holds. */
+  private lastAppliedFields(live: KubeObject): FieldSet | undefined {
+    const text = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+    if (!text) return undefined;
+    try {
+      const lastApplied: unknown = JSON.parse(text);
+      if (!isJsonObject(lastApplied) || lastApplied['apiVersion'] !== this.scope.apiVersion) return undefined;
+      const set = toFieldSet(this.scope.type, lastApplied);
+      const diff = compare(this.scope.type, lastApplied, live);
+      return set.difference(diff.modified).difference(diff.added).difference(diff.removed);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** UpdateNoErrors' fallback: the stored object's entries, unchanged. */
+function keepLiveManagedFields(obj: KubeObject, live: KubeObject | undefined): void {
+  if (live?.metadata.managedFields !== undefined) obj.metadata.managedFields = live.metadata.managedFields;
+  else delete obj.metadata.managedFields;
+}
+
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  const copy = cloneJson(obj);
+  delete copy.metadata.managedFields;
+  return copy;
+}
+
+function setManagedFields(obj: KubeObject, managed: Managed): void {
+  const entries = encodeManagedFields(managed);
+  if (entries) obj.metadata.managedFields = entries as unknown as JsonValue[];
+  else delete obj.metadata.managedFields;
+}
+
+/**
+ * capUpdateManagers: past 10 Update entries, the oldest are merged, per version, into an
+ * "ancient-changes" entry (the first of a version only becomes the bucket when a second joins it).
+ */
+function capUpdateManagers(managed: Managed): void {
+  const updaters = [...managed.fields].filter(([, v]) => !v.applied).map(([id]) => id);
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
+  const seconds = (id: string): number => {
+    const t = managed.times.get(id);
+    return t ? Math.floor(Date.parse(t) / 1000) : 0;
+  };
+  updaters.sort((a, b) => seconds(a) - seconds(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > MAX_UPDATE_MANAGERS; i++) {
+    const id = updaters[i]!;
+    const entry = managed.fields.get(id)!;
+    const time = managed.times.get(id);
+    const bucket = managerIdentifier({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: entry.apiVersion });
+    const first = firstOfVersion.get(entry.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(entry.apiVersion, id);
+      continue;
+    }
+    if (!managed.fields.has(bucket)) {
+      managed.fields.set(bucket, managed.fields.get(first)!);
+      managed.fields.delete(first);
+    }
+    managed.fields.set(bucket, { ...entry, set: entry.set.union(managed.fields.get(bucket)!.set) });
+    managed.fields.delete(id);
+    managed.times.set(bucket, time);
+    length--;
+  }
+}
+
+/** buildLastApplied: the applied configuration without the annotation, as unstructured JSON encodes it (sorted keys, a newline). */
+function lastAppliedOf(config: KubeObject): string {
+  const copy = cloneJson(config);
+  if (copy.metadata.annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _dropped, ...rest } = copy.metadata.annotations;
+    copy.metadata.annotations = rest;
+  }
+  return `${JSON.stringify(sortKeys(copy))}\n`;
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!isJsonObject(v)) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+}
+
+function conflictError(conflicts: readonly Conflict[]): Error {
+  return applyConflict(applyConflictCauses(conflicts), applyConflictMessage(conflicts));
+}
+
+/**
+ * A value the kind's structure cannot walk (a string where a list is, a keyed item without its
+ * key): kube's message naming the object (objectGVKNN), as a 400 (kube's is a 500).
+ */
+function toApplyError(err: unknown, config: KubeObject): unknown {
+  const where = `${config.metadata.namespace ?? ''}/${config.metadata.name ?? ''}; ${gvkString(config)}`;
+  if (err instanceof StructuredMergeError) return badRequest(`${err.step} (${where}): ${err.cause.message}`);
+  if (err instanceof ValidationErrors) return badRequest(err.message);
+  return err;
+}
+
+/** schema.GroupVersionKind's String: `group/version, Kind=kind` (`/v1, Kind=Namespace` for core). */
+function gvkString(obj: KubeObject): string {
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  const slash = apiVersion.indexOf('/');
+  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  return `${group}/${version}, Kind=${kind}`;
+}

@@ -1,0 +1,529 @@
+// Field paths and sets of them: SMD's fieldpath.PathElement, Path and Set.
+//
+// A set is a trie: at each level, `members` are the elements that are themselves in the set and
+// `children` the elements with something in the set below them. An element may be both (a list
+// item owned as a whole and also through its fields). Both arrays are kept sorted in SMD's
+// PathElement order, which is also the order FieldsV1 is written in.
+import type { TypeNode } from './schema.js';
+import { call, runTask, type Task } from './trampoline.js';
+import { compareStrings, compareValues, goJSON, goValueString, valuesEqual } from './values.js';
+
+/** A [field name, value] pair of a list-map item's key. */
+export type KeyField = readonly [name: string, value: unknown];
+
+/**
+ * One step into a value: a map field by name, a list-map item by its key fields (sorted by name),
+ * a set item by its value, or an atomic-list item by index.
+ */
+export type PathElement =
+  | { readonly kind: 'field'; readonly name: string }
+  | { readonly kind: 'key'; readonly key: readonly KeyField[] }
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'index'; readonly index: number };
+
+export type Path = readonly PathElement[];
+
+export function fieldElement(name: string): PathElement {
+  return { kind: 'field', name };
+}
+
+/** A key element; the fields are sorted by name (stably, as SMD's FieldList.Sort). */
+export function keyElement(fields: Iterable<KeyField> | Readonly<Record<string, unknown>>): PathElement {
+  const list: KeyField[] = isKeyFieldIterable(fields) ? [...fields] : Object.entries(fields);
+  return { kind: 'key', key: sortKeyFields(list) };
+}
+
+function isKeyFieldIterable(x: Iterable<KeyField> | Readonly<Record<string, unknown>>): x is Iterable<KeyField> {
+  return typeof (x as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function';
+}
+
+export function sortKeyFields(fields: KeyField[]): KeyField[] {
+  // Array.prototype.sort is stable, as SMD's sort.SliceStable.
+  return fields.sort((a, b) => compareStrings(a[0], b[0]));
+}
+
+export function valueElement(value: unknown): PathElement {
+  return { kind: 'value', value };
+}
+
+export function indexElement(index: number): PathElement {
+  return { kind: 'index', index };
+}
+
+/** Builds a path: strings are field names, numbers indices, anything else a PathElement. */
+export function makePath(...parts: Array<string | number | PathElement>): Path {
+  return parts.map((p) => (typeof p === 'string' ? fieldElement(p) : typeof p === 'number' ? indexElement(p) : p));
+}
+
+const KIND_RANK = { field: 0, key: 1, value: 2, index: 3 } as const;
+
+/** SMD's PathElement.Compare: field names, then keys, then values, then indices. */
+export function comparePathElements(a: PathElement, b: PathElement): number {
+  if (a.kind !== b.kind) return KIND_RANK[a.kind] < KIND_RANK[b.kind] ? -1 : 1;
+  switch (a.kind) {
+    case 'field':
+      return compareStrings(a.name, (b as typeof a).name);
+    case 'key':
+      return compareKeys(a.key, (b as typeof a).key);
+    case 'value':
+      return compareValues(a.value, (b as typeof a).value);
+    case 'index': {
+      const j = (b as typeof a).index;
+      return a.index < j ? -1 : a.index > j ? 1 : 0;
+    }
+  }
+}
+
+function compareKeys(a: readonly KeyField[], b: readonly KeyField[]): number {
+  for (let i = 0; ; i++) {
+    if (i >= a.length && i >= b.length) return 0;
+    if (i >= a.length) return -1;
+    if (i >= b.length) return 1;
+    const c = compareStrings(a[i]![0], b[i]![0]);
+    if (c !== 0) return c;
+    const d = compareValues(a[i]![1], b[i]![1]);
+    if (d !== 0) return d;
+  }
+}
+
+export function pathElementsEqual(a: PathElement, b: PathElement): boolean {
+  if (a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case 'field':
+      return a.name === (b as typeof a).name;
+    case 'key': {
+      const k = (b as typeof a).key;
+      return a.key.length === k.length && a.key.every(([n, v], i) => n === k[i]![0] && valuesEqual(v, k[i]![1]));
+    }
+    case 'value':
+      return valuesEqual(a.value, (b as typeof a).value);
+    case 'index':
+      return a.index === (b as typeof a).index;
+  }
+}
+
+/** A string that is the same exactly for equal elements, to key JS maps by element. */
+export function pathElementKey(pe: PathElement): string {
+  switch (pe.kind) {
+    case 'field':
+      return 'f' + pe.name;
+    case 'key':
+      return 'k' + goJSON(pe.key.map(([n, v]) => [n, v]));
+    case 'value':
+      return 'v' + goJSON(pe.value);
+    case 'index':
+      return 'i' + String(pe.index);
+  }
+}
+
+/** SMD's PathElement.String: `.name`, `[k=v,...]`, `[=value]`, `[3]`. */
+export function pathElementString(pe: PathElement): string {
+  switch (pe.kind) {
+    case 'field':
+      return '.' + pe.name;
+    case 'key':
+      return '[' + pe.key.map(([n, v]) => `${n}=${goValueString(v)}`).join(',') + ']';
+    case 'value':
+      return `[=${goValueString(pe.value)}]`;
+    case 'index':
+      return `[${pe.index}]`;
+  }
+}
+
+/** SMD's Path.String, e.g. `.spec.containers[name="a"].image`. */
+export function pathString(path: Path): string {
+  return path.map(pathElementString).join('');
+}
+
+export function comparePaths(a: Path, b: Path): number {
+  for (let i = 0; ; i++) {
+    if (i >= a.length && i >= b.length) return 0;
+    if (i >= a.length) return -1;
+    if (i >= b.length) return 1;
+    const c = comparePathElements(a[i]!, b[i]!);
+    if (c !== 0) return c;
+  }
+}
+
+export function pathsEqual(a: Path, b: Path): boolean {
+  return a.length === b.length && a.every((pe, i) => pathElementsEqual(pe, b[i]!));
+}
+
+/**
+ * A path grown one element at a time by a walk, which inserts itself into sets without walking
+ * each set from its root again (which would cost the depth at every level). Each cursor remembers
+ * where it sits in the sets it was inserted into.
+ */
+export class PathCursor {
+  private readonly placed: Array<[FieldSet, FieldSet]> = [];
+
+  constructor(
+    readonly parent?: PathCursor,
+    readonly element?: PathElement,
+  ) {}
+
+  child(pe: PathElement): PathCursor {
+    return new PathCursor(this, pe);
+  }
+
+  /** Adds this path to `set`; the root (empty) path is never added, as FieldSet.insert. */
+  insertInto(set: FieldSet): void {
+    if (this.parent === undefined) return;
+    this.parent.nodeIn(set).addMember(this.element!);
+  }
+
+  /** The subtree of `set` this path leads to, created as needed. */
+  private nodeIn(set: FieldSet): FieldSet {
+    const chain: PathCursor[] = [];
+    let node: FieldSet | undefined;
+    for (let c: PathCursor | undefined = this; c !== undefined; c = c.parent) {
+      if (c.parent === undefined) {
+        node = set;
+        break;
+      }
+      const found = c.placed.find(([s]) => s === set);
+      if (found) {
+        node = found[1];
+        break;
+      }
+      chain.push(c);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      node = node!.descend(chain[i]!.element!);
+      chain[i]!.placed.push([set, node]);
+    }
+    return node!;
+  }
+
+  /** The path itself. */
+  path(): Path {
+    const out: PathElement[] = [];
+    for (let c: PathCursor | undefined = this; c?.parent !== undefined; c = c.parent) out.push(c.element!);
+    return out.reverse();
+  }
+}
+
+/** Position of `pe` in a sorted array, or the bitwise complement of where it would go. */
+function search<T>(items: readonly T[], pe: PathElement, elementOf: (t: T) => PathElement): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = comparePathElements(elementOf(items[mid]!), pe);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return ~lo;
+}
+
+const self = (pe: PathElement): PathElement => pe;
+const nodeElement = (n: SetNode): PathElement => n.element;
+
+/** A child subtree of a FieldSet. */
+export interface SetNode {
+  readonly element: PathElement;
+  readonly set: FieldSet;
+}
+
+/**
+ * A set of field paths (SMD's fieldpath.Set). Operations return new sets, which may share
+ * subtrees with their operands: insert only into sets you built yourself.
+ */
+export class FieldSet {
+  private readonly memberList: PathElement[] = [];
+  private readonly childList: SetNode[] = [];
+
+  static of(...paths: Path[]): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  }
+
+  /** Elements in the set at this level, sorted. */
+  get members(): readonly PathElement[] {
+    return this.memberList;
+  }
+
+  /** Subtrees below this level, sorted by element. */
+  get children(): readonly SetNode[] {
+    return this.childList;
+  }
+
+  /** Adds a path. Its parents are not added; the empty path (the whole object) is never tracked. */
+  insert(path: Path): void {
+    if (path.length === 0) return;
+    let s: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) s = s.descend(path[i]!);
+    s.addMember(path[path.length - 1]!);
+  }
+
+  /** Adds an element at this level. */
+  addMember(pe: PathElement): void {
+    const at = search(this.memberList, pe, self);
+    if (at < 0) this.memberList.splice(~at, 0, pe);
+  }
+
+  /** The subtree under `pe`, created if absent (SMD's SetNodeMap.Descend). */
+  descend(pe: PathElement): FieldSet {
+    const at = search(this.childList, pe, nodeElement);
+    if (at >= 0) return this.childList[at]!.set;
+    const set = new FieldSet();
+    this.childList.splice(~at, 0, { element: pe, set });
+    return set;
+  }
+
+  /** Puts `set` under `pe`, replacing any subtree there. */
+  replaceChild(pe: PathElement, set: FieldSet): void {
+    const at = search(this.childList, pe, nodeElement);
+    if (at >= 0) this.childList[at] = { element: pe, set };
+    else this.childList.splice(~at, 0, { element: pe, set });
+  }
+
+  /** The subtree under `pe` if there is one. */
+  child(pe: PathElement): FieldSet | undefined {
+    const at = search(this.childList, pe, nodeElement);
+    return at >= 0 ? this.childList[at]!.set : undefined;
+  }
+
+  hasMember(pe: PathElement): boolean {
+    return search(this.memberList, pe, self) >= 0;
+  }
+
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    let s: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && s; i++) s = s.child(path[i]!);
+    return s !== undefined && s.hasMember(path[path.length - 1]!);
+  }
+
+  /** The paths under `pe`, without the `pe` prefix (empty if none). */
+  withPrefix(pe: PathElement): FieldSet {
+    return this.child(pe) ?? new FieldSet();
+  }
+
+  empty(): boolean {
+    const todo: FieldSet[] = [this];
+    while (todo.length > 0) {
+      const s = todo.pop()!;
+      if (s.memberList.length > 0) return false;
+      for (const c of s.childList) todo.push(c.set);
+    }
+    return true;
+  }
+
+  /** Number of paths in the set. */
+  size(): number {
+    let n = 0;
+    const todo: FieldSet[] = [this];
+    while (todo.length > 0) {
+      const s = todo.pop()!;
+      n += s.memberList.length;
+      for (const c of s.childList) todo.push(c.set);
+    }
+    return n;
+  }
+
+  equals(other: FieldSet): boolean {
+    const todo: Array<[FieldSet, FieldSet]> = [[this, other]];
+    while (todo.length > 0) {
+      const [a, b] = todo.pop()!;
+      if (a.memberList.length !== b.memberList.length || a.childList.length !== b.childList.length) return false;
+      for (let i = 0; i < a.memberList.length; i++) if (!pathElementsEqual(a.memberList[i]!, b.memberList[i]!)) return false;
+      for (let i = 0; i < a.childList.length; i++) {
+        const x = a.childList[i]!;
+        const y = b.childList[i]!;
+        if (!pathElementsEqual(x.element, y.element)) return false;
+        todo.push([x.set, y.set]);
+      }
+    }
+    return true;
+  }
+
+  union(other: FieldSet): FieldSet {
+    return runTask(unionTask(this, other));
+  }
+
+  /** Leaf paths in both sets; subtrees left empty are dropped. */
+  intersection(other: FieldSet): FieldSet {
+    return runTask(intersectionTask(this, other)).set;
+  }
+
+  /**
+   * Paths in this set but not in `other`. For a parent and a child: parent - child = parent, and
+   * child - parent = child (only exact paths are removed).
+   */
+  difference(other: FieldSet): FieldSet {
+    return runTask(differenceTask(this, other, false, emptiness(this))).set;
+  }
+
+  /** Like difference, but a path in `other` also removes everything below it. */
+  recursiveDifference(other: FieldSet): FieldSet {
+    return runTask(differenceTask(this, other, true, emptiness(this))).set;
+  }
+
+  /** Only the leaf paths: members that have nothing in the set below them. */
+  leaves(): FieldSet {
+    return runTask(leavesTask(this));
+  }
+
+  /**
+   * This set plus the named struct fields on the way to its paths (`.a` for `.a.b.c` when `a` is
+   * a declared field), but not map keys or list items. Apply uses this to remove whole fields.
+   */
+  ensureNamedFieldsAreMembers(type: TypeNode | undefined): FieldSet {
+    return runTask(ensureNamedTask(this, type));
+  }
+
+  /** Calls `fn` with every path, members before subtrees at each level (SMD's Iterate order). */
+  iterate(fn: (path: Path) => void): void {
+    const todo: Array<[FieldSet, Path]> = [[this, []]];
+    while (todo.length > 0) {
+      const [s, prefix] = todo.pop()!;
+      for (const m of s.memberList) fn([...prefix, m]);
+      for (let i = s.childList.length - 1; i >= 0; i--) todo.push([s.childList[i]!.set, [...prefix, s.childList[i]!.element]]);
+    }
+  }
+
+  /** Every path, in iteration order. */
+  paths(): Path[] {
+    const out: Path[] = [];
+    this.iterate((p) => out.push(p));
+    return out;
+  }
+
+  copy(): FieldSet {
+    return runTask(copyTask(this));
+  }
+
+  /** One path per line, as SMD's Set.String. */
+  toString(): string {
+    return this.paths().map(pathString).join('\n');
+  }
+
+  /** Builds a set from sorted, distinct parts (for the operations below). */
+  static fromSorted(members: PathElement[], children: SetNode[]): FieldSet {
+    const s = new FieldSet();
+    s.memberList.push(...members);
+    s.childList.push(...children);
+    return s;
+  }
+}
+
+// The set operations walk both tries level by level; as tasks, so depth is not limited by the
+// call stack.
+
+function* unionTask(a: FieldSet, b: FieldSet): Task<FieldSet> {
+  const members: PathElement[] = [];
+  for (const [x, y] of pairUp(a.members, b.members, self)) members.push((x ?? y)!);
+  const children: SetNode[] = [];
+  for (const [x, y] of pairUp(a.children, b.children, nodeElement)) {
+    if (x && y) children.push({ element: x.element, set: yield* call(unionTask(x.set, y.set)) });
+    else children.push((x ?? y)!);
+  }
+  return FieldSet.fromSorted(members, children);
+}
+
+/** A computed set and whether it is empty, known without walking it again. */
+interface Computed {
+  set: FieldSet;
+  empty: boolean;
+}
+
+function* intersectionTask(a: FieldSet, b: FieldSet): Task<Computed> {
+  const members: PathElement[] = [];
+  for (const [x, y] of pairUp(a.members, b.members, self)) if (x && y) members.push(x);
+  const children: SetNode[] = [];
+  for (const [x, y] of pairUp(a.children, b.children, nodeElement)) {
+    if (!x || !y) continue;
+    const r = yield* call(intersectionTask(x.set, y.set));
+    if (!r.empty) children.push({ element: x.element, set: r.set });
+  }
+  return { set: FieldSet.fromSorted(members, children), empty: members.length === 0 && children.length === 0 };
+}
+
+function* differenceTask(a: FieldSet, b: FieldSet, recursive: boolean, isEmpty: WeakMap<FieldSet, boolean>): Task<Computed> {
+  const members: PathElement[] = [];
+  for (const [x, y] of pairUp(a.members, b.members, self)) if (x && !y) members.push(x);
+  const children: SetNode[] = [];
+  let empty = members.length === 0;
+  for (const [x, y] of pairUp(a.children, b.children, nodeElement)) {
+    // Recursively, a member of `b` takes everything below it away.
+    if (!x || (recursive && b.hasMember(x.element))) continue;
+    if (!y) {
+      children.push(x);
+      if (!isEmpty.get(x.set)) empty = false;
+      continue;
+    }
+    const r = yield* call(differenceTask(x.set, y.set, recursive, isEmpty));
+    if (!r.empty) {
+      children.push({ element: x.element, set: r.set });
+      empty = false;
+    }
+  }
+  return { set: FieldSet.fromSorted(members, children), empty };
+}
+
+/**
+ * Whether each subtree of `set` is empty, found in one pass (checking subtree by subtree as a
+ * walk goes down would cost the depth again at every level).
+ */
+export function emptiness(set: FieldSet): WeakMap<FieldSet, boolean> {
+  const out = new WeakMap<FieldSet, boolean>();
+  // Post-order without recursion: a node is settled once all its children are.
+  const todo: Array<[FieldSet, boolean]> = [[set, false]];
+  while (todo.length > 0) {
+    const [s, childrenDone] = todo.pop()!;
+    if (childrenDone) {
+      out.set(s, s.members.length === 0 && s.children.every((c) => out.get(c.set) === true));
+      continue;
+    }
+    todo.push([s, true]);
+    for (const c of s.children) todo.push([c.set, false]);
+  }
+  return out;
+}
+
+function* leavesTask(a: FieldSet): Task<FieldSet> {
+  const members = a.members.filter((m) => !a.child(m));
+  const children: SetNode[] = [];
+  for (const c of a.children) children.push({ element: c.element, set: yield* call(leavesTask(c.set)) });
+  return FieldSet.fromSorted(members, children);
+}
+
+function* ensureNamedTask(a: FieldSet, type: TypeNode | undefined): Task<FieldSet> {
+  const out = FieldSet.fromSorted([...a.members], []);
+  for (const c of a.children) {
+    if (c.element.kind === 'field' && type?.map?.fields.has(c.element.name)) out.addMember(c.element);
+  }
+  const children: SetNode[] = [];
+  for (const c of a.children) {
+    let childType: TypeNode | undefined;
+    if (c.element.kind === 'field' && type?.map) childType = type.map.fields.get(c.element.name)?.type ?? type.map.elementType;
+    else if (c.element.kind === 'key' && type?.list) childType = type.list.elementType;
+    children.push({ element: c.element, set: yield* call(ensureNamedTask(c.set, childType)) });
+  }
+  return FieldSet.fromSorted([...out.members], children);
+}
+
+function* copyTask(a: FieldSet): Task<FieldSet> {
+  const children: SetNode[] = [];
+  for (const c of a.children) children.push({ element: c.element, set: yield* call(copyTask(c.set)) });
+  return FieldSet.fromSorted([...a.members], children);
+}
+
+/** Walks two sorted arrays together: one pair per distinct element, with what each side has. */
+function pairUp<T>(a: readonly T[], b: readonly T[], elementOf: (t: T) => PathElement): Array<[T | undefined, T | undefined]> {
+  const out: Array<[T | undefined, T | undefined]> = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = comparePathElements(elementOf(a[i]!), elementOf(b[j]!));
+    if (c < 0) out.push([a[i++], undefined]);
+    else if (c > 0) out.push([undefined, b[j++]]);
+    else out.push([a[i++], b[j++]]);
+  }
+  while (i < a.length) out.push([a[i++], undefined]);
+  while (j < b.length) out.push([undefined, b[j++]]);
+  return out;
+}
