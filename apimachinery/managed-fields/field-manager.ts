@@ -162,7 +162,7 @@ export class FieldManager {
       apiVersion: this.scope.apiVersion,
       ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}),
     });
-    const { managers } = this.updater.update(live, withoutManagedFields(next), this.scope.apiVersion, managed.fields, CURRENT_OPERATION);
+    const { managers } = this.updater.update(live, next, this.scope.apiVersion, managed.fields, CURRENT_OPERATION);
     const fields = stripMetaFields(managers, CURRENT_OPERATION);
     const taken = fields.get(CURRENT_OPERATION);
     if (taken) {
@@ -204,10 +204,10 @@ function keepLiveManagedFields(obj: KubeObject, live: KubeObject | undefined): v
   else delete obj.metadata.managedFields;
 }
 
+/** The object without its managedFields: a shallow copy (the structured merge never mutates its inputs). */
 function withoutManagedFields(obj: KubeObject): KubeObject {
-  const copy = cloneJson(obj);
-  delete copy.metadata.managedFields;
-  return copy;
+  const { managedFields: _managedFields, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
 }
 
 function setManagedFields(obj: KubeObject, managed: Managed): void {
