@@ -283,7 +283,7 @@ function toApplyError(err: unknown, config: KubeObject): unknown {
 }
 
 /** schema.GroupVersionKind's String: `group/version, Kind=kind` (`/v1, Kind=Namespace` for core). */
-function gvkString(obj: KubeObject): string {
+export function gvkString(obj: KubeObject): string {
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
   const slash = apiVersion.indexOf('/');

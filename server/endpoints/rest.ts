@@ -28,7 +28,7 @@ import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { addWarning, strictDecoding } from './field-validation.js';
 import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } from './write-options.js';
-import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
+import { FieldManager, gvkString } from '../../apimachinery/managed-fields/field-manager.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
@@ -436,6 +436,19 @@ async function patch(ctx: Ctx): Promise<void> {
   await respondObject(ctx, 200, updated);
 }
 
+/** An apply body: YAML, or the JSON kubectl sends (which is YAML too), as an object. */
+async function readApplyConfiguration(ctx: Ctx): Promise<{ config: KubeObject; decoded: DecodedBody }> {
+  const text = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
+  const exact = ctx.store.strategy.exactIntegers;
+  // JSON decodes faster and reports repeated keys.
+  const decoded = /^\s*\{/.test(text) ? parseJson(text, exact) : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
+  if (!isJsonObject(decoded.value)) throw badRequest('error decoding YAML: the apply configuration must be an object');
+  const config = decoded.value as unknown as KubeObject;
+  if (config.metadata === undefined || config.metadata === null) config.metadata = {};
+  else if (!isJsonObject(config.metadata)) throw badRequest('error decoding YAML: metadata must be an object');
+  return { config, decoded };
+}
+
 /** The field manager of this request's version and subresource. */
 function fieldManager(ctx: RequestCtx): FieldManager {
   const apiVersion = requestApiVersion(ctx);
@@ -461,14 +474,7 @@ function trackUpdate(ctx: RequestCtx, options: WriteOptions): WriteContext['trac
  * subresource), a create.
  */
 async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
-  const text = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
-  const exact = ctx.store.strategy.exactIntegers;
-  // kubectl sends JSON (which is YAML too); JSON decodes faster and reports repeated keys.
-  const decoded = /^\s*\{/.test(text) ? parseJson(text, exact) : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
-  if (!isJsonObject(decoded.value)) throw badRequest('error decoding YAML: the apply configuration must be an object');
-  const config = decoded.value as unknown as KubeObject;
-  if (config.metadata === undefined || config.metadata === null) config.metadata = {};
-  else if (!isJsonObject(config.metadata)) throw badRequest('error decoding YAML: metadata must be an object');
+  const { config, decoded } = await readApplyConfiguration(ctx);
   const name = ctx.info.name;
   const ns = namespaceOf(ctx);
   const fields = fieldManager(ctx);
@@ -527,7 +533,8 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
     options = writeOptions(ctx, 'PatchOptions', type);
     // A Scale is a typed object (autoscaling/v1), whatever the resource it scales.
     const allowed = TYPED_PROFILE.patchTypes;
-    if (!allowed.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(allowed);
+    if (!allowed.includes(type)) throw unsupportedMediaType(allowed);
+    if (type === APPLY_PATCH_TYPE) return applyScalePatch(ctx, mapping, options);
     const patchDoc = parseJson((await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8')).value;
     change = (current) =>
       type === 'application/json-patch+json'
@@ -544,6 +551,35 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
     // The replicas a scale write sets are its manager's, recorded on the scaled object.
     trackFields: trackUpdate(ctx, options),
   });
+  sendJson(ctx.res, 200, scaleOf(updated, mapping));
+}
+
+/**
+ * Apply to /scale: the Scale's replicas applied to the scaled object at specReplicasPath, owned by
+ * the applier through the scale subresource (where kube's ScaleHandler records them).
+ */
+async function applyScalePatch(ctx: Ctx, mapping: ScaleMapping, options: WriteOptions): Promise<void> {
+  const { config } = await readApplyConfiguration(ctx);
+  if (config.apiVersion !== 'autoscaling/v1' || config.kind !== 'Scale') throw badRequest(`invalid object type: ${gvkString(config)}`);
+  const name = ctx.info.name;
+  const replicas = isJsonObject(config['spec']) ? config['spec']['replicas'] : undefined;
+  // Only the name and replicas carry over (managedFields too, for the field manager's 400).
+  const metadata = { name, ...(config.metadata.managedFields !== undefined ? { managedFields: config.metadata.managedFields } : {}) };
+  const target: KubeObject = { apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.kind, metadata };
+  const parentConfig = replicas === undefined ? target : applyScale(target, config, mapping);
+  const fields = fieldManager(ctx);
+  const updated = await ctx.store.update(
+    namespaceOf(ctx),
+    name,
+    async (current) => {
+      const [live] = await inRequestVersion(ctx, [current]);
+      const obj = fields.apply(live!, cloneJson(parentConfig), options.fieldManager, options.force);
+      if (config.metadata.resourceVersion === undefined) delete obj.metadata.resourceVersion;
+      else obj.metadata.resourceVersion = config.metadata.resourceVersion;
+      return obj;
+    },
+    { subresource: 'scale', dryRun: options.dryRun, user: ctx.user, warn: (t) => addWarning(ctx.res, t) },
+  );
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }
 

@@ -34,7 +34,7 @@ const SCHEMA = {
         },
       },
     },
-    status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+    status: { type: 'object', properties: { ready: { type: 'boolean' }, replicas: { type: 'integer' } } },
   },
 };
 
@@ -75,7 +75,7 @@ describe.each(backends)('on $name', ({ options }) => {
     server = await startServer({ ...(await options()), maxEventLoopUtilization: 1 });
     call = apiClient(server) as typeof call;
     const crd = simpleCrd(GROUP, 'widgets', SCHEMA);
-    (crd.spec.versions[0] as Json).subresources = { status: {} };
+    (crd.spec.versions[0] as Json).subresources = { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas' } };
     await installCrd(call, crd);
   });
   afterAll(async () => {
@@ -189,6 +189,20 @@ describe.each(backends)('on $name', ({ options }) => {
     expect(owners(st.json)).toContainEqual(['ctrl', 'Apply', 'status', { 'f:status': { 'f:ready': {} } }]);
     const missing = await apply('nope', widget('nope', {}, { status: { ready: true } }), 'fieldManager=ctrl', '/status');
     expect(missing.status).toBe(404);
+  });
+
+  it('/scale applies the replicas, owned through the scale subresource, and conflicts like any field', async () => {
+    await apply('scaled', widget('scaled', { size: 1 }));
+    const scale = (replicas: number) => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled' }, spec: { replicas } });
+    const refused = await apply('scaled', scale(4), 'fieldManager=hpa', '/scale');
+    expect([refused.status, refused.json.message]).toEqual([409, 'Apply failed with 1 conflict: conflict with "alice": .spec.size']);
+    const r = await apply('scaled', scale(4), 'fieldManager=hpa&force=true', '/scale');
+    expect([r.status, r.json.kind, r.json.spec]).toEqual([200, 'Scale', { replicas: 4 }]);
+    const obj = (await call('GET', `${WIDGETS}/scaled`)).json;
+    expect(obj.spec.size).toBe(4);
+    expect(owners(obj)).toContainEqual(['hpa', 'Apply', 'scale', { 'f:spec': { 'f:size': {} } }]);
+    const wrong = await apply('scaled', { ...scale(1), kind: 'Widget' }, 'fieldManager=hpa', '/scale');
+    expect([wrong.status, wrong.json.message]).toEqual([400, 'invalid object type: autoscaling/v1, Kind=Widget']);
   });
 
   it('a resourceVersion in the configuration is a precondition', async () => {
