@@ -14,7 +14,7 @@ import {
   OBJECT_MODIFIED,
   unsupportedMediaType,
 } from '../../apimachinery/errors.js';
-import { formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
+import { type FieldError, forbidden as forbiddenField, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
 import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
@@ -178,8 +178,24 @@ function decodedListOptions(ctx: RequestCtx): ListQuery {
   return decoded;
 }
 
+/** ValidateListOptions for a list (a watch has its own): one 422 on ListOptions lists every error. */
+function validateListOptions(q: URLSearchParams): void {
+  const errs: FieldError[] = [];
+  const match = q.get('resourceVersionMatch') ?? '';
+  const rv = q.get('resourceVersion') ?? '';
+  if (match) {
+    if (!rv) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (q.get('continue')) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && rv === '0') errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (q.has('sendInitialEvents')) errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', name: 'ListOptions' }, '', errs);
+}
+
 function listOptions(ctx: RequestCtx): ListOptions {
   const q = ctx.query;
+  if (ctx.info.verb !== 'watch') validateListOptions(q);
   const decoded = decodedListOptions(ctx);
   const opts: ListOptions = {};
   const labels = q.get('labelSelector') ? decoded.labelSelector : undefined;
@@ -198,11 +214,8 @@ function listOptions(ctx: RequestCtx): ListOptions {
   } else {
     const rv = q.get('resourceVersion');
     const match = q.get('resourceVersionMatch');
-    if (match === 'Exact') {
-      if (!rv || rv === '0') throw badRequest('resourceVersionMatch "Exact" requires a resourceVersion other than "0"');
+    if (match === 'Exact' && rv) {
       opts.revision = parseResourceVersion(rv);
-    } else if (match && match !== 'NotOlderThan') {
-      throw badRequest(formatFieldError(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan'])));
     } else if (rv === '0') {
       opts.anyRevision = true;
     } else if (rv) {

@@ -287,6 +287,19 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
       path: `${EVENTS}?limit=ten`,
       want: () => failure(400, 'BadRequest', 'strconv.ParseInt: parsing "ten": invalid syntax'),
     },
+    // ValidateListOptions: every error in one 422 on ListOptions.
+    ...[
+      ['resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+      ['resourceVersionMatch=Exact&resourceVersion=0', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+      ['resourceVersionMatch=Newest&resourceVersion=5', 'resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""'],
+      ['resourceVersionMatch=NotOlderThan&continue=abc', '[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]'],
+      ['sendInitialEvents=true', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
+    ].map(([query, message]) => ({
+      name: `list with ${query}: kube's 422 on ListOptions`,
+      method: 'GET',
+      path: `${EVENTS}?${query}`,
+      want: () => failure(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${message}`, { group: 'meta.k8s.io', kind: 'ListOptions', causes: expect.any(Array) }),
+    })),
   ])('$name', async ({ method, path, body, contentType, want }) => {
     const r = await call(method, path, body, contentType);
     const expected = want();
