@@ -40,8 +40,12 @@ export interface FrontendDeps {
 
 /** kube's Retry-After for a request refused by the in-flight limits. */
 const RETRY_AFTER_S = '1';
-/** How long a connection refused mid-upload may drain before it is cut. */
-const LINGER_MS = 2000;
+/**
+ * How long a connection refused mid-upload may drain before it is cut: cut while the client still
+ * writes, its kernel may drop the answer it has not read yet (a reset instead of the 413). Long
+ * enough for a client on a busy machine to finish a 3 MiB upload.
+ */
+const LINGER_MS = 5000;
 
 type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 
