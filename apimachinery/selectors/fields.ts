@@ -137,3 +137,12 @@ export function convertFieldSelector(sel: FieldSelector, convert: FieldLabelConv
   }
   return { terms };
 }
+
+/**
+ * core/v1's conversion for kinds "having selectable nothing but ObjectMeta fields" (ConfigMap,
+ * ServiceAccount, Service...), with its own error text naming the kind.
+ */
+export function objectMetaFieldLabels(kind: string): FieldLabelConversion {
+  return (label, value) =>
+    label === 'metadata.name' || label === 'metadata.namespace' ? { label, value } : { error: `field label ${goQuote(label)} not supported for ${goQuote(kind)}` };
+}

@@ -162,3 +162,22 @@ export const validateDNS1035Label: NameValidator = (name, prefix = false) => isD
 
 /** The generic registry's validatePathSegment (rest.BeforeCreate, BeforeUpdate). */
 export const validatePathSegmentName: NameValidator = (name, prefix = false) => (prefix ? isPathSegmentPrefix(name) : isPathSegmentName(name));
+
+const configMapKeyFmt = '[-._a-zA-Z0-9]+';
+const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+const configMapKeyRegexp = new RegExp(`^${configMapKeyFmt}$`);
+
+/**
+ * validation.IsConfigMapKey: the keys of a ConfigMap's or Secret's data, which become file names
+ * in a volume, so `.`, `..` and a `..` prefix are refused as well.
+ */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!configMapKeyRegexp.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
+  // hasChDirPrefix
+  if (value === '.') errs.push("must not be '.'");
+  else if (value === '..') errs.push("must not be '..'");
+  else if (value.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}

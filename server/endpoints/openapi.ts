@@ -49,6 +49,7 @@ const LIST_METADATA_DOC = `Standard list metadata. More info: ${CONVENTIONS}#typ
 const COMPILED_IN = new Map([
   ['', 'io.k8s.api.core'],
   ['apiextensions.k8s.io', 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions'],
+  ['coordination.k8s.io', 'io.k8s.api.coordination'],
 ]);
 
 /** kube's definition names: Go package for built-ins, reversed group for CRDs (`com.example.cache.v1.Cache`). */

@@ -27,6 +27,10 @@ const DELETE_OPTIONS = root.lookupType(`${META}.DeleteOptions`);
 const KINDS = new Map<string, Type>([
   ['v1/Namespace', root.lookupType('k8s.io.api.core.v1.Namespace')],
   ['v1/Event', root.lookupType('k8s.io.api.core.v1.Event')],
+  ['v1/ConfigMap', root.lookupType('k8s.io.api.core.v1.ConfigMap')],
+  ['v1/Secret', root.lookupType('k8s.io.api.core.v1.Secret')],
+  ['v1/ServiceAccount', root.lookupType('k8s.io.api.core.v1.ServiceAccount')],
+  ['coordination.k8s.io/v1/Lease', root.lookupType('k8s.io.api.coordination.v1.Lease')],
   ['authorization.k8s.io/v1/SelfSubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectAccessReview')],
   ['authorization.k8s.io/v1/SelfSubjectRulesReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectRulesReview')],
   ['authentication.k8s.io/v1/SelfSubjectReview', root.lookupType('k8s.io.api.authentication.v1.SelfSubjectReview')],
@@ -138,6 +142,8 @@ function isLong(value: unknown): value is Long {
 
 /** int64 values come back as Long objects when the long package is present; JSON has numbers. */
 function scalarJson(value: unknown): unknown {
+  // bytes (a Secret's data): Go's encoding/json writes []byte as standard base64.
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   return isLong(value) ? protobuf.util.LongBits.from(value).toNumber(value.unsigned) : value;
 }
 

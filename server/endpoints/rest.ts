@@ -15,6 +15,7 @@ import {
   unsupportedMediaType,
 } from '../../apimachinery/errors.js';
 import { type FieldError, forbidden as forbiddenField, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
+import { PROPAGATION_POLICIES, type PropagationPolicy } from '../registry/delete-propagation.js';
 import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
 import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
@@ -27,7 +28,7 @@ import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { addWarning, strictDecoding } from './field-validation.js';
-import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } from './write-options.js';
+import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions, queryBool } from './write-options.js';
 import { FieldManager, gvkString } from '../../apimachinery/managed-fields/field-manager.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
@@ -608,6 +609,7 @@ function stripPatchDirectives(patchDoc: unknown, type: string): unknown {
 interface DeleteOptionsBody {
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  orphanDependents?: boolean;
   gracePeriodSeconds?: number;
   dryRun?: string[];
 }
@@ -623,16 +625,23 @@ async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
   // The delete handler decodes the body, or, only when there is none, the query (handlers/delete.go).
   const fromBody = raw.length > 0;
   const policy = fromBody ? body.propagationPolicy : (ctx.query.get('propagationPolicy') ?? undefined);
+  const orphanDependents = fromBody ? (typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined) : queryBool(ctx.query.get('orphanDependents'));
   // ValidateDeleteOptions, with its list of supported values ("nil" included) and its kind.
-  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
-    const err = notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']);
-    throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', [err]);
+  const optionErrs: FieldError[] = [];
+  if (orphanDependents !== undefined && policy !== undefined) {
+    optionErrs.push(invalidField('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
+  if (policy !== undefined && !isPropagationPolicy(policy)) {
+    optionErrs.push(notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (optionErrs.length > 0) throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', optionErrs);
   const dryRunValues = fromBody ? (Array.isArray(body.dryRun) ? body.dryRun.map(String) : []) : ctx.query.getAll('dryRun');
   const dryRunErrs = dryRunErrors(dryRunValues);
   if (dryRunErrs.length > 0) throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', dryRunErrs);
   return {
     ...(body.preconditions ? { preconditions: body.preconditions } : {}),
+    ...(policy !== undefined && isPropagationPolicy(policy) ? { propagationPolicy: policy } : {}),
+    ...(orphanDependents !== undefined ? { orphanDependents } : {}),
     dryRun: dryRunValues.length > 0,
     user: ctx.user,
   };
@@ -642,7 +651,10 @@ async function del(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
   const opts = await deleteOptions(ctx);
   const result = await ctx.store.delete(namespaceOf(ctx), ctx.info.name, opts);
-  if (!result.deleted || ctx.desc.serving.deleted === 'object') return respondObject(ctx, 200, result.obj);
+  // kube's delete handler: 202 for an object left in place when the client asked for cascading
+  // deletion with orphanDependents=false; 200 otherwise, to keep older clients working.
+  if (!result.deleted) return respondObject(ctx, opts.orphanDependents === false ? 202 : 200, result.obj);
+  if (ctx.desc.serving.deleted === 'object') return respondObject(ctx, 200, result.obj);
   const resource = qualifiedResource(ctx.store.kind);
   sendJson(ctx.res, 200, successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid }));
 }
@@ -664,3 +676,4 @@ async function deleteCollection(ctx: Ctx): Promise<void> {
   sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed });
 }
 
+const isPropagationPolicy = (p: string): p is PropagationPolicy => (PROPAGATION_POLICIES as readonly string[]).includes(p);

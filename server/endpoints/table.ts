@@ -7,6 +7,7 @@ import type { PrinterColumn } from '../../apimachinery/apis/apiextensions.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { humanDuration } from './table/human-duration.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
+import type { ServedColumn } from '../registry/catalog.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -30,7 +31,8 @@ function toJsonPath(path: string): string {
   return inner.startsWith('$') ? inner : `$${inner.startsWith('.') || inner.startsWith('[') ? '' : '.'}${inner}`;
 }
 
-function cell(obj: KubeObject, col: PrinterColumn, now: Date): unknown {
+function cell(obj: KubeObject, col: ServedColumn, now: Date): unknown {
+  if (col.value) return col.value(obj);
   let values: unknown[];
   try {
     values = JSONPath({ path: toJsonPath(col.jsonPath), json: obj as object, wrap: true, eval: false }) as unknown[];
@@ -39,7 +41,7 @@ function cell(obj: KubeObject, col: PrinterColumn, now: Date): unknown {
   }
   if (values.length === 0 || values[0] === undefined || values[0] === null) return null;
   const value = values.length === 1 ? values[0] : values;
-  if (col.type === 'date' && typeof value === 'string') {
+  if ((col.type === 'date' || col.age) && typeof value === 'string') {
     const t = Date.parse(value);
     return Number.isNaN(t) ? value : humanDuration(now.getTime() - t);
   }
@@ -49,7 +51,7 @@ function cell(obj: KubeObject, col: PrinterColumn, now: Date): unknown {
 
 export function buildTable(
   objects: KubeObject[],
-  columns: PrinterColumn[] | undefined,
+  columns: ServedColumn[] | undefined,
   listMeta: Record<string, unknown>,
   include: IncludeObject,
   now: Date = new Date(),

@@ -25,7 +25,7 @@ export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 export function parseWriteOptions(query: URLSearchParams, kind: Exclude<OptionsKind, 'DeleteOptions'>, userAgent: string | undefined, patchType?: string): WriteOptions {
   const manager = query.get('fieldManager') ?? '';
   const forceParam = query.get('force');
-  const force = forceParam === null ? undefined : queryBool(forceParam);
+  const force = queryBool(forceParam);
   const errs: FieldError[] = [];
   if (kind === 'PatchOptions') {
     if (patchType !== APPLY_PATCH_TYPE) {
@@ -90,5 +90,11 @@ function goUnicode(ch: string): string {
   return isPrintable(ch) ? `U+${hex} '${ch}'` : `U+${hex}`;
 }
 
-/** The parameter codec's bool: only `0` and `false` (any case) are false; any other value is true. */
-const queryBool = (text: string): boolean => !(text === '0' || text.toLowerCase() === 'false');
+/**
+ * A bool query parameter as kube's parameter codec reads it (Convert_Slice_string_To_Pointer_bool):
+ * absent is unset; only `0` and `false` (any case) are false; any other value is true.
+ */
+export function queryBool(text: string | null): boolean | undefined {
+  if (text === null) return undefined;
+  return !(text === '0' || text.toLowerCase() === 'false');
+}

@@ -69,6 +69,8 @@ export const FINALIZING_DELETE: DeleteStrategy = {
     if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
   },
   waits: hasFinalizers,
+  // No kind we serve overrides it: kube's kinds with OrphanDependents are legacy workload versions.
+  garbageCollection: 'DeleteDependents',
 };
 
 /**

@@ -3,6 +3,7 @@
 import type { JSONSchemaProps, PrinterColumn, ResourceNames } from '../../apimachinery/apis/apiextensions.js';
 import type { Store } from './store.js';
 import { compareKubeAwareVersions } from '../../apimachinery/versions.js';
+import type { KubeObject } from '../../apimachinery/object.js';
 
 /** Preferred first. */
 const preferredFirst = (a: string, b: string): number => compareKubeAwareVersions(b, a);
@@ -56,6 +57,19 @@ export const CUSTOM_RESOURCE_PROFILE: ServingProfile = {
   deleted: 'status',
 };
 
+/**
+ * A printer column of a built-in kind: kube's printers compute some cells (a ConfigMap's DATA is
+ * a count of keys), which no JSONPath can, so such a column carries the computation.
+ */
+export interface ServedColumn extends PrinterColumn {
+  value?: (obj: KubeObject) => unknown;
+  /**
+   * The jsonPath's timestamp shown as an age ("5m"), as kube's printers show creationTimestamp
+   * in a column they declare as a string.
+   */
+  age?: boolean;
+}
+
 /** One resource in one group version: what discovery lists and the REST layer serves. */
 export interface ResourceDescriptor {
   group: string;
@@ -69,7 +83,7 @@ export interface ResourceDescriptor {
   store: Store;
   serving: ServingProfile;
   /** Columns for `kubectl get` beyond Name; undefined means Name and Age. */
-  printerColumns?: PrinterColumn[];
+  printerColumns?: ServedColumn[];
   deprecationWarning?: string;
   storageVersionHash: string;
   /** A CRD being deleted: its objects can be read and deleted, not created. */

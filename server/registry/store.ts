@@ -31,6 +31,7 @@ import { type ContinueFrom, continueExpired, listExpired } from './continue-toke
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { type AdmissionChain, type Attributes, NO_ADMISSION, type Operation } from '../../admission/interface.js';
 import type { UserInfo } from '../../apimachinery/user.js';
+import { type Propagation, finalizersForDeletion } from './delete-propagation.js';
 
 export interface ListOptions {
   /** Objects the caller wants (label and field selectors); applied before `limit` counts. */
@@ -69,7 +70,7 @@ export interface ObjectWatchCallbacks {
   onError(err: Error): void;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends Propagation {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
   /** Who asked, for admission. */
@@ -399,7 +400,7 @@ export class Store {
       const current = this.decode(kv);
       this.checkPreconditions(current, opts.preconditions, name);
       await this.admission.validate(this.attributes('DELETE', namespace, name, undefined, current, opts));
-      const marked = this.markForDeletion(current);
+      const marked = this.markForDeletion(current, opts);
       try {
         if (marked) {
           if (opts.dryRun) return { deleted: false, obj: marked };
@@ -422,13 +423,27 @@ export class Store {
     }
   }
 
-  /** The object as a pending delete leaves it, or undefined when it can go at once. */
-  private markForDeletion(current: KubeObject): KubeObject | undefined {
+  /**
+   * The object as a pending delete leaves it, or undefined when it can go at once. The propagation
+   * policy first sets the garbage collector's finalizers (updateForGracefulDeletionAndFinalizers):
+   * on an object already being deleted too, so a second DELETE with another policy switches
+   * Foreground to Orphan, or to Background, which removes the last finalizer and deletes it.
+   */
+  private markForDeletion(current: KubeObject, propagation: Propagation): KubeObject | undefined {
     const del = this.strategy.delete;
-    // Already being deleted: a second delete changes nothing while finalizers remain.
-    if (current.metadata.deletionTimestamp) return del.waits(current) ? current : undefined;
-    if (!del.marksFirst(current)) return undefined;
-    const marked = cloneJson(current);
+    const finalizers = del.finalizersOnDelete
+      ? del.finalizersOnDelete(current, propagation)
+      : finalizersForDeletion(current.metadata.finalizers ?? [], propagation, del.garbageCollection);
+    let next = current;
+    if (finalizers) {
+      next = cloneJson(current);
+      if (finalizers.length) next.metadata.finalizers = finalizers;
+      else delete next.metadata.finalizers;
+    }
+    // Already being deleted: the mark stays as it is while finalizers remain.
+    if (current.metadata.deletionTimestamp) return del.waits(next) ? next : undefined;
+    if (!del.marksFirst(next)) return undefined;
+    const marked = next === current ? cloneJson(current) : next;
     del.mark(marked);
     return marked;
   }

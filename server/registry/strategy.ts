@@ -7,6 +7,7 @@ import type { NameValidator } from '../../apimachinery/validation/names.js';
 import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import type { TypeNode } from '../../apimachinery/structured-merge/schema.js';
+import type { GarbageCollectionPolicy, Propagation } from './delete-propagation.js';
 
 export interface KindInfo {
   group: string;
@@ -93,6 +94,16 @@ export interface DeleteStrategy {
   mark(obj: KubeObject): void;
   /** Whether a marked object must still wait: the update that clears the last finalizer completes the delete. */
   waits(obj: KubeObject): boolean;
+  /**
+   * kube's DefaultGarbageCollectionPolicy: which GC finalizer a DELETE without a policy adds
+   * (none for DeleteDependents, which is Background), or that it never adds one (Unsupported).
+   */
+  readonly garbageCollection: GarbageCollectionPolicy;
+  /**
+   * A kind whose REST Delete sets the GC finalizers its own way (a namespace's): the finalizers
+   * the DELETE leaves, or undefined for no change. Without it, the generic store's rule.
+   */
+  finalizersOnDelete?(obj: KubeObject, propagation: Propagation): string[] | undefined;
 }
 
 /**

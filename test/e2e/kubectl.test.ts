@@ -14,9 +14,9 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type CommandResult, type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
-import { findKubectl } from '../helpers/kubectl.js';
+import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 
@@ -81,14 +81,7 @@ for (const version of VERSIONS) {
 
   describe.skipIf(!present)(`kubectl ${version}`, () => {
     let server: ServerProcess;
-    const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
-      run(binary, ['--kubeconfig', server.kubeconfigPath, ...args], { ...(input !== undefined ? { input } : {}), timeoutMs: 30_000 });
-    /** kubectl that must succeed: its stdout. */
-    const ok = async (args: string[], input?: string): Promise<string> => {
-      const r = await kubectl(args, input);
-      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-      return r.stdout;
-    };
+    const { kubectl, ok } = kubectlRunner(binary, () => server.kubeconfigPath);
     const getCache = async (name: string, namespace = 'default'): Promise<CacheObject> =>
       JSON.parse(await ok(['get', 'cache', name, '-n', namespace, '-o', 'json'])) as CacheObject;
     const status = async (path: string): Promise<number> => (await server.request(path)).status;
@@ -358,8 +351,7 @@ for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version)!.binary ?? '';
   describe.skipIf(binary === '')(`kubectl ${version}`, () => {
     let server: ServerProcess;
-    const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
-      run(binary, ['--kubeconfig', server.kubeconfigPath, ...args], { ...(input !== undefined ? { input } : {}), timeoutMs: 30_000 });
+    const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
     const specOf = async (name: string): Promise<string> => (await kubectl(['get', 'caches.lab.example.com', name, '-o', 'jsonpath={.spec}'])).stdout;
 
     beforeAll(async () => {

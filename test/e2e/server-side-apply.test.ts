@@ -7,10 +7,10 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type ServerHandle, startServer } from '../../server/index.js';
-import { type CommandResult, type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { apiClient } from '../helpers/api-client.js';
-import { findKubectl } from '../helpers/kubectl.js';
+import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
 
 const CRD = `
 apiVersion: apiextensions.k8s.io/v1
@@ -58,13 +58,7 @@ for (const version of ['1.27', '1.33']) {
   const found = findKubectl(version);
   describe(`kubectl ${version} server-side apply`, () => {
     let server: ServerProcess;
-    const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
-      run(found.binary!, ['--kubeconfig', server.kubeconfigPath, ...args], { ...(input !== undefined ? { input } : {}), timeoutMs: 30_000 });
-    const ok = async (args: string[], input?: string): Promise<string> => {
-      const r = await kubectl(args, input);
-      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-      return r.stdout;
-    };
+    const { kubectl, ok } = kubectlRunner(found.binary!, () => server.kubeconfigPath);
     const managedFields = async (name: string): Promise<Entry[]> =>
       (JSON.parse(await ok(['get', 'route', name, '-o', 'json', '--show-managed-fields'])) as { metadata: { managedFields: Entry[] } }).metadata.managedFields;
 

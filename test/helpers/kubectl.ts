@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { type CommandResult, run } from './server-process.js';
 
 const KUBECTL_DIR = process.env.KUBECTL_DIR || '/usr/lib/google-cloud-sdk/bin';
 export interface Kubectl {
@@ -68,5 +69,26 @@ export function findKubectl(version: string): Kubectl {
       `             or curl -Lo ${file} https://dl.k8s.io/release/$(curl -Ls https://dl.k8s.io/release/stable-${version}.txt)/bin/linux/amd64/kubectl && chmod +x ${file}`,
       `             and run the tests with ${envVar}=$PWD/${file} (or KUBECTL_DIR=<a directory holding kubectl.${version}>).`,
     ].join('\n'),
+  };
+}
+
+export interface KubectlRunner {
+  /** kubectl with the server's kubeconfig; its result whatever it exits with. */
+  kubectl(args: string[], input?: string): Promise<CommandResult>;
+  /** kubectl that must succeed: its stdout (a failure throws with its stderr). */
+  ok(args: string[], input?: string): Promise<string>;
+}
+
+/** kubectl `binary` against the server whose kubeconfig `kubeconfig()` names (known once it started). */
+export function kubectlRunner(binary: string, kubeconfig: () => string): KubectlRunner {
+  const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
+    run(binary, ['--kubeconfig', kubeconfig(), ...args], { ...(input !== undefined ? { input } : {}), timeoutMs: 30_000 });
+  return {
+    kubectl,
+    async ok(args, input) {
+      const r = await kubectl(args, input);
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      return r.stdout;
+    },
   };
 }

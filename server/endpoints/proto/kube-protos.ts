@@ -1,5 +1,6 @@
 // The subset of Kubernetes' generated.proto files needed to decode the protobuf request bodies typed
-// clients send (kubectl 1.32+: create namespace, auth can-i, auth can-i --list, auth whoami), written
+// clients send (kubectl 1.32+: create namespace/configmap/secret/serviceaccount, auth can-i, auth
+// can-i --list, auth whoami, and client-go controllers writing Leases), written
 // from the published field numbers. Field names are the JSON names, so decoding yields kube's JSON
 // spelling. Kept as TypeScript strings rather than .proto files because the build is plain `tsc`,
 // which would not copy .proto files into dist/.
@@ -172,6 +173,53 @@ message EventSeries {
   optional int32 count = 1;
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime lastObservedTime = 2;
 }
+
+message ConfigMap {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional bool immutable = 4 [(go_pointer) = true];
+  map<string, string> data = 2;
+  map<string, bytes> binaryData = 3;
+}
+
+// stringData (4) is write-only; a typed client may still send it, and the server folds it into data.
+message Secret {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional bool immutable = 5 [(go_pointer) = true];
+  map<string, bytes> data = 2;
+  map<string, string> stringData = 4;
+  optional string type = 3;
+}
+
+message ServiceAccount {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated ObjectReference secrets = 2;
+  repeated LocalObjectReference imagePullSecrets = 3;
+  optional bool automountServiceAccountToken = 4 [(go_pointer) = true];
+}
+
+message LocalObjectReference {
+  optional string name = 1;
+}
+`;
+
+const COORDINATION_V1 = `
+syntax = "proto2";
+package k8s.io.api.coordination.v1;
+
+message Lease {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional LeaseSpec spec = 2;
+}
+
+message LeaseSpec {
+  optional string holderIdentity = 1 [(go_pointer) = true];
+  optional int32 leaseDurationSeconds = 2 [(go_pointer) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime acquireTime = 3 [(go_pointer) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime renewTime = 4 [(go_pointer) = true];
+  optional int32 leaseTransitions = 5 [(go_pointer) = true];
+  optional string strategy = 6 [(go_pointer) = true];
+  optional string preferredHolder = 7 [(go_pointer) = true];
+}
 `;
 
 const AUTHORIZATION_V1 = `
@@ -255,6 +303,7 @@ export const KUBE_PROTOS: Readonly<Record<string, string>> = {
   'k8s.io/apimachinery/pkg/runtime/generated.proto': RUNTIME,
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto': META_V1,
   'k8s.io/api/core/v1/generated.proto': CORE_V1,
+  'k8s.io/api/coordination/v1/generated.proto': COORDINATION_V1,
   'k8s.io/api/authorization/v1/generated.proto': AUTHORIZATION_V1,
   'k8s.io/api/authentication/v1/generated.proto': AUTHENTICATION_V1,
 };

@@ -5,6 +5,7 @@ import { STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusU
 import { atomicListType, deducedType, mapListType, scalarType, structType } from '../../../apimachinery/structured-merge/schema.js';
 import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
 import type { UpdateStrategy } from '../strategy.js';
+import { finalizersForDeletion, namespaceFinalizersForDeletion } from '../delete-propagation.js';
 import { validateDNS1123Label } from '../../../apimachinery/validation/names.js';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
@@ -77,6 +78,14 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
   delete: {
     marksFirst: (obj) => pendingFinalizers(obj),
     waits: (obj) => pendingFinalizers(obj),
+    // kube's namespace REST: the GC finalizers are set on the first DELETE; a terminating
+    // namespace keeps them until its spec finalizers are done, then the generic store's rule applies.
+    finalizersOnDelete(obj, propagation) {
+      const finalizers = obj.metadata.finalizers ?? [];
+      if (!obj.metadata.deletionTimestamp) return namespaceFinalizersForDeletion(finalizers, propagation);
+      if (namespaceFinalizers(obj).length > 0) return undefined;
+      return finalizersForDeletion(finalizers, propagation, 'DeleteDependents');
+    },
     mark(obj) {
       const name = obj.metadata.name ?? '';
       // kube's NamespaceLifecycle admission refuses these before anything else happens. Every

@@ -170,14 +170,16 @@ describe('legacy discovery', () => {
     });
   });
 
-  it('serves /api/v1 with namespaces and events exactly as kube-apiserver lists them', async () => {
+  it('serves /api/v1 with its resources exactly as kube-apiserver lists them', async () => {
     const res = await api('/api/v1');
     expect(res.status).toBe(200);
+    const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
     // kube writes the core APIResourceList without apiVersion (kubectl -v=9 of a 1.31 cluster).
     expect(res.json).toEqual({
       kind: 'APIResourceList',
       groupVersion: 'v1',
       resources: [
+        { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
         {
           name: 'events',
           singularName: 'event',
@@ -198,6 +200,8 @@ describe('legacy discovery', () => {
         },
         { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
         { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
+        { name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs, storageVersionHash: 'S6u1pOWzb84=' },
+        { name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount', verbs, shortNames: ['sa'], storageVersionHash: 'pbx9ZvyFpBE=' },
       ],
     });
     expect(storageVersionHash('', 'v1', 'Event')).toBe('r2yiGXH7wu8=');
@@ -336,6 +340,14 @@ describe('aggregated discovery', () => {
               version: 'v1',
               resources: [
                 {
+                  resource: 'configmaps',
+                  responseKind: { group: '', version: 'v1', kind: 'ConfigMap' },
+                  scope: 'Namespaced',
+                  singularResource: 'configmap',
+                  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+                  shortNames: ['cm'],
+                },
+                {
                   resource: 'events',
                   responseKind: { group: '', version: 'v1', kind: 'Event' },
                   scope: 'Namespaced',
@@ -354,6 +366,21 @@ describe('aggregated discovery', () => {
                     { subresource: 'finalize', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['update'] },
                     { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
                   ],
+                },
+                {
+                  resource: 'secrets',
+                  responseKind: { group: '', version: 'v1', kind: 'Secret' },
+                  scope: 'Namespaced',
+                  singularResource: 'secret',
+                  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+                },
+                {
+                  resource: 'serviceaccounts',
+                  responseKind: { group: '', version: 'v1', kind: 'ServiceAccount' },
+                  scope: 'Namespaced',
+                  singularResource: 'serviceaccount',
+                  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+                  shortNames: ['sa'],
                 },
               ],
               freshness: 'Current',

@@ -1,0 +1,41 @@
+// core/v1 ServiceAccount: an identity with the secrets it may use; kube validates only its
+// metadata (ValidateServiceAccount: a DNS subdomain name).
+import { defineStrategy, kubeObjectType } from '../base-strategy.js';
+import type { ServedColumn } from '../catalog.js';
+import { PRINTER_AGE } from './printer-columns.js';
+import { atomicListType, deducedType, mapListType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
+import { objectMetaFieldLabels } from '../../../apimachinery/selectors/fields.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
+
+export const serviceAccountKind = { group: '', resource: 'serviceaccounts', kind: 'ServiceAccount', listKind: 'ServiceAccountList', namespaced: true };
+
+/**
+ * core/v1 ServiceAccount as kube's OpenAPI model types it: `secrets` carries patchStrategy merge
+ * with patchMergeKey name and no listType, which the SMD converter reads as a list keyed by name;
+ * `imagePullSecrets` carries nothing, so it is atomic.
+ */
+const SERVICE_ACCOUNT_TYPE = kubeObjectType({
+  secrets: mapListType(withMapRelationship(deducedType, 'atomic'), ['name']),
+  imagePullSecrets: atomicListType(deducedType),
+});
+
+/** `kubectl get serviceaccounts`' SECRETS column. */
+export const serviceAccountSecretCount = (obj: KubeObject): number => (Array.isArray(obj['secrets']) ? obj['secrets'].length : 0);
+
+/** kube's serviceAccountColumnDefinitions. */
+export const SERVICE_ACCOUNT_COLUMNS: ServedColumn[] = [
+  {
+    name: 'Secrets',
+    type: 'string',
+    description:
+      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
+    jsonPath: '.secrets',
+    value: serviceAccountSecretCount,
+  },
+  PRINTER_AGE,
+];
+
+export const serviceAccountStrategy = defineStrategy(serviceAccountKind, {
+  fieldTypes: () => SERVICE_ACCOUNT_TYPE,
+  fieldLabels: objectMetaFieldLabels(serviceAccountKind.kind),
+});

@@ -1,0 +1,104 @@
+// `kubectl delete --cascade=background|foreground|orphan` with the real kubectl 1.27 and 1.33
+// against the real binary: a custom-resource owner with two dependents, and what remains after.
+// A kubectl version not found FAILS its first test (see test/helpers/kubectl.ts), never skips silently.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+import { eventually } from '../helpers/eventually.js';
+import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
+
+const VERSIONS = ['1.27', '1.33'];
+const KUBECTLS = new Map(VERSIONS.map((v) => [v, findKubectl(v)]));
+
+const CRD = (plural: string, kind: string) => `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.gc.example.com
+spec:
+  group: gc.example.com
+  scope: Namespaced
+  names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+
+interface Meta {
+  name: string;
+  uid: string;
+  deletionTimestamp?: string;
+  finalizers?: string[];
+  ownerReferences?: { uid: string }[];
+}
+
+for (const version of VERSIONS) {
+  const found = KUBECTLS.get(version)!;
+  describe(`kubectl ${version}`, () => {
+    it(`the kubectl ${version} binary is there`, () => {
+      if (!found.binary) expect.fail(found.problem);
+    });
+  });
+
+  describe.skipIf(!found.binary)(`kubectl ${version} delete --cascade`, () => {
+    let server: ServerProcess;
+    const { kubectl, ok } = kubectlRunner(found.binary!, () => server.kubeconfigPath);
+    const names = async (resource: string): Promise<string[]> => (await ok(['get', resource, '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter(Boolean).sort();
+    const meta = async (resource: string, name: string): Promise<Meta | undefined> => {
+      const r = await kubectl(['get', resource, name, '-o', 'json']);
+      if (r.code !== 0) return undefined;
+      return (JSON.parse(r.stdout) as { metadata: Meta }).metadata;
+    };
+
+    /** An owner and two dependents (one held by a finalizer when `hold`), named after the case. */
+    async function family(prefix: string, hold = false): Promise<void> {
+      await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'gc.example.com/v1', kind: 'Owner', metadata: { name: prefix } }));
+      const owner = (await meta('owners', prefix))!;
+      const ref = { apiVersion: 'gc.example.com/v1', kind: 'Owner', name: prefix, uid: owner.uid, blockOwnerDeletion: true };
+      for (const n of [1, 2]) {
+        const finalizers = hold && n === 2 ? { finalizers: ['example.com/hold'] } : {};
+        await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'gc.example.com/v1', kind: 'Dependent', metadata: { name: `${prefix}-${n}`, ownerReferences: [ref], ...finalizers } }));
+      }
+    }
+
+    beforeAll(async () => {
+      server = await startServerProcess();
+      await ok(['apply', '-f', '-'], CRD('owners', 'Owner'));
+      await ok(['apply', '-f', '-'], CRD('dependents', 'Dependent'));
+      await eventually('both kinds served', async () => ((await kubectl(['get', 'owners,dependents'])).code === 0 ? true : undefined), 20_000);
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('--cascade=background: the owner is gone at once, the dependents follow', async () => {
+      await family('bg');
+      expect(await ok(['delete', 'owner', 'bg', '--cascade=background', '--wait=false'])).toBe('owner.gc.example.com "bg" deleted\n');
+      expect(await meta('owners', 'bg')).toBeUndefined();
+      await eventually('bg dependents gone', async () => ((await names('dependents')).some((n) => n.startsWith('bg-')) ? undefined : true));
+    });
+
+    it('--cascade=foreground: the owner waits, marked, for its dependents, then goes', async () => {
+      await family('fg', true);
+      expect(await ok(['delete', 'owner', 'fg', '--cascade=foreground', '--wait=false'])).toBe('owner.gc.example.com "fg" deleted\n');
+      await eventually('fg-1 gone', async () => ((await meta('dependents', 'fg-1')) ? undefined : true));
+      const owner = await meta('owners', 'fg');
+      expect(owner?.finalizers).toEqual(['foregroundDeletion']);
+      expect(owner?.deletionTimestamp).toBeTruthy();
+      expect((await meta('dependents', 'fg-2'))?.deletionTimestamp).toBeTruthy();
+      await ok(['patch', 'dependent', 'fg-2', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await eventually('fg owner gone', async () => ((await meta('owners', 'fg')) ? undefined : true));
+      expect((await names('dependents')).filter((n) => n.startsWith('fg-'))).toEqual([]);
+    });
+
+    it('--cascade=orphan: the dependents remain, without their owner reference', async () => {
+      await family('or');
+      expect(await ok(['delete', 'owner', 'or', '--cascade=orphan'])).toBe('owner.gc.example.com "or" deleted\n');
+      expect(await meta('owners', 'or')).toBeUndefined();
+      expect((await names('dependents')).filter((n) => n.startsWith('or-'))).toEqual(['or-1', 'or-2']);
+      for (const n of ['or-1', 'or-2']) expect((await meta('dependents', n))?.ownerReferences).toBeUndefined();
+    });
+  });
+}
