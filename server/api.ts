@@ -20,6 +20,7 @@ import { SECRET_COLUMNS, secretKind, secretStrategy } from './registry/builtin/s
 import { SERVICE_ACCOUNT_COLUMNS, serviceAccountKind, serviceAccountStrategy } from './registry/builtin/serviceaccounts.js';
 import { LEASE_COLUMNS, leaseKind, leaseStrategy } from './registry/builtin/leases.js';
 import { NamespaceController } from './registry/builtin/namespace-controller.js';
+import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { AdmissionChain } from '../admission/interface.js';
 import { CRDController } from './registry/builtin/crd-controller.js';
@@ -50,6 +51,11 @@ export interface ApiDeps {
   minRequestTimeoutSeconds?: number;
   /** Bytes all watchers together may have pending before the slowest are ended. */
   watchBudgetBytes?: number;
+  /**
+   * Elect one replica (over a Lease) to run the controllers that act on the cluster: the garbage
+   * collector and namespace deletion. Absent: this process is the only one and always acts.
+   */
+  leaderElection?: Pick<LeaderElectionConfig, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'>;
 }
 
 function builtin(kind: KindInfo, version: string, singular: string, extra: Partial<ResourceDescriptor>, store: Store): ResourceDescriptor {
@@ -137,24 +143,43 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   catalog.setResource('', serviceAccountKind.resource, [
     builtin(serviceAccountKind, 'v1', 'serviceaccount', { names: names(serviceAccountKind, 'serviceaccount', ['sa']), printerColumns: SERVICE_ACCOUNT_COLUMNS }, new Store(storage, serviceAccountStrategy, admission)),
   ]);
+  const leases = new Store(storage, leaseStrategy, admission);
   catalog.setResource(leaseKind.group, leaseKind.resource, [
-    builtin(leaseKind, 'v1', 'lease', { printerColumns: LEASE_COLUMNS }, new Store(storage, leaseStrategy, admission)),
+    builtin(leaseKind, 'v1', 'lease', { printerColumns: LEASE_COLUMNS }, leases),
   ]);
 
+  // Leader election, as kube-controller-manager's: only the Lease holder empties namespaces and
+  // collects garbage. The controllers watch in every replica, so a new leader only re-queues.
+  let garbageCollector: GarbageCollector | undefined;
+  let namespaceController: NamespaceController | undefined;
+  const elector = deps.leaderElection
+    ? new LeaderElector(leases, logger.with({ controller: 'leader-election' }), {
+        ...deps.leaderElection,
+        onStartedLeading: () => {
+          garbageCollector?.resync();
+          namespaceController?.resync();
+        },
+      })
+    : undefined;
+  const isLeader = elector ? () => elector.isLeader() : () => true;
+
   const crdController = new CRDController(storage, crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd), admission), logger);
-  const namespaceController = new NamespaceController(storage, namespaces, catalog, logger);
+  namespaceController = new NamespaceController(storage, namespaces, catalog, logger, { isLeader });
+  // Creates kube-system, where the Lease lives, in every replica (idempotent), before electing.
   await namespaceController.start();
   await crdController.start();
 
   // The garbage collector (ownerReferences, propagationPolicy), started after the CRD controller
   // so that its first lists include every installed CRD kind; kinds added later join through the
-  // catalog. Seams, not yet filled: `isLeader` for when leader
-  // election over Leases exists (only the leader should act), and kube's
+  // catalog. It acts only while this replica leads. A seam, not yet filled: kube's
   // OwnerReferencesPermissionEnforcement (admission/owner-references-permission.ts: setting
   // blockOwnerDeletion needs permission on the owner's finalizers), to join the admission chain
   // above with the authorizer's decision function once there is an authorizer to ask.
-  const garbageCollector = new GarbageCollector(catalog, logger.with({ controller: 'garbage-collector' }), { isLeader: () => true });
+  garbageCollector = new GarbageCollector(catalog, logger.with({ controller: 'garbage-collector' }), { isLeader });
   await garbageCollector.start();
+  // Campaigns once now (a lone replica leads from the start), then every retry period; a new
+  // leader's resync() re-queues what the graph holds, so starting the controllers first is safe.
+  await elector?.start();
 
   const watches = new WatchRegistry({
     logger,
@@ -247,9 +272,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     },
     async close() {
       watches.closeAll();
-      garbageCollector.close();
+      garbageCollector?.close();
       crdController.close();
-      namespaceController.close();
+      namespaceController?.close();
+      // After the controllers stopped acting, so a successor never overlaps with us; released
+      // (not left to expire) so it takes over at its next round.
+      await elector?.stop();
       // Watch caches hold storage watches: stop them before storage closes.
       for (const store of catalog.stores()) store.close();
     },

@@ -140,6 +140,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       maxRequestBodyBytes: o.maxRequestBodyBytes,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       ...(o.watchBudgetBytes !== undefined ? { watchBudgetBytes: o.watchBudgetBytes } : {}),
+      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
     });
     undo.push(() => api.close());
 

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { LogLevel, Logger } from '../apimachinery/log.js';
 import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inflight.js';
 import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
+import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './registry/builtin/leader-election.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
@@ -53,6 +54,13 @@ export interface ServerOptions {
   watchBudgetBytes?: number;
   /** Event-loop utilization (0 to 1) above which counted requests get 429 (default 0.9; 1 never). */
   maxEventLoopUtilization?: number;
+  /**
+   * Library only (tests shorten it): the timing of the controllers' leader election, which runs
+   * on etcd, where several servers may share the data. client-go's defaults: a 15 s lease, a
+   * 10 s renew deadline, a try every 2 s. The identity (default hostname_uuid) must be unique
+   * per process.
+   */
+  leaderElection?: Partial<LeaderElectionTiming> & { identity?: string };
 }
 
 /** What one client may hold of the server: kube-apiserver's figures unless set otherwise. */
@@ -129,6 +137,12 @@ export interface ResolvedOptions {
   maxRequestBodyBytes: number;
   minRequestTimeoutSeconds: number;
   watchBudgetBytes: number | undefined;
+  /**
+   * Only on etcd: SQLite (memory or a data dir) is one process's store (the file is locked), so
+   * there is never a second replica to elect against, and a Lease written every 2 s would only
+   * churn revisions and the disk.
+   */
+  leaderElection: (LeaderElectionTiming & { identity?: string }) | undefined;
 }
 
 export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): ResolvedOptions {
@@ -170,7 +184,17 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     maxRequestBodyBytes: positive('maxRequestBodyBytes', o.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES),
     minRequestTimeoutSeconds: positive('minRequestTimeoutSeconds', o.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S),
     watchBudgetBytes: o.watchBudgetBytes === undefined ? undefined : positive('watchBudgetBytes', o.watchBudgetBytes),
+    leaderElection: storage === 'etcd' ? leaderElectionTiming(o.leaderElection ?? {}) : undefined,
   };
+}
+
+/** The timing checked, with the identity (default hostname_uuid) when one is given. */
+function leaderElectionTiming(o: Partial<LeaderElectionTiming> & { identity?: string }): LeaderElectionTiming & { identity?: string } {
+  try {
+    return { ...resolveLeaderElectionTiming(o), ...(o.identity !== undefined ? { identity: o.identity } : {}) };
+  } catch (err) {
+    throw new StartupError(`invalid leaderElection: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** A limit that may be 0 (none). */

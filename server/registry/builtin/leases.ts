@@ -16,7 +16,8 @@ export const COORDINATION_GROUP = 'coordination.k8s.io';
 
 export const leaseKind = { group: COORDINATION_GROUP, resource: 'leases', kind: 'Lease', listKind: 'LeaseList', namespaced: true };
 
-interface LeaseSpec {
+/** coordination/v1 LeaseSpec. */
+export interface LeaseSpec {
   holderIdentity?: string;
   leaseDurationSeconds?: number;
   acquireTime?: string;

@@ -13,10 +13,21 @@ export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kub
 
 const RETRY_MS = 1000;
 
+export interface NamespaceControllerOptions {
+  /**
+   * Whether this replica may empty namespaces (leader election: one acts among servers sharing
+   * etcd). Every replica keeps watching, so `resync()` on leadership gained finds the work.
+   */
+  isLeader?: () => boolean;
+}
+
 export class NamespaceController {
   private readonly informer: Informer;
   private readonly running = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Terminating namespaces as last observed: what a new leader must finish. */
+  private readonly terminating = new Set<string>();
+  private readonly isLeader: () => boolean;
   private closed = false;
 
   constructor(
@@ -24,13 +35,26 @@ export class NamespaceController {
     private readonly namespaces: Store,
     private readonly catalog: Catalog,
     private readonly logger: Logger,
+    opts: NamespaceControllerOptions = {},
   ) {
+    this.isLeader = opts.isLeader ?? (() => true);
     this.informer = new Informer(storage, namespaces, {
       upsert: (ns) => {
-        if (isTerminating(ns)) this.finalize(ns.metadata.name ?? '');
+        const name = ns.metadata.name ?? '';
+        if (!isTerminating(ns)) return void this.terminating.delete(name);
+        this.terminating.add(name);
+        this.finalize(name);
       },
-      remove: () => {},
+      remove: (ns) => void this.terminating.delete(ns.metadata.name ?? ''),
+      resync: (present) => {
+        for (const name of this.terminating) if (!present.has(name)) this.terminating.delete(name);
+      },
     }, logger);
+  }
+
+  /** Takes up every terminating namespace again: called when this replica becomes the leader. */
+  resync(): void {
+    for (const name of this.terminating) this.finalize(name);
   }
 
   async start(): Promise<void> {
@@ -49,7 +73,8 @@ export class NamespaceController {
   }
 
   private finalize(name: string): void {
-    if (this.running.has(name) || this.closed) return;
+    // Not leading: nothing is done and nothing retried; resync() picks it up on leadership.
+    if (this.running.has(name) || this.closed || !this.isLeader()) return;
     this.running.add(name);
     this.emptyAndRelease(name)
       .then((done) => {

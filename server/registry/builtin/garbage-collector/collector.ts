@@ -15,10 +15,9 @@ import { WorkQueue } from './queue.js';
 
 export interface GarbageCollectorOptions {
   /**
-   * Whether this replica may act. Several API servers on one etcd would each run a collector;
-   * kube runs it in the one elected controller-manager. Until leader election (over Leases)
-   * exists, every replica acts: the deletes carry uid preconditions, so racing replicas are
-   * wasteful, not wrong. The graph is kept either way, so a replica that becomes leader acts at once.
+   * Whether this replica may act. Several API servers on one etcd each run a collector; kube runs
+   * it in the one elected controller-manager, and so do we (leader-election.ts). The graph is kept
+   * either way, so a replica that becomes leader acts at once, after `resync()`.
    */
   isLeader?: () => boolean;
   /** Items worked on per tick (default 64), and at once within a tick (default 16). */
@@ -79,6 +78,18 @@ export class GarbageCollector {
     this.deleteQueue.close();
     this.orphanQueue.close();
     if (this.timer) clearTimeout(this.timer);
+  }
+
+  /**
+   * Queues every object that may need work (it has owners, or waits in a GC finalizer), as a
+   * fresh collector's first lists would: called when this replica becomes the leader, so that
+   * nothing the previous leader left half done, or handled while we only watched, is missed.
+   * Decisions are made on live reads, so items already settled cost one read each.
+   */
+  resync(): void {
+    if (this.closed) return;
+    for (const uid of this.graph.uidsWhere((n) => n.owners.length > 0 || n.deletingDependents)) this.deleteQueue.add(uid);
+    for (const uid of this.graph.uidsWhere((n) => n.orphaning)) this.orphanQueue.add(uid);
   }
 
   /** Nothing queued or in progress (for tests and benchmarks). */
