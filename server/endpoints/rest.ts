@@ -495,7 +495,7 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, (message) => badRequest(`error strict decoding YAML: ${message}`));
   const applyTo = (live: KubeObject): KubeObject => {
     const obj = fields.apply(live, cloneJson(config), options.fieldManager, options.force);
-    if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    checkName(obj.metadata.name, name);
     checkNamespace(ctx, obj);
     return obj;
   };

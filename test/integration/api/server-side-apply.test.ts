@@ -254,6 +254,7 @@ describe.each(backends)('on $name', ({ options }) => {
     ['another kind', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), kind: 'Gadget' }), 400, `invalid object type: ${GROUP}/v1, Kind=Gadget`],
     ['another version', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), apiVersion: `${GROUP}/v2` }), 400, `invalid object type: ${GROUP}/v2, Kind=Widget`],
     ['another name', 'fieldManager=a', JSON.stringify(widget('other', {})), 400, 'the name of the object (other) does not match the name on the URL (bad)'],
+    ['no name', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), metadata: {} }), 400, 'the name of the object (bad based on URL) was undeterminable: name must be provided'],
     ['managedFields in the configuration', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), metadata: { name: 'bad', managedFields: [] } }), 400, 'metadata.managedFields must be nil'],
     ['a list', 'fieldManager=a', '[1, 2]', 400, 'error decoding YAML: the apply configuration must be an object'],
   ])('%s', async (_name, query, body, code, message) => {
