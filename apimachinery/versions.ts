@@ -1,6 +1,36 @@
 // API versions as kube orders and hashes them: GA > beta > alpha, then by number, which puts a
 // group's preferred version first; and the storage version hash discovery publishes.
 import { createHash } from 'node:crypto';
+import { isJsonObject } from './object.js';
+
+export interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+export interface GroupVersionKind extends GroupVersion {
+  kind: string;
+}
+
+/** schema.ParseGroupVersion; undefined where it errors (more than one slash). */
+export function parseGroupVersion(s: string): GroupVersion | undefined {
+  if (s === '' || s === '/') return { group: '', version: '' };
+  const i = s.indexOf('/');
+  if (i < 0) return { group: '', version: s };
+  if (s.indexOf('/', i + 1) >= 0) return undefined;
+  return { group: s.slice(0, i), version: s.slice(i + 1) };
+}
+
+/** schema.GroupVersionKind's String: `group/version, Kind=kind` (`/v1, Kind=Namespace` for core). */
+export const gvkString = (g: GroupVersionKind): string => `${g.group}/${g.version}, Kind=${g.kind}`;
+
+/** Unstructured's GroupVersionKind(): an unparseable apiVersion gives the empty GVK. */
+export function unstructuredGVK(obj: unknown): GroupVersionKind {
+  const o = isJsonObject(obj) ? obj : {};
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const gv = parseGroupVersion(str(o['apiVersion']));
+  return gv ? { ...gv, kind: str(o['kind']) } : { group: '', version: '', kind: '' };
+}
 
 /**
  * kube's discovery hash: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>").

@@ -31,6 +31,7 @@ import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../apimachinery/validation/ob
 import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 import { caBundleError } from './validation.js';
 import { parseJSON, stringifyJSON } from '../apimachinery/json.js';
+import { type GroupVersion, type GroupVersionKind, gvkString, parseGroupVersion, unstructuredGVK } from '../apimachinery/versions.js';
 
 /** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
 export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
@@ -107,34 +108,14 @@ export function converterFor(crd: CustomResourceDefinition, opts: ConverterOptio
 // ---------------------------------------------------------------------------------------------
 // Group/version/kind as apimachinery's schema package parses and prints them.
 
-interface GV {
-  group: string;
-  version: string;
-}
-interface GVK extends GV {
-  kind: string;
-}
+type GV = GroupVersion;
+type GVK = GroupVersionKind;
 
 /** A plain Go error whose text is kube's: becomes a ConversionError. */
 class Fail extends Error {}
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** schema.ParseGroupVersion; undefined where it errors (more than one slash). */
-function parseGroupVersion(s: string): GV | undefined {
-  if (s === '' || s === '/') return { group: '', version: '' };
-  const i = s.indexOf('/');
-  if (i < 0) return { group: '', version: s };
-  if (s.indexOf('/', i + 1) >= 0) return undefined;
-  return { group: s.slice(0, i), version: s.slice(i + 1) };
-}
-
-/** Unstructured's GroupVersionKind(): an unparseable apiVersion gives the empty GVK. */
-function gvkOf(obj: unknown): GVK {
-  const o = isJsonObject(obj) ? obj : {};
-  const gv = parseGroupVersion(str(o['apiVersion']));
-  return gv ? { ...gv, kind: str(o['kind']) } : { group: '', version: '', kind: '' };
-}
 
 /** metav1.TypeMeta's GroupVersionKind() (FromAPIVersionAndKind): the kind survives a bad apiVersion. */
 function typeMetaGVK(o: JsonObject): GVK {
@@ -143,7 +124,6 @@ function typeMetaGVK(o: JsonObject): GVK {
 }
 
 const gvString = (gv: GV): string => (gv.group ? `${gv.group}/${gv.version}` : gv.version);
-const gvkString = (g: GVK): string => `${g.group}/${g.version}, Kind=${g.kind}`;
 const sameGV = (a: GV, b: GV): boolean => a.group === b.group && a.version === b.version;
 
 /** Go's %T of a value decoded from JSON into interface{} by unstructured (integers are int64). */
@@ -206,7 +186,7 @@ class CRConverter implements Converter {
   }
 
   private async convertObject(obj: KubeObject, to: GV): Promise<KubeObject> {
-    const from = gvkOf(obj);
+    const from = unstructuredGVK(obj);
     this.checkTarget(from, to);
     if (!this.isValid(from)) throw new Fail(`request to convert CR from an invalid group/version: ${gvString(from)}`);
     return this.delegate.convertObject(obj, to);
@@ -218,7 +198,7 @@ class CRConverter implements Converter {
     const list: GVK = { ...to, kind: names.listKind ?? `${names.kind}List` };
     this.checkTarget(list, to);
     items.forEach((item, i) => {
-      const gv = gvkOf(item);
+      const gv = unstructuredGVK(item);
       if (!this.isValid(gv)) throw new Fail(`request to convert CR list failed, list index ${i} has invalid group/version: ${gvString(gv)}`);
     });
     return this.delegate.convertList(items, to, list);
@@ -229,7 +209,7 @@ class CRConverter implements Converter {
 // nopConverter (strategy None): sets apiVersion, nothing else.
 
 function withVersion(obj: KubeObject, to: GV): KubeObject {
-  const g = gvkOf(obj);
+  const g = unstructuredGVK(obj);
   if (!g.group && !g.version && !g.kind) return obj; // an empty GVK is left alone
   const apiVersion = gvString(to);
   return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
@@ -292,7 +272,7 @@ class WebhookConverter implements Delegate {
     // The cacher's smoke test converts objects with nothing but apiVersion and kind; kube never
     // bothers the webhook with those.
     if (Object.keys(obj).length === 2 && 'kind' in obj && 'apiVersion' in obj) return withVersion(obj, to);
-    const inGVK = gvkOf(obj);
+    const inGVK = unstructuredGVK(obj);
     const what = gvkString(inGVK);
     const desired = gvString(to);
     const needed = gvString(inGVK) !== desired;
@@ -302,7 +282,7 @@ class WebhookConverter implements Delegate {
     const converted = await this.call([obj], desired, version, what);
     if (converted.length !== 1) throw new Fail(`conversion webhook for ${what} returned ${converted.length} objects, expected 1`);
     const out = rawObject(converted[0]); // kube returns this one unwrapped
-    const outGVK = gvkOf(out);
+    const outGVK = unstructuredGVK(out);
     if (!sameGV(outGVK, to)) {
       throw new Fail(`conversion webhook for ${what} returned invalid object at index 0: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`);
     }
@@ -337,9 +317,9 @@ class WebhookConverter implements Delegate {
       } catch (err) {
         throw new Fail(`${at}: ${(err as Error).message}`);
       }
-      const outGVK = gvkOf(out);
+      const outGVK = unstructuredGVK(out);
       if (!sameGV(outGVK, to)) throw new Fail(`${at}: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`);
-      const kind = gvkOf(original).kind;
+      const kind = unstructuredGVK(original).kind;
       if (kind !== outGVK.kind) throw new Fail(`${at}: invalid kind (expected ${kind}, received ${outGVK.kind})`);
       const invalidWhy = validateConvertedObject(original, out);
       if (invalidWhy) throw new Fail(`${at}: ${invalidWhy}`);

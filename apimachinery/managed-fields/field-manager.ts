@@ -7,6 +7,7 @@
 //   stripMeta (nobody owns apiVersion, kind, metadata.name, ...), then the structured merge.
 import { applyConflict, badRequest } from '../errors.js';
 import { deeperThan } from '../json.js';
+import { gvkString, unstructuredGVK } from '../versions.js';
 import { type KubeObject, type JsonValue, cloneJson, isJsonObject, nowTimestamp } from '../object.js';
 import {
   type Conflict,
@@ -104,7 +105,7 @@ export class FieldManager {
    */
   apply(live: KubeObject, config: KubeObject, manager: string, force: boolean): KubeObject {
     if (config.apiVersion !== this.scope.apiVersion || config.kind !== this.scope.kind) {
-      throw badRequest(`invalid object type: ${gvkString(config)}`);
+      throw badRequest(`invalid object type: ${gvkString(unstructuredGVK(config))}`);
     }
     if (config.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
     if (deeperThan(config, MAX_TRACKED_DEPTH) || deeperThan(live, MAX_TRACKED_DEPTH)) {
@@ -276,17 +277,9 @@ function conflictError(conflicts: readonly Conflict[]): Error {
  * key): kube's message naming the object (objectGVKNN), as a 400 (kube's is a 500).
  */
 function toApplyError(err: unknown, config: KubeObject): unknown {
-  const where = `${config.metadata.namespace ?? ''}/${config.metadata.name ?? ''}; ${gvkString(config)}`;
+  const where = `${config.metadata.namespace ?? ''}/${config.metadata.name ?? ''}; ${gvkString(unstructuredGVK(config))}`;
   if (err instanceof StructuredMergeError) return badRequest(`${err.step} (${where}): ${err.cause.message}`);
   if (err instanceof ValidationErrors) return badRequest(err.message);
   return err;
 }
 
-/** schema.GroupVersionKind's String: `group/version, Kind=kind` (`/v1, Kind=Namespace` for core). */
-export function gvkString(obj: KubeObject): string {
-  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-  const kind = typeof obj.kind === 'string' ? obj.kind : '';
-  const slash = apiVersion.indexOf('/');
-  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
-  return `${group}/${version}, Kind=${kind}`;
-}

@@ -18,6 +18,7 @@
 import { type FieldError, child, forbidden, goQuote, index, invalid, key, required, tooLong } from '../field-errors.js';
 import { type NameValidator, byteLength, isDNS1123Label, isQualifiedName, isValidLabelValue } from './names.js';
 import { goRFC3339ParseError } from './go-time.js';
+import { gvkString, parseGroupVersion } from '../versions.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -368,13 +369,6 @@ function annotationErrors(m: MetaView, path: string): FieldError[] {
   return errs;
 }
 
-/** schema.ParseGroupVersion as FromAPIVersionAndKind uses it: an unparseable apiVersion has neither part. */
-function parseGroupVersion(apiVersion: string): { group: string; version: string } {
-  const parts = apiVersion.split('/');
-  if (parts.length === 1) return { group: '', version: parts[0]! };
-  if (parts.length === 2) return { group: parts[0]!, version: parts[1]! };
-  return { group: '', version: '' };
-}
 
 /** ValidateOwnerReferences. kube's paths do not index the list: `metadata.ownerReferences.uid`. */
 function ownerReferenceErrors(m: MetaView, path: string): FieldError[] {
@@ -382,14 +376,15 @@ function ownerReferenceErrors(m: MetaView, path: string): FieldError[] {
   const errs: FieldError[] = [];
   let firstController = '';
   for (const ref of m.ownerReferences) {
-    const { group, version } = parseGroupVersion(ref.apiVersion);
+    // As FromAPIVersionAndKind: an unparseable apiVersion has neither part.
+    const { group, version } = parseGroupVersion(ref.apiVersion) ?? { group: '', version: '' };
     if (!version) errs.push(invalid(child(field, 'apiVersion'), ref.apiVersion, 'version must not be empty'));
     if (!ref.kind) errs.push(invalid(child(field, 'kind'), ref.kind, 'must not be empty'));
     if (!ref.name) errs.push(invalid(child(field, 'name'), ref.name, 'must not be empty'));
     if (!ref.uid) errs.push(invalid(child(field, 'uid'), ref.uid, 'must not be empty'));
     // BannedOwners: core/v1 Event may not own anything; the text is the GVK's String().
     if (group === '' && version === 'v1' && ref.kind === 'Event') {
-      errs.push(invalid(field, ref.raw, `${group}/${version}, Kind=${ref.kind} is disallowed from being an owner`));
+      errs.push(invalid(field, ref.raw, `${gvkString({ group, version, kind: ref.kind })} is disallowed from being an owner`));
     }
     if (ref.controller) {
       const current = `${ref.kind}/${ref.name}`;

@@ -29,7 +29,8 @@ import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { addWarning, strictDecoding } from './field-validation.js';
 import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions, queryBool } from './write-options.js';
-import { FieldManager, gvkString } from '../../apimachinery/managed-fields/field-manager.js';
+import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
+import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { outputFormat } from './output.js';
@@ -337,7 +338,7 @@ function checkCustomResourceType(ctx: RequestCtx, value: Record<string, unknown>
   if (version.includes('/')) throw badRequest(`unexpected GroupVersion string: ${apiVersion}`);
   const gv = `${ctx.desc.group}/${ctx.desc.version}`;
   if (group !== ctx.desc.group) {
-    const from = `${group}/${version}, Kind=${kind}`;
+    const from = gvkString({ group, version, kind });
     throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${ctx.desc.names.kind}: ${from} is unstructured and is not suitable for converting to ${goQuote(gv)}`);
   }
   if (version === ctx.desc.version && kind !== ctx.desc.names.kind) {
@@ -574,7 +575,7 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
  */
 async function applyScalePatch(ctx: Ctx, mapping: ScaleMapping, options: WriteOptions): Promise<void> {
   const { config } = await readApplyConfiguration(ctx);
-  if (config.apiVersion !== 'autoscaling/v1' || config.kind !== 'Scale') throw badRequest(`invalid object type: ${gvkString(config)}`);
+  if (config.apiVersion !== 'autoscaling/v1' || config.kind !== 'Scale') throw badRequest(`invalid object type: ${gvkString(unstructuredGVK(config))}`);
   const name = ctx.info.name;
   const replicas = isJsonObject(config['spec']) ? config['spec']['replicas'] : undefined;
   // Only the name and replicas carry over (managedFields too, for the field manager's 400).
