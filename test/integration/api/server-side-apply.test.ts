@@ -272,6 +272,14 @@ describe.each(backends)('on $name', ({ options }) => {
     expect((await call('GET', `${WIDGETS}/bad`)).status).toBe(404);
   });
 
+  it('a configuration nesting deeper than 256 levels is a 400, not a stack overflow', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 300; i++) deep = { a: deep };
+    const r = await apply('deep', widget('deep', { nested: deep }));
+    expect([r.status, r.json.message]).toEqual([400, 'server-side apply takes objects nesting at most 256 levels']);
+    expect((await call('GET', `${WIDGETS}/deep`)).status).toBe(404);
+  });
+
   it('force on a patch that is not an apply is a 422', async () => {
     const r = await call('PATCH', `${WIDGETS}/create?force=true`, { body: { spec: {} }, contentType: 'application/merge-patch+json' });
     expect([r.status, r.json.message]).toEqual([422, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch']);
