@@ -5,4 +5,12 @@ export interface UserInfo {
   name: string;
   uid?: string;
   groups: string[];
+  /** Extra attributes an authenticator vouches for (a ServiceAccount token's pod and node; Impersonate-Extra-*). */
+  extra?: Record<string, string[]>;
 }
+
+/** kube's well-known users and groups (k8s.io/apiserver/pkg/authentication/user). */
+export const SYSTEM_PRIVILEGED_GROUP = 'system:masters';
+export const ALL_AUTHENTICATED = 'system:authenticated';
+export const ALL_UNAUTHENTICATED = 'system:unauthenticated';
+export const ANONYMOUS_USER = 'system:anonymous';
