@@ -13,7 +13,7 @@ import { Catalog, type ResourceDescriptor, TYPED_PROFILE } from './registry/cata
 import { storageVersionHash } from '../apimachinery/versions.js';
 import { Store } from './registry/store.js';
 import { isTerminating, namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
-import { eventKind, eventStrategy } from './registry/builtin/events.js';
+import { EVENTS_GROUP, eventKind, eventStrategy, eventsV1FieldLabels } from './registry/builtin/events.js';
 import { crdKind, crdStrategy } from './registry/builtin/crds.js';
 import { CONFIG_MAP_COLUMNS, configMapKind, configMapStrategy } from './registry/builtin/configmaps.js';
 import { SECRET_COLUMNS, secretKind, secretStrategy } from './registry/builtin/secrets.js';
@@ -110,6 +110,21 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         { name: 'Reason', type: 'string', jsonPath: '.reason' },
         { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
         { name: 'Message', type: 'string', jsonPath: '.message' },
+      ],
+    }, events),
+  ]);
+  // The same events, in the same storage, under events.k8s.io's names (a conversion on read and write).
+  catalog.setResource(EVENTS_GROUP, 'events', [
+    builtin(eventKind, 'v1', 'event', {
+      group: EVENTS_GROUP,
+      names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
+      fieldLabels: eventsV1FieldLabels,
+      printerColumns: [
+        { name: 'Last Seen', type: 'date', jsonPath: '.deprecatedLastTimestamp' },
+        { name: 'Type', type: 'string', jsonPath: '.type' },
+        { name: 'Reason', type: 'string', jsonPath: '.reason' },
+        { name: 'Object', type: 'string', jsonPath: '.regarding.name' },
+        { name: 'Message', type: 'string', jsonPath: '.note' },
       ],
     }, events),
   ]);

@@ -50,6 +50,7 @@ const COMPILED_IN = new Map([
   ['', 'io.k8s.api.core'],
   ['apiextensions.k8s.io', 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions'],
   ['coordination.k8s.io', 'io.k8s.api.coordination'],
+  ['events.k8s.io', 'io.k8s.api.events'],
 ]);
 
 /** kube's definition names: Go package for built-ins, reversed group for CRDs (`com.example.cache.v1.Cache`). */

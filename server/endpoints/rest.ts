@@ -201,7 +201,7 @@ function listOptions(ctx: RequestCtx): ListOptions {
   const decoded = decodedListOptions(ctx);
   const opts: ListOptions = {};
   const labels = q.get('labelSelector') ? decoded.labelSelector : undefined;
-  const fields = q.get('fieldSelector') ? convertFieldSelector(decoded.fieldSelector, ctx.store.strategy.fieldLabels) : undefined;
+  const fields = q.get('fieldSelector') ? convertFieldSelector(decoded.fieldSelector, ctx.desc.fieldLabels ?? ctx.store.strategy.fieldLabels) : undefined;
   if (labels || fields) {
     opts.predicate = (obj) =>
       (!labels || matchesLabels(labels, obj.metadata.labels ?? {})) && (!fields || matchesFields(fields, ctx.store.strategy.selectableFields(obj)));

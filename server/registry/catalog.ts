@@ -1,5 +1,6 @@
 // The installed resources: built-in kinds and every served version of every established CRD.
 // Discovery, OpenAPI and the REST dispatcher read it; the CRD controller writes it.
+import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
 import type { JSONSchemaProps, PrinterColumn, ResourceNames } from '../../apimachinery/apis/apiextensions.js';
 import type { Store } from './store.js';
 import { compareKubeAwareVersions } from '../../apimachinery/versions.js';
@@ -90,6 +91,11 @@ export interface ResourceDescriptor {
   terminating?: boolean;
   /** The version's openAPIV3Schema (for OpenAPI documents); absent for schemaless built-ins. */
   schema?: JSONSchemaProps;
+  /**
+   * The field selector labels of this version when they differ from the stored kind's (kube
+   * registers conversions per version: events.k8s.io/v1 names `regarding.name`).
+   */
+  fieldLabels?: FieldLabelConversion;
 }
 
 export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;

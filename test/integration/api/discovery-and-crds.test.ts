@@ -681,7 +681,7 @@ describe('namespaces', () => {
     const base = `/apis/${group}/v1/namespaces/${ns}/widgets`;
     expect((await api(base, { method: 'POST', body: cr(group, 'plain') })).status).toBe(201);
     expect((await api(base, { method: 'POST', body: cr(group, 'held', { finalizers: ['example.com/hold'] }) })).status).toBe(201);
-    const ev = await api(`/api/v1/namespaces/${ns}/events`, { method: 'POST', body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'Widget', name: 'plain' } } });
+    const ev = await api(`/api/v1/namespaces/${ns}/events`, { method: 'POST', body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'Widget', name: 'plain', namespace: ns } } });
     expect(ev.status).toBe(201);
 
     // namespace storage.go Delete: deletionTimestamp and phase Terminating, nothing else.

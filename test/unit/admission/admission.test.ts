@@ -5,7 +5,7 @@ import { type AdmissionPlugin, AdmissionChain, type Attributes, type Operation }
 import { namespaceLifecycle } from '../../../admission/namespace-lifecycle.js';
 import { forbidden } from '../../../apimachinery/errors.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
-import { eventStrategy } from '../../../server/registry/builtin/events.js';
+import { plainEventStrategy as eventStrategy } from '../../helpers/plain-events.js';
 import { Store } from '../../../server/registry/store.js';
 import type { Storage } from '../../../storage/interface.js';
 import { apiError } from '../../helpers/api-error.js';

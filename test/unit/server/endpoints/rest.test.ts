@@ -11,7 +11,8 @@ import type { CustomResourceDefinition } from '../../../../apimachinery/apis/api
 import { storageVersionHash } from '../../../../apimachinery/versions.js';
 import { CUSTOM_RESOURCE_PROFILE, Catalog, type ResourceDescriptor, TYPED_PROFILE } from '../../../../server/registry/catalog.js';
 import { Store } from '../../../../server/registry/store.js';
-import { eventKind, eventStrategy } from '../../../../server/registry/builtin/events.js';
+import { eventKind } from '../../../../server/registry/builtin/events.js';
+import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
 import { customResourceStrategy } from '../../../../server/registry/builtin/custom-resources.js';
 import { parseRequestInfo } from '../../../../server/pipeline/request-info.js';
 import { serveResource } from '../../../../server/endpoints/rest.js';

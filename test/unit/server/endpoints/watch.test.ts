@@ -9,7 +9,7 @@ import { toApiError } from '../../../../apimachinery/errors.js';
 import type { KubeObject, ObjectMeta } from '../../../../apimachinery/object.js';
 import type { Storage } from '../../../../storage/interface.js';
 import { type ObjectEvent, Store } from '../../../../server/registry/store.js';
-import { eventStrategy } from '../../../../server/registry/builtin/events.js';
+import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
 import { writeStatus } from '../../../../server/endpoints/respond.js';
 import { type WatchOptions, WatchRegistry, filterEvent, httpWatchSink, serveWatch, validateWatchOptions, watchStart } from '../../../../server/endpoints/watch.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';

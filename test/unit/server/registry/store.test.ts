@@ -2,7 +2,7 @@
 // client sends (kube's rest.BeforeCreate and FillObjectMetaSystemFields).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, ObjectMeta } from '../../../../apimachinery/object.js';
-import { eventStrategy } from '../../../../server/registry/builtin/events.js';
+import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
 import { Store } from '../../../../server/registry/store.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
