@@ -1,0 +1,566 @@
+// Strategic merge patch as kube-apiserver applies `application/strategic-merge-patch+json` to a
+// built-in kind: k8s.io/apimachinery/pkg/util/strategicpatch StrategicMergeMapPatch (mergeMap with
+// MergeParallelList and IgnoreUnmatchedNulls), behind the PATCH handler's decoding and its error
+// mapping (k8s.io/apiserver/pkg/endpoints/handlers/patch.go, interpretStrategicMergePatchError).
+// The walk recurses as kube's does, but as trampolined tasks: documents nest 10,000 deep.
+import { ApiError, type Status, badRequest } from '../errors.js';
+import { type JsonObject, type JsonValue, cloneJson } from '../object.js';
+import { type Task, call, runTask } from '../structured-merge/trampoline.js';
+import { type GoKind, goEqual, goFormat, goKind, goTypeName } from './go-format.js';
+import { goSliceStable } from './go-sort.js';
+import { type FieldPatchMeta, type PatchMeta, lookupPatchMeta } from './patch-meta.js';
+
+const DIRECTIVE_MARKER = '$patch';
+const DELETE_DIRECTIVE = 'delete';
+const REPLACE_DIRECTIVE = 'replace';
+const MERGE_DIRECTIVE = 'merge';
+const RETAIN_KEYS_STRATEGY = 'retainKeys';
+const RETAIN_KEYS_DIRECTIVE = '$retainKeys';
+const DELETE_FROM_PRIMITIVE_LIST_PREFIX = '$deleteFromPrimitiveList';
+const SET_ELEMENT_ORDER_PREFIX = '$setElementOrder';
+
+// mergepatch's sentinel errors: the handler maps these (and only these) to 400 and 422.
+const ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST = 'invalid patch format of primitive list';
+const ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS = 'invalid patch format of retainKeys';
+const ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST = 'invalid patch format of setElementOrder list';
+const ERR_NO_LIST_OF_LISTS = 'lists of lists are not supported';
+
+/** How the PATCH handler answers an error: 400, 422 (NewGenericServerResponse) or as a plain Go error. */
+export type ErrorClass = 'badRequest' | 'unprocessable' | 'plain';
+
+/** An error strategicpatch returns, with kube's text; converted to an ApiError at the entry point. */
+export class StrategicMergePatchError extends Error {
+  constructor(
+    message: string,
+    readonly errorClass: ErrorClass = 'plain',
+  ) {
+    super(message);
+    this.name = 'StrategicMergePatchError';
+  }
+}
+
+const fail = (message: string, errorClass: ErrorClass = 'plain'): never => {
+  throw new StrategicMergePatchError(message, errorClass);
+};
+const errNoMergeKey = (m: JsonObject, key: string): never => fail(`map: ${goFormat(m)} does not contain declared merge key: ${key}`);
+const errBadArgType = (expected: string, actual: JsonValue | undefined): never => fail(`expected a ${expected}, but received a ${goTypeName(actual)}`);
+const errBadPatchType = (t: JsonValue, m: JsonObject): never => fail(`unknown patch type: ${goFormat(t, 's')} in map: ${goFormat(m)}`);
+const MAP_TYPE = 'map[string]interface {}';
+const SLICE_TYPE = '[]interface {}';
+
+const isMap = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const has = (o: JsonObject, k: string): boolean => Object.hasOwn(o, k);
+const get = (o: JsonObject, k: string): JsonValue | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
+
+/** Sets an own member, so that `__proto__` stays data. */
+function set(o: JsonObject, k: string, v: JsonValue): void {
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+
+/** extractRetainKeysPatchStrategy over the tag split on commas: the strategy besides retainKeys. */
+function patchStrategyOf(field: FieldPatchMeta): string {
+  const strategies = (field.patchStrategy ?? '').split(',');
+  if (strategies.length === 1) return strategies[0] === RETAIN_KEYS_STRATEGY ? '' : strategies[0]!;
+  if (strategies.length === 2) {
+    if (strategies[0] === RETAIN_KEYS_STRATEGY) return strategies[1]!;
+    if (strategies[1] === RETAIN_KEYS_STRATEGY) return strategies[0]!;
+  }
+  return fail(`unexpected patch strategy: [${strategies.join(' ')}]`);
+}
+
+/** sliceElementType: the one Go kind of every element of the lists; lists of lists are refused. */
+function sliceElementKind(...lists: JsonValue[][]): GoKind {
+  let prev: GoKind | undefined;
+  for (const list of lists) {
+    for (const v of list) {
+      const k = goKind(v);
+      if (prev === undefined) {
+        prev = k;
+        if (prev === 'slice') fail(ERR_NO_LIST_OF_LISTS, 'unprocessable');
+      } else if (prev !== k) {
+        fail(`list element types are not identical: ${goFormat(lists)}`);
+      }
+    }
+  }
+  if (prev === undefined) fail('no elements in any of the given slices');
+  return prev!;
+}
+
+/** extractKey: the field a `$prefix/field` directive names. */
+function extractKey(s: string, prefix: string): string {
+  const slash = s.indexOf('/');
+  if (slash < 0 || s.slice(0, slash) !== prefix) {
+    if (prefix === DELETE_FROM_PRIMITIVE_LIST_PREFIX) fail(ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST, 'badRequest');
+    fail(ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST, 'badRequest');
+  }
+  return s.slice(slash + 1);
+}
+
+/** index(): where an item (by merge key for maps, by value otherwise) first occurs, or -1. */
+function indexOf(list: readonly JsonValue[], item: JsonValue, mergeKey: string, kind: GoKind): number {
+  const valueOf = kind === 'map' ? (x: JsonValue): JsonValue | undefined => (isMap(x) ? get(x, mergeKey) : undefined) : (x: JsonValue) => x;
+  const want = valueOf(item);
+  for (let i = 0; i < list.length; i++) if (goEqual(want, valueOf(list[i]!))) return i;
+  return -1;
+}
+
+function validateMergeKeyInLists(mergeKey: string, ...lists: JsonValue[][]): void {
+  for (const list of lists) {
+    for (const item of list) {
+      if (!isMap(item)) errBadArgType(MAP_TYPE, item);
+      else if (!has(item, mergeKey)) errNoMergeKey(item, mergeKey);
+    }
+  }
+}
+
+/** extractToDeleteItems: the items without and with `$patch: delete`. */
+function extractToDeleteItems(list: JsonValue[]): [JsonValue[], JsonValue[]] {
+  const keep: JsonValue[] = [];
+  const toDelete: JsonValue[] = [];
+  for (const v of list) {
+    if (!isMap(v)) return errBadArgType(MAP_TYPE, v);
+    if (get(v, DIRECTIVE_MARKER) === DELETE_DIRECTIVE) toDelete.push(v);
+    else keep.push(v);
+  }
+  return [keep, toDelete];
+}
+
+/** normalizeSliceOrder: sorts by position in `order` with kube's (not strict) less; deletions last. */
+function normalizeSliceOrder(toSort: JsonValue[], order: JsonValue[], mergeKey: string, kind: GoKind): JsonValue[] {
+  let sorted = toSort.slice();
+  let toDelete: JsonValue[] = [];
+  if (kind === 'map') {
+    validateMergeKeyInLists(mergeKey, sorted, order);
+    [sorted, toDelete] = extractToDeleteItems(sorted);
+  }
+  goSliceStable(sorted, (i, j) => {
+    const ii = indexOf(order, sorted[i]!, mergeKey, kind);
+    if (ii >= 0) {
+      const ij = indexOf(order, sorted[j]!, mergeKey, kind);
+      if (ij >= 0) return ii < ij;
+    }
+    return true;
+  });
+  return [...sorted, ...toDelete];
+}
+
+/**
+ * mergeSortedSlice: interleaves server-only items (left) into the patch's items (right), each
+ * keeping its order; a left item goes first only when both are in the live list and it is earlier.
+ */
+function mergeSortedSlice(left: JsonValue[], right: JsonValue[], serverOrder: JsonValue[], mergeKey: string, kind: GoKind): JsonValue[] {
+  const out: JsonValue[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (i >= left.length) out.push(right[j++]!);
+    else if (j >= right.length) out.push(left[i++]!);
+    else {
+      const li = indexOf(serverOrder, left[i]!, mergeKey, kind);
+      const ri = indexOf(serverOrder, right[j]!, mergeKey, kind);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]!);
+      else out.push(right[j++]!);
+    }
+  }
+  return out;
+}
+
+function normalizeElementOrder(patch: JsonValue[], serverOnly: JsonValue[], patchOrder: JsonValue[], serverOrder: JsonValue[], mergeKey: string, kind: GoKind): JsonValue[] {
+  const p = normalizeSliceOrder(patch, patchOrder, mergeKey, kind);
+  const s = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
+  return mergeSortedSlice(s, p, serverOrder, mergeKey, kind);
+}
+
+function partitionPrimitives(list: JsonValue[], by: JsonValue[]): [JsonValue[], JsonValue[]] {
+  const inPatch: JsonValue[] = [];
+  const serverOnly: JsonValue[] = [];
+  for (const v of list) (by.some((b) => goEqual(b, v)) ? inPatch : serverOnly).push(v);
+  return [inPatch, serverOnly];
+}
+
+/** findMapInSliceBasedOnKeyValue: the first map whose merge key equals `value`. */
+function findMap(list: JsonValue[], length: number, key: string, value: JsonValue | undefined): number {
+  for (let k = 0; k < length; k++) {
+    const v = list[k];
+    if (!isMap(v)) return fail(`value for key ${k} is not a map.`);
+    if (has(v, key) && goEqual(v[key], value)) return k;
+  }
+  return -1;
+}
+
+function partitionMaps(list: JsonValue[], by: JsonValue[], mergeKey: string): [JsonValue[], JsonValue[]] {
+  const inPatch: JsonValue[] = [];
+  const serverOnly: JsonValue[] = [];
+  for (const v of list) {
+    if (!isMap(v)) return errBadArgType(MAP_TYPE, v);
+    if (!has(v, mergeKey)) return errNoMergeKey(v, mergeKey);
+    (findMap(by, by.length, mergeKey, v[mergeKey]) >= 0 ? inPatch : serverOnly).push(v);
+  }
+  return [inPatch, serverOnly];
+}
+
+/** deduplicateScalars, including its reordering (a duplicate's slot takes the last item). */
+function deduplicateScalars(s: JsonValue[]): JsonValue[] {
+  let length = s.length - 1;
+  for (let i = 0; i < length; i++) {
+    for (let j = i + 1; j <= length; j++) {
+      if (goEqual(s[i], s[j])) {
+        s[j] = s[length]!;
+        s.length = length;
+        length--;
+        j--;
+      }
+    }
+  }
+  return s;
+}
+
+function deleteFromSlice(current: JsonValue[], toDelete: JsonValue[]): JsonValue[] {
+  return current.filter((v) => !toDelete.some((d) => goEqual(d, v)));
+}
+
+/**
+ * A Go slice over a shared backing array. kube's list merge edits the live list's backing array
+ * in place (deletions shift it, appends fill the room they free), and the caller that holds the
+ * live list reads it afterwards to order the result: the order depends on those writes. The live
+ * list's capacity is taken to be its length (what Go leaves on a slice it decoded exactly).
+ */
+interface GoSlice {
+  arr: JsonValue[];
+  len: number;
+  cap: number;
+}
+
+/** append(s, v): in place while there is room, else onto a private copy. */
+function goAppend(s: GoSlice, v: JsonValue): void {
+  if (s.len < s.cap) {
+    s.arr[s.len++] = v;
+    return;
+  }
+  s.arr = s.arr.slice(0, s.len);
+  s.arr.push(v);
+  s.len++;
+  s.cap = s.arr.length;
+}
+
+/**
+ * mergeSliceWithSpecialElements: applies `$patch: delete` items to the live list (every match,
+ * shifting it in place as append(s[:i], s[i+1:]...) does) and notes `$patch: replace`. Returns the
+ * live list to merge into, and the patch's plain items.
+ */
+function mergeSliceWithSpecialElements(original: GoSlice, patch: JsonValue[], mergeKey: string): [GoSlice, JsonValue[]] {
+  const plain: JsonValue[] = [];
+  let replace = false;
+  for (const v of patch) {
+    const item = v as JsonObject;
+    if (!has(item, DIRECTIVE_MARKER)) {
+      plain.push(v);
+      continue;
+    }
+    const patchType = item[DIRECTIVE_MARKER]!;
+    if (patchType === DELETE_DIRECTIVE) {
+      if (!has(item, mergeKey)) errNoMergeKey(item, mergeKey);
+      for (;;) {
+        const at = findMap(original.arr, original.len, mergeKey, item[mergeKey]);
+        if (at < 0) break;
+        original.arr.copyWithin(at, at + 1, original.len);
+        original.len--;
+      }
+    } else if (patchType === REPLACE_DIRECTIVE) {
+      // Later items are still read, so that other directives are checked and pruned.
+      replace = true;
+    } else if (patchType === MERGE_DIRECTIVE) {
+      fail('merging lists cannot yet be specified in the patch');
+    } else {
+      errBadPatchType(patchType, item);
+    }
+  }
+  if (replace) return [{ arr: plain, len: plain.length, cap: plain.length }, []];
+  return [original, plain];
+}
+
+/** mergeSliceWithoutSpecialElements: items matched by merge key merge, others are appended. */
+function* mergeSliceWithoutSpecialElements(live: GoSlice, patch: JsonValue[], mergeKey: string, elemMeta: PatchMeta | undefined): Task<JsonValue[]> {
+  const merged: GoSlice = { ...live };
+  for (const v of patch) {
+    const item = v as JsonObject;
+    if (!has(item, mergeKey)) errNoMergeKey(item, mergeKey);
+    const at = findMap(merged.arr, merged.len, mergeKey, item[mergeKey]);
+    if (at >= 0) merged.arr[at] = yield* call(mergeMap(merged.arr[at] as JsonObject, item, elemMeta));
+    else goAppend(merged, v);
+  }
+  return merged.arr.slice(0, merged.len);
+}
+
+/** mergeSlice: a list with strategy merge, by merge key for maps, as a set for scalars. */
+function* mergeSlice(original: JsonValue[], patch: JsonValue[], field: FieldPatchMeta, isDeleteList: boolean): Task<JsonValue[]> {
+  if (original.length === 0 && patch.length === 0) return original;
+  const kind = sliceElementKind(original, patch);
+  const mergeKey = field.patchMergeKey ?? '';
+  let merged: JsonValue[];
+  let live = original;
+  let items = patch;
+  if (kind !== 'map') {
+    if (isDeleteList) return deleteFromSlice(original, patch);
+    merged = deduplicateScalars([...original, ...patch]);
+  } else {
+    // kube names the Go kind of the field's elements; our tagged merge lists of scalars are []string.
+    if (mergeKey === '') fail(`cannot merge lists without merge key for ${field.type ? 'struct' : 'string'}`);
+    const [liveSlice, plain] = mergeSliceWithSpecialElements({ arr: original, len: original.length, cap: original.length }, patch, mergeKey);
+    items = plain;
+    merged = yield* call(mergeSliceWithoutSpecialElements(liveSlice, items, mergeKey, field.type));
+    live = liveSlice.arr.slice(0, liveSlice.len);
+  }
+  const [patchItems, serverOnly] = mergeKey === '' ? partitionPrimitives(merged, items) : partitionMaps(merged, items, mergeKey);
+  return normalizeElementOrder(patchItems, serverOnly, items, live, mergeKey, kind);
+}
+
+function* mergeSliceHandler(original: JsonValue[], patch: JsonValue[], field: FieldPatchMeta, strategy: string, isDeleteList: boolean): Task<JsonValue[]> {
+  // A delete list deletes whatever the field's strategy.
+  if (strategy === MERGE_DIRECTIVE || isDeleteList) return yield* call(mergeSlice(original, patch, field, isDeleteList));
+  return patch;
+}
+
+function handleDirectiveInMergeMap(directive: JsonValue, patch: JsonObject): JsonObject {
+  if (directive === REPLACE_DIRECTIVE) {
+    delete patch[DIRECTIVE_MARKER];
+    return patch;
+  }
+  if (directive === DELETE_DIRECTIVE) return {};
+  return errBadPatchType(directive, patch);
+}
+
+/** applyRetainKeysDirective: clears the live fields `$retainKeys` does not list. */
+function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void {
+  if (!has(patch, RETAIN_KEYS_DIRECTIVE)) return;
+  const list = patch[RETAIN_KEYS_DIRECTIVE];
+  delete patch[RETAIN_KEYS_DIRECTIVE];
+  if (!Array.isArray(list)) return fail(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS, 'badRequest');
+  const retained = (k: string): boolean => list.some((v) => goEqual(v, k));
+  for (const k of Object.keys(patch)) {
+    if (patch[k] === null || k.startsWith(DELETE_FROM_PRIMITIVE_LIST_PREFIX) || k.startsWith(SET_ELEMENT_ORDER_PREFIX)) continue;
+    if (!retained(k)) fail(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS, 'badRequest');
+  }
+  for (const k of Object.keys(original)) if (!retained(k)) delete original[k];
+}
+
+/** validatePatchWithSetOrderList: the patch's items must follow `$setElementOrder`'s order. */
+function validatePatchWithSetOrderList(patchList: JsonValue[], setOrderList: JsonValue[], mergeKey: string): void {
+  if (setOrderList.length === 0 || patchList.length === 0) return;
+  const nonDelete = mergeKey.length > 0 ? extractToDeleteItems(patchList)[0] : patchList;
+  let p = 0;
+  let s = 0;
+  while (p < nonDelete.length && s < setOrderList.length) {
+    const item = nonDelete[p]!;
+    if (isMap(item) && has(item, DIRECTIVE_MARKER)) {
+      p++;
+      continue;
+    }
+    if (mergeKeyValueEqual(item, setOrderList[s]!, mergeKey)) p++;
+    s++;
+  }
+  if (p < nonDelete.length && s >= setOrderList.length) {
+    fail(`The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormat(setOrderList)}\n`);
+  }
+}
+
+function mergeKeyValueEqual(left: JsonValue, right: JsonValue, mergeKey: string): boolean {
+  if (mergeKey.length === 0) return goEqual(left, right);
+  if (!isMap(left)) return errBadArgType(MAP_TYPE, left);
+  if (!isMap(right)) return errBadArgType(MAP_TYPE, right);
+  if (!has(left, mergeKey)) return errNoMergeKey(left, mergeKey);
+  if (!has(right, mergeKey)) return errNoMergeKey(right, mergeKey);
+  return goEqual(left[mergeKey], right[mergeKey]);
+}
+
+/**
+ * mergePatchIntoOriginal: each `$setElementOrder/<field>` with its list, merged and ordered:
+ * `$setElementOrder` first, then the patch's order, then the live list's. Both leave `patch`.
+ */
+function* mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, meta: PatchMeta | undefined): Task<void> {
+  for (const key of Object.keys(patch)) {
+    if (!key.startsWith(SET_ELEMENT_ORDER_PREFIX) || !has(patch, key)) continue;
+    const order = patch[key]!;
+    delete patch[key];
+    if (!Array.isArray(order)) return errBadArgType(SLICE_TYPE, order);
+    const field = extractKey(key, SET_ELEMENT_ORDER_PREFIX);
+    const originalList = get(original, field);
+    const patchList = get(patch, field);
+    const foundOriginal = originalList !== undefined;
+    const foundPatch = patchList !== undefined;
+    if (foundOriginal && !Array.isArray(originalList)) return errBadArgType(SLICE_TYPE, originalList);
+    if (foundPatch && !Array.isArray(patchList)) return errBadArgType(SLICE_TYPE, patchList);
+    const originalValue = (originalList ?? []) as JsonValue[];
+    const patchValue = (patchList ?? []) as JsonValue[];
+    const fieldMeta = lookupPatchMeta(meta, field);
+    const strategy = patchStrategyOf(fieldMeta);
+    const mergeKey = fieldMeta.patchMergeKey ?? '';
+    validatePatchWithSetOrderList(patchValue, order, mergeKey);
+    let merged: JsonValue[];
+    if (foundOriginal && !foundPatch) merged = originalValue;
+    else if (!foundOriginal && foundPatch) merged = withoutDirectiveItems(patchValue);
+    else if (foundOriginal && foundPatch) merged = yield* call(mergeSliceHandler(originalValue, patchValue, fieldMeta, strategy, false));
+    else continue;
+    const [patchItems, serverOnly] = mergeKey.length === 0 ? partitionPrimitives(merged, order) : partitionMaps(merged, order, mergeKey);
+    const kind = sliceElementKind(originalValue, patchValue);
+    // originalValue is the live list as mergeSlice left it (deletions shift it in place, as in Go).
+    set(original, field, normalizeElementOrder(patchItems, serverOnly, order, originalValue, mergeKey, kind));
+    delete patch[field];
+  }
+}
+
+/** discardNullValuesFromPatch: drops null members of maps at any depth (null list items stay). */
+function discardNullValues(root: JsonValue): void {
+  const stack: JsonValue[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (Array.isArray(v)) {
+      for (const item of v) if (typeof item === 'object' && item !== null) stack.push(item);
+    } else if (isMap(v)) {
+      for (const k of Object.keys(v)) {
+        const child = v[k]!;
+        if (child === null) delete v[k];
+        else if (typeof child === 'object') stack.push(child);
+      }
+    }
+  }
+}
+
+const hasDirective = (v: JsonValue): boolean => isMap(v) && has(v, DIRECTIVE_MARKER);
+
+/**
+ * removeDirectives, in place: a map holding `$patch` is dropped (from its parent map or list)
+ * wherever it sits. Returns whether `root` itself stays.
+ */
+function keepsAfterRemovingDirectives(root: JsonValue): boolean {
+  if (hasDirective(root)) return false;
+  const stack: JsonValue[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (Array.isArray(v)) {
+      let n = 0;
+      for (const item of v) {
+        if (hasDirective(item)) continue;
+        v[n++] = item;
+        if (typeof item === 'object' && item !== null) stack.push(item);
+      }
+      v.length = n;
+    } else if (isMap(v)) {
+      for (const k of Object.keys(v)) {
+        const child = v[k]!;
+        if (hasDirective(child)) delete v[k];
+        else if (typeof child === 'object' && child !== null) stack.push(child);
+      }
+    }
+  }
+  return true;
+}
+
+/** removeDirectives of a list: a copy without the items (and nested maps) that carry `$patch`. */
+function withoutDirectiveItems(list: JsonValue[]): JsonValue[] {
+  const copy = list.slice();
+  keepsAfterRemovingDirectives(copy);
+  return copy;
+}
+
+/** mergeMap: a patch map into a live map (both owned by the caller, and changed). */
+function* mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | undefined): Task<JsonObject> {
+  if (has(patch, DIRECTIVE_MARKER)) return handleDirectiveInMergeMap(patch[DIRECTIVE_MARKER]!, patch);
+  applyRetainKeysDirective(original, patch);
+  yield* call(mergePatchIntoOriginal(original, patch, meta));
+  for (const patchKey of Object.keys(patch)) {
+    const patchV = patch[patchKey]!;
+    let k = patchKey;
+    let isDeleteList = false;
+    if (patchKey.startsWith(DELETE_FROM_PRIMITIVE_LIST_PREFIX)) {
+      isDeleteList = true;
+      const field = extractKey(patchKey, DELETE_FROM_PRIMITIVE_LIST_PREFIX);
+      if (field.length > 0) k = field;
+    }
+    // null deletes; a null for a field the object lacks is dropped (IgnoreUnmatchedNulls).
+    if (patchV === null) {
+      delete original[k];
+      continue;
+    }
+    // A value that replaces wholesale loses its nulls and directives; a delete list never lands.
+    if (!has(original, k) || goKind(original[k]) !== goKind(patchV)) {
+      if (!isDeleteList) {
+        discardNullValues(patchV);
+        if (keepsAfterRemovingDirectives(patchV)) set(original, k, patchV);
+        else delete original[k];
+      }
+      continue;
+    }
+    const originalV = original[k]!;
+    const kind = goKind(originalV);
+    if (kind === 'map') {
+      const field = lookupPatchMeta(meta, k);
+      const strategy = patchStrategyOf(field);
+      set(original, k, strategy !== REPLACE_DIRECTIVE ? yield* call(mergeMap(originalV as JsonObject, patchV as JsonObject, field.type)) : patchV);
+    } else if (kind === 'slice') {
+      const field = lookupPatchMeta(meta, k);
+      const strategy = patchStrategyOf(field);
+      set(original, k, yield* call(mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field, strategy, isDeleteList)));
+    } else {
+      set(original, k, patchV);
+    }
+  }
+  return original;
+}
+
+/**
+ * strategicpatch.StrategicMergeMapPatch: the patched copy of `original`. Neither input is changed.
+ * Throws StrategicMergePatchError with kube's message.
+ */
+export function strategicMergeMapPatch(original: JsonObject, patch: JsonObject, schema: PatchMeta): JsonObject {
+  return runTask(mergeMap(cloneJson(original), cloneJson(patch), schema));
+}
+
+/** A StrategicMergePatchError as kube's PATCH handler answers it. */
+export function toPatchApiError(err: StrategicMergePatchError): ApiError {
+  if (err.errorClass === 'badRequest') return badRequest(err.message);
+  if (err.errorClass === 'unprocessable') {
+    // NewGenericServerResponse(422, ...): its own message, kube's text only in the server log.
+    const status: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server rejected our request due to an error in our request',
+      reason: 'Invalid',
+      details: {},
+      code: 422,
+    };
+    return new ApiError(status);
+  }
+  // A plain Go error reaches ErrorToAPIStatus: 500 with StatusReasonUnknown, which is "" and omitted.
+  const status: Omit<Status, 'reason'> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, code: 500 };
+  return new ApiError(status as Status);
+}
+
+/** Go's name for a JSON value's kind in an UnmarshalTypeError. */
+function goJsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'bigint') return 'number';
+  return typeof v;
+}
+
+/**
+ * A strategic-merge-patch request body applied to the current object, as kube-apiserver applies it
+ * to a built-in kind described by `schema`. The body is decoded into a map first: `null` leaves it
+ * empty (a no-op), anything else but an object is a 400. Invalid patches throw ApiError: 400 for
+ * mergepatch's bad-format errors, 422 for lists of lists, 500 (no reason) for every other error.
+ */
+export function strategicMergePatch(original: JsonObject, patch: unknown, schema: PatchMeta): JsonObject {
+  if (patch === null || patch === undefined) return cloneJson(original);
+  if (!isMap(patch as JsonValue)) {
+    throw badRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
+  }
+  try {
+    return strategicMergeMapPatch(original, patch as JsonObject, schema);
+  } catch (err) {
+    if (err instanceof StrategicMergePatchError) throw toPatchApiError(err);
+    throw err;
+  }
+}

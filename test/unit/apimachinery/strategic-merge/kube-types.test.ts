@@ -1,0 +1,67 @@
+// The patch metadata of the served kinds, exercised through strategicMergePatch: what merges by
+// key, what merges as a set, and what is replaced, as kube's struct tags decide.
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../../../apimachinery/object.js';
+import * as kubeTypes from '../../../../apimachinery/strategic-merge/kube-types.js';
+import {
+  KUBE_OBJECT_PATCH_META,
+  NAMESPACE_PATCH_META,
+  OBJECT_META_PATCH_META,
+  SERVICE_ACCOUNT_PATCH_META,
+} from '../../../../apimachinery/strategic-merge/kube-types.js';
+import { strategicMergePatch } from '../../../../apimachinery/strategic-merge/merge.js';
+
+describe('kube types: patch metadata', () => {
+  it('every kind carries ObjectMeta', () => {
+    const kinds = Object.entries(kubeTypes).filter(([name]) => name !== 'OBJECT_META_PATCH_META');
+    expect(kinds.length).toBe(3);
+    for (const [, meta] of kinds) expect(meta.fields?.metadata?.type).toBe(OBJECT_META_PATCH_META);
+  });
+
+  it('metadata.finalizers merge as a set and delete through a delete list', () => {
+    const live: JsonObject = { metadata: { name: 'a', finalizers: ['x', 'y'] } };
+    expect(strategicMergePatch(live, { metadata: { finalizers: ['z', 'x'] } }, KUBE_OBJECT_PATCH_META)).toEqual({ metadata: { name: 'a', finalizers: ['z', 'x', 'y'] } });
+    expect(strategicMergePatch(live, { metadata: { '$deleteFromPrimitiveList/finalizers': ['x'] } }, KUBE_OBJECT_PATCH_META)).toEqual({ metadata: { name: 'a', finalizers: ['y'] } });
+  });
+
+  it('metadata.ownerReferences merge on uid', () => {
+    const live: JsonObject = { metadata: { ownerReferences: [{ uid: '1', name: 'a', kind: 'K' }] } };
+    expect(strategicMergePatch(live, { metadata: { ownerReferences: [{ uid: '1', controller: true }, { uid: '2', name: 'b' }] } }, KUBE_OBJECT_PATCH_META)).toEqual({
+      metadata: { ownerReferences: [{ uid: '1', name: 'a', kind: 'K', controller: true }, { uid: '2', name: 'b' }] },
+    });
+    expect(strategicMergePatch(live, { metadata: { ownerReferences: [{ uid: '1', $patch: 'delete' }] } }, KUBE_OBJECT_PATCH_META)).toEqual({ metadata: { ownerReferences: [] } });
+  });
+
+  it('labels, annotations and data merge as maps, null deleting', () => {
+    const live: JsonObject = { metadata: { labels: { a: '1', b: '2' } }, data: { k: 'v', old: 'x' } };
+    expect(strategicMergePatch(live, { metadata: { labels: { b: null, c: '3' } }, data: { old: null, n: 'y' } }, KUBE_OBJECT_PATCH_META)).toEqual({
+      metadata: { labels: { a: '1', c: '3' } },
+      data: { k: 'v', n: 'y' },
+    });
+  });
+
+  it('ServiceAccount: secrets merge on name, imagePullSecrets is replaced', () => {
+    const live: JsonObject = { secrets: [{ name: 's1' }], imagePullSecrets: [{ name: 'p1' }] };
+    expect(strategicMergePatch(live, { secrets: [{ name: 's2' }], imagePullSecrets: [{ name: 'p2' }] }, SERVICE_ACCOUNT_PATCH_META)).toEqual({
+      secrets: [{ name: 's2' }, { name: 's1' }],
+      imagePullSecrets: [{ name: 'p2' }],
+    });
+  });
+
+  it('Namespace: status.conditions merge on type, spec.finalizers is replaced', () => {
+    const live: JsonObject = {
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Terminating', conditions: [{ type: 'A', status: 'True' }, { type: 'B', status: 'False' }] },
+    };
+    const patch: JsonObject = { spec: { finalizers: [] }, status: { conditions: [{ type: 'B', status: 'True' }] } };
+    expect(strategicMergePatch(live, patch, NAMESPACE_PATCH_META)).toEqual({
+      spec: { finalizers: [] },
+      status: { phase: 'Terminating', conditions: [{ type: 'A', status: 'True' }, { type: 'B', status: 'True' }] },
+    });
+  });
+
+  it('rules and subjects of RBAC kinds are replaced', () => {
+    const live: JsonObject = { subjects: [{ kind: 'User', name: 'a' }] };
+    expect(strategicMergePatch(live, { subjects: [{ kind: 'User', name: 'b' }] }, KUBE_OBJECT_PATCH_META)).toEqual({ subjects: [{ kind: 'User', name: 'b' }] });
+  });
+});
