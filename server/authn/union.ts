@@ -1,0 +1,114 @@
+// The request authenticator chain in kube's order and with kube's union semantics: client
+// certificate, then the Authorization bearer token, then a WebSocket subprotocol token; each token
+// is tried against the token file and then ServiceAccount tokens. The first that knows the user
+// wins; if none does, any that failed makes the request a 401 (its reasons logged), otherwise it
+// is anonymous. Every authenticated user gets system:authenticated, as kube's AuthenticatedGroupAdder.
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from '../../apimachinery/log.js';
+import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
+import {
+  BEARER_PROTOCOL_PREFIX,
+  bearerToken,
+  isWebSocketRequest,
+  protocolToken,
+  type AuthResult,
+  type TokenAuthenticator,
+} from './bearer.js';
+import { aggregate, type ServiceAccountTokenAuthenticator } from './service-account-token.js';
+import type { X509Authenticator } from './x509.js';
+
+/** A failed authentication, with kube's reason (for the log; the client sees only 401 Unauthorized). */
+export type InvalidWithReason = Extract<AuthResult, { kind: 'invalid' }> & { reason: string };
+export type UnionAuthResult = Exclude<AuthResult, { kind: 'invalid' }> | InvalidWithReason;
+
+export interface UnionAuthenticatorOptions {
+  /** The --token-auth-file authenticator, wrapped as it is. */
+  tokens?: TokenAuthenticator;
+  serviceAccounts?: ServiceAccountTokenAuthenticator;
+  /** Present when --client-ca-file is set. */
+  x509?: X509Authenticator;
+  logger?: Logger;
+}
+
+/** kube's AuthenticatedGroupAdder: system:authenticated added once, never to anonymous or to an unauthenticated-group user. */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === ANONYMOUS_USER) return user;
+  if (user.groups.some((g) => g === ALL_AUTHENTICATED || g === ALL_UNAUTHENTICATED)) return user;
+  // A copy: token-file users are shared by every request.
+  return { ...user, groups: [...user.groups, ALL_AUTHENTICATED] };
+}
+
+type TokenOutcome = { kind: 'user'; user: UserInfo } | { kind: 'none' } | { kind: 'error'; reason: string };
+
+export class UnionAuthenticator {
+  constructor(private readonly opts: UnionAuthenticatorOptions) {}
+
+  /** The token-file authenticator asked about one token alone, through a request holding only that token. */
+  private fromTokenFile(token: string, via: 'header' | 'protocol'): UserInfo | undefined {
+    if (!this.opts.tokens) return undefined;
+    const headers: IncomingMessage['headers'] =
+      via === 'header'
+        ? { authorization: `Bearer ${token}` }
+        : // The subprotocol form round-trips any token, spaces included, which a header cannot carry.
+          {
+            upgrade: 'websocket',
+            connection: 'Upgrade',
+            'sec-websocket-protocol': `${BEARER_PROTOCOL_PREFIX}${Buffer.from(token, 'utf8').toString('base64url')}, x`,
+          };
+    const result = this.opts.tokens.authenticate({ headers } as IncomingMessage);
+    return result.kind === 'user' ? result.user : undefined;
+  }
+
+  /** kube's token union: the token file, then ServiceAccount tokens; errors gathered. */
+  private async token(token: string, via: 'header' | 'protocol'): Promise<TokenOutcome> {
+    const fromFile = this.fromTokenFile(token, via);
+    if (fromFile) return { kind: 'user', user: fromFile };
+    if (this.opts.serviceAccounts) {
+      const sa = await this.opts.serviceAccounts.authenticateToken(token);
+      if (sa.kind === 'user') return { kind: 'user', user: sa.user };
+      if (sa.kind === 'error') return { kind: 'error', reason: sa.reason };
+    }
+    return { kind: 'none' };
+  }
+
+  async authenticate(req: IncomingMessage): Promise<UnionAuthResult> {
+    const errors: string[] = [];
+    const done = (user: UserInfo): UnionAuthResult => ({ kind: 'user', user: withAuthenticatedGroup(user) });
+
+    if (this.opts.x509) {
+      const cert = this.opts.x509.authenticate(req);
+      if (cert.kind === 'user') return done(cert.user);
+      if (cert.kind === 'invalid') errors.push(cert.reason);
+    }
+
+    const token = bearerToken(req.headers.authorization);
+    if (token !== undefined) {
+      const outcome = await this.token(token, 'header');
+      if (outcome.kind === 'user') {
+        // As kube: nothing past authentication should see, log or forward the credential.
+        delete req.headers.authorization;
+        return done(outcome.user);
+      }
+      errors.push(outcome.kind === 'error' ? outcome.reason : 'invalid bearer token');
+    }
+
+    if (isWebSocketRequest(req.headers)) {
+      const fromProtocol = protocolToken(req.headers['sec-websocket-protocol']);
+      if (fromProtocol.kind === 'error') errors.push(fromProtocol.reason);
+      if (fromProtocol.kind === 'token') {
+        const outcome = await this.token(fromProtocol.token, 'protocol');
+        if (outcome.kind === 'user') {
+          // The token's subprotocol goes, so that it is neither echoed back nor seen further on.
+          req.headers['sec-websocket-protocol'] = fromProtocol.protocols.join(',');
+          return done(outcome.user);
+        }
+        errors.push(outcome.kind === 'error' ? outcome.reason : 'invalid token');
+      }
+    }
+
+    if (errors.length === 0) return { kind: 'anonymous' };
+    const reason = aggregate(errors);
+    this.opts.logger?.warn('Unable to authenticate the request', { err: reason });
+    return { kind: 'invalid', reason };
+  }
+}
