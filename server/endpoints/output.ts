@@ -1,5 +1,6 @@
 // Which representation a GET or LIST answers with, from the Accept header: the object itself,
-// a meta.k8s.io Table (kubectl get), or PartialObjectMetadata (metadata-only clients).
+// a meta.k8s.io Table (kubectl get), or PartialObjectMetadata (metadata-only clients); and the media
+// type it is written in, JSON or (built-in kinds, metadata) kube's protobuf.
 import { ApiError, notAcceptable } from '../../apimachinery/errors.js';
 import { parseAccept } from './negotiate.js';
 
@@ -18,25 +19,74 @@ export interface OutputTarget {
   goType: string;
 }
 
-export function outputFormat(accept: string | undefined, target?: OutputTarget): OutputFormat {
-  if (!accept) return { kind: 'Object' };
+/** The media types a reply document is written in. */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+export type ReplyMediaType = 'application/json' | typeof PROTOBUF_MEDIA_TYPE;
+
+/** The Accept clause a reply answers: the representation, and the media type it goes out in. */
+export interface Negotiated {
+  format: OutputFormat;
+  mediaType: ReplyMediaType;
+}
+
+export interface NegotiateOptions {
+  /**
+   * Whether the resource's own objects have a protobuf encoding: built-in kinds do, custom
+   * resources do not (kube leaves protobuf out of their standard serializers). PartialObjectMetadata
+   * is protobuf either way; a Table never is.
+   */
+  objectProtobuf: boolean;
+  /** False for errors: kube writes a Status with DefaultEndpointRestrictions, no conversions. */
+  conversions?: boolean;
+  target?: OutputTarget;
+}
+
+/**
+ * The first Accept clause (in goautoneg's order) this endpoint can answer, or undefined for none.
+ * Wildcards name JSON: it is the first media type kube serves.
+ */
+export function negotiateOutput(accept: string | undefined, opts: NegotiateOptions): Negotiated | undefined {
+  if (!accept) return { format: { kind: 'Object' }, mediaType: 'application/json' };
+  const conversions = opts.conversions ?? true;
+  const target = opts.target;
   for (const media of parseAccept(accept)) {
-    const as = media.params['as'];
-    const group = media.params['g'];
-    if (as && group === 'meta.k8s.io' && (media.type === 'application/json' || media.type === '*/*')) {
-      if (as === 'Table') return { kind: 'Table' };
+    const json = media.type === 'application/json' || media.type === 'application/*' || media.type === '*/*';
+    const protobuf = media.type === PROTOBUF_MEDIA_TYPE;
+    if (!json && !protobuf) continue;
+    const mediaType: ReplyMediaType = json ? 'application/json' : PROTOBUF_MEDIA_TYPE;
+    const { as, g: group } = media.params;
+    if (as) {
+      if (!conversions) continue;
+      // application/* was never one of the conversion media types matched here.
+      if (group !== 'meta.k8s.io' || media.type === 'application/*') continue;
+      if (as === 'Table') {
+        if (protobuf) continue;
+        return { format: { kind: 'Table' }, mediaType };
+      }
       if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
         const list = as === 'PartialObjectMetadataList';
         if (target && target.list && !list) throw notAcceptableConversion(`you requested PartialObjectMetadata, but the requested object is a list (${target.goType})`);
         if (target && !target.list && list) throw notAcceptableConversion(`you requested PartialObjectMetadataList, but the requested object is not a list (${target.goType})`);
-        return { kind: 'PartialObjectMetadata', list };
+        return { format: { kind: 'PartialObjectMetadata', list }, mediaType };
       }
       continue;
     }
-    if (as) continue;
-    if (['application/json', 'application/*', '*/*'].includes(media.type)) return { kind: 'Object' };
+    if (protobuf && !opts.objectProtobuf) continue;
+    return { format: { kind: 'Object' }, mediaType };
   }
-  throw notAcceptable(SERVED);
+  return undefined;
+}
+
+/**
+ * The representation a GET, LIST or watch answers with (a 406 when none is acceptable). Custom
+ * resources are known by their Go type, Unstructured; without a target (a watch) protobuf is
+ * assumed possible, and the writer falls back to JSON for a kind it cannot encode.
+ */
+export function outputFormat(accept: string | undefined, target?: OutputTarget): OutputFormat {
+  const objectProtobuf = !target || !target.goType.startsWith('*unstructured.');
+  const negotiated = negotiateOutput(accept, { objectProtobuf, ...(target ? { target } : {}) });
+  if (!negotiated) throw notAcceptable(SERVED);
+  return negotiated.format;
 }
 
 /** handlers.errNotAcceptable: a 406 whose message is the conversion's complaint. */

@@ -1,18 +1,21 @@
-// Decoding of kube's protobuf request bodies (Content-Type application/vnd.kubernetes.protobuf) into
-// the JSON object kube would produce for them. kubectl 1.32+ sends its typed-client bodies this way
-// (create namespace, auth can-i, auth can-i --list, auth whoami) and does not retry with JSON after
-// a 415. Only the kinds in KINDS are known; replies stay JSON (kubectl also accepts application/json).
+// Decoding of kube's protobuf bodies (Content-Type application/vnd.kubernetes.protobuf) into the JSON
+// object kube would produce for them. kubectl 1.32+ sends its typed-client bodies this way (create
+// namespace, auth can-i, auth can-i --list, auth whoami) and does not retry with JSON after a 415.
+// Only the kinds in KINDS are known. The same definitions encode replies (protobuf-encode.ts), whose
+// inverse this is: tests decode what the server answers with it.
 import protobuf from 'protobufjs';
 import type { FieldBase, Long, Message, Type } from 'protobufjs';
 import { badRequest, type ApiError } from '../../apimachinery/errors.js';
 import { KUBE_PROTOS } from './proto/kube-protos.js';
 
-const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
 /** kube's serializer prefix: "k8s" and an encoding byte, 0 for a runtime.Unknown envelope. */
-const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+const MAGIC = PROTOBUF_MAGIC;
 
-const root = new protobuf.Root();
+/** Every definition of KUBE_PROTOS, resolved; shared with the encoder. */
+export const root = new protobuf.Root();
 for (const text of Object.values(KUBE_PROTOS)) protobuf.parse(text, root, { keepCase: true });
 root.resolveAll();
 
@@ -22,19 +25,85 @@ const TIME = root.lookupType(`${META}.Time`);
 const MICRO_TIME = root.lookupType(`${META}.MicroTime`);
 const FIELDS_V1 = root.lookupType(`${META}.FieldsV1`);
 const DELETE_OPTIONS = root.lookupType(`${META}.DeleteOptions`);
+export const WATCH_EVENT = root.lookupType(`${META}.WatchEvent`);
+export const TIME_TYPE = TIME;
+export const MICRO_TIME_TYPE = MICRO_TIME;
+export const FIELDS_V1_TYPE = FIELDS_V1;
+export const UNKNOWN_TYPE = UNKNOWN;
 
+const CORE = 'k8s.io.api.core.v1';
+const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
 /** The typed messages, by `apiVersion/kind` as the envelope's typeMeta names them. */
 const KINDS = new Map<string, Type>([
-  ['v1/Namespace', root.lookupType('k8s.io.api.core.v1.Namespace')],
-  ['v1/Event', root.lookupType('k8s.io.api.core.v1.Event')],
-  ['v1/ConfigMap', root.lookupType('k8s.io.api.core.v1.ConfigMap')],
-  ['v1/Secret', root.lookupType('k8s.io.api.core.v1.Secret')],
-  ['v1/ServiceAccount', root.lookupType('k8s.io.api.core.v1.ServiceAccount')],
+  ['v1/Namespace', root.lookupType(`${CORE}.Namespace`)],
+  ['v1/NamespaceList', root.lookupType(`${CORE}.NamespaceList`)],
+  ['v1/Event', root.lookupType(`${CORE}.Event`)],
+  ['v1/EventList', root.lookupType(`${CORE}.EventList`)],
+  ['v1/ConfigMap', root.lookupType(`${CORE}.ConfigMap`)],
+  ['v1/ConfigMapList', root.lookupType(`${CORE}.ConfigMapList`)],
+  ['v1/Secret', root.lookupType(`${CORE}.Secret`)],
+  ['v1/SecretList', root.lookupType(`${CORE}.SecretList`)],
+  ['v1/ServiceAccount', root.lookupType(`${CORE}.ServiceAccount`)],
+  ['v1/ServiceAccountList', root.lookupType(`${CORE}.ServiceAccountList`)],
+  ['v1/Status', root.lookupType(`${META}.Status`)],
   ['coordination.k8s.io/v1/Lease', root.lookupType('k8s.io.api.coordination.v1.Lease')],
+  ['coordination.k8s.io/v1/LeaseList', root.lookupType('k8s.io.api.coordination.v1.LeaseList')],
+  ['meta.k8s.io/v1/PartialObjectMetadata', root.lookupType(`${META}.PartialObjectMetadata`)],
+  ['meta.k8s.io/v1/PartialObjectMetadataList', root.lookupType(`${META}.PartialObjectMetadataList`)],
+  ['autoscaling/v1/Scale', root.lookupType('k8s.io.api.autoscaling.v1.Scale')],
   ['authorization.k8s.io/v1/SelfSubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectAccessReview')],
   ['authorization.k8s.io/v1/SelfSubjectRulesReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectRulesReview')],
+  ['authorization.k8s.io/v1/SubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.SubjectAccessReview')],
+  ['authorization.k8s.io/v1/LocalSubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.LocalSubjectAccessReview')],
   ['authentication.k8s.io/v1/SelfSubjectReview', root.lookupType('k8s.io.api.authentication.v1.SelfSubjectReview')],
+  ['authentication.k8s.io/v1/TokenRequest', root.lookupType('k8s.io.api.authentication.v1.TokenRequest')],
+  ['authentication.k8s.io/v1/TokenReview', root.lookupType('k8s.io.api.authentication.v1.TokenReview')],
+  ['apiextensions.k8s.io/v1/CustomResourceDefinition', root.lookupType(`${APIEXTENSIONS}.CustomResourceDefinition`)],
+  ['apiextensions.k8s.io/v1/CustomResourceDefinitionList', root.lookupType(`${APIEXTENSIONS}.CustomResourceDefinitionList`)],
 ]);
+
+/** The message of a kind (`apiVersion/kind`) this server can write and read as protobuf. */
+export const protobufKind = (apiVersion: string, kind: string): Type | undefined => KINDS.get(`${apiVersion}/${kind}`);
+
+/** A message whose JSON form is its single repeated field as a bare array (ExtraValue). */
+export const isJsonList = (type: Type): boolean => type.options?.['(json_list)'] === true;
+
+/** Messages with Go's own JSON marshalling (kube-protos.ts): the raw document, or a union. */
+export type JsonForm = 'raw' | 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray';
+export const jsonFormOf = (type: Type): JsonForm | undefined => type.options?.['(json_form)'] as JsonForm | undefined;
+
+/** A field's name in JSON: the proto name, unless (json_key) says otherwise. */
+export const jsonKey = (field: FieldBase): string => (field.options?.['(json_key)'] as string | undefined) ?? field.name;
+
+/** Go's JSON for the union messages and the raw JSON message, from their decoded fields. */
+function formJson(form: JsonForm, type: Type, fields: Record<string, unknown>, path: string): unknown {
+  const schemaJson = (): unknown => {
+    const schema = type.fields['schema']!;
+    return Object.hasOwn(fields, 'schema') ? messageJson(schema.resolvedType as Type, fields['schema'] as Message, path) : null;
+  };
+  switch (form) {
+    case 'raw': {
+      const raw = fields['raw'];
+      if (!(raw instanceof Uint8Array) || raw.length === 0) return null;
+      try {
+        return JSON.parse(Buffer.from(raw).toString('utf8')) as unknown;
+      } catch {
+        throw undecodable(`${path} is not valid JSON`);
+      }
+    }
+    case 'schemaOrArray': {
+      const many = fields['jSONSchemas'] as Message[];
+      const item = type.fields['jSONSchemas']!.resolvedType as Type;
+      return many.length > 0 ? many.map((m, i) => messageJson(item, m, `${path}[${i}]`)) : schemaJson();
+    }
+    case 'schemaOrBool':
+      return Object.hasOwn(fields, 'schema') ? schemaJson() : fields['allows'] === true;
+    case 'schemaOrStringArray': {
+      const property = fields['property'] as string[];
+      return property.length > 0 ? [...property] : schemaJson();
+    }
+  }
+}
 
 /** time.Time{}.Unix() in Go: a Time carrying it is Go's zero time, which kube writes as null. */
 const GO_ZERO_UNIX = -62135596800;
@@ -86,6 +155,16 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   return { apiVersion, kind, ...objectJson(type, decodeMessage(type, raw), '') };
 }
 
+/**
+ * One frame's payload of a protobuf watch stream (the 4-byte length already taken off): a bare
+ * WatchEvent whose object is a whole `k8s\0` body, as client-go's watch decoder reads it.
+ */
+export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: Record<string, unknown> } {
+  const event = fieldsOf(decodeMessage(WATCH_EVENT, frame));
+  const object = event['object'] ? fieldsOf(event['object'] as Message)['raw'] : undefined;
+  return { type: typeof event['type'] === 'string' ? event['type'] : '', object: decodeProtobufObject(object instanceof Uint8Array ? Buffer.from(object) : Buffer.alloc(0)) };
+}
+
 function objectJson(type: Type, msg: Message, path: string): Record<string, unknown> {
   const fields = fieldsOf(msg);
   const out: Record<string, unknown> = {};
@@ -107,7 +186,7 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
       json = scalarJson(value);
       if (!pointer && field.options?.['(json_always)'] !== true && (json === '' || json === 0 || json === false)) continue;
     }
-    if (json !== undefined) out[field.name] = json;
+    if (json !== undefined) out[jsonKey(field)] = json;
   }
   return out;
 }
@@ -115,6 +194,12 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
 function messageJson(type: Type, msg: Message, path: string): unknown {
   if (type === TIME || type === MICRO_TIME) return timeJson(msg, type === MICRO_TIME, path);
   if (type === FIELDS_V1) return fieldsV1Json(msg, path);
+  if (isJsonList(type)) {
+    const field = type.fieldsArray[0]!;
+    return (fieldsOf(msg)[field.name] as unknown[]).map((item, i) => elementJson(field, item, `${path}[${i}]`));
+  }
+  const form = jsonFormOf(type);
+  if (form) return formJson(form, type, fieldsOf(msg), path);
   return objectJson(type, msg, path);
 }
 

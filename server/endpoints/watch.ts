@@ -1,6 +1,8 @@
 // ?watch=true on a list endpoint: a chunked stream of {"type", "object"} JSON documents, one per
-// line, flushed per event, as kube-apiserver's watch handler writes them. Served straight from the
-// storage watch for now; the watch cache of DESIGN.md slots in behind Store.watch.
+// line, flushed per event, as kube-apiserver's watch handler writes them (or, for a client that
+// prefers protobuf, of a kind with an encoding, kube's length-prefixed protobuf WatchEvent frames).
+// Served straight from the storage watch for now; the watch cache of DESIGN.md slots in behind
+// Store.watch.
 //
 // resourceVersion: unset or "0" → ADDED for every current object, then changes; N → exactly the
 // changes after N; N compacted away → one ERROR event with 410 Expired, as client-go expects
@@ -17,7 +19,9 @@ import { type FieldError, forbidden, notSupported } from '../../apimachinery/fie
 import { type Logger, silentLogger } from '../../apimachinery/log.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { ObjectEvent, Store } from '../registry/store.js';
-import { stringifyJSON } from '../../apimachinery/json.js';
+import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
+import { negotiateOutput, PROTOBUF_MEDIA_TYPE } from './output.js';
+import { canEncodeProtobuf, encodeProtobufWatchEvent, protobufKindKnown } from './protobuf-encode.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
 import { type Backlog, DEFAULT_WATCH_BUDGET_BYTES, TERMINATION_GRACE_MS, type TerminationReason, WatchBudget, type WatchStats, overWatcherLimits, watchStats } from './watch-budget.js';
 
@@ -214,8 +218,8 @@ const numeric = (rv: string): number | undefined => (rv === '' || rv === '0' ? u
 
 /** Where a watch's events go: a chunked HTTP response or a WebSocket. */
 export interface WatchSink {
-  /** Called once the start is known to be good, before the first event. */
-  open(): void;
+  /** Called once the start is known to be good, before the first event; `typeMeta` is the kind watched. */
+  open(typeMeta?: { apiVersion: string; kind: string }): void;
   /** One event document, serialised. */
   send(event: string): void;
   /** Whether the client keeps up: false once the connection buffers enough, until it drains. */
@@ -232,15 +236,56 @@ export interface WatchSink {
   onClose(listener: () => void): void;
 }
 
+/**
+ * Whether a watch goes out in protobuf: the Accept clause chosen is protobuf, for the kind's own
+ * objects when it has an encoding (not custom resources), or for PartialObjectMetadata.
+ */
+function watchesProtobuf(res: ServerResponse, typeMeta: { apiVersion: string; kind: string } | undefined): boolean {
+  const accept = (res.req as ServerResponse['req'] | undefined)?.headers.accept;
+  if (!accept) return false;
+  const negotiated = negotiateOutput(accept, { objectProtobuf: typeMeta !== undefined && protobufKindKnown(typeMeta) });
+  return negotiated?.mediaType === PROTOBUF_MEDIA_TYPE;
+}
+
+/** The last event transcoded: watchers of one resource are handed the same text one after another. */
+let lastFrame: { text: string; frame: Buffer } | undefined;
+
+/**
+ * A JSON event document as a protobuf frame; an object without an encoding throws, except a
+ * bookmark's (the kind's own, in a metadata-only watch of a custom resource), which is left out:
+ * bookmarks are hints a client does without.
+ */
+function protobufFrame(text: string): Buffer | undefined {
+  if (lastFrame?.text === text) return lastFrame.frame;
+  const event = parseJSON(text) as { type: string; object: unknown };
+  if (event.type === 'BOOKMARK' && !canEncodeProtobuf(event.object)) return undefined;
+  const frame = encodeProtobufWatchEvent(event.type, event.object);
+  lastFrame = { text, frame };
+  return frame;
+}
+
 export function httpWatchSink(res: ServerResponse): WatchSink {
   // The response lets go of its socket as soon as its end is buffered, well before it is sent.
   const socket = res.socket;
+  let protobuf = false;
   return {
-    open() {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    open(typeMeta) {
+      protobuf = watchesProtobuf(res, typeMeta);
+      // kube names a stream's framing in its media type, except JSON's.
+      const contentType = protobuf ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json';
+      res.writeHead(200, { 'Content-Type': contentType, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
       res.flushHeaders();
     },
-    send: (event) => void res.write(`${event}\n`),
+    send(event) {
+      if (!protobuf) return void res.write(`${event}\n`);
+      try {
+        const frame = protobufFrame(event);
+        if (frame) res.write(frame);
+      } catch {
+        // No encoding for what the stream carries: nothing a protobuf client could read; it re-lists.
+        res.destroy();
+      }
+    },
     ready: () => !res.writableNeedDrain,
     onDrain: (listener) => void res.on('drain', listener),
     buffered: () => res.writableLength,
@@ -320,7 +365,7 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
     afterRevision = start.afterRevision;
   }
 
-  sink.open();
+  sink.open(o.typeMeta);
   /** The revision of the last event sent: what a bookmark may promise, never more. */
   let sentRevision = afterRevision;
   /** open: events flow; ending: no new ones, the queue still goes out; done: nothing more to send. */

@@ -1,17 +1,25 @@
-// The subset of Kubernetes' generated.proto files needed to decode the protobuf request bodies typed
-// clients send (kubectl 1.32+: create namespace/configmap/secret/serviceaccount, auth can-i, auth
-// can-i --list, auth whoami, and client-go controllers writing Leases), written
-// from the published field numbers. Field names are the JSON names, so decoding yields kube's JSON
-// spelling. Kept as TypeScript strings rather than .proto files because the build is plain `tsc`,
-// which would not copy .proto files into dist/.
+// The subset of Kubernetes' generated.proto files needed for protobuf bodies both ways: the request
+// bodies typed clients send (kubectl 1.32+: create namespace/configmap/secret/serviceaccount, auth
+// can-i, auth can-i --list, auth whoami, create token, and client-go controllers writing Leases; the
+// other access and token reviews of client-go's typed clients) and the replies kube gives clients
+// that prefer protobuf (objects, their lists, CRDs, Status, watch events), written from the
+// published field numbers. Field names are the JSON names (or (json_key) says it), so decoding
+// yields kube's JSON spelling. Kept as TypeScript strings rather than .proto files because the
+// build is plain `tsc`, which would not copy .proto files into dist/.
 //
-// Two field options (ignored by the wire format) carry what the Go types say about JSON:
+// Field options (ignored by the wire format) carry what the Go types say about JSON:
 //   (go_pointer)  the Go field is a pointer: present on the wire means set, even when zero
 //                 (gracePeriodSeconds: 0 deletes now); absent means omitted, even for messages.
 //   (json_always) the Go JSON tag has no omitempty, so the zero value is still written.
+//   (json_key)    the JSON name where it is not the proto name ($ref, x-kubernetes-...).
 // Other scalars follow omitempty, and non-pointer messages are always written (Go writes structs),
 // except Time and MicroTime, which are omitted when zero (Go writes null).
-// Unknown fields are skipped, as gogo-protobuf does, so only fields we keep are listed.
+// A message option, (json_list), marks a wrapper whose JSON form is its one repeated field as a bare
+// array (authentication/v1 ExtraValue is a Go []string); (json_form) names the other Go types with
+// their own JSON marshalling: "raw" (apiextensions JSON: the document its bytes hold), and the
+// unions "schemaOrArray", "schemaOrBool", "schemaOrStringArray" (JSONSchemaPropsOr*).
+// Decoding skips unknown fields, as gogo-protobuf does; replies must encode every field the JSON
+// objects can hold, so the messages of the kinds served are complete.
 
 const RUNTIME = `
 syntax = "proto2";
@@ -20,6 +28,10 @@ package k8s.io.apimachinery.pkg.runtime;
 message TypeMeta {
   optional string apiVersion = 1;
   optional string kind = 2;
+}
+
+message RawExtension {
+  optional bytes raw = 1;
 }
 
 // What follows the 4-byte magic: the type, then the typed message in raw.
@@ -81,6 +93,54 @@ message ManagedFieldsEntry {
   optional string fieldsType = 6;
   optional FieldsV1 fieldsV1 = 7 [(go_pointer) = true];
   optional string subresource = 8;
+}
+
+message ListMeta {
+  optional string selfLink = 1;
+  optional string resourceVersion = 2;
+  optional string continue = 3;
+  optional int64 remainingItemCount = 4 [(go_pointer) = true];
+}
+
+// The metadata-only view clients ask for with ;as=PartialObjectMetadata(List);g=meta.k8s.io;v=v1.
+message PartialObjectMetadata {
+  optional ObjectMeta metadata = 1;
+}
+
+message PartialObjectMetadataList {
+  optional ListMeta metadata = 1;
+  repeated PartialObjectMetadata items = 2;
+}
+
+// Status is unversioned: every group writes it as v1/Status.
+message Status {
+  optional ListMeta metadata = 1;
+  optional string status = 2;
+  optional string message = 3;
+  optional string reason = 4;
+  optional StatusDetails details = 5 [(go_pointer) = true];
+  optional int32 code = 6;
+}
+
+message StatusDetails {
+  optional string name = 1;
+  optional string group = 2;
+  optional string kind = 3;
+  optional string uid = 6;
+  repeated StatusCause causes = 4;
+  optional int32 retryAfterSeconds = 5;
+}
+
+message StatusCause {
+  optional string reason = 1;
+  optional string message = 2;
+  optional string field = 3;
+}
+
+// A watch stream's frame holds this, unwrapped; object.raw is the object as a whole protobuf body.
+message WatchEvent {
+  optional string type = 1 [(json_always) = true];
+  optional .k8s.io.apimachinery.pkg.runtime.RawExtension object = 2;
 }
 
 // Its JSON form is the raw JSON document it carries.
@@ -200,6 +260,31 @@ message ServiceAccount {
 message LocalObjectReference {
   optional string name = 1;
 }
+
+message NamespaceList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Namespace items = 2;
+}
+
+message EventList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Event items = 2;
+}
+
+message ConfigMapList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ConfigMap items = 2;
+}
+
+message SecretList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Secret items = 2;
+}
+
+message ServiceAccountList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ServiceAccount items = 2;
+}
 `;
 
 const COORDINATION_V1 = `
@@ -219,6 +304,11 @@ message LeaseSpec {
   optional int32 leaseTransitions = 5 [(go_pointer) = true];
   optional string strategy = 6 [(go_pointer) = true];
   optional string preferredHolder = 7 [(go_pointer) = true];
+}
+
+message LeaseList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Lease items = 2;
 }
 `;
 
@@ -277,10 +367,56 @@ message SubjectAccessReviewStatus {
   optional string evaluationError = 3;
 }
 
-// The status (field 3) is left out: kube computes it and ignores what the client sent.
+message SubjectAccessReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SubjectAccessReviewSpec spec = 2;
+  optional SubjectAccessReviewStatus status = 3;
+}
+
+message LocalSubjectAccessReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SubjectAccessReviewSpec spec = 2;
+  optional SubjectAccessReviewStatus status = 3;
+}
+
+message SubjectAccessReviewSpec {
+  optional ResourceAttributes resourceAttributes = 1 [(go_pointer) = true];
+  optional NonResourceAttributes nonResourceAttributes = 2 [(go_pointer) = true];
+  optional string user = 3;
+  repeated string groups = 4;
+  map<string, ExtraValue> extra = 5;
+  optional string uid = 6;
+}
+
+message ExtraValue {
+  option (json_list) = true;
+  repeated string items = 1;
+}
+
+// kube computes the status and ignores what a client sent; a reply carries it.
 message SelfSubjectRulesReview {
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
   optional SelfSubjectRulesReviewSpec spec = 2;
+  optional SubjectRulesReviewStatus status = 3;
+}
+
+message SubjectRulesReviewStatus {
+  repeated ResourceRule resourceRules = 1;
+  repeated NonResourceRule nonResourceRules = 2;
+  optional bool incomplete = 3 [(json_always) = true];
+  optional string evaluationError = 4;
+}
+
+message ResourceRule {
+  repeated string verbs = 1;
+  repeated string apiGroups = 2;
+  repeated string resources = 3;
+  repeated string resourceNames = 4;
+}
+
+message NonResourceRule {
+  repeated string verbs = 1;
+  repeated string nonResourceURLs = 2;
 }
 
 message SelfSubjectRulesReviewSpec {
@@ -292,9 +428,288 @@ const AUTHENTICATION_V1 = `
 syntax = "proto2";
 package k8s.io.api.authentication.v1;
 
-// The status (field 2) is left out: kube computes it and ignores what the client sent.
+// kube computes the status and ignores what a client sent; a reply carries it.
 message SelfSubjectReview {
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SelfSubjectReviewStatus status = 2;
+}
+
+message SelfSubjectReviewStatus {
+  optional UserInfo userInfo = 1;
+}
+
+// kubectl create token (the serviceaccounts/token subresource).
+message TokenRequest {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional TokenRequestSpec spec = 2;
+  optional TokenRequestStatus status = 3;
+}
+
+message TokenRequestSpec {
+  repeated string audiences = 1;
+  optional int64 expirationSeconds = 4 [(go_pointer) = true];
+  optional BoundObjectReference boundObjectRef = 3 [(go_pointer) = true];
+}
+
+message BoundObjectReference {
+  optional string kind = 1;
+  optional string apiVersion = 2;
+  optional string name = 3;
+  optional string uid = 4;
+}
+
+message TokenRequestStatus {
+  optional string token = 1 [(json_always) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time expirationTimestamp = 2;
+}
+
+message TokenReview {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional TokenReviewSpec spec = 2;
+  optional TokenReviewStatus status = 3;
+}
+
+message TokenReviewSpec {
+  optional string token = 1;
+  repeated string audiences = 2;
+}
+
+message TokenReviewStatus {
+  optional bool authenticated = 1;
+  optional UserInfo user = 2;
+  repeated string audiences = 4;
+  optional string error = 3;
+}
+
+message UserInfo {
+  optional string username = 1;
+  optional string uid = 2;
+  repeated string groups = 3;
+  map<string, ExtraValue> extra = 4;
+}
+
+message ExtraValue {
+  option (json_list) = true;
+  repeated string items = 1;
+}
+`;
+
+// The scale subresource's view of an object (custom resources with a scale subresource).
+const AUTOSCALING_V1 = `
+syntax = "proto2";
+package k8s.io.api.autoscaling.v1;
+
+message Scale {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ScaleSpec spec = 2;
+  optional ScaleStatus status = 3;
+}
+
+message ScaleSpec {
+  optional int32 replicas = 1;
+}
+
+message ScaleStatus {
+  optional int32 replicas = 1 [(json_always) = true];
+  optional string selector = 2;
+}
+`;
+
+const APIEXTENSIONS_V1 = `
+syntax = "proto2";
+package k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1;
+
+message CustomResourceDefinition {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional CustomResourceDefinitionSpec spec = 2;
+  optional CustomResourceDefinitionStatus status = 3;
+}
+
+message CustomResourceDefinitionList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated CustomResourceDefinition items = 2;
+}
+
+message CustomResourceDefinitionSpec {
+  optional string group = 1 [(json_always) = true];
+  optional CustomResourceDefinitionNames names = 3;
+  optional string scope = 4 [(json_always) = true];
+  repeated CustomResourceDefinitionVersion versions = 7;
+  optional CustomResourceConversion conversion = 9 [(go_pointer) = true];
+  optional bool preserveUnknownFields = 10;
+}
+
+message CustomResourceDefinitionNames {
+  optional string plural = 1 [(json_always) = true];
+  optional string singular = 2;
+  repeated string shortNames = 3;
+  optional string kind = 4 [(json_always) = true];
+  optional string listKind = 5;
+  repeated string categories = 6;
+}
+
+message CustomResourceDefinitionVersion {
+  optional string name = 1 [(json_always) = true];
+  optional bool served = 2 [(json_always) = true];
+  optional bool storage = 3 [(json_always) = true];
+  optional bool deprecated = 7;
+  optional string deprecationWarning = 8 [(go_pointer) = true];
+  optional CustomResourceValidation schema = 4 [(go_pointer) = true];
+  optional CustomResourceSubresources subresources = 5 [(go_pointer) = true];
+  repeated CustomResourceColumnDefinition additionalPrinterColumns = 6;
+  repeated SelectableField selectableFields = 9;
+}
+
+message CustomResourceValidation {
+  optional JSONSchemaProps openAPIV3Schema = 1 [(go_pointer) = true];
+}
+
+message CustomResourceSubresources {
+  optional CustomResourceSubresourceStatus status = 1 [(go_pointer) = true];
+  optional CustomResourceSubresourceScale scale = 2 [(go_pointer) = true];
+}
+
+message CustomResourceSubresourceStatus {
+}
+
+message CustomResourceSubresourceScale {
+  optional string specReplicasPath = 1 [(json_always) = true];
+  optional string statusReplicasPath = 2 [(json_always) = true];
+  optional string labelSelectorPath = 3 [(go_pointer) = true];
+}
+
+message CustomResourceColumnDefinition {
+  optional string name = 1 [(json_always) = true];
+  optional string type = 2 [(json_always) = true];
+  optional string format = 3;
+  optional string description = 4;
+  optional int32 priority = 5;
+  optional string jsonPath = 6 [(json_always) = true];
+}
+
+message SelectableField {
+  optional string jsonPath = 1 [(json_always) = true];
+}
+
+message CustomResourceConversion {
+  optional string strategy = 1 [(json_always) = true];
+  optional WebhookConversion webhook = 2 [(go_pointer) = true];
+}
+
+message WebhookConversion {
+  optional WebhookClientConfig clientConfig = 2 [(go_pointer) = true];
+  repeated string conversionReviewVersions = 3;
+}
+
+message WebhookClientConfig {
+  optional string url = 3 [(go_pointer) = true];
+  optional ServiceReference service = 1 [(go_pointer) = true];
+  optional bytes caBundle = 2;
+}
+
+message ServiceReference {
+  optional string namespace = 1 [(json_always) = true];
+  optional string name = 2 [(json_always) = true];
+  optional string path = 3 [(go_pointer) = true];
+  optional int32 port = 4 [(go_pointer) = true];
+}
+
+message CustomResourceDefinitionStatus {
+  repeated CustomResourceDefinitionCondition conditions = 1;
+  optional CustomResourceDefinitionNames acceptedNames = 2;
+  repeated string storedVersions = 3;
+}
+
+message CustomResourceDefinitionCondition {
+  optional string type = 1 [(json_always) = true];
+  optional string status = 2 [(json_always) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTransitionTime = 3;
+  optional string reason = 4;
+  optional string message = 5;
+}
+
+message JSONSchemaProps {
+  optional string id = 1;
+  optional string schema = 2 [(json_key) = "$schema"];
+  optional string ref = 3 [(json_key) = "$ref", (go_pointer) = true];
+  optional string description = 4;
+  optional string type = 5;
+  optional string format = 6;
+  optional string title = 7;
+  optional JSON default = 8 [(go_pointer) = true];
+  optional double maximum = 9 [(go_pointer) = true];
+  optional bool exclusiveMaximum = 10;
+  optional double minimum = 11 [(go_pointer) = true];
+  optional bool exclusiveMinimum = 12;
+  optional int64 maxLength = 13 [(go_pointer) = true];
+  optional int64 minLength = 14 [(go_pointer) = true];
+  optional string pattern = 15;
+  optional int64 maxItems = 16 [(go_pointer) = true];
+  optional int64 minItems = 17 [(go_pointer) = true];
+  optional bool uniqueItems = 18;
+  optional double multipleOf = 19 [(go_pointer) = true];
+  repeated JSON enum = 20;
+  optional int64 maxProperties = 21 [(go_pointer) = true];
+  optional int64 minProperties = 22 [(go_pointer) = true];
+  repeated string required = 23;
+  optional JSONSchemaPropsOrArray items = 24 [(go_pointer) = true];
+  repeated JSONSchemaProps allOf = 25;
+  repeated JSONSchemaProps oneOf = 26;
+  repeated JSONSchemaProps anyOf = 27;
+  optional JSONSchemaProps not = 28 [(go_pointer) = true];
+  map<string, JSONSchemaProps> properties = 29;
+  optional JSONSchemaPropsOrBool additionalProperties = 30 [(go_pointer) = true];
+  map<string, JSONSchemaProps> patternProperties = 31;
+  map<string, JSONSchemaPropsOrStringArray> dependencies = 32;
+  optional JSONSchemaPropsOrBool additionalItems = 33 [(go_pointer) = true];
+  map<string, JSONSchemaProps> definitions = 34;
+  optional ExternalDocumentation externalDocs = 35 [(go_pointer) = true];
+  optional JSON example = 36 [(go_pointer) = true];
+  optional bool nullable = 37;
+  optional bool xKubernetesPreserveUnknownFields = 38 [(json_key) = "x-kubernetes-preserve-unknown-fields", (go_pointer) = true];
+  optional bool xKubernetesEmbeddedResource = 39 [(json_key) = "x-kubernetes-embedded-resource"];
+  optional bool xKubernetesIntOrString = 40 [(json_key) = "x-kubernetes-int-or-string"];
+  repeated string xKubernetesListMapKeys = 41 [(json_key) = "x-kubernetes-list-map-keys"];
+  optional string xKubernetesListType = 42 [(json_key) = "x-kubernetes-list-type", (go_pointer) = true];
+  optional string xKubernetesMapType = 43 [(json_key) = "x-kubernetes-map-type", (go_pointer) = true];
+  repeated ValidationRule xKubernetesValidations = 44 [(json_key) = "x-kubernetes-validations"];
+}
+
+message JSON {
+  option (json_form) = "raw";
+  optional bytes raw = 1;
+}
+
+message JSONSchemaPropsOrArray {
+  option (json_form) = "schemaOrArray";
+  optional JSONSchemaProps schema = 1 [(go_pointer) = true];
+  repeated JSONSchemaProps jSONSchemas = 2;
+}
+
+message JSONSchemaPropsOrBool {
+  option (json_form) = "schemaOrBool";
+  optional bool allows = 1;
+  optional JSONSchemaProps schema = 2 [(go_pointer) = true];
+}
+
+message JSONSchemaPropsOrStringArray {
+  option (json_form) = "schemaOrStringArray";
+  optional JSONSchemaProps schema = 1 [(go_pointer) = true];
+  repeated string property = 2;
+}
+
+message ExternalDocumentation {
+  optional string description = 1;
+  optional string url = 2;
+}
+
+message ValidationRule {
+  optional string rule = 1 [(json_always) = true];
+  optional string message = 2;
+  optional string messageExpression = 3;
+  optional string reason = 4 [(go_pointer) = true];
+  optional string fieldPath = 5;
+  optional bool optionalOldSelf = 6 [(go_pointer) = true];
 }
 `;
 
@@ -306,4 +721,6 @@ export const KUBE_PROTOS: Readonly<Record<string, string>> = {
   'k8s.io/api/coordination/v1/generated.proto': COORDINATION_V1,
   'k8s.io/api/authorization/v1/generated.proto': AUTHORIZATION_V1,
   'k8s.io/api/authentication/v1/generated.proto': AUTHENTICATION_V1,
+  'k8s.io/api/autoscaling/v1/generated.proto': AUTOSCALING_V1,
+  'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto': APIEXTENSIONS_V1,
 };
