@@ -2,14 +2,16 @@
 // observed (CRD kinds as they are installed), the owner graph is kept by uid, and two queues act
 // on it: attemptToDelete (dependents whose owners are all gone, owners waiting in the foreground)
 // and attemptToOrphan (owners deleted with the orphan finalizer). Decisions are made on live reads,
-// never on the graph alone, because the graph lags the stores.
+// never on the graph alone, because the graph lags the stores. Events are recorded through the
+// caller's `recordEvent` (the server passes its events store), so the collector needs no API wiring.
 import { ApiError, ignoreNotFound } from '../../../../apimachinery/errors.js';
 import type { Logger } from '../../../../apimachinery/log.js';
 import type { KubeObject, OwnerReference } from '../../../../apimachinery/object.js';
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../../../../apimachinery/validation/object-meta.js';
 import type { Catalog } from '../../catalog.js';
 import type { Store } from '../../store.js';
-import { type Identity, type ReferenceState, type Work, Graph, decide, groupOf, isDeletingDependents, isOrphaning, nodeOf, ownerReferences } from './graph.js';
+import { type EventRecorder, invalidNamespaceOwnerRefEvent } from './events.js';
+import { type Identity, type InvalidReference, type ReferenceState, type Work, Graph, decide, groupOf, isDeletingDependents, isOrphaning, nodeOf, ownerReferences } from './graph.js';
 import { Monitor } from './monitor.js';
 import { WorkQueue } from './queue.js';
 
@@ -23,7 +25,18 @@ export interface GarbageCollectorOptions {
   /** Items worked on per tick (default 64), and at once within a tick (default 16). */
   maxPerTick?: number;
   concurrency?: number;
+  /**
+   * Writes a core/v1 Event (kube's graph builder records `OwnerRefInvalidNamespace`); absent, none
+   * is recorded. Best effort, as client-go's recorder: a failure is logged and dropped.
+   */
+  recordEvent?: EventRecorder;
 }
+
+/** Resources kube's collector never observes (DefaultIgnoredResources): events, core and events.k8s.io. */
+const IGNORED_RESOURCES = new Set(['\x00events', 'events.k8s.io\x00events']);
+// Invalid references already reported by this process: a relist or a new term as leader does not
+// record the same Event again (kube's correlator would fold repeats into one; we do not repeat).
+const REPORTED_CACHE_SIZE = 1000;
 
 // kube's absentOwnerCache is an LRU of 500 entries; a bounded set dropping the oldest does here.
 const ABSENT_CACHE_SIZE = 500;
@@ -38,6 +51,8 @@ export class GarbageCollector {
   private readonly deleteQueue: WorkQueue;
   private readonly orphanQueue: WorkQueue;
   private readonly absent = new Set<string>();
+  private readonly reported = new Set<string>();
+  private readonly recordEvent: EventRecorder | undefined;
   private readonly isLeader: () => boolean;
   private readonly maxPerTick: number;
   private readonly concurrency: number;
@@ -57,6 +72,7 @@ export class GarbageCollector {
     this.isLeader = opts.isLeader ?? (() => true);
     this.maxPerTick = opts.maxPerTick ?? 64;
     this.concurrency = opts.concurrency ?? 16;
+    this.recordEvent = opts.recordEvent;
     this.deleteQueue = new WorkQueue(() => this.schedule());
     this.orphanQueue = new WorkQueue(() => this.schedule());
   }
@@ -90,6 +106,7 @@ export class GarbageCollector {
     if (this.closed) return;
     for (const uid of this.graph.uidsWhere((n) => n.owners.length > 0 || n.deletingDependents)) this.deleteQueue.add(uid);
     for (const uid of this.graph.uidsWhere((n) => n.orphaning)) this.orphanQueue.add(uid);
+    for (const r of this.graph.invalidNamespaceReferences()) this.reportInvalidNamespace(r);
   }
 
   /** Nothing queued or in progress (for tests and benchmarks). */
@@ -97,8 +114,13 @@ export class GarbageCollector {
     return this.deleteQueue.empty && this.orphanQueue.empty && !this.ticking;
   }
 
+  /** Whether the graph holds the object with this uid (for tests and benchmarks). */
+  observed(uid: string): boolean {
+    return this.graph.node(uid) !== undefined;
+  }
+
   private async syncMonitors(): Promise<void> {
-    const served = new Set(this.catalog.stores());
+    const served = new Set(this.catalog.stores().filter((s) => !IGNORED_RESOURCES.has(`${s.kind.group}\x00${s.kind.resource}`)));
     // A store that left the catalog is closed by its owner right after: stop watching it first.
     for (const [store, m] of this.monitors) {
       if (!served.has(store)) {
@@ -126,6 +148,23 @@ export class GarbageCollector {
   private enqueue(work: Work): void {
     for (const uid of work.attemptToDelete) this.deleteQueue.add(uid);
     for (const uid of work.attemptToOrphan) this.orphanQueue.add(uid);
+    for (const r of work.invalidNamespace) this.reportInvalidNamespace(r);
+  }
+
+  /**
+   * kube's reportInvalidNamespaceOwnerRef. Only the leader reports (kube's graph builder runs in
+   * the elected controller-manager); a replica that becomes leader reports what its graph holds.
+   */
+  private reportInvalidNamespace({ dependent, ref }: InvalidReference): void {
+    if (!this.recordEvent || this.closed || !this.isLeader()) return;
+    const key = `${dependent.uid}\x00${ref.uid}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    if (this.reported.size > REPORTED_CACHE_SIZE) this.reported.delete(this.reported.values().next().value!);
+    this.logger.debug('item references an owner but does not match namespaces', { ...dependent, owner: ref.uid });
+    this.recordEvent(invalidNamespaceOwnerRefEvent(dependent, ref)).catch((err: unknown) => {
+      this.logger.warn('garbage collector could not record an event', { ...dependent, reason: 'OwnerRefInvalidNamespace', err: err instanceof Error ? err.message : String(err) });
+    });
   }
 
   private schedule(): void {

@@ -6,7 +6,8 @@
 // coordinates dependents may give them), we keep only the edge index: an owner uid without a node
 // is simply not observed, and the dependent naming it is queued so that its owners are verified
 // with live reads (classify, below) in the dependent's own namespace. A namespaced owner referenced
-// from another namespace is therefore absent for that dependent, as kube concludes.
+// from another namespace is therefore absent for that dependent, as kube concludes; and when that
+// owner has been observed elsewhere, the reference is reported (kube's OwnerRefInvalidNamespace).
 import type { KubeObject, OwnerReference } from '../../../../apimachinery/object.js';
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../../../../apimachinery/validation/object-meta.js';
 
@@ -35,6 +36,14 @@ export interface GraphNode {
 export interface Work {
   attemptToDelete: string[];
   attemptToOrphan: string[];
+  /** References to an observed namespaced owner from outside its namespace, to report. */
+  invalidNamespace: InvalidReference[];
+}
+
+/** A dependent's reference to a namespaced owner observed in another namespace. */
+export interface InvalidReference {
+  dependent: Identity;
+  ref: OwnerReference;
 }
 
 export const hasFinalizer = (obj: KubeObject, f: string): boolean => Boolean(obj.metadata.finalizers?.includes(f));
@@ -117,7 +126,7 @@ export class Graph {
 
   /** An object was added or changed (kube's processGraphChanges for add and update). */
   upsert(next: GraphNode): Work {
-    const work: Work = { attemptToDelete: [], attemptToOrphan: [] };
+    const work: Work = { attemptToDelete: [], attemptToOrphan: [], invalidNamespace: [] };
     const uid = next.identity.uid;
     const prev = this.nodes.get(uid);
     const before = new Map((prev?.owners ?? []).map((r) => [r.uid, r]));
@@ -136,6 +145,8 @@ export class Graph {
         if (!owner || !coordinatesMatch(ref, owner.identity, next.identity.namespace)) verifySelf = true;
         // An owner already waiting for its dependents: this new one is among them.
         else if (owner.deletingDependents) verifySelf = true;
+        // kube's "good parent, bad child" order: the owner is known to live elsewhere.
+        if (owner && inOtherNamespace(owner.identity, next.identity.namespace)) work.invalidNamespace.push({ dependent: next.identity, ref });
       } else if (blocks(old) && !blocks(ref)) {
         // No longer blocking: an owner waiting for its blocking dependents may be free now.
         if (this.nodes.get(ownerUid)?.deletingDependents) work.attemptToDelete.push(ownerUid);
@@ -151,7 +162,9 @@ export class Graph {
       // checked again (kube's "bad child, good parent" order).
       for (const dep of this.dependents(uid)) {
         const ref = dep.owners.find((r) => r.uid === uid);
-        if (ref && !coordinatesMatch(ref, next.identity, dep.identity.namespace)) work.attemptToDelete.push(dep.identity.uid);
+        if (!ref || coordinatesMatch(ref, next.identity, dep.identity.namespace)) continue;
+        work.attemptToDelete.push(dep.identity.uid);
+        if (inOtherNamespace(next.identity, dep.identity.namespace)) work.invalidNamespace.push({ dependent: dep.identity, ref });
       }
     }
     if (verifySelf) work.attemptToDelete.push(uid);
@@ -164,9 +177,24 @@ export class Graph {
     return work;
   }
 
+  /**
+   * Every reference to an observed namespaced owner from outside its namespace: what a fresh
+   * collector's first lists would report (a new leader reports them again, as kube's does).
+   */
+  invalidNamespaceReferences(): InvalidReference[] {
+    const out: InvalidReference[] = [];
+    for (const n of this.nodes.values()) {
+      for (const ref of n.owners) {
+        const owner = this.nodes.get(ref.uid);
+        if (owner && inOtherNamespace(owner.identity, n.identity.namespace)) out.push({ dependent: n.identity, ref });
+      }
+    }
+    return out;
+  }
+
   /** An object is gone: its dependents are checked, and owners waiting for it may finish. */
   remove(uid: string): Work {
-    const work: Work = { attemptToDelete: [], attemptToOrphan: [] };
+    const work: Work = { attemptToDelete: [], attemptToOrphan: [], invalidNamespace: [] };
     const node = this.nodes.get(uid);
     if (!node) return work;
     this.nodes.delete(uid);
@@ -194,6 +222,12 @@ export function coordinatesMatch(ref: OwnerReference, owner: Identity, dependent
   if (groupOf(ref.apiVersion) !== groupOf(owner.apiVersion) || ref.kind !== owner.kind || ref.name !== owner.name) return false;
   return owner.namespace === '' || owner.namespace === dependentNamespace;
 }
+
+/**
+ * A namespaced owner outside the dependent's namespace (a cluster-scoped dependent has none): kube
+ * reads such an owner in the dependent's namespace, where it is absent, and reports the reference.
+ */
+export const inOtherNamespace = (owner: Identity, dependentNamespace: string): boolean => owner.namespace !== '' && owner.namespace !== dependentNamespace;
 
 /** How one owner reference stands, after a live read (kube's classifyReferences). */
 export type ReferenceState = 'solid' | 'dangling' | 'waiting' | 'unresolved' | 'invalid';

@@ -179,3 +179,77 @@ describe('decide', () => {
     expect(decide(input)).toEqual(want);
   });
 });
+
+describe('Graph: references to a namespaced owner from outside its namespace (OwnerRefInvalidNamespace)', () => {
+  const pairs = (w: { invalidNamespace: { dependent: { uid: string }; ref: { uid: string } }[] }) => w.invalidNamespace.map((r) => [r.dependent.uid, r.ref.uid]);
+  type Step = { upsert: KubeObject; want: string[][] };
+  it.each<{ name: string; steps: Step[]; scan: string[][] }>([
+    {
+      name: 'owner observed first, then a dependent in another namespace (kube: good parent, bad child)',
+      steps: [
+        { upsert: obj('o', {}, 'Kid', 'a'), want: [] },
+        { upsert: obj('d', { ownerReferences: [ref('o')] }, 'Kid', 'b'), want: [['d', 'o']] },
+        // The same references again (an update, a relist): nothing new to report.
+        { upsert: obj('d', { ownerReferences: [ref('o')], labels: { x: 'y' } }, 'Kid', 'b'), want: [] },
+      ],
+      scan: [['d', 'o']],
+    },
+    {
+      name: 'dependent first, its owner then observed in another namespace (kube: bad child, good parent)',
+      steps: [
+        { upsert: obj('d', { ownerReferences: [ref('o')] }, 'Kid', 'b'), want: [] },
+        { upsert: obj('o', {}, 'Kid', 'a'), want: [['d', 'o']] },
+      ],
+      scan: [['d', 'o']],
+    },
+    {
+      name: 'a cluster-scoped dependent of a namespaced owner',
+      steps: [
+        { upsert: obj('o', {}, 'Kid', 'a'), want: [] },
+        { upsert: obj('d', { ownerReferences: [ref('o')] }, 'Kid', ''), want: [['d', 'o']] },
+      ],
+      scan: [['d', 'o']],
+    },
+    {
+      name: 'a cluster-scoped owner, named from a namespace: valid',
+      steps: [
+        { upsert: obj('o', {}, 'Kid', ''), want: [] },
+        { upsert: obj('d', { ownerReferences: [ref('o')] }, 'Kid', 'b'), want: [] },
+      ],
+      scan: [],
+    },
+    {
+      name: 'same namespace, even at other coordinates (a wrong name): not a namespace problem',
+      steps: [
+        { upsert: obj('o', {}, 'Kid', 'a'), want: [] },
+        { upsert: obj('d', { ownerReferences: [{ ...ref('o'), name: 'other' }] }, 'Kid', 'a'), want: [] },
+      ],
+      scan: [],
+    },
+    {
+      name: 'an owner never observed: nothing to report, only a live check',
+      steps: [{ upsert: obj('d', { ownerReferences: [ref('ghost')] }, 'Kid', 'b'), want: [] }],
+      scan: [],
+    },
+    {
+      name: 'each invalid reference of a dependent is reported',
+      steps: [
+        { upsert: obj('o1', {}, 'Kid', 'a'), want: [] },
+        { upsert: obj('o2', {}, 'Kid', 'c'), want: [] },
+        { upsert: obj('d', { ownerReferences: [ref('o1'), ref('o2')] }, 'Kid', 'b'), want: [['d', 'o1'], ['d', 'o2']] },
+      ],
+      scan: [['d', 'o1'], ['d', 'o2']],
+    },
+  ])('$name', ({ steps, scan }) => {
+    const g = new Graph();
+    steps.forEach((s, i) => expect(pairs(g.upsert(nodeOf(s.upsert))), `step ${i}`).toEqual(s.want));
+    expect(g.invalidNamespaceReferences().map((r) => [r.dependent.uid, r.ref.uid])).toEqual(scan);
+  });
+
+  it('the reported reference carries the dependent as observed and the reference as written', () => {
+    const g = new Graph();
+    g.upsert(nodeOf(obj('o', {}, 'Kid', 'a')));
+    const [r] = g.upsert(nodeOf(obj('d', { ownerReferences: [ref('o', { controller: true })] }, 'Kid', 'b'))).invalidNamespace;
+    expect(r).toEqual({ dependent: { uid: 'd', apiVersion: API, kind: 'Kid', namespace: 'b', name: 'd' }, ref: ref('o', { controller: true }) });
+  });
+});
