@@ -7,7 +7,7 @@ import type { Storage } from '../storage/interface.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
-import { ApiError, badRequest, ignoreNotFound, notFoundPath, toApiError } from '../apimachinery/errors.js';
+import { ApiError, badRequest, ignoreNotFound, methodNotSupported, notFoundPath, toApiError } from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
 import { Catalog, type ResourceDescriptor, TYPED_PROFILE } from './registry/catalog.js';
 import { storageVersionHash } from '../apimachinery/versions.js';
@@ -27,6 +27,7 @@ import { CRDController } from './registry/builtin/crd-controller.js';
 import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
 import { serveResource, watchOptions } from './endpoints/rest.js';
+import { serveCreateOnly } from './endpoints/create-only.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
@@ -34,8 +35,36 @@ import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
 import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
 import type { KindInfo } from './registry/strategy.js';
+import type { Authorizer } from '../apimachinery/authorization.js';
+import type { AuthorizationMode } from './options.js';
+import { alwaysAllow, alwaysDeny, authorizerChain } from './authz/authorizer.js';
+import { RbacIndex, indexAuthorizer } from './authz/rbac-index.js';
+import { ClusterRoleAggregation, ensureBootstrapPolicy } from './authz/rbac-controllers.js';
+import { rbacEscalationCheck } from '../admission/rbac-escalation.js';
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, accessReviews, selfSubjectReview } from './authz/reviews.js';
+import type { CreateOnlyHandler } from './registry/catalog.js';
+import type { ObjectLookup } from './authn/service-account-token.js';
+import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './authn/token-request-handler.js';
+import {
+  CLUSTER_ROLE_BINDING_COLUMNS,
+  CLUSTER_ROLE_COLUMNS,
+  ROLE_BINDING_COLUMNS,
+  ROLE_COLUMNS,
+  clusterRoleBindingKind,
+  clusterRoleBindingStrategy,
+  clusterRoleKind,
+  clusterRoleStrategy,
+  roleBindingKind,
+  roleBindingStrategy,
+  roleKind,
+  roleStrategy,
+} from './registry/builtin/rbac.js';
 
 export interface Api extends ApiHandler {
+  /** The authorizer chain of --authorization-mode, kept current from the RBAC objects served here. */
+  authorizer: Authorizer;
+  /** ServiceAccounts and Secrets as token authentication checks them (exists, same uid, not deleted). */
+  liveObjects: { serviceAccount: ObjectLookup; secret: ObjectLookup };
   /** Stops background work (controllers, watches) before storage closes. */
   close(): Promise<void>;
 }
@@ -56,6 +85,12 @@ export interface ApiDeps {
    * collector and namespace deletion. Absent: this process is the only one and always acts.
    */
   leaderElection?: Pick<LeaderElectionConfig, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'>;
+  /** kube-controller-manager's --enable-garbage-collector (default true). */
+  garbageCollector?: boolean;
+  /** What TokenRequest signs with; without it `serviceaccounts/token` is not served. */
+  tokens?: TokenRequestSigning;
+  /** --authorization-mode, in order (default RBAC). */
+  authorizationModes?: readonly AuthorizationMode[];
 }
 
 function builtin(kind: KindInfo, version: string, singular: string, extra: Partial<ResourceDescriptor>, store: Store): ResourceDescriptor {
@@ -79,12 +114,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const catalog = new Catalog();
   const namespaces = new Store(storage, namespaceStrategy);
   // kube's default admission plugins that apply here, run by the store for every write.
-  const admission = new AdmissionChain([
+  const admissionPlugins = [
     namespaceLifecycle(async (name) => {
       const ns = await namespaces.get(undefined, name).catch(ignoreNotFound);
       return ns && { terminating: isTerminating(ns) };
     }),
-  ]);
+  ];
+  const admission = new AdmissionChain(admissionPlugins);
   const events = new Store(storage, eventStrategy, admission);
   const crds = new Store(storage, crdStrategy, admission);
 
@@ -149,29 +185,84 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   // credentials, identities): one generic store each, as kube's registries.
   const names = (kind: KindInfo, singular: string, shortNames: string[]): ResourceDescriptor['names'] =>
     ({ plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames, categories: [] });
+  const secrets = new Store(storage, secretStrategy, admission);
+  const serviceAccounts = new Store(storage, serviceAccountStrategy, admission);
   catalog.setResource('', configMapKind.resource, [
     builtin(configMapKind, 'v1', 'configmap', { names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS }, new Store(storage, configMapStrategy, admission)),
   ]);
   catalog.setResource('', secretKind.resource, [
-    builtin(secretKind, 'v1', 'secret', { printerColumns: SECRET_COLUMNS }, new Store(storage, secretStrategy, admission)),
+    builtin(secretKind, 'v1', 'secret', { printerColumns: SECRET_COLUMNS }, secrets),
   ]);
   catalog.setResource('', serviceAccountKind.resource, [
-    builtin(serviceAccountKind, 'v1', 'serviceaccount', { names: names(serviceAccountKind, 'serviceaccount', ['sa']), printerColumns: SERVICE_ACCOUNT_COLUMNS }, new Store(storage, serviceAccountStrategy, admission)),
+    builtin(serviceAccountKind, 'v1', 'serviceaccount', {
+      names: names(serviceAccountKind, 'serviceaccount', ['sa']),
+      printerColumns: SERVICE_ACCOUNT_COLUMNS,
+      // TokenRequest (`kubectl create token`): a signed token for the ServiceAccount, never stored.
+      ...(deps.tokens ? { subresources: ['token'], creates: { token: tokenRequestHandler(deps.tokens, serviceAccounts, secrets) } } : {}),
+    }, serviceAccounts),
   ]);
   const leases = new Store(storage, leaseStrategy, admission);
   catalog.setResource(leaseKind.group, leaseKind.resource, [
     builtin(leaseKind, 'v1', 'lease', { printerColumns: LEASE_COLUMNS }, leases),
   ]);
 
+  // RBAC: its four kinds, an index of them kept from storage, and the authorizer chain over it.
+  // Writes of roles and bindings pass kube's escalation check, which asks the same authorizer.
+  let authorizer: Authorizer = alwaysDeny;
+  let rbacIndex: RbacIndex | undefined;
+  const rbacAdmission = new AdmissionChain([
+    ...admissionPlugins,
+    rbacEscalationCheck({ authorizer: { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) }, sourceFor: (u) => rbacIndex!.sourceFor(u) }),
+  ]);
+  const rbacStores = {
+    roles: new Store(storage, roleStrategy, rbacAdmission),
+    clusterRoles: new Store(storage, clusterRoleStrategy, rbacAdmission),
+    roleBindings: new Store(storage, roleBindingStrategy, rbacAdmission),
+    clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy, rbacAdmission),
+  };
+  catalog.setResource(roleKind.group, roleKind.resource, [builtin(roleKind, 'v1', 'role', { printerColumns: ROLE_COLUMNS }, rbacStores.roles)]);
+  catalog.setResource(clusterRoleKind.group, clusterRoleKind.resource, [builtin(clusterRoleKind, 'v1', 'clusterrole', { printerColumns: CLUSTER_ROLE_COLUMNS }, rbacStores.clusterRoles)]);
+  catalog.setResource(roleBindingKind.group, roleBindingKind.resource, [builtin(roleBindingKind, 'v1', 'rolebinding', { printerColumns: ROLE_BINDING_COLUMNS }, rbacStores.roleBindings)]);
+  catalog.setResource(clusterRoleBindingKind.group, clusterRoleBindingKind.resource, [
+    builtin(clusterRoleBindingKind, 'v1', 'clusterrolebinding', { printerColumns: CLUSTER_ROLE_BINDING_COLUMNS }, rbacStores.clusterRoleBindings),
+  ]);
+  // Access reviews: created, answered by the authorizer, never stored.
+  const reviewDescriptor = (group: string, resource: string, kind: string, namespaced: boolean, create: CreateOnlyHandler): ResourceDescriptor => ({
+    group,
+    version: 'v1',
+    names: { plural: resource, singular: kind.toLowerCase(), kind, listKind: '', shortNames: [], categories: [] },
+    namespaced,
+    verbs: ['create'],
+    subresources: [],
+    creates: { '': create },
+    serving: TYPED_PROFILE,
+    storageVersionHash: '',
+  });
+  const reviews = accessReviews({ authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) });
+  for (const [resource, kind, namespaced] of [
+    ['selfsubjectaccessreviews', 'SelfSubjectAccessReview', false],
+    ['selfsubjectrulesreviews', 'SelfSubjectRulesReview', false],
+    ['subjectaccessreviews', 'SubjectAccessReview', false],
+    ['localsubjectaccessreviews', 'LocalSubjectAccessReview', true],
+  ] as const) {
+    catalog.setResource(AUTHORIZATION_GROUP, resource, [reviewDescriptor(AUTHORIZATION_GROUP, resource, kind, namespaced, reviews[resource]!)]);
+  }
+  catalog.setResource(AUTHENTICATION_GROUP, 'selfsubjectreviews', [reviewDescriptor(AUTHENTICATION_GROUP, 'selfsubjectreviews', 'SelfSubjectReview', false, selfSubjectReview)]);
+  rbacIndex = new RbacIndex(storage, rbacStores, logger.with({ controller: 'rbac-index' }));
+  const modes = deps.authorizationModes ?? ['RBAC'];
+  authorizer = authorizerChain(modes.map((m) => (m === 'RBAC' ? indexAuthorizer(rbacIndex!) : m === 'AlwaysAllow' ? alwaysAllow : alwaysDeny)));
+
   // Leader election, as kube-controller-manager's: only the Lease holder empties namespaces and
   // collects garbage. The controllers watch in every replica, so a new leader only re-queues.
   let garbageCollector: GarbageCollector | undefined;
+  let aggregation: ClusterRoleAggregation | undefined;
   let namespaceController: NamespaceController | undefined;
   const elector = deps.leaderElection
     ? new LeaderElector(leases, logger.with({ controller: 'leader-election' }), {
         ...deps.leaderElection,
         onStartedLeading: () => {
           garbageCollector?.resync();
+          aggregation?.resync();
           namespaceController?.resync();
         },
       })
@@ -190,8 +281,21 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   // OwnerReferencesPermissionEnforcement (admission/owner-references-permission.ts: setting
   // blockOwnerDeletion needs permission on the owner's finalizers), to join the admission chain
   // above with the authorizer's decision function once there is an authorizer to ask.
-  garbageCollector = new GarbageCollector(catalog, logger.with({ controller: 'garbage-collector' }), { isLeader });
-  await garbageCollector.start();
+  if (deps.garbageCollector !== false) {
+    garbageCollector = new GarbageCollector(catalog, logger.with({ controller: 'garbage-collector' }), {
+      isLeader,
+      // kube's warning events (OwnerRefInvalidNamespace), written as the controller.
+      recordEvent: async (event) => {
+        await events.create(event.metadata.namespace, event, { dryRun: false });
+      },
+    });
+    await garbageCollector.start();
+  }
+  // The default roles, then their index (decisions wait for it), then aggregation, which acts as leader.
+  await ensureBootstrapPolicy(rbacStores.clusterRoles, rbacStores.clusterRoleBindings, logger.with({ controller: 'rbac-bootstrap' }));
+  await rbacIndex.start();
+  aggregation = new ClusterRoleAggregation(rbacIndex, rbacStores.clusterRoles, logger.with({ controller: 'clusterrole-aggregation' }), isLeader);
+  aggregation.resync();
   // Campaigns once now (a lone replica leads from the start), then every retry period; a new
   // leader's resync() re-queues what the graph holds, so starting the controllers first is safe.
   await elector?.start();
@@ -209,6 +313,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     if (!info.isResourceRequest) return serveNonResource(req, res, info.path, query);
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
+    const computed = desc.creates?.[info.subresource];
+    if (computed) {
+      // kube registers only POST for these (go-restful's 405 for the rest).
+      if (info.verb !== 'create') throw methodNotSupported();
+      return serveCreateOnly({ req, res, info, desc, user, maxRequestBodyBytes }, computed);
+    }
+    if (!desc.store) throw methodNotSupported();
     await serveResource({ req, res, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user });
   }
 
@@ -216,7 +327,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, { info, query }: ParsedRequest): Promise<void> {
     if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-    if (!desc) throw notFoundPath();
+    if (!desc?.store) throw notFoundPath();
     const options = watchOptions({ req, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user });
     const ws = await acceptWebSocket(req, socket, head);
     const sink = webSocketWatchSink(ws);
@@ -285,8 +396,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         refuseUpgrade(socket, toApiError(err));
       }
     },
+    authorizer,
+    liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
     async close() {
       watches.closeAll();
+      aggregation?.close();
+      rbacIndex?.close();
       garbageCollector?.close();
       crdController.close();
       namespaceController?.close();

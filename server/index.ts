@@ -1,12 +1,19 @@
 // The library entry point: startServer() runs a complete server in this process and returns how
 // to reach it. The binary (main.ts) is a thin command line around it.
 import { startCompactor } from '../storage/compactor.js';
-import { access, chmod, constants, mkdir, readdir, stat } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
 import type { Storage } from '../storage/interface.js';
 import { createApi } from './api.js';
 import { TokenAuthenticator } from './authn/bearer.js';
+import { UnionAuthenticator } from './authn/union.js';
+import { X509Authenticator } from './authn/x509.js';
+import { ServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer, loadPublicKeyFiles, loadSigningKeyFile, parsePrivateKeyPem } from './authn/service-account-token.js';
+import { Auditor } from './audit/event.js';
+import { AuditLogBackend, ensureLogFile, validateAuditLogOptions } from './audit/log-backend.js';
+import { loadPolicyFile, newPolicyEvaluator } from './audit/policy.js';
+import { type KeyObject, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { type TokenRecord, adminRecord, generateAdminToken, loadOrCreateTokenFile, readTokenFile } from './authn/token-file.js';
 import { storageCheck, withTimeout } from './health.js';
 import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
@@ -97,6 +104,68 @@ async function tokenRecords(o: ResolvedOptions, logger: Logger): Promise<TokenRe
   return records;
 }
 
+/**
+ * The key ServiceAccount tokens are signed with: --service-account-signing-key-file, else
+ * DIR/pki/sa.key (generated once, ECDSA P-256), else one generated in memory for this process.
+ */
+async function signingKey(o: ResolvedOptions): Promise<KeyObject> {
+  const file = o.serviceAccount.signingKeyFile ?? (o.dataDir ? join(o.dataDir, 'pki', 'sa.key') : undefined);
+  if (o.serviceAccount.signingKeyFile === undefined && file) {
+    const existing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw new StartupError(`cannot read ${file}: ${fsReason(err)}`);
+    });
+    if (existing !== undefined) return parseKey(file, existing);
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    await mkdir(join(o.dataDir!, 'pki'), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600);
+    return privateKey;
+  }
+  if (!file) return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  return loadSigningKeyFile(file).catch((err: unknown) => {
+    throw new StartupError(`--service-account-signing-key-file ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+}
+
+function parseKey(file: string, pem: string): KeyObject {
+  try {
+    return parsePrivateKeyPem(pem);
+  } catch (err) {
+    throw new StartupError(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** --client-ca-file, read once at start. */
+async function clientCA(o: ResolvedOptions): Promise<string | undefined> {
+  if (!o.clientCAFile) return undefined;
+  const pem = await readFile(o.clientCAFile, 'utf8').catch((err: unknown) => {
+    throw new StartupError(`--client-ca-file ${o.clientCAFile}: ${fsReason(err)}`);
+  });
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new StartupError(`--client-ca-file ${o.clientCAFile}: no PEM certificate in it`);
+  return pem;
+}
+
+/** --audit-policy-file and --audit-log-*: the auditor and its backend, or a start-up error. */
+function auditing(o: ResolvedOptions, logger: Logger): { auditor: Auditor; backend: AuditLogBackend } | undefined {
+  if (!o.audit) return undefined;
+  try {
+    const policy = loadPolicyFile(o.audit.policyFile);
+    const problems = validateAuditLogOptions({ maxAgeDays: o.audit.maxAgeDays, maxBackups: o.audit.maxBackups, maxSizeMB: o.audit.maxSizeMB });
+    if (problems.length > 0) throw new Error(problems.join(', '));
+    if (o.audit.logPath !== '-') ensureLogFile(o.audit.logPath);
+    const backend = new AuditLogBackend({
+      path: o.audit.logPath,
+      maxSizeMB: o.audit.maxSizeMB,
+      maxBackups: o.audit.maxBackups,
+      maxAgeDays: o.audit.maxAgeDays,
+      logger: logger.with({ component: 'audit' }),
+    });
+    return { auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend }), backend };
+  } catch (err) {
+    throw new StartupError(err instanceof Error ? err.message : String(err));
+  }
+}
+
 function storageOptions(o: ResolvedOptions): StorageOptions {
   switch (o.storage) {
     case 'memory':
@@ -125,7 +194,14 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   const undo: (() => Promise<void>)[] = [];
   try {
     if (o.dataDir) await prepareDataDir(o.dataDir, logger);
-    const [tls, tokens] = await Promise.all([servingTls(o, logger), tokenRecords(o, logger)]);
+    const [tls, tokens, saKey, caPem] = await Promise.all([servingTls(o, logger), tokenRecords(o, logger), signingKey(o), clientCA(o)]);
+    const verifyKeys = o.serviceAccount.keyFiles.length > 0
+      ? await loadPublicKeyFiles(o.serviceAccount.keyFiles).catch((err: unknown) => {
+          throw new StartupError(`--service-account-key-file: ${err instanceof Error ? err.message : String(err)}`);
+        })
+      : [createPublicKey(saKey)];
+    const audit = auditing(o, logger);
+    undo.push(async () => audit?.backend.close());
     const storage = await openBackend(storageOptions(o));
     undo.push(() => storage.close());
     const compactor = o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger) : undefined;
@@ -141,14 +217,31 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       ...(o.watchBudgetBytes !== undefined ? { watchBudgetBytes: o.watchBudgetBytes } : {}),
       ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
+      authorizationModes: o.authorizationModes,
+      tokens: { issuer: new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, saKey), audiences: o.serviceAccount.audiences },
+      ...(o.enableGarbageCollector ? {} : { garbageCollector: false }),
     });
     undo.push(() => api.close());
 
-    const authenticator = new TokenAuthenticator(tokens);
+    // kube's authenticator union: client certificates, then bearer tokens (the token file, then
+    // ServiceAccount tokens), system:authenticated added to whoever they find.
+    const authenticator = new UnionAuthenticator({
+      tokens: new TokenAuthenticator(tokens),
+      serviceAccounts: new ServiceAccountTokenAuthenticator({
+        issuers: o.serviceAccount.issuers,
+        keys: verifyKeys,
+        audiences: o.serviceAccount.audiences,
+        serviceAccount: api.liveObjects.serviceAccount,
+        secret: api.liveObjects.secret,
+      }),
+      ...(caPem ? { x509: new X509Authenticator() } : {}),
+      logger,
+    });
     const frontend = new HttpsFrontend({
-      tls,
+      tls: caPem ? { ...tls, clientCA: caPem } : tls,
+      ...(audit ? { auditor: audit.auditor } : {}),
       api,
-      authenticate: (req) => authenticator.authenticate(req),
+      access: { authenticate: (req) => authenticator.authenticate(req), anonymous: o.anonymousAuth, authorizer: api.authorizer },
       storageCheck: storageCheck(storage),
       version: serverVersion(),
       logger,
@@ -174,6 +267,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       await frontend.drain(WATCH_END_GRACE_MS, true);
       await frontend.forceClose();
       compactor?.stop();
+      await audit?.backend.close();
       await withTimeout(storage.close(), CLOSE_STEP_TIMEOUT_MS, 'closing storage').catch((err: unknown) => errors.push(err));
       if (errors.length > 0) throw errors[0];
       logger.info('stopped', { url });

@@ -10,6 +10,13 @@ import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './regist
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
 
+/** The --authorization-mode values served: kube's RBAC, and its AlwaysAllow and AlwaysDeny. */
+export const AUTHORIZATION_MODES = ['RBAC', 'AlwaysAllow', 'AlwaysDeny'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+
+/** kube-apiserver's usual --service-account-issuer. */
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
 export interface ServerOptions {
   /** Default: 'etcd' when etcdServers are given, else 'sqlite' when dataDir is, else 'memory'. */
   storage?: StorageChoice;
@@ -30,6 +37,34 @@ export interface ServerOptions {
   tlsPrivateKeyFile?: string;
   /** kube's token-auth-file CSV instead of the generated DATA_DIR/tokens.csv. */
   tokenAuthFile?: string;
+  /** --client-ca-file: client certificates it signed authenticate (CN the user, O the groups). */
+  clientCAFile?: string;
+  /**
+   * --anonymous-auth (default true, as kube): a request without credentials is system:anonymous,
+   * which RBAC lets read only health and version (system:public-info-viewer); false answers 401.
+   */
+  anonymousAuth?: boolean;
+  /** --authorization-mode (default ['RBAC']): asked in order; AlwaysAllow lets every user do everything. */
+  authorizationModes?: AuthorizationMode[];
+  /**
+   * --service-account-signing-key-file: the private key (PEM) ServiceAccount tokens are signed with.
+   * Default: DIR/pki/sa.key, generated once; in memory without a data dir.
+   */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file: public (or private) keys (PEM) tokens are verified with; default the signing key's. */
+  serviceAccountKeyFiles?: string[];
+  /** --service-account-issuer: the first is written into new tokens; tokens of any are accepted (default https://kubernetes.default.svc.cluster.local). */
+  serviceAccountIssuers?: string[];
+  /** --api-audiences: what a token must be for; default the first issuer. */
+  apiAudiences?: string[];
+  /** --audit-policy-file: an audit.k8s.io/v1 Policy; without it nothing is audited. */
+  auditPolicyFile?: string;
+  /** --audit-log-path: JSON lines of audit events; '-' is standard output. */
+  auditLogPath?: string;
+  /** --audit-log-maxsize (MB), --audit-log-maxbackup, --audit-log-maxage (days): rotation; 0 no limit. */
+  auditLogMaxSize?: number;
+  auditLogMaxBackup?: number;
+  auditLogMaxAge?: number;
   /** How often storage history older than one interval is compacted; 0 never (default 5 minutes). */
   compactionIntervalMs?: number;
   /** Default: JSON lines on stderr at `logLevel`. */
@@ -61,6 +96,8 @@ export interface ServerOptions {
    * per process.
    */
   leaderElection?: Partial<LeaderElectionTiming> & { identity?: string };
+  /** kube-controller-manager's --enable-garbage-collector (default true). */
+  enableGarbageCollector?: boolean;
 }
 
 /** What one client may hold of the server: kube-apiserver's figures unless set otherwise. */
@@ -132,6 +169,16 @@ export interface ResolvedOptions {
   etcdPrefix: string | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   tokenAuthFile: string | undefined;
+  clientCAFile: string | undefined;
+  anonymousAuth: boolean;
+  authorizationModes: AuthorizationMode[];
+  serviceAccount: {
+    signingKeyFile: string | undefined;
+    keyFiles: string[];
+    issuers: string[];
+    audiences: string[];
+  };
+  audit: { policyFile: string; logPath: string; maxSizeMB: number; maxBackups: number; maxAgeDays: number } | undefined;
   compactionIntervalMs: number;
   limits: ServingLimits;
   maxRequestBodyBytes: number;
@@ -143,6 +190,7 @@ export interface ResolvedOptions {
    * churn revisions and the disk.
    */
   leaderElection: (LeaderElectionTiming & { identity?: string }) | undefined;
+  enableGarbageCollector: boolean;
 }
 
 export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): ResolvedOptions {
@@ -158,6 +206,15 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new StartupError('tlsCertFile and tlsPrivateKeyFile must be given together');
   }
+  const authorizationModes = o.authorizationModes ?? ['RBAC'];
+  if (authorizationModes.length === 0) throw new StartupError('authorizationModes must name at least one mode');
+  for (const m of authorizationModes) {
+    if (!AUTHORIZATION_MODES.includes(m)) throw new StartupError(`authorization mode ${JSON.stringify(m)} is not one of ${AUTHORIZATION_MODES.join(', ')}`);
+  }
+  if (new Set(authorizationModes).size !== authorizationModes.length) throw new StartupError(`authorization modes may not repeat: ${authorizationModes.join(',')}`);
+  const issuers = o.serviceAccountIssuers ?? [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  if (issuers.length === 0 || issuers.some((i) => i === '')) throw new StartupError('serviceAccountIssuers must be non-empty strings');
+  if (o.auditLogPath !== undefined && o.auditPolicyFile === undefined) throw new StartupError('auditLogPath needs an auditPolicyFile: without a policy nothing is audited');
   const d = DEFAULT_SERVING_LIMITS;
   const limits: ServingLimits = {
     inflight: {
@@ -179,12 +236,32 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     etcdPrefix: o.etcdPrefix,
     tls: o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined ? { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile } : undefined,
     tokenAuthFile: o.tokenAuthFile,
+    clientCAFile: o.clientCAFile,
+    anonymousAuth: o.anonymousAuth ?? true,
+    authorizationModes,
+    serviceAccount: {
+      signingKeyFile: o.serviceAccountSigningKeyFile,
+      keyFiles: o.serviceAccountKeyFiles ?? [],
+      issuers,
+      audiences: o.apiAudiences ?? [issuers[0]!],
+    },
+    audit:
+      o.auditPolicyFile === undefined
+        ? undefined
+        : {
+            policyFile: o.auditPolicyFile,
+            logPath: o.auditLogPath ?? '-',
+            maxSizeMB: count('auditLogMaxSize', o.auditLogMaxSize ?? 0),
+            maxBackups: count('auditLogMaxBackup', o.auditLogMaxBackup ?? 0),
+            maxAgeDays: count('auditLogMaxAge', o.auditLogMaxAge ?? 0),
+          },
     compactionIntervalMs: o.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
     limits,
     maxRequestBodyBytes: positive('maxRequestBodyBytes', o.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES),
     minRequestTimeoutSeconds: positive('minRequestTimeoutSeconds', o.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S),
     watchBudgetBytes: o.watchBudgetBytes === undefined ? undefined : positive('watchBudgetBytes', o.watchBudgetBytes),
     leaderElection: storage === 'etcd' ? leaderElectionTiming(o.leaderElection ?? {}) : undefined,
+    enableGarbageCollector: o.enableGarbageCollector ?? true,
   };
 }
 
@@ -284,6 +361,14 @@ function intFlag(value: string, min: number, apply: (n: number) => void): string
   return undefined;
 }
 
+/** Go's strconv.ParseBool, which kube's boolean flags use. */
+function boolFlag(value: string, apply: (b: boolean) => void): string | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) apply(true);
+  else if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) apply(false);
+  else return 'must be true or false';
+  return undefined;
+}
+
 const nonEmpty = (value: string, apply: () => void): string | undefined => {
   if (value === '') return 'must not be empty';
   apply();
@@ -326,6 +411,12 @@ const FLAGS: readonly FlagSpec[] = [
     },
   },
   { name: 'etcd-prefix', arg: 'PREFIX', help: 'prefix for every etcd key', set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)) },
+  {
+    name: 'enable-garbage-collector',
+    arg: 'BOOL',
+    help: 'run the garbage collector (default true); false leaves ownerReferences and GC finalizers to others, as kube-controller-manager',
+    set: (o, v) => boolFlag(v, (b) => (o.enableGarbageCollector = b)),
+  },
   { name: 'tls-cert-file', arg: 'FILE', help: 'serving certificate (PEM, chain after it) instead of the generated DIR/pki/apiserver.crt', set: (o, v) => nonEmpty(v, () => (o.tlsCertFile = v)) },
   { name: 'tls-private-key-file', arg: 'FILE', help: 'private key of --tls-cert-file', set: (o, v) => nonEmpty(v, () => (o.tlsPrivateKeyFile = v)) },
   {
@@ -374,6 +465,60 @@ const FLAGS: readonly FlagSpec[] = [
     help: 'largest request body a write may send (default 3145728, kube\'s)',
     set: (o, v) => intFlag(v, 1, (n) => (o.maxRequestBodyBytes = n)),
   },
+  {
+    name: 'client-ca-file',
+    arg: 'FILE',
+    help: 'client certificates signed by this CA (PEM) authenticate: CommonName is the user, Organizations the groups',
+    set: (o, v) => nonEmpty(v, () => (o.clientCAFile = v)),
+  },
+  {
+    name: 'anonymous-auth',
+    arg: 'BOOL',
+    help: 'requests without credentials are system:anonymous, which RBAC lets read health and version (default true); false answers them 401',
+    set: (o, v) => boolFlag(v, (b) => (o.anonymousAuth = b)),
+  },
+  {
+    name: 'authorization-mode',
+    arg: 'MODES',
+    help: `comma-separated, asked in order: ${AUTHORIZATION_MODES.join(', ')} (default RBAC)`,
+    set: (o, v) => {
+      const modes = v.split(',').map((m) => m.trim());
+      const bad = modes.find((m) => !(AUTHORIZATION_MODES as readonly string[]).includes(m));
+      if (bad !== undefined) return `unknown authorization mode ${JSON.stringify(bad)}: must be among ${AUTHORIZATION_MODES.join(', ')}`;
+      if (new Set(modes).size !== modes.length) return 'may not repeat a mode';
+      o.authorizationModes = modes as AuthorizationMode[];
+      return undefined;
+    },
+  },
+  {
+    name: 'service-account-signing-key-file',
+    arg: 'FILE',
+    help: 'private key (PEM, RSA or ECDSA) that signs ServiceAccount tokens (default: generated DIR/pki/sa.key)',
+    set: (o, v) => nonEmpty(v, () => (o.serviceAccountSigningKeyFile = v)),
+  },
+  {
+    name: 'service-account-key-file',
+    arg: 'FILE',
+    help: 'keys (PEM) that verify ServiceAccount tokens; repeatable (default: the signing key)',
+    set: (o, v) => nonEmpty(v, () => (o.serviceAccountKeyFiles = [...(o.serviceAccountKeyFiles ?? []), v])),
+  },
+  {
+    name: 'service-account-issuer',
+    arg: 'URL',
+    help: `issuer of ServiceAccount tokens; repeatable: the first signs, all are accepted (default ${DEFAULT_SERVICE_ACCOUNT_ISSUER})`,
+    set: (o, v) => nonEmpty(v, () => (o.serviceAccountIssuers = [...(o.serviceAccountIssuers ?? []), v])),
+  },
+  {
+    name: 'api-audiences',
+    arg: 'AUD,AUD',
+    help: 'audiences a token must be for (default: the first --service-account-issuer)',
+    set: (o, v) => nonEmpty(v, () => (o.apiAudiences = v.split(',').map((a) => a.trim()).filter(Boolean))),
+  },
+  { name: 'audit-policy-file', arg: 'FILE', help: 'audit.k8s.io/v1 Policy: which requests are audited, at which level', set: (o, v) => nonEmpty(v, () => (o.auditPolicyFile = v)) },
+  { name: 'audit-log-path', arg: 'FILE', help: "where audit events go, one JSON line each; '-' is standard output", set: (o, v) => nonEmpty(v, () => (o.auditLogPath = v)) },
+  { name: 'audit-log-maxsize', arg: 'MB', help: 'size at which the audit log is rotated (default 0: never)', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxSize = n)) },
+  { name: 'audit-log-maxbackup', arg: 'N', help: 'rotated audit logs kept (default 0: all)', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxBackup = n)) },
+  { name: 'audit-log-maxage', arg: 'DAYS', help: 'days rotated audit logs are kept (default 0: forever)', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxAge = n)) },
   { name: 'token-auth-file', arg: 'FILE', help: 'bearer tokens, kube CSV: token,user,uid,"group1,group2" (default: generated DIR/tokens.csv)', set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)) },
   {
     name: 'log-level',

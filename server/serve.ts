@@ -12,10 +12,12 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { refuseUpgrade } from './endpoints/watch-websocket.js';
 import { writeStatus } from './endpoints/respond.js';
-import { ApiError, forbidden, internalError, serviceUnavailable, timeout, toApiError, unauthorized } from '../apimachinery/errors.js';
+import { ApiError, internalError, serviceUnavailable, timeout, toApiError, unauthorized } from '../apimachinery/errors.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler } from './pipeline/types.js';
-import type { AuthResult } from './authn/bearer.js';
+import { type Access, type AccessDeps, checkAccess } from './pipeline/access.js';
+import { AUDIT_ID_HEADER, type Auditor, auditIDFrom, sourceIPs } from './audit/event.js';
+import { setAuditRecorder } from './audit/context.js';
 import { type HealthCheck, type HealthResponse, pingCheck, runHealth, runSingleCheck, shutdownCheck } from './health.js';
 import { METRICS_CONTENT_TYPE, Metrics } from './metrics.js';
 import { type RequestInfo, isLongRunning, parseRequestInfo } from './pipeline/request-info.js';
@@ -27,9 +29,13 @@ import { hostPort } from './kubeconfig.js';
 import { DEFAULT_SERVING_LIMITS, type ServingLimits, StartupError } from './options.js';
 
 export interface FrontendDeps {
-  tls: KeyPair;
+  /** The serving certificate, and the CA client certificates are verified against (--client-ca-file). */
+  tls: KeyPair & { clientCA?: string };
   api: ApiHandler;
-  authenticate(req: IncomingMessage): AuthResult;
+  /** Authentication, impersonation and authorization. */
+  access: AccessDeps;
+  /** --audit-policy-file and its backend; absent: nothing is audited. */
+  auditor?: Auditor;
   /** The storage backend's readiness check. */
   storageCheck: HealthCheck;
   version: VersionInfo;
@@ -148,6 +154,8 @@ export class HttpsFrontend {
       {
         cert: deps.tls.cert,
         key: deps.tls.key,
+        // Asked for, never required: a certificate authenticates (x509), its absence lets tokens do.
+        ...(deps.tls.clientCA ? { requestCert: true, rejectUnauthorized: false, ca: deps.tls.clientCA } : {}),
         minVersion: 'TLSv1.2',
         handshakeTimeout: 10_000,
         maxHeaderSize: this.limits.maxHeaderBytes,
@@ -175,12 +183,15 @@ export class HttpsFrontend {
   /** WebSocket upgrades (watches): authenticated here, everything else is the API's. */
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', (err) => this.deps.logger.debug('upgraded connection error', { err: err.message }));
-    const auth = this.deps.authenticate(req);
-    if (auth.kind !== 'user') return refuseUpgrade(socket, unauthorized());
-    if (this.shuttingDown) return refuseUpgrade(socket, serviceUnavailable('the server is shutting down'));
     const { query, info } = parseRequest(req.method ?? 'GET', req.url ?? '/');
-    if (info instanceof ApiError) return refuseUpgrade(socket, info);
-    this.deps.api.handleUpgrade(req, socket, head, auth.user, { info, query }).catch((err: unknown) => {
+    const upgrade = async (): Promise<void> => {
+      const access = await checkAccess(req, info, this.deps.access);
+      if (access.error) return refuseUpgrade(socket, access.error);
+      if (this.shuttingDown) return refuseUpgrade(socket, serviceUnavailable('the server is shutting down'));
+      if (info instanceof ApiError || !access.user) return refuseUpgrade(socket, unauthorized());
+      await this.deps.api.handleUpgrade(req, socket, head, access.user, { info, query });
+    };
+    upgrade().catch((err: unknown) => {
       this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
       socket.destroy();
     });
@@ -226,6 +237,9 @@ export class HttpsFrontend {
     res.on('error', (err) => this.deps.logger.debug('response stream error', { uri: url, err: err.message }));
     // As kube's WithCacheControl: API answers are per user and change; discovery may override.
     res.setHeader('Cache-Control', 'no-cache, private');
+    // kube's WithAuditInit: the client's Audit-ID, else a new one, echoed whether or not anything audits.
+    const auditID = auditIDFrom(req.headers['audit-id']);
+    res.setHeader(AUDIT_ID_HEADER, auditID);
     if (this.shuttingDown) res.setHeader('Connection', 'close');
     const timer = longRunning ? undefined : setTimeout(() => this.timedOut(req, res), this.limits.requestTimeoutMs);
     res.once('finish', () => {
@@ -247,7 +261,7 @@ export class HttpsFrontend {
         srcIP,
       });
     });
-    this.dispatch(req, res, path, query, info, longRunning, ctx).catch((err: unknown) => {
+    this.dispatch(req, res, path, query, info, longRunning, ctx, auditID).catch((err: unknown) => {
       this.deps.logger.error('request failed', { verb: method, uri: url, err: err instanceof Error ? err.stack : String(err) });
       writeStatus(res, internalError(err));
     });
@@ -269,21 +283,19 @@ export class HttpsFrontend {
     info: RequestInfo | ApiError,
     longRunning: boolean,
     ctx: { user?: string },
+    auditID: string,
   ): Promise<void> {
-    const auth = this.deps.authenticate(req);
-    if (auth.kind === 'invalid') return writeStatus(res, unauthorized());
-    const user = auth.kind === 'user' ? auth.user : undefined;
+    const access = await checkAccess(req, info, this.deps.access);
+    if (access.user) ctx.user = access.user.name;
+    if (this.deps.auditor) this.audit(this.deps.auditor, req, res, access, longRunning, auditID);
+    if (access.error) return writeStatus(res, access.error);
+    const user = access.user!;
+    if (info instanceof ApiError) return writeStatus(res, info);
     if (PUBLIC_PATHS.has(path)) {
-      const verb = info instanceof ApiError ? '' : info.verb;
-      // Anyone may get these; other verbs need a user (kube's authorizer says so to anonymous).
-      if (verb !== 'get' && verb !== 'head' && !user) return writeStatus(res, forbidden(`forbidden: User "system:anonymous" cannot ${verb || (req.method ?? '').toLowerCase()} path "${path}"`));
       // Health probes are exempt from the in-flight limits, as kube's "probes" flow schema exempts them.
       if (path.startsWith('/version')) return send(res, 200, this.versionBody, { 'Content-Type': 'application/json' });
       return this.serveHealth(res, path.slice(1) as HealthEndpoint, query);
     }
-    if (!user) return writeStatus(res, unauthorized());
-    ctx.user = user.name;
-    if (info instanceof ApiError) return writeStatus(res, info);
     const release = longRunning ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
     if (!release) return tooManyRequests(res);
     res.once('close', release);
@@ -291,6 +303,39 @@ export class HttpsFrontend {
     const single = this.singleCheck(path);
     if (single) return this.writeHealth(res, await runSingleCheck(single));
     return this.deps.api.handle(req, res, user, { info, query });
+  }
+
+  /**
+   * kube's WithAudit (and WithFailedAuthenticationAudit for a 401): the policy's level for this
+   * request, its events as the response starts and completes. Requests whose path kube's request
+   * info could not parse are refused before anything is known to audit.
+   */
+  private audit(auditor: Auditor, req: IncomingMessage, res: ServerResponse, access: Access, longRunning: boolean, auditID: string): void {
+    const forwarded = req.headers['x-forwarded-for'];
+    const realIp = req.headers['x-real-ip'];
+    const input = {
+      requestURI: req.url ?? '/',
+      sourceIPs: sourceIPs({
+        xForwardedFor: Array.isArray(forwarded) ? forwarded.join(',') : forwarded,
+        xRealIp: Array.isArray(realIp) ? realIp[0] : realIp,
+        remoteAddress: req.socket.remoteAddress,
+      }),
+      userAgent: req.headers['user-agent'],
+      auditID,
+      longRunning,
+    };
+    if (access.error?.code === 401) {
+      const attrs = { user: { name: '', groups: [] }, verb: (req.method ?? '').toLowerCase(), resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: req.url ?? '/' };
+      auditor.failedAuthentication({ ...input, attrs }, { bearer: req.headers.authorization !== undefined, x509: false });
+      return;
+    }
+    if (!access.attributes || !access.user) return;
+    const rec = auditor.begin({ ...input, attrs: { ...access.attributes, user: access.requester ?? access.user } });
+    if (!rec.enabled) return;
+    if (access.requester) rec.impersonated(access.user);
+    if (access.decision) rec.authorized({ decision: access.decision.allowed ? 'allow' : 'no-opinion', reason: access.decision.reason });
+    setAuditRecorder(res, rec);
+    res.once('close', () => rec.complete(res.headersSent ? res.statusCode : undefined));
   }
 
   private async serveHealth(res: ServerResponse, endpoint: HealthEndpoint, query: URLSearchParams): Promise<void> {

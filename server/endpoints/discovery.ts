@@ -16,10 +16,12 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   status: ['get', 'patch', 'update'],
   scale: ['get', 'patch', 'update'],
   finalize: ['update'],
+  token: ['create'],
 };
 
 function subresourceKind(d: ResourceDescriptor, sub: string): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+  if (sub === 'token') return { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
   return { group: d.group, version: d.version, kind: d.names.kind };
 }
 
@@ -33,14 +35,16 @@ function apiResource(d: ResourceDescriptor): Record<string, unknown> {
   };
   if (d.names.shortNames.length) r['shortNames'] = d.names.shortNames;
   if (d.names.categories.length) r['categories'] = d.names.categories;
-  r['storageVersionHash'] = d.storageVersionHash;
+  // Resources that are never stored (access reviews) have none, and kube omits it.
+  if (d.storageVersionHash) r['storageVersionHash'] = d.storageVersionHash;
   return r;
 }
 
 function apiSubresource(d: ResourceDescriptor, sub: string): Record<string, unknown> {
   const k = subresourceKind(d, sub);
   const r: Record<string, unknown> = { name: `${d.names.plural}/${sub}`, singularName: '', namespaced: d.namespaced };
-  if (sub === 'scale') {
+  // Named only when the subresource speaks another group version than its resource (Scale, TokenRequest).
+  if (k.group !== d.group || k.version !== d.version) {
     r['group'] = k.group;
     r['version'] = k.version;
   }

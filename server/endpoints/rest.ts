@@ -13,11 +13,15 @@ import {
   notFoundPath,
   OBJECT_MODIFIED,
   unsupportedMediaType,
+  type Qualified,
 } from '../../apimachinery/errors.js';
 import { type FieldError, forbidden as forbiddenField, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
 import { PROPAGATION_POLICIES, type PropagationPolicy } from '../registry/delete-propagation.js';
 import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
-import { type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
+import { auditOf } from '../audit/context.js';
+import { strategicMergePatch } from '../../apimachinery/strategic-merge/merge.js';
+import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js';
+import { type JsonObject, type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
@@ -293,7 +297,9 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
   const decoded = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers);
-  return { obj: checkObject(ctx, decoded.value), decoded };
+  const obj = checkObject(ctx, decoded.value);
+  auditOf(ctx.res)?.requestObject(obj);
+  return { obj, decoded };
 }
 
 /** kube's transformDecodeError for a body that failed strict decoding: a 400. */
@@ -301,26 +307,34 @@ const decodeError = (ctx: Ctx) => (message: string): ApiError =>
   badRequest(`${ctx.desc.names.kind} in version ${goQuote(ctx.desc.version)} cannot be handled as a ${ctx.desc.names.kind}: ${message}`);
 
 function checkObject(ctx: Ctx, value: unknown): KubeObject {
-  if (!isJsonObject(value)) throw badRequest(`the request body must be a JSON object of kind ${ctx.desc.names.kind}`);
-  const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
+  const check = ctx.desc.serving.typed ? undefined : (apiVersion: string, kind: string, obj: JsonObject) => checkCustomResourceType(ctx, obj, apiVersion, kind);
+  return checkBodyObject(ctx.desc, value, qualifiedKind(ctx.store.kind), check);
+}
+
+/**
+ * A decoded body as an object of the resource's kind and version, as the create and update
+ * handlers' decoders check it: built-in kinds may omit type information (typed clients do),
+ * custom resources may not (`checkCustom` judges their type first). Also serves resources that
+ * are created and never stored (access reviews).
+ */
+export function checkBodyObject(desc: ResourceDescriptor, value: unknown, errorKind: Qualified, checkCustom?: (apiVersion: string, kind: string, obj: JsonObject) => void): KubeObject {
+  if (!isJsonObject(value)) throw badRequest(`the request body must be a JSON object of kind ${desc.names.kind}`);
+  const gv = desc.group ? `${desc.group}/${desc.version}` : desc.version;
   const apiVersion = value['apiVersion'];
   const kind = value['kind'];
-  // Built-in kinds may omit type information (typed clients do); custom resources may not.
-  if (apiVersion === undefined && kind === undefined && ctx.desc.serving.typed) {
+  if (apiVersion === undefined && kind === undefined && desc.serving.typed) {
     value['apiVersion'] = gv;
-    value['kind'] = ctx.desc.names.kind;
+    value['kind'] = desc.names.kind;
   } else {
     if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
-    if (!ctx.desc.serving.typed) checkCustomResourceType(ctx, value, typeof apiVersion === 'string' ? apiVersion : '', kind);
+    checkCustom?.(typeof apiVersion === 'string' ? apiVersion : '', kind, value);
     if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
     if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
-    if (kind !== ctx.desc.names.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${ctx.desc.names.kind})`);
+    if (kind !== desc.names.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${desc.names.kind})`);
   }
   const meta = value['metadata'];
   if (meta === undefined || meta === null) value['metadata'] = {};
-  else if (!isJsonObject(meta)) {
-    throw invalid(qualifiedKind(ctx.store.kind), '', [invalidField('metadata', meta, 'must be an object')]);
-  }
+  else if (!isJsonObject(meta)) throw invalid(errorKind, '', [invalidField('metadata', meta, 'must be an object')]);
   return value as unknown as KubeObject;
 }
 
@@ -412,6 +426,7 @@ async function patch(ctx: Ctx): Promise<void> {
   const body = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
   const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
   const patchDoc = decoded.value;
+  auditOf(ctx.res)?.requestPatch(patchDoc);
   const name = ctx.info.name;
   // A patch that leaves unknown fields is a 422 on the patched object (handlers/patch.go).
   let patched = '';
@@ -426,7 +441,7 @@ async function patch(ctx: Ctx): Promise<void> {
       const [original] = await inRequestVersion(ctx, [current]);
       let result: unknown;
       if (type === 'application/json-patch+json') result = applyJsonPatch(original as unknown as JsonValue, patchDoc);
-      else result = applyMergePatch(original as unknown as JsonValue, stripPatchDirectives(patchDoc, type));
+      else result = mergePatched(original as unknown as JsonValue, patchDoc, type, ctx.store.strategy.patchMeta);
       patched = stringifyJSON(result);
       const obj = checkObject(ctx, result);
       if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
@@ -490,6 +505,7 @@ function trackUpdate(ctx: RequestCtx, options: WriteOptions): WriteContext['trac
  */
 async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
   const { config, decoded } = await readApplyConfiguration(ctx);
+  auditOf(ctx.res)?.requestPatch(config);
   const name = ctx.info.name;
   const ns = namespaceOf(ctx);
   const fields = fieldManager(ctx);
@@ -554,7 +570,8 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
     change = (current) =>
       type === 'application/json-patch+json'
         ? applyJsonPatch(current as unknown as JsonValue, patchDoc)
-        : applyMergePatch(current as unknown as JsonValue, stripPatchDirectives(patchDoc, type));
+        // autoscaling/v1 Scale has no patch tags.
+        : mergePatched(current as unknown as JsonValue, patchDoc, type, undefined);
   } else {
     throw verbNotSupported(ctx);
   }
@@ -598,13 +615,10 @@ async function applyScalePatch(ctx: Ctx, mapping: ScaleMapping, options: WriteOp
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }
 
-/**
- * Strategic merge patch for the built-in kinds we serve (namespaces, events) is a merge patch:
- * none of their lists carries a merge key, so only the `$` directives need dropping.
- */
-function stripPatchDirectives(patchDoc: unknown, type: string): unknown {
-  if (type !== 'application/strategic-merge-patch+json') return patchDoc;
-  return cloneJson(patchDoc, (key) => !key.startsWith('$'));
+/** A JSON merge patch or, for built-in kinds, kube's strategic merge patch by the kind's struct tags. */
+function mergePatched(original: JsonValue, patchDoc: unknown, type: string, meta: PatchMeta | undefined): JsonValue {
+  if (type !== 'application/strategic-merge-patch+json') return applyMergePatch(original, patchDoc);
+  return strategicMergePatch(original as JsonObject, patchDoc, meta ?? {});
 }
 
 interface DeleteOptionsBody {
@@ -622,6 +636,7 @@ async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
     const { value } = await decodeObjectBody(raw, ctx.req.headers['content-type'], true);
     if (!isJsonObject(value)) throw badRequest('the request body must be a DeleteOptions object');
     body = value as DeleteOptionsBody;
+    auditOf(ctx.res)?.requestObject(value);
   }
   // The delete handler decodes the body, or, only when there is none, the query (handlers/delete.go).
   const fromBody = raw.length > 0;

@@ -5,6 +5,7 @@ import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/obj
 import type { CreateStrategy, DeleteStrategy, GenerationPolicy, KindInfo, Strategy, UpdateStrategy } from './strategy.js';
 import { validateDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { supportedFieldLabels } from '../../apimachinery/selectors/fields.js';
+import { KUBE_OBJECT_PATCH_META } from '../../apimachinery/strategic-merge/kube-types.js';
 import { specChanged } from './object-meta-ops.js';
 import { type TypeNode, deducedType, objectMetaType, scalarType, structType } from '../../apimachinery/structured-merge/schema.js';
 
@@ -25,6 +26,7 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
     subresources: {},
     selectableFields,
     fieldLabels: supportedFieldLabels(Object.keys(selectableFields({ metadata: {} }))),
+    patchMeta: KUBE_OBJECT_PATCH_META,
     ...rest,
     create: { prepare: () => {}, validateName: validateDNS1123Subdomain, validate: () => [], ...create },
     update: { allowUnconditional: true, prepare: () => {}, validate: () => [], resetFields: [], ...update },

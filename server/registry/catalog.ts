@@ -1,5 +1,6 @@
 // The installed resources: built-in kinds and every served version of every established CRD.
 // Discovery, OpenAPI and the REST dispatcher read it; the CRD controller writes it.
+import type { UserInfo } from '../../apimachinery/user.js';
 import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
 import type { JSONSchemaProps, PrinterColumn, ResourceNames } from '../../apimachinery/apis/apiextensions.js';
 import type { Store } from './store.js';
@@ -81,7 +82,7 @@ export interface ResourceDescriptor {
   /** Subresources served besides the object itself, e.g. status, scale, finalize. */
   subresources: string[];
   scale?: ScaleMapping;
-  store: Store;
+  store?: Store;
   serving: ServingProfile;
   /** Columns for `kubectl get` beyond Name; undefined means Name and Age. */
   printerColumns?: ServedColumn[];
@@ -96,7 +97,15 @@ export interface ResourceDescriptor {
    * registers conversions per version: events.k8s.io/v1 names `regarding.name`).
    */
   fieldLabels?: FieldLabelConversion;
+  /**
+   * What a create computes rather than stores, by subresource ('' for the resource itself): kube's
+   * access reviews (which have no store at all) and a ServiceAccount's token.
+   */
+  creates?: Readonly<Record<string, CreateOnlyHandler>>;
 }
+
+/** A create answered from the request alone: the object to answer 201 with, or an ApiError to throw. */
+export type CreateOnlyHandler = (input: { obj: KubeObject; user: UserInfo; namespace: string; name: string }) => Promise<KubeObject> | KubeObject;
 
 export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
 
@@ -167,7 +176,7 @@ export class Catalog {
 
   /** Distinct group-resources: one store per group-resource, whatever the versions. */
   stores(): Store[] {
-    return [...new Set([...this.byGvr.values()].map((d) => d.store))];
+    return [...new Set([...this.byGvr.values()].flatMap((d) => (d.store ? [d.store] : [])))];
   }
 
   private recomputeVersions(group: string): void {

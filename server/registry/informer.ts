@@ -12,9 +12,13 @@ export interface InformerHandler {
   upsert(obj: KubeObject): void | Promise<void>;
   /** The object is gone. */
   remove(obj: KubeObject): void | Promise<void>;
-  /** After a (re)list: every name not in `present` is gone. */
+  /** After a (re)list: every object whose key (`name`, or `namespace/name` when namespaced) is not in `present` is gone. */
   resync?(present: Set<string>): void | Promise<void>;
 }
+
+/** How `resync` names an object: namespaced objects of one name may live in several namespaces. */
+export const informerKey = (obj: KubeObject): string =>
+  obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
 
 const RELIST_DELAY_MS = 500;
 
@@ -58,7 +62,7 @@ export class Informer {
     const { items, revision } = await this.store.list(undefined);
     const present = new Set<string>();
     for (const obj of items) {
-      present.add(obj.metadata.name ?? '');
+      present.add(informerKey(obj));
       this.enqueue(() => this.handler.upsert(obj));
     }
     if (this.handler.resync) this.enqueue(() => this.handler.resync!(present));

@@ -7,6 +7,7 @@ import type { NameValidator } from '../../apimachinery/validation/names.js';
 import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import type { TypeNode } from '../../apimachinery/structured-merge/schema.js';
+import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js';
 import type { GarbageCollectionPolicy, Propagation } from './delete-propagation.js';
 
 export interface KindInfo {
@@ -141,6 +142,11 @@ export interface Strategy {
    * managed-fields type converter): which lists are sets or keyed maps, which maps are atomic.
    */
   fieldTypes(apiVersion: string): TypeNode;
+  /**
+   * kube's patch strategies and merge keys (the Go struct tags), for strategic merge patch; custom
+   * resources have none and refuse that patch type (415).
+   */
+  readonly patchMeta?: PatchMeta;
   /** The fields a field selector may name, with their values for this object. */
   selectableFields(obj: KubeObject): Record<string, string>;
   /** Which field selector labels the kind accepts, with kube's error text for the others. */

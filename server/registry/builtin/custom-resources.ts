@@ -87,6 +87,8 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     {
       generation: SPEC_GENERATION,
       exactIntegers: true,
+      // Unstructured: kube has no struct tags to merge by, and answers strategic merge with a 415.
+      patchMeta: undefined,
       fieldTypes,
       create: {
         prepare: hasStatus ? withoutStatus : () => {},

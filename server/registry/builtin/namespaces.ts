@@ -1,5 +1,6 @@
 // core/v1 Namespace: cluster-scoped, no generation, and deleted in two phases: DELETE marks it
 // Terminating, the namespace controller empties it and removes the `kubernetes` finalizer.
+import { NAMESPACE_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
 import { forbidden } from '../../../apimachinery/errors.js';
 import { STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
 import { atomicListType, deducedType, mapListType, scalarType, structType } from '../../../apimachinery/structured-merge/schema.js';
@@ -60,6 +61,7 @@ const NAMESPACE_TYPE = kubeObjectType({
 });
 
 export const namespaceStrategy = defineStrategy(namespaceKind, {
+  patchMeta: NAMESPACE_PATCH_META,
   fieldTypes: () => NAMESPACE_TYPE,
   // SetDefaults_Namespace: the label is a default, so the writer owns it.
   canonicalize: keepLabelOfName,

@@ -1,5 +1,6 @@
 // core/v1 ServiceAccount: an identity with the secrets it may use; kube validates only its
 // metadata (ValidateServiceAccount: a DNS subdomain name).
+import { SERVICE_ACCOUNT_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
 import { defineStrategy, kubeObjectType } from '../base-strategy.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
@@ -36,6 +37,7 @@ export const SERVICE_ACCOUNT_COLUMNS: ServedColumn[] = [
 ];
 
 export const serviceAccountStrategy = defineStrategy(serviceAccountKind, {
+  patchMeta: SERVICE_ACCOUNT_PATCH_META,
   fieldTypes: () => SERVICE_ACCOUNT_TYPE,
   fieldLabels: objectMetaFieldLabels(serviceAccountKind.kind),
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../../../server/index.js';
 import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
 import { KUBE_PROTOS } from '../../../server/endpoints/proto/kube-protos.js';
+import { decodeProtobufObject } from '../../../server/endpoints/protobuf.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -337,7 +338,12 @@ function postBinary(path: string, body: Buffer): Promise<{ status: number; json:
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), contentType: res.headers['content-type'] }));
+        res.on('end', () => {
+          // kube answers a client that prefers protobuf in protobuf; the server's own decoder reads it back.
+          const raw = Buffer.concat(chunks);
+          const protobufReply = res.headers['content-type'] === 'application/vnd.kubernetes.protobuf';
+          resolve({ status: res.statusCode ?? 0, json: protobufReply ? decodeProtobufObject(raw) : JSON.parse(raw.toString('utf8')), contentType: res.headers['content-type'] });
+        });
       },
     );
     req.on('error', reject);
@@ -346,7 +352,7 @@ function postBinary(path: string, body: Buffer): Promise<{ status: number; json:
 }
 
 describe('protobuf request bodies (kubectl 1.32+)', () => {
-  it('creates a ConfigMap from a protobuf body, binary data as base64, answered in JSON', async () => {
+  it('creates a ConfigMap from a protobuf body, binary data as base64, answered in protobuf', async () => {
     const body = protobufBody('v1', 'ConfigMap', 'k8s.io.api.core.v1.ConfigMap', {
       metadata: { name: 'proto-cm' },
       data: { a: 'b', empty: '' },
@@ -354,7 +360,7 @@ describe('protobuf request bodies (kubectl 1.32+)', () => {
     });
     const r = await postBinary(`${NS}/configmaps?fieldManager=kubectl-create`, body);
     expect(r.status, JSON.stringify(r.json)).toBe(201);
-    expect(r.contentType).toBe('application/json');
+    expect(r.contentType).toBe('application/vnd.kubernetes.protobuf');
     expect(r.json).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'proto-cm', namespace: 'default' }, data: { a: 'b', empty: '' }, binaryData: { bin: 'AP8=' } });
     expect(r.json.immutable).toBeUndefined();
   });

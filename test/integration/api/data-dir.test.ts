@@ -51,7 +51,7 @@ describe('data dir permissions', () => {
     try {
       const got = modes(dataDir);
       expect(Object.keys(got).sort()).toEqual(
-        ['.', 'admin.kubeconfig', 'pki', 'pki/apiserver.crt', 'pki/apiserver.key', 'pki/ca.crt', 'pki/ca.key', 'state.db', 'state.db-wal', 'tokens.csv'].sort(),
+        ['.', 'admin.kubeconfig', 'pki', 'pki/apiserver.crt', 'pki/apiserver.key', 'pki/ca.crt', 'pki/ca.key', 'pki/sa.key', 'state.db', 'state.db-wal', 'tokens.csv'].sort(),
       );
       for (const [path, mode] of Object.entries(got)) expect(`${path} ${mode}`).toBe(`${path} ${path === '.' || path === 'pki' ? '700' : '600'}`);
     } finally {

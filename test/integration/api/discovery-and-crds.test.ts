@@ -202,6 +202,7 @@ describe('legacy discovery', () => {
         { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
         { name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs, storageVersionHash: 'S6u1pOWzb84=' },
         { name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount', verbs, shortNames: ['sa'], storageVersionHash: 'pbx9ZvyFpBE=' },
+        { name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
       ],
     });
     expect(storageVersionHash('', 'v1', 'Event')).toBe('r2yiGXH7wu8=');
@@ -381,6 +382,7 @@ describe('aggregated discovery', () => {
                   singularResource: 'serviceaccount',
                   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
                   shortNames: ['sa'],
+                  subresources: [{ subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }],
                 },
               ],
               freshness: 'Current',

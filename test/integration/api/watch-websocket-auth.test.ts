@@ -61,8 +61,8 @@ describe('WebSocket watch authentication', () => {
     expect(await open(protocols)).toEqual({ status: 401 });
   });
 
-  it('answers 401 without any credential, and still takes the Authorization header', async () => {
-    expect(await open([])).toEqual({ status: 401 });
+  it('answers 403 without any credential (system:anonymous may not watch), and still takes the Authorization header', async () => {
+    expect(await open([])).toEqual({ status: 403 });
     const opened = await open([], { authorization: `Bearer ${server.token}` });
     expect('ws' in opened && opened.ws.protocol).toBe('');
     await sees(opened, 'over-authorization-header');

@@ -10,10 +10,23 @@ import { silentLogger } from '../../../apimachinery/log.js';
 import type { UserInfo } from '../../../apimachinery/user.js';
 import { generatePki, servingHosts, type ServingTls } from '../../../server/pki.js';
 import { HttpsFrontend } from '../../../server/serve.js';
+import { authorizerChain } from '../../../server/authz/authorizer.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../../../server/authz/bootstrap-policy.js';
+import { rbacAuthorizer } from '../../../apimachinery/rbac/authorizer.js';
 import { versionInfo } from '../../../server/version.js';
 import { request } from '../../helpers/server-process.js';
 
 const TOKEN = 'secret-token';
+
+/** kube's RBAC over its bootstrap policy alone: anonymous may read health and version, nothing else. */
+const BOOTSTRAP_RBAC = authorizerChain([
+  rbacAuthorizer({
+    clusterRoleBindings: () => bootstrapClusterRoleBindings(),
+    roleBindings: () => [],
+    clusterRole: (name) => bootstrapClusterRoles().find((r) => r.metadata.name === name),
+    role: () => undefined,
+  }),
+]);
 const ADMIN: UserInfo = { name: 'admin', uid: 'u1', groups: ['system:masters'] };
 
 let tls: ServingTls;
@@ -34,7 +47,7 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((f) => f.forceClose()));
 });
 
-async function start(handler?: Handler, storageUp = true): Promise<Started> {
+async function start(handler?: Handler, storageUp = true, anonymous = true): Promise<Started> {
   const seen: Started['seen'] = [];
   const api = {
     handle: async (req: IncomingMessage, res: ServerResponse, user: UserInfo) => {
@@ -56,7 +69,7 @@ async function start(handler?: Handler, storageUp = true): Promise<Started> {
   const frontend = new HttpsFrontend({
     tls,
     api,
-    authenticate: (req) => authenticator.authenticate(req),
+    access: { authenticate: (req) => authenticator.authenticate(req), anonymous, authorizer: BOOTSTRAP_RBAC },
     storageCheck,
     version: versionInfo('0.1.0', new Date(0)),
     logger: silentLogger,
@@ -107,11 +120,45 @@ describe('public paths', () => {
 describe('authentication', () => {
   const unauthorized = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
 
-  it.each(['/api', '/apis/example.com/v1/widgets', '/metrics', '/readyz/sqlite', '/'])('%s without a token: 401 Status', async (path) => {
+  it.each(['/api', '/metrics', '/readyz/sqlite', '/'])('%s without a token: 403 for system:anonymous, which RBAC grants health and version only', async (path) => {
     const { url, seen } = await start();
     const r = await get(url + path);
-    expect(r.status).toBe(401);
+    expect(r.status).toBe(403);
     expect(r.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(r.body)).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `forbidden: User "system:anonymous" cannot get path "${path}"`,
+      reason: 'Forbidden',
+      details: {},
+      code: 403,
+    });
+    expect(seen).toEqual([]);
+  });
+
+  it('anyone may GET /healthz, no other verb (RBAC grants system:anonymous only get)', async () => {
+    const { url } = await start();
+    const del = await request(`${url}/healthz`, { method: 'DELETE', ca: tls.caCert });
+    expect(del.status).toBe(403);
+    expect(JSON.parse(del.body)).toMatchObject({ reason: 'Forbidden', message: 'forbidden: User "system:anonymous" cannot delete path "/healthz"' });
+  });
+
+  it('a resource without a token: 403 naming the resource, as kube words it', async () => {
+    const { url } = await start();
+    const r = await get(`${url}/apis/example.com/v1/namespaces/default/widgets/w1`);
+    expect(r.status).toBe(403);
+    expect(JSON.parse(r.body)).toMatchObject({
+      message: 'widgets.example.com "w1" is forbidden: User "system:anonymous" cannot get resource "widgets" in API group "example.com" in the namespace "default"',
+      details: { name: 'w1', group: 'example.com', kind: 'widgets' },
+    });
+  });
+
+  it.each(['/api', '/healthz', '/version'])('%s without a token and --anonymous-auth=false: 401 Status', async (path) => {
+    const { url, seen } = await start(undefined, true, false);
+    const r = await get(url + path);
+    expect(r.status).toBe(401);
     expect(JSON.parse(r.body)).toEqual(unauthorized);
     expect(seen).toEqual([]);
   });
@@ -151,7 +198,7 @@ describe('authenticated non-API paths', () => {
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(r.body).toContain('apiserver_request_total{code="200",verb="GET"} 1\n');
-    expect(r.body).toContain('apiserver_request_total{code="401",verb="GET"} 1\n');
+    expect(r.body).toContain('apiserver_request_total{code="403",verb="GET"} 1\n');
     expect(r.body).toContain('apiserver_request_total{code="200",verb="POST"} 1\n');
     expect(r.body).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 1\n'); // this very request
     expect(r.body).toContain('process_start_time_seconds ');

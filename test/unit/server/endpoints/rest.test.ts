@@ -87,7 +87,7 @@ beforeAll(async () => {
         const info = parseRequestInfo(req.method ?? 'GET', path, query);
         const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
         if (!desc) throw notFoundPath();
-        await serveResource({ req, res, info, query, desc, store: desc.store, watches, maxRequestBodyBytes: 1 << 20, user: ADMIN });
+        await serveResource({ req, res, info, query, desc, store: desc.store!, watches, maxRequestBodyBytes: 1 << 20, user: ADMIN });
       } catch (err) {
         writeStatus(res, toApiError(err));
       }

@@ -1,0 +1,100 @@
+// The two pieces of kube that keep RBAC's own objects right: the rbac/bootstrap-roles post-start
+// hook (every replica, at start: the default ClusterRoles and ClusterRoleBindings created, and
+// reconciled when they carry autoupdate "true") and the clusterrole-aggregation controller (the
+// leader only: a ClusterRole with an aggregationRule holds the rules of the roles it selects, so a
+// CRD's roles labelled aggregate-to-edit join edit and admin).
+import { ApiError, ignoreNotFound } from '../../apimachinery/errors.js';
+import type { Logger } from '../../apimachinery/log.js';
+import { type ClusterRole, aggregatedRules, aggregationUpToDate } from '../../apimachinery/rbac/index.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { Store } from '../registry/store.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles, reconcileClusterRole, reconcileClusterRoleBinding, type ReconcileResult } from './bootstrap-policy.js';
+import type { RbacIndex } from './rbac-index.js';
+
+const CONTROLLER_WRITE = { dryRun: false } as const;
+
+async function reconcileOne<T extends KubeObject>(store: Store, expected: T, reconcileFn: (existing: T | undefined, expected: T) => ReconcileResult<T>): Promise<void> {
+  const name = expected.metadata.name!;
+  const existing = (await store.get(undefined, name).catch(ignoreNotFound)) as T | undefined;
+  const result = reconcileFn(existing, expected);
+  switch (result.operation) {
+    case 'none':
+      return;
+    case 'create':
+      // Another replica may create it first: theirs is the same object.
+      await store.create(undefined, result.object, CONTROLLER_WRITE).catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.code === 409)) throw err;
+      });
+      return;
+    case 'update':
+      await store.update(undefined, name, () => ({ ...result.object, metadata: { ...result.object.metadata, resourceVersion: existing?.metadata.resourceVersion } }), CONTROLLER_WRITE);
+      return;
+    case 'recreate':
+      await store.delete(undefined, name, { dryRun: false }).catch(ignoreNotFound);
+      await store.create(undefined, { ...result.object, metadata: { ...result.object.metadata, resourceVersion: undefined, uid: undefined } }, CONTROLLER_WRITE);
+  }
+}
+
+/** kube's rbac/bootstrap-roles hook: the default policy stored, as kube's reconciliation decides. */
+export async function ensureBootstrapPolicy(clusterRoles: Store, clusterRoleBindings: Store, logger: Logger): Promise<void> {
+  for (const role of bootstrapClusterRoles()) {
+    await reconcileOne(clusterRoles, role, reconcileClusterRole).catch((err: unknown) => logger.warn('could not reconcile bootstrap ClusterRole', { name: role.metadata.name, err: String(err) }));
+  }
+  for (const binding of bootstrapClusterRoleBindings()) {
+    await reconcileOne(clusterRoleBindings, binding, reconcileClusterRoleBinding).catch((err: unknown) =>
+      logger.warn('could not reconcile bootstrap ClusterRoleBinding', { name: binding.metadata.name, err: String(err) }),
+    );
+  }
+}
+
+/** kube's clusterrole-aggregation controller over the index's ClusterRoles. */
+export class ClusterRoleAggregation {
+  private running: Promise<void> = Promise.resolve();
+  private pending = false;
+  private closed = false;
+
+  constructor(
+    private readonly index: RbacIndex,
+    private readonly clusterRoles: Store,
+    private readonly logger: Logger,
+    private readonly isLeader: () => boolean,
+  ) {
+    index.onClusterRolesChanged(() => this.resync());
+  }
+
+  /** Syncs every aggregated role (again once the current pass is done, if something changed meanwhile). */
+  resync(): void {
+    if (this.pending || this.closed) return;
+    this.pending = true;
+    this.running = this.running.then(async () => {
+      this.pending = false;
+      if (this.isLeader() && !this.closed) await this.syncAll();
+    });
+  }
+
+  /** Resolves when the passes queued so far are done. */
+  idle(): Promise<void> {
+    return this.running;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private async syncAll(): Promise<void> {
+    const all = this.index.allClusterRoles();
+    for (const role of all) {
+      if (!role.aggregationRule || aggregationUpToDate(role, all)) continue;
+      const name = role.metadata.name!;
+      try {
+        await this.clusterRoles.update(undefined, name, (current) => {
+          const rules = aggregatedRules(current as ClusterRole, this.index.allClusterRoles());
+          return { ...current, rules: rules ?? [] };
+        }, CONTROLLER_WRITE);
+      } catch (err) {
+        // The write's own event re-runs the pass; a role that went is nothing to do.
+        if (!(err instanceof ApiError && err.code === 404)) this.logger.warn('could not aggregate ClusterRole', { name, err: String(err) });
+      }
+    }
+  }
+}

@@ -1,0 +1,174 @@
+// The RBAC objects in memory, kept current by informers over storage (so every replica on one etcd
+// sees every write), with bindings indexed by subject: a decision reads only the bindings that can
+// name the user (its name, its groups, its ServiceAccount), not every binding there is.
+import type { Logger } from '../../apimachinery/log.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import {
+  type ClusterRole,
+  type ClusterRoleBinding,
+  GROUP_KIND,
+  type Role,
+  type RoleBinding,
+  type RuleSource,
+  SERVICE_ACCOUNT_KIND,
+  USER_KIND,
+  authorize,
+  rulesFor,
+  subjectsOf,
+} from '../../apimachinery/rbac/index.js';
+import type { Authorizer } from '../../apimachinery/authorization.js';
+import type { Storage } from '../../storage/interface.js';
+import { Informer, informerKey } from '../registry/informer.js';
+import type { Store } from '../registry/store.js';
+
+const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
+
+/** The index keys a subject is found under; a ServiceAccount without a namespace is in its binding's. */
+function subjectKeys(binding: RoleBinding, bindingNamespace: string): string[] {
+  return subjectsOf(binding).map((s) => {
+    if (s.kind === SERVICE_ACCOUNT_KIND) return `${USER_KIND}:${SERVICE_ACCOUNT_PREFIX}${s.namespace || bindingNamespace}:${s.name}`;
+    return `${s.kind}:${s.name}`;
+  });
+}
+
+/** The keys a user is found under: its name and each group. */
+const userKeys = (user: UserInfo): string[] => [`${USER_KIND}:${user.name}`, ...user.groups.map((g) => `${GROUP_KIND}:${g}`)];
+
+/** Bindings of one scope (the cluster, or one namespace) by name and by subject. */
+class BindingIndex {
+  readonly byName = new Map<string, RoleBinding>();
+  private readonly bySubject = new Map<string, Set<string>>();
+
+  put(binding: RoleBinding, namespace: string): void {
+    const name = binding.metadata.name ?? '';
+    this.remove(name, namespace);
+    this.byName.set(name, binding);
+    for (const key of subjectKeys(binding, namespace)) {
+      let names = this.bySubject.get(key);
+      if (!names) this.bySubject.set(key, (names = new Set()));
+      names.add(name);
+    }
+  }
+
+  remove(name: string, namespace: string): void {
+    const old = this.byName.get(name);
+    if (!old) return;
+    this.byName.delete(name);
+    for (const key of subjectKeys(old, namespace)) {
+      const names = this.bySubject.get(key);
+      names?.delete(name);
+      if (names?.size === 0) this.bySubject.delete(key);
+    }
+  }
+
+  /** The bindings that may name the user, in name order (kube's lister order differs; the decision does not). */
+  forUser(user: UserInfo): RoleBinding[] {
+    const names = new Set<string>();
+    for (const key of userKeys(user)) for (const n of this.bySubject.get(key) ?? []) names.add(n);
+    return [...names].sort().map((n) => this.byName.get(n)!);
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+}
+
+export interface RbacStores {
+  roles: Store;
+  clusterRoles: Store;
+  roleBindings: Store;
+  clusterRoleBindings: Store;
+}
+
+export class RbacIndex {
+  private readonly clusterRoles = new Map<string, ClusterRole>();
+  private readonly roles = new Map<string, Role>();
+  private readonly clusterBindings = new BindingIndex();
+  private readonly namespaceBindings = new Map<string, BindingIndex>();
+  private readonly informers: Informer[];
+  private readonly clusterRoleListeners: Array<() => void> = [];
+
+  constructor(storage: Storage, stores: RbacStores, logger: Logger) {
+    const keyed = <T extends KubeObject>(map: Map<string, T>) => ({
+      upsert: (obj: KubeObject) => void map.set(informerKey(obj), obj as T),
+      remove: (obj: KubeObject) => void map.delete(informerKey(obj)),
+      resync: (present: Set<string>) => {
+        for (const key of [...map.keys()]) if (!present.has(key)) map.delete(key);
+      },
+    });
+    const clusterRolesHandler = keyed(this.clusterRoles);
+    const notify = (): void => this.clusterRoleListeners.forEach((l) => l());
+    this.informers = [
+      new Informer(storage, stores.clusterRoles, {
+        upsert: (obj) => (clusterRolesHandler.upsert(obj), notify()),
+        remove: (obj) => (clusterRolesHandler.remove(obj), notify()),
+        resync: (present) => (clusterRolesHandler.resync(present), notify()),
+      }, logger),
+      new Informer(storage, stores.roles, keyed(this.roles), logger),
+      new Informer(storage, stores.clusterRoleBindings, {
+        upsert: (obj) => this.clusterBindings.put(obj as ClusterRoleBinding, ''),
+        remove: (obj) => this.clusterBindings.remove(obj.metadata.name ?? '', ''),
+        resync: (present) => {
+          for (const name of [...this.clusterBindings.byName.keys()]) if (!present.has(name)) this.clusterBindings.remove(name, '');
+        },
+      }, logger),
+      new Informer(storage, stores.roleBindings, {
+        upsert: (obj) => this.bindingsIn(obj.metadata.namespace ?? '').put(obj as RoleBinding, obj.metadata.namespace ?? ''),
+        remove: (obj) => this.namespaceBindings.get(obj.metadata.namespace ?? '')?.remove(obj.metadata.name ?? '', obj.metadata.namespace ?? ''),
+        resync: (present) => {
+          for (const [ns, index] of this.namespaceBindings) {
+            for (const name of [...index.byName.keys()]) if (!present.has(`${ns}/${name}`)) index.remove(name, ns);
+          }
+        },
+      }, logger),
+    ];
+  }
+
+  private bindingsIn(namespace: string): BindingIndex {
+    let index = this.namespaceBindings.get(namespace);
+    if (!index) this.namespaceBindings.set(namespace, (index = new BindingIndex()));
+    return index;
+  }
+
+  /** Resolves once every kind has been listed: decisions before that would deny what is granted. */
+  async start(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.start()));
+  }
+
+  /** Resolves when every change seen so far is in the index (tests, and writes that must be visible). */
+  async idle(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.idle()));
+  }
+
+  close(): void {
+    for (const i of this.informers) i.close();
+  }
+
+  /** Called after any ClusterRole changes (the aggregation controller listens). */
+  onClusterRolesChanged(listener: () => void): void {
+    this.clusterRoleListeners.push(listener);
+  }
+
+  allClusterRoles(): ClusterRole[] {
+    return [...this.clusterRoles.values()];
+  }
+
+  /** What the authorizer reads for one user: only the bindings that may name it. */
+  sourceFor(user: UserInfo): RuleSource {
+    return {
+      clusterRoleBindings: () => this.clusterBindings.forUser(user),
+      roleBindings: (namespace) => this.namespaceBindings.get(namespace)?.forUser(user) ?? [],
+      clusterRole: (name) => this.clusterRoles.get(name),
+      role: (namespace, name) => this.roles.get(`${namespace}/${name}`),
+    };
+  }
+}
+
+/** kube's RBAC authorizer over the index: each decision reads only the bindings of its user. */
+export function indexAuthorizer(index: RbacIndex): Authorizer {
+  return {
+    authorize: (a) => authorize(index.sourceFor(a.user), a),
+    rulesFor: (user, namespace) => rulesFor(index.sourceFor(user), user, namespace),
+  };
+}

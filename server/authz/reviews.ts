@@ -1,0 +1,153 @@
+// kube's access reviews (pkg/registry/authorization) and SelfSubjectReview: resources that are only
+// ever created, whose answer is the authorizer's (or authentication's) about a user. `kubectl auth
+// can-i` sends a SelfSubjectAccessReview, `can-i --list` a SelfSubjectRulesReview, `auth whoami` a
+// SelfSubjectReview; webhooks and controllers send SubjectAccessReviews about others.
+import type { AuthorizationAttributes, Authorizer } from '../../apimachinery/authorization.js';
+import { badRequest, invalid } from '../../apimachinery/errors.js';
+import { type FieldError, invalid as invalidField } from '../../apimachinery/field-errors.js';
+import { type KubeObject, isJsonObject } from '../../apimachinery/object.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import type { CreateOnlyHandler } from '../registry/catalog.js';
+
+export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
+export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
+
+interface ResourceAttributes {
+  namespace?: string;
+  verb?: string;
+  group?: string;
+  version?: string;
+  resource?: string;
+  subresource?: string;
+  name?: string;
+}
+
+interface NonResourceAttributes {
+  path?: string;
+  verb?: string;
+}
+
+interface AccessReviewSpec {
+  resourceAttributes?: ResourceAttributes | null;
+  nonResourceAttributes?: NonResourceAttributes | null;
+  user?: string;
+  groups?: string[];
+  uid?: string;
+  extra?: Record<string, string[]>;
+}
+
+const specOf = (obj: KubeObject): AccessReviewSpec => (isJsonObject(obj['spec']) ? (obj['spec'] as AccessReviewSpec) : {});
+
+/** ValidateSelfSubjectAccessReviewSpec: exactly one kind of attributes. */
+function attributeErrors(spec: AccessReviewSpec): FieldError[] {
+  const errs: FieldError[] = [];
+  if (spec.resourceAttributes && spec.nonResourceAttributes) {
+    errs.push(invalidField('spec.nonResourceAttributes', spec.nonResourceAttributes, 'cannot be specified in combination with resourceAttributes'));
+  }
+  if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
+    errs.push(invalidField('spec.resourceAttributes', spec.nonResourceAttributes ?? null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  }
+  return errs;
+}
+
+/** kube's "metadata must be empty" (managedFields aside; a local review's namespace aside). */
+function metadataErrors(obj: KubeObject, allowNamespace: boolean): FieldError[] {
+  const { managedFields: _managed, namespace: _ns, ...rest } = obj.metadata;
+  const extra = allowNamespace ? rest : { ...rest, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) };
+  return Object.keys(extra).length === 0 ? [] : [invalidField('metadata', obj.metadata, 'must be empty')];
+}
+
+function throwIfInvalid(kind: string, errs: FieldError[]): void {
+  if (errs.length > 0) throw invalid({ group: AUTHORIZATION_GROUP, name: kind }, '', errs);
+}
+
+/** authorizationutil.ResourceAttributesFrom / NonResourceAttributesFrom. */
+function attributesFrom(user: UserInfo, spec: AccessReviewSpec): AuthorizationAttributes {
+  const r = spec.resourceAttributes;
+  if (r) {
+    return {
+      user,
+      verb: r.verb ?? '',
+      resourceRequest: true,
+      apiGroup: r.group ?? '',
+      apiVersion: r.version ?? '',
+      resource: r.resource ?? '',
+      subresource: r.subresource ?? '',
+      namespace: r.namespace ?? '',
+      name: r.name ?? '',
+      path: '',
+    };
+  }
+  const n = spec.nonResourceAttributes ?? {};
+  return { user, verb: n.verb ?? '', resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: n.path ?? '' };
+}
+
+/** The review answered: the authorizer's decision as SubjectAccessReviewStatus. */
+function answered(obj: KubeObject, authorizer: Authorizer, attrs: AuthorizationAttributes): KubeObject {
+  const { decision, reason } = authorizer.authorize(attrs);
+  const status = { allowed: decision === 'allow', ...(decision === 'deny' ? { denied: true } : {}), ...(reason ? { reason } : {}) };
+  return { ...obj, status };
+}
+
+/** The user a SubjectAccessReview asks about (spec.user, groups, uid, extra). */
+function specUser(spec: AccessReviewSpec): UserInfo {
+  return { name: spec.user ?? '', groups: spec.groups ?? [], ...(spec.uid ? { uid: spec.uid } : {}), ...(spec.extra ? { extra: spec.extra } : {}) };
+}
+
+function subjectErrors(spec: AccessReviewSpec): FieldError[] {
+  return !spec.user && (spec.groups ?? []).length === 0 ? [invalidField('spec.user', spec.user ?? '', 'at least one of user or group must be specified')] : [];
+}
+
+export function accessReviews(authorizer: Authorizer): Record<string, CreateOnlyHandler> {
+  return {
+    selfsubjectaccessreviews: ({ obj, user }) => {
+      const spec = specOf(obj);
+      throwIfInvalid('SelfSubjectAccessReview', attributeErrors(spec));
+      return answered(obj, authorizer, attributesFrom(user, spec));
+    },
+    subjectaccessreviews: ({ obj }) => {
+      const spec = specOf(obj);
+      throwIfInvalid('SubjectAccessReview', [...attributeErrors(spec), ...subjectErrors(spec), ...metadataErrors(obj, false)]);
+      return answered(obj, authorizer, attributesFrom(specUser(spec), spec));
+    },
+    localsubjectaccessreviews: ({ obj, namespace }) => {
+      const spec = specOf(obj);
+      if (!namespace) throw badRequest('namespace is required on this type: ');
+      if ((obj.metadata.namespace ?? namespace) !== namespace) throw badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${namespace})`);
+      const errs = [...attributeErrors(spec), ...subjectErrors(spec), ...metadataErrors(obj, true)];
+      if (spec.nonResourceAttributes) errs.push(invalidField('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'));
+      if (spec.resourceAttributes && spec.resourceAttributes.namespace !== namespace) {
+        errs.push(invalidField('spec.resourceAttributes.namespace', spec.resourceAttributes.namespace ?? '', 'must match metadata.namespace'));
+      }
+      if (errs.length > 0) throw invalid({ group: AUTHORIZATION_GROUP, name: 'LocalSubjectAccessReview' }, '', errs);
+      return answered({ ...obj, metadata: { ...obj.metadata, namespace } }, authorizer, attributesFrom(specUser(spec), spec));
+    },
+    selfsubjectrulesreviews: ({ obj, user }) => {
+      const namespace = isJsonObject(obj['spec']) && typeof obj['spec']['namespace'] === 'string' ? obj['spec']['namespace'] : '';
+      if (namespace === '') throw badRequest('no namespace on request');
+      const rules = authorizer.rulesFor(user, namespace);
+      return {
+        ...obj,
+        status: {
+          resourceRules: rules.resourceRules,
+          nonResourceRules: rules.nonResourceRules,
+          incomplete: rules.incomplete,
+          ...(rules.evaluationError ? { evaluationError: rules.evaluationError } : {}),
+        },
+      };
+    },
+  };
+}
+
+/** authentication.k8s.io/v1 SelfSubjectReview: who the server takes the requester for. */
+export const selfSubjectReview: CreateOnlyHandler = ({ obj, user }) => ({
+  ...obj,
+  status: {
+    userInfo: {
+      username: user.name,
+      ...(user.uid ? { uid: user.uid } : {}),
+      ...(user.groups.length > 0 ? { groups: user.groups } : {}),
+      ...(user.extra && Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}),
+    },
+  },
+});
