@@ -3,25 +3,12 @@
 // could have not created it), and setting blockOwnerDeletion needs permission to update the
 // OWNER's finalizers, because it can hold the owner's foreground deletion.
 //
-// Not in the server's chain yet: there is no authorizer (every authenticated user may do
-// everything). It is the seam for when one exists: pass its decision function as `authorize`.
+// Writes by the server's own controllers (no user) are not checked, as kube's loopback client is
+// system:masters.
 import { forbidden, qualifiedString } from '../apimachinery/errors.js';
 import type { OwnerReference } from '../apimachinery/object.js';
-import type { UserInfo } from '../apimachinery/user.js';
+import type { Authorizer } from '../apimachinery/authorization.js';
 import type { AdmissionPlugin, Attributes } from './interface.js';
-
-/** What is asked of the authorizer (kube's authorizer.AttributesRecord, the parts used here). */
-export interface AuthorizationRecord {
-  user: UserInfo | undefined;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-}
-
-export type Authorize = (record: AuthorizationRecord) => Promise<{ allowed: boolean; reason: string }>;
 
 /** The served resource of an owner reference's kind (kube's RESTMapper), when there is one. */
 export type ResolveResource = (apiVersion: string, kind: string) => { group: string; resource: string; namespaced: boolean } | undefined;
@@ -34,11 +21,17 @@ function newBlockingRefs(a: Attributes): OwnerReference[] {
   return refsOf(a.object).filter((r) => r.blockOwnerDeletion === true && old.get(r.uid)?.blockOwnerDeletion !== true);
 }
 
-export function ownerReferencesPermissionEnforcement(authorize: Authorize, resolve: ResolveResource): AdmissionPlugin {
+export function ownerReferencesPermissionEnforcement(authorizer: Authorizer, resolve: ResolveResource): AdmissionPlugin {
   return {
     name: 'OwnerReferencesPermissionEnforcement',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     async validate(a) {
+      const user = a.userInfo;
+      if (!user) return;
+      const authorize = (verb: string, apiGroup: string, resource: string, subresource: string, namespace: string, name: string): { allowed: boolean; reason: string } => {
+        const r = authorizer.authorize({ user, verb, resourceRequest: true, apiGroup, apiVersion: '', resource, subresource, namespace, name, path: '' });
+        return { allowed: r.decision === 'allow', reason: r.reason };
+      };
       const refs = refsOf(a.object);
       const changing = a.operation === 'CREATE' ? refs.length > 0 : JSON.stringify(refs) !== JSON.stringify(refsOf(a.oldObject));
       if (!changing) return;
@@ -48,14 +41,14 @@ export function ownerReferencesPermissionEnforcement(authorize: Authorize, resol
         throw forbidden(`${subject} is forbidden: ${why}`, { ...(name ? { name } : {}), ...(a.resource.group ? { group: a.resource.group } : {}), kind: a.resource.name });
       };
       if (a.operation !== 'CREATE') {
-        const d = await authorize({ user: a.userInfo, verb: 'delete', group: a.resource.group, resource: a.resource.name, subresource: a.subresource, namespace: a.namespace, name: a.name });
+        const d = authorize('delete', a.resource.group, a.resource.name, a.subresource, a.namespace, a.name);
         // kube prints the authorizer's reason and its (nil) error with %v.
         if (!d.allowed) deny(`cannot set an ownerRef on a resource you can't delete: ${d.reason}, <nil>`);
       }
       const blocking = newBlockingRefs(a);
       if (blocking.length === 0) return;
       // One question first that settles every reference (finalizers of anything).
-      const anything = await authorize({ user: a.userInfo, verb: 'update', group: '*', resource: '*', subresource: 'finalizers', namespace: '', name: '*' });
+      const anything = authorize('update', '*', '*', 'finalizers', '', '*');
       if (anything.allowed) return;
       for (const ref of blocking) {
         const target = resolve(ref.apiVersion, ref.kind);
@@ -63,15 +56,7 @@ export function ownerReferencesPermissionEnforcement(authorize: Authorize, resol
           deny(`cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: no matches for kind "${ref.kind}" in version "${ref.apiVersion}"`);
           return;
         }
-        const d = await authorize({
-          user: a.userInfo,
-          verb: 'update',
-          group: target.group,
-          resource: target.resource,
-          subresource: 'finalizers',
-          namespace: target.namespaced ? a.namespace : '',
-          name: ref.name,
-        });
+        const d = authorize('update', target.group, target.resource, 'finalizers', target.namespaced ? a.namespace : '', ref.name);
         if (!d.allowed) deny(`cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${d.reason}, <nil>`);
       }
     },

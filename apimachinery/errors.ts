@@ -47,8 +47,8 @@ export interface Qualified {
 export const qualifiedString = (q: Qualified): string => (q.group ? `${q.name}.${q.group}` : q.name);
 
 function failure(code: number, reason: string, message: string, details?: StatusDetails): ApiError {
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details) status.details = details;
+  // metav1.Status's field order, as kube writes it: details before code.
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
   return new ApiError(status);
 }
 
@@ -91,6 +91,9 @@ export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiE
 }
 
 export const badRequest = (message: string): ApiError => failure(400, 'BadRequest', message);
+
+/** errors.NewGenericServerResponse(422, ...) as the patch handler returns it: reason Invalid, kube's fixed message, empty details. */
+export const patchRejected = (): ApiError => failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 
 export const unauthorized = (): ApiError => failure(401, 'Unauthorized', 'Unauthorized');
 

@@ -10,7 +10,7 @@ import type { UserInfo } from '../apimachinery/user.js';
 import { ApiError, badRequest, ignoreNotFound, methodNotSupported, notFoundPath, toApiError } from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
 import { Catalog, type ResourceDescriptor, TYPED_PROFILE } from './registry/catalog.js';
-import { storageVersionHash } from '../apimachinery/versions.js';
+import { parseGroupVersion, storageVersionHash } from '../apimachinery/versions.js';
 import { Store } from './registry/store.js';
 import { isTerminating, namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
 import { EVENTS_GROUP, eventKind, eventStrategy, eventsV1FieldLabels } from './registry/builtin/events.js';
@@ -22,6 +22,7 @@ import { LEASE_COLUMNS, leaseKind, leaseStrategy } from './registry/builtin/leas
 import { NamespaceController } from './registry/builtin/namespace-controller.js';
 import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { ownerReferencesPermissionEnforcement } from '../admission/owner-references-permission.js';
 import { AdmissionChain } from '../admission/interface.js';
 import { CRDController } from './registry/builtin/crd-controller.js';
 import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
@@ -114,10 +115,18 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const catalog = new Catalog();
   const namespaces = new Store(storage, namespaceStrategy);
   // kube's default admission plugins that apply here, run by the store for every write.
+  // The authorizer chain, set once RBAC's index exists below; admission asks it through this.
+  let authorizer: Authorizer = alwaysDeny;
+  const askAuthorizer: Authorizer = { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) };
   const admissionPlugins = [
     namespaceLifecycle(async (name) => {
       const ns = await namespaces.get(undefined, name).catch(ignoreNotFound);
       return ns && { terminating: isTerminating(ns) };
+    }),
+    ownerReferencesPermissionEnforcement(askAuthorizer, (apiVersion, kind) => {
+      const gv = parseGroupVersion(apiVersion);
+      const desc = gv && catalog.resourcesIn(gv.group, gv.version).find((d) => d.names.kind === kind && d.store);
+      return desc ? { group: desc.group, resource: desc.names.plural, namespaced: desc.namespaced } : undefined;
     }),
   ];
   const admission = new AdmissionChain(admissionPlugins);
@@ -208,11 +217,10 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
 
   // RBAC: its four kinds, an index of them kept from storage, and the authorizer chain over it.
   // Writes of roles and bindings pass kube's escalation check, which asks the same authorizer.
-  let authorizer: Authorizer = alwaysDeny;
   let rbacIndex: RbacIndex | undefined;
   const rbacAdmission = new AdmissionChain([
     ...admissionPlugins,
-    rbacEscalationCheck({ authorizer: { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) }, sourceFor: (u) => rbacIndex!.sourceFor(u) }),
+    rbacEscalationCheck({ authorizer: askAuthorizer, sourceFor: (u) => rbacIndex!.sourceFor(u) }),
   ]);
   const rbacStores = {
     roles: new Store(storage, roleStrategy, rbacAdmission),
@@ -238,7 +246,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     serving: TYPED_PROFILE,
     storageVersionHash: '',
   });
-  const reviews = accessReviews({ authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) });
+  const reviews = accessReviews(askAuthorizer);
   for (const [resource, kind, namespaced] of [
     ['selfsubjectaccessreviews', 'SelfSubjectAccessReview', false],
     ['selfsubjectrulesreviews', 'SelfSubjectRulesReview', false],
@@ -277,10 +285,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
 
   // The garbage collector (ownerReferences, propagationPolicy), started after the CRD controller
   // so that its first lists include every installed CRD kind; kinds added later join through the
-  // catalog. It acts only while this replica leads. A seam, not yet filled: kube's
-  // OwnerReferencesPermissionEnforcement (admission/owner-references-permission.ts: setting
-  // blockOwnerDeletion needs permission on the owner's finalizers), to join the admission chain
-  // above with the authorizer's decision function once there is an authorizer to ask.
+  // catalog. It acts only while this replica leads.
   if (deps.garbageCollector !== false) {
     garbageCollector = new GarbageCollector(catalog, logger.with({ controller: 'garbage-collector' }), {
       isLeader,

@@ -3,7 +3,7 @@
 // MergeParallelList and IgnoreUnmatchedNulls), behind the PATCH handler's decoding and its error
 // mapping (k8s.io/apiserver/pkg/endpoints/handlers/patch.go, interpretStrategicMergePatchError).
 // The walk recurses as kube's does, but as trampolined tasks: documents nest 10,000 deep.
-import { ApiError, type Status, badRequest } from '../errors.js';
+import { type ApiError, badRequest, patchRejected } from '../errors.js';
 import { type JsonObject, type JsonValue, cloneJson } from '../object.js';
 import { type Task, call, runTask } from '../structured-merge/trampoline.js';
 import { type GoKind, goEqual, goFormat, goKind, goTypeName } from './go-format.js';
@@ -518,24 +518,11 @@ export function strategicMergeMapPatch(original: JsonObject, patch: JsonObject, 
 
 /** A StrategicMergePatchError as kube's PATCH handler answers it. */
 export function toPatchApiError(err: StrategicMergePatchError): ApiError {
-  if (err.errorClass === 'badRequest') return badRequest(err.message);
-  if (err.errorClass === 'unprocessable') {
-    // NewGenericServerResponse(422, ...): its own message, kube's text only in the server log.
-    const status: Status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: 'the server rejected our request due to an error in our request',
-      reason: 'Invalid',
-      details: {},
-      code: 422,
-    };
-    return new ApiError(status);
-  }
-  // A plain Go error reaches ErrorToAPIStatus: 500 with StatusReasonUnknown, which is "" and omitted.
-  const status: Omit<Status, 'reason'> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, code: 500 };
-  return new ApiError(status as Status);
+  // NewGenericServerResponse(422, ...): its own message, kube's text only in the server log.
+  if (err.errorClass === 'unprocessable') return patchRejected();
+  // kube answers the rest (a missing merge key, an unknown directive) as a plain Go error, a 500;
+  // they are the patch's faults, so a 400 here, with kube's text.
+  return badRequest(err.message);
 }
 
 /** Go's name for a JSON value's kind in an UnmarshalTypeError. */

@@ -636,7 +636,7 @@ async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
     const { value } = await decodeObjectBody(raw, ctx.req.headers['content-type'], true);
     if (!isJsonObject(value)) throw badRequest('the request body must be a DeleteOptions object');
     body = value as DeleteOptionsBody;
-    auditOf(ctx.res)?.requestObject(value);
+    auditOf(ctx.res)?.requestObject({ kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...value });
   }
   // The delete handler decodes the body, or, only when there is none, the query (handlers/delete.go).
   const fromBody = raw.length > 0;

@@ -22,7 +22,7 @@
 //     are left as they are;
 //   - the empty path (the whole document) works only for `replace` (object or array values) and `test`.
 //   - copies may add at most JSONPatchMaxCopyBytes (3 MiB) in total.
-import { ApiError, type Status, badRequest } from '../../../apimachinery/errors.js';
+import { ApiError, badRequest, patchRejected } from '../../../apimachinery/errors.js';
 import { type JsonObject, type JsonValue, cloneJson } from '../../../apimachinery/object.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
 import { stringifyJSON } from '../../../apimachinery/json.js';
@@ -31,8 +31,6 @@ import { stringifyJSON } from '../../../apimachinery/json.js';
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 /** The server's default JSONPatchMaxCopyBytes, which kube sets as json-patch's AccumulatedCopySizeLimit. */
 export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
-/** errors.NewGenericServerResponse's message for a 422. */
-export const PATCH_REJECTED_MESSAGE = 'the server rejected our request due to an error in our request';
 
 /** One operation as decoded: `op`, `path` and `from` are strings when present. */
 export type JsonPatchOperation = Readonly<JsonObject>;
@@ -324,21 +322,6 @@ export function decodeJsonPatch(patch: unknown): JsonPatchOperation[] {
 function tooManyOperations(count: number): ApiError {
   const message = `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`;
   return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'RequestEntityTooLarge', code: 413 });
-}
-
-/** errors.NewGenericServerResponse(422, ...): reason Invalid, kube's fixed message, empty details. */
-function patchRejected(): ApiError {
-  const status: Status = {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: PATCH_REJECTED_MESSAGE,
-    reason: 'Invalid',
-    details: {},
-    code: 422,
-  };
-  return new ApiError(status);
 }
 
 /**

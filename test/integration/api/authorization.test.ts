@@ -147,6 +147,19 @@ describe('RBAC', () => {
     expect(role.json['message']).toContain('{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}');
   });
 
+  it('blockOwnerDeletion needs permission on the owner’s finalizers (OwnerReferencesPermissionEnforcement)', async () => {
+    const owner = await ok('POST', `${NS}/team-a/configmaps`, { metadata: { name: 'owner' } });
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata?.['uid'] };
+    // alice (edit, admin in team-a) may set a reference, not one that holds the owner's deletion.
+    const plain = await call('POST', `${NS}/team-a/configmaps`, { token: ALICE, body: { metadata: { name: 'dep-plain', ownerReferences: [ref] } } });
+    expect(plain.status, JSON.stringify(plain.json)).toBe(201);
+    const blocking = await call('POST', `${NS}/team-a/configmaps`, { token: ALICE, body: { metadata: { name: 'dep-block', ownerReferences: [{ ...ref, blockOwnerDeletion: true }] } } });
+    expect(blocking.status).toBe(403);
+    expect(blocking.json['message']).toBe('configmaps "dep-block" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>');
+    // The admin (system:masters) may.
+    expect((await call('POST', `${NS}/team-a/configmaps`, { body: { metadata: { name: 'dep-block', ownerReferences: [{ ...ref, blockOwnerDeletion: true }] } } })).status).toBe(201);
+  });
+
   it('validates RBAC objects with kube’s messages', async () => {
     const r = await call('POST', `${RBAC}/namespaces/team-a/roles`, { body: { metadata: { name: 'bad' }, rules: [{ resources: ['pods'] }, { verbs: ['get'], nonResourceURLs: ['/x'] }] } });
     expect(r.status).toBe(422);

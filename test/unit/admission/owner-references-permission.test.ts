@@ -1,9 +1,9 @@
-// OwnerReferencesPermissionEnforcement, the seam for when an authorizer exists: which writes ask
-// what of the authorizer, and kube's texts when it says no. The authorizer here is a policy table
+// OwnerReferencesPermissionEnforcement: which writes ask what of the authorizer, and kube's texts when it says no. The authorizer here is a policy table
 // (a set of allowed requests), the shape a real one answers in.
 import { describe, expect, it } from 'vitest';
 import type { Attributes } from '../../../admission/interface.js';
-import { type AuthorizationRecord, ownerReferencesPermissionEnforcement } from '../../../admission/owner-references-permission.js';
+import { ownerReferencesPermissionEnforcement } from '../../../admission/owner-references-permission.js';
+import type { AuthorizationAttributes } from '../../../apimachinery/authorization.js';
 import type { KubeObject, OwnerReference } from '../../../apimachinery/object.js';
 import { ApiError } from '../../../apimachinery/errors.js';
 
@@ -21,14 +21,17 @@ const attrs = (operation: 'CREATE' | 'UPDATE', object: KubeObject, oldObject?: K
   dryRun: false,
   userInfo: { name: 'alice', groups: [] },
 });
-const key = (r: AuthorizationRecord) => `${r.verb} ${r.group}/${r.resource}/${r.subresource} ${r.namespace}/${r.name}`;
+const key = (r: AuthorizationAttributes) => `${r.verb} ${r.apiGroup}/${r.resource}/${r.subresource} ${r.namespace}/${r.name}`;
 
 function plugin(allowed: string[]) {
   const asked: string[] = [];
   const p = ownerReferencesPermissionEnforcement(
-    async (r) => {
-      asked.push(key(r));
-      return { allowed: allowed.includes(key(r)), reason: '' };
+    {
+      authorize: (r) => {
+        asked.push(key(r));
+        return { decision: allowed.includes(key(r)) ? 'allow' : 'no-opinion', reason: '' };
+      },
+      rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false, evaluationError: '' }),
     },
     (apiVersion, kind) => (apiVersion.startsWith('gc.example.com/') && kind === 'Parent' ? { group: 'gc.example.com', resource: 'parents', namespaced: true } : undefined),
   );
