@@ -1,6 +1,7 @@
 // Decoding of kube's protobuf bodies (Content-Type application/vnd.kubernetes.protobuf) into the JSON
 // object kube would produce for them. kubectl 1.32+ sends its typed-client bodies this way (create
-// namespace, auth can-i, auth can-i --list, auth whoami) and does not retry with JSON after a 415.
+// namespace, create role and the like, auth can-i, auth can-i --list, auth whoami) and does not retry
+// with JSON after a 415.
 // Only the kinds in KINDS are known. The same definitions encode replies (protobuf-encode.ts), whose
 // inverse this is: tests decode what the server answers with it.
 import protobuf from 'protobufjs';
@@ -33,6 +34,7 @@ export const UNKNOWN_TYPE = UNKNOWN;
 
 const CORE = 'k8s.io.api.core.v1';
 const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
+const RBAC = 'k8s.io.api.rbac.v1';
 /** The typed messages, by `apiVersion/kind` as the envelope's typeMeta names them. */
 const KINDS = new Map<string, Type>([
   ['v1/Namespace', root.lookupType(`${CORE}.Namespace`)],
@@ -58,6 +60,16 @@ const KINDS = new Map<string, Type>([
   ['authentication.k8s.io/v1/SelfSubjectReview', root.lookupType('k8s.io.api.authentication.v1.SelfSubjectReview')],
   ['authentication.k8s.io/v1/TokenRequest', root.lookupType('k8s.io.api.authentication.v1.TokenRequest')],
   ['authentication.k8s.io/v1/TokenReview', root.lookupType('k8s.io.api.authentication.v1.TokenReview')],
+  ['rbac.authorization.k8s.io/v1/Role', root.lookupType(`${RBAC}.Role`)],
+  ['rbac.authorization.k8s.io/v1/RoleList', root.lookupType(`${RBAC}.RoleList`)],
+  ['rbac.authorization.k8s.io/v1/ClusterRole', root.lookupType(`${RBAC}.ClusterRole`)],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleList', root.lookupType(`${RBAC}.ClusterRoleList`)],
+  ['rbac.authorization.k8s.io/v1/RoleBinding', root.lookupType(`${RBAC}.RoleBinding`)],
+  ['rbac.authorization.k8s.io/v1/RoleBindingList', root.lookupType(`${RBAC}.RoleBindingList`)],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', root.lookupType(`${RBAC}.ClusterRoleBinding`)],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBindingList', root.lookupType(`${RBAC}.ClusterRoleBindingList`)],
+  ['events.k8s.io/v1/Event', root.lookupType('k8s.io.api.events.v1.Event')],
+  ['events.k8s.io/v1/EventList', root.lookupType('k8s.io.api.events.v1.EventList')],
   ['apiextensions.k8s.io/v1/CustomResourceDefinition', root.lookupType(`${APIEXTENSIONS}.CustomResourceDefinition`)],
   ['apiextensions.k8s.io/v1/CustomResourceDefinitionList', root.lookupType(`${APIEXTENSIONS}.CustomResourceDefinitionList`)],
 ]);
@@ -181,6 +193,8 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
       if (!present && pointer) continue;
       // Go writes non-pointer structs even when empty.
       json = messageJson(field.resolvedType, present ? (value as Message) : field.resolvedType.create(), at);
+      // A zero Time or MicroTime is null in Go's JSON; written only where the tag has no omitempty.
+      if (json === undefined && field.options?.['(json_always)'] === true) json = null;
     } else {
       if (pointer && !present) continue;
       json = scalarJson(value);

@@ -1,6 +1,6 @@
 // The subset of Kubernetes' generated.proto files needed for protobuf bodies both ways: the request
-// bodies typed clients send (kubectl 1.32+: create namespace/configmap/secret/serviceaccount, auth
-// can-i, auth can-i --list, auth whoami, create token, and client-go controllers writing Leases; the
+// bodies typed clients send (kubectl 1.32+: create namespace/configmap/secret/serviceaccount,
+// create role/clusterrole/rolebinding/clusterrolebinding, auth can-i, auth can-i --list, auth whoami, create token, and client-go controllers writing Leases; the
 // other access and token reviews of client-go's typed clients) and the replies kube gives clients
 // that prefer protobuf (objects, their lists, CRDs, Status, watch events), written from the
 // published field numbers. Field names are the JSON names (or (json_key) says it), so decoding
@@ -13,7 +13,8 @@
 //   (json_always) the Go JSON tag has no omitempty, so the zero value is still written.
 //   (json_key)    the JSON name where it is not the proto name ($ref, x-kubernetes-...).
 // Other scalars follow omitempty, and non-pointer messages are always written (Go writes structs),
-// except Time and MicroTime, which are omitted when zero (Go writes null).
+// except Time and MicroTime, which are omitted when zero (Go writes null), or written as null when
+// (json_always) says the Go tag has no omitempty (events.k8s.io/v1 eventTime).
 // A message option, (json_list), marks a wrapper whose JSON form is its one repeated field as a bare
 // array (authentication/v1 ExtraValue is a Go []string); (json_form) names the other Go types with
 // their own JSON marshalling: "raw" (apiextensions JSON: the document its bytes hold), and the
@@ -152,6 +153,11 @@ message LabelSelectorRequirement {
   optional string key = 1 [(json_always) = true];
   optional string operator = 2 [(json_always) = true];
   repeated string values = 3;
+}
+
+message LabelSelector {
+  map<string, string> matchLabels = 1;
+  repeated LabelSelectorRequirement matchExpressions = 2;
 }
 
 message Preconditions {
@@ -713,6 +719,115 @@ message ValidationRule {
 }
 `;
 
+// kubectl create role, clusterrole, rolebinding, clusterrolebinding. Go writes rules and verbs
+// without omitempty (null when nil); like every list here they are omitted when empty.
+const RBAC_V1 = `
+syntax = "proto2";
+package k8s.io.api.rbac.v1;
+
+message AggregationRule {
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector clusterRoleSelectors = 1;
+}
+
+message ClusterRole {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated PolicyRule rules = 2;
+  optional AggregationRule aggregationRule = 3 [(go_pointer) = true];
+}
+
+message ClusterRoleBinding {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated Subject subjects = 2;
+  optional RoleRef roleRef = 3;
+}
+
+message ClusterRoleBindingList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ClusterRoleBinding items = 2;
+}
+
+message ClusterRoleList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ClusterRole items = 2;
+}
+
+message PolicyRule {
+  repeated string verbs = 1;
+  repeated string apiGroups = 2;
+  repeated string resources = 3;
+  repeated string resourceNames = 4;
+  repeated string nonResourceURLs = 5;
+}
+
+message Role {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated PolicyRule rules = 2;
+}
+
+message RoleBinding {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated Subject subjects = 2;
+  optional RoleRef roleRef = 3;
+}
+
+message RoleBindingList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated RoleBinding items = 2;
+}
+
+message RoleList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Role items = 2;
+}
+
+message RoleRef {
+  optional string apiGroup = 1 [(json_always) = true];
+  optional string kind = 2 [(json_always) = true];
+  optional string name = 3 [(json_always) = true];
+}
+
+message Subject {
+  optional string kind = 1 [(json_always) = true];
+  optional string apiGroup = 2;
+  optional string name = 3 [(json_always) = true];
+  optional string namespace = 4;
+}
+`;
+
+// events.k8s.io/v1: eventTime and the series' fields have no omitempty, so a zero time is null.
+const EVENTS_V1 = `
+syntax = "proto2";
+package k8s.io.api.events.v1;
+
+message Event {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime eventTime = 2 [(json_always) = true];
+  optional EventSeries series = 3 [(go_pointer) = true];
+  optional string reportingController = 4;
+  optional string reportingInstance = 5;
+  optional string action = 6;
+  optional string reason = 7;
+  optional .k8s.io.api.core.v1.ObjectReference regarding = 8;
+  optional .k8s.io.api.core.v1.ObjectReference related = 9 [(go_pointer) = true];
+  optional string note = 10;
+  optional string type = 11;
+  optional .k8s.io.api.core.v1.EventSource deprecatedSource = 12;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time deprecatedFirstTimestamp = 13;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time deprecatedLastTimestamp = 14;
+  optional int32 deprecatedCount = 15;
+}
+
+message EventList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Event items = 2;
+}
+
+message EventSeries {
+  optional int32 count = 1 [(json_always) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime lastObservedTime = 2 [(json_always) = true];
+}
+`;
+
 /** The definitions, keyed by the path of the upstream file they are taken from. */
 export const KUBE_PROTOS: Readonly<Record<string, string>> = {
   'k8s.io/apimachinery/pkg/runtime/generated.proto': RUNTIME,
@@ -722,5 +837,7 @@ export const KUBE_PROTOS: Readonly<Record<string, string>> = {
   'k8s.io/api/authorization/v1/generated.proto': AUTHORIZATION_V1,
   'k8s.io/api/authentication/v1/generated.proto': AUTHENTICATION_V1,
   'k8s.io/api/autoscaling/v1/generated.proto': AUTOSCALING_V1,
+  'k8s.io/api/rbac/v1/generated.proto': RBAC_V1,
+  'k8s.io/api/events/v1/generated.proto': EVENTS_V1,
   'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto': APIEXTENSIONS_V1,
 };

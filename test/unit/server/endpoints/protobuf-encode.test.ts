@@ -284,6 +284,63 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     code: 422,
   },
   PartialObjectMetadata: { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: META },
+  Role: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: META,
+    rules: [
+      { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'], resourceNames: ['a', 'b'], nonResourceURLs: ['/x'] },
+      { verbs: ['*'], apiGroups: ['apps'], resources: ['deployments'] },
+    ],
+  },
+  ClusterRole: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: META,
+    rules: [{ verbs: ['get'], apiGroups: ['*'], resources: ['*'], resourceNames: ['n'], nonResourceURLs: ['/healthz', '/metrics/*'] }],
+    aggregationRule: {
+      clusterRoleSelectors: [
+        { matchLabels: { 'rbac.example.com/aggregate-to-view': 'true', a: '' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] },
+        { matchLabels: { b: '1' } },
+      ],
+    },
+  },
+  RoleBinding: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: META,
+    subjects: [
+      { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice', namespace: 'ns' },
+      { kind: 'ServiceAccount', name: 'sa', namespace: 'default' },
+    ],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+  },
+  ClusterRoleBinding: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: META,
+    subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs', namespace: 'n' }],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+  },
+  EventsV1Event: {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: META,
+    eventTime: '2024-05-01T10:00:05.123456Z',
+    series: { count: 2, lastObservedTime: '2024-05-01T10:00:06.000001Z' },
+    reportingController: 'example.com/ctrl',
+    reportingInstance: 'ctrl-1',
+    action: 'Scale',
+    reason: 'Scaled',
+    regarding: { kind: 'Deployment', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'apps/v1', resourceVersion: '7', fieldPath: 'spec' },
+    related: { kind: 'ReplicaSet', namespace: 'default', name: 'web-1' },
+    note: 'scaled to 3',
+    type: 'Normal',
+    deprecatedSource: { component: 'ctrl', host: 'node-1' },
+    deprecatedFirstTimestamp: '2024-05-01T10:00:00Z',
+    deprecatedLastTimestamp: '2024-05-01T10:00:05Z',
+    deprecatedCount: 3,
+  },
   Scale: {
     apiVersion: 'autoscaling/v1',
     kind: 'Scale',
@@ -308,6 +365,11 @@ const LISTS: Array<[string, string, Record<string, unknown>]> = [
   ['coordination.k8s.io/v1', 'LeaseList', OBJECTS['Lease']!],
   ['meta.k8s.io/v1', 'PartialObjectMetadataList', OBJECTS['PartialObjectMetadata']!],
   ['apiextensions.k8s.io/v1', 'CustomResourceDefinitionList', OBJECTS['CustomResourceDefinition']!],
+  ['rbac.authorization.k8s.io/v1', 'RoleList', OBJECTS['Role']!],
+  ['rbac.authorization.k8s.io/v1', 'ClusterRoleList', OBJECTS['ClusterRole']!],
+  ['rbac.authorization.k8s.io/v1', 'RoleBindingList', OBJECTS['RoleBinding']!],
+  ['rbac.authorization.k8s.io/v1', 'ClusterRoleBindingList', OBJECTS['ClusterRoleBinding']!],
+  ['events.k8s.io/v1', 'EventList', OBJECTS['EventsV1Event']!],
 ];
 
 describe('encodeProtobufObject is the inverse of decodeProtobufObject', () => {
@@ -342,6 +404,12 @@ describe('encodeProtobufObject is the inverse of decodeProtobufObject', () => {
     // kube's JSON for an Event writes eventTime null and the always-present reporting fields.
     const ev = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: {}, source: {}, eventTime: null, reportingComponent: '', reportingInstance: '' };
     expect(decodeProtobufObject(encodeProtobufObject(ev))).toEqual({ ...ev, eventTime: undefined });
+    // events.k8s.io/v1's eventTime and series fields have no omitempty: null stays null.
+    const v1 = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e' }, eventTime: null, series: { count: 0, lastObservedTime: null }, regarding: {}, deprecatedSource: {} };
+    expect(decodeProtobufObject(encodeProtobufObject(v1))).toEqual(v1);
+    // And a RoleBinding's roleRef and subjects' kind and name.
+    const rb = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: {}, subjects: [{ kind: '', name: '' }], roleRef: { apiGroup: '', kind: '', name: '' } };
+    expect(decodeProtobufObject(encodeProtobufObject({ ...rb, subjects: [{}], roleRef: undefined }))).toEqual(rb);
   });
 
   it('times: offsets are normalised to UTC, Time drops fractions, MicroTime keeps microseconds, years below 100 stay', () => {
@@ -399,6 +467,52 @@ describe('encodeProtobufObject writes the bytes Go writes', () => {
       'auth whoami',
       { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {} },
       '6b3873000a2d0a1861757468656e7469636174696f6e2e6b38732e696f2f7631121153656c665375626a656374526576696577121a0a100a0012001a0022002a0032003800420012060a040a0012001a002200',
+    ],
+    [
+      'create role',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'pod-reader' },
+        rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a', 'b'] }],
+      },
+      '6b3873000a240a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f76311204526f6c6512370a1a0a0a706f642d72656164657212001a0022002a0032003800420012190a036765740a046c69737412001a04706f64732201612201621a002200',
+    ],
+    [
+      'create clusterrole --aggregation-rule',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'agg' },
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate': 'true' } }] },
+      },
+      '6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b436c7573746572526f6c65123d0a130a0361676712001a0022002a003200380042001a260a240a220a1a726261632e6578616d706c652e636f6d2f6167677265676174651204747275651a002200',
+    ],
+    [
+      'create rolebinding',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'rb' },
+        subjects: [
+          { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' },
+          { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' },
+          { kind: 'ServiceAccount', name: 'sa', namespace: 'default' },
+        ],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+      },
+      '6b3873000a2b0a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f7631120b526f6c6542696e64696e6712bc010a120a02726212001a0022002a00320038004200122a0a04557365721219726261632e617574686f72697a6174696f6e2e6b38732e696f1a05616c6963652200122a0a0547726f75701219726261632e617574686f72697a6174696f6e2e6b38732e696f1a04646576732200121f0a0e536572766963654163636f756e7412001a027361220764656661756c741a2d0a19726261632e617574686f72697a6174696f6e2e6b38732e696f1204526f6c651a0a706f642d7265616465721a002200',
+    ],
+    [
+      'create clusterrolebinding',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'crb' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bob' }],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'agg' },
+      },
+      '6b3873000a320a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f76311212436c7573746572526f6c6542696e64696e67126e0a130a0363726212001a0022002a0032003800420012280a04557365721219726261632e617574686f72697a6174696f6e2e6b38732e696f1a03626f6222001a2d0a19726261632e617574686f72697a6174696f6e2e6b38732e696f120b436c7573746572526f6c651a036167671a002200',
     ],
   ];
   it.each(RECORDED)('%s', (_name, obj, hex) => {
