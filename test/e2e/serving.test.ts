@@ -2,7 +2,7 @@
 // kubectl: start-up, credentials on disk, authentication, failures an operator can cause, and a
 // graceful stop. Plus the library entry point, startServer({ storage: 'memory' }).
 import { createServer, type Server } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -90,13 +90,15 @@ describe('the binary, first start on an empty data dir', () => {
     expect(verbose.body).toBe('[+]ping ok\n[+]sqlite ok\n[+]shutdown ok\nreadyz check passed\n');
   });
 
-  it('no token: 401 with the Unauthorized Status as JSON', async () => {
-    for (const path of ['/api', '/apis', '/api/v1/namespaces', '/metrics']) {
+  it("no token: system:anonymous, whom RBAC refuses everything but health and version, with kube's 403", async () => {
+    for (const path of ['/api', '/apis', '/metrics']) {
       const r = await server.request(path, { token: null });
-      expect(r.status).toBe(401);
+      expect(r.status).toBe(403);
       expect(r.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(r.body)).toEqual(UNAUTHORIZED);
+      expect(JSON.parse(r.body)).toMatchObject({ kind: 'Status', reason: 'Forbidden', message: `forbidden: User "system:anonymous" cannot get path "${path}"`, code: 403 });
     }
+    const r = await server.request('/api/v1/namespaces', { token: null });
+    expect(JSON.parse(r.body)).toMatchObject({ message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope' });
   });
 
   it('wrong token: 401, on public paths too', async () => {
@@ -191,6 +193,29 @@ describe('the binary, start-up failures: one line, non-zero exit', () => {
     expect(failureLine(r)).toBe(`mini-apiserver: invalid token file ${csv}: must have at least 3 columns (token, user name, user uid), found 2`);
   });
 
+  it('invalid audit policy file', async () => {
+    const policy = join(scratch, 'bad-policy.yaml');
+    writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Loud\n');
+    const r = await runBinary(['--data-dir', join(scratch, 'audit'), '--secure-port', '0', '--audit-policy-file', policy]);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toMatch(new RegExp(`^mini-apiserver: loading audit policy file: rules\\[0\\]\\.level: Unsupported value: "Loud": supported values: .*: from file ${policy}$`));
+  });
+
+  it('missing client CA file', async () => {
+    const missing = join(scratch, 'no-ca.crt');
+    const r = await runBinary(['--data-dir', join(scratch, 'ca'), '--secure-port', '0', '--client-ca-file', missing]);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toBe(`mini-apiserver: --client-ca-file ${missing}: no such file or directory`);
+  });
+
+  it('invalid ServiceAccount signing key', async () => {
+    const key = join(scratch, 'bad-sa.key');
+    writeFileSync(key, 'not a key\n');
+    const r = await runBinary(['--data-dir', join(scratch, 'sa'), '--secure-port', '0', '--service-account-signing-key-file', key]);
+    expect(r.code).toBe(1);
+    expect(failureLine(r)).toMatch(new RegExp(`^mini-apiserver: --service-account-signing-key-file ${key}: .+`));
+  });
+
   it('etcd unreachable: a clear message in bounded time', async () => {
     const r = await runBinary(['--data-dir', join(scratch, 'etcd'), '--secure-port', '0', '--etcd-servers', 'http://127.0.0.1:1'], 60_000);
     expect(r.signal).toBeNull();
@@ -228,10 +253,14 @@ describe('the binary with operator-supplied certificate and tokens', () => {
     });
     try {
       expect(server.token).toBe('root-token');
-      expect(existsSync(join(dir, 'pki'))).toBe(false);
+      // No CA, serving certificate or token file generated: only the ServiceAccount signing key.
+      expect(readdirSync(join(dir, 'pki'))).toEqual(['sa.key']);
       expect(existsSync(join(dir, 'tokens.csv'))).toBe(false);
-      const curl = await run('curl', ['-sS', '--fail', '--cacert', files.ca, '-H', 'Authorization: Bearer viewer-token', `${server.url}/metrics`]);
+      const curl = await run('curl', ['-sS', '--fail', '--cacert', files.ca, '-H', 'Authorization: Bearer viewer-token', `${server.url}/version`]);
       expect(curl.code).toBe(0);
+      // /metrics is kube's system:monitoring's, not every user's.
+      const metrics = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '--cacert', files.ca, '-H', 'Authorization: Bearer viewer-token', `${server.url}/metrics`]);
+      expect(metrics.stdout).toBe('403');
       expect((await server.kubectl(['version', '-o', 'json'])).code).toBe(0);
     } finally {
       expect(await server.stop()).toBe(0);
@@ -257,7 +286,9 @@ describe('the library: startServer({ storage: "memory" })', () => {
         expect(kc.clusters[0]!.cluster.server).toBe(handle.url);
         expect(kc.users[0]!.user.token).toBe(handle.token);
         const anonymous = await request(`${handle.url}/api`, { ca: handle.caCert });
-        expect(anonymous.status).toBe(401);
+        expect(anonymous.status).toBe(403);
+        const stranger = await request(`${handle.url}/api`, { ca: handle.caCert, token: 'not-a-token' });
+        expect(stranger.status).toBe(401);
       } finally {
         await handle.close();
       }
