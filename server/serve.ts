@@ -15,7 +15,10 @@ import { writeStatus } from './endpoints/respond.js';
 import { ApiError, internalError, serviceUnavailable, timeout, toApiError, unauthorized } from '../apimachinery/errors.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler } from './pipeline/types.js';
-import { type Access, type AccessDeps, checkAccess } from './pipeline/access.js';
+import { type AccessDeps, type Identity, authorizeRequest, identify } from './pipeline/access.js';
+import { requestAttributes } from './authz/authorizer.js';
+import type { AuthorizationAttributes } from '../apimachinery/authorization.js';
+import type { AuditRecorder } from './audit/event.js';
 import { AUDIT_ID_HEADER, type Auditor, auditIDFrom, sourceIPs } from './audit/event.js';
 import { setAuditRecorder } from './audit/context.js';
 import { type HealthCheck, type HealthResponse, pingCheck, runHealth, runSingleCheck, shutdownCheck } from './health.js';
@@ -185,11 +188,13 @@ export class HttpsFrontend {
     socket.on('error', (err) => this.deps.logger.debug('upgraded connection error', { err: err.message }));
     const { query, info } = parseRequest(req.method ?? 'GET', req.url ?? '/');
     const upgrade = async (): Promise<void> => {
-      const access = await checkAccess(req, info, this.deps.access);
-      if (access.error) return refuseUpgrade(socket, access.error);
+      const identity = await identify(req, this.deps.access);
+      if (identity.error) return refuseUpgrade(socket, identity.error);
       if (this.shuttingDown) return refuseUpgrade(socket, serviceUnavailable('the server is shutting down'));
-      if (info instanceof ApiError || !access.user) return refuseUpgrade(socket, unauthorized());
-      await this.deps.api.handleUpgrade(req, socket, head, access.user, { info, query });
+      if (info instanceof ApiError || !identity.user) return refuseUpgrade(socket, info instanceof ApiError ? info : unauthorized());
+      const denied = authorizeRequest(requestAttributes(identity.user, info), this.deps.access.authorizer).error;
+      if (denied) return refuseUpgrade(socket, denied);
+      await this.deps.api.handleUpgrade(req, socket, head, identity.user, { info, query });
     };
     upgrade().catch((err: unknown) => {
       this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
@@ -285,20 +290,27 @@ export class HttpsFrontend {
     ctx: { user?: string },
     auditID: string,
   ): Promise<void> {
-    const access = await checkAccess(req, info, this.deps.access);
-    if (access.user) ctx.user = access.user.name;
-    if (this.deps.auditor) this.audit(this.deps.auditor, req, res, access, longRunning, auditID);
-    if (access.error) return writeStatus(res, access.error);
-    const user = access.user!;
-    if (info instanceof ApiError) return writeStatus(res, info);
-    if (PUBLIC_PATHS.has(path)) {
-      // Health probes are exempt from the in-flight limits, as kube's "probes" flow schema exempts them.
+    // kube's order: authentication, audit, impersonation, the in-flight limit, then authorization,
+    // so a request refused for load costs no authorization decision.
+    const identity = await identify(req, this.deps.access);
+    const user = identity.user;
+    if (user) ctx.user = user.name;
+    const attributes = user && !(info instanceof ApiError) ? requestAttributes(user, info) : undefined;
+    const rec = this.deps.auditor && this.audit(this.deps.auditor, req, res, identity, attributes, longRunning, auditID);
+    if (identity.error) return writeStatus(res, identity.error);
+    if (info instanceof ApiError || !user || !attributes) return writeStatus(res, info instanceof ApiError ? info : unauthorized());
+    // Health probes are exempt from the in-flight limits, as kube's "probes" flow schema exempts them.
+    const probe = PUBLIC_PATHS.has(path);
+    const release = longRunning || probe ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
+    if (!release) return tooManyRequests(res);
+    res.once('close', release);
+    const { result, error } = authorizeRequest(attributes, this.deps.access.authorizer);
+    rec?.authorized(result);
+    if (error) return writeStatus(res, error);
+    if (probe) {
       if (path.startsWith('/version')) return send(res, 200, this.versionBody, { 'Content-Type': 'application/json' });
       return this.serveHealth(res, path.slice(1) as HealthEndpoint, query);
     }
-    const release = longRunning ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
-    if (!release) return tooManyRequests(res);
-    res.once('close', release);
     if (path === '/metrics') return send(res, 200, this.metrics.render(this.maxInflight.dropped), { 'Content-Type': METRICS_CONTENT_TYPE });
     const single = this.singleCheck(path);
     if (single) return this.writeHealth(res, await runSingleCheck(single));
@@ -310,7 +322,15 @@ export class HttpsFrontend {
    * request, its events as the response starts and completes. Requests whose path kube's request
    * info could not parse are refused before anything is known to audit.
    */
-  private audit(auditor: Auditor, req: IncomingMessage, res: ServerResponse, access: Access, longRunning: boolean, auditID: string): void {
+  private audit(
+    auditor: Auditor,
+    req: IncomingMessage,
+    res: ServerResponse,
+    identity: Identity,
+    attributes: AuthorizationAttributes | undefined,
+    longRunning: boolean,
+    auditID: string,
+  ): AuditRecorder | undefined {
     const forwarded = req.headers['x-forwarded-for'];
     const realIp = req.headers['x-real-ip'];
     const input = {
@@ -324,18 +344,18 @@ export class HttpsFrontend {
       auditID,
       longRunning,
     };
-    if (access.error?.code === 401) {
+    if (identity.error?.code === 401) {
       const attrs = { user: { name: '', groups: [] }, verb: (req.method ?? '').toLowerCase(), resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: req.url ?? '/' };
       auditor.failedAuthentication({ ...input, attrs }, { bearer: req.headers.authorization !== undefined, x509: false });
-      return;
+      return undefined;
     }
-    if (!access.attributes || !access.user) return;
-    const rec = auditor.begin({ ...input, attrs: { ...access.attributes, user: access.requester ?? access.user } });
-    if (!rec.enabled) return;
-    if (access.requester) rec.impersonated(access.user);
-    if (access.decision) rec.authorized({ decision: access.decision.allowed ? 'allow' : 'no-opinion', reason: access.decision.reason });
+    if (!attributes || !identity.user) return undefined;
+    const rec = auditor.begin({ ...input, attrs: { ...attributes, user: identity.requester ?? identity.user } });
+    if (!rec.enabled) return undefined;
+    if (identity.requester) rec.impersonated(identity.user);
     setAuditRecorder(res, rec);
     res.once('close', () => rec.complete(res.headersSent ? res.statusCode : undefined));
+    return rec;
   }
 
   private async serveHealth(res: ServerResponse, endpoint: HealthEndpoint, query: URLSearchParams): Promise<void> {

@@ -17,9 +17,9 @@ import {
   rulesFor,
   subjectsOf,
 } from '../../apimachinery/rbac/index.js';
-import type { Authorizer } from '../../apimachinery/authorization.js';
+import type { AuthorizationResult, Authorizer } from '../../apimachinery/authorization.js';
 import type { Storage } from '../../storage/interface.js';
-import { Informer, informerKey } from '../registry/informer.js';
+import { Informer, type InformerHandler, informerKey } from '../registry/informer.js';
 import type { Store } from '../registry/store.js';
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
@@ -35,14 +35,20 @@ function subjectKeys(binding: RoleBinding, bindingNamespace: string): string[] {
 /** The keys a user is found under: its name and each group. */
 const userKeys = (user: UserInfo): string[] => [`${USER_KIND}:${user.name}`, ...user.groups.map((g) => `${GROUP_KIND}:${g}`)];
 
+/** How many users' binding lists a scope remembers between changes (a few per active client). */
+const MAX_CACHED_USERS = 4096;
+
 /** Bindings of one scope (the cluster, or one namespace) by name and by subject. */
 class BindingIndex {
   readonly byName = new Map<string, RoleBinding>();
   private readonly bySubject = new Map<string, Set<string>>();
+  /** Each user's bindings as last computed; any change to the scope's bindings forgets them all. */
+  private readonly cache = new Map<string, RoleBinding[]>();
 
   put(binding: RoleBinding, namespace: string): void {
     const name = binding.metadata.name ?? '';
     this.remove(name, namespace);
+    this.cache.clear();
     this.byName.set(name, binding);
     for (const key of subjectKeys(binding, namespace)) {
       let names = this.bySubject.get(key);
@@ -54,6 +60,7 @@ class BindingIndex {
   remove(name: string, namespace: string): void {
     const old = this.byName.get(name);
     if (!old) return;
+    this.cache.clear();
     this.byName.delete(name);
     for (const key of subjectKeys(old, namespace)) {
       const names = this.bySubject.get(key);
@@ -64,9 +71,15 @@ class BindingIndex {
 
   /** The bindings that may name the user, in name order (kube's lister order differs; the decision does not). */
   forUser(user: UserInfo): RoleBinding[] {
+    const cacheKey = JSON.stringify([user.name, user.groups]);
+    const cached = this.cache.get(cacheKey);
+    if (cached) return cached;
     const names = new Set<string>();
     for (const key of userKeys(user)) for (const n of this.bySubject.get(key) ?? []) names.add(n);
-    return [...names].sort().map((n) => this.byName.get(n)!);
+    const bindings = [...names].sort().map((n) => this.byName.get(n)!);
+    if (this.cache.size >= MAX_CACHED_USERS) this.cache.clear();
+    this.cache.set(cacheKey, bindings);
+    return bindings;
   }
 
   get size(): number {
@@ -88,6 +101,8 @@ export class RbacIndex {
   private readonly namespaceBindings = new Map<string, BindingIndex>();
   private readonly informers: Informer[];
   private readonly clusterRoleListeners: Array<() => void> = [];
+  /** Bumped on every change of any RBAC object: what a cached decision was made against. */
+  generation = 0;
 
   constructor(storage: Storage, stores: RbacStores, logger: Logger) {
     const keyed = <T extends KubeObject>(map: Map<string, T>) => ({
@@ -99,21 +114,27 @@ export class RbacIndex {
     });
     const clusterRolesHandler = keyed(this.clusterRoles);
     const notify = (): void => this.clusterRoleListeners.forEach((l) => l());
+    // Every change, of any kind, invalidates the decisions made before it.
+    const counted = (h: InformerHandler): InformerHandler => ({
+      upsert: (obj) => (this.generation++, h.upsert(obj)),
+      remove: (obj) => (this.generation++, h.remove(obj)),
+      ...(h.resync ? { resync: (present: Set<string>) => (this.generation++, h.resync!(present)) } : {}),
+    });
     this.informers = [
-      new Informer(storage, stores.clusterRoles, {
+      new Informer(storage, stores.clusterRoles, counted({
         upsert: (obj) => (clusterRolesHandler.upsert(obj), notify()),
         remove: (obj) => (clusterRolesHandler.remove(obj), notify()),
         resync: (present) => (clusterRolesHandler.resync(present), notify()),
-      }, logger),
-      new Informer(storage, stores.roles, keyed(this.roles), logger),
-      new Informer(storage, stores.clusterRoleBindings, {
+      }), logger),
+      new Informer(storage, stores.roles, counted(keyed(this.roles)), logger),
+      new Informer(storage, stores.clusterRoleBindings, counted({
         upsert: (obj) => this.clusterBindings.put(obj as ClusterRoleBinding, ''),
         remove: (obj) => this.clusterBindings.remove(obj.metadata.name ?? '', ''),
         resync: (present) => {
           for (const name of [...this.clusterBindings.byName.keys()]) if (!present.has(name)) this.clusterBindings.remove(name, '');
         },
-      }, logger),
-      new Informer(storage, stores.roleBindings, {
+      }), logger),
+      new Informer(storage, stores.roleBindings, counted({
         upsert: (obj) => this.bindingsIn(obj.metadata.namespace ?? '').put(obj as RoleBinding, obj.metadata.namespace ?? ''),
         remove: (obj) => this.namespaceBindings.get(obj.metadata.namespace ?? '')?.remove(obj.metadata.name ?? '', obj.metadata.namespace ?? ''),
         resync: (present) => {
@@ -121,7 +142,7 @@ export class RbacIndex {
             for (const name of [...index.byName.keys()]) if (!present.has(`${ns}/${name}`)) index.remove(name, ns);
           }
         },
-      }, logger),
+      }), logger),
     ];
   }
 
@@ -165,10 +186,31 @@ export class RbacIndex {
   }
 }
 
-/** kube's RBAC authorizer over the index: each decision reads only the bindings of its user. */
+/** How many decisions are remembered between RBAC changes (clients repeat the same requests). */
+const MAX_CACHED_DECISIONS = 16_384;
+
+/**
+ * kube's RBAC authorizer over the index: each decision reads only the bindings of its user, and is
+ * remembered until any RBAC object changes (the same controller asks the same question many times).
+ */
 export function indexAuthorizer(index: RbacIndex): Authorizer {
+  const decisions = new Map<string, AuthorizationResult>();
+  let generation = index.generation;
   return {
-    authorize: (a) => authorize(index.sourceFor(a.user), a),
+    authorize(a) {
+      if (generation !== index.generation) {
+        decisions.clear();
+        generation = index.generation;
+      }
+      // JSON: unambiguous whatever the names hold.
+      const key = JSON.stringify([a.user.name, a.user.groups, a.verb, a.resourceRequest, a.apiGroup, a.resource, a.subresource, a.namespace, a.name, a.path]);
+      const cached = decisions.get(key);
+      if (cached) return cached;
+      const result = authorize(index.sourceFor(a.user), a);
+      if (decisions.size >= MAX_CACHED_DECISIONS) decisions.clear();
+      decisions.set(key, result);
+      return result;
+    },
     rulesFor: (user, namespace) => rulesFor(index.sourceFor(user), user, namespace),
   };
 }

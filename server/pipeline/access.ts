@@ -1,15 +1,14 @@
-// Who is asking and whether they may: kube's WithAuthentication, WithImpersonation and
-// WithAuthorization filters as one step of the front door. Authentication finds the user (or
-// system:anonymous, when allowed), impersonation may replace it (itself authorized), and the
-// authorizer chain decides on the request's attributes. The outcome carries what audit records.
+// Who is asking and whether they may: kube's WithAuthentication and WithImpersonation (identify),
+// then, after audit has begun and the in-flight limit taken a slot, WithAuthorization. Authentication
+// finds the user (or system:anonymous, when allowed), impersonation may replace it (itself
+// authorized), and the authorizer chain decides on the request's attributes.
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest, unauthorized } from '../../apimachinery/errors.js';
 import { impersonate, stripImpersonationHeaders } from '../authn/impersonation.js';
-import type { AuthorizationAttributes, Authorizer } from '../../apimachinery/authorization.js';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../apimachinery/authorization.js';
 import { ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
 import type { AuthResult } from '../authn/bearer.js';
-import { forbiddenError, requestAttributes } from '../authz/authorizer.js';
-import type { RequestInfo } from './request-info.js';
+import { forbiddenError } from '../authz/authorizer.js';
 
 export interface AccessDeps {
   authenticate(req: IncomingMessage): AuthResult | Promise<AuthResult>;
@@ -21,45 +20,38 @@ export interface AccessDeps {
 /** The user kube's anonymous authenticator makes of a request without credentials. */
 export const ANONYMOUS: UserInfo = { name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] };
 
-export interface Access {
-  /** Who the request acts as (the impersonated user when there is one). */
+/** Who a request acts as, after authentication and impersonation (kube's WithAuthentication, WithImpersonation). */
+export interface Identity {
+  /** Who the request acts as (the impersonated user when there is one); absent when authentication failed. */
   user: UserInfo | undefined;
   /** Who authenticated, when that is not `user` (audit's impersonatedUser is then `user`). */
   requester?: UserInfo;
-  attributes?: AuthorizationAttributes;
-  /** The authorizer's decision and reason, for audit's annotations. */
-  decision?: { allowed: boolean; reason: string };
-  /** Set when the request is refused: 401, 403, or a malformed request. */
+  /** Set when the request is refused here: 401, an impersonation 403 or 400. */
   error?: ApiError;
 }
 
-export async function checkAccess(req: IncomingMessage, info: RequestInfo | ApiError, deps: AccessDeps): Promise<Access> {
+export async function identify(req: IncomingMessage, deps: AccessDeps): Promise<Identity> {
   const auth = await deps.authenticate(req);
   if (auth.kind === 'invalid') return { user: undefined, error: unauthorized() };
   if (auth.kind === 'anonymous' && !deps.anonymous) return { user: undefined, error: unauthorized() };
   const requester = auth.kind === 'user' ? auth.user : ANONYMOUS;
-  let user = requester;
   const impersonated = impersonate(requester, req.headersDistinct, (a) => deps.authorizer.authorize(a));
   switch (impersonated.kind) {
     case 'none':
-      break;
+      return { user: requester };
     case 'user':
       stripImpersonationHeaders(req);
-      user = impersonated.user;
-      break;
+      return { user: impersonated.user, requester };
     case 'forbidden':
       return { user: requester, error: impersonated.error };
     case 'error':
       // kube answers these (groups without a user, say) with a plain-text 500; they are the client's mistake.
       return { user: requester, error: badRequest(impersonated.message) };
   }
-  const acting = user === requester ? {} : { requester };
-  // A path kube's request info cannot make sense of is refused before authorization.
-  if (info instanceof ApiError) return { user, ...acting, error: info };
-  const attributes = requestAttributes(user, info);
-  const result = deps.authorizer.authorize(attributes);
-  const allowed = result.decision === 'allow';
-  const decision = { allowed, reason: result.reason };
-  if (!allowed) return { user, ...acting, attributes, decision, error: forbiddenError(attributes, result.reason) };
-  return { user, ...acting, attributes, decision };
+}
+
+/** kube's WithAuthorization: the decision on the request's attributes, with kube's 403 when it is not allow. */
+export function authorizeRequest(attributes: AuthorizationAttributes, authorizer: Authorizer): { result: AuthorizationResult; error?: ApiError } {
+  const result = authorizer.authorize(attributes);
+  return result.decision === 'allow' ? { result } : { result, error: forbiddenError(attributes, result.reason) };
 }
