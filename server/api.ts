@@ -35,6 +35,20 @@ import { WatchRegistry, serveWatch } from './endpoints/watch.js';
 import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/watch-websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
 import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
+import {
+  clusterRoleBindingSchema,
+  clusterRoleSchema,
+  configMapSchema,
+  coreEventSchema,
+  customResourceDefinitionSchema,
+  eventsV1EventSchema,
+  leaseSchema,
+  namespaceSchema,
+  roleBindingSchema,
+  roleSchema,
+  secretSchema,
+  serviceAccountSchema,
+} from '../apimachinery/apis/builtin-schemas.js';
 import type { KindInfo } from './registry/strategy.js';
 import type { Authorizer } from '../apimachinery/authorization.js';
 import type { AuthorizationMode } from './options.js';
@@ -135,6 +149,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
 
   catalog.setResource('', 'namespaces', [
     builtin(namespaceKind, 'v1', 'namespace', {
+      schema: namespaceSchema,
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
       names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList', shortNames: ['ns'], categories: [] },
       subresources: ['finalize', 'status'],
@@ -148,6 +163,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   ]);
   catalog.setResource('', 'events', [
     builtin(eventKind, 'v1', 'event', {
+      schema: coreEventSchema,
       names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
       printerColumns: [
         { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
@@ -162,6 +178,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   catalog.setResource(EVENTS_GROUP, 'events', [
     builtin(eventKind, 'v1', 'event', {
       group: EVENTS_GROUP,
+      schema: eventsV1EventSchema,
       names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
       fieldLabels: eventsV1FieldLabels,
       printerColumns: [
@@ -175,6 +192,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   ]);
   catalog.setResource(crdKind.group, crdKind.resource, [
     builtin(crdKind, 'v1', 'customresourcedefinition', {
+      schema: customResourceDefinitionSchema,
       names: {
         plural: 'customresourcedefinitions',
         singular: 'customresourcedefinition',
@@ -197,13 +215,14 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const secrets = new Store(storage, secretStrategy, admission);
   const serviceAccounts = new Store(storage, serviceAccountStrategy, admission);
   catalog.setResource('', configMapKind.resource, [
-    builtin(configMapKind, 'v1', 'configmap', { names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS }, new Store(storage, configMapStrategy, admission)),
+    builtin(configMapKind, 'v1', 'configmap', { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS }, new Store(storage, configMapStrategy, admission)),
   ]);
   catalog.setResource('', secretKind.resource, [
-    builtin(secretKind, 'v1', 'secret', { printerColumns: SECRET_COLUMNS }, secrets),
+    builtin(secretKind, 'v1', 'secret', { schema: secretSchema, printerColumns: SECRET_COLUMNS }, secrets),
   ]);
   catalog.setResource('', serviceAccountKind.resource, [
     builtin(serviceAccountKind, 'v1', 'serviceaccount', {
+      schema: serviceAccountSchema,
       names: names(serviceAccountKind, 'serviceaccount', ['sa']),
       printerColumns: SERVICE_ACCOUNT_COLUMNS,
       // TokenRequest (`kubectl create token`): a signed token for the ServiceAccount, never stored.
@@ -212,7 +231,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   ]);
   const leases = new Store(storage, leaseStrategy, admission);
   catalog.setResource(leaseKind.group, leaseKind.resource, [
-    builtin(leaseKind, 'v1', 'lease', { printerColumns: LEASE_COLUMNS }, leases),
+    builtin(leaseKind, 'v1', 'lease', { schema: leaseSchema, printerColumns: LEASE_COLUMNS }, leases),
   ]);
 
   // RBAC: its four kinds, an index of them kept from storage, and the authorizer chain over it.
@@ -228,11 +247,11 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     roleBindings: new Store(storage, roleBindingStrategy, rbacAdmission),
     clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy, rbacAdmission),
   };
-  catalog.setResource(roleKind.group, roleKind.resource, [builtin(roleKind, 'v1', 'role', { printerColumns: ROLE_COLUMNS }, rbacStores.roles)]);
-  catalog.setResource(clusterRoleKind.group, clusterRoleKind.resource, [builtin(clusterRoleKind, 'v1', 'clusterrole', { printerColumns: CLUSTER_ROLE_COLUMNS }, rbacStores.clusterRoles)]);
-  catalog.setResource(roleBindingKind.group, roleBindingKind.resource, [builtin(roleBindingKind, 'v1', 'rolebinding', { printerColumns: ROLE_BINDING_COLUMNS }, rbacStores.roleBindings)]);
+  catalog.setResource(roleKind.group, roleKind.resource, [builtin(roleKind, 'v1', 'role', { schema: roleSchema, printerColumns: ROLE_COLUMNS }, rbacStores.roles)]);
+  catalog.setResource(clusterRoleKind.group, clusterRoleKind.resource, [builtin(clusterRoleKind, 'v1', 'clusterrole', { schema: clusterRoleSchema, printerColumns: CLUSTER_ROLE_COLUMNS }, rbacStores.clusterRoles)]);
+  catalog.setResource(roleBindingKind.group, roleBindingKind.resource, [builtin(roleBindingKind, 'v1', 'rolebinding', { schema: roleBindingSchema, printerColumns: ROLE_BINDING_COLUMNS }, rbacStores.roleBindings)]);
   catalog.setResource(clusterRoleBindingKind.group, clusterRoleBindingKind.resource, [
-    builtin(clusterRoleBindingKind, 'v1', 'clusterrolebinding', { printerColumns: CLUSTER_ROLE_BINDING_COLUMNS }, rbacStores.clusterRoleBindings),
+    builtin(clusterRoleBindingKind, 'v1', 'clusterrolebinding', { schema: clusterRoleBindingSchema, printerColumns: CLUSTER_ROLE_BINDING_COLUMNS }, rbacStores.clusterRoleBindings),
   ]);
   // Access reviews: created, answered by the authorizer, never stored.
   const reviewDescriptor = (group: string, resource: string, kind: string, namespaced: boolean, create: CreateOnlyHandler): ResourceDescriptor => ({

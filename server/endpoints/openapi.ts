@@ -51,6 +51,7 @@ const COMPILED_IN = new Map([
   ['apiextensions.k8s.io', 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions'],
   ['coordination.k8s.io', 'io.k8s.api.coordination'],
   ['events.k8s.io', 'io.k8s.api.events'],
+  ['rbac.authorization.k8s.io', 'io.k8s.api.rbac'],
 ]);
 
 /** kube's definition names: Go package for built-ins, reversed group for CRDs (`com.example.cache.v1.Cache`). */
@@ -64,6 +65,8 @@ const groupVersionPath = (group: string, version: string): string => (group ? `a
 /** Records which definitions a document references, so exactly those get emitted. */
 class Refs {
   readonly used = new Set<string>();
+  /** Named definitions built-in kinds' schemas bring along (their `definitions`), by name. */
+  readonly carried = new Map<string, JSONSchemaProps>();
   constructor(readonly flavor: Flavor) {}
 
   to(name: string, siblings: JsonObject = {}): JsonObject {
@@ -355,9 +358,41 @@ function addEmbeddedProperties(s: JsonObject, refs: Refs): void {
 /** Built-in kinds we hold no schema for: permissive, so kubectl leaves validation to the server. */
 const PERMISSIVE: JSONSchemaProps = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
+/** Keys a built-in definition never carries into a document. */
+const BUILTIN_DROPPED = new Set(['$ref', 'definitions']);
+
+/**
+ * A built-in kind's schema (or one of the definitions it carries) as kube's compiled-in OpenAPI
+ * has it: `$ref`s to named definitions (wrapped in allOf by v3, as kube does), kube's patch
+ * extensions kept. v2 leaves out defaults, as kube's served v2 does.
+ */
+function builtinSchema(s: JSONSchemaProps, refs: Refs): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(s) as Array<[string, unknown]>) {
+    if (v === undefined || BUILTIN_DROPPED.has(k) || (k === 'default' && refs.flavor === 'v2')) continue;
+    if (k === 'properties' && isJsonObject(v as JsonValue)) {
+      out[k] = Object.fromEntries(Object.entries(v as Record<string, JSONSchemaProps>).map(([name, p]) => [name, builtinSchema(p, refs)]));
+    } else if ((k === 'items' || k === 'additionalProperties') && isJsonObject(v as JsonValue)) {
+      out[k] = builtinSchema(v as JSONSchemaProps, refs);
+    } else {
+      out[k] = asJson(v);
+    }
+  }
+  return s.$ref ? refs.to(s.$ref.replace(/^#\/definitions\//, ''), out) : out;
+}
+
 /** The kind's definition, as kube's buildKubeNative makes it. */
 function kindSchema(r: OpenAPIResource, refs: Refs): JsonObject {
   const gvk = gvkList(r.group, r.version, r.names.kind);
+  if (r.schema && COMPILED_IN.has(r.group)) {
+    // a compiled-in kind: kube's own definition, with the named definitions it refers to
+    for (const [name, def] of Object.entries(r.schema.definitions ?? {})) if (!refs.carried.has(name)) refs.carried.set(name, def);
+    const s = builtinSchema(r.schema, refs);
+    const props = isJsonObject(s['properties']) ? s['properties'] : {};
+    s['properties'] = { ...props, metadata: refs.to(OBJECT_META, { description: METADATA_DOC }), ...typeMetaProperties() };
+    s['x-kubernetes-group-version-kind'] = gvk;
+    return s;
+  }
   const source = r.schema ?? PERMISSIVE;
   if (refs.flavor === 'v2' && source['x-kubernetes-preserve-unknown-fields'] === true) {
     // kube: no properties at all, or kubectl's v2 validation would reject every other field
@@ -629,8 +664,11 @@ function buildGroupVersion(resources: readonly OpenAPIResource[], flavor: Flavor
   }
   // A Set's iteration also visits names added while it runs: the definitions' own references.
   for (const name of refs.used) {
+    if (Object.hasOwn(schemas, name)) continue;
     const build = LIBRARY[name];
-    if (build && !Object.hasOwn(schemas, name)) schemas[name] = build(refs);
+    const carried = refs.carried.get(name);
+    if (build) schemas[name] = build(refs);
+    else if (carried) schemas[name] = builtinSchema(carried, refs);
   }
   return { paths, schemas };
 }

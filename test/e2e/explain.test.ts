@@ -1,0 +1,119 @@
+// `kubectl explain` of the built-in kinds with the real kubectl 1.27 and 1.33 against the real
+// binary: the OpenAPI documents carry kube's definitions of ConfigMap, Secret, ServiceAccount,
+// Namespace, Event (core and events.k8s.io), Lease, RBAC's four kinds and CustomResourceDefinition, so explain prints kube's
+// descriptions and types and walks into nested fields. Both versions read the v3 documents
+// (1.27 also asks for /openapi/v2 first and needs it to answer). One server per version.
+//
+// kubectl comes from test/helpers/kubectl.ts findKubectl ($KUBECTL_1_27 / $KUBECTL_1_33, then
+// $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
+// test, saying where it looked and how to get it; its other tests cannot run and are skipped.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
+
+const VERSIONS = ['1.27', '1.33'];
+const KUBECTLS = new Map(VERSIONS.map((v) => [v, findKubectl(v)]));
+
+for (const version of VERSIONS) {
+  const found = KUBECTLS.get(version)!;
+  describe(`kubectl ${version} (explain)`, () => {
+    it(`the kubectl ${version} binary is there and reports client version ${version}`, async () => {
+      if (!found.binary) expect.fail(found.problem);
+      const r = await run(found.binary, ['version', '--client', '-o', 'json'], { timeoutMs: 20_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const v = (JSON.parse(r.stdout) as { clientVersion: { major: string; minor: string } }).clientVersion;
+      expect(`${v.major}.${v.minor.replace(/\+$/, '')}`).toBe(version);
+    });
+  });
+}
+
+/** explain's output with its whitespace runs (its wrapping) folded to one space. */
+const folded = (s: string): string => s.replace(/\s+/g, ' ');
+
+for (const version of VERSIONS) {
+  const binary = KUBECTLS.get(version)!.binary ?? '';
+
+  describe.skipIf(binary === '')(`kubectl ${version} explain of built-in kinds`, () => {
+    let server: ServerProcess;
+    const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const explain = async (...args: string[]): Promise<string> => {
+      const r = await kubectl(['explain', ...args]);
+      if (r.code !== 0) throw new Error(`kubectl explain ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      expect(r.stderr, `kubectl explain ${args.join(' ')}`).toBe('');
+      return r.stdout;
+    };
+
+    beforeAll(async () => {
+      server = await startServerProcess();
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it("configmap: kube's description and its fields with their types", async () => {
+      const out = await explain('configmap');
+      expect(out).toMatch(/^KIND:\s+ConfigMap$/m);
+      expect(out).toMatch(/^VERSION:\s+v1$/m);
+      expect(folded(out)).toContain('DESCRIPTION: ConfigMap holds configuration data for pods to consume.');
+      expect(out).not.toContain('<empty>');
+      expect(out).toMatch(/^\s+binaryData\s+<map\[string\]string>$/m);
+      expect(out).toMatch(/^\s+data\s+<map\[string\]string>$/m);
+      expect(out).toMatch(/^\s+immutable\s+<boolean>$/m);
+      expect(out).toMatch(/^\s+metadata\s+<ObjectMeta>$/m);
+    });
+
+    it('lease.spec.leaseDurationSeconds: an integer, described as kube describes it', async () => {
+      const out = await explain('lease.spec.leaseDurationSeconds');
+      expect(out).toMatch(/^GROUP:\s+coordination\.k8s\.io$/m);
+      expect(out).toMatch(/^FIELD:\s+leaseDurationSeconds <integer>$/m);
+      expect(folded(out)).toContain('leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it.');
+    });
+
+    it('lease.spec: the LeaseSpec and its fields', async () => {
+      const out = await explain('lease.spec');
+      expect(out).toMatch(/^FIELD:\s+spec <LeaseSpec>$/m);
+      for (const f of ['acquireTime', 'holderIdentity', 'leaseDurationSeconds', 'leaseTransitions', 'renewTime']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
+    });
+
+    it('role.rules: a list of PolicyRule with its fields, verbs required', async () => {
+      const out = await explain('role.rules');
+      expect(out).toMatch(/^GROUP:\s+rbac\.authorization\.k8s\.io$/m);
+      expect(out).toMatch(/^FIELD:\s+rules <\[\]PolicyRule>$/m);
+      expect(folded(out)).toContain('Rules holds all the PolicyRules for this Role');
+      for (const f of ['apiGroups', 'nonResourceURLs', 'resourceNames', 'resources']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<\\[\\]string>$`, 'm'));
+      expect(out).toMatch(/^\s+verbs\s+<\[\]string> -required-$/m);
+    });
+
+    it('secret.type: a string, with its link to the secret types', async () => {
+      const out = await explain('secret.type');
+      expect(out).toMatch(/^FIELD:\s+type <string>$/m);
+      expect(folded(out)).toContain('Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types');
+    });
+
+    it.each([
+      ['serviceaccount.secrets', 'secrets <[]ObjectReference>'],
+      ['namespace.status.conditions', 'conditions <[]NamespaceCondition>'],
+      ['event.involvedObject', 'involvedObject <ObjectReference>'],
+      ['clusterrole.aggregationRule.clusterRoleSelectors', 'clusterRoleSelectors <[]LabelSelector>'],
+      ['rolebinding.roleRef', 'roleRef <RoleRef>'],
+      ['clusterrolebinding.subjects', 'subjects <[]Subject>'],
+      ['crd.spec.versions', 'versions <[]CustomResourceDefinitionVersion>'],
+      ['crd.spec.versions.schema.openAPIV3Schema', 'openAPIV3Schema <JSONSchemaProps>'],
+      ['crd.spec.versions.schema.openAPIV3Schema.properties', 'properties <map[string]JSONSchemaProps>'],
+    ])('%s: %s', async (path, field) => {
+      expect(folded(await explain(path))).toContain(`FIELD: ${field}`);
+    });
+
+    it('rolebinding: roleRef is listed as required, subjects not', async () => {
+      const out = await explain('rolebinding');
+      expect(out).toMatch(/^\s+roleRef\s+<RoleRef> -required-$/m);
+      expect(out).toMatch(/^\s+subjects\s+<\[\]Subject>$/m);
+    });
+
+    it('events.k8s.io Event: its own fields, not core/v1 Event\'s', async () => {
+      const out = await explain('events.regarding', '--api-version=events.k8s.io/v1');
+      expect(out).toMatch(/^GROUP:\s+events\.k8s\.io$/m);
+      expect(out).toMatch(/^FIELD:\s+regarding <ObjectReference>$/m);
+    });
+  });
+}
