@@ -9,8 +9,8 @@ import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
 import { ApiError, badRequest, ignoreNotFound, methodNotSupported, notFoundPath, toApiError } from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
-import { Catalog, type ResourceDescriptor, TYPED_PROFILE } from './registry/catalog.js';
-import { parseGroupVersion, storageVersionHash } from '../apimachinery/versions.js';
+import { Catalog, type ResourceDescriptor, TYPED_PROFILE, builtinDescriptor } from './registry/catalog.js';
+import { parseGroupVersion } from '../apimachinery/versions.js';
 import { Store } from './registry/store.js';
 import { isTerminating, namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
 import { EVENTS_GROUP, eventKind, eventStrategy, eventsV1FieldLabels } from './registry/builtin/events.js';
@@ -36,44 +36,22 @@ import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
 import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
 import {
-  clusterRoleBindingSchema,
-  clusterRoleSchema,
   configMapSchema,
   coreEventSchema,
   customResourceDefinitionSchema,
   eventsV1EventSchema,
   leaseSchema,
   namespaceSchema,
-  roleBindingSchema,
-  roleSchema,
   secretSchema,
   serviceAccountSchema,
 } from '../apimachinery/apis/builtin-schemas.js';
 import type { KindInfo } from './registry/strategy.js';
 import type { Authorizer } from '../apimachinery/authorization.js';
 import type { AuthorizationMode } from './options.js';
-import { alwaysAllow, alwaysDeny, authorizerChain } from './authz/authorizer.js';
-import { RbacIndex, indexAuthorizer } from './authz/rbac-index.js';
-import { ClusterRoleAggregation, ensureBootstrapPolicy } from './authz/rbac-controllers.js';
-import { rbacEscalationCheck } from '../admission/rbac-escalation.js';
-import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, accessReviews, selfSubjectReview } from './authz/reviews.js';
-import type { CreateOnlyHandler } from './registry/catalog.js';
+import { alwaysDeny } from './authz/authorizer.js';
+import { installAuthorization } from './authz/install.js';
 import type { ObjectLookup } from './authn/service-account-token.js';
 import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './authn/token-request-handler.js';
-import {
-  CLUSTER_ROLE_BINDING_COLUMNS,
-  CLUSTER_ROLE_COLUMNS,
-  ROLE_BINDING_COLUMNS,
-  ROLE_COLUMNS,
-  clusterRoleBindingKind,
-  clusterRoleBindingStrategy,
-  clusterRoleKind,
-  clusterRoleStrategy,
-  roleBindingKind,
-  roleBindingStrategy,
-  roleKind,
-  roleStrategy,
-} from './registry/builtin/rbac.js';
 
 export interface Api extends ApiHandler {
   /** The authorizer chain of --authorization-mode, kept current from the RBAC objects served here. */
@@ -108,28 +86,13 @@ export interface ApiDeps {
   authorizationModes?: readonly AuthorizationMode[];
 }
 
-function builtin(kind: KindInfo, version: string, singular: string, extra: Partial<ResourceDescriptor>, store: Store): ResourceDescriptor {
-  return {
-    group: kind.group,
-    version,
-    names: { plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames: [], categories: [] },
-    namespaced: kind.namespaced,
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-    subresources: [],
-    store,
-    serving: TYPED_PROFILE,
-    storageVersionHash: storageVersionHash(kind.group, version, kind.kind),
-    ...extra,
-  };
-}
-
 export async function createApi(deps: ApiDeps): Promise<Api> {
   const { storage, logger } = deps;
   const maxRequestBodyBytes = deps.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const catalog = new Catalog();
   const namespaces = new Store(storage, namespaceStrategy);
   // kube's default admission plugins that apply here, run by the store for every write.
-  // The authorizer chain, set once RBAC's index exists below; admission asks it through this.
+  // The authorizer chain, installed below with RBAC's stores, which need these plugins first.
   let authorizer: Authorizer = alwaysDeny;
   const askAuthorizer: Authorizer = { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) };
   const admissionPlugins = [
@@ -148,7 +111,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const crds = new Store(storage, crdStrategy, admission);
 
   catalog.setResource('', 'namespaces', [
-    builtin(namespaceKind, 'v1', 'namespace', {
+    builtinDescriptor(namespaceKind, 'v1', 'namespace', {
       schema: namespaceSchema,
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
       names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList', shortNames: ['ns'], categories: [] },
@@ -162,7 +125,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     }, namespaces),
   ]);
   catalog.setResource('', 'events', [
-    builtin(eventKind, 'v1', 'event', {
+    builtinDescriptor(eventKind, 'v1', 'event', {
       schema: coreEventSchema,
       names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
       printerColumns: [
@@ -176,7 +139,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   ]);
   // The same events, in the same storage, under events.k8s.io's names (a conversion on read and write).
   catalog.setResource(EVENTS_GROUP, 'events', [
-    builtin(eventKind, 'v1', 'event', {
+    builtinDescriptor(eventKind, 'v1', 'event', {
       group: EVENTS_GROUP,
       schema: eventsV1EventSchema,
       names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
@@ -191,7 +154,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     }, events),
   ]);
   catalog.setResource(crdKind.group, crdKind.resource, [
-    builtin(crdKind, 'v1', 'customresourcedefinition', {
+    builtinDescriptor(crdKind, 'v1', 'customresourcedefinition', {
       schema: customResourceDefinitionSchema,
       names: {
         plural: 'customresourcedefinitions',
@@ -215,13 +178,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const secrets = new Store(storage, secretStrategy, admission);
   const serviceAccounts = new Store(storage, serviceAccountStrategy, admission);
   catalog.setResource('', configMapKind.resource, [
-    builtin(configMapKind, 'v1', 'configmap', { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS }, new Store(storage, configMapStrategy, admission)),
+    builtinDescriptor(configMapKind, 'v1', 'configmap', { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS }, new Store(storage, configMapStrategy, admission)),
   ]);
   catalog.setResource('', secretKind.resource, [
-    builtin(secretKind, 'v1', 'secret', { schema: secretSchema, printerColumns: SECRET_COLUMNS }, secrets),
+    builtinDescriptor(secretKind, 'v1', 'secret', { schema: secretSchema, printerColumns: SECRET_COLUMNS }, secrets),
   ]);
   catalog.setResource('', serviceAccountKind.resource, [
-    builtin(serviceAccountKind, 'v1', 'serviceaccount', {
+    builtinDescriptor(serviceAccountKind, 'v1', 'serviceaccount', {
       schema: serviceAccountSchema,
       names: names(serviceAccountKind, 'serviceaccount', ['sa']),
       printerColumns: SERVICE_ACCOUNT_COLUMNS,
@@ -231,65 +194,22 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   ]);
   const leases = new Store(storage, leaseStrategy, admission);
   catalog.setResource(leaseKind.group, leaseKind.resource, [
-    builtin(leaseKind, 'v1', 'lease', { schema: leaseSchema, printerColumns: LEASE_COLUMNS }, leases),
+    builtinDescriptor(leaseKind, 'v1', 'lease', { schema: leaseSchema, printerColumns: LEASE_COLUMNS }, leases),
   ]);
 
-  // RBAC: its four kinds, an index of them kept from storage, and the authorizer chain over it.
-  // Writes of roles and bindings pass kube's escalation check, which asks the same authorizer.
-  let rbacIndex: RbacIndex | undefined;
-  const rbacAdmission = new AdmissionChain([
-    ...admissionPlugins,
-    rbacEscalationCheck({ authorizer: askAuthorizer, sourceFor: (u) => rbacIndex!.sourceFor(u) }),
-  ]);
-  const rbacStores = {
-    roles: new Store(storage, roleStrategy, rbacAdmission),
-    clusterRoles: new Store(storage, clusterRoleStrategy, rbacAdmission),
-    roleBindings: new Store(storage, roleBindingStrategy, rbacAdmission),
-    clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy, rbacAdmission),
-  };
-  catalog.setResource(roleKind.group, roleKind.resource, [builtin(roleKind, 'v1', 'role', { schema: roleSchema, printerColumns: ROLE_COLUMNS }, rbacStores.roles)]);
-  catalog.setResource(clusterRoleKind.group, clusterRoleKind.resource, [builtin(clusterRoleKind, 'v1', 'clusterrole', { schema: clusterRoleSchema, printerColumns: CLUSTER_ROLE_COLUMNS }, rbacStores.clusterRoles)]);
-  catalog.setResource(roleBindingKind.group, roleBindingKind.resource, [builtin(roleBindingKind, 'v1', 'rolebinding', { schema: roleBindingSchema, printerColumns: ROLE_BINDING_COLUMNS }, rbacStores.roleBindings)]);
-  catalog.setResource(clusterRoleBindingKind.group, clusterRoleBindingKind.resource, [
-    builtin(clusterRoleBindingKind, 'v1', 'clusterrolebinding', { schema: clusterRoleBindingSchema, printerColumns: CLUSTER_ROLE_BINDING_COLUMNS }, rbacStores.clusterRoleBindings),
-  ]);
-  // Access reviews: created, answered by the authorizer, never stored.
-  const reviewDescriptor = (group: string, resource: string, kind: string, namespaced: boolean, create: CreateOnlyHandler): ResourceDescriptor => ({
-    group,
-    version: 'v1',
-    names: { plural: resource, singular: kind.toLowerCase(), kind, listKind: '', shortNames: [], categories: [] },
-    namespaced,
-    verbs: ['create'],
-    subresources: [],
-    creates: { '': create },
-    serving: TYPED_PROFILE,
-    storageVersionHash: '',
-  });
-  const reviews = accessReviews(askAuthorizer);
-  for (const [resource, kind, namespaced] of [
-    ['selfsubjectaccessreviews', 'SelfSubjectAccessReview', false],
-    ['selfsubjectrulesreviews', 'SelfSubjectRulesReview', false],
-    ['subjectaccessreviews', 'SubjectAccessReview', false],
-    ['localsubjectaccessreviews', 'LocalSubjectAccessReview', true],
-  ] as const) {
-    catalog.setResource(AUTHORIZATION_GROUP, resource, [reviewDescriptor(AUTHORIZATION_GROUP, resource, kind, namespaced, reviews[resource]!)]);
-  }
-  catalog.setResource(AUTHENTICATION_GROUP, 'selfsubjectreviews', [reviewDescriptor(AUTHENTICATION_GROUP, 'selfsubjectreviews', 'SelfSubjectReview', false, selfSubjectReview)]);
-  rbacIndex = new RbacIndex(storage, rbacStores, logger.with({ controller: 'rbac-index' }));
-  const modes = deps.authorizationModes ?? ['RBAC'];
-  authorizer = authorizerChain(modes.map((m) => (m === 'RBAC' ? indexAuthorizer(rbacIndex!) : m === 'AlwaysAllow' ? alwaysAllow : alwaysDeny)));
+  const authorization = installAuthorization({ catalog, storage, admission: admissionPlugins, modes: deps.authorizationModes ?? ['RBAC'], logger });
+  authorizer = authorization.authorizer;
 
   // Leader election, as kube-controller-manager's: only the Lease holder empties namespaces and
   // collects garbage. The controllers watch in every replica, so a new leader only re-queues.
   let garbageCollector: GarbageCollector | undefined;
-  let aggregation: ClusterRoleAggregation | undefined;
   let namespaceController: NamespaceController | undefined;
   const elector = deps.leaderElection
     ? new LeaderElector(leases, logger.with({ controller: 'leader-election' }), {
         ...deps.leaderElection,
         onStartedLeading: () => {
           garbageCollector?.resync();
-          aggregation?.resync();
+          authorization.resync();
           namespaceController?.resync();
         },
       })
@@ -315,11 +235,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     });
     await garbageCollector.start();
   }
-  // The default roles, then their index (decisions wait for it), then aggregation, which acts as leader.
-  await ensureBootstrapPolicy(rbacStores.clusterRoles, rbacStores.clusterRoleBindings, logger.with({ controller: 'rbac-bootstrap' }));
-  await rbacIndex.start();
-  aggregation = new ClusterRoleAggregation(rbacIndex, rbacStores.clusterRoles, logger.with({ controller: 'clusterrole-aggregation' }), isLeader);
-  aggregation.resync();
+  // The default roles, then RBAC's index (decisions wait for it), then aggregation, as leader.
+  await authorization.start(isLeader);
   // Campaigns once now (a lone replica leads from the start), then every retry period; a new
   // leader's resync() re-queues what the graph holds, so starting the controllers first is safe.
   await elector?.start();
@@ -424,8 +341,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
     async close() {
       watches.closeAll();
-      aggregation?.close();
-      rbacIndex?.close();
+      authorization.close();
       garbageCollector?.close();
       crdController.close();
       namespaceController?.close();
