@@ -7,9 +7,10 @@
 //                         answer is checked (uid, result, count, apiVersion, kind, metadata)
 //
 // and, for the HTTP call, client-go's rest client as the webhook client manager configures it
-// (k8s.io/apiserver/pkg/util/webhook, k8s.io/client-go/rest/request.go): a 30 s timeout that also
-// appears as `?timeout=30s` in the URL, the caBundle as the only trusted roots (the system's when
-// there is none), and Go's error texts, so a failure reads as it would from kube-apiserver.
+// (webhook/client.ts: k8s.io/apiserver/pkg/util/webhook, k8s.io/client-go/rest/request.go): a 30 s
+// timeout that also appears as `?timeout=30s` in the URL, the caBundle as the only trusted roots
+// (the system's when there is none), and Go's error texts, so a failure reads as it would from
+// kube-apiserver.
 //
 // Everything here is pure except the one HTTPS request a webhook conversion makes. Inputs are never
 // mutated; objects that need no conversion are returned as they came.
@@ -18,11 +19,7 @@
 // kube-apiserver resolves that through the Service's endpoints; we have no Services, so the name is
 // dialled through DNS (which works where cluster DNS answers for .svc names) unless the caller
 // passes `serviceResolver`. TLS is verified against `<name>.<namespace>.svc` either way, as kube does.
-import { X509Certificate, randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
-import { isIP } from 'node:net';
-import { posix } from 'node:path';
-import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { randomUUID } from 'node:crypto';
 import { ApiError, internalError } from '../apimachinery/errors.js';
 import { formatFieldError, goQuote, invalid, tooLong, type FieldError } from '../apimachinery/field-errors.js';
 import { cloneJson, isJsonObject, type JsonObject, type KubeObject } from '../apimachinery/object.js';
@@ -30,13 +27,25 @@ import { byteLength, isQualifiedName, isValidLabelValue } from '../apimachinery/
 import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../apimachinery/validation/object-meta.js';
 import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 import { caBundleError } from './validation.js';
-import { parseJSON, stringifyJSON } from '../apimachinery/json.js';
+import { stringifyJSON } from '../apimachinery/json.js';
 import { type GroupVersion, type GroupVersionKind, gvkString, parseGroupVersion, unstructuredGVK } from '../apimachinery/versions.js';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type HttpResult,
+  type ServiceRef,
+  WebhookCallError,
+  type WebhookEndpoint,
+  decodeResponse,
+  jsonKind,
+  postWebhook,
+  webhookEndpoint,
+} from '../webhook/client.js';
+
+export { DEFAULT_MAX_RESPONSE_BYTES, goDuration } from '../webhook/client.js';
+export type { ServiceRef } from '../webhook/client.js';
 
 /** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
 export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
-/** Ours, not kube's (its client reads any size): a bigger webhook answer fails rather than exhaust memory. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 export interface ConvertOptions {
   /**
@@ -56,12 +65,6 @@ export interface Converter {
    * but results may share structure with it. Rejects with an ApiError, never with anything else.
    */
   convert(objects: KubeObject[], toVersion: string, opts?: ConvertOptions): Promise<KubeObject[]>;
-}
-
-export interface ServiceRef {
-  namespace: string;
-  name: string;
-  port: number;
 }
 
 export interface ConverterOptions {
@@ -112,7 +115,7 @@ type GV = GroupVersion;
 type GVK = GroupVersionKind;
 
 /** A plain Go error whose text is kube's: becomes a ConversionError. */
-class Fail extends Error {}
+class Fail extends WebhookCallError {}
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -134,14 +137,6 @@ function goTypeName(v: unknown): string {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'object') return 'map[string]interface {}';
   return 'string';
-}
-
-/** encoding/json's name for a JSON value's type in an UnmarshalTypeError. */
-function jsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -235,31 +230,21 @@ const unusable: Delegate = {
 
 type ReviewVersion = 'v1' | 'v1beta1';
 
-/** Where and how to call the webhook; `display` is the URL as Go prints it in errors. */
-interface Endpoint {
-  display: string;
-  hostHeader: string;
-  path: string;
-  /** The name the certificate must carry (and the SNI name unless it is an IP address). */
-  serverName: string;
-  dial: () => { host: string; port: number };
-  /** PEM certificates to trust instead of the system's. */
-  ca?: string[];
-  caCerts: X509Certificate[];
-}
-
 class WebhookConverter implements Delegate {
   private readonly reviewVersions: string[];
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
-  private readonly endpoint: Endpoint | undefined;
+  private readonly endpoint: WebhookEndpoint | undefined;
 
   constructor(crd: CustomResourceDefinition, opts: ConverterOptions) {
     const webhook = crd.spec.conversion?.webhook;
     this.reviewVersions = webhook?.conversionReviewVersions ?? [];
     this.timeoutMs = opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? Math.ceil(opts.timeoutMs) : DEFAULT_CONVERSION_TIMEOUT_MS;
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    this.endpoint = endpointFor(webhook?.clientConfig, this.timeoutMs, opts.serviceResolver);
+    const endpoint = webhook?.clientConfig
+      ? webhookEndpoint(webhook.clientConfig, this.timeoutMs, { ...(opts.serviceResolver ? { serviceResolver: opts.serviceResolver } : {}), caBundleError })
+      : undefined;
+    this.endpoint = endpoint && !('error' in endpoint) ? endpoint : undefined;
   }
 
   /** createConversionReviewObjects: the first version of conversionReviewVersions we speak. */
@@ -345,10 +330,10 @@ class WebhookConverter implements Delegate {
       response: { uid: '', convertedObjects: null, result: { metadata: {} } },
     };
     try {
-      const res = await post(endpoint, stringifyJSON(review), this.timeoutMs, this.maxResponseBytes);
+      const res = await postWebhook(endpoint, stringifyJSON(review), this.timeoutMs, this.maxResponseBytes);
       return convertedObjectsFrom(res, version, uid);
     } catch (err) {
-      if (!(err instanceof Fail)) throw err;
+      if (!(err instanceof WebhookCallError)) throw err;
       throw new Fail(`conversion webhook for ${what} failed: ${err.message}`);
     }
   }
@@ -448,22 +433,8 @@ function aggregate(errs: FieldError[]): string {
 // ---------------------------------------------------------------------------------------------
 // Reading the answer: client-go's Result.Into, then getConvertedObjectsFromResponse.
 
-interface HttpResult {
-  status: number;
-  contentType: string;
-  body: Buffer;
-}
-
-/** The struct meta.Interpret decodes apiVersion and kind into, as Go prints its type. */
-const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
-const MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES = 2048;
-
 function convertedObjectsFrom(res: HttpResult, version: ReviewVersion, uid: string): unknown[] {
-  if (res.status < 200 || res.status > 206) throw new Fail(unexpectedResponseError(res));
-  // The webhook client's only serializer has no media type, so it decodes any content type.
-  const contentType = res.contentType || 'application/json';
-  if (res.body.length === 0) throw new Fail(`0-length response with status code: ${res.status} and content type: ${contentType}`);
-  const review = decodeReview(res.body, version);
+  const review = decodeReview(decodeResponse(res), version);
 
   if (version === 'v1') {
     // v1beta1 processing never verified the kind or the uid; kube keeps it that way.
@@ -487,26 +458,8 @@ function convertedObjectsFrom(res: HttpResult, version: ReviewVersion, uid: stri
   return Array.isArray(objects) ? objects : [];
 }
 
-/** Decodes the body into a ConversionReview of `version`: the JSON type errors encoding/json would give. */
-function decodeReview(body: Buffer, version: ReviewVersion): JsonObject {
-  let parsed: unknown;
-  try {
-    parsed = parseJSON(body.toString('utf8'));
-  } catch (err) {
-    const text = body.toString('utf8').trimStart();
-    // Only `{` goes to the JSON serializer; anything else to the YAML one, which reads text as a string.
-    if (!text.startsWith('{')) throw new Fail(`couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type ${TYPE_META_STRUCT}`);
-    const why = /end of JSON input|Unterminated/i.test((err as Error).message) ? 'unexpected end of JSON input' : (err as Error).message;
-    throw new Fail(`couldn't get version/kind; json parse error: ${why}`);
-  }
-  if (parsed === null) return {};
-  if (!isJsonObject(parsed)) throw new Fail(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type ${TYPE_META_STRUCT}`);
-  for (const f of ['apiVersion', 'kind']) {
-    const v = parsed[f];
-    if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw new Fail(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${f} of type string`);
-    }
-  }
+/** The decoded answer as a ConversionReview of `version`: the JSON type errors encoding/json would give. */
+function decodeReview(parsed: JsonObject, version: ReviewVersion): JsonObject {
   const typeError = (v: unknown, ok: (v: unknown) => boolean, field: string, goType: string): void => {
     if (v === undefined || v === null || ok(v)) return;
     throw new Fail(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${field} of type ${goType}`);
@@ -525,308 +478,4 @@ function decodeReview(body: Buffer, version: ReviewVersion): JsonObject {
     }
   }
   return parsed;
-}
-
-/** A non-2xx answer: a Status body's message, else apierrors.NewGenericServerResponse's text. */
-function unexpectedResponseError(res: HttpResult): string {
-  try {
-    const body: unknown = JSON.parse(res.body.toString('utf8'));
-    if (isJsonObject(body) && body['kind'] === 'Status' && ['', 'v1'].includes(str(body['apiVersion'])) && body['status'] === 'Failure') {
-      return str(body['message']);
-    }
-  } catch {
-    // not a Status
-  }
-  const mediaType = res.contentType.split(';')[0]!.trim().toLowerCase();
-  const serverMessage = mediaType.startsWith('text/') ? res.body.subarray(0, MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES).toString('utf8').trim() : 'unknown';
-  switch (res.status) {
-    case 409:
-      return 'the server reported a conflict';
-    case 404:
-      return 'the server could not find the requested resource';
-    case 400:
-      return 'the server rejected our request for an unknown reason';
-    case 401:
-      return 'the server has asked for the client to provide credentials';
-    case 403:
-    case 415:
-      return serverMessage;
-    case 406:
-      return serverMessage === '' || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage;
-    case 405:
-      return 'the server does not allow this method on the requested resource';
-    case 422:
-      return 'the server rejected our request due to an error in our request';
-    case 503:
-      return 'the server is currently unable to handle the request';
-    case 504:
-      return 'the server was unable to return a response in the time allotted, but may still be processing the request';
-    case 429:
-      return 'the server has received too many requests and has asked us to try again later';
-  }
-  if (res.status >= 500) return `an error on the server (${goQuote(serverMessage)}) has prevented the request from succeeding`;
-  return `the server responded with the status code ${res.status} but did not return more information`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The endpoint: kube's webhook client config (k8s.io/apiserver/pkg/util/webhook/client.go).
-
-type ClientConfig = NonNullable<NonNullable<CustomResourceDefinition['spec']['conversion']>['webhook']>['clientConfig'];
-
-/** Go's time.Duration.String() for a whole number of milliseconds. */
-export function goDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = ((ms % 60_000) / 1000).toFixed(3).replace(/\.?0+$/, '');
-  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
-}
-
-/** path.Join(base, ""): cleaned, without a trailing slash, "/" for nothing. */
-function cleanPath(p: string): string {
-  const joined = posix.normalize(`/${p}`);
-  return joined.length > 1 ? joined.replace(/\/+$/, '') : '/';
-}
-
-/** The request path with the rest client's query: the URL's own parameters plus `timeout`, sorted as url.Values.Encode. */
-function requestPath(path: string, query: URLSearchParams, timeoutMs: number): string {
-  const params = [...query.entries(), ['timeout', goDuration(timeoutMs)] as [string, string]];
-  params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return `${cleanPath(path)}?${new URLSearchParams(params).toString()}`;
-}
-
-function certificatesIn(pem: string): { pems: string[]; certs: X509Certificate[] } {
-  const pems = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  const certs: X509Certificate[] = [];
-  for (const p of pems) {
-    try {
-      certs.push(new X509Certificate(p));
-    } catch {
-      // client-go skips what it cannot parse once one certificate is good
-    }
-  }
-  return { pems, certs };
-}
-
-function endpointFor(cc: ClientConfig, timeoutMs: number, resolver: ConverterOptions['serviceResolver']): Endpoint | undefined {
-  if (!cc) return undefined;
-  let ca: string[] | undefined;
-  let caCerts: X509Certificate[] = [];
-  if (cc.caBundle) {
-    if (caBundleError(cc.caBundle)) return undefined;
-    ({ pems: ca, certs: caCerts } = certificatesIn(Buffer.from(cc.caBundle, 'base64').toString('latin1')));
-  }
-  if (cc.url !== undefined && cc.url !== '' && !cc.service) {
-    let u: URL;
-    try {
-      u = new URL(cc.url);
-    } catch {
-      return undefined;
-    }
-    if (u.protocol !== 'https:') return undefined;
-    // Go keeps the authority as written (an explicit :443 stays); WHATWG URL would drop it.
-    const authority = (/^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(cc.url)?.[1] ?? u.host).replace(/^.*@/, '');
-    const path = requestPath(u.pathname, u.searchParams, timeoutMs);
-    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = u.port ? Number(u.port) : 443;
-    return { display: `https://${authority}${path}`, hostHeader: authority, path, serverName: host, dial: () => ({ host, port }), ca, caCerts };
-  }
-  if (cc.service && (cc.url === undefined || cc.url === '')) {
-    const svc = cc.service;
-    const port = svc.port ?? 443;
-    const serverName = `${svc.name}.${svc.namespace}.svc`;
-    const authority = `${serverName}:${port}`;
-    const path = requestPath(svc.path ?? '', new URLSearchParams(), timeoutMs);
-    const dial = resolver ? () => resolver({ namespace: svc.namespace, name: svc.name, port }) : () => ({ host: serverName, port });
-    return { display: `https://${authority}${path}`, hostHeader: authority, path, serverName, dial, ca, caCerts };
-  }
-  return undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The HTTPS call. The TLS connection is made and verified before a byte of the review is written;
-// the certificate checks are Go's (crypto/x509 Verify: validity, host name, then chain), so their
-// messages can be too.
-
-function post(ep: Endpoint, body: string, timeoutMs: number, maxBytes: number): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    let socket: TLSSocket | undefined;
-    let settled = false;
-    let readingBody = false;
-    let dialed = { host: '', port: 0 };
-    const finish = (err: string | undefined, result?: HttpResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket?.destroy();
-      if (err === undefined) resolve(result!);
-      else reject(new Fail(err));
-    };
-    // url.Error while the request is under way; client-go's wording once the body is being read.
-    const fail = (why: string): void =>
-      finish(readingBody ? `unexpected error when reading response body. Please retry. Original error: ${why}` : `Post ${goQuote(ep.display)}: ${why}`);
-    const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
-
-    try {
-      dialed = ep.dial();
-      const tlsSocket = tlsConnect({
-        host: dialed.host,
-        port: dialed.port,
-        ...(isIP(ep.serverName) ? {} : { servername: ep.serverName }),
-        ...(ep.ca ? { ca: ep.ca } : {}),
-        // Verified below, before anything is sent, so that the failure can be told in Go's words.
-        rejectUnauthorized: false,
-        ALPNProtocols: ['http/1.1'],
-      });
-      socket = tlsSocket;
-      tlsSocket.on('error', (err) => fail(netErrorText(err, dialed)));
-      tlsSocket.once('secureConnect', () => {
-        const why = verifyPeer(tlsSocket, ep);
-        if (why) return fail(`tls: failed to verify certificate: ${why}`);
-        const req = httpRequest({
-          createConnection: () => tlsSocket,
-          method: 'POST',
-          path: ep.path,
-          headers: {
-            Host: ep.hostHeader,
-            'Content-Type': 'application/json',
-            Accept: 'application/json, */*',
-            'User-Agent': 'mini-apiserver',
-            'Content-Length': Buffer.byteLength(body),
-          },
-        });
-        req.on('error', (err) => fail(readingBody ? 'unexpected EOF' : netErrorText(err, dialed)));
-        req.on('response', (res) => {
-          readingBody = true;
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) fail(`http: response body too large (more than ${maxBytes} bytes)`);
-            else chunks.push(chunk);
-          });
-          res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
-          res.on('error', () => fail('unexpected EOF'));
-          res.on('close', () => fail('unexpected EOF')); // closed before 'end'
-        });
-        req.end(body);
-      });
-    } catch (err) {
-      fail(err instanceof Error ? err.message : String(err));
-    }
-  });
-}
-
-const hostPort = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
-
-/** A socket error as Go's net package words it. */
-function netErrorText(err: unknown, dialed: { host: string; port: number }): string {
-  if (err instanceof AggregateError && err.errors.length > 0) return netErrorText(err.errors[0], dialed);
-  const e = err as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
-  const addr = hostPort(e.address ?? dialed.host, e.port ?? dialed.port);
-  switch (e.code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${addr}: connect: connection refused`;
-    case 'EHOSTUNREACH':
-      return `dial tcp ${addr}: connect: no route to host`;
-    case 'ENETUNREACH':
-      return `dial tcp ${addr}: connect: network is unreachable`;
-    case 'ETIMEDOUT':
-      return `dial tcp ${addr}: connect: connection timed out`;
-    case 'ENOTFOUND':
-      return `dial tcp: lookup ${e.hostname ?? dialed.host}: no such host`;
-    case 'EAI_AGAIN':
-      return `dial tcp: lookup ${e.hostname ?? dialed.host}: server misbehaving`;
-    case 'ERR_SSL_WRONG_VERSION_NUMBER':
-      return 'http: server gave HTTP response to HTTPS client';
-    case 'EPIPE':
-      return 'write: broken pipe';
-    case 'ECONNRESET':
-      // The peer hung up (after or during the handshake) without answering: Go reads EOF.
-      return /hang up|disconnected before secure/.test(e.message) ? 'EOF' : 'read: connection reset by peer';
-  }
-  return e.message ?? String(err);
-}
-
-const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-/** The first value of an attribute in a subject as node prints it (`C=..\nO=..\nCN=..`). */
-function attribute(subject: string, name: string): string | undefined {
-  for (const line of subject.split('\n')) if (line.startsWith(`${name}=`)) return line.slice(name.length + 1);
-  return undefined;
-}
-
-/** Go's net.IP.String(): IPv6 compressed (WHATWG URL canonicalizes it the same way). */
-function canonicalIP(ip: string): string {
-  if (!ip.includes(':')) return ip;
-  try {
-    return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
-  } catch {
-    return ip;
-  }
-}
-
-/** Why the peer's certificate is not good for `ep`, as crypto/x509 says it; undefined when it is. */
-function verifyPeer(socket: TLSSocket, ep: Endpoint): string | undefined {
-  const peer = socket.getPeerX509Certificate();
-  if (!peer) return 'x509: certificate signed by unknown authority';
-  const now = new Date();
-  const notBefore = new Date(peer.validFrom);
-  const notAfter = new Date(peer.validTo);
-  if (now < notBefore) return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is before ${rfc3339(notBefore)}`;
-  if (now > notAfter) return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is after ${rfc3339(notAfter)}`;
-  // Go ignores the Common Name (node would fall back to it without DNS names).
-  const nameOk = isIP(ep.serverName) ? peer.checkIP(ep.serverName) !== undefined : peer.checkHost(ep.serverName, { subject: 'never' }) !== undefined;
-  if (!nameOk) {
-    return hostnameError(ep.serverName, peer);
-  }
-  if (!socket.authorized) {
-    if (String(socket.authorizationError) === 'INVALID_PURPOSE') return 'x509: certificate specifies an incompatible key usage';
-    return unknownAuthorityError(peer, ep.caCerts);
-  }
-  return undefined;
-}
-
-/** x509.HostnameError. */
-function hostnameError(host: string, cert: X509Certificate): string {
-  const sans = (cert.subjectAltName ?? '').split(', ').filter(Boolean);
-  const cn = attribute(cert.subject, 'CN');
-  if (cert.subjectAltName === undefined && cn !== undefined && cn.toLowerCase() === host.toLowerCase()) {
-    return 'x509: certificate relies on legacy Common Name field, use SANs instead';
-  }
-  let valid: string;
-  if (isIP(host)) {
-    const ips = sans.filter((s) => s.startsWith('IP Address:')).map((s) => canonicalIP(s.slice('IP Address:'.length)));
-    if (ips.length === 0) return `x509: cannot validate certificate for ${host} because it doesn't contain any IP SANs`;
-    valid = ips.join(', ');
-  } else {
-    valid = sans
-      .filter((s) => s.startsWith('DNS:'))
-      .map((s) => s.slice(4))
-      .join(', ');
-  }
-  if (!valid) return `x509: certificate is not valid for any names, but wanted to match ${host}`;
-  return `x509: certificate is valid for ${valid}, not ${host}`;
-}
-
-/**
- * x509.UnknownAuthorityError, with Go's hint when a trusted certificate has the issuer's name but
- * did not sign the leaf (for instance a regenerated CA).
- */
-function unknownAuthorityError(leaf: X509Certificate, roots: X509Certificate[]): string {
-  const base = 'x509: certificate signed by unknown authority';
-  const candidate = roots.find((c) => c.subject === leaf.issuer);
-  if (!candidate) return base;
-  let signed = false;
-  try {
-    signed = leaf.verify(candidate.publicKey);
-  } catch {
-    signed = false;
-  }
-  if (signed) return base;
-  const keyType = candidate.publicKey.asymmetricKeyType;
-  const hint = keyType === 'rsa' ? 'crypto/rsa: verification error' : keyType === 'ed25519' ? 'x509: Ed25519 verification failure' : 'x509: ECDSA verification failure';
-  const name = attribute(candidate.subject, 'CN') || attribute(candidate.subject, 'O') || `serial:${BigInt(`0x${candidate.serialNumber}`).toString()}`;
-  return `${base} (possibly because of ${goQuote(hint)} while trying to verify candidate authority certificate ${goQuote(name)})`;
 }

@@ -10,11 +10,12 @@ import { REPO_ROOT } from '../helpers/server-process.js';
 /** Each layer (a folder, longest match wins) and the layers it may import besides itself. */
 const LAYERS: Record<string, readonly string[]> = {
   apimachinery: [],
+  webhook: ['apimachinery'],
   storage: ['apimachinery'],
-  crd: ['apimachinery'],
-  admission: ['apimachinery', 'crd'],
-  'server/registry': ['apimachinery', 'storage', 'crd', 'admission'],
-  server: ['apimachinery', 'storage', 'crd', 'admission', 'server/registry'],
+  crd: ['apimachinery', 'webhook'],
+  admission: ['apimachinery', 'crd', 'webhook'],
+  'server/registry': ['apimachinery', 'storage', 'crd', 'webhook', 'admission'],
+  server: ['apimachinery', 'storage', 'crd', 'webhook', 'admission', 'server/registry'],
 };
 const layerNames = Object.keys(LAYERS).sort((a, b) => b.length - a.length);
 
@@ -56,7 +57,7 @@ function sources(dir: string): string[] {
 
 describe('import directions', () => {
   it('every source file imports only downwards', () => {
-    const found = ['apimachinery', 'storage', 'crd', 'admission', 'server'].flatMap((d) =>
+    const found = ['apimachinery', 'webhook', 'storage', 'crd', 'admission', 'server'].flatMap((d) =>
       sources(join(REPO_ROOT, d)).flatMap((f) => violations(f, readFileSync(f, 'utf8'))),
     );
     expect(found.map((v) => `${v.file}:${v.line} imports ${v.target} (${v.rule})`)).toEqual([]);
@@ -71,6 +72,11 @@ describe('import directions', () => {
     ['server/registry/store.ts', "import { x } from '../../crd/cel/eval.js';\nimport { y } from './object-meta-ops.js';", 0],
     ['admission/namespace-lifecycle.ts', "import type { Store } from '../server/registry/store.js';", 1],
     ['server/endpoints/rest.ts', "import type { Store } from '../registry/store.js';", 0],
+    ['webhook/client.ts', "import { converterFor } from '../crd/conversion.js';", 1],
+    ['webhook/client.ts', "import { goQuote } from '../apimachinery/field-errors.js';", 0],
+    ['crd/conversion.ts', "import { postWebhook } from '../webhook/client.js';", 0],
+    ['admission/webhook/dispatch.ts', "import { postWebhook } from '../../webhook/client.js';", 0],
+    ['storage/cacher.ts', "import { postWebhook } from '../webhook/client.js';", 1],
   ])('%s with %j: %i violation(s)', (file, text, want) => {
     expect(violations(join(REPO_ROOT, file), text)).toHaveLength(want);
   });
