@@ -1,0 +1,957 @@
+// admissionregistration.k8s.io/v1 as kube's pkg/apis/admissionregistration reads it: the types of
+// MutatingWebhookConfiguration, ValidatingWebhookConfiguration, ValidatingAdmissionPolicy and
+// ValidatingAdmissionPolicyBinding, their v1 defaults (v1/defaults.go and zz_generated.defaults.go)
+// and their validation (validation/validation.go, with k8s.io/apiserver's util/webhook for client
+// configs and Go's net/url for webhook URLs), with kube's messages word for word.
+//
+// Not here: compiling the CEL of matchConditions, validations, messageExpressions, variables and
+// auditAnnotations (the policy engine compiles them; kube also answers compile errors at write time);
+// parsing status.typeChecking.expressionWarnings[].fieldRef as a JSONPath.
+import { type FieldError, GoPrinted, child, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
+import { deepEqual } from '../equality.js';
+import type { MetaLabelSelector } from '../selectors/labels.js';
+import { validateLabelSelector } from '../rbac/validation.js';
+import { byteLength, isDNS1035Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.js';
+
+export const ADMISSION_REGISTRATION_GROUP = 'admissionregistration.k8s.io';
+
+// ---------------------------------------------------------------------------------------------
+// Types (admissionregistration/v1), as the JSON of a request holds them: anything may be absent.
+
+export interface Rule {
+  apiGroups?: string[] | null;
+  apiVersions?: string[] | null;
+  resources?: string[] | null;
+  scope?: string | null;
+}
+export interface RuleWithOperations extends Rule {
+  operations?: string[] | null;
+}
+export interface NamedRuleWithOperations extends RuleWithOperations {
+  resourceNames?: string[] | null;
+}
+export interface ServiceReference {
+  namespace?: string;
+  name?: string;
+  path?: string | null;
+  port?: number | null;
+}
+export interface WebhookClientConfig {
+  url?: string | null;
+  service?: ServiceReference | null;
+  caBundle?: string | null;
+}
+export interface MatchCondition {
+  name?: string;
+  expression?: string;
+}
+export interface Webhook {
+  name?: string;
+  clientConfig?: WebhookClientConfig | null;
+  rules?: RuleWithOperations[] | null;
+  failurePolicy?: string | null;
+  matchPolicy?: string | null;
+  namespaceSelector?: MetaLabelSelector | null;
+  objectSelector?: MetaLabelSelector | null;
+  sideEffects?: string | null;
+  timeoutSeconds?: number | null;
+  admissionReviewVersions?: string[] | null;
+  matchConditions?: MatchCondition[] | null;
+  /** MutatingWebhook only. */
+  reinvocationPolicy?: string | null;
+}
+export interface WebhookConfiguration {
+  metadata: { name?: string };
+  webhooks?: Webhook[] | null;
+}
+export interface MatchResources {
+  namespaceSelector?: MetaLabelSelector | null;
+  objectSelector?: MetaLabelSelector | null;
+  resourceRules?: NamedRuleWithOperations[] | null;
+  excludeResourceRules?: NamedRuleWithOperations[] | null;
+  matchPolicy?: string | null;
+}
+export interface ParamKind {
+  apiVersion?: string;
+  kind?: string;
+}
+export interface Validation {
+  expression?: string;
+  message?: string;
+  reason?: string | null;
+  messageExpression?: string;
+}
+export interface AuditAnnotation {
+  key?: string;
+  valueExpression?: string;
+}
+export interface Variable {
+  name?: string;
+  expression?: string;
+}
+export interface ValidatingAdmissionPolicySpec {
+  paramKind?: ParamKind | null;
+  matchConstraints?: MatchResources | null;
+  validations?: Validation[] | null;
+  failurePolicy?: string | null;
+  auditAnnotations?: AuditAnnotation[] | null;
+  matchConditions?: MatchCondition[] | null;
+  variables?: Variable[] | null;
+}
+export interface ExpressionWarning {
+  fieldRef?: string;
+  warning?: string;
+}
+export interface Condition {
+  type?: string;
+  status?: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string | null;
+  reason?: string;
+  message?: string;
+}
+export interface ValidatingAdmissionPolicyStatus {
+  observedGeneration?: number;
+  typeChecking?: { expressionWarnings?: ExpressionWarning[] | null } | null;
+  conditions?: Condition[] | null;
+}
+export interface ValidatingAdmissionPolicy {
+  metadata: { name?: string };
+  spec?: ValidatingAdmissionPolicySpec;
+  status?: ValidatingAdmissionPolicyStatus;
+}
+export interface ParamRef {
+  name?: string;
+  namespace?: string;
+  selector?: MetaLabelSelector | null;
+  parameterNotFoundAction?: string | null;
+}
+export interface ValidatingAdmissionPolicyBindingSpec {
+  policyName?: string;
+  paramRef?: ParamRef | null;
+  matchResources?: MatchResources | null;
+  validationActions?: string[] | null;
+}
+export interface ValidatingAdmissionPolicyBinding {
+  metadata: { name?: string };
+  spec?: ValidatingAdmissionPolicyBindingSpec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enumerations, each listed as kube's sets.String.List() prints it: sorted.
+
+export const FAILURE_POLICIES = ['Fail', 'Ignore'] as const;
+export const MATCH_POLICIES = ['Equivalent', 'Exact'] as const;
+export const SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun', 'Some', 'Unknown'] as const;
+export const NO_SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun'] as const;
+export const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'] as const;
+export const REINVOCATION_POLICIES = ['IfNeeded', 'Never'] as const;
+export const SCOPES = ['*', 'Cluster', 'Namespaced'] as const;
+export const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'] as const;
+export const VALIDATION_POLICY_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'] as const;
+export const PARAMETER_NOT_FOUND_ACTIONS = ['Deny', 'Allow'] as const;
+/** AcceptedAdmissionReviewVersions: what the server (and the one before it) understands. */
+export const ACCEPTED_ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
+const CONDITION_STATUSES = ['False', 'True', 'Unknown'] as const;
+
+/** The most matchConditions a webhook or policy may have. */
+export const MAX_MATCH_CONDITIONS = 64;
+/** maxAuditAnnotations. */
+export const MAX_AUDIT_ANNOTATIONS = 20;
+/** maxAuditAnnotationValueExpressionLength: 5 KiB. */
+export const MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH = 5 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Small readers: request JSON may hold anything where a list or string belongs.
+
+const list = <T>(v: readonly T[] | null | undefined): readonly T[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const has = (set: readonly string[], v: unknown): boolean => typeof v === 'string' && set.includes(v);
+
+/** Go's %#v of a []T of strings: `[]string{"a", "b"}`. */
+const goSlice = (type: string, v: readonly unknown[]): GoPrinted => new GoPrinted(`[]${type}{${v.map((s) => goQuote(str(s))).join(', ')}}`);
+
+// ---------------------------------------------------------------------------------------------
+// Defaults (admissionregistration/v1 SetDefaults_*, applied as the generated defaulters apply them).
+
+function defaultRule(rule: unknown): void {
+  if (isObject(rule) && rule['scope'] == null) rule['scope'] = '*';
+}
+
+function defaultSelector(obj: Record<string, unknown>, field: string): void {
+  if (obj[field] == null) obj[field] = {};
+}
+
+/** SetDefaults_MutatingWebhook or SetDefaults_ValidatingWebhook, with its rules and service. */
+function defaultWebhook(hook: unknown, mutating: boolean): void {
+  if (!isObject(hook)) return;
+  if (hook['failurePolicy'] == null) hook['failurePolicy'] = 'Fail';
+  if (hook['matchPolicy'] == null) hook['matchPolicy'] = 'Equivalent';
+  defaultSelector(hook, 'namespaceSelector');
+  defaultSelector(hook, 'objectSelector');
+  if (hook['timeoutSeconds'] == null) hook['timeoutSeconds'] = 10;
+  if (mutating && hook['reinvocationPolicy'] == null) hook['reinvocationPolicy'] = 'Never';
+  const cc = hook['clientConfig'];
+  if (isObject(cc) && isObject(cc['service']) && cc['service']['port'] == null) cc['service']['port'] = 443;
+  for (const rule of list(hook['rules'] as unknown[])) defaultRule(rule);
+}
+
+/** SetObjectDefaults_MutatingWebhookConfiguration and its validating twin. */
+export function defaultWebhookConfiguration(obj: Record<string, unknown>, mutating: boolean): void {
+  dropNulls(obj, 'webhooks');
+  // An empty list is omitted, as kube's omitempty encodes it.
+  if (Array.isArray(obj['webhooks']) && obj['webhooks'].length === 0) delete obj['webhooks'];
+  for (const hook of list(obj['webhooks'] as unknown[])) defaultWebhook(hook, mutating);
+}
+
+/** SetDefaults_MatchResources with its rules. */
+function defaultMatchResources(mr: unknown): void {
+  if (!isObject(mr)) return;
+  if (mr['matchPolicy'] == null) mr['matchPolicy'] = 'Equivalent';
+  defaultSelector(mr, 'namespaceSelector');
+  defaultSelector(mr, 'objectSelector');
+  for (const rule of list(mr['resourceRules'] as unknown[])) defaultRule(rule);
+  for (const rule of list(mr['excludeResourceRules'] as unknown[])) defaultRule(rule);
+}
+
+/** The spec is a struct in Go, not a pointer: it is always there, `{}` at the least. */
+function specOf(obj: Record<string, unknown>): Record<string, unknown> {
+  if (!isObject(obj['spec'])) obj['spec'] = {};
+  return obj['spec'] as Record<string, unknown>;
+}
+
+/** SetObjectDefaults_ValidatingAdmissionPolicy. */
+export function defaultValidatingAdmissionPolicy(obj: Record<string, unknown>): void {
+  dropNulls(obj, 'spec');
+  dropNulls(obj, 'status');
+  const spec = specOf(obj);
+  if (spec['failurePolicy'] == null) spec['failurePolicy'] = 'Fail';
+  defaultMatchResources(spec['matchConstraints']);
+}
+
+/** SetObjectDefaults_ValidatingAdmissionPolicyBinding. */
+export function defaultValidatingAdmissionPolicyBinding(obj: Record<string, unknown>): void {
+  dropNulls(obj, 'spec');
+  defaultMatchResources(specOf(obj)['matchResources']);
+}
+
+/**
+ * JSON nulls in the kind's own fields decode to Go's nil pointers and empty slices, which kube
+ * never writes back (every field is omitempty); a null label value decodes to "".
+ */
+function dropNulls(obj: Record<string, unknown>, field: string): void {
+  if (obj[field] === null) {
+    delete obj[field];
+    return;
+  }
+  const stack: unknown[] = [obj[field]];
+  while (stack.length) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const e of v) stack.push(e);
+    } else if (isObject(v)) {
+      for (const [k, e] of Object.entries(v)) {
+        if (e === null) delete v[k];
+        else if (k === 'matchLabels' && isObject(e)) {
+          for (const [lk, lv] of Object.entries(e)) if (lv === null) e[lk] = '';
+        } else stack.push(e);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules
+
+function hasWildcard(v: readonly unknown[]): boolean {
+  return v.includes('*');
+}
+
+/** validateResources (subresources allowed). */
+function validateResources(resources: readonly string[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (resources.length === 0) errs.push(required(path, ''));
+  const resourcesWithWildcardSubresources = new Set<string>();
+  const subresourcesWithWildcardResource = new Set<string>();
+  let hasDoubleWildcard = false;
+  let hasSingleWildcard = false;
+  let hasResourceWithoutSubresource = false;
+  resources.forEach((raw, i) => {
+    const resSub = str(raw);
+    if (resSub === '') {
+      errs.push(required(index(path, i), ''));
+      return;
+    }
+    if (resSub === '*/*') hasDoubleWildcard = true;
+    if (resSub === '*') hasSingleWildcard = true;
+    const slash = resSub.indexOf('/');
+    if (slash < 0) {
+      // kube's quirk, kept: the last resource without a subresource decides.
+      hasResourceWithoutSubresource = resSub !== '*';
+      return;
+    }
+    const res = resSub.slice(0, slash);
+    const sub = resSub.slice(slash + 1);
+    if (resourcesWithWildcardSubresources.has(res)) errs.push(invalid(index(path, i), resSub, `if '${res}/*' is present, must not specify ${resSub}`));
+    if (subresourcesWithWildcardResource.has(sub)) errs.push(invalid(index(path, i), resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
+    if (sub === '*') resourcesWithWildcardSubresources.add(res);
+    if (res === '*') subresourcesWithWildcardResource.add(sub);
+  });
+  if (resources.length > 1 && hasDoubleWildcard) errs.push(invalid(path, goSlice('string', resources), "if '*/*' is present, must not specify other resources"));
+  if (hasSingleWildcard && hasResourceWithoutSubresource) {
+    errs.push(invalid(path, goSlice('string', resources), "if '*' is present, must not specify other resources without subresources"));
+  }
+  return errs;
+}
+
+/** validateRule, subresources allowed (as every caller in v1 allows them). */
+function validateRule(rule: Rule, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const groups = list(rule.apiGroups);
+  const versions = list(rule.apiVersions);
+  if (groups.length === 0) errs.push(required(child(path, 'apiGroups'), ''));
+  if (groups.length > 1 && hasWildcard(groups)) errs.push(invalid(child(path, 'apiGroups'), goSlice('string', groups), "if '*' is present, must not specify other API groups"));
+  if (versions.length === 0) errs.push(required(child(path, 'apiVersions'), ''));
+  if (versions.length > 1 && hasWildcard(versions)) errs.push(invalid(child(path, 'apiVersions'), goSlice('string', versions), "if '*' is present, must not specify other API versions"));
+  versions.forEach((v, i) => {
+    if (str(v) === '') errs.push(required(index(child(path, 'apiVersions'), i), ''));
+  });
+  errs.push(...validateResources(list(rule.resources), child(path, 'resources')));
+  if (rule.scope != null && !has(SCOPES, rule.scope)) errs.push(notSupported(child(path, 'scope'), rule.scope, SCOPES));
+  return errs;
+}
+
+/** validateRuleWithOperations. */
+export function validateRuleWithOperations(rule: RuleWithOperations, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const ops = list(rule.operations);
+  const opsPath = child(path, 'operations');
+  if (ops.length === 0) errs.push(required(opsPath, ''));
+  if (ops.length > 1 && hasWildcard(ops)) errs.push(invalid(opsPath, goSlice('admissionregistration.OperationType', ops), "if '*' is present, must not specify other operations"));
+  ops.forEach((op, i) => {
+    if (!has(OPERATIONS, op)) errs.push(notSupported(index(opsPath, i), op, OPERATIONS));
+  });
+  errs.push(...validateRule(rule, path));
+  return errs;
+}
+
+/** validateNamedRuleWithOperations. */
+function validateNamedRuleWithOperations(rule: NamedRuleWithOperations, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  list(rule.resourceNames).forEach((raw, i) => {
+    const name = str(raw);
+    const at = index(child(path, 'resourceNames'), i);
+    for (const msg of isPathSegmentName(name)) errs.push(invalid(at, name, msg));
+    if (seen.has(name)) errs.push(duplicate(at, name));
+    else seen.add(name);
+  });
+  errs.push(...validateRuleWithOperations(rule, path));
+  return errs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+
+/** utilvalidation.IsFullyQualifiedName: a DNS-1123 subdomain of at least three segments. */
+export function isFullyQualifiedName(path: string, name: string): FieldError[] {
+  if (name.length === 0) return [required(path, '')];
+  const errs = isDNS1123Subdomain(name);
+  if (errs.length) return [invalid(path, name, errs.join(','))];
+  if (name.split('.').length < 3) return [invalid(path, name, 'should be a domain with at least three segments separated by dots')];
+  return [];
+}
+
+/** validateAdmissionReviewVersions. */
+function validateAdmissionReviewVersions(versions: readonly string[], requireRecognized: boolean, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (versions.length < 1) {
+    errs.push(required(path, `must specify one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
+    return errs;
+  }
+  const seen = new Set<string>();
+  let hasAccepted = false;
+  versions.forEach((raw, i) => {
+    const v = str(raw);
+    if (seen.has(v)) {
+      errs.push(invalid(index(path, i), v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const msg of isDNS1035Label(v)) errs.push(invalid(index(path, i), v, msg));
+    if (has(ACCEPTED_ADMISSION_REVIEW_VERSIONS, v)) hasAccepted = true;
+  });
+  if (requireRecognized && !hasAccepted) {
+    errs.push(invalid(path, goSlice('string', versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
+  }
+  return errs;
+}
+
+/** A URL as Go's net/url parses it, only the parts the webhook rules look at. */
+export interface GoURL {
+  scheme: string;
+  host: string;
+  /** The userinfo as written, when there is one. */
+  user?: string;
+  fragment: string;
+  rawQuery: string;
+}
+
+const isAlnum = (c: string): boolean => /^[A-Za-z0-9]$/.test(c);
+const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9A-Fa-f]$/.test(c);
+
+type EscapeMode = 'path' | 'host' | 'fragment' | 'userPassword';
+
+/** net/url's shouldEscape, for the host (the only mode whose unescape refuses unescaped bytes). */
+function hostShouldEscape(c: string): boolean {
+  if (isAlnum(c)) return false;
+  return !"!$&'()*+,;=:[]<>\"-_.~".includes(c);
+}
+
+/** net/url's unescape: only its errors matter here. */
+function unescapeError(s: string, mode: EscapeMode): string | undefined {
+  for (let i = 0; i < s.length; ) {
+    const c = s[i]!;
+    if (c === '%') {
+      if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) return `invalid URL escape ${goQuote(s.slice(i, i + 3))}`;
+      if (mode === 'host' && parseInt(s[i + 1]!, 16) < 8 && s.slice(i, i + 3) !== '%25') return `invalid URL escape ${goQuote(s.slice(i, i + 3))}`;
+      i += 3;
+      continue;
+    }
+    if (mode === 'host' && c.charCodeAt(0) < 0x80 && hostShouldEscape(c)) return `invalid character ${goQuote(c)} in host name`;
+    i++;
+  }
+  return undefined;
+}
+
+function validOptionalPort(port: string): boolean {
+  if (port === '') return true;
+  if (port[0] !== ':') return false;
+  return /^[0-9]*$/.test(port.slice(1));
+}
+
+function parseHost(host: string): { host: string } | { error: string } {
+  if (host.startsWith('[')) {
+    const i = host.lastIndexOf(']');
+    if (i < 0) return { error: "missing ']' in host" };
+    const colonPort = host.slice(i + 1);
+    if (!validOptionalPort(colonPort)) return { error: `invalid port ${goQuote(colonPort)} after host` };
+  } else {
+    const i = host.lastIndexOf(':');
+    if (i !== -1) {
+      const colonPort = host.slice(i);
+      if (!validOptionalPort(colonPort)) return { error: `invalid port ${goQuote(colonPort)} after host` };
+    }
+  }
+  const err = unescapeError(host, 'host');
+  return err ? { error: err } : { host };
+}
+
+const USERINFO_CHARS = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
+
+/** Go's url.Parse, as far as its errors and the parts above; the error as url.Error prints it. */
+export function parseGoURL(raw: string): { ok: true; url: GoURL } | { ok: false; error: string } {
+  const hash = raw.indexOf('#');
+  const u = hash < 0 ? raw : raw.slice(0, hash);
+  const frag = hash < 0 ? '' : raw.slice(hash + 1);
+  const fail = (text: string, err: string): { ok: false; error: string } => ({ ok: false, error: `parse ${goQuote(text)}: ${err}` });
+  if (/[\x00-\x1f\x7f]/.test(u)) return fail(u, 'net/url: invalid control character in URL');
+  const url: GoURL = { scheme: '', host: '', fragment: '', rawQuery: '' };
+  if (u !== '*') {
+    // getScheme
+    let rest = u;
+    for (let i = 0; i < u.length; i++) {
+      const c = u[i]!;
+      if (/[A-Za-z]/.test(c)) continue;
+      if (/[0-9+\-.]/.test(c)) {
+        if (i === 0) break;
+        continue;
+      }
+      if (c === ':') {
+        if (i === 0) return fail(u, 'missing protocol scheme');
+        url.scheme = u.slice(0, i).toLowerCase();
+        rest = u.slice(i + 1);
+      }
+      break;
+    }
+    if (rest.endsWith('?') && rest.split('?').length === 2) {
+      rest = rest.slice(0, -1);
+    } else {
+      const q = rest.indexOf('?');
+      if (q >= 0) {
+        url.rawQuery = rest.slice(q + 1);
+        rest = rest.slice(0, q);
+      }
+    }
+    let opaque = false;
+    if (!rest.startsWith('/')) {
+      if (url.scheme !== '') opaque = true;
+      else if (rest.split('/')[0]!.includes(':')) return fail(u, 'first path segment in URL cannot contain colon');
+    }
+    if (!opaque) {
+      if ((url.scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
+        let authority = rest.slice(2);
+        rest = '';
+        const slash = authority.indexOf('/');
+        if (slash >= 0) {
+          rest = authority.slice(slash);
+          authority = authority.slice(0, slash);
+        }
+        const at = authority.lastIndexOf('@');
+        const parsed = parseHost(at < 0 ? authority : authority.slice(at + 1));
+        if ('error' in parsed) return fail(u, parsed.error);
+        url.host = parsed.host;
+        if (at >= 0) {
+          const userinfo = authority.slice(0, at);
+          if (!USERINFO_CHARS.test(userinfo)) return fail(u, 'net/url: invalid userinfo');
+          const err = unescapeError(userinfo, 'userPassword');
+          if (err) return fail(u, err);
+          url.user = userinfo;
+        }
+      }
+      const err = unescapeError(rest, 'path');
+      if (err) return fail(u, err);
+    }
+  }
+  if (frag !== '') {
+    const err = unescapeError(frag, 'fragment');
+    if (err) return fail(raw, err);
+    url.fragment = frag;
+  }
+  return { ok: true, url };
+}
+
+const URL_FORM = '; desired format: https://host[/path]';
+
+/** webhook.ValidateWebhookURL with forceHttps. */
+export function validateWebhookURL(path: string, raw: string, forceHttps = true): FieldError[] {
+  const parsed = parseGoURL(raw);
+  if (!parsed.ok) return [required(path, `url must be a valid URL: ${parsed.error}${URL_FORM}`)];
+  const u = parsed.url;
+  const errs: FieldError[] = [];
+  if (forceHttps && u.scheme !== 'https') errs.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
+  if (u.host.length === 0) errs.push(invalid(path, u.host, `host must be provided${URL_FORM}`));
+  if (u.user !== undefined) errs.push(invalid(path, u.user, 'user information is not permitted in the URL'));
+  if (u.fragment.length !== 0) errs.push(invalid(path, u.fragment, 'fragments are not permitted in the URL'));
+  if (u.rawQuery.length !== 0) errs.push(invalid(path, u.rawQuery, 'query parameters are not permitted in the URL'));
+  return errs;
+}
+
+/** webhook.ValidateWebhookService. */
+export function validateWebhookService(path: string, svc: ServiceReference): FieldError[] {
+  const errs: FieldError[] = [];
+  if (str(svc.name).length === 0) errs.push(required(child(path, 'name'), 'service name is required'));
+  if (str(svc.namespace).length === 0) errs.push(required(child(path, 'namespace'), 'service namespace is required'));
+  const port = typeof svc.port === 'number' ? svc.port : 0;
+  if (!(port >= 1 && port <= 65535)) errs.push(invalid(child(path, 'port'), port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  if (svc.path == null) return errs;
+  const urlPath = str(svc.path);
+  if (urlPath === '/' || urlPath.length === 0) return errs;
+  const pathField = child(path, 'path');
+  if (urlPath === '//') {
+    errs.push(invalid(pathField, urlPath, 'segment[0] may not be empty'));
+    return errs;
+  }
+  if (!urlPath.startsWith('/')) errs.push(invalid(pathField, urlPath, "must start with a '/'"));
+  let toCheck = urlPath.slice(1);
+  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1);
+  toCheck.split('/').forEach((step, i) => {
+    if (step.length === 0) {
+      errs.push(invalid(pathField, urlPath, `segment[${i}] may not be empty`));
+      return;
+    }
+    for (const failure of isDNS1123Subdomain(step)) errs.push(invalid(pathField, urlPath, `segment[${i}]: ${failure}`));
+  });
+  return errs;
+}
+
+/** validateMatchConditions, without compiling the expressions. */
+function validateMatchConditions(conditions: readonly MatchCondition[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (conditions.length > MAX_MATCH_CONDITIONS) errs.push(tooMany(path, conditions.length, MAX_MATCH_CONDITIONS));
+  const names = new Set<string>();
+  conditions.forEach((raw, i) => {
+    const c = isObject(raw) ? raw : {};
+    const at = index(path, i);
+    const name = str(c.name);
+    if (str(c.expression).trim().length === 0) errs.push(required(child(at, 'expression'), ''));
+    if (name.length === 0) errs.push(required(child(at, 'name'), ''));
+    else for (const msg of isQualifiedName(name)) errs.push(invalid(child(at, 'name'), name, msg));
+    if (name.length > 0) {
+      if (names.has(name)) errs.push(duplicate(child(at, 'name'), name));
+      else names.add(name);
+    }
+  });
+  return errs;
+}
+
+/** How strictly a write is judged: a create strictly, an update as the stored object allows. */
+export interface WebhookValidationOptions {
+  ignoreMatchConditions: boolean;
+  requireNoSideEffects: boolean;
+  requireRecognizedAdmissionReviewVersion: boolean;
+  requireUniqueWebhookNames: boolean;
+  allowInvalidLabelValueInSelector: boolean;
+}
+
+export const STRICT_WEBHOOK_OPTIONS: WebhookValidationOptions = {
+  ignoreMatchConditions: false,
+  requireNoSideEffects: true,
+  requireRecognizedAdmissionReviewVersion: true,
+  requireUniqueWebhookNames: true,
+  allowInvalidLabelValueInSelector: false,
+};
+
+/** validateMutatingWebhook and validateValidatingWebhook, in kube's order. */
+function validateWebhook(hook: Webhook, mutating: boolean, opts: WebhookValidationOptions, path: string): FieldError[] {
+  const errs = isFullyQualifiedName(child(path, 'name'), str(hook.name));
+  list(hook.rules).forEach((rule, i) => errs.push(...validateRuleWithOperations(isObject(rule) ? rule : {}, index(child(path, 'rules'), i))));
+  if (hook.failurePolicy != null && !has(FAILURE_POLICIES, hook.failurePolicy)) errs.push(notSupported(child(path, 'failurePolicy'), hook.failurePolicy, FAILURE_POLICIES));
+  if (hook.matchPolicy != null && !has(MATCH_POLICIES, hook.matchPolicy)) errs.push(notSupported(child(path, 'matchPolicy'), hook.matchPolicy, MATCH_POLICIES));
+  const allowedSideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECT_CLASSES : SIDE_EFFECT_CLASSES;
+  if (hook.sideEffects == null) errs.push(required(child(path, 'sideEffects'), `must specify one of ${allowedSideEffects.join(', ')}`));
+  else if (!has(allowedSideEffects, hook.sideEffects)) errs.push(notSupported(child(path, 'sideEffects'), hook.sideEffects, allowedSideEffects));
+  if (hook.timeoutSeconds != null && (hook.timeoutSeconds > 30 || hook.timeoutSeconds < 1)) {
+    errs.push(invalid(child(path, 'timeoutSeconds'), hook.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
+  }
+  if (isObject(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, opts.allowInvalidLabelValueInSelector, child(path, 'namespaceSelector')));
+  if (isObject(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, opts.allowInvalidLabelValueInSelector, child(path, 'objectSelector')));
+  if (mutating && hook.reinvocationPolicy != null && !has(REINVOCATION_POLICIES, hook.reinvocationPolicy)) {
+    errs.push(notSupported(child(path, 'reinvocationPolicy'), hook.reinvocationPolicy, REINVOCATION_POLICIES));
+  }
+  const cc = isObject(hook.clientConfig) ? hook.clientConfig : {};
+  const ccPath = child(path, 'clientConfig');
+  if ((cc.url == null) === (cc.service == null)) errs.push(required(ccPath, 'exactly one of url or service is required'));
+  else if (cc.url != null) errs.push(...validateWebhookURL(child(ccPath, 'url'), str(cc.url), true));
+  else errs.push(...validateWebhookService(child(ccPath, 'service'), isObject(cc.service) ? cc.service : {}));
+  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(list(hook.matchConditions), child(path, 'matchConditions')));
+  return errs;
+}
+
+/** validateMutatingWebhookConfiguration / validateValidatingWebhookConfiguration, without ObjectMeta. */
+export function validateWebhookConfiguration(obj: WebhookConfiguration, mutating: boolean, opts: WebhookValidationOptions = STRICT_WEBHOOK_OPTIONS): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = new Set<string>();
+  list(obj.webhooks).forEach((raw, i) => {
+    const hook = isObject(raw) ? (raw as Webhook) : {};
+    const at = index('webhooks', i);
+    errs.push(...validateWebhook(hook, mutating, opts, at));
+    errs.push(...validateAdmissionReviewVersions(list(hook.admissionReviewVersions), opts.requireRecognizedAdmissionReviewVersion, child(at, 'admissionReviewVersions')));
+    const name = str(hook.name);
+    if (opts.requireUniqueWebhookNames && name.length > 0) {
+      if (names.has(name)) errs.push(duplicate(child(at, 'name'), name));
+      else names.add(name);
+    }
+  });
+  return errs;
+}
+
+const webhooksOf = (obj: WebhookConfiguration): Webhook[] => list(obj.webhooks).map((h) => (isObject(h) ? (h as Webhook) : {}));
+
+const selectorHasInvalidLabelValue = (sel: unknown): boolean => isObject(sel) && validateLabelSelector(sel, false, '').length > 0;
+
+/** The options ValidateMutatingWebhookConfigurationUpdate (and the validating one) derive from the stored object. */
+export function webhookUpdateOptions(obj: WebhookConfiguration, old: WebhookConfiguration): WebhookValidationOptions {
+  const hooks = webhooksOf(obj);
+  const oldHooks = webhooksOf(old);
+  const names = oldHooks.map((h) => str(h.name));
+  return {
+    ignoreMatchConditions: hooks.length === oldHooks.length && oldHooks.every((h, i) => deepEqual(hooks[i]!.matchConditions, h.matchConditions)),
+    requireNoSideEffects: oldHooks.every((h) => has(NO_SIDE_EFFECT_CLASSES, h.sideEffects)),
+    requireRecognizedAdmissionReviewVersion: oldHooks.every((h) => {
+      const versions = list(h.admissionReviewVersions);
+      return versions.length === 0 || versions.some((v) => has(ACCEPTED_ADMISSION_REVIEW_VERSIONS, v));
+    }),
+    requireUniqueWebhookNames: new Set(names).size === names.length,
+    allowInvalidLabelValueInSelector: oldHooks.some((h) => selectorHasInvalidLabelValue(h.namespaceSelector) || selectorHasInvalidLabelValue(h.objectSelector)),
+  };
+}
+
+/** ValidateMutatingWebhookConfigurationUpdate / ValidateValidatingWebhookConfigurationUpdate. */
+export const validateWebhookConfigurationUpdate = (obj: WebhookConfiguration, old: WebhookConfiguration, mutating: boolean): FieldError[] =>
+  validateWebhookConfiguration(obj, mutating, webhookUpdateOptions(obj, old));
+
+// ---------------------------------------------------------------------------------------------
+// ValidatingAdmissionPolicy and its binding
+
+/** validateMatchResources. */
+function validateMatchResources(given: MatchResources | null | undefined, path: string): FieldError[] {
+  if (given == null || !isObject(given)) return [];
+  const mr: MatchResources = given;
+  const errs: FieldError[] = [];
+  if (mr.matchPolicy == null) errs.push(required(child(path, 'matchPolicy'), ''));
+  else if (!has(MATCH_POLICIES, mr.matchPolicy)) errs.push(notSupported(child(path, 'matchPolicy'), mr.matchPolicy, MATCH_POLICIES));
+  if (mr.namespaceSelector == null) errs.push(required(child(path, 'namespaceSelector'), ''));
+  else errs.push(...validateLabelSelector(isObject(mr.namespaceSelector) ? mr.namespaceSelector : {}, false, child(path, 'namespaceSelector')));
+  if (mr.objectSelector == null) errs.push(required(child(path, 'objectSelector'), ''));
+  else errs.push(...validateLabelSelector(isObject(mr.objectSelector) ? mr.objectSelector : {}, false, child(path, 'objectSelector')));
+  list(mr.resourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isObject(r) ? r : {}, index(child(path, 'resourceRules'), i))));
+  list(mr.excludeResourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isObject(r) ? r : {}, index(child(path, 'excludeResourceRules'), i))));
+  return errs;
+}
+
+/** parseGroupVersion of validation.go. */
+function parseGroupVersion(gv: string): { group: string; version: string } | { error: string } {
+  if (gv.length === 0 || gv === '/') return { group: '', version: '' };
+  const slashes = gv.split('/').length - 1;
+  if (slashes === 0) return { group: '', version: gv };
+  if (slashes === 1) {
+    const i = gv.indexOf('/');
+    return { group: gv.slice(0, i), version: gv.slice(i + 1) };
+  }
+  return { error: `unexpected GroupVersion string: ${gv}` };
+}
+
+/** validateParamKind. */
+function validateParamKind(pk: ParamKind, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const apiVersion = str(pk.apiVersion);
+  const kind = str(pk.kind);
+  const avPath = child(path, 'apiVersion');
+  if (apiVersion.length === 0) {
+    errs.push(required(avPath, ''));
+  } else {
+    const gv = parseGroupVersion(apiVersion);
+    if ('error' in gv) {
+      errs.push(invalid(avPath, apiVersion, gv.error));
+    } else {
+      if (gv.group.length > 0) {
+        const groupErrs = isDNS1123Subdomain(gv.group);
+        if (groupErrs.length) errs.push(invalid(avPath, gv.group, groupErrs.join(',')));
+      }
+      if (gv.version.length === 0) {
+        errs.push(invalid(avPath, apiVersion, 'version must be specified'));
+      } else {
+        const versionErrs = isDNS1035Label(gv.version);
+        if (versionErrs.length) errs.push(invalid(avPath, gv.version, versionErrs.join(',')));
+      }
+    }
+  }
+  if (kind.length === 0) {
+    errs.push(required(child(path, 'kind'), ''));
+  } else {
+    const kindErrs = isDNS1035Label(kind.toLowerCase());
+    if (kindErrs.length) errs.push(invalid(child(path, 'kind'), kind, `may have mixed case, but should otherwise match: ${kindErrs.join(',')}`));
+  }
+  return errs;
+}
+
+const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+
+/** isCELIdentifier. */
+export const isCELIdentifier = (name: string): boolean => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
+
+/** validateVariable, without compiling the expression. */
+function validateVariable(v: Variable, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const name = str(v.name);
+  if (name.trim() === '') errs.push(required(child(path, 'name'), 'name is not specified'));
+  else if (!isCELIdentifier(name)) errs.push(invalid(child(path, 'name'), name, 'name is not a valid CEL identifier'));
+  if (str(v.expression).trim() === '') errs.push(required(child(path, 'expression'), 'expression is not specified'));
+  return errs;
+}
+
+const hasNewlines = (s: string): boolean => /[\n\r]/.test(s);
+
+/** validateValidation, without compiling expression and messageExpression. */
+function validateValidation(v: Validation, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const message = str(v.message);
+  const messageExpression = str(v.messageExpression);
+  const trimmedMsg = message.trim();
+  if (str(v.expression).trim().length === 0) errs.push(required(child(path, 'expression'), 'expression is not specified'));
+  if (messageExpression.length > 0 && messageExpression.trim().length === 0) {
+    errs.push(invalid(child(path, 'messageExpression'), messageExpression, 'must be non-empty if specified'));
+  }
+  if (message.length > 0 && trimmedMsg.length === 0) errs.push(invalid(child(path, 'message'), message, 'message must be non-empty if specified'));
+  else if (hasNewlines(trimmedMsg)) errs.push(invalid(child(path, 'message'), message, 'message must not contain line breaks'));
+  if (v.reason != null && !has(VALIDATION_POLICY_REASONS, v.reason)) errs.push(notSupported(child(path, 'reason'), v.reason, VALIDATION_POLICY_REASONS));
+  return errs;
+}
+
+/** validateAuditAnnotation, without compiling valueExpression. */
+function validateAuditAnnotation(policyName: string, a: AuditAnnotation, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const key = str(a.key);
+  if (policyName.length !== 0) {
+    const qualified = `${policyName}/${key}`;
+    for (const msg of isQualifiedName(qualified)) errs.push(invalid(child(path, 'key'), qualified, msg));
+  } else {
+    errs.push(invalid(child(path, 'key'), key, 'requires metadata.name be non-empty'));
+  }
+  const value = str(a.valueExpression).trim();
+  if (value.length === 0) errs.push(required(child(path, 'valueExpression'), 'valueExpression is not specified'));
+  else if (byteLength(value) > MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH) {
+    errs.push(required(child(path, 'valueExpression'), `must not exceed ${MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length`));
+  }
+  return errs;
+}
+
+/** Go's %#v of a []admissionregistration.AuditAnnotation. */
+const goAuditAnnotations = (v: readonly AuditAnnotation[]): GoPrinted =>
+  new GoPrinted(
+    `[]admissionregistration.AuditAnnotation{${v.map((a) => `admissionregistration.AuditAnnotation{Key:${goQuote(str(a?.key))}, ValueExpression:${goQuote(str(a?.valueExpression))}}`).join(', ')}}`,
+  );
+
+export interface PolicyValidationOptions {
+  /** An update that changes neither paramKind nor matchConditions does not judge them again. */
+  ignoreMatchConditions: boolean;
+}
+
+/** validateValidatingAdmissionPolicySpec, without ObjectMeta and without CEL compilation. */
+export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy, opts: PolicyValidationOptions = { ignoreMatchConditions: false }): FieldError[] {
+  const spec: ValidatingAdmissionPolicySpec = isObject(obj.spec) ? obj.spec : {};
+  const path = 'spec';
+  const errs: FieldError[] = [];
+  if (spec.failurePolicy == null) errs.push(required(child(path, 'failurePolicy'), ''));
+  else if (!has(FAILURE_POLICIES, spec.failurePolicy)) errs.push(notSupported(child(path, 'failurePolicy'), spec.failurePolicy, FAILURE_POLICIES));
+  if (spec.paramKind != null) errs.push(...validateParamKind(isObject(spec.paramKind) ? spec.paramKind : {}, child(path, 'paramKind')));
+  if (spec.matchConstraints == null) {
+    errs.push(required(child(path, 'matchConstraints'), ''));
+  } else {
+    errs.push(...validateMatchResources(spec.matchConstraints, child(path, 'matchConstraints')));
+    if (list(spec.matchConstraints.resourceRules).length === 0) errs.push(required(child(child(path, 'matchConstraints'), 'resourceRules'), ''));
+  }
+  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(list(spec.matchConditions), child(path, 'matchConditions')));
+  list(spec.variables).forEach((v, i) => errs.push(...validateVariable(isObject(v) ? v : {}, index(child(path, 'variables'), i))));
+  const validations = list(spec.validations);
+  const annotations = list(spec.auditAnnotations);
+  if (validations.length === 0 && annotations.length === 0) {
+    errs.push(required(child(path, 'validations'), 'validations or auditAnnotations must contain at least one item'));
+    errs.push(required(child(path, 'auditAnnotations'), 'validations or auditAnnotations must contain at least one item'));
+    return errs;
+  }
+  validations.forEach((v, i) => errs.push(...validateValidation(isObject(v) ? v : {}, index(child(path, 'validations'), i))));
+  if (annotations.length > MAX_AUDIT_ANNOTATIONS) {
+    errs.push(invalid(child(path, 'auditAnnotations'), goAuditAnnotations(annotations), `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`));
+  }
+  const keys = new Set<string>();
+  annotations.forEach((raw, i) => {
+    const a = isObject(raw) ? (raw as AuditAnnotation) : {};
+    const at = index(child(path, 'auditAnnotations'), i);
+    errs.push(...validateAuditAnnotation(str(obj.metadata?.name), a, at));
+    const key = str(a.key);
+    if (keys.has(key)) errs.push(duplicate(child(at, 'key'), key));
+    keys.add(key);
+  });
+  return errs;
+}
+
+/** ValidateValidatingAdmissionPolicyUpdate. */
+export function validateValidatingAdmissionPolicyUpdate(obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): FieldError[] {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const oldSpec = isObject(old.spec) ? old.spec : {};
+  const ignoreMatchConditions = deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions);
+  return validateValidatingAdmissionPolicy(obj, { ignoreMatchConditions });
+}
+
+const CONDITION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+const CONDITION_REASON_ERR =
+  "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";
+const MAX_CONDITION_REASON_LENGTH = 1024;
+const MAX_CONDITION_MESSAGE_LENGTH = 32 * 1024;
+const tooLongBytes = (field: string, max: number): FieldError => ({ type: 'FieldValueTooLong', field, detail: `may not be more than ${max} bytes` });
+
+/** metav1validation.ValidateConditions. */
+export function validateConditions(conditions: readonly Condition[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  conditions.forEach((raw, i) => {
+    const c = isObject(raw) ? (raw as Condition) : {};
+    const at = index(path, i);
+    const type = str(c.type);
+    if (seen.has(type)) errs.push(duplicate(child(at, 'type'), type));
+    else seen.add(type);
+    for (const msg of isQualifiedName(type)) errs.push(invalid(child(at, 'type'), type, msg));
+    if (!has(CONDITION_STATUSES, c.status)) errs.push(notSupported(child(at, 'status'), str(c.status), CONDITION_STATUSES));
+    if (typeof c.observedGeneration === 'number' && c.observedGeneration < 0) {
+      errs.push(invalid(child(at, 'observedGeneration'), c.observedGeneration, 'must be greater than or equal to zero'));
+    }
+    const ltt = c.lastTransitionTime;
+    if (!ltt || ltt === '0001-01-01T00:00:00Z') errs.push(required(child(at, 'lastTransitionTime'), 'must be set'));
+    const reason = str(c.reason);
+    if (reason.length === 0) {
+      errs.push(required(child(at, 'reason'), 'must be set'));
+    } else {
+      if (!CONDITION_REASON.test(reason)) errs.push(invalid(child(at, 'reason'), reason, CONDITION_REASON_ERR));
+      if (byteLength(reason) > MAX_CONDITION_REASON_LENGTH) errs.push(tooLongBytes(child(at, 'reason'), MAX_CONDITION_REASON_LENGTH));
+    }
+    if (byteLength(str(c.message)) > MAX_CONDITION_MESSAGE_LENGTH) errs.push(tooLongBytes(child(at, 'message'), MAX_CONDITION_MESSAGE_LENGTH));
+  });
+  return errs;
+}
+
+/** ValidateValidatingAdmissionPolicyStatusUpdate (fieldRef is only required, not parsed as JSONPath). */
+export function validateValidatingAdmissionPolicyStatus(obj: ValidatingAdmissionPolicy): FieldError[] {
+  const status: ValidatingAdmissionPolicyStatus = isObject(obj.status) ? obj.status : {};
+  const errs: FieldError[] = [];
+  if (isObject(status.typeChecking)) {
+    list(status.typeChecking.expressionWarnings).forEach((raw, i) => {
+      const w = isObject(raw) ? (raw as ExpressionWarning) : {};
+      const at = index('status.typeChecking.expressionWarnings', i);
+      if (str(w.warning) === '') errs.push(required(child(at, 'warning'), ''));
+      if (str(w.fieldRef).trim() === '') errs.push(required(child(at, 'fieldRef'), ''));
+    });
+  }
+  errs.push(...validateConditions(list(status.conditions), 'status.conditions'));
+  return errs;
+}
+
+/** validateValidationActions. */
+function validateValidationActions(actions: readonly string[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  actions.forEach((action, i) => {
+    if (!has(VALIDATION_ACTIONS, action)) errs.push(notSupported(index(path, i), action, VALIDATION_ACTIONS));
+    if (seen.has(str(action))) errs.push(duplicate(index(path, i), action));
+    seen.add(str(action));
+  });
+  if (seen.has('Deny') && seen.has('Warn')) {
+    errs.push(
+      invalid(
+        path,
+        goSlice('admissionregistration.ValidationAction', actions),
+        'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+      ),
+    );
+  }
+  if (seen.size === 0) errs.push(required(path, 'at least one validation action is required'));
+  return errs;
+}
+
+/** validateParamRef. */
+function validateParamRef(pr: ParamRef | null | undefined, path: string): FieldError[] {
+  if (pr == null) return [];
+  const ref: ParamRef = isObject(pr) ? pr : {};
+  const errs: FieldError[] = [];
+  const name = str(ref.name);
+  const hasSelector = ref.selector != null;
+  if (name.length > 0) {
+    for (const msg of isPathSegmentName(name)) errs.push(invalid(child(path, 'name'), name, msg));
+    if (hasSelector) errs.push(forbidden(child(path, 'name'), 'name and selector are mutually exclusive'));
+  }
+  if (hasSelector) {
+    errs.push(...validateLabelSelector(isObject(ref.selector) ? ref.selector : {}, false, child(path, 'selector')));
+    if (name.length > 0) errs.push(forbidden(child(path, 'selector'), 'name and selector are mutually exclusive'));
+  }
+  if (name.length === 0 && !hasSelector) errs.push(required(path, 'one of name or selector must be specified'));
+  const action = ref.parameterNotFoundAction;
+  if (action == null || action === '') errs.push(required(child(path, 'parameterNotFoundAction'), ''));
+  else if (!has(PARAMETER_NOT_FOUND_ACTIONS, action)) errs.push(notSupported(child(path, 'parameterNotFoundAction'), action, PARAMETER_NOT_FOUND_ACTIONS));
+  return errs;
+}
+
+/** validateValidatingAdmissionPolicyBindingSpec (create and update alike), without ObjectMeta. */
+export function validateValidatingAdmissionPolicyBinding(obj: ValidatingAdmissionPolicyBinding): FieldError[] {
+  const spec: ValidatingAdmissionPolicyBindingSpec = isObject(obj.spec) ? obj.spec : {};
+  const errs: FieldError[] = [];
+  const policyName = str(spec.policyName);
+  if (policyName.length === 0) errs.push(required('spec.policyName', ''));
+  else for (const msg of isDNS1123Subdomain(policyName)) errs.push(invalid('spec.policyName', policyName, msg));
+  errs.push(...validateParamRef(spec.paramRef, 'spec.paramRef'));
+  // kube's path, misspelled as it is in validation.go.
+  errs.push(...validateMatchResources(spec.matchResources, 'spec.matchResouces'));
+  errs.push(...validateValidationActions(list(spec.validationActions), 'spec.validationActions'));
+  return errs;
+}

@@ -1,0 +1,220 @@
+// admissionregistration.k8s.io/v1 MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+// ValidatingAdmissionPolicy (with a status subresource its controller writes) and
+// ValidatingAdmissionPolicyBinding: all cluster-scoped, defaulted as admissionregistration/v1 and
+// validated as pkg/apis/admissionregistration/validation (apimachinery/admissionregistration), with
+// kube's registry strategies (pkg/registry/admissionregistration/*/strategy.go) and printers.
+//
+// Not here: the authorization kube's policy and binding strategies add once an object is valid
+// (the writer must be allowed to read the paramKind's resource / the paramRef's objects: it needs
+// the authorizer and a resource resolver, which sit above the registry), compiling CEL at write time,
+// and ManifestBasedAdmissionControlConfig's reserved `.static.k8s.io` name suffix.
+import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
+import type { ServedColumn } from '../catalog.js';
+import type { KindInfo, UpdateStrategy } from '../strategy.js';
+import { PRINTER_AGE } from './printer-columns.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
+import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
+import { compareGoStrings, type MetaLabelSelector } from '../../../apimachinery/selectors/labels.js';
+import { deducedType, mapListType, scalarType, setListType, structType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
+import { KUBE_OBJECT_PATCH_META, OBJECT_META_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
+import type { PatchMeta } from '../../../apimachinery/strategic-merge/patch-meta.js';
+import {
+  ADMISSION_REGISTRATION_GROUP,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+  type WebhookConfiguration,
+  defaultValidatingAdmissionPolicy,
+  defaultValidatingAdmissionPolicyBinding,
+  defaultWebhookConfiguration,
+  validateValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyStatus,
+  validateValidatingAdmissionPolicyUpdate,
+  validateWebhookConfiguration,
+  validateWebhookConfigurationUpdate,
+} from '../../../apimachinery/admissionregistration/validation.js';
+
+export { ADMISSION_REGISTRATION_GROUP };
+
+const clusterKind = (resource: string, kind: string): KindInfo => ({ group: ADMISSION_REGISTRATION_GROUP, resource, kind, listKind: `${kind}List`, namespaced: false });
+
+export const mutatingWebhookConfigurationKind = clusterKind('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration');
+export const validatingWebhookConfigurationKind = clusterKind('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration');
+export const validatingAdmissionPolicyKind = clusterKind('validatingadmissionpolicies', 'ValidatingAdmissionPolicy');
+export const validatingAdmissionPolicyBindingKind = clusterKind('validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding');
+
+/** The singular names discovery lists. */
+export const ADMISSION_REGISTRATION_SINGULARS = {
+  mutatingwebhookconfigurations: 'mutatingwebhookconfiguration',
+  validatingwebhookconfigurations: 'validatingwebhookconfiguration',
+  validatingadmissionpolicies: 'validatingadmissionpolicy',
+  validatingadmissionpolicybindings: 'validatingadmissionpolicybinding',
+} as const;
+
+/** kube's categories for the four (`kubectl get api-extensions`). */
+export const ADMISSION_REGISTRATION_CATEGORIES = ['api-extensions'] as const;
+
+// The store hands strategies KubeObjects; these are the same objects seen as their kind.
+const asConfig = (obj: KubeObject): WebhookConfiguration => obj as unknown as WebhookConfiguration;
+const asPolicy = (obj: KubeObject): ValidatingAdmissionPolicy => obj as unknown as ValidatingAdmissionPolicy;
+const asBinding = (obj: KubeObject): ValidatingAdmissionPolicyBinding => obj as unknown as ValidatingAdmissionPolicyBinding;
+const fields = (obj: KubeObject): Record<string, unknown> => obj as unknown as Record<string, unknown>;
+
+// --- field ownership (kube's OpenAPI model): webhooks and matchConditions keyed by name, label
+// selectors, paramKind, paramRef and matchResources atomic, validationActions a set.
+const ATOMIC = withMapRelationship(deducedType, 'atomic');
+const MATCH_CONDITIONS = mapListType(deducedType, ['name']);
+const WEBHOOK = structType({ matchConditions: MATCH_CONDITIONS, namespaceSelector: ATOMIC, objectSelector: ATOMIC }, { elementType: deducedType });
+const WEBHOOK_CONFIGURATION_TYPE = kubeObjectType({ webhooks: mapListType(WEBHOOK, ['name']) });
+const POLICY_TYPE = kubeObjectType({
+  spec: structType({ paramKind: ATOMIC, matchConstraints: ATOMIC, matchConditions: MATCH_CONDITIONS }, { elementType: deducedType }),
+  status: structType({ conditions: mapListType(deducedType, ['type']) }, { elementType: deducedType }),
+});
+const BINDING_TYPE = kubeObjectType({
+  spec: structType({ paramRef: ATOMIC, matchResources: ATOMIC, validationActions: setListType(scalarType('string')) }, { elementType: deducedType }),
+});
+
+// --- strategic merge patch: the Go struct tags (webhooks and matchConditions merge on name).
+const metadata = { type: OBJECT_META_PATCH_META };
+const MATCH_CONDITIONS_PATCH = { patchStrategy: 'merge', patchMergeKey: 'name' } as const;
+const WEBHOOK_CONFIGURATION_PATCH_META: PatchMeta = {
+  fields: { metadata, webhooks: { patchStrategy: 'merge', patchMergeKey: 'name', type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } } } },
+};
+const POLICY_PATCH_META: PatchMeta = { fields: { metadata, spec: { type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } } } } };
+
+/** The parts both webhook configurations share: generation on any change of webhooks, no PUT without resourceVersion. */
+function webhookConfigurationStrategy(kind: KindInfo, mutating: boolean) {
+  return defineStrategy(kind, {
+    fieldLabels: defaultMetaV1FieldLabels,
+    fieldTypes: () => WEBHOOK_CONFIGURATION_TYPE,
+    patchMeta: WEBHOOK_CONFIGURATION_PATCH_META,
+    generation: SPEC_GENERATION,
+    canonicalize: (obj) => defaultWebhookConfiguration(fields(obj), mutating),
+    create: { validate: (obj) => validateWebhookConfiguration(asConfig(obj), mutating) },
+    update: { allowUnconditional: false, validate: (obj, old) => validateWebhookConfigurationUpdate(asConfig(obj), asConfig(old), mutating) },
+  });
+}
+
+export const mutatingWebhookConfigurationStrategy = webhookConfigurationStrategy(mutatingWebhookConfigurationKind, true);
+export const validatingWebhookConfigurationStrategy = webhookConfigurationStrategy(validatingWebhookConfigurationKind, false);
+
+/** The policy's main resource: the stored status stays, whatever the client sent. */
+const policyUpdate: UpdateStrategy = {
+  allowUnconditional: false,
+  prepare: keepStoredStatus,
+  validate: (obj, old) => validateValidatingAdmissionPolicyUpdate(asPolicy(obj), asPolicy(old)),
+  resetFields: STATUS_RESET,
+};
+
+export const validatingAdmissionPolicyStrategy = defineStrategy(validatingAdmissionPolicyKind, {
+  fieldLabels: defaultMetaV1FieldLabels,
+  fieldTypes: () => POLICY_TYPE,
+  patchMeta: POLICY_PATCH_META,
+  generation: SPEC_GENERATION,
+  canonicalize: (obj) => defaultValidatingAdmissionPolicy(fields(obj)),
+  create: {
+    // PrepareForCreate: an empty status (a Go struct, so written as `{}`), for the controller to fill.
+    prepare: (obj) => {
+      fields(obj)['status'] = {};
+    },
+    validate: (obj) => validateValidatingAdmissionPolicy(asPolicy(obj)),
+  },
+  update: policyUpdate,
+  // The status strategy: the stored spec and metadata, the client's status, never a new generation.
+  subresources: { status: statusUpdate(policyUpdate, (obj) => validateValidatingAdmissionPolicyStatus(asPolicy(obj)), ['spec', 'metadata']) },
+});
+
+export const validatingAdmissionPolicyBindingStrategy = defineStrategy(validatingAdmissionPolicyBindingKind, {
+  fieldLabels: defaultMetaV1FieldLabels,
+  fieldTypes: () => BINDING_TYPE,
+  patchMeta: KUBE_OBJECT_PATCH_META,
+  generation: SPEC_GENERATION,
+  canonicalize: (obj) => defaultValidatingAdmissionPolicyBinding(fields(obj)),
+  create: { validate: (obj) => validateValidatingAdmissionPolicyBinding(asBinding(obj)) },
+  update: { allowUnconditional: false, validate: (obj) => validateValidatingAdmissionPolicyBinding(asBinding(obj)) },
+});
+
+// --- printing (pkg/printers/internalversion/printers.go)
+
+const arrayLength = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
+const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The WEBHOOKS cell: how many webhooks the configuration registers. */
+export const webhookCount = (obj: KubeObject): number => arrayLength(obj['webhooks']);
+
+/** The VALIDATIONS cell. */
+export const validationCount = (obj: KubeObject): number => arrayLength(record(obj['spec'])['validations']);
+
+/** The PARAMKIND cell: `apiVersion/kind`, or `<unset>`. */
+export function policyParamKind(obj: KubeObject): string {
+  const pk = record(obj['spec'])['paramKind'];
+  if (pk == null) return '<unset>';
+  const { apiVersion, kind } = record(pk);
+  return `${text(apiVersion)}/${text(kind)}`;
+}
+
+/**
+ * Go's String() of a metav1.LabelSelector (the gogo-protobuf generated one printers.go calls):
+ * `&LabelSelector{MatchLabels:map[string]string{a: b,},MatchExpressions:[]LabelSelectorRequirement{},}`.
+ */
+export function goLabelSelectorString(sel: MetaLabelSelector): string {
+  const labels = record(sel.matchLabels);
+  const keys = Object.keys(labels).sort(compareGoStrings);
+  const labelText = keys.map((k) => `${k}: ${text(labels[k])},`).join('');
+  const exprs = Array.isArray(sel.matchExpressions) ? sel.matchExpressions : [];
+  const exprText = exprs
+    .map((raw) => {
+      const e = record(raw);
+      const values = Array.isArray(e['values']) ? (e['values'] as unknown[]).map(text) : [];
+      return `LabelSelectorRequirement{Key:${text(e['key'])},Operator:${text(e['operator'])},Values:[${values.join(' ')}],},`;
+    })
+    .join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${labelText}},MatchExpressions:[]LabelSelectorRequirement{${exprText}},}`;
+}
+
+/** The PARAMREF cell: `namespace/name`, `*\/name` without a namespace, the selector, or `<unset>`. */
+export function bindingParamRef(obj: KubeObject): string {
+  const pr = record(obj['spec'])['paramRef'];
+  if (pr == null) return '<unset>';
+  const ref = record(pr);
+  const name = text(ref['name']);
+  if (name.length > 0) {
+    const namespace = text(ref['namespace']);
+    // kube cannot tell here whether the param is cluster-scoped: no namespace prints as `*`.
+    return namespace !== '' ? `${namespace}/${name}` : `*/${name}`;
+  }
+  if (ref['selector'] != null) return goLabelSelectorString(record(ref['selector']) as MetaLabelSelector);
+  return '<unset>';
+}
+
+/** The POLICYNAME cell. */
+export const bindingPolicyName = (obj: KubeObject): string => text(record(obj['spec'])['policyName']);
+
+/** kube's mutatingWebhookColumnDefinitions and validatingWebhookColumnDefinitions after NAME. */
+export const WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = [
+  { name: 'Webhooks', type: 'integer', description: 'Webhooks indicates the number of webhooks registered in this configuration', jsonPath: '.webhooks', value: webhookCount },
+  PRINTER_AGE,
+];
+export const MUTATING_WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = WEBHOOK_CONFIGURATION_COLUMNS;
+export const VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = WEBHOOK_CONFIGURATION_COLUMNS;
+
+/** kube's validatingAdmissionPolicy columns after NAME. */
+export const VALIDATING_ADMISSION_POLICY_COLUMNS: ServedColumn[] = [
+  {
+    name: 'Validations',
+    type: 'integer',
+    description: 'Validations indicates the number of validation rules defined in this configuration',
+    jsonPath: '.spec.validations',
+    value: validationCount,
+  },
+  { name: 'ParamKind', type: 'string', description: 'ParamKind specifies the kind of resources used to parameterize this policy', jsonPath: '.spec.paramKind', value: policyParamKind },
+  PRINTER_AGE,
+];
+
+/** kube's validatingAdmissionPolicyBinding columns after NAME (their descriptions misspelled as kube spells them). */
+export const VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS: ServedColumn[] = [
+  { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', jsonPath: '.spec.policyName', value: bindingPolicyName },
+  { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', jsonPath: '.spec.paramRef', value: bindingParamRef },
+  PRINTER_AGE,
+];
