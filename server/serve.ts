@@ -45,6 +45,8 @@ export interface FrontendDeps {
   logger: Logger;
   /** Default: DEFAULT_SERVING_LIMITS. */
   limits?: ServingLimits;
+  /** What /metrics shows; made here if not given (given, it can time storage calls from the start). */
+  metrics?: Metrics;
 }
 
 /** kube's Retry-After for a request refused by the in-flight limits. */
@@ -128,7 +130,7 @@ function listenError(err: NodeJS.ErrnoException, port: number, host: string): Er
 }
 
 export class HttpsFrontend {
-  readonly metrics = new Metrics();
+  readonly metrics: Metrics;
   private readonly server: Server;
   private readonly versionBody: string;
   private readonly checks: Record<HealthEndpoint, HealthCheck[]>;
@@ -143,6 +145,7 @@ export class HttpsFrontend {
   private closed: Promise<void> | undefined;
 
   constructor(private readonly deps: FrontendDeps) {
+    this.metrics = deps.metrics ?? new Metrics();
     this.versionBody = JSON.stringify(deps.version, null, 2);
     const shutdown = shutdownCheck(() => this.shuttingDown);
     this.checks = {
@@ -235,7 +238,7 @@ export class HttpsFrontend {
     const longRunning = !(info instanceof ApiError) && isLongRunning(info);
     const kind = requestKind(verb);
     const ctx: { user?: string } = {};
-    this.metrics.started(kind, longRunning);
+    const tracked = this.metrics.started({ method, query, contentType: req.headers['content-type'], info, kind, longRunning, user: () => ctx.user });
     this.inflight.set(res, longRunning);
     // A client that goes away mid-request makes these emit errors: they are its, not ours.
     req.on('error', (err) => this.deps.logger.debug('request stream error', { uri: url, err: err.message }));
@@ -255,7 +258,7 @@ export class HttpsFrontend {
     res.once('close', () => {
       clearTimeout(timer);
       this.inflight.delete(res);
-      this.metrics.finished(kind, longRunning, longRunning ? 'WATCH' : method, res.statusCode);
+      this.metrics.finished(tracked, res.statusCode, res.headersSent);
       this.deps.logger.debug('request', {
         verb: method,
         uri: url,
@@ -311,7 +314,7 @@ export class HttpsFrontend {
       if (path.startsWith('/version')) return send(res, 200, this.versionBody, { 'Content-Type': 'application/json' });
       return this.serveHealth(res, path.slice(1) as HealthEndpoint, query);
     }
-    if (path === '/metrics') return send(res, 200, this.metrics.render(this.maxInflight.dropped), { 'Content-Type': METRICS_CONTENT_TYPE });
+    if (path === '/metrics') return send(res, 200, await this.metrics.render(this.maxInflight.dropped), { 'Content-Type': METRICS_CONTENT_TYPE });
     const single = this.singleCheck(path);
     if (single) return this.writeHealth(res, await runSingleCheck(single));
     return this.deps.api.handle(req, res, user, { info, query });

@@ -60,6 +60,11 @@ export class TooLargeResourceVersion extends Error {
 
 export class Cacher<T> {
   private readonly objects = new Map<string, { object: T; revision: number }>();
+
+  /** How many objects the cache holds now (apiserver_storage_objects). */
+  get size(): number {
+    return this.objects.size;
+  }
   /** Keys by their parent path (`.../<namespace>/`): a namespace's list reads only its own objects. */
   private readonly byParent = new Map<string, Set<string>>();
   private window: CachedEvent<T>[] = [];

@@ -82,11 +82,17 @@ export class WatchBudget<W> {
   }
 }
 
-/** What /metrics shows of watches; kube's terminated_watchers_total counts by group and resource. */
+/**
+ * What /metrics shows of watches; kube's terminated_watchers_total counts by group and resource,
+ * its registered_watchers and watch_events_total by the group, version and kind watched.
+ */
 export class WatchStats {
   /** Bytes pending for all watchers now. */
   pendingBytes = 0;
   private readonly terminated = new Map<string, { group: string; resource: string; count: number }>();
+  /** Open watches and events sent to watch clients, by the group, version and kind watched. */
+  private readonly watchers = new Map<string, WatchKindCount>();
+  private readonly events = new Map<string, WatchKindCount>();
 
   terminatedWatcher(group: string, resource: string): void {
     const key = `${group}/${resource}`;
@@ -98,6 +104,58 @@ export class WatchStats {
   terminatedWatchers(): readonly { group: string; resource: string; count: number }[] {
     return [...this.terminated.values()];
   }
+
+  /** A watch started (kube's apiserver_registered_watchers); the returned function ends it, once. */
+  watcherRegistered(gvk: WatchKind): () => void {
+    const entry = countFor(this.watchers, gvk);
+    entry.count++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      entry.count--;
+    };
+  }
+
+  /** Counts the events sent to watch clients of `gvk` (kube's apiserver_watch_events_total), one per call. */
+  watchEventCounter(gvk: WatchKind): () => void {
+    const entry = countFor(this.events, gvk);
+    return () => void entry.count++;
+  }
+
+  registeredWatchers(): readonly WatchKindCount[] {
+    return [...this.watchers.values()];
+  }
+
+  watchEvents(): readonly WatchKindCount[] {
+    return [...this.events.values()];
+  }
+}
+
+/** The group, version and kind a watch is of (kube's labels on its watch metrics). */
+export interface WatchKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface WatchKindCount extends WatchKind {
+  count: number;
+}
+
+function countFor(counts: Map<string, WatchKindCount>, gvk: WatchKind): WatchKindCount {
+  const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  let entry = counts.get(key);
+  if (!entry) counts.set(key, (entry = { group: gvk.group, version: gvk.version, kind: gvk.kind, count: 0 }));
+  return entry;
+}
+
+/** The group, version and kind of an apiVersion ("apps/v1", "v1") and kind. */
+export function watchKindOf(typeMeta: { apiVersion: string; kind: string }): WatchKind {
+  const slash = typeMeta.apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: typeMeta.apiVersion, kind: typeMeta.kind }
+    : { group: typeMeta.apiVersion.slice(0, slash), version: typeMeta.apiVersion.slice(slash + 1), kind: typeMeta.kind };
 }
 
 /** The process's watch figures, as kube registers its metrics once per process (legacyregistry). */

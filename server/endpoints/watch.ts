@@ -23,7 +23,7 @@ import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { negotiateOutput, PROTOBUF_MEDIA_TYPE } from './output.js';
 import { canEncodeProtobuf, encodeProtobufWatchEvent, protobufKindKnown } from './protobuf-encode.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
-import { type Backlog, DEFAULT_WATCH_BUDGET_BYTES, TERMINATION_GRACE_MS, type TerminationReason, WatchBudget, type WatchStats, overWatcherLimits, watchStats } from './watch-budget.js';
+import { type Backlog, DEFAULT_WATCH_BUDGET_BYTES, TERMINATION_GRACE_MS, type TerminationReason, WatchBudget, type WatchKind, type WatchStats, overWatcherLimits, watchKindOf, watchStats } from './watch-budget.js';
 
 export interface WatchOptions {
   store: Store;
@@ -148,6 +148,16 @@ export class WatchRegistry {
       pendingBytes: backlog.bytes,
     });
     w.terminate();
+  }
+
+  /** Metrics: a watch of `gvk` started; the returned function ends it (once, however often called). */
+  watcherStarted(gvk: WatchKind): () => void {
+    return this.stats.watcherRegistered(gvk);
+  }
+
+  /** Metrics: counts one event sent to a client watching `gvk` per call. */
+  eventCounter(gvk: WatchKind): () => void {
+    return this.stats.watchEventCounter(gvk);
   }
 
   add(end: () => void, store: Store): () => void {
@@ -366,6 +376,9 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   }
 
   sink.open(o.typeMeta);
+  const watched = watchKindOf(o.typeMeta);
+  const unregisterWatcher = registry.watcherStarted(watched);
+  const countEvent = registry.eventCounter(watched);
   /** The revision of the last event sent: what a bookmark may promise, never more. */
   let sentRevision = afterRevision;
   /** open: events flow; ending: no new ones, the queue still goes out; done: nothing more to send. */
@@ -385,6 +398,7 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   const unregister = registry.add(() => end(true), o.store);
   function stopEvents(): void {
     unregister();
+    unregisterWatcher();
     handle?.close();
     clearTimeout(timeout);
     clearTimeout(bookmarkTimer);
@@ -405,7 +419,10 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
 
   /** Sends what the client can take now; the rest waits for the next drain. */
   function flush(): void {
-    while (pending.size > 0 && sink.ready()) sink.send(pending.shift());
+    while (pending.size > 0 && sink.ready()) {
+      sink.send(pending.shift());
+      countEvent();
+    }
     if (state === 'ending' && pending.size === 0) {
       state = 'done';
       clearTimeout(grace);

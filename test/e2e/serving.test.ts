@@ -112,9 +112,14 @@ describe('the binary, first start on an empty data dir', () => {
   it('/metrics with the token: Prometheus text with request counts', async () => {
     const r = await server.request('/metrics');
     expect(r.status).toBe(200);
-    expect(r.body).toMatch(/^apiserver_request_total\{code="401",verb="GET"\} \d+$/m);
-    expect(r.body).toMatch(/^apiserver_current_inflight_requests\{request_kind="readOnly"\} 1$/m);
+    // A 401 is counted without what its path named (group, version, resource, subresource).
+    expect(r.body).toMatch(/^apiserver_request_total\{code="401",component="apiserver",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""\} \d+$/m);
+    // The most in flight since the last scrape: this very request at least.
+    expect(r.body).toMatch(/^apiserver_current_inflight_requests\{request_kind="readOnly"\} [1-9]\d*$/m);
     expect(r.body).toMatch(/^process_start_time_seconds \d+/m);
+    // Storage timed on the embedded store too, and objects counted from the watch caches.
+    expect(r.body).toMatch(/^etcd_request_duration_seconds_count\{operation="get",type="[^"]+"\} [1-9]\d*$/m);
+    expect(r.body).toMatch(/^apiserver_storage_objects\{resource="clusterroles\.rbac\.authorization\.k8s\.io"\} [1-9]\d*$/m);
   });
 
   it('SIGTERM: exit 0 and the store closed cleanly', async () => {

@@ -131,7 +131,7 @@ describe('in-flight limits and the request timeout', () => {
     socket.write(`GET /api/v1/namespaces?watch=yes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${BOB_TOKEN}\r\n\r\n`);
     await eventually('the watch is open', async () => {
       const metrics = await as(ADMIN_TOKEN, 'GET', '/metrics');
-      return metrics.body.includes('apiserver_longrunning_requests{verb="WATCH"} 1') ? true : undefined;
+      return metrics.body.includes('apiserver_longrunning_requests{component="apiserver",group="",resource="namespaces",scope="cluster",subresource="",verb="WATCH",version="v1"} 1\n') ? true : undefined;
     });
     // The one read-only slot is not the watch's.
     expect((await as(BOB_TOKEN, 'GET', '/api/v1/namespaces/default')).status).toBe(200);

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { TokenAuthenticator, bearerToken } from '../../../server/authn/bearer.js';
 import { clientHost, hostPort, renderKubeconfig } from '../../../server/kubeconfig.js';
-import { Metrics } from '../../../server/metrics.js';
 import { requestKind } from '../../../server/pipeline/max-inflight.js';
 import { versionInfo } from '../../../server/version.js';
 
@@ -72,28 +71,7 @@ describe('versionInfo', () => {
 });
 
 describe('Metrics', () => {
-  it('counts requests by verb and code and tracks in-flight ones, watches apart', () => {
-    const m = new Metrics();
-    m.started('readOnly', false);
-    m.started('mutating', false);
-    m.started('readOnly', true);
-    let text = m.render();
-    expect(text).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 1\n');
-    expect(text).toContain('apiserver_current_inflight_requests{request_kind="mutating"} 1\n');
-    expect(text).toContain('apiserver_longrunning_requests{verb="WATCH"} 1\n');
-    m.finished('readOnly', false, 'GET', 200);
-    m.finished('mutating', false, 'POST', 201);
-    m.finished('readOnly', true, 'WATCH', 200);
-    m.started('readOnly', false);
-    m.finished('readOnly', false, 'GET', 200);
-    text = m.render();
-    expect(text).toContain('# TYPE apiserver_request_total counter\n');
-    expect(text).toContain('apiserver_request_total{code="200",verb="GET"} 2\n');
-    expect(text).toContain('apiserver_request_total{code="201",verb="POST"} 1\n');
-    expect(text).toContain('apiserver_request_total{code="200",verb="WATCH"} 1\n');
-    expect(text).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 0\n');
-    expect(text).toMatch(/\nprocess_start_time_seconds \d+\.\d{3}\n/);
-  });
+  // The metrics themselves: test/unit/server/metrics*.test.ts.
 
   // By kube verb, as maxinflight.go's nonMutatingRequestVerbs: a POST to a non-resource path mutates.
   it.each([

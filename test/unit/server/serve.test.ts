@@ -189,7 +189,7 @@ describe('authentication', () => {
 });
 
 describe('authenticated non-API paths', () => {
-  it('/metrics counts requests by verb and code', async () => {
+  it('/metrics counts requests with kube\'s labels (an anonymous refusal without its path)', async () => {
     const { url } = await start();
     await get(`${url}/api`, TOKEN);
     await get(`${url}/api`);
@@ -197,11 +197,24 @@ describe('authenticated non-API paths', () => {
     const r = await get(`${url}/metrics`, TOKEN);
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(r.body).toContain('apiserver_request_total{code="200",verb="GET"} 1\n');
-    expect(r.body).toContain('apiserver_request_total{code="403",verb="GET"} 1\n');
-    expect(r.body).toContain('apiserver_request_total{code="200",verb="POST"} 1\n');
+    expect(r.body).toContain('apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/api",verb="GET",version=""} 1\n');
+    expect(r.body).toContain('apiserver_request_total{code="403",component="apiserver",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""} 1\n');
+    expect(r.body).toContain('apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="POST",version="v1"} 1\n');
     expect(r.body).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 1\n'); // this very request
+    expect(r.body).toContain('apiserver_request_duration_seconds_bucket{le="60",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="POST",version="v1"} 1\n');
     expect(r.body).toContain('process_start_time_seconds ');
+    expect(r.body).toContain('nodejs_heap_size_used_bytes ');
+  });
+
+  it('/metrics counts each server apart', async () => {
+    const a = await start();
+    const b = await start();
+    await get(`${a.url}/api`, TOKEN);
+    await get(`${a.url}/api`, TOKEN);
+    await get(`${b.url}/api`, TOKEN);
+    const line = (n: number): string => `apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/api",verb="GET",version=""} ${n}\n`;
+    expect((await get(`${a.url}/metrics`, TOKEN)).body).toContain(line(2));
+    expect((await get(`${b.url}/metrics`, TOKEN)).body).toContain(line(1));
   });
 
   it('/readyz/<check> gives the reason; an unknown check goes to the API', async () => {

@@ -176,16 +176,17 @@ describe('WatchRegistry weighing watchers', () => {
 });
 
 describe('Metrics with watch figures', () => {
-  it('shows kube terminated_watchers_total by group and resource, and the bytes pending', () => {
+  it('shows kube terminated_watchers_total by group and resource, and the bytes pending', async () => {
     const stats = new WatchStats();
-    const text = (): string => new Metrics(stats).render();
-    expect(text()).toContain('# TYPE apiserver_terminated_watchers_total counter\n');
-    expect(text()).toContain('\napiserver_watch_pending_bytes 0\n');
+    const metrics = new Metrics({ watches: stats });
+    const text = (): Promise<string> => metrics.render();
+    expect(await text()).toContain('# TYPE apiserver_terminated_watchers_total counter\n');
+    expect(await text()).toContain('\napiserver_watch_pending_bytes 0\n');
     stats.terminatedWatcher('', 'configmaps');
     stats.terminatedWatcher('example.com', 'widgets');
     stats.terminatedWatcher('example.com', 'widgets');
     stats.pendingBytes = 1234;
-    expect(text()).toContain('apiserver_terminated_watchers_total{group="",resource="configmaps"} 1\napiserver_terminated_watchers_total{group="example.com",resource="widgets"} 2\n');
-    expect(text()).toContain('# TYPE apiserver_watch_pending_bytes gauge\napiserver_watch_pending_bytes 1234\n');
+    expect(await text()).toContain('apiserver_terminated_watchers_total{group="",resource="configmaps"} 1\napiserver_terminated_watchers_total{group="example.com",resource="widgets"} 2\n');
+    expect(await text()).toContain('# TYPE apiserver_watch_pending_bytes gauge\napiserver_watch_pending_bytes 1234\n');
   });
 });
