@@ -69,6 +69,16 @@ export const notFoundPath = (): ApiError =>
 export const alreadyExists = (resource: Qualified, name: string): ApiError =>
   failure(409, 'AlreadyExists', `${qualifiedString(resource)} "${name}" already exists`, detailsOf(resource, name));
 
+/** kube's NewGenerateNameConflict: the server picked the name, and every one it tried was taken. */
+export function generateNameConflict(resource: Qualified, name: string): ApiError {
+  const err = alreadyExists(resource, name);
+  return new ApiError({
+    ...err.status,
+    message: `${qualifiedString(resource)} "${name}" already exists, the server was not able to generate a unique name for the object`,
+    details: { ...err.status.details, retryAfterSeconds: 1 },
+  });
+}
+
 export const conflict = (resource: Qualified, name: string, why: string): ApiError =>
   failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedString(resource)} "${name}": ${why}`, detailsOf(resource, name));
 

@@ -380,7 +380,7 @@ const FLAGS: readonly FlagSpec[] = [
   {
     name: 'secure-port',
     arg: 'PORT',
-    help: `HTTPS port; 0 picks a free one (default ${CLI_DEFAULTS.securePort})`,
+    help: `The port on which to serve HTTPS with authentication and authorization. 0 picks a free port (kube cannot switch it off). (default ${CLI_DEFAULTS.securePort})`,
     set: (o, v) => {
       const port = parsePort(v);
       if (port === undefined) return 'must be a port number (0-65535)';
@@ -391,7 +391,7 @@ const FLAGS: readonly FlagSpec[] = [
   {
     name: 'bind-address',
     arg: 'ADDR',
-    help: `IP address to listen on; 0.0.0.0 or :: for every interface (default ${CLI_DEFAULTS.bindAddress})`,
+    help: `The IP address on which to listen for the --secure-port port. If an unspecified address (0.0.0.0 or ::), all interfaces and IP address families will be used. (default ${CLI_DEFAULTS.bindAddress})`,
     set: (o, v) => {
       if (!isIP(v)) return 'must be an IP address';
       o.bindAddress = v;
@@ -401,7 +401,7 @@ const FLAGS: readonly FlagSpec[] = [
   {
     name: 'etcd-servers',
     arg: 'URL,URL',
-    help: 'etcd endpoints; without them the embedded SQLite store DIR/state.db is used',
+    help: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it, the embedded SQLite store DIR/state.db is used.',
     set: (o, v) => {
       const urls = parseEtcdServers(v);
       if (typeof urls === 'string') return urls;
@@ -410,19 +410,19 @@ const FLAGS: readonly FlagSpec[] = [
       return undefined;
     },
   },
-  { name: 'etcd-prefix', arg: 'PREFIX', help: 'prefix for every etcd key', set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)) },
+  { name: 'etcd-prefix', arg: 'PREFIX', help: 'The prefix to prepend to all resource paths in etcd.', set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)) },
   {
     name: 'enable-garbage-collector',
     arg: 'BOOL',
-    help: 'run the garbage collector (default true); false leaves ownerReferences and GC finalizers to others, as kube-controller-manager',
+    help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager. (default true)',
     set: (o, v) => boolFlag(v, (b) => (o.enableGarbageCollector = b)),
   },
-  { name: 'tls-cert-file', arg: 'FILE', help: 'serving certificate (PEM, chain after it) instead of the generated DIR/pki/apiserver.crt', set: (o, v) => nonEmpty(v, () => (o.tlsCertFile = v)) },
-  { name: 'tls-private-key-file', arg: 'FILE', help: 'private key of --tls-cert-file', set: (o, v) => nonEmpty(v, () => (o.tlsPrivateKeyFile = v)) },
+  { name: 'tls-cert-file', arg: 'FILE', help: 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated in DIR/pki.', set: (o, v) => nonEmpty(v, () => (o.tlsCertFile = v)) },
+  { name: 'tls-private-key-file', arg: 'FILE', help: 'File containing the default x509 private key matching --tls-cert-file.', set: (o, v) => nonEmpty(v, () => (o.tlsPrivateKeyFile = v)) },
   {
     name: 'etcd-compaction-interval',
     arg: 'DURATION',
-    help: 'how often storage history is compacted, e.g. 5m0s (the default); 0 never',
+    help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled. (default 5m0s)',
     set: (o, v) => {
       const ms = parseGoDuration(v);
       if (ms === undefined) return 'must be a duration such as 5m0s, 30s or 0';
@@ -433,19 +433,19 @@ const FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-requests-inflight',
     arg: 'N',
-    help: 'read-only requests served at once, beyond which 429 (default 400); 0 no limit',
+    help: 'This flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely. (default 400)',
     set: (o, v) => intFlag(v, 0, (n) => (o.maxRequestsInflight = n)),
   },
   {
     name: 'max-mutating-requests-inflight',
     arg: 'N',
-    help: 'mutating requests served at once, beyond which 429 (default 200); 0 no limit',
+    help: 'This flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely. (default 200)',
     set: (o, v) => intFlag(v, 0, (n) => (o.maxMutatingRequestsInflight = n)),
   },
   {
     name: 'request-timeout',
     arg: 'DURATION',
-    help: 'a request that is not a watch is answered 504 after this (default 1m0s)',
+    help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. (default 1m0s)',
     set: (o, v) => {
       const ms = parseGoDuration(v);
       if (ms === undefined || ms <= 0) return 'must be a duration above 0 such as 1m0s or 30s';
@@ -456,31 +456,31 @@ const FLAGS: readonly FlagSpec[] = [
   {
     name: 'min-request-timeout',
     arg: 'SECONDS',
-    help: 'a watch without timeoutSeconds ends after a random 1 to 2 times this (default 1800)',
+    help: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load. (default 1800)',
     set: (o, v) => intFlag(v, 1, (n) => (o.minRequestTimeoutSeconds = n)),
   },
   {
     name: 'max-resource-write-bytes',
     arg: 'BYTES',
-    help: 'largest request body a write may send (default 3145728, kube\'s)',
+    help: 'The limit on the request body size that would be accepted and decoded in a write request. (default 3145728)',
     set: (o, v) => intFlag(v, 1, (n) => (o.maxRequestBodyBytes = n)),
   },
   {
     name: 'client-ca-file',
     arg: 'FILE',
-    help: 'client certificates signed by this CA (PEM) authenticate: CommonName is the user, Organizations the groups',
+    help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',
     set: (o, v) => nonEmpty(v, () => (o.clientCAFile = v)),
   },
   {
     name: 'anonymous-auth',
     arg: 'BOOL',
-    help: 'requests without credentials are system:anonymous, which RBAC lets read health and version (default true); false answers them 401',
+    help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated. (default true)',
     set: (o, v) => boolFlag(v, (b) => (o.anonymousAuth = b)),
   },
   {
     name: 'authorization-mode',
     arg: 'MODES',
-    help: `comma-separated, asked in order: ${AUTHORIZATION_MODES.join(', ')} (default RBAC)`,
+    help: `Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: ${AUTHORIZATION_MODES.join(',')}. (default RBAC)`,
     set: (o, v) => {
       const modes = v.split(',').map((m) => m.trim());
       const bad = modes.find((m) => !(AUTHORIZATION_MODES as readonly string[]).includes(m));
@@ -493,33 +493,33 @@ const FLAGS: readonly FlagSpec[] = [
   {
     name: 'service-account-signing-key-file',
     arg: 'FILE',
-    help: 'private key (PEM, RSA or ECDSA) that signs ServiceAccount tokens (default: generated DIR/pki/sa.key)',
+    help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key. (default: generated DIR/pki/sa.key)',
     set: (o, v) => nonEmpty(v, () => (o.serviceAccountSigningKeyFile = v)),
   },
   {
     name: 'service-account-key-file',
     arg: 'FILE',
-    help: 'keys (PEM) that verify ServiceAccount tokens; repeatable (default: the signing key)',
+    help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. (default: the signing key)',
     set: (o, v) => nonEmpty(v, () => (o.serviceAccountKeyFiles = [...(o.serviceAccountKeyFiles ?? []), v])),
   },
   {
     name: 'service-account-issuer',
     arg: 'URL',
-    help: `issuer of ServiceAccount tokens; repeatable: the first signs, all are accepted (default ${DEFAULT_SERVICE_ACCOUNT_ISSUER})`,
+    help: `Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted. (default ${DEFAULT_SERVICE_ACCOUNT_ISSUER})`,
     set: (o, v) => nonEmpty(v, () => (o.serviceAccountIssuers = [...(o.serviceAccountIssuers ?? []), v])),
   },
   {
     name: 'api-audiences',
     arg: 'AUD,AUD',
-    help: 'audiences a token must be for (default: the first --service-account-issuer)',
+    help: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If this flag is not set, it defaults to a single element list containing the issuer URL.',
     set: (o, v) => nonEmpty(v, () => (o.apiAudiences = v.split(',').map((a) => a.trim()).filter(Boolean))),
   },
-  { name: 'audit-policy-file', arg: 'FILE', help: 'audit.k8s.io/v1 Policy: which requests are audited, at which level', set: (o, v) => nonEmpty(v, () => (o.auditPolicyFile = v)) },
-  { name: 'audit-log-path', arg: 'FILE', help: "where audit events go, one JSON line each; '-' is standard output", set: (o, v) => nonEmpty(v, () => (o.auditLogPath = v)) },
-  { name: 'audit-log-maxsize', arg: 'MB', help: 'size at which the audit log is rotated (default 0: never)', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxSize = n)) },
-  { name: 'audit-log-maxbackup', arg: 'N', help: 'rotated audit logs kept (default 0: all)', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxBackup = n)) },
-  { name: 'audit-log-maxage', arg: 'DAYS', help: 'days rotated audit logs are kept (default 0: forever)', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxAge = n)) },
-  { name: 'token-auth-file', arg: 'FILE', help: 'bearer tokens, kube CSV: token,user,uid,"group1,group2" (default: generated DIR/tokens.csv)', set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)) },
+  { name: 'audit-policy-file', arg: 'FILE', help: 'Path to the file that defines the audit policy configuration.', set: (o, v) => nonEmpty(v, () => (o.auditPolicyFile = v)) },
+  { name: 'audit-log-path', arg: 'FILE', help: "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.", set: (o, v) => nonEmpty(v, () => (o.auditLogPath = v)) },
+  { name: 'audit-log-maxsize', arg: 'MB', help: 'The maximum size in megabytes of the audit log file before it gets rotated.', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxSize = n)) },
+  { name: 'audit-log-maxbackup', arg: 'N', help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.", set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxBackup = n)) },
+  { name: 'audit-log-maxage', arg: 'DAYS', help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxAge = n)) },
+  { name: 'token-auth-file', arg: 'FILE', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication. (default: generated DIR/tokens.csv)', set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)) },
   {
     name: 'log-level',
     arg: 'LEVEL',
@@ -535,7 +535,7 @@ const FLAGS: readonly FlagSpec[] = [
     name: 'v',
     short: 'v',
     arg: 'N',
-    help: 'klog-style verbosity (3 and up logs every request) or a level name',
+    help: 'number for the log level verbosity (3 and up logs every request), or a --log-level name',
     set: (o, v) => {
       const level = parseLogLevel(v);
       if (!level) return 'must be a number or one of debug, info, warn, error';
@@ -543,15 +543,21 @@ const FLAGS: readonly FlagSpec[] = [
       return undefined;
     },
   },
-  { name: 'version', help: 'print the version and exit' },
-  { name: 'help', short: 'h', help: 'print this help and exit' },
+  { name: 'version', help: 'Print version information and quit.' },
+  { name: 'help', short: 'h', help: 'help for mini-apiserver' },
 ];
 
+/** Spaces at least between a flag and its help, as pflag's FlagUsages separates them. */
+const HELP_GAP = 3;
+
+/**
+ * The flags as pflag's FlagUsages lays them out: every help text starts in one column, past the
+ * longest flag, so that no flag runs into its text.
+ */
 export function usage(): string {
-  const lines = FLAGS.map((f) => {
-    const names = (f.short ? `-${f.short}, ` : '    ') + `--${f.name}${f.arg ? ` ${f.arg}` : ''}`;
-    return `  ${names.padEnd(34)}${f.help}`;
-  });
+  const names = FLAGS.map((f) => (f.short ? `-${f.short}, ` : '    ') + `--${f.name}${f.arg ? ` ${f.arg}` : ''}`);
+  const width = Math.max(...names.map((n) => n.length)) + HELP_GAP;
+  const lines = FLAGS.map((f, i) => `  ${names[i]!.padEnd(width)}${f.help}`);
   return [
     'mini-apiserver: a standalone Kubernetes-style API server for CustomResourceDefinitions',
     '',

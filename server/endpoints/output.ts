@@ -1,6 +1,7 @@
 // Which representation a GET or LIST answers with, from the Accept header: the object itself,
 // a meta.k8s.io Table (kubectl get), or PartialObjectMetadata (metadata-only clients); and the media
-// type it is written in, JSON or (built-in kinds, metadata) kube's protobuf.
+// type it is written in: JSON, YAML (kube's serializers have it for every document, but no stream
+// serializer: a watch in YAML is refused), or (built-in kinds, metadata) kube's protobuf.
 import { ApiError, notAcceptable } from '../../apimachinery/errors.js';
 import { parseAccept } from './negotiate.js';
 
@@ -19,9 +20,13 @@ export interface OutputTarget {
   goType: string;
 }
 
+/** What a watch's 406 lists: the media types with a stream serializer (MediaTypesForSerializer). */
+const SERVED_STREAMS = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
+
 /** The media types a reply document is written in. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
-export type ReplyMediaType = 'application/json' | typeof PROTOBUF_MEDIA_TYPE;
+export const YAML_MEDIA_TYPE = 'application/yaml';
+export type ReplyMediaType = 'application/json' | typeof YAML_MEDIA_TYPE | typeof PROTOBUF_MEDIA_TYPE;
 
 /** The Accept clause a reply answers: the representation, and the media type it goes out in. */
 export interface Negotiated {
@@ -52,8 +57,11 @@ export function negotiateOutput(accept: string | undefined, opts: NegotiateOptio
   for (const media of parseAccept(accept)) {
     const json = media.type === 'application/json' || media.type === 'application/*' || media.type === '*/*';
     const protobuf = media.type === PROTOBUF_MEDIA_TYPE;
-    if (!json && !protobuf) continue;
-    const mediaType: ReplyMediaType = json ? 'application/json' : PROTOBUF_MEDIA_TYPE;
+    const yaml = media.type === YAML_MEDIA_TYPE;
+    if (!json && !protobuf && !yaml) continue;
+    // YAML has no stream serializer, so a clause asking for a stream in it accepts nothing.
+    if (yaml && media.params['stream']) continue;
+    const mediaType: ReplyMediaType = json ? 'application/json' : yaml ? YAML_MEDIA_TYPE : PROTOBUF_MEDIA_TYPE;
     const { as, g: group } = media.params;
     if (as) {
       if (!conversions) continue;
@@ -81,11 +89,16 @@ export function negotiateOutput(accept: string | undefined, opts: NegotiateOptio
  * The representation a GET, LIST or watch answers with (a 406 when none is acceptable). Custom
  * resources are known by their Go type, Unstructured; without a target (a watch) protobuf is
  * assumed possible, and the writer falls back to JSON for a kind it cannot encode.
+ *
+ * A watch negotiates twice, as kube's ListResource and then serveWatch do: a 406 listing every
+ * served media type when nothing is acceptable, then a 406 listing the streaming ones when the
+ * clause chosen has no stream serializer (YAML), without falling back to a later clause.
  */
 export function outputFormat(accept: string | undefined, target?: OutputTarget): OutputFormat {
   const objectProtobuf = !target || !target.goType.startsWith('*unstructured.');
   const negotiated = negotiateOutput(accept, { objectProtobuf, ...(target ? { target } : {}) });
   if (!negotiated) throw notAcceptable(SERVED);
+  if (!target && negotiated.mediaType === YAML_MEDIA_TYPE) throw notAcceptable(SERVED_STREAMS);
   return negotiated.format;
 }
 

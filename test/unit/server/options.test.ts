@@ -85,6 +85,25 @@ describe('usage', () => {
       expect(text).toContain(flag);
     }
   });
+
+  it('separates every flag from its help by at least two spaces, all help in one column', () => {
+    const lines = usage().split('\n').filter((l) => /^  (-\w, |    )--/.test(l));
+    expect(lines.length).toBeGreaterThan(20);
+    const columns = new Set<number>();
+    for (const line of lines) {
+      // The flag, its value placeholder (one word, no spaces), two or more spaces, then the help.
+      const m = /^(  (?:-\w, | {4})--[a-z0-9-]+(?: [A-Z,]+)?)( {2,})(\S.*)$/.exec(line);
+      expect(m, line).not.toBeNull();
+      columns.add(m![1]!.length + m![2]!.length);
+    }
+    expect(columns.size).toBe(1);
+  });
+
+  it('no longer runs a long flag into its text (the old DURATIONhow)', () => {
+    const text = usage();
+    expect(text).toMatch(/--etcd-compaction-interval DURATION {2,}The interval of compaction requests/);
+    expect(text).not.toContain('DURATIONThe');
+  });
 });
 
 describe('resolveServerOptions', () => {
