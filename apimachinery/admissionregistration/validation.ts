@@ -5,8 +5,9 @@
 // configs and Go's net/url for webhook URLs), with kube's messages word for word.
 //
 // Not here: compiling the CEL of matchConditions, validations, messageExpressions, variables and
-// auditAnnotations (the policy engine compiles them; kube also answers compile errors at write time);
-// parsing status.typeChecking.expressionWarnings[].fieldRef as a JSONPath.
+// auditAnnotations (admission/policy/validation.ts does, for the policy's registry strategy to add
+// kube's compile errors at write time); parsing status.typeChecking.expressionWarnings[].fieldRef
+// as a JSONPath.
 import { type FieldError, GoPrinted, child, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
 import { deepEqual } from '../equality.js';
 import type { MetaLabelSelector } from '../selectors/labels.js';
@@ -137,6 +138,12 @@ export interface ValidatingAdmissionPolicyBinding {
   spec?: ValidatingAdmissionPolicyBindingSpec;
 }
 
+/**
+ * One of the types above as a stored object holds it: defaulting (dropNulls) removed every JSON
+ * null, so no field is null. What the admission engines read configurations and policies as.
+ */
+export type Stored<T> = T extends readonly (infer E)[] ? Stored<E>[] : T extends object ? { [K in keyof T]: Stored<Exclude<T[K], null>> } : T;
+
 // ---------------------------------------------------------------------------------------------
 // Enumerations, each listed as kube's sets.String.List() prints it: sorted.
 
@@ -156,6 +163,10 @@ const CONDITION_STATUSES = ['False', 'True', 'Unknown'] as const;
 
 /** The most matchConditions a webhook or policy may have. */
 export const MAX_MATCH_CONDITIONS = 64;
+/** The v1 default of a webhook's timeoutSeconds. */
+export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
+/** The longest timeoutSeconds a webhook may have. */
+export const MAX_WEBHOOK_TIMEOUT_SECONDS = 30;
 /** maxAuditAnnotations. */
 export const MAX_AUDIT_ANNOTATIONS = 20;
 /** maxAuditAnnotationValueExpressionLength: 5 KiB. */
@@ -190,7 +201,7 @@ function defaultWebhook(hook: unknown, mutating: boolean): void {
   if (hook['matchPolicy'] == null) hook['matchPolicy'] = 'Equivalent';
   defaultSelector(hook, 'namespaceSelector');
   defaultSelector(hook, 'objectSelector');
-  if (hook['timeoutSeconds'] == null) hook['timeoutSeconds'] = 10;
+  if (hook['timeoutSeconds'] == null) hook['timeoutSeconds'] = DEFAULT_WEBHOOK_TIMEOUT_SECONDS;
   if (mutating && hook['reinvocationPolicy'] == null) hook['reinvocationPolicy'] = 'Never';
   const cc = hook['clientConfig'];
   if (isObject(cc) && isObject(cc['service']) && cc['service']['port'] == null) cc['service']['port'] = 443;
@@ -612,8 +623,8 @@ function validateWebhook(hook: Webhook, mutating: boolean, opts: WebhookValidati
   const allowedSideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECT_CLASSES : SIDE_EFFECT_CLASSES;
   if (hook.sideEffects == null) errs.push(required(child(path, 'sideEffects'), `must specify one of ${allowedSideEffects.join(', ')}`));
   else if (!has(allowedSideEffects, hook.sideEffects)) errs.push(notSupported(child(path, 'sideEffects'), hook.sideEffects, allowedSideEffects));
-  if (hook.timeoutSeconds != null && (hook.timeoutSeconds > 30 || hook.timeoutSeconds < 1)) {
-    errs.push(invalid(child(path, 'timeoutSeconds'), hook.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
+  if (hook.timeoutSeconds != null && (hook.timeoutSeconds > MAX_WEBHOOK_TIMEOUT_SECONDS || hook.timeoutSeconds < 1)) {
+    errs.push(invalid(child(path, 'timeoutSeconds'), hook.timeoutSeconds, `the timeout value must be between 1 and ${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds`));
   }
   if (isObject(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, opts.allowInvalidLabelValueInSelector, child(path, 'namespaceSelector')));
   if (isObject(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, opts.allowInvalidLabelValueInSelector, child(path, 'objectSelector')));
@@ -838,13 +849,16 @@ export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy
   return errs;
 }
 
-/** ValidateValidatingAdmissionPolicyUpdate. */
-export function validateValidatingAdmissionPolicyUpdate(obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): FieldError[] {
+/** The options ValidateValidatingAdmissionPolicyUpdate derives from the stored object (ignoreValidatingAdmissionPolicyMatchConditions). */
+export function policyUpdateOptions(obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): PolicyValidationOptions {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const oldSpec = isObject(old.spec) ? old.spec : {};
-  const ignoreMatchConditions = deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions);
-  return validateValidatingAdmissionPolicy(obj, { ignoreMatchConditions });
+  return { ignoreMatchConditions: deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions) };
 }
+
+/** ValidateValidatingAdmissionPolicyUpdate. */
+export const validateValidatingAdmissionPolicyUpdate = (obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): FieldError[] =>
+  validateValidatingAdmissionPolicy(obj, policyUpdateOptions(obj, old));
 
 const CONDITION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const CONDITION_REASON_ERR =

@@ -1,13 +1,15 @@
 // admissionregistration.k8s.io/v1 MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 // ValidatingAdmissionPolicy (with a status subresource its controller writes) and
 // ValidatingAdmissionPolicyBinding: all cluster-scoped, defaulted as admissionregistration/v1 and
-// validated as pkg/apis/admissionregistration/validation (apimachinery/admissionregistration), with
-// kube's registry strategies (pkg/registry/admissionregistration/*/strategy.go) and printers.
+// validated as pkg/apis/admissionregistration/validation (apimachinery/admissionregistration, and
+// for a policy's CEL, compiled at write as kube does, admission/policy/validation), with kube's
+// registry strategies (pkg/registry/admissionregistration/*/strategy.go) and printers.
 //
 // Not here: the authorization kube's policy and binding strategies add once an object is valid
 // (the writer must be allowed to read the paramKind's resource / the paramRef's objects: it needs
-// the authorizer and a resource resolver, which sit above the registry), compiling CEL at write time,
-// and ManifestBasedAdmissionControlConfig's reserved `.static.k8s.io` name suffix.
+// the authorizer and a resource resolver, which sit above the registry), compiling the CEL of
+// webhooks' matchConditions at write time, and ManifestBasedAdmissionControlConfig's reserved
+// `.static.k8s.io` name suffix.
 import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo, UpdateStrategy } from '../strategy.js';
@@ -18,6 +20,8 @@ import { compareGoStrings, type MetaLabelSelector } from '../../../apimachinery/
 import { deducedType, mapListType, scalarType, setListType, structType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
 import { KUBE_OBJECT_PATCH_META, OBJECT_META_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
 import type { PatchMeta } from '../../../apimachinery/strategic-merge/patch-meta.js';
+import type { FieldError } from '../../../apimachinery/field-errors.js';
+import { mergePolicyErrors, policyExpressionErrors } from '../../../admission/policy/validation.js';
 import {
   ADMISSION_REGISTRATION_GROUP,
   type ValidatingAdmissionPolicy,
@@ -26,10 +30,10 @@ import {
   defaultValidatingAdmissionPolicy,
   defaultValidatingAdmissionPolicyBinding,
   defaultWebhookConfiguration,
+  policyUpdateOptions,
   validateValidatingAdmissionPolicy,
   validateValidatingAdmissionPolicyBinding,
   validateValidatingAdmissionPolicyStatus,
-  validateValidatingAdmissionPolicyUpdate,
   validateWebhookConfiguration,
   validateWebhookConfigurationUpdate,
 } from '../../../apimachinery/admissionregistration/validation.js';
@@ -98,11 +102,22 @@ function webhookConfigurationStrategy(kind: KindInfo, mutating: boolean) {
 export const mutatingWebhookConfigurationStrategy = webhookConfigurationStrategy(mutatingWebhookConfigurationKind, true);
 export const validatingWebhookConfigurationStrategy = webhookConfigurationStrategy(validatingWebhookConfigurationKind, false);
 
+/**
+ * ValidateValidatingAdmissionPolicy (create, without old) and ValidateValidatingAdmissionPolicyUpdate:
+ * the structural checks and the expressions' compile errors, in kube's order; an update judges
+ * matchConditions only when it changes them or paramKind.
+ */
+function validatePolicy(obj: KubeObject, old?: KubeObject): FieldError[] {
+  const policy = asPolicy(obj);
+  const opts = old === undefined ? { ignoreMatchConditions: false } : policyUpdateOptions(policy, asPolicy(old));
+  return mergePolicyErrors(validateValidatingAdmissionPolicy(policy, opts), policyExpressionErrors(policy, opts));
+}
+
 /** The policy's main resource: the stored status stays, whatever the client sent. */
 const policyUpdate: UpdateStrategy = {
   allowUnconditional: false,
   prepare: keepStoredStatus,
-  validate: (obj, old) => validateValidatingAdmissionPolicyUpdate(asPolicy(obj), asPolicy(old)),
+  validate: (obj, old) => validatePolicy(obj, old),
   resetFields: STATUS_RESET,
 };
 
@@ -117,7 +132,7 @@ export const validatingAdmissionPolicyStrategy = defineStrategy(validatingAdmiss
     prepare: (obj) => {
       fields(obj)['status'] = {};
     },
-    validate: (obj) => validateValidatingAdmissionPolicy(asPolicy(obj)),
+    validate: (obj) => validatePolicy(obj),
   },
   update: policyUpdate,
   // The status strategy: the stored spec and metadata, the client's status, never a new generation.

@@ -10,6 +10,7 @@ import { type WebhookAttributes, type WebhookPluginOptions, mutatingWebhookPlugi
 import type { MutatingWebhookSpec } from '../../../../admission/webhook/types.js';
 import { applyJsonPatchOperations } from '../../../../server/endpoints/patch/json-patch.js';
 import { generatePki, type ServingTls } from '../../../../server/pki.js';
+import { attributes } from './attributes.js';
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks
@@ -97,19 +98,8 @@ function pod(labels: Record<string, string> = {}): KubeObject {
 }
 
 function podCreate(over: Partial<WebhookAttributes> = {}): WebhookAttributes {
-  return {
-    operation: 'CREATE',
-    kind: { group: '', name: 'Pod' },
-    resource: { group: '', name: 'pods' },
-    subresource: '',
-    namespace: 'default',
-    name: 'web',
-    object: pod({ app: 'web' }),
-    oldObject: undefined,
-    dryRun: false,
-    userInfo: { name: 'alice', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a'] } },
-    ...over,
-  };
+  const userInfo = { name: 'alice', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a'] } };
+  return attributes<WebhookAttributes>({ kind: { group: '', name: 'Pod' }, resource: { group: '', name: 'pods' }, name: 'web', object: pod({ app: 'web' }), userInfo, ...over });
 }
 
 interface Recorded {

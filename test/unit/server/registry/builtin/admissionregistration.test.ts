@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
 import { formatFieldError } from '../../../../../apimachinery/field-errors.js';
-import { parseGoURL } from '../../../../../apimachinery/admissionregistration/validation.js';
+import { type ValidatingAdmissionPolicySpec, parseGoURL, validateValidatingAdmissionPolicy } from '../../../../../apimachinery/admissionregistration/validation.js';
 import {
   VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
   VALIDATING_ADMISSION_POLICY_COLUMNS,
@@ -400,7 +400,7 @@ describe('ValidatingAdmissionPolicy validation', () => {
     ],
     [
       'duplicate audit annotation keys',
-      policySpec({ auditAnnotations: [{ key: 'k', valueExpression: '1' }, { key: 'k', valueExpression: '2' }] }),
+      policySpec({ auditAnnotations: [{ key: 'k', valueExpression: "'1'" }, { key: 'k', valueExpression: "'2'" }] }),
       ['spec.auditAnnotations[1].key: Duplicate value: "k"'],
     ],
     [
@@ -410,9 +410,9 @@ describe('ValidatingAdmissionPolicy validation', () => {
     ],
     [
       '21 audit annotations',
-      policySpec({ auditAnnotations: Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, valueExpression: 'v' })) }),
+      policySpec({ auditAnnotations: Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, valueExpression: 'null' })) }),
       [
-        `spec.auditAnnotations: Invalid value: []admissionregistration.AuditAnnotation{${Array.from({ length: 21 }, (_, i) => `admissionregistration.AuditAnnotation{Key:"k${i}", ValueExpression:"v"}`).join(', ')}}: must not have more than 20 auditAnnotations`,
+        `spec.auditAnnotations: Invalid value: []admissionregistration.AuditAnnotation{${Array.from({ length: 21 }, (_, i) => `admissionregistration.AuditAnnotation{Key:"k${i}", ValueExpression:"null"}`).join(', ')}}: must not have more than 20 auditAnnotations`,
       ],
     ],
     [
@@ -428,6 +428,60 @@ describe('ValidatingAdmissionPolicy validation', () => {
     const stored = policySpec({ matchConditions: [{ name: 'a b', expression: 'true' }] });
     expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, validations: [{ expression: 'false' }] }), policy(stored))).toEqual([]);
     expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }), policy(stored))).toHaveLength(1);
+  });
+
+  it('compiles the expressions at write, and answers in kube\'s order', () => {
+    const spec = policySpec({
+      matchConditions: [{ name: 'm', expression: '1' }],
+      variables: [{ name: 'v', expression: 'params.x' }],
+      validations: [{ expression: ' ', message: ' ' }, { expression: 'variables.v', messageExpression: '1' }],
+    });
+    expect(createErrors(validatingAdmissionPolicyStrategy, policy(spec))).toEqual([
+      'spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool',
+      "spec.variables[0].expression: Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^",
+      'spec.validations[0].expression: Required value: expression is not specified',
+      'spec.validations[0].message: Invalid value: " ": message must be non-empty if specified',
+      'spec.validations[1].messageExpression: Invalid value: "1": must evaluate to string',
+    ]);
+  });
+
+  it('an update compiles again all but unchanged matchConditions (with paramKind unchanged)', () => {
+    const stored = policySpec({ matchConditions: [{ name: 'm', expression: '1' }] });
+    expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, validations: [{ expression: '2' }] }), policy(stored))).toEqual([
+      'spec.validations[0].expression: Invalid value: "2": must evaluate to bool',
+    ]);
+    expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }), policy(stored))).toEqual([
+      'spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool',
+    ]);
+  });
+
+  it('the status subresource judges the status only', () => {
+    const stored = policy(policySpec({ validations: [{ expression: '1' }] }), {});
+    const s = validatingAdmissionPolicyStrategy.subresources['status']!;
+    const obj = policy(policySpec({ validations: [{ expression: '1' }] }), { observedGeneration: 1 });
+    s.prepare(obj, stored, ctx);
+    expect(s.validate(obj, stored, ctx)).toEqual([]);
+  });
+
+  // What the defaults fill in, judged as a request that has not been defaulted would be.
+  it.each<[string, ValidatingAdmissionPolicySpec, string[]]>([
+    [
+      'an empty spec',
+      {},
+      [
+        'spec.failurePolicy: Required value',
+        'spec.matchConstraints: Required value',
+        'spec.validations: Required value: validations or auditAnnotations must contain at least one item',
+        'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item',
+      ],
+    ],
+    [
+      'matchConstraints without defaults nor rules',
+      { failurePolicy: 'Fail', matchConstraints: {}, validations: [{ expression: 'true' }] },
+      ['spec.matchConstraints.matchPolicy: Required value', 'spec.matchConstraints.namespaceSelector: Required value', 'spec.matchConstraints.objectSelector: Required value', 'spec.matchConstraints.resourceRules: Required value'],
+    ],
+  ])('undefaulted: %s', (_name, spec, want) => {
+    expect(validateValidatingAdmissionPolicy({ metadata: { name: 'p' }, spec }).map(formatFieldError)).toEqual(want);
   });
 });
 
@@ -567,6 +621,15 @@ describe('ValidatingAdmissionPolicyBinding validation', () => {
     const bare = binding(undefined);
     validatingAdmissionPolicyBindingStrategy.canonicalize(bare, ctx);
     expect(bare['spec']).toEqual({});
+  });
+
+  it('several bad validation actions at once, in kube\'s order', () => {
+    expect(createErrors(validatingAdmissionPolicyBindingStrategy, binding(bindingSpec({ policyName: 'P', validationActions: ['Deny', 'Warn', 'Deny', 'Nope'] })))).toEqual([
+      `spec.policyName: Invalid value: "P": ${DNS1123}`,
+      'spec.validationActions[2]: Duplicate value: "Deny"',
+      'spec.validationActions[3]: Unsupported value: "Nope": supported values: "Audit", "Deny", "Warn"',
+      'spec.validationActions: Invalid value: []admissionregistration.ValidationAction{"Deny", "Warn", "Deny", "Nope"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+    ]);
   });
 });
 
