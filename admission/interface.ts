@@ -26,6 +26,10 @@ export interface Attributes {
   dryRun: boolean;
   /** Who asked; absent for the server's own controllers' writes. */
   userInfo: UserInfo | undefined;
+  /** A warning for the client (a `Warning` header), when the request can carry one. */
+  warn?: (text: string) => void;
+  /** An annotation on the request's audit event, when it is audited. */
+  annotate?: (key: string, value: string) => void;
 }
 
 export interface AdmissionPlugin {

@@ -23,7 +23,8 @@ import { NamespaceController } from './registry/builtin/namespace-controller.js'
 import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ownerReferencesPermissionEnforcement } from '../admission/owner-references-permission.js';
-import { AdmissionChain } from '../admission/interface.js';
+import { AdmissionChain, type AdmissionPlugin } from '../admission/interface.js';
+import { installDynamicAdmission } from './dynamic-admission/install.js';
 import { CRDController } from './registry/builtin/crd-controller.js';
 import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
@@ -56,6 +57,8 @@ import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './aut
 export interface Api extends ApiHandler {
   /** The authorizer chain of --authorization-mode, kept current from the RBAC objects served here. */
   authorizer: Authorizer;
+  /** Per served resource (`configmaps`, `leases.coordination.k8s.io`), the objects its watch cache holds. */
+  storedObjectCounts(): Iterable<{ resource: string; count: number }>;
   /** ServiceAccounts and Secrets as token authentication checks them (exists, same uid, not deleted). */
   liveObjects: { serviceAccount: ObjectLookup; secret: ObjectLookup };
   /** Stops background work (controllers, watches) before storage closes. */
@@ -95,7 +98,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   // The authorizer chain, installed below with RBAC's stores, which need these plugins first.
   let authorizer: Authorizer = alwaysDeny;
   const askAuthorizer: Authorizer = { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) };
-  const admissionPlugins = [
+  const basePlugins: AdmissionPlugin[] = [
     namespaceLifecycle(async (name) => {
       const ns = await namespaces.get(undefined, name).catch(ignoreNotFound);
       return ns && { terminating: isTerminating(ns) };
@@ -106,6 +109,9 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       return desc ? { group: desc.group, resource: desc.names.plural, namespaced: desc.namespaced } : undefined;
     }),
   ];
+  // kube's dynamic admission, last in each phase: mutating webhooks; policies, then validating webhooks.
+  const dynamicAdmission = installDynamicAdmission({ catalog, storage, admission: basePlugins, namespaces, authorizer: askAuthorizer, logger });
+  const admissionPlugins = [...basePlugins, dynamicAdmission.mutating, ...dynamicAdmission.validating];
   const admission = new AdmissionChain(admissionPlugins);
   const events = new Store(storage, eventStrategy, admission);
   const crds = new Store(storage, crdStrategy, admission);
@@ -237,6 +243,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   }
   // The default roles, then RBAC's index (decisions wait for it), then aggregation, as leader.
   await authorization.start(isLeader);
+  await dynamicAdmission.start();
   // Campaigns once now (a lone replica leads from the start), then every retry period; a new
   // leader's resync() re-queues what the graph holds, so starting the controllers first is safe.
   await elector?.start();
@@ -338,10 +345,17 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       }
     },
     authorizer,
+    *storedObjectCounts() {
+      for (const store of catalog.stores()) {
+        const count = store.cachedObjectCount();
+        if (count !== undefined) yield { resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource, count };
+      }
+    },
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
     async close() {
       watches.closeAll();
       authorization.close();
+      dynamicAdmission.close();
       garbageCollector?.close();
       crdController.close();
       namespaceController?.close();

@@ -391,6 +391,7 @@ async function create(ctx: Ctx): Promise<void> {
     floatLiterals: decoded.floatLiterals,
     onUnknownFields,
     warn: (t) => addWarning(ctx.res, t),
+      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
     trackFields: (o) => fields.update(o, undefined, options.fieldManager),
   });
   await respondObject(ctx, 201, created);
@@ -412,6 +413,7 @@ async function update(ctx: Ctx): Promise<void> {
     floatLiterals: decoded.floatLiterals,
     onUnknownFields,
     warn: (t) => addWarning(ctx.res, t),
+      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
     trackFields: trackUpdate(ctx, options),
   });
   await respondObject(ctx, 200, updated);
@@ -460,6 +462,7 @@ async function patch(ctx: Ctx): Promise<void> {
       // A patched object that no longer decodes is a 422 on the patch (handlers/patch.go), not a 400.
       decodeError: (message) => invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
       warn: (t) => addWarning(ctx.res, t),
+      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
       trackFields: trackUpdate(ctx, options),
     },
   );
@@ -580,6 +583,7 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
     dryRun: options.dryRun,
     user: ctx.user,
     warn: (t) => addWarning(ctx.res, t),
+      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
     // The replicas a scale write sets are its manager's, recorded on the scaled object.
     trackFields: trackUpdate(ctx, options),
   });

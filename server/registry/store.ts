@@ -8,6 +8,7 @@ import {
   ApiError,
   OBJECT_MODIFIED,
   alreadyExists,
+  generateNameConflict,
   badRequest,
   conflict,
   internalError,
@@ -94,6 +95,9 @@ export interface UpdateOptions extends WriteContext {
 
 const MAX_CONFLICT_RETRIES = 8;
 
+/** kube's maxNameGenerationCreateAttempts: 8 attempts in all when the name is generated. */
+export const MAX_NAME_GENERATION_CREATE_ATTEMPTS = 8;
+
 export class Store {
   readonly strategy: Strategy;
   /** Serves whole lists and watches from memory; created on first use. */
@@ -113,6 +117,11 @@ export class Store {
     return this.cache;
   }
 
+  /** How many objects the watch cache holds, once one is running (kube's apiserver_storage_objects reads its cacher too). */
+  cachedObjectCount(): number | undefined {
+    return this.cache?.size;
+  }
+
   /** Stops the watch cache: the kind is no longer served. */
   close(): void {
     this.cache?.stop();
@@ -124,7 +133,14 @@ export class Store {
   }
 
   /** kube's admission.Attributes for a write of this kind. */
-  private attributes(operation: Operation, namespace: string | undefined, name: string, object: KubeObject | undefined, oldObject: KubeObject | undefined, ctx: { subresource?: string; dryRun: boolean; user?: UserInfo }): Attributes {
+  private attributes(
+    operation: Operation,
+    namespace: string | undefined,
+    name: string,
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    ctx: Pick<WriteContext, 'subresource' | 'dryRun' | 'user' | 'warn' | 'auditAnnotate'>,
+  ): Attributes {
     return {
       operation,
       kind: qualifiedKind(this.kind),
@@ -136,6 +152,8 @@ export class Store {
       oldObject,
       dryRun: ctx.dryRun,
       userInfo: ctx.user,
+      ...(ctx.warn ? { warn: ctx.warn } : {}),
+      ...(ctx.auditAnnotate ? { annotate: ctx.auditAnnotate } : {}),
     };
   }
 
@@ -245,6 +263,12 @@ export class Store {
     });
   }
 
+  /**
+   * metadata.generateName's names (names.SimpleNameGenerator): the base and 5 random characters.
+   * Replaceable so that tests can make generated names collide.
+   */
+  generateName: (base: string) => string = generateNameFrom;
+
   async create(namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
     this.checkDecodable(input, ctx);
     const obj = cloneJson(input);
@@ -256,7 +280,24 @@ export class Store {
     // anything validated, as kube's create handler runs it.
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
     await this.admission.admit(attrs);
-    if (!meta.name && meta.generateName) meta.name = generateNameFrom(meta.generateName);
+    // kube's RetryGenerateName (GA in 1.32): when the server picks the name, a collision is tried
+    // again with a new one, the whole create each time, up to maxNameGenerationCreateAttempts.
+    if (!meta.name && meta.generateName) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.createOnce(namespace, cloneJson(obj), attrs, ctx);
+        } catch (err) {
+          if (attempt >= MAX_NAME_GENERATION_CREATE_ATTEMPTS || !(err instanceof ApiError && err.status.reason === 'AlreadyExists')) throw err;
+        }
+      }
+    }
+    return this.createOnce(namespace, obj, attrs, ctx);
+  }
+
+  /** One attempt of a create (kube's Store.create), after mutating admission. */
+  private async createOnce(namespace: string | undefined, obj: KubeObject, attrs: Attributes, ctx: WriteContext): Promise<KubeObject> {
+    const meta = obj.metadata;
+    if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName);
     wipeObjectMetaSystemFields(meta);
     fillObjectMetaSystemFields(meta, nowTimestamp(), randomUUID());
     if (this.strategy.generation) meta.generation = 1;
@@ -274,7 +315,7 @@ export class Store {
     const stored = await this.inVersion(obj, this.strategy.versions?.storageApiVersion);
     if (ctx.dryRun) {
       const existing = await this.call(() => this.storage.get(this.key(namespace, name)));
-      if (existing) throw alreadyExists(qualifiedResource(this.kind), name);
+      if (existing) throw this.createConflict(obj, name);
       return stored;
     }
     try {
@@ -282,9 +323,18 @@ export class Store {
       stored.metadata.resourceVersion = String(kv.modRevision);
       return stored;
     } catch (err) {
-      if (isStorageError(err, 'KeyExists')) throw alreadyExists(qualifiedResource(this.kind), name);
+      if (isStorageError(err, 'KeyExists')) throw this.createConflict(obj, name);
       throw err;
     }
+  }
+
+  /**
+   * The 409 for a name taken (InterpretCreateError, then rest.CheckGeneratedNameError): when the
+   * server generated the name, NewGenerateNameConflict, which asks the client to retry after 1s.
+   */
+  private createConflict(obj: KubeObject, name: string): ApiError {
+    const resource = qualifiedResource(this.kind);
+    return obj.metadata.generateName ? generateNameConflict(resource, name) : alreadyExists(resource, name);
   }
 
   /**

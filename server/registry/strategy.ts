@@ -35,6 +35,8 @@ export interface WriteContext {
   onUnknownFields?: (paths: readonly string[]) => void;
   /** A warning for the client (a `Warning` header), e.g. a CEL rule that now fails on unchanged data. */
   warn?: (text: string) => void;
+  /** An annotation on the request's audit event (admission webhooks and policies add them). */
+  auditAnnotate?: (key: string, value: string) => void;
   /**
    * The answer to an object kube's decoder would have refused (a malformed metav1.Time in its
    * metadata), given the decoder's message. Without it the store answers as kube's create and

@@ -1,0 +1,169 @@
+// Admission configured by API objects, installed into the API: the admissionregistration.k8s.io/v1
+// kinds (webhook configurations, ValidatingAdmissionPolicy and its binding), informers keeping
+// them in memory from storage (so every replica on one etcd applies the same), and kube's three
+// plugins over them: MutatingAdmissionWebhook, ValidatingAdmissionPolicy and
+// ValidatingAdmissionWebhook, which the API puts last in its chain, in that order.
+import type { Authorizer } from '../../apimachinery/authorization.js';
+import { ignoreNotFound } from '../../apimachinery/errors.js';
+import type { Logger } from '../../apimachinery/log.js';
+import type { JsonObject, JsonValue, KubeObject } from '../../apimachinery/object.js';
+import { labelSelectorFromMeta, matchesLabels } from '../../apimachinery/selectors/labels.js';
+import { parseGroupVersion } from '../../apimachinery/versions.js';
+import type { Storage } from '../../storage/interface.js';
+import { AdmissionChain, type AdmissionPlugin } from '../../admission/interface.js';
+import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../../admission/webhook/dispatcher.js';
+import { validatingAdmissionPolicy } from '../../admission/policy/plugin.js';
+import { type Catalog, builtinDescriptor } from '../registry/catalog.js';
+import { Informer, informerKey } from '../registry/informer.js';
+import { Store } from '../registry/store.js';
+import {
+  ADMISSION_REGISTRATION_CATEGORIES,
+  MUTATING_WEBHOOK_CONFIGURATION_COLUMNS,
+  VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
+  VALIDATING_ADMISSION_POLICY_COLUMNS,
+  VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS,
+  mutatingWebhookConfigurationKind,
+  mutatingWebhookConfigurationStrategy,
+  validatingAdmissionPolicyBindingKind,
+  validatingAdmissionPolicyBindingStrategy,
+  validatingAdmissionPolicyKind,
+  validatingAdmissionPolicyStrategy,
+  validatingWebhookConfigurationKind,
+  validatingWebhookConfigurationStrategy,
+} from '../registry/builtin/admissionregistration.js';
+import { applyJsonPatchOperations } from '../endpoints/patch/json-patch.js';
+
+export interface DynamicAdmissionDeps {
+  catalog: Catalog;
+  storage: Storage;
+  /** The plugins the configuration kinds' own writes pass (dynamic admission never judges them). */
+  admission: readonly AdmissionPlugin[];
+  /** Namespaces, for namespaceSelector and the policies' namespaceObject. */
+  namespaces: Store;
+  /** For the policies' `authorizer` variable. */
+  authorizer: Authorizer;
+  logger: Logger;
+}
+
+export interface DynamicAdmission {
+  /** Mutating webhooks: last of the mutating plugins. */
+  readonly mutating: AdmissionPlugin;
+  /** Policies, then validating webhooks: last of the validating plugins. */
+  readonly validating: readonly AdmissionPlugin[];
+  /** Resolves once every configuration has been listed: requests before that would skip them. */
+  start(): Promise<void>;
+  close(): void;
+}
+
+/** The objects of one kind, kept by an informer; the array is rebuilt on change, so engines may cache by identity. */
+class Configurations {
+  private readonly byKey = new Map<string, KubeObject>();
+  private current: readonly KubeObject[] = [];
+  readonly informer: Informer;
+
+  constructor(storage: Storage, store: Store, logger: Logger) {
+    const changed = (): void => {
+      this.current = [...this.byKey.values()];
+    };
+    this.informer = new Informer(
+      storage,
+      store,
+      {
+        upsert: (obj) => (this.byKey.set(informerKey(obj), obj), changed()),
+        remove: (obj) => (this.byKey.delete(informerKey(obj)), changed()),
+        resync: (present) => {
+          for (const key of [...this.byKey.keys()]) if (!present.has(key)) this.byKey.delete(key);
+          changed();
+        },
+      },
+      logger,
+    );
+  }
+
+  get all(): readonly KubeObject[] {
+    return this.current;
+  }
+}
+
+export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmission {
+  const { catalog, storage, logger } = deps;
+  const chain = new AdmissionChain(deps.admission);
+  const stores = {
+    mutatingWebhooks: new Store(storage, mutatingWebhookConfigurationStrategy, chain),
+    validatingWebhooks: new Store(storage, validatingWebhookConfigurationStrategy, chain),
+    policies: new Store(storage, validatingAdmissionPolicyStrategy, chain),
+    bindings: new Store(storage, validatingAdmissionPolicyBindingStrategy, chain),
+  };
+  const categories = [...ADMISSION_REGISTRATION_CATEGORIES];
+  const register = (kind: typeof mutatingWebhookConfigurationKind, singular: string, store: Store, extra: Parameters<typeof builtinDescriptor>[3]): void =>
+    catalog.setResource(kind.group, kind.resource, [builtinDescriptor(kind, 'v1', singular, { ...extra, names: { plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames: [], categories } }, store)]);
+  register(mutatingWebhookConfigurationKind, 'mutatingwebhookconfiguration', stores.mutatingWebhooks, { printerColumns: MUTATING_WEBHOOK_CONFIGURATION_COLUMNS });
+  register(validatingWebhookConfigurationKind, 'validatingwebhookconfiguration', stores.validatingWebhooks, { printerColumns: VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS });
+  register(validatingAdmissionPolicyKind, 'validatingadmissionpolicy', stores.policies, { printerColumns: VALIDATING_ADMISSION_POLICY_COLUMNS, subresources: ['status'] });
+  register(validatingAdmissionPolicyBindingKind, 'validatingadmissionpolicybinding', stores.bindings, { printerColumns: VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS });
+
+  const log = logger.with({ component: 'dynamic-admission' });
+  const configs = {
+    mutatingWebhooks: new Configurations(storage, stores.mutatingWebhooks, log),
+    validatingWebhooks: new Configurations(storage, stores.validatingWebhooks, log),
+    policies: new Configurations(storage, stores.policies, log),
+    bindings: new Configurations(storage, stores.bindings, log),
+  };
+
+  // A namespace's labels: {} for one without labels, undefined only when there is none (kube's 404).
+  const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
+    const ns = await deps.namespaces.get(undefined, name).catch(ignoreNotFound);
+    return ns ? (ns.metadata.labels ?? {}) : undefined;
+  };
+  const hooks = {
+    namespaceLabels,
+    warn: (a: { warn?: (text: string) => void }, text: string) => a.warn?.(text),
+    annotate: (a: { annotate?: (key: string, value: string) => void }, key: string, value: string) => a.annotate?.(key, value),
+    onIgnoredError: (webhook: string, message: string) => log.warn('webhook failed, ignored (failurePolicy Ignore)', { webhook, err: message }),
+  };
+
+  /** A paramKind's served resource (kube's REST mapping), if it is served. */
+  const paramResource = (kind: { apiVersion: string; kind: string }) => {
+    const gv = parseGroupVersion(kind.apiVersion);
+    return gv ? catalog.resourcesIn(gv.group, gv.version).find((d) => d.names.kind === kind.kind && d.store) : undefined;
+  };
+
+  return {
+    mutating: mutatingWebhookPlugin({
+      ...hooks,
+      configurations: () => configs.mutatingWebhooks.all,
+      applyJsonPatch: (doc: JsonValue, ops: readonly JsonObject[]) => applyJsonPatchOperations(doc, ops),
+    }),
+    validating: [
+      validatingAdmissionPolicy({
+        policies: () => configs.policies.all,
+        bindings: () => configs.bindings.all,
+        paramScope: (kind) => {
+          const desc = paramResource(kind);
+          return desc ? (desc.namespaced ? 'Namespaced' : 'Cluster') : undefined;
+        },
+        params: async (kind, namespace, lookup) => {
+          const store = paramResource(kind)?.store;
+          if (!store) return [];
+          const ns = store.kind.namespaced ? namespace : undefined;
+          if ('name' in lookup) {
+            const obj = await store.get(ns, lookup.name).catch(ignoreNotFound);
+            return obj ? [obj] : [];
+          }
+          const selector = labelSelectorFromMeta(lookup.selector);
+          return (await store.list(ns, { predicate: (o) => matchesLabels(selector, o.metadata.labels) })).items;
+        },
+        namespace: (name) => deps.namespaces.get(undefined, name).catch(ignoreNotFound),
+        authorizer: deps.authorizer,
+      }),
+      validatingWebhookPlugin({ ...hooks, configurations: () => configs.validatingWebhooks.all }),
+    ],
+    async start() {
+      await Promise.all(Object.values(configs).map((c) => c.informer.start()));
+    },
+    // The stores are the catalog's, closed with the rest.
+    close() {
+      for (const c of Object.values(configs)) c.informer.close();
+    },
+  };
+}
