@@ -1,11 +1,14 @@
 // Admission configured by API objects, end to end over HTTPS against an in-process server: real
 // node:https webhooks with their own CA (validating denial, a mutating JSONPatch, a hung webhook
 // under Ignore and Fail), and a ValidatingAdmissionPolicy limiting spec.size by a param ConfigMap
-// in Deny and Warn modes. A webhook that is down blocks only what it matches.
+// in Deny and Warn modes. A webhook that is down blocks only what it matches. On both backends:
+// the configurations reach the plugins through informers over storage.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startServer, type ServerHandle } from '../../../server/index.js';
+import { type ServerOptions, startServer, type ServerHandle } from '../../../server/index.js';
+import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
 import { generatePki, servingHosts } from '../../../server/pki.js';
 import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
 import { installCrd, simpleCrd } from '../../helpers/crds.js';
@@ -57,16 +60,25 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
   webhookUrl = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
-  server = await startServer({ storage: 'memory' });
-  call = apiClient(server) as typeof call;
-  await installCrd(call, CRD);
 });
 
 afterAll(async () => {
-  await server?.close();
   webhook?.closeAllConnections();
   await new Promise<void>((r) => webhook?.close(() => r()));
+  await etcd?.destroy();
 });
+
+let etcd: EtcdProcess | undefined;
+const backends: { name: string; options(): Promise<ServerOptions> }[] = [
+  { name: 'sqlite', options: async () => ({ storage: 'memory' }) },
+  {
+    name: 'etcd',
+    options: async () => {
+      etcd ??= await startEtcd();
+      return { storage: 'etcd', etcdServers: [etcd.endpoint], etcdPrefix: `/${randomUUID()}` };
+    },
+  },
+];
 
 const widget = (name: string, size: number): Json => ({ apiVersion: 'adm.example.com/v1', kind: 'Widget', metadata: { name }, spec: { size } });
 const webhookFor = (name: string, path: string, extra: Json = {}): Json => ({
@@ -88,93 +100,104 @@ async function remove(plural: string, name: string): Promise<void> {
   expect((await call('DELETE', `${AR}/${plural}/${name}`)).status).toBe(200);
 }
 
-describe('admission webhooks', () => {
-  it("a validating webhook denies with kube's text; its configuration is defaulted and listed", async () => {
-    await configure('validating', 'deny-big', [webhookFor('deny-big.adm.example.com', '/deny-big')]);
-    const stored = (await call('GET', `${AR}/validatingwebhookconfigurations/deny-big`)).json;
-    expect(stored['webhooks'][0]).toMatchObject({ failurePolicy: 'Fail', matchPolicy: 'Equivalent', timeoutSeconds: 10, namespaceSelector: {}, objectSelector: {} });
-    await vi.waitFor(async () => {
-      const r = await call('POST', WIDGETS, { body: widget('big', 9) });
-      expect(r.status, r.text).toBe(403);
-      expect(r.json['message']).toBe('admission webhook "deny-big.adm.example.com" denied the request: size over 5');
+describe.each(backends)('on $name', ({ options }) => {
+  beforeAll(async () => {
+    server = await startServer(await options());
+    call = apiClient(server) as typeof call;
+    await installCrd(call, CRD);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe('admission webhooks', () => {
+    it("a validating webhook denies with kube's text; its configuration is defaulted and listed", async () => {
+      await configure('validating', 'deny-big', [webhookFor('deny-big.adm.example.com', '/deny-big')]);
+      const stored = (await call('GET', `${AR}/validatingwebhookconfigurations/deny-big`)).json;
+      expect(stored['webhooks'][0]).toMatchObject({ failurePolicy: 'Fail', matchPolicy: 'Equivalent', timeoutSeconds: 10, namespaceSelector: {}, objectSelector: {} });
+      await vi.waitFor(async () => {
+        const r = await call('POST', WIDGETS, { body: widget('big', 9) });
+        expect(r.status, r.text).toBe(403);
+        expect(r.json['message']).toBe('admission webhook "deny-big.adm.example.com" denied the request: size over 5');
+      });
+      expect((await call('POST', WIDGETS, { body: widget('small', 2) })).status).toBe(201);
+      const request = seen.find((s) => s.path === '/deny-big' && s.request['name'] === 'small')!.request;
+      expect(request).toMatchObject({ operation: 'CREATE', namespace: 'default', kind: { group: 'adm.example.com', version: 'v1', kind: 'Widget' }, resource: { group: 'adm.example.com', version: 'v1', resource: 'widgets' }, userInfo: { username: 'admin' } });
+      await remove('validatingwebhookconfigurations', 'deny-big');
     });
-    expect((await call('POST', WIDGETS, { body: widget('small', 2) })).status).toBe(201);
-    const request = seen.find((s) => s.path === '/deny-big' && s.request['name'] === 'small')!.request;
-    expect(request).toMatchObject({ operation: 'CREATE', namespace: 'default', kind: { group: 'adm.example.com', version: 'v1', kind: 'Widget' }, resource: { group: 'adm.example.com', version: 'v1', resource: 'widgets' }, userInfo: { username: 'admin' } });
-    await remove('validatingwebhookconfigurations', 'deny-big');
-  });
 
-  it('a mutating webhook labels the object through a JSONPatch, and its warning reaches the client', async () => {
-    await configure('mutating', 'add-label', [webhookFor('add-label.adm.example.com', '/add-label')]);
-    await vi.waitFor(async () => {
-      const r = await call('POST', WIDGETS, { body: widget(`labelled-${seen.length}`, 1) });
-      expect(r.status, r.text).toBe(201);
-      expect(r.json['metadata']['labels']).toEqual({ mutated: 'yes' });
-      expect(String(r.headers['warning'])).toContain('labelled by the webhook');
+    it('a mutating webhook labels the object through a JSONPatch, and its warning reaches the client', async () => {
+      await configure('mutating', 'add-label', [webhookFor('add-label.adm.example.com', '/add-label')]);
+      await vi.waitFor(async () => {
+        const r = await call('POST', WIDGETS, { body: widget(`labelled-${seen.length}`, 1) });
+        expect(r.status, r.text).toBe(201);
+        expect(r.json['metadata']['labels']).toEqual({ mutated: 'yes' });
+        expect(String(r.headers['warning'])).toContain('labelled by the webhook');
+      });
+      await remove('mutatingwebhookconfigurations', 'add-label');
     });
-    await remove('mutatingwebhookconfigurations', 'add-label');
+
+    it('a hung webhook: Ignore lets the request through after its timeout, Fail refuses it, and only what it matches', async () => {
+      await configure('validating', 'hang-ignore', [webhookFor('hang-ignore.adm.example.com', '/hang', { timeoutSeconds: 1, failurePolicy: 'Ignore' })]);
+      await vi.waitFor(async () => {
+        const before = seen.filter((s) => s.path === '/hang').length;
+        const ignored = await call('POST', WIDGETS, { body: widget(`through-${Date.now()}`, 1) });
+        expect(ignored.status, ignored.text).toBe(201);
+        // Admitted after the webhook was called and did not answer, not before it was configured.
+        expect(seen.filter((s) => s.path === '/hang').length).toBe(before + 1);
+      }, { timeout: 15_000, interval: 100 });
+      await remove('validatingwebhookconfigurations', 'hang-ignore');
+
+      await configure('validating', 'hang-fail', [webhookFor('hang-fail.adm.example.com', '/hang', { timeoutSeconds: 1 })]);
+      await vi.waitFor(async () => {
+        const failed = await call('POST', WIDGETS, { body: widget(`refused-${Date.now()}`, 1) });
+        expect(failed.status).toBe(500);
+        expect(failed.json['message']).toMatch(/^Internal error occurred: failed calling webhook "hang-fail\.adm\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=1s": context deadline exceeded/);
+      }, { timeout: 15_000, interval: 100 });
+      // Unmatched kinds, and the webhook configurations themselves, keep working.
+      expect((await call('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'unaffected' } } })).status).toBe(201);
+      await remove('validatingwebhookconfigurations', 'hang-fail');
+    });
   });
 
-  it('a hung webhook: Ignore lets the request through after its timeout, Fail refuses it, and only what it matches', async () => {
-    await configure('validating', 'hang-ignore', [webhookFor('hang-ignore.adm.example.com', '/hang', { timeoutSeconds: 1, failurePolicy: 'Ignore' })]);
-    await vi.waitFor(async () => {
-      const before = seen.filter((s) => s.path === '/hang').length;
-      const ignored = await call('POST', WIDGETS, { body: widget(`through-${Date.now()}`, 1) });
-      expect(ignored.status, ignored.text).toBe(201);
-      // Admitted after the webhook was called and did not answer, not before it was configured.
-      expect(seen.filter((s) => s.path === '/hang').length).toBe(before + 1);
-    }, { timeout: 15_000, interval: 100 });
-    await remove('validatingwebhookconfigurations', 'hang-ignore');
-
-    await configure('validating', 'hang-fail', [webhookFor('hang-fail.adm.example.com', '/hang', { timeoutSeconds: 1 })]);
-    await vi.waitFor(async () => {
-      const failed = await call('POST', WIDGETS, { body: widget(`refused-${Date.now()}`, 1) });
-      expect(failed.status).toBe(500);
-      expect(failed.json['message']).toMatch(/^Internal error occurred: failed calling webhook "hang-fail\.adm\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=1s": context deadline exceeded/);
-    }, { timeout: 15_000, interval: 100 });
-    // Unmatched kinds, and the webhook configurations themselves, keep working.
-    expect((await call('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'unaffected' } } })).status).toBe(201);
-    await remove('validatingwebhookconfigurations', 'hang-fail');
-  });
-});
-
-describe('ValidatingAdmissionPolicy', () => {
-  it('limits spec.size by a param ConfigMap: Deny with kube’s text, then Warn', async () => {
-    expect((await call('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'widget-limits' }, data: { max: '3' } } })).status).toBe(201);
-    const policy = await call('POST', `${AR}/validatingadmissionpolicies`, {
-      body: {
-        metadata: { name: 'widget-size' },
-        spec: {
-          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
-          matchConstraints: { resourceRules: [{ apiGroups: ['adm.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['widgets'] }] },
-          validations: [{ expression: 'object.spec.size <= int(params.data.max)', messageExpression: "'size ' + string(object.spec.size) + ' is over ' + params.data.max" }],
+  describe('ValidatingAdmissionPolicy', () => {
+    it('limits spec.size by a param ConfigMap: Deny with kube’s text, then Warn', async () => {
+      expect((await call('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'widget-limits' }, data: { max: '3' } } })).status).toBe(201);
+      const policy = await call('POST', `${AR}/validatingadmissionpolicies`, {
+        body: {
+          metadata: { name: 'widget-size' },
+          spec: {
+            paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+            matchConstraints: { resourceRules: [{ apiGroups: ['adm.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['widgets'] }] },
+            validations: [{ expression: 'object.spec.size <= int(params.data.max)', messageExpression: "'size ' + string(object.spec.size) + ' is over ' + params.data.max" }],
+          },
         },
-      },
-    });
-    expect(policy.status, policy.text).toBe(201);
-    const binding = await call('POST', `${AR}/validatingadmissionpolicybindings`, {
-      body: { metadata: { name: 'widget-size-default' }, spec: { policyName: 'widget-size', validationActions: ['Deny'], paramRef: { name: 'widget-limits', namespace: 'default', parameterNotFoundAction: 'Deny' } } },
-    });
-    expect(binding.status, binding.text).toBe(201);
-    await vi.waitFor(async () => {
-      const r = await call('POST', WIDGETS, { body: widget('too-big', 7) });
-      expect(r.status, r.text).toBe(422);
-      expect(r.json['message']).toBe('widgets.adm.example.com "too-big" is forbidden: ValidatingAdmissionPolicy \'widget-size\' with binding \'widget-size-default\' denied request: size 7 is over 3');
-    });
-    expect((await call('POST', WIDGETS, { body: widget('fits', 3) })).status).toBe(201);
+      });
+      expect(policy.status, policy.text).toBe(201);
+      const binding = await call('POST', `${AR}/validatingadmissionpolicybindings`, {
+        body: { metadata: { name: 'widget-size-default' }, spec: { policyName: 'widget-size', validationActions: ['Deny'], paramRef: { name: 'widget-limits', namespace: 'default', parameterNotFoundAction: 'Deny' } } },
+      });
+      expect(binding.status, binding.text).toBe(201);
+      await vi.waitFor(async () => {
+        const r = await call('POST', WIDGETS, { body: widget('too-big', 7) });
+        expect(r.status, r.text).toBe(422);
+        expect(r.json['message']).toBe('widgets.adm.example.com "too-big" is forbidden: ValidatingAdmissionPolicy \'widget-size\' with binding \'widget-size-default\' denied request: size 7 is over 3');
+      });
+      expect((await call('POST', WIDGETS, { body: widget('fits', 3) })).status).toBe(201);
 
-    const warn = await call('PATCH', `${AR}/validatingadmissionpolicybindings/widget-size-default`, { contentType: 'application/merge-patch+json', body: { spec: { validationActions: ['Warn'] } } });
-    expect(warn.status, warn.text).toBe(200);
-    await vi.waitFor(async () => {
-      const r = await call('POST', WIDGETS, { body: widget(`warned-${Date.now()}`, 8) });
-      expect(r.status, r.text).toBe(201);
-      expect(String(r.headers['warning'])).toContain("Validation failed for ValidatingAdmissionPolicy 'widget-size' with binding 'widget-size-default': size 8 is over 3");
+      const warn = await call('PATCH', `${AR}/validatingadmissionpolicybindings/widget-size-default`, { contentType: 'application/merge-patch+json', body: { spec: { validationActions: ['Warn'] } } });
+      expect(warn.status, warn.text).toBe(200);
+      await vi.waitFor(async () => {
+        const r = await call('POST', WIDGETS, { body: widget(`warned-${Date.now()}`, 8) });
+        expect(r.status, r.text).toBe(201);
+        expect(String(r.headers['warning'])).toContain("Validation failed for ValidatingAdmissionPolicy 'widget-size' with binding 'widget-size-default': size 8 is over 3");
+      });
     });
-  });
 
-  it('validates policies at write with kube’s messages', async () => {
-    const r = await call('POST', `${AR}/validatingadmissionpolicies`, { body: { metadata: { name: 'bad' }, spec: { validations: [{ expression: 'object.spec.size <' }] } } });
-    expect(r.status).toBe(422);
-    expect(r.json['message']).toContain('spec.matchConstraints: Required value');
+    it('validates policies at write with kube’s messages', async () => {
+      const r = await call('POST', `${AR}/validatingadmissionpolicies`, { body: { metadata: { name: 'bad' }, spec: { validations: [{ expression: 'object.spec.size <' }] } } });
+      expect(r.status).toBe(422);
+      expect(r.json['message']).toContain('spec.matchConstraints: Required value');
+    });
   });
 });
