@@ -216,6 +216,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         onStartedLeading: () => {
           garbageCollector?.resync();
           authorization.resync();
+          dynamicAdmission.resync();
           namespaceController?.resync();
         },
       })
@@ -243,7 +244,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   }
   // The default roles, then RBAC's index (decisions wait for it), then aggregation, as leader.
   await authorization.start(isLeader);
-  await dynamicAdmission.start();
+  await dynamicAdmission.start(isLeader);
   // Campaigns once now (a lone replica leads from the start), then every retry period; a new
   // leader's resync() re-queues what the graph holds, so starting the controllers first is safe.
   await elector?.start();

@@ -13,6 +13,7 @@ import type { Storage } from '../../storage/interface.js';
 import { AdmissionChain, type AdmissionPlugin } from '../../admission/interface.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../../admission/webhook/dispatcher.js';
 import { validatingAdmissionPolicy } from '../../admission/policy/plugin.js';
+import { TypeCheckingController } from './type-checking.js';
 import { type Catalog, builtinDescriptor } from '../registry/catalog.js';
 import { Informer, informerKey } from '../registry/informer.js';
 import { Store } from '../registry/store.js';
@@ -51,7 +52,9 @@ export interface DynamicAdmission {
   /** Policies, then validating webhooks: last of the validating plugins. */
   readonly validating: readonly AdmissionPlugin[];
   /** Resolves once every configuration has been listed: requests before that would skip them. */
-  start(): Promise<void>;
+  start(isLeader: () => boolean): Promise<void>;
+  /** A new leader type-checks what the last one left unchecked. */
+  resync(): void;
   close(): void;
 }
 
@@ -61,7 +64,7 @@ class Configurations {
   private current: readonly KubeObject[] = [];
   readonly informer: Informer;
 
-  constructor(storage: Storage, store: Store, logger: Logger) {
+  constructor(storage: Storage, store: Store, logger: Logger, onUpsert?: (obj: KubeObject) => void) {
     const changed = (): void => {
       this.current = [...this.byKey.values()];
     };
@@ -69,7 +72,7 @@ class Configurations {
       storage,
       store,
       {
-        upsert: (obj) => (this.byKey.set(informerKey(obj), obj), changed()),
+        upsert: (obj) => (this.byKey.set(informerKey(obj), obj), changed(), onUpsert?.(obj)),
         remove: (obj) => (this.byKey.delete(informerKey(obj)), changed()),
         resync: (present) => {
           for (const key of [...this.byKey.keys()]) if (!present.has(key)) this.byKey.delete(key);
@@ -106,9 +109,21 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
   const configs = {
     mutatingWebhooks: new Configurations(storage, stores.mutatingWebhooks, log),
     validatingWebhooks: new Configurations(storage, stores.validatingWebhooks, log),
-    policies: new Configurations(storage, stores.policies, log),
+    policies: new Configurations(storage, stores.policies, log, (p) => typeChecking.enqueue(p)),
     bindings: new Configurations(storage, stores.bindings, log),
   };
+
+  // kube's ValidatingAdmissionPolicy status controller (on the elected replica): each new generation
+  // of a policy gets status.typeChecking, its expressions type-checked against the matched custom
+  // resources' schemas.
+  const typeChecking = new TypeCheckingController(stores.policies, {
+    kindsFor: (gvr) => {
+      const desc = catalog.lookup(gvr.group, gvr.version, gvr.resource);
+      return desc ? [{ group: desc.group, version: desc.version, kind: desc.names.kind }] : [];
+    },
+    // Custom resources' schemas; built-in kinds' refer to named definitions the checker does not read.
+    schemaFor: (gvk) => catalog.resourcesIn(gvk.group, gvk.version).find((d) => d.names.kind === gvk.kind && !d.serving.typed)?.schema,
+  }, log);
 
   // A namespace's labels: {} for one without labels, undefined only when there is none (kube's 404).
   const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
@@ -158,11 +173,16 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
       }),
       validatingWebhookPlugin({ ...hooks, configurations: () => configs.validatingWebhooks.all }),
     ],
-    async start() {
+    async start(isLeader) {
+      typeChecking.isLeader = isLeader;
       await Promise.all(Object.values(configs).map((c) => c.informer.start()));
+    },
+    resync() {
+      for (const p of configs.policies.all) typeChecking.enqueue(p);
     },
     // The stores are the catalog's, closed with the rest.
     close() {
+      typeChecking.close();
       for (const c of Object.values(configs)) c.informer.close();
     },
   };

@@ -194,6 +194,26 @@ describe.each(backends)('on $name', ({ options }) => {
       });
     });
 
+    it("writes status.typeChecking: an expression's unknown field, against the matched CRD's schema", async () => {
+      const r = await call('POST', `${AR}/validatingadmissionpolicies`, {
+        body: {
+          metadata: { name: 'typo' },
+          spec: {
+            matchConstraints: { resourceRules: [{ apiGroups: ['adm.example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }] },
+            validations: [{ expression: 'object.spec.sise < 10' }],
+          },
+        },
+      });
+      expect(r.status, r.text).toBe(201);
+      await vi.waitFor(async () => {
+        const status = (await call('GET', `${AR}/validatingadmissionpolicies/typo`)).json['status'];
+        expect(status['observedGeneration']).toBe(1);
+        expect(status['typeChecking']['expressionWarnings']).toHaveLength(1);
+        expect(status['typeChecking']['expressionWarnings'][0]).toMatchObject({ fieldRef: 'spec.validations[0].expression' });
+        expect(status['typeChecking']['expressionWarnings'][0]['warning']).toMatch(/^adm\.example\.com\/v1, Kind=Widget: ERROR: <input>:1:\d+: undefined field 'sise'/);
+      });
+    });
+
     it('validates policies at write with kube’s messages', async () => {
       const r = await call('POST', `${AR}/validatingadmissionpolicies`, { body: { metadata: { name: 'bad' }, spec: { validations: [{ expression: 'object.spec.size <' }] } } });
       expect(r.status).toBe(422);
