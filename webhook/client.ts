@@ -257,10 +257,63 @@ export function webhookEndpoint(cc: WebhookClientConfig | undefined, timeoutMs: 
 // messages can be too.
 
 /**
+ * Connections a call left open, verified, by where they go and whom they trust: client-go's
+ * transport keeps idle connections too (25 per host, 90 s), and a webhook called for every write
+ * would otherwise pay a TLS handshake each time.
+ */
+const idleConnections = new Map<string, TLSSocket[]>();
+const MAX_IDLE_PER_ENDPOINT = 25;
+const IDLE_TIMEOUT_MS = 90_000;
+
+/** Each kept connection's own listeners, taken off again when a call takes it. */
+const idleListeners = new WeakMap<TLSSocket, { onError: () => void; onClose: () => void }>();
+
+const poolKey = (ep: WebhookEndpoint, dialed: { host: string; port: number }): string => JSON.stringify([dialed.host, dialed.port, ep.serverName, ep.ca ?? null]);
+
+function takeIdle(key: string): TLSSocket | undefined {
+  const sockets = idleConnections.get(key);
+  while (sockets && sockets.length > 0) {
+    const socket = sockets.pop()!;
+    if (sockets.length === 0) idleConnections.delete(key);
+    const listeners = idleListeners.get(socket);
+    if (listeners) {
+      socket.off('error', listeners.onError);
+      socket.off('close', listeners.onClose);
+    }
+    socket.setTimeout(0);
+    socket.removeAllListeners('timeout');
+    if (!socket.destroyed && socket.writable) return socket;
+  }
+  return undefined;
+}
+
+function keepIdle(key: string, socket: TLSSocket): void {
+  const sockets = idleConnections.get(key) ?? [];
+  if (socket.destroyed || sockets.length >= MAX_IDLE_PER_ENDPOINT) return void socket.destroy();
+  // The call's own error listeners go; an idle connection that breaks, or stays unused, is dropped.
+  socket.removeAllListeners('error');
+  const onError = (): void => void socket.destroy();
+  const onClose = (): void => {
+    const list = idleConnections.get(key);
+    const i = list?.indexOf(socket) ?? -1;
+    if (list && i >= 0) list.splice(i, 1);
+    if (list?.length === 0) idleConnections.delete(key);
+  };
+  socket.on('error', onError);
+  socket.once('close', onClose);
+  idleListeners.set(socket, { onError, onClose });
+  socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
+  sockets.push(socket);
+  idleConnections.set(key, sockets);
+}
+
+/**
  * POSTs `body` (JSON) to `ep`; the answer, whatever its status, or a WebhookCallError in Go's
  * words: the url.Error of a failed dial, handshake or certificate check (`Post "<url>": ...`), the
  * deadline (`context deadline exceeded`), client-go's wording for a body that broke off or passed
  * `maxBytes`. Redirects are not followed (kube's webhook client refuses them): a 3xx is an answer.
+ * A kept connection that turns out closed before any answer is retried once on a new one, as Go's
+ * transport retries a request on a connection the server had already closed.
  */
 export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number, maxBytes: number): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
@@ -268,11 +321,12 @@ export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number
     let settled = false;
     let readingBody = false;
     let dialed = { host: '', port: 0 };
-    const finish = (err: string | undefined, result?: HttpResult): void => {
+    const finish = (err: string | undefined, result?: HttpResult, keep?: string): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket?.destroy();
+      if (err === undefined && keep && socket) keepIdle(keep, socket);
+      else socket?.destroy();
       if (err === undefined) resolve(result!);
       else reject(new WebhookCallError(err));
     };
@@ -281,8 +335,48 @@ export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number
       finish(readingBody ? `unexpected error when reading response body. Please retry. Original error: ${why}` : `Post ${goQuote(ep.display)}: ${why}`);
     const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
 
-    try {
-      dialed = ep.dial();
+    const send = (tlsSocket: TLSSocket, key: string, reused: boolean): void => {
+      socket = tlsSocket;
+      const req = httpRequest({
+        createConnection: () => tlsSocket,
+        method: 'POST',
+        path: ep.path,
+        headers: {
+          Host: ep.hostHeader,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, */*',
+          'User-Agent': 'mini-apiserver',
+          'Content-Length': Buffer.byteLength(body),
+          Connection: 'keep-alive',
+        },
+      });
+      req.on('error', (err) => {
+        if (reused && !readingBody && !settled) {
+          tlsSocket.destroy();
+          return connectFresh(key);
+        }
+        fail(readingBody ? 'unexpected EOF' : netErrorText(err, dialed));
+      });
+      req.on('response', (res) => {
+        readingBody = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) fail(`http: response body too large (more than ${maxBytes} bytes)`);
+          else chunks.push(chunk);
+        });
+        res.on('end', () => {
+          const reusable = String(res.headers.connection ?? '').toLowerCase() !== 'close';
+          finish(undefined, { status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }, reusable ? key : undefined);
+        });
+        res.on('error', () => fail('unexpected EOF'));
+        res.on('close', () => fail('unexpected EOF')); // closed before 'end'
+      });
+      req.end(body);
+    };
+
+    const connectFresh = (key: string): void => {
       const tlsSocket = tlsConnect({
         host: dialed.host,
         port: dialed.port,
@@ -297,34 +391,20 @@ export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number
       tlsSocket.once('secureConnect', () => {
         const why = verifyPeer(tlsSocket, ep);
         if (why) return fail(`tls: failed to verify certificate: ${why}`);
-        const req = httpRequest({
-          createConnection: () => tlsSocket,
-          method: 'POST',
-          path: ep.path,
-          headers: {
-            Host: ep.hostHeader,
-            'Content-Type': 'application/json',
-            Accept: 'application/json, */*',
-            'User-Agent': 'mini-apiserver',
-            'Content-Length': Buffer.byteLength(body),
-          },
-        });
-        req.on('error', (err) => fail(readingBody ? 'unexpected EOF' : netErrorText(err, dialed)));
-        req.on('response', (res) => {
-          readingBody = true;
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) fail(`http: response body too large (more than ${maxBytes} bytes)`);
-            else chunks.push(chunk);
-          });
-          res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
-          res.on('error', () => fail('unexpected EOF'));
-          res.on('close', () => fail('unexpected EOF')); // closed before 'end'
-        });
-        req.end(body);
+        send(tlsSocket, key, false);
       });
+    };
+
+    try {
+      dialed = ep.dial();
+      const key = poolKey(ep, dialed);
+      const kept = takeIdle(key);
+      if (kept) {
+        kept.once('error', () => {}); // the request reports it
+        send(kept, key, true);
+      } else {
+        connectFresh(key);
+      }
     } catch (err) {
       fail(err instanceof Error ? err.message : String(err));
     }

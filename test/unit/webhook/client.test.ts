@@ -20,8 +20,9 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((c) => c()));
 });
 
-async function serve(handler: RequestListener): Promise<number> {
+async function serve(handler: RequestListener, onConnection?: () => void): Promise<number> {
   const server = createHttpsServer({ cert: pki.cert, key: pki.key }, handler);
+  if (onConnection) server.on('secureConnection', onConnection);
   closers.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
@@ -91,6 +92,20 @@ describe('postWebhook', () => {
     expect(res.status).toBe(418);
     expect(res.body.toString()).toBe('teapot');
     expect(() => decodeResponse(res)).toThrow('the server responded with the status code 418 but did not return more information');
+  });
+
+  it('keeps the connection for the next call, and makes a new one once the webhook closed it', async () => {
+    let connections = 0;
+    let calls = 0;
+    const port = await serve((req, res) => {
+      req.resume();
+      calls++;
+      // The 10th answer says the webhook closes the connection after it.
+      req.on('end', () => (calls === 10 ? res.writeHead(200, { Connection: 'close' }) : undefined, res.end('{}')));
+    }, () => connections++);
+    const ep = endpoint({ url: `https://127.0.0.1:${port}/x`, caBundle });
+    for (let i = 0; i < 20; i++) expect((await postWebhook(ep, '{}', 5000, 1024)).status).toBe(200);
+    expect(connections).toBe(2);
   });
 
   it('does not follow a redirect', async () => {
