@@ -19,6 +19,7 @@ import { CONFIG_MAP_COLUMNS, configMapKind, configMapStrategy } from './registry
 import { SECRET_COLUMNS, secretKind, secretStrategy } from './registry/builtin/secrets.js';
 import { SERVICE_ACCOUNT_COLUMNS, serviceAccountKind, serviceAccountStrategy } from './registry/builtin/serviceaccounts.js';
 import { LEASE_COLUMNS, leaseKind, leaseStrategy } from './registry/builtin/leases.js';
+import { SERVICE_COLUMNS, kubernetesService, serviceKind, serviceSchema, serviceStrategy } from './registry/builtin/services.js';
 import { NamespaceController } from './registry/builtin/namespace-controller.js';
 import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
@@ -93,14 +94,16 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const { storage, logger } = deps;
   const maxRequestBodyBytes = deps.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const catalog = new Catalog();
-  const namespaces = new Store(storage, namespaceStrategy);
+  // Namespaces pass the admission chain too (webhooks and policies may match them); the chain's
+  // namespace lifecycle reads them back, hence the late binding.
+  let namespaces: Store | undefined;
   // kube's default admission plugins that apply here, run by the store for every write.
   // The authorizer chain, installed below with RBAC's stores, which need these plugins first.
   let authorizer: Authorizer = alwaysDeny;
   const askAuthorizer: Authorizer = { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) };
   const basePlugins: AdmissionPlugin[] = [
     namespaceLifecycle(async (name) => {
-      const ns = await namespaces.get(undefined, name).catch(ignoreNotFound);
+      const ns = await namespaces!.get(undefined, name).catch(ignoreNotFound);
       return ns && { terminating: isTerminating(ns) };
     }),
     ownerReferencesPermissionEnforcement(askAuthorizer, (apiVersion, kind) => {
@@ -110,9 +113,17 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     }),
   ];
   // kube's dynamic admission, last in each phase: mutating webhooks; policies, then validating webhooks.
-  const dynamicAdmission = installDynamicAdmission({ catalog, storage, admission: basePlugins, namespaces, authorizer: askAuthorizer, logger });
+  const dynamicAdmission = installDynamicAdmission({
+    catalog,
+    storage,
+    admission: basePlugins,
+    namespace: (name) => namespaces!.get(undefined, name).catch(ignoreNotFound),
+    authorizer: askAuthorizer,
+    logger,
+  });
   const admissionPlugins = [...basePlugins, dynamicAdmission.mutating, ...dynamicAdmission.validating];
   const admission = new AdmissionChain(admissionPlugins);
+  namespaces = new Store(storage, namespaceStrategy, admission);
   const events = new Store(storage, eventStrategy, admission);
   const crds = new Store(storage, crdStrategy, admission);
 
@@ -186,6 +197,11 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   catalog.setResource('', configMapKind.resource, [
     builtinDescriptor(configMapKind, 'v1', 'configmap', { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS }, new Store(storage, configMapStrategy, admission)),
   ]);
+  // core/v1 Service as data (no proxying, no IP allocation): `kubectl get services`, `cluster-info`.
+  const services = new Store(storage, serviceStrategy, admission);
+  catalog.setResource('', serviceKind.resource, [
+    builtinDescriptor(serviceKind, 'v1', 'service', { schema: serviceSchema, names: { ...names(serviceKind, 'service', ['svc']), categories: ['all'] }, subresources: ['status'], printerColumns: SERVICE_COLUMNS }, services),
+  ]);
   catalog.setResource('', secretKind.resource, [
     builtinDescriptor(secretKind, 'v1', 'secret', { schema: secretSchema, printerColumns: SECRET_COLUMNS }, secrets),
   ]);
@@ -227,6 +243,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   namespaceController = new NamespaceController(storage, namespaces, catalog, logger, { isLeader });
   // Creates kube-system, where the Lease lives, in every replica (idempotent), before electing.
   await namespaceController.start();
+  // kube's `default/kubernetes` Service, created once if absent (the secure port, 6443 when not yet known).
+  const securePort = Number((deps.serverAddress?.() ?? '').split(':').pop()) || 6443;
+  // Not fatal: admission (a webhook) may refuse or be down; kube's controller would retry.
+  await services.create('default', kubernetesService(securePort), { dryRun: false }).catch((err: unknown) => {
+    if (!(err instanceof ApiError && err.code === 409)) logger.warn('could not create the kubernetes Service', { err: String(err) });
+  });
   await crdController.start();
 
   // The garbage collector (ownerReferences, propagationPolicy), started after the CRD controller
@@ -291,7 +313,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     const path = decodedPath.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw notFoundPath();
     if (path.startsWith('/openapi/')) {
-      const r = openapiResponse(openapi, path, query, req.headers.accept);
+      const r = openapiResponse(openapi, path, query, req.headers.accept, req.headers['if-none-match']);
       res.writeHead(r.code, r.headers);
       res.end(r.body);
       return;

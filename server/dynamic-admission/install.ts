@@ -39,8 +39,8 @@ export interface DynamicAdmissionDeps {
   storage: Storage;
   /** The plugins the configuration kinds' own writes pass (dynamic admission never judges them). */
   admission: readonly AdmissionPlugin[];
-  /** Namespaces, for namespaceSelector and the policies' namespaceObject. */
-  namespaces: Store;
+  /** A namespace, for namespaceSelector and the policies' namespaceObject; undefined when there is none. */
+  namespace(name: string): Promise<KubeObject | undefined>;
   /** For the policies' `authorizer` variable. */
   authorizer: Authorizer;
   logger: Logger;
@@ -127,7 +127,7 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
 
   // A namespace's labels: {} for one without labels, undefined only when there is none (kube's 404).
   const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
-    const ns = await deps.namespaces.get(undefined, name).catch(ignoreNotFound);
+    const ns = await deps.namespace(name);
     return ns ? (ns.metadata.labels ?? {}) : undefined;
   };
   const hooks = {
@@ -168,7 +168,7 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
           const selector = labelSelectorFromMeta(lookup.selector);
           return (await store.list(ns, { predicate: (o) => matchesLabels(selector, o.metadata.labels) })).items;
         },
-        namespace: (name) => deps.namespaces.get(undefined, name).catch(ignoreNotFound),
+        namespace: deps.namespace,
         authorizer: deps.authorizer,
       }),
       validatingWebhookPlugin({ ...hooks, configurations: () => configs.validatingWebhooks.all }),

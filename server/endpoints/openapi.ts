@@ -12,7 +12,8 @@ import { type ApiError, notAcceptable, notFoundPath } from '../../apimachinery/e
 import type { ResourceDescriptor } from '../registry/catalog.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../../apimachinery/object.js';
 import { KUBE_VERSION } from '../version.js';
-import { stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
+import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
+import { encodeOpenAPIV2 } from './openapi-v2-protobuf.js';
 import type { Document } from './discovery.js';
 import { negotiate } from './negotiate.js';
 
@@ -720,6 +721,7 @@ export class OpenAPI {
   private entries = new Map<string, GroupVersionEntry>();
   private index?: Document;
   private swagger?: Document;
+  private swaggerProtobuf?: Buffer;
   /** Per descriptor object: the catalog replaces descriptors on change, never mutates them. */
   private readonly fingerprints = new WeakMap<OpenAPIResource, string>();
 
@@ -765,6 +767,16 @@ export class OpenAPI {
     return this.swagger;
   }
 
+  /**
+   * The swagger 2.0 document as gnostic's protobuf, built as kube builds it: from the JSON bytes
+   * served (kube-openapi ToProtoBinary). Both forms share the JSON document's ETag, as in kube.
+   */
+  v2Protobuf(): { body: Buffer; etag: string } {
+    const doc = this.v2();
+    if (!this.swaggerProtobuf) this.swaggerProtobuf = encodeOpenAPIV2(parseJSON(doc.body) as JsonValue);
+    return { body: this.swaggerProtobuf, etag: doc.etag };
+  }
+
   /** Brings the entries up to date: only group versions whose resources changed get new ones. */
   private sync(): void {
     if (this.source.generation === this.seenGeneration) return;
@@ -791,6 +803,7 @@ export class OpenAPI {
     if (changed) {
       this.index = undefined;
       this.swagger = undefined;
+      this.swaggerProtobuf = undefined;
     }
   }
 
@@ -830,21 +843,25 @@ function ok(body: string, headers: Record<string, string>): OpenAPIResponse {
   return { code: 200, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, body };
 }
 
-function v2Response(openapi: OpenAPI, accept: string | undefined): OpenAPIResponse {
+/** Go's checkIfNoneMatch (net/http ServeContent): `*`, or any listed ETag equal to ours, weakly compared. */
+export function noneMatchHits(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const strip = (t: string): string => t.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((t) => t.trim() === '*' || strip(t) === strip(etag));
+}
+
+function v2Response(openapi: OpenAPI, accept: string | undefined, ifNoneMatch: string | undefined): OpenAPIResponse {
   const type = negotiate(accept, [JSON_TYPE, V2_PROTOBUF_DEPRECATED, V2_PROTOBUF]);
-  if (type === JSON_TYPE) {
-    const doc = openapi.v2();
-    return ok(doc.body, { 'Content-Type': JSON_TYPE, ETag: doc.etag, Vary: 'Accept' });
+  if (type === undefined) {
+    // kube answers an empty 406 here; we answer with a Status, as every other error.
+    return statusResponse(notAcceptable([JSON_TYPE, V2_PROTOBUF]));
   }
-  if (type !== undefined) {
-    // kubectl proto-unmarshals whatever it gets, so JSON would break it; an empty body decodes as
-    // an empty document, which kubectl accepts (validation is then left to the server, which
-    // kubectl 1.29+ does anyway from the v3 documents). Real gnostic protobuf encoding of the v2
-    // document is future work; until then `explain --output=plaintext-openapiv2` finds nothing.
-    return ok('', { 'Content-Type': V2_PROTOBUF, Vary: 'Accept' });
-  }
-  // kube answers an empty 406 here; we answer with a Status, as every other error.
-  return statusResponse(notAcceptable([JSON_TYPE, V2_PROTOBUF]));
+  // kube-openapi's handler: one ETag (the quoted hash of the JSON document) for both forms,
+  // `Vary: Accept`, and http.ServeContent's 304 for a matching If-None-Match.
+  const doc = type === JSON_TYPE ? openapi.v2() : openapi.v2Protobuf();
+  const headers = { 'Content-Type': type === JSON_TYPE ? JSON_TYPE : V2_PROTOBUF, ETag: doc.etag, Vary: 'Accept' };
+  if (noneMatchHits(ifNoneMatch, doc.etag)) return { code: 304, headers: { ETag: doc.etag, Vary: 'Accept' }, body: '' };
+  return { code: 200, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(doc.body)) }, body: doc.body };
 }
 
 function v3GroupResponse(openapi: OpenAPI, groupVersion: string, query: URLSearchParams, accept: string | undefined): OpenAPIResponse {
@@ -868,8 +885,14 @@ function v3GroupResponse(openapi: OpenAPI, groupVersion: string, query: URLSearc
 }
 
 /** The answer to a GET of an `/openapi/...` path (`path` without a trailing slash). */
-export function openapiResponse(openapi: OpenAPI, path: string, query: URLSearchParams, accept: string | undefined): OpenAPIResponse {
-  if (path === '/openapi/v2') return v2Response(openapi, accept);
+export function openapiResponse(
+  openapi: OpenAPI,
+  path: string,
+  query: URLSearchParams,
+  accept: string | undefined,
+  ifNoneMatch?: string,
+): OpenAPIResponse {
+  if (path === '/openapi/v2') return v2Response(openapi, accept, ifNoneMatch);
   if (path === '/openapi/v3') {
     const doc = openapi.v3Index();
     return ok(doc.body, { 'Content-Type': JSON_TYPE, ETag: doc.etag });

@@ -203,6 +203,8 @@ describe('legacy discovery', () => {
         { name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs, storageVersionHash: 'S6u1pOWzb84=' },
         { name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount', verbs, shortNames: ['sa'], storageVersionHash: 'pbx9ZvyFpBE=' },
         { name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
+        { name: 'services', singularName: 'service', namespaced: true, kind: 'Service', verbs, shortNames: ['svc'], categories: ['all'], storageVersionHash: '0/CO1lhkEBI=' },
+        { name: 'services/status', singularName: '', namespaced: true, kind: 'Service', verbs: ['get', 'patch', 'update'] },
       ],
     });
     expect(storageVersionHash('', 'v1', 'Event')).toBe('r2yiGXH7wu8=');
@@ -383,6 +385,16 @@ describe('aggregated discovery', () => {
                   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
                   shortNames: ['sa'],
                   subresources: [{ subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }],
+                },
+                {
+                  resource: 'services',
+                  responseKind: { group: '', version: 'v1', kind: 'Service' },
+                  scope: 'Namespaced',
+                  singularResource: 'service',
+                  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+                  shortNames: ['svc'],
+                  categories: ['all'],
+                  subresources: [{ subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Service' }, verbs: ['get', 'patch', 'update'] }],
                 },
               ],
               freshness: 'Current',
