@@ -8,7 +8,6 @@ import type { Storage } from '../storage/interface.js';
 import { createApi } from './api.js';
 import { TokenAuthenticator } from './authn/bearer.js';
 import { UnionAuthenticator } from './authn/union.js';
-import { X509Authenticator } from './authn/x509.js';
 import { ServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer, loadPublicKeyFiles, loadSigningKeyFile, parsePrivateKeyPem } from './authn/service-account-token.js';
 import { Auditor } from './audit/event.js';
 import { AuditLogBackend, ensureLogFile, validateAuditLogOptions } from './audit/log-backend.js';
@@ -228,6 +227,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     undo.push(() => api.close());
     metrics.countStorageObjects(() => api.storedObjectCounts());
 
+    // Client certificates only with --client-ca-file: the authenticator loads @peculiar/x509.
+    const x509 = caPem ? new (await import('./authn/x509.js')).X509Authenticator() : undefined;
     // kube's authenticator union: client certificates, then bearer tokens (the token file, then
     // ServiceAccount tokens), system:authenticated added to whoever they find.
     const authenticator = new UnionAuthenticator({
@@ -239,7 +240,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
         serviceAccount: api.liveObjects.serviceAccount,
         secret: api.liveObjects.secret,
       }),
-      ...(caPem ? { x509: new X509Authenticator() } : {}),
+      ...(x509 ? { x509 } : {}),
       logger,
     });
     const frontend = new HttpsFrontend({

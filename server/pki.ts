@@ -7,11 +7,22 @@ import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { StartupError, fsReason } from './options.js';
 import type { Logger } from '../apimachinery/log.js';
 
-x509.cryptoProvider.set(webcrypto);
+/**
+ * @peculiar/x509, loaded only when certificates are made: a start that reuses its PKI (or is given
+ * one) never needs it, and loading it costs about a tenth of a second.
+ */
+let x509Module: Promise<typeof X509> | undefined;
+function loadX509(): Promise<typeof X509> {
+  x509Module ??= import('@peculiar/x509').then((m) => {
+    m.cryptoProvider.set(webcrypto);
+    return m;
+  });
+  return x509Module;
+}
 
 const EC: webcrypto.EcKeyGenParams & webcrypto.EcdsaParams = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const DAY_MS = 24 * 3600 * 1000;
@@ -62,10 +73,12 @@ const serial = (): string => {
 };
 
 async function exportKey(key: webcrypto.CryptoKey): Promise<string> {
+  const x509 = await loadX509();
   return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
 }
 
 export async function generateCa(now = new Date()): Promise<KeyPair> {
+  const x509 = await loadX509();
   const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
@@ -90,6 +103,7 @@ async function importSigningKey(pem: string): Promise<webcrypto.CryptoKey> {
 }
 
 export async function issueServingCert(ca: KeyPair, hosts: ServingHosts, now = new Date()): Promise<KeyPair> {
+  const x509 = await loadX509();
   const caCert = new x509.X509Certificate(ca.cert);
   const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
