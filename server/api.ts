@@ -377,8 +377,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
     async close() {
       watches.closeAll();
-      authorization.close();
-      dynamicAdmission.close();
+      await authorization.close();
+      await dynamicAdmission.close();
       garbageCollector?.close();
       crdController.close();
       namespaceController?.close();

@@ -23,7 +23,7 @@ import {
   roleKind,
   roleStrategy,
 } from '../registry/builtin/rbac.js';
-import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from '../../apimachinery/apis/builtin-schemas.js';
+import { clusterRoleBindingSchema, clusterRoleSchema, reviewSchema, roleBindingSchema, roleSchema } from '../../apimachinery/apis/builtin-schemas.js';
 import type { AuthorizationMode } from '../options.js';
 import { alwaysAllow, alwaysDeny, authorizerChain } from './authorizer.js';
 import { RbacIndex, indexAuthorizer } from './rbac-index.js';
@@ -46,7 +46,8 @@ export interface Authorization {
   start(isLeader: () => boolean): Promise<void>;
   /** A new leader re-aggregates. */
   resync(): void;
-  close(): void;
+  /** Resolves once nothing is being written any more. */
+  close(): Promise<void>;
 }
 
 export function installAuthorization(deps: AuthorizationDeps): Authorization {
@@ -77,9 +78,11 @@ export function installAuthorization(deps: AuthorizationDeps): Authorization {
     ['subjectaccessreviews', 'SubjectAccessReview', false],
     ['localsubjectaccessreviews', 'LocalSubjectAccessReview', true],
   ] as const) {
-    catalog.setResource(AUTHORIZATION_GROUP, resource, [createOnlyDescriptor(AUTHORIZATION_GROUP, resource, kind, namespaced, reviews[resource]!)]);
+    const schema = reviewSchema(`${kind} checks whether a user or group can perform an action.`);
+    catalog.setResource(AUTHORIZATION_GROUP, resource, [createOnlyDescriptor(AUTHORIZATION_GROUP, resource, kind, namespaced, reviews[resource]!, schema)]);
   }
-  catalog.setResource(AUTHENTICATION_GROUP, 'selfsubjectreviews', [createOnlyDescriptor(AUTHENTICATION_GROUP, 'selfsubjectreviews', 'SelfSubjectReview', false, selfSubjectReview)]);
+  const whoami = reviewSchema('SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.');
+  catalog.setResource(AUTHENTICATION_GROUP, 'selfsubjectreviews', [createOnlyDescriptor(AUTHENTICATION_GROUP, 'selfsubjectreviews', 'SelfSubjectReview', false, selfSubjectReview, whoami)]);
 
   index = new RbacIndex(storage, stores, logger.with({ controller: 'rbac-index' }));
   const rbac = indexAuthorizer(index);
@@ -95,9 +98,9 @@ export function installAuthorization(deps: AuthorizationDeps): Authorization {
       aggregation.resync();
     },
     resync: () => aggregation?.resync(),
-    close() {
-      aggregation?.close();
+    async close() {
       index?.close();
+      await aggregation?.close();
     },
   };
 }

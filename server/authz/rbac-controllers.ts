@@ -77,13 +77,16 @@ export class ClusterRoleAggregation {
     return this.running;
   }
 
-  close(): void {
+  /** Stops; resolves once a pass under way has stopped writing (before storage closes). */
+  close(): Promise<void> {
     this.closed = true;
+    return this.running;
   }
 
   private async syncAll(): Promise<void> {
     const all = this.index.allClusterRoles();
     for (const role of all) {
+      if (this.closed) return;
       if (!role.aggregationRule || aggregationUpToDate(role, all)) continue;
       const name = role.metadata.name!;
       try {

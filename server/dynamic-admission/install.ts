@@ -55,7 +55,8 @@ export interface DynamicAdmission {
   start(isLeader: () => boolean): Promise<void>;
   /** A new leader type-checks what the last one left unchecked. */
   resync(): void;
-  close(): void;
+  /** Resolves once nothing is being written any more. */
+  close(): Promise<void>;
 }
 
 /** The objects of one kind, kept by an informer; the array is rebuilt on change, so engines may cache by identity. */
@@ -181,9 +182,9 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
       for (const p of configs.policies.all) typeChecking.enqueue(p);
     },
     // The stores are the catalog's, closed with the rest.
-    close() {
-      typeChecking.close();
+    async close() {
       for (const c of Object.values(configs)) c.informer.close();
+      await typeChecking.close();
     },
   };
 }

@@ -40,8 +40,10 @@ export class TypeCheckingController {
     return this.queue;
   }
 
-  close(): void {
+  /** Stops; resolves once a status write under way is done (before storage closes). */
+  close(): Promise<void> {
     this.closed = true;
+    return this.queue;
   }
 
   private async reconcile(name: string): Promise<void> {
