@@ -949,3 +949,13 @@ export const customResourceDefinitionSchema: JSONSchemaProps = kind(
   },
   APIEXT_POOL,
 );
+
+/**
+ * The access reviews and SelfSubjectReview: created, never stored, their spec and status as kube
+ * defines them but described here only as objects, which is what client-side validation needs to
+ * find the kind (without it kubectl 1.27 looks the kind up among the CRDs, which most users may not).
+ */
+export function reviewSchema(description: string): JSONSchemaProps {
+  const open = (what: string): JSONSchemaProps => ({ type: 'object', description: what, 'x-kubernetes-preserve-unknown-fields': true });
+  return { type: 'object', description, properties: { spec: open('Spec holds information about the request being evaluated'), status: open('Status is filled in by the server') } };
+}

@@ -53,6 +53,9 @@ const COMPILED_IN = new Map([
   ['coordination.k8s.io', 'io.k8s.api.coordination'],
   ['events.k8s.io', 'io.k8s.api.events'],
   ['rbac.authorization.k8s.io', 'io.k8s.api.rbac'],
+  ['authorization.k8s.io', 'io.k8s.api.authorization'],
+  ['authentication.k8s.io', 'io.k8s.api.authentication'],
+  ['admissionregistration.k8s.io', 'io.k8s.api.admissionregistration'],
 ]);
 
 /** kube's definition names: Go package for built-ins, reversed group for CRDs (`com.example.cache.v1.Cache`). */
@@ -646,7 +649,8 @@ function buildGroupVersion(resources: readonly OpenAPIResource[], flavor: Flavor
   const schemas: JsonObject = {};
   for (const r of resources) {
     schemas[definitionName(r.group, r.version, r.names.kind)] = kindSchema(r, refs);
-    schemas[definitionName(r.group, r.version, r.names.listKind)] = listSchema(r, refs);
+    // Resources that are only ever created (access reviews) have no list.
+    if (r.names.listKind) schemas[definitionName(r.group, r.version, r.names.listKind)] = listSchema(r, refs);
     const gvk: JsonObject = { group: r.group, version: r.version, kind: r.names.kind };
     const byPath = new Map<string, Route[]>();
     for (const route of routesFor(r)) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);

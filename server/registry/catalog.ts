@@ -209,8 +209,9 @@ export function builtinDescriptor(kind: KindInfo, version: string, singular: str
 }
 
 /** A resource that is only ever created, answered by `create` and never stored (kube's access reviews). */
-export function createOnlyDescriptor(group: string, resource: string, kind: string, namespaced: boolean, create: CreateOnlyHandler): ResourceDescriptor {
+export function createOnlyDescriptor(group: string, resource: string, kind: string, namespaced: boolean, create: CreateOnlyHandler, schema?: JSONSchemaProps): ResourceDescriptor {
   return {
+    ...(schema ? { schema } : {}),
     group,
     version: 'v1',
     names: { plural: resource, singular: kind.toLowerCase(), kind, listKind: '', shortNames: [], categories: [] },
