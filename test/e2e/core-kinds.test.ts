@@ -10,24 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
-import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
-const KUBECTLS = new Map(VERSIONS.map((v) => [v, findKubectl(v)]));
+const KUBECTLS = kubectlsFor(VERSIONS, 'core kinds');
 
-for (const version of VERSIONS) {
-  const found = KUBECTLS.get(version)!;
-  describe(`kubectl ${version} (core kinds)`, () => {
-    it(`the kubectl ${version} binary is there and reports client version ${version}`, async () => {
-      if (!found.binary) expect.fail(found.problem);
-      const r = await run(found.binary, ['version', '--client', '-o', 'json'], { timeoutMs: 20_000 });
-      expect(r.code, r.stderr).toBe(0);
-      const v = (JSON.parse(r.stdout) as { clientVersion: { major: string; minor: string } }).clientVersion;
-      expect(`${v.major}.${v.minor.replace(/\+$/, '')}`).toBe(version);
-    });
-  });
-}
 
 const LEASE = `
 apiVersion: coordination.k8s.io/v1
@@ -51,7 +39,7 @@ interface Obj {
 }
 
 for (const version of VERSIONS) {
-  const binary = KUBECTLS.get(version)!.binary ?? '';
+  const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} with ConfigMap, Secret, ServiceAccount, Lease`, () => {
     let server: ServerProcess;

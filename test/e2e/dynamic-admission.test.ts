@@ -14,26 +14,14 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { parse as parseYaml } from 'yaml';
 import { generatePki, servingHosts } from '../../server/pki.js';
 import { eventually } from '../helpers/eventually.js';
-import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
-import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const VERSIONS = ['1.27', '1.33'];
-const KUBECTLS = new Map(VERSIONS.map((v) => [v, findKubectl(v)]));
+const KUBECTLS = kubectlsFor(VERSIONS, 'dynamic admission');
 
-for (const version of VERSIONS) {
-  const found = KUBECTLS.get(version)!;
-  describe(`kubectl ${version} (dynamic admission)`, () => {
-    it(`the kubectl ${version} binary is there and reports client version ${version}`, async () => {
-      if (!found.binary) expect.fail(found.problem);
-      const r = await run(found.binary, ['version', '--client', '-o', 'json'], { timeoutMs: 20_000 });
-      expect(r.code, r.stderr).toBe(0);
-      const v = (JSON.parse(r.stdout) as { clientVersion: { major: string; minor: string } }).clientVersion;
-      expect(`${v.major}.${v.minor.replace(/\+$/, '')}`).toBe(version);
-    });
-  });
-}
 
 const CRD = `
 apiVersion: apiextensions.k8s.io/v1
@@ -172,7 +160,7 @@ async function startWebhook(): Promise<{ server: Server; url: string; caBundle: 
 }
 
 for (const version of VERSIONS) {
-  const binary = KUBECTLS.get(version)!.binary ?? '';
+  const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} with admission webhooks and policies`, () => {
     let server: ServerProcess;

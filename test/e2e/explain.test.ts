@@ -8,30 +8,18 @@
 // $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
 // test, saying where it looked and how to get it; its other tests cannot run and are skipped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
-import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
-const KUBECTLS = new Map(VERSIONS.map((v) => [v, findKubectl(v)]));
+const KUBECTLS = kubectlsFor(VERSIONS, 'explain');
 
-for (const version of VERSIONS) {
-  const found = KUBECTLS.get(version)!;
-  describe(`kubectl ${version} (explain)`, () => {
-    it(`the kubectl ${version} binary is there and reports client version ${version}`, async () => {
-      if (!found.binary) expect.fail(found.problem);
-      const r = await run(found.binary, ['version', '--client', '-o', 'json'], { timeoutMs: 20_000 });
-      expect(r.code, r.stderr).toBe(0);
-      const v = (JSON.parse(r.stdout) as { clientVersion: { major: string; minor: string } }).clientVersion;
-      expect(`${v.major}.${v.minor.replace(/\+$/, '')}`).toBe(version);
-    });
-  });
-}
 
 /** explain's output with its whitespace runs (its wrapping) folded to one space. */
 const folded = (s: string): string => s.replace(/\s+/g, ' ');
 
 for (const version of VERSIONS) {
-  const binary = KUBECTLS.get(version)!.binary ?? '';
+  const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} explain of built-in kinds`, () => {
     let server: ServerProcess;

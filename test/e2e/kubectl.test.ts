@@ -14,27 +14,14 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
-import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 
-const KUBECTLS = new Map(VERSIONS.map((v) => [v, findKubectl(v)]));
+const KUBECTLS = kubectlsFor(VERSIONS, 'its binary');
 
-// First, per version: its binary (the test that fails, alone, when it is missing).
-for (const version of VERSIONS) {
-  const found = KUBECTLS.get(version)!;
-  describe(`kubectl ${version}`, () => {
-    it(`the kubectl ${version} binary is there, executable, and reports client version ${version}`, async () => {
-      if (!found.binary) expect.fail(found.problem);
-      const r = await run(found.binary, ['version', '--client', '-o', 'json'], { timeoutMs: 20_000 });
-      expect(r.code, r.stderr).toBe(0);
-      const v = (JSON.parse(r.stdout) as { clientVersion: { major: string; minor: string } }).clientVersion;
-      expect(`${v.major}.${v.minor.replace(/\+$/, '')}`, `${found.binary} reports ${r.stdout}`).toBe(version);
-    });
-  });
-}
 
 const CRD = `
 apiVersion: apiextensions.k8s.io/v1
@@ -76,7 +63,7 @@ interface CacheObject {
 
 for (const version of VERSIONS) {
   // Missing, the binary's own test above fails; these cannot run without it.
-  const binary = KUBECTLS.get(version)!.binary ?? '';
+  const binary = KUBECTLS.get(version) ?? '';
   const present = binary !== '';
 
   describe.skipIf(!present)(`kubectl ${version}`, () => {
@@ -348,7 +335,7 @@ const labCache = (name: string, spec: Record<string, unknown>): string =>
   JSON.stringify({ apiVersion: 'lab.example.com/v1', kind: 'Cache', metadata: { name }, spec });
 
 for (const version of VERSIONS) {
-  const binary = KUBECTLS.get(version)!.binary ?? '';
+  const binary = KUBECTLS.get(version) ?? '';
   describe.skipIf(binary === '')(`kubectl ${version}`, () => {
     let server: ServerProcess;
     const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);

@@ -3,6 +3,7 @@
 //   $KUBECTL_DIR/kubectl.<version>, KUBECTL_DIR being /usr/lib/google-cloud-sdk/bin unless set;
 //   `kubectl` on PATH, if its client version is that version.
 // A version not found is a failure with what was looked at and how to get it, never a skip.
+import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -91,4 +92,27 @@ export function kubectlRunner(binary: string, kubeconfig: () => string): Kubectl
       return r.stdout;
     },
   };
+}
+
+/**
+ * Finds each version's kubectl and registers, per version, the test that fails (alone) when the
+ * binary is missing or is not that version; the suite's other tests then skip on an empty binary.
+ * Returns each version's binary ('' when missing).
+ */
+export function kubectlsFor(versions: readonly string[], topic: string): Map<string, string> {
+  const binaries = new Map<string, string>();
+  for (const version of versions) {
+    const found = findKubectl(version);
+    binaries.set(version, found.binary ?? '');
+    describe(`kubectl ${version} (${topic})`, () => {
+      it(`the kubectl ${version} binary is there, executable, and reports client version ${version}`, async () => {
+        if (!found.binary) expect.fail(found.problem);
+        const r = await run(found.binary, ['version', '--client', '-o', 'json'], { timeoutMs: 20_000 });
+        expect(r.code, r.stderr).toBe(0);
+        const v = (JSON.parse(r.stdout) as { clientVersion: { major: string; minor: string } }).clientVersion;
+        expect(`${v.major}.${v.minor.replace(/\+$/, '')}`, `${found.binary} reports ${r.stdout}`).toBe(version);
+      });
+    });
+  }
+  return binaries;
 }
