@@ -10,6 +10,7 @@
 // as a JSONPath.
 import { type FieldError, GoPrinted, child, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
 import { deepEqual } from '../equality.js';
+import { parseGoURL } from '../go-url.js';
 import type { MetaLabelSelector } from '../selectors/labels.js';
 import { validateLabelSelector } from '../rbac/validation.js';
 import { byteLength, isDNS1035Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.js';
@@ -397,140 +398,6 @@ function validateAdmissionReviewVersions(versions: readonly string[], requireRec
     errs.push(invalid(path, goSlice('string', versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
   }
   return errs;
-}
-
-/** A URL as Go's net/url parses it, only the parts the webhook rules look at. */
-export interface GoURL {
-  scheme: string;
-  host: string;
-  /** The userinfo as written, when there is one. */
-  user?: string;
-  fragment: string;
-  rawQuery: string;
-}
-
-const isAlnum = (c: string): boolean => /^[A-Za-z0-9]$/.test(c);
-const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9A-Fa-f]$/.test(c);
-
-type EscapeMode = 'path' | 'host' | 'fragment' | 'userPassword';
-
-/** net/url's shouldEscape, for the host (the only mode whose unescape refuses unescaped bytes). */
-function hostShouldEscape(c: string): boolean {
-  if (isAlnum(c)) return false;
-  return !"!$&'()*+,;=:[]<>\"-_.~".includes(c);
-}
-
-/** net/url's unescape: only its errors matter here. */
-function unescapeError(s: string, mode: EscapeMode): string | undefined {
-  for (let i = 0; i < s.length; ) {
-    const c = s[i]!;
-    if (c === '%') {
-      if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) return `invalid URL escape ${goQuote(s.slice(i, i + 3))}`;
-      if (mode === 'host' && parseInt(s[i + 1]!, 16) < 8 && s.slice(i, i + 3) !== '%25') return `invalid URL escape ${goQuote(s.slice(i, i + 3))}`;
-      i += 3;
-      continue;
-    }
-    if (mode === 'host' && c.charCodeAt(0) < 0x80 && hostShouldEscape(c)) return `invalid character ${goQuote(c)} in host name`;
-    i++;
-  }
-  return undefined;
-}
-
-function validOptionalPort(port: string): boolean {
-  if (port === '') return true;
-  if (port[0] !== ':') return false;
-  return /^[0-9]*$/.test(port.slice(1));
-}
-
-function parseHost(host: string): { host: string } | { error: string } {
-  if (host.startsWith('[')) {
-    const i = host.lastIndexOf(']');
-    if (i < 0) return { error: "missing ']' in host" };
-    const colonPort = host.slice(i + 1);
-    if (!validOptionalPort(colonPort)) return { error: `invalid port ${goQuote(colonPort)} after host` };
-  } else {
-    const i = host.lastIndexOf(':');
-    if (i !== -1) {
-      const colonPort = host.slice(i);
-      if (!validOptionalPort(colonPort)) return { error: `invalid port ${goQuote(colonPort)} after host` };
-    }
-  }
-  const err = unescapeError(host, 'host');
-  return err ? { error: err } : { host };
-}
-
-const USERINFO_CHARS = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
-
-/** Go's url.Parse, as far as its errors and the parts above; the error as url.Error prints it. */
-export function parseGoURL(raw: string): { ok: true; url: GoURL } | { ok: false; error: string } {
-  const hash = raw.indexOf('#');
-  const u = hash < 0 ? raw : raw.slice(0, hash);
-  const frag = hash < 0 ? '' : raw.slice(hash + 1);
-  const fail = (text: string, err: string): { ok: false; error: string } => ({ ok: false, error: `parse ${goQuote(text)}: ${err}` });
-  if (/[\x00-\x1f\x7f]/.test(u)) return fail(u, 'net/url: invalid control character in URL');
-  const url: GoURL = { scheme: '', host: '', fragment: '', rawQuery: '' };
-  if (u !== '*') {
-    // getScheme
-    let rest = u;
-    for (let i = 0; i < u.length; i++) {
-      const c = u[i]!;
-      if (/[A-Za-z]/.test(c)) continue;
-      if (/[0-9+\-.]/.test(c)) {
-        if (i === 0) break;
-        continue;
-      }
-      if (c === ':') {
-        if (i === 0) return fail(u, 'missing protocol scheme');
-        url.scheme = u.slice(0, i).toLowerCase();
-        rest = u.slice(i + 1);
-      }
-      break;
-    }
-    if (rest.endsWith('?') && rest.split('?').length === 2) {
-      rest = rest.slice(0, -1);
-    } else {
-      const q = rest.indexOf('?');
-      if (q >= 0) {
-        url.rawQuery = rest.slice(q + 1);
-        rest = rest.slice(0, q);
-      }
-    }
-    let opaque = false;
-    if (!rest.startsWith('/')) {
-      if (url.scheme !== '') opaque = true;
-      else if (rest.split('/')[0]!.includes(':')) return fail(u, 'first path segment in URL cannot contain colon');
-    }
-    if (!opaque) {
-      if ((url.scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
-        let authority = rest.slice(2);
-        rest = '';
-        const slash = authority.indexOf('/');
-        if (slash >= 0) {
-          rest = authority.slice(slash);
-          authority = authority.slice(0, slash);
-        }
-        const at = authority.lastIndexOf('@');
-        const parsed = parseHost(at < 0 ? authority : authority.slice(at + 1));
-        if ('error' in parsed) return fail(u, parsed.error);
-        url.host = parsed.host;
-        if (at >= 0) {
-          const userinfo = authority.slice(0, at);
-          if (!USERINFO_CHARS.test(userinfo)) return fail(u, 'net/url: invalid userinfo');
-          const err = unescapeError(userinfo, 'userPassword');
-          if (err) return fail(u, err);
-          url.user = userinfo;
-        }
-      }
-      const err = unescapeError(rest, 'path');
-      if (err) return fail(u, err);
-    }
-  }
-  if (frag !== '') {
-    const err = unescapeError(frag, 'fragment');
-    if (err) return fail(raw, err);
-    url.fragment = frag;
-  }
-  return { ok: true, url };
 }
 
 const URL_FORM = '; desired format: https://host[/path]';

@@ -16,10 +16,10 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { Authorizer, AuthorizationAttributes } from '../../apimachinery/authorization.js';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { CostLimitExceeded, type EngineNode, type RegexBudget, baseEnv, celEquals, charge, meter, metered, prepareAst } from './env.js';
+import { CostLimitExceeded, type RegexBudget, baseEnv, celEquals, charge, meter, metered } from './env.js';
 import { checkRange } from './core.js';
-import { checkSource, TOO_DEEP_ISSUE } from './limits.js';
-import { compileIssue, runtimeMessage } from './messages.js';
+import { parseAndCheck } from './check.js';
+import { runtimeMessage } from './messages.js';
 import { TypeNamer, declFor, toDyn } from './types.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 
@@ -171,8 +171,6 @@ export interface AdmissionDeclarations {
   variables?: readonly { name: string; type: string }[];
 }
 
-type Program = ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
-
 export interface AdmissionProgram {
   /** The checked type, in the engine's spelling (`bool`, `string`, `list<int>`, `dyn`). */
   type: string;
@@ -248,33 +246,15 @@ const returnTypeNames: Record<string, string> = { bool: 'bool', string: 'string'
  */
 export function compileAdmissionExpression(src: string, decls: AdmissionDeclarations, returnTypes: readonly string[] = []): AdmissionCompileResult {
   const env = envFor(decls);
-  const known = functionNames();
-  try {
-    const limits = checkSource(src);
-    if (limits.issue !== undefined) return { error: `compilation failed: ${limits.issue}` };
-    let p: Program;
-    try {
-      p = env.parse(limits.engineSource) as unknown as Program;
-    } catch (e) {
-      if (e instanceof RangeError) throw e;
-      return { error: `compilation failed: ${compileIssue(e, src, known)}` };
-    }
-    prepareAst(p.ast as EngineNode);
-    const c = p.check();
-    if (!c.valid) {
-      if (c.error instanceof RangeError) throw c.error;
-      return { error: `compilation failed: ${compileIssue(c.error, src, known)}` };
-    }
-    const type = c.type ?? 'dyn';
-    if (returnTypes.length > 0 && !returnTypes.includes(type) && type !== 'dyn') {
-      const names = returnTypes.map((t) => returnTypeNames[t] ?? t);
-      return { error: names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]` };
-    }
-    return { program: { type, run: (activation) => p(activation) } };
-  } catch (e) {
-    if (e instanceof RangeError) return { error: `compilation failed: ${TOO_DEEP_ISSUE}` };
-    throw e;
+  const checked = parseAndCheck(env, src, functionNames());
+  if (checked.issue !== undefined) return { error: `compilation failed: ${checked.issue}` };
+  const p = checked.prog;
+  const type = checked.type ?? 'dyn';
+  if (returnTypes.length > 0 && !returnTypes.includes(type) && type !== 'dyn') {
+    const names = returnTypes.map((t) => returnTypeNames[t] ?? t);
+    return { error: names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]` };
   }
+  return { program: { type, run: (activation) => p(activation) } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,27 +378,8 @@ export function typeCheckAdmissionExpressions(
   typed.registerVariable('authorizer', AUTHORIZER);
   const known = functionNames();
   const check = (env: Environment, src: string): { type?: string; issue?: string } => {
-    try {
-      const limits = checkSource(src);
-      if (limits.issue !== undefined) return { issue: limits.issue };
-      let p: Program;
-      try {
-        p = env.parse(limits.engineSource) as unknown as Program;
-      } catch (e) {
-        if (e instanceof RangeError) throw e;
-        return { issue: compileIssue(e, src, known) };
-      }
-      prepareAst(p.ast as EngineNode);
-      const c = p.check();
-      if (!c.valid) {
-        if (c.error instanceof RangeError) throw c.error;
-        return { issue: compileIssue(c.error, src, known) };
-      }
-      return { type: c.type ?? 'dyn' };
-    } catch (e) {
-      if (e instanceof RangeError) return { issue: TOO_DEEP_ISSUE };
-      throw e;
-    }
+    const checked = parseAndCheck(env, src, known);
+    return checked.issue !== undefined ? { issue: checked.issue } : { type: checked.type ?? 'dyn' };
   };
   const withVariables = (vars: readonly { name: string; type: string }[]): Environment => {
     const env = typed.clone();

@@ -8,9 +8,10 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { type FieldError, GoPrinted, child, forbidden, goQuote, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import { boundsHint, costErrorMessage, estimateCost, maxCardinality } from './cost.js';
-import { baseEnv, celEquals, type EngineNode, prepareAst, unrenamed, walk } from './env.js';
+import { baseEnv, celEquals, type EngineNode, unrenamed, walk } from './env.js';
 import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
-import { TOO_DEEP_ISSUE, checkSource } from './limits.js';
+import { TOO_DEEP_ISSUE } from './limits.js';
+import { type ParsedProgram, parseAndCheck } from './check.js';
 import { compileIssue } from './messages.js';
 import { RegexError, compileRegex } from './regex.js';
 import { type Decl, TypeNamer, declFor } from './types.js';
@@ -94,7 +95,7 @@ function usesOldSelf(ast: EngineNode): boolean {
   return found;
 }
 
-type Parsed = ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
+type Parsed = ParsedProgram;
 
 /** A regex literal argument: what cel-go's ValidateRegexLiterals checks and its regex optimizations compile. */
 interface RegexLiteral {
@@ -149,23 +150,10 @@ interface Compiled {
 }
 
 function compileExpr(env: Environment, src: string, known: Set<string>): Compiled {
+  const checked = parseAndCheck(env, src, known);
+  if (checked.issue !== undefined) return { issue: checked.issue };
+  const { prog: p, type } = checked;
   try {
-    // cel-go's size and depth limits first: past them the engine's recursion would overflow.
-    const limits = checkSource(src);
-    if (limits.issue !== undefined) return { issue: limits.issue };
-    let p: Parsed;
-    try {
-      p = env.parse(limits.engineSource) as unknown as Parsed;
-    } catch (e) {
-      if (e instanceof RangeError) throw e;
-      return { issue: compileIssue(e, src, known) };
-    }
-    prepareAst(p.ast as EngineNode);
-    const c = p.check();
-    if (!c.valid) {
-      if (c.error instanceof RangeError) throw c.error;
-      return { issue: compileIssue(c.error, src, known) };
-    }
     const literals = regexLiterals(p.ast as EngineNode);
     const invalid = literals.filter((l) => l.validated && regexError(l.pattern) !== undefined);
     if (invalid.length > 0) {
@@ -173,9 +161,9 @@ function compileExpr(env: Environment, src: string, known: Set<string>): Compile
     }
     for (const l of literals) {
       const err = l.planned ? regexError(l.pattern) : undefined;
-      if (err !== undefined) return { prog: p, type: c.type, program: err };
+      if (err !== undefined) return { prog: p, type, program: err };
     }
-    return { prog: p, type: c.type };
+    return { prog: p, type };
   } catch (e) {
     // Anything deep enough to overflow the stack that the limits did not foresee.
     if (e instanceof RangeError) return { issue: TOO_DEEP_ISSUE };

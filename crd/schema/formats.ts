@@ -6,6 +6,7 @@
 // int-or-string, made-up names ...) is stripped from the schema before validation and so ignored.
 // Names are normalised by dropping dashes, as strfmt does ("date-time" is "datetime").
 import { RE2JS } from 're2js';
+import { parseGoRequestURI } from '../../apimachinery/go-url.js';
 
 export type FormatCheck = (value: string) => boolean;
 
@@ -199,104 +200,7 @@ function isMAC(s: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // URI: Go's net/url.ParseRequestURI (govalidator.IsRequestURI)
 
-const isHexChar = (c: string | undefined): boolean => c !== undefined && hexVal(c) >= 0;
-
-/** url.shouldEscape for the host and zone modes. */
-function hostCharNeedsEscape(c: string): boolean {
-  if (/[a-zA-Z0-9]/.test(c)) return false;
-  if ("!$&'()*+,;=:[]<>\"".includes(c)) return false;
-  if ('-_.~'.includes(c)) return false;
-  return true;
-}
-
-/** url.unescape's validation for the path (mode 'path'), host ('host') and zone ('zone') modes. */
-function unescapeOK(s: string, mode: 'path' | 'host' | 'zone' | 'user'): boolean {
-  for (let i = 0; i < s.length; ) {
-    const c = s[i]!;
-    if (c === '%') {
-      if (!isHexChar(s[i + 1]) || !isHexChar(s[i + 2])) return false;
-      const v = hexVal(s[i + 1]!) * 16 + hexVal(s[i + 2]!);
-      if (mode === 'host' && hexVal(s[i + 1]!) < 8 && s.slice(i, i + 3) !== '%25') return false;
-      if (mode === 'zone' && s.slice(i, i + 3) !== '%25' && v !== 0x20 && v < 0x80 && hostCharNeedsEscape(String.fromCharCode(v))) return false;
-      i += 3;
-      continue;
-    }
-    if ((mode === 'host' || mode === 'zone') && c.charCodeAt(0) < 0x80 && hostCharNeedsEscape(c)) return false;
-    i++;
-  }
-  return true;
-}
-
-const validOptionalPort = (p: string): boolean => p === '' || /^:[0-9]*$/.test(p);
-
-function parseHostOK(host: string): boolean {
-  if (host.startsWith('[')) {
-    const i = host.lastIndexOf(']');
-    if (i < 0) return false;
-    if (!validOptionalPort(host.slice(i + 1))) return false;
-    const zone = host.slice(0, i).indexOf('%25');
-    if (zone >= 0) {
-      return unescapeOK(host.slice(0, zone), 'host') && unescapeOK(host.slice(zone, i), 'zone') && unescapeOK(host.slice(i), 'host');
-    }
-  } else {
-    const i = host.lastIndexOf(':');
-    if (i !== -1 && !validOptionalPort(host.slice(i))) return false;
-  }
-  return unescapeOK(host, 'host');
-}
-
-function validUserinfo(s: string): boolean {
-  return /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/.test(s);
-}
-
-function isRequestURI(raw: string): boolean {
-  // stringContainsCTLByte
-  for (let i = 0; i < raw.length; i++) {
-    const b = raw.charCodeAt(i);
-    if (b < 0x20 || b === 0x7f) return false;
-  }
-  if (raw === '') return false;
-  if (raw === '*') return true;
-  // getScheme
-  let scheme = '';
-  let rest = raw;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (/[a-zA-Z]/.test(c)) continue;
-    if (/[0-9+\-.]/.test(c)) {
-      if (i === 0) break;
-      continue;
-    }
-    if (c === ':') {
-      if (i === 0) return false; // missing protocol scheme
-      scheme = raw.slice(0, i);
-      rest = raw.slice(i + 1);
-    }
-    break;
-  }
-  if (rest.endsWith('?') && rest.split('?').length === 2) rest = rest.slice(0, -1);
-  else {
-    const q = rest.indexOf('?');
-    if (q >= 0) rest = rest.slice(0, q);
-  }
-  if (!rest.startsWith('/')) return scheme !== ''; // opaque, or "invalid URI for request"
-  if (scheme !== '' && rest.startsWith('//')) {
-    let authority = rest.slice(2);
-    rest = '';
-    const slash = authority.indexOf('/');
-    if (slash >= 0) {
-      rest = authority.slice(slash);
-      authority = authority.slice(0, slash);
-    }
-    const at = authority.lastIndexOf('@');
-    if (!parseHostOK(at < 0 ? authority : authority.slice(at + 1))) return false;
-    if (at >= 0) {
-      const userinfo = authority.slice(0, at);
-      if (!validUserinfo(userinfo) || !unescapeOK(userinfo, 'user')) return false;
-    }
-  }
-  return unescapeOK(rest, 'path');
-}
+const isRequestURI = (raw: string): boolean => parseGoRequestURI(raw).ok;
 
 // ---------------------------------------------------------------------------------------------
 // Email: Go's net/mail.ParseAddress, reduced to accept/reject

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
 import { formatFieldError } from '../../../../../apimachinery/field-errors.js';
-import { type ValidatingAdmissionPolicySpec, parseGoURL, validateValidatingAdmissionPolicy } from '../../../../../apimachinery/admissionregistration/validation.js';
+import { type ValidatingAdmissionPolicySpec, validateValidatingAdmissionPolicy } from '../../../../../apimachinery/admissionregistration/validation.js';
 import {
   VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
   VALIDATING_ADMISSION_POLICY_COLUMNS,
@@ -698,27 +698,5 @@ describe('printing', () => {
     expect(goLabelSelectorString({ matchExpressions: [{ key: 'k', operator: 'Exists' }] })).toBe(
       '&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:k,Operator:Exists,Values:[],},},}',
     );
-  });
-});
-
-describe("Go's url.Parse, as the webhook URL rule sees it", () => {
-  it.each<[string, ReturnType<typeof parseGoURL>]>([
-    ['https://example.com/hook', { ok: true, url: { scheme: 'https', host: 'example.com', fragment: '', rawQuery: '' } }],
-    ['HTTPS://example.com:8443', { ok: true, url: { scheme: 'https', host: 'example.com:8443', fragment: '', rawQuery: '' } }],
-    ['https://[::1]:443/x', { ok: true, url: { scheme: 'https', host: '[::1]:443', fragment: '', rawQuery: '' } }],
-    ['https://u@h/p?q=1#f', { ok: true, url: { scheme: 'https', host: 'h', user: 'u', fragment: 'f', rawQuery: 'q=1' } }],
-    ['https://h/p?', { ok: true, url: { scheme: 'https', host: 'h', fragment: '', rawQuery: '' } }],
-    ['https:opaque', { ok: true, url: { scheme: 'https', host: '', fragment: '', rawQuery: '' } }],
-    ['://h', { ok: false, error: 'parse "://h": missing protocol scheme' }],
-    ['https://h:port', { ok: false, error: 'parse "https://h:port": invalid port ":port" after host' }],
-    ['https://h o/', { ok: false, error: 'parse "https://h o/": invalid character " " in host name' }],
-    ['https://h/%zz', { ok: false, error: 'parse "https://h/%zz": invalid URL escape "%zz"' }],
-    ['https://h/#%x', { ok: false, error: 'parse "https://h/#%x": invalid URL escape "%x"' }],
-    ['https://[::1/', { ok: false, error: 'parse "https://[::1/": missing \']\' in host' }],
-    ['https://h/\n', { ok: false, error: 'parse "https://h/\\n": net/url: invalid control character in URL' }],
-    ['a:b/c', { ok: true, url: { scheme: 'a', host: '', fragment: '', rawQuery: '' } }],
-    ['1a:b/c', { ok: false, error: 'parse "1a:b/c": first path segment in URL cannot contain colon' }],
-  ])('%s', (raw, want) => {
-    expect(parseGoURL(raw)).toEqual(want);
   });
 });
