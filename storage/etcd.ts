@@ -69,7 +69,7 @@ const neverApplied = (err: unknown): boolean => NEVER_APPLIED.some((m) => messag
 
 /** Failures that say this member in particular cannot serve: down, gone, or cut off from its leader. */
 const memberUnreachable = (err: unknown): boolean =>
-  /No connection established|Connection dropped|ECONNRESET|etcdserver: no leader/.test(messageOf(err));
+  /No connection established|Connection dropped|ECONNRESET|etcdserver: no leader|raft: stopped|etcdserver: server stopped/.test(messageOf(err));
 
 /** Failures another member or a moment later may not have: a read can simply be repeated. */
 function transient(err: unknown): boolean {
@@ -77,7 +77,9 @@ function transient(err: unknown): boolean {
     err instanceof GRPCUnavailableError ||
     err instanceof GRPCDeadlineExceededError ||
     neverApplied(err) ||
-    /leader changed|request timed out|Connection dropped/.test(messageOf(err))
+    // A member shutting down (a restart) answers these, as gRPC Unknown: the call may or may not
+    // have been applied, like any unavailability.
+    /leader changed|request timed out|Connection dropped|raft: stopped|etcdserver: server stopped/.test(messageOf(err))
   );
 }
 
