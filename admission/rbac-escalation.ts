@@ -17,7 +17,9 @@ import {
   roleEscalationAuthorized,
   roleReferenceRules,
   rulesOf,
+  subjectsOf,
 } from '../apimachinery/rbac/index.js';
+import { deepEqual } from '../apimachinery/equality.js';
 import type { AdmissionPlugin, Attributes } from './interface.js';
 
 export interface EscalationDeps {
@@ -27,6 +29,11 @@ export interface EscalationDeps {
 }
 
 const ROLES = new Set(['roles', 'clusterroles']);
+/** kube's fullAuthority: everything, resources and non-resource URLs. */
+const FULL_AUTHORITY = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
 const BINDINGS = new Set(['rolebindings', 'clusterrolebindings']);
 
 export function rbacEscalationCheck(deps: EscalationDeps): AdmissionPlugin {
@@ -43,16 +50,22 @@ export function rbacEscalationCheck(deps: EscalationDeps): AdmissionPlugin {
       const source = deps.sourceFor(user);
       if (ROLES.has(a.resource.name)) {
         if (roleEscalationAuthorized(deps.authorizer, user, { apiGroup: a.resource.group, resource: a.resource.name, namespace: a.namespace, name: a.name })) return;
-        // kube's clusterrole policybased storage skips the check for an aggregated role's rules: the controller fills them.
-        if (a.resource.name === 'clusterroles' && (a.object as ClusterRole).aggregationRule) return;
+        // An aggregationRule lets the controller (the server) copy any role's rules into this
+        // one: kube asks for full authority to set or keep one.
+        const aggregates = (o: unknown): boolean => Boolean((o as ClusterRole | undefined)?.aggregationRule);
+        if (a.resource.name === 'clusterroles' && (aggregates(a.object) || aggregates(a.oldObject))) {
+          if (confirmNoEscalation(source, user, '', FULL_AUTHORITY) !== undefined) refuse('must have cluster-admin privileges to use the aggregationRule');
+        }
         const message = confirmNoEscalation(source, user, a.namespace, rulesOf(a.object as ClusterRole));
         if (message !== undefined) refuse(message);
         return;
       }
       if (!BINDINGS.has(a.resource.name)) return;
       const binding = a.object as RoleBinding;
-      // An update that keeps the roleRef grants nothing new (kube checks only a changed roleRef).
-      if (a.operation === 'UPDATE' && a.oldObject && JSON.stringify((a.oldObject as RoleBinding).roleRef) === JSON.stringify(binding.roleRef)) return;
+      // kube's IsOnlyMutatingGCFields, as far as grants go: an update that keeps who is bound to
+      // what grants nothing new (roleRef is immutable; the subjects are what an update can add).
+      const old = a.oldObject as RoleBinding | undefined;
+      if (a.operation === 'UPDATE' && old && deepEqual(old.roleRef, binding.roleRef) && deepEqual(subjectsOf(old), subjectsOf(binding))) return;
       if (bindingAuthorized(deps.authorizer, user, binding.roleRef, a.namespace)) return;
       const referenced = roleReferenceRules(source, binding.roleRef, a.namespace);
       if ('error' in referenced) refuse(referenced.error);

@@ -26,7 +26,7 @@ let auditLog: string;
 async function call(method: string, path: string, opts: { token?: string | null; body?: unknown; headers?: Record<string, string>; cert?: Issued } = {}): Promise<{ status: number; json: Json; headers: Record<string, unknown> }> {
   const token = opts.token === undefined ? server.token : opts.token;
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-  const headers: Record<string, string> = { ...opts.headers, ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  const headers: Record<string, string> = { ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) };
   const r = await new Promise<{ status: number; text: string; headers: Record<string, unknown> }>((resolve, reject) => {
     const req = httpsRequest(server.url + path, { method, ca: server.caCert, headers, agent: false, ...(opts.cert ? { cert: opts.cert.cert, key: opts.cert.key } : {}) }, (res) => {
       const chunks: Buffer[] = [];
@@ -145,6 +145,36 @@ describe('RBAC', () => {
     const role = await call('POST', `${RBAC}/namespaces/team-a/roles`, { token: ALICE, body: { metadata: { name: 'nodes' }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }] } });
     expect(role.status).toBe(403);
     expect(role.json['message']).toContain('{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}');
+  });
+
+  it('an update that adds a subject to a powerful binding is escalation-checked too', async () => {
+    // The admin binds cluster-admin in team-a to nobody; alice (admin there) may update bindings.
+    await ok('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'root-in-a', { kind: 'ClusterRole', name: 'cluster-admin' }, [{ kind: 'User', name: 'nobody' }]));
+    await vi.waitFor(async () => {
+      const r = await call('PATCH', `${RBAC}/namespaces/team-a/rolebindings/root-in-a`, {
+        token: ALICE,
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: { subjects: [{ kind: 'User', name: 'nobody' }, { kind: 'User', name: 'alice' }] },
+      });
+      expect(r.status).toBe(403);
+      expect(r.json['message']).toContain('user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held');
+    });
+    // A label, which grants nothing, is hers to change.
+    const label = await call('PATCH', `${RBAC}/namespaces/team-a/rolebindings/root-in-a`, { token: ALICE, headers: { 'content-type': 'application/merge-patch+json' }, body: { metadata: { labels: { a: 'b' } } } });
+    expect(label.status, JSON.stringify(label.json)).toBe(200);
+  });
+
+  it('an aggregationRule needs full authority: the controller would copy any role into it', async () => {
+    await ok('POST', `${RBAC}/clusterroles`, { metadata: { name: 'role-writer' }, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['create', 'update', 'patch', 'get'] }] });
+    await ok('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'bob-role-writer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-writer' }, subjects: [{ kind: 'User', name: 'bob' }] });
+    await vi.waitFor(async () => {
+      const r = await call('POST', `${RBAC}/clusterroles`, {
+        token: BOB,
+        body: { metadata: { name: 'bobs-everything' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } }] } },
+      });
+      expect(r.status).toBe(403);
+      expect(r.json['message']).toBe('clusterroles.rbac.authorization.k8s.io "bobs-everything" is forbidden: must have cluster-admin privileges to use the aggregationRule');
+    });
   });
 
   it('blockOwnerDeletion needs permission on the owner’s finalizers (OwnerReferencesPermissionEnforcement)', async () => {
