@@ -241,6 +241,10 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
 
   const crdController = new CRDController(storage, crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd), admission), logger);
   namespaceController = new NamespaceController(storage, namespaces, catalog, logger, { isLeader });
+  // The default roles, then RBAC's index (decisions wait for it), then aggregation, as leader;
+  // the admission configurations before the server's own first writes, which they may judge.
+  await authorization.start(isLeader);
+  await dynamicAdmission.start(isLeader);
   // Creates kube-system, where the Lease lives, in every replica (idempotent), before electing.
   await namespaceController.start();
   // kube's `default/kubernetes` Service, created once if absent (the secure port, 6443 when not yet known).
@@ -264,9 +268,6 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     });
     await garbageCollector.start();
   }
-  // The default roles, then RBAC's index (decisions wait for it), then aggregation, as leader.
-  await authorization.start(isLeader);
-  await dynamicAdmission.start(isLeader);
   // Campaigns once now (a lone replica leads from the start), then every retry period; a new
   // leader's resync() re-queues what the graph holds, so starting the controllers first is safe.
   await elector?.start();
@@ -284,7 +285,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     if (!info.isResourceRequest) return serveNonResource(req, res, info.path, query);
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc) throw notFoundPath();
-    const computed = desc.creates?.[info.subresource];
+    // Own properties only: a subresource named `constructor` is not a handler.
+    const computed = desc.creates && Object.hasOwn(desc.creates, info.subresource) ? desc.creates[info.subresource] : undefined;
     if (computed) {
       // kube registers only POST for these (go-restful's 405 for the rest).
       if (info.verb !== 'create') throw methodNotSupported();

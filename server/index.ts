@@ -196,11 +196,13 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   try {
     if (o.dataDir) await prepareDataDir(o.dataDir, logger);
     const [tls, tokens, saKey, caPem] = await Promise.all([servingTls(o, logger), tokenRecords(o, logger), signingKey(o), clientCA(o)]);
-    const verifyKeys = o.serviceAccount.keyFiles.length > 0
-      ? await loadPublicKeyFiles(o.serviceAccount.keyFiles).catch((err: unknown) => {
-          throw new StartupError(`--service-account-key-file: ${err instanceof Error ? err.message : String(err)}`);
-        })
-      : [createPublicKey(saKey)];
+    // The signing key always verifies what this server signs; --service-account-key-file adds others'.
+    const verifyKeys = [
+      createPublicKey(saKey),
+      ...(await loadPublicKeyFiles(o.serviceAccount.keyFiles).catch((err: unknown) => {
+        throw new StartupError(`--service-account-key-file: ${err instanceof Error ? err.message : String(err)}`);
+      })),
+    ];
     const audit = auditing(o, logger);
     undo.push(async () => audit?.backend.close());
     // /metrics' etcd_request_duration_seconds times every storage call, on either backend.

@@ -51,7 +51,7 @@ export interface ServerOptions {
    * Default: DIR/pki/sa.key, generated once; in memory without a data dir.
    */
   serviceAccountSigningKeyFile?: string;
-  /** --service-account-key-file: public (or private) keys (PEM) tokens are verified with; default the signing key's. */
+  /** --service-account-key-file: more public (or private) keys (PEM) tokens are verified with, beside the signing key's. */
   serviceAccountKeyFiles?: string[];
   /** --service-account-issuer: the first is written into new tokens; tokens of any are accepted (default https://kubernetes.default.svc.cluster.local). */
   serviceAccountIssuers?: string[];
@@ -499,7 +499,7 @@ const FLAGS: readonly FlagSpec[] = [
   {
     name: 'service-account-key-file',
     arg: 'FILE',
-    help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. (default: the signing key)',
+    help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. (the signing key always verifies too)',
     set: (o, v) => nonEmpty(v, () => (o.serviceAccountKeyFiles = [...(o.serviceAccountKeyFiles ?? []), v])),
   },
   {

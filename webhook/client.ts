@@ -282,7 +282,10 @@ function takeIdle(key: string): TLSSocket | undefined {
     }
     socket.setTimeout(0);
     socket.removeAllListeners('timeout');
-    if (!socket.destroyed && socket.writable) return socket;
+    if (!socket.destroyed && socket.writable) {
+      socket.ref();
+      return socket;
+    }
   }
   return undefined;
 }
@@ -303,6 +306,8 @@ function keepIdle(key: string, socket: TLSSocket): void {
   socket.once('close', onClose);
   idleListeners.set(socket, { onError, onClose });
   socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
+  // An idle connection never keeps the process alive (a library user's server closed, a test done).
+  socket.unref();
   sockets.push(socket);
   idleConnections.set(key, sockets);
 }
@@ -350,8 +355,12 @@ export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number
           Connection: 'keep-alive',
         },
       });
+      // Go retries a request on a kept connection only if none of it was written: a review the
+      // webhook may have received is not sent twice.
+      let written = false;
+      req.on('finish', () => (written = true));
       req.on('error', (err) => {
-        if (reused && !readingBody && !settled) {
+        if (reused && !written && !readingBody && !settled) {
           tlsSocket.destroy();
           return connectFresh(key);
         }

@@ -28,6 +28,8 @@ interface NonResourceAttributes {
 }
 
 interface AccessReviewSpec {
+  /** SelfSubjectRulesReview's only field. */
+  namespace?: string;
   resourceAttributes?: ResourceAttributes | null;
   nonResourceAttributes?: NonResourceAttributes | null;
   user?: string;
@@ -36,7 +38,39 @@ interface AccessReviewSpec {
   extra?: Record<string, string[]>;
 }
 
-const specOf = (obj: KubeObject): AccessReviewSpec => (isJsonObject(obj['spec']) ? (obj['spec'] as AccessReviewSpec) : {});
+/**
+ * The spec as kube's decoder would have it, or its 400: every field of its Go type (strings, a
+ * []string of groups, a map[string][]string of extra), so nothing downstream meets a number where
+ * it expects a string (or a string where it expects a list).
+ */
+function specOf(obj: KubeObject): AccessReviewSpec {
+  const kind = String(obj.kind ?? '');
+  const refuse = (field: string, value: unknown, goType: string): never => {
+    const got = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${got} into Go struct field ${field} of type ${goType}`);
+  };
+  const spec = obj['spec'];
+  if (spec === undefined || spec === null) return {};
+  if (!isJsonObject(spec)) return refuse('.spec', spec, 'v1.SubjectAccessReviewSpec');
+  const strings = (o: unknown, at: string, fields: readonly string[]): void => {
+    if (o === undefined || o === null) return;
+    if (!isJsonObject(o)) return refuse(at, o, 'object');
+    for (const f of fields) if (o[f] !== undefined && o[f] !== null && typeof o[f] !== 'string') refuse(`${at}.${f}`, o[f], 'string');
+  };
+  strings(spec, 'spec', ['user', 'uid', 'namespace']);
+  strings(spec['resourceAttributes'], 'spec.resourceAttributes', ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name']);
+  strings(spec['nonResourceAttributes'], 'spec.nonResourceAttributes', ['path', 'verb']);
+  const groups = spec['groups'];
+  if (groups !== undefined && groups !== null && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string'))) refuse('spec.groups', groups, '[]string');
+  const extra = spec['extra'];
+  if (extra !== undefined && extra !== null) {
+    if (!isJsonObject(extra)) refuse('spec.extra', extra, 'map[string]v1.ExtraValue');
+    for (const v of Object.values(extra as Record<string, unknown>)) {
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) refuse('spec.extra', v, 'v1.ExtraValue');
+    }
+  }
+  return spec as AccessReviewSpec;
+}
 
 /** ValidateSelfSubjectAccessReviewSpec: exactly one kind of attributes. */
 function attributeErrors(spec: AccessReviewSpec): FieldError[] {
@@ -123,7 +157,7 @@ export function accessReviews(authorizer: Authorizer): Record<string, CreateOnly
       return answered({ ...obj, metadata: { ...obj.metadata, namespace } }, authorizer, attributesFrom(specUser(spec), spec));
     },
     selfsubjectrulesreviews: ({ obj, user }) => {
-      const namespace = isJsonObject(obj['spec']) && typeof obj['spec']['namespace'] === 'string' ? obj['spec']['namespace'] : '';
+      const namespace = specOf(obj).namespace ?? '';
       if (namespace === '') throw badRequest('no namespace on request');
       const rules = authorizer.rulesFor(user, namespace);
       return {

@@ -237,6 +237,15 @@ describe('access reviews', () => {
     expect((await call('GET', '/apis/authorization.k8s.io/v1/subjectaccessreviews')).status).toBe(405);
   });
 
+  it('badly typed reviews are 400s, never a 500 or a wrong answer', async () => {
+    const groupsString = await call('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: review('SubjectAccessReview', { user: 'x', groups: 'xx-system:masters-yy', resourceAttributes: { verb: 'get', resource: 'secrets' } }) });
+    expect(groupsString.status).toBe(400);
+    expect(groupsString.json['message']).toBe('SubjectAccessReview in version "v1" cannot be handled as a SubjectAccessReview: json: cannot unmarshal string into Go struct field spec.groups of type []string');
+    const pathNumber = await call('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { token: ALICE, body: review('SelfSubjectAccessReview', { nonResourceAttributes: { verb: 'get', path: 5 } }) });
+    expect(pathNumber.status).toBe(400);
+    expect((await call('POST', `${NS}/team-a/serviceaccounts/x/constructor`, { body: {} })).status).toBe(404);
+  });
+
   it('SelfSubjectRulesReview lists what the requester may do in a namespace (kubectl auth can-i --list)', async () => {
     const r = await call('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { token: ALICE, body: review('SelfSubjectRulesReview', { namespace: 'team-a' }) });
     expect(r.status).toBe(201);
