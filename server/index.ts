@@ -223,7 +223,11 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       ...(o.watchBudgetBytes !== undefined ? { watchBudgetBytes: o.watchBudgetBytes } : {}),
       ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
       authorizationModes: o.authorizationModes,
-      tokens: { issuer: new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, saKey), audiences: o.serviceAccount.audiences },
+      tokens: {
+        issuer: new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, saKey),
+        audiences: o.serviceAccount.audiences,
+        maxExpirationSeconds: o.serviceAccount.maxTokenExpirationSeconds,
+      },
       ...(o.enableGarbageCollector ? {} : { garbageCollector: false }),
     });
     undo.push(() => api.close());

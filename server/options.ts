@@ -57,6 +57,8 @@ export interface ServerOptions {
   serviceAccountIssuers?: string[];
   /** --api-audiences: what a token must be for; default the first issuer. */
   apiAudiences?: string[];
+  /** --service-account-max-token-expiration: the longest TokenRequest granted; 0 (default) no limit. */
+  serviceAccountMaxTokenExpirationMs?: number;
   /** --audit-policy-file: an audit.k8s.io/v1 Policy; without it nothing is audited. */
   auditPolicyFile?: string;
   /** --audit-log-path: JSON lines of audit events; '-' is standard output. */
@@ -177,6 +179,7 @@ export interface ResolvedOptions {
     keyFiles: string[];
     issuers: string[];
     audiences: string[];
+    maxTokenExpirationSeconds: number;
   };
   audit: { policyFile: string; logPath: string; maxSizeMB: number; maxBackups: number; maxAgeDays: number } | undefined;
   compactionIntervalMs: number;
@@ -244,6 +247,7 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
       keyFiles: o.serviceAccountKeyFiles ?? [],
       issuers,
       audiences: o.apiAudiences ?? [issuers[0]!],
+      maxTokenExpirationSeconds: Math.floor(count('serviceAccountMaxTokenExpirationMs', o.serviceAccountMaxTokenExpirationMs ?? 0) / 1000),
     },
     audit:
       o.auditPolicyFile === undefined
@@ -507,6 +511,17 @@ const FLAGS: readonly FlagSpec[] = [
     arg: 'URL',
     help: `Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted. (default ${DEFAULT_SERVICE_ACCOUNT_ISSUER})`,
     set: (o, v) => nonEmpty(v, () => (o.serviceAccountIssuers = [...(o.serviceAccountIssuers ?? []), v])),
+  },
+  {
+    name: 'service-account-max-token-expiration',
+    arg: 'DURATION',
+    help: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value. (default 0: no limit)',
+    set: (o, v) => {
+      const ms = parseGoDuration(v);
+      if (ms === undefined) return 'must be a duration such as 24h0m0s';
+      o.serviceAccountMaxTokenExpirationMs = ms;
+      return undefined;
+    },
   },
   {
     name: 'api-audiences',

@@ -11,6 +11,8 @@ export interface TokenRequestSigning {
   issuer: ServiceAccountTokenIssuer;
   /** --api-audiences: a TokenRequest without audiences gets these. */
   audiences: readonly string[];
+  /** --service-account-max-token-expiration in seconds: longer requests are shortened, with a warning; 0 none. */
+  maxExpirationSeconds: number;
 }
 
 /** What token authentication needs of a stored object: that it exists, its uid, whether it is going. */
@@ -26,16 +28,18 @@ export function liveObject(store: Store): ObjectLookup {
 
 export function tokenRequestHandler(signing: TokenRequestSigning, serviceAccounts: Store, secrets: Store): CreateOnlyHandler {
   const secret = liveObject(secrets);
-  return async ({ obj, namespace, name }) => {
+  return async ({ obj, namespace, name, warn }) => {
     const sa = await serviceAccounts.get(namespace, name).catch(ignoreNotFound);
     const prepared = await prepareTokenRequest(obj, {
       namespace,
       name,
       serviceAccount: sa && { metadata: { name, namespace, uid: sa.metadata.uid ?? '' } },
       apiAudiences: signing.audiences,
+      maxExpirationSeconds: signing.maxExpirationSeconds,
       secret,
     });
     if (prepared.kind === 'error') throw prepared.error;
+    for (const w of prepared.warnings) warn(w);
     return (await issueTokenRequest(prepared, signing.issuer)) as unknown as KubeObject;
   };
 }

@@ -10,6 +10,7 @@ import type { RequestInfo } from '../pipeline/request-info.js';
 import { decodeObjectBody, readBody } from './body.js';
 import { checkBodyObject } from './rest.js';
 import { sendJson } from './respond.js';
+import { addWarning } from './field-validation.js';
 import { auditOf } from '../audit/context.js';
 
 export interface CreateOnlyCtx {
@@ -28,6 +29,6 @@ export async function serveCreateOnly(ctx: CreateOnlyCtx, handler: CreateOnlyHan
     ? (isJsonObject(value) ? (value as unknown as KubeObject) : checkBodyObject(ctx.desc, value, { group: ctx.desc.group, name: ctx.desc.names.kind }))
     : checkBodyObject(ctx.desc, value, { group: ctx.desc.group, name: ctx.desc.names.kind });
   auditOf(ctx.res)?.requestObject(obj);
-  const answer = await handler({ obj, user: ctx.user, namespace: ctx.info.namespace, name: ctx.info.name });
+  const answer = await handler({ obj, user: ctx.user, namespace: ctx.info.namespace, name: ctx.info.name, warn: (text) => addWarning(ctx.res, text) });
   sendJson(ctx.res, 201, answer);
 }

@@ -106,7 +106,7 @@ export interface ResourceDescriptor {
 }
 
 /** A create answered from the request alone: the object to answer 201 with, or an ApiError to throw. */
-export type CreateOnlyHandler = (input: { obj: KubeObject; user: UserInfo; namespace: string; name: string }) => Promise<KubeObject> | KubeObject;
+export type CreateOnlyHandler = (input: { obj: KubeObject; user: UserInfo; namespace: string; name: string; warn: (text: string) => void }) => Promise<KubeObject> | KubeObject;
 
 export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
 
