@@ -68,7 +68,8 @@ export class ClusterRoleAggregation {
     this.pending = true;
     this.running = this.running.then(async () => {
       this.pending = false;
-      if (this.isLeader() && !this.closed) await this.syncAll();
+      // Never a rejected chain: the next change must still run, and nothing may go unhandled.
+      if (this.isLeader() && !this.closed) await this.syncAll().catch((err: unknown) => this.logger.warn('ClusterRole aggregation failed', { err: String(err) }));
     });
   }
 
