@@ -272,8 +272,7 @@ export class Metrics {
     if (t.longRunning) this.longRunning.delete(t);
     else this.inflight[t.kind].current--;
     const l = trustedLabels(t, answered ? code : undefined);
-    this.requestTotal.inc({
-      code: String(code),
+    const labels = {
       component: APISERVER_COMPONENT,
       dry_run: l.dryRun,
       group: l.group,
@@ -282,20 +281,9 @@ export class Metrics {
       subresource: l.subresource,
       verb: l.verb,
       version: l.version,
-    });
-    this.requestDuration.observe(
-      {
-        component: APISERVER_COMPONENT,
-        dry_run: l.dryRun,
-        group: l.group,
-        resource: l.resource,
-        scope: l.scope,
-        subresource: l.subresource,
-        verb: l.verb,
-        version: l.version,
-      },
-      (performance.now() - t.start) / 1000,
-    );
+    };
+    this.requestTotal.inc({ code: String(code), ...labels }); // label order is output order: sorted, as Go writes them
+    this.requestDuration.observe(labels, (performance.now() - t.start) / 1000);
   }
 
   /**
