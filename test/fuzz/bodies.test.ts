@@ -253,6 +253,28 @@ for (const t of TARGETS) {
   });
 }
 
+/**
+ * Access reviews, TokenRequest and computed subresources take their bodies as they come (no store
+ * decodes them): a value of the wrong type was once a 500, or a substring match on groups.
+ */
+describe('reviews and computed subresources with badly typed bodies', () => {
+  const AUTHZ = '/apis/authorization.k8s.io/v1';
+  const cases: [string, string, unknown][] = [
+    ['SubjectAccessReview, groups a string', `${AUTHZ}/subjectaccessreviews`, { kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { user: 'x', groups: 'system:masters', resourceAttributes: { verb: 'get', resource: 'secrets' } } }],
+    ['SubjectAccessReview, groups of numbers', `${AUTHZ}/subjectaccessreviews`, { kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { user: 'x', groups: [1, 2] } }],
+    ['SubjectAccessReview, extra not a map', `${AUTHZ}/subjectaccessreviews`, { kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { user: 'x', extra: ['a'], resourceAttributes: {} } }],
+    ['SelfSubjectAccessReview, a numeric path', `${AUTHZ}/selfsubjectaccessreviews`, { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { nonResourceAttributes: { verb: 'get', path: 5 } } }],
+    ['SelfSubjectAccessReview, spec an array', `${AUTHZ}/selfsubjectaccessreviews`, { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: [] }],
+    ['SelfSubjectRulesReview, a numeric namespace', `${AUTHZ}/selfsubjectrulesreviews`, { kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', spec: { namespace: 7 } }],
+    ['TokenRequest, expirationSeconds a string', `/api/v1/namespaces/${NS}/serviceaccounts/default/token`, { kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1', spec: { expirationSeconds: 'x' } }],
+    ['an inherited property as a subresource', `/api/v1/namespaces/${NS}/serviceaccounts/default/constructor`, {}],
+    ['__proto__ as a subresource', `/api/v1/namespaces/${NS}/serviceaccounts/default/__proto__`, {}],
+  ];
+  for (const [name, path, body] of cases) {
+    it(name, () => fuzz.check((s) => send(s, 'POST', path, JSON.stringify(body)), { expect4xx: true }));
+  }
+});
+
 describe('properties', () => {
   const valid = JSON.stringify(widget('new', { s: 'ok', n: 1, f: 1.5, items: ['a'], free: { a: [1, { b: null }] } }));
 
