@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type ServerHandle } from '../../../server/index.js';
 import { type Issued, issue } from '../../helpers/client-certs.js';
+import { request } from '../../helpers/server-process.js';
 
 type Json = Record<string, unknown> & { metadata?: Record<string, unknown>; status?: Record<string, unknown> };
 
@@ -372,3 +373,21 @@ describe('audit', () => {
   });
 });
 
+
+describe('--service-account-max-token-expiration', () => {
+  it('shortens a longer TokenRequest to the maximum, with kube’s warning', async () => {
+    const capped = await startServer({ storage: 'memory', serviceAccountMaxTokenExpirationMs: 3_600_000 });
+    try {
+      const call2 = (method: string, path: string, body: unknown) => request(capped.url + path, { method, ca: capped.caCert, token: capped.token, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await call2('POST', `${NS}/default/serviceaccounts`, { metadata: { name: 'ctl' } })).status).toBe(201);
+      const r = await call2('POST', `${NS}/default/serviceaccounts/ctl/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } });
+      expect(r.status, r.body).toBe(201);
+      expect(String(r.headers['warning'])).toBe('299 - "requested expiration of 7200 seconds shortened to 3600 seconds"');
+      const expires = Date.parse((JSON.parse(r.body) as { status: { expirationTimestamp: string } }).status.expirationTimestamp);
+      expect(expires - Date.now()).toBeLessThanOrEqual(3_600_000);
+      expect(expires - Date.now()).toBeGreaterThan(3_500_000);
+    } finally {
+      await capped.close();
+    }
+  });
+});
