@@ -37,6 +37,8 @@ function answer(path: string, request: Json): Json | undefined {
       const op = object['metadata']['labels'] ? { op: 'add', path: '/metadata/labels/mutated', value: 'yes' } : { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } };
       return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([op])).toString('base64'), warnings: ['labelled by the webhook'] };
     }
+    case '/deny-blocked-ns':
+      return object['metadata']['name'] === 'blocked' ? { allowed: false, status: { code: 403, message: 'no blocked namespaces' } } : { allowed: true };
     default:
       return undefined; // /hang: never answers
   }
@@ -135,6 +137,18 @@ describe.each(backends)('on $name', ({ options }) => {
         expect(String(r.headers['warning'])).toContain('labelled by the webhook');
       });
       await remove('mutatingwebhookconfigurations', 'add-label');
+    });
+
+    it('namespaces pass the chain too: a webhook matching them is called', async () => {
+      await configure('validating', 'deny-ns', [
+        webhookFor('deny-ns.adm.example.com', '/deny-blocked-ns', { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'] }] }),
+      ]);
+      await vi.waitFor(async () => {
+        const r = await call('POST', '/api/v1/namespaces', { body: { metadata: { name: 'blocked' } } });
+        expect(r.status, r.text).toBe(403);
+        expect(r.json['message']).toBe('admission webhook "deny-ns.adm.example.com" denied the request: no blocked namespaces');
+      });
+      await remove('validatingwebhookconfigurations', 'deny-ns');
     });
 
     it('a hung webhook: Ignore lets the request through after its timeout, Fail refuses it, and only what it matches', async () => {
