@@ -7,6 +7,7 @@ import type { Storage } from '../storage/interface.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
+import type { KubeObject } from '../apimachinery/object.js';
 import { ApiError, badRequest, ignoreNotFound, methodNotSupported, notFoundPath, toApiError } from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
 import { Catalog, type ResourceDescriptor, TYPED_PROFILE, builtinDescriptor } from './registry/catalog.js';
@@ -97,13 +98,17 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   // Namespaces pass the admission chain too (webhooks and policies may match them); the chain's
   // namespace lifecycle reads them back, hence the late binding.
   let namespaces: Store | undefined;
-  // kube's default admission plugins that apply here, run by the store for every write.
+  // kube's admission plugins read namespaces from an informer (here the watch cache), and storage
+  // when the cache may be behind.
+  const cachedNamespace = (name: string): Promise<KubeObject | undefined> => namespaces!.get(undefined, name, { anyRevision: true }).catch(ignoreNotFound);
+  const storedNamespace = (name: string): Promise<KubeObject | undefined> => namespaces!.get(undefined, name).catch(ignoreNotFound);
   // The authorizer chain, installed below with RBAC's stores, which need these plugins first.
   let authorizer: Authorizer = alwaysDeny;
   const askAuthorizer: Authorizer = { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) };
+  // kube's default admission plugins that apply here, run by the store for every write.
   const basePlugins: AdmissionPlugin[] = [
-    namespaceLifecycle(async (name) => {
-      const ns = await namespaces!.get(undefined, name).catch(ignoreNotFound);
+    namespaceLifecycle(async (name, { live }) => {
+      const ns = await (live ? storedNamespace : cachedNamespace)(name);
       return ns && { terminating: isTerminating(ns) };
     }),
     ownerReferencesPermissionEnforcement(askAuthorizer, (apiVersion, kind) => {
@@ -117,7 +122,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     catalog,
     storage,
     admission: basePlugins,
-    namespace: (name) => namespaces!.get(undefined, name).catch(ignoreNotFound),
+    // A miss may be a namespace created a moment ago.
+    namespace: async (name) => (await cachedNamespace(name)) ?? storedNamespace(name),
     authorizer: askAuthorizer,
     logger,
   });

@@ -60,6 +60,21 @@ describe('AdmissionChain', () => {
 describe('NamespaceLifecycle', () => {
   const states: Record<string, { terminating: boolean }> = { live: { terminating: false }, going: { terminating: true } };
   const plugin = namespaceLifecycle(async (name) => states[name]);
+  // What the cache says and what storage says, apart; every lookup recorded.
+  const split = (cache: Record<string, { terminating: boolean }>, stored: Record<string, { terminating: boolean }>) => {
+    const lookups: string[] = [];
+    let clock = 1_000_000;
+    const p = namespaceLifecycle(
+      async (name, { live }) => {
+        lookups.push(`${live ? 'storage' : 'cache'} ${name}`);
+        return (live ? stored : cache)[name];
+      },
+      () => clock,
+    );
+    return { plugin: p, lookups, advance: (ms: number) => (clock += ms) };
+  };
+  const deleteNamespace = (name: string): Attributes =>
+    ({ operation: 'DELETE', namespace: '', name, resource: { group: '', name: 'namespaces' }, subresource: '' }) as Attributes;
   const create = (namespace: string, name = 'e'): Attributes =>
     ({ operation: 'CREATE', namespace, name, resource: { group: '', name: 'events' }, object: { metadata: { name } } }) as Attributes;
 
@@ -78,8 +93,28 @@ describe('NamespaceLifecycle', () => {
     else expect(apiError(() => { throw result; }).status).toMatchObject({ code, message });
   });
 
-  it('handles creates only', () => {
-    expect((['CREATE', 'UPDATE', 'DELETE', 'CONNECT'] as Operation[]).filter((op) => plugin.handles(op))).toEqual(['CREATE']);
+  it('handles creates, and deletes to note deleted namespaces', () => {
+    expect((['CREATE', 'UPDATE', 'DELETE', 'CONNECT'] as Operation[]).filter((op) => plugin.handles(op))).toEqual(['CREATE', 'DELETE']);
+  });
+
+  it('reads the cache, and storage when the cache has not seen a namespace yet', async () => {
+    const s = split({ old: { terminating: false } }, { old: { terminating: false }, fresh: { terminating: false } });
+    await s.plugin.admit!(create('old'));
+    await s.plugin.admit!(create('fresh'));
+    await expect(s.plugin.admit!(create('nowhere'))).rejects.toMatchObject({ status: { code: 404 } });
+    expect(s.lookups).toEqual(['cache old', 'cache fresh', 'storage fresh', 'cache nowhere', 'storage nowhere']);
+  });
+
+  it("for 30 s after a namespace's deletion, believes storage over a cache that still shows it active (kube's forceLiveLookup)", async () => {
+    const s = split({ going: { terminating: false }, other: { terminating: false } }, { going: { terminating: true }, other: { terminating: false } });
+    await s.plugin.admit!(create('going'));
+    await s.plugin.admit!(deleteNamespace('going'));
+    await expect(s.plugin.admit!(create('going'))).rejects.toMatchObject({ status: { code: 403 } });
+    // Another namespace, or a deletion seen long enough ago, is read from the cache alone.
+    await s.plugin.admit!(create('other'));
+    s.advance(30_000);
+    await s.plugin.admit!(create('going'));
+    expect(s.lookups).toEqual(['cache going', 'cache going', 'storage going', 'cache other', 'cache going']);
   });
 });
 
