@@ -7,7 +7,7 @@
 // drift from the table.
 //
 // Group commit: writes issued in the same turn of the event loop are committed together in one
-// transaction, each inside its own savepoint, so N concurrent writers pay one fsync instead of N
+// transaction, so N concurrent writers pay one fsync instead of N
 // (etcd batches its backend commits the same way). Every write is still acknowledged only after
 // the commit that made it durable, and fails or succeeds on its own.
 import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
@@ -78,6 +78,7 @@ interface Watcher {
 }
 
 interface PendingWrite {
+  /** Reads, then at most one INSERT, the last thing it does. */
   fn: () => Row;
   resolve(row: Row): void;
   reject(err: unknown): void;
@@ -310,10 +311,14 @@ export class SqliteStorage implements Storage {
     try {
       this.db.transaction(() => {
         for (const w of batch) {
-          // A nested transaction is a savepoint: a failed write leaves nothing behind.
+          // No savepoint is needed: a write's checks come before its one INSERT, and a statement
+          // that fails leaves nothing behind.
           try {
-            outcomes.push({ row: this.db.transaction(w.fn)() });
+            outcomes.push({ row: w.fn() });
           } catch (err) {
+            // SQLite rolls the whole transaction back on some errors (a full disk, I/O): later
+            // statements would then autocommit one by one, so the batch fails as a whole.
+            if (!this.db.inTransaction) throw err;
             outcomes.push({ err });
           }
         }
