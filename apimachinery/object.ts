@@ -84,7 +84,16 @@ export function cloneJson<T>(v: T, keep?: (key: string, value: unknown) => boole
   return root as T;
 }
 
+let lastSecond = NaN;
+let lastText = '';
+
 /** kube's timestamps: RFC 3339 in UTC with whole seconds. */
 export function nowTimestamp(now: Date = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Every write stamps one or two of these: the text is made once per second, not per call.
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastText;
 }
