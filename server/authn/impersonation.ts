@@ -9,6 +9,8 @@ import type { ApiError } from '../../apimachinery/errors.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
 import { makeServiceAccountGroupNames, makeServiceAccountUsername, splitServiceAccountUsername } from './service-account-user.js';
 
+/** What every impersonation header's name starts with. */
+const IMPERSONATE_PREFIX = 'impersonate-';
 export const IMPERSONATE_USER_HEADER = 'impersonate-user';
 export const IMPERSONATE_UID_HEADER = 'impersonate-uid';
 export const IMPERSONATE_GROUP_HEADER = 'impersonate-group';
@@ -65,6 +67,18 @@ function objectReferenceText(t: ImpersonationTarget): string {
     case 'UID':
       return fields('UID', '', t.name, 'authentication.k8s.io/v1', '');
   }
+}
+
+/**
+ * Whether any header asks to impersonate, from Node's raw name/value list: most requests send
+ * none, and building the distinct-headers object costs more than this scan.
+ */
+export function asksToImpersonate(rawHeaders: readonly string[]): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length > IMPERSONATE_PREFIX.length && name.slice(0, IMPERSONATE_PREFIX.length).toLowerCase() === IMPERSONATE_PREFIX) return true;
+  }
+  return false;
 }
 
 /**

@@ -4,7 +4,7 @@
 // authorized), and the authorizer chain decides on the request's attributes.
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest, unauthorized } from '../../apimachinery/errors.js';
-import { impersonate, stripImpersonationHeaders } from '../authn/impersonation.js';
+import { asksToImpersonate, impersonate, stripImpersonationHeaders } from '../authn/impersonation.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../apimachinery/authorization.js';
 import { ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
 import type { AuthResult } from '../authn/bearer.js';
@@ -35,6 +35,7 @@ export async function identify(req: IncomingMessage, deps: AccessDeps): Promise<
   if (auth.kind === 'invalid') return { user: undefined, error: unauthorized() };
   if (auth.kind === 'anonymous' && !deps.anonymous) return { user: undefined, error: unauthorized() };
   const requester = auth.kind === 'user' ? auth.user : ANONYMOUS;
+  if (!asksToImpersonate(req.rawHeaders)) return { user: requester };
   const impersonated = impersonate(requester, req.headersDistinct, (a) => deps.authorizer.authorize(a));
   switch (impersonated.kind) {
     case 'none':

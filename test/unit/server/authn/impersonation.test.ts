@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../../../apimachinery/authorization.js';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 import {
+  asksToImpersonate,
   impersonate,
   impersonationChecks,
   impersonationRequest,
@@ -96,6 +97,22 @@ describe('impersonationRequest / impersonationChecks', () => {
       expect(impersonate(alice, c.headers, () => ({ decision: 'allow', reason: '' }))).toEqual({ kind: 'error', message: c.message });
     });
   }
+});
+
+describe('asksToImpersonate', () => {
+  it.each([
+    [['Authorization', 'Bearer x', 'Accept', '*/*'], false],
+    [[], false],
+    [['Impersonate-User', 'jane'], true],
+    [['accept', 'x', 'IMPERSONATE-GROUP', 'g'], true],
+    [['impersonate-extra-scopes', 'a'], true],
+    [['Impersonate-Uid', '1'], true],
+    // A value is not a name.
+    [['X-Note', 'Impersonate-User'], false],
+    [['Impersonate-', 'x'], false],
+  ] as const)('%j: %s', (raw, want) => {
+    expect(asksToImpersonate(raw)).toBe(want);
+  });
 });
 
 describe('unescapeExtraKey', () => {
