@@ -1,6 +1,6 @@
 // The admin kubeconfig: one cluster (server URL + CA data), one token user, one current context.
 import { isIPv6 } from 'node:net';
-import { stringify } from 'yaml';
+import { encodeYaml } from './endpoints/yaml-encode.js';
 
 export const CONTEXT_NAME = 'mini-apiserver';
 
@@ -22,8 +22,9 @@ export interface KubeconfigParams {
   userName: string;
 }
 
+/** YAML as kubectl writes it (our sigs.k8s.io/yaml writer: the `yaml` package is not loaded at start-up). */
 export function renderKubeconfig({ server, caCert, token, userName }: KubeconfigParams): string {
-  return stringify({
+  return encodeYaml({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: CONTEXT_NAME, cluster: { server, 'certificate-authority-data': Buffer.from(caCert).toString('base64') } }],

@@ -5,8 +5,11 @@
 // in the storage version, one that is already there is not written at all.
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { parse as parseYaml } from 'yaml';
+import { lazyRequire } from '../apimachinery/lazy-require.js';
 import { parseJSON, stringifyJSON } from '../apimachinery/json.js';
+
+// Only the migration reads YAML; a server start does not load the package.
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 interface Target {
   server: string;
@@ -31,7 +34,7 @@ export interface MigrationResult {
 
 /** The server, CA and token of a kubeconfig's current context. */
 export function readKubeconfig(path: string): Target {
-  const doc = parseYaml(readFileSync(path, 'utf8')) as {
+  const doc = yaml().parse(readFileSync(path, 'utf8')) as {
     'current-context'?: string;
     contexts?: { name: string; context: { cluster: string; user: string } }[];
     clusters?: { name: string; cluster: { server: string; 'certificate-authority-data'?: string } }[];

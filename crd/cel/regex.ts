@@ -18,7 +18,8 @@
 // re2js's time (see REGEX_WORK_BUDGET in env.ts), so the caller may pass a `work` callback that is
 // told, before each step runs, the work it is about to do (compiling a pattern not cached, and
 // each search: (input code units + 1) × the program size) and throws to refuse it.
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from '../re2.js';
 
 /** Largest estimated program compiled (Go's calcSize units with character classes weighted). */
 export const MAX_REGEX_PROGRAM = 10_000;
@@ -359,7 +360,7 @@ function compileUncached(pattern: string, work?: RegexWork): Entry {
   work?.(est.size * REGEX_COMPILE_WORK_PER_INSTRUCTION);
   regexCounters.compiles++;
   try {
-    const re = RE2JS.compile(pattern);
+    const re = re2().RE2JS.compile(pattern);
     const base = keyBytes + re.programSize() * BYTES_PER_INSTRUCTION;
     return { re, size: Math.max(est.size, re.programSize()), base, bytes: base };
   } catch (e) {

@@ -5,15 +5,22 @@
 // StripUnsupportedFormatsPostProcessorForVersion); any other format (int32, int64, float, double,
 // int-or-string, made-up names ...) is stripped from the schema before validation and so ignored.
 // Names are normalised by dropping dashes, as strfmt does ("date-time" is "datetime").
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from '../re2.js';
 import { parseGoRequestURI } from '../../apimachinery/go-url.js';
 
 export type FormatCheck = (value: string) => boolean;
 
-/** Compiles a Go (RE2) pattern once; matching never backtracks. */
+/** A Go (RE2) pattern, compiled at its first match; matching never backtracks. */
 function goRegexp(pattern: string): (s: string) => boolean {
-  const re = RE2JS.compile(pattern);
-  return (s) => re.matcher(s).find();
+  let re: RE2JS | undefined;
+  return (s) => (re ??= re2().RE2JS.compile(pattern)).matcher(s).find();
+}
+
+/** A Go (RE2) pattern whose groups are read, compiled at first use. */
+function goRegexpGroups(pattern: string): () => RE2JS {
+  let re: RE2JS | undefined;
+  return () => (re ??= re2().RE2JS.compile(pattern));
 }
 
 const utf8 = new TextEncoder();
@@ -412,7 +419,7 @@ export function isDate(s: string): boolean {
 }
 
 const rxDateTime = goRegexp('^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$');
-const rxDateTimeGroups = RE2JS.compile('^([0-9]{2}):([0-9]{2}):([0-9]{2})');
+const rxDateTimeGroups = goRegexpGroups('^([0-9]{2}):([0-9]{2}):([0-9]{2})');
 
 /** strfmt.IsDateTime: split (lower-cased) at "t", a valid date, then the time pattern. */
 function isDateTime(s: string): boolean {
@@ -421,7 +428,7 @@ function isDateTime(s: string): boolean {
   if (parts.length < 2 || !isDate(parts[0]!)) return false;
   const time = parts[1]!;
   if (!rxDateTime(time)) return false;
-  const m = rxDateTimeGroups.matcher(time);
+  const m = rxDateTimeGroups().matcher(time);
   if (!m.find()) return false;
   return m.group(1)! <= '23' && m.group(2)! <= '59' && m.group(3)! <= '59';
 }
@@ -503,7 +510,7 @@ function goParseDuration(orig: string): boolean {
 }
 
 const durationValidator = goRegexp('^\\s*(?:\\d+\\s*[A-Za-zµ]+\\s*)+$');
-const durationMatcher = RE2JS.compile('((\\d+)\\s*([A-Za-zµ]+))');
+const durationMatcher = goRegexpGroups('((\\d+)\\s*([A-Za-zµ]+))');
 const timeUnits = [['ns', 'nano'], ['us', 'µs', 'micro'], ['ms', 'milli'], ['s', 'sec'], ['m', 'min'], ['h', 'hr', 'hour'], ['d', 'day'], ['w', 'wk', 'week']];
 
 /** strfmt.ParseDuration: Go's durations, or a scala-like "3 days". */
@@ -511,7 +518,7 @@ function isDuration(s: string): boolean {
   if (goParseDuration(s)) return true;
   if (!durationValidator(s)) return false;
   let ok = false;
-  const m = durationMatcher.matcher(s);
+  const m = durationMatcher().matcher(s);
   while (m.find()) {
     const digits = m.group(2)!;
     if (BigInt(digits) > TWO63 - 1n) return false; // strconv.Atoi out of range

@@ -19,7 +19,7 @@
 //
 // The schema arrives as decoded JSON typed as JSONSchemaProps; it is read defensively, with Go's
 // decoding semantics: `null` is the same as absent, and a value of the wrong JSON type is ignored.
-import { RE2JS } from 're2js';
+import { re2 } from '../re2.js';
 import {
   type FieldError,
   GoPrinted,
@@ -409,7 +409,7 @@ function restrictsOnlyNameAndGenerateName(m: Rec): boolean {
 
 function regexpError(pattern: string): string | undefined {
   try {
-    RE2JS.compile(pattern);
+    re2().RE2JS.compile(pattern);
     return undefined;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

@@ -17,7 +17,8 @@
 // allOf/anyOf/oneOf/not, string, format, number, array, enum, object) and errors are de-duplicated by
 // message. Where kube iterates a Go map (object keys, schema properties) its order is random; we use
 // the order of the keys in the object.
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from '../re2.js';
 import {
   type FieldError,
   GoPrinted,
@@ -152,7 +153,7 @@ function compileNode(raw: unknown): Node {
   if (typeof s.pattern === 'string' && s.pattern !== '') {
     node.pattern = s.pattern;
     try {
-      node.patternRe = RE2JS.compile(s.pattern);
+      node.patternRe = re2().RE2JS.compile(s.pattern);
     } catch (e) {
       node.patternError = e instanceof Error ? e.message : String(e);
     }

@@ -2,10 +2,13 @@
 // kube's policy reader does, and deciding each request's level and omitted stages as kube's policy
 // checker does (rules in order, the first match wins, no match means None).
 import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
+import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import type { AuthorizationAttributes } from '../../apimachinery/authorization.js';
 import { type FieldError, child, formatFieldError, index, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
 import { isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
+
+// Loaded only when --audit-policy-file is given.
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -238,7 +241,7 @@ function aggregate(errs: FieldError[]): string {
 export function parsePolicy(text: string): AuditPolicy {
   let doc: unknown;
   try {
-    const docs = parseAllDocuments(text);
+    const docs = yaml().parseAllDocuments(text);
     const list = Array.isArray(docs) ? docs : [docs];
     const first = list.find((d) => d.contents !== null) ?? list[0];
     if (!first) throw new DecodeError("Object 'Kind' is missing in ''");

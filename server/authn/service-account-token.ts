@@ -6,10 +6,13 @@
 // ServiceAccount (and bound Secret) still exist with the uid the token names.
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose';
 import { goQuote } from '../../apimachinery/quote.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { CREDENTIAL_ID_KEY, makeServiceAccountGroupNames, makeServiceAccountUsername } from './service-account-user.js';
+
+let joseLoaded: Promise<typeof import('jose')> | undefined;
+/** jose (an ES module of some fifty files), imported with the first token signed or verified, not at start-up. */
+const jose = (): Promise<typeof import('jose')> => (joseLoaded ??= import('jose'));
 
 /** go-jose's jwt.DefaultLeeway. */
 export const LEEWAY_SECONDS = 60;
@@ -181,6 +184,7 @@ export class ServiceAccountTokenIssuer {
   /** The compact JWS of `claims`, `iss` set to the issuer. */
   async generateToken(claims: ServiceAccountTokenClaims): Promise<string> {
     const payload = new TextEncoder().encode(sortedJson({ ...claims, iss: this.issuer }));
+    const { CompactSign } = await jose();
     return new CompactSign(payload).setProtectedHeader({ alg: this.algorithm, kid: this.keyId }).sign(this.key);
   }
 }
@@ -317,6 +321,7 @@ export class ServiceAccountTokenAuthenticator {
   async authenticateToken(token: string): Promise<TokenAuthOutcome> {
     const iss = unverifiedIssuer(token);
     if (iss === undefined || !this.issuers.has(iss)) return { kind: 'not-mine' };
+    const { compactVerify, decodeProtectedHeader } = await jose();
     let kid: string | undefined;
     try {
       const header = decodeProtectedHeader(token);

@@ -19,8 +19,8 @@
 // The messages are those of github.com/google/gnostic-models openapiv2/OpenAPIv2.proto (package
 // openapi.v2), with their published field numbers; `Any.value` (a google.protobuf.Any that gnostic
 // never fills for documents it parses) is declared as bytes, which is the same on the wire.
-import protobuf from 'protobufjs';
-import type { Type } from 'protobufjs';
+import type { Root, Type } from 'protobufjs';
+import { protobuf } from './protobuf.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../apimachinery/object.js';
 
 const PRIMITIVE_FIELDS = `
@@ -185,21 +185,28 @@ message VendorExtension { repeated NamedAny additional_properties = 1; }
 message Xml { string name = 1; string namespace = 2; string prefix = 3; bool attribute = 4; bool wrapped = 5; repeated NamedAny vendor_extension = 6; }
 `;
 
-const root = new protobuf.Root();
-protobuf.parse(OPENAPI_V2_PROTO, root, { keepCase: true });
-root.resolveAll();
-
-/** gnostic's `openapi.v2.Document`, for tests that decode what the server answers. */
-export const OPENAPI_V2_DOCUMENT: Type = root.lookupType('openapi.v2.Document');
+let root: Root | undefined;
+/** The definitions, parsed with the first protobuf request for the document. */
+function openapiRoot(): Root {
+  if (root) return root;
+  const pb = protobuf();
+  root = new pb.Root();
+  pb.parse(OPENAPI_V2_PROTO, root, { keepCase: true });
+  root.resolveAll();
+  return root;
+}
 
 type Msg = Record<string, unknown>;
 
 const types = new Map<string, Type>();
 const typeOf = (name: string): Type => {
   let t = types.get(name);
-  if (!t) types.set(name, (t = root.lookupType(`openapi.v2.${name}`)));
+  if (!t) types.set(name, (t = openapiRoot().lookupType(`openapi.v2.${name}`)));
   return t;
 };
+
+/** gnostic's `openapi.v2.Document`, for tests that decode what the server answers. */
+export const openapiV2Document = (): Type => typeOf('Document');
 
 /** The YAML text gnostic keeps for a free-form value: flow style, as JSON, ending in a newline. */
 export function yamlOf(value: JsonValue): string {
@@ -344,5 +351,5 @@ function convert(typeName: string, json: JsonValue): Msg | undefined {
 /** gnostic's Document for the swagger 2.0 JSON document `doc`, encoded. */
 export function encodeOpenAPIV2(doc: JsonValue): Buffer {
   // protobufjs encodes plain objects as they are; fromObject would only copy them
-  return Buffer.from(OPENAPI_V2_DOCUMENT.encode(convert('Document', doc) ?? {}).finish());
+  return Buffer.from(openapiV2Document().encode(convert('Document', doc) ?? {}).finish());
 }

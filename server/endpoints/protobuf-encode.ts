@@ -8,10 +8,9 @@
 // (zero when the JSON omits them), pointers, lists and maps only when set, map keys sorted, fields
 // by number. A JSON field with no protobuf field cannot occur in a valid built-in object, so it is an
 // error (UnencodableError), never dropped silently.
-import protobuf from 'protobufjs';
 import type { Field, Type } from 'protobufjs';
 import { isJsonObject } from '../../apimachinery/object.js';
-import { FIELDS_V1_TYPE, MICRO_TIME_TYPE, PROTOBUF_MAGIC, TIME_TYPE, UNKNOWN_TYPE, WATCH_EVENT, isJsonList, jsonFormOf, jsonKey, protobufKind } from './protobuf.js';
+import { PROTOBUF_MAGIC, hasProtobufKind, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from './protobuf.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 
 /** An object this server holds no (complete) protobuf definition for. */
@@ -34,7 +33,7 @@ function typeMetaOf(value: unknown): { apiVersion: string; kind: string } | unde
 
 /** Whether `{apiVersion, kind}` is a kind with a protobuf encoding here. */
 export function protobufKindKnown(typeMeta: { apiVersion: string; kind: string }): boolean {
-  return protobufKind(typeMeta.apiVersion, typeMeta.kind) !== undefined;
+  return hasProtobufKind(typeMeta.apiVersion, typeMeta.kind);
 }
 
 /** Whether a reply document (an object, a list, a Status) can go out as protobuf. */
@@ -50,13 +49,13 @@ export function encodeProtobufObject(value: unknown): Buffer {
   if (!typeMeta || !type) throw new UnencodableError(`no protobuf encoding for ${typeMeta ? `${typeMeta.apiVersion}, Kind=${typeMeta.kind}` : 'an object without apiVersion and kind'}`);
   const raw = type.encode(toWire(type, value as Record<string, unknown>, '')).finish();
   // gogo writes Unknown's two strings even when empty.
-  const unknown = UNKNOWN_TYPE.encode({ typeMeta: { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind }, raw, contentEncoding: '', contentType: '' }).finish();
+  const unknown = kubeProtos().unknown.encode({ typeMeta: { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind }, raw, contentEncoding: '', contentType: '' }).finish();
   return Buffer.concat([PROTOBUF_MAGIC, unknown]);
 }
 
 /** One frame of a protobuf watch stream: length, then WatchEvent{type, object: {raw: body}}. */
 export function encodeProtobufWatchEvent(type: string, object: unknown): Buffer {
-  const event = WATCH_EVENT.encode({ type, object: { raw: encodeProtobufObject(object) } }).finish();
+  const event = kubeProtos().watchEvent.encode({ type, object: { raw: encodeProtobufObject(object) } }).finish();
   const length = Buffer.alloc(4);
   length.writeUInt32BE(event.length);
   return Buffer.concat([length, event]);
@@ -112,9 +111,10 @@ const join = (path: string, name: string): string => (path ? `${path}.${name}` :
 /** What gogo writes for a non-pointer field the JSON leaves out: the zero value, structs empty. */
 function zeroOf(field: Field, path: string): unknown {
   const type = field.resolvedType;
-  if (type instanceof protobuf.Type) {
+  if (type instanceof protobuf().Type) {
     // Go's zero Time marshals to no bytes: an empty message, which decodes back to "unset".
-    if (type === TIME_TYPE || type === MICRO_TIME_TYPE || type === FIELDS_V1_TYPE) return {};
+    const { time, microTime, fieldsV1 } = kubeProtos();
+    if (type === time || type === microTime || type === fieldsV1) return {};
     return toWire(type, {}, path);
   }
   switch (field.type) {
@@ -131,15 +131,16 @@ function zeroOf(field: Field, path: string): unknown {
 
 function elementWire(field: Field, value: unknown, path: string): unknown {
   const type = field.resolvedType;
-  if (type instanceof protobuf.Type) return messageWire(type, value, path);
+  if (type instanceof protobuf().Type) return messageWire(type, value, path);
   if (value === null) return zeroOf(field, path);
   return scalarWire(field.type, value, path);
 }
 
 function messageWire(type: Type, value: unknown, path: string): Wire {
-  if (type === TIME_TYPE || type === MICRO_TIME_TYPE) return timeWire(value, type === MICRO_TIME_TYPE, path);
+  const { time, microTime, fieldsV1 } = kubeProtos();
+  if (type === time || type === microTime) return timeWire(value, type === microTime, path);
   // FieldsV1 holds its JSON document as bytes, compact, as kube keeps it.
-  if (type === FIELDS_V1_TYPE) return { Raw: Buffer.from(stringifyJSON(value), 'utf8') };
+  if (type === fieldsV1) return { Raw: Buffer.from(stringifyJSON(value), 'utf8') };
   if (isJsonList(type)) {
     const field = type.fieldsArray[0]!;
     if (!Array.isArray(value)) throw new UnencodableError(`${path}: expected a list`);

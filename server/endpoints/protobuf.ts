@@ -4,9 +4,10 @@
 // with JSON after a 415.
 // Only the kinds in KINDS are known. The same definitions encode replies (protobuf-encode.ts), whose
 // inverse this is: tests decode what the server answers with it.
-import protobuf from 'protobufjs';
-import type { FieldBase, Long, Message, Type } from 'protobufjs';
+import type * as Protobuf from 'protobufjs';
+import type { FieldBase, Long, Message, Root, Type } from 'protobufjs';
 import { badRequest, type ApiError } from '../../apimachinery/errors.js';
+import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import { KUBE_PROTOS } from './proto/kube-protos.js';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -15,67 +16,92 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 const MAGIC = PROTOBUF_MAGIC;
 
-/** Every definition of KUBE_PROTOS, resolved; shared with the encoder. */
-export const root = new protobuf.Root();
-for (const text of Object.values(KUBE_PROTOS)) protobuf.parse(text, root, { keepCase: true });
-root.resolveAll();
+/** protobufjs, loaded with the first protobuf body or reply, not at start-up. */
+export const protobuf = lazyRequire<typeof Protobuf>('protobufjs');
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
-const UNKNOWN = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
-const TIME = root.lookupType(`${META}.Time`);
-const MICRO_TIME = root.lookupType(`${META}.MicroTime`);
-const FIELDS_V1 = root.lookupType(`${META}.FieldsV1`);
-const DELETE_OPTIONS = root.lookupType(`${META}.DeleteOptions`);
-export const WATCH_EVENT = root.lookupType(`${META}.WatchEvent`);
-export const TIME_TYPE = TIME;
-export const MICRO_TIME_TYPE = MICRO_TIME;
-export const FIELDS_V1_TYPE = FIELDS_V1;
-export const UNKNOWN_TYPE = UNKNOWN;
-
 const CORE = 'k8s.io.api.core.v1';
 const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
 const RBAC = 'k8s.io.api.rbac.v1';
-/** The typed messages, by `apiVersion/kind` as the envelope's typeMeta names them. */
-const KINDS = new Map<string, Type>([
-  ['v1/Namespace', root.lookupType(`${CORE}.Namespace`)],
-  ['v1/NamespaceList', root.lookupType(`${CORE}.NamespaceList`)],
-  ['v1/Event', root.lookupType(`${CORE}.Event`)],
-  ['v1/EventList', root.lookupType(`${CORE}.EventList`)],
-  ['v1/ConfigMap', root.lookupType(`${CORE}.ConfigMap`)],
-  ['v1/ConfigMapList', root.lookupType(`${CORE}.ConfigMapList`)],
-  ['v1/Secret', root.lookupType(`${CORE}.Secret`)],
-  ['v1/SecretList', root.lookupType(`${CORE}.SecretList`)],
-  ['v1/ServiceAccount', root.lookupType(`${CORE}.ServiceAccount`)],
-  ['v1/ServiceAccountList', root.lookupType(`${CORE}.ServiceAccountList`)],
-  ['v1/Status', root.lookupType(`${META}.Status`)],
-  ['coordination.k8s.io/v1/Lease', root.lookupType('k8s.io.api.coordination.v1.Lease')],
-  ['coordination.k8s.io/v1/LeaseList', root.lookupType('k8s.io.api.coordination.v1.LeaseList')],
-  ['meta.k8s.io/v1/PartialObjectMetadata', root.lookupType(`${META}.PartialObjectMetadata`)],
-  ['meta.k8s.io/v1/PartialObjectMetadataList', root.lookupType(`${META}.PartialObjectMetadataList`)],
-  ['autoscaling/v1/Scale', root.lookupType('k8s.io.api.autoscaling.v1.Scale')],
-  ['authorization.k8s.io/v1/SelfSubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectAccessReview')],
-  ['authorization.k8s.io/v1/SelfSubjectRulesReview', root.lookupType('k8s.io.api.authorization.v1.SelfSubjectRulesReview')],
-  ['authorization.k8s.io/v1/SubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.SubjectAccessReview')],
-  ['authorization.k8s.io/v1/LocalSubjectAccessReview', root.lookupType('k8s.io.api.authorization.v1.LocalSubjectAccessReview')],
-  ['authentication.k8s.io/v1/SelfSubjectReview', root.lookupType('k8s.io.api.authentication.v1.SelfSubjectReview')],
-  ['authentication.k8s.io/v1/TokenRequest', root.lookupType('k8s.io.api.authentication.v1.TokenRequest')],
-  ['authentication.k8s.io/v1/TokenReview', root.lookupType('k8s.io.api.authentication.v1.TokenReview')],
-  ['rbac.authorization.k8s.io/v1/Role', root.lookupType(`${RBAC}.Role`)],
-  ['rbac.authorization.k8s.io/v1/RoleList', root.lookupType(`${RBAC}.RoleList`)],
-  ['rbac.authorization.k8s.io/v1/ClusterRole', root.lookupType(`${RBAC}.ClusterRole`)],
-  ['rbac.authorization.k8s.io/v1/ClusterRoleList', root.lookupType(`${RBAC}.ClusterRoleList`)],
-  ['rbac.authorization.k8s.io/v1/RoleBinding', root.lookupType(`${RBAC}.RoleBinding`)],
-  ['rbac.authorization.k8s.io/v1/RoleBindingList', root.lookupType(`${RBAC}.RoleBindingList`)],
-  ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', root.lookupType(`${RBAC}.ClusterRoleBinding`)],
-  ['rbac.authorization.k8s.io/v1/ClusterRoleBindingList', root.lookupType(`${RBAC}.ClusterRoleBindingList`)],
-  ['events.k8s.io/v1/Event', root.lookupType('k8s.io.api.events.v1.Event')],
-  ['events.k8s.io/v1/EventList', root.lookupType('k8s.io.api.events.v1.EventList')],
-  ['apiextensions.k8s.io/v1/CustomResourceDefinition', root.lookupType(`${APIEXTENSIONS}.CustomResourceDefinition`)],
-  ['apiextensions.k8s.io/v1/CustomResourceDefinitionList', root.lookupType(`${APIEXTENSIONS}.CustomResourceDefinitionList`)],
+/** The typed messages' names, by `apiVersion/kind` as the envelope's typeMeta names them. */
+const KIND_MESSAGES = new Map<string, string>([
+  ['v1/Namespace', `${CORE}.Namespace`],
+  ['v1/NamespaceList', `${CORE}.NamespaceList`],
+  ['v1/Event', `${CORE}.Event`],
+  ['v1/EventList', `${CORE}.EventList`],
+  ['v1/ConfigMap', `${CORE}.ConfigMap`],
+  ['v1/ConfigMapList', `${CORE}.ConfigMapList`],
+  ['v1/Secret', `${CORE}.Secret`],
+  ['v1/SecretList', `${CORE}.SecretList`],
+  ['v1/ServiceAccount', `${CORE}.ServiceAccount`],
+  ['v1/ServiceAccountList', `${CORE}.ServiceAccountList`],
+  ['v1/Status', `${META}.Status`],
+  ['coordination.k8s.io/v1/Lease', 'k8s.io.api.coordination.v1.Lease'],
+  ['coordination.k8s.io/v1/LeaseList', 'k8s.io.api.coordination.v1.LeaseList'],
+  ['meta.k8s.io/v1/PartialObjectMetadata', `${META}.PartialObjectMetadata`],
+  ['meta.k8s.io/v1/PartialObjectMetadataList', `${META}.PartialObjectMetadataList`],
+  ['autoscaling/v1/Scale', 'k8s.io.api.autoscaling.v1.Scale'],
+  ['authorization.k8s.io/v1/SelfSubjectAccessReview', 'k8s.io.api.authorization.v1.SelfSubjectAccessReview'],
+  ['authorization.k8s.io/v1/SelfSubjectRulesReview', 'k8s.io.api.authorization.v1.SelfSubjectRulesReview'],
+  ['authorization.k8s.io/v1/SubjectAccessReview', 'k8s.io.api.authorization.v1.SubjectAccessReview'],
+  ['authorization.k8s.io/v1/LocalSubjectAccessReview', 'k8s.io.api.authorization.v1.LocalSubjectAccessReview'],
+  ['authentication.k8s.io/v1/SelfSubjectReview', 'k8s.io.api.authentication.v1.SelfSubjectReview'],
+  ['authentication.k8s.io/v1/TokenRequest', 'k8s.io.api.authentication.v1.TokenRequest'],
+  ['authentication.k8s.io/v1/TokenReview', 'k8s.io.api.authentication.v1.TokenReview'],
+  ['rbac.authorization.k8s.io/v1/Role', `${RBAC}.Role`],
+  ['rbac.authorization.k8s.io/v1/RoleList', `${RBAC}.RoleList`],
+  ['rbac.authorization.k8s.io/v1/ClusterRole', `${RBAC}.ClusterRole`],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleList', `${RBAC}.ClusterRoleList`],
+  ['rbac.authorization.k8s.io/v1/RoleBinding', `${RBAC}.RoleBinding`],
+  ['rbac.authorization.k8s.io/v1/RoleBindingList', `${RBAC}.RoleBindingList`],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', `${RBAC}.ClusterRoleBinding`],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBindingList', `${RBAC}.ClusterRoleBindingList`],
+  ['events.k8s.io/v1/Event', 'k8s.io.api.events.v1.Event'],
+  ['events.k8s.io/v1/EventList', 'k8s.io.api.events.v1.EventList'],
+  ['apiextensions.k8s.io/v1/CustomResourceDefinition', `${APIEXTENSIONS}.CustomResourceDefinition`],
+  ['apiextensions.k8s.io/v1/CustomResourceDefinitionList', `${APIEXTENSIONS}.CustomResourceDefinitionList`],
 ]);
 
+/** Every definition of KUBE_PROTOS, resolved, and the messages the codecs name; shared with the encoder. */
+export interface KubeProtos {
+  root: Root;
+  unknown: Type;
+  time: Type;
+  microTime: Type;
+  fieldsV1: Type;
+  deleteOptions: Type;
+  watchEvent: Type;
+  kinds: Map<string, Type>;
+}
+
+let built: KubeProtos | undefined;
+
+/** The definitions, parsed on first use (tens of milliseconds: not at start-up). */
+export function kubeProtos(): KubeProtos {
+  if (built) return built;
+  const pb = protobuf();
+  const root = new pb.Root();
+  for (const text of Object.values(KUBE_PROTOS)) pb.parse(text, root, { keepCase: true });
+  root.resolveAll();
+  built = {
+    root,
+    unknown: root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'),
+    time: root.lookupType(`${META}.Time`),
+    microTime: root.lookupType(`${META}.MicroTime`),
+    fieldsV1: root.lookupType(`${META}.FieldsV1`),
+    deleteOptions: root.lookupType(`${META}.DeleteOptions`),
+    watchEvent: root.lookupType(`${META}.WatchEvent`),
+    kinds: new Map([...KIND_MESSAGES].map(([kind, message]) => [kind, root.lookupType(message)])),
+  };
+  return built;
+}
+
+/** Whether a kind (`apiVersion/kind`) can be written and read as protobuf, without loading the definitions. */
+export const hasProtobufKind = (apiVersion: string, kind: string): boolean => KIND_MESSAGES.has(`${apiVersion}/${kind}`);
+
 /** The message of a kind (`apiVersion/kind`) this server can write and read as protobuf. */
-export const protobufKind = (apiVersion: string, kind: string): Type | undefined => KINDS.get(`${apiVersion}/${kind}`);
+export const protobufKind = (apiVersion: string, kind: string): Type | undefined =>
+  hasProtobufKind(apiVersion, kind) ? kubeProtos().kinds.get(`${apiVersion}/${kind}`) : undefined;
 
 /** A message whose JSON form is its single repeated field as a bare array (ExtraValue). */
 export const isJsonList = (type: Type): boolean => type.options?.['(json_list)'] === true;
@@ -151,7 +177,7 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   }
   if (body.length === MAGIC.length) throw undecodable('the body holds only the protobuf prefix');
 
-  const envelope = fieldsOf(decodeMessage(UNKNOWN, body.subarray(MAGIC.length)));
+  const envelope = fieldsOf(decodeMessage(kubeProtos().unknown, body.subarray(MAGIC.length)));
   const typeMeta = envelope['typeMeta'] ? fieldsOf(envelope['typeMeta'] as Message) : {};
   const apiVersion = typeof typeMeta['apiVersion'] === 'string' ? typeMeta['apiVersion'] : '';
   const kind = typeof typeMeta['kind'] === 'string' ? typeMeta['kind'] : '';
@@ -159,7 +185,7 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   if (apiVersion === '') throw badRequest("Object 'apiVersion' is missing in the protobuf body's typeMeta");
 
   // DeleteOptions is registered in every group version, so clients name whichever they call.
-  const type = kind === 'DeleteOptions' ? DELETE_OPTIONS : KINDS.get(`${apiVersion}/${kind}`);
+  const type = kind === 'DeleteOptions' ? kubeProtos().deleteOptions : protobufKind(apiVersion, kind);
   if (!type) {
     throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in this server's protobuf decoder; send the object as application/json`);
   }
@@ -172,7 +198,7 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
  * WatchEvent whose object is a whole `k8s\0` body, as client-go's watch decoder reads it.
  */
 export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: Record<string, unknown> } {
-  const event = fieldsOf(decodeMessage(WATCH_EVENT, frame));
+  const event = fieldsOf(decodeMessage(kubeProtos().watchEvent, frame));
   const object = event['object'] ? fieldsOf(event['object'] as Message)['raw'] : undefined;
   return { type: typeof event['type'] === 'string' ? event['type'] : '', object: decodeProtobufObject(object instanceof Uint8Array ? Buffer.from(object) : Buffer.alloc(0)) };
 }
@@ -189,7 +215,7 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
     let json: unknown;
     if (field.map) json = mapJson(field, value as Record<string, unknown>, at);
     else if (field.repeated) json = listJson(field, value as unknown[], at);
-    else if (field.resolvedType instanceof protobuf.Type) {
+    else if (field.resolvedType instanceof protobuf().Type) {
       if (!present && pointer) continue;
       // Go writes non-pointer structs even when empty.
       json = messageJson(field.resolvedType, present ? (value as Message) : field.resolvedType.create(), at);
@@ -206,8 +232,9 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
 }
 
 function messageJson(type: Type, msg: Message, path: string): unknown {
-  if (type === TIME || type === MICRO_TIME) return timeJson(msg, type === MICRO_TIME, path);
-  if (type === FIELDS_V1) return fieldsV1Json(msg, path);
+  const { time, microTime, fieldsV1 } = kubeProtos();
+  if (type === time || type === microTime) return timeJson(msg, type === microTime, path);
+  if (type === fieldsV1) return fieldsV1Json(msg, path);
   if (isJsonList(type)) {
     const field = type.fieldsArray[0]!;
     return (fieldsOf(msg)[field.name] as unknown[]).map((item, i) => elementJson(field, item, `${path}[${i}]`));
@@ -218,7 +245,7 @@ function messageJson(type: Type, msg: Message, path: string): unknown {
 }
 
 function elementJson(field: FieldBase, value: unknown, path: string): unknown {
-  return field.resolvedType instanceof protobuf.Type ? messageJson(field.resolvedType, value as Message, path) : scalarJson(value);
+  return field.resolvedType instanceof protobuf().Type ? messageJson(field.resolvedType, value as Message, path) : scalarJson(value);
 }
 
 /** Lists are omitempty everywhere we decode; an empty list was nil or empty in Go either way. */
@@ -243,7 +270,7 @@ function isLong(value: unknown): value is Long {
 function scalarJson(value: unknown): unknown {
   // bytes (a Secret's data): Go's encoding/json writes []byte as standard base64.
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
-  return isLong(value) ? protobuf.util.LongBits.from(value).toNumber(value.unsigned) : value;
+  return isLong(value) ? protobuf().util.LongBits.from(value).toNumber(value.unsigned) : value;
 }
 
 /**

@@ -2,7 +2,8 @@
 // upgrade: the same event documents, one text message each.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import { BEARER_PROTOCOL_PREFIX } from '../authn/bearer.js';
 import type { ApiError } from '../../apimachinery/errors.js';
 import type { WatchSink } from './watch.js';
@@ -17,8 +18,10 @@ export function chooseProtocol(protocols: ReadonlySet<string>): string | false {
   return false;
 }
 
+const ws = lazyRequire<typeof import('ws')>('ws');
+let server: WebSocketServer | undefined;
 // noServer: the HTTPS frontend owns the socket and hands over upgrades it has authenticated.
-const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: chooseProtocol });
+const sockets = (): WebSocketServer => (server ??= new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, handleProtocols: chooseProtocol }));
 
 /** Below this many buffered bytes the client is taken to keep up: a stream's default highWaterMark, as for HTTP. */
 const HIGH_WATER_MARK = 16 * 1024;
@@ -54,7 +57,7 @@ export function webSocketWatchSink(ws: WebSocket): WatchSink {
 }
 
 export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<WebSocket> {
-  return new Promise((resolve) => sockets.handleUpgrade(req, socket, head, resolve));
+  return new Promise((resolve) => sockets().handleUpgrade(req, socket, head, resolve));
 }
 
 /** Refuses an upgrade with kube's Status, as a plain HTTP response on the raw socket. */

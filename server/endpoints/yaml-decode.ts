@@ -12,7 +12,8 @@
 // every other client would wait for it).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { CST, Composer, type DocumentOptions, Lexer, type ParseOptions, Parser, type SchemaOptions } from 'yaml';
+import type { CST, DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
+import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import { parseJsonExact } from '../../apimachinery/json-parse.js';
 import { deeperThan } from '../../apimachinery/json.js';
 import { INT64_MAX, INT64_MIN } from '../../apimachinery/int64.js';
@@ -44,6 +45,7 @@ export class YamlDecodeError extends Error {
 
 type Options = ParseOptions & DocumentOptions & SchemaOptions;
 
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 const composeOptions = (int64: boolean): Options => ({ prettyErrors: false, uniqueKeys: true, intAsBigInt: int64 });
 /** Alias expansion is capped so a billion-laughs document cannot exhaust memory. */
 const TO_JS = { maxAliasCount: 100 };
@@ -68,7 +70,7 @@ export async function decodeYaml(text: string, int64: boolean): Promise<unknown>
 function lexFirstDocument(text: string): { lexemes: string[]; end: number; nesting: number } {
   const depth = new GoYamlDepth(text);
   const lexemes: string[] = [];
-  for (const lexeme of new Lexer().lex(text)) {
+  for (const lexeme of new (yaml().Lexer)().lex(text)) {
     if (depth.endsFirstDocument(lexeme)) break;
     depth.lexeme(lexeme);
     lexemes.push(lexeme);
@@ -78,7 +80,7 @@ function lexFirstDocument(text: string): { lexemes: string[]; end: number; nesti
 
 /** The CST of a whole-document lexeme stream. */
 function parse(lexemes: readonly string[]): CST.Token[] {
-  const parser = new Parser();
+  const parser = new (yaml().Parser)();
   const tokens: CST.Token[] = [];
   for (const lexeme of lexemes) for (const t of parser.next(lexeme)) tokens.push(t);
   for (const t of parser.end()) tokens.push(t);
@@ -118,7 +120,7 @@ class GoYamlDepth {
   /** Whether `lexeme` (not yet read) begins the second document, or follows the first's `...`. */
   endsFirstDocument(lexeme: string): boolean {
     if (this.scalarNext) return false;
-    return this.ended || (this.content && CST.tokenType(lexeme) === 'doc-start');
+    return this.ended || (this.content && yaml().CST.tokenType(lexeme) === 'doc-start');
   }
 
   lexeme(lexeme: string): void {
@@ -129,7 +131,7 @@ class GoYamlDepth {
       this.advance(lexeme);
       return;
     }
-    const type = CST.tokenType(lexeme);
+    const type = yaml().CST.tokenType(lexeme);
     if (type !== 'doc-mode' && type !== 'space' && type !== 'newline' && type !== 'comment' && type !== 'directive-line' && type !== 'byte-order-mark' && type !== 'doc-start') {
       this.content = true;
     }
@@ -236,7 +238,7 @@ class GoYamlDepth {
 
 /** Composes the first document from CST tokens and converts it; throws YamlDecodeError. */
 function composeFirst(tokens: Iterable<CST.Token>, length: number, int64: boolean): unknown {
-  const composer = new Composer(composeOptions(int64));
+  const composer = new (yaml().Composer)(composeOptions(int64));
   let doc;
   for (const d of composer.compose(tokens, true, length)) {
     doc = d;

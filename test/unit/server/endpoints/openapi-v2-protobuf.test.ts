@@ -8,7 +8,7 @@ import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextension
 import { configMapSchema, namespaceSchema, customResourceDefinitionSchema } from '../../../../apimachinery/apis/builtin-schemas.js';
 import { parseJSON } from '../../../../apimachinery/json.js';
 import { OpenAPI, type OpenAPIResource, openapiResponse } from '../../../../server/endpoints/openapi.js';
-import { OPENAPI_V2_DOCUMENT, encodeOpenAPIV2, yamlOf } from '../../../../server/endpoints/openapi-v2-protobuf.js';
+import { encodeOpenAPIV2, openapiV2Document, yamlOf } from '../../../../server/endpoints/openapi-v2-protobuf.js';
 
 type Json = unknown;
 type Obj = Record<string, unknown>;
@@ -125,7 +125,7 @@ function ints(v: Json): Json {
 }
 
 function decode(bytes: Uint8Array): Obj {
-  return OPENAPI_V2_DOCUMENT.toObject(OPENAPI_V2_DOCUMENT.decode(bytes) as Message, { longs: String, defaults: false, arrays: false }) as Obj;
+  return openapiV2Document().toObject(openapiV2Document().decode(bytes) as Message, { longs: String, defaults: false, arrays: false }) as Obj;
 }
 
 describe('the /openapi/v2 document as gnostic protobuf', () => {
@@ -133,7 +133,7 @@ describe('the /openapi/v2 document as gnostic protobuf', () => {
   const bytes = openapi.v2Protobuf().body;
 
   it('decodes back to the JSON document, zero values aside', () => {
-    const back = toJson(OPENAPI_V2_DOCUMENT, decode(bytes));
+    const back = toJson(openapiV2Document(), decode(bytes));
     expect(ints(back)).toEqual(ints(withoutZeros(json)));
   });
 

@@ -1,0 +1,13 @@
+// Packages loaded on first use rather than at start-up. Importing protobufjs, yaml, ws or re2js
+// costs tens of milliseconds each; a server that never meets a protobuf body, a YAML document, a
+// WebSocket or a pattern should not pay for them before it is ready. CommonJS builds only (each of
+// these ships one): require is synchronous, so callers stay synchronous.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** `id`'s exports, required the first time the returned function is called. */
+export function lazyRequire<T>(id: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= require(id) as T);
+}
