@@ -62,7 +62,7 @@ describe('the npm package', () => {
     const paths = result.files.map((f) => f.path);
     expect(paths).toEqual(expect.arrayContaining([
       'package.json', 'README.md', 'bin/mini-apiserver',
-      'dist/server/index.js', 'dist/server/index.d.ts', 'dist/server/main.js', 'dist/storage/sqlite.js',
+      'dist/server/index.js', 'dist/server/index.d.ts', 'dist/server/main.js', 'dist/storage/sqlite.js', 'dist/bin/main.mjs',
     ]));
     const unexpected = paths.filter((p) => !(p.startsWith('dist/') || p.startsWith('bin/') || ['package.json', 'README.md', 'LICENSE'].includes(p)));
     expect(unexpected, 'files outside dist/ and bin/').toEqual([]);
