@@ -10,7 +10,7 @@ import { isJsonObject } from '../../apimachinery/object.js';
 import { auditOf } from '../audit/context.js';
 import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType, YAML_MEDIA_TYPE, negotiateOutput } from './output.js';
 import { UnencodableError, canEncodeProtobuf, encodeProtobufObject } from './protobuf-encode.js';
-import { encodeYaml } from './yaml-encode.js';
+import { encodeYamlChunks } from './yaml-encode.js';
 
 /** Conversions with a protobuf encoding: a plain-object clause never chose them. */
 const CONVERSION_KINDS = new Set(['PartialObjectMetadata', 'PartialObjectMetadataList']);
@@ -44,21 +44,57 @@ function protobufBody(value: unknown): Buffer | undefined {
   }
 }
 
-/** The body and its Content-Type. */
-function encode(res: ServerResponse, value: unknown, conversions: boolean): { body: string | Buffer; contentType: string } {
-  const mediaType = replyMediaType(res, value, conversions);
-  if (mediaType === YAML_MEDIA_TYPE) return { body: encodeYaml(value), contentType: YAML_MEDIA_TYPE };
-  const proto = mediaType === PROTOBUF_MEDIA_TYPE ? protobufBody(value) : undefined;
-  if (proto) return { body: proto, contentType: PROTOBUF_MEDIA_TYPE };
-  return { body: stringifyJSON(value), contentType: 'application/json' };
-}
+/**
+ * YAML is written in pieces of this many characters: go-yaml's writer in JavaScript takes a few
+ * milliseconds for each, and a list of thousands of objects hundreds of milliseconds in all.
+ */
+const YAML_CHUNK_CHARS = 64 * 1024;
 
 function send(res: ServerResponse, code: number, value: unknown, headers: Record<string, string>, conversions: boolean): void {
   // kube's LogResponseObject: a Status becomes the audit event's responseStatus; at RequestResponse the body is kept.
   auditOf(res)?.responseObject(value);
-  const { body, contentType } = encode(res, value, conversions);
+  const mediaType = replyMediaType(res, value, conversions);
+  if (mediaType === YAML_MEDIA_TYPE) return sendYaml(res, code, value, headers);
+  const proto = mediaType === PROTOBUF_MEDIA_TYPE ? protobufBody(value) : undefined;
+  const body = proto ?? stringifyJSON(value);
+  const contentType = proto ? PROTOBUF_MEDIA_TYPE : 'application/json';
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)), ...headers });
   res.end(body);
+}
+
+/**
+ * YAML in one body when it is short; past one piece, chunked, the rest written a piece per turn of
+ * the event loop (and only as fast as the client reads), so one large answer holds no one else up.
+ */
+function sendYaml(res: ServerResponse, code: number, value: unknown, headers: Record<string, string>): void {
+  const chunks = encodeYamlChunks(value, YAML_CHUNK_CHARS);
+  const first = chunks.next();
+  const firstText = first.done ? '' : first.value;
+  const second = chunks.next();
+  if (second.done) {
+    res.writeHead(code, { 'Content-Type': YAML_MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(firstText)), ...headers });
+    res.end(firstText);
+    return;
+  }
+  res.writeHead(code, { 'Content-Type': YAML_MEDIA_TYPE, ...headers });
+  res.write(firstText);
+  let pending: string | undefined = second.value;
+  const pump = (): void => {
+    if (res.destroyed) return;
+    if (pending === undefined) {
+      const next = chunks.next();
+      if (next.done) {
+        res.end();
+        return;
+      }
+      pending = next.value;
+    }
+    const ok = res.write(pending);
+    pending = undefined;
+    if (ok) setImmediate(pump);
+    else res.once('drain', pump);
+  };
+  setImmediate(pump);
 }
 
 /** A document in the media type the request negotiates: JSON, YAML or protobuf (see above). */

@@ -6,16 +6,52 @@
 // of the parts of go-yaml v2's encoder (encode.go, resolve.go, sorter.go) and libyaml's emitter
 // (emitterc.go) that such documents reach.
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 /** The document `value` as kube's application/yaml serializer writes it. */
 export function encodeYaml(value: unknown): string {
-  // The JSON round trip drops what JSON drops (undefined members, functions) and applies toJSON.
-  const doc = parseJSON(stringifyJSON(value));
+  let text = '';
+  for (const chunk of encodeYamlChunks(value, Infinity)) text += chunk;
+  return text;
+}
+
+/**
+ * The same text in pieces of about `chunkChars` characters, each written when asked for: a large
+ * list (thousands of items take hundreds of milliseconds) can go out between turns of the event loop.
+ */
+export function* encodeYamlChunks(value: unknown, chunkChars: number): Generator<string, void, undefined> {
+  const doc = yield* asJson(value, chunkChars);
   const e = new Emitter();
   e.emitNode(doc, true, false, false);
-  e.run();
+  while (e.run(chunkChars)) yield e.take();
   e.documentEnd();
-  return e.out;
+  yield e.take();
+}
+
+/**
+ * `value` after a JSON round trip, which drops what JSON drops (undefined members, functions) and
+ * applies toJSON. A list's items are taken one by one, with an empty piece after each `chunkChars`
+ * characters of their JSON, so that a long list's round trip is split up too.
+ */
+function* asJson(value: unknown, chunkChars: number): Generator<string, unknown, undefined> {
+  const items = isJsonObject(value) && typeof value['toJSON'] !== 'function' ? value['items'] : undefined;
+  if (!Array.isArray(items)) return parseJSON(stringifyJSON(value));
+  const { items: _items, ...rest } = value as Record<string, unknown>;
+  const doc = parseJSON(stringifyJSON(rest)) as Record<string, unknown>;
+  const out: unknown[] = [];
+  let chars = 0;
+  for (const item of items) {
+    // As JSON.stringify writes array elements: what it would leave out is null there.
+    const text = stringifyJSON(item) ?? 'null';
+    out.push(parseJSON(text));
+    chars += text.length;
+    if (chars >= chunkChars) {
+      chars = 0;
+      yield '';
+    }
+  }
+  doc['items'] = out;
+  return doc;
 }
 
 // ---- scalars: what go-yaml's encoder makes of each JSON value ------------------------------------
@@ -466,8 +502,21 @@ class Emitter {
    */
   private readonly todo: (() => void)[] = [];
 
-  run(): void {
-    for (let task = this.todo.pop(); task; task = this.todo.pop()) task();
+  /** Runs tasks until `out` holds `limit` characters or none are left; whether any are left. */
+  run(limit: number): boolean {
+    while (this.out.length < limit) {
+      const task = this.todo.pop();
+      if (!task) return false;
+      task();
+    }
+    return this.todo.length > 0;
+  }
+
+  /** What was written since the last take. */
+  take(): string {
+    const text = this.out;
+    this.out = '';
+    return text;
   }
 
   private emitBlockSequence(items: unknown[]): void {

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
+import { encodeYaml } from '../../../server/endpoints/yaml-encode.js';
 import { eventually } from '../../helpers/eventually.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -139,6 +140,26 @@ describe('objects in YAML', () => {
     expect(parseYaml(text)).toEqual(json);
     const empty = await both('/api/v1/namespaces/kube-public/configmaps?labelSelector=none%3Dnone');
     expect(empty.text).toBe(`apiVersion: v1\nitems: []\nkind: ConfigMapList\nmetadata:\n  resourceVersion: "${empty.json.metadata.resourceVersion}"\n`);
+  });
+
+  it('a list of hundreds of objects: chunked, a piece per turn of the event loop, the same text as in one piece', async () => {
+    const ns = 'yaml-big';
+    expect((await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+    for (let i = 0; i < 300; i++) {
+      const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { text: `line ${i} `.repeat(60) } };
+      expect((await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body })).status).toBe(201);
+    }
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const { text, json } = await both(path);
+    const y = await call('GET', path, { accept: YAML });
+    expect(y.headers['transfer-encoding']).toBe('chunked');
+    expect(y.headers['content-length']).toBeUndefined();
+    expect(text.length).toBeGreaterThan(4 * 64 * 1024);
+    expect(json.items).toHaveLength(300);
+    expect(text).toBe(encodeYaml(json));
+    // A short answer keeps its Content-Length.
+    const one = await call('GET', `${path}/cm-0`, { accept: YAML });
+    expect(one.headers['content-length']).toBe(String(Buffer.byteLength(one.text)));
   });
 
   it('a 404 Status', async () => {

@@ -2,7 +2,7 @@
 // writes for each kind of scalar, its key order, block layout and line folding.
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { encodeYaml, formatFloatG, keyLess } from '../../../../server/endpoints/yaml-encode.js';
+import { encodeYaml, encodeYamlChunks, formatFloatG, keyLess } from '../../../../server/endpoints/yaml-encode.js';
 
 /** The YAML line for `{v: value}`. */
 const line = (value: unknown): string => encodeYaml({ v: value });
@@ -182,5 +182,41 @@ describe('layout', () => {
   it('reads back as the document it came from', () => {
     const doc = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', annotations: { 'a/b': 'yes', n: '0755', t: 'x\ty' } }, data: { script: '#!/bin/sh\necho "hi"\n' } };
     expect(parseYaml(encodeYaml(doc))).toEqual(doc);
+  });
+});
+
+describe('encodeYamlChunks', () => {
+  const list = {
+    apiVersion: 'v1',
+    kind: 'ConfigMapList',
+    metadata: { resourceVersion: '12' },
+    items: Array.from({ length: 40 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `cm-${i}`, labels: { n: String(i) } },
+      data: { text: 'a line long enough to be folded by go-yaml once it passes the eightieth column of its line', script: '#!/bin/sh\necho "hi"\n' },
+    })),
+  };
+
+  it.each([1, 7, 100, 4096])('pieces of about %i characters join into encodeYaml\'s text', (size) => {
+    const chunks = [...encodeYamlChunks(list, size)];
+    expect(chunks.join('')).toBe(encodeYaml(list));
+    // Every written piece but the last is at least the size asked for (the empty ones come while
+    // the items are round-tripped): the work is split, not just the text.
+    const written = chunks.filter((c) => c !== '');
+    expect(written.slice(0, -1).every((c) => c.length >= size)).toBe(true);
+    expect(chunks.length).toBeGreaterThan(1);
+  });
+
+  it('a short document is one piece', () => {
+    expect([...encodeYamlChunks({ a: 1 }, 4096)]).toEqual(['a: 1\n']);
+  });
+});
+
+describe('encodeYamlChunks: a list round-tripped item by item', () => {
+  it('leaves out what JSON leaves out, as a round trip of the whole list would', () => {
+    const list = { kind: 'List', items: [{ a: 1, gone: undefined }, undefined, { toJSON: () => ({ b: 2 }) }], extra: undefined };
+    expect([...encodeYamlChunks(list, 1)].join('')).toBe(encodeYaml(JSON.parse(JSON.stringify(list))));
+    expect(encodeYaml(list)).toBe('items:\n- a: 1\n- null\n- b: 2\nkind: List\n');
   });
 });
