@@ -35,3 +35,16 @@ export const NAMESPACE_PATCH_META: PatchMeta = {
     status: { type: { fields: { conditions: { patchStrategy: 'merge', patchMergeKey: 'type' } } } },
   },
 };
+
+/**
+ * core/v1 Service: spec.ports merge on port alone (so a UDP and a TCP port of one number collide, as
+ * in kube), status.conditions on type; every other list (clusterIPs, externalIPs, ipFamilies,
+ * loadBalancerSourceRanges, status.loadBalancer.ingress) has no patch tags, so it is replaced.
+ */
+export const SERVICE_PATCH_META: PatchMeta = {
+  fields: {
+    metadata,
+    spec: { type: { fields: { ports: { patchStrategy: 'merge', patchMergeKey: 'port' } } } },
+    status: { type: { fields: { conditions: { patchStrategy: 'merge', patchMergeKey: 'type' } } } },
+  },
+};

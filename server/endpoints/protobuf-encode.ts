@@ -10,7 +10,7 @@
 // error (UnencodableError), never dropped silently.
 import type { Field, Type } from 'protobufjs';
 import { isJsonObject } from '../../apimachinery/object.js';
-import { PROTOBUF_MAGIC, hasProtobufKind, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from './protobuf.js';
+import { INT_OR_STRING_STRING, PROTOBUF_MAGIC, hasProtobufKind, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from './protobuf.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 
 /** An object this server holds no (complete) protobuf definition for. */
@@ -153,9 +153,10 @@ function messageWire(type: Type, value: unknown, path: string): Wire {
   return toWire(type, value, path);
 }
 
-/** The JSON forms Go unmarshals its own way: the raw document, and the JSONSchemaPropsOr* unions. */
+/** The JSON forms Go unmarshals its own way: the raw document, IntOrString, and the JSONSchemaPropsOr* unions. */
 function formWire(form: NonNullable<ReturnType<typeof jsonFormOf>>, type: Type, value: unknown, path: string): Wire {
   if (form === 'raw') return { raw: Buffer.from(stringifyJSON(value), 'utf8') };
+  if (form === 'intOrString') return intOrStringWire(value, path);
   const schemaType = type.fields['schema']!.resolvedType as Type;
   const schema = (v: unknown): Wire => messageWire(schemaType, v, path);
   switch (form) {
@@ -170,6 +171,16 @@ function formWire(form: NonNullable<ReturnType<typeof jsonFormOf>>, type: Type, 
       if (Array.isArray(value)) return { property: value.map((item, i) => scalarWire('string', item, `${path}[${i}]`)) };
       return value === null ? {} : { schema: schema(value) };
   }
+}
+
+/**
+ * intstr.IntOrString from its JSON, a bare int32 or string (Go's UnmarshalJSON); all three fields,
+ * as gogo writes non-pointer scalars. null is Go's zero value, the int 0.
+ */
+function intOrStringWire(value: unknown, path: string): Wire {
+  if (typeof value === 'string') return { type: INT_OR_STRING_STRING, intVal: 0, strVal: value };
+  if (value === null) return { type: 0, intVal: 0, strVal: '' };
+  return { type: 0, intVal: scalarWire('int32', value, path), strVal: '' };
 }
 
 const INT32 = new Set(['int32', 'sint32', 'sfixed32', 'uint32', 'fixed32']);

@@ -35,6 +35,8 @@ const KIND_MESSAGES = new Map<string, string>([
   ['v1/SecretList', `${CORE}.SecretList`],
   ['v1/ServiceAccount', `${CORE}.ServiceAccount`],
   ['v1/ServiceAccountList', `${CORE}.ServiceAccountList`],
+  ['v1/Service', `${CORE}.Service`],
+  ['v1/ServiceList', `${CORE}.ServiceList`],
   ['v1/Status', `${META}.Status`],
   ['coordination.k8s.io/v1/Lease', 'k8s.io.api.coordination.v1.Lease'],
   ['coordination.k8s.io/v1/LeaseList', 'k8s.io.api.coordination.v1.LeaseList'],
@@ -107,8 +109,11 @@ export const protobufKind = (apiVersion: string, kind: string): Type | undefined
 export const isJsonList = (type: Type): boolean => type.options?.['(json_list)'] === true;
 
 /** Messages with Go's own JSON marshalling (kube-protos.ts): the raw document, or a union. */
-export type JsonForm = 'raw' | 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray';
+export type JsonForm = 'raw' | 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray' | 'intOrString';
 export const jsonFormOf = (type: Type): JsonForm | undefined => type.options?.['(json_form)'] as JsonForm | undefined;
+
+/** intstr.String, IntOrString's type for strVal; intstr.Int, for intVal, is 0. */
+export const INT_OR_STRING_STRING = 1;
 
 /** A field's name in JSON: the proto name, unless (json_key) says otherwise. */
 export const jsonKey = (field: FieldBase): string => (field.options?.['(json_key)'] as string | undefined) ?? field.name;
@@ -140,6 +145,9 @@ function formJson(form: JsonForm, type: Type, fields: Record<string, unknown>, p
       const property = fields['property'] as string[];
       return property.length > 0 ? [...property] : schemaJson();
     }
+    // Go decodes any type and fails only when writing JSON; anything but String is read as the int.
+    case 'intOrString':
+      return Number(scalarJson(fields['type'])) === INT_OR_STRING_STRING ? String(fields['strVal']) : Number(fields['intVal']);
   }
 }
 

@@ -71,7 +71,7 @@ for (const version of VERSIONS) {
     });
 
     it('defaults a port as kube does, and refuses a port out of range', async () => {
-      // (create -f: kubectl 1.33's `create service` sends protobuf, which has no Service message here)
+      // (create -f to send exactly this spec; `create service` is in services.test.ts)
       expect(await ok(['create', '-f', '-'], 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 8080}]\n')).toBe('service/web created\n');
       const web = JSON.parse(await ok(['get', 'svc', 'web', '-o', 'json'])) as { spec: Record<string, unknown> };
       expect(web.spec).toEqual({ type: 'ClusterIP', sessionAffinity: 'None', internalTrafficPolicy: 'Cluster', selector: { app: 'web' }, ports: [{ port: 8080, protocol: 'TCP', targetPort: 8080 }] });

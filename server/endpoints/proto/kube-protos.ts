@@ -1,5 +1,5 @@
 // The subset of Kubernetes' generated.proto files needed for protobuf bodies both ways: the request
-// bodies typed clients send (kubectl 1.32+: create namespace/configmap/secret/serviceaccount,
+// bodies typed clients send (kubectl 1.32+: create namespace/configmap/secret/serviceaccount/service,
 // create role/clusterrole/rolebinding/clusterrolebinding, auth can-i, auth can-i --list, auth whoami, create token, and client-go controllers writing Leases; the
 // other access and token reviews of client-go's typed clients) and the replies kube gives clients
 // that prefer protobuf (objects, their lists, CRDs, Status, watch events), written from the
@@ -18,7 +18,8 @@
 // A message option, (json_list), marks a wrapper whose JSON form is its one repeated field as a bare
 // array (authentication/v1 ExtraValue is a Go []string); (json_form) names the other Go types with
 // their own JSON marshalling: "raw" (apiextensions JSON: the document its bytes hold), and the
-// unions "schemaOrArray", "schemaOrBool", "schemaOrStringArray" (JSONSchemaPropsOr*).
+// unions "schemaOrArray", "schemaOrBool", "schemaOrStringArray" (JSONSchemaPropsOr*), and
+// "intOrString" (intstr.IntOrString: a bare number or string in JSON, {type, intVal, strVal} here).
 // Decoding skips unknown fields, as gogo-protobuf does; replies must encode every field the JSON
 // objects can hold, so the messages of the kinds served are complete.
 
@@ -41,6 +42,19 @@ message Unknown {
   optional bytes raw = 2;
   optional string contentEncoding = 3;
   optional string contentType = 4;
+}
+`;
+
+const INTSTR = `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.util.intstr;
+
+// type 0 is intVal, 1 is strVal; gogo writes all three (non-pointer scalars).
+message IntOrString {
+  option (json_form) = "intOrString";
+  optional int64 type = 1;
+  optional int32 intVal = 2;
+  optional string strVal = 3;
 }
 `;
 
@@ -160,6 +174,16 @@ message LabelSelector {
   repeated LabelSelectorRequirement matchExpressions = 2;
 }
 
+// Go writes lastTransitionTime, reason and message without omitempty (a zero time as null).
+message Condition {
+  optional string type = 1 [(json_always) = true];
+  optional string status = 2 [(json_always) = true];
+  optional int64 observedGeneration = 3;
+  optional Time lastTransitionTime = 4 [(json_always) = true];
+  optional string reason = 5 [(json_always) = true];
+  optional string message = 6 [(json_always) = true];
+}
+
 message Preconditions {
   optional string uid = 1 [(go_pointer) = true];
   optional string resourceVersion = 2 [(go_pointer) = true];
@@ -265,6 +289,81 @@ message ServiceAccount {
 
 message LocalObjectReference {
   optional string name = 1;
+}
+
+// Service is data here (no allocation), but its messages are kube's whole ServiceSpec and status.
+message Service {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ServiceSpec spec = 2;
+  optional ServiceStatus status = 3;
+}
+
+message ServiceSpec {
+  repeated ServicePort ports = 1;
+  map<string, string> selector = 2;
+  optional string clusterIP = 3;
+  repeated string clusterIPs = 18;
+  optional string type = 4;
+  repeated string externalIPs = 5;
+  optional string sessionAffinity = 7;
+  optional string loadBalancerIP = 8;
+  repeated string loadBalancerSourceRanges = 9;
+  optional string externalName = 10;
+  optional string externalTrafficPolicy = 11;
+  optional int32 healthCheckNodePort = 12;
+  optional bool publishNotReadyAddresses = 13;
+  optional SessionAffinityConfig sessionAffinityConfig = 14 [(go_pointer) = true];
+  repeated string ipFamilies = 19;
+  optional string ipFamilyPolicy = 17 [(go_pointer) = true];
+  optional bool allocateLoadBalancerNodePorts = 20 [(go_pointer) = true];
+  optional string loadBalancerClass = 21 [(go_pointer) = true];
+  optional string internalTrafficPolicy = 22 [(go_pointer) = true];
+  optional string trafficDistribution = 23 [(go_pointer) = true];
+}
+
+// targetPort is a non-pointer struct: Go's omitempty never omits a struct, so unset is 0.
+message ServicePort {
+  optional string name = 1;
+  optional string protocol = 2;
+  optional string appProtocol = 6 [(go_pointer) = true];
+  optional int32 port = 3 [(json_always) = true];
+  optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString targetPort = 4;
+  optional int32 nodePort = 5;
+}
+
+message SessionAffinityConfig {
+  optional ClientIPConfig clientIP = 1 [(go_pointer) = true];
+}
+
+message ClientIPConfig {
+  optional int32 timeoutSeconds = 1 [(go_pointer) = true];
+}
+
+message ServiceStatus {
+  optional LoadBalancerStatus loadBalancer = 1;
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.Condition conditions = 2;
+}
+
+message LoadBalancerStatus {
+  repeated LoadBalancerIngress ingress = 1;
+}
+
+message LoadBalancerIngress {
+  optional string ip = 1;
+  optional string hostname = 2;
+  optional string ipMode = 3 [(go_pointer) = true];
+  repeated PortStatus ports = 4;
+}
+
+message PortStatus {
+  optional int32 port = 1 [(json_always) = true];
+  optional string protocol = 2 [(json_always) = true];
+  optional string error = 3 [(go_pointer) = true];
+}
+
+message ServiceList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Service items = 2;
 }
 
 message NamespaceList {
@@ -831,6 +930,7 @@ message EventSeries {
 /** The definitions, keyed by the path of the upstream file they are taken from. */
 export const KUBE_PROTOS: Readonly<Record<string, string>> = {
   'k8s.io/apimachinery/pkg/runtime/generated.proto': RUNTIME,
+  'k8s.io/apimachinery/pkg/util/intstr/generated.proto': INTSTR,
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto': META_V1,
   'k8s.io/api/core/v1/generated.proto': CORE_V1,
   'k8s.io/api/coordination/v1/generated.proto': COORDINATION_V1,

@@ -8,7 +8,9 @@
 // port 1-65535, protocol, targetPort, duplicates), clusterIP (an IP or "None", immutable once set),
 // externalName for ExternalName, sessionAffinity and nodePort's ClusterIP rule.
 import { isIP } from 'node:net';
-import { defineStrategy, keepStoredStatus, statusUpdate, STATUS_RESET, withoutStatus } from '../base-strategy.js';
+import { defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate, STATUS_RESET, withoutStatus } from '../base-strategy.js';
+import { SERVICE_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
+import { atomicListType, deducedType, mapListType, mapType, scalarType, structType, type TypeNode } from '../../../apimachinery/structured-merge/schema.js';
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo } from '../strategy.js';
 import { PRINTER_AGE } from './printer-columns.js';
@@ -198,9 +200,65 @@ export const SERVICE_COLUMNS: ServedColumn[] = [
 
 // ---- the strategy -------------------------------------------------------------------------------
 
+const str = (): TypeNode => scalarType('string');
+const num = (): TypeNode => scalarType('numeric');
+const bool = (): TypeNode => scalarType('boolean');
+
+/**
+ * core/v1 Service as kube's OpenAPI model types it for server-side apply: spec.ports a list-map on
+ * (port, protocol), where protocol's schema default "TCP" stands in for a port that omits it (as
+ * SMD keys it); selector an atomic map; the string lists atomic; status.conditions keyed by type.
+ * targetPort (IntOrString) is a scalar. Fields not named here stay deduced, as in kubeObjectType.
+ */
+const SERVICE_PORT_TYPE = structType({
+  appProtocol: str(),
+  name: str(),
+  nodePort: num(),
+  port: { type: num() },
+  protocol: { type: str(), default: 'TCP' },
+  targetPort: scalarType('untyped'),
+});
+
+const SERVICE_TYPE = kubeObjectType({
+  spec: structType(
+    {
+      allocateLoadBalancerNodePorts: bool(),
+      clusterIP: str(),
+      clusterIPs: atomicListType(str()),
+      externalIPs: atomicListType(str()),
+      externalName: str(),
+      externalTrafficPolicy: str(),
+      healthCheckNodePort: num(),
+      internalTrafficPolicy: str(),
+      ipFamilies: atomicListType(str()),
+      ipFamilyPolicy: str(),
+      loadBalancerClass: str(),
+      loadBalancerIP: str(),
+      loadBalancerSourceRanges: atomicListType(str()),
+      ports: mapListType(SERVICE_PORT_TYPE, ['port', 'protocol']),
+      publishNotReadyAddresses: bool(),
+      selector: mapType(str(), 'atomic'),
+      sessionAffinity: str(),
+      sessionAffinityConfig: structType({ clientIP: structType({ timeoutSeconds: num() }) }),
+      trafficDistribution: str(),
+      type: str(),
+    },
+    { elementType: deducedType },
+  ),
+  status: structType(
+    {
+      conditions: mapListType(deducedType, ['type']),
+      loadBalancer: structType({ ingress: atomicListType(deducedType) }),
+    },
+    { elementType: deducedType },
+  ),
+});
+
 const update = { prepare: keepStoredStatus, validate: validateServiceUpdate, resetFields: STATUS_RESET };
 
 export const serviceStrategy = defineStrategy(serviceKind, {
+  patchMeta: SERVICE_PATCH_META,
+  fieldTypes: () => SERVICE_TYPE,
   fieldLabels: objectMetaFieldLabels(serviceKind.kind),
   canonicalize: (obj) => defaultService(obj),
   subresources: { status: statusUpdate({ allowUnconditional: true, ...update }, (obj, old) => validateServiceUpdate(obj, old)) },

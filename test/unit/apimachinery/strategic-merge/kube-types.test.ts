@@ -8,13 +8,14 @@ import {
   NAMESPACE_PATCH_META,
   OBJECT_META_PATCH_META,
   SERVICE_ACCOUNT_PATCH_META,
+  SERVICE_PATCH_META,
 } from '../../../../apimachinery/strategic-merge/kube-types.js';
 import { strategicMergePatch } from '../../../../apimachinery/strategic-merge/merge.js';
 
 describe('kube types: patch metadata', () => {
   it('every kind carries ObjectMeta', () => {
     const kinds = Object.entries(kubeTypes).filter(([name]) => name !== 'OBJECT_META_PATCH_META');
-    expect(kinds.length).toBe(3);
+    expect(kinds.length).toBe(4);
     for (const [, meta] of kinds) expect(meta.fields?.metadata?.type).toBe(OBJECT_META_PATCH_META);
   });
 
@@ -57,6 +58,31 @@ describe('kube types: patch metadata', () => {
     expect(strategicMergePatch(live, patch, NAMESPACE_PATCH_META)).toEqual({
       spec: { finalizers: [] },
       status: { phase: 'Terminating', conditions: [{ type: 'A', status: 'True' }, { type: 'B', status: 'True' }] },
+    });
+  });
+
+  it('Service: spec.ports merge on port, keeping the live port the patch does not name', () => {
+    const live: JsonObject = { spec: { type: 'ClusterIP', ports: [{ name: '80-8080', port: 80, protocol: 'TCP', targetPort: 8080 }], externalIPs: ['192.0.2.1'] } };
+    const patch: JsonObject = { spec: { ports: [{ port: 443, targetPort: 8443 }, { port: 80, targetPort: 9090 }], externalIPs: ['192.0.2.2'] } };
+    expect(strategicMergePatch(live, patch, SERVICE_PATCH_META)).toEqual({
+      spec: {
+        type: 'ClusterIP',
+        // kube's mergeMap: patch items in patch order, then live items the patch does not name; a
+        // named one is merged into (its name and protocol stay).
+        ports: [{ port: 443, targetPort: 8443 }, { name: '80-8080', port: 80, protocol: 'TCP', targetPort: 9090 }],
+        externalIPs: ['192.0.2.2'],
+      },
+    });
+    // $patch: delete removes by the merge key alone.
+    expect(strategicMergePatch(live, { spec: { ports: [{ port: 80, $patch: 'delete' }] } }, SERVICE_PATCH_META)).toEqual({ spec: { type: 'ClusterIP', ports: [], externalIPs: ['192.0.2.1'] } });
+    // Without the tags the list is replaced, which is what Service did before.
+    expect(strategicMergePatch(live, patch, KUBE_OBJECT_PATCH_META)).toEqual({ spec: { type: 'ClusterIP', ports: [{ port: 443, targetPort: 8443 }, { port: 80, targetPort: 9090 }], externalIPs: ['192.0.2.2'] } });
+  });
+
+  it('Service: status.conditions merge on type', () => {
+    const live: JsonObject = { status: { conditions: [{ type: 'A', status: 'True' }] } };
+    expect(strategicMergePatch(live, { status: { conditions: [{ type: 'B', status: 'False' }] } }, SERVICE_PATCH_META)).toEqual({
+      status: { conditions: [{ type: 'B', status: 'False' }, { type: 'A', status: 'True' }] },
     });
   });
 

@@ -502,6 +502,8 @@ describe(`field numbers agree with the protobuf struct tags in ${tagSource ? pat
       ['DeleteOptions.propagationPolicy', 'varint'],
       ['ListMeta.remainingItemCount', 'bytes'],
       ['SubjectRulesReviewStatus.incomplete', 'bytes'],
+      ['ServiceSpec.healthCheckNodePort', 'bytes'],
+      ['ServiceSpec.allocateLoadBalancerNodePorts', 'bytes'],
     ]);
     const mismatches: string[] = [];
     const visit = (ns: protobuf.NamespaceBase): void => {
