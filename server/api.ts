@@ -35,7 +35,7 @@ import { serveCreateOnly } from './endpoints/create-only.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
-import { acceptWebSocket, refuseUpgrade, webSocketWatchSink } from './endpoints/watch-websocket.js';
+import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch-websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
 import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
 import {
@@ -368,13 +368,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         writeStatus(res, apiErr);
       }
     },
-    async handleUpgrade(req, socket, head, user, parsed) {
-      try {
-        await handleUpgrade(req, socket, head, user, parsed);
-      } catch (err) {
-        refuseUpgrade(socket, toApiError(err));
-      }
-    },
+    handleUpgrade,
     authorizer,
     *storedObjectCounts() {
       for (const store of catalog.stores()) {

@@ -188,19 +188,34 @@ export class HttpsFrontend {
   /** WebSocket upgrades (watches): authenticated here, everything else is the API's. */
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', (err) => this.deps.logger.debug('upgraded connection error', { err: err.message }));
-    const { query, info } = parseRequest(req.method ?? 'GET', req.url ?? '/');
+    const method = req.method ?? 'GET';
+    const { query, info } = parseRequest(method, req.url ?? '/');
+    const ctx: { user?: string } = {};
+    // In /metrics as any request, until the connection closes: 101 once upgraded (kube's hijacked
+    // connections report code 0, kubernetes#107949), else the refusal's code.
+    const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
+    const longRunning = !(info instanceof ApiError) && isLongRunning(info);
+    const tracked = this.metrics.started({ method, query, contentType: req.headers['content-type'], info, kind: requestKind(verb), longRunning, user: () => ctx.user });
+    let code = 101;
+    socket.once('close', () => this.metrics.finished(tracked, code, true));
+    const refuse = (err: ApiError): void => {
+      code = err.code;
+      refuseUpgrade(socket, err);
+    };
     const upgrade = async (): Promise<void> => {
       const identity = await identify(req, this.deps.access);
-      if (identity.error) return refuseUpgrade(socket, identity.error);
-      if (this.shuttingDown) return refuseUpgrade(socket, serviceUnavailable('the server is shutting down'));
-      if (info instanceof ApiError || !identity.user) return refuseUpgrade(socket, info instanceof ApiError ? info : unauthorized());
+      if (identity.user) ctx.user = identity.user.name;
+      if (identity.error) return refuse(identity.error);
+      if (this.shuttingDown) return refuse(serviceUnavailable('the server is shutting down'));
+      if (info instanceof ApiError || !identity.user) return refuse(info instanceof ApiError ? info : unauthorized());
       const denied = authorizeRequest(requestAttributes(identity.user, info), this.deps.access.authorizer).error;
-      if (denied) return refuseUpgrade(socket, denied);
+      if (denied) return refuse(denied);
       await this.deps.api.handleUpgrade(req, socket, head, identity.user, { info, query });
     };
     upgrade().catch((err: unknown) => {
-      this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
-      socket.destroy();
+      const apiError = toApiError(err);
+      if (apiError.code >= 500) this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
+      refuse(apiError);
     });
   }
 

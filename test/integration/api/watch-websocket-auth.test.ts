@@ -68,3 +68,24 @@ describe('WebSocket watch authentication', () => {
     await sees(opened, 'over-authorization-header');
   });
 });
+
+describe('WebSocket watches in /metrics', () => {
+  const count = async (code: number): Promise<number> => {
+    const text = (await apiClient(server)('GET', '/metrics')).text;
+    // A refusal of someone unauthenticated or anonymous (both below) does not let the path choose
+    // label values (metrics.ts trustedLabels): the resource is left out.
+    const resource = code >= 400 ? 'resource="",scope="cluster",subresource="",verb="WATCH",version=""' : 'resource="namespaces",scope="cluster",subresource="",verb="WATCH",version="v1"';
+    const line = text.split('\n').find((l) => l.startsWith(`apiserver_request_total{code="${code}",component="apiserver",dry_run="",group="",${resource}}`));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+
+  it('counts each upgraded watch once it closes (101) and each refusal with its code, as apiserver_request_total WATCH', async () => {
+    const before = { 101: await count(101), 401: await count(401), 403: await count(403) };
+    await sees(await open([tokenProtocol(server.token), 'base64.binary.k8s.io']), 'counted-watch');
+    expect(await open([tokenProtocol('not-a-token'), 'base64.binary.k8s.io'])).toEqual({ status: 401 });
+    expect(await open([])).toEqual({ status: 403 });
+    await eventually('the closed watch counted', async () => ((await count(101)) === before[101] + 1 ? true : undefined));
+    expect(await count(401)).toBe(before[401] + 1);
+    expect(await count(403)).toBe(before[403] + 1);
+  });
+});
