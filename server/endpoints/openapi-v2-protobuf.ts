@@ -20,7 +20,7 @@
 // openapi.v2), with their published field numbers; `Any.value` (a google.protobuf.Any that gnostic
 // never fills for documents it parses) is declared as bytes, which is the same on the wire.
 import type { Root, Type } from 'protobufjs';
-import { protobuf } from './protobuf.js';
+import { protobuf } from '../../apimachinery/apis/kube-messages.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../apimachinery/object.js';
 
 const PRIMITIVE_FIELDS = `

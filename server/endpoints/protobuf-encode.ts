@@ -10,7 +10,8 @@
 // error (UnencodableError), never dropped silently.
 import type { Field, Type } from 'protobufjs';
 import { isJsonObject } from '../../apimachinery/object.js';
-import { INT_OR_STRING_STRING, PROTOBUF_MAGIC, hasProtobufKind, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from './protobuf.js';
+import { INT_OR_STRING_STRING, PROTOBUF_MAGIC } from './protobuf.js';
+import { hasProtobufKind, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from '../../apimachinery/apis/kube-messages.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 
 /** An object this server holds no (complete) protobuf definition for. */

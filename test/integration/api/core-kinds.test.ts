@@ -7,7 +7,7 @@ import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../../../server/index.js';
 import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
-import { KUBE_PROTOS } from '../../../server/endpoints/proto/kube-protos.js';
+import { KUBE_PROTOS } from '../../../apimachinery/apis/kube-protos.js';
 import { decodeProtobufObject } from '../../../server/endpoints/protobuf.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

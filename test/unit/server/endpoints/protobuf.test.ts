@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type Status } from '../../../../apimachinery/errors.js';
-import { KUBE_PROTOS } from '../../../../server/endpoints/proto/kube-protos.js';
+import { KUBE_PROTOS } from '../../../../apimachinery/apis/kube-protos.js';
 import { decodeProtobufObject, isProtobufContentType } from '../../../../server/endpoints/protobuf.js';
 import { findKubectl } from '../../../helpers/kubectl.js';
 
