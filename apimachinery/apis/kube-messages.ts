@@ -63,6 +63,7 @@ export interface KubeProtos {
   fieldsV1: Type;
   deleteOptions: Type;
   watchEvent: Type;
+  rawExtension: Type;
   kinds: Map<string, Type>;
 }
 
@@ -83,6 +84,7 @@ export function kubeProtos(): KubeProtos {
     fieldsV1: root.lookupType(`${META}.FieldsV1`),
     deleteOptions: root.lookupType(`${META}.DeleteOptions`),
     watchEvent: root.lookupType(`${META}.WatchEvent`),
+    rawExtension: root.lookupType('k8s.io.apimachinery.pkg.runtime.RawExtension'),
     kinds: new Map([...KIND_MESSAGES].map(([kind, message]) => [kind, root.lookupType(message)])),
   };
   return built;

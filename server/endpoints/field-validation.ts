@@ -80,10 +80,16 @@ export function strictDecoding(
   duplicateFields: readonly string[],
   fail: (errors: string) => ApiError,
 ): (unknownFields: readonly string[]) => void {
+  // Called again by a write's retries (and for a built-in kind, after the body's decoding, by the
+  // strategy): what was said once is not said again.
+  const reported = new Set<string>();
   return (unknownFields) => {
-    const errors = [...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
+    const errors = [...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)].filter((e) => !reported.has(e));
     if (errors.length === 0 || directive === 'Ignore') return;
     if (directive === 'Strict') throw fail(`strict decoding error: ${errors.join(', ')}`);
-    for (const e of errors) warn(e);
+    for (const e of errors) {
+      reported.add(e);
+      warn(e);
+    }
   };
 }

@@ -22,6 +22,7 @@ import { auditOf } from '../audit/context.js';
 import { strategicMergePatch } from '../../apimachinery/strategic-merge/merge.js';
 import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js';
 import { type JsonObject, type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
+import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
@@ -383,7 +384,8 @@ async function create(ctx: Ctx): Promise<void> {
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
-  if (ctx.desc.serving.typed) onUnknownFields([]);
+  // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
+  if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
   const fields = fieldManager(ctx);
   const created = await ctx.store.create(namespaceOf(ctx), obj, {
     user: ctx.user,
@@ -402,7 +404,8 @@ async function update(ctx: Ctx): Promise<void> {
   const { obj, decoded } = await readObject(ctx);
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
-  if (ctx.desc.serving.typed) onUnknownFields([]);
+  // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
+  if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
   const name = ctx.info.name;
   checkName(obj.metadata.name, name);
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {

@@ -1,7 +1,8 @@
 // The parts kinds compose their strategies from, so a kind states only what makes it different:
 // the generic create, update and delete of kube's generic store, the status subresource's split
 // of an object, and the spec generation.
-import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
+import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import type { CreateStrategy, DeleteStrategy, GenerationPolicy, KindInfo, Strategy, UpdateStrategy } from './strategy.js';
 import { validateDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { supportedFieldLabels } from '../../apimachinery/selectors/fields.js';
@@ -13,14 +14,23 @@ export interface StrategyParts extends Partial<Omit<Strategy, 'kind' | 'create' 
   create?: Partial<CreateStrategy>;
   update?: Partial<UpdateStrategy>;
   delete?: Partial<DeleteStrategy>;
+  /** Custom resources: no Go type to decode into (their schema prunes them in canonicalize). */
+  unstructured?: boolean;
 }
 
 export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strategy {
-  const { create, update, delete: del, ...rest } = parts;
+  const { create, update, delete: del, unstructured, canonicalize, ...rest } = parts;
   const selectableFields = rest.selectableFields ?? metadataFields(kind.namespaced);
   return {
     kind,
-    canonicalize: () => {},
+    canonicalize: unstructured
+      ? (canonicalize ?? (() => {}))
+      : (obj, ctx) => {
+          // kube decodes a client's built-in object into its Go type: what the type has no field
+          // for is gone. The server's own writes come from typed code and are not decoded.
+          if (ctx.onUnknownFields) ctx.onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
+          canonicalize?.(obj, ctx);
+        },
     exactIntegers: false,
     fieldTypes: () => KUBE_OBJECT_TYPE,
     subresources: {},

@@ -377,6 +377,19 @@ for (const version of VERSIONS) {
       expect(await specOf('typo')).toBe('{"engine":"redis","maxSize":9,"size":2}');
     });
 
+    it('a ConfigMap with a typo: refused (Strict, kubectl\'s default), warned about and dropped, as kube decodes built-in kinds', async () => {
+      const typo = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo-cm\ndatta:\n  k: v\n';
+      const strict = await kubectl(['apply', '-f', '-'], typo);
+      expect(strict.code).toBe(1);
+      expect(strict.stderr).toContain('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datta"');
+      const warned = await kubectl(['apply', '--validate=warn', '-f', '-'], typo);
+      expect(warned.code).toBe(0);
+      expect(warned.stderr).toContain('Warning: unknown field "datta"');
+      const stored = JSON.parse((await kubectl(['get', 'configmap', 'typo-cm', '-o', 'json'])).stdout) as Record<string, unknown>;
+      expect(stored).not.toHaveProperty('datta');
+      expect((await kubectl(['delete', 'configmap', 'typo-cm'])).code).toBe(0);
+    });
+
     it('lab: status patched alone, shown in the columns, and scale sets spec.size and generation', async () => {
       // `cache` alone would be lab.example.com's: name this group's resource in full.
       const ops = (args: string[], input?: string) => kubectl(args.map((a) => a.replace(/^cache(\/|$)/, 'caches.ops.example.com$1')), input);

@@ -86,6 +86,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     },
     {
       generation: SPEC_GENERATION,
+      unstructured: true,
       exactIntegers: true,
       // Unstructured: kube has no struct tags to merge by, and answers strategic merge with a 415.
       patchMeta: undefined,
