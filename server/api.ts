@@ -303,12 +303,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   }
 
   /** A watch over WebSocket: checked like any watch, then upgraded and streamed. */
-  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, { info, query }: ParsedRequest): Promise<void> {
+  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, { info, query }: ParsedRequest, upgraded: () => void): Promise<void> {
     if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc?.store) throw notFoundPath();
     const options = watchOptions({ req, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user });
     const ws = await acceptWebSocket(req, socket, head);
+    upgraded();
     const sink = webSocketWatchSink(ws);
     await serveWatch(sink, options, watches).catch((err: unknown) => {
       // Past the upgrade there is no HTTP status left: the error travels as an ERROR event.

@@ -196,21 +196,36 @@ export class HttpsFrontend {
     const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
     const longRunning = !(info instanceof ApiError) && isLongRunning(info);
     const tracked = this.metrics.started({ method, query, contentType: req.headers['content-type'], info, kind: requestKind(verb), longRunning, user: () => ctx.user });
-    let code = 101;
-    socket.once('close', () => this.metrics.finished(tracked, code, true));
+    const auditID = auditIDFrom(req.headers['audit-id']);
+    let rec: AuditRecorder | undefined;
+    // Set when the 101 or a refusal is written; unset, the client left before either.
+    let code: number | undefined;
+    socket.once('close', () => {
+      this.metrics.finished(tracked, code ?? 0, code !== undefined);
+      rec?.complete(code);
+    });
     const refuse = (err: ApiError): void => {
       code = err.code;
-      refuseUpgrade(socket, err);
+      rec?.responseObject(err.status);
+      refuseUpgrade(socket, err, { [AUDIT_ID_HEADER]: auditID });
     };
+    // As a request: authenticated, audited, impersonated and authorized in kube's filter order.
     const upgrade = async (): Promise<void> => {
       const identity = await identify(req, this.deps.access);
-      if (identity.user) ctx.user = identity.user.name;
+      const user = identity.user;
+      if (user) ctx.user = user.name;
+      const attributes = user && !(info instanceof ApiError) ? requestAttributes(user, info) : undefined;
+      if (this.deps.auditor) rec = this.beginAudit(this.deps.auditor, req, identity, attributes, longRunning, auditID);
       if (identity.error) return refuse(identity.error);
       if (this.shuttingDown) return refuse(serviceUnavailable('the server is shutting down'));
-      if (info instanceof ApiError || !identity.user) return refuse(info instanceof ApiError ? info : unauthorized());
-      const denied = authorizeRequest(requestAttributes(identity.user, info), this.deps.access.authorizer).error;
-      if (denied) return refuse(denied);
-      await this.deps.api.handleUpgrade(req, socket, head, identity.user, { info, query });
+      if (info instanceof ApiError || !user || !attributes) return refuse(info instanceof ApiError ? info : unauthorized());
+      const { result, error } = authorizeRequest(attributes, this.deps.access.authorizer);
+      rec?.authorized(result);
+      if (error) return refuse(error);
+      await this.deps.api.handleUpgrade(req, socket, head, user, { info, query }, () => {
+        code = 101;
+        rec?.responseStarted(101);
+      });
     };
     upgrade().catch((err: unknown) => {
       const apiError = toApiError(err);
@@ -348,6 +363,22 @@ export class HttpsFrontend {
     longRunning: boolean,
     auditID: string,
   ): AuditRecorder | undefined {
+    const rec = this.beginAudit(auditor, req, identity, attributes, longRunning, auditID);
+    if (!rec) return undefined;
+    setAuditRecorder(res, rec);
+    res.once('close', () => rec.complete(res.headersSent ? res.statusCode : undefined));
+    return rec;
+  }
+
+  /** The audit events a request (or an upgrade) begins with; its recorder when the policy audits it. */
+  private beginAudit(
+    auditor: Auditor,
+    req: IncomingMessage,
+    identity: Identity,
+    attributes: AuthorizationAttributes | undefined,
+    longRunning: boolean,
+    auditID: string,
+  ): AuditRecorder | undefined {
     const forwarded = req.headers['x-forwarded-for'];
     const realIp = req.headers['x-real-ip'];
     const input = {
@@ -370,8 +401,6 @@ export class HttpsFrontend {
     const rec = auditor.begin({ ...input, attrs: { ...attributes, user: identity.requester ?? identity.user } });
     if (!rec.enabled) return undefined;
     if (identity.requester) rec.impersonated(identity.user);
-    setAuditRecorder(res, rec);
-    res.once('close', () => rec.complete(res.headersSent ? res.statusCode : undefined));
     return rec;
   }
 

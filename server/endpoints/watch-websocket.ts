@@ -61,10 +61,11 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buff
 }
 
 /** Refuses an upgrade with kube's Status, as a plain HTTP response on the raw socket. */
-export function refuseUpgrade(socket: Duplex, err: ApiError): void {
+export function refuseUpgrade(socket: Duplex, err: ApiError, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(err.status);
   const reason = err.status.reason ?? 'Error';
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 ${err.code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${err.code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }

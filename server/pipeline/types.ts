@@ -14,6 +14,9 @@ export interface ParsedRequest {
 /** Serves every authenticated request that is not a health or version endpoint. */
 export interface ApiHandler {
   handle(req: IncomingMessage, res: ServerResponse, user: UserInfo, parsed: ParsedRequest): Promise<void>;
-  /** A request to upgrade to WebSocket (a watch); rejects with the ApiError to refuse it with, before upgrading. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, parsed: ParsedRequest): Promise<void>;
+  /**
+   * A request to upgrade to WebSocket (a watch); rejects with the ApiError to refuse it with, before
+   * upgrading; calls `upgraded` once the 101 is written, and resolves when the watch ends.
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, parsed: ParsedRequest, upgraded: () => void): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { startServer, type ServerHandle } from '../../../server/index.js';
 import { type Issued, issue } from '../../helpers/client-certs.js';
 import { request } from '../../helpers/server-process.js';
@@ -369,6 +370,29 @@ describe('audit', () => {
       const refusal = events.find((e) => e['auditID'] === id);
       expect(refusal).toMatchObject({ level: 'Metadata', verb: 'list', user: { username: 'alice' }, responseStatus: { code: 403 }, annotations: { 'authorization.k8s.io/decision': 'forbid' } });
       expect(refusal).not.toHaveProperty('responseObject');
+    });
+  });
+
+  it('audits WebSocket watches as requests: ResponseStarted at the 101, ResponseComplete when the socket closes; refusals with their code', async () => {
+    const open = (token: string, auditID: string, path: string): Promise<{ ws?: WebSocket; status?: number; auditHeader?: string }> =>
+      new Promise((resolve, reject) => {
+        const ws = new WebSocket(`${server.url.replace('https', 'wss')}${NS}/${path}?watch=true`, [], { ca: server.caCert, headers: { authorization: `Bearer ${token}`, 'Audit-ID': auditID } });
+        ws.once('open', () => resolve({ ws }));
+        ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0, auditHeader: String(res.headers['audit-id']) }));
+        ws.once('error', reject);
+      });
+    const watched = await open(server.token, 'ws-watch', 'team-a/configmaps');
+    watched.ws!.close();
+    expect(await open(ALICE, 'ws-refused', 'team-b/secrets')).toEqual({ status: 403, auditHeader: 'ws-refused' });
+    await vi.waitFor(() => {
+      const events = readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+      const watch = events.filter((e) => e['auditID'] === 'ws-watch');
+      expect(watch.map((e) => e['stage'])).toEqual(['ResponseStarted', 'ResponseComplete']);
+      expect(watch[1]).toMatchObject({ verb: 'watch', user: { username: 'admin' }, objectRef: { resource: 'configmaps', namespace: 'team-a' }, responseStatus: { code: 101 } });
+      // A watch is long-running for audit whatever its answer: its status line is a stage of its own, as in kube.
+      const refused = events.filter((e) => e['auditID'] === 'ws-refused');
+      expect(refused.map((e) => e['stage'])).toEqual(['ResponseStarted', 'ResponseComplete']);
+      expect(refused[1]).toMatchObject({ verb: 'watch', user: { username: 'alice' }, responseStatus: { code: 403 }, annotations: { 'authorization.k8s.io/decision': 'forbid' } });
     });
   });
 });
