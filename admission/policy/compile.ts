@@ -151,8 +151,27 @@ export interface ValidateResult {
 
 const errorAction = (f: FailurePolicy): Action => (f === 'Ignore' ? 'admit' : 'deny');
 
-/** kube's matchconditions.Matcher.Match: false when any condition is false; errors by failurePolicy. */
-function matchConditions(cp: CompiledPolicy, inputs: Inputs, o: EvalOptions): { matches: boolean; error?: string } {
+/**
+ * A webhook's matchConditions, compiled as kube's webhook plugins compile them: the admission
+ * environment with `object`, `oldObject`, `request` and `authorizer`; no params, no variables.
+ */
+export function compileMatchConditions(conditions: readonly { name?: string; expression?: string }[], failurePolicy: FailurePolicy): CompiledPolicy {
+  const decls: AdmissionDeclarations = { params: false, authorizer: true, variables: [] };
+  return {
+    failurePolicy,
+    hasParams: false,
+    variables: [],
+    matchConditions: conditions.map((m) => ({ name: m.name ?? '', c: { expression: m.expression ?? '', result: compileAdmissionExpression(m.expression ?? '', decls, ['bool']) } })),
+    validations: [],
+    auditAnnotations: [],
+  };
+}
+
+/**
+ * kube's matchconditions.Matcher.Match, for policies and webhooks alike: the conditions share one
+ * budget; false when any is false; otherwise errors by failurePolicy (Fail: the aggregate error).
+ */
+export function evaluateMatchConditions(cp: CompiledPolicy, inputs: Inputs, o: EvalOptions = {}): { matches: boolean; error?: string } {
   const r = forInput(cp, cp.matchConditions.map((m) => m.c), inputs, ADMISSION_MATCH_CONDITIONS_BUDGET, o);
   if ('error' in r) return cp.failurePolicy === 'Fail' ? { matches: false, error: r.error } : { matches: false };
   const errors: string[] = [];
@@ -161,11 +180,14 @@ function matchConditions(cp: CompiledPolicy, inputs: Inputs, o: EvalOptions): { 
     if (e.error !== undefined) errors.push(e.error);
     if (e.value === false) return { matches: false };
   }
-  if (errors.length > 0) {
-    if (cp.failurePolicy === 'Fail') return { matches: false, error: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
-    return { matches: false };
-  }
+  if (errors.length > 0) return cp.failurePolicy === 'Fail' ? { matches: false, error: aggregate(errors) } : { matches: false };
   return { matches: true };
+}
+
+/** utilerrors.NewAggregate(errs).Error(): one message alone, else the distinct ones in brackets. */
+function aggregate(errs: readonly string[]): string {
+  const msgs = [...new Set(errs)];
+  return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
 }
 
 /** kube's validator.Validate for one binding and one param. */
@@ -173,7 +195,7 @@ export function validatePolicy(cp: CompiledPolicy, inputs: Inputs, o: EvalOption
   const f = cp.failurePolicy;
   const fail = (message: string): ValidateResult => ({ decisions: [{ action: errorAction(f), evaluation: 'error', message, reason: '' }], auditAnnotations: [] });
   if (cp.matchConditions.length > 0) {
-    const m = matchConditions(cp, inputs, o);
+    const m = evaluateMatchConditions(cp, inputs, o);
     if (m.error !== undefined) return fail(m.error);
     if (!m.matches) return { decisions: [], auditAnnotations: [] };
   }

@@ -25,7 +25,8 @@ import { parseGroupVersion } from '../../apimachinery/versions.js';
 import { caBundleError } from '../../crd/validation.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type EndpointOptions, WebhookCallError, decodeResponse, postWebhook, webhookEndpoint } from '../../webhook/client.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
-import { evaluateMatchConditions } from './match-conditions.js';
+import type { Authorizer } from '../../apimachinery/authorization.js';
+import { evaluateWebhookMatchConditions } from './match-conditions.js';
 import {
   NO_KNOWN_REVIEW_VERSION,
   type AdmissionResponse,
@@ -80,6 +81,8 @@ export interface WebhookPluginOptions {
   serviceResolver?: EndpointOptions['serviceResolver'];
   /** Largest answer read from a webhook. Default DEFAULT_MAX_RESPONSE_BYTES. */
   maxResponseBytes?: number;
+  /** What matchConditions' `authorizer` asks (the server's authorizer chain). */
+  authorizer?: Authorizer;
 }
 
 export interface MutatingWebhookPluginOptions extends WebhookPluginOptions {
@@ -236,8 +239,20 @@ async function shouldCall(hook: Hook, req: Request, object: KubeObject | undefin
   const conditions = spec.matchConditions ?? [];
   if (conditions.length === 0) return true;
   const r = reviewRequest(req, object);
-  const result = evaluateMatchConditions(conditions, { object: r.object ?? null, oldObject: r.oldObject ?? null, request: celRequest(r) }, spec.failurePolicy ?? 'Fail');
-  if ('error' in result) {
+  const { a } = req;
+  const result = evaluateWebhookMatchConditions(
+    conditions,
+    {
+      object: r.object ?? null,
+      oldObject: r.oldObject ?? null,
+      request: celRequest(r),
+      user: a.userInfo ?? { name: '', groups: [] },
+      authorizer: opts.authorizer,
+      requestResource: { group: a.resource.group, version: req.requestResource.version, resource: a.resource.name, subresource: a.subresource, namespace: a.namespace, name: a.name },
+    },
+    spec.failurePolicy ?? 'Fail',
+  );
+  if (result.error !== undefined) {
     // apierrors.NewForbidden(resource, name, err)
     const resource = { group: req.a.resource.group, name: req.a.resource.name };
     const subject = req.a.name ? `${qualifiedString(resource)} ${goQuote(req.a.name)}` : qualifiedString(resource);

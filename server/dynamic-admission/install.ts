@@ -136,6 +136,7 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
     warn: (a: { warn?: (text: string) => void }, text: string) => a.warn?.(text),
     annotate: (a: { annotate?: (key: string, value: string) => void }, key: string, value: string) => a.annotate?.(key, value),
     onIgnoredError: (webhook: string, message: string) => log.warn('webhook failed, ignored (failurePolicy Ignore)', { webhook, err: message }),
+    authorizer: deps.authorizer,
   };
 
   /** A paramKind's served resource (kube's REST mapping), if it is served. */

@@ -3,6 +3,7 @@
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Authorizer } from '../../../../apimachinery/authorization.js';
 import { ApiError } from '../../../../apimachinery/errors.js';
 import type { JsonObject, KubeObject } from '../../../../apimachinery/object.js';
 import type { Attributes } from '../../../../admission/interface.js';
@@ -414,6 +415,26 @@ describe('matchConditions', () => {
 
   it('an error under Ignore skips the webhook', async () => {
     expect(await calls({ failurePolicy: 'Ignore', matchConditions: cond("object.metadata.nope == 'x'") })).toBe(0);
+  });
+
+  it('`authorizer` asks the server\'s authorizer as the requesting user (and `requestResource` is the request\'s)', async () => {
+    const asked: string[] = [];
+    const authz: Authorizer = {
+      authorize: (x) => {
+        asked.push(`${x.user.name} ${x.verb} ${x.apiGroup}/${x.resource}/${x.subresource} ${x.namespace}/${x.name}`);
+        return { decision: x.verb === 'get' && x.resource === 'secrets' ? 'allow' : 'no-opinion', reason: '' };
+      },
+      rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false, evaluationError: '' }),
+    };
+    const callsWith = async (expression: string): Promise<number> => {
+      const hook = await startWebhook(allow);
+      const configs = [configuration('ValidatingWebhookConfiguration', 'checks', [webhook('mc.example.com', hook, { matchConditions: cond(expression) })])];
+      await validatingWebhookPlugin({ ...options(() => configs, recorder()), authorizer: authz }).validate!(podCreate());
+      return hook.reviews.length;
+    };
+    expect(await callsWith("authorizer.group('').resource('secrets').namespace('default').check('get').allowed()")).toBe(1);
+    expect(await callsWith("authorizer.requestResource.check('delete').allowed()")).toBe(0);
+    expect(asked).toEqual(['alice get /secrets/ default/', 'alice delete /pods/ default/web']);
   });
 
   it('an error under Fail refuses the request (403)', async () => {
