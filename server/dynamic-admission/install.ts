@@ -33,6 +33,12 @@ import {
   validatingWebhookConfigurationStrategy,
 } from '../registry/builtin/admissionregistration.js';
 import { applyJsonPatchOperations } from '../endpoints/patch/json-patch.js';
+import {
+  mutatingWebhookConfigurationSchema,
+  validatingAdmissionPolicyBindingSchema,
+  validatingAdmissionPolicySchema,
+  validatingWebhookConfigurationSchema,
+} from '../../apimachinery/apis/builtin-schemas.js';
 
 export interface DynamicAdmissionDeps {
   catalog: Catalog;
@@ -101,10 +107,10 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
   const categories = [...ADMISSION_REGISTRATION_CATEGORIES];
   const register = (kind: typeof mutatingWebhookConfigurationKind, singular: string, store: Store, extra: Parameters<typeof builtinDescriptor>[3]): void =>
     catalog.setResource(kind.group, kind.resource, [builtinDescriptor(kind, 'v1', singular, { ...extra, names: { plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames: [], categories } }, store)]);
-  register(mutatingWebhookConfigurationKind, 'mutatingwebhookconfiguration', stores.mutatingWebhooks, { printerColumns: MUTATING_WEBHOOK_CONFIGURATION_COLUMNS });
-  register(validatingWebhookConfigurationKind, 'validatingwebhookconfiguration', stores.validatingWebhooks, { printerColumns: VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS });
-  register(validatingAdmissionPolicyKind, 'validatingadmissionpolicy', stores.policies, { printerColumns: VALIDATING_ADMISSION_POLICY_COLUMNS, subresources: ['status'] });
-  register(validatingAdmissionPolicyBindingKind, 'validatingadmissionpolicybinding', stores.bindings, { printerColumns: VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS });
+  register(mutatingWebhookConfigurationKind, 'mutatingwebhookconfiguration', stores.mutatingWebhooks, { printerColumns: MUTATING_WEBHOOK_CONFIGURATION_COLUMNS, schema: mutatingWebhookConfigurationSchema });
+  register(validatingWebhookConfigurationKind, 'validatingwebhookconfiguration', stores.validatingWebhooks, { printerColumns: VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS, schema: validatingWebhookConfigurationSchema });
+  register(validatingAdmissionPolicyKind, 'validatingadmissionpolicy', stores.policies, { printerColumns: VALIDATING_ADMISSION_POLICY_COLUMNS, subresources: ['status'], schema: validatingAdmissionPolicySchema });
+  register(validatingAdmissionPolicyBindingKind, 'validatingadmissionpolicybinding', stores.bindings, { printerColumns: VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS, schema: validatingAdmissionPolicyBindingSchema });
 
   const log = logger.with({ component: 'dynamic-admission' });
   const configs = {

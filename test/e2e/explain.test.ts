@@ -1,6 +1,7 @@
 // `kubectl explain` of the built-in kinds with the real kubectl 1.27 and 1.33 against the real
 // binary: the OpenAPI documents carry kube's definitions of ConfigMap, Secret, ServiceAccount,
-// Namespace, Event (core and events.k8s.io), Lease, RBAC's four kinds and CustomResourceDefinition, so explain prints kube's
+// Namespace, Event (core and events.k8s.io), Lease, RBAC's four kinds, CustomResourceDefinition and
+// admissionregistration.k8s.io's four kinds, so explain prints kube's
 // descriptions and types and walks into nested fields. Both versions read the v3 documents
 // (1.27 also asks for /openapi/v2 first and needs it to answer). One server per version.
 //
@@ -96,6 +97,26 @@ for (const version of VERSIONS) {
       const out = await explain('rolebinding');
       expect(out).toMatch(/^\s+roleRef\s+<RoleRef> -required-$/m);
       expect(out).toMatch(/^\s+subjects\s+<\[\]Subject>$/m);
+    });
+
+    it("validatingwebhookconfiguration.webhooks.rules: kube's RuleWithOperations and its fields", async () => {
+      const out = await explain('validatingwebhookconfiguration.webhooks.rules');
+      expect(out).toMatch(/^GROUP:\s+admissionregistration\.k8s\.io$/m);
+      expect(out).toMatch(/^FIELD:\s+rules <\[\]RuleWithOperations>$/m);
+      expect(folded(out)).toContain('Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule.');
+      for (const f of ['apiGroups', 'apiVersions', 'operations', 'resources']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<\\[\\]string>$`, 'm'));
+      expect(out).toMatch(/^\s+scope\s+<string>$/m);
+      expect(folded(out)).toContain('Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations');
+    });
+
+    it("validatingadmissionpolicy.spec.validations: kube's Validation, expression required", async () => {
+      const out = await explain('validatingadmissionpolicy.spec.validations');
+      expect(out).toMatch(/^GROUP:\s+admissionregistration\.k8s\.io$/m);
+      expect(out).toMatch(/^FIELD:\s+validations <\[\]Validation>$/m);
+      expect(folded(out)).toContain('Validations contain CEL expressions which is used to apply the validation.');
+      expect(folded(out)).toContain('Validation specifies the CEL expression which is used to apply the validation.');
+      expect(out).toMatch(/^\s+expression\s+<string> -required-$/m);
+      for (const f of ['message', 'messageExpression', 'reason']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<string>$`, 'm'));
     });
 
     it('events.k8s.io Event: its own fields, not core/v1 Event\'s', async () => {
