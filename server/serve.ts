@@ -9,6 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { refuseUpgrade } from './endpoints/watch-websocket.js';
 import { writeStatus } from './endpoints/respond.js';
@@ -96,6 +97,12 @@ function linger(socket: Duplex): void {
 }
 
 /** kube's tooManyRequests: Go's http.Error, plain text, with Retry-After. */
+/** Whether the client sent a certificate in its TLS handshake (one the authenticator then refused, for a 401). */
+function presentedCertificate(req: IncomingMessage): boolean {
+  const socket = req.socket as TLSSocket;
+  return typeof socket.getPeerCertificate === 'function' && Object.keys(socket.getPeerCertificate()).length > 0;
+}
+
 function tooManyRequests(res: ServerResponse): void {
   send(res, 429, 'Too many requests, please try again later.\n', { ...TEXT_HEADERS, 'Retry-After': RETRY_AFTER_S });
 }
@@ -394,7 +401,7 @@ export class HttpsFrontend {
     };
     if (identity.error?.code === 401) {
       const attrs = { user: { name: '', groups: [] }, verb: (req.method ?? '').toLowerCase(), resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: req.url ?? '/' };
-      auditor.failedAuthentication({ ...input, attrs }, { bearer: req.headers.authorization !== undefined, x509: false });
+      auditor.failedAuthentication({ ...input, attrs }, { bearer: req.headers.authorization !== undefined, x509: presentedCertificate(req) });
       return undefined;
     }
     if (!attributes || !identity.user) return undefined;

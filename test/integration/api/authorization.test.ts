@@ -340,7 +340,13 @@ describe('client certificates (--client-ca-file)', () => {
     expect(user.groups).toEqual(['devs', 'ops', 'system:authenticated']);
     const otherCa = await issue({ subject: 'CN=other-ca', ca: true });
     const mallory = await issue({ subject: 'CN=admin,O=system:masters', issuer: otherCa });
-    expect((await call('GET', '/api', { token: null, cert: mallory })).status).toBe(401);
+    const refused = await call('GET', '/api', { token: null, cert: mallory });
+    expect(refused.status).toBe(401);
+    // The audit event says a certificate was tried (WithFailedAuthenticationAudit's message).
+    await vi.waitFor(() => {
+      const event = readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json).find((e) => e['auditID'] === refused.headers['audit-id']);
+      expect(event).toMatchObject({ stage: 'ResponseStarted', responseStatus: { code: 401, message: 'Authentication failed, attempted: x509' } });
+    });
   });
 });
 
