@@ -96,13 +96,13 @@ function linger(socket: Duplex): void {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-/** kube's tooManyRequests: Go's http.Error, plain text, with Retry-After. */
 /** Whether the client sent a certificate in its TLS handshake (one the authenticator then refused, for a 401). */
 function presentedCertificate(req: IncomingMessage): boolean {
   const socket = req.socket as TLSSocket;
   return typeof socket.getPeerCertificate === 'function' && Object.keys(socket.getPeerCertificate()).length > 0;
 }
 
+/** kube's tooManyRequests: Go's http.Error, plain text, with Retry-After. */
 function tooManyRequests(res: ServerResponse): void {
   send(res, 429, 'Too many requests, please try again later.\n', { ...TEXT_HEADERS, 'Retry-After': RETRY_AFTER_S });
 }
@@ -237,7 +237,9 @@ export class HttpsFrontend {
     upgrade().catch((err: unknown) => {
       const apiError = toApiError(err);
       if (apiError.code >= 500) this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
-      refuse(apiError);
+      // Past the 101 the socket speaks WebSocket: no HTTP answer can follow.
+      if (code === 101) socket.destroy();
+      else refuse(apiError);
     });
   }
 
