@@ -6,7 +6,7 @@ import type { FieldBase, Root, Type } from 'protobufjs';
 import { lazyRequire } from '../lazy-require.js';
 import { KUBE_PROTOS } from './kube-protos.js';
 
-/** protobufjs, loaded with the first protobuf body or reply, not at start-up. */
+/** protobufjs, loaded with the first protobuf body or reply or the first typed decoding, not at start-up. */
 export const protobuf = lazyRequire<typeof Protobuf>('protobufjs');
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
