@@ -162,6 +162,16 @@ export function successStatus(details: StatusDetails): Omit<Status, 'message' | 
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
+/**
+ * utilerrors.NewAggregate(...).Error(): one message as it is; several deduplicated, in order, as
+ * `[a, b]`; none, ''.
+ */
+export function aggregateErrors(errors: readonly string[]): string {
+  if (errors.length === 0) return '';
+  const unique = [...new Set(errors)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
+}
+
 /** For cleanup loops, where an object that is already gone is the wanted outcome. */
 export function ignoreNotFound(err: unknown): undefined {
   if (err instanceof ApiError && err.code === 404) return undefined;

@@ -20,7 +20,7 @@
 // dialled through DNS (which works where cluster DNS answers for .svc names) unless the caller
 // passes `serviceResolver`. TLS is verified against `<name>.<namespace>.svc` either way, as kube does.
 import { randomUUID } from 'node:crypto';
-import { ApiError, internalError } from '../apimachinery/errors.js';
+import { ApiError, aggregateErrors, internalError } from '../apimachinery/errors.js';
 import { formatFieldError, goQuote, invalid, tooLong, type FieldError } from '../apimachinery/field-errors.js';
 import { cloneJson, isJsonObject, type JsonObject, type KubeObject } from '../apimachinery/object.js';
 import { byteLength, isQualifiedName, isValidLabelValue } from '../apimachinery/validation/names.js';
@@ -394,7 +394,7 @@ function restoreObjectMeta(original: KubeObject, converted: JsonObject): KubeObj
     }
     if (changed) {
       const errs = fld === 'labels' ? labelErrors(response as Record<string, string>) : annotationErrors(response as Record<string, string>);
-      if (errs.length > 0) return aggregate(errs);
+      if (errs.length > 0) return aggregateErrors(errs.map(formatFieldError));
     }
     meta[fld] = response;
   }
@@ -422,12 +422,6 @@ function annotationErrors(annotations: Record<string, string>): FieldError[] {
   }
   if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) errs.push(tooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
   return errs;
-}
-
-/** ErrorList.ToAggregate().Error(): distinct messages, bracketed when there are several. */
-function aggregate(errs: FieldError[]): string {
-  const msgs = [...new Set(errs.map(formatFieldError))];
-  return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // folded in (this server installs the API before it writes status, so there is no separate
 // "Installing" step). A CRD claims its requested names unless another CRD of the same group has
 // already accepted them; names it accepted once stay its own, and Established, once True, stays.
+import { aggregateErrors } from '../apimachinery/errors.js';
 import type { ResourceNames } from '../apimachinery/apis/apiextensions.js';
 import type { CRDCondition, CRDNames, CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 import { caBundleError, readNames } from './validation.js';
@@ -40,12 +41,6 @@ function findCondition(crd: CustomResourceDefinition, type: CRDCondition['type']
   const c = crd.status?.conditions?.find((cond) => cond.type === type);
   if (!c) return undefined;
   return { type: c.type, status: c.status, ...(c.reason !== undefined ? { reason: c.reason } : {}), ...(c.message !== undefined ? { message: c.message } : {}) };
-}
-
-/** utilerrors.NewAggregate(...).Error(): one message bare, several de-duplicated in brackets. */
-function aggregate(messages: string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
 /**
@@ -103,7 +98,7 @@ function resolveNames(
       .filter((s) => !mine.has(s) && s !== accepted.plural && s !== accepted.singular)
       .map((s) => conflict(s, '', resources))
       .filter((m): m is string => m !== undefined);
-    if (messages.length) failure = { reason: 'ShortNamesConflict', message: aggregate(messages) };
+    if (messages.length) failure = { reason: 'ShortNamesConflict', message: aggregateErrors(messages) };
     else next.shortNames = requested.shortNames;
   }
   check('kind', kinds, 'KindConflict');

@@ -4,6 +4,7 @@
 // validator (validator.go) with the composited filter's cost accounting (cel/filter.go,
 // cel/composition.go): per expression the per-call limit, per set of expressions the request's
 // runtime budget, lazily evaluated variables charged to the set that reads them.
+import { aggregateErrors } from '../../apimachinery/errors.js';
 import {
   ADMISSION_MATCH_CONDITIONS_BUDGET,
   ADMISSION_PER_CALL_LIMIT,
@@ -180,14 +181,8 @@ export function evaluateMatchConditions(cp: CompiledPolicy, inputs: Inputs, o: E
     if (e.error !== undefined) errors.push(e.error);
     if (e.value === false) return { matches: false };
   }
-  if (errors.length > 0) return cp.failurePolicy === 'Fail' ? { matches: false, error: aggregate(errors) } : { matches: false };
+  if (errors.length > 0) return cp.failurePolicy === 'Fail' ? { matches: false, error: aggregateErrors(errors) } : { matches: false };
   return { matches: true };
-}
-
-/** utilerrors.NewAggregate(errs).Error(): one message alone, else the distinct ones in brackets. */
-function aggregate(errs: readonly string[]): string {
-  const msgs = [...new Set(errs)];
-  return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
 }
 
 /** kube's validator.Validate for one binding and one param. */

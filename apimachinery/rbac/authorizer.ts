@@ -1,6 +1,7 @@
 // kube's RBAC authorizer (plugin/pkg/auth/authorizer/rbac) over whatever holds the roles and
 // bindings: the resolver walks ClusterRoleBindings, then the namespace's RoleBindings, and visits
 // each rule of each role bound to the user, as DefaultRuleResolver.VisitRulesFor does.
+import { aggregateErrors } from '../errors.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRuleInfo, ResourceRuleInfo, RulesResult } from '../authorization.js';
 import { goQuote } from '../quote.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../user.js';
@@ -71,17 +72,6 @@ export function visitRulesFor(source: RuleSource, user: UserInfo, namespace: str
   };
   if (!walk(source.clusterRoleBindings(), '')) return;
   if (namespace !== '') walk(source.roleBindings(namespace), namespace);
-}
-
-/**
- * utilerrors.NewAggregate(...).Error(): one message as it is; several deduplicated, in order, as
- * `[a, b]`.
- */
-export function aggregateErrors(errors: readonly string[]): string {
-  if (errors.length === 0) return '';
-  if (errors.length === 1) return errors[0]!;
-  const unique = [...new Set(errors)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Authorizer } from '../authorization.js';
 import { goQuote } from '../quote.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../user.js';
 import { compareGoStrings } from '../selectors/labels.js';
-import { aggregateErrors, policyRulesFor, type RuleSource } from './authorizer.js';
+import { aggregateErrors } from '../errors.js';
+import { policyRulesFor, type RuleSource } from './authorizer.js';
 import { API_GROUP_ALL, type PolicyRule, RESOURCE_ALL, type RoleRef, VERB_ALL } from './types.js';
 
 const list = (v: readonly string[] | undefined): readonly string[] => v ?? [];

@@ -2,7 +2,7 @@
 // lexer and recursive-descent parser (so the same inputs fail, with the same text), the same
 // requirement validation (field paths and all), and the same matching rules. The apiserver
 // answers a bad `labelSelector` with a 400 whose message is the parser's error as it stands.
-import { badRequest } from '../errors.js';
+import { aggregateErrors, badRequest } from '../errors.js';
 import { type FieldError, formatFieldError, goQuote, index, invalid, key as keyPath } from '../field-errors.js';
 import { isQualifiedName, isValidLabelValue } from '../validation/names.js';
 
@@ -64,14 +64,6 @@ export function parseGoInt64(s: string): { value: bigint } | { error: string } {
 
 // ---- Requirements ----------------------------------------------------------------------------
 
-/**
- * utilerrors.NewAggregate(...).Error(): one message as it is, several deduplicated in brackets.
- */
-function aggregate(messages: string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
-}
-
 /** validateLabelKey: the whole qualified-name complaint on one field error. */
 function labelKeyError(k: string, path: string): FieldError | undefined {
   const errs = isQualifiedName(k);
@@ -121,7 +113,7 @@ function newRequirement(k: string, operator: LabelOperator, vals: readonly strin
     const valueErrs = isValidLabelValue(v);
     if (valueErrs.length) errs.push(formatFieldError(invalid(keyPath(index('values', i), k), v, valueErrs.join('; '))));
   });
-  return errs.length ? { error: aggregate(errs) } : { key: k, operator, values: vals };
+  return errs.length ? { error: aggregateErrors(errs) } : { key: k, operator, values: vals };
 }
 
 // ---- Lexer -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The audit policy (audit.k8s.io/v1 Policy): loading and validating the --audit-policy-file as
 // kube's policy reader does, and deciding each request's level and omitted stages as kube's policy
 // checker does (rules in order, the first match wins, no match means None).
+import { aggregateErrors } from '../../apimachinery/errors.js';
 import { readFileSync } from 'node:fs';
 import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import type { AuthorizationAttributes } from '../../apimachinery/authorization.js';
@@ -231,12 +232,6 @@ export function validatePolicy(policy: AuditPolicy): FieldError[] {
   return errs;
 }
 
-/** kube's ErrorList.ToAggregate().Error(): one error bare, several in brackets. */
-function aggregate(errs: FieldError[]): string {
-  const msgs = [...new Set(errs.map(formatFieldError))];
-  return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
-}
-
 /** kube's LoadPolicyFromBytes: decode, validate, and refuse a policy without rules. */
 export function parsePolicy(text: string): AuditPolicy {
   let doc: unknown;
@@ -249,7 +244,7 @@ export function parsePolicy(text: string): AuditPolicy {
     doc = first.toJS({ maxAliasCount: 100 });
     const policy = decodePolicy(doc);
     const errs = validatePolicy(policy);
-    if (errs.length) throw new AuditPolicyError(aggregate(errs));
+    if (errs.length) throw new AuditPolicyError(aggregateErrors(errs.map(formatFieldError)));
     if (policy.rules.length === 0) throw new AuditPolicyError('loaded illegal policy with 0 rules');
     return policy;
   } catch (err) {

@@ -4,6 +4,7 @@
 // namespace, the ServiceAccount and a bound Secret. Verification tries every --service-account-key-file
 // key, checks issuer, audiences and times (one minute of leeway, go-jose's), then that the
 // ServiceAccount (and bound Secret) still exist with the uid the token names.
+import { aggregateErrors } from '../../apimachinery/errors.js';
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { goQuote } from '../../apimachinery/quote.js';
@@ -350,7 +351,7 @@ export class ServiceAccountTokenAuthenticator {
         errors.push((err as Error).message);
       }
     }
-    if (!claims) return { kind: 'error', reason: aggregate(errors) };
+    if (!claims) return { kind: 'error', reason: aggregateErrors(errors) };
     if (claims.iss === undefined || !this.issuers.has(claims.iss)) return { kind: 'error', reason: `token issuer ${goQuote(claims.iss ?? '')} is invalid` };
 
     const apiAudiences = [...this.opts.audiences];
@@ -417,8 +418,4 @@ export function defaultApiAudiences(issuers: readonly string[], apiAudiences: re
   return issuers.length > 0 ? [issuers[0]!] : [];
 }
 
-/** utilerrors.NewAggregate(...).Error(): one message alone, several (deduplicated) in brackets. */
-export function aggregate(messages: readonly string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
-}
+

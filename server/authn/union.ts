@@ -14,7 +14,8 @@ import {
   type AuthResult,
   type TokenAuthenticator,
 } from './bearer.js';
-import { aggregate, type ServiceAccountTokenAuthenticator } from './service-account-token.js';
+import { aggregateErrors } from '../../apimachinery/errors.js';
+import type { ServiceAccountTokenAuthenticator } from './service-account-token.js';
 import type { X509Authenticator } from './x509.js';
 
 /** A failed authentication, with kube's reason (for the log; the client sees only 401 Unauthorized). */
@@ -107,7 +108,7 @@ export class UnionAuthenticator {
     }
 
     if (errors.length === 0) return { kind: 'anonymous' };
-    const reason = aggregate(errors);
+    const reason = aggregateErrors(errors);
     this.opts.logger?.warn('Unable to authenticate the request', { err: reason });
     return { kind: 'invalid', reason };
   }

@@ -2,7 +2,7 @@
 // before namespace bindings, missing roles as resolution errors, and RulesFor.
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from '../../../../apimachinery/authorization.js';
-import { aggregateErrors, allowedSubjects, authorize, rbacAuthorizer, rulesFor, type RuleSource } from '../../../../apimachinery/rbac/authorizer.js';
+import { allowedSubjects, authorize, rbacAuthorizer, rulesFor, type RuleSource } from '../../../../apimachinery/rbac/authorizer.js';
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding, Subject } from '../../../../apimachinery/rbac/types.js';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 
@@ -103,17 +103,6 @@ describe('rulesFor', () => {
     expect(got.incomplete).toBe(true);
     expect(got.evaluationError).toBe('[clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]');
     expect(got.nonResourceRules).toHaveLength(1);
-  });
-});
-
-describe('aggregateErrors', () => {
-  it.each<[string[], string]>([
-    [[], ''],
-    [['a'], 'a'],
-    [['a', 'a'], 'a'],
-    [['a', 'b', 'a'], '[a, b]'],
-  ])('%j', (errs, want) => {
-    expect(aggregateErrors(errs)).toBe(want);
   });
 });
 

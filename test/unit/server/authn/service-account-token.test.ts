@@ -7,7 +7,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   ServiceAccountTokenAuthenticator,
   ServiceAccountTokenIssuer,
-  aggregate,
   defaultApiAudiences,
   keyIdFromPublicKey,
   loadPublicKeyFiles,
@@ -281,13 +280,6 @@ describe('ServiceAccountTokenAuthenticator', () => {
   });
 });
 
-describe('aggregate', () => {
-  it('as utilerrors prints it', () => {
-    expect(aggregate(['a'])).toBe('a');
-    expect(aggregate(['a', 'a'])).toBe('a');
-    expect(aggregate(['a', 'b'])).toBe('[a, b]');
-  });
-});
 
 describe('defaultApiAudiences', () => {
   it('the first issuer when unset', () => {
