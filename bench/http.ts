@@ -24,7 +24,7 @@ import { Etcd3 } from 'etcd3';
 import { type ServerProcess, startServerProcess } from '../test/helpers/server-process.js';
 import { type EtcdProcess, startEtcd } from '../test/helpers/etcd.js';
 import { type BenchClient, benchClient, installCRD } from './client.js';
-import { type Metric, inFlight, metric, paired, quick, rate, report } from './report.js';
+import { type Metric, elapsedMs, inFlight, metric, paired, quick, rate, report } from './report.js';
 
 const GROUP = 'http.bench.example.com';
 const PLURAL = 'widgets';
@@ -112,11 +112,10 @@ function latency(c: BenchClient, path: string): () => Promise<number> {
 }
 
 let round = 0;
-/** Milliseconds `op` takes, pushed onto `into` when given. */
+/** Runs `op`, pushing the milliseconds it took onto `into` when given. */
 async function timed(into: number[] | undefined, op: () => Promise<void>): Promise<void> {
-  const start = performance.now();
-  await op();
-  into?.push(performance.now() - start);
+  const ms = await elapsedMs(op);
+  into?.push(ms);
 }
 
 const p99 = (ms: number[]): number => [...ms].sort((a, b) => a - b)[Math.ceil(ms.length * 0.99) - 1]!;

@@ -22,7 +22,7 @@ import type { AuthorizationAttributes } from '../apimachinery/authorization.js';
 import { AUDIT_ID_HEADER, type AuditRecorder, type Auditor, auditIDFrom, sourceIPs } from './audit/event.js';
 import { setAuditRecorder } from './audit/context.js';
 import { type HealthCheck, type HealthResponse, pingCheck, runHealth, runSingleCheck, shutdownCheck } from './health.js';
-import { METRICS_CONTENT_TYPE, Metrics } from './metrics.js';
+import { METRICS_CONTENT_TYPE, Metrics, type TrackedRequest } from './metrics.js';
 import { type RequestInfo, isLongRunning, parseRequestInfo } from './pipeline/request-info.js';
 import { MaxInflight, requestKind } from './pipeline/max-inflight.js';
 import { LoopSaturation } from './pipeline/saturation.js';
@@ -200,9 +200,8 @@ export class HttpsFrontend {
     const ctx: { user?: string } = {};
     // In /metrics as any request, until the connection closes: 101 once upgraded (kube's hijacked
     // connections report code 0, kubernetes#107949), else the refusal's code.
-    const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
-    const longRunning = !(info instanceof ApiError) && isLongRunning(info);
-    const tracked = this.metrics.started({ method, query, contentType: req.headers['content-type'], info, kind: requestKind(verb), longRunning, user: () => ctx.user });
+    const tracked = this.track(req, method, query, info, ctx);
+    const longRunning = tracked.longRunning;
     const auditID = auditIDFrom(req.headers['audit-id']);
     let rec: AuditRecorder | undefined;
     // Set when the 101 or a refusal is written; unset, the client left before either.
@@ -265,6 +264,13 @@ export class HttpsFrontend {
     answerAndClose(socket, code);
   }
 
+  /** The request in /metrics from its start: its kind and whether it is long-running, from its request info. */
+  private track(req: IncomingMessage, method: string, query: URLSearchParams, info: RequestInfo | ApiError, ctx: { user?: string }): TrackedRequest {
+    const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
+    const longRunning = !(info instanceof ApiError) && isLongRunning(info);
+    return this.metrics.started({ method, query, contentType: req.headers['content-type'], info, kind: requestKind(verb), longRunning, user: () => ctx.user });
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const start = performance.now();
     const method = req.method ?? 'GET';
@@ -272,11 +278,9 @@ export class HttpsFrontend {
     // Read now: once the connection is gone, req.socket is null.
     const srcIP = req.socket.remoteAddress;
     const { path, query, info } = parseRequest(method, url);
-    const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
-    const longRunning = !(info instanceof ApiError) && isLongRunning(info);
-    const kind = requestKind(verb);
     const ctx: { user?: string } = {};
-    const tracked = this.metrics.started({ method, query, contentType: req.headers['content-type'], info, kind, longRunning, user: () => ctx.user });
+    const tracked = this.track(req, method, query, info, ctx);
+    const longRunning = tracked.longRunning;
     this.inflight.set(res, longRunning);
     // A client that goes away mid-request makes these emit errors: they are its, not ours.
     req.on('error', (err) => this.deps.logger.debug('request stream error', { uri: url, err: err.message }));
