@@ -1,0 +1,73 @@
+// What a start loads: the binary, restarted on its data dir, serves /readyz without having loaded
+// the packages only some requests need (protobufjs, yaml, ws, re2js, jose: apimachinery/lazy-require.ts
+// and the jose import in server/authn). A static import of one of them would put its load back
+// into every start; this test names the package that came back. The loads are recorded by a
+// preloaded hook on both of Node's loaders (CommonJS require and ES module resolution).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, request, startServerProcess } from '../helpers/server-process.js';
+
+const LAZY = ['protobufjs', 'yaml', 'ws', 're2js', 'jose'];
+
+const HOOK = `
+const Module = require('node:module');
+const { appendFileSync } = require('node:fs');
+const log = process.env.LOAD_LOG;
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  appendFileSync(log, request + '\\n');
+  return load.call(this, request, ...rest);
+};
+Module.register('data:text/javascript,' + encodeURIComponent(
+  "import { appendFileSync } from 'node:fs';" +
+  "export async function resolve(specifier, context, next) { appendFileSync(process.env.LOAD_LOG, specifier + '\\\\n'); return next(specifier, context); }",
+));
+`;
+
+const scratch = mkdtempSync(join(tmpdir(), 'start-up-modules-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('a restart of the binary', () => {
+  it('is ready without loading protobufjs, yaml, ws, re2js or jose', async () => {
+    const dataDir = join(scratch, 'data');
+    const first = await startServerProcess({ dataDir });
+    await first.stop();
+
+    const hook = join(scratch, 'hook.cjs');
+    const log = join(scratch, 'loads.log');
+    writeFileSync(hook, HOOK);
+    writeFileSync(log, '');
+    const child = spawn(process.execPath, ['--require', hook, BIN, '--data-dir', dataDir, '--secure-port', '0'], {
+      env: { ...process.env, LOAD_LOG: log },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /serving on (https:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+      });
+      let ready = 0;
+      for (let i = 0; i < 200 && ready !== 200; i++) {
+        ready = (await request(`${url}/readyz`, { ca: first.ca }).catch(() => ({ status: 0 }))).status;
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(ready).toBe(200);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const loaded = new Set(readFileSync(log, 'utf8').split('\n'));
+    // The hook sees the start's own loads (the server, better-sqlite3): it works.
+    expect(loaded.has('better-sqlite3')).toBe(true);
+    expect(LAZY.filter((p) => loaded.has(p))).toEqual([]);
+  }, 60_000);
+});
