@@ -30,6 +30,7 @@ import { type ListQuery, type RequestInfo, decodeListOptions } from '../pipeline
 import { matchesLabels, parseGoInt64 } from '../../apimachinery/selectors/labels.js';
 import { convertFieldSelector, matchesFields } from '../../apimachinery/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
+import { ensureNamespaceMatchesRequest } from '../registry/object-meta-ops.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { addWarning, strictDecoding } from './field-validation.js';
@@ -369,13 +370,8 @@ function checkName(given: unknown, name: string): void {
   if (given !== name) throw badRequest(`the name of the object (${String(given)}) does not match the name on the URL (${name})`);
 }
 
-function checkNamespace(ctx: Ctx, obj: KubeObject): void {
-  const ns = namespaceOf(ctx);
-  const given = obj.metadata.namespace;
-  if (ctx.desc.namespaced && given && ns && given !== ns) {
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
-}
+/** The handlers' EnsureObjectNamespaceMatchesRequestNamespace, on the object the client sent or patched. */
+const checkNamespace = (ctx: RequestCtx, obj: KubeObject): void => ensureNamespaceMatchesRequest(namespaceOf(ctx) ?? '', obj.metadata);
 
 async function create(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
@@ -449,7 +445,8 @@ async function patch(ctx: Ctx): Promise<void> {
       else result = mergePatched(original as unknown as JsonValue, patchDoc, type, ctx.store.strategy.patchMeta);
       patched = stringifyJSON(result);
       const obj = checkObject(ctx, result);
-      if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
+      checkNamespace(ctx, obj);
+      checkName(obj.metadata.name, name);
       // A resourceVersion the patch did not set is the one just read, not a precondition.
       if (obj.metadata.resourceVersion === current.metadata.resourceVersion) delete obj.metadata.resourceVersion;
       else if (obj.metadata.resourceVersion !== undefined) throw conflict(qualifiedResource(ctx.store.kind), name, OBJECT_MODIFIED);
@@ -518,8 +515,8 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, (message) => badRequest(`error strict decoding YAML: ${message}`));
   const applyTo = (live: KubeObject): KubeObject => {
     const obj = fields.apply(live, cloneJson(config), options.fieldManager, options.force);
-    checkName(obj.metadata.name, name);
     checkNamespace(ctx, obj);
+    checkName(obj.metadata.name, name);
     return obj;
   };
   const writeCtx = { user: ctx.user, dryRun: options.dryRun, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t: string) => addWarning(ctx.res, t) };
