@@ -382,16 +382,7 @@ async function create(ctx: Ctx): Promise<void> {
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
   if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
-  const fields = fieldManager(ctx);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, {
-    user: ctx.user,
-    dryRun: options.dryRun,
-    floatLiterals: decoded.floatLiterals,
-    onUnknownFields,
-    warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    trackFields: (o) => fields.update(o, undefined, options.fieldManager),
-  });
+  const created = await ctx.store.create(namespaceOf(ctx), obj, writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }));
   await respondObject(ctx, 201, created);
 }
 
@@ -405,15 +396,8 @@ async function update(ctx: Ctx): Promise<void> {
   const name = ctx.info.name;
   checkName(obj.metadata.name, name);
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
-    subresource: ctx.info.subresource || undefined,
-    dryRun: options.dryRun,
-    user: ctx.user,
+    ...writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }),
     replace: true,
-    floatLiterals: decoded.floatLiterals,
-    onUnknownFields,
-    warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    trackFields: trackUpdate(ctx, options),
   });
   await respondObject(ctx, 200, updated);
 }
@@ -452,19 +436,13 @@ async function patch(ctx: Ctx): Promise<void> {
       else if (obj.metadata.resourceVersion !== undefined) throw conflict(qualifiedResource(ctx.store.kind), name, OBJECT_MODIFIED);
       return obj;
     },
-    {
-      subresource: ctx.info.subresource || undefined,
-      dryRun: options.dryRun,
-      user: ctx.user,
+    writeContext(ctx, options, {
       // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
       onUnknownFields,
       // A patched object that no longer decodes is a 422 on the patch (handlers/patch.go), not a 400.
       decodeError: (message) => invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
-      warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-      trackFields: trackUpdate(ctx, options),
-    },
+    }),
   );
   await respondObject(ctx, 200, updated);
 }
@@ -495,10 +473,27 @@ function fieldManager(ctx: RequestCtx): FieldManager {
   });
 }
 
-/** managedFields for a non-apply write: its manager owns what it changed. */
-function trackUpdate(ctx: RequestCtx, options: WriteOptions): WriteContext['trackFields'] {
-  const fields = fieldManager(ctx);
-  return (obj, old) => fields.update(obj, old, options.fieldManager);
+/** What a write's body decoded to, for the store's own decoding steps. */
+type Decoding = Pick<WriteContext, 'floatLiterals' | 'onUnknownFields' | 'decodeError'>;
+
+/**
+ * The one context of a write, whatever its verb (create, update, patch, apply, and their scale
+ * forms), handed to the store that runs kube's order: field manager, mutating admission, strategy,
+ * validating admission, storage. It carries who asks, dry run, the client's warnings, admission's
+ * audit annotations, and the field manager's record of a non-apply write (an apply's field
+ * manager runs in its patcher, on the live object).
+ */
+function writeContext(ctx: Ctx, options: WriteOptions, decoding: Decoding = {}, apply = false): WriteContext {
+  const fields = apply ? undefined : fieldManager(ctx);
+  return {
+    subresource: ctx.info.subresource || undefined,
+    dryRun: options.dryRun,
+    user: ctx.user,
+    warn: (t) => addWarning(ctx.res, t),
+    auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
+    ...(fields ? { trackFields: (obj: KubeObject, old: KubeObject | undefined) => fields.update(obj, old, options.fieldManager) } : {}),
+    ...decoding,
+  };
 }
 
 /**
@@ -519,7 +514,7 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
     checkName(obj.metadata.name, name);
     return obj;
   };
-  const writeCtx = { user: ctx.user, dryRun: options.dryRun, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t: string) => addWarning(ctx.res, t) };
+  const writeCtx = writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }, true);
   for (let attempt = 0; ; attempt++) {
     try {
       const updated = await ctx.store.update(
@@ -532,7 +527,7 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
           if (config.metadata.resourceVersion === undefined) delete obj.metadata.resourceVersion;
           return obj;
         },
-        { ...writeCtx, subresource: ctx.info.subresource || undefined },
+        writeCtx,
       );
       return await respondObject(ctx, 200, updated);
     } catch (err) {
@@ -578,15 +573,8 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   } else {
     throw verbNotSupported(ctx);
   }
-  const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), {
-    subresource: 'scale',
-    dryRun: options.dryRun,
-    user: ctx.user,
-    warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    // The replicas a scale write sets are its manager's, recorded on the scaled object.
-    trackFields: trackUpdate(ctx, options),
-  });
+  // The replicas a scale write sets are its manager's, recorded on the scaled object.
+  const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), writeContext(ctx, options));
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }
 
@@ -614,7 +602,7 @@ async function applyScalePatch(ctx: Ctx, mapping: ScaleMapping, options: WriteOp
       else obj.metadata.resourceVersion = config.metadata.resourceVersion;
       return obj;
     },
-    { subresource: 'scale', dryRun: options.dryRun, user: ctx.user, warn: (t) => addWarning(ctx.res, t) },
+    writeContext(ctx, options, {}, true),
   );
   sendJson(ctx.res, 200, scaleOf(updated, mapping));
 }
