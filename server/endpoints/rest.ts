@@ -39,7 +39,8 @@ import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js
 import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
-import { outputFormat } from './output.js';
+import { type Negotiated, checkOutputTarget, negotiateResourceOutput, watchMediaType } from './output.js';
+import { protobufKindKnown } from './protobuf-encode.js';
 import { sendJson } from './respond.js';
 import { patchMediaType } from './negotiate.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';
@@ -60,14 +61,25 @@ export interface Ctx {
   maxRequestBodyBytes: number;
   /** Who asked (admission sees it). */
   user: UserInfo;
+  /** What the answer is written as, negotiated before the handler does anything. */
+  output: Negotiated;
 }
 
 /** What a handler knows before it answers: everything but the response. */
 export type RequestCtx = Omit<Ctx, 'res'>;
 
+/**
+ * The request's output negotiation, once, at the start of every handler as kube's handlers have it:
+ * a 406 leaves everything as it was. The endpoint's own objects are a Scale for /scale.
+ */
+export function negotiateOutput(ctx: Omit<RequestCtx, 'output'>): Negotiated {
+  const protobuf = ctx.info.subresource === 'scale' || (ctx.desc.serving.typed && protobufKindKnown({ apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.kind }));
+  return negotiateResourceOutput(ctx.req.headers.accept, protobuf);
+}
 
-export async function serveResource(ctx: Ctx): Promise<void> {
-  const { info, desc } = ctx;
+
+export async function serveResource(request: Omit<Ctx, 'output'>): Promise<void> {
+  const { info, desc } = request;
   if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
   // A namespaced resource's path without a namespace serves only list and watch (kube's installer
   // registers nothing else there; its CRD handler hands anything else to the 404 delegate).
@@ -76,10 +88,11 @@ export async function serveResource(ctx: Ctx): Promise<void> {
     throw desc.serving.unsupported === 'route' && !info.name && !info.subresource ? methodNotSupported() : notFoundPath();
   }
   if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
-  if (desc.deprecationWarning) addWarning(ctx.res, desc.deprecationWarning);
+  if (desc.deprecationWarning) addWarning(request.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw desc.serving.unsupported === 'route' ? methodNotSupported() : badRequest('name must be provided');
+  const ctx: Ctx = { ...request, output: negotiateOutput(request) };
   if (info.subresource === 'scale' && ctx.desc.scale) return serveScale(ctx, ctx.desc.scale);
   // The /watch/ path names the verb; it is served to GET only (DELETE .../watch/... deletes nothing).
   if (info.verb === 'watch' && ctx.req.method !== 'GET') throw verbNotSupported(ctx);
@@ -123,7 +136,7 @@ function goType(ctx: RequestCtx, list: boolean): string {
 
 const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
 
-const requestApiVersion = (ctx: RequestCtx): string => (ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version);
+const requestApiVersion = (ctx: Pick<RequestCtx, 'desc'>): string => (ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version);
 
 /**
  * An object labelled with the requested version and kind (a copy, type information first: objects
@@ -140,15 +153,16 @@ async function inRequestVersion(ctx: RequestCtx, objs: KubeObject[]): Promise<Ku
 }
 
 async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Promise<void> {
-  const format = outputFormat(ctx.req.headers.accept, { list: false, goType: goType(ctx, false) });
+  const { format, mediaType } = ctx.output;
+  checkOutputTarget(format, { list: false, goType: goType(ctx, false) });
   const [shown] = await inRequestVersion(ctx, [obj]);
   if (!shown) return;
   if (format.kind === 'Table') {
     const table = buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, includeObject(ctx));
-    return sendJson(ctx.res, code, table);
+    return sendJson(ctx.res, code, table, mediaType);
   }
-  if (format.kind === 'PartialObjectMetadata') return sendJson(ctx.res, code, partialObjectMetadata(shown));
-  sendJson(ctx.res, code, shown);
+  if (format.kind === 'PartialObjectMetadata') return sendJson(ctx.res, code, partialObjectMetadata(shown), mediaType);
+  sendJson(ctx.res, code, shown, mediaType);
 }
 
 function includeObject(ctx: RequestCtx): IncludeObject {
@@ -251,17 +265,20 @@ async function list(ctx: Ctx): Promise<void> {
   const listMeta: Record<string, unknown> = { resourceVersion: String(result.revision) };
   if (result.next) listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
   const items = await inRequestVersion(ctx, result.items);
-  const format = outputFormat(ctx.req.headers.accept, { list: true, goType: goType(ctx, true) });
-  if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)));
+  const { format, mediaType } = ctx.output;
+  checkOutputTarget(format, { list: true, goType: goType(ctx, true) });
+  if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)), mediaType);
   if (format.kind === 'PartialObjectMetadata') {
-    return sendJson(ctx.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map(partialObjectMetadata) });
+    const metadataList = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map(partialObjectMetadata) };
+    return sendJson(ctx.res, 200, metadataList, mediaType);
   }
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
-  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: listMeta, items });
+  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: listMeta, items }, mediaType);
 }
 
 async function watch(ctx: Ctx): Promise<void> {
-  await serveWatch(httpWatchSink(ctx.res), watchOptions(ctx), ctx.watches);
+  const options = watchOptions(ctx);
+  await serveWatch(httpWatchSink(ctx.res, ctx.output.mediaType), options, ctx.watches);
 }
 
 /** A watch request's options, checked as kube checks them (also for a watch over WebSocket). */
@@ -272,7 +289,9 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
   if (errs.length) throw invalid({ group: 'meta.k8s.io', name: 'ListOptions' }, '', errs);
   const { predicate } = listOptions(ctx);
   if (resourceVersion) parseResourceVersion(resourceVersion);
-  const format = outputFormat(ctx.req.headers.accept);
+  // serveWatch's stream negotiation, once the options are good: YAML has no stream serializer.
+  watchMediaType(ctx.output);
+  const format = ctx.output.format;
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   const include = includeObject(ctx);
   return {
@@ -549,7 +568,7 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
 async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   const ns = namespaceOf(ctx);
   const name = ctx.info.name;
-  if (ctx.info.verb === 'get') return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping));
+  if (ctx.info.verb === 'get') return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping), ctx.output.mediaType);
   let change: (current: Scale) => unknown;
   let options: WriteOptions;
   if (ctx.info.verb === 'update') {
@@ -575,7 +594,7 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   }
   // The replicas a scale write sets are its manager's, recorded on the scaled object.
   const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), writeContext(ctx, options));
-  sendJson(ctx.res, 200, scaleOf(updated, mapping));
+  sendJson(ctx.res, 200, scaleOf(updated, mapping), ctx.output.mediaType);
 }
 
 /**
@@ -604,7 +623,7 @@ async function applyScalePatch(ctx: Ctx, mapping: ScaleMapping, options: WriteOp
     },
     writeContext(ctx, options, {}, true),
   );
-  sendJson(ctx.res, 200, scaleOf(updated, mapping));
+  sendJson(ctx.res, 200, scaleOf(updated, mapping), ctx.output.mediaType);
 }
 
 /** A JSON merge patch or, for built-in kinds, kube's strategic merge patch by the kind's struct tags. */
@@ -664,7 +683,8 @@ async function del(ctx: Ctx): Promise<void> {
   if (!result.deleted) return respondObject(ctx, opts.orphanDependents === false ? 202 : 200, result.obj);
   if (ctx.desc.serving.deleted === 'object') return respondObject(ctx, 200, result.obj);
   const resource = qualifiedResource(ctx.store.kind);
-  sendJson(ctx.res, 200, successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid }));
+  const status = successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid });
+  sendJson(ctx.res, 200, status, ctx.output.mediaType);
 }
 
 async function deleteCollection(ctx: Ctx): Promise<void> {
@@ -681,7 +701,7 @@ async function deleteCollection(ctx: Ctx): Promise<void> {
   // registry.Store.DeleteCollection answers with the list it deleted from, as it was listed.
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   const listed = await inRequestVersion(ctx, items);
-  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed });
+  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed }, ctx.output.mediaType);
 }
 
 const isPropagationPolicy = (p: string): p is PropagationPolicy => (PROPAGATION_POLICIES as readonly string[]).includes(p);
