@@ -30,7 +30,7 @@ import { installDynamicAdmission } from './dynamic-admission/install.js';
 import { CRDController } from './registry/builtin/crd-controller.js';
 import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
-import { serveResource, watchOptions } from './endpoints/rest.js';
+import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest.js';
 import { serveCreateOnly } from './endpoints/create-only.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
@@ -307,7 +307,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
     const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!desc?.store) throw notFoundPath();
-    const options = watchOptions({ req, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user });
+    const request = { req, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user };
+    const options = watchOptions({ ...request, output: negotiateOutput(request) });
     const ws = await acceptWebSocket(req, socket, head);
     upgraded();
     const sink = webSocketWatchSink(ws);

@@ -10,6 +10,7 @@ import type { RequestInfo } from '../pipeline/request-info.js';
 import { decodeObjectBody, readBody } from './body.js';
 import { checkBodyObject } from './rest.js';
 import { sendJson } from './respond.js';
+import { negotiateResourceOutput } from './output.js';
 import { addWarning } from './field-validation.js';
 import { auditOf } from '../audit/context.js';
 
@@ -23,6 +24,8 @@ export interface CreateOnlyCtx {
 }
 
 export async function serveCreateOnly(ctx: CreateOnlyCtx, handler: CreateOnlyHandler): Promise<void> {
+  // Negotiated first, as kube's create handler does; these kinds are typed (JSON where one has no protobuf encoding).
+  const { mediaType } = negotiateResourceOutput(ctx.req.headers.accept, true);
   const { value } = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], true);
   // A subresource's body is its own kind (a TokenRequest, not a ServiceAccount): its handler decodes it.
   const obj = ctx.info.subresource
@@ -30,5 +33,5 @@ export async function serveCreateOnly(ctx: CreateOnlyCtx, handler: CreateOnlyHan
     : checkBodyObject(ctx.desc, value, { group: ctx.desc.group, name: ctx.desc.names.kind });
   auditOf(ctx.res)?.requestObject(obj);
   const answer = await handler({ obj, user: ctx.user, namespace: ctx.info.namespace, name: ctx.info.name, warn: (text) => addWarning(ctx.res, text) });
-  sendJson(ctx.res, 201, answer);
+  sendJson(ctx.res, 201, answer, mediaType);
 }

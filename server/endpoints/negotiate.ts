@@ -219,21 +219,9 @@ export function negotiateMediaTypeOptions<T extends ServedMediaType>(
   return undefined;
 }
 
-/**
- * NegotiateOutputMediaType (or, with `stream`, NegotiateOutputMediaTypeStream): the 406 lists every
- * served media type, or for a watch every streaming one as `<type>;stream=watch`.
- */
-export function negotiateOutputMediaType<T extends ServedMediaType>(
-  header: string | undefined,
-  served: readonly T[],
-  endpoint: EndpointRestrictions,
-  opts: { stream?: boolean } = {},
-): MediaTypeOptions<T> {
+/** NegotiateOutputMediaType: the 406 lists every served media type. */
+export function negotiateOutputMediaType<T extends ServedMediaType>(header: string | undefined, served: readonly T[], endpoint: EndpointRestrictions): MediaTypeOptions<T> {
   const options = negotiateMediaTypeOptions(header, served, endpoint);
-  if (opts.stream) {
-    if (!options || !options.accepted.streams) throw notAcceptable(served.filter((s) => s.streams).map((s) => `${s.mediaType};stream=watch`));
-    return options;
-  }
   if (!options) throw notAcceptable(served.map((s) => s.mediaType));
   return options;
 }

@@ -1,35 +1,15 @@
 // Writing answers: documents and kube's Status for errors, the one place each is written (the front
-// door, the API and the REST verbs all answer through here). A document goes out as JSON; as YAML
-// (kube's sigs.k8s.io/yaml shape) when the request's Accept header prefers it; or as kube's protobuf
-// when the Accept header prefers that and the kind has an encoding (built-in kinds, their lists,
-// Status, PartialObjectMetadata); custom resources and Tables stay JSON there, as kube's.
+// door, the API and the REST verbs all answer through here). A document goes out in the media type
+// its handler negotiated (output.ts): JSON, YAML (kube's sigs.k8s.io/yaml shape), or kube's protobuf
+// for what has an encoding (built-in kinds, their lists, Status, PartialObjectMetadata).
 import type { ServerResponse } from 'node:http';
 import type { ApiError } from '../../apimachinery/errors.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
-import { isJsonObject } from '../../apimachinery/object.js';
 import { auditOf } from '../audit/context.js';
-import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType, YAML_MEDIA_TYPE, negotiateOutput } from './output.js';
-import { UnencodableError, canEncodeProtobuf, encodeProtobufObject } from './protobuf-encode.js';
+import { defaultEndpointRestrictions, negotiateMediaTypeOptions } from './negotiate.js';
+import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType, SERVED, YAML_MEDIA_TYPE } from './output.js';
+import { UnencodableError, encodeProtobufObject, canEncodeProtobuf } from './protobuf-encode.js';
 import { encodeYamlChunks } from './yaml-encode.js';
-
-/** Conversions with a protobuf encoding: a plain-object clause never chose them. */
-const CONVERSION_KINDS = new Set(['PartialObjectMetadata', 'PartialObjectMetadataList']);
-
-/**
- * The media type the request prefers for `value`. The handler negotiated already (output.ts); this
- * repeats the same negotiation from what the reply is, so both pick the same clause: a conversion
- * was chosen over plain-object clauses, hence those are skipped here.
- */
-function replyMediaType(res: ServerResponse, value: unknown, conversions: boolean): ReplyMediaType {
-  // Unit tests hand in bare responses; a real one always knows its request.
-  const accept = (res.req as ServerResponse['req'] | undefined)?.headers.accept;
-  if (!accept) return 'application/json';
-  const kind = isJsonObject(value) ? value['kind'] : undefined;
-  // A kind without an encoding (custom resources, Tables) was negotiated without protobuf: a
-  // protobuf clause before a YAML one does not stand.
-  const objectProtobuf = !(typeof kind === 'string' && CONVERSION_KINDS.has(kind)) && canEncodeProtobuf(value);
-  return negotiateOutput(accept, { objectProtobuf, conversions })?.mediaType ?? 'application/json';
-}
 
 /** The protobuf body for `value`, or undefined for a kind without an encoding. */
 function protobufBody(value: unknown): Buffer | undefined {
@@ -50,10 +30,9 @@ function protobufBody(value: unknown): Buffer | undefined {
  */
 const YAML_CHUNK_CHARS = 64 * 1024;
 
-function send(res: ServerResponse, code: number, value: unknown, headers: Record<string, string>, conversions: boolean): void {
+function send(res: ServerResponse, code: number, value: unknown, headers: Record<string, string>, mediaType: ReplyMediaType): void {
   // kube's LogResponseObject: a Status becomes the audit event's responseStatus; at RequestResponse the body is kept.
   auditOf(res)?.responseObject(value);
-  const mediaType = replyMediaType(res, value, conversions);
   if (mediaType === YAML_MEDIA_TYPE) return sendYaml(res, code, value, headers);
   const proto = mediaType === PROTOBUF_MEDIA_TYPE ? protobufBody(value) : undefined;
   const body = proto ?? stringifyJSON(value);
@@ -97,9 +76,24 @@ function sendYaml(res: ServerResponse, code: number, value: unknown, headers: Re
   setImmediate(pump);
 }
 
-/** A document in the media type the request negotiates: JSON, YAML or protobuf (see above). */
-export function sendJson(res: ServerResponse, code: number, value: unknown, headers: Record<string, string> = {}): void {
-  send(res, code, value, headers, true);
+/**
+ * A document in the media type the handler negotiated before it began (output.ts): protobuf only
+ * for what has an encoding, JSON otherwise.
+ */
+export function sendJson(res: ServerResponse, code: number, value: unknown, mediaType: ReplyMediaType, headers: Record<string, string> = {}): void {
+  send(res, code, value, headers, mediaType);
+}
+
+/**
+ * ErrorNegotiated's own negotiation: the resource serializers without conversions
+ * (DefaultEndpointRestrictions), so that a Table clause does not stand for a Status; JSON when
+ * nothing in Accept is served. An error may come before any handler negotiated, or from that
+ * negotiation itself.
+ */
+function errorMediaType(res: ServerResponse): ReplyMediaType {
+  // Unit tests hand in bare responses; a real one always knows its request.
+  const accept = (res.req as ServerResponse['req'] | undefined)?.headers.accept;
+  return negotiateMediaTypeOptions(accept, SERVED, defaultEndpointRestrictions)?.accepted.mediaType ?? 'application/json';
 }
 
 /**
@@ -112,5 +106,5 @@ export function writeStatus(res: ServerResponse, err: ApiError): void {
     return;
   }
   const retryAfter = err.status.details?.retryAfterSeconds;
-  send(res, err.code, err.status, retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {}, false);
+  send(res, err.code, err.status, retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {}, errorMediaType(res));
 }

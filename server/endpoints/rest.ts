@@ -30,6 +30,7 @@ import { type ListQuery, type RequestInfo, decodeListOptions } from '../pipeline
 import { matchesLabels, parseGoInt64 } from '../../apimachinery/selectors/labels.js';
 import { convertFieldSelector, matchesFields } from '../../apimachinery/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
+import { ensureNamespaceMatchesRequest } from '../registry/object-meta-ops.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { addWarning, strictDecoding } from './field-validation.js';
@@ -38,7 +39,8 @@ import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js
 import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
-import { outputFormat } from './output.js';
+import { type Negotiated, checkOutputTarget, negotiateResourceOutput, watchMediaType } from './output.js';
+import { protobufKindKnown } from './protobuf-encode.js';
 import { sendJson } from './respond.js';
 import { patchMediaType } from './negotiate.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';
@@ -59,14 +61,25 @@ export interface Ctx {
   maxRequestBodyBytes: number;
   /** Who asked (admission sees it). */
   user: UserInfo;
+  /** What the answer is written as, negotiated before the handler does anything. */
+  output: Negotiated;
 }
 
 /** What a handler knows before it answers: everything but the response. */
 export type RequestCtx = Omit<Ctx, 'res'>;
 
+/**
+ * The request's output negotiation, once, at the start of every handler as kube's handlers have it:
+ * a 406 leaves everything as it was. The endpoint's own objects are a Scale for /scale.
+ */
+export function negotiateOutput(ctx: Omit<RequestCtx, 'output'>): Negotiated {
+  const protobuf = ctx.info.subresource === 'scale' || (ctx.desc.serving.typed && protobufKindKnown({ apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.kind }));
+  return negotiateResourceOutput(ctx.req.headers.accept, protobuf);
+}
 
-export async function serveResource(ctx: Ctx): Promise<void> {
-  const { info, desc } = ctx;
+
+export async function serveResource(request: Omit<Ctx, 'output'>): Promise<void> {
+  const { info, desc } = request;
   if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
   // A namespaced resource's path without a namespace serves only list and watch (kube's installer
   // registers nothing else there; its CRD handler hands anything else to the 404 delegate).
@@ -75,10 +88,11 @@ export async function serveResource(ctx: Ctx): Promise<void> {
     throw desc.serving.unsupported === 'route' && !info.name && !info.subresource ? methodNotSupported() : notFoundPath();
   }
   if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
-  if (desc.deprecationWarning) addWarning(ctx.res, desc.deprecationWarning);
+  if (desc.deprecationWarning) addWarning(request.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw desc.serving.unsupported === 'route' ? methodNotSupported() : badRequest('name must be provided');
+  const ctx: Ctx = { ...request, output: negotiateOutput(request) };
   if (info.subresource === 'scale' && ctx.desc.scale) return serveScale(ctx, ctx.desc.scale);
   // The /watch/ path names the verb; it is served to GET only (DELETE .../watch/... deletes nothing).
   if (info.verb === 'watch' && ctx.req.method !== 'GET') throw verbNotSupported(ctx);
@@ -122,7 +136,7 @@ function goType(ctx: RequestCtx, list: boolean): string {
 
 const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
 
-const requestApiVersion = (ctx: RequestCtx): string => (ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version);
+const requestApiVersion = (ctx: Pick<RequestCtx, 'desc'>): string => (ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version);
 
 /**
  * An object labelled with the requested version and kind (a copy, type information first: objects
@@ -139,15 +153,16 @@ async function inRequestVersion(ctx: RequestCtx, objs: KubeObject[]): Promise<Ku
 }
 
 async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Promise<void> {
-  const format = outputFormat(ctx.req.headers.accept, { list: false, goType: goType(ctx, false) });
+  const { format, mediaType } = ctx.output;
+  checkOutputTarget(format, { list: false, goType: goType(ctx, false) });
   const [shown] = await inRequestVersion(ctx, [obj]);
   if (!shown) return;
   if (format.kind === 'Table') {
     const table = buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, includeObject(ctx));
-    return sendJson(ctx.res, code, table);
+    return sendJson(ctx.res, code, table, mediaType);
   }
-  if (format.kind === 'PartialObjectMetadata') return sendJson(ctx.res, code, partialObjectMetadata(shown));
-  sendJson(ctx.res, code, shown);
+  if (format.kind === 'PartialObjectMetadata') return sendJson(ctx.res, code, partialObjectMetadata(shown), mediaType);
+  sendJson(ctx.res, code, shown, mediaType);
 }
 
 function includeObject(ctx: RequestCtx): IncludeObject {
@@ -250,17 +265,20 @@ async function list(ctx: Ctx): Promise<void> {
   const listMeta: Record<string, unknown> = { resourceVersion: String(result.revision) };
   if (result.next) listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
   const items = await inRequestVersion(ctx, result.items);
-  const format = outputFormat(ctx.req.headers.accept, { list: true, goType: goType(ctx, true) });
-  if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)));
+  const { format, mediaType } = ctx.output;
+  checkOutputTarget(format, { list: true, goType: goType(ctx, true) });
+  if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)), mediaType);
   if (format.kind === 'PartialObjectMetadata') {
-    return sendJson(ctx.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map(partialObjectMetadata) });
+    const metadataList = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map(partialObjectMetadata) };
+    return sendJson(ctx.res, 200, metadataList, mediaType);
   }
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
-  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: listMeta, items });
+  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: listMeta, items }, mediaType);
 }
 
 async function watch(ctx: Ctx): Promise<void> {
-  await serveWatch(httpWatchSink(ctx.res), watchOptions(ctx), ctx.watches);
+  const options = watchOptions(ctx);
+  await serveWatch(httpWatchSink(ctx.res, ctx.output.mediaType), options, ctx.watches);
 }
 
 /** A watch request's options, checked as kube checks them (also for a watch over WebSocket). */
@@ -271,7 +289,9 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
   if (errs.length) throw invalid({ group: 'meta.k8s.io', name: 'ListOptions' }, '', errs);
   const { predicate } = listOptions(ctx);
   if (resourceVersion) parseResourceVersion(resourceVersion);
-  const format = outputFormat(ctx.req.headers.accept);
+  // serveWatch's stream negotiation, once the options are good: YAML has no stream serializer.
+  watchMediaType(ctx.output);
+  const format = ctx.output.format;
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   const include = includeObject(ctx);
   return {
@@ -369,13 +389,8 @@ function checkName(given: unknown, name: string): void {
   if (given !== name) throw badRequest(`the name of the object (${String(given)}) does not match the name on the URL (${name})`);
 }
 
-function checkNamespace(ctx: Ctx, obj: KubeObject): void {
-  const ns = namespaceOf(ctx);
-  const given = obj.metadata.namespace;
-  if (ctx.desc.namespaced && given && ns && given !== ns) {
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
-}
+/** The handlers' EnsureObjectNamespaceMatchesRequestNamespace, on the object the client sent or patched. */
+const checkNamespace = (ctx: RequestCtx, obj: KubeObject): void => ensureNamespaceMatchesRequest(namespaceOf(ctx) ?? '', obj.metadata);
 
 async function create(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
@@ -386,16 +401,7 @@ async function create(ctx: Ctx): Promise<void> {
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
   if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
-  const fields = fieldManager(ctx);
-  const created = await ctx.store.create(namespaceOf(ctx), obj, {
-    user: ctx.user,
-    dryRun: options.dryRun,
-    floatLiterals: decoded.floatLiterals,
-    onUnknownFields,
-    warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    trackFields: (o) => fields.update(o, undefined, options.fieldManager),
-  });
+  const created = await ctx.store.create(namespaceOf(ctx), obj, writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }));
   await respondObject(ctx, 201, created);
 }
 
@@ -409,15 +415,8 @@ async function update(ctx: Ctx): Promise<void> {
   const name = ctx.info.name;
   checkName(obj.metadata.name, name);
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
-    subresource: ctx.info.subresource || undefined,
-    dryRun: options.dryRun,
-    user: ctx.user,
+    ...writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }),
     replace: true,
-    floatLiterals: decoded.floatLiterals,
-    onUnknownFields,
-    warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    trackFields: trackUpdate(ctx, options),
   });
   await respondObject(ctx, 200, updated);
 }
@@ -449,25 +448,20 @@ async function patch(ctx: Ctx): Promise<void> {
       else result = mergePatched(original as unknown as JsonValue, patchDoc, type, ctx.store.strategy.patchMeta);
       patched = stringifyJSON(result);
       const obj = checkObject(ctx, result);
-      if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
+      checkNamespace(ctx, obj);
+      checkName(obj.metadata.name, name);
       // A resourceVersion the patch did not set is the one just read, not a precondition.
       if (obj.metadata.resourceVersion === current.metadata.resourceVersion) delete obj.metadata.resourceVersion;
       else if (obj.metadata.resourceVersion !== undefined) throw conflict(qualifiedResource(ctx.store.kind), name, OBJECT_MODIFIED);
       return obj;
     },
-    {
-      subresource: ctx.info.subresource || undefined,
-      dryRun: options.dryRun,
-      user: ctx.user,
+    writeContext(ctx, options, {
       // A merge patch puts its values at the same paths in the object; a JSON patch's are its own.
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
       onUnknownFields,
       // A patched object that no longer decodes is a 422 on the patch (handlers/patch.go), not a 400.
       decodeError: (message) => invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
-      warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-      trackFields: trackUpdate(ctx, options),
-    },
+    }),
   );
   await respondObject(ctx, 200, updated);
 }
@@ -498,10 +492,27 @@ function fieldManager(ctx: RequestCtx): FieldManager {
   });
 }
 
-/** managedFields for a non-apply write: its manager owns what it changed. */
-function trackUpdate(ctx: RequestCtx, options: WriteOptions): WriteContext['trackFields'] {
-  const fields = fieldManager(ctx);
-  return (obj, old) => fields.update(obj, old, options.fieldManager);
+/** What a write's body decoded to, for the store's own decoding steps. */
+type Decoding = Pick<WriteContext, 'floatLiterals' | 'onUnknownFields' | 'decodeError'>;
+
+/**
+ * The one context of a write, whatever its verb (create, update, patch, apply, and their scale
+ * forms), handed to the store that runs kube's order: field manager, mutating admission, strategy,
+ * validating admission, storage. It carries who asks, dry run, the client's warnings, admission's
+ * audit annotations, and the field manager's record of a non-apply write (an apply's field
+ * manager runs in its patcher, on the live object).
+ */
+function writeContext(ctx: Ctx, options: WriteOptions, decoding: Decoding = {}, apply = false): WriteContext {
+  const fields = apply ? undefined : fieldManager(ctx);
+  return {
+    subresource: ctx.info.subresource || undefined,
+    dryRun: options.dryRun,
+    user: ctx.user,
+    warn: (t) => addWarning(ctx.res, t),
+    auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
+    ...(fields ? { trackFields: (obj: KubeObject, old: KubeObject | undefined) => fields.update(obj, old, options.fieldManager) } : {}),
+    ...decoding,
+  };
 }
 
 /**
@@ -518,11 +529,11 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, (message) => badRequest(`error strict decoding YAML: ${message}`));
   const applyTo = (live: KubeObject): KubeObject => {
     const obj = fields.apply(live, cloneJson(config), options.fieldManager, options.force);
-    checkName(obj.metadata.name, name);
     checkNamespace(ctx, obj);
+    checkName(obj.metadata.name, name);
     return obj;
   };
-  const writeCtx = { user: ctx.user, dryRun: options.dryRun, floatLiterals: decoded.floatLiterals, onUnknownFields, warn: (t: string) => addWarning(ctx.res, t) };
+  const writeCtx = writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }, true);
   for (let attempt = 0; ; attempt++) {
     try {
       const updated = await ctx.store.update(
@@ -535,7 +546,7 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
           if (config.metadata.resourceVersion === undefined) delete obj.metadata.resourceVersion;
           return obj;
         },
-        { ...writeCtx, subresource: ctx.info.subresource || undefined },
+        writeCtx,
       );
       return await respondObject(ctx, 200, updated);
     } catch (err) {
@@ -557,7 +568,7 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
 async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   const ns = namespaceOf(ctx);
   const name = ctx.info.name;
-  if (ctx.info.verb === 'get') return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping));
+  if (ctx.info.verb === 'get') return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping), ctx.output.mediaType);
   let change: (current: Scale) => unknown;
   let options: WriteOptions;
   if (ctx.info.verb === 'update') {
@@ -581,16 +592,9 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   } else {
     throw verbNotSupported(ctx);
   }
-  const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), {
-    subresource: 'scale',
-    dryRun: options.dryRun,
-    user: ctx.user,
-    warn: (t) => addWarning(ctx.res, t),
-      auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    // The replicas a scale write sets are its manager's, recorded on the scaled object.
-    trackFields: trackUpdate(ctx, options),
-  });
-  sendJson(ctx.res, 200, scaleOf(updated, mapping));
+  // The replicas a scale write sets are its manager's, recorded on the scaled object.
+  const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), writeContext(ctx, options));
+  sendJson(ctx.res, 200, scaleOf(updated, mapping), ctx.output.mediaType);
 }
 
 /**
@@ -617,9 +621,9 @@ async function applyScalePatch(ctx: Ctx, mapping: ScaleMapping, options: WriteOp
       else obj.metadata.resourceVersion = config.metadata.resourceVersion;
       return obj;
     },
-    { subresource: 'scale', dryRun: options.dryRun, user: ctx.user, warn: (t) => addWarning(ctx.res, t) },
+    writeContext(ctx, options, {}, true),
   );
-  sendJson(ctx.res, 200, scaleOf(updated, mapping));
+  sendJson(ctx.res, 200, scaleOf(updated, mapping), ctx.output.mediaType);
 }
 
 /** A JSON merge patch or, for built-in kinds, kube's strategic merge patch by the kind's struct tags. */
@@ -679,7 +683,8 @@ async function del(ctx: Ctx): Promise<void> {
   if (!result.deleted) return respondObject(ctx, opts.orphanDependents === false ? 202 : 200, result.obj);
   if (ctx.desc.serving.deleted === 'object') return respondObject(ctx, 200, result.obj);
   const resource = qualifiedResource(ctx.store.kind);
-  sendJson(ctx.res, 200, successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid }));
+  const status = successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid });
+  sendJson(ctx.res, 200, status, ctx.output.mediaType);
 }
 
 async function deleteCollection(ctx: Ctx): Promise<void> {
@@ -696,7 +701,7 @@ async function deleteCollection(ctx: Ctx): Promise<void> {
   // registry.Store.DeleteCollection answers with the list it deleted from, as it was listed.
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   const listed = await inRequestVersion(ctx, items);
-  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed });
+  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed }, ctx.output.mediaType);
 }
 
 const isPropagationPolicy = (p: string): p is PropagationPolicy => (PROPAGATION_POLICIES as readonly string[]).includes(p);

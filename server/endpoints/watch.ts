@@ -20,8 +20,8 @@ import { type Logger, silentLogger } from '../../apimachinery/log.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { ObjectEvent, Store } from '../registry/store.js';
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
-import { negotiateOutput, PROTOBUF_MEDIA_TYPE } from './output.js';
-import { canEncodeProtobuf, encodeProtobufWatchEvent, protobufKindKnown } from './protobuf-encode.js';
+import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType } from './output.js';
+import { canEncodeProtobuf, encodeProtobufWatchEvent } from './protobuf-encode.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
 import { type Backlog, DEFAULT_WATCH_BUDGET_BYTES, TERMINATION_GRACE_MS, type TerminationReason, WatchBudget, type WatchKind, type WatchStats, overWatcherLimits, watchKindOf, watchStats } from './watch-budget.js';
 
@@ -246,17 +246,6 @@ export interface WatchSink {
   onClose(listener: () => void): void;
 }
 
-/**
- * Whether a watch goes out in protobuf: the Accept clause chosen is protobuf, for the kind's own
- * objects when it has an encoding (not custom resources), or for PartialObjectMetadata.
- */
-function watchesProtobuf(res: ServerResponse, typeMeta: { apiVersion: string; kind: string } | undefined): boolean {
-  const accept = (res.req as ServerResponse['req'] | undefined)?.headers.accept;
-  if (!accept) return false;
-  const negotiated = negotiateOutput(accept, { objectProtobuf: typeMeta !== undefined && protobufKindKnown(typeMeta) });
-  return negotiated?.mediaType === PROTOBUF_MEDIA_TYPE;
-}
-
 /** The last event transcoded: watchers of one resource are handed the same text one after another. */
 let lastFrame: { text: string; frame: Buffer } | undefined;
 
@@ -274,13 +263,13 @@ function protobufFrame(text: string): Buffer | undefined {
   return frame;
 }
 
-export function httpWatchSink(res: ServerResponse): WatchSink {
+/** A watch over HTTP, in the media type the request negotiated (JSON or protobuf: those that stream). */
+export function httpWatchSink(res: ServerResponse, mediaType: ReplyMediaType): WatchSink {
   // The response lets go of its socket as soon as its end is buffered, well before it is sent.
   const socket = res.socket;
-  let protobuf = false;
+  const protobuf = mediaType === PROTOBUF_MEDIA_TYPE;
   return {
-    open(typeMeta) {
-      protobuf = watchesProtobuf(res, typeMeta);
+    open() {
       // kube names a stream's framing in its media type, except JSON's.
       const contentType = protobuf ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json';
       res.writeHead(200, { 'Content-Type': contentType, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });

@@ -23,6 +23,7 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject, ObjectMeta } from '../../apimachinery/object.js';
 import { deepEqual } from '../../apimachinery/equality.js';
+import { badRequest } from '../../apimachinery/errors.js';
 
 /**
  * Whether an update changed anything outside `metadata`: kube's custom resource strategy bumps
@@ -83,4 +84,17 @@ export function carryOverSystemFields(meta: ObjectMeta, old: ObjectMeta): void {
   if (old.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds == null) {
     meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
   }
+}
+
+/**
+ * rest.EnsureObjectNamespaceMatchesRequestNamespace: the object's namespace is the request's
+ * (`expected`, empty for a cluster-scoped kind), set when the object has none, cleared for a
+ * cluster-scoped kind; any other is kube's 400. kube's handlers check it on the client's object,
+ * and its store again (BeforeCreate, BeforeUpdate) after mutating admission.
+ */
+export function ensureNamespaceMatchesRequest(expected: string, meta: ObjectMeta): void {
+  const given = meta.namespace ?? '';
+  if (given !== '' && expected !== '' && given !== expected) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  if (expected) meta.namespace = expected;
+  else delete meta.namespace;
 }

@@ -25,7 +25,7 @@ import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
 import { metaTimeDecodeError } from '../../apimachinery/validation/object-meta.js';
-import { fillObjectMetaSystemFields, generateNameFrom, wipeObjectMetaSystemFields } from './object-meta-ops.js';
+import { ensureNamespaceMatchesRequest, fillObjectMetaSystemFields, generateNameFrom, wipeObjectMetaSystemFields } from './object-meta-ops.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
@@ -157,6 +157,11 @@ export class Store {
     };
   }
 
+  /** rest.ExpectedNamespaceForScope: the namespace an object of this kind must have, empty for a cluster-scoped kind. */
+  private requestNamespace(namespace: string | undefined): string {
+    return this.kind.namespaced ? (namespace ?? '') : '';
+  }
+
   key(namespace: string | undefined, name: string): string {
     return objectKey(this.kind, namespace, name);
   }
@@ -279,6 +284,7 @@ export class Store {
     // Mutating admission sees the object as the client sent it, before a name is generated or
     // anything validated, as kube's create handler runs it.
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
+    this.trackFields(obj, undefined, ctx);
     await this.admission.admit(attrs);
     // kube's RetryGenerateName (GA in 1.32): when the server picks the name, a collision is tried
     // again with a new one, the whole create each time, up to maxNameGenerationCreateAttempts.
@@ -297,16 +303,16 @@ export class Store {
   /** One attempt of a create (kube's Store.create), after mutating admission. */
   private async createOnce(namespace: string | undefined, obj: KubeObject, attrs: Attributes, ctx: WriteContext): Promise<KubeObject> {
     const meta = obj.metadata;
+    // BeforeCreate: mutating admission may have moved the object; the key is the request's namespace.
+    ensureNamespaceMatchesRequest(this.requestNamespace(namespace), meta);
     if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName);
     wipeObjectMetaSystemFields(meta);
     fillObjectMetaSystemFields(meta, nowTimestamp(), randomUUID());
     if (this.strategy.generation) meta.generation = 1;
     else delete meta.generation;
     const create = this.strategy.create;
-    // kube's order: decoding defaults and prunes, the field manager records the write, then the
-    // kind's PrepareForCreate.
+    // Decoding's defaults and pruning, also of what mutating admission added, then the kind's PrepareForCreate.
     this.strategy.canonicalize(obj, ctx);
-    ctx.trackFields?.(obj, undefined);
     create.prepare(obj);
     const errs = [...validateObjectMetaForCreate(obj, this.kind, create.validateName), ...create.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
@@ -361,8 +367,9 @@ export class Store {
       const old = await this.inVersion(current, next.apiVersion);
       // kube runs mutating admission on the updated object before the strategy, validating after.
       const attrs = this.attributes('UPDATE', namespace, name, next, old, opts);
+      this.trackFields(next, old, opts);
       await this.admission.admit(attrs);
-      const prepared = this.prepareUpdate(next, old, opts);
+      const prepared = this.prepareUpdate(next, old, namespace, opts);
       await this.admission.validate({ ...attrs, object: prepared });
       const obj = await this.inVersion(prepared, this.strategy.versions?.storageApiVersion);
       // As kube: an update that changes nothing is not written and keeps the resourceVersion.
@@ -403,6 +410,22 @@ export class Store {
     return objs.map((o) => (o.apiVersion === apiVersion ? o : converted[i++]!));
   }
 
+  /**
+   * managedFields, as kube's handlers record them before mutating admission (the field manager's
+   * UpdateNoErrors): what a webhook changes afterwards is no manager's. The field manager sees the
+   * object as decoded, defaulted and pruned; that canonical copy is made quietly here, the object
+   * itself is canonicalized (with the client's warnings) after admission.
+   */
+  private trackFields(obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): void {
+    if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return;
+    const decoded = cloneJson(obj);
+    this.strategy.canonicalize(decoded, { ...ctx, onUnknownFields: () => {}, warn: () => {} });
+    ctx.trackFields(decoded, old);
+    const managed = decoded.metadata.managedFields;
+    if (managed === undefined) delete obj.metadata.managedFields;
+    else obj.metadata.managedFields = managed;
+  }
+
   private async finishDelete(key: string, obj: KubeObject, revision: number, name: string): Promise<KubeObject> {
     try {
       const kv = await this.call(() => this.storage.delete(key, revision));
@@ -415,9 +438,11 @@ export class Store {
     }
   }
 
-  private prepareUpdate(obj: KubeObject, old: KubeObject, ctx: WriteContext): KubeObject {
+  private prepareUpdate(obj: KubeObject, old: KubeObject, namespace: string | undefined, ctx: WriteContext): KubeObject {
     if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
     const meta = obj.metadata;
+    // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
+    ensureNamespaceMatchesRequest(this.requestNamespace(namespace), meta);
     const oldMeta = old.metadata;
     // System fields are the server's: an update can neither set nor clear them.
     obj.metadata.resourceVersion = oldMeta.resourceVersion;
@@ -429,11 +454,9 @@ export class Store {
     else delete obj.metadata.deletionGracePeriodSeconds;
     const generation = this.strategy.generation;
     if (generation) obj.metadata.generation = oldMeta.generation ?? 1;
-    if (this.kind.namespaced && obj.metadata.namespace === undefined) obj.metadata.namespace = oldMeta.namespace;
     if (obj.metadata.name === undefined) obj.metadata.name = oldMeta.name;
     const update = updateStrategyFor(this.strategy, ctx.subresource);
     this.strategy.canonicalize(obj, ctx);
-    ctx.trackFields?.(obj, old);
     update.prepare(obj, old, ctx);
     // A subresource with a strategy of its own (status, finalize) never writes the spec.
     if (update === this.strategy.update && generation?.specChanged(old, obj)) obj.metadata.generation = (oldMeta.generation ?? 1) + 1;

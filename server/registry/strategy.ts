@@ -46,8 +46,8 @@ export interface WriteContext {
   /** Who asked, for admission; absent for the server's own controllers. */
   user?: UserInfo;
   /**
-   * metadata.managedFields bookkeeping (kube's field manager), given the object as it will be
-   * stored, after defaulting and pruning, and the stored one (none on create).
+   * metadata.managedFields bookkeeping (kube's field manager), given the object the request made,
+   * defaulted and pruned, before mutating admission, and the stored one (none on create).
    */
   trackFields?: (obj: KubeObject, old: KubeObject | undefined) => void;
 }

@@ -12,6 +12,7 @@ import {
   patchMediaType,
   resourceEndpointRestrictions,
 } from '../../../../server/endpoints/negotiate.js';
+import { negotiateResourceOutput, watchMediaType } from '../../../../server/endpoints/output.js';
 import { apiError } from '../../../helpers/api-error.js';
 
 
@@ -148,8 +149,8 @@ describe('negotiateOutputMediaType on a custom resource', () => {
   });
 
   it('a watch needs a streaming media type', () => {
-    expect(negotiateOutputMediaType('application/json', CR_SERVED, CR, { stream: true }).accepted.mediaType).toBe('application/json');
-    const err = apiError(() => negotiateOutputMediaType('application/yaml', CR_SERVED, CR, { stream: true }));
+    expect(watchMediaType(negotiateResourceOutput('application/json', false))).toBe('application/json');
+    const err = apiError(() => watchMediaType(negotiateResourceOutput('application/yaml', false)));
     expect(err.status).toMatchObject({
       code: 406,
       reason: 'NotAcceptable',

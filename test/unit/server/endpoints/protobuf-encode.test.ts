@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { notFound, invalid } from '../../../../apimachinery/errors.js';
 import { invalid as invalidField, required } from '../../../../apimachinery/field-errors.js';
-import { negotiateOutput, outputFormat } from '../../../../server/endpoints/output.js';
+import { type ReplyMediaType, negotiateResourceOutput } from '../../../../server/endpoints/output.js';
 import { decodeProtobufObject, decodeProtobufWatchEvent } from '../../../../server/endpoints/protobuf.js';
 import { UnencodableError, canEncodeProtobuf, encodeProtobufObject, encodeProtobufWatchEvent } from '../../../../server/endpoints/protobuf-encode.js';
 import { sendJson, writeStatus } from '../../../../server/endpoints/respond.js';
@@ -576,20 +576,19 @@ describe('negotiating the reply media type', () => {
     ['kubectl get (Table JSON)', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json', true, 'Table', 'application/json'],
   ];
   it.each(cases)('%s', (_name, accept, objectProtobuf, kind, mediaType) => {
-    const got = negotiateOutput(accept, { objectProtobuf });
-    expect(got?.format.kind).toBe(kind);
-    expect(got?.mediaType).toBe(mediaType);
+    if (kind === undefined) {
+      expect(() => negotiateResourceOutput(accept, objectProtobuf)).toThrow(/only the following media types are accepted/);
+      return;
+    }
+    const got = negotiateResourceOutput(accept, objectProtobuf);
+    expect(got.format.kind).toBe(kind);
+    expect(got.mediaType).toBe(mediaType);
   });
 
   it('errors take no conversions: the Table clause is passed over', () => {
-    expect(negotiateOutput('application/json;as=Table;v=v1;g=meta.k8s.io,application/vnd.kubernetes.protobuf', { objectProtobuf: true, conversions: false })?.mediaType).toBe(
-      'application/vnd.kubernetes.protobuf',
-    );
-  });
-
-  it('outputFormat: protobuf-only for a custom resource is a 406; for a built-in kind the object', () => {
-    expect(() => outputFormat('application/vnd.kubernetes.protobuf', { list: false, goType: '*unstructured.Unstructured' })).toThrow(/only the following media types are accepted|406|NotAcceptable/i);
-    expect(outputFormat('application/vnd.kubernetes.protobuf', { list: false, goType: '*core.ConfigMap' })).toEqual({ kind: 'Object' });
+    const res = fake('application/json;as=Table;v=v1;g=meta.k8s.io,application/vnd.kubernetes.protobuf');
+    writeStatus(res, invalid({ group: '', name: 'ConfigMap' }, 'x', [required('metadata.name', '')]));
+    expect(res.headers['Content-Type']).toBe('application/vnd.kubernetes.protobuf');
   });
 });
 
@@ -635,7 +634,7 @@ const fake = (accept?: string): FakeResponse & ServerResponse => new FakeRespons
 describe('sendJson and writeStatus answer in the negotiated media type', () => {
   it('a built-in object to a client preferring protobuf: protobuf, Content-Length of the bytes', () => {
     const res = fake(KUBECTL_ACCEPT);
-    sendJson(res, 201, OBJECTS['ConfigMap']);
+    sendJson(res, 201, OBJECTS['ConfigMap'], negotiateResourceOutput(KUBECTL_ACCEPT, true).mediaType);
     expect(res.code).toBe(201);
     expect(res.headers['Content-Type']).toBe('application/vnd.kubernetes.protobuf');
     expect(Number(res.headers['Content-Length'])).toBe(res.body.length);
@@ -643,14 +642,14 @@ describe('sendJson and writeStatus answer in the negotiated media type', () => {
   });
 
   it('a custom resource, a Table, or no Accept: JSON', () => {
-    for (const [accept, value] of [
-      [KUBECTL_ACCEPT, { apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name: 'c' } }],
-      [KUBECTL_ACCEPT, { apiVersion: 'meta.k8s.io/v1', kind: 'Table', rows: [] }],
-      [undefined, OBJECTS['ConfigMap']],
-      ['application/json', OBJECTS['ConfigMap']],
+    for (const [accept, objectProtobuf, value] of [
+      [KUBECTL_ACCEPT, false, { apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name: 'c' } }],
+      ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io', true, { apiVersion: 'meta.k8s.io/v1', kind: 'Table', rows: [] }],
+      [undefined, true, OBJECTS['ConfigMap']],
+      ['application/json', true, OBJECTS['ConfigMap']],
     ] as const) {
       const res = fake(accept);
-      sendJson(res, 200, value);
+      sendJson(res, 200, value, negotiateResourceOutput(accept, objectProtobuf).mediaType);
       expect(res.headers['Content-Type']).toBe('application/json');
       expect(JSON.parse(res.body.toString())).toEqual(value);
     }
@@ -659,7 +658,7 @@ describe('sendJson and writeStatus answer in the negotiated media type', () => {
   it('an object the definitions fall short of goes out as JSON rather than losing a field', () => {
     const res = fake(KUBECTL_ACCEPT);
     const odd = { apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, extra: 1 };
-    sendJson(res, 200, odd);
+    sendJson(res, 200, odd, 'application/vnd.kubernetes.protobuf');
     expect(res.headers['Content-Type']).toBe('application/json');
   });
 
@@ -676,7 +675,7 @@ describe('sendJson and writeStatus answer in the negotiated media type', () => {
 describe('httpWatchSink', () => {
   it('frames events in protobuf for a built-in kind, with kube\'s stream media type', () => {
     const res = fake(KUBECTL_ACCEPT);
-    const sink = httpWatchSink(res);
+    const sink = httpWatchSink(res, negotiateResourceOutput(KUBECTL_ACCEPT, true).mediaType);
     sink.open({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(res.headers['Content-Type']).toBe('application/vnd.kubernetes.protobuf;stream=watch');
     const cm = OBJECTS['ConfigMap']!;
@@ -694,12 +693,13 @@ describe('httpWatchSink', () => {
   });
 
   it('stays JSON lines for a custom resource, or a client preferring JSON', () => {
-    for (const [accept, typeMeta] of [
-      [KUBECTL_ACCEPT, { apiVersion: 'cache.example.com/v1', kind: 'Cache' }],
-      ['application/json', { apiVersion: 'v1', kind: 'ConfigMap' }],
+    for (const [accept, typeMeta, objectProtobuf] of [
+      [KUBECTL_ACCEPT, { apiVersion: 'cache.example.com/v1', kind: 'Cache' }, false],
+      ['application/json', { apiVersion: 'v1', kind: 'ConfigMap' }, true],
     ] as const) {
       const res = fake(accept);
-      const sink = httpWatchSink(res);
+      const mediaType: ReplyMediaType = negotiateResourceOutput(accept, objectProtobuf).mediaType;
+      const sink = httpWatchSink(res, mediaType);
       sink.open(typeMeta);
       expect(res.headers['Content-Type']).toBe('application/json');
       sink.send('{"type":"ADDED","object":{}}');

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { notFound, tooLargeResourceVersion } from '../../../../apimachinery/errors.js';
 import { sendJson, writeStatus } from '../../../../server/endpoints/respond.js';
+import { negotiateResourceOutput } from '../../../../server/endpoints/output.js';
 
 interface Written {
   code: number;
@@ -44,14 +45,15 @@ describe('sendJson: the media type', () => {
     ['application/yaml, application/vnd.kubernetes.protobuf', configMap, 'application/yaml'],
   ])('Accept %s, %o: %s', (accept, value, want) => {
     const { res, written } = response(accept);
-    sendJson(res, 200, value);
+    // Custom resources negotiate without protobuf for their own objects.
+    sendJson(res, 200, value, negotiateResourceOutput(accept, value === configMap).mediaType);
     expect(written().headers['Content-Type']).toBe(want);
     expect(written().headers['Content-Length']).toBe(String(Buffer.byteLength(written().body, want.includes('protobuf') ? 'latin1' : 'utf8')));
   });
 
   it('writes YAML in kube shape', () => {
     const { res, written } = response('application/yaml');
-    sendJson(res, 200, widget);
+    sendJson(res, 200, widget, 'application/yaml');
     expect(written().body).toBe('apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  "n": "1"\n');
   });
 });

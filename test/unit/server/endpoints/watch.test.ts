@@ -187,7 +187,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const url = req.url ?? '/';
     const query = new URLSearchParams(url.slice(url.indexOf('?') + 1));
-    serveWatch(httpWatchSink(res), optionsFrom(query), registry).catch((err: unknown) => writeStatus(res, toApiError(err)));
+    serveWatch(httpWatchSink(res, 'application/json'), optionsFrom(query), registry).catch((err: unknown) => writeStatus(res, toApiError(err)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -337,7 +337,7 @@ describe('serveWatch: ending', () => {
   it('the registry ends open watches on shutdown (closeAll)', async () => {
     const registryOwn = new WatchRegistry();
     const res = await new Promise<IncomingMessage>((resolve) => {
-      const local = createServer((_req, out) => void serveWatch(httpWatchSink(out), optionsFrom(new URLSearchParams('ns=shutdown')), registryOwn));
+      const local = createServer((_req, out) => void serveWatch(httpWatchSink(out, 'application/json'), optionsFrom(new URLSearchParams('ns=shutdown')), registryOwn));
       local.listen(0, '127.0.0.1', () => {
         httpGet(`http://127.0.0.1:${(local.address() as AddressInfo).port}/`, (r) => {
           resolve(r);
