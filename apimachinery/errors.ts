@@ -95,7 +95,7 @@ export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiE
   // metav1.StatusDetails fields are omitempty: an option kind's Invalid (name "") has no name.
   const details: StatusDetails = name ? { name } : {};
   if (kind.group) details.group = kind.group;
-  details.kind = kind.name;
+  if (kind.name) details.kind = kind.name;
   details.causes = causes;
   return failure(422, 'Invalid', `${qualifiedString(kind)} "${name}" is invalid${agg}`, details);
 }

@@ -128,3 +128,15 @@ export function deeperThan(value: unknown, maxDepth: number): '{' | '[' | undefi
   }
   return undefined;
 }
+
+/** encoding/json's name for a JSON value's type in an UnmarshalTypeError. */
+export function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'bigint') return 'number';
+  return typeof v;
+}
+
+/** The struct meta.Interpret decodes apiVersion and kind into, as Go prints its type. */
+export const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';

@@ -27,7 +27,7 @@ import { byteLength, isQualifiedName, isValidLabelValue } from '../apimachinery/
 import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../apimachinery/validation/object-meta.js';
 import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 import { caBundleError } from './validation.js';
-import { stringifyJSON } from '../apimachinery/json.js';
+import { jsonKind, stringifyJSON } from '../apimachinery/json.js';
 import { type GroupVersion, type GroupVersionKind, gvkString, parseGroupVersion, unstructuredGVK } from '../apimachinery/versions.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -36,7 +36,6 @@ import {
   WebhookCallError,
   type WebhookEndpoint,
   decodeResponse,
-  jsonKind,
   postWebhook,
   webhookEndpoint,
 } from '../webhook/client.js';

@@ -21,7 +21,7 @@ import { posix } from 'node:path';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { goQuote } from '../apimachinery/field-errors.js';
 import { isJsonObject, type JsonObject } from '../apimachinery/object.js';
-import { parseJSON } from '../apimachinery/json.js';
+import { TYPE_META_STRUCT, jsonKind, parseJSON } from '../apimachinery/json.js';
 
 /** Ours, not kube's (its client reads any size): a bigger webhook answer fails rather than exhaust memory. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -83,17 +83,8 @@ export interface HttpResult {
 // ---------------------------------------------------------------------------------------------
 // Reading the answer: client-go's Result.Into, up to the decoded document.
 
-/** The struct meta.Interpret decodes apiVersion and kind into, as Go prints its type. */
-const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 const MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES = 2048;
 
-/** encoding/json's name for a JSON value's type in an UnmarshalTypeError. */
-export function jsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
-}
 
 /**
  * Result.Into up to the JSON document: a non-2xx status fails with client-go's text (a Status

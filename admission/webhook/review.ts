@@ -7,7 +7,8 @@ import { decodeGoBase64 } from '../../apimachinery/go-base64.js';
 import { isJsonObject, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
-import { WebhookCallError, jsonKind } from '../../webhook/client.js';
+import { WebhookCallError } from '../../webhook/client.js';
+import { jsonKind } from '../../apimachinery/json.js';
 import type { Operation } from '../interface.js';
 import type { GroupVersionKind, GroupVersionResource } from './rules.js';
 

@@ -223,10 +223,13 @@ function readMeta(meta: JsonRecord, path: string, errs: FieldError[]): MetaView 
   return { ...view, mistyped: r.mistyped };
 }
 
+/** encoding/json's name for a JSON value in an UnmarshalTypeError. */
+const jsonValueKind = (v: unknown): string =>
+  Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'string' : 'number';
+
 /** What Go's json.Unmarshal into a string says of a JSON value that is none (null excepted). */
 function notAString(v: unknown): string | undefined {
-  const kind = Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? undefined : 'number';
-  return kind && `json: cannot unmarshal ${kind} into Go value of type string`;
+  return typeof v === 'string' ? undefined : `json: cannot unmarshal ${jsonValueKind(v)} into Go value of type string`;
 }
 
 /** metav1.Time's UnmarshalJSON: null is the zero time, a string must be RFC 3339 (Go's time.Parse). */
@@ -252,6 +255,79 @@ export function metaTimeDecodeError(meta: unknown): string | undefined {
     if (err) return err;
   }
   return undefined;
+}
+
+/** How a body reaches its Go type, which words its decoding errors. */
+export interface MetaDecoding {
+  /** A built-in kind's body decodes whole (`ObjectMeta.metadata.labels`); a custom resource's metadata alone. */
+  typed: boolean;
+  /** runtime.DefaultUnstructuredConverter (a strategic merge patch) rather than JSON. */
+  fromUnstructured?: boolean;
+}
+
+/** ObjectMeta's fields whose shape the decoder checks here, in the struct's order, with their Go types. */
+const META_SHAPES: ReadonlyArray<readonly [field: string, shape: 'string' | 'stringMap' | 'stringList' | 'entries']> = [
+  ['name', 'string'],
+  ['generateName', 'string'],
+  ['namespace', 'string'],
+  ['selfLink', 'string'],
+  ['uid', 'string'],
+  ['resourceVersion', 'string'],
+  ['labels', 'stringMap'],
+  ['annotations', 'stringMap'],
+  ['finalizers', 'stringList'],
+  ['managedFields', 'entries'],
+];
+const GO_SHAPE_TYPES = { stringMap: 'map[string]string', stringList: '[]string', entries: '[]v1.ManagedFieldsEntry' } as const;
+
+/** reflect's Kind of a decoded JSON value, and its Type (DefaultUnstructuredConverter's texts). */
+const goKindOf = (v: unknown): string =>
+  Array.isArray(v) ? 'slice' : typeof v === 'object' ? 'map' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'string' : Number.isInteger(v) ? 'int64' : 'float64';
+const goTypeOf = (v: unknown): string => ({ slice: '[]interface {}', map: 'map[string]interface {}' })[goKindOf(v)] ?? goKindOf(v);
+
+/**
+ * The first shape error kube's decoder meets in ObjectMeta's strings, maps and lists (a label that
+ * is a string, managedFields that is no list of objects), in its own words: encoding/json's
+ * UnmarshalTypeError (struct, field path, Go type), or DefaultUnstructuredConverter's "cannot
+ * restore ..." for a strategic merge patch. JSON keeps the first in document order; the converter
+ * stops at the first in the struct's.
+ */
+function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined {
+  const prefix = how.typed ? 'metadata.' : '';
+  const json = (v: unknown, field: string, goType: string): string => `json: cannot unmarshal ${jsonValueKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
+  const restore = (what: string, v: unknown): string => `cannot restore ${what} from${what === 'struct' ? ':' : ''} ${goKindOf(v)}`;
+  const convert = (v: unknown): string => `cannot convert ${goTypeOf(v)} to string`;
+  const present = (v: unknown): boolean => v !== undefined && v !== null;
+  const fieldError = (field: string, shape: (typeof META_SHAPES)[number][1], v: unknown): string | undefined => {
+    if (!present(v)) return undefined;
+    if (shape === 'string') return typeof v === 'string' ? undefined : how.fromUnstructured ? convert(v) : json(v, field, 'string');
+    const isMap = shape === 'stringMap';
+    if (isMap ? !isRecord(v) : !Array.isArray(v)) return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
+    const items: unknown[] = isMap ? Object.values(v as JsonRecord) : (v as unknown[]);
+    const bad = items.find((item) => present(item) && (shape === 'entries' ? !isRecord(item) : typeof item !== 'string'));
+    if (bad === undefined) return undefined;
+    if (shape === 'entries') return how.fromUnstructured ? restore('struct', bad) : json(bad, field, 'v1.ManagedFieldsEntry');
+    return how.fromUnstructured ? convert(bad) : json(bad, field, 'string');
+  };
+  const shapes = new Map(META_SHAPES);
+  // The converter walks the struct's fields; JSON reads the document, whose keys a custom resource's
+  // decoder sorts (it marshals the metadata map again).
+  const order = how.fromUnstructured ? META_SHAPES.map(([f]) => f) : how.typed ? Object.keys(meta) : Object.keys(meta).sort();
+  for (const field of order) {
+    const shape = shapes.get(field);
+    const err = shape && fieldError(field, shape, meta[field]);
+    if (err) return err;
+  }
+  return undefined;
+}
+
+/**
+ * The error kube's decoder meets in ObjectMeta, or undefined: a metav1.Time that does not parse
+ * (which ends decoding wherever it is), else the first shape error.
+ */
+export function metaDecodeError(meta: unknown, how: MetaDecoding): string | undefined {
+  if (!isRecord(meta)) return undefined;
+  return metaTimeDecodeError(meta) ?? metaShapeError(meta, how);
 }
 
 /**

@@ -67,6 +67,12 @@ export interface ValidateOptions {
 export interface CompiledSchema {
   validate(obj: unknown, opts?: ValidateOptions): FieldError[];
   validateUpdate(obj: unknown, old: unknown, opts?: ValidateOptions): FieldError[];
+  /**
+   * A write to the status subresource (statusStrategy.ValidateUpdate): the status alone against
+   * the status schema, its messages naming paths from the status and its fields under `status`,
+   * then list sets and maps over the whole object, ratcheted on the old one.
+   */
+  validateStatusUpdate(obj: unknown, old: unknown, opts?: ValidateOptions): FieldError[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -638,9 +644,10 @@ class Corr {
 // ---------------------------------------------------------------------------------------------
 // kube-openapi errors to field errors (kubeOpenAPIResultToFieldErrors)
 
-function toFieldError(e: OErr): FieldError {
-  if (e.code === 'composite') return invalid('<nil>', '', e.msg);
-  const field = e.name === '' || e.name === '.' ? '<nil>' : e.name.replace(/^\./, '');
+function toFieldError(e: OErr, fieldPath: string): FieldError {
+  if (e.code === 'composite') return invalid(fieldPath || '<nil>', '', e.msg);
+  const name = e.name === '' || e.name === '.' ? '' : e.name.replace(/^\./, '');
+  const field = fieldPath && name ? `${fieldPath}.${name}` : fieldPath || name || '<nil>';
   switch (e.code) {
     case 'required':
       return required(field);
@@ -663,14 +670,14 @@ function toFieldError(e: OErr): FieldError {
   }
 }
 
-/** A kube-openapi Result's errors, each message once, as field errors. */
-function finalize(errs: readonly OErr[]): FieldError[] {
+/** A kube-openapi Result's errors, each message once, as field errors under `fieldPath` (kube's fldPath). */
+function finalize(errs: readonly OErr[], fieldPath = ''): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of errs) {
     if (seen.has(e.msg)) continue;
     seen.add(e.msg);
-    out.push(toFieldError(e));
+    out.push(toFieldError(e, fieldPath));
   }
   return out;
 }
@@ -849,6 +856,19 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       const corr = new Corr(old, obj, root, '', ctx);
       const lists = listTypes(old, at, plainFloat).length > 0 ? [] : listTypes(obj, at, ctx.isFloat);
       return [...schemaErrors(obj, at, ctx, corr), ...embedded(obj, at, ctx), ...lists];
+    },
+    validateStatusUpdate(obj, old, opts) {
+      const ctx: Ctx = { isFloat: floatInfo(opts?.floatLiterals) };
+      const statusNode = root.properties.get('status');
+      const out: FieldError[] = [];
+      if (statusNode && isMap(obj) && Object.hasOwn(obj, 'status')) {
+        const oldStatus = isMap(old) && Object.hasOwn(old, 'status') ? old['status'] : undefined;
+        // Ratcheting correlates the old object's status, when it has one.
+        const corr = oldStatus === undefined ? null : new Corr(oldStatus, obj['status'], statusNode, 'status', ctx);
+        out.push(...finalize(validateEntry(statusNode, obj['status'], '', 'status', ctx, corr).errs, 'status'));
+      }
+      const lists = listTypes(old, '', plainFloat).length > 0 ? [] : listTypes(obj, '', ctx.isFloat);
+      return [...out, ...lists];
     },
   };
 }

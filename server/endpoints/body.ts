@@ -3,10 +3,11 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../../apimachinery/errors.js';
 import { decodeProtobufObject } from './protobuf.js';
+import { DecoderError, transformDecodeError } from './decode-error.js';
 import { JsonSyntaxError, parseJsonExact } from '../../apimachinery/json-parse.js';
 import { parseMediaType } from './negotiate.js';
 import { YamlDecodeError, decodeYaml } from './yaml-decode.js';
-import { deeperThan } from '../../apimachinery/json.js';
+import { TYPE_META_STRUCT, deeperThan, jsonKind } from '../../apimachinery/json.js';
 
 /**
  * kube's decoders take documents nested up to 10,000 deep (Go's encoding/json scanner, which
@@ -122,16 +123,51 @@ const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application
  * unparsable value included, is a 415. With `int64`, integers beyond 2^53 that fit int64 come back
  * as exact bigints.
  */
-export async function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean, int64 = false): Promise<DecodedBody> {
+export async function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean, int64 = false, into?: string): Promise<DecodedBody> {
   const type = contentType ? parseMediaType(contentType)?.type : 'application/json';
-  if (type === 'application/json') return parseJson(body.toString('utf8'), int64);
-  if (type === 'application/yaml') return plain(await parseYaml(body.toString('utf8'), int64));
-  if (allowProtobuf && type === 'application/vnd.kubernetes.protobuf') {
-    const decoded = plain(decodeProtobufObject(body));
-    checkDepth(decoded.value);
-    return decoded;
+  try {
+    if (type === 'application/json') return into === undefined ? parseJson(body.toString('utf8'), int64) : withTypeMeta(interpretJson(body, int64));
+    if (type === 'application/yaml') {
+      const decoded = plain(await parseYaml(body.toString('utf8'), int64));
+      return into === undefined ? decoded : withTypeMeta(decoded);
+    }
+    if (allowProtobuf && type === 'application/vnd.kubernetes.protobuf') {
+      const decoded = plain(decodeProtobufObject(body));
+      checkDepth(decoded.value);
+      return decoded;
+    }
+  } catch (err) {
+    if (!(err instanceof DecoderError)) throw err;
+    throw into === undefined ? badRequest(err.message) : transformDecodeError(into, err, body);
   }
   throw unsupportedMediaType(OBJECT_MEDIA_TYPES);
+}
+
+/** JSON text, whose syntax errors end kube's decoder where it reads apiVersion and kind (meta.Interpret). */
+function interpretJson(body: Buffer, int64: boolean): DecodedBody {
+  try {
+    return parseJsonExact(body.toString('utf8'), { maxDepth: MAX_NESTING_DEPTH, int64 });
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    throw new DecoderError(`couldn't get version/kind; json parse error: ${err.message}`);
+  }
+}
+
+/**
+ * meta.Interpret's encoding/json view of a document (JSON, or YAML converted to it): an object, or
+ * null, whose apiVersion and kind, if there, are strings; its first type error otherwise.
+ */
+function withTypeMeta(decoded: DecodedBody): DecodedBody {
+  const v = decoded.value;
+  const refuse = (detail: string): never => {
+    throw new DecoderError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${detail}`);
+  };
+  if (v === null) return decoded;
+  if (typeof v !== 'object' || Array.isArray(v)) return refuse(`${jsonKind(v)} into Go value of type ${TYPE_META_STRUCT}`);
+  for (const [k, x] of Object.entries(v)) {
+    if ((k === 'apiVersion' || k === 'kind') && x !== null && typeof x !== 'string') refuse(`${jsonKind(x)} into Go struct field .${k} of type string`);
+  }
+  return decoded;
 }
 
 /** YAML refuses duplicate keys itself, and its numbers' spelling is not kept: nothing to report. */

@@ -6,6 +6,7 @@
 // replies (protobuf-encode.ts), whose inverse this is: tests decode what the server answers with it.
 import type { FieldBase, Long, Message, Type } from 'protobufjs';
 import { badRequest, type ApiError } from '../../apimachinery/errors.js';
+import { DecoderError } from './decode-error.js';
 import { type JsonForm, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from '../../apimachinery/apis/kube-messages.js';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -63,12 +64,71 @@ const undecodable = (detail: string): ApiError => badRequest(`the protobuf reque
 /** Map and list members are own properties; for everything else, own means "was on the wire". */
 const fieldsOf = (msg: Message): Record<string, unknown> => msg as unknown as Record<string, unknown>;
 
-function decodeMessage(type: Type, bytes: Uint8Array): Message {
+function decodeMessage(type: Type, bytes: Uint8Array, gvk?: { version: string; kind: string }): Message {
+  const illegal = illegalTag(type, bytes);
+  if (illegal) throw new DecoderError(illegal, gvk);
   try {
     return type.decode(bytes);
   } catch (err) {
     throw undecodable(`malformed ${type.name} message: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** A varint at `at.pos` (advanced past it), or undefined when it runs past `end` or 64 bits. */
+function readVarint(bytes: Uint8Array, at: { pos: number; end: number }): number | undefined {
+  let value = 0;
+  for (let shift = 0; shift < 64; shift += 7) {
+    if (at.pos >= at.end) return undefined;
+    const b = bytes[at.pos++]!;
+    value += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return value;
+  }
+  return undefined;
+}
+
+/**
+ * gogo protobuf's generated Unmarshal refuses field number 0, `proto: <Message>: illegal tag 0
+ * (wire type N)`, where protobufjs reads on. Walks the message as gogo does, depth first in wire
+ * order into fields of message type (map entries are skipped, as gogo skips theirs), on a stack:
+ * the first such error, if any. What else is malformed is protobufjs's to report.
+ */
+function illegalTag(type: Type, bytes: Uint8Array): string | undefined {
+  const stack = [{ type, pos: 0, end: bytes.length }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.pos >= top.end) {
+      stack.pop();
+      continue;
+    }
+    const tag = readVarint(bytes, top);
+    if (tag === undefined) return undefined;
+    const fieldNumber = Math.floor(tag / 8);
+    if (fieldNumber === 0) return `proto: ${top.type.name}: illegal tag 0 (wire type ${tag})`;
+    switch (tag % 8) {
+      case 0:
+        if (readVarint(bytes, top) === undefined) return undefined;
+        break;
+      case 1:
+        top.pos += 8;
+        break;
+      case 5:
+        top.pos += 4;
+        break;
+      case 2: {
+        const length = readVarint(bytes, top);
+        if (length === undefined || top.pos + length > top.end) return undefined;
+        const start = top.pos;
+        top.pos += length;
+        const field = top.type.fieldsById[fieldNumber];
+        const sub = field && !field.map ? field.resolvedType : null;
+        if (sub && 'fieldsById' in sub) stack.push({ type: sub, pos: start, end: start + length });
+        break;
+      }
+      default:
+        return undefined;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -97,7 +157,8 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
     throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in this server's protobuf decoder; send the object as application/json`);
   }
   const raw = envelope['raw'] instanceof Uint8Array ? envelope['raw'] : new Uint8Array();
-  return { apiVersion, kind, ...objectJson(type, decodeMessage(type, raw), '') };
+  const slash = apiVersion.indexOf('/');
+  return { apiVersion, kind, ...objectJson(type, decodeMessage(type, raw, { version: apiVersion.slice(slash + 1), kind }), '') };
 }
 
 /**

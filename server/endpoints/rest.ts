@@ -11,7 +11,6 @@ import {
   methodNotSupported,
   methodNotSupportedOn,
   notFoundPath,
-  OBJECT_MODIFIED,
   unsupportedMediaType,
   type Qualified,
 } from '../../apimachinery/errors.js';
@@ -38,6 +37,8 @@ import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions, q
 import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
 import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
+import { DecoderError, transformDecodeError } from './decode-error.js';
+import { hasProtobufKind } from '../../apimachinery/apis/kube-messages.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { type Negotiated, checkOutputTarget, negotiateResourceOutput, watchMediaType } from './output.js';
 import { protobufKindKnown } from './protobuf-encode.js';
@@ -46,6 +47,7 @@ import { patchMediaType } from './negotiate.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';
 import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
+import { goFormat } from '../../apimachinery/strategic-merge/go-format.js';
 
 
 export interface Ctx {
@@ -130,8 +132,13 @@ function verbNotSupported(ctx: RequestCtx, message?: string): ApiError {
 function goType(ctx: RequestCtx, list: boolean): string {
   const suffix = list ? 'List' : '';
   if (!ctx.desc.serving.typed) return `*unstructured.Unstructured${suffix}`;
-  const pkg = ctx.desc.group === '' ? 'core' : ctx.desc.group.split('.')[0]!;
-  return `*${pkg}.${ctx.desc.names.kind}${suffix}`;
+  return `*${internalType(ctx.desc)}${suffix}`;
+}
+
+/** The internal Go type a built-in kind's handler decodes into, as %T names it: `core.Namespace`. */
+function internalType(desc: ResourceDescriptor): string {
+  const pkg = desc.group === '' ? 'core' : desc.group.split('.')[0]!;
+  return `${pkg}.${desc.names.kind}`;
 }
 
 const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
@@ -317,7 +324,8 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
-  const decoded = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers);
+  const body = await readBody(ctx.req, ctx.maxRequestBodyBytes);
+  const decoded = await decodeObjectBody(body, ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers, ctx.desc.names.kind);
   const obj = checkObject(ctx, decoded.value);
   auditOf(ctx.res)?.requestObject(obj);
   return { obj, decoded };
@@ -348,6 +356,12 @@ export function checkBodyObject(desc: ResourceDescriptor, value: unknown, errorK
     value['kind'] = desc.names.kind;
   } else {
     if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
+    // Another built-in kind decodes into its own Go type, which the codec cannot convert to this one.
+    if (desc.serving.typed && kind !== desc.names.kind && typeof apiVersion === 'string' && hasProtobufKind(apiVersion, kind)) {
+      const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+      const why = `converting (${version}.${kind}) to (${internalType(desc)}): unknown conversion`;
+      throw transformDecodeError(desc.names.kind, new DecoderError(why, { version, kind }), Buffer.alloc(0));
+    }
     checkCustom?.(typeof apiVersion === 'string' ? apiVersion : '', kind, value);
     if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
     if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
@@ -432,11 +446,13 @@ async function patch(ctx: Ctx): Promise<void> {
   const patchDoc = decoded.value;
   auditOf(ctx.res)?.requestPatch(patchDoc);
   const name = ctx.info.name;
-  // A patch that leaves unknown fields is a 422 on the patched object (handlers/patch.go).
+  // A patch that leaves unknown fields is a 422 on the patch (handlers/patch.go): a strategic merge
+  // patch shown as Go prints its map (%+v), which the converter decodes; the others as the patched JSON.
+  const strategic = type === 'application/strategic-merge-patch+json';
   let patched = '';
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, (message) =>
-    invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
-  );
+  const patchError = (message: string): ApiError =>
+    invalid({ group: '', name: '' }, '', [invalidField('patch', strategic ? goFormat(patchDoc as JsonValue) : patched, message)]);
+  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, patchError);
   if (ctx.desc.serving.typed) onUnknownFields([]);
   const updated = await ctx.store.update(
     namespaceOf(ctx),
@@ -448,11 +464,12 @@ async function patch(ctx: Ctx): Promise<void> {
       else result = mergePatched(original as unknown as JsonValue, patchDoc, type, ctx.store.strategy.patchMeta);
       patched = stringifyJSON(result);
       const obj = checkObject(ctx, result);
+      // patcher.applyPatch: the namespace first, then the name (checkName).
       checkNamespace(ctx, obj);
       checkName(obj.metadata.name, name);
-      // A resourceVersion the patch did not set is the one just read, not a precondition.
+      // A resourceVersion the patch did not set is the one just read, not a precondition; one it
+      // set is the store's to judge.
       if (obj.metadata.resourceVersion === current.metadata.resourceVersion) delete obj.metadata.resourceVersion;
-      else if (obj.metadata.resourceVersion !== undefined) throw conflict(qualifiedResource(ctx.store.kind), name, OBJECT_MODIFIED);
       return obj;
     },
     writeContext(ctx, options, {
@@ -460,7 +477,8 @@ async function patch(ctx: Ctx): Promise<void> {
       ...(type === 'application/json-patch+json' ? {} : { floatLiterals: decoded.floatLiterals }),
       onUnknownFields,
       // A patched object that no longer decodes is a 422 on the patch (handlers/patch.go), not a 400.
-      decodeError: (message) => invalid({ group: '', name: '' }, '', [invalidField('patch', patched, message)]),
+      decodeError: patchError,
+      fromUnstructured: strategic,
     }),
   );
   await respondObject(ctx, 200, updated);
@@ -493,7 +511,7 @@ function fieldManager(ctx: RequestCtx): FieldManager {
 }
 
 /** What a write's body decoded to, for the store's own decoding steps. */
-type Decoding = Pick<WriteContext, 'floatLiterals' | 'onUnknownFields' | 'decodeError'>;
+type Decoding = Pick<WriteContext, 'floatLiterals' | 'onUnknownFields' | 'decodeError' | 'fromUnstructured'>;
 
 /**
  * The one context of a write, whatever its verb (create, update, patch, apply, and their scale

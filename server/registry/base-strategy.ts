@@ -32,6 +32,7 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
           canonicalize?.(obj, ctx);
         },
     exactIntegers: false,
+    typed: !unstructured,
     fieldTypes: () => KUBE_OBJECT_TYPE,
     subresources: {},
     selectableFields,

@@ -24,7 +24,7 @@ import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/obj
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
-import { metaTimeDecodeError } from '../../apimachinery/validation/object-meta.js';
+import { metaDecodeError } from '../../apimachinery/validation/object-meta.js';
 import { ensureNamespaceMatchesRequest, fillObjectMetaSystemFields, generateNameFrom, wipeObjectMetaSystemFields } from './object-meta-ops.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
@@ -355,12 +355,17 @@ export class Store {
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
       const current = this.decode(kv);
       const next = cloneJson(await fn(cloneJson(current)));
-      // A malformed timestamp the stored object already had is not the caller's to answer for.
-      if (opts.replace || metaTimeDecodeError(next.metadata) !== metaTimeDecodeError(current.metadata)) this.checkDecodable(next, opts);
+      // Malformed metadata the stored object already had is not the caller's to answer for.
+      if (opts.replace || this.decodeErrorOf(next, opts) !== this.decodeErrorOf(current, opts)) this.checkDecodable(next, opts);
       if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
-      const wantRv = next.metadata?.resourceVersion;
-      if (!wantRv && opts.replace && !updateStrategyFor(this.strategy, opts.subresource).allowUnconditional) throw this.resourceVersionRequired(name);
-      if (wantRv && wantRv !== current.metadata.resourceVersion) {
+      const wantRv: unknown = next.metadata?.resourceVersion;
+      // kube's versioner reads "" and "0" (any run of zeros) as revision 0: no precondition, which
+      // only a kind that allows unconditional updates takes (a patch that sets it included).
+      const unconditional = wantRv === undefined || wantRv === null || (typeof wantRv === 'string' && /^0*$/.test(wantRv));
+      if (unconditional) {
+        if ((opts.replace || wantRv !== undefined) && !updateStrategyFor(this.strategy, opts.subresource).allowUnconditional) throw this.resourceVersionRequired(name);
+        if (next.metadata) delete next.metadata.resourceVersion;
+      } else if (wantRv !== current.metadata.resourceVersion) {
         throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
       }
       // The update is made, and validated, in the version the caller wrote; stored in storage's.
@@ -545,13 +550,18 @@ export class Store {
     }
   }
 
+  /** The error kube's decoder would meet in the object's metadata, worded by how it decodes. */
+  private decodeErrorOf(obj: KubeObject, ctx: WriteContext): string | undefined {
+    return metaDecodeError(obj.metadata, { typed: this.strategy.typed, fromUnstructured: ctx.fromUnstructured === true });
+  }
+
   /**
    * What kube's decoder refuses before anything else runs: a metav1.Time in the metadata that does
-   * not parse. The create and update handlers answer transformDecodeError's 400,
-   * `<Kind> in version "<v>" cannot be handled as a <Kind>: <Go's error>`.
+   * not parse, metadata fields of the wrong shape. The create and update handlers answer
+   * transformDecodeError's 400, `<Kind> in version "<v>" cannot be handled as a <Kind>: <Go's error>`.
    */
   private checkDecodable(obj: KubeObject, ctx: WriteContext): void {
-    const message = metaTimeDecodeError(obj.metadata);
+    const message = this.decodeErrorOf(obj, ctx);
     if (message === undefined) return;
     if (ctx.decodeError) throw ctx.decodeError(message);
     const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';

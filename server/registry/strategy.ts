@@ -43,6 +43,8 @@ export interface WriteContext {
    * update handlers do (transformDecodeError's 400); a patch answers with its own 422.
    */
   decodeError?: (message: string) => ApiError;
+  /** The object reaches its Go type through DefaultUnstructuredConverter (a strategic merge patch), not JSON. */
+  fromUnstructured?: boolean;
   /** Who asked, for admission; absent for the server's own controllers. */
   user?: UserInfo;
   /**
@@ -137,6 +139,11 @@ export interface Strategy {
    * resources' fields are free-form data; built-in kinds' numbers are our code's, kept as numbers.
    */
   readonly exactIntegers: boolean;
+  /**
+   * Whether a client's object decodes into a Go type (built-in kinds) rather than staying
+   * unstructured (custom resources): the words of kube's decoding errors depend on it.
+   */
+  readonly typed: boolean;
   /** What every object read from storage goes through (custom resources: pruning and defaults). */
   fromStorage?(obj: KubeObject): void;
   /**

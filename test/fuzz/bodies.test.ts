@@ -11,6 +11,7 @@ import {
   DEPTHS,
   type Hostile,
   MALFORMED,
+  METADATA_SHAPES,
   MIB,
   NUMBERS,
   PATCH_TYPES,
@@ -129,6 +130,7 @@ function whole(): Hostile[] {
     ...MALFORMED.map((m, i) => ({ name: `malformed #${i}: ${JSON.stringify(m.slice(0, 40))}`, data: m })),
     ...[0.25, 0.5, 0.9].map((f) => ({ name: `a valid body truncated at ${f * 100}%`, data: valid.slice(0, Math.floor(valid.length * f)) })),
     { name: 'a valid body minus its last byte', data: valid.slice(0, -1) },
+    { name: 'YAML sent as JSON', data: `apiVersion: ${GROUP}/v1\nkind: Widget\nmetadata:\n  name: y\n` },
     ...DEPTHS.flatMap((n) => [
       { name: `[ × ${n}, unclosed`, data: deepArray(n, false) },
       { name: `{ × ${n}, unclosed`, data: deepObject(n, false) },
@@ -252,6 +254,22 @@ for (const t of TARGETS) {
     });
   });
 }
+
+describe('metadata of the wrong shape', () => {
+  const targets = [
+    { name: 'namespace', collection: '/api/v1/namespaces', item: '/api/v1/namespaces/fuzz-victim', body: { apiVersion: 'v1', kind: 'Namespace' } },
+    { name: 'custom resource', collection: WIDGETS, item: `${WIDGETS}/p1`, body: { apiVersion: `${GROUP}/v1`, kind: 'Widget' } },
+  ];
+  for (const t of targets) {
+    for (const shape of METADATA_SHAPES) {
+      const metadata = { name: 'shaped', ...(shape as Record<string, unknown>) };
+      it(`${t.name} create: ${JSON.stringify(shape)}`, () => attack('POST', t.collection, JSON.stringify({ ...t.body, metadata })));
+      for (const type of t.name === 'namespace' ? [PATCH_TYPES.merge, PATCH_TYPES.strategic] : [PATCH_TYPES.merge]) {
+        it(`${t.name} ${type}: ${JSON.stringify(shape)}`, () => attack('PATCH', t.item, JSON.stringify({ metadata: shape }), type));
+      }
+    }
+  }
+});
 
 /**
  * Access reviews, TokenRequest and computed subresources take their bodies as they come (no store

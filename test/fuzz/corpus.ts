@@ -156,9 +156,16 @@ export function protobufCases(): Hostile[] {
   for (let i = 0; i < 10_000; i++) nested = Buffer.concat([Buffer.from([0x0a]), varint(nested.length), nested]);
   const pseudo = Buffer.alloc(4096);
   for (let i = 0, x = 12345; i < pseudo.length; i++) pseudo[i] = (x = (x * 1103515245 + 12345) & 0x7fffffff) & 0xff;
+  // A valid Namespace in its runtime.Unknown envelope, and field number 0 (gogo's illegal tag) where it ends.
+  const ld = (field: number, bytes: Buffer): Buffer => Buffer.concat([Buffer.from([(field << 3) | 2]), varint(bytes.length), bytes]);
+  const typeMeta = ld(1, Buffer.concat([ld(1, Buffer.from('v1')), ld(2, Buffer.from('Namespace'))]));
+  const namespace = (meta: Buffer): Buffer => ld(2, ld(1, meta));
   return [
     { name: 'empty', data: Buffer.alloc(0), type: P },
     { name: 'the magic alone', data: magic, type: P },
+    { name: 'field number 0 after the envelope', data: Buffer.concat([magic, typeMeta, namespace(ld(1, Buffer.from('pb-zero'))), Buffer.from([0, 0])]), type: P },
+    { name: 'field number 0 in the metadata', data: Buffer.concat([magic, typeMeta, namespace(Buffer.concat([ld(1, Buffer.from('pb-zero')), Buffer.from([2, 0])]))]), type: P },
+    { name: 'field number 0 alone in the object', data: Buffer.concat([magic, typeMeta, ld(2, Buffer.from([0x07]))]), type: P },
     { name: 'pseudo-random bytes', data: pseudo, type: P },
     { name: 'the magic and pseudo-random bytes', data: Buffer.concat([magic, pseudo]), type: P },
     { name: 'a length prefix claiming 2^63 bytes', data: Buffer.concat([magic, Buffer.from([0x0a]), varint(2 ** 63)]), type: P },
@@ -168,6 +175,22 @@ export function protobufCases(): Hostile[] {
     { name: 'a protobuf stream type', data: Buffer.concat([magic, pseudo.subarray(0, 64)]), type: `${P};stream=watch` },
   ];
 }
+
+/** metadata of the wrong shape, which kube's decoder refuses: managedFields, labels, finalizers. */
+export const METADATA_SHAPES: readonly unknown[] = [
+  { managedFields: 'x' },
+  { managedFields: [1] },
+  { managedFields: [[{}]] },
+  { managedFields: {} },
+  { managedFields: [null, true] },
+  { labels: 'x' },
+  { labels: { a: 1 } },
+  { annotations: [] },
+  { finalizers: 'x' },
+  { finalizers: [{}] },
+  { name: 7 },
+  { managedFields: 'x', creationTimestamp: 'soon' },
+];
 
 /** A protobuf varint (for lengths up to 2^63, so computed on a bigint). */
 function varint(n: number): Buffer {

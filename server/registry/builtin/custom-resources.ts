@@ -49,10 +49,15 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     if (!rules) celRules.set(version, (rules = compileSchemaRules(schema, '').rules));
     return rules.empty ? undefined : rules;
   };
-  /** Schema errors first, then CEL's (as kube orders them); CEL warnings (ratcheting) to the request. */
-  const validateAll = (obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): FieldError[] => {
+  /**
+   * Schema errors first, then CEL's (as kube orders them); CEL warnings (ratcheting) to the request.
+   * A status write checks the status against its own schema (kube's statusStrategy).
+   */
+  const validateAll = (obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext, status = false): FieldError[] => {
     const options = ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {};
-    const schemaErrors = (old ? validatorFor(obj)?.validateUpdate(obj, old, options) : validatorFor(obj)?.validate(obj, options)) ?? [];
+    const validator = validatorFor(obj);
+    const schemaErrors =
+      (old ? (status ? validator?.validateStatusUpdate(obj, old, options) : validator?.validateUpdate(obj, old, options)) : validator?.validate(obj, options)) ?? [];
     const cel = rulesFor(obj)?.validate(obj, old);
     for (const w of cel?.warnings ?? []) ctx.warn?.(w);
     return [...schemaErrors, ...(cel?.errors ?? [])];
@@ -96,7 +101,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
         validate: (obj, ctx) => validateAll(obj, undefined, ctx),
       },
       update,
-      subresources: hasStatus ? { status: statusUpdate(update) } : {},
+      subresources: hasStatus ? { status: statusUpdate(update, (obj, old, ctx) => validateAll(obj, old, ctx, true)) } : {},
       canonicalize(obj, ctx) {
         const schema = schemas.get(versionOf(obj) ?? storage?.name ?? '');
         const unknown = schema ? pruneAndDefault(obj, schema, pruning) : [];
