@@ -187,6 +187,13 @@ export class HttpsFrontend {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
+    // Node's HTTP parser reads a TLS socket straight from its native stream, and pauses itself
+    // when a request arrives while answers are still queued (an answer over the socket's 16 KiB
+    // buffer, or pipelined requests). The TLS layer still hands it the rest of what it has already
+    // decrypted, which a paused parser refuses (HPE_PAUSED): a 400 or a reset for a request that
+    // was fine. A 'data' listener makes node feed the parser from the socket's stream events
+    // instead, which honour the pause; the listener itself has nothing to do.
+    this.server.on('secureConnection', (socket: TLSSocket) => socket.on('data', () => {}));
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
