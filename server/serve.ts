@@ -52,9 +52,9 @@ export interface FrontendDeps {
 /** kube's Retry-After for a request refused by the in-flight limits. */
 const RETRY_AFTER_S = '1';
 /**
- * How long a connection refused mid-upload may drain before it is cut: cut while the client still
- * writes, its kernel may drop the answer it has not read yet (a reset instead of the 413). Long
- * enough for a client on a busy machine to finish a 3 MiB upload.
+ * How long the rest of a refused upload is read and dropped: cut while the client still writes, its
+ * kernel may drop the answer it has not read yet (a reset instead of the 413). Long enough for a
+ * client on a busy machine to finish a 3 MiB upload.
  */
 const LINGER_MS = 5000;
 
@@ -75,25 +75,28 @@ function send(res: ServerResponse, code: number, body: string, headers: Record<s
 
 /**
  * An answer on a raw connection the HTTP parser gave up on (Go's net/http answers these the same
- * way): closed after the answer, and what the client still sends is read and dropped for a moment
- * so that the close does not reset the answer away.
+ * way): closed after the answer. The parser keeps failing on what the client still sends, which is
+ * so dropped (onClientError) until the client closes too, or LINGER_MS passes: closing at once
+ * would reset the answer away.
  */
 function answerAndClose(socket: Duplex, code: number): void {
   const text = `${code} ${STATUS_CODES[code] ?? ''}`;
   socket.end(`HTTP/1.1 ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ${text.length}\r\n\r\n${text}`);
-  linger(socket);
-}
-
-/** Closes a connection whose request was answered before its body was read. */
-function lingerAndClose(socket: Duplex | null): void {
-  if (!socket || socket.destroyed) return;
-  socket.end();
-  linger(socket);
-}
-
-function linger(socket: Duplex): void {
-  socket.resume();
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/**
+ * After an answer sent before the request's body was read (a 413, a 401): the rest of the body is
+ * read and dropped, as Go's server does, so that the connection carries on with the client's next
+ * request, which the answer's keep-alive promised. A body still coming after LINGER_MS costs the
+ * connection.
+ */
+function dropRestOfBody(req: IncomingMessage): void {
+  const socket = req.socket;
+  if (!socket || socket.destroyed) return;
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  req.once('end', () => clearTimeout(cut));
+  req.resume();
 }
 
 /** Whether the client sent a certificate in its TLS handshake (one the authenticator then refused, for a 401). */
@@ -187,6 +190,13 @@ export class HttpsFrontend {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
+    // Node's HTTP parser reads a TLS socket straight from its native stream, and pauses itself
+    // when a request arrives while answers are still queued (an answer over the socket's 16 KiB
+    // buffer, or pipelined requests). The TLS layer still hands it the rest of what it has already
+    // decrypted, which a paused parser refuses (HPE_PAUSED): a 400 or a reset for a request that
+    // was fine. A 'data' listener makes node feed the parser from the socket's stream events
+    // instead, which honour the pause; the listener itself has nothing to do.
+    this.server.on('secureConnection', (socket: TLSSocket) => socket.on('data', () => {}));
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
@@ -259,7 +269,10 @@ export class HttpsFrontend {
   /** The HTTP parser refused a request (headers too large or too slow, malformed): answer as Go does. */
   private onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     this.deps.logger.debug('bad request from client', { err: err.code ?? err.message });
-    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    if (socket.destroyed || err.code === 'ECONNRESET') return void socket.destroy();
+    // Answered and closing already (here, or by node after a `Connection: close` answer): what the
+    // client still sends fails to parse again and again, and is dropped until the close.
+    if (socket.writableEnded) return;
     const code = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     answerAndClose(socket, code);
   }
@@ -293,9 +306,7 @@ export class HttpsFrontend {
     if (this.shuttingDown) res.setHeader('Connection', 'close');
     const timer = longRunning ? undefined : setTimeout(() => this.timedOut(req, res), this.limits.requestTimeoutMs);
     res.once('finish', () => {
-      // An answer sent before the body was read (a 413, a 504): the rest of the upload is not
-      // worth reading, and the connection cannot carry another request.
-      if (!req.complete) lingerAndClose(req.socket);
+      if (!req.complete) dropRestOfBody(req);
     });
     res.once('close', () => {
       clearTimeout(timer);
