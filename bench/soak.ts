@@ -4,6 +4,9 @@
 //   - 1,000 watchers on a CRD's custom resources; 300 of them never read past the response
 //     headers (their sockets paused), so the server's send buffers toward them fill;
 //   - 200 mutating clients in a loop: create, update, delete of ~10 KB objects;
+//   - 10 clients with `edit` in the namespace, each sending in a loop one strategic merge patch of
+//     12,000 ownerReferences to a ConfigMap (a keyed merge of a 1.2 MB list; the result is past
+//     the object size limit, so each gets its 413 only after all the work);
 //   - 300 slowloris connections, trickling a request's headers one byte every few seconds;
 //   - the load runs as a plain user (kube serves system:masters beside every limit), so the
 //     server's in-flight limits and its saturation check apply to it, as to a real controller;
@@ -33,7 +36,7 @@ import { type ServerProcess, startServerProcess } from '../test/helpers/server-p
 const BOUNDS = { peakRssBytes: 1024 ** 3, readyzP99Ms: 1000 } as const;
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 120);
-const N = { watchers: 1000, pausedWatchers: 300, mutators: 200, slowloris: 300 } as const;
+const N = { watchers: 1000, pausedWatchers: 300, mutators: 200, slowloris: 300, patchers: 10, ownerReferences: 12_000 } as const;
 /** Seconds between two bytes of a slowloris connection's headers (jittered 2 to 5 s). */
 const TRICKLE_MS = [2000, 5000] as const;
 const PROBE_EVERY_MS = 100;
@@ -46,6 +49,18 @@ const INFLIGHT_FLAGS = ['--max-requests-inflight', '400', '--max-mutating-reques
 const GROUP = 'soak.example.com';
 const NS = 'soak';
 const COLLECTION = `/apis/${GROUP}/v1/namespaces/${NS}/blobs`;
+/** The ConfigMap the patchers send their ownerReferences to. */
+const OWNED = 'owned';
+const OWNERS_PATCH = JSON.stringify({
+  metadata: {
+    ownerReferences: Array.from({ length: N.ownerReferences }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: `owner-${i}`,
+      uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
+    })),
+  },
+});
 const PADDING = 'x'.repeat(10 * 1024);
 /** The load's bearer token (a plain user); set-up uses the administrator's. */
 const LOAD_TOKEN = randomBytes(16).toString('hex');
@@ -74,10 +89,10 @@ interface Reply {
 }
 
 function caller(server: ServerProcess, agent: Agent, token: string) {
-  return (method: string, path: string, body?: string): Promise<Reply> =>
+  return (method: string, path: string, body?: string, contentType = 'application/json'): Promise<Reply> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (body !== undefined) headers['content-type'] = contentType;
       const req = httpsRequest(`${server.url}${path}`, { method, agent, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -108,6 +123,14 @@ async function setUp(call: Call): Promise<void> {
       names: { plural: 'blobs', singular: 'blob', kind: 'Blob' },
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
     },
+  });
+  await ok('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: OWNED }, data: { a: 'b' } });
+  await ok('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'soak-client-edit' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'soak-client' }],
   });
   for (let i = 0; (await call('GET', COLLECTION)).status !== 200; i++) {
     if (i > 400) throw new Error('the CRD was never served');
@@ -287,7 +310,10 @@ interface ProbeReport {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
-  console.log(`soak: ${SECONDS} s; ${N.watchers} watchers (${N.pausedWatchers} never read), ${N.mutators} mutators of ~10 KB objects, ${N.slowloris} slowloris connections, /readyz every ${PROBE_EVERY_MS} ms`);
+  console.log(
+    `soak: ${SECONDS} s; ${N.watchers} watchers (${N.pausedWatchers} never read), ${N.mutators} mutators of ~10 KB objects, ` +
+      `${N.patchers} patchers of ${N.ownerReferences} ownerReferences, ${N.slowloris} slowloris connections, /readyz every ${PROBE_EVERY_MS} ms`,
+  );
   // The load is a client's, not an administrator's: kube serves system:masters beside every limit.
   const tokenDir = mkdtempSync(join(tmpdir(), 'soak-tokens-'));
   const tokenFile = join(tokenDir, 'tokens.csv');
@@ -386,7 +412,18 @@ async function main(): Promise<number> {
         await step('delete', 'DELETE', `${COLLECTION}/${name}`);
       }
     };
-    await Promise.all(Array.from({ length: N.mutators }, (_, m) => mutator(m)));
+    const patcher = async (): Promise<void> => {
+      for (let n = 0; n < 1_000_000 && Date.now() < deadline; n++) {
+        try {
+          const r = await call('PATCH', `/api/v1/namespaces/${NS}/configmaps/${OWNED}`, OWNERS_PATCH, 'application/strategic-merge-patch+json');
+          count(`ownerReferences patch ${r.status}`);
+        } catch (err) {
+          count(`ownerReferences patch error: ${err instanceof Error ? err.message.replace(/ \S+ timed out$/, ' timed out').slice(0, 60) : String(err)}`);
+          await sleep(100);
+        }
+      }
+    };
+    await Promise.all([...Array.from({ length: N.mutators }, (_, m) => mutator(m)), ...Array.from({ length: N.patchers }, () => patcher())]);
     loadEnd = performance.now();
     survived = server.child.exitCode === null && server.child.signalCode === null;
   } finally {

@@ -51,6 +51,26 @@ export function goEqual(a: JsonValue | undefined, b: JsonValue | undefined): boo
   return a === b;
 }
 
+/**
+ * A text two values share exactly when goEqual holds between them, for indexing lists by value;
+ * undefined for maps and slices, which equal nothing.
+ */
+export function goEqualKey(v: JsonValue | undefined): string | undefined {
+  const k = goKind(v);
+  switch (k) {
+    case 'map':
+    case 'slice':
+      return undefined;
+    case 'nil':
+      return 'nil';
+    case 'int64':
+      // Past 2^53 a number prints rounded; BigInt prints the integer it holds.
+      return `i${typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : BigInt(v as number).toString()}`;
+    default:
+      return `${k}:${String(v)}`;
+  }
+}
+
 /** strconv.FormatFloat(f, 'g', -1, 64), which %v uses: an exponent past -4..5 switches to e-notation. */
 function goFloat(f: number): string {
   if (Number.isNaN(f)) return 'NaN';

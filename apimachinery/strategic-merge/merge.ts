@@ -2,11 +2,13 @@
 // built-in kind: k8s.io/apimachinery/pkg/util/strategicpatch StrategicMergeMapPatch (mergeMap with
 // MergeParallelList and IgnoreUnmatchedNulls), behind the PATCH handler's decoding and its error
 // mapping (k8s.io/apiserver/pkg/endpoints/handlers/patch.go, interpretStrategicMergePatchError).
-// The walk recurses as kube's does, but as trampolined tasks: documents nest 10,000 deep.
+// The walk recurses as kube's does, but as trampolined tasks: documents nest 10,000 deep. Where kube
+// scans a list for each item of another, the lists are indexed by value instead (goEqualKey): the
+// same answers, linear in the lists' lengths rather than quadratic.
 import { type ApiError, badRequest, patchRejected } from '../errors.js';
 import { type JsonObject, type JsonValue, cloneJson } from '../object.js';
 import { type Task, call, runTask } from '../structured-merge/trampoline.js';
-import { type GoKind, goEqual, goFormat, goKind, goTypeName } from './go-format.js';
+import { type GoKind, goEqual, goEqualKey, goFormat, goKind, goTypeName } from './go-format.js';
 import { goSliceStable } from './go-sort.js';
 import { type FieldPatchMeta, type PatchMeta, lookupPatchMeta } from './patch-meta.js';
 
@@ -96,12 +98,20 @@ function extractKey(s: string, prefix: string): string {
   return s.slice(slash + 1);
 }
 
-/** index(): where an item (by merge key for maps, by value otherwise) first occurs, or -1. */
-function indexOf(list: readonly JsonValue[], item: JsonValue, mergeKey: string, kind: GoKind): number {
-  const valueOf = kind === 'map' ? (x: JsonValue): JsonValue | undefined => (isMap(x) ? get(x, mergeKey) : undefined) : (x: JsonValue) => x;
-  const want = valueOf(item);
-  for (let i = 0; i < list.length; i++) if (goEqual(want, valueOf(list[i]!))) return i;
-  return -1;
+/** What index() compares: a map's merge-key value (nothing for a non-map), or the item itself. */
+const orderValue = (x: JsonValue, mergeKey: string, kind: GoKind): JsonValue | undefined => (kind !== 'map' ? x : isMap(x) ? get(x, mergeKey) : undefined);
+
+/** index() over one list for many items: where each item first occurs (by orderValue), or -1. */
+function positionsIn(list: readonly JsonValue[], mergeKey: string, kind: GoKind): (item: JsonValue) => number {
+  const first = new Map<string, number>();
+  for (let i = 0; i < list.length; i++) {
+    const key = goEqualKey(orderValue(list[i]!, mergeKey, kind));
+    if (key !== undefined && !first.has(key)) first.set(key, i);
+  }
+  return (item) => {
+    const key = goEqualKey(orderValue(item, mergeKey, kind));
+    return key === undefined ? -1 : (first.get(key) ?? -1);
+  };
 }
 
 function validateMergeKeyInLists(mergeKey: string, ...lists: JsonValue[][]): void {
@@ -133,15 +143,14 @@ function normalizeSliceOrder(toSort: JsonValue[], order: JsonValue[], mergeKey: 
     validateMergeKeyInLists(mergeKey, sorted, order);
     [sorted, toDelete] = extractToDeleteItems(sorted);
   }
-  goSliceStable(sorted, (i, j) => {
-    const ii = indexOf(order, sorted[i]!, mergeKey, kind);
-    if (ii >= 0) {
-      const ij = indexOf(order, sorted[j]!, mergeKey, kind);
-      if (ij >= 0) return ii < ij;
-    }
-    return true;
+  const position = positionsIn(order, mergeKey, kind);
+  const ranked = sorted.map((item) => ({ item, at: position(item) }));
+  goSliceStable(ranked, (i, j) => {
+    const ii = ranked[i]!.at;
+    const ij = ranked[j]!.at;
+    return ii < 0 || ij < 0 || ii < ij;
   });
-  return [...sorted, ...toDelete];
+  return [...ranked.map((r) => r.item), ...toDelete];
 }
 
 /**
@@ -150,14 +159,15 @@ function normalizeSliceOrder(toSort: JsonValue[], order: JsonValue[], mergeKey: 
  */
 function mergeSortedSlice(left: JsonValue[], right: JsonValue[], serverOrder: JsonValue[], mergeKey: string, kind: GoKind): JsonValue[] {
   const out: JsonValue[] = [];
+  const position = positionsIn(serverOrder, mergeKey, kind);
   let i = 0;
   let j = 0;
   while (i < left.length || j < right.length) {
     if (i >= left.length) out.push(right[j++]!);
     else if (j >= right.length) out.push(left[i++]!);
     else {
-      const li = indexOf(serverOrder, left[i]!, mergeKey, kind);
-      const ri = indexOf(serverOrder, right[j]!, mergeKey, kind);
+      const li = position(left[i]!);
+      const ri = position(right[j]!);
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]!);
       else out.push(right[j++]!);
     }
@@ -171,52 +181,107 @@ function normalizeElementOrder(patch: JsonValue[], serverOnly: JsonValue[], patc
   return mergeSortedSlice(s, p, serverOrder, mergeKey, kind);
 }
 
+/** The goEqualKeys of a list's scalars: a set to test membership as `==` against each would. */
+function scalarKeys(list: readonly JsonValue[]): Set<string> {
+  const keys = new Set<string>();
+  for (const v of list) {
+    const key = goEqualKey(v);
+    if (key !== undefined) keys.add(key);
+  }
+  return keys;
+}
+
+const inKeys = (keys: Set<string>, v: JsonValue | undefined): boolean => {
+  const key = goEqualKey(v);
+  return key !== undefined && keys.has(key);
+};
+
 function partitionPrimitives(list: JsonValue[], by: JsonValue[]): [JsonValue[], JsonValue[]] {
   const inPatch: JsonValue[] = [];
   const serverOnly: JsonValue[] = [];
-  for (const v of list) (by.some((b) => goEqual(b, v)) ? inPatch : serverOnly).push(v);
+  const keys = scalarKeys(by);
+  for (const v of list) (inKeys(keys, v) ? inPatch : serverOnly).push(v);
   return [inPatch, serverOnly];
 }
 
-/** findMapInSliceBasedOnKeyValue: the first map whose merge key equals `value`. */
-function findMap(list: JsonValue[], length: number, key: string, value: JsonValue | undefined): number {
-  for (let k = 0; k < length; k++) {
-    const v = list[k];
-    if (!isMap(v)) return fail(`value for key ${k} is not a map.`);
-    if (has(v, key) && goEqual(v[key], value)) return k;
+/**
+ * findMapInSliceBasedOnKeyValue over one list for many values: the first map whose merge key
+ * equals the value, or -1; a non-map met before it (or before the end) fails as kube's scan does.
+ * `append` and `dropFirst` keep it true as the list changes.
+ */
+class MergeKeyIndex {
+  /** Per value, the positions of the maps holding it, from `head` on. */
+  private readonly holders = new Map<string, { at: number[]; head: number }>();
+  private firstNonMap = -1;
+  private length = 0;
+
+  constructor(
+    private readonly mergeKey: string,
+    list: readonly JsonValue[],
+    length = list.length,
+  ) {
+    for (let k = 0; k < length; k++) this.append(list[k]!);
   }
-  return -1;
+
+  append(v: JsonValue): void {
+    const k = this.length++;
+    if (!isMap(v)) {
+      if (this.firstNonMap < 0) this.firstNonMap = k;
+      return;
+    }
+    if (!has(v, this.mergeKey)) return;
+    const key = goEqualKey(v[this.mergeKey]);
+    if (key === undefined) return;
+    const holders = this.holders.get(key);
+    if (holders) holders.at.push(k);
+    else this.holders.set(key, { at: [k], head: 0 });
+  }
+
+  /** The first map holding `value` no longer does (a patch's null merge key deleted it). */
+  dropFirst(value: JsonValue | undefined): void {
+    const holders = this.holders.get(goEqualKey(value)!);
+    if (holders) holders.head++;
+  }
+
+  find(value: JsonValue | undefined): number {
+    const key = goEqualKey(value);
+    const holders = key === undefined ? undefined : this.holders.get(key);
+    const at = holders && holders.head < holders.at.length ? holders.at[holders.head]! : -1;
+    if (this.firstNonMap >= 0 && (at < 0 || at > this.firstNonMap)) fail(`value for key ${this.firstNonMap} is not a map`);
+    return at;
+  }
 }
 
 function partitionMaps(list: JsonValue[], by: JsonValue[], mergeKey: string): [JsonValue[], JsonValue[]] {
   const inPatch: JsonValue[] = [];
   const serverOnly: JsonValue[] = [];
+  const index = new MergeKeyIndex(mergeKey, by);
   for (const v of list) {
     if (!isMap(v)) return errBadArgType(MAP_TYPE, v);
     if (!has(v, mergeKey)) return errNoMergeKey(v, mergeKey);
-    (findMap(by, by.length, mergeKey, v[mergeKey]) >= 0 ? inPatch : serverOnly).push(v);
+    (index.find(v[mergeKey]) >= 0 ? inPatch : serverOnly).push(v);
   }
   return [inPatch, serverOnly];
 }
 
-/** deduplicateScalars, including its reordering (a duplicate's slot takes the last item). */
+/**
+ * deduplicateScalars: each value once, at its first occurrence. kube's swaps the last item into a
+ * duplicate's slot; that order never shows, as its callers sort the list again by the positions
+ * of its (then unique) items in the patch and the live list.
+ */
 function deduplicateScalars(s: JsonValue[]): JsonValue[] {
-  let length = s.length - 1;
-  for (let i = 0; i < length; i++) {
-    for (let j = i + 1; j <= length; j++) {
-      if (goEqual(s[i], s[j])) {
-        s[j] = s[length]!;
-        s.length = length;
-        length--;
-        j--;
-      }
-    }
-  }
-  return s;
+  const seen = new Set<string>();
+  return s.filter((v) => {
+    const key = goEqualKey(v)!;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function deleteFromSlice(current: JsonValue[], toDelete: JsonValue[]): JsonValue[] {
-  return current.filter((v) => !toDelete.some((d) => goEqual(d, v)));
+  const keys = scalarKeys(toDelete);
+  return current.filter((v) => !inKeys(keys, v));
 }
 
 /**
@@ -231,25 +296,66 @@ interface GoSlice {
   cap: number;
 }
 
-/** append(s, v): in place while there is room, else onto a private copy. */
+/**
+ * append(s, v): in place while there is room, else onto a private copy, which no one else reads:
+ * Go's growth of its capacity shows nowhere, so it has room from then on.
+ */
 function goAppend(s: GoSlice, v: JsonValue): void {
-  if (s.len < s.cap) {
-    s.arr[s.len++] = v;
-    return;
+  if (s.len >= s.cap) {
+    s.arr = s.arr.slice(0, s.len);
+    s.cap = Infinity;
   }
-  s.arr = s.arr.slice(0, s.len);
-  s.arr.push(v);
-  s.len++;
-  s.cap = s.arr.length;
+  s.arr[s.len++] = v;
 }
 
 /**
- * mergeSliceWithSpecialElements: applies `$patch: delete` items to the live list (every match,
- * shifting it in place as append(s[:i], s[i+1:]...) does) and notes `$patch: replace`. Returns the
- * live list to merge into, and the patch's plain items.
+ * deleteMatchingEntries for each value in turn, in one pass: kube deletes every match, first to
+ * last, each as append(s[:i], s[i+1:]...), which shifts the rest left and leaves the slot past the
+ * new end holding the list's last item of the moment. Those slots are part of the array the caller
+ * reads afterwards, so they are written as kube's shifts leave them.
+ */
+function deleteMatchingEntries(original: GoSlice, values: readonly JsonValue[], mergeKey: string): void {
+  const { arr } = original;
+  const matches = new Map<string, number[]>();
+  for (let k = 0; k < original.len; k++) {
+    const v = arr[k] as JsonObject;
+    const key = has(v, mergeKey) ? goEqualKey(v[mergeKey]) : undefined;
+    if (key === undefined) continue;
+    const at = matches.get(key);
+    if (at) at.push(k);
+    else matches.set(key, [k]);
+  }
+  const deleted = new Uint8Array(original.len);
+  const leftInSlot = new Map<number, JsonValue>();
+  let len = original.len;
+  let last = len - 1;
+  for (const value of values) {
+    const key = goEqualKey(value);
+    const at = key === undefined ? undefined : matches.get(key);
+    if (!at) continue;
+    matches.delete(key!);
+    for (const k of at) {
+      while (deleted[last]) last--;
+      leftInSlot.set(len - 1, arr[last]!);
+      deleted[k] = 1;
+      len--;
+    }
+  }
+  if (len === original.len) return;
+  let n = 0;
+  for (let k = 0; k < original.len; k++) if (!deleted[k]) arr[n++] = arr[k]!;
+  for (const [slot, v] of leftInSlot) arr[slot] = v;
+  original.len = len;
+}
+
+/**
+ * mergeSliceWithSpecialElements: applies `$patch: delete` items to the live list (in place, as
+ * deleteMatchingEntries) and notes `$patch: replace`. Returns the live list to merge into, and the
+ * patch's plain items.
  */
 function mergeSliceWithSpecialElements(original: GoSlice, patch: JsonValue[], mergeKey: string): [GoSlice, JsonValue[]] {
   const plain: JsonValue[] = [];
+  const toDelete: JsonValue[] = [];
   let replace = false;
   for (const v of patch) {
     const item = v as JsonObject;
@@ -260,12 +366,7 @@ function mergeSliceWithSpecialElements(original: GoSlice, patch: JsonValue[], me
     const patchType = item[DIRECTIVE_MARKER]!;
     if (patchType === DELETE_DIRECTIVE) {
       if (!has(item, mergeKey)) errNoMergeKey(item, mergeKey);
-      for (;;) {
-        const at = findMap(original.arr, original.len, mergeKey, item[mergeKey]);
-        if (at < 0) break;
-        original.arr.copyWithin(at, at + 1, original.len);
-        original.len--;
-      }
+      toDelete.push(item[mergeKey]!);
     } else if (patchType === REPLACE_DIRECTIVE) {
       // Later items are still read, so that other directives are checked and pruned.
       replace = true;
@@ -275,6 +376,9 @@ function mergeSliceWithSpecialElements(original: GoSlice, patch: JsonValue[], me
       errBadPatchType(patchType, item);
     }
   }
+  // Every item is a map (sliceElementKind), so deleting fails nothing: doing it after the scan
+  // leaves the errors above and the list as kube's in-order deletions do.
+  deleteMatchingEntries(original, toDelete, mergeKey);
   if (replace) return [{ arr: plain, len: plain.length, cap: plain.length }, []];
   return [original, plain];
 }
@@ -282,12 +386,21 @@ function mergeSliceWithSpecialElements(original: GoSlice, patch: JsonValue[], me
 /** mergeSliceWithoutSpecialElements: items matched by merge key merge, others are appended. */
 function* mergeSliceWithoutSpecialElements(live: GoSlice, patch: JsonValue[], mergeKey: string, elemMeta: PatchMeta | undefined): Task<JsonValue[]> {
   const merged: GoSlice = { ...live };
+  const index = new MergeKeyIndex(mergeKey, merged.arr, merged.len);
   for (const v of patch) {
     const item = v as JsonObject;
     if (!has(item, mergeKey)) errNoMergeKey(item, mergeKey);
-    const at = findMap(merged.arr, merged.len, mergeKey, item[mergeKey]);
-    if (at >= 0) merged.arr[at] = yield* call(mergeMap(merged.arr[at] as JsonObject, item, elemMeta));
-    else goAppend(merged, v);
+    const value = item[mergeKey];
+    const at = index.find(value);
+    if (at >= 0) {
+      // The merged item keeps the patch item's (equal) merge key, unless that null deleted it.
+      const mergedItem = yield* call(mergeMap(merged.arr[at] as JsonObject, item, elemMeta));
+      merged.arr[at] = mergedItem;
+      if (!has(mergedItem, mergeKey)) index.dropFirst(value);
+    } else {
+      goAppend(merged, v);
+      index.append(v);
+    }
   }
   return merged.arr.slice(0, merged.len);
 }
@@ -336,7 +449,8 @@ function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void
   const list = patch[RETAIN_KEYS_DIRECTIVE];
   delete patch[RETAIN_KEYS_DIRECTIVE];
   if (!Array.isArray(list)) return fail(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS, 'badRequest');
-  const retained = (k: string): boolean => list.some((v) => goEqual(v, k));
+  const keys = scalarKeys(list);
+  const retained = (k: string): boolean => inKeys(keys, k);
   for (const k of Object.keys(patch)) {
     if (patch[k] === null || k.startsWith(DELETE_FROM_PRIMITIVE_LIST_PREFIX) || k.startsWith(SET_ELEMENT_ORDER_PREFIX)) continue;
     if (!retained(k)) fail(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS, 'badRequest');

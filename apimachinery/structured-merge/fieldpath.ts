@@ -231,7 +231,12 @@ export interface SetNode {
  * subtrees with their operands: insert only into sets you built yourself.
  */
 export class FieldSet {
-  private readonly memberList: PathElement[] = [];
+  private readonly sortedMembers: PathElement[] = [];
+  /**
+   * Members added out of order, sorted in at the next read: a walk adds an object's keys in the
+   * object's order, and inserting each at its place moved O(n) items each time.
+   */
+  private unsortedMembers: PathElement[] | undefined;
   private readonly childList: SetNode[] = [];
 
   static of(...paths: Path[]): FieldSet {
@@ -243,6 +248,20 @@ export class FieldSet {
   /** Elements in the set at this level, sorted. */
   get members(): readonly PathElement[] {
     return this.memberList;
+  }
+
+  private get memberList(): PathElement[] {
+    const added = this.unsortedMembers;
+    if (added) {
+      this.unsortedMembers = undefined;
+      const all = this.sortedMembers;
+      for (const pe of added) all.push(pe);
+      all.sort(comparePathElements);
+      let n = 0;
+      for (const pe of all) if (n === 0 || comparePathElements(all[n - 1]!, pe) !== 0) all[n++] = pe;
+      all.length = n;
+    }
+    return this.sortedMembers;
   }
 
   /** Subtrees below this level, sorted by element. */
@@ -260,8 +279,11 @@ export class FieldSet {
 
   /** Adds an element at this level. */
   addMember(pe: PathElement): void {
-    const at = search(this.memberList, pe, self);
-    if (at < 0) this.memberList.splice(~at, 0, pe);
+    const sorted = this.sortedMembers;
+    const last = sorted.length > 0 && this.unsortedMembers === undefined ? comparePathElements(sorted[sorted.length - 1]!, pe) : -1;
+    if (last === 0) return;
+    if (last < 0 && this.unsortedMembers === undefined) sorted.push(pe);
+    else (this.unsortedMembers ??= []).push(pe);
   }
 
   /** The subtree under `pe`, created if absent (SMD's SetNodeMap.Descend). */

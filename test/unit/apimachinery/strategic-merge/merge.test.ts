@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../apimachinery/errors.js';
 import type { JsonObject, JsonValue } from '../../../../apimachinery/object.js';
-import { goFormat } from '../../../../apimachinery/strategic-merge/go-format.js';
+import { goEqual, goEqualKey, goFormat } from '../../../../apimachinery/strategic-merge/go-format.js';
 import { goSliceStable } from '../../../../apimachinery/strategic-merge/go-sort.js';
 import { strategicMergePatch } from '../../../../apimachinery/strategic-merge/merge.js';
 import { MERGE_ITEM } from './fixtures.js';
@@ -71,6 +71,13 @@ describe('strategicMergePatch: kube errors and their Status', () => {
     ['a $setElementOrder on an empty list', { mergingIntList: [] }, { '$setElementOrder/mergingIntList': [] }, 'no elements in any of the given slices'],
     ['a merging list of mixed element types', { mergingIntList: [1] }, { mergingIntList: ['a'] }, 'list element types are not identical: [[1] [a]]'],
     ['a merging list of maps without a merge key', { mergingIntList: [{ a: 1 }] }, { mergingIntList: [{ a: 2 }] }, 'cannot merge lists without merge key for string'],
+    ['a $setElementOrder of scalars for a list of maps', { mergingList: [{ name: 1 }] }, { '$setElementOrder/mergingList': [2] }, 'value for key 0 is not a map'],
+    [
+      'a later patch item after a null merge key deleted the live item\'s',
+      { mergingList: [{ name: null, value: 'v' }] },
+      { mergingList: [{ name: null }, { name: null, value: 'w' }] },
+      'map: map[value:v] does not contain declared merge key: name',
+    ],
     [
       'a patch list out of $setElementOrder order',
       { mergingList: [{ name: 1 }, { name: 3 }, { name: 2 }] },
@@ -127,6 +134,19 @@ describe('strategicMergePatch: directives and strategies', () => {
     ['$retainKeys clears live fields it does not list', { retainKeysMap: { name: 'a', value: 'b', other: 'c' } }, { retainKeysMap: { $retainKeys: ['name', 'other'], other: 'd' } }, { retainKeysMap: { name: 'a', other: 'd' } }],
     ['fields outside the schema merge as maps', { unknown: { a: 1, b: 2 } }, { unknown: { b: null, c: 3 } }, { unknown: { a: 1, c: 3 } }],
     ['fields outside the schema replace as lists', { unknown: [{ name: 1 }, { name: 2 }] }, { unknown: [{ name: 3 }] }, { unknown: [{ name: 3 }] }],
+    ['duplicate scalars merge to one each, in patch and live order', { mergingIntList: [3, 1, 2, 3, 1] }, { mergingIntList: [2, 4, 4, 1] }, { mergingIntList: [3, 2, 4, 1] }],
+    [
+      'an item appended after deletions takes a slot they freed, and orders by it',
+      { mergingList: [{ name: 1 }, { name: 2 }, { name: 1 }, { name: 3 }] },
+      { '$setElementOrder/mergingList': [{ name: 5 }, { name: 3 }], mergingList: [{ name: 1, $patch: 'delete' }, { name: 5 }] },
+      { mergingList: [{ name: 2 }, { name: 5 }, { name: 3 }] },
+    ],
+    [
+      'deletions of repeated values, then $setElementOrder',
+      { mergingList: [{ name: 1 }, { name: 2 }, { name: 1 }, { name: 3 }, { name: 2 }, { name: 4 }] },
+      { '$setElementOrder/mergingList': [{ name: 4 }, { name: 3 }], mergingList: [{ name: 2, $patch: 'delete' }, { name: 1, $patch: 'delete' }] },
+      { mergingList: [{ name: 4 }, { name: 3 }] },
+    ],
   ];
   it.each(cases)('%s', (_name, original, patch, result) => {
     expect(strategicMergePatch(original, patch, MERGE_ITEM)).toStrictEqual(result);
@@ -208,6 +228,16 @@ describe("Go's formatting and sorting", () => {
     expect(goFormat(true, 's')).toBe('%!s(bool=true)');
     expect(goFormat(null, 's')).toBe('%!s(<nil>)');
     expect(goFormat(['a', 1.5], 's')).toBe('[a %!s(float64=1.5)]');
+  });
+
+  it('keys scalars exactly as == relates them, and maps and slices not at all', () => {
+    const values: Array<JsonValue | undefined> = [undefined, null, 0, -0, 1, 1.5, 2 ** 53 + 2, 2 ** 62, 4611686018427387904n as unknown as JsonValue, 2 ** 63, 'a', '1', 'i1', true, 'true', {}, [], { a: 1 }];
+    for (const a of values) {
+      for (const b of values) {
+        const ka = goEqualKey(a);
+        expect(ka !== undefined && ka === goEqualKey(b), `${String(a)} vs ${String(b)}`).toBe(goEqual(a, b));
+      }
+    }
   });
 
   it('sorts stably, as sort.SliceStable does, past its 20-item blocks', () => {

@@ -109,6 +109,17 @@ describe('FieldSet', () => {
     expect(s1.has(check)).toBe(want);
   });
 
+  it('keeps members sorted and distinct whatever order they are added in, reads between adds included', () => {
+    const s = new FieldSet();
+    const added: PathElement[] = ['k1', 'k10', 'k2', 'k1', 'a'].map((n) => fieldElement(n));
+    for (const pe of added) s.addMember(pe);
+    expect(s.hasMember(fieldElement('k2'))).toBe(true);
+    expect(s.hasMember(fieldElement('k3'))).toBe(false);
+    for (const pe of [indexElement(3), fieldElement('b'), fieldElement('z'), fieldElement('a')]) s.addMember(pe);
+    expect(s.members.map(pathElementString)).toEqual(['.a', '.b', '.k1', '.k10', '.k2', '.z', '[3]']);
+    expect(s.size()).toBe(7);
+  });
+
   it('never holds the empty path', () => {
     expect(NS().has([])).toBe(false);
     expect(NS([]).has([])).toBe(false);
