@@ -10,7 +10,6 @@ import {
   invalid,
   methodNotSupported,
   methodNotSupportedOn,
-  notFoundPath,
   OBJECT_MODIFIED,
   unsupportedMediaType,
   type Qualified,
@@ -66,15 +65,8 @@ export type RequestCtx = Omit<Ctx, 'res'>;
 
 
 export async function serveResource(ctx: Ctx): Promise<void> {
+  // The request's scope and subresource were matched by endpoints/routes.ts.
   const { info, desc } = ctx;
-  if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
-  // A namespaced resource's path without a namespace serves only list and watch (kube's installer
-  // registers nothing else there; its CRD handler hands anything else to the 404 delegate).
-  // go-restful answers another method on the collection path itself with a 405.
-  if (desc.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
-    throw desc.serving.unsupported === 'route' && !info.name && !info.subresource ? methodNotSupported() : notFoundPath();
-  }
-  if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
   if (desc.deprecationWarning) addWarning(ctx.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).

@@ -32,7 +32,8 @@ export interface ServingProfile {
   patchTypes: readonly string[];
   /**
    * A verb or path the handler has no answer for: go-restful's generic 405 (`route`), or the CRD
-   * handler's own errors naming the resource (`resource`).
+   * handler's own errors naming the resource (`resource`). Also how a request's scope is matched
+   * (endpoints/routes.ts): by the path's shape, or by the request's namespace.
    */
   unsupported: 'route' | 'resource';
   /** What a delete that removed the object answers: the object, or a success Status. */
