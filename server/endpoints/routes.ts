@@ -7,7 +7,7 @@
 // Every dispatch (HTTP and WebSocket, stores and computed creates) resolves here, after
 // authorization: a request allowed in one namespace never reaches a kind that lives outside it.
 import { methodNotSupported, notFoundPath } from '../../apimachinery/errors.js';
-import type { Catalog, CreateOnlyHandler, ResourceDescriptor } from '../registry/catalog.js';
+import { type Catalog, type CreateOnlyHandler, type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.js';
 import type { Store } from '../registry/store.js';
 import type { RequestInfo } from '../pipeline/request-info.js';
 
@@ -18,8 +18,8 @@ const ACROSS_NAMESPACES = new Set(['list', 'watch']);
 
 export function route(catalog: Catalog, info: RequestInfo): Route {
   const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-  if (!desc) throw notFoundPath();
-  if (desc.serving.unsupported === 'route') checkRoutedScope(desc, info);
+  if (!desc || (info.subresource && !desc.subresources.includes(info.subresource))) throw notFoundPath();
+  if (desc.serving.unsupported === 'route') checkRoutes(desc, info);
   else checkRequestScope(desc, info);
   // Own properties only: a subresource named `constructor` is not a handler.
   const computed = desc.creates && Object.hasOwn(desc.creates, info.subresource) ? desc.creates[info.subresource] : undefined;
@@ -29,23 +29,31 @@ export function route(catalog: Catalog, info: RequestInfo): Route {
     return { desc, create: computed };
   }
   // Without a store a resource has no routes but its creates' (an access review has no /{name}).
-  if (!desc.store || (info.subresource && !desc.subresources.includes(info.subresource))) throw notFoundPath();
+  if (!desc.store) throw notFoundPath();
   return { desc, store: desc.store };
 }
 
-/** go-restful's routes: the path's shape decides, whatever namespace it carries. */
-function checkRoutedScope(desc: ResourceDescriptor, info: RequestInfo): void {
-  if (info.namespacedPath === desc.namespaced) {
-    // {namespace} matches no empty segment (/namespaces//configmaps).
-    if (info.namespacedPath && !info.namespace) throw notFoundPath();
-    return;
+/** The verbs kube routes at a collection path (LIST, WATCHLIST, POST, DELETECOLLECTION); the others at an object's. */
+const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
+
+/**
+ * go-restful's routes: the path's shape decides the scope, whatever namespace it carries, and a
+ * verb is routed only where the kind (or its subresource) serves it.
+ */
+function checkRoutes(desc: ResourceDescriptor, info: RequestInfo): void {
+  if (info.namespacedPath !== desc.namespaced) {
+    // A namespaced kind at the root: only its collection, routed for list and watch when it lists.
+    if (!desc.namespaced || info.parts.length !== 1 || !desc.verbs.includes('list')) throw notFoundPath();
+    if (!ACROSS_NAMESPACES.has(info.verb)) throw methodNotSupported();
   }
-  // A namespaced kind at the root: only its collection, routed for list and watch when it lists.
-  if (desc.namespaced && info.parts.length === 1 && desc.verbs.includes('list')) {
-    if (ACROSS_NAMESPACES.has(info.verb)) return;
-    throw methodNotSupported();
-  }
-  throw notFoundPath();
+  // {namespace} matches no empty segment (/namespaces//configmaps).
+  if (info.namespacedPath && !info.namespace) throw notFoundPath();
+  const verbs = info.subresource ? subresourceVerbs(info.subresource) : desc.verbs;
+  if (verbs.includes(info.verb)) return;
+  // 405 where the path routes another method, 404 where it routes none (an access review's /{name}).
+  const collection = info.parts.length === 1;
+  const routed = info.subresource ? verbs : verbs.filter((v) => COLLECTION_VERBS.has(v) === collection);
+  throw routed.length ? methodNotSupported() : notFoundPath();
 }
 
 /** The CRD handler: the request's namespace decides, so /namespaces/x of a cluster-scoped `namespaces` CRD is a 404. */

@@ -109,6 +109,16 @@ export interface ResourceDescriptor {
 /** A create answered from the request alone: the object to answer 201 with, or an ApiError to throw. */
 export type CreateOnlyHandler = (input: { obj: KubeObject; user: UserInfo; namespace: string; name: string; warn: (text: string) => void }) => Promise<KubeObject> | KubeObject;
 
+/** The verbs each subresource serves (discovery lists them; kube routes nothing else at its path). */
+const SUBRESOURCE_VERBS: Readonly<Record<string, readonly string[]>> = {
+  status: ['get', 'patch', 'update'],
+  scale: ['get', 'patch', 'update'],
+  finalize: ['update'],
+  token: ['create'],
+};
+
+export const subresourceVerbs = (subresource: string): readonly string[] => SUBRESOURCE_VERBS[subresource] ?? ['get'];
+
 export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
 
 export interface GroupVersions {
