@@ -11,7 +11,10 @@ import { type Catalog, type CreateOnlyHandler, type ResourceDescriptor, subresou
 import type { Store } from '../registry/store.js';
 import type { RequestInfo } from '../pipeline/request-info.js';
 
-export type Route = { desc: ResourceDescriptor } & ({ store: Store; create?: undefined } | { create: CreateOnlyHandler; store?: undefined });
+export type Route = { desc: ResourceDescriptor } & (
+  | { store: Store; create?: undefined }
+  | { create: CreateOnlyHandler; store?: undefined }
+);
 
 /** The verbs a namespaced kind serves without a namespace (kube's possiblyAcrossAllNamespacesVerbs). */
 const ACROSS_NAMESPACES = new Set(['list', 'watch']);
