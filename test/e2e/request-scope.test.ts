@@ -86,7 +86,13 @@ interface Answer {
  * One request as `token`. A served watch is left as soon as its 200 arrives: the answer is what
  * is under test, not the stream.
  */
-function probe(s: ServerProcess, method: string, path: string, opts: { token?: string; body?: unknown; contentType?: string } = {}): Promise<Answer> {
+interface ProbeOptions {
+  token?: string;
+  body?: unknown;
+  contentType?: string;
+}
+
+function probe(s: ServerProcess, method: string, path: string, opts: ProbeOptions = {}): Promise<Answer> {
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   const headers: Record<string, string> = { authorization: `Bearer ${opts.token ?? TOKENS.admin}` };
   if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
@@ -130,13 +136,12 @@ function webSocketWatch(s: ServerProcess, path: string, token: string): Promise<
 }
 
 /** kube's 403 for a request in a namespace. */
-const forbidden = (user: string, verb: string, resource: string, group: string, namespace: string, name?: string): Record<string, unknown> =>
-  failureStatus(
-    403,
-    'Forbidden',
-    `${group ? `${resource}.${group}` : resource}${name ? ` "${name}"` : ''} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${group}" in the namespace "${namespace}"`,
-    { ...(name ? { name } : {}), ...(group ? { group } : {}), kind: resource },
-  );
+function forbidden(user: string, verb: string, resource: string, group: string, namespace: string, name?: string): Record<string, unknown> {
+  const what = `${group ? `${resource}.${group}` : resource}${name ? ` "${name}"` : ''}`;
+  const why = `User "${user}" cannot ${verb} resource "${resource}" in API group "${group}" in the namespace "${namespace}"`;
+  const details = { ...(name ? { name } : {}), ...(group ? { group } : {}), kind: resource };
+  return failureStatus(403, 'Forbidden', `${what} is forbidden: ${why}`, details);
+}
 
 // ---------------------------------------------------------------------------------------------
 // What discovery serves
@@ -223,7 +228,7 @@ const METHODS: Record<Verb, string> = {
 };
 
 /** The request for `verb` on `r` under one URL shape: an absent object, a selector matching nothing. */
-function requestFor(r: Served, namespacedPath: boolean, verb: Verb): { method: string; path: string; body?: unknown; contentType?: string } {
+function requestFor(r: Served, namespacedPath: boolean, verb: Verb): { method: string; path: string } & ProbeOptions {
   const collection = `${r.root}${namespacedPath ? `/namespaces/${NS_A}` : ''}/${r.plural}`;
   const item = `${collection}/${ABSENT}${r.sub ? `/${r.sub}` : ''}`;
   const method = METHODS[verb];
@@ -259,9 +264,10 @@ function mismatch(r: Served, want: Want, got: Answer): string | undefined {
     if (got.status >= 500 || got.status === 405 || routerNotFound) return `want it served, got ${got.status} ${got.body.slice(0, 200)}`;
     return undefined;
   }
-  if (want === 404) return JSON.stringify(status) === JSON.stringify(NO_ROUTE) ? undefined : `want the router's 404, got ${got.status} ${got.body.slice(0, 200)}`;
+  const same = (want: Record<string, unknown>): boolean => JSON.stringify(status) === JSON.stringify(want);
+  if (want === 404) return same(NO_ROUTE) ? undefined : `want the router's 404, got ${got.status} ${got.body.slice(0, 200)}`;
   // The CRD handler's 405 names the resource (its text is asserted in custom-resources.test.ts).
-  const ok = r.custom ? got.status === 405 && status?.['reason'] === 'MethodNotAllowed' : JSON.stringify(status) === JSON.stringify(NO_METHOD);
+  const ok = r.custom ? got.status === 405 && status?.['reason'] === 'MethodNotAllowed' : same(NO_METHOD);
   return ok ? undefined : `want 405, got ${got.status} ${got.body.slice(0, 200)}`;
 }
 
@@ -304,11 +310,14 @@ describe.each(BACKENDS)('on $name', (backend) => {
     const started = await backend.start();
     stopBackend = started.stop;
     server = await startServerProcess({ args: [...started.args, '--token-auth-file', join(scratch, 'tokens.csv')] });
-    for (const ns of [NS_A, NS_B]) await must(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const ns of [NS_A, NS_B]) {
+      await must(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    }
     for (const crd of [scaledCrd('gizmos', 'Gizmo', 'Namespaced'), scaledCrd('dials', 'Dial', 'Cluster')]) {
       await must(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
       const collection = `/apis/${GROUP}/v1/${crd.spec.names.plural}`;
-      await eventually(`${crd.metadata.name} served`, async () => ((await probe(server, 'GET', collection)).status === 200 ? true : undefined));
+      const served = async (): Promise<true | undefined> => ((await probe(server, 'GET', collection)).status === 200 ? true : undefined);
+      await eventually(`${crd.metadata.name} served`, served);
     }
     const rbac = '/apis/rbac.authorization.k8s.io/v1';
     await must(server, 'POST', `${rbac}/namespaces/${NS_A}/roles`, {
@@ -357,7 +366,9 @@ describe.each(BACKENDS)('on $name', (backend) => {
         `/apis/${GROUP}/v1/dials/scale`,
       ]),
     );
-    const rows = served.flatMap((r) => [true, false].flatMap((namespacedPath) => (r.sub ? SUBRESOURCE_VERBS : RESOURCE_VERBS).map((verb) => ({ r, namespacedPath, verb }))));
+    const rows = served.flatMap((r) =>
+      [true, false].flatMap((namespacedPath) => (r.sub ? SUBRESOURCE_VERBS : RESOURCE_VERBS).map((verb) => ({ r, namespacedPath, verb }))),
+    );
     const wrong: string[] = [];
     await inParallel(rows, 8, async ({ r, namespacedPath, verb }) => {
       const req = requestFor(r, namespacedPath, verb);
@@ -367,7 +378,9 @@ describe.each(BACKENDS)('on $name', (backend) => {
     });
     expect(wrong.sort()).toEqual([]);
     // Nothing a served row reached was changed.
-    for (const ns of [NS_A, NS_B]) expect(JSON.parse((await probe(server, 'GET', `/api/v1/namespaces/${ns}`)).body)).toMatchObject({ status: { phase: 'Active' } });
+    for (const ns of [NS_A, NS_B]) {
+      expect(JSON.parse((await probe(server, 'GET', `/api/v1/namespaces/${ns}`)).body)).toMatchObject({ status: { phase: 'Active' } });
+    }
   });
 
   describe('RBAC: rights in one namespace stay in it', () => {
@@ -384,25 +397,29 @@ describe.each(BACKENDS)('on $name', (backend) => {
 
     it('a Role with * on * in A neither deletes, patches, replaces, creates nor lists namespaces through A: 404', async () => {
       // Her Role is real: she writes in A.
-      const cm = await probe(server, 'POST', `/api/v1/namespaces/${NS_A}/configmaps`, { token: TOKENS.eve, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'eve-was-here' } } });
+      const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'eve-was-here' } };
+      const cm = await probe(server, 'POST', `/api/v1/namespaces/${NS_A}/configmaps`, { token: TOKENS.eve, body: configMap });
       expect(cm.status, cm.body).toBe(201);
+      const objectB = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS_B } };
       const escalations: [string, string, unknown?, string?][] = [
         ['DELETE', `${A_NAMESPACES}/${NS_B}`],
         ['PATCH', `${A_NAMESPACES}/${NS_B}`, { metadata: { labels: { owned: 'by-eve' } } }, 'application/merge-patch+json'],
-        ['PUT', `${A_NAMESPACES}/${NS_B}`, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS_B, labels: { owned: 'by-eve' } } }],
+        ['PUT', `${A_NAMESPACES}/${NS_B}`, { ...objectB, metadata: { name: NS_B, labels: { owned: 'by-eve' } } }],
         ['POST', A_NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'scope-c' } }],
         ['DELETE', A_NAMESPACES],
         ['GET', A_NAMESPACES],
         ['GET', `${A_NAMESPACES}?watch=true`],
         ['GET', `/api/v1/watch/namespaces/${NS_A}/namespaces/${NS_B}`],
-        ['PUT', `${A_NAMESPACES}/${NS_B}/finalize`, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS_B }, spec: { finalizers: [] } }],
+        ['PUT', `${A_NAMESPACES}/${NS_B}/finalize`, { ...objectB, spec: { finalizers: [] } }],
       ];
       for (const [method, path, body, contentType] of escalations) {
         const r = await probe(server, method, path, { token: TOKENS.eve, body, ...(contentType ? { contentType } : {}) });
-        expect({ request: `${method} ${path}`, status: r.status, body: json(r) }).toEqual({ request: `${method} ${path}`, status: 404, body: NO_ROUTE });
+        const request = `${method} ${path}`;
+        expect({ request, status: r.status, body: json(r) }).toEqual({ request, status: 404, body: NO_ROUTE });
       }
       // The namespace's own path is authorized in its own namespace, where she has nothing.
-      expect(json(await probe(server, 'DELETE', `/api/v1/namespaces/${NS_B}`, { token: TOKENS.eve }))).toEqual(forbidden('eve', 'delete', 'namespaces', '', NS_B, NS_B));
+      const own = await probe(server, 'DELETE', `/api/v1/namespaces/${NS_B}`, { token: TOKENS.eve });
+      expect(json(own)).toEqual(forbidden('eve', 'delete', 'namespaces', '', NS_B, NS_B));
       expect(await namespaceB()).toEqual(untouchedB);
       expect((await probe(server, 'GET', '/api/v1/namespaces/scope-c')).status).toBe(404);
     });
@@ -415,13 +432,15 @@ describe.each(BACKENDS)('on $name', (backend) => {
         const r = await probe(server, 'GET', path, { token: TOKENS.val });
         expect({ path, status: r.status, body: json(r) }).toEqual({ path, status: 404, body: NO_ROUTE });
       }
+      const why = 'User "val" cannot list resource "namespaces" in API group "" at the cluster scope';
       expect(json(await probe(server, 'GET', '/api/v1/namespaces', { token: TOKENS.val }))).toEqual(
-        failureStatus(403, 'Forbidden', 'namespaces is forbidden: User "val" cannot list resource "namespaces" in API group "" at the cluster scope', { kind: 'namespaces' }),
+        failureStatus(403, 'Forbidden', `namespaces is forbidden: ${why}`, { kind: 'namespaces' }),
       );
     });
 
     it('a SubjectAccessReview under A answers nothing: 404; the LocalSubjectAccessReview of A is the namespaced one', async () => {
-      const about = { user: 'admin', groups: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'namespaces', name: NS_B } };
+      const asked = { verb: 'delete', resource: 'namespaces', name: NS_B };
+      const about = { user: 'admin', groups: ['system:masters'], resourceAttributes: asked };
       const sar = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: about };
       const leaked = await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/subjectaccessreviews`, { token: TOKENS.eve, body: sar });
       expect({ status: leaked.status, body: json(leaked) }).toEqual({ status: 404, body: NO_ROUTE });
@@ -429,17 +448,23 @@ describe.each(BACKENDS)('on $name', (backend) => {
       expect(cluster.status, cluster.body).toBe(403);
       const local = await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/localsubjectaccessreviews`, {
         token: TOKENS.eve,
-        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', metadata: { namespace: NS_A }, spec: { ...about, resourceAttributes: { ...about.resourceAttributes, namespace: NS_A } } },
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'LocalSubjectAccessReview',
+          metadata: { namespace: NS_A },
+          spec: { ...about, resourceAttributes: { ...asked, namespace: NS_A } },
+        },
       });
       expect(local.status, local.body).toBe(201);
     });
 
     it('without rights in A the same paths are 403 first, as kube authorizes before it routes', async () => {
-      expect(json(await probe(server, 'DELETE', `${A_NAMESPACES}/${NS_B}`, { token: TOKENS.nobody }))).toEqual(forbidden('nobody', 'delete', 'namespaces', '', NS_A, NS_B));
-      expect(json(await probe(server, 'GET', A_NAMESPACES, { token: TOKENS.nobody }))).toEqual(forbidden('nobody', 'list', 'namespaces', '', NS_A));
-      expect(json(await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/subjectaccessreviews`, { token: TOKENS.nobody, body: {} }))).toEqual(
-        forbidden('nobody', 'create', 'subjectaccessreviews', 'authorization.k8s.io', NS_A),
-      );
+      const as = { token: TOKENS.nobody };
+      const deleted = await probe(server, 'DELETE', `${A_NAMESPACES}/${NS_B}`, as);
+      expect(json(deleted)).toEqual(forbidden('nobody', 'delete', 'namespaces', '', NS_A, NS_B));
+      expect(json(await probe(server, 'GET', A_NAMESPACES, as))).toEqual(forbidden('nobody', 'list', 'namespaces', '', NS_A));
+      const review = await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/subjectaccessreviews`, { ...as, body: {} });
+      expect(json(review)).toEqual(forbidden('nobody', 'create', 'subjectaccessreviews', 'authorization.k8s.io', NS_A));
       expect(await namespaceB()).toEqual(untouchedB);
     });
   });

@@ -79,24 +79,24 @@ describe('parseRequestInfo: resource requests', () => {
 // Whether the resource follows /namespaces/{namespace}/: where kube routes namespaced kinds only.
 // The namespace's own paths carry a namespace too, yet name the cluster-scoped kind.
 describe('parseRequestInfo: namespacedPath', () => {
-  it.each<{ method: string; url: string; namespacedPath: boolean; ns: string; resource: string; name: string }>([
-    { method: 'GET', url: '/api/v1/namespaces', namespacedPath: false, ns: '', resource: 'namespaces', name: '' },
-    { method: 'GET', url: '/api/v1/namespaces/a', namespacedPath: false, ns: 'a', resource: 'namespaces', name: 'a' },
-    { method: 'PUT', url: '/api/v1/namespaces/a/status', namespacedPath: false, ns: 'a', resource: 'namespaces', name: 'a' },
-    { method: 'PUT', url: '/api/v1/namespaces/a/finalize', namespacedPath: false, ns: 'a', resource: 'namespaces', name: 'a' },
-    { method: 'GET', url: '/api/v1/watch/namespaces/a', namespacedPath: false, ns: 'a', resource: 'namespaces', name: 'a' },
-    { method: 'GET', url: '/api/v1/configmaps', namespacedPath: false, ns: '', resource: 'configmaps', name: '' },
+  // method, URL, then namespacedPath, namespace, resource and name.
+  it.each<[string, string, boolean, string, string, string]>([
+    ['GET', '/api/v1/namespaces', false, '', 'namespaces', ''],
+    ['GET', '/api/v1/namespaces/a', false, 'a', 'namespaces', 'a'],
+    ['PUT', '/api/v1/namespaces/a/status', false, 'a', 'namespaces', 'a'],
+    ['PUT', '/api/v1/namespaces/a/finalize', false, 'a', 'namespaces', 'a'],
+    ['GET', '/api/v1/watch/namespaces/a', false, 'a', 'namespaces', 'a'],
+    ['GET', '/api/v1/configmaps', false, '', 'configmaps', ''],
     // Resource `namespaces` in namespace a: kube has no route for it.
-    { method: 'GET', url: '/api/v1/namespaces/a/namespaces', namespacedPath: true, ns: 'a', resource: 'namespaces', name: '' },
-    { method: 'DELETE', url: '/api/v1/namespaces/a/namespaces/b', namespacedPath: true, ns: 'a', resource: 'namespaces', name: 'b' },
-    { method: 'DELETE', url: '/api/v1/namespaces/a/namespaces/a', namespacedPath: true, ns: 'a', resource: 'namespaces', name: 'a' },
-    { method: 'GET', url: '/api/v1/watch/namespaces/a/namespaces/b', namespacedPath: true, ns: 'a', resource: 'namespaces', name: 'b' },
-    { method: 'GET', url: '/api/v1/namespaces/a/configmaps/c', namespacedPath: true, ns: 'a', resource: 'configmaps', name: 'c' },
-    { method: 'POST', url: '/apis/authorization.k8s.io/v1/namespaces/a/subjectaccessreviews', namespacedPath: true, ns: 'a', resource: 'subjectaccessreviews', name: '' },
-    { method: 'GET', url: '/api/v1/namespaces//configmaps', namespacedPath: true, ns: '', resource: 'configmaps', name: '' },
-  ])('$method $url', ({ method, url, ...want }) => {
-    const got = info(method, url);
-    expect({ namespacedPath: got.namespacedPath, ns: got.namespace, resource: got.resource, name: got.name }).toEqual(want);
+    ['GET', '/api/v1/namespaces/a/namespaces', true, 'a', 'namespaces', ''],
+    ['DELETE', '/api/v1/namespaces/a/namespaces/b', true, 'a', 'namespaces', 'b'],
+    ['DELETE', '/api/v1/namespaces/a/namespaces/a', true, 'a', 'namespaces', 'a'],
+    ['GET', '/api/v1/watch/namespaces/a/namespaces/b', true, 'a', 'namespaces', 'b'],
+    ['GET', '/api/v1/namespaces/a/configmaps/c', true, 'a', 'configmaps', 'c'],
+    ['POST', '/apis/authorization.k8s.io/v1/namespaces/a/subjectaccessreviews', true, 'a', 'subjectaccessreviews', ''],
+    ['GET', '/api/v1/namespaces//configmaps', true, '', 'configmaps', ''],
+  ])('%s %s', (method, url, namespacedPath, namespace, resource, name) => {
+    expect(info(method, url)).toMatchObject({ namespacedPath, namespace, resource, name });
   });
 });
 
