@@ -32,6 +32,7 @@ import { GarbageCollector } from './registry/builtin/garbage-collector/collector
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
 import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest.js';
 import { serveCreateOnly } from './endpoints/create-only.js';
+import { route } from './endpoints/routes.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
@@ -289,25 +290,18 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
 
   async function handle(req: IncomingMessage, res: ServerResponse, user: UserInfo, { info, query }: ParsedRequest): Promise<void> {
     if (!info.isResourceRequest) return serveNonResource(req, res, info.path, query);
-    const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-    if (!desc) throw notFoundPath();
-    // Own properties only: a subresource named `constructor` is not a handler.
-    const computed = desc.creates && Object.hasOwn(desc.creates, info.subresource) ? desc.creates[info.subresource] : undefined;
-    if (computed) {
-      // kube registers only POST for these (go-restful's 405 for the rest).
-      if (info.verb !== 'create') throw methodNotSupported();
-      return serveCreateOnly({ req, res, info, desc, user, maxRequestBodyBytes }, computed);
-    }
-    if (!desc.store) throw methodNotSupported();
-    await serveResource({ req, res, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user });
+    const { desc, store, create } = route(catalog, info);
+    if (create) return serveCreateOnly({ req, res, info, desc, user, maxRequestBodyBytes }, create);
+    await serveResource({ req, res, info, query, desc, store, watches, maxRequestBodyBytes, user });
   }
 
   /** A watch over WebSocket: checked like any watch, then upgraded and streamed. */
   async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, { info, query }: ParsedRequest, upgraded: () => void): Promise<void> {
     if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
-    const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-    if (!desc?.store) throw notFoundPath();
-    const request = { req, info, query, desc, store: desc.store, watches, maxRequestBodyBytes, user };
+    const { desc, store } = route(catalog, info);
+    // Narrows the type only: route() already answered a watch of a computed create with its 405.
+    if (!store) throw methodNotSupported();
+    const request = { req, info, query, desc, store, watches, maxRequestBodyBytes, user };
     const options = watchOptions({ ...request, output: negotiateOutput(request) });
     const ws = await acceptWebSocket(req, socket, head);
     upgraded();

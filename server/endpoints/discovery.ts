@@ -2,7 +2,7 @@
 // (apidiscovery.k8s.io v2 and v2beta1, which kubectl 1.27+ asks for first). All are derived from
 // the catalog and cached until it changes, with an ETag so clients' caches revalidate cheaply.
 import { createHash } from 'node:crypto';
-import type { Catalog, ResourceDescriptor } from '../registry/catalog.js';
+import { type Catalog, type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.js';
 
 export const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 export const AGGREGATED_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
@@ -11,13 +11,6 @@ export interface Document {
   body: string;
   etag: string;
 }
-
-const SUBRESOURCE_VERBS: Record<string, string[]> = {
-  status: ['get', 'patch', 'update'],
-  scale: ['get', 'patch', 'update'],
-  finalize: ['update'],
-  token: ['create'],
-};
 
 function subresourceKind(d: ResourceDescriptor, sub: string): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
@@ -49,7 +42,7 @@ function apiSubresource(d: ResourceDescriptor, sub: string): Record<string, unkn
     r['version'] = k.version;
   }
   r['kind'] = k.kind;
-  r['verbs'] = SUBRESOURCE_VERBS[sub] ?? ['get'];
+  r['verbs'] = subresourceVerbs(sub);
   return r;
 }
 
@@ -166,7 +159,7 @@ function aggregatedResource(d: ResourceDescriptor): Record<string, unknown> {
     r['subresources'] = d.subresources.map((s) => ({
       subresource: s,
       responseKind: subresourceKind(d, s),
-      verbs: SUBRESOURCE_VERBS[s] ?? ['get'],
+      verbs: subresourceVerbs(s),
     }));
   }
   return r;

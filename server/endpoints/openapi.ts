@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { type ApiError, notAcceptable, notFoundPath } from '../../apimachinery/errors.js';
-import type { ResourceDescriptor } from '../registry/catalog.js';
+import { type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../../apimachinery/object.js';
 import { KUBE_VERSION } from '../version.js';
 import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
@@ -493,9 +493,6 @@ const PRETTY = q('pretty', 'string', "If 'true', then the output is pretty print
 const JSON_YAML = ['application/json', 'application/yaml'];
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
-/** The routes a subresource serves, by discovery verb. */
-const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'update', 'patch'], scale: ['get', 'update', 'patch'], finalize: ['update'] };
-
 const title = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** kube's GetArticleForNoun: plurals get none. */
@@ -556,11 +553,10 @@ function routesFor(r: OpenAPIResource): Route[] {
   if (has('patch')) routes.push(route(root, '', 'patch', 'patch', kindDef, PATCH));
   for (const sub of r.subresources) {
     const sample = sub === 'scale' ? SCALE : kindDef;
-    for (const verb of SUBRESOURCE_VERBS[sub] ?? []) {
-      if (verb === 'get') routes.push(route(root, sub, 'read', 'get', sample));
-      if (verb === 'update') routes.push(route(root, sub, 'replace', 'put', sample, sample));
-      if (verb === 'patch') routes.push(route(root, sub, 'patch', 'patch', sample, PATCH));
-    }
+    const verbs = subresourceVerbs(sub);
+    if (verbs.includes('get')) routes.push(route(root, sub, 'read', 'get', sample));
+    if (verbs.includes('update')) routes.push(route(root, sub, 'replace', 'put', sample, sample));
+    if (verbs.includes('patch')) routes.push(route(root, sub, 'patch', 'patch', sample, PATCH));
   }
   return routes;
 }

@@ -10,7 +10,6 @@ import {
   invalid,
   methodNotSupported,
   methodNotSupportedOn,
-  notFoundPath,
   unsupportedMediaType,
   type Qualified,
 } from '../../apimachinery/errors.js';
@@ -79,17 +78,9 @@ export function negotiateOutput(ctx: Omit<RequestCtx, 'output'>): Negotiated {
   return negotiateResourceOutput(ctx.req.headers.accept, protobuf);
 }
 
-
 export async function serveResource(request: Omit<Ctx, 'output'>): Promise<void> {
+  // The request's scope and subresource were matched by endpoints/routes.ts.
   const { info, desc } = request;
-  if (info.namespace && !desc.namespaced && info.resource !== 'namespaces') throw notFoundPath();
-  // A namespaced resource's path without a namespace serves only list and watch (kube's installer
-  // registers nothing else there; its CRD handler hands anything else to the 404 delegate).
-  // go-restful answers another method on the collection path itself with a 405.
-  if (desc.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') {
-    throw desc.serving.unsupported === 'route' && !info.name && !info.subresource ? methodNotSupported() : notFoundPath();
-  }
-  if (info.subresource && !desc.subresources.includes(info.subresource)) throw notFoundPath();
   if (desc.deprecationWarning) addWarning(request.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).

@@ -26,6 +26,12 @@ export interface RequestInfo {
   apiVersion: string;
   /** Also set for the namespace object itself: /api/v1/namespaces/x has namespace x. */
   namespace: string;
+  /**
+   * The resource follows /namespaces/{namespace}/ in the path, where kube routes namespaced kinds
+   * only. False for the namespace's own paths (/namespaces/x, /namespaces/x/status), which carry
+   * a namespace but name the cluster-scoped Namespace kind.
+   */
+  namespacedPath: boolean;
   resource: string;
   subresource: string;
   /** From the path, or for list and watch from a `metadata.name=` field selector term. */
@@ -97,6 +103,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     apiGroup: '',
     apiVersion: '',
     namespace: '',
+    namespacedPath: false,
     resource: '',
     subresource: '',
     name: '',
@@ -137,7 +144,10 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
       info.namespace = parts[1]!;
       // /namespaces/<ns>/<resource>/...: the rest is a namespaced resource, unless it is the
       // namespace's own subresource (/namespaces/<ns>/status), which keeps "namespaces" as resource.
-      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) parts = parts.slice(2);
+      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) {
+        parts = parts.slice(2);
+        info.namespacedPath = true;
+      }
     }
   }
   info.parts = parts;

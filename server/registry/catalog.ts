@@ -32,7 +32,8 @@ export interface ServingProfile {
   patchTypes: readonly string[];
   /**
    * A verb or path the handler has no answer for: go-restful's generic 405 (`route`), or the CRD
-   * handler's own errors naming the resource (`resource`).
+   * handler's own errors naming the resource (`resource`). Also how a request's scope is matched
+   * (endpoints/routes.ts): by the path's shape, or by the request's namespace.
    */
   unsupported: 'route' | 'resource';
   /** What a delete that removed the object answers: the object, or a success Status. */
@@ -107,6 +108,16 @@ export interface ResourceDescriptor {
 
 /** A create answered from the request alone: the object to answer 201 with, or an ApiError to throw. */
 export type CreateOnlyHandler = (input: { obj: KubeObject; user: UserInfo; namespace: string; name: string; warn: (text: string) => void }) => Promise<KubeObject> | KubeObject;
+
+/** The verbs each subresource serves (discovery lists them; kube routes nothing else at its path). */
+const SUBRESOURCE_VERBS: Readonly<Record<string, readonly string[]>> = {
+  status: ['get', 'patch', 'update'],
+  scale: ['get', 'patch', 'update'],
+  finalize: ['update'],
+  token: ['create'],
+};
+
+export const subresourceVerbs = (subresource: string): readonly string[] => SUBRESOURCE_VERBS[subresource] ?? ['get'];
 
 export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
 

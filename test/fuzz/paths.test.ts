@@ -1,11 +1,13 @@
 // Hostile paths, methods and headers: verbs the public paths do not take, the cluster-wide path of
-// a namespaced resource (which must delete nothing), malformed and enormous URLs, megabyte headers,
-// unknown methods, smuggling-shaped framing. Sent over raw TLS so that nothing is normalised on the
-// way. Each case: no 5xx, the process lives, /readyz 200 within 1 s.
+// a namespaced resource (which must delete nothing), a cluster-scoped kind under a namespace's
+// path (which must reach nothing: the escalations a Role in that namespace would allow),
+// malformed and enormous URLs, megabyte headers, unknown methods, smuggling-shaped framing. Sent
+// over raw TLS so that nothing is normalised on the way. Each case: no 5xx, the process lives,
+// /readyz 200 within 1 s.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { FC_PARAMS, FuzzServer, GROUP, call, head, installCRD, must, raw, requestBytes, widget } from './harness.js';
+import { FC_PARAMS, FuzzServer, GROUP, type Outcome, call, head, installCRD, must, raw, requestBytes, widget } from './harness.js';
 
 const NAMESPACES = ['fuzz-a', 'fuzz-b'] as const;
 const fuzz = new FuzzServer(async (s) => {
@@ -80,6 +82,49 @@ describe('deletes that must delete nothing', () => {
       (s) => call(s, `/apis/${GROUP}/v1/widgets`, { method: 'DELETE', body: JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }) }),
       { expect4xx: true, verify: nothingDeleted },
     ));
+});
+
+describe('a kind under a path of the other scope (escalations through a namespace)', () => {
+  /** Nothing deleted, fuzz-b unlabelled, no namespace made: what a request routed as its namespace's would have done. */
+  async function nothingChanged(s: ServerProcess): Promise<string[]> {
+    const problems = await nothingDeleted(s);
+    const b = await call(s, '/api/v1/namespaces/fuzz-b');
+    if (b.body.includes('fuzz-owned')) problems.push(`fuzz-b was changed: ${b.body.slice(0, 200)}`);
+    const c = await call(s, '/api/v1/namespaces/fuzz-c');
+    if (c.status !== 404) problems.push(`fuzz-c exists: ${c.status ?? c.note}`);
+    return problems;
+  }
+  const A = '/api/v1/namespaces/fuzz-a';
+  const CRD_NAME = `customresourcedefinitions/widgets.${GROUP}`;
+  const owned = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fuzz-b', labels: { 'fuzz-owned': 'yes' } } });
+  const created = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fuzz-c' } });
+  const review = JSON.stringify({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: { user: 'x', resourceAttributes: { verb: 'delete', resource: 'namespaces' } },
+  });
+  const tokenRequest = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+  // name, method, path, body, content type
+  const cases: [string, string, string, string?, string?][] = [
+    ['delete a namespace through another', 'DELETE', `${A}/namespaces/fuzz-b`],
+    ['delete the namespaces through one', 'DELETE', `${A}/namespaces`],
+    ['delete a namespace through another, on the watch path', 'DELETE', '/api/v1/watch/namespaces/fuzz-a/namespaces/fuzz-b'],
+    ['delete the namespace named like its path', 'DELETE', `${A}/namespaces/fuzz-a`],
+    ['patch a namespace through another', 'PATCH', `${A}/namespaces/fuzz-b`, owned, 'application/merge-patch+json'],
+    ['apply a namespace through another', 'PATCH', `${A}/namespaces/fuzz-b?fieldManager=fuzz`, owned, 'application/apply-patch+yaml'],
+    ['replace a namespace through another', 'PUT', `${A}/namespaces/fuzz-b`, owned],
+    ['finalize a namespace through another', 'PUT', `${A}/namespaces/fuzz-b/finalize`, owned],
+    ['create a namespace through another', 'POST', `${A}/namespaces`, created],
+    ['list the namespaces through one', 'GET', `${A}/namespaces`],
+    ['watch the namespaces through one', 'GET', `${A}/namespaces?watch=true`],
+    ['delete a CRD (and its objects) through a namespace', 'DELETE', `/apis/apiextensions.k8s.io/v1/namespaces/fuzz-a/${CRD_NAME}`],
+    ['a SubjectAccessReview through a namespace', 'POST', '/apis/authorization.k8s.io/v1/namespaces/fuzz-a/subjectaccessreviews', review],
+    ['a TokenRequest at the cluster path', 'POST', '/api/v1/serviceaccounts/default/token', tokenRequest],
+  ];
+  for (const [name, method, path, body, contentType] of cases) {
+    const probe = (s: ServerProcess): Promise<Outcome> => call(s, path, { method, ...(body !== undefined ? { body, contentType } : {}) });
+    it(`${method} ${name}`, () => fuzz.check(probe, { expect4xx: true, verify: nothingChanged }));
+  }
 });
 
 describe('malformed and enormous targets', () => {

@@ -839,3 +839,30 @@ describe('events', () => {
     expect(wrongUid.json.items).toEqual([]);
   });
 });
+
+// apiextensions' crdHandler compares the request info's namespace with the CRD's scope, and kube's
+// request info reads /namespaces/{name} as a namespace wherever it appears: a cluster-scoped CRD
+// whose plural is `namespaces` lists and creates at its root, yet has no object path (404).
+describe('scope by the request namespace', () => {
+  it('a cluster-scoped `namespaces` CRD answers its collection but not /namespaces/{name}', async () => {
+    const gv = '/apis/scope.example.com/v1';
+    const crd = {
+      ...CLUSTER_CRD,
+      metadata: { name: 'namespaces.scope.example.com' },
+      spec: { ...CLUSTER_CRD.spec, group: 'scope.example.com', names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace' } },
+    };
+    expect((await api('POST', CRDS, { body: crd })).status).toBe(201);
+    await established('namespaces.scope.example.com', `${gv}/namespaces`);
+    const made = await api('POST', `${gv}/namespaces`, { body: { apiVersion: 'scope.example.com/v1', kind: 'Namespace', metadata: { name: 'x' } } });
+    expect(made.status, made.text).toBe(201);
+    expect(names((await api('GET', `${gv}/namespaces`)).json)).toEqual(['x']);
+    for (const method of ['GET', 'DELETE']) {
+      const r = await api(method, `${gv}/namespaces/x`);
+      expect({ method, status: r.status, body: r.json }).toEqual({
+        method,
+        status: 404,
+        body: failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}),
+      });
+    }
+  });
+});

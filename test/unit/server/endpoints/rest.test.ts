@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Status, type StatusDetails, notFoundPath, toApiError } from '../../../../apimachinery/errors.js';
+import { type Status, type StatusDetails, toApiError } from '../../../../apimachinery/errors.js';
 import type { KubeObject } from '../../../../apimachinery/object.js';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 import type { CustomResourceDefinition } from '../../../../apimachinery/apis/apiextensions.js';
@@ -16,6 +16,7 @@ import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-even
 import { customResourceStrategy } from '../../../../server/registry/builtin/custom-resources.js';
 import { parseRequestInfo } from '../../../../server/pipeline/request-info.js';
 import { serveResource } from '../../../../server/endpoints/rest.js';
+import { route } from '../../../../server/endpoints/routes.js';
 import { writeStatus } from '../../../../server/endpoints/respond.js';
 import { WatchRegistry } from '../../../../server/endpoints/watch.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
@@ -76,7 +77,7 @@ beforeAll(async () => {
   catalog.setResource('', 'events', [eventsDesc]);
   catalog.setResource('example.com', 'widgets', [widgetsDesc]);
 
-  // The request path server/serve.ts and server/api.ts take: request info, catalog lookup, dispatch, Status.
+  // The request path server/serve.ts and server/api.ts take: request info, route (catalog and scope), dispatch, Status.
   server = createServer((req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -85,9 +86,8 @@ beforeAll(async () => {
     void (async () => {
       try {
         const info = parseRequestInfo(req.method ?? 'GET', path, query);
-        const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-        if (!desc) throw notFoundPath();
-        await serveResource({ req, res, info, query, desc, store: desc.store!, watches, maxRequestBodyBytes: 1 << 20, user: ADMIN });
+        const { desc, store } = route(catalog, info);
+        await serveResource({ req, res, info, query, desc, store: store!, watches, maxRequestBodyBytes: 1 << 20, user: ADMIN });
       } catch (err) {
         writeStatus(res, toApiError(err));
       }

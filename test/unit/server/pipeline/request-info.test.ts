@@ -76,6 +76,30 @@ describe('parseRequestInfo: resource requests', () => {
   });
 });
 
+// Whether the resource follows /namespaces/{namespace}/: where kube routes namespaced kinds only.
+// The namespace's own paths carry a namespace too, yet name the cluster-scoped kind.
+describe('parseRequestInfo: namespacedPath', () => {
+  // method, URL, then namespacedPath, namespace, resource and name.
+  it.each<[string, string, boolean, string, string, string]>([
+    ['GET', '/api/v1/namespaces', false, '', 'namespaces', ''],
+    ['GET', '/api/v1/namespaces/a', false, 'a', 'namespaces', 'a'],
+    ['PUT', '/api/v1/namespaces/a/status', false, 'a', 'namespaces', 'a'],
+    ['PUT', '/api/v1/namespaces/a/finalize', false, 'a', 'namespaces', 'a'],
+    ['GET', '/api/v1/watch/namespaces/a', false, 'a', 'namespaces', 'a'],
+    ['GET', '/api/v1/configmaps', false, '', 'configmaps', ''],
+    // Resource `namespaces` in namespace a: kube has no route for it.
+    ['GET', '/api/v1/namespaces/a/namespaces', true, 'a', 'namespaces', ''],
+    ['DELETE', '/api/v1/namespaces/a/namespaces/b', true, 'a', 'namespaces', 'b'],
+    ['DELETE', '/api/v1/namespaces/a/namespaces/a', true, 'a', 'namespaces', 'a'],
+    ['GET', '/api/v1/watch/namespaces/a/namespaces/b', true, 'a', 'namespaces', 'b'],
+    ['GET', '/api/v1/namespaces/a/configmaps/c', true, 'a', 'configmaps', 'c'],
+    ['POST', '/apis/authorization.k8s.io/v1/namespaces/a/subjectaccessreviews', true, 'a', 'subjectaccessreviews', ''],
+    ['GET', '/api/v1/namespaces//configmaps', true, '', 'configmaps', ''],
+  ])('%s %s', (method, url, namespacedPath, namespace, resource, name) => {
+    expect(info(method, url)).toMatchObject({ namespacedPath, namespace, resource, name });
+  });
+});
+
 // kube's TestGetNonAPIRequestInfo and the error cases of TestGetAPIRequestInfo.
 describe('parseRequestInfo: non-resource requests', () => {
   it.each<{ url: string; resource: boolean }>([
