@@ -1,7 +1,7 @@
 // The library entry point: startServer() runs a complete server in this process and returns how
 // to reach it. The binary (main.ts) is a thin command line around it.
 import { startCompactor } from '../storage/compactor.js';
-import { access, chmod, constants, mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { access, chmod, constants, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
 import type { Storage } from '../storage/interface.js';
@@ -17,6 +17,7 @@ import { type TokenRecord, adminRecord, generateAdminToken, loadOrCreateTokenFil
 import { storageCheck, withTimeout } from './health.js';
 import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
 import { createLogger, type Logger } from '../apimachinery/log.js';
+import { mkdirAll } from '../apimachinery/mkdir-all.js';
 import { type ResolvedOptions, type ServerOptions, type StorageChoice, StartupError, fsReason, resolveServerOptions } from './options.js';
 import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts, writeFileAtomic } from './pki.js';
 import { HttpsFrontend } from './serve.js';
@@ -60,7 +61,7 @@ const CLOSE_STEP_TIMEOUT_MS = 5000;
 async function prepareDataDir(dir: string, logger: Logger): Promise<void> {
   let tightened: string[];
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    mkdirAll(dir, 0o700);
     await access(dir, constants.W_OK);
     tightened = await ownerOnly(dir);
   } catch (err) {
@@ -118,7 +119,7 @@ async function signingKey(o: ResolvedOptions): Promise<KeyObject> {
     });
     if (existing !== undefined) return parseKey(file, existing);
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    await mkdir(join(o.dataDir!, 'pki'), { recursive: true, mode: 0o700 });
+    mkdirAll(join(o.dataDir!, 'pki'), 0o700);
     await writeFileAtomic(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600);
     return privateKey;
   }

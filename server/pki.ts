@@ -3,13 +3,14 @@
 // restarts. ECDSA P-256 through webcrypto: a CA and a leaf take a few milliseconds, which is what
 // lets a test start a server with fresh in-memory credentials.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type * as X509 from '@peculiar/x509';
 import { StartupError, fsReason } from './options.js';
 import type { Logger } from '../apimachinery/log.js';
+import { mkdirAll } from '../apimachinery/mkdir-all.js';
 
 /**
  * @peculiar/x509, loaded only when certificates are made: a start that reuses its PKI (or is given
@@ -159,7 +160,7 @@ const caUsable = (ca: KeyPair, now: Date): boolean => {
 export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    mkdirAll(dirname(path), 0o700);
     await writeFile(tmp, data, { mode });
     await chmod(tmp, mode);
     await rename(tmp, path);
@@ -180,7 +181,7 @@ async function readIfExists(path: string): Promise<string | undefined> {
 /** DIR/ca.crt, ca.key, apiserver.crt, apiserver.key: reused when sound, (re)generated when not. */
 export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: Logger): Promise<ServingTls> {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    mkdirAll(dir, 0o700);
     await chmod(dir, 0o700);
   } catch (err) {
     throw new StartupError(`cannot create ${dir}: ${fsReason(err)}`);
