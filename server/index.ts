@@ -1,7 +1,7 @@
 // The library entry point: startServer() runs a complete server in this process and returns how
 // to reach it. The binary (main.ts) is a thin command line around it.
 import { startCompactor } from '../storage/compactor.js';
-import { access, chmod, constants, mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { access, chmod, constants, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
 import type { Storage } from '../storage/interface.js';
@@ -17,9 +17,11 @@ import { type TokenRecord, adminRecord, generateAdminToken, loadOrCreateTokenFil
 import { storageCheck, withTimeout } from './health.js';
 import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
 import { createLogger, type Logger } from '../apimachinery/log.js';
-import { type ResolvedOptions, type ServerOptions, type StorageChoice, StartupError, fsReason, resolveServerOptions } from './options.js';
+import { mkdirAll } from '../apimachinery/mkdir-all.js';
+import { type ResolvedOptions, type ServerOptions, type StorageChoice, StartupError, forFlag, fsReason } from './options.js';
+import { resolveServerOptions } from './options.js';
 import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts, writeFileAtomic } from './pki.js';
-import { HttpsFrontend } from './serve.js';
+import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
 import { serverVersion } from './version.js';
@@ -60,7 +62,7 @@ const CLOSE_STEP_TIMEOUT_MS = 5000;
 async function prepareDataDir(dir: string, logger: Logger): Promise<void> {
   let tightened: string[];
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    mkdirAll(dir, 0o700);
     await access(dir, constants.W_OK);
     tightened = await ownerOnly(dir);
   } catch (err) {
@@ -90,42 +92,32 @@ async function ownerOnly(dir: string): Promise<string[]> {
   return changed;
 }
 
-function servingTls(o: ResolvedOptions, logger: Logger): Promise<ServingTls> {
-  if (o.tls) return loadTlsFiles(o.tls.certFile, o.tls.keyFile);
+/** DIR/pki's CA and serving certificate (made once), or, without a data dir, a pair for this process. */
+function generatedTls(o: ResolvedOptions, logger: Logger): Promise<ServingTls> {
   const hosts = servingHosts(o.bindAddress);
   return o.dataDir ? loadOrCreatePki(join(o.dataDir, 'pki'), hosts, logger) : generatePki(hosts);
 }
 
-async function tokenRecords(o: ResolvedOptions, logger: Logger): Promise<TokenRecord[]> {
-  const file = o.tokenAuthFile ?? (o.dataDir ? join(o.dataDir, 'tokens.csv') : undefined);
-  if (!file) return [generateAdminToken()];
-  const { records, warnings } = o.tokenAuthFile ? await readTokenFile(file) : await loadOrCreateTokenFile(file);
+async function tokenRecords(file: string, given: boolean, logger: Logger): Promise<TokenRecord[]> {
+  const { records, warnings } = given ? await readTokenFile(file) : await loadOrCreateTokenFile(file);
   for (const w of warnings) logger.warn(w, { file });
   if (records.length === 0) throw new StartupError(`token file ${file} has no tokens`);
   return records;
 }
 
-/**
- * The key ServiceAccount tokens are signed with: --service-account-signing-key-file, else
- * DIR/pki/sa.key (generated once, ECDSA P-256), else one generated in memory for this process.
- */
-async function signingKey(o: ResolvedOptions): Promise<KeyObject> {
-  const file = o.serviceAccount.signingKeyFile ?? (o.dataDir ? join(o.dataDir, 'pki', 'sa.key') : undefined);
-  if (o.serviceAccount.signingKeyFile === undefined && file) {
-    const existing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      throw new StartupError(`cannot read ${file}: ${fsReason(err)}`);
-    });
-    if (existing !== undefined) return parseKey(file, existing);
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    await mkdir(join(o.dataDir!, 'pki'), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600);
-    return privateKey;
-  }
-  if (!file) return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-  return loadSigningKeyFile(file).catch((err: unknown) => {
-    throw new StartupError(`--service-account-signing-key-file ${file}: ${err instanceof Error ? err.message : String(err)}`);
+/** DIR/pki/sa.key, generated once (ECDSA P-256), or, without a data dir, a key for this process. */
+async function generatedSigningKey(dataDir: string | undefined): Promise<KeyObject> {
+  if (!dataDir) return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const file = join(dataDir, 'pki', 'sa.key');
+  const existing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw new StartupError(`cannot read ${file}: ${fsReason(err)}`);
   });
+  if (existing !== undefined) return parseKey(file, existing);
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  mkdirAll(join(dataDir, 'pki'), 0o700);
+  await writeFileAtomic(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600);
+  return privateKey;
 }
 
 function parseKey(file: string, pem: string): KeyObject {
@@ -137,34 +129,31 @@ function parseKey(file: string, pem: string): KeyObject {
 }
 
 /** --client-ca-file, read once at start. */
-async function clientCA(o: ResolvedOptions): Promise<string | undefined> {
-  if (!o.clientCAFile) return undefined;
-  const pem = await readFile(o.clientCAFile, 'utf8').catch((err: unknown) => {
-    throw new StartupError(`--client-ca-file ${o.clientCAFile}: ${fsReason(err)}`);
+async function readClientCA(file: string): Promise<string> {
+  const pem = await readFile(file, 'utf8').catch((err: unknown) => {
+    throw new StartupError(`cannot read ${file}: ${fsReason(err)}`);
   });
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new StartupError(`--client-ca-file ${o.clientCAFile}: no PEM certificate in it`);
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new StartupError(`no PEM certificate in ${file}`);
   return pem;
 }
 
-/** --audit-policy-file and --audit-log-*: the auditor and its backend, or a start-up error. */
-function auditing(o: ResolvedOptions, logger: Logger): { auditor: Auditor; backend: AuditLogBackend } | undefined {
-  if (!o.audit) return undefined;
-  try {
-    const policy = loadPolicyFile(o.audit.policyFile);
-    const problems = validateAuditLogOptions({ maxAgeDays: o.audit.maxAgeDays, maxBackups: o.audit.maxBackups, maxSizeMB: o.audit.maxSizeMB });
-    if (problems.length > 0) throw new Error(problems.join(', '));
-    if (o.audit.logPath !== '-') ensureLogFile(o.audit.logPath);
-    const backend = new AuditLogBackend({
-      path: o.audit.logPath,
-      maxSizeMB: o.audit.maxSizeMB,
-      maxBackups: o.audit.maxBackups,
-      maxAgeDays: o.audit.maxAgeDays,
-      logger: logger.with({ component: 'audit' }),
-    });
-    return { auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend }), backend };
-  } catch (err) {
-    throw new StartupError(err instanceof Error ? err.message : String(err));
-  }
+/** --audit-policy-file and --audit-log-*: the auditor and its backend, or a start-up error naming the flag. */
+async function auditing(o: ResolvedOptions, logger: Logger): Promise<{ auditor: Auditor; backend: AuditLogBackend } | undefined> {
+  const audit = o.audit;
+  if (!audit) return undefined;
+  const policy = await forFlag('audit-policy-file', () => loadPolicyFile(audit.policyFile));
+  // Each message names its flag (kube's text); the parser lets no negative number through anyway.
+  const problems = validateAuditLogOptions({ maxAgeDays: audit.maxAgeDays, maxBackups: audit.maxBackups, maxSizeMB: audit.maxSizeMB });
+  if (problems.length > 0) throw new StartupError(problems.join(', '));
+  await forFlag('audit-log-path', () => ensureLogFile(audit.logPath));
+  const backend = new AuditLogBackend({
+    path: audit.logPath,
+    maxSizeMB: audit.maxSizeMB,
+    maxBackups: audit.maxBackups,
+    maxAgeDays: audit.maxAgeDays,
+    logger: logger.with({ component: 'audit' }),
+  });
+  return { auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend }), backend };
 }
 
 function storageOptions(o: ResolvedOptions): StorageOptions {
@@ -178,14 +167,17 @@ function storageOptions(o: ResolvedOptions): StorageOptions {
   }
 }
 
-async function openBackend(opts: StorageOptions): Promise<Storage> {
-  try {
-    return await openStorage(opts);
-  } catch (err) {
-    // Backends report connection and lock problems as one-line errors; keep it to one line anyway.
-    const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
-    throw new StartupError(opts.kind === 'sqlite' && !msg.includes(opts.path) ? `${opts.path}: ${msg}` : msg);
-  }
+/** The backend, or a start-up error naming --etcd-servers or --data-dir (state.db). */
+async function openBackend(o: ResolvedOptions): Promise<Storage> {
+  const opts = storageOptions(o);
+  if (opts.kind === 'etcd') return forFlag('etcd-servers', () => openStorage(opts));
+  if (o.storage === 'memory') return openStorage(opts);
+  return forFlag('data-dir', () =>
+    openStorage(opts).catch((err: unknown) => {
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new Error(msg.includes(opts.path) ? msg : `${opts.path}: ${msg}`);
+    }),
+  );
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<ServerHandle> {
@@ -194,25 +186,47 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   // Undone in reverse when a later step fails, so a failed start leaves nothing open.
   const undo: (() => Promise<void>)[] = [];
   try {
-    if (o.dataDir) await prepareDataDir(o.dataDir, logger);
-    const [tls, tokens, saKey, caPem] = await Promise.all([servingTls(o, logger), tokenRecords(o, logger), signingKey(o), clientCA(o)]);
-    // The signing key always verifies what this server signs; --service-account-key-file adds others'.
-    const verifyKeys = [
-      createPublicKey(saKey),
-      ...(await loadPublicKeyFiles(o.serviceAccount.keyFiles).catch((err: unknown) => {
-        throw new StartupError(`--service-account-key-file: ${err instanceof Error ? err.message : String(err)}`);
-      })),
-    ];
-    const audit = auditing(o, logger);
+    // Every step ends or fails with one line naming its flag, in an order that fails before it
+    // makes anything: the port first (nothing read or written yet), then the data dir, then what
+    // the flags name, then storage; only then is anything generated (the PKI logs what it issues).
+    const clientCertificates = o.clientCAFile !== undefined;
+    const securePort = await bindSecurePort(o.securePort, o.bindAddress, { limits: o.limits, clientCertificates });
+    // Closed by the frontend once there is one.
+    let served: HttpsFrontend | undefined;
+    undo.push(() => served?.forceClose() ?? new Promise<void>((resolve) => securePort.server.close(() => resolve())));
+    const port = securePort.port;
+    const dataDir = o.dataDir;
+    if (dataDir) await forFlag('data-dir', () => prepareDataDir(dataDir, logger));
+
+    const { tls: tlsFiles, tokenAuthFile, clientCAFile } = o;
+    const signingKeyFile = o.serviceAccount.signingKeyFile;
+    const [givenTls, givenTokens, givenSaKey, otherSaKeys, caPem] = await Promise.all([
+      tlsFiles ? loadTlsFiles(tlsFiles.certFile, tlsFiles.keyFile) : undefined,
+      tokenAuthFile !== undefined ? forFlag('token-auth-file', () => tokenRecords(tokenAuthFile, true, logger)) : undefined,
+      signingKeyFile !== undefined ? forFlag('service-account-signing-key-file', () => loadSigningKeyFile(signingKeyFile)) : undefined,
+      forFlag('service-account-key-file', () => loadPublicKeyFiles(o.serviceAccount.keyFiles)),
+      clientCAFile !== undefined ? forFlag('client-ca-file', () => readClientCA(clientCAFile)) : undefined,
+    ]);
+    const audit = await auditing(o, logger);
     undo.push(async () => audit?.backend.close());
     // /metrics' etcd_request_duration_seconds times every storage call, on either backend.
     const metrics = new Metrics();
-    const storage = instrumentStorage(await openBackend(storageOptions(o)), metrics.storage);
+    const storage = instrumentStorage(await openBackend(o), metrics.storage);
     undo.push(() => storage.close());
+
+    // What the flags did not give: kept in the data dir (made on first start), else made for this process.
+    const generated = (): Promise<[ServingTls, TokenRecord[], KeyObject]> =>
+      Promise.all([
+        givenTls ?? generatedTls(o, logger),
+        givenTokens ?? (dataDir ? tokenRecords(join(dataDir, 'tokens.csv'), false, logger) : [generateAdminToken()]),
+        givenSaKey ?? generatedSigningKey(dataDir),
+      ]);
+    const [tls, tokens, saKey] = await (dataDir ? forFlag('data-dir', generated) : generated());
+    // The signing key always verifies what this server signs; --service-account-key-file adds others'.
+    const verifyKeys = [createPublicKey(saKey), ...otherSaKeys];
     const compactor = o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger) : undefined;
     undo.push(async () => compactor?.stop());
 
-    let port = o.securePort;
     const host = clientHost(o.bindAddress);
     const api = await createApi({
       storage,
@@ -250,6 +264,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       logger,
     });
     const frontend = new HttpsFrontend({
+      securePort,
       metrics,
       tls: caPem ? { ...tls, clientCA: caPem } : tls,
       ...(audit ? { auditor: audit.auditor } : {}),
@@ -258,16 +273,14 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       storageCheck: storageCheck(storage),
       version: serverVersion(),
       logger,
-      limits: o.limits,
     });
-    port = await frontend.listen(o.securePort, o.bindAddress);
-    undo.push(() => frontend.forceClose());
+    served = frontend;
 
     const url = `https://${hostPort(host, port)}`;
     const admin = adminRecord(tokens)!;
     const kubeconfig = renderKubeconfig({ server: url, caCert: tls.caCert, token: admin.token, userName: admin.user.name });
     const kubeconfigPath = o.dataDir ? join(o.dataDir, 'admin.kubeconfig') : undefined;
-    if (kubeconfigPath) await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
+    if (kubeconfigPath) await forFlag('data-dir', () => writeFileAtomic(kubeconfigPath, kubeconfig, 0o600));
     logger.info('serving', { url, storage: o.storage, kubeconfig: kubeconfigPath });
 
     let closing: Promise<void> | undefined;

@@ -137,6 +137,20 @@ export class StartupError extends Error {
   override name = 'StartupError';
 }
 
+/** A start-up step's failure as one line that names the flag the operator can change: `--flag: cause`. */
+export function flagError(flag: string, err: unknown): StartupError {
+  return new StartupError(`--${flag}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+}
+
+/** Runs one start-up step; whatever it throws becomes flagError(flag, ...). */
+export async function forFlag<T>(flag: string, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    throw flagError(flag, err);
+  }
+}
+
 /** A file-system error as the few words an operator needs. */
 export function fsReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

@@ -3,13 +3,14 @@
 // restarts. ECDSA P-256 through webcrypto: a CA and a leaf take a few milliseconds, which is what
 // lets a test start a server with fresh in-memory credentials.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type * as X509 from '@peculiar/x509';
-import { StartupError, fsReason } from './options.js';
+import { StartupError, flagError, fsReason } from './options.js';
 import type { Logger } from '../apimachinery/log.js';
+import { mkdirAll } from '../apimachinery/mkdir-all.js';
 
 /**
  * @peculiar/x509, loaded only when certificates are made: a start that reuses its PKI (or is given
@@ -159,7 +160,7 @@ const caUsable = (ca: KeyPair, now: Date): boolean => {
 export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    mkdirAll(dirname(path), 0o700);
     await writeFile(tmp, data, { mode });
     await chmod(tmp, mode);
     await rename(tmp, path);
@@ -180,7 +181,7 @@ async function readIfExists(path: string): Promise<string | undefined> {
 /** DIR/ca.crt, ca.key, apiserver.crt, apiserver.key: reused when sound, (re)generated when not. */
 export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: Logger): Promise<ServingTls> {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    mkdirAll(dir, 0o700);
     await chmod(dir, 0o700);
   } catch (err) {
     throw new StartupError(`cannot create ${dir}: ${fsReason(err)}`);
@@ -228,30 +229,30 @@ export async function generatePki(hosts: ServingHosts): Promise<ServingTls> {
  * certificate is pinned (kubectl and curl accept a leaf found among their trusted certificates).
  */
 export async function loadTlsFiles(certFile: string, keyFile: string): Promise<ServingTls> {
-  const read = async (path: string, what: string): Promise<string> => {
+  const read = async (path: string, flag: string, what: string): Promise<string> => {
     try {
       return await readFile(path, 'utf8');
     } catch (err) {
-      throw new StartupError(`cannot read ${what} ${path}: ${fsReason(err)}`);
+      throw flagError(flag, `cannot read ${what} ${path}: ${fsReason(err)}`);
     }
   };
   // One after the other: when both fail, the certificate's error is the one reported, every time.
-  const cert = await read(certFile, 'TLS certificate file');
-  const key = await read(keyFile, 'TLS private key file');
+  const cert = await read(certFile, 'tls-cert-file', 'TLS certificate file');
+  const key = await read(keyFile, 'tls-private-key-file', 'TLS private key file');
   try {
     new X509Certificate(cert);
   } catch (err) {
-    throw new StartupError(`invalid TLS certificate file ${certFile}: ${oneLine(err)}`);
+    throw flagError('tls-cert-file', `invalid TLS certificate file ${certFile}: ${oneLine(err)}`);
   }
   try {
     createPrivateKey(key);
   } catch (err) {
-    throw new StartupError(`invalid TLS private key file ${keyFile}: ${oneLine(err)}`);
+    throw flagError('tls-private-key-file', `invalid TLS private key file ${keyFile}: ${oneLine(err)}`);
   }
   try {
     createSecureContext({ cert, key });
   } catch (err) {
-    throw new StartupError(`TLS certificate ${certFile} and key ${keyFile} do not belong together: ${oneLine(err)}`);
+    throw flagError('tls-private-key-file', `TLS certificate ${certFile} and key ${keyFile} do not belong together: ${oneLine(err)}`);
   }
   return { cert, key, caCert: cert };
 }

@@ -29,9 +29,11 @@ import { LoopSaturation } from './pipeline/saturation.js';
 import type { VersionInfo } from './version.js';
 import type { KeyPair } from './pki.js';
 import { hostPort } from './kubeconfig.js';
-import { DEFAULT_SERVING_LIMITS, type ServingLimits, StartupError } from './options.js';
+import { DEFAULT_SERVING_LIMITS, type ServingLimits, flagError } from './options.js';
 
 export interface FrontendDeps {
+  /** The listener bindSecurePort made, which the frontend serves on. */
+  securePort: SecurePort;
   /** The serving certificate, and the CA client certificates are verified against (--client-ca-file). */
   tls: KeyPair & { clientCA?: string };
   api: ApiHandler;
@@ -43,8 +45,6 @@ export interface FrontendDeps {
   storageCheck: HealthCheck;
   version: VersionInfo;
   logger: Logger;
-  /** Default: DEFAULT_SERVING_LIMITS. */
-  limits?: ServingLimits;
   /** What /metrics shows; made here if not given (given, it can time storage calls from the start). */
   metrics?: Metrics;
 }
@@ -128,14 +128,60 @@ const PUBLIC_PATHS = new Set(['/version', '/version/', '/healthz', '/livez', '/r
 function listenError(err: NodeJS.ErrnoException, port: number, host: string): Error {
   switch (err.code) {
     case 'EADDRINUSE':
-      return new StartupError(`port ${port} on ${host} is already in use`);
+      return flagError('secure-port', `port ${port} on ${host} is already in use`);
     case 'EACCES':
-      return new StartupError(`permission denied to listen on port ${port} of ${host}`);
+      return flagError('secure-port', `permission denied to listen on port ${port} of ${host}`);
     case 'EADDRNOTAVAIL':
-      return new StartupError(`address ${host} is not an address of this host`);
+      return flagError('bind-address', `address ${host} is not an address of this host`);
     default:
-      return new StartupError(`cannot listen on ${hostPort(host, port)}: ${err.message}`);
+      return flagError('secure-port', `cannot listen on ${hostPort(host, port)}: ${err.message}`);
   }
+}
+
+/** The secure port, bound and with the connection limits, before its certificate and handler exist. */
+export interface SecurePort {
+  readonly server: Server;
+  /** The port bound (the ephemeral one for 0). */
+  readonly port: number;
+  readonly limits: ServingLimits;
+}
+
+/**
+ * Binds the secure port: first at start-up, so a port in use or not permitted ends the start
+ * before any key is generated or storage dialled. The server has no certificate until an
+ * HttpsFrontend takes it, so no handshake, hence no request, completes before the server is whole.
+ */
+export function bindSecurePort(
+  port: number,
+  host: string,
+  o: { limits?: ServingLimits; clientCertificates?: boolean } = {},
+): Promise<SecurePort> {
+  const limits = o.limits ?? DEFAULT_SERVING_LIMITS;
+  const server = createServer({
+    // Asked for, never required: a certificate authenticates (x509), its absence lets tokens do.
+    ...(o.clientCertificates ? { requestCert: true, rejectUnauthorized: false } : {}),
+    minVersion: 'TLSv1.2',
+    handshakeTimeout: 10_000,
+    maxHeaderSize: limits.maxHeaderBytes,
+    // node counts it from the connection's first byte (the first request) or the last
+    // response (later ones), so a connection that never sends a full request is cut too.
+    headersTimeout: limits.readHeaderTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    // Ours is kube's --request-timeout with its 504 (onRequest); node's own would answer 408.
+    requestTimeout: 0,
+    // How often node looks for connections past headersTimeout (its default, 30 s, would let
+    // a slowloris connection live almost twice as long).
+    connectionsCheckingInterval: Math.min(1000, limits.readHeaderTimeoutMs),
+  });
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => reject(listenError(err, port, host));
+    server.once('error', onError);
+    server.listen({ port, host }, () => {
+      server.off('error', onError);
+      const addr = server.address();
+      resolve({ server, port: typeof addr === 'object' && addr ? addr.port : port, limits });
+    });
+  });
 }
 
 export class HttpsFrontend {
@@ -162,30 +208,12 @@ export class HttpsFrontend {
       livez: [pingCheck],
       readyz: [pingCheck, deps.storageCheck, shutdown],
     };
-    this.limits = deps.limits ?? DEFAULT_SERVING_LIMITS;
+    this.limits = deps.securePort.limits;
     this.saturation = new LoopSaturation(this.limits.maxEventLoopUtilization);
     this.maxInflight = new MaxInflight(this.limits.inflight, () => this.saturation.saturated());
-    this.server = createServer(
-      {
-        cert: deps.tls.cert,
-        key: deps.tls.key,
-        // Asked for, never required: a certificate authenticates (x509), its absence lets tokens do.
-        ...(deps.tls.clientCA ? { requestCert: true, rejectUnauthorized: false, ca: deps.tls.clientCA } : {}),
-        minVersion: 'TLSv1.2',
-        handshakeTimeout: 10_000,
-        maxHeaderSize: this.limits.maxHeaderBytes,
-        // node counts it from the connection's first byte (the first request) or the last
-        // response (later ones), so a connection that never sends a full request is cut too.
-        headersTimeout: this.limits.readHeaderTimeoutMs,
-        keepAliveTimeout: this.limits.idleTimeoutMs,
-        // Ours is kube's --request-timeout with its 504 (onRequest); node's own would answer 408.
-        requestTimeout: 0,
-        // How often node looks for connections past headersTimeout (its default, 30 s, would let
-        // a slowloris connection live almost twice as long).
-        connectionsCheckingInterval: Math.min(1000, this.limits.readHeaderTimeoutMs),
-      },
-      (req, res) => this.onRequest(req, res),
-    );
+    this.server = deps.securePort.server;
+    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
+    this.server.on('error', (err) => deps.logger.error('server error', { err: err.message }));
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -200,6 +228,13 @@ export class HttpsFrontend {
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
+    // Last: from here handshakes complete and requests arrive.
+    this.server.setSecureContext({
+      cert: deps.tls.cert,
+      key: deps.tls.key,
+      minVersion: 'TLSv1.2',
+      ...(deps.tls.clientCA ? { ca: deps.tls.clientCA } : {}),
+    });
   }
 
   /** WebSocket upgrades (watches): authenticated here, everything else is the API's. */
@@ -249,20 +284,6 @@ export class HttpsFrontend {
       // Past the 101 the socket speaks WebSocket: no HTTP answer can follow.
       if (code === 101) socket.destroy();
       else refuse(apiError);
-    });
-  }
-
-  /** Resolves with the port bound (the ephemeral one for 0). */
-  listen(port: number, host: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const onError = (err: NodeJS.ErrnoException): void => reject(listenError(err, port, host));
-      this.server.once('error', onError);
-      this.server.listen({ port, host }, () => {
-        this.server.off('error', onError);
-        this.server.on('error', (err) => this.deps.logger.error('server error', { err: err.message }));
-        const addr = this.server.address();
-        resolve(typeof addr === 'object' && addr ? addr.port : port);
-      });
     });
   }
 

@@ -10,10 +10,11 @@
 // transaction, so N concurrent writers pay one fsync instead of N
 // (etcd batches its backend commits the same way). Every write is still acknowledged only after
 // the commit that made it durable, and fails or succeeds on its own.
-import { closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
+import { mkdirAll } from '../apimachinery/mkdir-all.js';
 import { compacted, conflict, futureRevision, keyExists, notFound, tooLarge, unavailable } from './errors.js';
 import {
   MAX_VALUE_BYTES,
@@ -102,7 +103,7 @@ export class SqliteStorage implements Storage {
 
   static open(path: string): SqliteStorage {
     if (path !== ':memory:') {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      mkdirAll(dirname(path), 0o700);
       // Every object is in this file: the owner's only, whatever the umask. SQLite would create it
       // 0644 less the umask, and gives its -wal and -shm files the database's own mode.
       const fd = openSync(path, 'a', 0o600);

@@ -2,11 +2,13 @@
 // file, rotated as gopkg.in/natefinch/lumberjack.v2 rotates kube's, or to stdout for `-`. Writes are
 // queued and done asynchronously, so a slow or full disk never stalls requests; a failed write is
 // logged and its events dropped, as kube's HandlePluginError does, and never crashes the server.
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { type FileHandle, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { type Logger, silentLogger } from '../../apimachinery/log.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
+import { mkdirAll } from '../../apimachinery/mkdir-all.js';
+import { fsReason } from '../options.js';
 import type { AuditEvent, AuditSink } from './event.js';
 
 const MEGABYTE = 1024 * 1024;
@@ -117,7 +119,7 @@ export class RotatingFile {
   }
 
   private async openNew(): Promise<void> {
-    await mkdir(dirname(this.filename), { recursive: true, mode: 0o755 });
+    mkdirAll(dirname(this.filename), 0o755);
     let mode = 0o600;
     try {
       const info = await stat(this.filename);
@@ -223,10 +225,12 @@ export function validateAuditLogOptions(o: { maxAgeDays?: number; maxBackups?: n
 export function ensureLogFile(path: string): void {
   if (path === '-') return;
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    mkdirAll(dirname(path), 0o700);
     closeSync(openSync(path, 'a', 0o600));
   } catch (err) {
-    throw new Error(`ensureLogFile: ${err instanceof Error ? err.message : String(err)}`);
+    const e = err as NodeJS.ErrnoException;
+    // Go's PathError, as kube's message carries it: `ensureLogFile: mkdir /proc/x: no such file or directory`.
+    throw new Error(`ensureLogFile: ${e.syscall ?? 'open'} ${e.path ?? path}: ${fsReason(err)}`);
   }
 }
 

@@ -10,19 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startServer } from '../../server/index.js';
 import { generatePki, servingHosts } from '../../server/pki.js';
-import { type CommandResult, type ServerProcess, request, run, runBinary, startServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, request, run, runBinary, startServerProcess } from '../helpers/server-process.js';
 
 const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
 
 const scratch = mkdtempSync(join(tmpdir(), 'serving-e2e-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** The operator-facing error: the last stderr line, and no stack trace anywhere. */
-function failureLine(r: CommandResult): string {
-  expect(r.stderr).not.toMatch(/^\s+at /m);
-  const lines = r.stderr.trimEnd().split('\n');
-  return lines[lines.length - 1]!;
-}
 
 interface Kubeconfig {
   clusters: { name: string; cluster: { server: string; 'certificate-authority-data': string } }[];
@@ -161,72 +154,114 @@ describe('the binary, start-up failures: one line, non-zero exit', () => {
   });
   afterAll(() => new Promise<void>((r) => blocker.close(() => r())));
 
-  it('port in use', async () => {
-    const r = await runBinary(['--data-dir', join(scratch, 'busy'), '--secure-port', String(busyPort)]);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toBe(`mini-apiserver: port ${busyPort} on 127.0.0.1 is already in use`);
-  });
+  /** Files the cases name, made in the scratch dir. */
+  const file = (name: string, text: string): string => {
+    const path = join(scratch, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const missing = join(scratch, 'no-such-file');
+  const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-  it('data dir not writable (a path under a regular file)', async () => {
-    const file = join(scratch, 'a-file');
-    writeFileSync(file, '');
-    const r = await runBinary(['--data-dir', join(file, 'data'), '--secure-port', '0']);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toBe(`mini-apiserver: data directory ${join(file, 'data')} is not writable: a path component is not a directory`);
-  });
+  const NOPE = '/proc/mini-apiserver-nope';
+  const policy = (level: string): string => `apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: ${level}\n`;
+  const junkCert = '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n';
+  const notWritable = (dir: string, why: string): string => `--data-dir: data directory ${dir} is not writable: ${why}`;
 
-  it('unreadable certificate file', async () => {
-    const missing = join(scratch, 'missing.crt');
-    const r = await runBinary(['--data-dir', join(scratch, 'tls'), '--secure-port', '0', '--tls-cert-file', missing, '--tls-private-key-file', missing]);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toBe(`mini-apiserver: cannot read TLS certificate file ${missing}: no such file or directory`);
-  });
+  // Each: the flags (beside a fresh --data-dir unless one is given), and the one line expected.
+  const cases: [string, () => string[], () => string | RegExp][] = [
+    ['port in use', () => ['--secure-port', String(busyPort)], () => `--secure-port: port ${busyPort} on 127.0.0.1 is already in use`],
+    [
+      'bind address not of this host',
+      () => ['--bind-address', '192.0.2.1'],
+      () => '--bind-address: address 192.0.2.1 is not an address of this host',
+    ],
+    // procfs refuses children with ENOENT: Node's recursive mkdir spun on it forever.
+    ['data dir under /proc', () => ['--data-dir', NOPE], () => notWritable(NOPE, 'no such file or directory')],
+    [
+      'data dir under a regular file',
+      () => ['--data-dir', join(file('a-file', ''), 'data')],
+      () => notWritable(join(scratch, 'a-file', 'data'), 'a path component is not a directory'),
+    ],
+    [
+      'audit log under /proc',
+      () => ['--audit-policy-file', file('policy.yaml', policy('Metadata')), '--audit-log-path', `${NOPE}/audit.log`],
+      () => `--audit-log-path: ensureLogFile: mkdir ${NOPE}: no such file or directory`,
+    ],
+    [
+      'invalid audit policy file',
+      () => ['--audit-policy-file', file('bad-policy.yaml', policy('Loud'))],
+      () =>
+        new RegExp(
+          '^--audit-policy-file: loading audit policy file: rules\\[0\\]\\.level: Unsupported value: "Loud": supported values: .*: ' +
+            `from file ${esc(join(scratch, 'bad-policy.yaml'))}$`,
+        ),
+    ],
+    [
+      'unreadable certificate file',
+      () => ['--tls-cert-file', missing, '--tls-private-key-file', missing],
+      () => `--tls-cert-file: cannot read TLS certificate file ${missing}: no such file or directory`,
+    ],
+    [
+      'invalid certificate file',
+      () => ['--tls-cert-file', file('junk.crt', junkCert), '--tls-private-key-file', join(scratch, 'junk.crt')],
+      () => new RegExp(`^--tls-cert-file: invalid TLS certificate file ${esc(join(scratch, 'junk.crt'))}: .+`),
+    ],
+    [
+      'missing token file',
+      () => ['--token-auth-file', missing],
+      () => `--token-auth-file: cannot read token file ${missing}: no such file or directory`,
+    ],
+    [
+      'invalid token file',
+      () => ['--token-auth-file', file('bad-tokens.csv', 'only,two\n')],
+      () =>
+        `--token-auth-file: invalid token file ${join(scratch, 'bad-tokens.csv')}: ` +
+        'must have at least 3 columns (token, user name, user uid), found 2',
+    ],
+    [
+      'missing client CA file',
+      () => ['--client-ca-file', missing],
+      () => `--client-ca-file: cannot read ${missing}: no such file or directory`,
+    ],
+    [
+      'invalid ServiceAccount signing key',
+      () => ['--service-account-signing-key-file', file('bad-sa.key', 'not a key\n')],
+      () => /^--service-account-signing-key-file: failed to parse service-account-issuer-key-file: .+/,
+    ],
+    [
+      'invalid ServiceAccount verification key',
+      () => ['--service-account-key-file', file('bad-sa.pub', 'not a key\n')],
+      () =>
+        `--service-account-key-file: failed to parse key file "${join(scratch, 'bad-sa.pub')}": ` +
+        'data does not contain any valid RSA or ECDSA public keys',
+    ],
+    [
+      'etcd unreachable',
+      () => ['--etcd-servers', 'http://127.0.0.1:1'],
+      () => /^--etcd-servers: cannot reach etcd at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/,
+    ],
+  ];
 
-  it('invalid certificate file', async () => {
-    const junk = join(scratch, 'junk.crt');
-    writeFileSync(junk, '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n');
-    const r = await runBinary(['--data-dir', join(scratch, 'tls'), '--secure-port', '0', '--tls-cert-file', junk, '--tls-private-key-file', junk]);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toMatch(new RegExp(`^mini-apiserver: invalid TLS certificate file ${junk}: .+`));
-  });
-
-  it('invalid token file', async () => {
-    const csv = join(scratch, 'bad-tokens.csv');
-    writeFileSync(csv, 'only,two\n');
-    const r = await runBinary(['--data-dir', join(scratch, 'tok'), '--secure-port', '0', '--token-auth-file', csv]);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toBe(`mini-apiserver: invalid token file ${csv}: must have at least 3 columns (token, user name, user uid), found 2`);
-  });
-
-  it('invalid audit policy file', async () => {
-    const policy = join(scratch, 'bad-policy.yaml');
-    writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Loud\n');
-    const r = await runBinary(['--data-dir', join(scratch, 'audit'), '--secure-port', '0', '--audit-policy-file', policy]);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toMatch(new RegExp(`^mini-apiserver: loading audit policy file: rules\\[0\\]\\.level: Unsupported value: "Loud": supported values: .*: from file ${policy}$`));
-  });
-
-  it('missing client CA file', async () => {
-    const missing = join(scratch, 'no-ca.crt');
-    const r = await runBinary(['--data-dir', join(scratch, 'ca'), '--secure-port', '0', '--client-ca-file', missing]);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toBe(`mini-apiserver: --client-ca-file ${missing}: no such file or directory`);
-  });
-
-  it('invalid ServiceAccount signing key', async () => {
-    const key = join(scratch, 'bad-sa.key');
-    writeFileSync(key, 'not a key\n');
-    const r = await runBinary(['--data-dir', join(scratch, 'sa'), '--secure-port', '0', '--service-account-signing-key-file', key]);
-    expect(r.code).toBe(1);
-    expect(failureLine(r)).toMatch(new RegExp(`^mini-apiserver: --service-account-signing-key-file ${key}: .+`));
-  });
-
-  it('etcd unreachable: a clear message in bounded time', async () => {
-    const r = await runBinary(['--data-dir', join(scratch, 'etcd'), '--secure-port', '0', '--etcd-servers', 'http://127.0.0.1:1'], 60_000);
+  it.each(cases)('%s: exit 1, exactly one line naming the flag, nothing generated', async (name, flags, expected) => {
+    const dataDir = join(scratch, `failure-${name.replaceAll(' ', '-')}`);
+    const args = flags();
+    // A generous hang detector: each case fails in a second or two, the etcd one within its dial deadline.
+    const r = await runBinary([...(args.includes('--data-dir') ? [] : ['--data-dir', dataDir]), '--secure-port', '0', ...args], 60_000);
     expect(r.signal).toBeNull();
     expect(r.code).toBe(1);
-    expect(failureLine(r)).toMatch(/^mini-apiserver: .*(etcd|127\.0\.0\.1:1).*/);
-    expect(r.durationMs).toBeLessThan(30_000);
+    const lines = r.stderr.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe('');
+    const want = expected();
+    const line = lines[0]!.replace(/^mini-apiserver: /, '');
+    expect(lines[0]).toMatch(/^mini-apiserver: --/);
+    if (typeof want === 'string') expect(line).toBe(want);
+    else expect(line).toMatch(want);
+    // Every failure comes before the data dir's keys and credentials are made.
+    for (const made of ['pki/ca.crt', 'pki/ca.key', 'pki/apiserver.key', 'pki/sa.key', 'tokens.csv', 'admin.kubeconfig']) {
+      expect(existsSync(join(dataDir, made)), made).toBe(false);
+    }
   });
 
   it('unknown flag: exit 2 and one line', async () => {

@@ -121,12 +121,13 @@ describe('loadTlsFiles', () => {
     expect(await loadTlsFiles(join(dir, 'c.pem'), join(dir, 'k.pem'))).toEqual({ cert: pki.cert, key: pki.key, caCert: pki.cert });
   });
 
+  // Each names the flag to fix.
   it.each([
-    ['a missing certificate', 'missing.pem', 'k.pem', /^cannot read TLS certificate file .*missing\.pem: no such file or directory$/],
-    ['a missing key', 'c.pem', 'missing.pem', /^cannot read TLS private key file .*missing\.pem: no such file or directory$/],
-    ['a certificate that is not one', 'junk.pem', 'k.pem', /^invalid TLS certificate file .*junk\.pem: /],
-    ['a key that is not one', 'c.pem', 'junk.pem', /^invalid TLS private key file .*junk\.pem: /],
-    ['a key of another certificate', 'c.pem', 'other.pem', /^TLS certificate .*c\.pem and key .*other\.pem do not belong together: /],
+    ['a missing certificate', 'missing.pem', 'k.pem', /^--tls-cert-file: cannot read TLS certificate file .*missing\.pem: no such file/],
+    ['a missing key', 'c.pem', 'missing.pem', /^--tls-private-key-file: cannot read TLS private key file .*missing\.pem: no such file/],
+    ['a certificate that is not one', 'junk.pem', 'k.pem', /^--tls-cert-file: invalid TLS certificate file .*junk\.pem: /],
+    ['a key that is not one', 'c.pem', 'junk.pem', /^--tls-private-key-file: invalid TLS private key file .*junk\.pem: /],
+    ['a key of another certificate', 'c.pem', 'other.pem', /^--tls-private-key-file: TLS certificate .*c\.pem and key .*other\.pem do not/],
   ])('rejects %s in one line', async (_, cert, key, message) => {
     const pki = await generatePki(LOOPBACK);
     writeFileSync(join(dir, 'c.pem'), pki.cert);

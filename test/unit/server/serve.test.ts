@@ -9,7 +9,7 @@ import type { HealthCheck } from '../../../server/health.js';
 import { silentLogger } from '../../../apimachinery/log.js';
 import type { UserInfo } from '../../../apimachinery/user.js';
 import { generatePki, servingHosts, type ServingTls } from '../../../server/pki.js';
-import { HttpsFrontend } from '../../../server/serve.js';
+import { HttpsFrontend, bindSecurePort } from '../../../server/serve.js';
 import { authorizerChain } from '../../../server/authz/authorizer.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../../../server/authz/bootstrap-policy.js';
 import { rbacAuthorizer } from '../../../apimachinery/rbac/authorizer.js';
@@ -66,7 +66,9 @@ async function start(handler?: Handler, storageUp = true, anonymous = true): Pro
     },
   };
   const authenticator = new TokenAuthenticator([{ token: TOKEN, user: ADMIN }]);
+  const securePort = await bindSecurePort(0, '127.0.0.1');
   const frontend = new HttpsFrontend({
+    securePort,
     tls,
     api,
     access: { authenticate: (req) => authenticator.authenticate(req), anonymous, authorizer: BOOTSTRAP_RBAC },
@@ -75,8 +77,7 @@ async function start(handler?: Handler, storageUp = true, anonymous = true): Pro
     logger: silentLogger,
   });
   running.push(frontend);
-  const port = await frontend.listen(0, '127.0.0.1');
-  return { frontend, url: `https://127.0.0.1:${port}`, seen };
+  return { frontend, url: `https://127.0.0.1:${securePort.port}`, seen };
 }
 
 const get = (url: string, token?: string) => request(url, { ca: tls.caCert, ...(token === undefined ? {} : { token }) });
