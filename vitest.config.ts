@@ -1,11 +1,49 @@
 import { defineConfig } from 'vitest/config';
 
+// Three projects, because the suite is three kinds of work:
+// - unit: pure logic, one module graph per worker (no isolation: no test mocks modules or touches
+//   globals), so ~120 files cost two imports of the sources instead of ~120; forks, not threads,
+//   because a worker thread's larger stack changes what the deep-document tests exercise;
+// - processes: integration and e2e files that spend most of their time waiting on the etcd,
+//   server and kubectl processes they start, so several run at once on the two cores;
+// - fuzz: hostile input whose contract includes /readyz answering within 1 s during each probe,
+//   so it runs last and alone, its timing not shared with other files' servers.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Integration and e2e tests start real etcd and server processes; give them room on 2 cores.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          pool: 'forks',
+          isolate: false,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          pool: 'forks',
+          poolOptions: { forks: { maxForks: 4, minForks: 1 } },
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          pool: 'forks',
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
