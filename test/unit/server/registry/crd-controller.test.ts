@@ -205,8 +205,12 @@ describe('deleting a CRD (the customresourcecleanup finalizer)', () => {
     });
     expect(condition(waiting, 'Terminating')).toMatchObject({ status: 'True', message: 'CustomResource deletion is in progress' });
     await eventually('the free one deleted', async () => ((await remaining(def)).length === 1 ? true : undefined));
-    // The held one is marked, and the API stays for reads and deletes, not creates.
-    const held = await store.get('a', 'held');
+    // The held one is marked (the controller deletes one by one: it may come after the free one),
+    // and the API stays for reads and deletes, not creates.
+    const held = await eventually('the held one marked', async () => {
+      const obj = await store.get('a', 'held');
+      return obj.metadata.deletionTimestamp ? obj : undefined;
+    });
     expect(held.metadata.deletionTimestamp).toEqual(expect.any(String));
     expect(catalog.lookup(GROUP, 'v1', 'boxes')).toMatchObject({ terminating: true });
     expect(await read(def.metadata.name!)).toBeDefined();
