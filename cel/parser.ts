@@ -17,7 +17,7 @@ import {
 import { UnescapeError, unescapeBytes } from './unescape.js';
 
 export interface ParserOptions {
-  /** Nesting allowed per grammar rule, and AST depth the visitor allows (cel-go default 250; -1: no limit of cel-go's, our stack's bound still applies). */
+  /** Nesting allowed per grammar rule, and AST depth the visitor allows (cel-go default 250; -1 for cel-go's unlimited; at most MAX_RECURSION_DEPTH). */
   readonly maxRecursionDepth?: number;
   /** Error recoveries before the parse gives up (default 30; -1: unlimited). */
   readonly errorRecoveryLimit?: number;
@@ -44,10 +44,12 @@ export interface ParserOptions {
 }
 
 /**
- * The rule depth the parser tolerates when a caller asks for no limit: parsing recurses per
- * nesting level, and JavaScript's stack is fixed, so "unlimited" is bounded here.
+ * The deepest nesting the parser accepts whatever a caller asks (-1, cel-go's "unlimited",
+ * included): parsing recurses about eleven frames per nesting level and JavaScript's stack
+ * is fixed; a cold (unoptimised) run overflows near 600 levels of `[[[...]]]`, so 400 keeps a
+ * third in reserve. cel-go's default, and kube's, is 250.
  */
-export const UNLIMITED_RECURSION_DEPTH = 1000;
+export const MAX_RECURSION_DEPTH = 400;
 
 /**
  * What kube-apiserver's CEL environments parse with (k8s.io/apiserver/pkg/cel/environment/base.go):
@@ -126,7 +128,7 @@ class Visitor {
     private readonly options: ParserOptions,
   ) {
     for (const m of options.macros ?? STANDARD_MACROS) this.macros.set(macroKey(m.name, m.argCount, m.receiver), m);
-    this.maxDepth = Math.min(normalizeLimit(options.maxRecursionDepth, 250, UNLIMITED_RECURSION_DEPTH), UNLIMITED_RECURSION_DEPTH);
+    this.maxDepth = Math.min(normalizeLimit(options.maxRecursionDepth, 250, MAX_RECURSION_DEPTH), MAX_RECURSION_DEPTH);
     this.accuName = options.enableHiddenAccumulatorName === false ? LEGACY_ACCUMULATOR : HIDDEN_ACCUMULATOR;
   }
 

@@ -147,6 +147,13 @@ const REL_OPS: readonly number[] = [T.EQUALS, T.NOT_EQUALS, T.IN, T.LESS, T.LESS
 const MUL_OPS: readonly number[] = [T.STAR, T.SLASH, T.PERCENT];
 const ADD_OPS: readonly number[] = [T.PLUS, T.MINUS];
 const FIELD_START: readonly number[] = [T.QUESTIONMARK, T.IDENTIFIER, T.ESC_IDENTIFIER];
+// Membership tests on the hot path.
+const IS_MEMBER_START = new Set(MEMBER_START);
+const IS_EXPR_START = new Set(EXPR_START);
+const IS_OPT_EXPR_START = new Set([T.QUESTIONMARK, ...EXPR_START]);
+const IS_FIELD_START = new Set(FIELD_START);
+const IS_LITERAL_START = new Set(LITERAL_START);
+const IS_REL_OP = new Set(REL_OPS);
 
 /** What may follow each rule invocation inside its caller (keyed by the invoking state). */
 const FOLLOW: Record<number, TokenSet> = {
@@ -228,50 +235,38 @@ const RULE = { start: 0, expr: 1, or: 2, and: 3, relation: 4, calc: 5, unary: 6,
 
 class TokenStream {
   readonly tokens: Token[] = [];
-  private p = -1;
+  /** Buffer indexes of the tokens the parser sees (EOF last), so LT(k) is one lookup. */
+  private readonly visible: number[] = [];
+  private vp = 0;
+  private eof = false;
 
   constructor(private readonly lexer: Lexer) {}
 
-  private fetch(i: number): void {
-    while (this.tokens.length <= i) {
-      const last = this.tokens[this.tokens.length - 1];
-      if (last?.type === T.EOF) return;
-      this.tokens.push(this.lexer.next());
+  /** Lexes until the parser-visible token n exists (or the input ends). */
+  private fetch(n: number): void {
+    while (this.visible.length <= n && !this.eof) {
+      const t = this.lexer.next();
+      this.tokens.push(t);
+      if (t.hidden) continue;
+      this.visible.push(this.tokens.length - 1);
+      if (t.type === T.EOF) this.eof = true;
     }
   }
 
-  /** The first token at or after i the parser sees (EOF when there is none). */
-  private onChannel(i: number): number {
-    for (;;) {
-      this.fetch(i);
-      const t = this.tokens[i];
-      if (t === undefined) return this.tokens.length - 1;
-      if (!t.hidden) return i;
-      i++;
-    }
+  private at(n: number): Token {
+    this.fetch(n);
+    return this.tokens[this.visible[Math.min(n, this.visible.length - 1)]!]!;
   }
 
-  private init(): void {
-    if (this.p < 0) this.p = this.onChannel(0);
-  }
-
+  /** The buffer index of the current token (ANTLR's TokenStream.Index). */
   get index(): number {
-    this.init();
-    return this.p;
+    return this.at(this.vp).index;
   }
 
+  /** LT(k), k >= 1: the k-th token ahead (EOF past the end); LT(-1): the last one consumed. */
   LT(k: number): Token {
-    this.init();
-    if (k === -1) {
-      for (let i = this.p - 1; i >= 0; i--) if (!this.tokens[i]!.hidden) return this.tokens[i]!;
-      return this.tokens[this.p]!;
-    }
-    let i = this.p;
-    for (let n = 1; n < k; n++) {
-      if (this.tokens[i]!.type === T.EOF) break;
-      i = this.onChannel(i + 1);
-    }
-    return this.tokens[i]!;
+    if (k === -1) return this.at(Math.max(this.vp - 1, 0));
+    return this.at(this.vp + k - 1);
   }
 
   LA(k: number): number {
@@ -279,9 +274,9 @@ class TokenStream {
   }
 
   consume(): void {
-    this.init();
-    if (this.tokens[this.p]!.type === T.EOF) return;
-    this.p = this.onChannel(this.p + 1);
+    if (this.at(this.vp).type === T.EOF) return;
+    this.vp++;
+    this.fetch(this.vp);
   }
 
   /** The text of every token from a through b, hidden ones included, EOF left out. */
@@ -413,18 +408,11 @@ export class SyntaxParser {
     this.state = f.invokingState;
   }
 
-  /** Runs a rule body; a recognition error is reported and recovered from here, as ANTLR's errorExit does. */
-  private rule<N extends Node>(rule: number, node: N, body: (n: N) => void): N {
-    this.enter(rule, node);
-    try {
-      body(node);
-    } catch (e) {
-      if (!(e instanceof RecognitionError)) throw e;
-      this.reportError(e);
-      this.recover();
-    }
-    this.exit(node);
-    return node;
+  /** A rule's errorExit: a recognition error is reported (unless already recovering) and recovered from. */
+  private recoverFrom(e: unknown): void {
+    if (!(e instanceof RecognitionError)) throw e;
+    this.reportError(e);
+    this.recover();
   }
 
   // ---- ANTLR's DefaultErrorStrategy, with cel-go's recovery and lookahead limits. ----
@@ -610,10 +598,10 @@ export class SyntaxParser {
     if (t1 === T.MINUS) {
       const t2 = this.la(2);
       if (t2 === T.NUM_INT || t2 === T.NUM_FLOAT) return 1;
-      if (MEMBER_START.includes(t2)) return 3;
+      if (IS_MEMBER_START.has(t2)) return 3;
       throw this.noViable(this.ts.LT(1), this.ts.LT(2));
     }
-    if (MEMBER_START.includes(t1)) return 1;
+    if (IS_MEMBER_START.has(t1)) return 1;
     throw this.noViable(this.ts.LT(1), this.ts.LT(1));
   }
 
@@ -622,10 +610,10 @@ export class SyntaxParser {
     const t1 = this.la(1);
     if (t1 === T.MINUS) {
       const t2 = this.la(2);
-      if (t2 === T.NUM_INT || t2 === T.NUM_FLOAT || MEMBER_START.includes(t2)) return 1;
+      if (t2 === T.NUM_INT || t2 === T.NUM_FLOAT || IS_MEMBER_START.has(t2)) return 1;
       throw this.noViable(this.ts.LT(1), this.ts.LT(2));
     }
-    if (MEMBER_START.includes(t1)) return 2;
+    if (IS_MEMBER_START.has(t1)) return 2;
     throw this.noViable(this.ts.LT(1), this.ts.LT(1));
   }
 
@@ -644,7 +632,7 @@ export class SyntaxParser {
     if (t1 === T.LPAREN) return 3;
     if (t1 === T.LBRACKET) return 4;
     if (t1 === T.LBRACE) return 5;
-    if (LITERAL_START.includes(t1)) return 7;
+    if (IS_LITERAL_START.has(t1)) return 7;
     if (t1 !== T.DOT && t1 !== T.IDENTIFIER) throw this.noViable(this.ts.LT(1), this.ts.LT(1));
     let k = t1 === T.DOT ? 2 : 1;
     if (this.la(k) !== T.IDENTIFIER) throw this.noViable(this.ts.LT(1), this.ts.LT(k));
@@ -674,94 +662,123 @@ export class SyntaxParser {
   }
 
   /** The `(',' item)*` loops of listInit, fieldInitializerList and mapInitializerList: another item, or a trailing comma. */
-  private continuesList(itemStart: readonly number[], close: number): boolean {
+  private continuesList(itemStart: ReadonlySet<number>, close: number): boolean {
     if (this.la(1) !== T.COMMA) return false;
     const t2 = this.la(2);
     if (t2 === close) return false;
-    return itemStart.includes(t2);
+    return itemStart.has(t2);
   }
 
   // ---- The rules. ----
 
   parse(): ExprNode | undefined {
     let e: ExprNode | undefined;
-    this.rule(RULE.start, { start: this.ts.LT(1) } as Node, () => {
+    const node = this.enter(RULE.start, { start: this.ts.LT(1) } as Node);
+    try {
       this.state = 34;
       e = this.expr();
       this.match(35, T.EOF);
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(node);
     return e;
   }
 
-  private call<N>(state: number, f: () => N): N {
-    this.state = state;
-    return f();
-  }
-
   expr(): ExprNode {
-    return this.rule(RULE.expr, { rule: 'expr', start: this.ts.LT(1) } as ExprNode, (n) => {
-      n.e = this.call(37, () => this.or());
+    const n = this.enter(RULE.expr, { rule: 'expr', start: this.ts.LT(1) } as ExprNode);
+    try {
+      this.state = 37;
+      n.e = this.or();
       this.state = 43;
       if (this.la() === T.QUESTIONMARK) {
         n.op = this.match(38, T.QUESTIONMARK);
-        n.e1 = this.call(39, () => this.or());
+        this.state = 39;
+        n.e1 = this.or();
         this.match(40, T.COLON);
-        n.e2 = this.call(41, () => this.expr());
+        this.state = 41;
+        n.e2 = this.expr();
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private or(): OrNode {
-    return this.rule(RULE.or, { rule: 'or', start: this.ts.LT(1), ops: [], rest: [] } as OrNode, (n) => {
-      n.e = this.call(45, () => this.and());
+    const n = this.enter(RULE.or, { rule: 'or', start: this.ts.LT(1), ops: [], rest: [] } as OrNode);
+    try {
+      this.state = 45;
+      n.e = this.and();
       this.state = 50;
       while (this.la() === T.LOGICAL_OR) {
         n.ops.push(this.match(46, T.LOGICAL_OR));
-        n.rest.push(this.call(47, () => this.and()));
+        this.state = 47;
+        n.rest.push(this.and());
         this.state = 52;
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private and(): AndNode {
-    return this.rule(RULE.and, { rule: 'and', start: this.ts.LT(1), ops: [], rest: [] } as AndNode, (n) => {
-      n.e = this.call(53, () => this.relation(0));
+    const n = this.enter(RULE.and, { rule: 'and', start: this.ts.LT(1), ops: [], rest: [] } as AndNode);
+    try {
+      this.state = 53;
+      n.e = this.relation(0);
       this.state = 58;
       while (this.la() === T.LOGICAL_AND) {
         n.ops.push(this.match(54, T.LOGICAL_AND));
-        n.rest.push(this.call(55, () => this.relation(0)));
+        this.state = 55;
+        n.rest.push(this.relation(0));
         this.state = 60;
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   /**
    * A left-recursive rule: the operand, then a loop that wraps what was parsed as the left
-   * operand of a new context. `holder` is the context ANTLR returns (the last one built).
+   * operand of a new context; the rule returns the last context built, as ANTLR does.
    */
   private relation(prec: number): RelationNode {
-    const holder: { n: RelationNode } = { n: { rule: 'relation', start: this.ts.LT(1) } };
-    this.rule(RULE.relation, holder.n, () => {
-      holder.n.calc = this.call(62, () => this.calc(0));
-      holder.n.stop = this.ts.LT(-1);
+    const node = this.enter(RULE.relation, { rule: 'relation', start: this.ts.LT(1) } as RelationNode);
+    let last: RelationNode = node;
+    try {
+      this.state = 62;
+      last.calc = this.calc(0);
+      last.stop = this.ts.LT(-1);
       this.state = 69;
-      while (prec <= 1 && REL_OPS.includes(this.la())) {
-        const n: RelationNode = { rule: 'relation', start: holder.n.start, lhs: holder.n };
-        holder.n = n;
+      while (prec <= 1 && IS_REL_OP.has(this.la())) {
+        const n: RelationNode = { rule: 'relation', start: last.start, lhs: last };
+        last = n;
         n.op = this.matchSet(65, REL_OPS);
-        n.rhs = this.call(66, () => this.relation(2));
+        this.state = 66;
+        n.rhs = this.relation(2);
         this.state = 71;
       }
-    });
-    holder.n.stop = this.ts.LT(-1);
-    return holder.n;
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(node);
+    last.stop = this.ts.LT(-1);
+    return last;
   }
 
   private calc(prec: number): CalcNode {
-    const holder: { n: CalcNode } = { n: { rule: 'calc', start: this.ts.LT(1) } };
-    this.rule(RULE.calc, holder.n, () => {
-      holder.n.unary = this.call(73, () => this.unary());
-      holder.n.stop = this.ts.LT(-1);
+    const node = this.enter(RULE.calc, { rule: 'calc', start: this.ts.LT(1) } as CalcNode);
+    let last: CalcNode = node;
+    try {
+      this.state = 73;
+      last.unary = this.unary();
+      last.stop = this.ts.LT(-1);
       this.state = 83;
       for (;;) {
         const t = this.la();
@@ -769,29 +786,36 @@ export class SyntaxParser {
         const add = ADD_OPS.includes(t) && prec <= 1;
         if (!mul && !add) break;
         this.sync(81);
-        const n: CalcNode = { rule: 'calc', start: holder.n.start, lhs: holder.n };
-        holder.n = n;
+        const n: CalcNode = { rule: 'calc', start: last.start, lhs: last };
+        last = n;
         if (mul) {
           n.op = this.matchSet(76, MUL_OPS);
-          n.rhs = this.call(77, () => this.calc(3));
+          this.state = 77;
+          n.rhs = this.calc(3);
         } else {
           n.op = this.matchSet(79, ADD_OPS);
-          n.rhs = this.call(80, () => this.calc(2));
+          this.state = 80;
+          n.rhs = this.calc(2);
         }
         this.state = 85;
       }
-    });
-    holder.n.stop = this.ts.LT(-1);
-    return holder.n;
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(node);
+    last.stop = this.ts.LT(-1);
+    return last;
   }
 
   private unary(): UnaryNode {
-    return this.rule(RULE.unary, { rule: 'unary', alt: 'error', start: this.ts.LT(1), ops: [] } as UnaryNode, (n) => {
+    const n = this.enter(RULE.unary, { rule: 'unary', alt: 'error', start: this.ts.LT(1), ops: [] } as UnaryNode);
+    try {
       this.sync(99);
       const alt = this.predictUnary();
       if (alt === 1) {
         n.alt = 'member';
-        n.member = this.call(86, () => this.member());
+        this.state = 86;
+        n.member = this.member();
       } else if (alt === 2) {
         n.alt = 'not';
         this.sync(88);
@@ -799,7 +823,8 @@ export class SyntaxParser {
           n.ops.push(this.match(87, T.EXCLAM));
           this.sync(90);
         } while (this.la() === T.EXCLAM);
-        n.member = this.call(92, () => this.member());
+        this.state = 92;
+        n.member = this.member();
       } else {
         n.alt = 'negate';
         this.sync(94);
@@ -809,52 +834,68 @@ export class SyntaxParser {
           this.sync(96);
           loop = this.predictNegateLoop();
         }
-        n.member = this.call(98, () => this.member());
+        this.state = 98;
+        n.member = this.member();
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private member(): MemberNode {
-    const holder: { n: MemberNode } = { n: { rule: 'member', alt: 'primary', start: this.ts.LT(1) } };
-    this.rule(RULE.member, holder.n, () => {
-      holder.n.primary = this.call(102, () => this.primary());
-      holder.n.stop = this.ts.LT(-1);
+    const node = this.enter(RULE.member, { rule: 'member', alt: 'primary', start: this.ts.LT(1) } as MemberNode);
+    let last: MemberNode = node;
+    try {
+      this.state = 102;
+      last.primary = this.primary();
+      last.stop = this.ts.LT(-1);
       this.state = 128;
       while (this.la() === T.DOT || this.la() === T.LBRACKET) {
         this.sync(126);
         const alt = this.predictPostfix();
-        const n: MemberNode = { rule: 'member', alt: 'select', start: holder.n.start, operand: holder.n };
-        holder.n = n;
+        const n: MemberNode = { rule: 'member', alt: 'select', start: last.start, operand: last };
+        last = n;
         if (alt === 1) {
           n.op = this.match(105, T.DOT);
           this.sync(107);
           if (this.la() === T.QUESTIONMARK) n.opt = this.match(106, T.QUESTIONMARK);
-          n.field = this.call(109, () => this.escapeIdent());
+          this.state = 109;
+          n.field = this.escapeIdent();
         } else if (alt === 2) {
           n.alt = 'call';
           n.op = this.match(111, T.DOT);
           n.id = this.match(112, T.IDENTIFIER);
           n.open = this.match(113, T.LPAREN);
           this.sync(115);
-          if (EXPR_START.includes(this.la())) n.args = this.call(114, () => this.exprList());
+          if (IS_EXPR_START.has(this.la())) {
+            this.state = 114;
+            n.args = this.exprList();
+          }
           this.match(117, T.RPAREN);
         } else {
           n.alt = 'index';
           n.op = this.match(119, T.LBRACKET);
           this.sync(121);
           if (this.la() === T.QUESTIONMARK) n.opt = this.match(120, T.QUESTIONMARK);
-          n.index = this.call(123, () => this.expr());
+          this.state = 123;
+          n.index = this.expr();
           this.match(124, T.RPRACKET);
         }
         this.state = 130;
       }
-    });
-    holder.n.stop = this.ts.LT(-1);
-    return holder.n;
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(node);
+    last.stop = this.ts.LT(-1);
+    return last;
   }
 
   private primary(): PrimaryNode {
-    return this.rule(RULE.primary, { rule: 'primary', alt: 'error', start: this.ts.LT(1), ids: [] } as PrimaryNode, (n) => {
+    const n = this.enter(RULE.primary, { rule: 'primary', alt: 'error', start: this.ts.LT(1), ids: [] } as PrimaryNode);
+    try {
       this.sync(184);
       switch (this.predictPrimary()) {
         case 1:
@@ -862,7 +903,7 @@ export class SyntaxParser {
           this.sync(132);
           if (this.la() === T.DOT) n.leadingDot = this.match(131, T.DOT);
           n.id = this.match(134, T.IDENTIFIER);
-          return;
+          break;
         case 2:
           n.alt = 'call';
           this.sync(136);
@@ -870,33 +911,43 @@ export class SyntaxParser {
           n.id = this.match(138, T.IDENTIFIER);
           n.op = this.match(139, T.LPAREN);
           this.sync(141);
-          if (EXPR_START.includes(this.la())) n.args = this.call(140, () => this.exprList());
+          if (IS_EXPR_START.has(this.la())) {
+            this.state = 140;
+            n.args = this.exprList();
+          }
           this.match(143, T.RPAREN);
-          return;
+          break;
         case 3:
           n.alt = 'nested';
           this.match(144, T.LPAREN);
-          n.e = this.call(145, () => this.expr());
+          this.state = 145;
+          n.e = this.expr();
           this.match(146, T.RPAREN);
-          return;
+          break;
         case 4:
           n.alt = 'list';
           n.op = this.match(148, T.LBRACKET);
           this.sync(150);
-          if (this.la() === T.QUESTIONMARK || EXPR_START.includes(this.la())) n.elems = this.call(149, () => this.listInit());
+          if (IS_OPT_EXPR_START.has(this.la())) {
+            this.state = 149;
+            n.elems = this.listInit();
+          }
           this.sync(153);
           if (this.la() === T.COMMA) this.match(152, T.COMMA);
           this.match(155, T.RPRACKET);
-          return;
+          break;
         case 5:
           n.alt = 'map';
           n.op = this.match(156, T.LBRACE);
           this.sync(158);
-          if (this.la() === T.QUESTIONMARK || EXPR_START.includes(this.la())) n.entries = this.call(157, () => this.mapInit());
+          if (IS_OPT_EXPR_START.has(this.la())) {
+            this.state = 157;
+            n.entries = this.mapInit();
+          }
           this.sync(161);
           if (this.la() === T.COMMA) this.match(160, T.COMMA);
           this.match(163, T.RBRACE);
-          return;
+          break;
         case 6:
           n.alt = 'message';
           this.sync(165);
@@ -910,84 +961,131 @@ export class SyntaxParser {
           }
           n.op = this.match(175, T.LBRACE);
           this.sync(177);
-          if (FIELD_START.includes(this.la())) n.fields = this.call(176, () => this.fieldInit());
+          if (IS_FIELD_START.has(this.la())) {
+            this.state = 176;
+            n.fields = this.fieldInit();
+          }
           this.sync(180);
           if (this.la() === T.COMMA) this.match(179, T.COMMA);
           this.match(182, T.RBRACE);
-          return;
+          break;
         default:
           n.alt = 'literal';
-          n.literal = this.call(183, () => this.literal());
+          this.state = 183;
+          n.literal = this.literal();
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private exprList(): ExprListNode {
-    return this.rule(RULE.exprList, { rule: 'exprList', start: this.ts.LT(1), e: [] } as ExprListNode, (n) => {
-      n.e.push(this.call(186, () => this.expr()));
+    const n = this.enter(RULE.exprList, { rule: 'exprList', start: this.ts.LT(1), e: [] } as ExprListNode);
+    try {
+      this.state = 186;
+      n.e.push(this.expr());
       this.state = 191;
       while (this.la() === T.COMMA) {
         this.match(187, T.COMMA);
-        n.e.push(this.call(188, () => this.expr()));
+        this.state = 188;
+        n.e.push(this.expr());
         this.state = 193;
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private listInit(): ListInitNode {
-    return this.rule(RULE.listInit, { rule: 'listInit', start: this.ts.LT(1), elems: [] } as ListInitNode, (n) => {
-      n.elems.push(this.call(194, () => this.optExpr()));
+    const n = this.enter(RULE.listInit, { rule: 'listInit', start: this.ts.LT(1), elems: [] } as ListInitNode);
+    try {
+      this.state = 194;
+      n.elems.push(this.optExpr());
       this.state = 199;
-      while (this.continuesList([T.QUESTIONMARK, ...EXPR_START], T.RPRACKET)) {
+      while (this.continuesList(IS_OPT_EXPR_START, T.RPRACKET)) {
         this.match(195, T.COMMA);
-        n.elems.push(this.call(196, () => this.optExpr()));
+        this.state = 196;
+        n.elems.push(this.optExpr());
         this.state = 201;
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private fieldInit(): FieldInitNode {
-    return this.rule(RULE.fieldInit, { rule: 'fieldInit', start: this.ts.LT(1), fields: [], cols: [], values: [] } as FieldInitNode, (n) => {
-      n.fields.push(this.call(202, () => this.optField()));
+    const n = this.enter(RULE.fieldInit, { rule: 'fieldInit', start: this.ts.LT(1), fields: [], cols: [], values: [] } as FieldInitNode);
+    try {
+      this.state = 202;
+      n.fields.push(this.optField());
       n.cols.push(this.match(203, T.COLON));
-      n.values.push(this.call(204, () => this.expr()));
+      this.state = 204;
+      n.values.push(this.expr());
       this.state = 212;
-      while (this.continuesList(FIELD_START, T.RBRACE)) {
+      while (this.continuesList(IS_FIELD_START, T.RBRACE)) {
         this.match(205, T.COMMA);
-        n.fields.push(this.call(206, () => this.optField()));
+        this.state = 206;
+        n.fields.push(this.optField());
         n.cols.push(this.match(207, T.COLON));
-        n.values.push(this.call(208, () => this.expr()));
+        this.state = 208;
+        n.values.push(this.expr());
         this.state = 214;
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private optField(): OptFieldNode {
-    return this.rule(RULE.optField, { rule: 'optField', start: this.ts.LT(1) } as OptFieldNode, (n) => {
+    const n = this.enter(RULE.optField, { rule: 'optField', start: this.ts.LT(1) } as OptFieldNode);
+    try {
       this.sync(216);
       if (this.la() === T.QUESTIONMARK) n.opt = this.match(215, T.QUESTIONMARK);
-      n.ident = this.call(218, () => this.escapeIdent());
-    });
+      this.state = 218;
+      n.ident = this.escapeIdent();
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private mapInit(): MapInitNode {
-    return this.rule(RULE.mapInit, { rule: 'mapInit', start: this.ts.LT(1), keys: [], cols: [], values: [] } as MapInitNode, (n) => {
-      n.keys.push(this.call(220, () => this.optExpr()));
+    const n = this.enter(RULE.mapInit, { rule: 'mapInit', start: this.ts.LT(1), keys: [], cols: [], values: [] } as MapInitNode);
+    try {
+      this.state = 220;
+      n.keys.push(this.optExpr());
       n.cols.push(this.match(221, T.COLON));
-      n.values.push(this.call(222, () => this.expr()));
+      this.state = 222;
+      n.values.push(this.expr());
       this.state = 230;
-      while (this.continuesList([T.QUESTIONMARK, ...EXPR_START], T.RBRACE)) {
+      while (this.continuesList(IS_OPT_EXPR_START, T.RBRACE)) {
         this.match(223, T.COMMA);
-        n.keys.push(this.call(224, () => this.optExpr()));
+        this.state = 224;
+        n.keys.push(this.optExpr());
         n.cols.push(this.match(225, T.COLON));
-        n.values.push(this.call(226, () => this.expr()));
+        this.state = 226;
+        n.values.push(this.expr());
         this.state = 232;
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private escapeIdent(): EscapeIdentNode {
-    return this.rule(RULE.escapeIdent, { rule: 'escapeIdent', alt: 'error', start: this.ts.LT(1) } as EscapeIdentNode, (n) => {
+    const n = this.enter(RULE.escapeIdent, { rule: 'escapeIdent', alt: 'error', start: this.ts.LT(1) } as EscapeIdentNode);
+    try {
       this.sync(235);
       const t = this.la();
       if (t === T.IDENTIFIER) {
@@ -997,19 +1095,30 @@ export class SyntaxParser {
         n.alt = 'escaped';
         n.id = this.match(234, T.ESC_IDENTIFIER);
       } else throw this.noViable(this.ts.LT(1), this.ts.LT(1));
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private optExpr(): OptExprNode {
-    return this.rule(RULE.optExpr, { rule: 'optExpr', start: this.ts.LT(1) } as OptExprNode, (n) => {
+    const n = this.enter(RULE.optExpr, { rule: 'optExpr', start: this.ts.LT(1) } as OptExprNode);
+    try {
       this.sync(238);
       if (this.la() === T.QUESTIONMARK) n.opt = this.match(237, T.QUESTIONMARK);
-      n.e = this.call(240, () => this.expr());
-    });
+      this.state = 240;
+      n.e = this.expr();
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 
   private literal(): LiteralNode {
-    return this.rule(RULE.literal, { rule: 'literal', alt: 'error', start: this.ts.LT(1) } as LiteralNode, (n) => {
+    const n = this.enter(RULE.literal, { rule: 'literal', alt: 'error', start: this.ts.LT(1) } as LiteralNode);
+    try {
       this.sync(256);
       switch (this.predictLiteral()) {
         case 1:
@@ -1017,37 +1126,41 @@ export class SyntaxParser {
           this.sync(243);
           if (this.la() === T.MINUS) n.sign = this.match(242, T.MINUS);
           n.tok = this.match(245, T.NUM_INT);
-          return;
+          break;
         case 2:
           n.alt = 'uint';
           n.tok = this.match(246, T.NUM_UINT);
-          return;
+          break;
         case 3:
           n.alt = 'double';
           this.sync(248);
           if (this.la() === T.MINUS) n.sign = this.match(247, T.MINUS);
           n.tok = this.match(250, T.NUM_FLOAT);
-          return;
+          break;
         case 4:
           n.alt = 'string';
           n.tok = this.match(251, T.STRING);
-          return;
+          break;
         case 5:
           n.alt = 'bytes';
           n.tok = this.match(252, T.BYTES);
-          return;
+          break;
         case 6:
           n.alt = 'true';
           n.tok = this.match(253, T.CEL_TRUE);
-          return;
+          break;
         case 7:
           n.alt = 'false';
           n.tok = this.match(254, T.CEL_FALSE);
-          return;
+          break;
         default:
           n.alt = 'null';
           n.tok = this.match(255, T.NUL);
       }
-    });
+    } catch (e) {
+      this.recoverFrom(e);
+    }
+    this.exit(n);
+    return n;
   }
 }
