@@ -282,7 +282,6 @@ export class Lexer {
   private line = 1;
   private column = 0;
   private count = 0;
-  private done = false;
 
   constructor(
     private readonly cp: readonly number[],
@@ -302,7 +301,6 @@ export class Lexer {
   next(): Token {
     for (;;) {
       if (this.pos >= this.cp.length) {
-        this.done = true;
         return { type: T.EOF, text: '<EOF>', start: this.pos, line: this.line, column: this.column, index: this.count++, hidden: false };
       }
       const start = this.pos;
@@ -320,9 +318,5 @@ export class Lexer {
       this.advance(Math.min(s.death + 1, this.cp.length));
       this.onError(line, column, `token recognition error at: '${errorDisplay(text)}'`);
     }
-  }
-
-  get finished(): boolean {
-    return this.done;
   }
 }

@@ -85,6 +85,13 @@ const BINARY: Record<string, string> = {
   '/': Operators.divide, '%': Operators.modulo,
 };
 
+/** The Go type of each parse-tree context, as cel-go names an element it cannot visit. */
+const GO_CONTEXT: Record<ParseNode['rule'], string> = {
+  expr: 'Expr', or: 'ConditionalOr', and: 'ConditionalAnd', relation: 'Relation', calc: 'Calc', unary: 'Unary', member: 'Member',
+  primary: 'Primary', exprList: 'ExprList', listInit: 'ListInit', fieldInit: 'FieldInitializerList', optField: 'OptField',
+  mapInit: 'MapInitializerList', escapeIdent: 'EscapeIdent', optExpr: 'OptExpr', literal: 'Literal',
+};
+
 const MAX_INT64 = (1n << 63n) - 1n;
 const MIN_INT64 = -(1n << 63n);
 const MAX_UINT64 = (1n << 64n) - 1n;
@@ -282,9 +289,13 @@ class Visitor {
       case 'literal':
         return this.visitLiteral(n);
     }
-    // A node the grammar could not complete: cel-go reports one error if none was reported yet.
-    if (this.issues.length === 0) return this.reportError(NO_LOCATION, `unknown parse element encountered: ${n === undefined ? '<<nil>>' : `<<${n.rule}>>`}`);
-    return unspecified(this.id(NO_LOCATION));
+    return this.unknownElement(n);
+  }
+
+  /** A node the grammar could not complete: cel-go reports one error, if none was reported yet, naming the Go context type. */
+  private unknownElement(n: ParseNode | undefined): Expr {
+    if (this.issues.length > 0) return unspecified(this.id(NO_LOCATION));
+    return this.reportError(NO_LOCATION, `unknown parse element encountered: ${n === undefined ? '<<nil>>' : `<<*gen.${GO_CONTEXT[n.rule]}Context>>`}`);
   }
 
   private visitExpr(n: ExprNode): Expr {
@@ -394,8 +405,7 @@ class Visitor {
         return struct(objId, name, this.visitFieldInit(n.fields));
       }
     }
-    if (this.issues.length === 0) return this.reportError(NO_LOCATION, `unknown parse element encountered: <<primary>>`);
-    return unspecified(this.id(NO_LOCATION));
+    return this.unknownElement(n);
   }
 
   private visitExprList(n: ExprListNode | undefined): Expr[] {
@@ -486,8 +496,7 @@ class Visitor {
       case 'null':
         return this.literal(n, { kind: 'null' });
     }
-    if (this.issues.length === 0) return this.reportError(NO_LOCATION, 'unknown parse element encountered: <<literal>>');
-    return unspecified(this.id(NO_LOCATION));
+    return this.unknownElement(n);
   }
 
   /** A literal's value; on a bad escape, the error and the literal's own text, as cel-go. */

@@ -369,10 +369,6 @@ export class SyntaxParser {
     return this.ts.visibleLength(n.start, n.stop);
   }
 
-  tokenLength(t: Token): number {
-    return [...t.text].length;
-  }
-
   // ---- The error listener (cel-go's parser.SyntaxError). ----
 
   private syntaxError(line: number, column: number, message: string): void {
