@@ -13,13 +13,16 @@ export default defineConfig({
     // Integration and e2e tests start real etcd and server processes; give them room on 2 cores.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // One pool serves every project (vitest sizes it for the whole run, not per project): four
+    // forks, where vitest's default on two cores is one.
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 4, minForks: 1 } },
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/conformance/**/*.test.ts'],
-          pool: 'forks',
           isolate: false,
           sequence: { groupOrder: 0 },
         },
@@ -29,8 +32,6 @@ export default defineConfig({
         test: {
           name: 'processes',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
-          pool: 'forks',
-          poolOptions: { forks: { maxForks: 4, minForks: 1 } },
           sequence: { groupOrder: 0 },
         },
       },
@@ -39,7 +40,6 @@ export default defineConfig({
         test: {
           name: 'fuzz',
           include: ['test/fuzz/**/*.test.ts'],
-          pool: 'forks',
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
