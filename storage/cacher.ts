@@ -186,7 +186,14 @@ export class Cacher<T> {
   }
 
   private start(): Promise<void> {
-    this.ready ??= this.load();
+    if (!this.ready) {
+      const ready = (this.ready = this.load());
+      // A load that failed (storage away) is tried again by the next read, not remembered: the
+      // informers' relists depend on it.
+      ready.catch(() => {
+        if (this.ready === ready) this.ready = undefined;
+      });
+    }
     return this.ready;
   }
 

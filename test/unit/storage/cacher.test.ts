@@ -1,6 +1,7 @@
 // The watch cache's decoding, counted: an update or a delete decodes its new value only. The
 // previous value is the object the cache already holds (the same stored bytes at the same
 // revision), handed on as it is, so what a watcher sees of it cannot differ from a fresh decode.
+// And a first load that failed is not remembered: the informers' relists read through the cache.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CachedEvent, Cacher } from '../../../storage/cacher.js';
 import type { KeyValue, Storage } from '../../../storage/interface.js';
@@ -50,6 +51,29 @@ it('decodes an update’s and a delete’s previous value zero times when it hol
     expect(events[0]!.previous).toBe(held);
     expect(events[1]!.previous).toBe(events[0]!.object);
     expect(events[2]!.previous).toBe(events[1]!.object);
+  } finally {
+    cacher.stop();
+  }
+});
+
+it('loads again on the next read when its first load failed', async () => {
+  const prefix = '/registry/again/';
+  await storage.create(`${prefix}a`, 'A');
+  let failures = 1;
+  const flaky = new Proxy(storage, {
+    get(target, p) {
+      const v: unknown = Reflect.get(target, p, target);
+      if (p === 'range' && failures > 0) {
+        failures--;
+        return () => Promise.reject(new Error('storage away'));
+      }
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const cacher = new Cacher<string>(flaky, prefix, (kv) => kv.value);
+  try {
+    await expect(cacher.list(prefix)).rejects.toThrow('storage away');
+    expect((await cacher.list(prefix)).items.map((i) => i.object)).toEqual(['A']);
   } finally {
     cacher.stop();
   }
