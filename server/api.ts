@@ -246,8 +246,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     : undefined;
   const isLeader = elector ? () => elector.isLeader() : () => true;
 
-  const crdController = new CRDController(storage, crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd), admission), logger);
-  namespaceController = new NamespaceController(storage, namespaces, catalog, logger, { isLeader });
+  const crdController = new CRDController(crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd), admission), logger);
+  namespaceController = new NamespaceController(namespaces, catalog, logger, { isLeader });
   // The default roles, then RBAC's index (decisions wait for it), then aggregation, as leader;
   // the admission configurations before the server's own first writes, which they may judge.
   await authorization.start(isLeader);

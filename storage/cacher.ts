@@ -186,7 +186,14 @@ export class Cacher<T> {
   }
 
   private start(): Promise<void> {
-    this.ready ??= this.load();
+    if (!this.ready) {
+      const ready = (this.ready = this.load());
+      // A load that failed (storage away) is tried again by the next read, not remembered: the
+      // informers' relists depend on it.
+      ready.catch(() => {
+        if (this.ready === ready) this.ready = undefined;
+      });
+    }
     return this.ready;
   }
 
@@ -211,10 +218,15 @@ export class Cacher<T> {
   }
 
   private apply(events: WatchEvent[]): void {
-    const cached = events.map((ev) => this.toCached(ev));
+    // In order: an event's previous value is what the one before it left in `objects`.
+    const cached = events.map((ev) => {
+      const held = ev.prevKv ? this.objects.get(ev.kv.key) : undefined;
+      const ce = this.toCached(ev, held && held.revision === ev.prevKv!.modRevision ? held.object : undefined);
+      if (ce.type === 'delete') this.remove(ce.key);
+      else this.put(ce.key, ce.object, ce.revision);
+      return ce;
+    });
     cached.forEach((ev, i) => {
-      if (ev.type === 'delete') this.remove(ev.key);
-      else this.put(ev.key, ev.object, ev.revision);
       const bytes = events[i]!.kv.value.length + (events[i]!.prevKv?.value.length ?? 0);
       this.window.push(ev);
       this.windowSizes.push(bytes);
@@ -255,9 +267,14 @@ export class Cacher<T> {
     setTimeout(retry, RESTART_DELAY_MS).unref();
   }
 
-  private toCached(ev: WatchEvent): CachedEvent<T> {
+  /**
+   * `held`: the previous value as the cache already holds it (decoded from the same stored bytes at
+   * the same revision), so an update or delete decodes only its new value.
+   */
+  private toCached(ev: WatchEvent, held?: T): CachedEvent<T> {
     const object = this.decode(ev.kv);
-    return { type: ev.type, key: ev.kv.key, object, ...(ev.prevKv ? { previous: this.decode(ev.prevKv) } : {}), revision: ev.kv.modRevision };
+    const previous = ev.prevKv && (held ?? this.decode(ev.prevKv));
+    return { type: ev.type, key: ev.kv.key, object, ...(previous !== undefined ? { previous } : {}), revision: ev.kv.modRevision };
   }
 
   /** Resolves once the cache reflects `revision`; TooLargeResourceVersion after the timeout. */

@@ -1,6 +1,6 @@
 // Who may do what, installed into the API: RBAC's four kinds (with kube's escalation check on their
-// writes), the index the authorizer reads (informers over storage, bindings by subject), the
-// authorizer chain of --authorization-mode, the access reviews, kube's bootstrap policy and the
+// writes), the index the authorizer reads (informers over the watch caches, bindings by subject),
+// the authorizer chain of --authorization-mode, the access reviews, kube's bootstrap policy and the
 // ClusterRole aggregation controller.
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import type { Logger } from '../../apimachinery/log.js';
@@ -84,7 +84,7 @@ export function installAuthorization(deps: AuthorizationDeps): Authorization {
   const whoami = reviewSchema('SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.');
   catalog.setResource(AUTHENTICATION_GROUP, 'selfsubjectreviews', [createOnlyDescriptor(AUTHENTICATION_GROUP, 'selfsubjectreviews', 'SelfSubjectReview', false, selfSubjectReview, whoami)]);
 
-  index = new RbacIndex(storage, stores, logger.with({ controller: 'rbac-index' }));
+  index = new RbacIndex(stores, logger.with({ controller: 'rbac-index' }));
   const rbac = indexAuthorizer(index);
   authorizer = authorizerChain(deps.modes.map((m) => (m === 'RBAC' ? rbac : m === 'AlwaysAllow' ? alwaysAllow : alwaysDeny)));
   let aggregation: ClusterRoleAggregation | undefined;

@@ -1,6 +1,7 @@
-// The RBAC objects in memory, kept current by informers over storage (so every replica on one etcd
-// sees every write), with bindings indexed by subject: a decision reads only the bindings that can
-// name the user (its name, its groups, its ServiceAccount), not every binding there is.
+// The RBAC objects in memory, kept current by informers over the watch cache (fed by storage, so
+// every replica on one etcd sees every write), with bindings indexed by subject: a decision reads
+// only the bindings that can name the user (its name, its groups, its ServiceAccount), not every
+// binding there is.
 import type { Logger } from '../../apimachinery/log.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { UserInfo } from '../../apimachinery/user.js';
@@ -18,7 +19,6 @@ import {
   subjectsOf,
 } from '../../apimachinery/rbac/index.js';
 import type { AuthorizationResult, Authorizer } from '../../apimachinery/authorization.js';
-import type { Storage } from '../../storage/interface.js';
 import { Informer, type InformerHandler, informerKey } from '../registry/informer.js';
 import type { Store } from '../registry/store.js';
 
@@ -104,13 +104,10 @@ export class RbacIndex {
   /** Bumped on every change of any RBAC object: what a cached decision was made against. */
   generation = 0;
 
-  constructor(storage: Storage, stores: RbacStores, logger: Logger) {
-    const keyed = <T extends KubeObject>(map: Map<string, T>) => ({
-      upsert: (obj: KubeObject) => void map.set(informerKey(obj), obj as T),
-      remove: (obj: KubeObject) => void map.delete(informerKey(obj)),
-      resync: (present: Set<string>) => {
-        for (const key of [...map.keys()]) if (!present.has(key)) map.delete(key);
-      },
+  constructor(stores: RbacStores, logger: Logger) {
+    const keyed = <T extends KubeObject>(map: Map<string, T>): InformerHandler => ({
+      upsert: (obj) => void map.set(informerKey(obj), obj as T),
+      remove: (obj) => void map.delete(informerKey(obj)),
     });
     const clusterRolesHandler = keyed(this.clusterRoles);
     const notify = (): void => this.clusterRoleListeners.forEach((l) => l());
@@ -118,30 +115,20 @@ export class RbacIndex {
     const counted = (h: InformerHandler): InformerHandler => ({
       upsert: (obj) => (this.generation++, h.upsert(obj)),
       remove: (obj) => (this.generation++, h.remove(obj)),
-      ...(h.resync ? { resync: (present: Set<string>) => (this.generation++, h.resync!(present)) } : {}),
     });
     this.informers = [
-      new Informer(storage, stores.clusterRoles, counted({
+      new Informer(stores.clusterRoles, counted({
         upsert: (obj) => (clusterRolesHandler.upsert(obj), notify()),
         remove: (obj) => (clusterRolesHandler.remove(obj), notify()),
-        resync: (present) => (clusterRolesHandler.resync(present), notify()),
       }), logger),
-      new Informer(storage, stores.roles, counted(keyed(this.roles)), logger),
-      new Informer(storage, stores.clusterRoleBindings, counted({
+      new Informer(stores.roles, counted(keyed(this.roles)), logger),
+      new Informer(stores.clusterRoleBindings, counted({
         upsert: (obj) => this.clusterBindings.put(obj as ClusterRoleBinding, ''),
         remove: (obj) => this.clusterBindings.remove(obj.metadata.name ?? '', ''),
-        resync: (present) => {
-          for (const name of [...this.clusterBindings.byName.keys()]) if (!present.has(name)) this.clusterBindings.remove(name, '');
-        },
       }), logger),
-      new Informer(storage, stores.roleBindings, counted({
+      new Informer(stores.roleBindings, counted({
         upsert: (obj) => this.bindingsIn(obj.metadata.namespace ?? '').put(obj as RoleBinding, obj.metadata.namespace ?? ''),
         remove: (obj) => this.namespaceBindings.get(obj.metadata.namespace ?? '')?.remove(obj.metadata.name ?? '', obj.metadata.namespace ?? ''),
-        resync: (present) => {
-          for (const [ns, index] of this.namespaceBindings) {
-            for (const name of [...index.byName.keys()]) if (!present.has(`${ns}/${name}`)) index.remove(name, ns);
-          }
-        },
       }), logger),
     ];
   }

@@ -1,8 +1,8 @@
 // Admission configured by API objects, installed into the API: the admissionregistration.k8s.io/v1
 // kinds (webhook configurations, ValidatingAdmissionPolicy and its binding), informers keeping
-// them in memory from storage (so every replica on one etcd applies the same), and kube's three
-// plugins over them: MutatingAdmissionWebhook, ValidatingAdmissionPolicy and
-// ValidatingAdmissionWebhook, which the API puts last in its chain, in that order.
+// them in memory from the watch cache (fed by storage, so every replica on one etcd applies the
+// same), and kube's three plugins over them: MutatingAdmissionWebhook, ValidatingAdmissionPolicy
+// and ValidatingAdmissionWebhook, which the API puts last in its chain, in that order.
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import { ignoreNotFound } from '../../apimachinery/errors.js';
 import type { Logger } from '../../apimachinery/log.js';
@@ -71,20 +71,15 @@ class Configurations {
   private current: readonly KubeObject[] = [];
   readonly informer: Informer;
 
-  constructor(storage: Storage, store: Store, logger: Logger, onUpsert?: (obj: KubeObject) => void) {
+  constructor(store: Store, logger: Logger, onUpsert?: (obj: KubeObject) => void) {
     const changed = (): void => {
       this.current = [...this.byKey.values()];
     };
     this.informer = new Informer(
-      storage,
       store,
       {
         upsert: (obj) => (this.byKey.set(informerKey(obj), obj), changed(), onUpsert?.(obj)),
         remove: (obj) => (this.byKey.delete(informerKey(obj)), changed()),
-        resync: (present) => {
-          for (const key of [...this.byKey.keys()]) if (!present.has(key)) this.byKey.delete(key);
-          changed();
-        },
       },
       logger,
     );
@@ -114,10 +109,10 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
 
   const log = logger.with({ component: 'dynamic-admission' });
   const configs = {
-    mutatingWebhooks: new Configurations(storage, stores.mutatingWebhooks, log),
-    validatingWebhooks: new Configurations(storage, stores.validatingWebhooks, log),
-    policies: new Configurations(storage, stores.policies, log, (p) => typeChecking.enqueue(p)),
-    bindings: new Configurations(storage, stores.bindings, log),
+    mutatingWebhooks: new Configurations(stores.mutatingWebhooks, log),
+    validatingWebhooks: new Configurations(stores.validatingWebhooks, log),
+    policies: new Configurations(stores.policies, log, (p) => typeChecking.enqueue(p)),
+    bindings: new Configurations(stores.bindings, log),
   };
 
   // kube's ValidatingAdmissionPolicy status controller (on the elected replica): each new generation

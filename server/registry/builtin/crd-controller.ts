@@ -2,7 +2,6 @@
 // (NamesAccepted), installs the resource in the catalog and only then reports Established, so a
 // client that saw Established finds the API in discovery; on deletion it removes every custom
 // resource first, then the finalizer, then the routes.
-import type { Storage } from '../../../storage/interface.js';
 import type { Logger } from '../../../apimachinery/log.js';
 import { CUSTOM_RESOURCE_PROFILE, Catalog, type ResourceDescriptor } from '../catalog.js';
 import { Informer } from '../informer.js';
@@ -29,18 +28,14 @@ export class CRDController {
   private closed = false;
 
   constructor(
-    storage: Storage,
     private readonly crdStore: Store,
     private readonly catalog: Catalog,
     private readonly newStore: StoreFactory,
     private readonly logger: Logger,
   ) {
-    this.informer = new Informer(storage, crdStore, {
+    this.informer = new Informer(crdStore, {
       upsert: (obj) => this.upsert(obj as CustomResourceDefinition),
-      remove: (obj) => this.remove(obj as CustomResourceDefinition),
-      resync: (present) => {
-        for (const name of [...this.crds.keys()]) if (!present.has(name)) this.uninstall(this.crds.get(name)!);
-      },
+      remove: (obj) => this.uninstall(obj as CustomResourceDefinition),
     }, logger);
   }
 
@@ -78,10 +73,6 @@ export class CRDController {
       current.status = { ...current.status!, acceptedNames: decision.acceptedNames };
       for (const cond of decision.conditions) setCondition(current, cond);
     });
-  }
-
-  private remove(crd: CustomResourceDefinition): void {
-    this.uninstall(crd);
   }
 
   private install(crd: CustomResourceDefinition, terminating: boolean): void {

@@ -2,7 +2,6 @@
 // every served kind is deleted), then its `kubernetes` finalizer is removed, which deletes it.
 // Each pass reports in the namespace's status.conditions as kube's deleter does
 // (pkg/controller/namespace/deletion). It also makes sure the namespaces every cluster starts with exist.
-import type { Storage } from '../../../storage/interface.js';
 import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
 import type { Logger } from '../../../apimachinery/log.js';
 import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
@@ -116,14 +115,13 @@ export class NamespaceController {
   private closed = false;
 
   constructor(
-    storage: Storage,
     private readonly namespaces: Store,
     private readonly catalog: Catalog,
     private readonly logger: Logger,
     opts: NamespaceControllerOptions = {},
   ) {
     this.isLeader = opts.isLeader ?? (() => true);
-    this.informer = new Informer(storage, namespaces, {
+    this.informer = new Informer(namespaces, {
       upsert: (ns) => {
         const name = ns.metadata.name ?? '';
         if (!isTerminating(ns)) return void this.terminating.delete(name);
@@ -131,9 +129,6 @@ export class NamespaceController {
         this.finalize(name);
       },
       remove: (ns) => void this.terminating.delete(ns.metadata.name ?? ''),
-      resync: (present) => {
-        for (const name of this.terminating) if (!present.has(name)) this.terminating.delete(name);
-      },
     }, logger);
   }
 

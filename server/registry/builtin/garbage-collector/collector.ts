@@ -9,10 +9,10 @@ import type { Logger } from '../../../../apimachinery/log.js';
 import type { KubeObject, OwnerReference } from '../../../../apimachinery/object.js';
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../../../../apimachinery/validation/object-meta.js';
 import type { Catalog } from '../../catalog.js';
+import { Informer } from '../../informer.js';
 import type { Store } from '../../store.js';
 import { type EventRecorder, invalidNamespaceOwnerRefEvent } from './events.js';
 import { type Identity, type InvalidReference, type ReferenceState, type Work, Graph, decide, groupOf, isDeletingDependents, isOrphaning, nodeOf, ownerReferences } from './graph.js';
-import { Monitor } from './monitor.js';
 import { WorkQueue } from './queue.js';
 
 export interface GarbageCollectorOptions {
@@ -47,7 +47,8 @@ class Replaced extends Error {}
 
 export class GarbageCollector {
   private readonly graph = new Graph();
-  private readonly monitors = new Map<Store, Monitor>();
+  /** kube's monitors: one informer per observed store. */
+  private readonly monitors = new Map<Store, Informer>();
   private readonly deleteQueue: WorkQueue;
   private readonly orphanQueue: WorkQueue;
   private readonly absent = new Set<string>();
@@ -131,7 +132,7 @@ export class GarbageCollector {
     const started: Promise<void>[] = [];
     for (const store of served) {
       if (this.monitors.has(store)) continue;
-      const m = new Monitor(store, {
+      const m = new Informer(store, {
         upsert: (obj) => this.enqueue(this.graph.upsert(nodeOf(obj))),
         remove: (obj) => this.enqueue(this.graph.remove(obj.metadata.uid ?? '')),
         resync: (present) => {
@@ -140,7 +141,8 @@ export class GarbageCollector {
         },
       }, this.logger);
       this.monitors.set(store, m);
-      started.push(m.start());
+      // A kind that cannot be listed now is retried in the background, delaying only itself.
+      started.push(m.start().catch((err: unknown) => this.logger.warn('garbage collector list failed, retrying', { resource: store.kind.resource, err: String(err) })));
     }
     await Promise.all(started);
   }

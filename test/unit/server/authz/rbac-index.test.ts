@@ -45,7 +45,7 @@ beforeAll(async () => {
   };
   await stores.clusterRoles.create(undefined, { ...RBAC, kind: 'ClusterRole', metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] } as KubeObject, WRITE);
   await stores.roles.create('a', { ...RBAC, kind: 'Role', metadata: { name: 'secret-reader', namespace: 'a' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] } as KubeObject, WRITE);
-  index = new RbacIndex(storage, stores, silentLogger);
+  index = new RbacIndex(stores, silentLogger);
   await index.start();
   authz = indexAuthorizer(index);
 });

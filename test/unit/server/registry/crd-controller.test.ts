@@ -26,7 +26,7 @@ beforeAll(async () => {
   storage = await fixture.open();
   crds = new Store(storage, crdStrategy);
   catalog = new Catalog();
-  controller = new CRDController(storage, crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd)), silentLogger);
+  controller = new CRDController(crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd)), silentLogger);
   await controller.start();
 });
 

@@ -1,0 +1,80 @@
+// The watch cache's decoding, counted: an update or a delete decodes its new value only. The
+// previous value is the object the cache already holds (the same stored bytes at the same
+// revision), handed on as it is, so what a watcher sees of it cannot differ from a fresh decode.
+// And a first load that failed is not remembered: the informers' relists read through the cache.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type CachedEvent, Cacher } from '../../../storage/cacher.js';
+import type { KeyValue, Storage } from '../../../storage/interface.js';
+import { createSqliteFixture } from '../../helpers/sqlite-fixture.js';
+import { eventually } from '../../helpers/eventually.js';
+
+interface Decoded {
+  value: string;
+  revision: number;
+}
+
+let fixture: Awaited<ReturnType<typeof createSqliteFixture>>;
+let storage: Storage;
+
+beforeAll(async () => {
+  fixture = await createSqliteFixture();
+  storage = await fixture.open();
+});
+afterAll(async () => {
+  await fixture.teardown();
+});
+
+it('decodes an update’s and a delete’s previous value zero times when it holds the object', async () => {
+  const prefix = '/registry/things/';
+  const decoded: KeyValue[] = [];
+  const cacher = new Cacher<Decoded>(storage, prefix, (kv) => (decoded.push(kv), { value: kv.value, revision: kv.modRevision }));
+  try {
+    const created = await storage.create(`${prefix}a`, 'A1');
+    const held = (await cacher.get(`${prefix}a`))!.object;
+    const events: CachedEvent<Decoded>[] = [];
+    const errors: Error[] = [];
+    const watch = cacher.watch(prefix, created.modRevision, { onEvents: (evs) => events.push(...evs), onError: (err) => errors.push(err) });
+    decoded.length = 0;
+    const updated = await storage.update(`${prefix}a`, 'A2', created.modRevision);
+    const again = await storage.update(`${prefix}a`, 'A3', updated.modRevision);
+    const deleted = await storage.delete(`${prefix}a`);
+    await eventually('three events', async () => (events.length === 3 || errors.length > 0 ? true : undefined));
+    watch.close();
+    expect(errors).toEqual([]);
+    // One decode per event, of its new value; none of a previous value.
+    expect(decoded.map((kv) => [kv.value, kv.modRevision])).toEqual([
+      ['A2', updated.modRevision],
+      ['A3', again.modRevision],
+      ['A3', deleted.modRevision],
+    ]);
+    expect(events.map((ev) => ev.type)).toEqual(['update', 'update', 'delete']);
+    expect(events[0]!.previous).toBe(held);
+    expect(events[1]!.previous).toBe(events[0]!.object);
+    expect(events[2]!.previous).toBe(events[1]!.object);
+  } finally {
+    cacher.stop();
+  }
+});
+
+it('loads again on the next read when its first load failed', async () => {
+  const prefix = '/registry/again/';
+  await storage.create(`${prefix}a`, 'A');
+  let failures = 1;
+  const flaky = new Proxy(storage, {
+    get(target, p) {
+      const v: unknown = Reflect.get(target, p, target);
+      if (p === 'range' && failures > 0) {
+        failures--;
+        return () => Promise.reject(new Error('storage away'));
+      }
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const cacher = new Cacher<string>(flaky, prefix, (kv) => kv.value);
+  try {
+    await expect(cacher.list(prefix)).rejects.toThrow('storage away');
+    expect((await cacher.list(prefix)).items.map((i) => i.object)).toEqual(['A']);
+  } finally {
+    cacher.stop();
+  }
+});
