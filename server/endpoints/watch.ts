@@ -1,8 +1,8 @@
 // ?watch=true on a list endpoint: a chunked stream of {"type", "object"} JSON documents, one per
 // line, flushed per event, as kube-apiserver's watch handler writes them (or, for a client that
 // prefers protobuf, of a kind with an encoding, kube's length-prefixed protobuf WatchEvent frames).
-// Served straight from the storage watch for now; the watch cache of DESIGN.md slots in behind
-// Store.watch.
+// Served from the store's watch cache (storage/cacher.ts), or from storage for a resourceVersion
+// older than the cache's window.
 //
 // resourceVersion: unset or "0" → ADDED for every current object, then changes; N → exactly the
 // changes after N; N compacted away → one ERROR event with 410 Expired, as client-go expects
