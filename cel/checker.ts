@@ -469,11 +469,10 @@ class Checker {
 
   /** An overload's result and parameter types with its type parameters renamed to fresh variables. */
   private instantiate(o: OverloadDecl): [Type, readonly Type[]] {
-    const fnType = opaqueType('function', o.resultType, ...o.argTypes);
     if (o.typeParams.length === 0) return [o.resultType, o.argTypes];
     const fresh = new Mapping();
     for (const p of o.typeParams) fresh.add(typeParam(p), this.newTypeVar());
-    const t = substitute(fresh, fnType, false);
+    const t = substitute(fresh, opaqueType('function', o.resultType, ...o.argTypes), false);
     return [t.params[0]!, t.params.slice(1)];
   }
 

@@ -3,6 +3,7 @@
 // its parsing data, then the constructs real CRD rules use, checked as kube checks them.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../../../cel/comprehensions.js';
 import { type CheckerEnv, type CheckerOptions, check, KUBE_CHECKER_OPTIONS, outputType, standardEnv, toCheckedDebugString } from '../../../cel/checker.js';
 import { type FunctionDecl, func, memberOverload, type OverloadDecl, overload, type VariableDecl, variable } from '../../../cel/decls.js';
 import { KUBE_PARSER_OPTIONS, type ParserOptions, parse } from '../../../cel/parser.js';
@@ -219,7 +220,7 @@ const WIDGET = objectType('Widget');
 function kube(expr: string, self: Type = WIDGET, options: CheckerOptions = KUBE_CHECKER_OPTIONS): string {
   const parsed = parse(expr, KUBE_PARSER_OPTIONS);
   expect(parsed.issues.toDisplayString()).toBe('');
-  const env = standardEnv({ ...options, provider }).addIdents(variable('self', self)).addFunctions(...FORMAT_STUB);
+  const env = standardEnv({ ...options, provider }).addIdents(variable('self', self)).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...FORMAT_STUB);
   const r = check(parsed.ast, new Source(expr), env);
   return r.issues.length > 0 ? r.issues.toDisplayString() : formatType(outputType(r.ast));
 }
@@ -273,6 +274,18 @@ describe('CRD rules as kube checks them', () => {
     ['self.?name.orValue(1)', "ERROR: <input>:1:19: found no matching overload for 'orValue' applied to 'optional_type(string).(int)'\n | self.?name.orValue(1)\n | ..................^"],
   ])('rejects %s as cel-go does', (expr, error) => {
     expect(kube(expr)).toBe(error);
+  });
+
+  it.each([
+    ["self.labels.all(k, v, k != v && v.startsWith('x'))", 'bool'],
+    ["self.a.exists(i, v, i > 0 && v == 'x')", 'bool'],
+    ["self.a.existsOne(i, v, i == 0)", 'bool'],
+    ['self.a.transformList(i, v, i)', 'list(int)'],
+    ['self.labels.transformMap(k, v, v.size())', 'map(string, int)'],
+    ['self.labels.transformMap(k, v, k != "", v + k)', 'map(string, string)'],
+    ['self.matches.transformMapEntry(i, m, {m.path: i})', 'map(string, int)'],
+  ])('two-variable comprehensions: %s is %s', (expr, type) => {
+    expect(kube(expr)).toBe(type);
   });
 
   it('rejects cross-type numeric comparisons where they are off, as cel-go does by default', () => {
