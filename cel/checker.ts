@@ -127,7 +127,7 @@ export class CheckerEnv {
   }
 }
 
-/** An environment with the standard library and the optional library declared, as kube's has them. */
+/** An environment with the standard and optional libraries declared; kube's environment adds its own libraries to these. */
 export const standardEnv = (options: CheckerOptions = {}): CheckerEnv =>
   new CheckerEnv(options).addIdents(...STANDARD_TYPES, ...OPTIONAL_TYPES).addFunctions(...STANDARD_FUNCTIONS, ...OPTIONAL_FUNCTIONS);
 
@@ -157,7 +157,7 @@ export function check(parsed: ParsedExpr, source: Source, env: CheckerEnv): Chec
   return { ast: c.result(expr, parsed.sourceInfo), issues: c.issues };
 }
 
-/** The type of the whole expression (dyn when it did not check). */
+/** The type of the whole expression: `!error!` when it did not check, dyn when the root has no type (as cel-go's AST.GetType). */
 export const outputType = (ast: CheckedAst): Type => ast.typeMap.get(ast.expr.id) ?? DynType;
 
 /** cel-go's debug form of a checked AST: each node's `~type` and `^reference`, as cel-spec's `checkedAst` prints them. */
