@@ -292,6 +292,11 @@ describe('CRD rules as kube checks them', () => {
     expect(kube('1 < 1.5', WIDGET, {})).toBe("ERROR: <input>:1:3: found no matching overload for '_<_' applied to '(int, double)'\n | 1 < 1.5\n | ..^");
   });
 
+  it('allows them from the first comprehension on, as cel-go does (its scoped environments drop the filter)', () => {
+    expect(kube('[1].all(x, x < 1.5) && 1 < 1.5', WIDGET, {})).toBe('bool');
+    expect(kube('1 < 1.5 && [1].all(x, x < 1.5)', WIDGET, {})).toContain("found no matching overload for '_<_' applied to '(int, double)'");
+  });
+
   it('types mixed literals as dyn where aggregates need not be homogeneous', () => {
     expect(kube("[1, 'a']", WIDGET, {})).toBe('list(dyn)');
   });
