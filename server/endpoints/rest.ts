@@ -23,6 +23,7 @@ import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js
 import { type JsonObject, type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
+import { runSliced } from '../registry/give-way.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type ListQuery, type RequestInfo, decodeListOptions } from '../pipeline/request-info.js';
@@ -528,7 +529,7 @@ function writeContext(ctx: Ctx, options: WriteOptions, decoding: Decoding = {}, 
     user: ctx.user,
     warn: (t) => addWarning(ctx.res, t),
     auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    ...(fields ? { trackFields: (obj: KubeObject, old: KubeObject | undefined) => fields.update(obj, old, options.fieldManager) } : {}),
+    ...(fields ? { trackFields: (obj: KubeObject, old: KubeObject | undefined) => runSliced(fields.updateTask(obj, old, options.fieldManager)) } : {}),
     ...decoding,
   };
 }
