@@ -7,9 +7,25 @@ import { runTaskSliced, type Task } from '../../apimachinery/structured-merge/in
 /** The longest a sliced walk runs before giving way. */
 const SLICE_MS = 20;
 
-/** Lets whatever is waiting (I/O, timers, other requests) run before going on. */
+/**
+ * Lets whatever is waiting (I/O, timers, other requests) run before going on. Requests giving
+ * way resume one per turn of the event loop, in turn: were they all resumed by one check phase,
+ * ten large writes would run ten slices back to back before the loop polled for I/O again.
+ */
 export function giveWay(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (waiting.length === 1) setImmediate(resumeNext);
+  });
+}
+
+const waiting: Array<() => void> = [];
+
+function resumeNext(): void {
+  const next = waiting.shift()!;
+  // Queued from inside the check phase, this runs in the loop's next turn, after its I/O.
+  if (waiting.length > 0) setImmediate(resumeNext);
+  next();
 }
 
 /** Runs a walk written as a task, giving way every SLICE_MS. */
