@@ -25,8 +25,9 @@ export function runTask<T>(task: Task<T>): T {
 export async function runTaskSliced<T>(task: Task<T>, giveWay: () => Promise<void>, sliceMs: number): Promise<T> {
   const run = new Run(task);
   let since = performance.now();
-  // The clock is read every few steps: a step is one container, or PAUSE_EVERY leaves.
-  while (!run.advance(16)) {
+  // The clock is read after every step (one container, PAUSE_EVERY leaves, or a whole set
+  // operation between two pauses): cheap beside any step, and a heavy one is not followed by more.
+  while (!run.advance(1)) {
     if (performance.now() - since < sliceMs) continue;
     await giveWay();
     since = performance.now();

@@ -359,7 +359,9 @@ export class Store {
       const kv = await this.call(() => this.storage.get(key));
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
       const current = this.decode(kv);
-      const next = cloneJson(await fn(cloneJson(current)));
+      const made = await fn(cloneJson(current));
+      await giveWay();
+      const next = cloneJson(made);
       await giveWay();
       // Malformed metadata the stored object already had is not the caller's to answer for.
       if (opts.replace || this.decodeErrorOf(next, opts) !== this.decodeErrorOf(current, opts)) this.checkDecodable(next, opts);
@@ -432,6 +434,7 @@ export class Store {
   private async trackFields(obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): Promise<void> {
     if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return;
     const decoded = cloneJson(obj);
+    await giveWay();
     this.strategy.canonicalize(decoded, { ...ctx, onUnknownFields: () => {}, warn: () => {} });
     await giveWay();
     await ctx.trackFields(decoded, old);
