@@ -326,6 +326,8 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
   const body = await readBody(ctx.req, ctx.maxRequestBodyBytes);
+  // Bodies that arrive together are decoded one per turn of the loop, not all in one.
+  await giveWay();
   const decoded = await decodeObjectBody(body, ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers, ctx.desc.names.kind);
   await giveWay();
   const obj = checkObject(ctx, decoded.value);
@@ -444,6 +446,8 @@ async function patch(ctx: Ctx): Promise<void> {
   const options = writeOptions(ctx, 'PatchOptions', type);
   if (type === APPLY_PATCH_TYPE) return applyPatch(ctx, options);
   const body = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
+  // Bodies that arrive together are decoded one per turn of the loop, not all in one.
+  await giveWay();
   const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
   await giveWay();
   const patchDoc = decoded.value;
