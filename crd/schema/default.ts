@@ -121,7 +121,7 @@ export function pruneNonNullableNullsWithoutDefaults(x: unknown, schema: JSONSch
       const s = propertySchema(schema, k) ?? (ap ? ap : undefined);
       const v = x[k];
       if (v === null && s !== undefined && !s.nullable && !hasDefault(s)) delete x[k];
-      else pruneNonNullableNullsWithoutDefaults(v, s);
+      else if (typeof v === 'object' && v !== null) pruneNonNullableNullsWithoutDefaults(v, s);
     }
   } else if (Array.isArray(x)) {
     const items = itemsSchema(schema);

@@ -167,13 +167,13 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
         for (const k of Object.keys(x)) {
           if (f.embedded && metaFields.has(k)) continue;
           const prop = propertySchema(s, k);
-          if (prop !== undefined) stack.push(frame(x[k], prop, joinKey(f, k), false));
-          else if (ap !== undefined) stack.push(frame(x[k], ap ?? undefined, joinKey(f, k), false));
+          if (prop !== undefined) pushContainer(stack, x[k], prop, f, k);
+          else if (ap !== undefined) pushContainer(stack, x[k], ap ?? undefined, f, k);
         }
       } else if (Array.isArray(x)) {
         const items = itemsSchema(s);
         for (let i = 0; i < x.length; i++) {
-          stack.push({ ...frame(x[i], items, `${f.path}[${i}]`, false), skip: true });
+          if (isContainer(x[i])) stack.push({ ...frame(x[i], items, `${f.path}[${i}]`, false), skip: true });
         }
       }
       continue;
@@ -191,8 +191,8 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       for (const k of Object.keys(x)) {
         if (f.embedded && metaFields.has(k)) continue;
         const prop = propertySchema(s, k);
-        if (prop !== undefined) stack.push(frame(x[k], prop, joinKey(f, k), false));
-        else if (ap !== undefined) stack.push(frame(x[k], ap ?? undefined, joinKey(f, k), false));
+        if (prop !== undefined) pushContainer(stack, x[k], prop, f, k);
+        else if (ap !== undefined) pushContainer(stack, x[k], ap ?? undefined, f, k);
         else {
           if (!metaFields.has(k) || !f.top) pruned.push(joinKey(f, k));
           delete x[k];
@@ -200,13 +200,20 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       }
     } else if (Array.isArray(x)) {
       const items = s === undefined ? undefined : itemsSchema(s);
-      for (let i = 0; i < x.length; i++) stack.push(frame(x[i], items, `${f.path}[${i}]`, false));
+      for (let i = 0; i < x.length; i++) if (isContainer(x[i])) stack.push(frame(x[i], items, `${f.path}[${i}]`, false));
     }
   }
   pruned.sort(compareGoStrings);
 
   const coerced = pruneEmbeddedObjectMeta(obj, schema);
   return [...rootMeta, ...pruned, ...coerced];
+}
+
+/** Scalars have nothing to prune below them: they are not stacked (nor their paths built). */
+const isContainer = (v: unknown): boolean => typeof v === 'object' && v !== null;
+
+function pushContainer(stack: Frame[], v: unknown, s: JSONSchemaProps | undefined, parent: Frame, k: string): void {
+  if (isContainer(v)) stack.push(frame(v, s, joinKey(parent, k), false));
 }
 
 function frame(x: unknown, s: JSONSchemaProps | undefined, path: string, top: boolean): Frame {
