@@ -113,16 +113,18 @@ function stringifyIteratively(root: unknown, sortKeys = false): string | undefin
  * overflow the stack on the documents it is there to refuse.
  */
 export function deeperThan(value: unknown, maxDepth: number): '{' | '[' | undefined {
+  const isContainer = (x: unknown): boolean => typeof x === 'object' && x !== null;
+  if (!isContainer(value)) return undefined;
+  // Only containers are stacked (and their keys sorted): a map of 100,000 strings costs one pass.
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
     if (depth > maxDepth) return Array.isArray(v) ? '[' : '{';
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], depth + 1]);
+      for (let i = v.length - 1; i >= 0; i--) if (isContainer(v[i])) stack.push([v[i], depth + 1]);
     } else {
       const o = v as Record<string, unknown>;
-      const keys = Object.keys(o).sort();
+      const keys = Object.keys(o).filter((k) => isContainer(o[k])).sort();
       for (let i = keys.length - 1; i >= 0; i--) stack.push([o[keys[i]!], depth + 1]);
     }
   }

@@ -3,7 +3,8 @@
 // k8s.io/apimachinery/pkg/util/managedfields/internal/managedfields.go.
 import { isJsonObject, type JsonValue } from '../object.js';
 import type { FieldSet } from '../structured-merge/fieldpath.js';
-import { fieldSetToFieldsV1, fieldsV1ToFieldSet } from '../structured-merge/fields-v1.js';
+import { fieldSetToFieldsV1Task, fieldsV1ToFieldSet } from '../structured-merge/fields-v1.js';
+import { call, runTask, type Task } from '../structured-merge/trampoline.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -94,6 +95,11 @@ export function decodeOrEmpty(entries: unknown): Managed {
 
 /** encodeManagedFields: entries sorted by operation, time (to the second), manager, version, subresource. */
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
+  return runTask(encodeManagedFieldsTask(managed));
+}
+
+/** encodeManagedFields as a task, for runs that are sliced. */
+export function* encodeManagedFieldsTask(managed: Managed): Task<ManagedFieldsEntry[] | undefined> {
   if (managed.fields.size === 0) return undefined;
   const entries: ManagedFieldsEntry[] = [];
   for (const [id, versioned] of managed.fields) {
@@ -102,7 +108,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     const time = managed.times.get(id);
     if (time) entry.time = time;
     entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = fieldSetToFieldsV1(versioned.set) as unknown as JsonValue;
+    entry.fieldsV1 = (yield* call(fieldSetToFieldsV1Task(versioned.set))) as unknown as JsonValue;
     if (info.subresource) entry.subresource = info.subresource;
     if (!entry.manager) delete entry.manager;
     entries.push(entry);

@@ -19,10 +19,14 @@ import {
   ValidationErrors,
   applyConflictCauses,
   applyConflictMessage,
+  call,
   compare,
   makePath,
+  pause,
+  runTask,
   stripMetaFields,
   toFieldSet,
+  type Task,
 } from '../structured-merge/index.js';
 import {
   type Managed,
@@ -30,7 +34,7 @@ import {
   decodeManagedFields,
   decodeOrEmpty,
   emptyManaged,
-  encodeManagedFields,
+  encodeManagedFieldsTask,
   isResetRequest,
   managerIdentifier,
 } from './entries.js';
@@ -80,18 +84,26 @@ export class FieldManager {
    * (UpdateNoErrors: when that fails, the stored object's entries stay as they were).
    */
   update(obj: KubeObject, live: KubeObject | undefined, manager: string): void {
+    runTask(this.updateTask(obj, live, manager));
+  }
+
+  /** update as a task: a request's write runs it sliced (runTaskSliced), giving other clients turns. */
+  *updateTask(obj: KubeObject, live: KubeObject | undefined, manager: string): Task<void> {
     if (deeperThan(obj, MAX_TRACKED_DEPTH) || (live && deeperThan(live, MAX_TRACKED_DEPTH))) {
       keepLiveManagedFields(obj, live);
       return;
     }
+    yield pause();
     const managed = this.decodeLiveOrNew(obj, live);
     delete obj.metadata.managedFields;
     // Tracking starts when an object is created, or at its first apply: an existing object
     // without entries stays without.
     if (managed.fields.size === 0 && live?.metadata.uid) return;
+    yield pause();
     try {
-      this.recordUpdate(live ? withoutManagedFields(live) : {}, obj, managed, manager || 'unknown');
-      setManagedFields(obj, managed);
+      yield* this.recordUpdateTask(live ? withoutManagedFields(live) : {}, obj, managed, manager || 'unknown');
+      yield pause();
+      yield* setManagedFieldsTask(obj, managed);
     } catch (err) {
       if (!(err instanceof ValidationErrors || err instanceof StructuredMergeError)) throw err;
       keepLiveManagedFields(obj, live);
@@ -116,7 +128,7 @@ export class FieldManager {
     if (managed.fields.size === 0) {
       // Whatever the object holds before its first apply belongs to "before-first-apply".
       managed = emptyManaged();
-      this.recordUpdate({}, current, managed, BEFORE_FIRST_APPLY);
+      runTask(this.recordUpdateTask({}, current, managed, BEFORE_FIRST_APPLY));
     }
     const id = managerIdentifier({ manager, operation: 'Apply', ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}) });
     let result: { object: KubeObject; fields: Map<string, VersionedSet>; changed: boolean };
@@ -137,7 +149,7 @@ export class FieldManager {
     if (manager === 'kubectl' && current.metadata.annotations?.[LAST_APPLIED_ANNOTATION]) {
       current.metadata.annotations = { ...current.metadata.annotations, [LAST_APPLIED_ANNOTATION]: lastAppliedOf(config) };
     }
-    setManagedFields(current, managed);
+    runTask(setManagedFieldsTask(current, managed));
     return current;
   }
 
@@ -156,14 +168,15 @@ export class FieldManager {
   }
 
   /** One non-apply write through the chain, into `managed`. */
-  private recordUpdate(live: unknown, next: KubeObject, managed: Managed, manager: string): void {
+  private *recordUpdateTask(live: unknown, next: KubeObject, managed: Managed, manager: string): Task<void> {
     const id = managerIdentifier({
       manager,
       operation: 'Update',
       apiVersion: this.scope.apiVersion,
       ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}),
     });
-    const { managers } = this.updater.update(live, next, this.scope.apiVersion, managed.fields, CURRENT_OPERATION);
+    const { managers } = yield* call(this.updater.updateTask(live, next, this.scope.apiVersion, managed.fields, CURRENT_OPERATION));
+    yield pause();
     const fields = stripMetaFields(managers, CURRENT_OPERATION);
     const taken = fields.get(CURRENT_OPERATION);
     if (taken) {
@@ -211,8 +224,8 @@ function withoutManagedFields(obj: KubeObject): KubeObject {
   return { ...obj, metadata };
 }
 
-function setManagedFields(obj: KubeObject, managed: Managed): void {
-  const entries = encodeManagedFields(managed);
+function* setManagedFieldsTask(obj: KubeObject, managed: Managed): Task<void> {
+  const entries = yield* call(encodeManagedFieldsTask(managed));
   if (entries) obj.metadata.managedFields = entries as unknown as JsonValue[];
   else delete obj.metadata.managedFields;
 }

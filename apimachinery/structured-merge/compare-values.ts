@@ -6,7 +6,7 @@
 // as a group.
 import { FieldSet, PathCursor, pathElementKey, pathElementString, type PathElement } from './fieldpath.js';
 import type { ListType, MapType, TypeNode } from './schema.js';
-import { isTask, runStep, type Task } from './trampoline.js';
+import { PAUSE_EVERY, call, isTask, pause, runTask, type Task } from './trampoline.js';
 import { INVALID_ATOM, ValidationErrors, atomsEqual, deduceAtom, errorOf, handleAtom, listItemToPathElement, messageOf, withPrefix, type ValidationError } from './typed-helpers.js';
 import { validateScalar } from './validate.js';
 import { isEmptyObject, isObject, own, presentEntries, valuesEqual } from './values.js';
@@ -30,8 +30,14 @@ export function excludeFields(c: Comparison, fields: FieldSet | undefined): Comp
 
 /** Compares `live` with `next`. Throws ValidationErrors where a value cannot be walked. */
 export function compareTyped(type: TypeNode, live: unknown, next: unknown): Comparison {
+  return runTask(compareTypedTask(type, live, next));
+}
+
+/** compareTyped as a task, for runs that are sliced. */
+export function* compareTypedTask(type: TypeNode, live: unknown, next: unknown): Task<Comparison> {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  const errs = runStep(compareNode(type, live, next, new PathCursor(), c));
+  const step = compareNode(type, live, next, new PathCursor(), c);
+  const errs = isTask(step) ? yield* call(step) : step;
   if (errs.length > 0) throw new ValidationErrors(errs);
   return c;
 }
@@ -148,7 +154,9 @@ function* compareListItems(list: ListType, lhs: unknown[], rhs: unknown[], path:
   gather(lhs, lValues, new Map());
   gather(rhs, rValues, lValues);
 
-  for (const pe of order) {
+  for (let i = 0; i < order.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
+    const pe = order[i]!;
     const key = pathElementKey(pe);
     const l = lValues.get(key) ?? [];
     const r = rValues.get(key) ?? [];
@@ -182,7 +190,9 @@ function* compareMapItems(map: MapType, lhs: { [key: string]: unknown }, rhs: { 
   const keys: Array<[string, unknown, unknown]> = [];
   for (const [key, l] of presentEntries(lhs)) keys.push([key, l, own(rhs, key)]);
   for (const [key, r] of presentEntries(rhs)) if (own(lhs, key) === undefined) keys.push([key, undefined, r]);
-  for (const [key, l, r] of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
+    const [key, l, r] = keys[i]!;
     const step = compareNode(map.fields.get(key)?.type ?? map.elementType, l, r, path.child({ kind: 'field', name: key }), c);
     const below = isTask(step) ? ((yield step) as Errors) : step;
     if (below.length > 0) errs.push(...withPrefix(below, '.' + key));

@@ -7,7 +7,7 @@
 // serialises in that order.
 import { JsonSyntaxError, parseJsonExact } from '../json-parse.js';
 import { FieldSet, comparePathElements, keyElement, sortKeyFields, type KeyField, type PathElement } from './fieldpath.js';
-import { call, runTask, type Task } from './trampoline.js';
+import { PAUSE_EVERY, call, pause, runTask, type Task } from './trampoline.js';
 import { goJSON, goJSONString, isObject } from './values.js';
 
 /** A FieldsV1 value: every key maps to another FieldsV1 (the leaves are `{}`). */
@@ -88,7 +88,12 @@ function parseGoInt(text: string): number {
 
 /** Encodes a set as a FieldsV1 object, keys in the order kube writes them. */
 export function fieldSetToFieldsV1(set: FieldSet): FieldsV1 {
-  return runTask(emit(set, false));
+  return runTask(fieldSetToFieldsV1Task(set));
+}
+
+/** fieldSetToFieldsV1 as a task, for runs that are sliced. */
+export function fieldSetToFieldsV1Task(set: FieldSet): Task<FieldsV1> {
+  return emit(set, false);
 }
 
 /** Encodes a set as FieldsV1 JSON text, byte for byte as SMD's Set.ToJSON writes it. */
@@ -114,6 +119,7 @@ function* emit(set: FieldSet, includeSelf: boolean): Task<FieldsV1> {
   let mi = 0;
   let ci = 0;
   while (mi < members.length || ci < children.length) {
+    if ((mi + ci) % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
     const m = members[mi];
     const c = children[ci];
     const order = m === undefined ? 1 : c === undefined ? -1 : comparePathElements(m, c.element);

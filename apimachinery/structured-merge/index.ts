@@ -7,3 +7,4 @@ export * from './typed.js';
 export * from './conflicts.js';
 export * from './update.js';
 export * from './strip-meta.js';
+export { call, pause, runTask, runTaskSliced, type Task } from './trampoline.js';

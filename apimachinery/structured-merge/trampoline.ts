@@ -13,31 +13,81 @@ export function* call<T>(task: Task<T>): Generator<Task<unknown>, T, unknown> {
 
 /** Runs a task and everything it calls; exceptions travel up through the callers as usual. */
 export function runTask<T>(task: Task<T>): T {
-  const stack: Array<Task<unknown>> = [task];
-  let input: unknown;
-  let error: unknown;
-  let failed = false;
-  for (;;) {
-    const top = stack[stack.length - 1]!;
-    let step: IteratorResult<Task<unknown>, unknown>;
-    try {
-      step = failed ? top.throw(error) : top.next(input);
-      failed = false;
-    } catch (err) {
-      stack.pop();
-      if (stack.length === 0) throw err;
-      error = err;
-      failed = true;
-      continue;
+  const run = new Run(task);
+  run.advance(Infinity);
+  return run.result();
+}
+
+/**
+ * runTask for a request's long walks: gives the event loop a turn (`giveWay`) whenever `sliceMs`
+ * have passed since the last one, so that one large object does not hold every other client.
+ */
+export async function runTaskSliced<T>(task: Task<T>, giveWay: () => Promise<void>, sliceMs: number): Promise<T> {
+  const run = new Run(task);
+  let since = performance.now();
+  // The clock is read after every step (one container, PAUSE_EVERY leaves, or a whole set
+  // operation between two pauses): cheap beside any step, and a heavy one is not followed by more.
+  while (!run.advance(1)) {
+    if (performance.now() - since < sliceMs) continue;
+    await giveWay();
+    since = performance.now();
+  }
+  return run.result();
+}
+
+/** Loops over many leaves yield `pause()` every PAUSE_EVERY items: a sliced run can stop there. */
+export const PAUSE_EVERY = 1024;
+
+/** A task that does nothing but take a step. */
+export function* pause(): Task<undefined> {
+  return undefined;
+}
+
+/** The explicit stack of a task being run, advanced a number of steps at a time. */
+class Run<T> {
+  private readonly stack: Array<Task<unknown>>;
+  private input: unknown;
+  private error: unknown;
+  private failed = false;
+  private value: T | undefined;
+
+  constructor(task: Task<T>) {
+    this.stack = [task];
+  }
+
+  /** Runs up to `steps` steps; true once the task has returned. Throws what the task throws. */
+  advance(steps: number): boolean {
+    const stack = this.stack;
+    for (let n = 0; n < steps; n++) {
+      const top = stack[stack.length - 1]!;
+      let step: IteratorResult<Task<unknown>, unknown>;
+      try {
+        step = this.failed ? top.throw(this.error) : top.next(this.input);
+        this.failed = false;
+      } catch (err) {
+        stack.pop();
+        if (stack.length === 0) throw err;
+        this.error = err;
+        this.failed = true;
+        continue;
+      }
+      if (step.done) {
+        stack.pop();
+        if (stack.length === 0) {
+          this.value = step.value as T;
+          return true;
+        }
+        this.input = step.value;
+      } else {
+        stack.push(step.value);
+        this.input = undefined;
+      }
     }
-    if (step.done) {
-      stack.pop();
-      if (stack.length === 0) return step.value as T;
-      input = step.value;
-    } else {
-      stack.push(step.value);
-      input = undefined;
-    }
+    return false;
+  }
+
+  result(): T {
+    return this.value as T;
   }
 }
 

@@ -8,7 +8,7 @@
 //
 // One version at a time: entries keep their apiVersion, but objects are never converted, so
 // every manager's fields are read against the same schema (what a CRD without conversion does).
-import { compareTyped, excludeFields, type Comparison } from './compare-values.js';
+import { compareTypedTask, excludeFields, type Comparison } from './compare-values.js';
 import { Conflicts, conflictsFromManagers } from './conflicts.js';
 import { FieldSet } from './fieldpath.js';
 import { mergeValues } from './merge-values.js';
@@ -17,7 +17,8 @@ import { removeItems } from './remove-items.js';
 import type { TypeNode } from './schema.js';
 import { toFieldSet } from './to-field-set.js';
 import { ValidationErrors } from './typed-helpers.js';
-import { validationErrors } from './validate.js';
+import { call, pause, runTask, type Task } from './trampoline.js';
+import { validationErrorsTask } from './validate.js';
 import { valuesEqual } from './values.js';
 
 /** What one manager owns, and how it got it. */
@@ -80,12 +81,23 @@ export class Updater {
    * Returns `next` and the new managers; the input map is left alone.
    */
   update(live: unknown, next: unknown, apiVersion: string, managers: ManagedFields, manager: string): UpdateResult {
-    this.check(live, true, 'failed to convert live object to smd typed');
-    this.check(next, true, 'failed to convert new object to smd typed');
+    return runTask(this.updateTask(live, next, apiVersion, managers, manager));
+  }
+
+  /** update as a task, for runs that are sliced; `yield pause()` between steps lets them stop there. */
+  *updateTask(live: unknown, next: unknown, apiVersion: string, managers: ManagedFields, manager: string): Task<UpdateResult> {
+    yield* this.checkTask(live, true, 'failed to convert live object to smd typed');
+    yield* this.checkTask(next, true, 'failed to convert new object to smd typed');
     const reconciled = this.reconcile(managers);
-    const { managers: out, comparison } = this.takeOwnership(live, next, reconciled, manager, true);
+    yield pause();
+    const { managers: out, comparison } = yield* this.takeOwnershipTask(live, next, reconciled, manager, true);
     const previous = out.get(manager)?.set ?? new FieldSet();
-    let set = previous.difference(comparison.removed).union(comparison.modified).union(comparison.added);
+    let set = previous.difference(comparison.removed);
+    yield pause();
+    set = set.union(comparison.modified);
+    yield pause();
+    set = set.union(comparison.added);
+    yield pause();
     if (this.options.ignoredFields) set = set.recursiveDifference(this.options.ignoredFields);
     if (set.empty()) out.delete(manager);
     else out.set(manager, { set, applied: false, apiVersion });
@@ -121,15 +133,19 @@ export class Updater {
     } catch (err) {
       throw wrap('failed to prune fields', err);
     }
-    const { managers: out } = this.takeOwnership(live, pruned, working, manager, force);
+    const { managers: out } = runTask(this.takeOwnershipTask(live, pruned, working, manager, force));
     const changed = !valuesEqual(live, pruned);
     return { object: changed ? pruned : live, managers: out, changed };
   }
 
   /** Validates as kube's type converter does before any step; `step` is kube's wording. */
   private check(value: unknown, allowDuplicates: boolean, step: string): void {
+    runTask(this.checkTask(value, allowDuplicates, step));
+  }
+
+  private *checkTask(value: unknown, allowDuplicates: boolean, step: string): Task<void> {
     if (this.options.validate === false) return;
-    const errs = validationErrors(this.type, value, { allowDuplicates });
+    const errs = yield* call(validationErrorsTask(this.type, value, { allowDuplicates }));
     if (errs.length > 0) throw new StructuredMergeError(step, new ValidationErrors(errs));
   }
 
@@ -147,14 +163,18 @@ export class Updater {
    * SMD's Updater.update: the others lose what `next` changed and removed; when not forced,
    * changing what another manager owns is a conflict.
    */
-  private takeOwnership(live: unknown, next: unknown, managers: ManagedFields, manager: string, force: boolean): { managers: Map<string, VersionedFieldSet>; comparison: Comparison } {
+  private *takeOwnershipTask(live: unknown, next: unknown, managers: ManagedFields, manager: string, force: boolean): Task<{ managers: Map<string, VersionedFieldSet>; comparison: Comparison }> {
     let comparison: Comparison;
     try {
-      comparison = excludeFields(compareTyped(this.type, live, next), this.options.ignoredFields);
+      comparison = yield* call(compareTypedTask(this.type, live, next));
+      yield pause();
+      comparison = excludeFields(comparison, this.options.ignoredFields);
     } catch (err) {
       throw wrap('failed to compare objects', err);
     }
+    yield pause();
     const changed = comparison.modified.union(comparison.added);
+    yield pause();
     const conflicts = new Map<string, FieldSet>();
     for (const [name, entry] of managers) {
       if (name === manager) continue;

@@ -2,7 +2,7 @@
 // present, no duplicate list items unless allowed, no fields the schema does not declare.
 import { indexElement, pathElementKey, pathElementString, type PathElement } from './fieldpath.js';
 import type { ListType, MapType, ScalarKind, TypeNode } from './schema.js';
-import { isTask, runStep, type Task } from './trampoline.js';
+import { PAUSE_EVERY, call, isTask, pause, runTask, type Task } from './trampoline.js';
 import { INVALID_ATOM, deduceAtom, errorOf, handleAtom, listItemToPathElement, messageOf, withPrefix, type ValidationError } from './typed-helpers.js';
 import { goValueString, isObject, presentEntries } from './values.js';
 
@@ -16,7 +16,13 @@ export interface ValidateOptions {
 
 /** Every way `value` does not fit `type`; empty when it fits. */
 export function validationErrors(type: TypeNode, value: unknown, options: ValidateOptions = {}): ValidationError[] {
-  return runStep(validateNode(type, value, options.allowDuplicates === true));
+  return runTask(validationErrorsTask(type, value, options));
+}
+
+/** validationErrors as a task, for runs that are sliced. */
+export function* validationErrorsTask(type: TypeNode, value: unknown, options: ValidateOptions = {}): Task<ValidationError[]> {
+  const step = validateNode(type, value, options.allowDuplicates === true);
+  return isTask(step) ? yield* call(step) : step;
 }
 
 /** Go's %T for a decoded JSON value, as SMD's numeric check prints it. */
@@ -70,6 +76,7 @@ function* validateListItems(list: ListType, items: unknown[], allowDuplicates: b
   const errs: Errors = [];
   const observed = new Set<string>();
   for (let i = 0; i < items.length; i++) {
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
     const child = items[i];
     let pe: PathElement;
     if (list.relationship === 'atomic') {
@@ -95,7 +102,9 @@ function* validateListItems(list: ListType, items: unknown[], allowDuplicates: b
 
 function* validateMapItems(map: MapType, m: { [key: string]: unknown }, allowDuplicates: boolean): Task<Errors> {
   const errs: Errors = [];
+  let i = 0;
   for (const [key, val] of presentEntries(m)) {
+    if (i++ % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
     const t = map.fields.get(key)?.type ?? map.elementType;
     if (t === undefined) {
       errs.push(...withPrefix(errorOf('field not declared in schema'), '.' + key));

@@ -44,6 +44,7 @@ import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { cloneJson } from '../../apimachinery/object.js';
 import {
   additionalSchema,
+  holdsBelow,
   isObject,
   itemsSchema,
   propertySchema,
@@ -57,6 +58,8 @@ type Obj = Record<string, unknown>;
 
 const hasDefault = (s: JSONSchemaProps | undefined | null): s is JSONSchemaProps & { default: unknown } =>
   !!s && s.default !== undefined && s.default !== null;
+
+const defaultsBelow = new WeakMap<JSONSchemaProps, boolean>();
 
 /** kube's isNonNullableNull: a null where the schema does not allow one. */
 const isNonNullableNull = (v: unknown, s: JSONSchemaProps | undefined | null): boolean => v === null && !!s && !s.nullable;
@@ -73,7 +76,8 @@ function setOwn(obj: Obj, k: string, v: unknown): void {
 /** Applies the schema's defaults to `x` in place, as kube's structural defaulting. */
 export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {
   const s = schema;
-  if (s === undefined) return;
+  // Only the schemas below this one set defaults here.
+  if (s === undefined || !holdsBelow(s, hasDefault, defaultsBelow)) return;
   if (isObject(x)) {
     const props = s.properties;
     if (props !== undefined) {
@@ -117,7 +121,7 @@ export function pruneNonNullableNullsWithoutDefaults(x: unknown, schema: JSONSch
       const s = propertySchema(schema, k) ?? (ap ? ap : undefined);
       const v = x[k];
       if (v === null && s !== undefined && !s.nullable && !hasDefault(s)) delete x[k];
-      else pruneNonNullableNullsWithoutDefaults(v, s);
+      else if (typeof v === 'object' && v !== null) pruneNonNullableNullsWithoutDefaults(v, s);
     }
   } else if (Array.isArray(x)) {
     const items = itemsSchema(schema);

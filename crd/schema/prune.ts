@@ -70,6 +70,40 @@ export function additionalSchema(s: JSONSchemaProps | undefined): JSONSchemaProp
   return typeof ap === 'boolean' ? null : ap;
 }
 
+/**
+ * Whether `test` holds for a schema below `s` (its properties, additionalProperties and items, at
+ * any depth). Walks that act only at such schemas skip a value whose schema has none below: a
+ * map of 100,000 keys is then not walked at all. Remembered per schema object in `within`.
+ */
+export function holdsBelow(s: JSONSchemaProps, test: (s: JSONSchemaProps) => boolean, within: WeakMap<JSONSchemaProps, boolean>): boolean {
+  const known = within.get(s);
+  if (known !== undefined) return known;
+  // Children before parents, on an explicit stack: a CRD's schema may nest deep.
+  const stack: Array<{ s: JSONSchemaProps; visited: boolean }> = [{ s, visited: false }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const below = childSchemas(top.s);
+    if (!top.visited) {
+      top.visited = true;
+      for (const c of below) if (!within.has(c)) stack.push({ s: c, visited: false });
+      continue;
+    }
+    stack.pop();
+    within.set(top.s, below.some((c) => test(c) || within.get(c) === true));
+  }
+  return within.get(s) === true;
+}
+
+function childSchemas(s: JSONSchemaProps): JSONSchemaProps[] {
+  const out: JSONSchemaProps[] = [];
+  if (s.properties !== undefined) for (const k of Object.keys(s.properties)) out.push(s.properties[k]!);
+  const ap = additionalSchema(s);
+  if (ap) out.push(ap);
+  const items = itemsSchema(s);
+  if (items) out.push(items);
+  return out;
+}
+
 /** The schema of a property named in `properties` (own keys only: `constructor` is no property). */
 export function propertySchema(s: JSONSchemaProps, k: string): JSONSchemaProps | undefined {
   const props = s.properties;
@@ -133,13 +167,13 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
         for (const k of Object.keys(x)) {
           if (f.embedded && metaFields.has(k)) continue;
           const prop = propertySchema(s, k);
-          if (prop !== undefined) stack.push(frame(x[k], prop, joinKey(f, k), false));
-          else if (ap !== undefined) stack.push(frame(x[k], ap ?? undefined, joinKey(f, k), false));
+          if (prop !== undefined) pushContainer(stack, x[k], prop, f, k);
+          else if (ap !== undefined) pushContainer(stack, x[k], ap ?? undefined, f, k);
         }
       } else if (Array.isArray(x)) {
         const items = itemsSchema(s);
         for (let i = 0; i < x.length; i++) {
-          stack.push({ ...frame(x[i], items, `${f.path}[${i}]`, false), skip: true });
+          if (isContainer(x[i])) stack.push({ ...frame(x[i], items, `${f.path}[${i}]`, false), skip: true });
         }
       }
       continue;
@@ -157,8 +191,8 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       for (const k of Object.keys(x)) {
         if (f.embedded && metaFields.has(k)) continue;
         const prop = propertySchema(s, k);
-        if (prop !== undefined) stack.push(frame(x[k], prop, joinKey(f, k), false));
-        else if (ap !== undefined) stack.push(frame(x[k], ap ?? undefined, joinKey(f, k), false));
+        if (prop !== undefined) pushContainer(stack, x[k], prop, f, k);
+        else if (ap !== undefined) pushContainer(stack, x[k], ap ?? undefined, f, k);
         else {
           if (!metaFields.has(k) || !f.top) pruned.push(joinKey(f, k));
           delete x[k];
@@ -166,13 +200,20 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       }
     } else if (Array.isArray(x)) {
       const items = s === undefined ? undefined : itemsSchema(s);
-      for (let i = 0; i < x.length; i++) stack.push(frame(x[i], items, `${f.path}[${i}]`, false));
+      for (let i = 0; i < x.length; i++) if (isContainer(x[i])) stack.push(frame(x[i], items, `${f.path}[${i}]`, false));
     }
   }
   pruned.sort(compareGoStrings);
 
   const coerced = pruneEmbeddedObjectMeta(obj, schema);
   return [...rootMeta, ...pruned, ...coerced];
+}
+
+/** Scalars have nothing to prune below them: they are not stacked (nor their paths built). */
+const isContainer = (v: unknown): boolean => typeof v === 'object' && v !== null;
+
+function pushContainer(stack: Frame[], v: unknown, s: JSONSchemaProps | undefined, parent: Frame, k: string): void {
+  if (isContainer(v)) stack.push(frame(v, s, joinKey(parent, k), false));
 }
 
 function frame(x: unknown, s: JSONSchemaProps | undefined, path: string, top: boolean): Frame {
@@ -191,8 +232,11 @@ export function pruneEmbeddedObjectMeta(obj: unknown, schema: JSONSchemaProps): 
   return out.sort(compareGoStrings);
 }
 
+const isEmbedded = (s: JSONSchemaProps): boolean => !!s['x-kubernetes-embedded-resource'];
+const embeddedBelow = new WeakMap<JSONSchemaProps, boolean>();
+
 function coerce(x: unknown, s: JSONSchemaProps | undefined, path: string, out: string[]): void {
-  if (s === undefined) return;
+  if (s === undefined || !(isEmbedded(s) || holdsBelow(s, isEmbedded, embeddedBelow))) return;
   if (isObject(x)) {
     const ap = additionalSchema(s);
     for (const k of Object.keys(x)) {

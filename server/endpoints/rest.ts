@@ -22,6 +22,7 @@ import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js
 import { type JsonObject, type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
+import { giveWay, runSliced } from '../registry/give-way.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type ListQuery, type RequestInfo, decodeListOptions } from '../pipeline/request-info.js';
@@ -316,7 +317,10 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
   const body = await readBody(ctx.req, ctx.maxRequestBodyBytes);
+  // Bodies that arrive together are decoded one per turn of the loop, not all in one.
+  await giveWay();
   const decoded = await decodeObjectBody(body, ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers, ctx.desc.names.kind);
+  await giveWay();
   const obj = checkObject(ctx, decoded.value);
   auditOf(ctx.res)?.requestObject(obj);
   return { obj, decoded };
@@ -433,16 +437,20 @@ async function patch(ctx: Ctx): Promise<void> {
   const options = writeOptions(ctx, 'PatchOptions', type);
   if (type === APPLY_PATCH_TYPE) return applyPatch(ctx, options);
   const body = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
+  // Bodies that arrive together are decoded one per turn of the loop, not all in one.
+  await giveWay();
   const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
+  await giveWay();
   const patchDoc = decoded.value;
   auditOf(ctx.res)?.requestPatch(patchDoc);
   const name = ctx.info.name;
   // A patch that leaves unknown fields is a 422 on the patch (handlers/patch.go): a strategic merge
   // patch shown as Go prints its map (%+v), which the converter decodes; the others as the patched JSON.
   const strategic = type === 'application/strategic-merge-patch+json';
-  let patched = '';
+  // The patched object, shown only in a 422: written out then, not for every patch (megabytes, for some).
+  let patched: unknown;
   const patchError = (message: string): ApiError =>
-    invalid({ group: '', name: '' }, '', [invalidField('patch', strategic ? goFormat(patchDoc as JsonValue) : patched, message)]);
+    invalid({ group: '', name: '' }, '', [invalidField('patch', strategic ? goFormat(patchDoc as JsonValue) : stringifyJSON(patched), message)]);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, patchError);
   if (ctx.desc.serving.typed) onUnknownFields([]);
   const updated = await ctx.store.update(
@@ -453,14 +461,17 @@ async function patch(ctx: Ctx): Promise<void> {
       let result: unknown;
       if (type === 'application/json-patch+json') result = applyJsonPatch(original as unknown as JsonValue, patchDoc);
       else result = mergePatched(original as unknown as JsonValue, patchDoc, type, ctx.store.strategy.patchMeta);
-      patched = stringifyJSON(result);
+      patched = result;
       const obj = checkObject(ctx, result);
       // patcher.applyPatch: the namespace first, then the name (checkName).
       checkNamespace(ctx, obj);
       checkName(obj.metadata.name, name);
       // A resourceVersion the patch did not set is the one just read, not a precondition; one it
-      // set is the store's to judge.
-      if (obj.metadata.resourceVersion === current.metadata.resourceVersion) delete obj.metadata.resourceVersion;
+      // set is the store's to judge. Dropped from a copy: a 422 shows the patched object with it.
+      if (obj.metadata.resourceVersion === current.metadata.resourceVersion) {
+        const { resourceVersion: _read, ...metadata } = obj.metadata;
+        return { ...obj, metadata };
+      }
       return obj;
     },
     writeContext(ctx, options, {
@@ -519,7 +530,7 @@ function writeContext(ctx: Ctx, options: WriteOptions, decoding: Decoding = {}, 
     user: ctx.user,
     warn: (t) => addWarning(ctx.res, t),
     auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    ...(fields ? { trackFields: (obj: KubeObject, old: KubeObject | undefined) => fields.update(obj, old, options.fieldManager) } : {}),
+    ...(fields ? { trackFields: (obj: KubeObject, old: KubeObject | undefined) => runSliced(fields.updateTask(obj, old, options.fieldManager)) } : {}),
     ...decoding,
   };
 }

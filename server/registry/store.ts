@@ -33,6 +33,7 @@ import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { type AdmissionChain, type Attributes, NO_ADMISSION, type Operation } from '../../admission/interface.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type Propagation, finalizersForDeletion } from './delete-propagation.js';
+import { giveWay } from './give-way.js';
 
 export interface ListOptions {
   /** Objects the caller wants (label and field selectors); applied before `limit` counts. */
@@ -284,8 +285,9 @@ export class Store {
     // Mutating admission sees the object as the client sent it, before a name is generated or
     // anything validated, as kube's create handler runs it.
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
-    this.trackFields(obj, undefined, ctx);
+    await this.trackFields(obj, undefined, ctx);
     await this.admission.admit(attrs);
+    await giveWay();
     // kube's RetryGenerateName (GA in 1.32): when the server picks the name, a collision is tried
     // again with a new one, the whole create each time, up to maxNameGenerationCreateAttempts.
     if (!meta.name && meta.generateName) {
@@ -314,11 +316,14 @@ export class Store {
     // Decoding's defaults and pruning, also of what mutating admission added, then the kind's PrepareForCreate.
     this.strategy.canonicalize(obj, ctx);
     create.prepare(obj);
+    await giveWay();
     const errs = [...validateObjectMetaForCreate(obj, this.kind, create.validateName), ...create.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
+    await giveWay();
     const name = meta.name!;
     await this.admission.validate({ ...attrs, name, object: obj });
     const stored = await this.inVersion(obj, this.strategy.versions?.storageApiVersion);
+    await giveWay();
     if (ctx.dryRun) {
       const existing = await this.call(() => this.storage.get(this.key(namespace, name)));
       if (existing) throw this.createConflict(obj, name);
@@ -354,7 +359,10 @@ export class Store {
       const kv = await this.call(() => this.storage.get(key));
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
       const current = this.decode(kv);
-      const next = cloneJson(await fn(cloneJson(current)));
+      const made = await fn(cloneJson(current));
+      await giveWay();
+      const next = cloneJson(made);
+      await giveWay();
       // Malformed metadata the stored object already had is not the caller's to answer for.
       if (opts.replace || this.decodeErrorOf(next, opts) !== this.decodeErrorOf(current, opts)) this.checkDecodable(next, opts);
       if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
@@ -372,11 +380,13 @@ export class Store {
       const old = await this.inVersion(current, next.apiVersion);
       // kube runs mutating admission on the updated object before the strategy, validating after.
       const attrs = this.attributes('UPDATE', namespace, name, next, old, opts);
-      this.trackFields(next, old, opts);
+      await this.trackFields(next, old, opts);
       await this.admission.admit(attrs);
-      const prepared = this.prepareUpdate(next, old, namespace, opts);
+      await giveWay();
+      const prepared = await this.prepareUpdate(next, old, namespace, opts);
       await this.admission.validate({ ...attrs, object: prepared });
       const obj = await this.inVersion(prepared, this.strategy.versions?.storageApiVersion);
+      await giveWay();
       // As kube: an update that changes nothing is not written and keeps the resourceVersion.
       if (deepEqual(obj, current)) return obj;
       if (opts.dryRun) return obj;
@@ -421,11 +431,13 @@ export class Store {
    * object as decoded, defaulted and pruned; that canonical copy is made quietly here, the object
    * itself is canonicalized (with the client's warnings) after admission.
    */
-  private trackFields(obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): void {
+  private async trackFields(obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): Promise<void> {
     if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return;
     const decoded = cloneJson(obj);
+    await giveWay();
     this.strategy.canonicalize(decoded, { ...ctx, onUnknownFields: () => {}, warn: () => {} });
-    ctx.trackFields(decoded, old);
+    await giveWay();
+    await ctx.trackFields(decoded, old);
     const managed = decoded.metadata.managedFields;
     if (managed === undefined) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = managed;
@@ -443,7 +455,7 @@ export class Store {
     }
   }
 
-  private prepareUpdate(obj: KubeObject, old: KubeObject, namespace: string | undefined, ctx: WriteContext): KubeObject {
+  private async prepareUpdate(obj: KubeObject, old: KubeObject, namespace: string | undefined, ctx: WriteContext): Promise<KubeObject> {
     if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
     const meta = obj.metadata;
     // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
@@ -463,6 +475,7 @@ export class Store {
     const update = updateStrategyFor(this.strategy, ctx.subresource);
     this.strategy.canonicalize(obj, ctx);
     update.prepare(obj, old, ctx);
+    await giveWay();
     // A subresource with a strategy of its own (status, finalize) never writes the spec.
     if (update === this.strategy.update && generation?.specChanged(old, obj)) obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
     const errs = [...validateObjectMetaForUpdate(obj, old, this.kind), ...update.validate(obj, old, ctx)];

@@ -51,7 +51,7 @@ export interface WriteContext {
    * metadata.managedFields bookkeeping (kube's field manager), given the object the request made,
    * defaulted and pruned, before mutating admission, and the stored one (none on create).
    */
-  trackFields?: (obj: KubeObject, old: KubeObject | undefined) => void;
+  trackFields?: (obj: KubeObject, old: KubeObject | undefined) => Promise<void>;
 }
 
 /**

@@ -1,7 +1,7 @@
 // server/json.ts: integers beyond 2^53 kept exact through parse and stringify; everything else as
 // JSON.parse and JSON.stringify have it.
 import { describe, expect, it } from 'vitest';
-import { parseJSON, stringifyJSON } from '../../../apimachinery/json.js';
+import { deeperThan, parseJSON, stringifyJSON } from '../../../apimachinery/json.js';
 import { parseJsonExact } from '../../../apimachinery/json-parse.js';
 
 describe('parseJSON', () => {
@@ -43,5 +43,29 @@ describe('stringifyJSON', () => {
   it('round-trips through parseJSON', () => {
     const text = '{"a":9223372036854775807,"b":[-9007199254740993,0.25],"c":"x"}';
     expect(stringifyJSON(parseJSON(text))).toBe(text);
+  });
+});
+
+describe('deeperThan', () => {
+  const nest = (levels: number, leaf: unknown, wrap: (x: unknown) => unknown = (x) => ({ a: x })): unknown => {
+    let v = leaf;
+    for (let i = 0; i < levels; i++) v = wrap(v);
+    return v;
+  };
+  it.each<[string, unknown, number, '{' | '[' | undefined]>([
+    ['a scalar', 1, 0, undefined],
+    ['null', null, 0, undefined],
+    ['an empty object at the limit', {}, 1, undefined],
+    ['an empty object past it', {}, 0, '{'],
+    ['a list past it', [], 0, '['],
+    ['scalars do not count as a level', nest(3, 'x'), 3, undefined],
+    ['one object too many', nest(4, {}), 4, '{'],
+    ['a list inside, too deep', nest(3, [[]]), 4, '['],
+    ['the first in sorted key order: b is a list, c an object', { c: {}, b: [] }, 1, '['],
+    ['past scalars in sorted key order', { a: 1, c: {}, b: 'x' }, 1, '{'],
+    ['list items in order', [nest(2, [], (x) => [x]), nest(2, {})], 2, '['],
+    ['a wide map of strings', Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'v'])), 1, undefined],
+  ])('%s', (_name, value, max, want) => {
+    expect(deeperThan(value, max)).toBe(want);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareGoStrings, prune, pruneObjectMeta } from '../../../../crd/schema/prune.js';
+import { compareGoStrings, holdsBelow, prune, pruneObjectMeta } from '../../../../crd/schema/prune.js';
 import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
 
 const obj = (properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps => ({ type: 'object', properties, ...extra });
@@ -372,5 +372,34 @@ describe('prune: properties', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('holdsBelow', () => {
+  const hasDefault = (s: JSONSchemaProps): boolean => s.default !== undefined;
+  const deep = (levels: number, leaf: JSONSchemaProps): JSONSchemaProps => {
+    let s = leaf;
+    for (let i = 0; i < levels; i++) s = obj({ a: s });
+    return s;
+  };
+  it.each<[string, JSONSchemaProps, boolean]>([
+    ['a leaf', str, false],
+    ['the schema itself only', { ...str, default: 'x' }, false],
+    ['a property', obj({ a: { ...str, default: 'x' } }), true],
+    ['additionalProperties', { type: 'object', additionalProperties: { ...str, default: 'x' } }, true],
+    ['additionalProperties: true', { type: 'object', additionalProperties: true }, false],
+    ['items', { type: 'array', items: obj({ b: { ...int, default: 1 } }) }, true],
+    ['a map of strings without defaults', { type: 'object', additionalProperties: str }, false],
+    ['10,000 levels down', deep(10_000, obj({ z: { ...str, default: 'x' } })), true],
+    ['10,000 levels of nothing', deep(10_000, str), false],
+  ])('%s', (_name, schema, want) => {
+    expect(holdsBelow(schema, hasDefault, new WeakMap())).toBe(want);
+  });
+
+  it('answers from what it remembers for the schemas below', () => {
+    const inner = obj({ a: { ...str, default: 'x' } });
+    const within = new WeakMap<JSONSchemaProps, boolean>();
+    expect(holdsBelow(obj({ spec: inner }), hasDefault, within)).toBe(true);
+    expect(within.get(inner)).toBe(true);
   });
 });

@@ -1,0 +1,38 @@
+// Requests that give way resume one per turn of the event loop, in the order they gave way, so
+// that the loop polls for I/O (other clients, /readyz) between any two of their slices.
+import { describe, expect, it } from 'vitest';
+import { giveWay } from '../../../../server/registry/give-way.js';
+
+/** Counts the loop's turns: an immediate queued from the check phase runs in the next turn. */
+function turnCounter(): { now: () => number; stop: () => void } {
+  let turns = 0;
+  let stopped = false;
+  const tick = (): void => {
+    if (stopped) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  return { now: () => turns, stop: () => void (stopped = true) };
+}
+
+describe('giveWay', () => {
+  it.each([
+    { writers: 1, rounds: 3 },
+    { writers: 3, rounds: 4 },
+  ])('$writers writers giving way $rounds times each: in turn, one per turn of the loop', async ({ writers, rounds }) => {
+    const counter = turnCounter();
+    const log: Array<{ writer: number; turn: number }> = [];
+    const writer = async (w: number): Promise<void> => {
+      for (let r = 0; r < rounds; r++) {
+        await giveWay();
+        log.push({ writer: w, turn: counter.now() });
+      }
+    };
+    await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
+    counter.stop();
+    expect(log.map((e) => e.writer)).toEqual(Array.from({ length: writers * rounds }, (_, i) => i % writers));
+    const turns = log.map((e) => e.turn);
+    expect(new Set(turns).size).toBe(turns.length);
+  });
+});
