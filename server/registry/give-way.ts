@@ -4,15 +4,22 @@
 // (and /readyz) is answered meanwhile: kube's goroutines give it that for free.
 import { runTaskSliced, type Task } from '../../apimachinery/structured-merge/index.js';
 
-/** The longest a sliced walk runs before giving way. */
-const SLICE_MS = 20;
+/** The longest a request runs before giving way (a sliced walk, or a write between its phases). */
+export const SLICE_MS = 20;
+
+/** When the loop last resumed a request that gave way. */
+let lastTurn = 0;
+const goOn = Promise.resolve();
 
 /**
- * Lets whatever is waiting (I/O, timers, other requests) run before going on. Requests giving
- * way resume one per turn of the event loop, in turn: were they all resumed by one check phase,
- * ten large writes would run ten slices back to back before the loop polled for I/O again.
+ * Lets whatever is waiting (I/O, timers, other requests) run before going on, once SLICE_MS have
+ * passed since the loop last resumed a request here: a small write's phases then cost nothing, a
+ * large one's give way between them. Requests giving way resume one per turn of the event loop, in
+ * turn: were they all resumed by one check phase, ten large writes would run ten slices back to
+ * back before the loop polled for I/O again.
  */
 export function giveWay(): Promise<void> {
+  if (performance.now() - lastTurn < SLICE_MS) return goOn;
   return new Promise((resolve) => {
     waiting.push(resolve);
     if (waiting.length === 1) setImmediate(resumeNext);
@@ -23,6 +30,7 @@ const waiting: Array<() => void> = [];
 
 function resumeNext(): void {
   const next = waiting.shift()!;
+  lastTurn = performance.now();
   // Queued from inside the check phase, this runs in the loop's next turn, after its I/O.
   if (waiting.length > 0) setImmediate(resumeNext);
   next();
