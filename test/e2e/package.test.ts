@@ -9,7 +9,7 @@
 // need; --ignore-scripts keeps better-sqlite3's native build from that copy instead of compiling
 // SQLite again (~90 s). Every step that fails (pack, install, run, type-check) fails its test.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,16 +45,23 @@ describe('the npm package', () => {
   let packed: PackResult | undefined;
   let installed = false;
 
+  // npm pack runs in a copy of the checkout: its prepack rebuilds dist/, which the other test
+  // files, running at the same time, start the server from.
+  let checkout: string;
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'mini-apiserver-package-'));
     project = join(work, 'project');
+    checkout = join(work, 'checkout');
+    const skipped = new Set(['node_modules', 'dist', '.git', '.data', 'test-results'].map((d) => join(REPO_ROOT, d)));
+    cpSync(REPO_ROOT, checkout, { recursive: true, filter: (src) => !skipped.has(src) });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'));
   });
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('npm pack builds (prepack) and packs dist/ and bin/, no tests, sources or source maps', async () => {
-    const r = await runIn(REPO_ROOT, 'npm', ['pack', '--json', '--pack-destination', work]);
+    const r = await runIn(checkout, 'npm', ['pack', '--json', '--pack-destination', work]);
     expect(r.code, `npm pack exited ${r.code}:\n${r.stderr}`).toBe(0);
     // prepack's banner and tsc's output go to stderr; stdout is the JSON report.
     const result = (JSON.parse(r.stdout) as PackResult[])[0]!;
