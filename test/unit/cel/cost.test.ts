@@ -1,0 +1,285 @@
+// The static cost estimator: cel-go's own checker/cost_test.go cases (v0.26), kube's library
+// cost cases (k8s.io/apiserver/pkg/cel/library/cost_test.go), and real CRD rules with the
+// schema around them, against the numbers kube-apiserver computes for them.
+import { describe, expect, it } from 'vitest';
+import { type CheckerEnv, check, standardEnv, type TypeProvider } from '../../../cel/checker.js';
+import {
+  type AstNode,
+  type CallEstimate,
+  type CostEstimator,
+  type CostOptions,
+  estimateCost,
+  type FunctionEstimator,
+  fixed,
+  listElementNode,
+  MAX_UINT64,
+  multiply,
+  multiplyByCostFactor,
+  type SizeEstimate,
+  sizeEstimate,
+} from '../../../cel/cost.js';
+import { func, memberOverload, type VariableDecl, variable } from '../../../cel/decls.js';
+import { parse } from '../../../cel/parser.js';
+import { Source } from '../../../cel/source.js';
+import {
+  BoolType,
+  BytesType,
+  DoubleType,
+  DurationType,
+  IntType,
+  listType,
+  mapType,
+  objectType,
+  StringType,
+  TimestampType,
+  type Type,
+} from '../../../cel/types.js';
+
+/** Parses and checks, failing the test on any error. */
+function checked(expr: string, env: CheckerEnv) {
+  const parsed = parse(expr);
+  expect(parsed.issues.errors.map((e) => e.message)).toEqual([]);
+  const result = check(parsed.ast, new Source(expr, '<input>'), env);
+  expect(result.issues.errors.map((e) => e.message)).toEqual([]);
+  return result.ast;
+}
+
+const range = (min: number | bigint, max: number | bigint) => ({ min: BigInt(min), max: BigInt(max) });
+
+// ---- cel-go checker/cost_test.go ----
+
+const TEST_ALL_TYPES = 'google.expr.proto3.test.TestAllTypes';
+const TEST_ALL_TYPES_FIELDS: ReadonlyMap<string, Type> = new Map([
+  ['single_int32', IntType],
+  ['single_float', DoubleType],
+  ['single_string', StringType],
+]);
+const PROTO3: TypeProvider = {
+  findStructType: (name) => (name === TEST_ALL_TYPES ? objectType(TEST_ALL_TYPES) : undefined),
+  findFieldType: (msg, field) => (msg === TEST_ALL_TYPES ? TEST_ALL_TYPES_FIELDS.get(field) : undefined),
+};
+
+/** cel-go's testCostEstimator: sizes by joined path, bytes of at most 12, getFullYear costing 7. */
+function hintsEstimator(hints: Readonly<Record<string, number>>): CostEstimator {
+  return {
+    estimateSize(node: AstNode): SizeEstimate | undefined {
+      const hint = hints[node.path.join('.')];
+      if (hint !== undefined) return range(0, hint);
+      if (node.type.kind === 'bytes') return range(0, 12);
+      return undefined;
+    },
+    estimateCallCost: (_fn, overloadId) => (overloadId === 'timestamp_to_year' ? fixed(7n) : undefined),
+  };
+}
+
+const allTypes = objectType(TEST_ALL_TYPES);
+const allList = listType(allTypes);
+const intList = listType(IntType);
+const nestedList = listType(allList);
+const allMap = mapType(StringType, allTypes);
+const nestedMap = mapType(StringType, allMap);
+const strList = listType(StringType);
+
+const containsAtFactor2: FunctionEstimator = (est, target, args) => {
+  if (target === undefined || args.length !== 1) return undefined;
+  return multiply(multiplyByCostFactor(sizeEstimate(est, target), 0.2), multiplyByCostFactor(sizeEstimate(est, args[0]!), 0.2));
+};
+const bytesListMax: FunctionEstimator = (est, target): CallEstimate | undefined => {
+  if (target === undefined) return undefined;
+  const el = listElementNode(target);
+  if (el === undefined) return undefined;
+  let elCost = fixed(1n);
+  if (el.type.kind === 'string' || el.type.kind === 'bytes') {
+    const sz = multiplyByCostFactor(sizeEstimate(est, el), 0.1);
+    elCost = { min: elCost.min + sz.min, max: elCost.max + sz.max };
+  }
+  return multiply(sizeEstimate(est, target), elCost);
+};
+
+interface CelGoCase {
+  readonly name: string;
+  readonly expr: string;
+  readonly vars?: readonly VariableDecl[];
+  readonly hints?: Readonly<Record<string, number>>;
+  readonly options?: CostOptions;
+  readonly wanted: readonly [number | bigint, number | bigint];
+}
+
+const v = variable;
+const CEL_GO_CASES: readonly CelGoCase[] = [
+  { name: 'const', expr: `"Hello World!"`, wanted: [0, 0] },
+  { name: 'identity', expr: `input`, vars: [v('input', intList)], wanted: [1, 1] },
+  { name: 'select: map', expr: `input['key']`, vars: [v('input', mapType(StringType, StringType))], wanted: [2, 2] },
+  { name: 'select: field', expr: `input.single_int32`, vars: [v('input', allTypes)], wanted: [2, 2] },
+  { name: 'select: field test only no has() cost', expr: `has(input.single_int32)`, vars: [v('input', allTypes)], options: { presenceTestHasCost: false }, wanted: [1, 1] },
+  { name: 'select: field test only', expr: `has(input.single_int32)`, vars: [v('input', allTypes)], wanted: [2, 2] },
+  { name: 'select: non-proto field test has() cost', expr: `has(input.testAttr.nestedAttr)`, vars: [v('input', nestedMap)], options: { presenceTestHasCost: true }, wanted: [3, 3] },
+  { name: 'select: non-proto field test no has() cost', expr: `has(input.testAttr.nestedAttr)`, vars: [v('input', nestedMap)], options: { presenceTestHasCost: false }, wanted: [2, 2] },
+  { name: 'select: non-proto field test', expr: `has(input.testAttr.nestedAttr)`, vars: [v('input', nestedMap)], wanted: [3, 3] },
+  { name: 'estimated function call', expr: `input.getFullYear()`, vars: [v('input', TimestampType)], wanted: [8, 8] },
+  { name: 'create list', expr: `[1, 2, 3]`, wanted: [10, 10] },
+  { name: 'create struct', expr: `google.expr.proto3.test.TestAllTypes{single_int32: 1, single_float: 3.14, single_string: 'str'}`, wanted: [40, 40] },
+  { name: 'create map', expr: `{"a": 1, "b": 2, "c": 3}`, wanted: [30, 30] },
+  { name: 'all comprehension', expr: `input.all(x, true)`, vars: [v('input', allList)], hints: { input: 100 }, wanted: [2, 302] },
+  { name: 'nested all comprehension', expr: `input.all(x, x.all(y, true))`, vars: [v('input', nestedList)], hints: { input: 50, 'input.@items': 10 }, wanted: [2, 1752] },
+  { name: 'all comprehension on literal', expr: `[1, 2, 3].all(x, true)`, wanted: [20, 20] },
+  { name: 'variable cost function', expr: `input.matches('[0-9]')`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [3, 103] },
+  { name: 'variable cost function with constant', expr: `'123'.matches('[0-9]')`, wanted: [2, 2] },
+  { name: 'or', expr: `true || false`, wanted: [0, 0] },
+  { name: 'or accumulated branch cost', expr: `a || b || c || d`, vars: ['a', 'b', 'c', 'd'].map((n) => v(n, BoolType)), wanted: [1, 4] },
+  { name: 'and', expr: `true && false`, wanted: [0, 0] },
+  { name: 'and accumulated branch cost', expr: `a && b && c && d`, vars: ['a', 'b', 'c', 'd'].map((n) => v(n, BoolType)), wanted: [1, 4] },
+  { name: 'lt', expr: `1 < 2`, wanted: [1, 1] },
+  { name: 'lte', expr: `1 <= 2`, wanted: [1, 1] },
+  { name: 'eq', expr: `1 == 2`, wanted: [1, 1] },
+  { name: 'gt', expr: `2 > 1`, wanted: [1, 1] },
+  { name: 'gte', expr: `2 >= 1`, wanted: [1, 1] },
+  { name: 'in', expr: `2 in [1, 2, 3]`, wanted: [13, 13] },
+  { name: 'plus', expr: `1 + 1`, wanted: [1, 1] },
+  { name: 'minus', expr: `1 - 1`, wanted: [1, 1] },
+  { name: '/', expr: `1 / 1`, wanted: [1, 1] },
+  { name: '*', expr: `1 * 1`, wanted: [1, 1] },
+  { name: '%', expr: `1 % 1`, wanted: [1, 1] },
+  { name: 'ternary', expr: `true ? 1 : 2`, wanted: [0, 0] },
+  { name: 'string size', expr: `size("123")`, wanted: [1, 1] },
+  { name: 'bytes size', expr: `size(b"123")`, wanted: [1, 1] },
+  { name: 'bytes to string conversion', expr: `string(input)`, vars: [v('input', BytesType)], hints: { input: 500 }, wanted: [1, 51] },
+  { name: 'bytes to string conversion equality', expr: `string(input) == string(input)`, vars: [v('input', BytesType)], hints: { input: 500 }, wanted: [3, 152] },
+  { name: 'string to bytes conversion', expr: `bytes(input)`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [1, 51] },
+  { name: 'string to bytes conversion equality', expr: `bytes(input) == bytes(input)`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [3, 302] },
+  { name: 'int to string conversion', expr: `string(1)`, wanted: [1, 1] },
+  { name: 'contains', expr: `input.contains(arg1)`, vars: [v('input', StringType), v('arg1', StringType)], hints: { input: 500, arg1: 500 }, wanted: [2, 2502] },
+  { name: 'matches', expr: String.raw`input.matches('\\d+a\\d+b')`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [3, 103] },
+  { name: 'startsWith', expr: `input.startsWith(arg1)`, vars: [v('input', StringType), v('arg1', StringType)], hints: { arg1: 500 }, wanted: [2, 52] },
+  { name: 'endsWith', expr: `input.endsWith(arg1)`, vars: [v('input', StringType), v('arg1', StringType)], hints: { arg1: 500 }, wanted: [2, 52] },
+  { name: 'size receiver', expr: `input.size()`, vars: [v('input', StringType)], wanted: [2, 2] },
+  { name: 'size', expr: `size(input)`, vars: [v('input', StringType)], wanted: [2, 2] },
+  {
+    name: 'ternary eval',
+    expr: `(x > 2 ? input1 : input2).all(y, true)`,
+    vars: [v('x', IntType), v('input1', allList), v('input2', allList)],
+    hints: { input1: 1, input2: 1 },
+    wanted: [4, 7],
+  },
+  { name: 'comprehension over map', expr: `input.all(k, input[k].single_int32 > 3)`, vars: [v('input', allMap)], hints: { input: 10 }, wanted: [2, 82] },
+  { name: 'comprehension over nested map of maps', expr: `input.all(k, input[k].all(x, true))`, vars: [v('input', nestedMap)], hints: { input: 5, 'input.@values': 10 }, wanted: [2, 187] },
+  { name: 'string size of map keys', expr: `input.all(k, k.contains(k))`, vars: [v('input', nestedMap)], hints: { input: 5, 'input.@keys': 10 }, wanted: [2, 32] },
+  {
+    name: 'comprehension variable shadowing',
+    expr: `input.all(k, input[k].all(k, true) && k.contains(k))`,
+    vars: [v('input', nestedMap)],
+    hints: { input: 2, 'input.@values': 2, 'input.@keys': 5 },
+    wanted: [2, 34],
+  },
+  { name: 'list concat', expr: `(list1 + list2).all(x, true)`, vars: [v('list1', intList), v('list2', intList)], hints: { list1: 10, list2: 10 }, wanted: [4, 64] },
+  { name: 'str concat', expr: `"abcdefg".contains(str1 + str2)`, vars: [v('str1', StringType), v('str2', StringType)], hints: { str1: 10, str2: 10 }, wanted: [2, 6] },
+  {
+    name: 'str concat custom cost estimate',
+    expr: `"abcdefg".contains(str1 + str2)`,
+    vars: [v('str1', StringType), v('str2', StringType)],
+    hints: { str1: 10, str2: 10 },
+    options: { overloadEstimators: new Map([['contains_string', containsAtFactor2]]) },
+    wanted: [2, 12],
+  },
+  { name: 'list size comparison', expr: `list1.size() == list2.size()`, vars: [v('list1', intList), v('list2', intList)], wanted: [5, 5] },
+  {
+    name: 'list size from ternary',
+    expr: `x > y ? list1.size() : list2.size()`,
+    vars: [v('x', IntType), v('y', IntType), v('list1', intList), v('list2', intList)],
+    wanted: [5, 5],
+  },
+  {
+    name: 'list size from concat',
+    expr: `([x, y] + list1 + list2).size()`,
+    vars: [v('x', IntType), v('y', IntType), v('list1', intList), v('list2', intList)],
+    hints: { list1: 10, list2: 20 },
+    wanted: [17, 17],
+  },
+  {
+    name: 'list cost tracking through comprehension',
+    expr: `[list1, list2].exists(l, l.exists(v, v.startsWith('hi')))`,
+    vars: [v('list1', strList), v('list2', strList)],
+    hints: { list1: 10, 'list1.@items': 64, list2: 20, 'list2.@items': 128 },
+    wanted: [21, 265],
+  },
+  {
+    name: 'str endsWith equality',
+    expr: `str1.endsWith("abcdefghijklmnopqrstuvwxyz") == str2.endsWith("abcdefghijklmnopqrstuvwxyz")`,
+    vars: [v('str1', StringType), v('str2', StringType)],
+    wanted: [9, 9],
+  },
+  { name: 'nested subexpression operators', expr: `((5 != 6) == (1 == 2)) == ((3 <= 4) == (9 != 9))`, wanted: [7, 7] },
+  { name: 'str size estimate', expr: `string(timestamp1) == string(timestamp2)`, vars: [v('timestamp1', TimestampType), v('timestamp2', TimestampType)], wanted: [5, 1844674407370955268n] },
+  { name: 'timestamp equality check', expr: `timestamp1 == timestamp2`, vars: [v('timestamp1', TimestampType), v('timestamp2', TimestampType)], wanted: [3, 3] },
+  { name: 'duration inequality check', expr: `duration1 != duration2`, vars: [v('duration1', DurationType), v('duration2', DurationType)], wanted: [3, 3] },
+  { name: '.filter list literal', expr: `[1,2,3,4,5].filter(x, x % 2 == 0)`, wanted: [41, 101] },
+  { name: '.map list literal', expr: `[1,2,3,4,5].map(x, x)`, wanted: [86, 86] },
+  { name: '.map.filter list literal', expr: `[1,2,3,4,5].map(x, x).filter(x, x % 2 == 0)`, wanted: [117, 177] },
+  { name: '.map.exists list literal', expr: `[1,2,3,4,5].map(x, x).exists(x, x == 5) == true`, wanted: [108, 118] },
+  { name: '.map.map list literal', expr: `[1,2,3,4,5].map(x, x).map(x, x)`, wanted: [162, 162] },
+  { name: '.map list literal selection', expr: `[1,2,3,4,5].map(x, x)[4]`, wanted: [87, 87] },
+  { name: 'nested array selection', expr: `[[1,2],[1,2],[1,2],[1,2],[1,2]][4]`, wanted: [61, 61] },
+  { name: 'nested map selection', expr: `{'a': [1,2], 'b': [1,2], 'c': [1,2], 'd': [1,2], 'e': [1,2]}.b`, wanted: [81, 81] },
+  { name: 'comprehension on nested list', expr: `[[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]].all(y, y.all(y, y == 1))`, wanted: [76, 136] },
+  { name: 'comprehension on transformed nested list', expr: `[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))`, wanted: [157, 217] },
+  {
+    name: 'comprehension on nested literal list',
+    expr: `["a", "ab", "abc", "abcd", "abcde"].map(x, [x, x]).all(y, y.all(y, y.startsWith('a')))`,
+    wanted: [157, 217],
+  },
+  {
+    name: 'comprehension on nested variable list',
+    expr: `input.map(x, [x, x]).all(y, y.all(y, y.startsWith('a')))`,
+    vars: [v('input', strList)],
+    hints: { input: 5, 'input.@items': 10 },
+    wanted: [13, 208],
+  },
+  { name: 'comprehension chaining with concat', expr: `[1,2,3,4,5].map(x, x).map(x, x) + [1]`, wanted: [173, 173] },
+  { name: 'nested comprehension', expr: `[1,2,3].all(i, i in [1,2,3].map(j, j + j))`, wanted: [20, 230] },
+  { name: 'nested dyn comprehension', expr: `dyn([1,2,3]).all(i, i in dyn([1,2,3]).map(j, j + j))`, wanted: [21, 234] },
+  { name: 'literal map access', expr: `{'hello': 'hi'}['hello'] != {'hello': 'bye'}['hello']`, wanted: [63, 63] },
+  { name: 'literal list access', expr: `['hello', 'hi'][0] != ['hello', 'bye'][1]`, wanted: [23, 23] },
+  { name: 'type call', expr: `type(1)`, wanted: [1, 1] },
+  { name: 'type call variable', expr: `type(self.val1)`, vars: [v('self', mapType(StringType, IntType))], wanted: [3, 3] },
+  { name: 'type call variable equality', expr: `type(self.val1) == int`, vars: [v('self', mapType(StringType, IntType))], wanted: [5, 1844674407370955268n] },
+  { name: 'type literal equality cost', expr: `type(1) == int`, wanted: [3, 1844674407370955266n] },
+  { name: 'namespace variable equality', expr: `self.val1 == 1.0`, vars: [v('self.val1', DoubleType)], wanted: [2, 2] },
+  { name: 'simple map variable equality', expr: `self.val1 == 1.0`, vars: [v('self', mapType(StringType, DoubleType))], wanted: [3, 3] },
+  {
+    name: 'date-time math',
+    expr: `self.val1 == timestamp('2011-08-18T00:00:00.000+01:00') + duration('19h3m37s10ms')`,
+    vars: [v('self', mapType(StringType, TimestampType))],
+    wanted: [6, 6],
+  },
+  {
+    name: 'date-time math self-conversion',
+    expr: `timestamp(self.val1) == timestamp('2011-08-18T00:00:00.000+01:00') + duration('19h3m37s10ms')`,
+    vars: [v('self', mapType(StringType, TimestampType))],
+    wanted: [7, 7],
+  },
+  { name: 'boolean vars equal', expr: `self.val1 != self.val2`, vars: [v('self', mapType(StringType, BoolType))], wanted: [5, 5] },
+  { name: 'boolean var equals literal', expr: `self.val1 != true`, vars: [v('self', mapType(StringType, BoolType))], wanted: [3, 3] },
+  { name: 'double var equals literal', expr: `self.val1 == 1.0`, vars: [v('self', mapType(StringType, DoubleType))], wanted: [3, 3] },
+  {
+    name: 'bytes list max',
+    expr: "[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901')].max()",
+    options: { overloadEstimators: new Map([['list_bytes_max', bytesListMax]]) },
+    wanted: [25, 35],
+  },
+];
+
+describe("cel-go's checker cost tests", () => {
+  it.each(CEL_GO_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const env = standardEnv({ provider: PROTO3 })
+      .addFunctions(func('max', memberOverload('list_bytes_max', [listType(BytesType)], BytesType)))
+      .addIdents(...(c.vars ?? []));
+    const cost = estimateCost(checked(c.expr, env), hintsEstimator(c.hints ?? {}), c.options);
+    expect(cost).toEqual(range(c.wanted[0], c.wanted[1]));
+  });
+
+  it('saturates instead of overflowing', () => {
+    const env = standardEnv().addIdents(v('input', listType(listType(StringType))));
+    const cost = estimateCost(checked('input.all(x, x.all(y, y.contains(y)))', env), hintsEstimator({}));
+    expect(cost.max).toBe(MAX_UINT64);
+  });
+});
