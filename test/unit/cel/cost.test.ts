@@ -2,7 +2,7 @@
 // cost cases (k8s.io/apiserver/pkg/cel/library/cost_test.go), and real CRD rules with the
 // schema around them, against the numbers kube-apiserver computes for them.
 import { describe, expect, it } from 'vitest';
-import { type CheckerEnv, check, standardEnv, type TypeProvider } from '../../../cel/checker.js';
+import { type CheckerEnv, check, KUBE_CHECKER_OPTIONS, standardEnv, type TypeProvider } from '../../../cel/checker.js';
 import {
   type AstNode,
   type CallEstimate,
@@ -18,7 +18,8 @@ import {
   type SizeEstimate,
   sizeEstimate,
 } from '../../../cel/cost.js';
-import { func, memberOverload, type VariableDecl, variable } from '../../../cel/decls.js';
+import { func, memberOverload, overload, type VariableDecl, variable } from '../../../cel/decls.js';
+import { KUBE_COST_OPTIONS, KubeCostEstimator } from '../../../cel/kube/cost.js';
 import { parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import {
@@ -33,6 +34,7 @@ import {
   StringType,
   TimestampType,
   type Type,
+  typeParam,
 } from '../../../cel/types.js';
 
 /** Parses and checks, failing the test on any error. */
@@ -281,5 +283,109 @@ describe("cel-go's checker cost tests", () => {
     const env = standardEnv().addIdents(v('input', listType(listType(StringType))));
     const cost = estimateCost(checked('input.all(x, x.all(y, y.contains(y)))', env), hintsEstimator({}));
     expect(cost.max).toBe(MAX_UINT64);
+  });
+});
+
+// ---- kube's library costs (k8s.io/apiserver/pkg/cel/library/cost_test.go) ----
+
+const T = typeParam('T');
+/** The kube and cel-go ext functions these cases call, declared with their libraries' overload ids. */
+const KUBE_LIBRARY_FUNCTIONS = [
+  func('lowerAscii', memberOverload('string_lower_ascii', [StringType], StringType)),
+  func('upperAscii', memberOverload('string_upper_ascii', [StringType], StringType)),
+  func('strings.quote', overload('strings_quote', [StringType], StringType)),
+  func(
+    'replace',
+    memberOverload('string_replace_string_string', [StringType, StringType, StringType], StringType),
+    memberOverload('string_replace_string_string_int', [StringType, StringType, StringType, IntType], StringType),
+  ),
+  func('split', memberOverload('string_split_string', [StringType, StringType], listType(StringType)), memberOverload('string_split_string_int', [StringType, StringType, IntType], listType(StringType))),
+  func('substring', memberOverload('string_substring_int', [StringType, IntType], StringType), memberOverload('string_substring_int_int', [StringType, IntType, IntType], StringType)),
+  func('trim', memberOverload('string_trim', [StringType], StringType)),
+  func('join', memberOverload('list_join', [listType(StringType)], StringType), memberOverload('list_join_string', [listType(StringType), StringType], StringType)),
+  func('find', memberOverload('string_find_string', [StringType, StringType], StringType)),
+  func('findAll', memberOverload('string_find_all_string', [StringType, StringType], listType(StringType)), memberOverload('string_find_all_string_int', [StringType, StringType, IntType], listType(StringType))),
+  func('jsonpatch.escapeKey', overload('string_jsonpatch_escapeKey_string', [StringType], StringType)),
+  ...['sum', 'max', 'min'].map((n) => func(n, memberOverload(`list_${n}`, [listType(T)], T))),
+  func('isSorted', memberOverload('list_is_sorted', [listType(T)], BoolType)),
+  ...['indexOf', 'lastIndexOf'].map((n) => func(n, memberOverload(`list_${n}`, [listType(T), T], IntType), memberOverload(`string_${n}_string`, [StringType, StringType], IntType))),
+  func('url', overload('string_to_url', [StringType], objectType('kubernetes.URL'))),
+  ...['getScheme', 'getHostname', 'getHost', 'getPort', 'getEscapedPath', 'getQuery'].map((n) => func(n, memberOverload(`url_${n}`, [objectType('kubernetes.URL')], StringType))),
+];
+const URL_PROVIDER: TypeProvider = {
+  findStructType: (name) => (name === 'kubernetes.URL' ? objectType(name) : undefined),
+  findFieldType: () => undefined,
+};
+
+/** kube's test size estimator: every string or bytes at most 12 long. */
+const TWELVE: Pick<CostEstimator, 'estimateSize'> = {
+  estimateSize: (node) => (node.type.kind === 'string' || node.type.kind === 'bytes' ? range(0, 12) : undefined),
+};
+
+function kubeLibraryCost(expr: string) {
+  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, provider: URL_PROVIDER }).addFunctions(...KUBE_LIBRARY_FUNCTIONS);
+  return estimateCost(checked(expr, env), new KubeCostEstimator(TWELVE), KUBE_COST_OPTIONS);
+}
+
+const LIST_LITERALS = {
+  int: '[1, 2, 3, 4, 5]',
+  uint: '[uint(1), uint(2), uint(3), uint(4), uint(5)]',
+  double: '[1.0, 2.0, 3.0, 4.0, 5.0]',
+  bool: '[false, true, false, true, false]',
+  string: "['012345678901', '012345678901', '012345678901', '012345678901', '012345678901']",
+  bytes: "[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901')]",
+} as const;
+
+const KUBE_LIBRARY_CASES: readonly (readonly [string, number, number])[] = [
+  // TestListsCost: 10 for the list, the rest the call (and casts)
+  ...['.sum()', '.isSorted()', '.max()', '.min()'].flatMap((op) => [
+    [`${LIST_LITERALS.int}${op}`, 15, 15] as const,
+    [`${LIST_LITERALS.uint}${op}`, 20, 20] as const,
+    [`${LIST_LITERALS.double}${op}`, 15, 15] as const,
+  ]),
+  ...['.isSorted()', '.max()', '.min()'].flatMap((op) => [
+    [`${LIST_LITERALS.bool}${op}`, 15, 15] as const,
+    [`${LIST_LITERALS.string}${op}`, 15, 25] as const,
+    [`${LIST_LITERALS.bytes}${op}`, 25, 35] as const,
+  ]),
+  // TestIndexOfCost
+  ...['indexOf', 'lastIndexOf'].flatMap((fn) => [
+    [`${LIST_LITERALS.int}.${fn}(3)`, 15, 15] as const,
+    [`${LIST_LITERALS.uint}.${fn}(uint(3))`, 21, 21] as const,
+    [`${LIST_LITERALS.string}.${fn}('x')`, 15, 25] as const,
+    [`${LIST_LITERALS.bytes}.${fn}(bytes('x'))`, 26, 36] as const,
+    [`'01234567890123456789012345678901234567890123456789'.${fn}('123')`, 5, 5] as const,
+  ]),
+  // TestURLsCost
+  ...['getScheme', 'getHostname', 'getHost', 'getPort', 'getEscapedPath', 'getQuery'].map((fn) => [`url('https:://kubernetes.io/').${fn}()`, 4, 4] as const),
+  ["url('https:://kubernetes.io/') == url('https:://kubernetes.io/')", 7, 9],
+  ["url('https:://kubernetes.io/') == url('http://x.b')", 5, 5],
+  // TestStringLibrary
+  ["'ABCDEFGHIJ abcdefghij'.lowerAscii()", 3, 3],
+  ["'ABCDEFGHIJ abcdefghij'.lowerAscii() == 'abcdefghij ABCDEFGHIJ'.lowerAscii()", 7, 9],
+  ["'ABCDEFGHIJ abcdefghij'.upperAscii()", 3, 3],
+  ["'ABCDEFGHIJ abcdefghij'.upperAscii() == 'abcdefghij ABCDEFGHIJ'.upperAscii()", 7, 9],
+  ["strings.quote('ABCDEFGHIJ abcdefghij')", 3, 3],
+  ["strings.quote('ABCDEFGHIJ abcdefghij') == strings.quote('ABCDEFGHIJ abcdefghij')", 7, 11],
+  ["'abc 123 def 123'.replace('123', '456')", 3, 3],
+  ["'abc 123 def 123'.replace('', 'x')", 3, 3],
+  ["'abc 123 def 123'.replace('123', '')", 3, 3],
+  ["'abc 123 def 123'.replace('123', '456', 1)", 3, 3],
+  ["'abc 123 def 123'.split(' ')", 3, 3],
+  ["'abc 123 def 123'.split(' ', 1)", 3, 3],
+  ["'abc 123 def 123'.substring(5)", 2, 2],
+  ["'abc 123 def 123'.substring(5, 8)", 2, 2],
+  ["'  abc 123 def 123  '.trim()", 2, 2],
+  ["['aa', 'bb', 'cc', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].join(' ')", 11, 23],
+  ["['aa', 'bb', 'cc', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].join()", 10, 22],
+  ["'abc 123 def 123'.find('123')", 2, 2],
+  ["'abc 123 def 123'.findAll('123')", 2, 2],
+  ["'abc 123 def 123'.findAll('123', 1)", 2, 2],
+  ["jsonpatch.escapeKey('abc/def~ abc/def~')", 2, 2],
+];
+
+describe("kube's library cost tests", () => {
+  it.each(KUBE_LIBRARY_CASES)('%s', (expr, min, max) => {
+    expect(kubeLibraryCost(expr)).toEqual(range(min, max));
   });
 });
