@@ -20,6 +20,8 @@ import {
 } from '../../../cel/cost.js';
 import { func, memberOverload, overload, type VariableDecl, variable } from '../../../cel/decls.js';
 import { KUBE_COST_OPTIONS, KubeCostEstimator } from '../../../cel/kube/cost.js';
+import { costErrorMessage, ruleCost, STATIC_ESTIMATED_COST_LIMIT } from '../../../cel/kube/limits.js';
+import { type KubeSchema, SchemaSizeEstimator, schemaSizes } from '../../../cel/kube/sizes.js';
 import { parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import {
@@ -387,5 +389,154 @@ const KUBE_LIBRARY_CASES: readonly (readonly [string, number, number])[] = [
 describe("kube's library cost tests", () => {
   it.each(KUBE_LIBRARY_CASES)('%s', (expr, min, max) => {
     expect(kubeLibraryCost(expr)).toEqual(range(min, max));
+  });
+});
+
+// ---- kube's sizes and limits ----
+
+describe("kube's schema sizes", () => {
+  it.each([
+    ['string with maxLength: 4 bytes a code point', { type: 'string', maxLength: 64 }, 256],
+    ['unbounded string: a request less its quotes', { type: 'string' }, 3 * 1024 * 1024 - 2],
+    ['string enum: its longest value', { type: 'string', enum: ['NONE', 'STATIC', 'DNS_ROUND_ROBIN'] }, 15],
+    ['date-time', { type: 'string', format: 'date-time' }, 32],
+    ['bytes with maxLength: not multiplied', { type: 'string', format: 'byte', maxLength: 10 }, 10],
+    ['unbounded list of strings: "" and a comma each', { type: 'array', items: { type: 'string' } }, 1048575],
+    ['unbounded map of strings: "":"" and a comma each', { type: 'object', additionalProperties: { type: 'string' } }, 393215],
+    ['map with maxProperties', { type: 'object', maxProperties: 16, additionalProperties: { type: 'string' } }, 16],
+    ['object', { type: 'object', properties: { a: { type: 'string' } } }, 0],
+  ] as const)('%s', (_name, schema: KubeSchema, max) => {
+    expect(schemaSizes(schema)?.maxElements).toBe(max);
+  });
+
+  it('counts required properties without defaults in an object\'s minimum size', () => {
+    const s: KubeSchema = { type: 'object', required: ['name', 'port'], properties: { name: { type: 'string' }, port: { type: 'integer' }, x: { type: 'string' } } };
+    expect(schemaSizes(s)?.minSerializedSize).toBe(2 + (4 + 2 + 4) + (4 + 1 + 4));
+  });
+
+  it('sizes map keys 0 whatever the map declares, as kube does', () => {
+    const est = new SchemaSizeEstimator(schemaSizes({ type: 'object', maxProperties: 16, additionalProperties: { type: 'string', maxLength: 4096 } })!);
+    const node = (path: string[]): AstNode => ({ path, type: StringType, expr: undefined, computedSize: undefined });
+    expect(est.estimateSize(node(['self', '@keys']))).toEqual(range(0, 0));
+    expect(est.estimateSize(node(['self', '@values']))).toEqual(range(0, 16384));
+    expect(est.estimateSize(node(['self']))).toEqual(range(0, 16));
+  });
+
+  it('escapes property names as CEL field names', () => {
+    const sizes = schemaSizes({ type: 'object', properties: { 'x-y': { type: 'string', maxLength: 1 }, namespace: { type: 'string', maxLength: 2 }, '1a': { type: 'string' } } });
+    expect([...(sizes?.fields?.keys() ?? [])]).toEqual(['x__dash__y', '__namespace__']);
+  });
+});
+
+describe("kube's refusal text", () => {
+  it.each([
+    [146_000_000n, '14.6x'],
+    [1_000_000_001n, 'more than 100x'],
+    [12_500_000n, '1.250000x'],
+    // Go rounds the exact tie 2.25 to even; JS's toFixed would say 2.3x.
+    [22_500_000n, '2.2x'],
+    [27_500_000n, '2.8x'],
+  ])('%s', (cost, factor) => {
+    expect(costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)).toBe(
+      `estimated rule cost exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    );
+  });
+});
+
+// ---- real CRD rules kube accepts ----
+
+const GATEWAY_KEY_REGEX = String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$`;
+const gatewayMap = (maxProperties: number, valueMaxLength: number): KubeSchema => ({
+  type: 'object',
+  maxProperties,
+  additionalProperties: { type: 'string', maxLength: valueMaxLength },
+});
+const stringMap = mapType(StringType, StringType);
+
+/** istio ServiceEntry's spec, the parts its address rule reads. */
+const SERVICE_ENTRY_SPEC: KubeSchema = {
+  type: 'object',
+  properties: {
+    addresses: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 64 } },
+    resolution: { type: 'string', enum: ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN', 'DYNAMIC_DNS'] },
+  },
+};
+const SELF_TYPE = 'selfType';
+const serviceEntryProvider: TypeProvider = {
+  findStructType: (name) => (name === SELF_TYPE ? objectType(SELF_TYPE) : undefined),
+  findFieldType: (msg, field) => (msg !== SELF_TYPE ? undefined : field === 'addresses' ? listType(StringType) : field === 'resolution' ? StringType : undefined),
+};
+
+interface RealWorldRule {
+  readonly source: string;
+  readonly rule: string;
+  readonly schema: KubeSchema;
+  readonly selfType: Type;
+  readonly provider?: TypeProvider;
+  /** kube's estimated max, derived by hand from cel-go's and kube's code. */
+  readonly kubeMax: bigint;
+}
+
+const REAL_WORLD: readonly RealWorldRule[] = [
+  {
+    // 16 × (loop condition 2 + key 1 + `&&` 1 + matches (⌈(0+1)×0.1⌉ × ⌈114/4⌉ = 29)) + self 1 + result 1
+    source: 'gateway-api Gateway spec.infrastructure.annotations (maxProperties 16)',
+    rule: `self.all(key, key.matches(r"""${GATEWAY_KEY_REGEX}"""))`,
+    schema: gatewayMap(16, 4096),
+    selfType: stringMap,
+    kubeMax: 530n,
+  },
+  {
+    source: 'gateway-api Gateway spec.infrastructure.labels (maxProperties 8)',
+    rule: `self.all(key, key.matches(r"""${GATEWAY_KEY_REGEX}"""))`,
+    schema: gatewayMap(8, 63),
+    selfType: stringMap,
+    kubeMax: 266n,
+  },
+  {
+    // 16 × (2 + `&&` 1 + `<` 1 + size 1 + index 1 + split (key 1, cost 0)) + 2
+    source: 'gateway-api Gateway spec.infrastructure.annotations (maxProperties 16)',
+    rule: `self.all(key, key.split("/")[0].size() < 253)`,
+    schema: gatewayMap(16, 4096),
+    selfType: stringMap,
+    kubeMax: 114n,
+  },
+  {
+    source: 'gateway-api Gateway spec.infrastructure.labels (maxProperties 8)',
+    rule: `self.all(key, key.split("/")[0].size() < 253)`,
+    schema: gatewayMap(8, 63),
+    selfType: stringMap,
+    kubeMax: 58n,
+  },
+  {
+    // 4096 × (2 + `&&` 1 + `!` 1 + contains (key 1, cost 0)) + 2
+    source: 'istio selector.matchLabels (maxProperties 4096)',
+    rule: `self.all(key, !key.contains("*"))`,
+    schema: { type: 'object', maxProperties: 4096, additionalProperties: { type: 'string', maxLength: 63 } },
+    selfType: stringMap,
+    kubeMax: 20482n,
+  },
+  {
+    // The ternary has no field path, so `k`'s path is just `@items`, which kube's estimator
+    // resolves to the root object's size, 0: contains() costs 0. Range: the union of the
+    // branches, 256. Total: ! 1 + && (exists: ternary 11 + result 1 + 256 × (condition 3 +
+    // `||` 1 + k 1) = 1292; !(in) 16) = 1309.
+    source: 'istio ServiceEntry spec (addresses: maxItems 256, maxLength 64)',
+    rule: `!((has(self.addresses) ? self.addresses : []).exists(k, k.contains("/")) && !((has(self.resolution) ? self.resolution : "NONE") in ["STATIC", "NONE"]))`,
+    schema: SERVICE_ENTRY_SPEC,
+    selfType: objectType(SELF_TYPE),
+    provider: serviceEntryProvider,
+    kubeMax: 1309n,
+  },
+];
+
+describe('real CRD rules, as kube estimates them', () => {
+  it.each(REAL_WORLD.map((r) => [`${r.source}: ${r.rule.slice(0, 60)}`, r] as const))('%s', (_name, r) => {
+    const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, provider: r.provider }).addFunctions(...KUBE_LIBRARY_FUNCTIONS).addIdents(variable('self', r.selfType));
+    const sizes = schemaSizes(r.schema)!;
+    const cost = estimateCost(checked(r.rule, env), new KubeCostEstimator(new SchemaSizeEstimator(sizes)), KUBE_COST_OPTIONS);
+    expect(cost.max).toBe(r.kubeMax);
+    // Each sits directly under objects (cardinality 1).
+    expect(ruleCost(cost.max, 1n, sizes)).toBeLessThanOrEqual(STATIC_ESTIMATED_COST_LIMIT);
   });
 });
