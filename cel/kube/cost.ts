@@ -191,7 +191,7 @@ export class KubeCostEstimator implements CostEstimator {
       case 'cidr':
       case 'isIP':
       case 'isCIDR':
-        if (target !== undefined) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
+        if (target !== undefined && args.length >= 1) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
         break;
       case 'ip':
         if (target !== undefined && args.length >= 1) {
@@ -234,11 +234,11 @@ export class KubeCostEstimator implements CostEstimator {
       case 'isQuantity':
       case 'semver':
       case 'isSemver':
-        if (target !== undefined) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
+        if (target !== undefined && args.length >= 1) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
         break;
       case 'validate':
         // A named format's regex is at most MAX_NAME_FORMAT_REGEX_SIZE long.
-        if (target !== undefined) return multiplyByCostFactor(multiplyByCostFactor(size(args[0]!), TRAVERSAL), MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR);
+        if (target !== undefined && args.length >= 1) return multiplyByCostFactor(multiplyByCostFactor(size(args[0]!), TRAVERSAL), MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR);
         break;
       case 'format.named':
       case 'sign':
