@@ -1,0 +1,17 @@
+// Property names as CEL field names (k8s.io/apiserver/pkg/cel/escaping.go): reserved words are
+// wrapped in `__`, `__ . - /` spelled out, and names CEL cannot carry are left out of `self`.
+
+const RESERVED = new Set([
+  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
+  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+]);
+
+const SPELLED: Readonly<Record<string, string>> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
+
+/** The CEL field name for a property, or undefined if the property is not reachable from CEL. */
+export function escapeFieldName(name: string): string | undefined {
+  if (name === '' || (name[0]! >= '0' && name[0]! <= '9')) return undefined;
+  if (RESERVED.has(name)) return `__${name}__`;
+  if (!/^[A-Za-z0-9_./-]*$/.test(name)) return undefined;
+  return name.replace(/__|[./-]/g, (s) => SPELLED[s]!);
+}
