@@ -339,7 +339,7 @@ export type JsonValue = null | boolean | number | bigint | string | readonly Jso
 export function fromJson(v: JsonValue): Value {
   switch (typeof v) {
     case 'number':
-      return Number.isInteger(v) && Number.isSafeInteger(v) ? BigInt(v) : v;
+      return Number.isSafeInteger(v) ? BigInt(v) : v;
     case 'bigint':
       return v >= MIN_INT64 && v <= MAX_INT64 ? v : Number(v);
     case 'string':
