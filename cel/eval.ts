@@ -31,6 +31,7 @@ import {
   Timestamp,
   TYPE_IDENTIFIERS,
   TypeValue,
+  typeName,
   Uint,
   type Val,
   type Value,
@@ -52,9 +53,8 @@ export function activation(vars: Readonly<Record<string, Value>> | ReadonlyMap<s
 export type CallCost = (fn: string, overloadId: string, args: readonly Val[], result: Val) => number | undefined;
 
 export interface ProgramOptions {
-  /** Overloads beyond the standard and optional libraries (kube's): declarations and implementations by id. */
-  readonly functions?: readonly FunctionDecl[];
-  readonly impls?: ReadonlyMap<string, Impl>;
+  /** The functions calls may bind to (default: the standard, optional and two-variable-comprehension libraries). */
+  readonly library?: Library;
   /** The runtime cost the evaluation may reach; past it, it is cancelled (default: no limit). */
   readonly costLimit?: number;
   /** Whether `has()` costs 1 like a selection (cel-go's default, true); kube turns it off. */
@@ -219,6 +219,35 @@ function defaultCallCost(id: string, args: readonly Val[]): number {
   }
 }
 
+/**
+ * The overloads a program may call: declarations (for run-time dispatch and unchecked calls)
+ * and implementations by overload id. Built once and shared by every program planned with it.
+ */
+export class Library {
+  /** The standard, optional and two-variable-comprehension libraries. */
+  static readonly STANDARD = new Library([], new Map());
+
+  readonly byId = new Map<string, Bound>();
+  /** Every implemented overload of a function name, member and global, in declaration order. */
+  readonly byName = new Map<string, readonly { readonly decl: OverloadDecl; readonly bound: Bound }[]>();
+
+  /** The standard libraries plus `functions` (kube's, say), implemented by `impls` (overload id to implementation). */
+  constructor(functions: readonly FunctionDecl[], impls: ReadonlyMap<string, Impl>) {
+    const all = new Map([...STANDARD_IMPLS, ...impls]);
+    for (const f of [...STANDARD_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions]) {
+      const list = [...(this.byName.get(f.name) ?? [])];
+      for (const decl of f.overloads) {
+        const impl = all.get(decl.id);
+        if (impl === undefined) continue;
+        const bound: Bound = { id: decl.id, guards: decl.argTypes.map(guardOf), impl };
+        this.byId.set(decl.id, bound);
+        list.push({ decl, bound });
+      }
+      this.byName.set(f.name, list);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Planning
 
@@ -281,9 +310,7 @@ function qualify(v: Value, key: Value, optional: boolean): Val {
 class Planner {
   private readonly refs: ReadonlyMap<number, Reference> | undefined;
   private readonly checked: boolean;
-  private readonly byId = new Map<string, Bound>();
-  private readonly byName = new Map<string, Bound[]>();
-  private readonly declsByName = new Map<string, OverloadDecl[]>();
+  private readonly library: Library;
   private scope: Scope | undefined;
 
   constructor(
@@ -292,23 +319,7 @@ class Planner {
   ) {
     this.checked = 'referenceMap' in ast;
     this.refs = this.checked ? (ast as CheckedAst).referenceMap : undefined;
-    const impls = new Map([...STANDARD_IMPLS, ...(options.impls ?? [])]);
-    for (const f of [...STANDARD_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...TWO_VAR_COMPREHENSION_FUNCTIONS, ...(options.functions ?? [])]) {
-      for (const o of f.overloads) {
-        const impl = impls.get(o.id);
-        const list = this.declsByName.get(f.name) ?? [];
-        list.push(o);
-        this.declsByName.set(f.name, list);
-        if (impl === undefined) continue;
-        this.byId.set(o.id, { id: o.id, guards: o.argTypes.map(guardOf), impl });
-      }
-    }
-    for (const [name, list] of this.declsByName) {
-      this.byName.set(
-        name,
-        list.flatMap((o) => this.byId.get(o.id) ?? []),
-      );
-    }
+    this.library = options.library ?? Library.STANDARD;
   }
 
   plan(e: Expr, o: PlanOpts): Interp {
@@ -507,7 +518,7 @@ class Planner {
     // Unchecked, `ns.f(x)` may name the global function `ns.f` (the checker rewrites these itself).
     if (!this.checked && target !== undefined) {
       const q = this.qualifiedName(target);
-      if (q !== undefined && this.declsByName.has(`${q}.${fn}`)) {
+      if (q !== undefined && this.library.byName.has(`${q}.${fn}`)) {
         fn = `${q}.${fn}`;
         target = undefined;
       }
@@ -518,15 +529,13 @@ class Planner {
     let candidates: readonly Bound[];
     if (ref !== undefined && ref.overloadIds.length > 0) {
       candidates = ref.overloadIds.map((id) => {
-        const b = this.byId.get(id);
+        const b = this.library.byId.get(id);
         if (b === undefined) throw new Error(`no implementation for overload '${id}' of '${fn}'`);
         return b;
       });
     } else {
       const isMember = target !== undefined;
-      const decls = (this.declsByName.get(fn) ?? []).filter((d) => d.isMember === isMember && d.argTypes.length === argExprs.length);
-      const ids = new Set(decls.map((d) => d.id));
-      candidates = (this.byName.get(fn) ?? []).filter((b) => ids.has(b.id));
+      candidates = (this.library.byName.get(fn) ?? []).filter(({ decl }) => decl.isMember === isMember && decl.argTypes.length === argExprs.length).map((c) => c.bound);
       if (candidates.length === 0) return () => new CelError(`no such overload: ${fn}`);
     }
     const callCost = this.options.callCost;
@@ -613,7 +622,7 @@ class Planner {
         if (err !== undefined) continue;
         if (k instanceof CelError) err = k;
         else if (v instanceof CelError) err = v;
-        else if (!isMapKey(k)) err = new CelError(`unsupported key type: ${k === null ? 'null_type' : typeof k}`);
+        else if (!isMapKey(k)) err = new CelError(`unsupported key type: ${typeName(k)}`);
         else if (en.optional) {
           if (!(v instanceof OptionalValue)) err = noSuchOverload();
           else if (v.hasValue() && !m.set(k, v.value)) err = new CelError('Failed with repeated key');
@@ -644,7 +653,7 @@ class Planner {
       let pairs: Iterable<readonly [Value, Value]>;
       if (Array.isArray(r)) pairs = twoVars ? r.map((x: Value, i) => [BigInt(i), x] as const) : r.map((x: Value) => [x, null] as const);
       else if (r instanceof MapValue) pairs = twoVars ? r.pairs() : [...r.keys()].map((k) => [k, null] as const);
-      else return new CelError(`expected iterable type, got '${r === null ? 'null_type' : typeof r}'`);
+      else return new CelError(`expected iterable type, got '${typeName(r)}'`);
       let accu = init(c);
       // An empty list or map the loop starts from is its own: growing it in place keeps map() and filter() linear.
       const owned = (Array.isArray(accu) && accu.length === 0) || (accu instanceof MapValue && accu.size === 0);

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseJsonExact } from '../../../apimachinery/json-parse.js';
 import { check, KUBE_CHECKER_OPTIONS, standardEnv } from '../../../cel/checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../../../cel/comprehensions.js';
-import { func, memberOverload, variable } from '../../../cel/decls.js';
-import { activation, COST_LIMIT_EXCEEDED, type EvalResult, KUBE_PROGRAM_OPTIONS, program, type ProgramOptions } from '../../../cel/eval.js';
+import { type FunctionDecl, func, memberOverload, variable } from '../../../cel/decls.js';
+import { activation, COST_LIMIT_EXCEEDED, type EvalResult, KUBE_PROGRAM_OPTIONS, Library, program, type ProgramOptions } from '../../../cel/eval.js';
 import type { Impl } from '../../../cel/functions.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
@@ -18,6 +18,8 @@ interface Run {
   /** Evaluate the parsed AST, without a type check. */
   unchecked?: boolean;
   options?: ProgramOptions;
+  /** Declarations beyond the standard environment's, for the check. */
+  functions?: readonly FunctionDecl[];
 }
 
 function run(src: string, r: Run = {}): EvalResult {
@@ -25,7 +27,7 @@ function run(src: string, r: Run = {}): EvalResult {
   expect(parsed.issues.errors, src).toEqual([]);
   const vars = r.vars ?? {};
   if (r.unchecked) return program(parsed.ast, r.options).eval(activation(vars));
-  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...(r.options?.functions ?? []));
+  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...(r.functions ?? []));
   for (const name of Object.keys(vars)) env.addIdents(variable(name, r.types?.[name] ?? DynType));
   const checked = check(parsed.ast, new Source(src), env);
   expect(checked.issues.toDisplayString(), src).toBe('');
@@ -312,11 +314,16 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
       ],
     ]);
     const functions = [func('twice', memberOverload('string_twice', [StringType], StringType)), func('sum', memberOverload('list_sum', [listType(IntType)], IntType))];
-    const options: ProgramOptions = { functions, impls, callCost: (_f, id, args) => (id === 'string_twice' ? 2 * (args[0] as string).length : undefined) };
-    expect(run("'abc'.twice()", { options })).toMatchObject({ value: 'abcabc', cost: 6 });
-    expect(run('[1, 2, 3].sum()', { options })).toMatchObject({ value: 6n, cost: 10 + 3 + 1 });
-    expect(run('[1, 2, 3].sum()', { options: { ...options, costLimit: 12 } }).exceeded).toBe(true);
-    expect(value("{'a': [1]}.a.sum()", { options })).toBe(1n);
-    expect(value('m.x.sum()', { options, vars: { m: value("{'x': [4, 5]}") }, types: { m: mapType(StringType, listType(IntType)) } })).toBe(9n);
+    const options: ProgramOptions = {
+      library: new Library(functions, impls),
+      callCost: (_f, id, args) => (id === 'string_twice' ? 2 * (args[0] as string).length : undefined),
+    };
+    expect(run("'abc'.twice()", { options, functions })).toMatchObject({ value: 'abcabc', cost: 6 });
+    expect(run('[1, 2, 3].sum()', { options, functions })).toMatchObject({ value: 6n, cost: 10 + 3 + 1 });
+    expect(run('[1, 2, 3].sum()', { options: { ...options, costLimit: 12 }, functions }).exceeded).toBe(true);
+    expect(value("{'a': [1]}.a.sum()", { options, functions })).toBe(1n);
+    expect(value('m.x.sum()', { options, functions, vars: { m: value("{'x': [4, 5]}") }, types: { m: mapType(StringType, listType(IntType)) } })).toBe(9n);
+    expect(value('[1, 2].sum()', { options, unchecked: true })).toBe(3n);
+    expect(() => run('[1, 2].sum()', { functions })).toThrow("no implementation for overload 'list_sum' of 'sum'");
   });
 });
