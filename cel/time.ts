@@ -75,11 +75,9 @@ function decimalSeconds(ns: bigint): string {
 
 /** string(duration): cel-go prints FormatFloat(d.Seconds(), 'f', -1, 64) + "s". */
 export function durationString(d: Duration): string {
-  // Seconds() is a float64: beyond 2^53 ns it is not exact, so print what the float holds.
-  if (d.nanos > 1n << 53n || d.nanos < -(1n << 53n)) {
-    const secs = Number(d.nanos / NS_PER_SECOND) + Number(d.nanos % NS_PER_SECOND) / 1e9;
-    return `${secs.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 })}s`;
-  }
+  // Seconds() is a float64: beyond 2^53 ns it is not exact, so print what the float holds (its
+  // shortest digits, which String() writes in fixed notation at these magnitudes, as 'f' does).
+  if (d.nanos > 1n << 53n || d.nanos < -(1n << 53n)) return `${String(Number(d.nanos / NS_PER_SECOND) + Number(d.nanos % NS_PER_SECOND) / 1e9)}s`;
   return `${decimalSeconds(d.nanos)}s`;
 }
 
