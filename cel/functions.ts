@@ -101,7 +101,7 @@ function stringToInt(s: string): Val {
 }
 
 function stringToUint(s: string): Val {
-  if (!/^\+?\d+$/.test(s)) return new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: invalid syntax`);
+  if (!/^\d+$/.test(s)) return new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: invalid syntax`);
   const v = BigInt(s);
   return v > MAX_UINT64 ? new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: value out of range`) : new Uint(v);
 }
@@ -116,6 +116,7 @@ function stringToDouble(s: string): Val {
   return Number.isFinite(v) ? v : new CelError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: value out of range`);
 }
 
+/** Go's strconv.ParseBool, which cel-go's bool(string) is. */
 const BOOL_TEXT: Readonly<Record<string, boolean>> = { 1: true, t: true, T: true, TRUE: true, true: true, True: true, 0: false, f: false, F: false, FALSE: false, false: false, False: false };
 
 const utf8 = new TextEncoder();
@@ -249,7 +250,7 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['type', (a) => TypeValue.of(typeName(a[0]!))],
   ['to_dyn', (a) => a[0]!],
   ['bool_to_bool', (a) => a[0]!],
-  ['string_to_bool', (a) => BOOL_TEXT[a[0] as string] ?? new CelError(`type conversion error from 'string' to 'bool'`)],
+  ['string_to_bool', (a) => BOOL_TEXT[a[0] as string] ?? new CelError(`strconv.ParseBool: parsing ${JSON.stringify(a[0])}: invalid syntax`)],
   ['bytes_to_bytes', (a) => a[0]!],
   ['string_to_bytes', (a) => utf8.encode(a[0] as string)],
   ['double_to_double', (a) => a[0]!],
