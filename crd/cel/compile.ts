@@ -13,7 +13,7 @@ import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
 import { TOO_DEEP_ISSUE } from './limits.js';
 import { type ParsedProgram, parseAndCheck } from './check.js';
 import { compileIssue } from './messages.js';
-import { RegexError, compileRegex } from './regex.js';
+import { RegexError, compileRegex } from '../../cel/regex.js';
 import { type Decl, TypeNamer, declFor } from './types.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 

@@ -28,7 +28,7 @@ import { formatString, quote, trim } from './format.js';
 import { checkSource, codePointCount } from './limits.js';
 import { registerKubernetesLibraries } from './library.js';
 import { registerOptionals } from './optionals.js';
-import { RegexError, type RegexWork, regexFindAll, regexMatches } from './regex.js';
+import { RegexError, type RegexWork, regexFindAll, regexMatches } from '../../cel/regex.js';
 import { registerTimeLibrary, timeRenames } from './time.js';
 
 // ---------------------------------------------------------------------------------------------

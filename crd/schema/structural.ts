@@ -19,7 +19,7 @@
 //
 // The schema arrives as decoded JSON typed as JSONSchemaProps; it is read defensively, with Go's
 // decoding semantics: `null` is the same as absent, and a value of the wrong JSON type is ignored.
-import { re2 } from '../re2.js';
+import { re2 } from '../../apimachinery/re2.js';
 import {
   type FieldError,
   GoPrinted,

@@ -18,7 +18,7 @@
 // message. Where kube iterates a Go map (object keys, schema properties) its order is random; we use
 // the order of the keys in the object.
 import type { RE2JS } from 're2js';
-import { re2 } from '../re2.js';
+import { re2 } from '../../apimachinery/re2.js';
 import {
   type FieldError,
   GoPrinted,

@@ -30,7 +30,7 @@ export const SECTIONS = ['basic', 'comparisons', 'conversions', 'fields', 'fp_ma
 // ---------------------------------------------------------------------------------------------
 // Canonical values, to compare what we return with what the test expects
 
-type Canon =
+export type Canon =
   | { k: 'int' | 'uint'; v: bigint }
   | { k: 'double'; v: number }
   | { k: 'string' | 'type' | 'bytes'; v: string }
@@ -41,19 +41,19 @@ type Canon =
   | { k: 'timestamp' | 'duration'; s: bigint; n: number }
   | { k: 'optional'; v: Canon | null };
 
-class Unsupported extends Error {}
+export class Unsupported extends Error {}
 
 const registry = getTestRegistry();
-const hex = (u8: Uint8Array): string => Buffer.from(u8).toString('hex');
+export const hex = (u8: Uint8Array): string => Buffer.from(u8).toString('hex');
 
-function unpackWkt(v: Extract<Value['kind'], { case: 'objectValue' }>['value']): { ts?: PbTimestamp; dur?: PbDuration } {
+export function unpackWkt(v: Extract<Value['kind'], { case: 'objectValue' }>['value']): { ts?: PbTimestamp; dur?: PbDuration } {
   const m = anyUnpack(v, registry);
   if (m?.$typeName === 'google.protobuf.Timestamp') return { ts: m as PbTimestamp };
   if (m?.$typeName === 'google.protobuf.Duration') return { dur: m as PbDuration };
   throw new Unsupported(`proto message ${m?.$typeName ?? v.typeUrl}`);
 }
 
-function expected(val: Value): Canon {
+export function expected(val: Value): Canon {
   const kind = val.kind;
   switch (kind.case) {
     case 'int64Value':
@@ -146,7 +146,7 @@ function fromNative(x: unknown): Canon {
   throw new Error(`unknown result ${String(x)}`);
 }
 
-function equal(a: Canon, b: Canon): boolean {
+export function equal(a: Canon, b: Canon): boolean {
   if (a.k !== b.k) return false;
   switch (a.k) {
     case 'double': {
@@ -177,7 +177,7 @@ function equal(a: Canon, b: Canon): boolean {
   }
 }
 
-const show = (c: Canon): string => JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+export const show = (c: Canon): string => JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 
 /** A declared conformance type as our environment spells it (undefined: not expressible without protos). */
 function celType(t: Type | undefined): string | undefined {
@@ -209,7 +209,7 @@ function celType(t: Type | undefined): string | undefined {
 }
 
 /** Tests over protobuf messages (TestAllTypes, enums, wrappers): out of a CRD rule's reach. */
-function needsProto(t: IncrementalTest): boolean {
+export function needsProto(t: IncrementalTest): boolean {
   const o = t.original;
   const declared = o.typeEnv.map((d) => (d.declKind.case === 'ident' ? (celType(d.declKind.value.type) ?? 'PROTO') : 'FUNCTION')).join(' ');
   if (/TestAllTypes|cel\.expr\.conformance|google\.protobuf\.(?!Timestamp|Duration)|PROTO/.test(o.expr + declared)) return true;
@@ -290,7 +290,7 @@ function runOne(t: IncrementalTest): { outcome: Outcome; detail?: string } {
   return equal(c, want) ? { outcome: 'pass' } : { outcome: 'fail', detail: `got ${show(c)}, want ${show(want)}` };
 }
 
-function collect(s: IncrementalTestSuite, path: string[], out: { path: string[]; t: IncrementalTest }[]): void {
+export function collect(s: IncrementalTestSuite, path: string[], out: { path: string[]; t: IncrementalTest }[]): void {
   for (const t of s.tests) out.push({ path, t });
   for (const c of s.suites) collect(c, [...path, c.name], out);
 }

@@ -3,7 +3,7 @@
 // pattern taken from the object, or regex work past the request's budget, refused with a 4xx
 // while the server keeps answering /readyz.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { regexCache } from '../../../crd/cel/regex.js';
+import { regexCache } from '../../../cel/regex.js';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
 import { CRDS_PATH, installCrd, simpleCrd } from '../../helpers/crds.js';

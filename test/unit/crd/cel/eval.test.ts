@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import { regexCache } from '../../../../crd/cel/regex.js';
+import { regexCache } from '../../../../cel/regex.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 

@@ -4,11 +4,11 @@
 // cannot cover is refused with kube's out-of-budget error without running. Ordinary rules over
 // ordinary strings stay well inside it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import { REGEX_WORK_BUDGET } from '../../../../crd/cel/env.js';
-import { REGEX_COMPILE_WORK_PER_INSTRUCTION, REGEX_DFA_BYTES, compileRegex, estimateRegex, regexCache, regexCounters } from '../../../../crd/cel/regex.js';
-import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
-import { formatFieldError } from '../../../../apimachinery/field-errors.js';
+import { compileSchemaRules } from '../../../crd/cel/compile.js';
+import { REGEX_WORK_BUDGET } from '../../../crd/cel/env.js';
+import { REGEX_COMPILE_WORK_PER_INSTRUCTION, REGEX_DFA_BYTES, compileRegex, estimateRegex, regexCache, regexCounters } from '../../../cel/regex.js';
+import type { JSONSchemaProps, ValidationRule } from '../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../apimachinery/field-errors.js';
 
 const OUT_OF_BUDGET = '<nil>: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run';
 /** 24 characters (kube charges ⌈24 · 0.25⌉ = 6 a tenth of the input), a 5,000-instruction program. */

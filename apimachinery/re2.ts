@@ -1,5 +1,5 @@
 // RE2JS, Go's regexp semantics (linear time, no backtracking), loaded with the first pattern a
 // schema, format or CEL rule uses rather than at start-up.
-import { lazyRequire } from '../apimachinery/lazy-require.js';
+import { lazyRequire } from './lazy-require.js';
 
 export const re2 = lazyRequire<typeof import('re2js')>('re2js');

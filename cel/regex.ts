@@ -19,7 +19,7 @@
 // told, before each step runs, the work it is about to do (compiling a pattern not cached, and
 // each search: (input code units + 1) × the program size) and throws to refuse it.
 import type { RE2JS } from 're2js';
-import { re2 } from '../re2.js';
+import { re2 } from '../apimachinery/re2.js';
 
 /** Largest estimated program compiled (Go's calcSize units with character classes weighted). */
 export const MAX_REGEX_PROGRAM = 10_000;

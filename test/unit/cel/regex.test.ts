@@ -1,12 +1,12 @@
-// Go regexps for matches/find/findAll (crd/cel/regex.ts): Go's error texts, a pattern's cost
+// Go regexps for matches/find/findAll (cel/regex.ts): Go's error texts, a pattern's cost
 // bounded before it is compiled, the compiled-pattern cache bounded, and kube's cost formula
 // charged for each call before the pattern is compiled or run.
 import { afterEach, describe, expect, it } from 'vitest';
-import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import { regexCallCost } from '../../../../crd/cel/env.js';
-import { MAX_REGEX_PROGRAM, REGEX_CACHE_BYTES, REGEX_CACHE_ENTRIES, RegexError, compileRegex, estimateRegex, regexCache } from '../../../../crd/cel/regex.js';
-import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
-import { formatFieldError } from '../../../../apimachinery/field-errors.js';
+import { compileSchemaRules } from '../../../crd/cel/compile.js';
+import { regexCallCost } from '../../../crd/cel/env.js';
+import { MAX_REGEX_PROGRAM, REGEX_CACHE_BYTES, REGEX_CACHE_ENTRIES, RegexError, compileRegex, estimateRegex, regexCache } from '../../../cel/regex.js';
+import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../apimachinery/field-errors.js';
 
 afterEach(() => regexCache.clear());
 

@@ -1,0 +1,680 @@
+// The evaluator: cel-go's interpreter (v0.26) over a checked AST, or a parsed one when the
+// check is disabled. A program is planned once into closures: identifiers resolved lexically
+// (comprehension variables by frame) or against the activation, calls bound to the overloads
+// the checker's reference map names (the first whose argument types match at run time, so
+// `dyn` arguments dispatch as cel-go dispatches them), or to every overload of the name when
+// unchecked. Errors are values (CelError); `&&`, `||` absorb them in either order and `?:`
+// evaluates one branch.
+//
+// The runtime cost is cel-go's (interpreter/runtimecost.go): 1 an identifier, a field
+// selection or an index (an attribute and its qualifiers; a qualifier on a value that is not an
+// attribute adds the relative attribute's 1), 10, 30, 40 a list, map or message literal, calls
+// by cel-go's per-overload table (string and list sizes), constants, `&&`, `||`, `?:` and the
+// loop itself free. Past the limit the evaluation stops with cel-go's "operation cancelled:
+// actual cost limit exceeded". Kube's libraries price their own calls through `callCost`, or
+// charge as they work through CallContext.charge.
+import { type ComprehensionExpr, type Constant, type Expr, Operators, type ParsedExpr } from './ast.js';
+import type { CheckedAst, Reference } from './checker.js';
+import { TWO_VAR_COMPREHENSION_FUNCTIONS } from './comprehensions.js';
+import type { FunctionDecl, OverloadDecl } from './decls.js';
+import { type CallContext, type Impl, noSuchOverload, STANDARD_IMPLS } from './functions.js';
+import { OPTIONAL_FUNCTIONS } from './optional.js';
+import { STANDARD_FUNCTIONS } from './stdlib.js';
+import type { Type } from './types.js';
+import {
+  actualSize,
+  CelError,
+  Duration,
+  isMapKey,
+  MapValue,
+  OptionalValue,
+  Timestamp,
+  TYPE_IDENTIFIERS,
+  TypeValue,
+  typeName,
+  Uint,
+  type Val,
+  type Value,
+} from './values.js';
+
+/** The variables an evaluation sees. */
+export interface Activation {
+  resolve(name: string): Value | undefined;
+}
+
+/** An activation over a record or map of values. */
+export function activation(vars: Readonly<Record<string, Value>> | ReadonlyMap<string, Value>): Activation {
+  if (vars instanceof Map) return { resolve: (n) => vars.get(n) };
+  const rec = vars as Readonly<Record<string, Value>>;
+  return { resolve: (n) => (Object.hasOwn(rec, n) ? rec[n] : undefined) };
+}
+
+/** cel-go's ActualCostEstimator.CallCost: a call's cost, or undefined for the default. */
+export type CallCost = (fn: string, overloadId: string, args: readonly Val[], result: Val) => number | undefined;
+
+export interface ProgramOptions {
+  /** The functions calls may bind to (default: the standard, optional and two-variable-comprehension libraries). */
+  readonly library?: Library;
+  /** The runtime cost the evaluation may reach; past it, it is cancelled (default: no limit). */
+  readonly costLimit?: number;
+  /** Whether `has()` costs 1 like a selection (cel-go's default, true); kube turns it off. */
+  readonly presenceTestHasCost?: boolean;
+  readonly callCost?: CallCost;
+}
+
+/** Kube's runtime cost settings (k8s.io/apiserver/pkg/cel/environment/base.go): presence tests are free. */
+export const KUBE_PROGRAM_OPTIONS: ProgramOptions = { presenceTestHasCost: false };
+
+export const COST_LIMIT_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
+
+export interface EvalResult {
+  /** The value, or the error the expression evaluated to (the cancellation included). */
+  readonly value: Val;
+  readonly cost: number;
+  /** Set when the cost limit stopped the evaluation. */
+  readonly exceeded: boolean;
+}
+
+/** Thrown through the closures to stop an evaluation at the limit; caught by Program.eval. */
+class CostLimitExceeded extends Error {}
+
+interface Frame {
+  v1: Value;
+  v2: Value;
+  accu: Val;
+}
+
+/** One evaluation's state. */
+class Ctx implements CallContext {
+  cost = 0;
+  readonly frames: Frame[] = [];
+  /** Accumulators a loop owns (an empty list or map it started from), grown in place as cel-go's mutable accumulators. */
+  readonly growable = new Set<Value>();
+
+  constructor(
+    readonly vars: Activation,
+    readonly limit: number,
+  ) {}
+
+  charge(n: number): void {
+    this.cost += n;
+    if (this.cost > this.limit) throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
+  }
+}
+
+type Interp = (c: Ctx) => Val;
+
+export class Program {
+  constructor(
+    private readonly root: Interp,
+    private readonly limit: number,
+  ) {}
+
+  eval(vars: Activation): EvalResult {
+    const c = new Ctx(vars, this.limit);
+    try {
+      const value = this.root(c);
+      return { value, cost: c.cost, exceeded: false };
+    } catch (e) {
+      if (e instanceof CostLimitExceeded) return { value: new CelError(COST_LIMIT_EXCEEDED), cost: c.cost, exceeded: true };
+      throw e;
+    }
+  }
+}
+
+/** Plans a checked AST, or a parsed one (no type check: calls dispatch on every overload of their name). */
+export function program(ast: CheckedAst | ParsedExpr, options: ProgramOptions = {}): Program {
+  return new Program(new Planner(ast, options).plan(ast.expr, { freeRoot: false }), options.costLimit ?? Infinity);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overload resolution
+
+const isDynLike = (t: Type): boolean => t.kind === 'dyn' || t.kind === 'any' || t.kind === 'type_param';
+
+/** A run-time test of a value against a declared parameter type (its kind; element types are the checker's). */
+function guardOf(t: Type): (v: Value) => boolean {
+  if (isDynLike(t)) return () => true;
+  const base = ((): ((v: Value) => boolean) => {
+    switch (t.kind) {
+      case 'bool':
+        return (v) => typeof v === 'boolean';
+      case 'int':
+        return (v) => typeof v === 'bigint';
+      case 'uint':
+        return (v) => v instanceof Uint;
+      case 'double':
+        return (v) => typeof v === 'number';
+      case 'string':
+        return (v) => typeof v === 'string';
+      case 'bytes':
+        return (v) => v instanceof Uint8Array;
+      case 'list':
+        return (v) => Array.isArray(v);
+      case 'map':
+        return (v) => v instanceof MapValue;
+      case 'timestamp':
+        return (v) => v instanceof Timestamp;
+      case 'duration':
+        return (v) => v instanceof Duration;
+      case 'null_type':
+        return (v) => v === null;
+      case 'type':
+        return (v) => v instanceof TypeValue;
+      case 'opaque':
+        return t.name === 'optional_type' ? (v) => v instanceof OptionalValue : () => false;
+      default:
+        return () => false;
+    }
+  })();
+  return t.nullable ? (v) => v === null || base(v) : base;
+}
+
+interface Bound {
+  readonly id: string;
+  readonly guards: readonly ((v: Value) => boolean)[];
+  readonly impl: Impl;
+}
+
+/** The first overload whose parameter kinds the arguments have. */
+function dispatch(candidates: readonly Bound[], args: readonly Value[]): Bound | undefined {
+  outer: for (const b of candidates) {
+    for (let i = 0; i < args.length; i++) if (!b.guards[i]!(args[i]!)) continue outer;
+    return b;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cost of calls (runtimecost.go costCall)
+
+const TRAVERSAL = 0.1;
+const REGEX_LENGTH = 0.25;
+const LIST_CREATE = 10;
+const MAP_CREATE = 30;
+const STRUCT_CREATE = 40;
+
+const LINEAR_IN_FIRST = new Set(['starts_with_string', 'ends_with_string', 'string_to_bytes', 'bytes_to_string', 'strings_quote', 'string_format']);
+const MIN_OF_BOTH = new Set([
+  'less_string', 'greater_string', 'less_equals_string', 'greater_equals_string', 'less_bytes', 'greater_bytes', 'less_equals_bytes',
+  'greater_equals_bytes', 'equals', 'not_equals',
+]);
+
+function defaultCallCost(id: string, args: readonly Val[]): number {
+  if (LINEAR_IN_FIRST.has(id)) return Math.ceil(actualSize(args[0]!) * TRAVERSAL);
+  if (MIN_OF_BOTH.has(id)) return Math.ceil(Math.min(actualSize(args[0]!), actualSize(args[1]!)) * TRAVERSAL);
+  switch (id) {
+    case 'in_list':
+      return actualSize(args[1]!);
+    case 'add_string':
+    case 'add_bytes':
+      return Math.ceil((actualSize(args[0]!) + actualSize(args[1]!)) * TRAVERSAL);
+    case 'matches':
+    case 'matches_string':
+      return Math.ceil((1 + actualSize(args[0]!)) * TRAVERSAL) * Math.ceil(actualSize(args[1]!) * REGEX_LENGTH);
+    case 'contains_string':
+      return Math.ceil(actualSize(args[0]!) * TRAVERSAL) * Math.ceil(actualSize(args[1]!) * TRAVERSAL);
+    default:
+      return 1;
+  }
+}
+
+/**
+ * The overloads a program may call: declarations (for run-time dispatch and unchecked calls)
+ * and implementations by overload id. Built once and shared by every program planned with it.
+ */
+export class Library {
+  /** The standard, optional and two-variable-comprehension libraries. */
+  static readonly STANDARD = new Library([], new Map());
+
+  readonly byId = new Map<string, Bound>();
+  /** Every implemented overload of a function name, member and global, in declaration order. */
+  readonly byName = new Map<string, readonly { readonly decl: OverloadDecl; readonly bound: Bound }[]>();
+
+  /** The standard libraries plus `functions` (kube's, say), implemented by `impls` (overload id to implementation). */
+  constructor(functions: readonly FunctionDecl[], impls: ReadonlyMap<string, Impl>) {
+    const all = new Map([...STANDARD_IMPLS, ...impls]);
+    for (const f of [...STANDARD_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions]) {
+      const list = [...(this.byName.get(f.name) ?? [])];
+      for (const decl of f.overloads) {
+        const impl = all.get(decl.id);
+        if (impl === undefined) continue;
+        const bound: Bound = { id: decl.id, guards: decl.argTypes.map(guardOf), impl };
+        this.byId.set(decl.id, bound);
+        list.push({ decl, bound });
+      }
+      this.byName.set(f.name, list);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+
+interface PlanOpts {
+  /**
+   * Leave out the attribute's own cost of 1: cel-go resolves an attribute used as a qualifier
+   * (`a[k]`) or as a branch of `?:` between attributes without observing it as a step.
+   */
+  readonly freeRoot: boolean;
+}
+
+interface Scope {
+  readonly names: readonly (string | undefined)[];
+  readonly parent: Scope | undefined;
+}
+
+const constantValue = (k: Constant): Value => (k.kind === 'null' ? null : k.kind === 'uint' ? new Uint(k.value) : k.value);
+
+/** Is the expression an attribute in cel-go's planner (an identifier, or qualifiers on something)? */
+function isAttribute(e: Expr): boolean {
+  switch (e.kind) {
+    case 'ident':
+      return true;
+    case 'select':
+      return !e.testOnly;
+    case 'call':
+      if (e.function === Operators.index || e.function === Operators.optIndex || e.function === Operators.optSelect) return true;
+      return e.function === Operators.conditional && isAttribute(e.args[1]!) && isAttribute(e.args[2]!);
+    default:
+      return false;
+  }
+}
+
+const noSuchKey = (k: Value): CelError => new CelError(`no such key: ${k instanceof Uint ? k.value : String(k)}`);
+
+/** `v.field`, `v[key]`; on an optional, the optional of the result (none when absent), as cel-go's optional qualifiers. */
+function qualify(v: Value, key: Value, optional: boolean): Val {
+  if (v instanceof OptionalValue) {
+    if (!v.hasValue()) return v;
+    return qualify(v.value, key, true);
+  }
+  if (v instanceof MapValue) {
+    const found = v.get(key);
+    if (found !== undefined) return optional ? OptionalValue.of(found) : found;
+    if (optional) return OptionalValue.NONE;
+    return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();
+  }
+  if (Array.isArray(v)) {
+    let i: number;
+    if (typeof key === 'bigint') i = Number(key);
+    else if (key instanceof Uint) i = Number(key.value);
+    else if (typeof key === 'number' && Number.isInteger(key)) i = key;
+    else return typeof key === 'number' ? new CelError(`unsupported index value ${key} in list`) : noSuchOverload();
+    if (i >= 0 && i < v.length) return optional ? OptionalValue.of(v[i]!) : v[i]!;
+    return optional ? OptionalValue.NONE : new CelError(`index out of range: ${i}`);
+  }
+  return noSuchOverload();
+}
+
+class Planner {
+  private readonly refs: ReadonlyMap<number, Reference> | undefined;
+  private readonly checked: boolean;
+  private readonly library: Library;
+  private scope: Scope | undefined;
+
+  constructor(
+    ast: CheckedAst | ParsedExpr,
+    private readonly options: ProgramOptions,
+  ) {
+    this.checked = 'referenceMap' in ast;
+    this.refs = this.checked ? (ast as CheckedAst).referenceMap : undefined;
+    this.library = options.library ?? Library.STANDARD;
+  }
+
+  plan(e: Expr, o: PlanOpts): Interp {
+    switch (e.kind) {
+      case 'constant': {
+        const v = constantValue(e.value);
+        return () => v;
+      }
+      case 'ident':
+        return this.planIdent(e.id, e.name, o);
+      case 'select':
+        return this.planSelect(e, o);
+      case 'call':
+        return this.planCall(e, o);
+      case 'list':
+        return this.planList(e.elements, e.optionalIndices);
+      case 'struct':
+        if (e.messageName === '') return this.planMap(e);
+        // No message types are registered (kube's values are JSON): the checker refuses these first.
+        return (c) => {
+          c.charge(STRUCT_CREATE);
+          return new CelError(`unknown type '${e.messageName}'`);
+        };
+      case 'comprehension':
+        return this.planComprehension(e);
+      case 'unspecified':
+        return () => new CelError('unspecified expression');
+    }
+  }
+
+  // ---- identifiers
+
+  /** Frame distance and slot of a comprehension variable in scope, innermost first. */
+  private lookupLocal(name: string): { up: number; slot: number } | undefined {
+    let up = 0;
+    for (let s = this.scope; s !== undefined; s = s.parent, up++) {
+      const slot = s.names.indexOf(name);
+      if (slot >= 0) return { up, slot };
+    }
+    return undefined;
+  }
+
+  private planIdent(id: number, rawName: string, o: PlanOpts): Interp {
+    const cost = o.freeRoot ? 0 : 1;
+    const local = this.lookupLocal(rawName);
+    if (local !== undefined) {
+      const { up, slot } = local;
+      return (c) => {
+        c.charge(cost);
+        const f = c.frames[c.frames.length - 1 - up]!;
+        return slot === 0 ? f.v1 : slot === 1 ? f.v2 : f.accu;
+      };
+    }
+    const name = this.refs?.get(id)?.name || rawName;
+    const isType = TYPE_IDENTIFIERS.has(name);
+    return (c) => {
+      c.charge(cost);
+      const v = c.vars.resolve(name);
+      if (v !== undefined) return v;
+      return isType ? TypeValue.of(name) : new CelError(`no such attribute(s): ${name}`);
+    };
+  }
+
+  /** `a.b.c` as a name when it is only identifiers and selections (not comprehension variables). */
+  private qualifiedName(e: Expr): string | undefined {
+    if (e.kind === 'ident') return this.lookupLocal(e.name) === undefined ? e.name : undefined;
+    if (e.kind !== 'select' || e.testOnly) return undefined;
+    const q = this.qualifiedName(e.operand);
+    return q === undefined ? undefined : `${q}.${e.field}`;
+  }
+
+  // ---- selections and indexes
+
+  /** The operand of a qualifier, and the 1 cel-go adds for wrapping a non-attribute in a relative attribute. */
+  private qualifierOperand(operand: Expr, o: PlanOpts): { op: Interp; extra: number } {
+    const attr = isAttribute(operand);
+    return { op: this.plan(operand, attr ? o : { freeRoot: false }), extra: attr || o.freeRoot ? 0 : 1 };
+  }
+
+  private planSelect(e: Extract<Expr, { kind: 'select' }>, o: PlanOpts): Interp {
+    const ref = this.refs?.get(e.id);
+    if (ref !== undefined && !e.testOnly) return this.planIdent(e.id, ref.name, o);
+    // Unchecked, `a.b.c` may be a variable of that dotted name (cel-go tries the longest first).
+    const qname = this.checked || e.testOnly ? undefined : this.qualifiedName(e);
+    const field = e.field;
+    const { op, extra } = this.qualifierOperand(e.operand, o);
+    if (e.testOnly) {
+      const cost = (this.options.presenceTestHasCost ?? true ? 1 : 0) + extra;
+      return (c) => {
+        const v = op(c);
+        c.charge(cost);
+        if (v instanceof CelError) return v;
+        if (v instanceof MapValue) return v.has(field);
+        if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.has(field) : false;
+        return noSuchOverload();
+      };
+    }
+    const cost = 1 + extra;
+    const plain: Interp = (c) => {
+      const v = op(c);
+      c.charge(cost);
+      return v instanceof CelError ? v : qualify(v, field, false);
+    };
+    if (qname === undefined) return plain;
+    return (c) => {
+      const v = c.vars.resolve(qname);
+      if (v !== undefined) {
+        c.charge(o.freeRoot ? 0 : 1);
+        return v;
+      }
+      return plain(c);
+    };
+  }
+
+  private planIndex(operand: Expr, index: Expr, optional: boolean, o: PlanOpts): Interp {
+    const { op, extra } = this.qualifierOperand(operand, o);
+    const ix = this.plan(index, { freeRoot: isAttribute(index) });
+    const cost = 1 + extra;
+    return (c) => {
+      const v = op(c);
+      if (v instanceof CelError) return v;
+      const k = ix(c);
+      c.charge(cost);
+      if (k instanceof CelError) return k;
+      return qualify(v, k, optional);
+    };
+  }
+
+  // ---- calls
+
+  private planCall(e: Extract<Expr, { kind: 'call' }>, o: PlanOpts): Interp {
+    const args = e.args;
+    switch (e.function) {
+      case Operators.logicalAnd:
+      case Operators.logicalOr:
+        if (e.target === undefined) return this.planLogic(e.function === Operators.logicalAnd, args.map((a) => this.plan(a, { freeRoot: false })));
+        break;
+      case Operators.conditional:
+        if (e.target === undefined && args.length === 3) return this.planConditional(args[0]!, args[1]!, args[2]!);
+        break;
+      case Operators.index:
+        if (e.target === undefined && args.length === 2) return this.planIndex(args[0]!, args[1]!, false, o);
+        break;
+      case Operators.optIndex:
+        if (e.target === undefined && args.length === 2) return this.planIndex(args[0]!, args[1]!, true, o);
+        break;
+      case Operators.optSelect:
+        if (e.target === undefined && args.length === 2) return this.planIndex(args[0]!, args[1]!, true, o);
+        break;
+      case Operators.notStrictlyFalse:
+        if (e.target === undefined && args.length === 1) {
+          const a = this.plan(args[0]!, { freeRoot: false });
+          return (c) => {
+            const v = a(c);
+            c.charge(1);
+            return typeof v === 'boolean' ? v : true;
+          };
+        }
+        break;
+      default:
+        break;
+    }
+    return this.planFunction(e);
+  }
+
+  /** `&&` (and) or `||`: false (true) decides whatever the other side is, errors included; otherwise the first error. */
+  private planLogic(and: boolean, terms: readonly Interp[]): Interp {
+    const decisive = !and;
+    return (c) => {
+      let err: Val | undefined;
+      for (const t of terms) {
+        const v = t(c);
+        if (v === decisive) return decisive;
+        if (typeof v !== 'boolean' && err === undefined) err = v instanceof CelError ? v : noSuchOverload();
+      }
+      return err ?? !decisive;
+    };
+  }
+
+  private planConditional(cond: Expr, t: Expr, f: Expr): Interp {
+    const attrs = isAttribute(t) && isAttribute(f);
+    const c0 = this.plan(cond, { freeRoot: false });
+    const c1 = this.plan(t, { freeRoot: attrs });
+    const c2 = this.plan(f, { freeRoot: attrs });
+    return (c) => {
+      const v = c0(c);
+      if (v === true) return c1(c);
+      if (v === false) return c2(c);
+      return v instanceof CelError ? v : noSuchOverload();
+    };
+  }
+
+  private planFunction(e: Extract<Expr, { kind: 'call' }>): Interp {
+    let fn = e.function;
+    let target = e.target;
+    // Unchecked, `ns.f(x)` may name the global function `ns.f` (the checker rewrites these itself).
+    if (!this.checked && target !== undefined) {
+      const q = this.qualifiedName(target);
+      if (q !== undefined && this.library.byName.has(`${q}.${fn}`)) {
+        fn = `${q}.${fn}`;
+        target = undefined;
+      }
+    }
+    const argExprs = target === undefined ? e.args : [target, ...e.args];
+    const args = argExprs.map((a) => this.plan(a, { freeRoot: false }));
+    const ref = this.refs?.get(e.id);
+    let candidates: readonly Bound[];
+    if (ref !== undefined && ref.overloadIds.length > 0) {
+      candidates = ref.overloadIds.map((id) => {
+        const b = this.library.byId.get(id);
+        if (b === undefined) throw new Error(`no implementation for overload '${id}' of '${fn}'`);
+        return b;
+      });
+    } else {
+      const isMember = target !== undefined;
+      candidates = (this.library.byName.get(fn) ?? []).filter(({ decl }) => decl.isMember === isMember && decl.argTypes.length === argExprs.length).map((c) => c.bound);
+      if (candidates.length === 0) return () => new CelError(`no such overload: ${fn}`);
+    }
+    const callCost = this.options.callCost;
+    const n = args.length;
+    const single = candidates.length === 1 ? candidates[0]! : undefined;
+    return (c) => {
+      const vals: Val[] = new Array<Val>(n);
+      let err: CelError | undefined;
+      for (let i = 0; i < n; i++) {
+        const v = args[i]!(c);
+        vals[i] = v;
+        if (v instanceof CelError && err === undefined) err = v;
+      }
+      let result: Val;
+      let id = single?.id ?? candidates[0]!.id;
+      if (err !== undefined) result = err;
+      else {
+        const values = vals as Value[];
+        const b = single !== undefined ? (single.guards.every((g, i) => g(values[i]!)) ? single : undefined) : dispatch(candidates, values);
+        if (b === undefined) result = noSuchOverload();
+        else {
+          id = b.id;
+          result = this.invoke(b, values, c);
+        }
+      }
+      c.charge(callCost?.(fn, id, vals, result) ?? defaultCallCost(id, vals));
+      return result;
+    };
+  }
+
+  /** Calls an overload; a loop's own accumulator grows in place (cel-go's mutable list and map) rather than being copied. */
+  private invoke(b: Bound, args: Value[], c: Ctx): Val {
+    if (c.growable.size > 0 && c.growable.has(args[0]!)) {
+      if (b.id === 'add_list') {
+        (args[0] as Value[]).push(...(args[1] as readonly Value[]));
+        return args[0]!;
+      }
+      if (b.id === '@mapInsert_map_key_value') {
+        const m = args[0] as MapValue;
+        if (!isMapKey(args[1]!) || m.has(args[1]!)) return b.impl(args, c);
+        m.set(args[1], args[2]!);
+        return m;
+      }
+    }
+    return b.impl(args, c);
+  }
+
+  // ---- literals
+
+  private planList(elements: readonly Expr[], optionalIndices: readonly number[]): Interp {
+    const elems = elements.map((x) => this.plan(x, { freeRoot: false }));
+    const optional = new Set(optionalIndices);
+    return (c) => {
+      const out: Value[] = [];
+      let err: CelError | undefined;
+      for (let i = 0; i < elems.length; i++) {
+        const v = elems[i]!(c);
+        if (v instanceof CelError) {
+          err ??= v;
+          continue;
+        }
+        if (!optional.has(i)) out.push(v);
+        else if (!(v instanceof OptionalValue)) err ??= noSuchOverload();
+        else if (v.hasValue()) out.push(v.value);
+      }
+      c.charge(LIST_CREATE);
+      return err ?? out;
+    };
+  }
+
+  private planMap(e: Extract<Expr, { kind: 'struct' }>): Interp {
+    const entries = e.entries.map((en) => ({
+      // A map literal's entries all have expression keys (field keys are a message literal's).
+      key: en.key.kind === 'mapKey' ? this.plan(en.key.key, { freeRoot: false }) : (): Val => new CelError('invalid map entry'),
+      value: this.plan(en.value, { freeRoot: false }),
+      optional: en.optionalEntry,
+    }));
+    return (c) => {
+      const m = new MapValue();
+      let err: CelError | undefined;
+      for (const en of entries) {
+        const k = en.key(c);
+        const v = en.value(c);
+        if (err !== undefined) continue;
+        if (k instanceof CelError) err = k;
+        else if (v instanceof CelError) err = v;
+        else if (!isMapKey(k)) err = new CelError(`unsupported key type: ${typeName(k)}`);
+        else if (en.optional) {
+          if (!(v instanceof OptionalValue)) err = noSuchOverload();
+          else if (v.hasValue() && !m.set(k, v.value)) err = new CelError('Failed with repeated key');
+        } else if (!m.set(k, v)) err = new CelError('Failed with repeated key');
+      }
+      c.charge(MAP_CREATE);
+      return err ?? m;
+    };
+  }
+
+  // ---- comprehensions
+
+  private planComprehension(e: ComprehensionExpr): Interp {
+    const range = this.plan(e.iterRange, { freeRoot: false });
+    const init = this.plan(e.accuInit, { freeRoot: false });
+    const outer = this.scope;
+    const twoVars = e.iterVar2 !== '';
+    this.scope = { names: [e.iterVar, twoVars ? e.iterVar2 : undefined, e.accuVar], parent: outer };
+    const cond = this.plan(e.loopCondition, { freeRoot: false });
+    const step = this.plan(e.loopStep, { freeRoot: false });
+    // The result sees the accumulator only; the iteration variables are out of scope there.
+    this.scope = { names: [undefined, undefined, e.accuVar], parent: outer };
+    const result = this.plan(e.result, { freeRoot: false });
+    this.scope = outer;
+    return (c) => {
+      const r = range(c);
+      if (r instanceof CelError) return r;
+      let pairs: Iterable<readonly [Value, Value]>;
+      if (Array.isArray(r)) pairs = twoVars ? r.map((x: Value, i) => [BigInt(i), x] as const) : r.map((x: Value) => [x, null] as const);
+      else if (r instanceof MapValue) pairs = twoVars ? r.pairs() : [...r.keys()].map((k) => [k, null] as const);
+      else return new CelError(`expected iterable type, got '${typeName(r)}'`);
+      let accu = init(c);
+      // An empty list or map the loop starts from is its own: growing it in place keeps map() and filter() linear.
+      const owned = (Array.isArray(accu) && accu.length === 0) || (accu instanceof MapValue && accu.size === 0);
+      if (owned) {
+        accu = Array.isArray(accu) ? [] : new MapValue();
+        c.growable.add(accu);
+      }
+      const frame: Frame = { v1: null, v2: null, accu };
+      c.frames.push(frame);
+      try {
+        for (const [a, b] of pairs) {
+          frame.v1 = a;
+          frame.v2 = b;
+          if (cond(c) === false) break;
+          frame.accu = step(c);
+        }
+        return result(c);
+      } finally {
+        c.frames.pop();
+        if (owned) c.growable.delete(accu as Value);
+      }
+    };
+  }
+}

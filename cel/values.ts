@@ -1,0 +1,354 @@
+// CEL's runtime values as cel-go's common/types has them, in the representation the evaluator
+// computes with: int is a bigint (always within int64), uint a Uint, double a number, string a
+// JS string (CEL counts its code points), bytes a Uint8Array, list a JS array, map a MapValue,
+// timestamps and durations exact to the nanosecond, types by name, optionals, and errors as
+// values (CelError), which the logical operators may absorb.
+import { INT64_MAX, INT64_MIN, UINT64_MAX } from '../apimachinery/int64.js';
+
+/** A uint64: distinct from int at run time (`1u` is not `1`'s type), equal to it numerically. */
+export class Uint {
+  constructor(readonly value: bigint) {}
+}
+
+/** Nanoseconds since the Unix epoch, within cel-go's range (years 0001 to 9999). */
+export class Timestamp {
+  constructor(readonly nanos: bigint) {}
+}
+
+/** Nanoseconds, within Go's time.Duration (int64), which cel-go's durations are. */
+export class Duration {
+  constructor(readonly nanos: bigint) {}
+}
+
+/** A type as a value (`type(1) == int`), by cel-go's runtime type name. */
+export class TypeValue {
+  private static readonly byName = new Map<string, TypeValue>();
+  private constructor(readonly name: string) {}
+  static of(name: string): TypeValue {
+    let t = TypeValue.byName.get(name);
+    if (t === undefined) {
+      t = new TypeValue(name);
+      TypeValue.byName.set(name, t);
+    }
+    return t;
+  }
+}
+
+export class OptionalValue {
+  static readonly NONE = new OptionalValue(undefined);
+  private constructor(readonly value: Value | undefined) {}
+  static of(v: Value): OptionalValue {
+    return new OptionalValue(v);
+  }
+  hasValue(): this is { value: Value } {
+    return this.value !== undefined;
+  }
+}
+
+/** An evaluation error as a value (cel-go's types.Err): it flows through calls until something absorbs it. */
+export class CelError {
+  constructor(readonly message: string) {}
+}
+
+export type MapKey = bigint | Uint | boolean | string;
+
+/**
+ * A map. Keys are int, uint, bool or string; int and uint keys of one value are one key, as
+ * heterogeneous equality makes them (a double that is an integer finds them too).
+ */
+export class MapValue {
+  private readonly entries = new Map<bigint | boolean | string, readonly [MapKey, Value]>();
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Sets a key; false when the key was already there (literals and cel.@mapInsert refuse that). */
+  set(key: MapKey, value: Value): boolean {
+    const k = normalKey(key)!;
+    const had = this.entries.has(k);
+    this.entries.set(k, [key, value]);
+    return !had;
+  }
+
+  /** The value of a key; undefined when absent, or when the value cannot be a key at all. */
+  get(key: Value): Value | undefined {
+    const k = normalKey(key);
+    return k === undefined ? undefined : this.entries.get(k)?.[1];
+  }
+
+  has(key: Value): boolean {
+    const k = normalKey(key);
+    return k !== undefined && this.entries.has(k);
+  }
+
+  keys(): IterableIterator<MapKey> {
+    return mapIter(this.entries.values(), (e) => e[0]);
+  }
+
+  pairs(): IterableIterator<readonly [MapKey, Value]> {
+    return this.entries.values();
+  }
+
+  copy(): MapValue {
+    const m = new MapValue();
+    for (const [k, v] of this.entries.values()) m.set(k, v);
+    return m;
+  }
+}
+
+function* mapIter<T, U>(it: Iterable<T>, f: (t: T) => U): IterableIterator<U> {
+  for (const t of it) yield f(t);
+}
+
+/** A key's identity in a MapValue: numbers by value whatever their type; undefined for a value no key equals. */
+function normalKey(k: Value): bigint | boolean | string | undefined {
+  if (typeof k === 'string' || typeof k === 'boolean' || typeof k === 'bigint') return k;
+  if (k instanceof Uint) return k.value;
+  if (typeof k === 'number' && Number.isInteger(k)) return BigInt(k);
+  return undefined;
+}
+
+export const isMapKey = (v: Value): v is MapKey => typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint' || v instanceof Uint;
+
+export type Value =
+  | null
+  | boolean
+  | bigint
+  | Uint
+  | number
+  | string
+  | Uint8Array
+  | readonly Value[]
+  | MapValue
+  | Timestamp
+  | Duration
+  | TypeValue
+  | OptionalValue;
+
+/** What an expression evaluates to: a value or an error. */
+export type Val = Value | CelError;
+
+export const isError = (v: Val): v is CelError => v instanceof CelError;
+export const isList = (v: Val): v is readonly Value[] => Array.isArray(v);
+
+// ---------------------------------------------------------------------------------------------
+// Types of values
+
+export const TYPE_NAMES = {
+  null: 'null_type',
+  bool: 'bool',
+  int: 'int',
+  uint: 'uint',
+  double: 'double',
+  string: 'string',
+  bytes: 'bytes',
+  list: 'list',
+  map: 'map',
+  timestamp: 'google.protobuf.Timestamp',
+  duration: 'google.protobuf.Duration',
+  type: 'type',
+  optional: 'optional_type',
+} as const;
+
+/** The names that denote types as identifiers in the standard environment (cel-go's type identifiers). */
+export const TYPE_IDENTIFIERS: ReadonlySet<string> = new Set(Object.values(TYPE_NAMES));
+
+/** cel-go's runtime type name of a value. */
+export function typeName(v: Value): string {
+  switch (typeof v) {
+    case 'boolean':
+      return TYPE_NAMES.bool;
+    case 'bigint':
+      return TYPE_NAMES.int;
+    case 'number':
+      return TYPE_NAMES.double;
+    case 'string':
+      return TYPE_NAMES.string;
+  }
+  if (v === null) return TYPE_NAMES.null;
+  if (v instanceof Uint) return TYPE_NAMES.uint;
+  if (v instanceof Uint8Array) return TYPE_NAMES.bytes;
+  if (Array.isArray(v)) return TYPE_NAMES.list;
+  if (v instanceof MapValue) return TYPE_NAMES.map;
+  if (v instanceof Timestamp) return TYPE_NAMES.timestamp;
+  if (v instanceof Duration) return TYPE_NAMES.duration;
+  if (v instanceof TypeValue) return TYPE_NAMES.type;
+  return TYPE_NAMES.optional;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+
+export const MIN_INT64 = INT64_MIN;
+export const MAX_INT64 = INT64_MAX;
+export const MAX_UINT64 = UINT64_MAX;
+
+export const intOverflow = (): CelError => new CelError('integer overflow');
+export const uintOverflow = (): CelError => new CelError('unsigned integer overflow');
+
+/** An int result, or cel-go's overflow error outside int64. */
+export const checkedInt = (v: bigint): bigint | CelError => (v < MIN_INT64 || v > MAX_INT64 ? intOverflow() : v);
+export const checkedUint = (v: bigint): Uint | CelError => (v < 0n || v > MAX_UINT64 ? uintOverflow() : new Uint(v));
+
+/**
+ * The order of two numbers of any numeric types: -1, 0, 1, or undefined when either is NaN.
+ * Integers compare exactly; an integer against a double as cel-go compares them: a double
+ * beyond the integer type's range is above or below it, otherwise the integer is converted to
+ * double (so 2^63 - 1 equals 2^63 as a double, as in cel-go).
+ */
+export function compareNumbers(a: bigint | number, b: bigint | number, aUnsigned = false, bUnsigned = false): number | undefined {
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a) || Number.isNaN(b)) return undefined;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === 'bigint') {
+    const c = compareNumbers(b, a, bUnsigned, aUnsigned);
+    return c === undefined ? undefined : -c;
+  }
+  const d = a as number;
+  if (Number.isNaN(d)) return undefined;
+  if (d < (bUnsigned ? 0 : -(2 ** 63))) return -1;
+  if (d > (bUnsigned ? 2 ** 64 : 2 ** 63)) return 1;
+  const i = Number(b);
+  return d < i ? -1 : d > i ? 1 : 0;
+}
+
+/** A numeric value as a number or bigint, if it is one. */
+export function numeric(v: Value): bigint | number | undefined {
+  if (typeof v === 'bigint' || typeof v === 'number') return v;
+  if (v instanceof Uint) return v.value;
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strings and bytes
+
+/** Code-point order (Go compares UTF-8 bytes, which orders as code points; JS compares UTF-16 units). */
+export function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // A surrogate (an astral code point) sorts above every BMP unit, U+E000..U+FFFF included.
+    const sx = x >= 0xd800 && x <= 0xdfff;
+    const sy = y >= 0xd800 && y <= 0xdfff;
+    if (sx !== sy) return sx ? 1 : -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+export function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Equality and order
+
+/** CEL's heterogeneous equality (cel-go types.Equal): values of different types are unequal, numbers compare by value. */
+export function equals(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  const na = numeric(a);
+  if (na !== undefined) {
+    const nb = numeric(b);
+    return nb !== undefined && compareNumbers(na, nb, a instanceof Uint, b instanceof Uint) === 0;
+  }
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x: Value, i) => equals(x, (b as readonly Value[])[i]!));
+  if (a instanceof MapValue) {
+    if (!(b instanceof MapValue) || a.size !== b.size) return false;
+    for (const [k, v] of a.pairs()) {
+      const w = b.get(k);
+      if (w === undefined || !equals(v, w)) return false;
+    }
+    return true;
+  }
+  if (a instanceof Uint8Array) return b instanceof Uint8Array && compareBytes(a, b) === 0;
+  if (a instanceof Timestamp) return b instanceof Timestamp && a.nanos === b.nanos;
+  if (a instanceof Duration) return b instanceof Duration && a.nanos === b.nanos;
+  if (a instanceof OptionalValue) {
+    if (!(b instanceof OptionalValue)) return false;
+    return a.value === undefined || b.value === undefined ? a.value === b.value : equals(a.value, b.value);
+  }
+  return false;
+}
+
+/**
+ * The order of two values of one orderable type (numbers of any type among themselves):
+ * -1, 0, 1; undefined when they do not compare (NaN, or types without an order between them).
+ */
+export function compare(a: Value, b: Value): number | undefined {
+  const na = numeric(a);
+  if (na !== undefined) {
+    const nb = numeric(b);
+    return nb === undefined ? undefined : compareNumbers(na, nb, a instanceof Uint, b instanceof Uint);
+  }
+  if (typeof a === 'string') return typeof b === 'string' ? compareStrings(a, b) : undefined;
+  if (typeof a === 'boolean') return typeof b === 'boolean' ? Number(a) - Number(b) : undefined;
+  if (a instanceof Uint8Array) return b instanceof Uint8Array ? compareBytes(a, b) : undefined;
+  if (a instanceof Timestamp && b instanceof Timestamp) return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
+  if (a instanceof Duration && b instanceof Duration) return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
+  return undefined;
+}
+
+/** cel-go's size of a value for cost purposes (traits.Sizer: code points, bytes, elements, entries; 1 otherwise). */
+export function actualSize(v: Val): number {
+  if (typeof v === 'string') return codePointLength(v);
+  if (v instanceof Uint8Array) return v.length;
+  if (Array.isArray(v)) return v.length;
+  if (v instanceof MapValue) return v.size;
+  if (v instanceof OptionalValue && v.value !== undefined) return actualSize(v.value);
+  return 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON in and out
+
+/**
+ * A JSON document as the server holds one: numbers that are integers beyond 2^53 are bigints
+ * (apimachinery/json-parse.ts with `int64: true`), so nothing is rounded.
+ */
+export type JsonValue = null | boolean | number | bigint | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/**
+ * A JSON value as CEL sees an unstructured object without a schema (kube's UnstructuredToVal
+ * for `dyn`): integers are int (exact, bigints included), other numbers double, objects maps
+ * with string keys. A schema may type a number as double: that mapping is the schema's (the
+ * TypeProvider step), not this one's.
+ */
+export function fromJson(v: JsonValue): Value {
+  switch (typeof v) {
+    case 'number':
+      return Number.isSafeInteger(v) ? BigInt(v) : v;
+    case 'bigint':
+      return v >= MIN_INT64 && v <= MAX_INT64 ? v : Number(v);
+    case 'string':
+    case 'boolean':
+      return v;
+  }
+  if (v === null) return null;
+  if (Array.isArray(v)) return (v as readonly JsonValue[]).map(fromJson);
+  const m = new MapValue();
+  for (const [k, x] of Object.entries(v as { readonly [key: string]: JsonValue })) m.set(k, fromJson(x));
+  return m;
+}

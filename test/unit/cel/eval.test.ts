@@ -1,0 +1,332 @@
+// The evaluator (cel/eval.ts): the semantics cel-go's interpreter has, as tables, and its runtime
+// cost meter against the figures of cel-go's interpreter/runtimecost_test.go.
+import { describe, expect, it } from 'vitest';
+import { parseJsonExact } from '../../../apimachinery/json-parse.js';
+import { check, KUBE_CHECKER_OPTIONS, standardEnv } from '../../../cel/checker.js';
+import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../../../cel/comprehensions.js';
+import { type FunctionDecl, func, memberOverload, variable } from '../../../cel/decls.js';
+import { activation, COST_LIMIT_EXCEEDED, type EvalResult, KUBE_PROGRAM_OPTIONS, Library, program, type ProgramOptions } from '../../../cel/eval.js';
+import type { Impl } from '../../../cel/functions.js';
+import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
+import { Source } from '../../../cel/source.js';
+import { DynType, IntType, listType, mapType, StringType, type Type } from '../../../cel/types.js';
+import { CelError, Duration, fromJson, type JsonValue, MapValue, OptionalValue, Timestamp, TypeValue, Uint, type Value } from '../../../cel/values.js';
+
+interface Run {
+  vars?: Record<string, Value>;
+  types?: Record<string, Type>;
+  /** Evaluate the parsed AST, without a type check. */
+  unchecked?: boolean;
+  options?: ProgramOptions;
+  /** Declarations beyond the standard environment's, for the check. */
+  functions?: readonly FunctionDecl[];
+}
+
+function run(src: string, r: Run = {}): EvalResult {
+  const parsed = parse(src, KUBE_PARSER_OPTIONS);
+  expect(parsed.issues.errors, src).toEqual([]);
+  const vars = r.vars ?? {};
+  if (r.unchecked) return program(parsed.ast, r.options).eval(activation(vars));
+  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...(r.functions ?? []));
+  for (const name of Object.keys(vars)) env.addIdents(variable(name, r.types?.[name] ?? DynType));
+  const checked = check(parsed.ast, new Source(src), env);
+  expect(checked.issues.toDisplayString(), src).toBe('');
+  return program(checked.ast, r.options).eval(activation(vars));
+}
+
+const value = (src: string, r?: Run): Value => {
+  const v = run(src, r).value;
+  if (v instanceof CelError) throw new Error(`${src}: ${v.message}`);
+  return v;
+};
+const error = (src: string, r?: Run): string => {
+  const v = run(src, r).value;
+  expect(v, src).toBeInstanceOf(CelError);
+  return (v as CelError).message;
+};
+
+describe('values and operators', () => {
+  it.each([
+    ['9223372036854775807 + 1', 'integer overflow'],
+    ['-9223372036854775808 - 1', 'integer overflow'],
+    ['-(-9223372036854775807 - 1)', 'integer overflow'],
+    ['(-9223372036854775807 - 1) / -1', 'integer overflow'],
+    ['4611686018427387904 * 2', 'integer overflow'],
+    ['18446744073709551615u + 1u', 'unsigned integer overflow'],
+    ['0u - 1u', 'unsigned integer overflow'],
+    ['1 / 0', 'division by zero'],
+    ['1 % 0', 'modulus by zero'],
+    ['int(9223372036854775807.0)', 'integer overflow'],
+    ['uint(-1)', 'unsigned integer overflow'],
+    ["int('9223372036854775808')", 'strconv.ParseInt: parsing "9223372036854775808": value out of range'],
+    ["uint('+1')", 'strconv.ParseUint: parsing "+1": invalid syntax'],
+    ["bool('yes')", 'strconv.ParseBool: parsing "yes": invalid syntax'],
+    ["double('1e400')", 'strconv.ParseFloat: parsing "1e400": value out of range'],
+    ["[1, 2][2]", 'index out of range: 2'],
+    ["{'a': 1}['b']", 'no such key: b'],
+    ["optional.none().value()", 'optional.none() dereference'],
+    ["timestamp('10000-01-01T00:00:00Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"],
+    ["timestamp('9999-12-31T23:59:59Z') + duration('1s')", 'timestamp overflow'],
+    ["duration('1x')", 'time: unknown unit "x" in duration "1x"'],
+    ["'a'.matches('(')", 'error parsing regexp: missing closing ): `(`'],
+  ])('%s is the error %j', (src, msg) => {
+    expect(error(src)).toBe(msg);
+  });
+
+  it('keeps int64 and uint64 exact at their edges', () => {
+    expect(value('9223372036854775807')).toBe(9223372036854775807n);
+    expect(value('-9223372036854775807 - 1')).toBe(-9223372036854775808n);
+    expect(value('18446744073709551615u')).toEqual(new Uint(18446744073709551615n));
+    expect(value('9223372036854775806 + 1')).toBe(9223372036854775807n);
+  });
+
+  it('compares numbers across types by value', () => {
+    expect(value('1 == 1.0', { unchecked: true })).toBe(true);
+    expect(value('dyn(1) == 1.0')).toBe(true);
+    expect(value('dyn(1u) == 1')).toBe(true);
+    expect(value('1 < 1.5 && 2u > 1 && 1.0 <= 1u')).toBe(true);
+    expect(value("[1, 'a'] == [1, 'a']")).toBe(true);
+    expect(value("[1, 'a'] == [1.0, 'a']", { unchecked: true })).toBe(true);
+    expect(value("{1: 'a'}[1u]", { unchecked: true })).toBe('a');
+    expect(value("{1: 'a'}[dyn(1u)]")).toBe('a');
+    expect(value("{1u: 'a'}[dyn(1.0)]")).toBe('a');
+    expect(value("dyn(1u) in [1, 2]")).toBe(true);
+    expect(value("dyn('a') == 1")).toBe(false);
+    expect(error('dyn(0.0/0.0) < 1.0')).toBe('NaN values cannot be ordered');
+  });
+
+  it('absorbs errors in && and || in either order, and ?: evaluates one branch', () => {
+    expect(value('false && (1/0 == 1)')).toBe(false);
+    expect(value('(1/0 == 1) && false')).toBe(false);
+    expect(value('true || (1/0 == 1)')).toBe(true);
+    expect(value('(1/0 == 1) || true')).toBe(true);
+    expect(error('(1/0 == 1) || false')).toBe('division by zero');
+    expect(error('true && (1/0 == 1)')).toBe('division by zero');
+    expect(value('true ? 1 : 1/0')).toBe(1n);
+    expect(value('[1, 0].exists(x, 1/x == 1)')).toBe(true);
+    expect(value('[0, 1].exists(x, 1/x == 1)')).toBe(true);
+    expect(error('[0].all(x, 1/x == 1)')).toBe('division by zero');
+  });
+
+  it('dispatches dyn arguments at run time', () => {
+    expect(value('size(x)', { vars: { x: 'héllo' } })).toBe(5n);
+    expect(value('size(x)', { vars: { x: [1n, 2n] } })).toBe(2n);
+    expect(value('x + y', { vars: { x: 1n, y: 2n } })).toBe(3n);
+    expect(value('x + y', { vars: { x: 'a', y: 'b' } })).toBe('ab');
+    expect(error('x + y', { vars: { x: 'a', y: 1n } })).toBe('no such overload');
+    expect(error("x.startsWith('a')", { vars: { x: 1n } })).toBe('no such overload');
+    expect(error('x && true', { vars: { x: 1n } })).toBe('no such overload');
+  });
+
+  it('evaluates without a check', () => {
+    expect(value("size('abc') + 1", { unchecked: true })).toBe(4n);
+    expect(value('a.b.c', { unchecked: true, vars: { 'a.b.c': 3n } })).toBe(3n);
+    expect(value('optional.of(1).value()', { unchecked: true })).toBe(1n);
+    expect(value('type(1) == int && type(int) == type', { unchecked: true })).toBe(true);
+    expect(error('x', { unchecked: true })).toBe('no such attribute(s): x');
+  });
+});
+
+describe('strings, bytes and regexes', () => {
+  it('counts code points and converts with cel-go texts', () => {
+    expect(value("size('😀a')")).toBe(2n);
+    expect(value("'😀' > '\uffff'")).toBe(true);
+    expect(error("string(b'\\xff')")).toBe('invalid UTF-8 in bytes, cannot convert to string');
+    expect(value('string(1.0e6)')).toBe('1e+06');
+    expect(value('string(123456.0)')).toBe('123456');
+    expect(value('string(0.0001)')).toBe('0.0001');
+    expect(value('string(0.00001)')).toBe('1e-05');
+    expect(value("bool('True') && !bool('f')")).toBe(true);
+  });
+
+  it('matches with RE2: a catastrophic pattern for backtracking engines finishes at once', () => {
+    const started = performance.now();
+    expect(value(`'${'a'.repeat(28)}!'.matches('^(a+)+$')`)).toBe(false);
+    expect(value(`s.matches('^(a+)+$')`, { vars: { s: `${'a'.repeat(10_000)}!` } })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('timestamps and durations', () => {
+  it('keeps nanoseconds', () => {
+    const t = value("timestamp('2023-01-01T00:00:00.123456789Z')");
+    expect(t).toEqual(new Timestamp(1672531200123456789n));
+    expect(value("string(timestamp('2023-01-01T00:00:00.123456789Z'))")).toBe('2023-01-01T00:00:00.123456789Z');
+    expect(value("timestamp('2023-01-01T00:00:00.123456789Z') - timestamp('2023-01-01T00:00:00Z')")).toEqual(new Duration(123456789n));
+    expect(value("timestamp('2023-01-01T02:00:00+02:00') == timestamp('2023-01-01T00:00:00Z')")).toBe(true);
+  });
+
+  it('parses Go durations', () => {
+    expect(value("duration('1h1.5s')")).toEqual(new Duration(3601_500_000_000n));
+    expect(value("string(duration('1h1.5s'))")).toBe('3601.5s');
+    expect(value("duration('-1.5us')")).toEqual(new Duration(-1500n));
+    expect(value("string(duration('1ns'))")).toBe('0.000000001s');
+    expect(value("duration('2562047h47m16.854775807s')")).toEqual(new Duration(9223372036854775807n));
+    expect(error("duration('2562047h47m16.854775808s')")).toBe('time: invalid duration "2562047h47m16.854775808s"');
+    expect(error("duration('2562047h') * 2", { unchecked: true })).toBe('no such overload');
+    expect(error("duration('2562047h') + duration('2562047h')")).toBe('duration overflow');
+  });
+
+  it('reads civil fields in a zone', () => {
+    const t = "timestamp('2023-12-31T23:30:00.5Z')";
+    expect(value(`${t}.getFullYear()`)).toBe(2023n);
+    expect(value(`${t}.getFullYear('+01:00')`)).toBe(2024n);
+    expect(value(`${t}.getMonth('Europe/Paris')`)).toBe(0n);
+    expect(value(`${t}.getDayOfYear()`)).toBe(364n);
+    expect(value(`${t}.getDate('America/Los_Angeles')`)).toBe(31n);
+    expect(value(`${t}.getHours('America/Los_Angeles')`)).toBe(15n);
+    expect(value(`${t}.getMinutes('-02:30')`)).toBe(0n);
+    expect(value(`${t}.getMilliseconds()`)).toBe(500n);
+    expect(value(`${t}.getDayOfWeek()`)).toBe(0n);
+    expect(error(`${t}.getHours('Mars/Olympus')`)).toBe('unknown time zone Mars/Olympus');
+    expect(value("duration('1h30m').getMinutes()")).toBe(90n);
+  });
+});
+
+describe('aggregates, comprehensions, optionals', () => {
+  it('builds and reads lists and maps', () => {
+    expect(error("{'a': 1, 'a': 2}")).toBe('Failed with repeated key');
+    expect(value("has({'a': 1}.a) && !has({'a': 1}.b)")).toBe(true);
+    expect(value("'a' in {'a': 1} && 2 in [1, 2]")).toBe(true);
+    expect(value('[1, 2, 3].map(x, x * 2).filter(x, x > 2)')).toEqual([4n, 6n]);
+    expect(value('[1, 2, 3].exists_one(x, x > 2)')).toBe(true);
+    expect(value("{'a': 1, 'b': 2}.transformMap(k, v, v + 1)")).toEqual(value("{'a': 2, 'b': 3}"));
+    expect(value("[10, 20].all(i, v, v == (i + 1) * 10)")).toBe(true);
+    expect(value('[1, 2].transformList(i, v, i * v)')).toEqual([0n, 2n]);
+  });
+
+  it('leaves a loop result unshared with the next evaluation', () => {
+    const parsed = parse('[1, 2].map(x, x)', KUBE_PARSER_OPTIONS).ast;
+    const p = program(parsed);
+    const first = p.eval(activation({})).value;
+    const second = p.eval(activation({})).value;
+    expect(first).toEqual([1n, 2n]);
+    expect(second).toEqual([1n, 2n]);
+    expect(first).not.toBe(second);
+  });
+
+  it('selects optionally and chains', () => {
+    const m = value("{'a': {'b': 1}}");
+    expect(value('m.?a.?b.orValue(0)', { vars: { m } })).toBe(1n);
+    expect(value('m.?x.?b.orValue(0)', { vars: { m } })).toBe(0n);
+    expect(value('m.?a.b', { vars: { m } })).toEqual(OptionalValue.of(1n));
+    expect(value('m.?a.c', { vars: { m } })).toBe(OptionalValue.NONE);
+    expect(value('[1, 2][?5].or(optional.of(3)).value()')).toBe(3n);
+    expect(value('[?optional.none(), ?optional.of(1)]')).toEqual([1n]);
+    expect(value("{?'a': optional.none(), 'b': 2}.size()")).toBe(1n);
+    expect(value('optional.ofNonZeroValue(0).hasValue()')).toBe(false);
+    expect(value('type(optional.none())')).toBe(TypeValue.of('optional_type'));
+  });
+});
+
+describe('JSON values', () => {
+  it('maps int64-exact JSON onto CEL without losing precision', () => {
+    const doc = parseJsonExact('{"big": 9223372036854775807, "small": 3, "f": 1.5, "s": "x", "l": [1, null, true]}', { int64: true }).value as JsonValue;
+    const self = fromJson(doc);
+    expect(value('self.big == 9223372036854775807 && self.big - 1 == 9223372036854775806', { vars: { self } })).toBe(true);
+    expect(value('self.small + 1 == 4 && self.f == 1.5 && self.l[1] == null && self.l[2]', { vars: { self } })).toBe(true);
+    expect(error('self.big + 1', { vars: { self } })).toBe('integer overflow');
+    expect(value('type(self.small) == int && type(self.f) == double', { vars: { self } })).toBe(true);
+  });
+});
+
+describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => {
+  const cost = (src: string, r: Run = {}): number => run(src, r).cost;
+  const str = (n: number): string => 'x'.repeat(n);
+
+  it.each([
+    ['"Hello World!"', 0, {}],
+    ['input', 1, { vars: { input: [1n, 2n] } }],
+    ["input['key']", 2, { vars: { input: value("{'key': 'v'}") } }],
+    ['input[0]', 2, { vars: { input: ['v'] } }],
+    ["input['ke' + 'y']", 3, { vars: { input: value("{'key': 'v'}") } }],
+    ['input[3-3]', 3, { vars: { input: ['v'] } }],
+    ['input.getFullYear()', 2, { vars: { input: new Timestamp(0n) } }],
+    ['[1, 2, 3]', 10, {}],
+    ["{'a': 1, 'b': 2, 'c': 3}", 30, {}],
+    ['input.all(x, true)', 2, { vars: { input: [] } }],
+    ['[1, 2, 3].all(x, true)', 20, {}],
+    ["input.matches('[0-9]')", 103, { vars: { input: str(500) } }],
+    ["'123'.matches('[0-9]')", 2, {}],
+    ['false || false', 0, {}],
+    ['true && false', 0, {}],
+    ['a || b || c || d', 4, { vars: { a: false, b: false, c: false, d: false } }],
+    ['1 < 2', 1, {}],
+    ['2 in [1, 2, 3]', 13, {}],
+    ['1 + 1', 1, {}],
+    ['true ? 1 : 2', 0, {}],
+    ['size("123")', 1, {}],
+    ["'12345678901234567890' == '123456789012345678901234567890'", 2, {}],
+    ['string(input)', 51, { vars: { input: new Uint8Array(500).fill(0x61) } }],
+    ['bytes(input)', 51, { vars: { input: str(500) } }],
+    ['input.contains(arg1)', 2502, { vars: { input: str(500), arg1: str(500) } }],
+    ['input.startsWith(arg1)', 3, { vars: { input: 'idc', arg1: str(500) } }],
+    ['input.size()', 2, { vars: { input: '500' } }],
+    ['(x > 2 ? input1 : input2).all(y, true)', 6, { vars: { x: 1n, input1: [1n], input2: [1n] } }],
+    ['true ? false : 1 > 3', 0, {}],
+    ['false ? false : 1 > 3', 1, {}],
+    ['input.all(k, input[k].all(x, true))', 2, { vars: { input: new MapValue() } }],
+    ['(list1 + list2).all(x, true)', 4, { vars: { list1: [], list2: [] } }],
+    ['"abcdefg".contains(str1 + str2)', 6, { vars: { str1: 'val1', str2: 'val2222222' } }],
+    ['(1 > 2 ? 5 : 3) > 1', 2, {}],
+    ['(1 > 2 || 2 > 1) == true', 3, {}],
+    ["[{'k1': 1}, {'k2': 2}].all(x, true)", 77, {}],
+  ] as [string, number, Run][])('%s costs %d', (src, want, r) => {
+    expect(cost(src, r)).toBe(want);
+  });
+
+  it('charges has() as cel-go does, and not at all with kube settings', () => {
+    const input = value("{'a': {'b': 1}}");
+    expect(cost('has(input.a)', { vars: { input } })).toBe(2);
+    expect(cost('has(input.a.b)', { vars: { input } })).toBe(3);
+    expect(cost('has(input.a)', { vars: { input }, options: KUBE_PROGRAM_OPTIONS })).toBe(1);
+    expect(cost('has(input.a.b)', { vars: { input }, options: KUBE_PROGRAM_OPTIONS })).toBe(2);
+  });
+
+  it('stops at the limit: at the limit passes, one below is cancelled', () => {
+    const vars = { str1: 'val1', str2: 'val2222222' };
+    expect(run('"abcdefg".contains(str1 + str2)', { vars, options: { costLimit: 6 } })).toMatchObject({ value: false, cost: 6, exceeded: false });
+    const over = run('"abcdefg".contains(str1 + str2)', { vars, options: { costLimit: 5 } });
+    expect(over.exceeded).toBe(true);
+    expect((over.value as CelError).message).toBe(COST_LIMIT_EXCEEDED);
+  });
+
+  it('stops a 3-nested comprehension over 200 items at the limit, early', () => {
+    const items = Array.from({ length: 200 }, (_, i) => BigInt(i));
+    const started = performance.now();
+    const r = run('items.all(a, items.all(b, items.all(c, a + b + c >= 0)))', { vars: { items }, types: { items: listType(IntType) }, options: { costLimit: 1_000_000 } });
+    expect(r.exceeded).toBe(true);
+    expect(r.cost).toBeGreaterThan(1_000_000);
+    expect(r.cost).toBeLessThan(1_000_100);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('lets a library price its calls and charge as it works', () => {
+    const impls = new Map<string, Impl>([
+      ['string_twice', (a) => (a[0] as string).repeat(2)],
+      [
+        'list_sum',
+        (a, ctx) => {
+          let s = 0n;
+          for (const x of a[0] as readonly Value[]) {
+            ctx.charge(1);
+            s += x as bigint;
+          }
+          return s;
+        },
+      ],
+    ]);
+    const functions = [func('twice', memberOverload('string_twice', [StringType], StringType)), func('sum', memberOverload('list_sum', [listType(IntType)], IntType))];
+    const options: ProgramOptions = {
+      library: new Library(functions, impls),
+      callCost: (_f, id, args) => (id === 'string_twice' ? 2 * (args[0] as string).length : undefined),
+    };
+    expect(run("'abc'.twice()", { options, functions })).toMatchObject({ value: 'abcabc', cost: 6 });
+    expect(run('[1, 2, 3].sum()', { options, functions })).toMatchObject({ value: 6n, cost: 10 + 3 + 1 });
+    expect(run('[1, 2, 3].sum()', { options: { ...options, costLimit: 12 }, functions }).exceeded).toBe(true);
+    expect(value("{'a': [1]}.a.sum()", { options, functions })).toBe(1n);
+    expect(value('m.x.sum()', { options, functions, vars: { m: value("{'x': [4, 5]}") }, types: { m: mapType(StringType, listType(IntType)) } })).toBe(9n);
+    expect(value('[1, 2].sum()', { options, unchecked: true })).toBe(3n);
+    expect(() => run('[1, 2].sum()', { functions })).toThrow("no implementation for overload 'list_sum' of 'sum'");
+  });
+});
