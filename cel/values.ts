@@ -265,9 +265,20 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 // ---------------------------------------------------------------------------------------------
 // Equality and order
 
+/**
+ * A list or map that compares itself to others, as cel-go asks the left operand's own Equal:
+ * kube's schema-typed values (set and map lists ignore order, objects compare fields the
+ * schema does not describe as raw JSON). cel/kube/schema-values.ts makes them.
+ */
+export const OWN_EQUALS: unique symbol = Symbol('cel.ownEquals');
+export interface OwnEquals {
+  [OWN_EQUALS](other: Value): boolean;
+}
+
 /** CEL's heterogeneous equality (cel-go types.Equal): values of different types are unequal, numbers compare by value. */
 export function equals(a: Value, b: Value): boolean {
   if (a === b) return true;
+  if (typeof a === 'object' && a !== null && OWN_EQUALS in a) return (a as OwnEquals)[OWN_EQUALS](b);
   const na = numeric(a);
   if (na !== undefined) {
     const nb = numeric(b);

@@ -1,0 +1,177 @@
+// A structural schema as CEL types, as kube declares `self` for a CRD's validation rules:
+// k8s.io/apiserver/pkg/cel/common/schemas.go SchemaDeclType, types.go DeclType.MaybeAssignTypeName
+// and DeclTypeProvider, and apiextensions-apiserver's compilation.go (self, oldSelf,
+// optionalOldSelf, the per-CRD `selfType<n>` name) and model/schemas.go WithTypeAndObjectMeta.
+import type { CheckedAst, TypeProvider } from '../checker.js';
+import { type VariableDecl, variable } from '../decls.js';
+import {
+  BoolType,
+  BytesType,
+  DoubleType,
+  DurationType,
+  DynType,
+  IntType,
+  listType,
+  mapType,
+  objectType,
+  optionalType,
+  StringType,
+  TimestampType,
+  type Type,
+} from '../types.js';
+import { escapeFieldName } from './escaping.js';
+import type { KubeSchema } from './sizes.js';
+
+/**
+ * The parts of a structural schema CEL's types and values depend on (JSON field names).
+ * apiextensions' JSONSchemaProps fits it: `items` may be an array there and
+ * `additionalProperties` a boolean, neither of which a structural schema has, so both read as
+ * "no schema".
+ */
+export interface CelSchema extends Omit<KubeSchema, 'items' | 'properties' | 'additionalProperties'> {
+  readonly nullable?: boolean;
+  readonly items?: CelSchema | readonly CelSchema[];
+  readonly properties?: Readonly<Record<string, CelSchema>>;
+  readonly additionalProperties?: CelSchema | boolean;
+  readonly 'x-kubernetes-preserve-unknown-fields'?: boolean;
+  readonly 'x-kubernetes-list-type'?: string;
+  readonly 'x-kubernetes-list-map-keys'?: readonly string[];
+}
+
+/** A schema node's CEL type; objects also carry their fields (by escaped name), lists and maps their element. */
+export interface SchemaDeclType {
+  readonly type: Type;
+  readonly fields?: ReadonlyMap<string, SchemaDeclType>;
+  readonly elem?: SchemaDeclType;
+}
+
+export const itemsOf = (s: CelSchema): CelSchema | undefined => (s.items === undefined || Array.isArray(s.items) ? undefined : (s.items as CelSchema));
+export const additionalPropertiesOf = (s: CelSchema): CelSchema | undefined =>
+  typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+
+const STRING_PROPERTY: CelSchema = { type: 'string' };
+
+/**
+ * apiextensions' WithTypeAndObjectMeta: a resource's root (the CR's, or an embedded one's)
+ * always has string kind and apiVersion and a metadata of just name and generateName, whatever
+ * the schema says of metadata otherwise. (Kube also caps those two names' lengths at 253 and
+ * 252, which matters to sizes only.)
+ */
+export function withTypeAndObjectMeta(s: CelSchema): CelSchema {
+  const p = s.properties;
+  const meta = p?.metadata?.properties;
+  if (p?.kind?.type === 'string' && p.apiVersion?.type === 'string' && p.metadata?.type === 'object' && meta?.name?.type === 'string' && meta.generateName?.type === 'string') {
+    return s;
+  }
+  const metadata: CelSchema = { type: 'object', properties: { name: meta?.name ?? STRING_PROPERTY, generateName: meta?.generateName ?? STRING_PROPERTY } };
+  return { ...s, properties: { ...p, kind: STRING_PROPERTY, apiVersion: STRING_PROPERTY, metadata } };
+}
+
+const isEmbedded = (s: CelSchema): boolean => s['x-kubernetes-embedded-resource'] === true;
+
+/**
+ * The CEL type kube declares for a schema node, or undefined where the node is not visible to
+ * CEL (SchemaDeclType returns nil: no type and no int-or-string, lists and maps of such).
+ * Objects are named by their path from `name` as MaybeAssignTypeName names them: `name.field`
+ * through properties (escaped), `.@idx` through list items, `.@elem` through map values. A
+ * preserve-unknown-fields object without properties is an object with no fields, as in kube:
+ * rules cannot reach data the schema does not describe.
+ */
+export function schemaDeclType(schema: CelSchema, isResourceRoot: boolean, name: string): SchemaDeclType | undefined {
+  if (schema['x-kubernetes-int-or-string'] === true) return { type: DynType };
+  const s = isResourceRoot ? withTypeAndObjectMeta(schema) : schema;
+  switch (s.type) {
+    case 'array': {
+      const items = itemsOf(s);
+      const elem = items === undefined ? undefined : schemaDeclType(items, isEmbedded(items), `${name}.@idx`);
+      return elem === undefined ? undefined : { type: listType(elem.type), elem };
+    }
+    case 'object': {
+      const ap = additionalPropertiesOf(s);
+      if (ap !== undefined) {
+        const elem = schemaDeclType(ap, isEmbedded(ap), `${name}.@elem`);
+        return elem === undefined ? undefined : { type: mapType(StringType, elem.type), elem };
+      }
+      const fields = new Map<string, SchemaDeclType>();
+      for (const [prop, ps] of Object.entries(s.properties ?? {})) {
+        const celName = escapeFieldName(prop);
+        if (celName === undefined) continue;
+        const t = schemaDeclType(ps, isEmbedded(ps), `${name}.${celName}`);
+        if (t !== undefined) fields.set(celName, t);
+      }
+      return { type: objectType(name), fields };
+    }
+    case 'string':
+      switch (s.format) {
+        case 'byte':
+          return { type: BytesType };
+        case 'duration':
+          return { type: DurationType };
+        case 'date':
+        case 'date-time':
+          return { type: TimestampType };
+        default:
+          return { type: StringType };
+      }
+    case 'boolean':
+      return { type: BoolType };
+    case 'number':
+      return { type: DoubleType };
+    case 'integer':
+      return { type: IntType };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A fresh name for a CRD's `self` type, as kube makes one per compilation (`selfType` and the
+ * clock's nanoseconds within the second), so that rules cannot come to depend on it.
+ */
+export const generateSelfTypeName = (): string => `selfType${process.hrtime.bigint() % 1_000_000_000n}`;
+
+/** The words cel-go reserves, which kube (1.31 on) also accepts unescaped as field names. */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
+  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+]);
+
+/** The checker's view of the object types under one or more roots (kube's DeclTypeProvider). */
+export class SchemaTypeProvider implements TypeProvider {
+  private readonly objects = new Map<string, SchemaDeclType>();
+
+  constructor(...roots: readonly SchemaDeclType[]) {
+    for (const r of roots) this.register(r);
+  }
+
+  private register(t: SchemaDeclType): void {
+    if (t.fields !== undefined) this.objects.set(t.type.name, t);
+    for (const f of t.fields?.values() ?? []) this.register(f);
+    if (t.elem !== undefined) this.register(t.elem);
+  }
+
+  findStructType(name: string): Type | undefined {
+    return this.objects.get(name)?.type;
+  }
+
+  /** A field by its escaped name; a reserved word finds its `__word__` field too (RecognizeKeywordAsFieldName). */
+  findFieldType(structName: string, field: string): Type | undefined {
+    const fields = this.objects.get(structName)?.fields;
+    const f = fields?.get(field) ?? (RESERVED_WORDS.has(field) ? fields?.get(`__${field}__`) : undefined);
+    return f?.type;
+  }
+}
+
+export const SELF = 'self';
+export const OLD_SELF = 'oldSelf';
+
+/** `self` and `oldSelf` for a rule at a node of type t; with optionalOldSelf, oldSelf is optional_type(t). */
+export function ruleVariables(t: Type, optionalOldSelf = false): VariableDecl[] {
+  return [variable(SELF, t), variable(OLD_SELF, optionalOldSelf ? optionalType(t) : t)];
+}
+
+/** Whether a checked rule refers to oldSelf: kube runs such a rule on updates only (a transition rule). */
+export function usesOldSelf(ast: CheckedAst): boolean {
+  for (const ref of ast.referenceMap.values()) if (ref.name === OLD_SELF) return true;
+  return false;
+}

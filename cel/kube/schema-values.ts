@@ -1,0 +1,280 @@
+// A JSON document validated by a structural schema as the CEL values kube's rules see
+// (k8s.io/apiserver/pkg/cel/common/values.go UnstructuredToVal): numbers of a `number` schema
+// are double even when integral, formatted strings timestamps, durations or bytes, objects
+// maps read lazily by escaped field name (a null field of an object reads as absent), and
+// lists of x-kubernetes-list-type set or map equal to another whatever the order.
+import { parseDuration, parseTimestamp } from '../time.js';
+import { CelError, equals, fromJson, type JsonValue, MapValue, type MapKey, OWN_EQUALS, type OwnEquals, type Value } from '../values.js';
+import { escapeFieldName } from './escaping.js';
+import { additionalPropertiesOf, type CelSchema, itemsOf, RESERVED_WORDS, withTypeAndObjectMeta } from './schema-types.js';
+
+type JsonObject = { readonly [key: string]: JsonValue };
+
+const isJsonObject = (v: JsonValue): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * kube's cel.Unescape: the property a CEL field name stands for, or undefined for a malformed
+ * escape. A reserved word is its own property too, as `__namespace__` is.
+ */
+export function unescapeFieldName(escaped: string): string | undefined {
+  let ok = true;
+  const out = escaped.replace(/__[^_]+__/g, (s) => {
+    const word = s.slice(2, -2);
+    switch (word) {
+      case 'underscores':
+        return '__';
+      case 'dot':
+        return '.';
+      case 'dash':
+        return '-';
+      case 'slash':
+        return '/';
+    }
+    if (RESERVED_WORDS.has(word) && s.length === escaped.length) return word;
+    ok = false;
+    return '';
+  });
+  return ok ? out : undefined;
+}
+
+/**
+ * The CEL value of a JSON document at a schema node. `isResourceRoot` for the root of a custom
+ * resource, whose kind, apiVersion and metadata name and generateName are always visible.
+ * Validation has run first, so data the schema refuses is not expected; what still does not
+ * fit (a malformed date, a string where an int should be) is read as JSON without a schema.
+ */
+export function schemaValue(json: JsonValue, schema: CelSchema, isResourceRoot = false): Value {
+  return toValue(json, isResourceRoot ? withTypeAndObjectMeta(schema) : schema);
+}
+
+function toValue(v: JsonValue, s: CelSchema): Value {
+  // A null reaches CEL only where the schema is nullable (validation refuses it elsewhere).
+  if (v === null) return null;
+  if (s['x-kubernetes-int-or-string'] === true) return fromJson(v);
+  switch (s.type) {
+    case 'object':
+      return isJsonObject(v) ? objectValue(v, s) : fromJson(v);
+    case 'array':
+      return Array.isArray(v) ? listValue(v as readonly JsonValue[], s) : fromJson(v);
+    case 'string':
+      return typeof v === 'string' ? stringValue(v, s.format) : fromJson(v);
+    case 'number':
+      // YAML turns 1.0 into 1: a number schema's integral values are still doubles.
+      return typeof v === 'number' || typeof v === 'bigint' ? Number(v) : fromJson(v);
+    default:
+      // integer, boolean, and x-kubernetes-preserve-unknown-fields without a type (kube's
+      // unknownPreserved, which only equality reaches): JSON as it is.
+      return fromJson(v);
+  }
+}
+
+function stringValue(v: string, format: string | undefined): Value {
+  let out: Value | CelError;
+  switch (format) {
+    case 'byte':
+      return new Uint8Array(Buffer.from(v, 'base64'));
+    case 'duration':
+      out = parseDuration(v);
+      break;
+    case 'date':
+      out = parseTimestamp(`${v}T00:00:00Z`);
+      break;
+    case 'date-time':
+      out = parseTimestamp(v);
+      break;
+    default:
+      return v;
+  }
+  return out instanceof CelError ? v : out;
+}
+
+function objectValue(v: JsonObject, schema: CelSchema): Value {
+  const s = schema['x-kubernetes-embedded-resource'] === true ? withTypeAndObjectMeta(schema) : schema;
+  if (s.properties !== undefined || s['x-kubernetes-embedded-resource'] === true) {
+    const props = s.properties ?? {};
+    return new SchemaObject(v, (k) => (Object.hasOwn(props, k) ? props[k] : undefined), true);
+  }
+  const ap = additionalPropertiesOf(s);
+  // An object with neither (preserve-unknown-fields, or nothing declared) shows no field.
+  return new SchemaObject(v, ap === undefined ? () => undefined : () => ap, false);
+}
+
+function listValue(v: readonly JsonValue[], s: CelSchema): Value {
+  const items = itemsOf(s);
+  if (items === undefined) return fromJson(v);
+  const listType = s['x-kubernetes-list-type'];
+  const out: Value[] = listType === 'set' ? new SetList() : listType === 'map' ? new MapList(s['x-kubernetes-list-map-keys'] ?? []) : [];
+  for (const x of v) out.push(toValue(x, items));
+  return out;
+}
+
+/**
+ * An object (fields by escaped name, `isObject`) or an additionalProperties map (keys as they
+ * are) over its JSON, its fields converted when first read. size() counts every JSON key, as
+ * kube's does, null and undescribed fields included.
+ */
+export class SchemaObject extends MapValue implements OwnEquals {
+  private readonly cache = new Map<string, Value>();
+
+  constructor(
+    readonly raw: JsonObject,
+    private readonly propSchema: (key: string) => CelSchema | undefined,
+    private readonly isObject: boolean,
+  ) {
+    super();
+  }
+
+  private find(key: Value): Value | undefined {
+    if (typeof key !== 'string') return undefined;
+    const k = this.isObject ? unescapeFieldName(key) : key;
+    if (k === undefined || !Object.hasOwn(this.raw, k)) return undefined;
+    let out = this.cache.get(k);
+    if (out !== undefined) return out;
+    const v = this.raw[k]!;
+    const ps = this.propSchema(k);
+    // An object's null field is an absent one (a map's null value is a value).
+    if (ps === undefined || (this.isObject && v === null)) return undefined;
+    out = toValue(v, ps);
+    this.cache.set(k, out);
+    return out;
+  }
+
+  override get size(): number {
+    return Object.keys(this.raw).length;
+  }
+
+  override get(key: Value): Value | undefined {
+    return this.find(key);
+  }
+
+  override has(key: Value): boolean {
+    return this.find(key) !== undefined;
+  }
+
+  override *keys(): IterableIterator<MapKey> {
+    for (const k of Object.keys(this.raw)) if (this.propSchema(k) !== undefined) yield this.isObject ? (escapeFieldName(k) ?? k) : k;
+  }
+
+  override *pairs(): IterableIterator<readonly [MapKey, Value]> {
+    for (const k of this.keys()) {
+      const v = this.find(k);
+      if (v !== undefined) yield [k, v];
+    }
+  }
+
+  override copy(): MapValue {
+    const m = new MapValue();
+    for (const [k, v] of this.pairs()) m.set(k, v);
+    return m;
+  }
+
+  /**
+   * unstructuredMap.Equal: as many keys, each described field equal to the other's (so a null
+   * field, absent on both sides, makes them unequal, as in kube), and undescribed ones equal as
+   * JSON where the other has them.
+   */
+  [OWN_EQUALS](other: Value): boolean {
+    if (!(other instanceof MapValue) || this.size !== other.size) return false;
+    for (const [k, v] of Object.entries(this.raw)) {
+      const ps = this.propSchema(k);
+      if (ps !== undefined) {
+        const o = other.get(k);
+        if (o === undefined || !equals(toValue(v, ps), o)) return false;
+      } else {
+        if (!(other instanceof SchemaObject)) return false;
+        if (Object.hasOwn(other.raw, k) && !jsonEqual(v, other.raw[k]!)) return false;
+      }
+    }
+    return true;
+  }
+}
+
+/** Lists of converted values keep to plain arrays for whatever they derive (map, slice). */
+class TypedList extends Array<Value> {
+  static override get [Symbol.species](): ArrayConstructor {
+    return Array;
+  }
+}
+
+/** Scalars by identity, numbers across int and double as CEL's equality has them; undefined for the rest. */
+function scalarKey(v: Value): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return `s${v}`;
+    case 'boolean':
+      return `b${v}`;
+    case 'bigint':
+      return `n${v}`;
+    case 'number':
+      if (Number.isNaN(v)) return undefined;
+      return Number.isInteger(v) ? `n${BigInt(v)}` : `d${v}`;
+    default:
+      return undefined;
+  }
+}
+
+/** x-kubernetes-list-type: set. Equal to a list of as many elements each of which it holds, in any order. */
+class SetList extends TypedList implements OwnEquals {
+  [OWN_EQUALS](other: Value): boolean {
+    if (!Array.isArray(other) || other.length !== this.length) return false;
+    const keys = new Set<string>();
+    for (const x of this) {
+      const k = scalarKey(x);
+      if (k !== undefined) keys.add(k);
+    }
+    return (other as readonly Value[]).every((o) => {
+      const k = scalarKey(o);
+      return k !== undefined ? keys.has(k) : this.some((x) => equals(x, o));
+    });
+  }
+}
+
+/**
+ * x-kubernetes-list-type: map. Equal to a list of as many elements each matching, by its key
+ * fields, an element of this one it equals. Kube reads the key fields from each element's JSON
+ * under their escaped names (kept here), so only schema-typed elements have keys.
+ */
+class MapList extends TypedList implements OwnEquals {
+  private readonly keyProps: readonly string[];
+
+  constructor(keyProps: readonly string[]) {
+    super();
+    this.keyProps = keyProps.map((p) => escapeFieldName(p) ?? p);
+  }
+
+  private keyOf(v: Value): string | undefined {
+    if (!(v instanceof SchemaObject)) return undefined;
+    return this.keyProps.map((p) => jsonKey(v.raw[p])).join('\u0000');
+  }
+
+  [OWN_EQUALS](other: Value): boolean {
+    if (!Array.isArray(other) || other.length !== this.length) return false;
+    const byKey = new Map<string, Value>();
+    for (const x of this) {
+      const k = this.keyOf(x);
+      if (k !== undefined) byKey.set(k, x);
+    }
+    return (other as readonly Value[]).every((o) => {
+      const k = this.keyOf(o);
+      const mine = k === undefined ? undefined : byKey.get(k);
+      return mine !== undefined && equals(mine, o);
+    });
+  }
+}
+
+/** A scalar JSON value as a key: its JSON type and text (Go compares map keys by dynamic type and value). */
+const jsonKey = (v: JsonValue | undefined): string => (v === undefined ? 'u' : `${typeof v}:${String(v)}`);
+
+/** apimachinery's semantic DeepEqual on JSON: same types, same values, same keys. */
+function jsonEqual(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return (a as readonly JsonValue[]).every((x, i) => jsonEqual(x, (b as readonly JsonValue[])[i]!));
+  }
+  const ao = a as JsonObject;
+  const bo = b as JsonObject;
+  const ak = Object.keys(ao);
+  return ak.length === Object.keys(bo).length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k]!, bo[k]!));
+}
