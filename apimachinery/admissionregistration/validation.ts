@@ -10,10 +10,10 @@
 // as a JSONPath.
 import { type FieldError, GoPrinted, child, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
 import { deepEqual } from '../equality.js';
-import { parseGoURL } from '../go-url.js';
 import type { MetaLabelSelector } from '../selectors/labels.js';
 import { validateLabelSelector } from '../rbac/validation.js';
 import { byteLength, isDNS1035Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.js';
+import { validateWebhookService, validateWebhookURL } from '../validation/webhook.js';
 
 export const ADMISSION_REGISTRATION_GROUP = 'admissionregistration.k8s.io';
 
@@ -397,50 +397,6 @@ function validateAdmissionReviewVersions(versions: readonly string[], requireRec
   if (requireRecognized && !hasAccepted) {
     errs.push(invalid(path, goSlice('string', versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
   }
-  return errs;
-}
-
-const URL_FORM = '; desired format: https://host[/path]';
-
-/** webhook.ValidateWebhookURL with forceHttps. */
-export function validateWebhookURL(path: string, raw: string, forceHttps = true): FieldError[] {
-  const parsed = parseGoURL(raw);
-  if (!parsed.ok) return [required(path, `url must be a valid URL: ${parsed.error}${URL_FORM}`)];
-  const u = parsed.url;
-  const errs: FieldError[] = [];
-  if (forceHttps && u.scheme !== 'https') errs.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
-  if (u.host.length === 0) errs.push(invalid(path, u.host, `host must be provided${URL_FORM}`));
-  if (u.user !== undefined) errs.push(invalid(path, u.user, 'user information is not permitted in the URL'));
-  if (u.fragment.length !== 0) errs.push(invalid(path, u.fragment, 'fragments are not permitted in the URL'));
-  if (u.rawQuery.length !== 0) errs.push(invalid(path, u.rawQuery, 'query parameters are not permitted in the URL'));
-  return errs;
-}
-
-/** webhook.ValidateWebhookService. */
-export function validateWebhookService(path: string, svc: ServiceReference): FieldError[] {
-  const errs: FieldError[] = [];
-  if (str(svc.name).length === 0) errs.push(required(child(path, 'name'), 'service name is required'));
-  if (str(svc.namespace).length === 0) errs.push(required(child(path, 'namespace'), 'service namespace is required'));
-  const port = typeof svc.port === 'number' ? svc.port : 0;
-  if (!(port >= 1 && port <= 65535)) errs.push(invalid(child(path, 'port'), port, 'port is not valid: must be between 1 and 65535, inclusive'));
-  if (svc.path == null) return errs;
-  const urlPath = str(svc.path);
-  if (urlPath === '/' || urlPath.length === 0) return errs;
-  const pathField = child(path, 'path');
-  if (urlPath === '//') {
-    errs.push(invalid(pathField, urlPath, 'segment[0] may not be empty'));
-    return errs;
-  }
-  if (!urlPath.startsWith('/')) errs.push(invalid(pathField, urlPath, "must start with a '/'"));
-  let toCheck = urlPath.slice(1);
-  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1);
-  toCheck.split('/').forEach((step, i) => {
-    if (step.length === 0) {
-      errs.push(invalid(pathField, urlPath, `segment[${i}] may not be empty`));
-      return;
-    }
-    for (const failure of isDNS1123Subdomain(step)) errs.push(invalid(pathField, urlPath, `segment[${i}]: ${failure}`));
-  });
   return errs;
 }
 
