@@ -26,7 +26,7 @@ import { cloneJson, isJsonObject, type JsonObject, type KubeObject } from '../ap
 import { byteLength, isQualifiedName, isValidLabelValue } from '../apimachinery/validation/names.js';
 import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../apimachinery/validation/object-meta.js';
 import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
-import { caBundleError } from './validation.js';
+import { caBundleError } from '../webhook/ca-bundle.js';
 import { jsonKind, stringifyJSON } from '../apimachinery/json.js';
 import { type GroupVersion, type GroupVersionKind, gvkString, parseGroupVersion, unstructuredGVK } from '../apimachinery/versions.js';
 import {

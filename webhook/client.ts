@@ -22,6 +22,7 @@ import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { goQuote } from '../apimachinery/field-errors.js';
 import { isJsonObject, type JsonObject } from '../apimachinery/object.js';
 import { TYPE_META_STRUCT, jsonKind, parseJSON } from '../apimachinery/json.js';
+import { certificatesIn } from './ca-bundle.js';
 
 /** Ours, not kube's (its client reads any size): a bigger webhook answer fails rather than exhaust memory. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -46,7 +47,7 @@ export interface EndpointOptions {
    */
   serviceResolver?: (service: ServiceRef) => { host: string; port: number };
   /**
-   * Why a caBundle cannot be used, in client-go's words (crd/validation.ts caBundleError), or
+   * Why a caBundle cannot be used, in client-go's words (ca-bundle.ts caBundleError), or
    * undefined when it can. Without it every bundle is taken and unparsable certificates skipped.
    */
   caBundleError?: (caBundle: string) => string | undefined;
@@ -184,19 +185,6 @@ function requestPath(path: string, query: URLSearchParams, timeoutMs: number): s
   const params = [...query.entries(), ['timeout', goDuration(timeoutMs)] as [string, string]];
   params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return `${cleanPath(path)}?${new URLSearchParams(params).toString()}`;
-}
-
-function certificatesIn(pem: string): { pems: string[]; certs: X509Certificate[] } {
-  const pems = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  const certs: X509Certificate[] = [];
-  for (const p of pems) {
-    try {
-      certs.push(new X509Certificate(p));
-    } catch {
-      // client-go skips what it cannot parse once one certificate is good
-    }
-  }
-  return { pems, certs };
 }
 
 /**
