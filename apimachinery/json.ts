@@ -8,6 +8,7 @@
 // when JSON.stringify meets a bigint or a document nested too deep for its recursion. Neither
 // limits depth: what was accepted once (a patch can nest past the decoder's 10,000) reads back.
 import { parseJsonExact } from './json-parse.js';
+import { isJsonObject } from './object.js';
 
 const LONG_DIGIT_RUN = /\d{16}/;
 
@@ -38,7 +39,7 @@ export function stringifyJSON(value: unknown): string {
 export function stringifySortedJSON(value: unknown): string {
   try {
     return JSON.stringify(value, (_key, v: unknown) =>
-      typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]])) : v,
+      isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
     );
   } catch (err) {
     const bigint = err instanceof TypeError && /BigInt/.test(err.message);

@@ -21,6 +21,7 @@ import { validateWebhookService, validateWebhookURL } from '../apimachinery/vali
 import { parseGoRequestURI } from '../apimachinery/go-url.js';
 import { caBundleError } from '../webhook/ca-bundle.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../apimachinery/apis/apiextensions.js';
+import { isJsonObject } from '../apimachinery/object.js';
 
 /** What a schema validator may need beyond the schema: the version and, on update, the old CRD. */
 export interface SchemaValidationContext {
@@ -138,7 +139,7 @@ interface Spec {
 }
 
 const isAbsent = (v: unknown): boolean => v === undefined || v === null;
-const rec = (v: unknown): Rec | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined);
+const rec = (v: unknown): Rec | undefined => (isJsonObject(v) ? v : undefined);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strings = (v: unknown): string[] => list(v).map(str);

@@ -6,7 +6,7 @@
 // scans a list for each item of another, the lists are indexed by value instead (goEqualKey): the
 // same answers, linear in the lists' lengths rather than quadratic.
 import { type ApiError, badRequest, patchRejected } from '../errors.js';
-import { type JsonObject, type JsonValue, cloneJson } from '../object.js';
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject } from '../object.js';
 import { type Task, call, runTask } from '../structured-merge/trampoline.js';
 import { type GoKind, goEqual, goEqualKey, goFormat, goKind, goTypeName } from './go-format.js';
 import { goSliceStable } from './go-sort.js';
@@ -50,7 +50,6 @@ const errBadPatchType = (t: JsonValue, m: JsonObject): never => fail(`unknown pa
 const MAP_TYPE = 'map[string]interface {}';
 const SLICE_TYPE = '[]interface {}';
 
-const isMap = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const has = (o: JsonObject, k: string): boolean => Object.hasOwn(o, k);
 const get = (o: JsonObject, k: string): JsonValue | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
 
@@ -99,7 +98,7 @@ function extractKey(s: string, prefix: string): string {
 }
 
 /** What index() compares: a map's merge-key value (nothing for a non-map), or the item itself. */
-const orderValue = (x: JsonValue, mergeKey: string, kind: GoKind): JsonValue | undefined => (kind !== 'map' ? x : isMap(x) ? get(x, mergeKey) : undefined);
+const orderValue = (x: JsonValue, mergeKey: string, kind: GoKind): JsonValue | undefined => (kind !== 'map' ? x : isJsonObject(x) ? get(x, mergeKey) : undefined);
 
 /** index() over one list for many items: where each item first occurs (by orderValue), or -1. */
 function positionsIn(list: readonly JsonValue[], mergeKey: string, kind: GoKind): (item: JsonValue) => number {
@@ -117,7 +116,7 @@ function positionsIn(list: readonly JsonValue[], mergeKey: string, kind: GoKind)
 function validateMergeKeyInLists(mergeKey: string, ...lists: JsonValue[][]): void {
   for (const list of lists) {
     for (const item of list) {
-      if (!isMap(item)) errBadArgType(MAP_TYPE, item);
+      if (!isJsonObject(item)) errBadArgType(MAP_TYPE, item);
       else if (!has(item, mergeKey)) errNoMergeKey(item, mergeKey);
     }
   }
@@ -128,7 +127,7 @@ function extractToDeleteItems(list: JsonValue[]): [JsonValue[], JsonValue[]] {
   const keep: JsonValue[] = [];
   const toDelete: JsonValue[] = [];
   for (const v of list) {
-    if (!isMap(v)) return errBadArgType(MAP_TYPE, v);
+    if (!isJsonObject(v)) return errBadArgType(MAP_TYPE, v);
     if (get(v, DIRECTIVE_MARKER) === DELETE_DIRECTIVE) toDelete.push(v);
     else keep.push(v);
   }
@@ -225,7 +224,7 @@ class MergeKeyIndex {
 
   append(v: JsonValue): void {
     const k = this.length++;
-    if (!isMap(v)) {
+    if (!isJsonObject(v)) {
       if (this.firstNonMap < 0) this.firstNonMap = k;
       return;
     }
@@ -257,7 +256,7 @@ function partitionMaps(list: JsonValue[], by: JsonValue[], mergeKey: string): [J
   const serverOnly: JsonValue[] = [];
   const index = new MergeKeyIndex(mergeKey, by);
   for (const v of list) {
-    if (!isMap(v)) return errBadArgType(MAP_TYPE, v);
+    if (!isJsonObject(v)) return errBadArgType(MAP_TYPE, v);
     if (!has(v, mergeKey)) return errNoMergeKey(v, mergeKey);
     (index.find(v[mergeKey]) >= 0 ? inPatch : serverOnly).push(v);
   }
@@ -466,7 +465,7 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], setOrderList: Jso
   let s = 0;
   while (p < nonDelete.length && s < setOrderList.length) {
     const item = nonDelete[p]!;
-    if (isMap(item) && has(item, DIRECTIVE_MARKER)) {
+    if (isJsonObject(item) && has(item, DIRECTIVE_MARKER)) {
       p++;
       continue;
     }
@@ -480,8 +479,8 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], setOrderList: Jso
 
 function mergeKeyValueEqual(left: JsonValue, right: JsonValue, mergeKey: string): boolean {
   if (mergeKey.length === 0) return goEqual(left, right);
-  if (!isMap(left)) return errBadArgType(MAP_TYPE, left);
-  if (!isMap(right)) return errBadArgType(MAP_TYPE, right);
+  if (!isJsonObject(left)) return errBadArgType(MAP_TYPE, left);
+  if (!isJsonObject(right)) return errBadArgType(MAP_TYPE, right);
   if (!has(left, mergeKey)) return errNoMergeKey(left, mergeKey);
   if (!has(right, mergeKey)) return errNoMergeKey(right, mergeKey);
   return goEqual(left[mergeKey], right[mergeKey]);
@@ -530,7 +529,7 @@ function discardNullValues(root: JsonValue): void {
     const v = stack.pop()!;
     if (Array.isArray(v)) {
       for (const item of v) if (typeof item === 'object' && item !== null) stack.push(item);
-    } else if (isMap(v)) {
+    } else if (isJsonObject(v)) {
       for (const k of Object.keys(v)) {
         const child = v[k]!;
         if (child === null) delete v[k];
@@ -540,7 +539,7 @@ function discardNullValues(root: JsonValue): void {
   }
 }
 
-const hasDirective = (v: JsonValue): boolean => isMap(v) && has(v, DIRECTIVE_MARKER);
+const hasDirective = (v: JsonValue): boolean => isJsonObject(v) && has(v, DIRECTIVE_MARKER);
 
 /**
  * removeDirectives, in place: a map holding `$patch` is dropped (from its parent map or list)
@@ -559,7 +558,7 @@ function keepsAfterRemovingDirectives(root: JsonValue): boolean {
         if (typeof item === 'object' && item !== null) stack.push(item);
       }
       v.length = n;
-    } else if (isMap(v)) {
+    } else if (isJsonObject(v)) {
       for (const k of Object.keys(v)) {
         const child = v[k]!;
         if (hasDirective(child)) delete v[k];
@@ -655,7 +654,7 @@ function goJsonKind(v: unknown): string {
  */
 export function strategicMergePatch(original: JsonObject, patch: unknown, schema: PatchMeta): JsonObject {
   if (patch === null || patch === undefined) return cloneJson(original);
-  if (!isMap(patch as JsonValue)) {
+  if (!isJsonObject(patch as JsonValue)) {
     throw badRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   try {

@@ -41,10 +41,9 @@
 // x-kubernetes-preserve-unknown-fields or embedded resources: only at the schema's properties,
 // items and additionalProperties.
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
-import { cloneJson } from '../../apimachinery/object.js';
+import { cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import {
   additionalSchema,
-  isObject,
   itemsSchema,
   propertySchema,
   prune,
@@ -74,7 +73,7 @@ function setOwn(obj: Obj, k: string, v: unknown): void {
 export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {
   const s = schema;
   if (s === undefined) return;
-  if (isObject(x)) {
+  if (isJsonObject(x)) {
     const props = s.properties;
     if (props !== undefined) {
       for (const k of Object.keys(props)) {
@@ -88,7 +87,7 @@ export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): 
       const prop = propertySchema(s, k);
       if (prop !== undefined) applyDefaults(x[k], prop);
       else if (ap) {
-        if (isNonNullableNull(x[k], ap) && hasDefault(ap)) x[k] = deepCopyJSON(ap.default);
+        if (isNonNullableNull(x[k], ap) && hasDefault(ap)) setOwn(x, k, deepCopyJSON(ap.default));
         applyDefaults(x[k], ap);
       }
     }
@@ -111,7 +110,7 @@ export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): 
 export function pruneNonNullableNullsWithoutDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {
   // Without a schema nothing below can be removed (kube walks on, to no effect).
   if (schema === undefined) return;
-  if (isObject(x)) {
+  if (isJsonObject(x)) {
     const ap = additionalSchema(schema);
     for (const k of Object.keys(x)) {
       const s = propertySchema(schema, k) ?? (ap ? ap : undefined);
@@ -146,7 +145,7 @@ export function pruneAndDefault(obj: unknown, schema: JSONSchemaProps, opts: Pru
     pruneNonNullableNullsWithoutDefaults(obj, schema);
   } else {
     unknown = [];
-    if (opts.isResourceRoot && opts.pruneRootMetadata && isObject(obj) && isObject(obj['metadata'])) {
+    if (opts.isResourceRoot && opts.pruneRootMetadata && isJsonObject(obj) && isJsonObject(obj['metadata'])) {
       unknown.push(...pruneObjectMeta(obj['metadata'], 'metadata'));
     }
     unknown.push(...pruneEmbeddedObjectMeta(obj, schema));

@@ -8,6 +8,7 @@ import type { StatusDetails } from '../../apimachinery/errors.js';
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type AuditLevel, type AuditStage, type PolicyRuleEvaluator, type RequestAuditConfig, levelAtLeast } from './policy.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 /** authentication/v1 UserInfo: every field omitempty. */
 export interface AuditUserInfo {
@@ -200,29 +201,25 @@ function auditUser(user: UserInfo | undefined): AuditUserInfo {
   return out;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function withoutManagedFieldsOne(obj: unknown): unknown {
-  if (!isRecord(obj) || !isRecord(obj.metadata) || !('managedFields' in obj.metadata)) return obj;
+  if (!isJsonObject(obj) || !isJsonObject(obj.metadata) || !('managedFields' in obj.metadata)) return obj;
   const { managedFields: _dropped, ...metadata } = obj.metadata;
   return { ...obj, metadata };
 }
 
 /** kube's copyWithoutManagedFields: the object, a list's items and a Table's row objects, copied, never mutated. */
 export function withoutManagedFields(obj: unknown): unknown {
-  if (!isRecord(obj)) return obj;
+  if (!isJsonObject(obj)) return obj;
   let out = withoutManagedFieldsOne(obj) as Record<string, unknown>;
   if (Array.isArray(out.items)) out = { ...out, items: out.items.map(withoutManagedFieldsOne) };
   if (out.kind === 'Table' && Array.isArray(out.rows)) {
-    out = { ...out, rows: out.rows.map((row) => (isRecord(row) && 'object' in row ? { ...row, object: withoutManagedFieldsOne(row.object) } : row)) };
+    out = { ...out, rows: out.rows.map((row) => (isJsonObject(row) && 'object' in row ? { ...row, object: withoutManagedFieldsOne(row.object) } : row)) };
   }
   return out;
 }
 
 function isStatus(obj: unknown): obj is StatusLike {
-  return isRecord(obj) && obj.kind === 'Status' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined);
+  return isJsonObject(obj) && obj.kind === 'Status' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined);
 }
 
 /** The bounded copy kube keeps of a Status (LogResponseObject). */
@@ -414,7 +411,7 @@ class EventRecorder implements AuditRecorder {
 
   requestObject(obj: unknown, gvr?: ObjectGVR): void {
     if (this.done) return;
-    const meta = isRecord(obj) && isRecord(obj.metadata) ? obj.metadata : undefined;
+    const meta = isJsonObject(obj) && isJsonObject(obj.metadata) ? obj.metadata : undefined;
     const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
     if (meta) this.fillRef({ namespace: str(meta.namespace), name: str(meta.name), uid: str(meta.uid), resourceVersion: str(meta.resourceVersion) });
     if (gvr) {

@@ -7,6 +7,7 @@ import { ApiError, badRequest, conflict, invalid, notFound } from '../../apimach
 import { invalid as invalidField, type FieldError } from '../../apimachinery/field-errors.js';
 import type { LiveObject, ServiceAccountTokenIssuer } from './service-account-token.js';
 import { serviceAccountClaims } from './service-account-token.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 export const TOKEN_REQUEST_KIND = { group: 'authentication.k8s.io', name: 'TokenRequest' };
 /** SetDefaults_TokenRequestSpec. */
@@ -35,7 +36,6 @@ export interface ServiceAccountObject {
   metadata: { name: string; namespace: string; uid: string };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A decode failure, worded as kube's for a body it cannot read into a TokenRequest. */
 const decodeError = (detail: string): ApiError =>
@@ -49,13 +49,13 @@ function str(v: unknown, field: string): string | ApiError {
 
 /** The body read into a defaulted TokenRequest (type errors are 400s, as kube's decoding makes them). */
 export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
-  if (!isObject(body)) return decodeError('json: cannot unmarshal non-object into Go value of type v1.TokenRequest');
-  const metadata = isObject(body.metadata) ? body.metadata : {};
+  if (!isJsonObject(body)) return decodeError('json: cannot unmarshal non-object into Go value of type v1.TokenRequest');
+  const metadata = isJsonObject(body.metadata) ? body.metadata : {};
   const name = str(metadata.name, 'ObjectMeta.metadata.name');
   if (name instanceof ApiError) return name;
   const namespace = str(metadata.namespace, 'ObjectMeta.metadata.namespace');
   if (namespace instanceof ApiError) return namespace;
-  const spec = isObject(body.spec) ? body.spec : {};
+  const spec = isJsonObject(body.spec) ? body.spec : {};
   let audiences: string[] = [];
   if (spec.audiences !== undefined && spec.audiences !== null) {
     if (!Array.isArray(spec.audiences) || !spec.audiences.every((a): a is string => typeof a === 'string')) {
@@ -78,7 +78,7 @@ export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
     metadata: { ...metadata, name, namespace },
     spec: { audiences, expirationSeconds },
   };
-  if (isObject(spec.boundObjectRef)) {
+  if (isJsonObject(spec.boundObjectRef)) {
     const ref: BoundObjectReference = {};
     for (const f of ['kind', 'apiVersion', 'name', 'uid'] as const) {
       const v = str(spec.boundObjectRef[f], `BoundObjectReference.spec.boundObjectRef.${f}`);

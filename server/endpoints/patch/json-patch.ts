@@ -23,7 +23,7 @@
 //   - the empty path (the whole document) works only for `replace` (object or array values) and `test`.
 //   - copies may add at most JSONPatchMaxCopyBytes (3 MiB) in total.
 import { ApiError, badRequest, patchRejected } from '../../../apimachinery/errors.js';
-import { type JsonObject, type JsonValue, cloneJson } from '../../../apimachinery/object.js';
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject } from '../../../apimachinery/object.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
 import { stringifyJSON } from '../../../apimachinery/json.js';
 
@@ -43,7 +43,6 @@ export class JsonPatchError extends Error {
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function setMember(obj: JsonObject, key: string, value: JsonValue): void {
   // Defined, not assigned, so that `__proto__` stays a data member.
@@ -114,7 +113,7 @@ const unescape = (token: string): string => token.replace(/~[01]/g, (m) => (m ==
 function findParent(root: JsonValue, path: string): { container: Container; key: string } | undefined {
   const tokens = path.split('/');
   if (tokens.length < 2) return undefined;
-  if (!isObject(root) && !Array.isArray(root)) return undefined;
+  if (!isJsonObject(root) && !Array.isArray(root)) return undefined;
   let container: Container = root;
   for (const token of tokens.slice(1, -1)) {
     let next: JsonValue | undefined;
@@ -123,7 +122,7 @@ function findParent(root: JsonValue, path: string): { container: Container; key:
     } catch {
       return undefined;
     }
-    if (!isObject(next) && !Array.isArray(next)) return undefined;
+    if (!isJsonObject(next) && !Array.isArray(next)) return undefined;
     container = next;
   }
   return { container, key: unescape(tokens[tokens.length - 1]!) };
@@ -191,7 +190,7 @@ function opReplace(s: State, op: JsonPatchOperation): void {
   const value = valueOf(op);
   if (path === '') {
     // Go's %w of a nil error prints "%!w(<nil>)".
-    if (!isObject(value) && !Array.isArray(value)) throw new JsonPatchError('replace operation value must be object or array: %!w(<nil>)');
+    if (!isJsonObject(value) && !Array.isArray(value)) throw new JsonPatchError('replace operation value must be object or array: %!w(<nil>)');
     s.root = cloneJson(value);
     return;
   }
@@ -308,7 +307,7 @@ export function decodeJsonPatch(patch: unknown): JsonPatchOperation[] {
   if (!Array.isArray(patch)) return fail(`${goJsonKind(patch)} into Go value of type []handlers.jsonPatchOp`);
   return patch.map((element: unknown): JsonPatchOperation => {
     if (element === null) return {};
-    if (!isObject(element)) return fail(`${goJsonKind(element)} into Go value of type handlers.jsonPatchOp`);
+    if (!isJsonObject(element)) return fail(`${goJsonKind(element)} into Go value of type handlers.jsonPatchOp`);
     for (const [k, v] of Object.entries(element)) {
       if ((k === 'op' || k === 'path' || k === 'from') && v !== null && typeof v !== 'string') {
         fail(`${goJsonKind(v)} into Go struct field jsonPatchOp.${k} of type string`);

@@ -6,7 +6,7 @@ import { goQuote } from '../../../apimachinery/quote.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
 import { decodeGoBase64 } from '../../../apimachinery/go-base64.js';
 import { isConfigMapKey } from '../../../apimachinery/validation/names.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
+import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import type { WriteContext } from '../strategy.js';
 
 /** core.MaxSecretSize: the most a ConfigMap's or Secret's values may hold together, in bytes. */
@@ -18,7 +18,7 @@ export const tooLongBytes = (field: string, max: number): FieldError => ({ type:
 /** The string map at `field`, or an empty one (absent and null decode to a nil map in Go). */
 export function stringMap(obj: KubeObject, field: string): Record<string, string> {
   const value = obj[field];
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, string>) : {};
+  return isJsonObject(value) ? (value as Record<string, string>) : {};
 }
 
 /** IsConfigMapKey for every key of the map at `field`, as Invalid errors on `field[key]`. */
