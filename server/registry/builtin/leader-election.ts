@@ -10,7 +10,7 @@ import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
 import type { Logger } from '../../../apimachinery/log.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import type { Store } from '../store.js';
-import type { LeaseSpec } from './leases.js';
+import { type LeaseSpec, specOf } from './leases.js';
 
 /** Microseconds since the epoch: MicroTime needs more than Date's milliseconds. */
 export type MicroClock = () => number;
@@ -76,11 +76,6 @@ export function parseMicroTimeMicros(value: string | undefined): number | undefi
   const seconds = Date.parse(`${m[1]}Z`);
   return Number.isNaN(seconds) ? undefined : seconds * 1000 + Number(m[2]);
 }
-
-const specOf = (obj: KubeObject): LeaseSpec => {
-  const spec = obj['spec'];
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as LeaseSpec) : {};
-};
 
 export class LeaderElector {
   readonly identity: string;
