@@ -23,10 +23,6 @@ import { runtimeMessage } from './messages.js';
 import { TypeNamer, declFor, toDyn } from './types.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 
-/** celconfig.PerCallLimit */
-export const ADMISSION_PER_CALL_LIMIT = 1_000_000;
-/** celconfig.RuntimeCELCostBudget */
-export const ADMISSION_RUNTIME_BUDGET = 10_000_000;
 /** celconfig.RuntimeCELCostBudgetMatchConditions */
 export const ADMISSION_MATCH_CONDITIONS_BUDGET = 10_000_000;
 /** library authz: the cost of one authorization check. */

@@ -21,8 +21,6 @@ import { stringifyJSON } from '../../apimachinery/json.js';
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 /** apiextensions validation.StaticEstimatedCRDCostLimit */
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
-/** celconfig.PerCallLimit */
-export const PER_CALL_LIMIT = 1_000_000;
 
 const supportedReasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 const newline = /[\n\r]+/;

@@ -17,8 +17,8 @@ import { isJsonObject } from '../../apimachinery/object.js';
 
 /** celconfig.RuntimeCELCostBudget */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
-/** celconfig.PerCallLimit */
-export const RUNTIME_PER_CALL_LIMIT = 1_000_000;
+/** celconfig.PerCallLimit (the admission policies' too) */
+export const PER_CALL_LIMIT = 1_000_000;
 /** celconfig.MaxEvaluatedMessageExpressionSizeBytes */
 export const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 
@@ -249,7 +249,7 @@ export class CompiledRules {
    * Errors use field paths relative to the object (the root is printed `<nil>`, as kube).
    */
   validate(obj: unknown, old: unknown | undefined, opts: ValidateOptions = {}): ValidateResult {
-    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? RUNTIME_PER_CALL_LIMIT, old !== undefined && old !== null, { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET });
+    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? PER_CALL_LIMIT, old !== undefined && old !== null, { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET });
     if (this.root) {
       try {
         run.node(this.root, '', obj, old ?? undefined, old !== undefined && old !== null ? { current: { old, value: obj } } : {});
