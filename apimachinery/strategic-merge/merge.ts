@@ -7,6 +7,7 @@
 // same answers, linear in the lists' lengths rather than quadratic.
 import { type ApiError, badRequest, patchRejected } from '../errors.js';
 import { type JsonObject, type JsonValue, cloneJson, isJsonObject } from '../object.js';
+import { jsonKind } from '../json.js';
 import { type Task, call, runTask } from '../structured-merge/trampoline.js';
 import { type GoKind, goEqual, goEqualKey, goFormat, goKind, goTypeName } from './go-format.js';
 import { goSliceStable } from './go-sort.js';
@@ -638,14 +639,6 @@ export function toPatchApiError(err: StrategicMergePatchError): ApiError {
   return badRequest(err.message);
 }
 
-/** Go's name for a JSON value's kind in an UnmarshalTypeError. */
-function goJsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'bigint') return 'number';
-  return typeof v;
-}
-
 /**
  * A strategic-merge-patch request body applied to the current object, as kube-apiserver applies it
  * to a built-in kind described by `schema`. The body is decoded into a map first: `null` leaves it
@@ -655,7 +648,7 @@ function goJsonKind(v: unknown): string {
 export function strategicMergePatch(original: JsonObject, patch: unknown, schema: PatchMeta): JsonObject {
   if (patch === null || patch === undefined) return cloneJson(original);
   if (!isJsonObject(patch as JsonValue)) {
-    throw badRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
+    throw badRequest(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   try {
     return strategicMergeMapPatch(original, patch as JsonObject, schema);

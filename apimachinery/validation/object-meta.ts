@@ -20,6 +20,7 @@ import { type NameValidator, byteLength, isDNS1123Label, isQualifiedName, isVali
 import { goRFC3339ParseError } from './go-time.js';
 import { gvkString, parseGroupVersion } from '../versions.js';
 import { isJsonObject } from '../object.js';
+import { jsonKind } from '../json.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -223,13 +224,9 @@ function readMeta(meta: JsonRecord, path: string, errs: FieldError[]): MetaView 
   return { ...view, mistyped: r.mistyped };
 }
 
-/** encoding/json's name for a JSON value in an UnmarshalTypeError. */
-const jsonValueKind = (v: unknown): string =>
-  Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'string' : 'number';
-
 /** What Go's json.Unmarshal into a string says of a JSON value that is none (null excepted). */
 function notAString(v: unknown): string | undefined {
-  return typeof v === 'string' ? undefined : `json: cannot unmarshal ${jsonValueKind(v)} into Go value of type string`;
+  return typeof v === 'string' ? undefined : `json: cannot unmarshal ${jsonKind(v)} into Go value of type string`;
 }
 
 /** metav1.Time's UnmarshalJSON: null is the zero time, a string must be RFC 3339 (Go's time.Parse). */
@@ -294,7 +291,7 @@ const goTypeOf = (v: unknown): string => ({ slice: '[]interface {}', map: 'map[s
  */
 function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined {
   const prefix = how.typed ? 'metadata.' : '';
-  const json = (v: unknown, field: string, goType: string): string => `json: cannot unmarshal ${jsonValueKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
+  const json = (v: unknown, field: string, goType: string): string => `json: cannot unmarshal ${jsonKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
   const restore = (what: string, v: unknown): string => `cannot restore ${what} from${what === 'struct' ? ':' : ''} ${goKindOf(v)}`;
   const convert = (v: unknown): string => `cannot convert ${goTypeOf(v)} to string`;
   const present = (v: unknown): boolean => v !== undefined && v !== null;

@@ -25,7 +25,7 @@
 import { ApiError, badRequest, patchRejected } from '../../../apimachinery/errors.js';
 import { type JsonObject, type JsonValue, cloneJson, isJsonObject } from '../../../apimachinery/object.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
-import { stringifyJSON } from '../../../apimachinery/json.js';
+import { jsonKind, stringifyJSON } from '../../../apimachinery/json.js';
 
 /** maxJSONPatchOperations in kube's patch handler. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -286,14 +286,6 @@ export function applyJsonPatchOperations(doc: JsonValue, ops: readonly JsonPatch
   return state.root;
 }
 
-/** Go's name for a JSON value's kind in an UnmarshalTypeError. */
-function goJsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
-}
-
 /**
  * The handler's strict decode into []jsonPatchOp{op, path, from string; value any}: Go reports the
  * first value of the wrong type, in document order. `null` decodes to no operations, and a null
@@ -304,13 +296,13 @@ export function decodeJsonPatch(patch: unknown): JsonPatchOperation[] {
     throw badRequest(`error decoding patch: json: cannot unmarshal ${detail}`);
   };
   if (patch === null) return [];
-  if (!Array.isArray(patch)) return fail(`${goJsonKind(patch)} into Go value of type []handlers.jsonPatchOp`);
+  if (!Array.isArray(patch)) return fail(`${jsonKind(patch)} into Go value of type []handlers.jsonPatchOp`);
   return patch.map((element: unknown): JsonPatchOperation => {
     if (element === null) return {};
-    if (!isJsonObject(element)) return fail(`${goJsonKind(element)} into Go value of type handlers.jsonPatchOp`);
+    if (!isJsonObject(element)) return fail(`${jsonKind(element)} into Go value of type handlers.jsonPatchOp`);
     for (const [k, v] of Object.entries(element)) {
       if ((k === 'op' || k === 'path' || k === 'from') && v !== null && typeof v !== 'string') {
-        fail(`${goJsonKind(v)} into Go struct field jsonPatchOp.${k} of type string`);
+        fail(`${jsonKind(v)} into Go struct field jsonPatchOp.${k} of type string`);
       }
     }
     return element;
