@@ -77,7 +77,6 @@ export const required = (field: string, detail = ''): FieldError => ({ type: 'Fi
 export const invalid = (field: string, badValue: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue, detail });
 export const forbidden = (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, detail });
 export const duplicate = (field: string, badValue: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, badValue, detail: '' });
-export const notFoundField = (field: string, badValue: unknown): FieldError => ({ type: 'FieldValueNotFound', field, badValue, detail: '' });
 export const tooLong = (field: string, maxLength: number): FieldError => ({ type: 'FieldValueTooLong', field, detail: `may not be more than ${maxLength} bytes` });
 export const tooMany = (field: string, actual: number, max: number): FieldError => ({ type: 'FieldValueTooMany', field, badValue: actual, detail: `must have at most ${max} items` });
 export const internalField = (field: string, detail: string): FieldError => ({ type: 'InternalError', field, detail });

@@ -40,9 +40,6 @@ import {
   webhookEndpoint,
 } from '../webhook/client.js';
 
-export { DEFAULT_MAX_RESPONSE_BYTES, goDuration } from '../webhook/client.js';
-export type { ServiceRef } from '../webhook/client.js';
-
 /** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
 export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
 

@@ -679,10 +679,6 @@ export function policyUpdateOptions(obj: ValidatingAdmissionPolicy, old: Validat
   return { ignoreMatchConditions: deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions) };
 }
 
-/** ValidateValidatingAdmissionPolicyUpdate. */
-export const validateValidatingAdmissionPolicyUpdate = (obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): FieldError[] =>
-  validateValidatingAdmissionPolicy(obj, policyUpdateOptions(obj, old));
-
 const CONDITION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const CONDITION_REASON_ERR =
   "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";

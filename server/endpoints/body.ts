@@ -53,14 +53,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/**
- * The media type before any parameters, trimmed and lowercased, without checking it parses. Request
- * bodies are decoded by decodeObjectBody, which reads Content-Type as kube does.
- */
-export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
 /** A decoded body, with what strict decoding and number typing need to know about its text. */
 export interface DecodedBody {
   value: unknown;

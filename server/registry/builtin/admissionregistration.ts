@@ -47,14 +47,6 @@ export const validatingWebhookConfigurationKind = clusterKind('validatingwebhook
 export const validatingAdmissionPolicyKind = clusterKind('validatingadmissionpolicies', 'ValidatingAdmissionPolicy');
 export const validatingAdmissionPolicyBindingKind = clusterKind('validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding');
 
-/** The singular names discovery lists. */
-export const ADMISSION_REGISTRATION_SINGULARS = {
-  mutatingwebhookconfigurations: 'mutatingwebhookconfiguration',
-  validatingwebhookconfigurations: 'validatingwebhookconfiguration',
-  validatingadmissionpolicies: 'validatingadmissionpolicy',
-  validatingadmissionpolicybindings: 'validatingadmissionpolicybinding',
-} as const;
-
 /** kube's categories for the four (`kubectl get api-extensions`). */
 export const ADMISSION_REGISTRATION_CATEGORIES = ['api-extensions'] as const;
 
