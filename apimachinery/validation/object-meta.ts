@@ -418,23 +418,29 @@ function sameInstant(a: string, b: string): boolean {
   return !Number.isNaN(ta) && ta === tb;
 }
 
-/** v1validation.ValidateLabels: keys are qualified names; values label values. Errors name the map, not the key. */
 function labelErrors(m: MetaView, path: string): FieldError[] {
-  const field = child(path, 'labels');
+  return validateLabels(m.labels, child(path, 'labels'));
+}
+
+/** v1validation.ValidateLabels: keys are qualified names; values label values. Errors name the map (`field`), not the key. */
+export function validateLabels(labels: Iterable<[string, string]>, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [k, v] of m.labels) {
+  for (const [k, v] of labels) {
     for (const msg of isQualifiedName(k)) errs.push(invalid(field, k, msg));
     for (const msg of isValidLabelValue(v)) errs.push(invalid(field, v, msg));
   }
   return errs;
 }
 
-/** ValidateAnnotations: keys are qualified names regardless of case; keys plus values at most 256 KiB. */
 function annotationErrors(m: MetaView, path: string): FieldError[] {
-  const field = child(path, 'annotations');
+  return validateAnnotations(m.annotations, child(path, 'annotations'));
+}
+
+/** ValidateAnnotations: keys are qualified names regardless of case; keys plus values at most 256 KiB. */
+export function validateAnnotations(annotations: Iterable<[string, string]>, field: string): FieldError[] {
   const errs: FieldError[] = [];
   let total = 0;
-  for (const [k, v] of m.annotations) {
+  for (const [k, v] of annotations) {
     for (const msg of isQualifiedName(k.toLowerCase())) errs.push(invalid(field, k, msg));
     total += byteLength(k) + byteLength(v);
   }
