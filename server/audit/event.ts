@@ -9,6 +9,7 @@ import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type AuditLevel, type AuditStage, type PolicyRuleEvaluator, type RequestAuditConfig, levelAtLeast } from './policy.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { type MicroClock, formatMicroTime } from '../../apimachinery/validation/micro-time.js';
 
 /** authentication/v1 UserInfo: every field omitempty. */
 export interface AuditUserInfo {
@@ -82,18 +83,8 @@ export const AUDIT_ID_HEADER = 'Audit-ID';
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
 export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
 
-/** Microseconds since the epoch. */
-export type MicroClock = () => number;
-
 // performance.now() has sub-millisecond resolution; anchored at timeOrigin it reads as wall time.
 export const defaultMicroClock: MicroClock = () => Math.floor((performance.timeOrigin + performance.now()) * 1000);
-
-/** metav1.MicroTime's JSON: `2006-01-02T15:04:05.000000Z` in UTC. */
-export function formatMicroTime(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const frac = String(((micros % 1_000_000) + 1_000_000) % 1_000_000).padStart(6, '0');
-  return `${new Date(ms).toISOString().slice(0, 19)}.${frac}Z`;
-}
 
 /** kube's WithAuditInit: the client's Audit-ID header as is (no truncation), else a new UUID. */
 export function auditIDFrom(header: string | string[] | undefined): string {

@@ -6,10 +6,10 @@ import {
   Auditor,
   auditIDFrom,
   authenticationFailedMessage,
-  formatMicroTime,
   sourceIPs,
   truncateUserAgent,
 } from '../../../../server/audit/event.js';
+import { formatMicroTime } from '../../../../apimachinery/validation/micro-time.js';
 import { type AuditLevel, type AuditStage, fixedPolicyEvaluator, newPolicyEvaluator, parsePolicy } from '../../../../server/audit/policy.js';
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0) * 1000 + 123456;
