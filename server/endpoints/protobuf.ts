@@ -7,9 +7,8 @@
 import type { FieldBase, Long, Message, Type } from 'protobufjs';
 import { badRequest, type ApiError } from '../../apimachinery/errors.js';
 import { DecoderError } from './decode-error.js';
+import { PROTOBUF_MEDIA_TYPE } from './output.js';
 import { type JsonForm, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from '../../apimachinery/apis/kube-messages.js';
-
-export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
 /** kube's serializer prefix: "k8s" and an encoding byte, 0 for a runtime.Unknown envelope. */
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
