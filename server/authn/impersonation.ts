@@ -6,8 +6,8 @@ import { forbiddenError } from '../authz/authorizer.js';
 import type { IncomingMessage } from 'node:http';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../apimachinery/authorization.js';
 import type { ApiError } from '../../apimachinery/errors.js';
-import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
-import { makeServiceAccountGroupNames, makeServiceAccountUsername, splitServiceAccountUsername } from './service-account-user.js';
+import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
+import { makeServiceAccountGroupNames, splitServiceAccountUsername } from './service-account-user.js';
 
 /** What every impersonation header's name starts with. */
 const IMPERSONATE_PREFIX = 'impersonate-';
