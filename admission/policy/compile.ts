@@ -13,11 +13,9 @@ import {
   compileAdmissionExpression,
   runAdmissionProgram,
 } from '../../crd/cel/admission.js';
-import { MAX_MESSAGE_EXPRESSION_BYTES, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../../crd/cel/eval.js';
+import { MAX_MESSAGE_EXPRESSION_BYTES, OUT_OF_BUDGET, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../../crd/cel/eval.js';
 import { REGEX_WORK_BUDGET, type RegexBudget } from '../../crd/cel/env.js';
 import type { FailurePolicy, ValidatingAdmissionPolicy } from './types.js';
-
-export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 interface Compiled {
   expression: string;

@@ -97,7 +97,8 @@ function errorForReason(path: string, value: unknown, detail: string, reason: Va
 /** kube prints a nil root path as `<nil>`. */
 const shown = (path: string): string => path || '<nil>';
 
-const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+/** kube's error once a request's CEL runtime budget is spent (CRD rules and admission policies). */
+export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 class Run {
   errors: FieldError[] = [];
