@@ -3,6 +3,7 @@
 import { invalid as invalidStatus } from '../../apimachinery/errors.js';
 import { type FieldError, GoPrinted, forbidden, goQuote, invalid, notSupported, required, tooLong } from '../../apimachinery/field-errors.js';
 import type { FieldValidation, OptionsKind } from './field-validation.js';
+import { FIELD_MANAGER_MAX_LENGTH } from '../../apimachinery/validation/object-meta.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -12,9 +13,6 @@ export interface WriteOptions {
   /** Apply only: take the fields other managers own. */
   force: boolean;
 }
-
-/** validation.FieldManagerMaxLength. */
-export const FIELD_MANAGER_MAX_LENGTH = 128;
 
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
