@@ -7,6 +7,7 @@
 // (emitterc.go) that such documents reach.
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { INT64_MIN, UINT64_MAX } from '../../apimachinery/int64.js';
 import { daysIn } from '../../apimachinery/validation/go-time.js';
 
 /** The document `value` as kube's application/yaml serializer writes it. */
@@ -63,9 +64,6 @@ interface Scalar {
   value: string;
   style: Style;
 }
-
-const INT64_MIN = -(2n ** 63n);
-const UINT64_MAX = 2n ** 64n - 1n;
 
 /**
  * A JSON number as go-yaml reads it back and writes it: integers that fit int64 or uint64 as they
