@@ -8,6 +8,7 @@ import { invalid as invalidField, type FieldError } from '../../apimachinery/fie
 import type { LiveObject, ServiceAccountTokenIssuer } from './service-account-token.js';
 import { serviceAccountClaims } from './service-account-token.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
 
 export const TOKEN_REQUEST_KIND = { group: 'authentication.k8s.io', name: 'TokenRequest' };
 /** SetDefaults_TokenRequestSpec. */
@@ -99,13 +100,6 @@ export function validateTokenRequest(req: TokenRequest): FieldError[] {
   return errs;
 }
 
-/** schema.FromAPIVersionAndKind(...).String(): `/v1, Kind=ConfigMap`. */
-function gvkString(apiVersion: string, kind: string): { group: string; text: string } {
-  const slash = apiVersion.indexOf('/');
-  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
-  return { group, text: `${group}/${version}, Kind=${kind}` };
-}
-
 export interface TokenRequestContext {
   /** From the URL: /api/v1/namespaces/{namespace}/serviceaccounts/{name}/token. */
   namespace: string;
@@ -150,7 +144,7 @@ export async function prepareTokenRequest(body: unknown, ctx: TokenRequestContex
   let boundSecret: { name: string; uid: string } | undefined;
   const ref = req.spec.boundObjectRef;
   if (ref) {
-    const gvk = gvkString(ref.apiVersion ?? '', ref.kind ?? '');
+    const gvk = fromAPIVersionAndKind(ref.apiVersion ?? '', ref.kind ?? '');
     const name = ref.name ?? '';
     if (gvk.group === '' && ref.kind === 'Secret') {
       const secret = await ctx.secret(ctx.namespace, name);
@@ -162,7 +156,7 @@ export async function prepareTokenRequest(body: unknown, ctx: TokenRequestContex
     } else if (gvk.group === '' && ref.kind === 'Node') {
       return fail(notFound({ group: '', name: 'nodes' }, name));
     } else {
-      return fail(badRequest(`cannot bind token to object of type ${gvk.text}`));
+      return fail(badRequest(`cannot bind token to object of type ${gvkString(gvk)}`));
     }
     if (ref.uid && ref.uid !== boundSecret.uid) {
       return fail(conflict({ group: gvk.group, name: ref.kind }, name,
