@@ -10,6 +10,7 @@
 // as a JSONPath.
 import { type FieldError, GoPrinted, child, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
 import { deepEqual } from '../equality.js';
+import { parseGroupVersion } from '../versions.js';
 import type { MetaLabelSelector } from '../selectors/labels.js';
 import { validateLabelSelector } from '../rbac/validation.js';
 import { byteLength, isDNS1035Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.js';
@@ -525,18 +526,6 @@ function validateMatchResources(given: MatchResources | null | undefined, path: 
   return errs;
 }
 
-/** parseGroupVersion of validation.go. */
-function parseGroupVersion(gv: string): { group: string; version: string } | { error: string } {
-  if (gv.length === 0 || gv === '/') return { group: '', version: '' };
-  const slashes = gv.split('/').length - 1;
-  if (slashes === 0) return { group: '', version: gv };
-  if (slashes === 1) {
-    const i = gv.indexOf('/');
-    return { group: gv.slice(0, i), version: gv.slice(i + 1) };
-  }
-  return { error: `unexpected GroupVersion string: ${gv}` };
-}
-
 /** validateParamKind. */
 function validateParamKind(pk: ParamKind, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -547,8 +536,8 @@ function validateParamKind(pk: ParamKind, path: string): FieldError[] {
     errs.push(required(avPath, ''));
   } else {
     const gv = parseGroupVersion(apiVersion);
-    if ('error' in gv) {
-      errs.push(invalid(avPath, apiVersion, gv.error));
+    if (!gv) {
+      errs.push(invalid(avPath, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
     } else {
       if (gv.group.length > 0) {
         const groupErrs = isDNS1123Subdomain(gv.group);
