@@ -4,6 +4,7 @@ import { invalid as invalidStatus } from '../../apimachinery/errors.js';
 import { type FieldError, GoPrinted, forbidden, goQuote, invalid, notSupported, required, tooLong } from '../../apimachinery/field-errors.js';
 import type { FieldValidation, OptionsKind } from './field-validation.js';
 import { FIELD_MANAGER_MAX_LENGTH } from '../../apimachinery/validation/object-meta.js';
+import { queryOptionalBool } from '../pipeline/request-info.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -23,7 +24,7 @@ export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 export function parseWriteOptions(query: URLSearchParams, kind: Exclude<OptionsKind, 'DeleteOptions'>, userAgent: string | undefined, patchType?: string): WriteOptions {
   const manager = query.get('fieldManager') ?? '';
   const forceParam = query.get('force');
-  const force = queryBool(forceParam);
+  const force = queryOptionalBool(forceParam);
   const errs: FieldError[] = [];
   if (kind === 'PatchOptions') {
     if (patchType !== APPLY_PATCH_TYPE) {
@@ -86,13 +87,4 @@ const isPrintable = (ch: string): boolean => ch === ' ' || /^[\p{L}\p{M}\p{N}\p{
 function goUnicode(ch: string): string {
   const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
   return isPrintable(ch) ? `U+${hex} '${ch}'` : `U+${hex}`;
-}
-
-/**
- * A bool query parameter as kube's parameter codec reads it (Convert_Slice_string_To_Pointer_bool):
- * absent is unset; only `0` and `false` (any case) are false; any other value is true.
- */
-export function queryBool(text: string | null): boolean | undefined {
-  if (text === null) return undefined;
-  return !(text === '0' || text.toLowerCase() === 'false');
 }

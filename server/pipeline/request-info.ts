@@ -197,6 +197,9 @@ export function queryBool(values: readonly string[]): boolean {
   return !(v === '0' || v.toLowerCase() === 'false');
 }
 
+/** The same for an optional parameter (Convert_Slice_string_To_Pointer_bool): absent is unset. */
+export const queryOptionalBool = (text: string | null): boolean | undefined => (text === null ? undefined : queryBool([text]));
+
 /** Go's strconv.ParseBool (used for `pretty`): undefined where Go returns an error. */
 export function parseGoBool(s: string): boolean | undefined {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
