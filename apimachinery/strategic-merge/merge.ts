@@ -6,7 +6,7 @@
 // scans a list for each item of another, the lists are indexed by value instead (goEqualKey): the
 // same answers, linear in the lists' lengths rather than quadratic.
 import { type ApiError, badRequest, patchRejected } from '../errors.js';
-import { type JsonObject, type JsonValue, cloneJson, isJsonObject } from '../object.js';
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject, setOwn } from '../object.js';
 import { jsonKind } from '../json.js';
 import { type Task, call, runTask } from '../structured-merge/trampoline.js';
 import { type GoKind, goEqual, goEqualKey, goFormat, goKind, goTypeName } from './go-format.js';
@@ -53,11 +53,6 @@ const SLICE_TYPE = '[]interface {}';
 
 const has = (o: JsonObject, k: string): boolean => Object.hasOwn(o, k);
 const get = (o: JsonObject, k: string): JsonValue | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
-
-/** Sets an own member, so that `__proto__` stays data. */
-function set(o: JsonObject, k: string, v: JsonValue): void {
-  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-}
 
 /** extractRetainKeysPatchStrategy over the tag split on commas: the strategy besides retainKeys. */
 function patchStrategyOf(field: FieldPatchMeta): string {
@@ -518,7 +513,7 @@ function* mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, meta: 
     const [patchItems, serverOnly] = mergeKey.length === 0 ? partitionPrimitives(merged, order) : partitionMaps(merged, order, mergeKey);
     const kind = sliceElementKind(originalValue, patchValue);
     // originalValue is the live list as mergeSlice left it (deletions shift it in place, as in Go).
-    set(original, field, normalizeElementOrder(patchItems, serverOnly, order, originalValue, mergeKey, kind));
+    setOwn(original, field, normalizeElementOrder(patchItems, serverOnly, order, originalValue, mergeKey, kind));
     delete patch[field];
   }
 }
@@ -600,7 +595,7 @@ function* mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | un
     if (!has(original, k) || goKind(original[k]) !== goKind(patchV)) {
       if (!isDeleteList) {
         discardNullValues(patchV);
-        if (keepsAfterRemovingDirectives(patchV)) set(original, k, patchV);
+        if (keepsAfterRemovingDirectives(patchV)) setOwn(original, k, patchV);
         else delete original[k];
       }
       continue;
@@ -610,13 +605,13 @@ function* mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | un
     if (kind === 'map') {
       const field = lookupPatchMeta(meta, k);
       const strategy = patchStrategyOf(field);
-      set(original, k, strategy !== REPLACE_DIRECTIVE ? yield* call(mergeMap(originalV as JsonObject, patchV as JsonObject, field.type)) : patchV);
+      setOwn(original, k, strategy !== REPLACE_DIRECTIVE ? yield* call(mergeMap(originalV as JsonObject, patchV as JsonObject, field.type)) : patchV);
     } else if (kind === 'slice') {
       const field = lookupPatchMeta(meta, k);
       const strategy = patchStrategyOf(field);
-      set(original, k, yield* call(mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field, strategy, isDeleteList)));
+      setOwn(original, k, yield* call(mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field, strategy, isDeleteList)));
     } else {
-      set(original, k, patchV);
+      setOwn(original, k, patchV);
     }
   }
   return original;

@@ -41,7 +41,7 @@
 // x-kubernetes-preserve-unknown-fields or embedded resources: only at the schema's properties,
 // items and additionalProperties.
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
-import { cloneJson, isJsonObject } from '../../apimachinery/object.js';
+import { cloneJson, isJsonObject, setOwn } from '../../apimachinery/object.js';
 import {
   additionalSchema,
   itemsSchema,
@@ -52,8 +52,6 @@ import {
   type PruneOptions,
 } from './prune.js';
 
-type Obj = Record<string, unknown>;
-
 const hasDefault = (s: JSONSchemaProps | undefined | null): s is JSONSchemaProps & { default: unknown } =>
   !!s && s.default !== undefined && s.default !== null;
 
@@ -62,12 +60,6 @@ const isNonNullableNull = (v: unknown, s: JSONSchemaProps | undefined | null): b
 
 /** A deep copy of a JSON value (kube's runtime.DeepCopyJSONValue); defaults may nest deep, so no recursion. */
 export const deepCopyJSON = cloneJson;
-
-/** obj[k] = v, also for `__proto__` (kept as an own data property, as JSON.parse does). */
-function setOwn(obj: Obj, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else obj[k] = v;
-}
 
 /** Applies the schema's defaults to `x` in place, as kube's structural defaulting. */
 export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {

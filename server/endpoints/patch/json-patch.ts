@@ -23,7 +23,7 @@
 //   - the empty path (the whole document) works only for `replace` (object or array values) and `test`.
 //   - copies may add at most JSONPatchMaxCopyBytes (3 MiB) in total.
 import { ApiError, badRequest, patchRejected } from '../../../apimachinery/errors.js';
-import { type JsonObject, type JsonValue, cloneJson, isJsonObject } from '../../../apimachinery/object.js';
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject, setOwn } from '../../../apimachinery/object.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
 import { jsonKind, stringifyJSON } from '../../../apimachinery/json.js';
 
@@ -43,11 +43,6 @@ export class JsonPatchError extends Error {
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
 
-
-function setMember(obj: JsonObject, key: string, value: JsonValue): void {
-  // Defined, not assigned, so that `__proto__` stays a data member.
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-}
 
 /** Go's strconv.Atoi, with its error text. */
 function atoi(key: string): number {
@@ -71,13 +66,13 @@ function get(c: Container, key: string): JsonValue | undefined {
 
 /** `replace`'s write; the index was checked by get() first. */
 function set(c: Container, key: string, value: JsonValue): void {
-  if (!Array.isArray(c)) return setMember(c, key, value);
+  if (!Array.isArray(c)) return setOwn(c, key, value);
   const i = atoi(key);
   c[i < 0 ? i + c.length : i] = value;
 }
 
 function add(c: Container, key: string, value: JsonValue): void {
-  if (!Array.isArray(c)) return setMember(c, key, value);
+  if (!Array.isArray(c)) return setOwn(c, key, value);
   if (key === '-') {
     c.push(value);
     return;

@@ -2,13 +2,7 @@
 // resources: gopkg.in/evanphx/json-patch.v4's MergePatch (v4.12), behind the PATCH handler's own
 // decoding (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go, applyJSPatch).
 import { badRequest } from '../../../apimachinery/errors.js';
-import { type JsonObject, type JsonValue, cloneJson, isJsonObject } from '../../../apimachinery/object.js';
-
-
-/** Sets an own member, so that a key such as `__proto__` stays data and never touches the prototype. */
-function setMember(obj: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-}
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject, setOwn } from '../../../apimachinery/object.js';
 
 // Documents may nest 10,000 deep (kube's decoder limit): the walks below keep their work on
 // explicit stacks, not on the call stack.
@@ -33,8 +27,8 @@ function mergeMembers(doc: JsonObject, patch: JsonObject): void {
     for (const [k, v] of Object.entries(p)) {
       const cur = Object.hasOwn(d, k) ? d[k] : undefined;
       if (v === null) delete d[k];
-      else if (cur === undefined || cur === null || !isJsonObject(cur)) setMember(d, k, pruned(v));
-      else if (!isJsonObject(v)) setMember(d, k, cloneJson(v));
+      else if (cur === undefined || cur === null || !isJsonObject(cur)) setOwn(d, k, pruned(v));
+      else if (!isJsonObject(v)) setOwn(d, k, cloneJson(v));
       else pending.push([cur, v]);
     }
   }
