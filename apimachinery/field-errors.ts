@@ -47,6 +47,10 @@ export class GoPrinted {
   }
 }
 
+/** A slice of strings as %#v prints it in a bad value, `[]string{"a", "b"}` (`type` names a string type; a non-string reads as ""). */
+export const goStringSlice = (values: readonly unknown[], type = 'string'): GoPrinted =>
+  new GoPrinted(`[]${type}{${values.map((v) => goQuote(typeof v === 'string' ? v : '')).join(', ')}}`);
+
 /** kube's printing of a bad value: strings quoted (Go %q), scalars bare, nil as "null". */
 export function formatBadValue(value: unknown): string {
   if (value instanceof GoPrinted) return value.text;

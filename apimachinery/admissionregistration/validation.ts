@@ -8,7 +8,7 @@
 // auditAnnotations (admission/policy/validation.ts does, for the policy's registry strategy to add
 // kube's compile errors at write time); parsing status.typeChecking.expressionWarnings[].fieldRef
 // as a JSONPath.
-import { type FieldError, GoPrinted, child, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
+import { type FieldError, GoPrinted, child, goStringSlice, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
 import { deepEqual } from '../equality.js';
 import { parseGroupVersion } from '../versions.js';
 import type { MetaLabelSelector } from '../selectors/labels.js';
@@ -183,8 +183,6 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const has = (set: readonly string[], v: unknown): boolean => typeof v === 'string' && set.includes(v);
 
 /** Go's %#v of a []T of strings: `[]string{"a", "b"}`. */
-const goSlice = (type: string, v: readonly unknown[]): GoPrinted => new GoPrinted(`[]${type}{${v.map((s) => goQuote(str(s))).join(', ')}}`);
-
 // ---------------------------------------------------------------------------------------------
 // Defaults (admissionregistration/v1 SetDefaults_*, applied as the generated defaulters apply them).
 
@@ -311,9 +309,9 @@ function validateResources(resources: readonly string[], path: string): FieldErr
     if (sub === '*') resourcesWithWildcardSubresources.add(res);
     if (res === '*') subresourcesWithWildcardResource.add(sub);
   });
-  if (resources.length > 1 && hasDoubleWildcard) errs.push(invalid(path, goSlice('string', resources), "if '*/*' is present, must not specify other resources"));
+  if (resources.length > 1 && hasDoubleWildcard) errs.push(invalid(path, goStringSlice(resources), "if '*/*' is present, must not specify other resources"));
   if (hasSingleWildcard && hasResourceWithoutSubresource) {
-    errs.push(invalid(path, goSlice('string', resources), "if '*' is present, must not specify other resources without subresources"));
+    errs.push(invalid(path, goStringSlice(resources), "if '*' is present, must not specify other resources without subresources"));
   }
   return errs;
 }
@@ -324,9 +322,9 @@ function validateRule(rule: Rule, path: string): FieldError[] {
   const groups = list(rule.apiGroups);
   const versions = list(rule.apiVersions);
   if (groups.length === 0) errs.push(required(child(path, 'apiGroups'), ''));
-  if (groups.length > 1 && hasWildcard(groups)) errs.push(invalid(child(path, 'apiGroups'), goSlice('string', groups), "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && hasWildcard(groups)) errs.push(invalid(child(path, 'apiGroups'), goStringSlice(groups), "if '*' is present, must not specify other API groups"));
   if (versions.length === 0) errs.push(required(child(path, 'apiVersions'), ''));
-  if (versions.length > 1 && hasWildcard(versions)) errs.push(invalid(child(path, 'apiVersions'), goSlice('string', versions), "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && hasWildcard(versions)) errs.push(invalid(child(path, 'apiVersions'), goStringSlice(versions), "if '*' is present, must not specify other API versions"));
   versions.forEach((v, i) => {
     if (str(v) === '') errs.push(required(index(child(path, 'apiVersions'), i), ''));
   });
@@ -341,7 +339,7 @@ export function validateRuleWithOperations(rule: RuleWithOperations, path: strin
   const ops = list(rule.operations);
   const opsPath = child(path, 'operations');
   if (ops.length === 0) errs.push(required(opsPath, ''));
-  if (ops.length > 1 && hasWildcard(ops)) errs.push(invalid(opsPath, goSlice('admissionregistration.OperationType', ops), "if '*' is present, must not specify other operations"));
+  if (ops.length > 1 && hasWildcard(ops)) errs.push(invalid(opsPath, goStringSlice(ops, 'admissionregistration.OperationType'), "if '*' is present, must not specify other operations"));
   ops.forEach((op, i) => {
     if (!has(OPERATIONS, op)) errs.push(notSupported(index(opsPath, i), op, OPERATIONS));
   });
@@ -396,7 +394,7 @@ function validateAdmissionReviewVersions(versions: readonly string[], requireRec
     if (has(ACCEPTED_ADMISSION_REVIEW_VERSIONS, v)) hasAccepted = true;
   });
   if (requireRecognized && !hasAccepted) {
-    errs.push(invalid(path, goSlice('string', versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
+    errs.push(invalid(path, goStringSlice(versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
   }
   return errs;
 }
@@ -734,7 +732,7 @@ function validateValidationActions(actions: readonly string[], path: string): Fi
     errs.push(
       invalid(
         path,
-        goSlice('admissionregistration.ValidationAction', actions),
+        goStringSlice(actions, 'admissionregistration.ValidationAction'),
         'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
       ),
     );

@@ -25,7 +25,7 @@ import {
   GoPrinted,
   child,
   forbidden,
-  goQuote,
+  goStringSlice,
   formatFieldError,
   index,
   invalid,
@@ -629,8 +629,6 @@ function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // Bad values kube prints with Go's %#v.
-
-const goStringSlice = (values: string[]): GoPrinted => new GoPrinted(`[]string{${values.map(goQuote).join(', ')}}`);
 
 /** An items array: Go prints the struct with pointer addresses, which no one can reproduce. */
 const goItemsArray = (items: unknown[]): GoPrinted =>

@@ -1,7 +1,7 @@
 // The query parameters of a write (metav1 CreateOptions, UpdateOptions, PatchOptions), decoded and
 // validated together as kube's handlers do: one 422 naming the options kind lists every bad one.
 import { invalid as invalidStatus } from '../../apimachinery/errors.js';
-import { type FieldError, GoPrinted, forbidden, goQuote, invalid, notSupported, required, tooLong } from '../../apimachinery/field-errors.js';
+import { type FieldError, forbidden, goStringSlice, invalid, notSupported, required, tooLong } from '../../apimachinery/field-errors.js';
 import type { FieldValidation, OptionsKind } from './field-validation.js';
 import { FIELD_MANAGER_MAX_LENGTH } from '../../apimachinery/validation/object-meta.js';
 import { queryOptionalBool } from '../pipeline/request-info.js';
@@ -51,7 +51,7 @@ export function parseWriteOptions(query: URLSearchParams, kind: Exclude<OptionsK
 /** ValidateDryRun: every value must be All; the bad value is the whole []string, printed with %#v. */
 export function dryRunErrors(values: readonly string[]): FieldError[] {
   if (values.every((v) => v === 'All')) return [];
-  return [notSupported('dryRun', new GoPrinted(`[]string{${values.map(goQuote).join(', ')}}`), ['All'])];
+  return [notSupported('dryRun', goStringSlice(values), ['All'])];
 }
 
 /** ValidateFieldManager: at most 128 bytes, printable characters only. */
