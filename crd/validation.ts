@@ -20,6 +20,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../apimachinery/validation/n
 import { validateWebhookService, validateWebhookURL } from '../apimachinery/validation/webhook.js';
 import { parseGoRequestURI } from '../apimachinery/go-url.js';
 import { caBundleError } from '../webhook/ca-bundle.js';
+import { schemaHas } from './schema/structural.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../apimachinery/apis/apiextensions.js';
 import { isJsonObject } from '../apimachinery/object.js';
 
@@ -466,27 +467,7 @@ function validateSchema(wrapper: Rec | undefined, statusEnabled: boolean, path: 
 
 function specHasDefaults(spec: Spec): boolean {
   const hasDefault = (s: Rec): boolean => !isAbsent(s['default']);
-  return [spec.validation, ...spec.versions.map((v) => v.schema)].some((w) => schemaHas(rec(w?.['openAPIV3Schema']), hasDefault));
-}
-
-/** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
-function schemaHas(s: Rec | undefined, pred: (s: Rec) => boolean): boolean {
-  if (!s) return false;
-  if (pred(s)) return true;
-  const children: unknown[] = [
-    ...(Array.isArray(s['items']) ? s['items'] : [s['items']]),
-    ...list(s['allOf']),
-    ...list(s['anyOf']),
-    ...list(s['oneOf']),
-    s['not'],
-    ...Object.values(rec(s['properties']) ?? {}),
-    s['additionalProperties'],
-    ...Object.values(rec(s['patternProperties']) ?? {}),
-    s['additionalItems'],
-    ...Object.values(rec(s['definitions']) ?? {}),
-    ...Object.values(rec(s['dependencies']) ?? {}),
-  ];
-  return children.some((c) => schemaHas(rec(c), pred));
+  return [spec.validation, ...spec.versions.map((v) => v.schema)].some((w) => isJsonObject(w?.['openAPIV3Schema']) && schemaHas(w['openAPIV3Schema'], hasDefault));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -609,7 +609,7 @@ function hasNonAtomicSetItems(s: Rec): boolean {
 }
 
 /** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
-function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
+export function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
   if (pred(s)) return true;
   const nested: Rec[] = [
     ...(itemsSchema(s) ? [itemsSchema(s)!] : schemaList(s, 'items')),
