@@ -141,3 +141,18 @@ export function jsonKind(v: unknown): string {
 
 /** The struct meta.Interpret decodes apiVersion and kind into, as Go prints its type. */
 export const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/**
+ * meta.Interpret's error for a decoded document whose type meta does not decode: not an object
+ * (null is one, empty), or an apiVersion or kind that is not a string, the first in document order
+ * as encoding/json reports it. Undefined when it decodes.
+ */
+export function typeMetaError(v: unknown): string | undefined {
+  const fail = (detail: string): string => `couldn't get version/kind; json parse error: json: cannot unmarshal ${detail}`;
+  if (v === null) return undefined;
+  if (!isJsonObject(v)) return fail(`${jsonKind(v)} into Go value of type ${TYPE_META_STRUCT}`);
+  for (const [k, x] of Object.entries(v)) {
+    if ((k === 'apiVersion' || k === 'kind') && x !== null && typeof x !== 'string') return fail(`${jsonKind(x)} into Go struct field .${k} of type string`);
+  }
+  return undefined;
+}

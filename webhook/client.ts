@@ -21,7 +21,7 @@ import { posix } from 'node:path';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { goQuote } from '../apimachinery/field-errors.js';
 import { isJsonObject, type JsonObject } from '../apimachinery/object.js';
-import { TYPE_META_STRUCT, jsonKind, parseJSON } from '../apimachinery/json.js';
+import { TYPE_META_STRUCT, parseJSON, typeMetaError } from '../apimachinery/json.js';
 import { certificatesIn } from './ca-bundle.js';
 
 /** Ours, not kube's (its client reads any size): a bigger webhook answer fails rather than exhaust memory. */
@@ -108,14 +108,10 @@ export function decodeResponse(res: HttpResult): JsonObject {
     throw new WebhookCallError(`couldn't get version/kind; json parse error: ${why}`);
   }
   if (parsed === null) return {};
-  if (!isJsonObject(parsed)) throw new WebhookCallError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type ${TYPE_META_STRUCT}`);
-  for (const f of ['apiVersion', 'kind']) {
-    const v = parsed[f];
-    if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw new WebhookCallError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${f} of type string`);
-    }
-  }
-  return parsed;
+  const why = typeMetaError(parsed);
+  if (why !== undefined) throw new WebhookCallError(why);
+  // typeMetaError refuses everything but an object.
+  return parsed as JsonObject;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
