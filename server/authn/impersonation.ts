@@ -141,13 +141,6 @@ export function impersonationAttributes(requester: UserInfo, target: Impersonati
   }
 }
 
-/** The checks, in order, for the headers (empty when nothing is impersonated or the headers are in error). */
-export function impersonationChecks(requester: UserInfo, headers: DistinctHeaders): AuthorizationAttributes[] {
-  const parsed = impersonationRequest(headers);
-  return parsed.kind === 'requests' ? parsed.targets.map((t) => impersonationAttributes(requester, t)) : [];
-}
-
-
 export type ImpersonationOutcome =
   /** No Impersonate-* header asked for anything: the requester stands. */
   | { kind: 'none' }
