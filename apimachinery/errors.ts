@@ -136,9 +136,6 @@ export const requestEntityTooLarge = (limit: number): ApiError =>
 
 export const resourceExpired = (message: string): ApiError => failure(410, 'Expired', message);
 
-export const tooManyRequests = (message: string, retryAfterSeconds: number): ApiError =>
-  failure(429, 'TooManyRequests', message, { retryAfterSeconds });
-
 export const serviceUnavailable = (message: string): ApiError => failure(503, 'ServiceUnavailable', message);
 
 /** kube's NewTimeoutError: `details` present, if empty (retryAfterSeconds 0 is omitted). */

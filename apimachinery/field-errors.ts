@@ -47,6 +47,10 @@ export class GoPrinted {
   }
 }
 
+/** A slice of strings as %#v prints it in a bad value, `[]string{"a", "b"}` (`type` names a string type; a non-string reads as ""). */
+export const goStringSlice = (values: readonly unknown[], type = 'string'): GoPrinted =>
+  new GoPrinted(`[]${type}{${values.map((v) => goQuote(typeof v === 'string' ? v : '')).join(', ')}}`);
+
 /** kube's printing of a bad value: strings quoted (Go %q), scalars bare, nil as "null". */
 export function formatBadValue(value: unknown): string {
   if (value instanceof GoPrinted) return value.text;
@@ -77,7 +81,6 @@ export const required = (field: string, detail = ''): FieldError => ({ type: 'Fi
 export const invalid = (field: string, badValue: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue, detail });
 export const forbidden = (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, detail });
 export const duplicate = (field: string, badValue: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, badValue, detail: '' });
-export const notFoundField = (field: string, badValue: unknown): FieldError => ({ type: 'FieldValueNotFound', field, badValue, detail: '' });
 export const tooLong = (field: string, maxLength: number): FieldError => ({ type: 'FieldValueTooLong', field, detail: `may not be more than ${maxLength} bytes` });
 export const tooMany = (field: string, actual: number, max: number): FieldError => ({ type: 'FieldValueTooMany', field, badValue: actual, detail: `must have at most ${max} items` });
 export const internalField = (field: string, detail: string): FieldError => ({ type: 'InternalError', field, detail });

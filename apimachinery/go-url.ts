@@ -1,6 +1,6 @@
 // Go's net/url parsing: url.Parse and url.ParseRequestURI, as far as the parts kube's checks look
-// at and the errors they print. Used by the webhook URL rules (admissionregistration) and the
-// OpenAPI `uri` format (ParseRequestURI, through govalidator.IsRequestURI).
+// at and the errors they print. Used by the webhook URL rules (validation/webhook.ts), the CRD API
+// approval annotation and the OpenAPI `uri` format (ParseRequestURI, through govalidator.IsRequestURI).
 import { goQuote } from './field-errors.js';
 
 /** A URL as Go's net/url parses it (the raw, still escaped, text of each part). */
@@ -177,4 +177,18 @@ export function parseGoURL(raw: string): GoURLResult {
 export function parseGoRequestURI(raw: string): GoURLResult {
   const parsed = parse(raw, true);
   return 'error' in parsed ? fail(raw, parsed.error) : { ok: true, url: parsed.url };
+}
+
+/** Go's url unescaping of a well-formed part (a fragment: `+` stays): %XX to bytes, read back as UTF-8. */
+export function unescapeGoURL(s: string): string {
+  const bytes = Buffer.from(s, 'utf8');
+  const out: number[] = [];
+  for (let i = 0; i < bytes.length; i++) {
+    const hex = bytes.subarray(i + 1, i + 3).toString('latin1');
+    if (bytes[i] === 0x25 && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      out.push(parseInt(hex, 16));
+      i += 2;
+    } else out.push(bytes[i]!);
+  }
+  return Buffer.from(out).toString('utf8');
 }

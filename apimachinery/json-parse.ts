@@ -28,6 +28,7 @@
 // Go's (10000, `exceeded max depth`) unless maxDepth says otherwise.
 
 import { INT64_MAX, INT64_MIN } from './int64.js';
+import { setOwn } from './object.js';
 
 export interface ParseResult {
   value: unknown;
@@ -283,11 +284,6 @@ function scanLiteral(text: string, i: number, word: string): number {
     if (text.charCodeAt(i + k) !== word.charCodeAt(k)) fail(text, `in literal ${word} (expecting '${word[k]}')`, i + k);
   }
   return i + word.length;
-}
-
-function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else obj[k] = v;
 }
 
 /** The parse's containers (and keys) and findings, kept out of closures so the hot loop's locals stay in registers. */

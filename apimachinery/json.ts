@@ -8,6 +8,7 @@
 // when JSON.stringify meets a bigint or a document nested too deep for its recursion. Neither
 // limits depth: what was accepted once (a patch can nest past the decoder's 10,000) reads back.
 import { parseJsonExact } from './json-parse.js';
+import { isJsonObject } from './object.js';
 
 const LONG_DIGIT_RUN = /\d{16}/;
 
@@ -38,7 +39,7 @@ export function stringifyJSON(value: unknown): string {
 export function stringifySortedJSON(value: unknown): string {
   try {
     return JSON.stringify(value, (_key, v: unknown) =>
-      typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]])) : v,
+      isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
     );
   } catch (err) {
     const bigint = err instanceof TypeError && /BigInt/.test(err.message);
@@ -142,3 +143,18 @@ export function jsonKind(v: unknown): string {
 
 /** The struct meta.Interpret decodes apiVersion and kind into, as Go prints its type. */
 export const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/**
+ * meta.Interpret's error for a decoded document whose type meta does not decode: not an object
+ * (null is one, empty), or an apiVersion or kind that is not a string, the first in document order
+ * as encoding/json reports it. Undefined when it decodes.
+ */
+export function typeMetaError(v: unknown): string | undefined {
+  const fail = (detail: string): string => `couldn't get version/kind; json parse error: json: cannot unmarshal ${detail}`;
+  if (v === null) return undefined;
+  if (!isJsonObject(v)) return fail(`${jsonKind(v)} into Go value of type ${TYPE_META_STRUCT}`);
+  for (const [k, x] of Object.entries(v)) {
+    if ((k === 'apiVersion' || k === 'kind') && x !== null && typeof x !== 'string') return fail(`${jsonKind(x)} into Go struct field .${k} of type string`);
+  }
+  return undefined;
+}

@@ -44,6 +44,12 @@ export function isJsonObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** obj[k] = v, also for `__proto__`: an own key JSON.parse makes stays a data member, never the prototype. */
+export function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else obj[k] = v;
+}
+
 /**
  * A deep copy of plain JSON data (objects from storage or clients hold nothing else; bigints are
  * copied as the primitives they are). An explicit stack, not recursion: a document may nest 10,000
@@ -74,10 +80,7 @@ export function cloneJson<T>(v: T, keep?: (key: string, value: unknown) => boole
       const d = dst as Record<string, unknown>;
       for (const k of Object.keys(s)) {
         if (keep && !keep(k, s[k])) continue;
-        const c = copy(s[k]);
-        // An own `__proto__` key (JSON.parse makes one) stays data, never the prototype.
-        if (k === '__proto__') Object.defineProperty(d, k, { value: c, writable: true, enumerable: true, configurable: true });
-        else d[k] = c;
+        setOwn(d, k, copy(s[k]));
       }
     }
   }

@@ -14,3 +14,9 @@ export const SYSTEM_PRIVILEGED_GROUP = 'system:masters';
 export const ALL_AUTHENTICATED = 'system:authenticated';
 export const ALL_UNAUTHENTICATED = 'system:unauthenticated';
 export const ANONYMOUS_USER = 'system:anonymous';
+
+/** serviceaccount.ServiceAccountUsernamePrefix: the user names ServiceAccounts act as. */
+export const SERVICE_ACCOUNT_USERNAME_PREFIX = 'system:serviceaccount:';
+
+/** serviceaccount.MakeUsername: `system:serviceaccount:<namespace>:<name>`. */
+export const makeServiceAccountUsername = (namespace: string, name: string): string => `${SERVICE_ACCOUNT_USERNAME_PREFIX}${namespace}:${name}`;

@@ -24,6 +24,11 @@ export function parseGroupVersion(s: string): GroupVersion | undefined {
 /** schema.GroupVersionKind's String: `group/version, Kind=kind` (`/v1, Kind=Namespace` for core). */
 export const gvkString = (g: GroupVersionKind): string => `${g.group}/${g.version}, Kind=${g.kind}`;
 
+/** schema.FromAPIVersionAndKind: an apiVersion that does not parse gives the empty group and version. */
+export function fromAPIVersionAndKind(apiVersion: string, kind: string): GroupVersionKind {
+  return { ...(parseGroupVersion(apiVersion) ?? { group: '', version: '' }), kind };
+}
+
 /** Unstructured's GroupVersionKind(): an unparseable apiVersion gives the empty GVK. */
 export function unstructuredGVK(obj: unknown): GroupVersionKind {
   const o = isJsonObject(obj) ? obj : {};

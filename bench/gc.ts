@@ -22,6 +22,7 @@ import { startEtcd } from '../test/helpers/etcd.js';
 import { BIN, type ServerProcess, startServerProcess } from '../test/helpers/server-process.js';
 import { type BenchClient, benchClient, installCRD } from './client.js';
 import { type Metric, elapsedMs, inFlight, metric, paired, quick, rate, report } from './report.js';
+import { formatMicroTime } from '../apimachinery/validation/micro-time.js';
 
 const GROUP = 'gc.bench.example.com';
 const NS = 'default';
@@ -151,7 +152,7 @@ function hasCollectorFlag(): boolean {
 }
 
 /** metav1.MicroTime now, as Go writes it. */
-const microTimeNow = (): string => new Date().toISOString().replace(/Z$/, '000Z');
+const microTimeNow = (): string => formatMicroTime(Date.now() * 1000);
 
 /**
  * Takes the controllers' Lease from `t`'s server for an hour: the server's next election round

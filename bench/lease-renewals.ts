@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { benchClient } from './client.js';
 import { metric, quick, report } from './report.js';
+import { formatMicroTime } from '../apimachinery/validation/micro-time.js';
 
 const intEnv = (name: string, fallback: number): number => {
   const v = process.env[name];
@@ -62,11 +63,8 @@ function storeSize(dataDir: string): StoreSize {
   return { db, wal, shm, total: files.reduce((n, f) => n + size(f), 0) };
 }
 
-/** metav1.MicroTime as Go writes it: UTC, six fractional digits. */
-function microTimeNow(): string {
-  const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
-  return `${new Date(Math.floor(micros / 1000)).toISOString().slice(0, 19)}.${String(micros % 1_000_000).padStart(6, '0')}Z`;
-}
+/** metav1.MicroTime now, as Go writes it. */
+const microTimeNow = (): string => formatMicroTime(Math.floor((performance.timeOrigin + performance.now()) * 1000));
 
 interface Lease {
   apiVersion: string;

@@ -18,6 +18,12 @@ export interface Metric {
 /** `QUICK=1`: a run that fits in well under 30 s, for a quick look rather than a number to quote. */
 export const quick = process.env.QUICK === '1';
 
+/** The p-th percentile (nearest rank) of ascending values; NaN for none. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
 export function metric(name: string, ours: number, baseline: number, unit: string, better: Metric['better']): Metric {
   return { name, ours, baseline, unit, ratio: ours / baseline, better };
 }

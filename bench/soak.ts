@@ -32,6 +32,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { type ServerProcess, startServerProcess } from '../test/helpers/server-process.js';
+import { percentile } from './report.js';
 
 const BOUNDS = { peakRssBytes: 1024 ** 3, readyzP99Ms: 1000 } as const;
 
@@ -68,11 +69,6 @@ const LOAD_TOKEN = randomBytes(16).toString('hex');
 if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error(`SOAK_SECONDS must be a positive number, not ${process.env.SOAK_SECONDS}`);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 /** Runs `fn(i)` for i in [0, total), at most `batch` at once. */
 async function inBatches(total: number, batch: number, fn: (i: number) => Promise<void>): Promise<void> {

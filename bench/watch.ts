@@ -26,7 +26,7 @@ import type { KubeObject } from '../apimachinery/object.js';
 import { SqliteStorage } from '../storage/sqlite.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { type BenchClient, benchClient, installCRD } from './client.js';
-import { elapsedMs, inFlight, metric, paired, quick, report, type Metric } from './report.js';
+import { elapsedMs, inFlight, metric, paired, percentile, quick, report, type Metric } from './report.js';
 
 /** A spec that keeps whatever it is given. */
 const PRESERVE_SPEC = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -65,10 +65,6 @@ async function ok(c: BenchClient, method: string, path: string, body?: string): 
   const res = await c.call(method, path, body);
   if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
   return res.body;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** User + system CPU seconds of a process so far, from /proc (Linux). */

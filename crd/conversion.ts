@@ -21,12 +21,11 @@
 // passes `serviceResolver`. TLS is verified against `<name>.<namespace>.svc` either way, as kube does.
 import { randomUUID } from 'node:crypto';
 import { ApiError, aggregateErrors, internalError } from '../apimachinery/errors.js';
-import { formatFieldError, goQuote, invalid, tooLong, type FieldError } from '../apimachinery/field-errors.js';
+import { formatFieldError, goQuote } from '../apimachinery/field-errors.js';
 import { cloneJson, isJsonObject, type JsonObject, type KubeObject } from '../apimachinery/object.js';
-import { byteLength, isQualifiedName, isValidLabelValue } from '../apimachinery/validation/names.js';
-import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../apimachinery/validation/object-meta.js';
+import { validateAnnotations, validateLabels } from '../apimachinery/validation/object-meta.js';
 import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
-import { caBundleError } from './validation.js';
+import { caBundleError } from '../webhook/ca-bundle.js';
 import { jsonKind, stringifyJSON } from '../apimachinery/json.js';
 import { type GroupVersion, type GroupVersionKind, gvkString, parseGroupVersion, unstructuredGVK } from '../apimachinery/versions.js';
 import {
@@ -39,9 +38,6 @@ import {
   postWebhook,
   webhookEndpoint,
 } from '../webhook/client.js';
-
-export { DEFAULT_MAX_RESPONSE_BYTES, goDuration } from '../webhook/client.js';
-export type { ServiceRef } from '../webhook/client.js';
 
 /** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
 export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
@@ -392,35 +388,14 @@ function restoreObjectMeta(original: KubeObject, converted: JsonObject): KubeObj
       if (before[k] !== v) changed = true;
     }
     if (changed) {
-      const errs = fld === 'labels' ? labelErrors(response as Record<string, string>) : annotationErrors(response as Record<string, string>);
+      const entries = Object.entries(response as Record<string, string>);
+      // kube reports annotations at `metadata.annotation` (sic).
+      const errs = fld === 'labels' ? validateLabels(entries, 'metadata.labels') : validateAnnotations(entries, 'metadata.annotation');
       if (errs.length > 0) return aggregateErrors(errs.map(formatFieldError));
     }
     meta[fld] = response;
   }
   return { ...converted, metadata: meta } as KubeObject;
-}
-
-/** metav1validation.ValidateLabels at `metadata.labels`. */
-function labelErrors(labels: Record<string, string>): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(labels)) {
-    for (const msg of isQualifiedName(k)) errs.push(invalid('metadata.labels', k, msg));
-    for (const msg of isValidLabelValue(v)) errs.push(invalid('metadata.labels', v, msg));
-  }
-  return errs;
-}
-
-/** apivalidation.ValidateAnnotations, at kube's path `metadata.annotation` (sic). */
-function annotationErrors(annotations: Record<string, string>): FieldError[] {
-  const field = 'metadata.annotation';
-  const errs: FieldError[] = [];
-  let total = 0;
-  for (const [k, v] of Object.entries(annotations)) {
-    for (const msg of isQualifiedName(k.toLowerCase())) errs.push(invalid(field, k, msg));
-    total += byteLength(k) + byteLength(v);
-  }
-  if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) errs.push(tooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
-  return errs;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@
 // spec.conversion.webhookClientConfig. Structural checks of openAPIV3Schema belong to the schema
 // module and plug in through a SchemaValidator.
 import type { ResourceNames } from '../apimachinery/apis/apiextensions.js';
-import { X509Certificate } from 'node:crypto';
 import {
   type FieldError,
   child,
@@ -18,7 +17,12 @@ import {
   required,
 } from '../apimachinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../apimachinery/validation/names.js';
+import { validateWebhookService, validateWebhookURL } from '../apimachinery/validation/webhook.js';
+import { parseGoRequestURI } from '../apimachinery/go-url.js';
+import { caBundleError } from '../webhook/ca-bundle.js';
+import { schemaHas } from './schema/structural.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../apimachinery/apis/apiextensions.js';
+import { isJsonObject } from '../apimachinery/object.js';
 
 /** What a schema validator may need beyond the schema: the version and, on update, the old CRD. */
 export interface SchemaValidationContext {
@@ -136,7 +140,7 @@ interface Spec {
 }
 
 const isAbsent = (v: unknown): boolean => v === undefined || v === null;
-const rec = (v: unknown): Rec | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined);
+const rec = (v: unknown): Rec | undefined => (isJsonObject(v) ? v : undefined);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strings = (v: unknown): string[] => list(v).map(str);
@@ -463,27 +467,7 @@ function validateSchema(wrapper: Rec | undefined, statusEnabled: boolean, path: 
 
 function specHasDefaults(spec: Spec): boolean {
   const hasDefault = (s: Rec): boolean => !isAbsent(s['default']);
-  return [spec.validation, ...spec.versions.map((v) => v.schema)].some((w) => schemaHas(rec(w?.['openAPIV3Schema']), hasDefault));
-}
-
-/** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
-function schemaHas(s: Rec | undefined, pred: (s: Rec) => boolean): boolean {
-  if (!s) return false;
-  if (pred(s)) return true;
-  const children: unknown[] = [
-    ...(Array.isArray(s['items']) ? s['items'] : [s['items']]),
-    ...list(s['allOf']),
-    ...list(s['anyOf']),
-    ...list(s['oneOf']),
-    s['not'],
-    ...Object.values(rec(s['properties']) ?? {}),
-    s['additionalProperties'],
-    ...Object.values(rec(s['patternProperties']) ?? {}),
-    s['additionalItems'],
-    ...Object.values(rec(s['definitions']) ?? {}),
-    ...Object.values(rec(s['dependencies']) ?? {}),
-  ];
-  return children.some((c) => schemaHas(rec(c), pred));
+  return [spec.validation, ...spec.versions.map((v) => v.schema)].some((w) => isJsonObject(w?.['openAPIV3Schema']) && schemaHas(w['openAPIV3Schema'], hasDefault));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -617,206 +601,6 @@ function validateReviewVersions(versions: string[], requireRecognized: boolean, 
   return errs;
 }
 
-const URL_FORM = '; desired format: https://host[/path]';
-
-function validateWebhookURL(path: string, raw: string): FieldError[] {
-  const u = parseGoURL(raw);
-  if ('error' in u) return [required(path, `url must be a valid URL: ${u.error}${URL_FORM}`)];
-  const errs: FieldError[] = [];
-  if (u.scheme !== 'https') errs.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
-  if (!u.host) errs.push(invalid(path, u.host, `host must be provided${URL_FORM}`));
-  if (u.user !== undefined) errs.push(invalid(path, u.user, 'user information is not permitted in the URL'));
-  if (u.fragment) errs.push(invalid(path, u.fragment, 'fragments are not permitted in the URL'));
-  if (u.rawQuery) errs.push(invalid(path, u.rawQuery, 'query parameters are not permitted in the URL'));
-  return errs;
-}
-
-function validateWebhookService(path: string, service: Rec): FieldError[] {
-  const errs: FieldError[] = [];
-  if (!str(service['name'])) errs.push(required(`${path}.name`, 'service name is required'));
-  if (!str(service['namespace'])) errs.push(required(`${path}.namespace`, 'service namespace is required'));
-  // Defaulting sets 443; an absent port reads as Go's zero.
-  const port = typeof service['port'] === 'number' ? service['port'] : 0;
-  if (!(port >= 1 && port <= 65535)) errs.push(invalid(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
-  if (typeof service['path'] !== 'string') return errs;
-  const urlPath = service['path'];
-  if (urlPath === '/' || urlPath === '') return errs;
-  if (urlPath === '//') return [...errs, invalid(`${path}.path`, urlPath, 'segment[0] may not be empty')];
-  if (!urlPath.startsWith('/')) errs.push(invalid(`${path}.path`, urlPath, "must start with a '/'"));
-  let toCheck = urlPath.slice(1);
-  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1);
-  toCheck.split('/').forEach((step, i) => {
-    if (!step) {
-      errs.push(invalid(`${path}.path`, urlPath, `segment[${i}] may not be empty`));
-      return;
-    }
-    for (const failure of isDNS1123Subdomain(step)) errs.push(invalid(`${path}.path`, urlPath, `segment[${i}]: ${failure}`));
-  });
-  return errs;
-}
-
-interface GoURL {
-  scheme: string;
-  user: string | undefined;
-  host: string;
-  rawQuery: string;
-  fragment: string;
-}
-
-/**
- * The parts of Go's net/url.Parse (and ParseRequestURI, with `viaRequest`) that kube's checks
- * read, with Go's error text for the mistakes it rejects.
- */
-function parseGoURL(raw: string, viaRequest = false): GoURL | { error: string } {
-  const hash = viaRequest ? -1 : raw.indexOf('#');
-  const beforeFragment = hash >= 0 ? raw.slice(0, hash) : raw;
-  const fail = (url: string, err: string): { error: string } => ({ error: `parse ${JSON.stringify(url)}: ${err}` });
-  if (/[\x00-\x1f\x7f]/.test(beforeFragment)) return fail(beforeFragment, 'net/url: invalid control character in URL');
-  const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(beforeFragment);
-  if (beforeFragment.startsWith(':')) return fail(beforeFragment, 'missing protocol scheme');
-  const scheme = schemeMatch ? schemeMatch[1]!.toLowerCase() : '';
-  let rest = schemeMatch ? beforeFragment.slice(schemeMatch[0].length) : beforeFragment;
-  let rawQuery = '';
-  if (!(rest.endsWith('?') && rest.indexOf('?') === rest.length - 1)) {
-    const q = rest.indexOf('?');
-    if (q >= 0) [rest, rawQuery] = [rest.slice(0, q), rest.slice(q + 1)];
-  }
-  const url: GoURL = { scheme, user: undefined, host: '', rawQuery, fragment: '' };
-  if (!rest.startsWith('/')) {
-    if (scheme) return url; // opaque, e.g. "mailto:x"
-    if (viaRequest) return fail(beforeFragment, 'invalid URI for request');
-    if ((rest.split('/')[0] ?? '').includes(':')) return fail(beforeFragment, 'first path segment in URL cannot contain colon');
-  }
-  if ((scheme || (!viaRequest && !rest.startsWith('///'))) && rest.startsWith('//')) {
-    let authority = rest.slice(2);
-    const slash = authority.indexOf('/');
-    rest = slash >= 0 ? authority.slice(slash) : '';
-    if (slash >= 0) authority = authority.slice(0, slash);
-    const at = authority.lastIndexOf('@');
-    const host = at >= 0 ? authority.slice(at + 1) : authority;
-    const colon = host.startsWith('[') ? host.indexOf(':', host.lastIndexOf(']')) : host.lastIndexOf(':');
-    if (colon >= 0 && !/^:\d*$/.test(host.slice(colon))) return fail(beforeFragment, `invalid port ${JSON.stringify(host.slice(colon))} after host`);
-    const badEscape = invalidEscape(host) ?? invalidEscape(rest);
-    if (badEscape) return fail(beforeFragment, `invalid URL escape ${JSON.stringify(badEscape)}`);
-    url.host = host;
-    if (at >= 0) url.user = authority.slice(0, at);
-  } else {
-    const badEscape = invalidEscape(rest);
-    if (badEscape) return fail(beforeFragment, `invalid URL escape ${JSON.stringify(badEscape)}`);
-  }
-  if (hash >= 0) {
-    const fragment = raw.slice(hash + 1);
-    const badEscape = invalidEscape(fragment);
-    if (badEscape) return fail(raw, `invalid URL escape ${JSON.stringify(badEscape)}`);
-    url.fragment = unescapeGo(fragment);
-  }
-  return url;
-}
-
-/** The first malformed %-escape, as Go's url.EscapeError quotes it (at most 3 bytes). */
-function invalidEscape(s: string): string | undefined {
-  const m = /%(?![0-9A-Fa-f]{2})/.exec(s);
-  return m ? s.slice(m.index, m.index + 3) : undefined;
-}
-
-/** Go's url unescaping: %XX to bytes, read back as UTF-8. */
-function unescapeGo(s: string): string {
-  const bytes = Buffer.from(s, 'utf8');
-  const out: number[] = [];
-  for (let i = 0; i < bytes.length; i++) {
-    const hex = bytes.subarray(i + 1, i + 3).toString('latin1');
-    if (bytes[i] === 0x25 && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      out.push(parseInt(hex, 16));
-      i += 2;
-    } else out.push(bytes[i]!);
-  }
-  return Buffer.from(out).toString('utf8');
-}
-
-/** Why a conversion webhook caBundle (base64 PEM) cannot be used, in client-go's words, if it cannot. */
-export function caBundleError(caBundle: string): string | undefined {
-  let data = Buffer.from(caBundle, 'base64').toString('latin1');
-  if (data.length === 0) return undefined;
-  const blocks: PEMBlock[] = [];
-  for (let rest = data; rest.length > 0; ) {
-    const [block, next] = decodePEM(rest);
-    if (!block) break;
-    blocks.push(block);
-    rest = next;
-  }
-  const certs = blocks.filter((b) => b.type === 'CERTIFICATE' && !b.hasHeaders);
-  if (certs.some((b) => parsesAsCertificate(b.der))) return undefined;
-  // client-go then walks the bundle again to say what was wrong with it.
-  while (data.length > 0) {
-    const [block, next] = decodePEM(data);
-    if (!block) return 'unable to load root certificates: unable to parse bytes as PEM block';
-    data = next;
-    if (block.type !== 'CERTIFICATE' || block.hasHeaders) continue;
-    return 'unable to load root certificates: failed to parse certificate: x509: malformed certificate';
-  }
-  return 'unable to load root certificates: no valid certificate authority data seen';
-}
-
-function parsesAsCertificate(der: Buffer): boolean {
-  try {
-    new X509Certificate(der);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface PEMBlock {
-  type: string;
-  hasHeaders: boolean;
-  der: Buffer;
-}
-
-/** Go's encoding/pem.Decode on a latin1 string: the next block and what follows it. */
-function decodePEM(data: string): [PEMBlock | undefined, string] {
-  const getLine = (s: string): [string, string] => {
-    const nl = s.indexOf('\n');
-    const line = nl < 0 ? s : s.slice(0, nl);
-    return [line.replace(/[ \t\r]+$/, ''), nl < 0 ? '' : s.slice(nl + 1)];
-  };
-  let rest = data;
-  for (;;) {
-    if (rest.startsWith('-----BEGIN ')) rest = rest.slice('-----BEGIN '.length);
-    else {
-      const at = rest.indexOf('\n-----BEGIN ');
-      if (at < 0) return [undefined, data];
-      rest = rest.slice(at + '\n-----BEGIN '.length);
-    }
-    let typeLine: string;
-    [typeLine, rest] = getLine(rest);
-    if (!typeLine.endsWith('-----')) continue;
-    const type = typeLine.slice(0, -5);
-    let hasHeaders = false;
-    for (;;) {
-      if (rest.length === 0) return [undefined, data];
-      const [line, next] = getLine(rest);
-      if (!line.includes(':')) break;
-      hasHeaders = true;
-      rest = next;
-    }
-    let endIndex: number;
-    let trailerIndex: number;
-    if (!hasHeaders && rest.startsWith('-----END ')) [endIndex, trailerIndex] = [0, '-----END '.length];
-    else {
-      endIndex = rest.indexOf('\n-----END ');
-      trailerIndex = endIndex + '\n-----END '.length;
-    }
-    if (endIndex < 0) continue;
-    const trailer = rest.slice(trailerIndex, trailerIndex + type.length + 5);
-    if (trailer !== `${type}-----` || getLine(rest.slice(trailerIndex + trailer.length))[0].length !== 0) continue;
-    const body = rest.slice(0, endIndex).replace(/[ \t]/g, '').replace(/[\r\n]/g, '');
-    if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(body)) continue;
-    // The rest of the END line goes with the block.
-    const [, after] = getLine(rest.slice(trailerIndex));
-    return [{ type, hasHeaders, der: Buffer.from(body, 'base64') }, after];
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Metadata and status rules
 
@@ -865,8 +649,8 @@ function approvalState(annotations: Record<string, string> | undefined): [Approv
   const value = annotations?.[APPROVAL_ANNOTATION] ?? '';
   if (!value) return ['missing', `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see ${APPROVAL_PR}`];
   if (value.startsWith('unapproved')) return ['bypassed', `not approved: ${JSON.stringify(value)}`];
-  const u = parseGoURL(value, true);
-  if (!('error' in u) && u.host && u.scheme) return ['approved', `approved in ${value}`];
+  const u = parseGoRequestURI(value);
+  if (u.ok && u.url.host && u.url.scheme) return ['approved', `approved in ${value}`];
   return [
     'invalid',
     `protected groups must have approval annotation "${APPROVAL_ANNOTATION}" with either a URL or a reason starting with "unapproved", see ${APPROVAL_PR}`,

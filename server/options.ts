@@ -6,6 +6,7 @@ import type { LogLevel, Logger } from '../apimachinery/log.js';
 import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inflight.js';
 import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
 import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './registry/builtin/leader-election.js';
+import { defaultApiAudiences } from './authn/service-account-token.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
@@ -260,7 +261,7 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
       signingKeyFile: o.serviceAccountSigningKeyFile,
       keyFiles: o.serviceAccountKeyFiles ?? [],
       issuers,
-      audiences: o.apiAudiences ?? [issuers[0]!],
+      audiences: defaultApiAudiences(issuers, o.apiAudiences ?? []),
       maxTokenExpirationSeconds: Math.floor(count('serviceAccountMaxTokenExpirationMs', o.serviceAccountMaxTokenExpirationMs ?? 0) / 1000),
     },
     audit:

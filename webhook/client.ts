@@ -21,7 +21,8 @@ import { posix } from 'node:path';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { goQuote } from '../apimachinery/field-errors.js';
 import { isJsonObject, type JsonObject } from '../apimachinery/object.js';
-import { TYPE_META_STRUCT, jsonKind, parseJSON } from '../apimachinery/json.js';
+import { TYPE_META_STRUCT, parseJSON, typeMetaError } from '../apimachinery/json.js';
+import { certificatesIn } from './ca-bundle.js';
 
 /** Ours, not kube's (its client reads any size): a bigger webhook answer fails rather than exhaust memory. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -46,7 +47,7 @@ export interface EndpointOptions {
    */
   serviceResolver?: (service: ServiceRef) => { host: string; port: number };
   /**
-   * Why a caBundle cannot be used, in client-go's words (crd/validation.ts caBundleError), or
+   * Why a caBundle cannot be used, in client-go's words (ca-bundle.ts caBundleError), or
    * undefined when it can. Without it every bundle is taken and unparsable certificates skipped.
    */
   caBundleError?: (caBundle: string) => string | undefined;
@@ -107,14 +108,10 @@ export function decodeResponse(res: HttpResult): JsonObject {
     throw new WebhookCallError(`couldn't get version/kind; json parse error: ${why}`);
   }
   if (parsed === null) return {};
-  if (!isJsonObject(parsed)) throw new WebhookCallError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type ${TYPE_META_STRUCT}`);
-  for (const f of ['apiVersion', 'kind']) {
-    const v = parsed[f];
-    if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw new WebhookCallError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${f} of type string`);
-    }
-  }
-  return parsed;
+  const why = typeMetaError(parsed);
+  if (why !== undefined) throw new WebhookCallError(why);
+  // typeMetaError refuses everything but an object.
+  return parsed as JsonObject;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -184,19 +181,6 @@ function requestPath(path: string, query: URLSearchParams, timeoutMs: number): s
   const params = [...query.entries(), ['timeout', goDuration(timeoutMs)] as [string, string]];
   params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return `${cleanPath(path)}?${new URLSearchParams(params).toString()}`;
-}
-
-function certificatesIn(pem: string): { pems: string[]; certs: X509Certificate[] } {
-  const pems = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  const certs: X509Certificate[] = [];
-  for (const p of pems) {
-    try {
-      certs.push(new X509Certificate(p));
-    } catch {
-      // client-go skips what it cannot parse once one certificate is good
-    }
-  }
-  return { pems, certs };
 }
 
 /**

@@ -7,20 +7,15 @@
 import { aggregateErrors } from '../../apimachinery/errors.js';
 import {
   ADMISSION_MATCH_CONDITIONS_BUDGET,
-  ADMISSION_PER_CALL_LIMIT,
-  ADMISSION_RUNTIME_BUDGET,
   type AdmissionCompileResult,
   type AdmissionDeclarations,
   LazyVariables,
   compileAdmissionExpression,
   runAdmissionProgram,
 } from '../../crd/cel/admission.js';
+import { MAX_MESSAGE_EXPRESSION_BYTES, OUT_OF_BUDGET, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../../crd/cel/eval.js';
 import { REGEX_WORK_BUDGET, type RegexBudget } from '../../crd/cel/env.js';
 import type { FailurePolicy, ValidatingAdmissionPolicy } from './types.js';
-
-export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
-/** celconfig.MaxEvaluatedMessageExpressionSizeBytes */
-const MAX_MESSAGE_BYTES = 5 * 1024;
 
 interface Compiled {
   expression: string;
@@ -88,7 +83,7 @@ export interface EvalOptions {
  * the results and what is left of the budget, or an error (out of budget) for the whole set.
  */
 export function forInput(cp: CompiledPolicy, exprs: readonly (Compiled | undefined)[], inputs: Inputs, budget: number, o: EvalOptions): { results: (Evaluation | undefined)[]; remaining: number } | { error: string } {
-  const perCall = o.perCallLimit ?? ADMISSION_PER_CALL_LIMIT;
+  const perCall = o.perCallLimit ?? PER_CALL_LIMIT;
   const regex = o.regex ?? { remaining: REGEX_WORK_BUDGET };
   const vars = new LazyVariables();
   const activation: Inputs = { ...inputs, variables: vars };
@@ -194,7 +189,7 @@ export function validatePolicy(cp: CompiledPolicy, inputs: Inputs, o: EvalOption
     if (m.error !== undefined) return fail(m.error);
     if (!m.matches) return { decisions: [], auditAnnotations: [] };
   }
-  const budget = o.budget ?? ADMISSION_RUNTIME_BUDGET;
+  const budget = o.budget ?? RUNTIME_CEL_COST_BUDGET;
   const evals = forInput(cp, cp.validations.map((v) => v.c), inputs, budget, o);
   if ('error' in evals) return fail(evals.error);
   const { authorizer: _omitted, ...noAuthz } = inputs;
@@ -208,7 +203,7 @@ export function validatePolicy(cp: CompiledPolicy, inputs: Inputs, o: EvalOption
     const m = messages.results[i];
     if (m && m.error === undefined && typeof m.value === 'string') {
       message = m.value.trim();
-      if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES || message.includes('\n')) message = '';
+      if (Buffer.byteLength(message) > MAX_MESSAGE_EXPRESSION_BYTES || message.includes('\n')) message = '';
     }
     if (message === '' && v.message) message = v.message.trim();
     if (message === '') message = `failed expression: ${v.c.expression.trim()}`;

@@ -13,6 +13,7 @@ import type { KubeObject } from '../../apimachinery/object.js';
 import { type MetaLabelSelector } from '../../apimachinery/selectors/labels.js';
 import { AuthorizerValue, admissionValue, authorizerValue } from '../../crd/cel/admission.js';
 import { REGEX_WORK_BUDGET } from '../../crd/cel/env.js';
+import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
 import { type CompiledPolicy, type EvalOptions, type PolicyDecision, compilePolicy, validatePolicy } from './compile.js';
 import { type EquivalentResources, type GroupVersionKind, type GroupVersionResource, type MatchRequest, type NamespaceGetter, matches } from './matching.js';
@@ -75,14 +76,8 @@ function reasonToCode(reason: string): number {
   }
 }
 
-/** schema.GroupVersionKind.String() */
-function gvkString(k: ParamKind): string {
-  const av = k.apiVersion ?? '';
-  const i = av.indexOf('/');
-  const group = i < 0 ? '' : av.slice(0, i);
-  const version = i < 0 ? av : av.slice(i + 1);
-  return `${group}/${version}, Kind=${k.kind ?? ''}`;
-}
+/** schema.GroupVersionKind.String() of a paramKind. */
+const paramKindString = (k: ParamKind): string => gvkString(fromAPIVersionAndKind(k.apiVersion ?? '', k.kind ?? ''));
 
 function versionOf(apiVersion: string | undefined): string {
   if (!apiVersion) return '';
@@ -191,7 +186,7 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
     if (!pk || !ref) return [null];
     const kind = { apiVersion: pk.apiVersion ?? '', kind: pk.kind ?? '' };
     const scope = (o.paramScope ?? defaultScope)(kind);
-    if (scope === undefined) throw new Error(`paramKind kind \`${gvkString(pk)}\` not known`);
+    if (scope === undefined) throw new Error(`paramKind kind \`${paramKindString(pk)}\` not known`);
     let ns = '';
     if (scope === 'Namespaced') {
       ns = ref.namespace || namespace;
@@ -263,7 +258,7 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
         }
         if (!m.matches) continue;
         if (p.spec.paramKind && o.paramScope && o.paramScope({ apiVersion: p.spec.paramKind.apiVersion ?? '', kind: p.spec.paramKind.kind ?? '' }) === undefined) {
-          configError(cp, new Error(`failed to find resource referenced by paramKind: '${gvkString(p.spec.paramKind)}'`), policyName, undefined);
+          configError(cp, new Error(`failed to find resource referenced by paramKind: '${paramKindString(p.spec.paramKind)}'`), policyName, undefined);
           continue;
         }
         const request = admissionValue(admissionRequest(a, m.resource, m.kind, requestResource, requestKind));

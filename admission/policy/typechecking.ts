@@ -6,6 +6,7 @@
 // for: `example.com/v1, Kind=Widget: ERROR: <input>:1:13: undefined field 'sise'\n | ...\n`.
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { typeCheckAdmissionExpressions } from '../../crd/cel/admission.js';
+import { gvkString } from '../../apimachinery/versions.js';
 import type { GroupVersionKind, GroupVersionResource } from './matching.js';
 import type { ExpressionWarning, ValidatingAdmissionPolicy } from './types.js';
 
@@ -17,8 +18,6 @@ export interface TypeCheckResolver {
   /** A kind's structural schema (for a CRD, its version's openAPIV3Schema); undefined: not checked. */
   schemaFor(gvk: GroupVersionKind): JSONSchemaProps | undefined;
 }
-
-const gvkString = (k: GroupVersionKind): string => `${k.group}/${k.version}, Kind=${k.kind}`;
 
 function typesToCheck(p: ValidatingAdmissionPolicy, r: TypeCheckResolver): GroupVersionKind[] {
   const rules = p.spec?.matchConstraints?.resourceRules ?? [];

@@ -21,10 +21,10 @@ import {
 } from '../../apimachinery/admissionregistration/validation.js';
 import { byteLength } from '../../apimachinery/validation/names.js';
 import { type AdmissionDeclarations, compileAdmissionExpression } from '../../crd/cel/admission.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const items = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map((e: unknown) => (isObject(e) ? e : {})) : []);
+const items = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map((e: unknown) => (isJsonObject(e) ? e : {})) : []);
 
 function compileError(path: string, source: string, badValue: string, decls: AdmissionDeclarations, types: readonly string[]): FieldError[] {
   const r = compileAdmissionExpression(source, decls, types);
@@ -37,7 +37,7 @@ function compileError(path: string, source: string, badValue: string, decls: Adm
  * policyUpdateOptions derives from the stored object.
  */
 export function policyExpressionErrors(policy: ValidatingAdmissionPolicy, opts: PolicyValidationOptions = { ignoreMatchConditions: false }): FieldError[] {
-  const spec: ValidatingAdmissionPolicySpec = isObject(policy.spec) ? policy.spec : {};
+  const spec: ValidatingAdmissionPolicySpec = isJsonObject(policy.spec) ? policy.spec : {};
   const path = 'spec';
   const errs: FieldError[] = [];
   const params = spec.paramKind != null;

@@ -22,7 +22,7 @@ import { goQuote } from '../../apimachinery/field-errors.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue, type KubeObject } from '../../apimachinery/object.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
-import { caBundleError } from '../../crd/validation.js';
+import { caBundleError } from '../../webhook/ca-bundle.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type EndpointOptions, WebhookCallError, decodeResponse, postWebhook, webhookEndpoint } from '../../webhook/client.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
 import type { Authorizer } from '../../apimachinery/authorization.js';

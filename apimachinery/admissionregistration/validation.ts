@@ -8,12 +8,14 @@
 // auditAnnotations (admission/policy/validation.ts does, for the policy's registry strategy to add
 // kube's compile errors at write time); parsing status.typeChecking.expressionWarnings[].fieldRef
 // as a JSONPath.
-import { type FieldError, GoPrinted, child, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
+import { type FieldError, GoPrinted, child, goStringSlice, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
 import { deepEqual } from '../equality.js';
-import { parseGoURL } from '../go-url.js';
+import { parseGroupVersion } from '../versions.js';
 import type { MetaLabelSelector } from '../selectors/labels.js';
 import { validateLabelSelector } from '../rbac/validation.js';
 import { byteLength, isDNS1035Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.js';
+import { validateWebhookService, validateWebhookURL } from '../validation/webhook.js';
+import { isJsonObject } from '../object.js';
 
 export const ADMISSION_REGISTRATION_GROUP = 'admissionregistration.k8s.io';
 
@@ -178,17 +180,14 @@ export const MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH = 5 * 1024;
 
 const list = <T>(v: readonly T[] | null | undefined): readonly T[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const has = (set: readonly string[], v: unknown): boolean => typeof v === 'string' && set.includes(v);
 
 /** Go's %#v of a []T of strings: `[]string{"a", "b"}`. */
-const goSlice = (type: string, v: readonly unknown[]): GoPrinted => new GoPrinted(`[]${type}{${v.map((s) => goQuote(str(s))).join(', ')}}`);
-
 // ---------------------------------------------------------------------------------------------
 // Defaults (admissionregistration/v1 SetDefaults_*, applied as the generated defaulters apply them).
 
 function defaultRule(rule: unknown): void {
-  if (isObject(rule) && rule['scope'] == null) rule['scope'] = '*';
+  if (isJsonObject(rule) && rule['scope'] == null) rule['scope'] = '*';
 }
 
 function defaultSelector(obj: Record<string, unknown>, field: string): void {
@@ -197,7 +196,7 @@ function defaultSelector(obj: Record<string, unknown>, field: string): void {
 
 /** SetDefaults_MutatingWebhook or SetDefaults_ValidatingWebhook, with its rules and service. */
 function defaultWebhook(hook: unknown, mutating: boolean): void {
-  if (!isObject(hook)) return;
+  if (!isJsonObject(hook)) return;
   if (hook['failurePolicy'] == null) hook['failurePolicy'] = 'Fail';
   if (hook['matchPolicy'] == null) hook['matchPolicy'] = 'Equivalent';
   defaultSelector(hook, 'namespaceSelector');
@@ -205,7 +204,7 @@ function defaultWebhook(hook: unknown, mutating: boolean): void {
   if (hook['timeoutSeconds'] == null) hook['timeoutSeconds'] = DEFAULT_WEBHOOK_TIMEOUT_SECONDS;
   if (mutating && hook['reinvocationPolicy'] == null) hook['reinvocationPolicy'] = 'Never';
   const cc = hook['clientConfig'];
-  if (isObject(cc) && isObject(cc['service']) && cc['service']['port'] == null) cc['service']['port'] = 443;
+  if (isJsonObject(cc) && isJsonObject(cc['service']) && cc['service']['port'] == null) cc['service']['port'] = 443;
   for (const rule of list(hook['rules'] as unknown[])) defaultRule(rule);
 }
 
@@ -219,7 +218,7 @@ export function defaultWebhookConfiguration(obj: Record<string, unknown>, mutati
 
 /** SetDefaults_MatchResources with its rules. */
 function defaultMatchResources(mr: unknown): void {
-  if (!isObject(mr)) return;
+  if (!isJsonObject(mr)) return;
   if (mr['matchPolicy'] == null) mr['matchPolicy'] = 'Equivalent';
   defaultSelector(mr, 'namespaceSelector');
   defaultSelector(mr, 'objectSelector');
@@ -229,7 +228,7 @@ function defaultMatchResources(mr: unknown): void {
 
 /** The spec is a struct in Go, not a pointer: it is always there, `{}` at the least. */
 function specOf(obj: Record<string, unknown>): Record<string, unknown> {
-  if (!isObject(obj['spec'])) obj['spec'] = {};
+  if (!isJsonObject(obj['spec'])) obj['spec'] = {};
   return obj['spec'] as Record<string, unknown>;
 }
 
@@ -262,10 +261,10 @@ function dropNulls(obj: Record<string, unknown>, field: string): void {
     const v = stack.pop();
     if (Array.isArray(v)) {
       for (const e of v) stack.push(e);
-    } else if (isObject(v)) {
+    } else if (isJsonObject(v)) {
       for (const [k, e] of Object.entries(v)) {
         if (e === null) delete v[k];
-        else if (k === 'matchLabels' && isObject(e)) {
+        else if (k === 'matchLabels' && isJsonObject(e)) {
           for (const [lk, lv] of Object.entries(e)) if (lv === null) e[lk] = '';
         } else stack.push(e);
       }
@@ -310,9 +309,9 @@ function validateResources(resources: readonly string[], path: string): FieldErr
     if (sub === '*') resourcesWithWildcardSubresources.add(res);
     if (res === '*') subresourcesWithWildcardResource.add(sub);
   });
-  if (resources.length > 1 && hasDoubleWildcard) errs.push(invalid(path, goSlice('string', resources), "if '*/*' is present, must not specify other resources"));
+  if (resources.length > 1 && hasDoubleWildcard) errs.push(invalid(path, goStringSlice(resources), "if '*/*' is present, must not specify other resources"));
   if (hasSingleWildcard && hasResourceWithoutSubresource) {
-    errs.push(invalid(path, goSlice('string', resources), "if '*' is present, must not specify other resources without subresources"));
+    errs.push(invalid(path, goStringSlice(resources), "if '*' is present, must not specify other resources without subresources"));
   }
   return errs;
 }
@@ -323,9 +322,9 @@ function validateRule(rule: Rule, path: string): FieldError[] {
   const groups = list(rule.apiGroups);
   const versions = list(rule.apiVersions);
   if (groups.length === 0) errs.push(required(child(path, 'apiGroups'), ''));
-  if (groups.length > 1 && hasWildcard(groups)) errs.push(invalid(child(path, 'apiGroups'), goSlice('string', groups), "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && hasWildcard(groups)) errs.push(invalid(child(path, 'apiGroups'), goStringSlice(groups), "if '*' is present, must not specify other API groups"));
   if (versions.length === 0) errs.push(required(child(path, 'apiVersions'), ''));
-  if (versions.length > 1 && hasWildcard(versions)) errs.push(invalid(child(path, 'apiVersions'), goSlice('string', versions), "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && hasWildcard(versions)) errs.push(invalid(child(path, 'apiVersions'), goStringSlice(versions), "if '*' is present, must not specify other API versions"));
   versions.forEach((v, i) => {
     if (str(v) === '') errs.push(required(index(child(path, 'apiVersions'), i), ''));
   });
@@ -340,7 +339,7 @@ export function validateRuleWithOperations(rule: RuleWithOperations, path: strin
   const ops = list(rule.operations);
   const opsPath = child(path, 'operations');
   if (ops.length === 0) errs.push(required(opsPath, ''));
-  if (ops.length > 1 && hasWildcard(ops)) errs.push(invalid(opsPath, goSlice('admissionregistration.OperationType', ops), "if '*' is present, must not specify other operations"));
+  if (ops.length > 1 && hasWildcard(ops)) errs.push(invalid(opsPath, goStringSlice(ops, 'admissionregistration.OperationType'), "if '*' is present, must not specify other operations"));
   ops.forEach((op, i) => {
     if (!has(OPERATIONS, op)) errs.push(notSupported(index(opsPath, i), op, OPERATIONS));
   });
@@ -395,52 +394,8 @@ function validateAdmissionReviewVersions(versions: readonly string[], requireRec
     if (has(ACCEPTED_ADMISSION_REVIEW_VERSIONS, v)) hasAccepted = true;
   });
   if (requireRecognized && !hasAccepted) {
-    errs.push(invalid(path, goSlice('string', versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
+    errs.push(invalid(path, goStringSlice(versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
   }
-  return errs;
-}
-
-const URL_FORM = '; desired format: https://host[/path]';
-
-/** webhook.ValidateWebhookURL with forceHttps. */
-export function validateWebhookURL(path: string, raw: string, forceHttps = true): FieldError[] {
-  const parsed = parseGoURL(raw);
-  if (!parsed.ok) return [required(path, `url must be a valid URL: ${parsed.error}${URL_FORM}`)];
-  const u = parsed.url;
-  const errs: FieldError[] = [];
-  if (forceHttps && u.scheme !== 'https') errs.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
-  if (u.host.length === 0) errs.push(invalid(path, u.host, `host must be provided${URL_FORM}`));
-  if (u.user !== undefined) errs.push(invalid(path, u.user, 'user information is not permitted in the URL'));
-  if (u.fragment.length !== 0) errs.push(invalid(path, u.fragment, 'fragments are not permitted in the URL'));
-  if (u.rawQuery.length !== 0) errs.push(invalid(path, u.rawQuery, 'query parameters are not permitted in the URL'));
-  return errs;
-}
-
-/** webhook.ValidateWebhookService. */
-export function validateWebhookService(path: string, svc: ServiceReference): FieldError[] {
-  const errs: FieldError[] = [];
-  if (str(svc.name).length === 0) errs.push(required(child(path, 'name'), 'service name is required'));
-  if (str(svc.namespace).length === 0) errs.push(required(child(path, 'namespace'), 'service namespace is required'));
-  const port = typeof svc.port === 'number' ? svc.port : 0;
-  if (!(port >= 1 && port <= 65535)) errs.push(invalid(child(path, 'port'), port, 'port is not valid: must be between 1 and 65535, inclusive'));
-  if (svc.path == null) return errs;
-  const urlPath = str(svc.path);
-  if (urlPath === '/' || urlPath.length === 0) return errs;
-  const pathField = child(path, 'path');
-  if (urlPath === '//') {
-    errs.push(invalid(pathField, urlPath, 'segment[0] may not be empty'));
-    return errs;
-  }
-  if (!urlPath.startsWith('/')) errs.push(invalid(pathField, urlPath, "must start with a '/'"));
-  let toCheck = urlPath.slice(1);
-  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1);
-  toCheck.split('/').forEach((step, i) => {
-    if (step.length === 0) {
-      errs.push(invalid(pathField, urlPath, `segment[${i}] may not be empty`));
-      return;
-    }
-    for (const failure of isDNS1123Subdomain(step)) errs.push(invalid(pathField, urlPath, `segment[${i}]: ${failure}`));
-  });
   return errs;
 }
 
@@ -450,7 +405,7 @@ function validateMatchConditions(conditions: readonly MatchCondition[], path: st
   if (conditions.length > MAX_MATCH_CONDITIONS) errs.push(tooMany(path, conditions.length, MAX_MATCH_CONDITIONS));
   const names = new Set<string>();
   conditions.forEach((raw, i) => {
-    const c = isObject(raw) ? raw : {};
+    const c = isJsonObject(raw) ? raw : {};
     const at = index(path, i);
     const name = str(c.name);
     if (str(c.expression).trim().length === 0) errs.push(required(child(at, 'expression'), ''));
@@ -484,7 +439,7 @@ export const STRICT_WEBHOOK_OPTIONS: WebhookValidationOptions = {
 /** validateMutatingWebhook and validateValidatingWebhook, in kube's order. */
 function validateWebhook(hook: Webhook, mutating: boolean, opts: WebhookValidationOptions, path: string): FieldError[] {
   const errs = isFullyQualifiedName(child(path, 'name'), str(hook.name));
-  list(hook.rules).forEach((rule, i) => errs.push(...validateRuleWithOperations(isObject(rule) ? rule : {}, index(child(path, 'rules'), i))));
+  list(hook.rules).forEach((rule, i) => errs.push(...validateRuleWithOperations(isJsonObject(rule) ? rule : {}, index(child(path, 'rules'), i))));
   if (hook.failurePolicy != null && !has(FAILURE_POLICIES, hook.failurePolicy)) errs.push(notSupported(child(path, 'failurePolicy'), hook.failurePolicy, FAILURE_POLICIES));
   if (hook.matchPolicy != null && !has(MATCH_POLICIES, hook.matchPolicy)) errs.push(notSupported(child(path, 'matchPolicy'), hook.matchPolicy, MATCH_POLICIES));
   const allowedSideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECT_CLASSES : SIDE_EFFECT_CLASSES;
@@ -493,16 +448,16 @@ function validateWebhook(hook: Webhook, mutating: boolean, opts: WebhookValidati
   if (hook.timeoutSeconds != null && (hook.timeoutSeconds > MAX_WEBHOOK_TIMEOUT_SECONDS || hook.timeoutSeconds < 1)) {
     errs.push(invalid(child(path, 'timeoutSeconds'), hook.timeoutSeconds, `the timeout value must be between 1 and ${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds`));
   }
-  if (isObject(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, opts.allowInvalidLabelValueInSelector, child(path, 'namespaceSelector')));
-  if (isObject(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, opts.allowInvalidLabelValueInSelector, child(path, 'objectSelector')));
+  if (isJsonObject(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, opts.allowInvalidLabelValueInSelector, child(path, 'namespaceSelector')));
+  if (isJsonObject(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, opts.allowInvalidLabelValueInSelector, child(path, 'objectSelector')));
   if (mutating && hook.reinvocationPolicy != null && !has(REINVOCATION_POLICIES, hook.reinvocationPolicy)) {
     errs.push(notSupported(child(path, 'reinvocationPolicy'), hook.reinvocationPolicy, REINVOCATION_POLICIES));
   }
-  const cc = isObject(hook.clientConfig) ? hook.clientConfig : {};
+  const cc = isJsonObject(hook.clientConfig) ? hook.clientConfig : {};
   const ccPath = child(path, 'clientConfig');
   if ((cc.url == null) === (cc.service == null)) errs.push(required(ccPath, 'exactly one of url or service is required'));
   else if (cc.url != null) errs.push(...validateWebhookURL(child(ccPath, 'url'), str(cc.url), true));
-  else errs.push(...validateWebhookService(child(ccPath, 'service'), isObject(cc.service) ? cc.service : {}));
+  else errs.push(...validateWebhookService(child(ccPath, 'service'), isJsonObject(cc.service) ? cc.service : {}));
   if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(list(hook.matchConditions), child(path, 'matchConditions')));
   return errs;
 }
@@ -512,7 +467,7 @@ export function validateWebhookConfiguration(obj: WebhookConfiguration, mutating
   const errs: FieldError[] = [];
   const names = new Set<string>();
   list(obj.webhooks).forEach((raw, i) => {
-    const hook = isObject(raw) ? (raw as Webhook) : {};
+    const hook = isJsonObject(raw) ? (raw as Webhook) : {};
     const at = index('webhooks', i);
     errs.push(...validateWebhook(hook, mutating, opts, at));
     errs.push(...validateAdmissionReviewVersions(list(hook.admissionReviewVersions), opts.requireRecognizedAdmissionReviewVersion, child(at, 'admissionReviewVersions')));
@@ -525,9 +480,9 @@ export function validateWebhookConfiguration(obj: WebhookConfiguration, mutating
   return errs;
 }
 
-const webhooksOf = (obj: WebhookConfiguration): Webhook[] => list(obj.webhooks).map((h) => (isObject(h) ? (h as Webhook) : {}));
+const webhooksOf = (obj: WebhookConfiguration): Webhook[] => list(obj.webhooks).map((h) => (isJsonObject(h) ? (h as Webhook) : {}));
 
-const selectorHasInvalidLabelValue = (sel: unknown): boolean => isObject(sel) && validateLabelSelector(sel, false, '').length > 0;
+const selectorHasInvalidLabelValue = (sel: unknown): boolean => isJsonObject(sel) && validateLabelSelector(sel, false, '').length > 0;
 
 /** The options ValidateMutatingWebhookConfigurationUpdate (and the validating one) derive from the stored object. */
 export function webhookUpdateOptions(obj: WebhookConfiguration, old: WebhookConfiguration): WebhookValidationOptions {
@@ -555,30 +510,18 @@ export const validateWebhookConfigurationUpdate = (obj: WebhookConfiguration, ol
 
 /** validateMatchResources. */
 function validateMatchResources(given: MatchResources | null | undefined, path: string): FieldError[] {
-  if (given == null || !isObject(given)) return [];
+  if (given == null || !isJsonObject(given)) return [];
   const mr: MatchResources = given;
   const errs: FieldError[] = [];
   if (mr.matchPolicy == null) errs.push(required(child(path, 'matchPolicy'), ''));
   else if (!has(MATCH_POLICIES, mr.matchPolicy)) errs.push(notSupported(child(path, 'matchPolicy'), mr.matchPolicy, MATCH_POLICIES));
   if (mr.namespaceSelector == null) errs.push(required(child(path, 'namespaceSelector'), ''));
-  else errs.push(...validateLabelSelector(isObject(mr.namespaceSelector) ? mr.namespaceSelector : {}, false, child(path, 'namespaceSelector')));
+  else errs.push(...validateLabelSelector(isJsonObject(mr.namespaceSelector) ? mr.namespaceSelector : {}, false, child(path, 'namespaceSelector')));
   if (mr.objectSelector == null) errs.push(required(child(path, 'objectSelector'), ''));
-  else errs.push(...validateLabelSelector(isObject(mr.objectSelector) ? mr.objectSelector : {}, false, child(path, 'objectSelector')));
-  list(mr.resourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isObject(r) ? r : {}, index(child(path, 'resourceRules'), i))));
-  list(mr.excludeResourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isObject(r) ? r : {}, index(child(path, 'excludeResourceRules'), i))));
+  else errs.push(...validateLabelSelector(isJsonObject(mr.objectSelector) ? mr.objectSelector : {}, false, child(path, 'objectSelector')));
+  list(mr.resourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'resourceRules'), i))));
+  list(mr.excludeResourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'excludeResourceRules'), i))));
   return errs;
-}
-
-/** parseGroupVersion of validation.go. */
-function parseGroupVersion(gv: string): { group: string; version: string } | { error: string } {
-  if (gv.length === 0 || gv === '/') return { group: '', version: '' };
-  const slashes = gv.split('/').length - 1;
-  if (slashes === 0) return { group: '', version: gv };
-  if (slashes === 1) {
-    const i = gv.indexOf('/');
-    return { group: gv.slice(0, i), version: gv.slice(i + 1) };
-  }
-  return { error: `unexpected GroupVersion string: ${gv}` };
 }
 
 /** validateParamKind. */
@@ -591,8 +534,8 @@ function validateParamKind(pk: ParamKind, path: string): FieldError[] {
     errs.push(required(avPath, ''));
   } else {
     const gv = parseGroupVersion(apiVersion);
-    if ('error' in gv) {
-      errs.push(invalid(avPath, apiVersion, gv.error));
+    if (!gv) {
+      errs.push(invalid(avPath, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
     } else {
       if (gv.group.length > 0) {
         const groupErrs = isDNS1123Subdomain(gv.group);
@@ -679,12 +622,12 @@ export interface PolicyValidationOptions {
 
 /** validateValidatingAdmissionPolicySpec, without ObjectMeta and without CEL compilation. */
 export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy, opts: PolicyValidationOptions = { ignoreMatchConditions: false }): FieldError[] {
-  const spec: ValidatingAdmissionPolicySpec = isObject(obj.spec) ? obj.spec : {};
+  const spec: ValidatingAdmissionPolicySpec = isJsonObject(obj.spec) ? obj.spec : {};
   const path = 'spec';
   const errs: FieldError[] = [];
   if (spec.failurePolicy == null) errs.push(required(child(path, 'failurePolicy'), ''));
   else if (!has(FAILURE_POLICIES, spec.failurePolicy)) errs.push(notSupported(child(path, 'failurePolicy'), spec.failurePolicy, FAILURE_POLICIES));
-  if (spec.paramKind != null) errs.push(...validateParamKind(isObject(spec.paramKind) ? spec.paramKind : {}, child(path, 'paramKind')));
+  if (spec.paramKind != null) errs.push(...validateParamKind(isJsonObject(spec.paramKind) ? spec.paramKind : {}, child(path, 'paramKind')));
   if (spec.matchConstraints == null) {
     errs.push(required(child(path, 'matchConstraints'), ''));
   } else {
@@ -692,7 +635,7 @@ export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy
     if (list(spec.matchConstraints.resourceRules).length === 0) errs.push(required(child(child(path, 'matchConstraints'), 'resourceRules'), ''));
   }
   if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(list(spec.matchConditions), child(path, 'matchConditions')));
-  list(spec.variables).forEach((v, i) => errs.push(...validateVariable(isObject(v) ? v : {}, index(child(path, 'variables'), i))));
+  list(spec.variables).forEach((v, i) => errs.push(...validateVariable(isJsonObject(v) ? v : {}, index(child(path, 'variables'), i))));
   const validations = list(spec.validations);
   const annotations = list(spec.auditAnnotations);
   if (validations.length === 0 && annotations.length === 0) {
@@ -700,13 +643,13 @@ export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy
     errs.push(required(child(path, 'auditAnnotations'), 'validations or auditAnnotations must contain at least one item'));
     return errs;
   }
-  validations.forEach((v, i) => errs.push(...validateValidation(isObject(v) ? v : {}, index(child(path, 'validations'), i))));
+  validations.forEach((v, i) => errs.push(...validateValidation(isJsonObject(v) ? v : {}, index(child(path, 'validations'), i))));
   if (annotations.length > MAX_AUDIT_ANNOTATIONS) {
     errs.push(invalid(child(path, 'auditAnnotations'), goAuditAnnotations(annotations), `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`));
   }
   const keys = new Set<string>();
   annotations.forEach((raw, i) => {
-    const a = isObject(raw) ? (raw as AuditAnnotation) : {};
+    const a = isJsonObject(raw) ? (raw as AuditAnnotation) : {};
     const at = index(child(path, 'auditAnnotations'), i);
     errs.push(...validateAuditAnnotation(str(obj.metadata?.name), a, at));
     const key = str(a.key);
@@ -718,14 +661,10 @@ export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy
 
 /** The options ValidateValidatingAdmissionPolicyUpdate derives from the stored object (ignoreValidatingAdmissionPolicyMatchConditions). */
 export function policyUpdateOptions(obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): PolicyValidationOptions {
-  const spec = isObject(obj.spec) ? obj.spec : {};
-  const oldSpec = isObject(old.spec) ? old.spec : {};
+  const spec = isJsonObject(obj.spec) ? obj.spec : {};
+  const oldSpec = isJsonObject(old.spec) ? old.spec : {};
   return { ignoreMatchConditions: deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions) };
 }
-
-/** ValidateValidatingAdmissionPolicyUpdate. */
-export const validateValidatingAdmissionPolicyUpdate = (obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): FieldError[] =>
-  validateValidatingAdmissionPolicy(obj, policyUpdateOptions(obj, old));
 
 const CONDITION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const CONDITION_REASON_ERR =
@@ -739,7 +678,7 @@ export function validateConditions(conditions: readonly Condition[], path: strin
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   conditions.forEach((raw, i) => {
-    const c = isObject(raw) ? (raw as Condition) : {};
+    const c = isJsonObject(raw) ? (raw as Condition) : {};
     const at = index(path, i);
     const type = str(c.type);
     if (seen.has(type)) errs.push(duplicate(child(at, 'type'), type));
@@ -765,11 +704,12 @@ export function validateConditions(conditions: readonly Condition[], path: strin
 
 /** ValidateValidatingAdmissionPolicyStatusUpdate (fieldRef is only required, not parsed as JSONPath). */
 export function validateValidatingAdmissionPolicyStatus(obj: ValidatingAdmissionPolicy): FieldError[] {
-  const status: ValidatingAdmissionPolicyStatus = isObject(obj.status) ? obj.status : {};
+  const status: ValidatingAdmissionPolicyStatus = isJsonObject(obj.status) ? obj.status : {};
   const errs: FieldError[] = [];
-  if (isObject(status.typeChecking)) {
+  // A typeChecking that is not an object has no expressionWarnings.
+  if (status.typeChecking) {
     list(status.typeChecking.expressionWarnings).forEach((raw, i) => {
-      const w = isObject(raw) ? (raw as ExpressionWarning) : {};
+      const w = isJsonObject(raw) ? (raw as ExpressionWarning) : {};
       const at = index('status.typeChecking.expressionWarnings', i);
       if (str(w.warning) === '') errs.push(required(child(at, 'warning'), ''));
       if (str(w.fieldRef).trim() === '') errs.push(required(child(at, 'fieldRef'), ''));
@@ -792,7 +732,7 @@ function validateValidationActions(actions: readonly string[], path: string): Fi
     errs.push(
       invalid(
         path,
-        goSlice('admissionregistration.ValidationAction', actions),
+        goStringSlice(actions, 'admissionregistration.ValidationAction'),
         'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
       ),
     );
@@ -804,7 +744,7 @@ function validateValidationActions(actions: readonly string[], path: string): Fi
 /** validateParamRef. */
 function validateParamRef(pr: ParamRef | null | undefined, path: string): FieldError[] {
   if (pr == null) return [];
-  const ref: ParamRef = isObject(pr) ? pr : {};
+  const ref: ParamRef = isJsonObject(pr) ? pr : {};
   const errs: FieldError[] = [];
   const name = str(ref.name);
   const hasSelector = ref.selector != null;
@@ -813,7 +753,7 @@ function validateParamRef(pr: ParamRef | null | undefined, path: string): FieldE
     if (hasSelector) errs.push(forbidden(child(path, 'name'), 'name and selector are mutually exclusive'));
   }
   if (hasSelector) {
-    errs.push(...validateLabelSelector(isObject(ref.selector) ? ref.selector : {}, false, child(path, 'selector')));
+    errs.push(...validateLabelSelector(isJsonObject(ref.selector) ? ref.selector : {}, false, child(path, 'selector')));
     if (name.length > 0) errs.push(forbidden(child(path, 'selector'), 'name and selector are mutually exclusive'));
   }
   if (name.length === 0 && !hasSelector) errs.push(required(path, 'one of name or selector must be specified'));
@@ -825,7 +765,7 @@ function validateParamRef(pr: ParamRef | null | undefined, path: string): FieldE
 
 /** validateValidatingAdmissionPolicyBindingSpec (create and update alike), without ObjectMeta. */
 export function validateValidatingAdmissionPolicyBinding(obj: ValidatingAdmissionPolicyBinding): FieldError[] {
-  const spec: ValidatingAdmissionPolicyBindingSpec = isObject(obj.spec) ? obj.spec : {};
+  const spec: ValidatingAdmissionPolicyBindingSpec = isJsonObject(obj.spec) ? obj.spec : {};
   const errs: FieldError[] = [];
   const policyName = str(spec.policyName);
   if (policyName.length === 0) errs.push(required('spec.policyName', ''));

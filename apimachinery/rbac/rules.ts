@@ -2,7 +2,7 @@
 // user: kube's rbac.go RuleAllows with the helpers of pkg/apis/rbac/v1/evaluation_helpers.go, and
 // appliesToUser of pkg/registry/rbac/validation/rule.go.
 import type { AuthorizationAttributes } from '../authorization.js';
-import type { UserInfo } from '../user.js';
+import { type UserInfo, makeServiceAccountUsername } from '../user.js';
 import { API_GROUP_ALL, GROUP_KIND, NON_RESOURCE_ALL, type PolicyRule, RESOURCE_ALL, SERVICE_ACCOUNT_KIND, type Subject, USER_KIND, VERB_ALL } from './types.js';
 
 const list = (v: readonly string[] | undefined): readonly string[] => v ?? [];
@@ -47,11 +47,6 @@ export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): bo
 
 export const rulesAllow = (attrs: AuthorizationAttributes, rules: readonly PolicyRule[]): boolean => rules.some((r) => ruleAllows(attrs, r));
 
-const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
-
-/** The user name a ServiceAccount authenticates as. */
-export const serviceAccountUsername = (namespace: string, name: string): string => `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`;
-
 /**
  * Whether `subject` of a binding in `bindingNamespace` ('' for a ClusterRoleBinding) is `user`. A
  * ServiceAccount subject without a namespace means the binding's own; in a ClusterRoleBinding it
@@ -65,7 +60,7 @@ export function appliesTo(user: UserInfo, subject: Subject, bindingNamespace: st
       return user.groups.includes(subject.name);
     case SERVICE_ACCOUNT_KIND: {
       const namespace = subject.namespace || bindingNamespace;
-      return namespace !== '' && user.name === serviceAccountUsername(namespace, subject.name);
+      return namespace !== '' && user.name === makeServiceAccountUsername(namespace, subject.name);
     }
     default:
       return false;

@@ -1,6 +1,6 @@
 // Validation of the four RBAC kinds as pkg/apis/rbac/validation, without the ObjectMeta rules the
 // store checks itself (names are path segments: validatePathSegmentName).
-import { type FieldError, GoPrinted, child, forbidden, goQuote, index, invalid, notSupported, required } from '../field-errors.js';
+import { type FieldError, GoPrinted, child, forbidden, goQuote, goStringSlice, index, invalid, notSupported, required } from '../field-errors.js';
 import { labelSelectorFromMeta, type MetaLabelSelector } from '../selectors/labels.js';
 import { isDNS1123Subdomain, isPathSegmentName, isQualifiedName, isValidLabelValue } from '../validation/names.js';
 import { GROUP_KIND, type ClusterRole, type PolicyRule, RBAC_GROUP, type Role, type RoleBinding, type RoleRef, SERVICE_ACCOUNT_KIND, type Subject, USER_KIND } from './types.js';
@@ -8,8 +8,6 @@ import { GROUP_KIND, type ClusterRole, type PolicyRule, RBAC_GROUP, type Role, t
 const list = (v: readonly string[] | null | undefined): readonly string[] => v ?? [];
 
 /** Go's %#v of a []string, as kube prints the bad value of nonResourceURLs. */
-const goStringSlice = (v: readonly string[]): GoPrinted => new GoPrinted(`[]string{${v.map(goQuote).join(', ')}}`);
-
 /** ValidatePolicyRule. */
 export function validatePolicyRule(rule: PolicyRule, namespaced: boolean, path: string): FieldError[] {
   const errs: FieldError[] = [];

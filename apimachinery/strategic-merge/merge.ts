@@ -6,7 +6,8 @@
 // scans a list for each item of another, the lists are indexed by value instead (goEqualKey): the
 // same answers, linear in the lists' lengths rather than quadratic.
 import { type ApiError, badRequest, patchRejected } from '../errors.js';
-import { type JsonObject, type JsonValue, cloneJson } from '../object.js';
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject, setOwn } from '../object.js';
+import { jsonKind } from '../json.js';
 import { type Task, call, runTask } from '../structured-merge/trampoline.js';
 import { type GoKind, goEqual, goEqualKey, goFormat, goKind, goTypeName } from './go-format.js';
 import { goSliceStable } from './go-sort.js';
@@ -50,14 +51,8 @@ const errBadPatchType = (t: JsonValue, m: JsonObject): never => fail(`unknown pa
 const MAP_TYPE = 'map[string]interface {}';
 const SLICE_TYPE = '[]interface {}';
 
-const isMap = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const has = (o: JsonObject, k: string): boolean => Object.hasOwn(o, k);
 const get = (o: JsonObject, k: string): JsonValue | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
-
-/** Sets an own member, so that `__proto__` stays data. */
-function set(o: JsonObject, k: string, v: JsonValue): void {
-  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-}
 
 /** extractRetainKeysPatchStrategy over the tag split on commas: the strategy besides retainKeys. */
 function patchStrategyOf(field: FieldPatchMeta): string {
@@ -99,7 +94,7 @@ function extractKey(s: string, prefix: string): string {
 }
 
 /** What index() compares: a map's merge-key value (nothing for a non-map), or the item itself. */
-const orderValue = (x: JsonValue, mergeKey: string, kind: GoKind): JsonValue | undefined => (kind !== 'map' ? x : isMap(x) ? get(x, mergeKey) : undefined);
+const orderValue = (x: JsonValue, mergeKey: string, kind: GoKind): JsonValue | undefined => (kind !== 'map' ? x : isJsonObject(x) ? get(x, mergeKey) : undefined);
 
 /** index() over one list for many items: where each item first occurs (by orderValue), or -1. */
 function positionsIn(list: readonly JsonValue[], mergeKey: string, kind: GoKind): (item: JsonValue) => number {
@@ -117,7 +112,7 @@ function positionsIn(list: readonly JsonValue[], mergeKey: string, kind: GoKind)
 function validateMergeKeyInLists(mergeKey: string, ...lists: JsonValue[][]): void {
   for (const list of lists) {
     for (const item of list) {
-      if (!isMap(item)) errBadArgType(MAP_TYPE, item);
+      if (!isJsonObject(item)) errBadArgType(MAP_TYPE, item);
       else if (!has(item, mergeKey)) errNoMergeKey(item, mergeKey);
     }
   }
@@ -128,7 +123,7 @@ function extractToDeleteItems(list: JsonValue[]): [JsonValue[], JsonValue[]] {
   const keep: JsonValue[] = [];
   const toDelete: JsonValue[] = [];
   for (const v of list) {
-    if (!isMap(v)) return errBadArgType(MAP_TYPE, v);
+    if (!isJsonObject(v)) return errBadArgType(MAP_TYPE, v);
     if (get(v, DIRECTIVE_MARKER) === DELETE_DIRECTIVE) toDelete.push(v);
     else keep.push(v);
   }
@@ -225,7 +220,7 @@ class MergeKeyIndex {
 
   append(v: JsonValue): void {
     const k = this.length++;
-    if (!isMap(v)) {
+    if (!isJsonObject(v)) {
       if (this.firstNonMap < 0) this.firstNonMap = k;
       return;
     }
@@ -257,7 +252,7 @@ function partitionMaps(list: JsonValue[], by: JsonValue[], mergeKey: string): [J
   const serverOnly: JsonValue[] = [];
   const index = new MergeKeyIndex(mergeKey, by);
   for (const v of list) {
-    if (!isMap(v)) return errBadArgType(MAP_TYPE, v);
+    if (!isJsonObject(v)) return errBadArgType(MAP_TYPE, v);
     if (!has(v, mergeKey)) return errNoMergeKey(v, mergeKey);
     (index.find(v[mergeKey]) >= 0 ? inPatch : serverOnly).push(v);
   }
@@ -466,7 +461,7 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], setOrderList: Jso
   let s = 0;
   while (p < nonDelete.length && s < setOrderList.length) {
     const item = nonDelete[p]!;
-    if (isMap(item) && has(item, DIRECTIVE_MARKER)) {
+    if (isJsonObject(item) && has(item, DIRECTIVE_MARKER)) {
       p++;
       continue;
     }
@@ -480,8 +475,8 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], setOrderList: Jso
 
 function mergeKeyValueEqual(left: JsonValue, right: JsonValue, mergeKey: string): boolean {
   if (mergeKey.length === 0) return goEqual(left, right);
-  if (!isMap(left)) return errBadArgType(MAP_TYPE, left);
-  if (!isMap(right)) return errBadArgType(MAP_TYPE, right);
+  if (!isJsonObject(left)) return errBadArgType(MAP_TYPE, left);
+  if (!isJsonObject(right)) return errBadArgType(MAP_TYPE, right);
   if (!has(left, mergeKey)) return errNoMergeKey(left, mergeKey);
   if (!has(right, mergeKey)) return errNoMergeKey(right, mergeKey);
   return goEqual(left[mergeKey], right[mergeKey]);
@@ -518,7 +513,7 @@ function* mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, meta: 
     const [patchItems, serverOnly] = mergeKey.length === 0 ? partitionPrimitives(merged, order) : partitionMaps(merged, order, mergeKey);
     const kind = sliceElementKind(originalValue, patchValue);
     // originalValue is the live list as mergeSlice left it (deletions shift it in place, as in Go).
-    set(original, field, normalizeElementOrder(patchItems, serverOnly, order, originalValue, mergeKey, kind));
+    setOwn(original, field, normalizeElementOrder(patchItems, serverOnly, order, originalValue, mergeKey, kind));
     delete patch[field];
   }
 }
@@ -530,7 +525,7 @@ function discardNullValues(root: JsonValue): void {
     const v = stack.pop()!;
     if (Array.isArray(v)) {
       for (const item of v) if (typeof item === 'object' && item !== null) stack.push(item);
-    } else if (isMap(v)) {
+    } else if (isJsonObject(v)) {
       for (const k of Object.keys(v)) {
         const child = v[k]!;
         if (child === null) delete v[k];
@@ -540,7 +535,7 @@ function discardNullValues(root: JsonValue): void {
   }
 }
 
-const hasDirective = (v: JsonValue): boolean => isMap(v) && has(v, DIRECTIVE_MARKER);
+const hasDirective = (v: JsonValue): boolean => isJsonObject(v) && has(v, DIRECTIVE_MARKER);
 
 /**
  * removeDirectives, in place: a map holding `$patch` is dropped (from its parent map or list)
@@ -559,7 +554,7 @@ function keepsAfterRemovingDirectives(root: JsonValue): boolean {
         if (typeof item === 'object' && item !== null) stack.push(item);
       }
       v.length = n;
-    } else if (isMap(v)) {
+    } else if (isJsonObject(v)) {
       for (const k of Object.keys(v)) {
         const child = v[k]!;
         if (hasDirective(child)) delete v[k];
@@ -600,7 +595,7 @@ function* mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | un
     if (!has(original, k) || goKind(original[k]) !== goKind(patchV)) {
       if (!isDeleteList) {
         discardNullValues(patchV);
-        if (keepsAfterRemovingDirectives(patchV)) set(original, k, patchV);
+        if (keepsAfterRemovingDirectives(patchV)) setOwn(original, k, patchV);
         else delete original[k];
       }
       continue;
@@ -610,13 +605,13 @@ function* mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | un
     if (kind === 'map') {
       const field = lookupPatchMeta(meta, k);
       const strategy = patchStrategyOf(field);
-      set(original, k, strategy !== REPLACE_DIRECTIVE ? yield* call(mergeMap(originalV as JsonObject, patchV as JsonObject, field.type)) : patchV);
+      setOwn(original, k, strategy !== REPLACE_DIRECTIVE ? yield* call(mergeMap(originalV as JsonObject, patchV as JsonObject, field.type)) : patchV);
     } else if (kind === 'slice') {
       const field = lookupPatchMeta(meta, k);
       const strategy = patchStrategyOf(field);
-      set(original, k, yield* call(mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field, strategy, isDeleteList)));
+      setOwn(original, k, yield* call(mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field, strategy, isDeleteList)));
     } else {
-      set(original, k, patchV);
+      setOwn(original, k, patchV);
     }
   }
   return original;
@@ -639,14 +634,6 @@ export function toPatchApiError(err: StrategicMergePatchError): ApiError {
   return badRequest(err.message);
 }
 
-/** Go's name for a JSON value's kind in an UnmarshalTypeError. */
-function goJsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'bigint') return 'number';
-  return typeof v;
-}
-
 /**
  * A strategic-merge-patch request body applied to the current object, as kube-apiserver applies it
  * to a built-in kind described by `schema`. The body is decoded into a map first: `null` leaves it
@@ -655,8 +642,8 @@ function goJsonKind(v: unknown): string {
  */
 export function strategicMergePatch(original: JsonObject, patch: unknown, schema: PatchMeta): JsonObject {
   if (patch === null || patch === undefined) return cloneJson(original);
-  if (!isMap(patch as JsonValue)) {
-    throw badRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
+  if (!isJsonObject(patch as JsonValue)) {
+    throw badRequest(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   try {
     return strategicMergeMapPatch(original, patch as JsonObject, schema);

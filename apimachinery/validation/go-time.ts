@@ -48,8 +48,13 @@ function getnum(b: Uint8Array, fixed: boolean): [number, Uint8Array] | undefined
   return [(b[0]! - 0x30) * 10 + (b[1]! - 0x30), b.subarray(2)];
 }
 
-const isLeap = (y: number): boolean => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
 const DAYS_IN = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Go's time.daysIn: the days of `month` (1-12) in `year`, 29 for a leap year's February. */
+export function daysIn(month: number, year: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN[month - 1]!;
+}
 
 /** The message of Go's error for time.Parse(time.RFC3339, value), or undefined when it parses. */
 export function goRFC3339ParseError(value: string): string | undefined {
@@ -151,7 +156,6 @@ export function goRFC3339ParseError(value: string): string | undefined {
     if (bad) return cannotParse(hold, text);
   }
   if (v.length > 0) return `parsing time ${quoted}: extra text: ${goTimeQuote(v)}`;
-  const days = month === 2 && isLeap(year) ? 29 : DAYS_IN[month - 1]!;
-  if (day < 1 || day > days) return outOfRange('day');
+  if (day < 1 || day > daysIn(month, year)) return outOfRange('day');
   return undefined;
 }

@@ -30,3 +30,21 @@ export function parseMicroTime(value: string): MicroTimeResult {
   const seconds = new Date(`${base}${zone}`).toISOString().slice(0, 19);
   return { ok: true, value: `${seconds}.${micros}Z` };
 }
+
+/** Microseconds since the epoch: MicroTime needs more than Date's milliseconds. */
+export type MicroClock = () => number;
+
+/** metav1.MicroTime as kube writes it: UTC, six fractional digits. */
+export function formatMicroTime(micros: number): string {
+  const whole = Math.floor(micros / 1e6);
+  const frac = String(Math.floor(micros) - whole * 1e6).padStart(6, '0');
+  return `${new Date(whole * 1000).toISOString().slice(0, 19)}.${frac}Z`;
+}
+
+/** The inverse of formatMicroTime for the stored (canonical) form; undefined when unreadable. */
+export function parseMicroTimeMicros(value: string | undefined): number | undefined {
+  const m = value === undefined ? null : /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.(\d{6})Z$/.exec(value);
+  if (!m) return undefined;
+  const seconds = Date.parse(`${m[1]}Z`);
+  return Number.isNaN(seconds) ? undefined : seconds * 1000 + Number(m[2]);
+}

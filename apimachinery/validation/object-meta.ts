@@ -19,6 +19,8 @@ import { type FieldError, child, forbidden, goQuote, index, invalid, key, requir
 import { type NameValidator, byteLength, isDNS1123Label, isQualifiedName, isValidLabelValue } from './names.js';
 import { goRFC3339ParseError } from './go-time.js';
 import { gvkString, parseGroupVersion } from '../versions.js';
+import { isJsonObject } from '../object.js';
+import { jsonKind } from '../json.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -40,7 +42,6 @@ export interface ObjectMetaOptions {
 
 type JsonRecord = Record<string, unknown>;
 
-const isRecord = (v: unknown): v is JsonRecord => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** kube-openapi's names for a JSON value's type. */
 function jsonTypeName(v: unknown): string {
@@ -140,7 +141,7 @@ class FieldReader {
     const v = this.get(name);
     if (v === undefined || v === null) return [];
     const path = child(this.path, name);
-    if (!isRecord(v)) {
+    if (!isJsonObject(v)) {
       this.mistype(name, 'object', v);
       return [];
     }
@@ -177,7 +178,7 @@ class FieldReader {
     const path = child(this.path, name);
     const out: FieldReader[] = [];
     this.list(name).forEach((item, i) => {
-      if (isRecord(item)) out.push(new FieldReader(item, index(path, i), this.errs));
+      if (isJsonObject(item)) out.push(new FieldReader(item, index(path, i), this.errs));
       else if (item === null) out.push(new FieldReader({}, index(path, i), this.errs));
       else this.errs.push(typeInvalid(index(path, i), 'object', item));
     });
@@ -223,13 +224,9 @@ function readMeta(meta: JsonRecord, path: string, errs: FieldError[]): MetaView 
   return { ...view, mistyped: r.mistyped };
 }
 
-/** encoding/json's name for a JSON value in an UnmarshalTypeError. */
-const jsonValueKind = (v: unknown): string =>
-  Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'string' : 'number';
-
 /** What Go's json.Unmarshal into a string says of a JSON value that is none (null excepted). */
 function notAString(v: unknown): string | undefined {
-  return typeof v === 'string' ? undefined : `json: cannot unmarshal ${jsonValueKind(v)} into Go value of type string`;
+  return typeof v === 'string' ? undefined : `json: cannot unmarshal ${jsonKind(v)} into Go value of type string`;
 }
 
 /** metav1.Time's UnmarshalJSON: null is the zero time, a string must be RFC 3339 (Go's time.Parse). */
@@ -245,13 +242,13 @@ function metaTimeError(v: unknown): string | undefined {
  * back to JSON first, so keys sorted). Undefined when they all decode.
  */
 export function metaTimeDecodeError(meta: unknown): string | undefined {
-  if (!isRecord(meta)) return undefined;
+  if (!isJsonObject(meta)) return undefined;
   const direct = metaTimeError(meta['creationTimestamp']) ?? metaTimeError(meta['deletionTimestamp']);
   if (direct) return direct;
   const entries = meta['managedFields'];
   if (!Array.isArray(entries)) return undefined;
   for (const e of entries) {
-    const err = isRecord(e) ? metaTimeError(e['time']) : undefined;
+    const err = isJsonObject(e) ? metaTimeError(e['time']) : undefined;
     if (err) return err;
   }
   return undefined;
@@ -294,7 +291,7 @@ const goTypeOf = (v: unknown): string => ({ slice: '[]interface {}', map: 'map[s
  */
 function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined {
   const prefix = how.typed ? 'metadata.' : '';
-  const json = (v: unknown, field: string, goType: string): string => `json: cannot unmarshal ${jsonValueKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
+  const json = (v: unknown, field: string, goType: string): string => `json: cannot unmarshal ${jsonKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
   const restore = (what: string, v: unknown): string => `cannot restore ${what} from${what === 'struct' ? ':' : ''} ${goKindOf(v)}`;
   const convert = (v: unknown): string => `cannot convert ${goTypeOf(v)} to string`;
   const present = (v: unknown): boolean => v !== undefined && v !== null;
@@ -302,9 +299,9 @@ function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined
     if (!present(v)) return undefined;
     if (shape === 'string') return typeof v === 'string' ? undefined : how.fromUnstructured ? convert(v) : json(v, field, 'string');
     const isMap = shape === 'stringMap';
-    if (isMap ? !isRecord(v) : !Array.isArray(v)) return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
+    if (isMap ? !isJsonObject(v) : !Array.isArray(v)) return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
     const items: unknown[] = isMap ? Object.values(v as JsonRecord) : (v as unknown[]);
-    const bad = items.find((item) => present(item) && (shape === 'entries' ? !isRecord(item) : typeof item !== 'string'));
+    const bad = items.find((item) => present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string'));
     if (bad === undefined) return undefined;
     if (shape === 'entries') return how.fromUnstructured ? restore('struct', bad) : json(bad, field, 'v1.ManagedFieldsEntry');
     return how.fromUnstructured ? convert(bad) : json(bad, field, 'string');
@@ -326,7 +323,7 @@ function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined
  * (which ends decoding wherever it is), else the first shape error.
  */
 export function metaDecodeError(meta: unknown, how: MetaDecoding): string | undefined {
-  if (!isRecord(meta)) return undefined;
+  if (!isJsonObject(meta)) return undefined;
   return metaTimeDecodeError(meta) ?? metaShapeError(meta, how);
 }
 
@@ -338,7 +335,7 @@ export function metaDecodeError(meta: unknown, how: MetaDecoding): string | unde
 export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): FieldError[] {
   const path = opts.path ?? 'metadata';
   if (meta === undefined || meta === null) meta = {};
-  if (!isRecord(meta)) return [typeInvalid(path, 'object', meta)];
+  if (!isJsonObject(meta)) return [typeInvalid(path, 'object', meta)];
   const errs: FieldError[] = [];
   const m = readMeta(meta, path, errs);
 
@@ -380,10 +377,10 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
  */
 export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, path = 'metadata'): FieldError[] {
   if (newMeta === undefined || newMeta === null) newMeta = {};
-  if (!isRecord(newMeta)) return [typeInvalid(path, 'object', newMeta)];
+  if (!isJsonObject(newMeta)) return [typeInvalid(path, 'object', newMeta)];
   const errs: FieldError[] = [];
   const m = readMeta(newMeta, path, errs);
-  const old = readMeta(isRecord(oldMeta) ? oldMeta : {}, path, []);
+  const old = readMeta(isJsonObject(oldMeta) ? oldMeta : {}, path, []);
 
   if (old.deletionTimestamp) {
     const before = new Set(old.finalizers);
@@ -421,23 +418,29 @@ function sameInstant(a: string, b: string): boolean {
   return !Number.isNaN(ta) && ta === tb;
 }
 
-/** v1validation.ValidateLabels: keys are qualified names; values label values. Errors name the map, not the key. */
 function labelErrors(m: MetaView, path: string): FieldError[] {
-  const field = child(path, 'labels');
+  return validateLabels(m.labels, child(path, 'labels'));
+}
+
+/** v1validation.ValidateLabels: keys are qualified names; values label values. Errors name the map (`field`), not the key. */
+export function validateLabels(labels: Iterable<[string, string]>, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [k, v] of m.labels) {
+  for (const [k, v] of labels) {
     for (const msg of isQualifiedName(k)) errs.push(invalid(field, k, msg));
     for (const msg of isValidLabelValue(v)) errs.push(invalid(field, v, msg));
   }
   return errs;
 }
 
-/** ValidateAnnotations: keys are qualified names regardless of case; keys plus values at most 256 KiB. */
 function annotationErrors(m: MetaView, path: string): FieldError[] {
-  const field = child(path, 'annotations');
+  return validateAnnotations(m.annotations, child(path, 'annotations'));
+}
+
+/** ValidateAnnotations: keys are qualified names regardless of case; keys plus values at most 256 KiB. */
+export function validateAnnotations(annotations: Iterable<[string, string]>, field: string): FieldError[] {
   const errs: FieldError[] = [];
   let total = 0;
-  for (const [k, v] of m.annotations) {
+  for (const [k, v] of annotations) {
     for (const msg of isQualifiedName(k.toLowerCase())) errs.push(invalid(field, k, msg));
     total += byteLength(k) + byteLength(v);
   }

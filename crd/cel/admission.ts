@@ -16,17 +16,13 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { Authorizer, AuthorizationAttributes } from '../../apimachinery/authorization.js';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { CostLimitExceeded, type RegexBudget, baseEnv, celEquals, charge, meter, metered } from './env.js';
+import { CostLimitExceeded, type RegexBudget, baseEnv, celEquals, charge, functionNamesOf, meter, metered } from './env.js';
 import { checkRange } from './core.js';
 import { parseAndCheck } from './check.js';
 import { runtimeMessage } from './messages.js';
 import { TypeNamer, declFor, toDyn } from './types.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 
-/** celconfig.PerCallLimit */
-export const ADMISSION_PER_CALL_LIMIT = 1_000_000;
-/** celconfig.RuntimeCELCostBudget */
-export const ADMISSION_RUNTIME_BUDGET = 10_000_000;
 /** celconfig.RuntimeCELCostBudgetMatchConditions */
 export const ADMISSION_MATCH_CONDITIONS_BUDGET = 10_000_000;
 /** library authz: the cost of one authorization check. */
@@ -145,16 +141,6 @@ function admissionEnv(): Environment {
   return admissionBase;
 }
 
-let knownFunctions: Set<string> | undefined;
-function functionNames(): Set<string> {
-  if (!knownFunctions) {
-    knownFunctions = new Set<string>(['has', 'all', 'exists', 'exists_one', 'map', 'filter', 'bind', 'matches', 'lowerAscii', 'upperAscii']);
-    const defs = admissionEnv().getDefinitions() as { functions: { name: string }[] };
-    for (const f of defs.functions) knownFunctions.add(f.name);
-  }
-  return knownFunctions;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Compiling
 
@@ -246,7 +232,7 @@ const returnTypeNames: Record<string, string> = { bool: 'bool', string: 'string'
  */
 export function compileAdmissionExpression(src: string, decls: AdmissionDeclarations, returnTypes: readonly string[] = []): AdmissionCompileResult {
   const env = envFor(decls);
-  const checked = parseAndCheck(env, src, functionNames());
+  const checked = parseAndCheck(env, src, functionNamesOf(admissionEnv()));
   if (checked.issue !== undefined) return { error: `compilation failed: ${checked.issue}` };
   const p = checked.prog;
   const type = checked.type ?? 'dyn';
@@ -376,7 +362,7 @@ export function typeCheckAdmissionExpressions(
   typed.registerVariable('oldObject', objectDecl?.celType ?? 'dyn');
   if (hasParams) typed.registerVariable('params', paramsDecl?.celType ?? 'dyn');
   typed.registerVariable('authorizer', AUTHORIZER);
-  const known = functionNames();
+  const known = functionNamesOf(admissionEnv());
   const check = (env: Environment, src: string): { type?: string; issue?: string } => {
     const checked = parseAndCheck(env, src, known);
     return checked.issue !== undefined ? { issue: checked.issue } : { type: checked.type ?? 'dyn' };

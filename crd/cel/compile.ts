@@ -8,7 +8,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { type FieldError, GoPrinted, child, forbidden, goQuote, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import { boundsHint, costErrorMessage, estimateCost, maxCardinality } from './cost.js';
-import { baseEnv, celEquals, type EngineNode, unrenamed, walk } from './env.js';
+import { baseEnv, celEquals, type EngineNode, functionNamesOf, unrenamed, walk } from './env.js';
 import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
 import { TOO_DEEP_ISSUE } from './limits.js';
 import { type ParsedProgram, parseAndCheck } from './check.js';
@@ -21,8 +21,6 @@ import { stringifyJSON } from '../../apimachinery/json.js';
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 /** apiextensions validation.StaticEstimatedCRDCostLimit */
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
-/** celconfig.PerCallLimit */
-export const PER_CALL_LIMIT = 1_000_000;
 
 const supportedReasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 const newline = /[\n\r]+/;
@@ -297,16 +295,6 @@ function observe(ctx: Ctx, path: string, cost: number): void {
   }
 }
 
-let knownFunctions: Set<string> | undefined;
-function functionNames(): Set<string> {
-  if (!knownFunctions) {
-    knownFunctions = new Set<string>(['has', 'all', 'exists', 'exists_one', 'map', 'filter', 'bind', 'matches', 'lowerAscii', 'upperAscii']);
-    const defs = baseEnv().getDefinitions() as { functions: { name: string }[] };
-    for (const f of defs.functions) knownFunctions.add(f.name);
-  }
-  return knownFunctions;
-}
-
 /**
  * Compiles every x-kubernetes-validations rule of a version's openAPIV3Schema.
  * `path` is the schema's field path (`spec.versions[0].schema.openAPIV3Schema`).
@@ -340,7 +328,7 @@ function compileUncached(schema: JSONSchemaProps, path: string): { errors: Field
     typesEnv.registerType(d.celType, { ctor: d.ctor!, fields });
     typesEnv.registerOperator(`${d.celType} == ${d.celType}`, (a: unknown, b: unknown) => celEquals(a, b));
   }
-  const ctx: Ctx = { errors: [], namer, typesEnv, knownFunctions: functionNames(), total: 0, expensive: [] };
+  const ctx: Ctx = { errors: [], namer, typesEnv, knownFunctions: functionNamesOf(baseEnv()), total: 0, expensive: [] };
   const root = compileNode(ctx, schema, rootDecl, path, 1, [], undefined);
   if (ctx.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of ctx.expensive) ctx.errors.push(forbidden(e.path, 'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema'));

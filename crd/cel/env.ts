@@ -488,6 +488,19 @@ export function baseEnv(): Environment {
   return (base ??= buildBase());
 }
 
+const functionNamesByEnv = new WeakMap<Environment, Set<string>>();
+/** The names an expression may call in `env`: the macros and the environment's functions. */
+export function functionNamesOf(env: Environment): Set<string> {
+  let names = functionNamesByEnv.get(env);
+  if (!names) {
+    names = new Set<string>(['has', 'all', 'exists', 'exists_one', 'map', 'filter', 'bind', 'matches', 'lowerAscii', 'upperAscii']);
+    const defs = env.getDefinitions() as { functions: { name: string }[] };
+    for (const f of defs.functions) names.add(f.name);
+    functionNamesByEnv.set(env, names);
+  }
+  return names;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One expression, as a rule is compiled and run (for tools: the cel-spec conformance runner, bench/cel)
 

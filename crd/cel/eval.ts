@@ -13,11 +13,12 @@ import { runtimeMessage } from './messages.js';
 import { type Decl, toCel } from './types.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { deepEqual } from '../../apimachinery/equality.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 /** celconfig.RuntimeCELCostBudget */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
-/** celconfig.PerCallLimit */
-export const RUNTIME_PER_CALL_LIMIT = 1_000_000;
+/** celconfig.PerCallLimit (the admission policies' too) */
+export const PER_CALL_LIMIT = 1_000_000;
 /** celconfig.MaxEvaluatedMessageExpressionSizeBytes */
 export const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 
@@ -72,7 +73,6 @@ function cachedEq(c: { old: unknown; value: unknown; eq?: boolean }): boolean {
   return (c.eq ??= deepEqual(c.value, c.old));
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function ruleErrorString(r: ValidationRule): string {
   return r.message && r.message.length > 0 ? r.message.trim() : r.rule.trim();
@@ -97,7 +97,8 @@ function errorForReason(path: string, value: unknown, detail: string, reason: Va
 /** kube prints a nil root path as `<nil>`. */
 const shown = (path: string): string => path || '<nil>';
 
-const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+/** kube's error once a request's CEL runtime budget is spent (CRD rules and admission policies). */
+export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 class Run {
   errors: FieldError[] = [];
@@ -116,8 +117,8 @@ class Run {
     if (old === null) old = undefined;
     if (n.rules.length && !this.rules(n, path, value, old, corr)) return false;
 
-    if (isObj(value)) {
-      const oldObj = isObj(old) ? old : undefined;
+    if (isJsonObject(value)) {
+      const oldObj = isJsonObject(old) ? old : undefined;
       for (const [name, c] of n.props) {
         if (!(name in value)) continue;
         const o = oldObj && Object.prototype.hasOwnProperty.call(oldObj, name) ? oldObj[name] : undefined;
@@ -133,12 +134,12 @@ class Run {
       const oldArr = Array.isArray(old) ? old : undefined;
       const keys = n.schema['x-kubernetes-list-type'] === 'map' ? (n.schema['x-kubernetes-list-map-keys'] ?? []) : undefined;
       const oldByKey = new Map<string, unknown>();
-      if (keys && oldArr) for (const o of oldArr) if (isObj(o)) oldByKey.set(stringifyJSON(keys.map((k) => o[k] ?? null)), o);
+      if (keys && oldArr) for (const o of oldArr) if (isJsonObject(o)) oldByKey.set(stringifyJSON(keys.map((k) => o[k] ?? null)), o);
       for (let i = 0; i < value.length; i++) {
         const v = value[i];
         let o: unknown;
         let correlated = false;
-        if (keys && isObj(v)) {
+        if (keys && isJsonObject(v)) {
           const k = stringifyJSON(keys.map((kk) => v[kk] ?? null));
           correlated = oldByKey.has(k);
           o = oldByKey.get(k);
@@ -249,7 +250,7 @@ export class CompiledRules {
    * Errors use field paths relative to the object (the root is printed `<nil>`, as kube).
    */
   validate(obj: unknown, old: unknown | undefined, opts: ValidateOptions = {}): ValidateResult {
-    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? RUNTIME_PER_CALL_LIMIT, old !== undefined && old !== null, { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET });
+    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? PER_CALL_LIMIT, old !== undefined && old !== null, { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET });
     if (this.root) {
       try {
         run.node(this.root, '', obj, old ?? undefined, old !== undefined && old !== null ? { current: { old, value: obj } } : {});

@@ -14,6 +14,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { checkRange } from './core.js';
 import { goShortest } from './gofmt.js';
+import { daysIn } from '../../apimachinery/validation/go-time.js';
 
 const TS = 'google.protobuf.Timestamp';
 const DUR = 'google.protobuf.Duration';
@@ -107,9 +108,6 @@ export function durationString(d: Duration): string {
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
-const isLeap = (y: number): boolean => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
 /** Milliseconds since the epoch of a UTC date-time; years 0-99 are not shifted to 19xx as Date.UTC does. */
 function utcMillis(year: number, month: number, day: number, h = 0, mi = 0, s = 0, ms = 0): number {
   const d = new Date(0);
@@ -133,7 +131,7 @@ export function parseTimestamp(s: string): Date {
   const year = n(y);
   const month = n(mo);
   // Go's time.Parse rejects a day the month does not have ('2009-02-30').
-  if (n(d) > (month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!)) throw new Error(`type conversion error from 'string' to '${TS}'`);
+  if (n(d) > daysIn(month, year)) throw new Error(`type conversion error from 'string' to '${TS}'`);
   const offsetMinutes = sign ? (sign === '-' ? -1 : 1) * (n(oh) * 60 + n(om)) : 0;
   const ms = utcMillis(year, month, n(d), n(h), n(mi), n(sec), n(frac.slice(0, 3).padEnd(3, '0'))) - offsetMinutes * 60_000;
   const unix = Math.floor(ms / 1000);

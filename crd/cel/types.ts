@@ -9,6 +9,7 @@
 // strings of format byte, duration, date and date-time become bytes, durations and timestamps.
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { parseDuration, parseTimestamp } from './time.js';
+import { itemsSchema } from '../schema/prune.js';
 
 /** celconfig.MaxRequestSizeBytes */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
@@ -77,10 +78,6 @@ export class TypeNamer {
   next(): string {
     return `Object${this.n++}`;
   }
-}
-
-function itemsSchema(s: JSONSchemaProps): JSONSchemaProps | undefined {
-  return Array.isArray(s.items) ? undefined : s.items;
 }
 
 const isEmbedded = (s: JSONSchemaProps): boolean => s['x-kubernetes-embedded-resource'] === true;

@@ -4,6 +4,7 @@
 import type { SchemaValidator } from '../validation.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { forbidden } from '../../apimachinery/field-errors.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 import { compileSchemaRules } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
@@ -21,7 +22,7 @@ export const MAX_SCHEMA_NESTING = 1000;
 function subSchemas(s: JSONSchemaProps): JSONSchemaProps[] {
   const out: JSONSchemaProps[] = [];
   const add = (v: unknown): void => {
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) out.push(v as JSONSchemaProps);
+    if (isJsonObject(v)) out.push(v as JSONSchemaProps);
   };
   for (const v of Array.isArray(s.items) ? s.items : [s.items]) add(v);
   add(s.additionalProperties);

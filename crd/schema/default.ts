@@ -41,11 +41,10 @@
 // x-kubernetes-preserve-unknown-fields or embedded resources: only at the schema's properties,
 // items and additionalProperties.
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
-import { cloneJson } from '../../apimachinery/object.js';
+import { cloneJson, isJsonObject, setOwn } from '../../apimachinery/object.js';
 import {
   additionalSchema,
   holdsBelow,
-  isObject,
   itemsSchema,
   propertySchema,
   prune,
@@ -53,8 +52,6 @@ import {
   pruneObjectMeta,
   type PruneOptions,
 } from './prune.js';
-
-type Obj = Record<string, unknown>;
 
 const hasDefault = (s: JSONSchemaProps | undefined | null): s is JSONSchemaProps & { default: unknown } =>
   !!s && s.default !== undefined && s.default !== null;
@@ -67,18 +64,12 @@ const isNonNullableNull = (v: unknown, s: JSONSchemaProps | undefined | null): b
 /** A deep copy of a JSON value (kube's runtime.DeepCopyJSONValue); defaults may nest deep, so no recursion. */
 export const deepCopyJSON = cloneJson;
 
-/** obj[k] = v, also for `__proto__` (kept as an own data property, as JSON.parse does). */
-function setOwn(obj: Obj, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else obj[k] = v;
-}
-
 /** Applies the schema's defaults to `x` in place, as kube's structural defaulting. */
 export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {
   const s = schema;
   // Only the schemas below this one set defaults here.
   if (s === undefined || !holdsBelow(s, hasDefault, defaultsBelow)) return;
-  if (isObject(x)) {
+  if (isJsonObject(x)) {
     const props = s.properties;
     if (props !== undefined) {
       for (const k of Object.keys(props)) {
@@ -92,7 +83,7 @@ export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): 
       const prop = propertySchema(s, k);
       if (prop !== undefined) applyDefaults(x[k], prop);
       else if (ap) {
-        if (isNonNullableNull(x[k], ap) && hasDefault(ap)) x[k] = deepCopyJSON(ap.default);
+        if (isNonNullableNull(x[k], ap) && hasDefault(ap)) setOwn(x, k, deepCopyJSON(ap.default));
         applyDefaults(x[k], ap);
       }
     }
@@ -115,7 +106,7 @@ export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): 
 export function pruneNonNullableNullsWithoutDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {
   // Without a schema nothing below can be removed (kube walks on, to no effect).
   if (schema === undefined) return;
-  if (isObject(x)) {
+  if (isJsonObject(x)) {
     const ap = additionalSchema(schema);
     for (const k of Object.keys(x)) {
       const s = propertySchema(schema, k) ?? (ap ? ap : undefined);
@@ -150,7 +141,7 @@ export function pruneAndDefault(obj: unknown, schema: JSONSchemaProps, opts: Pru
     pruneNonNullableNullsWithoutDefaults(obj, schema);
   } else {
     unknown = [];
-    if (opts.isResourceRoot && opts.pruneRootMetadata && isObject(obj) && isObject(obj['metadata'])) {
+    if (opts.isResourceRoot && opts.pruneRootMetadata && isJsonObject(obj) && isJsonObject(obj['metadata'])) {
       unknown.push(...pruneObjectMeta(obj['metadata'], 'metadata'));
     }
     unknown.push(...pruneEmbeddedObjectMeta(obj, schema));

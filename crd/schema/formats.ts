@@ -8,6 +8,7 @@
 import type { RE2JS } from 're2js';
 import { re2 } from '../../apimachinery/re2.js';
 import { parseGoRequestURI } from '../../apimachinery/go-url.js';
+import { daysIn } from '../../apimachinery/validation/go-time.js';
 
 export type FormatCheck = (value: string) => boolean;
 
@@ -402,11 +403,6 @@ function isEmail(s: string): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // Dates and durations
-
-function daysIn(month: number, year: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
 
 /** time.Parse("2006-01-02", s). */
 export function isDate(s: string): boolean {

@@ -35,6 +35,7 @@
 // (kube's Coerce fails the request with `must be a string`, or drops them when reading storage).
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { child, index as indexPath, key as keyPath } from '../../apimachinery/field-errors.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 export interface PruneOptions {
   /** The object is a whole resource: apiVersion, kind and metadata are kept at the top. */
@@ -49,10 +50,6 @@ export interface PruneOptions {
 type Obj = Record<string, unknown>;
 
 const metaFields = new Set(['apiVersion', 'kind', 'metadata']);
-
-export function isObject(x: unknown): x is Obj {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 /** The items schema as structural schemas know it (a single schema). */
 export function itemsSchema(s: JSONSchemaProps | undefined): JSONSchemaProps | undefined {
@@ -147,7 +144,7 @@ const joinKey = (f: Frame, k: string): string => (f.top ? k : `${f.path}.${k}`);
  */
 export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions = {}): string[] {
   const rootMeta: string[] = [];
-  if (opts.isResourceRoot && opts.pruneRootMetadata && isObject(obj) && isObject(obj['metadata'])) {
+  if (opts.isResourceRoot && opts.pruneRootMetadata && isJsonObject(obj) && isJsonObject(obj['metadata'])) {
     rootMeta.push(...pruneObjectMeta(obj['metadata'], 'metadata'));
   }
 
@@ -162,7 +159,7 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
     if (f.skip) {
       // skipPrune: unknown fields stay; known ones are pruned by their schema.
       if (s === undefined) continue;
-      if (isObject(x)) {
+      if (isJsonObject(x)) {
         const ap = additionalSchema(s);
         for (const k of Object.keys(x)) {
           if (f.embedded && metaFields.has(k)) continue;
@@ -179,7 +176,7 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       continue;
     }
 
-    if (isObject(x)) {
+    if (isJsonObject(x)) {
       if (s === undefined) {
         for (const k of Object.keys(x)) {
           pruned.push(joinKey(f, k));
@@ -237,10 +234,10 @@ const embeddedBelow = new WeakMap<JSONSchemaProps, boolean>();
 
 function coerce(x: unknown, s: JSONSchemaProps | undefined, path: string, out: string[]): void {
   if (s === undefined || !(isEmbedded(s) || holdsBelow(s, isEmbedded, embeddedBelow))) return;
-  if (isObject(x)) {
+  if (isJsonObject(x)) {
     const ap = additionalSchema(s);
     for (const k of Object.keys(x)) {
-      if (k === 'metadata' && s['x-kubernetes-embedded-resource'] && isObject(x[k])) {
+      if (k === 'metadata' && s['x-kubernetes-embedded-resource'] && isJsonObject(x[k])) {
         out.push(...pruneObjectMeta(x[k] as Obj, child(path, 'metadata')));
       }
       const prop = propertySchema(s, k);
@@ -302,7 +299,7 @@ export function pruneObjectMeta(meta: Obj, prefix: string): string[] {
       (v === '' && metaStringFields.has(k)) ||
       (v === 0 && k === 'generation') ||
       (Array.isArray(v) && v.length === 0 && metaListFields.has(k)) ||
-      ((k === 'labels' || k === 'annotations') && isObject(v) && Object.keys(v).length === 0);
+      ((k === 'labels' || k === 'annotations') && isJsonObject(v) && Object.keys(v).length === 0);
     if (empty) delete meta[k];
   }
   return out;
@@ -311,7 +308,7 @@ export function pruneObjectMeta(meta: Obj, prefix: string): string[] {
 function pruneEntries(list: unknown, known: Set<string>, path: string, out: string[]): void {
   if (!Array.isArray(list)) return;
   list.forEach((entry, i) => {
-    if (!isObject(entry)) return;
+    if (!isJsonObject(entry)) return;
     for (const k of Object.keys(entry).sort(compareGoStrings)) {
       if (known.has(k)) continue;
       out.push(`${path}[${i}].${k}`);

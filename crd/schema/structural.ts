@@ -25,7 +25,7 @@ import {
   GoPrinted,
   child,
   forbidden,
-  goQuote,
+  goStringSlice,
   formatFieldError,
   index,
   invalid,
@@ -34,6 +34,7 @@ import {
   required,
 } from '../../apimachinery/field-errors.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 /** kube's validationOptions that concern the schema. All default to true (a CRD create). */
 export interface StructuralSchemaOptions {
@@ -94,8 +95,7 @@ export function structuralOptionsForUpdate(oldSchemas: readonly (JSONSchemaProps
 
 type Rec = Record<string, unknown>;
 
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-const asRec = (v: unknown): Rec => (isRec(v) ? v : {});
+const asRec = (v: unknown): Rec => (isJsonObject(v) ? v : {});
 /** Set at all (a non-nil pointer, slice or map in Go). */
 const present = (s: Rec, k: string): boolean => s[k] !== undefined && s[k] !== null;
 const str = (s: Rec, k: string): string => {
@@ -118,20 +118,20 @@ const listLength = (s: Rec, k: string): number => {
 };
 const mapSize = (s: Rec, k: string): number => {
   const v = s[k];
-  return isRec(v) ? Object.keys(v).length : 0;
+  return isJsonObject(v) ? Object.keys(v).length : 0;
 };
 /** properties (or definitions, patternProperties) in document order; null values are zero schemas. */
 const schemaMap = (s: Rec, k: string): [string, Rec][] => {
   const v = s[k];
-  return isRec(v) ? Object.entries(v).map(([name, sub]) => [name, asRec(sub)]) : [];
+  return isJsonObject(v) ? Object.entries(v).map(([name, sub]) => [name, asRec(sub)]) : [];
 };
-const itemsSchema = (s: Rec): Rec | undefined => (isRec(s['items']) ? s['items'] : undefined);
-const notSchema = (s: Rec): Rec | undefined => (isRec(s['not']) ? s['not'] : undefined);
+const itemsSchema = (s: Rec): Rec | undefined => (isJsonObject(s['items']) ? s['items'] : undefined);
+const notSchema = (s: Rec): Rec | undefined => (isJsonObject(s['not']) ? s['not'] : undefined);
 /** JSONSchemaPropsOrBool: `true`, `false` or a schema (which allows). */
 function additionalProperties(s: Rec): { allows: boolean; schema?: Rec } | undefined {
   const v = s['additionalProperties'];
   if (typeof v === 'boolean') return { allows: v };
-  if (isRec(v)) return { allows: true, schema: v };
+  if (isJsonObject(v)) return { allows: true, schema: v };
   return undefined;
 }
 
@@ -314,7 +314,7 @@ function nestedValueValidation(v: Rec, skipAnyOf: boolean, lvl: Level, path: str
 }
 
 /** In a nested clause `additionalProperties: false` converts to nothing; `true` or a schema count. */
-const nestedAdditionalProperties = (v: Rec): boolean => v['additionalProperties'] === true || isRec(v['additionalProperties']);
+const nestedAdditionalProperties = (v: Rec): boolean => v['additionalProperties'] === true || isJsonObject(v['additionalProperties']);
 
 /** Every field or array a clause (of the root) speaks about must be specified by the structure. */
 function valueValidationCompleteness(v: Rec, s: Rec, sPath: string, vPath: string, errs: FieldError[]): void {
@@ -470,10 +470,10 @@ function validateOpenAPISchema(s: Rec, path: string, ctx: NodeContext, isRoot: b
   if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, opts, errs);
   schemaList(s, 'items').forEach((sub, i) => validateOpenAPISchema(sub, index(child(path, 'items'), i), ctx, false, opts, errs));
   const dependencies = s['dependencies'];
-  if (isRec(dependencies)) {
+  if (isJsonObject(dependencies)) {
     for (const [name, dep] of Object.entries(dependencies)) {
       // a dependency is a schema or a list of property names
-      if (isRec(dep)) validateOpenAPISchema(dep, key(child(path, 'dependencies'), name), ctx, false, opts, errs);
+      if (isJsonObject(dep)) validateOpenAPISchema(dep, key(child(path, 'dependencies'), name), ctx, false, opts, errs);
     }
   }
 
@@ -609,7 +609,7 @@ function hasNonAtomicSetItems(s: Rec): boolean {
 }
 
 /** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
-function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
+export function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
   if (pred(s)) return true;
   const nested: Rec[] = [
     ...(itemsSchema(s) ? [itemsSchema(s)!] : schemaList(s, 'items')),
@@ -620,17 +620,15 @@ function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
     ...schemaMap(s, 'properties').map(([, v]) => v),
     ...(additionalProperties(s)?.schema ? [additionalProperties(s)!.schema!] : []),
     ...schemaMap(s, 'patternProperties').map(([, v]) => v),
-    ...(isRec(s['additionalItems']) ? [s['additionalItems']] : []),
+    ...(isJsonObject(s['additionalItems']) ? [s['additionalItems']] : []),
     ...schemaMap(s, 'definitions').map(([, v]) => v),
-    ...Object.values(asRec(s['dependencies'])).filter(isRec),
+    ...Object.values(asRec(s['dependencies'])).filter(isJsonObject),
   ];
   return nested.some((sub) => schemaHas(sub, pred));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Bad values kube prints with Go's %#v.
-
-const goStringSlice = (values: string[]): GoPrinted => new GoPrinted(`[]string{${values.map(goQuote).join(', ')}}`);
 
 /** An items array: Go prints the struct with pointer addresses, which no one can reproduce. */
 const goItemsArray = (items: unknown[]): GoPrinted =>

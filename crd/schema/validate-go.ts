@@ -14,10 +14,6 @@ export type GoKind = 'nil' | 'bool' | 'string' | 'int' | 'float' | 'slice' | 'ma
 
 const TWO63 = 2 ** 63;
 
-export function isMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export const dchild = (dpath: string, k: string): string => (dpath ? `${dpath}.${k}` : k);
 export const dindex = (dpath: string, i: number): string => `${dpath}[${i}]`;
 

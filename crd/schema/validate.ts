@@ -53,9 +53,9 @@ import {
   goKind,
   goSharpMap,
   isJSONInteger,
-  isMap,
   plainFloat,
 } from './validate-go.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 export interface ValidateOptions {
   /** paths (kube field.Path text, e.g. "spec.size") whose JSON literal was a number written with a fraction or exponent, such as 1.0 */
@@ -124,7 +124,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
 const schemaList = (v: unknown): Node[] => (Array.isArray(v) ? v.map(compileNode) : []);
 
 function compileNode(raw: unknown): Node {
-  const s = (isMap(raw) ? raw : {}) as JSONSchemaProps & Record<string, unknown>;
+  const s = (isJsonObject(raw) ? raw : {}) as JSONSchemaProps & Record<string, unknown>;
   const rawType = typeof s.type === 'string' ? s.type : '';
   const types = s['x-kubernetes-int-or-string'] === true ? ['integer', 'string'] : rawType ? [rawType] : [];
   const check = typeof s.format === 'string' ? formatCheck(s.format) : undefined;
@@ -168,11 +168,11 @@ function compileNode(raw: unknown): Node {
     }
   }
   if (Array.isArray(s.items)) node.tupleItems = s.items.map(compileNode);
-  else if (isMap(s.items)) node.items = compileNode(s.items);
-  if (isMap(s.properties)) for (const [k, v] of Object.entries(s.properties)) node.properties.set(k, compileNode(v));
+  else if (isJsonObject(s.items)) node.items = compileNode(s.items);
+  if (isJsonObject(s.properties)) for (const [k, v] of Object.entries(s.properties)) node.properties.set(k, compileNode(v));
   if (typeof s.additionalProperties === 'boolean') node.additionalProperties = s.additionalProperties;
-  else if (isMap(s.additionalProperties)) node.additionalProperties = compileNode(s.additionalProperties);
-  if (isMap(s.not)) node.not = compileNode(s.not);
+  else if (isJsonObject(s.additionalProperties)) node.additionalProperties = compileNode(s.additionalProperties);
+  if (isJsonObject(s.not)) node.not = compileNode(s.not);
   if (typeof s['x-kubernetes-list-type'] === 'string') node.listType = s['x-kubernetes-list-type'];
   const extra = additionalSchema(node);
   node.listTypesWithin = node.listType !== undefined || node.items?.listTypesWithin === true || extra?.listTypesWithin === true || [...node.properties.values()].some((p) => p.listTypesWithin);
@@ -518,7 +518,7 @@ const UNKEYED = Symbol('unkeyed');
 
 /** The composite key of an x-kubernetes-list-type=map element (common.MapList key strategies). */
 function mapListKey(n: Node, item: unknown, dpath: string, isFloat: FloatInfo): string | typeof UNKEYED {
-  if (!isMap(item)) return UNKEYED;
+  if (!isJsonObject(item)) return UNKEYED;
   if (n.listMapKeys.length === 1) {
     const k = n.listMapKeys[0]!;
     if (!Object.hasOwn(item, k)) return UNKEYED;
@@ -592,7 +592,7 @@ class Corr {
     let res: Corr | null = null;
     const o = this.oldValue;
     const v = this.value;
-    if (isMap(o) && isMap(v) && Object.hasOwn(o, field) && Object.hasOwn(v, field)) {
+    if (isJsonObject(o) && isJsonObject(v) && Object.hasOwn(o, field) && Object.hasOwn(v, field)) {
       const sub = this.node.properties.get(field) ?? additionalSchema(this.node);
       if (sub) res = new Corr(o[field], v[field], sub, dchild(this.dpath, field), this.ctx);
     }
@@ -627,7 +627,7 @@ class Corr {
     const oNil = o === null || o === undefined;
     const vNil = v === null || v === undefined;
     if (oNil || vNil) return oNil && vNil;
-    if (Array.isArray(o) !== Array.isArray(v) || isMap(o) !== isMap(v)) return false;
+    if (Array.isArray(o) !== Array.isArray(v) || isJsonObject(o) !== isJsonObject(v)) return false;
     if (Array.isArray(o) && Array.isArray(v)) {
       if (o.length !== v.length) return false;
       for (let i = 0; i < v.length; i++) {
@@ -637,7 +637,7 @@ class Corr {
       }
       return true;
     }
-    if (isMap(o) && isMap(v)) {
+    if (isJsonObject(o) && isJsonObject(v)) {
       const keys = Object.keys(v);
       if (Object.keys(o).length !== keys.length) return false;
       return keys.every((k) => this.key(k)?.deepEqual() === true);
@@ -696,7 +696,7 @@ function embeddedErrors(x: unknown, n: Node | undefined, pth: string, dpath: str
     x.forEach((v, i) => embeddedErrors(v, n.items, index(pth, i), dindex(dpath, i), ctx, out));
     return;
   }
-  if (!isMap(x)) return;
+  if (!isJsonObject(x)) return;
   if (n.embedded) embeddedResourceErrors(x, pth, dpath, ctx, out);
   for (const k of Object.keys(x)) {
     const p = n.properties.get(k);
@@ -727,11 +727,11 @@ function embeddedResourceErrors(x: Record<string, unknown>, pth: string, dpath: 
       // kube decodes the metadata into an ObjectMeta (a decoding error is reported on
       // `metadata`) and validates it with a stand-in name when it has none.
       let meta: unknown = v ?? {};
-      if (isMap(meta)) {
+      if (isJsonObject(meta)) {
         const name = meta['name'];
         if (name === undefined || name === null || name === '') meta = { ...meta, name: 'fakename' };
       }
-      const ns = isMap(meta) ? meta['namespace'] : undefined;
+      const ns = isJsonObject(meta) ? meta['namespace'] : undefined;
       out.push(...validateObjectMeta(meta, { namespaced: typeof ns === 'string' && ns !== '', validateName: validatePathSegmentName, path: child(pth, 'metadata') }));
     }
   }
@@ -789,7 +789,7 @@ function listTypeErrors(x: unknown, n: Node | undefined, pth: string, dpath: str
     listTypeArrayErrors(x, n, pth, dpath, isFloat, out);
     return;
   }
-  if (!isMap(x)) return;
+  if (!isJsonObject(x)) return;
   const extra = additionalSchema(n);
   if (extra) for (const k of Object.keys(x)) listTypeErrors(x[k], extra, key(pth, k), dchild(dpath, k), isFloat, out);
   for (const k of Object.keys(x)) {
@@ -812,7 +812,7 @@ function listTypeArrayErrors(arr: unknown[], n: Node, pth: string, dpath: string
 function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFloat: FloatInfo): FieldError[] {
   for (let i = 0; i < arr.length; i++) {
     const x = arr[i];
-    if (x !== null && x !== undefined && !isMap(x)) {
+    if (x !== null && x !== undefined && !isJsonObject(x)) {
       return [invalid(index(pth, i), goBadValue(x, dindex(dpath, i), isFloat), 'must be an object for an array of list-type map')];
     }
   }
@@ -820,14 +820,14 @@ function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFl
   const itemPath = (i: number, k: string): string => dchild(dindex(dpath, i), k);
   if (n.listMapKeys.length === 1) {
     const k = n.listMapKeys[0]!;
-    const keys = arr.map((x) => (isMap(x) && Object.hasOwn(x, k) ? x[k] : UNSPECIFIED));
+    const keys = arr.map((x) => (isJsonObject(x) && Object.hasOwn(x, k) ? x[k] : UNSPECIFIED));
     return nonUnique(keys.map((v, i) => setKey(v, itemPath(i, k), isFloat))).map((i) =>
       duplicate(index(pth, i), new GoPrinted(keys[i] === UNSPECIFIED ? 'map[string]interface {}{}' : goSharpMap([[k, keys[i], itemPath(i, k)]], isFloat))),
     );
   }
   const keys = arr.map((x, i) => {
     const entries = new Map<string, readonly [string, unknown, string]>();
-    if (isMap(x)) for (const k of n.listMapKeys) if (Object.hasOwn(x, k)) entries.set(k, [k, x[k], itemPath(i, k)]);
+    if (isJsonObject(x)) for (const k of n.listMapKeys) if (Object.hasOwn(x, k)) entries.set(k, [k, x[k], itemPath(i, k)]);
     return [...entries.values()];
   });
   const json = keys.map((entries) => goJSON(Object.fromEntries(entries.map(([k, v]) => [k, v]))));
@@ -847,7 +847,7 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   };
   const listTypes = (obj: unknown, at: string, isFloat: FloatInfo): FieldError[] => {
     const out: FieldError[] = [];
-    if (isMap(obj)) listTypeErrors(obj, root, at, '', isFloat, out);
+    if (isJsonObject(obj)) listTypeErrors(obj, root, at, '', isFloat, out);
     return out;
   };
   return {
@@ -867,8 +867,8 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       const ctx: Ctx = { isFloat: floatInfo(opts?.floatLiterals) };
       const statusNode = root.properties.get('status');
       const out: FieldError[] = [];
-      if (statusNode && isMap(obj) && Object.hasOwn(obj, 'status')) {
-        const oldStatus = isMap(old) && Object.hasOwn(old, 'status') ? old['status'] : undefined;
+      if (statusNode && isJsonObject(obj) && Object.hasOwn(obj, 'status')) {
+        const oldStatus = isJsonObject(old) && Object.hasOwn(old, 'status') ? old['status'] : undefined;
         // Ratcheting correlates the old object's status, when it has one.
         const corr = oldStatus === undefined ? null : new Corr(oldStatus, obj['status'], statusNode, 'status', ctx);
         out.push(...finalize(validateEntry(statusNode, obj['status'], '', 'status', ctx, corr).errs, 'status'));

@@ -8,6 +8,8 @@ import type { StatusDetails } from '../../apimachinery/errors.js';
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type AuditLevel, type AuditStage, type PolicyRuleEvaluator, type RequestAuditConfig, levelAtLeast } from './policy.js';
+import { isJsonObject } from '../../apimachinery/object.js';
+import { type MicroClock, formatMicroTime } from '../../apimachinery/validation/micro-time.js';
 
 /** authentication/v1 UserInfo: every field omitempty. */
 export interface AuditUserInfo {
@@ -81,18 +83,8 @@ export const AUDIT_ID_HEADER = 'Audit-ID';
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
 export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
 
-/** Microseconds since the epoch. */
-export type MicroClock = () => number;
-
 // performance.now() has sub-millisecond resolution; anchored at timeOrigin it reads as wall time.
 export const defaultMicroClock: MicroClock = () => Math.floor((performance.timeOrigin + performance.now()) * 1000);
-
-/** metav1.MicroTime's JSON: `2006-01-02T15:04:05.000000Z` in UTC. */
-export function formatMicroTime(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const frac = String(((micros % 1_000_000) + 1_000_000) % 1_000_000).padStart(6, '0');
-  return `${new Date(ms).toISOString().slice(0, 19)}.${frac}Z`;
-}
 
 /** kube's WithAuditInit: the client's Audit-ID header as is (no truncation), else a new UUID. */
 export function auditIDFrom(header: string | string[] | undefined): string {
@@ -200,29 +192,25 @@ function auditUser(user: UserInfo | undefined): AuditUserInfo {
   return out;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function withoutManagedFieldsOne(obj: unknown): unknown {
-  if (!isRecord(obj) || !isRecord(obj.metadata) || !('managedFields' in obj.metadata)) return obj;
+  if (!isJsonObject(obj) || !isJsonObject(obj.metadata) || !('managedFields' in obj.metadata)) return obj;
   const { managedFields: _dropped, ...metadata } = obj.metadata;
   return { ...obj, metadata };
 }
 
 /** kube's copyWithoutManagedFields: the object, a list's items and a Table's row objects, copied, never mutated. */
 export function withoutManagedFields(obj: unknown): unknown {
-  if (!isRecord(obj)) return obj;
+  if (!isJsonObject(obj)) return obj;
   let out = withoutManagedFieldsOne(obj) as Record<string, unknown>;
   if (Array.isArray(out.items)) out = { ...out, items: out.items.map(withoutManagedFieldsOne) };
   if (out.kind === 'Table' && Array.isArray(out.rows)) {
-    out = { ...out, rows: out.rows.map((row) => (isRecord(row) && 'object' in row ? { ...row, object: withoutManagedFieldsOne(row.object) } : row)) };
+    out = { ...out, rows: out.rows.map((row) => (isJsonObject(row) && 'object' in row ? { ...row, object: withoutManagedFieldsOne(row.object) } : row)) };
   }
   return out;
 }
 
 function isStatus(obj: unknown): obj is StatusLike {
-  return isRecord(obj) && obj.kind === 'Status' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined);
+  return isJsonObject(obj) && obj.kind === 'Status' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined);
 }
 
 /** The bounded copy kube keeps of a Status (LogResponseObject). */
@@ -414,7 +402,7 @@ class EventRecorder implements AuditRecorder {
 
   requestObject(obj: unknown, gvr?: ObjectGVR): void {
     if (this.done) return;
-    const meta = isRecord(obj) && isRecord(obj.metadata) ? obj.metadata : undefined;
+    const meta = isJsonObject(obj) && isJsonObject(obj.metadata) ? obj.metadata : undefined;
     const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
     if (meta) this.fillRef({ namespace: str(meta.namespace), name: str(meta.name), uid: str(meta.uid), resourceVersion: str(meta.resourceVersion) });
     if (gvr) {

@@ -337,8 +337,3 @@ export class AuditLogBackend implements AuditSink {
     }
   }
 }
-
-/** Fans events out to several sinks (log and, later, webhook), as kube's union backend. */
-export function unionSink(...sinks: AuditSink[]): AuditSink {
-  return { processEvents: (events) => sinks.forEach((s) => s.processEvents(events)) };
-}

@@ -340,8 +340,3 @@ export function newPolicyEvaluator(policy: AuditPolicy): PolicyRuleEvaluator {
     },
   };
 }
-
-/** A policy that gives every request one level (kube's FakeChecker; tests and simple setups). */
-export function fixedPolicyEvaluator(level: AuditLevel, omitStages: AuditStage[] = [], omitManagedFields = false): PolicyRuleEvaluator {
-  return { evaluate: () => ({ level, omitStages: [...omitStages], omitManagedFields }) };
-}

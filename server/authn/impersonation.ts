@@ -6,8 +6,8 @@ import { forbiddenError } from '../authz/authorizer.js';
 import type { IncomingMessage } from 'node:http';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../apimachinery/authorization.js';
 import type { ApiError } from '../../apimachinery/errors.js';
-import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
-import { makeServiceAccountGroupNames, makeServiceAccountUsername, splitServiceAccountUsername } from './service-account-user.js';
+import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
+import { makeServiceAccountGroupNames, splitServiceAccountUsername } from './service-account-user.js';
 
 /** What every impersonation header's name starts with. */
 const IMPERSONATE_PREFIX = 'impersonate-';
@@ -140,13 +140,6 @@ export function impersonationAttributes(requester: UserInfo, target: Impersonati
       return { ...base, apiGroup: 'authentication.k8s.io', apiVersion: 'v1', resource: 'uids', name: target.name };
   }
 }
-
-/** The checks, in order, for the headers (empty when nothing is impersonated or the headers are in error). */
-export function impersonationChecks(requester: UserInfo, headers: DistinctHeaders): AuthorizationAttributes[] {
-  const parsed = impersonationRequest(headers);
-  return parsed.kind === 'requests' ? parsed.targets.map((t) => impersonationAttributes(requester, t)) : [];
-}
-
 
 export type ImpersonationOutcome =
   /** No Impersonate-* header asked for anything: the requester stands. */

@@ -8,8 +8,9 @@ import { aggregateErrors } from '../../apimachinery/errors.js';
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { goQuote } from '../../apimachinery/quote.js';
-import type { UserInfo } from '../../apimachinery/user.js';
-import { CREDENTIAL_ID_KEY, makeServiceAccountGroupNames, makeServiceAccountUsername } from './service-account-user.js';
+import { type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
+import { CREDENTIAL_ID_KEY, makeServiceAccountGroupNames } from './service-account-user.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 let joseLoaded: Promise<typeof import('jose')> | undefined;
 /** jose (an ES module of some fifty files), imported with the first token signed or verified, not at start-up. */
@@ -224,7 +225,6 @@ export interface ServiceAccountTokenAuthenticatorOptions {
 /** Go's `%q` of a []string: `["a" "b"]`. */
 const quoteList = (list: readonly string[]): string => `[${list.map(goQuote).join(' ')}]`;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The payload's `iss`, read before any signature check as kube's hasCorrectIssuer does. */
 function unverifiedIssuer(token: string): string | undefined {
@@ -233,7 +233,7 @@ function unverifiedIssuer(token: string): string | undefined {
   if (parts.length !== 3 || !/^[A-Za-z0-9_-]*$/.test(parts[1]!) || parts[1]!.length % 4 === 1) return undefined;
   try {
     const claims: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
-    return isObject(claims) && typeof claims.iss === 'string' ? claims.iss : undefined;
+    return isJsonObject(claims) && typeof claims.iss === 'string' ? claims.iss : undefined;
   } catch {
     return undefined;
   }
@@ -249,7 +249,7 @@ function numericDate(v: unknown, name: string): number | undefined {
 
 function objectRef(v: unknown): ObjectRef | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!isObject(v)) throw new ClaimsError('json: cannot unmarshal into Go struct field kubernetes.io of type serviceaccount.ref');
+  if (!isJsonObject(v)) throw new ClaimsError('json: cannot unmarshal into Go struct field kubernetes.io of type serviceaccount.ref');
   return { name: typeof v.name === 'string' ? v.name : '', uid: typeof v.uid === 'string' ? v.uid : '' };
 }
 
@@ -261,7 +261,7 @@ function decodeClaims(payload: Uint8Array): ServiceAccountTokenClaims {
   } catch (err) {
     throw new ClaimsError(`invalid character in claims: ${(err as Error).message}`);
   }
-  if (!isObject(raw)) throw new ClaimsError('json: cannot unmarshal claims into Go value of type jwt.Claims');
+  if (!isJsonObject(raw)) throw new ClaimsError('json: cannot unmarshal claims into Go value of type jwt.Claims');
   const str = (v: unknown, name: string): string | undefined => {
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'string') throw new ClaimsError(`json: cannot unmarshal ${typeof v} into Go struct field Claims.${name} of type string`);
@@ -287,7 +287,7 @@ function decodeClaims(payload: Uint8Array): ServiceAccountTokenClaims {
   if (iat !== undefined) claims.iat = iat;
   const k = raw['kubernetes.io'];
   if (k !== undefined && k !== null) {
-    if (!isObject(k)) throw new ClaimsError('json: cannot unmarshal into Go struct field privateClaims.kubernetes.io of type serviceaccount.kubernetes');
+    if (!isJsonObject(k)) throw new ClaimsError('json: cannot unmarshal into Go struct field privateClaims.kubernetes.io of type serviceaccount.kubernetes');
     const k8s: KubernetesClaim = {};
     if (typeof k.namespace === 'string') k8s.namespace = k.namespace;
     for (const field of ['serviceaccount', 'secret', 'pod', 'node'] as const) {

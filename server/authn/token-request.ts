@@ -7,6 +7,8 @@ import { ApiError, badRequest, conflict, invalid, notFound } from '../../apimach
 import { invalid as invalidField, type FieldError } from '../../apimachinery/field-errors.js';
 import type { LiveObject, ServiceAccountTokenIssuer } from './service-account-token.js';
 import { serviceAccountClaims } from './service-account-token.js';
+import { isJsonObject } from '../../apimachinery/object.js';
+import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
 
 export const TOKEN_REQUEST_KIND = { group: 'authentication.k8s.io', name: 'TokenRequest' };
 /** SetDefaults_TokenRequestSpec. */
@@ -35,7 +37,6 @@ export interface ServiceAccountObject {
   metadata: { name: string; namespace: string; uid: string };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A decode failure, worded as kube's for a body it cannot read into a TokenRequest. */
 const decodeError = (detail: string): ApiError =>
@@ -49,13 +50,13 @@ function str(v: unknown, field: string): string | ApiError {
 
 /** The body read into a defaulted TokenRequest (type errors are 400s, as kube's decoding makes them). */
 export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
-  if (!isObject(body)) return decodeError('json: cannot unmarshal non-object into Go value of type v1.TokenRequest');
-  const metadata = isObject(body.metadata) ? body.metadata : {};
+  if (!isJsonObject(body)) return decodeError('json: cannot unmarshal non-object into Go value of type v1.TokenRequest');
+  const metadata = isJsonObject(body.metadata) ? body.metadata : {};
   const name = str(metadata.name, 'ObjectMeta.metadata.name');
   if (name instanceof ApiError) return name;
   const namespace = str(metadata.namespace, 'ObjectMeta.metadata.namespace');
   if (namespace instanceof ApiError) return namespace;
-  const spec = isObject(body.spec) ? body.spec : {};
+  const spec = isJsonObject(body.spec) ? body.spec : {};
   let audiences: string[] = [];
   if (spec.audiences !== undefined && spec.audiences !== null) {
     if (!Array.isArray(spec.audiences) || !spec.audiences.every((a): a is string => typeof a === 'string')) {
@@ -78,7 +79,7 @@ export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
     metadata: { ...metadata, name, namespace },
     spec: { audiences, expirationSeconds },
   };
-  if (isObject(spec.boundObjectRef)) {
+  if (isJsonObject(spec.boundObjectRef)) {
     const ref: BoundObjectReference = {};
     for (const f of ['kind', 'apiVersion', 'name', 'uid'] as const) {
       const v = str(spec.boundObjectRef[f], `BoundObjectReference.spec.boundObjectRef.${f}`);
@@ -97,13 +98,6 @@ export function validateTokenRequest(req: TokenRequest): FieldError[] {
   if (exp < MIN_EXPIRATION_SECONDS) errs.push(invalidField('spec.expirationSeconds', exp, 'may not specify a duration less than 10 minutes'));
   if (exp > MAX_EXPIRATION_SECONDS) errs.push(invalidField('spec.expirationSeconds', exp, 'may not specify a duration larger than 2^32 seconds'));
   return errs;
-}
-
-/** schema.FromAPIVersionAndKind(...).String(): `/v1, Kind=ConfigMap`. */
-function gvkString(apiVersion: string, kind: string): { group: string; text: string } {
-  const slash = apiVersion.indexOf('/');
-  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
-  return { group, text: `${group}/${version}, Kind=${kind}` };
 }
 
 export interface TokenRequestContext {
@@ -150,7 +144,7 @@ export async function prepareTokenRequest(body: unknown, ctx: TokenRequestContex
   let boundSecret: { name: string; uid: string } | undefined;
   const ref = req.spec.boundObjectRef;
   if (ref) {
-    const gvk = gvkString(ref.apiVersion ?? '', ref.kind ?? '');
+    const gvk = fromAPIVersionAndKind(ref.apiVersion ?? '', ref.kind ?? '');
     const name = ref.name ?? '';
     if (gvk.group === '' && ref.kind === 'Secret') {
       const secret = await ctx.secret(ctx.namespace, name);
@@ -162,7 +156,7 @@ export async function prepareTokenRequest(body: unknown, ctx: TokenRequestContex
     } else if (gvk.group === '' && ref.kind === 'Node') {
       return fail(notFound({ group: '', name: 'nodes' }, name));
     } else {
-      return fail(badRequest(`cannot bind token to object of type ${gvk.text}`));
+      return fail(badRequest(`cannot bind token to object of type ${gvkString(gvk)}`));
     }
     if (ref.uid && ref.uid !== boundSecret.uid) {
       return fail(conflict({ group: gvk.group, name: ref.kind }, name,

@@ -273,19 +273,3 @@ export function reconcileClusterRoleBinding(existing: ClusterRoleBinding | undef
   }
   return { operation: changed && !prot ? 'update' : 'none', object: changed && !prot ? result : existing, protected: prot, missingRules: [], missingSubjects };
 }
-
-/** Reconciliation of the whole bootstrap policy against what is stored, by name, in bootstrap order. */
-export function reconcile(
-  existing: { clusterRoles: readonly ClusterRole[]; clusterRoleBindings: readonly ClusterRoleBinding[] },
-  bootstrap: { clusterRoles: readonly ClusterRole[]; clusterRoleBindings: readonly ClusterRoleBinding[] } = {
-    clusterRoles: bootstrapClusterRoles(),
-    clusterRoleBindings: bootstrapClusterRoleBindings(),
-  },
-): { clusterRoles: ReconcileResult<ClusterRole>[]; clusterRoleBindings: ReconcileResult<ClusterRoleBinding>[] } {
-  const roles = new Map(existing.clusterRoles.map((r) => [r.metadata.name, r]));
-  const bindings = new Map(existing.clusterRoleBindings.map((b) => [b.metadata.name, b]));
-  return {
-    clusterRoles: bootstrap.clusterRoles.map((r) => reconcileClusterRole(roles.get(r.metadata.name), r)),
-    clusterRoleBindings: bootstrap.clusterRoleBindings.map((b) => reconcileClusterRoleBinding(bindings.get(b.metadata.name), b)),
-  };
-}

@@ -4,7 +4,7 @@
 // binding there is.
 import type { Logger } from '../../apimachinery/log.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import type { UserInfo } from '../../apimachinery/user.js';
+import { type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
 import {
   type ClusterRole,
   type ClusterRoleBinding,
@@ -22,12 +22,10 @@ import type { AuthorizationResult, Authorizer } from '../../apimachinery/authori
 import { Informer, type InformerHandler, informerKey } from '../registry/informer.js';
 import type { Store } from '../registry/store.js';
 
-const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
-
 /** The index keys a subject is found under; a ServiceAccount without a namespace is in its binding's. */
 function subjectKeys(binding: RoleBinding, bindingNamespace: string): string[] {
   return subjectsOf(binding).map((s) => {
-    if (s.kind === SERVICE_ACCOUNT_KIND) return `${USER_KIND}:${SERVICE_ACCOUNT_PREFIX}${s.namespace || bindingNamespace}:${s.name}`;
+    if (s.kind === SERVICE_ACCOUNT_KIND) return `${USER_KIND}:${makeServiceAccountUsername(s.namespace || bindingNamespace, s.name)}`;
     return `${s.kind}:${s.name}`;
   });
 }

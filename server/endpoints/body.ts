@@ -7,7 +7,7 @@ import { DecoderError, transformDecodeError } from './decode-error.js';
 import { JsonSyntaxError, parseJsonExact } from '../../apimachinery/json-parse.js';
 import { parseMediaType } from './negotiate.js';
 import { YamlDecodeError, decodeYaml } from './yaml-decode.js';
-import { TYPE_META_STRUCT, deeperThan, jsonKind } from '../../apimachinery/json.js';
+import { deeperThan, typeMetaError } from '../../apimachinery/json.js';
 
 /**
  * kube's decoders take documents nested up to 10,000 deep (Go's encoding/json scanner, which
@@ -51,14 +51,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('end', onEnd);
     req.on('error', onError);
   });
-}
-
-/**
- * The media type before any parameters, trimmed and lowercased, without checking it parses. Request
- * bodies are decoded by decodeObjectBody, which reads Content-Type as kube does.
- */
-export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 /** A decoded body, with what strict decoding and number typing need to know about its text. */
@@ -158,15 +150,8 @@ function interpretJson(body: Buffer, int64: boolean): DecodedBody {
  * null, whose apiVersion and kind, if there, are strings; its first type error otherwise.
  */
 function withTypeMeta(decoded: DecodedBody): DecodedBody {
-  const v = decoded.value;
-  const refuse = (detail: string): never => {
-    throw new DecoderError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${detail}`);
-  };
-  if (v === null) return decoded;
-  if (typeof v !== 'object' || Array.isArray(v)) return refuse(`${jsonKind(v)} into Go value of type ${TYPE_META_STRUCT}`);
-  for (const [k, x] of Object.entries(v)) {
-    if ((k === 'apiVersion' || k === 'kind') && x !== null && typeof x !== 'string') refuse(`${jsonKind(x)} into Go struct field .${k} of type string`);
-  }
+  const err = typeMetaError(decoded.value);
+  if (err !== undefined) throw new DecoderError(err);
   return decoded;
 }
 

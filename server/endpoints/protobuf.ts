@@ -9,8 +9,6 @@ import { badRequest, type ApiError } from '../../apimachinery/errors.js';
 import { DecoderError } from './decode-error.js';
 import { type JsonForm, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from '../../apimachinery/apis/kube-messages.js';
 
-export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
-
 /** kube's serializer prefix: "k8s" and an encoding byte, 0 for a runtime.Unknown envelope. */
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 const MAGIC = PROTOBUF_MAGIC;
@@ -53,11 +51,6 @@ function formJson(form: JsonForm, type: Type, fields: Record<string, unknown>, p
 
 /** time.Time{}.Unix() in Go: a Time carrying it is Go's zero time, which kube writes as null. */
 const GO_ZERO_UNIX = -62135596800;
-
-/** True for `application/vnd.kubernetes.protobuf`, with or without parameters, in any case. */
-export function isProtobufContentType(contentType: string | undefined): boolean {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === PROTOBUF_MEDIA_TYPE;
-}
 
 const undecodable = (detail: string): ApiError => badRequest(`the protobuf request body could not be decoded: ${detail}`);
 

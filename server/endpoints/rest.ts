@@ -25,7 +25,7 @@ import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor 
 import { giveWay, runSliced } from '../registry/give-way.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { type ListQuery, type RequestInfo, decodeListOptions } from '../pipeline/request-info.js';
+import { type ListQuery, type RequestInfo, decodeListOptions, queryOptionalBool } from '../pipeline/request-info.js';
 import { matchesLabels, parseGoInt64 } from '../../apimachinery/selectors/labels.js';
 import { convertFieldSelector, matchesFields } from '../../apimachinery/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
@@ -33,7 +33,7 @@ import { ensureNamespaceMatchesRequest } from '../registry/object-meta-ops.js';
 import { applyMergePatch } from './patch/merge-patch.js';
 import { applyJsonPatch } from './patch/json-patch.js';
 import { addWarning, strictDecoding } from './field-validation.js';
-import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions, queryBool } from './write-options.js';
+import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } from './write-options.js';
 import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
 import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
@@ -672,7 +672,7 @@ async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
   // The delete handler decodes the body, or, only when there is none, the query (handlers/delete.go).
   const fromBody = raw.length > 0;
   const policy = fromBody ? body.propagationPolicy : (ctx.query.get('propagationPolicy') ?? undefined);
-  const orphanDependents = fromBody ? (typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined) : queryBool(ctx.query.get('orphanDependents'));
+  const orphanDependents = fromBody ? (typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined) : queryOptionalBool(ctx.query.get('orphanDependents'));
   // ValidateDeleteOptions, with its list of supported values ("nil" included) and its kind.
   const optionErrs: FieldError[] = [];
   if (orphanDependents !== undefined && policy !== undefined) {

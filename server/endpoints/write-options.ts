@@ -1,8 +1,10 @@
 // The query parameters of a write (metav1 CreateOptions, UpdateOptions, PatchOptions), decoded and
 // validated together as kube's handlers do: one 422 naming the options kind lists every bad one.
 import { invalid as invalidStatus } from '../../apimachinery/errors.js';
-import { type FieldError, GoPrinted, forbidden, goQuote, invalid, notSupported, required, tooLong } from '../../apimachinery/field-errors.js';
+import { type FieldError, forbidden, goStringSlice, invalid, notSupported, required, tooLong } from '../../apimachinery/field-errors.js';
 import type { FieldValidation, OptionsKind } from './field-validation.js';
+import { FIELD_MANAGER_MAX_LENGTH } from '../../apimachinery/validation/object-meta.js';
+import { queryOptionalBool } from '../pipeline/request-info.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -13,9 +15,6 @@ export interface WriteOptions {
   force: boolean;
 }
 
-/** validation.FieldManagerMaxLength. */
-export const FIELD_MANAGER_MAX_LENGTH = 128;
-
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
 /**
@@ -25,7 +24,7 @@ export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 export function parseWriteOptions(query: URLSearchParams, kind: Exclude<OptionsKind, 'DeleteOptions'>, userAgent: string | undefined, patchType?: string): WriteOptions {
   const manager = query.get('fieldManager') ?? '';
   const forceParam = query.get('force');
-  const force = queryBool(forceParam);
+  const force = queryOptionalBool(forceParam);
   const errs: FieldError[] = [];
   if (kind === 'PatchOptions') {
     if (patchType !== APPLY_PATCH_TYPE) {
@@ -52,7 +51,7 @@ export function parseWriteOptions(query: URLSearchParams, kind: Exclude<OptionsK
 /** ValidateDryRun: every value must be All; the bad value is the whole []string, printed with %#v. */
 export function dryRunErrors(values: readonly string[]): FieldError[] {
   if (values.every((v) => v === 'All')) return [];
-  return [notSupported('dryRun', new GoPrinted(`[]string{${values.map(goQuote).join(', ')}}`), ['All'])];
+  return [notSupported('dryRun', goStringSlice(values), ['All'])];
 }
 
 /** ValidateFieldManager: at most 128 bytes, printable characters only. */
@@ -88,13 +87,4 @@ const isPrintable = (ch: string): boolean => ch === ' ' || /^[\p{L}\p{M}\p{N}\p{
 function goUnicode(ch: string): string {
   const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
   return isPrintable(ch) ? `U+${hex} '${ch}'` : `U+${hex}`;
-}
-
-/**
- * A bool query parameter as kube's parameter codec reads it (Convert_Slice_string_To_Pointer_bool):
- * absent is unset; only `0` and `false` (any case) are false; any other value is true.
- */
-export function queryBool(text: string | null): boolean | undefined {
-  if (text === null) return undefined;
-  return !(text === '0' || text.toLowerCase() === 'false');
 }

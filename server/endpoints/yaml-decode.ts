@@ -17,6 +17,7 @@ import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import { parseJsonExact } from '../../apimachinery/json-parse.js';
 import { deeperThan } from '../../apimachinery/json.js';
 import { INT64_MAX, INT64_MIN } from '../../apimachinery/int64.js';
+import { setOwn } from '../../apimachinery/object.js';
 
 /** go-yaml's max_flow_level and max_indents, and Go's JSON nesting limit. */
 export const YAML_MAX_DEPTH = 10000;
@@ -270,10 +271,10 @@ function safeIntsAsNumbers(root: unknown): unknown {
     const v = stack.pop();
     if (typeof v !== 'object' || v === null) continue;
     const o = v as Record<string, unknown>;
-    // defineProperty, not assignment: a `__proto__` key is an own property here, not the prototype.
+    // setOwn, not assignment: a `__proto__` key is an own property here, not the prototype.
     for (const k of Object.keys(o)) {
       const x = o[k];
-      Object.defineProperty(o, k, { value: fix(x), writable: true, enumerable: true, configurable: true });
+      setOwn(o, k, fix(x));
       if (typeof x === 'object' && x !== null) stack.push(x);
     }
   }

@@ -7,6 +7,8 @@
 // (emitterc.go) that such documents reach.
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { INT64_MIN, UINT64_MAX } from '../../apimachinery/int64.js';
+import { daysIn } from '../../apimachinery/validation/go-time.js';
 
 /** The document `value` as kube's application/yaml serializer writes it. */
 export function encodeYaml(value: unknown): string {
@@ -62,9 +64,6 @@ interface Scalar {
   value: string;
   style: Style;
 }
-
-const INT64_MIN = -(2n ** 63n);
-const UINT64_MAX = 2n ** 64n - 1n;
 
 /**
  * A JSON number as go-yaml reads it back and writes it: integers that fit int64 or uint64 as they
@@ -136,8 +135,6 @@ function goParsesInt(s: string): boolean {
   return v <= UINT64_MAX;
 }
 
-const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
 /** go-yaml v2's parseTimestamp over its allowedTimestampFormats, as time.Parse reads them. */
 function isTimestamp(s: string): boolean {
   const m =
@@ -147,8 +144,7 @@ function isTimestamp(s: string): boolean {
   const month = Number(m[2]);
   const day = Number(m[3]);
   if (month < 1 || month > 12 || day < 1) return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  if (day > (month === 2 && !leap ? 28 : DAYS[month - 1]!)) return false;
+  if (day > daysIn(month, year)) return false;
   const hour = m[4] ?? m[9];
   const min = m[5] ?? m[10];
   const sec = m[6] ?? m[11];

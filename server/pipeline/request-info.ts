@@ -184,18 +184,6 @@ export function isLongRunning(info: RequestInfo): boolean {
   return LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 }
 
-/**
- * The namespace and name a list or watch is confined to: the request's own, else those its
- * field selector pins (`metadata.namespace=`, `metadata.name=`), as kube's watch cache and
- * request metrics narrow them (RequestInfo itself never takes the namespace from a selector).
- */
-export function selectorScope(info: RequestInfo, fieldSelector: FieldSelector): { namespace: string; name: string } {
-  return {
-    namespace: info.namespace || (requiresExactMatch(fieldSelector, 'metadata.namespace') ?? ''),
-    name: info.name || (requiresExactMatch(fieldSelector, 'metadata.name') ?? ''),
-  };
-}
-
 // ---- Query parameters ------------------------------------------------------------------------
 
 /**
@@ -208,6 +196,9 @@ export function queryBool(values: readonly string[]): boolean {
   const v = values[0]!;
   return !(v === '0' || v.toLowerCase() === 'false');
 }
+
+/** The same for an optional parameter (Convert_Slice_string_To_Pointer_bool): absent is unset. */
+export const queryOptionalBool = (text: string | null): boolean | undefined => (text === null ? undefined : queryBool([text]));
 
 /** Go's strconv.ParseBool (used for `pretty`): undefined where Go returns an error. */
 export function parseGoBool(s: string): boolean | undefined {

@@ -4,7 +4,7 @@ import type { UserInfo } from '../../apimachinery/user.js';
 import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
 import type { JSONSchemaProps, PrinterColumn, ResourceNames } from '../../apimachinery/apis/apiextensions.js';
 import type { Store } from './store.js';
-import { compareKubeAwareVersions, storageVersionHash } from '../../apimachinery/versions.js';
+import { compareKubeAwareVersions, sortVersions, storageVersionHash } from '../../apimachinery/versions.js';
 import type { KindInfo } from './strategy.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 
@@ -194,7 +194,7 @@ export class Catalog {
   private recomputeVersions(group: string): void {
     const versions = [...new Set([...this.byGvr.values()].filter((d) => d.group === group).map((d) => d.version))];
     if (versions.length === 0) this.versionOrder.delete(group);
-    else this.versionOrder.set(group, versions.sort(preferredFirst));
+    else this.versionOrder.set(group, sortVersions(versions));
   }
 }
 

@@ -69,24 +69,6 @@ export function fillObjectMetaSystemFields(meta: ObjectMeta, now: string, uid: s
 }
 
 /**
- * rest.BeforeUpdate's carry-over from the stored object, before validation: generation, uid (when
- * the client sent none), creationTimestamp, deletionTimestamp (when set) and
- * deletionGracePeriodSeconds (when set and the client sent none). What the client may not change
- * and this does not restore is then caught by validateObjectMetaUpdate.
- */
-export function carryOverSystemFields(meta: ObjectMeta, old: ObjectMeta): void {
-  if (old.generation === undefined) delete meta.generation;
-  else meta.generation = old.generation;
-  if (!meta.uid && old.uid) meta.uid = old.uid;
-  if (old.creationTimestamp) meta.creationTimestamp = old.creationTimestamp;
-  if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
-  // A JSON null is Go's nil pointer here.
-  if (old.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds == null) {
-    meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
-  }
-}
-
-/**
  * rest.EnsureObjectNamespaceMatchesRequestNamespace: the object's namespace is the request's
  * (`expected`, empty for a cluster-scoped kind), set when the object has none, cleared for a
  * cluster-scoped kind; any other is kube's 400. kube's handlers check it on the client's object,

@@ -23,9 +23,9 @@
 //   - the empty path (the whole document) works only for `replace` (object or array values) and `test`.
 //   - copies may add at most JSONPatchMaxCopyBytes (3 MiB) in total.
 import { ApiError, badRequest, patchRejected } from '../../../apimachinery/errors.js';
-import { type JsonObject, type JsonValue, cloneJson } from '../../../apimachinery/object.js';
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject, setOwn } from '../../../apimachinery/object.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
-import { stringifyJSON } from '../../../apimachinery/json.js';
+import { jsonKind, stringifyJSON } from '../../../apimachinery/json.js';
 
 /** maxJSONPatchOperations in kube's patch handler. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -43,12 +43,6 @@ export class JsonPatchError extends Error {
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function setMember(obj: JsonObject, key: string, value: JsonValue): void {
-  // Defined, not assigned, so that `__proto__` stays a data member.
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-}
 
 /** Go's strconv.Atoi, with its error text. */
 function atoi(key: string): number {
@@ -72,13 +66,13 @@ function get(c: Container, key: string): JsonValue | undefined {
 
 /** `replace`'s write; the index was checked by get() first. */
 function set(c: Container, key: string, value: JsonValue): void {
-  if (!Array.isArray(c)) return setMember(c, key, value);
+  if (!Array.isArray(c)) return setOwn(c, key, value);
   const i = atoi(key);
   c[i < 0 ? i + c.length : i] = value;
 }
 
 function add(c: Container, key: string, value: JsonValue): void {
-  if (!Array.isArray(c)) return setMember(c, key, value);
+  if (!Array.isArray(c)) return setOwn(c, key, value);
   if (key === '-') {
     c.push(value);
     return;
@@ -114,7 +108,7 @@ const unescape = (token: string): string => token.replace(/~[01]/g, (m) => (m ==
 function findParent(root: JsonValue, path: string): { container: Container; key: string } | undefined {
   const tokens = path.split('/');
   if (tokens.length < 2) return undefined;
-  if (!isObject(root) && !Array.isArray(root)) return undefined;
+  if (!isJsonObject(root) && !Array.isArray(root)) return undefined;
   let container: Container = root;
   for (const token of tokens.slice(1, -1)) {
     let next: JsonValue | undefined;
@@ -123,7 +117,7 @@ function findParent(root: JsonValue, path: string): { container: Container; key:
     } catch {
       return undefined;
     }
-    if (!isObject(next) && !Array.isArray(next)) return undefined;
+    if (!isJsonObject(next) && !Array.isArray(next)) return undefined;
     container = next;
   }
   return { container, key: unescape(tokens[tokens.length - 1]!) };
@@ -191,7 +185,7 @@ function opReplace(s: State, op: JsonPatchOperation): void {
   const value = valueOf(op);
   if (path === '') {
     // Go's %w of a nil error prints "%!w(<nil>)".
-    if (!isObject(value) && !Array.isArray(value)) throw new JsonPatchError('replace operation value must be object or array: %!w(<nil>)');
+    if (!isJsonObject(value) && !Array.isArray(value)) throw new JsonPatchError('replace operation value must be object or array: %!w(<nil>)');
     s.root = cloneJson(value);
     return;
   }
@@ -287,14 +281,6 @@ export function applyJsonPatchOperations(doc: JsonValue, ops: readonly JsonPatch
   return state.root;
 }
 
-/** Go's name for a JSON value's kind in an UnmarshalTypeError. */
-function goJsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
-}
-
 /**
  * The handler's strict decode into []jsonPatchOp{op, path, from string; value any}: Go reports the
  * first value of the wrong type, in document order. `null` decodes to no operations, and a null
@@ -305,13 +291,13 @@ export function decodeJsonPatch(patch: unknown): JsonPatchOperation[] {
     throw badRequest(`error decoding patch: json: cannot unmarshal ${detail}`);
   };
   if (patch === null) return [];
-  if (!Array.isArray(patch)) return fail(`${goJsonKind(patch)} into Go value of type []handlers.jsonPatchOp`);
+  if (!Array.isArray(patch)) return fail(`${jsonKind(patch)} into Go value of type []handlers.jsonPatchOp`);
   return patch.map((element: unknown): JsonPatchOperation => {
     if (element === null) return {};
-    if (!isObject(element)) return fail(`${goJsonKind(element)} into Go value of type handlers.jsonPatchOp`);
+    if (!isJsonObject(element)) return fail(`${jsonKind(element)} into Go value of type handlers.jsonPatchOp`);
     for (const [k, v] of Object.entries(element)) {
       if ((k === 'op' || k === 'path' || k === 'from') && v !== null && typeof v !== 'string') {
-        fail(`${goJsonKind(v)} into Go struct field jsonPatchOp.${k} of type string`);
+        fail(`${jsonKind(v)} into Go struct field jsonPatchOp.${k} of type string`);
       }
     }
     return element;

@@ -2,14 +2,7 @@
 // resources: gopkg.in/evanphx/json-patch.v4's MergePatch (v4.12), behind the PATCH handler's own
 // decoding (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go, applyJSPatch).
 import { badRequest } from '../../../apimachinery/errors.js';
-import { type JsonObject, type JsonValue, cloneJson } from '../../../apimachinery/object.js';
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Sets an own member, so that a key such as `__proto__` stays data and never touches the prototype. */
-function setMember(obj: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-}
+import { type JsonObject, type JsonValue, cloneJson, isJsonObject, setOwn } from '../../../apimachinery/object.js';
 
 // Documents may nest 10,000 deep (kube's decoder limit): the walks below keep their work on
 // explicit stacks, not on the call stack.
@@ -34,8 +27,8 @@ function mergeMembers(doc: JsonObject, patch: JsonObject): void {
     for (const [k, v] of Object.entries(p)) {
       const cur = Object.hasOwn(d, k) ? d[k] : undefined;
       if (v === null) delete d[k];
-      else if (cur === undefined || cur === null || !isObject(cur)) setMember(d, k, pruned(v));
-      else if (!isObject(v)) setMember(d, k, cloneJson(v));
+      else if (cur === undefined || cur === null || !isJsonObject(cur)) setOwn(d, k, pruned(v));
+      else if (!isJsonObject(v)) setOwn(d, k, cloneJson(v));
       else pending.push([cur, v]);
     }
   }
@@ -47,8 +40,8 @@ function mergeMembers(doc: JsonObject, patch: JsonObject): void {
  */
 export function mergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
   if (Array.isArray(patch)) return pruned(patch);
-  if (!isObject(patch)) return patch;
-  if (!isObject(target)) return pruned(patch);
+  if (!isJsonObject(patch)) return patch;
+  if (!isJsonObject(target)) return pruned(patch);
   const doc = cloneJson(target);
   mergeMembers(doc, patch);
   return doc;
@@ -70,7 +63,7 @@ function goJsonKind(v: unknown): string {
  * step: an array would become the whole object and fail to decode as one.)
  */
 export function applyMergePatch(original: JsonValue, patch: unknown): JsonValue {
-  if (isObject(patch)) return mergePatch(original, patch);
+  if (isJsonObject(patch)) return mergePatch(original, patch);
   if (patch === null || patch === undefined) throw badRequest('Invalid JSON Patch');
   throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
 }

@@ -40,17 +40,3 @@ export function humanDuration(ms: number): string {
   }
   return `${years}y`;
 }
-
-/** One unit only (`59s`, `1m`, `23h`, `364d`, `2y`), as kube's ShortHumanDuration. */
-export function shortHumanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / SECOND);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.trunc(ms / MINUTE);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.trunc(ms / HOUR);
-  if (hours < 24) return `${hours}h`;
-  if (hours < 24 * 365) return `${Math.trunc(hours / 24)}d`;
-  return `${Math.trunc(ms / HOUR / 24 / 365)}y`;
-}

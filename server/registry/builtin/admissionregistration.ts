@@ -14,7 +14,7 @@ import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeOb
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo, UpdateStrategy } from '../strategy.js';
 import { PRINTER_AGE } from './printer-columns.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
+import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { compareGoStrings, type MetaLabelSelector } from '../../../apimachinery/selectors/labels.js';
 import { deducedType, mapListType, scalarType, setListType, structType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
@@ -46,14 +46,6 @@ export const mutatingWebhookConfigurationKind = clusterKind('mutatingwebhookconf
 export const validatingWebhookConfigurationKind = clusterKind('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration');
 export const validatingAdmissionPolicyKind = clusterKind('validatingadmissionpolicies', 'ValidatingAdmissionPolicy');
 export const validatingAdmissionPolicyBindingKind = clusterKind('validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding');
-
-/** The singular names discovery lists. */
-export const ADMISSION_REGISTRATION_SINGULARS = {
-  mutatingwebhookconfigurations: 'mutatingwebhookconfiguration',
-  validatingwebhookconfigurations: 'validatingwebhookconfiguration',
-  validatingadmissionpolicies: 'validatingadmissionpolicy',
-  validatingadmissionpolicybindings: 'validatingadmissionpolicybinding',
-} as const;
 
 /** kube's categories for the four (`kubectl get api-extensions`). */
 export const ADMISSION_REGISTRATION_CATEGORIES = ['api-extensions'] as const;
@@ -152,7 +144,7 @@ export const validatingAdmissionPolicyBindingStrategy = defineStrategy(validatin
 // --- printing (pkg/printers/internalversion/printers.go)
 
 const arrayLength = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
-const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const record = (v: unknown): Record<string, unknown> => (isJsonObject(v) ? v : {});
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The WEBHOOKS cell: how many webhooks the configuration registers. */

@@ -9,6 +9,7 @@ import type { KubeObject } from '../../../apimachinery/object.js';
 import { nowTimestamp } from '../../../apimachinery/object.js';
 import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, type CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 import { defaultCRD } from '../../../crd/defaults.js';
+import { storageVersionOf } from '../../../crd/storage-version.js';
 import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation.js';
 import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
 
@@ -21,9 +22,6 @@ export const crdKind = {
 };
 
 const asCRD = (obj: KubeObject): CustomResourceDefinition => obj as CustomResourceDefinition;
-
-const storageVersionOf = (crd: CustomResourceDefinition): string | undefined =>
-  crd.spec?.versions?.find((v) => v.storage)?.name;
 
 /** Sets a condition, keeping lastTransitionTime when the status does not change. */
 export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition): void {

@@ -6,7 +6,8 @@ import { goQuote } from '../../../apimachinery/quote.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
 import { decodeGoBase64 } from '../../../apimachinery/go-base64.js';
 import { isConfigMapKey } from '../../../apimachinery/validation/names.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
+import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
+import { jsonKind } from '../../../apimachinery/json.js';
 import type { WriteContext } from '../strategy.js';
 
 /** core.MaxSecretSize: the most a ConfigMap's or Secret's values may hold together, in bytes. */
@@ -18,7 +19,7 @@ export const tooLongBytes = (field: string, max: number): FieldError => ({ type:
 /** The string map at `field`, or an empty one (absent and null decode to a nil map in Go). */
 export function stringMap(obj: KubeObject, field: string): Record<string, string> {
   const value = obj[field];
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, string>) : {};
+  return isJsonObject(value) ? (value as Record<string, string>) : {};
 }
 
 /** IsConfigMapKey for every key of the map at `field`, as Invalid errors on `field[key]`. */
@@ -28,13 +29,6 @@ export function keyErrors(map: Record<string, unknown>, field: string): FieldErr
 
 /** Bytes a base64 value stands for (values were checked when the object was decoded). */
 export const decodedLength = (value: string): number => Buffer.from(value.replace(/[\r\n]/g, ''), 'base64').length;
-
-/** Go's name of a JSON value's type, as encoding/json's UnmarshalTypeError prints it. */
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'boolean') return 'bool';
-  return typeof value === 'object' ? 'object' : typeof value;
-}
 
 /** encoding/json's UnmarshalTypeError for a map value of the kind's struct field. */
 const typeError = (kind: string, field: string, value: unknown, goType: string): string =>

@@ -10,10 +10,8 @@ import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
 import type { Logger } from '../../../apimachinery/log.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import type { Store } from '../store.js';
-import type { LeaseSpec } from './leases.js';
-
-/** Microseconds since the epoch: MicroTime needs more than Date's milliseconds. */
-export type MicroClock = () => number;
+import { type LeaseSpec, specOf } from './leases.js';
+import { type MicroClock, formatMicroTime, parseMicroTimeMicros } from '../../../apimachinery/validation/micro-time.js';
 
 export interface LeaderElectionConfig {
   /** Default `kube-system`, where kube-controller-manager keeps its Lease. */
@@ -61,26 +59,6 @@ export function resolveLeaderElectionTiming(config: Pick<LeaderElectionConfig, '
 
 /** Wall-clock milliseconds with a sub-millisecond part from the monotonic clock. */
 export const systemMicroClock: MicroClock = () => Date.now() * 1000 + Number(process.hrtime.bigint() / 1000n % 1000n);
-
-/** metav1.MicroTime as kube writes it: UTC, six fractional digits. */
-export function formatMicroTime(micros: number): string {
-  const whole = Math.floor(micros / 1e6);
-  const frac = String(Math.floor(micros) - whole * 1e6).padStart(6, '0');
-  return `${new Date(whole * 1000).toISOString().slice(0, 19)}.${frac}Z`;
-}
-
-/** The inverse of formatMicroTime for the stored (canonical) form; undefined when unreadable. */
-export function parseMicroTimeMicros(value: string | undefined): number | undefined {
-  const m = value === undefined ? null : /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.(\d{6})Z$/.exec(value);
-  if (!m) return undefined;
-  const seconds = Date.parse(`${m[1]}Z`);
-  return Number.isNaN(seconds) ? undefined : seconds * 1000 + Number(m[2]);
-}
-
-const specOf = (obj: KubeObject): LeaseSpec => {
-  const spec = obj['spec'];
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as LeaseSpec) : {};
-};
 
 export class LeaderElector {
   readonly identity: string;

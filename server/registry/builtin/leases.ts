@@ -9,7 +9,7 @@ import { goQuote } from '../../../apimachinery/quote.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { isQualifiedName } from '../../../apimachinery/validation/names.js';
 import { parseMicroTime } from '../../../apimachinery/validation/micro-time.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
+import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import type { WriteContext } from '../strategy.js';
 
 export const COORDINATION_GROUP = 'coordination.k8s.io';
@@ -27,9 +27,10 @@ export interface LeaseSpec {
   preferredHolder?: string;
 }
 
-const specOf = (obj: KubeObject): LeaseSpec => {
+/** The object's LeaseSpec; {} when it has none. */
+export const specOf = (obj: KubeObject): LeaseSpec => {
   const spec = obj['spec'];
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as LeaseSpec) : {};
+  return isJsonObject(spec) ? (spec as LeaseSpec) : {};
 };
 
 /** coordination.OldestEmulationVersion, the one strategy kube defines. */

@@ -28,9 +28,6 @@ export const clusterRoleKind = { group: RBAC_GROUP, resource: 'clusterroles', ki
 export const roleBindingKind = { group: RBAC_GROUP, resource: 'rolebindings', kind: 'RoleBinding', listKind: 'RoleBindingList', namespaced: true };
 export const clusterRoleBindingKind = { group: RBAC_GROUP, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', listKind: 'ClusterRoleBindingList', namespaced: false };
 
-/** The singular names discovery lists (kube's SingularQualifiedResource). */
-export const RBAC_SINGULARS = { roles: 'role', clusterroles: 'clusterrole', rolebindings: 'rolebinding', clusterrolebindings: 'clusterrolebinding' } as const;
-
 // The store hands strategies KubeObjects; these are the same objects seen as their kind.
 const asRole = (obj: KubeObject): Role => obj as Role;
 const asClusterRole = (obj: KubeObject): ClusterRole => obj as ClusterRole;

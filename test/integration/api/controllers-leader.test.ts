@@ -10,7 +10,7 @@ import { apiClient, type ApiResponse, type CallOptions } from '../../helpers/api
 import { installCrd, simpleCrd } from '../../helpers/crds.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
 import { eventually } from '../../helpers/eventually.js';
-import { formatMicroTime } from '../../../server/registry/builtin/leader-election.js';
+import { formatMicroTime } from '../../../apimachinery/validation/micro-time.js';
 import type { LeaseSpec } from '../../../server/registry/builtin/leases.js';
 
 interface Meta {

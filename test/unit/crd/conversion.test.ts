@@ -4,7 +4,8 @@ import { createServer as createHttpServer, type IncomingHttpHeaders, type Server
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConversionError, converterFor, goDuration, type ConverterOptions } from '../../../crd/conversion.js';
+import { ConversionError, converterFor, type ConverterOptions } from '../../../crd/conversion.js';
+import { goDuration } from '../../../webhook/client.js';
 import type { CRDSpec, CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 import { ApiError } from '../../../apimachinery/errors.js';
 import { generateCa, generatePki, issueServingCert, type KeyPair, type ServingTls } from '../../../server/pki.js';

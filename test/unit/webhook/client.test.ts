@@ -5,7 +5,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type WebhookEndpoint, WebhookCallError, decodeResponse, goDuration, postWebhook, webhookEndpoint } from '../../../webhook/client.js';
-import { caBundleError } from '../../../crd/validation.js';
+import { caBundleError } from '../../../webhook/ca-bundle.js';
 import { generatePki, type ServingTls } from '../../../server/pki.js';
 
 let pki: ServingTls;

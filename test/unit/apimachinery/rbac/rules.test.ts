@@ -1,7 +1,8 @@
 // kube's RuleAllows (plugin/pkg/auth/authorizer/rbac/rbac.go) and appliesToUser, case by case.
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from '../../../../apimachinery/authorization.js';
-import { appliesTo, ruleAllows, serviceAccountUsername } from '../../../../apimachinery/rbac/rules.js';
+import { appliesTo, ruleAllows } from '../../../../apimachinery/rbac/rules.js';
+import { makeServiceAccountUsername } from '../../../../apimachinery/user.js';
 import type { PolicyRule, Subject } from '../../../../apimachinery/rbac/types.js';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 
@@ -65,7 +66,7 @@ describe('ruleAllows', () => {
 });
 
 describe('appliesTo', () => {
-  const sa = { name: serviceAccountUsername('ns1', 'builder'), groups: ['system:serviceaccounts'] };
+  const sa = { name: makeServiceAccountUsername('ns1', 'builder'), groups: ['system:serviceaccounts'] };
   it.each<[string, UserInfo, Subject, string, boolean]>([
     ['User by name', bob, { kind: 'User', name: 'bob' }, '', true],
     ['User of another name', bob, { kind: 'User', name: 'alice' }, '', false],

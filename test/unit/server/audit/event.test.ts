@@ -6,11 +6,16 @@ import {
   Auditor,
   auditIDFrom,
   authenticationFailedMessage,
-  formatMicroTime,
   sourceIPs,
   truncateUserAgent,
 } from '../../../../server/audit/event.js';
-import { type AuditLevel, type AuditStage, fixedPolicyEvaluator, newPolicyEvaluator, parsePolicy } from '../../../../server/audit/policy.js';
+import { formatMicroTime } from '../../../../apimachinery/validation/micro-time.js';
+import { type AuditLevel, type AuditStage, type PolicyRuleEvaluator, newPolicyEvaluator, parsePolicy } from '../../../../server/audit/policy.js';
+
+/** A policy that gives every request one level (kube's FakeChecker). */
+function fixedPolicyEvaluator(level: AuditLevel, omitStages: AuditStage[] = [], omitManagedFields = false): PolicyRuleEvaluator {
+  return { evaluate: () => ({ level, omitStages: [...omitStages], omitManagedFields }) };
+}
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0) * 1000 + 123456;
 

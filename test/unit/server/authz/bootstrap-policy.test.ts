@@ -11,7 +11,6 @@ import { validateClusterRole, validateClusterRoleBinding } from '../../../../api
 import {
   bootstrapClusterRoleBindings,
   bootstrapClusterRoles,
-  reconcile,
   reconcileClusterRole,
   reconcileClusterRoleBinding,
 } from '../../../../server/authz/bootstrap-policy.js';
@@ -108,15 +107,14 @@ describe('reconcile', () => {
   const view = bootstrapClusterRoles().find((r) => r.metadata.name === 'system:aggregate-to-view')!;
 
   it('creates what is missing', () => {
-    const got = reconcile({ clusterRoles: [], clusterRoleBindings: [] });
-    expect(got.clusterRoles.every((r) => r.operation === 'create')).toBe(true);
-    expect(got.clusterRoleBindings.every((r) => r.operation === 'create')).toBe(true);
+    expect(bootstrapClusterRoles().every((r) => reconcileClusterRole(undefined, r).operation === 'create')).toBe(true);
+    expect(bootstrapClusterRoleBindings().every((b) => reconcileClusterRoleBinding(undefined, b).operation === 'create')).toBe(true);
   });
 
   it('leaves what already matches', () => {
-    const got = reconcile({ clusterRoles: bootstrapClusterRoles(), clusterRoleBindings: bootstrapClusterRoleBindings() });
-    expect(got.clusterRoles.every((r) => r.operation === 'none')).toBe(true);
-    expect(got.clusterRoleBindings.every((r) => r.operation === 'none')).toBe(true);
+    const [storedRoles, storedBindings] = [bootstrapClusterRoles(), bootstrapClusterRoleBindings()];
+    expect(bootstrapClusterRoles().every((r, i) => reconcileClusterRole(storedRoles[i], r).operation === 'none')).toBe(true);
+    expect(bootstrapClusterRoleBindings().every((b, i) => reconcileClusterRoleBinding(storedBindings[i], b).operation === 'none')).toBe(true);
   });
 
   it('adds missing rules (broken down) and labels to an auto-updated role, keeping its own', () => {

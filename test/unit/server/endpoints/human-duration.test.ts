@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { humanDuration, shortHumanDuration } from '../../../../server/endpoints/table/human-duration.js';
+import { humanDuration } from '../../../../server/endpoints/table/human-duration.js';
 
 const S = 1000;
 const M = 60 * S;
@@ -65,32 +65,5 @@ describe('humanDuration', () => {
     { ms: 2 * Y + 326 * D, want: '2y326d' },
   ])('$ms ms is $want', ({ ms, want }) => {
     expect(humanDuration(ms)).toBe(want);
-  });
-});
-
-// kube's TestShortHumanDurationBoundaries.
-describe('shortHumanDuration', () => {
-  it.each<{ ms: number; want: string }>([
-    { ms: -2 * S, want: '<invalid>' },
-    { ms: -2 * S + 1, want: '0s' },
-    { ms: 0, want: '0s' },
-    { ms: S - 1, want: '0s' },
-    { ms: S, want: '1s' },
-    { ms: 2 * S - 1, want: '1s' },
-    { ms: M - 1, want: '59s' },
-    { ms: M, want: '1m' },
-    { ms: 2 * M - 1, want: '1m' },
-    { ms: H - 1, want: '59m' },
-    { ms: H, want: '1h' },
-    { ms: 2 * H - 1, want: '1h' },
-    { ms: D - 1, want: '23h' },
-    { ms: D, want: '1d' },
-    { ms: 2 * D - 1, want: '1d' },
-    { ms: Y - 1, want: '364d' },
-    { ms: Y, want: '1y' },
-    { ms: 2 * Y - 1, want: '1y' },
-    { ms: 2 * Y, want: '2y' },
-  ])('$ms ms is $want', ({ ms, want }) => {
-    expect(shortHumanDuration(ms)).toBe(want);
   });
 });

@@ -7,9 +7,7 @@ import {
   parseRequestInfo,
   queryBool,
   queryInt64,
-  selectorScope,
 } from '../../../../server/pipeline/request-info.js';
-import { parseFieldSelector } from '../../../../apimachinery/selectors/fields.js';
 import { apiError } from '../../../helpers/api-error.js';
 
 function info(method: string, url: string) {
@@ -172,17 +170,6 @@ describe('parseRequestInfo: errors', () => {
   it('an invalid percent escape is a 400', () => {
     const err = apiError(() => parseRequestInfo('GET', '/api/v1/pods/a%zz', new URLSearchParams()));
     expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest', message: 'invalid URL escape "%zz"' });
-  });
-});
-
-describe('selectorScope', () => {
-  it.each<{ url: string; selector: string; want: { namespace: string; name: string } }>([
-    { url: '/apis/g/v/r', selector: 'metadata.namespace=ns1,metadata.name=n1', want: { namespace: 'ns1', name: 'n1' } },
-    { url: '/apis/g/v/namespaces/own/r', selector: 'metadata.namespace=ns1', want: { namespace: 'own', name: '' } },
-    { url: '/apis/g/v/namespaces/own/r/mine', selector: 'metadata.name=n1', want: { namespace: 'own', name: 'mine' } },
-    { url: '/apis/g/v/r', selector: 'metadata.namespace!=ns1', want: { namespace: '', name: '' } },
-  ])('$url with $selector', ({ url, selector, want }) => {
-    expect(selectorScope(info('GET', url), parseFieldSelector(selector))).toEqual(want);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GENERATED_NAME_ALPHABET, carryOverSystemFields, fillObjectMetaSystemFields, generateNameFrom, specChanged, wipeObjectMetaSystemFields } from '../../../../server/registry/object-meta-ops.js';
+import { GENERATED_NAME_ALPHABET, fillObjectMetaSystemFields, generateNameFrom, specChanged, wipeObjectMetaSystemFields } from '../../../../server/registry/object-meta-ops.js';
 import type { KubeObject, ObjectMeta } from '../../../../apimachinery/object.js';
 
 describe('specChanged (what bumps metadata.generation)', () => {
@@ -71,65 +71,5 @@ describe('create: wipe then fill system fields', () => {
     expect(meta).toEqual({ name: 'web', labels: { a: 'b' }, finalizers: ['f'] });
     fillObjectMetaSystemFields(meta, '2024-05-01T10:00:00Z', 'new-uid');
     expect(meta).toEqual({ name: 'web', labels: { a: 'b' }, finalizers: ['f'], creationTimestamp: '2024-05-01T10:00:00Z', uid: 'new-uid' });
-  });
-});
-
-describe('update: carryOverSystemFields (rest.BeforeUpdate)', () => {
-  const stored: ObjectMeta = { name: 'web', uid: 'u1', generation: 3, creationTimestamp: '2024-01-01T00:00:00Z', resourceVersion: '9' };
-  const deleting: ObjectMeta = { ...stored, deletionTimestamp: '2024-01-02T00:00:00Z', deletionGracePeriodSeconds: 0, finalizers: ['f'] };
-
-  it.each<{ name: string; next: ObjectMeta; old: ObjectMeta; want: ObjectMeta }>([
-    {
-      name: 'fills what the client left out',
-      next: { name: 'web', resourceVersion: '9' },
-      old: stored,
-      want: { name: 'web', resourceVersion: '9', generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z' },
-    },
-    {
-      name: 'generation and creationTimestamp are always the stored ones',
-      next: { name: 'web', uid: 'u1', generation: 99, creationTimestamp: '1999-01-01T00:00:00Z' },
-      old: stored,
-      want: { name: 'web', uid: 'u1', generation: 3, creationTimestamp: '2024-01-01T00:00:00Z' },
-    },
-    {
-      name: 'a different uid is left for validation to refuse',
-      next: { name: 'web', uid: 'u2' },
-      old: stored,
-      want: { name: 'web', uid: 'u2', generation: 3, creationTimestamp: '2024-01-01T00:00:00Z' },
-    },
-    {
-      name: 'a deletion in progress cannot be cleared',
-      next: { name: 'web', finalizers: [] },
-      old: deleting,
-      want: { name: 'web', finalizers: [], generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z', deletionTimestamp: '2024-01-02T00:00:00Z', deletionGracePeriodSeconds: 0 },
-    },
-    {
-      name: 'a changed grace period is left for validation to refuse',
-      next: { name: 'web', deletionTimestamp: '2030-01-01T00:00:00Z', deletionGracePeriodSeconds: 5 },
-      old: deleting,
-      want: { name: 'web', generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z', deletionTimestamp: '2024-01-02T00:00:00Z', deletionGracePeriodSeconds: 5 },
-    },
-    {
-      name: 'a deletionTimestamp on a live object is left for validation to refuse',
-      next: { name: 'web', deletionTimestamp: '2030-01-01T00:00:00Z' },
-      old: stored,
-      want: { name: 'web', deletionTimestamp: '2030-01-01T00:00:00Z', generation: 3, uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z' },
-    },
-    {
-      name: 'a kind without generation keeps none',
-      next: { name: 'ns', generation: 4 },
-      old: { name: 'ns', uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z' },
-      want: { name: 'ns', uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z' },
-    },
-  ])('$name', ({ next, old, want }) => {
-    const meta = structuredClone(next);
-    carryOverSystemFields(meta, old);
-    expect(meta).toEqual(want);
-  });
-
-  it('treats a null grace period as unset', () => {
-    const meta = JSON.parse('{"name":"web","deletionGracePeriodSeconds":null}') as ObjectMeta;
-    carryOverSystemFields(meta, deleting);
-    expect(meta.deletionGracePeriodSeconds).toBe(0);
   });
 });

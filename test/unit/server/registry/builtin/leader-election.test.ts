@@ -7,7 +7,8 @@ import { AdmissionChain, type AdmissionPlugin } from '../../../../../admission/i
 import { silentLogger } from '../../../../../apimachinery/log.js';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
 import type { Storage } from '../../../../../storage/interface.js';
-import { LeaderElector, type LeaderElectionConfig, formatMicroTime, parseMicroTimeMicros, resolveLeaderElectionTiming } from '../../../../../server/registry/builtin/leader-election.js';
+import { LeaderElector, type LeaderElectionConfig, resolveLeaderElectionTiming } from '../../../../../server/registry/builtin/leader-election.js';
+import { formatMicroTime, parseMicroTimeMicros } from '../../../../../apimachinery/validation/micro-time.js';
 import { leaseStrategy } from '../../../../../server/registry/builtin/leases.js';
 import { Store } from '../../../../../server/registry/store.js';
 import { StartupError, resolveServerOptions } from '../../../../../server/options.js';
