@@ -128,6 +128,21 @@ async function setUp(call: Call): Promise<void> {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'soak-client' }],
   });
+  // edit covers the built-in kinds only (kube aggregates CRDs' rules into it by label): the blobs,
+  // which half the watchers watch across namespaces, are granted beside it.
+  await ok('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'soak-client-blobs' },
+    rules: [{ apiGroups: [GROUP], resources: ['blobs'], verbs: ['*'] }],
+  });
+  await ok('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'soak-client-blobs' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'soak-client-blobs' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'soak-client' }],
+  });
   for (let i = 0; (await call('GET', COLLECTION)).status !== 200; i++) {
     if (i > 400) throw new Error('the CRD was never served');
     await sleep(25);
@@ -350,6 +365,11 @@ async function main(): Promise<number> {
 
   try {
     await setUp(adminCall);
+    // RBAC's index follows the bindings through a watch: the load starts once it lets the user in.
+    for (let i = 0; (await call('GET', `/apis/${GROUP}/v1/blobs`)).status !== 200; i++) {
+      if (i > 400) throw new Error('the load user was never allowed to list the blobs');
+      await sleep(25);
+    }
 
     // Connections first (in batches), then the clock starts for everyone at once.
     const setupStart = performance.now();

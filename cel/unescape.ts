@@ -93,8 +93,3 @@ function hexValue(c: number): number {
   if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
   return -1;
 }
-
-/** A string literal's value. */
-export function unescapeString(text: string): string {
-  return new TextDecoder().decode(unescapeBytes(text, false));
-}
