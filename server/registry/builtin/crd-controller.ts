@@ -3,6 +3,7 @@
 // client that saw Established finds the API in discovery; on deletion it removes every custom
 // resource first, then the finalizer, then the routes.
 import type { Logger } from '../../../apimachinery/log.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
 import { CUSTOM_RESOURCE_PROFILE, Catalog, type ResourceDescriptor } from '../catalog.js';
 import { Informer } from '../informer.js';
 import { Store } from '../store.js';
@@ -132,9 +133,11 @@ export class CRDController {
     try {
       let changed = false;
       await this.crdStore.update(undefined, name, (current) => {
-        const before = JSON.stringify(current['status']);
+        // What a status write may change here: the status, and the cleanup finalizer.
+        const written = (c: KubeObject): string => JSON.stringify([c['status'], c.metadata.finalizers]);
+        const before = written(current);
         mutate(current as CustomResourceDefinition);
-        changed = JSON.stringify(current['status']) !== before;
+        changed = written(current) !== before;
         if (!changed) throw unchanged;
         return current;
       }, { subresource: 'status', dryRun: false });
@@ -187,15 +190,10 @@ export class CRDController {
       }
       // kube sets this condition and drops its finalizer in one status update; when that empties
       // the finalizers the CRD is deleted without the write, so watchers never see the condition.
-      // It is stored only when other finalizers keep the CRD.
-      const others = (this.crds.get(name)?.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
-      if (others.length > 0) await this.writeStatus(name, (c) => setCondition(c, done));
-      await this.crdStore
-        .update(undefined, name, (current) => {
-          current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
-          return current;
-        }, { dryRun: false })
-        .catch(ignoreNotFound);
+      await this.writeStatus(name, (c) => {
+        setCondition(c, done);
+        c.metadata.finalizers = (c.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
+      });
       this.cleanups.delete(name);
     };
     run().catch((err: unknown) => {

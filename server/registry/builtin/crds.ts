@@ -1,7 +1,7 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition: defaulted and validated as kube does, with a
 // status the CRD controller owns and a cleanup finalizer added when a DELETE arrives, so every
 // custom resource is gone before the definition is.
-import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
+import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType } from '../base-strategy.js';
 import type { UpdateStrategy } from '../strategy.js';
 import { deducedType, mapListType, structType } from '../../../apimachinery/structured-merge/schema.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
@@ -48,6 +48,20 @@ const crdUpdate: UpdateStrategy = {
 };
 
 /**
+ * kube's CRD statusStrategy keeps the spec and lets the status write carry the metadata (its
+ * ResetObjectMetaForStatus is handed the new object twice): the CRD controller sets the
+ * Terminating condition and drops its cleanup finalizer in one write.
+ */
+const crdStatusUpdate: UpdateStrategy = {
+  allowUnconditional: crdUpdate.allowUnconditional,
+  prepare(obj, old) {
+    obj['spec'] = old['spec'];
+  },
+  validate: (obj) => validateCRDStatus(asCRD(obj)),
+  resetFields: ['metadata', 'spec'],
+};
+
+/**
  * apiextensions/v1 CustomResourceDefinition as kube's OpenAPI model types it, for what merging
  * needs: versions keyed by name, conditions by type; the rest (schemas included) deduced.
  */
@@ -71,7 +85,7 @@ export const crdStrategy = defineStrategy(crdKind, {
     validate: (obj) => validateCRD(asCRD(obj), checkSchemaAtCRDWrite),
   },
   update: crdUpdate,
-  subresources: { status: statusUpdate(crdUpdate, (obj) => validateCRDStatus(asCRD(obj)), ['metadata', 'spec']) },
+  subresources: { status: crdStatusUpdate },
   delete: {
     // Every CRD is deleted in two phases: the DELETE adds the cleanup finalizer itself.
     marksFirst: () => true,
