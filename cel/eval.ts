@@ -27,6 +27,7 @@ import {
   Duration,
   isMapKey,
   MapValue,
+  ObjectValue,
   OptionalValue,
   Timestamp,
   TYPE_IDENTIFIERS,
@@ -162,7 +163,9 @@ function guardOf(t: Type): (v: Value) => boolean {
       case 'type':
         return (v) => v instanceof TypeValue;
       case 'opaque':
-        return t.name === 'optional_type' ? (v) => v instanceof OptionalValue : () => false;
+        return t.name === 'optional_type' ? (v) => v instanceof OptionalValue : (v) => v instanceof ObjectValue && v.typeName === t.name;
+      case 'struct':
+        return (v) => v instanceof ObjectValue && v.typeName === t.name;
       default:
         return () => false;
     }

@@ -13,7 +13,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { checkRange } from './core.js';
-import { goShortest } from './gofmt.js';
+import { goShortest } from '../../cel/kube/gofmt.js';
 
 const TS = 'google.protobuf.Timestamp';
 const DUR = 'google.protobuf.Duration';
