@@ -42,6 +42,16 @@ function lastIndexOf(s: string, sub: string, offset: bigint): Val {
   return -1n;
 }
 
+const utf8Length = (s: string): number => new TextEncoder().encode(s).length;
+
+/** lastIndexOf without an offset: from the end; a longer substring (in UTF-8 bytes, as cel-go v0.26 compares) is simply absent. */
+function lastIndexOfAll(s: string, sub: string): Val {
+  const n = runes(s).length;
+  if (sub === '') return BigInt(n);
+  if (utf8Length(s) < utf8Length(sub)) return -1n;
+  return lastIndexOf(s, sub, BigInt(n - 1));
+}
+
 /** unicode.ToLower/ToUpper on the ASCII runes only. */
 const lowerAscii = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 const upperAscii = (s: string): string => s.replace(/[a-z]+/g, (m) => m.toUpperCase());
@@ -116,7 +126,7 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
   ['string_char_at_int', ([s, i]) => charAt(str(s!), int(i!))],
   ['string_index_of_string', ([s, t]) => indexOf(str(s!), str(t!), 0n)],
   ['string_index_of_string_int', ([s, t, o]) => indexOf(str(s!), str(t!), int(o!))],
-  ['string_last_index_of_string', ([s, t]) => (str(t!) === '' ? BigInt(runes(str(s!)).length) : lastIndexOf(str(s!), str(t!), BigInt(runes(str(s!)).length - 1)))],
+  ['string_last_index_of_string', ([s, t]) => lastIndexOfAll(str(s!), str(t!))],
   ['string_last_index_of_string_int', ([s, t, o]) => lastIndexOf(str(s!), str(t!), int(o!))],
   ['string_lower_ascii', ([s]) => lowerAscii(str(s!))],
   ['string_upper_ascii', ([s]) => upperAscii(str(s!))],
