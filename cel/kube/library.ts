@@ -1,11 +1,10 @@
 // One of kube's CEL libraries as cel/ takes it: the declarations the checker resolves calls
-// against, the type names it brings, and the implementations by overload id for the evaluator.
-import type { FunctionDecl, VariableDecl } from '../decls.js';
+// against and the implementations by overload id for the evaluator. (Kube's libraries declare no
+// type identifiers: `kubernetes.Quantity` is a type calls return, not a name rules can write.)
+import type { FunctionDecl } from '../decls.js';
 import type { Impl } from '../functions.js';
 
 export interface KubeLibrary {
   readonly functions: readonly FunctionDecl[];
   readonly impls: ReadonlyMap<string, Impl>;
-  /** Type names usable as identifiers (a library's object types). */
-  readonly types?: readonly VariableDecl[];
 }
