@@ -69,4 +69,5 @@ export const CIDR_LIBRARY: KubeLibrary = {
     func('string', overload('cidr_to_string', [CIDR_TYPE], StringType)),
   ],
   impls: new Map(IMPLS),
+  types: [CIDR_TYPE],
 };

@@ -6,7 +6,7 @@
 // and kube's runtime call costs; built once.
 import { CheckerEnv, KUBE_CHECKER_OPTIONS, standardEnv } from '../checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../comprehensions.js';
-import type { FunctionDecl } from '../decls.js';
+import { type FunctionDecl, typeVariable } from '../decls.js';
 import { KUBE_PROGRAM_OPTIONS, Library, type ProgramOptions } from '../eval.js';
 import type { Impl } from '../functions.js';
 import { CIDR_LIBRARY } from './cidr.js';
@@ -51,12 +51,16 @@ export interface KubeEnvironment {
 export function kubeEnvironment(libraries: readonly KubeLibrary[]): KubeEnvironment {
   const functions = libraries.flatMap((l) => l.functions);
   const impls = new Map<string, Impl>(libraries.flatMap((l) => [...l.impls]));
-  const library = new Library(functions, impls);
+  const types = libraries.flatMap((l) => l.types ?? []);
+  const library = new Library(functions, impls, types.map((t) => t.name));
   return {
     functions,
     library,
     programOptions: { ...KUBE_PROGRAM_OPTIONS, library, callCost: kubeCallCost },
-    checkerEnv: () => standardEnv(KUBE_CHECKER_OPTIONS).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions),
+    checkerEnv: () =>
+      standardEnv(KUBE_CHECKER_OPTIONS)
+        .addIdents(...types.map(typeVariable))
+        .addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions),
   };
 }
 

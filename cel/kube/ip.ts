@@ -78,4 +78,5 @@ export const IP_LIBRARY: KubeLibrary = {
     func('string', overload('ip_to_string', [IP_TYPE], StringType)),
   ],
   impls: new Map(IMPLS),
+  types: [IP_TYPE],
 };
