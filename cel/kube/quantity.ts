@@ -63,7 +63,7 @@ export function parseQuantity(s: string): QuantityValue | string {
     else den *= 10n ** BigInt(-exp);
   }
   // Precision below nano is rounded up, away from zero.
-  if (NANO % den !== 0n && den > NANO) {
+  if (den > NANO) {
     const scaled = num * NANO;
     let q = scaled / den;
     if (scaled % den !== 0n) q += num < 0n ? -1n : 1n;
