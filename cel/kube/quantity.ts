@@ -43,33 +43,50 @@ const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n << 10n, Mi: 1n << 20n,
 const DECIMAL: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const NANO = 1_000_000_000n;
 
+/**
+ * Exponent suffixes (`1e5`) beyond this are refused as unparseable: kube's inf.Dec keeps the
+ * exponent as a scale, but exact rationals here would spend time and memory in proportion to it.
+ */
+const MAX_EXPONENT = 100_000;
+const MAX_BINARY = (1n << 63n) - 1n;
+
+/** resource.parseQuantityString: sign, digits, an optional fraction, then the suffix; undefined when text is left over. */
+function scanQuantity(s: string): { negative: boolean; num: string; frac: string; suffix: string } | undefined {
+  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$/.exec(s);
+  if (m === null) return undefined;
+  const [, sign, num, frac = '', suffix] = m as unknown as [string, string, string, string | undefined, string];
+  return { negative: sign === '-', num, frac, suffix };
+}
+
 /** resource.ParseQuantity: the value, or its error text. */
 export function parseQuantity(s: string): QuantityValue | string {
   if (s === '') return ERR_FORMAT_WRONG;
-  const m = /^([+-]?)([0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/.exec(s);
-  if (m === null) return ERR_FORMAT_WRONG;
-  const [, sign, number, suffix] = m as unknown as [string, string, string, string];
-  if (!/^(\d+\.?\d*|\.\d+)$/.test(number)) return ERR_NUMERIC;
-  const [whole, frac = ''] = number.split('.') as [string, string | undefined];
-  let num = BigInt(`${whole}${frac}` || '0') * (sign === '-' ? -1n : 1n);
-  let den = 10n ** BigInt(frac.length);
+  const scanned = scanQuantity(s);
+  if (scanned === undefined) return ERR_FORMAT_WRONG;
+  const { negative, num: whole, frac, suffix } = scanned;
+  let num = BigInt(`${whole}${frac}` || '0');
+  let scale = -frac.length;
   const binary = BINARY[suffix];
   if (binary !== undefined) num *= binary;
   else {
     let exp: number | undefined = DECIMAL[suffix];
-    if (exp === undefined && /^[eE][-+]?\d+$/.test(suffix)) exp = Number(suffix.slice(1));
-    if (exp === undefined || !Number.isSafeInteger(exp)) return ERR_SUFFIX;
-    if (exp >= 0) num *= 10n ** BigInt(exp);
-    else den *= 10n ** BigInt(-exp);
+    if (exp === undefined && /^[eE][-+]?[0-9]+$/.test(suffix)) exp = Number(suffix.slice(1));
+    if (exp === undefined) return ERR_SUFFIX;
+    if (exp > MAX_EXPONENT) return ERR_NUMERIC;
+    scale += exp;
   }
-  // Precision below nano is rounded up, away from zero.
-  if (den > NANO) {
-    const scaled = num * NANO;
-    let q = scaled / den;
-    if (scaled % den !== 0n) q += num < 0n ? -1n : 1n;
-    return new QuantityValue(q, NANO);
+  // The magnitude: below nano it is rounded up (away from zero); a binary amount is capped at 2^63 - 1.
+  let den = 1n;
+  if (scale >= 0) num *= 10n ** BigInt(scale);
+  else if (scale >= -9) den = 10n ** BigInt(-scale);
+  else if (num !== 0n) {
+    // Fewer digits than the shift leaves above nano: the least nano, without building 10^-scale.
+    const shift = -scale - 9;
+    num = num.toString().length <= shift ? 1n : (num + 10n ** BigInt(shift) - 1n) / 10n ** BigInt(shift);
+    den = NANO;
   }
-  return new QuantityValue(num, den);
+  if (binary !== undefined && num > MAX_BINARY * den) num = MAX_BINARY * den;
+  return new QuantityValue(negative ? -num : num, den);
 }
 
 function toQuantity(s: string): Val {

@@ -244,6 +244,12 @@ describe('quantity (kube quantity_test.go)', () => {
     'quantity("1n") == quantity("0.000000001")',
     'quantity("1e3") == quantity("1k")',
     'quantity("1.5Ki") == quantity("1536")',
+    'quantity("1.0000000001") == quantity("1.000000001")',
+    'quantity("-1.0000000001") == quantity("-1.000000001")',
+    'quantity("1e-30") == quantity("1n")',
+    'quantity("Ki") == quantity("0")',
+    'quantity("1.5e3") == quantity("1500")',
+    'quantity("16Ei") == quantity("9223372036854775807")',
   ]);
   values([
     ['quantity("200M").compareTo(quantity("0.2G"))', 0n],
@@ -260,6 +266,8 @@ describe('quantity (kube quantity_test.go)', () => {
   errors([
     ['quantity("10Mo")', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
     ['quantity("10Mm")', "unable to parse quantity's suffix"],
+    ['quantity("1.2.3")', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+    ['quantity("1e")', "unable to parse quantity's suffix"],
     ['quantity("")', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
     ['quantity("9999999999999999999999999999999999999G").asInteger()', 'cannot convert value to integer'],
   ]);
