@@ -32,6 +32,34 @@ function toURL(s: string): Val {
   return new URLValue(s, parsed.url);
 }
 
+const utf8 = new TextEncoder();
+
+/** Go's shouldEscape(c, encodePath) is false for these bytes: unreserved ones and the path's own delimiters. */
+const PATH_SAFE = /^[A-Za-z0-9\-_.~$&+,/:;=@]$/;
+const pathSafe = (c: number): boolean => PATH_SAFE.test(String.fromCharCode(c));
+/** validEncoded also leaves the other sub-delimiters, brackets and escapes alone. */
+const validInPath = (c: number): boolean => pathSafe(c) || "!'()*[]%".includes(String.fromCharCode(c));
+const isHexByte = (c: number | undefined): boolean => c !== undefined && /^[0-9A-Fa-f]$/.test(String.fromCharCode(c));
+
+/**
+ * url.URL.EscapedPath(): the path as written when it is a valid escaping (validEncoded), else
+ * the unescaped path escaped again (a space as %20, other bytes as %XX).
+ */
+function escapedPath(raw: string): string {
+  const bytes = utf8.encode(raw);
+  if (bytes.every(validInPath)) return raw;
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    let c = bytes[i]!;
+    if (c === 0x25 && isHexByte(bytes[i + 1]) && isHexByte(bytes[i + 2])) {
+      c = parseInt(String.fromCharCode(bytes[i + 1]!, bytes[i + 2]!), 16);
+      i += 2;
+    }
+    out += pathSafe(c) ? String.fromCharCode(c) : `%${c.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
 /** url.URL.Hostname(): the host without its port and IPv6 brackets. */
 function hostname(host: string): string {
   const [h] = splitHostPort(host);
@@ -49,7 +77,6 @@ function splitHostPort(host: string): [string, string] {
 function queryUnescape(s: string): string | undefined {
   if (/%(?![0-9A-Fa-f]{2})/.test(s)) return undefined;
   const bytes: number[] = [];
-  const utf8 = new TextEncoder();
   for (let i = 0; i < s.length; ) {
     if (s[i] === '%') {
       bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
@@ -89,8 +116,7 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
   ['url_get_host', ([x]) => u(x!).host],
   ['url_get_hostname', ([x]) => hostname(u(x!).host)],
   ['url_get_port', ([x]) => splitHostPort(u(x!).host)[1]],
-  // EscapedPath(): the path as written, which is a valid escaping of itself.
-  ['url_get_escaped_path', ([x]) => u(x!).path],
+  ['url_get_escaped_path', ([x]) => escapedPath(u(x!).path)],
   ['url_get_query', ([x]) => query(u(x!).rawQuery)],
 ];
 

@@ -189,7 +189,14 @@ describe('urls', () => {
     ["url('https://user:pass@example.com:80/path?query=val#fragment').getHost()", 'example.com:80'],
     ["url('https://user:pass@example.com:80/path?query=val#fragment').getHostname()", 'example.com'],
     ["url('https://user:pass@example.com:80/path?query=val#fragment').getPort()", '80'],
-    ["url('https://example.com/path with spaces/').getEscapedPath()", '/path with spaces/'],
+    ["url('https://example.com/path with spaces/').getEscapedPath()", '/path%20with%20spaces/'],
+    ["url('https://example.com/a%2Fb/c').getEscapedPath()", '/a%2Fb/c'],
+    ["url('https://example.com/ü').getEscapedPath()", '/%C3%BC'],
+    ["url('https://example.com/path').getEscapedPath()", '/path'],
+    ["url('https://127.0.0.1:80/').getHostname()", '127.0.0.1'],
+    ["url('https://[::1]:80/').getHost()", '[::1]:80'],
+    ["url('/path').getHost()", ''],
+    ["url('/path').getPort()", ''],
     ["url('https://[::1]:80/').getHostname()", '::1'],
     ["url('https://[::1]/').getHost()", '[::1]'],
     ["url('https://[::1]/').getPort()", ''],
@@ -198,6 +205,7 @@ describe('urls', () => {
     ["isURL('https://example.com')", true],
     ["isURL('/path')", true],
     ["isURL('relative/path')", false],
+    ["isURL('https://a:b:c/')", false],
     ["isURL('')", false],
     ["url('https://example.com') == url('https://example.com')", true],
     ["url('https://example.com') == url('https://example.com/')", false],
@@ -211,9 +219,15 @@ describe('urls', () => {
       ['k4', ['x y!']],
     ]);
   });
+  it('reads an empty or absent query as an empty map', () => {
+    expect((value("url('https://example.com/path?').getQuery()") as MapValue).size).toBe(0);
+    expect((value("url('https://example.com/path').getQuery()") as MapValue).size).toBe(0);
+    expect([...(value("url('https://example.com/path?key with spaces=value with spaces').getQuery()") as MapValue).pairs()]).toEqual([['key with spaces', ['value with spaces']]]);
+  });
   errors([
     ["url('../relative-path')", 'URL parse error during conversion from string: parse "../relative-path": invalid URI for request'],
     ["url('')", 'URL parse error during conversion from string: parse "": empty url'],
+    ["url('https://a:b:c/')", 'URL parse error during conversion from string: parse "https://a:b:c/": invalid port ":c" after host'],
   ]);
 });
 
