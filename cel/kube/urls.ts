@@ -60,17 +60,14 @@ function escapedPath(raw: string): string {
   return out;
 }
 
-/** url.URL.Hostname(): the host without its port and IPv6 brackets. */
-function hostname(host: string): string {
-  const [h] = splitHostPort(host);
-  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h.startsWith('[') ? h.slice(1) : h;
-}
-
-/** Go's url splitHostPort: a port only when the text after the last colon is digits (or empty). */
-function splitHostPort(host: string): [string, string] {
+/** Go's url splitHostPort: a port when the text from the last colon is a valid optional port; brackets dropped. */
+function splitHostPort(hostPort: string): [string, string] {
+  let host = hostPort;
+  let port = '';
   const colon = host.lastIndexOf(':');
-  if (colon >= 0 && /^[0-9]*$/.test(host.slice(colon + 1)) && (!host.startsWith('[') || host.lastIndexOf(']') < colon)) return [host.slice(0, colon), host.slice(colon + 1)];
-  return [host, ''];
+  if (colon >= 0 && /^:[0-9]*$/.test(host.slice(colon))) [host, port] = [host.slice(0, colon), host.slice(colon + 1)];
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return [host, port];
 }
 
 /** Go's url.QueryUnescape: '+' is a space; undefined on a malformed escape. */
@@ -114,7 +111,7 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
   ['is_url_string', ([s]) => parseGoRequestURI(s as string).ok],
   ['url_get_scheme', ([x]) => u(x!).scheme],
   ['url_get_host', ([x]) => u(x!).host],
-  ['url_get_hostname', ([x]) => hostname(u(x!).host)],
+  ['url_get_hostname', ([x]) => splitHostPort(u(x!).host)[0]],
   ['url_get_port', ([x]) => splitHostPort(u(x!).host)[1]],
   ['url_get_escaped_path', ([x]) => escapedPath(u(x!).path)],
   ['url_get_query', ([x]) => query(u(x!).rawQuery)],
