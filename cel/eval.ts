@@ -27,6 +27,7 @@ import {
   Duration,
   isMapKey,
   MapValue,
+  ObjectValue,
   OptionalValue,
   Timestamp,
   TYPE_IDENTIFIERS,
@@ -162,7 +163,9 @@ function guardOf(t: Type): (v: Value) => boolean {
       case 'type':
         return (v) => v instanceof TypeValue;
       case 'opaque':
-        return t.name === 'optional_type' ? (v) => v instanceof OptionalValue : () => false;
+        return t.name === 'optional_type' ? (v) => v instanceof OptionalValue : (v) => v instanceof ObjectValue && v.typeName === t.name;
+      case 'struct':
+        return (v) => v instanceof ObjectValue && v.typeName === t.name;
       default:
         return () => false;
     }
@@ -231,8 +234,12 @@ export class Library {
   /** Every implemented overload of a function name, member and global, in declaration order. */
   readonly byName = new Map<string, readonly { readonly decl: OverloadDecl; readonly bound: Bound }[]>();
 
-  /** The standard libraries plus `functions` (kube's, say), implemented by `impls` (overload id to implementation). */
-  constructor(functions: readonly FunctionDecl[], impls: ReadonlyMap<string, Impl>) {
+  /** Type names beyond the standard ones that identifiers may denote (kube's `net.IP`). */
+  readonly typeNames: ReadonlySet<string>;
+
+  /** The standard libraries plus `functions` (kube's, say), implemented by `impls` (overload id to implementation), and their type names. */
+  constructor(functions: readonly FunctionDecl[], impls: ReadonlyMap<string, Impl>, typeNames: readonly string[] = []) {
+    this.typeNames = new Set(typeNames);
     const all = new Map([...STANDARD_IMPLS, ...impls]);
     for (const f of [...STANDARD_FUNCTIONS, ...OPTIONAL_FUNCTIONS, ...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions]) {
       const list = [...(this.byName.get(f.name) ?? [])];
@@ -374,7 +381,7 @@ class Planner {
       };
     }
     const name = this.refs?.get(id)?.name || rawName;
-    const isType = TYPE_IDENTIFIERS.has(name);
+    const isType = TYPE_IDENTIFIERS.has(name) || this.library.typeNames.has(name);
     return (c) => {
       c.charge(cost);
       const v = c.vars.resolve(name);

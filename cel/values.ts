@@ -50,6 +50,15 @@ export class CelError {
   constructor(readonly message: string) {}
 }
 
+/**
+ * A value of a type a library brings (kube's Quantity, IP, CIDR, URL, NamedFormat, Semver):
+ * its CEL type name, its equality; cel-go's size of 1 for costs.
+ */
+export abstract class ObjectValue {
+  abstract readonly typeName: string;
+  abstract equals(other: ObjectValue): boolean;
+}
+
 export type MapKey = bigint | Uint | boolean | string;
 
 /**
@@ -124,7 +133,8 @@ export type Value =
   | Timestamp
   | Duration
   | TypeValue
-  | OptionalValue;
+  | OptionalValue
+  | ObjectValue;
 
 /** What an expression evaluates to: a value or an error. */
 export type Val = Value | CelError;
@@ -174,6 +184,7 @@ export function typeName(v: Value): string {
   if (v instanceof Timestamp) return TYPE_NAMES.timestamp;
   if (v instanceof Duration) return TYPE_NAMES.duration;
   if (v instanceof TypeValue) return TYPE_NAMES.type;
+  if (v instanceof ObjectValue) return v.typeName;
   return TYPE_NAMES.optional;
 }
 
@@ -301,6 +312,7 @@ export function equals(a: Value, b: Value): boolean {
     if (!(b instanceof OptionalValue)) return false;
     return a.value === undefined || b.value === undefined ? a.value === b.value : equals(a.value, b.value);
   }
+  if (a instanceof ObjectValue) return b instanceof ObjectValue && a.typeName === b.typeName && a.equals(b);
   return false;
 }
 

@@ -1,10 +1,14 @@
-// The call costs kube's CEL libraries declare (k8s.io/apiserver/pkg/cel/library/cost.go,
-// CostEstimator.EstimateCallCost, as of kube 1.34/1.35): matched by function name first, as
-// kube matches them, and for some by overload id. The functions themselves come with kube's
-// libraries; the table is here so that rules using them are estimated as kube estimates them.
+// The call costs kube's CEL libraries declare (k8s.io/apiserver/pkg/cel/library/cost.go): the
+// static estimate (CostEstimator.EstimateCallCost, as of kube 1.34/1.35) and the runtime cost
+// (CallCost, `kubeCallCost`), matched by function name first, as kube matches them, and for
+// some by overload id.
 // Quirks are kept: `quantity()`, `isQuantity()`, `cidr()`, `isIP()`, `isCIDR()` and
 // `semver()` are global functions but only costed when called with a target, so kube charges
 // them CEL's default of 1.
+import type { CallCost } from '../eval.js';
+import { actualSize, MapValue, ObjectValue, type Val } from '../values.js';
+import { FormatValue } from './format.js';
+import { SETS_COST_FACTORS } from './sets.js';
 import {
   type AstNode,
   add,
@@ -288,3 +292,138 @@ function equalityCost(lhs: AstNode, rhs: AstNode): CallEstimate | undefined {
  * so that rules accepted then are accepted still.
  */
 export const KUBE_COST_OPTIONS: CostOptions = { presenceTestHasCost: false };
+
+// ---------------------------------------------------------------------------------------------
+// Runtime: CostEstimator.CallCost
+
+const utf8 = new TextEncoder();
+
+/** kube's traversalCost: strings and bytes by byte length × 0.1 (truncated), lists and maps by their members, anything else 1. */
+function traversalCost(v: Val): number {
+  if (typeof v === 'string') return Math.trunc(utf8.encode(v).length * TRAVERSAL);
+  if (v instanceof Uint8Array) return Math.trunc(v.length * TRAVERSAL);
+  if (Array.isArray(v)) return v.reduce((sum: number, x: Val) => sum + traversalCost(x), 0);
+  if (v instanceof MapValue) {
+    let sum = 0;
+    for (const [k, x] of v.pairs()) sum += traversalCost(k) + traversalCost(x);
+    return sum;
+  }
+  return 1;
+}
+
+const traversal = (v: Val, factor = 1): number => Math.ceil(actualSize(v) * factor * TRAVERSAL);
+
+/** Parsing a selector at run time: the estimate's formula on the selector's actual length. */
+const selectorRuntimeCost = (length: number): number => Number(selectorCost(fixed(BigInt(length))).max);
+
+/** The regex-by-string product cel-go and kube charge for matching. */
+const regexCost = (s: Val, regexSize: number): number => Math.ceil((1 + actualSize(s)) * TRAVERSAL) * Math.ceil(regexSize * REGEX_STRING_LENGTH_COST_FACTOR);
+
+/**
+ * The runtime cost of a call to one of kube's functions (undefined: cel-go's default). The sets
+ * extension's own trackers come first, as cel-go consults overload trackers before kube's CallCost.
+ */
+export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
+  const setsFactor = SETS_COST_FACTORS.get(overloadId);
+  if (setsFactor !== undefined) return 1 + Math.trunc(actualSize(args[0]!) * actualSize(args[1]!) * setsFactor);
+  switch (fn) {
+    case 'check':
+      return Number(AUTHZ_CHECK_COST);
+    case 'serviceAccount':
+    case 'path':
+    case 'group':
+    case 'resource':
+    case 'subresource':
+    case 'namespace':
+    case 'name':
+    case 'allowed':
+    case 'reason':
+    case 'error':
+    case 'errored':
+      return 1;
+    case 'fieldSelector':
+    case 'labelSelector':
+      return args.length >= 2 ? selectorRuntimeCost(actualSize(args[1]!)) : undefined;
+    case 'isSorted':
+    case 'sum':
+    case 'max':
+    case 'min':
+    case 'indexOf':
+    case 'lastIndexOf':
+      return args.length > 0 ? traversalCost(args[0]!) : 0;
+    case 'url':
+    case 'lowerAscii':
+    case 'upperAscii':
+    case 'substring':
+    case 'trim':
+    case 'jsonpatch.escapeKey':
+    case 'cidr':
+    case 'isIP':
+    case 'isCIDR':
+    case 'quantity':
+    case 'isQuantity':
+    case 'semver':
+    case 'isSemver':
+      return args.length >= 1 ? traversal(args[0]!) : undefined;
+    case 'replace':
+    case 'split':
+    case 'ip.isCanonical':
+      return args.length >= 1 ? traversal(args[0]!, 2) : undefined;
+    case 'join':
+      return args.length >= 1 ? traversal(result, 2) : undefined;
+    case 'find':
+    case 'findAll':
+      return args.length >= 2 ? regexCost(args[0]!, actualSize(args[1]!)) : undefined;
+    case 'ip':
+      // The CIDR's ip() reads a field; ip(string) parses.
+      if (args.length < 1) return undefined;
+      return overloadId === 'cidr_ip' ? 1 : traversal(args[0]!);
+    case 'masked':
+    case 'prefixLength':
+    case 'family':
+    case 'isUnspecified':
+    case 'isLoopback':
+    case 'isLinkLocalMulticast':
+    case 'isLinkLocalUnicast':
+    case 'isGlobalUnicast':
+      return 1;
+    case 'containsIP':
+    case 'containsCIDR': {
+      if (args.length < 2) return undefined;
+      const cidrSize = actualSize(args[0]!);
+      // Comparing bytes up to the prefix, read twice; containsCIDR also masks, and a string argument is parsed first.
+      let cost = Math.ceil((cidrSize + cidrSize) * TRAVERSAL);
+      if (fn === 'containsCIDR') cost += Math.ceil(cidrSize * TRAVERSAL) + 1;
+      if (overloadId === 'cidr_contains_ip_string' || overloadId === 'cidr_contains_cidr_string') cost += traversal(args[1]!);
+      return cost;
+    }
+    case 'validate': {
+      const format = args[0];
+      return args.length >= 2 && format instanceof FormatValue ? regexCost(args[1]!, format.maxRegexSize) : undefined;
+    }
+    case 'format.named':
+    case 'sign':
+    case 'asInteger':
+    case 'isInteger':
+    case 'asApproximateFloat':
+    case 'isGreaterThan':
+    case 'isLessThan':
+    case 'compareTo':
+    case 'add':
+    case 'sub':
+    case 'major':
+    case 'minor':
+    case 'patch':
+    case 'getScheme':
+    case 'getHostname':
+    case 'getHost':
+    case 'getPort':
+    case 'getEscapedPath':
+    case 'getQuery':
+      return 1;
+    case '_==_':
+      // kube's own types compare in O(1) (URLs and formats included, as kube prices them).
+      return args.length === 2 && args[0] instanceof ObjectValue ? 1 : undefined;
+  }
+  return undefined;
+};

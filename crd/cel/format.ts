@@ -1,5 +1,5 @@
-// The strings extension's text functions as kube-apiserver runs them: format(), strings.quote()
-// and trim(). Pure functions over the engine's runtime values:
+// The strings extension's format() as kube-apiserver runs it (strings.quote() and trim() are
+// cel/kube/strings-text.ts's, re-exported). Pure functions over the engine's runtime values:
 //   int = bigint, uint = UnsignedInt, double = number, bool, string, bytes = Uint8Array,
 //   null, timestamp = Date, duration = Duration, list = Array, map = Map or plain object,
 //   type = the engine's Type (constructor name 'Type', `.name`), optional = Optional.
@@ -20,7 +20,7 @@
 //     digits after the point are always 6.
 import { Optional } from '@marcbachmann/cel-js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
-import { goFixed, goG, goNonFinite, scientificParts, withPoint } from './gofmt.js';
+import { goFixed, goG, goNonFinite, scientificParts, withPoint } from '../../cel/kube/gofmt.js';
 import { durationString, timestampString } from './time.js';
 import { goQuote } from '../../apimachinery/quote.js';
 
@@ -434,58 +434,4 @@ export function formatString(f: string, args: readonly unknown[]): string {
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// strings.quote and trim
-
-const QUOTE_ESCAPES: Record<string, string> = {
-  '\x07': '\\a',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\v': '\\v',
-  '\\': '\\\\',
-  '"': '\\"',
-};
-
-/**
- * cel-go's strings.quote: the string in double quotes with CEL's escapes for \a \b \f \n \r \t
- * \v \\ and ", everything else as is. A lone surrogate (JS's counterpart of Go's invalid UTF-8)
- * becomes U+FFFD, as cel-go replaces invalid runes.
- */
-export function quote(s: string): string {
-  return `"${s.replace(/[\x07\b\f\n\r\t\v\\"]|[\ud800-\udfff]/gu, (c) => QUOTE_ESCAPES[c] ?? '\ufffd')}"`;
-}
-
-/** Go's unicode.IsSpace: the Unicode White_Space property (no zero-width spaces, no BOM, no U+180E). */
-function isSpace(c: number): boolean {
-  switch (c) {
-    case 0x09:
-    case 0x0a:
-    case 0x0b:
-    case 0x0c:
-    case 0x0d:
-    case 0x20:
-    case 0x85:
-    case 0xa0:
-    case 0x1680:
-    case 0x2028:
-    case 0x2029:
-    case 0x202f:
-    case 0x205f:
-    case 0x3000:
-      return true;
-    default:
-      return c >= 0x2000 && c <= 0x200a;
-  }
-}
-
-/** cel-go's trim(): Go's strings.TrimSpace. (White_Space holds only BMP characters, so UTF-16 units suffice.) */
-export function trim(s: string): string {
-  let start = 0;
-  let end = s.length;
-  while (start < end && isSpace(s.charCodeAt(start))) start++;
-  while (end > start && isSpace(s.charCodeAt(end - 1))) end--;
-  return s.slice(start, end);
-}
+export { quote, trim } from '../../cel/kube/strings-text.js';

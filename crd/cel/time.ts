@@ -13,7 +13,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { checkRange } from './core.js';
-import { goShortest } from './gofmt.js';
+import { goShortest } from '../../cel/kube/gofmt.js';
 import { daysIn } from '../../apimachinery/validation/go-time.js';
 
 const TS = 'google.protobuf.Timestamp';

@@ -35,7 +35,7 @@ import {
 import { validateObjectMeta } from '../../apimachinery/validation/object-meta.js';
 import { isDNS1035Label, validatePathSegmentName } from '../../apimachinery/validation/names.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
-import { type FormatCheck, formatCheck } from './formats.js';
+import { type FormatCheck, formatCheck } from '../../apimachinery/validation/strfmt.js';
 import {
   type FloatInfo,
   type GoKind,

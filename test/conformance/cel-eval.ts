@@ -5,9 +5,9 @@
 // value equals the expected one, or an error is expected and parsing, checking or evaluation
 // fails. Tests over protobuf messages and checkOnly tests are skipped (not counted), as there.
 //
-// The sections: cel-spec.ts's SECTIONS (those a CRD rule uses) less string_ext, whose functions
-// are kube's strings library (the next step), plus macros2 (two-variable comprehensions, which
-// kube enables). Failures set aside by name, with their reason: cel-eval-set-aside.ts.
+// The sections: cel-spec.ts's SECTIONS (those a CRD rule uses), string_ext run with kube's
+// strings library (cel/kube/strings.ts, cel-go's strings extension at the version kube
+// configures), plus macros2 (two-variable comprehensions, which kube enables). Failures set aside by name, with their reason: cel-eval-set-aside.ts.
 //
 // npx vite-node test/conformance/cel-eval-report.ts prints the figures.
 import type { IncrementalTest } from '@bufbuild/cel-spec/testdata/tests.js';
@@ -17,14 +17,18 @@ import type { Value as PbValue } from '@bufbuild/cel-spec/cel/expr/value_pb.js';
 import { check, KUBE_CHECKER_OPTIONS, standardEnv } from '../../cel/checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../../cel/comprehensions.js';
 import { variable } from '../../cel/decls.js';
-import { activation, program } from '../../cel/eval.js';
+import { activation, Library, program } from '../../cel/eval.js';
+import { STRINGS_LIBRARY } from '../../cel/kube/strings.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../cel/parser.js';
 import { Source } from '../../cel/source.js';
 import { BoolType, BytesType, DoubleType, DurationType, DynType, IntType, listType, mapType, NullType, StringType, TimestampType, type Type, UintType } from '../../cel/types.js';
 import { CelError, Duration, MapValue, OptionalValue, Timestamp, TypeValue, Uint, type Value } from '../../cel/values.js';
 import { type Canon, collect, equal, expected, hex, needsProto, show, Unsupported, unpackWkt } from './cel-spec.js';
 
-export const EVAL_SECTIONS = ['basic', 'comparisons', 'conversions', 'fields', 'fp_math', 'integer_math', 'lists', 'logic', 'macros', 'macros2', 'optionals', 'parse', 'plumbing', 'string', 'timestamps'];
+export const EVAL_SECTIONS = ['basic', 'comparisons', 'conversions', 'fields', 'fp_math', 'integer_math', 'lists', 'logic', 'macros', 'macros2', 'optionals', 'parse', 'plumbing', 'string', 'string_ext', 'timestamps'];
+
+/** The strings extension, for the string_ext section only. */
+const STRINGS = new Library(STRINGS_LIBRARY.functions, STRINGS_LIBRARY.impls);
 
 const NS = 1_000_000_000n;
 
@@ -128,7 +132,7 @@ export interface EvalTestResult {
 
 const firstLine = (s: string): string => s.split('\n')[0]!;
 
-function runOne(t: IncrementalTest): { outcome: Outcome; detail?: string } {
+function runOne(t: IncrementalTest, section: string): { outcome: Outcome; detail?: string } {
   const o = t.original;
   if (o.checkOnly) return { outcome: 'skip', detail: 'checkOnly' };
   if (needsProto(t)) return { outcome: 'skip', detail: 'proto' };
@@ -136,7 +140,10 @@ function runOne(t: IncrementalTest): { outcome: Outcome; detail?: string } {
   if (m.case === 'unknown' || m.case === 'anyUnknowns') return { outcome: 'skip', detail: 'unknowns' };
   let want: Canon | 'error';
   const bindings: Record<string, Value> = {};
+  const strings = section === 'string_ext';
   const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false, container: o.container }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS);
+  if (strings) env.addFunctions(...STRINGS_LIBRARY.functions);
+  const options = strings ? { library: STRINGS } : {};
   try {
     for (const d of o.typeEnv) {
       if (d.declKind.case !== 'ident') return { outcome: 'skip', detail: 'function declaration' };
@@ -161,11 +168,11 @@ function runOne(t: IncrementalTest): { outcome: Outcome; detail?: string } {
   const parsed = parse(o.expr, KUBE_PARSER_OPTIONS);
   if (parsed.issues.errors.length > 0) return failed(`parse: ${firstLine(parsed.issues.toDisplayString())}`);
   let prog;
-  if (o.disableCheck) prog = program(parsed.ast);
+  if (o.disableCheck) prog = program(parsed.ast, options);
   else {
     const checked = check(parsed.ast, new Source(o.expr), env);
     if (checked.issues.errors.length > 0) return failed(`check: ${firstLine(checked.issues.toDisplayString())}`);
-    prog = program(checked.ast);
+    prog = program(checked.ast, options);
   }
   const r = prog.eval(activation(bindings));
   if (r.value instanceof CelError) return failed(`error: ${r.value.message}`);
@@ -192,7 +199,7 @@ export function runEvalConformance(sections: readonly string[] = EVAL_SECTIONS):
     seen.set(name, k);
     let r: { outcome: Outcome; detail?: string };
     try {
-      r = runOne(t);
+      r = runOne(t, section);
     } catch (e) {
       r = { outcome: 'fail', detail: `threw: ${e instanceof Error ? e.message : String(e)}` };
     }

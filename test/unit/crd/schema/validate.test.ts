@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileSchema } from '../../../../crd/schema/validate.js';
-import { formatCheck } from '../../../../crd/schema/formats.js';
+import { formatCheck } from '../../../../apimachinery/validation/strfmt.js';
 import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 

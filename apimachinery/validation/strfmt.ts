@@ -6,9 +6,9 @@
 // int-or-string, made-up names ...) is stripped from the schema before validation and so ignored.
 // Names are normalised by dropping dashes, as strfmt does ("date-time" is "datetime").
 import type { RE2JS } from 're2js';
-import { re2 } from '../../apimachinery/re2.js';
-import { parseGoRequestURI } from '../../apimachinery/go-url.js';
-import { daysIn } from '../../apimachinery/validation/go-time.js';
+import { re2 } from '../re2.js';
+import { parseGoRequestURI } from '../go-url.js';
+import { daysIn } from './go-time.js';
 
 export type FormatCheck = (value: string) => boolean;
 

@@ -1,0 +1,13 @@
+// One of kube's CEL libraries as cel/ takes it: the declarations the checker resolves calls
+// against, the implementations by overload id for the evaluator, and the types it registers as
+// identifiers (cel.Types: only the IP and CIDR libraries do, so `net.IP` is a name and
+// `kubernetes.Quantity` is not).
+import type { FunctionDecl } from '../decls.js';
+import type { Type } from '../types.js';
+import type { Impl } from '../functions.js';
+
+export interface KubeLibrary {
+  readonly functions: readonly FunctionDecl[];
+  readonly impls: ReadonlyMap<string, Impl>;
+  readonly types?: readonly Type[];
+}
