@@ -93,6 +93,29 @@ function replaceResultSize(sz: SizeEstimate, toReplace: SizeEstimate, replaceWit
   return add(multiply({ min: countMin, max: countMax }, replaceWith), { min: retainedMin, max: retainedMax });
 }
 
+/** Functions kube prices at a constant 1, estimated and at run time alike (accessors, quantity arithmetic). */
+const UNIT_COST_FUNCTIONS: ReadonlySet<string> = new Set([
+  'format.named',
+  'sign',
+  'asInteger',
+  'isInteger',
+  'asApproximateFloat',
+  'isGreaterThan',
+  'isLessThan',
+  'compareTo',
+  'add',
+  'sub',
+  'major',
+  'minor',
+  'patch',
+  'getScheme',
+  'getHostname',
+  'getHost',
+  'getPort',
+  'getEscapedPath',
+  'getQuery',
+]);
+
 /** kube's library cost estimator; sizes it cannot see come from `sizes` (the CRD's schema, for rules). */
 export class KubeCostEstimator implements CostEstimator {
   constructor(private readonly sizes?: Pick<CostEstimator, 'estimateSize'>) {}
@@ -103,6 +126,7 @@ export class KubeCostEstimator implements CostEstimator {
 
   estimateCallCost(fn: string, overloadId: string, target: AstNode | undefined, args: readonly AstNode[]): CallEstimate | undefined {
     const size = (n: AstNode): SizeEstimate => sizeEstimate(this, n);
+    if (UNIT_COST_FUNCTIONS.has(fn)) return ONE;
     switch (fn) {
       case 'check':
         return fixed(AUTHZ_CHECK_COST);
@@ -244,26 +268,6 @@ export class KubeCostEstimator implements CostEstimator {
         // A named format's regex is at most MAX_NAME_FORMAT_REGEX_SIZE long.
         if (target !== undefined && args.length >= 1) return multiplyByCostFactor(multiplyByCostFactor(size(args[0]!), TRAVERSAL), MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR);
         break;
-      case 'format.named':
-      case 'sign':
-      case 'asInteger':
-      case 'isInteger':
-      case 'asApproximateFloat':
-      case 'isGreaterThan':
-      case 'isLessThan':
-      case 'compareTo':
-      case 'add':
-      case 'sub':
-      case 'major':
-      case 'minor':
-      case 'patch':
-      case 'getScheme':
-      case 'getHostname':
-      case 'getHost':
-      case 'getPort':
-      case 'getEscapedPath':
-      case 'getQuery':
-        return ONE;
       case '_==_':
         if (args.length === 2) return equalityCost(args[0]!, args[1]!);
         break;
@@ -326,6 +330,7 @@ const regexCost = (s: Val, regexSize: number): number => Math.ceil((1 + actualSi
 export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
   const setsFactor = SETS_COST_FACTORS.get(overloadId);
   if (setsFactor !== undefined) return 1 + Math.trunc(actualSize(args[0]!) * actualSize(args[1]!) * setsFactor);
+  if (UNIT_COST_FUNCTIONS.has(fn)) return 1;
   switch (fn) {
     case 'check':
       return Number(AUTHZ_CHECK_COST);
@@ -401,26 +406,6 @@ export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
       const format = args[0];
       return args.length >= 2 && format instanceof FormatValue ? regexCost(args[1]!, format.maxRegexSize) : undefined;
     }
-    case 'format.named':
-    case 'sign':
-    case 'asInteger':
-    case 'isInteger':
-    case 'asApproximateFloat':
-    case 'isGreaterThan':
-    case 'isLessThan':
-    case 'compareTo':
-    case 'add':
-    case 'sub':
-    case 'major':
-    case 'minor':
-    case 'patch':
-    case 'getScheme':
-    case 'getHostname':
-    case 'getHost':
-    case 'getPort':
-    case 'getEscapedPath':
-    case 'getQuery':
-      return 1;
     case '_==_':
       // kube's own types compare in O(1) (URLs and formats included, as kube prices them).
       return args.length === 2 && args[0] instanceof ObjectValue ? 1 : undefined;
