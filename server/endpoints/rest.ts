@@ -22,7 +22,7 @@ import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js
 import { type JsonObject, type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
-import { giveWay, runSliced } from '../registry/give-way.js';
+import { LARGE_WRITE_BYTES, giveWayFor, runSliced } from '../registry/give-way.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type ListQuery, type RequestInfo, decodeListOptions, queryOptionalBool } from '../pipeline/request-info.js';
@@ -315,15 +315,16 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
 }
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
-async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody }> {
+async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody; large: boolean }> {
   const body = await readBody(ctx.req, ctx.maxRequestBodyBytes);
-  // Bodies that arrive together are decoded one per turn of the loop, not all in one.
-  await giveWay();
+  const large = body.length >= LARGE_WRITE_BYTES;
+  // Large bodies that arrive together are decoded one per turn of the loop, not all in one.
+  await giveWayFor(large);
   const decoded = await decodeObjectBody(body, ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers, ctx.desc.names.kind);
-  await giveWay();
+  await giveWayFor(large);
   const obj = checkObject(ctx, decoded.value);
   auditOf(ctx.res)?.requestObject(obj);
-  return { obj, decoded };
+  return { obj, decoded, large };
 }
 
 /** kube's transformDecodeError for a body that failed strict decoding: a 400. */
@@ -405,18 +406,18 @@ async function create(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
   if (ctx.desc.terminating) throw verbNotSupported(ctx, 'create not allowed while custom resource definition is terminating');
   const options = writeOptions(ctx, 'CreateOptions');
-  const { obj, decoded } = await readObject(ctx);
+  const { obj, decoded, large } = await readObject(ctx);
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
   if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
-  const created = await ctx.store.create(namespaceOf(ctx), obj, writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }));
+  const created = await ctx.store.create(namespaceOf(ctx), obj, writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large }));
   await respondObject(ctx, 201, created);
 }
 
 async function update(ctx: Ctx): Promise<void> {
   const options = writeOptions(ctx, 'UpdateOptions');
-  const { obj, decoded } = await readObject(ctx);
+  const { obj, decoded, large } = await readObject(ctx);
   checkNamespace(ctx, obj);
   const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
@@ -424,7 +425,7 @@ async function update(ctx: Ctx): Promise<void> {
   const name = ctx.info.name;
   checkName(obj.metadata.name, name);
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
-    ...writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }),
+    ...writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large }),
     replace: true,
   });
   await respondObject(ctx, 200, updated);
@@ -436,11 +437,13 @@ async function patch(ctx: Ctx): Promise<void> {
   if (!allowed.includes(type)) throw unsupportedMediaType(allowed);
   const options = writeOptions(ctx, 'PatchOptions', type);
   if (type === APPLY_PATCH_TYPE) return applyPatch(ctx, options);
-  const body = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
-  // Bodies that arrive together are decoded one per turn of the loop, not all in one.
-  await giveWay();
+  const bytes = await readBody(ctx.req, ctx.maxRequestBodyBytes);
+  const large = bytes.length >= LARGE_WRITE_BYTES;
+  const body = bytes.toString('utf8');
+  // Large bodies that arrive together are decoded one per turn of the loop, not all in one.
+  await giveWayFor(large);
   const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
-  await giveWay();
+  await giveWayFor(large);
   const patchDoc = decoded.value;
   auditOf(ctx.res)?.requestPatch(patchDoc);
   const name = ctx.info.name;
@@ -481,14 +484,16 @@ async function patch(ctx: Ctx): Promise<void> {
       // A patched object that no longer decodes is a 422 on the patch (handlers/patch.go), not a 400.
       decodeError: patchError,
       fromUnstructured: strategic,
+      large,
     }),
   );
   await respondObject(ctx, 200, updated);
 }
 
 /** An apply body: YAML, or the JSON kubectl sends (which is YAML too), as an object. */
-async function readApplyConfiguration(ctx: Ctx): Promise<{ config: KubeObject; decoded: DecodedBody }> {
-  const text = (await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8');
+async function readApplyConfiguration(ctx: Ctx): Promise<{ config: KubeObject; decoded: DecodedBody; large: boolean }> {
+  const bytes = await readBody(ctx.req, ctx.maxRequestBodyBytes);
+  const text = bytes.toString('utf8');
   const exact = ctx.store.strategy.exactIntegers;
   // JSON decodes faster and reports repeated keys.
   const decoded = /^\s*\{/.test(text) ? parseJson(text, exact) : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
@@ -496,7 +501,7 @@ async function readApplyConfiguration(ctx: Ctx): Promise<{ config: KubeObject; d
   const config = decoded.value as unknown as KubeObject;
   if (config.metadata === undefined || config.metadata === null) config.metadata = {};
   else if (!isJsonObject(config.metadata)) throw badRequest('error decoding YAML: metadata must be an object');
-  return { config, decoded };
+  return { config, decoded, large: bytes.length >= LARGE_WRITE_BYTES };
 }
 
 /** The field manager of this request's version and subresource. */
@@ -513,7 +518,7 @@ function fieldManager(ctx: RequestCtx): FieldManager {
 }
 
 /** What a write's body decoded to, for the store's own decoding steps. */
-type Decoding = Pick<WriteContext, 'floatLiterals' | 'onUnknownFields' | 'decodeError' | 'fromUnstructured'>;
+type Decoding = Pick<WriteContext, 'floatLiterals' | 'onUnknownFields' | 'decodeError' | 'fromUnstructured' | 'large'>;
 
 /**
  * The one context of a write, whatever its verb (create, update, patch, apply, and their scale
@@ -541,7 +546,7 @@ function writeContext(ctx: Ctx, options: WriteOptions, decoding: Decoding = {}, 
  * subresource), a create.
  */
 async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
-  const { config, decoded } = await readApplyConfiguration(ctx);
+  const { config, decoded, large } = await readApplyConfiguration(ctx);
   auditOf(ctx.res)?.requestPatch(config);
   const name = ctx.info.name;
   const ns = namespaceOf(ctx);
@@ -553,7 +558,7 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
     checkName(obj.metadata.name, name);
     return obj;
   };
-  const writeCtx = writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields }, true);
+  const writeCtx = writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large }, true);
   for (let attempt = 0; ; attempt++) {
     try {
       const updated = await ctx.store.update(

@@ -36,6 +36,20 @@ function resumeNext(): void {
   next();
 }
 
+/** From this size on, a request body or a stored object makes a write large: its phases give way. */
+export const LARGE_WRITE_BYTES = 64 * 1024;
+
+const goOnNow = Promise.resolve();
+
+/**
+ * giveWay for a large write, nothing for the others: a small write's whole pipeline takes well
+ * under a slice, and queueing it behind large ones only made its latency (create p99 on etcd, 32
+ * in flight: 65-77 ms before giving way existed, 209-325 ms with every write giving way).
+ */
+export function giveWayFor(large: boolean | undefined): Promise<void> {
+  return large ? giveWay() : goOnNow;
+}
+
 /** Runs a walk written as a task, giving way every SLICE_MS. */
 export function runSliced<T>(task: Task<T>): Promise<T> {
   return runTaskSliced(task, giveWay, SLICE_MS);

@@ -33,7 +33,7 @@ import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { type AdmissionChain, type Attributes, NO_ADMISSION, type Operation } from '../../admission/interface.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type Propagation, finalizersForDeletion } from './delete-propagation.js';
-import { giveWay } from './give-way.js';
+import { LARGE_WRITE_BYTES, giveWayFor } from './give-way.js';
 
 export interface ListOptions {
   /** Objects the caller wants (label and field selectors); applied before `limit` counts. */
@@ -287,7 +287,7 @@ export class Store {
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
     await this.trackFields(obj, undefined, ctx);
     await this.admission.admit(attrs);
-    await giveWay();
+    await giveWayFor(ctx.large);
     // kube's RetryGenerateName (GA in 1.32): when the server picks the name, a collision is tried
     // again with a new one, the whole create each time, up to maxNameGenerationCreateAttempts.
     if (!meta.name && meta.generateName) {
@@ -316,14 +316,14 @@ export class Store {
     // Decoding's defaults and pruning, also of what mutating admission added, then the kind's PrepareForCreate.
     this.strategy.canonicalize(obj, ctx);
     create.prepare(obj);
-    await giveWay();
+    await giveWayFor(ctx.large);
     const errs = [...validateObjectMetaForCreate(obj, this.kind, create.validateName), ...create.validate(obj, ctx)];
     this.throwIfInvalid(obj, errs);
-    await giveWay();
+    await giveWayFor(ctx.large);
     const name = meta.name!;
     await this.admission.validate({ ...attrs, name, object: obj });
     const stored = await this.inVersion(obj, this.strategy.versions?.storageApiVersion);
-    await giveWay();
+    await giveWayFor(ctx.large);
     if (ctx.dryRun) {
       const existing = await this.call(() => this.storage.get(this.key(namespace, name)));
       if (existing) throw this.createConflict(obj, name);
@@ -353,16 +353,18 @@ export class Store {
    * object; a resourceVersion in its result is a precondition (409 on mismatch). Returns the
    * stored object; an object whose last finalizer is gone while it is being deleted is deleted.
    */
-  async update(namespace: string | undefined, name: string, fn: UpdateFn, opts: UpdateOptions): Promise<KubeObject> {
+  async update(namespace: string | undefined, name: string, fn: UpdateFn, options: UpdateOptions): Promise<KubeObject> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const kv = await this.call(() => this.storage.get(key));
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
       const current = this.decode(kv);
+      // A small patch of a large stored object is a large write too.
+      const opts = kv.value.length >= LARGE_WRITE_BYTES ? { ...options, large: true } : options;
       const made = await fn(cloneJson(current));
-      await giveWay();
+      await giveWayFor(opts.large);
       const next = cloneJson(made);
-      await giveWay();
+      await giveWayFor(opts.large);
       // Malformed metadata the stored object already had is not the caller's to answer for.
       if (opts.replace || this.decodeErrorOf(next, opts) !== this.decodeErrorOf(current, opts)) this.checkDecodable(next, opts);
       if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
@@ -382,11 +384,11 @@ export class Store {
       const attrs = this.attributes('UPDATE', namespace, name, next, old, opts);
       await this.trackFields(next, old, opts);
       await this.admission.admit(attrs);
-      await giveWay();
+      await giveWayFor(opts.large);
       const prepared = await this.prepareUpdate(next, old, namespace, opts);
       await this.admission.validate({ ...attrs, object: prepared });
       const obj = await this.inVersion(prepared, this.strategy.versions?.storageApiVersion);
-      await giveWay();
+      await giveWayFor(opts.large);
       // As kube: an update that changes nothing is not written and keeps the resourceVersion.
       if (deepEqual(obj, current)) return obj;
       if (opts.dryRun) return obj;
@@ -434,9 +436,9 @@ export class Store {
   private async trackFields(obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): Promise<void> {
     if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return;
     const decoded = cloneJson(obj);
-    await giveWay();
+    await giveWayFor(ctx.large);
     this.strategy.canonicalize(decoded, { ...ctx, onUnknownFields: () => {}, warn: () => {} });
-    await giveWay();
+    await giveWayFor(ctx.large);
     await ctx.trackFields(decoded, old);
     const managed = decoded.metadata.managedFields;
     if (managed === undefined) delete obj.metadata.managedFields;
@@ -475,7 +477,7 @@ export class Store {
     const update = updateStrategyFor(this.strategy, ctx.subresource);
     this.strategy.canonicalize(obj, ctx);
     update.prepare(obj, old, ctx);
-    await giveWay();
+    await giveWayFor(ctx.large);
     // A subresource with a strategy of its own (status, finalize) never writes the spec.
     if (update === this.strategy.update && generation?.specChanged(old, obj)) obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
     const errs = [...validateObjectMetaForUpdate(obj, old, this.kind), ...update.validate(obj, old, ctx)];

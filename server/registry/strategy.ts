@@ -26,6 +26,8 @@ export const qualifiedKind = (k: KindInfo): Qualified => ({ group: k.group, name
 export interface WriteContext {
   subresource?: string;
   dryRun: boolean;
+  /** The write carries or changes a large document (give-way.ts's LARGE_WRITE_BYTES): its phases give way. */
+  large?: boolean;
   /** Paths of numbers the client wrote with a fraction or exponent (`1.0` is not an integer). */
   floatLiterals?: ReadonlySet<string>;
   /**

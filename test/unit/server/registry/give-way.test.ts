@@ -2,7 +2,7 @@
 // one per turn of the loop, in the order they gave way, so that the loop polls for I/O (other
 // clients, /readyz) between any two of their slices.
 import { describe, expect, it } from 'vitest';
-import { SLICE_MS, giveWay } from '../../../../server/registry/give-way.js';
+import { SLICE_MS, giveWay, giveWayFor } from '../../../../server/registry/give-way.js';
 
 /** Counts the loop's turns: an immediate queued from the check phase runs in the next turn. */
 function turnCounter(): { now: () => number; stop: () => void } {
@@ -53,5 +53,18 @@ describe('giveWay', () => {
     const after = counter.now();
     counter.stop();
     expect(after).toBe(before);
+  });
+
+  it('costs a small write no turn, even once the slice is spent; a large one gives way', async () => {
+    busyForASlice();
+    const counter = turnCounter();
+    const before = counter.now();
+    await giveWayFor(false);
+    const afterSmall = counter.now();
+    await giveWayFor(true);
+    const afterLarge = counter.now();
+    counter.stop();
+    expect(afterSmall).toBe(before);
+    expect(afterLarge).toBeGreaterThan(afterSmall);
   });
 });
