@@ -8,11 +8,9 @@
 // kubectl comes from test/helpers/kubectl.ts findKubectl ($KUBECTL_1_27 / $KUBECTL_1_33, then
 // $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
 // test, saying where it looked and how to get it; its other tests cannot run and are skipped.
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { generatePki, servingHosts } from '../../server/pki.js';
+import { type AdmissionWebhook, startAdmissionWebhook } from '../helpers/admission-webhook.js';
 import { eventually } from '../helpers/eventually.js';
 import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
@@ -140,31 +138,12 @@ function answer(path: string, request: Json): Json {
   }
 }
 
-/** A real HTTPS webhook server on a free loopback port, with a CA of its own; records what it was asked. */
-async function startWebhook(): Promise<{ server: Server; url: string; caBundle: string; seen: Array<{ path: string; request: Json }> }> {
-  const pki = await generatePki(servingHosts('127.0.0.1'));
-  const seen: Array<{ path: string; request: Json }> = [];
-  const server = createServer({ cert: pki.cert, key: pki.key }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
-      const path = (req.url ?? '').split('?')[0]!;
-      seen.push({ path, request: review['request'] });
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review['request']['uid'], ...answer(path, review['request']) } }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, caBundle: Buffer.from(pki.caCert).toString('base64'), seen };
-}
-
 for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} with admission webhooks and policies`, () => {
     let server: ServerProcess;
-    let webhook: Awaited<ReturnType<typeof startWebhook>>;
+    let webhook: AdmissionWebhook;
     const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
     /** kubectl that must succeed without a word on stderr: its stdout. */
     const ok = async (args: string[], input?: string): Promise<string> => {
@@ -183,14 +162,13 @@ for (const version of VERSIONS) {
       });
 
     beforeAll(async () => {
-      [server, webhook] = await Promise.all([startServerProcess({ args: ['--log-level', 'warn'] }), startWebhook()]);
+      [server, webhook] = await Promise.all([startServerProcess({ args: ['--log-level', 'warn'] }), startAdmissionWebhook(answer)]);
       expect(await ok(['apply', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.adm.example.com created\n');
       await eventually('widgets served', async () => ((await kubectl(['get', 'widgets'])).code === 0 ? true : undefined), 20_000);
     });
     afterAll(async () => {
       await server?.stop();
-      webhook?.server.closeAllConnections();
-      await new Promise<void>((r) => (webhook ? webhook.server.close(() => r()) : r()));
+      await webhook?.close();
     });
 
     it("a ValidatingWebhookConfiguration: kubectl apply of a widget over the limit is refused with kube's text", async () => {

@@ -3,13 +3,11 @@
 // under Ignore and Fail), and a ValidatingAdmissionPolicy limiting spec.size by a param ConfigMap
 // in Deny and Warn modes. A webhook that is down blocks only what it matches. On both backends:
 // the configurations reach the plugins through informers over storage.
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ServerOptions, startServer, type ServerHandle } from '../../../server/index.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
-import { generatePki, servingHosts } from '../../../server/pki.js';
+import { type AdmissionWebhook, startAdmissionWebhook } from '../../helpers/admission-webhook.js';
 import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
 import { installCrd, simpleCrd } from '../../helpers/crds.js';
 
@@ -21,7 +19,7 @@ const CRD = simpleCrd('adm.example.com', 'widgets', { type: 'object', properties
 
 let server: ServerHandle;
 let call: (method: string, path: string, o?: CallOptions) => Promise<ApiResponse & { json: Json }>;
-let webhook: Server;
+let webhook: AdmissionWebhook | undefined;
 let webhookUrl: string;
 let caBundle: string;
 /** Every AdmissionReview request the webhook saw, by path. */
@@ -45,28 +43,13 @@ function answer(path: string, request: Json): Json | undefined {
 }
 
 beforeAll(async () => {
-  const pki = await generatePki(servingHosts('127.0.0.1'));
-  caBundle = Buffer.from(pki.caCert).toString('base64');
-  webhook = createServer({ cert: pki.cert, key: pki.key }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
-      const path = (req.url ?? '').split('?')[0]!;
-      seen.push({ path, request: review['request'] });
-      const response = answer(path, review['request']);
-      if (!response) return; // hung
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review['request']['uid'], ...response } }));
-    });
-  });
-  await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  webhookUrl = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+  webhook = await startAdmissionWebhook(answer, seen);
+  webhookUrl = webhook.url;
+  caBundle = webhook.caBundle;
 });
 
 afterAll(async () => {
-  webhook?.closeAllConnections();
-  await new Promise<void>((r) => webhook?.close(() => r()));
+  await webhook?.close();
   await etcd?.destroy();
 });
 

@@ -6,8 +6,6 @@
 //   BeforeCreate / BeforeUpdate), instead of storing it under the request's key;
 // - managedFields are computed before mutating admission: what a webhook adds is nobody's;
 // - the audit annotations a webhook returns reach the audit event of every verb, apply included.
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type ServerOptions, startServer, type ServerHandle } from '../../../server/index.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
-import { generatePki, servingHosts } from '../../../server/pki.js';
+import { type AdmissionWebhook, startAdmissionWebhook } from '../../helpers/admission-webhook.js';
 import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
 import { failureStatus, installCrd, simpleCrd } from '../../helpers/crds.js';
 
@@ -33,7 +31,7 @@ const WRONG_NAMESPACE = failureStatus(400, 'BadRequest', 'the namespace of the p
 
 let server: ServerHandle;
 let call: (method: string, path: string, o?: CallOptions) => Promise<ApiResponse & { json: Json }>;
-let webhook: Server;
+let webhook: AdmissionWebhook | undefined;
 let webhookUrl: string;
 let caBundle: string;
 let dir: string;
@@ -63,26 +61,13 @@ function answer(path: string, request: Json): Json {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'write-path-'));
   writeFileSync(join(dir, 'policy.yaml'), ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'omitStages: [RequestReceived]', 'rules:', '- level: Metadata'].join('\n'));
-  const pki = await generatePki(servingHosts('127.0.0.1'));
-  caBundle = Buffer.from(pki.caCert).toString('base64');
-  webhook = createServer({ cert: pki.cert, key: pki.key }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
-      const path = (req.url ?? '').split('?')[0]!;
-      seen.push({ path, request: review['request'] });
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review['request']['uid'], ...answer(path, review['request']) } }));
-    });
-  });
-  await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  webhookUrl = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+  webhook = await startAdmissionWebhook(answer, seen);
+  webhookUrl = webhook.url;
+  caBundle = webhook.caBundle;
 });
 
 afterAll(async () => {
-  webhook?.closeAllConnections();
-  await new Promise<void>((r) => webhook?.close(() => r()));
+  await webhook?.close();
   await etcd?.destroy();
   rmSync(dir, { recursive: true, force: true });
 });
