@@ -135,20 +135,6 @@ export function pathString(path: Path): string {
   return path.map(pathElementString).join('');
 }
 
-export function comparePaths(a: Path, b: Path): number {
-  for (let i = 0; ; i++) {
-    if (i >= a.length && i >= b.length) return 0;
-    if (i >= a.length) return -1;
-    if (i >= b.length) return 1;
-    const c = comparePathElements(a[i]!, b[i]!);
-    if (c !== 0) return c;
-  }
-}
-
-export function pathsEqual(a: Path, b: Path): boolean {
-  return a.length === b.length && a.every((pe, i) => pathElementsEqual(pe, b[i]!));
-}
-
 /**
  * A path grown one element at a time by a walk, which inserts itself into sets without walking
  * each set from its root again (which would cost the depth at every level). Each cursor remembers

@@ -206,11 +206,6 @@ export function fromOpenAPISchema(schema: JSONSchemaProps | undefined, options: 
   return { ...root, map: { ...map, fields } };
 }
 
-/** One schema node, converted as schemaconv's parseSchema does. */
-export function fromOpenAPISubSchema(schema: JSONSchemaProps, preserveUnknownFields = false): TypeNode {
-  return convertSchema(schema, preserveUnknownFields);
-}
-
 function convertSchema(s: JSONSchemaProps, inheritedPreserve: boolean): TypeNode {
   // x-kubernetes-preserve-unknown-fields opts the node and all its descendants in.
   const preserve = inheritedPreserve || s['x-kubernetes-preserve-unknown-fields'] === true;
