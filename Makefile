@@ -6,7 +6,7 @@ BUILD_STAMP := dist/.build-stamp
 DATA_DIR ?= .data
 PORT ?= 6443
 
-.PHONY: run test build bench soak install etcd python-kubernetes typecheck cel-conformance clean
+.PHONY: run test build bench soak install etcd python-kubernetes typecheck lint format cel-conformance clean
 
 install: $(NODE_MODULES)
 
@@ -28,6 +28,14 @@ $(BUILD_STAMP): $(NODE_MODULES) $(SOURCES)
 typecheck: $(NODE_MODULES)
 	npx tsc -p tsconfig.test.json
 
+# Biome's formatter and linter (biome.jsonc): `make lint` fails on a misformatted file or a
+# warning; `make format` rewrites the files.
+lint: $(NODE_MODULES)
+	npx biome ci --error-on-warnings .
+
+format: $(NODE_MODULES)
+	npx biome check --write .
+
 run: build
 	node bin/mini-apiserver --data-dir $(DATA_DIR) --secure-port $(PORT)
 
@@ -39,7 +47,7 @@ etcd:
 python-kubernetes:
 	-@scripts/ensure-python-kubernetes.sh
 
-test: build etcd python-kubernetes typecheck
+test: build etcd python-kubernetes lint typecheck
 	scripts/run-tests.sh
 
 # The cel-spec conformance tests through our CEL environment: the pass rate per section, then

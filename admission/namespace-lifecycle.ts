@@ -37,12 +37,21 @@ export function namespaceLifecycle(lookup: NamespaceLookup, now: () => number = 
       const name = a.object?.metadata.name ?? '';
       // apierrors.NewForbidden: the name is quoted after the resource, and left out when empty.
       const subject = name ? `${qualifiedString(a.resource)} "${name}"` : qualifiedString(a.resource);
-      throw forbidden(`${subject} is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`, {
-        ...(name ? { name } : {}),
-        ...(a.resource.group ? { group: a.resource.group } : {}),
-        kind: a.resource.name,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }],
-      });
+      throw forbidden(
+        `${subject} is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`,
+        {
+          ...(name ? { name } : {}),
+          ...(a.resource.group ? { group: a.resource.group } : {}),
+          kind: a.resource.name,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${a.namespace} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+      );
     },
   };
 }

@@ -11,9 +11,13 @@ import type { Authorizer } from '../apimachinery/authorization.js';
 import type { AdmissionPlugin, Attributes } from './interface.js';
 
 /** The served resource of an owner reference's kind (kube's RESTMapper), when there is one. */
-export type ResolveResource = (apiVersion: string, kind: string) => { group: string; resource: string; namespaced: boolean } | undefined;
+export type ResolveResource = (
+  apiVersion: string,
+  kind: string,
+) => { group: string; resource: string; namespaced: boolean } | undefined;
 
-const refsOf = (obj: Attributes['object']): OwnerReference[] => (Array.isArray(obj?.metadata.ownerReferences) ? obj.metadata.ownerReferences : []);
+const refsOf = (obj: Attributes['object']): OwnerReference[] =>
+  Array.isArray(obj?.metadata.ownerReferences) ? obj.metadata.ownerReferences : [];
 
 /** References that block where the old object's reference of the same uid did not (newBlockingOwnerDeletionRefs). */
 function newBlockingRefs(a: Attributes): OwnerReference[] {
@@ -21,24 +25,50 @@ function newBlockingRefs(a: Attributes): OwnerReference[] {
   return refsOf(a.object).filter((r) => r.blockOwnerDeletion === true && old.get(r.uid)?.blockOwnerDeletion !== true);
 }
 
-export function ownerReferencesPermissionEnforcement(authorizer: Authorizer, resolve: ResolveResource): AdmissionPlugin {
+export function ownerReferencesPermissionEnforcement(
+  authorizer: Authorizer,
+  resolve: ResolveResource,
+): AdmissionPlugin {
   return {
     name: 'OwnerReferencesPermissionEnforcement',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     async validate(a) {
       const user = a.userInfo;
       if (!user) return;
-      const authorize = (verb: string, apiGroup: string, resource: string, subresource: string, namespace: string, name: string): { allowed: boolean; reason: string } => {
-        const r = authorizer.authorize({ user, verb, resourceRequest: true, apiGroup, apiVersion: '', resource, subresource, namespace, name, path: '' });
+      const authorize = (
+        verb: string,
+        apiGroup: string,
+        resource: string,
+        subresource: string,
+        namespace: string,
+        name: string,
+      ): { allowed: boolean; reason: string } => {
+        const r = authorizer.authorize({
+          user,
+          verb,
+          resourceRequest: true,
+          apiGroup,
+          apiVersion: '',
+          resource,
+          subresource,
+          namespace,
+          name,
+          path: '',
+        });
         return { allowed: r.decision === 'allow', reason: r.reason };
       };
       const refs = refsOf(a.object);
-      const changing = a.operation === 'CREATE' ? refs.length > 0 : JSON.stringify(refs) !== JSON.stringify(refsOf(a.oldObject));
+      const changing =
+        a.operation === 'CREATE' ? refs.length > 0 : JSON.stringify(refs) !== JSON.stringify(refsOf(a.oldObject));
       if (!changing) return;
       const deny = (why: string): never => {
         const name = a.name || (a.object?.metadata.name ?? '');
         const subject = name ? `${qualifiedString(a.resource)} "${name}"` : qualifiedString(a.resource);
-        throw forbidden(`${subject} is forbidden: ${why}`, { ...(name ? { name } : {}), ...(a.resource.group ? { group: a.resource.group } : {}), kind: a.resource.name });
+        throw forbidden(`${subject} is forbidden: ${why}`, {
+          ...(name ? { name } : {}),
+          ...(a.resource.group ? { group: a.resource.group } : {}),
+          kind: a.resource.name,
+        });
       };
       if (a.operation !== 'CREATE') {
         const d = authorize('delete', a.resource.group, a.resource.name, a.subresource, a.namespace, a.name);
@@ -53,11 +83,23 @@ export function ownerReferencesPermissionEnforcement(authorizer: Authorizer, res
       for (const ref of blocking) {
         const target = resolve(ref.apiVersion, ref.kind);
         if (!target) {
-          deny(`cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: no matches for kind "${ref.kind}" in version "${ref.apiVersion}"`);
+          deny(
+            `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: no matches for kind "${ref.kind}" in version "${ref.apiVersion}"`,
+          );
           return;
         }
-        const d = authorize('update', target.group, target.resource, 'finalizers', target.namespaced ? a.namespace : '', ref.name);
-        if (!d.allowed) deny(`cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${d.reason}, <nil>`);
+        const d = authorize(
+          'update',
+          target.group,
+          target.resource,
+          'finalizers',
+          target.namespaced ? a.namespace : '',
+          ref.name,
+        );
+        if (!d.allowed)
+          deny(
+            `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${d.reason}, <nil>`,
+          );
       }
     },
   };

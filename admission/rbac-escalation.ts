@@ -45,16 +45,29 @@ export function rbacEscalationCheck(deps: EscalationDeps): AdmissionPlugin {
       if (!user || a.resource.group !== RBAC_GROUP || !a.object || escalationAllowed(user)) return;
       const refuse = (message: string): never => {
         const name = a.object?.metadata.name ?? a.name;
-        throw forbidden(`${qualifiedString(a.resource)} ${goQuote(name)} is forbidden: ${message}`, { name, group: a.resource.group, kind: a.resource.name });
+        throw forbidden(`${qualifiedString(a.resource)} ${goQuote(name)} is forbidden: ${message}`, {
+          name,
+          group: a.resource.group,
+          kind: a.resource.name,
+        });
       };
       const source = deps.sourceFor(user);
       if (ROLES.has(a.resource.name)) {
-        if (roleEscalationAuthorized(deps.authorizer, user, { apiGroup: a.resource.group, resource: a.resource.name, namespace: a.namespace, name: a.name })) return;
+        if (
+          roleEscalationAuthorized(deps.authorizer, user, {
+            apiGroup: a.resource.group,
+            resource: a.resource.name,
+            namespace: a.namespace,
+            name: a.name,
+          })
+        )
+          return;
         // An aggregationRule lets the controller (the server) copy any role's rules into this
         // one: kube asks for full authority to set or keep one.
         const aggregates = (o: unknown): boolean => Boolean((o as ClusterRole | undefined)?.aggregationRule);
         if (a.resource.name === 'clusterroles' && (aggregates(a.object) || aggregates(a.oldObject))) {
-          if (confirmNoEscalation(source, user, '', FULL_AUTHORITY) !== undefined) refuse('must have cluster-admin privileges to use the aggregationRule');
+          if (confirmNoEscalation(source, user, '', FULL_AUTHORITY) !== undefined)
+            refuse('must have cluster-admin privileges to use the aggregationRule');
         }
         const message = confirmNoEscalation(source, user, a.namespace, rulesOf(a.object as ClusterRole));
         if (message !== undefined) refuse(message);
@@ -65,7 +78,13 @@ export function rbacEscalationCheck(deps: EscalationDeps): AdmissionPlugin {
       // kube's IsOnlyMutatingGCFields, as far as grants go: an update that keeps who is bound to
       // what grants nothing new (roleRef is immutable; the subjects are what an update can add).
       const old = a.oldObject as RoleBinding | undefined;
-      if (a.operation === 'UPDATE' && old && deepEqual(old.roleRef, binding.roleRef) && deepEqual(subjectsOf(old), subjectsOf(binding))) return;
+      if (
+        a.operation === 'UPDATE' &&
+        old &&
+        deepEqual(old.roleRef, binding.roleRef) &&
+        deepEqual(subjectsOf(old), subjectsOf(binding))
+      )
+        return;
       if (bindingAuthorized(deps.authorizer, user, binding.roleRef, a.namespace)) return;
       const referenced = roleReferenceRules(source, binding.roleRef, a.namespace);
       if ('error' in referenced) refuse(referenced.error);

@@ -48,7 +48,16 @@ export const qualifiedString = (q: Qualified): string => (q.group ? `${q.name}.$
 
 function failure(code: number, reason: string, message: string, details?: StatusDetails): ApiError {
   // metav1.Status's field order, as kube writes it: details before code.
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+  const status: Status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  };
   return new ApiError(status);
 }
 
@@ -80,12 +89,19 @@ export function generateNameConflict(resource: Qualified, name: string): ApiErro
 }
 
 export const conflict = (resource: Qualified, name: string, why: string): ApiError =>
-  failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedString(resource)} "${name}": ${why}`, detailsOf(resource, name));
+  failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedString(resource)} "${name}": ${why}`,
+    detailsOf(resource, name),
+  );
 
 /** errors.NewApplyConflict: a server-side apply that would take fields other managers own. */
-export const applyConflict = (causes: StatusCause[], message: string): ApiError => failure(409, 'Conflict', message, { causes });
+export const applyConflict = (causes: StatusCause[], message: string): ApiError =>
+  failure(409, 'Conflict', message, { causes });
 
-export const OBJECT_MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
+export const OBJECT_MODIFIED =
+  'the object has been modified; please apply your changes to the latest version and try again';
 
 /** 422 with every field error in details.causes, the message joined as kube's aggregate. */
 export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiError {
@@ -103,11 +119,13 @@ export function invalid(kind: Qualified, name: string, errs: FieldError[]): ApiE
 export const badRequest = (message: string): ApiError => failure(400, 'BadRequest', message);
 
 /** errors.NewGenericServerResponse(422, ...) as the patch handler returns it: reason Invalid, kube's fixed message, empty details. */
-export const patchRejected = (): ApiError => failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+export const patchRejected = (): ApiError =>
+  failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 
 export const unauthorized = (): ApiError => failure(401, 'Unauthorized', 'Unauthorized');
 
-export const forbidden = (message: string, details?: StatusDetails): ApiError => failure(403, 'Forbidden', message, details);
+export const forbidden = (message: string, details?: StatusDetails): ApiError =>
+  failure(403, 'Forbidden', message, details);
 
 /** go-restful's 405 for a built-in resource route without this method (NewGenericServerResponse). */
 export const methodNotSupported = (): ApiError =>
@@ -121,7 +139,12 @@ export const methodNotSupportedOn = (resource: Qualified, verb: string, message?
   const details: StatusDetails = {};
   if (resource.group) details.group = resource.group;
   details.kind = resource.name;
-  return failure(405, 'MethodNotAllowed', message ?? `${verb} is not supported on resources of kind ${JSON.stringify(qualifiedString(resource))}`, details);
+  return failure(
+    405,
+    'MethodNotAllowed',
+    message ?? `${verb} is not supported on resources of kind ${JSON.stringify(qualifiedString(resource))}`,
+    details,
+  );
 };
 
 export const notAcceptable = (accepted: string[]): ApiError =>
@@ -129,7 +152,11 @@ export const notAcceptable = (accepted: string[]): ApiError =>
 
 /** negotiation.errUnsupportedMediaType: its Status has no details. */
 export const unsupportedMediaType = (accepted: readonly string[]): ApiError =>
-  failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  failure(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+  );
 
 export const requestEntityTooLarge = (limit: number): ApiError =>
   failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
@@ -155,7 +182,9 @@ export function toApiError(err: unknown): ApiError {
  * The success Status kube returns for a custom resource's delete: no message, reason or code (its
  * handler leaves Code zero, which JSON omits).
  */
-export function successStatus(details: StatusDetails): Omit<Status, 'message' | 'reason' | 'code'> & { details: StatusDetails } {
+export function successStatus(
+  details: StatusDetails,
+): Omit<Status, 'message' | 'reason' | 'code'> & { details: StatusDetails } {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 

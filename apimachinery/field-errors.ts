@@ -30,7 +30,12 @@ const typeText: Record<FieldErrorType, string> = {
 };
 
 /** Types whose message never shows the value (as kube's ErrorBody). */
-const valueless = new Set<FieldErrorType>(['FieldValueRequired', 'FieldValueForbidden', 'FieldValueTooLong', 'InternalError']);
+const valueless = new Set<FieldErrorType>([
+  'FieldValueRequired',
+  'FieldValueForbidden',
+  'FieldValueTooLong',
+  'InternalError',
+]);
 
 export interface FieldError {
   type: FieldErrorType;
@@ -78,11 +83,34 @@ export function formatFieldError(e: FieldError): string {
 }
 
 export const required = (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, detail });
-export const invalid = (field: string, badValue: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue, detail });
-export const forbidden = (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, detail });
-export const duplicate = (field: string, badValue: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, badValue, detail: '' });
-export const tooLong = (field: string, maxLength: number): FieldError => ({ type: 'FieldValueTooLong', field, detail: `may not be more than ${maxLength} bytes` });
-export const tooMany = (field: string, actual: number, max: number): FieldError => ({ type: 'FieldValueTooMany', field, badValue: actual, detail: `must have at most ${max} items` });
+export const invalid = (field: string, badValue: unknown, detail: string): FieldError => ({
+  type: 'FieldValueInvalid',
+  field,
+  badValue,
+  detail,
+});
+export const forbidden = (field: string, detail: string): FieldError => ({
+  type: 'FieldValueForbidden',
+  field,
+  detail,
+});
+export const duplicate = (field: string, badValue: unknown): FieldError => ({
+  type: 'FieldValueDuplicate',
+  field,
+  badValue,
+  detail: '',
+});
+export const tooLong = (field: string, maxLength: number): FieldError => ({
+  type: 'FieldValueTooLong',
+  field,
+  detail: `may not be more than ${maxLength} bytes`,
+});
+export const tooMany = (field: string, actual: number, max: number): FieldError => ({
+  type: 'FieldValueTooMany',
+  field,
+  badValue: actual,
+  detail: `must have at most ${max} items`,
+});
 export const internalField = (field: string, detail: string): FieldError => ({ type: 'InternalError', field, detail });
 
 export function notSupported(field: string, badValue: unknown, supported: readonly string[]): FieldError {

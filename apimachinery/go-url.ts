@@ -29,7 +29,7 @@ type EscapeMode = 'path' | 'host' | 'zone' | 'userPassword' | 'fragment';
 /** url.shouldEscape for the host and zone modes (the only ones whose unescape refuses unescaped bytes). */
 function hostShouldEscape(c: string): boolean {
   if (isAlnum(c)) return false;
-  return !"!$&'()*+,;=:[]<>\"-_.~".includes(c);
+  return !'!$&\'()*+,;=:[]<>"-_.~'.includes(c);
 }
 
 /** url.unescape: only its errors (EscapeError, InvalidHostError) matter here. */
@@ -42,12 +42,14 @@ function unescapeError(s: string, mode: EscapeMode): string | undefined {
       if (mode === 'host' && parseInt(s[i + 1]!, 16) < 8 && esc !== '%25') return `invalid URL escape ${goQuote(esc)}`;
       if (mode === 'zone') {
         const v = parseInt(s.slice(i + 1, i + 3), 16);
-        if (esc !== '%25' && v !== 0x20 && hostShouldEscape(String.fromCharCode(v))) return `invalid URL escape ${goQuote(esc)}`;
+        if (esc !== '%25' && v !== 0x20 && hostShouldEscape(String.fromCharCode(v)))
+          return `invalid URL escape ${goQuote(esc)}`;
       }
       i += 3;
       continue;
     }
-    if ((mode === 'host' || mode === 'zone') && c.charCodeAt(0) < 0x80 && hostShouldEscape(c)) return `invalid character ${goQuote(c)} in host name`;
+    if ((mode === 'host' || mode === 'zone') && c.charCodeAt(0) < 0x80 && hostShouldEscape(c))
+      return `invalid character ${goQuote(c)} in host name`;
     i++;
   }
   return undefined;
@@ -67,7 +69,10 @@ function parseHost(host: string): { host: string } | { error: string } {
     // RFC 6874: a zone identifier, `%25` then the zone, inside the brackets.
     const zone = host.slice(0, i).indexOf('%25');
     if (zone >= 0) {
-      const err = unescapeError(host.slice(0, zone), 'host') ?? unescapeError(host.slice(zone, i), 'zone') ?? unescapeError(host.slice(i), 'host');
+      const err =
+        unescapeError(host.slice(0, zone), 'host') ??
+        unescapeError(host.slice(zone, i), 'zone') ??
+        unescapeError(host.slice(i), 'host');
       return err ? { error: err } : { host };
     }
   } else {
@@ -156,7 +161,10 @@ function parse(raw: string, viaRequest: boolean): { url: GoURL } | { error: stri
 }
 
 /** url.Error's text: `parse "<url>": <err>`. */
-const fail = (text: string, err: string): { ok: false; error: string } => ({ ok: false, error: `parse ${goQuote(text)}: ${err}` });
+const fail = (text: string, err: string): { ok: false; error: string } => ({
+  ok: false,
+  error: `parse ${goQuote(text)}: ${err}`,
+});
 
 /** Go's url.Parse; the error as url.Error prints it. */
 export function parseGoURL(raw: string): GoURLResult {

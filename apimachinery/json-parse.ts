@@ -339,7 +339,7 @@ function readKey(text: string, i: number, st: State, depth: number, obj: Record<
   const key = scanKey(text, i);
   i = scanEnd;
   st.keys[depth - 1] = key;
-  if (obj[key] !== undefined && Object.prototype.hasOwnProperty.call(obj, key)) {
+  if (obj[key] !== undefined && Object.hasOwn(obj, key)) {
     const p = pathAt(st, depth);
     st.duplicateSeen ??= new Set();
     if (!st.duplicateSeen.has(p)) {
@@ -383,7 +383,8 @@ function parse(text: string, opts: ParseOptions): ParseResult {
       value = scanString(text, i);
       i = scanEnd;
     } else if (c === LBRACE || c === LBRACKET) {
-      if (depth >= maxDepth) throw new JsonSyntaxError(`invalid character ${goQuoteChar(text, i)} exceeded max depth`, text, i);
+      if (depth >= maxDepth)
+        throw new JsonSyntaxError(`invalid character ${goQuoteChar(text, i)} exceeded max depth`, text, i);
       const arr = c === LBRACKET;
       const cont: Container = arr ? [] : {};
       conts[depth] = cont;

@@ -39,7 +39,13 @@ export function stringifyJSON(value: unknown): string {
 export function stringifySortedJSON(value: unknown): string {
   try {
     return JSON.stringify(value, (_key, v: unknown) =>
-      isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+      isJsonObject(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, v[k]]),
+          )
+        : v,
     );
   } catch (err) {
     const bigint = err instanceof TypeError && /BigInt/.test(err.message);
@@ -75,7 +81,8 @@ function stringifyIteratively(root: unknown, sortKeys = false): string | undefin
       continue;
     }
     let v = task.value;
-    if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(): unknown }).toJSON();
+    if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function')
+      v = (v as { toJSON(): unknown }).toJSON();
     if (typeof v !== 'object' || v === null) {
       const text = leafJson(v);
       if (text === undefined && parts.length === 0) return undefined;
@@ -125,7 +132,9 @@ export function deeperThan(value: unknown, maxDepth: number): '{' | '[' | undefi
       for (let i = v.length - 1; i >= 0; i--) if (isContainer(v[i])) stack.push([v[i], depth + 1]);
     } else {
       const o = v as Record<string, unknown>;
-      const keys = Object.keys(o).filter((k) => isContainer(o[k])).sort();
+      const keys = Object.keys(o)
+        .filter((k) => isContainer(o[k]))
+        .sort();
       for (let i = keys.length - 1; i >= 0; i--) stack.push([o[keys[i]!], depth + 1]);
     }
   }
@@ -142,7 +151,8 @@ export function jsonKind(v: unknown): string {
 }
 
 /** The struct meta.Interpret decodes apiVersion and kind into, as Go prints its type. */
-export const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+export const TYPE_META_STRUCT =
+  'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /**
  * meta.Interpret's error for a decoded document whose type meta does not decode: not an object
@@ -150,11 +160,13 @@ export const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,
  * as encoding/json reports it. Undefined when it decodes.
  */
 export function typeMetaError(v: unknown): string | undefined {
-  const fail = (detail: string): string => `couldn't get version/kind; json parse error: json: cannot unmarshal ${detail}`;
+  const fail = (detail: string): string =>
+    `couldn't get version/kind; json parse error: json: cannot unmarshal ${detail}`;
   if (v === null) return undefined;
   if (!isJsonObject(v)) return fail(`${jsonKind(v)} into Go value of type ${TYPE_META_STRUCT}`);
   for (const [k, x] of Object.entries(v)) {
-    if ((k === 'apiVersion' || k === 'kind') && x !== null && typeof x !== 'string') return fail(`${jsonKind(x)} into Go struct field .${k} of type string`);
+    if ((k === 'apiVersion' || k === 'kind') && x !== null && typeof x !== 'string')
+      return fail(`${jsonKind(x)} into Go struct field .${k} of type string`);
   }
   return undefined;
 }

@@ -46,7 +46,8 @@ export function isJsonObject(v: unknown): v is JsonObject {
 
 /** obj[k] = v, also for `__proto__`: an own key JSON.parse makes stays a data member, never the prototype. */
 export function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  if (k === '__proto__')
+    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
   else obj[k] = v;
 }
 

@@ -19,4 +19,5 @@ export const ANONYMOUS_USER = 'system:anonymous';
 export const SERVICE_ACCOUNT_USERNAME_PREFIX = 'system:serviceaccount:';
 
 /** serviceaccount.MakeUsername: `system:serviceaccount:<namespace>:<name>`. */
-export const makeServiceAccountUsername = (namespace: string, name: string): string => `${SERVICE_ACCOUNT_USERNAME_PREFIX}${namespace}:${name}`;
+export const makeServiceAccountUsername = (namespace: string, name: string): string =>
+  `${SERVICE_ACCOUNT_USERNAME_PREFIX}${namespace}:${name}`;

@@ -57,7 +57,13 @@ async function must(c: BenchClient, method: string, path: string, body: unknown,
 }
 
 /** A local HTTPS webhook answering every AdmissionReview allowed; counts its calls and the TLS connections they came on. */
-async function allowingWebhook(): Promise<{ url: string; caBundle: string; calls: () => number; connections: () => number; close: () => Promise<void> }> {
+async function allowingWebhook(): Promise<{
+  url: string;
+  caBundle: string;
+  calls: () => number;
+  connections: () => number;
+  close: () => Promise<void>;
+}> {
   const pki = await generatePki(servingHosts('127.0.0.1'));
   let calls = 0;
   const server = createServer({ cert: pki.cert, key: pki.key, keepAlive: true }, (req, res) => {
@@ -67,7 +73,13 @@ async function allowingWebhook(): Promise<{ url: string; caBundle: string; calls
       calls++;
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: { uid: string } };
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid: review.request.uid, allowed: true },
+        }),
+      );
     });
   });
   let connections = 0;
@@ -86,34 +98,78 @@ async function allowingWebhook(): Promise<{ url: string; caBundle: string; calls
   };
 }
 
-const rules = (plural: string) => [{ apiGroups: [GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: [plural] }];
+const rules = (plural: string) => [
+  { apiGroups: [GROUP], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: [plural] },
+];
 
 const server = await startServerProcess({ args: ['--log-level', 'warn'] });
 const webhook = await allowingWebhook();
 try {
   console.log(`load average at start: ${load()}`);
   const c = benchClient(server);
-  const side = async (label: string, plural: string, kind: string): Promise<Side> => ({ label, kind, path: await installCRD(c, GROUP, plural, kind, SPEC_SCHEMA, NS), next: 0, rates: [] });
+  const side = async (label: string, plural: string, kind: string): Promise<Side> => ({
+    label,
+    kind,
+    path: await installCRD(c, GROUP, plural, kind, SPEC_SCHEMA, NS),
+    next: 0,
+    rates: [],
+  });
   const policed = await side('policy', 'policedwidgets', 'PolicedWidget');
   const hooked = await side('webhook', 'hookedwidgets', 'HookedWidget');
   const plain = await side('none', 'plainwidgets', 'PlainWidget');
 
-  await must(c, 'POST', `${AR}/validatingadmissionpolicies`, {
-    metadata: { name: 'size-limit' },
-    spec: { matchConstraints: { resourceRules: rules('policedwidgets') }, validations: [{ expression: 'object.spec.size <= 100', message: 'size must be at most 100' }] },
-  }, 201);
-  await must(c, 'POST', `${AR}/validatingadmissionpolicybindings`, { metadata: { name: 'size-limit' }, spec: { policyName: 'size-limit', validationActions: ['Deny'] } }, 201);
-  await must(c, 'POST', `${AR}/validatingwebhookconfigurations`, {
-    metadata: { name: 'allow' },
-    webhooks: [{ name: 'allow.admission.bench.example.com', clientConfig: { url: webhook.url, caBundle: webhook.caBundle }, rules: rules('hookedwidgets'), sideEffects: 'None', admissionReviewVersions: ['v1'] }],
-  }, 201);
+  await must(
+    c,
+    'POST',
+    `${AR}/validatingadmissionpolicies`,
+    {
+      metadata: { name: 'size-limit' },
+      spec: {
+        matchConstraints: { resourceRules: rules('policedwidgets') },
+        validations: [{ expression: 'object.spec.size <= 100', message: 'size must be at most 100' }],
+      },
+    },
+    201,
+  );
+  await must(
+    c,
+    'POST',
+    `${AR}/validatingadmissionpolicybindings`,
+    { metadata: { name: 'size-limit' }, spec: { policyName: 'size-limit', validationActions: ['Deny'] } },
+    201,
+  );
+  await must(
+    c,
+    'POST',
+    `${AR}/validatingwebhookconfigurations`,
+    {
+      metadata: { name: 'allow' },
+      webhooks: [
+        {
+          name: 'allow.admission.bench.example.com',
+          clientConfig: { url: webhook.url, caBundle: webhook.caBundle },
+          rules: rules('hookedwidgets'),
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        },
+      ],
+    },
+    201,
+  );
 
-  const body = (s: Side, name: string, size: number): string => JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: s.kind, metadata: { name }, spec: { size, color: 'blue' } });
+  const body = (s: Side, name: string, size: number): string =>
+    JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: s.kind, metadata: { name }, spec: { size, color: 'blue' } });
   // Both in force (they apply once the server's informers have them): the policy refuses a big
   // widget, and a hooked create reaches the webhook.
   for (let i = 0; ; i++) {
     const r = await c.call('POST', policed.path, body(policed, `too-big-${i}`, 1000));
-    if (r.status === 422 && r.body.includes("ValidatingAdmissionPolicy 'size-limit' with binding 'size-limit' denied request: size must be at most 100")) break;
+    if (
+      r.status === 422 &&
+      r.body.includes(
+        "ValidatingAdmissionPolicy 'size-limit' with binding 'size-limit' denied request: size must be at most 100",
+      )
+    )
+      break;
     if (i > 200) throw new Error(`the policy never refused size 1000: ${r.status} ${r.body.slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -150,19 +206,36 @@ try {
   }
   const webhookCalls = webhook.calls() - callsBefore;
   const webhookConnections = webhook.connections() - connectionsBefore;
-  if (webhookCalls !== N.runs * N.creates) throw new Error(`the webhook saw ${webhookCalls} creates, not ${N.runs * N.creates}`);
+  if (webhookCalls !== N.runs * N.creates)
+    throw new Error(`the webhook saw ${webhookCalls} creates, not ${N.runs * N.creates}`);
 
   const median = (v: number[]): number => [...v].sort((p, q) => p - q)[Math.floor((v.length - 1) / 2)]!;
   const metrics = [
-    metric('creates/s through one ValidatingAdmissionPolicy vs none', median(policed.rates), median(plain.rates), 'creates/s', 'higher'),
-    metric('creates/s through one validating webhook vs none', median(hooked.rates), median(plain.rates), 'creates/s', 'higher'),
+    metric(
+      'creates/s through one ValidatingAdmissionPolicy vs none',
+      median(policed.rates),
+      median(plain.rates),
+      'creates/s',
+      'higher',
+    ),
+    metric(
+      'creates/s through one validating webhook vs none',
+      median(hooked.rates),
+      median(plain.rates),
+      'creates/s',
+      'higher',
+    ),
   ];
   report('admission', 'no admission', metrics);
   const share = 1 - metrics[0]!.ratio;
-  console.log(`the policy costs ${(share * 100).toFixed(1)}% of create throughput (goal: at most ${((1 - POLICY_GOAL) * 100).toFixed(0)}%)${metrics[0]!.ratio >= POLICY_GOAL ? '' : ' - OVER THE GOAL'}`);
+  console.log(
+    `the policy costs ${(share * 100).toFixed(1)}% of create throughput (goal: at most ${((1 - POLICY_GOAL) * 100).toFixed(0)}%)${metrics[0]!.ratio >= POLICY_GOAL ? '' : ' - OVER THE GOAL'}`,
+  );
   console.log(`rounds of ${N.creates} creates, ${IN_FLIGHT} in flight, the order rotating (creates/s):`);
   for (const r of rounds) console.log(`  ${r}`);
-  console.log(`the webhook answered ${webhookCalls} AdmissionReviews on ${webhookConnections} TLS connections while measuring; load average at end: ${load()}`);
+  console.log(
+    `the webhook answered ${webhookCalls} AdmissionReviews on ${webhookConnections} TLS connections while measuring; load average at end: ${load()}`,
+  );
   c.agent.destroy();
 } finally {
   await server.stop();

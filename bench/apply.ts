@@ -26,7 +26,11 @@ const SPEC_SCHEMA = {
       type: 'array',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
-      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' }, protocol: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' }, port: { type: 'integer' }, protocol: { type: 'string' } },
+      },
     },
     notes: { type: 'string' },
   },
@@ -44,15 +48,31 @@ function spec(replicas: number): Record<string, unknown> {
 
 const names = Array.from({ length: N.objects }, (_, i) => `doc-${i}`);
 
-async function writes(c: BenchClient, path: string, kind: 'apply' | 'merge', changing: boolean, round: { n: number }): Promise<number> {
+async function writes(
+  c: BenchClient,
+  path: string,
+  kind: 'apply' | 'merge',
+  changing: boolean,
+  round: { n: number },
+): Promise<number> {
   return rate(N.writes, () =>
     inFlight(N.writes, IN_FLIGHT, async (i) => {
       const name = names[i % names.length]!;
       const replicas = changing ? (round.n++ % 1000) + 2 : 1;
       const r =
         kind === 'apply'
-          ? await c.call('PATCH', `${path}/${name}?fieldManager=bench-apply&force=true`, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Doc', metadata: { name }, spec: spec(replicas) }), 'application/apply-patch+yaml')
-          : await c.call('PATCH', `${path}/${name}?fieldManager=bench-merge`, JSON.stringify({ spec: spec(replicas) }), 'application/merge-patch+json');
+          ? await c.call(
+              'PATCH',
+              `${path}/${name}?fieldManager=bench-apply&force=true`,
+              JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Doc', metadata: { name }, spec: spec(replicas) }),
+              'application/apply-patch+yaml',
+            )
+          : await c.call(
+              'PATCH',
+              `${path}/${name}?fieldManager=bench-merge`,
+              JSON.stringify({ spec: spec(replicas) }),
+              'application/merge-patch+json',
+            );
       if (r.status !== 200) throw new Error(`${kind} ${name}: ${r.status} ${r.body.slice(0, 200)}`);
     }),
   );
@@ -65,7 +85,12 @@ async function main(): Promise<void> {
     const path = await installCRD(c, GROUP, 'docs', 'Doc', SPEC_SCHEMA, NS);
     await inFlight(names.length, IN_FLIGHT, async (i) => {
       const name = names[i]!;
-      const r = await c.call('PATCH', `${path}/${name}?fieldManager=bench`, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Doc', metadata: { name }, spec: spec(1) }), 'application/apply-patch+yaml');
+      const r = await c.call(
+        'PATCH',
+        `${path}/${name}?fieldManager=bench`,
+        JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Doc', metadata: { name }, spec: spec(1) }),
+        'application/apply-patch+yaml',
+      );
       if (r.status !== 201) throw new Error(`create ${name}: ${r.status} ${r.body.slice(0, 200)}`);
     });
     const round = { n: 0 };
@@ -75,14 +100,34 @@ async function main(): Promise<void> {
     const metrics: Metric[] = [];
     // Unchanged first: every object holds spec(1) again after the warm-up's changing writes.
     await writes(c, path, 'apply', false, round);
-    const [applyUnchanged, mergeUnchanged] = await paired(N.runs, () => writes(c, path, 'apply', false, round), () => writes(c, path, 'merge', false, round));
-    metrics.push(metric('unchanged 1 KiB object: apply vs merge patch writes/s', applyUnchanged, mergeUnchanged, 'writes/s', 'higher'));
-    const [applyChanged, mergeChanged] = await paired(N.runs, () => writes(c, path, 'apply', true, round), () => writes(c, path, 'merge', true, round));
-    metrics.push(metric('one field changed: apply vs merge patch writes/s', applyChanged, mergeChanged, 'writes/s', 'higher'));
+    const [applyUnchanged, mergeUnchanged] = await paired(
+      N.runs,
+      () => writes(c, path, 'apply', false, round),
+      () => writes(c, path, 'merge', false, round),
+    );
+    metrics.push(
+      metric(
+        'unchanged 1 KiB object: apply vs merge patch writes/s',
+        applyUnchanged,
+        mergeUnchanged,
+        'writes/s',
+        'higher',
+      ),
+    );
+    const [applyChanged, mergeChanged] = await paired(
+      N.runs,
+      () => writes(c, path, 'apply', true, round),
+      () => writes(c, path, 'merge', true, round),
+    );
+    metrics.push(
+      metric('one field changed: apply vs merge patch writes/s', applyChanged, mergeChanged, 'writes/s', 'higher'),
+    );
     c.agent.destroy();
     report('apply', 'merge patch', metrics);
     const worst = Math.min(applyUnchanged / mergeUnchanged, applyChanged / mergeChanged);
-    console.log(`apply runs at ${(worst * 100).toFixed(0)}% of merge patch at worst (target: at least ${TARGET * 100}%, i.e. within 2x)`);
+    console.log(
+      `apply runs at ${(worst * 100).toFixed(0)}% of merge patch at worst (target: at least ${TARGET * 100}%, i.e. within 2x)`,
+    );
   } finally {
     await server.stop();
   }

@@ -54,7 +54,11 @@ interface Target {
 function dataDirWithTokens(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mini-apiserver-authz-'));
   const adminToken = `authz-admin-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-  writeFileSync(join(dir, 'tokens.csv'), `${adminToken},admin,admin-uid,"system:masters"\n${BENCH_TOKEN},bench,bench-uid,"team"\n`, { mode: 0o600 });
+  writeFileSync(
+    join(dir, 'tokens.csv'),
+    `${adminToken},admin,admin-uid,"system:masters"\n${BENCH_TOKEN},bench,bench-uid,"team"\n`,
+    { mode: 0o600 },
+  );
   return dir;
 }
 
@@ -70,11 +74,23 @@ function bindings(): { path: string; body: unknown }[] {
   const out: { path: string; body: unknown }[] = [];
   const crb = (name: string, subject: unknown, role: string) => ({
     path: `${RBAC}/clusterrolebindings`,
-    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, subjects: [subject], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role } },
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      subjects: [subject],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    },
   });
   const rb = (name: string, subject: unknown, roleKind: 'Role' | 'ClusterRole', role: string) => ({
     path: `${RBAC}/namespaces/${NS}/rolebindings`,
-    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: NS }, subjects: [subject], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: role } },
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace: NS },
+      subjects: [subject],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: role },
+    },
   });
   const user = (name: string) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
   const group = (name: string) => ({ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name });
@@ -99,16 +115,32 @@ async function target(label: string, mode: 'RBAC' | 'AlwaysAllow'): Promise<Targ
     const admin = benchClient(server);
     const user = benchClient({ ...server, token: BENCH_TOKEN });
     const path = await installCRD(admin, GROUP, PLURAL, KIND, SPEC_SCHEMA, NS);
-    await must(admin, 'POST', `${RBAC}/namespaces/${NS}/roles`, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: ROLE, namespace: NS },
-      rules: [{ apiGroups: [GROUP], resources: [PLURAL], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }],
-    }, 201);
+    await must(
+      admin,
+      'POST',
+      `${RBAC}/namespaces/${NS}/roles`,
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: ROLE, namespace: NS },
+        rules: [
+          {
+            apiGroups: [GROUP],
+            resources: [PLURAL],
+            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+          },
+        ],
+      },
+      201,
+    );
     const all = bindings();
     await inFlight(all.length, IN_FLIGHT, (i) => must(admin, 'POST', all[i]!.path, all[i]!.body, 201));
-    const counted = async (p: string): Promise<number> => (JSON.parse((await admin.call('GET', p)).body) as { items: unknown[] }).items.length;
-    const [crbs, rbs] = [await counted(`${RBAC}/clusterrolebindings`), await counted(`${RBAC}/namespaces/${NS}/rolebindings`)];
+    const counted = async (p: string): Promise<number> =>
+      (JSON.parse((await admin.call('GET', p)).body) as { items: unknown[] }).items.length;
+    const [crbs, rbs] = [
+      await counted(`${RBAC}/clusterrolebindings`),
+      await counted(`${RBAC}/namespaces/${NS}/rolebindings`),
+    ];
     // The bench user is allowed once the server's RBAC caches hold its binding.
     for (let i = 0; ; i++) {
       const r = await user.call('GET', path);
@@ -118,9 +150,18 @@ async function target(label: string, mode: 'RBAC' | 'AlwaysAllow'): Promise<Targ
     }
     // And RBAC is on (or off) for it: secrets are not among what it was given.
     const secrets = (await user.call('GET', `/api/v1/namespaces/${NS}/secrets`)).status;
-    if (secrets !== (mode === 'RBAC' ? 403 : 200)) throw new Error(`${label}: the bench user listing secrets got ${secrets}`);
-    await must(user, 'POST', path, { apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { name: 'the-one' }, spec: { size: 1, color: 'red' } }, 201);
-    console.log(`${label}: ${crbs} ClusterRoleBindings and ${rbs} RoleBindings in ${NS} (bootstrap ones included); bench user listing secrets: ${secrets}`);
+    if (secrets !== (mode === 'RBAC' ? 403 : 200))
+      throw new Error(`${label}: the bench user listing secrets got ${secrets}`);
+    await must(
+      user,
+      'POST',
+      path,
+      { apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { name: 'the-one' }, spec: { size: 1, color: 'red' } },
+      201,
+    );
+    console.log(
+      `${label}: ${crbs} ClusterRoleBindings and ${rbs} RoleBindings in ${NS} (bootstrap ones included); bench user listing secrets: ${secrets}`,
+    );
     return { label, server, dataDir, admin, user, path, refused: 0, rounds: 0 };
   } catch (err) {
     await server.stop().catch(() => undefined);
@@ -145,7 +186,17 @@ function creates(t: Target): () => Promise<number> {
     const id = `${t.label}-${t.rounds++}`;
     return rate(N.creates, () =>
       inFlight(N.creates, IN_FLIGHT, async (i) => {
-        const r = await userCall(t, 'POST', t.path, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { name: `${id}-${i}` }, spec: { size: i, color: 'blue' } }));
+        const r = await userCall(
+          t,
+          'POST',
+          t.path,
+          JSON.stringify({
+            apiVersion: `${GROUP}/v1`,
+            kind: KIND,
+            metadata: { name: `${id}-${i}` },
+            spec: { size: i, color: 'blue' },
+          }),
+        );
         if (r.status !== 201) throw new Error(`${t.label} create ${id}-${i}: ${r.status} ${r.body.slice(0, 200)}`);
       }),
     );
@@ -171,7 +222,11 @@ function gets(t: Target): () => Promise<number> {
  * side. `runs` is even, so each goes first as often; the median of an even count is the mean of
  * the middle two.
  */
-async function alternating(runs: number, rbac: () => Promise<number>, allow: () => Promise<number>): Promise<[number, number]> {
+async function alternating(
+  runs: number,
+  rbac: () => Promise<number>,
+  allow: () => Promise<number>,
+): Promise<[number, number]> {
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -201,7 +256,12 @@ function median(values: number[]): number {
  * flag to turn it off), which a throughput benchmark on 2 cores reaches on either server. The wait
  * is far shorter than the Retry-After of 1 s, which would measure the back-off, not the server.
  */
-async function userCall(t: Target, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+async function userCall(
+  t: Target,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   for (;;) {
     const r = await t.user.call(method, path, body);
     if (r.status !== 429) return r;
@@ -210,7 +270,10 @@ async function userCall(t: Target, method: string, path: string, body?: string):
   }
 }
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 async function main(): Promise<void> {
   console.log(`load average at start: ${load()}`);
@@ -226,7 +289,9 @@ async function main(): Promise<void> {
     }
     const refusals: string[] = [];
     const refusedSince = (what: string, total: number): void => {
-      refusals.push(`${what}: ${rbac.refused} of RBAC's, ${allow.refused} of AlwaysAllow's ${total} answered 429 first (retried)`);
+      refusals.push(
+        `${what}: ${rbac.refused} of RBAC's, ${allow.refused} of AlwaysAllow's ${total} answered 429 first (retried)`,
+      );
       rbac.refused = allow.refused = 0;
     };
     refusedSince('warm-up', N.creates + N.gets);
@@ -241,13 +306,33 @@ async function main(): Promise<void> {
         return values.at(-1)!;
       };
     };
-    const [rbacCreates, allowCreates] = await alternating(N.runs, logged('creates/s, RBAC', creates(rbac)), logged('creates/s, AlwaysAllow', creates(allow)));
+    const [rbacCreates, allowCreates] = await alternating(
+      N.runs,
+      logged('creates/s, RBAC', creates(rbac)),
+      logged('creates/s, AlwaysAllow', creates(allow)),
+    );
     refusedSince('creates', N.runs * N.creates);
-    const [rbacGets, allowGets] = await alternating(N.runs, logged('GETs/s, RBAC', gets(rbac)), logged('GETs/s, AlwaysAllow', gets(allow)));
+    const [rbacGets, allowGets] = await alternating(
+      N.runs,
+      logged('GETs/s, RBAC', gets(rbac)),
+      logged('GETs/s, AlwaysAllow', gets(allow)),
+    );
     refusedSince('GETs', N.runs * N.gets);
     const metrics: Metric[] = [
-      metric(`creates/s of a custom resource, user bound by 1 of ${N.bindings} bindings: RBAC (vs AlwaysAllow)`, rbacCreates, allowCreates, 'ops/s', 'higher'),
-      metric(`GETs/s of one custom resource, user bound by 1 of ${N.bindings} bindings: RBAC (vs AlwaysAllow)`, rbacGets, allowGets, 'ops/s', 'higher'),
+      metric(
+        `creates/s of a custom resource, user bound by 1 of ${N.bindings} bindings: RBAC (vs AlwaysAllow)`,
+        rbacCreates,
+        allowCreates,
+        'ops/s',
+        'higher',
+      ),
+      metric(
+        `GETs/s of one custom resource, user bound by 1 of ${N.bindings} bindings: RBAC (vs AlwaysAllow)`,
+        rbacGets,
+        allowGets,
+        'ops/s',
+        'higher',
+      ),
     ];
     report('authz', 'AlwaysAllow', metrics);
     const worst = Math.min(rbacCreates / allowCreates, rbacGets / allowGets);

@@ -20,7 +20,11 @@ import { inFlight, metric, paired, quick, rate, report, type Metric } from './re
  * Medians of `runs` turns of a and b, the order swapped every turn (ab, ba, ab, ...) so that a server
  * still warming up or slowing down favours neither side.
  */
-async function alternating(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
+async function alternating(
+  runs: number,
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+): Promise<[number, number]> {
   const xs: number[] = [];
   const ys: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -53,7 +57,9 @@ const TARGET_RULE_SHARE = 0.15;
 
 const cacheSpecSchema = (withRule: boolean): JSONSchemaProps => ({
   type: 'object',
-  ...(withRule ? { 'x-kubernetes-validations': [{ rule: 'self.maxSize >= self.size', message: 'maxSize must be >= size' }] } : {}),
+  ...(withRule
+    ? { 'x-kubernetes-validations': [{ rule: 'self.maxSize >= self.size', message: 'maxSize must be >= size' }] }
+    : {}),
   properties: { size: { type: 'integer' }, maxSize: { type: 'integer' }, engine: { type: 'string' } },
 });
 
@@ -62,7 +68,11 @@ const listSchema: JSONSchemaProps = {
   'x-kubernetes-validations': [{ rule: 'self.items.all(i, i.size <= self.maxSize)', message: 'every item must fit' }],
   properties: {
     maxSize: { type: 'integer' },
-    items: { type: 'array', maxItems: 100, items: { type: 'object', properties: { name: { type: 'string', maxLength: 63 }, size: { type: 'integer' } } } },
+    items: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'object', properties: { name: { type: 'string', maxLength: 63 }, size: { type: 'integer' } } },
+    },
   },
 };
 
@@ -105,9 +115,20 @@ async function evaluation(): Promise<Metric[]> {
   await evalRate(all, list, N.allEvals / 5);
   await jsRate(allJs, list, N.allEvals);
 
-  const [s, sb] = await paired(N.runs, () => evalRate(simple, cache, N.simpleEvals), () => jsRate(simpleJs, cache, N.simpleEvals * 20));
-  const [a, ab] = await paired(N.runs, () => evalRate(all, list, N.allEvals), () => jsRate(allJs, list, N.allEvals * 20));
-  return [metric('simple rule evals/s (self.maxSize >= self.size)', s, sb, 'evals/s', 'higher'), metric('all() over 100 items evals/s', a, ab, 'evals/s', 'higher')];
+  const [s, sb] = await paired(
+    N.runs,
+    () => evalRate(simple, cache, N.simpleEvals),
+    () => jsRate(simpleJs, cache, N.simpleEvals * 20),
+  );
+  const [a, ab] = await paired(
+    N.runs,
+    () => evalRate(all, list, N.allEvals),
+    () => jsRate(allJs, list, N.allEvals * 20),
+  );
+  return [
+    metric('simple rule evals/s (self.maxSize >= self.size)', s, sb, 'evals/s', 'higher'),
+    metric('all() over 100 items evals/s', a, ab, 'evals/s', 'higher'),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,23 +137,45 @@ async function evaluation(): Promise<Metric[]> {
 const GROUP = 'cel.bench.example.com';
 const NS = 'default';
 
-
 async function creates(): Promise<Metric[]> {
   const server = await startServerProcess({ args: ['--log-level', 'warn'] });
   try {
     const c = benchClient(server);
-    const ruled = { path: await installCRD(c, GROUP, 'caches', 'Cache', cacheSpecSchema(true), NS), kind: 'Cache', next: 0 };
-    const plain = { path: await installCRD(c, GROUP, 'plaincaches', 'PlainCache', cacheSpecSchema(false), NS), kind: 'PlainCache', next: 0 };
+    const ruled = {
+      path: await installCRD(c, GROUP, 'caches', 'Cache', cacheSpecSchema(true), NS),
+      kind: 'Cache',
+      next: 0,
+    };
+    const plain = {
+      path: await installCRD(c, GROUP, 'plaincaches', 'PlainCache', cacheSpecSchema(false), NS),
+      kind: 'PlainCache',
+      next: 0,
+    };
 
     // The rule is really there: the Cache lab's bad object is refused.
-    const bad = await c.call('POST', ruled.path, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Cache', metadata: { name: 'inverted' }, spec: { size: 5, maxSize: 2, engine: 'redis' } }));
-    if (bad.status !== 422 || !bad.body.includes('maxSize must be >= size')) throw new Error(`the rule did not refuse {size: 5, maxSize: 2}: ${bad.status} ${bad.body.slice(0, 200)}`);
+    const bad = await c.call(
+      'POST',
+      ruled.path,
+      JSON.stringify({
+        apiVersion: `${GROUP}/v1`,
+        kind: 'Cache',
+        metadata: { name: 'inverted' },
+        spec: { size: 5, maxSize: 2, engine: 'redis' },
+      }),
+    );
+    if (bad.status !== 422 || !bad.body.includes('maxSize must be >= size'))
+      throw new Error(`the rule did not refuse {size: 5, maxSize: 2}: ${bad.status} ${bad.body.slice(0, 200)}`);
 
     const run = (t: typeof ruled, n: number) => (): Promise<number> =>
       rate(n, () =>
         inFlight(n, CREATES_IN_FLIGHT, async () => {
           const i = t.next++;
-          const body = JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: t.kind, metadata: { name: `c-${i}` }, spec: { size: i % 50, maxSize: 64, engine: 'redis' } });
+          const body = JSON.stringify({
+            apiVersion: `${GROUP}/v1`,
+            kind: t.kind,
+            metadata: { name: `c-${i}` },
+            spec: { size: i % 50, maxSize: 64, engine: 'redis' },
+          });
           const r = await c.call('POST', t.path, body);
           if (r.status !== 201) throw new Error(`create ${t.kind} c-${i}: ${r.status} ${r.body.slice(0, 200)}`);
         }),
@@ -150,4 +193,6 @@ async function creates(): Promise<Metric[]> {
 const metrics = [...(await evaluation()), ...(await creates())];
 report('cel', 'baseline', metrics);
 const share = 1 - metrics[2]!.ratio;
-console.log(`the rule costs ${(share * 100).toFixed(1)}% of create throughput (target: at most ${TARGET_RULE_SHARE * 100}%)${share <= TARGET_RULE_SHARE ? '' : ' - OVER TARGET'}`);
+console.log(
+  `the rule costs ${(share * 100).toFixed(1)}% of create throughput (target: at most ${TARGET_RULE_SHARE * 100}%)${share <= TARGET_RULE_SHARE ? '' : ' - OVER TARGET'}`,
+);

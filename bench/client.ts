@@ -13,7 +13,12 @@ export interface BenchClient {
 
 export function benchClient(server: ServerProcess): BenchClient {
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: server.ca });
-  const call = (method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; body: string }> =>
+  const call = (
+    method: string,
+    path: string,
+    body?: string,
+    contentType = 'application/json',
+  ): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = { authorization: `Bearer ${server.token}`, accept: 'application/json' };
       if (body !== undefined) headers['content-type'] = contentType;
@@ -34,7 +39,14 @@ export function benchClient(server: ServerProcess): BenchClient {
  * Creates a namespaced CRD with one served version `v1` whose `spec` has the given schema, and
  * resolves with its collection path in `namespace` once the server serves it.
  */
-export async function installCRD(c: BenchClient, group: string, plural: string, kind: string, spec: unknown, namespace: string): Promise<string> {
+export async function installCRD(
+  c: BenchClient,
+  group: string,
+  plural: string,
+  kind: string,
+  spec: unknown,
+  namespace: string,
+): Promise<string> {
   const crd = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -43,7 +55,14 @@ export async function installCRD(c: BenchClient, group: string, plural: string, 
       group,
       scope: 'Namespaced',
       names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+        },
+      ],
     },
   };
   const r = await c.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', JSON.stringify(crd));

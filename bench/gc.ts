@@ -51,13 +51,21 @@ async function deletion(): Promise<Metric[]> {
       const id = `r${run++}`;
       let ref: unknown[] = [];
       if (withOwner) {
-        const r = await c.call('POST', owners, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Owner', metadata: { name: id } }));
+        const r = await c.call(
+          'POST',
+          owners,
+          JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Owner', metadata: { name: id } }),
+        );
         if (r.status !== 201) throw new Error(`owner ${id}: ${r.status} ${r.body.slice(0, 200)}`);
         const uid = (JSON.parse(r.body) as { metadata: { uid: string } }).metadata.uid;
         ref = [{ apiVersion: `${GROUP}/v1`, kind: 'Owner', name: id, uid, blockOwnerDeletion: true }];
       }
       await inFlight(N.dependents, IN_FLIGHT, async (i) => {
-        const body = JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Dependent', metadata: { name: `${id}-${i}`, labels: { run: id }, ...(withOwner ? { ownerReferences: ref } : {}) } });
+        const body = JSON.stringify({
+          apiVersion: `${GROUP}/v1`,
+          kind: 'Dependent',
+          metadata: { name: `${id}-${i}`, labels: { run: id }, ...(withOwner ? { ownerReferences: ref } : {}) },
+        });
         const r = await c.call('POST', deps, body);
         if (r.status !== 201) throw new Error(`dependent ${id}-${i}: ${r.status} ${r.body.slice(0, 200)}`);
       });
@@ -81,7 +89,8 @@ async function deletion(): Promise<Metric[]> {
       return elapsedMs(async () => {
         const r = await c.call('DELETE', `${owners}/${owner}?propagationPolicy=${policy}`);
         if (r.status !== 200) throw new Error(`delete ${owner}: ${r.status} ${r.body.slice(0, 200)}`);
-        if (policy === 'Foreground') await until(`owner ${owner} gone`, async () => (await c.call('GET', `${owners}/${owner}`)).status === 404);
+        if (policy === 'Foreground')
+          await until(`owner ${owner} gone`, async () => (await c.call('GET', `${owners}/${owner}`)).status === 404);
         await until(`dependents of ${owner} gone`, noneLeft(c, selector));
       });
     };
@@ -98,8 +107,20 @@ async function deletion(): Promise<Metric[]> {
     const [fg, fgBase] = await paired(N.runs, collected('Foreground'), deleteCollection);
     c.agent.destroy();
     return [
-      metric(`ms until ${N.dependents} dependents are gone, Background delete of their owner (vs deletecollection)`, bg, bgBase, 'ms', 'lower'),
-      metric(`ms until the owner of ${N.dependents} dependents is gone, Foreground delete (vs deletecollection)`, fg, fgBase, 'ms', 'lower'),
+      metric(
+        `ms until ${N.dependents} dependents are gone, Background delete of their owner (vs deletecollection)`,
+        bg,
+        bgBase,
+        'ms',
+        'lower',
+      ),
+      metric(
+        `ms until the owner of ${N.dependents} dependents is gone, Foreground delete (vs deletecollection)`,
+        fg,
+        fgBase,
+        'ms',
+        'lower',
+      ),
     ];
   } finally {
     await server.stop();
@@ -119,10 +140,16 @@ async function createTarget(server: ServerProcess): Promise<CreateTarget> {
   const deps = await installCRD(c, GROUP, 'dependents', 'Dependent', { type: 'object' }, NS);
   const refs: unknown[][] = [];
   for (let i = 0; i < CREATES.owners; i++) {
-    const r = await c.call('POST', owners, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Owner', metadata: { name: `owner-${i}` } }));
+    const r = await c.call(
+      'POST',
+      owners,
+      JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Owner', metadata: { name: `owner-${i}` } }),
+    );
     if (r.status !== 201) throw new Error(`owner-${i}: ${r.status} ${r.body.slice(0, 200)}`);
     const uid = (JSON.parse(r.body) as { metadata: { uid: string } }).metadata.uid;
-    refs.push([{ apiVersion: `${GROUP}/v1`, kind: 'Owner', name: `owner-${i}`, uid, controller: true, blockOwnerDeletion: true }]);
+    refs.push([
+      { apiVersion: `${GROUP}/v1`, kind: 'Owner', name: `owner-${i}`, uid, controller: true, blockOwnerDeletion: true },
+    ]);
   }
   return { c, deps, refs };
 }
@@ -135,7 +162,11 @@ function createRound(t: CreateTarget, label: string): () => Promise<number> {
     return rate(CREATES.perRound, () =>
       inFlight(CREATES.perRound, IN_FLIGHT, async (i) => {
         const owned = i % 2 === 0 ? { ownerReferences: t.refs[i % t.refs.length] } : {};
-        const r = await t.c.call('POST', t.deps, JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Dependent', metadata: { name: `${id}-${i}`, ...owned } }));
+        const r = await t.c.call(
+          'POST',
+          t.deps,
+          JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Dependent', metadata: { name: `${id}-${i}`, ...owned } }),
+        );
         if (r.status !== 201) throw new Error(`create ${id}-${i}: ${r.status} ${r.body.slice(0, 200)}`);
       }),
     );
@@ -163,7 +194,13 @@ async function holdLease(t: CreateTarget): Promise<void> {
     const got = await t.c.call('GET', LEASE);
     if (got.status !== 200) throw new Error(`lease: ${got.status} ${got.body.slice(0, 200)}`);
     const lease = JSON.parse(got.body) as { spec: Record<string, unknown> };
-    lease.spec = { ...lease.spec, holderIdentity: 'gc-bench', leaseDurationSeconds: 3600, acquireTime: microTimeNow(), renewTime: microTimeNow() };
+    lease.spec = {
+      ...lease.spec,
+      holderIdentity: 'gc-bench',
+      leaseDurationSeconds: 3600,
+      acquireTime: microTimeNow(),
+      renewTime: microTimeNow(),
+    };
     const put = await t.c.call('PUT', LEASE, JSON.stringify(lease));
     if (put.status === 200) break;
     if (put.status !== 409 || attempt > 20) throw new Error(`lease: ${put.status} ${put.body.slice(0, 200)}`);
@@ -171,7 +208,8 @@ async function holdLease(t: CreateTarget): Promise<void> {
   // Past one retry period (client-go's 2 s, with jitter) the server has read it and stood down.
   await new Promise((r) => setTimeout(r, 3_000));
   const held = JSON.parse((await t.c.call('GET', LEASE)).body) as { spec: { holderIdentity?: string } };
-  if (held.spec.holderIdentity !== 'gc-bench') throw new Error(`the server took the lease back: ${held.spec.holderIdentity}`);
+  if (held.spec.holderIdentity !== 'gc-bench')
+    throw new Error(`the server took the lease back: ${held.spec.holderIdentity}`);
 }
 
 async function createCost(): Promise<Metric[]> {
@@ -189,12 +227,18 @@ async function createCost(): Promise<Metric[]> {
       await Promise.all([on.stop(), off.stop()]);
     }
   } else {
-    console.log(`(this binary has no ${GC_FLAG}: the collector cannot be turned off, so "running vs off" is not measured)`);
+    console.log(
+      `(this binary has no ${GC_FLAG}: the collector cannot be turned off, so "running vs off" is not measured)`,
+    );
   }
   const etcd = await startEtcd();
   try {
-    const leading = await startServerProcess({ args: ['--log-level', 'warn', '--etcd-servers', etcd.endpoint, '--etcd-prefix', '/gc-bench-leading'] });
-    const idle = await startServerProcess({ args: ['--log-level', 'warn', '--etcd-servers', etcd.endpoint, '--etcd-prefix', '/gc-bench-not-leading'] });
+    const leading = await startServerProcess({
+      args: ['--log-level', 'warn', '--etcd-servers', etcd.endpoint, '--etcd-prefix', '/gc-bench-leading'],
+    });
+    const idle = await startServerProcess({
+      args: ['--log-level', 'warn', '--etcd-servers', etcd.endpoint, '--etcd-prefix', '/gc-bench-not-leading'],
+    });
     try {
       const [tLeading, tIdle] = [await createTarget(leading), await createTarget(idle)];
       await holdLease(tIdle);

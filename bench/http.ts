@@ -30,12 +30,21 @@ const GROUP = 'http.bench.example.com';
 const PLURAL = 'widgets';
 const KIND = 'Widget';
 const NS = 'default';
-const N = { gets: quick ? 1_000 : 5_000, creates: quick ? 300 : 2_000, latency: quick ? 200 : 1_000, runs: quick ? 2 : 5 };
+const N = {
+  gets: quick ? 1_000 : 5_000,
+  creates: quick ? 300 : 2_000,
+  latency: quick ? 200 : 1_000,
+  runs: quick ? 2 : 5,
+};
 const IN_FLIGHT = 32;
 const SPEC_SCHEMA = { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } };
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
-const body = (name: string, i: number): string => JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { name }, spec: { size: i, color: 'blue' } });
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const body = (name: string, i: number): string =>
+  JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { name }, spec: { size: i, color: 'blue' } });
 
 interface Canned {
   status: number;
@@ -74,7 +83,11 @@ async function startBare(dataDir: string, canned: Record<string, Canned>): Promi
   const file = join(dataDir, 'bare-routes.json');
   writeFileSync(file, JSON.stringify(canned));
   const pki = join(dataDir, 'pki');
-  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_SOURCE, join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', BARE_SOURCE, join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), file],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -145,14 +158,24 @@ function rawSqliteCreates(dir: string, stored: string): { run: () => Promise<num
   return {
     run: () => {
       const id = round++;
-      return rate(N.creates, () => inFlight(N.creates, IN_FLIGHT, async (i) => void insert.run(`/registry/${GROUP}/${PLURAL}/${NS}/raw-${id}-${i}`, stored)));
+      return rate(N.creates, () =>
+        inFlight(
+          N.creates,
+          IN_FLIGHT,
+          async (i) => void insert.run(`/registry/${GROUP}/${PLURAL}/${NS}/raw-${id}-${i}`, stored),
+        ),
+      );
     },
     close: () => db.close(),
   };
 }
 
 /** The etcd3 client's create: a txn putting the key if absent, as EtcdStorage sends it. */
-function rawEtcdCreates(endpoint: string, stored: string, latencies: number[]): { run: () => Promise<number>; close(): void } {
+function rawEtcdCreates(
+  endpoint: string,
+  stored: string,
+  latencies: number[],
+): { run: () => Promise<number>; close(): void } {
   const client = new Etcd3({ hosts: endpoint });
   const value = Buffer.from(stored);
   return {
@@ -162,7 +185,10 @@ function rawEtcdCreates(endpoint: string, stored: string, latencies: number[]): 
         inFlight(N.creates, IN_FLIGHT, (i) =>
           timed(latencies, async () => {
             const key = Buffer.from(`/registry/${GROUP}/${PLURAL}/${NS}/raw-${id}-${i}`);
-            const res = await client.kv.txn({ compare: [{ key, target: 'Create', result: 'Equal', create_revision: 0 }], success: [{ request_put: { key, value } }] });
+            const res = await client.kv.txn({
+              compare: [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
+              success: [{ request_put: { key, value } }],
+            });
             if (!res.succeeded) throw new Error('raw etcd create lost');
           }),
         ),
@@ -173,7 +199,9 @@ function rawEtcdCreates(endpoint: string, stored: string, latencies: number[]): 
 }
 
 /** The server with the CRD installed and one object, `the-one`, to GET. */
-async function served(args: string[]): Promise<{ server: ServerProcess; client: BenchClient; path: string; dataDir: string }> {
+async function served(
+  args: string[],
+): Promise<{ server: ServerProcess; client: BenchClient; path: string; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mini-apiserver-http-'));
   const server = await startServerProcess({ dataDir, args: ['--log-level', 'warn', ...args] });
   const client = benchClient(server);
@@ -188,7 +216,11 @@ async function main(): Promise<void> {
   const cleanup: (() => Promise<unknown> | unknown)[] = [];
   try {
     const ours = await served([]);
-    cleanup.push(() => ours.server.stop(), () => ours.client.agent.destroy(), () => rmSync(ours.dataDir, { recursive: true, force: true }));
+    cleanup.push(
+      () => ours.server.stop(),
+      () => ours.client.agent.destroy(),
+      () => rmSync(ours.dataDir, { recursive: true, force: true }),
+    );
     const one = `${ours.path}/the-one`;
     const rv0 = `${one}?resourceVersion=0`;
     // The bytes the bare server answers with: ours', captured once.
@@ -222,24 +254,77 @@ async function main(): Promise<void> {
     await raw.run();
 
     const metrics: Metric[] = [];
-    const row = async (name: string, unit: string, better: Metric['better'], a: () => Promise<number>, b: () => Promise<number>, baseline: string): Promise<void> => {
+    const row = async (
+      name: string,
+      unit: string,
+      better: Metric['better'],
+      a: () => Promise<number>,
+      b: () => Promise<number>,
+      baseline: string,
+    ): Promise<void> => {
       const [x, y] = await paired(N.runs, a, b);
       metrics.push(metric(`${name} (vs ${baseline})`, x, y, unit, better));
       console.log(`  ${name}: ${x.toFixed(x < 10 ? 2 : 0)} vs ${y.toFixed(y < 10 ? 2 : 0)} ${unit}`);
     };
     const BARE = 'bare node:https, same bytes';
-    await row(`GETs/s of one custom resource, consistent read, ${IN_FLIGHT} in flight`, 'ops/s', 'higher', gets(ours.client, one), gets(bareClient, one), BARE);
-    await row(`GETs/s of one custom resource, resourceVersion=0, ${IN_FLIGHT} in flight`, 'ops/s', 'higher', gets(ours.client, rv0), gets(bareClient, rv0), BARE);
-    await row(`GET of one custom resource, consistent read, 1 in flight, median`, 'ms', 'lower', latency(ours.client, one), latency(bareClient, one), BARE);
-    await row(`GETs/s of /version, ${IN_FLIGHT} in flight`, 'ops/s', 'higher', gets(ours.client, '/version'), gets(bareClient, '/version'), BARE);
-    await row(`creates/s of a custom resource (SQLite), ${IN_FLIGHT} in flight`, 'ops/s', 'higher', creates(ours.client, ours.path, 'ours'), creates(bareClient, ours.path, 'bare'), BARE);
-    await row(`creates/s of a custom resource (SQLite), ${IN_FLIGHT} in flight`, 'ops/s', 'higher', creates(ours.client, ours.path, 'ours'), raw.run, 'raw better-sqlite3 insert, FULL sync');
+    await row(
+      `GETs/s of one custom resource, consistent read, ${IN_FLIGHT} in flight`,
+      'ops/s',
+      'higher',
+      gets(ours.client, one),
+      gets(bareClient, one),
+      BARE,
+    );
+    await row(
+      `GETs/s of one custom resource, resourceVersion=0, ${IN_FLIGHT} in flight`,
+      'ops/s',
+      'higher',
+      gets(ours.client, rv0),
+      gets(bareClient, rv0),
+      BARE,
+    );
+    await row(
+      `GET of one custom resource, consistent read, 1 in flight, median`,
+      'ms',
+      'lower',
+      latency(ours.client, one),
+      latency(bareClient, one),
+      BARE,
+    );
+    await row(
+      `GETs/s of /version, ${IN_FLIGHT} in flight`,
+      'ops/s',
+      'higher',
+      gets(ours.client, '/version'),
+      gets(bareClient, '/version'),
+      BARE,
+    );
+    await row(
+      `creates/s of a custom resource (SQLite), ${IN_FLIGHT} in flight`,
+      'ops/s',
+      'higher',
+      creates(ours.client, ours.path, 'ours'),
+      creates(bareClient, ours.path, 'bare'),
+      BARE,
+    );
+    await row(
+      `creates/s of a custom resource (SQLite), ${IN_FLIGHT} in flight`,
+      'ops/s',
+      'higher',
+      creates(ours.client, ours.path, 'ours'),
+      raw.run,
+      'raw better-sqlite3 insert, FULL sync',
+    );
 
     if (spawnSync('sh', ['-c', 'command -v etcd'], { encoding: 'utf8' }).stdout.trim()) {
       const etcd: EtcdProcess = await startEtcd();
       cleanup.push(() => etcd.destroy());
       const onEtcd = await served(['--etcd-servers', etcd.endpoint]);
-      cleanup.push(() => onEtcd.server.stop(), () => onEtcd.client.agent.destroy(), () => rmSync(onEtcd.dataDir, { recursive: true, force: true }));
+      cleanup.push(
+        () => onEtcd.server.stop(),
+        () => onEtcd.client.agent.destroy(),
+        () => rmSync(onEtcd.dataDir, { recursive: true, force: true }),
+      );
       const oursMs: number[] = [];
       const rawMs: number[] = [];
       const rawEtcd = rawEtcdCreates(etcd.endpoint, createAnswer, rawMs);
@@ -247,15 +332,26 @@ async function main(): Promise<void> {
       await creates(onEtcd.client, onEtcd.path, 'warm')();
       await rawEtcd.run();
       rawMs.length = 0;
-      await row(`creates/s of a custom resource (etcd), ${IN_FLIGHT} in flight`, 'ops/s', 'higher', creates(onEtcd.client, onEtcd.path, 'ours', oursMs), rawEtcd.run, 'etcd3 client create txn');
+      await row(
+        `creates/s of a custom resource (etcd), ${IN_FLIGHT} in flight`,
+        'ops/s',
+        'higher',
+        creates(onEtcd.client, onEtcd.path, 'ours', oursMs),
+        rawEtcd.run,
+        'etcd3 client create txn',
+      );
       const [a, b] = [p99(oursMs), p99(rawMs)];
-      metrics.push(metric(`create latency p99 (etcd), ${IN_FLIGHT} in flight (vs etcd3 client create txn)`, a, b, 'ms', 'lower'));
+      metrics.push(
+        metric(`create latency p99 (etcd), ${IN_FLIGHT} in flight (vs etcd3 client create txn)`, a, b, 'ms', 'lower'),
+      );
       console.log(`  create latency p99 (etcd), ${IN_FLIGHT} in flight: ${a.toFixed(1)} vs ${b.toFixed(1)} ms`);
     } else {
       console.log('etcd is not on PATH: no etcd row');
     }
     report('http', 'baseline', metrics);
-    console.log(`${IN_FLIGHT} in flight; stored/answered object ${createAnswer.length} bytes; load average at end: ${load()}`);
+    console.log(
+      `${IN_FLIGHT} in flight; stored/answered object ${createAnswer.length} bytes; load average at end: ${load()}`,
+    );
   } finally {
     for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
   }

@@ -70,7 +70,13 @@ interface Lease {
   apiVersion: string;
   kind: string;
   metadata: { name: string; resourceVersion?: string };
-  spec: { holderIdentity: string; leaseDurationSeconds: number; acquireTime: string; renewTime: string; leaseTransitions: number };
+  spec: {
+    holderIdentity: string;
+    leaseDurationSeconds: number;
+    acquireTime: string;
+    renewTime: string;
+    leaseTransitions: number;
+  };
 }
 
 const kib = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
@@ -88,7 +94,13 @@ try {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { name: `elector-${i}` },
-      spec: { holderIdentity: `elector-${i}-${process.pid}`, leaseDurationSeconds: 15, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+      spec: {
+        holderIdentity: `elector-${i}-${process.pid}`,
+        leaseDurationSeconds: 15,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: 0,
+      },
     };
     const r = await c.call('POST', LEASES_PATH, JSON.stringify(body));
     if (r.status !== 201) throw new Error(`create lease ${i}: ${r.status} ${r.body.slice(0, 300)}`);
@@ -96,7 +108,9 @@ try {
   }
   const baseline = storeSize(server.dataDir);
 
-  console.log(`lease-renewals: ${LEASES} leases x ${RENEWALS} renewals (${((RENEWALS / RENEWALS_PER_DAY) * 100).toFixed(1)}% of a day at one per 2 s), compaction every ${COMPACTION}`);
+  console.log(
+    `lease-renewals: ${LEASES} leases x ${RENEWALS} renewals (${((RENEWALS / RENEWALS_PER_DAY) * 100).toFixed(1)}% of a day at one per 2 s), compaction every ${COMPACTION}`,
+  );
   console.log(`  store at start:                 ${kib(start.total)}`);
   console.log(`  store after creating the leases: ${kib(baseline.total)} (baseline)`);
   console.log('  progress   renewals   elapsed   writes/s   state.db      -wal          total');
@@ -144,10 +158,18 @@ try {
   const projectedDay = last.size.total + Math.max(0, perRenewal) * (LEASES * RENEWALS_PER_DAY - last.done);
   const flat = last.size.total - mid.size.total <= FLAT_TOLERANCE * mid.size.total;
 
-  console.log(`  store at end:                    ${kib(end.total)} (${(end.total / baseline.total).toFixed(2)}x the baseline; max seen ${kib(maxSeen)})`);
-  console.log(`  ${total} renewals in ${elapsedS.toFixed(1)} s (${(total / elapsedS).toFixed(0)}/s); a real day of ${LEASES} leases is ${LEASES * RENEWALS_PER_DAY} renewals`);
-  console.log(`  second half: ${perRenewal >= 0 ? '+' : ''}${perRenewal.toFixed(2)} bytes per renewal; projected to a full day: ${kib(projectedDay)}`);
-  console.log(`  ${flat ? 'FLAT' : 'GROWING'}: the second half changed the store by ${kib(last.size.total - mid.size.total)} (${(((last.size.total - mid.size.total) / mid.size.total) * 100).toFixed(1)}% of ${kib(mid.size.total)}; flat means at most ${FLAT_TOLERANCE * 100}%)`);
+  console.log(
+    `  store at end:                    ${kib(end.total)} (${(end.total / baseline.total).toFixed(2)}x the baseline; max seen ${kib(maxSeen)})`,
+  );
+  console.log(
+    `  ${total} renewals in ${elapsedS.toFixed(1)} s (${(total / elapsedS).toFixed(0)}/s); a real day of ${LEASES} leases is ${LEASES * RENEWALS_PER_DAY} renewals`,
+  );
+  console.log(
+    `  second half: ${perRenewal >= 0 ? '+' : ''}${perRenewal.toFixed(2)} bytes per renewal; projected to a full day: ${kib(projectedDay)}`,
+  );
+  console.log(
+    `  ${flat ? 'FLAT' : 'GROWING'}: the second half changed the store by ${kib(last.size.total - mid.size.total)} (${(((last.size.total - mid.size.total) / mid.size.total) * 100).toFixed(1)}% of ${kib(mid.size.total)}; flat means at most ${FLAT_TOLERANCE * 100}%)`,
+  );
   // The plateau comes after tens of thousands of renewals (writes/s x interval of history, plus the WAL).
   if (quick) console.log('  QUICK: too short to reach the plateau; the verdict and the projection need a full run');
 

@@ -55,7 +55,11 @@ export function report(bench: string, baselineLabel: string, metrics: Metric[]):
  * Medians of `runs` repetitions of ours and the baseline, taken in turns so that drift on a shared
  * 2-core machine (page cache, a compaction, another process) falls on both sides alike.
  */
-export async function paired(runs: number, ours: () => Promise<number>, baseline: () => Promise<number>): Promise<[number, number]> {
+export async function paired(
+  runs: number,
+  ours: () => Promise<number>,
+  baseline: () => Promise<number>,
+): Promise<[number, number]> {
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < runs; i++) {

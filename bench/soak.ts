@@ -37,7 +37,14 @@ import { percentile } from './report.js';
 const BOUNDS = { peakRssBytes: 1024 ** 3, readyzP99Ms: 1000 } as const;
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 120);
-const N = { watchers: 1000, pausedWatchers: 300, mutators: 200, slowloris: 300, patchers: 10, ownerReferences: 12_000 } as const;
+const N = {
+  watchers: 1000,
+  pausedWatchers: 300,
+  mutators: 200,
+  slowloris: 300,
+  patchers: 10,
+  ownerReferences: 12_000,
+} as const;
 /** Seconds between two bytes of a slowloris connection's headers (jittered 2 to 5 s). */
 const TRICKLE_MS = [2000, 5000] as const;
 const PROBE_EVERY_MS = 100;
@@ -66,13 +73,15 @@ const PADDING = 'x'.repeat(10 * 1024);
 /** The load's bearer token (a plain user); set-up uses the administrator's. */
 const LOAD_TOKEN = randomBytes(16).toString('hex');
 
-if (!Number.isFinite(SECONDS) || SECONDS <= 0) throw new Error(`SOAK_SECONDS must be a positive number, not ${process.env.SOAK_SECONDS}`);
+if (!Number.isFinite(SECONDS) || SECONDS <= 0)
+  throw new Error(`SOAK_SECONDS must be a positive number, not ${process.env.SOAK_SECONDS}`);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `fn(i)` for i in [0, total), at most `batch` at once. */
 async function inBatches(total: number, batch: number, fn: (i: number) => Promise<void>): Promise<void> {
-  for (let i = 0; i < total; i += batch) await Promise.all(Array.from({ length: Math.min(batch, total - i) }, (_, j) => fn(i + j)));
+  for (let i = 0; i < total; i += batch)
+    await Promise.all(Array.from({ length: Math.min(batch, total - i) }, (_, j) => fn(i + j)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -89,12 +98,22 @@ function caller(server: ServerProcess, agent: Agent, token: string) {
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
       if (body !== undefined) headers['content-type'] = contentType;
-      const req = httpsRequest(`${server.url}${path}`, { method, agent, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-        res.on('error', reject);
-      });
+      const req = httpsRequest(
+        `${server.url}${path}`,
+        { method, agent, headers, timeout: REQUEST_TIMEOUT_MS },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              headers: res.headers,
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
       req.on('error', reject);
       req.end(body);
@@ -117,10 +136,27 @@ async function setUp(call: Call): Promise<void> {
       group: GROUP,
       scope: 'Namespaced',
       names: { plural: 'blobs', singular: 'blob', kind: 'Blob' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          },
+        },
+      ],
     },
   });
-  await ok('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: OWNED }, data: { a: 'b' } });
+  await ok('POST', `/api/v1/namespaces/${NS}/configmaps`, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: OWNED },
+    data: { a: 'b' },
+  });
   await ok('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'RoleBinding',
@@ -192,7 +228,9 @@ async function openWatcher(server: ServerProcess, paused: boolean, i: number): P
   socket.on('end', () => (w.endedByServer = true));
   socket.on('error', () => (w.endedByServer = true));
   socket.on('close', () => (w.closed = true));
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${LOAD_TOKEN}\r\nAccept: application/json\r\n\r\n`);
+  socket.write(
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${LOAD_TOKEN}\r\nAccept: application/json\r\n\r\n`,
+  );
   return w;
 }
 
@@ -328,7 +366,11 @@ async function main(): Promise<number> {
   // The load is a client's, not an administrator's: kube serves system:masters beside every limit.
   const tokenDir = mkdtempSync(join(tmpdir(), 'soak-tokens-'));
   const tokenFile = join(tokenDir, 'tokens.csv');
-  writeFileSync(tokenFile, `${randomBytes(16).toString('hex')},admin,admin,"system:masters"\n${LOAD_TOKEN},soak-client,soak-client\n`, { mode: 0o600 });
+  writeFileSync(
+    tokenFile,
+    `${randomBytes(16).toString('hex')},admin,admin,"system:masters"\n${LOAD_TOKEN},soak-client,soak-client\n`,
+    { mode: 0o600 },
+  );
   const server: ServerProcess = await startServerProcess({ args: [...INFLIGHT_FLAGS, '--token-auth-file', tokenFile] });
   const flagsNote = `with ${INFLIGHT_FLAGS.join(' ')}, the load as a user outside system:masters`;
   const pid = server.child.pid!;
@@ -347,7 +389,10 @@ async function main(): Promise<number> {
   const watchers: Watcher[] = [];
   const loris: Slowloris[] = [];
   const timers: NodeJS.Timeout[] = [];
-  const worker = new Worker(PROBER, { eval: true, workerData: { url: server.url, ca: server.ca, pid, everyMs: PROBE_EVERY_MS, timeoutMs: PROBE_TIMEOUT_MS } });
+  const worker = new Worker(PROBER, {
+    eval: true,
+    workerData: { url: server.url, ca: server.ca, pid, everyMs: PROBE_EVERY_MS, timeoutMs: PROBE_TIMEOUT_MS },
+  });
   const codes = new Map<string, number>();
   const count = (key: string): void => void codes.set(key, (codes.get(key) ?? 0) + 1);
   let mutations = 0;
@@ -395,7 +440,9 @@ async function main(): Promise<number> {
         connectFailures++;
       }
     });
-    console.log(`connections open in ${((performance.now() - setupStart) / 1000).toFixed(1)} s (${connectFailures} failed to connect)`);
+    console.log(
+      `connections open in ${((performance.now() - setupStart) / 1000).toFixed(1)} s (${connectFailures} failed to connect)`,
+    );
 
     loadStart = performance.now();
     const deadline = Date.now() + SECONDS * 1000;
@@ -403,7 +450,12 @@ async function main(): Promise<number> {
       // The count cap is a backstop: at ~1 ms per request, no loop gets near it in the time given.
       for (let n = 0; n < 1_000_000 && Date.now() < deadline; n++) {
         const name = `m${m}-${n}`;
-        const obj = { apiVersion: `${GROUP}/v1`, kind: 'Blob', metadata: { name, labels: { mutator: String(m) } }, spec: { n, data: PADDING } };
+        const obj = {
+          apiVersion: `${GROUP}/v1`,
+          kind: 'Blob',
+          metadata: { name, labels: { mutator: String(m) } },
+          spec: { n, data: PADDING },
+        };
         const step = async (verb: string, method: string, path: string, body?: unknown): Promise<Reply | undefined> => {
           try {
             const r = await call(method, path, body === undefined ? undefined : JSON.stringify(body));
@@ -416,7 +468,9 @@ async function main(): Promise<number> {
             }
             return r;
           } catch (err) {
-            count(`${verb} error: ${err instanceof Error ? err.message.replace(/ \S+ timed out$/, ' timed out').slice(0, 60) : String(err)}`);
+            count(
+              `${verb} error: ${err instanceof Error ? err.message.replace(/ \S+ timed out$/, ' timed out').slice(0, 60) : String(err)}`,
+            );
             await sleep(100);
             return undefined;
           }
@@ -424,22 +478,36 @@ async function main(): Promise<number> {
         const created = await step('create', 'POST', COLLECTION, obj);
         if (created?.status !== 201 || Date.now() >= deadline) continue;
         const rv = (JSON.parse(created.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-        await step('update', 'PUT', `${COLLECTION}/${name}`, { ...obj, metadata: { ...obj.metadata, resourceVersion: rv }, spec: { n, data: PADDING, updated: true } });
+        await step('update', 'PUT', `${COLLECTION}/${name}`, {
+          ...obj,
+          metadata: { ...obj.metadata, resourceVersion: rv },
+          spec: { n, data: PADDING, updated: true },
+        });
         await step('delete', 'DELETE', `${COLLECTION}/${name}`);
       }
     };
     const patcher = async (): Promise<void> => {
       for (let n = 0; n < 1_000_000 && Date.now() < deadline; n++) {
         try {
-          const r = await call('PATCH', `/api/v1/namespaces/${NS}/configmaps/${OWNED}`, OWNERS_PATCH, 'application/strategic-merge-patch+json');
+          const r = await call(
+            'PATCH',
+            `/api/v1/namespaces/${NS}/configmaps/${OWNED}`,
+            OWNERS_PATCH,
+            'application/strategic-merge-patch+json',
+          );
           count(`ownerReferences patch ${r.status}`);
         } catch (err) {
-          count(`ownerReferences patch error: ${err instanceof Error ? err.message.replace(/ \S+ timed out$/, ' timed out').slice(0, 60) : String(err)}`);
+          count(
+            `ownerReferences patch error: ${err instanceof Error ? err.message.replace(/ \S+ timed out$/, ' timed out').slice(0, 60) : String(err)}`,
+          );
           await sleep(100);
         }
       }
     };
-    await Promise.all([...Array.from({ length: N.mutators }, (_, m) => mutator(m)), ...Array.from({ length: N.patchers }, () => patcher())]);
+    await Promise.all([
+      ...Array.from({ length: N.mutators }, (_, m) => mutator(m)),
+      ...Array.from({ length: N.patchers }, () => patcher()),
+    ]);
     loadEnd = performance.now();
     survived = server.child.exitCode === null && server.child.signalCode === null;
   } finally {
@@ -454,9 +522,14 @@ async function main(): Promise<number> {
     await worker.terminate();
     // The server's own count of watchers it ended for falling behind.
     const metrics = await adminCall('GET', '/metrics').catch(() => undefined);
-    terminatedByServer = [...(metrics?.body ?? '').matchAll(/^apiserver_terminated_watchers_total\{[^}]*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+    terminatedByServer = [
+      ...(metrics?.body ?? '').matchAll(/^apiserver_terminated_watchers_total\{[^}]*\} (\d+)$/gm),
+    ].reduce((a, m) => a + Number(m[1]), 0);
     // Slow watchers ended by the server: look before closing anything ourselves.
-    const ports = watchers.filter((w) => w.paused).map((w) => w.socket.localPort).filter((p): p is number => p !== undefined);
+    const ports = watchers
+      .filter((w) => w.paused)
+      .map((w) => w.socket.localPort)
+      .filter((p): p is number => p !== undefined);
     closedPaused = closedByPeer(server.port, ports).size;
     readersEnded = watchers.filter((w) => !w.paused && (w.endedByServer || w.closed)).length;
     lorisClosed = loris.filter((s) => s.closedByServer).length;
@@ -475,7 +548,8 @@ async function main(): Promise<number> {
   const paused = watchers.filter((w) => w.paused);
   const readers = watchers.filter((w) => !w.paused);
   const statuses = new Map<string, number>();
-  for (const w of watchers) statuses.set(String(w.status ?? 'none'), (statuses.get(String(w.status ?? 'none')) ?? 0) + 1);
+  for (const w of watchers)
+    statuses.set(String(w.status ?? 'none'), (statuses.get(String(w.status ?? 'none')) ?? 0) + 1);
 
   // ---- figures
   const seconds = (loadEnd - loadStart) / 1000;
@@ -489,18 +563,30 @@ async function main(): Promise<number> {
 
   console.log('');
   console.log(`load ran ${seconds.toFixed(1)} s`);
-  console.log(`server RSS: peak ${mib(peakRss)}, last ${mib(report.rss[report.rss.length - 1] ?? 0)} (${report.rss.length} samples)`);
-  console.log(`/readyz: ${lat.length} probes, p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(lat[lat.length - 1] ?? NaN)}, ${report.failures.length} failed${failureKinds.size ? ` (${[...failureKinds].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`);
+  console.log(
+    `server RSS: peak ${mib(peakRss)}, last ${mib(report.rss[report.rss.length - 1] ?? 0)} (${report.rss.length} samples)`,
+  );
+  console.log(
+    `/readyz: ${lat.length} probes, p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(lat[lat.length - 1] ?? NaN)}, ${report.failures.length} failed${failureKinds.size ? ` (${[...failureKinds].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
+  );
   const first = report.startedAt[0] ?? 0;
   const slowest = report.latencies
     .map((l, i) => ({ l, at: ((report.startedAt[i] ?? first) - first) / 1000 }))
     .sort((a, b) => b.l - a.l)
     .slice(0, 5);
-  console.log(`  slowest probes (seconds after the first probe: latency): ${slowest.map((p) => `+${p.at.toFixed(1)}s: ${ms(p.l)}`).join(', ')}`);
-  console.log(`mutating requests: ${mutations} in ${seconds.toFixed(1)} s = ${(mutations / seconds).toFixed(1)}/s (${(ok2xx / seconds).toFixed(1)}/s 2xx)`);
+  console.log(
+    `  slowest probes (seconds after the first probe: latency): ${slowest.map((p) => `+${p.at.toFixed(1)}s: ${ms(p.l)}`).join(', ')}`,
+  );
+  console.log(
+    `mutating requests: ${mutations} in ${seconds.toFixed(1)} s = ${(mutations / seconds).toFixed(1)}/s (${(ok2xx / seconds).toFixed(1)}/s 2xx)`,
+  );
   for (const [k, v] of [...codes].sort()) console.log(`  ${k}: ${v}`);
-  console.log(`watchers: ${watchers.length} open, response status ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}`);
-  console.log(`  readers (${readers.length}): ${readers.reduce((a, w) => a + w.events, 0)} events, ${mib(readers.reduce((a, w) => a + w.bytes, 0))} read, ${readersEnded} ended by the server`);
+  console.log(
+    `watchers: ${watchers.length} open, response status ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}`,
+  );
+  console.log(
+    `  readers (${readers.length}): ${readers.reduce((a, w) => a + w.events, 0)} events, ${mib(readers.reduce((a, w) => a + w.bytes, 0))} read, ${readersEnded} ended by the server`,
+  );
   console.log(`  never-reading (${paused.length}): ${closedPaused} closed by the server (seen in /proc/net/tcp)`);
   console.log(`  the server's apiserver_terminated_watchers_total: ${terminatedByServer}`);
   console.log(`slowloris: ${loris.length} open, ${lorisClosed} closed by the server`);
@@ -514,7 +600,11 @@ async function main(): Promise<number> {
   const p99 = percentile(lat, 99);
   if (!(p99 < BOUNDS.readyzP99Ms)) broken.push(`/readyz p99 ${ms(p99)} >= ${BOUNDS.readyzP99Ms} ms`);
   console.log('');
-  console.log(broken.length ? `soak: FAILED: ${broken.join('; ')}` : `soak: passed (RSS < ${mib(BOUNDS.peakRssBytes)}, /readyz p99 < ${BOUNDS.readyzP99Ms} ms, no crash)`);
+  console.log(
+    broken.length
+      ? `soak: FAILED: ${broken.join('; ')}`
+      : `soak: passed (RSS < ${mib(BOUNDS.peakRssBytes)}, /readyz p99 < ${BOUNDS.readyzP99Ms} ms, no crash)`,
+  );
   return broken.length ? 1 : 0;
 }
 

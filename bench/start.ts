@@ -84,12 +84,22 @@ async function main(): Promise<void> {
     await processStart(bare, ca);
 
     const metrics: Metric[] = [];
-    const row = async (name: string, a: () => Promise<number>, b: () => Promise<number>, baseline: string): Promise<void> => {
+    const row = async (
+      name: string,
+      a: () => Promise<number>,
+      b: () => Promise<number>,
+      baseline: string,
+    ): Promise<void> => {
       const [x, y] = await paired(RUNS, a, b);
       metrics.push(metric(`${name} (vs ${baseline})`, x, y, 'ms', 'lower'));
       console.log(`  ${name}: ${x.toFixed(0)} vs ${y.toFixed(0)} ms`);
     };
-    await row('process start to /readyz 200, existing data dir', () => processStart(ours, ca), () => processStart(bare, ca), 'bare node:https process, same certificate');
+    await row(
+      'process start to /readyz 200, existing data dir',
+      () => processStart(ours, ca),
+      () => processStart(bare, ca),
+      'bare node:https process, same certificate',
+    );
 
     // In process: the modules are loaded (imported above and warmed by a first start).
     const cert = readFileSync(join(pki, 'apiserver.crt'));
@@ -107,14 +117,25 @@ async function main(): Promise<void> {
       const server: Server = createServer({ cert, key }, (_req, res) => res.writeHead(200).end('ok'));
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const address = server.address();
-      if (untilReadyz && address && typeof address === 'object') await untilReady(`https://localhost:${address.port}`, ca);
+      if (untilReadyz && address && typeof address === 'object')
+        await untilReady(`https://localhost:${address.port}`, ca);
       const ms = performance.now() - start;
       await new Promise((r) => server.close(r));
       return ms;
     };
     await inProcess(true);
-    await row("in-process startServer({ storage: 'memory' }) resolved", () => inProcess(false), () => bareInProcess(false), 'https.createServer().listen()');
-    await row("in-process startServer({ storage: 'memory' }) to /readyz 200", () => inProcess(true), () => bareInProcess(true), 'https.createServer().listen() to 200');
+    await row(
+      "in-process startServer({ storage: 'memory' }) resolved",
+      () => inProcess(false),
+      () => bareInProcess(false),
+      'https.createServer().listen()',
+    );
+    await row(
+      "in-process startServer({ storage: 'memory' }) to /readyz 200",
+      () => inProcess(true),
+      () => bareInProcess(true),
+      'https.createServer().listen() to 200',
+    );
     report('start', 'baseline', metrics);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -114,8 +114,16 @@ async function measure(label: string, store: Storage, raw: Raw, extra: () => Pro
   const count = async (n: Promise<number>): Promise<void> => {
     if ((await n) !== N.rangeKeys) throw new Error(`range returned ${await n} keys, expected ${N.rangeKeys}`);
   };
-  const creates = await paired(N.runs, () => oursCreates(store), () => rawCreates(raw));
-  const cas = await paired(N.runs, () => oursCas(store), () => rawCas(raw));
+  const creates = await paired(
+    N.runs,
+    () => oursCreates(store),
+    () => rawCreates(raw),
+  );
+  const cas = await paired(
+    N.runs,
+    () => oursCas(store),
+    () => rawCas(raw),
+  );
   const range = await paired(
     N.runs + 4,
     () => elapsedMs(() => count(store.range(ourPrefix).then((r) => r.kvs.length))),
@@ -154,7 +162,8 @@ function rawSqlite(path: string): Raw {
     'SELECT id, key, value FROM events WHERE id > ? AND key >= ? AND key < ? ORDER BY id',
   );
   const maxId = db.prepare<[], { id: number | null }>('SELECT MAX(id) AS id FROM events');
-  const end = (prefix: string): string => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  const end = (prefix: string): string =>
+    prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
   return {
     async create(k) {
       insert.run(k, VALUE);
@@ -222,7 +231,8 @@ function rawEtcd(endpoint: string): Raw & { put(key: string): Promise<void> } {
     },
     async range(prefix) {
       const res = await kv.range({ key: k(prefix), range_end: prefixEnd(prefix) });
-      return res.kvs.map((x) => ({ key: x.key.toString(), value: x.value.toString(), rev: Number(x.mod_revision) })).length;
+      return res.kvs.map((x) => ({ key: x.key.toString(), value: x.value.toString(), rev: Number(x.mod_revision) }))
+        .length;
     },
     async replay(prefix, after, count) {
       const watcher = await client

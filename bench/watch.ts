@@ -60,10 +60,10 @@ const pad = (i: number): string => String(i).padStart(6, '0');
 // ---------------------------------------------------------------------------------------------
 // Client plumbing
 
-
 async function ok(c: BenchClient, method: string, path: string, body?: string): Promise<string> {
   const res = await c.call(method, path, body);
-  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
+  if (res.status < 200 || res.status > 299)
+    throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
   return res.body;
 }
 
@@ -84,7 +84,12 @@ interface WatchResult {
 
 function summarise(latencies: Float64Array, deliveredMs: number): WatchResult {
   const sorted = latencies.slice().sort();
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1]!, eventsPerS: latencies.length / (deliveredMs / 1000) };
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1]!,
+    eventsPerS: latencies.length / (deliveredMs / 1000),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -100,7 +105,8 @@ async function serverWatch(c: BenchClient, path: string): Promise<WatchResult> {
   let finish: () => void = () => {};
   const done = new Promise<void>((r) => (finish = r));
 
-  const listRv = (JSON.parse(await ok(c, 'GET', path)) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const listRv = (JSON.parse(await ok(c, 'GET', path)) as { metadata: { resourceVersion: string } }).metadata
+    .resourceVersion;
   // Its own agent: one connection per watch, TLS sessions resumed.
   const watchAgent = new Agent({ keepAlive: false, maxSockets: Infinity, ca: c.server.ca });
   const requests: Array<ReturnType<typeof httpsRequest>> = [];
@@ -209,7 +215,9 @@ async function rawWatch(): Promise<WatchResult> {
 // 2. A list of K objects
 
 async function loadList(c: BenchClient, path: string): Promise<number> {
-  return elapsedMs(() => inFlight(N.listObjects, LOAD_IN_FLIGHT, (i) => ok(c, 'POST', path, object('Item', `item-${pad(i)}`, i))));
+  return elapsedMs(() =>
+    inFlight(N.listObjects, LOAD_IN_FLIGHT, (i) => ok(c, 'POST', path, object('Item', `item-${pad(i)}`, i))),
+  );
 }
 
 /** Time to the first byte of each timed list: what the server spends before it starts sending. */
@@ -218,13 +226,21 @@ const listFirstByteMs: number[] = [];
 async function timeList(c: BenchClient, path: string): Promise<number> {
   const start = performance.now();
   const body = await new Promise<string>((resolve, reject) => {
-    const req = httpsRequest(`${c.server.url}${path}`, { agent: c.agent, headers: { authorization: `Bearer ${c.server.token}`, accept: 'application/json' } }, (res) => {
-      listFirstByteMs.push(performance.now() - start);
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`list: ${res.statusCode}`))));
-      res.on('error', reject);
-    });
+    const req = httpsRequest(
+      `${c.server.url}${path}`,
+      { agent: c.agent, headers: { authorization: `Bearer ${c.server.token}`, accept: 'application/json' } },
+      (res) => {
+        listFirstByteMs.push(performance.now() - start);
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(Buffer.concat(chunks).toString('utf8'))
+            : reject(new Error(`list: ${res.statusCode}`)),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -338,16 +354,21 @@ async function main(): Promise<void> {
     raw = await rawWatch();
 
     const loadMs = await loadList(c, itemsPath);
-    console.log(`list: loaded ${N.listObjects} objects through the API (${LOAD_IN_FLIGHT} in flight) in ${(loadMs / 1000).toFixed(1)} s`);
+    console.log(
+      `list: loaded ${N.listObjects} objects through the API (${LOAD_IN_FLIGHT} in flight) in ${(loadMs / 1000).toFixed(1)} s`,
+    );
     const listed = JSON.parse(await ok(c, 'GET', itemsPath)) as { items: KubeObject[] };
-    if (listed.items.length !== N.listObjects) throw new Error(`listed ${listed.items.length} objects, expected ${N.listObjects}`);
+    if (listed.items.length !== N.listObjects)
+      throw new Error(`listed ${listed.items.length} objects, expected ${N.listObjects}`);
     list = await paired(
       N.listRuns,
       () => timeList(c, itemsPath),
       () => elapsedMs(() => JSON.stringify(listed)),
     );
     const firstByte = [...listFirstByteMs].sort((a, b) => a - b)[Math.floor((listFirstByteMs.length - 1) / 2)]!;
-    console.log(`list: median time to first byte ${firstByte.toFixed(1)} ms of ${list[0].toFixed(1)} ms (${(Buffer.byteLength(JSON.stringify(listed)) / 2 ** 20).toFixed(1)} MiB body)`);
+    console.log(
+      `list: median time to first byte ${firstByte.toFixed(1)} ms of ${list[0].toFixed(1)} ms (${(Buffer.byteLength(JSON.stringify(listed)) / 2 ** 20).toFixed(1)} MiB body)`,
+    );
     // What the store holds: the objects without their resourceVersion.
     values = listed.items.map((o) => {
       const { resourceVersion: _rv, ...metadata } = o.metadata;
@@ -372,12 +393,22 @@ async function main(): Promise<void> {
   ];
   console.log(`\n${N.watchers} watchers and ${N.writes} creates; a list of ${N.listObjects} objects of ~1 KiB`);
   report('watch', 'baseline', metrics);
-  console.log(`baselines: raw SqliteStorage.watch in-process; JSON.stringify of the same list; the stored JSON size per object`);
-  console.log(`watch max latency: ${watch.max.toFixed(0)} ms (raw ${raw.max.toFixed(1)} ms); cache heap per object ${mem.perObject.toFixed(0)} B for ${mem.json.toFixed(0)} B of JSON`);
+  console.log(
+    `baselines: raw SqliteStorage.watch in-process; JSON.stringify of the same list; the stored JSON size per object`,
+  );
+  console.log(
+    `watch max latency: ${watch.max.toFixed(0)} ms (raw ${raw.max.toFixed(1)} ms); cache heap per object ${mem.perObject.toFixed(0)} B for ${mem.json.toFixed(0)} B of JSON`,
+  );
   console.log('targets:');
-  console.log(`  watch p99 <= ${TARGET.watchP99Ms} ms at ${N.watchers} watchers: ${watch.p99.toFixed(1)} ms, ${met(watch.p99 <= TARGET.watchP99Ms)}${quick ? ' (QUICK: 200 watchers, the target is for 1,000)' : ''}`);
-  console.log(`  list of ${N.listObjects} <= ${TARGET.list10kMs} ms: ${listMs.toFixed(1)} ms, ${met(listMs <= TARGET.list10kMs)}${quick ? ' (QUICK: the target is for 10,000)' : ''}`);
-  console.log(`  cache <= ${TARGET.bytesOverJson} B over JSON per object: ${over.toFixed(0)} B, ${met(over <= TARGET.bytesOverJson)}`);
+  console.log(
+    `  watch p99 <= ${TARGET.watchP99Ms} ms at ${N.watchers} watchers: ${watch.p99.toFixed(1)} ms, ${met(watch.p99 <= TARGET.watchP99Ms)}${quick ? ' (QUICK: 200 watchers, the target is for 1,000)' : ''}`,
+  );
+  console.log(
+    `  list of ${N.listObjects} <= ${TARGET.list10kMs} ms: ${listMs.toFixed(1)} ms, ${met(listMs <= TARGET.list10kMs)}${quick ? ' (QUICK: the target is for 10,000)' : ''}`,
+  );
+  console.log(
+    `  cache <= ${TARGET.bytesOverJson} B over JSON per object: ${over.toFixed(0)} B, ${met(over <= TARGET.bytesOverJson)}`,
+  );
   console.log(`total ${((performance.now() - benchStart) / 1000).toFixed(1)} s`);
 }
 

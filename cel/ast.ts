@@ -58,7 +58,9 @@ export interface StructExpr {
   readonly messageName: string;
   readonly entries: readonly StructEntry[];
 }
-export type EntryKey = { readonly kind: 'field'; readonly name: string } | { readonly kind: 'mapKey'; readonly key: Expr };
+export type EntryKey =
+  | { readonly kind: 'field'; readonly name: string }
+  | { readonly kind: 'mapKey'; readonly key: Expr };
 export interface StructEntry {
   readonly id: number;
   readonly key: EntryKey;
@@ -115,13 +117,39 @@ export interface ParsedExpr {
 export const unspecified = (id: number): UnspecifiedExpr => ({ id, kind: 'unspecified' });
 export const constant = (id: number, value: Constant): ConstantExpr => ({ id, kind: 'constant', value });
 export const ident = (id: number, name: string): IdentExpr => ({ id, kind: 'ident', name });
-export const select = (id: number, operand: Expr, field: string, testOnly = false): SelectExpr => ({ id, kind: 'select', operand, field, testOnly });
+export const select = (id: number, operand: Expr, field: string, testOnly = false): SelectExpr => ({
+  id,
+  kind: 'select',
+  operand,
+  field,
+  testOnly,
+});
 export const call = (id: number, fn: string, args: readonly Expr[], target?: Expr): CallExpr =>
   target === undefined ? { id, kind: 'call', function: fn, args } : { id, kind: 'call', target, function: fn, args };
-export const list = (id: number, elements: readonly Expr[], optionalIndices: readonly number[] = []): ListExpr => ({ id, kind: 'list', elements, optionalIndices });
-export const struct = (id: number, messageName: string, entries: readonly StructEntry[]): StructExpr => ({ id, kind: 'struct', messageName, entries });
-export const fieldEntry = (id: number, name: string, value: Expr, optionalEntry: boolean): StructEntry => ({ id, key: { kind: 'field', name }, value, optionalEntry });
-export const mapEntry = (id: number, key: Expr, value: Expr, optionalEntry: boolean): StructEntry => ({ id, key: { kind: 'mapKey', key }, value, optionalEntry });
+export const list = (id: number, elements: readonly Expr[], optionalIndices: readonly number[] = []): ListExpr => ({
+  id,
+  kind: 'list',
+  elements,
+  optionalIndices,
+});
+export const struct = (id: number, messageName: string, entries: readonly StructEntry[]): StructExpr => ({
+  id,
+  kind: 'struct',
+  messageName,
+  entries,
+});
+export const fieldEntry = (id: number, name: string, value: Expr, optionalEntry: boolean): StructEntry => ({
+  id,
+  key: { kind: 'field', name },
+  value,
+  optionalEntry,
+});
+export const mapEntry = (id: number, key: Expr, value: Expr, optionalEntry: boolean): StructEntry => ({
+  id,
+  key: { kind: 'mapKey', key },
+  value,
+  optionalEntry,
+});
 
 export interface ComprehensionParts {
   readonly iterVar: string;

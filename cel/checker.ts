@@ -81,7 +81,10 @@ export interface CheckerOptions {
 }
 
 /** Kube's checker settings (k8s.io/apiserver/pkg/cel/environment/base.go). */
-export const KUBE_CHECKER_OPTIONS: CheckerOptions = { crossTypeNumericComparisons: true, homogeneousAggregateLiterals: true };
+export const KUBE_CHECKER_OPTIONS: CheckerOptions = {
+  crossTypeNumericComparisons: true,
+  homogeneousAggregateLiterals: true,
+};
 
 /** The declarations and settings a check runs against (cel-go's checker.Env). */
 export class CheckerEnv {
@@ -121,7 +124,8 @@ export class CheckerEnv {
   candidateNames(name: string): string[] {
     if (name.startsWith('.')) return [name.slice(1)];
     const out: string[] = [];
-    for (let c = this.container; c !== ''; c = c.includes('.') ? c.slice(0, c.lastIndexOf('.')) : '') out.push(`${c}.${name}`);
+    for (let c = this.container; c !== ''; c = c.includes('.') ? c.slice(0, c.lastIndexOf('.')) : '')
+      out.push(`${c}.${name}`);
     out.push(name);
     return out;
   }
@@ -129,7 +133,9 @@ export class CheckerEnv {
 
 /** An environment with the standard and optional libraries declared; kube's environment adds its own libraries to these. */
 export const standardEnv = (options: CheckerOptions = {}): CheckerEnv =>
-  new CheckerEnv(options).addIdents(...STANDARD_TYPES, ...OPTIONAL_TYPES).addFunctions(...STANDARD_FUNCTIONS, ...OPTIONAL_FUNCTIONS);
+  new CheckerEnv(options)
+    .addIdents(...STANDARD_TYPES, ...OPTIONAL_TYPES)
+    .addFunctions(...STANDARD_FUNCTIONS, ...OPTIONAL_FUNCTIONS);
 
 /** What an identifier or call resolved to: a declaration's name, or the overloads that may apply. */
 export interface Reference {
@@ -279,7 +285,9 @@ class Checker {
       case 'select':
         return this.checkSelect(e);
       case 'call':
-        return e.function === Operators.optSelect ? this.checkOptSelect(e.id, e.args, e.target) : this.checkCall(e.id, e.function, e.args, e.target);
+        return e.function === Operators.optSelect
+          ? this.checkOptSelect(e.id, e.args, e.target)
+          : this.checkCall(e.id, e.function, e.args, e.target);
       case 'list':
         return this.checkList(e.id, e.elements, e.optionalIndices);
       case 'struct':
@@ -447,7 +455,10 @@ class Checker {
     }
     if (result === undefined) {
       const shown = argTypes.map((t) => substitute(this.mappings, t, true));
-      this.report(id, `found no matching overload for '${fn.name}' applied to '${formatFunctionType(undefined, shown, target !== undefined)}'`);
+      this.report(
+        id,
+        `found no matching overload for '${fn.name}' applied to '${formatFunctionType(undefined, shown, target !== undefined)}'`,
+      );
       this.types.set(id, ErrorType);
       return;
     }
@@ -503,7 +514,10 @@ class Checker {
       valueType = this.joinTypes(value.id, valueType, vt);
       return mapEntry(en.id, key, value, en.optionalEntry);
     });
-    this.types.set(id, keyType === undefined ? mapType(this.newTypeVar(), this.newTypeVar()) : mapType(keyType, valueType!));
+    this.types.set(
+      id,
+      keyType === undefined ? mapType(this.newTypeVar(), this.newTypeVar()) : mapType(keyType, valueType!),
+    );
     return struct(id, '', entries);
   }
 
@@ -553,7 +567,10 @@ class Checker {
       const fieldType = this.lookupFieldType(en.id, typeName, en.key.name) ?? ErrorType;
       const vt = en.optionalEntry ? this.unwrapOptionalValue(value) : this.typeOf(value);
       if (!this.assignable(fieldType, vt)) {
-        this.report(en.id, `expected type of field '${en.key.name}' is '${formatType(fieldType)}' but provided type is '${formatType(vt)}'`);
+        this.report(
+          en.id,
+          `expected type of field '${en.key.name}' is '${formatType(fieldType)}' but provided type is '${formatType(vt)}'`,
+        );
       }
       return fieldEntry(en.id, en.key.name, value, en.optionalEntry);
     });
@@ -586,7 +603,10 @@ class Checker {
         [varType, var2Type] = [DynType, DynType];
         break;
       default:
-        this.report(iterRange.id, `expression of type '${formatType(rangeType)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        this.report(
+          iterRange.id,
+          `expression of type '${formatType(rangeType)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+        );
         varType = ErrorType;
     }
     this.enterScope(variable(e.iterVar, varType), ...(two ? [variable(e.iterVar2, var2Type)] : []));
@@ -598,7 +618,16 @@ class Checker {
     const result = this.check(e.result);
     this.scopes.pop();
     this.types.set(e.id, substitute(this.mappings, this.typeOf(result), false));
-    return comprehension(e.id, { iterVar: e.iterVar, iterVar2: e.iterVar2, iterRange, accuVar: e.accuVar, accuInit, loopCondition, loopStep, result });
+    return comprehension(e.id, {
+      iterVar: e.iterVar,
+      iterVar2: e.iterVar2,
+      iterRange,
+      accuVar: e.accuVar,
+      accuInit,
+      loopCondition,
+      loopStep,
+      result,
+    });
   }
 
   private enterScope(...decls: VariableDecl[]): void {

@@ -43,8 +43,14 @@ function mulFactor(x: bigint, factor: number): bigint {
 
 export const add = (a: Range, b: Range): Range => ({ min: addSat(a.min, b.min), max: addSat(a.max, b.max) });
 export const multiply = (a: Range, b: Range): Range => ({ min: mulSat(a.min, b.min), max: mulSat(a.max, b.max) });
-export const multiplyByCostFactor = (a: Range, factor: number): Range => ({ min: mulFactor(a.min, factor), max: mulFactor(a.max, factor) });
-export const union = (a: Range, b: Range): Range => ({ min: a.min < b.min ? a.min : b.min, max: a.max > b.max ? a.max : b.max });
+export const multiplyByCostFactor = (a: Range, factor: number): Range => ({
+  min: mulFactor(a.min, factor),
+  max: mulFactor(a.max, factor),
+});
+export const union = (a: Range, b: Range): Range => ({
+  min: a.min < b.min ? a.min : b.min,
+  max: a.max > b.max ? a.max : b.max,
+});
 
 /** What the estimator is told about a node (cel-go's checker.AstNode). */
 export interface AstNode {
@@ -71,10 +77,19 @@ export interface CostEstimator {
   /** The size of a variable or field (size() of it), or undefined if unknown. */
   estimateSize(node: AstNode): SizeEstimate | undefined;
   /** A call's own cost, without its arguments', or undefined to leave it to CEL's defaults. */
-  estimateCallCost(fn: string, overloadId: string, target: AstNode | undefined, args: readonly AstNode[]): CallEstimate | undefined;
+  estimateCallCost(
+    fn: string,
+    overloadId: string,
+    target: AstNode | undefined,
+    args: readonly AstNode[],
+  ): CallEstimate | undefined;
 }
 
-export type FunctionEstimator = (estimator: CostEstimator, target: AstNode | undefined, args: readonly AstNode[]) => CallEstimate | undefined;
+export type FunctionEstimator = (
+  estimator: CostEstimator,
+  target: AstNode | undefined,
+  args: readonly AstNode[],
+) => CallEstimate | undefined;
 
 export interface CostOptions {
   /** Whether `has()` costs 1 (cel-go's default) or 0 (what kube sets, to keep pre-v0.17.7 costs). */
@@ -92,7 +107,12 @@ export function sizeEstimate(estimator: CostEstimator, node: AstNode): SizeEstim
 export function listElementNode(list: AstNode): AstNode | undefined {
   const elem = list.type.params[0];
   if (elem === undefined) return undefined;
-  return { path: list.path.length > 0 ? [...list.path, '@items'] : [], type: elem, expr: undefined, computedSize: undefined };
+  return {
+    path: list.path.length > 0 ? [...list.path, '@items'] : [],
+    type: elem,
+    expr: undefined,
+    computedSize: undefined,
+  };
 }
 
 /** Estimates a checked expression's cost (cel-go's checker.Cost). */
@@ -206,7 +226,8 @@ class Coster {
     for (const id of overloadIds) {
       const est = this.functionCost(e, id, target, argNodes, argCosts);
       fnCost = union(fnCost, est);
-      if (est.resultSize !== undefined) resultSize = resultSize === undefined ? est.resultSize : union(resultSize, est.resultSize);
+      if (est.resultSize !== undefined)
+        resultSize = resultSize === undefined ? est.resultSize : union(resultSize, est.resultSize);
       if ((id === 'index_list' || id === 'index_map') && e.args.length > 0) {
         const container = e.args[0]!;
         resultSize = this.entrySizeOf(container)?.val;
@@ -218,7 +239,13 @@ class Coster {
     return add(sum, fnCost);
   }
 
-  private functionCost(e: Expr & { kind: 'call' }, overloadId: string, target: AstNode | undefined, args: readonly AstNode[], argCosts: readonly CostEstimate[]): CallEstimate {
+  private functionCost(
+    e: Expr & { kind: 'call' },
+    overloadId: string,
+    target: AstNode | undefined,
+    args: readonly AstNode[],
+    argCosts: readonly CostEstimate[],
+  ): CallEstimate {
     const argSum = (): CostEstimate => argCosts.reduce(add, fixed(0n));
     const withArgs = (est: CallEstimate): CallEstimate => ({ ...add(est, argSum()), resultSize: est.resultSize });
     const own = this.options.overloadEstimators?.get(overloadId)?.(this.estimator, target, args);
@@ -248,7 +275,10 @@ class Coster {
         if (args.length === 1) {
           const sz = size(args[0]!);
           // Every character may be escaped; the quotes are always added.
-          return { ...add(traversal(args[0]!), argSum()), resultSize: { min: addSat(sz.min, 2n), max: addSat(mulSat(sz.max, 2n), 2n) } };
+          return {
+            ...add(traversal(args[0]!), argSum()),
+            resultSize: { min: addSat(sz.min, 2n), max: addSat(mulSat(sz.max, 2n), 2n) },
+          };
         }
         break;
       case 'starts_with_string':
@@ -269,7 +299,8 @@ class Coster {
         }
         break;
       case 'contains_string':
-        if (target !== undefined && args.length === 1) return add(multiply(traversal(target), traversal(args[0]!)), argSum());
+        if (target !== undefined && args.length === 1)
+          return add(multiply(traversal(target), traversal(args[0]!)), argSum());
         break;
       case 'logical_or':
       case 'logical_and': {
@@ -299,7 +330,10 @@ class Coster {
           const [l, r] = [size(args[0]!), size(args[1]!)];
           const smallestMax = l.max < r.max ? l.max : r.max;
           // Comparing two scalars costs 1; strings, bytes and aggregates up to the shorter's traversal.
-          const cmp = multiplyByCostFactor({ min: smallestMax > 0n ? 1n : 0n, max: smallestMax }, STRING_TRAVERSAL_COST_FACTOR);
+          const cmp = multiplyByCostFactor(
+            { min: smallestMax > 0n ? 1n : 0n, max: smallestMax },
+            STRING_TRAVERSAL_COST_FACTOR,
+          );
           return add(cmp, argSum());
         }
     }
@@ -457,7 +491,12 @@ class Coster {
   /** The estimator's view of a node; accumulators get no path, only declared variables do. */
   private node(e: Expr): AstNode {
     const path = this.pathOf(e);
-    return { path: path.length > 0 && ACCUMULATORS.has(path[0]!) ? [] : path, type: this.typeOf(e), expr: e, computedSize: this.sizeOf(e) };
+    return {
+      path: path.length > 0 && ACCUMULATORS.has(path[0]!) ? [] : path,
+      type: this.typeOf(e),
+      expr: e,
+      computedSize: this.sizeOf(e),
+    };
   }
 
   private setSize(e: Expr, size: SizeEstimate | undefined): void {

@@ -9,7 +9,13 @@ export const noAdorner: Adorner = () => '';
 
 function constantKind(c: Constant): string {
   const names: Record<Constant['kind'], string> = {
-    null: 'NullValue', bool: 'BoolValue', int: 'Int64Value', uint: 'Uint64Value', double: 'DoubleValue', string: 'StringValue', bytes: 'BytesValue',
+    null: 'NullValue',
+    bool: 'BoolValue',
+    int: 'Int64Value',
+    uint: 'Uint64Value',
+    double: 'DoubleValue',
+    string: 'StringValue',
+    bytes: 'BytesValue',
   };
   return `*expr.Constant_${names[c.kind]}`;
 }
@@ -37,10 +43,12 @@ export function exprKindName(e: Expr): string {
 }
 
 /** `^#<kind>#`, as cel-spec's parsing data is adorned. */
-export const kindAdorner: Adorner = (e, isEntry) => `^#${isEntry ? '*expr.Expr_CreateStruct_Entry' : exprKindName(e as Expr)}#`;
+export const kindAdorner: Adorner = (e, isEntry) =>
+  `^#${isEntry ? '*expr.Expr_CreateStruct_Entry' : exprKindName(e as Expr)}#`;
 
 /** `^#<id>:<kind>#`, as cel-go's parser tests are adorned. */
-export const idKindAdorner: Adorner = (e, isEntry) => `^#${e.id}:${isEntry ? '*expr.Expr_CreateStruct_Entry' : exprKindName(e as Expr)}#`;
+export const idKindAdorner: Adorner = (e, isEntry) =>
+  `^#${e.id}:${isEntry ? '*expr.Expr_CreateStruct_Entry' : exprKindName(e as Expr)}#`;
 
 class Writer {
   private out = '';
@@ -212,7 +220,10 @@ export function formatDouble(v: number): string {
   let s: string;
   if (exp >= 0) {
     const intLen = exp + 1;
-    s = digits.length <= intLen ? digits + '0'.repeat(intLen - digits.length) : `${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
+    s =
+      digits.length <= intLen
+        ? digits + '0'.repeat(intLen - digits.length)
+        : `${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
   } else s = `0.${'0'.repeat(-exp - 1)}${digits}`;
   return (neg ? '-' : '') + s;
 }

@@ -35,8 +35,10 @@ function makeOverload(id: string, argTypes: readonly Type[], resultType: Type, i
   return { id, argTypes, resultType, isMember, typeParams: [...params] };
 }
 
-export const overload = (id: string, argTypes: readonly Type[], resultType: Type): OverloadDecl => makeOverload(id, argTypes, resultType, false);
-export const memberOverload = (id: string, argTypes: readonly Type[], resultType: Type): OverloadDecl => makeOverload(id, argTypes, resultType, true);
+export const overload = (id: string, argTypes: readonly Type[], resultType: Type): OverloadDecl =>
+  makeOverload(id, argTypes, resultType, false);
+export const memberOverload = (id: string, argTypes: readonly Type[], resultType: Type): OverloadDecl =>
+  makeOverload(id, argTypes, resultType, true);
 export const func = (name: string, ...overloads: OverloadDecl[]): FunctionDecl => ({ name, overloads });
 
 /** Two declarations of one function as one: later overloads are appended, a repeated id is kept once. */

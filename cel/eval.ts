@@ -117,7 +117,8 @@ export class Program {
       const value = this.root(c);
       return { value, cost: c.cost, exceeded: false };
     } catch (e) {
-      if (e instanceof CostLimitExceeded) return { value: new CelError(COST_LIMIT_EXCEEDED), cost: c.cost, exceeded: true };
+      if (e instanceof CostLimitExceeded)
+        return { value: new CelError(COST_LIMIT_EXCEEDED), cost: c.cost, exceeded: true };
       throw e;
     }
   }
@@ -163,7 +164,9 @@ function guardOf(t: Type): (v: Value) => boolean {
       case 'type':
         return (v) => v instanceof TypeValue;
       case 'opaque':
-        return t.name === 'optional_type' ? (v) => v instanceof OptionalValue : (v) => v instanceof ObjectValue && v.typeName === t.name;
+        return t.name === 'optional_type'
+          ? (v) => v instanceof OptionalValue
+          : (v) => v instanceof ObjectValue && v.typeName === t.name;
       case 'struct':
         return (v) => v instanceof ObjectValue && v.typeName === t.name;
       default:
@@ -197,10 +200,25 @@ const LIST_CREATE = 10;
 const MAP_CREATE = 30;
 const STRUCT_CREATE = 40;
 
-const LINEAR_IN_FIRST = new Set(['starts_with_string', 'ends_with_string', 'string_to_bytes', 'bytes_to_string', 'strings_quote', 'string_format']);
+const LINEAR_IN_FIRST = new Set([
+  'starts_with_string',
+  'ends_with_string',
+  'string_to_bytes',
+  'bytes_to_string',
+  'strings_quote',
+  'string_format',
+]);
 const MIN_OF_BOTH = new Set([
-  'less_string', 'greater_string', 'less_equals_string', 'greater_equals_string', 'less_bytes', 'greater_bytes', 'less_equals_bytes',
-  'greater_equals_bytes', 'equals', 'not_equals',
+  'less_string',
+  'greater_string',
+  'less_equals_string',
+  'greater_equals_string',
+  'less_bytes',
+  'greater_bytes',
+  'less_equals_bytes',
+  'greater_equals_bytes',
+  'equals',
+  'not_equals',
 ]);
 
 function defaultCallCost(id: string, args: readonly Val[]): number {
@@ -271,7 +289,8 @@ interface Scope {
   readonly parent: Scope | undefined;
 }
 
-const constantValue = (k: Constant): Value => (k.kind === 'null' ? null : k.kind === 'uint' ? new Uint(k.value) : k.value);
+const constantValue = (k: Constant): Value =>
+  k.kind === 'null' ? null : k.kind === 'uint' ? new Uint(k.value) : k.value;
 
 /** Is the expression an attribute in cel-go's planner (an identifier, or qualifiers on something)? */
 function isAttribute(e: Expr): boolean {
@@ -281,7 +300,8 @@ function isAttribute(e: Expr): boolean {
     case 'select':
       return !e.testOnly;
     case 'call':
-      if (e.function === Operators.index || e.function === Operators.optIndex || e.function === Operators.optSelect) return true;
+      if (e.function === Operators.index || e.function === Operators.optIndex || e.function === Operators.optSelect)
+        return true;
       return e.function === Operators.conditional && isAttribute(e.args[1]!) && isAttribute(e.args[2]!);
     default:
       return false;
@@ -414,7 +434,7 @@ class Planner {
     const field = e.field;
     const { op, extra } = this.qualifierOperand(e.operand, o);
     if (e.testOnly) {
-      const cost = (this.options.presenceTestHasCost ?? true ? 1 : 0) + extra;
+      const cost = ((this.options.presenceTestHasCost ?? true) ? 1 : 0) + extra;
       return (c) => {
         const v = op(c);
         c.charge(cost);
@@ -462,7 +482,11 @@ class Planner {
     switch (e.function) {
       case Operators.logicalAnd:
       case Operators.logicalOr:
-        if (e.target === undefined) return this.planLogic(e.function === Operators.logicalAnd, args.map((a) => this.plan(a, { freeRoot: false })));
+        if (e.target === undefined)
+          return this.planLogic(
+            e.function === Operators.logicalAnd,
+            args.map((a) => this.plan(a, { freeRoot: false })),
+          );
         break;
       case Operators.conditional:
         if (e.target === undefined && args.length === 3) return this.planConditional(args[0]!, args[1]!, args[2]!);
@@ -542,7 +566,9 @@ class Planner {
       });
     } else {
       const isMember = target !== undefined;
-      candidates = (this.library.byName.get(fn) ?? []).filter(({ decl }) => decl.isMember === isMember && decl.argTypes.length === argExprs.length).map((c) => c.bound);
+      candidates = (this.library.byName.get(fn) ?? [])
+        .filter(({ decl }) => decl.isMember === isMember && decl.argTypes.length === argExprs.length)
+        .map((c) => c.bound);
       if (candidates.length === 0) return () => new CelError(`no such overload: ${fn}`);
     }
     const callCost = this.options.callCost;
@@ -561,7 +587,12 @@ class Planner {
       if (err !== undefined) result = err;
       else {
         const values = vals as Value[];
-        const b = single !== undefined ? (single.guards.every((g, i) => g(values[i]!)) ? single : undefined) : dispatch(candidates, values);
+        const b =
+          single !== undefined
+            ? single.guards.every((g, i) => g(values[i]!))
+              ? single
+              : undefined
+            : dispatch(candidates, values);
         if (b === undefined) result = noSuchOverload();
         else {
           id = b.id;
@@ -616,7 +647,10 @@ class Planner {
   private planMap(e: Extract<Expr, { kind: 'struct' }>): Interp {
     const entries = e.entries.map((en) => ({
       // A map literal's entries all have expression keys (field keys are a message literal's).
-      key: en.key.kind === 'mapKey' ? this.plan(en.key.key, { freeRoot: false }) : (): Val => new CelError('invalid map entry'),
+      key:
+        en.key.kind === 'mapKey'
+          ? this.plan(en.key.key, { freeRoot: false })
+          : (): Val => new CelError('invalid map entry'),
       value: this.plan(en.value, { freeRoot: false }),
       optional: en.optionalEntry,
     }));
@@ -658,7 +692,8 @@ class Planner {
       const r = range(c);
       if (r instanceof CelError) return r;
       let pairs: Iterable<readonly [Value, Value]>;
-      if (Array.isArray(r)) pairs = twoVars ? r.map((x: Value, i) => [BigInt(i), x] as const) : r.map((x: Value) => [x, null] as const);
+      if (Array.isArray(r))
+        pairs = twoVars ? r.map((x: Value, i) => [BigInt(i), x] as const) : r.map((x: Value) => [x, null] as const);
       else if (r instanceof MapValue) pairs = twoVars ? r.pairs() : [...r.keys()].map((k) => [k, null] as const);
       else return new CelError(`expected iterable type, got '${typeName(r)}'`);
       let accu = init(c);

@@ -5,7 +5,18 @@
 // cel-go's text. Which overload runs is the evaluator's choice (eval.ts): the checker's, or at
 // run time by the argument types the declarations give.
 import { RegexError, regexMatches } from './regex.js';
-import { durationField, durationOf, durationString, parseDuration, parseTimestamp, type TimeField, timestampField, timestampOf, timestampString, unixSeconds } from './time.js';
+import {
+  durationField,
+  durationOf,
+  durationString,
+  parseDuration,
+  parseTimestamp,
+  type TimeField,
+  timestampField,
+  timestampOf,
+  timestampString,
+  unixSeconds,
+} from './time.js';
 import {
   CelError,
   checkedInt,
@@ -85,25 +96,29 @@ export function formatDouble(d: number): string {
 
 /** Go's float64 → int64 check as cel-go has it: NaN, infinities and values at or past ±2^63 overflow. */
 function doubleToInt(d: number): Val {
-  if (!Number.isFinite(d) || d <= -9223372036854775808 || d >= 9223372036854775807) return intOverflow();
+  if (!Number.isFinite(d) || d <= -(2 ** 63) || d >= 2 ** 63) return intOverflow();
   return BigInt(Math.trunc(d));
 }
 
 function doubleToUint(d: number): Val {
-  if (!Number.isFinite(d) || d < 0 || d >= 18446744073709551615) return uintOverflow();
+  if (!Number.isFinite(d) || d < 0 || d >= 2 ** 64) return uintOverflow();
   return new Uint(BigInt(Math.trunc(d)));
 }
 
 function stringToInt(s: string): Val {
   if (!/^[+-]?\d+$/.test(s)) return new CelError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: invalid syntax`);
   const v = BigInt(s);
-  return v < MIN_INT64 || v > MAX_INT64 ? new CelError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: value out of range`) : v;
+  return v < MIN_INT64 || v > MAX_INT64
+    ? new CelError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: value out of range`)
+    : v;
 }
 
 function stringToUint(s: string): Val {
   if (!/^\d+$/.test(s)) return new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: invalid syntax`);
   const v = BigInt(s);
-  return v > MAX_UINT64 ? new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: value out of range`) : new Uint(v);
+  return v > MAX_UINT64
+    ? new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: value out of range`)
+    : new Uint(v);
 }
 
 /** Go's strconv.ParseFloat(s, 64) for decimal text (infinities and NaN by name, any case). */
@@ -111,13 +126,27 @@ function stringToDouble(s: string): Val {
   const t = s.replace(/_/g, '');
   if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   if (/^nan$/i.test(t)) return NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return new CelError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s))
+    return new CelError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
   const v = Number(s);
   return Number.isFinite(v) ? v : new CelError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: value out of range`);
 }
 
 /** Go's strconv.ParseBool, which cel-go's bool(string) is. */
-const BOOL_TEXT: Readonly<Record<string, boolean>> = { 1: true, t: true, T: true, TRUE: true, true: true, True: true, 0: false, f: false, F: false, FALSE: false, false: false, False: false };
+const BOOL_TEXT: Readonly<Record<string, boolean>> = {
+  1: true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  0: false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
+};
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -173,12 +202,27 @@ function mapInsert(m: MapValue, k: Value, v: Value): Val {
 // ---------------------------------------------------------------------------------------------
 // The table
 
-const time = (f: TimeField): [Impl, Impl] => [(a) => timestampField(a[0] as Timestamp, f), (a) => timestampField(a[0] as Timestamp, f, a[1] as string)];
+const time = (f: TimeField): [Impl, Impl] => [
+  (a) => timestampField(a[0] as Timestamp, f),
+  (a) => timestampField(a[0] as Timestamp, f, a[1] as string),
+];
 
 const relation = (prefix: string, test: (c: number) => boolean): [string, Impl][] =>
   [
-    'bool', 'int64', 'int64_double', 'int64_uint64', 'uint64', 'uint64_double', 'uint64_int64', 'double', 'double_int64',
-    'double_uint64', 'string', 'bytes', 'timestamp', 'duration',
+    'bool',
+    'int64',
+    'int64_double',
+    'int64_uint64',
+    'uint64',
+    'uint64_double',
+    'uint64_int64',
+    'double',
+    'double_int64',
+    'double_uint64',
+    'string',
+    'bytes',
+    'timestamp',
+    'duration',
   ].map((s) => [
     `${prefix}_${s}`,
     (a) => {
@@ -188,7 +232,12 @@ const relation = (prefix: string, test: (c: number) => boolean): [string, Impl][
     },
   ]);
 
-const timeAccessors = (name: string, f: TimeField, tz: string, duration?: 'hours' | 'minutes' | 'seconds' | 'milliseconds'): [string, Impl][] => {
+const timeAccessors = (
+  name: string,
+  f: TimeField,
+  tz: string,
+  duration?: 'hours' | 'minutes' | 'seconds' | 'milliseconds',
+): [string, Impl][] => {
   const [plain, zoned] = time(f);
   const out: [string, Impl][] = [
     [name, plain],
@@ -223,10 +272,16 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['multiply_uint64', (a) => checkedUint(uint(a[0]!) * uint(a[1]!))],
   ['multiply_double', (a) => dbl(a[0]!) * dbl(a[1]!)],
   ['divide_int64', (a) => divideInt(int(a[0]!), int(a[1]!))],
-  ['divide_uint64', (a) => (uint(a[1]!) === 0n ? new CelError('division by zero') : new Uint(uint(a[0]!) / uint(a[1]!)))],
+  [
+    'divide_uint64',
+    (a) => (uint(a[1]!) === 0n ? new CelError('division by zero') : new Uint(uint(a[0]!) / uint(a[1]!))),
+  ],
   ['divide_double', (a) => dbl(a[0]!) / dbl(a[1]!)],
   ['modulo_int64', (a) => moduloInt(int(a[0]!), int(a[1]!))],
-  ['modulo_uint64', (a) => (uint(a[1]!) === 0n ? new CelError('modulus by zero') : new Uint(uint(a[0]!) % uint(a[1]!)))],
+  [
+    'modulo_uint64',
+    (a) => (uint(a[1]!) === 0n ? new CelError('modulus by zero') : new Uint(uint(a[0]!) % uint(a[1]!))),
+  ],
   ['negate_int64', (a) => checkedInt(-int(a[0]!))],
   ['negate_double', (a) => -dbl(a[0]!)],
 
@@ -250,7 +305,11 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['type', (a) => TypeValue.of(typeName(a[0]!))],
   ['to_dyn', (a) => a[0]!],
   ['bool_to_bool', (a) => a[0]!],
-  ['string_to_bool', (a) => BOOL_TEXT[a[0] as string] ?? new CelError(`strconv.ParseBool: parsing ${JSON.stringify(a[0])}: invalid syntax`)],
+  [
+    'string_to_bool',
+    (a) =>
+      BOOL_TEXT[a[0] as string] ?? new CelError(`strconv.ParseBool: parsing ${JSON.stringify(a[0])}: invalid syntax`),
+  ],
   ['bytes_to_bytes', (a) => a[0]!],
   ['string_to_bytes', (a) => utf8.encode(a[0] as string)],
   ['double_to_double', (a) => a[0]!],

@@ -51,14 +51,45 @@ export const T = {
 } as const;
 
 const LITERAL_NAMES: Record<number, string> = {
-  1: "'=='", 2: "'!='", 3: "'in'", 4: "'<'", 5: "'<='", 6: "'>='", 7: "'>'", 8: "'&&'", 9: "'||'",
-  10: "'['", 11: "']'", 12: "'{'", 13: "'}'", 14: "'('", 15: "')'", 16: "'.'", 17: "','", 18: "'-'",
-  19: "'!'", 20: "'?'", 21: "':'", 22: "'+'", 23: "'*'", 24: "'/'", 25: "'%'", 26: "'true'",
-  27: "'false'", 28: "'null'",
+  1: "'=='",
+  2: "'!='",
+  3: "'in'",
+  4: "'<'",
+  5: "'<='",
+  6: "'>='",
+  7: "'>'",
+  8: "'&&'",
+  9: "'||'",
+  10: "'['",
+  11: "']'",
+  12: "'{'",
+  13: "'}'",
+  14: "'('",
+  15: "')'",
+  16: "'.'",
+  17: "','",
+  18: "'-'",
+  19: "'!'",
+  20: "'?'",
+  21: "':'",
+  22: "'+'",
+  23: "'*'",
+  24: "'/'",
+  25: "'%'",
+  26: "'true'",
+  27: "'false'",
+  28: "'null'",
 };
 const SYMBOLIC_NAMES: Record<number, string> = {
-  29: 'WHITESPACE', 30: 'COMMENT', 31: 'NUM_FLOAT', 32: 'NUM_INT', 33: 'NUM_UINT', 34: 'STRING',
-  35: 'BYTES', 36: 'IDENTIFIER', 37: 'ESC_IDENTIFIER',
+  29: 'WHITESPACE',
+  30: 'COMMENT',
+  31: 'NUM_FLOAT',
+  32: 'NUM_INT',
+  33: 'NUM_UINT',
+  34: 'STRING',
+  35: 'BYTES',
+  36: 'IDENTIFIER',
+  37: 'ESC_IDENTIFIER',
 };
 
 /** How ANTLR names a token type in "expecting ..." (its literal if it has one). */
@@ -88,13 +119,17 @@ const KEYWORDS: Record<string, number> = { in: T.IN, true: T.CEL_TRUE, false: T.
 const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
 const isHex = (c: number | undefined): boolean =>
   c !== undefined && (isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46));
-const isLetter = (c: number | undefined): boolean => c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a));
+const isLetter = (c: number | undefined): boolean =>
+  c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a));
 const isIdentPart = (c: number | undefined): boolean => isLetter(c) || isDigit(c) || c === 0x5f;
-const isWhitespace = (c: number | undefined): boolean => c === 0x09 || c === 0x20 || c === 0x0d || c === 0x0a || c === 0x0c;
+const isWhitespace = (c: number | undefined): boolean =>
+  c === 0x09 || c === 0x20 || c === 0x0d || c === 0x0a || c === 0x0c;
 const isQuote = (c: number | undefined): boolean => c === 0x22 || c === 0x27;
 
 /** A rule's outcome at one position: the token it accepts, or where every candidate died. */
-type Scan = { readonly ok: true; readonly type: number; readonly end: number } | { readonly ok: false; readonly death: number };
+type Scan =
+  | { readonly ok: true; readonly type: number; readonly end: number }
+  | { readonly ok: false; readonly death: number };
 const accept = (type: number, end: number): Scan => ({ ok: true, type, end });
 const die = (death: number): Scan => ({ ok: false, death });
 
@@ -210,8 +245,19 @@ function scanWord(cp: readonly number[], i: number): Scan {
 }
 
 const SINGLE: Record<number, number> = {
-  0x5b: T.LBRACKET, 0x5d: T.RPRACKET, 0x7b: T.LBRACE, 0x7d: T.RBRACE, 0x28: T.LPAREN, 0x29: T.RPAREN,
-  0x2c: T.COMMA, 0x2d: T.MINUS, 0x3f: T.QUESTIONMARK, 0x3a: T.COLON, 0x2b: T.PLUS, 0x2a: T.STAR, 0x25: T.PERCENT,
+  0x5b: T.LBRACKET,
+  0x5d: T.RPRACKET,
+  0x7b: T.LBRACE,
+  0x7d: T.RBRACE,
+  0x28: T.LPAREN,
+  0x29: T.RPAREN,
+  0x2c: T.COMMA,
+  0x2d: T.MINUS,
+  0x3f: T.QUESTIONMARK,
+  0x3a: T.COLON,
+  0x2b: T.PLUS,
+  0x2a: T.STAR,
+  0x25: T.PERCENT,
 };
 
 /** The token at i: the longest match of CEL.g4's rules, or where matching died. */
@@ -260,7 +306,8 @@ export function scanToken(cp: readonly number[], i: number): Scan {
     case 0x60: {
       // ESC_IDENTIFIER: '`' (LETTER | DIGIT | '_' | '.' | '-' | '/' | ' ')+ '`'
       let j = i + 1;
-      const ok = (x: number | undefined): boolean => isIdentPart(x) || x === 0x2e || x === 0x2d || x === 0x2f || x === 0x20;
+      const ok = (x: number | undefined): boolean =>
+        isIdentPart(x) || x === 0x2e || x === 0x2d || x === 0x2f || x === 0x20;
       if (!ok(cp[j])) return die(Math.min(j, cp.length));
       while (ok(cp[j])) j++;
       return cp[j] === 0x60 ? accept(T.ESC_IDENTIFIER, j + 1) : die(Math.min(j, cp.length));
@@ -273,7 +320,9 @@ export function scanToken(cp: readonly number[], i: number): Scan {
 
 /** ANTLR's display of text in lexer errors: newlines and tabs escaped. */
 function errorDisplay(cps: readonly number[]): string {
-  return cps.map((c) => (c === 0x0a ? '\\n' : c === 0x09 ? '\\t' : c === 0x0d ? '\\r' : String.fromCodePoint(c))).join('');
+  return cps
+    .map((c) => (c === 0x0a ? '\\n' : c === 0x09 ? '\\t' : c === 0x0d ? '\\r' : String.fromCodePoint(c)))
+    .join('');
 }
 
 /** Produces tokens one at a time (hidden ones included), reporting unrecognized text as ANTLR does. */
@@ -301,7 +350,15 @@ export class Lexer {
   next(): Token {
     for (;;) {
       if (this.pos >= this.cp.length) {
-        return { type: T.EOF, text: '<EOF>', start: this.pos, line: this.line, column: this.column, index: this.count++, hidden: false };
+        return {
+          type: T.EOF,
+          text: '<EOF>',
+          start: this.pos,
+          line: this.line,
+          column: this.column,
+          index: this.count++,
+          hidden: false,
+        };
       }
       const start = this.pos;
       const line = this.line;

@@ -62,7 +62,11 @@ function has(h: MacroHelper, _t: Expr | undefined, args: readonly Expr[]): Macro
 type Quantifier = 'all' | 'exists' | 'existsOne';
 
 /** The loop of all/exists/exists_one after its variables are known. */
-function quantifierLoop(h: MacroHelper, kind: Quantifier, predicate: Expr): Omit<ComprehensionParts, 'iterVar' | 'iterRange' | 'accuVar'> {
+function quantifierLoop(
+  h: MacroHelper,
+  kind: Quantifier,
+  predicate: Expr,
+): Omit<ComprehensionParts, 'iterVar' | 'iterRange' | 'accuVar'> {
   if (kind === 'all') {
     const accuInit = h.literal(TRUE);
     const loopCondition = h.call(Operators.notStrictlyFalse, h.accuIdent());
@@ -77,7 +81,12 @@ function quantifierLoop(h: MacroHelper, kind: Quantifier, predicate: Expr): Omit
   }
   const accuInit = h.literal(int(0));
   const loopCondition = h.literal(TRUE);
-  const loopStep = h.call(Operators.conditional, predicate, h.call(Operators.add, h.accuIdent(), h.literal(int(1))), h.accuIdent());
+  const loopStep = h.call(
+    Operators.conditional,
+    predicate,
+    h.call(Operators.add, h.accuIdent(), h.literal(int(1))),
+    h.accuIdent(),
+  );
   const result = h.call(Operators.equals, h.accuIdent(), h.literal(int(1)));
   return { accuInit, loopCondition, loopStep, result };
 }
@@ -105,7 +114,17 @@ function mapMacro(h: MacroHelper, target: Expr | undefined, args: readonly Expr[
   const loopCondition = h.literal(TRUE);
   let loopStep = h.call(Operators.add, h.accuIdent(), h.list(fn));
   if (filter !== undefined) loopStep = h.call(Operators.conditional, filter, loopStep, h.accuIdent());
-  return { expr: h.comprehension({ iterRange: target!, iterVar: v, accuVar: h.accuName, accuInit, loopCondition, loopStep, result: h.accuIdent() }) };
+  return {
+    expr: h.comprehension({
+      iterRange: target!,
+      iterVar: v,
+      accuVar: h.accuName,
+      accuInit,
+      loopCondition,
+      loopStep,
+      result: h.accuIdent(),
+    }),
+  };
 }
 
 function filterMacro(h: MacroHelper, target: Expr | undefined, args: readonly Expr[]): MacroResult {
@@ -116,11 +135,31 @@ function filterMacro(h: MacroHelper, target: Expr | undefined, args: readonly Ex
   const loopCondition = h.literal(TRUE);
   const add = h.call(Operators.add, h.accuIdent(), h.list(args[0]!));
   const loopStep = h.call(Operators.conditional, args[1]!, add, h.accuIdent());
-  return { expr: h.comprehension({ iterRange: target!, iterVar: v, accuVar: h.accuName, accuInit, loopCondition, loopStep, result: h.accuIdent() }) };
+  return {
+    expr: h.comprehension({
+      iterRange: target!,
+      iterVar: v,
+      accuVar: h.accuName,
+      accuInit,
+      loopCondition,
+      loopStep,
+      result: h.accuIdent(),
+    }),
+  };
 }
 
-const global = (name: string, argCount: number, expander: Expander): Macro => ({ name, argCount, receiver: false, expander });
-const receiver = (name: string, argCount: number, expander: Expander): Macro => ({ name, argCount, receiver: true, expander });
+const global = (name: string, argCount: number, expander: Expander): Macro => ({
+  name,
+  argCount,
+  receiver: false,
+  expander,
+});
+const receiver = (name: string, argCount: number, expander: Expander): Macro => ({
+  name,
+  argCount,
+  receiver: true,
+  expander,
+});
 
 /** cel-go's parser.AllMacros: has, all, exists, exists_one, existsOne, map (2 and 3 arguments), filter. */
 export const STANDARD_MACROS: readonly Macro[] = [
@@ -142,8 +181,10 @@ function iterVars(h: MacroHelper, a0: Expr, a1: Expr): { v1: string; v2: string 
   const v2 = identName(a1);
   if (v2 === undefined) return { error: { exprId: a1.id, message: 'argument must be a simple name' } };
   if (v1 === v2) return { error: { exprId: a1.id, message: `duplicate variable name: ${v1}` } };
-  if (overwritesAccumulator(h, v1)) return { error: { exprId: a0.id, message: 'iteration variable overwrites accumulator variable' } };
-  if (overwritesAccumulator(h, v2)) return { error: { exprId: a1.id, message: 'iteration variable overwrites accumulator variable' } };
+  if (overwritesAccumulator(h, v1))
+    return { error: { exprId: a0.id, message: 'iteration variable overwrites accumulator variable' } };
+  if (overwritesAccumulator(h, v2))
+    return { error: { exprId: a1.id, message: 'iteration variable overwrites accumulator variable' } };
   return { v1, v2 };
 }
 
@@ -152,7 +193,9 @@ function twoVarQuantifier(kind: Quantifier): Expander {
     const vars = iterVars(h, args[0]!, args[1]!);
     if ('error' in vars) return vars;
     const loop = quantifierLoop(h, kind, args[2]!);
-    return { expr: h.comprehension({ iterRange: target!, iterVar: vars.v1, iterVar2: vars.v2, accuVar: h.accuName, ...loop }) };
+    return {
+      expr: h.comprehension({ iterRange: target!, iterVar: vars.v1, iterVar2: vars.v2, accuVar: h.accuName, ...loop }),
+    };
   };
 }
 
@@ -174,7 +217,16 @@ function transform(kind: 'list' | 'map' | 'mapEntry'): Expander {
     const accuInit = kind === 'list' ? h.list() : h.map();
     const loopCondition = h.literal(TRUE);
     return {
-      expr: h.comprehension({ iterRange: target!, iterVar: vars.v1, iterVar2: vars.v2, accuVar: h.accuName, accuInit, loopCondition, loopStep, result: h.accuIdent() }),
+      expr: h.comprehension({
+        iterRange: target!,
+        iterVar: vars.v1,
+        iterVar2: vars.v2,
+        accuVar: h.accuName,
+        accuInit,
+        loopCondition,
+        loopStep,
+        result: h.accuIdent(),
+      }),
     };
   };
 }
@@ -205,11 +257,22 @@ function optionalMap(name: 'optMap' | 'optFlatMap'): Expander {
     const accuInit = h.memberCall('value', h.copy(target!));
     const loopCondition = h.literal(FALSE);
     const loopStep = h.ident(varName);
-    const loop = h.comprehension({ iterRange, iterVar: '#unused', accuVar: varName, accuInit, loopCondition, loopStep, result: args[1]! });
+    const loop = h.comprehension({
+      iterRange,
+      iterVar: '#unused',
+      accuVar: varName,
+      accuInit,
+      loopCondition,
+      loopStep,
+      result: args[1]!,
+    });
     const present = name === 'optMap' ? h.call('optional.of', loop) : loop;
     return { expr: h.call(Operators.conditional, hasValue, present, h.call('optional.none')) };
   };
 }
 
 /** The macros cel.OptionalTypes adds. */
-export const OPTIONAL_MACROS: readonly Macro[] = [receiver('optMap', 2, optionalMap('optMap')), receiver('optFlatMap', 2, optionalMap('optFlatMap'))];
+export const OPTIONAL_MACROS: readonly Macro[] = [
+  receiver('optMap', 2, optionalMap('optMap')),
+  receiver('optFlatMap', 2, optionalMap('optFlatMap')),
+];

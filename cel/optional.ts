@@ -13,7 +13,9 @@ const listV = listType(V);
 const mapKV = mapType(K, V);
 
 /** `optional_type` as an identifier, as registering types.OptionalType declares it. */
-export const OPTIONAL_TYPES: readonly VariableDecl[] = [variable('optional_type', typeOf(optionalType(typeParam('T'))))];
+export const OPTIONAL_TYPES: readonly VariableDecl[] = [
+  variable('optional_type', typeOf(optionalType(typeParam('T')))),
+];
 
 export const OPTIONAL_FUNCTIONS: readonly FunctionDecl[] = [
   func('optional.of', overload('optional_of', [V], optV)),

@@ -3,16 +3,54 @@
 // and `||` chains become balanced trees, macros are expanded, ids are numbered in cel-go's
 // order, and the errors (syntax and semantic) are cel-go's, at cel-go's positions.
 import {
-  type Constant, type Expr, type OffsetRange, type ParsedExpr, type SourceInfo, type StructEntry, Operators,
-  call, comprehension, constant, fieldEntry, ident, list, mapEntry, select, struct, unspecified,
+  type Constant,
+  type Expr,
+  type OffsetRange,
+  type ParsedExpr,
+  type SourceInfo,
+  type StructEntry,
+  Operators,
+  call,
+  comprehension,
+  constant,
+  fieldEntry,
+  ident,
+  list,
+  mapEntry,
+  select,
+  struct,
+  unspecified,
 } from './ast.js';
-import { type Macro, type MacroHelper, HIDDEN_ACCUMULATOR, LEGACY_ACCUMULATOR, OPTIONAL_MACROS, STANDARD_MACROS, TWO_VAR_COMPREHENSION_MACROS, macroKey } from './macros.js';
+import {
+  type Macro,
+  type MacroHelper,
+  HIDDEN_ACCUMULATOR,
+  LEGACY_ACCUMULATOR,
+  OPTIONAL_MACROS,
+  STANDARD_MACROS,
+  TWO_VAR_COMPREHENSION_MACROS,
+  macroKey,
+} from './macros.js';
 import { type Location, Issues, NO_LOCATION, Source } from './source.js';
 import type { Token } from './lexer.js';
 import {
-  type AndNode, type CalcNode, type EscapeIdentNode, type ExprListNode, type ExprNode, type FieldInitNode, type ListInitNode,
-  type LiteralNode, type MapInitNode, type MemberNode, type OrNode, type ParseNode, type PrimaryNode, type RelationNode,
-  type UnaryNode, ParseAbort, SyntaxParser,
+  type AndNode,
+  type CalcNode,
+  type EscapeIdentNode,
+  type ExprListNode,
+  type ExprNode,
+  type FieldInitNode,
+  type ListInitNode,
+  type LiteralNode,
+  type MapInitNode,
+  type MemberNode,
+  type OrNode,
+  type ParseNode,
+  type PrimaryNode,
+  type RelationNode,
+  type UnaryNode,
+  ParseAbort,
+  SyntaxParser,
 } from './syntax.js';
 import { UnescapeError, unescapeBytes } from './unescape.js';
 
@@ -75,28 +113,70 @@ export interface ParseResult {
 }
 
 const RESERVED = new Set([
-  'as', 'break', 'const', 'continue', 'else', 'false', 'for', 'function', 'if', 'import', 'in', 'let', 'loop',
-  'package', 'namespace', 'null', 'return', 'true', 'var', 'void', 'while',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'false',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'null',
+  'return',
+  'true',
+  'var',
+  'void',
+  'while',
 ]);
 
 const BINARY: Record<string, string> = {
-  '==': Operators.equals, '!=': Operators.notEquals, '<': Operators.less, '<=': Operators.lessEquals, '>': Operators.greater,
-  '>=': Operators.greaterEquals, in: Operators.in, '+': Operators.add, '-': Operators.subtract, '*': Operators.multiply,
-  '/': Operators.divide, '%': Operators.modulo,
+  '==': Operators.equals,
+  '!=': Operators.notEquals,
+  '<': Operators.less,
+  '<=': Operators.lessEquals,
+  '>': Operators.greater,
+  '>=': Operators.greaterEquals,
+  in: Operators.in,
+  '+': Operators.add,
+  '-': Operators.subtract,
+  '*': Operators.multiply,
+  '/': Operators.divide,
+  '%': Operators.modulo,
 };
 
 /** The Go type of each parse-tree context, as cel-go names an element it cannot visit. */
 const GO_CONTEXT: Record<ParseNode['rule'], string> = {
-  expr: 'Expr', or: 'ConditionalOr', and: 'ConditionalAnd', relation: 'Relation', calc: 'Calc', unary: 'Unary', member: 'Member',
-  primary: 'Primary', exprList: 'ExprList', listInit: 'ListInit', fieldInit: 'FieldInitializerList', optField: 'OptField',
-  mapInit: 'MapInitializerList', escapeIdent: 'EscapeIdent', optExpr: 'OptExpr', literal: 'Literal',
+  expr: 'Expr',
+  or: 'ConditionalOr',
+  and: 'ConditionalAnd',
+  relation: 'Relation',
+  calc: 'Calc',
+  unary: 'Unary',
+  member: 'Member',
+  primary: 'Primary',
+  exprList: 'ExprList',
+  listInit: 'ListInit',
+  fieldInit: 'FieldInitializerList',
+  optField: 'OptField',
+  mapInit: 'MapInitializerList',
+  escapeIdent: 'EscapeIdent',
+  optExpr: 'OptExpr',
+  literal: 'Literal',
 };
 
 const MAX_INT64 = (1n << 63n) - 1n;
 const MIN_INT64 = -(1n << 63n);
 const MAX_UINT64 = (1n << 64n) - 1n;
 
-const normalizeLimit = (v: number | undefined, dflt: number, unlimited: number): number => (v === undefined || v === 0 ? dflt : v === -1 ? unlimited : v);
+const normalizeLimit = (v: number | undefined, dflt: number, unlimited: number): number =>
+  v === undefined || v === 0 ? dflt : v === -1 ? unlimited : v;
 
 /** Parses one CEL expression. Errors are in `issues`; the AST is always returned, as cel-go returns it. */
 export function parse(text: string, options: ParserOptions = {}): ParseResult {
@@ -106,7 +186,10 @@ export function parse(text: string, options: ParserOptions = {}): ParseResult {
   const limit = normalizeLimit(options.expressionSizeCodePointLimit, 100_000, Number.MAX_SAFE_INTEGER);
   let expr: Expr;
   if (source.codePoints.length > limit) {
-    expr = v.reportError(NO_LOCATION, `expression code point size exceeds limit: size: ${source.codePoints.length}, limit ${limit}`);
+    expr = v.reportError(
+      NO_LOCATION,
+      `expression code point size exceeds limit: size: ${source.codePoints.length}, limit ${limit}`,
+    );
   } else {
     expr = v.run();
   }
@@ -140,7 +223,12 @@ class Visitor {
   }
 
   sourceInfo(): SourceInfo {
-    return { description: this.source.description, lineOffsets: this.source.lineOffsets, positions: this.positions, macroCalls: this.macroCalls };
+    return {
+      description: this.source.description,
+      lineOffsets: this.source.lineOffsets,
+      positions: this.positions,
+      macroCalls: this.macroCalls,
+    };
   }
 
   run(): Expr {
@@ -153,7 +241,8 @@ class Visitor {
         errorRecoveryLookaheadTokenLimit: o.errorRecoveryLookaheadTokenLimit || 256,
         errorReportingLimit: o.errorReportingLimit || 100,
       },
-      (line, column, message) => this.issues.report(0, this.source.locationOf(this.source.offsetOf(line, column)), `Syntax error: ${message}`),
+      (line, column, message) =>
+        this.issues.report(0, this.source.locationOf(this.source.offsetOf(line, column)), `Syntax error: ${message}`),
     );
     try {
       const tree = this.syntax.parse();
@@ -295,7 +384,10 @@ class Visitor {
   /** A node the grammar could not complete: cel-go reports one error, if none was reported yet, naming the Go context type. */
   private unknownElement(n: ParseNode | undefined): Expr {
     if (this.issues.length > 0) return unspecified(this.id(NO_LOCATION));
-    return this.reportError(NO_LOCATION, `unknown parse element encountered: ${n === undefined ? '<<nil>>' : `<<*gen.${GO_CONTEXT[n.rule]}Context>>`}`);
+    return this.reportError(
+      NO_LOCATION,
+      `unknown parse element encountered: ${n === undefined ? '<<nil>>' : `<<*gen.${GO_CONTEXT[n.rule]}Context>>`}`,
+    );
   }
 
   private visitExpr(n: ExprNode): Expr {
@@ -522,7 +614,8 @@ class Visitor {
 
   private expandMacro(id: number, fn: string, target: Expr | undefined, args: Expr[]): Expr | undefined {
     const receiver = target !== undefined;
-    const macro = this.macros.get(macroKey(fn, args.length, receiver)) ?? this.macros.get(macroKey(fn, 'vararg', receiver));
+    const macro =
+      this.macros.get(macroKey(fn, args.length, receiver)) ?? this.macros.get(macroKey(fn, 'vararg', receiver));
     if (macro === undefined) return undefined;
     const result = macro.expander(this.macroHelper(id), target, args);
     if (result === undefined) return undefined;
@@ -589,7 +682,16 @@ class Visitor {
         const loopCondition = c(e.loopCondition);
         const loopStep = c(e.loopStep);
         const result = c(e.result);
-        return comprehension(id, { iterVar: e.iterVar, iterVar2: e.iterVar2, iterRange, accuVar: e.accuVar, accuInit, loopCondition, loopStep, result });
+        return comprehension(id, {
+          iterVar: e.iterVar,
+          iterVar2: e.iterVar2,
+          iterRange,
+          accuVar: e.accuVar,
+          accuInit,
+          loopCondition,
+          loopStep,
+          result,
+        });
       }
       default:
         return unspecified(id);
@@ -611,9 +713,16 @@ class Visitor {
     if (this.macroCalls.has(e.id)) return unspecified(e.id);
     if (e.kind === 'call') {
       const args = e.args.map((a) => this.macroCallArg(a));
-      return e.target === undefined ? call(e.id, e.function, args) : call(e.id, e.function, args, this.macroCallArg(e.target));
+      return e.target === undefined
+        ? call(e.id, e.function, args)
+        : call(e.id, e.function, args, this.macroCallArg(e.target));
     }
-    if (e.kind === 'list') return list(e.id, e.elements.map((x) => this.macroCallArg(x)), e.optionalIndices);
+    if (e.kind === 'list')
+      return list(
+        e.id,
+        e.elements.map((x) => this.macroCallArg(x)),
+        e.optionalIndices,
+      );
     return e;
   }
 }

@@ -274,7 +274,10 @@ function escapeLength(p: string, i: number): number {
 /** Go's text for a re2js syntax error: re2js leaves the pattern out of two of them. */
 function goError(e: unknown, pattern: string): RegexError {
   const msg = e instanceof Error ? e.message : String(e);
-  if (msg === 'error parsing regexp: expression too large' || msg === 'error parsing regexp: expression nests too deeply') {
+  if (
+    msg === 'error parsing regexp: expression too large' ||
+    msg === 'error parsing regexp: expression nests too deeply'
+  ) {
     return new RegexError(`${msg}: \`${pattern}\``);
   }
   return new RegexError(msg);
@@ -351,10 +354,19 @@ function compileUncached(pattern: string, work?: RegexWork): Entry {
   const keyBytes = 2 * pattern.length;
   const est = estimateRegex(pattern);
   // An error's text may quote the pattern again.
-  const failed = (error: RegexError): Entry => ({ error, size: est.size, base: keyBytes + 2 * error.message.length, bytes: keyBytes + 2 * error.message.length });
+  const failed = (error: RegexError): Entry => ({
+    error,
+    size: est.size,
+    base: keyBytes + 2 * error.message.length,
+    bytes: keyBytes + 2 * error.message.length,
+  });
   if (est.size > MAX_REGEX_PROGRAM) {
     // Not compiled. A refused repetition count is Go's answer whatever the size.
-    return failed(est.badRepeat !== undefined ? new RegexError(`error parsing regexp: invalid repeat count: \`${est.badRepeat}\``) : tooLarge(pattern));
+    return failed(
+      est.badRepeat !== undefined
+        ? new RegexError(`error parsing regexp: invalid repeat count: \`${est.badRepeat}\``)
+        : tooLarge(pattern),
+    );
   }
   // Refused here, the pattern is neither compiled nor cached.
   work?.(est.size * REGEX_COMPILE_WORK_PER_INSTRUCTION);

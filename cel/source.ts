@@ -116,7 +116,9 @@ export class Issues {
 
   /** Errors.ToDisplayString: sorted (stably) by line then column, one block each. */
   toDisplayString(): string {
-    const sorted = [...this.list].sort((a, b) => a.location.line - b.location.line || a.location.column - b.location.column);
+    const sorted = [...this.list].sort(
+      (a, b) => a.location.line - b.location.line || a.location.column - b.location.column,
+    );
     const out = sorted.slice(0, MAX_ERRORS_TO_REPORT).map((e) => displayError(this.source, e));
     if (this.count > MAX_ERRORS_TO_REPORT) out.push(`${this.count - MAX_ERRORS_TO_REPORT} more errors were truncated`);
     return out.join('\n');
@@ -127,7 +129,8 @@ export class Issues {
 export function displayError(source: Source, e: CelIssue): string {
   let out = `ERROR: ${source.description}:${e.location.line}:${e.location.column + 1}: ${e.message}`;
   const snippet = source.snippet(e.location.line);
-  if (snippet === undefined || toCodePoints(snippet).reduce((n, c) => n + utf8Width(c), 0) > MAX_SNIPPET_BYTES) return out;
+  if (snippet === undefined || toCodePoints(snippet).reduce((n, c) => n + utf8Width(c), 0) > MAX_SNIPPET_BYTES)
+    return out;
   const line = snippet.replaceAll('\t', ' ');
   const cps = toCodePoints(line);
   let ind = '';

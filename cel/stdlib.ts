@@ -2,7 +2,15 @@
 // overload ids (common/overloads), in its order: the checked AST's reference map names
 // these ids and the evaluator will bind them.
 import { Operators } from './ast.js';
-import { type FunctionDecl, func, memberOverload, type OverloadDecl, overload, type VariableDecl, typeVariable } from './decls.js';
+import {
+  type FunctionDecl,
+  func,
+  memberOverload,
+  type OverloadDecl,
+  overload,
+  type VariableDecl,
+  typeVariable,
+} from './decls.js';
 import {
   BoolType,
   BytesType,
@@ -67,7 +75,9 @@ const relation = (name: string, prefix: string): FunctionDecl =>
 /** Ids of the relations between int, uint and double, which cel-go disables unless CrossTypeNumericComparisons. */
 export const CROSS_TYPE_NUMERIC_OVERLOADS: ReadonlySet<string> = new Set(
   ['less', 'less_equals', 'greater', 'greater_equals'].flatMap((p) =>
-    ['int64_double', 'int64_uint64', 'uint64_double', 'uint64_int64', 'double_int64', 'double_uint64'].map((s) => `${p}_${s}`),
+    ['int64_double', 'int64_uint64', 'uint64_double', 'uint64_int64', 'double_int64', 'double_uint64'].map(
+      (s) => `${p}_${s}`,
+    ),
   ),
 );
 
@@ -77,12 +87,16 @@ const conversions = (name: string, result: Type, from: readonly [string, Type][]
 
 /** A timestamp accessor: `ts.f()`, `ts.f(tz)`, and for some `d.f()` on durations. */
 function timeAccessor(name: string, ts: string, tsTz: string, duration?: string): FunctionDecl {
-  const overloads: OverloadDecl[] = [memberOverload(ts, [TimestampType], IntType), memberOverload(tsTz, [TimestampType, StringType], IntType)];
+  const overloads: OverloadDecl[] = [
+    memberOverload(ts, [TimestampType], IntType),
+    memberOverload(tsTz, [TimestampType, StringType], IntType),
+  ];
   if (duration !== undefined) overloads.push(memberOverload(duration, [DurationType], IntType));
   return func(name, ...overloads);
 }
 
-const stringPredicate = (name: string, id: string): FunctionDecl => func(name, memberOverload(id, [StringType, StringType], BoolType));
+const stringPredicate = (name: string, id: string): FunctionDecl =>
+  func(name, memberOverload(id, [StringType, StringType], BoolType));
 
 export const STANDARD_FUNCTIONS: readonly FunctionDecl[] = [
   func(Operators.conditional, overload('conditional', [BoolType, A, A], A)),
@@ -110,14 +124,22 @@ export const STANDARD_FUNCTIONS: readonly FunctionDecl[] = [
     overload('divide_int64', [IntType, IntType], IntType),
     overload('divide_uint64', [UintType, UintType], UintType),
   ),
-  func(Operators.modulo, overload('modulo_int64', [IntType, IntType], IntType), overload('modulo_uint64', [UintType, UintType], UintType)),
+  func(
+    Operators.modulo,
+    overload('modulo_int64', [IntType, IntType], IntType),
+    overload('modulo_uint64', [UintType, UintType], UintType),
+  ),
   func(
     Operators.multiply,
     overload('multiply_double', [DoubleType, DoubleType], DoubleType),
     overload('multiply_int64', [IntType, IntType], IntType),
     overload('multiply_uint64', [UintType, UintType], UintType),
   ),
-  func(Operators.negate, overload('negate_double', [DoubleType], DoubleType), overload('negate_int64', [IntType], IntType)),
+  func(
+    Operators.negate,
+    overload('negate_double', [DoubleType], DoubleType),
+    overload('negate_int64', [IntType], IntType),
+  ),
   func(
     Operators.subtract,
     overload('subtract_double', [DoubleType, DoubleType], DoubleType),
@@ -196,7 +218,11 @@ export const STANDARD_FUNCTIONS: readonly FunctionDecl[] = [
   stringPredicate('contains', 'contains_string'),
   stringPredicate('endsWith', 'ends_with_string'),
   stringPredicate('startsWith', 'starts_with_string'),
-  func('matches', overload('matches', [StringType, StringType], BoolType), memberOverload('matches_string', [StringType, StringType], BoolType)),
+  func(
+    'matches',
+    overload('matches', [StringType, StringType], BoolType),
+    memberOverload('matches_string', [StringType, StringType], BoolType),
+  ),
   timeAccessor('getFullYear', 'timestamp_to_year', 'timestamp_to_year_with_tz'),
   timeAccessor('getMonth', 'timestamp_to_month', 'timestamp_to_month_with_tz'),
   timeAccessor('getDayOfYear', 'timestamp_to_day_of_year', 'timestamp_to_day_of_year_with_tz'),
@@ -206,5 +232,10 @@ export const STANDARD_FUNCTIONS: readonly FunctionDecl[] = [
   timeAccessor('getHours', 'timestamp_to_hours', 'timestamp_to_hours_with_tz', 'duration_to_hours'),
   timeAccessor('getMinutes', 'timestamp_to_minutes', 'timestamp_to_minutes_with_tz', 'duration_to_minutes'),
   timeAccessor('getSeconds', 'timestamp_to_seconds', 'timestamp_to_seconds_tz', 'duration_to_seconds'),
-  timeAccessor('getMilliseconds', 'timestamp_to_milliseconds', 'timestamp_to_milliseconds_with_tz', 'duration_to_milliseconds'),
+  timeAccessor(
+    'getMilliseconds',
+    'timestamp_to_milliseconds',
+    'timestamp_to_milliseconds_with_tz',
+    'duration_to_milliseconds',
+  ),
 ];

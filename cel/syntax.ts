@@ -131,8 +131,22 @@ export interface LiteralNode extends Node {
   tok?: Token;
 }
 export type ParseNode =
-  | ExprNode | OrNode | AndNode | RelationNode | CalcNode | UnaryNode | MemberNode | PrimaryNode | ExprListNode
-  | ListInitNode | FieldInitNode | OptFieldNode | MapInitNode | EscapeIdentNode | OptExprNode | LiteralNode;
+  | ExprNode
+  | OrNode
+  | AndNode
+  | RelationNode
+  | CalcNode
+  | UnaryNode
+  | MemberNode
+  | PrimaryNode
+  | ExprListNode
+  | ListInitNode
+  | FieldInitNode
+  | OptFieldNode
+  | MapInitNode
+  | EscapeIdentNode
+  | OptExprNode
+  | LiteralNode;
 
 // ---- Token sets (the ATN's next-token sets). EPS marks "the rule may end here". ----
 
@@ -140,9 +154,34 @@ const EPS = -2;
 type TokenSet = ReadonlySet<number>;
 const set = (...groups: (number | readonly number[])[]): TokenSet => new Set(groups.flat());
 
-const MEMBER_START: readonly number[] = [T.LBRACKET, T.LBRACE, T.LPAREN, T.DOT, T.MINUS, T.CEL_TRUE, T.CEL_FALSE, T.NUL, T.NUM_FLOAT, T.NUM_INT, T.NUM_UINT, T.STRING, T.BYTES, T.IDENTIFIER];
+const MEMBER_START: readonly number[] = [
+  T.LBRACKET,
+  T.LBRACE,
+  T.LPAREN,
+  T.DOT,
+  T.MINUS,
+  T.CEL_TRUE,
+  T.CEL_FALSE,
+  T.NUL,
+  T.NUM_FLOAT,
+  T.NUM_INT,
+  T.NUM_UINT,
+  T.STRING,
+  T.BYTES,
+  T.IDENTIFIER,
+];
 const EXPR_START: readonly number[] = [...MEMBER_START, T.EXCLAM];
-const LITERAL_START: readonly number[] = [T.MINUS, T.NUM_FLOAT, T.NUM_INT, T.NUM_UINT, T.STRING, T.BYTES, T.CEL_TRUE, T.CEL_FALSE, T.NUL];
+const LITERAL_START: readonly number[] = [
+  T.MINUS,
+  T.NUM_FLOAT,
+  T.NUM_INT,
+  T.NUM_UINT,
+  T.STRING,
+  T.BYTES,
+  T.CEL_TRUE,
+  T.CEL_FALSE,
+  T.NUL,
+];
 const REL_OPS: readonly number[] = [T.EQUALS, T.NOT_EQUALS, T.IN, T.LESS, T.LESS_EQUALS, T.GREATER_EQUALS, T.GREATER];
 const MUL_OPS: readonly number[] = [T.STAR, T.SLASH, T.PERCENT];
 const ADD_OPS: readonly number[] = [T.PLUS, T.MINUS];
@@ -158,78 +197,236 @@ const IS_REL_OP = new Set(REL_OPS);
 /** What may follow each rule invocation inside its caller (keyed by the invoking state). */
 const FOLLOW: Record<number, TokenSet> = {
   34: set(T.EOF),
-  37: set(T.QUESTIONMARK, EPS), 39: set(T.COLON), 41: set(EPS),
-  45: set(T.LOGICAL_OR, EPS), 47: set(T.LOGICAL_OR, EPS),
-  53: set(T.LOGICAL_AND, EPS), 55: set(T.LOGICAL_AND, EPS),
-  62: set(REL_OPS, EPS), 66: set(REL_OPS, EPS),
-  73: set(MUL_OPS, ADD_OPS, EPS), 77: set(MUL_OPS, ADD_OPS, EPS), 80: set(MUL_OPS, ADD_OPS, EPS),
-  86: set(EPS), 92: set(EPS), 98: set(EPS),
-  102: set(T.DOT, T.LBRACKET, EPS), 109: set(T.DOT, T.LBRACKET, EPS), 114: set(T.RPAREN), 123: set(T.RPRACKET),
-  140: set(T.RPAREN), 145: set(T.RPAREN), 149: set(T.COMMA, T.RPRACKET), 157: set(T.COMMA, T.RBRACE),
-  176: set(T.COMMA, T.RBRACE), 183: set(EPS),
-  186: set(T.COMMA, EPS), 188: set(T.COMMA, EPS),
-  194: set(T.COMMA, EPS), 196: set(T.COMMA, EPS),
-  202: set(T.COLON), 206: set(T.COLON), 204: set(T.COMMA, EPS), 208: set(T.COMMA, EPS),
+  37: set(T.QUESTIONMARK, EPS),
+  39: set(T.COLON),
+  41: set(EPS),
+  45: set(T.LOGICAL_OR, EPS),
+  47: set(T.LOGICAL_OR, EPS),
+  53: set(T.LOGICAL_AND, EPS),
+  55: set(T.LOGICAL_AND, EPS),
+  62: set(REL_OPS, EPS),
+  66: set(REL_OPS, EPS),
+  73: set(MUL_OPS, ADD_OPS, EPS),
+  77: set(MUL_OPS, ADD_OPS, EPS),
+  80: set(MUL_OPS, ADD_OPS, EPS),
+  86: set(EPS),
+  92: set(EPS),
+  98: set(EPS),
+  102: set(T.DOT, T.LBRACKET, EPS),
+  109: set(T.DOT, T.LBRACKET, EPS),
+  114: set(T.RPAREN),
+  123: set(T.RPRACKET),
+  140: set(T.RPAREN),
+  145: set(T.RPAREN),
+  149: set(T.COMMA, T.RPRACKET),
+  157: set(T.COMMA, T.RBRACE),
+  176: set(T.COMMA, T.RBRACE),
+  183: set(EPS),
+  186: set(T.COMMA, EPS),
+  188: set(T.COMMA, EPS),
+  194: set(T.COMMA, EPS),
+  196: set(T.COMMA, EPS),
+  202: set(T.COLON),
+  206: set(T.COLON),
+  204: set(T.COMMA, EPS),
+  208: set(T.COMMA, EPS),
   218: set(EPS),
-  220: set(T.COLON), 224: set(T.COLON), 222: set(T.COMMA, EPS), 226: set(T.COMMA, EPS),
+  220: set(T.COLON),
+  224: set(T.COLON),
+  222: set(T.COMMA, EPS),
+  226: set(T.COMMA, EPS),
   240: set(EPS),
 };
 
 /** The tokens expected at a state where a sync or a match may fail (no EPS: these states cannot end their rule). */
 const EXPECT: Record<number, TokenSet> = {
   // sync points that are block starts
-  99: set(EXPR_START), 107: set(FIELD_START), 115: set(EXPR_START, T.RPAREN), 121: set(T.QUESTIONMARK, EXPR_START),
-  184: set(MEMBER_START), 132: set(T.DOT, T.IDENTIFIER), 136: set(T.DOT, T.IDENTIFIER), 141: set(EXPR_START, T.RPAREN),
-  150: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RPRACKET), 153: set(T.COMMA, T.RPRACKET),
-  158: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RBRACE), 161: set(T.COMMA, T.RBRACE),
-  165: set(T.DOT, T.IDENTIFIER), 172: set(T.DOT, T.LBRACE), 177: set(FIELD_START, T.COMMA, T.RBRACE), 180: set(T.COMMA, T.RBRACE),
-  216: set(FIELD_START), 235: set(T.IDENTIFIER, T.ESC_IDENTIFIER), 238: set(T.QUESTIONMARK, EXPR_START),
-  256: set(LITERAL_START), 243: set(T.MINUS, T.NUM_INT), 248: set(T.MINUS, T.NUM_FLOAT),
-  88: set(T.EXCLAM), 94: set(T.MINUS), 81: set(MUL_OPS, ADD_OPS), 126: set(T.DOT, T.LBRACKET),
+  99: set(EXPR_START),
+  107: set(FIELD_START),
+  115: set(EXPR_START, T.RPAREN),
+  121: set(T.QUESTIONMARK, EXPR_START),
+  184: set(MEMBER_START),
+  132: set(T.DOT, T.IDENTIFIER),
+  136: set(T.DOT, T.IDENTIFIER),
+  141: set(EXPR_START, T.RPAREN),
+  150: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RPRACKET),
+  153: set(T.COMMA, T.RPRACKET),
+  158: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RBRACE),
+  161: set(T.COMMA, T.RBRACE),
+  165: set(T.DOT, T.IDENTIFIER),
+  172: set(T.DOT, T.LBRACE),
+  177: set(FIELD_START, T.COMMA, T.RBRACE),
+  180: set(T.COMMA, T.RBRACE),
+  216: set(FIELD_START),
+  235: set(T.IDENTIFIER, T.ESC_IDENTIFIER),
+  238: set(T.QUESTIONMARK, EXPR_START),
+  256: set(LITERAL_START),
+  243: set(T.MINUS, T.NUM_INT),
+  248: set(T.MINUS, T.NUM_FLOAT),
+  88: set(T.EXCLAM),
+  94: set(T.MINUS),
+  81: set(MUL_OPS, ADD_OPS),
+  126: set(T.DOT, T.LBRACKET),
   // loop-back sync points
-  90: set(T.EXCLAM, MEMBER_START), 96: set(T.MINUS, MEMBER_START), 174: set(T.DOT, T.LBRACE),
+  90: set(T.EXCLAM, MEMBER_START),
+  96: set(T.MINUS, MEMBER_START),
+  174: set(T.DOT, T.LBRACE),
   // set matches
-  65: set(REL_OPS), 76: set(MUL_OPS), 79: set(ADD_OPS),
+  65: set(REL_OPS),
+  76: set(MUL_OPS),
+  79: set(ADD_OPS),
 };
 const LOOP_BACK = new Set([90, 96, 174]);
 
 /** The token each match state matches: what it expects when it fails. */
 const MATCH: Record<number, number> = {
-  35: T.EOF, 38: T.QUESTIONMARK, 40: T.COLON, 46: T.LOGICAL_OR, 54: T.LOGICAL_AND, 87: T.EXCLAM, 93: T.MINUS,
-  105: T.DOT, 106: T.QUESTIONMARK, 111: T.DOT, 112: T.IDENTIFIER, 113: T.LPAREN, 117: T.RPAREN, 119: T.LBRACKET,
-  120: T.QUESTIONMARK, 124: T.RPRACKET, 131: T.DOT, 134: T.IDENTIFIER, 135: T.DOT, 138: T.IDENTIFIER, 139: T.LPAREN,
-  143: T.RPAREN, 144: T.LPAREN, 146: T.RPAREN, 148: T.LBRACKET, 152: T.COMMA, 155: T.RPRACKET, 156: T.LBRACE,
-  160: T.COMMA, 163: T.RBRACE, 164: T.DOT, 167: T.IDENTIFIER, 168: T.DOT, 169: T.IDENTIFIER, 175: T.LBRACE,
-  179: T.COMMA, 182: T.RBRACE, 187: T.COMMA, 195: T.COMMA, 203: T.COLON, 205: T.COMMA, 207: T.COLON,
-  215: T.QUESTIONMARK, 221: T.COLON, 223: T.COMMA, 225: T.COLON, 233: T.IDENTIFIER, 234: T.ESC_IDENTIFIER,
-  237: T.QUESTIONMARK, 242: T.MINUS, 245: T.NUM_INT, 246: T.NUM_UINT, 247: T.MINUS, 250: T.NUM_FLOAT,
-  251: T.STRING, 252: T.BYTES, 253: T.CEL_TRUE, 254: T.CEL_FALSE, 255: T.NUL,
+  35: T.EOF,
+  38: T.QUESTIONMARK,
+  40: T.COLON,
+  46: T.LOGICAL_OR,
+  54: T.LOGICAL_AND,
+  87: T.EXCLAM,
+  93: T.MINUS,
+  105: T.DOT,
+  106: T.QUESTIONMARK,
+  111: T.DOT,
+  112: T.IDENTIFIER,
+  113: T.LPAREN,
+  117: T.RPAREN,
+  119: T.LBRACKET,
+  120: T.QUESTIONMARK,
+  124: T.RPRACKET,
+  131: T.DOT,
+  134: T.IDENTIFIER,
+  135: T.DOT,
+  138: T.IDENTIFIER,
+  139: T.LPAREN,
+  143: T.RPAREN,
+  144: T.LPAREN,
+  146: T.RPAREN,
+  148: T.LBRACKET,
+  152: T.COMMA,
+  155: T.RPRACKET,
+  156: T.LBRACE,
+  160: T.COMMA,
+  163: T.RBRACE,
+  164: T.DOT,
+  167: T.IDENTIFIER,
+  168: T.DOT,
+  169: T.IDENTIFIER,
+  175: T.LBRACE,
+  179: T.COMMA,
+  182: T.RBRACE,
+  187: T.COMMA,
+  195: T.COMMA,
+  203: T.COLON,
+  205: T.COMMA,
+  207: T.COLON,
+  215: T.QUESTIONMARK,
+  221: T.COLON,
+  223: T.COMMA,
+  225: T.COLON,
+  233: T.IDENTIFIER,
+  234: T.ESC_IDENTIFIER,
+  237: T.QUESTIONMARK,
+  242: T.MINUS,
+  245: T.NUM_INT,
+  246: T.NUM_UINT,
+  247: T.MINUS,
+  250: T.NUM_FLOAT,
+  251: T.STRING,
+  252: T.BYTES,
+  253: T.CEL_TRUE,
+  254: T.CEL_FALSE,
+  255: T.NUL,
 };
-
 
 /** What may follow the token matched at each match state (EPS: the rule may end after it). */
 const AFTER: Record<number, TokenSet> = {
-  35: set(T.EOF), 38: set(EXPR_START), 40: set(EXPR_START), 46: set(EXPR_START), 54: set(EXPR_START),
-  65: set(EXPR_START), 76: set(EXPR_START), 79: set(EXPR_START),
-  87: set(T.EXCLAM, MEMBER_START), 93: set(T.MINUS, MEMBER_START),
-  105: set(FIELD_START), 106: set(T.IDENTIFIER, T.ESC_IDENTIFIER),
-  111: set(T.IDENTIFIER), 112: set(T.LPAREN), 113: set(EXPR_START, T.RPAREN), 117: set(T.DOT, T.LBRACKET, EPS),
-  119: set(T.QUESTIONMARK, EXPR_START), 120: set(EXPR_START), 124: set(T.DOT, T.LBRACKET, EPS),
-  131: set(T.IDENTIFIER), 134: set(EPS), 135: set(T.IDENTIFIER), 138: set(T.LPAREN), 139: set(EXPR_START, T.RPAREN), 143: set(EPS),
-  144: set(EXPR_START), 146: set(EPS), 148: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RPRACKET), 152: set(T.RPRACKET), 155: set(EPS),
-  156: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RBRACE), 160: set(T.RBRACE), 163: set(EPS),
-  164: set(T.IDENTIFIER), 167: set(T.DOT, T.LBRACE), 168: set(T.IDENTIFIER), 169: set(T.DOT, T.LBRACE),
-  175: set(FIELD_START, T.COMMA, T.RBRACE), 179: set(T.RBRACE), 182: set(EPS),
-  187: set(EXPR_START), 195: set(T.QUESTIONMARK, EXPR_START),
-  203: set(EXPR_START), 207: set(EXPR_START), 205: set(FIELD_START), 215: set(T.IDENTIFIER, T.ESC_IDENTIFIER),
-  221: set(EXPR_START), 225: set(EXPR_START), 223: set(T.QUESTIONMARK, EXPR_START),
-  233: set(EPS), 234: set(EPS), 237: set(EXPR_START),
-  242: set(T.NUM_INT), 245: set(EPS), 246: set(EPS), 247: set(T.NUM_FLOAT), 250: set(EPS),
-  251: set(EPS), 252: set(EPS), 253: set(EPS), 254: set(EPS), 255: set(EPS),
+  35: set(T.EOF),
+  38: set(EXPR_START),
+  40: set(EXPR_START),
+  46: set(EXPR_START),
+  54: set(EXPR_START),
+  65: set(EXPR_START),
+  76: set(EXPR_START),
+  79: set(EXPR_START),
+  87: set(T.EXCLAM, MEMBER_START),
+  93: set(T.MINUS, MEMBER_START),
+  105: set(FIELD_START),
+  106: set(T.IDENTIFIER, T.ESC_IDENTIFIER),
+  111: set(T.IDENTIFIER),
+  112: set(T.LPAREN),
+  113: set(EXPR_START, T.RPAREN),
+  117: set(T.DOT, T.LBRACKET, EPS),
+  119: set(T.QUESTIONMARK, EXPR_START),
+  120: set(EXPR_START),
+  124: set(T.DOT, T.LBRACKET, EPS),
+  131: set(T.IDENTIFIER),
+  134: set(EPS),
+  135: set(T.IDENTIFIER),
+  138: set(T.LPAREN),
+  139: set(EXPR_START, T.RPAREN),
+  143: set(EPS),
+  144: set(EXPR_START),
+  146: set(EPS),
+  148: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RPRACKET),
+  152: set(T.RPRACKET),
+  155: set(EPS),
+  156: set(T.QUESTIONMARK, EXPR_START, T.COMMA, T.RBRACE),
+  160: set(T.RBRACE),
+  163: set(EPS),
+  164: set(T.IDENTIFIER),
+  167: set(T.DOT, T.LBRACE),
+  168: set(T.IDENTIFIER),
+  169: set(T.DOT, T.LBRACE),
+  175: set(FIELD_START, T.COMMA, T.RBRACE),
+  179: set(T.RBRACE),
+  182: set(EPS),
+  187: set(EXPR_START),
+  195: set(T.QUESTIONMARK, EXPR_START),
+  203: set(EXPR_START),
+  207: set(EXPR_START),
+  205: set(FIELD_START),
+  215: set(T.IDENTIFIER, T.ESC_IDENTIFIER),
+  221: set(EXPR_START),
+  225: set(EXPR_START),
+  223: set(T.QUESTIONMARK, EXPR_START),
+  233: set(EPS),
+  234: set(EPS),
+  237: set(EXPR_START),
+  242: set(T.NUM_INT),
+  245: set(EPS),
+  246: set(EPS),
+  247: set(T.NUM_FLOAT),
+  250: set(EPS),
+  251: set(EPS),
+  252: set(EPS),
+  253: set(EPS),
+  254: set(EPS),
+  255: set(EPS),
 };
 
 /** Rule indexes, for the per-rule nesting count. */
-const RULE = { start: 0, expr: 1, or: 2, and: 3, relation: 4, calc: 5, unary: 6, member: 7, primary: 8, exprList: 9, listInit: 10, fieldInit: 11, optField: 12, mapInit: 13, escapeIdent: 14, optExpr: 15, literal: 16 } as const;
+const RULE = {
+  start: 0,
+  expr: 1,
+  or: 2,
+  and: 3,
+  relation: 4,
+  calc: 5,
+  unary: 6,
+  member: 7,
+  primary: 8,
+  exprList: 9,
+  listInit: 10,
+  fieldInit: 11,
+  optField: 12,
+  mapInit: 13,
+  escapeIdent: 14,
+  optExpr: 15,
+  literal: 16,
+} as const;
 
 // ---- Token stream: ANTLR's CommonTokenStream, fetching from the lexer on demand. ----
 
@@ -339,7 +536,10 @@ interface Frame {
 const escapeWS = (s: string): string => s.replaceAll('\t', '\\t').replaceAll('\n', '\\n').replaceAll('\r', '\\r');
 const tokenDisplay = (t: Token): string => `'${escapeWS(t.text === '' ? `<${t.type}>` : t.text)}'`;
 function setDisplay(s: TokenSet): string {
-  const names = [...s].filter((t) => t !== EPS).sort((a, b) => a - b).map(tokenTypeName);
+  const names = [...s]
+    .filter((t) => t !== EPS)
+    .sort((a, b) => a - b)
+    .map(tokenTypeName);
   return names.length === 1 ? names[0]! : `{${names.join(', ')}}`;
 }
 const RESERVED_NO_VIABLE = /no viable alternative at input '.(true|false|null)'/g;
@@ -372,7 +572,9 @@ export class SyntaxParser {
   // ---- The error listener (cel-go's parser.SyntaxError). ----
 
   private syntaxError(line: number, column: number, message: string): void {
-    const msg = message.includes('no viable alternative') ? message.replace(RESERVED_NO_VIABLE, "mismatched input '$1' expecting IDENTIFIER") : message;
+    const msg = message.includes('no viable alternative')
+      ? message.replace(RESERVED_NO_VIABLE, "mismatched input '$1' expecting IDENTIFIER")
+      : message;
     if (this.errorReports < this.limits.errorReportingLimit) {
       this.errorReports++;
       this.sink(line, column, msg);
@@ -451,7 +653,10 @@ export class SyntaxParser {
 
   private mismatch(state: number): RecognitionError {
     const t = this.ts.LT(1);
-    return new RecognitionError(`mismatched input ${tokenDisplay(t)} expecting ${setDisplay(this.expectedTokens(state))}`, t);
+    return new RecognitionError(
+      `mismatched input ${tokenDisplay(t)} expecting ${setDisplay(this.expectedTokens(state))}`,
+      t,
+    );
   }
 
   private noViable(start: Token, offending: Token): RecognitionError {
@@ -488,7 +693,9 @@ export class SyntaxParser {
     let n = 0;
     return () => {
       if (n >= this.limits.errorRecoveryLookaheadTokenLimit) {
-        throw new ParseAbort(`error recovery token lookahead limit exceeded: ${this.limits.errorRecoveryLookaheadTokenLimit}`);
+        throw new ParseAbort(
+          `error recovery token lookahead limit exceeded: ${this.limits.errorRecoveryLookaheadTokenLimit}`,
+        );
       }
       n++;
       this.ts.consume();
@@ -536,7 +743,15 @@ export class SyntaxParser {
         this.notify(`missing ${setDisplay(this.expectedTokens(state))} at ${tokenDisplay(t)}`, t);
       }
       const at = this.ts.LA(1) === T.EOF ? this.ts.LT(-1) : this.ts.LT(1);
-      return { type, text: `<missing ${tokenTypeName(type)}>`, start: at.start, line: at.line, column: at.column, index: -1, hidden: false };
+      return {
+        type,
+        text: `<missing ${tokenTypeName(type)}>`,
+        start: at.start,
+        line: at.line,
+        column: at.column,
+        index: -1,
+        hidden: false,
+      };
     }
     throw this.mismatch(state);
   }
@@ -652,7 +867,9 @@ export class SyntaxParser {
       if (t2 === T.NUM_FLOAT) return 3;
       throw this.noViable(this.ts.LT(1), this.ts.LT(2));
     }
-    const i = ([T.NUM_INT, T.NUM_UINT, T.NUM_FLOAT, T.STRING, T.BYTES, T.CEL_TRUE, T.CEL_FALSE, T.NUL] as readonly number[]).indexOf(t1);
+    const i = (
+      [T.NUM_INT, T.NUM_UINT, T.NUM_FLOAT, T.STRING, T.BYTES, T.CEL_TRUE, T.CEL_FALSE, T.NUL] as readonly number[]
+    ).indexOf(t1);
     if (i < 0) throw this.noViable(this.ts.LT(1), this.ts.LT(1));
     return i + 1;
   }
@@ -1016,7 +1233,13 @@ export class SyntaxParser {
   }
 
   private fieldInit(): FieldInitNode {
-    const n = this.enter(RULE.fieldInit, { rule: 'fieldInit', start: this.ts.LT(1), fields: [], cols: [], values: [] } as FieldInitNode);
+    const n = this.enter(RULE.fieldInit, {
+      rule: 'fieldInit',
+      start: this.ts.LT(1),
+      fields: [],
+      cols: [],
+      values: [],
+    } as FieldInitNode);
     try {
       this.state = 202;
       n.fields.push(this.optField());
@@ -1055,7 +1278,13 @@ export class SyntaxParser {
   }
 
   private mapInit(): MapInitNode {
-    const n = this.enter(RULE.mapInit, { rule: 'mapInit', start: this.ts.LT(1), keys: [], cols: [], values: [] } as MapInitNode);
+    const n = this.enter(RULE.mapInit, {
+      rule: 'mapInit',
+      start: this.ts.LT(1),
+      keys: [],
+      cols: [],
+      values: [],
+    } as MapInitNode);
     try {
       this.state = 220;
       n.keys.push(this.optExpr());
@@ -1080,7 +1309,11 @@ export class SyntaxParser {
   }
 
   private escapeIdent(): EscapeIdentNode {
-    const n = this.enter(RULE.escapeIdent, { rule: 'escapeIdent', alt: 'error', start: this.ts.LT(1) } as EscapeIdentNode);
+    const n = this.enter(RULE.escapeIdent, {
+      rule: 'escapeIdent',
+      alt: 'error',
+      start: this.ts.LT(1),
+    } as EscapeIdentNode);
     try {
       this.sync(235);
       const t = this.la();

@@ -15,9 +15,11 @@ export const timestampOverflow = (): CelError => new CelError('timestamp overflo
 export const durationOverflow = (): CelError => new CelError('duration overflow');
 
 /** A timestamp of `ns`, or cel-go's overflow error outside years 1 to 9999. */
-export const timestampOf = (ns: bigint): Timestamp | CelError => (ns < MIN_TIMESTAMP_NS || ns > MAX_TIMESTAMP_NS ? timestampOverflow() : new Timestamp(ns));
+export const timestampOf = (ns: bigint): Timestamp | CelError =>
+  ns < MIN_TIMESTAMP_NS || ns > MAX_TIMESTAMP_NS ? timestampOverflow() : new Timestamp(ns);
 /** A duration of `ns`, or cel-go's overflow error outside int64 nanoseconds. */
-export const durationOf = (ns: bigint): Duration | CelError => (ns < MIN_INT64 || ns > MAX_INT64 ? durationOverflow() : new Duration(ns));
+export const durationOf = (ns: bigint): Duration | CelError =>
+  ns < MIN_INT64 || ns > MAX_INT64 ? durationOverflow() : new Duration(ns);
 
 // ---------------------------------------------------------------------------------------------
 // Durations
@@ -51,7 +53,10 @@ export function parseDuration(text: string): Duration | CelError {
     const [, whole = '', frac, unit = ''] = m ?? [];
     if (!m || (whole === '' && !frac)) return invalid;
     const scale = UNIT_NS[unit];
-    if (scale === undefined) return new CelError(unit === '' ? `time: missing unit in duration "${text}"` : `time: unknown unit "${unit}" in duration "${text}"`);
+    if (scale === undefined)
+      return new CelError(
+        unit === '' ? `time: missing unit in duration "${text}"` : `time: unknown unit "${unit}" in duration "${text}"`,
+      );
     // Longer digit runs overflow whatever the unit; stop before building huge bigints.
     if (whole.replace(/^0+/, '').length > 20) return invalid;
     total += BigInt(whole || '0') * scale;
@@ -77,7 +82,8 @@ function decimalSeconds(ns: bigint): string {
 export function durationString(d: Duration): string {
   // Seconds() is a float64: beyond 2^53 ns it is not exact, so print what the float holds (its
   // shortest digits, which String() writes in fixed notation at these magnitudes, as 'f' does).
-  if (d.nanos > 1n << 53n || d.nanos < -(1n << 53n)) return `${String(Number(d.nanos / NS_PER_SECOND) + Number(d.nanos % NS_PER_SECOND) / 1e9)}s`;
+  if (d.nanos > 1n << 53n || d.nanos < -(1n << 53n))
+    return `${String(Number(d.nanos / NS_PER_SECOND) + Number(d.nanos % NS_PER_SECOND) / 1e9)}s`;
   return `${decimalSeconds(d.nanos)}s`;
 }
 
@@ -101,7 +107,9 @@ export function parseTimestamp(s: string): Timestamp | CelError {
   const m = RFC3339.exec(s);
   const invalid = new CelError(`type conversion error from 'string' to 'google.protobuf.Timestamp'`);
   if (!m) return invalid;
-  const [y, mo, d, h, mi, sec, oh, om] = [m[1], m[2], m[3], m[4], m[5], m[6], m[9], m[10]].map((x) => Number(x ?? 0)) as [number, number, number, number, number, number, number, number];
+  const [y, mo, d, h, mi, sec, oh, om] = [m[1], m[2], m[3], m[4], m[5], m[6], m[9], m[10]].map((x) =>
+    Number(x ?? 0),
+  ) as [number, number, number, number, number, number, number, number];
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 || oh > 23 || om > 59) return invalid;
   if (d > (mo === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[mo - 1]!)) return invalid;
   const offsetSeconds = m[8] === undefined ? 0 : (m[8] === '-' ? -1 : 1) * (oh * 3600 + om * 60);
@@ -176,7 +184,17 @@ function zoneOffsetSeconds(tz: string, ms: number): number | CelError {
   return (tz.startsWith('-') ? hours * 60 - minutes : hours * 60 + minutes) * 60;
 }
 
-export type TimeField = 'year' | 'month' | 'dayOfYear' | 'dayOfMonth' | 'date' | 'dayOfWeek' | 'hours' | 'minutes' | 'seconds' | 'milliseconds';
+export type TimeField =
+  | 'year'
+  | 'month'
+  | 'dayOfYear'
+  | 'dayOfMonth'
+  | 'date'
+  | 'dayOfWeek'
+  | 'hours'
+  | 'minutes'
+  | 'seconds'
+  | 'milliseconds';
 
 /** A civil field of a timestamp in zone `tz` (UTC when undefined); months and days of year and month count from 0. */
 export function timestampField(t: Timestamp, field: TimeField, tz?: string): bigint | CelError {
@@ -212,7 +230,12 @@ export function timestampField(t: Timestamp, field: TimeField, tz?: string): big
 
 /** A duration's total hours, minutes, seconds or milliseconds, truncated (Go's Duration.Hours() etc. as cel-go uses them). */
 export function durationField(d: Duration, field: 'hours' | 'minutes' | 'seconds' | 'milliseconds'): bigint {
-  const per = { hours: 3600n * NS_PER_SECOND, minutes: 60n * NS_PER_SECOND, seconds: NS_PER_SECOND, milliseconds: NS_PER_MS }[field];
+  const per = {
+    hours: 3600n * NS_PER_SECOND,
+    minutes: 60n * NS_PER_SECOND,
+    seconds: NS_PER_SECOND,
+    milliseconds: NS_PER_MS,
+  }[field];
   return d.nanos / per;
 }
 

@@ -32,7 +32,12 @@ export interface Type {
   readonly nullable: boolean;
 }
 
-const mk = (kind: Kind, name: string, params: readonly Type[] = [], nullable = false): Type => ({ kind, name, params, nullable });
+const mk = (kind: Kind, name: string, params: readonly Type[] = [], nullable = false): Type => ({
+  kind,
+  name,
+  params,
+  nullable,
+});
 
 export const AnyType = mk('any', 'google.protobuf.Any');
 export const BoolType = mk('bool', 'bool');
@@ -176,7 +181,11 @@ function isEqualOrLessSpecific(t1: Type, t2: Type): boolean {
   if (t1.kind !== t2.kind) return false;
   switch (t1.kind) {
     case 'opaque':
-      return t1.name === t2.name && t1.params.length === t2.params.length && t1.params.every((p, i) => isEqualOrLessSpecific(p, t2.params[i]!));
+      return (
+        t1.name === t2.name &&
+        t1.params.length === t2.params.length &&
+        t1.params.every((p, i) => isEqualOrLessSpecific(p, t2.params[i]!))
+      );
     case 'list':
       return isEqualOrLessSpecific(t1.params[0]!, t2.params[0]!);
     case 'map':
@@ -195,7 +204,18 @@ export const mostGeneral = (t1: Type, t2: Type): Type => (isEqualOrLessSpecific(
 const isLegacyNullable = (t: Type): boolean => ['opaque', 'struct', 'any', 'duration', 'timestamp'].includes(t.kind);
 const isAssignableNull = (t: Type): boolean => isLegacyNullable(t) || isAssignableType(t, NullType);
 
-const SPECIFIC_KINDS: ReadonlySet<Kind> = new Set(['bool', 'bytes', 'double', 'int', 'string', 'uint', 'any', 'duration', 'timestamp', 'struct']);
+const SPECIFIC_KINDS: ReadonlySet<Kind> = new Set([
+  'bool',
+  'bytes',
+  'double',
+  'int',
+  'string',
+  'uint',
+  'any',
+  'duration',
+  'timestamp',
+  'struct',
+]);
 
 /** internalIsAssignable: whether t1 is assignable to t2, binding type parameters in m as it goes. */
 function assignable(m: Mapping, t1: Type, t2: Type): boolean {

@@ -4,7 +4,20 @@
 
 export class UnescapeError extends Error {}
 
-const SIMPLE: Record<string, number> = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92, "'": 39, '"': 34, '`': 96, '?': 63 };
+const SIMPLE: Record<string, number> = {
+  a: 7,
+  b: 8,
+  f: 12,
+  n: 10,
+  r: 13,
+  t: 9,
+  v: 11,
+  '\\': 92,
+  "'": 39,
+  '"': 34,
+  '`': 96,
+  '?': 63,
+};
 
 function utf8(cp: number, out: number[]): void {
   if (cp < 0x80) out.push(cp);
@@ -26,7 +39,8 @@ export function unescapeBytes(text: string, isBytes: boolean): Uint8Array {
     raw = true;
   }
   const q = value[0];
-  if (value.length === 0 || q !== value[value.length - 1] || (q !== '"' && q !== "'")) throw new UnescapeError('unable to unescape string');
+  if (value.length === 0 || q !== value[value.length - 1] || (q !== '"' && q !== "'"))
+    throw new UnescapeError('unable to unescape string');
   if (value.length >= 6 && (value.startsWith("'''") || value.startsWith('"""'))) {
     const three = value.slice(0, 3);
     if (!value.endsWith(three)) throw new UnescapeError('unable to unescape string');

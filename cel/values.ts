@@ -118,7 +118,8 @@ function normalKey(k: Value): bigint | boolean | string | undefined {
   return undefined;
 }
 
-export const isMapKey = (v: Value): v is MapKey => typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint' || v instanceof Uint;
+export const isMapKey = (v: Value): v is MapKey =>
+  typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint' || v instanceof Uint;
 
 export type Value =
   | null
@@ -208,7 +209,12 @@ export const checkedUint = (v: bigint): Uint | CelError => (v < 0n || v > MAX_UI
  * beyond the integer type's range is above or below it, otherwise the integer is converted to
  * double (so 2^63 - 1 equals 2^63 as a double, as in cel-go).
  */
-export function compareNumbers(a: bigint | number, b: bigint | number, aUnsigned = false, bUnsigned = false): number | undefined {
+export function compareNumbers(
+  a: bigint | number,
+  b: bigint | number,
+  aUnsigned = false,
+  bUnsigned = false,
+): number | undefined {
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a) || Number.isNaN(b)) return undefined;
@@ -296,7 +302,10 @@ export function equals(a: Value, b: Value): boolean {
     return nb !== undefined && compareNumbers(na, nb, a instanceof Uint, b instanceof Uint) === 0;
   }
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x: Value, i) => equals(x, (b as readonly Value[])[i]!));
+  if (Array.isArray(a))
+    return (
+      Array.isArray(b) && a.length === b.length && a.every((x: Value, i) => equals(x, (b as readonly Value[])[i]!))
+    );
   if (a instanceof MapValue) {
     if (!(b instanceof MapValue) || a.size !== b.size) return false;
     for (const [k, v] of a.pairs()) {
@@ -351,7 +360,14 @@ export function actualSize(v: Val): number {
  * A JSON document as the server holds one: numbers that are integers beyond 2^53 are bigints
  * (apimachinery/json-parse.ts with `int64: true`), so nothing is rounded.
  */
-export type JsonValue = null | boolean | number | bigint | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
 
 /**
  * A JSON value as CEL sees an unstructured object without a schema (kube's UnstructuredToVal

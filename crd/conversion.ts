@@ -27,7 +27,13 @@ import { validateAnnotations, validateLabels } from '../apimachinery/validation/
 import type { CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
 import { caBundleError } from '../webhook/ca-bundle.js';
 import { jsonKind, stringifyJSON } from '../apimachinery/json.js';
-import { type GroupVersion, type GroupVersionKind, gvkString, parseGroupVersion, unstructuredGVK } from '../apimachinery/versions.js';
+import {
+  type GroupVersion,
+  type GroupVersionKind,
+  gvkString,
+  parseGroupVersion,
+  unstructuredGVK,
+} from '../apimachinery/versions.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   type HttpResult,
@@ -84,7 +90,15 @@ export interface ConverterOptions {
 export class ConversionError extends ApiError {
   constructor(readonly detail: string) {
     // ErrorToAPIStatus' Status for an error that is not one: metav1.StatusReasonUnknown is "".
-    super({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: detail, reason: '', code: 500 });
+    super({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: detail,
+      reason: '',
+      code: 500,
+    });
     this.name = 'ConversionError';
   }
 
@@ -113,7 +127,6 @@ type GVK = GroupVersionKind;
 class Fail extends WebhookCallError {}
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
 
 /** metav1.TypeMeta's GroupVersionKind() (FromAPIVersionAndKind): the kind survives a bad apiVersion. */
 function typeMetaGVK(o: JsonObject): GVK {
@@ -149,7 +162,9 @@ class CRConverter implements Converter {
     private readonly crd: CustomResourceDefinition,
     private readonly delegate: Delegate,
   ) {
-    this.validVersions = new Set((crd.spec.versions ?? []).map((v) => gvString({ group: crd.spec.group, version: v.name })));
+    this.validVersions = new Set(
+      (crd.spec.versions ?? []).map((v) => gvString({ group: crd.spec.group, version: v.name })),
+    );
   }
 
   async convert(objects: KubeObject[], toVersion: string, opts: ConvertOptions = {}): Promise<KubeObject[]> {
@@ -170,7 +185,9 @@ class CRConverter implements Converter {
   /** KindForGroupVersionKinds, then the target must be one of the CRD's versions. */
   private checkTarget(from: GVK, to: GV): void {
     if (from.group !== to.group) {
-      throw new Fail(`${gvkString(from)} is unstructured and is not suitable for converting to ${goQuote(gvString(to))}`);
+      throw new Fail(
+        `${gvkString(from)} is unstructured and is not suitable for converting to ${goQuote(gvString(to))}`,
+      );
     }
     if (!this.isValid(to)) throw new Fail(`request to convert CR to an invalid group/version: ${gvString(to)}`);
   }
@@ -189,7 +206,8 @@ class CRConverter implements Converter {
     this.checkTarget(list, to);
     items.forEach((item, i) => {
       const gv = unstructuredGVK(item);
-      if (!this.isValid(gv)) throw new Fail(`request to convert CR list failed, list index ${i} has invalid group/version: ${gvString(gv)}`);
+      if (!this.isValid(gv))
+        throw new Fail(`request to convert CR list failed, list index ${i} has invalid group/version: ${gvString(gv)}`);
     });
     return this.delegate.convertList(items, to, list);
   }
@@ -234,10 +252,16 @@ class WebhookConverter implements Delegate {
   constructor(crd: CustomResourceDefinition, opts: ConverterOptions) {
     const webhook = crd.spec.conversion?.webhook;
     this.reviewVersions = webhook?.conversionReviewVersions ?? [];
-    this.timeoutMs = opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? Math.ceil(opts.timeoutMs) : DEFAULT_CONVERSION_TIMEOUT_MS;
+    this.timeoutMs =
+      opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0
+        ? Math.ceil(opts.timeoutMs)
+        : DEFAULT_CONVERSION_TIMEOUT_MS;
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const endpoint = webhook?.clientConfig
-      ? webhookEndpoint(webhook.clientConfig, this.timeoutMs, { ...(opts.serviceResolver ? { serviceResolver: opts.serviceResolver } : {}), caBundleError })
+      ? webhookEndpoint(webhook.clientConfig, this.timeoutMs, {
+          ...(opts.serviceResolver ? { serviceResolver: opts.serviceResolver } : {}),
+          caBundleError,
+        })
       : undefined;
     this.endpoint = endpoint && !('error' in endpoint) ? endpoint : undefined;
   }
@@ -260,19 +284,25 @@ class WebhookConverter implements Delegate {
     if (!needed) return obj;
 
     const converted = await this.call([obj], desired, version, what);
-    if (converted.length !== 1) throw new Fail(`conversion webhook for ${what} returned ${converted.length} objects, expected 1`);
+    if (converted.length !== 1)
+      throw new Fail(`conversion webhook for ${what} returned ${converted.length} objects, expected 1`);
     const out = rawObject(converted[0]); // kube returns this one unwrapped
     const outGVK = unstructuredGVK(out);
     if (!sameGV(outGVK, to)) {
-      throw new Fail(`conversion webhook for ${what} returned invalid object at index 0: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`);
+      throw new Fail(
+        `conversion webhook for ${what} returned invalid object at index 0: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`,
+      );
     }
     if (inGVK.kind !== outGVK.kind) {
-      throw new Fail(`conversion webhook for ${what} returned invalid object at index 0: invalid kind (expected ${inGVK.kind}, received ${outGVK.kind})`);
+      throw new Fail(
+        `conversion webhook for ${what} returned invalid object at index 0: invalid kind (expected ${inGVK.kind}, received ${outGVK.kind})`,
+      );
     }
     const invalidWhy = validateConvertedObject(obj, out);
     if (invalidWhy) throw new Fail(`conversion webhook for ${what} returned invalid object: ${invalidWhy}`);
     const restored = restoreObjectMeta(obj, out);
-    if (typeof restored === 'string') throw new Fail(`conversion webhook for ${what} returned invalid metadata: ${restored}`);
+    if (typeof restored === 'string')
+      throw new Fail(`conversion webhook for ${what} returned invalid metadata: ${restored}`);
     return restored;
   }
 
@@ -298,13 +328,17 @@ class WebhookConverter implements Delegate {
         throw new Fail(`${at}: ${(err as Error).message}`);
       }
       const outGVK = unstructuredGVK(out);
-      if (!sameGV(outGVK, to)) throw new Fail(`${at}: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`);
+      if (!sameGV(outGVK, to))
+        throw new Fail(`${at}: invalid groupVersion (expected ${desired}, received ${gvString(outGVK)})`);
       const kind = unstructuredGVK(original).kind;
       if (kind !== outGVK.kind) throw new Fail(`${at}: invalid kind (expected ${kind}, received ${outGVK.kind})`);
       const invalidWhy = validateConvertedObject(original, out);
       if (invalidWhy) throw new Fail(`${at}: ${invalidWhy}`);
       const restored = restoreObjectMeta(original, out);
-      if (typeof restored === 'string') throw new Fail(`conversion webhook for ${what} returned invalid metadata in object at index ${index}: ${restored}`);
+      if (typeof restored === 'string')
+        throw new Fail(
+          `conversion webhook for ${what} returned invalid metadata in object at index ${index}: ${restored}`,
+        );
       index++;
       return restored;
     });
@@ -337,7 +371,8 @@ class WebhookConverter implements Delegate {
 /** getRawExtensionObject: a converted object as unstructured decodes it. */
 function rawObject(item: unknown): JsonObject {
   if (item === null || item === undefined) throw new Fail('unexpected end of JSON input');
-  if (!isJsonObject(item)) throw new Fail(`json: cannot unmarshal ${jsonKind(item)} into Go value of type map[string]interface {}`);
+  if (!isJsonObject(item))
+    throw new Fail(`json: cannot unmarshal ${jsonKind(item)} into Go value of type map[string]interface {}`);
   if (str(item['kind']) === '') throw new Fail(`Object 'Kind' is missing in '${stringifyJSON(item)}'`);
   return item;
 }
@@ -352,7 +387,11 @@ function validateConvertedObject(input: KubeObject, out: JsonObject): string | u
   const inKind = str(input.kind);
   const outKind = str(out['kind']);
   if (inKind !== outKind) return `must have the same kind: ${inKind} != ${outKind}`;
-  for (const [field, label] of [['name', 'name'], ['namespace', 'namespace'], ['uid', 'UID']] as const) {
+  for (const [field, label] of [
+    ['name', 'name'],
+    ['namespace', 'namespace'],
+    ['uid', 'UID'],
+  ] as const) {
     const a = metaString(input, field);
     const b = metaString(out, field);
     if (a !== b) return `must have the same ${label}: ${a} != ${b}`;
@@ -384,13 +423,17 @@ function restoreObjectMeta(original: KubeObject, converted: JsonObject): KubeObj
     const before: JsonObject = isJsonObject(originalField) ? originalField : {};
     let changed = Object.keys(before).length !== Object.keys(response).length;
     for (const [k, v] of Object.entries(response)) {
-      if (typeof v !== 'string') return `metadata.${fld}[${k}] must be a string, but is ${goTypeName(v)} in converted object`;
+      if (typeof v !== 'string')
+        return `metadata.${fld}[${k}] must be a string, but is ${goTypeName(v)} in converted object`;
       if (before[k] !== v) changed = true;
     }
     if (changed) {
       const entries = Object.entries(response as Record<string, string>);
       // kube reports annotations at `metadata.annotation` (sic).
-      const errs = fld === 'labels' ? validateLabels(entries, 'metadata.labels') : validateAnnotations(entries, 'metadata.annotation');
+      const errs =
+        fld === 'labels'
+          ? validateLabels(entries, 'metadata.labels')
+          : validateAnnotations(entries, 'metadata.annotation');
       if (errs.length > 0) return aggregateErrors(errs.map(formatFieldError));
     }
     meta[fld] = response;
@@ -408,7 +451,9 @@ function convertedObjectsFrom(res: HttpResult, version: ReviewVersion, uid: stri
     // v1beta1 processing never verified the kind or the uid; kube keeps it that way.
     const gvk = typeMetaGVK(review);
     if (gvk.group !== 'apiextensions.k8s.io' || gvk.version !== 'v1' || gvk.kind !== 'ConversionReview') {
-      throw new Fail(`expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got ${gvkString(gvk)}`);
+      throw new Fail(
+        `expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got ${gvkString(gvk)}`,
+      );
     }
   }
   const response = review['response'];
@@ -437,7 +482,12 @@ function decodeReview(parsed: JsonObject, version: ReviewVersion): JsonObject {
   typeError(response, isJsonObject, 'ConversionReview.response', `${version}.ConversionResponse`);
   if (isJsonObject(response)) {
     typeError(response['uid'], isString, 'ConversionResponse.response.uid', 'types.UID');
-    typeError(response['convertedObjects'], Array.isArray, 'ConversionResponse.response.convertedObjects', '[]runtime.RawExtension');
+    typeError(
+      response['convertedObjects'],
+      Array.isArray,
+      'ConversionResponse.response.convertedObjects',
+      '[]runtime.RawExtension',
+    );
     const result = response['result'];
     typeError(result, isJsonObject, 'ConversionResponse.response.result', 'v1.Status');
     if (isJsonObject(result)) {

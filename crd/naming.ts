@@ -41,7 +41,12 @@ const sameNames = (a: Names, b: Names): boolean =>
 function findCondition(crd: CustomResourceDefinition, type: CRDCondition['type']): CRDCondition | undefined {
   const c = crd.status?.conditions?.find((cond) => cond.type === type);
   if (!c) return undefined;
-  return { type: c.type, status: c.status, ...(c.reason !== undefined ? { reason: c.reason } : {}), ...(c.message !== undefined ? { message: c.message } : {}) };
+  return {
+    type: c.type,
+    status: c.status,
+    ...(c.reason !== undefined ? { reason: c.reason } : {}),
+    ...(c.message !== undefined ? { message: c.message } : {}),
+  };
 }
 
 /**
@@ -119,11 +124,23 @@ function resolveNames(
 function decideEstablished(crd: CustomResourceDefinition, namesAccepted: CRDCondition): CRDCondition {
   const existing = findCondition(crd, 'Established');
   if (existing?.status === 'True' || namesAccepted.status !== 'True') {
-    return existing ?? { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' };
+    return (
+      existing ?? { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }
+    );
   }
   const caBundle = crd.spec.conversion?.webhook?.clientConfig?.caBundle;
   if (caBundle && caBundleError(caBundle)) {
-    return { type: 'Established', status: 'False', reason: 'InvalidCABundle', message: 'The conversion webhook CABundle is invalid' };
+    return {
+      type: 'Established',
+      status: 'False',
+      reason: 'InvalidCABundle',
+      message: 'The conversion webhook CABundle is invalid',
+    };
   }
-  return { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' };
+  return {
+    type: 'Established',
+    status: 'True',
+    reason: 'InitialNamesAccepted',
+    message: 'the initial names have been accepted',
+  };
 }

@@ -214,7 +214,11 @@ function readConversion(v: unknown): Conversion | undefined {
   const c = rec(v);
   if (!c) return undefined;
   const webhook = rec(c['webhook']);
-  return { strategy: str(c['strategy']), clientConfig: rec(webhook?.['clientConfig']), reviewVersions: strings(webhook?.['conversionReviewVersions']) };
+  return {
+    strategy: str(c['strategy']),
+    clientConfig: rec(webhook?.['clientConfig']),
+    reviewVersions: strings(webhook?.['conversionReviewVersions']),
+  };
 }
 
 /**
@@ -268,7 +272,8 @@ function validateSpec(spec: Spec, opts: Options): FieldError[] {
   else {
     const dns = isDNS1123Subdomain(spec.group);
     if (dns.length) errs.push(invalid('spec.group', spec.group, dns.join(',')));
-    else if (spec.group.split('.').length < 2) errs.push(invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
+    else if (spec.group.split('.').length < 2)
+      errs.push(invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
   }
   errs.push(...validateEnum('spec.scope', spec.scope, SCOPES));
 
@@ -276,7 +281,8 @@ function validateSpec(spec: Spec, opts: Options): FieldError[] {
   if (opts.requireOpenAPISchema) {
     if (!topSchema) {
       spec.versions.forEach((v, i) => {
-        if (!rec(v.schema?.['openAPIV3Schema'])) errs.push(required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
+        if (!rec(v.schema?.['openAPIV3Schema']))
+          errs.push(required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
       });
     }
   } else if (!spec.preserveUnknownFields && !topSchema) {
@@ -303,7 +309,8 @@ function validateSpec(spec: Spec, opts: Options): FieldError[] {
     errs.push(...validateVersion(spec, v, path, opts));
   });
   if (!unique) errs.push(invalid('spec.versions', spec.rawVersions, 'must contain unique version names'));
-  if (storageCount !== 1) errs.push(invalid('spec.versions', spec.rawVersions, 'must have exactly one version marked as storage version'));
+  if (storageCount !== 1)
+    errs.push(invalid('spec.versions', spec.rawVersions, 'must have exactly one version marked as storage version'));
   if (spec.version) {
     // Kube's internal spec.version mirrors versions[0].name, so a bad name is reported twice.
     const dns = isDNS1035Label(spec.version);
@@ -321,7 +328,13 @@ function validateSpec(spec: Spec, opts: Options): FieldError[] {
   spec.columns.forEach((c, i) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${i}]`)));
 
   if (spec.conversion && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields) {
-    errs.push(invalid('spec.conversion.strategy', spec.conversion.strategy, 'must be None if spec.preserveUnknownFields is true'));
+    errs.push(
+      invalid(
+        'spec.conversion.strategy',
+        spec.conversion.strategy,
+        'must be None if spec.preserveUnknownFields is true',
+      ),
+    );
   }
   errs.push(...validateConversion(spec.conversion, opts));
   return errs;
@@ -428,9 +441,28 @@ const ROOT_FIELDS: readonly (readonly [json: string, goName: string, zero: ZeroK
 
 /** With a status subresource, /status writes are checked against properties[status] alone, so the root may only hold these. */
 const ALLOWED_AT_ROOT = [
-  'Description', 'Type', 'Format', 'Title', 'Maximum', 'ExclusiveMaximum', 'Minimum', 'ExclusiveMinimum',
-  'MaxLength', 'MinLength', 'Pattern', 'MaxItems', 'MinItems', 'UniqueItems', 'MultipleOf', 'Required',
-  'Items', 'Properties', 'ExternalDocs', 'Example', 'XPreserveUnknownFields', 'XValidations',
+  'Description',
+  'Type',
+  'Format',
+  'Title',
+  'Maximum',
+  'ExclusiveMaximum',
+  'Minimum',
+  'ExclusiveMinimum',
+  'MaxLength',
+  'MinLength',
+  'Pattern',
+  'MaxItems',
+  'MinItems',
+  'UniqueItems',
+  'MultipleOf',
+  'Required',
+  'Items',
+  'Properties',
+  'ExternalDocs',
+  'Example',
+  'XPreserveUnknownFields',
+  'XValidations',
 ];
 
 function isZero(v: unknown, zero: ZeroKind): boolean {
@@ -439,7 +471,13 @@ function isZero(v: unknown, zero: ZeroKind): boolean {
   return isAbsent(v);
 }
 
-function validateSchema(wrapper: Rec | undefined, statusEnabled: boolean, path: string, version: string, opts: Options): FieldError[] {
+function validateSchema(
+  wrapper: Rec | undefined,
+  statusEnabled: boolean,
+  path: string,
+  version: string,
+  opts: Options,
+): FieldError[] {
   const schema = rec(wrapper?.['openAPIV3Schema']);
   if (!schema) return [];
   const errs: FieldError[] = [];
@@ -449,25 +487,45 @@ function validateSchema(wrapper: Rec | undefined, statusEnabled: boolean, path: 
       if (isZero(schema[json], zero)) continue;
       if (goName === 'Type') {
         if (schema['type'] === 'object') continue;
-        errs.push(invalid(`${schemaPath}.type`, schema['type'], 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
+        errs.push(
+          invalid(
+            `${schemaPath}.type`,
+            schema['type'],
+            'only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+          ),
+        );
         break;
       }
       if (!ALLOWED_AT_ROOT.includes(goName)) {
-        errs.push(invalid(schemaPath, schema, `only [${ALLOWED_AT_ROOT.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`));
+        errs.push(
+          invalid(
+            schemaPath,
+            schema,
+            `only [${ALLOWED_AT_ROOT.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`,
+          ),
+        );
         break;
       }
     }
   }
-  if (schema['nullable'] === true) errs.push(forbidden(`${schemaPath}.nullable`, 'nullable cannot be true at the root'));
+  if (schema['nullable'] === true)
+    errs.push(forbidden(`${schemaPath}.nullable`, 'nullable cannot be true at the root'));
   if (opts.schemaValidator) {
-    errs.push(...opts.schemaValidator(schema as JSONSchemaProps, schemaPath, { version, ...(opts.old ? { old: opts.old } : {}) }));
+    errs.push(
+      ...opts.schemaValidator(schema as JSONSchemaProps, schemaPath, {
+        version,
+        ...(opts.old ? { old: opts.old } : {}),
+      }),
+    );
   }
   return errs;
 }
 
 function specHasDefaults(spec: Spec): boolean {
   const hasDefault = (s: Rec): boolean => !isAbsent(s['default']);
-  return [spec.validation, ...spec.versions.map((v) => v.schema)].some((w) => isJsonObject(w?.['openAPIV3Schema']) && schemaHas(w['openAPIV3Schema'], hasDefault));
+  return [spec.validation, ...spec.versions.map((v) => v.schema)].some(
+    (w) => isJsonObject(w?.['openAPIV3Schema']) && schemaHas(w['openAPIV3Schema'], hasDefault),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -481,7 +539,8 @@ function validateNames(n: Names, path: string): FieldError[] {
   };
   const mixedCase = (field: string, value: string): void => {
     const dns = isDNS1035Label(value.toLowerCase());
-    if (dns.length) errs.push(invalid(field, value, `may have mixed case, but should otherwise match: ${dns.join(',')}`));
+    if (dns.length)
+      errs.push(invalid(field, value, `may have mixed case, but should otherwise match: ${dns.join(',')}`));
   };
   if (n.plural) label(child(path, 'plural'), n.plural);
   if (n.singular) label(child(path, 'singular'), n.singular);
@@ -489,7 +548,8 @@ function validateNames(n: Names, path: string): FieldError[] {
   if (n.listKind) mixedCase(child(path, 'listKind'), n.listKind);
   n.shortNames.forEach((s, i) => label(index(child(path, 'shortNames'), i), s));
   // Equal kind and listKind would make list parsing ambiguous.
-  if (n.kind && n.kind === n.listKind) errs.push(invalid(child(path, 'listKind'), n.listKind, 'kind and listKind may not be the same'));
+  if (n.kind && n.kind === n.listKind)
+    errs.push(invalid(child(path, 'listKind'), n.listKind, 'kind and listKind may not be the same'));
   n.categories.forEach((c, i) => label(index(child(path, 'categories'), i), c));
   return errs;
 }
@@ -511,7 +571,13 @@ function validateSubresources(sub: Rec | undefined, path: string): FieldError[] 
   if (!statusPath) errs.push(required(`${path}.scale.statusReplicasPath`));
   else underRoot('statusReplicasPath', statusPath, ['.status.'], 'should be a json path under .status');
   const selectorPath = str(scale['labelSelectorPath']);
-  if (selectorPath) underRoot('labelSelectorPath', selectorPath, ['.spec.', '.status.'], 'should be a json path under either .spec or .status');
+  if (selectorPath)
+    underRoot(
+      'labelSelectorPath',
+      selectorPath,
+      ['.spec.', '.status.'],
+      'should be a json path under either .spec or .status',
+    );
   return errs;
 }
 
@@ -536,7 +602,8 @@ function validateColumn(raw: unknown, path: string): FieldError[] {
   const typeDetail = `must be one of ${COLUMN_TYPES.join(',')}`;
   if (!type) errs.push(required(child(path, 'type'), typeDetail));
   else if (!COLUMN_TYPES.includes(type)) errs.push(invalid(child(path, 'type'), type, typeDetail));
-  if (format && !COLUMN_FORMATS.includes(format)) errs.push(invalid(child(path, 'format'), format, `must be one of ${COLUMN_FORMATS.join(',')}`));
+  if (format && !COLUMN_FORMATS.includes(format))
+    errs.push(invalid(child(path, 'format'), format, `must be one of ${COLUMN_FORMATS.join(',')}`));
   // The internal field is JSONPath, and kube reports it under that name.
   if (!jsonPath) errs.push(required(child(path, 'JSONPath')));
   else errs.push(...simpleJSONPathErrors(jsonPath, child(path, 'JSONPath')));
@@ -570,7 +637,8 @@ function validateConversion(conv: Conversion | undefined, opts: Options): FieldE
   else {
     const url = typeof cc['url'] === 'string' ? cc['url'] : undefined;
     const service = rec(cc['service']);
-    if ((url === undefined) === (service === undefined)) errs.push(required(ccPath, 'exactly one of url or service is required'));
+    if ((url === undefined) === (service === undefined))
+      errs.push(required(ccPath, 'exactly one of url or service is required'));
     else if (url !== undefined) errs.push(...validateWebhookURL(`${ccPath}.url`, url));
     else if (service) errs.push(...validateWebhookService(`${ccPath}.service`, service));
     const caBundle = str(cc['caBundle']);
@@ -647,7 +715,8 @@ type ApprovalState = 'invalid' | 'approved' | 'bypassed' | 'missing';
 
 function approvalState(annotations: Record<string, string> | undefined): [ApprovalState, string] {
   const value = annotations?.[APPROVAL_ANNOTATION] ?? '';
-  if (!value) return ['missing', `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see ${APPROVAL_PR}`];
+  if (!value)
+    return ['missing', `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see ${APPROVAL_PR}`];
   if (value.startsWith('unapproved')) return ['bypassed', `not approved: ${JSON.stringify(value)}`];
   const u = parseGoRequestURI(value);
   if (u.ok && u.url.host && u.url.scheme) return ['approved', `approved in ${value}`];
@@ -671,11 +740,20 @@ function validateAPIApproval(crd: CustomResourceDefinition, old: CustomResourceD
   return [];
 }
 
-function validatePreserveUnknownFields(crd: CustomResourceDefinition, old: CustomResourceDefinition | undefined): FieldError[] {
+function validatePreserveUnknownFields(
+  crd: CustomResourceDefinition,
+  old: CustomResourceDefinition | undefined,
+): FieldError[] {
   // CRDs stored with it set (from v1beta1 days) may keep it.
   if (old && rec(old.spec)?.['preserveUnknownFields'] === true) return [];
   if (rec(crd.spec)?.['preserveUnknownFields'] !== true) return [];
-  return [invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead')];
+  return [
+    invalid(
+      'spec.preserveUnknownFields',
+      true,
+      'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+    ),
+  ];
 }
 
 function immutable(path: string, value: string, oldValue: string): FieldError[] {

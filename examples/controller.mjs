@@ -43,7 +43,14 @@ try {
   const reconcile = async (cache) => {
     if (cache.status?.readyReplicas === cache.spec.size) return resolveReady(cache);
     await caches.patchNamespacedCustomObjectStatus(
-      { group, version, namespace, plural, name: cache.metadata.name, body: { status: { readyReplicas: cache.spec.size } } },
+      {
+        group,
+        version,
+        namespace,
+        plural,
+        name: cache.metadata.name,
+        body: { status: { readyReplicas: cache.spec.size } },
+      },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
     );
   };
@@ -60,19 +67,27 @@ try {
   );
 
   const created = await caches.createNamespacedCustomObject({
-    group, version, namespace, plural,
+    group,
+    version,
+    namespace,
+    plural,
     body: { apiVersion: `${group}/${version}`, kind: 'Cache', metadata: { name: 'sessions' }, spec: { size: 3 } },
   });
-  const timeout = setTimeout(() => resolveReady(Promise.reject(new Error(`no ready Cache within 10 s; saw ${JSON.stringify(seen)}`))), 10_000);
+  const timeout = setTimeout(
+    () => resolveReady(Promise.reject(new Error(`no ready Cache within 10 s; saw ${JSON.stringify(seen)}`))),
+    10_000,
+  );
   const done = await ready;
   clearTimeout(timeout);
 
-  console.log(JSON.stringify({
-    version: (await kc.makeApiClient(k8s.VersionApi).getCode()).gitVersion,
-    image: created.spec.image, // the CRD's default
-    readyReplicas: done.status.readyReplicas,
-    seen,
-  }));
+  console.log(
+    JSON.stringify({
+      version: (await kc.makeApiClient(k8s.VersionApi).getCode()).gitVersion,
+      image: created.spec.image, // the CRD's default
+      readyReplicas: done.status.readyReplicas,
+      seen,
+    }),
+  );
 } catch (err) {
   console.error(`controller: ${err?.stack ?? err}`);
   process.exitCode = 1;

@@ -25,7 +25,9 @@ for (const [version, c] of [...kubectl].sort()) {
   if (c.binary?.status === 'failed') {
     fail = true;
     console.log(`kubectl ${version}: FAILED, binary missing or wrong (${counts}):`);
-    const message = String(c.binary.failureMessages?.[0] ?? '').split('\n').filter((l) => !/^\s+at /.test(l));
+    const message = String(c.binary.failureMessages?.[0] ?? '')
+      .split('\n')
+      .filter((l) => !/^\s+at /.test(l));
     for (const l of message) if (l.trim()) console.log(`  ${l.replace(/^AssertionError: /, '')}`);
   } else if (c.passed === 0) {
     // Filtered out (-t), most likely: the binary check fails a full run when the binary is missing.
@@ -36,17 +38,23 @@ for (const [version, c] of [...kubectl].sort()) {
 }
 
 // A test file that could not run (an import that throws, a failing beforeAll) fails no single test.
-const broken = (report.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((t) => t.status === 'failed'));
+const broken = (report.testResults ?? []).filter(
+  (f) => f.status === 'failed' && !(f.assertionResults ?? []).some((t) => t.status === 'failed'),
+);
 for (const f of broken) {
   fail = true;
   console.log(`FAILED to run: ${f.name}: ${String(f.message ?? '').split('\n')[0]}`);
 }
 
 // Where the suite's time goes (its budget is 5 minutes on a 2-core machine): the 20 slowest files.
-const files = (report.testResults ?? []).map((f) => ({ s: (f.endTime - f.startTime) / 1000, name: f.name.replace(/^.*?\/test\//, 'test/') }));
+const files = (report.testResults ?? []).map((f) => ({
+  s: (f.endTime - f.startTime) / 1000,
+  name: f.name.replace(/^.*?\/test\//, 'test/'),
+}));
 if (files.length > 1) {
   console.log('slowest test files:');
-  for (const f of files.sort((a, b) => b.s - a.s).slice(0, 20)) console.log(`${f.s.toFixed(1).padStart(7)} s  ${f.name}`);
+  for (const f of files.sort((a, b) => b.s - a.s).slice(0, 20))
+    console.log(`${f.s.toFixed(1).padStart(7)} s  ${f.name}`);
 }
 
 const passed = report.numPassedTests ?? 0;

@@ -8,7 +8,14 @@ import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
 import type { KubeObject } from '../apimachinery/object.js';
-import { ApiError, badRequest, ignoreNotFound, methodNotSupported, notFoundPath, toApiError } from '../apimachinery/errors.js';
+import {
+  ApiError,
+  badRequest,
+  ignoreNotFound,
+  methodNotSupported,
+  notFoundPath,
+  toApiError,
+} from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
 import { Catalog, type ResourceDescriptor, TYPED_PROFILE, builtinDescriptor } from './registry/catalog.js';
 import { parseGroupVersion } from '../apimachinery/versions.js';
@@ -18,9 +25,19 @@ import { EVENTS_GROUP, eventKind, eventStrategy, eventsV1FieldLabels } from './r
 import { crdKind, crdStrategy } from './registry/builtin/crds.js';
 import { CONFIG_MAP_COLUMNS, configMapKind, configMapStrategy } from './registry/builtin/configmaps.js';
 import { SECRET_COLUMNS, secretKind, secretStrategy } from './registry/builtin/secrets.js';
-import { SERVICE_ACCOUNT_COLUMNS, serviceAccountKind, serviceAccountStrategy } from './registry/builtin/serviceaccounts.js';
+import {
+  SERVICE_ACCOUNT_COLUMNS,
+  serviceAccountKind,
+  serviceAccountStrategy,
+} from './registry/builtin/serviceaccounts.js';
 import { LEASE_COLUMNS, leaseKind, leaseStrategy } from './registry/builtin/leases.js';
-import { SERVICE_COLUMNS, kubernetesService, serviceKind, serviceSchema, serviceStrategy } from './registry/builtin/services.js';
+import {
+  SERVICE_COLUMNS,
+  kubernetesService,
+  serviceKind,
+  serviceSchema,
+  serviceStrategy,
+} from './registry/builtin/services.js';
 import { NamespaceController } from './registry/builtin/namespace-controller.js';
 import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
@@ -83,7 +100,10 @@ export interface ApiDeps {
    * Elect one replica (over a Lease) to run the controllers that act on the cluster: the garbage
    * collector and namespace deletion. Absent: this process is the only one and always acts.
    */
-  leaderElection?: Pick<LeaderElectionConfig, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'>;
+  leaderElection?: Pick<
+    LeaderElectionConfig,
+    'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'
+  >;
   /** kube-controller-manager's --enable-garbage-collector (default true). */
   garbageCollector?: boolean;
   /** What TokenRequest signs with; without it `serviceaccounts/token` is not served. */
@@ -101,11 +121,16 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   let namespaces: Store | undefined;
   // kube's admission plugins read namespaces from an informer (here the watch cache), and storage
   // when the cache may be behind.
-  const cachedNamespace = (name: string): Promise<KubeObject | undefined> => namespaces!.get(undefined, name, { anyRevision: true }).catch(ignoreNotFound);
-  const storedNamespace = (name: string): Promise<KubeObject | undefined> => namespaces!.get(undefined, name).catch(ignoreNotFound);
+  const cachedNamespace = (name: string): Promise<KubeObject | undefined> =>
+    namespaces!.get(undefined, name, { anyRevision: true }).catch(ignoreNotFound);
+  const storedNamespace = (name: string): Promise<KubeObject | undefined> =>
+    namespaces!.get(undefined, name).catch(ignoreNotFound);
   // The authorizer chain, installed below with RBAC's stores, which need these plugins first.
   let authorizer: Authorizer = alwaysDeny;
-  const askAuthorizer: Authorizer = { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) };
+  const askAuthorizer: Authorizer = {
+    authorize: (a) => authorizer.authorize(a),
+    rulesFor: (u, ns) => authorizer.rulesFor(u, ns),
+  };
   // kube's default admission plugins that apply here, run by the store for every write.
   const basePlugins: AdmissionPlugin[] = [
     namespaceLifecycle(async (name, { live }) => {
@@ -135,98 +160,180 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const crds = new Store(storage, crdStrategy, admission);
 
   catalog.setResource('', 'namespaces', [
-    builtinDescriptor(namespaceKind, 'v1', 'namespace', {
-      schema: namespaceSchema,
-      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-      names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace', listKind: 'NamespaceList', shortNames: ['ns'], categories: [] },
-      subresources: ['finalize', 'status'],
-      // The namespace REST's Delete answers with the namespace it marked.
-      serving: { ...TYPED_PROFILE, deleted: 'object' },
-      printerColumns: [
-        { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The status of the namespace' },
-        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-      ],
-    }, namespaces),
+    builtinDescriptor(
+      namespaceKind,
+      'v1',
+      'namespace',
+      {
+        schema: namespaceSchema,
+        verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+        names: {
+          plural: 'namespaces',
+          singular: 'namespace',
+          kind: 'Namespace',
+          listKind: 'NamespaceList',
+          shortNames: ['ns'],
+          categories: [],
+        },
+        subresources: ['finalize', 'status'],
+        // The namespace REST's Delete answers with the namespace it marked.
+        serving: { ...TYPED_PROFILE, deleted: 'object' },
+        printerColumns: [
+          { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The status of the namespace' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+      },
+      namespaces,
+    ),
   ]);
   catalog.setResource('', 'events', [
-    builtinDescriptor(eventKind, 'v1', 'event', {
-      schema: coreEventSchema,
-      names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
-      printerColumns: [
-        { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
-        { name: 'Type', type: 'string', jsonPath: '.type' },
-        { name: 'Reason', type: 'string', jsonPath: '.reason' },
-        { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
-        { name: 'Message', type: 'string', jsonPath: '.message' },
-      ],
-    }, events),
+    builtinDescriptor(
+      eventKind,
+      'v1',
+      'event',
+      {
+        schema: coreEventSchema,
+        names: {
+          plural: 'events',
+          singular: 'event',
+          kind: 'Event',
+          listKind: 'EventList',
+          shortNames: ['ev'],
+          categories: [],
+        },
+        printerColumns: [
+          { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
+          { name: 'Type', type: 'string', jsonPath: '.type' },
+          { name: 'Reason', type: 'string', jsonPath: '.reason' },
+          { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
+          { name: 'Message', type: 'string', jsonPath: '.message' },
+        ],
+      },
+      events,
+    ),
   ]);
   // The same events, in the same storage, under events.k8s.io's names (a conversion on read and write).
   catalog.setResource(EVENTS_GROUP, 'events', [
-    builtinDescriptor(eventKind, 'v1', 'event', {
-      group: EVENTS_GROUP,
-      schema: eventsV1EventSchema,
-      names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
-      fieldLabels: eventsV1FieldLabels,
-      printerColumns: [
-        { name: 'Last Seen', type: 'date', jsonPath: '.deprecatedLastTimestamp' },
-        { name: 'Type', type: 'string', jsonPath: '.type' },
-        { name: 'Reason', type: 'string', jsonPath: '.reason' },
-        { name: 'Object', type: 'string', jsonPath: '.regarding.name' },
-        { name: 'Message', type: 'string', jsonPath: '.note' },
-      ],
-    }, events),
+    builtinDescriptor(
+      eventKind,
+      'v1',
+      'event',
+      {
+        group: EVENTS_GROUP,
+        schema: eventsV1EventSchema,
+        names: {
+          plural: 'events',
+          singular: 'event',
+          kind: 'Event',
+          listKind: 'EventList',
+          shortNames: ['ev'],
+          categories: [],
+        },
+        fieldLabels: eventsV1FieldLabels,
+        printerColumns: [
+          { name: 'Last Seen', type: 'date', jsonPath: '.deprecatedLastTimestamp' },
+          { name: 'Type', type: 'string', jsonPath: '.type' },
+          { name: 'Reason', type: 'string', jsonPath: '.reason' },
+          { name: 'Object', type: 'string', jsonPath: '.regarding.name' },
+          { name: 'Message', type: 'string', jsonPath: '.note' },
+        ],
+      },
+      events,
+    ),
   ]);
   catalog.setResource(crdKind.group, crdKind.resource, [
-    builtinDescriptor(crdKind, 'v1', 'customresourcedefinition', {
-      schema: customResourceDefinitionSchema,
-      names: {
-        plural: 'customresourcedefinitions',
-        singular: 'customresourcedefinition',
-        kind: 'CustomResourceDefinition',
-        listKind: 'CustomResourceDefinitionList',
-        shortNames: ['crd', 'crds'],
-        categories: ['api-extensions'],
+    builtinDescriptor(
+      crdKind,
+      'v1',
+      'customresourcedefinition',
+      {
+        schema: customResourceDefinitionSchema,
+        names: {
+          plural: 'customresourcedefinitions',
+          singular: 'customresourcedefinition',
+          kind: 'CustomResourceDefinition',
+          listKind: 'CustomResourceDefinitionList',
+          shortNames: ['crd', 'crds'],
+          categories: ['api-extensions'],
+        },
+        subresources: ['status'],
+        // The CRD REST's Delete answers with the CRD it marked.
+        serving: { ...TYPED_PROFILE, deleted: 'object' },
+        printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
       },
-      subresources: ['status'],
-      // The CRD REST's Delete answers with the CRD it marked.
-      serving: { ...TYPED_PROFILE, deleted: 'object' },
-      printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
-    }, crds),
+      crds,
+    ),
   ]);
 
   // The kinds controllers need beside their CRDs (leader-election locks, configuration,
   // credentials, identities): one generic store each, as kube's registries.
-  const names = (kind: KindInfo, singular: string, shortNames: string[]): ResourceDescriptor['names'] =>
-    ({ plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames, categories: [] });
+  const names = (kind: KindInfo, singular: string, shortNames: string[]): ResourceDescriptor['names'] => ({
+    plural: kind.resource,
+    singular,
+    kind: kind.kind,
+    listKind: kind.listKind,
+    shortNames,
+    categories: [],
+  });
   const secrets = new Store(storage, secretStrategy, admission);
   const serviceAccounts = new Store(storage, serviceAccountStrategy, admission);
   catalog.setResource('', configMapKind.resource, [
-    builtinDescriptor(configMapKind, 'v1', 'configmap', { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS }, new Store(storage, configMapStrategy, admission)),
+    builtinDescriptor(
+      configMapKind,
+      'v1',
+      'configmap',
+      { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS },
+      new Store(storage, configMapStrategy, admission),
+    ),
   ]);
   // core/v1 Service as data (no proxying, no IP allocation): `kubectl get services`, `cluster-info`.
   const services = new Store(storage, serviceStrategy, admission);
   catalog.setResource('', serviceKind.resource, [
-    builtinDescriptor(serviceKind, 'v1', 'service', { schema: serviceSchema, names: { ...names(serviceKind, 'service', ['svc']), categories: ['all'] }, subresources: ['status'], printerColumns: SERVICE_COLUMNS }, services),
+    builtinDescriptor(
+      serviceKind,
+      'v1',
+      'service',
+      {
+        schema: serviceSchema,
+        names: { ...names(serviceKind, 'service', ['svc']), categories: ['all'] },
+        subresources: ['status'],
+        printerColumns: SERVICE_COLUMNS,
+      },
+      services,
+    ),
   ]);
   catalog.setResource('', secretKind.resource, [
     builtinDescriptor(secretKind, 'v1', 'secret', { schema: secretSchema, printerColumns: SECRET_COLUMNS }, secrets),
   ]);
   catalog.setResource('', serviceAccountKind.resource, [
-    builtinDescriptor(serviceAccountKind, 'v1', 'serviceaccount', {
-      schema: serviceAccountSchema,
-      names: names(serviceAccountKind, 'serviceaccount', ['sa']),
-      printerColumns: SERVICE_ACCOUNT_COLUMNS,
-      // TokenRequest (`kubectl create token`): a signed token for the ServiceAccount, never stored.
-      ...(deps.tokens ? { subresources: ['token'], creates: { token: tokenRequestHandler(deps.tokens, serviceAccounts, secrets) } } : {}),
-    }, serviceAccounts),
+    builtinDescriptor(
+      serviceAccountKind,
+      'v1',
+      'serviceaccount',
+      {
+        schema: serviceAccountSchema,
+        names: names(serviceAccountKind, 'serviceaccount', ['sa']),
+        printerColumns: SERVICE_ACCOUNT_COLUMNS,
+        // TokenRequest (`kubectl create token`): a signed token for the ServiceAccount, never stored.
+        ...(deps.tokens
+          ? { subresources: ['token'], creates: { token: tokenRequestHandler(deps.tokens, serviceAccounts, secrets) } }
+          : {}),
+      },
+      serviceAccounts,
+    ),
   ]);
   const leases = new Store(storage, leaseStrategy, admission);
   catalog.setResource(leaseKind.group, leaseKind.resource, [
     builtinDescriptor(leaseKind, 'v1', 'lease', { schema: leaseSchema, printerColumns: LEASE_COLUMNS }, leases),
   ]);
 
-  const authorization = installAuthorization({ catalog, storage, admission: admissionPlugins, modes: deps.authorizationModes ?? ['RBAC'], logger });
+  const authorization = installAuthorization({
+    catalog,
+    storage,
+    admission: admissionPlugins,
+    modes: deps.authorizationModes ?? ['RBAC'],
+    logger,
+  });
   authorizer = authorization.authorizer;
 
   // Leader election, as kube-controller-manager's: only the Lease holder empties namespaces and
@@ -246,7 +353,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     : undefined;
   const isLeader = elector ? () => elector.isLeader() : () => true;
 
-  const crdController = new CRDController(crds, catalog, (crd) => new Store(storage, customResourceStrategy(crd), admission), logger);
+  const crdController = new CRDController(
+    crds,
+    catalog,
+    (crd) => new Store(storage, customResourceStrategy(crd), admission),
+    logger,
+  );
   namespaceController = new NamespaceController(namespaces, catalog, logger, { isLeader });
   // The default roles, then RBAC's index (decisions wait for it), then aggregation, as leader;
   // the admission configurations before the server's own first writes, which they may judge.
@@ -258,7 +370,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const securePort = Number((deps.serverAddress?.() ?? '').split(':').pop()) || 6443;
   // Not fatal: admission (a webhook) may refuse or be down; kube's controller would retry.
   await services.create('default', kubernetesService(securePort), { dryRun: false }).catch((err: unknown) => {
-    if (!(err instanceof ApiError && err.code === 409)) logger.warn('could not create the kubernetes Service', { err: String(err) });
+    if (!(err instanceof ApiError && err.code === 409))
+      logger.warn('could not create the kubernetes Service', { err: String(err) });
   });
   await crdController.start();
 
@@ -288,7 +401,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const discovery = new Discovery(catalog, deps.serverAddress ?? (() => '127.0.0.1:6443'));
   const openapi = new OpenAPI(catalog);
 
-  async function handle(req: IncomingMessage, res: ServerResponse, user: UserInfo, { info, query }: ParsedRequest): Promise<void> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    user: UserInfo,
+    { info, query }: ParsedRequest,
+  ): Promise<void> {
     if (!info.isResourceRequest) return serveNonResource(req, res, info.path, query);
     const { desc, store, create } = route(catalog, info);
     if (create) return serveCreateOnly({ req, res, info, desc, user, maxRequestBodyBytes }, create);
@@ -296,8 +414,16 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   }
 
   /** A watch over WebSocket: checked like any watch, then upgraded and streamed. */
-  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, { info, query }: ParsedRequest, upgraded: () => void): Promise<void> {
-    if (!info.isResourceRequest || info.verb !== 'watch') throw badRequest('only watch requests can be upgraded to a WebSocket');
+  async function handleUpgrade(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    user: UserInfo,
+    { info, query }: ParsedRequest,
+    upgraded: () => void,
+  ): Promise<void> {
+    if (!info.isResourceRequest || info.verb !== 'watch')
+      throw badRequest('only watch requests can be upgraded to a WebSocket');
     const { desc, store } = route(catalog, info);
     // Narrows the type only: route() already answered a watch of a computed create with its 405.
     if (!store) throw methodNotSupported();
@@ -313,7 +439,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     });
   }
 
-  function serveNonResource(req: IncomingMessage, res: ServerResponse, decodedPath: string, query: URLSearchParams): void {
+  function serveNonResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    decodedPath: string,
+    query: URLSearchParams,
+  ): void {
     const path = decodedPath.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw notFoundPath();
     if (path.startsWith('/openapi/')) {
@@ -343,7 +474,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     }
     if (!doc) throw notFoundPath();
     // Aggregated discovery is the same for everyone and validated by ETag, so kube marks it public.
-    const headers = { 'Content-Type': contentType, ETag: doc.etag, Vary: 'Accept', ...(aggregated ? { 'Cache-Control': 'public' } : {}) };
+    const headers = {
+      'Content-Type': contentType,
+      ETag: doc.etag,
+      Vary: 'Accept',
+      ...(aggregated ? { 'Cache-Control': 'public' } : {}),
+    };
     if (req.headers['if-none-match'] === doc.etag) {
       res.writeHead(304, headers);
       res.end();
@@ -360,7 +496,12 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       } catch (err) {
         const apiErr = toApiError(err);
         // A stack only for the unexpected: a Status we built (a webhook down, storage away) says it all.
-        if (apiErr.code >= 500) logger.error('request failed', { method: req.method, url: req.url, err: err instanceof ApiError ? err.message : err instanceof Error ? err.stack : String(err) });
+        if (apiErr.code >= 500)
+          logger.error('request failed', {
+            method: req.method,
+            url: req.url,
+            err: err instanceof ApiError ? err.message : err instanceof Error ? err.stack : String(err),
+          });
         writeStatus(res, apiErr);
       }
     },
@@ -369,7 +510,11 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     *storedObjectCounts() {
       for (const store of catalog.stores()) {
         const count = store.cachedObjectCount();
-        if (count !== undefined) yield { resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource, count };
+        if (count !== undefined)
+          yield {
+            resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource,
+            count,
+          };
       }
     },
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },

@@ -14,7 +14,9 @@ export interface HealthResponse {
   body: string;
 }
 
-export type CheckResult = { name: string; status: 'ok' | 'excluded' } | { name: string; status: 'failed'; reason: string };
+export type CheckResult =
+  | { name: string; status: 'ok' | 'excluded' }
+  | { name: string; status: 'failed'; reason: string };
 
 /** The same bound kube puts on its etcd health check (--etcd-healthcheck-timeout). */
 export const CHECK_TIMEOUT_MS = 2000;
@@ -39,7 +41,12 @@ async function runCheck(check: HealthCheck): Promise<CheckResult> {
 }
 
 /** kube's response text for one endpoint (`readyz`), given every check's result. */
-export function renderHealth(endpoint: string, results: readonly CheckResult[], unknownExcludes: readonly string[], verbose: boolean): HealthResponse {
+export function renderHealth(
+  endpoint: string,
+  results: readonly CheckResult[],
+  unknownExcludes: readonly string[],
+  verbose: boolean,
+): HealthResponse {
   let out = '';
   for (const r of results) {
     if (r.status === 'excluded') out += `[+]${r.name} excluded: ok\n`;
@@ -73,7 +80,9 @@ export async function runHealth(
 /** /<endpoint>/<check>: "ok", or a 500 naming the reason (these paths need authentication). */
 export async function runSingleCheck(check: HealthCheck): Promise<HealthResponse> {
   const r = await runCheck(check);
-  return r.status === 'failed' ? { code: 500, body: `internal server error: ${r.reason}\n` } : { code: 200, body: 'ok' };
+  return r.status === 'failed'
+    ? { code: 500, body: `internal server error: ${r.reason}\n` }
+    : { code: 200, body: 'ok' };
 }
 
 export const pingCheck: HealthCheck = { name: 'ping', check: async () => {} };

@@ -8,17 +8,36 @@ import type { Storage } from '../storage/interface.js';
 import { createApi } from './api.js';
 import { TokenAuthenticator } from './authn/bearer.js';
 import { UnionAuthenticator } from './authn/union.js';
-import { ServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer, loadPublicKeyFiles, loadSigningKeyFile, parsePrivateKeyPem } from './authn/service-account-token.js';
+import {
+  ServiceAccountTokenAuthenticator,
+  ServiceAccountTokenIssuer,
+  loadPublicKeyFiles,
+  loadSigningKeyFile,
+  parsePrivateKeyPem,
+} from './authn/service-account-token.js';
 import { Auditor } from './audit/event.js';
 import { AuditLogBackend, ensureLogFile, validateAuditLogOptions } from './audit/log-backend.js';
 import { loadPolicyFile, newPolicyEvaluator } from './audit/policy.js';
 import { type KeyObject, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { type TokenRecord, adminRecord, generateAdminToken, loadOrCreateTokenFile, readTokenFile } from './authn/token-file.js';
+import {
+  type TokenRecord,
+  adminRecord,
+  generateAdminToken,
+  loadOrCreateTokenFile,
+  readTokenFile,
+} from './authn/token-file.js';
 import { storageCheck, withTimeout } from './health.js';
 import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
 import { createLogger, type Logger } from '../apimachinery/log.js';
 import { mkdirAll } from '../apimachinery/mkdir-all.js';
-import { type ResolvedOptions, type ServerOptions, type StorageChoice, StartupError, forFlag, fsReason } from './options.js';
+import {
+  type ResolvedOptions,
+  type ServerOptions,
+  type StorageChoice,
+  StartupError,
+  forFlag,
+  fsReason,
+} from './options.js';
 import { resolveServerOptions } from './options.js';
 import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts, writeFileAtomic } from './pki.js';
 import { HttpsFrontend, bindSecurePort } from './serve.js';
@@ -68,7 +87,8 @@ async function prepareDataDir(dir: string, logger: Logger): Promise<void> {
   } catch (err) {
     throw new StartupError(`data directory ${dir} is not writable: ${fsReason(err)}`);
   }
-  if (tightened.length > 0) logger.warn('data directory was readable by others: made it owner-only', { dir, paths: tightened });
+  if (tightened.length > 0)
+    logger.warn('data directory was readable by others: made it owner-only', { dir, paths: tightened });
 }
 
 /** Takes group and other permissions off `dir`, `dir/pki` and the files in them; returns what it changed. */
@@ -138,12 +158,19 @@ async function readClientCA(file: string): Promise<string> {
 }
 
 /** --audit-policy-file and --audit-log-*: the auditor and its backend, or a start-up error naming the flag. */
-async function auditing(o: ResolvedOptions, logger: Logger): Promise<{ auditor: Auditor; backend: AuditLogBackend } | undefined> {
+async function auditing(
+  o: ResolvedOptions,
+  logger: Logger,
+): Promise<{ auditor: Auditor; backend: AuditLogBackend } | undefined> {
   const audit = o.audit;
   if (!audit) return undefined;
   const policy = await forFlag('audit-policy-file', () => loadPolicyFile(audit.policyFile));
   // Each message names its flag (kube's text); the parser lets no negative number through anyway.
-  const problems = validateAuditLogOptions({ maxAgeDays: audit.maxAgeDays, maxBackups: audit.maxBackups, maxSizeMB: audit.maxSizeMB });
+  const problems = validateAuditLogOptions({
+    maxAgeDays: audit.maxAgeDays,
+    maxBackups: audit.maxBackups,
+    maxSizeMB: audit.maxSizeMB,
+  });
   if (problems.length > 0) throw new StartupError(problems.join(', '));
   await forFlag('audit-log-path', () => ensureLogFile(audit.logPath));
   const backend = new AuditLogBackend({
@@ -163,7 +190,9 @@ function storageOptions(o: ResolvedOptions): StorageOptions {
     case 'sqlite':
       return { kind: 'sqlite', path: join(o.dataDir!, 'state.db') };
     case 'etcd':
-      return o.etcdPrefix === undefined ? { kind: 'etcd', endpoints: o.etcdServers } : { kind: 'etcd', endpoints: o.etcdServers, prefix: o.etcdPrefix };
+      return o.etcdPrefix === undefined
+        ? { kind: 'etcd', endpoints: o.etcdServers }
+        : { kind: 'etcd', endpoints: o.etcdServers, prefix: o.etcdPrefix };
   }
 }
 
@@ -202,8 +231,12 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     const signingKeyFile = o.serviceAccount.signingKeyFile;
     const [givenTls, givenTokens, givenSaKey, otherSaKeys, caPem] = await Promise.all([
       tlsFiles ? loadTlsFiles(tlsFiles.certFile, tlsFiles.keyFile) : undefined,
-      tokenAuthFile !== undefined ? forFlag('token-auth-file', () => tokenRecords(tokenAuthFile, true, logger)) : undefined,
-      signingKeyFile !== undefined ? forFlag('service-account-signing-key-file', () => loadSigningKeyFile(signingKeyFile)) : undefined,
+      tokenAuthFile !== undefined
+        ? forFlag('token-auth-file', () => tokenRecords(tokenAuthFile, true, logger))
+        : undefined,
+      signingKeyFile !== undefined
+        ? forFlag('service-account-signing-key-file', () => loadSigningKeyFile(signingKeyFile))
+        : undefined,
       forFlag('service-account-key-file', () => loadPublicKeyFiles(o.serviceAccount.keyFiles)),
       clientCAFile !== undefined ? forFlag('client-ca-file', () => readClientCA(clientCAFile)) : undefined,
     ]);
@@ -269,7 +302,11 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       tls: caPem ? { ...tls, clientCA: caPem } : tls,
       ...(audit ? { auditor: audit.auditor } : {}),
       api,
-      access: { authenticate: (req) => authenticator.authenticate(req), anonymous: o.anonymousAuth, authorizer: api.authorizer },
+      access: {
+        authenticate: (req) => authenticator.authenticate(req),
+        anonymous: o.anonymousAuth,
+        authorizer: api.authorizer,
+      },
       storageCheck: storageCheck(storage),
       version: serverVersion(),
       logger,
@@ -278,7 +315,12 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
 
     const url = `https://${hostPort(host, port)}`;
     const admin = adminRecord(tokens)!;
-    const kubeconfig = renderKubeconfig({ server: url, caCert: tls.caCert, token: admin.token, userName: admin.user.name });
+    const kubeconfig = renderKubeconfig({
+      server: url,
+      caCert: tls.caCert,
+      token: admin.token,
+      userName: admin.user.name,
+    });
     const kubeconfigPath = o.dataDir ? join(o.dataDir, 'admin.kubeconfig') : undefined;
     if (kubeconfigPath) await forFlag('data-dir', () => writeFileAtomic(kubeconfigPath, kubeconfig, 0o600));
     logger.info('serving', { url, storage: o.storage, kubeconfig: kubeconfigPath });
@@ -289,12 +331,16 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       frontend.stopAccepting();
       await frontend.drain(SHUTDOWN_GRACE_MS, false);
       const errors: unknown[] = [];
-      await withTimeout(api.close(), CLOSE_STEP_TIMEOUT_MS, 'closing the API').catch((err: unknown) => errors.push(err));
+      await withTimeout(api.close(), CLOSE_STEP_TIMEOUT_MS, 'closing the API').catch((err: unknown) =>
+        errors.push(err),
+      );
       await frontend.drain(WATCH_END_GRACE_MS, true);
       await frontend.forceClose();
       compactor?.stop();
       await audit?.backend.close();
-      await withTimeout(storage.close(), CLOSE_STEP_TIMEOUT_MS, 'closing storage').catch((err: unknown) => errors.push(err));
+      await withTimeout(storage.close(), CLOSE_STEP_TIMEOUT_MS, 'closing storage').catch((err: unknown) =>
+        errors.push(err),
+      );
       if (errors.length > 0) throw errors[0];
       logger.info('stopped', { url });
     };

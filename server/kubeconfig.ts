@@ -27,7 +27,9 @@ export function renderKubeconfig({ server, caCert, token, userName }: Kubeconfig
   return encodeYaml({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: CONTEXT_NAME, cluster: { server, 'certificate-authority-data': Buffer.from(caCert).toString('base64') } }],
+    clusters: [
+      { name: CONTEXT_NAME, cluster: { server, 'certificate-authority-data': Buffer.from(caCert).toString('base64') } },
+    ],
     users: [{ name: userName, user: { token } }],
     contexts: [{ name: CONTEXT_NAME, context: { cluster: CONTEXT_NAME, user: userName } }],
     'current-context': CONTEXT_NAME,

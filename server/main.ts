@@ -21,18 +21,27 @@ async function migrateStorageCommand(argv: readonly string[]): Promise<void> {
   let dataDir: string = CLI_DEFAULTS.dataDir;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') ? (arg.split(/=(.*)/s, 2) as [string, string | undefined]) : [arg, undefined];
+    const [flag, inline] = arg.startsWith('--')
+      ? (arg.split(/=(.*)/s, 2) as [string, string | undefined])
+      : [arg, undefined];
     const value = (): string => inline ?? argv[++i] ?? fail(`flag needs an argument: ${flag}`, EXIT_USAGE);
     if (flag === '--kubeconfig') kubeconfig = value();
     else if (flag === '--data-dir') dataDir = value();
     else if (!arg.startsWith('-') && crd === undefined) crd = arg;
-    else fail(`migrate-storage: unexpected argument ${JSON.stringify(arg)} (usage: migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR])`, EXIT_USAGE);
+    else
+      fail(
+        `migrate-storage: unexpected argument ${JSON.stringify(arg)} (usage: migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR])`,
+        EXIT_USAGE,
+      );
   }
-  if (!crd) fail('migrate-storage: which CRD? (usage: migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR])', EXIT_USAGE);
+  if (!crd)
+    fail('migrate-storage: which CRD? (usage: migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR])', EXIT_USAGE);
   const path = kubeconfig ?? join(dataDir, 'admin.kubeconfig');
   try {
     const r = await migrateStorage(readKubeconfig(path), crd);
-    process.stdout.write(`${crd}: ${r.objects} objects in ${r.storageVersion}; storedVersions ${JSON.stringify(r.storedVersions)}\n`);
+    process.stdout.write(
+      `${crd}: ${r.objects} objects in ${r.storageVersion}; storedVersions ${JSON.stringify(r.storedVersions)}\n`,
+    );
   } catch (err) {
     fail(`migrate-storage: ${err instanceof Error ? err.message : String(err)}`, 1);
   }
@@ -59,7 +68,9 @@ async function main(): Promise<void> {
     logger.debug('start-up failed', { err: err instanceof Error ? err.stack : String(err) });
     return fail(`unexpected error: ${message} (-v 4 logs the stack)`, 1);
   });
-  process.stdout.write(`mini-apiserver serving on ${server.url} (${server.storage}); kubeconfig: ${server.kubeconfigPath}\n`);
+  process.stdout.write(
+    `mini-apiserver serving on ${server.url} (${server.storage}); kubeconfig: ${server.kubeconfigPath}\n`,
+  );
 
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {

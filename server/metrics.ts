@@ -16,7 +16,9 @@ import type { RequestInfo } from './pipeline/request-info.js';
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** kube's requestLatencies buckets (also etcd_request_duration_seconds'): 5 ms to 60 s. */
-export const REQUEST_DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+export const REQUEST_DURATION_BUCKETS = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
 
 /**
  * prom-client's default metrics, made once per process: they describe the process, and each
@@ -128,7 +130,15 @@ export class Metrics {
         const counts = new Map<string, number>();
         for (const r of longRunning) {
           const l = trustedLabels(r, undefined);
-          const labels = { component: APISERVER_COMPONENT, group: l.group, resource: l.resource, scope: l.scope, subresource: l.subresource, verb: l.verb, version: l.version };
+          const labels = {
+            component: APISERVER_COMPONENT,
+            group: l.group,
+            resource: l.resource,
+            scope: l.scope,
+            subresource: l.subresource,
+            verb: l.verb,
+            version: l.version,
+          };
           const key = JSON.stringify(labels);
           if (!longRunningSeries.has(key)) longRunningSeries.set(key, labels);
           counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -167,7 +177,8 @@ export class Metrics {
       labelNames: ['group', 'kind', 'version'],
       registers,
       collect() {
-        for (const w of watches.registeredWatchers()) this.set({ group: w.group, kind: w.kind, version: w.version }, w.count);
+        for (const w of watches.registeredWatchers())
+          this.set({ group: w.group, kind: w.kind, version: w.version }, w.count);
       },
     });
     new Counter({

@@ -43,8 +43,13 @@ export function readKubeconfig(path: string): Target {
   const context = doc.contexts?.find((c) => c.name === doc['current-context'])?.context ?? doc.contexts?.[0]?.context;
   const cluster = doc.clusters?.find((c) => c.name === context?.cluster)?.cluster;
   const user = doc.users?.find((u) => u.name === context?.user)?.user;
-  if (!cluster || !user?.token) throw new Error(`${path}: no cluster with a token-authenticated user in the current context`);
-  return { server: cluster.server, ca: Buffer.from(cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8'), token: user.token };
+  if (!cluster || !user?.token)
+    throw new Error(`${path}: no cluster with a token-authenticated user in the current context`);
+  return {
+    server: cluster.server,
+    ca: Buffer.from(cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8'),
+    token: user.token,
+  };
 }
 
 function call(t: Target, method: string, path: string, body?: unknown): Promise<Answer> {
@@ -54,7 +59,10 @@ function call(t: Target, method: string, path: string, body?: unknown): Promise<
     const req = httpsRequest(t.server + path, {
       method,
       ca: t.ca || undefined,
-      headers: { authorization: `Bearer ${t.token}`, ...(text ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}) },
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        ...(text ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}),
+      },
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
@@ -80,17 +88,30 @@ export async function migrateStorage(t: Target, crdName: string): Promise<Migrat
   const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`;
   const crdAnswer = await call(t, 'GET', crdPath);
   if (crdAnswer.status !== 200) throw failed(`reading ${crdName}`, crdAnswer);
-  const spec = crdAnswer.body['spec'] as { group: string; scope: string; names: { plural: string }; versions: { name: string; storage: boolean }[] };
+  const spec = crdAnswer.body['spec'] as {
+    group: string;
+    scope: string;
+    names: { plural: string };
+    versions: { name: string; storage: boolean }[];
+  };
   const storageVersion = spec.versions.find((v) => v.storage)!.name;
   const base = `/apis/${spec.group}/${storageVersion}`;
 
   let objects = 0;
   let cont = '';
   do {
-    const page = await call(t, 'GET', `${base}/${spec.names.plural}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    const page = await call(
+      t,
+      'GET',
+      `${base}/${spec.names.plural}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
+    );
     if (page.status !== 200) throw failed(`listing ${spec.names.plural}`, page);
     for (const item of page.body['items'] as ObjectRef[]) {
-      await rewrite(t, `${base}${item.metadata.namespace ? `/namespaces/${item.metadata.namespace}` : ''}/${spec.names.plural}/${item.metadata.name}`, item);
+      await rewrite(
+        t,
+        `${base}${item.metadata.namespace ? `/namespaces/${item.metadata.namespace}` : ''}/${spec.names.plural}/${item.metadata.name}`,
+        item,
+      );
       objects++;
     }
     cont = String((page.body['metadata'] as { continue?: string }).continue ?? '');

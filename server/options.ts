@@ -216,9 +216,11 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
   const storage = o.storage ?? (etcdServers.length > 0 ? 'etcd' : o.dataDir !== undefined ? 'sqlite' : 'memory');
   if (storage === 'sqlite' && o.dataDir === undefined) throw new StartupError("storage 'sqlite' needs a dataDir");
   if (storage === 'etcd' && etcdServers.length === 0) throw new StartupError("storage 'etcd' needs etcdServers");
-  if (storage !== 'etcd' && etcdServers.length > 0) throw new StartupError(`etcdServers given, but storage is '${storage}'`);
+  if (storage !== 'etcd' && etcdServers.length > 0)
+    throw new StartupError(`etcdServers given, but storage is '${storage}'`);
   const securePort = o.securePort ?? 0;
-  if (!Number.isInteger(securePort) || securePort < 0 || securePort > 65535) throw new StartupError(`invalid securePort ${securePort}`);
+  if (!Number.isInteger(securePort) || securePort < 0 || securePort > 65535)
+    throw new StartupError(`invalid securePort ${securePort}`);
   const bindAddress = o.bindAddress ?? CLI_DEFAULTS.bindAddress;
   if (!isIP(bindAddress)) throw new StartupError(`bindAddress ${JSON.stringify(bindAddress)} is not an IP address`);
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
@@ -227,12 +229,16 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
   const authorizationModes = o.authorizationModes ?? ['RBAC'];
   if (authorizationModes.length === 0) throw new StartupError('authorizationModes must name at least one mode');
   for (const m of authorizationModes) {
-    if (!AUTHORIZATION_MODES.includes(m)) throw new StartupError(`authorization mode ${JSON.stringify(m)} is not one of ${AUTHORIZATION_MODES.join(', ')}`);
+    if (!AUTHORIZATION_MODES.includes(m))
+      throw new StartupError(`authorization mode ${JSON.stringify(m)} is not one of ${AUTHORIZATION_MODES.join(', ')}`);
   }
-  if (new Set(authorizationModes).size !== authorizationModes.length) throw new StartupError(`authorization modes may not repeat: ${authorizationModes.join(',')}`);
+  if (new Set(authorizationModes).size !== authorizationModes.length)
+    throw new StartupError(`authorization modes may not repeat: ${authorizationModes.join(',')}`);
   const issuers = o.serviceAccountIssuers ?? [DEFAULT_SERVICE_ACCOUNT_ISSUER];
-  if (issuers.length === 0 || issuers.some((i) => i === '')) throw new StartupError('serviceAccountIssuers must be non-empty strings');
-  if (o.auditLogPath !== undefined && o.auditPolicyFile === undefined) throw new StartupError('auditLogPath needs an auditPolicyFile: without a policy nothing is audited');
+  if (issuers.length === 0 || issuers.some((i) => i === ''))
+    throw new StartupError('serviceAccountIssuers must be non-empty strings');
+  if (o.auditLogPath !== undefined && o.auditPolicyFile === undefined)
+    throw new StartupError('auditLogPath needs an auditPolicyFile: without a policy nothing is audited');
   const d = DEFAULT_SERVING_LIMITS;
   const limits: ServingLimits = {
     inflight: {
@@ -243,7 +249,10 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     readHeaderTimeoutMs: positive('readHeaderTimeoutMs', o.readHeaderTimeoutMs ?? d.readHeaderTimeoutMs),
     idleTimeoutMs: positive('idleTimeoutMs', o.idleTimeoutMs ?? d.idleTimeoutMs),
     maxHeaderBytes: d.maxHeaderBytes,
-    maxEventLoopUtilization: positive('maxEventLoopUtilization', o.maxEventLoopUtilization ?? d.maxEventLoopUtilization),
+    maxEventLoopUtilization: positive(
+      'maxEventLoopUtilization',
+      o.maxEventLoopUtilization ?? d.maxEventLoopUtilization,
+    ),
   };
   return {
     storage,
@@ -252,7 +261,10 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     bindAddress,
     etcdServers,
     etcdPrefix: o.etcdPrefix,
-    tls: o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined ? { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile } : undefined,
+    tls:
+      o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined
+        ? { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile }
+        : undefined,
     tokenAuthFile: o.tokenAuthFile,
     clientCAFile: o.clientCAFile,
     anonymousAuth: o.anonymousAuth ?? true,
@@ -262,7 +274,9 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
       keyFiles: o.serviceAccountKeyFiles ?? [],
       issuers,
       audiences: defaultApiAudiences(issuers, o.apiAudiences ?? []),
-      maxTokenExpirationSeconds: Math.floor(count('serviceAccountMaxTokenExpirationMs', o.serviceAccountMaxTokenExpirationMs ?? 0) / 1000),
+      maxTokenExpirationSeconds: Math.floor(
+        count('serviceAccountMaxTokenExpirationMs', o.serviceAccountMaxTokenExpirationMs ?? 0) / 1000,
+      ),
     },
     audit:
       o.auditPolicyFile === undefined
@@ -277,7 +291,10 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     compactionIntervalMs: o.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
     limits,
     maxRequestBodyBytes: positive('maxRequestBodyBytes', o.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES),
-    minRequestTimeoutSeconds: positive('minRequestTimeoutSeconds', o.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S),
+    minRequestTimeoutSeconds: positive(
+      'minRequestTimeoutSeconds',
+      o.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S,
+    ),
     watchBudgetBytes: o.watchBudgetBytes === undefined ? undefined : positive('watchBudgetBytes', o.watchBudgetBytes),
     leaderElection: storage === 'etcd' ? leaderElectionTiming(o.leaderElection ?? {}) : undefined,
     enableGarbageCollector: o.enableGarbageCollector ?? true,
@@ -285,7 +302,9 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
 }
 
 /** The timing checked, with the identity (default hostname_uuid) when one is given. */
-function leaderElectionTiming(o: Partial<LeaderElectionTiming> & { identity?: string }): LeaderElectionTiming & { identity?: string } {
+function leaderElectionTiming(
+  o: Partial<LeaderElectionTiming> & { identity?: string },
+): LeaderElectionTiming & { identity?: string } {
   try {
     return { ...resolveLeaderElectionTiming(o), ...(o.identity !== undefined ? { identity: o.identity } : {}) };
   } catch (err) {
@@ -295,7 +314,8 @@ function leaderElectionTiming(o: Partial<LeaderElectionTiming> & { identity?: st
 
 /** A limit that may be 0 (none). */
 function count(name: string, n: number): number {
-  if (!Number.isSafeInteger(n) || n < 0) throw new StartupError(`invalid ${name} ${n}: must be a whole number, 0 or more`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new StartupError(`invalid ${name} ${n}: must be a whole number, 0 or more`);
   return n;
 }
 
@@ -307,7 +327,15 @@ function positive(name: string, n: number): number {
 /** kube-apiserver's --etcd-compaction-interval default. */
 const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60_000;
 
-const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** A Go duration (`5m0s`, `1h30m`, `250ms`, `0`) in milliseconds, or undefined when it is not one. */
 export function parseGoDuration(value: string): number | undefined {
@@ -325,7 +353,10 @@ export function parseGoDuration(value: string): number | undefined {
 export const CLI_DEFAULTS = { dataDir: './.data', securePort: 6443, bindAddress: '127.0.0.1' } as const;
 
 export type CliCommand =
-  | { kind: 'run'; options: ServerOptions & { dataDir: string; securePort: number; bindAddress: string; logLevel: LogLevel } }
+  | {
+      kind: 'run';
+      options: ServerOptions & { dataDir: string; securePort: number; bindAddress: string; logLevel: LogLevel };
+    }
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'error'; message: string };
@@ -367,7 +398,8 @@ export function parseEtcdServers(value: string): string[] | string {
     } catch {
       return `invalid URL ${JSON.stringify(u)}`;
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `unsupported scheme in ${JSON.stringify(u)} (want http or https)`;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return `unsupported scheme in ${JSON.stringify(u)} (want http or https)`;
   }
   return urls;
 }
@@ -395,7 +427,12 @@ const nonEmpty = (value: string, apply: () => void): string | undefined => {
 };
 
 const FLAGS: readonly FlagSpec[] = [
-  { name: 'data-dir', arg: 'DIR', help: `PKI, tokens, admin.kubeconfig and the embedded store (default ${CLI_DEFAULTS.dataDir})`, set: (o, v) => nonEmpty(v, () => (o.dataDir = v)) },
+  {
+    name: 'data-dir',
+    arg: 'DIR',
+    help: `PKI, tokens, admin.kubeconfig and the embedded store (default ${CLI_DEFAULTS.dataDir})`,
+    set: (o, v) => nonEmpty(v, () => (o.dataDir = v)),
+  },
   {
     name: 'secure-port',
     arg: 'PORT',
@@ -429,15 +466,30 @@ const FLAGS: readonly FlagSpec[] = [
       return undefined;
     },
   },
-  { name: 'etcd-prefix', arg: 'PREFIX', help: 'The prefix to prepend to all resource paths in etcd.', set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)) },
+  {
+    name: 'etcd-prefix',
+    arg: 'PREFIX',
+    help: 'The prefix to prepend to all resource paths in etcd.',
+    set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)),
+  },
   {
     name: 'enable-garbage-collector',
     arg: 'BOOL',
     help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager. (default true)',
     set: (o, v) => boolFlag(v, (b) => (o.enableGarbageCollector = b)),
   },
-  { name: 'tls-cert-file', arg: 'FILE', help: 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated in DIR/pki.', set: (o, v) => nonEmpty(v, () => (o.tlsCertFile = v)) },
-  { name: 'tls-private-key-file', arg: 'FILE', help: 'File containing the default x509 private key matching --tls-cert-file.', set: (o, v) => nonEmpty(v, () => (o.tlsPrivateKeyFile = v)) },
+  {
+    name: 'tls-cert-file',
+    arg: 'FILE',
+    help: 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated in DIR/pki.',
+    set: (o, v) => nonEmpty(v, () => (o.tlsCertFile = v)),
+  },
+  {
+    name: 'tls-private-key-file',
+    arg: 'FILE',
+    help: 'File containing the default x509 private key matching --tls-cert-file.',
+    set: (o, v) => nonEmpty(v, () => (o.tlsPrivateKeyFile = v)),
+  },
   {
     name: 'etcd-compaction-interval',
     arg: 'DURATION',
@@ -503,7 +555,8 @@ const FLAGS: readonly FlagSpec[] = [
     set: (o, v) => {
       const modes = v.split(',').map((m) => m.trim());
       const bad = modes.find((m) => !(AUTHORIZATION_MODES as readonly string[]).includes(m));
-      if (bad !== undefined) return `unknown authorization mode ${JSON.stringify(bad)}: must be among ${AUTHORIZATION_MODES.join(', ')}`;
+      if (bad !== undefined)
+        return `unknown authorization mode ${JSON.stringify(bad)}: must be among ${AUTHORIZATION_MODES.join(', ')}`;
       if (new Set(modes).size !== modes.length) return 'may not repeat a mode';
       o.authorizationModes = modes as AuthorizationMode[];
       return undefined;
@@ -542,14 +595,52 @@ const FLAGS: readonly FlagSpec[] = [
     name: 'api-audiences',
     arg: 'AUD,AUD',
     help: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If this flag is not set, it defaults to a single element list containing the issuer URL.',
-    set: (o, v) => nonEmpty(v, () => (o.apiAudiences = v.split(',').map((a) => a.trim()).filter(Boolean))),
+    set: (o, v) =>
+      nonEmpty(
+        v,
+        () =>
+          (o.apiAudiences = v
+            .split(',')
+            .map((a) => a.trim())
+            .filter(Boolean)),
+      ),
   },
-  { name: 'audit-policy-file', arg: 'FILE', help: 'Path to the file that defines the audit policy configuration.', set: (o, v) => nonEmpty(v, () => (o.auditPolicyFile = v)) },
-  { name: 'audit-log-path', arg: 'FILE', help: "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.", set: (o, v) => nonEmpty(v, () => (o.auditLogPath = v)) },
-  { name: 'audit-log-maxsize', arg: 'MB', help: 'The maximum size in megabytes of the audit log file before it gets rotated.', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxSize = n)) },
-  { name: 'audit-log-maxbackup', arg: 'N', help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.", set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxBackup = n)) },
-  { name: 'audit-log-maxage', arg: 'DAYS', help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.', set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxAge = n)) },
-  { name: 'token-auth-file', arg: 'FILE', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication. (default: generated DIR/tokens.csv)', set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)) },
+  {
+    name: 'audit-policy-file',
+    arg: 'FILE',
+    help: 'Path to the file that defines the audit policy configuration.',
+    set: (o, v) => nonEmpty(v, () => (o.auditPolicyFile = v)),
+  },
+  {
+    name: 'audit-log-path',
+    arg: 'FILE',
+    help: "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.",
+    set: (o, v) => nonEmpty(v, () => (o.auditLogPath = v)),
+  },
+  {
+    name: 'audit-log-maxsize',
+    arg: 'MB',
+    help: 'The maximum size in megabytes of the audit log file before it gets rotated.',
+    set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxSize = n)),
+  },
+  {
+    name: 'audit-log-maxbackup',
+    arg: 'N',
+    help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.",
+    set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxBackup = n)),
+  },
+  {
+    name: 'audit-log-maxage',
+    arg: 'DAYS',
+    help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.',
+    set: (o, v) => intFlag(v, 0, (n) => (o.auditLogMaxAge = n)),
+  },
+  {
+    name: 'token-auth-file',
+    arg: 'FILE',
+    help: 'If set, the file that will be used to secure the secure port of the API server via token authentication. (default: generated DIR/tokens.csv)',
+    set: (o, v) => nonEmpty(v, () => (o.tokenAuthFile = v)),
+  },
   {
     name: 'log-level',
     arg: 'LEVEL',
@@ -606,19 +697,28 @@ function splitArg(arg: string): { spec: FlagSpec | undefined; shown: string; inl
   if (arg.startsWith('--')) {
     const eq = arg.indexOf('=');
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    return { spec: FLAGS.find((f) => f.name === name), shown: `--${name}`, inline: eq < 0 ? undefined : arg.slice(eq + 1) };
+    return {
+      spec: FLAGS.find((f) => f.name === name),
+      shown: `--${name}`,
+      inline: eq < 0 ? undefined : arg.slice(eq + 1),
+    };
   }
   // pflag shorthand: -v 3, -v=3, -v3.
   const letter = arg.slice(1, 2);
   const rest = arg.slice(2);
-  return { spec: FLAGS.find((f) => f.short === letter), shown: `-${letter}`, inline: rest === '' ? undefined : rest.replace(/^=/, '') };
+  return {
+    spec: FLAGS.find((f) => f.short === letter),
+    shown: `-${letter}`,
+    inline: rest === '' ? undefined : rest.replace(/^=/, ''),
+  };
 }
 
 export function parseArgs(argv: readonly string[]): CliCommand {
   const o: CliOptions = { ...CLI_DEFAULTS, logLevel: 'info' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (!arg.startsWith('-') || arg === '-' || arg === '--') return { kind: 'error', message: `unexpected argument ${JSON.stringify(arg)}` };
+    if (!arg.startsWith('-') || arg === '-' || arg === '--')
+      return { kind: 'error', message: `unexpected argument ${JSON.stringify(arg)}` };
     const { spec, shown, inline } = splitArg(arg);
     if (!spec) return { kind: 'error', message: `unknown flag: ${shown}` };
     if (!spec.set) {

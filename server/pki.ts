@@ -90,7 +90,10 @@ export async function generateCa(now = new Date()): Promise<KeyPair> {
     signingAlgorithm: EC,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -137,7 +140,9 @@ export function servingCertUsable(certPem: string, caCertPem: string, hosts: Ser
     const ca = new X509Certificate(caCertPem);
     if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return false;
     if (new Date(cert.validTo).getTime() - now.getTime() < RENEW_BEFORE_DAYS * DAY_MS) return false;
-    return hosts.ips.every((ip) => cert.checkIP(ip) !== undefined) && hosts.dns.every((h) => cert.checkHost(h) !== undefined);
+    return (
+      hosts.ips.every((ip) => cert.checkIP(ip) !== undefined) && hosts.dns.every((h) => cert.checkHost(h) !== undefined)
+    );
   } catch {
     return false;
   }
@@ -146,7 +151,9 @@ export function servingCertUsable(certPem: string, caCertPem: string, hosts: Ser
 const caUsable = (ca: KeyPair, now: Date): boolean => {
   try {
     const cert = new X509Certificate(ca.cert);
-    return cert.ca && new Date(cert.validTo).getTime() > now.getTime() && cert.checkPrivateKey(createPrivateKey(ca.key));
+    return (
+      cert.ca && new Date(cert.validTo).getTime() > now.getTime() && cert.checkPrivateKey(createPrivateKey(ca.key))
+    );
   } catch {
     return false;
   }
@@ -186,20 +193,34 @@ export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: 
   } catch (err) {
     throw new StartupError(`cannot create ${dir}: ${fsReason(err)}`);
   }
-  const paths = { caCert: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'), cert: join(dir, 'apiserver.crt'), key: join(dir, 'apiserver.key') };
+  const paths = {
+    caCert: join(dir, 'ca.crt'),
+    caKey: join(dir, 'ca.key'),
+    cert: join(dir, 'apiserver.crt'),
+    key: join(dir, 'apiserver.key'),
+  };
   const now = new Date();
-  const [caCert, caKey, cert, key] = await Promise.all([paths.caCert, paths.caKey, paths.cert, paths.key].map(readIfExists));
+  const [caCert, caKey, cert, key] = await Promise.all(
+    [paths.caCert, paths.caKey, paths.cert, paths.key].map(readIfExists),
+  );
   let ca: KeyPair;
   if (caCert !== undefined && caKey !== undefined && caUsable({ cert: caCert, key: caKey }, now)) {
     ca = { cert: caCert, key: caKey };
   } else {
-    if (caCert !== undefined || caKey !== undefined) logger.warn('CA in data dir is missing, invalid or expired: generating a new one', { dir });
+    if (caCert !== undefined || caKey !== undefined)
+      logger.warn('CA in data dir is missing, invalid or expired: generating a new one', { dir });
     ca = await generateCa(now);
     // Key first: a crash in between leaves a CA certificate without its key, which is regenerated.
     await writeFileAtomic(paths.caKey, ca.key, 0o600);
     await writeFileAtomic(paths.caCert, ca.cert, 0o600);
   }
-  if (cert !== undefined && key !== undefined && ca.cert === caCert && servingCertUsable(cert, ca.cert, hosts, now) && keyMatches(cert, key)) {
+  if (
+    cert !== undefined &&
+    key !== undefined &&
+    ca.cert === caCert &&
+    servingCertUsable(cert, ca.cert, hosts, now) &&
+    keyMatches(cert, key)
+  ) {
     return { cert, key, caCert: ca.cert };
   }
   const serving = await issueServingCert(ca, hosts, now);
@@ -252,7 +273,10 @@ export async function loadTlsFiles(certFile: string, keyFile: string): Promise<S
   try {
     createSecureContext({ cert, key });
   } catch (err) {
-    throw flagError('tls-private-key-file', `TLS certificate ${certFile} and key ${keyFile} do not belong together: ${oneLine(err)}`);
+    throw flagError(
+      'tls-private-key-file',
+      `TLS certificate ${certFile} and key ${keyFile} do not belong together: ${oneLine(err)}`,
+    );
   }
   return { cert, key, caCert: cert };
 }

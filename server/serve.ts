@@ -13,7 +13,14 @@ import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { refuseUpgrade } from './endpoints/watch-websocket.js';
 import { writeStatus } from './endpoints/respond.js';
-import { ApiError, internalError, serviceUnavailable, timeout, toApiError, unauthorized } from '../apimachinery/errors.js';
+import {
+  ApiError,
+  internalError,
+  serviceUnavailable,
+  timeout,
+  toApiError,
+  unauthorized,
+} from '../apimachinery/errors.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler } from './pipeline/types.js';
 import { type AccessDeps, type Identity, authorizeRequest, identify } from './pipeline/access.js';
@@ -21,7 +28,14 @@ import { requestAttributes } from './authz/authorizer.js';
 import type { AuthorizationAttributes } from '../apimachinery/authorization.js';
 import { AUDIT_ID_HEADER, type AuditRecorder, type Auditor, auditIDFrom, sourceIPs } from './audit/event.js';
 import { setAuditRecorder } from './audit/context.js';
-import { type HealthCheck, type HealthResponse, pingCheck, runHealth, runSingleCheck, shutdownCheck } from './health.js';
+import {
+  type HealthCheck,
+  type HealthResponse,
+  pingCheck,
+  runHealth,
+  runSingleCheck,
+  shutdownCheck,
+} from './health.js';
 import { METRICS_CONTENT_TYPE, Metrics, type TrackedRequest } from './metrics.js';
 import { type RequestInfo, isLongRunning, parseRequestInfo } from './pipeline/request-info.js';
 import { MaxInflight, requestKind } from './pipeline/max-inflight.js';
@@ -72,7 +86,6 @@ function send(res: ServerResponse, code: number, body: string, headers: Record<s
   res.end(body);
 }
 
-
 /**
  * An answer on a raw connection the HTTP parser gave up on (Go's net/http answers these the same
  * way): closed after the answer. The parser keeps failing on what the client still sends, which is
@@ -81,7 +94,9 @@ function send(res: ServerResponse, code: number, body: string, headers: Record<s
  */
 function answerAndClose(socket: Duplex, code: number): void {
   const text = `${code} ${STATUS_CODES[code] ?? ''}`;
-  socket.end(`HTTP/1.1 ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ${text.length}\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ${text.length}\r\n\r\n${text}`,
+  );
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
@@ -111,7 +126,10 @@ function tooManyRequests(res: ServerResponse): void {
 }
 
 /** The path, query and kube request info of a request, parsed once for every layer after this one. */
-function parseRequest(method: string, url: string): { path: string; query: URLSearchParams; info: RequestInfo | ApiError } {
+function parseRequest(
+  method: string,
+  url: string,
+): { path: string; query: URLSearchParams; info: RequestInfo | ApiError } {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
@@ -227,7 +245,9 @@ export class HttpsFrontend {
     this.server.on('secureConnection', (socket: TLSSocket) => socket.on('data', () => {}));
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(err, socket));
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.onUpgrade(req, socket, head),
+    );
     // Last: from here handshakes complete and requests arrive.
     this.server.setSecureContext({
       cert: deps.tls.cert,
@@ -269,7 +289,8 @@ export class HttpsFrontend {
       if (this.deps.auditor) rec = this.beginAudit(this.deps.auditor, req, identity, attributes, longRunning, auditID);
       if (identity.error) return refuse(identity.error);
       if (this.shuttingDown) return refuse(serviceUnavailable('the server is shutting down'));
-      if (info instanceof ApiError || !user || !attributes) return refuse(info instanceof ApiError ? info : unauthorized());
+      if (info instanceof ApiError || !user || !attributes)
+        return refuse(info instanceof ApiError ? info : unauthorized());
       const { result, error } = authorizeRequest(attributes, this.deps.access.authorizer);
       rec?.authorized(result);
       if (error) return refuse(error);
@@ -280,7 +301,8 @@ export class HttpsFrontend {
     };
     upgrade().catch((err: unknown) => {
       const apiError = toApiError(err);
-      if (apiError.code >= 500) this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
+      if (apiError.code >= 500)
+        this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
       // Past the 101 the socket speaks WebSocket: no HTTP answer can follow.
       if (code === 101) socket.destroy();
       else refuse(apiError);
@@ -299,10 +321,24 @@ export class HttpsFrontend {
   }
 
   /** The request in /metrics from its start: its kind and whether it is long-running, from its request info. */
-  private track(req: IncomingMessage, method: string, query: URLSearchParams, info: RequestInfo | ApiError, ctx: { user?: string }): TrackedRequest {
+  private track(
+    req: IncomingMessage,
+    method: string,
+    query: URLSearchParams,
+    info: RequestInfo | ApiError,
+    ctx: { user?: string },
+  ): TrackedRequest {
     const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
     const longRunning = !(info instanceof ApiError) && isLongRunning(info);
-    return this.metrics.started({ method, query, contentType: req.headers['content-type'], info, kind: requestKind(verb), longRunning, user: () => ctx.user });
+    return this.metrics.started({
+      method,
+      query,
+      contentType: req.headers['content-type'],
+      info,
+      kind: requestKind(verb),
+      longRunning,
+      user: () => ctx.user,
+    });
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -344,7 +380,11 @@ export class HttpsFrontend {
       });
     });
     this.dispatch(req, res, path, query, info, longRunning, ctx, auditID).catch((err: unknown) => {
-      this.deps.logger.error('request failed', { verb: method, uri: url, err: err instanceof Error ? err.stack : String(err) });
+      this.deps.logger.error('request failed', {
+        verb: method,
+        uri: url,
+        err: err instanceof Error ? err.stack : String(err),
+      });
       writeStatus(res, internalError(err));
     });
   }
@@ -352,7 +392,11 @@ export class HttpsFrontend {
   /** kube's WithTimeoutForNonLongRunningRequests: a 504 if nothing was sent yet, else the connection is cut. */
   private timedOut(req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent) return void res.destroy();
-    this.deps.logger.info('request timed out', { verb: req.method, uri: req.url, timeoutMs: this.limits.requestTimeoutMs });
+    this.deps.logger.info('request timed out', {
+      verb: req.method,
+      uri: req.url,
+      timeoutMs: this.limits.requestTimeoutMs,
+    });
     res.setHeader('Connection', 'close');
     writeStatus(res, timeout('Timeout: request did not complete within the allotted timeout'));
   }
@@ -373,9 +417,11 @@ export class HttpsFrontend {
     const user = identity.user;
     if (user) ctx.user = user.name;
     const attributes = user && !(info instanceof ApiError) ? requestAttributes(user, info) : undefined;
-    const rec = this.deps.auditor && this.audit(this.deps.auditor, req, res, identity, attributes, longRunning, auditID);
+    const rec =
+      this.deps.auditor && this.audit(this.deps.auditor, req, res, identity, attributes, longRunning, auditID);
     if (identity.error) return writeStatus(res, identity.error);
-    if (info instanceof ApiError || !user || !attributes) return writeStatus(res, info instanceof ApiError ? info : unauthorized());
+    if (info instanceof ApiError || !user || !attributes)
+      return writeStatus(res, info instanceof ApiError ? info : unauthorized());
     // Health probes are exempt from the in-flight limits, as kube's "probes" flow schema exempts them.
     const probe = PUBLIC_PATHS.has(path);
     const release = longRunning || probe ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
@@ -388,7 +434,10 @@ export class HttpsFrontend {
       if (path.startsWith('/version')) return send(res, 200, this.versionBody, { 'Content-Type': 'application/json' });
       return this.serveHealth(res, path.slice(1) as HealthEndpoint, query);
     }
-    if (path === '/metrics') return send(res, 200, await this.metrics.render(this.maxInflight.dropped), { 'Content-Type': METRICS_CONTENT_TYPE });
+    if (path === '/metrics')
+      return send(res, 200, await this.metrics.render(this.maxInflight.dropped), {
+        'Content-Type': METRICS_CONTENT_TYPE,
+      });
     const single = this.singleCheck(path);
     if (single) return this.writeHealth(res, await runSingleCheck(single));
     return this.deps.api.handle(req, res, user, { info, query });
@@ -438,8 +487,22 @@ export class HttpsFrontend {
       longRunning,
     };
     if (identity.error?.code === 401) {
-      const attrs = { user: { name: '', groups: [] }, verb: (req.method ?? '').toLowerCase(), resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: req.url ?? '/' };
-      auditor.failedAuthentication({ ...input, attrs }, { bearer: req.headers.authorization !== undefined, x509: presentedCertificate(req) });
+      const attrs = {
+        user: { name: '', groups: [] },
+        verb: (req.method ?? '').toLowerCase(),
+        resourceRequest: false,
+        apiGroup: '',
+        apiVersion: '',
+        resource: '',
+        subresource: '',
+        namespace: '',
+        name: '',
+        path: req.url ?? '/',
+      };
+      auditor.failedAuthentication(
+        { ...input, attrs },
+        { bearer: req.headers.authorization !== undefined, x509: presentedCertificate(req) },
+      );
       return undefined;
     }
     if (!attributes || !identity.user) return undefined;

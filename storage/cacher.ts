@@ -99,10 +99,14 @@ export class Cacher<T> {
    * Every current object under `prefix` (a sub-prefix of the cacher's): consistent with storage,
    * or, with `anyRevision` (resourceVersion "0"), whatever the cache holds, without asking storage.
    */
-  async list(prefix: string, opts: { anyRevision?: boolean } = {}): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
+  async list(
+    prefix: string,
+    opts: { anyRevision?: boolean } = {},
+  ): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
     await this.start();
     if (!opts.anyRevision) await this.waitFor(await this.storage.currentRevision());
-    const keys = prefix === this.prefix ? [...this.objects.keys()] : [...(this.byParent.get(prefix) ?? this.keysUnder(prefix))];
+    const keys =
+      prefix === this.prefix ? [...this.objects.keys()] : [...(this.byParent.get(prefix) ?? this.keysUnder(prefix))];
     const items = keys
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((key) => {
@@ -234,7 +238,10 @@ export class Cacher<T> {
       this.revision = ev.revision;
     });
     let dropped = 0;
-    while (this.window.length - dropped > this.windowSize || (this.windowBytesHeld > this.windowBytes && dropped < this.window.length)) {
+    while (
+      this.window.length - dropped > this.windowSize ||
+      (this.windowBytesHeld > this.windowBytes && dropped < this.window.length)
+    ) {
       this.windowBytesHeld -= this.windowSizes[dropped]!;
       dropped++;
     }
@@ -256,7 +263,8 @@ export class Cacher<T> {
    */
   private restart(err: Error): void {
     this.upstream = undefined;
-    for (const w of this.watchers) w.callbacks.onError(isStorageError(err, 'Compacted') ? err : unavailable(err.message));
+    for (const w of this.watchers)
+      w.callbacks.onError(isStorageError(err, 'Compacted') ? err : unavailable(err.message));
     this.watchers.clear();
     if (this.stopped) return;
     const retry = (): void => {
@@ -274,7 +282,13 @@ export class Cacher<T> {
   private toCached(ev: WatchEvent, held?: T): CachedEvent<T> {
     const object = this.decode(ev.kv);
     const previous = ev.prevKv && (held ?? this.decode(ev.prevKv));
-    return { type: ev.type, key: ev.kv.key, object, ...(previous !== undefined ? { previous } : {}), revision: ev.kv.modRevision };
+    return {
+      type: ev.type,
+      key: ev.kv.key,
+      object,
+      ...(previous !== undefined ? { previous } : {}),
+      revision: ev.kv.modRevision,
+    };
   }
 
   /** Resolves once the cache reflects `revision`; TooLargeResourceVersion after the timeout. */
@@ -310,4 +324,3 @@ function partition<T>(items: T[], pred: (t: T) => boolean): [T[], T[]] {
   for (const item of items) (pred(item) ? yes : no).push(item);
   return [yes, no];
 }
-

@@ -37,10 +37,13 @@ export async function compactRound(
   }
   try {
     const value = String(previous ?? 0);
-    const written = key ? await storage.update(COMPACT_REV_KEY, value, seen) : await storage.create(COMPACT_REV_KEY, value);
+    const written = key
+      ? await storage.update(COMPACT_REV_KEY, value, seen)
+      : await storage.create(COMPACT_REV_KEY, value);
     state.keyRevision = written.modRevision;
   } catch (err) {
-    if (!isStorageError(err, 'Conflict') && !isStorageError(err, 'KeyExists') && !isStorageError(err, 'NotFound')) throw err;
+    if (!isStorageError(err, 'Conflict') && !isStorageError(err, 'KeyExists') && !isStorageError(err, 'NotFound'))
+      throw err;
     state.keyRevision = (await storage.get(COMPACT_REV_KEY))?.modRevision ?? 0;
     return { compacted: undefined };
   }
@@ -50,7 +53,10 @@ export async function compactRound(
 }
 
 export function startCompactor(storage: Storage, intervalMs: number, logger: Logger): Compactor {
-  const state: { keyRevision: number | undefined; previous: number | undefined } = { keyRevision: undefined, previous: undefined };
+  const state: { keyRevision: number | undefined; previous: number | undefined } = {
+    keyRevision: undefined,
+    previous: undefined,
+  };
   let running = false;
   const tick = async (): Promise<void> => {
     if (running) return;
@@ -60,7 +66,8 @@ export function startCompactor(storage: Storage, intervalMs: number, logger: Log
       if (compacted !== undefined) logger.debug('compacted storage', { revision: compacted });
     } catch (err) {
       // Compacted: another server went further. Anything else: storage briefly away. Next time.
-      if (!isStorageError(err, 'Compacted')) logger.warn('compaction failed', { err: err instanceof Error ? err.message : String(err) });
+      if (!isStorageError(err, 'Compacted'))
+        logger.warn('compaction failed', { err: err instanceof Error ? err.message : String(err) });
     } finally {
       running = false;
     }

@@ -28,8 +28,7 @@ export class StorageError extends Error {
 export const keyExists = (key: string): StorageError =>
   new StorageError('KeyExists', key, `key already exists: ${key}`);
 
-export const notFound = (key: string): StorageError =>
-  new StorageError('NotFound', key, `key not found: ${key}`);
+export const notFound = (key: string): StorageError => new StorageError('NotFound', key, `key not found: ${key}`);
 
 export const conflict = (key: string, expected: number, actual: number): StorageError =>
   new StorageError('Conflict', key, `revision mismatch on ${key}: expected ${expected}, have ${actual}`, actual);
@@ -50,8 +49,7 @@ export const futureRevision = (requested: number): StorageError =>
 export const tooLarge = (key: string, bytes: number, limit: number): StorageError =>
   new StorageError('TooLarge', key, `value of ${bytes} bytes for ${key} exceeds the limit of ${limit} bytes`);
 
-export const unavailable = (message: string): StorageError =>
-  new StorageError('Unavailable', '', message);
+export const unavailable = (message: string): StorageError => new StorageError('Unavailable', '', message);
 
 export function isStorageError(err: unknown, code?: StorageErrorCode): err is StorageError {
   return err instanceof StorageError && (code === undefined || err.code === code);

@@ -20,7 +20,16 @@ import {
   type IWatchRequest,
   type IWatchResponse,
 } from 'etcd3';
-import { compacted, conflict, futureRevision, isStorageError, keyExists, notFound, tooLarge, unavailable } from './errors.js';
+import {
+  compacted,
+  conflict,
+  futureRevision,
+  isStorageError,
+  keyExists,
+  notFound,
+  tooLarge,
+  unavailable,
+} from './errors.js';
 import {
   MAX_VALUE_BYTES,
   type KeyValue,
@@ -69,7 +78,9 @@ const neverApplied = (err: unknown): boolean => NEVER_APPLIED.some((m) => messag
 
 /** Failures that say this member in particular cannot serve: down, gone, or cut off from its leader. */
 const memberUnreachable = (err: unknown): boolean =>
-  /No connection established|Connection dropped|ECONNRESET|etcdserver: no leader|raft: stopped|etcdserver: server stopped/.test(messageOf(err));
+  /No connection established|Connection dropped|ECONNRESET|etcdserver: no leader|raft: stopped|etcdserver: server stopped/.test(
+    messageOf(err),
+  );
 
 /** Failures another member or a moment later may not have: a read can simply be repeated. */
 function transient(err: unknown): boolean {
@@ -84,7 +95,8 @@ function transient(err: unknown): boolean {
 }
 
 const isCompactedError = (err: unknown): boolean => messageOf(err).includes('required revision has been compacted');
-const isFutureRevisionError = (err: unknown): boolean => messageOf(err).includes('required revision is a future revision');
+const isFutureRevisionError = (err: unknown): boolean =>
+  messageOf(err).includes('required revision is a future revision');
 const isTooLargeError = (err: unknown): boolean => messageOf(err).includes('etcdserver: request is too large');
 
 /** grpc-js's connection errors end in an empty "Resolution note"; keep the cause on one line. */

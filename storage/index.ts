@@ -2,8 +2,8 @@
 import type { Storage } from './interface.js';
 
 export type StorageOptions =
-  | { kind: 'sqlite'; /** a file path, or ':memory:' */ path: string }
-  | { kind: 'etcd'; endpoints: string[]; /** key prefix, as kube's --etcd-prefix */ prefix?: string };
+  | { kind: 'sqlite' /** a file path, or ':memory:' */; path: string }
+  | { kind: 'etcd'; endpoints: string[] /** key prefix, as kube's --etcd-prefix */; prefix?: string };
 
 export async function openStorage(opts: StorageOptions): Promise<Storage> {
   if (opts.kind === 'sqlite') {

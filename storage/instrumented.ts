@@ -59,7 +59,11 @@ class InstrumentedStorage implements Storage {
     try {
       return await call();
     } catch (err) {
-      failed = !(isStorageError(err, 'KeyExists') || isStorageError(err, 'Conflict') || isStorageError(err, 'NotFound'));
+      failed = !(
+        isStorageError(err, 'KeyExists') ||
+        isStorageError(err, 'Conflict') ||
+        isStorageError(err, 'NotFound')
+      );
       throw err;
     } finally {
       this.observer.observe(operation, this.typeOf(key), (performance.now() - start) / 1000, failed);
@@ -112,6 +116,10 @@ class InstrumentedStorage implements Storage {
 }
 
 /** `storage` with each get, range, create, update and delete reported to `observer`. */
-export function instrumentStorage(storage: Storage, observer: StorageObserver, typeOf: (key: string) => string = resourceTypeOfKey): Storage {
+export function instrumentStorage(
+  storage: Storage,
+  observer: StorageObserver,
+  typeOf: (key: string) => string = resourceTypeOfKey,
+): Storage {
   return new InstrumentedStorage(storage, observer, typeOf);
 }

@@ -96,7 +96,10 @@ function decodePEM(data: string): [PEMBlock | undefined, string] {
     if (endIndex < 0) continue;
     const trailer = rest.slice(trailerIndex, trailerIndex + type.length + 5);
     if (trailer !== `${type}-----` || getLine(rest.slice(trailerIndex + trailer.length))[0].length !== 0) continue;
-    const body = rest.slice(0, endIndex).replace(/[ \t]/g, '').replace(/[\r\n]/g, '');
+    const body = rest
+      .slice(0, endIndex)
+      .replace(/[ \t]/g, '')
+      .replace(/[\r\n]/g, '');
     if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(body)) continue;
     // The rest of the END line goes with the block.
     const [, after] = getLine(rest.slice(trailerIndex));

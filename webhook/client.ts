@@ -14,7 +14,7 @@
 //     as they would from kube-apiserver.
 //
 // This layer imports apimachinery only.
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
@@ -86,7 +86,6 @@ export interface HttpResult {
 
 const MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES = 2048;
 
-
 /**
  * Result.Into up to the JSON document: a non-2xx status fails with client-go's text (a Status
  * body's message, else apierrors' generic one), an empty body fails, and the body must decode as
@@ -96,15 +95,21 @@ export function decodeResponse(res: HttpResult): JsonObject {
   if (res.status < 200 || res.status > 206) throw new WebhookCallError(unexpectedResponseError(res));
   // The webhook client's only serializer has no media type, so it decodes any content type.
   const contentType = res.contentType || 'application/json';
-  if (res.body.length === 0) throw new WebhookCallError(`0-length response with status code: ${res.status} and content type: ${contentType}`);
+  if (res.body.length === 0)
+    throw new WebhookCallError(`0-length response with status code: ${res.status} and content type: ${contentType}`);
   let parsed: unknown;
   try {
     parsed = parseJSON(res.body.toString('utf8'));
   } catch (err) {
     const text = res.body.toString('utf8').trimStart();
     // Only `{` goes to the JSON serializer; anything else to the YAML one, which reads text as a string.
-    if (!text.startsWith('{')) throw new WebhookCallError(`couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type ${TYPE_META_STRUCT}`);
-    const why = /end of JSON input|Unterminated/i.test((err as Error).message) ? 'unexpected end of JSON input' : (err as Error).message;
+    if (!text.startsWith('{'))
+      throw new WebhookCallError(
+        `couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type ${TYPE_META_STRUCT}`,
+      );
+    const why = /end of JSON input|Unterminated/i.test((err as Error).message)
+      ? 'unexpected end of JSON input'
+      : (err as Error).message;
     throw new WebhookCallError(`couldn't get version/kind; json parse error: ${why}`);
   }
   if (parsed === null) return {};
@@ -120,14 +125,21 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function unexpectedResponseError(res: HttpResult): string {
   try {
     const body: unknown = JSON.parse(res.body.toString('utf8'));
-    if (isJsonObject(body) && body['kind'] === 'Status' && ['', 'v1'].includes(str(body['apiVersion'])) && body['status'] === 'Failure') {
+    if (
+      isJsonObject(body) &&
+      body['kind'] === 'Status' &&
+      ['', 'v1'].includes(str(body['apiVersion'])) &&
+      body['status'] === 'Failure'
+    ) {
       return str(body['message']);
     }
   } catch {
     // not a Status
   }
   const mediaType = res.contentType.split(';')[0]!.trim().toLowerCase();
-  const serverMessage = mediaType.startsWith('text/') ? res.body.subarray(0, MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES).toString('utf8').trim() : 'unknown';
+  const serverMessage = mediaType.startsWith('text/')
+    ? res.body.subarray(0, MAX_UNSTRUCTURED_RESPONSE_TEXT_BYTES).toString('utf8').trim()
+    : 'unknown';
   switch (res.status) {
     case 409:
       return 'the server reported a conflict';
@@ -141,7 +153,9 @@ export function unexpectedResponseError(res: HttpResult): string {
     case 415:
       return serverMessage;
     case 406:
-      return serverMessage === '' || serverMessage === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : serverMessage;
+      return serverMessage === '' || serverMessage === 'unknown'
+        ? 'the server was unable to respond with a content type that the client supports'
+        : serverMessage;
     case 405:
       return 'the server does not allow this method on the requested resource';
     case 422:
@@ -153,7 +167,8 @@ export function unexpectedResponseError(res: HttpResult): string {
     case 429:
       return 'the server has received too many requests and has asked us to try again later';
   }
-  if (res.status >= 500) return `an error on the server (${goQuote(serverMessage)}) has prevented the request from succeeding`;
+  if (res.status >= 500)
+    return `an error on the server (${goQuote(serverMessage)}) has prevented the request from succeeding`;
   return `the server responded with the status code ${res.status} but did not return more information`;
 }
 
@@ -188,7 +203,11 @@ function requestPath(path: string, query: URLSearchParams, timeoutMs: number): s
  * request path carries as `?timeout=`), or why it cannot be called: no url or service, both, a url
  * that does not parse or is not https, a caBundle `opts.caBundleError` refuses.
  */
-export function webhookEndpoint(cc: WebhookClientConfig | undefined, timeoutMs: number, opts: EndpointOptions = {}): WebhookEndpoint | { error: string } {
+export function webhookEndpoint(
+  cc: WebhookClientConfig | undefined,
+  timeoutMs: number,
+  opts: EndpointOptions = {},
+): WebhookEndpoint | { error: string } {
   if (!cc) return { error: 'webhook configuration must have either service or URL' };
   let ca: string[] | undefined;
   let caCerts: X509Certificate[] = [];
@@ -205,13 +224,22 @@ export function webhookEndpoint(cc: WebhookClientConfig | undefined, timeoutMs: 
     } catch (err) {
       return { error: `Unparsable URL: ${err instanceof Error ? err.message : String(err)}` };
     }
-    if (u.protocol !== 'https:') return { error: `unsupported scheme ${goQuote(u.protocol.slice(0, -1))}: the webhook client speaks https only` };
+    if (u.protocol !== 'https:')
+      return { error: `unsupported scheme ${goQuote(u.protocol.slice(0, -1))}: the webhook client speaks https only` };
     // Go keeps the authority as written (an explicit :443 stays); WHATWG URL would drop it.
     const authority = (/^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(cc.url!)?.[1] ?? u.host).replace(/^.*@/, '');
     const path = requestPath(u.pathname, u.searchParams, timeoutMs);
     const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
     const port = u.port ? Number(u.port) : 443;
-    return { display: `https://${authority}${path}`, hostHeader: authority, path, serverName: host, dial: () => ({ host, port }), ca, caCerts };
+    return {
+      display: `https://${authority}${path}`,
+      hostHeader: authority,
+      path,
+      serverName: host,
+      dial: () => ({ host, port }),
+      ca,
+      caCerts,
+    };
   }
   if (cc.service && !hasURL) {
     const svc = cc.service;
@@ -220,7 +248,9 @@ export function webhookEndpoint(cc: WebhookClientConfig | undefined, timeoutMs: 
     const authority = `${serverName}:${port}`;
     const path = requestPath(svc.path ?? '', new URLSearchParams(), timeoutMs);
     const resolver = opts.serviceResolver;
-    const dial = resolver ? () => resolver({ namespace: svc.namespace, name: svc.name, port }) : () => ({ host: serverName, port });
+    const dial = resolver
+      ? () => resolver({ namespace: svc.namespace, name: svc.name, port })
+      : () => ({ host: serverName, port });
     return { display: `https://${authority}${path}`, hostHeader: authority, path, serverName, dial, ca, caCerts };
   }
   return { error: 'webhook configuration must have either service or URL' };
@@ -243,7 +273,8 @@ const IDLE_TIMEOUT_MS = 90_000;
 /** Each kept connection's own listeners, taken off again when a call takes it. */
 const idleListeners = new WeakMap<TLSSocket, { onError: () => void; onClose: () => void }>();
 
-const poolKey = (ep: WebhookEndpoint, dialed: { host: string; port: number }): string => JSON.stringify([dialed.host, dialed.port, ep.serverName, ep.ca ?? null]);
+const poolKey = (ep: WebhookEndpoint, dialed: { host: string; port: number }): string =>
+  JSON.stringify([dialed.host, dialed.port, ep.serverName, ep.ca ?? null]);
 
 function takeIdle(key: string): TLSSocket | undefined {
   const sockets = idleConnections.get(key);
@@ -295,7 +326,12 @@ function keepIdle(key: string, socket: TLSSocket): void {
  * A kept connection that turns out closed before any answer is retried once on a new one, as Go's
  * transport retries a request on a connection the server had already closed.
  */
-export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number, maxBytes: number): Promise<HttpResult> {
+export function postWebhook(
+  ep: WebhookEndpoint,
+  body: string,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     let socket: TLSSocket | undefined;
     let settled = false;
@@ -312,7 +348,11 @@ export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number
     };
     // url.Error while the request is under way; client-go's wording once the body is being read.
     const fail = (why: string): void =>
-      finish(readingBody ? `unexpected error when reading response body. Please retry. Original error: ${why}` : `Post ${goQuote(ep.display)}: ${why}`);
+      finish(
+        readingBody
+          ? `unexpected error when reading response body. Please retry. Original error: ${why}`
+          : `Post ${goQuote(ep.display)}: ${why}`,
+      );
     const timer = setTimeout(() => fail('context deadline exceeded'), timeoutMs);
 
     const send = (tlsSocket: TLSSocket, key: string, reused: boolean): void => {
@@ -352,7 +392,15 @@ export function postWebhook(ep: WebhookEndpoint, body: string, timeoutMs: number
         });
         res.on('end', () => {
           const reusable = String(res.headers.connection ?? '').toLowerCase() !== 'close';
-          finish(undefined, { status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }, reusable ? key : undefined);
+          finish(
+            undefined,
+            {
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type'] ?? ''),
+              body: Buffer.concat(chunks),
+            },
+            reusable ? key : undefined,
+          );
         });
         res.on('error', () => fail('unexpected EOF'));
         res.on('close', () => fail('unexpected EOF')); // closed before 'end'
@@ -451,15 +499,20 @@ function verifyPeer(socket: TLSSocket, ep: WebhookEndpoint): string | undefined 
   const now = new Date();
   const notBefore = new Date(peer.validFrom);
   const notAfter = new Date(peer.validTo);
-  if (now < notBefore) return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is before ${rfc3339(notBefore)}`;
-  if (now > notAfter) return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is after ${rfc3339(notAfter)}`;
+  if (now < notBefore)
+    return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is before ${rfc3339(notBefore)}`;
+  if (now > notAfter)
+    return `x509: certificate has expired or is not yet valid: current time ${rfc3339(now)} is after ${rfc3339(notAfter)}`;
   // Go ignores the Common Name (node would fall back to it without DNS names).
-  const nameOk = isIP(ep.serverName) ? peer.checkIP(ep.serverName) !== undefined : peer.checkHost(ep.serverName, { subject: 'never' }) !== undefined;
+  const nameOk = isIP(ep.serverName)
+    ? peer.checkIP(ep.serverName) !== undefined
+    : peer.checkHost(ep.serverName, { subject: 'never' }) !== undefined;
   if (!nameOk) {
     return hostnameError(ep.serverName, peer);
   }
   if (!socket.authorized) {
-    if (String(socket.authorizationError) === 'INVALID_PURPOSE') return 'x509: certificate specifies an incompatible key usage';
+    if (String(socket.authorizationError) === 'INVALID_PURPOSE')
+      return 'x509: certificate specifies an incompatible key usage';
     return unknownAuthorityError(peer, ep.caCerts);
   }
   return undefined;
@@ -503,7 +556,15 @@ function unknownAuthorityError(leaf: X509Certificate, roots: X509Certificate[]):
   }
   if (signed) return base;
   const keyType = candidate.publicKey.asymmetricKeyType;
-  const hint = keyType === 'rsa' ? 'crypto/rsa: verification error' : keyType === 'ed25519' ? 'x509: Ed25519 verification failure' : 'x509: ECDSA verification failure';
-  const name = attribute(candidate.subject, 'CN') || attribute(candidate.subject, 'O') || `serial:${BigInt(`0x${candidate.serialNumber}`).toString()}`;
+  const hint =
+    keyType === 'rsa'
+      ? 'crypto/rsa: verification error'
+      : keyType === 'ed25519'
+        ? 'x509: Ed25519 verification failure'
+        : 'x509: ECDSA verification failure';
+  const name =
+    attribute(candidate.subject, 'CN') ||
+    attribute(candidate.subject, 'O') ||
+    `serial:${BigInt(`0x${candidate.serialNumber}`).toString()}`;
   return `${base} (possibly because of ${goQuote(hint)} while trying to verify candidate authority certificate ${goQuote(name)})`;
 }

@@ -1,9 +1,30 @@
 // ValidatingAdmissionPolicy: the admission plugin, its compiled policies, matching, the compile
 // checks of the policy kind's expressions at write, and the types the plugin reads the kinds as.
-export { validatingAdmissionPolicy, isPolicyResource, denial, admissionRequest, type ValidatingAdmissionPolicyOptions, type ParamLookup } from './plugin.js';
+export {
+  validatingAdmissionPolicy,
+  isPolicyResource,
+  denial,
+  admissionRequest,
+  type ValidatingAdmissionPolicyOptions,
+  type ParamLookup,
+} from './plugin.js';
 export { OUT_OF_BUDGET } from '../../crd/cel/eval.js';
-export { compilePolicy, validatePolicy, type CompiledPolicy, type PolicyDecision, type ValidateResult } from './compile.js';
-export { matches, ruleMatches, type EquivalentResources, type GroupVersionKind, type GroupVersionResource, type MatchRequest, type NamespaceGetter } from './matching.js';
+export {
+  compilePolicy,
+  validatePolicy,
+  type CompiledPolicy,
+  type PolicyDecision,
+  type ValidateResult,
+} from './compile.js';
+export {
+  matches,
+  ruleMatches,
+  type EquivalentResources,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type MatchRequest,
+  type NamespaceGetter,
+} from './matching.js';
 export { policyExpressionErrors, mergePolicyErrors } from './validation.js';
 export * from './types.js';
 export { typeCheckPolicy, type TypeCheckResolver } from './typechecking.js';

@@ -5,7 +5,12 @@
 // Equivalent through an injected equivalent-resource mapper.
 import { ApiError, internalError, notFound } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { type LabelSelector, type MetaLabelSelector, labelSelectorFromMeta, matchesLabels } from '../../apimachinery/selectors/labels.js';
+import {
+  type LabelSelector,
+  type MetaLabelSelector,
+  labelSelectorFromMeta,
+  matchesLabels,
+} from '../../apimachinery/selectors/labels.js';
 import type { Attributes } from '../interface.js';
 import type { GroupVersionKind, GroupVersionResource } from '../webhook/rules.js';
 import type { MatchResources, NamedRuleWithOperations } from './types.js';
@@ -53,7 +58,8 @@ function parsedSelector(s: MetaLabelSelector | undefined): LabelSelector | undef
 
 /** kube's rules.Matcher over one rule. */
 export function ruleMatches(rule: NamedRuleWithOperations, a: Attributes, resource: GroupVersionResource): boolean {
-  const any = (list: readonly string[] | undefined, v: string): boolean => (list ?? []).some((x) => x === '*' || x === v);
+  const any = (list: readonly string[] | undefined, v: string): boolean =>
+    (list ?? []).some((x) => x === '*' || x === v);
   if (!any(rule.operations, a.operation)) return false;
   if (!any(rule.apiGroups, resource.group)) return false;
   if (!any(rule.apiVersions, resource.version)) return false;
@@ -71,30 +77,50 @@ export function ruleMatches(rule: NamedRuleWithOperations, a: Attributes, resour
   return false;
 }
 
-function matchesRules(rules: readonly NamedRuleWithOperations[] | undefined, matchPolicy: string | undefined, req: MatchRequest, eq: EquivalentResources | undefined): MatchResult {
+function matchesRules(
+  rules: readonly NamedRuleWithOperations[] | undefined,
+  matchPolicy: string | undefined,
+  req: MatchRequest,
+  eq: EquivalentResources | undefined,
+): MatchResult {
   const no: MatchResult = { matches: false, resource: req.resource, kind: req.kind };
-  const named = (r: NamedRuleWithOperations): boolean => !r.resourceNames || r.resourceNames.length === 0 || r.resourceNames.includes(req.a.name);
+  const named = (r: NamedRuleWithOperations): boolean =>
+    !r.resourceNames || r.resourceNames.length === 0 || r.resourceNames.includes(req.a.name);
   for (const r of rules ?? []) {
-    if (ruleMatches(r, req.a, req.resource) && named(r)) return { matches: true, resource: req.resource, kind: req.kind };
+    if (ruleMatches(r, req.a, req.resource) && named(r))
+      return { matches: true, resource: req.resource, kind: req.kind };
   }
   // Stored policies have matchPolicy defaulted to Equivalent.
   if ((matchPolicy ?? 'Equivalent') === 'Exact' || !eq) return no;
   const equivalents = eq.equivalentResourcesFor(req.resource, req.a.subresource);
   for (const r of rules ?? []) {
     for (const e of equivalents) {
-      if (e.group === req.resource.group && e.version === req.resource.version && e.resource === req.resource.resource) continue;
+      if (e.group === req.resource.group && e.version === req.resource.version && e.resource === req.resource.resource)
+        continue;
       if (!ruleMatches(r, req.a, e)) continue;
       const kind = eq.kindFor(e, req.a.subresource);
-      if (!kind) throw internalError(new Error(`unable to convert to ${e.group ? `${e.group}/` : ''}${e.version}, Resource=${e.resource}: unknown kind`));
+      if (!kind)
+        throw internalError(
+          new Error(
+            `unable to convert to ${e.group ? `${e.group}/` : ''}${e.version}, Resource=${e.resource}: unknown kind`,
+          ),
+        );
       if (named(r)) return { matches: true, resource: e, kind };
     }
   }
   return no;
 }
 
-async function namespaceLabels(req: MatchRequest, getNamespace: NamespaceGetter): Promise<Record<string, string> | undefined> {
+async function namespaceLabels(
+  req: MatchRequest,
+  getNamespace: NamespaceGetter,
+): Promise<Record<string, string> | undefined> {
   const a = req.a;
-  if (isNamespaceResource(req.resource) && a.subresource === '' && (a.operation === 'CREATE' || a.operation === 'UPDATE')) {
+  if (
+    isNamespaceResource(req.resource) &&
+    a.subresource === '' &&
+    (a.operation === 'CREATE' || a.operation === 'UPDATE')
+  ) {
     return a.object?.metadata.labels ?? {};
   }
   const name = isNamespaceResource(req.resource) ? a.namespace || a.name : a.namespace;
@@ -103,7 +129,11 @@ async function namespaceLabels(req: MatchRequest, getNamespace: NamespaceGetter)
   return ns.metadata.labels ?? {};
 }
 
-async function matchNamespaceSelector(m: MatchResources, req: MatchRequest, getNamespace: NamespaceGetter): Promise<{ matches: boolean; err?: ApiError }> {
+async function matchNamespaceSelector(
+  m: MatchResources,
+  req: MatchRequest,
+  getNamespace: NamespaceGetter,
+): Promise<{ matches: boolean; err?: ApiError }> {
   try {
     if (req.a.namespace === '' && !isNamespaceResource(req.resource)) return { matches: true };
     const sel = parsedSelector(m.namespaceSelector);
@@ -119,7 +149,8 @@ function matchObjectSelector(m: MatchResources, req: MatchRequest): { matches: b
   try {
     const sel = parsedSelector(m.objectSelector);
     if (!sel) return { matches: true };
-    const one = (o: KubeObject | undefined): boolean => o !== undefined && o !== null && matchesLabels(sel, o.metadata?.labels ?? {});
+    const one = (o: KubeObject | undefined): boolean =>
+      o !== undefined && o !== null && matchesLabels(sel, o.metadata?.labels ?? {});
     return { matches: one(req.a.object) || one(req.a.oldObject) };
   } catch (e) {
     return { matches: false, err: e instanceof ApiError ? e : internalError(e) };
@@ -127,7 +158,12 @@ function matchObjectSelector(m: MatchResources, req: MatchRequest): { matches: b
 }
 
 /** kube's matching.Matcher.Matches: throws the selector errors only when the rules match. */
-export async function matches(m: MatchResources, req: MatchRequest, getNamespace: NamespaceGetter, eq?: EquivalentResources): Promise<MatchResult> {
+export async function matches(
+  m: MatchResources,
+  req: MatchRequest,
+  getNamespace: NamespaceGetter,
+  eq?: EquivalentResources,
+): Promise<MatchResult> {
   const no: MatchResult = { matches: false, resource: req.resource, kind: req.kind };
   const ns = await matchNamespaceSelector(m, req, getNamespace);
   if (!ns.matches && !ns.err) return no;
@@ -135,7 +171,10 @@ export async function matches(m: MatchResources, req: MatchRequest, getNamespace
   if (!obj.matches && !obj.err) return no;
   const excluded = matchesRules(m.excludeResourceRules, m.matchPolicy, req, eq);
   if (excluded.matches) return no;
-  const r = !m.resourceRules || m.resourceRules.length === 0 ? { matches: true, resource: req.resource, kind: req.kind } : matchesRules(m.resourceRules, m.matchPolicy, req, eq);
+  const r =
+    !m.resourceRules || m.resourceRules.length === 0
+      ? { matches: true, resource: req.resource, kind: req.kind }
+      : matchesRules(m.resourceRules, m.matchPolicy, req, eq);
   if (!r.matches) return no;
   if (ns.err) throw ns.err;
   if (obj.err) throw obj.err;

@@ -10,14 +10,32 @@
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import { ApiError, type Status, notFound, qualifiedString } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { type MetaLabelSelector } from '../../apimachinery/selectors/labels.js';
+import type { MetaLabelSelector } from '../../apimachinery/selectors/labels.js';
 import { AuthorizerValue, admissionValue, authorizerValue } from '../../crd/cel/admission.js';
 import { REGEX_WORK_BUDGET } from '../../crd/cel/env.js';
 import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
-import { type CompiledPolicy, type EvalOptions, type PolicyDecision, compilePolicy, validatePolicy } from './compile.js';
-import { type EquivalentResources, type GroupVersionKind, type GroupVersionResource, type MatchRequest, type NamespaceGetter, matches } from './matching.js';
-import { ADMISSION_REGISTRATION_GROUP, type ParamKind, type ValidatingAdmissionPolicy, type ValidatingAdmissionPolicyBinding } from './types.js';
+import {
+  type CompiledPolicy,
+  type EvalOptions,
+  type PolicyDecision,
+  compilePolicy,
+  validatePolicy,
+} from './compile.js';
+import {
+  type EquivalentResources,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type MatchRequest,
+  type NamespaceGetter,
+  matches,
+} from './matching.js';
+import {
+  ADMISSION_REGISTRATION_GROUP,
+  type ParamKind,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+} from './types.js';
 
 export type ParamLookup = { name: string } | { selector: MetaLabelSelector };
 
@@ -53,13 +71,19 @@ const VALIDATION_FAILURE_KEY = 'validation.policy.admission.k8s.io/validation_fa
 const MAX_AUDIT_ANNOTATION_VALUE = 10 * 1024;
 
 const CLUSTER_CORE_KINDS = new Set(['Namespace', 'Node', 'PersistentVolume', 'ComponentStatus']);
-const defaultScope = (k: { apiVersion: string; kind: string }): 'Namespaced' | 'Cluster' => (!k.apiVersion.includes('/') && CLUSTER_CORE_KINDS.has(k.kind) ? 'Cluster' : 'Namespaced');
+const defaultScope = (k: { apiVersion: string; kind: string }): 'Namespaced' | 'Cluster' =>
+  !k.apiVersion.includes('/') && CLUSTER_CORE_KINDS.has(k.kind) ? 'Cluster' : 'Namespaced';
 
 /** kube's isPolicyResource: the policy kinds are never subject to policies. */
 export function isPolicyResource(a: Attributes): boolean {
   return (
     a.resource.group === ADMISSION_REGISTRATION_GROUP &&
-    ['validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'].includes(a.resource.name)
+    [
+      'validatingadmissionpolicies',
+      'validatingadmissionpolicybindings',
+      'mutatingadmissionpolicies',
+      'mutatingadmissionpolicybindings',
+    ].includes(a.resource.name)
   );
 }
 
@@ -95,7 +119,10 @@ function resourceName(a: Attributes): string {
 
 /** The denial, as kube's dispatcher builds it from admission.NewForbidden. */
 export function denial(a: Attributes, policy: string, binding: string | undefined, d: PolicyDecision): ApiError {
-  const message = binding !== undefined ? `ValidatingAdmissionPolicy '${policy}' with binding '${binding}' denied request: ${d.message}` : `ValidatingAdmissionPolicy '${policy}' denied request: ${d.message}`;
+  const message =
+    binding !== undefined
+      ? `ValidatingAdmissionPolicy '${policy}' with binding '${binding}' denied request: ${d.message}`
+      : `ValidatingAdmissionPolicy '${policy}' denied request: ${d.message}`;
   const reason = d.reason || 'Invalid';
   const name = resourceName(a);
   const status: Status = {
@@ -105,20 +132,31 @@ export function denial(a: Attributes, policy: string, binding: string | undefine
     status: 'Failure',
     message: `${qualifiedString(a.resource)} "${name}" is forbidden: ${message}`,
     reason,
-    details: { name, ...(a.resource.group ? { group: a.resource.group } : {}), kind: a.resource.name, causes: [{ message }] },
+    details: {
+      name,
+      ...(a.resource.group ? { group: a.resource.group } : {}),
+      kind: a.resource.name,
+      causes: [{ message }],
+    },
     code: reasonToCode(reason),
   };
   return new ApiError(status);
 }
 
 /** admissionv1.AdmissionRequest as kube's CreateAdmissionRequest fills it, in unstructured form. */
-export function admissionRequest(a: Attributes, resource: GroupVersionResource, kind: GroupVersionKind, requestResource: GroupVersionResource, requestKind: GroupVersionKind): Record<string, unknown> {
+export function admissionRequest(
+  a: Attributes,
+  resource: GroupVersionResource,
+  kind: GroupVersionKind,
+  requestResource: GroupVersionResource,
+  requestKind: GroupVersionKind,
+): Record<string, unknown> {
   const u = a.userInfo;
   const userInfo: Record<string, unknown> = {};
   if (u) {
     if (u.name) userInfo.username = u.name;
     if (u.uid) userInfo.uid = u.uid;
-    if (u.groups && u.groups.length) userInfo.groups = [...u.groups];
+    if (u.groups?.length) userInfo.groups = [...u.groups];
     userInfo.extra = { ...(u.extra ?? {}) };
     if (Object.keys(userInfo.extra as object).length === 0) delete userInfo.extra;
   }
@@ -129,7 +167,11 @@ export function admissionRequest(a: Attributes, resource: GroupVersionResource, 
   };
   if (a.subresource) r.subResource = a.subresource;
   r.requestKind = { group: requestKind.group, version: requestKind.version, kind: requestKind.kind };
-  r.requestResource = { group: requestResource.group, version: requestResource.version, resource: requestResource.resource };
+  r.requestResource = {
+    group: requestResource.group,
+    version: requestResource.version,
+    resource: requestResource.resource,
+  };
   if (a.subresource) r.requestSubResource = a.subresource;
   if (a.name) r.name = a.name;
   if (a.namespace) r.namespace = a.namespace;
@@ -159,7 +201,9 @@ interface Denied {
 }
 
 /** The ValidatingAdmissionPolicy plugin (validate phase). */
-export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): AdmissionPlugin & { compiled(policy: ValidatingAdmissionPolicy): CompiledPolicy } {
+export function validatingAdmissionPolicy(
+  o: ValidatingAdmissionPolicyOptions,
+): AdmissionPlugin & { compiled(policy: ValidatingAdmissionPolicy): CompiledPolicy } {
   const cache = new Map<string, { key: string; compiled: CompiledPolicy }>();
   // Informers hand out a new object on every change: the object itself is the fast key.
   const byObject = new WeakMap<object, CompiledPolicy>();
@@ -180,7 +224,11 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
     return c;
   };
 
-  async function collectParams(p: ValidatingAdmissionPolicy, b: ValidatingAdmissionPolicyBinding, namespace: string): Promise<(KubeObject | null)[]> {
+  async function collectParams(
+    p: ValidatingAdmissionPolicy,
+    b: ValidatingAdmissionPolicyBinding,
+    namespace: string,
+  ): Promise<(KubeObject | null)[]> {
     const pk = p.spec.paramKind;
     const ref = b.spec.paramRef;
     if (!pk || !ref) return [null];
@@ -190,7 +238,8 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
     let ns = '';
     if (scope === 'Namespaced') {
       ns = ref.namespace || namespace;
-      if (!ns) throw new Error('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
+      if (!ns)
+        throw new Error('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
     } else if (ref.namespace) {
       throw new Error('paramRef.namespace must not be provided for a cluster-scoped `paramKind`');
     }
@@ -203,7 +252,8 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
     } else {
       throw new Error('one of name or selector must be provided');
     }
-    if (params.length === 0 && ref.parameterNotFoundAction === 'Deny') throw new Error('no params found for policy binding with `Deny` parameterNotFoundAction');
+    if (params.length === 0 && ref.parameterNotFoundAction === 'Deny')
+      throw new Error('no params found for policy binding with `Deny` parameterNotFoundAction');
     return params;
   }
 
@@ -225,16 +275,35 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
         list.push(b);
         byPolicy.set(name, list);
       }
-      const v = o.versions?.(a) ?? { resource: versionOf(a.object?.apiVersion ?? a.oldObject?.apiVersion), kind: versionOf(a.object?.apiVersion ?? a.oldObject?.apiVersion) };
-      const requestResource: GroupVersionResource = { group: a.resource.group, version: v.resource, resource: a.resource.name };
+      const v = o.versions?.(a) ?? {
+        resource: versionOf(a.object?.apiVersion ?? a.oldObject?.apiVersion),
+        kind: versionOf(a.object?.apiVersion ?? a.oldObject?.apiVersion),
+      };
+      const requestResource: GroupVersionResource = {
+        group: a.resource.group,
+        version: v.resource,
+        resource: a.resource.name,
+      };
       const requestKind: GroupVersionKind = { group: a.kind.group, version: v.kind, kind: a.kind.name };
       const req: MatchRequest = { a, resource: requestResource, kind: requestKind };
       const denied: Denied[] = [];
-      const evalOpts: EvalOptions = { budget: o.budget, perCallLimit: o.perCallLimit, regex: { remaining: REGEX_WORK_BUDGET } };
-      const configError = (cp: { failurePolicy: string }, err: unknown, policy: string, binding: string | undefined): void => {
+      const evalOpts: EvalOptions = {
+        budget: o.budget,
+        perCallLimit: o.perCallLimit,
+        regex: { remaining: REGEX_WORK_BUDGET },
+      };
+      const configError = (
+        cp: { failurePolicy: string },
+        err: unknown,
+        policy: string,
+        binding: string | undefined,
+      ): void => {
         const msg = err instanceof Error ? err.message : String(err);
         if (cp.failurePolicy === 'Ignore') return;
-        const message = cp.failurePolicy === 'Fail' ? `${binding === undefined ? 'failed to configure policy' : 'failed to configure binding'}: ${msg}` : `unrecognized failure policy: '${cp.failurePolicy}'`;
+        const message =
+          cp.failurePolicy === 'Fail'
+            ? `${binding === undefined ? 'failed to configure policy' : 'failed to configure binding'}: ${msg}`
+            : `unrecognized failure policy: '${cp.failurePolicy}'`;
         denied.push({ policy, binding, decision: { action: 'deny', evaluation: 'error', message, reason: '' } });
       };
       // Namespace objects carry their own name as namespace in kube; namespaceObject is unset for them.
@@ -244,7 +313,9 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
 
       for (const p of [...policies].sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : 1))) {
         const policyName = p.metadata.name!;
-        const bindings = (byPolicy.get(policyName) ?? []).sort((x, y) => ((x.metadata.name ?? '') < (y.metadata.name ?? '') ? -1 : 1));
+        const bindings = (byPolicy.get(policyName) ?? []).sort((x, y) =>
+          (x.metadata.name ?? '') < (y.metadata.name ?? '') ? -1 : 1,
+        );
         if (bindings.length === 0) continue;
         const cp = compiled(p);
         // kube's dispatcher drops the policy matcher's error (a missing constraints field, a
@@ -257,8 +328,18 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
           continue;
         }
         if (!m.matches) continue;
-        if (p.spec.paramKind && o.paramScope && o.paramScope({ apiVersion: p.spec.paramKind.apiVersion ?? '', kind: p.spec.paramKind.kind ?? '' }) === undefined) {
-          configError(cp, new Error(`failed to find resource referenced by paramKind: '${paramKindString(p.spec.paramKind)}'`), policyName, undefined);
+        if (
+          p.spec.paramKind &&
+          o.paramScope &&
+          o.paramScope({ apiVersion: p.spec.paramKind.apiVersion ?? '', kind: p.spec.paramKind.kind ?? '' }) ===
+            undefined
+        ) {
+          configError(
+            cp,
+            new Error(`failed to find resource referenced by paramKind: '${paramKindString(p.spec.paramKind)}'`),
+            policyName,
+            undefined,
+          );
           continue;
         }
         const request = admissionValue(admissionRequest(a, m.resource, m.kind, requestResource, requestKind));
@@ -266,7 +347,11 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
         for (const b of bindings) {
           const bindingName = b.metadata.name ?? '';
           try {
-            if (b.spec.matchResources && !(await matches(b.spec.matchResources, req, o.namespace, o.equivalents)).matches) continue;
+            if (
+              b.spec.matchResources &&
+              !(await matches(b.spec.matchResources, req, o.namespace, o.equivalents)).matches
+            )
+              continue;
           } catch (e) {
             configError(cp, e, policyName, bindingName);
             continue;
@@ -294,7 +379,14 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
             ...(o.authorizer
               ? {
                   authorizer: authorizerValue(
-                    new AuthorizerValue(userInfo, o.authorizer, { group: a.resource.group, version: v.resource, resource: a.resource.name, subresource: a.subresource, namespace: a.namespace, name: a.name }),
+                    new AuthorizerValue(userInfo, o.authorizer, {
+                      group: a.resource.group,
+                      version: v.resource,
+                      resource: a.resource.name,
+                      subresource: a.subresource,
+                      namespace: a.namespace,
+                      name: a.name,
+                    }),
                   ),
                 }
               : {}),
@@ -302,25 +394,47 @@ export function validatingAdmissionPolicy(o: ValidatingAdmissionPolicyOptions): 
           const actions = b.spec.validationActions ?? [];
           for (const param of params) {
             const inputs: Record<string, unknown> = { ...base };
-            if (cp.hasParams) inputs.params = param === null ? null : admissionValue(withTypeMeta(param, p.spec.paramKind!));
+            if (cp.hasParams)
+              inputs.params = param === null ? null : admissionValue(withTypeMeta(param, p.spec.paramKind!));
             const res = validatePolicy(cp, inputs, evalOpts);
             res.decisions.forEach((d, i) => {
               if (d.action !== 'deny') return;
               for (const act of actions) {
                 if (act === 'Deny') denied.push({ policy: policyName, binding: bindingName, decision: d });
-                else if (act === 'Warn') warn(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${d.message}`);
+                else if (act === 'Warn')
+                  warn(
+                    `Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${d.message}`,
+                  );
                 else if (act === 'Audit')
-                  annotate(VALIDATION_FAILURE_KEY, JSON.stringify([{ message: d.message, policy: b.spec.policyName, binding: bindingName, expressionIndex: i, validationActions: actions }]));
+                  annotate(
+                    VALIDATION_FAILURE_KEY,
+                    JSON.stringify([
+                      {
+                        message: d.message,
+                        policy: b.spec.policyName,
+                        binding: bindingName,
+                        expressionIndex: i,
+                        validationActions: actions,
+                      },
+                    ]),
+                  );
               }
             });
             for (const an of res.auditAnnotations) {
               if (an.action === 'publish') {
-                const value = an.value!.length > MAX_AUDIT_ANNOTATION_VALUE ? an.value!.slice(0, MAX_AUDIT_ANNOTATION_VALUE) : an.value!;
+                const value =
+                  an.value!.length > MAX_AUDIT_ANNOTATION_VALUE
+                    ? an.value!.slice(0, MAX_AUDIT_ANNOTATION_VALUE)
+                    : an.value!;
                 const list = annotations.get(an.key) ?? [];
                 if (!list.includes(value)) list.push(value);
                 annotations.set(an.key, list);
               } else if (an.action === 'error') {
-                denied.push({ policy: policyName, binding: bindingName, decision: { action: 'deny', evaluation: 'error', message: an.error!, reason: '' } });
+                denied.push({
+                  policy: policyName,
+                  binding: bindingName,
+                  decision: { action: 'deny', evaluation: 'error', message: an.error!, reason: '' },
+                });
               }
             }
           }

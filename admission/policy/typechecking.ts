@@ -53,22 +53,37 @@ export function typeCheckPolicy(p: ValidatingAdmissionPolicy, r: TypeCheckResolv
   if (hasParams) {
     const av = spec.paramKind!.apiVersion ?? '';
     const i = av.indexOf('/');
-    paramsSchema = r.schemaFor({ group: i < 0 ? '' : av.slice(0, i), version: i < 0 ? av : av.slice(i + 1), kind: spec.paramKind!.kind ?? '' });
+    paramsSchema = r.schemaFor({
+      group: i < 0 ? '' : av.slice(0, i),
+      version: i < 0 ? av : av.slice(i + 1),
+      kind: spec.paramKind!.kind ?? '',
+    });
   }
   const exprs: { fieldRef: string; expression: string }[] = [];
   (spec.validations ?? []).forEach((v, i) => {
     exprs.push({ fieldRef: `spec.validations[${i}].expression`, expression: v.expression ?? '' });
-    if (v.messageExpression) exprs.push({ fieldRef: `spec.validations[${i}].messageExpression`, expression: v.messageExpression });
+    if (v.messageExpression)
+      exprs.push({ fieldRef: `spec.validations[${i}].messageExpression`, expression: v.messageExpression });
   });
   const perKind: { gvk: GroupVersionKind; issues: (string | undefined)[] }[] = [];
   for (const gvk of typesToCheck(p, r)) {
     const schema = r.schemaFor(gvk);
     if (!schema) continue;
-    perKind.push({ gvk, issues: typeCheckAdmissionExpressions(exprs.map((e) => e.expression), (spec.variables ?? []).map((v) => ({ name: v.name ?? '', expression: v.expression ?? '' })), hasParams, { object: schema, params: paramsSchema }) });
+    perKind.push({
+      gvk,
+      issues: typeCheckAdmissionExpressions(
+        exprs.map((e) => e.expression),
+        (spec.variables ?? []).map((v) => ({ name: v.name ?? '', expression: v.expression ?? '' })),
+        hasParams,
+        { object: schema, params: paramsSchema },
+      ),
+    });
   }
   const warnings: ExpressionWarning[] = [];
   exprs.forEach((e, i) => {
-    const messages = perKind.filter((k) => k.issues[i] !== undefined).map((k) => `${gvkString(k.gvk)}: ${k.issues[i]}\n`);
+    const messages = perKind
+      .filter((k) => k.issues[i] !== undefined)
+      .map((k) => `${gvkString(k.gvk)}: ${k.issues[i]}\n`);
     if (messages.length > 0) warnings.push({ fieldRef: e.fieldRef, warning: messages.join('\n') });
   });
   return warnings;

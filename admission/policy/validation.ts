@@ -24,9 +24,16 @@ import { type AdmissionDeclarations, compileAdmissionExpression } from '../../cr
 import { isJsonObject } from '../../apimachinery/object.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const items = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map((e: unknown) => (isJsonObject(e) ? e : {})) : []);
+const items = (v: unknown): Record<string, unknown>[] =>
+  Array.isArray(v) ? v.map((e: unknown) => (isJsonObject(e) ? e : {})) : [];
 
-function compileError(path: string, source: string, badValue: string, decls: AdmissionDeclarations, types: readonly string[]): FieldError[] {
+function compileError(
+  path: string,
+  source: string,
+  badValue: string,
+  decls: AdmissionDeclarations,
+  types: readonly string[],
+): FieldError[] {
   const r = compileAdmissionExpression(source, decls, types);
   return r.error === undefined ? [] : [invalid(path, badValue, r.error)];
 }
@@ -36,7 +43,10 @@ function compileError(path: string, source: string, badValue: string, decls: Adm
  * messages (the invalid value is the expression as written). For an update, pass the options
  * policyUpdateOptions derives from the stored object.
  */
-export function policyExpressionErrors(policy: ValidatingAdmissionPolicy, opts: PolicyValidationOptions = { ignoreMatchConditions: false }): FieldError[] {
+export function policyExpressionErrors(
+  policy: ValidatingAdmissionPolicy,
+  opts: PolicyValidationOptions = { ignoreMatchConditions: false },
+): FieldError[] {
   const spec: ValidatingAdmissionPolicySpec = isJsonObject(policy.spec) ? policy.spec : {};
   const path = 'spec';
   const errs: FieldError[] = [];
@@ -44,7 +54,16 @@ export function policyExpressionErrors(policy: ValidatingAdmissionPolicy, opts: 
   if (!opts.ignoreMatchConditions) {
     items(spec.matchConditions).forEach((m, i) => {
       const expr = str(m['expression']).trim();
-      if (expr !== '') errs.push(...compileError(child(index(child(path, 'matchConditions'), i), 'expression'), expr, expr, { params, authorizer: true }, ['bool']));
+      if (expr !== '')
+        errs.push(
+          ...compileError(
+            child(index(child(path, 'matchConditions'), i), 'expression'),
+            expr,
+            expr,
+            { params, authorizer: true },
+            ['bool'],
+          ),
+        );
     });
   }
   const variables = items(spec.variables);
@@ -53,10 +72,15 @@ export function policyExpressionErrors(policy: ValidatingAdmissionPolicy, opts: 
     const expr = str(v['expression']);
     if (expr.trim() === '') return;
     const r = compileAdmissionExpression(expr, { params, authorizer: true, variables: [...vars] });
-    if (r.error !== undefined) errs.push(invalid(child(index(child(path, 'variables'), i), 'expression'), expr, r.error));
+    if (r.error !== undefined)
+      errs.push(invalid(child(index(child(path, 'variables'), i), 'expression'), expr, r.error));
     vars.push({ name: str(v['name']), type: r.program?.type ?? 'dyn' });
   });
-  const decls = (authorizer: boolean): AdmissionDeclarations => ({ params, authorizer, ...(variables.length > 0 ? { variables: vars } : {}) });
+  const decls = (authorizer: boolean): AdmissionDeclarations => ({
+    params,
+    authorizer,
+    ...(variables.length > 0 ? { variables: vars } : {}),
+  });
   const validations = items(spec.validations);
   const audits = items(spec.auditAnnotations);
   validations.forEach((v, i) => {
@@ -64,20 +88,37 @@ export function policyExpressionErrors(policy: ValidatingAdmissionPolicy, opts: 
     const expr = str(v['expression']);
     if (expr.trim() !== '') errs.push(...compileError(child(at, 'expression'), expr, expr, decls(true), ['bool']));
     const msgExpr = str(v['messageExpression']);
-    if (msgExpr.trim() !== '') errs.push(...compileError(child(at, 'messageExpression'), msgExpr, msgExpr, decls(false), ['string']));
+    if (msgExpr.trim() !== '')
+      errs.push(...compileError(child(at, 'messageExpression'), msgExpr, msgExpr, decls(false), ['string']));
   });
   audits.forEach((a, i) => {
     const value = str(a['valueExpression']);
     const trimmed = value.trim();
     if (trimmed === '' || byteLength(trimmed) > MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH) return;
-    errs.push(...compileError(child(index(child(path, 'auditAnnotations'), i), 'valueExpression'), trimmed, value, decls(true), ['string', 'null']));
+    errs.push(
+      ...compileError(
+        child(index(child(path, 'auditAnnotations'), i), 'valueExpression'),
+        trimmed,
+        value,
+        decls(true),
+        ['string', 'null'],
+      ),
+    );
   });
   return errs;
 }
 
 // Where kube's validateValidatingAdmissionPolicySpec says each error, as a sort key: the spec's
 // fields in its order, then the item, then the item's checks in its order.
-const SECTIONS = ['failurePolicy', 'paramKind', 'matchConstraints', 'matchConditions', 'variables', 'validations', 'auditAnnotations'];
+const SECTIONS = [
+  'failurePolicy',
+  'paramKind',
+  'matchConstraints',
+  'matchConditions',
+  'variables',
+  'validations',
+  'auditAnnotations',
+];
 const WITHIN: Record<string, readonly string[]> = {
   matchConditions: ['expression', 'name'],
   variables: ['name', 'expression'],

@@ -20,10 +20,23 @@ import { ApiError, forbidden, internalError, notFound, qualifiedString, timeout 
 import { deepEqual } from '../../apimachinery/equality.js';
 import { goQuote } from '../../apimachinery/field-errors.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
-import { cloneJson, isJsonObject, type JsonObject, type JsonValue, type KubeObject } from '../../apimachinery/object.js';
+import {
+  cloneJson,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  type KubeObject,
+} from '../../apimachinery/object.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
 import { caBundleError } from '../../webhook/ca-bundle.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, type EndpointOptions, WebhookCallError, decodeResponse, postWebhook, webhookEndpoint } from '../../webhook/client.js';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type EndpointOptions,
+  WebhookCallError,
+  decodeResponse,
+  postWebhook,
+  webhookEndpoint,
+} from '../../webhook/client.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import { evaluateWebhookMatchConditions } from './match-conditions.js';
@@ -129,7 +142,8 @@ function hooksOf(configurations: readonly KubeObject[]): Hook[] {
     const webhooks = (c as { webhooks?: unknown }).webhooks;
     if (!Array.isArray(webhooks)) continue;
     webhooks.forEach((w: unknown, i) => {
-      if (isJsonObject(w)) hooks.push({ uid: `${name}/${i}`, configurationName: name, spec: w as unknown as MutatingWebhookSpec });
+      if (isJsonObject(w))
+        hooks.push({ uid: `${name}/${i}`, configurationName: name, spec: w as unknown as MutatingWebhookSpec });
     });
   }
   return hooks;
@@ -160,7 +174,14 @@ function requestOf(a: WebhookAttributes): Request {
   const isNamespace = resource.group === '' && resource.resource === 'namespaces';
   return {
     a,
-    rule: { operation: a.operation, resource, subresource: a.subresource, namespace: a.namespace || (isNamespace ? a.name : ''), name: a.name, object: a.object },
+    rule: {
+      operation: a.operation,
+      resource,
+      subresource: a.subresource,
+      namespace: a.namespace || (isNamespace ? a.name : ''),
+      name: a.name,
+      object: a.object,
+    },
     requestKind: { group: a.kind.group, version, kind: a.kind.name },
     requestResource: resource,
     namespaces: new Map(),
@@ -169,7 +190,11 @@ function requestOf(a: WebhookAttributes): Request {
 
 type Decision = { matches: boolean; error?: ApiError };
 
-async function namespaceDecision(spec: WebhookSpec, req: Request, lookup: WebhookPluginOptions['namespaceLabels']): Promise<Decision> {
+async function namespaceDecision(
+  spec: WebhookSpec,
+  req: Request,
+  lookup: WebhookPluginOptions['namespaceLabels'],
+): Promise<Decision> {
   let selector;
   try {
     selector = parseWebhookSelector(spec.namespaceSelector);
@@ -227,7 +252,12 @@ function reviewRequest(req: Request, object: KubeObject | undefined): ReviewRequ
  * generic.Webhook.ShouldCallHook: whether `hook` is called for the request (selectors, rules,
  * matchConditions); throws a selector's or a condition's error (only for a webhook whose rules match).
  */
-async function shouldCall(hook: Hook, req: Request, object: KubeObject | undefined, opts: WebhookPluginOptions): Promise<boolean> {
+async function shouldCall(
+  hook: Hook,
+  req: Request,
+  object: KubeObject | undefined,
+  opts: WebhookPluginOptions,
+): Promise<boolean> {
   const spec = hook.spec;
   const ns = await namespaceDecision(spec, req, opts.namespaceLabels);
   if (!ns.matches && !ns.error) return false;
@@ -248,7 +278,14 @@ async function shouldCall(hook: Hook, req: Request, object: KubeObject | undefin
       request: celRequest(r),
       user: a.userInfo ?? { name: '', groups: [] },
       authorizer: opts.authorizer,
-      requestResource: { group: a.resource.group, version: req.requestResource.version, resource: a.resource.name, subresource: a.subresource, namespace: a.namespace, name: a.name },
+      requestResource: {
+        group: a.resource.group,
+        version: req.requestResource.version,
+        resource: a.resource.name,
+        subresource: a.subresource,
+        namespace: a.namespace,
+        name: a.name,
+      },
     },
     spec.failurePolicy ?? 'Fail',
   );
@@ -256,7 +293,11 @@ async function shouldCall(hook: Hook, req: Request, object: KubeObject | undefin
     // apierrors.NewForbidden(resource, name, err)
     const resource = { group: req.a.resource.group, name: req.a.resource.name };
     const subject = req.a.name ? `${qualifiedString(resource)} ${goQuote(req.a.name)}` : qualifiedString(resource);
-    throw forbidden(`${subject} is forbidden: ${result.error}`, { name: req.a.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name });
+    throw forbidden(`${subject} is forbidden: ${result.error}`, {
+      name: req.a.name,
+      ...(resource.group ? { group: resource.group } : {}),
+      kind: resource.name,
+    });
   }
   return result.matches;
 }
@@ -273,7 +314,13 @@ const timeoutSecondsOf = (spec: WebhookSpec): number => {
  * annotations and warnings passed on. Returns the answer of a webhook that allowed the request;
  * throws its denial (ApiError), a CallingWebhookError, or the dry-run refusal.
  */
-async function callHook(spec: WebhookSpec, review: ReviewRequest, mutating: boolean, a: WebhookAttributes, opts: WebhookPluginOptions): Promise<AdmissionResponse> {
+async function callHook(
+  spec: WebhookSpec,
+  review: ReviewRequest,
+  mutating: boolean,
+  a: WebhookAttributes,
+  opts: WebhookPluginOptions,
+): Promise<AdmissionResponse> {
   const calling = (reason: string): CallingWebhookError => new CallingWebhookError(spec.name, reason);
   if (a.dryRun) {
     if (spec.sideEffects === undefined || spec.sideEffects === null) throw calling('Webhook SideEffects is nil');
@@ -286,12 +333,20 @@ async function callHook(spec: WebhookSpec, review: ReviewRequest, mutating: bool
   let deadlineMs = timeoutSecondsOf(spec) * 1000;
   if (a.deadline !== undefined) deadlineMs = Math.min(deadlineMs, a.deadline - Date.now());
   const queryMs = Math.max(1000, Math.ceil(deadlineMs / 1000) * 1000);
-  const endpoint = webhookEndpoint(spec.clientConfig, queryMs, { ...(opts.serviceResolver ? { serviceResolver: opts.serviceResolver } : {}), caBundleError });
+  const endpoint = webhookEndpoint(spec.clientConfig, queryMs, {
+    ...(opts.serviceResolver ? { serviceResolver: opts.serviceResolver } : {}),
+    caBundleError,
+  });
   if ('error' in endpoint) throw calling(`could not get REST client: ${endpoint.error}`);
   let doc: JsonObject;
   try {
     if (deadlineMs <= 0) throw new WebhookCallError(`Post ${goQuote(endpoint.display)}: context deadline exceeded`);
-    const res = await postWebhook(endpoint, stringifyJSON(admissionReview(version, review)), deadlineMs, opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+    const res = await postWebhook(
+      endpoint,
+      stringifyJSON(admissionReview(version, review)),
+      deadlineMs,
+      opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    );
     doc = decodeResponse(res);
     decodeAdmissionReview(doc, version);
   } catch (err) {
@@ -314,13 +369,20 @@ async function callHook(spec: WebhookSpec, review: ReviewRequest, mutating: bool
  * What a failed call comes to under the webhook's failurePolicy: undefined when it is ignored
  * (the failure reported, the failed-open annotation made), else the error to answer with.
  */
-function failureOutcome(err: unknown, spec: WebhookSpec, a: WebhookAttributes, opts: WebhookPluginOptions, failedOpenKey: string): ApiError | undefined {
+function failureOutcome(
+  err: unknown,
+  spec: WebhookSpec,
+  a: WebhookAttributes,
+  opts: WebhookPluginOptions,
+  failedOpenKey: string,
+): ApiError | undefined {
   if (err instanceof CallingWebhookError) {
     if (spec.failurePolicy === 'Ignore') {
       opts.onIgnoredError?.(spec.name, err.message);
       opts.annotate?.(a, failedOpenKey, spec.name);
       // The request's own deadline has passed: no point going on.
-      if (a.deadline !== undefined && Date.now() >= a.deadline) return timeout('Timeout: request did not complete within requested timeout');
+      if (a.deadline !== undefined && Date.now() >= a.deadline)
+        return timeout('Timeout: request did not complete within requested timeout');
       return undefined;
     }
     return internalError(new Error(err.message));
@@ -338,14 +400,21 @@ function decodePatch(bytes: Buffer): JsonObject[] {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     const text = bytes.toString('utf8').trim();
-    throw new Error(text === '' ? 'unexpected end of JSON input' : `invalid character ${goQuote(text[0]!).replace(/^"|"$/g, "'")} looking for beginning of value`);
+    throw new Error(
+      text === ''
+        ? 'unexpected end of JSON input'
+        : `invalid character ${goQuote(text[0]!).replace(/^"|"$/g, "'")} looking for beginning of value`,
+    );
   }
   if (parsed === null) return [];
-  const kindOf = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : v === null ? 'null' : typeof v);
-  if (!Array.isArray(parsed)) throw new Error(`json: cannot unmarshal ${kindOf(parsed)} into Go value of type jsonpatch.Patch`);
+  const kindOf = (v: unknown): string =>
+    Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : v === null ? 'null' : typeof v;
+  if (!Array.isArray(parsed))
+    throw new Error(`json: cannot unmarshal ${kindOf(parsed)} into Go value of type jsonpatch.Patch`);
   return parsed.map((op: unknown) => {
     if (op === null) return {};
-    if (!isJsonObject(op)) throw new Error(`json: cannot unmarshal ${kindOf(op)} into Go value of type jsonpatch.Operation`);
+    if (!isJsonObject(op))
+      throw new Error(`json: cannot unmarshal ${kindOf(op)} into Go value of type jsonpatch.Operation`);
     return op;
   });
 }
@@ -361,7 +430,12 @@ function replaceInPlace(target: JsonObject, source: JsonObject): void {
 }
 
 /** A webhook's patch applied: the new object, or the error that ends the request. */
-function applyPatch(hook: Hook, result: AdmissionResponse, object: KubeObject | undefined, opts: MutatingWebhookPluginOptions): { object: KubeObject; ops: JsonObject[] } | undefined {
+function applyPatch(
+  hook: Hook,
+  result: AdmissionResponse,
+  object: KubeObject | undefined,
+  opts: MutatingWebhookPluginOptions,
+): { object: KubeObject; ops: JsonObject[] } | undefined {
   const name = hook.spec.name;
   if (result.patch.length === 0) return undefined;
   let ops: JsonObject[];
@@ -371,15 +445,26 @@ function applyPatch(hook: Hook, result: AdmissionResponse, object: KubeObject | 
     throw new CallingWebhookError(name, `received undecodable patch in webhook response: ${(err as Error).message}`);
   }
   if (ops.length === 0) return undefined;
-  if (!object) throw internalError(new Error(`admission webhook ${goQuote(name)} attempted to modify the object, which is not supported for this operation`));
-  if (result.patchType !== 'JSONPatch') throw new CallingWebhookError(name, `unsupported patch type ${goQuote(result.patchType)}`);
+  if (!object)
+    throw internalError(
+      new Error(
+        `admission webhook ${goQuote(name)} attempted to modify the object, which is not supported for this operation`,
+      ),
+    );
+  if (result.patchType !== 'JSONPatch')
+    throw new CallingWebhookError(name, `unsupported patch type ${goQuote(result.patchType)}`);
   let patched: JsonValue;
   try {
     patched = opts.applyJsonPatch(cloneJson(object) as unknown as JsonValue, ops);
   } catch (err) {
     throw err instanceof ApiError ? err : internalError(err);
   }
-  if (!isJsonObject(patched)) throw internalError(new Error(`json: cannot unmarshal ${Array.isArray(patched) ? 'array' : patched === null ? 'null' : typeof patched} into Go value of type map[string]interface {}`));
+  if (!isJsonObject(patched))
+    throw internalError(
+      new Error(
+        `json: cannot unmarshal ${Array.isArray(patched) ? 'array' : patched === null ? 'null' : typeof patched} into Go value of type map[string]interface {}`,
+      ),
+    );
   return { object: patched as unknown as KubeObject, ops };
 }
 
@@ -411,14 +496,27 @@ async function dispatchMutating(a: WebhookAttributes, opts: MutatingWebhookPlugi
         const patched = applyPatch(hook, result, object, opts);
         if (patched) {
           changed = !deepEqual(object, patched.object);
-          opts.annotate?.(a, `patch.webhook.admission.k8s.io/round_${round}_index_${i}`, stringifyJSON({ configuration: hook.configurationName, webhook: spec.name, patch: patched.ops, patchType: 'JSONPatch' }));
+          opts.annotate?.(
+            a,
+            `patch.webhook.admission.k8s.io/round_${round}_index_${i}`,
+            stringifyJSON({
+              configuration: hook.configurationName,
+              webhook: spec.name,
+              patch: patched.ops,
+              patchType: 'JSONPatch',
+            }),
+          );
           object = patched.object;
           dirty = true;
         }
       } catch (err) {
         error = err;
       }
-      opts.annotate?.(a, `mutation.webhook.admission.k8s.io/round_${round}_index_${i}`, stringifyJSON({ configuration: hook.configurationName, webhook: spec.name, mutated: changed }));
+      opts.annotate?.(
+        a,
+        `mutation.webhook.admission.k8s.io/round_${round}_index_${i}`,
+        stringifyJSON({ configuration: hook.configurationName, webhook: spec.name, mutated: changed }),
+      );
       if (changed) {
         // RequireReinvokingPreviouslyInvokedPlugins
         for (const uid of previouslyInvoked) reinvoke.add(uid);
@@ -427,7 +525,13 @@ async function dispatchMutating(a: WebhookAttributes, opts: MutatingWebhookPlugi
       }
       if (spec.reinvocationPolicy === 'IfNeeded') previouslyInvoked.add(hook.uid);
       if (error === undefined) continue;
-      const failure = failureOutcome(error, spec, a, opts, `failed-open.mutation.webhook.admission.k8s.io/round_${round}_index_${i}`);
+      const failure = failureOutcome(
+        error,
+        spec,
+        a,
+        opts,
+        `failed-open.mutation.webhook.admission.k8s.io/round_${round}_index_${i}`,
+      );
       if (failure) throw failure;
     }
   }
@@ -452,7 +556,13 @@ async function dispatchValidating(a: WebhookAttributes, opts: WebhookPluginOptio
       callHook(hook.spec, reviewRequest(req, a.object), false, a, opts).then(
         () => undefined,
         (err: unknown) => {
-          const failure = failureOutcome(err, hook.spec, a, opts, `failed-open.validating.webhook.admission.k8s.io/round_0_index_${idx}`);
+          const failure = failureOutcome(
+            err,
+            hook.spec,
+            a,
+            opts,
+            `failed-open.validating.webhook.admission.k8s.io/round_0_index_${idx}`,
+          );
           if (failure) errors.push(failure);
         },
       ),

@@ -37,12 +37,18 @@ function compiled(conditions: readonly MatchCondition[], failurePolicy: FailureP
   return cp;
 }
 
-export function evaluateWebhookMatchConditions(conditions: readonly MatchCondition[], b: MatchBindings, failurePolicy: string): MatchResult {
+export function evaluateWebhookMatchConditions(
+  conditions: readonly MatchCondition[],
+  b: MatchBindings,
+  failurePolicy: string,
+): MatchResult {
   const cp = compiled(conditions, failurePolicy === 'Ignore' ? 'Ignore' : 'Fail');
   return evaluateMatchConditions(cp, {
     object: admissionValue(b.object),
     oldObject: admissionValue(b.oldObject),
     request: admissionValue(b.request),
-    ...(b.authorizer ? { authorizer: authorizerValue(new AuthorizerValue(b.user, b.authorizer, b.requestResource)) } : {}),
+    ...(b.authorizer
+      ? { authorizer: authorizerValue(new AuthorizerValue(b.user, b.authorizer, b.requestResource)) }
+      : {}),
   });
 }

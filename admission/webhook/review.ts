@@ -59,7 +59,8 @@ function userInfoJSON(u: UserInfo | undefined): JsonObject {
   if (u?.name) out['username'] = u.name;
   if (u?.uid) out['uid'] = u.uid;
   if (u?.groups && u.groups.length > 0) out['groups'] = [...u.groups];
-  if (u?.extra && Object.keys(u.extra).length > 0) out['extra'] = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...v]]));
+  if (u?.extra && Object.keys(u.extra).length > 0)
+    out['extra'] = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...v]]));
   return out;
 }
 
@@ -114,7 +115,9 @@ export interface AdmissionResponse {
 export function decodeAdmissionReview(doc: JsonObject, version: ReviewVersion): { response: JsonObject | undefined } {
   const typeError = (v: unknown, ok: (v: unknown) => boolean, struct: string, field: string, goType: string): void => {
     if (v === undefined || v === null || ok(v)) return;
-    throw new WebhookCallError(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${struct}.${field} of type ${goType}`);
+    throw new WebhookCallError(
+      `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${struct}.${field} of type ${goType}`,
+    );
   };
   const isString = (v: unknown): boolean => typeof v === 'string';
   const response = doc['response'];
@@ -126,14 +129,33 @@ export function decodeAdmissionReview(doc: JsonObject, version: ReviewVersion): 
   const status = response['status'];
   typeError(status, isJsonObject, R, 'response.status', 'v1.Status');
   if (isJsonObject(status)) {
-    for (const f of ['status', 'message', 'reason']) typeError(status[f], isString, 'Status', `response.status.${f}`, f === 'reason' ? 'v1.StatusReason' : 'string');
-    typeError(status['code'], (v) => typeof v === 'number' && Number.isInteger(v), 'Status', 'response.status.code', 'int32');
+    for (const f of ['status', 'message', 'reason'])
+      typeError(status[f], isString, 'Status', `response.status.${f}`, f === 'reason' ? 'v1.StatusReason' : 'string');
+    typeError(
+      status['code'],
+      (v) => typeof v === 'number' && Number.isInteger(v),
+      'Status',
+      'response.status.code',
+      'int32',
+    );
     typeError(status['details'], isJsonObject, 'Status', 'response.status.details', 'v1.StatusDetails');
   }
   typeError(response['patch'], isString, R, 'response.patch', '[]uint8');
   typeError(response['patchType'], isString, R, 'response.patchType', `${version}.PatchType`);
-  typeError(response['auditAnnotations'], (v) => isJsonObject(v) && Object.values(v).every((x) => typeof x === 'string'), R, 'response.auditAnnotations', 'map[string]string');
-  typeError(response['warnings'], (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'), R, 'response.warnings', '[]string');
+  typeError(
+    response['auditAnnotations'],
+    (v) => isJsonObject(v) && Object.values(v).every((x) => typeof x === 'string'),
+    R,
+    'response.auditAnnotations',
+    'map[string]string',
+  );
+  typeError(
+    response['warnings'],
+    (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
+    R,
+    'response.warnings',
+    '[]string',
+  );
   if (typeof response['patch'] === 'string') {
     const decoded = decodeGoBase64(response['patch']);
     if (!decoded.ok) throw new WebhookCallError(decoded.error);
@@ -142,23 +164,36 @@ export function decodeAdmissionReview(doc: JsonObject, version: ReviewVersion): 
 }
 
 /** VerifyAdmissionResponse. Throws a plain Error with kube's text. */
-export function verifyAdmissionResponse(uid: string, mutating: boolean, version: ReviewVersion, doc: JsonObject): AdmissionResponse {
+export function verifyAdmissionResponse(
+  uid: string,
+  mutating: boolean,
+  version: ReviewVersion,
+  doc: JsonObject,
+): AdmissionResponse {
   const r = doc['response'];
   if (!isJsonObject(r)) throw new Error('webhook response was absent');
-  const patch = typeof r['patch'] === 'string' ? (decodeGoBase64(r['patch']) as { bytes: Buffer }).bytes : Buffer.alloc(0);
+  const patch =
+    typeof r['patch'] === 'string' ? (decodeGoBase64(r['patch']) as { bytes: Buffer }).bytes : Buffer.alloc(0);
   const hasPatchType = typeof r['patchType'] === 'string';
   let patchType = '';
   if (version === 'v1') {
     const got = typeof r['uid'] === 'string' ? r['uid'] : '';
     if (got !== uid) throw new Error(`expected response.uid=${goQuote(uid)}, got ${goQuote(got)}`);
-    const gv = parseGroupVersion(typeof doc['apiVersion'] === 'string' ? doc['apiVersion'] : '') ?? { group: '', version: '' };
+    const gv = parseGroupVersion(typeof doc['apiVersion'] === 'string' ? doc['apiVersion'] : '') ?? {
+      group: '',
+      version: '',
+    };
     const kind = typeof doc['kind'] === 'string' ? doc['kind'] : '';
     if (gv.group !== 'admission.k8s.io' || gv.version !== 'v1' || kind !== 'AdmissionReview') {
-      throw new Error(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gv.group}/${gv.version}, Kind=${kind}`);
+      throw new Error(
+        `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gv.group}/${gv.version}, Kind=${kind}`,
+      );
     }
     if (mutating) {
-      if (patch.length > 0 && !hasPatchType) throw new Error('webhook returned response.patch but not response.patchType');
-      if (hasPatchType && patch.length === 0) throw new Error('webhook returned response.patchType but not response.patch');
+      if (patch.length > 0 && !hasPatchType)
+        throw new Error('webhook returned response.patch but not response.patchType');
+      if (hasPatchType && patch.length === 0)
+        throw new Error('webhook returned response.patchType but not response.patch');
       if (hasPatchType) {
         patchType = r['patchType'] as string;
         if (patchType === '') throw new Error(`webhook returned invalid response.patchType of ${goQuote(patchType)}`);
@@ -188,11 +223,25 @@ export function toStatusError(webhookName: string, result: JsonObject | undefine
   const code = typeof r['code'] === 'number' && r['code'] >= 400 ? r['code'] : 400;
   const message = typeof r['message'] === 'string' ? r['message'] : '';
   const reason = typeof r['reason'] === 'string' ? r['reason'] : '';
-  const text = message ? `${deniedBy}: ${message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
+  const text = message
+    ? `${deniedBy}: ${message}`
+    : reason
+      ? `${deniedBy}: ${reason}`
+      : `${deniedBy} without explanation`;
   const details = isJsonObject(r['details']) ? { details: r['details'] as StatusDetails } : {};
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: text, reason, ...details, code };
+  const status: Status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: text,
+    reason,
+    ...details,
+    code,
+  };
   return new ApiError(status);
 }
 
 /** webhookerrors.NewDryRunUnsupportedErr. */
-export const dryRunUnsupported = (webhookName: string): ApiError => badRequest(`admission webhook ${goQuote(webhookName)} does not support dry run`);
+export const dryRunUnsupported = (webhookName: string): ApiError =>
+  badRequest(`admission webhook ${goQuote(webhookName)} does not support dry run`);

@@ -5,7 +5,12 @@
 // caller and passed in.
 import { internalError, type Qualified } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { type LabelSelector, type MetaLabelSelector, labelSelectorFromMeta, matchesLabels } from '../../apimachinery/selectors/labels.js';
+import {
+  type LabelSelector,
+  type MetaLabelSelector,
+  labelSelectorFromMeta,
+  matchesLabels,
+} from '../../apimachinery/selectors/labels.js';
 import type { Operation } from '../interface.js';
 import { ADMISSION_GROUP, type RuleWithOperations } from './types.js';
 
@@ -44,7 +49,11 @@ export function scopeMatches(scope: string | undefined, a: Pick<RuleAttributes, 
 }
 
 /** rules.Matcher.resource: `res`, `res/sub`, `*`, `*\/sub`, `res/*`, `*\/*`. */
-export function resourceMatches(resources: readonly string[] | undefined, resource: string, subresource: string): boolean {
+export function resourceMatches(
+  resources: readonly string[] | undefined,
+  resource: string,
+  subresource: string,
+): boolean {
   for (const item of resources ?? []) {
     const slash = item.indexOf('/');
     const res = slash < 0 ? item : item.slice(0, slash);
@@ -73,9 +82,14 @@ export function ruleMatches(rule: RuleWithOperations, a: RuleAttributes, ignoreV
  * know neither the other groups nor other versions' schemas, so an equivalent match is sent the
  * object in the request's version.
  */
-export function matchRules(rules: readonly RuleWithOperations[] | undefined, matchPolicy: string | undefined, a: RuleAttributes): 'exact' | 'equivalent' | undefined {
+export function matchRules(
+  rules: readonly RuleWithOperations[] | undefined,
+  matchPolicy: string | undefined,
+  a: RuleAttributes,
+): 'exact' | 'equivalent' | undefined {
   if ((rules ?? []).some((r) => ruleMatches(r, a))) return 'exact';
-  if ((matchPolicy ?? 'Equivalent') === 'Equivalent' && (rules ?? []).some((r) => ruleMatches(r, a, true))) return 'equivalent';
+  if ((matchPolicy ?? 'Equivalent') === 'Equivalent' && (rules ?? []).some((r) => ruleMatches(r, a, true)))
+    return 'equivalent';
   return undefined;
 }
 
@@ -83,7 +97,14 @@ export function matchRules(rules: readonly RuleWithOperations[] | undefined, mat
 export function isExemptAdmissionConfigurationResource(kind: Qualified): boolean {
   return (
     kind.group === ADMISSION_GROUP &&
-    ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding'].includes(kind.name)
+    [
+      'ValidatingWebhookConfiguration',
+      'MutatingWebhookConfiguration',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+      'MutatingAdmissionPolicy',
+      'MutatingAdmissionPolicyBinding',
+    ].includes(kind.name)
   );
 }
 
@@ -99,9 +120,14 @@ export function parseWebhookSelector(s: MetaLabelSelector | undefined): LabelSel
 export const selectsEverything = (s: LabelSelector): boolean => !s.matchesNothing && s.requirements.length === 0;
 
 /** predicates/object: the new or the old object's labels must match (neither, when there is no object). */
-export function objectSelectorMatches(selector: LabelSelector, object: KubeObject | undefined, oldObject: KubeObject | undefined): boolean {
+export function objectSelectorMatches(
+  selector: LabelSelector,
+  object: KubeObject | undefined,
+  oldObject: KubeObject | undefined,
+): boolean {
   if (selectsEverything(selector)) return true;
-  const matches = (o: KubeObject | undefined): boolean => o !== undefined && o !== null && matchesLabels(selector, (o.metadata?.labels ?? {}) as Record<string, string>);
+  const matches = (o: KubeObject | undefined): boolean =>
+    o !== undefined && o !== null && matchesLabels(selector, (o.metadata?.labels ?? {}) as Record<string, string>);
   return matches(object) || matches(oldObject);
 }
 
@@ -111,7 +137,9 @@ export function objectSelectorMatches(selector: LabelSelector, object: KubeObjec
  * create or update of a namespace itself uses the labels of the object being written (the store
  * does not have them yet); everything else names the namespace to look up.
  */
-export function namespaceLabelSource(a: RuleAttributes & { object?: KubeObject | undefined; name: string }): { labels: Record<string, string> } | { lookup: string } | undefined {
+export function namespaceLabelSource(
+  a: RuleAttributes & { object?: KubeObject | undefined; name: string },
+): { labels: Record<string, string> } | { lookup: string } | undefined {
   const isNamespace = isNamespaceResource(a.resource);
   const namespace = a.namespace || (isNamespace ? a.name : '');
   if (namespace === '' && !isNamespace) return undefined;

@@ -8,12 +8,31 @@
 // auditAnnotations (admission/policy/validation.ts does, for the policy's registry strategy to add
 // kube's compile errors at write time); parsing status.typeChecking.expressionWarnings[].fieldRef
 // as a JSONPath.
-import { type FieldError, GoPrinted, child, goStringSlice, duplicate, forbidden, goQuote, index, invalid, notSupported, required, tooMany } from '../field-errors.js';
+import {
+  type FieldError,
+  GoPrinted,
+  child,
+  goStringSlice,
+  duplicate,
+  forbidden,
+  goQuote,
+  index,
+  invalid,
+  notSupported,
+  required,
+  tooMany,
+} from '../field-errors.js';
 import { deepEqual } from '../equality.js';
 import { parseGroupVersion } from '../versions.js';
 import type { MetaLabelSelector } from '../selectors/labels.js';
 import { validateLabelSelector } from '../rbac/validation.js';
-import { byteLength, isDNS1035Label, isDNS1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.js';
+import {
+  byteLength,
+  isDNS1035Label,
+  isDNS1123Subdomain,
+  isPathSegmentName,
+  isQualifiedName,
+} from '../validation/names.js';
 import { validateWebhookService, validateWebhookURL } from '../validation/webhook.js';
 import { isJsonObject } from '../object.js';
 
@@ -145,7 +164,11 @@ export interface ValidatingAdmissionPolicyBinding {
  * One of the types above as a stored object holds it: defaulting (dropNulls) removed every JSON
  * null, so no field is null. What the admission engines read configurations and policies as.
  */
-export type Stored<T> = T extends readonly (infer E)[] ? Stored<E>[] : T extends object ? { [K in keyof T]: Stored<Exclude<T[K], null>> } : T;
+export type Stored<T> = T extends readonly (infer E)[]
+  ? Stored<E>[]
+  : T extends object
+    ? { [K in keyof T]: Stored<Exclude<T[K], null>> }
+    : T;
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations, each listed as kube's sets.String.List() prints it: sorted.
@@ -304,14 +327,23 @@ function validateResources(resources: readonly string[], path: string): FieldErr
     }
     const res = resSub.slice(0, slash);
     const sub = resSub.slice(slash + 1);
-    if (resourcesWithWildcardSubresources.has(res)) errs.push(invalid(index(path, i), resSub, `if '${res}/*' is present, must not specify ${resSub}`));
-    if (subresourcesWithWildcardResource.has(sub)) errs.push(invalid(index(path, i), resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
+    if (resourcesWithWildcardSubresources.has(res))
+      errs.push(invalid(index(path, i), resSub, `if '${res}/*' is present, must not specify ${resSub}`));
+    if (subresourcesWithWildcardResource.has(sub))
+      errs.push(invalid(index(path, i), resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
     if (sub === '*') resourcesWithWildcardSubresources.add(res);
     if (res === '*') subresourcesWithWildcardResource.add(sub);
   });
-  if (resources.length > 1 && hasDoubleWildcard) errs.push(invalid(path, goStringSlice(resources), "if '*/*' is present, must not specify other resources"));
+  if (resources.length > 1 && hasDoubleWildcard)
+    errs.push(invalid(path, goStringSlice(resources), "if '*/*' is present, must not specify other resources"));
   if (hasSingleWildcard && hasResourceWithoutSubresource) {
-    errs.push(invalid(path, goStringSlice(resources), "if '*' is present, must not specify other resources without subresources"));
+    errs.push(
+      invalid(
+        path,
+        goStringSlice(resources),
+        "if '*' is present, must not specify other resources without subresources",
+      ),
+    );
   }
   return errs;
 }
@@ -322,9 +354,19 @@ function validateRule(rule: Rule, path: string): FieldError[] {
   const groups = list(rule.apiGroups);
   const versions = list(rule.apiVersions);
   if (groups.length === 0) errs.push(required(child(path, 'apiGroups'), ''));
-  if (groups.length > 1 && hasWildcard(groups)) errs.push(invalid(child(path, 'apiGroups'), goStringSlice(groups), "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && hasWildcard(groups))
+    errs.push(
+      invalid(child(path, 'apiGroups'), goStringSlice(groups), "if '*' is present, must not specify other API groups"),
+    );
   if (versions.length === 0) errs.push(required(child(path, 'apiVersions'), ''));
-  if (versions.length > 1 && hasWildcard(versions)) errs.push(invalid(child(path, 'apiVersions'), goStringSlice(versions), "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && hasWildcard(versions))
+    errs.push(
+      invalid(
+        child(path, 'apiVersions'),
+        goStringSlice(versions),
+        "if '*' is present, must not specify other API versions",
+      ),
+    );
   versions.forEach((v, i) => {
     if (str(v) === '') errs.push(required(index(child(path, 'apiVersions'), i), ''));
   });
@@ -339,7 +381,14 @@ export function validateRuleWithOperations(rule: RuleWithOperations, path: strin
   const ops = list(rule.operations);
   const opsPath = child(path, 'operations');
   if (ops.length === 0) errs.push(required(opsPath, ''));
-  if (ops.length > 1 && hasWildcard(ops)) errs.push(invalid(opsPath, goStringSlice(ops, 'admissionregistration.OperationType'), "if '*' is present, must not specify other operations"));
+  if (ops.length > 1 && hasWildcard(ops))
+    errs.push(
+      invalid(
+        opsPath,
+        goStringSlice(ops, 'admissionregistration.OperationType'),
+        "if '*' is present, must not specify other operations",
+      ),
+    );
   ops.forEach((op, i) => {
     if (!has(OPERATIONS, op)) errs.push(notSupported(index(opsPath, i), op, OPERATIONS));
   });
@@ -370,12 +419,17 @@ export function isFullyQualifiedName(path: string, name: string): FieldError[] {
   if (name.length === 0) return [required(path, '')];
   const errs = isDNS1123Subdomain(name);
   if (errs.length) return [invalid(path, name, errs.join(','))];
-  if (name.split('.').length < 3) return [invalid(path, name, 'should be a domain with at least three segments separated by dots')];
+  if (name.split('.').length < 3)
+    return [invalid(path, name, 'should be a domain with at least three segments separated by dots')];
   return [];
 }
 
 /** validateAdmissionReviewVersions. */
-function validateAdmissionReviewVersions(versions: readonly string[], requireRecognized: boolean, path: string): FieldError[] {
+function validateAdmissionReviewVersions(
+  versions: readonly string[],
+  requireRecognized: boolean,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
   if (versions.length < 1) {
     errs.push(required(path, `must specify one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
@@ -394,7 +448,13 @@ function validateAdmissionReviewVersions(versions: readonly string[], requireRec
     if (has(ACCEPTED_ADMISSION_REVIEW_VERSIONS, v)) hasAccepted = true;
   });
   if (requireRecognized && !hasAccepted) {
-    errs.push(invalid(path, goStringSlice(versions), `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`));
+    errs.push(
+      invalid(
+        path,
+        goStringSlice(versions),
+        `must include at least one of ${ACCEPTED_ADMISSION_REVIEW_VERSIONS.join(', ')}`,
+      ),
+    );
   }
   return errs;
 }
@@ -439,38 +499,76 @@ export const STRICT_WEBHOOK_OPTIONS: WebhookValidationOptions = {
 /** validateMutatingWebhook and validateValidatingWebhook, in kube's order. */
 function validateWebhook(hook: Webhook, mutating: boolean, opts: WebhookValidationOptions, path: string): FieldError[] {
   const errs = isFullyQualifiedName(child(path, 'name'), str(hook.name));
-  list(hook.rules).forEach((rule, i) => errs.push(...validateRuleWithOperations(isJsonObject(rule) ? rule : {}, index(child(path, 'rules'), i))));
-  if (hook.failurePolicy != null && !has(FAILURE_POLICIES, hook.failurePolicy)) errs.push(notSupported(child(path, 'failurePolicy'), hook.failurePolicy, FAILURE_POLICIES));
-  if (hook.matchPolicy != null && !has(MATCH_POLICIES, hook.matchPolicy)) errs.push(notSupported(child(path, 'matchPolicy'), hook.matchPolicy, MATCH_POLICIES));
+  list(hook.rules).forEach((rule, i) =>
+    errs.push(...validateRuleWithOperations(isJsonObject(rule) ? rule : {}, index(child(path, 'rules'), i))),
+  );
+  if (hook.failurePolicy != null && !has(FAILURE_POLICIES, hook.failurePolicy))
+    errs.push(notSupported(child(path, 'failurePolicy'), hook.failurePolicy, FAILURE_POLICIES));
+  if (hook.matchPolicy != null && !has(MATCH_POLICIES, hook.matchPolicy))
+    errs.push(notSupported(child(path, 'matchPolicy'), hook.matchPolicy, MATCH_POLICIES));
   const allowedSideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECT_CLASSES : SIDE_EFFECT_CLASSES;
-  if (hook.sideEffects == null) errs.push(required(child(path, 'sideEffects'), `must specify one of ${allowedSideEffects.join(', ')}`));
-  else if (!has(allowedSideEffects, hook.sideEffects)) errs.push(notSupported(child(path, 'sideEffects'), hook.sideEffects, allowedSideEffects));
+  if (hook.sideEffects == null)
+    errs.push(required(child(path, 'sideEffects'), `must specify one of ${allowedSideEffects.join(', ')}`));
+  else if (!has(allowedSideEffects, hook.sideEffects))
+    errs.push(notSupported(child(path, 'sideEffects'), hook.sideEffects, allowedSideEffects));
   if (hook.timeoutSeconds != null && (hook.timeoutSeconds > MAX_WEBHOOK_TIMEOUT_SECONDS || hook.timeoutSeconds < 1)) {
-    errs.push(invalid(child(path, 'timeoutSeconds'), hook.timeoutSeconds, `the timeout value must be between 1 and ${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds`));
+    errs.push(
+      invalid(
+        child(path, 'timeoutSeconds'),
+        hook.timeoutSeconds,
+        `the timeout value must be between 1 and ${MAX_WEBHOOK_TIMEOUT_SECONDS} seconds`,
+      ),
+    );
   }
-  if (isJsonObject(hook.namespaceSelector)) errs.push(...validateLabelSelector(hook.namespaceSelector, opts.allowInvalidLabelValueInSelector, child(path, 'namespaceSelector')));
-  if (isJsonObject(hook.objectSelector)) errs.push(...validateLabelSelector(hook.objectSelector, opts.allowInvalidLabelValueInSelector, child(path, 'objectSelector')));
+  if (isJsonObject(hook.namespaceSelector))
+    errs.push(
+      ...validateLabelSelector(
+        hook.namespaceSelector,
+        opts.allowInvalidLabelValueInSelector,
+        child(path, 'namespaceSelector'),
+      ),
+    );
+  if (isJsonObject(hook.objectSelector))
+    errs.push(
+      ...validateLabelSelector(
+        hook.objectSelector,
+        opts.allowInvalidLabelValueInSelector,
+        child(path, 'objectSelector'),
+      ),
+    );
   if (mutating && hook.reinvocationPolicy != null && !has(REINVOCATION_POLICIES, hook.reinvocationPolicy)) {
     errs.push(notSupported(child(path, 'reinvocationPolicy'), hook.reinvocationPolicy, REINVOCATION_POLICIES));
   }
   const cc = isJsonObject(hook.clientConfig) ? hook.clientConfig : {};
   const ccPath = child(path, 'clientConfig');
-  if ((cc.url == null) === (cc.service == null)) errs.push(required(ccPath, 'exactly one of url or service is required'));
+  if ((cc.url == null) === (cc.service == null))
+    errs.push(required(ccPath, 'exactly one of url or service is required'));
   else if (cc.url != null) errs.push(...validateWebhookURL(child(ccPath, 'url'), str(cc.url), true));
   else errs.push(...validateWebhookService(child(ccPath, 'service'), isJsonObject(cc.service) ? cc.service : {}));
-  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(list(hook.matchConditions), child(path, 'matchConditions')));
+  if (!opts.ignoreMatchConditions)
+    errs.push(...validateMatchConditions(list(hook.matchConditions), child(path, 'matchConditions')));
   return errs;
 }
 
 /** validateMutatingWebhookConfiguration / validateValidatingWebhookConfiguration, without ObjectMeta. */
-export function validateWebhookConfiguration(obj: WebhookConfiguration, mutating: boolean, opts: WebhookValidationOptions = STRICT_WEBHOOK_OPTIONS): FieldError[] {
+export function validateWebhookConfiguration(
+  obj: WebhookConfiguration,
+  mutating: boolean,
+  opts: WebhookValidationOptions = STRICT_WEBHOOK_OPTIONS,
+): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   list(obj.webhooks).forEach((raw, i) => {
     const hook = isJsonObject(raw) ? (raw as Webhook) : {};
     const at = index('webhooks', i);
     errs.push(...validateWebhook(hook, mutating, opts, at));
-    errs.push(...validateAdmissionReviewVersions(list(hook.admissionReviewVersions), opts.requireRecognizedAdmissionReviewVersion, child(at, 'admissionReviewVersions')));
+    errs.push(
+      ...validateAdmissionReviewVersions(
+        list(hook.admissionReviewVersions),
+        opts.requireRecognizedAdmissionReviewVersion,
+        child(at, 'admissionReviewVersions'),
+      ),
+    );
     const name = str(hook.name);
     if (opts.requireUniqueWebhookNames && name.length > 0) {
       if (names.has(name)) errs.push(duplicate(child(at, 'name'), name));
@@ -480,9 +578,11 @@ export function validateWebhookConfiguration(obj: WebhookConfiguration, mutating
   return errs;
 }
 
-const webhooksOf = (obj: WebhookConfiguration): Webhook[] => list(obj.webhooks).map((h) => (isJsonObject(h) ? (h as Webhook) : {}));
+const webhooksOf = (obj: WebhookConfiguration): Webhook[] =>
+  list(obj.webhooks).map((h) => (isJsonObject(h) ? (h as Webhook) : {}));
 
-const selectorHasInvalidLabelValue = (sel: unknown): boolean => isJsonObject(sel) && validateLabelSelector(sel, false, '').length > 0;
+const selectorHasInvalidLabelValue = (sel: unknown): boolean =>
+  isJsonObject(sel) && validateLabelSelector(sel, false, '').length > 0;
 
 /** The options ValidateMutatingWebhookConfigurationUpdate (and the validating one) derive from the stored object. */
 export function webhookUpdateOptions(obj: WebhookConfiguration, old: WebhookConfiguration): WebhookValidationOptions {
@@ -490,20 +590,27 @@ export function webhookUpdateOptions(obj: WebhookConfiguration, old: WebhookConf
   const oldHooks = webhooksOf(old);
   const names = oldHooks.map((h) => str(h.name));
   return {
-    ignoreMatchConditions: hooks.length === oldHooks.length && oldHooks.every((h, i) => deepEqual(hooks[i]!.matchConditions, h.matchConditions)),
+    ignoreMatchConditions:
+      hooks.length === oldHooks.length &&
+      oldHooks.every((h, i) => deepEqual(hooks[i]!.matchConditions, h.matchConditions)),
     requireNoSideEffects: oldHooks.every((h) => has(NO_SIDE_EFFECT_CLASSES, h.sideEffects)),
     requireRecognizedAdmissionReviewVersion: oldHooks.every((h) => {
       const versions = list(h.admissionReviewVersions);
       return versions.length === 0 || versions.some((v) => has(ACCEPTED_ADMISSION_REVIEW_VERSIONS, v));
     }),
     requireUniqueWebhookNames: new Set(names).size === names.length,
-    allowInvalidLabelValueInSelector: oldHooks.some((h) => selectorHasInvalidLabelValue(h.namespaceSelector) || selectorHasInvalidLabelValue(h.objectSelector)),
+    allowInvalidLabelValueInSelector: oldHooks.some(
+      (h) => selectorHasInvalidLabelValue(h.namespaceSelector) || selectorHasInvalidLabelValue(h.objectSelector),
+    ),
   };
 }
 
 /** ValidateMutatingWebhookConfigurationUpdate / ValidateValidatingWebhookConfigurationUpdate. */
-export const validateWebhookConfigurationUpdate = (obj: WebhookConfiguration, old: WebhookConfiguration, mutating: boolean): FieldError[] =>
-  validateWebhookConfiguration(obj, mutating, webhookUpdateOptions(obj, old));
+export const validateWebhookConfigurationUpdate = (
+  obj: WebhookConfiguration,
+  old: WebhookConfiguration,
+  mutating: boolean,
+): FieldError[] => validateWebhookConfiguration(obj, mutating, webhookUpdateOptions(obj, old));
 
 // ---------------------------------------------------------------------------------------------
 // ValidatingAdmissionPolicy and its binding
@@ -514,13 +621,34 @@ function validateMatchResources(given: MatchResources | null | undefined, path: 
   const mr: MatchResources = given;
   const errs: FieldError[] = [];
   if (mr.matchPolicy == null) errs.push(required(child(path, 'matchPolicy'), ''));
-  else if (!has(MATCH_POLICIES, mr.matchPolicy)) errs.push(notSupported(child(path, 'matchPolicy'), mr.matchPolicy, MATCH_POLICIES));
+  else if (!has(MATCH_POLICIES, mr.matchPolicy))
+    errs.push(notSupported(child(path, 'matchPolicy'), mr.matchPolicy, MATCH_POLICIES));
   if (mr.namespaceSelector == null) errs.push(required(child(path, 'namespaceSelector'), ''));
-  else errs.push(...validateLabelSelector(isJsonObject(mr.namespaceSelector) ? mr.namespaceSelector : {}, false, child(path, 'namespaceSelector')));
+  else
+    errs.push(
+      ...validateLabelSelector(
+        isJsonObject(mr.namespaceSelector) ? mr.namespaceSelector : {},
+        false,
+        child(path, 'namespaceSelector'),
+      ),
+    );
   if (mr.objectSelector == null) errs.push(required(child(path, 'objectSelector'), ''));
-  else errs.push(...validateLabelSelector(isJsonObject(mr.objectSelector) ? mr.objectSelector : {}, false, child(path, 'objectSelector')));
-  list(mr.resourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'resourceRules'), i))));
-  list(mr.excludeResourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'excludeResourceRules'), i))));
+  else
+    errs.push(
+      ...validateLabelSelector(
+        isJsonObject(mr.objectSelector) ? mr.objectSelector : {},
+        false,
+        child(path, 'objectSelector'),
+      ),
+    );
+  list(mr.resourceRules).forEach((r, i) =>
+    errs.push(...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'resourceRules'), i))),
+  );
+  list(mr.excludeResourceRules).forEach((r, i) =>
+    errs.push(
+      ...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'excludeResourceRules'), i)),
+    ),
+  );
   return errs;
 }
 
@@ -553,15 +681,41 @@ function validateParamKind(pk: ParamKind, path: string): FieldError[] {
     errs.push(required(child(path, 'kind'), ''));
   } else {
     const kindErrs = isDNS1035Label(kind.toLowerCase());
-    if (kindErrs.length) errs.push(invalid(child(path, 'kind'), kind, `may have mixed case, but should otherwise match: ${kindErrs.join(',')}`));
+    if (kindErrs.length)
+      errs.push(
+        invalid(child(path, 'kind'), kind, `may have mixed case, but should otherwise match: ${kindErrs.join(',')}`),
+      );
   }
   return errs;
 }
 
-const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const CEL_RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 
 /** isCELIdentifier. */
-export const isCELIdentifier = (name: string): boolean => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
+export const isCELIdentifier = (name: string): boolean =>
+  /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
 
 /** validateVariable, without compiling the expression. */
 function validateVariable(v: Variable, path: string): FieldError[] {
@@ -581,13 +735,17 @@ function validateValidation(v: Validation, path: string): FieldError[] {
   const message = str(v.message);
   const messageExpression = str(v.messageExpression);
   const trimmedMsg = message.trim();
-  if (str(v.expression).trim().length === 0) errs.push(required(child(path, 'expression'), 'expression is not specified'));
+  if (str(v.expression).trim().length === 0)
+    errs.push(required(child(path, 'expression'), 'expression is not specified'));
   if (messageExpression.length > 0 && messageExpression.trim().length === 0) {
     errs.push(invalid(child(path, 'messageExpression'), messageExpression, 'must be non-empty if specified'));
   }
-  if (message.length > 0 && trimmedMsg.length === 0) errs.push(invalid(child(path, 'message'), message, 'message must be non-empty if specified'));
-  else if (hasNewlines(trimmedMsg)) errs.push(invalid(child(path, 'message'), message, 'message must not contain line breaks'));
-  if (v.reason != null && !has(VALIDATION_POLICY_REASONS, v.reason)) errs.push(notSupported(child(path, 'reason'), v.reason, VALIDATION_POLICY_REASONS));
+  if (message.length > 0 && trimmedMsg.length === 0)
+    errs.push(invalid(child(path, 'message'), message, 'message must be non-empty if specified'));
+  else if (hasNewlines(trimmedMsg))
+    errs.push(invalid(child(path, 'message'), message, 'message must not contain line breaks'));
+  if (v.reason != null && !has(VALIDATION_POLICY_REASONS, v.reason))
+    errs.push(notSupported(child(path, 'reason'), v.reason, VALIDATION_POLICY_REASONS));
   return errs;
 }
 
@@ -604,7 +762,12 @@ function validateAuditAnnotation(policyName: string, a: AuditAnnotation, path: s
   const value = str(a.valueExpression).trim();
   if (value.length === 0) errs.push(required(child(path, 'valueExpression'), 'valueExpression is not specified'));
   else if (byteLength(value) > MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH) {
-    errs.push(required(child(path, 'valueExpression'), `must not exceed ${MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length`));
+    errs.push(
+      required(
+        child(path, 'valueExpression'),
+        `must not exceed ${MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length`,
+      ),
+    );
   }
   return errs;
 }
@@ -621,31 +784,50 @@ export interface PolicyValidationOptions {
 }
 
 /** validateValidatingAdmissionPolicySpec, without ObjectMeta and without CEL compilation. */
-export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy, opts: PolicyValidationOptions = { ignoreMatchConditions: false }): FieldError[] {
+export function validateValidatingAdmissionPolicy(
+  obj: ValidatingAdmissionPolicy,
+  opts: PolicyValidationOptions = { ignoreMatchConditions: false },
+): FieldError[] {
   const spec: ValidatingAdmissionPolicySpec = isJsonObject(obj.spec) ? obj.spec : {};
   const path = 'spec';
   const errs: FieldError[] = [];
   if (spec.failurePolicy == null) errs.push(required(child(path, 'failurePolicy'), ''));
-  else if (!has(FAILURE_POLICIES, spec.failurePolicy)) errs.push(notSupported(child(path, 'failurePolicy'), spec.failurePolicy, FAILURE_POLICIES));
-  if (spec.paramKind != null) errs.push(...validateParamKind(isJsonObject(spec.paramKind) ? spec.paramKind : {}, child(path, 'paramKind')));
+  else if (!has(FAILURE_POLICIES, spec.failurePolicy))
+    errs.push(notSupported(child(path, 'failurePolicy'), spec.failurePolicy, FAILURE_POLICIES));
+  if (spec.paramKind != null)
+    errs.push(...validateParamKind(isJsonObject(spec.paramKind) ? spec.paramKind : {}, child(path, 'paramKind')));
   if (spec.matchConstraints == null) {
     errs.push(required(child(path, 'matchConstraints'), ''));
   } else {
     errs.push(...validateMatchResources(spec.matchConstraints, child(path, 'matchConstraints')));
-    if (list(spec.matchConstraints.resourceRules).length === 0) errs.push(required(child(child(path, 'matchConstraints'), 'resourceRules'), ''));
+    if (list(spec.matchConstraints.resourceRules).length === 0)
+      errs.push(required(child(child(path, 'matchConstraints'), 'resourceRules'), ''));
   }
-  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(list(spec.matchConditions), child(path, 'matchConditions')));
-  list(spec.variables).forEach((v, i) => errs.push(...validateVariable(isJsonObject(v) ? v : {}, index(child(path, 'variables'), i))));
+  if (!opts.ignoreMatchConditions)
+    errs.push(...validateMatchConditions(list(spec.matchConditions), child(path, 'matchConditions')));
+  list(spec.variables).forEach((v, i) =>
+    errs.push(...validateVariable(isJsonObject(v) ? v : {}, index(child(path, 'variables'), i))),
+  );
   const validations = list(spec.validations);
   const annotations = list(spec.auditAnnotations);
   if (validations.length === 0 && annotations.length === 0) {
     errs.push(required(child(path, 'validations'), 'validations or auditAnnotations must contain at least one item'));
-    errs.push(required(child(path, 'auditAnnotations'), 'validations or auditAnnotations must contain at least one item'));
+    errs.push(
+      required(child(path, 'auditAnnotations'), 'validations or auditAnnotations must contain at least one item'),
+    );
     return errs;
   }
-  validations.forEach((v, i) => errs.push(...validateValidation(isJsonObject(v) ? v : {}, index(child(path, 'validations'), i))));
+  validations.forEach((v, i) =>
+    errs.push(...validateValidation(isJsonObject(v) ? v : {}, index(child(path, 'validations'), i))),
+  );
   if (annotations.length > MAX_AUDIT_ANNOTATIONS) {
-    errs.push(invalid(child(path, 'auditAnnotations'), goAuditAnnotations(annotations), `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`));
+    errs.push(
+      invalid(
+        child(path, 'auditAnnotations'),
+        goAuditAnnotations(annotations),
+        `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`,
+      ),
+    );
   }
   const keys = new Set<string>();
   annotations.forEach((raw, i) => {
@@ -660,10 +842,16 @@ export function validateValidatingAdmissionPolicy(obj: ValidatingAdmissionPolicy
 }
 
 /** The options ValidateValidatingAdmissionPolicyUpdate derives from the stored object (ignoreValidatingAdmissionPolicyMatchConditions). */
-export function policyUpdateOptions(obj: ValidatingAdmissionPolicy, old: ValidatingAdmissionPolicy): PolicyValidationOptions {
+export function policyUpdateOptions(
+  obj: ValidatingAdmissionPolicy,
+  old: ValidatingAdmissionPolicy,
+): PolicyValidationOptions {
   const spec = isJsonObject(obj.spec) ? obj.spec : {};
   const oldSpec = isJsonObject(old.spec) ? old.spec : {};
-  return { ignoreMatchConditions: deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions) };
+  return {
+    ignoreMatchConditions:
+      deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions),
+  };
 }
 
 const CONDITION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
@@ -671,7 +859,11 @@ const CONDITION_REASON_ERR =
   "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";
 const MAX_CONDITION_REASON_LENGTH = 1024;
 const MAX_CONDITION_MESSAGE_LENGTH = 32 * 1024;
-const tooLongBytes = (field: string, max: number): FieldError => ({ type: 'FieldValueTooLong', field, detail: `may not be more than ${max} bytes` });
+const tooLongBytes = (field: string, max: number): FieldError => ({
+  type: 'FieldValueTooLong',
+  field,
+  detail: `may not be more than ${max} bytes`,
+});
 
 /** metav1validation.ValidateConditions. */
 export function validateConditions(conditions: readonly Condition[], path: string): FieldError[] {
@@ -684,9 +876,12 @@ export function validateConditions(conditions: readonly Condition[], path: strin
     if (seen.has(type)) errs.push(duplicate(child(at, 'type'), type));
     else seen.add(type);
     for (const msg of isQualifiedName(type)) errs.push(invalid(child(at, 'type'), type, msg));
-    if (!has(CONDITION_STATUSES, c.status)) errs.push(notSupported(child(at, 'status'), str(c.status), CONDITION_STATUSES));
+    if (!has(CONDITION_STATUSES, c.status))
+      errs.push(notSupported(child(at, 'status'), str(c.status), CONDITION_STATUSES));
     if (typeof c.observedGeneration === 'number' && c.observedGeneration < 0) {
-      errs.push(invalid(child(at, 'observedGeneration'), c.observedGeneration, 'must be greater than or equal to zero'));
+      errs.push(
+        invalid(child(at, 'observedGeneration'), c.observedGeneration, 'must be greater than or equal to zero'),
+      );
     }
     const ltt = c.lastTransitionTime;
     if (!ltt || ltt === '0001-01-01T00:00:00Z') errs.push(required(child(at, 'lastTransitionTime'), 'must be set'));
@@ -695,9 +890,11 @@ export function validateConditions(conditions: readonly Condition[], path: strin
       errs.push(required(child(at, 'reason'), 'must be set'));
     } else {
       if (!CONDITION_REASON.test(reason)) errs.push(invalid(child(at, 'reason'), reason, CONDITION_REASON_ERR));
-      if (byteLength(reason) > MAX_CONDITION_REASON_LENGTH) errs.push(tooLongBytes(child(at, 'reason'), MAX_CONDITION_REASON_LENGTH));
+      if (byteLength(reason) > MAX_CONDITION_REASON_LENGTH)
+        errs.push(tooLongBytes(child(at, 'reason'), MAX_CONDITION_REASON_LENGTH));
     }
-    if (byteLength(str(c.message)) > MAX_CONDITION_MESSAGE_LENGTH) errs.push(tooLongBytes(child(at, 'message'), MAX_CONDITION_MESSAGE_LENGTH));
+    if (byteLength(str(c.message)) > MAX_CONDITION_MESSAGE_LENGTH)
+      errs.push(tooLongBytes(child(at, 'message'), MAX_CONDITION_MESSAGE_LENGTH));
   });
   return errs;
 }
@@ -759,7 +956,8 @@ function validateParamRef(pr: ParamRef | null | undefined, path: string): FieldE
   if (name.length === 0 && !hasSelector) errs.push(required(path, 'one of name or selector must be specified'));
   const action = ref.parameterNotFoundAction;
   if (action == null || action === '') errs.push(required(child(path, 'parameterNotFoundAction'), ''));
-  else if (!has(PARAMETER_NOT_FOUND_ACTIONS, action)) errs.push(notSupported(child(path, 'parameterNotFoundAction'), action, PARAMETER_NOT_FOUND_ACTIONS));
+  else if (!has(PARAMETER_NOT_FOUND_ACTIONS, action))
+    errs.push(notSupported(child(path, 'parameterNotFoundAction'), action, PARAMETER_NOT_FOUND_ACTIONS));
   return errs;
 }
 

@@ -94,7 +94,12 @@ export interface CRDNames {
 }
 
 export interface CRDCondition {
-  type: 'Established' | 'NamesAccepted' | 'NonStructuralSchema' | 'Terminating' | 'KubernetesAPIApprovalPolicyConformant';
+  type:
+    | 'Established'
+    | 'NamesAccepted'
+    | 'NonStructuralSchema'
+    | 'Terminating'
+    | 'KubernetesAPIApprovalPolicyConformant';
   status: 'True' | 'False' | 'Unknown';
   lastTransitionTime?: string;
   reason?: string;
@@ -109,7 +114,11 @@ export interface CRDSpec {
   conversion?: {
     strategy: 'None' | 'Webhook';
     webhook?: {
-      clientConfig?: { url?: string; caBundle?: string; service?: { namespace: string; name: string; path?: string; port?: number } };
+      clientConfig?: {
+        url?: string;
+        caBundle?: string;
+        service?: { namespace: string; name: string; path?: string; port?: number };
+      };
       conversionReviewVersions: string[];
     };
   };

@@ -31,8 +31,17 @@ const NAMES_DOC = 'https://kubernetes.io/docs/concepts/overview/working-with-obj
 
 // ---- building blocks ---------------------------------------------------------------------------
 
-const str = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({ type: 'string', description, ...extra });
-const int32 = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({ type: 'integer', format: 'int32', description, ...extra });
+const str = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+  type: 'string',
+  description,
+  ...extra,
+});
+const int32 = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+  type: 'integer',
+  format: 'int32',
+  description,
+  ...extra,
+});
 const bool = (description: string): JSONSchemaProps => ({ type: 'boolean', description });
 /** A reference to a named definition, with the siblings kube gives it (description, default). */
 const ref = (name: string, description?: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
@@ -68,21 +77,25 @@ const CONDITION_DEF: JSONSchemaProps = {
   properties: {
     lastTransitionTime: {
       $ref: `#/definitions/${META}.Time`,
-      description: 'lastTransitionTime is the last time the condition transitioned from one status to another. This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.',
+      description:
+        'lastTransitionTime is the last time the condition transitioned from one status to another. This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.',
     },
     message: {
       type: 'string',
-      description: 'message is a human readable message indicating details about the transition. This may be an empty string.',
+      description:
+        'message is a human readable message indicating details about the transition. This may be an empty string.',
       default: '',
     },
     observedGeneration: {
       type: 'integer',
       format: 'int64',
-      description: 'observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.',
+      description:
+        'observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.',
     },
     reason: {
       type: 'string',
-      description: 'reason contains a programmatic identifier indicating the reason for the condition\'s last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty.',
+      description:
+        "reason contains a programmatic identifier indicating the reason for the condition's last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty.",
       default: '',
     },
     status: {
@@ -101,7 +114,11 @@ const CONDITION_DEF: JSONSchemaProps = {
 
 const META_DEFINITIONS: Record<string, JSONSchemaProps> = {
   [`${META}.Condition`]: CONDITION_DEF,
-  [MICRO_TIME]: { type: 'string', format: 'date-time', description: 'MicroTime is version of Time with microsecond level precision.' },
+  [MICRO_TIME]: {
+    type: 'string',
+    format: 'date-time',
+    description: 'MicroTime is version of Time with microsecond level precision.',
+  },
   [LABEL_SELECTOR]: {
     type: 'object',
     description:
@@ -121,10 +138,14 @@ const META_DEFINITIONS: Record<string, JSONSchemaProps> = {
   },
   [LABEL_SELECTOR_REQUIREMENT]: {
     type: 'object',
-    description: 'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.',
+    description:
+      'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.',
     properties: {
       key: str('key is the label key that the selector applies to.', { default: '' }),
-      operator: str("operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.", { default: '' }),
+      operator: str(
+        "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.",
+        { default: '' },
+      ),
       values: atomicStrings(
         'values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.',
       ),
@@ -150,15 +171,20 @@ const CORE_DEFINITIONS: Record<string, JSONSchemaProps> = {
       ),
       kind: str(`Kind of the referent. More info: ${CONVENTIONS}#types-kinds`),
       name: str(`Name of the referent. More info: ${NAMES_DOC}#names`),
-      namespace: str('Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/'),
-      resourceVersion: str(`Specific resourceVersion to which this reference is made, if any. More info: ${CONVENTIONS}#concurrency-control-and-consistency`),
+      namespace: str(
+        'Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/',
+      ),
+      resourceVersion: str(
+        `Specific resourceVersion to which this reference is made, if any. More info: ${CONVENTIONS}#concurrency-control-and-consistency`,
+      ),
       uid: str(`UID of the referent. More info: ${NAMES_DOC}#uids`),
     },
     'x-kubernetes-map-type': 'atomic',
   },
   [LOCAL_OBJECT_REFERENCE]: {
     type: 'object',
-    description: 'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.',
+    description:
+      'LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.',
     properties: {
       name: str(
         `Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: ${NAMES_DOC}#names`,
@@ -177,7 +203,8 @@ const CORE_DEFINITIONS: Record<string, JSONSchemaProps> = {
   },
   [`${CORE}.EventSeries`]: {
     type: 'object',
-    description: 'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.',
+    description:
+      'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.',
     properties: {
       count: int32('Number of occurrences in this series up to the last heartbeat time'),
       lastObservedTime: ref(MICRO_TIME, 'Time of the last occurrence observed'),
@@ -273,7 +300,8 @@ export const configMapSchema: JSONSchemaProps = kind(
 export const secretSchema: JSONSchemaProps = kind(
   {
     type: 'object',
-    description: 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.',
+    description:
+      'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.',
     properties: {
       data: stringMap(
         "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
@@ -285,7 +313,9 @@ export const secretSchema: JSONSchemaProps = kind(
       stringData: stringMap(
         'stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.',
       ),
-      type: str('Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types'),
+      type: str(
+        'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+      ),
     },
   },
   POOL,
@@ -326,8 +356,16 @@ export const namespaceSchema: JSONSchemaProps = kind(
     type: 'object',
     description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.',
     properties: {
-      spec: ref(`${CORE}.NamespaceSpec`, `Spec defines the behavior of the Namespace. More info: ${CONVENTIONS}#spec-and-status`, { default: {} }),
-      status: ref(`${CORE}.NamespaceStatus`, `Status describes the current status of a Namespace. More info: ${CONVENTIONS}#spec-and-status`, { default: {} }),
+      spec: ref(
+        `${CORE}.NamespaceSpec`,
+        `Spec defines the behavior of the Namespace. More info: ${CONVENTIONS}#spec-and-status`,
+        { default: {} },
+      ),
+      status: ref(
+        `${CORE}.NamespaceStatus`,
+        `Status describes the current status of a Namespace. More info: ${CONVENTIONS}#spec-and-status`,
+        { default: {} },
+      ),
     },
   },
   POOL,
@@ -337,21 +375,35 @@ export const coreEventSchema: JSONSchemaProps = kind(
   {
     type: 'object',
     description:
-      "Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.",
+      'Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.',
     properties: {
       action: str('What action was taken/failed regarding to the Regarding object.'),
       count: int32('The number of times this event has occurred.'),
       eventTime: ref(MICRO_TIME, 'Time when this Event was first observed.'),
-      firstTimestamp: ref(TIME, 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)'),
+      firstTimestamp: ref(
+        TIME,
+        'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+      ),
       involvedObject: ref(OBJECT_REFERENCE, 'The object that this event is about.', { default: {} }),
       lastTimestamp: ref(TIME, 'The time at which the most recent occurrence of this event was recorded.'),
       message: str('A human-readable description of the status of this operation.'),
-      reason: str("This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
+      reason: str(
+        "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+      ),
       related: ref(OBJECT_REFERENCE, 'Optional secondary object for more complex actions.'),
-      reportingComponent: str('Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.', { default: '' }),
+      reportingComponent: str('Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.', {
+        default: '',
+      }),
       reportingInstance: str('ID of the controller instance, e.g. `kubelet-xyzf`.', { default: '' }),
-      series: ref(`${CORE}.EventSeries`, "Data about the Event series this event represents or nil if it's a singleton Event."),
-      source: ref(EVENT_SOURCE, 'The component reporting this event. Should be a short machine understandable string.', { default: {} }),
+      series: ref(
+        `${CORE}.EventSeries`,
+        "Data about the Event series this event represents or nil if it's a singleton Event.",
+      ),
+      source: ref(
+        EVENT_SOURCE,
+        'The component reporting this event. Should be a short machine understandable string.',
+        { default: {} },
+      ),
       type: str('Type of this event (Normal, Warning), new types could be added in the future'),
     },
     required: ['metadata', 'involvedObject'],
@@ -369,7 +421,10 @@ const EVENTS_POOL: Record<string, JSONSchemaProps> = {
       'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in "k8s.io/client-go/tools/events/event_broadcaster.go" shows how this struct is updated on heartbeats and can guide customized reporter implementations.',
     properties: {
       count: int32('count is the number of occurrences in this series up to the last heartbeat time.', { default: 0 }),
-      lastObservedTime: ref(MICRO_TIME, 'lastObservedTime is the time when last Event from the series was seen before last heartbeat.'),
+      lastObservedTime: ref(
+        MICRO_TIME,
+        'lastObservedTime is the time when last Event from the series was seen before last heartbeat.',
+      ),
     },
     required: ['count', 'lastObservedTime'],
   },
@@ -394,7 +449,9 @@ export const eventsV1EventSchema: JSONSchemaProps = kind(
       note: str(
         'note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.',
       ),
-      reason: str('reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.'),
+      reason: str(
+        'reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.',
+      ),
       regarding: ref(
         OBJECT_REFERENCE,
         "regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.",
@@ -410,7 +467,10 @@ export const eventsV1EventSchema: JSONSchemaProps = kind(
       reportingInstance: str(
         'reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.',
       ),
-      series: ref('io.k8s.api.events.v1.EventSeries', "series is data about the Event series this event represents or nil if it's a singleton Event."),
+      series: ref(
+        'io.k8s.api.events.v1.EventSeries',
+        "series is data about the Event series this event represents or nil if it's a singleton Event.",
+      ),
       type: str(
         'type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.',
       ),
@@ -450,7 +510,11 @@ export const leaseSchema: JSONSchemaProps = kind(
     type: 'object',
     description: 'Lease defines a lease concept.',
     properties: {
-      spec: ref('io.k8s.api.coordination.v1.LeaseSpec', `spec contains the specification of the Lease. More info: ${CONVENTIONS}#spec-and-status`, { default: {} }),
+      spec: ref(
+        'io.k8s.api.coordination.v1.LeaseSpec',
+        `spec contains the specification of the Lease. More info: ${CONVENTIONS}#spec-and-status`,
+        { default: {} },
+      ),
     },
   },
   LEASE_POOL,
@@ -471,9 +535,13 @@ const RBAC_POOL: Record<string, JSONSchemaProps> = {
       nonResourceURLs: atomicStrings(
         'NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.',
       ),
-      resourceNames: atomicStrings('ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.'),
+      resourceNames: atomicStrings(
+        'ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.',
+      ),
       resources: atomicStrings("Resources is a list of resources this rule applies to. '*' represents all resources."),
-      verbs: atomicStrings("Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."),
+      verbs: atomicStrings(
+        "Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.",
+      ),
     },
     required: ['verbs'],
   },
@@ -540,7 +608,8 @@ const subjects: JSONSchemaProps = {
 export const roleSchema: JSONSchemaProps = kind(
   {
     type: 'object',
-    description: 'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
+    description:
+      'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
     properties: { rules: rules('Role') },
   },
   RBAC_POOL,
@@ -549,7 +618,8 @@ export const roleSchema: JSONSchemaProps = kind(
 export const clusterRoleSchema: JSONSchemaProps = kind(
   {
     type: 'object',
-    description: 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
+    description:
+      'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
     properties: {
       aggregationRule: ref(
         `${RBAC}.AggregationRule`,
@@ -609,9 +679,16 @@ const atomicOf = (name: string, description?: string): JSONSchemaProps => ({
   items: ref(name, undefined, { default: {} }),
   'x-kubernetes-list-type': 'atomic',
 });
-const mapOf = (name: string): JSONSchemaProps => ({ type: 'object', additionalProperties: ref(name, undefined, { default: {} }) });
+const mapOf = (name: string): JSONSchemaProps => ({
+  type: 'object',
+  additionalProperties: ref(name, undefined, { default: {} }),
+});
 const typed = (type: string, format?: string): JSONSchemaProps => ({ type, ...(format ? { format } : {}) });
-const undescribedStrings: JSONSchemaProps = { type: 'array', items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'atomic' };
+const undescribedStrings: JSONSchemaProps = {
+  type: 'array',
+  items: { type: 'string', default: '' },
+  'x-kubernetes-list-type': 'atomic',
+};
 
 const APIEXT_POOL: Record<string, JSONSchemaProps> = {
   [`${APIEXT}.CustomResourceColumnDefinition`]: {
@@ -645,7 +722,10 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
         'strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion. Additional information\n  is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.',
         { default: '' },
       ),
-      webhook: ref(`${APIEXT}.WebhookConversion`, 'webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.'),
+      webhook: ref(
+        `${APIEXT}.WebhookConversion`,
+        'webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.',
+      ),
     },
     required: ['strategy'],
   },
@@ -653,11 +733,16 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
     type: 'object',
     description: 'CustomResourceDefinitionCondition contains details for the current condition of this pod.',
     properties: {
-      lastTransitionTime: ref(TIME, 'lastTransitionTime last time the condition transitioned from one status to another.'),
+      lastTransitionTime: ref(
+        TIME,
+        'lastTransitionTime last time the condition transitioned from one status to another.',
+      ),
       message: str('message is a human-readable message indicating details about last transition.'),
       reason: str("reason is a unique, one-word, CamelCase reason for the condition's last transition."),
       status: str('status is the status of the condition. Can be True, False, Unknown.', { default: '' }),
-      type: str('type is the type of the condition. Types include Established, NamesAccepted and Terminating.', { default: '' }),
+      type: str('type is the type of the condition. Types include Established, NamesAccepted and Terminating.', {
+        default: '',
+      }),
     },
     required: ['type', 'status'],
   },
@@ -680,7 +765,9 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
       shortNames: atomicStrings(
         'shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.',
       ),
-      singular: str('singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.'),
+      singular: str(
+        'singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.',
+      ),
     },
     required: ['plural', 'kind'],
   },
@@ -693,7 +780,11 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
         'group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).',
         { default: '' },
       ),
-      names: ref(`${APIEXT}.CustomResourceDefinitionNames`, 'names specify the resource and kind names for the custom resource.', { default: {} }),
+      names: ref(
+        `${APIEXT}.CustomResourceDefinitionNames`,
+        'names specify the resource and kind names for the custom resource.',
+        { default: {} },
+      ),
       preserveUnknownFields: bool(
         'preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage. apiVersion, kind, metadata and known fields inside metadata are always preserved. This field is deprecated in favor of setting `x-preserve-unknown-fields` to true in `spec.versions[*].schema.openAPIV3Schema`. See https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning for details.',
       ),
@@ -747,18 +838,29 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
         'name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.',
         { default: '' },
       ),
-      schema: ref(`${APIEXT}.CustomResourceValidation`, 'schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.'),
+      schema: ref(
+        `${APIEXT}.CustomResourceValidation`,
+        'schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.',
+      ),
       selectableFields: atomicOf(
         `${APIEXT}.SelectableField`,
         'selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors',
       ),
-      served: { type: 'boolean', default: false, description: 'served is a flag enabling/disabling this version from being served via REST APIs' },
+      served: {
+        type: 'boolean',
+        default: false,
+        description: 'served is a flag enabling/disabling this version from being served via REST APIs',
+      },
       storage: {
         type: 'boolean',
         default: false,
-        description: 'storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true.',
+        description:
+          'storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true.',
       },
-      subresources: ref(`${APIEXT}.CustomResourceSubresources`, 'subresources specify what subresources this version of the defined custom resource have.'),
+      subresources: ref(
+        `${APIEXT}.CustomResourceSubresources`,
+        'subresources specify what subresources this version of the defined custom resource have.',
+      ),
     },
     required: ['name', 'served', 'storage'],
   },
@@ -802,7 +904,9 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
   [`${APIEXT}.CustomResourceValidation`]: {
     type: 'object',
     description: 'CustomResourceValidation is a list of validation methods for CustomResources.',
-    properties: { openAPIV3Schema: ref(PROPS, 'openAPIV3Schema is the OpenAPI v3 schema to use for validation and pruning.') },
+    properties: {
+      openAPIV3Schema: ref(PROPS, 'openAPIV3Schema is the OpenAPI v3 schema to use for validation and pruning.'),
+    },
   },
   [`${APIEXT}.ExternalDocumentation`]: {
     type: 'object',
@@ -810,7 +914,8 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
     properties: { description: typed('string'), url: typed('string') },
   },
   [`${APIEXT}.JSON`]: {
-    description: 'JSON represents any valid JSON value. These types are supported: bool, int64, float64, string, []interface{}, map[string]interface{} and nil.',
+    description:
+      'JSON represents any valid JSON value. These types are supported: bool, int64, float64, string, []interface{}, map[string]interface{} and nil.',
   },
   [PROPS]: {
     type: 'object',
@@ -890,12 +995,16 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
     },
   },
   [`${APIEXT}.JSONSchemaPropsOrArray`]: {
-    description: 'JSONSchemaPropsOrArray represents a value that can either be a JSONSchemaProps or an array of JSONSchemaProps. Mainly here for serialization purposes.',
+    description:
+      'JSONSchemaPropsOrArray represents a value that can either be a JSONSchemaProps or an array of JSONSchemaProps. Mainly here for serialization purposes.',
   },
   [`${APIEXT}.JSONSchemaPropsOrBool`]: {
-    description: 'JSONSchemaPropsOrBool represents JSONSchemaProps or a boolean value. Defaults to true for the boolean property.',
+    description:
+      'JSONSchemaPropsOrBool represents JSONSchemaProps or a boolean value. Defaults to true for the boolean property.',
   },
-  [`${APIEXT}.JSONSchemaPropsOrStringArray`]: { description: 'JSONSchemaPropsOrStringArray represents a JSONSchemaProps or a string array.' },
+  [`${APIEXT}.JSONSchemaPropsOrStringArray`]: {
+    description: 'JSONSchemaPropsOrStringArray represents a JSONSchemaProps or a string array.',
+  },
   [`${APIEXT}.SelectableField`]: {
     type: 'object',
     description: 'SelectableField specifies the JSON path of a field that may be used with field selectors.',
@@ -967,7 +1076,10 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
     type: 'object',
     description: 'WebhookConversion describes how to call a conversion webhook',
     properties: {
-      clientConfig: ref(`${APIEXT}.WebhookClientConfig`, 'clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.'),
+      clientConfig: ref(
+        `${APIEXT}.WebhookClientConfig`,
+        'clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.',
+      ),
       conversionReviewVersions: atomicStrings(
         'conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.',
       ),
@@ -982,8 +1094,14 @@ export const customResourceDefinitionSchema: JSONSchemaProps = kind(
     description:
       'CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.',
     properties: {
-      spec: ref(`${APIEXT}.CustomResourceDefinitionSpec`, 'spec describes how the user wants the resources to appear', { default: {} }),
-      status: ref(`${APIEXT}.CustomResourceDefinitionStatus`, 'status indicates the actual state of the CustomResourceDefinition', { default: {} }),
+      spec: ref(`${APIEXT}.CustomResourceDefinitionSpec`, 'spec describes how the user wants the resources to appear', {
+        default: {},
+      }),
+      status: ref(
+        `${APIEXT}.CustomResourceDefinitionStatus`,
+        'status indicates the actual state of the CustomResourceDefinition',
+        { default: {} },
+      ),
     },
     required: ['spec'],
   },
@@ -1006,12 +1124,14 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       key: {
         type: 'string',
-        description: 'key specifies the audit annotation key. The audit annotation keys of a ValidatingAdmissionPolicy must be unique. The key must be a qualified name ([A-Za-z0-9][-A-Za-z0-9_.]*) no more than 63 bytes in length.\n\nThe key is combined with the resource name of the ValidatingAdmissionPolicy to construct an audit annotation key: "{ValidatingAdmissionPolicy name}/{key}".\n\nIf an admission webhook uses the same resource name as this ValidatingAdmissionPolicy and the same audit annotation key, the annotation key will be identical. In this case, the first annotation written with the key will be included in the audit event and all subsequent annotations with the same key will be discarded.\n\nRequired.',
+        description:
+          'key specifies the audit annotation key. The audit annotation keys of a ValidatingAdmissionPolicy must be unique. The key must be a qualified name ([A-Za-z0-9][-A-Za-z0-9_.]*) no more than 63 bytes in length.\n\nThe key is combined with the resource name of the ValidatingAdmissionPolicy to construct an audit annotation key: "{ValidatingAdmissionPolicy name}/{key}".\n\nIf an admission webhook uses the same resource name as this ValidatingAdmissionPolicy and the same audit annotation key, the annotation key will be identical. In this case, the first annotation written with the key will be included in the audit event and all subsequent annotations with the same key will be discarded.\n\nRequired.',
         default: '',
       },
       valueExpression: {
         type: 'string',
-        description: 'valueExpression represents the expression which is evaluated by CEL to produce an audit annotation value. The expression must evaluate to either a string or null value. If the expression evaluates to a string, the audit annotation is included with the string value. If the expression evaluates to null or empty string the audit annotation will be omitted. The valueExpression may be no longer than 5kb in length. If the result of the valueExpression is more than 10kb in length, it will be truncated to 10kb.\n\nIf multiple ValidatingAdmissionPolicyBinding resources match an API request, then the valueExpression will be evaluated for each binding. All unique values produced by the valueExpressions will be joined together in a comma-separated list.\n\nRequired.',
+        description:
+          'valueExpression represents the expression which is evaluated by CEL to produce an audit annotation value. The expression must evaluate to either a string or null value. If the expression evaluates to a string, the audit annotation is included with the string value. If the expression evaluates to null or empty string the audit annotation will be omitted. The valueExpression may be no longer than 5kb in length. If the result of the valueExpression is more than 10kb in length, it will be truncated to 10kb.\n\nIf multiple ValidatingAdmissionPolicyBinding resources match an API request, then the valueExpression will be evaluated for each binding. All unique values produced by the valueExpressions will be joined together in a comma-separated list.\n\nRequired.',
         default: '',
       },
     },
@@ -1023,12 +1143,14 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       fieldRef: {
         type: 'string',
-        description: 'The path to the field that refers the expression. For example, the reference to the expression of the first item of validations is "spec.validations[0].expression"',
+        description:
+          'The path to the field that refers the expression. For example, the reference to the expression of the first item of validations is "spec.validations[0].expression"',
         default: '',
       },
       warning: {
         type: 'string',
-        description: 'The content of type checking information in a human-readable form. Each line of the warning contains the type that the expression is checked against, followed by the type check error from the compiler.',
+        description:
+          'The content of type checking information in a human-readable form. Each line of the warning contains the type that the expression is checked against, followed by the type check error from the compiler.',
         default: '',
       },
     },
@@ -1040,12 +1162,14 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       expression: {
         type: 'string',
-        description: 'Expression represents the expression which will be evaluated by CEL. Must evaluate to bool. CEL expressions have access to the contents of the AdmissionRequest and Authorizer, organized into CEL variables:\n\n\'object\' - The object from the incoming request. The value is null for DELETE requests. \'oldObject\' - The existing object. The value is null for CREATE requests. \'request\' - Attributes of the admission request(/pkg/apis/admission/types.go#AdmissionRequest). \'authorizer\' - A CEL Authorizer. May be used to perform authorization checks for the principal (user or service account) of the request.\n  See https://pkg.go.dev/k8s.io/apiserver/pkg/cel/library#Authz\n\'authorizer.requestResource\' - A CEL ResourceCheck constructed from the \'authorizer\' and configured with the\n  request resource.\nDocumentation on CEL: https://kubernetes.io/docs/reference/using-api/cel/\n\nRequired.',
+        description:
+          "Expression represents the expression which will be evaluated by CEL. Must evaluate to bool. CEL expressions have access to the contents of the AdmissionRequest and Authorizer, organized into CEL variables:\n\n'object' - The object from the incoming request. The value is null for DELETE requests. 'oldObject' - The existing object. The value is null for CREATE requests. 'request' - Attributes of the admission request(/pkg/apis/admission/types.go#AdmissionRequest). 'authorizer' - A CEL Authorizer. May be used to perform authorization checks for the principal (user or service account) of the request.\n  See https://pkg.go.dev/k8s.io/apiserver/pkg/cel/library#Authz\n'authorizer.requestResource' - A CEL ResourceCheck constructed from the 'authorizer' and configured with the\n  request resource.\nDocumentation on CEL: https://kubernetes.io/docs/reference/using-api/cel/\n\nRequired.",
         default: '',
       },
       name: {
         type: 'string',
-        description: 'Name is an identifier for this match condition, used for strategic merging of MatchConditions, as well as providing an identifier for logging purposes. A good name should be descriptive of the associated expression. Name must be a qualified name consisting of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\') with an optional DNS subdomain prefix and \'/\' (e.g. \'example.com/MyName\')\n\nRequired.',
+        description:
+          "Name is an identifier for this match condition, used for strategic merging of MatchConditions, as well as providing an identifier for logging purposes. A good name should be descriptive of the associated expression. Name must be a qualified name consisting of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')\n\nRequired.",
         default: '',
       },
     },
@@ -1053,11 +1177,13 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
   },
   [`${ADMREG}.MatchResources`]: {
     type: 'object',
-    description: 'MatchResources decides whether to run the admission control policy on an object based on whether it meets the match criteria. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)',
+    description:
+      'MatchResources decides whether to run the admission control policy on an object based on whether it meets the match criteria. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)',
     properties: {
       excludeResourceRules: {
         type: 'array',
-        description: 'ExcludeResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy should not care about. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)',
+        description:
+          'ExcludeResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy should not care about. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)',
         items: {
           $ref: `#/definitions/${ADMREG}.NamedRuleWithOperations`,
           default: {},
@@ -1066,20 +1192,24 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       matchPolicy: {
         type: 'string',
-        description: 'matchPolicy defines how the "MatchResources" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".\n\n- Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the ValidatingAdmissionPolicy.\n\n- Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the ValidatingAdmissionPolicy.\n\nDefaults to "Equivalent"\n\nPossible enum values:\n - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.\n - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.',
+        description:
+          'matchPolicy defines how the "MatchResources" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".\n\n- Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the ValidatingAdmissionPolicy.\n\n- Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the ValidatingAdmissionPolicy.\n\nDefaults to "Equivalent"\n\nPossible enum values:\n - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.\n - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.',
         enum: ['Equivalent', 'Exact'],
       },
       namespaceSelector: {
         $ref: `#/definitions/${META}.LabelSelector`,
-        description: 'NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.\n\nFor example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "runlevel",\n      "operator": "NotIn",\n      "values": [\n        "0",\n        "1"\n      ]\n    }\n  ]\n}\n\nIf instead you want to only run the policy on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "environment",\n      "operator": "In",\n      "values": [\n        "prod",\n        "staging"\n      ]\n    }\n  ]\n}\n\nSee https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ for more examples of label selectors.\n\nDefault to the empty LabelSelector, which matches everything.',
+        description:
+          'NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.\n\nFor example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "runlevel",\n      "operator": "NotIn",\n      "values": [\n        "0",\n        "1"\n      ]\n    }\n  ]\n}\n\nIf instead you want to only run the policy on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "environment",\n      "operator": "In",\n      "values": [\n        "prod",\n        "staging"\n      ]\n    }\n  ]\n}\n\nSee https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ for more examples of label selectors.\n\nDefault to the empty LabelSelector, which matches everything.',
       },
       objectSelector: {
         $ref: `#/definitions/${META}.LabelSelector`,
-        description: 'ObjectSelector decides whether to run the validation based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the cel validation, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.',
+        description:
+          'ObjectSelector decides whether to run the validation based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the cel validation, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.',
       },
       resourceRules: {
         type: 'array',
-        description: 'ResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule.',
+        description:
+          'ResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule.',
         items: {
           $ref: `#/definitions/${ADMREG}.NamedRuleWithOperations`,
           default: {},
@@ -1095,7 +1225,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       admissionReviewVersions: {
         type: 'array',
-        description: 'AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.',
+        description:
+          'AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.',
         items: {
           type: 'string',
           default: '',
@@ -1109,13 +1240,15 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       failurePolicy: {
         type: 'string',
-        description: 'FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.\n\nPossible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.\n - `"Ignore"` means that an error calling the webhook is ignored.',
+        description:
+          'FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.\n\nPossible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.\n - `"Ignore"` means that an error calling the webhook is ignored.',
         enum: ['Fail', 'Ignore'],
       },
       matchConditions: withPatch(
         {
           type: 'array',
-          description: 'MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.\n\nThe exact matching logic is (in order):\n  1. If ANY matchCondition evaluates to FALSE, the webhook is skipped.\n  2. If ALL matchConditions evaluate to TRUE, the webhook is called.\n  3. If any matchCondition evaluates to an error (but none are FALSE):\n     - If failurePolicy=Fail, reject the request\n     - If failurePolicy=Ignore, the error is ignored and the webhook is skipped',
+          description:
+            'MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.\n\nThe exact matching logic is (in order):\n  1. If ANY matchCondition evaluates to FALSE, the webhook is skipped.\n  2. If ALL matchConditions evaluate to TRUE, the webhook is called.\n  3. If any matchCondition evaluates to an error (but none are FALSE):\n     - If failurePolicy=Fail, reject the request\n     - If failurePolicy=Ignore, the error is ignored and the webhook is skipped',
           items: {
             $ref: `#/definitions/${ADMREG}.MatchCondition`,
             default: {},
@@ -1127,30 +1260,36 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       ),
       matchPolicy: {
         type: 'string',
-        description: 'matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".\n\n- Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the webhook.\n\n- Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.\n\nDefaults to "Equivalent"\n\nPossible enum values:\n - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.\n - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.',
+        description:
+          'matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".\n\n- Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the webhook.\n\n- Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.\n\nDefaults to "Equivalent"\n\nPossible enum values:\n - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.\n - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.',
         enum: ['Equivalent', 'Exact'],
       },
       name: {
         type: 'string',
-        description: 'The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.',
+        description:
+          'The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.',
         default: '',
       },
       namespaceSelector: {
         $ref: `#/definitions/${META}.LabelSelector`,
-        description: 'NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.\n\nFor example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "runlevel",\n      "operator": "NotIn",\n      "values": [\n        "0",\n        "1"\n      ]\n    }\n  ]\n}\n\nIf instead you want to only run the webhook on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "environment",\n      "operator": "In",\n      "values": [\n        "prod",\n        "staging"\n      ]\n    }\n  ]\n}\n\nSee https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ for more examples of label selectors.\n\nDefault to the empty LabelSelector, which matches everything.',
+        description:
+          'NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.\n\nFor example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "runlevel",\n      "operator": "NotIn",\n      "values": [\n        "0",\n        "1"\n      ]\n    }\n  ]\n}\n\nIf instead you want to only run the webhook on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "environment",\n      "operator": "In",\n      "values": [\n        "prod",\n        "staging"\n      ]\n    }\n  ]\n}\n\nSee https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ for more examples of label selectors.\n\nDefault to the empty LabelSelector, which matches everything.',
       },
       objectSelector: {
         $ref: `#/definitions/${META}.LabelSelector`,
-        description: 'ObjectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.',
+        description:
+          'ObjectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.',
       },
       reinvocationPolicy: {
         type: 'string',
-        description: 'reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".\n\nNever: the webhook will not be called more than once in a single admission evaluation.\n\nIfNeeded: the webhook will be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call. Webhooks that specify this option *must* be idempotent, able to process objects they previously admitted. Note: * the number of additional invocations is not guaranteed to be exactly one. * if additional invocations result in further modifications to the object, webhooks are not guaranteed to be invoked again. * webhooks that use this option may be reordered to minimize the number of additional invocations. * to validate an object after all mutations are guaranteed complete, use a validating admission webhook instead.\n\nDefaults to "Never".\n\nPossible enum values:\n - `"IfNeeded"` indicates that the webhook may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call.\n - `"Never"` indicates that the webhook must not be called more than once in a single admission evaluation.',
+        description:
+          'reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".\n\nNever: the webhook will not be called more than once in a single admission evaluation.\n\nIfNeeded: the webhook will be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call. Webhooks that specify this option *must* be idempotent, able to process objects they previously admitted. Note: * the number of additional invocations is not guaranteed to be exactly one. * if additional invocations result in further modifications to the object, webhooks are not guaranteed to be invoked again. * webhooks that use this option may be reordered to minimize the number of additional invocations. * to validate an object after all mutations are guaranteed complete, use a validating admission webhook instead.\n\nDefaults to "Never".\n\nPossible enum values:\n - `"IfNeeded"` indicates that the webhook may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call.\n - `"Never"` indicates that the webhook must not be called more than once in a single admission evaluation.',
         enum: ['IfNeeded', 'Never'],
       },
       rules: {
         type: 'array',
-        description: 'Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.',
+        description:
+          'Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.',
         items: {
           $ref: `#/definitions/${ADMREG}.RuleWithOperations`,
           default: {},
@@ -1159,13 +1298,15 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       sideEffects: {
         type: 'string',
-        description: 'SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.\n\nPossible enum values:\n - `"None"` means that calling the webhook will have no side effects.\n - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.\n - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.\n - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.',
+        description:
+          'SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.\n\nPossible enum values:\n - `"None"` means that calling the webhook will have no side effects.\n - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.\n - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.\n - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.',
         enum: ['None', 'NoneOnDryRun', 'Some', 'Unknown'],
       },
       timeoutSeconds: {
         type: 'integer',
         format: 'int32',
-        description: 'TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.',
+        description:
+          'TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.',
       },
     },
     required: ['name', 'clientConfig', 'sideEffects', 'admissionReviewVersions'],
@@ -1176,7 +1317,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       apiGroups: {
         type: 'array',
-        description: 'APIGroups is the API groups the resources belong to. \'*\' is all groups. If \'*\' is present, the length of the slice must be one. Required.',
+        description:
+          "APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1185,7 +1327,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       apiVersions: {
         type: 'array',
-        description: 'APIVersions is the API versions the resources belong to. \'*\' is all versions. If \'*\' is present, the length of the slice must be one. Required.',
+        description:
+          "APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1194,7 +1337,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       operations: {
         type: 'array',
-        description: 'Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If \'*\' is present, the length of the slice must be one. Required.',
+        description:
+          "Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1204,7 +1348,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       resourceNames: {
         type: 'array',
-        description: 'ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.',
+        description:
+          'ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.',
         items: {
           type: 'string',
           default: '',
@@ -1213,7 +1358,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       resources: {
         type: 'array',
-        description: 'Resources is a list of resources this rule applies to.\n\nFor example: \'pods\' means pods. \'pods/log\' means the log subresource of pods. \'*\' means all resources, but not subresources. \'pods/*\' means all subresources of pods. \'*/scale\' means all scale subresources. \'*/*\' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.',
+        description:
+          "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1222,7 +1368,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       scope: {
         type: 'string',
-        description: 'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".\n\n\nPossible enum values:\n - `"*"` means that all scopes are included.\n - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.\n - `"Namespaced"` means that scope is limited to namespaced objects.',
+        description:
+          'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".\n\n\nPossible enum values:\n - `"*"` means that all scopes are included.\n - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.\n - `"Namespaced"` means that scope is limited to namespaced objects.',
         enum: ['*', 'Cluster', 'Namespaced'],
       },
     },
@@ -1231,40 +1378,46 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
   [`${ADMREG}.ParamKind`]: {
     type: 'object',
     description: 'ParamKind is a tuple of Group Kind and Version.',
-    properties: {
-    },
+    properties: {},
     'x-kubernetes-map-type': 'atomic',
   },
   [`${ADMREG}.ParamRef`]: {
     type: 'object',
-    description: 'ParamRef describes how to locate the params to be used as input to expressions of rules applied by a policy binding.',
+    description:
+      'ParamRef describes how to locate the params to be used as input to expressions of rules applied by a policy binding.',
     properties: {
       name: {
         type: 'string',
-        description: 'name is the name of the resource being referenced.\n\nOne of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.\n\nA single parameter used for all admission requests can be configured by setting the `name` field, leaving `selector` blank, and setting namespace if `paramKind` is namespace-scoped.',
+        description:
+          'name is the name of the resource being referenced.\n\nOne of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.\n\nA single parameter used for all admission requests can be configured by setting the `name` field, leaving `selector` blank, and setting namespace if `paramKind` is namespace-scoped.',
       },
       namespace: {
         type: 'string',
-        description: 'namespace is the namespace of the referenced resource. Allows limiting the search for params to a specific namespace. Applies to both `name` and `selector` fields.\n\nA per-namespace parameter may be used by specifying a namespace-scoped `paramKind` in the policy and leaving this field empty.\n\n- If `paramKind` is cluster-scoped, this field MUST be unset. Setting this field results in a configuration error.\n\n- If `paramKind` is namespace-scoped, the namespace of the object being evaluated for admission will be used when this field is left unset. Take care that if this is left empty the binding must not match any cluster-scoped resources, which will result in an error.',
+        description:
+          'namespace is the namespace of the referenced resource. Allows limiting the search for params to a specific namespace. Applies to both `name` and `selector` fields.\n\nA per-namespace parameter may be used by specifying a namespace-scoped `paramKind` in the policy and leaving this field empty.\n\n- If `paramKind` is cluster-scoped, this field MUST be unset. Setting this field results in a configuration error.\n\n- If `paramKind` is namespace-scoped, the namespace of the object being evaluated for admission will be used when this field is left unset. Take care that if this is left empty the binding must not match any cluster-scoped resources, which will result in an error.',
       },
       parameterNotFoundAction: {
         type: 'string',
-        description: '`parameterNotFoundAction` controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.\n\nAllowed values are `Allow` or `Deny`\n\nRequired',
+        description:
+          '`parameterNotFoundAction` controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.\n\nAllowed values are `Allow` or `Deny`\n\nRequired',
       },
       selector: {
         $ref: `#/definitions/${META}.LabelSelector`,
-        description: 'selector can be used to match multiple param objects based on their labels. Supply selector: {} to match all resources of the ParamKind.\n\nIf multiple params are found, they are all evaluated with the policy expressions and the results are ANDed together.\n\nOne of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.',
+        description:
+          'selector can be used to match multiple param objects based on their labels. Supply selector: {} to match all resources of the ParamKind.\n\nIf multiple params are found, they are all evaluated with the policy expressions and the results are ANDed together.\n\nOne of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.',
       },
     },
     'x-kubernetes-map-type': 'atomic',
   },
   [`${ADMREG}.RuleWithOperations`]: {
     type: 'object',
-    description: 'RuleWithOperations is a tuple of Operations and Resources. It is recommended to make sure that all the tuple expansions are valid.',
+    description:
+      'RuleWithOperations is a tuple of Operations and Resources. It is recommended to make sure that all the tuple expansions are valid.',
     properties: {
       apiGroups: {
         type: 'array',
-        description: 'APIGroups is the API groups the resources belong to. \'*\' is all groups. If \'*\' is present, the length of the slice must be one. Required.',
+        description:
+          "APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1273,7 +1426,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       apiVersions: {
         type: 'array',
-        description: 'APIVersions is the API versions the resources belong to. \'*\' is all versions. If \'*\' is present, the length of the slice must be one. Required.',
+        description:
+          "APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1282,7 +1436,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       operations: {
         type: 'array',
-        description: 'Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If \'*\' is present, the length of the slice must be one. Required.',
+        description:
+          "Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1292,7 +1447,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       resources: {
         type: 'array',
-        description: 'Resources is a list of resources this rule applies to.\n\nFor example: \'pods\' means pods. \'pods/log\' means the log subresource of pods. \'*\' means all resources, but not subresources. \'pods/*\' means all subresources of pods. \'*/scale\' means all scale subresources. \'*/*\' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.',
+        description:
+          "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
         items: {
           type: 'string',
           default: '',
@@ -1301,7 +1457,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       scope: {
         type: 'string',
-        description: 'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".\n\n\nPossible enum values:\n - `"*"` means that all scopes are included.\n - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.\n - `"Namespaced"` means that scope is limited to namespaced objects.',
+        description:
+          'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".\n\n\nPossible enum values:\n - `"*"` means that all scopes are included.\n - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.\n - `"Namespaced"` means that scope is limited to namespaced objects.',
         enum: ['*', 'Cluster', 'Namespaced'],
       },
     },
@@ -1327,7 +1484,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       port: {
         type: 'integer',
         format: 'int32',
-        description: 'If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).',
+        description:
+          'If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).',
       },
     },
     required: ['namespace', 'name'],
@@ -1353,19 +1511,23 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       matchResources: {
         $ref: `#/definitions/${ADMREG}.MatchResources`,
-        description: 'MatchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy\'s matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required.',
+        description:
+          "MatchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy's matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required.",
       },
       paramRef: {
         $ref: `#/definitions/${ADMREG}.ParamRef`,
-        description: 'paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.',
+        description:
+          'paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.',
       },
       policyName: {
         type: 'string',
-        description: 'PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.',
+        description:
+          'PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.',
       },
       validationActions: {
         type: 'array',
-        description: 'validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. If a validation evaluates to false it is always enforced according to these actions.\n\nFailures defined by the ValidatingAdmissionPolicy\'s FailurePolicy are enforced according to these actions only if the FailurePolicy is set to Fail, otherwise the failures are ignored. This includes compilation errors, runtime errors and misconfigurations of the policy.\n\nvalidationActions is declared as a set of action values. Order does not matter. validationActions may not contain duplicates of the same action.\n\nThe supported actions values are:\n\n"Deny" specifies that a validation failure results in a denied request.\n\n"Warn" specifies that a validation failure is reported to the request client in HTTP Warning headers, with a warning code of 299. Warnings can be sent both for allowed or denied admission responses.\n\n"Audit" specifies that a validation failure is included in the published audit event for the request. The audit event will contain a `validation.policy.admission.k8s.io/validation_failure` audit annotation with a value containing the details of the validation failures, formatted as a JSON list of objects, each with the following fields: - message: The validation failure message string - policy: The resource name of the ValidatingAdmissionPolicy - binding: The resource name of the ValidatingAdmissionPolicyBinding - expressionIndex: The index of the failed validations in the ValidatingAdmissionPolicy - validationActions: The enforcement actions enacted for the validation failure Example audit annotation: `"validation.policy.admission.k8s.io/validation_failure": "[{\\"message\\": \\"Invalid value\\", {\\"policy\\": \\"policy.example.com\\", {\\"binding\\": \\"policybinding.example.com\\", {\\"expressionIndex\\": \\"1\\", {\\"validationActions\\": [\\"Audit\\"]}]"`\n\nClients should expect to handle additional values by ignoring any values not recognized.\n\n"Deny" and "Warn" may not be used together since this combination needlessly duplicates the validation failure both in the API response body and the HTTP warning headers.\n\nRequired.',
+        description:
+          'validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. If a validation evaluates to false it is always enforced according to these actions.\n\nFailures defined by the ValidatingAdmissionPolicy\'s FailurePolicy are enforced according to these actions only if the FailurePolicy is set to Fail, otherwise the failures are ignored. This includes compilation errors, runtime errors and misconfigurations of the policy.\n\nvalidationActions is declared as a set of action values. Order does not matter. validationActions may not contain duplicates of the same action.\n\nThe supported actions values are:\n\n"Deny" specifies that a validation failure results in a denied request.\n\n"Warn" specifies that a validation failure is reported to the request client in HTTP Warning headers, with a warning code of 299. Warnings can be sent both for allowed or denied admission responses.\n\n"Audit" specifies that a validation failure is included in the published audit event for the request. The audit event will contain a `validation.policy.admission.k8s.io/validation_failure` audit annotation with a value containing the details of the validation failures, formatted as a JSON list of objects, each with the following fields: - message: The validation failure message string - policy: The resource name of the ValidatingAdmissionPolicy - binding: The resource name of the ValidatingAdmissionPolicyBinding - expressionIndex: The index of the failed validations in the ValidatingAdmissionPolicy - validationActions: The enforcement actions enacted for the validation failure Example audit annotation: `"validation.policy.admission.k8s.io/validation_failure": "[{\\"message\\": \\"Invalid value\\", {\\"policy\\": \\"policy.example.com\\", {\\"binding\\": \\"policybinding.example.com\\", {\\"expressionIndex\\": \\"1\\", {\\"validationActions\\": [\\"Audit\\"]}]"`\n\nClients should expect to handle additional values by ignoring any values not recognized.\n\n"Deny" and "Warn" may not be used together since this combination needlessly duplicates the validation failure both in the API response body and the HTTP warning headers.\n\nRequired.',
         items: {
           type: 'string',
           default: '',
@@ -1381,7 +1543,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       auditAnnotations: {
         type: 'array',
-        description: 'auditAnnotations contains CEL expressions which are used to produce audit annotations for the audit event of the API request. validations and auditAnnotations may not both be empty; a least one of validations or auditAnnotations is required.',
+        description:
+          'auditAnnotations contains CEL expressions which are used to produce audit annotations for the audit event of the API request. validations and auditAnnotations may not both be empty; a least one of validations or auditAnnotations is required.',
         items: {
           $ref: `#/definitions/${ADMREG}.AuditAnnotation`,
           default: {},
@@ -1390,13 +1553,15 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       failurePolicy: {
         type: 'string',
-        description: 'failurePolicy defines how to handle failures for the admission policy. Failures can occur from CEL expression parse errors, type check errors, runtime errors and invalid or mis-configured policy definitions or bindings.\n\nA policy is invalid if spec.paramKind refers to a non-existent Kind. A binding is invalid if spec.paramRef.name refers to a non-existent resource.\n\nfailurePolicy does not define how validations that evaluate to false are handled.\n\nWhen failurePolicy is set to Fail, ValidatingAdmissionPolicyBinding validationActions define how failures are enforced.\n\nAllowed values are Ignore or Fail. Defaults to Fail.\n\nPossible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.\n - `"Ignore"` means that an error calling the webhook is ignored.',
+        description:
+          'failurePolicy defines how to handle failures for the admission policy. Failures can occur from CEL expression parse errors, type check errors, runtime errors and invalid or mis-configured policy definitions or bindings.\n\nA policy is invalid if spec.paramKind refers to a non-existent Kind. A binding is invalid if spec.paramRef.name refers to a non-existent resource.\n\nfailurePolicy does not define how validations that evaluate to false are handled.\n\nWhen failurePolicy is set to Fail, ValidatingAdmissionPolicyBinding validationActions define how failures are enforced.\n\nAllowed values are Ignore or Fail. Defaults to Fail.\n\nPossible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.\n - `"Ignore"` means that an error calling the webhook is ignored.',
         enum: ['Fail', 'Ignore'],
       },
       matchConditions: withPatch(
         {
           type: 'array',
-          description: 'MatchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.\n\nIf a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.\n\nThe exact matching logic is (in order):\n  1. If ANY matchCondition evaluates to FALSE, the policy is skipped.\n  2. If ALL matchConditions evaluate to TRUE, the policy is evaluated.\n  3. If any matchCondition evaluates to an error (but none are FALSE):\n     - If failurePolicy=Fail, reject the request\n     - If failurePolicy=Ignore, the policy is skipped',
+          description:
+            'MatchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.\n\nIf a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.\n\nThe exact matching logic is (in order):\n  1. If ANY matchCondition evaluates to FALSE, the policy is skipped.\n  2. If ALL matchConditions evaluate to TRUE, the policy is evaluated.\n  3. If any matchCondition evaluates to an error (but none are FALSE):\n     - If failurePolicy=Fail, reject the request\n     - If failurePolicy=Ignore, the policy is skipped',
           items: {
             $ref: `#/definitions/${ADMREG}.MatchCondition`,
             default: {},
@@ -1408,15 +1573,18 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       ),
       matchConstraints: {
         $ref: `#/definitions/${ADMREG}.MatchResources`,
-        description: 'MatchConstraints specifies what resources this policy is designed to validate. The AdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API ValidatingAdmissionPolicy cannot match ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding. Required.',
+        description:
+          'MatchConstraints specifies what resources this policy is designed to validate. The AdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API ValidatingAdmissionPolicy cannot match ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding. Required.',
       },
       paramKind: {
         $ref: `#/definitions/${ADMREG}.ParamKind`,
-        description: 'ParamKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If ParamKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in ValidatingAdmissionPolicyBinding, the params variable will be null.',
+        description:
+          'ParamKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If ParamKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in ValidatingAdmissionPolicyBinding, the params variable will be null.',
       },
       validations: {
         type: 'array',
-        description: 'Validations contain CEL expressions which is used to apply the validation. Validations and AuditAnnotations may not both be empty; a minimum of one Validations or AuditAnnotations is required.',
+        description:
+          'Validations contain CEL expressions which is used to apply the validation. Validations and AuditAnnotations may not both be empty; a minimum of one Validations or AuditAnnotations is required.',
         items: {
           $ref: `#/definitions/${ADMREG}.Validation`,
           default: {},
@@ -1426,7 +1594,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       variables: withPatch(
         {
           type: 'array',
-          description: 'Variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except MatchConditions because MatchConditions are evaluated before the rest of the policy.\n\nThe expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, Variables must be sorted by the order of first appearance and acyclic.',
+          description:
+            'Variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except MatchConditions because MatchConditions are evaluated before the rest of the policy.\n\nThe expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, Variables must be sorted by the order of first appearance and acyclic.',
           items: {
             $ref: `#/definitions/${ADMREG}.Variable`,
             default: {},
@@ -1444,7 +1613,7 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       conditions: {
         type: 'array',
-        description: 'The conditions represent the latest available observations of a policy\'s current state.',
+        description: "The conditions represent the latest available observations of a policy's current state.",
         items: {
           $ref: `#/definitions/${META}.Condition`,
           default: {},
@@ -1459,7 +1628,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       typeChecking: {
         $ref: `#/definitions/${ADMREG}.TypeChecking`,
-        description: 'The results of type checking for each expression. Presence of this field indicates the completion of the type checking.',
+        description:
+          'The results of type checking for each expression. Presence of this field indicates the completion of the type checking.',
       },
     },
   },
@@ -1469,7 +1639,8 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       admissionReviewVersions: {
         type: 'array',
-        description: 'AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.',
+        description:
+          'AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.',
         items: {
           type: 'string',
           default: '',
@@ -1483,13 +1654,15 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       failurePolicy: {
         type: 'string',
-        description: 'FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.\n\nPossible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.\n - `"Ignore"` means that an error calling the webhook is ignored.',
+        description:
+          'FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.\n\nPossible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.\n - `"Ignore"` means that an error calling the webhook is ignored.',
         enum: ['Fail', 'Ignore'],
       },
       matchConditions: withPatch(
         {
           type: 'array',
-          description: 'MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.\n\nThe exact matching logic is (in order):\n  1. If ANY matchCondition evaluates to FALSE, the webhook is skipped.\n  2. If ALL matchConditions evaluate to TRUE, the webhook is called.\n  3. If any matchCondition evaluates to an error (but none are FALSE):\n     - If failurePolicy=Fail, reject the request\n     - If failurePolicy=Ignore, the error is ignored and the webhook is skipped',
+          description:
+            'MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.\n\nThe exact matching logic is (in order):\n  1. If ANY matchCondition evaluates to FALSE, the webhook is skipped.\n  2. If ALL matchConditions evaluate to TRUE, the webhook is called.\n  3. If any matchCondition evaluates to an error (but none are FALSE):\n     - If failurePolicy=Fail, reject the request\n     - If failurePolicy=Ignore, the error is ignored and the webhook is skipped',
           items: {
             $ref: `#/definitions/${ADMREG}.MatchCondition`,
             default: {},
@@ -1501,25 +1674,30 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       ),
       matchPolicy: {
         type: 'string',
-        description: 'matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".\n\n- Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the webhook.\n\n- Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.\n\nDefaults to "Equivalent"\n\nPossible enum values:\n - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.\n - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.',
+        description:
+          'matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".\n\n- Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the webhook.\n\n- Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.\n\nDefaults to "Equivalent"\n\nPossible enum values:\n - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.\n - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.',
         enum: ['Equivalent', 'Exact'],
       },
       name: {
         type: 'string',
-        description: 'The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.',
+        description:
+          'The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.',
         default: '',
       },
       namespaceSelector: {
         $ref: `#/definitions/${META}.LabelSelector`,
-        description: 'NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.\n\nFor example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "runlevel",\n      "operator": "NotIn",\n      "values": [\n        "0",\n        "1"\n      ]\n    }\n  ]\n}\n\nIf instead you want to only run the webhook on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "environment",\n      "operator": "In",\n      "values": [\n        "prod",\n        "staging"\n      ]\n    }\n  ]\n}\n\nSee https://kubernetes.io/docs/concepts/overview/working-with-objects/labels for more examples of label selectors.\n\nDefault to the empty LabelSelector, which matches everything.',
+        description:
+          'NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.\n\nFor example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "runlevel",\n      "operator": "NotIn",\n      "values": [\n        "0",\n        "1"\n      ]\n    }\n  ]\n}\n\nIf instead you want to only run the webhook on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {\n  "matchExpressions": [\n    {\n      "key": "environment",\n      "operator": "In",\n      "values": [\n        "prod",\n        "staging"\n      ]\n    }\n  ]\n}\n\nSee https://kubernetes.io/docs/concepts/overview/working-with-objects/labels for more examples of label selectors.\n\nDefault to the empty LabelSelector, which matches everything.',
       },
       objectSelector: {
         $ref: `#/definitions/${META}.LabelSelector`,
-        description: 'ObjectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.',
+        description:
+          'ObjectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.',
       },
       rules: {
         type: 'array',
-        description: 'Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.',
+        description:
+          'Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.',
         items: {
           $ref: `#/definitions/${ADMREG}.RuleWithOperations`,
           default: {},
@@ -1528,13 +1706,15 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       },
       sideEffects: {
         type: 'string',
-        description: 'SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.\n\nPossible enum values:\n - `"None"` means that calling the webhook will have no side effects.\n - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.\n - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.\n - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.',
+        description:
+          'SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.\n\nPossible enum values:\n - `"None"` means that calling the webhook will have no side effects.\n - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.\n - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.\n - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.',
         enum: ['None', 'NoneOnDryRun', 'Some', 'Unknown'],
       },
       timeoutSeconds: {
         type: 'integer',
         format: 'int32',
-        description: 'TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.',
+        description:
+          'TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.',
       },
     },
     required: ['name', 'clientConfig', 'sideEffects', 'admissionReviewVersions'],
@@ -1545,36 +1725,43 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
     properties: {
       expression: {
         type: 'string',
-        description: 'Expression represents the expression which will be evaluated by CEL. ref: https://github.com/google/cel-spec CEL expressions have access to the contents of the API request/response, organized into CEL variables as well as some other useful variables:\n\n- \'object\' - The object from the incoming request. The value is null for DELETE requests. - \'oldObject\' - The existing object. The value is null for CREATE requests. - \'request\' - Attributes of the API request([ref](/pkg/apis/admission/types.go#AdmissionRequest)). - \'params\' - Parameter resource referred to by the policy binding being evaluated. Only populated if the policy has a ParamKind. - \'namespaceObject\' - The namespace object that the incoming object belongs to. The value is null for cluster-scoped resources. - \'variables\' - Map of composited variables, from its name to its lazily evaluated value.\n  For example, a variable named \'foo\' can be accessed as \'variables.foo\'.\n- \'authorizer\' - A CEL Authorizer. May be used to perform authorization checks for the principal (user or service account) of the request.\n  See https://pkg.go.dev/k8s.io/apiserver/pkg/cel/library#Authz\n- \'authorizer.requestResource\' - A CEL ResourceCheck constructed from the \'authorizer\' and configured with the\n  request resource.\n\nThe `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` are always accessible from the root of the object. No other metadata properties are accessible.\n\nOnly property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Accessible property names are escaped according to the following rules when accessed in the expression: - \'__\' escapes to \'__underscores__\' - \'.\' escapes to \'__dot__\' - \'-\' escapes to \'__dash__\' - \'/\' escapes to \'__slash__\' - Property names that exactly match a CEL RESERVED keyword escape to \'__{keyword}__\'. The keywords are:\n\t  "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",\n\t  "import", "let", "loop", "package", "namespace", "return".\nExamples:\n  - Expression accessing a property named "namespace": {"Expression": "object.__namespace__ > 0"}\n  - Expression accessing a property named "x-prop": {"Expression": "object.x__dash__prop > 0"}\n  - Expression accessing a property named "redact__d": {"Expression": "object.redact__underscores__d > 0"}\n\nEquality on arrays with list type of \'set\' or \'map\' ignores element order, i.e. [1, 2] == [2, 1]. Concatenation on arrays with x-kubernetes-list-type use the semantics of the list type:\n  - \'set\': `X + Y` performs a union where the array positions of all elements in `X` are preserved and\n    non-intersecting elements in `Y` are appended, retaining their partial order.\n  - \'map\': `X + Y` performs a merge where the array positions of all keys in `X` are preserved but the values\n    are overwritten by values in `Y` when the key sets of `X` and `Y` intersect. Elements in `Y` with\n    non-intersecting keys are appended, retaining their partial order.\nRequired.',
+        description:
+          'Expression represents the expression which will be evaluated by CEL. ref: https://github.com/google/cel-spec CEL expressions have access to the contents of the API request/response, organized into CEL variables as well as some other useful variables:\n\n- \'object\' - The object from the incoming request. The value is null for DELETE requests. - \'oldObject\' - The existing object. The value is null for CREATE requests. - \'request\' - Attributes of the API request([ref](/pkg/apis/admission/types.go#AdmissionRequest)). - \'params\' - Parameter resource referred to by the policy binding being evaluated. Only populated if the policy has a ParamKind. - \'namespaceObject\' - The namespace object that the incoming object belongs to. The value is null for cluster-scoped resources. - \'variables\' - Map of composited variables, from its name to its lazily evaluated value.\n  For example, a variable named \'foo\' can be accessed as \'variables.foo\'.\n- \'authorizer\' - A CEL Authorizer. May be used to perform authorization checks for the principal (user or service account) of the request.\n  See https://pkg.go.dev/k8s.io/apiserver/pkg/cel/library#Authz\n- \'authorizer.requestResource\' - A CEL ResourceCheck constructed from the \'authorizer\' and configured with the\n  request resource.\n\nThe `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` are always accessible from the root of the object. No other metadata properties are accessible.\n\nOnly property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Accessible property names are escaped according to the following rules when accessed in the expression: - \'__\' escapes to \'__underscores__\' - \'.\' escapes to \'__dot__\' - \'-\' escapes to \'__dash__\' - \'/\' escapes to \'__slash__\' - Property names that exactly match a CEL RESERVED keyword escape to \'__{keyword}__\'. The keywords are:\n\t  "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",\n\t  "import", "let", "loop", "package", "namespace", "return".\nExamples:\n  - Expression accessing a property named "namespace": {"Expression": "object.__namespace__ > 0"}\n  - Expression accessing a property named "x-prop": {"Expression": "object.x__dash__prop > 0"}\n  - Expression accessing a property named "redact__d": {"Expression": "object.redact__underscores__d > 0"}\n\nEquality on arrays with list type of \'set\' or \'map\' ignores element order, i.e. [1, 2] == [2, 1]. Concatenation on arrays with x-kubernetes-list-type use the semantics of the list type:\n  - \'set\': `X + Y` performs a union where the array positions of all elements in `X` are preserved and\n    non-intersecting elements in `Y` are appended, retaining their partial order.\n  - \'map\': `X + Y` performs a merge where the array positions of all keys in `X` are preserved but the values\n    are overwritten by values in `Y` when the key sets of `X` and `Y` intersect. Elements in `Y` with\n    non-intersecting keys are appended, retaining their partial order.\nRequired.',
         default: '',
       },
       message: {
         type: 'string',
-        description: 'Message represents the message displayed when validation fails. The message is required if the Expression contains line breaks. The message must not contain line breaks. If unset, the message is "failed rule: {Rule}". e.g. "must be a URL with the host matching spec.host" If the Expression contains line breaks. Message is required. The message must not contain line breaks. If unset, the message is "failed Expression: {Expression}".',
+        description:
+          'Message represents the message displayed when validation fails. The message is required if the Expression contains line breaks. The message must not contain line breaks. If unset, the message is "failed rule: {Rule}". e.g. "must be a URL with the host matching spec.host" If the Expression contains line breaks. Message is required. The message must not contain line breaks. If unset, the message is "failed Expression: {Expression}".',
       },
       messageExpression: {
         type: 'string',
-        description: 'messageExpression declares a CEL expression that evaluates to the validation failure message that is returned when this rule fails. Since messageExpression is used as a failure message, it must evaluate to a string. If both message and messageExpression are present on a validation, then messageExpression will be used if validation fails. If messageExpression results in a runtime error, the runtime error is logged, and the validation failure message is produced as if the messageExpression field were unset. If messageExpression evaluates to an empty string, a string with only spaces, or a string that contains line breaks, then the validation failure message will also be produced as if the messageExpression field were unset, and the fact that messageExpression produced an empty string/string with only spaces/string with line breaks will be logged. messageExpression has access to all the same variables as the `expression` except for \'authorizer\' and \'authorizer.requestResource\'. Example: "object.x must be less than max ("+string(params.max)+")"',
+        description:
+          'messageExpression declares a CEL expression that evaluates to the validation failure message that is returned when this rule fails. Since messageExpression is used as a failure message, it must evaluate to a string. If both message and messageExpression are present on a validation, then messageExpression will be used if validation fails. If messageExpression results in a runtime error, the runtime error is logged, and the validation failure message is produced as if the messageExpression field were unset. If messageExpression evaluates to an empty string, a string with only spaces, or a string that contains line breaks, then the validation failure message will also be produced as if the messageExpression field were unset, and the fact that messageExpression produced an empty string/string with only spaces/string with line breaks will be logged. messageExpression has access to all the same variables as the `expression` except for \'authorizer\' and \'authorizer.requestResource\'. Example: "object.x must be less than max ("+string(params.max)+")"',
       },
       reason: {
         type: 'string',
-        description: 'Reason represents a machine-readable description of why this validation failed. If this is the first validation in the list to fail, this reason, as well as the corresponding HTTP response code, are used in the HTTP response to the client. The currently supported reasons are: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge". If not set, StatusReasonInvalid is used in the response to the client.',
+        description:
+          'Reason represents a machine-readable description of why this validation failed. If this is the first validation in the list to fail, this reason, as well as the corresponding HTTP response code, are used in the HTTP response to the client. The currently supported reasons are: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge". If not set, StatusReasonInvalid is used in the response to the client.',
       },
     },
     required: ['expression'],
   },
   [`${ADMREG}.Variable`]: {
     type: 'object',
-    description: 'Variable is the definition of a variable that is used for composition. A variable is defined as a named expression.',
+    description:
+      'Variable is the definition of a variable that is used for composition. A variable is defined as a named expression.',
     properties: {
       expression: {
         type: 'string',
-        description: 'Expression is the expression that will be evaluated as the value of the variable. The CEL expression has access to the same identifiers as the CEL expressions in Validation.',
+        description:
+          'Expression is the expression that will be evaluated as the value of the variable. The CEL expression has access to the same identifiers as the CEL expressions in Validation.',
         default: '',
       },
       name: {
         type: 'string',
-        description: 'Name is the name of the variable. The name must be a valid CEL identifier and unique among all variables. The variable can be accessed in other expressions through `variables` For example, if name is "foo", the variable will be available as `variables.foo`',
+        description:
+          'Name is the name of the variable. The name must be a valid CEL identifier and unique among all variables. The variable can be accessed in other expressions through `variables` For example, if name is "foo", the variable will be available as `variables.foo`',
         default: '',
       },
     },
@@ -1588,88 +1775,108 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
       caBundle: {
         type: 'string',
         format: 'byte',
-        description: '`caBundle` is a PEM encoded CA bundle which will be used to validate the webhook\'s server certificate. If unspecified, system trust roots on the apiserver are used.',
+        description:
+          "`caBundle` is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.",
       },
       service: {
         $ref: `#/definitions/${ADMREG}.ServiceReference`,
-        description: '`service` is a reference to the service for this webhook. Either `service` or `url` must be specified.\n\nIf the webhook is running within the cluster, then you should use `service`.',
+        description:
+          '`service` is a reference to the service for this webhook. Either `service` or `url` must be specified.\n\nIf the webhook is running within the cluster, then you should use `service`.',
       },
       url: {
         type: 'string',
-        description: '`url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.\n\nThe `host` should not refer to a service running in the cluster; use the `service` field instead. The host might be resolved via external DNS in some apiservers (e.g., `kube-apiserver` cannot resolve in-cluster DNS as that would be a layering violation). `host` may also be an IP address.\n\nPlease note that using `localhost` or `127.0.0.1` as a `host` is risky unless you take great care to run this webhook on all hosts which run an apiserver which might need to make calls to this webhook. Such installs are likely to be non-portable, i.e., not easy to turn up in a new cluster.\n\nThe scheme must be "https"; the URL must begin with "https://".\n\nA path is optional, and if present may be any string permissible in a URL. You may use the path to pass an arbitrary string to the webhook, for example, a cluster identifier.\n\nAttempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.',
+        description:
+          '`url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.\n\nThe `host` should not refer to a service running in the cluster; use the `service` field instead. The host might be resolved via external DNS in some apiservers (e.g., `kube-apiserver` cannot resolve in-cluster DNS as that would be a layering violation). `host` may also be an IP address.\n\nPlease note that using `localhost` or `127.0.0.1` as a `host` is risky unless you take great care to run this webhook on all hosts which run an apiserver which might need to make calls to this webhook. Such installs are likely to be non-portable, i.e., not easy to turn up in a new cluster.\n\nThe scheme must be "https"; the URL must begin with "https://".\n\nA path is optional, and if present may be any string permissible in a URL. You may use the path to pass an arbitrary string to the webhook, for example, a cluster identifier.\n\nAttempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.',
       },
     },
   },
 };
 
-export const mutatingWebhookConfigurationSchema: JSONSchemaProps = kind({
-  type: 'object',
-  description: 'MutatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and may change the object.',
-  properties: {
-    webhooks: withPatch(
-      {
-        type: 'array',
-        description: 'Webhooks is a list of webhooks and the affected resources and operations.',
-        items: {
-          $ref: `#/definitions/${ADMREG}.MutatingWebhook`,
-          default: {},
+export const mutatingWebhookConfigurationSchema: JSONSchemaProps = kind(
+  {
+    type: 'object',
+    description:
+      'MutatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and may change the object.',
+    properties: {
+      webhooks: withPatch(
+        {
+          type: 'array',
+          description: 'Webhooks is a list of webhooks and the affected resources and operations.',
+          items: {
+            $ref: `#/definitions/${ADMREG}.MutatingWebhook`,
+            default: {},
+          },
+          'x-kubernetes-list-map-keys': ['name'],
+          'x-kubernetes-list-type': 'map',
         },
-        'x-kubernetes-list-map-keys': ['name'],
-        'x-kubernetes-list-type': 'map',
-      },
-      { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'name' },
-    ),
+        { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'name' },
+      ),
+    },
   },
-}, ADMREG_POOL);
+  ADMREG_POOL,
+);
 
-export const validatingWebhookConfigurationSchema: JSONSchemaProps = kind({
-  type: 'object',
-  description: 'ValidatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and object without changing it.',
-  properties: {
-    webhooks: withPatch(
-      {
-        type: 'array',
-        description: 'Webhooks is a list of webhooks and the affected resources and operations.',
-        items: {
-          $ref: `#/definitions/${ADMREG}.ValidatingWebhook`,
-          default: {},
+export const validatingWebhookConfigurationSchema: JSONSchemaProps = kind(
+  {
+    type: 'object',
+    description:
+      'ValidatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and object without changing it.',
+    properties: {
+      webhooks: withPatch(
+        {
+          type: 'array',
+          description: 'Webhooks is a list of webhooks and the affected resources and operations.',
+          items: {
+            $ref: `#/definitions/${ADMREG}.ValidatingWebhook`,
+            default: {},
+          },
+          'x-kubernetes-list-map-keys': ['name'],
+          'x-kubernetes-list-type': 'map',
         },
-        'x-kubernetes-list-map-keys': ['name'],
-        'x-kubernetes-list-type': 'map',
+        { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'name' },
+      ),
+    },
+  },
+  ADMREG_POOL,
+);
+
+export const validatingAdmissionPolicySchema: JSONSchemaProps = kind(
+  {
+    type: 'object',
+    description:
+      'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
+    properties: {
+      spec: {
+        $ref: `#/definitions/${ADMREG}.ValidatingAdmissionPolicySpec`,
+        description: 'Specification of the desired behavior of the ValidatingAdmissionPolicy.',
+        default: {},
       },
-      { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'name' },
-    ),
+      status: {
+        $ref: `#/definitions/${ADMREG}.ValidatingAdmissionPolicyStatus`,
+        description:
+          'The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only.',
+        default: {},
+      },
+    },
   },
-}, ADMREG_POOL);
+  ADMREG_POOL,
+);
 
-export const validatingAdmissionPolicySchema: JSONSchemaProps = kind({
-  type: 'object',
-  description: 'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
-  properties: {
-    spec: {
-      $ref: `#/definitions/${ADMREG}.ValidatingAdmissionPolicySpec`,
-      description: 'Specification of the desired behavior of the ValidatingAdmissionPolicy.',
-      default: {},
-    },
-    status: {
-      $ref: `#/definitions/${ADMREG}.ValidatingAdmissionPolicyStatus`,
-      description: 'The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only.',
-      default: {},
+export const validatingAdmissionPolicyBindingSchema: JSONSchemaProps = kind(
+  {
+    type: 'object',
+    description:
+      "ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.\n\nFor a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding.\n\nThe CEL expressions of a policy must have a computed CEL cost below the maximum CEL budget. Each evaluation of the policy is given an independent CEL cost budget. Adding/removing policies, bindings, or params can not affect whether a given (policy, binding, param) combination is within its own CEL budget.",
+    properties: {
+      spec: {
+        $ref: `#/definitions/${ADMREG}.ValidatingAdmissionPolicyBindingSpec`,
+        description: 'Specification of the desired behavior of the ValidatingAdmissionPolicyBinding.',
+        default: {},
+      },
     },
   },
-}, ADMREG_POOL);
-
-export const validatingAdmissionPolicyBindingSchema: JSONSchemaProps = kind({
-  type: 'object',
-  description: 'ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.\n\nFor a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don\'t use params, otherwise N is the number of parameters selected by the binding.\n\nThe CEL expressions of a policy must have a computed CEL cost below the maximum CEL budget. Each evaluation of the policy is given an independent CEL cost budget. Adding/removing policies, bindings, or params can not affect whether a given (policy, binding, param) combination is within its own CEL budget.',
-  properties: {
-    spec: {
-      $ref: `#/definitions/${ADMREG}.ValidatingAdmissionPolicyBindingSpec`,
-      description: 'Specification of the desired behavior of the ValidatingAdmissionPolicyBinding.',
-      default: {},
-    },
-  },
-}, ADMREG_POOL);
+  ADMREG_POOL,
+);
 
 /**
  * The access reviews and SelfSubjectReview: created, never stored, their spec and status as kube
@@ -1677,6 +1884,17 @@ export const validatingAdmissionPolicyBindingSchema: JSONSchemaProps = kind({
  * find the kind (without it kubectl 1.27 looks the kind up among the CRDs, which most users may not).
  */
 export function reviewSchema(description: string): JSONSchemaProps {
-  const open = (what: string): JSONSchemaProps => ({ type: 'object', description: what, 'x-kubernetes-preserve-unknown-fields': true });
-  return { type: 'object', description, properties: { spec: open('Spec holds information about the request being evaluated'), status: open('Status is filled in by the server') } };
+  const open = (what: string): JSONSchemaProps => ({
+    type: 'object',
+    description: what,
+    'x-kubernetes-preserve-unknown-fields': true,
+  });
+  return {
+    type: 'object',
+    description,
+    properties: {
+      spec: open('Spec holds information about the request being evaluated'),
+      status: open('Status is filled in by the server'),
+    },
+  };
 }

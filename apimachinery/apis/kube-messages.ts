@@ -91,7 +91,8 @@ export function kubeProtos(): KubeProtos {
 }
 
 /** Whether a kind (`apiVersion/kind`) can be written and read as protobuf, without loading the definitions. */
-export const hasProtobufKind = (apiVersion: string, kind: string): boolean => KIND_MESSAGES.has(`${apiVersion}/${kind}`);
+export const hasProtobufKind = (apiVersion: string, kind: string): boolean =>
+  KIND_MESSAGES.has(`${apiVersion}/${kind}`);
 
 /** The message of a kind (`apiVersion/kind`) this server can write and read as protobuf. */
 export const protobufKind = (apiVersion: string, kind: string): Type | undefined =>
@@ -105,5 +106,5 @@ export type JsonForm = 'raw' | 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStrin
 export const jsonFormOf = (type: Type): JsonForm | undefined => type.options?.['(json_form)'] as JsonForm | undefined;
 
 /** A field's name in JSON: the proto name, unless (json_key) says otherwise. */
-export const jsonKey = (field: FieldBase): string => (field.options?.['(json_key)'] as string | undefined) ?? field.name;
-
+export const jsonKey = (field: FieldBase): string =>
+  (field.options?.['(json_key)'] as string | undefined) ?? field.name;

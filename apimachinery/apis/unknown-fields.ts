@@ -26,7 +26,15 @@ function opaque(type: Type): boolean {
   return type === p.time || type === p.microTime || type === p.fieldsV1 || type === p.rawExtension;
 }
 
-const objectFrame = (value: JsonObject, type: Type, path: string, root = false): Frame => ({ kind: 'object', value, type, path, keys: Object.keys(value), next: 0, root });
+const objectFrame = (value: JsonObject, type: Type, path: string, root = false): Frame => ({
+  kind: 'object',
+  value,
+  type,
+  path,
+  keys: Object.keys(value),
+  next: 0,
+  root,
+});
 
 /**
  * Drops from `obj` what its kind's Go type has no field for, and returns those fields' paths in

@@ -67,17 +67,24 @@ export function decodeManagedFields(entries: readonly unknown[]): Managed {
   const managed = emptyManaged();
   entries.forEach((raw, i) => {
     const entry = (isJsonObject(raw) ? raw : {}) as ManagedFieldsEntry;
-    if (entry.operation !== 'Apply' && entry.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
+    if (entry.operation !== 'Apply' && entry.operation !== 'Update')
+      throw new Error('operation must be `Apply` or `Update`');
     if (!entry.apiVersion) throw new Error('apiVersion must not be empty');
-    if (entry.fieldsType === undefined || entry.fieldsType === '') throw new Error(`missing fieldsType in managed fields entry ${i}`);
-    if (entry.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType "${entry.fieldsType}" in managed fields entry ${i}`);
+    if (entry.fieldsType === undefined || entry.fieldsType === '')
+      throw new Error(`missing fieldsType in managed fields entry ${i}`);
+    if (entry.fieldsType !== 'FieldsV1')
+      throw new Error(`invalid fieldsType "${entry.fieldsType}" in managed fields entry ${i}`);
     const id = managerIdentifier({
       manager: entry.manager ?? '',
       operation: entry.operation,
       apiVersion: entry.apiVersion,
       ...(entry.subresource ? { subresource: entry.subresource } : {}),
     });
-    managed.fields.set(id, { set: fieldsV1ToFieldSet(entry.fieldsV1 ?? {}), apiVersion: entry.apiVersion, applied: entry.operation === 'Apply' });
+    managed.fields.set(id, {
+      set: fieldsV1ToFieldSet(entry.fieldsV1 ?? {}),
+      apiVersion: entry.apiVersion,
+      applied: entry.operation === 'Apply',
+    });
     managed.times.set(id, entry.time);
   });
   return managed;
@@ -104,7 +111,11 @@ export function* encodeManagedFieldsTask(managed: Managed): Task<ManagedFieldsEn
   const entries: ManagedFieldsEntry[] = [];
   for (const [id, versioned] of managed.fields) {
     const info = parseManagerIdentifier(id);
-    const entry: ManagedFieldsEntry = { manager: info.manager, operation: versioned.applied ? 'Apply' : info.operation, apiVersion: versioned.apiVersion };
+    const entry: ManagedFieldsEntry = {
+      manager: info.manager,
+      operation: versioned.applied ? 'Apply' : info.operation,
+      apiVersion: versioned.apiVersion,
+    };
     const time = managed.times.get(id);
     if (time) entry.time = time;
     entry.fieldsType = 'FieldsV1';

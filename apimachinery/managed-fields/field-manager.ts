@@ -75,7 +75,9 @@ export class FieldManager {
   private readonly now: () => string;
 
   constructor(private readonly scope: FieldManagerScope) {
-    this.updater = new Updater(scope.type, { ignoredFields: FieldSet.of(...scope.resetFields.map((f) => makePath(f))) });
+    this.updater = new Updater(scope.type, {
+      ignoredFields: FieldSet.of(...scope.resetFields.map((f) => makePath(f))),
+    });
     this.now = scope.now ?? (() => nowTimestamp());
   }
 
@@ -130,7 +132,11 @@ export class FieldManager {
       managed = emptyManaged();
       runTask(this.recordUpdateTask({}, current, managed, BEFORE_FIRST_APPLY));
     }
-    const id = managerIdentifier({ manager, operation: 'Apply', ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}) });
+    const id = managerIdentifier({
+      manager,
+      operation: 'Apply',
+      ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}),
+    });
     let result: { object: KubeObject; fields: Map<string, VersionedSet>; changed: boolean };
     try {
       result = this.mergeApplied(current, config, managed, id, force);
@@ -147,7 +153,10 @@ export class FieldManager {
     if (result.changed) managed.times.set(id, this.now());
     current = result.changed ? result.object : current;
     if (manager === 'kubectl' && current.metadata.annotations?.[LAST_APPLIED_ANNOTATION]) {
-      current.metadata.annotations = { ...current.metadata.annotations, [LAST_APPLIED_ANNOTATION]: lastAppliedOf(config) };
+      current.metadata.annotations = {
+        ...current.metadata.annotations,
+        [LAST_APPLIED_ANNOTATION]: lastAppliedOf(config),
+      };
     }
     runTask(setManagedFieldsTask(current, managed));
     return current;
@@ -175,7 +184,9 @@ export class FieldManager {
       apiVersion: this.scope.apiVersion,
       ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}),
     });
-    const { managers } = yield* call(this.updater.updateTask(live, next, this.scope.apiVersion, managed.fields, CURRENT_OPERATION));
+    const { managers } = yield* call(
+      this.updater.updateTask(live, next, this.scope.apiVersion, managed.fields, CURRENT_OPERATION),
+    );
     yield pause();
     const fields = stripMetaFields(managers, CURRENT_OPERATION);
     const taken = fields.get(CURRENT_OPERATION);
@@ -190,7 +201,13 @@ export class FieldManager {
     capUpdateManagers(managed);
   }
 
-  private mergeApplied(live: KubeObject, config: KubeObject, managed: Managed, id: string, force: boolean): { object: KubeObject; fields: Map<string, VersionedSet>; changed: boolean } {
+  private mergeApplied(
+    live: KubeObject,
+    config: KubeObject,
+    managed: Managed,
+    id: string,
+    force: boolean,
+  ): { object: KubeObject; fields: Map<string, VersionedSet>; changed: boolean } {
     const result = this.updater.apply(live, config, this.scope.apiVersion, managed.fields, id, force);
     const fields = stripMetaFields(result.managers, id);
     return { object: result.object as KubeObject, fields, changed: result.changed };
@@ -278,7 +295,11 @@ function lastAppliedOf(config: KubeObject): string {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (!isJsonObject(v)) return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys(v[k])]),
+  );
 }
 
 function conflictError(conflicts: readonly Conflict[]): Error {
@@ -295,4 +316,3 @@ function toApplyError(err: unknown, config: KubeObject): unknown {
   if (err instanceof ValidationErrors) return badRequest(err.message);
   return err;
 }
-

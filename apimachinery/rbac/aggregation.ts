@@ -29,7 +29,9 @@ export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]):
   for (const meta of rule.clusterRoleSelectors ?? []) {
     const selector = labelSelectorFromMeta(meta);
     // byName: Go compares names as strings, which for these names is JS's ordering too.
-    const matched = all.filter((r) => matchesLabels(selector, r.metadata.labels)).sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+    const matched = all
+      .filter((r) => matchesLabels(selector, r.metadata.labels))
+      .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
     for (const other of matched) {
       if (other.metadata.name === self) continue;
       for (const r of rulesOf(other)) if (!out.some((have) => sameRule(have, r))) out.push(r);

@@ -2,11 +2,30 @@
 // bindings: the resolver walks ClusterRoleBindings, then the namespace's RoleBindings, and visits
 // each rule of each role bound to the user, as DefaultRuleResolver.VisitRulesFor does.
 import { aggregateErrors } from '../errors.js';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRuleInfo, ResourceRuleInfo, RulesResult } from '../authorization.js';
+import type {
+  AuthorizationAttributes,
+  AuthorizationResult,
+  Authorizer,
+  NonResourceRuleInfo,
+  ResourceRuleInfo,
+  RulesResult,
+} from '../authorization.js';
 import { goQuote } from '../quote.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../user.js';
 import { firstApplyingSubject, ruleAllows } from './rules.js';
-import { type ClusterRole, type ClusterRoleBinding, type PolicyRule, RBAC_GROUP, type Role, type RoleBinding, type RoleRef, SERVICE_ACCOUNT_KIND, type Subject, rulesOf, subjectsOf } from './types.js';
+import {
+  type ClusterRole,
+  type ClusterRoleBinding,
+  type PolicyRule,
+  RBAC_GROUP,
+  type Role,
+  type RoleBinding,
+  type RoleRef,
+  SERVICE_ACCOUNT_KIND,
+  type Subject,
+  rulesOf,
+  subjectsOf,
+} from './types.js';
 
 /**
  * Where the authorizer reads roles and bindings from (an informer's index, a test's lists). A
@@ -21,7 +40,11 @@ export interface RuleSource {
 }
 
 /** The rules a roleRef points at, or kube's error text (GetRoleReferenceRules with a lister's NotFound). */
-export function roleReferenceRules(source: RuleSource, roleRef: RoleRef, bindingNamespace: string): { rules: PolicyRule[] } | { error: string } {
+export function roleReferenceRules(
+  source: RuleSource,
+  roleRef: RoleRef,
+  bindingNamespace: string,
+): { rules: PolicyRule[] } | { error: string } {
   switch (roleRef.kind) {
     case 'Role': {
       const role = source.role(bindingNamespace, roleRef.name);
@@ -29,7 +52,9 @@ export function roleReferenceRules(source: RuleSource, roleRef: RoleRef, binding
     }
     case 'ClusterRole': {
       const role = source.clusterRole(roleRef.name);
-      return role ? { rules: rulesOf(role) } : { error: `clusterrole.${RBAC_GROUP} ${goQuote(roleRef.name)} not found` };
+      return role
+        ? { rules: rulesOf(role) }
+        : { error: `clusterrole.${RBAC_GROUP} ${goQuote(roleRef.name)} not found` };
     }
     default:
       return { error: `unsupported role reference kind: ${goQuote(roleRef.kind)}` };
@@ -44,13 +69,18 @@ function describeSubject(s: Subject, bindingNamespace: string): string {
 /** What the reason of an allow names: `ClusterRoleBinding "x" of ClusterRole "y" to Group "z"`. */
 export function describeBinding(binding: RoleBinding, subject: Subject, clusterScoped: boolean): string {
   const ref = binding.roleRef;
-  if (clusterScoped) return `ClusterRoleBinding ${goQuote(binding.metadata.name ?? '')} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, '')}`;
+  if (clusterScoped)
+    return `ClusterRoleBinding ${goQuote(binding.metadata.name ?? '')} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, '')}`;
   const ns = binding.metadata.namespace ?? '';
   return `RoleBinding ${goQuote(`${binding.metadata.name ?? ''}/${ns}`)} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, ns)}`;
 }
 
 /** Called per rule (with where it came from) or per resolution error; false stops the walk. */
-export type RuleVisitor = (source: string | undefined, rule: PolicyRule | undefined, error: string | undefined) => boolean;
+export type RuleVisitor = (
+  source: string | undefined,
+  rule: PolicyRule | undefined,
+  error: string | undefined,
+) => boolean;
 
 /** kube's VisitRulesFor: cluster-wide bindings first, then the namespace's (when there is one). */
 export function visitRulesFor(source: RuleSource, user: UserInfo, namespace: string, visit: RuleVisitor): void {
@@ -97,7 +127,11 @@ export function authorize(source: RuleSource, attrs: AuthorizationAttributes): A
 }
 
 /** Every rule bound to the user in the namespace (cluster-wide ones included), and the resolution errors. */
-export function policyRulesFor(source: RuleSource, user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+export function policyRulesFor(
+  source: RuleSource,
+  user: UserInfo,
+  namespace: string,
+): { rules: PolicyRule[]; errors: string[] } {
   const rules: PolicyRule[] = [];
   const errors: string[] = [];
   visitRulesFor(source, user, namespace, (_from, rule, error) => {
@@ -119,9 +153,15 @@ export function rulesFor(source: RuleSource, user: UserInfo, namespace: string):
   const nonResourceRules: NonResourceRuleInfo[] = [];
   for (const r of rules) {
     if (r.resources?.length) {
-      resourceRules.push({ verbs: [...r.verbs], apiGroups: [...(r.apiGroups ?? [])], resources: [...r.resources], resourceNames: [...(r.resourceNames ?? [])] });
+      resourceRules.push({
+        verbs: [...r.verbs],
+        apiGroups: [...(r.apiGroups ?? [])],
+        resources: [...r.resources],
+        resourceNames: [...(r.resourceNames ?? [])],
+      });
     }
-    if (r.nonResourceURLs?.length) nonResourceRules.push({ verbs: [...r.verbs], nonResourceURLs: [...r.nonResourceURLs] });
+    if (r.nonResourceURLs?.length)
+      nonResourceRules.push({ verbs: [...r.verbs], nonResourceURLs: [...r.nonResourceURLs] });
   }
   return { resourceRules, nonResourceRules, incomplete: errors.length > 0, evaluationError: aggregateErrors(errors) };
 }
@@ -139,7 +179,10 @@ export function rbacAuthorizer(source: RuleSource): Authorizer {
  * starting with system:masters; bindings to missing roles are skipped and reported. Unlike kube,
  * whose dedup result goes unused, the list is deduplicated.
  */
-export function allowedSubjects(source: RuleSource, attrs: AuthorizationAttributes): { subjects: Subject[]; error: string } {
+export function allowedSubjects(
+  source: RuleSource,
+  attrs: AuthorizationAttributes,
+): { subjects: Subject[]; error: string } {
   const subjects: Subject[] = [{ kind: 'Group', apiGroup: RBAC_GROUP, name: SYSTEM_PRIVILEGED_GROUP }];
   const errors: string[] = [];
   const collect = (bindings: readonly RoleBinding[], bindingNamespace: string): void => {
@@ -153,7 +196,11 @@ export function allowedSubjects(source: RuleSource, attrs: AuthorizationAttribut
   if (attrs.namespace !== '') collect(source.roleBindings(attrs.namespace), attrs.namespace);
   const deduped: Subject[] = [];
   for (const s of subjects) {
-    const same = (c: Subject): boolean => c.kind === s.kind && c.name === s.name && (c.apiGroup ?? '') === (s.apiGroup ?? '') && (c.namespace ?? '') === (s.namespace ?? '');
+    const same = (c: Subject): boolean =>
+      c.kind === s.kind &&
+      c.name === s.name &&
+      (c.apiGroup ?? '') === (s.apiGroup ?? '') &&
+      (c.namespace ?? '') === (s.namespace ?? '');
     if (!deduped.some(same)) deduped.push(s);
   }
   return { subjects: deduped, error: aggregateErrors(errors) };

@@ -18,12 +18,15 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
     for (const resource of list(rule.resources)) {
       for (const verb of list(rule.verbs)) {
         const names = list(rule.resourceNames);
-        if (names.length) for (const name of names) out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
+        if (names.length)
+          for (const name of names)
+            out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
         else out.push({ apiGroups: [group], resources: [resource], verbs: [verb] });
       }
     }
   }
-  for (const url of list(rule.nonResourceURLs)) for (const verb of list(rule.verbs)) out.push({ nonResourceURLs: [url], verbs: [verb] });
+  for (const url of list(rule.nonResourceURLs))
+    for (const verb of list(rule.verbs)) out.push({ nonResourceURLs: [url], verbs: [verb] });
   return out;
 }
 
@@ -39,7 +42,8 @@ function resourceCoversAll(owned: readonly string[], wanted: readonly string[]):
   });
 }
 
-const nonResourceURLCovers = (owner: string, path: string): boolean => owner === path || (owner.endsWith('*') && path.startsWith(owner.replace(/\*+$/, '')));
+const nonResourceURLCovers = (owner: string, path: string): boolean =>
+  owner === path || (owner.endsWith('*') && path.startsWith(owner.replace(/\*+$/, '')));
 
 /** kube's ruleCovers: whether one owner rule covers one broken-down rule. */
 export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
@@ -50,9 +54,12 @@ export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const verbOK = verbs.includes(VERB_ALL) || hasAll(verbs, list(sub.verbs));
   const groupOK = groups.includes(API_GROUP_ALL) || hasAll(groups, list(sub.apiGroups));
   const resourceOK = resourceCoversAll(list(owner.resources), list(sub.resources));
-  const urlOK = list(sub.nonResourceURLs).every((p) => list(owner.nonResourceURLs).some((o) => nonResourceURLCovers(o, p)));
+  const urlOK = list(sub.nonResourceURLs).every((p) =>
+    list(owner.nonResourceURLs).some((o) => nonResourceURLCovers(o, p)),
+  );
   // An owner limited to names never covers a request for every name.
-  const nameOK = subNames.length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, subNames);
+  const nameOK =
+    subNames.length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, subNames);
   return verbOK && groupOK && resourceOK && nameOK && urlOK;
 }
 
@@ -61,7 +68,8 @@ export function uncoveredRules(ownerRules: readonly PolicyRule[], requested: rea
   return requested.flatMap(breakdownRule).filter((sub) => !ownerRules.some((o) => ruleCovers(o, sub)));
 }
 
-export const covers = (ownerRules: readonly PolicyRule[], requested: readonly PolicyRule[]): boolean => uncoveredRules(ownerRules, requested).length === 0;
+export const covers = (ownerRules: readonly PolicyRule[], requested: readonly PolicyRule[]): boolean =>
+  uncoveredRules(ownerRules, requested).length === 0;
 
 /**
  * kube's CompactRules: rules of one group and one resource, with nothing but verbs, merged into
@@ -71,7 +79,11 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const out: PolicyRule[] = [];
   const simple = new Map<string, PolicyRule>();
   for (const r of rules) {
-    const isSimple = !list(r.resourceNames).length && !list(r.nonResourceURLs).length && list(r.apiGroups).length === 1 && list(r.resources).length === 1;
+    const isSimple =
+      !list(r.resourceNames).length &&
+      !list(r.nonResourceURLs).length &&
+      list(r.apiGroups).length === 1 &&
+      list(r.resources).length === 1;
     if (!isSimple) {
       out.push(r);
       continue;
@@ -106,7 +118,12 @@ export function compactString(r: PolicyRule): string {
  * undefined when they do. `resolutionError` is the owner's rule resolution error (a binding to a
  * missing role), which kube appends. The caller answers with a Forbidden on the object.
  */
-export function escalationMessage(user: UserInfo, ownerRules: readonly PolicyRule[], requested: readonly PolicyRule[], resolutionError = ''): string | undefined {
+export function escalationMessage(
+  user: UserInfo,
+  ownerRules: readonly PolicyRule[],
+  requested: readonly PolicyRule[],
+  resolutionError = '',
+): string | undefined {
   const missing = uncoveredRules(ownerRules, requested);
   if (missing.length === 0) return undefined;
   // sets.NewString(...).List(): unique and in Go's byte order.
@@ -117,7 +134,12 @@ export function escalationMessage(user: UserInfo, ownerRules: readonly PolicyRul
 }
 
 /** ConfirmNoEscalation against what `source` grants the user in `namespace` ('' for cluster-scoped writes). */
-export function confirmNoEscalation(source: RuleSource, user: UserInfo, namespace: string, requested: readonly PolicyRule[]): string | undefined {
+export function confirmNoEscalation(
+  source: RuleSource,
+  user: UserInfo,
+  namespace: string,
+  requested: readonly PolicyRule[],
+): string | undefined {
   const owned = policyRulesFor(source, user, namespace);
   return escalationMessage(user, owned.rules, requested, aggregateErrors(owned.errors));
 }
@@ -136,7 +158,8 @@ export interface RoleRequest {
 
 /** kube's RoleEscalationAuthorized: whether the user may `escalate` this role. */
 export function roleEscalationAuthorized(authorizer: Authorizer, user: UserInfo, req: RoleRequest): boolean {
-  if (req.apiGroup !== 'rbac.authorization.k8s.io' || (req.resource !== 'roles' && req.resource !== 'clusterroles')) return false;
+  if (req.apiGroup !== 'rbac.authorization.k8s.io' || (req.resource !== 'roles' && req.resource !== 'clusterroles'))
+    return false;
   const decision = authorizer.authorize({
     user,
     verb: 'escalate',
@@ -156,7 +179,12 @@ export function roleEscalationAuthorized(authorizer: Authorizer, user: UserInfo,
  * kube's BindingAuthorized: whether the user may `bind` the referenced role, asked in the
  * binding's namespace ('' for a ClusterRoleBinding) so binding may be delegated per namespace.
  */
-export function bindingAuthorized(authorizer: Authorizer, user: UserInfo, roleRef: RoleRef, bindingNamespace: string): boolean {
+export function bindingAuthorized(
+  authorizer: Authorizer,
+  user: UserInfo,
+  roleRef: RoleRef,
+  bindingNamespace: string,
+): boolean {
   let resource: string;
   if (roleRef.kind === 'ClusterRole') resource = 'clusterroles';
   else if (roleRef.kind === 'Role') resource = 'roles';

@@ -3,7 +3,17 @@
 // appliesToUser of pkg/registry/rbac/validation/rule.go.
 import type { AuthorizationAttributes } from '../authorization.js';
 import { type UserInfo, makeServiceAccountUsername } from '../user.js';
-import { API_GROUP_ALL, GROUP_KIND, NON_RESOURCE_ALL, type PolicyRule, RESOURCE_ALL, SERVICE_ACCOUNT_KIND, type Subject, USER_KIND, VERB_ALL } from './types.js';
+import {
+  API_GROUP_ALL,
+  GROUP_KIND,
+  NON_RESOURCE_ALL,
+  type PolicyRule,
+  RESOURCE_ALL,
+  SERVICE_ACCOUNT_KIND,
+  type Subject,
+  USER_KIND,
+  VERB_ALL,
+} from './types.js';
 
 const list = (v: readonly string[] | undefined): readonly string[] => v ?? [];
 
@@ -19,7 +29,10 @@ export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
 // `*/sub` for one subresource of every resource; `pods/*` is no wildcard (kube matches it literally).
 export function resourceMatches(rule: PolicyRule, combined: string, subresource: string): boolean {
   return list(rule.resources).some(
-    (r) => r === RESOURCE_ALL || r === combined || (subresource !== '' && r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource)),
+    (r) =>
+      r === RESOURCE_ALL ||
+      r === combined ||
+      (subresource !== '' && r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource)),
   );
 }
 
@@ -34,7 +47,9 @@ export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
 
 /** `*` matches every path; a URL ending in `*` matches by prefix (`/apis/*` matches `/apis/x/y`). */
 export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
-  return list(rule.nonResourceURLs).some((u) => u === NON_RESOURCE_ALL || u === path || (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))));
+  return list(rule.nonResourceURLs).some(
+    (u) => u === NON_RESOURCE_ALL || u === path || (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))),
+  );
 }
 
 /** kube's RuleAllows. */
@@ -42,10 +57,15 @@ export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): bo
   if (!verbMatches(rule, attrs.verb)) return false;
   if (!attrs.resourceRequest) return nonResourceURLMatches(rule, attrs.path);
   const combined = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
-  return apiGroupMatches(rule, attrs.apiGroup) && resourceMatches(rule, combined, attrs.subresource) && resourceNameMatches(rule, attrs.name);
+  return (
+    apiGroupMatches(rule, attrs.apiGroup) &&
+    resourceMatches(rule, combined, attrs.subresource) &&
+    resourceNameMatches(rule, attrs.name)
+  );
 }
 
-export const rulesAllow = (attrs: AuthorizationAttributes, rules: readonly PolicyRule[]): boolean => rules.some((r) => ruleAllows(attrs, r));
+export const rulesAllow = (attrs: AuthorizationAttributes, rules: readonly PolicyRule[]): boolean =>
+  rules.some((r) => ruleAllows(attrs, r));
 
 /**
  * Whether `subject` of a binding in `bindingNamespace` ('' for a ClusterRoleBinding) is `user`. A

@@ -62,5 +62,7 @@ export interface RoleBinding extends KubeObject {
 export type ClusterRoleBinding = RoleBinding;
 
 /** The rule lists of a stored role, whatever the client left out ("rules: null" is no rules). */
-export const rulesOf = (role: Role | ClusterRole | undefined): PolicyRule[] => (Array.isArray(role?.rules) ? role.rules : []);
-export const subjectsOf = (binding: RoleBinding): Subject[] => (Array.isArray(binding.subjects) ? binding.subjects : []);
+export const rulesOf = (role: Role | ClusterRole | undefined): PolicyRule[] =>
+  Array.isArray(role?.rules) ? role.rules : [];
+export const subjectsOf = (binding: RoleBinding): Subject[] =>
+  Array.isArray(binding.subjects) ? binding.subjects : [];

@@ -1,9 +1,31 @@
 // Validation of the four RBAC kinds as pkg/apis/rbac/validation, without the ObjectMeta rules the
 // store checks itself (names are path segments: validatePathSegmentName).
-import { type FieldError, GoPrinted, child, forbidden, goQuote, goStringSlice, index, invalid, notSupported, required } from '../field-errors.js';
+import {
+  type FieldError,
+  GoPrinted,
+  child,
+  forbidden,
+  goQuote,
+  goStringSlice,
+  index,
+  invalid,
+  notSupported,
+  required,
+} from '../field-errors.js';
 import { labelSelectorFromMeta, type MetaLabelSelector } from '../selectors/labels.js';
 import { isDNS1123Subdomain, isPathSegmentName, isQualifiedName, isValidLabelValue } from '../validation/names.js';
-import { GROUP_KIND, type ClusterRole, type PolicyRule, RBAC_GROUP, type Role, type RoleBinding, type RoleRef, SERVICE_ACCOUNT_KIND, type Subject, USER_KIND } from './types.js';
+import {
+  GROUP_KIND,
+  type ClusterRole,
+  type PolicyRule,
+  RBAC_GROUP,
+  type Role,
+  type RoleBinding,
+  type RoleRef,
+  SERVICE_ACCOUNT_KIND,
+  type Subject,
+  USER_KIND,
+} from './types.js';
 
 const list = (v: readonly string[] | null | undefined): readonly string[] => v ?? [];
 
@@ -14,14 +36,29 @@ export function validatePolicyRule(rule: PolicyRule, namespaced: boolean, path: 
   if (list(rule.verbs).length === 0) errs.push(required(child(path, 'verbs'), 'verbs must contain at least one value'));
   const urls = list(rule.nonResourceURLs);
   if (urls.length > 0) {
-    if (namespaced) errs.push(invalid(child(path, 'nonResourceURLs'), goStringSlice(urls), 'namespaced rules cannot apply to non-resource URLs'));
+    if (namespaced)
+      errs.push(
+        invalid(
+          child(path, 'nonResourceURLs'),
+          goStringSlice(urls),
+          'namespaced rules cannot apply to non-resource URLs',
+        ),
+      );
     if (list(rule.apiGroups).length || list(rule.resources).length || list(rule.resourceNames).length) {
-      errs.push(invalid(child(path, 'nonResourceURLs'), goStringSlice(urls), 'rules cannot apply to both regular resources and non-resource URLs'));
+      errs.push(
+        invalid(
+          child(path, 'nonResourceURLs'),
+          goStringSlice(urls),
+          'rules cannot apply to both regular resources and non-resource URLs',
+        ),
+      );
     }
     return errs;
   }
-  if (list(rule.apiGroups).length === 0) errs.push(required(child(path, 'apiGroups'), 'resource rules must supply at least one api group'));
-  if (list(rule.resources).length === 0) errs.push(required(child(path, 'resources'), 'resource rules must supply at least one resource'));
+  if (list(rule.apiGroups).length === 0)
+    errs.push(required(child(path, 'apiGroups'), 'resource rules must supply at least one api group'));
+  if (list(rule.resources).length === 0)
+    errs.push(required(child(path, 'resources'), 'resource rules must supply at least one resource'));
   if (list(rule.resourceNames).length > 0 && list(rule.resources).length > 1) {
     errs.push(required(child(path, 'resourceNames'), 'resource names cannot apply to multiple resources'));
   }
@@ -40,7 +77,11 @@ export interface ClusterRoleValidationOptions {
 }
 
 /** metav1validation.ValidateLabelSelector. */
-export function validateLabelSelector(sel: MetaLabelSelector, allowInvalidLabelValue: boolean, path: string): FieldError[] {
+export function validateLabelSelector(
+  sel: MetaLabelSelector,
+  allowInvalidLabelValue: boolean,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
   const labelsPath = child(path, 'matchLabels');
   for (const [k, v] of Object.entries(sel.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -51,14 +92,19 @@ export function validateLabelSelector(sel: MetaLabelSelector, allowInvalidLabelV
     const at = index(child(path, 'matchExpressions'), i);
     const values = expr.values ?? [];
     if (expr.operator === 'In' || expr.operator === 'NotIn') {
-      if (values.length === 0) errs.push(required(child(at, 'values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+      if (values.length === 0)
+        errs.push(required(child(at, 'values'), "must be specified when `operator` is 'In' or 'NotIn'"));
     } else if (expr.operator === 'Exists' || expr.operator === 'DoesNotExist') {
-      if (values.length > 0) errs.push(forbidden(child(at, 'values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (values.length > 0)
+        errs.push(forbidden(child(at, 'values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
     } else {
       errs.push(invalid(child(at, 'operator'), expr.operator, 'not a valid selector operator'));
     }
     for (const msg of isQualifiedName(expr.key)) errs.push(invalid(child(at, 'key'), expr.key, msg));
-    if (!allowInvalidLabelValue) values.forEach((v, j) => isValidLabelValue(v).forEach((msg) => errs.push(invalid(index(child(at, 'values'), j), v, msg))));
+    if (!allowInvalidLabelValue)
+      values.forEach((v, j) =>
+        isValidLabelValue(v).forEach((msg) => errs.push(invalid(index(child(at, 'values'), j), v, msg))),
+      );
   });
   return errs;
 }
@@ -77,7 +123,8 @@ export function validateClusterRole(role: ClusterRole, opts: ClusterRoleValidati
   if (rule) {
     const selectors = rule.clusterRoleSelectors ?? [];
     const path = 'aggregationRule.clusterRoleSelectors';
-    if (selectors.length === 0) errs.push(required(path, 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
+    if (selectors.length === 0)
+      errs.push(required(path, 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
     selectors.forEach((sel, i) => {
       const at = index(path, i);
       errs.push(...validateLabelSelector(sel, opts.allowInvalidLabelValueInSelector ?? false, at));
@@ -143,15 +190,24 @@ export const validateClusterRoleBinding = (b: RoleBinding): FieldError[] => vali
 
 /** Go's %#v of the internal rbac.RoleRef, the bad value kube prints for a changed roleRef. */
 export const goRoleRef = (r: Partial<RoleRef>): GoPrinted =>
-  new GoPrinted(`rbac.RoleRef{APIGroup:${goQuote(r.apiGroup ?? '')}, Kind:${goQuote(r.kind ?? '')}, Name:${goQuote(r.name ?? '')}}`);
+  new GoPrinted(
+    `rbac.RoleRef{APIGroup:${goQuote(r.apiGroup ?? '')}, Kind:${goQuote(r.kind ?? '')}, Name:${goQuote(r.name ?? '')}}`,
+  );
 
 /** The update rule both binding kinds share: the role a binding grants never changes. */
 export function roleRefImmutable(b: RoleBinding, old: RoleBinding): FieldError[] {
   const a: Partial<RoleRef> = b.roleRef ?? {};
   const o: Partial<RoleRef> = old.roleRef ?? {};
-  const same = (a.apiGroup ?? '') === (o.apiGroup ?? '') && (a.kind ?? '') === (o.kind ?? '') && (a.name ?? '') === (o.name ?? '');
+  const same =
+    (a.apiGroup ?? '') === (o.apiGroup ?? '') && (a.kind ?? '') === (o.kind ?? '') && (a.name ?? '') === (o.name ?? '');
   return same ? [] : [invalid('roleRef', goRoleRef(a), 'cannot change roleRef')];
 }
 
-export const validateRoleBindingUpdate = (b: RoleBinding, old: RoleBinding): FieldError[] => [...validateRoleBinding(b), ...roleRefImmutable(b, old)];
-export const validateClusterRoleBindingUpdate = (b: RoleBinding, old: RoleBinding): FieldError[] => [...validateClusterRoleBinding(b), ...roleRefImmutable(b, old)];
+export const validateRoleBindingUpdate = (b: RoleBinding, old: RoleBinding): FieldError[] => [
+  ...validateRoleBinding(b),
+  ...roleRefImmutable(b, old),
+];
+export const validateClusterRoleBindingUpdate = (b: RoleBinding, old: RoleBinding): FieldError[] => [
+  ...validateClusterRoleBinding(b),
+  ...roleRefImmutable(b, old),
+];

@@ -57,7 +57,8 @@ function unescapeValue(s: string): string {
   let escaped = false;
   for (const c of s) {
     if (escaped) {
-      if (c !== '\\' && c !== ',' && c !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${c}`);
+      if (c !== '\\' && c !== ',' && c !== '=')
+        throw badRequest(`invalid field selector: invalid escape sequence: \\${c}`);
       out += c;
       escaped = false;
     } else if (c === '\\') {
@@ -87,7 +88,7 @@ export function parseFieldSelector(selector: string): FieldSelector {
 /** A missing field reads as "", as fields.Set.Get does: `a!=x` matches objects without `a`. */
 export function matchesFields(sel: FieldSelector, fields: Fields): boolean {
   return sel.terms.every((t) => {
-    const actual = Object.prototype.hasOwnProperty.call(fields, t.field) ? fields[t.field]! : '';
+    const actual = Object.hasOwn(fields, t.field) ? fields[t.field]! : '';
     return t.operator === '=' ? actual === t.value : actual !== t.value;
   });
 }
@@ -101,7 +102,10 @@ export function requiresExactMatch(sel: FieldSelector, field: string): string | 
  * A kind's field label conversion func: the label and value to select on, or the error kube's
  * conversion returns for a label the kind does not support.
  */
-export type FieldLabelConversion = (label: string, value: string) => { label: string; value: string } | { error: string };
+export type FieldLabelConversion = (
+  label: string,
+  value: string,
+) => { label: string; value: string } | { error: string };
 
 /**
  * The conversion of a kind that lists its fields, with the text every such kube func uses.
@@ -144,5 +148,7 @@ export function convertFieldSelector(sel: FieldSelector, convert: FieldLabelConv
  */
 export function objectMetaFieldLabels(kind: string): FieldLabelConversion {
   return (label, value) =>
-    label === 'metadata.name' || label === 'metadata.namespace' ? { label, value } : { error: `field label ${goQuote(label)} not supported for ${goQuote(kind)}` };
+    label === 'metadata.name' || label === 'metadata.namespace'
+      ? { label, value }
+      : { error: `field label ${goQuote(label)} not supported for ${goQuote(kind)}` };
 }

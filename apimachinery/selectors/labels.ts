@@ -79,7 +79,11 @@ function goStringSlice(vals: readonly string[]): string {
  * labels.NewRequirement with no field path: every problem with the key, the operator's arity and
  * the values, aggregated. Returns the requirement or kube's error text.
  */
-function newRequirement(k: string, operator: LabelOperator, vals: readonly string[]): LabelRequirement | { error: string } {
+function newRequirement(
+  k: string,
+  operator: LabelOperator,
+  vals: readonly string[],
+): LabelRequirement | { error: string } {
   const errs: string[] = [];
   const keyErr = labelKeyError(k, 'key');
   if (keyErr) errs.push(formatFieldError(keyErr));
@@ -104,7 +108,9 @@ function newRequirement(k: string, operator: LabelOperator, vals: readonly strin
       if (vals.length !== 1) errs.push(wholeValues("for 'Gt', 'Lt' operators, exactly one value is required"));
       vals.forEach((v, i) => {
         if ('error' in parseGoInt64(v)) {
-          errs.push(formatFieldError(invalid(index('values', i), v, "for 'Gt', 'Lt' operators, the value must be an integer")));
+          errs.push(
+            formatFieldError(invalid(index('values', i), v, "for 'Gt', 'Lt' operators, the value must be an integer")),
+          );
         }
       });
       break;
@@ -224,7 +230,8 @@ class Parser {
     for (;;) {
       const { tok, lit } = this.lookahead('values');
       if (tok === 'eos') return requirements;
-      if (tok !== 'id' && tok !== '!') throw new ParseError(`found '${lit}', expected: !, identifier, or 'end of string'`);
+      if (tok !== 'id' && tok !== '!')
+        throw new ParseError(`found '${lit}', expected: !, identifier, or 'end of string'`);
       try {
         requirements.push(this.parseRequirement());
       } catch (err) {
@@ -235,7 +242,8 @@ class Parser {
       if (next.tok === 'eos') return requirements;
       if (next.tok !== ',') throw new ParseError(`found '${next.lit}', expected: ',' or 'end of string'`);
       const after = this.lookahead('values');
-      if (after.tok !== 'id' && after.tok !== '!') throw new ParseError(`found '${after.lit}', expected: identifier after ','`);
+      if (after.tok !== 'id' && after.tok !== '!')
+        throw new ParseError(`found '${after.lit}', expected: identifier after ','`);
     }
   }
 
@@ -380,7 +388,7 @@ export function labelSelectorFromMeta(ps: MetaLabelSelector | null | undefined):
 }
 
 function matchesRequirement(r: LabelRequirement, labels: Labels): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  const has = Object.hasOwn(labels, r.key);
   const value = has ? labels[r.key]! : '';
   switch (r.operator) {
     case 'in':

@@ -45,9 +45,12 @@ export class StrategicMergePatchError extends Error {
 const fail = (message: string, errorClass: ErrorClass = 'plain'): never => {
   throw new StrategicMergePatchError(message, errorClass);
 };
-const errNoMergeKey = (m: JsonObject, key: string): never => fail(`map: ${goFormat(m)} does not contain declared merge key: ${key}`);
-const errBadArgType = (expected: string, actual: JsonValue | undefined): never => fail(`expected a ${expected}, but received a ${goTypeName(actual)}`);
-const errBadPatchType = (t: JsonValue, m: JsonObject): never => fail(`unknown patch type: ${goFormat(t, 's')} in map: ${goFormat(m)}`);
+const errNoMergeKey = (m: JsonObject, key: string): never =>
+  fail(`map: ${goFormat(m)} does not contain declared merge key: ${key}`);
+const errBadArgType = (expected: string, actual: JsonValue | undefined): never =>
+  fail(`expected a ${expected}, but received a ${goTypeName(actual)}`);
+const errBadPatchType = (t: JsonValue, m: JsonObject): never =>
+  fail(`unknown patch type: ${goFormat(t, 's')} in map: ${goFormat(m)}`);
 const MAP_TYPE = 'map[string]interface {}';
 const SLICE_TYPE = '[]interface {}';
 
@@ -94,7 +97,8 @@ function extractKey(s: string, prefix: string): string {
 }
 
 /** What index() compares: a map's merge-key value (nothing for a non-map), or the item itself. */
-const orderValue = (x: JsonValue, mergeKey: string, kind: GoKind): JsonValue | undefined => (kind !== 'map' ? x : isJsonObject(x) ? get(x, mergeKey) : undefined);
+const orderValue = (x: JsonValue, mergeKey: string, kind: GoKind): JsonValue | undefined =>
+  kind !== 'map' ? x : isJsonObject(x) ? get(x, mergeKey) : undefined;
 
 /** index() over one list for many items: where each item first occurs (by orderValue), or -1. */
 function positionsIn(list: readonly JsonValue[], mergeKey: string, kind: GoKind): (item: JsonValue) => number {
@@ -152,7 +156,13 @@ function normalizeSliceOrder(toSort: JsonValue[], order: JsonValue[], mergeKey: 
  * mergeSortedSlice: interleaves server-only items (left) into the patch's items (right), each
  * keeping its order; a left item goes first only when both are in the live list and it is earlier.
  */
-function mergeSortedSlice(left: JsonValue[], right: JsonValue[], serverOrder: JsonValue[], mergeKey: string, kind: GoKind): JsonValue[] {
+function mergeSortedSlice(
+  left: JsonValue[],
+  right: JsonValue[],
+  serverOrder: JsonValue[],
+  mergeKey: string,
+  kind: GoKind,
+): JsonValue[] {
   const out: JsonValue[] = [];
   const position = positionsIn(serverOrder, mergeKey, kind);
   let i = 0;
@@ -170,7 +180,14 @@ function mergeSortedSlice(left: JsonValue[], right: JsonValue[], serverOrder: Js
   return out;
 }
 
-function normalizeElementOrder(patch: JsonValue[], serverOnly: JsonValue[], patchOrder: JsonValue[], serverOrder: JsonValue[], mergeKey: string, kind: GoKind): JsonValue[] {
+function normalizeElementOrder(
+  patch: JsonValue[],
+  serverOnly: JsonValue[],
+  patchOrder: JsonValue[],
+  serverOrder: JsonValue[],
+  mergeKey: string,
+  kind: GoKind,
+): JsonValue[] {
   const p = normalizeSliceOrder(patch, patchOrder, mergeKey, kind);
   const s = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
   return mergeSortedSlice(s, p, serverOrder, mergeKey, kind);
@@ -242,7 +259,8 @@ class MergeKeyIndex {
     const key = goEqualKey(value);
     const holders = key === undefined ? undefined : this.holders.get(key);
     const at = holders && holders.head < holders.at.length ? holders.at[holders.head]! : -1;
-    if (this.firstNonMap >= 0 && (at < 0 || at > this.firstNonMap)) fail(`value for key ${this.firstNonMap} is not a map`);
+    if (this.firstNonMap >= 0 && (at < 0 || at > this.firstNonMap))
+      fail(`value for key ${this.firstNonMap} is not a map`);
     return at;
   }
 }
@@ -348,7 +366,11 @@ function deleteMatchingEntries(original: GoSlice, values: readonly JsonValue[], 
  * deleteMatchingEntries) and notes `$patch: replace`. Returns the live list to merge into, and the
  * patch's plain items.
  */
-function mergeSliceWithSpecialElements(original: GoSlice, patch: JsonValue[], mergeKey: string): [GoSlice, JsonValue[]] {
+function mergeSliceWithSpecialElements(
+  original: GoSlice,
+  patch: JsonValue[],
+  mergeKey: string,
+): [GoSlice, JsonValue[]] {
   const plain: JsonValue[] = [];
   const toDelete: JsonValue[] = [];
   let replace = false;
@@ -379,7 +401,12 @@ function mergeSliceWithSpecialElements(original: GoSlice, patch: JsonValue[], me
 }
 
 /** mergeSliceWithoutSpecialElements: items matched by merge key merge, others are appended. */
-function* mergeSliceWithoutSpecialElements(live: GoSlice, patch: JsonValue[], mergeKey: string, elemMeta: PatchMeta | undefined): Task<JsonValue[]> {
+function* mergeSliceWithoutSpecialElements(
+  live: GoSlice,
+  patch: JsonValue[],
+  mergeKey: string,
+  elemMeta: PatchMeta | undefined,
+): Task<JsonValue[]> {
   const merged: GoSlice = { ...live };
   const index = new MergeKeyIndex(mergeKey, merged.arr, merged.len);
   for (const v of patch) {
@@ -401,7 +428,12 @@ function* mergeSliceWithoutSpecialElements(live: GoSlice, patch: JsonValue[], me
 }
 
 /** mergeSlice: a list with strategy merge, by merge key for maps, as a set for scalars. */
-function* mergeSlice(original: JsonValue[], patch: JsonValue[], field: FieldPatchMeta, isDeleteList: boolean): Task<JsonValue[]> {
+function* mergeSlice(
+  original: JsonValue[],
+  patch: JsonValue[],
+  field: FieldPatchMeta,
+  isDeleteList: boolean,
+): Task<JsonValue[]> {
   if (original.length === 0 && patch.length === 0) return original;
   const kind = sliceElementKind(original, patch);
   const mergeKey = field.patchMergeKey ?? '';
@@ -414,18 +446,30 @@ function* mergeSlice(original: JsonValue[], patch: JsonValue[], field: FieldPatc
   } else {
     // kube names the Go kind of the field's elements; our tagged merge lists of scalars are []string.
     if (mergeKey === '') fail(`cannot merge lists without merge key for ${field.type ? 'struct' : 'string'}`);
-    const [liveSlice, plain] = mergeSliceWithSpecialElements({ arr: original, len: original.length, cap: original.length }, patch, mergeKey);
+    const [liveSlice, plain] = mergeSliceWithSpecialElements(
+      { arr: original, len: original.length, cap: original.length },
+      patch,
+      mergeKey,
+    );
     items = plain;
     merged = yield* call(mergeSliceWithoutSpecialElements(liveSlice, items, mergeKey, field.type));
     live = liveSlice.arr.slice(0, liveSlice.len);
   }
-  const [patchItems, serverOnly] = mergeKey === '' ? partitionPrimitives(merged, items) : partitionMaps(merged, items, mergeKey);
+  const [patchItems, serverOnly] =
+    mergeKey === '' ? partitionPrimitives(merged, items) : partitionMaps(merged, items, mergeKey);
   return normalizeElementOrder(patchItems, serverOnly, items, live, mergeKey, kind);
 }
 
-function* mergeSliceHandler(original: JsonValue[], patch: JsonValue[], field: FieldPatchMeta, strategy: string, isDeleteList: boolean): Task<JsonValue[]> {
+function* mergeSliceHandler(
+  original: JsonValue[],
+  patch: JsonValue[],
+  field: FieldPatchMeta,
+  strategy: string,
+  isDeleteList: boolean,
+): Task<JsonValue[]> {
   // A delete list deletes whatever the field's strategy.
-  if (strategy === MERGE_DIRECTIVE || isDeleteList) return yield* call(mergeSlice(original, patch, field, isDeleteList));
+  if (strategy === MERGE_DIRECTIVE || isDeleteList)
+    return yield* call(mergeSlice(original, patch, field, isDeleteList));
   return patch;
 }
 
@@ -447,7 +491,8 @@ function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void
   const keys = scalarKeys(list);
   const retained = (k: string): boolean => inKeys(keys, k);
   for (const k of Object.keys(patch)) {
-    if (patch[k] === null || k.startsWith(DELETE_FROM_PRIMITIVE_LIST_PREFIX) || k.startsWith(SET_ELEMENT_ORDER_PREFIX)) continue;
+    if (patch[k] === null || k.startsWith(DELETE_FROM_PRIMITIVE_LIST_PREFIX) || k.startsWith(SET_ELEMENT_ORDER_PREFIX))
+      continue;
     if (!retained(k)) fail(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS, 'badRequest');
   }
   for (const k of Object.keys(original)) if (!retained(k)) delete original[k];
@@ -469,7 +514,9 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], setOrderList: Jso
     s++;
   }
   if (p < nonDelete.length && s >= setOrderList.length) {
-    fail(`The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormat(setOrderList)}\n`);
+    fail(
+      `The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormat(setOrderList)}\n`,
+    );
   }
 }
 
@@ -508,9 +555,11 @@ function* mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, meta: 
     let merged: JsonValue[];
     if (foundOriginal && !foundPatch) merged = originalValue;
     else if (!foundOriginal && foundPatch) merged = withoutDirectiveItems(patchValue);
-    else if (foundOriginal && foundPatch) merged = yield* call(mergeSliceHandler(originalValue, patchValue, fieldMeta, strategy, false));
+    else if (foundOriginal && foundPatch)
+      merged = yield* call(mergeSliceHandler(originalValue, patchValue, fieldMeta, strategy, false));
     else continue;
-    const [patchItems, serverOnly] = mergeKey.length === 0 ? partitionPrimitives(merged, order) : partitionMaps(merged, order, mergeKey);
+    const [patchItems, serverOnly] =
+      mergeKey.length === 0 ? partitionPrimitives(merged, order) : partitionMaps(merged, order, mergeKey);
     const kind = sliceElementKind(originalValue, patchValue);
     // originalValue is the live list as mergeSlice left it (deletions shift it in place, as in Go).
     setOwn(original, field, normalizeElementOrder(patchItems, serverOnly, order, originalValue, mergeKey, kind));
@@ -605,11 +654,21 @@ function* mergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | un
     if (kind === 'map') {
       const field = lookupPatchMeta(meta, k);
       const strategy = patchStrategyOf(field);
-      setOwn(original, k, strategy !== REPLACE_DIRECTIVE ? yield* call(mergeMap(originalV as JsonObject, patchV as JsonObject, field.type)) : patchV);
+      setOwn(
+        original,
+        k,
+        strategy !== REPLACE_DIRECTIVE
+          ? yield* call(mergeMap(originalV as JsonObject, patchV as JsonObject, field.type))
+          : patchV,
+      );
     } else if (kind === 'slice') {
       const field = lookupPatchMeta(meta, k);
       const strategy = patchStrategyOf(field);
-      setOwn(original, k, yield* call(mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field, strategy, isDeleteList)));
+      setOwn(
+        original,
+        k,
+        yield* call(mergeSliceHandler(originalV as JsonValue[], patchV as JsonValue[], field, strategy, isDeleteList)),
+      );
     } else {
       setOwn(original, k, patchV);
     }

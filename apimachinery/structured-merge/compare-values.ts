@@ -7,7 +7,18 @@
 import { FieldSet, PathCursor, pathElementKey, pathElementString, type PathElement } from './fieldpath.js';
 import type { ListType, MapType, TypeNode } from './schema.js';
 import { PAUSE_EVERY, call, isTask, pause, runTask, type Task } from './trampoline.js';
-import { INVALID_ATOM, ValidationErrors, atomsEqual, deduceAtom, errorOf, handleAtom, listItemToPathElement, messageOf, withPrefix, type ValidationError } from './typed-helpers.js';
+import {
+  INVALID_ATOM,
+  ValidationErrors,
+  atomsEqual,
+  deduceAtom,
+  errorOf,
+  handleAtom,
+  listItemToPathElement,
+  messageOf,
+  withPrefix,
+  type ValidationError,
+} from './typed-helpers.js';
 import { validateScalar } from './validate.js';
 import { isEmptyObject, isObject, own, presentEntries, valuesEqual } from './values.js';
 
@@ -25,7 +36,11 @@ export function isSame(c: Comparison): boolean {
 /** Drops `fields`, and everything below them, from a comparison (SMD's ExcludeFields). */
 export function excludeFields(c: Comparison, fields: FieldSet | undefined): Comparison {
   if (fields === undefined || fields.empty()) return c;
-  return { added: c.added.recursiveDifference(fields), modified: c.modified.recursiveDifference(fields), removed: c.removed.recursiveDifference(fields) };
+  return {
+    added: c.added.recursiveDifference(fields),
+    modified: c.modified.recursiveDifference(fields),
+    removed: c.removed.recursiveDifference(fields),
+  };
 }
 
 /** Compares `live` with `next`. Throws ValidationErrors where a value cannot be walked. */
@@ -50,13 +65,20 @@ interface WalkState {
 }
 
 /** Compares one node: directly for leaves, as a task for containers. */
-function compareNode(type: TypeNode | undefined, lhs: unknown, rhs: unknown, path: PathCursor, c: Comparison): Errors | Task<Errors> {
+function compareNode(
+  type: TypeNode | undefined,
+  lhs: unknown,
+  rhs: unknown,
+  path: PathCursor,
+  c: Comparison,
+): Errors | Task<Errors> {
   if (lhs === undefined && rhs === undefined) return errorOf('at least one of lhs and rhs must be provided');
   if (type === undefined) return errorOf(INVALID_ATOM);
   const alhs = deduceAtom(type, lhs);
   const arhs = deduceAtom(type, rhs);
   const state: WalkState = { inLeaf: false };
-  if (rhs !== undefined && lhs !== undefined && !atomsEqual(alhs, arhs)) return compareDifferentShapes(alhs, arhs, lhs, rhs, path, c, state);
+  if (rhs !== undefined && lhs !== undefined && !atomsEqual(alhs, arhs))
+    return compareDifferentShapes(alhs, arhs, lhs, rhs, path, c, state);
   const step = visitAtom(rhs === undefined ? alhs : arhs, lhs, rhs, path, c, state);
   if (isTask(step)) return finishContainer(step, lhs, rhs, path, c, state);
   recordContainer(lhs, rhs, path, c, state);
@@ -70,14 +92,29 @@ function recordContainer(lhs: unknown, rhs: unknown, path: PathCursor, c: Compar
   else if (rhs === undefined) path.insertInto(c.removed);
 }
 
-function* finishContainer(step: Task<Errors>, lhs: unknown, rhs: unknown, path: PathCursor, c: Comparison, state: WalkState): Task<Errors> {
+function* finishContainer(
+  step: Task<Errors>,
+  lhs: unknown,
+  rhs: unknown,
+  path: PathCursor,
+  c: Comparison,
+  state: WalkState,
+): Task<Errors> {
   const errs = (yield step) as Errors;
   recordContainer(lhs, rhs, path, c, state);
   return errs;
 }
 
 /** Different shapes on each side (possible with deduced types): walk both. */
-function* compareDifferentShapes(alhs: TypeNode, arhs: TypeNode, lhs: unknown, rhs: unknown, path: PathCursor, c: Comparison, state: WalkState): Task<Errors> {
+function* compareDifferentShapes(
+  alhs: TypeNode,
+  arhs: TypeNode,
+  lhs: unknown,
+  rhs: unknown,
+  path: PathCursor,
+  c: Comparison,
+  state: WalkState,
+): Task<Errors> {
   const a = visitAtom(alhs, lhs, rhs, path, c, { inLeaf: false });
   const errs = [...(isTask(a) ? ((yield a) as Errors) : a)];
   const b = visitAtom(arhs, lhs, rhs, path, c, state);
@@ -94,7 +131,14 @@ function doLeaf(lhs: unknown, rhs: unknown, path: PathCursor, c: Comparison, sta
   else if (!valuesEqual(rhs, lhs)) path.insertInto(c.modified);
 }
 
-function visitAtom(atom: TypeNode, lhs: unknown, rhs: unknown, path: PathCursor, c: Comparison, state: WalkState): Errors | Task<Errors> {
+function visitAtom(
+  atom: TypeNode,
+  lhs: unknown,
+  rhs: unknown,
+  path: PathCursor,
+  c: Comparison,
+  state: WalkState,
+): Errors | Task<Errors> {
   return handleAtom<Errors | Task<Errors>>(atom, {
     scalar: (kind) => {
       const lerrs = validateScalar(kind, lhs, 'lhs: ');
@@ -127,7 +171,13 @@ function visitAtom(atom: TypeNode, lhs: unknown, rhs: unknown, path: PathCursor,
   });
 }
 
-function* compareListItems(list: ListType, lhs: unknown[], rhs: unknown[], path: PathCursor, c: Comparison): Task<Errors> {
+function* compareListItems(
+  list: ListType,
+  lhs: unknown[],
+  rhs: unknown[],
+  path: PathCursor,
+  c: Comparison,
+): Task<Errors> {
   const errs: Errors = [];
   // Every distinct element once (live's first), with all the items each side has for it.
   const order: PathElement[] = [];
@@ -185,7 +235,13 @@ function* compareListItems(list: ListType, lhs: unknown[], rhs: unknown[], path:
   return errs;
 }
 
-function* compareMapItems(map: MapType, lhs: { [key: string]: unknown }, rhs: { [key: string]: unknown }, path: PathCursor, c: Comparison): Task<Errors> {
+function* compareMapItems(
+  map: MapType,
+  lhs: { [key: string]: unknown },
+  rhs: { [key: string]: unknown },
+  path: PathCursor,
+  c: Comparison,
+): Task<Errors> {
   const errs: Errors = [];
   const keys: Array<[string, unknown, unknown]> = [];
   for (const [key, l] of presentEntries(lhs)) keys.push([key, l, own(rhs, key)]);
@@ -193,7 +249,13 @@ function* compareMapItems(map: MapType, lhs: { [key: string]: unknown }, rhs: { 
   for (let i = 0; i < keys.length; i++) {
     if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
     const [key, l, r] = keys[i]!;
-    const step = compareNode(map.fields.get(key)?.type ?? map.elementType, l, r, path.child({ kind: 'field', name: key }), c);
+    const step = compareNode(
+      map.fields.get(key)?.type ?? map.elementType,
+      l,
+      r,
+      path.child({ kind: 'field', name: key }),
+      c,
+    );
     const below = isTask(step) ? ((yield step) as Errors) : step;
     if (below.length > 0) errs.push(...withPrefix(below, '.' + key));
   }

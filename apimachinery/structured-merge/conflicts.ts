@@ -33,7 +33,8 @@ export class Conflicts extends Error {
 /** Conflicts from each manager's conflicting fields (SMD's ConflictsFromManagers), sorted. */
 export function conflictsFromManagers(sets: ReadonlyMap<string, FieldSet>): Conflict[] {
   const out: Conflict[] = [];
-  for (const manager of [...sets.keys()].sort(compareStrings)) sets.get(manager)!.iterate((path) => out.push({ manager, path }));
+  for (const manager of [...sets.keys()].sort(compareStrings))
+    sets.get(manager)!.iterate((path) => out.push({ manager, path }));
   return out;
 }
 
@@ -50,7 +51,8 @@ function groupByManager(conflicts: readonly Conflict[]): Array<[string, Path[]]>
 
 /** SMD's Conflicts.Error: `conflict with "m": .a`, or grouped `conflicts with "m":\n- .a` lines. */
 export function smdConflictsMessage(conflicts: readonly Conflict[]): string {
-  if (conflicts.length === 1) return `conflict with ${goQuote(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
+  if (conflicts.length === 1)
+    return `conflict with ${goQuote(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
   const lines: string[] = [];
   for (const [manager, paths] of groupByManager(conflicts)) {
     lines.push(`conflicts with ${goQuote(manager)}:`);
@@ -100,7 +102,13 @@ export function printManager(manager: string | ManagerIdentity): string {
 
 function identityFrom(o: { [key: string]: unknown }): ManagerIdentity {
   const str = (k: string): string | undefined => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
-  return { manager: str('manager'), operation: str('operation'), apiVersion: str('apiVersion'), subresource: str('subresource'), time: str('time') };
+  return {
+    manager: str('manager'),
+    operation: str('operation'),
+    apiVersion: str('apiVersion'),
+    subresource: str('subresource'),
+    time: str('time'),
+  };
 }
 
 /** Go's Time.UTC().Format(time.RFC3339): seconds precision, `Z`. */
@@ -112,7 +120,8 @@ function rfc3339UTC(time: string): string {
 
 /** kube's apply conflict message: `Apply failed with 1 conflict: conflict with "m" using v1: .spec.size`. */
 export function applyConflictMessage(conflicts: readonly Conflict[]): string {
-  if (conflicts.length === 1) return `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
+  if (conflicts.length === 1)
+    return `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
   const lines: string[] = [];
   for (const [manager, paths] of groupByManager(conflicts)) {
     lines.push(`conflicts with ${printManager(manager)}:`);
@@ -122,6 +131,12 @@ export function applyConflictMessage(conflicts: readonly Conflict[]): string {
 }
 
 /** kube's details.causes (metav1.StatusCause): one per conflict, in the conflicts' order. */
-export function applyConflictCauses(conflicts: readonly Conflict[]): Array<{ reason: 'FieldManagerConflict'; message: string; field: string }> {
-  return conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path) }));
+export function applyConflictCauses(
+  conflicts: readonly Conflict[],
+): Array<{ reason: 'FieldManagerConflict'; message: string; field: string }> {
+  return conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${printManager(c.manager)}`,
+    field: pathString(c.path),
+  }));
 }

@@ -266,7 +266,10 @@ export class FieldSet {
   /** Adds an element at this level. */
   addMember(pe: PathElement): void {
     const sorted = this.sortedMembers;
-    const last = sorted.length > 0 && this.unsortedMembers === undefined ? comparePathElements(sorted[sorted.length - 1]!, pe) : -1;
+    const last =
+      sorted.length > 0 && this.unsortedMembers === undefined
+        ? comparePathElements(sorted[sorted.length - 1]!, pe)
+        : -1;
     if (last === 0) return;
     if (last < 0 && this.unsortedMembers === undefined) sorted.push(pe);
     else (this.unsortedMembers ??= []).push(pe);
@@ -302,7 +305,7 @@ export class FieldSet {
     if (path.length === 0) return false;
     let s: FieldSet | undefined = this;
     for (let i = 0; i < path.length - 1 && s; i++) s = s.child(path[i]!);
-    return s !== undefined && s.hasMember(path[path.length - 1]!);
+    return s?.hasMember(path[path.length - 1]!) ?? false;
   }
 
   /** The paths under `pe`, without the `pe` prefix (empty if none). */
@@ -337,7 +340,8 @@ export class FieldSet {
     while (todo.length > 0) {
       const [a, b] = todo.pop()!;
       if (a.memberList.length !== b.memberList.length || a.childList.length !== b.childList.length) return false;
-      for (let i = 0; i < a.memberList.length; i++) if (!pathElementsEqual(a.memberList[i]!, b.memberList[i]!)) return false;
+      for (let i = 0; i < a.memberList.length; i++)
+        if (!pathElementsEqual(a.memberList[i]!, b.memberList[i]!)) return false;
       for (let i = 0; i < a.childList.length; i++) {
         const x = a.childList[i]!;
         const y = b.childList[i]!;
@@ -389,7 +393,8 @@ export class FieldSet {
     while (todo.length > 0) {
       const [s, prefix] = todo.pop()!;
       for (const m of s.memberList) fn([...prefix, m]);
-      for (let i = s.childList.length - 1; i >= 0; i--) todo.push([s.childList[i]!.set, [...prefix, s.childList[i]!.element]]);
+      for (let i = s.childList.length - 1; i >= 0; i--)
+        todo.push([s.childList[i]!.set, [...prefix, s.childList[i]!.element]]);
     }
   }
 
@@ -450,7 +455,12 @@ function* intersectionTask(a: FieldSet, b: FieldSet): Task<Computed> {
   return { set: FieldSet.fromSorted(members, children), empty: members.length === 0 && children.length === 0 };
 }
 
-function* differenceTask(a: FieldSet, b: FieldSet, recursive: boolean, isEmpty: WeakMap<FieldSet, boolean>): Task<Computed> {
+function* differenceTask(
+  a: FieldSet,
+  b: FieldSet,
+  recursive: boolean,
+  isEmpty: WeakMap<FieldSet, boolean>,
+): Task<Computed> {
   const members: PathElement[] = [];
   for (const [x, y] of pairUp(a.members, b.members, self)) if (x && !y) members.push(x);
   const children: SetNode[] = [];
@@ -507,7 +517,8 @@ function* ensureNamedTask(a: FieldSet, type: TypeNode | undefined): Task<FieldSe
   const children: SetNode[] = [];
   for (const c of a.children) {
     let childType: TypeNode | undefined;
-    if (c.element.kind === 'field' && type?.map) childType = type.map.fields.get(c.element.name)?.type ?? type.map.elementType;
+    if (c.element.kind === 'field' && type?.map)
+      childType = type.map.fields.get(c.element.name)?.type ?? type.map.elementType;
     else if (c.element.kind === 'key' && type?.list) childType = type.list.elementType;
     children.push({ element: c.element, set: yield* call(ensureNamedTask(c.set, childType)) });
   }
@@ -521,7 +532,11 @@ function* copyTask(a: FieldSet): Task<FieldSet> {
 }
 
 /** Walks two sorted arrays together: one pair per distinct element, with what each side has. */
-function pairUp<T>(a: readonly T[], b: readonly T[], elementOf: (t: T) => PathElement): Array<[T | undefined, T | undefined]> {
+function pairUp<T>(
+  a: readonly T[],
+  b: readonly T[],
+  elementOf: (t: T) => PathElement,
+): Array<[T | undefined, T | undefined]> {
   const out: Array<[T | undefined, T | undefined]> = [];
   let i = 0;
   let j = 0;

@@ -6,7 +6,14 @@
 // keys in insertion order (none of these look like array indices), so the object built here
 // serialises in that order.
 import { JsonSyntaxError, parseJsonExact } from '../json-parse.js';
-import { FieldSet, comparePathElements, keyElement, sortKeyFields, type KeyField, type PathElement } from './fieldpath.js';
+import {
+  FieldSet,
+  comparePathElements,
+  keyElement,
+  sortKeyFields,
+  type KeyField,
+  type PathElement,
+} from './fieldpath.js';
 import { PAUSE_EVERY, call, pause, runTask, type Task } from './trampoline.js';
 import { goJSON, goJSONString, isObject } from './values.js';
 
@@ -80,9 +87,11 @@ function describeJSON(v: unknown): string {
 
 /** Go's strconv.Atoi: optional sign, decimal digits, within int64. */
 function parseGoInt(text: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw new FieldsV1Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(text))
+    throw new FieldsV1Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
   const n = BigInt(text);
-  if (n > 0x7fffffffffffffffn || n < -0x8000000000000000n) throw new FieldsV1Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: value out of range`);
+  if (n > 0x7fffffffffffffffn || n < -0x8000000000000000n)
+    throw new FieldsV1Error(`strconv.Atoi: parsing ${JSON.stringify(text)}: value out of range`);
   return Number(n);
 }
 

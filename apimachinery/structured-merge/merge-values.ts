@@ -8,7 +8,18 @@
 import { pathElementKey, pathElementsEqual, pathElementString, type PathElement } from './fieldpath.js';
 import type { ListType, MapType, TypeNode } from './schema.js';
 import { isTask, runStep, type Task } from './trampoline.js';
-import { INVALID_ATOM, ValidationErrors, atomsEqual, deduceAtom, errorOf, handleAtom, listItemToPathElement, messageOf, withPrefix, type ValidationError } from './typed-helpers.js';
+import {
+  INVALID_ATOM,
+  ValidationErrors,
+  atomsEqual,
+  deduceAtom,
+  errorOf,
+  handleAtom,
+  listItemToPathElement,
+  messageOf,
+  withPrefix,
+  type ValidationError,
+} from './typed-helpers.js';
 import { validateScalar } from './validate.js';
 import { defineMember, isEmptyObject, isObject, own, presentEntries } from './values.js';
 
@@ -29,7 +40,8 @@ type Step = MergeResult | Task<MergeResult>;
 
 /** Both sides at one node; `undefined` means absent (null is a value). */
 function mergeNode(type: TypeNode | undefined, lhs: unknown, rhs: unknown): Step {
-  if (lhs === undefined && rhs === undefined) return { out: undefined, errs: errorOf('at least one of lhs and rhs must be provided') };
+  if (lhs === undefined && rhs === undefined)
+    return { out: undefined, errs: errorOf('at least one of lhs and rhs must be provided') };
   if (type === undefined) return { out: undefined, errs: errorOf(INVALID_ATOM) };
   const alhs = deduceAtom(type, lhs);
   if (rhs === undefined) return visitAtom(alhs, lhs, rhs);
@@ -183,7 +195,11 @@ function mergeOrder(left: IndexedList, right: IndexedList, lhs: unknown[]): Arra
   return pairs;
 }
 
-function* mergeMapItems(map: MapType, lhs: { [key: string]: unknown }, rhs: { [key: string]: unknown }): Task<MergeResult> {
+function* mergeMapItems(
+  map: MapType,
+  lhs: { [key: string]: unknown },
+  rhs: { [key: string]: unknown },
+): Task<MergeResult> {
   const errs: ValidationError[] = [];
   const out: { [key: string]: unknown } = {};
   let any = false;

@@ -22,7 +22,13 @@ interface Changes {
  * `set` is what is owned below `path` (undefined if nothing); `isAtomic` says the path itself is
  * owned with nothing below it, which is already how an atomic field is owned.
  */
-function* visit(set: FieldSet | undefined, type: TypeNode, path: PathCursor, isAtomic: boolean, changes: Changes): Task<void> {
+function* visit(
+  set: FieldSet | undefined,
+  type: TypeNode,
+  path: PathCursor,
+  isAtomic: boolean,
+  changes: Changes,
+): Task<void> {
   if (type.map) {
     const map = type.map;
     // Deduced maps (preserve-unknown-fields without properties) carry no atomic/granular marks.
@@ -31,7 +37,10 @@ function* visit(set: FieldSet | undefined, type: TypeNode, path: PathCursor, isA
       if (set !== undefined && set.size() > 0) collapse(path, changes);
       return;
     }
-    if (set) yield* visitChildren(set, path, changes, (pe) => (pe.kind === 'field' ? (map.fields.get(pe.name)?.type ?? map.elementType) : map.elementType));
+    if (set)
+      yield* visitChildren(set, path, changes, (pe) =>
+        pe.kind === 'field' ? (map.fields.get(pe.name)?.type ?? map.elementType) : map.elementType,
+      );
     return;
   }
   if (type.scalar) return;
@@ -51,7 +60,12 @@ function collapse(path: PathCursor, changes: Changes): void {
   path.insertInto(changes.toAdd);
 }
 
-function* visitChildren(set: FieldSet, path: PathCursor, changes: Changes, typeOf: (pe: PathElement) => TypeNode | undefined): Task<void> {
+function* visitChildren(
+  set: FieldSet,
+  path: PathCursor,
+  changes: Changes,
+  typeOf: (pe: PathElement) => TypeNode | undefined,
+): Task<void> {
   const handle = function* (pe: PathElement, isMember: boolean): Task<void> {
     const t = typeOf(pe);
     // Fields the schema no longer has are left alone.

@@ -39,7 +39,8 @@ export function extractItems(type: TypeNode, value: unknown, set: FieldSet, opti
         if (!present.has(path)) return;
         path.forEach((pe, i) => {
           if (pe.kind !== 'key') return;
-          for (const [name] of pe.key as readonly KeyField[]) keyFields.insert([...path.slice(0, i + 1), fieldElement(name)] as Path);
+          for (const [name] of pe.key as readonly KeyField[])
+            keyFields.insert([...path.slice(0, i + 1), fieldElement(name)] as Path);
         });
       });
       items = set.union(keyFields);
@@ -49,7 +50,13 @@ export function extractItems(type: TypeNode, value: unknown, set: FieldSet, opti
 }
 
 /** The node with the set's fields removed (or kept); directly for leaves, as a task for containers. */
-function walk(type: TypeNode | undefined, value: unknown, set: FieldSet, extract: boolean, isEmpty: Emptiness): unknown {
+function walk(
+  type: TypeNode | undefined,
+  value: unknown,
+  set: FieldSet,
+  extract: boolean,
+  isEmpty: Emptiness,
+): unknown {
   if (type === undefined) return null;
   const out = handleAtom<unknown>(deduceAtom(type, value), {
     scalar: () => value,
@@ -71,7 +78,13 @@ function walkList(list: ListType, value: unknown[], set: FieldSet, extract: bool
   return walkListItems(list, value, set, extract, isEmpty);
 }
 
-function* walkListItems(list: ListType, value: unknown[], set: FieldSet, extract: boolean, isEmpty: Emptiness): Task<unknown> {
+function* walkListItems(
+  list: ListType,
+  value: unknown[],
+  set: FieldSet,
+  extract: boolean,
+  isEmpty: Emptiness,
+): Task<unknown> {
   const items: unknown[] = [];
   for (const item of value) {
     let below: FieldSet | undefined;
@@ -85,7 +98,8 @@ function* walkListItems(list: ListType, value: unknown[], set: FieldSet, extract
     }
     const prefixed = below !== undefined && isEmpty.get(below) === false;
     if (extract) {
-      if (exact || prefixed) items.push(prefixed ? yield* sub(walk(list.elementType, item, below!, true, isEmpty)) : item);
+      if (exact || prefixed)
+        items.push(prefixed ? yield* sub(walk(list.elementType, item, below!, true, isEmpty)) : item);
     } else if (!exact) {
       items.push(prefixed ? yield* sub(walk(list.elementType, item, below!, false, isEmpty)) : item);
     }
@@ -93,12 +107,24 @@ function* walkListItems(list: ListType, value: unknown[], set: FieldSet, extract
   return items.length > 0 ? items : null;
 }
 
-function walkMap(map: MapType, value: { [key: string]: unknown }, set: FieldSet, extract: boolean, isEmpty: Emptiness): unknown {
+function walkMap(
+  map: MapType,
+  value: { [key: string]: unknown },
+  set: FieldSet,
+  extract: boolean,
+  isEmpty: Emptiness,
+): unknown {
   if (isEmptyObject(value) || map.relationship === 'atomic') return extract ? value : undefined;
   return walkMapItems(map, value, set, extract, isEmpty);
 }
 
-function* walkMapItems(map: MapType, value: { [key: string]: unknown }, set: FieldSet, extract: boolean, isEmpty: Emptiness): Task<unknown> {
+function* walkMapItems(
+  map: MapType,
+  value: { [key: string]: unknown },
+  set: FieldSet,
+  extract: boolean,
+  isEmpty: Emptiness,
+): Task<unknown> {
   const out: { [key: string]: unknown } = {};
   let any = false;
   for (const [key, val] of presentEntries(value)) {

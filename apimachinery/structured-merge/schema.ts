@@ -53,14 +53,19 @@ export function scalarType(kind: ScalarKind = 'untyped'): TypeNode {
   return { scalar: kind };
 }
 
-export function listType(elementType: TypeNode, relationship: ListRelationship = 'atomic', keys: readonly string[] = []): TypeNode {
+export function listType(
+  elementType: TypeNode,
+  relationship: ListRelationship = 'atomic',
+  keys: readonly string[] = [],
+): TypeNode {
   if (relationship === 'map' && keys.length === 0) throw new Error('a map list needs at least one key field');
   return { list: { elementType, relationship, keys: relationship === 'map' ? [...keys] : [] } };
 }
 
 export const atomicListType = (elementType: TypeNode): TypeNode => listType(elementType, 'atomic');
 export const setListType = (elementType: TypeNode): TypeNode => listType(elementType, 'set');
-export const mapListType = (elementType: TypeNode, keys: readonly string[]): TypeNode => listType(elementType, 'map', keys);
+export const mapListType = (elementType: TypeNode, keys: readonly string[]): TypeNode =>
+  listType(elementType, 'map', keys);
 
 /** A map whose keys are free and whose values all have `elementType` (additionalProperties). */
 export function mapType(elementType: TypeNode, relationship: MapRelationship = 'granular'): TypeNode {
@@ -112,7 +117,9 @@ export const deducedType: TypeNode = (() => {
 /** A map with no named fields whose other keys are deduced (reconciliation leaves these alone). */
 export function isUntypedDeducedMap(m: MapType): boolean {
   const e = m.elementType;
-  return m.fields.size === 0 && e !== undefined && (e === deducedType || (e !== untypedAtomicType && e.scalar === 'untyped'));
+  return (
+    m.fields.size === 0 && e !== undefined && (e === deducedType || (e !== untypedAtomicType && e.scalar === 'untyped'))
+  );
 }
 
 /** The type of a map entry: its named field's type, else the element type. */
@@ -197,7 +204,10 @@ export interface OpenAPIConversionOptions {
  * The type of a custom resource whose version schema is `schema`, as kube's managed-fields type
  * converter sees it. Without a schema the whole object is deduced.
  */
-export function fromOpenAPISchema(schema: JSONSchemaProps | undefined, options: OpenAPIConversionOptions = {}): TypeNode {
+export function fromOpenAPISchema(
+  schema: JSONSchemaProps | undefined,
+  options: OpenAPIConversionOptions = {},
+): TypeNode {
   if (schema === undefined) return deducedType;
   const root = convertSchema(schema, options.preserveUnknownFields === true);
   const map: MapType = root.map ?? { fields: new Map(), relationship: 'granular' };

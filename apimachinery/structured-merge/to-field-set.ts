@@ -4,10 +4,27 @@
 // field holding a non-empty map is not itself in the set (its fields are), a map entry that is not
 // a declared field always is. List items are in the set by key or value, and so are their fields.
 // A list item that appears more than once is owned as a whole, without its fields.
-import { FieldSet, PathCursor, fieldElement, pathElementKey, pathElementString, type PathElement } from './fieldpath.js';
+import {
+  FieldSet,
+  PathCursor,
+  fieldElement,
+  pathElementKey,
+  pathElementString,
+  type PathElement,
+} from './fieldpath.js';
 import type { ListType, MapType, TypeNode } from './schema.js';
 import { isTask, runStep, type Task } from './trampoline.js';
-import { INVALID_ATOM, ValidationErrors, deduceAtom, errorOf, handleAtom, listItemToPathElement, messageOf, withPrefix, type ValidationError } from './typed-helpers.js';
+import {
+  INVALID_ATOM,
+  ValidationErrors,
+  deduceAtom,
+  errorOf,
+  handleAtom,
+  listItemToPathElement,
+  messageOf,
+  withPrefix,
+  type ValidationError,
+} from './typed-helpers.js';
 import { isEmptyObject, isObject, presentEntries } from './values.js';
 
 /** The set of fields `value` sets. Throws ValidationErrors where the value cannot be walked. */

@@ -39,6 +39,7 @@ export async function runTaskSliced<T>(task: Task<T>, giveWay: () => Promise<voi
 export const PAUSE_EVERY = 1024;
 
 /** A task that does nothing but take a step. */
+// biome-ignore lint/correctness/useYield: the step is the call itself; the runner pauses between steps
 export function* pause(): Task<undefined> {
   return undefined;
 }
@@ -98,7 +99,12 @@ class Run<T> {
  * is never mistaken for a task.
  */
 export function isTask<T>(x: T | Task<T>): x is Task<T> {
-  return typeof x === 'object' && x !== null && typeof (x as { next?: unknown }).next === 'function' && typeof (x as { throw?: unknown }).throw === 'function';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as { next?: unknown }).next === 'function' &&
+    typeof (x as { throw?: unknown }).throw === 'function'
+  );
 }
 
 /** Runs a step that may be a task, from outside any task. */

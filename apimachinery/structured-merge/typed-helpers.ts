@@ -87,14 +87,17 @@ function keyedItemToPathElement(list: ListType, child: unknown): PathElement {
       continue;
     }
     const elementMap = list.elementType.map;
-    if (!elementMap) throw new Error(`couldn't find default value for ${name}: associative list may not have non-map types`);
+    if (!elementMap)
+      throw new Error(`couldn't find default value for ${name}: associative list may not have non-map types`);
     const def = elementMap.fields.get(name)?.default;
     // A key field with neither value nor default is left out: the item is another entry.
     if (def !== undefined && def !== null) fields.push([name, def]);
   }
   if (list.keys.length > 0 && fields.length === 0) {
     const quoted = '[' + list.keys.map((k) => JSON.stringify(k)).join(' ') + ']';
-    throw new Error(`associative list with keys has an element that omits all key fields ${quoted} (and doesn't have default values for any key fields)`);
+    throw new Error(
+      `associative list with keys has an element that omits all key fields ${quoted} (and doesn't have default values for any key fields)`,
+    );
   }
   return keyElement(fields);
 }

@@ -85,7 +85,13 @@ export class Updater {
   }
 
   /** update as a task, for runs that are sliced; `yield pause()` between steps lets them stop there. */
-  *updateTask(live: unknown, next: unknown, apiVersion: string, managers: ManagedFields, manager: string): Task<UpdateResult> {
+  *updateTask(
+    live: unknown,
+    next: unknown,
+    apiVersion: string,
+    managers: ManagedFields,
+    manager: string,
+  ): Task<UpdateResult> {
     yield* this.checkTask(live, true, 'failed to convert live object to smd typed');
     yield* this.checkTask(next, true, 'failed to convert new object to smd typed');
     const reconciled = this.reconcile(managers);
@@ -108,7 +114,14 @@ export class Updater {
    * Applies `config` over `live` for `manager`. Throws Conflicts when another manager owns a
    * field the apply would change, unless `force`.
    */
-  apply(live: unknown, config: unknown, apiVersion: string, managers: ManagedFields, manager: string, force: boolean): ApplyResult {
+  apply(
+    live: unknown,
+    config: unknown,
+    apiVersion: string,
+    managers: ManagedFields,
+    manager: string,
+    force: boolean,
+  ): ApplyResult {
     this.check(live, true, 'failed to create typed live object');
     this.check(config, false, 'failed to create typed patch object');
     const working = new Map(this.reconcile(managers));
@@ -163,7 +176,13 @@ export class Updater {
    * SMD's Updater.update: the others lose what `next` changed and removed; when not forced,
    * changing what another manager owns is a conflict.
    */
-  private *takeOwnershipTask(live: unknown, next: unknown, managers: ManagedFields, manager: string, force: boolean): Task<{ managers: Map<string, VersionedFieldSet>; comparison: Comparison }> {
+  private *takeOwnershipTask(
+    live: unknown,
+    next: unknown,
+    managers: ManagedFields,
+    manager: string,
+    force: boolean,
+  ): Task<{ managers: Map<string, VersionedFieldSet>; comparison: Comparison }> {
     let comparison: Comparison;
     try {
       comparison = yield* call(compareTypedTask(this.type, live, next));
@@ -209,7 +228,11 @@ export class Updater {
     let owned = new FieldSet();
     for (const entry of managers.values()) owned = owned.union(entry.set);
     const mergedSet = named(toFieldSet(this.type, merged));
-    pruned = removeItems(this.type, merged, mergedSet.difference(named(toFieldSet(this.type, pruned)).union(named(owned))));
+    pruned = removeItems(
+      this.type,
+      merged,
+      mergedSet.difference(named(toFieldSet(this.type, pruned)).union(named(owned))),
+    );
 
     // Only remove what the applier did own: fields nobody owned, or updaters own, come back.
     const prunedSet = named(toFieldSet(this.type, pruned));

@@ -3,7 +3,16 @@
 import { indexElement, pathElementKey, pathElementString, type PathElement } from './fieldpath.js';
 import type { ListType, MapType, ScalarKind, TypeNode } from './schema.js';
 import { PAUSE_EVERY, call, isTask, pause, runTask, type Task } from './trampoline.js';
-import { INVALID_ATOM, deduceAtom, errorOf, handleAtom, listItemToPathElement, messageOf, withPrefix, type ValidationError } from './typed-helpers.js';
+import {
+  INVALID_ATOM,
+  deduceAtom,
+  errorOf,
+  handleAtom,
+  listItemToPathElement,
+  messageOf,
+  withPrefix,
+  type ValidationError,
+} from './typed-helpers.js';
 import { goValueString, isObject, presentEntries } from './values.js';
 
 export interface ValidateOptions {
@@ -20,7 +29,11 @@ export function validationErrors(type: TypeNode, value: unknown, options: Valida
 }
 
 /** validationErrors as a task, for runs that are sliced. */
-export function* validationErrorsTask(type: TypeNode, value: unknown, options: ValidateOptions = {}): Task<ValidationError[]> {
+export function* validationErrorsTask(
+  type: TypeNode,
+  value: unknown,
+  options: ValidateOptions = {},
+): Task<ValidationError[]> {
   const step = validateNode(type, value, options.allowDuplicates === true);
   return isTask(step) ? yield* call(step) : step;
 }
@@ -47,7 +60,9 @@ export function validateScalar(kind: ScalarKind, v: unknown, prefix: string): Va
     case 'boolean':
       return t === 'boolean' ? [] : errorOf(`${prefix}expected boolean, got ${goValueString(v)}`);
     case 'untyped':
-      return isNumber || t === 'string' || t === 'boolean' ? [] : errorOf(`${prefix}expected any scalar, got ${goValueString(v)}`);
+      return isNumber || t === 'string' || t === 'boolean'
+        ? []
+        : errorOf(`${prefix}expected any scalar, got ${goValueString(v)}`);
   }
 }
 
@@ -90,7 +105,8 @@ function* validateListItems(list: ListType, items: unknown[], allowDuplicates: b
         return errs;
       }
       const key = pathElementKey(pe);
-      if (observed.has(key) && !allowDuplicates) errs.push(...errorOf(`duplicate entries for key ${pathElementString(pe)}`));
+      if (observed.has(key) && !allowDuplicates)
+        errs.push(...errorOf(`duplicate entries for key ${pathElementString(pe)}`));
       observed.add(key);
     }
     const step = validateNode(list.elementType, child, allowDuplicates);

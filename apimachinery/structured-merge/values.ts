@@ -35,7 +35,8 @@ export function presentEntries(o: JSONObject): Array<[string, unknown]> {
 
 /** Sets a member even when the key is `__proto__`, which plain assignment would not. */
 export function defineMember(o: { [key: string]: unknown }, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
   else o[key] = value;
 }
 
@@ -127,7 +128,9 @@ function compareMaps(a: JSONObject, b: JSONObject): number {
   const la = presentEntries(a).length;
   const lb = presentEntries(b).length;
   if (la === 0 && lb === 0) return 0;
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== undefined || b[k] !== undefined).sort(compareStrings);
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => a[k] !== undefined || b[k] !== undefined)
+    .sort(compareStrings);
   let i = 0;
   for (const k of keys) {
     let c: number;
@@ -183,7 +186,6 @@ export function goFloatV(f: number): string {
   }
   return String(f);
 }
-
 
 /**
  * JSON text as SMD's serialiser (jsoniter, standard-library compatible) writes it: object keys

@@ -23,7 +23,10 @@ export function parseMicroTime(value: string): MicroTimeResult {
     // Valid RFC3339, so the seconds end at byte 19: what follows is not exactly six digits.
     const rest = value.slice(19);
     const digits = /^[.,](\d*)/.exec(rest)?.[1] ?? '';
-    const error = digits.length > 6 ? `cannot parse ${JSON.stringify(rest.slice(7))} as "Z07:00"` : `cannot parse ${JSON.stringify(rest)} as ".000000"`;
+    const error =
+      digits.length > 6
+        ? `cannot parse ${JSON.stringify(rest.slice(7))} as "Z07:00"`
+        : `cannot parse ${JSON.stringify(rest)} as ".000000"`;
     return { ok: false, error: `parsing time ${quoted} as "${RFC3339_MICRO}": ${error}` };
   }
   const [, base, micros, zone] = m;

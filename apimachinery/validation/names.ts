@@ -39,7 +39,8 @@ const dns1123SubdomainErrMsg =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const dns1035LabelErrMsg =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const qualifiedNameErrMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const qualifiedNameErrMsg =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelValueErrMsg =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
@@ -76,7 +77,8 @@ export function isDNS1123Label(value: string): string[] {
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!dns1123SubdomainRegexp.test(value)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
+  if (!dns1123SubdomainRegexp.test(value))
+    errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
   return errs;
 }
 
@@ -109,15 +111,18 @@ export function isQualifiedName(value: string): string[] {
     ];
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`);
-  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
-  if (!qualifiedNameRegexp.test(name)) errs.push(`name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
+  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH)
+    errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!qualifiedNameRegexp.test(name))
+    errs.push(`name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
-  if (!labelValueRegexp.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));
+  if (!labelValueRegexp.test(value))
+    errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));
   return errs;
 }
 
@@ -155,13 +160,16 @@ export const validateDNS1123Subdomain: NameValidator = (name, prefix = false) =>
   isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 
 /** NameIsDNSLabel: namespaces (ValidateNamespaceName), services... */
-export const validateDNS1123Label: NameValidator = (name, prefix = false) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+export const validateDNS1123Label: NameValidator = (name, prefix = false) =>
+  isDNS1123Label(prefix ? maskTrailingDash(name) : name);
 
 /** NameIsDNS1035Label. */
-export const validateDNS1035Label: NameValidator = (name, prefix = false) => isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+export const validateDNS1035Label: NameValidator = (name, prefix = false) =>
+  isDNS1035Label(prefix ? maskTrailingDash(name) : name);
 
 /** The generic registry's validatePathSegment (rest.BeforeCreate, BeforeUpdate). */
-export const validatePathSegmentName: NameValidator = (name, prefix = false) => (prefix ? isPathSegmentPrefix(name) : isPathSegmentName(name));
+export const validatePathSegmentName: NameValidator = (name, prefix = false) =>
+  prefix ? isPathSegmentPrefix(name) : isPathSegmentName(name);
 
 const configMapKeyFmt = '[-._a-zA-Z0-9]+';
 const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
@@ -174,7 +182,8 @@ const configMapKeyRegexp = new RegExp(`^${configMapKeyFmt}$`);
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!configMapKeyRegexp.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
+  if (!configMapKeyRegexp.test(value))
+    errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
   // hasChDirPrefix
   if (value === '.') errs.push("must not be '.'");
   else if (value === '..') errs.push("must not be '..'");

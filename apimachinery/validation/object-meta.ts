@@ -42,7 +42,6 @@ export interface ObjectMetaOptions {
 
 type JsonRecord = Record<string, unknown>;
 
-
 /** kube-openapi's names for a JSON value's type. */
 function jsonTypeName(v: unknown): string {
   if (v === null || v === undefined) return 'null';
@@ -54,7 +53,12 @@ function jsonTypeName(v: unknown): string {
 /** A wrong JSON type, as kube's schema validation prints it: `x: Invalid value: "string": x in body must be of type integer: "string"`. */
 function typeInvalid(field: string, expected: string, value: unknown): FieldError {
   const actual = jsonTypeName(value);
-  return { type: 'FieldValueTypeInvalid', field, badValue: actual, detail: `${field} in body must be of type ${expected}: ${goQuote(actual)}` };
+  return {
+    type: 'FieldValueTypeInvalid',
+    field,
+    badValue: actual,
+    detail: `${field} in body must be of type ${expected}: ${goQuote(actual)}`,
+  };
 }
 
 interface OwnerReferenceView {
@@ -275,12 +279,27 @@ const META_SHAPES: ReadonlyArray<readonly [field: string, shape: 'string' | 'str
   ['finalizers', 'stringList'],
   ['managedFields', 'entries'],
 ];
-const GO_SHAPE_TYPES = { stringMap: 'map[string]string', stringList: '[]string', entries: '[]v1.ManagedFieldsEntry' } as const;
+const GO_SHAPE_TYPES = {
+  stringMap: 'map[string]string',
+  stringList: '[]string',
+  entries: '[]v1.ManagedFieldsEntry',
+} as const;
 
 /** reflect's Kind of a decoded JSON value, and its Type (DefaultUnstructuredConverter's texts). */
 const goKindOf = (v: unknown): string =>
-  Array.isArray(v) ? 'slice' : typeof v === 'object' ? 'map' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'string' : Number.isInteger(v) ? 'int64' : 'float64';
-const goTypeOf = (v: unknown): string => ({ slice: '[]interface {}', map: 'map[string]interface {}' })[goKindOf(v)] ?? goKindOf(v);
+  Array.isArray(v)
+    ? 'slice'
+    : typeof v === 'object'
+      ? 'map'
+      : typeof v === 'boolean'
+        ? 'bool'
+        : typeof v === 'string'
+          ? 'string'
+          : Number.isInteger(v)
+            ? 'int64'
+            : 'float64';
+const goTypeOf = (v: unknown): string =>
+  ({ slice: '[]interface {}', map: 'map[string]interface {}' })[goKindOf(v)] ?? goKindOf(v);
 
 /**
  * The first shape error kube's decoder meets in ObjectMeta's strings, maps and lists (a label that
@@ -291,25 +310,36 @@ const goTypeOf = (v: unknown): string => ({ slice: '[]interface {}', map: 'map[s
  */
 function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined {
   const prefix = how.typed ? 'metadata.' : '';
-  const json = (v: unknown, field: string, goType: string): string => `json: cannot unmarshal ${jsonKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
-  const restore = (what: string, v: unknown): string => `cannot restore ${what} from${what === 'struct' ? ':' : ''} ${goKindOf(v)}`;
+  const json = (v: unknown, field: string, goType: string): string =>
+    `json: cannot unmarshal ${jsonKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
+  const restore = (what: string, v: unknown): string =>
+    `cannot restore ${what} from${what === 'struct' ? ':' : ''} ${goKindOf(v)}`;
   const convert = (v: unknown): string => `cannot convert ${goTypeOf(v)} to string`;
   const present = (v: unknown): boolean => v !== undefined && v !== null;
   const fieldError = (field: string, shape: (typeof META_SHAPES)[number][1], v: unknown): string | undefined => {
     if (!present(v)) return undefined;
-    if (shape === 'string') return typeof v === 'string' ? undefined : how.fromUnstructured ? convert(v) : json(v, field, 'string');
+    if (shape === 'string')
+      return typeof v === 'string' ? undefined : how.fromUnstructured ? convert(v) : json(v, field, 'string');
     const isMap = shape === 'stringMap';
-    if (isMap ? !isJsonObject(v) : !Array.isArray(v)) return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
+    if (isMap ? !isJsonObject(v) : !Array.isArray(v))
+      return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
     const items: unknown[] = isMap ? Object.values(v as JsonRecord) : (v as unknown[]);
-    const bad = items.find((item) => present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string'));
+    const bad = items.find(
+      (item) => present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string'),
+    );
     if (bad === undefined) return undefined;
-    if (shape === 'entries') return how.fromUnstructured ? restore('struct', bad) : json(bad, field, 'v1.ManagedFieldsEntry');
+    if (shape === 'entries')
+      return how.fromUnstructured ? restore('struct', bad) : json(bad, field, 'v1.ManagedFieldsEntry');
     return how.fromUnstructured ? convert(bad) : json(bad, field, 'string');
   };
   const shapes = new Map(META_SHAPES);
   // The converter walks the struct's fields; JSON reads the document, whose keys a custom resource's
   // decoder sorts (it marshals the metadata map again).
-  const order = how.fromUnstructured ? META_SHAPES.map(([f]) => f) : how.typed ? Object.keys(meta) : Object.keys(meta).sort();
+  const order = how.fromUnstructured
+    ? META_SHAPES.map(([f]) => f)
+    : how.typed
+      ? Object.keys(meta)
+      : Object.keys(meta).sort();
   for (const field of order) {
     const shape = shapes.get(field);
     const err = shape && fieldError(field, shape, meta[field]);
@@ -340,7 +370,8 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
   const m = readMeta(meta, path, errs);
 
   if (m.generateName) {
-    for (const msg of opts.validateName(m.generateName, true)) errs.push(invalid(child(path, 'generateName'), m.generateName, msg));
+    for (const msg of opts.validateName(m.generateName, true))
+      errs.push(invalid(child(path, 'generateName'), m.generateName, msg));
   }
   if (m.name) {
     for (const msg of opts.validateName(m.name, false)) errs.push(invalid(child(path, 'name'), m.name, msg));
@@ -359,8 +390,15 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
     errs.push(forbidden(child(path, 'namespace'), 'not allowed on this type'));
   }
 
-  if (m.generation < 0) errs.push(invalid(child(path, 'generation'), m.generation, 'must be greater than or equal to 0'));
-  errs.push(...labelErrors(m, path), ...annotationErrors(m, path), ...ownerReferenceErrors(m, path), ...finalizerErrors(m, path), ...managedFieldsErrors(m, path));
+  if (m.generation < 0)
+    errs.push(invalid(child(path, 'generation'), m.generation, 'must be greater than or equal to 0'));
+  errs.push(
+    ...labelErrors(m, path),
+    ...annotationErrors(m, path),
+    ...ownerReferenceErrors(m, path),
+    ...finalizerErrors(m, path),
+    ...managedFieldsErrors(m, path),
+  );
   return errs;
 }
 
@@ -388,11 +426,18 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, pat
     if (added.length > 0) {
       // Go's %#v of a []string.
       const list = `[]string{${added.map(goQuote).join(', ')}}`;
-      errs.push(forbidden(child(path, 'finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${list}`));
+      errs.push(
+        forbidden(
+          child(path, 'finalizers'),
+          `no new finalizers can be added if the object is being deleted, found new finalizers ${list}`,
+        ),
+      );
     }
   }
-  if (!m.resourceVersion && !m.mistyped.has('resourceVersion')) errs.push(invalid(child(path, 'resourceVersion'), m.resourceVersion, 'must be specified for an update'));
-  if (m.generation < old.generation && !m.mistyped.has('generation')) errs.push(invalid(child(path, 'generation'), m.generation, 'must not be decremented'));
+  if (!m.resourceVersion && !m.mistyped.has('resourceVersion'))
+    errs.push(invalid(child(path, 'resourceVersion'), m.resourceVersion, 'must be specified for an update'));
+  if (m.generation < old.generation && !m.mistyped.has('generation'))
+    errs.push(invalid(child(path, 'generation'), m.generation, 'must not be decremented'));
 
   // ValidateImmutableField; kube prints the new value, an unset one as "null".
   const immutable = (field: string, now: unknown, same: boolean): void => {
@@ -403,9 +448,18 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, pat
   immutable('uid', m.uid, m.uid === old.uid);
   immutable('creationTimestamp', m.creationTimestamp || null, sameInstant(m.creationTimestamp, old.creationTimestamp));
   immutable('deletionTimestamp', m.deletionTimestamp || null, sameInstant(m.deletionTimestamp, old.deletionTimestamp));
-  immutable('deletionGracePeriodSeconds', m.deletionGracePeriodSeconds ?? null, m.deletionGracePeriodSeconds === old.deletionGracePeriodSeconds);
+  immutable(
+    'deletionGracePeriodSeconds',
+    m.deletionGracePeriodSeconds ?? null,
+    m.deletionGracePeriodSeconds === old.deletionGracePeriodSeconds,
+  );
 
-  errs.push(...labelErrors(m, path), ...annotationErrors(m, path), ...ownerReferenceErrors(m, path), ...managedFieldsErrors(m, path));
+  errs.push(
+    ...labelErrors(m, path),
+    ...annotationErrors(m, path),
+    ...ownerReferenceErrors(m, path),
+    ...managedFieldsErrors(m, path),
+  );
   return errs;
 }
 
@@ -448,7 +502,6 @@ export function validateAnnotations(annotations: Iterable<[string, string]>, fie
   return errs;
 }
 
-
 /** ValidateOwnerReferences. kube's paths do not index the list: `metadata.ownerReferences.uid`. */
 function ownerReferenceErrors(m: MetaView, path: string): FieldError[] {
   const field = child(path, 'ownerReferences');
@@ -463,7 +516,9 @@ function ownerReferenceErrors(m: MetaView, path: string): FieldError[] {
     if (!ref.uid) errs.push(invalid(child(field, 'uid'), ref.uid, 'must not be empty'));
     // BannedOwners: core/v1 Event may not own anything; the text is the GVK's String().
     if (group === '' && version === 'v1' && ref.kind === 'Event') {
-      errs.push(invalid(field, ref.raw, `${gvkString({ group, version, kind: ref.kind })} is disallowed from being an owner`));
+      errs.push(
+        invalid(field, ref.raw, `${gvkString({ group, version, kind: ref.kind })} is disallowed from being an owner`),
+      );
     }
     if (ref.controller) {
       const current = `${ref.kind}/${ref.name}`;
@@ -489,7 +544,13 @@ function finalizerErrors(m: MetaView, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const f of m.finalizers) for (const msg of isQualifiedName(f)) errs.push(invalid(field, f, msg));
   if (m.finalizers.includes(FINALIZER_ORPHAN_DEPENDENTS) && m.finalizers.includes(FINALIZER_DELETE_DEPENDENTS)) {
-    errs.push(invalid(field, m.finalizers, `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`));
+    errs.push(
+      invalid(
+        field,
+        m.finalizers,
+        `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`,
+      ),
+    );
   }
   return errs;
 }
@@ -520,9 +581,11 @@ function managedFieldsErrors(m: MetaView, path: string): FieldError[] {
     if (entry.operation !== 'Apply' && entry.operation !== 'Update') {
       errs.push(invalid(child(field, 'operation'), entry.operation, 'must be `Apply` or `Update`'));
     }
-    if (entry.fieldsType && entry.fieldsType !== 'FieldsV1') errs.push(invalid(child(field, 'fieldsType'), entry.fieldsType, 'must be `FieldsV1`'));
+    if (entry.fieldsType && entry.fieldsType !== 'FieldsV1')
+      errs.push(invalid(child(field, 'fieldsType'), entry.fieldsType, 'must be `FieldsV1`'));
     errs.push(...fieldManagerErrors(entry.manager, child(field, 'manager')));
-    if (byteLength(entry.subresource) > MAX_SUBRESOURCE_NAME_LENGTH) errs.push(tooLong(child(field, 'subresource'), MAX_SUBRESOURCE_NAME_LENGTH));
+    if (byteLength(entry.subresource) > MAX_SUBRESOURCE_NAME_LENGTH)
+      errs.push(tooLong(child(field, 'subresource'), MAX_SUBRESOURCE_NAME_LENGTH));
   });
   return errs;
 }

@@ -256,7 +256,8 @@ class AddrParser {
     if (i === 0) throw new Error('invalid string');
     const atom = this.s.slice(0, i);
     this.s = this.s.slice(i);
-    if (!permissive && (atom.startsWith('.') || atom.includes('..') || atom.endsWith('.'))) throw new Error('dot in atom');
+    if (!permissive && (atom.startsWith('.') || atom.includes('..') || atom.endsWith('.')))
+      throw new Error('dot in atom');
     return atom;
   }
   consumeQuotedString(): string {
@@ -433,8 +434,8 @@ const NS = 1n;
 const durationUnits: Record<string, bigint> = {
   ns: NS,
   us: 1000n,
-  'µs': 1000n, // U+00B5
-  'μs': 1000n, // U+03BC
+  µs: 1000n, // U+00B5
+  μs: 1000n, // U+03BC
   ms: 1000_000n,
   s: 1000_000_000n,
   m: 60n * 1000_000_000n,
@@ -507,7 +508,16 @@ function goParseDuration(orig: string): boolean {
 
 const durationValidator = goRegexp('^\\s*(?:\\d+\\s*[A-Za-zµ]+\\s*)+$');
 const durationMatcher = goRegexpGroups('((\\d+)\\s*([A-Za-zµ]+))');
-const timeUnits = [['ns', 'nano'], ['us', 'µs', 'micro'], ['ms', 'milli'], ['s', 'sec'], ['m', 'min'], ['h', 'hr', 'hour'], ['d', 'day'], ['w', 'wk', 'week']];
+const timeUnits = [
+  ['ns', 'nano'],
+  ['us', 'µs', 'micro'],
+  ['ms', 'milli'],
+  ['s', 'sec'],
+  ['m', 'min'],
+  ['h', 'hr', 'hour'],
+  ['d', 'day'],
+  ['w', 'wk', 'week'],
+];
 
 /** strfmt.ParseDuration: Go's durations, or a scala-like "3 days". */
 function isDuration(s: string): boolean {

@@ -23,11 +23,13 @@ export function validateWebhookURL(path: string, raw: string, forceHttps = true)
   if (!parsed.ok) return [required(path, `url must be a valid URL: ${parsed.error}${URL_FORM}`)];
   const u = parsed.url;
   const errs: FieldError[] = [];
-  if (forceHttps && u.scheme !== 'https') errs.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
+  if (forceHttps && u.scheme !== 'https')
+    errs.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
   if (u.host.length === 0) errs.push(invalid(path, u.host, `host must be provided${URL_FORM}`));
   if (u.user !== undefined) errs.push(invalid(path, u.user, 'user information is not permitted in the URL'));
   // Go's URL.Fragment is the unescaped fragment.
-  if (u.fragment.length !== 0) errs.push(invalid(path, unescapeGoURL(u.fragment), 'fragments are not permitted in the URL'));
+  if (u.fragment.length !== 0)
+    errs.push(invalid(path, unescapeGoURL(u.fragment), 'fragments are not permitted in the URL'));
   if (u.rawQuery.length !== 0) errs.push(invalid(path, u.rawQuery, 'query parameters are not permitted in the URL'));
   return errs;
 }
@@ -39,7 +41,8 @@ export function validateWebhookService(path: string, svc: WebhookService): Field
   if (str(svc.namespace).length === 0) errs.push(required(child(path, 'namespace'), 'service namespace is required'));
   // Defaulting sets 443; an absent port reads as Go's zero.
   const port = typeof svc.port === 'number' ? svc.port : 0;
-  if (!(port >= 1 && port <= 65535)) errs.push(invalid(child(path, 'port'), port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  if (!(port >= 1 && port <= 65535))
+    errs.push(invalid(child(path, 'port'), port, 'port is not valid: must be between 1 and 65535, inclusive'));
   const urlPath = str(svc.path);
   if (urlPath === '/' || urlPath.length === 0) return errs;
   const pathField = child(path, 'path');

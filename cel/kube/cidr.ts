@@ -8,7 +8,16 @@ import { BoolType, IntType, opaqueType, StringType } from '../types.js';
 import { CelError, ObjectValue, type Val, type Value } from '../values.js';
 import { IP_TYPE, IPValue, toIP } from './ip.js';
 import type { KubeLibrary } from './library.js';
-import { addrString, is4In6, maskedAddr, type Prefix, parsePrefix, prefixContains, prefixOverlaps, sameBytes } from './netip.js';
+import {
+  addrString,
+  is4In6,
+  maskedAddr,
+  type Prefix,
+  parsePrefix,
+  prefixContains,
+  prefixOverlaps,
+  sameBytes,
+} from './netip.js';
 
 export const CIDR_TYPE = opaqueType('net.CIDR');
 
@@ -18,7 +27,11 @@ export class CIDRValue extends ObjectValue {
     super();
   }
   equals(other: ObjectValue): boolean {
-    return other instanceof CIDRValue && other.prefix.bits === this.prefix.bits && sameBytes(other.prefix.addr.bytes, this.prefix.addr.bytes);
+    return (
+      other instanceof CIDRValue &&
+      other.prefix.bits === this.prefix.bits &&
+      sameBytes(other.prefix.addr.bytes, this.prefix.addr.bytes)
+    );
   }
 }
 
@@ -60,8 +73,16 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
 export const CIDR_LIBRARY: KubeLibrary = {
   functions: [
     func('cidr', overload('string_to_cidr', [StringType], CIDR_TYPE)),
-    func('containsIP', memberOverload('cidr_contains_ip_string', [CIDR_TYPE, StringType], BoolType), memberOverload('cidr_contains_ip_ip', [CIDR_TYPE, IP_TYPE], BoolType)),
-    func('containsCIDR', memberOverload('cidr_contains_cidr_string', [CIDR_TYPE, StringType], BoolType), memberOverload('cidr_contains_cidr', [CIDR_TYPE, CIDR_TYPE], BoolType)),
+    func(
+      'containsIP',
+      memberOverload('cidr_contains_ip_string', [CIDR_TYPE, StringType], BoolType),
+      memberOverload('cidr_contains_ip_ip', [CIDR_TYPE, IP_TYPE], BoolType),
+    ),
+    func(
+      'containsCIDR',
+      memberOverload('cidr_contains_cidr_string', [CIDR_TYPE, StringType], BoolType),
+      memberOverload('cidr_contains_cidr', [CIDR_TYPE, CIDR_TYPE], BoolType),
+    ),
     func('ip', memberOverload('cidr_ip', [CIDR_TYPE], IP_TYPE)),
     func('prefixLength', memberOverload('cidr_prefix_length', [CIDR_TYPE], IntType)),
     func('masked', memberOverload('cidr_masked', [CIDR_TYPE], CIDR_TYPE)),

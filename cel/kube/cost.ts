@@ -124,7 +124,12 @@ export class KubeCostEstimator implements CostEstimator {
     return this.sizes?.estimateSize(node);
   }
 
-  estimateCallCost(fn: string, overloadId: string, target: AstNode | undefined, args: readonly AstNode[]): CallEstimate | undefined {
+  estimateCallCost(
+    fn: string,
+    overloadId: string,
+    target: AstNode | undefined,
+    args: readonly AstNode[],
+  ): CallEstimate | undefined {
     const size = (n: AstNode): SizeEstimate => sizeEstimate(this, n);
     if (UNIT_COST_FUNCTIONS.has(fn)) return ONE;
     switch (fn) {
@@ -157,7 +162,10 @@ export class KubeCostEstimator implements CostEstimator {
           // A string target (indexOf, lastIndexOf): one traversal.
           if (el === undefined) return multiplyByCostFactor(size(target), TRAVERSAL);
           // One comparison per element; strings and bytes add their traversal.
-          const elCost = el.type.kind === 'string' || el.type.kind === 'bytes' ? add(ONE, multiplyByCostFactor(size(el), TRAVERSAL)) : ONE;
+          const elCost =
+            el.type.kind === 'string' || el.type.kind === 'bytes'
+              ? add(ONE, multiplyByCostFactor(size(el), TRAVERSAL))
+              : ONE;
           return multiply(size(target), elCost);
         }
         break;
@@ -181,7 +189,10 @@ export class KubeCostEstimator implements CostEstimator {
         if (target !== undefined && args.length >= 2) {
           const sz = size(target);
           // The traversal plus building the result.
-          return { ...multiplyByCostFactor(sz, 2 * TRAVERSAL), resultSize: replaceResultSize(sz, size(args[0]!), size(args[1]!)) };
+          return {
+            ...multiplyByCostFactor(sz, 2 * TRAVERSAL),
+            resultSize: replaceResultSize(sz, size(args[0]!), size(args[1]!)),
+          };
         }
         break;
       case 'split':
@@ -200,7 +211,10 @@ export class KubeCostEstimator implements CostEstimator {
           const el = listElementNode(target);
           let sz: SizeEstimate = el === undefined ? fixed(0n) : multiply(listSize, size(el));
           if (args.length > 0) {
-            const separators = { min: listSize.min > 0n ? listSize.min - 1n : 0n, max: listSize.max > 0n ? listSize.max - 1n : 0n };
+            const separators = {
+              min: listSize.min > 0n ? listSize.min - 1n : 0n,
+              max: listSize.max > 0n ? listSize.max - 1n : 0n,
+            };
             sz = add(sz, multiply(size(args[0]!), separators));
           }
           return { ...multiplyByCostFactor(sz, TRAVERSAL), resultSize: sz };
@@ -246,7 +260,9 @@ export class KubeCostEstimator implements CostEstimator {
           // Comparing two 4- or 16-byte addresses, plus parsing a string argument.
           const bytes = { min: 4n, max: 16n };
           const cmp = multiplyByCostFactor(add(bytes, bytes), TRAVERSAL);
-          return overloadId === 'cidr_contains_ip_string' ? add(cmp, multiplyByCostFactor(size(args[0]!), TRAVERSAL)) : cmp;
+          return overloadId === 'cidr_contains_ip_string'
+            ? add(cmp, multiplyByCostFactor(size(args[0]!), TRAVERSAL))
+            : cmp;
         }
         break;
       case 'containsCIDR':
@@ -255,7 +271,9 @@ export class KubeCostEstimator implements CostEstimator {
           const bytes = { min: 4n, max: 16n };
           let cost = multiplyByCostFactor(add(bytes, bytes), TRAVERSAL);
           cost = add(add(cost, multiplyByCostFactor(bytes, TRAVERSAL)), ONE);
-          return overloadId === 'cidr_contains_cidr_string' ? add(cost, multiplyByCostFactor(size(args[0]!), TRAVERSAL)) : cost;
+          return overloadId === 'cidr_contains_cidr_string'
+            ? add(cost, multiplyByCostFactor(size(args[0]!), TRAVERSAL))
+            : cost;
         }
         break;
       case 'quantity':
@@ -266,7 +284,11 @@ export class KubeCostEstimator implements CostEstimator {
         break;
       case 'validate':
         // A named format's regex is at most MAX_NAME_FORMAT_REGEX_SIZE long.
-        if (target !== undefined && args.length >= 1) return multiplyByCostFactor(multiplyByCostFactor(size(args[0]!), TRAVERSAL), MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR);
+        if (target !== undefined && args.length >= 1)
+          return multiplyByCostFactor(
+            multiplyByCostFactor(size(args[0]!), TRAVERSAL),
+            MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR,
+          );
         break;
       case '_==_':
         if (args.length === 2) return equalityCost(args[0]!, args[1]!);
@@ -283,7 +305,8 @@ function equalityCost(lhs: AstNode, rhs: AstNode): CallEstimate | undefined {
   if (t.kind === 'opaque') return UNIT_EQUALITY_OPAQUE.has(t.name) ? ONE : undefined;
   if (t.kind !== 'struct') return undefined;
   if (UNIT_EQUALITY_STRUCTS.has(t.name)) return ONE;
-  if (t.name === 'kubernetes.NamedFormat') return multiplyByCostFactor({ min: 1n, max: BigInt(MAX_FORMAT_SIZE) }, TRAVERSAL);
+  if (t.name === 'kubernetes.NamedFormat')
+    return multiplyByCostFactor({ min: 1n, max: BigInt(MAX_FORMAT_SIZE) }, TRAVERSAL);
   if (t.name === 'kubernetes.URL') {
     // kube unions the right side's size with itself (it reads rhs twice), so only rhs counts.
     return multiplyByCostFactor({ min: 1n, max: rhs.computedSize?.max ?? 1n }, TRAVERSAL);
@@ -321,7 +344,8 @@ const traversal = (v: Val, factor = 1): number => Math.ceil(actualSize(v) * fact
 const selectorRuntimeCost = (length: number): number => Number(selectorCost(fixed(BigInt(length))).max);
 
 /** The regex-by-string product cel-go and kube charge for matching. */
-const regexCost = (s: Val, regexSize: number): number => Math.ceil((1 + actualSize(s)) * TRAVERSAL) * Math.ceil(regexSize * REGEX_STRING_LENGTH_COST_FACTOR);
+const regexCost = (s: Val, regexSize: number): number =>
+  Math.ceil((1 + actualSize(s)) * TRAVERSAL) * Math.ceil(regexSize * REGEX_STRING_LENGTH_COST_FACTOR);
 
 /**
  * The runtime cost of a call to one of kube's functions (undefined: cel-go's default). The sets
@@ -399,7 +423,8 @@ export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
       // Comparing bytes up to the prefix, read twice; containsCIDR also masks, and a string argument is parsed first.
       let cost = Math.ceil((cidrSize + cidrSize) * TRAVERSAL);
       if (fn === 'containsCIDR') cost += Math.ceil(cidrSize * TRAVERSAL) + 1;
-      if (overloadId === 'cidr_contains_ip_string' || overloadId === 'cidr_contains_cidr_string') cost += traversal(args[1]!);
+      if (overloadId === 'cidr_contains_ip_string' || overloadId === 'cidr_contains_cidr_string')
+        cost += traversal(args[1]!);
       return cost;
     }
     case 'validate': {

@@ -4,7 +4,7 @@
 // sets, IP, CIDR, format, semver v1). The authorization libraries are for admission policies,
 // not CRD rules, and are not here. Declarations for the checker, a Library for the evaluator,
 // and kube's runtime call costs; built once.
-import { CheckerEnv, KUBE_CHECKER_OPTIONS, standardEnv } from '../checker.js';
+import { type CheckerEnv, KUBE_CHECKER_OPTIONS, standardEnv } from '../checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../comprehensions.js';
 import { type FunctionDecl, typeVariable } from '../decls.js';
 import { KUBE_PROGRAM_OPTIONS, Library, type ProgramOptions } from '../eval.js';
@@ -52,7 +52,11 @@ export function kubeEnvironment(libraries: readonly KubeLibrary[]): KubeEnvironm
   const functions = libraries.flatMap((l) => l.functions);
   const impls = new Map<string, Impl>(libraries.flatMap((l) => [...l.impls]));
   const types = libraries.flatMap((l) => l.types ?? []);
-  const library = new Library(functions, impls, types.map((t) => t.name));
+  const library = new Library(
+    functions,
+    impls,
+    types.map((t) => t.name),
+  );
   return {
     functions,
     library,

@@ -2,11 +2,35 @@
 // wrapped in `__`, `__ . - /` spelled out, and names CEL cannot carry are left out of `self`.
 
 const RESERVED = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
-  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 
-const SPELLED: Readonly<Record<string, string>> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
+const SPELLED: Readonly<Record<string, string>> = {
+  __: '__underscores__',
+  '.': '__dot__',
+  '-': '__dash__',
+  '/': '__slash__',
+};
 
 /** The CEL field name for a property, or undefined if the property is not reachable from CEL. */
 export function escapeFieldName(name: string): string | undefined {

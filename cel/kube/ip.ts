@@ -41,13 +41,20 @@ function isCanonical(s: string): Val {
 }
 
 const zeros = (b: Uint8Array): boolean => b.every((x) => x === 0);
-const isLoopback = (b: Uint8Array): boolean => (b.length === 4 ? b[0] === 127 : zeros(b.subarray(0, 15)) && b[15] === 1);
+const isLoopback = (b: Uint8Array): boolean =>
+  b.length === 4 ? b[0] === 127 : zeros(b.subarray(0, 15)) && b[15] === 1;
 const isMulticast = (b: Uint8Array): boolean => (b.length === 4 ? (b[0]! & 0xf0) === 0xe0 : b[0] === 0xff);
-const isLinkLocalUnicast = (b: Uint8Array): boolean => (b.length === 4 ? b[0] === 169 && b[1] === 254 : b[0] === 0xfe && (b[1]! & 0xc0) === 0x80);
-const isLinkLocalMulticast = (b: Uint8Array): boolean => (b.length === 4 ? b[0] === 224 && b[1] === 0 && b[2] === 0 : b[0] === 0xff && (b[1]! & 0x0f) === 0x02);
+const isLinkLocalUnicast = (b: Uint8Array): boolean =>
+  b.length === 4 ? b[0] === 169 && b[1] === 254 : b[0] === 0xfe && (b[1]! & 0xc0) === 0x80;
+const isLinkLocalMulticast = (b: Uint8Array): boolean =>
+  b.length === 4 ? b[0] === 224 && b[1] === 0 && b[2] === 0 : b[0] === 0xff && (b[1]! & 0x0f) === 0x02;
 /** netip's IsGlobalUnicast: private ranges count; unspecified, broadcast, loopback, multicast and link-local do not. */
 const isGlobalUnicast = (b: Uint8Array): boolean =>
-  !zeros(b) && !(b.length === 4 && b.every((x) => x === 255)) && !isLoopback(b) && !isMulticast(b) && !isLinkLocalUnicast(b);
+  !zeros(b) &&
+  !(b.length === 4 && b.every((x) => x === 255)) &&
+  !isLoopback(b) &&
+  !isMulticast(b) &&
+  !isLinkLocalUnicast(b);
 
 const bytesOf = (v: Value): Uint8Array => (v as IPValue).addr.bytes;
 

@@ -15,7 +15,8 @@ export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000n;
 /** Largest estimated cost of all of a CRD's rules (validation.go StaticEstimatedCRDCostLimit). */
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000n;
 
-const mulGuard = (cost: bigint, n: bigint): bigint => (cost === 0n ? 0n : cost * n > MAX_UINT64 ? MAX_UINT64 : cost * n);
+const mulGuard = (cost: bigint, n: bigint): bigint =>
+  cost === 0n ? 0n : cost * n > MAX_UINT64 ? MAX_UINT64 : cost * n;
 
 /**
  * The factor by which a schema multiplies its children's occurrences (extractMaxElements):
@@ -36,7 +37,8 @@ export function childCardinality(parent: bigint | undefined, parentSchema: KubeS
 }
 
 /** How many values of this minimum size fit in one request, a comma each (compilation.go maxCardinality). */
-export const maxCardinality = (minSerializedSize: number): bigint => BigInt(Math.trunc(MAX_REQUEST_SIZE_BYTES / (minSerializedSize + 1)));
+export const maxCardinality = (minSerializedSize: number): bigint =>
+  BigInt(Math.trunc(MAX_REQUEST_SIZE_BYTES / (minSerializedSize + 1)));
 
 /**
  * The cost kube compares with STATIC_ESTIMATED_COST_LIMIT (getExpressionCost): the rule's
@@ -64,7 +66,8 @@ export function costErrorMessage(costName: string, cost: bigint, limit: bigint):
   const exceed = Number(cost) / Number(limit);
   let factor: string;
   if (exceed > 100) factor = 'more than 100x';
-  else if (exceed < 1.5) factor = `${goFixed(exceed, 6)}x`; // so that it never reads "by a factor of 1.0x"
+  else if (exceed < 1.5)
+    factor = `${goFixed(exceed, 6)}x`; // so that it never reads "by a factor of 1.0x"
   else factor = `${goFixed(exceed, 1)}x`;
   return `${costName} exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }

@@ -3,7 +3,19 @@
 // ...), indexOf and lastIndexOf on any list.
 import { func, memberOverload, type OverloadDecl } from '../decls.js';
 import { type Impl, noSuchOverload, STANDARD_IMPLS } from '../functions.js';
-import { BoolType, BytesType, DoubleType, DurationType, IntType, listType, StringType, TimestampType, type Type, typeParam, UintType } from '../types.js';
+import {
+  BoolType,
+  BytesType,
+  DoubleType,
+  DurationType,
+  IntType,
+  listType,
+  StringType,
+  TimestampType,
+  type Type,
+  typeParam,
+  UintType,
+} from '../types.js';
 import { CelError, compare, Duration, equals, typeName, Uint, type Val, type Value } from '../values.js';
 import type { KubeLibrary } from './library.js';
 

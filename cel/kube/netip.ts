@@ -11,7 +11,9 @@ export interface Addr {
 class ParseAddrError extends Error {}
 
 function addrError(input: string, msg: string, at?: string): ParseAddrError {
-  return new ParseAddrError(`ParseAddr(${goQuote(input)}): ${msg}${at !== undefined && at !== '' ? ` (at ${goQuote(at)})` : ''}`);
+  return new ParseAddrError(
+    `ParseAddr(${goQuote(input)}): ${msg}${at !== undefined && at !== '' ? ` (at ${goQuote(at)})` : ''}`,
+  );
 }
 
 /** netip's parseIPv4Fields over in[off:end] into `out` at `pos`. */
@@ -28,7 +30,8 @@ function parseIPv4Fields(input: string, off: number, end: number, out: Uint8Arra
       digits++;
       if (val > 255) throw addrError(input, 'IPv4 field has value >255');
     } else if (c === '.') {
-      if (i === 0 || i === s.length - 1 || s[i - 1] === '.') throw addrError(input, 'IPv4 field must have at least one digit', s.slice(i));
+      if (i === 0 || i === s.length - 1 || s[i - 1] === '.')
+        throw addrError(input, 'IPv4 field must have at least one digit', s.slice(i));
       if (pos === 3) throw addrError(input, 'IPv4 address too long');
       out[at + pos++] = val;
       val = 0;
@@ -39,7 +42,8 @@ function parseIPv4Fields(input: string, off: number, end: number, out: Uint8Arra
   out[at + 3] = val;
 }
 
-const hexDigit = (c: string | undefined): number => (c === undefined ? -1 : '0123456789abcdef'.indexOf(c.toLowerCase()));
+const hexDigit = (c: string | undefined): number =>
+  c === undefined ? -1 : '0123456789abcdef'.indexOf(c.toLowerCase());
 
 function parseIPv6(input: string): Addr {
   let s = input;
@@ -69,8 +73,10 @@ function parseIPv6(input: string): Addr {
     }
     if (off === 0) throw addrError(input, 'each colon-separated field must have at least one digit', s);
     if (s[off] === '.') {
-      if (ellipsis < 0 && i !== 12) throw addrError(input, 'embedded IPv4 address must replace the final 2 fields of the address', s);
-      if (i + 4 > 16) throw addrError(input, 'too many hex fields to fit an embedded IPv4 at the end of the address', s);
+      if (ellipsis < 0 && i !== 12)
+        throw addrError(input, 'embedded IPv4 address must replace the final 2 fields of the address', s);
+      if (i + 4 > 16)
+        throw addrError(input, 'too many hex fields to fit an embedded IPv4 at the end of the address', s);
       const end = input.length - (zone.length > 0 ? zone.length + 1 : 0);
       parseIPv4Fields(input, end - s.length, end, ip, i);
       s = '';
@@ -122,7 +128,11 @@ export function parseAddr(s: string): Addr | string {
 }
 
 /** Addr.Is4In6: ::ffff:a.b.c.d. */
-export const is4In6 = (a: Addr): boolean => a.bytes.length === 16 && a.bytes.subarray(0, 10).every((b) => b === 0) && a.bytes[10] === 0xff && a.bytes[11] === 0xff;
+export const is4In6 = (a: Addr): boolean =>
+  a.bytes.length === 16 &&
+  a.bytes.subarray(0, 10).every((b) => b === 0) &&
+  a.bytes[10] === 0xff &&
+  a.bytes[11] === 0xff;
 
 /** Addr.String(): dotted IPv4; IPv6 in RFC 5952's form (the first longest run of two or more zero groups as ::). */
 export function addrString(a: Addr): string {
@@ -158,7 +168,8 @@ export function parsePrefix(s: string): Prefix | string {
   if (addr.bytes.length === 16 && addr.zone !== '') return fail('IPv6 zones cannot be present in a prefix');
   const bitsText = s.slice(slash + 1);
   // strconv.Atoi would take a sign or leading zeros; ParsePrefix refuses them.
-  if (!/^(0|[1-9][0-9]*)$/.test(bitsText) || bitsText.length > 19) return fail(`bad bits after slash: ${goQuote(bitsText)}`);
+  if (!/^(0|[1-9][0-9]*)$/.test(bitsText) || bitsText.length > 19)
+    return fail(`bad bits after slash: ${goQuote(bitsText)}`);
   const bits = Number(bitsText);
   if (bits > addr.bytes.length * 8) return fail('prefix length out of range');
   return { addr, bits };
@@ -174,11 +185,14 @@ export function maskedAddr(p: Prefix): Addr {
   return { bytes: b, zone: '' };
 }
 
-export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Prefix.Contains: same family, equal under the prefix's mask. */
 export const prefixContains = (p: Prefix, a: Addr): boolean =>
-  a.bytes.length === p.addr.bytes.length && a.zone === '' && sameBytes(maskedAddr({ addr: a, bits: p.bits }).bytes, maskedAddr(p).bytes);
+  a.bytes.length === p.addr.bytes.length &&
+  a.zone === '' &&
+  sameBytes(maskedAddr({ addr: a, bits: p.bits }).bytes, maskedAddr(p).bytes);
 
 /** Prefix.Overlaps: same family, and equal under the shorter mask. */
 export function prefixOverlaps(p: Prefix, o: Prefix): boolean {

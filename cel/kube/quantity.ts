@@ -39,7 +39,14 @@ const ERR_FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[
 const ERR_NUMERIC = 'unable to parse numeric part of quantity';
 const ERR_SUFFIX = "unable to parse quantity's suffix";
 
-const BINARY: Readonly<Record<string, bigint>> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
+const BINARY: Readonly<Record<string, bigint>> = {
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
+};
 const DECIMAL: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const NANO = 1_000_000_000n;
 
@@ -95,7 +102,8 @@ function toQuantity(s: string): Val {
 }
 
 const q = (v: Value): QuantityValue => v as QuantityValue;
-const plus = (a: QuantityValue, b: QuantityValue, sign: bigint): QuantityValue => new QuantityValue(a.num * b.den + sign * b.num * a.den, a.den * b.den);
+const plus = (a: QuantityValue, b: QuantityValue, sign: bigint): QuantityValue =>
+  new QuantityValue(a.num * b.den + sign * b.num * a.den, a.den * b.den);
 const ofInt = (i: Value): QuantityValue => new QuantityValue(i as bigint, 1n);
 
 const IMPLS: readonly (readonly [string, Impl])[] = [

@@ -45,7 +45,8 @@ export interface SchemaDeclType {
   readonly elem?: SchemaDeclType;
 }
 
-export const itemsOf = (s: CelSchema): CelSchema | undefined => (s.items === undefined || Array.isArray(s.items) ? undefined : (s.items as CelSchema));
+export const itemsOf = (s: CelSchema): CelSchema | undefined =>
+  s.items === undefined || Array.isArray(s.items) ? undefined : (s.items as CelSchema);
 export const additionalPropertiesOf = (s: CelSchema): CelSchema | undefined =>
   typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
 
@@ -60,10 +61,19 @@ const STRING_PROPERTY: CelSchema = { type: 'string' };
 export function withTypeAndObjectMeta(s: CelSchema): CelSchema {
   const p = s.properties;
   const meta = p?.metadata?.properties;
-  if (p?.kind?.type === 'string' && p.apiVersion?.type === 'string' && p.metadata?.type === 'object' && meta?.name?.type === 'string' && meta.generateName?.type === 'string') {
+  if (
+    p?.kind?.type === 'string' &&
+    p.apiVersion?.type === 'string' &&
+    p.metadata?.type === 'object' &&
+    meta?.name?.type === 'string' &&
+    meta.generateName?.type === 'string'
+  ) {
     return s;
   }
-  const metadata: CelSchema = { type: 'object', properties: { name: meta?.name ?? STRING_PROPERTY, generateName: meta?.generateName ?? STRING_PROPERTY } };
+  const metadata: CelSchema = {
+    type: 'object',
+    properties: { name: meta?.name ?? STRING_PROPERTY, generateName: meta?.generateName ?? STRING_PROPERTY },
+  };
   return { ...s, properties: { ...p, kind: STRING_PROPERTY, apiVersion: STRING_PROPERTY, metadata } };
 }
 
@@ -132,8 +142,27 @@ export const generateSelfTypeName = (): string => `selfType${process.hrtime.bigi
 
 /** The words cel-go reserves, which kube (1.31 on) also accepts unescaped as field names. */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
-  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 
 /** The checker's view of the object types under one or more roots (kube's DeclTypeProvider). */

@@ -4,9 +4,25 @@
 // maps read lazily by escaped field name (a null field of an object reads as absent), and
 // lists of x-kubernetes-list-type set or map equal to another whatever the order.
 import { parseDuration, parseTimestamp } from '../time.js';
-import { CelError, equals, fromJson, type JsonValue, MapValue, type MapKey, OWN_EQUALS, type OwnEquals, type Value } from '../values.js';
+import {
+  CelError,
+  equals,
+  fromJson,
+  type JsonValue,
+  MapValue,
+  type MapKey,
+  OWN_EQUALS,
+  type OwnEquals,
+  type Value,
+} from '../values.js';
 import { escapeFieldName } from './escaping.js';
-import { additionalPropertiesOf, type CelSchema, itemsOf, RESERVED_WORDS, withTypeAndObjectMeta } from './schema-types.js';
+import {
+  additionalPropertiesOf,
+  type CelSchema,
+  itemsOf,
+  RESERVED_WORDS,
+  withTypeAndObjectMeta,
+} from './schema-types.js';
 
 type JsonObject = { readonly [key: string]: JsonValue };
 
@@ -103,7 +119,8 @@ function listValue(v: readonly JsonValue[], s: CelSchema): Value {
   const items = itemsOf(s);
   if (items === undefined) return fromJson(v);
   const listType = s['x-kubernetes-list-type'];
-  const out: Value[] = listType === 'set' ? new SetList() : listType === 'map' ? new MapList(s['x-kubernetes-list-map-keys'] ?? []) : [];
+  const out: Value[] =
+    listType === 'set' ? new SetList() : listType === 'map' ? new MapList(s['x-kubernetes-list-map-keys'] ?? []) : [];
   for (const x of v) out.push(toValue(x, items));
   return out;
 }
@@ -152,7 +169,8 @@ export class SchemaObject extends MapValue implements OwnEquals {
   }
 
   override *keys(): IterableIterator<MapKey> {
-    for (const k of Object.keys(this.raw)) if (this.propSchema(k) !== undefined) yield this.isObject ? (escapeFieldName(k) ?? k) : k;
+    for (const k of Object.keys(this.raw))
+      if (this.propSchema(k) !== undefined) yield this.isObject ? (escapeFieldName(k) ?? k) : k;
   }
 
   override *pairs(): IterableIterator<readonly [MapKey, Value]> {

@@ -30,7 +30,8 @@ export class SemverValue extends ObjectValue {
       [this.patch, o.patch],
     ] as const)
       if (a !== b) return a < b ? -1 : 1;
-    if (this.pre.length === 0 || o.pre.length === 0) return this.pre.length === o.pre.length ? 0 : this.pre.length === 0 ? 1 : -1;
+    if (this.pre.length === 0 || o.pre.length === 0)
+      return this.pre.length === o.pre.length ? 0 : this.pre.length === 0 ? 1 : -1;
     for (let i = 0; i < Math.min(this.pre.length, o.pre.length); i++) {
       const a = this.pre[i]!;
       const b = o.pre[i]!;
@@ -137,7 +138,10 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
   ['string_to_semver', ([s]) => toSemver(s as string, false)],
   ['string_bool_to_semver', ([s, n]) => toSemver(s as string, n as boolean)],
   ['is_semver_string', ([s]) => typeof parseSemver(s as string) !== 'string'],
-  ['is_semver_string_bool', ([s, n]) => typeof (n ? normalizeAndParse(s as string) : parseSemver(s as string)) !== 'string'],
+  [
+    'is_semver_string_bool',
+    ([s, n]) => typeof (n ? normalizeAndParse(s as string) : parseSemver(s as string)) !== 'string',
+  ],
   ['semver_is_greater_than', ([a, b]) => v(a!).compare(v(b!)) === 1],
   ['semver_is_less_than', ([a, b]) => v(a!).compare(v(b!)) === -1],
   ['semver_compare_to', ([a, b]) => BigInt(v(a!).compare(v(b!)))],
@@ -151,8 +155,16 @@ const V = SEMVER_TYPE;
 
 export const SEMVER_LIBRARY: KubeLibrary = {
   functions: [
-    func('semver', overload('string_to_semver', [StringType], V), overload('string_bool_to_semver', [StringType, BoolType], V)),
-    func('isSemver', overload('is_semver_string', [StringType], BoolType), overload('is_semver_string_bool', [StringType, BoolType], BoolType)),
+    func(
+      'semver',
+      overload('string_to_semver', [StringType], V),
+      overload('string_bool_to_semver', [StringType, BoolType], V),
+    ),
+    func(
+      'isSemver',
+      overload('is_semver_string', [StringType], BoolType),
+      overload('is_semver_string_bool', [StringType, BoolType], BoolType),
+    ),
     func('isGreaterThan', memberOverload('semver_is_greater_than', [V, V], BoolType)),
     func('isLessThan', memberOverload('semver_is_less_than', [V, V], BoolType)),
     func('compareTo', memberOverload('semver_compare_to', [V, V], IntType)),

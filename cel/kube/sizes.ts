@@ -57,7 +57,7 @@ const simple = (minSerializedSize: number, maxElements = 0): SizedType => ({ max
  */
 const MAP_KEY = simple(MIN_STRING_SIZE);
 
-const zeroIfNegative = (n: number): number => (n < 0 ? 0 : n);
+const zeroIfNegative = (n: number): number => Math.max(n, 0);
 const div = (a: number, b: number): number => Math.trunc(a / b);
 
 /** maxLength is in code points and a code point may take 4 bytes; kube sizes strings in bytes. */
@@ -90,7 +90,13 @@ const STRING_PROPERTY: KubeSchema = { type: 'string' };
 function withTypeAndObjectMeta(s: KubeSchema): KubeSchema {
   const p = s.properties;
   const meta = p?.metadata;
-  if (p?.kind?.type === 'string' && p.apiVersion?.type === 'string' && meta?.type === 'object' && meta.properties?.name?.type === 'string' && meta.properties.generateName?.type === 'string') {
+  if (
+    p?.kind?.type === 'string' &&
+    p.apiVersion?.type === 'string' &&
+    meta?.type === 'object' &&
+    meta.properties?.name?.type === 'string' &&
+    meta.properties.generateName?.type === 'string'
+  ) {
     return s;
   }
   return {
@@ -108,7 +114,10 @@ function withTypeAndObjectMeta(s: KubeSchema): KubeSchema {
 export function schemaSizes(schema: KubeSchema, isResourceRoot = false): SizedType | undefined {
   if (schema['x-kubernetes-int-or-string'] === true) {
     // The smallest int-or-string is `0`.
-    return simple(1, schema.maxLength !== undefined ? maxElementsFromMaxLength(schema.maxLength) : maxStringLengthPerRequest(schema));
+    return simple(
+      1,
+      schema.maxLength !== undefined ? maxElementsFromMaxLength(schema.maxLength) : maxStringLengthPerRequest(schema),
+    );
   }
   const s = isResourceRoot ? withTypeAndObjectMeta(schema) : schema;
   switch (s.type) {
@@ -117,7 +126,10 @@ export function schemaSizes(schema: KubeSchema, isResourceRoot = false): SizedTy
       const elem = schemaSizes(s.items, s.items['x-kubernetes-embedded-resource'] === true);
       if (elem === undefined) return undefined;
       // Each item needs at least its own size and a comma; the brackets take 2.
-      const maxItems = s.maxItems !== undefined ? zeroIfNegative(s.maxItems) : div(MAX_REQUEST_SIZE_BYTES - 2, elem.minSerializedSize + 1);
+      const maxItems =
+        s.maxItems !== undefined
+          ? zeroIfNegative(s.maxItems)
+          : div(MAX_REQUEST_SIZE_BYTES - 2, elem.minSerializedSize + 1);
       return { maxElements: maxItems, minSerializedSize: 2, elem };
     }
     case 'object': {
@@ -126,7 +138,10 @@ export function schemaSizes(schema: KubeSchema, isResourceRoot = false): SizedTy
         const elem = schemaSizes(ap, ap['x-kubernetes-embedded-resource'] === true);
         if (elem === undefined) return undefined;
         // Each entry needs `"":` and a comma besides its value; the braces take 2.
-        const maxProps = s.maxProperties !== undefined ? zeroIfNegative(s.maxProperties) : div(MAX_REQUEST_SIZE_BYTES - 2, elem.minSerializedSize + 6);
+        const maxProps =
+          s.maxProperties !== undefined
+            ? zeroIfNegative(s.maxProperties)
+            : div(MAX_REQUEST_SIZE_BYTES - 2, elem.minSerializedSize + 6);
         return { maxElements: maxProps, minSerializedSize: 2, elem, key: MAP_KEY };
       }
       const fields = new Map<string, SizedType>();
@@ -138,14 +153,18 @@ export function schemaSizes(schema: KubeSchema, isResourceRoot = false): SizedTy
         const celName = escapeFieldName(name);
         if (celName !== undefined) fields.set(celName, t);
         // A required property without a default must be sent: `"name":` and a comma with its value.
-        if (required.has(name) && prop.default === undefined) minSize += Buffer.byteLength(name, 'utf8') + t.minSerializedSize + 4;
+        if (required.has(name) && prop.default === undefined)
+          minSize += Buffer.byteLength(name, 'utf8') + t.minSerializedSize + 4;
       }
       return { maxElements: 0, minSerializedSize: minSize, fields };
     }
     case 'string':
       switch (s.format) {
         case 'byte':
-          return simple(MIN_STRING_SIZE, s.maxLength !== undefined ? zeroIfNegative(s.maxLength) : maxStringLengthPerRequest(s));
+          return simple(
+            MIN_STRING_SIZE,
+            s.maxLength !== undefined ? zeroIfNegative(s.maxLength) : maxStringLengthPerRequest(s),
+          );
         case 'duration':
           return simple(MIN_DURATION_SIZE_JSON, maxStringLengthPerRequest(s));
         case 'date':
@@ -154,7 +173,10 @@ export function schemaSizes(schema: KubeSchema, isResourceRoot = false): SizedTy
           return simple(MIN_DATETIME_SIZE_JSON, maxStringLengthPerRequest(s));
       }
       if (s.maxLength !== undefined) return simple(MIN_STRING_SIZE, maxElementsFromMaxLength(s.maxLength));
-      return simple(MIN_STRING_SIZE, s.enum !== undefined && s.enum.length > 0 ? maxEnumLength(s.enum) : maxStringLengthPerRequest(s));
+      return simple(
+        MIN_STRING_SIZE,
+        s.enum !== undefined && s.enum.length > 0 ? maxEnumLength(s.enum) : maxStringLengthPerRequest(s),
+      );
     case 'boolean':
       return simple(MIN_BOOL_SIZE);
     case 'number':

@@ -17,7 +17,17 @@
 //     digits after the point are always 6.
 import { goQuote } from '../../apimachinery/quote.js';
 import { durationString, timestampString } from '../time.js';
-import { compareStrings, Duration, MapValue, type MapKey, Timestamp, TypeValue, typeName, Uint, type Value } from '../values.js';
+import {
+  compareStrings,
+  Duration,
+  MapValue,
+  type MapKey,
+  Timestamp,
+  TypeValue,
+  typeName,
+  Uint,
+  type Value,
+} from '../values.js';
 import { goFixed, goG, goNonFinite, scientificParts, withPoint } from './gofmt.js';
 
 /** An error raised by format(), its text as cel-go's. */
@@ -36,7 +46,20 @@ const DEFAULT_PRECISION = 6;
 // ---------------------------------------------------------------------------------------------
 // Value kinds
 
-type Kind = 'null' | 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'timestamp' | 'duration' | 'list' | 'map' | 'type' | 'other';
+type Kind =
+  | 'null'
+  | 'bool'
+  | 'int'
+  | 'uint'
+  | 'double'
+  | 'string'
+  | 'bytes'
+  | 'timestamp'
+  | 'duration'
+  | 'list'
+  | 'map'
+  | 'type'
+  | 'other';
 
 function kindOf(v: Value): Kind {
   switch (typeof v) {
@@ -148,7 +171,9 @@ function formatValue(v: Value): string {
     case 'null':
       return 'null';
     default:
-      throw new FormatError(`string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typeName(v)}`);
+      throw new FormatError(
+        `string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typeName(v)}`,
+      );
   }
 }
 
@@ -247,7 +272,8 @@ function integer(v: Value): bigint | undefined {
 function binary(v: Value): string {
   if (typeof v === 'boolean') return v ? '1' : '0';
   const i = integer(v);
-  if (i === undefined) throw new FormatError(`only integers and bools can be formatted as binary, was given ${typeName(v)}`);
+  if (i === undefined)
+    throw new FormatError(`only integers and bools can be formatted as binary, was given ${typeName(v)}`);
   return i.toString(2);
 }
 
@@ -265,7 +291,8 @@ function hex(v: Value, upper: boolean): string {
   if (i !== undefined) s = i.toString(16);
   else if (typeof v === 'string') s = hexBytes(utf8.encode(v));
   else if (v instanceof Uint8Array) s = hexBytes(v);
-  else throw new FormatError(`only integers, byte buffers, and strings can be formatted as hex, was given ${typeName(v)}`);
+  else
+    throw new FormatError(`only integers, byte buffers, and strings can be formatted as hex, was given ${typeName(v)}`);
   return upper ? s.toUpperCase() : s;
 }
 
@@ -274,7 +301,8 @@ function hex(v: Value, upper: boolean): string {
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 
-const precisionError = (message: string): FormatError => new FormatError(`could not parse formatting clause: error while parsing precision: ${message}`);
+const precisionError = (message: string): FormatError =>
+  new FormatError(`could not parse formatting clause: error while parsing precision: ${message}`);
 
 /** The precision after a clause's '%' at `i` (undefined when none); cel-go's texts for a malformed one. */
 function parsePrecision(f: string, i: number): { precision: bigint | undefined; next: number } {
@@ -287,9 +315,13 @@ function parsePrecision(f: string, i: number): { precision: bigint | undefined; 
   }
   const digits = f.slice(i + 1, j);
   // Go's strconv.Atoi: an int64.
-  if (digits === '') throw precisionError('error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax');
+  if (digits === '')
+    throw precisionError('error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax');
   const precision = BigInt(digits);
-  if (precision > 9223372036854775807n) throw precisionError(`error while converting precision to integer: strconv.Atoi: parsing "${digits}": value out of range`);
+  if (precision > 9223372036854775807n)
+    throw precisionError(
+      `error while converting precision to integer: strconv.Atoi: parsing "${digits}": value out of range`,
+    );
   return { precision, next: j };
 }
 
@@ -305,7 +337,8 @@ type Clause = (v: Value) => string;
 /** The precision of %f and %e, which sets the output's length (digits, width): our cap applies (see MAX_PRECISION). */
 function capped(precision: bigint | undefined): number {
   const p = precision ?? BigInt(DEFAULT_PRECISION);
-  if (p > BigInt(MAX_PRECISION)) throw precisionError(`precision ${p} exceeds maximum allowed precision ${MAX_PRECISION}`);
+  if (p > BigInt(MAX_PRECISION))
+    throw precisionError(`precision ${p} exceeds maximum allowed precision ${MAX_PRECISION}`);
   return Number(p);
 }
 
@@ -374,4 +407,3 @@ export function formatString(f: string, args: readonly Value[]): string {
   }
   return out;
 }
-

@@ -20,7 +20,8 @@ function charAt(s: string, i: bigint): Val {
 }
 
 /** Does `sub` occur in `r` at `i`? */
-const occursAt = (r: readonly string[], sub: readonly string[], i: number): boolean => sub.every((c, j) => r[i + j] === c);
+const occursAt = (r: readonly string[], sub: readonly string[], i: number): boolean =>
+  sub.every((c, j) => r[i + j] === c);
 
 function indexOf(s: string, sub: string, offset: bigint): Val {
   if (sub === '') return offset;
@@ -149,18 +150,41 @@ const I = IntType;
 export const STRINGS_LIBRARY: KubeLibrary = {
   functions: [
     func('charAt', memberOverload('string_char_at_int', [S, I], S)),
-    func('indexOf', memberOverload('string_index_of_string', [S, S], I), memberOverload('string_index_of_string_int', [S, S, I], I)),
-    func('lastIndexOf', memberOverload('string_last_index_of_string', [S, S], I), memberOverload('string_last_index_of_string_int', [S, S, I], I)),
+    func(
+      'indexOf',
+      memberOverload('string_index_of_string', [S, S], I),
+      memberOverload('string_index_of_string_int', [S, S, I], I),
+    ),
+    func(
+      'lastIndexOf',
+      memberOverload('string_last_index_of_string', [S, S], I),
+      memberOverload('string_last_index_of_string_int', [S, S, I], I),
+    ),
     func('lowerAscii', memberOverload('string_lower_ascii', [S], S)),
-    func('replace', memberOverload('string_replace_string_string', [S, S, S], S), memberOverload('string_replace_string_string_int', [S, S, S, I], S)),
-    func('split', memberOverload('string_split_string', [S, S], listType(S)), memberOverload('string_split_string_int', [S, S, I], listType(S))),
-    func('substring', memberOverload('string_substring_int', [S, I], S), memberOverload('string_substring_int_int', [S, I, I], S)),
+    func(
+      'replace',
+      memberOverload('string_replace_string_string', [S, S, S], S),
+      memberOverload('string_replace_string_string_int', [S, S, S, I], S),
+    ),
+    func(
+      'split',
+      memberOverload('string_split_string', [S, S], listType(S)),
+      memberOverload('string_split_string_int', [S, S, I], listType(S)),
+    ),
+    func(
+      'substring',
+      memberOverload('string_substring_int', [S, I], S),
+      memberOverload('string_substring_int_int', [S, I, I], S),
+    ),
     func('trim', memberOverload('string_trim', [S], S)),
     func('upperAscii', memberOverload('string_upper_ascii', [S], S)),
     func('format', memberOverload('string_format', [S, listType(DynType)], S)),
     func('strings.quote', overload('strings_quote', [S], S)),
-    func('join', memberOverload('list_join', [listType(S)], S), memberOverload('list_join_string', [listType(S), S], S)),
+    func(
+      'join',
+      memberOverload('list_join', [listType(S)], S),
+      memberOverload('list_join_string', [listType(S), S], S),
+    ),
   ],
   impls: new Map(IMPLS),
 };
-

@@ -16,7 +16,16 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { Authorizer, AuthorizationAttributes } from '../../apimachinery/authorization.js';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { CostLimitExceeded, type RegexBudget, baseEnv, celEquals, charge, functionNamesOf, meter, metered } from './env.js';
+import {
+  CostLimitExceeded,
+  type RegexBudget,
+  baseEnv,
+  celEquals,
+  charge,
+  functionNamesOf,
+  meter,
+  metered,
+} from './env.js';
 import { checkRange } from './core.js';
 import { parseAndCheck } from './check.js';
 import { runtimeMessage } from './messages.js';
@@ -37,7 +46,14 @@ export class AuthorizerValue {
     readonly user: UserInfo,
     readonly authz: Authorizer,
     /** The request's resource, for `authorizer.requestResource`. */
-    readonly requestResource?: { group: string; version: string; resource: string; subresource: string; namespace: string; name: string },
+    readonly requestResource?: {
+      group: string;
+      version: string;
+      resource: string;
+      subresource: string;
+      namespace: string;
+      name: string;
+    },
   ) {}
 }
 export class PathCheckValue {
@@ -63,7 +79,15 @@ export class ResourceCheckValue {
     readonly version = '*',
   ) {}
   with(f: Partial<Pick<ResourceCheckValue, 'subresource' | 'namespace' | 'name'>>): ResourceCheckValue {
-    return new ResourceCheckValue(this.auth, this.group, this.resource, f.subresource ?? this.subresource, f.namespace ?? this.namespace, f.name ?? this.name, this.version);
+    return new ResourceCheckValue(
+      this.auth,
+      this.group,
+      this.resource,
+      f.subresource ?? this.subresource,
+      f.namespace ?? this.namespace,
+      f.name ?? this.name,
+      this.version,
+    );
   }
 }
 export class DecisionValue {
@@ -86,7 +110,10 @@ function authorize(auth: AuthorizerValue, attrs: Omit<AuthorizationAttributes, '
 
 /** serviceaccount.UserInfo(namespace, name, "") */
 function serviceAccountUser(namespace: string, name: string): UserInfo {
-  return { name: `system:serviceaccount:${namespace}:${name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`] };
+  return {
+    name: `system:serviceaccount:${namespace}:${name}`,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`],
+  };
 }
 
 const AUTHORIZER = 'kubernetes.authorization.Authorizer';
@@ -100,7 +127,11 @@ class AuthorizerMap extends Map<string, unknown> {
   constructor(readonly value: AuthorizerValue) {
     super();
     const rr = value.requestResource;
-    if (rr) this.set('requestResource', new ResourceCheckValue(value, rr.group, rr.resource, rr.subresource, rr.namespace, rr.name, rr.version));
+    if (rr)
+      this.set(
+        'requestResource',
+        new ResourceCheckValue(value, rr.group, rr.resource, rr.subresource, rr.namespace, rr.name, rr.version),
+      );
   }
 }
 
@@ -115,16 +146,47 @@ function registerAuthz(env: Environment): void {
   env.registerType(AUTHORIZER, { ctor: AuthorizerMap, fields: { requestResource: RESOURCE_CHECK } } as never);
   fn(`${AUTHORIZER}.path(string): ${PATH_CHECK}`, (a: AuthorizerMap, p: string) => new PathCheckValue(a.value, p));
   fn(`${AUTHORIZER}.group(string): ${GROUP_CHECK}`, (a: AuthorizerMap, g: string) => new GroupCheckValue(a.value, g));
-  fn(`${AUTHORIZER}.serviceAccount(string, string): ${AUTHORIZER}`, (a: AuthorizerMap, ns: string, name: string) => new AuthorizerMap(new AuthorizerValue(serviceAccountUser(ns, name), a.value.authz)));
-  fn(`${GROUP_CHECK}.resource(string): ${RESOURCE_CHECK}`, (g: GroupCheckValue, r: string) => new ResourceCheckValue(g.auth, g.group, r));
-  fn(`${RESOURCE_CHECK}.subresource(string): ${RESOURCE_CHECK}`, (r: ResourceCheckValue, s: string) => r.with({ subresource: s }));
-  fn(`${RESOURCE_CHECK}.namespace(string): ${RESOURCE_CHECK}`, (r: ResourceCheckValue, s: string) => r.with({ namespace: s }));
+  fn(
+    `${AUTHORIZER}.serviceAccount(string, string): ${AUTHORIZER}`,
+    (a: AuthorizerMap, ns: string, name: string) =>
+      new AuthorizerMap(new AuthorizerValue(serviceAccountUser(ns, name), a.value.authz)),
+  );
+  fn(
+    `${GROUP_CHECK}.resource(string): ${RESOURCE_CHECK}`,
+    (g: GroupCheckValue, r: string) => new ResourceCheckValue(g.auth, g.group, r),
+  );
+  fn(`${RESOURCE_CHECK}.subresource(string): ${RESOURCE_CHECK}`, (r: ResourceCheckValue, s: string) =>
+    r.with({ subresource: s }),
+  );
+  fn(`${RESOURCE_CHECK}.namespace(string): ${RESOURCE_CHECK}`, (r: ResourceCheckValue, s: string) =>
+    r.with({ namespace: s }),
+  );
   fn(`${RESOURCE_CHECK}.name(string): ${RESOURCE_CHECK}`, (r: ResourceCheckValue, s: string) => r.with({ name: s }));
   fn(`${RESOURCE_CHECK}.check(string): ${DECISION}`, (r: ResourceCheckValue, verb: string) =>
-    authorize(r.auth, { verb, resourceRequest: true, apiGroup: r.group, apiVersion: r.version, resource: r.resource, subresource: r.subresource, namespace: r.namespace, name: r.name, path: '' }),
+    authorize(r.auth, {
+      verb,
+      resourceRequest: true,
+      apiGroup: r.group,
+      apiVersion: r.version,
+      resource: r.resource,
+      subresource: r.subresource,
+      namespace: r.namespace,
+      name: r.name,
+      path: '',
+    }),
   );
   fn(`${PATH_CHECK}.check(string): ${DECISION}`, (p: PathCheckValue, verb: string) =>
-    authorize(p.auth, { verb, resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: p.path }),
+    authorize(p.auth, {
+      verb,
+      resourceRequest: false,
+      apiGroup: '',
+      apiVersion: '',
+      resource: '',
+      subresource: '',
+      namespace: '',
+      name: '',
+      path: p.path,
+    }),
   );
   fn(`${DECISION}.allowed(): bool`, (d: DecisionValue) => d.decision === 'allow');
   fn(`${DECISION}.reason(): string`, (d: DecisionValue) => d.reason);
@@ -164,7 +226,9 @@ export interface AdmissionProgram {
 }
 
 /** A compile result: a program, or kube's text (`compilation failed: ERROR: ...`, `must evaluate to bool`). */
-export type AdmissionCompileResult = { program: AdmissionProgram; error?: undefined } | { program?: undefined; error: string };
+export type AdmissionCompileResult =
+  | { program: AdmissionProgram; error?: undefined }
+  | { program?: undefined; error: string };
 
 /** The runtime class of `variables`: fields evaluate on first read (kube's lazy.MapValue). */
 export class LazyVariables extends Map<string, unknown> {
@@ -230,7 +294,11 @@ const returnTypeNames: Record<string, string> = { bool: 'bool', string: 'string'
  * parse and type-check with the declared variables, then the return type (`returnTypes`: engine
  * type names; empty for any).
  */
-export function compileAdmissionExpression(src: string, decls: AdmissionDeclarations, returnTypes: readonly string[] = []): AdmissionCompileResult {
+export function compileAdmissionExpression(
+  src: string,
+  decls: AdmissionDeclarations,
+  returnTypes: readonly string[] = [],
+): AdmissionCompileResult {
   const env = envFor(decls);
   const checked = parseAndCheck(env, src, functionNamesOf(admissionEnv()));
   if (checked.issue !== undefined) return { error: `compilation failed: ${checked.issue}` };
@@ -238,7 +306,9 @@ export function compileAdmissionExpression(src: string, decls: AdmissionDeclarat
   const type = checked.type ?? 'dyn';
   if (returnTypes.length > 0 && !returnTypes.includes(type) && type !== 'dyn') {
     const names = returnTypes.map((t) => returnTypeNames[t] ?? t);
-    return { error: names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]` };
+    return {
+      error: names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`,
+    };
   }
   return { program: { type, run: (activation) => p(activation) } };
 }
@@ -262,7 +332,12 @@ export interface AdmissionRunResult {
  * evaluation is metered (a lazy variable read from inside an expression): the outer meter is
  * put back as it was, so the variable's cost is not the expression's, as in kube.
  */
-export function runAdmissionProgram(p: AdmissionProgram, activation: Record<string, unknown>, limit: number, regex?: RegexBudget): AdmissionRunResult {
+export function runAdmissionProgram(
+  p: AdmissionProgram,
+  activation: Record<string, unknown>,
+  limit: number,
+  regex?: RegexBudget,
+): AdmissionRunResult {
   const saved = { ...meter };
   const nested = meter.active;
   const r = metered(
@@ -324,7 +399,14 @@ const OBJECT_META_SCHEMA: JSONSchemaProps = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, uid: { type: 'string' }, controller: { type: 'boolean' }, blockOwnerDeletion: { type: 'boolean' } },
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          name: { type: 'string' },
+          uid: { type: 'string' },
+          controller: { type: 'boolean' },
+          blockOwnerDeletion: { type: 'boolean' },
+        },
       },
     },
     managedFields: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
@@ -332,7 +414,16 @@ const OBJECT_META_SCHEMA: JSONSchemaProps = {
 };
 
 function resourceSchema(s: JSONSchemaProps): JSONSchemaProps {
-  return { ...s, type: 'object', properties: { ...(s.properties ?? {}), apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: OBJECT_META_SCHEMA } };
+  return {
+    ...s,
+    type: 'object',
+    properties: {
+      ...(s.properties ?? {}),
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: OBJECT_META_SCHEMA,
+    },
+  };
 }
 
 /**
@@ -349,7 +440,8 @@ export function typeCheckAdmissionExpressions(
 ): (string | undefined)[] {
   const namer = new TypeNamer();
   const objectDecl = schemas.object ? declFor(resourceSchema(schemas.object), '', namer, false) : undefined;
-  const paramsDecl = hasParams && schemas.params ? declFor(resourceSchema(schemas.params), '', namer, false) : undefined;
+  const paramsDecl =
+    hasParams && schemas.params ? declFor(resourceSchema(schemas.params), '', namer, false) : undefined;
   const typed = admissionEnv().clone();
   for (const d of namer.objects) {
     const fields: Record<string, string> = {};

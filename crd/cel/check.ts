@@ -7,10 +7,15 @@ import { TOO_DEEP_ISSUE, checkSource } from './limits.js';
 import { compileIssue } from './messages.js';
 
 /** A parsed program as the engine returns it: callable, with its AST and its type check. */
-export type ParsedProgram = ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
+export type ParsedProgram = ((ctx?: Record<string, unknown>) => unknown) & {
+  ast: unknown;
+  check(): { valid: boolean; type?: string; error?: unknown };
+};
 
 /** The parsed, checked program and its type (undefined when the engine gives none), or the issue that stopped it. */
-export type CheckedExpression = { prog: ParsedProgram; type: string | undefined; issue?: undefined } | { issue: string; prog?: undefined; type?: undefined };
+export type CheckedExpression =
+  | { prog: ParsedProgram; type: string | undefined; issue?: undefined }
+  | { issue: string; prog?: undefined; type?: undefined };
 
 /**
  * checkSource's limits first (past them the engine's recursion would overflow), then env.parse,

@@ -5,7 +5,16 @@
 // string), reason and fieldPath checked, the static cost estimated per expression (limit
 // 10,000,000 × cardinality) and per schema (100,000,000), with kube's messages and paths.
 import type { Environment } from '@marcbachmann/cel-js';
-import { type FieldError, GoPrinted, child, forbidden, goQuote, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
+import {
+  type FieldError,
+  GoPrinted,
+  child,
+  forbidden,
+  goQuote,
+  invalid,
+  notSupported,
+  required,
+} from '../../apimachinery/field-errors.js';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import { boundsHint, costErrorMessage, estimateCost, maxCardinality } from './cost.js';
 import { baseEnv, celEquals, type EngineNode, functionNamesOf, unrenamed, walk } from './env.js';
@@ -27,7 +36,10 @@ const newline = /[\n\r]+/;
 
 /** Go's %#v of an apiextensions.ValidationRule, as kube prints it as the bad value. */
 export function goValidationRule(r: ValidationRule): GoPrinted {
-  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
+  const reason =
+    r.reason === undefined
+      ? '(*apiextensions.FieldValueErrorReason)(nil)'
+      : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
   const oos = r.optionalOldSelf === undefined ? '(*bool)(nil)' : '(*bool)(0xc000000000)';
   return new GoPrinted(
     `apiextensions.ValidationRule{Rule:${goQuote(r.rule ?? '')}, Message:${goQuote(r.message ?? '')}, MessageExpression:${goQuote(r.messageExpression ?? '')}, Reason:${reason}, FieldPath:${goQuote(r.fieldPath ?? '')}, OptionalOldSelf:${oos}}`,
@@ -155,7 +167,11 @@ function compileExpr(env: Environment, src: string, known: Set<string>): Compile
     const literals = regexLiterals(p.ast as EngineNode);
     const invalid = literals.filter((l) => l.validated && regexError(l.pattern) !== undefined);
     if (invalid.length > 0) {
-      return { issue: invalid.map((l) => compileIssue({ message: `invalid ${l.fn} argument`, node: l.node }, src, known)).join('\n') };
+      return {
+        issue: invalid
+          .map((l) => compileIssue({ message: `invalid ${l.fn} argument`, node: l.node }, src, known))
+          .join('\n'),
+      };
     }
     for (const l of literals) {
       const err = l.planned ? regexError(l.pattern) : undefined;
@@ -188,7 +204,15 @@ function ruleEnvs(ctx: Ctx, decl: Decl): { plain: Environment; optional: () => E
 }
 
 /** Rules at one schema node; `cardinality` is undefined under an unbounded list or map. */
-function compileNode(ctx: Ctx, s: JSONSchemaProps, decl: Decl, path: string, cardinality: number | undefined, unboundedAncestors: Decl[], correlatable: string | undefined): RuleNode | undefined {
+function compileNode(
+  ctx: Ctx,
+  s: JSONSchemaProps,
+  decl: Decl,
+  path: string,
+  cardinality: number | undefined,
+  unboundedAncestors: Decl[],
+  correlatable: string | undefined,
+): RuleNode | undefined {
   const node: RuleNode = { schema: s, decl, rules: [], props: new Map() };
   const rules = s['x-kubernetes-validations'] ?? [];
   const rulesPath = child(path, 'x-kubernetes-validations');
@@ -199,14 +223,21 @@ function compileNode(ctx: Ctx, s: JSONSchemaProps, decl: Decl, path: string, car
     const rule = typeof r.rule === 'string' ? r.rule : '';
     const msg = typeof r.message === 'string' ? r.message : '';
     if (rule.trim() === '') errs.push(required(`${p}.rule`, 'rule is not specified'));
-    else if (msg.length > 0 && msg.trim() === '') errs.push(invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
+    else if (msg.length > 0 && msg.trim() === '')
+      errs.push(invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
     else if (newline.test(msg.trim())) errs.push(invalid(`${p}.message`, msg, 'message must not contain line breaks'));
-    else if (newline.test(rule.trim()) && msg.trim() === '') errs.push(required(`${p}.message`, 'message must be specified if rule contains line breaks'));
-    if (r.messageExpression !== undefined && r.messageExpression.length > 0 && r.messageExpression.trim() === '') errs.push(required(`${p}.messageExpression`, 'messageExpression must be non-empty if specified'));
-    if (r.reason !== undefined && !supportedReasons.includes(r.reason)) errs.push(notSupported(`${p}.reason`, r.reason, supportedReasons));
-    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && r.fieldPath.trim() === '') errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must be non-empty if specified'));
-    if (r.fieldPath !== undefined && newline.test(r.fieldPath)) errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must not contain line breaks'));
-    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && validFieldPath(r.fieldPath, s) === undefined) errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must be a valid path'));
+    else if (newline.test(rule.trim()) && msg.trim() === '')
+      errs.push(required(`${p}.message`, 'message must be specified if rule contains line breaks'));
+    if (r.messageExpression !== undefined && r.messageExpression.length > 0 && r.messageExpression.trim() === '')
+      errs.push(required(`${p}.messageExpression`, 'messageExpression must be non-empty if specified'));
+    if (r.reason !== undefined && !supportedReasons.includes(r.reason))
+      errs.push(notSupported(`${p}.reason`, r.reason, supportedReasons));
+    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && r.fieldPath.trim() === '')
+      errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must be non-empty if specified'));
+    if (r.fieldPath !== undefined && newline.test(r.fieldPath))
+      errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must not contain line breaks'));
+    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && validFieldPath(r.fieldPath, s) === undefined)
+      errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must be a valid path'));
     schemaErrs += errs.length;
     ctx.errors.push(...errs);
   });
@@ -236,26 +267,55 @@ function compileNode(ctx: Ctx, s: JSONSchemaProps, decl: Decl, path: string, car
       const cost = Math.min(est.cost * card, Number.MAX_SAFE_INTEGER);
       if (cost > STATIC_ESTIMATED_COST_LIMIT) {
         const hint = boundsHint([...(cardinality === undefined ? unboundedAncestors : []), ...est.unbounded]);
-        ctx.errors.push(forbidden(`${p}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT) + hint));
+        ctx.errors.push(
+          forbidden(`${p}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT) + hint),
+        );
       }
       observe(ctx, `${p}.rule`, cost);
       const compiled: CompiledRule = { rule: r, program: c.prog!, usesOldSelf: usesOldSelf(ast), cost };
       if (r.messageExpression) {
         const m = compileExpr(env, r.messageExpression, ctx.knownFunctions);
-        if (m.issue !== undefined) ctx.errors.push(invalid(`${p}.messageExpression`, goValidationRule(r), `messageExpression compilation failed: ${m.issue}`));
-        else if (m.type !== 'string') ctx.errors.push(invalid(`${p}.messageExpression`, goValidationRule(r), 'messageExpression must evaluate to a string'));
-        else if (m.program !== undefined) ctx.errors.push(invalid(`${p}.messageExpression`, goValidationRule(r), `messageExpression instantiation failed: ${m.program}`));
+        if (m.issue !== undefined)
+          ctx.errors.push(
+            invalid(`${p}.messageExpression`, goValidationRule(r), `messageExpression compilation failed: ${m.issue}`),
+          );
+        else if (m.type !== 'string')
+          ctx.errors.push(
+            invalid(`${p}.messageExpression`, goValidationRule(r), 'messageExpression must evaluate to a string'),
+          );
+        else if (m.program !== undefined)
+          ctx.errors.push(
+            invalid(
+              `${p}.messageExpression`,
+              goValidationRule(r),
+              `messageExpression instantiation failed: ${m.program}`,
+            ),
+          );
         else {
           const mc = Math.min(estimateCost(m.prog!.ast as EngineNode, decl).cost * card, Number.MAX_SAFE_INTEGER);
-          if (mc > STATIC_ESTIMATED_COST_LIMIT) ctx.errors.push(forbidden(`${p}.messageExpression`, costErrorMessage('estimated messageExpression cost', mc, STATIC_ESTIMATED_COST_LIMIT)));
+          if (mc > STATIC_ESTIMATED_COST_LIMIT)
+            ctx.errors.push(
+              forbidden(
+                `${p}.messageExpression`,
+                costErrorMessage('estimated messageExpression cost', mc, STATIC_ESTIMATED_COST_LIMIT),
+              ),
+            );
           observe(ctx, `${p}.messageExpression`, mc);
           compiled.message = m.prog!;
         }
       }
       if (compiled.usesOldSelf && correlatable !== undefined) {
-        ctx.errors.push(invalid(`${p}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${correlatable}`));
+        ctx.errors.push(
+          invalid(
+            `${p}.rule`,
+            r.rule,
+            `oldSelf cannot be used on the uncorrelatable portion of the schema within ${correlatable}`,
+          ),
+        );
       } else if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined) {
-        ctx.errors.push(invalid(`${p}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
+        ctx.errors.push(
+          invalid(`${p}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'),
+        );
       }
       if (r.fieldPath) compiled.fieldPath = validFieldPath(r.fieldPath, s);
       node.rules.push(compiled);
@@ -267,7 +327,15 @@ function compileNode(ctx: Ctx, s: JSONSchemaProps, decl: Decl, path: string, car
     for (const name of Object.keys(s.properties).sort()) {
       const f = [...decl.fields!.values()].find((x) => x.jsonName === name);
       if (!f) continue;
-      const c = compileNode(ctx, s.properties[name]!, f.decl, `${child(path, 'properties')}[${name}]`, cardinality, unboundedAncestors, correlatable);
+      const c = compileNode(
+        ctx,
+        s.properties[name]!,
+        f.decl,
+        `${child(path, 'properties')}[${name}]`,
+        cardinality,
+        unboundedAncestors,
+        correlatable,
+      );
       if (c) node.props.set(name, c);
     }
   }
@@ -275,12 +343,28 @@ function compileNode(ctx: Ctx, s: JSONSchemaProps, decl: Decl, path: string, car
   if (decl.kind === 'list' && is) {
     const listType = s['x-kubernetes-list-type'];
     const corr = correlatable ?? (listType === 'map' ? undefined : path);
-    const c = compileNode(ctx, is, decl.elem!, child(path, 'items'), s.maxItems !== undefined && cardinality !== undefined ? cardinality * s.maxItems : undefined, s.maxItems === undefined ? [...unboundedAncestors, decl] : unboundedAncestors, corr);
+    const c = compileNode(
+      ctx,
+      is,
+      decl.elem!,
+      child(path, 'items'),
+      s.maxItems !== undefined && cardinality !== undefined ? cardinality * s.maxItems : undefined,
+      s.maxItems === undefined ? [...unboundedAncestors, decl] : unboundedAncestors,
+      corr,
+    );
     if (c) node.items = c;
   }
   const ap = s.additionalProperties;
   if (decl.kind === 'map' && ap && typeof ap === 'object') {
-    const c = compileNode(ctx, ap, decl.elem!, child(path, 'additionalProperties'), s.maxProperties !== undefined && cardinality !== undefined ? cardinality * s.maxProperties : undefined, s.maxProperties === undefined ? [...unboundedAncestors, decl] : unboundedAncestors, correlatable);
+    const c = compileNode(
+      ctx,
+      ap,
+      decl.elem!,
+      child(path, 'additionalProperties'),
+      s.maxProperties !== undefined && cardinality !== undefined ? cardinality * s.maxProperties : undefined,
+      s.maxProperties === undefined ? [...unboundedAncestors, decl] : unboundedAncestors,
+      correlatable,
+    );
     if (c) node.additional = c;
   }
   return node.rules.length || node.props.size || node.items || node.additional ? node : undefined;
@@ -299,7 +383,10 @@ function observe(ctx: Ctx, path: string, cost: number): void {
  * Compiles every x-kubernetes-validations rule of a version's openAPIV3Schema.
  * `path` is the schema's field path (`spec.versions[0].schema.openAPIV3Schema`).
  */
-export function compileSchemaRules(schema: JSONSchemaProps, path: string): { errors: FieldError[]; rules: CompiledRules } {
+export function compileSchemaRules(
+  schema: JSONSchemaProps,
+  path: string,
+): { errors: FieldError[]; rules: CompiledRules } {
   // Compiled per schema: an unchanged version of an updated CRD is not recompiled.
   // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
   const cacheKey = `${path}\u0000${stringifyJSON(schema)}`;
@@ -331,8 +418,23 @@ function compileUncached(schema: JSONSchemaProps, path: string): { errors: Field
   const ctx: Ctx = { errors: [], namer, typesEnv, knownFunctions: functionNamesOf(baseEnv()), total: 0, expensive: [] };
   const root = compileNode(ctx, schema, rootDecl, path, 1, [], undefined);
   if (ctx.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
-    for (const e of ctx.expensive) ctx.errors.push(forbidden(e.path, 'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema'));
-    ctx.errors.push(forbidden(path, costErrorMessage('x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema', ctx.total, STATIC_ESTIMATED_CRD_COST_LIMIT)));
+    for (const e of ctx.expensive)
+      ctx.errors.push(
+        forbidden(
+          e.path,
+          'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema',
+        ),
+      );
+    ctx.errors.push(
+      forbidden(
+        path,
+        costErrorMessage(
+          'x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema',
+          ctx.total,
+          STATIC_ESTIMATED_CRD_COST_LIMIT,
+        ),
+      ),
+    );
   }
   return { errors: ctx.errors, rules: new CompiledRules(root) };
 }

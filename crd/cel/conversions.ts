@@ -34,7 +34,8 @@ export function doubleToUint(v: number): UnsignedInt {
 /** int(string): Go's strconv.ParseInt(s, 10, 64). */
 export function stringToInt(s: string): bigint {
   const n = /^[+-]?\d+$/.test(s) ? BigInt(s) : undefined;
-  if (n === undefined || n < INT64_MIN || n > INT64_MAX) throw new Error("type conversion error from 'string' to 'int'");
+  if (n === undefined || n < INT64_MIN || n > INT64_MAX)
+    throw new Error("type conversion error from 'string' to 'int'");
   return n;
 }
 

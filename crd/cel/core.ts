@@ -21,7 +21,8 @@ export function registerCoreOverloads(env: Environment): void {
     ['>', (c) => c > 0],
     ['>=', (c) => c >= 0],
   ];
-  for (const [op, test] of order) env.registerOperator(`bytes ${op} bytes`, (a: Uint8Array, b: Uint8Array) => test(compareBytes(a, b)));
+  for (const [op, test] of order)
+    env.registerOperator(`bytes ${op} bytes`, (a: Uint8Array, b: Uint8Array) => test(compareBytes(a, b)));
 }
 
 /** CEL timestamps span 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z. */

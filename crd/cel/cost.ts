@@ -38,7 +38,14 @@ class Estimator {
 
   private sizeOf(e: Est, node: EngineNode): number {
     if (e.size !== undefined) return e.size;
-    if (e.decl && (e.decl.kind === 'string' || e.decl.kind === 'bytes' || e.decl.kind === 'list' || e.decl.kind === 'map' || e.decl.kind === 'dyn')) {
+    if (
+      e.decl &&
+      (e.decl.kind === 'string' ||
+        e.decl.kind === 'bytes' ||
+        e.decl.kind === 'list' ||
+        e.decl.kind === 'map' ||
+        e.decl.kind === 'dyn')
+    ) {
       if (e.decl.unbounded) this.unbounded.add(e.decl);
       return e.decl.maxElements;
     }
@@ -66,7 +73,10 @@ class Estimator {
     switch (n.op) {
       case 'value':
         // A string literal's size is its code points, as cel-go's (a regex literal's cost goes by it).
-        return { cost: 0, size: typeof n.args === 'string' ? codePointCount(n.args) : n.args instanceof Uint8Array ? n.args.length : 1 };
+        return {
+          cost: 0,
+          size: typeof n.args === 'string' ? codePointCount(n.args) : n.args instanceof Uint8Array ? n.args.length : 1,
+        };
       case 'id':
         return { cost: 1, decl: this.lookup(n.args as string) };
       case '.':
@@ -120,7 +130,8 @@ class Estimator {
     const r = this.est(rn);
     const args = l.cost + r.cost;
     const lt = ln.checkedType?.name ?? '';
-    const isSized = (t: string): boolean => t === 'string' || t === 'bytes' || t.startsWith('list') || t.startsWith('map');
+    const isSized = (t: string): boolean =>
+      t === 'string' || t === 'bytes' || t.startsWith('list') || t.startsWith('map');
     switch (op) {
       case '==':
       case '!=': {
@@ -131,12 +142,17 @@ class Estimator {
       case '<=':
       case '>':
       case '>=':
-        if (lt === 'string' || lt === 'bytes') return { cost: ceilMul(Math.min(this.sizeOf(l, ln), this.sizeOf(r, rn)), STRING_TRAVERSAL) + args };
+        if (lt === 'string' || lt === 'bytes')
+          return { cost: ceilMul(Math.min(this.sizeOf(l, ln), this.sizeOf(r, rn)), STRING_TRAVERSAL) + args };
         return { cost: 1 + args };
       case '+':
         if (isSized(lt)) {
           const size = this.sizeOf(l, ln) + this.sizeOf(r, rn);
-          return { cost: ceilMul(size, STRING_TRAVERSAL) + args, size, decl: lt.startsWith('list') ? l.decl : undefined };
+          return {
+            cost: ceilMul(size, STRING_TRAVERSAL) + args,
+            size,
+            decl: lt.startsWith('list') ? l.decl : undefined,
+          };
         }
         return { cost: 1 + args };
       case 'in': {
@@ -182,7 +198,12 @@ class Estimator {
 
   private call(_node: EngineNode, rawName: string, recv: EngineNode | undefined, args: EngineNode[]): Est {
     const name = unrenamed[rawName] ?? rawName;
-    if (recv && ['all', 'exists', 'exists_one', 'map', 'filter'].includes(name) && args.length >= 2 && args[0]!.op === 'id') {
+    if (
+      recv &&
+      ['all', 'exists', 'exists_one', 'map', 'filter'].includes(name) &&
+      args.length >= 2 &&
+      args[0]!.op === 'id'
+    ) {
       return this.comprehension(name, recv, args);
     }
     if (recv?.op === 'id' && recv.args === 'cel' && name === 'bind' && args.length === 3) {
@@ -194,7 +215,8 @@ class Estimator {
     }
     if (!recv && name === 'has' && args.length === 1) {
       const inner = args[0]!;
-      const o = isNode(inner) && Array.isArray(inner.args) && isNode(inner.args[0]) ? this.est(inner.args[0]) : { cost: 0 };
+      const o =
+        isNode(inner) && Array.isArray(inner.args) && isNode(inner.args[0]) ? this.est(inner.args[0]) : { cost: 0 };
       return { cost: o.cost + 1 };
     }
     if (recv?.op === 'id' && (recv.args === 'sets' || recv.args === 'strings')) {
@@ -240,10 +262,15 @@ class Estimator {
       case 'min':
       case 'max': {
         const size = recv ? rs() : as.length ? asz(0) : 0;
-        const listFn = ['isSorted', 'sum', 'min', 'max'].includes(name) || ((name === 'indexOf' || name === 'lastIndexOf') && recv?.checkedType?.name.startsWith('list'));
+        const listFn =
+          ['isSorted', 'sum', 'min', 'max'].includes(name) ||
+          ((name === 'indexOf' || name === 'lastIndexOf') && recv?.checkedType?.name.startsWith('list'));
         const c = listFn ? size : ceilMul(size, STRING_TRAVERSAL);
         if (name === 'replace') return { cost: c + argSum, size: size * Math.max(1, as.length > 1 ? asz(1) : 1) };
-        return { cost: Math.max(1, c) + argSum, size: ['charAt', 'indexOf', 'lastIndexOf', 'sum', 'min', 'max', 'isSorted'].includes(name) ? undefined : size };
+        return {
+          cost: Math.max(1, c) + argSum,
+          size: ['charAt', 'indexOf', 'lastIndexOf', 'sum', 'min', 'max', 'isSorted'].includes(name) ? undefined : size,
+        };
       }
       case 'size':
         return { cost: 1 + argSum };
@@ -261,7 +288,15 @@ class Estimator {
 }
 
 function keyDecl(map: Decl): Decl {
-  return { kind: 'string', celType: 'string', maxElements: MAX_REQUEST_SIZE_BYTES - 2, unbounded: false, minSerializedSize: 2, path: `${map.path} keys`, schema: { type: 'string' } };
+  return {
+    kind: 'string',
+    celType: 'string',
+    maxElements: MAX_REQUEST_SIZE_BYTES - 2,
+    unbounded: false,
+    minSerializedSize: 2,
+    path: `${map.path} keys`,
+    schema: { type: 'string' },
+  };
 }
 
 /** The worst-case cost of one expression (kube's CompilationResult.MaxCost). */
@@ -291,7 +326,14 @@ export function boundsHint(unbounded: Iterable<Decl>): string {
   const items: string[] = [];
   const seen = new Set<string>();
   for (const d of unbounded) {
-    const kw = d.kind === 'list' ? 'maxItems' : d.kind === 'map' ? 'maxProperties' : d.kind === 'string' || d.kind === 'bytes' ? 'maxLength' : undefined;
+    const kw =
+      d.kind === 'list'
+        ? 'maxItems'
+        : d.kind === 'map'
+          ? 'maxProperties'
+          : d.kind === 'string' || d.kind === 'bytes'
+            ? 'maxLength'
+            : undefined;
     if (!kw) continue;
     const what = d.kind === 'list' ? 'list' : d.kind === 'map' ? 'map' : d.kind;
     const s = `${what} ${d.path || '<root>'} has no ${kw}`;

@@ -138,9 +138,16 @@ export function metered<T>(limit: number, fn: () => T, regex?: RegexBudget): Met
   meter.regexRefused = false;
   try {
     const value = fn();
-    return meter.exceeded ? { error: new CostLimitExceeded(), cost: meter.cost, exceeded: true, regexRefused: meter.regexRefused } : { value, cost: meter.cost, exceeded: false, regexRefused: false };
+    return meter.exceeded
+      ? { error: new CostLimitExceeded(), cost: meter.cost, exceeded: true, regexRefused: meter.regexRefused }
+      : { value, cost: meter.cost, exceeded: false, regexRefused: false };
   } catch (error) {
-    return { error: meter.exceeded ? new CostLimitExceeded() : error, cost: meter.cost, exceeded: meter.exceeded, regexRefused: meter.regexRefused };
+    return {
+      error: meter.exceeded ? new CostLimitExceeded() : error,
+      cost: meter.cost,
+      exceeded: meter.exceeded,
+      regexRefused: meter.regexRefused,
+    };
   } finally {
     meter.active = false;
     meter.regex = undefined;
@@ -328,7 +335,8 @@ export function celEquals(a: unknown, b: unknown): boolean {
   }
   if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((x, i) => x === b[i]);
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  if (a instanceof Duration && b instanceof Duration) return a.seconds * 1_000_000_000n + BigInt(a.nanos) === b.seconds * 1_000_000_000n + BigInt(b.nanos);
+  if (a instanceof Duration && b instanceof Duration)
+    return a.seconds * 1_000_000_000n + BigInt(a.nanos) === b.seconds * 1_000_000_000n + BigInt(b.nanos);
   return false;
 }
 
@@ -348,7 +356,13 @@ function buildBase(): Environment {
   const env = new Environment({
     enableOptionalTypes: true,
     homogeneousAggregateLiterals: true,
-    limits: { maxDepth: 1000, maxAstNodes: 1_000_000, maxListElements: 100_000, maxMapEntries: 100_000, maxCallArguments: 100_000 },
+    limits: {
+      maxDepth: 1000,
+      maxAstNodes: 1_000_000,
+      maxListElements: 100_000,
+      maxMapEntries: 100_000,
+      maxCallArguments: 100_000,
+    },
   });
   const fn = (sig: string, f: Fn): void => {
     env.registerFunction(sig, f as (...args: unknown[]) => unknown);
@@ -385,7 +399,8 @@ function buildBase(): Environment {
   });
 
   // --- strings extension (cel-go ext.Strings, version 2 as kube uses): what the engine lacks or does differently
-  const ascii = (s: string, up: boolean): string => s.replace(up ? /[a-z]+/g : /[A-Z]+/g, (m) => (up ? m.toUpperCase() : m.toLowerCase()));
+  const ascii = (s: string, up: boolean): string =>
+    s.replace(up ? /[a-z]+/g : /[A-Z]+/g, (m) => (up ? m.toUpperCase() : m.toLowerCase()));
   fn('string.k8s_lowerAscii(): string', (s: string) => (charge(traversal(s.length)), ascii(s, false)));
   fn('string.k8s_upperAscii(): string', (s: string) => (charge(traversal(s.length)), ascii(s, true)));
   // The engine's trim() strips JS whitespace (BOM included, U+0085 not); kube's is Go's TrimSpace.
@@ -442,7 +457,10 @@ function buildBase(): Environment {
   };
   fn('list<A>.min(): A', (l: unknown[]) => extreme(l, -1));
   fn('list<A>.max(): A', (l: unknown[]) => extreme(l, 1));
-  fn('list<A>.indexOf(A): int', (l: unknown[], x: unknown) => (charge(l.length), BigInt(l.findIndex((y) => celEquals(y, x)))));
+  fn(
+    'list<A>.indexOf(A): int',
+    (l: unknown[], x: unknown) => (charge(l.length), BigInt(l.findIndex((y) => celEquals(y, x)))),
+  );
   fn('list<A>.lastIndexOf(A): int', (l: unknown[], x: unknown) => {
     charge(l.length);
     for (let i = l.length - 1; i >= 0; i--) if (celEquals(l[i], x)) return BigInt(i);
@@ -454,9 +472,20 @@ function buildBase(): Environment {
   env.registerType('SetsNamespace', SetsNs);
   env.registerConstant('sets', 'SetsNamespace', new SetsNs());
   const has = (l: unknown[], x: unknown): boolean => l.some((y) => celEquals(x, y));
-  fn('SetsNamespace.contains(list<A>, list<A>): bool', (_n: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), b.every((x) => has(a, x))));
-  fn('SetsNamespace.equivalent(list<A>, list<A>): bool', (_n: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), b.every((x) => has(a, x)) && a.every((x) => has(b, x))));
-  fn('SetsNamespace.intersects(list<A>, list<A>): bool', (_n: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), b.some((x) => has(a, x))));
+  fn(
+    'SetsNamespace.contains(list<A>, list<A>): bool',
+    (_n: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), b.every((x) => has(a, x))),
+  );
+  fn(
+    'SetsNamespace.equivalent(list<A>, list<A>): bool',
+    (_n: unknown, a: unknown[], b: unknown[]) => (
+      charge(a.length * b.length), b.every((x) => has(a, x)) && a.every((x) => has(b, x))
+    ),
+  );
+  fn(
+    'SetsNamespace.intersects(list<A>, list<A>): bool',
+    (_n: unknown, a: unknown[], b: unknown[]) => (charge(a.length * b.length), b.some((x) => has(a, x))),
+  );
 
   registerCoreOverloads(env);
   registerOptionals(env);
@@ -475,7 +504,11 @@ function buildBase(): Environment {
         throw new CostLimitExceeded();
       }
     }
-    const v = (ast as unknown as { evaluate: (ev: unknown, a: EngineNode, c: unknown) => unknown }).evaluate(this, ast, ctx);
+    const v = (ast as unknown as { evaluate: (ev: unknown, a: EngineNode, c: unknown) => unknown }).evaluate(
+      this,
+      ast,
+      ctx,
+    );
     if (ast.rangeChecked) checkRange(v);
     return v;
   };
@@ -493,7 +526,18 @@ const functionNamesByEnv = new WeakMap<Environment, Set<string>>();
 export function functionNamesOf(env: Environment): Set<string> {
   let names = functionNamesByEnv.get(env);
   if (!names) {
-    names = new Set<string>(['has', 'all', 'exists', 'exists_one', 'map', 'filter', 'bind', 'matches', 'lowerAscii', 'upperAscii']);
+    names = new Set<string>([
+      'has',
+      'all',
+      'exists',
+      'exists_one',
+      'map',
+      'filter',
+      'bind',
+      'matches',
+      'lowerAscii',
+      'upperAscii',
+    ]);
     const defs = env.getDefinitions() as { functions: { name: string }[] };
     for (const f of defs.functions) names.add(f.name);
     functionNamesByEnv.set(env, names);
@@ -528,7 +572,11 @@ export interface CompileOptions {
  * `int`, `list<string>`, `dyn`) declared, as compile.ts compiles a rule: parsed, kube's overloads
  * swapped in, type-checked (unless `check: false`). Throws the parse or check error.
  */
-export function compileExpression(src: string, variables: Record<string, string> = {}, opts: CompileOptions = {}): CompiledExpression {
+export function compileExpression(
+  src: string,
+  variables: Record<string, string> = {},
+  opts: CompileOptions = {},
+): CompiledExpression {
   const homogeneous = opts.homogeneousLiterals !== false;
   const key = JSON.stringify([homogeneous, Object.entries(variables).sort(([a], [b]) => (a < b ? -1 : 1))]);
   let env = exprEnvs.get(key);
@@ -540,7 +588,10 @@ export function compileExpression(src: string, variables: Record<string, string>
   }
   const limits = checkSource(src);
   if (limits.issue !== undefined) throw new Error(limits.issue);
-  const program = env.parse(limits.engineSource) as unknown as ((ctx?: Record<string, unknown>) => unknown) & { ast: unknown; check(): { valid: boolean; type?: string; error?: unknown } };
+  const program = env.parse(limits.engineSource) as unknown as ((ctx?: Record<string, unknown>) => unknown) & {
+    ast: unknown;
+    check(): { valid: boolean; type?: string; error?: unknown };
+  };
   prepareAst(program.ast as EngineNode);
   let type = 'dyn';
   if (opts.check !== false) {

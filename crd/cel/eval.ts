@@ -6,7 +6,18 @@
 // Beside kube's budget, a request has a budget for regex work (env.ts REGEX_WORK_BUDGET: kube's
 // cost does not bound re2js's time on the event loop); running out of it fails as kube's does.
 import { Optional } from '@marcbachmann/cel-js';
-import { type FieldError, child, duplicate, forbidden, formatFieldError, index, internalField, invalid, key, required } from '../../apimachinery/field-errors.js';
+import {
+  type FieldError,
+  child,
+  duplicate,
+  forbidden,
+  formatFieldError,
+  index,
+  internalField,
+  invalid,
+  key,
+  required,
+} from '../../apimachinery/field-errors.js';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import { REGEX_WORK_BUDGET, type RegexBudget, metered } from './env.js';
 import { runtimeMessage } from './messages.js';
@@ -73,7 +84,6 @@ function cachedEq(c: { old: unknown; value: unknown; eq?: boolean }): boolean {
   return (c.eq ??= deepEqual(c.value, c.old));
 }
 
-
 function ruleErrorString(r: ValidationRule): string {
   return r.message && r.message.length > 0 ? r.message.trim() : r.rule.trim();
 }
@@ -98,7 +108,8 @@ function errorForReason(path: string, value: unknown, detail: string, reason: Va
 const shown = (path: string): string => path || '<nil>';
 
 /** kube's error once a request's CEL runtime budget is spent (CRD rules and admission policies). */
-export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+export const OUT_OF_BUDGET =
+  'validation failed due to running out of cost budget, no further validation rules will be run';
 
 class Run {
   errors: FieldError[] = [];
@@ -121,20 +132,40 @@ class Run {
       const oldObj = isJsonObject(old) ? old : undefined;
       for (const [name, c] of n.props) {
         if (!(name in value)) continue;
-        const o = oldObj && Object.prototype.hasOwnProperty.call(oldObj, name) ? oldObj[name] : undefined;
-        if (!this.node(c, child(path, name), value[name], o, this.keyCorr(corr, o, value[name], oldObj !== undefined && name in oldObj))) return false;
+        const o = oldObj && Object.hasOwn(oldObj, name) ? oldObj[name] : undefined;
+        if (
+          !this.node(
+            c,
+            child(path, name),
+            value[name],
+            o,
+            this.keyCorr(corr, o, value[name], oldObj !== undefined && name in oldObj),
+          )
+        )
+          return false;
       }
       if (n.additional) {
         for (const k of Object.keys(value)) {
-          const o = oldObj && Object.prototype.hasOwnProperty.call(oldObj, k) ? oldObj[k] : undefined;
-          if (!this.node(n.additional, key(path, k), value[k], o, this.keyCorr(corr, o, value[k], oldObj !== undefined && k in oldObj))) return false;
+          const o = oldObj && Object.hasOwn(oldObj, k) ? oldObj[k] : undefined;
+          if (
+            !this.node(
+              n.additional,
+              key(path, k),
+              value[k],
+              o,
+              this.keyCorr(corr, o, value[k], oldObj !== undefined && k in oldObj),
+            )
+          )
+            return false;
         }
       }
     } else if (Array.isArray(value) && n.items) {
       const oldArr = Array.isArray(old) ? old : undefined;
-      const keys = n.schema['x-kubernetes-list-type'] === 'map' ? (n.schema['x-kubernetes-list-map-keys'] ?? []) : undefined;
+      const keys =
+        n.schema['x-kubernetes-list-type'] === 'map' ? (n.schema['x-kubernetes-list-map-keys'] ?? []) : undefined;
       const oldByKey = new Map<string, unknown>();
-      if (keys && oldArr) for (const o of oldArr) if (isJsonObject(o)) oldByKey.set(stringifyJSON(keys.map((k) => o[k] ?? null)), o);
+      if (keys && oldArr)
+        for (const o of oldArr) if (isJsonObject(o)) oldByKey.set(stringifyJSON(keys.map((k) => o[k] ?? null)), o);
       for (let i = 0; i < value.length; i++) {
         const v = value[i];
         let o: unknown;
@@ -144,7 +175,12 @@ class Run {
           correlated = oldByKey.has(k);
           o = oldByKey.get(k);
         }
-        const c: Correlation = corr.current === undefined ? corr : correlated ? { current: { old: o, value: v }, parent: corr.current } : { parent: corr.current };
+        const c: Correlation =
+          corr.current === undefined
+            ? corr
+            : correlated
+              ? { current: { old: o, value: v }, parent: corr.current }
+              : { parent: corr.current };
         if (!this.node(n.items, index(path, i), v, o, c)) return false;
       }
     }
@@ -184,7 +220,13 @@ class Run {
         if (res.regexRefused || limit < this.perCall) {
           this.errors.push(invalid(field, type, OUT_OF_BUDGET));
         } else {
-          this.errors.push(invalid(field, type, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`));
+          this.errors.push(
+            invalid(
+              field,
+              type,
+              `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`,
+            ),
+          );
         }
         this.remaining = -1;
         return false;
@@ -192,7 +234,14 @@ class Run {
       this.remaining -= res.cost;
       if (res.error !== undefined) {
         const m = runtimeMessage(res.error);
-        if (m.startsWith('no such overload')) this.errors.push(invalid(field, type, `'${m}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r.rule)}`));
+        if (m.startsWith('no such overload'))
+          this.errors.push(
+            invalid(
+              field,
+              type,
+              `'${m}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r.rule)}`,
+            ),
+          );
         else this.errors.push(invalid(field, type, `${m} evaluating rule: ${ruleErrorString(r.rule)}`));
         continue;
       }
@@ -209,7 +258,15 @@ class Run {
         const limit2 = Math.min(this.perCall, this.remaining);
         const m = metered(limit2, () => r.message!(activation), this.regex);
         if (m.exceeded) {
-          add(invalid(errField, type, m.regexRefused || limit2 < this.perCall ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${r.rule.messageExpression}`));
+          add(
+            invalid(
+              errField,
+              type,
+              m.regexRefused || limit2 < this.perCall
+                ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'
+                : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${r.rule.messageExpression}`,
+            ),
+          );
           this.remaining = -1;
           return false;
         }
@@ -217,7 +274,8 @@ class Run {
         if (m.error === undefined && typeof m.value === 'string') {
           const s = m.value.trim();
           let bad: string | undefined;
-          if (s.length > MAX_MESSAGE_EXPRESSION_BYTES) bad = `messageExpression beyond allowable length of ${MAX_MESSAGE_EXPRESSION_BYTES}`;
+          if (s.length > MAX_MESSAGE_EXPRESSION_BYTES)
+            bad = `messageExpression beyond allowable length of ${MAX_MESSAGE_EXPRESSION_BYTES}`;
           else if (/[\n\r]/.test(s)) bad = 'messageExpression should not contain line breaks';
           else if (s === '') bad = 'messageExpression should evaluate to a non-empty string';
           if (bad) {
@@ -250,10 +308,21 @@ export class CompiledRules {
    * Errors use field paths relative to the object (the root is printed `<nil>`, as kube).
    */
   validate(obj: unknown, old: unknown | undefined, opts: ValidateOptions = {}): ValidateResult {
-    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? PER_CALL_LIMIT, old !== undefined && old !== null, { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET });
+    const run = new Run(
+      opts.budget ?? RUNTIME_CEL_COST_BUDGET,
+      opts.perCallLimit ?? PER_CALL_LIMIT,
+      old !== undefined && old !== null,
+      { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET },
+    );
     if (this.root) {
       try {
-        run.node(this.root, '', obj, old ?? undefined, old !== undefined && old !== null ? { current: { old, value: obj } } : {});
+        run.node(
+          this.root,
+          '',
+          obj,
+          old ?? undefined,
+          old !== undefined && old !== null ? { current: { old, value: obj } } : {},
+        );
       } catch (e) {
         // A value nested deeper than the converters' recursion reaches (the request decoder allows
         // 10,000 levels) overflows the stack: still a 422, in cel-go's words for too deep.
@@ -261,6 +330,11 @@ export class CompiledRules {
         run.errors.push(internalField('<nil>', `internal error: ${msg}`));
       }
     }
-    return { errors: run.errors, warnings: run.warnings, remainingBudget: run.remaining, remainingRegexWork: run.regex.remaining };
+    return {
+      errors: run.errors,
+      warnings: run.warnings,
+      remainingBudget: run.remaining,
+      remainingRegexWork: run.regex.remaining,
+    };
   }
 }

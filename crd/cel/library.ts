@@ -147,7 +147,14 @@ export class QuantityValue {
   }
 }
 
-const binarySuffix: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
+const binarySuffix: Record<string, bigint> = {
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
+};
 const decimalSuffix: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 
 export function parseQuantity(s: string): QuantityValue | undefined {
@@ -196,7 +203,8 @@ export function parseURL(s: string): URLValue | undefined {
   let port = '';
   const v6 = /^\[([^\]]*)\](?::(\d*))?$/.exec(host);
   if (v6) (hostname = v6[1]!), (port = v6[2] ?? '');
-  else if (host.includes(':')) (hostname = host.slice(0, host.lastIndexOf(':'))), (port = host.slice(host.lastIndexOf(':') + 1));
+  else if (host.includes(':'))
+    (hostname = host.slice(0, host.lastIndexOf(':'))), (port = host.slice(host.lastIndexOf(':') + 1));
   return new URLValue(scheme!, host, hostname, port, path, query);
 }
 
@@ -232,10 +240,30 @@ function fmtCheck(max: number, fmt: string, msg: string, examples: string[]): (s
   };
 }
 
-const dns1123Label = fmtCheck(63, dns1123LabelFmt, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", ['my-name', '123-abc']);
-const dns1123Subdomain = fmtCheck(253, dns1123SubdomainFmt, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", ['example.com']);
-const dns1035Label = fmtCheck(63, dns1035LabelFmt, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", ['my-name', 'abc-123']);
-const labelValue = fmtCheck(63, labelValueFmt, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", ['MyValue', 'my_value', '12345']);
+const dns1123Label = fmtCheck(
+  63,
+  dns1123LabelFmt,
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+  ['my-name', '123-abc'],
+);
+const dns1123Subdomain = fmtCheck(
+  253,
+  dns1123SubdomainFmt,
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+  ['example.com'],
+);
+const dns1035Label = fmtCheck(
+  63,
+  dns1035LabelFmt,
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  ['my-name', 'abc-123'],
+);
+const labelValue = fmtCheck(
+  63,
+  labelValueFmt,
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+  ['MyValue', 'my_value', '12345'],
+);
 
 function qualifiedName(s: string): string[] {
   const parts = s.split('/');
@@ -247,12 +275,22 @@ function qualifiedName(s: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else errs.push(...dns1123Subdomain(prefix).map((e) => `prefix part ${e}`));
   } else if (parts.length > 2) {
-    return [regexError("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, 'MyName', 'my.name', '123-abc') + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+    return [
+      regexError(
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        qualifiedNameFmt,
+        'MyName',
+        'my.name',
+        '123-abc',
+      ) + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push(`name part ${maxLen(63)}`);
   if (name.length > 0 && !new RegExp(`^${qualifiedNameFmt}$`).test(name)) {
-    errs.push(`name part ${regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
+    errs.push(
+      `name part ${regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`,
+    );
   }
   return errs;
 }
@@ -272,7 +310,10 @@ export const namedFormats: Record<string, (s: string) => string[]> = {
   uuid: (s) => (uuidRe.test(s) ? [] : ['does not match the UUID format']),
   byte: (s) => (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) ? [] : ['invalid base64']),
   date: (s) => (/^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid date']),
-  datetime: (s) => (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid datetime']),
+  datetime: (s) =>
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s))
+      ? []
+      : ['invalid datetime'],
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -294,13 +335,35 @@ export function registerKubernetesLibraries(env: Environment): void {
   fn('string(net.IP): string', (ip: IPValue) => ip.toString());
   fn('net.IP.family(): int', (ip: IPValue) => BigInt(ip.family));
   fn('net.IP.isUnspecified(): bool', (ip: IPValue) => ip.bytes.every((b) => b === 0));
-  fn('net.IP.isLoopback(): bool', (ip: IPValue) => (ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((b) => b === 0) && ip.bytes[15] === 1));
-  fn('net.IP.isLinkLocalMulticast(): bool', (ip: IPValue) => (ip.family === 4 ? ip.bytes[0] === 224 && ip.bytes[1] === 0 && ip.bytes[2] === 0 : ip.bytes[0] === 0xff && (ip.bytes[1]! & 0x0f) === 0x02));
-  fn('net.IP.isLinkLocalUnicast(): bool', (ip: IPValue) => (ip.family === 4 ? ip.bytes[0] === 169 && ip.bytes[1] === 254 : ip.bytes[0] === 0xfe && (ip.bytes[1]! & 0xc0) === 0x80));
+  fn('net.IP.isLoopback(): bool', (ip: IPValue) =>
+    ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((b) => b === 0) && ip.bytes[15] === 1,
+  );
+  fn('net.IP.isLinkLocalMulticast(): bool', (ip: IPValue) =>
+    ip.family === 4
+      ? ip.bytes[0] === 224 && ip.bytes[1] === 0 && ip.bytes[2] === 0
+      : ip.bytes[0] === 0xff && (ip.bytes[1]! & 0x0f) === 0x02,
+  );
+  fn('net.IP.isLinkLocalUnicast(): bool', (ip: IPValue) =>
+    ip.family === 4
+      ? ip.bytes[0] === 169 && ip.bytes[1] === 254
+      : ip.bytes[0] === 0xfe && (ip.bytes[1]! & 0xc0) === 0x80,
+  );
   fn('net.IP.isGlobalUnicast(): bool', (ip: IPValue) => {
     const b = ip.bytes;
-    if (ip.family === 4) return !(b.every((x) => x === 255) || b.every((x) => x === 0) || b[0] === 127 || (b[0] === 169 && b[1] === 254) || (b[0]! >= 224 && b[0]! <= 239));
-    return !(b.every((x) => x === 0) || (b.slice(0, 15).every((x) => x === 0) && b[15] === 1) || b[0] === 0xff || (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80));
+    if (ip.family === 4)
+      return !(
+        b.every((x) => x === 255) ||
+        b.every((x) => x === 0) ||
+        b[0] === 127 ||
+        (b[0] === 169 && b[1] === 254) ||
+        (b[0]! >= 224 && b[0]! <= 239)
+      );
+    return !(
+      b.every((x) => x === 0) ||
+      (b.slice(0, 15).every((x) => x === 0) && b[15] === 1) ||
+      b[0] === 0xff ||
+      (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80)
+    );
   });
   env.registerOperator('net.IP == net.IP', (a: IPValue, b: IPValue) => celEquals(a.bytes, b.bytes));
 
@@ -329,7 +392,10 @@ export function registerKubernetesLibraries(env: Environment): void {
   fn('net.CIDR.ip(): net.IP', (c: CIDRValue) => c.ip);
   fn('net.CIDR.masked(): net.CIDR', (c: CIDRValue) => c.masked());
   fn('net.CIDR.prefixLength(): int', (c: CIDRValue) => BigInt(c.prefix));
-  env.registerOperator('net.CIDR == net.CIDR', (a: CIDRValue, b: CIDRValue) => a.prefix === b.prefix && celEquals(a.ip.bytes, b.ip.bytes));
+  env.registerOperator(
+    'net.CIDR == net.CIDR',
+    (a: CIDRValue, b: CIDRValue) => a.prefix === b.prefix && celEquals(a.ip.bytes, b.ip.bytes),
+  );
 
   // URL
   env.registerType('kubernetes.URL', URLValue);
@@ -355,26 +421,45 @@ export function registerKubernetesLibraries(env: Environment): void {
   fn('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined);
   fn('quantity(string): kubernetes.Quantity', (s: string) => {
     const q = parseQuantity(s);
-    if (!q) throw err('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'');
+    if (!q) throw err("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
     return q;
   });
   const toQ = (n: bigint): QuantityValue => new QuantityValue(n, 1n, String(n));
-  const add = (a: QuantityValue, b: QuantityValue, sign: bigint): QuantityValue => new QuantityValue(a.num * b.den + sign * b.num * a.den, a.den * b.den, '');
-  fn('kubernetes.Quantity.isInteger(): bool', (q: QuantityValue) => q.num % q.den === 0n && q.num / q.den <= INT64_MAX && q.num / q.den >= INT64_MIN);
+  const add = (a: QuantityValue, b: QuantityValue, sign: bigint): QuantityValue =>
+    new QuantityValue(a.num * b.den + sign * b.num * a.den, a.den * b.den, '');
+  fn(
+    'kubernetes.Quantity.isInteger(): bool',
+    (q: QuantityValue) => q.num % q.den === 0n && q.num / q.den <= INT64_MAX && q.num / q.den >= INT64_MIN,
+  );
   fn('kubernetes.Quantity.asInteger(): int', (q: QuantityValue) => {
-    if (q.num % q.den !== 0n || q.num / q.den > INT64_MAX || q.num / q.den < INT64_MIN) throw err('cannot convert value to integer');
+    if (q.num % q.den !== 0n || q.num / q.den > INT64_MAX || q.num / q.den < INT64_MIN)
+      throw err('cannot convert value to integer');
     return q.num / q.den;
   });
   fn('kubernetes.Quantity.asApproximateFloat(): double', (q: QuantityValue) => Number(q.num) / Number(q.den));
-  fn('kubernetes.Quantity.sign(): int', (q: QuantityValue) => BigInt(q.num === 0n ? 0 : (q.num < 0n) !== (q.den < 0n) ? -1 : 1));
-  fn('kubernetes.Quantity.add(kubernetes.Quantity): kubernetes.Quantity', (a: QuantityValue, b: QuantityValue) => add(a, b, 1n));
+  fn('kubernetes.Quantity.sign(): int', (q: QuantityValue) =>
+    BigInt(q.num === 0n ? 0 : q.num < 0n !== q.den < 0n ? -1 : 1),
+  );
+  fn('kubernetes.Quantity.add(kubernetes.Quantity): kubernetes.Quantity', (a: QuantityValue, b: QuantityValue) =>
+    add(a, b, 1n),
+  );
   fn('kubernetes.Quantity.add(int): kubernetes.Quantity', (a: QuantityValue, b: bigint) => add(a, toQ(b), 1n));
-  fn('kubernetes.Quantity.sub(kubernetes.Quantity): kubernetes.Quantity', (a: QuantityValue, b: QuantityValue) => add(a, b, -1n));
+  fn('kubernetes.Quantity.sub(kubernetes.Quantity): kubernetes.Quantity', (a: QuantityValue, b: QuantityValue) =>
+    add(a, b, -1n),
+  );
   fn('kubernetes.Quantity.sub(int): kubernetes.Quantity', (a: QuantityValue, b: bigint) => add(a, toQ(b), -1n));
-  fn('kubernetes.Quantity.compareTo(kubernetes.Quantity): int', (a: QuantityValue, b: QuantityValue) => BigInt(a.cmp(b)));
-  fn('kubernetes.Quantity.isGreaterThan(kubernetes.Quantity): bool', (a: QuantityValue, b: QuantityValue) => a.cmp(b) > 0);
+  fn('kubernetes.Quantity.compareTo(kubernetes.Quantity): int', (a: QuantityValue, b: QuantityValue) =>
+    BigInt(a.cmp(b)),
+  );
+  fn(
+    'kubernetes.Quantity.isGreaterThan(kubernetes.Quantity): bool',
+    (a: QuantityValue, b: QuantityValue) => a.cmp(b) > 0,
+  );
   fn('kubernetes.Quantity.isLessThan(kubernetes.Quantity): bool', (a: QuantityValue, b: QuantityValue) => a.cmp(b) < 0);
-  env.registerOperator('kubernetes.Quantity == kubernetes.Quantity', (a: QuantityValue, b: QuantityValue) => a.cmp(b) === 0);
+  env.registerOperator(
+    'kubernetes.Quantity == kubernetes.Quantity',
+    (a: QuantityValue, b: QuantityValue) => a.cmp(b) === 0,
+  );
 
   // Named formats
   env.registerType('kubernetes.NamedFormat', NamedFormat);

@@ -32,7 +32,7 @@ export interface SourceCheck {
   engineSource: string;
 }
 
-const enum T {
+enum T {
   EOF,
   Ident,
   Literal,
@@ -55,7 +55,26 @@ const WORD = /[A-Za-z0-9_]/;
 const DIGIT = /[0-9]/;
 const HEX = /[0-9a-fA-F]/;
 const TWO_CHAR_OPS = new Set(['==', '!=', '<=', '>=', '&&', '||']);
-const ONE_CHAR_OPS = new Set(['<', '>', '[', ']', '{', '}', '(', ')', '.', ',', '-', '!', '?', ':', '+', '*', '/', '%']);
+const ONE_CHAR_OPS = new Set([
+  '<',
+  '>',
+  '[',
+  ']',
+  '{',
+  '}',
+  '(',
+  ')',
+  '.',
+  ',',
+  '-',
+  '!',
+  '?',
+  ':',
+  '+',
+  '*',
+  '/',
+  '%',
+]);
 
 /**
  * CEL.g4's tokens. What it does not know becomes a token of its own, where the shadow parser
@@ -78,7 +97,11 @@ function lex(src: string): Token[] {
     const start = i;
     // Strings and bytes, raw or not, single or triple quoted.
     let q = i;
-    if ((src[q] === 'b' || src[q] === 'B') && (src[q + 1] === '"' || src[q + 1] === "'" || src[q + 1] === 'r' || src[q + 1] === 'R')) q++;
+    if (
+      (src[q] === 'b' || src[q] === 'B') &&
+      (src[q + 1] === '"' || src[q + 1] === "'" || src[q + 1] === 'r' || src[q + 1] === 'R')
+    )
+      q++;
     let raw = false;
     if ((src[q] === 'r' || src[q] === 'R') && (src[q + 1] === '"' || src[q + 1] === "'")) (raw = true), q++;
     if (src[q] === '"' || src[q] === "'") {
@@ -86,7 +109,8 @@ function lex(src: string): Token[] {
       const triple = src.startsWith(quote.repeat(3), q);
       const close = triple ? quote.repeat(3) : quote;
       let j = q + close.length;
-      while (j < n && !src.startsWith(close, j) && (triple || (src[j] !== '\n' && src[j] !== '\r'))) j += !raw && src[j] === '\\' ? 2 : 1;
+      while (j < n && !src.startsWith(close, j) && (triple || (src[j] !== '\n' && src[j] !== '\r')))
+        j += !raw && src[j] === '\\' ? 2 : 1;
       if (j >= n || !src.startsWith(close, j)) {
         out.push({ t: T.Op, v: src[start]!, pos: start, end: start + 1 });
         break;
@@ -101,7 +125,8 @@ function lex(src: string): Token[] {
       const word = src.slice(i, j);
       i = j;
       if (word === 'in') out.push({ t: T.Op, v: 'in', pos: start, end: i });
-      else if (word === 'true' || word === 'false' || word === 'null') out.push({ t: T.Literal, v: '', pos: start, end: i });
+      else if (word === 'true' || word === 'false' || word === 'null')
+        out.push({ t: T.Literal, v: '', pos: start, end: i });
       else out.push({ t: T.Ident, v: word, pos: start, end: i });
       continue;
     }
@@ -126,7 +151,10 @@ function lex(src: string): Token[] {
           j++;
           while (j < n && DIGIT.test(src[j]!)) j++;
         }
-        if ((src[j] === 'e' || src[j] === 'E') && (DIGIT.test(src[j + 1] ?? '') || ((src[j + 1] === '+' || src[j + 1] === '-') && DIGIT.test(src[j + 2] ?? '')))) {
+        if (
+          (src[j] === 'e' || src[j] === 'E') &&
+          (DIGIT.test(src[j + 1] ?? '') || ((src[j + 1] === '+' || src[j + 1] === '-') && DIGIT.test(src[j + 2] ?? '')))
+        ) {
           j += 2;
           while (j < n && DIGIT.test(src[j]!)) j++;
         }
@@ -151,7 +179,7 @@ function lex(src: string): Token[] {
 }
 
 // Rule indexes of CEL.g4, as the listener counts them.
-const enum R {
+enum R {
   start,
   expr,
   conditionalOr,
@@ -439,7 +467,9 @@ class Shadow {
 }
 
 /** Tokens that end an operand: a `-` after one is binary. */
-const endsOperand = (t: Token | undefined): boolean => t !== undefined && (t.t === T.Ident || t.t === T.Literal || (t.t === T.Op && (t.v === ')' || t.v === ']' || t.v === '}')));
+const endsOperand = (t: Token | undefined): boolean =>
+  t !== undefined &&
+  (t.t === T.Ident || t.t === T.Literal || (t.t === T.Op && (t.v === ')' || t.v === ']' || t.v === '}')));
 
 /**
  * Blanks each run of unary `!` or `-` down to what cel-go's visitor keeps: nothing of an even
@@ -486,7 +516,12 @@ export function codePointCount(s: string): number {
 export function checkSource(src: string, maxDepth = MAX_RECURSION_DEPTH): SourceCheck {
   const size = codePointCount(src);
   if (size > EXPRESSION_SIZE_CODE_POINT_LIMIT) {
-    return { issue: noLocation(`expression code point size exceeds limit: size: ${size}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`), engineSource: src };
+    return {
+      issue: noLocation(
+        `expression code point size exceeds limit: size: ${size}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`,
+      ),
+      engineSource: src,
+    };
   }
   const toks = lex(src);
   const engineSource = collapseUnaryRuns(src, toks);
@@ -494,7 +529,8 @@ export function checkSource(src: string, maxDepth = MAX_RECURSION_DEPTH): Source
   try {
     shadow.start();
   } catch (e) {
-    if (e instanceof Limit) return { issue: noLocation(`expression recursion limit exceeded: ${maxDepth}`), engineSource };
+    if (e instanceof Limit)
+      return { issue: noLocation(`expression recursion limit exceeded: ${maxDepth}`), engineSource };
     if (!(e instanceof Bail)) throw e;
   }
   // The visitor runs after the parse, also over a tree with syntax errors.

@@ -13,8 +13,21 @@ interface EngineError {
 }
 
 const opNames: Record<string, string> = {
-  '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', '==': '_==_', '!=': '_!=_',
-  '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_', in: '@in', '!': '!_', '&&': '_&&_', '||': '_||_',
+  '+': '_+_',
+  '-': '_-_',
+  '*': '_*_',
+  '/': '_/_',
+  '%': '_%_',
+  '==': '_==_',
+  '!=': '_!=_',
+  '<': '_<_',
+  '<=': '_<=_',
+  '>': '_>_',
+  '>=': '_>=_',
+  in: '@in',
+  '!': '!_',
+  '&&': '_&&_',
+  '||': '_||_',
 };
 
 /** Engine type names as cel-go prints them: list(int), map(string, int), objects as `object`. */
@@ -61,10 +74,13 @@ function translate(e: EngineError, knownFunctions: ReadonlySet<string>): string 
   if (e.name === 'ParseError') return `Syntax error: ${s}`;
   if ((m = s.match(/^No such key: (.*)$/))) return `undefined field '${m[1]}'`;
   if ((m = s.match(/^Unknown variable: (.*)$/))) return `undeclared reference to '${m[1]}' (in container '')`;
-  if ((m = s.match(/^no such overload: (\S+) (\S+) (\S+)$/))) return `found no matching overload for '${opNames[m[2]!] ?? m[2]}' applied to '(${celGoType(m[1]!)}, ${celGoType(m[3]!)})'`;
+  if ((m = s.match(/^no such overload: (\S+) (\S+) (\S+)$/)))
+    return `found no matching overload for '${opNames[m[2]!] ?? m[2]}' applied to '(${celGoType(m[1]!)}, ${celGoType(m[3]!)})'`;
   // Unary operators: the engine writes `!string`, `-string`; cel-go names them !_ and -_.
-  if ((m = s.match(/^no such overload: ([!-])(\S+)$/))) return `found no matching overload for '${m[1] === '!' ? '!_' : '-_'}' applied to '(${celGoType(m[2]!)})'`;
-  if ((m = s.match(/^no such overload: (\S+)(\S+)$/))) return `found no matching overload for '${opNames[m[1]!] ?? m[1]}' applied to '(${celGoType(m[2]!)})'`;
+  if ((m = s.match(/^no such overload: ([!-])(\S+)$/)))
+    return `found no matching overload for '${m[1] === '!' ? '!_' : '-_'}' applied to '(${celGoType(m[2]!)})'`;
+  if ((m = s.match(/^no such overload: (\S+)(\S+)$/)))
+    return `found no matching overload for '${opNames[m[1]!] ?? m[1]}' applied to '(${celGoType(m[2]!)})'`;
   if ((m = s.match(/^found no matching overload for '(?:([^.(']+(?:<[^']*>)?)\.)?([\w]+)\((.*)\)'$/))) {
     const [, recv, fn, args] = m;
     if (!knownFunctions.has(fn!)) return `undeclared reference to '${fn}' (in container '')`;

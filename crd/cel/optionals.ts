@@ -60,13 +60,15 @@ export function isZeroValue(v: unknown): boolean {
 
 function optTypeCheck(chk: Checker, m: OptMacro, ctx: Scope): CheckedType {
   const recv = chk.check(m.receiver, ctx);
-  if (recv.kind !== 'optional' && recv.kind !== 'dyn') throw chk.createError('optional_expected', `${m.desc} receiver must be optional, got '${recv}'`, m.receiver);
+  if (recv.kind !== 'optional' && recv.kind !== 'dyn')
+    throw chk.createError('optional_expected', `${m.desc} receiver must be optional, got '${recv}'`, m.receiver);
   // An unbound type parameter (optional.none(), an empty literal's elements) binds as dyn.
   const inner = recv.kind === 'optional' ? recv.valueType : undefined;
   m.varType = inner && inner.kind !== 'param' ? inner : chk.getType('dyn');
   const body = chk.check(m.body, ctx.forkWithVariable(m.name, m.varType));
   if (!m.flat) return chk.registry.getOptionalType(body);
-  if (body.kind !== 'optional' && body.kind !== 'dyn') throw chk.createError('optional_expected', `${m.desc} must return an optional, got '${body}'`, m.body);
+  if (body.kind !== 'optional' && body.kind !== 'dyn')
+    throw chk.createError('optional_expected', `${m.desc} must return an optional, got '${body}'`, m.body);
   return body.kind === 'optional' ? body : chk.getType('optional');
 }
 
@@ -89,10 +91,15 @@ function optMacro(desc: string, flat: boolean) {
 }
 
 export function registerOptionals(env: Environment): void {
-  env.registerFunction('OptionalNamespace.ofNonZeroValue(A): optional<A>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
+  env.registerFunction('OptionalNamespace.ofNonZeroValue(A): optional<A>', (_ns: unknown, v: unknown) =>
+    isZeroValue(v) ? Optional.none() : Optional.of(v),
+  );
   env.registerOperator('optional<A> == optional<A>', (a: Optional, b: Optional) =>
     a.hasValue() && b.hasValue() ? celEquals(a.value(), b.value()) : a.hasValue() === b.hasValue(),
   );
   env.registerFunction('optional.optMap(ast, ast): optional<dyn>', optMacro('optMap(var, expr)', false) as never);
-  env.registerFunction('optional.optFlatMap(ast, ast): optional<dyn>', optMacro('optFlatMap(var, expr)', true) as never);
+  env.registerFunction(
+    'optional.optFlatMap(ast, ast): optional<dyn>',
+    optMacro('optFlatMap(var, expr)', true) as never,
+  );
 }

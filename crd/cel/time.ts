@@ -27,10 +27,23 @@ const NANOS_PER_MILLI = 1_000_000n;
 const NANOS_PER_MINUTE = 60n * NANOS_PER_SECOND;
 const NANOS_PER_HOUR = 60n * NANOS_PER_MINUTE;
 
-const GETTERS = ['getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek', 'getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'] as const;
+const GETTERS = [
+  'getFullYear',
+  'getMonth',
+  'getDayOfYear',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+] as const;
 
 /** Engine built-ins this library replaces (call name → our overloads' name). */
-export const timeRenames: Record<string, string> = Object.fromEntries([...GETTERS, 'timestamp', 'duration'].map((n) => [n, `k8s_${n}`]));
+export const timeRenames: Record<string, string> = Object.fromEntries(
+  [...GETTERS, 'timestamp', 'duration'].map((n) => [n, `k8s_${n}`]),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Durations
@@ -125,7 +138,18 @@ export function parseTimestamp(s: string): Date {
   const m = RFC3339.exec(s);
   const [, y, mo, d, h, mi, sec, frac = '', sign, oh, om] = m ?? [];
   const n = (x: string | undefined): number => Number(x ?? 0);
-  if (!m || n(mo) < 1 || n(mo) > 12 || n(d) < 1 || n(d) > 31 || n(h) > 23 || n(mi) > 59 || n(sec) > 59 || n(oh) > 23 || n(om) > 59) {
+  if (
+    !m ||
+    n(mo) < 1 ||
+    n(mo) > 12 ||
+    n(d) < 1 ||
+    n(d) > 31 ||
+    n(h) > 23 ||
+    n(mi) > 59 ||
+    n(sec) > 59 ||
+    n(oh) > 23 ||
+    n(om) > 59
+  ) {
     throw new Error(`invalid RFC 3339 timestamp ${JSON.stringify(s)}`);
   }
   const year = n(y);
@@ -133,7 +157,8 @@ export function parseTimestamp(s: string): Date {
   // Go's time.Parse rejects a day the month does not have ('2009-02-30').
   if (n(d) > daysIn(month, year)) throw new Error(`type conversion error from 'string' to '${TS}'`);
   const offsetMinutes = sign ? (sign === '-' ? -1 : 1) * (n(oh) * 60 + n(om)) : 0;
-  const ms = utcMillis(year, month, n(d), n(h), n(mi), n(sec), n(frac.slice(0, 3).padEnd(3, '0'))) - offsetMinutes * 60_000;
+  const ms =
+    utcMillis(year, month, n(d), n(h), n(mi), n(sec), n(frac.slice(0, 3).padEnd(3, '0'))) - offsetMinutes * 60_000;
   const unix = Math.floor(ms / 1000);
   if (unix < MIN_UNIX_SECONDS || unix > MAX_UNIX_SECONDS) throw new Error('timestamp overflow');
   return new Date(ms);

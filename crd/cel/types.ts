@@ -14,7 +14,18 @@ import { itemsSchema } from '../schema/prune.js';
 /** celconfig.MaxRequestSizeBytes */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 
-export type DeclKind = 'object' | 'map' | 'list' | 'string' | 'bytes' | 'duration' | 'timestamp' | 'int' | 'double' | 'bool' | 'dyn';
+export type DeclKind =
+  | 'object'
+  | 'map'
+  | 'list'
+  | 'string'
+  | 'bytes'
+  | 'duration'
+  | 'timestamp'
+  | 'int'
+  | 'double'
+  | 'bool'
+  | 'dyn';
 
 export interface Decl {
   kind: DeclKind;
@@ -31,15 +42,36 @@ export interface Decl {
   /** Schema path for humans, `spec.items[*].name`. */
   path: string;
   /** Runtime class of object values. */
-  ctor?: new (entries?: Iterable<readonly [string, unknown]>) => Map<string, unknown>;
+  ctor?: new (
+    entries?: Iterable<readonly [string, unknown]>,
+  ) => Map<string, unknown>;
   /** Type registrations this decl needs (objects, in dependency-free order). */
   schema: JSONSchemaProps;
 }
 
 // CEL reserved words kube escapes as __{word}__ (apiserver/pkg/cel/escaping.go).
 const celReserved = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
-  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 
 /** kube's cel.Escape: the CEL name of a property, or undefined when it cannot be accessed. */
@@ -69,7 +101,8 @@ const JSON_DATE_SIZE = 12;
 const MIN_DATETIME_SIZE_JSON = 21;
 const MAX_DATETIME_SIZE_JSON = 32;
 const estimateMaxArrayItems = (minSize: number): number => Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize + 1));
-const estimateMaxAdditionalProperties = (minSize: number): number => Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize + 6));
+const estimateMaxAdditionalProperties = (minSize: number): number =>
+  Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize + 6));
 
 /** Allocates unique CEL type names for the object types of one compilation. */
 export class TypeNamer {
@@ -88,21 +121,53 @@ const isEmbedded = (s: JSONSchemaProps): boolean => s['x-kubernetes-embedded-res
  * every embedded resource.
  */
 export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root = false): Decl {
-  const dyn = (): Decl => ({ kind: 'dyn', celType: 'dyn', maxElements: estimateMaxStringLength(), unbounded: true, minSerializedSize: 1, path, schema: s });
+  const dyn = (): Decl => ({
+    kind: 'dyn',
+    celType: 'dyn',
+    maxElements: estimateMaxStringLength(),
+    unbounded: true,
+    minSerializedSize: 1,
+    path,
+    schema: s,
+  });
   if (s['x-kubernetes-int-or-string']) return dyn();
   const type = s.type ?? '';
   switch (type) {
     case 'integer':
       return { kind: 'int', celType: 'int', maxElements: 0, unbounded: false, minSerializedSize: 1, path, schema: s };
     case 'number':
-      return { kind: 'double', celType: 'double', maxElements: 0, unbounded: false, minSerializedSize: 1, path, schema: s };
+      return {
+        kind: 'double',
+        celType: 'double',
+        maxElements: 0,
+        unbounded: false,
+        minSerializedSize: 1,
+        path,
+        schema: s,
+      };
     case 'boolean':
       return { kind: 'bool', celType: 'bool', maxElements: 0, unbounded: false, minSerializedSize: 4, path, schema: s };
     case 'string': {
-      const scalar = (kind: DeclKind, celType: string, maxElements: number, minSerializedSize: number): Decl => ({ kind, celType, maxElements, unbounded: false, minSerializedSize, path, schema: s });
+      const scalar = (kind: DeclKind, celType: string, maxElements: number, minSerializedSize: number): Decl => ({
+        kind,
+        celType,
+        maxElements,
+        unbounded: false,
+        minSerializedSize,
+        path,
+        schema: s,
+      });
       switch (s.format) {
         case 'byte':
-          return { kind: 'bytes', celType: 'bytes', maxElements: s.maxLength ?? estimateMaxStringLength(), unbounded: s.maxLength === undefined, minSerializedSize: 2, path, schema: s };
+          return {
+            kind: 'bytes',
+            celType: 'bytes',
+            maxElements: s.maxLength ?? estimateMaxStringLength(),
+            unbounded: s.maxLength === undefined,
+            minSerializedSize: 2,
+            path,
+            schema: s,
+          };
         case 'duration':
           return scalar('duration', 'google.protobuf.Duration', MAX_DURATION_SIZE_JSON, MIN_DURATION_SIZE_JSON);
         case 'date':
@@ -114,7 +179,15 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
       let max = s.maxLength ?? estimateMaxStringLength();
       if (unbounded && Array.isArray(s.enum) && s.enum.length > 0) {
         max = Math.max(...s.enum.map((v) => (typeof v === 'string' ? v.length : 0)));
-        return { kind: 'string', celType: 'string', maxElements: max, unbounded: false, minSerializedSize: 2, path, schema: s };
+        return {
+          kind: 'string',
+          celType: 'string',
+          maxElements: max,
+          unbounded: false,
+          minSerializedSize: 2,
+          path,
+          schema: s,
+        };
       }
       return { kind: 'string', celType: 'string', maxElements: max, unbounded, minSerializedSize: 2, path, schema: s };
     }
@@ -124,7 +197,16 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
       const elem = declFor(is, `${path}[*]`, namer, isEmbedded(is));
       const unbounded = s.maxItems === undefined;
       const max = s.maxItems ?? estimateMaxArrayItems(elem.minSerializedSize);
-      return { kind: 'list', celType: `list<${elem.celType}>`, elem, maxElements: max, unbounded, minSerializedSize: 2, path, schema: s };
+      return {
+        kind: 'list',
+        celType: `list<${elem.celType}>`,
+        elem,
+        maxElements: max,
+        unbounded,
+        minSerializedSize: 2,
+        path,
+        schema: s,
+      };
     }
     case 'object': {
       const props = s.properties ?? {};
@@ -134,7 +216,16 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
         const elem = declFor(ap, `${path}[*]`, namer, isEmbedded(ap));
         const unbounded = s.maxProperties === undefined;
         const max = s.maxProperties ?? estimateMaxAdditionalProperties(elem.minSerializedSize);
-        return { kind: 'map', celType: `map<string, ${elem.celType}>`, elem, maxElements: max, unbounded, minSerializedSize: 2, path, schema: s };
+        return {
+          kind: 'map',
+          celType: `map<string, ${elem.celType}>`,
+          elem,
+          maxElements: max,
+          unbounded,
+          minSerializedSize: 2,
+          path,
+          schema: s,
+        };
       }
       if (!hasProps && (s['x-kubernetes-preserve-unknown-fields'] || ap === true)) return dyn();
       const fields = new Map<string, { jsonName: string; decl: Decl }>();
@@ -147,7 +238,15 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
         if (required.has(name) && prop.default === undefined) minSize += name.length + d.minSerializedSize + 4;
       }
       if (root) {
-        const str = (p: string): Decl => ({ kind: 'string', celType: 'string', maxElements: estimateMaxStringLength(), unbounded: true, minSerializedSize: 2, path: p, schema: { type: 'string' } });
+        const str = (p: string): Decl => ({
+          kind: 'string',
+          celType: 'string',
+          maxElements: estimateMaxStringLength(),
+          unbounded: true,
+          minSerializedSize: 2,
+          path: p,
+          schema: { type: 'string' },
+        });
         if (!fields.has('apiVersion')) fields.set('apiVersion', { jsonName: 'apiVersion', decl: str('apiVersion') });
         if (!fields.has('kind')) fields.set('kind', { jsonName: 'kind', decl: str('kind') });
         const metaName = namer.next();
@@ -155,12 +254,32 @@ export function declFor(s: JSONSchemaProps, path: string, namer: TypeNamer, root
           ['name', { jsonName: 'name', decl: str('metadata.name') }],
           ['generateName', { jsonName: 'generateName', decl: str('metadata.generateName') }],
         ]);
-        const meta: Decl = { kind: 'object', celType: metaName, fields: metaFields, maxElements: 0, unbounded: false, minSerializedSize: 2, path: 'metadata', schema: { type: 'object' }, ctor: makeCtor(metaName) };
+        const meta: Decl = {
+          kind: 'object',
+          celType: metaName,
+          fields: metaFields,
+          maxElements: 0,
+          unbounded: false,
+          minSerializedSize: 2,
+          path: 'metadata',
+          schema: { type: 'object' },
+          ctor: makeCtor(metaName),
+        };
         namer.objects.push(meta);
         fields.set('metadata', { jsonName: 'metadata', decl: meta });
       }
       const name = namer.next();
-      const d: Decl = { kind: 'object', celType: name, fields, maxElements: 0, unbounded: false, minSerializedSize: minSize, path, schema: s, ctor: makeCtor(name) };
+      const d: Decl = {
+        kind: 'object',
+        celType: name,
+        fields,
+        maxElements: 0,
+        unbounded: false,
+        minSerializedSize: minSize,
+        path,
+        schema: s,
+        ctor: makeCtor(name),
+      };
       namer.objects.push(d);
       return d;
     }
@@ -203,7 +322,7 @@ export function toCel(v: unknown, d: Decl): unknown {
       const o = v as Record<string, unknown>;
       const m = new d.ctor!();
       for (const [cel, f] of d.fields!) {
-        if (Object.prototype.hasOwnProperty.call(o, f.jsonName) && o[f.jsonName] !== undefined) m.set(cel, toCel(o[f.jsonName], f.decl));
+        if (Object.hasOwn(o, f.jsonName) && o[f.jsonName] !== undefined) m.set(cel, toCel(o[f.jsonName], f.decl));
       }
       return m;
     }

@@ -29,7 +29,8 @@ function subSchemas(s: JSONSchemaProps): JSONSchemaProps[] {
   add(s.additionalItems);
   add(s.not);
   for (const list of [s.allOf, s.anyOf, s.oneOf]) for (const v of list ?? []) add(v);
-  for (const map of [s.properties, s.patternProperties, s.definitions, s.dependencies]) for (const v of Object.values(map ?? {})) add(v);
+  for (const map of [s.properties, s.patternProperties, s.definitions, s.dependencies])
+    for (const v of Object.values(map ?? {})) add(v);
   return out;
 }
 
@@ -45,9 +46,13 @@ function nestsTooDeep(schema: JSONSchemaProps): boolean {
 }
 
 export const checkSchemaAtCRDWrite: SchemaValidator = (schema, path, ctx) => {
-  if (nestsTooDeep(schema)) return [forbidden(path, `must not nest schemas more than ${MAX_SCHEMA_NESTING} levels deep`)];
+  if (nestsTooDeep(schema))
+    return [forbidden(path, `must not nest schemas more than ${MAX_SCHEMA_NESTING} levels deep`)];
   const oldSchemas = ctx.old?.spec.versions.map((v) => v.schema?.openAPIV3Schema);
-  const errs = validateStructuralSchema(schema, path, { ...(oldSchemas ? structuralOptionsForUpdate(oldSchemas) : {}), validateDefaults });
+  const errs = validateStructuralSchema(schema, path, {
+    ...(oldSchemas ? structuralOptionsForUpdate(oldSchemas) : {}),
+    validateDefaults,
+  });
   // CEL rules are compiled and type-checked against a structural schema only, after its errors.
   return errs.length > 0 ? errs : compileSchemaRules(schema, path).errors;
 };

@@ -59,7 +59,8 @@ const hasDefault = (s: JSONSchemaProps | undefined | null): s is JSONSchemaProps
 const defaultsBelow = new WeakMap<JSONSchemaProps, boolean>();
 
 /** kube's isNonNullableNull: a null where the schema does not allow one. */
-const isNonNullableNull = (v: unknown, s: JSONSchemaProps | undefined | null): boolean => v === null && !!s && !s.nullable;
+const isNonNullableNull = (v: unknown, s: JSONSchemaProps | undefined | null): boolean =>
+  v === null && !!s && !s.nullable;
 
 /** A deep copy of a JSON value (kube's runtime.DeepCopyJSONValue); defaults may nest deep, so no recursion. */
 export const deepCopyJSON = cloneJson;
@@ -75,7 +76,7 @@ export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): 
       for (const k of Object.keys(props)) {
         const prop = props[k];
         if (!hasDefault(prop)) continue;
-        if (!Object.prototype.hasOwnProperty.call(x, k) || isNonNullableNull(x[k], prop)) setOwn(x, k, deepCopyJSON(prop.default));
+        if (!Object.hasOwn(x, k) || isNonNullableNull(x[k], prop)) setOwn(x, k, deepCopyJSON(prop.default));
       }
     }
     const ap = additionalSchema(s);

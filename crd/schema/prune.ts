@@ -72,7 +72,11 @@ export function additionalSchema(s: JSONSchemaProps | undefined): JSONSchemaProp
  * any depth). Walks that act only at such schemas skip a value whose schema has none below: a
  * map of 100,000 keys is then not walked at all. Remembered per schema object in `within`.
  */
-export function holdsBelow(s: JSONSchemaProps, test: (s: JSONSchemaProps) => boolean, within: WeakMap<JSONSchemaProps, boolean>): boolean {
+export function holdsBelow(
+  s: JSONSchemaProps,
+  test: (s: JSONSchemaProps) => boolean,
+  within: WeakMap<JSONSchemaProps, boolean>,
+): boolean {
   const known = within.get(s);
   if (known !== undefined) return known;
   // Children before parents, on an explicit stack: a CRD's schema may nest deep.
@@ -86,7 +90,10 @@ export function holdsBelow(s: JSONSchemaProps, test: (s: JSONSchemaProps) => boo
       continue;
     }
     stack.pop();
-    within.set(top.s, below.some((c) => test(c) || within.get(c) === true));
+    within.set(
+      top.s,
+      below.some((c) => test(c) || within.get(c) === true),
+    );
   }
   return within.get(s) === true;
 }
@@ -104,7 +111,7 @@ function childSchemas(s: JSONSchemaProps): JSONSchemaProps[] {
 /** The schema of a property named in `properties` (own keys only: `constructor` is no property). */
 export function propertySchema(s: JSONSchemaProps, k: string): JSONSchemaProps | undefined {
   const props = s.properties;
-  return props !== undefined && Object.prototype.hasOwnProperty.call(props, k) ? props[k] : undefined;
+  return props !== undefined && Object.hasOwn(props, k) ? props[k] : undefined;
 }
 
 /** Go's sort.Strings order: by UTF-8 bytes, i.e. by code point (not by UTF-16 unit). */
@@ -197,7 +204,8 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       }
     } else if (Array.isArray(x)) {
       const items = s === undefined ? undefined : itemsSchema(s);
-      for (let i = 0; i < x.length; i++) if (isContainer(x[i])) stack.push(frame(x[i], items, `${f.path}[${i}]`, false));
+      for (let i = 0; i < x.length; i++)
+        if (isContainer(x[i])) stack.push(frame(x[i], items, `${f.path}[${i}]`, false));
     }
   }
   pruned.sort(compareGoStrings);
@@ -269,7 +277,15 @@ const objectMetaFields = new Set([
   'managedFields',
 ]);
 const ownerReferenceFields = new Set(['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion']);
-const managedFieldsEntryFields = new Set(['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource']);
+const managedFieldsEntryFields = new Set([
+  'manager',
+  'operation',
+  'apiVersion',
+  'time',
+  'fieldsType',
+  'fieldsV1',
+  'subresource',
+]);
 const metaStringFields = new Set(['name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion']);
 const metaListFields = new Set(['ownerReferences', 'finalizers', 'managedFields']);
 

@@ -54,7 +54,11 @@ export interface StructuralSchemaOptions {
 }
 
 /** All of kube's CRD-write checks of one openAPIV3Schema; `path` is where kube reports it. */
-export function validateStructuralSchema(schema: JSONSchemaProps, path: string, options: StructuralSchemaOptions = {}): FieldError[] {
+export function validateStructuralSchema(
+  schema: JSONSchemaProps,
+  path: string,
+  options: StructuralSchemaOptions = {},
+): FieldError[] {
   const opts: Flags = {
     requireStructuralSchema: options.requireStructuralSchema ?? true,
     requireValidPropertyType: options.requireValidPropertyType ?? true,
@@ -72,7 +76,14 @@ export function validateStructuralSchema(schema: JSONSchemaProps, path: string, 
       if (structural.length === 0 && options.validateDefaults) errs.push(...options.validateDefaults(schema, path));
     }
   }
-  validateOpenAPISchema(root, path, { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false }, true, opts, errs);
+  validateOpenAPISchema(
+    root,
+    path,
+    { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false },
+    true,
+    opts,
+    errs,
+  );
   if (errs.length === 0 && initError !== undefined) errs.push(invalid(path, '', initError));
   return errs;
 }
@@ -81,8 +92,11 @@ export function validateStructuralSchema(schema: JSONSchemaProps, path: string, 
  * On a CRD update kube does not tighten rules the stored CRD already breaks: pass the old CRD's
  * schemas (every version's, or the shared one) to get the options for validating the new ones.
  */
-export function structuralOptionsForUpdate(oldSchemas: readonly (JSONSchemaProps | undefined)[]): StructuralSchemaOptions {
-  const any = (pred: (s: Rec) => boolean): boolean => oldSchemas.some((s) => s !== undefined && schemaHas(asRec(s), pred));
+export function structuralOptionsForUpdate(
+  oldSchemas: readonly (JSONSchemaProps | undefined)[],
+): StructuralSchemaOptions {
+  const any = (pred: (s: Rec) => boolean): boolean =>
+    oldSchemas.some((s) => s !== undefined && schemaHas(asRec(s), pred));
   return {
     requireValidPropertyType: !any((s) => str(s, 'type') !== '' && !OPENAPI_V3_TYPES.includes(str(s, 'type'))),
     requireAtomicSetType: !any(hasNonAtomicSetItems),
@@ -217,10 +231,22 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
   const preserveUnknown = isTrue(s, 'x-kubernetes-preserve-unknown-fields');
   const embedded = isTrue(s, 'x-kubernetes-embedded-resource');
   if (intOrString && preserveUnknown) {
-    errs.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), true, 'must be false if x-kubernetes-int-or-string is true'));
+    errs.push(
+      invalid(
+        child(path, 'x-kubernetes-preserve-unknown-fields'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
   }
   if (intOrString && embedded) {
-    errs.push(invalid(child(path, 'x-kubernetes-embedded-resource'), true, 'must be false if x-kubernetes-int-or-string is true'));
+    errs.push(
+      invalid(
+        child(path, 'x-kubernetes-embedded-resource'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
   }
 
   // The two int-or-string shapes whose nested types are allowed:
@@ -242,15 +268,20 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
     }[lvl];
     errs.push(required(child(path, 'type'), detail));
   }
-  if (embedded && ap) errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
-  if (lvl === 'root' && type !== '' && type !== 'object') errs.push(invalid(child(path, 'type'), type, 'must be object at the root'));
+  if (embedded && ap)
+    errs.push(
+      forbidden(child(path, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'),
+    );
+  if (lvl === 'root' && type !== '' && type !== 'object')
+    errs.push(invalid(child(path, 'type'), type, 'must be object at the root'));
 
   const propertiesPath = child(path, 'properties');
   const byName = new Map(properties);
   if (checkMetadata) {
     for (const name of ['kind', 'apiVersion']) {
       const sub = byName.get(name);
-      if (sub && str(sub, 'type') !== 'string') errs.push(invalid(child(key(propertiesPath, name), 'type'), str(sub, 'type'), 'must be string'));
+      if (sub && str(sub, 'type') !== 'string')
+        errs.push(invalid(child(key(propertiesPath, name), 'type'), str(sub, 'type'), 'must be string'));
     }
   }
   const metadata = byName.get('metadata');
@@ -260,28 +291,52 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
       errs.push(invalid(child(metadataPath, 'type'), str(metadata, 'type'), 'must be object'));
     }
     if (lvl === 'root' && !restrictsOnlyNameAndGenerateName(metadata)) {
-      errs.push(forbidden(metadataPath, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+      errs.push(
+        forbidden(
+          metadataPath,
+          'must not specify anything other than name and generateName, but metadata is implicitly specified',
+        ),
+      );
     }
   }
   if (embedded && !preserveUnknown && properties.length === 0) {
-    errs.push(required(propertiesPath, 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
+    errs.push(
+      required(
+        propertiesPath,
+        'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+      ),
+    );
   }
 }
 
 /** The value validations (allOf, anyOf, oneOf, not, pattern) of a schema or a nested clause. */
-function valueValidation(v: Rec, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, lvl: Level, path: string, errs: FieldError[]): void {
+function valueValidation(
+  v: Rec,
+  skipAnyOf: boolean,
+  skipFirstAllOfAnyOf: boolean,
+  lvl: Level,
+  path: string,
+  errs: FieldError[],
+): void {
   if (!skipAnyOf) {
-    schemaList(v, 'anyOf').forEach((sub, i) => nestedValueValidation(sub, false, lvl, index(child(path, 'anyOf'), i), errs));
+    schemaList(v, 'anyOf').forEach((sub, i) =>
+      nestedValueValidation(sub, false, lvl, index(child(path, 'anyOf'), i), errs),
+    );
   }
-  schemaList(v, 'allOf').forEach((sub, i) => nestedValueValidation(sub, skipFirstAllOfAnyOf && i === 0, lvl, index(child(path, 'allOf'), i), errs));
-  schemaList(v, 'oneOf').forEach((sub, i) => nestedValueValidation(sub, false, lvl, index(child(path, 'oneOf'), i), errs));
+  schemaList(v, 'allOf').forEach((sub, i) =>
+    nestedValueValidation(sub, skipFirstAllOfAnyOf && i === 0, lvl, index(child(path, 'allOf'), i), errs),
+  );
+  schemaList(v, 'oneOf').forEach((sub, i) =>
+    nestedValueValidation(sub, false, lvl, index(child(path, 'oneOf'), i), errs),
+  );
   const not = notSchema(v);
   if (not) nestedValueValidation(not, false, lvl, child(path, 'not'), errs);
 
   const pattern = str(v, 'pattern');
   if (pattern !== '') {
     const err = regexpError(pattern);
-    if (err !== undefined) errs.push(invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${err}`));
+    if (err !== undefined)
+      errs.push(invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${err}`));
   }
 }
 
@@ -291,7 +346,8 @@ function nestedValueValidation(v: Rec, skipAnyOf: boolean, lvl: Level, path: str
   const items = itemsSchema(v);
   if (items) nestedValueValidation(items, false, lvl, child(path, 'items'), errs);
   const properties = schemaMap(v, 'properties');
-  for (const [name, sub] of properties) nestedValueValidation(sub, false, 'field', key(child(path, 'properties'), name), errs);
+  for (const [name, sub] of properties)
+    nestedValueValidation(sub, false, 'field', key(child(path, 'properties'), name), errs);
 
   const mustBe = (field: string, detail: string): void => void errs.push(forbidden(child(path, field), detail));
   if (str(v, 'type') !== '') mustBe('type', 'must be empty to be structural');
@@ -300,13 +356,19 @@ function nestedValueValidation(v: Rec, skipAnyOf: boolean, lvl: Level, path: str
   if (str(v, 'title') !== '') mustBe('title', 'must be empty to be structural');
   if (str(v, 'description') !== '') mustBe('description', 'must be empty to be structural');
   if (isTrue(v, 'nullable')) mustBe('nullable', 'must be false to be structural');
-  for (const ext of ['x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']) {
+  for (const ext of [
+    'x-kubernetes-preserve-unknown-fields',
+    'x-kubernetes-embedded-resource',
+    'x-kubernetes-int-or-string',
+  ]) {
     if (isTrue(v, ext)) mustBe(ext, 'must be false to be structural');
   }
-  if (listLength(v, 'x-kubernetes-list-map-keys') > 0) mustBe('x-kubernetes-list-map-keys', 'must be empty to be structural');
+  if (listLength(v, 'x-kubernetes-list-map-keys') > 0)
+    mustBe('x-kubernetes-list-map-keys', 'must be empty to be structural');
   if (present(v, 'x-kubernetes-list-type')) mustBe('x-kubernetes-list-type', 'must be undefined to be structural');
   if (present(v, 'x-kubernetes-map-type')) mustBe('x-kubernetes-map-type', 'must be undefined to be structural');
-  if (listLength(v, 'x-kubernetes-validations') > 0) mustBe('x-kubernetes-validations', 'must be empty to be structural');
+  if (listLength(v, 'x-kubernetes-validations') > 0)
+    mustBe('x-kubernetes-validations', 'must be empty to be structural');
   // reasoning about metadata in a clause could restrict it in ways kube does not want
   if (properties.some(([name]) => name === 'metadata')) {
     errs.push(forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
@@ -314,14 +376,17 @@ function nestedValueValidation(v: Rec, skipAnyOf: boolean, lvl: Level, path: str
 }
 
 /** In a nested clause `additionalProperties: false` converts to nothing; `true` or a schema count. */
-const nestedAdditionalProperties = (v: Rec): boolean => v['additionalProperties'] === true || isJsonObject(v['additionalProperties']);
+const nestedAdditionalProperties = (v: Rec): boolean =>
+  v['additionalProperties'] === true || isJsonObject(v['additionalProperties']);
 
 /** Every field or array a clause (of the root) speaks about must be specified by the structure. */
 function valueValidationCompleteness(v: Rec, s: Rec, sPath: string, vPath: string, errs: FieldError[]): void {
   const not = notSchema(v);
   if (not) nestedCompleteness(not, s, sPath, child(vPath, 'not'), errs);
   for (const junctor of ['allOf', 'anyOf', 'oneOf']) {
-    schemaList(v, junctor).forEach((sub, i) => nestedCompleteness(sub, s, sPath, index(child(vPath, junctor), i), errs));
+    schemaList(v, junctor).forEach((sub, i) =>
+      nestedCompleteness(sub, s, sPath, index(child(vPath, junctor), i), errs),
+    );
   }
 }
 
@@ -335,7 +400,13 @@ function nestedCompleteness(v: Rec, s: Rec | undefined, sPath: string, vPath: st
   if (vItems) nestedCompleteness(vItems, itemsSchema(s), child(sPath, 'items'), child(vPath, 'items'), errs);
   const sProperties = new Map(schemaMap(s, 'properties'));
   for (const [name, vSub] of schemaMap(v, 'properties')) {
-    nestedCompleteness(vSub, sProperties.get(name), key(child(sPath, 'properties'), name), key(child(vPath, 'properties'), name), errs);
+    nestedCompleteness(
+      vSub,
+      sProperties.get(name),
+      key(child(sPath, 'properties'), name),
+      key(child(vPath, 'properties'), name),
+      errs,
+    );
   }
 }
 
@@ -345,7 +416,19 @@ function nestedCompleteness(v: Rec, s: Rec | undefined, sPath: string, vPath: st
 // set even when empty, slices built by appending (enum, allOf, anyOf, oneOf) only when not.
 
 function valueValidationIsZero(s: Rec): boolean {
-  const unsetPointers = ['maximum', 'minimum', 'maxLength', 'minLength', 'maxItems', 'minItems', 'multipleOf', 'maxProperties', 'minProperties', 'not', 'required'];
+  const unsetPointers = [
+    'maximum',
+    'minimum',
+    'maxLength',
+    'minLength',
+    'maxItems',
+    'minItems',
+    'multipleOf',
+    'maxProperties',
+    'minProperties',
+    'not',
+    'required',
+  ];
   return (
     str(s, 'format') === '' &&
     str(s, 'pattern') === '' &&
@@ -385,7 +468,8 @@ function isOnlyType(s: Rec, type: string): boolean {
   );
 }
 
-const isIntOrStringAnyOf = (anyOf: Rec[]): boolean => anyOf.length === 2 && isOnlyType(anyOf[0]!, 'integer') && isOnlyType(anyOf[1]!, 'string');
+const isIntOrStringAnyOf = (anyOf: Rec[]): boolean =>
+  anyOf.length === 2 && isOnlyType(anyOf[0]!, 'integer') && isOnlyType(anyOf[1]!, 'string');
 
 /** The root's metadata schema may be `type: object` plus schemas for name and generateName only. */
 function restrictsOnlyNameAndGenerateName(m: Rec): boolean {
@@ -428,13 +512,29 @@ interface NodeContext {
   insideResourceMeta: boolean;
 }
 
-const withForbiddenDefaults = (ctx: NodeContext, reason: string): NodeContext => ({ ...ctx, allowDefaults: false, disallowDefaultsReason: reason });
+const withForbiddenDefaults = (ctx: NodeContext, reason: string): NodeContext => ({
+  ...ctx,
+  allowDefaults: false,
+  disallowDefaultsReason: reason,
+});
 
-function validateOpenAPISchema(s: Rec, path: string, ctx: NodeContext, isRoot: boolean, opts: Flags, errs: FieldError[]): void {
+function validateOpenAPISchema(
+  s: Rec,
+  path: string,
+  ctx: NodeContext,
+  isRoot: boolean,
+  opts: Flags,
+  errs: FieldError[],
+): void {
   standardChecks(s, path, ctx, opts, errs);
 
   if (isTrue(s, 'uniqueItems')) {
-    errs.push(forbidden(child(path, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
+    errs.push(
+      forbidden(
+        child(path, 'uniqueItems'),
+        'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+      ),
+    );
   }
 
   const properties = schemaMap(s, 'properties');
@@ -443,10 +543,14 @@ function validateOpenAPISchema(s: Rec, path: string, ctx: NodeContext, isRoot: b
     // properties are for structs, additionalProperties for maps: together they would contradict
     // the convention that unknown fields are dropped
     if (properties.length > 0 && (!ap.allows || ap.schema)) {
-      errs.push(forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
+      errs.push(
+        forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'),
+      );
     }
     // pruning a default inside a metadata map is ambiguous
-    const sub = ctx.insideResourceMeta ? withForbiddenDefaults(ctx, 'inside additionalProperties applying to object metadata') : ctx;
+    const sub = ctx.insideResourceMeta
+      ? withForbiddenDefaults(ctx, 'inside additionalProperties applying to object metadata')
+      : ctx;
     if (ap.schema) validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, opts, errs);
   }
 
@@ -463,12 +567,17 @@ function validateOpenAPISchema(s: Rec, path: string, ctx: NodeContext, isRoot: b
   const not = notSchema(s);
   if (not) validateOpenAPISchema(not, child(path, 'not'), ctx, false, opts, errs);
   for (const junctor of ['allOf', 'oneOf', 'anyOf']) {
-    schemaList(s, junctor).forEach((sub, i) => validateOpenAPISchema(sub, index(child(path, junctor), i), ctx, false, opts, errs));
+    schemaList(s, junctor).forEach((sub, i) =>
+      validateOpenAPISchema(sub, index(child(path, junctor), i), ctx, false, opts, errs),
+    );
   }
-  for (const [name, sub] of schemaMap(s, 'definitions')) validateOpenAPISchema(sub, key(child(path, 'definitions'), name), ctx, false, opts, errs);
+  for (const [name, sub] of schemaMap(s, 'definitions'))
+    validateOpenAPISchema(sub, key(child(path, 'definitions'), name), ctx, false, opts, errs);
   const items = itemsSchema(s);
   if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, opts, errs);
-  schemaList(s, 'items').forEach((sub, i) => validateOpenAPISchema(sub, index(child(path, 'items'), i), ctx, false, opts, errs));
+  schemaList(s, 'items').forEach((sub, i) =>
+    validateOpenAPISchema(sub, index(child(path, 'items'), i), ctx, false, opts, errs),
+  );
   const dependencies = s['dependencies'];
   if (isJsonObject(dependencies)) {
     for (const [name, dep] of Object.entries(dependencies)) {
@@ -495,13 +604,17 @@ function standardChecks(s: Rec, path: string, ctx: NodeContext, opts: Flags, err
     errs.push(forbidden(child(path, 'default'), `must not be set${reason}`));
   }
   if (str(s, 'id') !== '') errs.push(forbidden(child(path, 'id'), 'id is not supported'));
-  if (present(s, 'additionalItems')) errs.push(forbidden(child(path, 'additionalItems'), 'additionalItems is not supported'));
-  if (mapSize(s, 'patternProperties') > 0) errs.push(forbidden(child(path, 'patternProperties'), 'patternProperties is not supported'));
+  if (present(s, 'additionalItems'))
+    errs.push(forbidden(child(path, 'additionalItems'), 'additionalItems is not supported'));
+  if (mapSize(s, 'patternProperties') > 0)
+    errs.push(forbidden(child(path, 'patternProperties'), 'patternProperties is not supported'));
   if (mapSize(s, 'definitions') > 0) errs.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
   if (present(s, 'dependencies')) errs.push(forbidden(child(path, 'dependencies'), 'dependencies is not supported'));
   if (present(s, '$ref')) errs.push(forbidden(child(path, '$ref'), '$ref is not supported'));
-  if (type === 'null') errs.push(forbidden(child(path, 'type'), 'type cannot be set to null, use nullable as an alternative'));
-  if (listLength(s, 'items') > 0) errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
+  if (type === 'null')
+    errs.push(forbidden(child(path, 'type'), 'type cannot be set to null, use nullable as an alternative'));
+  if (listLength(s, 'items') > 0)
+    errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
   if (ctx.insideResourceMeta && isTrue(s, 'x-kubernetes-embedded-resource')) {
     errs.push(forbidden(child(path, 'x-kubernetes-embedded-resource'), 'must not be used inside of resource meta'));
   }
@@ -517,7 +630,8 @@ function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]):
       const detail = 'must be object if x-kubernetes-map-type is specified';
       errs.push(type === '' ? required(typePath, detail) : invalid(typePath, type, detail));
     }
-    if (mapType !== 'atomic' && mapType !== 'granular') errs.push(notSupported(child(path, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']));
+    if (mapType !== 'atomic' && mapType !== 'granular')
+      errs.push(notSupported(child(path, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']));
   }
 
   const listType = present(s, 'x-kubernetes-list-type') ? s['x-kubernetes-list-type'] : undefined;
@@ -547,13 +661,27 @@ function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]):
     else if (listType !== 'map') errs.push(invalid(child(path, 'x-kubernetes-list-type'), listType, detail));
   }
   if (listType === 'map') {
-    if (listLength(s, 'x-kubernetes-list-map-keys') === 0) errs.push(required(keysPath, 'must not be empty if x-kubernetes-list-type is map'));
-    if (!present(s, 'items')) errs.push(required(child(path, 'items'), 'must have a schema if x-kubernetes-list-type is map'));
+    if (listLength(s, 'x-kubernetes-list-map-keys') === 0)
+      errs.push(required(keysPath, 'must not be empty if x-kubernetes-list-type is map'));
+    if (!present(s, 'items'))
+      errs.push(required(child(path, 'items'), 'must have a schema if x-kubernetes-list-type is map'));
     if (Array.isArray(s['items'])) {
-      errs.push(invalid(child(path, 'items'), goItemsArray(s['items']), 'must only have a single schema if x-kubernetes-list-type is map'));
+      errs.push(
+        invalid(
+          child(path, 'items'),
+          goItemsArray(s['items']),
+          'must only have a single schema if x-kubernetes-list-type is map',
+        ),
+      );
     }
     if (items && str(items, 'type') !== 'object') {
-      errs.push(invalid(child(child(path, 'items'), 'type'), str(items, 'type'), "must be object if parent array's x-kubernetes-list-type is map"));
+      errs.push(
+        invalid(
+          child(child(path, 'items'), 'type'),
+          str(items, 'type'),
+          "must be object if parent array's x-kubernetes-list-type is map",
+        ),
+      );
     }
     if (items && str(items, 'type') === 'object') {
       const itemProperties = new Map(schemaMap(items, 'properties'));
@@ -565,7 +693,13 @@ function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]):
         } else if (str(prop, 'type') === 'array' || str(prop, 'type') === 'object') {
           // kube reports the item's type ("object") as the bad value
           const propTypePath = child(key(child(child(path, 'items'), 'properties'), k), 'type');
-          errs.push(invalid(propTypePath, str(items, 'type'), "must be a scalar type if parent array's x-kubernetes-list-type is map"));
+          errs.push(
+            invalid(
+              propTypePath,
+              str(items, 'type'),
+              "must be a scalar type if parent array's x-kubernetes-list-type is map",
+            ),
+          );
         }
         if (seen.has(k)) errs.push(invalid(keysPath, goStringSlice(mapKeys), 'must not contain duplicate entries'));
         seen.add(k);
@@ -581,7 +715,8 @@ function mapListKeysMapSetErrors(s: Rec, path: string): FieldError[] {
   if (!items || (listType !== 'set' && listType !== 'map')) return [];
   const errs: FieldError[] = [];
   const itemsPath = child(path, 'items');
-  if (isTrue(items, 'nullable')) errs.push(forbidden(child(itemsPath, 'nullable'), `cannot be nullable when x-kubernetes-list-type is ${listType}`));
+  if (isTrue(items, 'nullable'))
+    errs.push(forbidden(child(itemsPath, 'nullable'), `cannot be nullable when x-kubernetes-list-type is ${listType}`));
   if (listType === 'map') {
     const requiredKeys = new Set(stringList(items, 'required'));
     const itemProperties = new Map(schemaMap(items, 'properties'));
@@ -590,10 +725,20 @@ function mapListKeysMapSetErrors(s: Rec, path: string): FieldError[] {
       if (!prop) continue; // reported as "entries must all be names of item properties"
       const propPath = key(child(itemsPath, 'properties'), k);
       if (!requiredKeys.has(k) && !present(prop, 'default')) {
-        errs.push(required(child(propPath, 'default'), 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+        errs.push(
+          required(
+            child(propPath, 'default'),
+            'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
+          ),
+        );
       }
       if (isTrue(prop, 'nullable')) {
-        errs.push(forbidden(child(propPath, 'nullable'), 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
+        errs.push(
+          forbidden(
+            child(propPath, 'nullable'),
+            'this property is in x-kubernetes-list-map-keys, so it cannot be nullable',
+          ),
+        );
       }
     }
   }
@@ -603,7 +748,8 @@ function mapListKeysMapSetErrors(s: Rec, path: string): FieldError[] {
 function hasNonAtomicSetItems(s: Rec): boolean {
   const items = itemsSchema(s);
   if (s['x-kubernetes-list-type'] !== 'set' || !items) return false;
-  if (str(items, 'type') === 'array') return present(items, 'x-kubernetes-list-type') && items['x-kubernetes-list-type'] !== 'atomic';
+  if (str(items, 'type') === 'array')
+    return present(items, 'x-kubernetes-list-type') && items['x-kubernetes-list-type'] !== 'atomic';
   if (str(items, 'type') === 'object') return items['x-kubernetes-map-type'] !== 'atomic';
   return false;
 }

@@ -163,7 +163,10 @@ export function goSharpV(v: unknown, dpath: string, isFloat: FloatInfo): string 
 }
 
 /** %#v of a map[string]interface{} built from entries whose values live elsewhere in the data. */
-export function goSharpMap(entries: ReadonlyArray<readonly [key: string, value: unknown, dpath: string]>, isFloat: FloatInfo): string {
+export function goSharpMap(
+  entries: ReadonlyArray<readonly [key: string, value: unknown, dpath: string]>,
+  isFloat: FloatInfo,
+): string {
   const parts = [...entries]
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([k, v, p]) => `${goQuote(k)}:${goSharpV(v, p, isFloat)}`);
@@ -186,7 +189,13 @@ export function goBadValue(v: unknown, dpath: string, isFloat: FloatInfo): unkno
   return v;
 }
 
-const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const htmlEscapes: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
 
 /** Go's encoding/json Marshal of a decoded value: sorted keys, HTML-safe strings; any depth. */
 export function goJSON(v: unknown): string {
@@ -228,7 +237,14 @@ export function goJSON(v: unknown): string {
 const goJSONString = (s: string): string => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!);
 
 /** reflect.DeepEqual of two decoded values (int64 and float64 are different types); any depth. */
-export function goDeepEqual(a: unknown, aPath: string, aFloat: FloatInfo, b: unknown, bPath: string, bFloat: FloatInfo): boolean {
+export function goDeepEqual(
+  a: unknown,
+  aPath: string,
+  aFloat: FloatInfo,
+  b: unknown,
+  bPath: string,
+  bFloat: FloatInfo,
+): boolean {
   const pending: Array<[a: unknown, aPath: string, b: unknown, bPath: string]> = [[a, aPath, b, bPath]];
   while (pending.length > 0) {
     const [x, xPath, y, yPath] = pending.pop()!;

@@ -141,7 +141,9 @@ function compileNode(raw: unknown): Node {
     allOf: schemaList(s.allOf),
     anyOf: schemaList(s.anyOf),
     oneOf: schemaList(s.oneOf),
-    listMapKeys: Array.isArray(s['x-kubernetes-list-map-keys']) ? s['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string') : [],
+    listMapKeys: Array.isArray(s['x-kubernetes-list-map-keys'])
+      ? s['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string')
+      : [],
     embedded: s['x-kubernetes-embedded-resource'] === true,
     listTypesWithin: false,
   };
@@ -169,17 +171,23 @@ function compileNode(raw: unknown): Node {
   }
   if (Array.isArray(s.items)) node.tupleItems = s.items.map(compileNode);
   else if (isJsonObject(s.items)) node.items = compileNode(s.items);
-  if (isJsonObject(s.properties)) for (const [k, v] of Object.entries(s.properties)) node.properties.set(k, compileNode(v));
+  if (isJsonObject(s.properties))
+    for (const [k, v] of Object.entries(s.properties)) node.properties.set(k, compileNode(v));
   if (typeof s.additionalProperties === 'boolean') node.additionalProperties = s.additionalProperties;
   else if (isJsonObject(s.additionalProperties)) node.additionalProperties = compileNode(s.additionalProperties);
   if (isJsonObject(s.not)) node.not = compileNode(s.not);
   if (typeof s['x-kubernetes-list-type'] === 'string') node.listType = s['x-kubernetes-list-type'];
   const extra = additionalSchema(node);
-  node.listTypesWithin = node.listType !== undefined || node.items?.listTypesWithin === true || extra?.listTypesWithin === true || [...node.properties.values()].some((p) => p.listTypesWithin);
+  node.listTypesWithin =
+    node.listType !== undefined ||
+    node.items?.listTypesWithin === true ||
+    extra?.listTypesWithin === true ||
+    [...node.properties.values()].some((p) => p.listTypesWithin);
   return node;
 }
 
-const additionalSchema = (n: Node): Node | undefined => (typeof n.additionalProperties === 'object' ? n.additionalProperties : undefined);
+const additionalSchema = (n: Node): Node | undefined =>
+  typeof n.additionalProperties === 'object' ? n.additionalProperties : undefined;
 
 // ---------------------------------------------------------------------------------------------
 // kube-openapi results
@@ -237,10 +245,16 @@ function checkType(n: Node, data: unknown, kind: string, path: string): Res {
   const has = (t: string): boolean => n.types.includes(t);
   const isFloatInt = schType === 'number' && isJSONInteger(data as number) && has('integer');
   const isIntFloat = schType === 'integer' && has('number');
-  if (kind !== 'string' && kind !== 'slice' && n.format !== '' && !(has(schType) || fmt === n.format || isFloatInt || isIntFloat)) {
+  if (
+    kind !== 'string' &&
+    kind !== 'slice' &&
+    n.format !== '' &&
+    !(has(schType) || fmt === n.format || isFloatInt || isIntFloat)
+  ) {
     return fail(typeError(path, n.format, fmt));
   }
-  if (!(has('number') || has('integer')) && n.format !== '' && (kind === 'string' || kind === 'slice')) return { errs: [], count: 1 };
+  if (!(has('number') || has('integer')) && n.format !== '' && (kind === 'string' || kind === 'slice'))
+    return { errs: [], count: 1 };
   if (!(has(schType) || isFloatInt || isIntFloat)) return fail(typeError(path, n.types.join(','), schType));
   return { errs: [], count: 1 };
 }
@@ -268,16 +282,32 @@ function runeCount(s: string): number {
 /** kube-openapi's stringValidator: the first of maxLength, minLength, pattern to fail. */
 function checkString(n: Node, s: string, path: string): Res | undefined {
   if (n.maxLength !== undefined && runeCount(s) > n.maxLength) {
-    return fail({ code: 'tooLong', name: path, max: n.maxLength, msg: inBody(path, `should be at most ${goIntString(n.maxLength)} chars long`) });
+    return fail({
+      code: 'tooLong',
+      name: path,
+      max: n.maxLength,
+      msg: inBody(path, `should be at most ${goIntString(n.maxLength)} chars long`),
+    });
   }
   if (n.minLength !== undefined && runeCount(s) < n.minLength) {
-    return fail({ code: 'invalid', name: path, value: s, msg: inBody(path, `should be at least ${goIntString(n.minLength)} chars long`) });
+    return fail({
+      code: 'invalid',
+      name: path,
+      value: s,
+      msg: inBody(path, `should be at least ${goIntString(n.minLength)} chars long`),
+    });
   }
   if (n.pattern !== undefined) {
     if (n.patternError !== undefined) {
-      return fail({ code: 'invalid', name: path, value: s, msg: inBody(path, `should match '${n.pattern}, but pattern is invalid: ${n.patternError}'`) });
+      return fail({
+        code: 'invalid',
+        name: path,
+        value: s,
+        msg: inBody(path, `should match '${n.pattern}, but pattern is invalid: ${n.patternError}'`),
+      });
     }
-    if (!n.patternRe!.matcher(s).find()) return fail({ code: 'invalid', name: path, value: s, msg: inBody(path, `should match '${n.pattern}'`) });
+    if (!n.patternRe!.matcher(s).find())
+      return fail({ code: 'invalid', name: path, value: s, msg: inBody(path, `should match '${n.pattern}'`) });
   }
   return undefined;
 }
@@ -294,11 +324,17 @@ function checkNumber(n: Node, v: number | bigint, isInt: boolean, path: string, 
     // An int64 value is checked with the factor truncated to int64; a factor truncated to 0 makes
     // kube divide by zero (a panic, answered 500): we judge that case as a float instead.
     if (isInt && intFactor !== 0) {
-      if (intFactor < 0) push(`factor MultipleOf declared for ${path} must be positive: ${goIntString(intFactor)}`, intFactor);
-      else if (BigInt(v) % BigInt(intFactor) !== 0n) push(inBody(path, `should be a multiple of ${goIntString(intFactor)}`));
+      if (intFactor < 0)
+        push(`factor MultipleOf declared for ${path} must be positive: ${goIntString(intFactor)}`, intFactor);
+      else if (BigInt(v) % BigInt(intFactor) !== 0n)
+        push(inBody(path, `should be a multiple of ${goIntString(intFactor)}`));
     } else {
       const factor = n.multipleOf;
-      if (factor < 0) push(`factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}`, goBadValue(factor, '', () => true));
+      if (factor < 0)
+        push(
+          `factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}`,
+          goBadValue(factor, '', () => true),
+        );
       else {
         const f = Number(v);
         const mult = factor < 1 ? (1 / factor) * f : f / factor;
@@ -310,14 +346,21 @@ function checkNumber(n: Node, v: number | bigint, isInt: boolean, path: string, 
     const ex = n.exclusiveMinimum;
     const bound = isInt ? goInt64(n.minimum) : n.minimum;
     if (ex ? v <= bound : v < bound) {
-      push(inBody(path, `should be greater than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`));
+      push(
+        inBody(
+          path,
+          `should be greater than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`,
+        ),
+      );
     }
   }
   if (n.maximum !== undefined) {
     const ex = n.exclusiveMaximum;
     const bound = isInt ? goInt64(n.maximum) : n.maximum;
     if (ex ? v >= bound : v > bound) {
-      push(inBody(path, `should be less than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`));
+      push(
+        inBody(path, `should be less than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`),
+      );
     }
   }
   res.count++;
@@ -349,7 +392,11 @@ function checkSchemaProps(n: Node, data: unknown, path: string, dpath: string, c
     }
     if (!firstSuccess) {
       const why = tried.map((r, i) => explainBranch(`anyOf[${i}]`, r)).join('');
-      main.errs.push({ code: 'composite', name: path, msg: `${goQuote(path)} must validate at least one schema (anyOf)${why}` });
+      main.errs.push({
+        code: 'composite',
+        name: path,
+        msg: `${goQuote(path)} must validate at least one schema (anyOf)${why}`,
+      });
     }
     merge(main, best ?? firstSuccess);
   }
@@ -374,7 +421,11 @@ function checkSchemaProps(n: Node, data: unknown, path: string, dpath: string, c
         valid.length === 0
           ? `Found none valid${tried.map((r, i) => explainBranch(`oneOf[${i}]`, r)).join('')}`
           : `Found ${valid.length} valid alternatives\nvalid: ${valid.map((i) => `oneOf[${i}]`).join(', ')}`;
-      main.errs.push({ code: 'composite', name: path, msg: `${goQuote(path)} must validate one and only one schema (oneOf). ${why}` });
+      main.errs.push({
+        code: 'composite',
+        name: path,
+        msg: `${goQuote(path)} must validate one and only one schema (oneOf). ${why}`,
+      });
       merge(main, best);
     } else merge(main, firstSuccess);
   }
@@ -386,12 +437,17 @@ function checkSchemaProps(n: Node, data: unknown, path: string, dpath: string, c
       merge(main, r);
     }
     if (validated !== n.allOf.length) {
-      main.errs.push({ code: 'composite', name: path, msg: `${goQuote(path)} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}` });
+      main.errs.push({
+        code: 'composite',
+        name: path,
+        msg: `${goQuote(path)} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}`,
+      });
     }
   }
   if (n.not) {
     const r = validateNode(n.not, data, path, dpath, ctx, corr);
-    if (r.errs.length === 0) main.errs.push({ code: 'composite', name: path, msg: `${goQuote(path)} must not validate the schema (not)` });
+    if (r.errs.length === 0)
+      main.errs.push({ code: 'composite', name: path, msg: `${goQuote(path)} must not validate the schema (not)` });
   }
   main.count++;
   return main;
@@ -401,22 +457,40 @@ function checkSchemaProps(n: Node, data: unknown, path: string, dpath: string, c
 function checkSlice(n: Node, arr: unknown[], path: string, dpath: string, ctx: Ctx, corr: Corr | null): Res {
   const res = newRes();
   if (n.items) {
-    for (let i = 0; i < arr.length; i++) merge(res, validateEntry(n.items, arr[i], `${path}[${i}]`, dindex(dpath, i), ctx, corr?.index(i) ?? null));
+    for (let i = 0; i < arr.length; i++)
+      merge(res, validateEntry(n.items, arr[i], `${path}[${i}]`, dindex(dpath, i), ctx, corr?.index(i) ?? null));
   } else if (n.tupleItems) {
     for (let i = 0; i < n.tupleItems.length && i < arr.length; i++) {
-      merge(res, validateEntry(n.tupleItems[i]!, arr[i], `${path}[${i}]`, dindex(dpath, i), ctx, corr?.index(i) ?? null));
+      merge(
+        res,
+        validateEntry(n.tupleItems[i]!, arr[i], `${path}[${i}]`, dindex(dpath, i), ctx, corr?.index(i) ?? null),
+      );
     }
   }
   const size = arr.length;
   if (n.minItems !== undefined && size < n.minItems) {
-    res.errs.push({ code: 'invalid', name: path, value: size, msg: inBody(path, `should have at least ${goIntString(n.minItems)} items`) });
+    res.errs.push({
+      code: 'invalid',
+      name: path,
+      value: size,
+      msg: inBody(path, `should have at least ${goIntString(n.minItems)} items`),
+    });
   }
   if (n.maxItems !== undefined && size > n.maxItems) {
-    res.errs.push({ code: 'tooMany', name: path, actual: size, max: n.maxItems, msg: inBody(path, `should have at most ${goIntString(n.maxItems)} items`) });
+    res.errs.push({
+      code: 'tooMany',
+      name: path,
+      actual: size,
+      max: n.maxItems,
+      msg: inBody(path, `should have at most ${goIntString(n.maxItems)} items`),
+    });
   }
   if (n.uniqueItems) {
-    const dup = arr.some((x, i) => arr.slice(0, i).some((y, j) => goDeepEqual(x, dindex(dpath, i), ctx.isFloat, y, dindex(dpath, j), ctx.isFloat)));
-    if (dup) res.errs.push({ code: 'invalid', name: path, value: '', msg: inBody(path, "shouldn't contain duplicates") });
+    const dup = arr.some((x, i) =>
+      arr.slice(0, i).some((y, j) => goDeepEqual(x, dindex(dpath, i), ctx.isFloat, y, dindex(dpath, j), ctx.isFloat)),
+    );
+    if (dup)
+      res.errs.push({ code: 'invalid', name: path, value: '', msg: inBody(path, "shouldn't contain duplicates") });
   }
   res.count++;
   return res;
@@ -425,26 +499,46 @@ function checkSlice(n: Node, arr: unknown[], path: string, dpath: string, ctx: C
 const isTypeMetaField = (k: string): boolean => k === 'kind' || k === 'apiVersion';
 
 /** kube-openapi's objectValidator. */
-function checkObject(n: Node, obj: Record<string, unknown>, path: string, dpath: string, ctx: Ctx, corr: Corr | null): Res {
+function checkObject(
+  n: Node,
+  obj: Record<string, unknown>,
+  path: string,
+  dpath: string,
+  ctx: Ctx,
+  corr: Corr | null,
+): Res {
   const res = newRes();
   const keys = Object.keys(obj);
   // The ratcheting validator does not correlate the root's kind and apiVersion.
   const corrFor = (k: string): Corr | null => (corr && !(path === '' && isTypeMetaField(k)) ? corr.key(k) : null);
   if (n.minProperties !== undefined && keys.length < n.minProperties) {
-    res.errs.push({ code: 'invalid', name: path, value: keys.length, msg: inBody(path, `should have at least ${goIntString(n.minProperties)} properties`) });
+    res.errs.push({
+      code: 'invalid',
+      name: path,
+      value: keys.length,
+      msg: inBody(path, `should have at least ${goIntString(n.minProperties)} properties`),
+    });
   }
   if (n.maxProperties !== undefined && keys.length > n.maxProperties) {
-    res.errs.push({ code: 'tooMany', name: path, actual: keys.length, max: n.maxProperties, msg: inBody(path, `should have at most ${goIntString(n.maxProperties)} properties`) });
+    res.errs.push({
+      code: 'tooMany',
+      name: path,
+      actual: keys.length,
+      max: n.maxProperties,
+      msg: inBody(path, `should have at most ${goIntString(n.maxProperties)} properties`),
+    });
   }
   if (n.additionalProperties === false) {
     for (const k of keys) {
-      if (!n.properties.has(k)) res.errs.push({ code: 'invalid', name: path, value: k, msg: `${path}.${k} in body is a forbidden property` });
+      if (!n.properties.has(k))
+        res.errs.push({ code: 'invalid', name: path, value: k, msg: `${path}.${k} in body is a forbidden property` });
     }
   } else {
     const extra = additionalSchema(n);
     if (extra) {
       for (const k of keys) {
-        if (!n.properties.has(k)) merge(res, validateEntry(extra, obj[k], `${path}.${k}`, dchild(dpath, k), ctx, corrFor(k)));
+        if (!n.properties.has(k))
+          merge(res, validateEntry(extra, obj[k], `${path}.${k}`, dchild(dpath, k), ctx, corrFor(k)));
       }
     }
   }
@@ -453,7 +547,8 @@ function checkObject(n: Node, obj: Record<string, unknown>, path: string, dpath:
     if (p) merge(res, validateEntry(p, obj[k], path ? `${path}.${k}` : k, dchild(dpath, k), ctx, corrFor(k)));
   }
   for (const r of n.required) {
-    if (!Object.hasOwn(obj, r)) res.errs.push({ code: 'required', name: `${path}.${r}`, msg: inBody(`${path}.${r}`, 'is required') });
+    if (!Object.hasOwn(obj, r))
+      res.errs.push({ code: 'required', name: `${path}.${r}`, msg: inBody(`${path}.${r}`, 'is required') });
   }
   return res;
 }
@@ -463,7 +558,8 @@ function validateNode(n: Node, data: unknown, path: string, dpath: string, ctx: 
   const res = newRes();
   if (data === null || data === undefined) {
     // Only the type and enum validators look at a null.
-    if (n.types.length > 0 && !n.types.includes('null') && !n.nullable) merge(res, fail(typeError(path, n.types.join(','), 'null')));
+    if (n.types.length > 0 && !n.types.includes('null') && !n.nullable)
+      merge(res, fail(typeError(path, n.types.join(','), 'null')));
     else res.count++;
     merge(res, checkEnum(n, null, path, dpath, ctx));
     return res;
@@ -559,7 +655,8 @@ class MapList {
   ) {}
   get(item: unknown, dpath: string, isFloat: FloatInfo): unknown {
     const n = this.node;
-    if (n.rawType !== 'array' || n.listType !== 'map' || n.listMapKeys.length === 0 || this.items.length === 0) return undefined;
+    if (n.rawType !== 'array' || n.listType !== 'map' || n.listMapKeys.length === 0 || this.items.length === 0)
+      return undefined;
     const k = mapListKey(n, item, dpath, isFloat);
     if (k === UNKEYED) return undefined;
     if (this.keyed.has(k)) return this.keyed.get(k);
@@ -609,7 +706,8 @@ class Corr {
     if (Array.isArray(v) && i < v.length && Array.isArray(o) && this.node.listType === 'map') {
       this.mapList ??= new MapList(this.node, o);
       const old = this.mapList.get(v[i], dindex(this.dpath, i), this.ctx.isFloat);
-      if (old !== undefined && this.node.items) res = new Corr(old, v[i], this.node.items, dindex(this.dpath, i), this.ctx);
+      if (old !== undefined && this.node.items)
+        res = new Corr(old, v[i], this.node.items, dindex(this.dpath, i), this.ctx);
     }
     this.kids.set(i, res);
     return res;
@@ -632,7 +730,8 @@ class Corr {
       if (o.length !== v.length) return false;
       for (let i = 0; i < v.length; i++) {
         const c = this.index(i);
-        if (!c) return this.node.listType === 'map' ? false : goDeepEqual(o, '', plainFloat, v, this.dpath, this.ctx.isFloat);
+        if (!c)
+          return this.node.listType === 'map' ? false : goDeepEqual(o, '', plainFloat, v, this.dpath, this.ctx.isFloat);
         if (!c.deepEqual()) return false;
       }
       return true;
@@ -660,12 +759,14 @@ function toFieldError(e: OErr, fieldPath: string): FieldError {
       return notSupported(field, e.value, e.values ?? []);
     case 'tooLong': {
       const max = e.max ?? -1;
-      const detail = max >= 0 ? `may not be more than ${goIntString(max)} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long';
+      const detail =
+        max >= 0 ? `may not be more than ${goIntString(max)} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long';
       return { type: 'FieldValueTooLong', field, detail };
     }
     case 'tooMany': {
       const max = e.max ?? -1;
-      const detail = max >= 0 ? `must have at most ${goIntString(max)} ${max === 1 ? 'item' : 'items'}` : 'has too many items';
+      const detail =
+        max >= 0 ? `must have at most ${goIntString(max)} ${max === 1 ? 'item' : 'items'}` : 'has too many items';
       return { type: 'FieldValueTooMany', field, badValue: e.actual, detail };
     }
     case 'type':
@@ -690,7 +791,14 @@ function finalize(errs: readonly OErr[], fieldPath = ''): FieldError[] {
 // ---------------------------------------------------------------------------------------------
 // Embedded resources (schema/objectmeta Validate, isResourceRoot=false)
 
-function embeddedErrors(x: unknown, n: Node | undefined, pth: string, dpath: string, ctx: Ctx, out: FieldError[]): void {
+function embeddedErrors(
+  x: unknown,
+  n: Node | undefined,
+  pth: string,
+  dpath: string,
+  ctx: Ctx,
+  out: FieldError[],
+): void {
   if (!n) return;
   if (Array.isArray(x)) {
     x.forEach((v, i) => embeddedErrors(v, n.items, index(pth, i), dindex(dpath, i), ctx, out));
@@ -701,11 +809,18 @@ function embeddedErrors(x: unknown, n: Node | undefined, pth: string, dpath: str
   for (const k of Object.keys(x)) {
     const p = n.properties.get(k);
     if (p) embeddedErrors(x[k], p, child(pth, k), dchild(dpath, k), ctx, out);
-    else if (n.additionalProperties !== undefined) embeddedErrors(x[k], additionalSchema(n), key(pth, k), dchild(dpath, k), ctx, out);
+    else if (n.additionalProperties !== undefined)
+      embeddedErrors(x[k], additionalSchema(n), key(pth, k), dchild(dpath, k), ctx, out);
   }
 }
 
-function embeddedResourceErrors(x: Record<string, unknown>, pth: string, dpath: string, ctx: Ctx, out: FieldError[]): void {
+function embeddedResourceErrors(
+  x: Record<string, unknown>,
+  pth: string,
+  dpath: string,
+  ctx: Ctx,
+  out: FieldError[],
+): void {
   const apiVersionPath = child(pth, 'apiVersion');
   const kindPath = child(pth, 'kind');
   if (!Object.hasOwn(x, 'apiVersion')) out.push(required(apiVersionPath));
@@ -713,15 +828,19 @@ function embeddedResourceErrors(x: Record<string, unknown>, pth: string, dpath: 
   for (const k of Object.keys(x)) {
     const v = x[k];
     if (k === 'apiVersion') {
-      if (typeof v !== 'string') out.push(invalid(apiVersionPath, goBadValue(v, dchild(dpath, k), ctx.isFloat), 'must be a string'));
+      if (typeof v !== 'string')
+        out.push(invalid(apiVersionPath, goBadValue(v, dchild(dpath, k), ctx.isFloat), 'must be a string'));
       else if (v === '') out.push(invalid(apiVersionPath, v, 'must not be empty'));
-      else if (v !== '/' && v.split('/').length > 2) out.push(invalid(apiVersionPath, v, `unexpected GroupVersion string: ${v}`));
+      else if (v !== '/' && v.split('/').length > 2)
+        out.push(invalid(apiVersionPath, v, `unexpected GroupVersion string: ${v}`));
     } else if (k === 'kind') {
-      if (typeof v !== 'string') out.push(invalid(kindPath, goBadValue(v, dchild(dpath, k), ctx.isFloat), 'must be a string'));
+      if (typeof v !== 'string')
+        out.push(invalid(kindPath, goBadValue(v, dchild(dpath, k), ctx.isFloat), 'must be a string'));
       else if (v === '') out.push(invalid(kindPath, v, 'must not be empty'));
       else {
         const msgs = isDNS1035Label(v.toLowerCase());
-        if (msgs.length > 0) out.push(invalid(kindPath, v, `may have mixed case, but should otherwise match: ${msgs.join(',')}`));
+        if (msgs.length > 0)
+          out.push(invalid(kindPath, v, `may have mixed case, but should otherwise match: ${msgs.join(',')}`));
       }
     } else if (k === 'metadata') {
       // kube decodes the metadata into an ObjectMeta (a decoding error is reported on
@@ -732,7 +851,13 @@ function embeddedResourceErrors(x: Record<string, unknown>, pth: string, dpath: 
         if (name === undefined || name === null || name === '') meta = { ...meta, name: 'fakename' };
       }
       const ns = isJsonObject(meta) ? meta['namespace'] : undefined;
-      out.push(...validateObjectMeta(meta, { namespaced: typeof ns === 'string' && ns !== '', validateName: validatePathSegmentName, path: child(pth, 'metadata') }));
+      out.push(
+        ...validateObjectMeta(meta, {
+          namespaced: typeof ns === 'string' && ns !== '',
+          validateName: validatePathSegmentName,
+          path: child(pth, 'metadata'),
+        }),
+      );
     }
   }
 }
@@ -782,7 +907,14 @@ function nonUnique(keys: string[]): number[] {
   return out;
 }
 
-function listTypeErrors(x: unknown, n: Node | undefined, pth: string, dpath: string, isFloat: FloatInfo, out: FieldError[]): void {
+function listTypeErrors(
+  x: unknown,
+  n: Node | undefined,
+  pth: string,
+  dpath: string,
+  isFloat: FloatInfo,
+  out: FieldError[],
+): void {
   // A value whose schema has no list type anywhere has nothing to check (100,000 map keys, each a path).
   if (!n?.listTypesWithin) return;
   if (Array.isArray(x)) {
@@ -798,7 +930,14 @@ function listTypeErrors(x: unknown, n: Node | undefined, pth: string, dpath: str
   }
 }
 
-function listTypeArrayErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFloat: FloatInfo, out: FieldError[]): void {
+function listTypeArrayErrors(
+  arr: unknown[],
+  n: Node,
+  pth: string,
+  dpath: string,
+  isFloat: FloatInfo,
+  out: FieldError[],
+): void {
   if (n.listType === 'set') {
     for (const i of nonUnique(arr.map((v, i) => setKey(v, dindex(dpath, i), isFloat)))) {
       out.push(duplicate(index(pth, i), goBadValue(arr[i], dindex(dpath, i), isFloat)));
@@ -813,7 +952,13 @@ function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFl
   for (let i = 0; i < arr.length; i++) {
     const x = arr[i];
     if (x !== null && x !== undefined && !isJsonObject(x)) {
-      return [invalid(index(pth, i), goBadValue(x, dindex(dpath, i), isFloat), 'must be an object for an array of list-type map')];
+      return [
+        invalid(
+          index(pth, i),
+          goBadValue(x, dindex(dpath, i), isFloat),
+          'must be an object for an array of list-type map',
+        ),
+      ];
     }
   }
   if (arr.length <= 1) return [];
@@ -822,12 +967,18 @@ function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFl
     const k = n.listMapKeys[0]!;
     const keys = arr.map((x) => (isJsonObject(x) && Object.hasOwn(x, k) ? x[k] : UNSPECIFIED));
     return nonUnique(keys.map((v, i) => setKey(v, itemPath(i, k), isFloat))).map((i) =>
-      duplicate(index(pth, i), new GoPrinted(keys[i] === UNSPECIFIED ? 'map[string]interface {}{}' : goSharpMap([[k, keys[i], itemPath(i, k)]], isFloat))),
+      duplicate(
+        index(pth, i),
+        new GoPrinted(
+          keys[i] === UNSPECIFIED ? 'map[string]interface {}{}' : goSharpMap([[k, keys[i], itemPath(i, k)]], isFloat),
+        ),
+      ),
     );
   }
   const keys = arr.map((x, i) => {
     const entries = new Map<string, readonly [string, unknown, string]>();
-    if (isJsonObject(x)) for (const k of n.listMapKeys) if (Object.hasOwn(x, k)) entries.set(k, [k, x[k], itemPath(i, k)]);
+    if (isJsonObject(x))
+      for (const k of n.listMapKeys) if (Object.hasOwn(x, k)) entries.set(k, [k, x[k], itemPath(i, k)]);
     return [...entries.values()];
   });
   const json = keys.map((entries) => goJSON(Object.fromEntries(entries.map(([k, v]) => [k, v]))));
@@ -839,7 +990,8 @@ function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFl
 /** Compiles a CRD version's openAPIV3Schema (expected structural) into a validator. */
 export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   const root = compileNode(schema);
-  const schemaErrors = (obj: unknown, at: string, ctx: Ctx, corr: Corr | null): FieldError[] => finalize(validateEntry(root, obj, at, '', ctx, corr).errs);
+  const schemaErrors = (obj: unknown, at: string, ctx: Ctx, corr: Corr | null): FieldError[] =>
+    finalize(validateEntry(root, obj, at, '', ctx, corr).errs);
   const embedded = (obj: unknown, at: string, ctx: Ctx): FieldError[] => {
     const out: FieldError[] = [];
     embeddedErrors(obj, root, at, '', ctx, out);

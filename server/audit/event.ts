@@ -7,7 +7,13 @@ import type { AuthorizationAttributes, AuthorizationResult } from '../../apimach
 import type { StatusDetails } from '../../apimachinery/errors.js';
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { type AuditLevel, type AuditStage, type PolicyRuleEvaluator, type RequestAuditConfig, levelAtLeast } from './policy.js';
+import {
+  type AuditLevel,
+  type AuditStage,
+  type PolicyRuleEvaluator,
+  type RequestAuditConfig,
+  levelAtLeast,
+} from './policy.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { type MicroClock, formatMicroTime } from '../../apimachinery/validation/micro-time.js';
 
@@ -119,7 +125,7 @@ function canonicalIPv6(s: string): string {
     const [a, b, c, d] = tail[1]!.split('.').map(Number) as [number, number, number, number];
     text = text.slice(0, -tail[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const [head, rest] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined];
+  const [head, rest] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
   const h = head ? head.split(':') : [];
   const r = rest === undefined ? [] : rest ? rest.split(':') : [];
   const groups = rest === undefined ? h : [...h, ...Array<string>(8 - h.length - r.length).fill('0'), ...r];
@@ -157,7 +163,11 @@ function hostOf(remoteAddress: string): string {
  * listed, then the connection's address unless it is the chain's last. Clients can forge the
  * headers; the connection's address is why it always comes last.
  */
-export function sourceIPs(input: { xForwardedFor?: string | undefined; xRealIp?: string | undefined; remoteAddress?: string | undefined }): string[] {
+export function sourceIPs(input: {
+  xForwardedFor?: string | undefined;
+  xRealIp?: string | undefined;
+  remoteAddress?: string | undefined;
+}): string[] {
   const ips: string[] = [];
   if (input.xForwardedFor) {
     for (const part of input.xForwardedFor.split(',')) {
@@ -179,7 +189,9 @@ export function sourceIPs(input: { xForwardedFor?: string | undefined; xRealIp?:
 /** kube's getAuthMethods: the message of a 401's audit event when no Status is logged. */
 export function authenticationFailedMessage(attempted: { basic?: boolean; bearer?: boolean; x509?: boolean }): string {
   const methods = (['basic', 'bearer', 'x509'] as const).filter((m) => attempted[m]);
-  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
+  return methods.length
+    ? `Authentication failed, attempted: ${methods.join(', ')}`
+    : 'Authentication failed, no credentials provided';
 }
 
 function auditUser(user: UserInfo | undefined): AuditUserInfo {
@@ -188,7 +200,8 @@ function auditUser(user: UserInfo | undefined): AuditUserInfo {
   if (user.name) out.username = user.name;
   if (user.uid) out.uid = user.uid;
   if (user.groups.length) out.groups = [...user.groups];
-  if (user.extra && Object.keys(user.extra).length) out.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+  if (user.extra && Object.keys(user.extra).length)
+    out.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
   return out;
 }
 
@@ -204,7 +217,12 @@ export function withoutManagedFields(obj: unknown): unknown {
   let out = withoutManagedFieldsOne(obj) as Record<string, unknown>;
   if (Array.isArray(out.items)) out = { ...out, items: out.items.map(withoutManagedFieldsOne) };
   if (out.kind === 'Table' && Array.isArray(out.rows)) {
-    out = { ...out, rows: out.rows.map((row) => (isJsonObject(row) && 'object' in row ? { ...row, object: withoutManagedFieldsOne(row.object) } : row)) };
+    out = {
+      ...out,
+      rows: out.rows.map((row) =>
+        isJsonObject(row) && 'object' in row ? { ...row, object: withoutManagedFieldsOne(row.object) } : row,
+      ),
+    };
   }
   return out;
 }
@@ -328,7 +346,14 @@ class EventRecorder implements AuditRecorder {
     this.longRunning = input.longRunning ?? false;
     if (a.resourceRequest) {
       this.objectRef = {};
-      this.fillRef({ namespace: a.namespace, name: a.name, resource: a.resource, subresource: a.subresource, apiGroup: a.apiGroup, apiVersion: a.apiVersion });
+      this.fillRef({
+        namespace: a.namespace,
+        name: a.name,
+        resource: a.resource,
+        subresource: a.subresource,
+        apiGroup: a.apiGroup,
+        apiVersion: a.apiVersion,
+      });
     }
   }
 
@@ -373,7 +398,9 @@ class EventRecorder implements AuditRecorder {
   annotate(key: string, value: string): void {
     const old = this.annotations.get(key);
     if (old !== undefined && old !== value) {
-      this.warn(`Failed to set annotations[${JSON.stringify(key)}] to ${JSON.stringify(value)} for audit:${JSON.stringify(this.auditID)}, it has already been set to ${JSON.stringify(old)}`);
+      this.warn(
+        `Failed to set annotations[${JSON.stringify(key)}] to ${JSON.stringify(value)} for audit:${JSON.stringify(this.auditID)}, it has already been set to ${JSON.stringify(old)}`,
+      );
       return;
     }
     this.annotations.set(key, value);
@@ -404,7 +431,13 @@ class EventRecorder implements AuditRecorder {
     if (this.done) return;
     const meta = isJsonObject(obj) && isJsonObject(obj.metadata) ? obj.metadata : undefined;
     const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-    if (meta) this.fillRef({ namespace: str(meta.namespace), name: str(meta.name), uid: str(meta.uid), resourceVersion: str(meta.resourceVersion) });
+    if (meta)
+      this.fillRef({
+        namespace: str(meta.namespace),
+        name: str(meta.name),
+        uid: str(meta.uid),
+        resourceVersion: str(meta.resourceVersion),
+      });
     if (gvr) {
       const ref = (this.objectRef ??= {});
       // kube sets group and version together, only when the version is still unknown.
@@ -468,7 +501,13 @@ class EventRecorder implements AuditRecorder {
     if (this.done) return;
     this.done = true;
     const why = err instanceof Error ? err.message : String(err);
-    this.status = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${why}`, reason: 'InternalError', code: 500 };
+    this.status = {
+      metadata: {},
+      status: 'Failure',
+      message: `APIServer panic'd: ${why}`,
+      reason: 'InternalError',
+      code: 500,
+    };
     this.emit('Panic');
   }
 }
@@ -506,7 +545,11 @@ export class Auditor {
    * `status` is the Status written to the client (kube logs it when the handler writes one);
    * without it the message says which credentials were tried.
    */
-  failedAuthentication(input: BeginInput, attempted: { basic?: boolean; bearer?: boolean; x509?: boolean }, status?: StatusLike): void {
+  failedAuthentication(
+    input: BeginInput,
+    attempted: { basic?: boolean; bearer?: boolean; x509?: boolean },
+    status?: StatusLike,
+  ): void {
     const config = this.opts.policy.evaluate(input.attrs);
     if (config.level === 'None') return;
     const rec = new EventRecorder({ ...input, longRunning: true }, config, this.opts.sink, this.clock, this.warn);

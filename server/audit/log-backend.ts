@@ -47,7 +47,13 @@ function parseBackupTime(s: string): Date | undefined {
   const [y, mo, d, h, mi, sec, ms] = m.slice(1).map(Number) as [number, number, number, number, number, number, number];
   const t = new Date(Date.UTC(y, mo - 1, d, h, mi, sec, ms));
   // time.Parse rejects out-of-range fields (month 13, hour 25); Date.UTC would roll them over.
-  return t.getUTCMonth() === mo - 1 && t.getUTCDate() === d && t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === sec ? t : undefined;
+  return t.getUTCMonth() === mo - 1 &&
+    t.getUTCDate() === d &&
+    t.getUTCHours() === h &&
+    t.getUTCMinutes() === mi &&
+    t.getUTCSeconds() === sec
+    ? t
+    : undefined;
 }
 
 /** lumberjack's backupName: `<dir>/<name>-<timestamp><ext>`, the extension kept last. */
@@ -333,7 +339,9 @@ export class AuditLogBackend implements AuditSink {
     try {
       await this.writer.close();
     } catch (err) {
-      this.logger.error(`Error closing audit log: ${err instanceof Error ? err.message : String(err)}`, { plugin: 'log' });
+      this.logger.error(`Error closing audit log: ${err instanceof Error ? err.message : String(err)}`, {
+        plugin: 'log',
+      });
     }
   }
 }

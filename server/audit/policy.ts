@@ -5,7 +5,15 @@ import { aggregateErrors } from '../../apimachinery/errors.js';
 import { readFileSync } from 'node:fs';
 import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import type { AuthorizationAttributes } from '../../apimachinery/authorization.js';
-import { type FieldError, child, formatFieldError, index, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
+import {
+  type FieldError,
+  child,
+  formatFieldError,
+  index,
+  invalid,
+  notSupported,
+  required,
+} from '../../apimachinery/field-errors.js';
 import { isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 
 // Loaded only when --audit-policy-file is given.
@@ -147,7 +155,10 @@ function decodeRule(v: unknown): PolicyRule {
 }
 
 function decodePolicy(doc: unknown): AuditPolicy {
-  if (jsonTypeOf(doc) !== 'object') throw new DecodeError(`json: cannot unmarshal ${jsonTypeOf(doc)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  if (jsonTypeOf(doc) !== 'object')
+    throw new DecodeError(
+      `json: cannot unmarshal ${jsonTypeOf(doc)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   const o = doc as Record<string, unknown>;
   const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
   const kind = typeof o.kind === 'string' ? o.kind : '';
@@ -156,7 +167,9 @@ function decodePolicy(doc: unknown): AuditPolicy {
   if (apiVersion === '') throw new DecodeError(`Object 'apiVersion' is missing in '${text}'`);
   // Since kube 1.24 the audit scheme holds only audit.k8s.io/v1 (v1alpha1 and v1beta1 were removed).
   if (apiVersion !== AUDIT_API_VERSION || kind !== 'Policy') {
-    throw new DecodeError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme "pkg/audit/scheme.go"`);
+    throw new DecodeError(
+      `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme "pkg/audit/scheme.go"`,
+    );
   }
   const policy: AuditPolicy = { apiVersion, kind, rules: [] };
   const metadata = decodeObject(o.metadata, 'Policy.metadata', 'v1.ObjectMeta');
@@ -185,7 +198,8 @@ function validateNonResourceURLs(urls: string[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   urls.forEach((url, i) => {
     if (url === '*') return;
-    if (!url.startsWith('/')) errs.push(invalid(index(path, i), url, "non-resource URL rules must begin with a '/' character"));
+    if (!url.startsWith('/'))
+      errs.push(invalid(index(path, i), url, "non-resource URL rules must begin with a '/' character"));
     if (url !== '' && url.slice(0, -1).includes('*')) {
       errs.push(invalid(index(path, i), url, "non-resource URL wildcards '*' must be the final character of the rule"));
     }
@@ -202,7 +216,9 @@ function validateResources(groups: GroupResources[], path: string): FieldError[]
       if (msgs.length) errs.push(invalid(child(path, 'group'), gr.group, msgs.join(',')));
     }
     if ((gr.resourceNames?.length ?? 0) > 0 && (gr.resources?.length ?? 0) === 0) {
-      errs.push(invalid(child(path, 'resourceNames'), gr.resourceNames, 'using resourceNames requires at least one resource'));
+      errs.push(
+        invalid(child(path, 'resourceNames'), gr.resourceNames, 'using resourceNames requires at least one resource'),
+      );
     }
   }
   return errs;
@@ -211,7 +227,8 @@ function validateResources(groups: GroupResources[], path: string): FieldError[]
 function validateOmitStages(stages: string[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   stages.forEach((s, i) => {
-    if (!(AUDIT_STAGES as readonly string[]).includes(s)) errs.push(invalid(index(path, i), s, `allowed stages are ${AUDIT_STAGES.join(',')}`));
+    if (!(AUDIT_STAGES as readonly string[]).includes(s))
+      errs.push(invalid(index(path, i), s, `allowed stages are ${AUDIT_STAGES.join(',')}`));
   });
   return errs;
 }
@@ -225,8 +242,17 @@ export function validatePolicy(policy: AuditPolicy): FieldError[] {
     errs.push(...validateNonResourceURLs(rule.nonResourceURLs ?? [], child(p, 'nonResourceURLs')));
     errs.push(...validateResources(rule.resources ?? [], child(p, 'resources')));
     errs.push(...validateOmitStages(rule.omitStages ?? [], child(p, 'omitStages')));
-    if ((rule.nonResourceURLs?.length ?? 0) > 0 && ((rule.resources?.length ?? 0) > 0 || (rule.namespaces?.length ?? 0) > 0)) {
-      errs.push(invalid(child(p, 'nonResourceURLs'), rule.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+    if (
+      (rule.nonResourceURLs?.length ?? 0) > 0 &&
+      ((rule.resources?.length ?? 0) > 0 || (rule.namespaces?.length ?? 0) > 0)
+    ) {
+      errs.push(
+        invalid(
+          child(p, 'nonResourceURLs'),
+          rule.nonResourceURLs,
+          'rules cannot apply to both regular resources and non-resource URLs',
+        ),
+      );
     }
   });
   return errs;
@@ -240,7 +266,8 @@ export function parsePolicy(text: string): AuditPolicy {
     const list = Array.isArray(docs) ? docs : [docs];
     const first = list.find((d) => d.contents !== null) ?? list[0];
     if (!first) throw new DecodeError("Object 'Kind' is missing in ''");
-    if (first.errors.length) throw new DecodeError(`error converting YAML to JSON: ${first.errors[0]!.message.split('\n')[0]}`);
+    if (first.errors.length)
+      throw new DecodeError(`error converting YAML to JSON: ${first.errors[0]!.message.split('\n')[0]}`);
     doc = first.toJS({ maxAliasCount: 100 });
     const policy = decodePolicy(doc);
     const errs = validatePolicy(policy);
@@ -314,7 +341,8 @@ function ruleMatches(rule: PolicyRule, attrs: AuthorizationAttributes): boolean 
   if (rule.userGroups?.length && !user.groups.some((g) => rule.userGroups!.includes(g))) return false;
   if (rule.verbs?.length && !rule.verbs.includes(attrs.verb)) return false;
   if (rule.namespaces?.length || rule.resources?.length) return ruleMatchesResource(rule, attrs);
-  if (rule.nonResourceURLs?.length) return !attrs.resourceRequest && rule.nonResourceURLs.some((spec) => pathMatches(attrs.path, spec));
+  if (rule.nonResourceURLs?.length)
+    return !attrs.resourceRequest && rule.nonResourceURLs.some((spec) => pathMatches(attrs.path, spec));
   return true;
 }
 
@@ -330,7 +358,11 @@ export function newPolicyEvaluator(policy: AuditPolicy): PolicyRuleEvaluator {
       omitManagedFields: rule.omitManagedFields ?? policyOmf,
     },
   }));
-  const fallback: RequestAuditConfig = { level: 'None', omitStages: [...new Set(policyOmit)], omitManagedFields: policyOmf };
+  const fallback: RequestAuditConfig = {
+    level: 'None',
+    omitStages: [...new Set(policyOmit)],
+    omitManagedFields: policyOmf,
+  };
   return {
     evaluate(attrs) {
       for (const { rule, config } of rules) {

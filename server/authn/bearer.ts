@@ -8,10 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../apimachinery/user.js';
 import type { TokenRecord } from './token-file.js';
 
-export type AuthResult =
-  | { kind: 'anonymous' }
-  | { kind: 'user'; user: UserInfo }
-  | { kind: 'invalid' };
+export type AuthResult = { kind: 'anonymous' } | { kind: 'user'; user: UserInfo } | { kind: 'invalid' };
 
 /**
  * The token of an `Authorization: Bearer <token>` header, as kube's bearertoken authenticator reads
@@ -40,7 +37,7 @@ const RAW_BASE64URL = /^[A-Za-z0-9_-]*$/;
 export type ProtocolToken =
   /** No token subprotocol (or an empty one): other authenticators decide. */
   | { kind: 'none' }
-  | { kind: 'token'; token: string; /** The other subprotocols, the one to echo among them. */ protocols: string[] }
+  | { kind: 'token'; token: string /** The other subprotocols, the one to echo among them. */; protocols: string[] }
   | { kind: 'error'; reason: string };
 
 /**
@@ -62,7 +59,8 @@ export function protocolToken(header: string | string[] | undefined): ProtocolTo
       if (sawToken) return { kind: 'error', reason: 'multiple base64.bearer.authorization tokens specified' };
       sawToken = true;
       const encoded = protocol.slice(BEARER_PROTOCOL_PREFIX.length);
-      if (!RAW_BASE64URL.test(encoded) || encoded.length % 4 === 1) return { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' };
+      if (!RAW_BASE64URL.test(encoded) || encoded.length % 4 === 1)
+        return { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' };
       const decoded = Buffer.from(encoded, 'base64url');
       if (!isUtf8(decoded)) return { kind: 'error', reason: 'invalid base64.bearer.authorization token' };
       token = decoded.toString('utf8');

@@ -6,7 +6,13 @@ import { forbiddenError } from '../authz/authorizer.js';
 import type { IncomingMessage } from 'node:http';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../apimachinery/authorization.js';
 import type { ApiError } from '../../apimachinery/errors.js';
-import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
+import {
+  ALL_AUTHENTICATED,
+  ALL_UNAUTHENTICATED,
+  ANONYMOUS_USER,
+  type UserInfo,
+  makeServiceAccountUsername,
+} from '../../apimachinery/user.js';
 import { makeServiceAccountGroupNames, splitServiceAccountUsername } from './service-account-user.js';
 
 /** What every impersonation header's name starts with. */
@@ -76,7 +82,11 @@ function objectReferenceText(t: ImpersonationTarget): string {
 export function asksToImpersonate(rawHeaders: readonly string[]): boolean {
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    if (name.length > IMPERSONATE_PREFIX.length && name.slice(0, IMPERSONATE_PREFIX.length).toLowerCase() === IMPERSONATE_PREFIX) return true;
+    if (
+      name.length > IMPERSONATE_PREFIX.length &&
+      name.slice(0, IMPERSONATE_PREFIX.length).toLowerCase() === IMPERSONATE_PREFIX
+    )
+      return true;
   }
   return false;
 }
@@ -106,11 +116,13 @@ export function impersonationRequest(headers: DistinctHeaders): ImpersonationPar
   const uid = headers[IMPERSONATE_UID_HEADER]?.[0] ?? '';
   if (uid !== '') targets.push({ kind: 'UID', name: uid });
   if ((groups.length > 0 || hasExtra || uid !== '') && !hasUser) {
-    return { kind: 'error', message: `requested [${targets.map(objectReferenceText).join(' ')}] without impersonating a user` };
+    return {
+      kind: 'error',
+      message: `requested [${targets.map(objectReferenceText).join(' ')}] without impersonating a user`,
+    };
   }
   return { kind: 'requests', targets, groupsSpecified: groups.length > 0 };
 }
-
 
 /** The authorization check kube makes before letting `requester` act as `target`. */
 export function impersonationAttributes(requester: UserInfo, target: ImpersonationTarget): AuthorizationAttributes {
@@ -135,7 +147,14 @@ export function impersonationAttributes(requester: UserInfo, target: Impersonati
     case 'Group':
       return { ...base, resource: 'groups', name: target.name };
     case 'UserExtra':
-      return { ...base, apiGroup: 'authentication.k8s.io', apiVersion: 'v1', resource: 'userextras', subresource: target.key, name: target.value };
+      return {
+        ...base,
+        apiGroup: 'authentication.k8s.io',
+        apiVersion: 'v1',
+        resource: 'userextras',
+        subresource: target.key,
+        name: target.value,
+      };
     case 'UID':
       return { ...base, apiGroup: 'authentication.k8s.io', apiVersion: 'v1', resource: 'uids', name: target.name };
   }
@@ -204,7 +223,12 @@ export function impersonate(
 
 const isImpersonationHeader = (name: string): boolean => {
   const n = name.toLowerCase();
-  return n === IMPERSONATE_USER_HEADER || n === IMPERSONATE_GROUP_HEADER || n === IMPERSONATE_UID_HEADER || n.startsWith(IMPERSONATE_EXTRA_PREFIX);
+  return (
+    n === IMPERSONATE_USER_HEADER ||
+    n === IMPERSONATE_GROUP_HEADER ||
+    n === IMPERSONATE_UID_HEADER ||
+    n.startsWith(IMPERSONATE_EXTRA_PREFIX)
+  );
 };
 
 /** Removes every Impersonate-* header once acted on, so nothing further on (a proxy, audit) sees them. */

@@ -54,7 +54,8 @@ export function parsePublicKeysPem(pem: string): KeyObject[] {
     try {
       let key: KeyObject | undefined;
       if (block.type === 'PUBLIC KEY' || block.type === 'RSA PUBLIC KEY') key = createPublicKey(block.text);
-      else if (['RSA PRIVATE KEY', 'EC PRIVATE KEY', 'PRIVATE KEY'].includes(block.type)) key = createPublicKey(createPrivateKey(block.text));
+      else if (['RSA PRIVATE KEY', 'EC PRIVATE KEY', 'PRIVATE KEY'].includes(block.type))
+        key = createPublicKey(createPrivateKey(block.text));
       if (key && isRsaOrEc(key)) keys.push(key);
     } catch {
       // Skipped, as kube skips blocks it cannot read.
@@ -89,7 +90,9 @@ export async function loadSigningKeyFile(path: string): Promise<KeyObject> {
 /** kube's keyIDFromPublicKey: base64url (unpadded) SHA-256 of the PKIX DER public key. */
 export function keyIdFromPublicKey(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(pub.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 /** The algorithm kube signs with for a key: RS256, or ES256/384/512 by curve. */
@@ -105,7 +108,9 @@ export function signingAlgorithm(key: KeyObject): SigningAlgorithm {
         return 'ES512';
     }
   }
-  throw new Error(`unknown private key type ${key.asymmetricKeyType ?? ''}, must be *rsa.PrivateKey, *ecdsa.PrivateKey`);
+  throw new Error(
+    `unknown private key type ${key.asymmetricKeyType ?? ''}, must be *rsa.PrivateKey, *ecdsa.PrivateKey`,
+  );
 }
 
 // ---- claims ------------------------------------------------------------------------------------
@@ -167,7 +172,11 @@ export function serviceAccountClaims(
 /** JSON with object keys sorted, as go-jose's claim merging through map[string]interface{} writes them. */
 function sortedJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
   );
 }
 
@@ -177,7 +186,10 @@ export class ServiceAccountTokenIssuer {
   readonly algorithm: SigningAlgorithm;
   private readonly key: KeyObject;
 
-  constructor(readonly issuer: string, signingKey: KeyObject | string) {
+  constructor(
+    readonly issuer: string,
+    signingKey: KeyObject | string,
+  ) {
     this.key = typeof signingKey === 'string' ? parsePrivateKeyPem(signingKey) : signingKey;
     this.algorithm = signingAlgorithm(this.key);
     this.keyId = keyIdFromPublicKey(this.key);
@@ -225,7 +237,6 @@ export interface ServiceAccountTokenAuthenticatorOptions {
 /** Go's `%q` of a []string: `["a" "b"]`. */
 const quoteList = (list: readonly string[]): string => `[${list.map(goQuote).join(' ')}]`;
 
-
 /** The payload's `iss`, read before any signature check as kube's hasCorrectIssuer does. */
 function unverifiedIssuer(token: string): string | undefined {
   if (token.trim().startsWith('{')) return undefined;
@@ -243,13 +254,17 @@ class ClaimsError extends Error {}
 
 function numericDate(v: unknown, name: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number') throw new ClaimsError(`json: cannot unmarshal ${typeof v} into Go struct field Claims.${name} of type jwt.NumericDate`);
+  if (typeof v !== 'number')
+    throw new ClaimsError(
+      `json: cannot unmarshal ${typeof v} into Go struct field Claims.${name} of type jwt.NumericDate`,
+    );
   return Math.trunc(v);
 }
 
 function objectRef(v: unknown): ObjectRef | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!isJsonObject(v)) throw new ClaimsError('json: cannot unmarshal into Go struct field kubernetes.io of type serviceaccount.ref');
+  if (!isJsonObject(v))
+    throw new ClaimsError('json: cannot unmarshal into Go struct field kubernetes.io of type serviceaccount.ref');
   return { name: typeof v.name === 'string' ? v.name : '', uid: typeof v.uid === 'string' ? v.uid : '' };
 }
 
@@ -264,13 +279,15 @@ function decodeClaims(payload: Uint8Array): ServiceAccountTokenClaims {
   if (!isJsonObject(raw)) throw new ClaimsError('json: cannot unmarshal claims into Go value of type jwt.Claims');
   const str = (v: unknown, name: string): string | undefined => {
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string') throw new ClaimsError(`json: cannot unmarshal ${typeof v} into Go struct field Claims.${name} of type string`);
+    if (typeof v !== 'string')
+      throw new ClaimsError(`json: cannot unmarshal ${typeof v} into Go struct field Claims.${name} of type string`);
     return v;
   };
   let aud: string[] | undefined;
   if (typeof raw.aud === 'string') aud = [raw.aud];
   else if (Array.isArray(raw.aud) && raw.aud.every((a): a is string => typeof a === 'string')) aud = raw.aud;
-  else if (raw.aud !== undefined && raw.aud !== null) throw new ClaimsError('go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience');
+  else if (raw.aud !== undefined && raw.aud !== null)
+    throw new ClaimsError('go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience');
   const claims: ServiceAccountTokenClaims = {};
   const iss = str(raw.iss, 'iss');
   const sub = str(raw.sub, 'sub');
@@ -287,7 +304,10 @@ function decodeClaims(payload: Uint8Array): ServiceAccountTokenClaims {
   if (iat !== undefined) claims.iat = iat;
   const k = raw['kubernetes.io'];
   if (k !== undefined && k !== null) {
-    if (!isJsonObject(k)) throw new ClaimsError('json: cannot unmarshal into Go struct field privateClaims.kubernetes.io of type serviceaccount.kubernetes');
+    if (!isJsonObject(k))
+      throw new ClaimsError(
+        'json: cannot unmarshal into Go struct field privateClaims.kubernetes.io of type serviceaccount.kubernetes',
+      );
     const k8s: KubernetesClaim = {};
     if (typeof k.namespace === 'string') k8s.namespace = k.namespace;
     for (const field of ['serviceaccount', 'secret', 'pod', 'node'] as const) {
@@ -352,13 +372,17 @@ export class ServiceAccountTokenAuthenticator {
       }
     }
     if (!claims) return { kind: 'error', reason: aggregateErrors(errors) };
-    if (claims.iss === undefined || !this.issuers.has(claims.iss)) return { kind: 'error', reason: `token issuer ${goQuote(claims.iss ?? '')} is invalid` };
+    if (claims.iss === undefined || !this.issuers.has(claims.iss))
+      return { kind: 'error', reason: `token issuer ${goQuote(claims.iss ?? '')} is invalid` };
 
     const apiAudiences = [...this.opts.audiences];
     const tokenAudiences = claims.aud && claims.aud.length > 0 ? claims.aud : apiAudiences;
     const audiences = tokenAudiences.filter((a) => apiAudiences.includes(a));
     if (audiences.length === 0 && apiAudiences.length > 0) {
-      return { kind: 'error', reason: `token audiences ${quoteList(tokenAudiences)} is invalid for the target audiences ${quoteList(apiAudiences)}` };
+      return {
+        kind: 'error',
+        reason: `token audiences ${quoteList(tokenAudiences)} is invalid for the target audiences ${quoteList(apiAudiences)}`,
+      };
     }
     const reason = await this.validate(claims);
     if (typeof reason === 'string') return { kind: 'error', reason };
@@ -369,12 +393,15 @@ export class ServiceAccountTokenAuthenticator {
   private async validate(claims: ServiceAccountTokenClaims): Promise<string | UserInfo> {
     const nowMs = this.now().getTime();
     const leewayMs = LEEWAY_SECONDS * 1000;
-    if (claims.nbf !== undefined && nowMs + leewayMs < claims.nbf * 1000) return 'service account token is not valid yet';
+    if (claims.nbf !== undefined && nowMs + leewayMs < claims.nbf * 1000)
+      return 'service account token is not valid yet';
     if (claims.exp !== undefined && nowMs - leewayMs > claims.exp * 1000) return 'service account token has expired';
-    if (claims.iat !== undefined && nowMs + leewayMs < claims.iat * 1000) return 'service account token is issued in the future';
+    if (claims.iat !== undefined && nowMs + leewayMs < claims.iat * 1000)
+      return 'service account token is issued in the future';
 
     // Objects deleted before now - leeway are gone; a moment's grace covers a delete in flight.
-    const deletedBefore = (o: LiveObject): boolean => o.deletionTimestamp !== undefined && Date.parse(o.deletionTimestamp) < nowMs - leewayMs;
+    const deletedBefore = (o: LiveObject): boolean =>
+      o.deletionTimestamp !== undefined && Date.parse(o.deletionTimestamp) < nowMs - leewayMs;
     const k8s = claims['kubernetes.io'] ?? {};
     const namespace = k8s.namespace ?? '';
     const saRef = k8s.serviceaccount ?? { name: '', uid: '' };
@@ -396,7 +423,8 @@ export class ServiceAccountTokenAuthenticator {
         secret = undefined;
       }
       if (!secret) return INVALIDATED;
-      if (secret.uid !== k8s.secret.uid) return `secret UID (${secret.uid}) does not match service account secret ref claim (${k8s.secret.uid})`;
+      if (secret.uid !== k8s.secret.uid)
+        return `secret UID (${secret.uid}) does not match service account secret ref claim (${k8s.secret.uid})`;
       if (deletedBefore(secret)) return INVALIDATED;
     }
     // No Pods or Nodes are served here, so a token bound to one is bound to something that is gone.
@@ -417,5 +445,3 @@ export function defaultApiAudiences(issuers: readonly string[], apiAudiences: re
   if (apiAudiences.length > 0) return [...apiAudiences];
   return issuers.length > 0 ? [issuers[0]!] : [];
 }
-
-

@@ -118,7 +118,8 @@ export function parseTokenFile(text: string): { records: TokenRecord[]; warnings
   const byToken = new Map<string, TokenRecord>();
   const warnings: string[] = [];
   parseCsv(text).forEach((row, i) => {
-    if (row.length < 3) throw new CsvError(`must have at least 3 columns (token, user name, user uid), found ${row.length}`);
+    if (row.length < 3)
+      throw new CsvError(`must have at least 3 columns (token, user name, user uid), found ${row.length}`);
     const [token, name, uid, groups] = row as [string, string, string, string | undefined];
     if (token === '') {
       warnings.push(`empty token in record ${i + 1}: ignored`);
@@ -139,12 +140,18 @@ function csvField(value: string, always = false): string {
 }
 
 export function formatTokenRecord({ token, user }: TokenRecord): string {
-  return [csvField(token), csvField(user.name), csvField(user.uid ?? ''), csvField(user.groups.join(','), true)].join(',') + '\n';
+  return (
+    [csvField(token), csvField(user.name), csvField(user.uid ?? ''), csvField(user.groups.join(','), true)].join(',') +
+    '\n'
+  );
 }
 
 /** A fresh cluster-admin token: 256 random bits, base64url (no character CSV would quote). */
 export function generateAdminToken(): TokenRecord {
-  return { token: randomBytes(32).toString('base64url'), user: { name: 'admin', uid: randomUUID(), groups: ['system:masters'] } };
+  return {
+    token: randomBytes(32).toString('base64url'),
+    user: { name: 'admin', uid: randomUUID(), groups: ['system:masters'] },
+  };
 }
 
 /** The token the admin kubeconfig carries: the first system:masters user, else the first user. */

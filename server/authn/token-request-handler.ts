@@ -26,7 +26,11 @@ export function liveObject(store: Store): ObjectLookup {
   };
 }
 
-export function tokenRequestHandler(signing: TokenRequestSigning, serviceAccounts: Store, secrets: Store): CreateOnlyHandler {
+export function tokenRequestHandler(
+  signing: TokenRequestSigning,
+  serviceAccounts: Store,
+  secrets: Store,
+): CreateOnlyHandler {
   const secret = liveObject(secrets);
   return async ({ obj, namespace, name, warn }) => {
     const sa = await serviceAccounts.get(namespace, name).catch(ignoreNotFound);

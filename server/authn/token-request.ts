@@ -37,20 +37,21 @@ export interface ServiceAccountObject {
   metadata: { name: string; namespace: string; uid: string };
 }
 
-
 /** A decode failure, worded as kube's for a body it cannot read into a TokenRequest. */
 const decodeError = (detail: string): ApiError =>
   badRequest(`TokenRequest in version "v1" cannot be handled as a TokenRequest: ${detail}`);
 
 function str(v: unknown, field: string): string | ApiError {
   if (v === undefined || v === null) return '';
-  if (typeof v !== 'string') return decodeError(`json: cannot unmarshal ${typeof v} into Go struct field ${field} of type string`);
+  if (typeof v !== 'string')
+    return decodeError(`json: cannot unmarshal ${typeof v} into Go struct field ${field} of type string`);
   return v;
 }
 
 /** The body read into a defaulted TokenRequest (type errors are 400s, as kube's decoding makes them). */
 export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
-  if (!isJsonObject(body)) return decodeError('json: cannot unmarshal non-object into Go value of type v1.TokenRequest');
+  if (!isJsonObject(body))
+    return decodeError('json: cannot unmarshal non-object into Go value of type v1.TokenRequest');
   const metadata = isJsonObject(body.metadata) ? body.metadata : {};
   const name = str(metadata.name, 'ObjectMeta.metadata.name');
   if (name instanceof ApiError) return name;
@@ -60,7 +61,9 @@ export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
   let audiences: string[] = [];
   if (spec.audiences !== undefined && spec.audiences !== null) {
     if (!Array.isArray(spec.audiences) || !spec.audiences.every((a): a is string => typeof a === 'string')) {
-      return decodeError('json: cannot unmarshal into Go struct field TokenRequestSpec.spec.audiences of type []string');
+      return decodeError(
+        'json: cannot unmarshal into Go struct field TokenRequestSpec.spec.audiences of type []string',
+      );
     }
     audiences = spec.audiences;
   }
@@ -69,7 +72,9 @@ export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
   if (exp !== undefined && exp !== null) {
     const n = typeof exp === 'bigint' ? Number(exp) : exp;
     if (typeof n !== 'number' || !Number.isInteger(n)) {
-      return decodeError(`json: cannot unmarshal ${typeof exp} into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64`);
+      return decodeError(
+        `json: cannot unmarshal ${typeof exp} into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64`,
+      );
     }
     expirationSeconds = n;
   }
@@ -95,8 +100,10 @@ export function decodeTokenRequest(body: unknown): TokenRequest | ApiError {
 export function validateTokenRequest(req: TokenRequest): FieldError[] {
   const errs: FieldError[] = [];
   const exp = req.spec.expirationSeconds;
-  if (exp < MIN_EXPIRATION_SECONDS) errs.push(invalidField('spec.expirationSeconds', exp, 'may not specify a duration less than 10 minutes'));
-  if (exp > MAX_EXPIRATION_SECONDS) errs.push(invalidField('spec.expirationSeconds', exp, 'may not specify a duration larger than 2^32 seconds'));
+  if (exp < MIN_EXPIRATION_SECONDS)
+    errs.push(invalidField('spec.expirationSeconds', exp, 'may not specify a duration less than 10 minutes'));
+  if (exp > MAX_EXPIRATION_SECONDS)
+    errs.push(invalidField('spec.expirationSeconds', exp, 'may not specify a duration larger than 2^32 seconds'));
   return errs;
 }
 
@@ -115,7 +122,13 @@ export interface TokenRequestContext {
 }
 
 export type PreparedTokenRequest =
-  | { kind: 'ok'; request: TokenRequest; serviceAccount: ServiceAccountObject; boundSecret?: { name: string; uid: string }; warnings: string[] }
+  | {
+      kind: 'ok';
+      request: TokenRequest;
+      serviceAccount: ServiceAccountObject;
+      boundSecret?: { name: string; uid: string };
+      warnings: string[];
+    }
   | { kind: 'error'; error: ApiError };
 
 /**
@@ -128,10 +141,22 @@ export async function prepareTokenRequest(body: unknown, ctx: TokenRequestContex
   if (decoded instanceof ApiError) return fail(decoded);
   const req = decoded;
   if (req.metadata.name && req.metadata.name !== ctx.name) {
-    return fail(invalid(TOKEN_REQUEST_KIND, ctx.name, [invalidField('metadata.name', req.metadata.name, 'must match the service account name if specified')]));
+    return fail(
+      invalid(TOKEN_REQUEST_KIND, ctx.name, [
+        invalidField('metadata.name', req.metadata.name, 'must match the service account name if specified'),
+      ]),
+    );
   }
   if (req.metadata.namespace && req.metadata.namespace !== ctx.namespace) {
-    return fail(invalid(TOKEN_REQUEST_KIND, ctx.name, [invalidField('metadata.namespace', req.metadata.namespace, 'must match the service account namespace if specified')]));
+    return fail(
+      invalid(TOKEN_REQUEST_KIND, ctx.name, [
+        invalidField(
+          'metadata.namespace',
+          req.metadata.namespace,
+          'must match the service account namespace if specified',
+        ),
+      ]),
+    );
   }
   const sa = ctx.serviceAccount;
   if (!sa) return fail(notFound({ group: '', name: 'serviceaccounts' }, ctx.name));
@@ -159,8 +184,13 @@ export async function prepareTokenRequest(body: unknown, ctx: TokenRequestContex
       return fail(badRequest(`cannot bind token to object of type ${gvkString(gvk)}`));
     }
     if (ref.uid && ref.uid !== boundSecret.uid) {
-      return fail(conflict({ group: gvk.group, name: ref.kind }, name,
-        `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`));
+      return fail(
+        conflict(
+          { group: gvk.group, name: ref.kind },
+          name,
+          `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+        ),
+      );
     }
   }
 
@@ -191,7 +221,10 @@ export async function issueTokenRequest(
     now,
   };
   if (prepared.boundSecret) claimOpts.secret = prepared.boundSecret;
-  const claims = serviceAccountClaims({ namespace: sa.metadata.namespace, name: sa.metadata.name, uid: sa.metadata.uid }, claimOpts);
+  const claims = serviceAccountClaims(
+    { namespace: sa.metadata.namespace, name: sa.metadata.name, uid: sa.metadata.uid },
+    claimOpts,
+  );
   const token = await issuer.generateToken(claims);
   return {
     ...request,

@@ -15,9 +15,7 @@ export type PeerTls = Pick<TLSSocket, 'authorized' | 'authorizationError' | 'get
 
 export type X509Outcome =
   /** No client certificate (or one without a CommonName): other authenticators decide. */
-  | { kind: 'none' }
-  | { kind: 'user'; user: UserInfo }
-  | { kind: 'invalid'; reason: string };
+  { kind: 'none' } | { kind: 'user'; user: UserInfo } | { kind: 'invalid'; reason: string };
 
 /** kube's columnSeparatedHex: upper-case hex bytes joined with ':'. */
 const columnHex = (hex: string): string => (hex.toUpperCase().match(/../g) ?? []).join(':');
@@ -86,8 +84,14 @@ export class X509Authenticator {
     }
     if (!socket.authorized) {
       const error: unknown = socket.authorizationError;
-      const code = typeof error === 'string' ? error : ((error as { code?: string } | null)?.code ?? (error as Error | null)?.message ?? 'unknown error');
-      return { kind: 'invalid', reason: `verifying certificate ${certificateIdentifier(cert)} failed: ${verifyErrorText(code, cert, this.now())}` };
+      const code =
+        typeof error === 'string'
+          ? error
+          : ((error as { code?: string } | null)?.code ?? (error as Error | null)?.message ?? 'unknown error');
+      return {
+        kind: 'invalid',
+        reason: `verifying certificate ${certificateIdentifier(cert)} failed: ${verifyErrorText(code, cert, this.now())}`,
+      };
     }
     const user = userFromCertificate(raw);
     return user ? { kind: 'user', user } : { kind: 'none' };

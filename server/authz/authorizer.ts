@@ -1,7 +1,12 @@
 // kube-apiserver's authorizer chain: system:masters first (kube's privileged-group authorizer, so
 // the admin is never locked out by a broken policy), then each --authorization-mode in order. The
 // first to allow or deny decides; if all have no opinion, the request is denied.
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RulesResult } from '../../apimachinery/authorization.js';
+import type {
+  AuthorizationAttributes,
+  AuthorizationResult,
+  Authorizer,
+  RulesResult,
+} from '../../apimachinery/authorization.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../../apimachinery/user.js';
 import type { RequestInfo } from '../pipeline/request-info.js';
 import { type ApiError, forbidden } from '../../apimachinery/errors.js';
@@ -29,7 +34,10 @@ export const alwaysDeny: Authorizer = {
 
 /** authorizerfactory.NewPrivilegedGroups(system:masters). */
 const privilegedGroup: Authorizer = {
-  authorize: (a) => (a.user.groups.includes(SYSTEM_PRIVILEGED_GROUP) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' }),
+  authorize: (a) =>
+    a.user.groups.includes(SYSTEM_PRIVILEGED_GROUP)
+      ? { decision: 'allow', reason: '' }
+      : { decision: 'no-opinion', reason: '' },
   rulesFor: (user) => (user.groups.includes(SYSTEM_PRIVILEGED_GROUP) ? EVERYTHING_RULES : NO_RULES),
 };
 
@@ -104,5 +112,9 @@ export function forbiddenError(a: AuthorizationAttributes, reason: string): ApiE
   else if (a.name === '') message = `${qualified} is forbidden: ${why}`;
   else message = `${qualified} ${goQuote(a.name)} is forbidden: ${why}`;
   // StatusDetails fields are omitempty.
-  return forbidden(message, { ...(a.name ? { name: a.name } : {}), ...(a.apiGroup ? { group: a.apiGroup } : {}), ...(a.resource ? { kind: a.resource } : {}) });
+  return forbidden(message, {
+    ...(a.name ? { name: a.name } : {}),
+    ...(a.apiGroup ? { group: a.apiGroup } : {}),
+    ...(a.resource ? { kind: a.resource } : {}),
+  });
 }

@@ -30,14 +30,27 @@ const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const READ_WRITE = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-const rule = (apiGroups: string[], resources: string[], verbs: string[]): PolicyRule => ({ apiGroups, resources, verbs });
+const rule = (apiGroups: string[], resources: string[], verbs: string[]): PolicyRule => ({
+  apiGroups,
+  resources,
+  verbs,
+});
 const urls = (nonResourceURLs: string[], verbs: string[]): PolicyRule => ({ nonResourceURLs, verbs });
 
-function clusterRole(name: string, rules: PolicyRule[] | null, extraLabels: Record<string, string> = {}, aggregateFrom?: string): ClusterRole {
+function clusterRole(
+  name: string,
+  rules: PolicyRule[] | null,
+  extraLabels: Record<string, string> = {},
+  aggregateFrom?: string,
+): ClusterRole {
   const role: ClusterRole = {
     apiVersion: API_VERSION,
     kind: 'ClusterRole',
-    metadata: { name, labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults', ...extraLabels }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    metadata: {
+      name,
+      labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults', ...extraLabels },
+      annotations: { [AUTOUPDATE_ANNOTATION]: 'true' },
+    },
     rules,
   };
   if (aggregateFrom) role.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [aggregateFrom]: 'true' } }] };
@@ -50,7 +63,11 @@ function clusterRoleBinding(name: string, subjects: Subject[]): ClusterRoleBindi
   return {
     apiVersion: API_VERSION,
     kind: 'ClusterRoleBinding',
-    metadata: { name, labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults' }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    metadata: {
+      name,
+      labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults' },
+      annotations: { [AUTOUPDATE_ANNOTATION]: 'true' },
+    },
     roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name },
     subjects,
   };
@@ -65,7 +82,10 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     clusterRole('edit', null, { [AGGREGATE_TO_ADMIN]: 'true' }, AGGREGATE_TO_EDIT),
     clusterRole(
       'system:aggregate-to-admin',
-      [rule(['authorization.k8s.io'], ['localsubjectaccessreviews'], ['create']), rule([RBAC_GROUP], ['rolebindings', 'roles'], READ_WRITE)],
+      [
+        rule(['authorization.k8s.io'], ['localsubjectaccessreviews'], ['create']),
+        rule([RBAC_GROUP], ['rolebindings', 'roles'], READ_WRITE),
+      ],
       { [AGGREGATE_TO_ADMIN]: 'true' },
     ),
     clusterRole(
@@ -77,16 +97,49 @@ export function bootstrapClusterRoles(): ClusterRole[] {
         rule([''], ['pods/eviction'], ['create']),
         rule(
           [''],
-          ['configmaps', 'events', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'secrets', 'serviceaccounts', 'services', 'services/proxy'],
+          [
+            'configmaps',
+            'events',
+            'persistentvolumeclaims',
+            'replicationcontrollers',
+            'replicationcontrollers/scale',
+            'secrets',
+            'serviceaccounts',
+            'services',
+            'services/proxy',
+          ],
           WRITE,
         ),
         rule([''], ['serviceaccounts/token'], ['create']),
-        rule(['apps'], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'], WRITE),
+        rule(
+          ['apps'],
+          [
+            'daemonsets',
+            'deployments',
+            'deployments/rollback',
+            'deployments/scale',
+            'replicasets',
+            'replicasets/scale',
+            'statefulsets',
+            'statefulsets/scale',
+          ],
+          WRITE,
+        ),
         rule(['autoscaling'], ['horizontalpodautoscalers'], WRITE),
         rule(['batch'], ['cronjobs', 'jobs'], WRITE),
         rule(
           ['extensions'],
-          ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'ingresses', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale'],
+          [
+            'daemonsets',
+            'deployments',
+            'deployments/rollback',
+            'deployments/scale',
+            'ingresses',
+            'networkpolicies',
+            'replicasets',
+            'replicasets/scale',
+            'replicationcontrollers/scale',
+          ],
           WRITE,
         ),
         rule(['policy'], ['poddisruptionbudgets'], WRITE),
@@ -116,7 +169,17 @@ export function bootstrapClusterRoles(): ClusterRole[] {
         ),
         rule(
           [''],
-          ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log', 'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status'],
+          [
+            'bindings',
+            'events',
+            'limitranges',
+            'namespaces/status',
+            'pods/log',
+            'pods/status',
+            'replicationcontrollers/status',
+            'resourcequotas',
+            'resourcequotas/status',
+          ],
           READ,
         ),
         rule([''], ['namespaces'], READ),
@@ -164,17 +227,44 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       ],
       { [AGGREGATE_TO_VIEW]: 'true' },
     ),
-    clusterRole('system:auth-delegator', [rule(['authentication.k8s.io'], ['tokenreviews'], ['create']), rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create'])]),
+    clusterRole('system:auth-delegator', [
+      rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
+      rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
+    ]),
     clusterRole('system:basic-user', [
       rule(['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], ['create']),
       rule(['authentication.k8s.io'], ['selfsubjectreviews'], ['create']),
     ]),
     clusterRole('system:discovery', [
-      urls(['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], ['get']),
+      urls(
+        [
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+          '/healthz',
+          '/livez',
+          '/openapi',
+          '/openapi/*',
+          '/readyz',
+          '/version',
+          '/version/',
+        ],
+        ['get'],
+      ),
     ]),
-    clusterRole('system:monitoring', [urls(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get'])]),
-    clusterRole('system:public-info-viewer', [urls(['/healthz', '/livez', '/readyz', '/version', '/version/'], ['get'])]),
-    clusterRole('system:service-account-issuer-discovery', [urls(['/.well-known/openid-configuration', '/openid/v1/jwks'], ['get'])]),
+    clusterRole('system:monitoring', [
+      urls(
+        ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'],
+        ['get'],
+      ),
+    ]),
+    clusterRole('system:public-info-viewer', [
+      urls(['/healthz', '/livez', '/readyz', '/version', '/version/'], ['get']),
+    ]),
+    clusterRole('system:service-account-issuer-discovery', [
+      urls(['/.well-known/openid-configuration', '/openid/v1/jwks'], ['get']),
+    ]),
     clusterRole('view', null, { [AGGREGATE_TO_EDIT]: 'true' }, AGGREGATE_TO_VIEW),
   ];
 }
@@ -204,10 +294,14 @@ export interface ReconcileResult<T> {
   missingSubjects: Subject[];
 }
 
-const isProtected = (obj: { metadata: { annotations?: Record<string, string> } }): boolean => obj.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false';
+const isProtected = (obj: { metadata: { annotations?: Record<string, string> } }): boolean =>
+  obj.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false';
 
 /** kube's merge(expected, existing): the existing values win. */
-const mergeMaps = (expected: Record<string, string> | undefined, existing: Record<string, string> | undefined): Record<string, string> => ({
+const mergeMaps = (
+  expected: Record<string, string> | undefined,
+  existing: Record<string, string> | undefined,
+): Record<string, string> => ({
   ...(expected ?? {}),
   ...(existing ?? {}),
 });
@@ -215,13 +309,17 @@ const mergeMaps = (expected: Record<string, string> | undefined, existing: Recor
 function reconcileMeta<T extends ClusterRole | ClusterRoleBinding>(result: T, existing: T, expected: T): boolean {
   const labels = mergeMaps(expected.metadata.labels, existing.metadata.labels);
   const annotations = mergeMaps(expected.metadata.annotations, existing.metadata.annotations);
-  const changed = !deepEqual(labels, existing.metadata.labels ?? {}) || !deepEqual(annotations, existing.metadata.annotations ?? {});
+  const changed =
+    !deepEqual(labels, existing.metadata.labels ?? {}) || !deepEqual(annotations, existing.metadata.annotations ?? {});
   result.metadata.labels = labels;
   result.metadata.annotations = annotations;
   return changed;
 }
 
-function selectorsMissing(existing: readonly MetaLabelSelector[], expected: readonly MetaLabelSelector[]): MetaLabelSelector[] {
+function selectorsMissing(
+  existing: readonly MetaLabelSelector[],
+  expected: readonly MetaLabelSelector[],
+): MetaLabelSelector[] {
   return expected.filter((want) => !existing.some((have) => deepEqual(have, want)));
 }
 
@@ -230,13 +328,28 @@ function selectorsMissing(existing: readonly MetaLabelSelector[], expected: read
  * bootstrap does): the existing role keeps what it has and gains the labels, annotations, rules
  * (broken down, as kube adds them) and aggregation selectors it lacks.
  */
-export function reconcileClusterRole(existing: ClusterRole | undefined, expected: ClusterRole): ReconcileResult<ClusterRole> {
-  if (!existing) return { operation: 'create', object: cloneJson(expected), protected: false, missingRules: [], missingSubjects: [] };
+export function reconcileClusterRole(
+  existing: ClusterRole | undefined,
+  expected: ClusterRole,
+): ReconcileResult<ClusterRole> {
+  if (!existing)
+    return {
+      operation: 'create',
+      object: cloneJson(expected),
+      protected: false,
+      missingRules: [],
+      missingSubjects: [],
+    };
   const result = cloneJson(existing);
   let changed = reconcileMeta(result, existing, expected);
-  const missingSelectors = selectorsMissing(existing.aggregationRule?.clusterRoleSelectors ?? [], expected.aggregationRule?.clusterRoleSelectors ?? []);
+  const missingSelectors = selectorsMissing(
+    existing.aggregationRule?.clusterRoleSelectors ?? [],
+    expected.aggregationRule?.clusterRoleSelectors ?? [],
+  );
   if (missingSelectors.length) {
-    result.aggregationRule = { clusterRoleSelectors: [...(existing.aggregationRule?.clusterRoleSelectors ?? []), ...cloneJson(missingSelectors)] };
+    result.aggregationRule = {
+      clusterRoleSelectors: [...(existing.aggregationRule?.clusterRoleSelectors ?? []), ...cloneJson(missingSelectors)],
+    };
     changed = true;
   }
   // An aggregated bootstrap role lists no rules, so the controller's rules are never disturbed.
@@ -246,30 +359,63 @@ export function reconcileClusterRole(existing: ClusterRole | undefined, expected
     changed = true;
   }
   const prot = isProtected(existing);
-  return { operation: changed && !prot ? 'update' : 'none', object: changed && !prot ? result : existing, protected: prot, missingRules, missingSubjects: [] };
+  return {
+    operation: changed && !prot ? 'update' : 'none',
+    object: changed && !prot ? result : existing,
+    protected: prot,
+    missingRules,
+    missingSubjects: [],
+  };
 }
 
 const sameSubject = (a: Subject, b: Subject): boolean =>
-  a.kind === b.kind && a.name === b.name && (a.apiGroup ?? '') === (b.apiGroup ?? '') && (a.namespace ?? '') === (b.namespace ?? '');
+  a.kind === b.kind &&
+  a.name === b.name &&
+  (a.apiGroup ?? '') === (b.apiGroup ?? '') &&
+  (a.namespace ?? '') === (b.namespace ?? '');
 
 /**
  * kube's computeReconciledRoleBinding without removal of extra subjects: missing subjects are
  * added; a different roleRef, which cannot be updated, means delete and create.
  */
-export function reconcileClusterRoleBinding(existing: ClusterRoleBinding | undefined, expected: ClusterRoleBinding): ReconcileResult<ClusterRoleBinding> {
-  if (!existing) return { operation: 'create', object: cloneJson(expected), protected: false, missingRules: [], missingSubjects: [] };
+export function reconcileClusterRoleBinding(
+  existing: ClusterRoleBinding | undefined,
+  expected: ClusterRoleBinding,
+): ReconcileResult<ClusterRoleBinding> {
+  if (!existing)
+    return {
+      operation: 'create',
+      object: cloneJson(expected),
+      protected: false,
+      missingRules: [],
+      missingSubjects: [],
+    };
   const prot = isProtected(existing);
   const result = cloneJson(existing);
   let changed = reconcileMeta(result, existing, expected);
   if (!deepEqual(existing.roleRef, expected.roleRef)) {
     result.roleRef = cloneJson(expected.roleRef);
     result.subjects = cloneJson(subjectsOf(expected));
-    return { operation: prot ? 'none' : 'recreate', object: prot ? existing : result, protected: prot, missingRules: [], missingSubjects: subjectsOf(expected) };
+    return {
+      operation: prot ? 'none' : 'recreate',
+      object: prot ? existing : result,
+      protected: prot,
+      missingRules: [],
+      missingSubjects: subjectsOf(expected),
+    };
   }
-  const missingSubjects = subjectsOf(expected).filter((want) => !subjectsOf(existing).some((have) => sameSubject(have, want)));
+  const missingSubjects = subjectsOf(expected).filter(
+    (want) => !subjectsOf(existing).some((have) => sameSubject(have, want)),
+  );
   if (missingSubjects.length) {
     result.subjects = [...subjectsOf(existing), ...cloneJson(missingSubjects)];
     changed = true;
   }
-  return { operation: changed && !prot ? 'update' : 'none', object: changed && !prot ? result : existing, protected: prot, missingRules: [], missingSubjects };
+  return {
+    operation: changed && !prot ? 'update' : 'none',
+    object: changed && !prot ? result : existing,
+    protected: prot,
+    missingRules: [],
+    missingSubjects,
+  };
 }

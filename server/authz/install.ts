@@ -23,7 +23,13 @@ import {
   roleKind,
   roleStrategy,
 } from '../registry/builtin/rbac.js';
-import { clusterRoleBindingSchema, clusterRoleSchema, reviewSchema, roleBindingSchema, roleSchema } from '../../apimachinery/apis/builtin-schemas.js';
+import {
+  clusterRoleBindingSchema,
+  clusterRoleSchema,
+  reviewSchema,
+  roleBindingSchema,
+  roleSchema,
+} from '../../apimachinery/apis/builtin-schemas.js';
 import type { AuthorizationMode } from '../options.js';
 import { alwaysAllow, alwaysDeny, authorizerChain } from './authorizer.js';
 import { RbacIndex, indexAuthorizer } from './rbac-index.js';
@@ -55,20 +61,39 @@ export function installAuthorization(deps: AuthorizationDeps): Authorization {
   // Late-bound: the escalation check asks the authorizer the stores are built before.
   let index: RbacIndex | undefined;
   let authorizer: Authorizer = alwaysDeny;
-  const ask: Authorizer = { authorize: (a) => authorizer.authorize(a), rulesFor: (u, ns) => authorizer.rulesFor(u, ns) };
-  const admission = new AdmissionChain([...deps.admission, rbacEscalationCheck({ authorizer: ask, sourceFor: (u) => index!.sourceFor(u) })]);
+  const ask: Authorizer = {
+    authorize: (a) => authorizer.authorize(a),
+    rulesFor: (u, ns) => authorizer.rulesFor(u, ns),
+  };
+  const admission = new AdmissionChain([
+    ...deps.admission,
+    rbacEscalationCheck({ authorizer: ask, sourceFor: (u) => index!.sourceFor(u) }),
+  ]);
   const stores = {
     roles: new Store(storage, roleStrategy, admission),
     clusterRoles: new Store(storage, clusterRoleStrategy, admission),
     roleBindings: new Store(storage, roleBindingStrategy, admission),
     clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy, admission),
   };
-  const register = (kind: typeof roleKind, singular: string, store: Store, extra: Parameters<typeof builtinDescriptor>[3]): void =>
-    catalog.setResource(kind.group, kind.resource, [builtinDescriptor(kind, 'v1', singular, extra, store)]);
+  const register = (
+    kind: typeof roleKind,
+    singular: string,
+    store: Store,
+    extra: Parameters<typeof builtinDescriptor>[3],
+  ): void => catalog.setResource(kind.group, kind.resource, [builtinDescriptor(kind, 'v1', singular, extra, store)]);
   register(roleKind, 'role', stores.roles, { schema: roleSchema, printerColumns: ROLE_COLUMNS });
-  register(clusterRoleKind, 'clusterrole', stores.clusterRoles, { schema: clusterRoleSchema, printerColumns: CLUSTER_ROLE_COLUMNS });
-  register(roleBindingKind, 'rolebinding', stores.roleBindings, { schema: roleBindingSchema, printerColumns: ROLE_BINDING_COLUMNS });
-  register(clusterRoleBindingKind, 'clusterrolebinding', stores.clusterRoleBindings, { schema: clusterRoleBindingSchema, printerColumns: CLUSTER_ROLE_BINDING_COLUMNS });
+  register(clusterRoleKind, 'clusterrole', stores.clusterRoles, {
+    schema: clusterRoleSchema,
+    printerColumns: CLUSTER_ROLE_COLUMNS,
+  });
+  register(roleBindingKind, 'rolebinding', stores.roleBindings, {
+    schema: roleBindingSchema,
+    printerColumns: ROLE_BINDING_COLUMNS,
+  });
+  register(clusterRoleBindingKind, 'clusterrolebinding', stores.clusterRoleBindings, {
+    schema: clusterRoleBindingSchema,
+    printerColumns: CLUSTER_ROLE_BINDING_COLUMNS,
+  });
 
   // Access reviews: created, answered by the authorizer, never stored.
   const reviews = accessReviews(ask);
@@ -79,22 +104,46 @@ export function installAuthorization(deps: AuthorizationDeps): Authorization {
     ['localsubjectaccessreviews', 'LocalSubjectAccessReview', true],
   ] as const) {
     const schema = reviewSchema(`${kind} checks whether a user or group can perform an action.`);
-    catalog.setResource(AUTHORIZATION_GROUP, resource, [createOnlyDescriptor(AUTHORIZATION_GROUP, resource, kind, namespaced, reviews[resource]!, schema)]);
+    catalog.setResource(AUTHORIZATION_GROUP, resource, [
+      createOnlyDescriptor(AUTHORIZATION_GROUP, resource, kind, namespaced, reviews[resource]!, schema),
+    ]);
   }
-  const whoami = reviewSchema('SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.');
-  catalog.setResource(AUTHENTICATION_GROUP, 'selfsubjectreviews', [createOnlyDescriptor(AUTHENTICATION_GROUP, 'selfsubjectreviews', 'SelfSubjectReview', false, selfSubjectReview, whoami)]);
+  const whoami = reviewSchema(
+    'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
+  );
+  catalog.setResource(AUTHENTICATION_GROUP, 'selfsubjectreviews', [
+    createOnlyDescriptor(
+      AUTHENTICATION_GROUP,
+      'selfsubjectreviews',
+      'SelfSubjectReview',
+      false,
+      selfSubjectReview,
+      whoami,
+    ),
+  ]);
 
   index = new RbacIndex(stores, logger.with({ controller: 'rbac-index' }));
   const rbac = indexAuthorizer(index);
-  authorizer = authorizerChain(deps.modes.map((m) => (m === 'RBAC' ? rbac : m === 'AlwaysAllow' ? alwaysAllow : alwaysDeny)));
+  authorizer = authorizerChain(
+    deps.modes.map((m) => (m === 'RBAC' ? rbac : m === 'AlwaysAllow' ? alwaysAllow : alwaysDeny)),
+  );
   let aggregation: ClusterRoleAggregation | undefined;
 
   return {
     authorizer: ask,
     async start(isLeader) {
-      await ensureBootstrapPolicy(stores.clusterRoles, stores.clusterRoleBindings, logger.with({ controller: 'rbac-bootstrap' }));
+      await ensureBootstrapPolicy(
+        stores.clusterRoles,
+        stores.clusterRoleBindings,
+        logger.with({ controller: 'rbac-bootstrap' }),
+      );
       await index!.start();
-      aggregation = new ClusterRoleAggregation(index!, stores.clusterRoles, logger.with({ controller: 'clusterrole-aggregation' }), isLeader);
+      aggregation = new ClusterRoleAggregation(
+        index!,
+        stores.clusterRoles,
+        logger.with({ controller: 'clusterrole-aggregation' }),
+        isLeader,
+      );
       aggregation.resync();
     },
     resync: () => aggregation?.resync(),

@@ -8,12 +8,22 @@ import type { Logger } from '../../apimachinery/log.js';
 import { type ClusterRole, aggregatedRules, aggregationUpToDate } from '../../apimachinery/rbac/index.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { Store } from '../registry/store.js';
-import { bootstrapClusterRoleBindings, bootstrapClusterRoles, reconcileClusterRole, reconcileClusterRoleBinding, type ReconcileResult } from './bootstrap-policy.js';
+import {
+  bootstrapClusterRoleBindings,
+  bootstrapClusterRoles,
+  reconcileClusterRole,
+  reconcileClusterRoleBinding,
+  type ReconcileResult,
+} from './bootstrap-policy.js';
 import type { RbacIndex } from './rbac-index.js';
 
 const CONTROLLER_WRITE = { dryRun: false } as const;
 
-async function reconcileOne<T extends KubeObject>(store: Store, expected: T, reconcileFn: (existing: T | undefined, expected: T) => ReconcileResult<T>): Promise<void> {
+async function reconcileOne<T extends KubeObject>(
+  store: Store,
+  expected: T,
+  reconcileFn: (existing: T | undefined, expected: T) => ReconcileResult<T>,
+): Promise<void> {
   const name = expected.metadata.name!;
   const existing = (await store.get(undefined, name).catch(ignoreNotFound)) as T | undefined;
   const result = reconcileFn(existing, expected);
@@ -27,22 +37,43 @@ async function reconcileOne<T extends KubeObject>(store: Store, expected: T, rec
       });
       return;
     case 'update':
-      await store.update(undefined, name, () => ({ ...result.object, metadata: { ...result.object.metadata, resourceVersion: existing?.metadata.resourceVersion } }), CONTROLLER_WRITE);
+      await store.update(
+        undefined,
+        name,
+        () => ({
+          ...result.object,
+          metadata: { ...result.object.metadata, resourceVersion: existing?.metadata.resourceVersion },
+        }),
+        CONTROLLER_WRITE,
+      );
       return;
     case 'recreate':
       await store.delete(undefined, name, { dryRun: false }).catch(ignoreNotFound);
-      await store.create(undefined, { ...result.object, metadata: { ...result.object.metadata, resourceVersion: undefined, uid: undefined } }, CONTROLLER_WRITE);
+      await store.create(
+        undefined,
+        { ...result.object, metadata: { ...result.object.metadata, resourceVersion: undefined, uid: undefined } },
+        CONTROLLER_WRITE,
+      );
   }
 }
 
 /** kube's rbac/bootstrap-roles hook: the default policy stored, as kube's reconciliation decides. */
-export async function ensureBootstrapPolicy(clusterRoles: Store, clusterRoleBindings: Store, logger: Logger): Promise<void> {
+export async function ensureBootstrapPolicy(
+  clusterRoles: Store,
+  clusterRoleBindings: Store,
+  logger: Logger,
+): Promise<void> {
   for (const role of bootstrapClusterRoles()) {
-    await reconcileOne(clusterRoles, role, reconcileClusterRole).catch((err: unknown) => logger.warn('could not reconcile bootstrap ClusterRole', { name: role.metadata.name, err: String(err) }));
+    await reconcileOne(clusterRoles, role, reconcileClusterRole).catch((err: unknown) =>
+      logger.warn('could not reconcile bootstrap ClusterRole', { name: role.metadata.name, err: String(err) }),
+    );
   }
   for (const binding of bootstrapClusterRoleBindings()) {
     await reconcileOne(clusterRoleBindings, binding, reconcileClusterRoleBinding).catch((err: unknown) =>
-      logger.warn('could not reconcile bootstrap ClusterRoleBinding', { name: binding.metadata.name, err: String(err) }),
+      logger.warn('could not reconcile bootstrap ClusterRoleBinding', {
+        name: binding.metadata.name,
+        err: String(err),
+      }),
     );
   }
 }
@@ -69,7 +100,10 @@ export class ClusterRoleAggregation {
     this.running = this.running.then(async () => {
       this.pending = false;
       // Never a rejected chain: the next change must still run, and nothing may go unhandled.
-      if (this.isLeader() && !this.closed) await this.syncAll().catch((err: unknown) => this.logger.warn('ClusterRole aggregation failed', { err: String(err) }));
+      if (this.isLeader() && !this.closed)
+        await this.syncAll().catch((err: unknown) =>
+          this.logger.warn('ClusterRole aggregation failed', { err: String(err) }),
+        );
     });
   }
 
@@ -91,13 +125,19 @@ export class ClusterRoleAggregation {
       if (!role.aggregationRule || aggregationUpToDate(role, all)) continue;
       const name = role.metadata.name!;
       try {
-        await this.clusterRoles.update(undefined, name, (current) => {
-          const rules = aggregatedRules(current as ClusterRole, this.index.allClusterRoles());
-          return { ...current, rules: rules ?? [] };
-        }, CONTROLLER_WRITE);
+        await this.clusterRoles.update(
+          undefined,
+          name,
+          (current) => {
+            const rules = aggregatedRules(current as ClusterRole, this.index.allClusterRoles());
+            return { ...current, rules: rules ?? [] };
+          },
+          CONTROLLER_WRITE,
+        );
       } catch (err) {
         // The write's own event re-runs the pass; a role that went is nothing to do.
-        if (!(err instanceof ApiError && err.code === 404)) this.logger.warn('could not aggregate ClusterRole', { name, err: String(err) });
+        if (!(err instanceof ApiError && err.code === 404))
+          this.logger.warn('could not aggregate ClusterRole', { name, err: String(err) });
       }
     }
   }

@@ -25,13 +25,17 @@ import type { Store } from '../registry/store.js';
 /** The index keys a subject is found under; a ServiceAccount without a namespace is in its binding's. */
 function subjectKeys(binding: RoleBinding, bindingNamespace: string): string[] {
   return subjectsOf(binding).map((s) => {
-    if (s.kind === SERVICE_ACCOUNT_KIND) return `${USER_KIND}:${makeServiceAccountUsername(s.namespace || bindingNamespace, s.name)}`;
+    if (s.kind === SERVICE_ACCOUNT_KIND)
+      return `${USER_KIND}:${makeServiceAccountUsername(s.namespace || bindingNamespace, s.name)}`;
     return `${s.kind}:${s.name}`;
   });
 }
 
 /** The keys a user is found under: its name and each group. */
-const userKeys = (user: UserInfo): string[] => [`${USER_KIND}:${user.name}`, ...user.groups.map((g) => `${GROUP_KIND}:${g}`)];
+const userKeys = (user: UserInfo): string[] => [
+  `${USER_KIND}:${user.name}`,
+  ...user.groups.map((g) => `${GROUP_KIND}:${g}`),
+];
 
 /** How many users' binding lists a scope remembers between changes (a few per active client). */
 const MAX_CACHED_USERS = 4096;
@@ -115,19 +119,35 @@ export class RbacIndex {
       remove: (obj) => (this.generation++, h.remove(obj)),
     });
     this.informers = [
-      new Informer(stores.clusterRoles, counted({
-        upsert: (obj) => (clusterRolesHandler.upsert(obj), notify()),
-        remove: (obj) => (clusterRolesHandler.remove(obj), notify()),
-      }), logger),
+      new Informer(
+        stores.clusterRoles,
+        counted({
+          upsert: (obj) => (clusterRolesHandler.upsert(obj), notify()),
+          remove: (obj) => (clusterRolesHandler.remove(obj), notify()),
+        }),
+        logger,
+      ),
       new Informer(stores.roles, counted(keyed(this.roles)), logger),
-      new Informer(stores.clusterRoleBindings, counted({
-        upsert: (obj) => this.clusterBindings.put(obj as ClusterRoleBinding, ''),
-        remove: (obj) => this.clusterBindings.remove(obj.metadata.name ?? '', ''),
-      }), logger),
-      new Informer(stores.roleBindings, counted({
-        upsert: (obj) => this.bindingsIn(obj.metadata.namespace ?? '').put(obj as RoleBinding, obj.metadata.namespace ?? ''),
-        remove: (obj) => this.namespaceBindings.get(obj.metadata.namespace ?? '')?.remove(obj.metadata.name ?? '', obj.metadata.namespace ?? ''),
-      }), logger),
+      new Informer(
+        stores.clusterRoleBindings,
+        counted({
+          upsert: (obj) => this.clusterBindings.put(obj as ClusterRoleBinding, ''),
+          remove: (obj) => this.clusterBindings.remove(obj.metadata.name ?? '', ''),
+        }),
+        logger,
+      ),
+      new Informer(
+        stores.roleBindings,
+        counted({
+          upsert: (obj) =>
+            this.bindingsIn(obj.metadata.namespace ?? '').put(obj as RoleBinding, obj.metadata.namespace ?? ''),
+          remove: (obj) =>
+            this.namespaceBindings
+              .get(obj.metadata.namespace ?? '')
+              ?.remove(obj.metadata.name ?? '', obj.metadata.namespace ?? ''),
+        }),
+        logger,
+      ),
     ];
   }
 
@@ -188,7 +208,18 @@ export function indexAuthorizer(index: RbacIndex): Authorizer {
         generation = index.generation;
       }
       // JSON: unambiguous whatever the names hold.
-      const key = JSON.stringify([a.user.name, a.user.groups, a.verb, a.resourceRequest, a.apiGroup, a.resource, a.subresource, a.namespace, a.name, a.path]);
+      const key = JSON.stringify([
+        a.user.name,
+        a.user.groups,
+        a.verb,
+        a.resourceRequest,
+        a.apiGroup,
+        a.resource,
+        a.subresource,
+        a.namespace,
+        a.name,
+        a.path,
+      ]);
       const cached = decisions.get(key);
       if (cached) return cached;
       const result = authorize(index.sourceFor(a.user), a);

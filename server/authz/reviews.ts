@@ -47,7 +47,9 @@ function specOf(obj: KubeObject): AccessReviewSpec {
   const kind = String(obj.kind ?? '');
   const refuse = (field: string, value: unknown, goType: string): never => {
     const got = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
-    throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${got} into Go struct field ${field} of type ${goType}`);
+    throw badRequest(
+      `${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${got} into Go struct field ${field} of type ${goType}`,
+    );
   };
   const spec = obj['spec'];
   if (spec === undefined || spec === null) return {};
@@ -55,13 +57,23 @@ function specOf(obj: KubeObject): AccessReviewSpec {
   const strings = (o: unknown, at: string, fields: readonly string[]): void => {
     if (o === undefined || o === null) return;
     if (!isJsonObject(o)) return refuse(at, o, 'object');
-    for (const f of fields) if (o[f] !== undefined && o[f] !== null && typeof o[f] !== 'string') refuse(`${at}.${f}`, o[f], 'string');
+    for (const f of fields)
+      if (o[f] !== undefined && o[f] !== null && typeof o[f] !== 'string') refuse(`${at}.${f}`, o[f], 'string');
   };
   strings(spec, 'spec', ['user', 'uid', 'namespace']);
-  strings(spec['resourceAttributes'], 'spec.resourceAttributes', ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name']);
+  strings(spec['resourceAttributes'], 'spec.resourceAttributes', [
+    'namespace',
+    'verb',
+    'group',
+    'version',
+    'resource',
+    'subresource',
+    'name',
+  ]);
   strings(spec['nonResourceAttributes'], 'spec.nonResourceAttributes', ['path', 'verb']);
   const groups = spec['groups'];
-  if (groups !== undefined && groups !== null && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string'))) refuse('spec.groups', groups, '[]string');
+  if (groups !== undefined && groups !== null && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string')))
+    refuse('spec.groups', groups, '[]string');
   const extra = spec['extra'];
   if (extra !== undefined && extra !== null) {
     if (!isJsonObject(extra)) refuse('spec.extra', extra, 'map[string]v1.ExtraValue');
@@ -76,10 +88,22 @@ function specOf(obj: KubeObject): AccessReviewSpec {
 function attributeErrors(spec: AccessReviewSpec): FieldError[] {
   const errs: FieldError[] = [];
   if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    errs.push(invalidField('spec.nonResourceAttributes', spec.nonResourceAttributes, 'cannot be specified in combination with resourceAttributes'));
+    errs.push(
+      invalidField(
+        'spec.nonResourceAttributes',
+        spec.nonResourceAttributes,
+        'cannot be specified in combination with resourceAttributes',
+      ),
+    );
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    errs.push(invalidField('spec.resourceAttributes', spec.nonResourceAttributes ?? null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+    errs.push(
+      invalidField(
+        'spec.resourceAttributes',
+        spec.nonResourceAttributes ?? null,
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
+    );
   }
   return errs;
 }
@@ -87,7 +111,9 @@ function attributeErrors(spec: AccessReviewSpec): FieldError[] {
 /** kube's "metadata must be empty" (managedFields aside; a local review's namespace aside). */
 function metadataErrors(obj: KubeObject, allowNamespace: boolean): FieldError[] {
   const { managedFields: _managed, namespace: _ns, ...rest } = obj.metadata;
-  const extra = allowNamespace ? rest : { ...rest, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) };
+  const extra = allowNamespace
+    ? rest
+    : { ...rest, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) };
   return Object.keys(extra).length === 0 ? [] : [invalidField('metadata', obj.metadata, 'must be empty')];
 }
 
@@ -113,23 +139,45 @@ function attributesFrom(user: UserInfo, spec: AccessReviewSpec): AuthorizationAt
     };
   }
   const n = spec.nonResourceAttributes ?? {};
-  return { user, verb: n.verb ?? '', resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: n.path ?? '' };
+  return {
+    user,
+    verb: n.verb ?? '',
+    resourceRequest: false,
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+    path: n.path ?? '',
+  };
 }
 
 /** The review answered: the authorizer's decision as SubjectAccessReviewStatus. */
 function answered(obj: KubeObject, authorizer: Authorizer, attrs: AuthorizationAttributes): KubeObject {
   const { decision, reason } = authorizer.authorize(attrs);
-  const status = { allowed: decision === 'allow', ...(decision === 'deny' ? { denied: true } : {}), ...(reason ? { reason } : {}) };
+  const status = {
+    allowed: decision === 'allow',
+    ...(decision === 'deny' ? { denied: true } : {}),
+    ...(reason ? { reason } : {}),
+  };
   return { ...obj, status };
 }
 
 /** The user a SubjectAccessReview asks about (spec.user, groups, uid, extra). */
 function specUser(spec: AccessReviewSpec): UserInfo {
-  return { name: spec.user ?? '', groups: spec.groups ?? [], ...(spec.uid ? { uid: spec.uid } : {}), ...(spec.extra ? { extra: spec.extra } : {}) };
+  return {
+    name: spec.user ?? '',
+    groups: spec.groups ?? [],
+    ...(spec.uid ? { uid: spec.uid } : {}),
+    ...(spec.extra ? { extra: spec.extra } : {}),
+  };
 }
 
 function subjectErrors(spec: AccessReviewSpec): FieldError[] {
-  return !spec.user && (spec.groups ?? []).length === 0 ? [invalidField('spec.user', spec.user ?? '', 'at least one of user or group must be specified')] : [];
+  return !spec.user && (spec.groups ?? []).length === 0
+    ? [invalidField('spec.user', spec.user ?? '', 'at least one of user or group must be specified')]
+    : [];
 }
 
 export function accessReviews(authorizer: Authorizer): Record<string, CreateOnlyHandler> {
@@ -141,20 +189,40 @@ export function accessReviews(authorizer: Authorizer): Record<string, CreateOnly
     },
     subjectaccessreviews: ({ obj }) => {
       const spec = specOf(obj);
-      throwIfInvalid('SubjectAccessReview', [...attributeErrors(spec), ...subjectErrors(spec), ...metadataErrors(obj, false)]);
+      throwIfInvalid('SubjectAccessReview', [
+        ...attributeErrors(spec),
+        ...subjectErrors(spec),
+        ...metadataErrors(obj, false),
+      ]);
       return answered(obj, authorizer, attributesFrom(specUser(spec), spec));
     },
     localsubjectaccessreviews: ({ obj, namespace }) => {
       const spec = specOf(obj);
       if (!namespace) throw badRequest('namespace is required on this type: ');
-      if ((obj.metadata.namespace ?? namespace) !== namespace) throw badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${namespace})`);
+      if ((obj.metadata.namespace ?? namespace) !== namespace)
+        throw badRequest(
+          `the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the request (${namespace})`,
+        );
       const errs = [...attributeErrors(spec), ...subjectErrors(spec), ...metadataErrors(obj, true)];
-      if (spec.nonResourceAttributes) errs.push(invalidField('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'));
+      if (spec.nonResourceAttributes)
+        errs.push(
+          invalidField('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'),
+        );
       if (spec.resourceAttributes && spec.resourceAttributes.namespace !== namespace) {
-        errs.push(invalidField('spec.resourceAttributes.namespace', spec.resourceAttributes.namespace ?? '', 'must match metadata.namespace'));
+        errs.push(
+          invalidField(
+            'spec.resourceAttributes.namespace',
+            spec.resourceAttributes.namespace ?? '',
+            'must match metadata.namespace',
+          ),
+        );
       }
       if (errs.length > 0) throw invalid({ group: AUTHORIZATION_GROUP, name: 'LocalSubjectAccessReview' }, '', errs);
-      return answered({ ...obj, metadata: { ...obj.metadata, namespace } }, authorizer, attributesFrom(specUser(spec), spec));
+      return answered(
+        { ...obj, metadata: { ...obj.metadata, namespace } },
+        authorizer,
+        attributesFrom(specUser(spec), spec),
+      );
     },
     selfsubjectrulesreviews: ({ obj, user }) => {
       const namespace = specOf(obj).namespace ?? '';

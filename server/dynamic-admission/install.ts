@@ -100,12 +100,48 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
     bindings: new Store(storage, validatingAdmissionPolicyBindingStrategy, chain),
   };
   const categories = [...ADMISSION_REGISTRATION_CATEGORIES];
-  const register = (kind: typeof mutatingWebhookConfigurationKind, singular: string, store: Store, extra: Parameters<typeof builtinDescriptor>[3]): void =>
-    catalog.setResource(kind.group, kind.resource, [builtinDescriptor(kind, 'v1', singular, { ...extra, names: { plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames: [], categories } }, store)]);
-  register(mutatingWebhookConfigurationKind, 'mutatingwebhookconfiguration', stores.mutatingWebhooks, { printerColumns: MUTATING_WEBHOOK_CONFIGURATION_COLUMNS, schema: mutatingWebhookConfigurationSchema });
-  register(validatingWebhookConfigurationKind, 'validatingwebhookconfiguration', stores.validatingWebhooks, { printerColumns: VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS, schema: validatingWebhookConfigurationSchema });
-  register(validatingAdmissionPolicyKind, 'validatingadmissionpolicy', stores.policies, { printerColumns: VALIDATING_ADMISSION_POLICY_COLUMNS, subresources: ['status'], schema: validatingAdmissionPolicySchema });
-  register(validatingAdmissionPolicyBindingKind, 'validatingadmissionpolicybinding', stores.bindings, { printerColumns: VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS, schema: validatingAdmissionPolicyBindingSchema });
+  const register = (
+    kind: typeof mutatingWebhookConfigurationKind,
+    singular: string,
+    store: Store,
+    extra: Parameters<typeof builtinDescriptor>[3],
+  ): void =>
+    catalog.setResource(kind.group, kind.resource, [
+      builtinDescriptor(
+        kind,
+        'v1',
+        singular,
+        {
+          ...extra,
+          names: {
+            plural: kind.resource,
+            singular,
+            kind: kind.kind,
+            listKind: kind.listKind,
+            shortNames: [],
+            categories,
+          },
+        },
+        store,
+      ),
+    ]);
+  register(mutatingWebhookConfigurationKind, 'mutatingwebhookconfiguration', stores.mutatingWebhooks, {
+    printerColumns: MUTATING_WEBHOOK_CONFIGURATION_COLUMNS,
+    schema: mutatingWebhookConfigurationSchema,
+  });
+  register(validatingWebhookConfigurationKind, 'validatingwebhookconfiguration', stores.validatingWebhooks, {
+    printerColumns: VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS,
+    schema: validatingWebhookConfigurationSchema,
+  });
+  register(validatingAdmissionPolicyKind, 'validatingadmissionpolicy', stores.policies, {
+    printerColumns: VALIDATING_ADMISSION_POLICY_COLUMNS,
+    subresources: ['status'],
+    schema: validatingAdmissionPolicySchema,
+  });
+  register(validatingAdmissionPolicyBindingKind, 'validatingadmissionpolicybinding', stores.bindings, {
+    printerColumns: VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
+    schema: validatingAdmissionPolicyBindingSchema,
+  });
 
   const log = logger.with({ component: 'dynamic-admission' });
   const configs = {
@@ -118,14 +154,19 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
   // kube's ValidatingAdmissionPolicy status controller (on the elected replica): each new generation
   // of a policy gets status.typeChecking, its expressions type-checked against the matched custom
   // resources' schemas.
-  const typeChecking = new TypeCheckingController(stores.policies, {
-    kindsFor: (gvr) => {
-      const desc = catalog.lookup(gvr.group, gvr.version, gvr.resource);
-      return desc ? [{ group: desc.group, version: desc.version, kind: desc.names.kind }] : [];
+  const typeChecking = new TypeCheckingController(
+    stores.policies,
+    {
+      kindsFor: (gvr) => {
+        const desc = catalog.lookup(gvr.group, gvr.version, gvr.resource);
+        return desc ? [{ group: desc.group, version: desc.version, kind: desc.names.kind }] : [];
+      },
+      // Custom resources' schemas; built-in kinds' refer to named definitions the checker does not read.
+      schemaFor: (gvk) =>
+        catalog.resourcesIn(gvk.group, gvk.version).find((d) => d.names.kind === gvk.kind && !d.serving.typed)?.schema,
     },
-    // Custom resources' schemas; built-in kinds' refer to named definitions the checker does not read.
-    schemaFor: (gvk) => catalog.resourcesIn(gvk.group, gvk.version).find((d) => d.names.kind === gvk.kind && !d.serving.typed)?.schema,
-  }, log);
+    log,
+  );
 
   // A namespace's labels: {} for one without labels, undefined only when there is none (kube's 404).
   const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
@@ -135,15 +176,19 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
   const hooks = {
     namespaceLabels,
     warn: (a: { warn?: (text: string) => void }, text: string) => a.warn?.(text),
-    annotate: (a: { annotate?: (key: string, value: string) => void }, key: string, value: string) => a.annotate?.(key, value),
-    onIgnoredError: (webhook: string, message: string) => log.warn('webhook failed, ignored (failurePolicy Ignore)', { webhook, err: message }),
+    annotate: (a: { annotate?: (key: string, value: string) => void }, key: string, value: string) =>
+      a.annotate?.(key, value),
+    onIgnoredError: (webhook: string, message: string) =>
+      log.warn('webhook failed, ignored (failurePolicy Ignore)', { webhook, err: message }),
     authorizer: deps.authorizer,
   };
 
   /** A paramKind's served resource (kube's REST mapping), if it is served. */
   const paramResource = (kind: { apiVersion: string; kind: string }) => {
     const gv = parseGroupVersion(kind.apiVersion);
-    return gv ? catalog.resourcesIn(gv.group, gv.version).find((d) => d.names.kind === kind.kind && d.store) : undefined;
+    return gv
+      ? catalog.resourcesIn(gv.group, gv.version).find((d) => d.names.kind === kind.kind && d.store)
+      : undefined;
   };
 
   return {

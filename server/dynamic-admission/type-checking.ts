@@ -29,10 +29,13 @@ export class TypeCheckingController {
   enqueue(policy: KubeObject): void {
     if (this.closed || !this.isLeader() || (policy.metadata.generation ?? 0) <= observedGeneration(policy)) return;
     const name = policy.metadata.name ?? '';
-    this.queue = this.queue.then(() => this.reconcile(name)).catch((err: unknown) => {
-      // A policy deleted meanwhile has nothing to report.
-      if (!(err instanceof ApiError && err.code === 404)) this.logger.warn('could not write policy status', { policy: name, err: String(err) });
-    });
+    this.queue = this.queue
+      .then(() => this.reconcile(name))
+      .catch((err: unknown) => {
+        // A policy deleted meanwhile has nothing to report.
+        if (!(err instanceof ApiError && err.code === 404))
+          this.logger.warn('could not write policy status', { policy: name, err: String(err) });
+      });
   }
 
   /** Resolves when the checks queued so far are written. */
@@ -55,7 +58,10 @@ export class TypeCheckingController {
         if (generation <= observedGeneration(current)) return current;
         const warnings = typeCheckPolicy(current as unknown as ValidatingAdmissionPolicy, this.resolver);
         const typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
-        return { ...current, status: { ...(current['status'] as object | undefined), observedGeneration: generation, typeChecking } };
+        return {
+          ...current,
+          status: { ...(current['status'] as object | undefined), observedGeneration: generation, typeChecking },
+        };
       },
       { subresource: 'status', dryRun: false },
     );

@@ -99,7 +99,8 @@ export async function parseYaml(text: string, int64 = false): Promise<unknown> {
 
 /** Throws a 400 when a decoded document nests deeper than MAX_NESTING_DEPTH. */
 export function checkDepth(value: unknown): void {
-  if (deeperThan(value, MAX_NESTING_DEPTH)) throw badRequest(`the request body nests deeper than ${MAX_NESTING_DEPTH} levels`);
+  if (deeperThan(value, MAX_NESTING_DEPTH))
+    throw badRequest(`the request body nests deeper than ${MAX_NESTING_DEPTH} levels`);
 }
 
 /**
@@ -115,10 +116,17 @@ const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application
  * unparsable value included, is a 415. With `int64`, integers beyond 2^53 that fit int64 come back
  * as exact bigints.
  */
-export async function decodeObjectBody(body: Buffer, contentType: string | undefined, allowProtobuf: boolean, int64 = false, into?: string): Promise<DecodedBody> {
+export async function decodeObjectBody(
+  body: Buffer,
+  contentType: string | undefined,
+  allowProtobuf: boolean,
+  int64 = false,
+  into?: string,
+): Promise<DecodedBody> {
   const type = contentType ? parseMediaType(contentType)?.type : 'application/json';
   try {
-    if (type === 'application/json') return into === undefined ? parseJson(body.toString('utf8'), int64) : withTypeMeta(interpretJson(body, int64));
+    if (type === 'application/json')
+      return into === undefined ? parseJson(body.toString('utf8'), int64) : withTypeMeta(interpretJson(body, int64));
     if (type === 'application/yaml') {
       const decoded = plain(await parseYaml(body.toString('utf8'), int64));
       return into === undefined ? decoded : withTypeMeta(decoded);

@@ -26,12 +26,24 @@ export interface CreateOnlyCtx {
 export async function serveCreateOnly(ctx: CreateOnlyCtx, handler: CreateOnlyHandler): Promise<void> {
   // Negotiated first, as kube's create handler does; these kinds are typed (JSON where one has no protobuf encoding).
   const { mediaType } = negotiateResourceOutput(ctx.req.headers.accept, true);
-  const { value } = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], true);
+  const { value } = await decodeObjectBody(
+    await readBody(ctx.req, ctx.maxRequestBodyBytes),
+    ctx.req.headers['content-type'],
+    true,
+  );
   // A subresource's body is its own kind (a TokenRequest, not a ServiceAccount): its handler decodes it.
   const obj = ctx.info.subresource
-    ? (isJsonObject(value) ? (value as unknown as KubeObject) : checkBodyObject(ctx.desc, value, { group: ctx.desc.group, name: ctx.desc.names.kind }))
+    ? isJsonObject(value)
+      ? (value as unknown as KubeObject)
+      : checkBodyObject(ctx.desc, value, { group: ctx.desc.group, name: ctx.desc.names.kind })
     : checkBodyObject(ctx.desc, value, { group: ctx.desc.group, name: ctx.desc.names.kind });
   auditOf(ctx.res)?.requestObject(obj);
-  const answer = await handler({ obj, user: ctx.user, namespace: ctx.info.namespace, name: ctx.info.name, warn: (text) => addWarning(ctx.res, text) });
+  const answer = await handler({
+    obj,
+    user: ctx.user,
+    namespace: ctx.info.namespace,
+    name: ctx.info.name,
+    warn: (text) => addWarning(ctx.res, text),
+  });
   sendJson(ctx.res, 201, answer, mediaType);
 }

@@ -24,6 +24,11 @@ function summarizeData(body: Buffer, max: number): string {
 
 /** The 400 for a body that does not decode as a `into` (the resource's kind). */
 export function transformDecodeError(into: string, err: DecoderError, body: Buffer): ApiError {
-  if (err.gvk?.kind) return badRequest(`${err.gvk.kind} in version ${goQuote(err.gvk.version)} cannot be handled as a ${into}: ${err.message}`);
-  return badRequest(`the object provided is unrecognized (must be of type ${into}): ${err.message} (${summarizeData(body, 30)})`);
+  if (err.gvk?.kind)
+    return badRequest(
+      `${err.gvk.kind} in version ${goQuote(err.gvk.version)} cannot be handled as a ${into}: ${err.message}`,
+    );
+  return badRequest(
+    `the object provided is unrecognized (must be of type ${into}): ${err.message} (${summarizeData(body, 30)})`,
+  );
 }

@@ -102,7 +102,11 @@ export class Discovery {
   group(group: string): Document | undefined {
     const g = this.catalog.groups().find((x) => x.group === group);
     if (!g || group === '') return undefined;
-    return this.cached(`group/${group}`, () => ({ kind: 'APIGroup', apiVersion: 'v1', ...this.apiGroup(g.group, g.versions) }));
+    return this.cached(`group/${group}`, () => ({
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      ...this.apiGroup(g.group, g.versions),
+    }));
   }
 
   private apiGroup(group: string, versions: string[]): Record<string, unknown> {

@@ -84,7 +84,10 @@ export function strictDecoding(
   // strategy): what was said once is not said again.
   const reported = new Set<string>();
   return (unknownFields) => {
-    const errors = [...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)].filter((e) => !reported.has(e));
+    const errors = [
+      ...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`),
+      ...unknownFields.map((f) => `unknown field ${goQuote(f)}`),
+    ].filter((e) => !reported.has(e));
     if (errors.length === 0 || directive === 'Ignore') return;
     if (directive === 'Strict') throw fail(`strict decoding error: ${errors.join(', ')}`);
     for (const e of errors) {

@@ -67,7 +67,9 @@ export function negotiate(accept: string | undefined, offers: readonly string[])
     if (clause.q === 0) continue;
     const match = offers.find((offer) => {
       const [type, subType] = offer.split('/');
-      return (clause.mainType === '*' || clause.mainType === type) && (clause.subType === '*' || clause.subType === subType);
+      return (
+        (clause.mainType === '*' || clause.mainType === type) && (clause.subType === '*' || clause.subType === subType)
+      );
     });
     if (match) return match;
   }
@@ -123,12 +125,17 @@ export const defaultEndpointRestrictions: EndpointRestrictions = {
  * Table in JSON or YAML when the resource can be printed, and PartialObjectMetadata(List) in any
  * served media type.
  */
-export function resourceEndpointRestrictions(opts: { table: boolean; standardMediaTypes: readonly string[] }): EndpointRestrictions {
+export function resourceEndpointRestrictions(opts: {
+  table: boolean;
+  standardMediaTypes: readonly string[];
+}): EndpointRestrictions {
   return {
     allowsMediaTypeTransform(mainType, subType, target) {
-      if (!target) return opts.standardMediaTypes.length === 0 || opts.standardMediaTypes.includes(`${mainType}/${subType}`);
+      if (!target)
+        return opts.standardMediaTypes.length === 0 || opts.standardMediaTypes.includes(`${mainType}/${subType}`);
       if (target.group !== 'meta.k8s.io' || (target.version !== 'v1' && target.version !== 'v1beta1')) return false;
-      if (target.kind === 'Table') return opts.table && mainType === 'application' && (subType === 'json' || subType === 'yaml');
+      if (target.kind === 'Table')
+        return opts.table && mainType === 'application' && (subType === 'json' || subType === 'yaml');
       return target.kind === 'PartialObjectMetadata' || target.kind === 'PartialObjectMetadataList';
     },
     allowsServerVersion: () => false,
@@ -155,7 +162,15 @@ function acceptMediaTypeOptions<T extends ServedMediaType>(
   accepts: T,
   endpoint: EndpointRestrictions,
 ): MediaTypeOptions<T> | undefined {
-  const options: MediaTypeOptions<T> = { accepted: accepts, pretty: false, stream: '', useServerVersion: '', export: false, profile: '', unrecognized: [] };
+  const options: MediaTypeOptions<T> = {
+    accepted: accepts,
+    pretty: false,
+    stream: '',
+    useServerVersion: '',
+    export: false,
+    profile: '',
+    unrecognized: [],
+  };
   for (const [k, v] of Object.entries(params)) {
     switch (k) {
       case 'as':
@@ -203,7 +218,15 @@ export function negotiateMediaTypeOptions<T extends ServedMediaType>(
   endpoint: EndpointRestrictions,
 ): MediaTypeOptions<T> | undefined {
   if (!header && served.length > 0) {
-    return { accepted: served[0]!, pretty: false, stream: '', useServerVersion: '', export: false, profile: '', unrecognized: [] };
+    return {
+      accepted: served[0]!,
+      pretty: false,
+      stream: '',
+      useServerVersion: '',
+      export: false,
+      profile: '',
+      unrecognized: [],
+    };
   }
   for (const clause of parseAccept(header ?? '')) {
     for (const accepts of served) {
@@ -220,7 +243,11 @@ export function negotiateMediaTypeOptions<T extends ServedMediaType>(
 }
 
 /** NegotiateOutputMediaType: the 406 lists every served media type. */
-export function negotiateOutputMediaType<T extends ServedMediaType>(header: string | undefined, served: readonly T[], endpoint: EndpointRestrictions): MediaTypeOptions<T> {
+export function negotiateOutputMediaType<T extends ServedMediaType>(
+  header: string | undefined,
+  served: readonly T[],
+  endpoint: EndpointRestrictions,
+): MediaTypeOptions<T> {
   const options = negotiateMediaTypeOptions(header, served, endpoint);
   if (!options) throw notAcceptable(served.map((s) => s.mediaType));
   return options;

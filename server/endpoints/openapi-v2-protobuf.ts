@@ -48,10 +48,26 @@ function subSchema(name: string, allowEmpty: boolean): string {
   let body = f('bool required') + f('string in') + f('string description') + f('string name');
   if (allowEmpty) body += f('bool allow_empty_value');
   for (const decl of [
-    'string type', 'string format', 'PrimitivesItems items', 'string collection_format', 'Any default', 'double maximum',
-    'bool exclusive_maximum', 'double minimum', 'bool exclusive_minimum', 'int64 max_length', 'int64 min_length', 'string pattern',
-    'int64 max_items', 'int64 min_items', 'bool unique_items', 'repeated Any enum', 'double multiple_of', 'repeated NamedAny vendor_extension',
-  ]) body += f(decl);
+    'string type',
+    'string format',
+    'PrimitivesItems items',
+    'string collection_format',
+    'Any default',
+    'double maximum',
+    'bool exclusive_maximum',
+    'double minimum',
+    'bool exclusive_minimum',
+    'int64 max_length',
+    'int64 min_length',
+    'string pattern',
+    'int64 max_items',
+    'int64 min_items',
+    'bool unique_items',
+    'repeated Any enum',
+    'double multiple_of',
+    'repeated NamedAny vendor_extension',
+  ])
+    body += f(decl);
   return `message ${name} {\n${body}}\n`;
 }
 
@@ -216,14 +232,18 @@ export function yamlOf(value: JsonValue): string {
 function flow(value: JsonValue | bigint): string {
   if (typeof value === 'bigint') return value.toString();
   if (Array.isArray(value)) return `[${value.map(flow).join(', ')}]`;
-  if (isJsonObject(value)) return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${flow(v)}`).join(', ')}}`;
+  if (isJsonObject(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${flow(v)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
 const anyOf = (value: JsonValue): Msg => ({ yaml: yamlOf(value) });
 
 /** `basePath` → `base_path`, `$ref` → `_ref`. */
-const fieldName = (key: string): string => (key === '$ref' ? '_ref' : key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+const fieldName = (key: string): string =>
+  key === '$ref' ? '_ref' : key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Each JSON map's entries as Named* pairs, their values converted by `value`. */
 const named = (json: JsonValue, value: (v: JsonValue) => unknown): Msg[] =>
@@ -237,21 +257,38 @@ const obj = (json: JsonValue): JsonObject => (isJsonObject(json) ? json : {});
  */
 const SPECIAL: Record<string, (json: JsonValue) => Msg | undefined> = {
   Any: (json) => anyOf(json),
-  TypeItem: (json) => ({ value: Array.isArray(json) ? json.filter((v) => typeof v === 'string') : typeof json === 'string' ? [json] : [] }),
+  TypeItem: (json) => ({
+    value: Array.isArray(json) ? json.filter((v) => typeof v === 'string') : typeof json === 'string' ? [json] : [],
+  }),
   ItemsItem: (json) => ({ schema: (Array.isArray(json) ? json : [json]).map((s) => convert('Schema', s)) }),
   StringArray: (json) => ({ value: Array.isArray(json) ? json.filter((v) => typeof v === 'string') : [] }),
-  AdditionalPropertiesItem: (json) => (typeof json === 'boolean' ? { boolean: json } : { schema: convert('Schema', json) }),
+  AdditionalPropertiesItem: (json) =>
+    typeof json === 'boolean' ? { boolean: json } : { schema: convert('Schema', json) },
   ParametersItem: (json) =>
-    typeof obj(json)['$ref'] === 'string' ? { json_reference: convert('JsonReference', json) } : { parameter: convert('Parameter', json) },
-  Parameter: (json) => (obj(json)['in'] === 'body' ? { body_parameter: convert('BodyParameter', json) } : { non_body_parameter: convert('NonBodyParameter', json) }),
+    typeof obj(json)['$ref'] === 'string'
+      ? { json_reference: convert('JsonReference', json) }
+      : { parameter: convert('Parameter', json) },
+  Parameter: (json) =>
+    obj(json)['in'] === 'body'
+      ? { body_parameter: convert('BodyParameter', json) }
+      : { non_body_parameter: convert('NonBodyParameter', json) },
   NonBodyParameter: (json) => {
-    const branch = { header: 'HeaderParameterSubSchema', formData: 'FormDataParameterSubSchema', query: 'QueryParameterSubSchema', path: 'PathParameterSubSchema' }[
-      String(obj(json)['in'])
-    ];
-    return branch ? { [fieldName(branch.charAt(0).toLowerCase() + branch.slice(1))]: convert(branch, json) } : undefined;
+    const branch = {
+      header: 'HeaderParameterSubSchema',
+      formData: 'FormDataParameterSubSchema',
+      query: 'QueryParameterSubSchema',
+      path: 'PathParameterSubSchema',
+    }[String(obj(json)['in'])];
+    return branch
+      ? { [fieldName(branch.charAt(0).toLowerCase() + branch.slice(1))]: convert(branch, json) }
+      : undefined;
   },
-  ResponseValue: (json) => (typeof obj(json)['$ref'] === 'string' ? { json_reference: convert('JsonReference', json) } : { response: convert('Response', json) }),
-  SchemaItem: (json) => (obj(json)['type'] === 'file' ? { file_schema: convert('FileSchema', json) } : { schema: convert('Schema', json) }),
+  ResponseValue: (json) =>
+    typeof obj(json)['$ref'] === 'string'
+      ? { json_reference: convert('JsonReference', json) }
+      : { response: convert('Response', json) },
+  SchemaItem: (json) =>
+    obj(json)['type'] === 'file' ? { file_schema: convert('FileSchema', json) } : { schema: convert('Schema', json) },
   SecurityDefinitionsItem: (json) => {
     const o = obj(json);
     const flows: Record<string, string> = {
@@ -260,20 +297,33 @@ const SPECIAL: Record<string, (json: JsonValue) => Msg | undefined> = {
       application: 'Oauth2ApplicationSecurity',
       accessCode: 'Oauth2AccessCodeSecurity',
     };
-    const branch = o['type'] === 'basic' ? 'BasicAuthenticationSecurity' : o['type'] === 'apiKey' ? 'ApiKeySecurity' : o['type'] === 'oauth2' ? flows[String(o['flow'])] : undefined;
-    return branch ? { [fieldName(branch.charAt(0).toLowerCase() + branch.slice(1))]: convert(branch, json) } : undefined;
+    const branch =
+      o['type'] === 'basic'
+        ? 'BasicAuthenticationSecurity'
+        : o['type'] === 'apiKey'
+          ? 'ApiKeySecurity'
+          : o['type'] === 'oauth2'
+            ? flows[String(o['flow'])]
+            : undefined;
+    return branch
+      ? { [fieldName(branch.charAt(0).toLowerCase() + branch.slice(1))]: convert(branch, json) }
+      : undefined;
   },
   Paths: (json) => {
     const o = obj(json);
     return {
       vendor_extension: extensions(o),
-      path: Object.entries(o).filter(([k]) => k.startsWith('/')).map(([name, v]) => ({ name, value: convert('PathItem', v) })),
+      path: Object.entries(o)
+        .filter(([k]) => k.startsWith('/'))
+        .map(([name, v]) => ({ name, value: convert('PathItem', v) })),
     };
   },
   Responses: (json) => {
     const o = obj(json);
     return {
-      response_code: Object.entries(o).filter(([k]) => !k.startsWith('x-')).map(([name, v]) => ({ name, value: convert('ResponseValue', v) })),
+      response_code: Object.entries(o)
+        .filter(([k]) => !k.startsWith('x-'))
+        .map(([name, v]) => ({ name, value: convert('ResponseValue', v) })),
       vendor_extension: extensions(o),
     };
   },
@@ -294,7 +344,10 @@ const MAPS: Record<string, string> = {
   VendorExtension: 'Any',
 };
 
-const extensions = (o: JsonObject): Msg[] => Object.entries(o).filter(([k]) => k.startsWith('x-')).map(([name, v]) => ({ name, value: anyOf(v) }));
+const extensions = (o: JsonObject): Msg[] =>
+  Object.entries(o)
+    .filter(([k]) => k.startsWith('x-'))
+    .map(([name, v]) => ({ name, value: anyOf(v) }));
 
 /** A scalar field's value from JSON, or undefined for a zero value or a value of the wrong type. */
 function scalar(protoType: string, v: JsonValue | bigint): unknown {
@@ -323,7 +376,12 @@ function convert(typeName: string, json: JsonValue): Msg | undefined {
   if (special) return special(json);
   if (!isJsonObject(json)) return undefined;
   const mapped = MAPS[typeName];
-  if (mapped) return { additional_properties: named(json, (v) => (mapped === 'string' ? (typeof v === 'string' ? v : '') : convert(mapped, v))) };
+  if (mapped)
+    return {
+      additional_properties: named(json, (v) =>
+        mapped === 'string' ? (typeof v === 'string' ? v : '') : convert(mapped, v),
+      ),
+    };
   const type = typeOf(typeName);
   const out: Msg = {};
   for (const [key, v] of Object.entries(json)) {
@@ -334,7 +392,9 @@ function convert(typeName: string, json: JsonValue): Msg | undefined {
     const one = (x: JsonValue): unknown => (field.resolvedType ? convert(elementType, x) : scalar(field.type, x));
     if (field.repeated) {
       // gnostic reads `enum` and the string lists from arrays only
-      const items = (Array.isArray(v) ? v : []).map((x) => (elementType === 'Any' ? anyOf(x) : one(x))).filter((x) => x !== undefined);
+      const items = (Array.isArray(v) ? v : [])
+        .map((x) => (elementType === 'Any' ? anyOf(x) : one(x)))
+        .filter((x) => x !== undefined);
       if (items.length) out[field.name] = items;
     } else {
       const value = one(v);
@@ -351,5 +411,9 @@ function convert(typeName: string, json: JsonValue): Msg | undefined {
 /** gnostic's Document for the swagger 2.0 JSON document `doc`, encoded. */
 export function encodeOpenAPIV2(doc: JsonValue): Buffer {
   // protobufjs encodes plain objects as they are; fromObject would only copy them
-  return Buffer.from(openapiV2Document().encode(convert('Document', doc) ?? {}).finish());
+  return Buffer.from(
+    openapiV2Document()
+      .encode(convert('Document', doc) ?? {})
+      .finish(),
+  );
 }

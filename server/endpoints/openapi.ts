@@ -18,7 +18,10 @@ import type { Document } from './discovery.js';
 import { negotiate } from './negotiate.js';
 
 /** What a document needs to know about a resource; the Catalog's descriptors are wider. */
-export type OpenAPIResource = Pick<ResourceDescriptor, 'group' | 'version' | 'names' | 'namespaced' | 'verbs' | 'subresources' | 'schema'>;
+export type OpenAPIResource = Pick<
+  ResourceDescriptor,
+  'group' | 'version' | 'names' | 'namespaced' | 'verbs' | 'subresources' | 'schema'
+>;
 
 /** The Catalog, as far as OpenAPI reads it. */
 export interface OpenAPISource {
@@ -64,7 +67,8 @@ export function definitionName(group: string, version: string, kind: string): st
 }
 
 /** The index key and URL segment of a group version: `api/v1`, `apis/<group>/<version>`. */
-const groupVersionPath = (group: string, version: string): string => (group ? `apis/${group}/${version}` : `api/${version}`);
+const groupVersionPath = (group: string, version: string): string =>
+  group ? `apis/${group}/${version}` : `api/${version}`;
 
 /** Records which definitions a document references, so exactly those get emitted. */
 class Refs {
@@ -91,39 +95,80 @@ const gvkList = (group: string, version: string, kind: string): JsonValue => [{ 
 const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
   [OBJECT_META]: (r) => ({
     type: 'object',
-    description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
+    description:
+      'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
     properties: {
-      annotations: { type: 'object', additionalProperties: { type: 'string' }, description: 'Unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. Not queryable.' },
+      annotations: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description:
+          'Unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. Not queryable.',
+      },
       creationTimestamp: r.to(TIME, { description: 'The time this object was created, set by the server. Read-only.' }),
-      deletionGracePeriodSeconds: int('int64', 'Seconds allowed for this object to gracefully terminate before it is removed from the system. Read-only.'),
-      deletionTimestamp: r.to(TIME, { description: 'The time after which this resource will be deleted, set by the server when a graceful deletion is requested. Read-only.' }),
-      finalizers: { type: 'array', items: { type: 'string' }, description: 'Must be empty before the object is deleted from the registry.', 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' },
-      generateName: str('An optional prefix the server uses to generate a unique name, used only if name is not provided.'),
-      generation: int('int64', 'A sequence number representing a specific generation of the desired state. Populated by the system. Read-only.'),
-      labels: { type: 'object', additionalProperties: { type: 'string' }, description: 'Map of string keys and values that can be used to organize and categorize (scope and select) objects.' },
-      managedFields: { type: 'array', items: r.to(`${META}.ManagedFieldsEntry`), description: 'Maps workflow-id and version to the set of fields that are managed by that workflow.', 'x-kubernetes-list-type': 'atomic' },
+      deletionGracePeriodSeconds: int(
+        'int64',
+        'Seconds allowed for this object to gracefully terminate before it is removed from the system. Read-only.',
+      ),
+      deletionTimestamp: r.to(TIME, {
+        description:
+          'The time after which this resource will be deleted, set by the server when a graceful deletion is requested. Read-only.',
+      }),
+      finalizers: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Must be empty before the object is deleted from the registry.',
+        'x-kubernetes-list-type': 'set',
+        'x-kubernetes-patch-strategy': 'merge',
+      },
+      generateName: str(
+        'An optional prefix the server uses to generate a unique name, used only if name is not provided.',
+      ),
+      generation: int(
+        'int64',
+        'A sequence number representing a specific generation of the desired state. Populated by the system. Read-only.',
+      ),
+      labels: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description:
+          'Map of string keys and values that can be used to organize and categorize (scope and select) objects.',
+      },
+      managedFields: {
+        type: 'array',
+        items: r.to(`${META}.ManagedFieldsEntry`),
+        description: 'Maps workflow-id and version to the set of fields that are managed by that workflow.',
+        'x-kubernetes-list-type': 'atomic',
+      },
       name: str('Name must be unique within a namespace. Cannot be updated.'),
       namespace: str('The namespace this object is in; empty for cluster-scoped objects. Cannot be updated.'),
       ownerReferences: {
         type: 'array',
         items: r.to(`${META}.OwnerReference`),
-        description: 'List of objects depended by this object. If ALL objects in the list have been deleted, this object will be garbage collected.',
+        description:
+          'List of objects depended by this object. If ALL objects in the list have been deleted, this object will be garbage collected.',
         'x-kubernetes-list-map-keys': ['uid'],
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-patch-merge-key': 'uid',
         'x-kubernetes-patch-strategy': 'merge',
       },
-      resourceVersion: str('An opaque value that represents the internal version of this object, used for optimistic concurrency, change detection and watches. Read-only.'),
+      resourceVersion: str(
+        'An opaque value that represents the internal version of this object, used for optimistic concurrency, change detection and watches. Read-only.',
+      ),
       selfLink: str('Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'),
-      uid: str('UID is the unique in time and space value for this object, generated by the server on successful creation. Read-only.'),
+      uid: str(
+        'UID is the unique in time and space value for this object, generated by the server on successful creation. Read-only.',
+      ),
     },
   }),
   [`${META}.ManagedFieldsEntry`]: (r) => ({
     type: 'object',
-    description: 'ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.',
+    description:
+      'ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.',
     properties: {
       apiVersion: str('The version of this resource that this field set applies to.'),
-      fieldsType: str('The discriminator for the different fields format and version. The only valid value is "FieldsV1".'),
+      fieldsType: str(
+        'The discriminator for the different fields format and version. The only valid value is "FieldsV1".',
+      ),
       fieldsV1: r.to(`${META}.FieldsV1`, { description: 'The first JSON version format of the field set.' }),
       manager: str('An identifier of the workflow managing these fields.'),
       operation: str('The type of operation which lead to this ManagedFieldsEntry being created: Apply or Update.'),
@@ -131,13 +176,19 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
       time: r.to(TIME, { description: 'The timestamp of when the ManagedFields entry was added.' }),
     },
   }),
-  [`${META}.FieldsV1`]: () => ({ type: 'object', description: 'FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.' }),
+  [`${META}.FieldsV1`]: () => ({
+    type: 'object',
+    description: 'FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.',
+  }),
   [`${META}.OwnerReference`]: () => ({
     type: 'object',
-    description: 'OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped.',
+    description:
+      'OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped.',
     properties: {
       apiVersion: str('API version of the referent.'),
-      blockOwnerDeletion: bool('If true, and the owner has the "foregroundDeletion" finalizer, the owner cannot be deleted from the key-value store until this reference is removed.'),
+      blockOwnerDeletion: bool(
+        'If true, and the owner has the "foregroundDeletion" finalizer, the owner cannot be deleted from the key-value store until this reference is removed.',
+      ),
       controller: bool('If true, this reference points to the managing controller.'),
       kind: str('Kind of the referent.'),
       name: str('Name of the referent.'),
@@ -146,24 +197,36 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
     required: ['apiVersion', 'kind', 'name', 'uid'],
     'x-kubernetes-map-type': 'atomic',
   }),
-  [TIME]: () => ({ type: 'string', format: 'date-time', description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON (RFC 3339).' }),
+  [TIME]: () => ({
+    type: 'string',
+    format: 'date-time',
+    description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON (RFC 3339).',
+  }),
   [LIST_META]: () => ({
     type: 'object',
-    description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
+    description:
+      'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
     properties: {
-      continue: str('Set if the user set a limit on the number of items returned; the token to pass as continue to get the next page.'),
-      remainingItemCount: int('int64', 'The number of subsequent items in the list which are not included in this list response, when known.'),
+      continue: str(
+        'Set if the user set a limit on the number of items returned; the token to pass as continue to get the next page.',
+      ),
+      remainingItemCount: int(
+        'int64',
+        'The number of subsequent items in the list which are not included in this list response, when known.',
+      ),
       resourceVersion: str('The version of the list, for watches and optimistic concurrency. Read-only.'),
       selfLink: str('Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'),
     },
   }),
   [STATUS]: (r) => ({
     type: 'object',
-    description: 'Status is a return value for calls that don\'t return other objects.',
+    description: "Status is a return value for calls that don't return other objects.",
     properties: {
       apiVersion: str(API_VERSION_DOC),
       code: int('int32', 'Suggested HTTP return code for this status, 0 if not set.'),
-      details: r.to(`${META}.StatusDetails`, { description: 'Extended data associated with the reason. Each reason may define its own extended details.' }),
+      details: r.to(`${META}.StatusDetails`, {
+        description: 'Extended data associated with the reason. Each reason may define its own extended details.',
+      }),
       kind: str(KIND_DOC),
       message: str('A human-readable description of the status of this operation.'),
       metadata: r.to(LIST_META, { description: LIST_METADATA_DOC }),
@@ -174,19 +237,28 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
   }),
   [`${META}.StatusDetails`]: (r) => ({
     type: 'object',
-    description: 'StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.',
+    description:
+      'StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.',
     properties: {
-      causes: { type: 'array', items: r.to(`${META}.StatusCause`), description: 'The Causes array includes more details associated with the StatusReason failure.', 'x-kubernetes-list-type': 'atomic' },
+      causes: {
+        type: 'array',
+        items: r.to(`${META}.StatusCause`),
+        description: 'The Causes array includes more details associated with the StatusReason failure.',
+        'x-kubernetes-list-type': 'atomic',
+      },
       group: str('The group attribute of the resource associated with the status StatusReason.'),
       kind: str('The kind attribute of the resource associated with the status StatusReason.'),
-      name: str('The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described).'),
+      name: str(
+        'The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described).',
+      ),
       retryAfterSeconds: int('int32', 'If specified, the time in seconds before the operation should be retried.'),
       uid: str('UID of the resource (when there is a single resource which can be described).'),
     },
   }),
   [`${META}.StatusCause`]: () => ({
     type: 'object',
-    description: 'StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.',
+    description:
+      'StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.',
     properties: {
       field: str('The field of the resource that has caused this error, as named by its JSON serialization.'),
       message: str('A human-readable description of the cause of the error.'),
@@ -198,11 +270,21 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
     description: 'DeleteOptions may be provided when deleting an API object.',
     properties: {
       apiVersion: str(API_VERSION_DOC),
-      dryRun: { type: 'array', items: { type: 'string' }, description: 'When present, indicates that modifications should not be persisted. The only valid value is All.', 'x-kubernetes-list-type': 'atomic' },
-      gracePeriodSeconds: int('int64', 'The duration in seconds before the object should be deleted; zero means delete immediately.'),
+      dryRun: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'When present, indicates that modifications should not be persisted. The only valid value is All.',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      gracePeriodSeconds: int(
+        'int64',
+        'The duration in seconds before the object should be deleted; zero means delete immediately.',
+      ),
       kind: str(KIND_DOC),
       orphanDependents: bool('Deprecated: use propagationPolicy. Whether the dependent objects should be orphaned.'),
-      preconditions: r.to(`${META}.Preconditions`, { description: 'Must be fulfilled before a deletion is carried out.' }),
+      preconditions: r.to(`${META}.Preconditions`, {
+        description: 'Must be fulfilled before a deletion is carried out.',
+      }),
       propagationPolicy: str('Whether and how garbage collection will be performed: Orphan, Background or Foreground.'),
     },
     'x-kubernetes-group-version-kind': gvkList('', 'v1', 'DeleteOptions'),
@@ -210,9 +292,15 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
   [`${META}.Preconditions`]: () => ({
     type: 'object',
     description: 'Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.',
-    properties: { resourceVersion: str('Specifies the target ResourceVersion.'), uid: str('Specifies the target UID.') },
+    properties: {
+      resourceVersion: str('Specifies the target ResourceVersion.'),
+      uid: str('Specifies the target UID.'),
+    },
   }),
-  [PATCH]: () => ({ type: 'object', description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.' }),
+  [PATCH]: () => ({
+    type: 'object',
+    description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
+  }),
   [SCALE]: (r) => ({
     type: 'object',
     description: 'Scale represents a scaling request for a resource.',
@@ -221,7 +309,9 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
       kind: str(KIND_DOC),
       metadata: r.to(OBJECT_META, { description: METADATA_DOC }),
       spec: r.to('io.k8s.api.autoscaling.v1.ScaleSpec', { description: 'Defines the behavior of the scale.' }),
-      status: r.to('io.k8s.api.autoscaling.v1.ScaleStatus', { description: 'The current status of the scale. Read-only.' }),
+      status: r.to('io.k8s.api.autoscaling.v1.ScaleStatus', {
+        description: 'The current status of the scale. Read-only.',
+      }),
     },
     'x-kubernetes-group-version-kind': gvkList('autoscaling', 'v1', 'Scale'),
   }),
@@ -235,7 +325,9 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
     description: 'ScaleStatus represents the current status of a scale subresource.',
     properties: {
       replicas: int('int32', 'The actual number of observed instances of the scaled object.'),
-      selector: str('Label query over pods that should match the replicas count, in the serialized form of a label selector.'),
+      selector: str(
+        'Label query over pods that should match the replicas count, in the serialized form of a label selector.',
+      ),
     },
     required: ['replicas'],
   }),
@@ -246,9 +338,29 @@ const LIBRARY: Record<string, (r: Refs) => JsonObject> = {
 /** Schemas arrive as parsed JSON, so their free-form values (default, enum) are JSON too. */
 const asJson = (v: unknown): JsonValue => v as JsonValue;
 
-const VALUE_KEYS = ['format', 'maximum', 'minimum', 'multipleOf', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'maxProperties', 'minProperties'] as const;
+const VALUE_KEYS = [
+  'format',
+  'maximum',
+  'minimum',
+  'multipleOf',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+] as const;
 /** Booleans Go omits when false. */
-const TRUE_KEYS = ['nullable', 'exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string'] as const;
+const TRUE_KEYS = [
+  'nullable',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'uniqueItems',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+] as const;
 const JUNCTORS = ['allOf', 'anyOf', 'oneOf'] as const;
 const INT_OR_STRING: JsonObject[] = [{ type: 'integer' }, { type: 'string' }];
 
@@ -286,12 +398,21 @@ function toKubeSchema(s: JSONSchemaProps, nested = false): JsonObject {
 }
 
 const isIntOrStringAnyOf = (v: JsonValue | undefined): boolean =>
-  Array.isArray(v) && v.length === 2 && isJsonObject(v[0]) && v[0]['type'] === 'integer' && isJsonObject(v[1]) && v[1]['type'] === 'string';
+  Array.isArray(v) &&
+  v.length === 2 &&
+  isJsonObject(v[0]) &&
+  v[0]['type'] === 'integer' &&
+  isJsonObject(v[1]) &&
+  v[1]['type'] === 'string';
 
 function unfoldIntOrString(s: JsonObject): void {
   if (s['x-kubernetes-int-or-string'] !== true) return;
   const allOf = s['allOf'];
-  if (isIntOrStringAnyOf(s['anyOf']) || (Array.isArray(allOf) && isJsonObject(allOf[0]) && isIntOrStringAnyOf(allOf[0]['anyOf']))) return;
+  if (
+    isIntOrStringAnyOf(s['anyOf']) ||
+    (Array.isArray(allOf) && isJsonObject(allOf[0]) && isIntOrStringAnyOf(allOf[0]['anyOf']))
+  )
+    return;
   if (s['anyOf'] === undefined) s['anyOf'] = INT_OR_STRING;
   else s['allOf'] = [{ anyOf: INT_OR_STRING }, ...(Array.isArray(allOf) ? allOf : [])];
 }
@@ -321,7 +442,9 @@ function toV2(s: JsonObject): void {
   const props = s['properties'];
   const required = s['required'];
   if (isJsonObject(props) && Array.isArray(required)) {
-    const kept = required.filter((f) => !(typeof f === 'string' && isJsonObject(props[f]) && props[f]['nullable'] === true));
+    const kept = required.filter(
+      (f) => !(typeof f === 'string' && isJsonObject(props[f]) && props[f]['nullable'] === true),
+    );
     if (kept.length) s['required'] = kept;
     else delete s['required'];
   }
@@ -350,8 +473,12 @@ function addEmbeddedProperties(s: JsonObject, refs: Refs): void {
   if (s['x-kubernetes-embedded-resource'] !== true) return;
   s['properties'] = {
     ...(isJsonObject(props) ? props : {}),
-    apiVersion: str(`apiVersion defines the versioned schema of this representation of an object. More info: ${CONVENTIONS}#resources`),
-    kind: str(`kind is a string value representing the type of this object. In CamelCase. More info: ${CONVENTIONS}#types-kinds`),
+    apiVersion: str(
+      `apiVersion defines the versioned schema of this representation of an object. More info: ${CONVENTIONS}#resources`,
+    ),
+    kind: str(
+      `kind is a string value representing the type of this object. In CamelCase. More info: ${CONVENTIONS}#types-kinds`,
+    ),
     metadata: refs.to(OBJECT_META, { description: METADATA_DOC }),
   };
   const required = Array.isArray(s['required']) ? s['required'] : [];
@@ -375,7 +502,9 @@ function builtinSchema(s: JSONSchemaProps, refs: Refs): JsonObject {
   for (const [k, v] of Object.entries(s) as Array<[string, unknown]>) {
     if (v === undefined || BUILTIN_DROPPED.has(k) || (k === 'default' && refs.flavor === 'v2')) continue;
     if (k === 'properties' && isJsonObject(v as JsonValue)) {
-      out[k] = Object.fromEntries(Object.entries(v as Record<string, JSONSchemaProps>).map(([name, p]) => [name, builtinSchema(p, refs)]));
+      out[k] = Object.fromEntries(
+        Object.entries(v as Record<string, JSONSchemaProps>).map(([name, p]) => [name, builtinSchema(p, refs)]),
+      );
     } else if ((k === 'items' || k === 'additionalProperties') && isJsonObject(v as JsonValue)) {
       out[k] = builtinSchema(v as JSONSchemaProps, refs);
     } else {
@@ -390,10 +519,15 @@ function kindSchema(r: OpenAPIResource, refs: Refs): JsonObject {
   const gvk = gvkList(r.group, r.version, r.names.kind);
   if (r.schema && COMPILED_IN.has(r.group)) {
     // a compiled-in kind: kube's own definition, with the named definitions it refers to
-    for (const [name, def] of Object.entries(r.schema.definitions ?? {})) if (!refs.carried.has(name)) refs.carried.set(name, def);
+    for (const [name, def] of Object.entries(r.schema.definitions ?? {}))
+      if (!refs.carried.has(name)) refs.carried.set(name, def);
     const s = builtinSchema(r.schema, refs);
     const props = isJsonObject(s['properties']) ? s['properties'] : {};
-    s['properties'] = { ...props, metadata: refs.to(OBJECT_META, { description: METADATA_DOC }), ...typeMetaProperties() };
+    s['properties'] = {
+      ...props,
+      metadata: refs.to(OBJECT_META, { description: METADATA_DOC }),
+      ...typeMetaProperties(),
+    };
     s['x-kubernetes-group-version-kind'] = gvk;
     return s;
   }
@@ -405,7 +539,11 @@ function kindSchema(r: OpenAPIResource, refs: Refs): JsonObject {
   const s = toKubeSchema(source);
   if (refs.flavor === 'v2') toV2(s);
   const props = isJsonObject(s['properties']) ? s['properties'] : {};
-  s['properties'] = { ...props, metadata: refs.to(OBJECT_META, { description: METADATA_DOC }), ...typeMetaProperties() };
+  s['properties'] = {
+    ...props,
+    metadata: refs.to(OBJECT_META, { description: METADATA_DOC }),
+    ...typeMetaProperties(),
+  };
   addEmbeddedProperties(s, refs);
   s['x-kubernetes-group-version-kind'] = gvk;
   return s;
@@ -418,7 +556,11 @@ function listSchema(r: OpenAPIResource, refs: Refs): JsonObject {
     required: ['items'],
     properties: {
       ...typeMetaProperties(),
-      items: { type: 'array', items: refs.to(definitionName(r.group, r.version, r.names.kind)), description: `List of ${r.names.plural}. More info: ${CONVENTIONS}` },
+      items: {
+        type: 'array',
+        items: refs.to(definitionName(r.group, r.version, r.names.kind)),
+        description: `List of ${r.names.plural}. More info: ${CONVENTIONS}`,
+      },
       metadata: refs.to(LIST_META, { description: LIST_METADATA_DOC }),
     },
     'x-kubernetes-group-version-kind': gvkList(r.group, r.version, r.names.listKind),
@@ -453,22 +595,63 @@ interface Route {
 
 const q = (name: string, type: Param['type'], description: string): Param => ({ name, in: 'query', type, description });
 
-const RESOURCE_VERSION_DOC = 'resourceVersion sets a constraint on what resource versions a request may be served from. Defaults to unset.';
-const DRY_RUN = q('dryRun', 'string', 'When present, indicates that modifications should not be persisted. The only valid value is All.');
-const FIELD_MANAGER = q('fieldManager', 'string', 'fieldManager is a name associated with the actor or entity that is making these changes.');
-const FIELD_VALIDATION = q('fieldValidation', 'string', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields: Ignore, Warn (the default) or Strict.');
+const RESOURCE_VERSION_DOC =
+  'resourceVersion sets a constraint on what resource versions a request may be served from. Defaults to unset.';
+const DRY_RUN = q(
+  'dryRun',
+  'string',
+  'When present, indicates that modifications should not be persisted. The only valid value is All.',
+);
+const FIELD_MANAGER = q(
+  'fieldManager',
+  'string',
+  'fieldManager is a name associated with the actor or entity that is making these changes.',
+);
+const FIELD_VALIDATION = q(
+  'fieldValidation',
+  'string',
+  'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields: Ignore, Warn (the default) or Strict.',
+);
 
 const LIST_OPTIONS = [
-  q('allowWatchBookmarks', 'boolean', 'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers may ignore it.'),
-  q('continue', 'string', 'The continue token of a previous paged list: the server continues the list where it stopped.'),
-  q('fieldSelector', 'string', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
-  q('labelSelector', 'string', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
-  q('limit', 'integer', 'The maximum number of responses to return for a list call; continue is set when more items exist.'),
+  q(
+    'allowWatchBookmarks',
+    'boolean',
+    'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers may ignore it.',
+  ),
+  q(
+    'continue',
+    'string',
+    'The continue token of a previous paged list: the server continues the list where it stopped.',
+  ),
+  q(
+    'fieldSelector',
+    'string',
+    'A selector to restrict the list of returned objects by their fields. Defaults to everything.',
+  ),
+  q(
+    'labelSelector',
+    'string',
+    'A selector to restrict the list of returned objects by their labels. Defaults to everything.',
+  ),
+  q(
+    'limit',
+    'integer',
+    'The maximum number of responses to return for a list call; continue is set when more items exist.',
+  ),
   q('resourceVersion', 'string', RESOURCE_VERSION_DOC),
   q('resourceVersionMatch', 'string', 'resourceVersionMatch determines how resourceVersion is applied to list calls.'),
-  q('sendInitialEvents', 'boolean', 'With watch=true, the stream begins with synthetic ADDED events for the current state, then a BOOKMARK.'),
+  q(
+    'sendInitialEvents',
+    'boolean',
+    'With watch=true, the stream begins with synthetic ADDED events for the current state, then a BOOKMARK.',
+  ),
   q('timeoutSeconds', 'integer', 'Timeout for the list/watch call, regardless of any activity or inactivity.'),
-  q('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.'),
+  q(
+    'watch',
+    'boolean',
+    'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.',
+  ),
 ];
 
 /** The query parameters of kube's option structs (metav1 GetOptions, ListOptions, ...) per action. */
@@ -479,17 +662,46 @@ const OPTIONS: Record<Action, Param[]> = {
   deletecollection: LIST_OPTIONS,
   post: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
   put: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
-  patch: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, q('force', 'boolean', 'Force re-acquires conflicting fields owned by other managers on Apply requests. Must be unset for non-apply patches.')],
+  patch: [
+    DRY_RUN,
+    FIELD_MANAGER,
+    FIELD_VALIDATION,
+    q(
+      'force',
+      'boolean',
+      'Force re-acquires conflicting fields owned by other managers on Apply requests. Must be unset for non-apply patches.',
+    ),
+  ],
   delete: [
     DRY_RUN,
-    q('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted; zero means delete immediately.'),
-    q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean', 'If true, delete an object whose stored data cannot be read (e.g. undecryptable). Unsafe.'),
-    q('orphanDependents', 'boolean', 'Deprecated: use propagationPolicy. Whether the dependent objects should be orphaned.'),
-    q('propagationPolicy', 'string', 'Whether and how garbage collection will be performed: Orphan, Background or Foreground.'),
+    q(
+      'gracePeriodSeconds',
+      'integer',
+      'The duration in seconds before the object should be deleted; zero means delete immediately.',
+    ),
+    q(
+      'ignoreStoreReadErrorWithClusterBreakingPotential',
+      'boolean',
+      'If true, delete an object whose stored data cannot be read (e.g. undecryptable). Unsafe.',
+    ),
+    q(
+      'orphanDependents',
+      'boolean',
+      'Deprecated: use propagationPolicy. Whether the dependent objects should be orphaned.',
+    ),
+    q(
+      'propagationPolicy',
+      'string',
+      'Whether and how garbage collection will be performed: Orphan, Background or Foreground.',
+    ),
   ],
 };
 
-const PRETTY = q('pretty', 'string', "If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget).");
+const PRETTY = q(
+  'pretty',
+  'string',
+  "If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget).",
+);
 const JSON_YAML = ['application/json', 'application/yaml'];
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
@@ -511,38 +723,68 @@ function routesFor(r: OpenAPIResource): Route[] {
   // kubectl computes a strategic merge patch from the v3 schema when the PATCH operation offers
   // it, and warns on every apply when the schema has no fields (our built-ins are permissive), so
   // it is offered only with a real schema; kubectl then falls back to v2 quietly.
-  const patchTypes = COMPILED_IN.has(r.group) && r.schema ? [...PATCH_TYPES, 'application/strategic-merge-patch+json'] : PATCH_TYPES;
+  const patchTypes =
+    COMPILED_IN.has(r.group) && r.schema ? [...PATCH_TYPES, 'application/strategic-merge-patch+json'] : PATCH_TYPES;
   const routes: Route[] = [];
 
-  const route = (root: string, sub: string | undefined, verb: string, action: Action, sample: string, body?: string): Route => {
+  const route = (
+    root: string,
+    sub: string | undefined,
+    verb: string,
+    action: Action,
+    sample: string,
+    body?: string,
+  ): Route => {
     const path = `${root}${sub === undefined ? '' : sub ? `/{name}/${sub}` : '/{name}'}`;
     const method: Method = action === 'list' ? 'get' : action === 'deletecollection' ? 'delete' : action;
     const of = sub ? ` ${sub} of` : '';
     const description =
-      verb === 'list' ? `list objects of kind ${kind}`
-      : verb === 'create' || verb === 'delete' ? `${verb}${of}${article(kind)}${kind}`
-      : verb === 'patch' ? `partially update${of} the specified ${kind}`
-      : verb === 'deletecollection' ? `delete collection of${sub ? ` ${sub} of a` : ''} ${kind}`
-      : `${verb}${of} the specified ${kind}`;
+      verb === 'list'
+        ? `list objects of kind ${kind}`
+        : verb === 'create' || verb === 'delete'
+          ? `${verb}${of}${article(kind)}${kind}`
+          : verb === 'patch'
+            ? `partially update${of} the specified ${kind}`
+            : verb === 'deletecollection'
+              ? `delete collection of${sub ? ` ${sub} of a` : ''} ${kind}`
+              : `${verb}${of} the specified ${kind}`;
     const params: Param[] = [PRETTY, ...OPTIONS[action]];
-    if (path.includes('{namespace}')) params.push({ name: 'namespace', in: 'path', type: 'string', description: 'object name and auth scope, such as for teams and projects' });
-    if (path.includes('{name}')) params.push({ name: 'name', in: 'path', type: 'string', description: `name of the ${kind}` });
+    if (path.includes('{namespace}'))
+      params.push({
+        name: 'namespace',
+        in: 'path',
+        type: 'string',
+        description: 'object name and auth scope, such as for teams and projects',
+      });
+    if (path.includes('{name}'))
+      params.push({ name: 'name', in: 'path', type: 'string', description: `name of the ${kind}` });
     const responses: Route['responses'] = [[200, 'OK', sample]];
     if (action === 'post') responses.push([201, 'Created', sample], [202, 'Accepted', sample]);
     if (action === 'put') responses.push([201, 'Created', sample]);
     if (action === 'delete') responses.push([202, 'Accepted', sample]);
     const built: Route = {
-      path, method, action, description, params, responses,
+      path,
+      method,
+      action,
+      description,
+      params,
+      responses,
       verb: verb === 'deletecollection' ? 'delete' : verb,
       rest: `${verb === 'deletecollection' ? 'Collection' : ''}${ns}${kind}${title(sub ?? '')}`,
     };
-    if (body) built.body = { definition: body, required: action !== 'delete', consumes: action === 'patch' ? patchTypes : JSON_YAML };
+    if (body)
+      built.body = {
+        definition: body,
+        required: action !== 'delete',
+        consumes: action === 'patch' ? patchTypes : JSON_YAML,
+      };
     return built;
   };
 
   const has = (verb: string): boolean => r.verbs.includes(verb);
   let root = `${base}/${r.names.plural}`;
-  if (r.namespaced && has('list')) routes.push({ ...route(root, undefined, 'list', 'list', listDef), rest: `${kind}ForAllNamespaces` });
+  if (r.namespaced && has('list'))
+    routes.push({ ...route(root, undefined, 'list', 'list', listDef), rest: `${kind}ForAllNamespaces` });
   if (r.namespaced) root = `${base}/namespaces/{namespace}/${r.names.plural}`;
   if (has('list')) routes.push(route(root, undefined, 'list', 'list', listDef));
   if (has('create')) routes.push(route(root, undefined, 'create', 'post', kindDef, kindDef));
@@ -580,7 +822,11 @@ function toValidOperationID(s: string, capitalizeFirst: boolean): string {
 function operationIdAndTag(route: Route, group: string, version: string): { id: string; tag: string } {
   const g = (group || 'core').replace(/\.k8s\.io$/, '');
   return {
-    id: route.verb + toValidOperationID(g, true) + toValidOperationID(version, true) + toValidOperationID(route.rest, true),
+    id:
+      route.verb +
+      toValidOperationID(g, true) +
+      toValidOperationID(version, true) +
+      toValidOperationID(route.rest, true),
     tag: `${toValidOperationID(g, false)}_${toValidOperationID(version, false)}`,
   };
 }
@@ -602,7 +848,14 @@ function sortRendered(params: JsonObject[]): JsonObject[] {
   return params.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-function renderOperation(route: Route, hoisted: Set<string>, gvk: JsonObject, refs: Refs, group: string, version: string): JsonObject {
+function renderOperation(
+  route: Route,
+  hoisted: Set<string>,
+  gvk: JsonObject,
+  refs: Refs,
+  group: string,
+  version: string,
+): JsonObject {
   const { id, tag } = operationIdAndTag(route, group, version);
   const params = route.params.filter((p) => !hoisted.has(paramKey(p))).map((p) => renderParam(p, refs.flavor));
   const op: JsonObject = { description: route.description };
@@ -619,7 +872,13 @@ function renderOperation(route: Route, hoisted: Set<string>, gvk: JsonObject, re
     op['consumes'] = body?.consumes ?? JSON_YAML;
     op['produces'] = JSON_YAML;
     op['schemes'] = ['https'];
-    if (body) params.push({ name: 'body', in: 'body', schema: refs.to(body.definition), ...(body.required ? { required: true } : {}) });
+    if (body)
+      params.push({
+        name: 'body',
+        in: 'body',
+        schema: refs.to(body.definition),
+        ...(body.required ? { required: true } : {}),
+      });
   } else if (body) {
     const content = Object.fromEntries(body.consumes.map((ct) => [ct, { schema: refs.to(body.definition) }]));
     op['requestBody'] = body.required ? { content, required: true } : { content };
@@ -654,7 +913,8 @@ function buildGroupVersion(resources: readonly OpenAPIResource[], flavor: Flavor
       // Parameters every operation has move to the path, as kube's builder3 does; but kubectl
       // 1.29+ looks for fieldValidation only among the PATCH operation's own parameters.
       const common = routes[0]!.params.filter(
-        (p) => p.name !== FIELD_VALIDATION.name && routes.every((x) => x.params.some((y) => paramKey(y) === paramKey(p))),
+        (p) =>
+          p.name !== FIELD_VALIDATION.name && routes.every((x) => x.params.some((y) => paramKey(y) === paramKey(p))),
       );
       const hoisted = new Set(common.map(paramKey));
       const item: JsonObject = {};
@@ -705,7 +965,9 @@ class GroupVersionEntry {
       const { paths, schemas } = buildGroupVersion(this.resources, 'v3');
       // kube titles built-in group documents after the server and CRD ones after the CRD builder
       const builtin = this.resources.some((r) => COMPILED_IN.has(r.group));
-      const info = builtin ? { title: 'Kubernetes', version: KUBE_GIT_VERSION } : { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' };
+      const info = builtin
+        ? { title: 'Kubernetes', version: KUBE_GIT_VERSION }
+        : { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' };
       this.v3Doc = toDocument({ openapi: '3.0.0', info, paths, components: { schemas } });
     }
     return this.v3Doc;
@@ -732,7 +994,8 @@ export class OpenAPI {
     this.sync();
     if (!this.index) {
       const paths: JsonObject = {};
-      for (const [path, entry] of this.entries) paths[path] = { serverRelativeURL: serverRelativeURL(path, entry.v3().hash) };
+      for (const [path, entry] of this.entries)
+        paths[path] = { serverRelativeURL: serverRelativeURL(path, entry.v3().hash) };
       this.index = toDocument({ paths });
     }
     return this.index;
@@ -760,7 +1023,14 @@ export class OpenAPI {
         info: { title: 'Kubernetes', version: KUBE_GIT_VERSION },
         paths,
         definitions,
-        securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
+        securityDefinitions: {
+          BearerToken: {
+            description: 'Bearer Token authentication',
+            type: 'apiKey',
+            name: 'authorization',
+            in: 'header',
+          },
+        },
         security: [{ BearerToken: [] }],
       });
     }
@@ -836,7 +1106,11 @@ const V2_PROTOBUF_DEPRECATED = 'application/com.github.proto-openapi.spec.v2@v1.
 
 function statusResponse(err: ApiError): OpenAPIResponse {
   const body = JSON.stringify(err.status);
-  return { code: err.code, headers: { 'Content-Type': JSON_TYPE, 'Content-Length': String(Buffer.byteLength(body)) }, body };
+  return {
+    code: err.code,
+    headers: { 'Content-Type': JSON_TYPE, 'Content-Length': String(Buffer.byteLength(body)) },
+    body,
+  };
 }
 
 function ok(body: string, headers: Record<string, string>): OpenAPIResponse {
@@ -864,7 +1138,12 @@ function v2Response(openapi: OpenAPI, accept: string | undefined, ifNoneMatch: s
   return { code: 200, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(doc.body)) }, body: doc.body };
 }
 
-function v3GroupResponse(openapi: OpenAPI, groupVersion: string, query: URLSearchParams, accept: string | undefined): OpenAPIResponse {
+function v3GroupResponse(
+  openapi: OpenAPI,
+  groupVersion: string,
+  query: URLSearchParams,
+  accept: string | undefined,
+): OpenAPIResponse {
   const doc = openapi.v3Group(groupVersion);
   // kube's aggregator answers an empty 404 for a group version nobody serves
   if (!doc) return statusResponse(notFoundPath());
@@ -875,7 +1154,12 @@ function v3GroupResponse(openapi: OpenAPI, groupVersion: string, query: URLSearc
   const requested = query.get('hash');
   if (requested) {
     // kube (handler3): a stale hash is redirected to the current one, which is then immutable
-    if (requested !== hash) return { code: 301, headers: { ...headers, Location: serverRelativeURL(groupVersion, hash), 'Content-Length': '0' }, body: '' };
+    if (requested !== hash)
+      return {
+        code: 301,
+        headers: { ...headers, Location: serverRelativeURL(groupVersion, hash), 'Content-Length': '0' },
+        body: '',
+      };
     const expires = new Date();
     expires.setUTCFullYear(expires.getUTCFullYear() + 1);
     headers['Cache-Control'] = 'public, immutable';
@@ -897,6 +1181,7 @@ export function openapiResponse(
     const doc = openapi.v3Index();
     return ok(doc.body, { 'Content-Type': JSON_TYPE, ETag: doc.etag });
   }
-  if (path.startsWith('/openapi/v3/')) return v3GroupResponse(openapi, path.slice('/openapi/v3/'.length), query, accept);
+  if (path.startsWith('/openapi/v3/'))
+    return v3GroupResponse(openapi, path.slice('/openapi/v3/'.length), query, accept);
   return statusResponse(notFoundPath());
 }

@@ -5,7 +5,12 @@
 // stream serializer: a watch in YAML is refused), or (built-in kinds, metadata) kube's protobuf.
 // The result is carried to the reply and to the watch; nothing downstream negotiates again.
 import { ApiError, notAcceptable } from '../../apimachinery/errors.js';
-import { type ConvertTarget, type ServedMediaType, negotiateOutputMediaType, resourceEndpointRestrictions } from './negotiate.js';
+import {
+  type ConvertTarget,
+  type ServedMediaType,
+  negotiateOutputMediaType,
+  resourceEndpointRestrictions,
+} from './negotiate.js';
 
 /** The media types a reply document is written in. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -47,8 +52,16 @@ function formatOf(convert: ConvertTarget | undefined): OutputFormat {
  */
 export function negotiateResourceOutput(accept: string | undefined, objectProtobuf: boolean): Negotiated {
   const standardMediaTypes = SERVED.map((s) => s.mediaType).filter((m) => objectProtobuf || m !== PROTOBUF_MEDIA_TYPE);
-  const options = negotiateOutputMediaType(accept, SERVED, resourceEndpointRestrictions({ table: true, standardMediaTypes }));
-  return { format: formatOf(options.convert), mediaType: options.accepted.mediaType, streams: options.accepted.streams === true };
+  const options = negotiateOutputMediaType(
+    accept,
+    SERVED,
+    resourceEndpointRestrictions({ table: true, standardMediaTypes }),
+  );
+  return {
+    format: formatOf(options.convert),
+    mediaType: options.accepted.mediaType,
+    streams: options.accepted.streams === true,
+  };
 }
 
 /**
@@ -56,7 +69,8 @@ export function negotiateResourceOutput(accept: string | undefined, objectProtob
  * negotiated media type must have a stream serializer; the 406 lists those that do.
  */
 export function watchMediaType(negotiated: Negotiated): ReplyMediaType {
-  if (!negotiated.streams) throw notAcceptable(SERVED.filter((s) => s.streams).map((s) => `${s.mediaType};stream=watch`));
+  if (!negotiated.streams)
+    throw notAcceptable(SERVED.filter((s) => s.streams).map((s) => `${s.mediaType};stream=watch`));
   return negotiated.mediaType;
 }
 

@@ -11,7 +11,15 @@
 import type { Field, Type } from 'protobufjs';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { INT_OR_STRING_STRING, PROTOBUF_MAGIC } from './protobuf.js';
-import { hasProtobufKind, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from '../../apimachinery/apis/kube-messages.js';
+import {
+  hasProtobufKind,
+  isJsonList,
+  jsonFormOf,
+  jsonKey,
+  kubeProtos,
+  protobuf,
+  protobufKind,
+} from '../../apimachinery/apis/kube-messages.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 
 /** An object this server holds no (complete) protobuf definition for. */
@@ -47,16 +55,28 @@ export function canEncodeProtobuf(value: unknown): boolean {
 export function encodeProtobufObject(value: unknown): Buffer {
   const typeMeta = typeMetaOf(value);
   const type = typeMeta && protobufKind(typeMeta.apiVersion, typeMeta.kind);
-  if (!typeMeta || !type) throw new UnencodableError(`no protobuf encoding for ${typeMeta ? `${typeMeta.apiVersion}, Kind=${typeMeta.kind}` : 'an object without apiVersion and kind'}`);
+  if (!typeMeta || !type)
+    throw new UnencodableError(
+      `no protobuf encoding for ${typeMeta ? `${typeMeta.apiVersion}, Kind=${typeMeta.kind}` : 'an object without apiVersion and kind'}`,
+    );
   const raw = type.encode(toWire(type, value as Record<string, unknown>, '')).finish();
   // gogo writes Unknown's two strings even when empty.
-  const unknown = kubeProtos().unknown.encode({ typeMeta: { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind }, raw, contentEncoding: '', contentType: '' }).finish();
+  const unknown = kubeProtos()
+    .unknown.encode({
+      typeMeta: { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind },
+      raw,
+      contentEncoding: '',
+      contentType: '',
+    })
+    .finish();
   return Buffer.concat([PROTOBUF_MAGIC, unknown]);
 }
 
 /** One frame of a protobuf watch stream: length, then WatchEvent{type, object: {raw: body}}. */
 export function encodeProtobufWatchEvent(type: string, object: unknown): Buffer {
-  const event = kubeProtos().watchEvent.encode({ type, object: { raw: encodeProtobufObject(object) } }).finish();
+  const event = kubeProtos()
+    .watchEvent.encode({ type, object: { raw: encodeProtobufObject(object) } })
+    .finish();
   const length = Buffer.alloc(4);
   length.writeUInt32BE(event.length);
   return Buffer.concat([length, event]);
@@ -162,14 +182,16 @@ function formWire(form: NonNullable<ReturnType<typeof jsonFormOf>>, type: Type, 
   const schema = (v: unknown): Wire => messageWire(schemaType, v, path);
   switch (form) {
     case 'schemaOrArray':
-      if (Array.isArray(value)) return { jSONSchemas: value.map((item, i) => messageWire(schemaType, item, `${path}[${i}]`)) };
+      if (Array.isArray(value))
+        return { jSONSchemas: value.map((item, i) => messageWire(schemaType, item, `${path}[${i}]`)) };
       return value === null ? {} : { schema: schema(value) };
     case 'schemaOrBool':
       // An object allows what it describes (Go's UnmarshalJSON sets Allows with the schema).
       if (typeof value === 'boolean') return { allows: value };
       return { allows: true, schema: schema(value) };
     case 'schemaOrStringArray':
-      if (Array.isArray(value)) return { property: value.map((item, i) => scalarWire('string', item, `${path}[${i}]`)) };
+      if (Array.isArray(value))
+        return { property: value.map((item, i) => scalarWire('string', item, `${path}[${i}]`)) };
       return value === null ? {} : { schema: schema(value) };
   }
 }
@@ -216,7 +238,11 @@ function scalarWire(protoType: string, value: unknown, path: string): unknown {
     // {low, high} pair as a 64-bit value.
     if (typeof value === 'bigint') {
       const bits = BigInt.asUintN(64, value);
-      return { low: Number(bits & 0xffffffffn) | 0, high: Number(bits >> 32n) | 0, unsigned: protoType.startsWith('u') || protoType === 'fixed64' };
+      return {
+        low: Number(bits & 0xffffffffn) | 0,
+        high: Number(bits >> 32n) | 0,
+        unsigned: protoType.startsWith('u') || protoType === 'fixed64',
+      };
     }
     throw wrong();
   }

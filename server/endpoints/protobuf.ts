@@ -7,7 +7,15 @@
 import type { FieldBase, Long, Message, Type } from 'protobufjs';
 import { badRequest, type ApiError } from '../../apimachinery/errors.js';
 import { DecoderError } from './decode-error.js';
-import { type JsonForm, isJsonList, jsonFormOf, jsonKey, kubeProtos, protobuf, protobufKind } from '../../apimachinery/apis/kube-messages.js';
+import {
+  type JsonForm,
+  isJsonList,
+  jsonFormOf,
+  jsonKey,
+  kubeProtos,
+  protobuf,
+  protobufKind,
+} from '../../apimachinery/apis/kube-messages.js';
 
 /** kube's serializer prefix: "k8s" and an encoding byte, 0 for a runtime.Unknown envelope. */
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
@@ -20,7 +28,9 @@ export const INT_OR_STRING_STRING = 1;
 function formJson(form: JsonForm, type: Type, fields: Record<string, unknown>, path: string): unknown {
   const schemaJson = (): unknown => {
     const schema = type.fields['schema']!;
-    return Object.hasOwn(fields, 'schema') ? messageJson(schema.resolvedType as Type, fields['schema'] as Message, path) : null;
+    return Object.hasOwn(fields, 'schema')
+      ? messageJson(schema.resolvedType as Type, fields['schema'] as Message, path)
+      : null;
   };
   switch (form) {
     case 'raw': {
@@ -45,14 +55,17 @@ function formJson(form: JsonForm, type: Type, fields: Record<string, unknown>, p
     }
     // Go decodes any type and fails only when writing JSON; anything but String is read as the int.
     case 'intOrString':
-      return Number(scalarJson(fields['type'])) === INT_OR_STRING_STRING ? String(fields['strVal']) : Number(fields['intVal']);
+      return Number(scalarJson(fields['type'])) === INT_OR_STRING_STRING
+        ? String(fields['strVal'])
+        : Number(fields['intVal']);
   }
 }
 
 /** time.Time{}.Unix() in Go: a Time carrying it is Go's zero time, which kube writes as null. */
 const GO_ZERO_UNIX = -62135596800;
 
-const undecodable = (detail: string): ApiError => badRequest(`the protobuf request body could not be decoded: ${detail}`);
+const undecodable = (detail: string): ApiError =>
+  badRequest(`the protobuf request body could not be decoded: ${detail}`);
 
 /** Map and list members are own properties; for everything else, own means "was on the wire". */
 const fieldsOf = (msg: Message): Record<string, unknown> => msg as unknown as Record<string, unknown>;
@@ -147,11 +160,17 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
   // DeleteOptions is registered in every group version, so clients name whichever they call.
   const type = kind === 'DeleteOptions' ? kubeProtos().deleteOptions : protobufKind(apiVersion, kind);
   if (!type) {
-    throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in this server's protobuf decoder; send the object as application/json`);
+    throw badRequest(
+      `no kind "${kind}" is registered for version "${apiVersion}" in this server's protobuf decoder; send the object as application/json`,
+    );
   }
   const raw = envelope['raw'] instanceof Uint8Array ? envelope['raw'] : new Uint8Array();
   const slash = apiVersion.indexOf('/');
-  return { apiVersion, kind, ...objectJson(type, decodeMessage(type, raw, { version: apiVersion.slice(slash + 1), kind }), '') };
+  return {
+    apiVersion,
+    kind,
+    ...objectJson(type, decodeMessage(type, raw, { version: apiVersion.slice(slash + 1), kind }), ''),
+  };
 }
 
 /**
@@ -161,7 +180,10 @@ export function decodeProtobufObject(body: Buffer): Record<string, unknown> {
 export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: Record<string, unknown> } {
   const event = fieldsOf(decodeMessage(kubeProtos().watchEvent, frame));
   const object = event['object'] ? fieldsOf(event['object'] as Message)['raw'] : undefined;
-  return { type: typeof event['type'] === 'string' ? event['type'] : '', object: decodeProtobufObject(object instanceof Uint8Array ? Buffer.from(object) : Buffer.alloc(0)) };
+  return {
+    type: typeof event['type'] === 'string' ? event['type'] : '',
+    object: decodeProtobufObject(object instanceof Uint8Array ? Buffer.from(object) : Buffer.alloc(0)),
+  };
 }
 
 function objectJson(type: Type, msg: Message, path: string): Record<string, unknown> {
@@ -185,7 +207,8 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
     } else {
       if (pointer && !present) continue;
       json = scalarJson(value);
-      if (!pointer && field.options?.['(json_always)'] !== true && (json === '' || json === 0 || json === false)) continue;
+      if (!pointer && field.options?.['(json_always)'] !== true && (json === '' || json === 0 || json === false))
+        continue;
     }
     if (json !== undefined) out[jsonKey(field)] = json;
   }
@@ -206,7 +229,9 @@ function messageJson(type: Type, msg: Message, path: string): unknown {
 }
 
 function elementJson(field: FieldBase, value: unknown, path: string): unknown {
-  return field.resolvedType instanceof protobuf().Type ? messageJson(field.resolvedType, value as Message, path) : scalarJson(value);
+  return field.resolvedType instanceof protobuf().Type
+    ? messageJson(field.resolvedType, value as Message, path)
+    : scalarJson(value);
 }
 
 /** Lists are omitempty everywhere we decode; an empty list was nil or empty in Go either way. */
@@ -215,7 +240,11 @@ function listJson(field: FieldBase, items: unknown[], path: string): unknown[] |
 }
 
 /** Keys sorted, as Go's encoding/json writes maps. */
-function mapJson(field: FieldBase, entries: Record<string, unknown>, path: string): Record<string, unknown> | undefined {
+function mapJson(
+  field: FieldBase,
+  entries: Record<string, unknown>,
+  path: string,
+): Record<string, unknown> | undefined {
   const keys = Object.keys(entries).sort();
   if (keys.length === 0) return undefined;
   const out: Record<string, unknown> = {};
@@ -224,13 +253,19 @@ function mapJson(field: FieldBase, entries: Record<string, unknown>, path: strin
 }
 
 function isLong(value: unknown): value is Long {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<Long>).low === 'number' && typeof (value as Partial<Long>).high === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<Long>).low === 'number' &&
+    typeof (value as Partial<Long>).high === 'number'
+  );
 }
 
 /** int64 values come back as Long objects when the long package is present; JSON has numbers. */
 function scalarJson(value: unknown): unknown {
   // bytes (a Secret's data): Go's encoding/json writes []byte as standard base64.
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   return isLong(value) ? protobuf().util.LongBits.from(value).toNumber(value.unsigned) : value;
 }
 
@@ -249,7 +284,8 @@ function timeJson(msg: Message, micro: boolean, path: string): string | undefine
   if (seconds === GO_ZERO_UNIX && nanos === 0) return undefined;
   const date = new Date(seconds * 1000);
   const year = date.getUTCFullYear();
-  if (Number.isNaN(date.getTime()) || year < 0 || year > 9999) throw undecodable(`${path} is outside the years 0000-9999`);
+  if (Number.isNaN(date.getTime()) || year < 0 || year > 9999)
+    throw undecodable(`${path} is outside the years 0000-9999`);
   const base = date.toISOString().slice(0, 19);
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
 }

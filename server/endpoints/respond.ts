@@ -30,7 +30,13 @@ function protobufBody(value: unknown): Buffer | undefined {
  */
 const YAML_CHUNK_CHARS = 64 * 1024;
 
-function send(res: ServerResponse, code: number, value: unknown, headers: Record<string, string>, mediaType: ReplyMediaType): void {
+function send(
+  res: ServerResponse,
+  code: number,
+  value: unknown,
+  headers: Record<string, string>,
+  mediaType: ReplyMediaType,
+): void {
   // kube's LogResponseObject: a Status becomes the audit event's responseStatus; at RequestResponse the body is kept.
   auditOf(res)?.responseObject(value);
   if (mediaType === YAML_MEDIA_TYPE) return sendYaml(res, code, value, headers);
@@ -51,7 +57,11 @@ function sendYaml(res: ServerResponse, code: number, value: unknown, headers: Re
   const firstText = first.done ? '' : first.value;
   const second = chunks.next();
   if (second.done) {
-    res.writeHead(code, { 'Content-Type': YAML_MEDIA_TYPE, 'Content-Length': String(Buffer.byteLength(firstText)), ...headers });
+    res.writeHead(code, {
+      'Content-Type': YAML_MEDIA_TYPE,
+      'Content-Length': String(Buffer.byteLength(firstText)),
+      ...headers,
+    });
     res.end(firstText);
     return;
   }
@@ -80,7 +90,13 @@ function sendYaml(res: ServerResponse, code: number, value: unknown, headers: Re
  * A document in the media type the handler negotiated before it began (output.ts): protobuf only
  * for what has an encoding, JSON otherwise.
  */
-export function sendJson(res: ServerResponse, code: number, value: unknown, mediaType: ReplyMediaType, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  code: number,
+  value: unknown,
+  mediaType: ReplyMediaType,
+  headers: Record<string, string> = {},
+): void {
   send(res, code, value, headers, mediaType);
 }
 
@@ -93,7 +109,9 @@ export function sendJson(res: ServerResponse, code: number, value: unknown, medi
 function errorMediaType(res: ServerResponse): ReplyMediaType {
   // Unit tests hand in bare responses; a real one always knows its request.
   const accept = (res.req as ServerResponse['req'] | undefined)?.headers.accept;
-  return negotiateMediaTypeOptions(accept, SERVED, defaultEndpointRestrictions)?.accepted.mediaType ?? 'application/json';
+  return (
+    negotiateMediaTypeOptions(accept, SERVED, defaultEndpointRestrictions)?.accepted.mediaType ?? 'application/json'
+  );
 }
 
 /**
@@ -106,5 +124,11 @@ export function writeStatus(res: ServerResponse, err: ApiError): void {
     return;
   }
   const retryAfter = err.status.details?.retryAfterSeconds;
-  send(res, err.code, err.status, retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {}, errorMediaType(res));
+  send(
+    res,
+    err.code,
+    err.status,
+    retryAfter && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {},
+    errorMediaType(res),
+  );
 }

@@ -13,13 +13,26 @@ import {
   unsupportedMediaType,
   type Qualified,
 } from '../../apimachinery/errors.js';
-import { type FieldError, forbidden as forbiddenField, formatFieldError, goQuote, invalid as invalidField, notSupported } from '../../apimachinery/field-errors.js';
+import {
+  type FieldError,
+  forbidden as forbiddenField,
+  formatFieldError,
+  goQuote,
+  invalid as invalidField,
+  notSupported,
+} from '../../apimachinery/field-errors.js';
 import { PROPAGATION_POLICIES, type PropagationPolicy } from '../registry/delete-propagation.js';
 import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
 import { auditOf } from '../audit/context.js';
 import { strategicMergePatch } from '../../apimachinery/strategic-merge/merge.js';
 import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js';
-import { type JsonObject, type JsonValue, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
+import {
+  type JsonObject,
+  type JsonValue,
+  type KubeObject,
+  cloneJson,
+  isJsonObject,
+} from '../../apimachinery/object.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
 import { LARGE_WRITE_BYTES, giveWayFor, runSliced } from '../registry/give-way.js';
@@ -49,7 +62,6 @@ import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, valid
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { goFormat } from '../../apimachinery/strategic-merge/go-format.js';
 
-
 export interface Ctx {
   req: IncomingMessage;
   res: ServerResponse;
@@ -75,7 +87,9 @@ export type RequestCtx = Omit<Ctx, 'res'>;
  * a 406 leaves everything as it was. The endpoint's own objects are a Scale for /scale.
  */
 export function negotiateOutput(ctx: Omit<RequestCtx, 'output'>): Negotiated {
-  const protobuf = ctx.info.subresource === 'scale' || (ctx.desc.serving.typed && protobufKindKnown({ apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.kind }));
+  const protobuf =
+    ctx.info.subresource === 'scale' ||
+    (ctx.desc.serving.typed && protobufKindKnown({ apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.kind }));
   return negotiateResourceOutput(ctx.req.headers.accept, protobuf);
 }
 
@@ -85,7 +99,8 @@ export async function serveResource(request: Omit<Ctx, 'output'>): Promise<void>
   if (desc.deprecationWarning) addWarning(request.res, desc.deprecationWarning);
   // PUT or PATCH on a collection: go-restful has no such route for built-in kinds; the custom
   // resource handler runs and its namer fails (handlers/namer.go errEmptyName).
-  if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw desc.serving.unsupported === 'route' ? methodNotSupported() : badRequest('name must be provided');
+  if ((info.verb === 'update' || info.verb === 'patch') && !info.name)
+    throw desc.serving.unsupported === 'route' ? methodNotSupported() : badRequest('name must be provided');
   const ctx: Ctx = { ...request, output: negotiateOutput(request) };
   if (info.subresource === 'scale' && ctx.desc.scale) return serveScale(ctx, ctx.desc.scale);
   // The /watch/ path names the verb; it is served to GET only (DELETE .../watch/... deletes nothing).
@@ -117,7 +132,9 @@ export async function serveResource(request: Omit<Ctx, 'output'>): Promise<void>
  * kinds, apierrors.NewMethodNotSupported from the custom resource handler for the others.
  */
 function verbNotSupported(ctx: RequestCtx, message?: string): ApiError {
-  return ctx.desc.serving.unsupported === 'route' ? methodNotSupported() : methodNotSupportedOn(qualifiedResource(ctx.store.kind), ctx.info.verb, message);
+  return ctx.desc.serving.unsupported === 'route'
+    ? methodNotSupported()
+    : methodNotSupportedOn(qualifiedResource(ctx.store.kind), ctx.info.verb, message);
 }
 
 /** What Go's %T prints for the object a handler holds: the internal type, or Unstructured for custom resources. */
@@ -133,9 +150,11 @@ function internalType(desc: ResourceDescriptor): string {
   return `${pkg}.${desc.names.kind}`;
 }
 
-const namespaceOf = (ctx: RequestCtx): string | undefined => (ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined);
+const namespaceOf = (ctx: RequestCtx): string | undefined =>
+  ctx.desc.namespaced ? ctx.info.namespace || undefined : undefined;
 
-const requestApiVersion = (ctx: Pick<RequestCtx, 'desc'>): string => (ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version);
+const requestApiVersion = (ctx: Pick<RequestCtx, 'desc'>): string =>
+  ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
 
 /**
  * An object labelled with the requested version and kind (a copy, type information first: objects
@@ -157,7 +176,12 @@ async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Promise<v
   const [shown] = await inRequestVersion(ctx, [obj]);
   if (!shown) return;
   if (format.kind === 'Table') {
-    const table = buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, includeObject(ctx));
+    const table = buildTable(
+      [shown],
+      ctx.desc.printerColumns,
+      { resourceVersion: shown.metadata.resourceVersion ?? '' },
+      includeObject(ctx),
+    );
     return sendJson(ctx.res, code, table, mediaType);
   }
   if (format.kind === 'PartialObjectMetadata') return sendJson(ctx.res, code, partialObjectMetadata(shown), mediaType);
@@ -169,13 +193,17 @@ function includeObject(ctx: RequestCtx): IncludeObject {
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
   // handlers.optionsForTransform over ValidateTableOptions (apimachinery meta/v1/validation).
-  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${goQuote(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+  throw badRequest(
+    `Unable to convert to Table as requested: includeObject: Invalid value: ${goQuote(v)}: must be 'Metadata', 'Object', 'None', or empty`,
+  );
 }
 
-
 /** The options of a create, update or patch, validated together as Validate<Verb>Options. */
-const writeOptions = (ctx: Ctx, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', patchType?: string): WriteOptions =>
-  parseWriteOptions(ctx.query, kind, ctx.req.headers['user-agent'], patchType);
+const writeOptions = (
+  ctx: Ctx,
+  kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+  patchType?: string,
+): WriteOptions => parseWriteOptions(ctx.query, kind, ctx.req.headers['user-agent'], patchType);
 
 async function get(ctx: Ctx): Promise<void> {
   // resourceVersion "0": any recent state, from the watch cache; N: not older than N (kube's 504
@@ -205,12 +233,21 @@ function validateListOptions(q: URLSearchParams): void {
   const match = q.get('resourceVersionMatch') ?? '';
   const rv = q.get('resourceVersion') ?? '';
   if (match) {
-    if (!rv) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (q.get('continue')) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    if (match === 'Exact' && rv === '0') errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (!rv)
+      errs.push(
+        forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'),
+      );
+    if (q.get('continue'))
+      errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan')
+      errs.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && rv === '0')
+      errs.push(
+        forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+      );
   }
-  if (q.has('sendInitialEvents')) errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  if (q.has('sendInitialEvents'))
+    errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', name: 'ListOptions' }, '', errs);
 }
 
@@ -220,10 +257,13 @@ function listOptions(ctx: RequestCtx): ListOptions {
   const decoded = decodedListOptions(ctx);
   const opts: ListOptions = {};
   const labels = q.get('labelSelector') ? decoded.labelSelector : undefined;
-  const fields = q.get('fieldSelector') ? convertFieldSelector(decoded.fieldSelector, ctx.desc.fieldLabels ?? ctx.store.strategy.fieldLabels) : undefined;
+  const fields = q.get('fieldSelector')
+    ? convertFieldSelector(decoded.fieldSelector, ctx.desc.fieldLabels ?? ctx.store.strategy.fieldLabels)
+    : undefined;
   if (labels || fields) {
     opts.predicate = (obj) =>
-      (!labels || matchesLabels(labels, obj.metadata.labels ?? {})) && (!fields || matchesFields(fields, ctx.store.strategy.selectableFields(obj)));
+      (!labels || matchesLabels(labels, obj.metadata.labels ?? {})) &&
+      (!fields || matchesFields(fields, ctx.store.strategy.selectableFields(obj)));
   }
   // kube pages only for a positive limit; a negative one lists everything.
   if (decoded.limit > 0) opts.limit = Math.min(decoded.limit, MAX_PAGE);
@@ -254,7 +294,8 @@ function listOptions(ctx: RequestCtx): ListOptions {
  */
 export function parseResourceVersion(rv: string): number {
   const parsed = /^[0-9]+$/.test(rv) ? parseGoInt64(rv) : { error: `parsing ${goQuote(rv)}: invalid syntax` };
-  if ('error' in parsed) throw badRequest(formatFieldError(invalidField('resourceVersion', rv, `strconv.ParseUint: ${parsed.error}`)));
+  if ('error' in parsed)
+    throw badRequest(formatFieldError(invalidField('resourceVersion', rv, `strconv.ParseUint: ${parsed.error}`)));
   return Number(parsed.value);
 }
 
@@ -262,13 +303,20 @@ async function list(ctx: Ctx): Promise<void> {
   const ns = namespaceOf(ctx);
   const result = await ctx.store.list(ns, listOptions(ctx));
   const listMeta: Record<string, unknown> = { resourceVersion: String(result.revision) };
-  if (result.next) listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
+  if (result.next)
+    listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
   const items = await inRequestVersion(ctx, result.items);
   const { format, mediaType } = ctx.output;
   checkOutputTarget(format, { list: true, goType: goType(ctx, true) });
-  if (format.kind === 'Table') return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)), mediaType);
+  if (format.kind === 'Table')
+    return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)), mediaType);
   if (format.kind === 'PartialObjectMetadata') {
-    const metadataList = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: items.map(partialObjectMetadata) };
+    const metadataList = {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: listMeta,
+      items: items.map(partialObjectMetadata),
+    };
     return sendJson(ctx.res, 200, metadataList, mediaType);
   }
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
@@ -304,7 +352,13 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
     timeoutSeconds: o.timeoutSeconds,
     render(obj) {
       const shown = present(ctx, obj);
-      if (format.kind === 'Table') return buildTable([shown], ctx.desc.printerColumns, { resourceVersion: shown.metadata.resourceVersion ?? '' }, include);
+      if (format.kind === 'Table')
+        return buildTable(
+          [shown],
+          ctx.desc.printerColumns,
+          { resourceVersion: shown.metadata.resourceVersion ?? '' },
+          include,
+        );
       if (format.kind === 'PartialObjectMetadata') return partialObjectMetadata(shown);
       return shown;
     },
@@ -320,7 +374,13 @@ async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: Decoded
   const large = body.length >= LARGE_WRITE_BYTES;
   // Large bodies that arrive together are decoded one per turn of the loop, not all in one.
   await giveWayFor(large);
-  const decoded = await decodeObjectBody(body, ctx.req.headers['content-type'], ctx.desc.serving.typed, ctx.store.strategy.exactIntegers, ctx.desc.names.kind);
+  const decoded = await decodeObjectBody(
+    body,
+    ctx.req.headers['content-type'],
+    ctx.desc.serving.typed,
+    ctx.store.strategy.exactIntegers,
+    ctx.desc.names.kind,
+  );
   await giveWayFor(large);
   const obj = checkObject(ctx, decoded.value);
   auditOf(ctx.res)?.requestObject(obj);
@@ -328,11 +388,17 @@ async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: Decoded
 }
 
 /** kube's transformDecodeError for a body that failed strict decoding: a 400. */
-const decodeError = (ctx: Ctx) => (message: string): ApiError =>
-  badRequest(`${ctx.desc.names.kind} in version ${goQuote(ctx.desc.version)} cannot be handled as a ${ctx.desc.names.kind}: ${message}`);
+const decodeError =
+  (ctx: Ctx) =>
+  (message: string): ApiError =>
+    badRequest(
+      `${ctx.desc.names.kind} in version ${goQuote(ctx.desc.version)} cannot be handled as a ${ctx.desc.names.kind}: ${message}`,
+    );
 
 function checkObject(ctx: Ctx, value: unknown): KubeObject {
-  const check = ctx.desc.serving.typed ? undefined : (apiVersion: string, kind: string, obj: JsonObject) => checkCustomResourceType(ctx, obj, apiVersion, kind);
+  const check = ctx.desc.serving.typed
+    ? undefined
+    : (apiVersion: string, kind: string, obj: JsonObject) => checkCustomResourceType(ctx, obj, apiVersion, kind);
   return checkBodyObject(ctx.desc, value, qualifiedKind(ctx.store.kind), check);
 }
 
@@ -342,7 +408,12 @@ function checkObject(ctx: Ctx, value: unknown): KubeObject {
  * custom resources may not (`checkCustom` judges their type first). Also serves resources that
  * are created and never stored (access reviews).
  */
-export function checkBodyObject(desc: ResourceDescriptor, value: unknown, errorKind: Qualified, checkCustom?: (apiVersion: string, kind: string, obj: JsonObject) => void): KubeObject {
+export function checkBodyObject(
+  desc: ResourceDescriptor,
+  value: unknown,
+  errorKind: Qualified,
+  checkCustom?: (apiVersion: string, kind: string, obj: JsonObject) => void,
+): KubeObject {
   if (!isJsonObject(value)) throw badRequest(`the request body must be a JSON object of kind ${desc.names.kind}`);
   const gv = desc.group ? `${desc.group}/${desc.version}` : desc.version;
   const apiVersion = value['apiVersion'];
@@ -351,17 +422,26 @@ export function checkBodyObject(desc: ResourceDescriptor, value: unknown, errorK
     value['apiVersion'] = gv;
     value['kind'] = desc.names.kind;
   } else {
-    if (typeof kind !== 'string' || kind === '') throw badRequest('Object \'Kind\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
+    if (typeof kind !== 'string' || kind === '')
+      throw badRequest("Object 'Kind' is missing in '" + stringifyJSON(value).slice(0, 200) + "'");
     // Another built-in kind decodes into its own Go type, which the codec cannot convert to this one.
-    if (desc.serving.typed && kind !== desc.names.kind && typeof apiVersion === 'string' && hasProtobufKind(apiVersion, kind)) {
+    if (
+      desc.serving.typed &&
+      kind !== desc.names.kind &&
+      typeof apiVersion === 'string' &&
+      hasProtobufKind(apiVersion, kind)
+    ) {
       const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
       const why = `converting (${version}.${kind}) to (${internalType(desc)}): unknown conversion`;
       throw transformDecodeError(desc.names.kind, new DecoderError(why, { version, kind }), Buffer.alloc(0));
     }
     checkCustom?.(typeof apiVersion === 'string' ? apiVersion : '', kind, value);
-    if (typeof apiVersion !== 'string' || apiVersion === '') throw badRequest('Object \'apiVersion\' is missing in \'' + stringifyJSON(value).slice(0, 200) + '\'');
-    if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
-    if (kind !== desc.names.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${desc.names.kind})`);
+    if (typeof apiVersion !== 'string' || apiVersion === '')
+      throw badRequest("Object 'apiVersion' is missing in '" + stringifyJSON(value).slice(0, 200) + "'");
+    if (apiVersion !== gv)
+      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
+    if (kind !== desc.names.kind)
+      throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${desc.names.kind})`);
   }
   const meta = value['metadata'];
   if (meta === undefined || meta === null) value['metadata'] = {};
@@ -376,7 +456,12 @@ export function checkBodyObject(desc: ResourceDescriptor, value: unknown, errorK
  * version is decoded and converted, then refused by the custom resource validator's
  * ValidateTypeMeta as a 422 on the kind the body names (the strategy types objects by their own GVK).
  */
-function checkCustomResourceType(ctx: RequestCtx, value: Record<string, unknown>, apiVersion: string, kind: string): void {
+function checkCustomResourceType(
+  ctx: RequestCtx,
+  value: Record<string, unknown>,
+  apiVersion: string,
+  kind: string,
+): void {
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
@@ -384,7 +469,9 @@ function checkCustomResourceType(ctx: RequestCtx, value: Record<string, unknown>
   const gv = `${ctx.desc.group}/${ctx.desc.version}`;
   if (group !== ctx.desc.group) {
     const from = gvkString({ group, version, kind });
-    throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${ctx.desc.names.kind}: ${from} is unstructured and is not suitable for converting to ${goQuote(gv)}`);
+    throw badRequest(
+      `${kind} in version ${goQuote(version)} cannot be handled as a ${ctx.desc.names.kind}: ${from} is unstructured and is not suitable for converting to ${goQuote(gv)}`,
+    );
   }
   if (version === ctx.desc.version && kind !== ctx.desc.names.kind) {
     const meta = value['metadata'];
@@ -395,23 +482,36 @@ function checkCustomResourceType(ctx: RequestCtx, value: Record<string, unknown>
 
 /** The update handler's checkName: the body must name the object the URL names. */
 function checkName(given: unknown, name: string): void {
-  if (given === undefined || given === '') throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
-  if (given !== name) throw badRequest(`the name of the object (${String(given)}) does not match the name on the URL (${name})`);
+  if (given === undefined || given === '')
+    throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  if (given !== name)
+    throw badRequest(`the name of the object (${String(given)}) does not match the name on the URL (${name})`);
 }
 
 /** The handlers' EnsureObjectNamespaceMatchesRequestNamespace, on the object the client sent or patched. */
-const checkNamespace = (ctx: RequestCtx, obj: KubeObject): void => ensureNamespaceMatchesRequest(namespaceOf(ctx) ?? '', obj.metadata);
+const checkNamespace = (ctx: RequestCtx, obj: KubeObject): void =>
+  ensureNamespaceMatchesRequest(namespaceOf(ctx) ?? '', obj.metadata);
 
 async function create(ctx: Ctx): Promise<void> {
   if (ctx.info.subresource) throw verbNotSupported(ctx);
-  if (ctx.desc.terminating) throw verbNotSupported(ctx, 'create not allowed while custom resource definition is terminating');
+  if (ctx.desc.terminating)
+    throw verbNotSupported(ctx, 'create not allowed while custom resource definition is terminating');
   const options = writeOptions(ctx, 'CreateOptions');
   const { obj, decoded, large } = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
+  const onUnknownFields = strictDecoding(
+    (t) => addWarning(ctx.res, t),
+    options.fieldValidation,
+    decoded.duplicateFields,
+    decodeError(ctx),
+  );
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
   if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
-  const created = await ctx.store.create(namespaceOf(ctx), obj, writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large }));
+  const created = await ctx.store.create(
+    namespaceOf(ctx),
+    obj,
+    writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large }),
+  );
   await respondObject(ctx, 201, created);
 }
 
@@ -419,7 +519,12 @@ async function update(ctx: Ctx): Promise<void> {
   const options = writeOptions(ctx, 'UpdateOptions');
   const { obj, decoded, large } = await readObject(ctx);
   checkNamespace(ctx, obj);
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, decodeError(ctx));
+  const onUnknownFields = strictDecoding(
+    (t) => addWarning(ctx.res, t),
+    options.fieldValidation,
+    decoded.duplicateFields,
+    decodeError(ctx),
+  );
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
   if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
   const name = ctx.info.name;
@@ -453,8 +558,15 @@ async function patch(ctx: Ctx): Promise<void> {
   // The patched object, shown only in a 422: written out then, not for every patch (megabytes, for some).
   let patched: unknown;
   const patchError = (message: string): ApiError =>
-    invalid({ group: '', name: '' }, '', [invalidField('patch', strategic ? goFormat(patchDoc as JsonValue) : stringifyJSON(patched), message)]);
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, patchError);
+    invalid({ group: '', name: '' }, '', [
+      invalidField('patch', strategic ? goFormat(patchDoc as JsonValue) : stringifyJSON(patched), message),
+    ]);
+  const onUnknownFields = strictDecoding(
+    (t) => addWarning(ctx.res, t),
+    options.fieldValidation,
+    decoded.duplicateFields,
+    patchError,
+  );
   if (ctx.desc.serving.typed) onUnknownFields([]);
   const updated = await ctx.store.update(
     namespaceOf(ctx),
@@ -496,7 +608,9 @@ async function readApplyConfiguration(ctx: Ctx): Promise<{ config: KubeObject; d
   const text = bytes.toString('utf8');
   const exact = ctx.store.strategy.exactIntegers;
   // JSON decodes faster and reports repeated keys.
-  const decoded = /^\s*\{/.test(text) ? parseJson(text, exact) : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
+  const decoded = /^\s*\{/.test(text)
+    ? parseJson(text, exact)
+    : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
   if (!isJsonObject(decoded.value)) throw badRequest('error decoding YAML: the apply configuration must be an object');
   const config = decoded.value as unknown as KubeObject;
   if (config.metadata === undefined || config.metadata === null) config.metadata = {};
@@ -535,7 +649,12 @@ function writeContext(ctx: Ctx, options: WriteOptions, decoding: Decoding = {}, 
     user: ctx.user,
     warn: (t) => addWarning(ctx.res, t),
     auditAnnotate: (k, v) => auditOf(ctx.res)?.annotate(k, v),
-    ...(fields ? { trackFields: (obj: KubeObject, old: KubeObject | undefined) => runSliced(fields.updateTask(obj, old, options.fieldManager)) } : {}),
+    ...(fields
+      ? {
+          trackFields: (obj: KubeObject, old: KubeObject | undefined) =>
+            runSliced(fields.updateTask(obj, old, options.fieldManager)),
+        }
+      : {}),
     ...decoding,
   };
 }
@@ -551,7 +670,12 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
   const name = ctx.info.name;
   const ns = namespaceOf(ctx);
   const fields = fieldManager(ctx);
-  const onUnknownFields = strictDecoding((t) => addWarning(ctx.res, t), options.fieldValidation, decoded.duplicateFields, (message) => badRequest(`error strict decoding YAML: ${message}`));
+  const onUnknownFields = strictDecoding(
+    (t) => addWarning(ctx.res, t),
+    options.fieldValidation,
+    decoded.duplicateFields,
+    (message) => badRequest(`error strict decoding YAML: ${message}`),
+  );
   const applyTo = (live: KubeObject): KubeObject => {
     const obj = fields.apply(live, cloneJson(config), options.fieldManager, options.force);
     checkNamespace(ctx, obj);
@@ -579,7 +703,12 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
     }
     // Nothing to apply to: the configuration is the new object.
     const obj = applyTo({ metadata: {} });
-    if (obj.metadata.uid) throw conflict(qualifiedResource(ctx.store.kind), name, `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`);
+    if (obj.metadata.uid)
+      throw conflict(
+        qualifiedResource(ctx.store.kind),
+        name,
+        `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`,
+      );
     try {
       return await respondObject(ctx, 201, await ctx.store.create(ns, obj, writeCtx));
     } catch (err) {
@@ -593,12 +722,17 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
 async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
   const ns = namespaceOf(ctx);
   const name = ctx.info.name;
-  if (ctx.info.verb === 'get') return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping), ctx.output.mediaType);
+  if (ctx.info.verb === 'get')
+    return sendJson(ctx.res, 200, scaleOf(await ctx.store.get(ns, name), mapping), ctx.output.mediaType);
   let change: (current: Scale) => unknown;
   let options: WriteOptions;
   if (ctx.info.verb === 'update') {
     options = writeOptions(ctx, 'UpdateOptions');
-    const { value } = await decodeObjectBody(await readBody(ctx.req, ctx.maxRequestBodyBytes), ctx.req.headers['content-type'], true);
+    const { value } = await decodeObjectBody(
+      await readBody(ctx.req, ctx.maxRequestBodyBytes),
+      ctx.req.headers['content-type'],
+      true,
+    );
     checkName(isJsonObject(value) && isJsonObject(value['metadata']) ? value['metadata']['name'] : undefined, name);
     change = () => value;
   } else if (ctx.info.verb === 'patch') {
@@ -612,13 +746,18 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
     change = (current) =>
       type === 'application/json-patch+json'
         ? applyJsonPatch(current as unknown as JsonValue, patchDoc)
-        // autoscaling/v1 Scale has no patch tags.
-        : mergePatched(current as unknown as JsonValue, patchDoc, type, undefined);
+        : // autoscaling/v1 Scale has no patch tags.
+          mergePatched(current as unknown as JsonValue, patchDoc, type, undefined);
   } else {
     throw verbNotSupported(ctx);
   }
   // The replicas a scale write sets are its manager's, recorded on the scaled object.
-  const updated = await ctx.store.update(ns, name, (current) => applyScale(current, change(scaleOf(current, mapping)), mapping), writeContext(ctx, options));
+  const updated = await ctx.store.update(
+    ns,
+    name,
+    (current) => applyScale(current, change(scaleOf(current, mapping)), mapping),
+    writeContext(ctx, options),
+  );
   sendJson(ctx.res, 200, scaleOf(updated, mapping), ctx.output.mediaType);
 }
 
@@ -628,11 +767,15 @@ async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void> {
  */
 async function applyScalePatch(ctx: Ctx, mapping: ScaleMapping, options: WriteOptions): Promise<void> {
   const { config } = await readApplyConfiguration(ctx);
-  if (config.apiVersion !== 'autoscaling/v1' || config.kind !== 'Scale') throw badRequest(`invalid object type: ${gvkString(unstructuredGVK(config))}`);
+  if (config.apiVersion !== 'autoscaling/v1' || config.kind !== 'Scale')
+    throw badRequest(`invalid object type: ${gvkString(unstructuredGVK(config))}`);
   const name = ctx.info.name;
   const replicas = isJsonObject(config['spec']) ? config['spec']['replicas'] : undefined;
   // Only the name and replicas carry over (managedFields too, for the field manager's 400).
-  const metadata = { name, ...(config.metadata.managedFields !== undefined ? { managedFields: config.metadata.managedFields } : {}) };
+  const metadata = {
+    name,
+    ...(config.metadata.managedFields !== undefined ? { managedFields: config.metadata.managedFields } : {}),
+  };
   const target: KubeObject = { apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.kind, metadata };
   const parentConfig = replicas === undefined ? target : applyScale(target, config, mapping);
   const fields = fieldManager(ctx);
@@ -677,17 +820,27 @@ async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
   // The delete handler decodes the body, or, only when there is none, the query (handlers/delete.go).
   const fromBody = raw.length > 0;
   const policy = fromBody ? body.propagationPolicy : (ctx.query.get('propagationPolicy') ?? undefined);
-  const orphanDependents = fromBody ? (typeof body.orphanDependents === 'boolean' ? body.orphanDependents : undefined) : queryOptionalBool(ctx.query.get('orphanDependents'));
+  const orphanDependents = fromBody
+    ? typeof body.orphanDependents === 'boolean'
+      ? body.orphanDependents
+      : undefined
+    : queryOptionalBool(ctx.query.get('orphanDependents'));
   // ValidateDeleteOptions, with its list of supported values ("nil" included) and its kind.
   const optionErrs: FieldError[] = [];
   if (orphanDependents !== undefined && policy !== undefined) {
-    optionErrs.push(invalidField('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
+    optionErrs.push(
+      invalidField('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'),
+    );
   }
   if (policy !== undefined && !isPropagationPolicy(policy)) {
     optionErrs.push(notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
   }
   if (optionErrs.length > 0) throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', optionErrs);
-  const dryRunValues = fromBody ? (Array.isArray(body.dryRun) ? body.dryRun.map(String) : []) : ctx.query.getAll('dryRun');
+  const dryRunValues = fromBody
+    ? Array.isArray(body.dryRun)
+      ? body.dryRun.map(String)
+      : []
+    : ctx.query.getAll('dryRun');
   const dryRunErrs = dryRunErrors(dryRunValues);
   if (dryRunErrs.length > 0) throw invalid({ group: 'meta.k8s.io', name: 'DeleteOptions' }, '', dryRunErrs);
   return {
@@ -708,14 +861,23 @@ async function del(ctx: Ctx): Promise<void> {
   if (!result.deleted) return respondObject(ctx, opts.orphanDependents === false ? 202 : 200, result.obj);
   if (ctx.desc.serving.deleted === 'object') return respondObject(ctx, 200, result.obj);
   const resource = qualifiedResource(ctx.store.kind);
-  const status = successStatus({ name: result.obj.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.name, uid: result.obj.metadata.uid });
+  const status = successStatus({
+    name: result.obj.metadata.name,
+    ...(resource.group ? { group: resource.group } : {}),
+    kind: resource.name,
+    uid: result.obj.metadata.uid,
+  });
   sendJson(ctx.res, 200, status, ctx.output.mediaType);
 }
 
 async function deleteCollection(ctx: Ctx): Promise<void> {
   const opts = await deleteOptions(ctx);
   const ns = namespaceOf(ctx);
-  const { items, revision } = await ctx.store.list(ns, { ...listOptions(ctx), limit: undefined, continueFrom: undefined });
+  const { items, revision } = await ctx.store.list(ns, {
+    ...listOptions(ctx),
+    limit: undefined,
+    continueFrom: undefined,
+  });
   for (const obj of items) {
     try {
       await ctx.store.delete(obj.metadata.namespace, obj.metadata.name ?? '', opts);
@@ -726,7 +888,13 @@ async function deleteCollection(ctx: Ctx): Promise<void> {
   // registry.Store.DeleteCollection answers with the list it deleted from, as it was listed.
   const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
   const listed = await inRequestVersion(ctx, items);
-  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed }, ctx.output.mediaType);
+  sendJson(
+    ctx.res,
+    200,
+    { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: { resourceVersion: String(revision) }, items: listed },
+    ctx.output.mediaType,
+  );
 }
 
-const isPropagationPolicy = (p: string): p is PropagationPolicy => (PROPAGATION_POLICIES as readonly string[]).includes(p);
+const isPropagationPolicy = (p: string): p is PropagationPolicy =>
+  (PROPAGATION_POLICIES as readonly string[]).includes(p);

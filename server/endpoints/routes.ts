@@ -7,7 +7,12 @@
 // Every dispatch (HTTP and WebSocket, stores and computed creates) resolves here, after
 // authorization: a request allowed in one namespace never reaches a kind that lives outside it.
 import { methodNotSupported, notFoundPath } from '../../apimachinery/errors.js';
-import { type Catalog, type CreateOnlyHandler, type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.js';
+import {
+  type Catalog,
+  type CreateOnlyHandler,
+  type ResourceDescriptor,
+  subresourceVerbs,
+} from '../registry/catalog.js';
 import type { Store } from '../registry/store.js';
 import type { RequestInfo } from '../pipeline/request-info.js';
 
@@ -25,7 +30,8 @@ export function route(catalog: Catalog, info: RequestInfo): Route {
   if (desc.serving.unsupported === 'route') checkRoutes(desc, info);
   else checkRequestScope(desc, info);
   // Own properties only: a subresource named `constructor` is not a handler.
-  const computed = desc.creates && Object.hasOwn(desc.creates, info.subresource) ? desc.creates[info.subresource] : undefined;
+  const computed =
+    desc.creates && Object.hasOwn(desc.creates, info.subresource) ? desc.creates[info.subresource] : undefined;
   // Registered as POST on its own path alone: the collection's, or the subresource's.
   if (computed && (info.subresource !== '' || info.parts.length === 1)) {
     if (info.verb !== 'create') throw methodNotSupported();

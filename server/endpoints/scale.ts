@@ -42,7 +42,10 @@ export function scaleOf(obj: KubeObject, mapping: ScaleMapping): Scale {
     },
     // ScaleSpec.replicas is omitempty, ScaleStatus.replicas is not.
     spec: specReplicas ? { replicas: specReplicas } : {},
-    status: { replicas: int(read(obj, mapping.statusReplicasPath)), ...(typeof selector === 'string' && selector ? { selector } : {}) },
+    status: {
+      replicas: int(read(obj, mapping.statusReplicasPath)),
+      ...(typeof selector === 'string' && selector ? { selector } : {}),
+    },
   };
 }
 
@@ -56,10 +59,14 @@ export function applyScale(obj: KubeObject, scale: unknown, mapping: ScaleMappin
   const replicas = spec['replicas'] ?? 0;
   const name = obj.metadata.name ?? '';
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas > 2 ** 31 - 1) {
-    throw invalid({ group: 'autoscaling', name: 'Scale' }, name, [invalidField('spec.replicas', replicas, 'must be an int32')]);
+    throw invalid({ group: 'autoscaling', name: 'Scale' }, name, [
+      invalidField('spec.replicas', replicas, 'must be an int32'),
+    ]);
   }
   if (replicas < 0) {
-    throw invalid({ group: 'autoscaling', name: 'Scale' }, name, [invalidField('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+    throw invalid({ group: 'autoscaling', name: 'Scale' }, name, [
+      invalidField('spec.replicas', replicas, 'must be greater than or equal to 0'),
+    ]);
   }
   const next = cloneJson(obj);
   let at: Record<string, unknown> = next;
@@ -70,6 +77,7 @@ export function applyScale(obj: KubeObject, scale: unknown, mapping: ScaleMappin
   }
   at[path[path.length - 1]!] = replicas;
   const meta = isJsonObject(s['metadata']) ? s['metadata'] : {};
-  if (typeof meta['resourceVersion'] === 'string' && meta['resourceVersion']) next.metadata.resourceVersion = meta['resourceVersion'];
+  if (typeof meta['resourceVersion'] === 'string' && meta['resourceVersion'])
+    next.metadata.resourceVersion = meta['resourceVersion'];
   return next;
 }

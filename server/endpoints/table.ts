@@ -19,7 +19,12 @@ const CREATION_TIMESTAMP_DESCRIPTION =
   'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
 /** apiextensions' serveDefaultColumnsIfEmpty: the column a CRD version without printer columns gets. */
-export const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', description: CREATION_TIMESTAMP_DESCRIPTION, jsonPath: '.metadata.creationTimestamp' };
+export const AGE_COLUMN: PrinterColumn = {
+  name: 'Age',
+  type: 'date',
+  description: CREATION_TIMESTAMP_DESCRIPTION,
+  jsonPath: '.metadata.creationTimestamp',
+};
 
 export function partialObjectMetadata(obj: KubeObject): Record<string, unknown> {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
@@ -56,14 +61,20 @@ export function buildTable(
   include: IncludeObject,
   now: Date = new Date(),
 ): Record<string, unknown> {
-  const cols = columns && columns.length ? columns : [AGE_COLUMN];
+  const cols = columns?.length ? columns : [AGE_COLUMN];
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
     columnDefinitions: [
       { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 },
-      ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
+      ...cols.map((c) => ({
+        name: c.name,
+        type: c.type,
+        format: c.format ?? '',
+        description: c.description ?? '',
+        priority: c.priority ?? 0,
+      })),
     ],
     rows: objects.map((obj) => {
       const row: Record<string, unknown> = { cells: [obj.metadata.name ?? '', ...cols.map((c) => cell(obj, c, now))] };

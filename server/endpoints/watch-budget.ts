@@ -36,7 +36,10 @@ export interface Backlog {
 export type TerminationReason = 'events' | 'bytes' | 'budget';
 
 /** Whether one watcher is too far behind on its own, whatever the others do. */
-export function overWatcherLimits(b: Backlog, limits = { events: MAX_PENDING_EVENTS, bytes: MAX_PENDING_BYTES }): TerminationReason | undefined {
+export function overWatcherLimits(
+  b: Backlog,
+  limits = { events: MAX_PENDING_EVENTS, bytes: MAX_PENDING_BYTES },
+): TerminationReason | undefined {
   if (b.events > limits.events) return 'events';
   if (b.bytes > limits.bytes) return 'bytes';
   return undefined;
@@ -155,7 +158,11 @@ export function watchKindOf(typeMeta: { apiVersion: string; kind: string }): Wat
   const slash = typeMeta.apiVersion.indexOf('/');
   return slash < 0
     ? { group: '', version: typeMeta.apiVersion, kind: typeMeta.kind }
-    : { group: typeMeta.apiVersion.slice(0, slash), version: typeMeta.apiVersion.slice(slash + 1), kind: typeMeta.kind };
+    : {
+        group: typeMeta.apiVersion.slice(0, slash),
+        version: typeMeta.apiVersion.slice(slash + 1),
+        kind: typeMeta.kind,
+      };
 }
 
 /** The process's watch figures, as kube registers its metrics once per process (legacyregistry). */

@@ -21,7 +21,12 @@ export function chooseProtocol(protocols: ReadonlySet<string>): string | false {
 const ws = lazyRequire<typeof import('ws')>('ws');
 let server: WebSocketServer | undefined;
 // noServer: the HTTPS frontend owns the socket and hands over upgrades it has authenticated.
-const sockets = (): WebSocketServer => (server ??= new (ws().WebSocketServer)({ noServer: true, perMessageDeflate: false, handleProtocols: chooseProtocol }));
+const sockets = (): WebSocketServer =>
+  (server ??= new (ws().WebSocketServer)({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: chooseProtocol,
+  }));
 
 /** Below this many buffered bytes the client is taken to keep up: a stream's default highWaterMark, as for HTTP. */
 const HIGH_WATER_MARK = 16 * 1024;
@@ -64,7 +69,9 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buff
 export function refuseUpgrade(socket: Duplex, err: ApiError, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(err.status);
   const reason = err.status.reason ?? 'Error';
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${err.code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );

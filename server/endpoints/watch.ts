@@ -23,7 +23,18 @@ import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType } from './output.js';
 import { canEncodeProtobuf, encodeProtobufWatchEvent } from './protobuf-encode.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
-import { type Backlog, DEFAULT_WATCH_BUDGET_BYTES, TERMINATION_GRACE_MS, type TerminationReason, WatchBudget, type WatchKind, type WatchStats, overWatcherLimits, watchKindOf, watchStats } from './watch-budget.js';
+import {
+  type Backlog,
+  DEFAULT_WATCH_BUDGET_BYTES,
+  TERMINATION_GRACE_MS,
+  type TerminationReason,
+  WatchBudget,
+  type WatchKind,
+  type WatchStats,
+  overWatcherLimits,
+  watchKindOf,
+  watchStats,
+} from './watch-budget.js';
 
 export interface WatchOptions {
   store: Store;
@@ -184,7 +195,10 @@ const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
  * The event a watcher with `predicate` sees, or none: ADDED when an object starts matching,
  * DELETED (with its previous state at the new resourceVersion) when it stops, as kube's cacher.
  */
-export function filterEvent(ev: ObjectEvent, predicate: WatchOptions['predicate']): { type: WatchEventType; object: KubeObject } | undefined {
+export function filterEvent(
+  ev: ObjectEvent,
+  predicate: WatchOptions['predicate'],
+): { type: WatchEventType; object: KubeObject } | undefined {
   if (!predicate) return { type: ev.type, object: ev.object };
   const now = ev.type !== 'DELETED' && predicate(ev.object);
   const before = ev.previous !== undefined && predicate(ev.previous);
@@ -193,24 +207,37 @@ export function filterEvent(ev: ObjectEvent, predicate: WatchOptions['predicate'
   if (now && before) return { type: 'MODIFIED', object: ev.object };
   if (!now && before) {
     const previous = ev.previous!;
-    return { type: 'DELETED', object: { ...previous, metadata: { ...previous.metadata, resourceVersion: String(ev.revision) } } };
+    return {
+      type: 'DELETED',
+      object: { ...previous, metadata: { ...previous.metadata, resourceVersion: String(ev.revision) } },
+    };
   }
   return undefined;
 }
 
 /** kube's validateWatchOptions (metainternalversion validation), with WatchList enabled. */
-export function validateWatchOptions(o: Pick<WatchOptions, 'resourceVersionMatch' | 'sendInitialEvents'> & { continue: string }): FieldError[] {
+export function validateWatchOptions(
+  o: Pick<WatchOptions, 'resourceVersionMatch' | 'sendInitialEvents'> & { continue: string },
+): FieldError[] {
   const errs: FieldError[] = [];
   const match = o.resourceVersionMatch;
   if (o.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-    errs.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    errs.push(
+      forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'),
+    );
   }
   if (match) {
     if (o.sendInitialEvents === undefined) {
-      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      errs.push(
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
+      );
     }
     if (match !== 'NotOlderThan') errs.push(notSupported('resourceVersionMatch', match, ['NotOlderThan']));
-    if (o.continue) errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (o.continue)
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
   }
   return errs;
 }
@@ -219,8 +246,15 @@ export function validateWatchOptions(o: Pick<WatchOptions, 'resourceVersionMatch
  * Where a (valid) watch starts: with the current objects as ADDED events, or after a revision.
  * With sendInitialEvents, the state "not older than" rv: we always have the newest.
  */
-export function watchStart(o: Pick<WatchOptions, 'resourceVersion' | 'sendInitialEvents'>): { initial: boolean; afterRevision: number | undefined } {
-  if (o.sendInitialEvents !== undefined) return { initial: o.sendInitialEvents, afterRevision: o.sendInitialEvents ? undefined : numeric(o.resourceVersion) };
+export function watchStart(o: Pick<WatchOptions, 'resourceVersion' | 'sendInitialEvents'>): {
+  initial: boolean;
+  afterRevision: number | undefined;
+} {
+  if (o.sendInitialEvents !== undefined)
+    return {
+      initial: o.sendInitialEvents,
+      afterRevision: o.sendInitialEvents ? undefined : numeric(o.resourceVersion),
+    };
   return { initial: o.resourceVersion === '' || o.resourceVersion === '0', afterRevision: numeric(o.resourceVersion) };
 }
 
@@ -272,7 +306,11 @@ export function httpWatchSink(res: ServerResponse, mediaType: ReplyMediaType): W
     open() {
       // kube names a stream's framing in its media type, except JSON's.
       const contentType = protobuf ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json';
-      res.writeHead(200, { 'Content-Type': contentType, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+      res.writeHead(200, {
+        'Content-Type': contentType,
+        'Transfer-Encoding': 'chunked',
+        'Cache-Control': 'no-cache, private',
+      });
       res.flushHeaders();
     },
     send(event) {
@@ -430,7 +468,10 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
   };
   const write = (type: WatchEventType, object: unknown): void => send(measured(stringifyJSON({ type, object })));
   const bookmark = (annotations?: Record<string, string>): void =>
-    write('BOOKMARK', { ...o.typeMeta, metadata: { resourceVersion: String(sentRevision), ...(annotations ? { annotations } : {}) } });
+    write('BOOKMARK', {
+      ...o.typeMeta,
+      metadata: { resourceVersion: String(sentRevision), ...(annotations ? { annotations } : {}) },
+    });
 
   /** The server ends the watch: what is queued still goes out, within the grace. */
   function end(finalBookmark = false): void {
@@ -468,7 +509,11 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
     if (o.convert) queue = queue.then(step);
     else void step();
   };
-  const deliver = (shown: { type: WatchEventType; object: KubeObject }[], revision: number, isInitial: boolean): void => {
+  const deliver = (
+    shown: { type: WatchEventType; object: KubeObject }[],
+    revision: number,
+    isInitial: boolean,
+  ): void => {
     const convert = o.convert;
     if (!convert) {
       if (isInitial) {
@@ -486,7 +531,9 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
         const converted = shown.length ? await convert(shown.map((ev) => ev.object)) : [];
         if (state !== 'open') return;
         if (isInitial) {
-          shown.forEach((ev, i) => pending.pushInitial(() => stringifyJSON({ type: ev.type, object: o.render(converted[i]!) })));
+          shown.forEach((ev, i) =>
+            pending.pushInitial(() => stringifyJSON({ type: ev.type, object: o.render(converted[i]!) })),
+          );
           flush();
         } else {
           shown.forEach((ev, i) => write(ev.type, o.render(converted[i]!)));
@@ -498,7 +545,11 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
     });
   };
 
-  deliver(initial.map((object) => ({ type: 'ADDED' as const, object })), afterRevision, true);
+  deliver(
+    initial.map((object) => ({ type: 'ADDED' as const, object })),
+    afterRevision,
+    true,
+  );
   if (start.initial && o.sendInitialEvents) inTurn(() => bookmark({ [INITIAL_EVENTS_END]: 'true' }));
   if (state !== 'open') return;
 
@@ -514,7 +565,10 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
     onError: (err) => inTurn(() => fail(err)),
   });
 
-  const timeoutMs = o.timeoutSeconds !== undefined ? o.timeoutSeconds * 1000 : registry.minRequestTimeoutSeconds * 1000 * (1 + Math.random());
+  const timeoutMs =
+    o.timeoutSeconds !== undefined
+      ? o.timeoutSeconds * 1000
+      : registry.minRequestTimeoutSeconds * 1000 * (1 + Math.random());
   timeout = setTimeout(() => end(true), timeoutMs);
   if (o.allowWatchBookmarks) {
     const tick = (): void => {

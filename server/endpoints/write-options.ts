@@ -1,7 +1,15 @@
 // The query parameters of a write (metav1 CreateOptions, UpdateOptions, PatchOptions), decoded and
 // validated together as kube's handlers do: one 422 naming the options kind lists every bad one.
 import { invalid as invalidStatus } from '../../apimachinery/errors.js';
-import { type FieldError, forbidden, goStringSlice, invalid, notSupported, required, tooLong } from '../../apimachinery/field-errors.js';
+import {
+  type FieldError,
+  forbidden,
+  goStringSlice,
+  invalid,
+  notSupported,
+  required,
+  tooLong,
+} from '../../apimachinery/field-errors.js';
 import type { FieldValidation, OptionsKind } from './field-validation.js';
 import { FIELD_MANAGER_MAX_LENGTH } from '../../apimachinery/validation/object-meta.js';
 import { queryOptionalBool } from '../pipeline/request-info.js';
@@ -21,7 +29,12 @@ export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
  * Decodes and validates a write's options: ValidateCreateOptions / ValidateUpdateOptions /
  * ValidatePatchOptions (for a patch, `patchType` says whether it is an apply).
  */
-export function parseWriteOptions(query: URLSearchParams, kind: Exclude<OptionsKind, 'DeleteOptions'>, userAgent: string | undefined, patchType?: string): WriteOptions {
+export function parseWriteOptions(
+  query: URLSearchParams,
+  kind: Exclude<OptionsKind, 'DeleteOptions'>,
+  userAgent: string | undefined,
+  patchType?: string,
+): WriteOptions {
   const manager = query.get('fieldManager') ?? '';
   const forceParam = query.get('force');
   const force = queryOptionalBool(forceParam);
@@ -38,7 +51,8 @@ export function parseWriteOptions(query: URLSearchParams, kind: Exclude<OptionsK
   const dryRun = query.getAll('dryRun');
   errs.push(...dryRunErrors(dryRun));
   const validation = query.get('fieldValidation') ?? '';
-  if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) errs.push(notSupported('fieldValidation', validation, ['', 'Ignore', 'Warn', 'Strict']));
+  if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation))
+    errs.push(notSupported('fieldValidation', validation, ['', 'Ignore', 'Warn', 'Strict']));
   if (errs.length > 0) throw invalidStatus({ group: 'meta.k8s.io', name: kind }, '', errs);
   return {
     dryRun: dryRun.length > 0,

@@ -55,11 +55,17 @@ const TO_JS = { maxAliasCount: 100 };
 export async function decodeYaml(text: string, int64: boolean): Promise<unknown> {
   const first = lexFirstDocument(text);
   const source = first.end < text.length ? text.slice(0, first.end) : text;
-  const value = first.nesting > IN_PLACE_MAX_NESTING ? await composeOnWorker(source, int64) : composeFirst(parse(first.lexemes), source.length, int64);
+  const value =
+    first.nesting > IN_PLACE_MAX_NESTING
+      ? await composeOnWorker(source, int64)
+      : composeFirst(parse(first.lexemes), source.length, int64);
   // Within go-yaml's counts (indentless sequences and flow inside block count in neither; aliases
   // nest data deeper than the text), yet deeper than JSON may nest: what the JSON decoder says then.
   const tooDeep = deeperThan(value, YAML_MAX_DEPTH);
-  if (tooDeep) throw new YamlDecodeError(`couldn't get version/kind; json parse error: invalid character '${tooDeep}' exceeded max depth`);
+  if (tooDeep)
+    throw new YamlDecodeError(
+      `couldn't get version/kind; json parse error: invalid character '${tooDeep}' exceeded max depth`,
+    );
   return int64 ? safeIntsAsNumbers(value) : value;
 }
 
@@ -133,7 +139,15 @@ class GoYamlDepth {
       return;
     }
     const type = yaml().CST.tokenType(lexeme);
-    if (type !== 'doc-mode' && type !== 'space' && type !== 'newline' && type !== 'comment' && type !== 'directive-line' && type !== 'byte-order-mark' && type !== 'doc-start') {
+    if (
+      type !== 'doc-mode' &&
+      type !== 'space' &&
+      type !== 'newline' &&
+      type !== 'comment' &&
+      type !== 'directive-line' &&
+      type !== 'byte-order-mark' &&
+      type !== 'doc-start'
+    ) {
       this.content = true;
     }
     switch (type) {
@@ -233,7 +247,10 @@ class GoYamlDepth {
   /** go-yaml's scanner error: its line counts from 1, and line 0 prints none. */
   private exceeded(at: number): never {
     const line = goYamlLine(this.text, at);
-    throw new YamlDecodeError(`yaml: ${line > 0 ? `line ${line + 1}: ` : ''}exceeded max depth of ${YAML_MAX_DEPTH}`, at);
+    throw new YamlDecodeError(
+      `yaml: ${line > 0 ? `line ${line + 1}: ` : ''}exceeded max depth of ${YAML_MAX_DEPTH}`,
+      at,
+    );
   }
 }
 
@@ -348,7 +365,11 @@ let nextId = 0;
 
 function startWorker(): NonNullable<typeof composer> {
   const yamlPath = createRequire(import.meta.url).resolve('yaml');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { yamlPath }, resourceLimits: { stackSizeMb: WORKER_STACK_MB } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { yamlPath },
+    resourceLimits: { stackSizeMb: WORKER_STACK_MB },
+  });
   const pending = new Map<number, Pending>();
   const self = { worker, pending };
   // Idle, it must not keep the process alive.

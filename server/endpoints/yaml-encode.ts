@@ -103,10 +103,45 @@ export function formatFloatG(f: number): string {
 
 /** go-yaml v2's resolveMap: plain words that read as booleans, null, special floats or a merge. */
 const RESOLVED_WORDS = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '', '~', 'null', 'Null', 'NULL',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
   '<<',
 ]);
 
@@ -117,7 +152,11 @@ const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
 function goParsesFloat(s: string): boolean {
   if (/^[+-]?(inf|infinity|nan)$/i.test(s)) return true;
   const body = s.replace(/^[+-]/, '');
-  if (/^0[xX]/.test(body)) return /^0[xX](_?[0-9a-fA-F])*(\.([0-9a-fA-F](_?[0-9a-fA-F])*)?)?[pP][+-]?\d+$/.test(body) && /[0-9a-fA-F]/.test(body.slice(2, body.search(/[pP]/)));
+  if (/^0[xX]/.test(body))
+    return (
+      /^0[xX](_?[0-9a-fA-F])*(\.([0-9a-fA-F](_?[0-9a-fA-F])*)?)?[pP][+-]?\d+$/.test(body) &&
+      /[0-9a-fA-F]/.test(body.slice(2, body.search(/[pP]/)))
+    );
   return /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(body);
 }
 
@@ -138,7 +177,9 @@ function goParsesInt(s: string): boolean {
 /** go-yaml v2's parseTimestamp over its allowedTimestampFormats, as time.Parse reads them. */
 function isTimestamp(s: string): boolean {
   const m =
-    /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2})))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?))?$/.exec(s);
+    /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2})))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?))?$/.exec(
+      s,
+    );
   if (!m) return false;
   const year = Number(m[1]);
   const month = Number(m[2]);
@@ -279,8 +320,12 @@ const BEST_WIDTH = 80;
 
 const utf8Len = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 const isPrintable = (cp: number): boolean =>
-  cp === 0x0a || (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff);
-const isBreak = (cp: number | undefined): boolean => cp === 0x0d || cp === 0x0a || cp === 0x85 || cp === 0x2028 || cp === 0x2029;
+  cp === 0x0a ||
+  (cp >= 0x20 && cp <= 0x7e) ||
+  (cp >= 0xa0 && cp <= 0xd7ff) ||
+  (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff);
+const isBreak = (cp: number | undefined): boolean =>
+  cp === 0x0d || cp === 0x0a || cp === 0x85 || cp === 0x2028 || cp === 0x2029;
 const isSpace = (cp: number | undefined): boolean => cp === 0x20;
 const isBlank = (cp: number | undefined): boolean => cp === 0x20 || cp === 0x09;
 const isBlankz = (cp: number | undefined): boolean => isBlank(cp) || isBreak(cp) || cp === 0 || cp === undefined;
@@ -300,7 +345,14 @@ function analyzeScalar(cps: readonly number[]): Analysis {
   let bytes = 0;
   for (const cp of cps) bytes += utf8Len(cp);
   if (cps.length === 0) {
-    return { multiline: false, flowPlainAllowed: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false, bytes };
+    return {
+      multiline: false,
+      flowPlainAllowed: false,
+      blockPlainAllowed: true,
+      singleQuotedAllowed: true,
+      blockAllowed: false,
+      bytes,
+    };
   }
   let blockIndicators = false;
   let flowIndicators = false;
@@ -314,7 +366,10 @@ function analyzeScalar(cps: readonly number[]): Analysis {
   let spaceBreak = false;
   let previousSpace = false;
   let previousBreak = false;
-  if (cps.length >= 3 && ((cps[0] === 0x2d && cps[1] === 0x2d && cps[2] === 0x2d) || (cps[0] === 0x2e && cps[1] === 0x2e && cps[2] === 0x2e))) {
+  if (
+    cps.length >= 3 &&
+    ((cps[0] === 0x2d && cps[1] === 0x2d && cps[2] === 0x2d) || (cps[0] === 0x2e && cps[1] === 0x2e && cps[2] === 0x2e))
+  ) {
     blockIndicators = true;
     flowIndicators = true;
   }
@@ -324,12 +379,27 @@ function analyzeScalar(cps: readonly number[]): Analysis {
     const followedByWhitespace = i + 1 >= cps.length || isBlank(cps[i + 1]);
     if (i === 0) {
       switch (cp) {
-        case 0x23: case 0x2c: case 0x5b: case 0x5d: case 0x7b: case 0x7d: case 0x26: case 0x2a: // # , [ ] { } & *
-        case 0x21: case 0x7c: case 0x3e: case 0x27: case 0x22: case 0x25: case 0x40: case 0x60: // ! | > ' " % @ `
+        case 0x23:
+        case 0x2c:
+        case 0x5b:
+        case 0x5d:
+        case 0x7b:
+        case 0x7d:
+        case 0x26:
+        case 0x2a: // # , [ ] { } & *
+        case 0x21:
+        case 0x7c:
+        case 0x3e:
+        case 0x27:
+        case 0x22:
+        case 0x25:
+        case 0x40:
+        case 0x60: // ! | > ' " % @ `
           flowIndicators = true;
           blockIndicators = true;
           break;
-        case 0x3f: case 0x3a: // ? :
+        case 0x3f:
+        case 0x3a: // ? :
           flowIndicators = true;
           if (followedByWhitespace) blockIndicators = true;
           break;
@@ -342,7 +412,12 @@ function analyzeScalar(cps: readonly number[]): Analysis {
       }
     } else {
       switch (cp) {
-        case 0x2c: case 0x3f: case 0x5b: case 0x5d: case 0x7b: case 0x7d: // , ? [ ] { }
+        case 0x2c:
+        case 0x3f:
+        case 0x5b:
+        case 0x5d:
+        case 0x7b:
+        case 0x7d: // , ? [ ] { }
           flowIndicators = true;
           break;
         case 0x3a: // :
@@ -377,11 +452,19 @@ function analyzeScalar(cps: readonly number[]): Analysis {
     }
     precededByWhitespace = isBlankz(cp);
   }
-  const a: Analysis = { multiline: lineBreaks, flowPlainAllowed: true, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: true, bytes };
+  const a: Analysis = {
+    multiline: lineBreaks,
+    flowPlainAllowed: true,
+    blockPlainAllowed: true,
+    singleQuotedAllowed: true,
+    blockAllowed: true,
+    bytes,
+  };
   if (leadingSpace || leadingBreak || trailingSpace || trailingBreak) a.flowPlainAllowed = a.blockPlainAllowed = false;
   if (trailingSpace) a.blockAllowed = false;
   if (breakSpace) a.flowPlainAllowed = a.blockPlainAllowed = a.singleQuotedAllowed = false;
-  if (spaceBreak || specialCharacters) a.flowPlainAllowed = a.blockPlainAllowed = a.singleQuotedAllowed = a.blockAllowed = false;
+  if (spaceBreak || specialCharacters)
+    a.flowPlainAllowed = a.blockPlainAllowed = a.singleQuotedAllowed = a.blockAllowed = false;
   if (lineBreaks) a.flowPlainAllowed = a.blockPlainAllowed = false;
   if (flowIndicators) a.flowPlainAllowed = false;
   if (blockIndicators) a.blockPlainAllowed = false;
@@ -405,7 +488,8 @@ function analyzed(scalar: Scalar): Analyzed {
 }
 
 const isCollection = (v: unknown): v is unknown[] | Record<string, unknown> => typeof v === 'object' && v !== null;
-const isEmptyCollection = (v: unknown): boolean => isCollection(v) && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+const isEmptyCollection = (v: unknown): boolean =>
+  isCollection(v) && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
 
 class Emitter {
   out = '';
@@ -466,7 +550,12 @@ class Emitter {
     this.indention = true;
   }
 
-  private writeIndicator(indicator: string, needWhitespace: boolean, isWhitespace: boolean, isIndention: boolean): void {
+  private writeIndicator(
+    indicator: string,
+    needWhitespace: boolean,
+    isWhitespace: boolean,
+    isIndention: boolean,
+  ): void {
     if (needWhitespace && !this.whitespace) this.put(' ');
     for (const c of indicator) this.put(c);
     this.whitespace = isWhitespace;
@@ -478,8 +567,10 @@ class Emitter {
     this.rootContext = root;
     this.mappingContext = mapping;
     this.simpleKeyContext = simpleKey;
-    if (!isCollection(v)) return this.emitScalar(typeof v === 'string' ? this.analyzedString(v) : analyzed(scalarOf(v)));
-    if (this.flowLevel > 0 || isEmptyCollection(v)) return this.emitEmptyFlow(Array.isArray(v) ? '[' : '{', Array.isArray(v) ? ']' : '}');
+    if (!isCollection(v))
+      return this.emitScalar(typeof v === 'string' ? this.analyzedString(v) : analyzed(scalarOf(v)));
+    if (this.flowLevel > 0 || isEmptyCollection(v))
+      return this.emitEmptyFlow(Array.isArray(v) ? '[' : '{', Array.isArray(v) ? ']' : '}');
     if (Array.isArray(v)) return this.emitBlockSequence(v);
     return this.emitBlockMapping(v);
   }
@@ -576,7 +667,8 @@ class Emitter {
     let style = scalar.style;
     if (this.simpleKeyContext && a.multiline) style = 'double';
     if (style === 'plain') {
-      if ((this.flowLevel > 0 && !a.flowPlainAllowed) || (this.flowLevel === 0 && !a.blockPlainAllowed)) style = 'single';
+      if ((this.flowLevel > 0 && !a.flowPlainAllowed) || (this.flowLevel === 0 && !a.blockPlainAllowed))
+        style = 'single';
       if (scalar.value === '' && (this.flowLevel > 0 || this.simpleKeyContext)) style = 'single';
     }
     if (style === 'single' && !a.singleQuotedAllowed) style = 'double';
@@ -647,7 +739,8 @@ class Emitter {
     for (let i = 0; i < cps.length; i++) {
       const cp = cps[i]!;
       if (isSpace(cp)) {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < cps.length - 1 && !isSpace(cps[i + 1])) this.writeIndent();
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < cps.length - 1 && !isSpace(cps[i + 1]))
+          this.writeIndent();
         else this.write(cp);
         spaces = true;
       } else if (isBreak(cp)) {
@@ -691,8 +784,21 @@ class Emitter {
       if (!isPrintable(cp) || cp === 0xfeff || isBreak(cp) || cp === 0x22 || cp === 0x5c) {
         this.put('\\');
         const named: Record<number, string> = {
-          0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r', 0x1b: 'e',
-          0x22: '"', 0x5c: '\\', 0x85: 'N', 0xa0: '_', 0x2028: 'L', 0x2029: 'P',
+          0x00: '0',
+          0x07: 'a',
+          0x08: 'b',
+          0x09: 't',
+          0x0a: 'n',
+          0x0b: 'v',
+          0x0c: 'f',
+          0x0d: 'r',
+          0x1b: 'e',
+          0x22: '"',
+          0x5c: '\\',
+          0x85: 'N',
+          0xa0: '_',
+          0x2028: 'L',
+          0x2029: 'P',
         };
         const name = named[cp];
         if (name !== undefined) this.put(name);

@@ -84,7 +84,8 @@ export function reportedVerb(v: VerbInput): string {
   if (isWatchQuery(v.method, v.query)) reported = 'WATCH';
   if (verb === 'WATCHLIST') reported = 'WATCH';
   if (verb === 'PATCH' && v.contentType === APPLY_PATCH_CONTENT_TYPE) reported = 'APPLY';
-  if (v.info?.isResourceRequest && v.info.subresource !== '' && CONNECT_SUBRESOURCES.has(v.info.subresource)) reported = 'CONNECT';
+  if (v.info?.isResourceRequest && v.info.subresource !== '' && CONNECT_SUBRESOURCES.has(v.info.subresource))
+    reported = 'CONNECT';
   return VALID_REQUEST_METHODS.has(reported) ? reported : OTHER_REQUEST_METHOD;
 }
 
@@ -129,8 +130,17 @@ export function requestLabels(r: RequestLabelInput): RequestLabels {
   const verb = reportedVerb({ method: r.method, query: r.query, contentType: r.contentType, info, scope });
   const dryRun = cleanDryRun(r.query);
   if (!info) return { verb, dryRun, group: '', version: '', resource: '', subresource: '', scope };
-  if (!info.isResourceRequest) return { verb, dryRun, group: '', version: '', resource: '', subresource: info.path, scope };
-  return { verb, dryRun, group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, scope };
+  if (!info.isResourceRequest)
+    return { verb, dryRun, group: '', version: '', resource: '', subresource: info.path, scope };
+  return {
+    verb,
+    dryRun,
+    group: info.apiGroup,
+    version: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    scope,
+  };
 }
 
 /**

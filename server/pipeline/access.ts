@@ -3,7 +3,7 @@
 // finds the user (or system:anonymous, when allowed), impersonation may replace it (itself
 // authorized), and the authorizer chain decides on the request's attributes.
 import type { IncomingMessage } from 'node:http';
-import { ApiError, badRequest, unauthorized } from '../../apimachinery/errors.js';
+import { type ApiError, badRequest, unauthorized } from '../../apimachinery/errors.js';
 import { asksToImpersonate, impersonate, stripImpersonationHeaders } from '../authn/impersonation.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../apimachinery/authorization.js';
 import { ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
@@ -52,7 +52,10 @@ export async function identify(req: IncomingMessage, deps: AccessDeps): Promise<
 }
 
 /** kube's WithAuthorization: the decision on the request's attributes, with kube's 403 when it is not allow. */
-export function authorizeRequest(attributes: AuthorizationAttributes, authorizer: Authorizer): { result: AuthorizationResult; error?: ApiError } {
+export function authorizeRequest(
+  attributes: AuthorizationAttributes,
+  authorizer: Authorizer,
+): { result: AuthorizationResult; error?: ApiError } {
   const result = authorizer.authorize(attributes);
   return result.decision === 'allow' ? { result } : { result, error: forbiddenError(attributes, result.reason) };
 }

@@ -5,7 +5,12 @@
 // decodes them, with the 400s it gives for values it cannot read.
 import { ApiError, badRequest, internalError } from '../../apimachinery/errors.js';
 import { type FieldSelector, parseFieldSelector, requiresExactMatch } from '../../apimachinery/selectors/fields.js';
-import { EVERYTHING, type LabelSelector, parseGoInt64, parseLabelSelector } from '../../apimachinery/selectors/labels.js';
+import {
+  EVERYTHING,
+  type LabelSelector,
+  parseGoInt64,
+  parseLabelSelector,
+} from '../../apimachinery/selectors/labels.js';
 import { isPathSegmentName } from '../../apimachinery/validation/names.js';
 import { goQuote } from '../../apimachinery/quote.js';
 
@@ -130,7 +135,9 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     if (parts.length < 2) {
       // kube's WithRequestInfo filter answers this with a 500.
       const url = query.size > 0 ? `${path}?${query.toString()}` : path;
-      throw internalError(new Error(`failed to create RequestInfo: unable to determine kind and namespace from url, ${url}`));
+      throw internalError(
+        new Error(`failed to create RequestInfo: unable to determine kind and namespace from url, ${url}`),
+      );
     }
     info.verb = parts[0]!;
     parts = parts.slice(1);
@@ -155,7 +162,8 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (parts.length >= 2) info.name = parts[1]!;
   if (parts.length >= 3 && info.verb !== 'proxy') info.subresource = parts[2]!;
 
-  if (info.name === '' && (info.verb === 'get' || info.verb === 'delete' || info.verb === 'watch')) info.listOptions = tryDecodeListOptions(query);
+  if (info.name === '' && (info.verb === 'get' || info.verb === 'delete' || info.verb === 'watch'))
+    info.listOptions = tryDecodeListOptions(query);
   if (info.name === '' && info.verb === 'get') {
     const options = info.listOptions instanceof ApiError ? undefined : info.listOptions;
     // Options that do not decode still say whether this is a watch.
@@ -181,7 +189,9 @@ const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'po
  * out of the in-flight limits and the request timeout.
  */
 export function isLongRunning(info: RequestInfo): boolean {
-  return LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+  return (
+    LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource))
+  );
 }
 
 // ---- Query parameters ------------------------------------------------------------------------
@@ -198,7 +208,8 @@ export function queryBool(values: readonly string[]): boolean {
 }
 
 /** The same for an optional parameter (Convert_Slice_string_To_Pointer_bool): absent is unset. */
-export const queryOptionalBool = (text: string | null): boolean | undefined => (text === null ? undefined : queryBool([text]));
+export const queryOptionalBool = (text: string | null): boolean | undefined =>
+  text === null ? undefined : queryBool([text]);
 
 /** Go's strconv.ParseBool (used for `pretty`): undefined where Go returns an error. */
 export function parseGoBool(s: string): boolean | undefined {

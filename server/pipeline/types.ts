@@ -4,7 +4,6 @@ import type { Duplex } from 'node:stream';
 import type { RequestInfo } from './request-info.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 
-
 /** What the front door parsed of a request, once, for every layer after it. */
 export interface ParsedRequest {
   info: RequestInfo;
@@ -18,5 +17,12 @@ export interface ApiHandler {
    * A request to upgrade to WebSocket (a watch); rejects with the ApiError to refuse it with, before
    * upgrading; calls `upgraded` once the 101 is written, and resolves when the watch ends.
    */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo, parsed: ParsedRequest, upgraded: () => void): Promise<void>;
+  handleUpgrade(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    user: UserInfo,
+    parsed: ParsedRequest,
+    upgraded: () => void,
+  ): Promise<void>;
 }

@@ -3,12 +3,25 @@
 // of an object, and the spec generation.
 import { type JsonObject, type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
-import type { CreateStrategy, DeleteStrategy, GenerationPolicy, KindInfo, Strategy, UpdateStrategy } from './strategy.js';
+import type {
+  CreateStrategy,
+  DeleteStrategy,
+  GenerationPolicy,
+  KindInfo,
+  Strategy,
+  UpdateStrategy,
+} from './strategy.js';
 import { validateDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { supportedFieldLabels } from '../../apimachinery/selectors/fields.js';
 import { KUBE_OBJECT_PATCH_META } from '../../apimachinery/strategic-merge/kube-types.js';
 import { specChanged } from './object-meta-ops.js';
-import { type TypeNode, deducedType, objectMetaType, scalarType, structType } from '../../apimachinery/structured-merge/schema.js';
+import {
+  type TypeNode,
+  deducedType,
+  objectMetaType,
+  scalarType,
+  structType,
+} from '../../apimachinery/structured-merge/schema.js';
 
 export interface StrategyParts extends Partial<Omit<Strategy, 'kind' | 'create' | 'update' | 'delete'>> {
   create?: Partial<CreateStrategy>;
@@ -50,7 +63,10 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
  * given; fields not described are deduced (maps granular, lists atomic), as SMD types the unknown.
  */
 export function kubeObjectType(fields: Record<string, TypeNode> = {}): TypeNode {
-  return structType({ apiVersion: scalarType('string'), kind: scalarType('string'), metadata: objectMetaType, ...fields }, { elementType: deducedType });
+  return structType(
+    { apiVersion: scalarType('string'), kind: scalarType('string'), metadata: objectMetaType, ...fields },
+    { elementType: deducedType },
+  );
 }
 
 const KUBE_OBJECT_TYPE = kubeObjectType();
@@ -104,7 +120,11 @@ export const keepStoredStatus = (obj: KubeObject, old: KubeObject): void => {
  * client's status, and nothing else of what the client sent but the managedFields its write
  * recorded.
  */
-export function statusUpdate(main: UpdateStrategy, validate: UpdateStrategy['validate'] = main.validate, resetFields: readonly string[] = ['spec']): UpdateStrategy {
+export function statusUpdate(
+  main: UpdateStrategy,
+  validate: UpdateStrategy['validate'] = main.validate,
+  resetFields: readonly string[] = ['spec'],
+): UpdateStrategy {
   return {
     allowUnconditional: main.allowUnconditional,
     prepare(obj, old) {

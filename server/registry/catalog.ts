@@ -42,7 +42,12 @@ export interface ServingProfile {
 
 /** The patch types kube's installer and CRD handler accept, in the order their 415s list them. */
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
-const TYPED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const TYPED_PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 /** Built-in kinds, as kube's typed registries serve them. */
 export const TYPED_PROFILE: ServingProfile = {
@@ -107,7 +112,13 @@ export interface ResourceDescriptor {
 }
 
 /** A create answered from the request alone: the object to answer 201 with, or an ApiError to throw. */
-export type CreateOnlyHandler = (input: { obj: KubeObject; user: UserInfo; namespace: string; name: string; warn: (text: string) => void }) => Promise<KubeObject> | KubeObject;
+export type CreateOnlyHandler = (input: {
+  obj: KubeObject;
+  user: UserInfo;
+  namespace: string;
+  name: string;
+  warn: (text: string) => void;
+}) => Promise<KubeObject> | KubeObject;
 
 /** The verbs each subresource serves (discovery lists them; kube routes nothing else at its path). */
 const SUBRESOURCE_VERBS: Readonly<Record<string, readonly string[]>> = {
@@ -179,7 +190,13 @@ export class Catalog {
   groups(): GroupVersions[] {
     return [...this.versionOrder.entries()]
       .map(([group, versions]) => ({ group, versions }))
-      .sort((a, b) => (a.group === '' ? -1 : b.group === '' ? 1 : builtinRank(a.group) - builtinRank(b.group) || a.group.localeCompare(b.group)));
+      .sort((a, b) =>
+        a.group === ''
+          ? -1
+          : b.group === ''
+            ? 1
+            : builtinRank(a.group) - builtinRank(b.group) || a.group.localeCompare(b.group),
+      );
   }
 
   resourcesIn(group: string, version: string): ResourceDescriptor[] {
@@ -204,11 +221,24 @@ function builtinRank(group: string): number {
 }
 
 /** A built-in kind's descriptor: every verb, typed serving, kube's storage version hash; `extra` overrides. */
-export function builtinDescriptor(kind: KindInfo, version: string, singular: string, extra: Partial<ResourceDescriptor>, store: Store): ResourceDescriptor {
+export function builtinDescriptor(
+  kind: KindInfo,
+  version: string,
+  singular: string,
+  extra: Partial<ResourceDescriptor>,
+  store: Store,
+): ResourceDescriptor {
   return {
     group: kind.group,
     version,
-    names: { plural: kind.resource, singular, kind: kind.kind, listKind: kind.listKind, shortNames: [], categories: [] },
+    names: {
+      plural: kind.resource,
+      singular,
+      kind: kind.kind,
+      listKind: kind.listKind,
+      shortNames: [],
+      categories: [],
+    },
     namespaced: kind.namespaced,
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: [],
@@ -220,7 +250,14 @@ export function builtinDescriptor(kind: KindInfo, version: string, singular: str
 }
 
 /** A resource that is only ever created, answered by `create` and never stored (kube's access reviews). */
-export function createOnlyDescriptor(group: string, resource: string, kind: string, namespaced: boolean, create: CreateOnlyHandler, schema?: JSONSchemaProps): ResourceDescriptor {
+export function createOnlyDescriptor(
+  group: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+  create: CreateOnlyHandler,
+  schema?: JSONSchemaProps,
+): ResourceDescriptor {
   return {
     ...(schema ? { schema } : {}),
     group,

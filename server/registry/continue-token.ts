@@ -24,14 +24,18 @@ export interface ContinueFrom {
  * returned plus "\x00"); it must lie under `keyPrefix`, else this is a 500 as in kube.
  */
 export function encodeContinue(revision: number, key: string, keyPrefix: string): string {
-  if (!key.startsWith(keyPrefix)) throw internalError(new Error('unable to encode next field: the key and key prefix do not match'));
+  if (!key.startsWith(keyPrefix))
+    throw internalError(new Error('unable to encode next field: the key and key prefix do not match'));
   const json = goJsonMarshal({ v: TOKEN_VERSION, rv: revision, start: key.slice(keyPrefix.length) });
   return Buffer.from(json, 'utf8').toString('base64url');
 }
 
 /** JSON.stringify plus the HTML-safe escapes Go's json.Marshal adds. */
 function goJsonMarshal(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const INVALID = 'continue key is not valid';
@@ -136,8 +140,25 @@ function quoteByte(b: number): string {
   return b < 0x20 || b === 0x7f ? `'\\x${b.toString(16).padStart(2, '0')}'` : `'\\u${b.toString(16).padStart(4, '0')}'`;
 }
 
-const SHORT_BYTE_ESCAPES: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
-const STRING_ESCAPES: Record<number, string> = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62: '\b', 0x66: '\f', 0x6e: '\n', 0x72: '\r', 0x74: '\t' };
+const SHORT_BYTE_ESCAPES: Record<number, string> = {
+  7: '\\a',
+  8: '\\b',
+  9: '\\t',
+  10: '\\n',
+  11: '\\v',
+  12: '\\f',
+  13: '\\r',
+};
+const STRING_ESCAPES: Record<number, string> = {
+  0x22: '"',
+  0x5c: '\\',
+  0x2f: '/',
+  0x62: '\b',
+  0x66: '\f',
+  0x6e: '\n',
+  0x72: '\r',
+  0x74: '\t',
+};
 
 /**
  * A recursive-descent reading of the bytes that fails where Go's scanner fails, with its
@@ -309,7 +330,8 @@ class JsonReader {
 }
 
 /** Lone surrogates left by \u escapes become U+FFFD, as Go's decoder makes them. */
-const wellFormed = (s: string): string => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const wellFormed = (s: string): string =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 const FIELD_TYPES = { v: 'string', rv: 'int64', start: 'string' } as const;
 type TokenField = keyof typeof FIELD_TYPES;
@@ -327,7 +349,8 @@ function decodeToken(data: Buffer): { v: string; rv: bigint; start: string } | {
   }
   const token = { v: '', rv: 0n, start: '' };
   if (root.kind === 'null') return token;
-  if (root.kind !== 'object') return { error: `json: cannot unmarshal ${root.kind} into Go value of type storage.continueToken` };
+  if (root.kind !== 'object')
+    return { error: `json: cannot unmarshal ${root.kind} into Go value of type storage.continueToken` };
   let firstError: string | undefined;
   const mismatch = (what: string, field: TokenField): void => {
     firstError ??= `json: cannot unmarshal ${what} into Go struct field continueToken.${field} of type ${FIELD_TYPES[field]}`;

@@ -34,7 +34,11 @@ function shouldOrphan(finalizers: readonly string[], p: Propagation, policy: Gar
   return policy === 'OrphanDependents';
 }
 
-function shouldDeleteInForeground(finalizers: readonly string[], p: Propagation, policy: GarbageCollectionPolicy): boolean {
+function shouldDeleteInForeground(
+  finalizers: readonly string[],
+  p: Propagation,
+  policy: GarbageCollectionPolicy,
+): boolean {
   if (policy === 'Unsupported') return false;
   // kube: an explicit orphanDependents (even false) never means Foreground in the generic store.
   if (p.orphanDependents !== undefined) return false;
@@ -47,7 +51,11 @@ function shouldDeleteInForeground(finalizers: readonly string[], p: Propagation,
  * sets, as kube compares them). Both GC finalizers are removed, then the one the policy asks for
  * is appended; other finalizers keep their order.
  */
-export function finalizersForDeletion(finalizers: readonly string[], p: Propagation, policy: GarbageCollectionPolicy): string[] | undefined {
+export function finalizersForDeletion(
+  finalizers: readonly string[],
+  p: Propagation,
+  policy: GarbageCollectionPolicy,
+): string[] | undefined {
   const next = finalizers.filter((f) => f !== FINALIZER_ORPHAN_DEPENDENTS && f !== FINALIZER_DELETE_DEPENDENTS);
   if (shouldOrphan(finalizers, p, policy)) next.push(FINALIZER_ORPHAN_DEPENDENTS);
   if (shouldDeleteInForeground(finalizers, p, policy)) next.push(FINALIZER_DELETE_DEPENDENTS);
@@ -65,9 +73,18 @@ export function finalizersForDeletion(finalizers: readonly string[], p: Propagat
  */
 export function namespaceFinalizersForDeletion(finalizers: readonly string[], p: Propagation): string[] | undefined {
   const has = (f: string) => finalizers.includes(f);
-  const orphan = p.orphanDependents !== undefined ? p.orphanDependents : p.propagationPolicy !== undefined ? p.propagationPolicy === 'Orphan' : has(FINALIZER_ORPHAN_DEPENDENTS);
+  const orphan =
+    p.orphanDependents !== undefined
+      ? p.orphanDependents
+      : p.propagationPolicy !== undefined
+        ? p.propagationPolicy === 'Orphan'
+        : has(FINALIZER_ORPHAN_DEPENDENTS);
   const foreground =
-    p.orphanDependents !== undefined ? !p.orphanDependents : p.propagationPolicy !== undefined ? p.propagationPolicy === 'Foreground' : has(FINALIZER_DELETE_DEPENDENTS);
+    p.orphanDependents !== undefined
+      ? !p.orphanDependents
+      : p.propagationPolicy !== undefined
+        ? p.propagationPolicy === 'Foreground'
+        : has(FINALIZER_DELETE_DEPENDENTS);
   if (orphan === has(FINALIZER_ORPHAN_DEPENDENTS) && foreground === has(FINALIZER_DELETE_DEPENDENTS)) return undefined;
   const next = finalizers.filter((f) => f !== FINALIZER_ORPHAN_DEPENDENTS && f !== FINALIZER_DELETE_DEPENDENTS);
   if (orphan) next.push(FINALIZER_ORPHAN_DEPENDENTS);

@@ -32,7 +32,8 @@ import { badRequest } from '../../apimachinery/errors.js';
  * status back, so status writes never count.
  */
 export function specChanged(old: KubeObject, next: KubeObject): boolean {
-  const outside = (o: KubeObject): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'metadata'));
+  const outside = (o: KubeObject): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'metadata'));
   return !deepEqual(outside(old), outside(next));
 }
 
@@ -48,7 +49,8 @@ export const MAX_GENERATED_NAME_BASE_LENGTH = 63 - GENERATED_NAME_RANDOM_LENGTH;
  */
 export function generateNameFrom(base: string, pick: (n: number) => number = randomInt): string {
   let suffix = '';
-  for (let i = 0; i < GENERATED_NAME_RANDOM_LENGTH; i++) suffix += GENERATED_NAME_ALPHABET[pick(GENERATED_NAME_ALPHABET.length)];
+  for (let i = 0; i < GENERATED_NAME_RANDOM_LENGTH; i++)
+    suffix += GENERATED_NAME_ALPHABET[pick(GENERATED_NAME_ALPHABET.length)];
   return base.slice(0, MAX_GENERATED_NAME_BASE_LENGTH) + suffix;
 }
 
@@ -76,7 +78,8 @@ export function fillObjectMetaSystemFields(meta: ObjectMeta, now: string, uid: s
  */
 export function ensureNamespaceMatchesRequest(expected: string, meta: ObjectMeta): void {
   const given = meta.namespace ?? '';
-  if (given !== '' && expected !== '' && given !== expected) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  if (given !== '' && expected !== '' && given !== expected)
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   if (expected) meta.namespace = expected;
   else delete meta.namespace;
 }

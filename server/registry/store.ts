@@ -25,7 +25,12 @@ import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
 import { metaDecodeError } from '../../apimachinery/validation/object-meta.js';
-import { ensureNamespaceMatchesRequest, fillObjectMetaSystemFields, generateNameFrom, wipeObjectMetaSystemFields } from './object-meta-ops.js';
+import {
+  ensureNamespaceMatchesRequest,
+  fillObjectMetaSystemFields,
+  generateNameFrom,
+  wipeObjectMetaSystemFields,
+} from './object-meta-ops.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
@@ -92,7 +97,6 @@ export interface UpdateOptions extends WriteContext {
    */
   replace?: boolean;
 }
-
 
 const MAX_CONFLICT_RETRIES = 8;
 
@@ -191,7 +195,11 @@ export class Store {
    * The object, read from storage; with `anyRevision` (resourceVersion "0") from the watch cache,
    * shared; with `minRevision`, once the watch cache has seen it (kube's 504 if not in time).
    */
-  async get(namespace: string | undefined, name: string, opts: { anyRevision?: boolean; minRevision?: number } = {}): Promise<KubeObject> {
+  async get(
+    namespace: string | undefined,
+    name: string,
+    opts: { anyRevision?: boolean; minRevision?: number } = {},
+  ): Promise<KubeObject> {
     if (opts.minRevision !== undefined) await this.call(() => this.cacher().waitFresh(opts.minRevision!));
     if (opts.anyRevision) {
       const cached = await this.call(() => this.cacher().get(this.key(namespace, name)));
@@ -232,7 +240,8 @@ export class Store {
         if (isStorageError(err, 'FutureRevision') && at !== undefined) {
           // A revision storage never had: made up, so a 400 for a token (kube passes etcd's 500 on),
           // and kube's "too large" for resourceVersionMatch=Exact, as its cacher answers.
-          if (opts.continueFrom) throw badRequest(`invalid continue token: resource version ${at} has not been reached yet`);
+          if (opts.continueFrom)
+            throw badRequest(`invalid continue token: resource version ${at} has not been reached yet`);
           throw tooLargeResourceVersion(at, await this.call(() => this.storage.currentRevision()));
         }
         if (!isStorageError(err, 'Compacted')) throw err;
@@ -262,10 +271,18 @@ export class Store {
         callbacks.onEvents(
           events.map((ev) => {
             const type = ev.type === 'create' ? 'ADDED' : ev.type === 'update' ? 'MODIFIED' : 'DELETED';
-            return { type, object: ev.object, ...(ev.previous ? { previous: ev.previous } : {}), revision: ev.revision };
+            return {
+              type,
+              object: ev.object,
+              ...(ev.previous ? { previous: ev.previous } : {}),
+              revision: ev.revision,
+            };
           }),
         ),
-      onError: (err) => callbacks.onError(err instanceof TooLargeResourceVersion ? tooLargeResourceVersion(err.requested, err.current) : err),
+      onError: (err) =>
+        callbacks.onError(
+          err instanceof TooLargeResourceVersion ? tooLargeResourceVersion(err.requested, err.current) : err,
+        ),
     });
   }
 
@@ -295,7 +312,11 @@ export class Store {
         try {
           return await this.createOnce(namespace, cloneJson(obj), attrs, ctx);
         } catch (err) {
-          if (attempt >= MAX_NAME_GENERATION_CREATE_ATTEMPTS || !(err instanceof ApiError && err.status.reason === 'AlreadyExists')) throw err;
+          if (
+            attempt >= MAX_NAME_GENERATION_CREATE_ATTEMPTS ||
+            !(err instanceof ApiError && err.status.reason === 'AlreadyExists')
+          )
+            throw err;
         }
       }
     }
@@ -303,7 +324,12 @@ export class Store {
   }
 
   /** One attempt of a create (kube's Store.create), after mutating admission. */
-  private async createOnce(namespace: string | undefined, obj: KubeObject, attrs: Attributes, ctx: WriteContext): Promise<KubeObject> {
+  private async createOnce(
+    namespace: string | undefined,
+    obj: KubeObject,
+    attrs: Attributes,
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
     const meta = obj.metadata;
     // BeforeCreate: mutating admission may have moved the object; the key is the request's namespace.
     ensureNamespaceMatchesRequest(this.requestNamespace(namespace), meta);
@@ -366,14 +392,20 @@ export class Store {
       const next = cloneJson(made);
       await giveWayFor(opts.large);
       // Malformed metadata the stored object already had is not the caller's to answer for.
-      if (opts.replace || this.decodeErrorOf(next, opts) !== this.decodeErrorOf(current, opts)) this.checkDecodable(next, opts);
+      if (opts.replace || this.decodeErrorOf(next, opts) !== this.decodeErrorOf(current, opts))
+        this.checkDecodable(next, opts);
       if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
       const wantRv: unknown = next.metadata?.resourceVersion;
       // kube's versioner reads "" and "0" (any run of zeros) as revision 0: no precondition, which
       // only a kind that allows unconditional updates takes (a patch that sets it included).
-      const unconditional = wantRv === undefined || wantRv === null || (typeof wantRv === 'string' && /^0*$/.test(wantRv));
+      const unconditional =
+        wantRv === undefined || wantRv === null || (typeof wantRv === 'string' && /^0*$/.test(wantRv));
       if (unconditional) {
-        if ((opts.replace || wantRv !== undefined) && !updateStrategyFor(this.strategy, opts.subresource).allowUnconditional) throw this.resourceVersionRequired(name);
+        if (
+          (opts.replace || wantRv !== undefined) &&
+          !updateStrategyFor(this.strategy, opts.subresource).allowUnconditional
+        )
+          throw this.resourceVersionRequired(name);
         if (next.metadata) delete next.metadata.resourceVersion;
       } else if (wantRv !== current.metadata.resourceVersion) {
         throw conflict(qualifiedResource(this.kind), name, OBJECT_MODIFIED);
@@ -457,7 +489,12 @@ export class Store {
     }
   }
 
-  private async prepareUpdate(obj: KubeObject, old: KubeObject, namespace: string | undefined, ctx: WriteContext): Promise<KubeObject> {
+  private async prepareUpdate(
+    obj: KubeObject,
+    old: KubeObject,
+    namespace: string | undefined,
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
     if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
     const meta = obj.metadata;
     // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
@@ -469,7 +506,8 @@ export class Store {
     obj.metadata.creationTimestamp = oldMeta.creationTimestamp;
     if (oldMeta.deletionTimestamp) obj.metadata.deletionTimestamp = oldMeta.deletionTimestamp;
     else delete obj.metadata.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined) obj.metadata.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined)
+      obj.metadata.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     else delete obj.metadata.deletionGracePeriodSeconds;
     const generation = this.strategy.generation;
     if (generation) obj.metadata.generation = oldMeta.generation ?? 1;
@@ -479,7 +517,8 @@ export class Store {
     update.prepare(obj, old, ctx);
     await giveWayFor(ctx.large);
     // A subresource with a strategy of its own (status, finalize) never writes the spec.
-    if (update === this.strategy.update && generation?.specChanged(old, obj)) obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
+    if (update === this.strategy.update && generation?.specChanged(old, obj))
+      obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
     const errs = [...validateObjectMetaForUpdate(obj, old, this.kind), ...update.validate(obj, old, ctx)];
     this.throwIfInvalid(obj, errs);
     return obj;
@@ -567,7 +606,10 @@ export class Store {
 
   /** The error kube's decoder would meet in the object's metadata, worded by how it decodes. */
   private decodeErrorOf(obj: KubeObject, ctx: WriteContext): string | undefined {
-    return metaDecodeError(obj.metadata, { typed: this.strategy.typed, fromUnstructured: ctx.fromUnstructured === true });
+    return metaDecodeError(obj.metadata, {
+      typed: this.strategy.typed,
+      fromUnstructured: ctx.fromUnstructured === true,
+    });
   }
 
   /**
@@ -594,7 +636,11 @@ export class Store {
     const uid = next.metadata?.uid;
     if (typeof uid !== 'string' || uid === '' || uid === current.metadata.uid) return;
     const why = `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`;
-    throw conflict(qualifiedResource(this.kind), name, `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${why}`);
+    throw conflict(
+      qualifiedResource(this.kind),
+      name,
+      `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${why}`,
+    );
   }
 
   /** kube names the resource, not the kind, here, and prints the uint64 0 with Go's %#v. */

@@ -6,7 +6,11 @@ import type { KindInfo } from './strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { type NameValidator, validatePathSegmentName } from '../../apimachinery/validation/names.js';
 
-export function validateObjectMetaForCreate(obj: KubeObject, kind: KindInfo, validateName: NameValidator): FieldError[] {
+export function validateObjectMetaForCreate(
+  obj: KubeObject,
+  kind: KindInfo,
+  validateName: NameValidator,
+): FieldError[] {
   return validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, validateName });
 }
 

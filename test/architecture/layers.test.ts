@@ -44,7 +44,12 @@ export function violations(file: string, text: string): Violation[] {
     const to = layerOf(target);
     if (!to || to === from || LAYERS[from]!.includes(to)) continue;
     const line = text.slice(0, m.index).split('\n').length;
-    out.push({ file: relative(REPO_ROOT, file), line, target: relative(REPO_ROOT, target), rule: `${from} may import ${LAYERS[from]!.join(', ') || 'nothing of ours'}` });
+    out.push({
+      file: relative(REPO_ROOT, file),
+      line,
+      target: relative(REPO_ROOT, target),
+      rule: `${from} may import ${LAYERS[from]!.join(', ') || 'nothing of ours'}`,
+    });
   }
   return out;
 }
@@ -70,7 +75,11 @@ describe('import directions', () => {
     ['storage/compactor.ts', "import type { Logger } from '../apimachinery/log.js';", 0],
     ['crd/cel/eval.ts', "import { Store } from '../../server/registry/store.js';", 1],
     ['server/registry/store.ts', "import { serveResource } from '../endpoints/rest.js';", 1],
-    ['server/registry/store.ts', "import { x } from '../../crd/cel/eval.js';\nimport { y } from './object-meta-ops.js';", 0],
+    [
+      'server/registry/store.ts',
+      "import { x } from '../../crd/cel/eval.js';\nimport { y } from './object-meta-ops.js';",
+      0,
+    ],
     ['admission/namespace-lifecycle.ts', "import type { Store } from '../server/registry/store.js';", 1],
     ['server/endpoints/rest.ts', "import type { Store } from '../registry/store.js';", 0],
     ['webhook/client.ts', "import { converterFor } from '../crd/conversion.js';", 1],

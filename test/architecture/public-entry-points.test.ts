@@ -16,7 +16,9 @@ export type ExportsOf = (pkg: string) => readonly string[] | undefined;
 
 export function packageExports(pkg: string): readonly string[] | undefined {
   try {
-    const json = JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { exports?: unknown };
+    const json = JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as {
+      exports?: unknown;
+    };
     const e = json.exports;
     if (e === undefined || typeof e === 'string' || Array.isArray(e)) return e === undefined ? undefined : ['.'];
     const keys = Object.keys(e as object);
@@ -54,7 +56,8 @@ export function entryPointViolations(file: string, text: string, exportsOf: Expo
     const rest = parts.slice(spec.startsWith('@') ? 2 : 1);
     if (rest.length === 0) continue;
     const keys = exportsOf(name);
-    if (keys === undefined || !declared(keys, `./${rest.join('/')}`)) out.push(`${where} (not an entry point ${name} declares)`);
+    if (keys === undefined || !declared(keys, `./${rest.join('/')}`))
+      out.push(`${where} (not an entry point ${name} declares)`);
   }
   return out;
 }
@@ -66,14 +69,18 @@ function sources(dir: string): string[] {
   });
 }
 
-describe("cel/ uses packages only through their public entry points", () => {
+describe('cel/ uses packages only through their public entry points', () => {
   it('every file under cel/', () => {
-    const found = sources(join(REPO_ROOT, 'cel')).flatMap((f) => entryPointViolations(relative(REPO_ROOT, f), readFileSync(f, 'utf8')));
+    const found = sources(join(REPO_ROOT, 'cel')).flatMap((f) =>
+      entryPointViolations(relative(REPO_ROOT, f), readFileSync(f, 'utf8')),
+    );
     expect(found).toEqual([]);
   });
 
   const fakeExports: ExportsOf = (pkg) =>
-    ({ re2js: ['.'], '@bufbuild/cel-spec': ['.', './testdata/*.js'], '@marcbachmann/cel-js': ['.', './evaluator'] })[pkg];
+    ({ re2js: ['.'], '@bufbuild/cel-spec': ['.', './testdata/*.js'], '@marcbachmann/cel-js': ['.', './evaluator'] })[
+      pkg
+    ];
 
   it.each([
     ["import { RE2JS } from 're2js';", 0],

@@ -8,9 +8,23 @@
 //     reason, after checking it is not a regression: the guard refuses UNREVIEWED).
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SECTIONS, checkSetAside, describeSetAside, failureCauses, kubeRelevant, runConformance, setAsideSource, summaryLine } from './cel-spec.js';
+import {
+  SECTIONS,
+  checkSetAside,
+  describeSetAside,
+  failureCauses,
+  kubeRelevant,
+  runConformance,
+  setAsideSource,
+  summaryLine,
+} from './cel-spec.js';
 
-const args = new Map(process.argv.slice(2).filter((a) => a !== '--').map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const args = new Map(
+  process.argv
+    .slice(2)
+    .filter((a) => a !== '--')
+    .map((a) => a.replace(/^--/, '').split('=') as [string, string]),
+);
 const only = args.get('section');
 if (only && args.has('write-set-aside')) {
   console.error('--write-set-aside needs every section: leave out --section');
@@ -18,14 +32,24 @@ if (only && args.has('write-set-aside')) {
 }
 const started = performance.now();
 const r = runConformance(only ? [only] : SECTIONS);
-if (args.has('verbose')) for (const t of r.results) if (t.outcome === 'fail') console.log(`FAIL ${t.id}: ${t.expr}  -- ${t.detail}`);
-console.log(`${'section'.padEnd(14)} ${'pass'.padStart(5)} ${'tests'.padStart(5)} ${'rate'.padStart(7)} ${'skipped'.padStart(8)}`);
-for (const s of r.sections) console.log(`${s.section.padEnd(14)} ${String(s.pass).padStart(5)} ${String(s.n).padStart(5)} ${`${((100 * s.pass) / s.n).toFixed(1)}%`.padStart(7)} ${String(s.skipped).padStart(8)}`);
-console.log(`(skipped: proto-message, checkOnly and unknown-result tests, not counted; ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+if (args.has('verbose'))
+  for (const t of r.results) if (t.outcome === 'fail') console.log(`FAIL ${t.id}: ${t.expr}  -- ${t.detail}`);
+console.log(
+  `${'section'.padEnd(14)} ${'pass'.padStart(5)} ${'tests'.padStart(5)} ${'rate'.padStart(7)} ${'skipped'.padStart(8)}`,
+);
+for (const s of r.sections)
+  console.log(
+    `${s.section.padEnd(14)} ${String(s.pass).padStart(5)} ${String(s.n).padStart(5)} ${`${((100 * s.pass) / s.n).toFixed(1)}%`.padStart(7)} ${String(s.skipped).padStart(8)}`,
+  );
+console.log(
+  `(skipped: proto-message, checkOnly and unknown-result tests, not counted; ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+);
 console.log('\nfailures by cause (cel-set-aside.ts):');
 for (const [label, n] of failureCauses(r)) console.log(`${String(n).padStart(5)}  ${label}`);
 const k = kubeRelevant(r);
-console.log(`\nwithout the set-aside failures kube-apiserver fails too, or a rule cannot meet (the first 4 causes): ${k.pct.toFixed(1)}% of ${k.n} tests`);
+console.log(
+  `\nwithout the set-aside failures kube-apiserver fails too, or a rule cannot meet (the first 4 causes): ${k.pct.toFixed(1)}% of ${k.n} tests`,
+);
 console.log(summaryLine(r));
 
 if (args.has('write-set-aside')) {
@@ -33,7 +57,9 @@ if (args.has('write-set-aside')) {
   const text = setAsideSource(r);
   writeFileSync(path, text);
   const unreviewed = text.match(/reason: "UNREVIEWED"/g)?.length ?? 0;
-  console.log(`\nwrote ${path}: ${r.results.filter((t) => t.outcome === 'fail').length} tests set aside${unreviewed ? `, ${unreviewed} UNREVIEWED: give each its reason` : ''}`);
+  console.log(
+    `\nwrote ${path}: ${r.results.filter((t) => t.outcome === 'fail').length} tests set aside${unreviewed ? `, ${unreviewed} UNREVIEWED: give each its reason` : ''}`,
+  );
 } else if (!only) {
   // As cel-spec.test.ts: a failure not on the list (or a malformed entry) fails; a listed test that passes is only printed.
   const c = checkSetAside(r);

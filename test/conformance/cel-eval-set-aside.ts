@@ -6,11 +6,13 @@ export interface EvalSetAside {
   readonly reason: string;
 }
 
-const QUOTED_FIELDS = 'backtick-quoted field names (a.`b-c`): opt-in in cel-go (EnableIdentEscapeSyntax) and kube does not enable them';
+const QUOTED_FIELDS =
+  'backtick-quoted field names (a.`b-c`): opt-in in cel-go (EnableIdentEscapeSyntax) and kube does not enable them';
 
 const FORMATTING_V1 =
   "kube configures strings version 2, whose format() is cel-go's original formatter (ext/formatting.go); the spec tests the second one (formatting_v2.go, strings version 4)";
-const OFFSET_PAST_END = "kube's cel-go (v0.26) returns -1 for an indexOf/lastIndexOf offset past the string's end; the spec wants an error";
+const OFFSET_PAST_END =
+  "kube's cel-go (v0.26) returns -1 for an indexOf/lastIndexOf offset past the string's end; the spec wants an error";
 
 export const EVAL_SET_ASIDE: readonly EvalSetAside[] = [
   { name: 'fields/quoted_map_fields/field_access_slash', reason: QUOTED_FIELDS },
@@ -21,7 +23,8 @@ export const EVAL_SET_ASIDE: readonly EvalSetAside[] = [
   { name: 'fields/quoted_map_fields/has_field_dot', reason: QUOTED_FIELDS },
   {
     name: 'timestamps/duration_converters/get_milliseconds',
-    reason: "kube's cel-go (v0.26) returns a duration's total milliseconds (time.Duration.Milliseconds()); the spec wants the part below the second",
+    reason:
+      "kube's cel-go (v0.26) returns a duration's total milliseconds (time.Duration.Milliseconds()); the spec wants the part below the second",
   },
   { name: 'string_ext/format/scientific notation formatting clause', reason: FORMATTING_V1 },
   { name: 'string_ext/format/default precision for scientific notation', reason: FORMATTING_V1 },

@@ -11,7 +11,10 @@ describe('cel-spec conformance of cel/ (parser, checker, evaluator)', () => {
     expect(report.sections.map((s) => s.section)).toEqual(EVAL_SECTIONS);
     for (const s of report.sections) expect(s.n, s.section).toBeGreaterThan(0);
     console.log(
-      [...report.sections.map((s) => `${s.section}: ${s.pass}/${s.n}`), `all: ${report.pass}/${report.n} (${((100 * report.pass) / report.n).toFixed(1)}%)`].join('\n'),
+      [
+        ...report.sections.map((s) => `${s.section}: ${s.pass}/${s.n}`),
+        `all: ${report.pass}/${report.n} (${((100 * report.pass) / report.n).toFixed(1)}%)`,
+      ].join('\n'),
     );
   });
 
@@ -21,7 +24,10 @@ describe('cel-spec conformance of cel/ (parser, checker, evaluator)', () => {
     const failing = report.results.filter((t) => t.outcome === 'fail');
     expect(failing.filter((t) => !aside.has(t.id)).map((t) => `${t.id}: ${t.expr} -- ${t.detail ?? ''}`)).toEqual([]);
     const byId = new Map(report.results.map((t) => [t.id, t.outcome]));
-    expect(EVAL_SET_ASIDE.filter((e) => byId.get(e.name) !== 'fail').map((e) => e.name), 'set aside but not failing: trim the list').toEqual([]);
+    expect(
+      EVAL_SET_ASIDE.filter((e) => byId.get(e.name) !== 'fail').map((e) => e.name),
+      'set aside but not failing: trim the list',
+    ).toEqual([]);
     expect(report.pass).toBe(report.n - EVAL_SET_ASIDE.length);
   });
 });

@@ -21,11 +21,51 @@ import { activation, Library, program } from '../../cel/eval.js';
 import { STRINGS_LIBRARY } from '../../cel/kube/strings.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../cel/parser.js';
 import { Source } from '../../cel/source.js';
-import { BoolType, BytesType, DoubleType, DurationType, DynType, IntType, listType, mapType, NullType, StringType, TimestampType, type Type, UintType } from '../../cel/types.js';
-import { CelError, Duration, MapValue, OptionalValue, Timestamp, TypeValue, Uint, type Value } from '../../cel/values.js';
+import {
+  BoolType,
+  BytesType,
+  DoubleType,
+  DurationType,
+  DynType,
+  IntType,
+  listType,
+  mapType,
+  NullType,
+  StringType,
+  TimestampType,
+  type Type,
+  UintType,
+} from '../../cel/types.js';
+import {
+  CelError,
+  Duration,
+  MapValue,
+  OptionalValue,
+  Timestamp,
+  TypeValue,
+  Uint,
+  type Value,
+} from '../../cel/values.js';
 import { type Canon, collect, equal, expected, hex, needsProto, show, Unsupported, unpackWkt } from './cel-spec.js';
 
-export const EVAL_SECTIONS = ['basic', 'comparisons', 'conversions', 'fields', 'fp_math', 'integer_math', 'lists', 'logic', 'macros', 'macros2', 'optionals', 'parse', 'plumbing', 'string', 'string_ext', 'timestamps'];
+export const EVAL_SECTIONS = [
+  'basic',
+  'comparisons',
+  'conversions',
+  'fields',
+  'fp_math',
+  'integer_math',
+  'lists',
+  'logic',
+  'macros',
+  'macros2',
+  'optionals',
+  'parse',
+  'plumbing',
+  'string',
+  'string_ext',
+  'timestamps',
+];
 
 /** The strings extension, for the string_ext section only. */
 const STRINGS = new Library(STRINGS_LIBRARY.functions, STRINGS_LIBRARY.impls);
@@ -37,7 +77,9 @@ function toType(t: PbType | undefined): Type | undefined {
   const k = t?.typeKind;
   switch (k?.case) {
     case 'primitive':
-      return ({ 1: BoolType, 2: IntType, 3: UintType, 4: DoubleType, 5: StringType, 6: BytesType } as Record<number, Type>)[k.value];
+      return (
+        { 1: BoolType, 2: IntType, 3: UintType, 4: DoubleType, 5: StringType, 6: BytesType } as Record<number, Type>
+      )[k.value];
     case 'listType': {
       const e = toType(k.value.elemType);
       return e && listType(e);
@@ -54,7 +96,11 @@ function toType(t: PbType | undefined): Type | undefined {
     case 'wellKnown':
       return ({ 1: DynType, 2: TimestampType, 3: DurationType } as Record<number, Type>)[k.value];
     case 'messageType':
-      return k.value === 'google.protobuf.Timestamp' ? TimestampType : k.value === 'google.protobuf.Duration' ? DurationType : undefined;
+      return k.value === 'google.protobuf.Timestamp'
+        ? TimestampType
+        : k.value === 'google.protobuf.Duration'
+          ? DurationType
+          : undefined;
     default:
       return undefined;
   }
@@ -111,12 +157,17 @@ function canon(v: Value): Canon {
   if (v instanceof Uint8Array) return { k: 'bytes', v: hex(v) };
   if (v instanceof Timestamp || v instanceof Duration) {
     // Protobuf's form: seconds toward zero and nanos of the same sign for durations, nanos in [0, 1e9) for timestamps.
-    const s = v instanceof Timestamp ? (v.nanos >= 0n || v.nanos % NS === 0n ? v.nanos / NS : v.nanos / NS - 1n) : v.nanos / NS;
+    const s =
+      v instanceof Timestamp ? (v.nanos >= 0n || v.nanos % NS === 0n ? v.nanos / NS : v.nanos / NS - 1n) : v.nanos / NS;
     return { k: v instanceof Timestamp ? 'timestamp' : 'duration', s, n: Number(v.nanos - s * NS) };
   }
   if (v instanceof TypeValue) return { k: 'type', v: v.name };
   if (v instanceof OptionalValue) return { k: 'optional', v: v.value === undefined ? null : canon(v.value) };
-  if (v instanceof MapValue) return { k: 'map', v: [...v.pairs()].map(([a, b]) => [canon(a instanceof Uint ? a : a), canon(b)] as [Canon, Canon]) };
+  if (v instanceof MapValue)
+    return {
+      k: 'map',
+      v: [...v.pairs()].map(([a, b]) => [canon(a instanceof Uint ? a : a), canon(b)] as [Canon, Canon]),
+    };
   return { k: 'list', v: (v as readonly Value[]).map(canon) };
 }
 
@@ -141,7 +192,11 @@ function runOne(t: IncrementalTest, section: string): { outcome: Outcome; detail
   let want: Canon | 'error';
   const bindings: Record<string, Value> = {};
   const strings = section === 'string_ext';
-  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false, container: o.container }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS);
+  const env = standardEnv({
+    ...KUBE_CHECKER_OPTIONS,
+    homogeneousAggregateLiterals: false,
+    container: o.container,
+  }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS);
   if (strings) env.addFunctions(...STRINGS_LIBRARY.functions);
   const options = strings ? { library: STRINGS } : {};
   try {
@@ -164,7 +219,8 @@ function runOne(t: IncrementalTest, section: string): { outcome: Outcome; detail
     if (e instanceof Unsupported) return { outcome: 'skip', detail: e.message };
     throw e;
   }
-  const failed = (why: string): { outcome: Outcome; detail?: string } => (want === 'error' ? { outcome: 'pass' } : { outcome: 'fail', detail: why });
+  const failed = (why: string): { outcome: Outcome; detail?: string } =>
+    want === 'error' ? { outcome: 'pass' } : { outcome: 'fail', detail: why };
   const parsed = parse(o.expr, KUBE_PARSER_OPTIONS);
   if (parsed.issues.errors.length > 0) return failed(`parse: ${firstLine(parsed.issues.toDisplayString())}`);
   let prog;
@@ -207,7 +263,17 @@ export function runEvalConformance(sections: readonly string[] = EVAL_SECTIONS):
   });
   const bySection = sections.map((section) => {
     const rs = results.filter((r) => r.section === section);
-    return { section, n: rs.filter((r) => r.outcome !== 'skip').length, pass: rs.filter((r) => r.outcome === 'pass').length, skipped: rs.filter((r) => r.outcome === 'skip').length };
+    return {
+      section,
+      n: rs.filter((r) => r.outcome !== 'skip').length,
+      pass: rs.filter((r) => r.outcome === 'pass').length,
+      skipped: rs.filter((r) => r.outcome === 'skip').length,
+    };
   });
-  return { results, sections: bySection, n: bySection.reduce((a, s) => a + s.n, 0), pass: bySection.reduce((a, s) => a + s.pass, 0) };
+  return {
+    results,
+    sections: bySection,
+    n: bySection.reduce((a, s) => a + s.n, 0),
+    pass: bySection.reduce((a, s) => a + s.pass, 0),
+  };
 }

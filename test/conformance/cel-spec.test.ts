@@ -4,7 +4,15 @@
 // set aside (README, "CEL conformance", says what fails and why). This guards both figures, and
 // that nothing fails but the tests set aside by name in cel-set-aside.ts.
 import { describe, expect, it } from 'vitest';
-import { REGENERATE, SECTIONS, type SetAside, checkSetAside, describeSetAside, kubeRelevant, runConformance } from './cel-spec.js';
+import {
+  REGENERATE,
+  SECTIONS,
+  type SetAside,
+  checkSetAside,
+  describeSetAside,
+  kubeRelevant,
+  runConformance,
+} from './cel-spec.js';
 
 /** The measured pass rate (91.6%) less a margin of about one point. */
 const FLOOR_PCT = 90.5;
@@ -33,7 +41,8 @@ describe('cel-spec conformance (core-language sections a CRD rule uses)', () => 
   it('fails no test but those set aside by name in cel-set-aside.ts (listed ones that pass again are printed)', () => {
     const c = checkSetAside(report);
     // A listed test that passes again, or is gone, does not fail the run: it is printed, to trim the list.
-    if (c.nowPassing.length || c.stale.length) console.warn(describeSetAside({ ...c, unlisted: [], malformed: [] }).join('\n'));
+    if (c.nowPassing.length || c.stale.length)
+      console.warn(describeSetAside({ ...c, unlisted: [], malformed: [] }).join('\n'));
     expect(c.malformed, 'malformed entries in test/conformance/cel-set-aside.ts').toEqual([]);
     expect(
       c.unlisted.map((t) => `${t.id}: ${t.expr} -- ${t.detail ?? ''}`),
@@ -49,7 +58,16 @@ describe('cel-spec conformance (core-language sections a CRD rule uses)', () => 
     expect(c.unlisted.map((t) => t.id)).toContain(failing.id);
     expect(c.nowPassing).toEqual(list);
     expect(c.malformed).toEqual([]);
-    const bad = checkSetAside(report, [...list, ...list, { name: failing.id, reason: 'UNREVIEWED' as SetAside['reason'] }]);
-    expect(bad.malformed).toEqual([`${passing.id}: listed twice`, expect.stringMatching(new RegExp(`^${failing.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown reason "UNREVIEWED"`))]);
+    const bad = checkSetAside(report, [
+      ...list,
+      ...list,
+      { name: failing.id, reason: 'UNREVIEWED' as SetAside['reason'] },
+    ]);
+    expect(bad.malformed).toEqual([
+      `${passing.id}: listed twice`,
+      expect.stringMatching(
+        new RegExp(`^${failing.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown reason "UNREVIEWED"`),
+      ),
+    ]);
   });
 });

@@ -14,7 +14,11 @@
 // `npx vite-node test/conformance/cel-conformance.ts -- --write-set-aside` (REGENERATE below).
 //
 // Run: make cel-conformance (test/conformance/cel-conformance.ts prints the table).
-import { getConformanceSuite, type IncrementalTest, type IncrementalTestSuite } from '@bufbuild/cel-spec/testdata/tests.js';
+import {
+  getConformanceSuite,
+  type IncrementalTest,
+  type IncrementalTestSuite,
+} from '@bufbuild/cel-spec/testdata/tests.js';
 import { getTestRegistry } from '@bufbuild/cel-spec/testdata/registry.js';
 import type { Value } from '@bufbuild/cel-spec/cel/expr/value_pb.js';
 import type { Type } from '@bufbuild/cel-spec/cel/expr/checked_pb.js';
@@ -25,7 +29,23 @@ import { compileExpression } from '../../crd/cel/env.js';
 import { SET_ASIDE } from './cel-set-aside.js';
 
 /** The core-language sections a CRD rule uses (kube enables the strings extension and optionals). */
-export const SECTIONS = ['basic', 'comparisons', 'conversions', 'fields', 'fp_math', 'integer_math', 'lists', 'logic', 'macros', 'optionals', 'parse', 'plumbing', 'string', 'string_ext', 'timestamps'];
+export const SECTIONS = [
+  'basic',
+  'comparisons',
+  'conversions',
+  'fields',
+  'fp_math',
+  'integer_math',
+  'lists',
+  'logic',
+  'macros',
+  'optionals',
+  'parse',
+  'plumbing',
+  'string',
+  'string_ext',
+  'timestamps',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Canonical values, to compare what we return with what the test expects
@@ -46,7 +66,10 @@ export class Unsupported extends Error {}
 const registry = getTestRegistry();
 export const hex = (u8: Uint8Array): string => Buffer.from(u8).toString('hex');
 
-export function unpackWkt(v: Extract<Value['kind'], { case: 'objectValue' }>['value']): { ts?: PbTimestamp; dur?: PbDuration } {
+export function unpackWkt(v: Extract<Value['kind'], { case: 'objectValue' }>['value']): {
+  ts?: PbTimestamp;
+  dur?: PbDuration;
+} {
   const m = anyUnpack(v, registry);
   if (m?.$typeName === 'google.protobuf.Timestamp') return { ts: m as PbTimestamp };
   if (m?.$typeName === 'google.protobuf.Duration') return { dur: m as PbDuration };
@@ -136,13 +159,15 @@ function fromNative(x: unknown): Canon {
   if (x instanceof Duration) return { k: 'duration', s: x.seconds, n: x.nanos };
   if (x instanceof Optional) return { k: 'optional', v: x.hasValue() ? fromNative(x.value()) : null };
   if (Array.isArray(x)) return { k: 'list', v: x.map(fromNative) };
-  if (x instanceof Map) return { k: 'map', v: [...x.entries()].map(([a, b]) => [fromNative(a), fromNative(b)] as [Canon, Canon]) };
+  if (x instanceof Map)
+    return { k: 'map', v: [...x.entries()].map(([a, b]) => [fromNative(a), fromNative(b)] as [Canon, Canon]) };
   if (typeof x === 'object' && x.constructor?.name === 'Type') {
     // The engine spells a few type names its own way; the type is the same.
     const name = (x as { name: string }).name;
     return { k: 'type', v: ENGINE_TYPE_NAMES[name] ?? name };
   }
-  if (typeof x === 'object') return { k: 'map', v: Object.entries(x).map(([a, b]) => [{ k: 'string', v: a }, fromNative(b)] as [Canon, Canon]) };
+  if (typeof x === 'object')
+    return { k: 'map', v: Object.entries(x).map(([a, b]) => [{ k: 'string', v: a }, fromNative(b)] as [Canon, Canon]) };
   throw new Error(`unknown result ${String(x)}`);
 }
 
@@ -184,7 +209,9 @@ function celType(t: Type | undefined): string | undefined {
   const k = t?.typeKind;
   switch (k?.case) {
     case 'primitive':
-      return ({ 1: 'bool', 2: 'int', 3: 'uint', 4: 'double', 5: 'string', 6: 'bytes' } as Record<number, string>)[k.value];
+      return ({ 1: 'bool', 2: 'int', 3: 'uint', 4: 'double', 5: 'string', 6: 'bytes' } as Record<number, string>)[
+        k.value
+      ];
     case 'listType': {
       const e = celType(k.value.elemType);
       return e && `list<${e}>`;
@@ -199,7 +226,9 @@ function celType(t: Type | undefined): string | undefined {
     case 'dyn':
       return 'dyn';
     case 'wellKnown':
-      return ({ 1: 'dyn', 2: 'google.protobuf.Timestamp', 3: 'google.protobuf.Duration' } as Record<number, string>)[k.value];
+      return ({ 1: 'dyn', 2: 'google.protobuf.Timestamp', 3: 'google.protobuf.Duration' } as Record<number, string>)[
+        k.value
+      ];
     case 'messageType':
       if (k.value === 'google.protobuf.Timestamp' || k.value === 'google.protobuf.Duration') return k.value;
       return undefined;
@@ -211,8 +240,11 @@ function celType(t: Type | undefined): string | undefined {
 /** Tests over protobuf messages (TestAllTypes, enums, wrappers): out of a CRD rule's reach. */
 export function needsProto(t: IncrementalTest): boolean {
   const o = t.original;
-  const declared = o.typeEnv.map((d) => (d.declKind.case === 'ident' ? (celType(d.declKind.value.type) ?? 'PROTO') : 'FUNCTION')).join(' ');
-  if (/TestAllTypes|cel\.expr\.conformance|google\.protobuf\.(?!Timestamp|Duration)|PROTO/.test(o.expr + declared)) return true;
+  const declared = o.typeEnv
+    .map((d) => (d.declKind.case === 'ident' ? (celType(d.declKind.value.type) ?? 'PROTO') : 'FUNCTION'))
+    .join(' ');
+  if (/TestAllTypes|cel\.expr\.conformance|google\.protobuf\.(?!Timestamp|Duration)|PROTO/.test(o.expr + declared))
+    return true;
   if (o.container.startsWith('cel.expr.conformance')) return true;
   const walk = (v: Value | undefined): boolean => {
     const k = v?.kind;
@@ -223,7 +255,9 @@ export function needsProto(t: IncrementalTest): boolean {
     if (k.case === 'mapValue') return k.value.entries.some((e) => walk(e.key) || walk(e.value));
     return false;
   };
-  const values: (Value | undefined)[] = Object.values(o.bindings).map((b) => (b.kind.case === 'value' ? b.kind.value : undefined));
+  const values: (Value | undefined)[] = Object.values(o.bindings).map((b) =>
+    b.kind.case === 'value' ? b.kind.value : undefined,
+  );
   if (o.resultMatcher.case === 'value') values.push(o.resultMatcher.value);
   return values.some(walk);
 }
@@ -313,11 +347,22 @@ export function runConformance(sections: readonly string[] = SECTIONS): Conforma
     const name = [...path.slice(1), t.name].join('/');
     const k = (seen.get(`${section}/${name}`) ?? 0) + 1;
     seen.set(`${section}/${name}`, k);
-    return { section, name, id: k === 1 ? `${section}/${name}` : `${section}/${name}#${k}`, expr: t.original.expr, ...runOne(t) };
+    return {
+      section,
+      name,
+      id: k === 1 ? `${section}/${name}` : `${section}/${name}#${k}`,
+      expr: t.original.expr,
+      ...runOne(t),
+    };
   });
   const bySection = sections.map((section) => {
     const rs = results.filter((r) => r.section === section);
-    return { section, n: rs.filter((r) => r.outcome !== 'skip').length, pass: rs.filter((r) => r.outcome === 'pass').length, skipped: rs.filter((r) => r.outcome === 'skip').length };
+    return {
+      section,
+      n: rs.filter((r) => r.outcome !== 'skip').length,
+      pass: rs.filter((r) => r.outcome === 'pass').length,
+      skipped: rs.filter((r) => r.outcome === 'skip').length,
+    };
   });
   const n = bySection.reduce((a, s) => a + s.n, 0);
   const pass = bySection.reduce((a, s) => a + s.pass, 0);
@@ -337,26 +382,47 @@ export function runConformance(sections: readonly string[] = SECTIONS): Conforma
 export const REASONS = {
   'kube-format': {
     kube: true,
-    label: "kube: format() is cel-go's original formatter (kube pins ext.Strings version 2): lists/maps as CEL literals, %d of integers only, %f/%e through the en_US printer (∞, × 10ⁿ)",
+    label:
+      "kube: format() is cel-go's original formatter (kube pins ext.Strings version 2): lists/maps as CEL literals, %d of integers only, %f/%e through the en_US printer (∞, × 10ⁿ)",
   },
-  'kube-duration-milliseconds': { kube: true, label: 'kube: duration.getMilliseconds() is the total, as cel-go (the spec: the part below the second)' },
-  'kube-quoted-fields': { kube: true, label: 'kube: backtick-quoted field names are opt-in in cel-go and kube does not enable them' },
+  'kube-duration-milliseconds': {
+    kube: true,
+    label: 'kube: duration.getMilliseconds() is the total, as cel-go (the spec: the part below the second)',
+  },
+  'kube-quoted-fields': {
+    kube: true,
+    label: 'kube: backtick-quoted field names are opt-in in cel-go and kube does not enable them',
+  },
   unchecked: {
     kube: true,
-    label: 'evaluation without a type check: unbound names as runtime errors, non-bool || and && operands, mixed-type ?: branches, dotted variable names',
+    label:
+      'evaluation without a type check: unbound names as runtime errors, non-bool || and && operands, mixed-type ?: branches, dotted variable names',
   },
-  'engine-parser': { kube: false, label: "engine parser: [?x] and {?k: v} optional entries, raw bytes literals (br'..'), non-ASCII bytes literals, `.99`" },
+  'engine-parser': {
+    kube: false,
+    label:
+      "engine parser: [?x] and {?k: v} optional entries, raw bytes literals (br'..'), non-ASCII bytes literals, `.99`",
+  },
   'engine-has-optionals': {
     kube: false,
-    label: 'engine: has() of a literal or through an optional, optional selection on optional.none() or an empty literal, type(optional)',
+    label:
+      'engine: has() of a literal or through an optional, optional selection on optional.none() or an empty literal, type(optional)',
   },
   'engine-cross-type-numbers': {
     kube: false,
-    label: 'engine: cross-type numbers (1.0 == 1, 2u != 2, [1] == [1.0], dyn(3u) in [3], int64 against a double near 2^63, a uint list index)',
+    label:
+      'engine: cross-type numbers (1.0 == 1, 2u != 2, [1] == [1.0], dyn(3u) in [3], int64 against a double near 2^63, a uint list index)',
   },
   'engine-map-keys': { kube: false, label: 'engine: map literals with duplicate, null or double keys are accepted' },
-  'engine-timestamps': { kube: false, label: 'engine: timestamps are JS Dates (millisecond precision), duration + timestamp' },
-  'engine-other': { kube: false, label: 'other engine gaps: string(bytes) of invalid UTF-8, [].all(e, e > 0) overload clash, exists_one over a map literal' },
+  'engine-timestamps': {
+    kube: false,
+    label: 'engine: timestamps are JS Dates (millisecond precision), duration + timestamp',
+  },
+  'engine-other': {
+    kube: false,
+    label:
+      'other engine gaps: string(bytes) of invalid UTF-8, [].all(e, e > 0) overload clash, exists_one over a map literal',
+  },
 } as const satisfies Record<string, { kube: boolean; label: string }>;
 
 export type Reason = keyof typeof REASONS;
@@ -390,7 +456,10 @@ export function checkSetAside(r: ConformanceReport, list: readonly SetAside[] = 
   const listed = new Map<string, SetAside>();
   const malformed: string[] = [];
   for (const e of list) {
-    if (!isReason(e.reason)) malformed.push(`${e.name}: unknown reason ${JSON.stringify(e.reason)} (one of: ${Object.keys(REASONS).join(', ')})`);
+    if (!isReason(e.reason))
+      malformed.push(
+        `${e.name}: unknown reason ${JSON.stringify(e.reason)} (one of: ${Object.keys(REASONS).join(', ')})`,
+      );
     if (listed.has(e.name)) malformed.push(`${e.name}: listed twice`);
     listed.set(e.name, e);
   }
@@ -409,7 +478,9 @@ export function checkSetAside(r: ConformanceReport, list: readonly SetAside[] = 
 export function describeSetAside(c: SetAsideCheck): string[] {
   const out: string[] = [];
   if (c.unlisted.length) {
-    out.push(`${c.unlisted.length} failing test(s) not on the set-aside list (test/conformance/cel-set-aside.ts): a regression, or a new known failure to list with its reason (${REGENERATE}, then review):`);
+    out.push(
+      `${c.unlisted.length} failing test(s) not on the set-aside list (test/conformance/cel-set-aside.ts): a regression, or a new known failure to list with its reason (${REGENERATE}, then review):`,
+    );
     for (const t of c.unlisted) out.push(`  ${line(t)}`);
   }
   if (c.malformed.length) {
@@ -421,7 +492,9 @@ export function describeSetAside(c: SetAsideCheck): string[] {
     for (const e of c.nowPassing) out.push(`  ${e.name} (${e.reason})`);
   }
   if (c.stale.length) {
-    out.push(`${c.stale.length} set-aside name(s) the run does not have as a counted test (renamed, removed or skipped): trim the list (${REGENERATE}):`);
+    out.push(
+      `${c.stale.length} set-aside name(s) the run does not have as a counted test (renamed, removed or skipped): trim the list (${REGENERATE}):`,
+    );
     for (const e of c.stale) out.push(`  ${e.name} (${e.reason})`);
   }
   return out;
@@ -431,7 +504,8 @@ export function describeSetAside(c: SetAsideCheck): string[] {
 export function failureCauses(r: ConformanceReport, list: readonly SetAside[] = SET_ASIDE): [string, number][] {
   const reasonOf = new Map(list.map((e) => [e.name, e.reason]));
   const counts = new Map<string, number>(Object.values(REASONS).map(({ label }) => [label, 0]));
-  const UNLISTED = 'not on the set-aside list (cel-set-aside.ts) or UNREVIEWED there: a regression, or a failure to list';
+  const UNLISTED =
+    'not on the set-aside list (cel-set-aside.ts) or UNREVIEWED there: a regression, or a failure to list';
   counts.set(UNLISTED, 0);
   for (const t of r.results) {
     if (t.outcome !== 'fail') continue;
@@ -447,7 +521,10 @@ export function failureCauses(r: ConformanceReport, list: readonly SetAside[] = 
  * listed with a `kube: true` reason left out of the count (never a passing test, never an unlisted
  * failure).
  */
-export function kubeRelevant(r: ConformanceReport, list: readonly SetAside[] = SET_ASIDE): { n: number; pass: number; pct: number } {
+export function kubeRelevant(
+  r: ConformanceReport,
+  list: readonly SetAside[] = SET_ASIDE,
+): { n: number; pass: number; pct: number } {
   const kube = new Set(list.filter((e) => isReason(e.reason) && REASONS[e.reason].kube).map((e) => e.name));
   const excluded = r.results.filter((t) => t.outcome === 'fail' && kube.has(t.id)).length;
   const n = r.n - excluded;
@@ -478,7 +555,7 @@ export function setAsideSource(r: ConformanceReport, previous: readonly SetAside
     '//',
     '// which keeps each listed reason, drops what passes now, and adds new failures as UNREVIEWED',
     '// (not a reason: write the right one, after checking the failure is not a regression). Each',
-    '// entry\'s comment is the expression and what the run got, for the reviewer.',
+    "// entry's comment is the expression and what the run got, for the reviewer.",
     "import type { SetAside } from './cel-spec.js';",
     '',
     'export const SET_ASIDE: readonly SetAside[] = [',
@@ -486,7 +563,9 @@ export function setAsideSource(r: ConformanceReport, previous: readonly SetAside
   for (const reason of order) {
     const group = failing.filter((e) => e.reason === reason);
     if (group.length === 0) continue;
-    out.push(`  // ${reason}: ${group.length} (${reason in REASONS ? REASONS[reason as Reason].label : 'new failures: check each, then give it its reason'})`);
+    out.push(
+      `  // ${reason}: ${group.length} (${reason in REASONS ? REASONS[reason as Reason].label : 'new failures: check each, then give it its reason'})`,
+    );
     for (const { t } of group) {
       out.push(`  // ${clip(`${t.expr.replace(/\s*\n\s*/g, ' ')} -- ${t.detail ?? ''}`)}`);
       out.push(`  { name: ${JSON.stringify(t.id)}, reason: ${JSON.stringify(reason)} },`);

@@ -22,7 +22,6 @@ import { eventually } from '../helpers/eventually.js';
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'authentication and authorization');
 
-
 // ---------------------------------------------------------------------------------------------
 // Fixtures
 
@@ -77,7 +76,12 @@ spec:
 `;
 
 const cache = (name: string, namespace: string): string =>
-  JSON.stringify({ apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name, namespace }, spec: { size: 1 } });
+  JSON.stringify({
+    apiVersion: 'cache.example.com/v1',
+    kind: 'Cache',
+    metadata: { name, namespace },
+    spec: { size: 1 },
+  });
 
 /**
  * The lesson's recommendation for a controller of caches: read and write its kind, but no
@@ -103,7 +107,13 @@ subjects:
 - {kind: ServiceAccount, name: ctl, namespace: default}
 `;
 
-const userBinding = (name: string, namespace: string, roleKind: 'Role' | 'ClusterRole', role: string, user: string): string => `
+const userBinding = (
+  name: string,
+  namespace: string,
+  roleKind: 'Role' | 'ClusterRole',
+  role: string,
+  user: string,
+): string => `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: ${name}, namespace: ${namespace}}
@@ -115,7 +125,14 @@ subjects:
 const SA_USER = 'system:serviceaccount:default:ctl';
 
 /** kube's 403 text as kubectl prints it for a namespaced request. */
-const forbidden = (user: string, verb: string, resource: string, group: string, namespace: string, name?: string): string =>
+const forbidden = (
+  user: string,
+  verb: string,
+  resource: string,
+  group: string,
+  namespace: string,
+  name?: string,
+): string =>
   `Error from server (Forbidden): ${group ? `${resource}.${group}` : resource}${name ? ` "${name}"` : ''} is forbidden: ` +
   `User "${user}" cannot ${verb} resource "${resource}" in API group "${group}" in the namespace "${namespace}"`;
 
@@ -124,7 +141,12 @@ const canIRows = (stdout: string): string[] =>
   stdout
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => l.trim().split(/\s{2,}/).join(' | '));
+    .map((l) =>
+      l
+        .trim()
+        .split(/\s{2,}/)
+        .join(' | '),
+    );
 
 /** What a user with no bindings may do in kube 1.33: system:basic-user, system:discovery, system:public-info-viewer. */
 const BASIC_RULES = [
@@ -165,7 +187,8 @@ function writeTokenKubeconfig(server: ServerProcess, path: string, user: string,
 }
 
 /** The claims of a JWT (no verification: the server's answer to the token is the test). */
-const jwtClaims = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+const jwtClaims = (token: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
 
 interface AuditEvent {
   kind: string;
@@ -178,7 +201,14 @@ interface AuditEvent {
   user: { username: string; groups?: string[] };
   impersonatedUser?: { username: string; groups?: string[] };
   userAgent?: string;
-  objectRef?: { resource?: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
+  objectRef?: {
+    resource?: string;
+    namespace?: string;
+    name?: string;
+    apiGroup?: string;
+    apiVersion?: string;
+    subresource?: string;
+  };
   responseStatus?: { code: number };
   requestObject?: Record<string, unknown>;
   responseObject?: Record<string, unknown>;
@@ -204,11 +234,21 @@ for (const version of VERSIONS) {
       writeFileSync(join(scratch, 'tokens.csv'), TOKEN_FILE);
       writeFileSync(join(scratch, 'policy.yaml'), AUDIT_POLICY);
       server = await startServerProcess({
-        args: ['--token-auth-file', join(scratch, 'tokens.csv'), '--audit-policy-file', join(scratch, 'policy.yaml'), '--audit-log-path', auditLog()],
+        args: [
+          '--token-auth-file',
+          join(scratch, 'tokens.csv'),
+          '--audit-policy-file',
+          join(scratch, 'policy.yaml'),
+          '--audit-log-path',
+          auditLog(),
+        ],
       });
       for (const [user, token] of Object.entries(TOKENS)) {
         const path = writeTokenKubeconfig(server, join(scratch, `${user}.kubeconfig`), user, token);
-        users.set(user, kubectlRunner(binary, () => path));
+        users.set(
+          user,
+          kubectlRunner(binary, () => path),
+        );
       }
       // The CRD, established, and the namespaces the topics use (as the admin: system:masters).
       await admin.ok(['apply', '-f', '-'], CACHE_CRD);
@@ -228,7 +268,9 @@ for (const version of VERSIONS) {
       let ctl: KubectlRunner;
 
       beforeAll(async () => {
-        expect(await admin.ok(['create', 'serviceaccount', 'ctl', '-n', 'default'])).toBe('serviceaccount/ctl created\n');
+        expect(await admin.ok(['create', 'serviceaccount', 'ctl', '-n', 'default'])).toBe(
+          'serviceaccount/ctl created\n',
+        );
         expect(await admin.ok(['apply', '-f', '-'], CONTROLLER_RBAC)).toBe(
           'role.rbac.authorization.k8s.io/cache-controller created\nrolebinding.rbac.authorization.k8s.io/cache-controller created\n',
         );
@@ -270,21 +312,55 @@ for (const version of VERSIONS) {
 
       it('the imperative RBAC commands work: create role, rolebinding, clusterrole, clusterrolebinding', async () => {
         // kubectl 1.33 sends these bodies as protobuf; 1.27 as JSON.
-        expect(await admin.ok(['create', 'role', 'cache-reader', '-n', 'default', '--verb=get,list', '--resource=caches.cache.example.com'])).toBe(
-          'role.rbac.authorization.k8s.io/cache-reader created\n',
-        );
-        expect(await admin.ok(['create', 'rolebinding', 'cache-reader', '-n', 'default', '--role=cache-reader', '--serviceaccount=default:ctl'])).toBe(
-          'rolebinding.rbac.authorization.k8s.io/cache-reader created\n',
-        );
-        expect(await admin.ok(['create', 'clusterrole', 'cache-reader', '--verb=get', '--resource=caches.cache.example.com'])).toBe(
-          'clusterrole.rbac.authorization.k8s.io/cache-reader created\n',
-        );
-        expect(await admin.ok(['create', 'clusterrolebinding', 'cache-reader', '--clusterrole=cache-reader', '--user=nobody'])).toBe(
-          'clusterrolebinding.rbac.authorization.k8s.io/cache-reader created\n',
-        );
-        const role = JSON.parse(await admin.ok(['get', 'role', 'cache-reader', '-n', 'default', '-o', 'json'])) as { rules: unknown[] };
-        expect(role.rules).toEqual([{ apiGroups: ['cache.example.com'], resources: ['caches'], verbs: ['get', 'list'] }]);
-        const binding = JSON.parse(await admin.ok(['get', 'rolebinding', 'cache-reader', '-n', 'default', '-o', 'json'])) as { roleRef: unknown; subjects: unknown[] };
+        expect(
+          await admin.ok([
+            'create',
+            'role',
+            'cache-reader',
+            '-n',
+            'default',
+            '--verb=get,list',
+            '--resource=caches.cache.example.com',
+          ]),
+        ).toBe('role.rbac.authorization.k8s.io/cache-reader created\n');
+        expect(
+          await admin.ok([
+            'create',
+            'rolebinding',
+            'cache-reader',
+            '-n',
+            'default',
+            '--role=cache-reader',
+            '--serviceaccount=default:ctl',
+          ]),
+        ).toBe('rolebinding.rbac.authorization.k8s.io/cache-reader created\n');
+        expect(
+          await admin.ok([
+            'create',
+            'clusterrole',
+            'cache-reader',
+            '--verb=get',
+            '--resource=caches.cache.example.com',
+          ]),
+        ).toBe('clusterrole.rbac.authorization.k8s.io/cache-reader created\n');
+        expect(
+          await admin.ok([
+            'create',
+            'clusterrolebinding',
+            'cache-reader',
+            '--clusterrole=cache-reader',
+            '--user=nobody',
+          ]),
+        ).toBe('clusterrolebinding.rbac.authorization.k8s.io/cache-reader created\n');
+        const role = JSON.parse(await admin.ok(['get', 'role', 'cache-reader', '-n', 'default', '-o', 'json'])) as {
+          rules: unknown[];
+        };
+        expect(role.rules).toEqual([
+          { apiGroups: ['cache.example.com'], resources: ['caches'], verbs: ['get', 'list'] },
+        ]);
+        const binding = JSON.parse(
+          await admin.ok(['get', 'rolebinding', 'cache-reader', '-n', 'default', '-o', 'json']),
+        ) as { roleRef: unknown; subjects: unknown[] };
         expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cache-reader' });
         expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'ctl', namespace: 'default' }]);
         await admin.ok(['delete', 'rolebinding,role', 'cache-reader', '-n', 'default']);
@@ -293,10 +369,20 @@ for (const version of VERSIONS) {
 
       it('its kubeconfig can list and patch caches and patch caches/status in default', async () => {
         expect((await ctl.ok(['get', 'caches'])).split('\n')[1]).toMatch(/^c1\s+\d+s$/);
-        expect(await ctl.ok(['patch', 'cache', 'c1', '--type=merge', '-p', '{"spec":{"size":2}}'])).toBe('cache.cache.example.com/c1 patched\n');
-        expect(await ctl.ok(['patch', 'cache', 'c1', '--subresource=status', '--type=merge', '-p', '{"status":{"ready":true}}'])).toBe(
+        expect(await ctl.ok(['patch', 'cache', 'c1', '--type=merge', '-p', '{"spec":{"size":2}}'])).toBe(
           'cache.cache.example.com/c1 patched\n',
         );
+        expect(
+          await ctl.ok([
+            'patch',
+            'cache',
+            'c1',
+            '--subresource=status',
+            '--type=merge',
+            '-p',
+            '{"status":{"ready":true}}',
+          ]),
+        ).toBe('cache.cache.example.com/c1 patched\n');
         const c1 = JSON.parse(await ctl.ok(['get', 'cache', 'c1', '-o', 'json'])) as { spec: unknown; status: unknown };
         expect([c1.spec, c1.status]).toEqual([{ size: 2 }, { ready: true }]);
       });
@@ -312,7 +398,9 @@ for (const version of VERSIONS) {
 
         const create = await ctl.kubectl(['create', '-f', '-'], cache('c9', 'default'));
         expect(create.code).toBe(1);
-        expect(create.stderr).toBe(`${forbidden(SA_USER, 'create', 'caches', 'cache.example.com', 'default').replace('(Forbidden): ', '(Forbidden): error when creating "STDIN": ')}\n`);
+        expect(create.stderr).toBe(
+          `${forbidden(SA_USER, 'create', 'caches', 'cache.example.com', 'default').replace('(Forbidden): ', '(Forbidden): error when creating "STDIN": ')}\n`,
+        );
 
         // A RoleBinding grants in its own namespace only.
         const other = await ctl.kubectl(['get', 'caches', '-n', 'other']);
@@ -338,7 +426,14 @@ for (const version of VERSIONS) {
         const elsewhere = await asSa(['list', 'caches.cache.example.com', '-n', 'other']);
         expect([elsewhere.stdout, elsewhere.code]).toEqual(['no\n', 1]);
         // Impersonating a group: system:masters may do anything.
-        const group = await admin.kubectl(['auth', 'can-i', 'delete', 'caches.cache.example.com', '--as=someone', '--as-group=system:masters']);
+        const group = await admin.kubectl([
+          'auth',
+          'can-i',
+          'delete',
+          'caches.cache.example.com',
+          '--as=someone',
+          '--as-group=system:masters',
+        ]);
         expect([group.stdout, group.code]).toEqual(['yes\n', 0]);
       });
 
@@ -364,7 +459,9 @@ for (const version of VERSIONS) {
         // Not allowed to impersonate, either.
         const imp = await as('bob').kubectl(['get', 'caches', '--as=admin']);
         expect(imp.code).toBe(1);
-        expect(imp.stderr).toBe('Error from server (Forbidden): users "admin" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope\n');
+        expect(imp.stderr).toBe(
+          'Error from server (Forbidden): users "admin" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope\n',
+        );
       });
 
       if (version === '1.27') {
@@ -380,14 +477,26 @@ for (const version of VERSIONS) {
           // PATCH operation, which SelfSubjectReview has none of (in kube too), then looks the kind
           // up among the CRDs, which alice may not list.
           const review = JSON.parse(
-            await as('alice').ok(['create', '--validate=false', '-o', 'json', '-f', '-'], JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' })),
+            await as('alice').ok(
+              ['create', '--validate=false', '-o', 'json', '-f', '-'],
+              JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
+            ),
           ) as { status: { userInfo: unknown } };
-          expect(review.status.userInfo).toEqual({ username: 'alice', uid: 'uid-alice', groups: ['devs', 'system:authenticated'] });
+          expect(review.status.userInfo).toEqual({
+            username: 'alice',
+            uid: 'uid-alice',
+            groups: ['devs', 'system:authenticated'],
+          });
         });
       } else {
         it('whoami shows the admin, a token-file user, the ServiceAccount (with --as) and an impersonated group', async () => {
           const table = await admin.ok(['auth', 'whoami']);
-          expect(canIRows(table)).toEqual(['ATTRIBUTE | VALUE', 'Username | admin', 'UID | uid-admin', 'Groups | [system:masters system:authenticated]']);
+          expect(canIRows(table)).toEqual([
+            'ATTRIBUTE | VALUE',
+            'Username | admin',
+            'UID | uid-admin',
+            'Groups | [system:masters system:authenticated]',
+          ]);
           const alice = JSON.parse(await as('alice').ok(['auth', 'whoami', '-o', 'json'])) as Record<string, unknown>;
           expect(alice).toEqual({
             kind: 'SelfSubjectReview',
@@ -395,12 +504,19 @@ for (const version of VERSIONS) {
             metadata: { creationTimestamp: null },
             status: { userInfo: { username: 'alice', uid: 'uid-alice', groups: ['devs', 'system:authenticated'] } },
           });
-          const sa = JSON.parse(await admin.ok(['auth', 'whoami', '-o', 'json', `--as=${SA_USER}`])) as { status: { userInfo: { username: string } } };
+          const sa = JSON.parse(await admin.ok(['auth', 'whoami', '-o', 'json', `--as=${SA_USER}`])) as {
+            status: { userInfo: { username: string } };
+          };
           expect(sa.status.userInfo.username).toBe(SA_USER);
-          const grouped = JSON.parse(await admin.ok(['auth', 'whoami', '-o', 'json', '--as=someone', '--as-group=g1', '--as-group=g2'])) as {
+          const grouped = JSON.parse(
+            await admin.ok(['auth', 'whoami', '-o', 'json', '--as=someone', '--as-group=g1', '--as-group=g2']),
+          ) as {
             status: { userInfo: unknown };
           };
-          expect(grouped.status.userInfo).toEqual({ username: 'someone', groups: ['g1', 'g2', 'system:authenticated'] });
+          expect(grouped.status.userInfo).toEqual({
+            username: 'someone',
+            groups: ['g1', 'g2', 'system:authenticated'],
+          });
         });
       }
     });
@@ -437,24 +553,31 @@ rules:
             'user "alice" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n',
         );
         // admin has on roles what edit lacks: every verb, listed as kube lists them.
-        expect(r.stderr).toContain('{APIGroups:["rbac.authorization.k8s.io"], Resources:["roles"], Verbs:["create" "delete" "deletecollection" "get" "list" "patch" "update" "watch"]}');
+        expect(r.stderr).toContain(
+          '{APIGroups:["rbac.authorization.k8s.io"], Resources:["roles"], Verbs:["create" "delete" "deletecollection" "get" "list" "patch" "update" "watch"]}',
+        );
         expect((await admin.kubectl(['get', 'rolebinding', 'bob-admin', '-n', 'team-a'])).code).toBe(1);
 
-        expect(await as('alice').ok(['create', '-f', '-'], userBinding('bob-edit', 'team-a', 'ClusterRole', 'edit', 'bob'))).toBe(
-          'rolebinding.rbac.authorization.k8s.io/bob-edit created\n',
-        );
+        expect(
+          await as('alice').ok(['create', '-f', '-'], userBinding('bob-edit', 'team-a', 'ClusterRole', 'edit', 'bob')),
+        ).toBe('rolebinding.rbac.authorization.k8s.io/bob-edit created\n');
       });
 
       it('the admin can grant admin, and bob then holds it', async () => {
         const before = await as('bob').kubectl(['auth', 'can-i', 'create', 'roles', '-n', 'team-a']);
         expect([before.stdout, before.code]).toEqual(['no\n', 1]);
-        expect(await admin.ok(['create', '-f', '-'], grantAdminToBob)).toBe('rolebinding.rbac.authorization.k8s.io/bob-admin created\n');
+        expect(await admin.ok(['create', '-f', '-'], grantAdminToBob)).toBe(
+          'rolebinding.rbac.authorization.k8s.io/bob-admin created\n',
+        );
         const after = await as('bob').kubectl(['auth', 'can-i', 'create', 'roles', '-n', 'team-a']);
         expect([after.stdout, after.code]).toEqual(['yes\n', 0]);
         // Holding admin there, bob may now grant it there himself.
-        expect(await as('bob').ok(['create', '-f', '-'], userBinding('vera-admin', 'team-a', 'ClusterRole', 'admin', 'vera'))).toBe(
-          'rolebinding.rbac.authorization.k8s.io/vera-admin created\n',
-        );
+        expect(
+          await as('bob').ok(
+            ['create', '-f', '-'],
+            userBinding('vera-admin', 'team-a', 'ClusterRole', 'admin', 'vera'),
+          ),
+        ).toBe('rolebinding.rbac.authorization.k8s.io/vera-admin created\n');
       });
     });
 
@@ -470,7 +593,8 @@ rules:
 - {apiGroups: [cache.example.com], resources: [caches], verbs: [get, list, watch]}
 `;
       const CACHES_RULE = { apiGroups: ['cache.example.com'], resources: ['caches'], verbs: ['get', 'list', 'watch'] };
-      const rulesOf = async (role: string): Promise<unknown[]> => (JSON.parse(await admin.ok(['get', 'clusterrole', role, '-o', 'json'])) as { rules?: unknown[] }).rules ?? [];
+      const rulesOf = async (role: string): Promise<unknown[]> =>
+        (JSON.parse(await admin.ok(['get', 'clusterrole', role, '-o', 'json'])) as { rules?: unknown[] }).rules ?? [];
 
       it('a ClusterRole labelled aggregate-to-view joins view (and edit and admin, which aggregate view); a view user can then get caches', async () => {
         await admin.ok(['apply', '-f', '-'], userBinding('vera-view', 'default', 'ClusterRole', 'view', 'vera'));
@@ -478,24 +602,36 @@ rules:
         expect(before.stderr).toBe(`${forbidden('vera', 'get', 'caches', 'cache.example.com', 'default', 'c1')}\n`);
         expect(await rulesOf('view')).not.toContainEqual(CACHES_RULE);
 
-        expect(await admin.ok(['apply', '-f', '-'], CACHES_VIEW)).toBe('clusterrole.rbac.authorization.k8s.io/caches-view created\n');
+        expect(await admin.ok(['apply', '-f', '-'], CACHES_VIEW)).toBe(
+          'clusterrole.rbac.authorization.k8s.io/caches-view created\n',
+        );
         // The aggregation controller runs after the write: poll, as a user would.
-        await eventually('view aggregates caches-view', async () => ((await rulesOf('view')).some((r) => JSON.stringify(r) === JSON.stringify(CACHES_RULE)) ? true : undefined));
+        await eventually('view aggregates caches-view', async () =>
+          (await rulesOf('view')).some((r) => JSON.stringify(r) === JSON.stringify(CACHES_RULE)) ? true : undefined,
+        );
         await eventually('edit and admin aggregate view', async () => {
           const [edit, adm] = [await rulesOf('edit'), await rulesOf('admin')];
-          return [edit, adm].every((rules) => rules.some((r) => JSON.stringify(r) === JSON.stringify(CACHES_RULE))) ? true : undefined;
+          return [edit, adm].every((rules) => rules.some((r) => JSON.stringify(r) === JSON.stringify(CACHES_RULE)))
+            ? true
+            : undefined;
         });
 
         expect(await as('vera').ok(['get', 'cache', 'c1', '-o', 'name'])).toBe('cache.cache.example.com/c1\n');
         expect((await as('vera').ok(['get', 'caches'])).split('\n')[1]).toMatch(/^c1\s+\d+s$/);
         // Only what was aggregated: view still cannot delete, and its binding is still namespaced.
-        expect((await as('vera').kubectl(['delete', 'cache', 'c1'])).stderr).toBe(`${forbidden('vera', 'delete', 'caches', 'cache.example.com', 'default', 'c1')}\n`);
-        expect((await as('vera').kubectl(['get', 'caches', '-n', 'other'])).stderr).toBe(`${forbidden('vera', 'list', 'caches', 'cache.example.com', 'other')}\n`);
+        expect((await as('vera').kubectl(['delete', 'cache', 'c1'])).stderr).toBe(
+          `${forbidden('vera', 'delete', 'caches', 'cache.example.com', 'default', 'c1')}\n`,
+        );
+        expect((await as('vera').kubectl(['get', 'caches', '-n', 'other'])).stderr).toBe(
+          `${forbidden('vera', 'list', 'caches', 'cache.example.com', 'other')}\n`,
+        );
       });
 
       it('deleting the labelled ClusterRole takes its rules out of view again', async () => {
         await admin.ok(['delete', 'clusterrole', 'caches-view']);
-        await eventually('view without caches-view', async () => (!(await rulesOf('view')).some((r) => JSON.stringify(r) === JSON.stringify(CACHES_RULE)) ? true : undefined));
+        await eventually('view without caches-view', async () =>
+          !(await rulesOf('view')).some((r) => JSON.stringify(r) === JSON.stringify(CACHES_RULE)) ? true : undefined,
+        );
         const r = await as('vera').kubectl(['get', 'cache', 'c1']);
         expect(r.stderr).toBe(`${forbidden('vera', 'get', 'caches', 'cache.example.com', 'default', 'c1')}\n`);
       });
@@ -518,11 +654,18 @@ rules:
           const done = all.find((e) => e.stage === 'ResponseComplete' && pick(e));
           return done ? all.filter((e) => e.auditID === done.auditID) : undefined;
         });
-      const kubectlAgent = (e: AuditEvent): boolean => e.userAgent?.startsWith(`kubectl.${version}/`) === true || e.userAgent?.startsWith(`kubectl/v${version}.`) === true;
+      const kubectlAgent = (e: AuditEvent): boolean =>
+        e.userAgent?.startsWith(`kubectl.${version}/`) === true ||
+        e.userAgent?.startsWith(`kubectl/v${version}.`) === true;
 
       it('a configmap create: a RequestReceived and a ResponseComplete line, at RequestResponse with both bodies', async () => {
-        expect(await admin.ok(['create', 'configmap', 'audited', '--from-literal=k=v'])).toBe('configmap/audited created\n');
-        const lines = await stagesOf('the configmap create', (e) => e.verb === 'create' && e.objectRef?.resource === 'configmaps' && e.objectRef.name === 'audited');
+        expect(await admin.ok(['create', 'configmap', 'audited', '--from-literal=k=v'])).toBe(
+          'configmap/audited created\n',
+        );
+        const lines = await stagesOf(
+          'the configmap create',
+          (e) => e.verb === 'create' && e.objectRef?.resource === 'configmaps' && e.objectRef.name === 'audited',
+        );
         expect(lines.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
         const [received, done] = lines as [AuditEvent, AuditEvent];
         expect(received.auditID).toBe(done.auditID);
@@ -541,8 +684,18 @@ rules:
           annotations: { 'authorization.k8s.io/decision': 'allow' },
         });
         // kubectl 1.33 sends this body as protobuf; the log has it as JSON either way.
-        expect(done.requestObject).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'audited' }, data: { k: 'v' } });
-        expect(done.responseObject).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'audited', namespace: 'default' }, data: { k: 'v' } });
+        expect(done.requestObject).toMatchObject({
+          kind: 'ConfigMap',
+          apiVersion: 'v1',
+          metadata: { name: 'audited' },
+          data: { k: 'v' },
+        });
+        expect(done.responseObject).toMatchObject({
+          kind: 'ConfigMap',
+          apiVersion: 'v1',
+          metadata: { name: 'audited', namespace: 'default' },
+          data: { k: 'v' },
+        });
         // The RequestReceived line is written before authorization and the response.
         expect(received.responseStatus).toBeUndefined();
         expect(received.responseObject).toBeUndefined();
@@ -550,7 +703,10 @@ rules:
 
       it('a denied custom resource list: Metadata level (no bodies), 403, decision forbid', async () => {
         expect((await as('bob').kubectl(['get', 'caches', '-n', 'other'])).code).toBe(1);
-        const lines = await stagesOf('bob listing caches', (e) => e.user.username === 'bob' && e.objectRef?.resource === 'caches' && e.objectRef.namespace === 'other');
+        const lines = await stagesOf(
+          'bob listing caches',
+          (e) => e.user.username === 'bob' && e.objectRef?.resource === 'caches' && e.objectRef.namespace === 'other',
+        );
         expect(lines.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
         const done = lines[1]!;
         expect(done).toMatchObject({
@@ -566,18 +722,25 @@ rules:
 
       it("an RBAC allow carries kube's reason; an impersonated request names both users", async () => {
         await as('vera').ok(['get', 'configmaps', '-n', 'team-a']); // vera-admin from topic 3
-        const vera = (await stagesOf('vera listing configmaps', (e) => e.user.username === 'vera' && e.verb === 'list' && e.objectRef?.resource === 'configmaps')).find(
-          (e) => e.stage === 'ResponseComplete',
-        )!;
+        const vera = (
+          await stagesOf(
+            'vera listing configmaps',
+            (e) => e.user.username === 'vera' && e.verb === 'list' && e.objectRef?.resource === 'configmaps',
+          )
+        ).find((e) => e.stage === 'ResponseComplete')!;
         expect(vera.annotations).toEqual({
           'authorization.k8s.io/decision': 'allow',
-          'authorization.k8s.io/reason': 'RBAC: allowed by RoleBinding "vera-admin/team-a" of ClusterRole "admin" to User "vera"',
+          'authorization.k8s.io/reason':
+            'RBAC: allowed by RoleBinding "vera-admin/team-a" of ClusterRole "admin" to User "vera"',
         });
 
         await admin.ok(['get', 'caches', '-n', 'default', `--as=${SA_USER}`]);
-        const imp = (await stagesOf('the impersonated list', (e) => e.impersonatedUser?.username === SA_USER && e.objectRef?.resource === 'caches')).find(
-          (e) => e.stage === 'ResponseComplete',
-        )!;
+        const imp = (
+          await stagesOf(
+            'the impersonated list',
+            (e) => e.impersonatedUser?.username === SA_USER && e.objectRef?.resource === 'caches',
+          )
+        ).find((e) => e.stage === 'ResponseComplete')!;
         expect(imp.user.username).toBe('admin');
         expect(imp.impersonatedUser).toMatchObject({ username: SA_USER });
         expect(imp.responseStatus?.code).toBe(200);
@@ -590,14 +753,22 @@ rules:
         expect(typeof id).toBe('string');
         const lines = await stagesOf('the request by Audit-ID', (e) => e.auditID === id);
         expect(lines.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
-        expect(lines[1]).toMatchObject({ verb: 'get', level: 'RequestResponse', responseStatus: { code: 200 }, responseObject: { metadata: { name: 'audited' } } });
+        expect(lines[1]).toMatchObject({
+          verb: 'get',
+          level: 'RequestResponse',
+          responseStatus: { code: 200 },
+          responseObject: { metadata: { name: 'audited' } },
+        });
 
-        const mine = await server.request('/api/v1/namespaces/default/configmaps/audited', { headers: { 'audit-id': 'my-trace-0001' } });
+        const mine = await server.request('/api/v1/namespaces/default/configmaps/audited', {
+          headers: { 'audit-id': 'my-trace-0001' },
+        });
         expect(mine.headers['audit-id']).toBe('my-trace-0001');
-        expect((await stagesOf('the request with the client Audit-ID', (e) => e.auditID === 'my-trace-0001')).map((e) => e.stage)).toEqual([
-          'RequestReceived',
-          'ResponseComplete',
-        ]);
+        expect(
+          (await stagesOf('the request with the client Audit-ID', (e) => e.auditID === 'my-trace-0001')).map(
+            (e) => e.stage,
+          ),
+        ).toEqual(['RequestReceived', 'ResponseComplete']);
       });
     });
   });

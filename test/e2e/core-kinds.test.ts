@@ -16,7 +16,6 @@ import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'core kinds');
 
-
 const LEASE = `
 apiVersion: coordination.k8s.io/v1
 kind: Lease
@@ -51,7 +50,8 @@ for (const version of VERSIONS) {
       expect(r.stderr, `kubectl ${args.join(' ')}`).toBe('');
       return r.stdout;
     };
-    const getJson = async (kind: string, name: string): Promise<Obj> => JSON.parse(await ok(['get', kind, name, '-o', 'json'])) as Obj;
+    const getJson = async (kind: string, name: string): Promise<Obj> =>
+      JSON.parse(await ok(['get', kind, name, '-o', 'json'])) as Obj;
 
     beforeAll(async () => {
       server = await startServerProcess();
@@ -74,31 +74,47 @@ for (const version of VERSIONS) {
 
       expect(await ok(['patch', 'configmap', 'x', '-p', '{"data":{"c":"d"}}'])).toBe('configmap/x patched\n');
       expect((await getJson('configmap', 'x')).data).toEqual({ a: 'b', c: 'd' });
-      expect(await ok(['patch', 'configmap', 'x', '--type=merge', '-p', '{"data":{"c":null}}'])).toBe('configmap/x patched\n');
+      expect(await ok(['patch', 'configmap', 'x', '--type=merge', '-p', '{"data":{"c":null}}'])).toBe(
+        'configmap/x patched\n',
+      );
       expect((await getJson('configmap', 'x')).data).toEqual({ a: 'b' });
 
-      const applied = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', labels: { v: '1' } }, data: { k: 'v1' } });
+      const applied = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'applied', labels: { v: '1' } },
+        data: { k: 'v1' },
+      });
       expect(await ok(['apply', '-f', '-'], applied)).toBe('configmap/applied created\n');
       expect(await ok(['apply', '-f', '-'], applied.replace('"v1"}', '"v2"}'))).toBe('configmap/applied configured\n');
       expect((await getJson('configmap', 'applied')).data).toEqual({ k: 'v2' });
-      expect(await ok(['apply', '--server-side', '-f', '-'], applied.replace('"v1"}', '"v3"}'))).toBe('configmap/applied serverside-applied\n');
+      expect(await ok(['apply', '--server-side', '-f', '-'], applied.replace('"v1"}', '"v3"}'))).toBe(
+        'configmap/applied serverside-applied\n',
+      );
       expect((await getJson('configmap', 'applied')).data).toEqual({ k: 'v3' });
 
       // A file that is not UTF-8 goes to binaryData (field 3 of kubectl 1.33's protobuf body).
       const dir = mkdtempSync(join(tmpdir(), 'core-kinds-'));
       writeFileSync(join(dir, 'blob'), Buffer.from([0xff, 0x00, 0x01]));
-      expect(await ok(['create', 'configmap', 'bin', `--from-file=${join(dir, 'blob')}`])).toBe('configmap/bin created\n');
+      expect(await ok(['create', 'configmap', 'bin', `--from-file=${join(dir, 'blob')}`])).toBe(
+        'configmap/bin created\n',
+      );
       rmSync(dir, { recursive: true });
       const bin = (await getJson('cm', 'bin')) as Obj & { binaryData?: Record<string, string> };
       expect([bin.data, bin.binaryData]).toEqual([undefined, { blob: '/wAB' }]);
       expect((await ok(['get', 'cm', 'bin'])).split('\n')[1]).toMatch(/^bin\s+1\s+\d+s$/);
 
       // kube's 422, as kubectl prints it (`create configmap` checks keys itself, `create -f` does not).
-      const bad = await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad' }, data: { '..': 'c' } }));
+      const bad = await kubectl(
+        ['create', '-f', '-'],
+        JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad' }, data: { '..': 'c' } }),
+      );
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toContain(`The ConfigMap "bad" is invalid: data[..]: Invalid value: "..": must not be '..'`);
 
-      expect(await ok(['delete', 'configmap', 'x', 'applied', 'bin'])).toBe('configmap "x" deleted\nconfigmap "applied" deleted\nconfigmap "bin" deleted\n');
+      expect(await ok(['delete', 'configmap', 'x', 'applied', 'bin'])).toBe(
+        'configmap "x" deleted\nconfigmap "applied" deleted\nconfigmap "bin" deleted\n',
+      );
       expect((await kubectl(['get', 'cm', 'x'])).stderr).toContain('configmaps "x" not found');
     });
 
@@ -121,16 +137,37 @@ for (const version of VERSIONS) {
       expect(patched.data).toEqual({ p: Buffer.from('q').toString('base64'), r: Buffer.from('st').toString('base64') });
       expect(Object.keys(patched)).not.toContain('stringData');
 
-      const tls = await kubectl(['create', 'secret', 'generic', 'tls', '--type=kubernetes.io/tls', '--from-literal=tls.crt=x']);
+      const tls = await kubectl([
+        'create',
+        'secret',
+        'generic',
+        'tls',
+        '--type=kubernetes.io/tls',
+        '--from-literal=tls.crt=x',
+      ]);
       expect(tls.code).not.toBe(0);
       expect(tls.stderr).toContain('Secret "tls" is invalid: data[tls.key]: Required value');
 
       // A typed secret with its required, JSON-checked key.
-      expect(await ok(['create', 'secret', 'docker-registry', 'reg', '--docker-server=r.example.com', '--docker-username=u', '--docker-password=p'])).toBe('secret/reg created\n');
+      expect(
+        await ok([
+          'create',
+          'secret',
+          'docker-registry',
+          'reg',
+          '--docker-server=r.example.com',
+          '--docker-username=u',
+          '--docker-password=p',
+        ]),
+      ).toBe('secret/reg created\n');
       const reg = await getJson('secret', 'reg');
       expect(reg.type).toBe('kubernetes.io/dockerconfigjson');
-      expect(JSON.parse(Buffer.from(reg.data?.['.dockerconfigjson'] ?? '', 'base64').toString())).toMatchObject({ auths: { 'r.example.com': { username: 'u', password: 'p' } } });
-      expect(await ok(['get', 'secrets', '--field-selector', 'type=kubernetes.io/dockerconfigjson', '-o', 'name'])).toBe('secret/reg\n');
+      expect(JSON.parse(Buffer.from(reg.data?.['.dockerconfigjson'] ?? '', 'base64').toString())).toMatchObject({
+        auths: { 'r.example.com': { username: 'u', password: 'p' } },
+      });
+      expect(
+        await ok(['get', 'secrets', '--field-selector', 'type=kubernetes.io/dockerconfigjson', '-o', 'name']),
+      ).toBe('secret/reg\n');
       expect(await ok(['delete', 'secret', 'reg'])).toBe('secret "reg" deleted\n');
 
       expect(await ok(['get', 'secrets', '--field-selector', 'type=Opaque', '-o', 'name'])).toBe('secret/s\n');
@@ -147,16 +184,27 @@ for (const version of VERSIONS) {
       expect(described).toMatch(/^Name:\s+sa1$/m);
       expect(described).toMatch(/^Image pull secrets:\s+<none>$/m);
 
-      expect(await ok(['patch', 'sa', 'sa1', '-p', '{"secrets":[{"name":"tok"}],"imagePullSecrets":[{"name":"pull"}]}'])).toBe('serviceaccount/sa1 patched\n');
+      expect(
+        await ok(['patch', 'sa', 'sa1', '-p', '{"secrets":[{"name":"tok"}],"imagePullSecrets":[{"name":"pull"}]}']),
+      ).toBe('serviceaccount/sa1 patched\n');
       const patched = await getJson('sa', 'sa1');
-      expect([patched.secrets, (patched as { imagePullSecrets?: unknown }).imagePullSecrets]).toEqual([[{ name: 'tok' }], [{ name: 'pull' }]]);
+      expect([patched.secrets, (patched as { imagePullSecrets?: unknown }).imagePullSecrets]).toEqual([
+        [{ name: 'tok' }],
+        [{ name: 'pull' }],
+      ]);
       expect((await ok(['get', 'sa', 'sa1'])).split('\n')[1]).toMatch(/^sa1\s+1\s+\d+s$/);
 
-      const applied = JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa1', labels: { app: 'x' } } });
+      const applied = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'sa1', labels: { app: 'x' } },
+      });
       // Created without apply: kubectl warns and patches, as against kube.
       const r = await kubectl(['apply', '-f', '-'], applied);
       expect([r.code, r.stdout]).toEqual([0, 'serviceaccount/sa1 configured\n']);
-      expect(r.stderr).toMatch(/^Warning: resource serviceaccounts\/sa1 is missing the kubectl.kubernetes.io\/last-applied-configuration annotation/);
+      expect(r.stderr).toMatch(
+        /^Warning: resource serviceaccounts\/sa1 is missing the kubectl.kubernetes.io\/last-applied-configuration annotation/,
+      );
       expect((await getJson('sa', 'sa1')).metadata.labels).toEqual({ app: 'x' });
 
       expect(await ok(['delete', 'sa', 'sa1'])).toBe('serviceaccount "sa1" deleted\n');
@@ -180,14 +228,26 @@ for (const version of VERSIONS) {
       expect(described).toMatch(/^Name:\s+leader$/m);
       expect(described).toMatch(/^\s+Holder Identity:\s+node-a$/m);
 
-      expect(await ok(['patch', 'lease', 'leader', '--type=merge', '-p', '{"spec":{"holderIdentity":"node-b","leaseTransitions":2}}'])).toBe(
-        'lease.coordination.k8s.io/leader patched\n',
-      );
+      expect(
+        await ok([
+          'patch',
+          'lease',
+          'leader',
+          '--type=merge',
+          '-p',
+          '{"spec":{"holderIdentity":"node-b","leaseTransitions":2}}',
+        ]),
+      ).toBe('lease.coordination.k8s.io/leader patched\n');
       expect((await ok(['get', 'lease', 'leader'])).split('\n')[1]).toMatch(/^leader\s+node-b\s+\d+s$/);
-      expect(await ok(['apply', '-f', '-'], LEASE.replace('node-a', 'node-c'))).toBe('lease.coordination.k8s.io/leader configured\n');
+      expect(await ok(['apply', '-f', '-'], LEASE.replace('node-a', 'node-c'))).toBe(
+        'lease.coordination.k8s.io/leader configured\n',
+      );
       expect((await getJson('lease', 'leader')).spec?.['holderIdentity']).toBe('node-c');
 
-      const bad = await kubectl(['apply', '-f', '-'], LEASE.replace('name: leader', 'name: bad').replace('leaseDurationSeconds: 15', 'leaseDurationSeconds: -1'));
+      const bad = await kubectl(
+        ['apply', '-f', '-'],
+        LEASE.replace('name: leader', 'name: bad').replace('leaseDurationSeconds: 15', 'leaseDurationSeconds: -1'),
+      );
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toContain('spec.leaseDurationSeconds: Invalid value: -1: must be greater than 0');
 

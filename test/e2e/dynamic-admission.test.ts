@@ -20,7 +20,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'dynamic admission');
 
-
 const CRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -54,7 +53,13 @@ spec:
 `;
 
 /** A webhook configuration of `kind` with one webhook calling `path` on the test's webhook server for widgets. */
-const webhookConfiguration = (kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration', name: string, path: string, url: string, caBundle: string): string => `
+const webhookConfiguration = (
+  kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration',
+  name: string,
+  path: string,
+  url: string,
+  caBundle: string,
+): string => `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ${kind}
 metadata:
@@ -126,12 +131,19 @@ function answer(path: string, request: Json): Json {
       // Reason Forbidden, as controller-runtime's admission.Denied sends it: kubectl prints the
       // reason in its `Error from server (Forbidden): ...` (without one, kube and kubectl print
       // `Error from server: ...`).
-      return (object['spec']?.['size'] ?? 0) > 5 ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'size over 5' } } : { allowed: true };
+      return (object['spec']?.['size'] ?? 0) > 5
+        ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'size over 5' } }
+        : { allowed: true };
     case '/add-label': {
       const op = object['metadata']['labels']
         ? { op: 'add', path: '/metadata/labels/mutated', value: 'yes' }
         : { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } };
-      return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([op])).toString('base64'), warnings: ['labelled by the webhook'] };
+      return {
+        allowed: true,
+        patchType: 'JSONPatch',
+        patch: Buffer.from(JSON.stringify([op])).toString('base64'),
+        warnings: ['labelled by the webhook'],
+      };
     }
     default:
       return { allowed: false, status: { code: 404, message: `no webhook at ${path}` } };
@@ -162,9 +174,18 @@ for (const version of VERSIONS) {
       });
 
     beforeAll(async () => {
-      [server, webhook] = await Promise.all([startServerProcess({ args: ['--log-level', 'warn'] }), startAdmissionWebhook(answer)]);
-      expect(await ok(['apply', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.adm.example.com created\n');
-      await eventually('widgets served', async () => ((await kubectl(['get', 'widgets'])).code === 0 ? true : undefined), 20_000);
+      [server, webhook] = await Promise.all([
+        startServerProcess({ args: ['--log-level', 'warn'] }),
+        startAdmissionWebhook(answer),
+      ]);
+      expect(await ok(['apply', '-f', '-'], CRD)).toBe(
+        'customresourcedefinition.apiextensions.k8s.io/widgets.adm.example.com created\n',
+      );
+      await eventually(
+        'widgets served',
+        async () => ((await kubectl(['get', 'widgets'])).code === 0 ? true : undefined),
+        20_000,
+      );
     });
     afterAll(async () => {
       await server?.stop();
@@ -173,8 +194,16 @@ for (const version of VERSIONS) {
 
     it("a ValidatingWebhookConfiguration: kubectl apply of a widget over the limit is refused with kube's text", async () => {
       cleanUp('validatingwebhookconfiguration', 'deny-big');
-      const config = webhookConfiguration('ValidatingWebhookConfiguration', 'deny-big', '/deny-big', webhook.url, webhook.caBundle);
-      expect(await ok(['apply', '-f', '-'], config)).toBe('validatingwebhookconfiguration.admissionregistration.k8s.io/deny-big created\n');
+      const config = webhookConfiguration(
+        'ValidatingWebhookConfiguration',
+        'deny-big',
+        '/deny-big',
+        webhook.url,
+        webhook.caBundle,
+      );
+      expect(await ok(['apply', '-f', '-'], config)).toBe(
+        'validatingwebhookconfiguration.admissionregistration.k8s.io/deny-big created\n',
+      );
 
       // Applied once the server's informer has it: until then a big widget still goes through.
       const refused = await eventually('the webhook refusing', async () => {
@@ -208,16 +237,34 @@ for (const version of VERSIONS) {
       expect(table[0]).toMatch(/^NAME\s+WEBHOOKS\s+AGE$/);
       expect(table.slice(1)).toEqual([expect.stringMatching(/^deny-big\s+1\s+\d+s$/)]);
       const stored = parseYaml(await ok(['get', 'validatingwebhookconfiguration', 'deny-big', '-o', 'yaml'])) as Json;
-      expect(stored['webhooks'][0]).toMatchObject({ failurePolicy: 'Fail', matchPolicy: 'Equivalent', timeoutSeconds: 10, namespaceSelector: {}, objectSelector: {} });
+      expect(stored['webhooks'][0]).toMatchObject({
+        failurePolicy: 'Fail',
+        matchPolicy: 'Equivalent',
+        timeoutSeconds: 10,
+        namespaceSelector: {},
+        objectSelector: {},
+      });
 
-      expect(await ok(['delete', 'validatingwebhookconfiguration', 'deny-big'])).toBe('validatingwebhookconfiguration.admissionregistration.k8s.io "deny-big" deleted\n');
-      await eventually('the webhook gone', async () => ((await kubectl(['apply', '-f', '-'], widget(fresh('big'), 9))).code === 0 ? true : undefined));
+      expect(await ok(['delete', 'validatingwebhookconfiguration', 'deny-big'])).toBe(
+        'validatingwebhookconfiguration.admissionregistration.k8s.io "deny-big" deleted\n',
+      );
+      await eventually('the webhook gone', async () =>
+        (await kubectl(['apply', '-f', '-'], widget(fresh('big'), 9))).code === 0 ? true : undefined,
+      );
     });
 
     it('a MutatingWebhookConfiguration: the label it adds is in `kubectl get -o yaml`, and its warning on stderr', async () => {
       cleanUp('mutatingwebhookconfiguration', 'add-label');
-      const config = webhookConfiguration('MutatingWebhookConfiguration', 'add-label', '/add-label', webhook.url, webhook.caBundle);
-      expect(await ok(['apply', '-f', '-'], config)).toBe('mutatingwebhookconfiguration.admissionregistration.k8s.io/add-label created\n');
+      const config = webhookConfiguration(
+        'MutatingWebhookConfiguration',
+        'add-label',
+        '/add-label',
+        webhook.url,
+        webhook.caBundle,
+      );
+      expect(await ok(['apply', '-f', '-'], config)).toBe(
+        'mutatingwebhookconfiguration.admissionregistration.k8s.io/add-label created\n',
+      );
 
       const name = await eventually('the webhook labelling', async () => {
         const candidate = fresh('labelled');
@@ -225,7 +272,10 @@ for (const version of VERSIONS) {
         if (r.code !== 0) throw new Error(r.stderr);
         return r.stderr === '' ? undefined : { candidate, r };
       });
-      expect([name.r.stdout, name.r.stderr]).toEqual([`widget.adm.example.com/${name.candidate} created\n`, 'Warning: labelled by the webhook\n']);
+      expect([name.r.stdout, name.r.stderr]).toEqual([
+        `widget.adm.example.com/${name.candidate} created\n`,
+        'Warning: labelled by the webhook\n',
+      ]);
       const got = parseYaml(await ok(['get', 'widget', name.candidate, '-o', 'yaml'])) as Json;
       expect(got['metadata']['labels']).toEqual({ mutated: 'yes' });
       expect(got['spec']).toEqual({ size: 1 });
@@ -234,14 +284,22 @@ for (const version of VERSIONS) {
       expect(table[0]).toMatch(/^NAME\s+WEBHOOKS\s+AGE$/);
       expect(table.slice(1)).toEqual([expect.stringMatching(/^add-label\s+1\s+\d+s$/)]);
 
-      expect(await ok(['delete', 'mutatingwebhookconfiguration', 'add-label'])).toBe('mutatingwebhookconfiguration.admissionregistration.k8s.io "add-label" deleted\n');
-      await eventually('the webhook gone', async () => ((await kubectl(['apply', '-f', '-'], widget(fresh('plain'), 1))).stderr === '' ? true : undefined));
+      expect(await ok(['delete', 'mutatingwebhookconfiguration', 'add-label'])).toBe(
+        'mutatingwebhookconfiguration.admissionregistration.k8s.io "add-label" deleted\n',
+      );
+      await eventually('the webhook gone', async () =>
+        (await kubectl(['apply', '-f', '-'], widget(fresh('plain'), 1))).stderr === '' ? true : undefined,
+      );
     });
 
     it("a ValidatingAdmissionPolicy with a param ConfigMap: Deny with kubectl's error text, then Warn", async () => {
       expect(await ok(['apply', '-f', '-'], LIMITS)).toBe('configmap/widget-limits created\n');
-      expect(await ok(['apply', '-f', '-'], POLICY)).toBe('validatingadmissionpolicy.admissionregistration.k8s.io/widget-size created\n');
-      expect(await ok(['apply', '-f', '-'], binding('Deny'))).toBe('validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default created\n');
+      expect(await ok(['apply', '-f', '-'], POLICY)).toBe(
+        'validatingadmissionpolicy.admissionregistration.k8s.io/widget-size created\n',
+      );
+      expect(await ok(['apply', '-f', '-'], binding('Deny'))).toBe(
+        'validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default created\n',
+      );
 
       const denied = await eventually('the policy denying', async () => {
         const name = fresh('too-big');
@@ -261,10 +319,14 @@ for (const version of VERSIONS) {
       expect(policies.slice(1)).toEqual([expect.stringMatching(/^widget-size\s+1\s+v1\/ConfigMap\s+\d+s$/)]);
       const bindings = (await ok(['get', 'validatingadmissionpolicybindings'])).trimEnd().split('\n');
       expect(bindings[0]).toMatch(/^NAME\s+POLICYNAME\s+PARAMREF\s+AGE$/);
-      expect(bindings.slice(1)).toEqual([expect.stringMatching(/^widget-size-default\s+widget-size\s+default\/widget-limits\s+\d+s$/)]);
+      expect(bindings.slice(1)).toEqual([
+        expect.stringMatching(/^widget-size-default\s+widget-size\s+default\/widget-limits\s+\d+s$/),
+      ]);
 
       // Warn: the same widget is created, and kubectl prints the policy's warning.
-      expect(await ok(['apply', '-f', '-'], binding('Warn'))).toBe('validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default configured\n');
+      expect(await ok(['apply', '-f', '-'], binding('Warn'))).toBe(
+        'validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default configured\n',
+      );
       const warned = await eventually('the policy warning', async () => {
         const name = fresh('warned');
         const r = await kubectl(['apply', '-f', '-'], widget(name, 8));
@@ -277,13 +339,17 @@ for (const version of VERSIONS) {
       expect((parseYaml(await ok(['get', 'widget', warned.name, '-o', 'yaml'])) as Json)['spec']).toEqual({ size: 8 });
 
       // A lower limit in the ConfigMap applies to the next request, without touching the policy.
-      expect(await ok(['apply', '-f', '-'], binding('Deny'))).toBe('validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default configured\n');
-      expect(await ok(['apply', '-f', '-'], LIMITS.replace('max: "3"', 'max: "2"'))).toBe('configmap/widget-limits configured\n');
+      expect(await ok(['apply', '-f', '-'], binding('Deny'))).toBe(
+        'validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default configured\n',
+      );
+      expect(await ok(['apply', '-f', '-'], LIMITS.replace('max: "3"', 'max: "2"'))).toBe(
+        'configmap/widget-limits configured\n',
+      );
       const lowered = await eventually('the lower limit', async () => {
         const r = await kubectl(['apply', '-f', '-'], widget(fresh('three'), 3));
         return r.code === 0 ? undefined : r;
       });
-      expect(lowered.stderr).toContain("denied request: size 3 is over 2\n");
+      expect(lowered.stderr).toContain('denied request: size 3 is over 2\n');
     });
   });
 }

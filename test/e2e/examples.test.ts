@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { type CommandResult, REPO_ROOT, type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import {
+  type CommandResult,
+  REPO_ROOT,
+  type ServerProcess,
+  run,
+  startServerProcess,
+} from '../helpers/server-process.js';
 import { findKubectl } from '../helpers/kubectl.js';
 
 const EXAMPLES = join(REPO_ROOT, 'examples');
@@ -47,10 +53,13 @@ function labLines(): LabLine[] {
   const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const block = blocks.find((b) => /^kubectl /m.test(b));
   if (!block) throw new Error('examples/README.md has no sh block with kubectl lines');
-  return block.split('\n').filter((l) => l.startsWith('kubectl ')).map((line) => {
-    const { words, comment } = shellWords(line);
-    return { line, args: words.slice(1), fails: /^(refused|no)\b/.test(comment) };
-  });
+  return block
+    .split('\n')
+    .filter((l) => l.startsWith('kubectl '))
+    .map((line) => {
+      const { words, comment } = shellWords(line);
+      return { line, args: words.slice(1), fails: /^(refused|no)\b/.test(comment) };
+    });
 }
 
 describe('examples/ with kubectl 1.33', () => {
@@ -76,8 +85,11 @@ describe('examples/ with kubectl 1.33', () => {
 
   it('every example file is YAML kubectl can read, and the README names them all', () => {
     const readme = readFileSync(join(EXAMPLES, 'README.md'), 'utf8');
-    for (const f of ['namespace.yaml', 'cache-crd.yaml', 'caches.yaml', 'controller-rbac.yaml', 'controller.mjs']) expect(readme).toContain(`\`${f}\``);
-    const crd = parseYaml(readFileSync(join(EXAMPLES, 'cache-crd.yaml'), 'utf8')) as { spec: { group: string; names: { kind: string }; versions: { subresources: Record<string, unknown> }[] } };
+    for (const f of ['namespace.yaml', 'cache-crd.yaml', 'caches.yaml', 'controller-rbac.yaml', 'controller.mjs'])
+      expect(readme).toContain(`\`${f}\``);
+    const crd = parseYaml(readFileSync(join(EXAMPLES, 'cache-crd.yaml'), 'utf8')) as {
+      spec: { group: string; names: { kind: string }; versions: { subresources: Record<string, unknown> }[] };
+    };
     expect(crd.spec.group).toBe('cache.example.com');
     expect(crd.spec.names.kind).toBe('Cache');
     expect(Object.keys(crd.spec.versions[0]!.subresources).sort()).toEqual(['scale', 'status']);
@@ -87,7 +99,11 @@ describe('examples/ with kubectl 1.33', () => {
   it("runs examples/README.md's lab, line by line: each succeeds, or fails where it says so", async () => {
     if (!kubectl133.binary) expect.fail(kubectl133.problem);
     for (const { line, args, fails } of lines) {
-      const r = await run(kubectl133.binary, ['--kubeconfig', server.kubeconfigPath, ...args.map((a) => a.replace(/^examples\//, `${EXAMPLES}/`))], { timeoutMs: 45_000 });
+      const r = await run(
+        kubectl133.binary,
+        ['--kubeconfig', server.kubeconfigPath, ...args.map((a) => a.replace(/^examples\//, `${EXAMPLES}/`))],
+        { timeoutMs: 45_000 },
+      );
       results.set(line, r);
       if (fails) expect(r.code, `${line}\nshould fail; printed:\n${r.stdout}${r.stderr}`).not.toBe(0);
       else expect(r.code, `${line}\nexited ${r.code}:\n${r.stdout}${r.stderr}`).toBe(0);
@@ -95,7 +111,11 @@ describe('examples/ with kubectl 1.33', () => {
   }, 300_000);
 
   it('prints what the README shows', () => {
-    const table = (r: CommandResult) => r.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+    const table = (r: CommandResult) =>
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/));
     expect(table(resultOf('kubectl get caches ')).map((row) => row.slice(0, -1))).toEqual([
       ['NAME', 'SIZE', 'READY'],
       ['pages', '2'],
@@ -110,12 +130,17 @@ describe('examples/ with kubectl 1.33', () => {
     ]);
     expect(resultOf('kubectl get cache tiny ').stdout).toBe('memcached:1.6');
     expect(resultOf('kubectl explain cache.spec').stdout).toContain('How many cache instances to run.');
-    expect(resultOf('kubectl scale cache/sessions -n cache-demo --replicas=5').stdout.trim()).toBe('cache.cache.example.com/sessions scaled');
+    expect(resultOf('kubectl scale cache/sessions -n cache-demo --replicas=5').stdout.trim()).toBe(
+      'cache.cache.example.com/sessions scaled',
+    );
     expect(resultOf('kubectl scale cache/sessions -n cache-demo --replicas=11').stderr.trim()).toBe(
       'The Cache "sessions" is invalid: spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10',
     );
     expect(resultOf('kubectl patch cache/sessions').stdout.trim()).toBe('cache.cache.example.com/sessions patched');
-    expect(table(resultOf('kubectl get cache sessions ')).map((row) => row.slice(0, -1))).toEqual([['NAME', 'SIZE', 'READY'], ['sessions', '5', '5']]);
+    expect(table(resultOf('kubectl get cache sessions ')).map((row) => row.slice(0, -1))).toEqual([
+      ['NAME', 'SIZE', 'READY'],
+      ['sessions', '5', '5'],
+    ]);
     expect(resultOf('kubectl auth can-i update').stdout.trim()).toBe('yes');
     expect(resultOf('kubectl auth can-i delete').stdout.trim()).toBe('no');
     expect(resultOf('kubectl delete -f examples/caches.yaml').stdout.trim().split('\n')).toHaveLength(3);
@@ -124,7 +149,9 @@ describe('examples/ with kubectl 1.33', () => {
   it('the lab leaves nothing behind: the CRD and the namespace are gone', async () => {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const crd = await server.request('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com');
+      const crd = await server.request(
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com',
+      );
       const ns = await server.request('/api/v1/namespaces/cache-demo');
       if (crd.status === 404 && ns.status === 404) break;
       if (Date.now() > deadline) expect.fail(`still there after 30 s: CRD ${crd.status}, namespace ${ns.status}`);

@@ -14,7 +14,6 @@ const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'explain, OpenAPI v2');
 const KUBECTL_PROTO = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
-
 const folded = (s: string): string => s.replace(/\s+/g, ' ');
 
 const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
@@ -78,7 +77,9 @@ for (const version of VERSIONS) {
     });
 
     it("a CRD's kind and its nested fields", async () => {
-      expect(await ok(['apply', '-f', '-'], WIDGET_CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.v2.example.com created\n');
+      expect(await ok(['apply', '-f', '-'], WIDGET_CRD)).toBe(
+        'customresourcedefinition.apiextensions.k8s.io/widgets.v2.example.com created\n',
+      );
       const out = await eventually('widget explained', async () => {
         const r = await kubectl(['explain', '--output=plaintext-openapiv2', 'widget']);
         return r.code === 0 ? r.stdout : undefined;
@@ -127,7 +128,9 @@ describe('GET /openapi/v2 over the wire', () => {
     expect(proto.headers['vary']).toBe('Accept');
     expect(proto.headers['etag']).toMatch(/^"[0-9A-F]{128}"$/);
     expect(json.headers['etag']).toBe(proto.headers['etag']);
-    const again = await server.request('/openapi/v2', { headers: { Accept: KUBECTL_PROTO, 'If-None-Match': proto.headers['etag'] as string } });
+    const again = await server.request('/openapi/v2', {
+      headers: { Accept: KUBECTL_PROTO, 'If-None-Match': proto.headers['etag'] as string },
+    });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });

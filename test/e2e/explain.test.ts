@@ -15,7 +15,6 @@ import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'explain');
 
-
 /** explain's output with its whitespace runs (its wrapping) folded to one space. */
 const folded = (s: string): string => s.replace(/\s+/g, ' ');
 
@@ -55,13 +54,16 @@ for (const version of VERSIONS) {
       const out = await explain('lease.spec.leaseDurationSeconds');
       expect(out).toMatch(/^GROUP:\s+coordination\.k8s\.io$/m);
       expect(out).toMatch(/^FIELD:\s+leaseDurationSeconds <integer>$/m);
-      expect(folded(out)).toContain('leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it.');
+      expect(folded(out)).toContain(
+        'leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it.',
+      );
     });
 
     it('lease.spec: the LeaseSpec and its fields', async () => {
       const out = await explain('lease.spec');
       expect(out).toMatch(/^FIELD:\s+spec <LeaseSpec>$/m);
-      for (const f of ['acquireTime', 'holderIdentity', 'leaseDurationSeconds', 'leaseTransitions', 'renewTime']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
+      for (const f of ['acquireTime', 'holderIdentity', 'leaseDurationSeconds', 'leaseTransitions', 'renewTime'])
+        expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
     });
 
     it('role.rules: a list of PolicyRule with its fields, verbs required', async () => {
@@ -69,14 +71,17 @@ for (const version of VERSIONS) {
       expect(out).toMatch(/^GROUP:\s+rbac\.authorization\.k8s\.io$/m);
       expect(out).toMatch(/^FIELD:\s+rules <\[\]PolicyRule>$/m);
       expect(folded(out)).toContain('Rules holds all the PolicyRules for this Role');
-      for (const f of ['apiGroups', 'nonResourceURLs', 'resourceNames', 'resources']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<\\[\\]string>$`, 'm'));
+      for (const f of ['apiGroups', 'nonResourceURLs', 'resourceNames', 'resources'])
+        expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<\\[\\]string>$`, 'm'));
       expect(out).toMatch(/^\s+verbs\s+<\[\]string> -required-$/m);
     });
 
     it('secret.type: a string, with its link to the secret types', async () => {
       const out = await explain('secret.type');
       expect(out).toMatch(/^FIELD:\s+type <string>$/m);
-      expect(folded(out)).toContain('Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types');
+      expect(folded(out)).toContain(
+        'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+      );
     });
 
     it.each([
@@ -103,10 +108,15 @@ for (const version of VERSIONS) {
       const out = await explain('validatingwebhookconfiguration.webhooks.rules');
       expect(out).toMatch(/^GROUP:\s+admissionregistration\.k8s\.io$/m);
       expect(out).toMatch(/^FIELD:\s+rules <\[\]RuleWithOperations>$/m);
-      expect(folded(out)).toContain('Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule.');
-      for (const f of ['apiGroups', 'apiVersions', 'operations', 'resources']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<\\[\\]string>$`, 'm'));
+      expect(folded(out)).toContain(
+        'Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule.',
+      );
+      for (const f of ['apiGroups', 'apiVersions', 'operations', 'resources'])
+        expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<\\[\\]string>$`, 'm'));
       expect(out).toMatch(/^\s+scope\s+<string>$/m);
-      expect(folded(out)).toContain('Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations');
+      expect(folded(out)).toContain(
+        'Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations',
+      );
     });
 
     it("validatingadmissionpolicy.spec.validations: kube's Validation, expression required", async () => {
@@ -116,10 +126,11 @@ for (const version of VERSIONS) {
       expect(folded(out)).toContain('Validations contain CEL expressions which is used to apply the validation.');
       expect(folded(out)).toContain('Validation specifies the CEL expression which is used to apply the validation.');
       expect(out).toMatch(/^\s+expression\s+<string> -required-$/m);
-      for (const f of ['message', 'messageExpression', 'reason']) expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<string>$`, 'm'));
+      for (const f of ['message', 'messageExpression', 'reason'])
+        expect(out).toMatch(new RegExp(`^\\s+${f}\\s+<string>$`, 'm'));
     });
 
-    it('events.k8s.io Event: its own fields, not core/v1 Event\'s', async () => {
+    it("events.k8s.io Event: its own fields, not core/v1 Event's", async () => {
       const out = await explain('events.regarding', '--api-version=events.k8s.io/v1');
       expect(out).toMatch(/^GROUP:\s+events\.k8s\.io$/m);
       expect(out).toMatch(/^FIELD:\s+regarding <ObjectReference>$/m);

@@ -47,7 +47,8 @@ for (const version of VERSIONS) {
   describe.skipIf(!found.binary)(`kubectl ${version} delete --cascade`, () => {
     let server: ServerProcess;
     const { kubectl, ok } = kubectlRunner(found.binary!, () => server.kubeconfigPath);
-    const names = async (resource: string): Promise<string[]> => (await ok(['get', resource, '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter(Boolean).sort();
+    const names = async (resource: string): Promise<string[]> =>
+      (await ok(['get', resource, '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter(Boolean).sort();
     const meta = async (resource: string, name: string): Promise<Meta | undefined> => {
       const r = await kubectl(['get', resource, name, '-o', 'json']);
       if (r.code !== 0) return undefined;
@@ -56,12 +57,28 @@ for (const version of VERSIONS) {
 
     /** An owner and two dependents (one held by a finalizer when `hold`), named after the case. */
     async function family(prefix: string, hold = false): Promise<void> {
-      await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'gc.example.com/v1', kind: 'Owner', metadata: { name: prefix } }));
+      await ok(
+        ['create', '-f', '-'],
+        JSON.stringify({ apiVersion: 'gc.example.com/v1', kind: 'Owner', metadata: { name: prefix } }),
+      );
       const owner = (await meta('owners', prefix))!;
-      const ref = { apiVersion: 'gc.example.com/v1', kind: 'Owner', name: prefix, uid: owner.uid, blockOwnerDeletion: true };
+      const ref = {
+        apiVersion: 'gc.example.com/v1',
+        kind: 'Owner',
+        name: prefix,
+        uid: owner.uid,
+        blockOwnerDeletion: true,
+      };
       for (const n of [1, 2]) {
         const finalizers = hold && n === 2 ? { finalizers: ['example.com/hold'] } : {};
-        await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'gc.example.com/v1', kind: 'Dependent', metadata: { name: `${prefix}-${n}`, ownerReferences: [ref], ...finalizers } }));
+        await ok(
+          ['create', '-f', '-'],
+          JSON.stringify({
+            apiVersion: 'gc.example.com/v1',
+            kind: 'Dependent',
+            metadata: { name: `${prefix}-${n}`, ownerReferences: [ref], ...finalizers },
+          }),
+        );
       }
     }
 
@@ -69,7 +86,11 @@ for (const version of VERSIONS) {
       server = await startServerProcess();
       await ok(['apply', '-f', '-'], CRD('owners', 'Owner'));
       await ok(['apply', '-f', '-'], CRD('dependents', 'Dependent'));
-      await eventually('both kinds served', async () => ((await kubectl(['get', 'owners,dependents'])).code === 0 ? true : undefined), 20_000);
+      await eventually(
+        'both kinds served',
+        async () => ((await kubectl(['get', 'owners,dependents'])).code === 0 ? true : undefined),
+        20_000,
+      );
     });
     afterAll(async () => {
       await server?.stop();
@@ -77,14 +98,20 @@ for (const version of VERSIONS) {
 
     it('--cascade=background: the owner is gone at once, the dependents follow', async () => {
       await family('bg');
-      expect(await ok(['delete', 'owner', 'bg', '--cascade=background', '--wait=false'])).toBe('owner.gc.example.com "bg" deleted\n');
+      expect(await ok(['delete', 'owner', 'bg', '--cascade=background', '--wait=false'])).toBe(
+        'owner.gc.example.com "bg" deleted\n',
+      );
       expect(await meta('owners', 'bg')).toBeUndefined();
-      await eventually('bg dependents gone', async () => ((await names('dependents')).some((n) => n.startsWith('bg-')) ? undefined : true));
+      await eventually('bg dependents gone', async () =>
+        (await names('dependents')).some((n) => n.startsWith('bg-')) ? undefined : true,
+      );
     });
 
     it('--cascade=foreground: the owner waits, marked, for its dependents, then goes', async () => {
       await family('fg', true);
-      expect(await ok(['delete', 'owner', 'fg', '--cascade=foreground', '--wait=false'])).toBe('owner.gc.example.com "fg" deleted\n');
+      expect(await ok(['delete', 'owner', 'fg', '--cascade=foreground', '--wait=false'])).toBe(
+        'owner.gc.example.com "fg" deleted\n',
+      );
       await eventually('fg-1 gone', async () => ((await meta('dependents', 'fg-1')) ? undefined : true));
       const owner = await meta('owners', 'fg');
       expect(owner?.finalizers).toEqual(['foregroundDeletion']);
@@ -108,15 +135,24 @@ for (const version of VERSIONS) {
 describe('an owner reference across namespaces', () => {
   let server: ServerProcess;
   const post = async (path: string, obj: unknown): Promise<{ metadata: Meta }> => {
-    const r = await server.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(obj) });
+    const r = await server.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(obj),
+    });
     expect(r.status, r.body).toBe(201);
     return JSON.parse(r.body) as { metadata: Meta };
   };
-  const configMap = (name: string, ownerReferences?: unknown[]) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(ownerReferences ? { ownerReferences } : {}) } });
+  const configMap = (name: string, ownerReferences?: unknown[]) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(ownerReferences ? { ownerReferences } : {}) },
+  });
 
   beforeAll(async () => {
     server = await startServerProcess();
-    for (const name of ['gc-owners', 'gc-dependents']) await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    for (const name of ['gc-owners', 'gc-dependents'])
+      await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   });
   afterAll(async () => {
     await server?.stop();
@@ -124,26 +160,47 @@ describe('an owner reference across namespaces', () => {
 
   it('a dependent naming a namespaced owner in another namespace is collected, as kube collects it', async () => {
     const owner = await post('/api/v1/namespaces/gc-owners/configmaps', configMap('owner-a'));
-    await post('/api/v1/namespaces/gc-dependents/configmaps', configMap('dep-a', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-a', uid: owner.metadata.uid }]));
-    await eventually('dep-a collected', async () => ((await server.request('/api/v1/namespaces/gc-dependents/configmaps/dep-a')).status === 404 ? true : undefined), 20_000);
+    await post(
+      '/api/v1/namespaces/gc-dependents/configmaps',
+      configMap('dep-a', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-a', uid: owner.metadata.uid }]),
+    );
+    await eventually(
+      'dep-a collected',
+      async () =>
+        (await server.request('/api/v1/namespaces/gc-dependents/configmaps/dep-a')).status === 404 ? true : undefined,
+      20_000,
+    );
     expect((await server.request('/api/v1/namespaces/gc-owners/configmaps/owner-a')).status).toBe(200);
   });
 
   // Passes once server/api.ts passes the collector a `recordEvent` writing to the core events store.
   it('the collector records the Warning Event OwnerRefInvalidNamespace about the dependent', async () => {
     const owner = await post('/api/v1/namespaces/gc-owners/configmaps', configMap('owner-b'));
-    const dep = await post('/api/v1/namespaces/gc-dependents/configmaps', configMap('dep-b', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-b', uid: owner.metadata.uid }]));
+    const dep = await post(
+      '/api/v1/namespaces/gc-dependents/configmaps',
+      configMap('dep-b', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner-b', uid: owner.metadata.uid }]),
+    );
     const selector = encodeURIComponent(`involvedObject.uid=${dep.metadata.uid},reason=OwnerRefInvalidNamespace`);
-    const event = await eventually('the event', async () => {
-      const r = await server.request(`/api/v1/namespaces/gc-dependents/events?fieldSelector=${selector}`);
-      const items = (JSON.parse(r.body) as { items?: Record<string, unknown>[] }).items ?? [];
-      return items[0];
-    }, 20_000);
+    const event = await eventually(
+      'the event',
+      async () => {
+        const r = await server.request(`/api/v1/namespaces/gc-dependents/events?fieldSelector=${selector}`);
+        const items = (JSON.parse(r.body) as { items?: Record<string, unknown>[] }).items ?? [];
+        return items[0];
+      },
+      20_000,
+    );
     expect(event).toMatchObject({
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { namespace: 'gc-dependents' },
-      involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'gc-dependents', name: 'dep-b', uid: dep.metadata.uid },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: 'gc-dependents',
+        name: 'dep-b',
+        uid: dep.metadata.uid,
+      },
       reason: 'OwnerRefInvalidNamespace',
       message: `ownerRef [v1/ConfigMap, namespace: gc-dependents, name: owner-b, uid: ${owner.metadata.uid}] does not exist in namespace "gc-dependents"`,
       source: { component: 'garbage-collector-controller' },

@@ -22,7 +22,6 @@ const VERSIONS = ['1.27', '1.33'];
 
 const KUBECTLS = kubectlsFor(VERSIONS, 'its binary');
 
-
 const CRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -47,19 +46,33 @@ spec:
     - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
 `;
 
-const cache = (name: string, opts: { size?: number; labels?: Record<string, string>; namespace?: string } = {}): string =>
+const cache = (
+  name: string,
+  opts: { size?: number; labels?: Record<string, string>; namespace?: string } = {},
+): string =>
   JSON.stringify({
     apiVersion: 'cache.example.com/v1',
     kind: 'Cache',
-    metadata: { name, ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(opts.labels ? { labels: opts.labels } : {}) },
+    metadata: {
+      name,
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+      ...(opts.labels ? { labels: opts.labels } : {}),
+    },
     spec: { size: opts.size ?? 3, engine: 'redis' },
   });
 
 interface CacheObject {
-  metadata: { name: string; namespace: string; uid: string; generation: number; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    generation: number;
+    resourceVersion: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: { size: number; engine: string };
 }
-
 
 for (const version of VERSIONS) {
   // Missing, the binary's own test above fails; these cannot run without it.
@@ -81,26 +94,51 @@ for (const version of VERSIONS) {
     });
 
     it('applies a CRD and serves it at once, with its short name', async () => {
-      expect(await ok(['apply', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com created\n');
+      expect(await ok(['apply', '-f', '-'], CRD)).toBe(
+        'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com created\n',
+      );
       await eventually('Established', async () => {
-        const out = await ok(['get', 'crd', 'caches.cache.example.com', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
+        const out = await ok([
+          'get',
+          'crd',
+          'caches.cache.example.com',
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Established")].status}',
+        ]);
         return out === 'True' ? true : undefined;
       });
-      expect(await ok(['api-resources', '--api-group=cache.example.com'])).toMatch(/^caches\s+cc\s+cache\.example\.com\/v1\s+true\s+Cache$/m);
-      expect(await ok(['apply', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com unchanged\n');
+      expect(await ok(['api-resources', '--api-group=cache.example.com'])).toMatch(
+        /^caches\s+cc\s+cache\.example\.com\/v1\s+true\s+Cache$/m,
+      );
+      expect(await ok(['apply', '-f', '-'], CRD)).toBe(
+        'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com unchanged\n',
+      );
       // A changed CRD is patched, without kubectl warning about the OpenAPI schema.
       const changed = await kubectl(['apply', '-f', '-'], CRD.replace('shortNames: [cc]', 'shortNames: [cc, cch]'));
-      expect([changed.code, changed.stdout, changed.stderr]).toEqual([0, 'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com configured\n', '']);
-      await eventually('the new short name', async () => ((await ok(['api-resources', '--api-group=cache.example.com'])).includes('cc,cch') ? true : undefined));
+      expect([changed.code, changed.stdout, changed.stderr]).toEqual([
+        0,
+        'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com configured\n',
+        '',
+      ]);
+      await eventually('the new short name', async () =>
+        (await ok(['api-resources', '--api-group=cache.example.com'])).includes('cc,cch') ? true : undefined,
+      );
       await ok(['apply', '-f', '-'], CRD);
     });
 
     it('creates an object and shows it as yaml, json, wide table and describe', async () => {
-      expect(await ok(['create', '-f', '-'], cache('web-cache', { labels: { tier: 'web' } }))).toBe('cache.cache.example.com/web-cache created\n');
+      expect(await ok(['create', '-f', '-'], cache('web-cache', { labels: { tier: 'web' } }))).toBe(
+        'cache.cache.example.com/web-cache created\n',
+      );
 
       const yaml = parseYaml(await ok(['get', 'cache', 'web-cache', '-o', 'yaml'])) as CacheObject;
       expect(yaml.spec).toEqual({ size: 3, engine: 'redis' });
-      expect(yaml.metadata).toMatchObject({ name: 'web-cache', namespace: 'default', generation: 1, labels: { tier: 'web' } });
+      expect(yaml.metadata).toMatchObject({
+        name: 'web-cache',
+        namespace: 'default',
+        generation: 1,
+        labels: { tier: 'web' },
+      });
       expect(yaml.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
       const json = await getCache('web-cache');
       expect(json.metadata.uid).toBe(yaml.metadata.uid);
@@ -126,41 +164,68 @@ for (const version of VERSIONS) {
       expect(obj.metadata.annotations).toEqual({ note: 'hello' });
       expect(obj.metadata.generation).toBe(1);
 
-      expect(await ok(['patch', 'cache', 'web-cache', '--type=merge', '-p', '{"spec":{"size":5}}'])).toBe('cache.cache.example.com/web-cache patched\n');
+      expect(await ok(['patch', 'cache', 'web-cache', '--type=merge', '-p', '{"spec":{"size":5}}'])).toBe(
+        'cache.cache.example.com/web-cache patched\n',
+      );
       obj = await getCache('web-cache');
       expect([obj.spec.size, obj.metadata.generation]).toEqual([5, 2]);
 
-      await ok(['patch', 'cache', 'web-cache', '--type=json', '-p', '[{"op":"test","path":"/spec/size","value":5},{"op":"replace","path":"/spec/size","value":6}]']);
+      await ok([
+        'patch',
+        'cache',
+        'web-cache',
+        '--type=json',
+        '-p',
+        '[{"op":"test","path":"/spec/size","value":5},{"op":"replace","path":"/spec/size","value":6}]',
+      ]);
       obj = await getCache('web-cache');
       expect([obj.spec.size, obj.metadata.generation]).toEqual([6, 3]);
 
       // A failed `test` operation fails the whole patch.
-      const failed = await kubectl(['patch', 'cache', 'web-cache', '--type=json', '-p', '[{"op":"test","path":"/spec/size","value":1},{"op":"replace","path":"/spec/size","value":7}]']);
+      const failed = await kubectl([
+        'patch',
+        'cache',
+        'web-cache',
+        '--type=json',
+        '-p',
+        '[{"op":"test","path":"/spec/size","value":1},{"op":"replace","path":"/spec/size","value":7}]',
+      ]);
       expect(failed.code).not.toBe(0);
       expect((await getCache('web-cache')).spec.size).toBe(6);
     });
 
     it('applies twice: the second apply patches what changed', async () => {
-      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe('cache.cache.example.com/applied created\n');
-      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe('cache.cache.example.com/applied unchanged\n');
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe(
+        'cache.cache.example.com/applied created\n',
+      );
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe(
+        'cache.cache.example.com/applied unchanged\n',
+      );
       const before = await getCache('applied');
-      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 2 }))).toBe('cache.cache.example.com/applied configured\n');
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 2 }))).toBe(
+        'cache.cache.example.com/applied configured\n',
+      );
       const after = await getCache('applied');
       expect(after.spec.size).toBe(2);
       expect(after.metadata.uid).toBe(before.metadata.uid);
       expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion));
-      expect(JSON.parse(after.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration']!)).toMatchObject({ spec: { size: 2 } });
+      expect(
+        JSON.parse(after.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration']!),
+      ).toMatchObject({ spec: { size: 2 } });
     });
 
     it('lists in chunks, by label, and across namespaces', async () => {
       await ok(['create', 'namespace', 'other']);
-      for (let i = 1; i <= 5; i++) await ok(['create', '-f', '-'], cache(`chunk-${i}`, { labels: { batch: i % 2 ? 'odd' : 'even' } }));
+      for (let i = 1; i <= 5; i++)
+        await ok(['create', '-f', '-'], cache(`chunk-${i}`, { labels: { batch: i % 2 ? 'odd' : 'even' } }));
       await ok(['create', '-f', '-'], cache('elsewhere', { namespace: 'other' }));
 
       const chunked = await kubectl(['get', 'caches', '--chunk-size=2', '-o', 'name', '-v=6']);
       expect(chunked.code).toBe(0);
       expect(chunked.stdout.trim().split('\n')).toEqual(
-        ['applied', 'chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5', 'web-cache'].map((n) => `cache.cache.example.com/${n}`),
+        ['applied', 'chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5', 'web-cache'].map(
+          (n) => `cache.cache.example.com/${n}`,
+        ),
       );
       // Seven objects two at a time: the first page and three continued ones (1.27 logs the URL
       // bare, 1.33 quoted).
@@ -186,11 +251,15 @@ for (const version of VERSIONS) {
 
       const duplicate = await kubectl(['create', '-f', '-'], cache('web-cache'));
       expect(duplicate.code).toBe(1);
-      expect(duplicate.stderr).toContain('Error from server (AlreadyExists): error when creating "STDIN": caches.cache.example.com "web-cache" already exists');
+      expect(duplicate.stderr).toContain(
+        'Error from server (AlreadyExists): error when creating "STDIN": caches.cache.example.com "web-cache" already exists',
+      );
 
       const noNamespace = await kubectl(['create', '-n', 'absent', '-f', '-'], cache('x'));
       expect(noNamespace.code).toBe(1);
-      expect(noNamespace.stderr).toContain('Error from server (NotFound): error when creating "STDIN": namespaces "absent" not found');
+      expect(noNamespace.stderr).toContain(
+        'Error from server (NotFound): error when creating "STDIN": namespaces "absent" not found',
+      );
 
       // A PUT without resourceVersion: kube refuses it for custom resources (kubectl replace
       // reads the current resourceVersion first, so only raw clients meet this).
@@ -202,10 +271,18 @@ for (const version of VERSIONS) {
       expect(put.status).toBe(422);
       expect(JSON.parse(put.body)).toMatchObject({
         reason: 'Invalid',
-        message: 'caches.cache.example.com "web-cache" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
-        details: { name: 'web-cache', group: 'cache.example.com', kind: 'caches', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion' }] },
+        message:
+          'caches.cache.example.com "web-cache" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+        details: {
+          name: 'web-cache',
+          group: 'cache.example.com',
+          kind: 'caches',
+          causes: [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion' }],
+        },
       });
-      expect(await ok(['replace', '-f', '-'], cache('web-cache', { size: 8 }))).toBe('cache.cache.example.com/web-cache replaced\n');
+      expect(await ok(['replace', '-f', '-'], cache('web-cache', { size: 8 }))).toBe(
+        'cache.cache.example.com/web-cache replaced\n',
+      );
       expect((await getCache('web-cache')).spec.size).toBe(8);
     });
 
@@ -216,7 +293,11 @@ for (const version of VERSIONS) {
     });
 
     it('get --watch sees creates, updates and deletes as they happen', async () => {
-      const child = spawn(binary, ['--kubeconfig', server.kubeconfigPath, 'get', 'caches', '--watch-only', '--output-watch-events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        binary,
+        ['--kubeconfig', server.kubeconfigPath, 'get', 'caches', '--watch-only', '--output-watch-events'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       try {
@@ -232,7 +313,11 @@ for (const version of VERSIONS) {
             const mine = out.split('\n').filter((l) => l.includes(name));
             return mine.some((l) => l.startsWith('DELETED')) ? mine : undefined;
           });
-          expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(' '))).toEqual([`ADDED ${name} 3`, `MODIFIED ${name} 4`, `DELETED ${name} 4`]);
+          expect(lines.map((l) => l.split(/\s+/).slice(0, 3).join(' '))).toEqual([
+            `ADDED ${name} 3`,
+            `MODIFIED ${name} 4`,
+            `DELETED ${name} 4`,
+          ]);
         });
       } finally {
         child.kill();
@@ -245,21 +330,27 @@ for (const version of VERSIONS) {
       expect(await ok(['delete', 'namespace', 'team-a'])).toBe('namespace "team-a" deleted\n');
       expect(await status('/api/v1/namespaces/team-a')).toBe(404);
       expect(await status('/apis/cache.example.com/v1/namespaces/team-a/caches/doomed')).toBe(404);
-      expect((await kubectl(['get', 'namespace', 'team-a'])).stderr).toContain('Error from server (NotFound): namespaces "team-a" not found');
+      expect((await kubectl(['get', 'namespace', 'team-a'])).stderr).toContain(
+        'Error from server (NotFound): namespaces "team-a" not found',
+      );
     });
 
     it('deletes the CRD: its objects, then its routes, go', async () => {
       expect(await ok(['delete', 'crd', 'caches.cache.example.com'])).toBe(
         'customresourcedefinition.apiextensions.k8s.io "caches.cache.example.com" deleted\n',
       );
-      expect(await status('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com')).toBe(404);
+      expect(await status('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com')).toBe(
+        404,
+      );
       expect(await status('/apis/cache.example.com/v1/namespaces/default/caches')).toBe(404);
       expect(await status('/apis/cache.example.com/v1')).toBe(404);
       expect(await ok(['api-resources', '--api-group=cache.example.com', '--no-headers'])).toBe('');
 
       // Re-created, the CRD starts empty: the old objects went with it.
       await ok(['apply', '-f', '-'], CRD);
-      await eventually('the CRD to be served again', async () => ((await status('/apis/cache.example.com/v1/namespaces/default/caches')) === 200 ? true : undefined));
+      await eventually('the CRD to be served again', async () =>
+        (await status('/apis/cache.example.com/v1/namespaces/default/caches')) === 200 ? true : undefined,
+      );
       const list = JSON.parse((await server.request('/apis/cache.example.com/v1/caches')).body) as { items: unknown[] };
       expect(list.items).toEqual([]);
     });
@@ -339,14 +430,18 @@ for (const version of VERSIONS) {
   describe.skipIf(binary === '')(`kubectl ${version}`, () => {
     let server: ServerProcess;
     const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
-    const specOf = async (name: string): Promise<string> => (await kubectl(['get', 'caches.lab.example.com', name, '-o', 'jsonpath={.spec}'])).stdout;
+    const specOf = async (name: string): Promise<string> =>
+      (await kubectl(['get', 'caches.lab.example.com', name, '-o', 'jsonpath={.spec}'])).stdout;
 
     beforeAll(async () => {
       server = await startServerProcess();
       expect((await kubectl(['apply', '-f', '-'], LAB_CRD)).code).toBe(0);
       expect((await kubectl(['apply', '-f', '-'], OPS_CRD)).code).toBe(0);
       await eventually('the lab CRDs served', async () =>
-        (await server.request('/apis/lab.example.com/v1/caches')).status === 200 && (await server.request('/apis/ops.example.com/v1/caches')).status === 200 ? true : undefined,
+        (await server.request('/apis/lab.example.com/v1/caches')).status === 200 &&
+        (await server.request('/apis/ops.example.com/v1/caches')).status === 200
+          ? true
+          : undefined,
       );
     });
     afterAll(async () => {
@@ -377,29 +472,59 @@ for (const version of VERSIONS) {
       expect(await specOf('typo')).toBe('{"engine":"redis","maxSize":9,"size":2}');
     });
 
-    it('a ConfigMap with a typo: refused (Strict, kubectl\'s default), warned about and dropped, as kube decodes built-in kinds', async () => {
+    it("a ConfigMap with a typo: refused (Strict, kubectl's default), warned about and dropped, as kube decodes built-in kinds", async () => {
       const typo = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo-cm\ndatta:\n  k: v\n';
       const strict = await kubectl(['apply', '-f', '-'], typo);
       expect(strict.code).toBe(1);
-      expect(strict.stderr).toContain('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datta"');
+      expect(strict.stderr).toContain(
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datta"',
+      );
       const warned = await kubectl(['apply', '--validate=warn', '-f', '-'], typo);
       expect(warned.code).toBe(0);
       expect(warned.stderr).toContain('Warning: unknown field "datta"');
-      const stored = JSON.parse((await kubectl(['get', 'configmap', 'typo-cm', '-o', 'json'])).stdout) as Record<string, unknown>;
+      const stored = JSON.parse((await kubectl(['get', 'configmap', 'typo-cm', '-o', 'json'])).stdout) as Record<
+        string,
+        unknown
+      >;
       expect(stored).not.toHaveProperty('datta');
       expect((await kubectl(['delete', 'configmap', 'typo-cm'])).code).toBe(0);
     });
 
     it('lab: status patched alone, shown in the columns, and scale sets spec.size and generation', async () => {
       // `cache` alone would be lab.example.com's: name this group's resource in full.
-      const ops = (args: string[], input?: string) => kubectl(args.map((a) => a.replace(/^cache(\/|$)/, 'caches.ops.example.com$1')), input);
-      expect((await ops(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'ops.example.com/v1', kind: 'Cache', metadata: { name: 'web-cache' }, spec: { size: 3 } }))).code).toBe(0);
-      const patched = await ops(['patch', 'cache', 'web-cache', '--subresource=status', '--type=merge', '-p', '{"status":{"readyReplicas":3}}']);
+      const ops = (args: string[], input?: string) =>
+        kubectl(
+          args.map((a) => a.replace(/^cache(\/|$)/, 'caches.ops.example.com$1')),
+          input,
+        );
+      expect(
+        (
+          await ops(
+            ['apply', '-f', '-'],
+            JSON.stringify({
+              apiVersion: 'ops.example.com/v1',
+              kind: 'Cache',
+              metadata: { name: 'web-cache' },
+              spec: { size: 3 },
+            }),
+          )
+        ).code,
+      ).toBe(0);
+      const patched = await ops([
+        'patch',
+        'cache',
+        'web-cache',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"readyReplicas":3}}',
+      ]);
       expect([patched.code, patched.stdout]).toEqual([0, 'cache.ops.example.com/web-cache patched\n']);
       const table = (await ops(['get', 'cache'])).stdout.split('\n');
       expect(table[0]).toMatch(/^NAME\s+ENGINE\s+DESIRED\s+READY\s+AGE$/);
       expect(table[1]).toMatch(/^web-cache\s+redis\s+3\s+3\s+\d+s$/);
-      const generation = async (): Promise<string> => (await ops(['get', 'cache', 'web-cache', '-o', 'jsonpath={.spec.size} {.metadata.generation}'])).stdout;
+      const generation = async (): Promise<string> =>
+        (await ops(['get', 'cache', 'web-cache', '-o', 'jsonpath={.spec.size} {.metadata.generation}'])).stdout;
       expect(await generation()).toBe('3 1');
 
       const scaled = await ops(['scale', 'cache/web-cache', '--replicas=5']);
@@ -409,13 +534,17 @@ for (const version of VERSIONS) {
       expect([wrongCurrent.code, wrongCurrent.stderr]).toEqual([1, 'error: Expected replicas to be 4, was 5\n']);
       const tooMany = await ops(['scale', 'cache/web-cache', '--replicas=99']);
       expect(tooMany.code).toBe(1);
-      expect(tooMany.stderr).toContain('spec.size: Invalid value: 99: spec.size in body should be less than or equal to 9');
+      expect(tooMany.stderr).toContain(
+        'spec.size: Invalid value: 99: spec.size in body should be less than or equal to 9',
+      );
     });
 
     it('lab: the CEL rule refuses a maxSize below size', async () => {
       const refused = await kubectl(['apply', '-f', '-'], labCache('inverted', { size: 5, maxSize: 2 }));
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('The Cache "inverted" is invalid: spec: Invalid value: "object": maxSize must be >= size');
+      expect(refused.stderr).toContain(
+        'The Cache "inverted" is invalid: spec: Invalid value: "object": maxSize must be >= size',
+      );
       expect((await kubectl(['apply', '-f', '-'], labCache('fine', { size: 5, maxSize: 6 }))).code).toBe(0);
     });
 
@@ -433,18 +562,28 @@ spec:
   - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
 `;
       expect((await kubectl(['apply', '-f', '-'], twoVersions)).code).toBe(0);
-      await eventually('both versions served', async () => ((await server.request('/apis/multi.example.com/v1alpha1/widgets')).status === 200 ? true : undefined));
-      const created = await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'multi.example.com/v1alpha1', kind: 'Widget', metadata: { name: 'w' } }));
+      await eventually('both versions served', async () =>
+        (await server.request('/apis/multi.example.com/v1alpha1/widgets')).status === 200 ? true : undefined,
+      );
+      const created = await kubectl(
+        ['create', '-f', '-'],
+        JSON.stringify({ apiVersion: 'multi.example.com/v1alpha1', kind: 'Widget', metadata: { name: 'w' } }),
+      );
       expect(created.code).toBe(0);
       expect(created.stderr).toContain('Warning: multi.example.com/v1alpha1 Widget is deprecated');
-      expect((await kubectl(['get', 'widgets.v1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe('multi.example.com/v1');
-      expect((await kubectl(['get', 'widgets.v1alpha1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe('multi.example.com/v1alpha1');
+      expect((await kubectl(['get', 'widgets.v1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe(
+        'multi.example.com/v1',
+      );
+      expect(
+        (await kubectl(['get', 'widgets.v1alpha1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout,
+      ).toBe('multi.example.com/v1alpha1');
     });
 
     it('lab: explain lists the three fields', async () => {
       const explain = await kubectl(['explain', 'caches.lab.example.com.spec']);
       expect(explain.code).toBe(0);
-      for (const f of ['engine', 'maxSize', 'size']) expect(explain.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<(string|integer)>`, 'm'));
+      for (const f of ['engine', 'maxSize', 'size'])
+        expect(explain.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<(string|integer)>`, 'm'));
     });
   });
 }

@@ -57,8 +57,13 @@ leaderelection.LeaderElection(cfg).run()
 
 /** Why the Python client cannot run here, or undefined when it can. */
 function pythonClientProblem(): string | undefined {
-  const r = spawnSync(PYTHON, ['-c', 'import kubernetes.leaderelection.leaderelection, kubernetes.leaderelection.resourcelock.configmaplock'], { encoding: 'utf8' });
-  if (r.error) return `${PYTHON} cannot run (${r.error.message}): install Debian's python3 and python3-kubernetes (make test does so as root via scripts/ensure-python-kubernetes.sh)`;
+  const r = spawnSync(
+    PYTHON,
+    ['-c', 'import kubernetes.leaderelection.leaderelection, kubernetes.leaderelection.resourcelock.configmaplock'],
+    { encoding: 'utf8' },
+  );
+  if (r.error)
+    return `${PYTHON} cannot run (${r.error.message}): install Debian's python3 and python3-kubernetes (make test does so as root via scripts/ensure-python-kubernetes.sh)`;
   if (r.status !== 0) {
     return `${PYTHON} cannot import kubernetes.leaderelection (${r.stderr.trim().split('\n').pop() ?? ''}): install python3-kubernetes (make test does so as root via scripts/ensure-python-kubernetes.sh; or apt-get install python3-kubernetes)`;
   }
@@ -75,7 +80,16 @@ interface PyElector {
 }
 
 function startPyElector(script: string, kubeconfig: string, lockName: string, identity: string): PyElector {
-  const args = [script, kubeconfig, lockName, 'default', identity, String(PY_LEASE_S), String(PY_RENEW_DEADLINE_S), String(PY_RETRY_S)];
+  const args = [
+    script,
+    kubeconfig,
+    lockName,
+    'default',
+    identity,
+    String(PY_LEASE_S),
+    String(PY_RENEW_DEADLINE_S),
+    String(PY_RETRY_S),
+  ];
   const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: PyElector['lines'] = [];
   let err = '';
@@ -92,7 +106,12 @@ function startPyElector(script: string, kubeconfig: string, lockName: string, id
 
 const leads = (e: PyElector): number | undefined => e.lines.find((l) => l.text === `started leading ${e.identity}`)?.at;
 
-async function waitUntil<T>(what: string, timeoutMs: number, probe: () => T | undefined, diagnostics: () => string): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => T | undefined,
+  diagnostics: () => string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = probe();
@@ -116,37 +135,61 @@ describe('python3-kubernetes leader election (ConfigMapLock) against the built b
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('one of two Python electors leads; after SIGKILL of the leader the other leads within the lease duration', { timeout: 60_000 }, async () => {
+  it('one of two Python electors leads; after SIGKILL of the leader the other leads within the lease duration', {
+    timeout: 60_000,
+  }, async () => {
     const problem = pythonClientProblem();
     if (problem) expect.fail(problem);
 
     server = await startServerProcess();
     // The Python client trusts the server through the kubeconfig's embedded CA.
-    const kubeconfig = parseYaml(readFileSync(server.kubeconfigPath, 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
+    const kubeconfig = parseYaml(readFileSync(server.kubeconfigPath, 'utf8')) as {
+      clusters: { cluster: Record<string, string> }[];
+    };
     expect(kubeconfig.clusters[0]!.cluster['certificate-authority-data']).toBeTruthy();
 
     dir = mkdtempSync(join(tmpdir(), 'leader-election-py-'));
     const script = join(dir, 'elector.py');
     writeFileSync(script, ELECTOR_PY);
     const lockName = `py-lock-${randomUUID().slice(0, 8)}`;
-    const diag = (): string => electors.map((e) => `--- ${e.identity} stdout:\n${e.lines.map((l) => l.text).join('\n')}\n--- stderr (tail):\n${e.stderr().slice(-3000)}`).join('\n');
+    const diag = (): string =>
+      electors
+        .map(
+          (e) =>
+            `--- ${e.identity} stdout:\n${e.lines.map((l) => l.text).join('\n')}\n--- stderr (tail):\n${e.stderr().slice(-3000)}`,
+        )
+        .join('\n');
 
     electors.push(startPyElector(script, server.kubeconfigPath, lockName, 'py-a'));
     electors.push(startPyElector(script, server.kubeconfigPath, lockName, 'py-b'));
     const [a, b] = electors as [PyElector, PyElector];
 
-    const leader = await waitUntil('a Python elector to lead', 30_000, () => (leads(a) !== undefined ? a : leads(b) !== undefined ? b : undefined), diag);
+    const leader = await waitUntil(
+      'a Python elector to lead',
+      30_000,
+      () => (leads(a) !== undefined ? a : leads(b) !== undefined ? b : undefined),
+      diag,
+    );
     const follower = leader === a ? b : a;
     // Both are up and competing: the follower has printed its start line, and stays a follower while
     // the leader renews (well past one lease duration).
-    await waitUntil('the follower to start', 15_000, () => follower.lines.find((l) => l.text.startsWith('candidate')), diag);
+    await waitUntil(
+      'the follower to start',
+      15_000,
+      () => follower.lines.find((l) => l.text.startsWith('candidate')),
+      diag,
+    );
     await sleep((PY_LEASE_S + 2) * 1000);
     expect(leads(follower), diag()).toBeUndefined();
 
     const cm = await server.request(`/api/v1/namespaces/default/configmaps/${lockName}`);
     expect(cm.status).toBe(200);
     const record = (o: string): { holderIdentity: string } =>
-      JSON.parse((JSON.parse(o) as { metadata: { annotations: Record<string, string> } }).metadata.annotations['control-plane.alpha.kubernetes.io/leader']!) as { holderIdentity: string };
+      JSON.parse(
+        (JSON.parse(o) as { metadata: { annotations: Record<string, string> } }).metadata.annotations[
+          'control-plane.alpha.kubernetes.io/leader'
+        ]!,
+      ) as { holderIdentity: string };
     expect(record(cm.body).holderIdentity).toBe(leader.identity);
 
     const killedAt = Date.now();
@@ -160,7 +203,9 @@ describe('python3-kubernetes leader election (ConfigMapLock) against the built b
     const after = tookOver - killedAt;
     expect(after, `took over ${after} ms after the kill\n${diag()}`).toBeLessThanOrEqual(bound);
     // And not before the lease could have expired: it waited for it, it did not grab a held lock.
-    expect(after, `took over ${after} ms after the kill\n${diag()}`).toBeGreaterThanOrEqual((PY_LEASE_S - PY_RETRY_S - 0.5) * 1000);
+    expect(after, `took over ${after} ms after the kill\n${diag()}`).toBeGreaterThanOrEqual(
+      (PY_LEASE_S - PY_RETRY_S - 0.5) * 1000,
+    );
 
     const cm2 = await server.request(`/api/v1/namespaces/default/configmaps/${lockName}`);
     expect(record(cm2.body).holderIdentity).toBe(follower.identity);
@@ -244,9 +289,20 @@ class LeaseElector {
   /** The second half: CREATE or UPDATE (resourceVersion precondition) when allowed; the status, or undefined when it must wait. */
   async write(): Promise<number | undefined> {
     const now = microTimeNow();
-    const record: LeaseSpec = { holderIdentity: this.identity, leaseDurationSeconds: this.leaseDurationS, acquireTime: now, renewTime: now, leaseTransitions: 0 };
+    const record: LeaseSpec = {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: this.leaseDurationS,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: 0,
+    };
     if (this.lease === undefined) {
-      const r = await this.call('POST', LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name }, spec: record });
+      const r = await this.call('POST', LEASES, {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: this.name },
+        spec: record,
+      });
       this.record(r);
       if (r.status === 201) this.adopt(r.json as Lease);
       return r.status;
@@ -330,7 +386,12 @@ const BACKENDS: Backend[] = [
     start: async () => {
       const server = await startServerProcess();
       const call: Call = async (method, path, body) => {
-        const r = await server.request(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+        const r = await server.request(path, {
+          method,
+          ...(body === undefined
+            ? {}
+            : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        });
         return { status: r.status, json: r.body ? (JSON.parse(r.body) as unknown) : undefined };
       };
       return { call, stop: async () => void (await server.stop()) };
@@ -340,7 +401,11 @@ const BACKENDS: Backend[] = [
     name: 'an in-process server on etcd',
     start: async () => {
       etcd ??= await startEtcd();
-      const server: ServerHandle = await startServer({ storage: 'etcd', etcdServers: [etcd.endpoint], etcdPrefix: `/${randomUUID()}` });
+      const server: ServerHandle = await startServer({
+        storage: 'etcd',
+        etcdServers: [etcd.endpoint],
+        etcdPrefix: `/${randomUUID()}`,
+      });
       const client = apiClient(server);
       const call: Call = async (method, path, body) => {
         const r = await client(method, path, body === undefined ? {} : { body });
@@ -381,7 +446,9 @@ describe.each(BACKENDS)('client-go style Lease elector on $name', ({ start }) =>
     await backend?.stop();
   });
 
-  it('one of two electors leads; when it stops renewing the other acquires after expiry, leaseTransitions + 1', { timeout: 30_000 }, async () => {
+  it('one of two electors leads; when it stops renewing the other acquires after expiry, leaseTransitions + 1', {
+    timeout: 30_000,
+  }, async () => {
     const name = `lock-${randomUUID().slice(0, 8)}`;
     const a = elector('ts-a', name);
     const b = elector('ts-b', name);
@@ -398,7 +465,11 @@ describe.each(BACKENDS)('client-go style Lease elector on $name', ({ start }) =>
     await sleep(2 * LEASE_S * 1000);
     expect([leader.leading, follower.leading]).toEqual([true, false]);
     const held = await getLease(name);
-    expect(held.spec).toMatchObject({ holderIdentity: leader.identity, leaseDurationSeconds: LEASE_S, leaseTransitions: 0 });
+    expect(held.spec).toMatchObject({
+      holderIdentity: leader.identity,
+      leaseDurationSeconds: LEASE_S,
+      leaseTransitions: 0,
+    });
     // Times kept as written: MicroTimes with six fractional digits; acquireTime unchanged by renewals.
     expect(held.spec.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(held.spec.acquireTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);

@@ -24,7 +24,11 @@ interface PackResult {
 }
 
 const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-const clientNodeVersion = (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/@kubernetes/client-node/package.json'), 'utf8')) as { version: string }).version;
+const clientNodeVersion = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/@kubernetes/client-node/package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 const STEP_MS = 120_000;
 
@@ -34,7 +38,13 @@ function runIn(cwd: string, cmd: string, args: readonly string[]): Promise<Comma
   return new Promise((resolve) => {
     execFile(cmd, args, { cwd, timeout: STEP_MS, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       const e = err as (Error & { code?: number | string; signal?: NodeJS.Signals }) | null;
-      resolve({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr: e && !stderr ? String(e.message) : stderr, durationMs: performance.now() - started });
+      resolve({
+        code: e ? (typeof e.code === 'number' ? e.code : null) : 0,
+        signal: e?.signal ?? null,
+        stdout,
+        stderr: e && !stderr ? String(e.message) : stderr,
+        durationMs: performance.now() - started,
+      });
     });
   });
 }
@@ -60,82 +70,148 @@ describe('the npm package', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('npm pack builds (prepack) and packs dist/ and bin/, no tests, sources or source maps', async () => {
-    const r = await runIn(checkout, 'npm', ['pack', '--json', '--pack-destination', work]);
-    expect(r.code, `npm pack exited ${r.code}:\n${r.stderr}`).toBe(0);
-    // prepack's banner and tsc's output go to stderr; stdout is the JSON report.
-    const result = (JSON.parse(r.stdout) as PackResult[])[0]!;
-    expect(result.filename).toBe(`mini-apiserver-${repoPackage.version}.tgz`);
-    const paths = result.files.map((f) => f.path);
-    expect(paths).toEqual(expect.arrayContaining([
-      'package.json', 'README.md', 'bin/mini-apiserver',
-      'dist/server/index.js', 'dist/server/index.d.ts', 'dist/server/main.js', 'dist/storage/sqlite.js', 'dist/bin/main.mjs',
-    ]));
-    const unexpected = paths.filter((p) => !(p.startsWith('dist/') || p.startsWith('bin/') || ['package.json', 'README.md', 'LICENSE'].includes(p)));
-    expect(unexpected, 'files outside dist/ and bin/').toEqual([]);
-    const notShipped = paths.filter((p) => /(^|\/)test\/|\.test\.|\.map$|\.tsbuildinfo$|\.build-stamp$|(?<!\.d)\.ts$/.test(p));
-    expect(notShipped, 'tests, TypeScript sources, source maps or build state in the tarball').toEqual([]);
-    packed = result;
-  }, STEP_MS);
+  it(
+    'npm pack builds (prepack) and packs dist/ and bin/, no tests, sources or source maps',
+    async () => {
+      const r = await runIn(checkout, 'npm', ['pack', '--json', '--pack-destination', work]);
+      expect(r.code, `npm pack exited ${r.code}:\n${r.stderr}`).toBe(0);
+      // prepack's banner and tsc's output go to stderr; stdout is the JSON report.
+      const result = (JSON.parse(r.stdout) as PackResult[])[0]!;
+      expect(result.filename).toBe(`mini-apiserver-${repoPackage.version}.tgz`);
+      const paths = result.files.map((f) => f.path);
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          'package.json',
+          'README.md',
+          'bin/mini-apiserver',
+          'dist/server/index.js',
+          'dist/server/index.d.ts',
+          'dist/server/main.js',
+          'dist/storage/sqlite.js',
+          'dist/bin/main.mjs',
+        ]),
+      );
+      const unexpected = paths.filter(
+        (p) => !(p.startsWith('dist/') || p.startsWith('bin/') || ['package.json', 'README.md', 'LICENSE'].includes(p)),
+      );
+      expect(unexpected, 'files outside dist/ and bin/').toEqual([]);
+      const notShipped = paths.filter((p) =>
+        /(^|\/)test\/|\.test\.|\.map$|\.tsbuildinfo$|\.build-stamp$|(?<!\.d)\.ts$/.test(p),
+      );
+      expect(notShipped, 'tests, TypeScript sources, source maps or build state in the tarball').toEqual([]);
+      packed = result;
+    },
+    STEP_MS,
+  );
 
-  it('installs into a fresh project with npm (offline, from the tarball)', async () => {
-    if (!packed) expect.fail('npm pack failed: nothing to install');
-    cpSync(join(REPO_ROOT, 'node_modules'), join(project, 'node_modules'), {
-      recursive: true,
-      verbatimSymlinks: true,
-      // npm's record of the repo's tree, and caches of the repo's tools.
-      filter: (src) => !/node_modules\/(\.package-lock\.json|\.vite|\.vite-temp|\.cache|mini-apiserver)$/.test(src),
-    });
-    writeFileSync(join(project, 'package.json'), JSON.stringify({
-      name: 'a-controller',
-      private: true,
-      type: 'module',
-      dependencies: { 'mini-apiserver': `file:../${packed.filename}`, '@kubernetes/client-node': clientNodeVersion },
-    }, null, 2));
-    const r = await runIn(project, 'npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund']);
-    expect(r.code, `npm install exited ${r.code}:\n${r.stdout}\n${r.stderr}`).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(project, 'node_modules/mini-apiserver/package.json'), 'utf8')) as { version: string };
-    expect(pkg.version).toBe(repoPackage.version);
-    // What the tarball brought and nothing else: the tests the repo has are not there.
-    expect(() => readFileSync(join(project, 'node_modules/mini-apiserver/test/e2e/package.test.ts'))).toThrow();
-    installed = true;
-  }, STEP_MS);
+  it(
+    'installs into a fresh project with npm (offline, from the tarball)',
+    async () => {
+      if (!packed) expect.fail('npm pack failed: nothing to install');
+      cpSync(join(REPO_ROOT, 'node_modules'), join(project, 'node_modules'), {
+        recursive: true,
+        verbatimSymlinks: true,
+        // npm's record of the repo's tree, and caches of the repo's tools.
+        filter: (src) => !/node_modules\/(\.package-lock\.json|\.vite|\.vite-temp|\.cache|mini-apiserver)$/.test(src),
+      });
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify(
+          {
+            name: 'a-controller',
+            private: true,
+            type: 'module',
+            dependencies: {
+              'mini-apiserver': `file:../${packed.filename}`,
+              '@kubernetes/client-node': clientNodeVersion,
+            },
+          },
+          null,
+          2,
+        ),
+      );
+      const r = await runIn(project, 'npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund']);
+      expect(r.code, `npm install exited ${r.code}:\n${r.stdout}\n${r.stderr}`).toBe(0);
+      const pkg = JSON.parse(readFileSync(join(project, 'node_modules/mini-apiserver/package.json'), 'utf8')) as {
+        version: string;
+      };
+      expect(pkg.version).toBe(repoPackage.version);
+      // What the tarball brought and nothing else: the tests the repo has are not there.
+      expect(() => readFileSync(join(project, 'node_modules/mini-apiserver/test/e2e/package.test.ts'))).toThrow();
+      installed = true;
+    },
+    STEP_MS,
+  );
 
-  it("a controller in that project runs with plain node: startServer from 'mini-apiserver', a CRD, a Cache watched and reconciled", async () => {
-    if (!installed) expect.fail('the install failed: nothing to run');
-    for (const f of ['controller.mjs', 'cache-crd.yaml']) cpSync(join(REPO_ROOT, 'examples', f), join(project, f));
-    const r = await runIn(project, process.execPath, ['controller.mjs']);
-    expect(r.code, `controller.mjs exited ${r.code}:\n${r.stdout}\n${r.stderr}`).toBe(0);
-    const report = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { version: string; image: string; readyReplicas: number; seen: string[] };
-    expect(report).toMatchObject({ image: 'memcached:1.6', readyReplicas: 3 });
-    expect(report.version).toMatch(new RegExp(`^v1\\.\\d+\\.\\d+\\+mini-apiserver\\.${repoPackage.version.replaceAll('.', '\\.')}$`));
-    expect(report.seen[0]).toBe('ADDED sessions size=3 ready=-');
-    expect(report.seen).toContain('MODIFIED sessions size=3 ready=3');
-  }, STEP_MS);
+  it(
+    "a controller in that project runs with plain node: startServer from 'mini-apiserver', a CRD, a Cache watched and reconciled",
+    async () => {
+      if (!installed) expect.fail('the install failed: nothing to run');
+      for (const f of ['controller.mjs', 'cache-crd.yaml']) cpSync(join(REPO_ROOT, 'examples', f), join(project, f));
+      const r = await runIn(project, process.execPath, ['controller.mjs']);
+      expect(r.code, `controller.mjs exited ${r.code}:\n${r.stdout}\n${r.stderr}`).toBe(0);
+      const report = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+        version: string;
+        image: string;
+        readyReplicas: number;
+        seen: string[];
+      };
+      expect(report).toMatchObject({ image: 'memcached:1.6', readyReplicas: 3 });
+      expect(report.version).toMatch(
+        new RegExp(`^v1\\.\\d+\\.\\d+\\+mini-apiserver\\.${repoPackage.version.replaceAll('.', '\\.')}$`),
+      );
+      expect(report.seen[0]).toBe('ADDED sessions size=3 ready=-');
+      expect(report.seen).toContain('MODIFIED sessions size=3 ready=3');
+    },
+    STEP_MS,
+  );
 
-  it("the installed bin runs, and TypeScript resolves 'mini-apiserver' to its declarations (strict, skipLibCheck off)", async () => {
-    if (!installed) expect.fail('the install failed: nothing to check');
-    const help = await run(join(project, 'node_modules/.bin/mini-apiserver'), ['--help'], { timeoutMs: 30_000 });
-    expect(`${help.stdout}${help.stderr}`).toContain('mini-apiserver');
-    expect(`${help.stdout}${help.stderr}`).not.toContain('cannot load the server');
+  it(
+    "the installed bin runs, and TypeScript resolves 'mini-apiserver' to its declarations (strict, skipLibCheck off)",
+    async () => {
+      if (!installed) expect.fail('the install failed: nothing to check');
+      const help = await run(join(project, 'node_modules/.bin/mini-apiserver'), ['--help'], { timeoutMs: 30_000 });
+      expect(`${help.stdout}${help.stderr}`).toContain('mini-apiserver');
+      expect(`${help.stdout}${help.stderr}`).not.toContain('cannot load the server');
 
-    writeFileSync(join(project, 'consumer.ts'), [
-      "import { type ServerHandle, type ServerOptions, StartupError, startServer } from 'mini-apiserver';",
-      '',
-      "const options: ServerOptions = { storage: 'memory', maxRequestsInflight: 10 };",
-      'const server: ServerHandle = await startServer(options);',
-      'const where: string = `${server.url} ${server.port}`;',
-      'await server.close();',
-      '// @ts-expect-error: not an option',
-      "await startServer({ storage: 'memory', noSuchOption: true });",
-      'export { where, StartupError };',
-      '',
-    ].join('\n'));
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: [] },
-      files: ['consumer.ts'],
-    }));
-    const tsc = await runIn(project, process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
-    expect(tsc.code, `tsc exited ${tsc.code}:\n${tsc.stdout}\n${tsc.stderr}`).toBe(0);
-  }, STEP_MS);
+      writeFileSync(
+        join(project, 'consumer.ts'),
+        [
+          "import { type ServerHandle, type ServerOptions, StartupError, startServer } from 'mini-apiserver';",
+          '',
+          "const options: ServerOptions = { storage: 'memory', maxRequestsInflight: 10 };",
+          'const server: ServerHandle = await startServer(options);',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: source text of a consumer's file
+          'const where: string = `${server.url} ${server.port}`;',
+          'await server.close();',
+          '// @ts-expect-error: not an option',
+          "await startServer({ storage: 'memory', noSuchOption: true });",
+          'export { where, StartupError };',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: [],
+          },
+          files: ['consumer.ts'],
+        }),
+      );
+      const tsc = await runIn(project, process.execPath, [
+        join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        'tsconfig.json',
+      ]);
+      expect(tsc.code, `tsc exited ${tsc.code}:\n${tsc.stdout}\n${tsc.stderr}`).toBe(0);
+    },
+    STEP_MS,
+  );
 });

@@ -41,26 +41,42 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = { accept, authorization: `Bearer ${server.token}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const req = httpsRequest(server.url + path, { method, ca: server.ca, headers, agent: false, timeout: 15_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
+      const req = httpsRequest(
+        server.url + path,
+        { method, ca: server.ca, headers, agent: false, timeout: 15_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type'] ?? ''),
+              body: Buffer.concat(chunks),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${path} timed out`)));
       req.on('error', reject);
       req.end(body);
     });
 
   /** The same path asked for in protobuf and in JSON: the protobuf body, checked and decoded, and the JSON. */
-  async function both(path: string): Promise<{ proto: Record<string, unknown>; json: Record<string, unknown>; status: number }> {
+  async function both(
+    path: string,
+  ): Promise<{ proto: Record<string, unknown>; json: Record<string, unknown>; status: number }> {
     const p = await raw(path, TYPED_ACCEPT);
     expect(p.contentType).toBe(PROTOBUF);
     expect(p.body.subarray(0, 4)).toEqual(MAGIC);
     const j = await raw(path, 'application/json');
     expect(j.contentType).toBe('application/json');
     expect(j.status).toBe(p.status);
-    return { proto: decodeProtobufObject(p.body), json: JSON.parse(j.body.toString('utf8')) as Record<string, unknown>, status: p.status };
+    return {
+      proto: decodeProtobufObject(p.body),
+      json: JSON.parse(j.body.toString('utf8')) as Record<string, unknown>,
+      status: p.status,
+    };
   }
 
   beforeAll(async () => {
@@ -77,11 +93,18 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
     expect(again.stderr).toContain('Error from server (AlreadyExists): namespaces "pb" already exists');
     const { proto, json } = await both('/api/v1/namespaces/pb');
     expect(proto).toEqual(json);
-    expect(proto).toMatchObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pb' }, status: { phase: 'Active' } });
+    expect(proto).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'pb' },
+      status: { phase: 'Active' },
+    });
   });
 
   it('create configmap -o json prints the object kubectl decoded from protobuf; get -o json agrees', async () => {
-    const created = JSON.parse(await ok(['create', 'configmap', 'cm', '-n', 'pb', '--from-literal=a=b', '--from-literal=c=d', '-o', 'json'])) as {
+    const created = JSON.parse(
+      await ok(['create', 'configmap', 'cm', '-n', 'pb', '--from-literal=a=b', '--from-literal=c=d', '-o', 'json']),
+    ) as {
       metadata: { name: string; uid: string; resourceVersion: string; creationTimestamp: string };
       data: Record<string, string>;
     };
@@ -90,7 +113,11 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
     expect(created.metadata.creationTimestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     // `get -o json` reads JSON (kubectl's unstructured path): the same object.
     const got = JSON.parse(await ok(['get', 'configmap', 'cm', '-n', 'pb', '-o', 'json'])) as typeof created;
-    expect(got.metadata).toMatchObject({ uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion, creationTimestamp: created.metadata.creationTimestamp });
+    expect(got.metadata).toMatchObject({
+      uid: created.metadata.uid,
+      resourceVersion: created.metadata.resourceVersion,
+      creationTimestamp: created.metadata.creationTimestamp,
+    });
     expect(got.data).toEqual(created.data);
 
     const { proto, json } = await both('/api/v1/namespaces/pb/configmaps/cm');
@@ -98,7 +125,9 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
   });
 
   it('describe: the typed get and the events list come back in protobuf and print', async () => {
-    const cm = JSON.parse(await ok(['get', 'configmap', 'cm', '-n', 'pb', '-o', 'json'])) as { metadata: { uid: string } };
+    const cm = JSON.parse(await ok(['get', 'configmap', 'cm', '-n', 'pb', '-o', 'json'])) as {
+      metadata: { uid: string };
+    };
     const event = {
       apiVersion: 'v1',
       kind: 'Event',
@@ -118,12 +147,18 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
     expect(described).toMatch(/^a:\n----\nb$/m);
     expect(described).toMatch(/^\s+Normal\s+Checked\s+.*protobuf-e2e\s+looked at by the protobuf test$/m);
 
-    const selector = encodeURIComponent(`involvedObject.name=cm,involvedObject.namespace=pb,involvedObject.kind=ConfigMap,involvedObject.uid=${cm.metadata.uid}`);
+    const selector = encodeURIComponent(
+      `involvedObject.name=cm,involvedObject.namespace=pb,involvedObject.kind=ConfigMap,involvedObject.uid=${cm.metadata.uid}`,
+    );
     const { proto, json } = await both(`/api/v1/namespaces/pb/events?fieldSelector=${selector}`);
     expect(proto['kind']).toBe('EventList');
     // The decoder writes the two reporting fields even when empty, as kube's JSON does (no omitempty
     // in core/v1 Event); this server's JSON leaves them out when empty.
-    const items = (json['items'] as Record<string, unknown>[]).map(({ apiVersion: _a, kind: _k, ...rest }) => ({ reportingComponent: '', reportingInstance: '', ...rest }));
+    const items = (json['items'] as Record<string, unknown>[]).map(({ apiVersion: _a, kind: _k, ...rest }) => ({
+      reportingComponent: '',
+      reportingInstance: '',
+      ...rest,
+    }));
     expect(items).toHaveLength(1);
     expect(proto).toEqual({ ...json, items });
   });
@@ -144,21 +179,40 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
   it('lists, errors, and what stays JSON', async () => {
     const list = await both('/api/v1/namespaces/pb/configmaps');
     expect(list.proto['kind']).toBe('ConfigMapList');
-    const items = (list.json['items'] as Record<string, unknown>[]).map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
+    const items = (list.json['items'] as Record<string, unknown>[]).map(
+      ({ apiVersion: _a, kind: _k, ...rest }) => rest,
+    );
     expect(list.proto).toEqual({ ...list.json, items });
 
     const missing = await both('/api/v1/namespaces/pb/configmaps/nope');
     expect(missing.status).toBe(404);
     expect(missing.proto).toEqual(missing.json);
-    expect(missing.proto).toMatchObject({ kind: 'Status', code: 404, reason: 'NotFound', details: { name: 'nope', kind: 'configmaps' } });
+    expect(missing.proto).toMatchObject({
+      kind: 'Status',
+      code: 404,
+      reason: 'NotFound',
+      details: { name: 'nope', kind: 'configmaps' },
+    });
 
     // A 422 with causes, through a JSON request body.
-    const bad = await raw('/api/v1/namespaces/pb/configmaps', TYPED_ACCEPT, 'POST', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad' }, data: { '..': 'x' } }));
+    const bad = await raw(
+      '/api/v1/namespaces/pb/configmaps',
+      TYPED_ACCEPT,
+      'POST',
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad' }, data: { '..': 'x' } }),
+    );
     expect([bad.status, bad.contentType]).toEqual([422, PROTOBUF]);
-    expect(decodeProtobufObject(bad.body)).toMatchObject({ kind: 'Status', reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', field: 'data[..]' }] } });
+    expect(decodeProtobufObject(bad.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'Invalid',
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'data[..]' }] },
+    });
 
     // kubectl get's Table stays JSON.
-    const table = await raw('/api/v1/namespaces/pb/configmaps', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json');
+    const table = await raw(
+      '/api/v1/namespaces/pb/configmaps',
+      'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    );
     expect(table.contentType).toBe('application/json');
   });
 
@@ -171,7 +225,14 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
         group: 'pb.example.com',
         names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
         scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     };
     await ok(['apply', '-f', '-'], JSON.stringify(crd));
@@ -179,7 +240,12 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
     let created: RawResponse | undefined;
     for (let i = 0; i < 100 && created?.status !== 201; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 100));
-      created = await raw(path, TYPED_ACCEPT, 'POST', JSON.stringify({ apiVersion: 'pb.example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { n: 1 } }));
+      created = await raw(
+        path,
+        TYPED_ACCEPT,
+        'POST',
+        JSON.stringify({ apiVersion: 'pb.example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { n: 1 } }),
+      );
     }
     expect([created?.status, created?.contentType]).toEqual([201, 'application/json']);
     const got = await raw(`${path}/g`, TYPED_ACCEPT);
@@ -191,13 +257,19 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
     // Their metadata-only view is protobuf, as kube's.
     const meta = await raw(`${path}/g`, `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json`);
     expect(meta.contentType).toBe(PROTOBUF);
-    expect(decodeProtobufObject(meta.body)).toMatchObject({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'g', namespace: 'pb' } });
+    expect(decodeProtobufObject(meta.body)).toMatchObject({
+      apiVersion: 'meta.k8s.io/v1',
+      kind: 'PartialObjectMetadata',
+      metadata: { name: 'g', namespace: 'pb' },
+    });
 
     // The CRD itself is a built-in kind: protobuf, schema and all.
     const one = await both('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.pb.example.com');
     expect(one.proto).toEqual(one.json);
     const list = await both('/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
-    const items = (list.json['items'] as Record<string, unknown>[]).map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
+    const items = (list.json['items'] as Record<string, unknown>[]).map(
+      ({ apiVersion: _a, kind: _k, ...rest }) => rest,
+    );
     expect(list.proto).toEqual({ ...list.json, items });
   });
 
@@ -210,7 +282,9 @@ describe.skipIf(!KUBECTL.binary)('protobuf replies to typed clients', () => {
       events.push(decodeProtobufWatchEvent(w.body.subarray(at + 4, at + 4 + length)));
       at += 4 + length;
     }
-    const json = JSON.parse((await raw('/api/v1/namespaces/pb/configmaps/cm', 'application/json')).body.toString('utf8')) as Record<string, unknown>;
+    const json = JSON.parse(
+      (await raw('/api/v1/namespaces/pb/configmaps/cm', 'application/json')).body.toString('utf8'),
+    ) as Record<string, unknown>;
     expect(events).toContainEqual({ type: 'ADDED', object: json });
   });
 });

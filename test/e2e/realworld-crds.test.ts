@@ -14,7 +14,9 @@ import { type CommandResult, REPO_ROOT, type ServerProcess, startServerProcess }
 const CRDS_DIR = join(REPO_ROOT, '..', 'shared', 'realworld', 'crds');
 const EXPERIMENTAL = 'gateway-api-experimental';
 /** Why the test cannot run here, if it cannot. */
-const missing = existsSync(CRDS_DIR) ? undefined : `${CRDS_DIR} does not exist (the real-world CRDs are in ../shared/realworld)`;
+const missing = existsSync(CRDS_DIR)
+  ? undefined
+  : `${CRDS_DIR} does not exist (the real-world CRDs are in ../shared/realworld)`;
 
 /** What the issue saw kubectl print when the server lost a request. */
 const LOST = /\bEOF\b|connection reset|unknown reason/i;
@@ -38,8 +40,12 @@ function flatten(folder: string, projects: readonly string[]): string[] {
   mkdirSync(out);
   const files: string[] = [];
   for (const project of projects) {
-    for (const file of readdirSync(join(CRDS_DIR, project)).filter((f) => /\.ya?ml$/.test(f)).sort()) {
-      const docs = readFileSync(join(CRDS_DIR, project, file), 'utf8').split(/^---[ \t]*$/m).filter((d) => /^kind:\s*CustomResourceDefinition\s*$/m.test(d));
+    for (const file of readdirSync(join(CRDS_DIR, project))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()) {
+      const docs = readFileSync(join(CRDS_DIR, project, file), 'utf8')
+        .split(/^---[ \t]*$/m)
+        .filter((d) => /^kind:\s*CustomResourceDefinition\s*$/m.test(d));
       docs.forEach((doc, i) => {
         const path = join(out, `${project}--${i}--${file}`);
         writeFileSync(path, doc, { flag: 'wx' });
@@ -51,14 +57,25 @@ function flatten(folder: string, projects: readonly string[]): string[] {
 }
 
 /** The CRD names an apply's output says were applied. */
-const applied = (r: CommandResult): string[] => [...r.stdout.matchAll(/^customresourcedefinition\.apiextensions\.k8s\.io\/(\S+) serverside-applied/gm)].map((m) => m[1]!);
+const applied = (r: CommandResult): string[] =>
+  [...r.stdout.matchAll(/^customresourcedefinition\.apiextensions\.k8s\.io\/(\S+) serverside-applied/gm)].map(
+    (m) => m[1]!,
+  );
 
 /** What a one-CRD-at-a-time apply accepts: each file alone, as a server-side dry run (nothing kept). */
-async function acceptedOneByOne(s: ServerProcess, files: readonly string[], outputs: CommandResult[]): Promise<string[]> {
+async function acceptedOneByOne(
+  s: ServerProcess,
+  files: readonly string[],
+  outputs: CommandResult[],
+): Promise<string[]> {
   const accepted: string[] = [];
   // A few at a time: kubectl mostly waits on its start and on the server.
   for (let i = 0; i < files.length; i += 4) {
-    const results = await Promise.all(files.slice(i, i + 4).map((f) => s.kubectl(['apply', '--server-side', '--dry-run=server', '-f', f], { timeoutMs: 120_000 })));
+    const results = await Promise.all(
+      files
+        .slice(i, i + 4)
+        .map((f) => s.kubectl(['apply', '--server-side', '--dry-run=server', '-f', f], { timeoutMs: 120_000 })),
+    );
     outputs.push(...results);
     accepted.push(...results.flatMap(applied));
   }
@@ -69,14 +86,18 @@ async function installed(s: ServerProcess): Promise<Map<string, string | undefin
   const r = await s.request('/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
   expect(r.status).toBe(200);
   const list = JSON.parse(r.body) as { items: { metadata: { name: string; annotations?: Record<string, string> } }[] };
-  return new Map(list.items.map((c) => [c.metadata.name, c.metadata.annotations?.['gateway.networking.k8s.io/channel']]));
+  return new Map(
+    list.items.map((c) => [c.metadata.name, c.metadata.annotations?.['gateway.networking.k8s.io/channel']]),
+  );
 }
 
 describe('the real-world CRDs, one kubectl apply --server-side of a folder', () => {
   it('installs every CRD a one-at-a-time apply accepts, and loses no request', async (ctx) => {
     if (missing) return ctx.skip(`did not run: ${missing}`);
     const s = server!;
-    const projects = readdirSync(CRDS_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const projects = readdirSync(CRDS_DIR, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     const first = flatten('all', projects.filter((p) => p !== EXPERIMENTAL).sort());
     const upgrade = flatten('experimental', [EXPERIMENTAL]);
     const outputs: CommandResult[] = [];
@@ -88,7 +109,9 @@ describe('the real-world CRDs, one kubectl apply --server-side of a folder', () 
     expect([...(await installed(s)).keys()].sort()).toEqual(accepted);
 
     const acceptedUpgrade = await acceptedOneByOne(s, upgrade, outputs);
-    const bulkUpgrade = await s.kubectl(['apply', '--server-side', '-f', join(scratch, 'experimental')], { timeoutMs: 300_000 });
+    const bulkUpgrade = await s.kubectl(['apply', '--server-side', '-f', join(scratch, 'experimental')], {
+      timeoutMs: 300_000,
+    });
     outputs.push(bulkUpgrade);
     expect(applied(bulkUpgrade).sort()).toEqual(acceptedUpgrade);
     const after = await installed(s);

@@ -47,7 +47,11 @@ const TOKEN_FILE = [
 
 /** The router's answers, as kube's go-restful container words them (NewGenericServerResponse). */
 const NO_ROUTE = failureStatus(404, 'NotFound', 'the server could not find the requested resource', {});
-const NO_METHOD = failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+const NO_METHOD = failureStatus(
+  405,
+  'MethodNotAllowed',
+  'the server does not allow this method on the requested resource',
+);
 
 const scaledCrd = (plural: string, kind: string, scope: 'Namespaced' | 'Cluster') => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -62,7 +66,10 @@ const scaledCrd = (plural: string, kind: string, scope: 'Namespaced' | 'Cluster'
         name: 'v1',
         served: true,
         storage: true,
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+        subresources: {
+          status: {},
+          scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+        },
         schema: {
           openAPIV3Schema: {
             type: 'object',
@@ -121,7 +128,10 @@ async function must(s: ServerProcess, method: string, path: string, body: unknow
 
 /** A watch over WebSocket as `token`: 101 once it opens (then closed), else the refusal's status. */
 function webSocketWatch(s: ServerProcess, path: string, token: string): Promise<number> {
-  const ws = new WebSocket(`${s.url.replace('https', 'wss')}${path}`, [], { ca: s.ca, headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${s.url.replace('https', 'wss')}${path}`, [], {
+    ca: s.ca,
+    headers: { authorization: `Bearer ${token}` },
+  });
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
       ws.close();
@@ -136,7 +146,14 @@ function webSocketWatch(s: ServerProcess, path: string, token: string): Promise<
 }
 
 /** kube's 403 for a request in a namespace. */
-function forbidden(user: string, verb: string, resource: string, group: string, namespace: string, name?: string): Record<string, unknown> {
+function forbidden(
+  user: string,
+  verb: string,
+  resource: string,
+  group: string,
+  namespace: string,
+  name?: string,
+): Record<string, unknown> {
   const what = `${group ? `${resource}.${group}` : resource}${name ? ` "${name}"` : ''}`;
   const why = `User "${user}" cannot ${verb} resource "${resource}" in API group "${group}" in the namespace "${namespace}"`;
   const details = { ...(name ? { name } : {}), ...(group ? { group } : {}), kind: resource };
@@ -170,9 +187,13 @@ async function getJson<T>(s: ServerProcess, path: string): Promise<T> {
 
 /** Every resource and subresource of every served group version, from legacy discovery. */
 async function servedResources(s: ServerProcess): Promise<Served[]> {
-  const roots = (await getJson<{ versions: string[] }>(s, '/api')).versions.map((v) => ({ root: `/api/${v}`, group: '' }));
+  const roots = (await getJson<{ versions: string[] }>(s, '/api')).versions.map((v) => ({
+    root: `/api/${v}`,
+    group: '',
+  }));
   const groups = await getJson<{ groups: { name: string; versions: { groupVersion: string }[] }[] }>(s, '/apis');
-  for (const g of groups.groups) for (const v of g.versions) roots.push({ root: `/apis/${v.groupVersion}`, group: g.name });
+  for (const g of groups.groups)
+    for (const v of g.versions) roots.push({ root: `/apis/${v.groupVersion}`, group: g.name });
   const served: Served[] = [];
   for (const { root, group } of roots) {
     for (const r of (await getJson<ApiResourceList>(s, root)).resources) {
@@ -212,7 +233,9 @@ function kubeAnswer(r: Served, namespacedPath: boolean, verb: Verb): Want {
   }
   if (r.verbs.includes(verb)) return 'served';
   // go-restful: 405 when the path has a route for another method, 404 when it has none.
-  const routedHere = r.sub ? r.verbs : r.verbs.filter((v) => COLLECTION_VERBS.has(v as Verb) === COLLECTION_VERBS.has(verb));
+  const routedHere = r.sub
+    ? r.verbs
+    : r.verbs.filter((v) => COLLECTION_VERBS.has(v as Verb) === COLLECTION_VERBS.has(verb));
   return routedHere.length ? 405 : 404;
 }
 
@@ -261,11 +284,13 @@ function mismatch(r: Served, want: Want, got: Answer): string | undefined {
   })();
   const routerNotFound = got.status === 404 && status?.['message'] === NO_ROUTE['message'];
   if (want === 'served') {
-    if (got.status >= 500 || got.status === 405 || routerNotFound) return `want it served, got ${got.status} ${got.body.slice(0, 200)}`;
+    if (got.status >= 500 || got.status === 405 || routerNotFound)
+      return `want it served, got ${got.status} ${got.body.slice(0, 200)}`;
     return undefined;
   }
   const same = (want: Record<string, unknown>): boolean => JSON.stringify(status) === JSON.stringify(want);
-  if (want === 404) return same(NO_ROUTE) ? undefined : `want the router's 404, got ${got.status} ${got.body.slice(0, 200)}`;
+  if (want === 404)
+    return same(NO_ROUTE) ? undefined : `want the router's 404, got ${got.status} ${got.body.slice(0, 200)}`;
   // The CRD handler's 405 names the resource (its text is asserted in custom-resources.test.ts).
   const ok = r.custom ? got.status === 405 && status?.['reason'] === 'MethodNotAllowed' : same(NO_METHOD);
   return ok ? undefined : `want 405, got ${got.status} ${got.body.slice(0, 200)}`;
@@ -316,7 +341,8 @@ describe.each(BACKENDS)('on $name', (backend) => {
     for (const crd of [scaledCrd('gizmos', 'Gizmo', 'Namespaced'), scaledCrd('dials', 'Dial', 'Cluster')]) {
       await must(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
       const collection = `/apis/${GROUP}/v1/${crd.spec.names.plural}`;
-      const served = async (): Promise<true | undefined> => ((await probe(server, 'GET', collection)).status === 200 ? true : undefined);
+      const served = async (): Promise<true | undefined> =>
+        (await probe(server, 'GET', collection)).status === 200 ? true : undefined;
       await eventually(`${crd.metadata.name} served`, served);
     }
     const rbac = '/apis/rbac.authorization.k8s.io/v1';
@@ -333,8 +359,18 @@ describe.each(BACKENDS)('on $name', (backend) => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: role },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
     });
-    await must(server, 'POST', `${rbac}/namespaces/${NS_A}/rolebindings`, binding('eve-everything', 'Role', 'everything', 'eve'));
-    await must(server, 'POST', `${rbac}/namespaces/${NS_A}/rolebindings`, binding('val-view', 'ClusterRole', 'view', 'val'));
+    await must(
+      server,
+      'POST',
+      `${rbac}/namespaces/${NS_A}/rolebindings`,
+      binding('eve-everything', 'Role', 'everything', 'eve'),
+    );
+    await must(
+      server,
+      'POST',
+      `${rbac}/namespaces/${NS_A}/rolebindings`,
+      binding('val-view', 'ClusterRole', 'view', 'val'),
+    );
   });
 
   afterAll(async () => {
@@ -367,7 +403,9 @@ describe.each(BACKENDS)('on $name', (backend) => {
       ]),
     );
     const rows = served.flatMap((r) =>
-      [true, false].flatMap((namespacedPath) => (r.sub ? SUBRESOURCE_VERBS : RESOURCE_VERBS).map((verb) => ({ r, namespacedPath, verb }))),
+      [true, false].flatMap((namespacedPath) =>
+        (r.sub ? SUBRESOURCE_VERBS : RESOURCE_VERBS).map((verb) => ({ r, namespacedPath, verb })),
+      ),
     );
     const wrong: string[] = [];
     await inParallel(rows, 8, async ({ r, namespacedPath, verb }) => {
@@ -379,7 +417,9 @@ describe.each(BACKENDS)('on $name', (backend) => {
     expect(wrong.sort()).toEqual([]);
     // Nothing a served row reached was changed.
     for (const ns of [NS_A, NS_B]) {
-      expect(JSON.parse((await probe(server, 'GET', `/api/v1/namespaces/${ns}`)).body)).toMatchObject({ status: { phase: 'Active' } });
+      expect(JSON.parse((await probe(server, 'GET', `/api/v1/namespaces/${ns}`)).body)).toMatchObject({
+        status: { phase: 'Active' },
+      });
     }
   });
 
@@ -390,20 +430,41 @@ describe.each(BACKENDS)('on $name', (backend) => {
     /** What the admin sees of scope-b: its phase, deletion and labels. */
     const namespaceB = async (): Promise<unknown> => {
       const r = await probe(server, 'GET', `/api/v1/namespaces/${NS_B}`);
-      const ns = json(r) as { metadata: { deletionTimestamp?: string; labels?: Record<string, string> }; status: { phase: string } };
-      return { status: r.status, phase: ns.status.phase, deletionTimestamp: ns.metadata.deletionTimestamp, labels: ns.metadata.labels };
+      const ns = json(r) as {
+        metadata: { deletionTimestamp?: string; labels?: Record<string, string> };
+        status: { phase: string };
+      };
+      return {
+        status: r.status,
+        phase: ns.status.phase,
+        deletionTimestamp: ns.metadata.deletionTimestamp,
+        labels: ns.metadata.labels,
+      };
     };
-    const untouchedB = { status: 200, phase: 'Active', deletionTimestamp: undefined, labels: { 'kubernetes.io/metadata.name': NS_B } };
+    const untouchedB = {
+      status: 200,
+      phase: 'Active',
+      deletionTimestamp: undefined,
+      labels: { 'kubernetes.io/metadata.name': NS_B },
+    };
 
     it('a Role with * on * in A neither deletes, patches, replaces, creates nor lists namespaces through A: 404', async () => {
       // Her Role is real: she writes in A.
       const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'eve-was-here' } };
-      const cm = await probe(server, 'POST', `/api/v1/namespaces/${NS_A}/configmaps`, { token: TOKENS.eve, body: configMap });
+      const cm = await probe(server, 'POST', `/api/v1/namespaces/${NS_A}/configmaps`, {
+        token: TOKENS.eve,
+        body: configMap,
+      });
       expect(cm.status, cm.body).toBe(201);
       const objectB = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS_B } };
       const escalations: [string, string, unknown?, string?][] = [
         ['DELETE', `${A_NAMESPACES}/${NS_B}`],
-        ['PATCH', `${A_NAMESPACES}/${NS_B}`, { metadata: { labels: { owned: 'by-eve' } } }, 'application/merge-patch+json'],
+        [
+          'PATCH',
+          `${A_NAMESPACES}/${NS_B}`,
+          { metadata: { labels: { owned: 'by-eve' } } },
+          'application/merge-patch+json',
+        ],
         ['PUT', `${A_NAMESPACES}/${NS_B}`, { ...objectB, metadata: { name: NS_B, labels: { owned: 'by-eve' } } }],
         ['POST', A_NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'scope-c' } }],
         ['DELETE', A_NAMESPACES],
@@ -413,7 +474,11 @@ describe.each(BACKENDS)('on $name', (backend) => {
         ['PUT', `${A_NAMESPACES}/${NS_B}/finalize`, { ...objectB, spec: { finalizers: [] } }],
       ];
       for (const [method, path, body, contentType] of escalations) {
-        const r = await probe(server, method, path, { token: TOKENS.eve, body, ...(contentType ? { contentType } : {}) });
+        const r = await probe(server, method, path, {
+          token: TOKENS.eve,
+          body,
+          ...(contentType ? { contentType } : {}),
+        });
         const request = `${method} ${path}`;
         expect({ request, status: r.status, body: json(r) }).toEqual({ request, status: 404, body: NO_ROUTE });
       }
@@ -442,7 +507,10 @@ describe.each(BACKENDS)('on $name', (backend) => {
       const asked = { verb: 'delete', resource: 'namespaces', name: NS_B };
       const about = { user: 'admin', groups: ['system:masters'], resourceAttributes: asked };
       const sar = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: about };
-      const leaked = await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/subjectaccessreviews`, { token: TOKENS.eve, body: sar });
+      const leaked = await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/subjectaccessreviews`, {
+        token: TOKENS.eve,
+        body: sar,
+      });
       expect({ status: leaked.status, body: json(leaked) }).toEqual({ status: 404, body: NO_ROUTE });
       const cluster = await probe(server, 'POST', `${REVIEWS}/subjectaccessreviews`, { token: TOKENS.eve, body: sar });
       expect(cluster.status, cluster.body).toBe(403);
@@ -462,8 +530,13 @@ describe.each(BACKENDS)('on $name', (backend) => {
       const as = { token: TOKENS.nobody };
       const deleted = await probe(server, 'DELETE', `${A_NAMESPACES}/${NS_B}`, as);
       expect(json(deleted)).toEqual(forbidden('nobody', 'delete', 'namespaces', '', NS_A, NS_B));
-      expect(json(await probe(server, 'GET', A_NAMESPACES, as))).toEqual(forbidden('nobody', 'list', 'namespaces', '', NS_A));
-      const review = await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/subjectaccessreviews`, { ...as, body: {} });
+      expect(json(await probe(server, 'GET', A_NAMESPACES, as))).toEqual(
+        forbidden('nobody', 'list', 'namespaces', '', NS_A),
+      );
+      const review = await probe(server, 'POST', `${REVIEWS}/namespaces/${NS_A}/subjectaccessreviews`, {
+        ...as,
+        body: {},
+      });
       expect(json(review)).toEqual(forbidden('nobody', 'create', 'subjectaccessreviews', 'authorization.k8s.io', NS_A));
       expect(await namespaceB()).toEqual(untouchedB);
     });

@@ -46,7 +46,8 @@ spec:
                     port: {type: integer}
 `;
 
-const route = (name: string, spec: Record<string, unknown>): string => JSON.stringify({ apiVersion: 'net.example.com/v1', kind: 'Route', metadata: { name, namespace: 'default' }, spec });
+const route = (name: string, spec: Record<string, unknown>): string =>
+  JSON.stringify({ apiVersion: 'net.example.com/v1', kind: 'Route', metadata: { name, namespace: 'default' }, spec });
 
 interface Entry {
   manager: string;
@@ -60,7 +61,11 @@ for (const version of ['1.27', '1.33']) {
     let server: ServerProcess;
     const { kubectl, ok } = kubectlRunner(found.binary!, () => server.kubeconfigPath);
     const managedFields = async (name: string): Promise<Entry[]> =>
-      (JSON.parse(await ok(['get', 'route', name, '-o', 'json', '--show-managed-fields'])) as { metadata: { managedFields: Entry[] } }).metadata.managedFields;
+      (
+        JSON.parse(await ok(['get', 'route', name, '-o', 'json', '--show-managed-fields'])) as {
+          metadata: { managedFields: Entry[] };
+        }
+      ).metadata.managedFields;
 
     beforeAll(async () => {
       if (!found.binary) return;
@@ -76,24 +81,50 @@ for (const version of ['1.27', '1.33']) {
 
     describe.skipIf(!found.binary)('with it', () => {
       it('applies a CRD server-side, and again unchanged', async () => {
-        expect(await ok(['apply', '--server-side', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/routes.net.example.com serverside-applied\n');
-        await eventually('Established', async () =>
-          (await ok(['get', 'crd', 'routes.net.example.com', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}'])) === 'True' ? true : undefined,
+        expect(await ok(['apply', '--server-side', '-f', '-'], CRD)).toBe(
+          'customresourcedefinition.apiextensions.k8s.io/routes.net.example.com serverside-applied\n',
         );
-        expect(await ok(['apply', '--server-side', '-f', '-'], CRD)).toBe('customresourcedefinition.apiextensions.k8s.io/routes.net.example.com serverside-applied\n');
-        const crd = JSON.parse(await ok(['get', 'crd', 'routes.net.example.com', '-o', 'json', '--show-managed-fields'])) as { metadata: { managedFields: Entry[] } };
+        await eventually('Established', async () =>
+          (await ok([
+            'get',
+            'crd',
+            'routes.net.example.com',
+            '-o',
+            'jsonpath={.status.conditions[?(@.type=="Established")].status}',
+          ])) === 'True'
+            ? true
+            : undefined,
+        );
+        expect(await ok(['apply', '--server-side', '-f', '-'], CRD)).toBe(
+          'customresourcedefinition.apiextensions.k8s.io/routes.net.example.com serverside-applied\n',
+        );
+        const crd = JSON.parse(
+          await ok(['get', 'crd', 'routes.net.example.com', '-o', 'json', '--show-managed-fields']),
+        ) as { metadata: { managedFields: Entry[] } };
         expect(crd.metadata.managedFields.map((m) => [m.manager, m.operation])).toContainEqual(['kubectl', 'Apply']);
       });
 
       it('creates and updates with apply; shows the applier as owner', async () => {
-        expect(await ok(['apply', '--server-side', '-f', '-'], route('web', { host: 'a.example.com', backends: [{ name: 'v1', port: 80 }] }))).toBe('route.net.example.com/web serverside-applied\n');
-        expect(await ok(['apply', '--server-side', '-f', '-'], route('web', { host: 'b.example.com', backends: [{ name: 'v1', port: 80 }] }))).toBe('route.net.example.com/web serverside-applied\n');
+        expect(
+          await ok(
+            ['apply', '--server-side', '-f', '-'],
+            route('web', { host: 'a.example.com', backends: [{ name: 'v1', port: 80 }] }),
+          ),
+        ).toBe('route.net.example.com/web serverside-applied\n');
+        expect(
+          await ok(
+            ['apply', '--server-side', '-f', '-'],
+            route('web', { host: 'b.example.com', backends: [{ name: 'v1', port: 80 }] }),
+          ),
+        ).toBe('route.net.example.com/web serverside-applied\n');
         expect(await ok(['get', 'route', 'web', '-o', 'jsonpath={.spec.host}'])).toBe('b.example.com');
         expect(await managedFields('web')).toEqual([
           expect.objectContaining({
             manager: 'kubectl',
             operation: 'Apply',
-            fieldsV1: { 'f:spec': { 'f:backends': { 'k:{"name":"v1"}': { '.': {}, 'f:name': {}, 'f:port': {} } }, 'f:host': {} } },
+            fieldsV1: {
+              'f:spec': { 'f:backends': { 'k:{"name":"v1"}': { '.': {}, 'f:name': {}, 'f:port': {} } }, 'f:host': {} },
+            },
           }),
         ]);
       });
@@ -106,11 +137,16 @@ for (const version of ['1.27', '1.33']) {
         await ok(['apply', '--server-side', '--field-manager=ops', '--force-conflicts', '-f', '-'], other);
         const fields = await managedFields('web');
         expect(fields.find((m) => m.manager === 'ops')?.fieldsV1).toEqual({ 'f:spec': { 'f:host': {} } });
-        expect(fields.find((m) => m.manager === 'kubectl')?.fieldsV1).toEqual({ 'f:spec': { 'f:backends': { 'k:{"name":"v1"}': { '.': {}, 'f:name': {}, 'f:port': {} } } } });
+        expect(fields.find((m) => m.manager === 'kubectl')?.fieldsV1).toEqual({
+          'f:spec': { 'f:backends': { 'k:{"name":"v1"}': { '.': {}, 'f:name': {}, 'f:port': {} } } },
+        });
       });
 
       it('two managers own different entries of a keyed list', async () => {
-        await ok(['apply', '--server-side', '--field-manager=canary', '-f', '-'], route('web', { backends: [{ name: 'v2', port: 8080 }] }));
+        await ok(
+          ['apply', '--server-side', '--field-manager=canary', '-f', '-'],
+          route('web', { backends: [{ name: 'v2', port: 8080 }] }),
+        );
         expect(JSON.parse(await ok(['get', 'route', 'web', '-o', 'jsonpath={.spec.backends}']))).toEqual([
           { name: 'v1', port: 80 },
           { name: 'v2', port: 8080 },
@@ -118,7 +154,10 @@ for (const version of ['1.27', '1.33']) {
       });
 
       it('diff --server-side shows what an apply would change, and changes nothing', async () => {
-        const r = await kubectl(['diff', '--server-side', '--field-manager=ops', '-f', '-'], route('web', { host: 'd.example.com' }));
+        const r = await kubectl(
+          ['diff', '--server-side', '--field-manager=ops', '-f', '-'],
+          route('web', { host: 'd.example.com' }),
+        );
         expect(r.code, r.stderr).toBe(1);
         expect(r.stdout).toMatch(/^-\s+host: c\.example\.com$/m);
         expect(r.stdout).toMatch(/^\+\s+host: d\.example\.com$/m);
@@ -126,12 +165,21 @@ for (const version of ['1.27', '1.33']) {
       });
 
       it('moves an object applied client-side to server-side apply without conflicts', async () => {
-        expect(await ok(['apply', '-f', '-'], route('legacy', { host: 'old.example.com', weight: 1 }))).toBe('route.net.example.com/legacy created\n');
-        expect((await managedFields('legacy')).map((m) => [m.manager, m.operation])).toEqual([['kubectl-client-side-apply', 'Update']]);
-        expect(await ok(['apply', '--server-side', '-f', '-'], route('legacy', { host: 'new.example.com', weight: 1 }))).toBe('route.net.example.com/legacy serverside-applied\n');
+        expect(await ok(['apply', '-f', '-'], route('legacy', { host: 'old.example.com', weight: 1 }))).toBe(
+          'route.net.example.com/legacy created\n',
+        );
+        expect((await managedFields('legacy')).map((m) => [m.manager, m.operation])).toEqual([
+          ['kubectl-client-side-apply', 'Update'],
+        ]);
+        expect(
+          await ok(['apply', '--server-side', '-f', '-'], route('legacy', { host: 'new.example.com', weight: 1 })),
+        ).toBe('route.net.example.com/legacy serverside-applied\n');
         const fields = await managedFields('legacy');
         expect(fields.map((m) => m.manager)).not.toContain('kubectl-client-side-apply');
-        expect(fields.find((m) => m.manager === 'kubectl')).toMatchObject({ operation: 'Apply', fieldsV1: { 'f:spec': { 'f:host': {}, 'f:weight': {} } } });
+        expect(fields.find((m) => m.manager === 'kubectl')).toMatchObject({
+          operation: 'Apply',
+          fieldsV1: { 'f:spec': { 'f:host': {}, 'f:weight': {} } },
+        });
         expect(await ok(['get', 'route', 'legacy', '-o', 'jsonpath={.spec.host}'])).toBe('new.example.com');
       });
     });
@@ -149,7 +197,9 @@ describe('@kubernetes/client-node KubernetesObjectApi with PatchStrategy.ServerS
     const crd = parseYaml(CRD) as k8s.KubernetesObject;
     await objects.create(crd);
     const call = apiClient(server);
-    await eventually('served', async () => ((await call('GET', '/apis/net.example.com/v1/namespaces/default/routes')).status === 200 ? true : undefined));
+    await eventually('served', async () =>
+      (await call('GET', '/apis/net.example.com/v1/namespaces/default/routes')).status === 200 ? true : undefined,
+    );
   });
   afterAll(async () => {
     await server?.close();
@@ -157,9 +207,25 @@ describe('@kubernetes/client-node KubernetesObjectApi with PatchStrategy.ServerS
 
   it('creates, then updates, the object; the field manager owns what it applied', async () => {
     const spec = (host: string): k8s.KubernetesObject => JSON.parse(route('app', { host })) as k8s.KubernetesObject;
-    await objects.patch(spec('one.example.com'), undefined, undefined, 'my-controller', undefined, k8s.PatchStrategy.ServerSideApply);
-    const updated = (await objects.patch(spec('two.example.com'), undefined, undefined, 'my-controller', undefined, k8s.PatchStrategy.ServerSideApply)) as k8s.KubernetesObject & { spec: { host: string } };
+    await objects.patch(
+      spec('one.example.com'),
+      undefined,
+      undefined,
+      'my-controller',
+      undefined,
+      k8s.PatchStrategy.ServerSideApply,
+    );
+    const updated = (await objects.patch(
+      spec('two.example.com'),
+      undefined,
+      undefined,
+      'my-controller',
+      undefined,
+      k8s.PatchStrategy.ServerSideApply,
+    )) as k8s.KubernetesObject & { spec: { host: string } };
     expect(updated.spec.host).toBe('two.example.com');
-    expect(updated.metadata?.managedFields?.map((m) => [m.manager, m.operation, m.fieldsV1])).toEqual([['my-controller', 'Apply', { 'f:spec': { 'f:host': {} } }]]);
+    expect(updated.metadata?.managedFields?.map((m) => [m.manager, m.operation, m.fieldsV1])).toEqual([
+      ['my-controller', 'Apply', { 'f:spec': { 'f:host': {} } }],
+    ]);
   });
 });

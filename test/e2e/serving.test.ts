@@ -12,7 +12,15 @@ import { startServer } from '../../server/index.js';
 import { generatePki, servingHosts } from '../../server/pki.js';
 import { type ServerProcess, request, run, runBinary, startServerProcess } from '../helpers/server-process.js';
 
-const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+const UNAUTHORIZED = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Unauthorized',
+  reason: 'Unauthorized',
+  code: 401,
+};
 
 const scratch = mkdtempSync(join(tmpdir(), 'serving-e2e-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -35,16 +43,31 @@ describe('the binary, first start on an empty data dir', () => {
   });
 
   it('prints one serving line with the kubeconfig path, and logs it structured', () => {
-    expect(server.stdout()).toBe(`mini-apiserver serving on ${server.url} (sqlite); kubeconfig: ${join(dataDir, 'admin.kubeconfig')}\n`);
+    expect(server.stdout()).toBe(
+      `mini-apiserver serving on ${server.url} (sqlite); kubeconfig: ${join(dataDir, 'admin.kubeconfig')}\n`,
+    );
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const logs = server.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', msg: 'serving', url: server.url, storage: 'sqlite', kubeconfig: server.kubeconfigPath }));
+    const logs = server
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        msg: 'serving',
+        url: server.url,
+        storage: 'sqlite',
+        kubeconfig: server.kubeconfigPath,
+      }),
+    );
   });
 
   it('writes the PKI, the token file and a kubeconfig that names them', () => {
     const pki = join(dataDir, 'pki');
     for (const f of ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key']) expect(existsSync(join(pki, f))).toBe(true);
-    for (const secret of ['pki/ca.key', 'pki/apiserver.key', 'tokens.csv', 'admin.kubeconfig']) expect(statSync(join(dataDir, secret)).mode & 0o777).toBe(0o600);
+    for (const secret of ['pki/ca.key', 'pki/apiserver.key', 'tokens.csv', 'admin.kubeconfig'])
+      expect(statSync(join(dataDir, secret)).mode & 0o777).toBe(0o600);
     const csv = readFileSync(join(dataDir, 'tokens.csv'), 'utf8');
     expect(csv).toMatch(/^[A-Za-z0-9_-]{43},admin,[0-9a-f-]{36},"system:masters"\n$/);
 
@@ -52,19 +75,41 @@ describe('the binary, first start on an empty data dir', () => {
     expect(kc['current-context']).toBe('mini-apiserver');
     expect(kc.contexts).toEqual([{ name: 'mini-apiserver', context: { cluster: 'mini-apiserver', user: 'admin' } }]);
     expect(kc.clusters[0]!.cluster.server).toBe(server.url);
-    expect(Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString()).toBe(readFileSync(join(pki, 'ca.crt'), 'utf8'));
+    expect(Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString()).toBe(
+      readFileSync(join(pki, 'ca.crt'), 'utf8'),
+    );
     expect(kc.users[0]!.user.token).toBe(csv.split(',')[0]);
   });
 
   it('real curl reads /version with the CA and the token', async () => {
-    const r = await run('curl', ['-sS', '--fail', '--cacert', join(dataDir, 'pki', 'ca.crt'), '-H', `Authorization: Bearer ${server.token}`, `${server.url}/version`]);
+    const r = await run('curl', [
+      '-sS',
+      '--fail',
+      '--cacert',
+      join(dataDir, 'pki', 'ca.crt'),
+      '-H',
+      `Authorization: Bearer ${server.token}`,
+      `${server.url}/version`,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ major: '1', minor: '33', gitVersion: expect.stringMatching(/^v1\.33\.0\+mini-apiserver\./) });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      major: '1',
+      minor: '33',
+      gitVersion: expect.stringMatching(/^v1\.33\.0\+mini-apiserver\./),
+    });
   });
 
   it('curl against localhost verifies the certificate too', async () => {
-    const r = await run('curl', ['-sS', '--fail', '--cacert', join(dataDir, 'pki', 'ca.crt'), '--resolve', `localhost:${server.port}:127.0.0.1`, `https://localhost:${server.port}/healthz`]);
+    const r = await run('curl', [
+      '-sS',
+      '--fail',
+      '--cacert',
+      join(dataDir, 'pki', 'ca.crt'),
+      '--resolve',
+      `localhost:${server.port}:127.0.0.1`,
+      `https://localhost:${server.port}/healthz`,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('ok');
   });
@@ -74,11 +119,16 @@ describe('the binary, first start on an empty data dir', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { serverVersion: Record<string, string> };
-    expect(out.serverVersion).toMatchObject({ major: '1', minor: '33', gitVersion: expect.stringMatching(/^v1\.33\.0\+/) });
+    expect(out.serverVersion).toMatchObject({
+      major: '1',
+      minor: '33',
+      gitVersion: expect.stringMatching(/^v1\.33\.0\+/),
+    });
   });
 
   it('health endpoints answer without a token', async () => {
-    for (const path of ['/healthz', '/livez', '/readyz']) expect(await server.request(path, { token: null })).toMatchObject({ status: 200, body: 'ok' });
+    for (const path of ['/healthz', '/livez', '/readyz'])
+      expect(await server.request(path, { token: null })).toMatchObject({ status: 200, body: 'ok' });
     const verbose = await server.request('/readyz?verbose', { token: null });
     expect(verbose.body).toBe('[+]ping ok\n[+]sqlite ok\n[+]shutdown ok\nreadyz check passed\n');
   });
@@ -88,10 +138,18 @@ describe('the binary, first start on an empty data dir', () => {
       const r = await server.request(path, { token: null });
       expect(r.status).toBe(403);
       expect(r.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(r.body)).toMatchObject({ kind: 'Status', reason: 'Forbidden', message: `forbidden: User "system:anonymous" cannot get path "${path}"`, code: 403 });
+      expect(JSON.parse(r.body)).toMatchObject({
+        kind: 'Status',
+        reason: 'Forbidden',
+        message: `forbidden: User "system:anonymous" cannot get path "${path}"`,
+        code: 403,
+      });
     }
     const r = await server.request('/api/v1/namespaces', { token: null });
-    expect(JSON.parse(r.body)).toMatchObject({ message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope' });
+    expect(JSON.parse(r.body)).toMatchObject({
+      message:
+        'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+    });
   });
 
   it('wrong token: 401, on public paths too', async () => {
@@ -106,13 +164,17 @@ describe('the binary, first start on an empty data dir', () => {
     const r = await server.request('/metrics');
     expect(r.status).toBe(200);
     // A 401 is counted without what its path named (group, version, resource, subresource).
-    expect(r.body).toMatch(/^apiserver_request_total\{code="401",component="apiserver",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""\} \d+$/m);
+    expect(r.body).toMatch(
+      /^apiserver_request_total\{code="401",component="apiserver",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""\} \d+$/m,
+    );
     // The most in flight since the last scrape: this very request at least.
     expect(r.body).toMatch(/^apiserver_current_inflight_requests\{request_kind="readOnly"\} [1-9]\d*$/m);
     expect(r.body).toMatch(/^process_start_time_seconds \d+/m);
     // Storage timed on the embedded store too, and objects counted from the watch caches.
     expect(r.body).toMatch(/^etcd_request_duration_seconds_count\{operation="get",type="[^"]+"\} [1-9]\d*$/m);
-    expect(r.body).toMatch(/^apiserver_storage_objects\{resource="clusterroles\.rbac\.authorization\.k8s\.io"\} [1-9]\d*$/m);
+    expect(r.body).toMatch(
+      /^apiserver_storage_objects\{resource="clusterroles\.rbac\.authorization\.k8s\.io"\} [1-9]\d*$/m,
+    );
   });
 
   it('SIGTERM: exit 0 and the store closed cleanly', async () => {
@@ -170,7 +232,11 @@ describe('the binary, start-up failures: one line, non-zero exit', () => {
 
   // Each: the flags (beside a fresh --data-dir unless one is given), and the one line expected.
   const cases: [string, () => string[], () => string | RegExp][] = [
-    ['port in use', () => ['--secure-port', String(busyPort)], () => `--secure-port: port ${busyPort} on 127.0.0.1 is already in use`],
+    [
+      'port in use',
+      () => ['--secure-port', String(busyPort)],
+      () => `--secure-port: port ${busyPort} on 127.0.0.1 is already in use`,
+    ],
     [
       'bind address not of this host',
       () => ['--bind-address', '192.0.2.1'],
@@ -247,7 +313,10 @@ describe('the binary, start-up failures: one line, non-zero exit', () => {
     const dataDir = join(scratch, `failure-${name.replaceAll(' ', '-')}`);
     const args = flags();
     // A generous hang detector: each case fails in a second or two, the etcd one within its dial deadline.
-    const r = await runBinary([...(args.includes('--data-dir') ? [] : ['--data-dir', dataDir]), '--secure-port', '0', ...args], 60_000);
+    const r = await runBinary(
+      [...(args.includes('--data-dir') ? [] : ['--data-dir', dataDir]), '--secure-port', '0', ...args],
+      60_000,
+    );
     expect(r.signal).toBeNull();
     expect(r.code).toBe(1);
     const lines = r.stderr.split('\n');
@@ -259,7 +328,14 @@ describe('the binary, start-up failures: one line, non-zero exit', () => {
     if (typeof want === 'string') expect(line).toBe(want);
     else expect(line).toMatch(want);
     // Every failure comes before the data dir's keys and credentials are made.
-    for (const made of ['pki/ca.crt', 'pki/ca.key', 'pki/apiserver.key', 'pki/sa.key', 'tokens.csv', 'admin.kubeconfig']) {
+    for (const made of [
+      'pki/ca.crt',
+      'pki/ca.key',
+      'pki/apiserver.key',
+      'pki/sa.key',
+      'tokens.csv',
+      'admin.kubeconfig',
+    ]) {
       expect(existsSync(join(dataDir, made)), made).toBe(false);
     }
   });
@@ -282,7 +358,12 @@ describe('the binary with operator-supplied certificate and tokens', () => {
   it('serves that certificate and authenticates those tokens', async () => {
     const dir = join(scratch, 'custom');
     const pki = await generatePki(servingHosts('127.0.0.1'));
-    const files = { cert: join(scratch, 'custom.crt'), key: join(scratch, 'custom.key'), ca: join(scratch, 'custom-ca.crt'), tokens: join(scratch, 'custom-tokens.csv') };
+    const files = {
+      cert: join(scratch, 'custom.crt'),
+      key: join(scratch, 'custom.key'),
+      ca: join(scratch, 'custom-ca.crt'),
+      tokens: join(scratch, 'custom-tokens.csv'),
+    };
     writeFileSync(files.cert, pki.cert + pki.caCert); // leaf, then its chain
     writeFileSync(files.key, pki.key);
     writeFileSync(files.ca, pki.caCert);
@@ -296,10 +377,29 @@ describe('the binary with operator-supplied certificate and tokens', () => {
       // No CA, serving certificate or token file generated: only the ServiceAccount signing key.
       expect(readdirSync(join(dir, 'pki'))).toEqual(['sa.key']);
       expect(existsSync(join(dir, 'tokens.csv'))).toBe(false);
-      const curl = await run('curl', ['-sS', '--fail', '--cacert', files.ca, '-H', 'Authorization: Bearer viewer-token', `${server.url}/version`]);
+      const curl = await run('curl', [
+        '-sS',
+        '--fail',
+        '--cacert',
+        files.ca,
+        '-H',
+        'Authorization: Bearer viewer-token',
+        `${server.url}/version`,
+      ]);
       expect(curl.code).toBe(0);
       // /metrics is kube's system:monitoring's, not every user's.
-      const metrics = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '--cacert', files.ca, '-H', 'Authorization: Bearer viewer-token', `${server.url}/metrics`]);
+      const metrics = await run('curl', [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '--cacert',
+        files.ca,
+        '-H',
+        'Authorization: Bearer viewer-token',
+        `${server.url}/metrics`,
+      ]);
       expect(metrics.stdout).toBe('403');
       expect((await server.kubectl(['version', '-o', 'json'])).code).toBe(0);
     } finally {
@@ -334,7 +434,9 @@ describe('the library: startServer({ storage: "memory" })', () => {
       }
       await expect(request(`${handle.url}/readyz`, { ca: handle.caCert })).rejects.toThrow(/ECONNREFUSED/);
     }
-    console.log(`startServer({storage:'memory'}) start-up: ${timings.map((t) => `${t.toFixed(1)}ms`).join(', ')} (first includes module loading)`);
+    console.log(
+      `startServer({storage:'memory'}) start-up: ${timings.map((t) => `${t.toFixed(1)}ms`).join(', ')} (first includes module loading)`,
+    );
     expect(timings[2]).toBeLessThan(500);
   });
 

@@ -14,12 +14,15 @@ import { FuzzServer, GROUP, type Outcome, head, installCRD, must, raw, sleep, wi
 
 const NS = 'fuzz';
 const WIDGETS = `/apis/${GROUP}/v1/namespaces/${NS}/widgets`;
-const fuzz = new FuzzServer(async (s) => {
-  await must(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  await installCRD(s, 'widgets', 'Widget');
-  await must(s, 'POST', WIDGETS, widget('w1'));
-  // Cut connections are what this file is about: check every /readyz on a new one.
-}, { freshReadyz: true });
+const fuzz = new FuzzServer(
+  async (s) => {
+    await must(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await installCRD(s, 'widgets', 'Widget');
+    await must(s, 'POST', WIDGETS, widget('w1'));
+    // Cut connections are what this file is about: check every /readyz on a new one.
+  },
+  { freshReadyz: true },
+);
 beforeAll(() => fuzz.start());
 afterAll(() => fuzz.stop());
 
@@ -33,9 +36,13 @@ const TARGETS: [string, string, string][] = [
 ];
 
 const ABORTED = { allowNoResponse: true, during: true } as const;
-const auth = (s: ServerProcess): Record<string, string> => ({ Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' });
+const auth = (s: ServerProcess): Record<string, string> => ({
+  Authorization: `Bearer ${s.token}`,
+  'Content-Type': 'application/json',
+});
 /** A body that is valid JSON for as long as it goes: `{"spec":{"x":"aaaa…`. */
-const filler = (bytes: number): Buffer => Buffer.concat([Buffer.from('{"spec":{"x":"'), Buffer.alloc(Math.max(0, bytes - 14), 0x61)]);
+const filler = (bytes: number): Buffer =>
+  Buffer.concat([Buffer.from('{"spec":{"x":"'), Buffer.alloc(Math.max(0, bytes - 14), 0x61)]);
 
 /** Writes a chunked body of `total` bytes in 64 KiB chunks, stopping early if the socket dies. */
 async function writeChunked(sock: TLSSocket, total: number, terminate: boolean): Promise<void> {
@@ -63,7 +70,10 @@ for (const [name, method, path] of TARGETS) {
       fuzz.check(
         (s) =>
           raw(s, async (sock) => {
-            await writeAll(sock, head(method, path, { ...auth(s), 'Transfer-Encoding': 'chunked', Connection: 'close' }));
+            await writeAll(
+              sock,
+              head(method, path, { ...auth(s), 'Transfer-Encoding': 'chunked', Connection: 'close' }),
+            );
             await writeChunked(sock, BODY_LIMIT + MIB / 2, true);
           }),
         // The server may answer 413 and close before the last chunk: the answer, if any, must be a 4xx.
@@ -74,7 +84,10 @@ for (const [name, method, path] of TARGETS) {
       fuzz.check(
         (s) =>
           raw(s, async (sock) => {
-            await writeAll(sock, Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': String(4 * MIB) }), filler(4 * MIB)]));
+            await writeAll(
+              sock,
+              Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': String(4 * MIB) }), filler(4 * MIB)]),
+            );
             sock.destroy();
           }),
         ABORTED,
@@ -95,7 +108,10 @@ for (const [name, method, path] of TARGETS) {
       fuzz.check(
         (s) =>
           raw(s, async (sock) => {
-            await writeAll(sock, Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': '100000' }), filler(50_000)]));
+            await writeAll(
+              sock,
+              Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': '100000' }), filler(50_000)]),
+            );
             // The server waits for the rest meanwhile; /readyz is probed all along.
             await sleep(600);
             sock.end();
@@ -107,7 +123,10 @@ for (const [name, method, path] of TARGETS) {
       fuzz.check(
         (s) =>
           raw(s, async (sock) => {
-            await writeAll(sock, Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': '100000' }), filler(50_000)]));
+            await writeAll(
+              sock,
+              Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': '100000' }), filler(50_000)]),
+            );
             await sleep(300);
             sock.destroy();
           }),
@@ -128,7 +147,13 @@ for (const [name, method, path] of TARGETS) {
       fuzz.check(
         (s) =>
           raw(s, async (sock) => {
-            await writeAll(sock, Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': String(BODY_LIMIT + 1) }), Buffer.from('{"spec":')]));
+            await writeAll(
+              sock,
+              Buffer.concat([
+                head(method, path, { ...auth(s), 'Content-Length': String(BODY_LIMIT + 1) }),
+                Buffer.from('{"spec":'),
+              ]),
+            );
           }),
         { expect4xx: true },
       ));
@@ -137,7 +162,13 @@ for (const [name, method, path] of TARGETS) {
       fuzz.check(
         (s) =>
           raw(s, async (sock) => {
-            await writeAll(sock, Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': '100', Connection: 'close' }), filler(BODY_LIMIT + 1)]));
+            await writeAll(
+              sock,
+              Buffer.concat([
+                head(method, path, { ...auth(s), 'Content-Length': '100', Connection: 'close' }),
+                filler(BODY_LIMIT + 1),
+              ]),
+            );
           }),
         { expect4xx: true },
       ));
@@ -146,7 +177,13 @@ for (const [name, method, path] of TARGETS) {
       fuzz.check(
         (s) =>
           raw(s, async (sock) => {
-            await writeAll(sock, Buffer.concat([head(method, path, { ...auth(s), 'Content-Length': String(MIB) }), Buffer.from('{"spec":{}}')]));
+            await writeAll(
+              sock,
+              Buffer.concat([
+                head(method, path, { ...auth(s), 'Content-Length': String(MIB) }),
+                Buffer.from('{"spec":{}}'),
+              ]),
+            );
             await sleep(600);
             sock.destroy();
           }),
@@ -160,7 +197,10 @@ describe('connections cut elsewhere', () => {
     fuzz.check(
       (s) =>
         raw(s, async (sock) => {
-          await writeAll(sock, `POST ${WIDGETS} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.token}\r\nContent-Le`);
+          await writeAll(
+            sock,
+            `POST ${WIDGETS} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.token}\r\nContent-Le`,
+          );
           sock.destroy();
         }),
       ABORTED,
@@ -210,7 +250,9 @@ describe('connections cut elsewhere', () => {
     fuzz.check(
       (s) =>
         new Promise<Outcome>((resolve) => {
-          const sock = netConnect({ host: '127.0.0.1', port: s.port }, () => sock.write('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n'));
+          const sock = netConnect({ host: '127.0.0.1', port: s.port }, () =>
+            sock.write('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n'),
+          );
           let data = '';
           sock.on('data', (c: Buffer) => (data += c.toString('latin1')));
           const done = (note: string): void => {
@@ -226,26 +268,39 @@ describe('connections cut elsewhere', () => {
     ));
 
   it('a watch abandoned right after its headers', () =>
-    fuzz.check(
-      (s) =>
-        raw(s, async (sock) => {
+    fuzz.check((s) =>
+      raw(
+        s,
+        async (sock) => {
           await writeAll(sock, head('GET', `${WIDGETS}?watch=true`, { Authorization: `Bearer ${s.token}` }));
-        }, { headersOnly: true }),
+        },
+        { headersOnly: true },
+      ),
     ));
 
   it('a large answer abandoned unread (the OpenAPI document)', () =>
-    fuzz.check(
-      (s) =>
-        raw(s, async (sock) => {
+    fuzz.check((s) =>
+      raw(
+        s,
+        async (sock) => {
           await writeAll(sock, head('GET', '/openapi/v2', { Authorization: `Bearer ${s.token}` }));
-        }, { headersOnly: true }),
+        },
+        { headersOnly: true },
+      ),
     ));
 
   it('a request pipelined behind an aborted upload on the same connection', () =>
     fuzz.check(
       (s) =>
         raw(s, async (sock) => {
-          await writeAll(sock, Buffer.concat([head('POST', WIDGETS, { ...auth(s), 'Content-Length': '10' }), Buffer.from('{"a":'), head('GET', '/readyz', {})]));
+          await writeAll(
+            sock,
+            Buffer.concat([
+              head('POST', WIDGETS, { ...auth(s), 'Content-Length': '10' }),
+              Buffer.from('{"a":'),
+              head('GET', '/readyz', {}),
+            ]),
+          );
           await sleep(300);
           sock.destroy();
         }),
@@ -256,11 +311,15 @@ describe('connections cut elsewhere', () => {
 it('twenty clients at once, each a chunked upload past the limit then a destroyed socket', async () => {
   const problems = await fuzz.problems(async (s) => {
     const one = (): Promise<Outcome> =>
-      raw(s, async (sock) => {
-        await writeAll(sock, head('POST', WIDGETS, { ...auth(s), 'Transfer-Encoding': 'chunked' }));
-        await writeChunked(sock, BODY_LIMIT + 64 * 1024, false);
-        sock.destroy();
-      }, { timeoutMs: 30_000 });
+      raw(
+        s,
+        async (sock) => {
+          await writeAll(sock, head('POST', WIDGETS, { ...auth(s), 'Transfer-Encoding': 'chunked' }));
+          await writeChunked(sock, BODY_LIMIT + 64 * 1024, false);
+          sock.destroy();
+        },
+        { timeoutMs: 30_000 },
+      );
     const all = await Promise.all(Array.from({ length: 20 }, one));
     // The case's answer: the first 5xx if any, else "no response" (expected: every client hung up).
     return all.find((o) => (o.status ?? 0) >= 500) ?? { body: '', note: 'all closed by the clients' };

@@ -34,7 +34,11 @@ function specSchema(rules: Rule[], o: { sMax?: number; pMax?: number; onS?: Rule
         type: 'object',
         'x-kubernetes-validations': rules,
         properties: {
-          s: { type: 'string', ...(o.sMax !== undefined ? { maxLength: o.sMax } : {}), ...(o.onS ? { 'x-kubernetes-validations': o.onS } : {}) },
+          s: {
+            type: 'string',
+            ...(o.sMax !== undefined ? { maxLength: o.sMax } : {}),
+            ...(o.onS ? { 'x-kubernetes-validations': o.onS } : {}),
+          },
           p: { type: 'string', ...(o.pMax !== undefined ? { maxLength: o.pMax } : {}) },
           items: { type: 'array', items: { type: 'string' } },
         },
@@ -47,10 +51,18 @@ function specSchema(rules: Rule[], o: { sMax?: number; pMax?: number; onS?: Rule
  * Writes the CRD; when the server accepts it and an object is given, writes the object too. The
  * case's answer is the first refusal (or the object's answer), which must be a 4xx.
  */
-async function crdThenObject(s: ServerProcess, schema: Record<string, unknown>, spec?: Record<string, unknown>): Promise<Outcome> {
+async function crdThenObject(
+  s: ServerProcess,
+  schema: Record<string, unknown>,
+  spec?: Record<string, unknown>,
+): Promise<Outcome> {
   const plural = nextPlural();
   const kind = `Cel${seq}`;
-  const crd = await call(s, CRDS, { method: 'POST', body: JSON.stringify(crdBody(plural, kind, schema)), timeoutMs: 30_000 });
+  const crd = await call(s, CRDS, {
+    method: 'POST',
+    body: JSON.stringify(crdBody(plural, kind, schema)),
+    timeoutMs: 30_000,
+  });
   if (crd.status !== 201 || spec === undefined) return crd;
   const collection = `/apis/${GROUP}/v1/namespaces/${NS}/${plural}`;
   for (let i = 0; (await call(s, collection)).status !== 200; i++) {
@@ -72,13 +84,38 @@ const REFUSED_AT_CRD_WRITE: { name: string; rules: Rule[] }[] = [
   { name: 'conditionals 5,000 deep', rules: [{ rule: deep('true ? ', 'true', ' : false') }] },
   { name: 'additions 5,000 deep', rules: [{ rule: `${deep('(1 + ', '1', ')')} > 0` }] },
   { name: 'calls 5,000 deep', rules: [{ rule: `${deep('string(', 'self.s', ')')} != ''` }] },
-  { name: 'a 5,000-deep expression in messageExpression', rules: [{ rule: 'true', messageExpression: deep('(', "'m'", ')') }] },
-  { name: 'a 200 KB chain of ||', rules: [{ rule: Array(Math.ceil(KB200 / 16)).fill("self.s == 'x'").join(' || ') }] },
+  {
+    name: 'a 5,000-deep expression in messageExpression',
+    rules: [{ rule: 'true', messageExpression: deep('(', "'m'", ')') }],
+  },
+  {
+    name: 'a 200 KB chain of ||',
+    rules: [
+      {
+        rule: Array(Math.ceil(KB200 / 16))
+          .fill("self.s == 'x'")
+          .join(' || '),
+      },
+    ],
+  },
   { name: 'a 200 KB string literal', rules: [{ rule: `self.s != '${'a'.repeat(KB200)}'` }] },
-  { name: 'a 200 KB messageExpression', rules: [{ rule: 'true', messageExpression: Array(Math.ceil(KB200 / 6)).fill("'m'").join(' + ') }] },
+  {
+    name: 'a 200 KB messageExpression',
+    rules: [
+      {
+        rule: 'true',
+        messageExpression: Array(Math.ceil(KB200 / 6))
+          .fill("'m'")
+          .join(' + '),
+      },
+    ],
+  },
   { name: 'a 200 KB identifier', rules: [{ rule: `self.${'a'.repeat(KB200)} == 1` }] },
   { name: 'a 300 KB regex literal', rules: [{ rule: `self.s.matches('${'a{0,9}'.repeat(50_000)}')` }] },
-  { name: 'cost: three nested all() over an unbounded list', rules: [{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z != "")))' }] },
+  {
+    name: 'cost: three nested all() over an unbounded list',
+    rules: [{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z != "")))' }],
+  },
   { name: 'cost: matches(self.p) on unbounded strings', rules: [{ rule: 'self.s.matches(self.p)' }] },
   { name: 'a rule that is not a bool', rules: [{ rule: 'self.s' }] },
   { name: 'a syntax error', rules: [{ rule: 'self.s ==' }] },
@@ -107,7 +144,12 @@ const INVALID_REGEX_LITERALS: { name: string; rule: string }[] = [
 ];
 
 /** Rules a server may accept; then the object must be refused (each rule is false, or fails, for it). */
-const REFUSED_AT_OBJECT_WRITE: { name: string; rules: Rule[]; bounds?: { sMax?: number; pMax?: number; onS?: Rule[] }; spec: () => Record<string, unknown> }[] = [
+const REFUSED_AT_OBJECT_WRITE: {
+  name: string;
+  rules: Rule[];
+  bounds?: { sMax?: number; pMax?: number; onS?: Rule[] };
+  spec: () => Record<string, unknown>;
+}[] = [
   {
     name: 'self.s.matches(self.p), p a 300 KB pattern of a{0,9} and c',
     rules: [{ rule: 'self.s.matches(self.p)' }],
@@ -153,7 +195,7 @@ const REFUSED_AT_OBJECT_WRITE: { name: string; rules: Rule[]; bounds?: { sMax?: 
   },
   {
     name: 'a failing rule whose messageExpression fails',
-    rules: [{ rule: 'self.s.size() < 1', messageExpression: "string(1 / (self.s.size() - self.s.size()))" }],
+    rules: [{ rule: 'self.s.size() < 1', messageExpression: 'string(1 / (self.s.size() - self.s.size()))' }],
     bounds: { sMax: 16 },
     spec: () => ({ s: 'abc' }),
   },
@@ -168,7 +210,11 @@ describe('hostile CEL', () => {
 
   describe('invalid regex literals: refused at CRD write, or when the object is written', () => {
     for (const c of INVALID_REGEX_LITERALS) {
-      it(c.name, () => fuzz.check((s) => crdThenObject(s, specSchema([{ rule: c.rule }], { sMax: 16 }), { s: 'aaaa' }), { expect4xx: true }));
+      it(c.name, () =>
+        fuzz.check((s) => crdThenObject(s, specSchema([{ rule: c.rule }], { sMax: 16 }), { s: 'aaaa' }), {
+          expect4xx: true,
+        }),
+      );
     }
   });
 
@@ -188,13 +234,62 @@ describe('hostile CEL', () => {
 
   describe('refused at CRD write, or when the object is written', () => {
     for (const c of REFUSED_AT_OBJECT_WRITE) {
-      it(c.name, () => fuzz.check((s) => crdThenObject(s, specSchema(c.rules, c.bounds), c.spec()), { expect4xx: true, during: true }));
+      it(c.name, () =>
+        fuzz.check((s) => crdThenObject(s, specSchema(c.rules, c.bounds), c.spec()), { expect4xx: true, during: true }),
+      );
     }
   });
 
   it('random rules from CEL tokens: any answer but a 5xx', async () => {
     // Token soup, so that most rules are syntax errors and some parse: the compiler's every branch.
-    const token = fc.constantFrom('self', '.', 's', 'p', 'items', '(', ')', '[', ']', '{', '}', ',', ':', '?', '!', '-', '+', '*', '/', '%', '==', '!=', '<', '&&', '||', 'true', 'null', "'a'", '"', '1', '1.5', '9223372036854775808', 'size', 'matches', 'all', 'exists', 'map', 'x', 'has', 'oldSelf', 'int', 'string', 'b"\\xff"', '\\', "'''", ' ');
+    const token = fc.constantFrom(
+      'self',
+      '.',
+      's',
+      'p',
+      'items',
+      '(',
+      ')',
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      ':',
+      '?',
+      '!',
+      '-',
+      '+',
+      '*',
+      '/',
+      '%',
+      '==',
+      '!=',
+      '<',
+      '&&',
+      '||',
+      'true',
+      'null',
+      "'a'",
+      '"',
+      '1',
+      '1.5',
+      '9223372036854775808',
+      'size',
+      'matches',
+      'all',
+      'exists',
+      'map',
+      'x',
+      'has',
+      'oldSelf',
+      'int',
+      'string',
+      'b"\\xff"',
+      '\\',
+      "'''",
+      ' ',
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(token, { minLength: 1, maxLength: 40 }), async (tokens) => {
         const problems = await fuzz.problems((s) => crdThenObject(s, specSchema([{ rule: tokens.join('') }])));

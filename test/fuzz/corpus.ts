@@ -88,7 +88,8 @@ export const MALFORMED: readonly string[] = [
 
 /** Bytes that are not UTF-8 in strings, keys, and at the very end. */
 export function invalidUtf8(): Hostile[] {
-  const inString = (bytes: number[]): Buffer => Buffer.concat([Buffer.from('{"a":"x'), Buffer.from(bytes), Buffer.from('y"}')]);
+  const inString = (bytes: number[]): Buffer =>
+    Buffer.concat([Buffer.from('{"a":"x'), Buffer.from(bytes), Buffer.from('y"}')]);
   return [
     { name: 'a 0xff byte in a string', data: inString([0xff]) },
     { name: 'an overlong encoding of /', data: inString([0xc0, 0xaf]) },
@@ -96,8 +97,14 @@ export function invalidUtf8(): Hostile[] {
     { name: 'a 5-byte sequence', data: inString([0xf8, 0x88, 0x80, 0x80, 0x80]) },
     { name: 'a lone continuation byte', data: inString([0x80]) },
     { name: 'a code point past U+10FFFF', data: inString([0xf4, 0x90, 0x80, 0x80]) },
-    { name: 'invalid bytes in a key', data: Buffer.concat([Buffer.from('{"'), Buffer.from([0xfe, 0xff]), Buffer.from('":1}')]) },
-    { name: 'a truncated sequence at the end', data: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x82])]) },
+    {
+      name: 'invalid bytes in a key',
+      data: Buffer.concat([Buffer.from('{"'), Buffer.from([0xfe, 0xff]), Buffer.from('":1}')]),
+    },
+    {
+      name: 'a truncated sequence at the end',
+      data: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x82])]),
+    },
     { name: 'UTF-16 (a BOM and NULs)', data: Buffer.from('\ufeff{"a":1}', 'utf16le') },
   ];
 }
@@ -119,15 +126,43 @@ export function yamlCases(valid: string): Hostile[] {
   const bigScalar = 'x'.repeat(100 * 1024);
   return [
     { name: 'billion laughs', data: billionLaughs(), type: Y },
-    { name: 'billion laughs inside an object', data: `${billionLaughs()}apiVersion: v1\nkind: Namespace\nmetadata: {name: lol}\nspec: {x: *j}\n`, type: Y },
-    { name: 'quadratic blow-up: a 100 KiB anchor aliased 10,000 times', data: `s: &s ${bigScalar}\nl: [${Array(10_000).fill('*s').join(',')}]\n`, type: Y },
+    {
+      name: 'billion laughs inside an object',
+      data: `${billionLaughs()}apiVersion: v1\nkind: Namespace\nmetadata: {name: lol}\nspec: {x: *j}\n`,
+      type: Y,
+    },
+    {
+      name: 'quadratic blow-up: a 100 KiB anchor aliased 10,000 times',
+      data: `s: &s ${bigScalar}\nl: [${Array(10_000).fill('*s').join(',')}]\n`,
+      type: Y,
+    },
     { name: 'a self-referencing alias', data: 'a: &a [*a]\n', type: Y },
     { name: 'an undefined alias', data: 'a: *nowhere\n', type: Y },
-    { name: 'tags: !!binary, !!set, !!omap, !!timestamp', data: `${valid}x1: !!binary aGVsbG8=\nx2: !!set {a, b}\nx3: !!omap [a: 1]\nx4: !!timestamp 2001-12-14t21:59:43.10-05:00\n`, type: Y },
-    { name: 'a language tag (!!python/object/apply)', data: `${valid}x: !!python/object/apply:os.system ["true"]\n`, type: Y },
-    { name: 'an unknown local tag and a verbatim tag', data: `${valid}x: !foo bar\ny: !<tag:yaml.org,2002:str> z\n`, type: Y },
-    { name: '!!int past int64 and !!float .inf/.nan', data: `${valid}spec: {n: !!int 0x7fffffffffffffffffff, f: .nan, g: .inf, h: -.inf}\n`, type: Y },
-    { name: 'merge keys, single and list', data: `base: &b {a: 1, b: [1, 2]}\n${valid}spec:\n  <<: *b\n  x:\n    <<: [*b, *b, {c: 3}]\n`, type: Y },
+    {
+      name: 'tags: !!binary, !!set, !!omap, !!timestamp',
+      data: `${valid}x1: !!binary aGVsbG8=\nx2: !!set {a, b}\nx3: !!omap [a: 1]\nx4: !!timestamp 2001-12-14t21:59:43.10-05:00\n`,
+      type: Y,
+    },
+    {
+      name: 'a language tag (!!python/object/apply)',
+      data: `${valid}x: !!python/object/apply:os.system ["true"]\n`,
+      type: Y,
+    },
+    {
+      name: 'an unknown local tag and a verbatim tag',
+      data: `${valid}x: !foo bar\ny: !<tag:yaml.org,2002:str> z\n`,
+      type: Y,
+    },
+    {
+      name: '!!int past int64 and !!float .inf/.nan',
+      data: `${valid}spec: {n: !!int 0x7fffffffffffffffffff, f: .nan, g: .inf, h: -.inf}\n`,
+      type: Y,
+    },
+    {
+      name: 'merge keys, single and list',
+      data: `base: &b {a: 1, b: [1, 2]}\n${valid}spec:\n  <<: *b\n  x:\n    <<: [*b, *b, {c: 3}]\n`,
+      type: Y,
+    },
     { name: 'a merge key of a scalar', data: `${valid}spec:\n  <<: 1\n`, type: Y },
     { name: 'multi-document', data: `---\n${valid}---\n${valid}`, type: Y },
     { name: 'multi-document, first empty', data: `---\n---\n${valid}`, type: Y },
@@ -135,14 +170,26 @@ export function yamlCases(valid: string): Hostile[] {
     { name: 'a directive', data: `%YAML 1.1\n%TAG ! tag:evil.example.com,2000:\n---\n${valid}`, type: Y },
     { name: 'tabs as indentation', data: 'a:\n\tb: 1\n', type: Y },
     { name: 'duplicate keys', data: `${valid}x: 1\nx: 2\n`, type: Y },
-    { name: '__proto__ key', data: `${valid}__proto__: {polluted: true}\nspec: {__proto__: {polluted: true}}\n`, type: Y },
+    {
+      name: '__proto__ key',
+      data: `${valid}__proto__: {polluted: true}\nspec: {__proto__: {polluted: true}}\n`,
+      type: Y,
+    },
     { name: 'a sequence root', data: '- 1\n- 2\n', type: Y },
     { name: 'a scalar root', data: 'just a string\n', type: Y },
-    { name: 'invalid UTF-8', data: Buffer.concat([Buffer.from(valid), Buffer.from('x: "'), Buffer.from([0xff, 0xfe]), Buffer.from('"\n')]), type: Y },
+    {
+      name: 'invalid UTF-8',
+      data: Buffer.concat([Buffer.from(valid), Buffer.from('x: "'), Buffer.from([0xff, 0xfe]), Buffer.from('"\n')]),
+      type: Y,
+    },
     ...DEPTHS.map((n) => ({ name: `flow sequences ${n} deep`, data: deepArray(n), type: Y })),
     ...DEPTHS.map((n) => ({ name: `flow mappings ${n} deep`, data: '{a: '.repeat(n) + '1' + '}'.repeat(n), type: Y })),
     ...DEPTHS.map((n) => ({ name: `block sequences ${n} deep on one line`, data: `${'- '.repeat(n)}1\n`, type: Y })),
-    { name: 'block mappings 2,000 deep by indentation', data: Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n', type: Y },
+    {
+      name: 'block mappings 2,000 deep by indentation',
+      data: Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n',
+      type: Y,
+    },
     { name: 'YAML in a JSON-typed body', data: valid, type: 'application/json' },
   ];
 }
@@ -157,21 +204,50 @@ export function protobufCases(): Hostile[] {
   const pseudo = Buffer.alloc(4096);
   for (let i = 0, x = 12345; i < pseudo.length; i++) pseudo[i] = (x = (x * 1103515245 + 12345) & 0x7fffffff) & 0xff;
   // A valid Namespace in its runtime.Unknown envelope, and field number 0 (gogo's illegal tag) where it ends.
-  const ld = (field: number, bytes: Buffer): Buffer => Buffer.concat([Buffer.from([(field << 3) | 2]), varint(bytes.length), bytes]);
+  const ld = (field: number, bytes: Buffer): Buffer =>
+    Buffer.concat([Buffer.from([(field << 3) | 2]), varint(bytes.length), bytes]);
   const typeMeta = ld(1, Buffer.concat([ld(1, Buffer.from('v1')), ld(2, Buffer.from('Namespace'))]));
   const namespace = (meta: Buffer): Buffer => ld(2, ld(1, meta));
   return [
     { name: 'empty', data: Buffer.alloc(0), type: P },
     { name: 'the magic alone', data: magic, type: P },
-    { name: 'field number 0 after the envelope', data: Buffer.concat([magic, typeMeta, namespace(ld(1, Buffer.from('pb-zero'))), Buffer.from([0, 0])]), type: P },
-    { name: 'field number 0 in the metadata', data: Buffer.concat([magic, typeMeta, namespace(Buffer.concat([ld(1, Buffer.from('pb-zero')), Buffer.from([2, 0])]))]), type: P },
-    { name: 'field number 0 alone in the object', data: Buffer.concat([magic, typeMeta, ld(2, Buffer.from([0x07]))]), type: P },
+    {
+      name: 'field number 0 after the envelope',
+      data: Buffer.concat([magic, typeMeta, namespace(ld(1, Buffer.from('pb-zero'))), Buffer.from([0, 0])]),
+      type: P,
+    },
+    {
+      name: 'field number 0 in the metadata',
+      data: Buffer.concat([
+        magic,
+        typeMeta,
+        namespace(Buffer.concat([ld(1, Buffer.from('pb-zero')), Buffer.from([2, 0])])),
+      ]),
+      type: P,
+    },
+    {
+      name: 'field number 0 alone in the object',
+      data: Buffer.concat([magic, typeMeta, ld(2, Buffer.from([0x07]))]),
+      type: P,
+    },
     { name: 'pseudo-random bytes', data: pseudo, type: P },
     { name: 'the magic and pseudo-random bytes', data: Buffer.concat([magic, pseudo]), type: P },
-    { name: 'a length prefix claiming 2^63 bytes', data: Buffer.concat([magic, Buffer.from([0x0a]), varint(2 ** 63)]), type: P },
-    { name: 'a varint that never ends', data: Buffer.concat([magic, Buffer.from([0x08]), Buffer.alloc(64, 0xff)]), type: P },
+    {
+      name: 'a length prefix claiming 2^63 bytes',
+      data: Buffer.concat([magic, Buffer.from([0x0a]), varint(2 ** 63)]),
+      type: P,
+    },
+    {
+      name: 'a varint that never ends',
+      data: Buffer.concat([magic, Buffer.from([0x08]), Buffer.alloc(64, 0xff)]),
+      type: P,
+    },
     { name: 'messages nested 10,000 deep', data: Buffer.concat([magic, nested]), type: P },
-    { name: 'JSON with a protobuf type', data: '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"p"}}', type: P },
+    {
+      name: 'JSON with a protobuf type',
+      data: '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"p"}}',
+      type: P,
+    },
     { name: 'a protobuf stream type', data: Buffer.concat([magic, pseudo.subarray(0, 64)]), type: `${P};stream=watch` },
   ];
 }
@@ -213,7 +289,14 @@ export const PATCH_TYPES = {
 } as const;
 
 /** Content types a PATCH might claim that are no patch type at all. */
-export const BOGUS_PATCH_TYPES: readonly string[] = ['application/json', 'application/foo-patch+json', 'text/plain', '', 'application/json-patch+json; charset=utf-16', 'application/merge-patch+json;;;;=='];
+export const BOGUS_PATCH_TYPES: readonly string[] = [
+  'application/json',
+  'application/foo-patch+json',
+  'text/plain',
+  '',
+  'application/json-patch+json; charset=utf-16',
+  'application/merge-patch+json;;;;==',
+];
 
 /** JSON patches with absurd paths, indices, operations and sizes. */
 export function jsonPatchCases(): Hostile[] {
@@ -225,7 +308,10 @@ export function jsonPatchCases(): Hostile[] {
     { name: 'add /spec/-', data: ops([{ op: 'add', path: '/spec/-', value: 1 }]) },
     { name: 'add /spec/items/-', data: ops([{ op: 'add', path: '/spec/items/-', value: 'x' }]) },
     { name: 'add /a/99999999999999999999', data: ops([{ op: 'add', path: '/a/99999999999999999999', value: 1 }]) },
-    { name: 'add /spec/items/99999999999999999999', data: ops([{ op: 'add', path: '/spec/items/99999999999999999999', value: 'x' }]) },
+    {
+      name: 'add /spec/items/99999999999999999999',
+      data: ops([{ op: 'add', path: '/spec/items/99999999999999999999', value: 'x' }]),
+    },
     { name: 'add /spec/items/-99999999999', data: ops([{ op: 'add', path: '/spec/items/-99999999999', value: 'x' }]) },
     { name: 'replace /spec/items/1e3', data: ops([{ op: 'replace', path: '/spec/items/1e3', value: 'x' }]) },
     { name: 'remove /spec/items/01', data: ops([{ op: 'remove', path: '/spec/items/01' }]) },
@@ -233,13 +319,31 @@ export function jsonPatchCases(): Hostile[] {
     { name: 'replace the root with an empty object', data: ops([{ op: 'replace', path: '', value: {} }]) },
     { name: 'add at "/"', data: ops([{ op: 'add', path: '/', value: 1 }]) },
     { name: 'a path without a slash', data: ops([{ op: 'add', path: 'spec', value: 1 }]) },
-    { name: 'bad ~ escapes', data: ops([{ op: 'add', path: '/metadata/labels/~2', value: 'x' }, { op: 'add', path: '/metadata/~', value: 1 }]) },
+    {
+      name: 'bad ~ escapes',
+      data: ops([
+        { op: 'add', path: '/metadata/labels/~2', value: 'x' },
+        { op: 'add', path: '/metadata/~', value: 1 },
+      ]),
+    },
     { name: 'remove /metadata', data: ops([{ op: 'remove', path: '/metadata' }]) },
-    { name: 'remove apiVersion and kind', data: ops([{ op: 'remove', path: '/apiVersion' }, { op: 'remove', path: '/kind' }]) },
+    {
+      name: 'remove apiVersion and kind',
+      data: ops([
+        { op: 'remove', path: '/apiVersion' },
+        { op: 'remove', path: '/kind' },
+      ]),
+    },
     { name: 'rename the object', data: ops([{ op: 'replace', path: '/metadata/name', value: 'someone-else' }]) },
-    { name: 'a resourceVersion of abc', data: ops([{ op: 'replace', path: '/metadata/resourceVersion', value: 'abc' }]) },
+    {
+      name: 'a resourceVersion of abc',
+      data: ops([{ op: 'replace', path: '/metadata/resourceVersion', value: 'abc' }]),
+    },
     { name: 'a resourceVersion of 1e400', data: '[{"op":"replace","path":"/metadata/resourceVersion","value":1e400}]' },
-    { name: 'a generation past int64', data: '[{"op":"replace","path":"/metadata/generation","value":9223372036854775808}]' },
+    {
+      name: 'a generation past int64',
+      data: '[{"op":"replace","path":"/metadata/generation","value":9223372036854775808}]',
+    },
     { name: 'move a parent into its child', data: ops([{ op: 'move', from: '/spec', path: '/spec/free/x' }]) },
     { name: 'copy without from', data: ops([{ op: 'copy', path: '/spec/x' }]) },
     { name: 'copy doubling 40 times', data: ops(doubling) },
@@ -251,9 +355,18 @@ export function jsonPatchCases(): Hostile[] {
     { name: 'an object instead of a list', data: ops({ op: 'add', path: '/spec/x', value: 1 }) },
     { name: 'a path 10,000 segments deep', data: ops([{ op: 'add', path: deepPath, value: 1 }]) },
     { name: 'a 1 MiB path', data: ops([{ op: 'add', path: `/spec/${'x'.repeat(MIB)}`, value: 1 }]) },
-    { name: 'a value nested 100,000 deep', data: `[{"op":"add","path":"/spec/free/x","value":${deepObject(100_000)}}]` },
-    { name: '10,001 operations', data: ops(Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/kind', value: 'x' }))) },
-    { name: '60,000 operations', data: ops(Array.from({ length: 60_000 }, (_, i) => ({ op: 'add', path: `/spec/free/k${i % 50}`, value: i }))) },
+    {
+      name: 'a value nested 100,000 deep',
+      data: `[{"op":"add","path":"/spec/free/x","value":${deepObject(100_000)}}]`,
+    },
+    {
+      name: '10,001 operations',
+      data: ops(Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/kind', value: 'x' }))),
+    },
+    {
+      name: '60,000 operations',
+      data: ops(Array.from({ length: 60_000 }, (_, i) => ({ op: 'add', path: `/spec/free/k${i % 50}`, value: i }))),
+    },
   ];
 }
 
@@ -269,15 +382,24 @@ export function mergePatchCases(): Hostile[] {
     { name: 'a resourceVersion of abc', data: j({ metadata: { resourceVersion: 'abc' } }) },
     { name: 'a resourceVersion past uint64', data: j({ metadata: { resourceVersion: '99999999999999999999999' } }) },
     { name: 'a numeric resourceVersion', data: '{"metadata":{"resourceVersion":1e400}}' },
-    { name: 'uid and creationTimestamp garbage', data: j({ metadata: { uid: '../../etc', creationTimestamp: 'yesterday' } }) },
+    {
+      name: 'uid and creationTimestamp garbage',
+      data: j({ metadata: { uid: '../../etc', creationTimestamp: 'yesterday' } }),
+    },
     { name: 'labels that are not strings', data: '{"metadata":{"labels":{"a":1e400,"b":null,"c":{"d":1}}}}' },
     { name: 'finalizers that are not strings', data: j({ metadata: { finalizers: [1, null, {}] } }) },
     { name: '$patch: delete', data: j({ $patch: 'delete' }) },
     { name: '$patch: replace', data: j({ $patch: 'replace', spec: {} }) },
-    { name: '$setElementOrder and $retainKeys', data: j({ spec: { '$setElementOrder/items': [1, 2], $retainKeys: ['x'] } }) },
+    {
+      name: '$setElementOrder and $retainKeys',
+      data: j({ spec: { '$setElementOrder/items': [1, 2], $retainKeys: ['x'] } }),
+    },
     { name: '$deleteFromPrimitiveList', data: j({ metadata: { '$deleteFromPrimitiveList/finalizers': ['x'] } }) },
     { name: 'a patch nested 10,000 deep', data: `{"spec":{"free":${deepObject(10_000)}}}` },
     { name: 'a patch nested 100,000 deep', data: `{"spec":{"free":${deepObject(100_000)}}}` },
-    { name: '__proto__ and constructor', data: '{"__proto__":{"polluted":true},"spec":{"constructor":{"prototype":{"polluted":true}}}}' },
+    {
+      name: '__proto__ and constructor',
+      data: '{"__proto__":{"polluted":true},"spec":{"constructor":{"prototype":{"polluted":true}}}}',
+    },
   ];
 }

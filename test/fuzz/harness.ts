@@ -48,7 +48,8 @@ export const CASE_TIMEOUT_MS = 10_000;
  * kube's own 5xx for a resourceVersion ahead of the store (the watch cache waits, then answers
  * 504 Timeout with cause ResourceVersionTooLarge and Retry-After): a defined answer, not a failure.
  */
-export const KUBE_RV_TOO_LARGE = (o: Outcome): boolean => o.status === 504 && /"reason":"Timeout"/.test(o.body) && /ResourceVersionTooLarge/.test(o.body);
+export const KUBE_RV_TOO_LARGE = (o: Outcome): boolean =>
+  o.status === 504 && /"reason":"Timeout"/.test(o.body) && /ResourceVersionTooLarge/.test(o.body);
 
 const toOutcome = (r: HttpResponse): Outcome => ({ status: r.status, body: r.body });
 
@@ -132,14 +133,19 @@ export class FuzzServer {
       const req = httpsRequest(url, { agent, timeout: timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`request to ${url} timed out`)));
       req.on('error', (err: NodeJS.ErrnoException) => {
         // The race node documents for reused sockets: the server closed an idle connection as we sent.
         if (req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
-          request(url, { ca: this.server.ca, timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)) }).then(resolve, reject);
+          request(url, { ca: this.server.ca, timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)) }).then(
+            resolve,
+            reject,
+          );
         } else reject(err);
       });
       req.end();
@@ -153,7 +159,10 @@ export class FuzzServer {
   async readyzProblem(fresh = true): Promise<string | undefined> {
     const started = performance.now();
     try {
-      const r = fresh || !this.agent ? await request(`${this.server.url}/readyz`, { ca: this.server.ca, timeoutMs: READYZ_BUDGET_MS }) : await this.readyzKeptAlive(READYZ_BUDGET_MS);
+      const r =
+        fresh || !this.agent
+          ? await request(`${this.server.url}/readyz`, { ca: this.server.ca, timeoutMs: READYZ_BUDGET_MS })
+          : await this.readyzKeptAlive(READYZ_BUDGET_MS);
       const ms = Math.round(performance.now() - started);
       if (r.status !== 200) return `/readyz answered ${r.status} ${brief(r.body, 200)}`;
       if (ms > READYZ_BUDGET_MS) return `/readyz took ${ms} ms`;
@@ -209,7 +218,10 @@ export class FuzzServer {
     if (!ready && opts.verify) problems.push(...(await opts.verify(this.server)));
     // A crash can land just after the answer (a 'close' handler): give the exit event a moment.
     if (ready && !this.exited()) await new Promise((r) => setTimeout(r, 300));
-    if (this.exited()) problems.push(`process exited (code ${this.server.child.exitCode}, signal ${this.server.child.signalCode}): ${this.stderrTail()}`);
+    if (this.exited())
+      problems.push(
+        `process exited (code ${this.server.child.exitCode}, signal ${this.server.child.signalCode}): ${this.stderrTail()}`,
+      );
     return problems;
   }
 
@@ -262,12 +274,22 @@ export function tlsConnect(s: ServerProcess): Promise<TLSSocket> {
 
 /** The head of an HTTP/1.1 request, byte for byte as given (no header is added but Host). */
 export function head(method: string, target: string, headers: Record<string, string>): Buffer {
-  const lines = [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [
+    `${method} ${target} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
 /** Authorization, Connection: close and, for a body, Content-Type and a true Content-Length. */
-export function requestBytes(s: ServerProcess, method: string, target: string, body?: Buffer, headers: Record<string, string> = {}): Buffer {
+export function requestBytes(
+  s: ServerProcess,
+  method: string,
+  target: string,
+  body?: Buffer,
+  headers: Record<string, string> = {},
+): Buffer {
   const h: Record<string, string> = { Authorization: `Bearer ${s.token}`, Connection: 'close' };
   if (body) {
     h['Content-Type'] = 'application/json';
@@ -289,7 +311,11 @@ export interface RawOptions {
  * the first response: its status once headers are in, and the body up to its Content-Length or
  * the connection's end. The socket is always destroyed before this resolves.
  */
-export async function raw(s: ServerProcess, write: (socket: TLSSocket) => void | Promise<void>, opts: RawOptions = {}): Promise<Outcome> {
+export async function raw(
+  s: ServerProcess,
+  write: (socket: TLSSocket) => void | Promise<void>,
+  opts: RawOptions = {},
+): Promise<Outcome> {
   let socket: TLSSocket;
   try {
     socket = await tlsConnect(s);
@@ -300,7 +326,8 @@ export async function raw(s: ServerProcess, write: (socket: TLSSocket) => void |
     let data = Buffer.alloc(0);
     let settled = false;
     /** The bytes after any interim responses (100 Continue, 102, 103), which are not the answer; 101 is. */
-    const final = (): string => data.toString('latin1').replace(/^(?:HTTP\/1\.[01] 1(?:0[02-9]|[1-9]\d)[^\r]*\r\n(?:[^\r]+\r\n)*\r\n)+/, '');
+    const final = (): string =>
+      data.toString('latin1').replace(/^(?:HTTP\/1\.[01] 1(?:0[02-9]|[1-9]\d)[^\r]*\r\n(?:[^\r]+\r\n)*\r\n)+/, '');
     const finish = (note?: string): void => {
       if (settled) return;
       settled = true;
@@ -309,9 +336,16 @@ export async function raw(s: ServerProcess, write: (socket: TLSSocket) => void |
       const text = final();
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(text);
       const end = text.indexOf('\r\n\r\n');
-      resolve(m ? { status: Number(m[1]), body: end < 0 ? '' : Buffer.from(text.slice(end + 4), 'latin1').toString('utf8') } : { body: brief(text), note: note ?? 'no status line' });
+      resolve(
+        m
+          ? { status: Number(m[1]), body: end < 0 ? '' : Buffer.from(text.slice(end + 4), 'latin1').toString('utf8') }
+          : { body: brief(text), note: note ?? 'no status line' },
+      );
     };
-    const timer = setTimeout(() => finish(`no response within ${opts.timeoutMs ?? CASE_TIMEOUT_MS} ms`), opts.timeoutMs ?? CASE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => finish(`no response within ${opts.timeoutMs ?? CASE_TIMEOUT_MS} ms`),
+      opts.timeoutMs ?? CASE_TIMEOUT_MS,
+    );
     socket.on('data', (c: Buffer) => {
       data = Buffer.concat([data, c]);
       const text = final();
@@ -356,7 +390,12 @@ export function widgetSchema(): Record<string, unknown> {
       spec: {
         type: 'object',
         properties: {
-          s: { type: 'string', 'x-kubernetes-validations': [{ rule: "!self.startsWith('forbidden')", message: 's must not start with forbidden' }] },
+          s: {
+            type: 'string',
+            'x-kubernetes-validations': [
+              { rule: "!self.startsWith('forbidden')", message: 's must not start with forbidden' },
+            ],
+          },
           n: { type: 'integer' },
           f: { type: 'number' },
           items: { type: 'array', items: { type: 'string' } },
@@ -368,7 +407,11 @@ export function widgetSchema(): Record<string, unknown> {
   };
 }
 
-export function crdBody(plural: string, kind: string, schema: Record<string, unknown> = widgetSchema()): Record<string, unknown> {
+export function crdBody(
+  plural: string,
+  kind: string,
+  schema: Record<string, unknown> = widgetSchema(),
+): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -377,19 +420,33 @@ export function crdBody(plural: string, kind: string, schema: Record<string, unk
       group: GROUP,
       scope: 'Namespaced',
       names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: schema } }],
+      versions: [
+        { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: schema } },
+      ],
     },
   };
 }
 
 /** The set-up steps must succeed: a failure here is not a fuzz finding but a broken fixture. */
-export async function must(s: ServerProcess, method: string, path: string, body?: unknown, okStatus: readonly number[] = [200, 201]): Promise<void> {
+export async function must(
+  s: ServerProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+  okStatus: readonly number[] = [200, 201],
+): Promise<void> {
   const r = await call(s, path, { method, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  if (r.status === undefined || !okStatus.includes(r.status)) throw new Error(`fixture ${method} ${path}: ${r.status ?? r.note} ${brief(r.body)}`);
+  if (r.status === undefined || !okStatus.includes(r.status))
+    throw new Error(`fixture ${method} ${path}: ${r.status ?? r.note} ${brief(r.body)}`);
 }
 
 /** Creates a CRD and waits until its resources are served. */
-export async function installCRD(s: ServerProcess, plural: string, kind: string, schema?: Record<string, unknown>): Promise<void> {
+export async function installCRD(
+  s: ServerProcess,
+  plural: string,
+  kind: string,
+  schema?: Record<string, unknown>,
+): Promise<void> {
   await must(s, 'POST', CRDS, crdBody(plural, kind, schema));
   for (let i = 0; ; i++) {
     const r = await call(s, `/apis/${GROUP}/v1/${plural}`);

@@ -28,7 +28,8 @@ let serial = 0;
  */
 function configMap(bytes: number): Buffer {
   const name = `cm-${bytes}-${serial++}`;
-  const base = (n: number): string => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { x: 'a'.repeat(n) } });
+  const base = (n: number): string =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { x: 'a'.repeat(n) } });
   const text = base(Math.min(512 * 1024, Math.max(0, bytes - base(0).length)));
   if (text.length > bytes) throw new Error(`a ConfigMap cannot be as small as ${bytes} bytes`);
   return Buffer.from(text + ' '.repeat(bytes - text.length));
@@ -44,21 +45,39 @@ interface Probe {
 
 const create = (bytes: number): Probe => ({ name: `${bytes} B`, headers: {}, body: configMap(bytes), expect: 201 });
 /** A body that stops being JSON at its end: read whole, then refused. */
-const malformed = (bytes: number): Probe => ({ name: `${bytes} B malformed`, headers: {}, body: configMap(bytes).subarray(0, bytes - 2), expect: 400 });
+const malformed = (bytes: number): Probe => ({
+  name: `${bytes} B malformed`,
+  headers: {},
+  body: configMap(bytes).subarray(0, bytes - 2),
+  expect: 400,
+});
 /** Past the limit, all of it sent: refused on its Content-Length before it is read. */
-const tooLarge = (): Probe => ({ name: 'past the limit', headers: {}, body: Buffer.alloc(BODY_LIMIT + 1, 0x20), expect: 413 });
+const tooLarge = (): Probe => ({
+  name: 'past the limit',
+  headers: {},
+  body: Buffer.alloc(BODY_LIMIT + 1, 0x20),
+  expect: 413,
+});
 /** Past the limit in chunks: refused once the limit is crossed, the rest still on its way. */
 const tooLargeChunked = (): Probe => {
   const chunk = Buffer.alloc(256 * 1024, 0x20);
   const parts: Buffer[] = [];
-  for (let sent = 0; sent <= BODY_LIMIT; sent += chunk.length) parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
+  for (let sent = 0; sent <= BODY_LIMIT; sent += chunk.length)
+    parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
   parts.push(Buffer.from('0\r\n\r\n'));
-  return { name: 'past the limit, chunked', headers: { 'Transfer-Encoding': 'chunked' }, body: Buffer.concat(parts), expect: 413 };
+  return {
+    name: 'past the limit, chunked',
+    headers: { 'Transfer-Encoding': 'chunked' },
+    body: Buffer.concat(parts),
+    expect: 413,
+  };
 };
 
 /** A request's bytes: Content-Length unless it is chunked. */
 function requestBytes(s: ServerProcess, p: Probe): Buffer {
-  const length: Record<string, string> = p.headers['Transfer-Encoding'] ? {} : { 'Content-Length': String(p.body.length) };
+  const length: Record<string, string> = p.headers['Transfer-Encoding']
+    ? {}
+    : { 'Content-Length': String(p.body.length) };
   const h = { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json', ...length, ...p.headers };
   return Buffer.concat([head('POST', CONFIGMAPS, h), p.body]);
 }
@@ -75,7 +94,8 @@ function describeAnswer(a: Answer | undefined): string {
   return a.connection === 0 ? String(a.status) : `${a.status} on connection ${a.connection + 1}`;
 }
 
-const show = (probes: readonly Probe[], answers: readonly Answer[]): string => probes.map((p, i) => `${p.name}: ${describeAnswer(answers[i])}`).join(', ');
+const show = (probes: readonly Probe[], answers: readonly Answer[]): string =>
+  probes.map((p, i) => `${p.name}: ${describeAnswer(answers[i])}`).join(', ');
 
 /**
  * The case's outcome for the fuzz contract: the highest status (so that a 5xx shows), or no status
@@ -84,7 +104,9 @@ const show = (probes: readonly Probe[], answers: readonly Answer[]): string => p
 function outcome(probes: readonly Probe[], answers: readonly Answer[]): Outcome {
   const statuses = answers.flatMap((a) => ('status' in a ? [a.status] : []));
   const summary = show(probes, answers);
-  return statuses.length === probes.length ? { status: Math.max(...statuses), body: summary } : { body: summary, note: `not every request was answered: ${summary}` };
+  return statuses.length === probes.length
+    ? { status: Math.max(...statuses), body: summary }
+    : { body: summary, note: `not every request was answered: ${summary}` };
 }
 
 /**
@@ -96,7 +118,9 @@ function verify(probes: readonly Probe[], answers: () => readonly Answer[]): () 
   return async () => {
     const got = answers();
     const right = probes.every((p, i) => describeAnswer(got[i]) === String(p.expect));
-    return right ? [] : [`expected ${probes.map((p) => `${p.name}: ${p.expect}`).join(', ')}; got ${show(probes, got)}`];
+    return right
+      ? []
+      : [`expected ${probes.map((p) => `${p.name}: ${p.expect}`).join(', ')}; got ${show(probes, got)}`];
   };
 }
 
@@ -112,13 +136,21 @@ async function throughAgent(s: ServerProcess, probes: readonly Probe[]): Promise
       probes.map(
         (p) =>
           new Promise<Answer>((resolve) => {
-            const req = httpsRequest(`${s.url}${CONFIGMAPS}`, { method: 'POST', agent, headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json', ...p.headers } }, (res) => {
-              if (!sockets.includes(res.socket)) sockets.push(res.socket);
-              const on = sockets.indexOf(res.socket);
-              res.resume();
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: on }));
-              res.on('error', (err) => resolve({ error: err.message }));
-            });
+            const req = httpsRequest(
+              `${s.url}${CONFIGMAPS}`,
+              {
+                method: 'POST',
+                agent,
+                headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json', ...p.headers },
+              },
+              (res) => {
+                if (!sockets.includes(res.socket)) sockets.push(res.socket);
+                const on = sockets.indexOf(res.socket);
+                res.resume();
+                res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: on }));
+                res.on('error', (err) => resolve({ error: err.message }));
+              },
+            );
             req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
             req.on('error', (err) => resolve({ error: err.message }));
             req.end(p.body);
@@ -150,7 +182,8 @@ async function pipelined(s: ServerProcess, probes: readonly Probe[]): Promise<An
         const headText = data.subarray(0, end).toString('latin1');
         const status = /^HTTP\/1\.1 (\d{3}) /.exec(headText);
         const length = /\r\ncontent-length: *(\d+)/i.exec(headText);
-        if (!status || !length) return finish(`an answer without a status or Content-Length: ${headText.slice(0, 200)}`);
+        if (!status || !length)
+          return finish(`an answer without a status or Content-Length: ${headText.slice(0, 200)}`);
         const total = end + 4 + Number(length[1]);
         if (data.length < total) return;
         answers.push({ status: Number(status[1]), connection: 0 });
@@ -165,11 +198,16 @@ async function pipelined(s: ServerProcess, probes: readonly Probe[]): Promise<An
 }
 
 /** One case: the probes sent one way, their answers checked, and the fuzz contract. */
-function probe(send: (s: ServerProcess, probes: readonly Probe[]) => Promise<Answer[]>, probes: () => Probe[]): () => Promise<void> {
+function probe(
+  send: (s: ServerProcess, probes: readonly Probe[]) => Promise<Answer[]>,
+  probes: () => Probe[],
+): () => Promise<void> {
   return async () => {
     const list = probes();
     let answers: Answer[] = [];
-    await fuzz.check(async (s) => outcome(list, (answers = await send(s, list))), { verify: verify(list, () => answers) });
+    await fuzz.check(async (s) => outcome(list, (answers = await send(s, list))), {
+      verify: verify(list, () => answers),
+    });
   };
 }
 
@@ -187,9 +225,18 @@ const WITH_REFUSALS = (): Probe[] => [
 ];
 
 describe('requests on one kept-alive connection, each answered', () => {
-  it('every size from 1 KB to just under the limit, back to back through a keep-alive agent', probe(throughAgent, EVERY_SIZE_THRICE));
+  it(
+    'every size from 1 KB to just under the limit, back to back through a keep-alive agent',
+    probe(throughAgent, EVERY_SIZE_THRICE),
+  );
   it('every size, pipelined: written at once, answered in order', probe(pipelined, EVERY_SIZE));
   it('every size three times over, pipelined', probe(pipelined, EVERY_SIZE_THRICE));
-  it('a 400 and two 413s among them, back to back: the requests after each are answered too', probe(throughAgent, WITH_REFUSALS));
-  it('a 400 and two 413s among them, pipelined: the requests after each are answered too', probe(pipelined, WITH_REFUSALS));
+  it(
+    'a 400 and two 413s among them, back to back: the requests after each are answered too',
+    probe(throughAgent, WITH_REFUSALS),
+  );
+  it(
+    'a 400 and two 413s among them, pipelined: the requests after each are answered too',
+    probe(pipelined, WITH_REFUSALS),
+  );
 });

@@ -25,9 +25,24 @@ const fuzz = new FuzzServer(async (s) => {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'fuzz-editor' }],
   });
-  await must(s, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data: { a: 'b' } });
-  await must(s, 'POST', `/api/v1/namespaces/${NS}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } });
-  await installCRD(s, 'bigmaps', 'BigMap', { type: 'object', properties: { spec: { type: 'object', properties: { m: { type: 'object', additionalProperties: { type: 'string' } } } } } });
+  await must(s, 'POST', `/api/v1/namespaces/${NS}/configmaps`, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'owned' },
+    data: { a: 'b' },
+  });
+  await must(s, 'POST', `/api/v1/namespaces/${NS}/services`, {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'svc' },
+    spec: { ports: [{ port: 80 }] },
+  });
+  await installCRD(s, 'bigmaps', 'BigMap', {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { m: { type: 'object', additionalProperties: { type: 'string' } } } },
+    },
+  });
   await must(s, 'POST', MAPS, bigMap('patched', {}));
   // RBAC's index follows the binding through a watch.
   for (let i = 0; (await call(s, CONFIGMAP, { headers: EDITOR })).status !== 200; i++) {
@@ -82,30 +97,58 @@ const CASES: Case[] = [
   {
     name: '12,000 ownerReferences of a ConfigMap, strategic merge patch by an edit user',
     target: CONFIGMAP,
-    send: (s) => call(s, CONFIGMAP, { method: 'PATCH', headers: EDITOR, contentType: 'application/strategic-merge-patch+json', body: JSON.stringify({ metadata: { ownerReferences } }), timeoutMs: TIMEOUT_MS }),
+    send: (s) =>
+      call(s, CONFIGMAP, {
+        method: 'PATCH',
+        headers: EDITOR,
+        contentType: 'application/strategic-merge-patch+json',
+        body: JSON.stringify({ metadata: { ownerReferences } }),
+        timeoutMs: TIMEOUT_MS,
+      }),
   },
   {
     name: '20,000 Service ports, strategic merge patch by an edit user',
     target: SERVICE,
-    send: (s) => call(s, SERVICE, { method: 'PATCH', headers: EDITOR, contentType: 'application/strategic-merge-patch+json', body: JSON.stringify({ spec: { ports } }), timeoutMs: TIMEOUT_MS }),
+    send: (s) =>
+      call(s, SERVICE, {
+        method: 'PATCH',
+        headers: EDITOR,
+        contentType: 'application/strategic-merge-patch+json',
+        body: JSON.stringify({ spec: { ports } }),
+        timeoutMs: TIMEOUT_MS,
+      }),
   },
   {
     name: 'a custom resource of 100,000 map keys, created',
     target: `${MAPS}/created`,
     creates: true,
-    send: (s) => call(s, MAPS, { method: 'POST', body: JSON.stringify(bigMap('created', { m: keys(100_000) })), timeoutMs: TIMEOUT_MS }),
+    send: (s) =>
+      call(s, MAPS, {
+        method: 'POST',
+        body: JSON.stringify(bigMap('created', { m: keys(100_000) })),
+        timeoutMs: TIMEOUT_MS,
+      }),
   },
   {
     name: 'a custom resource of 100,000 map keys, merge patch',
     target: `${MAPS}/patched`,
-    send: (s) => call(s, `${MAPS}/patched`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: JSON.stringify({ spec: { m: keys(100_000) } }), timeoutMs: TIMEOUT_MS }),
+    send: (s) =>
+      call(s, `${MAPS}/patched`, {
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
+        body: JSON.stringify({ spec: { m: keys(100_000) } }),
+        timeoutMs: TIMEOUT_MS,
+      }),
   },
 ];
 
 describe('large keyed lists and maps in one write', () => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s: a 4xx, /readyz answered all along, nothing written', async (_name, c) => {
-    const object = unchanged(c.target, c.creates);
-    await object.remember(fuzz.server);
-    await fuzz.check((s) => c.send(s), { during: true, expect4xx: true, verify: object.verify });
-  });
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s: a 4xx, /readyz answered all along, nothing written',
+    async (_name, c) => {
+      const object = unchanged(c.target, c.creates);
+      await object.remember(fuzz.server);
+      await fuzz.check((s) => c.send(s), { during: true, expect4xx: true, verify: object.verify });
+    },
+  );
 });

@@ -7,11 +7,24 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { FC_PARAMS, FuzzServer, GROUP, type Outcome, call, head, installCRD, must, raw, requestBytes, widget } from './harness.js';
+import {
+  FC_PARAMS,
+  FuzzServer,
+  GROUP,
+  type Outcome,
+  call,
+  head,
+  installCRD,
+  must,
+  raw,
+  requestBytes,
+  widget,
+} from './harness.js';
 
 const NAMESPACES = ['fuzz-a', 'fuzz-b'] as const;
 const fuzz = new FuzzServer(async (s) => {
-  for (const ns of NAMESPACES) await must(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const ns of NAMESPACES)
+    await must(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await installCRD(s, 'widgets', 'Widget');
   for (const ns of NAMESPACES) await must(s, 'POST', `/apis/${GROUP}/v1/namespaces/${ns}/widgets`, widget(`w-${ns}`));
 });
@@ -23,7 +36,8 @@ const send = (bytes: (s: ServerProcess) => Buffer, timeoutMs?: number) => (s: Se
   raw(s, (sock) => void sock.write(bytes(s)), { headersOnly: true, ...(timeoutMs ? { timeoutMs } : {}) });
 
 /** One request: method and target exactly as given, the admin token, no body. */
-const plain = (method: string, target: string, headers: Record<string, string> = {}) => send((s) => requestBytes(s, method, target, undefined, headers));
+const plain = (method: string, target: string, headers: Record<string, string> = {}) =>
+  send((s) => requestBytes(s, method, target, undefined, headers));
 
 /** The namespaces and the widget in each still exist: what a stray delete would have taken. */
 async function nothingDeleted(s: ServerProcess): Promise<string[]> {
@@ -32,7 +46,8 @@ async function nothingDeleted(s: ServerProcess): Promise<string[]> {
     for (const path of [`/api/v1/namespaces/${ns}`, `/apis/${GROUP}/v1/namespaces/${ns}/widgets/w-${ns}`]) {
       const r = await call(s, path);
       const terminating = /"phase":"Terminating"|"deletionTimestamp"/.test(r.body);
-      if (r.status !== 200 || terminating) gone.push(`${path} is gone or going: ${r.status ?? r.note} ${r.body.slice(0, 120)}`);
+      if (r.status !== 200 || terminating)
+        gone.push(`${path} is gone or going: ${r.status ?? r.note} ${r.body.slice(0, 120)}`);
     }
   }
   return gone;
@@ -67,9 +82,18 @@ describe('deletes that must delete nothing', () => {
     ['the cluster-wide path, trailing slash', `/apis/${GROUP}/v1/widgets/`],
     ['the cluster-wide path with a name', `/apis/${GROUP}/v1/widgets/w-fuzz-a`],
     ['the collection of namespaces', '/api/v1/namespaces'],
-    ['a namespace path climbing with ..', `/apis/${GROUP}/v1/namespaces/fuzz-zzz/widgets/../../fuzz-a/widgets/w-fuzz-a`],
-    ['a namespace path climbing with %2e%2e', `/apis/${GROUP}/v1/namespaces/fuzz-zzz/widgets/%2e%2e/%2e%2e/fuzz-a/widgets/w-fuzz-a`],
-    ['a name with an encoded slash', `/apis/${GROUP}/v1/namespaces/fuzz-zzz/widgets/..%2F..%2Ffuzz-a%2Fwidgets%2Fw-fuzz-a`],
+    [
+      'a namespace path climbing with ..',
+      `/apis/${GROUP}/v1/namespaces/fuzz-zzz/widgets/../../fuzz-a/widgets/w-fuzz-a`,
+    ],
+    [
+      'a namespace path climbing with %2e%2e',
+      `/apis/${GROUP}/v1/namespaces/fuzz-zzz/widgets/%2e%2e/%2e%2e/fuzz-a/widgets/w-fuzz-a`,
+    ],
+    [
+      'a name with an encoded slash',
+      `/apis/${GROUP}/v1/namespaces/fuzz-zzz/widgets/..%2F..%2Ffuzz-a%2Fwidgets%2Fw-fuzz-a`,
+    ],
     ['an empty namespace segment', `/apis/${GROUP}/v1/namespaces//widgets`],
     ['the legacy watch path', `/apis/${GROUP}/v1/watch/widgets`],
   ];
@@ -79,7 +103,16 @@ describe('deletes that must delete nothing', () => {
   }
   it('DELETE the cluster-wide path with DeleteOptions in the body', () =>
     fuzz.check(
-      (s) => call(s, `/apis/${GROUP}/v1/widgets`, { method: 'DELETE', body: JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }) }),
+      (s) =>
+        call(s, `/apis/${GROUP}/v1/widgets`, {
+          method: 'DELETE',
+          body: JSON.stringify({
+            kind: 'DeleteOptions',
+            apiVersion: 'v1',
+            propagationPolicy: 'Foreground',
+            gracePeriodSeconds: 0,
+          }),
+        }),
       { expect4xx: true, verify: nothingDeleted },
     ));
 });
@@ -96,7 +129,11 @@ describe('a kind under a path of the other scope (escalations through a namespac
   }
   const A = '/api/v1/namespaces/fuzz-a';
   const CRD_NAME = `customresourcedefinitions/widgets.${GROUP}`;
-  const owned = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fuzz-b', labels: { 'fuzz-owned': 'yes' } } });
+  const owned = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'fuzz-b', labels: { 'fuzz-owned': 'yes' } },
+  });
   const created = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fuzz-c' } });
   const review = JSON.stringify({
     apiVersion: 'authorization.k8s.io/v1',
@@ -108,21 +145,41 @@ describe('a kind under a path of the other scope (escalations through a namespac
   const cases: [string, string, string, string?, string?][] = [
     ['delete a namespace through another', 'DELETE', `${A}/namespaces/fuzz-b`],
     ['delete the namespaces through one', 'DELETE', `${A}/namespaces`],
-    ['delete a namespace through another, on the watch path', 'DELETE', '/api/v1/watch/namespaces/fuzz-a/namespaces/fuzz-b'],
+    [
+      'delete a namespace through another, on the watch path',
+      'DELETE',
+      '/api/v1/watch/namespaces/fuzz-a/namespaces/fuzz-b',
+    ],
     ['delete the namespace named like its path', 'DELETE', `${A}/namespaces/fuzz-a`],
     ['patch a namespace through another', 'PATCH', `${A}/namespaces/fuzz-b`, owned, 'application/merge-patch+json'],
-    ['apply a namespace through another', 'PATCH', `${A}/namespaces/fuzz-b?fieldManager=fuzz`, owned, 'application/apply-patch+yaml'],
+    [
+      'apply a namespace through another',
+      'PATCH',
+      `${A}/namespaces/fuzz-b?fieldManager=fuzz`,
+      owned,
+      'application/apply-patch+yaml',
+    ],
     ['replace a namespace through another', 'PUT', `${A}/namespaces/fuzz-b`, owned],
     ['finalize a namespace through another', 'PUT', `${A}/namespaces/fuzz-b/finalize`, owned],
     ['create a namespace through another', 'POST', `${A}/namespaces`, created],
     ['list the namespaces through one', 'GET', `${A}/namespaces`],
     ['watch the namespaces through one', 'GET', `${A}/namespaces?watch=true`],
-    ['delete a CRD (and its objects) through a namespace', 'DELETE', `/apis/apiextensions.k8s.io/v1/namespaces/fuzz-a/${CRD_NAME}`],
-    ['a SubjectAccessReview through a namespace', 'POST', '/apis/authorization.k8s.io/v1/namespaces/fuzz-a/subjectaccessreviews', review],
+    [
+      'delete a CRD (and its objects) through a namespace',
+      'DELETE',
+      `/apis/apiextensions.k8s.io/v1/namespaces/fuzz-a/${CRD_NAME}`,
+    ],
+    [
+      'a SubjectAccessReview through a namespace',
+      'POST',
+      '/apis/authorization.k8s.io/v1/namespaces/fuzz-a/subjectaccessreviews',
+      review,
+    ],
     ['a TokenRequest at the cluster path', 'POST', '/api/v1/serviceaccounts/default/token', tokenRequest],
   ];
   for (const [name, method, path, body, contentType] of cases) {
-    const probe = (s: ServerProcess): Promise<Outcome> => call(s, path, { method, ...(body !== undefined ? { body, contentType } : {}) });
+    const probe = (s: ServerProcess): Promise<Outcome> =>
+      call(s, path, { method, ...(body !== undefined ? { body, contentType } : {}) });
     it(`${method} ${name}`, () => fuzz.check(probe, { expect4xx: true, verify: nothingChanged }));
   }
 });
@@ -189,7 +246,10 @@ describe('hostile headers', () => {
     ['Audit-ID garbage', { 'Audit-ID': '\u00ff'.repeat(100) }],
     ['Expect: 100-continue', { Expect: '100-continue' }],
     ['Expect: something else', { Expect: 'the unexpected' }],
-    ['Upgrade: websocket on a list, bad key', { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': '!!', 'Sec-WebSocket-Version': '99' }],
+    [
+      'Upgrade: websocket on a list, bad key',
+      { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': '!!', 'Sec-WebSocket-Version': '99' },
+    ],
     ['Upgrade: h2c', { Connection: 'Upgrade, HTTP2-Settings', Upgrade: 'h2c', 'HTTP2-Settings': 'AAMAAABkAAQAAP__' }],
     ['Connection: keep-alive, close, Upgrade', { Connection: 'keep-alive, close, Upgrade' }],
   ];
@@ -228,27 +288,140 @@ describe('unknown methods and broken framing', () => {
   for (const [name, line] of lines) {
     // A CONNECT may also be dropped unanswered (what a node:http server does with no tunnel to offer): not a stall.
     const opts = name === 'CONNECT' ? { allowNoResponse: true } : {};
-    it(name, () => fuzz.check(send((s) => Buffer.from(`${line}\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`, 'latin1')), opts));
+    it(name, () =>
+      fuzz.check(
+        send((s) =>
+          Buffer.from(
+            `${line}\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`,
+            'latin1',
+          ),
+        ),
+        opts,
+      ),
+    );
   }
   const post = `/apis/${GROUP}/v1/namespaces/fuzz-a/widgets`;
   const body = JSON.stringify(widget('framing'));
   const framed: [string, (s: ServerProcess) => Buffer][] = [
-    ['two different Content-Lengths', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': `${body.length}`, 'content-length': '3' }), Buffer.from(body)])],
-    ['Content-Length and chunked', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': '5', 'Transfer-Encoding': 'chunked' }), Buffer.from('0\r\n\r\n')])],
-    ['chunked, identity', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Transfer-Encoding': 'chunked, identity' }), Buffer.from('0\r\n\r\n')])],
-    ['a chunk size that is not hex', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Transfer-Encoding': 'chunked' }), Buffer.from('zz\r\nabc\r\n0\r\n\r\n')])],
-    ['a chunk size past 2^64', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Transfer-Encoding': 'chunked' }), Buffer.from('fffffffffffffffffffff\r\nabc\r\n')])],
-    ['a negative Content-Length', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': '-1' }), Buffer.from(body)])],
-    ['a Content-Length past 2^64', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': '99999999999999999999999' }), Buffer.from(body)])],
-    ['a Content-Length of 1e3', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': '1e3' }), Buffer.from(body)])],
-    ['a smuggled second request', (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': '4' }), Buffer.from(`{}\r\nDELETE /api/v1/namespaces/fuzz-a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n\r\n`)])],
-    ['no Host header', (s) => Buffer.from(`GET /api/v1/namespaces HTTP/1.1\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`)],
-    ['two Host headers', (s) => Buffer.from(`GET /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`)],
-    ['a header without a colon', (s) => Buffer.from(`GET /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nno colon here\r\nAuthorization: Bearer ${s.token}\r\n\r\n`)],
-    ['obsolete line folding', (s) => Buffer.from(`GET /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nX-A: b\r\n c\r\nAuthorization: Bearer ${s.token}\r\n\r\n`)],
-    ['bare LF line ends', (s) => Buffer.from(`GET /api/v1/namespaces HTTP/1.1\nHost: a\nAuthorization: Bearer ${s.token}\nConnection: close\n\n`)],
-    ['a NUL in a header value', (s) => head('GET', '/api/v1/namespaces', { Authorization: `Bearer ${s.token}`, 'X-A': 'a\u0000b', Connection: 'close' })],
-    ['bytes past latin-1 in a header value', (s) => Buffer.concat([head('GET', '/api/v1/namespaces', { Authorization: `Bearer ${s.token}`, Connection: 'close' }).subarray(0, -2), Buffer.from('X-U: \u00e9\u2603\r\n\r\n', 'utf8')])],
+    [
+      'two different Content-Lengths',
+      (s) =>
+        Buffer.concat([
+          requestBytes(s, 'POST', post, undefined, { 'Content-Length': `${body.length}`, 'content-length': '3' }),
+          Buffer.from(body),
+        ]),
+    ],
+    [
+      'Content-Length and chunked',
+      (s) =>
+        Buffer.concat([
+          requestBytes(s, 'POST', post, undefined, { 'Content-Length': '5', 'Transfer-Encoding': 'chunked' }),
+          Buffer.from('0\r\n\r\n'),
+        ]),
+    ],
+    [
+      'chunked, identity',
+      (s) =>
+        Buffer.concat([
+          requestBytes(s, 'POST', post, undefined, { 'Transfer-Encoding': 'chunked, identity' }),
+          Buffer.from('0\r\n\r\n'),
+        ]),
+    ],
+    [
+      'a chunk size that is not hex',
+      (s) =>
+        Buffer.concat([
+          requestBytes(s, 'POST', post, undefined, { 'Transfer-Encoding': 'chunked' }),
+          Buffer.from('zz\r\nabc\r\n0\r\n\r\n'),
+        ]),
+    ],
+    [
+      'a chunk size past 2^64',
+      (s) =>
+        Buffer.concat([
+          requestBytes(s, 'POST', post, undefined, { 'Transfer-Encoding': 'chunked' }),
+          Buffer.from('fffffffffffffffffffff\r\nabc\r\n'),
+        ]),
+    ],
+    [
+      'a negative Content-Length',
+      (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': '-1' }), Buffer.from(body)]),
+    ],
+    [
+      'a Content-Length past 2^64',
+      (s) =>
+        Buffer.concat([
+          requestBytes(s, 'POST', post, undefined, { 'Content-Length': '99999999999999999999999' }),
+          Buffer.from(body),
+        ]),
+    ],
+    [
+      'a Content-Length of 1e3',
+      (s) => Buffer.concat([requestBytes(s, 'POST', post, undefined, { 'Content-Length': '1e3' }), Buffer.from(body)]),
+    ],
+    [
+      'a smuggled second request',
+      (s) =>
+        Buffer.concat([
+          requestBytes(s, 'POST', post, undefined, { 'Content-Length': '4' }),
+          Buffer.from(
+            `{}\r\nDELETE /api/v1/namespaces/fuzz-a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.token}\r\n\r\n`,
+          ),
+        ]),
+    ],
+    [
+      'no Host header',
+      (s) =>
+        Buffer.from(`GET /api/v1/namespaces HTTP/1.1\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`),
+    ],
+    [
+      'two Host headers',
+      (s) =>
+        Buffer.from(
+          `GET /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer ${s.token}\r\nConnection: close\r\n\r\n`,
+        ),
+    ],
+    [
+      'a header without a colon',
+      (s) =>
+        Buffer.from(
+          `GET /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nno colon here\r\nAuthorization: Bearer ${s.token}\r\n\r\n`,
+        ),
+    ],
+    [
+      'obsolete line folding',
+      (s) =>
+        Buffer.from(
+          `GET /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nX-A: b\r\n c\r\nAuthorization: Bearer ${s.token}\r\n\r\n`,
+        ),
+    ],
+    [
+      'bare LF line ends',
+      (s) =>
+        Buffer.from(
+          `GET /api/v1/namespaces HTTP/1.1\nHost: a\nAuthorization: Bearer ${s.token}\nConnection: close\n\n`,
+        ),
+    ],
+    [
+      'a NUL in a header value',
+      (s) =>
+        head('GET', '/api/v1/namespaces', {
+          Authorization: `Bearer ${s.token}`,
+          'X-A': 'a\u0000b',
+          Connection: 'close',
+        }),
+    ],
+    [
+      'bytes past latin-1 in a header value',
+      (s) =>
+        Buffer.concat([
+          head('GET', '/api/v1/namespaces', { Authorization: `Bearer ${s.token}`, Connection: 'close' }).subarray(
+            0,
+            -2,
+          ),
+          Buffer.from('X-U: \u00e9\u2603\r\n\r\n', 'utf8'),
+        ]),
+    ],
   ];
   for (const [name, bytes] of framed) it(name, () => fuzz.check(send(bytes), { verify: nothingDeleted }));
 });
@@ -256,15 +429,44 @@ describe('unknown methods and broken framing', () => {
 describe('properties', () => {
   it('random paths under /api and /apis, with every method but DELETE', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('namespaces', 'fuzz-a', 'widgets', 'w-fuzz-a', GROUP, 'v1', 'status', 'scale', 'watch', 'finalize', '..', '.', '', '%2F', '%zz', '%00', '~', '*'),
+      fc.constantFrom(
+        'namespaces',
+        'fuzz-a',
+        'widgets',
+        'w-fuzz-a',
+        GROUP,
+        'v1',
+        'status',
+        'scale',
+        'watch',
+        'finalize',
+        '..',
+        '.',
+        '',
+        '%2F',
+        '%zz',
+        '%00',
+        '~',
+        '*',
+      ),
       fc.string({ maxLength: 10 }).map(encodeURIComponent),
-      fc.string({ unit: 'binary', maxLength: 6 }).map((x) => encodeURIComponent(x.replace(/[\ud800-\udfff]/g, '\ufffd'))),
+      fc
+        .string({ unit: 'binary', maxLength: 6 })
+        .map((x) => encodeURIComponent(x.replace(/[\ud800-\udfff]/g, '\ufffd'))),
     );
-    const target = fc.tuple(fc.constantFrom('/api', '/apis', `/apis/${GROUP}`, '/api/v1', `/apis/${GROUP}/v1`, '/openapi/v3', ''), fc.array(segment, { maxLength: 7 })).map(([root, segs]) => `${root}/${segs.join('/')}`);
+    const target = fc
+      .tuple(
+        fc.constantFrom('/api', '/apis', `/apis/${GROUP}`, '/api/v1', `/apis/${GROUP}/v1`, '/openapi/v3', ''),
+        fc.array(segment, { maxLength: 7 }),
+      )
+      .map(([root, segs]) => `${root}/${segs.join('/')}`);
     const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'OPTIONS');
     await fc.assert(
       fc.asyncProperty(method, target, fc.constantFrom('', '{}', '{"a":', 'null'), async (m, t, b) => {
-        const bytes = (s: ServerProcess): Buffer => requestBytes(s, m, t, Buffer.from(b), { 'Content-Type': m === 'PATCH' ? 'application/merge-patch+json' : 'application/json' });
+        const bytes = (s: ServerProcess): Buffer =>
+          requestBytes(s, m, t, Buffer.from(b), {
+            'Content-Type': m === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+          });
         const problems = await fuzz.problems(send(bytes));
         if (problems.length) throw new Error(`${m} ${t}: ${problems.join('; ')}`);
       }),

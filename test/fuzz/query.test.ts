@@ -6,19 +6,39 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { FC_PARAMS, FuzzServer, GROUP, KUBE_RV_TOO_LARGE, type Outcome, call, installCRD, must, raw, requestBytes, widget } from './harness.js';
+import {
+  FC_PARAMS,
+  FuzzServer,
+  GROUP,
+  KUBE_RV_TOO_LARGE,
+  type Outcome,
+  call,
+  installCRD,
+  must,
+  raw,
+  requestBytes,
+  widget,
+} from './harness.js';
 
 const NS = 'fuzz';
 const fuzz = new FuzzServer(async (s) => {
   await must(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await installCRD(s, 'widgets', 'Widget');
-  for (const name of ['w1', 'w2', 'w3']) await must(s, 'POST', `/apis/${GROUP}/v1/namespaces/${NS}/widgets`, { ...widget(name), metadata: { name, labels: { app: 'fuzz', n: name } } });
+  for (const name of ['w1', 'w2', 'w3'])
+    await must(s, 'POST', `/apis/${GROUP}/v1/namespaces/${NS}/widgets`, {
+      ...widget(name),
+      metadata: { name, labels: { app: 'fuzz', n: name } },
+    });
 });
 beforeAll(() => fuzz.start());
 afterAll(() => fuzz.stop());
 
 /** Where the queries go: lists (namespaced, across namespaces, cluster-scoped) and single objects. */
-const LISTS = ['/api/v1/namespaces', `/apis/${GROUP}/v1/namespaces/${NS}/widgets`, `/apis/${GROUP}/v1/widgets`] as const;
+const LISTS = [
+  '/api/v1/namespaces',
+  `/apis/${GROUP}/v1/namespaces/${NS}/widgets`,
+  `/apis/${GROUP}/v1/widgets`,
+] as const;
 const GETS = ['/api/v1/namespaces/fuzz', `/apis/${GROUP}/v1/namespaces/${NS}/widgets/w1`] as const;
 
 /** A GET whose answer may be a stream: a 2xx ends the case at its headers (the socket is then cut). */
@@ -29,7 +49,20 @@ function get(s: ServerProcess, target: string): Promise<Outcome> {
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 const token = (o: Record<string, unknown>): string => b64(JSON.stringify({ v: 'meta.k8s.io/v1', ...o }));
 
-const LIMITS = ['9223372036854775808', '9223372036854775807', '-9223372036854775809', '-1', '0', '1e3', '99999999999999999999', '1.5', '0x10', ' 1', 'abc', ''];
+const LIMITS = [
+  '9223372036854775808',
+  '9223372036854775807',
+  '-9223372036854775809',
+  '-1',
+  '0',
+  '1e3',
+  '99999999999999999999',
+  '1.5',
+  '0x10',
+  ' 1',
+  'abc',
+  '',
+];
 const CONTINUES: [string, string][] = [
   ['not base64', 'not base64!!'],
   ['base64 of garbage', b64('garbage\u0000\u00ff')],
@@ -96,7 +129,8 @@ const q = (params: Record<string, string>): string => new URLSearchParams(params
 
 describe('hostile query strings', () => {
   describe('limit', () => {
-    for (const path of LISTS) for (const v of LIMITS) it(`${path}?limit=${v}`, () => fuzz.check((s) => get(s, `${path}?${q({ limit: v })}`)));
+    for (const path of LISTS)
+      for (const v of LIMITS) it(`${path}?limit=${v}`, () => fuzz.check((s) => get(s, `${path}?${q({ limit: v })}`)));
   });
 
   describe('continue', () => {
@@ -109,7 +143,10 @@ describe('hostile query strings', () => {
       fuzz.check(async (s) => {
         const first = await call(s, `${LISTS[1]}?limit=1`);
         const cont = (JSON.parse(first.body) as { metadata?: { continue?: string } }).metadata?.continue ?? 'missing';
-        return get(s, `${LISTS[1]}?${q({ limit: '1', continue: cont, resourceVersion: '1', labelSelector: 'app=other' })}`);
+        return get(
+          s,
+          `${LISTS[1]}?${q({ limit: '1', continue: cont, resourceVersion: '1', labelSelector: 'app=other' })}`,
+        );
       }));
   });
 
@@ -119,13 +156,17 @@ describe('hostile query strings', () => {
       for (const rv of RESOURCE_VERSIONS) {
         for (const match of RV_MATCHES) {
           const params = { resourceVersion: rv, ...(match ? { resourceVersionMatch: match } : {}) };
-          it(`${path}?${q(params)}`, () => fuzz.check((s) => get(s, `${path}?${q(params)}`), { allow: KUBE_RV_TOO_LARGE }));
+          it(`${path}?${q(params)}`, () =>
+            fuzz.check((s) => get(s, `${path}?${q(params)}`), { allow: KUBE_RV_TOO_LARGE }));
         }
       }
     }
     for (const path of LISTS) {
       for (const rv of RESOURCE_VERSIONS) {
-        it(`watch ${path}?resourceVersion=${rv}`, () => fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', resourceVersion: rv })}`), { allow: KUBE_RV_TOO_LARGE }));
+        it(`watch ${path}?resourceVersion=${rv}`, () =>
+          fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', resourceVersion: rv })}`), {
+            allow: KUBE_RV_TOO_LARGE,
+          }));
       }
     }
   });
@@ -145,15 +186,20 @@ describe('hostile query strings', () => {
       'namespaces list': `${LISTS[0]}?resourceVersion=${FUTURE_RV}`,
     };
     const names = Object.keys(cases);
-    const problems = await Promise.all(names.map((n) => fuzz.problems((s) => get(s, cases[n]!), { allow: KUBE_RV_TOO_LARGE, during: true })));
-    expect(Object.fromEntries(names.map((n, i) => [n, problems[i]]))).toEqual(Object.fromEntries(names.map((n) => [n, []])));
+    const problems = await Promise.all(
+      names.map((n) => fuzz.problems((s) => get(s, cases[n]!), { allow: KUBE_RV_TOO_LARGE, during: true })),
+    );
+    expect(Object.fromEntries(names.map((n, i) => [n, problems[i]]))).toEqual(
+      Object.fromEntries(names.map((n) => [n, []])),
+    );
   });
 
   describe('timeoutSeconds', () => {
     for (const path of [LISTS[1], LISTS[2]]) {
       for (const t of TIMEOUTS) {
         it(`list ${path}?timeoutSeconds=${t}`, () => fuzz.check((s) => get(s, `${path}?${q({ timeoutSeconds: t })}`)));
-        it(`watch ${path}?timeoutSeconds=${t}`, () => fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', timeoutSeconds: t })}`)));
+        it(`watch ${path}?timeoutSeconds=${t}`, () =>
+          fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', timeoutSeconds: t })}`)));
       }
     }
   });
@@ -167,35 +213,59 @@ describe('hostile query strings', () => {
       for (const sel of FIELD_SELECTORS) {
         const name = sel.length > 60 ? `${sel.slice(0, 30)}… (${sel.length} chars)` : sel;
         it(`${path}?fieldSelector=${name}`, () => fuzz.check((s) => get(s, `${path}?${q({ fieldSelector: sel })}`)));
-        if (path === LISTS[1]) it(`watch ${path}?fieldSelector=${name}`, () => fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', fieldSelector: sel })}`)));
+        if (path === LISTS[1])
+          it(`watch ${path}?fieldSelector=${name}`, () =>
+            fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', fieldSelector: sel })}`)));
       }
-      it(`${path}?labelSelector= of 1 MiB`, () => fuzz.check((s) => get(s, `${path}?labelSelector=a%3D${'v'.repeat(1024 * 1024)}`)));
-      it(`${path}?labelSelector=%ff%fe (not UTF-8)`, () => fuzz.check((s) => get(s, `${path}?labelSelector=a%3D%ff%fe`)));
+      it(`${path}?labelSelector= of 1 MiB`, () =>
+        fuzz.check((s) => get(s, `${path}?labelSelector=a%3D${'v'.repeat(1024 * 1024)}`)));
+      it(`${path}?labelSelector=%ff%fe (not UTF-8)`, () =>
+        fuzz.check((s) => get(s, `${path}?labelSelector=a%3D%ff%fe`)));
       it(`${path}?labelSelector=%zz (bad escape)`, () => fuzz.check((s) => get(s, `${path}?labelSelector=a%zz`)));
     }
   });
 
   describe('watch flags', () => {
     for (const path of LISTS) {
-      for (const w of WATCH_VALUES) it(`${path}?watch=${w}`, () => fuzz.check((s) => get(s, `${path}?${q({ watch: w })}`)));
-      it(`${path}?watch=true&watch=false&watch=yes`, () => fuzz.check((s) => get(s, `${path}?watch=true&watch=false&watch=yes`)));
+      for (const w of WATCH_VALUES)
+        it(`${path}?watch=${w}`, () => fuzz.check((s) => get(s, `${path}?${q({ watch: w })}`)));
+      it(`${path}?watch=true&watch=false&watch=yes`, () =>
+        fuzz.check((s) => get(s, `${path}?watch=true&watch=false&watch=yes`)));
       it(`${path}: allowWatchBookmarks and sendInitialEvents garbage`, () =>
-        fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', allowWatchBookmarks: 'maybe', sendInitialEvents: 'perhaps', resourceVersionMatch: 'Exact' })}`)));
-      it(`${path}: sendInitialEvents without resourceVersionMatch`, () => fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', sendInitialEvents: 'true' })}`)));
-      it(`${path}: sendInitialEvents on a plain list`, () => fuzz.check((s) => get(s, `${path}?${q({ sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', resourceVersion: '' })}`)));
+        fuzz.check((s) =>
+          get(
+            s,
+            `${path}?${q({ watch: 'true', allowWatchBookmarks: 'maybe', sendInitialEvents: 'perhaps', resourceVersionMatch: 'Exact' })}`,
+          ),
+        ));
+      it(`${path}: sendInitialEvents without resourceVersionMatch`, () =>
+        fuzz.check((s) => get(s, `${path}?${q({ watch: 'true', sendInitialEvents: 'true' })}`)));
+      it(`${path}: sendInitialEvents on a plain list`, () =>
+        fuzz.check((s) =>
+          get(
+            s,
+            `${path}?${q({ sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', resourceVersion: '' })}`,
+          ),
+        ));
     }
-    it('legacy /watch/ path with garbage', () => fuzz.check((s) => get(s, `/api/v1/watch/namespaces?${q({ resourceVersion: 'abc', timeoutSeconds: '-1' })}`)));
-    it('legacy /watch/ path of one object that does not exist', () => fuzz.check((s) => get(s, `/apis/${GROUP}/v1/watch/namespaces/${NS}/widgets/nope?timeoutSeconds=1`)));
+    it('legacy /watch/ path with garbage', () =>
+      fuzz.check((s) => get(s, `/api/v1/watch/namespaces?${q({ resourceVersion: 'abc', timeoutSeconds: '-1' })}`)));
+    it('legacy /watch/ path of one object that does not exist', () =>
+      fuzz.check((s) => get(s, `/apis/${GROUP}/v1/watch/namespaces/${NS}/widgets/nope?timeoutSeconds=1`)));
   });
 
   describe('repeated and many parameters', () => {
     for (const path of LISTS) {
       it(`${path}: limit given three ways`, () => fuzz.check((s) => get(s, `${path}?limit=1&limit=2&limit=abc`)));
-      it(`${path}: labelSelector repeated 1,000 times`, () => fuzz.check((s) => get(s, `${path}?${Array(1000).fill('labelSelector=a%3Db').join('&')}`)));
-      it(`${path}: 3,000 parameters`, () => fuzz.check((s) => get(s, `${path}?${Array.from({ length: 3000 }, (_, i) => `p${i}=1`).join('&')}`)));
-      it(`${path}: 100,000 parameters`, () => fuzz.check((s) => get(s, `${path}?${Array(100_000).fill('a=1').join('&')}`)));
+      it(`${path}: labelSelector repeated 1,000 times`, () =>
+        fuzz.check((s) => get(s, `${path}?${Array(1000).fill('labelSelector=a%3Db').join('&')}`)));
+      it(`${path}: 3,000 parameters`, () =>
+        fuzz.check((s) => get(s, `${path}?${Array.from({ length: 3000 }, (_, i) => `p${i}=1`).join('&')}`)));
+      it(`${path}: 100,000 parameters`, () =>
+        fuzz.check((s) => get(s, `${path}?${Array(100_000).fill('a=1').join('&')}`)));
       it(`${path}: 100,000 bare ampersands`, () => fuzz.check((s) => get(s, `${path}?${'&'.repeat(100_000)}`)));
-      it(`${path}: pretty, as and includeObject garbage`, () => fuzz.check((s) => get(s, `${path}?${q({ pretty: 'very', includeObject: 'Sometimes', as: 'Table' })}`)));
+      it(`${path}: pretty, as and includeObject garbage`, () =>
+        fuzz.check((s) => get(s, `${path}?${q({ pretty: 'very', includeObject: 'Sometimes', as: 'Table' })}`)));
     }
   });
 
@@ -214,23 +284,53 @@ describe('hostile query strings', () => {
       ['gracePeriodSeconds=abc', 'gracePeriodSeconds=abc'],
       ['orphanDependents=maybe', 'orphanDependents=maybe'],
     ] as const) {
-      it(`DELETE of an object that does not exist, ${name}`, () => fuzz.check((s) => call(s, `${widgets}/nope?${query}`, { method: 'DELETE' })));
-      it(`deletecollection with a selector matching nothing, ${name}`, () => fuzz.check((s) => call(s, `${widgets}?labelSelector=none%3Dnone&${query}`, { method: 'DELETE' })));
+      it(`DELETE of an object that does not exist, ${name}`, () =>
+        fuzz.check((s) => call(s, `${widgets}/nope?${query}`, { method: 'DELETE' })));
+      it(`deletecollection with a selector matching nothing, ${name}`, () =>
+        fuzz.check((s) => call(s, `${widgets}?labelSelector=none%3Dnone&${query}`, { method: 'DELETE' })));
     }
   });
 
   it('property: random values for the list and watch parameters', async () => {
-    const KEYS = ['limit', 'continue', 'resourceVersion', 'resourceVersionMatch', 'timeoutSeconds', 'labelSelector', 'fieldSelector', 'watch', 'allowWatchBookmarks', 'sendInitialEvents', 'pretty'];
+    const KEYS = [
+      'limit',
+      'continue',
+      'resourceVersion',
+      'resourceVersionMatch',
+      'timeoutSeconds',
+      'labelSelector',
+      'fieldSelector',
+      'watch',
+      'allowWatchBookmarks',
+      'sendInitialEvents',
+      'pretty',
+    ];
     const value = fc.oneof(
       fc.string({ maxLength: 24 }),
       fc.string({ unit: 'binary', maxLength: 12 }),
-      fc.constantFrom('true', '1', '0', '-1', '9223372036854775808', '1e400', 'Exact', 'NotOlderThan', 'a in (', 'metadata.name=w1', '!a', 'a,b', ''),
+      fc.constantFrom(
+        'true',
+        '1',
+        '0',
+        '-1',
+        '9223372036854775808',
+        '1e400',
+        'Exact',
+        'NotOlderThan',
+        'a in (',
+        'metadata.name=w1',
+        '!a',
+        'a,b',
+        '',
+      ),
       fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
     );
     const params = fc.array(fc.tuple(fc.constantFrom(...KEYS), value), { minLength: 1, maxLength: 5 });
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...LISTS, ...GETS), params, async (path, ps) => {
-        const query = ps.map(([k, v]) => `${k}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '\ufffd'))}`).join('&');
+        const query = ps
+          .map(([k, v]) => `${k}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '\ufffd'))}`)
+          .join('&');
         const problems = await fuzz.problems((s) => get(s, `${path}?${query}`), { allow: KUBE_RV_TOO_LARGE });
         if (problems.length) throw new Error(`${path}?${query}: ${problems.join('; ')}`);
       }),

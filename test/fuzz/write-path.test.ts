@@ -7,7 +7,11 @@ import { FuzzServer, GROUP, type Outcome, call, installCRD, must, widget } from 
 
 const NS = 'fuzz-wp';
 const TARGETS = [
-  { name: 'configmap', collection: `/api/v1/namespaces/${NS}/configmaps`, body: (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }) },
+  {
+    name: 'configmap',
+    collection: `/api/v1/namespaces/${NS}/configmaps`,
+    body: (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }),
+  },
   { name: 'widget', collection: `/apis/${GROUP}/v1/namespaces/${NS}/widgets`, body: (name: string) => widget(name) },
 ] as const;
 
@@ -33,10 +37,12 @@ const UNSATISFIABLE = [
 ];
 
 /** Whether the object is still as it was: a 406 wrote nothing. */
-const unchanged = (path: string, before: () => string) => async (s: ServerProcess): Promise<string[]> => {
-  const now = await call(s, path);
-  return now.body === before() ? [] : [`${path} changed: ${now.status} ${now.body.slice(0, 200)}`];
-};
+const unchanged =
+  (path: string, before: () => string) =>
+  async (s: ServerProcess): Promise<string[]> => {
+    const now = await call(s, path);
+    return now.body === before() ? [] : [`${path} changed: ${now.status} ${now.body.slice(0, 200)}`];
+  };
 
 /** A write of one verb with the given Accept header. */
 interface Write {
@@ -45,16 +51,35 @@ interface Write {
 }
 
 const writes = (t: (typeof TARGETS)[number]): Write[] => [
-  { verb: 'POST', send: (s, accept) => call(s, t.collection, { method: 'POST', headers: { accept }, body: JSON.stringify(t.body('created-by-406')) }) },
-  { verb: 'PUT', send: (s, accept) => call(s, `${t.collection}/victim`, { method: 'PUT', headers: { accept }, body: JSON.stringify(t.body('victim')) }) },
+  {
+    verb: 'POST',
+    send: (s, accept) =>
+      call(s, t.collection, { method: 'POST', headers: { accept }, body: JSON.stringify(t.body('created-by-406')) }),
+  },
+  {
+    verb: 'PUT',
+    send: (s, accept) =>
+      call(s, `${t.collection}/victim`, { method: 'PUT', headers: { accept }, body: JSON.stringify(t.body('victim')) }),
+  },
   {
     verb: 'merge PATCH',
-    send: (s, accept) => call(s, `${t.collection}/victim`, { method: 'PATCH', headers: { accept }, contentType: 'application/merge-patch+json', body: '{"metadata":{"labels":{"x":"y"}}}' }),
+    send: (s, accept) =>
+      call(s, `${t.collection}/victim`, {
+        method: 'PATCH',
+        headers: { accept },
+        contentType: 'application/merge-patch+json',
+        body: '{"metadata":{"labels":{"x":"y"}}}',
+      }),
   },
   {
     verb: 'apply',
     send: (s, accept) =>
-      call(s, `${t.collection}/victim?fieldManager=fuzz&force=true`, { method: 'PATCH', headers: { accept }, contentType: 'application/apply-patch+yaml', body: JSON.stringify(t.body('victim')) }),
+      call(s, `${t.collection}/victim?fieldManager=fuzz&force=true`, {
+        method: 'PATCH',
+        headers: { accept },
+        contentType: 'application/apply-patch+yaml',
+        body: JSON.stringify(t.body('victim')),
+      }),
   },
   { verb: 'DELETE', send: (s, accept) => call(s, `${t.collection}/victim`, { method: 'DELETE', headers: { accept } }) },
   { verb: 'DELETE collection', send: (s, accept) => call(s, t.collection, { method: 'DELETE', headers: { accept } }) },
@@ -77,7 +102,9 @@ describe('writes with an Accept nothing satisfies: 406, nothing written', () => 
             {
               verify: async (s) => [
                 ...(await unchanged(`${t.collection}/victim`, () => before)(s)),
-                ...((await call(s, `${t.collection}/created-by-406`)).status === 404 ? [] : ['created-by-406 was created']),
+                ...((await call(s, `${t.collection}/created-by-406`)).status === 404
+                  ? []
+                  : ['created-by-406 was created']),
               ],
             },
           );
@@ -96,18 +123,43 @@ describe('objects naming another namespace than their URL', () => {
     const cases: Array<[string, (s: ServerProcess) => Promise<Outcome>]> = [
       ['POST', (s) => call(s, t.collection, { method: 'POST', body: elsewhere('moved') })],
       ['PUT', (s) => call(s, `${t.collection}/victim`, { method: 'PUT', body: elsewhere('victim') })],
-      ['merge PATCH', (s) => call(s, `${t.collection}/victim`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: '{"metadata":{"namespace":"kube-system"}}' })],
+      [
+        'merge PATCH',
+        (s) =>
+          call(s, `${t.collection}/victim`, {
+            method: 'PATCH',
+            contentType: 'application/merge-patch+json',
+            body: '{"metadata":{"namespace":"kube-system"}}',
+          }),
+      ],
       [
         'JSON PATCH',
-        (s) => call(s, `${t.collection}/victim`, { method: 'PATCH', contentType: 'application/json-patch+json', body: '[{"op":"add","path":"/metadata/namespace","value":"kube-system"}]' }),
+        (s) =>
+          call(s, `${t.collection}/victim`, {
+            method: 'PATCH',
+            contentType: 'application/json-patch+json',
+            body: '[{"op":"add","path":"/metadata/namespace","value":"kube-system"}]',
+          }),
       ],
-      ['apply', (s) => call(s, `${t.collection}/victim?fieldManager=fuzz&force=true`, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: elsewhere('victim') })],
+      [
+        'apply',
+        (s) =>
+          call(s, `${t.collection}/victim?fieldManager=fuzz&force=true`, {
+            method: 'PATCH',
+            contentType: 'application/apply-patch+yaml',
+            body: elsewhere('victim'),
+          }),
+      ],
     ];
     for (const [verb, send] of cases) {
       it(`${t.name} ${verb}`, () =>
         fuzz.check(send, {
           expect4xx: true,
-          verify: async (s) => ((await call(s, `${t.collection.replace(`/namespaces/${NS}/`, '/namespaces/kube-system/')}/victim`)).status === 404 ? [] : ['stored in kube-system']),
+          verify: async (s) =>
+            (await call(s, `${t.collection.replace(`/namespaces/${NS}/`, '/namespaces/kube-system/')}/victim`))
+              .status === 404
+              ? []
+              : ['stored in kube-system'],
         }));
     }
   }

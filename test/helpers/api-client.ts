@@ -21,7 +21,9 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export function apiClient(server: ServerHandle): (method: string, path: string, o?: CallOptions) => Promise<ApiResponse> {
+export function apiClient(
+  server: ServerHandle,
+): (method: string, path: string, o?: CallOptions) => Promise<ApiResponse> {
   return async (method, path, o = {}) => {
     const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
     const headers: Record<string, string> = { ...o.headers };
@@ -30,7 +32,14 @@ export function apiClient(server: ServerHandle): (method: string, path: string, 
       headers['content-length'] = String(Buffer.byteLength(body));
     }
     if (o.accept) headers['accept'] = o.accept;
-    const r = await request(server.url + path, { method, ca: server.caCert, token: server.token, headers, ...(body !== undefined ? { body } : {}), timeoutMs: 30_000 });
+    const r = await request(server.url + path, {
+      method,
+      ca: server.caCert,
+      token: server.token,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      timeoutMs: 30_000,
+    });
     let json: unknown;
     try {
       json = r.body ? JSON.parse(r.body) : undefined;

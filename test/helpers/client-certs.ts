@@ -28,7 +28,12 @@ export async function issue(opts: {
   const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(opts.ca ?? false, undefined, true),
-    new x509.KeyUsagesExtension(opts.ca ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature : x509.KeyUsageFlags.digitalSignature, true),
+    new x509.KeyUsagesExtension(
+      opts.ca
+        ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature
+        : x509.KeyUsageFlags.digitalSignature,
+      true,
+    ),
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
   ];
   if (!opts.ca) extensions.push(new x509.ExtendedKeyUsageExtension(opts.eku ?? [x509.ExtendedKeyUsage.clientAuth]));
@@ -46,4 +51,3 @@ export async function issue(opts: {
   });
   return { cert: cert.toString('pem') + '\n', key: await exportKey(keys.privateKey), x: cert, keys };
 }
-

@@ -8,7 +8,12 @@ type Call = (method: string, path: string, o?: CallOptions) => Promise<ApiRespon
 export const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 /** A served and stored v1 CRD of `plural` in `group` (kind: the singular, capitalised). */
-export function simpleCrd(group: string, plural: string, openAPIV3Schema: Record<string, unknown>, scope: 'Namespaced' | 'Cluster' = 'Namespaced') {
+export function simpleCrd(
+  group: string,
+  plural: string,
+  openAPIV3Schema: Record<string, unknown>,
+  scope: 'Namespaced' | 'Cluster' = 'Namespaced',
+) {
   const singular = plural.slice(0, -1);
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -28,11 +33,18 @@ export async function installCrd(call: Call, crd: ReturnType<typeof simpleCrd>):
   const r = await call('POST', CRDS_PATH, { body: crd });
   if (r.status !== 201) throw new Error(`${crd.metadata.name}: ${r.status} ${r.text}`);
   const collection = `/apis/${crd.spec.group}/v1/${crd.spec.names.plural}`;
-  await eventually(`${crd.metadata.name} served`, async () => ((await call('GET', collection)).status === 200 ? true : undefined));
+  await eventually(`${crd.metadata.name} served`, async () =>
+    (await call('GET', collection)).status === 200 ? true : undefined,
+  );
 }
 
 /** A kube Status failure, for exact comparisons. */
-export const failureStatus = (code: number, reason: string, message: string, details?: Record<string, unknown>): Record<string, unknown> => ({
+export const failureStatus = (
+  code: number,
+  reason: string,
+  message: string,
+  details?: Record<string, unknown>,
+): Record<string, unknown> => ({
   kind: 'Status',
   apiVersion: 'v1',
   metadata: {},

@@ -37,8 +37,13 @@ function clientVersion(bin: string): { version: string; gitVersion: string } | {
     return { problem: 'not executable' };
   }
   try {
-    const out = execFileSync(bin, ['version', '--client', '-o', 'json'], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const v = (JSON.parse(out) as { clientVersion: { major: string; minor: string; gitVersion: string } }).clientVersion;
+    const out = execFileSync(bin, ['version', '--client', '-o', 'json'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const v = (JSON.parse(out) as { clientVersion: { major: string; minor: string; gitVersion: string } })
+      .clientVersion;
     return { version: `${v.major}.${v.minor.replace(/\+$/, '')}`, gitVersion: v.gitVersion };
   } catch (err) {
     return { problem: `\`version --client -o json\` failed: ${String((err as Error).message).split('\n')[0]}` };
@@ -50,15 +55,23 @@ export function findKubectl(version: string): Kubectl {
   const candidates: [string, string][] = []; // [path, where it came from]
   if (process.env[envVar]) candidates.push([process.env[envVar], `$${envVar}`]);
   else {
-    candidates.push([join(KUBECTL_DIR, `kubectl.${version}`), process.env.KUBECTL_DIR ? '$KUBECTL_DIR' : 'the Google Cloud SDK; KUBECTL_DIR overrides']);
-    const onPath = (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'kubectl'));
+    candidates.push([
+      join(KUBECTL_DIR, `kubectl.${version}`),
+      process.env.KUBECTL_DIR ? '$KUBECTL_DIR' : 'the Google Cloud SDK; KUBECTL_DIR overrides',
+    ]);
+    const onPath = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((d) => join(d, 'kubectl'));
     candidates.push([onPath.find(isFile) ?? 'kubectl', 'PATH']);
   }
   const tried: string[] = [];
   for (const [bin, from] of candidates) {
     const v = clientVersion(bin);
     if ('version' in v && v.version === version) return { version, binary: bin, gitVersion: v.gitVersion };
-    tried.push(`${bin} (${from}): ${'problem' in v ? v.problem : `client version ${v.version} (${v.gitVersion}), not ${version}`}`);
+    tried.push(
+      `${bin} (${from}): ${'problem' in v ? v.problem : `client version ${v.version} (${v.gitVersion}), not ${version}`}`,
+    );
   }
   const file = `kubectl-${version}`;
   return {
@@ -83,7 +96,10 @@ export interface KubectlRunner {
 /** kubectl `binary` against the server whose kubeconfig `kubeconfig()` names (known once it started). */
 export function kubectlRunner(binary: string, kubeconfig: () => string): KubectlRunner {
   const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
-    run(binary, ['--kubeconfig', kubeconfig(), ...args], { ...(input !== undefined ? { input } : {}), timeoutMs: 30_000 });
+    run(binary, ['--kubeconfig', kubeconfig(), ...args], {
+      ...(input !== undefined ? { input } : {}),
+      timeoutMs: 30_000,
+    });
   return {
     kubectl,
     async ok(args, input) {

@@ -34,12 +34,22 @@ export function request(url: string, opts: RequestOptions): Promise<HttpResponse
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
   return new Promise((resolvePromise, reject) => {
-    const req = httpsRequest(url, { method: opts.method ?? 'GET', ca: opts.ca, headers, agent: false, timeout: opts.timeoutMs ?? 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = httpsRequest(
+      url,
+      { method: opts.method ?? 'GET', ca: opts.ca, headers, agent: false, timeout: opts.timeoutMs ?? 10_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolvePromise({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`request to ${url} timed out`)));
     req.on('error', reject);
     req.end(opts.body);
@@ -55,26 +65,36 @@ export interface CommandResult {
 }
 
 /** Runs a command to completion (real curl, kubectl, or the binary for start-up failures). */
-export function run(cmd: string, args: readonly string[], opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
+export function run(
+  cmd: string,
+  args: readonly string[],
+  opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CommandResult> {
   const started = performance.now();
   return new Promise((resolvePromise) => {
-    const child = execFile(cmd, args, { timeout: opts.timeoutMs ?? 60_000, env: opts.env ?? process.env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const e = err as (Error & { code?: number | string; signal?: NodeJS.Signals }) | null;
-      resolvePromise({
-        code: e ? (typeof e.code === 'number' ? e.code : null) : 0,
-        signal: e?.signal ?? null,
-        stdout,
-        stderr,
-        durationMs: performance.now() - started,
-      });
-    });
+    const child = execFile(
+      cmd,
+      args,
+      { timeout: opts.timeoutMs ?? 60_000, env: opts.env ?? process.env, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        const e = err as (Error & { code?: number | string; signal?: NodeJS.Signals }) | null;
+        resolvePromise({
+          code: e ? (typeof e.code === 'number' ? e.code : null) : 0,
+          signal: e?.signal ?? null,
+          stdout,
+          stderr,
+          durationMs: performance.now() - started,
+        });
+      },
+    );
     if (opts.input !== undefined) child.stdin?.end(opts.input);
     else child.stdin?.end();
   });
 }
 
 /** The binary with these flags, to completion: for the start-up failure paths. */
-export const runBinary = (args: readonly string[], timeoutMs = 60_000): Promise<CommandResult> => run(process.execPath, [BIN, ...args], { timeoutMs });
+export const runBinary = (args: readonly string[], timeoutMs = 60_000): Promise<CommandResult> =>
+  run(process.execPath, [BIN, ...args], { timeoutMs });
 
 export interface ServerProcess {
   url: string;
@@ -121,7 +141,9 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
 export async function startServerProcess(opts: StartOptions = {}): Promise<ServerProcess> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'mini-apiserver-'));
-  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, '--secure-port', '0', ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, '--secure-port', '0', ...(opts.args ?? [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -160,7 +182,8 @@ export async function startServerProcess(opts: StartOptions = {}): Promise<Serve
       child,
       stdout: () => stdout,
       stderr: () => stderr,
-      request: (path, { token: given, ...o } = {}) => request(url + path, { ...o, ca, ...(given === null ? {} : { token: given ?? token }) }),
+      request: (path, { token: given, ...o } = {}) =>
+        request(url + path, { ...o, ca, ...(given === null ? {} : { token: given ?? token }) }),
       kubectl: (args, o = {}) => run('kubectl', ['--kubeconfig', kubeconfigPath, ...args], o),
       stop: (signal = 'SIGTERM', timeoutMs = 15_000) =>
         (stopped ??= (async () => {

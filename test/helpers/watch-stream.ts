@@ -60,8 +60,15 @@ export function openWatch<T = WatchEvent>(
 ): Promise<WatchStream<T>> {
   const decode = opts.decode ?? ((line: string) => JSON.parse(line) as T);
   return new Promise((resolveOpen, rejectOpen) => {
-    const req = httpsRequest(server.url + path, { ca: server.caCert, agent: false, headers: { authorization: `Bearer ${server.token}` } });
-    const openTimer = setTimeout(() => req.destroy(new Error(`watch ${path}: no response within ${opts.openTimeoutMs ?? DEFAULT_WAIT_MS}ms`)), opts.openTimeoutMs ?? DEFAULT_WAIT_MS);
+    const req = httpsRequest(server.url + path, {
+      ca: server.caCert,
+      agent: false,
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    const openTimer = setTimeout(
+      () => req.destroy(new Error(`watch ${path}: no response within ${opts.openTimeoutMs ?? DEFAULT_WAIT_MS}ms`)),
+      opts.openTimeoutMs ?? DEFAULT_WAIT_MS,
+    );
     req.on('error', (err) => {
       clearTimeout(openTimer);
       rejectOpen(err);
@@ -82,7 +89,12 @@ export function openWatch<T = WatchEvent>(
   });
 }
 
-function stream<T>(req: ReturnType<typeof httpsRequest>, res: IncomingMessage, decode: (line: string) => T, paused: boolean): WatchStream<T> {
+function stream<T>(
+  req: ReturnType<typeof httpsRequest>,
+  res: IncomingMessage,
+  decode: (line: string) => T,
+  paused: boolean,
+): WatchStream<T> {
   const events: T[] = [];
   let bytes = 0;
   let failure: Error | undefined;
@@ -136,9 +148,16 @@ function stream<T>(req: ReturnType<typeof httpsRequest>, res: IncomingMessage, d
         const v = ready();
         if (v !== undefined) finish(() => resolve(v));
         else if (failure) finish(() => reject(failure));
-        else if (over) finish(() => reject(new Error(`the watch ended after ${events.length} events, waiting for ${what}`)));
+        else if (over)
+          finish(() => reject(new Error(`the watch ended after ${events.length} events, waiting for ${what}`)));
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`timed out after ${timeoutMs}ms waiting for ${what}: ${events.length} events so far`))), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          finish(() =>
+            reject(new Error(`timed out after ${timeoutMs}ms waiting for ${what}: ${events.length} events so far`)),
+          ),
+        timeoutMs,
+      );
       const finish = (settle: () => void): void => {
         clearTimeout(timer);
         wakers.delete(check);
@@ -153,8 +172,10 @@ function stream<T>(req: ReturnType<typeof httpsRequest>, res: IncomingMessage, d
     status: res.statusCode ?? 0,
     headers: res.headers,
     events,
-    next: (n, timeoutMs = DEFAULT_WAIT_MS) => wait(`${n} events`, () => (events.length >= n ? events.slice(0, n) : undefined), timeoutMs),
-    until: (what, done, timeoutMs = DEFAULT_WAIT_MS) => wait(what, () => (events.some(done) ? [...events] : undefined), timeoutMs),
+    next: (n, timeoutMs = DEFAULT_WAIT_MS) =>
+      wait(`${n} events`, () => (events.length >= n ? events.slice(0, n) : undefined), timeoutMs),
+    until: (what, done, timeoutMs = DEFAULT_WAIT_MS) =>
+      wait(what, () => (events.some(done) ? [...events] : undefined), timeoutMs),
     ended,
     closed,
     bytesReceived: () => bytes,

@@ -43,7 +43,6 @@ export class JsonPatchError extends Error {
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
 
-
 /** Go's strconv.Atoi, with its error text. */
 function atoi(key: string): number {
   if (!/^[+-]?\d+$/.test(key)) throw new JsonPatchError(`strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
@@ -96,13 +95,14 @@ function remove(c: Container, key: string): void {
     return;
   }
   let i = atoi(key);
-  if (i >= c.length || i < -c.length) throw new JsonPatchError(`Unable to access invalid index: ${i}: ${INVALID_INDEX}`);
+  if (i >= c.length || i < -c.length)
+    throw new JsonPatchError(`Unable to access invalid index: ${i}: ${INVALID_INDEX}`);
   if (i < 0) i += c.length;
   c.splice(i, 1);
 }
 
 /** RFC 6901 unescaping in one pass, so `~01` is `~1`. */
-const unescape = (token: string): string => token.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~'));
+const unescapeToken = (token: string): string => token.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~'));
 
 /** json-patch's findObject: the container holding the path's last token, or undefined. */
 function findParent(root: JsonValue, path: string): { container: Container; key: string } | undefined {
@@ -113,14 +113,14 @@ function findParent(root: JsonValue, path: string): { container: Container; key:
   for (const token of tokens.slice(1, -1)) {
     let next: JsonValue | undefined;
     try {
-      next = get(container, unescape(token));
+      next = get(container, unescapeToken(token));
     } catch {
       return undefined;
     }
     if (!isJsonObject(next) && !Array.isArray(next)) return undefined;
     container = next;
   }
-  return { container, key: unescape(tokens[tokens.length - 1]!) };
+  return { container, key: unescapeToken(tokens[tokens.length - 1]!) };
 }
 
 /** A string member of an operation; the decoder has already refused other types. */
@@ -130,7 +130,7 @@ function member(op: JsonPatchOperation, name: string): string | undefined {
 }
 
 /** The operation's `value`: undefined when absent (json-patch then adds null, and `test` differs). */
-function valueOf(op: JsonPatchOperation): JsonValue | undefined {
+function operationValue(op: JsonPatchOperation): JsonValue | undefined {
   return Object.hasOwn(op, 'value') ? op['value'] : undefined;
 }
 
@@ -162,7 +162,8 @@ function requirePath(op: JsonPatchOperation, verb: string): string {
 
 function requireFrom(op: JsonPatchOperation, verb: string): string {
   const from = member(op, 'from');
-  if (from === undefined) throw new JsonPatchError(`${verb} operation failed to decode from: operation, missing from field: ${MISSING}`);
+  if (from === undefined)
+    throw new JsonPatchError(`${verb} operation failed to decode from: operation, missing from field: ${MISSING}`);
   return from;
 }
 
@@ -170,7 +171,7 @@ function opAdd(s: State, op: JsonPatchOperation): void {
   const path = requirePath(op, 'add');
   const at = findParent(s.root, path);
   if (!at) throw new JsonPatchError(`add operation does not apply: doc is missing path: "${path}": ${MISSING}`);
-  wrapped(`error in add for path: '${path}'`, () => add(at.container, at.key, cloneJson(valueOf(op) ?? null)));
+  wrapped(`error in add for path: '${path}'`, () => add(at.container, at.key, cloneJson(operationValue(op) ?? null)));
 }
 
 function opRemove(s: State, op: JsonPatchOperation): void {
@@ -182,10 +183,11 @@ function opRemove(s: State, op: JsonPatchOperation): void {
 
 function opReplace(s: State, op: JsonPatchOperation): void {
   const path = requirePath(op, 'replace');
-  const value = valueOf(op);
+  const value = operationValue(op);
   if (path === '') {
     // Go's %w of a nil error prints "%!w(<nil>)".
-    if (!isJsonObject(value) && !Array.isArray(value)) throw new JsonPatchError('replace operation value must be object or array: %!w(<nil>)');
+    if (!isJsonObject(value) && !Array.isArray(value))
+      throw new JsonPatchError('replace operation value must be object or array: %!w(<nil>)');
     s.root = cloneJson(value);
     return;
   }
@@ -208,13 +210,14 @@ function opMove(s: State, op: JsonPatchOperation): void {
   wrapped(`error in move for path: '${src.key}'`, () => remove(src.container, src.key));
   const path = requirePath(op, 'move');
   const dst = findParent(s.root, path);
-  if (!dst) throw new JsonPatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+  if (!dst)
+    throw new JsonPatchError(`move operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
   wrapped(`error in move for path: '${path}'`, () => add(dst.container, dst.key, value ?? null));
 }
 
 function opTest(s: State, op: JsonPatchOperation): void {
   const path = requirePath(op, 'test');
-  const expected = valueOf(op);
+  const expected = operationValue(op);
   const failed = (): JsonPatchError => new JsonPatchError(`testing value ${path} failed: test failed`);
   if (path === '') {
     if (expected === undefined || !deepEqual(s.root, expected)) throw failed();
@@ -238,11 +241,14 @@ function opCopy(s: State, op: JsonPatchOperation, copyLimit: number): void {
   const value = wrapped(`error in copy for from: '${from}'`, () => get(src.container, src.key));
   const path = requirePath(op, 'copy');
   const dst = findParent(s.root, path);
-  if (!dst) throw new JsonPatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
+  if (!dst)
+    throw new JsonPatchError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
   // json-patch counts the encoded size of each copied value (nothing for a null).
   if (value !== undefined && value !== null) s.copiedBytes += Buffer.byteLength(stringifyJSON(value), 'utf8');
   if (s.copiedBytes > copyLimit) {
-    throw new JsonPatchError(`Unable to complete the copy, the accumulated size increase of copy is ${s.copiedBytes}, exceeding the limit ${copyLimit}`);
+    throw new JsonPatchError(
+      `Unable to complete the copy, the accumulated size increase of copy is ${s.copiedBytes}, exceeding the limit ${copyLimit}`,
+    );
   }
   wrapped('error while adding value during copy', () => add(dst.container, dst.key, cloneJson(value ?? null)));
 }
@@ -251,7 +257,11 @@ function opCopy(s: State, op: JsonPatchOperation, copyLimit: number): void {
  * Applies decoded operations in order to a copy of `doc` and returns it (json-patch's Apply).
  * Throws JsonPatchError, naming the first operation that failed; `doc` is never modified.
  */
-export function applyJsonPatchOperations(doc: JsonValue, ops: readonly JsonPatchOperation[], copyLimit = MAX_JSON_PATCH_COPY_BYTES): JsonValue {
+export function applyJsonPatchOperations(
+  doc: JsonValue,
+  ops: readonly JsonPatchOperation[],
+  copyLimit = MAX_JSON_PATCH_COPY_BYTES,
+): JsonValue {
   const state: State = { root: cloneJson(doc), copiedBytes: 0 };
   for (const op of ops) {
     const kind = member(op, 'op') ?? 'unknown';
@@ -307,7 +317,15 @@ export function decodeJsonPatch(patch: unknown): JsonPatchOperation[] {
 /** kube's 413 for a patch with too many operations. */
 function tooManyOperations(count: number): ApiError {
   const message = `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`;
-  return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'RequestEntityTooLarge', code: 413 });
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: 'RequestEntityTooLarge',
+    code: 413,
+  });
 }
 
 /**

@@ -65,5 +65,7 @@ function goJsonKind(v: unknown): string {
 export function applyMergePatch(original: JsonValue, patch: unknown): JsonValue {
   if (isJsonObject(patch)) return mergePatch(original, patch);
   if (patch === null || patch === undefined) throw badRequest('Invalid JSON Patch');
-  throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
+  throw badRequest(
+    `error decoding patch: json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`,
+  );
 }

@@ -10,14 +10,28 @@
 // the authorizer and a resource resolver, which sit above the registry), compiling the CEL of
 // webhooks' matchConditions at write time, and ManifestBasedAdmissionControlConfig's reserved
 // `.static.k8s.io` name suffix.
-import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
+import {
+  SPEC_GENERATION,
+  STATUS_RESET,
+  defineStrategy,
+  keepStoredStatus,
+  kubeObjectType,
+  statusUpdate,
+} from '../base-strategy.js';
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo, UpdateStrategy } from '../strategy.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { compareGoStrings, type MetaLabelSelector } from '../../../apimachinery/selectors/labels.js';
-import { deducedType, mapListType, scalarType, setListType, structType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
+import {
+  deducedType,
+  mapListType,
+  scalarType,
+  setListType,
+  structType,
+  withMapRelationship,
+} from '../../../apimachinery/structured-merge/schema.js';
 import { KUBE_OBJECT_PATCH_META, OBJECT_META_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
 import type { PatchMeta } from '../../../apimachinery/strategic-merge/patch-meta.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
@@ -40,12 +54,27 @@ import {
 
 export { ADMISSION_REGISTRATION_GROUP };
 
-const clusterKind = (resource: string, kind: string): KindInfo => ({ group: ADMISSION_REGISTRATION_GROUP, resource, kind, listKind: `${kind}List`, namespaced: false });
+const clusterKind = (resource: string, kind: string): KindInfo => ({
+  group: ADMISSION_REGISTRATION_GROUP,
+  resource,
+  kind,
+  listKind: `${kind}List`,
+  namespaced: false,
+});
 
-export const mutatingWebhookConfigurationKind = clusterKind('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration');
-export const validatingWebhookConfigurationKind = clusterKind('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration');
+export const mutatingWebhookConfigurationKind = clusterKind(
+  'mutatingwebhookconfigurations',
+  'MutatingWebhookConfiguration',
+);
+export const validatingWebhookConfigurationKind = clusterKind(
+  'validatingwebhookconfigurations',
+  'ValidatingWebhookConfiguration',
+);
 export const validatingAdmissionPolicyKind = clusterKind('validatingadmissionpolicies', 'ValidatingAdmissionPolicy');
-export const validatingAdmissionPolicyBindingKind = clusterKind('validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding');
+export const validatingAdmissionPolicyBindingKind = clusterKind(
+  'validatingadmissionpolicybindings',
+  'ValidatingAdmissionPolicyBinding',
+);
 
 /** kube's categories for the four (`kubectl get api-extensions`). */
 export const ADMISSION_REGISTRATION_CATEGORIES = ['api-extensions'] as const;
@@ -53,30 +82,49 @@ export const ADMISSION_REGISTRATION_CATEGORIES = ['api-extensions'] as const;
 // The store hands strategies KubeObjects; these are the same objects seen as their kind.
 const asConfig = (obj: KubeObject): WebhookConfiguration => obj as unknown as WebhookConfiguration;
 const asPolicy = (obj: KubeObject): ValidatingAdmissionPolicy => obj as unknown as ValidatingAdmissionPolicy;
-const asBinding = (obj: KubeObject): ValidatingAdmissionPolicyBinding => obj as unknown as ValidatingAdmissionPolicyBinding;
+const asBinding = (obj: KubeObject): ValidatingAdmissionPolicyBinding =>
+  obj as unknown as ValidatingAdmissionPolicyBinding;
 const fields = (obj: KubeObject): Record<string, unknown> => obj as unknown as Record<string, unknown>;
 
 // --- field ownership (kube's OpenAPI model): webhooks and matchConditions keyed by name, label
 // selectors, paramKind, paramRef and matchResources atomic, validationActions a set.
 const ATOMIC = withMapRelationship(deducedType, 'atomic');
 const MATCH_CONDITIONS = mapListType(deducedType, ['name']);
-const WEBHOOK = structType({ matchConditions: MATCH_CONDITIONS, namespaceSelector: ATOMIC, objectSelector: ATOMIC }, { elementType: deducedType });
+const WEBHOOK = structType(
+  { matchConditions: MATCH_CONDITIONS, namespaceSelector: ATOMIC, objectSelector: ATOMIC },
+  { elementType: deducedType },
+);
 const WEBHOOK_CONFIGURATION_TYPE = kubeObjectType({ webhooks: mapListType(WEBHOOK, ['name']) });
 const POLICY_TYPE = kubeObjectType({
-  spec: structType({ paramKind: ATOMIC, matchConstraints: ATOMIC, matchConditions: MATCH_CONDITIONS }, { elementType: deducedType }),
+  spec: structType(
+    { paramKind: ATOMIC, matchConstraints: ATOMIC, matchConditions: MATCH_CONDITIONS },
+    { elementType: deducedType },
+  ),
   status: structType({ conditions: mapListType(deducedType, ['type']) }, { elementType: deducedType }),
 });
 const BINDING_TYPE = kubeObjectType({
-  spec: structType({ paramRef: ATOMIC, matchResources: ATOMIC, validationActions: setListType(scalarType('string')) }, { elementType: deducedType }),
+  spec: structType(
+    { paramRef: ATOMIC, matchResources: ATOMIC, validationActions: setListType(scalarType('string')) },
+    { elementType: deducedType },
+  ),
 });
 
 // --- strategic merge patch: the Go struct tags (webhooks and matchConditions merge on name).
 const metadata = { type: OBJECT_META_PATCH_META };
 const MATCH_CONDITIONS_PATCH = { patchStrategy: 'merge', patchMergeKey: 'name' } as const;
 const WEBHOOK_CONFIGURATION_PATCH_META: PatchMeta = {
-  fields: { metadata, webhooks: { patchStrategy: 'merge', patchMergeKey: 'name', type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } } } },
+  fields: {
+    metadata,
+    webhooks: {
+      patchStrategy: 'merge',
+      patchMergeKey: 'name',
+      type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } },
+    },
+  },
 };
-const POLICY_PATCH_META: PatchMeta = { fields: { metadata, spec: { type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } } } } };
+const POLICY_PATCH_META: PatchMeta = {
+  fields: { metadata, spec: { type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } } } },
+};
 
 /** The parts both webhook configurations share: generation on any change of webhooks, no PUT without resourceVersion. */
 function webhookConfigurationStrategy(kind: KindInfo, mutating: boolean) {
@@ -87,12 +135,21 @@ function webhookConfigurationStrategy(kind: KindInfo, mutating: boolean) {
     generation: SPEC_GENERATION,
     canonicalize: (obj) => defaultWebhookConfiguration(fields(obj), mutating),
     create: { validate: (obj) => validateWebhookConfiguration(asConfig(obj), mutating) },
-    update: { allowUnconditional: false, validate: (obj, old) => validateWebhookConfigurationUpdate(asConfig(obj), asConfig(old), mutating) },
+    update: {
+      allowUnconditional: false,
+      validate: (obj, old) => validateWebhookConfigurationUpdate(asConfig(obj), asConfig(old), mutating),
+    },
   });
 }
 
-export const mutatingWebhookConfigurationStrategy = webhookConfigurationStrategy(mutatingWebhookConfigurationKind, true);
-export const validatingWebhookConfigurationStrategy = webhookConfigurationStrategy(validatingWebhookConfigurationKind, false);
+export const mutatingWebhookConfigurationStrategy = webhookConfigurationStrategy(
+  mutatingWebhookConfigurationKind,
+  true,
+);
+export const validatingWebhookConfigurationStrategy = webhookConfigurationStrategy(
+  validatingWebhookConfigurationKind,
+  false,
+);
 
 /**
  * ValidateValidatingAdmissionPolicy (create, without old) and ValidateValidatingAdmissionPolicyUpdate:
@@ -128,7 +185,12 @@ export const validatingAdmissionPolicyStrategy = defineStrategy(validatingAdmiss
   },
   update: policyUpdate,
   // The status strategy: the stored spec and metadata, the client's status, never a new generation.
-  subresources: { status: statusUpdate(policyUpdate, (obj) => validateValidatingAdmissionPolicyStatus(asPolicy(obj)), ['spec', 'metadata']) },
+  subresources: {
+    status: statusUpdate(policyUpdate, (obj) => validateValidatingAdmissionPolicyStatus(asPolicy(obj)), [
+      'spec',
+      'metadata',
+    ]),
+  },
 });
 
 export const validatingAdmissionPolicyBindingStrategy = defineStrategy(validatingAdmissionPolicyBindingKind, {
@@ -200,7 +262,13 @@ export const bindingPolicyName = (obj: KubeObject): string => text(record(obj['s
 
 /** kube's mutatingWebhookColumnDefinitions and validatingWebhookColumnDefinitions after NAME. */
 export const WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = [
-  { name: 'Webhooks', type: 'integer', description: 'Webhooks indicates the number of webhooks registered in this configuration', jsonPath: '.webhooks', value: webhookCount },
+  {
+    name: 'Webhooks',
+    type: 'integer',
+    description: 'Webhooks indicates the number of webhooks registered in this configuration',
+    jsonPath: '.webhooks',
+    value: webhookCount,
+  },
   PRINTER_AGE,
 ];
 export const MUTATING_WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = WEBHOOK_CONFIGURATION_COLUMNS;
@@ -215,13 +283,31 @@ export const VALIDATING_ADMISSION_POLICY_COLUMNS: ServedColumn[] = [
     jsonPath: '.spec.validations',
     value: validationCount,
   },
-  { name: 'ParamKind', type: 'string', description: 'ParamKind specifies the kind of resources used to parameterize this policy', jsonPath: '.spec.paramKind', value: policyParamKind },
+  {
+    name: 'ParamKind',
+    type: 'string',
+    description: 'ParamKind specifies the kind of resources used to parameterize this policy',
+    jsonPath: '.spec.paramKind',
+    value: policyParamKind,
+  },
   PRINTER_AGE,
 ];
 
 /** kube's validatingAdmissionPolicyBinding columns after NAME (their descriptions misspelled as kube spells them). */
 export const VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS: ServedColumn[] = [
-  { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', jsonPath: '.spec.policyName', value: bindingPolicyName },
-  { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', jsonPath: '.spec.paramRef', value: bindingParamRef },
+  {
+    name: 'PolicyName',
+    type: 'string',
+    description: 'PolicyName indicates the policy definition which the policy binding binded to',
+    jsonPath: '.spec.policyName',
+    value: bindingPolicyName,
+  },
+  {
+    name: 'ParamRef',
+    type: 'string',
+    description: 'ParamRef indicates the param resource which sets the configration param',
+    jsonPath: '.spec.paramRef',
+    value: bindingParamRef,
+  },
   PRINTER_AGE,
 ];

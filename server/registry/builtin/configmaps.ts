@@ -7,9 +7,24 @@ import { objectMetaFieldLabels } from '../../../apimachinery/selectors/fields.js
 import { type FieldError, invalid, key } from '../../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import { byteLength } from '../../../apimachinery/validation/names.js';
-import { MAX_SECRET_SIZE, checkByteMap, checkStringMap, decodedLength, immutableErrors, keyErrors, stringMap, tooLongBytes } from './data-maps.js';
+import {
+  MAX_SECRET_SIZE,
+  checkByteMap,
+  checkStringMap,
+  decodedLength,
+  immutableErrors,
+  keyErrors,
+  stringMap,
+  tooLongBytes,
+} from './data-maps.js';
 
-export const configMapKind = { group: '', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true };
+export const configMapKind = {
+  group: '',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  listKind: 'ConfigMapList',
+  namespaced: true,
+};
 
 /** ValidateConfigMap, without the ObjectMeta rules the store checks itself. */
 export function validateConfigMap(obj: KubeObject): FieldError[] {
@@ -29,7 +44,8 @@ export function validateConfigMap(obj: KubeObject): FieldError[] {
 }
 
 /** `kubectl get configmaps`' DATA column: the number of keys in both maps. */
-export const configMapDataCount = (obj: KubeObject): number => Object.keys(stringMap(obj, 'data')).length + Object.keys(stringMap(obj, 'binaryData')).length;
+export const configMapDataCount = (obj: KubeObject): number =>
+  Object.keys(stringMap(obj, 'data')).length + Object.keys(stringMap(obj, 'binaryData')).length;
 
 /** kube's configMapColumnDefinitions. */
 export const CONFIG_MAP_COLUMNS: ServedColumn[] = [

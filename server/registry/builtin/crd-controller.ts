@@ -4,14 +4,18 @@
 // resource first, then the finalizer, then the routes.
 import type { Logger } from '../../../apimachinery/log.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
-import { CUSTOM_RESOURCE_PROFILE, Catalog, type ResourceDescriptor } from '../catalog.js';
+import { CUSTOM_RESOURCE_PROFILE, type Catalog, type ResourceDescriptor } from '../catalog.js';
 import { Informer } from '../informer.js';
-import { Store } from '../store.js';
+import type { Store } from '../store.js';
 import { setCondition } from './crds.js';
 import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
 import { decideNames } from '../../../crd/naming.js';
 import { crdStorageVersionHash } from '../../../crd/storage-version.js';
-import { CRD_CLEANUP_FINALIZER, type CRDCondition, type CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
+import {
+  CRD_CLEANUP_FINALIZER,
+  type CRDCondition,
+  type CustomResourceDefinition,
+} from '../../../apimachinery/apis/apiextensions.js';
 
 const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const CLEANUP_RETRY_MS = 1000;
@@ -34,10 +38,14 @@ export class CRDController {
     private readonly newStore: StoreFactory,
     private readonly logger: Logger,
   ) {
-    this.informer = new Informer(crdStore, {
-      upsert: (obj) => this.upsert(obj as CustomResourceDefinition),
-      remove: (obj) => this.uninstall(obj as CustomResourceDefinition),
-    }, logger);
+    this.informer = new Informer(
+      crdStore,
+      {
+        upsert: (obj) => this.upsert(obj as CustomResourceDefinition),
+        remove: (obj) => this.uninstall(obj as CustomResourceDefinition),
+      },
+      logger,
+    );
   }
 
   /** Resolves when every stored CRD has been handled once (its API served if established). */
@@ -69,7 +77,8 @@ export class CRDController {
     const others = [...this.crds.values()].filter((c) => c.metadata.name !== name);
     const decision = decideNames(crd, others);
     const namesAccepted = decision.conditions.find((c) => c.type === 'NamesAccepted')?.status === 'True';
-    if (namesAccepted) this.install({ ...crd, status: { ...crd.status!, acceptedNames: decision.acceptedNames } }, false);
+    if (namesAccepted)
+      this.install({ ...crd, status: { ...crd.status!, acceptedNames: decision.acceptedNames } }, false);
     await this.writeStatus(name, (current) => {
       current.status = { ...current.status!, acceptedNames: decision.acceptedNames };
       for (const cond of decision.conditions) setCondition(current, cond);
@@ -110,7 +119,9 @@ export class CRDController {
         store,
         serving: CUSTOM_RESOURCE_PROFILE,
         ...(v.additionalPrinterColumns ? { printerColumns: v.additionalPrinterColumns } : {}),
-        ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${names.kind} is deprecated` } : {}),
+        ...(v.deprecated
+          ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${names.kind} is deprecated` }
+          : {}),
         storageVersionHash: hash,
         terminating,
         ...(v.schema?.openAPIV3Schema ? { schema: v.schema.openAPIV3Schema } : {}),
@@ -132,15 +143,20 @@ export class CRDController {
   private async writeStatus(name: string, mutate: (crd: CustomResourceDefinition) => void): Promise<void> {
     try {
       let changed = false;
-      await this.crdStore.update(undefined, name, (current) => {
-        // What a status write may change here: the status, and the cleanup finalizer.
-        const written = (c: KubeObject): string => JSON.stringify([c['status'], c.metadata.finalizers]);
-        const before = written(current);
-        mutate(current as CustomResourceDefinition);
-        changed = written(current) !== before;
-        if (!changed) throw unchanged;
-        return current;
-      }, { subresource: 'status', dryRun: false });
+      await this.crdStore.update(
+        undefined,
+        name,
+        (current) => {
+          // What a status write may change here: the status, and the cleanup finalizer.
+          const written = (c: KubeObject): string => JSON.stringify([c['status'], c.metadata.finalizers]);
+          const before = written(current);
+          mutate(current as CustomResourceDefinition);
+          changed = written(current) !== before;
+          if (!changed) throw unchanged;
+          return current;
+        },
+        { subresource: 'status', dryRun: false },
+      );
     } catch (err) {
       if (err === unchanged) return;
       if (err instanceof ApiError && err.code === 404) return;
@@ -159,12 +175,17 @@ export class CRDController {
       const crd = this.crds.get(name);
       if (this.closed) return;
       // Gone, or someone else's finalizers are all that is left: nothing for us to do.
-      if (!crd || !crd.metadata.finalizers?.includes(CRD_CLEANUP_FINALIZER)) {
+      if (!crd?.metadata.finalizers?.includes(CRD_CLEANUP_FINALIZER)) {
         this.cleanups.delete(name);
         return;
       }
       await this.writeStatus(name, (c) =>
-        setCondition(c, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }),
+        setCondition(c, {
+          type: 'Terminating',
+          status: 'True',
+          reason: 'InstanceDeletionInProgress',
+          message: 'CustomResource deletion is in progress',
+        }),
       );
       let done: CRDCondition;
       if (isEstablished(crd)) {
@@ -184,9 +205,19 @@ export class CRDController {
           this.retryCleanup(name, run);
           return;
         }
-        done = { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' };
+        done = {
+          type: 'Terminating',
+          status: 'False',
+          reason: 'InstanceDeletionCompleted',
+          message: 'removed all instances',
+        };
       } else {
-        done = { type: 'Terminating', status: 'False', reason: 'NeverEstablished', message: 'resource was never established' };
+        done = {
+          type: 'Terminating',
+          status: 'False',
+          reason: 'NeverEstablished',
+          message: 'resource was never established',
+        };
       }
       // kube sets this condition and drops its finalizer in one status update; when that empties
       // the finalizers the CRD is deleted without the write, so watchers never see the condition.

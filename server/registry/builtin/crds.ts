@@ -7,7 +7,12 @@ import { deducedType, mapListType, structType } from '../../../apimachinery/stru
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import { nowTimestamp } from '../../../apimachinery/object.js';
-import { CRD_CLEANUP_FINALIZER, CRD_GROUP, type CRDCondition, type CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
+import {
+  CRD_CLEANUP_FINALIZER,
+  CRD_GROUP,
+  type CRDCondition,
+  type CustomResourceDefinition,
+} from '../../../apimachinery/apis/apiextensions.js';
 import { defaultCRD } from '../../../crd/defaults.js';
 import { storageVersionOf } from '../../../crd/storage-version.js';
 import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation.js';
@@ -29,7 +34,10 @@ export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition):
   const conditions = (status.conditions ??= []);
   const i = conditions.findIndex((c) => c.type === cond.type);
   const prev = i >= 0 ? conditions[i] : undefined;
-  const next = { ...cond, lastTransitionTime: prev && prev.status === cond.status ? prev.lastTransitionTime : nowTimestamp() };
+  const next = {
+    ...cond,
+    lastTransitionTime: prev && prev.status === cond.status ? prev.lastTransitionTime : nowTimestamp(),
+  };
   if (i >= 0) conditions[i] = next;
   else conditions.push(next);
 }

@@ -2,7 +2,14 @@
 // and validates what clients send, and prunes and defaults what is read from storage (so a default
 // added to the CRD later appears on old objects). CEL plugs in beside validate; everything else is
 // the generic store.
-import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, statusUpdate, withoutStatus } from '../base-strategy.js';
+import {
+  SPEC_GENERATION,
+  STATUS_RESET,
+  defineStrategy,
+  keepStoredStatus,
+  statusUpdate,
+  withoutStatus,
+} from '../base-strategy.js';
 import { type KubeObject, cloneJson } from '../../../apimachinery/object.js';
 import { prune } from '../../../crd/schema/prune.js';
 import type { Strategy, UpdateStrategy, WriteContext } from '../strategy.js';
@@ -53,11 +60,20 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
    * Schema errors first, then CEL's (as kube orders them); CEL warnings (ratcheting) to the request.
    * A status write checks the status against its own schema (kube's statusStrategy).
    */
-  const validateAll = (obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext, status = false): FieldError[] => {
+  const validateAll = (
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    ctx: WriteContext,
+    status = false,
+  ): FieldError[] => {
     const options = ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {};
     const validator = validatorFor(obj);
     const schemaErrors =
-      (old ? (status ? validator?.validateStatusUpdate(obj, old, options) : validator?.validateUpdate(obj, old, options)) : validator?.validate(obj, options)) ?? [];
+      (old
+        ? status
+          ? validator?.validateStatusUpdate(obj, old, options)
+          : validator?.validateUpdate(obj, old, options)
+        : validator?.validate(obj, options)) ?? [];
     const cel = rulesFor(obj)?.validate(obj, old);
     for (const w of cel?.warnings ?? []) ctx.warn?.(w);
     return [...schemaErrors, ...(cel?.errors ?? [])];
@@ -101,7 +117,9 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
         validate: (obj, ctx) => validateAll(obj, undefined, ctx),
       },
       update,
-      subresources: hasStatus ? { status: statusUpdate(update, (obj, old, ctx) => validateAll(obj, old, ctx, true)) } : {},
+      subresources: hasStatus
+        ? { status: statusUpdate(update, (obj, old, ctx) => validateAll(obj, old, ctx, true)) }
+        : {},
       canonicalize(obj, ctx) {
         const schema = schemas.get(versionOf(obj) ?? storage?.name ?? '');
         const unknown = schema ? pruneAndDefault(obj, schema, pruning) : [];
@@ -118,7 +136,9 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
               storageApiVersion: `${group}/${storage.name}`,
               async convert(objects: KubeObject[], apiVersion: string) {
                 // Results may share structure with cached objects: prune copies.
-                const converted = (await converter.convert(objects, apiVersion, { list: objects.length > 1 })).map((o) => cloneJson(o));
+                const converted = (await converter.convert(objects, apiVersion, { list: objects.length > 1 })).map(
+                  (o) => cloneJson(o),
+                );
                 // As kube's schemaCoercingConverter: what the target version does not know goes.
                 const schema = schemas.get(apiVersion.slice(apiVersion.indexOf('/') + 1));
                 if (schema) for (const o of converted) prune(o, schema, { isResourceRoot: true });

@@ -14,7 +14,11 @@ import type { WriteContext } from '../strategy.js';
 export const MAX_SECRET_SIZE = 1024 * 1024;
 
 /** field.TooLong as kube 1.30+ words it (`must have at most N bytes`). */
-export const tooLongBytes = (field: string, max: number): FieldError => ({ type: 'FieldValueTooLong', field, detail: `must have at most ${max} bytes` });
+export const tooLongBytes = (field: string, max: number): FieldError => ({
+  type: 'FieldValueTooLong',
+  field,
+  detail: `must have at most ${max} bytes`,
+});
 
 /** The string map at `field`, or an empty one (absent and null decode to a nil map in Go). */
 export function stringMap(obj: KubeObject, field: string): Record<string, string> {
@@ -51,7 +55,8 @@ export function checkByteMap(obj: KubeObject, field: string, kind: string, ctx: 
 /** The same for a map[string]string: a number or object where a string belongs does not decode. */
 export function checkStringMap(obj: KubeObject, field: string, kind: string, ctx: WriteContext): void {
   for (const value of Object.values(stringMap(obj, field) as Record<string, unknown>)) {
-    if (value !== null && typeof value !== 'string') throw decodeFailure(kind, typeError(kind, field, value, 'string'), ctx);
+    if (value !== null && typeof value !== 'string')
+      throw decodeFailure(kind, typeError(kind, field, value, 'string'), ctx);
   }
 }
 
@@ -78,4 +83,5 @@ export function immutableErrors(obj: KubeObject, old: KubeObject, fields: readon
   return errs;
 }
 
-const normalMap = (v: unknown): unknown => (v === null || (typeof v === 'object' && Object.keys(v as object).length === 0) ? undefined : v);
+const normalMap = (v: unknown): unknown =>
+  v === null || (typeof v === 'object' && Object.keys(v as object).length === 0) ? undefined : v;

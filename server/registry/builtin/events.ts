@@ -54,7 +54,11 @@ function renamed(obj: KubeObject, apiVersion: string, pairs: ReadonlyArray<reado
 export function convertEvent(obj: KubeObject, apiVersion: string): KubeObject {
   if (obj.apiVersion === apiVersion) return obj;
   return apiVersion === EVENTS_API_VERSION
-    ? renamed(obj, apiVersion, RENAMED.map(([events, core]) => [core, events] as const))
+    ? renamed(
+        obj,
+        apiVersion,
+        RENAMED.map(([events, core]) => [core, events] as const),
+      )
     : renamed(obj, apiVersion, RENAMED);
 }
 
@@ -75,10 +79,12 @@ function legacyErrors(event: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const namespace = event.metadata.namespace ?? '';
   const refNamespace = refOf(event).namespace ?? '';
-  const mismatch = (): FieldError => invalid('involvedObject.namespace', refNamespace, 'does not match event.namespace');
+  const mismatch = (): FieldError =>
+    invalid('involvedObject.namespace', refNamespace, 'does not match event.namespace');
   if (isZero(event['eventTime'])) {
     // An old-style event: its namespace is its object's (or "default", as old clients wrote).
-    if (refNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== refNamespace) errs.push(mismatch());
+    if (refNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== refNamespace)
+      errs.push(mismatch());
   } else {
     if (refNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') errs.push(mismatch());
     const controller = str(event, 'reportingComponent');
@@ -127,8 +133,20 @@ export function validateEventCreate(obj: KubeObject): FieldError[] {
 
 /** The fields an events.k8s.io/v1 update may not change, in kube's order, at their core paths. */
 const IMMUTABLE = [
-  'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'reason',
-  'type', 'eventTime', 'action', 'related', 'reportingComponent', 'reportingInstance',
+  'involvedObject',
+  'reason',
+  'message',
+  'source',
+  'firstTimestamp',
+  'lastTimestamp',
+  'count',
+  'reason',
+  'type',
+  'eventTime',
+  'action',
+  'related',
+  'reportingComponent',
+  'reportingInstance',
 ];
 
 /** ValidateEventUpdate. */
@@ -141,7 +159,8 @@ export function validateEventUpdate(obj: KubeObject, oldObj: KubeObject): FieldE
   for (const field of IMMUTABLE) {
     // kube's paths name the internal fields; its reportingController is core's reportingComponent.
     const path = field === 'reportingComponent' ? 'reportingController' : field;
-    if (!deepEqual(event[field] ?? null, old[field] ?? null)) errs.push(invalid(path, event[field] ?? '', FIELD_IMMUTABLE));
+    if (!deepEqual(event[field] ?? null, old[field] ?? null))
+      errs.push(invalid(path, event[field] ?? '', FIELD_IMMUTABLE));
   }
   return errs;
 }

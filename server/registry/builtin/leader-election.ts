@@ -39,14 +39,18 @@ const DEFAULT_LEASE_DURATION_S = 15;
 /** A release must not hold up shutdown when storage is away: the Lease then simply expires. */
 const RELEASE_TIMEOUT_MS = 2000;
 
-
-export type LeaderElectionTiming = Required<Pick<LeaderElectionConfig, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
+export type LeaderElectionTiming = Required<
+  Pick<LeaderElectionConfig, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'>
+>;
 
 /** The timing with client-go's defaults scaled to the duration; throws on an impossible one. */
-export function resolveLeaderElectionTiming(config: Pick<LeaderElectionConfig, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'>): LeaderElectionTiming {
+export function resolveLeaderElectionTiming(
+  config: Pick<LeaderElectionConfig, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'>,
+): LeaderElectionTiming {
   const leaseDurationSeconds = config.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_S;
   // An int32 in the Lease's spec.
-  if (!Number.isInteger(leaseDurationSeconds) || leaseDurationSeconds < 1) throw new Error(`leaseDurationSeconds must be a positive integer, not ${leaseDurationSeconds}`);
+  if (!Number.isInteger(leaseDurationSeconds) || leaseDurationSeconds < 1)
+    throw new Error(`leaseDurationSeconds must be a positive integer, not ${leaseDurationSeconds}`);
   const renewDeadlineMs = config.renewDeadlineMs ?? (leaseDurationSeconds * 1000 * 2) / 3;
   const retryPeriodMs = config.retryPeriodMs ?? (leaseDurationSeconds * 1000 * 2) / 15;
   // client-go's own checks: renewing must be possible before the deadline, and the deadline
@@ -58,7 +62,7 @@ export function resolveLeaderElectionTiming(config: Pick<LeaderElectionConfig, '
 }
 
 /** Wall-clock milliseconds with a sub-millisecond part from the monotonic clock. */
-export const systemMicroClock: MicroClock = () => Date.now() * 1000 + Number(process.hrtime.bigint() / 1000n % 1000n);
+export const systemMicroClock: MicroClock = () => Date.now() * 1000 + Number((process.hrtime.bigint() / 1000n) % 1000n);
 
 export class LeaderElector {
   readonly identity: string;
@@ -136,7 +140,10 @@ export class LeaderElector {
       // A conflict (another candidate wrote first) or storage away: the next round re-reads.
       // Leadership survives until the renew deadline, as client-go's renew loop allows.
       const conflict = err instanceof ApiError && err.code === 409;
-      this.logger[conflict ? 'debug' : 'warn']('leader election: could not acquire or renew the lease', { lease: `${this.namespace}/${this.name}`, err: err instanceof Error ? err.message : String(err) });
+      this.logger[conflict ? 'debug' : 'warn']('leader election: could not acquire or renew the lease', {
+        lease: `${this.namespace}/${this.name}`,
+        err: err instanceof Error ? err.message : String(err),
+      });
       return;
     }
     if (this.stopped) return;
@@ -156,7 +163,13 @@ export class LeaderElector {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name: this.name, namespace: this.namespace },
-        spec: { holderIdentity: this.identity, leaseDurationSeconds: this.durationS, acquireTime: nowTime, renewTime: nowTime, leaseTransitions: 0 },
+        spec: {
+          holderIdentity: this.identity,
+          leaseDurationSeconds: this.durationS,
+          acquireTime: nowTime,
+          renewTime: nowTime,
+          leaseTransitions: 0,
+        },
       };
       try {
         await this.leases.create(this.namespace, lease, { dryRun: false });
@@ -199,13 +212,21 @@ export class LeaderElector {
   /** An update of the Lease as read: the resourceVersion makes a concurrent write a 409. */
   private async writeSpec(read: KubeObject, spec: LeaseSpec): Promise<void> {
     const rv = read.metadata.resourceVersion;
-    await this.leases.update(this.namespace, this.name, (cur) => ({ ...cur, metadata: { ...cur.metadata, resourceVersion: rv }, spec }), { dryRun: false });
+    await this.leases.update(
+      this.namespace,
+      this.name,
+      (cur) => ({ ...cur, metadata: { ...cur.metadata, resourceVersion: rv }, spec }),
+      { dryRun: false },
+    );
   }
 
   private setLeading(leading: boolean): void {
     if (leading === this.leading) return;
     this.leading = leading;
-    this.logger.info(leading ? 'leader election: became the leader' : 'leader election: stopped leading', { lease: `${this.namespace}/${this.name}`, identity: this.identity });
+    this.logger.info(leading ? 'leader election: became the leader' : 'leader election: stopped leading', {
+      lease: `${this.namespace}/${this.name}`,
+      identity: this.identity,
+    });
     const callback = leading ? this.config.onStartedLeading : this.config.onStoppedLeading;
     try {
       callback?.();
@@ -227,7 +248,9 @@ export class LeaderElector {
     // Released whenever the stored holder is us, even if a round that acquired it raced this stop.
     let timeout: NodeJS.Timeout | undefined;
     const release = this.release().catch((err: unknown) => {
-      this.logger.warn('leader election: could not release the lease; it will expire', { err: err instanceof Error ? err.message : String(err) });
+      this.logger.warn('leader election: could not release the lease; it will expire', {
+        err: err instanceof Error ? err.message : String(err),
+      });
     });
     await Promise.race([release, new Promise<void>((r) => (timeout = setTimeout(r, RELEASE_TIMEOUT_MS)))]);
     clearTimeout(timeout);
@@ -240,6 +263,12 @@ export class LeaderElector {
     // Someone else holds it now (we had lost it without noticing): theirs to keep.
     if (spec.holderIdentity !== this.identity) return;
     const nowTime = formatMicroTime(this.clock());
-    await this.writeSpec(current, { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: nowTime, renewTime: nowTime, leaseTransitions: spec.leaseTransitions ?? 0 });
+    await this.writeSpec(current, {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: nowTime,
+      renewTime: nowTime,
+      leaseTransitions: spec.leaseTransitions ?? 0,
+    });
   }
 }

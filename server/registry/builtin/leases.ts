@@ -14,7 +14,13 @@ import type { WriteContext } from '../strategy.js';
 
 export const COORDINATION_GROUP = 'coordination.k8s.io';
 
-export const leaseKind = { group: COORDINATION_GROUP, resource: 'leases', kind: 'Lease', listKind: 'LeaseList', namespaced: true };
+export const leaseKind = {
+  group: COORDINATION_GROUP,
+  resource: 'leases',
+  kind: 'Lease',
+  listKind: 'LeaseList',
+  namespaced: true,
+};
 
 /** coordination/v1 LeaseSpec. */
 export interface LeaseSpec {
@@ -39,7 +45,8 @@ const VALID_STRATEGIES = ['OldestEmulationVersion'];
 /** ValidateCoordinatedLeaseStrategy, at kube's path (it appends `strategy` to a path ending in it). */
 function strategyErrors(strategy: string, path: string): FieldError[] {
   const at = child(path, 'strategy');
-  if (!strategy.includes('/')) return VALID_STRATEGIES.includes(strategy) ? [] : [notSupported(at, strategy, VALID_STRATEGIES)];
+  if (!strategy.includes('/'))
+    return VALID_STRATEGIES.includes(strategy) ? [] : [notSupported(at, strategy, VALID_STRATEGIES)];
   return isQualifiedName(strategy).map((msg) => invalid(at, strategy, msg));
 }
 
@@ -54,7 +61,8 @@ export function validateLeaseSpec(obj: KubeObject): FieldError[] {
     errs.push(invalid('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0'));
   }
   if (spec.strategy != null) errs.push(...strategyErrors(spec.strategy, 'spec.strategy'));
-  if (spec.preferredHolder && !spec.strategy) errs.push(forbidden('spec.preferredHolder', 'may only be specified if `strategy` is defined'));
+  if (spec.preferredHolder && !spec.strategy)
+    errs.push(forbidden('spec.preferredHolder', 'may only be specified if `strategy` is defined'));
   return errs;
 }
 

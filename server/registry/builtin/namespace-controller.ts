@@ -21,8 +21,16 @@ const RETRY_MS = 1000;
 const allWell = (type: string, reason: string, message: string) => ({ type, reason, message });
 const DELETION_CONDITIONS: readonly { type: string; reason: string; message: string }[] = [
   allWell('NamespaceDeletionDiscoveryFailure', 'ResourcesDiscovered', 'All resources successfully discovered'),
-  allWell('NamespaceDeletionGroupVersionParsingFailure', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'),
-  allWell('NamespaceDeletionContentFailure', 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'),
+  allWell(
+    'NamespaceDeletionGroupVersionParsingFailure',
+    'ParsedGroupVersions',
+    'All legacy kube types successfully parsed',
+  ),
+  allWell(
+    'NamespaceDeletionContentFailure',
+    'ContentDeleted',
+    'All content successfully deleted, may be waiting on finalization',
+  ),
   allWell('NamespaceContentRemaining', 'ContentRemoved', 'All content successfully removed'),
   allWell('NamespaceFinalizersRemaining', 'ContentHasNoFinalizers', 'All content-preserving finalizers finished'),
 ];
@@ -47,7 +55,10 @@ interface ContentOutcome {
 
 /** "a has 1 resource instances, b has 2 ...", sorted as kube sorts them for stable updates. */
 const tally = (counts: Map<string, number>, format: (key: string, n: number) => string): string =>
-  [...counts].map(([key, n]) => format(key, n)).sort().join(', ');
+  [...counts]
+    .map(([key, n]) => format(key, n))
+    .sort()
+    .join(', ');
 
 /** The failing conditions of a pass; the others are written with their all-is-well text. */
 function failures(outcome: ContentOutcome): Map<string, Omit<NamespaceCondition, 'type'>> {
@@ -89,7 +100,13 @@ function applyDeletionConditions(ns: KubeObject, outcome: ContentOutcome): void 
     const next = failing.get(type) ?? { status: 'False' as const, reason, message };
     const old = conditions.find((c) => c.type === type);
     if (!old) {
-      conditions.push({ type, status: next.status, lastTransitionTime: nowTimestamp(), reason: next.reason, message: next.message });
+      conditions.push({
+        type,
+        status: next.status,
+        lastTransitionTime: nowTimestamp(),
+        reason: next.reason,
+        message: next.message,
+      });
     } else if (old.status !== next.status || old.reason !== next.reason || old.message !== next.message) {
       if (old.status !== next.status) old.lastTransitionTime = nowTimestamp();
       Object.assign(old, next);
@@ -121,15 +138,19 @@ export class NamespaceController {
     opts: NamespaceControllerOptions = {},
   ) {
     this.isLeader = opts.isLeader ?? (() => true);
-    this.informer = new Informer(namespaces, {
-      upsert: (ns) => {
-        const name = ns.metadata.name ?? '';
-        if (!isTerminating(ns)) return void this.terminating.delete(name);
-        this.terminating.add(name);
-        this.finalize(name);
+    this.informer = new Informer(
+      namespaces,
+      {
+        upsert: (ns) => {
+          const name = ns.metadata.name ?? '';
+          if (!isTerminating(ns)) return void this.terminating.delete(name);
+          this.terminating.add(name);
+          this.finalize(name);
+        },
+        remove: (ns) => void this.terminating.delete(ns.metadata.name ?? ''),
       },
-      remove: (ns) => void this.terminating.delete(ns.metadata.name ?? ''),
-    }, logger);
+      logger,
+    );
   }
 
   /** Takes up every terminating namespace again: called when this replica becomes the leader. */
@@ -139,9 +160,11 @@ export class NamespaceController {
 
   async start(): Promise<void> {
     for (const name of INITIAL_NAMESPACES) {
-      await this.namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false }).catch((err: unknown) => {
-        if (!(err instanceof ApiError && err.code === 409)) throw err;
-      });
+      await this.namespaces
+        .create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false })
+        .catch((err: unknown) => {
+          if (!(err instanceof ApiError && err.code === 409)) throw err;
+        });
     }
     await this.informer.start();
   }
@@ -182,18 +205,28 @@ export class NamespaceController {
     const outcome = await this.deleteContent(name);
     // Always written (when changed): a pass that finds all well turns earlier failures False.
     await this.namespaces
-      .update(undefined, name, (ns) => {
-        applyDeletionConditions(ns, outcome);
-        return ns;
-      }, { subresource: 'status', dryRun: false })
+      .update(
+        undefined,
+        name,
+        (ns) => {
+          applyDeletionConditions(ns, outcome);
+          return ns;
+        },
+        { subresource: 'status', dryRun: false },
+      )
       .catch(ignoreNotFound);
     if (outcome.remaining.size > 0 || outcome.errors.length > 0) return false;
     await this.namespaces
-      .update(undefined, name, (ns) => {
-        const spec = (ns['spec'] ?? {}) as { finalizers?: string[] };
-        ns['spec'] = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
-        return ns;
-      }, { subresource: 'finalize', dryRun: false })
+      .update(
+        undefined,
+        name,
+        (ns) => {
+          const spec = (ns['spec'] ?? {}) as { finalizers?: string[] };
+          ns['spec'] = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
+          return ns;
+        },
+        { subresource: 'finalize', dryRun: false },
+      )
       .catch(ignoreNotFound);
     return true;
   }
@@ -216,7 +249,9 @@ export class NamespaceController {
         if (items.length === 0) continue;
         for (const obj of items) {
           if (obj.metadata.deletionTimestamp) continue;
-          await store.delete(name, obj.metadata.name ?? '', { dryRun: false, propagationPolicy: 'Background' }).catch(ignoreNotFound);
+          await store
+            .delete(name, obj.metadata.name ?? '', { dryRun: false, propagationPolicy: 'Background' })
+            .catch(ignoreNotFound);
         }
         // Deleted objects without finalizers are gone now: what is left waits on its finalizers.
         const left = (await store.list(name)).items;

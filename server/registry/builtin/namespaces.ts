@@ -3,7 +3,13 @@
 import { NAMESPACE_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
 import { forbidden } from '../../../apimachinery/errors.js';
 import { STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
-import { atomicListType, deducedType, mapListType, scalarType, structType } from '../../../apimachinery/structured-merge/schema.js';
+import {
+  atomicListType,
+  deducedType,
+  mapListType,
+  scalarType,
+  structType,
+} from '../../../apimachinery/structured-merge/schema.js';
 import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
 import type { UpdateStrategy } from '../strategy.js';
 import { finalizersForDeletion, namespaceFinalizersForDeletion } from '../delete-propagation.js';
@@ -14,7 +20,13 @@ export const NAMESPACE_FINALIZER = 'kubernetes';
 /** What kube-apiserver's NamespaceLifecycle admission never lets be deleted. */
 export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
-export const namespaceKind = { group: '', resource: 'namespaces', kind: 'Namespace', listKind: 'NamespaceList', namespaced: false };
+export const namespaceKind = {
+  group: '',
+  resource: 'namespaces',
+  kind: 'Namespace',
+  listKind: 'NamespaceList',
+  namespaced: false,
+};
 
 interface NamespaceFields {
   spec?: { finalizers?: string[] };
@@ -24,7 +36,8 @@ interface NamespaceFields {
 const asNamespace = (obj: KubeObject): KubeObject & NamespaceFields => obj as KubeObject & NamespaceFields;
 
 /** The namespace controller's finalizers (spec) and everyone else's (metadata). */
-const pendingFinalizers = (obj: KubeObject): boolean => Boolean(asNamespace(obj).spec?.finalizers?.length || obj.metadata.finalizers?.length);
+const pendingFinalizers = (obj: KubeObject): boolean =>
+  Boolean(asNamespace(obj).spec?.finalizers?.length || obj.metadata.finalizers?.length);
 
 /** kube labels every namespace with its own name, so selectors can pick namespaces by name. */
 const keepLabelOfName = (obj: KubeObject): void => {
@@ -94,7 +107,10 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
       // namespace carries the `kubernetes` finalizer from its creation, so each first DELETE of one
       // comes through here (only a namespace already finalized by hand would skip the check).
       if (IMMORTAL_NAMESPACES.has(name)) {
-        throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
+        throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, {
+          name,
+          kind: 'namespaces',
+        });
       }
       // kube's namespace REST sets only deletionTimestamp and the phase (no grace period).
       obj.metadata.deletionTimestamp = nowTimestamp();

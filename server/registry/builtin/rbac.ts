@@ -9,7 +9,16 @@ import type { KubeObject } from '../../../apimachinery/object.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { validatePathSegmentName } from '../../../apimachinery/validation/names.js';
 import { withMapRelationship, deducedType } from '../../../apimachinery/structured-merge/schema.js';
-import { type ClusterRole, GROUP_KIND, RBAC_GROUP, type Role, type RoleBinding, SERVICE_ACCOUNT_KIND, USER_KIND, subjectsOf } from '../../../apimachinery/rbac/types.js';
+import {
+  type ClusterRole,
+  GROUP_KIND,
+  RBAC_GROUP,
+  type Role,
+  type RoleBinding,
+  SERVICE_ACCOUNT_KIND,
+  USER_KIND,
+  subjectsOf,
+} from '../../../apimachinery/rbac/types.js';
 import {
   validateClusterRole,
   validateClusterRoleBinding,
@@ -24,9 +33,27 @@ import { defaultBinding } from '../../../apimachinery/rbac/defaults.js';
 export { RBAC_GROUP };
 
 export const roleKind = { group: RBAC_GROUP, resource: 'roles', kind: 'Role', listKind: 'RoleList', namespaced: true };
-export const clusterRoleKind = { group: RBAC_GROUP, resource: 'clusterroles', kind: 'ClusterRole', listKind: 'ClusterRoleList', namespaced: false };
-export const roleBindingKind = { group: RBAC_GROUP, resource: 'rolebindings', kind: 'RoleBinding', listKind: 'RoleBindingList', namespaced: true };
-export const clusterRoleBindingKind = { group: RBAC_GROUP, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', listKind: 'ClusterRoleBindingList', namespaced: false };
+export const clusterRoleKind = {
+  group: RBAC_GROUP,
+  resource: 'clusterroles',
+  kind: 'ClusterRole',
+  listKind: 'ClusterRoleList',
+  namespaced: false,
+};
+export const roleBindingKind = {
+  group: RBAC_GROUP,
+  resource: 'rolebindings',
+  kind: 'RoleBinding',
+  listKind: 'RoleBindingList',
+  namespaced: true,
+};
+export const clusterRoleBindingKind = {
+  group: RBAC_GROUP,
+  resource: 'clusterrolebindings',
+  kind: 'ClusterRoleBinding',
+  listKind: 'ClusterRoleBindingList',
+  namespaced: false,
+};
 
 // The store hands strategies KubeObjects; these are the same objects seen as their kind.
 const asRole = (obj: KubeObject): Role => obj as Role;
@@ -86,13 +113,29 @@ export const createdAt = (obj: KubeObject): string => {
 
 /** Role's and ClusterRole's columns after NAME. */
 export const ROLE_COLUMNS: ServedColumn[] = [
-  { name: 'Created At', type: 'date', description: CREATION_TIMESTAMP_DOC, jsonPath: '.metadata.creationTimestamp', value: createdAt },
+  {
+    name: 'Created At',
+    type: 'date',
+    description: CREATION_TIMESTAMP_DOC,
+    jsonPath: '.metadata.creationTimestamp',
+    value: createdAt,
+  },
 ];
 export const CLUSTER_ROLE_COLUMNS: ServedColumn[] = ROLE_COLUMNS;
 
 /** kube's SubjectsStrings: users, groups, and ServiceAccounts as namespace/name. */
-export function subjectsStrings(binding: RoleBinding): { users: string[]; groups: string[]; serviceAccounts: string[]; others: string[] } {
-  const out = { users: [] as string[], groups: [] as string[], serviceAccounts: [] as string[], others: [] as string[] };
+export function subjectsStrings(binding: RoleBinding): {
+  users: string[];
+  groups: string[];
+  serviceAccounts: string[];
+  others: string[];
+} {
+  const out = {
+    users: [] as string[],
+    groups: [] as string[],
+    serviceAccounts: [] as string[],
+    others: [] as string[],
+  };
   for (const s of subjectsOf(binding)) {
     if (s.kind === SERVICE_ACCOUNT_KIND) out.serviceAccounts.push(`${s.namespace ?? ''}/${s.name}`);
     else if (s.kind === USER_KIND) out.users.push(s.name);
@@ -111,21 +154,49 @@ export const bindingRole = (obj: KubeObject): string => {
 // rbac/v1beta1's swagger docs, which printers.go describes the ROLE column with.
 const ROLE_BINDING_ROLE_REF_DOC =
   'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.';
-const CLUSTER_ROLE_BINDING_ROLE_REF_DOC = 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.';
+const CLUSTER_ROLE_BINDING_ROLE_REF_DOC =
+  'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.';
 
 function bindingColumns(roleRefDoc: string, noun: string): ServedColumn[] {
-  const joined = (pick: (s: ReturnType<typeof subjectsStrings>) => string[]) => (obj: KubeObject): string => pick(subjectsStrings(asBinding(obj))).join(', ');
+  const joined =
+    (pick: (s: ReturnType<typeof subjectsStrings>) => string[]) =>
+    (obj: KubeObject): string =>
+      pick(subjectsStrings(asBinding(obj))).join(', ');
   return [
     { name: 'Role', type: 'string', description: roleRefDoc, jsonPath: '.roleRef', value: bindingRole },
     PRINTER_AGE,
     // Priority 1: `kubectl get -o wide` shows them.
-    { name: 'Users', type: 'string', priority: 1, description: `Users in the ${noun}`, jsonPath: '.subjects', value: joined((s) => s.users) },
-    { name: 'Groups', type: 'string', priority: 1, description: `Groups in the ${noun}`, jsonPath: '.subjects', value: joined((s) => s.groups) },
-    { name: 'ServiceAccounts', type: 'string', priority: 1, description: `ServiceAccounts in the ${noun}`, jsonPath: '.subjects', value: joined((s) => s.serviceAccounts) },
+    {
+      name: 'Users',
+      type: 'string',
+      priority: 1,
+      description: `Users in the ${noun}`,
+      jsonPath: '.subjects',
+      value: joined((s) => s.users),
+    },
+    {
+      name: 'Groups',
+      type: 'string',
+      priority: 1,
+      description: `Groups in the ${noun}`,
+      jsonPath: '.subjects',
+      value: joined((s) => s.groups),
+    },
+    {
+      name: 'ServiceAccounts',
+      type: 'string',
+      priority: 1,
+      description: `ServiceAccounts in the ${noun}`,
+      jsonPath: '.subjects',
+      value: joined((s) => s.serviceAccounts),
+    },
   ];
 }
 
 /** kube's roleBindingsColumnDefinitions after NAME. */
 export const ROLE_BINDING_COLUMNS: ServedColumn[] = bindingColumns(ROLE_BINDING_ROLE_REF_DOC, 'roleBinding');
 /** kube's clusterRoleBindingsColumnDefinitions after NAME. */
-export const CLUSTER_ROLE_BINDING_COLUMNS: ServedColumn[] = bindingColumns(CLUSTER_ROLE_BINDING_ROLE_REF_DOC, 'clusterRoleBinding');
+export const CLUSTER_ROLE_BINDING_COLUMNS: ServedColumn[] = bindingColumns(
+  CLUSTER_ROLE_BINDING_ROLE_REF_DOC,
+  'clusterRoleBinding',
+);

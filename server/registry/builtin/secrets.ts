@@ -5,7 +5,16 @@ import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { type FieldError, invalid, key, required } from '../../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
-import { MAX_SECRET_SIZE, checkByteMap, checkStringMap, decodedLength, immutableErrors, keyErrors, stringMap, tooLongBytes } from './data-maps.js';
+import {
+  MAX_SECRET_SIZE,
+  checkByteMap,
+  checkStringMap,
+  decodedLength,
+  immutableErrors,
+  keyErrors,
+  stringMap,
+  tooLongBytes,
+} from './data-maps.js';
 
 export const secretKind = { group: '', resource: 'secrets', kind: 'Secret', listKind: 'SecretList', namespaced: true };
 
@@ -23,7 +32,8 @@ function canonicalizeSecret(obj: KubeObject): void {
   const stringData = stringMap(obj, 'stringData');
   if (Object.keys(stringData).length > 0) {
     const data = { ...stringMap(obj, 'data') };
-    for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(typeof v === 'string' ? v : '', 'utf8').toString('base64');
+    for (const [k, v] of Object.entries(stringData))
+      data[k] = Buffer.from(typeof v === 'string' ? v : '', 'utf8').toString('base64');
     obj['data'] = data;
   }
   delete obj['stringData'];
@@ -71,7 +81,8 @@ export function validateSecret(obj: KubeObject): FieldError[] {
   switch (secretType(obj)) {
     case 'kubernetes.io/service-account-token':
       // Only the annotation: the token controller fills in the rest later.
-      if (!obj.metadata.annotations?.[SERVICE_ACCOUNT_NAME_KEY]) errs.push(required(key('metadata.annotations', SERVICE_ACCOUNT_NAME_KEY)));
+      if (!obj.metadata.annotations?.[SERVICE_ACCOUNT_NAME_KEY])
+        errs.push(required(key('metadata.annotations', SERVICE_ACCOUNT_NAME_KEY)));
       break;
     case 'kubernetes.io/dockercfg':
       jsonKey('.dockercfg');
@@ -81,10 +92,12 @@ export function validateSecret(obj: KubeObject): FieldError[] {
       break;
     case 'kubernetes.io/basic-auth':
       // Either may be empty or absent, not both absent.
-      if (!has('username') && !has('password')) errs.push(required(key('data', 'username')), required(key('data', 'password')));
+      if (!has('username') && !has('password'))
+        errs.push(required(key('data', 'username')), required(key('data', 'password')));
       break;
     case 'kubernetes.io/ssh-auth':
-      if (!data['ssh-privatekey'] || decodedLength(data['ssh-privatekey']) === 0) errs.push(required(key('data', 'ssh-privatekey')));
+      if (!data['ssh-privatekey'] || decodedLength(data['ssh-privatekey']) === 0)
+        errs.push(required(key('data', 'ssh-privatekey')));
       break;
     case 'kubernetes.io/tls':
       if (!has('tls.crt')) errs.push(required(key('data', 'tls.crt')));
@@ -112,7 +125,8 @@ export const SECRET_COLUMNS: ServedColumn[] = [
   {
     name: 'Type',
     type: 'string',
-    description: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+    description:
+      'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
     jsonPath: '.type',
     value: secretType,
   },
@@ -136,5 +150,9 @@ export const secretStrategy = defineStrategy(secretKind, {
   create: { validate: validateSecret },
   update: { validate: validateSecretUpdate },
   // kube's secret field set (SelectableFields), which `kubectl get secrets --field-selector type=...` uses.
-  selectableFields: (obj) => ({ 'metadata.name': obj.metadata.name ?? '', 'metadata.namespace': obj.metadata.namespace ?? '', type: secretType(obj) }),
+  selectableFields: (obj) => ({
+    'metadata.name': obj.metadata.name ?? '',
+    'metadata.namespace': obj.metadata.namespace ?? '',
+    type: secretType(obj),
+  }),
 });

@@ -4,11 +4,22 @@ import { SERVICE_ACCOUNT_PATCH_META } from '../../../apimachinery/strategic-merg
 import { defineStrategy, kubeObjectType } from '../base-strategy.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
-import { atomicListType, deducedType, mapListType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
+import {
+  atomicListType,
+  deducedType,
+  mapListType,
+  withMapRelationship,
+} from '../../../apimachinery/structured-merge/schema.js';
 import { objectMetaFieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 
-export const serviceAccountKind = { group: '', resource: 'serviceaccounts', kind: 'ServiceAccount', listKind: 'ServiceAccountList', namespaced: true };
+export const serviceAccountKind = {
+  group: '',
+  resource: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  listKind: 'ServiceAccountList',
+  namespaced: true,
+};
 
 /**
  * core/v1 ServiceAccount as kube's OpenAPI model types it: `secrets` carries patchStrategy merge
@@ -21,7 +32,8 @@ const SERVICE_ACCOUNT_TYPE = kubeObjectType({
 });
 
 /** `kubectl get serviceaccounts`' SECRETS column. */
-export const serviceAccountSecretCount = (obj: KubeObject): number => (Array.isArray(obj['secrets']) ? obj['secrets'].length : 0);
+export const serviceAccountSecretCount = (obj: KubeObject): number =>
+  Array.isArray(obj['secrets']) ? obj['secrets'].length : 0;
 
 /** kube's serviceAccountColumnDefinitions. */
 export const SERVICE_ACCOUNT_COLUMNS: ServedColumn[] = [

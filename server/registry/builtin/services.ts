@@ -8,19 +8,49 @@
 // port 1-65535, protocol, targetPort, duplicates), clusterIP (an IP or "None", immutable once set),
 // externalName for ExternalName, sessionAffinity and nodePort's ClusterIP rule.
 import { isIP } from 'node:net';
-import { defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate, STATUS_RESET, withoutStatus } from '../base-strategy.js';
+import {
+  defineStrategy,
+  keepStoredStatus,
+  kubeObjectType,
+  statusUpdate,
+  STATUS_RESET,
+  withoutStatus,
+} from '../base-strategy.js';
 import { SERVICE_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
-import { atomicListType, deducedType, mapListType, mapType, scalarType, structType, type TypeNode } from '../../../apimachinery/structured-merge/schema.js';
+import {
+  atomicListType,
+  deducedType,
+  mapListType,
+  mapType,
+  scalarType,
+  structType,
+  type TypeNode,
+} from '../../../apimachinery/structured-merge/schema.js';
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo } from '../strategy.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { objectMetaFieldLabels } from '../../../apimachinery/selectors/fields.js';
-import { type FieldError, GoPrinted, duplicate, forbidden, index, invalid, notSupported, required } from '../../../apimachinery/field-errors.js';
+import {
+  type FieldError,
+  GoPrinted,
+  duplicate,
+  forbidden,
+  index,
+  invalid,
+  notSupported,
+  required,
+} from '../../../apimachinery/field-errors.js';
 import { type JsonObject, type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 import { isDNS1123Label, isDNS1123Subdomain, validateDNS1035Label } from '../../../apimachinery/validation/names.js';
 
-export const serviceKind: KindInfo = { group: '', resource: 'services', kind: 'Service', listKind: 'ServiceList', namespaced: true };
+export const serviceKind: KindInfo = {
+  group: '',
+  resource: 'services',
+  kind: 'Service',
+  listKind: 'ServiceList',
+  namespaced: true,
+};
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
@@ -28,7 +58,8 @@ const AFFINITIES = ['ClientIP', 'None'];
 const PORT_RANGE = 'must be between 1 and 65535, inclusive';
 
 const specOf = (obj: KubeObject): JsonObject => (isJsonObject(obj['spec']) ? obj['spec'] : {});
-const portsOf = (spec: JsonObject): JsonObject[] => (Array.isArray(spec['ports']) ? spec['ports'].filter(isJsonObject) : []);
+const portsOf = (spec: JsonObject): JsonObject[] =>
+  Array.isArray(spec['ports']) ? spec['ports'].filter(isJsonObject) : [];
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** kube's SetDefaults_Service and SetDefaults_ServicePort, less what allocation decides. */
@@ -38,11 +69,13 @@ export function defaultService(obj: KubeObject): void {
   spec['type'] ??= 'ClusterIP';
   spec['sessionAffinity'] ??= 'None';
   if (spec['type'] !== 'ExternalName') spec['internalTrafficPolicy'] ??= 'Cluster';
-  if (typeof spec['clusterIP'] === 'string' && spec['clusterIP'] !== '' && spec['clusterIPs'] === undefined) spec['clusterIPs'] = [spec['clusterIP']];
+  if (typeof spec['clusterIP'] === 'string' && spec['clusterIP'] !== '' && spec['clusterIPs'] === undefined)
+    spec['clusterIPs'] = [spec['clusterIP']];
   for (const port of portsOf(spec)) {
     port['protocol'] ??= 'TCP';
     // a missing or zero targetPort is the port (kube: intstr zero value)
-    if (port['targetPort'] === undefined || port['targetPort'] === 0 || port['targetPort'] === '') port['targetPort'] = port['port'] ?? 0;
+    if (port['targetPort'] === undefined || port['targetPort'] === 0 || port['targetPort'] === '')
+      port['targetPort'] = port['port'] ?? 0;
   }
 }
 
@@ -50,8 +83,8 @@ export function defaultService(obj: KubeObject): void {
 function portNameErrors(name: string): string[] {
   const errs: string[] = [];
   if (name.length < 1 || name.length > 15) errs.push('must be no more than 15 characters');
-  if (!/^[-a-z0-9]+$/.test(name)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-  if (name.includes('--')) errs.push("must not contain consecutive hyphens");
+  if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (name.includes('--')) errs.push('must not contain consecutive hyphens');
   if (!/[a-z]/.test(name)) errs.push('must contain at least one letter (a-z)');
   if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen');
   return errs;
@@ -75,7 +108,8 @@ function validatePorts(spec: JsonObject, errs: FieldError[]): void {
     if (!isPort(port['port'])) errs.push(invalid(`${at}.port`, port['port'] ?? 0, PORT_RANGE));
     const protocol = port['protocol'];
     if (protocol === undefined || protocol === '') errs.push(required(`${at}.protocol`));
-    else if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol)) errs.push(notSupported(`${at}.protocol`, protocol, PROTOCOLS));
+    else if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol))
+      errs.push(notSupported(`${at}.protocol`, protocol, PROTOCOLS));
     const target = port['targetPort'];
     if (typeof target === 'number') {
       if (!isPort(target)) errs.push(invalid(`${at}.targetPort`, target, PORT_RANGE));
@@ -84,13 +118,21 @@ function validatePorts(spec: JsonObject, errs: FieldError[]): void {
     }
     const nodePort = port['nodePort'];
     if (nodePort !== undefined && nodePort !== 0) {
-      if (spec['type'] === 'ClusterIP') errs.push(forbidden(`${at}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
+      if (spec['type'] === 'ClusterIP')
+        errs.push(forbidden(`${at}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
       else if (!isPort(nodePort)) errs.push(invalid(`${at}.nodePort`, nodePort, PORT_RANGE));
     }
     // kube's key is a ServicePort of just protocol and port, printed by Go's %#v
     const key = `${String(protocol)}/${String(port['port'])}`;
     if (seen.has(key)) {
-      errs.push(duplicate(at, new GoPrinted(`core.ServicePort{Name:"", Protocol:"${String(protocol)}", AppProtocol:(*string)(nil), Port:${String(port['port'])}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`)));
+      errs.push(
+        duplicate(
+          at,
+          new GoPrinted(
+            `core.ServicePort{Name:"", Protocol:"${String(protocol)}", AppProtocol:(*string)(nil), Port:${String(port['port'])}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
+          ),
+        ),
+      );
     }
     seen.add(key);
   });
@@ -103,27 +145,37 @@ export function validateService(obj: KubeObject): FieldError[] {
   const type = spec['type'];
   if (typeof type !== 'string' || !TYPES.includes(type)) errs.push(notSupported('spec.type', type ?? '', TYPES));
   const affinity = spec['sessionAffinity'];
-  if (typeof affinity !== 'string' || !AFFINITIES.includes(affinity)) errs.push(notSupported('spec.sessionAffinity', affinity ?? '', AFFINITIES));
+  if (typeof affinity !== 'string' || !AFFINITIES.includes(affinity))
+    errs.push(notSupported('spec.sessionAffinity', affinity ?? '', AFFINITIES));
   const clusterIP = typeof spec['clusterIP'] === 'string' ? spec['clusterIP'] : '';
   const headless = clusterIP === 'None';
   if (type === 'ExternalName') {
     if (clusterIP !== '') errs.push(forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
     const externalName = typeof spec['externalName'] === 'string' ? spec['externalName'] : '';
     if (externalName === '') errs.push(required('spec.externalName'));
-    else for (const msg of isDNS1123Subdomain(externalName.replace(/\.$/, ''))) errs.push(invalid('spec.externalName', externalName, msg));
+    else
+      for (const msg of isDNS1123Subdomain(externalName.replace(/\.$/, '')))
+        errs.push(invalid('spec.externalName', externalName, msg));
   } else if (portsOf(spec).length === 0 && !headless) {
     errs.push(required('spec.ports'));
   }
   const clusterIPs = strings(spec['clusterIPs']);
   clusterIPs.forEach((ip, i) => {
     if (ip === 'None' ? clusterIPs.length > 1 : isIP(ip) === 0) {
-      errs.push(invalid(index('spec.clusterIPs', i), ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff) or 'None'"));
+      errs.push(
+        invalid(
+          index('spec.clusterIPs', i),
+          ip,
+          "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff) or 'None'",
+        ),
+      );
     }
   });
   if (clusterIP !== '' && clusterIPs.length > 0 && clusterIPs[0] !== clusterIP) {
     errs.push(invalid('spec.clusterIPs', clusterIPs, 'first value must match `clusterIP`'));
   }
-  if (headless && (type === 'NodePort' || type === 'LoadBalancer')) errs.push(invalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${type} services`));
+  if (headless && (type === 'NodePort' || type === 'LoadBalancer'))
+    errs.push(invalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${type} services`));
   validatePorts(spec, errs);
   return errs;
 }
@@ -162,7 +214,13 @@ export function serviceExternalIP(obj: KubeObject): string {
       const status = isJsonObject(obj['status']) ? obj['status'] : {};
       const lb = isJsonObject(status['loadBalancer']) ? status['loadBalancer'] : {};
       const ingress = Array.isArray(lb['ingress']) ? lb['ingress'].filter(isJsonObject) : [];
-      const lbIPs = ingress.flatMap((i) => (typeof i['ip'] === 'string' && i['ip'] ? [i['ip']] : typeof i['hostname'] === 'string' && i['hostname'] ? [i['hostname']] : []));
+      const lbIPs = ingress.flatMap((i) =>
+        typeof i['ip'] === 'string' && i['ip']
+          ? [i['ip']]
+          : typeof i['hostname'] === 'string' && i['hostname']
+            ? [i['hostname']]
+            : [],
+      );
       const all = [...lbIPs, ...externalIPs];
       return all.length ? all.join(',') : '<pending>';
     }
@@ -182,20 +240,49 @@ function serviceSelector(obj: KubeObject): string {
 
 const SPEC_DOC = {
   type: 'type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types',
-  clusterIP: 'clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
-  externalIPs: 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.',
-  ports: 'The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
-  selector: 'Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/',
+  clusterIP:
+    'clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
+  externalIPs:
+    'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.',
+  ports:
+    'The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
+  selector:
+    'Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/',
 };
 
 /** kube's serviceColumnDefinitions (Name is the table's own first column). */
 export const SERVICE_COLUMNS: ServedColumn[] = [
-  { name: 'Type', type: 'string', description: SPEC_DOC.type, jsonPath: '.spec.type', value: (obj) => String(specOf(obj)['type'] ?? '') },
-  { name: 'Cluster-IP', type: 'string', description: SPEC_DOC.clusterIP, jsonPath: '.spec.clusterIP', value: (obj) => strings(specOf(obj)['clusterIPs'])[0] ?? '<none>' },
-  { name: 'External-IP', type: 'string', description: SPEC_DOC.externalIPs, jsonPath: '.spec.externalIPs', value: serviceExternalIP },
+  {
+    name: 'Type',
+    type: 'string',
+    description: SPEC_DOC.type,
+    jsonPath: '.spec.type',
+    value: (obj) => String(specOf(obj)['type'] ?? ''),
+  },
+  {
+    name: 'Cluster-IP',
+    type: 'string',
+    description: SPEC_DOC.clusterIP,
+    jsonPath: '.spec.clusterIP',
+    value: (obj) => strings(specOf(obj)['clusterIPs'])[0] ?? '<none>',
+  },
+  {
+    name: 'External-IP',
+    type: 'string',
+    description: SPEC_DOC.externalIPs,
+    jsonPath: '.spec.externalIPs',
+    value: serviceExternalIP,
+  },
   { name: 'Port(s)', type: 'string', description: SPEC_DOC.ports, jsonPath: '.spec.ports', value: servicePorts },
   PRINTER_AGE,
-  { name: 'Selector', type: 'string', description: SPEC_DOC.selector, jsonPath: '.spec.selector', priority: 1, value: serviceSelector },
+  {
+    name: 'Selector',
+    type: 'string',
+    description: SPEC_DOC.selector,
+    jsonPath: '.spec.selector',
+    priority: 1,
+    value: serviceSelector,
+  },
 ];
 
 // ---- the strategy -------------------------------------------------------------------------------
@@ -261,7 +348,9 @@ export const serviceStrategy = defineStrategy(serviceKind, {
   fieldTypes: () => SERVICE_TYPE,
   fieldLabels: objectMetaFieldLabels(serviceKind.kind),
   canonicalize: (obj) => defaultService(obj),
-  subresources: { status: statusUpdate({ allowUnconditional: true, ...update }, (obj, old) => validateServiceUpdate(obj, old)) },
+  subresources: {
+    status: statusUpdate({ allowUnconditional: true, ...update }, (obj, old) => validateServiceUpdate(obj, old)),
+  },
   create: { prepare: withoutStatus, validateName: validateDNS1035Label, validate: validateService },
   update,
 });
@@ -277,7 +366,11 @@ export function kubernetesService(securePort: number): KubeObject {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-    spec: { type: 'ClusterIP', sessionAffinity: 'None', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: securePort }] },
+    spec: {
+      type: 'ClusterIP',
+      sessionAffinity: 'None',
+      ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: securePort }],
+    },
   };
 }
 
@@ -285,8 +378,15 @@ export function kubernetesService(securePort: number): KubeObject {
 
 const CORE = 'io.k8s.api.core.v1';
 const s = (description: string): JSONSchemaProps => ({ type: 'string', description });
-const ref = (name: string, description: string): JSONSchemaProps => ({ $ref: `#/definitions/${CORE}.${name}`, description, default: {} } as JSONSchemaProps);
-const stringList = (description: string): JSONSchemaProps => ({ type: 'array', description, items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'atomic' } as JSONSchemaProps);
+const ref = (name: string, description: string): JSONSchemaProps =>
+  ({ $ref: `#/definitions/${CORE}.${name}`, description, default: {} }) as JSONSchemaProps;
+const stringList = (description: string): JSONSchemaProps =>
+  ({
+    type: 'array',
+    description,
+    items: { type: 'string', default: '' },
+    'x-kubernetes-list-type': 'atomic',
+  }) as JSONSchemaProps;
 
 /** Service's OpenAPI definition: kube's fields of ServiceSpec that we keep, with kube's descriptions. */
 export const serviceSchema: JSONSchemaProps = {
@@ -294,8 +394,14 @@ export const serviceSchema: JSONSchemaProps = {
   description:
     'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
   properties: {
-    spec: ref('ServiceSpec', 'Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status'),
-    status: ref('ServiceStatus', 'Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status'),
+    spec: ref(
+      'ServiceSpec',
+      'Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+    ),
+    status: ref(
+      'ServiceStatus',
+      'Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+    ),
   },
   definitions: {
     [`${CORE}.ServiceSpec`]: {
@@ -303,10 +409,16 @@ export const serviceSchema: JSONSchemaProps = {
       description: 'ServiceSpec describes the attributes that a user creates on a service.',
       properties: {
         clusterIP: s(SPEC_DOC.clusterIP),
-        clusterIPs: stringList('ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.'),
+        clusterIPs: stringList(
+          'ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.',
+        ),
         externalIPs: stringList(SPEC_DOC.externalIPs),
-        externalName: s('externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".'),
-        internalTrafficPolicy: s('InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).'),
+        externalName: s(
+          'externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".',
+        ),
+        internalTrafficPolicy: s(
+          'InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).',
+        ),
         ports: {
           type: 'array',
           description: SPEC_DOC.ports,
@@ -316,8 +428,15 @@ export const serviceSchema: JSONSchemaProps = {
           'x-kubernetes-patch-merge-key': 'port',
           'x-kubernetes-patch-strategy': 'merge',
         } as JSONSchemaProps,
-        selector: { type: 'object', description: SPEC_DOC.selector, additionalProperties: { type: 'string', default: '' }, 'x-kubernetes-map-type': 'atomic' } as JSONSchemaProps,
-        sessionAffinity: s('Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies'),
+        selector: {
+          type: 'object',
+          description: SPEC_DOC.selector,
+          additionalProperties: { type: 'string', default: '' },
+          'x-kubernetes-map-type': 'atomic',
+        } as JSONSchemaProps,
+        sessionAffinity: s(
+          'Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
+        ),
         type: s(SPEC_DOC.type),
       },
     },
@@ -326,19 +445,40 @@ export const serviceSchema: JSONSchemaProps = {
       description: "ServicePort contains information on service's port.",
       required: ['port'],
       properties: {
-        appProtocol: s('The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax.'),
-        name: s("The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service."),
-        nodePort: { type: 'integer', format: 'int32', description: 'The port on each node on which this service is exposed when type is NodePort or LoadBalancer.' },
+        appProtocol: s(
+          'The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax.',
+        ),
+        name: s(
+          "The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.",
+        ),
+        nodePort: {
+          type: 'integer',
+          format: 'int32',
+          description: 'The port on each node on which this service is exposed when type is NodePort or LoadBalancer.',
+        },
         port: { type: 'integer', format: 'int32', description: 'The port that will be exposed by this service.' },
         protocol: s('The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.'),
-        targetPort: { $ref: '#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString', description: "Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map)." } as JSONSchemaProps,
+        targetPort: {
+          $ref: '#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+          description:
+            "Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map).",
+        } as JSONSchemaProps,
       },
     },
-    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { type: 'string', format: 'int-or-string', description: 'IntOrString is a type that can hold an int32 or a string.' },
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
+      type: 'string',
+      format: 'int-or-string',
+      description: 'IntOrString is a type that can hold an int32 or a string.',
+    },
     [`${CORE}.ServiceStatus`]: {
       type: 'object',
       description: 'ServiceStatus represents the current status of a service.',
-      properties: { loadBalancer: ref('LoadBalancerStatus', 'LoadBalancer contains the current status of the load-balancer, if one is present.') },
+      properties: {
+        loadBalancer: ref(
+          'LoadBalancerStatus',
+          'LoadBalancer contains the current status of the load-balancer, if one is present.',
+        ),
+      },
     },
     [`${CORE}.LoadBalancerStatus`]: {
       type: 'object',
@@ -346,7 +486,8 @@ export const serviceSchema: JSONSchemaProps = {
       properties: {
         ingress: {
           type: 'array',
-          description: 'Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.',
+          description:
+            'Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.',
           items: { $ref: `#/definitions/${CORE}.LoadBalancerIngress`, default: {} } as JSONSchemaProps,
           'x-kubernetes-list-type': 'atomic',
         } as JSONSchemaProps,
@@ -354,10 +495,15 @@ export const serviceSchema: JSONSchemaProps = {
     },
     [`${CORE}.LoadBalancerIngress`]: {
       type: 'object',
-      description: 'LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point.',
+      description:
+        'LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point.',
       properties: {
-        hostname: s('Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)'),
-        ip: s('IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)'),
+        hostname: s(
+          'Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)',
+        ),
+        ip: s(
+          'IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)',
+        ),
       },
     },
   },

@@ -13,7 +13,12 @@ const obj = (v: unknown): Json => {
 
 const GROUP = 'admissionregistration.k8s.io';
 const DEF = 'io.k8s.api.admissionregistration.v1';
-const KINDS = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'];
+const KINDS = [
+  'MutatingWebhookConfiguration',
+  'ValidatingWebhookConfiguration',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+];
 
 let server: ServerHandle;
 let call: (method: string, path: string, o?: CallOptions) => Promise<ApiResponse & { json: unknown }>;
@@ -44,9 +49,27 @@ describe('/openapi/v3/apis/admissionregistration.k8s.io/v1', () => {
   });
 
   it('the definitions the kinds reach, each reference resolvable', () => {
-    for (const name of ['MutatingWebhook', 'ValidatingWebhook', 'RuleWithOperations', 'WebhookClientConfig', 'ServiceReference', 'MatchCondition', 'ValidatingAdmissionPolicySpec',
-      'MatchResources', 'NamedRuleWithOperations', 'ParamKind', 'Validation', 'AuditAnnotation', 'Variable', 'TypeChecking', 'ExpressionWarning', 'ValidatingAdmissionPolicyStatus',
-      'ValidatingAdmissionPolicyBindingSpec', 'ParamRef']) expect(schemas, name).toHaveProperty([`${DEF}.${name}`]);
+    for (const name of [
+      'MutatingWebhook',
+      'ValidatingWebhook',
+      'RuleWithOperations',
+      'WebhookClientConfig',
+      'ServiceReference',
+      'MatchCondition',
+      'ValidatingAdmissionPolicySpec',
+      'MatchResources',
+      'NamedRuleWithOperations',
+      'ParamKind',
+      'Validation',
+      'AuditAnnotation',
+      'Variable',
+      'TypeChecking',
+      'ExpressionWarning',
+      'ValidatingAdmissionPolicyStatus',
+      'ValidatingAdmissionPolicyBindingSpec',
+      'ParamRef',
+    ])
+      expect(schemas, name).toHaveProperty([`${DEF}.${name}`]);
     expect(schemas).toHaveProperty(['io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector']);
     expect(schemas).toHaveProperty(['io.k8s.apimachinery.pkg.apis.meta.v1.Condition']);
     const refs = JSON.stringify(schemas).match(/"\$ref":"#\/components\/schemas\/[^"]+"/g) ?? [];
@@ -74,10 +97,20 @@ describe('/openapi/v3/apis/admissionregistration.k8s.io/v1', () => {
       'x-kubernetes-list-type': 'atomic',
       items: { type: 'string', default: '', enum: ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'] },
     });
-    expect(prop(`${DEF}.ValidatingWebhook`, 'failurePolicy')).toMatchObject({ type: 'string', enum: ['Fail', 'Ignore'] });
-    expect(String(prop(`${DEF}.ValidatingWebhook`, 'failurePolicy').description)).toContain('Possible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.');
-    expect(prop(`${DEF}.ValidatingAdmissionPolicyStatus`, 'conditions')).toMatchObject({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
-    expect(prop(`${DEF}.ValidatingAdmissionPolicyBindingSpec`, 'validationActions')).toMatchObject({ 'x-kubernetes-list-type': 'set' });
+    expect(prop(`${DEF}.ValidatingWebhook`, 'failurePolicy')).toMatchObject({
+      type: 'string',
+      enum: ['Fail', 'Ignore'],
+    });
+    expect(String(prop(`${DEF}.ValidatingWebhook`, 'failurePolicy').description)).toContain(
+      'Possible enum values:\n - `"Fail"` means that an error calling the webhook causes the admission to fail.',
+    );
+    expect(prop(`${DEF}.ValidatingAdmissionPolicyStatus`, 'conditions')).toMatchObject({
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+    });
+    expect(prop(`${DEF}.ValidatingAdmissionPolicyBindingSpec`, 'validationActions')).toMatchObject({
+      'x-kubernetes-list-type': 'set',
+    });
     expect(obj(schemas[`${DEF}.ParamRef`])['x-kubernetes-map-type']).toBe('atomic');
     expect(obj(schemas[`${DEF}.Validation`]).required).toEqual(['expression']);
   });

@@ -14,9 +14,9 @@ let server: ServerHandle;
 let call: ReturnType<typeof apiClient>;
 
 /** The CRD of `plural` whose `spec` has this schema. */
-const crdOf = (plural: string, spec: Record<string, unknown>) => simpleCrd('hostile.example.com', plural, { type: 'object', properties: { spec } });
-const install = (plural: string, spec: Record<string, unknown>): Promise<void> =>
-  installCrd(call, crdOf(plural, spec));
+const crdOf = (plural: string, spec: Record<string, unknown>) =>
+  simpleCrd('hostile.example.com', plural, { type: 'object', properties: { spec } });
+const install = (plural: string, spec: Record<string, unknown>): Promise<void> => installCrd(call, crdOf(plural, spec));
 
 /** Polls /readyz one request after another until `work` settles; the slowest answer in ms. */
 async function slowestReadyz<T>(work: Promise<T>): Promise<{ result: T; slowest: number; polls: number }> {
@@ -50,15 +50,21 @@ afterAll(async () => {
 });
 
 const matchers = '/apis/hostile.example.com/v1/namespaces/default/matchers';
-const matcher = (name: string, p: string) => ({ apiVersion: 'hostile.example.com/v1', kind: 'Matcher', metadata: { name }, spec: { s: 'aaaa', p } });
+const matcher = (name: string, p: string) => ({
+  apiVersion: 'hostile.example.com/v1',
+  kind: 'Matcher',
+  metadata: { name },
+  spec: { s: 'aaaa', p },
+});
 
 describe('a hostile pattern from the object', () => {
-  it('a 300 KB `a{0,9}` pattern is refused with Go\'s error, and /readyz answers meanwhile', async () => {
+  it("a 300 KB `a{0,9}` pattern is refused with Go's error, and /readyz answers meanwhile", async () => {
     const p = 'a{0,9}'.repeat(50_000);
     const { result: r, slowest, polls } = await slowestReadyz(call('POST', matchers, { body: matcher('big', p) }));
     expect(r.status).toBe(422);
     // The message quotes the whole pattern, as Go's does.
-    const head = 'Matcher.hostile.example.com "big" is invalid: spec: Invalid value: "object": error parsing regexp: expression too large: `';
+    const head =
+      'Matcher.hostile.example.com "big" is invalid: spec: Invalid value: "object": error parsing regexp: expression too large: `';
     const tail = '` evaluating rule: self.s.matches(self.p)';
     expect(message(r) === `${head}${p}${tail}`).toBe(true);
     expect(polls).toBeGreaterThan(0);
@@ -70,19 +76,25 @@ describe('a hostile pattern from the object', () => {
     // process's RSS grew past 3 GB when each was compiled and kept).
     const posts = (async () => {
       const out: ApiResponse[] = [];
-      for (let i = 0; i < 25; i++) out.push(await call('POST', matchers, { body: matcher(`big-${i}`, `x${i}` + 'a{0,9}'.repeat(50_000)) }));
+      for (let i = 0; i < 25; i++)
+        out.push(await call('POST', matchers, { body: matcher(`big-${i}`, `x${i}` + 'a{0,9}'.repeat(50_000)) }));
       return out;
     })();
     const { result, slowest } = await slowestReadyz(posts);
     expect(result.map((r) => r.status)).toEqual(Array(25).fill(422));
     expect(slowest).toBeLessThan(1000);
     // The server runs in this process: its regex cache is this module's.
-    expect(Array.from({ length: 25 }, (_, i) => regexCache.compiled(`x${i}` + 'a{0,9}'.repeat(50_000)))).toEqual(Array(25).fill(false));
+    expect(Array.from({ length: 25 }, (_, i) => regexCache.compiled(`x${i}` + 'a{0,9}'.repeat(50_000)))).toEqual(
+      Array(25).fill(false),
+    );
   });
 
-  it('a pattern that does not compile is a 422 with Go\'s text; a good one matches', async () => {
+  it("a pattern that does not compile is a 422 with Go's text; a good one matches", async () => {
     const bad = await call('POST', matchers, { body: matcher('paren', '(') });
-    expect([bad.status, message(bad)]).toEqual([422, 'Matcher.hostile.example.com "paren" is invalid: spec: Invalid value: "object": error parsing regexp: missing closing ): `(` evaluating rule: self.s.matches(self.p)']);
+    expect([bad.status, message(bad)]).toEqual([
+      422,
+      'Matcher.hostile.example.com "paren" is invalid: spec: Invalid value: "object": error parsing regexp: missing closing ): `(` evaluating rule: self.s.matches(self.p)',
+    ]);
     expect((await call('POST', matchers, { body: matcher('good', '^a+$') })).status).toBe(201);
     expect(regexCache.compiled('^a+$')).toBe(true);
   });
@@ -90,36 +102,77 @@ describe('a hostile pattern from the object', () => {
 
 describe('rules kube refuses at CRD write', () => {
   const cases: { name: string; rule: string; want: string }[] = [
-    { name: '5,000 nested parentheses', rule: '('.repeat(5000) + 'true' + ')'.repeat(5000), want: 'compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250' },
-    { name: 'a chain of 5,000 selects', rule: 'self' + '.a'.repeat(5000) + ' == 1', want: 'compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded' },
-    { name: 'a 200 KB rule', rule: 'true' + ' && true'.repeat(25_000), want: 'compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200004, limit 100000' },
-    { name: 'an invalid regex literal', rule: "self.a.matches('(')", want: 'compilation failed: ERROR: <input>:1:16: invalid matches argument' },
+    {
+      name: '5,000 nested parentheses',
+      rule: '('.repeat(5000) + 'true' + ')'.repeat(5000),
+      want: 'compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250',
+    },
+    {
+      name: 'a chain of 5,000 selects',
+      rule: 'self' + '.a'.repeat(5000) + ' == 1',
+      want: 'compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded',
+    },
+    {
+      name: 'a 200 KB rule',
+      rule: 'true' + ' && true'.repeat(25_000),
+      want: 'compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200004, limit 100000',
+    },
+    {
+      name: 'an invalid regex literal',
+      rule: "self.a.matches('(')",
+      want: 'compilation failed: ERROR: <input>:1:16: invalid matches argument',
+    },
   ];
   it.each(cases)('$name: 422, not 500', async ({ name, rule, want }) => {
     const plural = `deep${cases.findIndex((c) => c.name === name)}s`;
-    const r = await call('POST', CRDS_PATH, { body: crdOf(plural, { type: 'object', 'x-kubernetes-validations': [{ rule }], properties: { a: { type: 'string', maxLength: 10 } } }) });
+    const r = await call('POST', CRDS_PATH, {
+      body: crdOf(plural, {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule }],
+        properties: { a: { type: 'string', maxLength: 10 } },
+      }),
+    });
     expect(r.status).toBe(422);
-    expect(message(r)).toContain(`.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}`);
+    expect(message(r)).toContain(
+      `.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}`,
+    );
     expect(message(r)).toContain(want);
   });
 
   it('5,000 `!` is accepted, as kube accepts it', async () => {
-    const r = await call('POST', CRDS_PATH, { body: crdOf('nots', { type: 'object', 'x-kubernetes-validations': [{ rule: '!'.repeat(5000) + "(self.a == '')" }], properties: { a: { type: 'string', maxLength: 10 } } }) });
+    const r = await call('POST', CRDS_PATH, {
+      body: crdOf('nots', {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: '!'.repeat(5000) + "(self.a == '')" }],
+        properties: { a: { type: 'string', maxLength: 10 } },
+      }),
+    });
     expect(r.status).toBe(201);
   });
 });
 
 describe('regex cost', () => {
-  it('40 rules matching over a 1.4 MB string: refused with kube\'s budget error', async () => {
+  it("40 rules matching over a 1.4 MB string: refused with kube's budget error", async () => {
     await install('budgets', {
       type: 'object',
-      'x-kubernetes-validations': Array.from({ length: 40 }, (_, i) => ({ rule: `!self.s.matches('(a+)+$')${' '.repeat(i)}` })),
+      'x-kubernetes-validations': Array.from({ length: 40 }, (_, i) => ({
+        rule: `!self.s.matches('(a+)+$')${' '.repeat(i)}`,
+      })),
       properties: { s: { type: 'string' } },
     });
     const started = Date.now();
-    const r = await call('POST', '/apis/hostile.example.com/v1/namespaces/default/budgets', { body: { apiVersion: 'hostile.example.com/v1', kind: 'Budget', metadata: { name: 'b' }, spec: { s: 'a'.repeat(1_400_000) } } });
+    const r = await call('POST', '/apis/hostile.example.com/v1/namespaces/default/budgets', {
+      body: {
+        apiVersion: 'hostile.example.com/v1',
+        kind: 'Budget',
+        metadata: { name: 'b' },
+        spec: { s: 'a'.repeat(1_400_000) },
+      },
+    });
     expect(r.status).toBe(422);
-    expect(message(r)).toContain('spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run');
+    expect(message(r)).toContain(
+      'spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run',
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
@@ -132,10 +185,21 @@ describe('regex cost', () => {
       'x-kubernetes-validations': [{ rule: `!self.s.matches('${pattern}')` }],
       properties: { s: { type: 'string', maxLength: 150_000 } },
     });
-    const body = { apiVersion: 'hostile.example.com/v1', kind: 'Patho', metadata: { name: 'p' }, spec: { s: 'a'.repeat(140_000) } };
-    const { result: r, slowest, polls } = await slowestReadyz(call('POST', '/apis/hostile.example.com/v1/namespaces/default/pathos', { body }));
+    const body = {
+      apiVersion: 'hostile.example.com/v1',
+      kind: 'Patho',
+      metadata: { name: 'p' },
+      spec: { s: 'a'.repeat(140_000) },
+    };
+    const {
+      result: r,
+      slowest,
+      polls,
+    } = await slowestReadyz(call('POST', '/apis/hostile.example.com/v1/namespaces/default/pathos', { body }));
     expect(r.status).toBe(422);
-    expect(message(r)).toBe('Patho.hostile.example.com "p" is invalid: spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run');
+    expect(message(r)).toBe(
+      'Patho.hostile.example.com "p" is invalid: spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run',
+    );
     expect(polls).toBeGreaterThan(0);
     expect(slowest).toBeLessThan(1000);
   });

@@ -12,9 +12,9 @@ let server: ServerHandle;
 let call: ReturnType<typeof apiClient>;
 
 /** The CRD of `plural` whose `spec` has this schema. */
-const crdOf = (plural: string, spec: Record<string, unknown>) => simpleCrd('cel.example.com', plural, { type: 'object', properties: { spec } });
-const install = (plural: string, spec: Record<string, unknown>): Promise<void> =>
-  installCrd(call, crdOf(plural, spec));
+const crdOf = (plural: string, spec: Record<string, unknown>) =>
+  simpleCrd('cel.example.com', plural, { type: 'object', properties: { spec } });
+const install = (plural: string, spec: Record<string, unknown>): Promise<void> => installCrd(call, crdOf(plural, spec));
 
 beforeAll(async () => {
   server = await startServer({ storage: 'memory' });
@@ -33,25 +33,54 @@ afterAll(async () => {
 });
 
 const caches = '/apis/cel.example.com/v1/namespaces/default/caches';
-const cache = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'cel.example.com/v1', kind: 'Cache', metadata: { name }, spec });
+const cache = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'cel.example.com/v1',
+  kind: 'Cache',
+  metadata: { name },
+  spec,
+});
 
 describe('rules at object write', () => {
   it('refuses what a rule rejects with kube’s text, and accepts the rest', async () => {
     const bad = await call('POST', caches, { body: cache('bad', { size: 5, maxSize: 2, engine: 'redis' }) });
-    expect([bad.status, message(bad)]).toEqual([422, 'Cache.cel.example.com "bad" is invalid: spec: Invalid value: "object": maxSize must be >= size']);
-    expect((await call('POST', caches, { body: cache('good', { size: 5, maxSize: 6, engine: 'redis' }) })).status).toBe(201);
+    expect([bad.status, message(bad)]).toEqual([
+      422,
+      'Cache.cel.example.com "bad" is invalid: spec: Invalid value: "object": maxSize must be >= size',
+    ]);
+    expect((await call('POST', caches, { body: cache('good', { size: 5, maxSize: 6, engine: 'redis' }) })).status).toBe(
+      201,
+    );
   });
 
   it('runs transition rules (oldSelf) on update only', async () => {
-    const changed = await call('PATCH', `${caches}/good`, { body: { spec: { engine: 'valkey' } }, contentType: 'application/merge-patch+json' });
-    expect([changed.status, message(changed)]).toEqual([422, 'Cache.cel.example.com "good" is invalid: spec: Invalid value: "object": engine is immutable']);
-    expect((await call('PATCH', `${caches}/good`, { body: { spec: { size: 6 } }, contentType: 'application/merge-patch+json' })).status).toBe(200);
+    const changed = await call('PATCH', `${caches}/good`, {
+      body: { spec: { engine: 'valkey' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect([changed.status, message(changed)]).toEqual([
+      422,
+      'Cache.cel.example.com "good" is invalid: spec: Invalid value: "object": engine is immutable',
+    ]);
+    expect(
+      (
+        await call('PATCH', `${caches}/good`, {
+          body: { spec: { size: 6 } },
+          contentType: 'application/merge-patch+json',
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
 describe('rules at CRD write', () => {
   it('refuses a rule that does not compile against the schema', async () => {
-    const r = await call('POST', CRDS_PATH, { body: crdOf('typos', { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.replicaz > 0' }], properties: { replicas: { type: 'integer' } } }) });
+    const r = await call('POST', CRDS_PATH, {
+      body: crdOf('typos', {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.replicaz > 0' }],
+        properties: { replicas: { type: 'integer' } },
+      }),
+    });
     expect(r.status).toBe(422);
     expect(message(r)).toContain("compilation failed: ERROR: <input>:1:5: undefined field 'replicaz'");
   });
@@ -60,7 +89,9 @@ describe('rules at CRD write', () => {
     const r = await call('POST', CRDS_PATH, {
       body: crdOf('costlies', {
         type: 'object',
-        'x-kubernetes-validations': [{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z != "")))' }],
+        'x-kubernetes-validations': [
+          { rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z != "")))' },
+        ],
         properties: { items: { type: 'array', items: { type: 'string' } } },
       }),
     });
@@ -80,7 +111,12 @@ describe('a hostile object', () => {
     });
     const started = Date.now();
     const pending = call('POST', '/apis/cel.example.com/v1/namespaces/default/hostiles', {
-      body: { apiVersion: 'cel.example.com/v1', kind: 'Hostile', metadata: { name: 'h' }, spec: { items: Array.from({ length: 1000 }, (_, i) => i) } },
+      body: {
+        apiVersion: 'cel.example.com/v1',
+        kind: 'Hostile',
+        metadata: { name: 'h' },
+        spec: { items: Array.from({ length: 1000 }, (_, i) => i) },
+      },
     });
     const meanwhile = await call('GET', '/version');
     expect(meanwhile.status).toBe(200);

@@ -34,19 +34,31 @@ const LEASE = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/mini-a
 const LEASE_SECONDS = 3;
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-const ref = (owner: Obj) => ({ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid });
+const ref = (owner: Obj) => ({
+  apiVersion: owner.apiVersion,
+  kind: owner.kind,
+  name: owner.metadata.name,
+  uid: owner.metadata.uid,
+});
 
 const lease = async (call: Call): Promise<LeaseSpec> => {
   const r = await call('GET', LEASE);
   expect(r.status, r.text).toBe(200);
   return (r.json as { spec: LeaseSpec }).spec;
 };
-const create = async (call: Call, path: string, kind: string, name: string, metadata: Record<string, unknown> = {}): Promise<Obj> => {
+const create = async (
+  call: Call,
+  path: string,
+  kind: string,
+  name: string,
+  metadata: Record<string, unknown> = {},
+): Promise<Obj> => {
   const r = await call('POST', path, { body: { apiVersion: API, kind, metadata: { name, ...metadata } } });
   expect(r.status, r.text).toBe(201);
   return r.json as Obj;
 };
-const gone = (call: Call, path: string) => eventually(`${path} gone`, async () => ((await call('GET', path)).status === 404 ? true : undefined));
+const gone = (call: Call, path: string) =>
+  eventually(`${path} gone`, async () => ((await call('GET', path)).status === 404 ? true : undefined));
 
 /** One replica: its server, a client, and the garbage collector's deletes it logged. */
 interface Replica {
@@ -71,18 +83,29 @@ describe('controllers on one leader among two servers on one etcd', () => {
         if (entry.msg === 'garbage collector deleting object' && entry.name) deleted.push(entry.name);
       },
     });
-    const server = await startServer({ ...base, logger, leaderElection: { leaseDurationSeconds: LEASE_SECONDS, retryPeriodMs: 250, identity: id } });
+    const server = await startServer({
+      ...base,
+      logger,
+      leaderElection: { leaseDurationSeconds: LEASE_SECONDS, retryPeriodMs: 250, identity: id },
+    });
     return { id, server, call: apiClient(server), deleted, closed: false };
   }
 
   beforeAll(async () => {
     etcd = await startEtcd();
-    const base: ServerOptions = { storage: 'etcd', etcdServers: [etcd.endpoint], etcdPrefix: `/${randomUUID()}`, compactionIntervalMs: 0, maxEventLoopUtilization: 1 };
+    const base: ServerOptions = {
+      storage: 'etcd',
+      etcdServers: [etcd.endpoint],
+      etcdPrefix: `/${randomUUID()}`,
+      compactionIntervalMs: 0,
+      maxEventLoopUtilization: 1,
+    };
     replicas.push(...(await Promise.all([replica('replica-a', base), replica('replica-b', base)])));
     await installCrd(replicas[0]!.call, simpleCrd(GROUP, 'parents', OPEN));
     await installCrd(replicas[0]!.call, simpleCrd(GROUP, 'kids', OPEN));
     // Served on both before anything is owned across them.
-    for (const r of replicas) await eventually('kids served', async () => ((await r.call('GET', KIDS())).status === 200 ? true : undefined));
+    for (const r of replicas)
+      await eventually('kids served', async () => ((await r.call('GET', KIDS())).status === 200 ? true : undefined));
   });
   afterAll(async () => {
     await Promise.all(replicas.filter((r) => !r.closed).map((r) => r.server.close()));
@@ -122,10 +145,14 @@ describe('controllers on one leader among two servers on one etcd', () => {
     const stopped = Date.now();
     await leader.server.close();
     leader.closed = true;
-    const after = await eventually('the follower holds the Lease', async () => {
-      const spec = await lease(follower.call);
-      return spec.holderIdentity === follower.id ? spec : undefined;
-    }, LEASE_SECONDS * 1000);
+    const after = await eventually(
+      'the follower holds the Lease',
+      async () => {
+        const spec = await lease(follower.call);
+        return spec.holderIdentity === follower.id ? spec : undefined;
+      },
+      LEASE_SECONDS * 1000,
+    );
     expect(Date.now() - stopped).toBeLessThan(LEASE_SECONDS * 1000);
     expect(after.leaseTransitions).toBe((before.leaseTransitions ?? 0) + 1);
     expect(after.acquireTime).toMatch(MICRO_TIME);
@@ -141,7 +168,9 @@ describe('controllers on one leader among two servers on one etcd', () => {
 
   it('the new leader also runs namespace deletion', async () => {
     const ns = `leader-${randomUUID().slice(0, 8)}`;
-    const r = await follower.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+    const r = await follower.call('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
     expect(r.status, r.text).toBe(201);
     await create(follower.call, KIDS(ns), 'Kid', 'k3');
     expect((await follower.call('DELETE', `/api/v1/namespaces/${ns}`)).status).toBe(200);
@@ -179,7 +208,12 @@ describe('a server that does not hold the Lease', () => {
       const r = await call('GET', LEASE);
       const lease = r.json as { metadata: Meta; spec: LeaseSpec };
       ghostRenewed = Date.now();
-      lease.spec = { ...lease.spec, holderIdentity: 'ghost', renewTime: formatMicroTime(ghostRenewed * 1000), leaseTransitions: (lease.spec.leaseTransitions ?? 0) + 1 };
+      lease.spec = {
+        ...lease.spec,
+        holderIdentity: 'ghost',
+        renewTime: formatMicroTime(ghostRenewed * 1000),
+        leaseTransitions: (lease.spec.leaseTransitions ?? 0) + 1,
+      };
       return (await call('PUT', LEASE, { body: lease })).status === 200 ? true : undefined;
     });
     // One retry period (with jitter) later this server has seen it and stopped acting.
@@ -189,7 +223,13 @@ describe('a server that does not hold the Lease', () => {
     await create(call, KIDS(), 'Kid', 'k', { ownerReferences: [ref(p)] });
     expect((await call('DELETE', `${PARENTS()}/p`)).status).toBe(200);
     const ns = `idle-${randomUUID().slice(0, 8)}`;
-    expect((await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/api/v1/namespaces', {
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+        })
+      ).status,
+    ).toBe(201);
     expect((await call('DELETE', `/api/v1/namespaces/${ns}`)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 500));
     expect((await call('GET', `${KIDS()}/k`)).status).toBe(200);
@@ -197,7 +237,11 @@ describe('a server that does not hold the Lease', () => {
     expect((await lease(call)).holderIdentity).toBe('ghost');
 
     // The ghost's Lease expires: this server takes over and finishes both.
-    await eventually('this server holds the Lease', async () => ((await lease(call)).holderIdentity === 'me' ? true : undefined), LEASE_SECONDS * 1000 + 2000);
+    await eventually(
+      'this server holds the Lease',
+      async () => ((await lease(call)).holderIdentity === 'me' ? true : undefined),
+      LEASE_SECONDS * 1000 + 2000,
+    );
     expect(Date.now() - ghostRenewed).toBeGreaterThanOrEqual(LEASE_SECONDS * 1000);
     await gone(call, `${KIDS()}/k`);
     await gone(call, `/api/v1/namespaces/${ns}`);

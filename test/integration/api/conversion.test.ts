@@ -33,7 +33,12 @@ let call: ReturnType<typeof apiClient>;
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const base = (v: string, name = '') => `/apis/conv.example.com/${v}/namespaces/default/caches${name ? `/${name}` : ''}`;
-const schema = (field: string) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } } } });
+const schema = (field: string) => ({
+  openAPIV3Schema: {
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { [field]: { type: 'integer' } } } },
+  },
+});
 
 beforeAll(async () => {
   const pki = await generatePki({ ips: ['127.0.0.1'], dns: ['localhost'] });
@@ -45,11 +50,17 @@ beforeAll(async () => {
       const review = JSON.parse(body) as { request: { uid: string; desiredAPIVersion: string; objects: Obj[] } };
       const { uid, desiredAPIVersion, objects } = review.request;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'ConversionReview',
-        response: { uid, result: { status: 'Success' }, convertedObjects: objects.map((o) => convertObject(o, desiredAPIVersion)) },
-      }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          response: {
+            uid,
+            result: { status: 'Success' },
+            convertedObjects: objects.map((o) => convertObject(o, desiredAPIVersion)),
+          },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
@@ -65,7 +76,13 @@ beforeAll(async () => {
       group: 'conv.example.com',
       scope: 'Namespaced',
       names: { plural: 'caches', singular: 'cache', kind: 'Cache' },
-      conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url, caBundle: Buffer.from(ca).toString('base64') } } },
+      conversion: {
+        strategy: 'Webhook',
+        webhook: {
+          conversionReviewVersions: ['v1'],
+          clientConfig: { url, caBundle: Buffer.from(ca).toString('base64') },
+        },
+      },
       versions: [
         { name: 'v1', served: true, storage: true, schema: schema('size') },
         { name: 'v2', served: true, storage: false, schema: schema('replicas') },
@@ -73,7 +90,9 @@ beforeAll(async () => {
     },
   };
   expect((await call('POST', CRDS, { body: crd })).status).toBe(201);
-  await eventually('both versions', async () => ((await call('GET', base('v1'))).status === 200 && (await call('GET', base('v2'))).status === 200 ? true : undefined));
+  await eventually('both versions', async () =>
+    (await call('GET', base('v1'))).status === 200 && (await call('GET', base('v2'))).status === 200 ? true : undefined,
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -82,11 +101,22 @@ afterAll(async () => {
 
 describe('conversion by webhook', () => {
   it('converts writes to the storage version and reads to the version asked for', async () => {
-    const created = await call('POST', base('v2'), { body: { apiVersion: 'conv.example.com/v2', kind: 'Cache', metadata: { name: 'a' }, spec: { replicas: 4 } } });
+    const created = await call('POST', base('v2'), {
+      body: { apiVersion: 'conv.example.com/v2', kind: 'Cache', metadata: { name: 'a' }, spec: { replicas: 4 } },
+    });
     expect([created.status, (created.json as Obj).spec]).toEqual([201, { replicas: 4 }]);
-    expect((await call('GET', base('v1', 'a'))).json).toMatchObject({ apiVersion: 'conv.example.com/v1', spec: { size: 4 } });
-    expect((await call('GET', base('v2', 'a'))).json).toMatchObject({ apiVersion: 'conv.example.com/v2', spec: { replicas: 4 } });
-    const patched = await call('PATCH', base('v2', 'a'), { body: { spec: { replicas: 6 } }, contentType: 'application/merge-patch+json' });
+    expect((await call('GET', base('v1', 'a'))).json).toMatchObject({
+      apiVersion: 'conv.example.com/v1',
+      spec: { size: 4 },
+    });
+    expect((await call('GET', base('v2', 'a'))).json).toMatchObject({
+      apiVersion: 'conv.example.com/v2',
+      spec: { replicas: 4 },
+    });
+    const patched = await call('PATCH', base('v2', 'a'), {
+      body: { spec: { replicas: 6 } },
+      contentType: 'application/merge-patch+json',
+    });
     expect([patched.status, (patched.json as Obj).spec]).toEqual([200, { replicas: 6 }]);
     const listed = (await call('GET', base('v2'))).json as { items: Obj[] };
     expect(listed.items.map((i) => i.spec)).toEqual([{ replicas: 6 }]);
@@ -96,7 +126,9 @@ describe('conversion by webhook', () => {
     const w = await openWatch<WatchEvent<Obj>>(server, `${base('v2')}?watch=true&resourceVersion=0`);
     const events = w.events;
     await eventually('the initial event', async () => (events.length >= 1 ? true : undefined));
-    await call('POST', base('v1'), { body: { apiVersion: 'conv.example.com/v1', kind: 'Cache', metadata: { name: 'b' }, spec: { size: 2 } } });
+    await call('POST', base('v1'), {
+      body: { apiVersion: 'conv.example.com/v1', kind: 'Cache', metadata: { name: 'b' }, spec: { size: 2 } },
+    });
     await call('PATCH', base('v1', 'b'), { body: { spec: { size: 3 } }, contentType: 'application/merge-patch+json' });
     await eventually('three events', async () => (events.length >= 3 ? true : undefined));
     w.close();
@@ -112,11 +144,15 @@ describe('conversion by webhook', () => {
     webhook.closeAllConnections();
     const failed = await call('GET', base('v2', 'a'));
     expect(failed.status).toBe(500);
-    expect((failed.json as { message: string }).message).toMatch(/^conversion webhook for conv\.example\.com\/v1, Kind=Cache failed: Post "https:\/\/127\.0\.0\.1:\d+\/convert\?timeout=30s": dial tcp 127\.0\.0\.1:\d+: connect: connection refused$/);
+    expect((failed.json as { message: string }).message).toMatch(
+      /^conversion webhook for conv\.example\.com\/v1, Kind=Cache failed: Post "https:\/\/127\.0\.0\.1:\d+\/convert\?timeout=30s": dial tcp 127\.0\.0\.1:\d+: connect: connection refused$/,
+    );
     // Reading in the storage version needs no webhook; other kinds do not notice.
     expect((await call('GET', base('v1', 'a'))).status).toBe(200);
     expect((await call('GET', '/api/v1/namespaces')).status).toBe(200);
     expect((await call('DELETE', `${CRDS}/caches.conv.example.com`)).status).toBe(200);
-    await eventually('the CRD to go', async () => ((await call('GET', `${CRDS}/caches.conv.example.com`)).status === 404 ? true : undefined));
+    await eventually('the CRD to go', async () =>
+      (await call('GET', `${CRDS}/caches.conv.example.com`)).status === 404 ? true : undefined,
+    );
   });
 });

@@ -103,7 +103,14 @@ async function api(
     headers['content-length'] = String(Buffer.byteLength(body));
   } else if (o.contentType) headers['content-type'] = o.contentType;
   if (o.accept) headers['accept'] = o.accept;
-  const r = await request(s.url + path, { method, ca: s.caCert, token: s.token, headers, ...(body !== undefined ? { body } : {}), timeoutMs: 30_000 });
+  const r = await request(s.url + path, {
+    method,
+    ca: s.caCert,
+    token: s.token,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    timeoutMs: 30_000,
+  });
   let json: Json;
   try {
     json = JSON.parse(r.body);
@@ -113,7 +120,16 @@ async function api(
   return { status: r.status, headers: r.headers, text: r.body, json };
 }
 
-const cache = (name: string, extra: { labels?: Record<string, string>; spec?: Json; status?: Json; finalizers?: string[]; namespace?: string } = {}): Json => ({
+const cache = (
+  name: string,
+  extra: {
+    labels?: Record<string, string>;
+    spec?: Json;
+    status?: Json;
+    finalizers?: string[];
+    namespace?: string;
+  } = {},
+): Json => ({
   apiVersion: 'cache.example.com/v1',
   kind: 'Cache',
   metadata: {
@@ -128,12 +144,15 @@ const cache = (name: string, extra: { labels?: Record<string, string>; spec?: Js
 
 async function create(obj: Json, ns = 'default'): Promise<Json> {
   const r = await api('POST', caches(ns), { body: obj });
-  if (r.status !== 201) throw new Error(`create ${obj.metadata.name ?? obj.metadata.generateName}: ${r.status} ${r.text}`);
+  if (r.status !== 201)
+    throw new Error(`create ${obj.metadata.name ?? obj.metadata.generateName}: ${r.status} ${r.text}`);
   return r.json;
 }
 
 async function createNamespace(name: string): Promise<void> {
-  const r = await api('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  const r = await api('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
   if (r.status !== 201) throw new Error(`namespace ${name}: ${r.status} ${r.text}`);
 }
 
@@ -143,12 +162,12 @@ async function established(name: string, path: string): Promise<void> {
   for (;;) {
     const crd = await api('GET', `${CRDS}/${name}`);
     const conds: Json[] = crd.json?.status?.conditions ?? [];
-    if (conds.some((c) => c.type === 'Established' && c.status === 'True') && (await api('GET', path)).status === 200) return;
+    if (conds.some((c) => c.type === 'Established' && c.status === 'True') && (await api('GET', path)).status === 200)
+      return;
     if (Date.now() > deadline) throw new Error(`${name} was not established: ${JSON.stringify(crd.json?.status)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
-
 
 const names = (list: Json): string[] => (list.items as Json[]).map((i) => i.metadata.name as string).sort();
 
@@ -168,7 +187,14 @@ afterAll(async () => {
 
 describe('metadata on create', () => {
   it('fills generateName, uid, creationTimestamp, generation 1 and resourceVersion', async () => {
-    const r = await api('POST', caches(), { body: { apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { generateName: 'web-' }, spec: { size: 1 } } });
+    const r = await api('POST', caches(), {
+      body: {
+        apiVersion: 'cache.example.com/v1',
+        kind: 'Cache',
+        metadata: { generateName: 'web-' },
+        spec: { size: 1 },
+      },
+    });
     expect(r.status).toBe(201);
     const meta = r.json.metadata;
     // names.SimpleNameGenerator: the prefix and 5 characters of utilrand's alphabet.
@@ -199,30 +225,53 @@ describe('metadata on create', () => {
   it('refuses a name that is not a DNS-1123 subdomain with kube text', async () => {
     const r = await api('POST', caches(), { body: cache('Bad_Name') });
     expect(r.json).toEqual(
-      failureStatus(422, 'Invalid', `Cache.cache.example.com "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${DNS1123_SUBDOMAIN}`, {
-        name: 'Bad_Name',
-        group: 'cache.example.com',
-        kind: 'Cache',
-        causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: "Bad_Name": ${DNS1123_SUBDOMAIN}`, field: 'metadata.name' }],
-      }),
+      failureStatus(
+        422,
+        'Invalid',
+        `Cache.cache.example.com "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${DNS1123_SUBDOMAIN}`,
+        {
+          name: 'Bad_Name',
+          group: 'cache.example.com',
+          kind: 'Cache',
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              message: `Invalid value: "Bad_Name": ${DNS1123_SUBDOMAIN}`,
+              field: 'metadata.name',
+            },
+          ],
+        },
+      ),
     );
   });
 
   it('refuses bad label keys, label values and annotation keys with kube text', async () => {
     const key = await api('POST', caches(), { body: cache('lbl', { labels: { 'bad key!': 'x' } }) });
     expect(key.status).toBe(422);
-    expect(key.json.message).toBe(`Cache.cache.example.com "lbl" is invalid: metadata.labels: Invalid value: "bad key!": ${QUALIFIED_NAME_PART}`);
-    expect(key.json.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: `Invalid value: "bad key!": ${QUALIFIED_NAME_PART}`, field: 'metadata.labels' }]);
+    expect(key.json.message).toBe(
+      `Cache.cache.example.com "lbl" is invalid: metadata.labels: Invalid value: "bad key!": ${QUALIFIED_NAME_PART}`,
+    );
+    expect(key.json.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "bad key!": ${QUALIFIED_NAME_PART}`,
+        field: 'metadata.labels',
+      },
+    ]);
 
     const value = await api('POST', caches(), { body: cache('lbl', { labels: { app: '-bad-' } }) });
     expect(value.status).toBe(422);
-    expect(value.json.message).toBe(`Cache.cache.example.com "lbl" is invalid: metadata.labels: Invalid value: "-bad-": ${LABEL_VALUE}`);
+    expect(value.json.message).toBe(
+      `Cache.cache.example.com "lbl" is invalid: metadata.labels: Invalid value: "-bad-": ${LABEL_VALUE}`,
+    );
 
     const obj = cache('ann');
     obj.metadata.annotations = { 'bad key!': 'v' };
     const ann = await api('POST', caches(), { body: obj });
     expect(ann.status).toBe(422);
-    expect(ann.json.message).toBe(`Cache.cache.example.com "ann" is invalid: metadata.annotations: Invalid value: "bad key!": ${QUALIFIED_NAME_PART}`);
+    expect(ann.json.message).toBe(
+      `Cache.cache.example.com "ann" is invalid: metadata.annotations: Invalid value: "bad key!": ${QUALIFIED_NAME_PART}`,
+    );
     expect((await api('GET', `${caches()}/lbl`)).status).toBe(404);
   });
 
@@ -239,20 +288,28 @@ describe('metadata on create', () => {
     expect(Number(labelled.json.metadata.resourceVersion)).toBeGreaterThan(Number(c.metadata.resourceVersion));
 
     // The spec: generation + 1.
-    const patched = await api('PATCH', `${caches()}/gen`, { body: { spec: { size: 4 } }, contentType: 'application/merge-patch+json' });
+    const patched = await api('PATCH', `${caches()}/gen`, {
+      body: { spec: { size: 4 } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(patched.status).toBe(200);
     expect(patched.json.metadata.generation).toBe(2);
     expect(patched.json.spec).toEqual({ size: 4, engine: 'redis' });
 
     // Status through the main resource is ignored: nothing changes, not even the resourceVersion.
-    const statusViaMain = await api('PATCH', `${caches()}/gen`, { body: { status: { ready: true } }, contentType: 'application/merge-patch+json' });
+    const statusViaMain = await api('PATCH', `${caches()}/gen`, {
+      body: { status: { ready: true } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(statusViaMain.status).toBe(200);
     expect(statusViaMain.json.status).toBeUndefined();
     expect(statusViaMain.json.metadata.generation).toBe(2);
     expect(statusViaMain.json.metadata.resourceVersion).toBe(patched.json.metadata.resourceVersion);
 
     // Through /status: status changes, generation does not; spec changes sent there are ignored.
-    const st = await api('PUT', `${caches()}/gen/status`, { body: { ...patched.json, spec: { size: 99 }, status: { ready: true } } });
+    const st = await api('PUT', `${caches()}/gen/status`, {
+      body: { ...patched.json, spec: { size: 99 }, status: { ready: true } },
+    });
     expect(st.status).toBe(200);
     expect(st.json.status).toEqual({ ready: true });
     expect(st.json.spec).toEqual({ size: 4, engine: 'redis' });
@@ -296,21 +353,34 @@ describe('finalizers', () => {
     expect(again.json.metadata.deletionTimestamp).toBe(del.json.metadata.deletionTimestamp);
     expect(again.json.metadata.resourceVersion).toBe(del.json.metadata.resourceVersion);
 
-    const cleared = await api('PATCH', `${caches()}/fin`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    const cleared = await api('PATCH', `${caches()}/fin`, {
+      body: { metadata: { finalizers: null } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.json.metadata.name).toBe('fin');
     expect(cleared.json.metadata.finalizers).toBeUndefined();
     const gone = await api('GET', `${caches()}/fin`);
-    expect(gone.json).toEqual(failureStatus(404, 'NotFound', 'caches.cache.example.com "fin" not found', { name: 'fin', group: 'cache.example.com', kind: 'caches' }));
+    expect(gone.json).toEqual(
+      failureStatus(404, 'NotFound', 'caches.cache.example.com "fin" not found', {
+        name: 'fin',
+        group: 'cache.example.com',
+        kind: 'caches',
+      }),
+    );
   });
 
   it('an update (PUT) removing the last finalizer deletes the object too', async () => {
     await create(cache('fin2', { finalizers: ['a.example.com/x', 'b.example.com/y'] }));
     const marked = (await api('DELETE', `${caches()}/fin2`)).json;
-    const one = await api('PUT', `${caches()}/fin2`, { body: { ...marked, metadata: { ...marked.metadata, finalizers: ['b.example.com/y'] } } });
+    const one = await api('PUT', `${caches()}/fin2`, {
+      body: { ...marked, metadata: { ...marked.metadata, finalizers: ['b.example.com/y'] } },
+    });
     expect(one.status).toBe(200);
     expect((await api('GET', `${caches()}/fin2`)).status).toBe(200);
-    const none = await api('PUT', `${caches()}/fin2`, { body: { ...one.json, metadata: { ...one.json.metadata, finalizers: [] } } });
+    const none = await api('PUT', `${caches()}/fin2`, {
+      body: { ...one.json, metadata: { ...one.json.metadata, finalizers: [] } },
+    });
     expect(none.status).toBe(200);
     expect((await api('GET', `${caches()}/fin2`)).status).toBe(404);
   });
@@ -323,7 +393,12 @@ describe('optimistic concurrency', () => {
     expect(first.status).toBe(200);
     const stale = await api('PUT', `${caches()}/occ`, { body: { ...c, spec: { size: 6 } } });
     expect(stale.json).toEqual(
-      failureStatus(409, 'Conflict', `Operation cannot be fulfilled on caches.cache.example.com "occ": ${OBJECT_MODIFIED}`, { name: 'occ', group: 'cache.example.com', kind: 'caches' }),
+      failureStatus(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on caches.cache.example.com "occ": ${OBJECT_MODIFIED}`,
+        { name: 'occ', group: 'cache.example.com', kind: 'caches' },
+      ),
     );
     expect((await api('GET', `${caches()}/occ`)).json.spec).toEqual({ size: 5 });
   });
@@ -335,11 +410,16 @@ describe('optimistic concurrency', () => {
       contentType: 'application/merge-patch+json',
     });
     expect(bad.json).toEqual(
-      failureStatus(409, 'Conflict', `Operation cannot be fulfilled on caches.cache.example.com "occpatch": ${OBJECT_MODIFIED}`, {
-        name: 'occpatch',
-        group: 'cache.example.com',
-        kind: 'caches',
-      }),
+      failureStatus(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on caches.cache.example.com "occpatch": ${OBJECT_MODIFIED}`,
+        {
+          name: 'occpatch',
+          group: 'cache.example.com',
+          kind: 'caches',
+        },
+      ),
     );
     const good = await api('PATCH', `${caches()}/occpatch`, {
       body: { metadata: { resourceVersion: c.metadata.resourceVersion }, spec: { size: 9 } },
@@ -382,28 +462,49 @@ describe('delete options', () => {
   it('matching preconditions, propagationPolicy and gracePeriodSeconds delete; the answer is a Success Status', async () => {
     const c = await create(cache('pre-ok'));
     const r = await api('DELETE', `${caches()}/pre-ok?gracePeriodSeconds=0`, {
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', gracePeriodSeconds: 0, preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Background',
+        gracePeriodSeconds: 0,
+        preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion },
+      },
     });
     // Custom resources have no ReturnDeletedObject: registry.Store.finalizeDelete answers with a Status
     // whose details.kind is the resource, and no code or message.
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'pre-ok', group: 'cache.example.com', kind: 'caches', uid: c.metadata.uid } });
+    expect(r.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'pre-ok', group: 'cache.example.com', kind: 'caches', uid: c.metadata.uid },
+    });
     expect((await api('GET', `${caches()}/pre-ok`)).status).toBe(404);
   });
 
   it('propagationPolicy in the query is accepted; an unknown one is a DeleteOptions 422 with kube text', async () => {
     await create(cache('pp'));
     const bad = await api('DELETE', `${caches()}/pp`, { body: { propagationPolicy: 'Bogus' } });
-    const msg = 'propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"';
+    const msg =
+      'propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"';
     expect(bad.json).toEqual(
       failureStatus(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${msg}`, {
         group: 'meta.k8s.io',
         kind: 'DeleteOptions',
-        causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"', field: 'propagationPolicy' }],
+        causes: [
+          {
+            reason: 'FieldValueNotSupported',
+            message: 'Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"',
+            field: 'propagationPolicy',
+          },
+        ],
       }),
     );
     // With a body, the delete handler decodes only the body: the query's options are not read.
-    const queryIgnored = await api('DELETE', `${caches()}/pp?propagationPolicy=Bogus`, { body: { propagationPolicy: 'Background' } });
+    const queryIgnored = await api('DELETE', `${caches()}/pp?propagationPolicy=Bogus`, {
+      body: { propagationPolicy: 'Background' },
+    });
     expect(queryIgnored.status).toBe(200);
     expect(queryIgnored.json.status).toBe('Success');
     await create(cache('pp'));
@@ -416,7 +517,12 @@ describe('delete options', () => {
   it('deletecollection with a label selector deletes what it selects and answers with the list as it was', async () => {
     await createNamespace('dc');
     const before: Json[] = [];
-    for (const [name, app] of [['dc1', 'gone'], ['dc2', 'gone'], ['dc3', 'kept']] as const) before.push(await create(cache(name, { labels: { app } }), 'dc'));
+    for (const [name, app] of [
+      ['dc1', 'gone'],
+      ['dc2', 'gone'],
+      ['dc3', 'kept'],
+    ] as const)
+      before.push(await create(cache(name, { labels: { app } }), 'dc'));
     const r = await api('DELETE', `${caches('dc')}?labelSelector=app%3Dgone`);
     expect(r.status).toBe(200);
     expect(r.json.kind).toBe('CacheList');
@@ -443,21 +549,40 @@ describe('dryRun=All', () => {
 
     const invalid = await api('POST', `${caches()}?dryRun=All`, { body: cache('Dry_Invalid') });
     expect(invalid.status).toBe(422);
-    expect(invalid.json.message).toBe(`Cache.cache.example.com "Dry_Invalid" is invalid: metadata.name: Invalid value: "Dry_Invalid": ${DNS1123_SUBDOMAIN}`);
+    expect(invalid.json.message).toBe(
+      `Cache.cache.example.com "Dry_Invalid" is invalid: metadata.name: Invalid value: "Dry_Invalid": ${DNS1123_SUBDOMAIN}`,
+    );
 
     await create(cache('dry-exists'));
     const exists = await api('POST', `${caches()}?dryRun=All`, { body: cache('dry-exists') });
-    expect(exists.json).toEqual(failureStatus(409, 'AlreadyExists', 'caches.cache.example.com "dry-exists" already exists', { name: 'dry-exists', group: 'cache.example.com', kind: 'caches' }));
+    expect(exists.json).toEqual(
+      failureStatus(409, 'AlreadyExists', 'caches.cache.example.com "dry-exists" already exists', {
+        name: 'dry-exists',
+        group: 'cache.example.com',
+        kind: 'caches',
+      }),
+    );
   });
 
   it('an unknown dryRun value is a CreateOptions 422 with kube text', async () => {
     const r = await api('POST', `${caches()}?dryRun=bogus`, { body: cache('dry-bogus') });
     expect(r.json).toEqual(
-      failureStatus(422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"bogus"}: supported values: "All"', {
-        group: 'meta.k8s.io',
-        kind: 'CreateOptions',
-        causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: []string{"bogus"}: supported values: "All"', field: 'dryRun' }],
-      }),
+      failureStatus(
+        422,
+        'Invalid',
+        'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"bogus"}: supported values: "All"',
+        {
+          group: 'meta.k8s.io',
+          kind: 'CreateOptions',
+          causes: [
+            {
+              reason: 'FieldValueNotSupported',
+              message: 'Unsupported value: []string{"bogus"}: supported values: "All"',
+              field: 'dryRun',
+            },
+          ],
+        },
+      ),
     );
     expect((await api('GET', `${caches()}/dry-bogus`)).status).toBe(404);
   });
@@ -469,21 +594,34 @@ describe('dryRun=All', () => {
     expect(put.json.spec).toEqual({ size: 10 });
     expect(put.json.metadata.generation).toBe(2);
 
-    const badPut = await api('PUT', `${caches()}/dry-upd?dryRun=All`, { body: { ...c, metadata: { ...c.metadata, labels: { 'bad key!': 'x' } } } });
+    const badPut = await api('PUT', `${caches()}/dry-upd?dryRun=All`, {
+      body: { ...c, metadata: { ...c.metadata, labels: { 'bad key!': 'x' } } },
+    });
     expect(badPut.status).toBe(422);
 
-    const patch = await api('PATCH', `${caches()}/dry-upd?dryRun=All`, { body: { spec: { size: 11 } }, contentType: 'application/merge-patch+json' });
+    const patch = await api('PATCH', `${caches()}/dry-upd?dryRun=All`, {
+      body: { spec: { size: 11 } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(patch.status).toBe(200);
     expect(patch.json.spec).toEqual({ size: 11, engine: 'redis' });
     expect(patch.json.metadata.generation).toBe(2);
 
     const badDel = await api('DELETE', `${caches()}/dry-upd`, { body: { dryRun: ['All', 'bogus'] } });
     expect(badDel.status).toBe(422);
-    expect(badDel.json.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "bogus"}: supported values: "All"');
+    expect(badDel.json.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "bogus"}: supported values: "All"',
+    );
 
     const del = await api('DELETE', `${caches()}/dry-upd?dryRun=All`);
     expect(del.status).toBe(200);
-    expect(del.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'dry-upd', group: 'cache.example.com', kind: 'caches', uid: c.metadata.uid } });
+    expect(del.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'dry-upd', group: 'cache.example.com', kind: 'caches', uid: c.metadata.uid },
+    });
 
     const stored = await api('GET', `${caches()}/dry-upd`);
     expect(stored.status).toBe(200);
@@ -496,14 +634,20 @@ describe('dryRun=All', () => {
     expect(del.status).toBe(200);
     expect(del.json.metadata.deletionTimestamp).toMatch(/Z$/);
     expect((await api('GET', `${caches()}/dry-fin`)).json).toEqual(c);
-    await api('PATCH', `${caches()}/dry-fin`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    await api('PATCH', `${caches()}/dry-fin`, {
+      body: { metadata: { finalizers: null } },
+      contentType: 'application/merge-patch+json',
+    });
   });
 });
 
 describe('patches', () => {
   it('merge patch sets and removes fields', async () => {
     await create(cache('mp'));
-    const r = await api('PATCH', `${caches()}/mp`, { body: { spec: { size: 5, engine: null, tier: 'gold' } }, contentType: 'application/merge-patch+json' });
+    const r = await api('PATCH', `${caches()}/mp`, {
+      body: { spec: { size: 5, engine: null, tier: 'gold' } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(r.status).toBe(200);
     expect(r.json.spec).toEqual({ size: 5, tier: 'gold' });
     expect(r.json.metadata.generation).toBe(2);
@@ -535,7 +679,10 @@ describe('patches', () => {
 
   it('strategic merge patch is a 415 listing the patch types custom resources support', async () => {
     await create(cache('smp'));
-    const r = await api('PATCH', `${caches()}/smp`, { body: { spec: { size: 5 } }, contentType: 'application/strategic-merge-patch+json' });
+    const r = await api('PATCH', `${caches()}/smp`, {
+      body: { spec: { size: 5 } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
     expect(r.json).toEqual(
       failureStatus(
         415,
@@ -546,7 +693,10 @@ describe('patches', () => {
   });
 
   it('apply-patch+yaml applies the body as kubectl sends it (JSON and a newline)', async () => {
-    const r = await api('PATCH', `${caches()}/smp?fieldManager=test`, { raw: JSON.stringify(cache('smp')) + '\n', contentType: 'application/apply-patch+yaml' });
+    const r = await api('PATCH', `${caches()}/smp?fieldManager=test`, {
+      raw: JSON.stringify(cache('smp')) + '\n',
+      contentType: 'application/apply-patch+yaml',
+    });
     expect(r.status).toBe(200);
     expect(r.json.metadata.managedFields.map((m: Json) => [m.manager, m.operation])).toContainEqual(['test', 'Apply']);
   });
@@ -554,22 +704,36 @@ describe('patches', () => {
 
 describe('request bodies and negotiation', () => {
   it('creates from YAML', async () => {
-    const yaml = ['apiVersion: cache.example.com/v1', 'kind: Cache', 'metadata:', '  name: from-yaml', 'spec:', '  size: 2', '  engine: memcached', ''].join('\n');
+    const yaml = [
+      'apiVersion: cache.example.com/v1',
+      'kind: Cache',
+      'metadata:',
+      '  name: from-yaml',
+      'spec:',
+      '  size: 2',
+      '  engine: memcached',
+      '',
+    ].join('\n');
     const r = await api('POST', caches(), { raw: yaml, contentType: 'application/yaml' });
     expect(r.status).toBe(201);
     expect(r.json.spec).toEqual({ size: 2, engine: 'memcached' });
   });
 
-  it('malformed JSON is kube\'s 400 from meta.Interpret, malformed YAML a 400 naming the position', async () => {
-    const json = await api('POST', caches(), { raw: '{"apiVersion": "cache.example.com/v1",\n  "kind": "Cache",\n  "metadata": {"name": "x"},,\n}' });
+  it("malformed JSON is kube's 400 from meta.Interpret, malformed YAML a 400 naming the position", async () => {
+    const json = await api('POST', caches(), {
+      raw: '{"apiVersion": "cache.example.com/v1",\n  "kind": "Cache",\n  "metadata": {"name": "x"},,\n}',
+    });
     expect(json.status).toBe(400);
     expect(json.json.reason).toBe('BadRequest');
     expect(json.json.message).toBe(
-      'the object provided is unrecognized (must be of type Cache): couldn\'t get version/kind; json parse error: ' +
+      "the object provided is unrecognized (must be of type Cache): couldn't get version/kind; json parse error: " +
         'invalid character \',\' looking for beginning of object key string ({"apiVersion": "cache.example. ...)',
     );
 
-    const yaml = await api('POST', caches(), { raw: 'apiVersion: cache.example.com/v1\nkind: Cache\nmetadata:\n  name: [unclosed\n', contentType: 'application/yaml' });
+    const yaml = await api('POST', caches(), {
+      raw: 'apiVersion: cache.example.com/v1\nkind: Cache\nmetadata:\n  name: [unclosed\n',
+      contentType: 'application/yaml',
+    });
     expect(yaml.status).toBe(400);
     expect(yaml.json.reason).toBe('BadRequest');
     expect(yaml.json.message).toMatch(/line \d+, column \d+/);
@@ -583,25 +747,40 @@ describe('request bodies and negotiation', () => {
 
   it('another served version in the body is a 400 with the create handler text', async () => {
     const r = await api('POST', caches(), { body: { ...cache('v2body'), apiVersion: 'cache.example.com/v2' } });
-    expect(r.json).toEqual(failureStatus(400, 'BadRequest', 'the API version in the data (cache.example.com/v2) does not match the expected API version (cache.example.com/v1)'));
+    expect(r.json).toEqual(
+      failureStatus(
+        400,
+        'BadRequest',
+        'the API version in the data (cache.example.com/v2) does not match the expected API version (cache.example.com/v1)',
+      ),
+    );
   });
 
   it('another group in the body is a 400 with the decoder text (crConverter, transformDecodeError)', async () => {
     const r = await api('POST', caches(), { body: { ...cache('othergroup'), apiVersion: 'other.example.com/v1' } });
     expect(r.json).toEqual(
-      failureStatus(400, 'BadRequest', 'Cache in version "v1" cannot be handled as a Cache: other.example.com/v1, Kind=Cache is unstructured and is not suitable for converting to "cache.example.com/v1"'),
+      failureStatus(
+        400,
+        'BadRequest',
+        'Cache in version "v1" cannot be handled as a Cache: other.example.com/v1, Kind=Cache is unstructured and is not suitable for converting to "cache.example.com/v1"',
+      ),
     );
   });
 
   it('another kind in the body is a 422 from the custom resource validator', async () => {
     const r = await api('POST', caches(), { body: { ...cache('otherkind'), kind: 'Other' } });
     expect(r.json).toEqual(
-      failureStatus(422, 'Invalid', 'Other.cache.example.com "otherkind" is invalid: kind: Invalid value: "Other": must be Cache', {
-        name: 'otherkind',
-        group: 'cache.example.com',
-        kind: 'Other',
-        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "Other": must be Cache', field: 'kind' }],
-      }),
+      failureStatus(
+        422,
+        'Invalid',
+        'Other.cache.example.com "otherkind" is invalid: kind: Invalid value: "Other": must be Cache',
+        {
+          name: 'otherkind',
+          group: 'cache.example.com',
+          kind: 'Other',
+          causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "Other": must be Cache', field: 'kind' }],
+        },
+      ),
     );
   });
 
@@ -609,7 +788,12 @@ describe('request bodies and negotiation', () => {
     await create(cache('m405'));
     const post = await api('POST', `${caches()}/m405/status`, { body: cache('m405') });
     expect(post.json).toEqual(
-      failureStatus(405, 'MethodNotAllowed', 'create is not supported on resources of kind "caches.cache.example.com"', { group: 'cache.example.com', kind: 'caches' }),
+      failureStatus(
+        405,
+        'MethodNotAllowed',
+        'create is not supported on resources of kind "caches.cache.example.com"',
+        { group: 'cache.example.com', kind: 'caches' },
+      ),
     );
     const del = await api('DELETE', `${caches()}/m405/status`);
     expect(del.json.code).toBe(405);
@@ -617,7 +801,10 @@ describe('request bodies and negotiation', () => {
   });
 
   it('PUT and PATCH on the collection are a 400: the handler needs a name', async () => {
-    for (const [method, contentType] of [['PUT', 'application/json'], ['PATCH', 'application/merge-patch+json']] as const) {
+    for (const [method, contentType] of [
+      ['PUT', 'application/json'],
+      ['PATCH', 'application/merge-patch+json'],
+    ] as const) {
       const r = await api(method, caches(), { body: cache('noname'), contentType });
       expect(r.json).toEqual(failureStatus(400, 'BadRequest', 'name must be provided'));
     }
@@ -625,12 +812,20 @@ describe('request bodies and negotiation', () => {
 
   it('an Accept nothing can satisfy is a 406 listing the serializers', async () => {
     const r = await api('GET', caches(), { accept: 'text/plain' });
-    expect(r.json).toEqual(failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${CR_MEDIA_TYPES}`));
+    expect(r.json).toEqual(
+      failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${CR_MEDIA_TYPES}`),
+    );
   });
 
   it('an unknown Content-Type is a 415 listing the serializers', async () => {
     const r = await api('POST', caches(), { raw: 'name=x', contentType: 'text/plain' });
-    expect(r.json).toEqual(failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`));
+    expect(r.json).toEqual(
+      failureStatus(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`,
+      ),
+    );
   });
 });
 
@@ -650,7 +845,8 @@ describe('list', () => {
 
   beforeAll(async () => {
     await createNamespace('lists');
-    for (const [name, labels] of Object.entries(LABELS)) await create(cache(name, Object.keys(labels).length ? { labels } : {}), 'lists');
+    for (const [name, labels] of Object.entries(LABELS))
+      await create(cache(name, Object.keys(labels).length ? { labels } : {}), 'lists');
   });
 
   it('label selectors: =, ==, !=, in, notin, exists, !', async () => {
@@ -688,7 +884,10 @@ describe('list', () => {
     const token = p1.json.metadata.continue;
     expect(typeof token).toBe('string');
     // Opaque to clients, checked by the server: a mangled token is a 400 (etcd3 store's GetList).
-    const mangled = await api('GET', `${caches('lists')}?limit=2&continue=${encodeURIComponent(token.slice(0, -4) + '!!!!')}`);
+    const mangled = await api(
+      'GET',
+      `${caches('lists')}?limit=2&continue=${encodeURIComponent(token.slice(0, -4) + '!!!!')}`,
+    );
     expect(mangled.status).toBe(400);
     expect(mangled.json.reason).toBe('BadRequest');
     expect(mangled.json.message).toMatch(/^invalid continue token: /);
@@ -731,7 +930,9 @@ describe('Table and metadata-only output', () => {
   beforeAll(async () => {
     await createNamespace('tables');
     await create(cache('t1', { spec: { size: 7 } }), 'tables');
-    const r = await api('POST', CLUSTER, { body: { apiVersion: 'cache.example.com/v1', kind: 'ClusterCache', metadata: { name: 'ct1' }, spec: {} } });
+    const r = await api('POST', CLUSTER, {
+      body: { apiVersion: 'cache.example.com/v1', kind: 'ClusterCache', metadata: { name: 'ct1' }, spec: {} },
+    });
     expect(r.status).toBe(201);
   });
 
@@ -752,7 +953,11 @@ describe('Table and metadata-only output', () => {
     expect(row.cells[1]).toBe(7);
     expect(row.cells[2]).toMatch(/^\d+s$/);
     const stored = (await api('GET', `${caches('tables')}/t1`)).json;
-    expect(row.object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: stored.metadata });
+    expect(row.object).toEqual({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: stored.metadata,
+    });
   });
 
   it('Name and Age when the CRD declares no columns', async () => {
@@ -775,7 +980,13 @@ describe('Table and metadata-only output', () => {
     expect(none.json.rows[0]).toHaveProperty('object', null);
 
     const bad = await api('GET', `${caches('tables')}?includeObject=Bogus`, { accept: TABLE });
-    expect(bad.json).toEqual(failureStatus(400, 'BadRequest', "Unable to convert to Table as requested: includeObject: Invalid value: \"Bogus\": must be 'Metadata', 'Object', 'None', or empty"));
+    expect(bad.json).toEqual(
+      failureStatus(
+        400,
+        'BadRequest',
+        "Unable to convert to Table as requested: includeObject: Invalid value: \"Bogus\": must be 'Metadata', 'Object', 'None', or empty",
+      ),
+    );
     // Without a Table, kube does not read includeObject at all.
     expect((await api('GET', `${caches('tables')}?includeObject=Bogus`)).status).toBe(200);
   });
@@ -788,20 +999,46 @@ describe('Table and metadata-only output', () => {
 
   it('as=PartialObjectMetadata and as=PartialObjectMetadataList', async () => {
     const stored = (await api('GET', `${caches('tables')}/t1`)).json;
-    const one = await api('GET', `${caches('tables')}/t1`, { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' });
-    expect(one.json).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: stored.metadata });
+    const one = await api('GET', `${caches('tables')}/t1`, {
+      accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io',
+    });
+    expect(one.json).toEqual({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: stored.metadata,
+    });
 
-    const list = await api('GET', caches('tables'), { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' });
+    const list = await api('GET', caches('tables'), {
+      accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
+    });
     expect(list.json.kind).toBe('PartialObjectMetadataList');
     expect(list.json.apiVersion).toBe('meta.k8s.io/v1');
     expect(list.json.metadata.resourceVersion).toMatch(/^\d+$/);
-    expect(list.json.items).toEqual([{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: stored.metadata }]);
+    expect(list.json.items).toEqual([
+      { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: stored.metadata },
+    ]);
 
     // The wrong one of the two is a 406 (handlers.asPartialObjectMetadata(List)).
-    const oneAsList = await api('GET', `${caches('tables')}/t1`, { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' });
-    expect(oneAsList.json).toEqual(failureStatus(406, 'NotAcceptable', 'you requested PartialObjectMetadataList, but the requested object is not a list (*unstructured.Unstructured)'));
-    const listAsOne = await api('GET', caches('tables'), { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' });
-    expect(listAsOne.json).toEqual(failureStatus(406, 'NotAcceptable', 'you requested PartialObjectMetadata, but the requested object is a list (*unstructured.UnstructuredList)'));
+    const oneAsList = await api('GET', `${caches('tables')}/t1`, {
+      accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
+    });
+    expect(oneAsList.json).toEqual(
+      failureStatus(
+        406,
+        'NotAcceptable',
+        'you requested PartialObjectMetadataList, but the requested object is not a list (*unstructured.Unstructured)',
+      ),
+    );
+    const listAsOne = await api('GET', caches('tables'), {
+      accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io',
+    });
+    expect(listAsOne.json).toEqual(
+      failureStatus(
+        406,
+        'NotAcceptable',
+        'you requested PartialObjectMetadata, but the requested object is a list (*unstructured.UnstructuredList)',
+      ),
+    );
   });
 });
 
@@ -833,9 +1070,15 @@ describe('events', () => {
 
     // What `kubectl describe` sends.
     const selector = `involvedObject.name=evweb,involvedObject.namespace=default,involvedObject.kind=Cache,involvedObject.uid=${web.metadata.uid}`;
-    const describe = await api('GET', `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(selector)}&limit=500`);
+    const describe = await api(
+      'GET',
+      `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(selector)}&limit=500`,
+    );
     expect(names(describe.json)).toEqual(['evweb.1']);
-    const wrongUid = await api('GET', `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent('involvedObject.name=evweb,involvedObject.uid=x')}`);
+    const wrongUid = await api(
+      'GET',
+      `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent('involvedObject.name=evweb,involvedObject.uid=x')}`,
+    );
     expect(wrongUid.json.items).toEqual([]);
   });
 });
@@ -849,11 +1092,17 @@ describe('scope by the request namespace', () => {
     const crd = {
       ...CLUSTER_CRD,
       metadata: { name: 'namespaces.scope.example.com' },
-      spec: { ...CLUSTER_CRD.spec, group: 'scope.example.com', names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace' } },
+      spec: {
+        ...CLUSTER_CRD.spec,
+        group: 'scope.example.com',
+        names: { plural: 'namespaces', singular: 'namespace', kind: 'Namespace' },
+      },
     };
     expect((await api('POST', CRDS, { body: crd })).status).toBe(201);
     await established('namespaces.scope.example.com', `${gv}/namespaces`);
-    const made = await api('POST', `${gv}/namespaces`, { body: { apiVersion: 'scope.example.com/v1', kind: 'Namespace', metadata: { name: 'x' } } });
+    const made = await api('POST', `${gv}/namespaces`, {
+      body: { apiVersion: 'scope.example.com/v1', kind: 'Namespace', metadata: { name: 'x' } },
+    });
     expect(made.status, made.text).toBe(201);
     expect(names((await api('GET', `${gv}/namespaces`)).json)).toEqual(['x']);
     for (const method of ['GET', 'DELETE']) {

@@ -24,7 +24,9 @@ function modes(dir: string): Record<string, string> {
   const out: Record<string, string> = { '.': (statSync(dir).mode & 0o777).toString(8) };
   for (const name of readdirSync(dir)) {
     out[name] = (statSync(join(dir, name)).mode & 0o777).toString(8);
-    if (name === 'pki') for (const f of readdirSync(join(dir, name))) out[`pki/${f}`] = (statSync(join(dir, name, f)).mode & 0o777).toString(8);
+    if (name === 'pki')
+      for (const f of readdirSync(join(dir, name)))
+        out[`pki/${f}`] = (statSync(join(dir, name, f)).mode & 0o777).toString(8);
   }
   return out;
 }
@@ -39,7 +41,9 @@ async function startUnderUmask0(dataDir: string, lines: string[] = []): Promise<
     process.umask(previous);
   }
   // A write, so that SQLite's write-ahead log exists too.
-  const r = await apiClient(s)('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'modes' } } });
+  const r = await apiClient(s)('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'modes' } },
+  });
   expect(r.status, r.text).toBe(201);
   return s;
 }
@@ -51,9 +55,22 @@ describe('data dir permissions', () => {
     try {
       const got = modes(dataDir);
       expect(Object.keys(got).sort()).toEqual(
-        ['.', 'admin.kubeconfig', 'pki', 'pki/apiserver.crt', 'pki/apiserver.key', 'pki/ca.crt', 'pki/ca.key', 'pki/sa.key', 'state.db', 'state.db-wal', 'tokens.csv'].sort(),
+        [
+          '.',
+          'admin.kubeconfig',
+          'pki',
+          'pki/apiserver.crt',
+          'pki/apiserver.key',
+          'pki/ca.crt',
+          'pki/ca.key',
+          'pki/sa.key',
+          'state.db',
+          'state.db-wal',
+          'tokens.csv',
+        ].sort(),
       );
-      for (const [path, mode] of Object.entries(got)) expect(`${path} ${mode}`).toBe(`${path} ${path === '.' || path === 'pki' ? '700' : '600'}`);
+      for (const [path, mode] of Object.entries(got))
+        expect(`${path} ${mode}`).toBe(`${path} ${path === '.' || path === 'pki' ? '700' : '600'}`);
     } finally {
       await s.close();
     }
@@ -63,12 +80,20 @@ describe('data dir permissions', () => {
     const dataDir = join(tempRoot(), 'data');
     mkdirSync(join(dataDir, 'pki'), { recursive: true });
     writeFileSync(join(dataDir, 'tokens.csv'), 'looser-token,admin,admin-uid,system:masters\n');
-    for (const [path, mode] of [['.', 0o755], ['pki', 0o777], ['tokens.csv', 0o644]] as const) chmodSync(join(dataDir, path), mode);
+    for (const [path, mode] of [
+      ['.', 0o755],
+      ['pki', 0o777],
+      ['tokens.csv', 0o644],
+    ] as const)
+      chmodSync(join(dataDir, path), mode);
     const lines: string[] = [];
     const s = await startUnderUmask0(dataDir, lines);
     try {
-      for (const [path, mode] of Object.entries(modes(dataDir))) expect(`${path} ${mode}`).toBe(`${path} ${path === '.' || path === 'pki' ? '700' : '600'}`);
-      const warnings = lines.map((l) => JSON.parse(l) as { msg: string; paths?: string[] }).filter((l) => l.msg.startsWith('data directory was readable by others'));
+      for (const [path, mode] of Object.entries(modes(dataDir)))
+        expect(`${path} ${mode}`).toBe(`${path} ${path === '.' || path === 'pki' ? '700' : '600'}`);
+      const warnings = lines
+        .map((l) => JSON.parse(l) as { msg: string; paths?: string[] })
+        .filter((l) => l.msg.startsWith('data directory was readable by others'));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]!.paths?.sort()).toEqual([dataDir, join(dataDir, 'pki'), join(dataDir, 'tokens.csv')].sort());
     } finally {

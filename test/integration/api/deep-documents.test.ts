@@ -24,7 +24,14 @@ const crd = (plural: string, kind: string, spec: Record<string, unknown>): Recor
     group: 'deep.example.com',
     scope: 'Namespaced',
     names: { plural, singular: kind.toLowerCase(), kind },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+      },
+    ],
   },
 });
 
@@ -124,7 +131,10 @@ describe(`a custom resource ${MAX} levels deep`, () => {
     expect(leafOf((put.json as { spec: unknown }).spec)).toBe(2);
 
     // The patch document is itself 10,000 deep: {"spec":{"a":...}}.
-    const merge = await api('PATCH', `${THINGS}/deep`, { raw: `{"spec":${nested(MAX - 1, '3')}}`, contentType: 'application/merge-patch+json' });
+    const merge = await api('PATCH', `${THINGS}/deep`, {
+      raw: `{"spec":${nested(MAX - 1, '3')}}`,
+      contentType: 'application/merge-patch+json',
+    });
     expect(merge.status, merge.text.slice(0, 300)).toBe(200);
     expect(leafOf((merge.json as { spec: unknown }).spec)).toBe(3);
     expect(depthOf(merge.json)).toBe(MAX);
@@ -138,13 +148,27 @@ describe(`a custom resource ${MAX} levels deep`, () => {
   });
 
   it('is created from YAML in flow style, and in block style as deep as its 3 MiB allow', async () => {
-    const flow = ['apiVersion: deep.example.com/v1', 'kind: Thing', 'metadata:', '  name: flow', `spec: ${'{a: '.repeat(MAX - 2)}1${'}'.repeat(MAX - 2)}`].join('\n');
+    const flow = [
+      'apiVersion: deep.example.com/v1',
+      'kind: Thing',
+      'metadata:',
+      '  name: flow',
+      `spec: ${'{a: '.repeat(MAX - 2)}1${'}'.repeat(MAX - 2)}`,
+    ].join('\n');
     const r = await api('POST', THINGS, { raw: flow, contentType: 'application/yaml' });
     expect(r.status, r.text.slice(0, 300)).toBe(201);
     expect(depthOf(r.json)).toBe(MAX - 1);
 
     // `- - - x` nests block sequences, one indentation level each.
-    const block = ['apiVersion: deep.example.com/v1', 'kind: Thing', 'metadata:', '  name: block', 'spec:', '  a:', `  ${'- '.repeat(MAX - 2)}x`].join('\n');
+    const block = [
+      'apiVersion: deep.example.com/v1',
+      'kind: Thing',
+      'metadata:',
+      '  name: block',
+      'spec:',
+      '  a:',
+      `  ${'- '.repeat(MAX - 2)}x`,
+    ].join('\n');
     const b = await api('POST', THINGS, { raw: block, contentType: 'application/yaml' });
     expect(b.status, b.text.slice(0, 300)).toBe(201);
     expect(depthOf(b.json)).toBe(MAX);
@@ -172,7 +196,10 @@ describe('CRD schemas', () => {
   const deepSchemaCRD = (plural: string, levels: number): string => {
     const chain = levels - 2;
     const spec = `${'{"type":"object","properties":{"a":'.repeat(chain)}{"type":"string"}${'}}'.repeat(chain)}`;
-    return JSON.stringify(crd(plural, plural.slice(0, 1).toUpperCase() + plural.slice(1, -1), {})).replace('"spec":{}', `"spec":${spec}`);
+    return JSON.stringify(crd(plural, plural.slice(0, 1).toUpperCase() + plural.slice(1, -1), {})).replace(
+      '"spec":{}',
+      `"spec":${spec}`,
+    );
   };
 
   it('nesting 1,000 schemas deep are served: objects that deep are pruned, defaulted and validated', async () => {
@@ -184,10 +211,14 @@ describe('CRD schemas', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     // spec and 997 `a` objects below it, then the string.
-    const r = await api('POST', path, { raw: `{"apiVersion":"deep.example.com/v1","kind":"Schema","metadata":{"name":"s"},"spec":${nested(998, '{"b":1}')}}` });
+    const r = await api('POST', path, {
+      raw: `{"apiVersion":"deep.example.com/v1","kind":"Schema","metadata":{"name":"s"},"spec":${nested(998, '{"b":1}')}}`,
+    });
     expect(r.status, r.text.slice(0, 300)).toBe(422);
     expect((r.json as { message: string }).message).toContain(`spec${'.a'.repeat(998)}: Invalid value: "object"`);
-    const ok = await api('POST', path, { raw: `{"apiVersion":"deep.example.com/v1","kind":"Schema","metadata":{"name":"s"},"spec":${nested(998, '"x"')}}` });
+    const ok = await api('POST', path, {
+      raw: `{"apiVersion":"deep.example.com/v1","kind":"Schema","metadata":{"name":"s"},"spec":${nested(998, '"x"')}}`,
+    });
     expect(ok.status, ok.text.slice(0, 300)).toBe(201);
     expect((await api('GET', '/openapi/v2')).status).toBe(200);
   });
@@ -208,13 +239,19 @@ describe(`one level more than ${MAX}`, () => {
     expect((r.json as { reason: string }).reason).toBe('BadRequest');
     // meta.Interpret's json.Unmarshal meets the depth first: transformDecodeError's unrecognized object.
     expect((r.json as { message: string }).message).toBe(
-      'the object provided is unrecognized (must be of type Thing): couldn\'t get version/kind; json parse error: ' +
+      "the object provided is unrecognized (must be of type Thing): couldn't get version/kind; json parse error: " +
         `invalid character '{' exceeded max depth (${thing('over', MAX + 1).slice(0, 30)} ...)`,
     );
   });
 
   it('is a 400 with go-yaml’s text for YAML flow collections and indentation', async () => {
-    const flow = ['apiVersion: deep.example.com/v1', 'kind: Thing', 'metadata:', '  name: over', `spec: ${'['.repeat(MAX + 1)}${']'.repeat(MAX + 1)}`].join('\n');
+    const flow = [
+      'apiVersion: deep.example.com/v1',
+      'kind: Thing',
+      'metadata:',
+      '  name: over',
+      `spec: ${'['.repeat(MAX + 1)}${']'.repeat(MAX + 1)}`,
+    ].join('\n');
     const r = await api('POST', THINGS, { raw: flow, contentType: 'application/yaml' });
     expect(r.status).toBe(400);
     expect((r.json as { message: string }).message).toMatch(/: yaml: line 5: exceeded max depth of 10000$/);
@@ -230,6 +267,8 @@ describe(`one level more than ${MAX}`, () => {
     const yaml = `${'- '.repeat(5000)}${'['.repeat(5001)}${']'.repeat(5001)}`;
     const r = await api('POST', THINGS, { raw: yaml, contentType: 'application/yaml' });
     expect(r.status).toBe(400);
-    expect((r.json as { message: string }).message).toMatch(/couldn't get version\/kind; json parse error: invalid character '\[' exceeded max depth$/);
+    expect((r.json as { message: string }).message).toMatch(
+      /couldn't get version\/kind; json parse error: invalid character '\[' exceeded max depth$/,
+    );
   });
 });

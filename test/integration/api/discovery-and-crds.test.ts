@@ -35,9 +35,11 @@ async function api(path: string, opts: CallOptions & { method?: string } = {}): 
 }
 
 /** A GET of aggregated discovery revalidating by ETag. */
-const revalidate = (path: string, etag: string): Promise<Response> => api(path, { accept: AGG_V2, headers: { 'if-none-match': etag } });
+const revalidate = (path: string, etag: string): Promise<Response> =>
+  api(path, { accept: AGG_V2, headers: { 'if-none-match': etag } });
 
-const mergePatch = (path: string, body: unknown): Promise<Response> => api(path, { method: 'PATCH', body, contentType: 'application/merge-patch+json' });
+const mergePatch = (path: string, body: unknown): Promise<Response> =>
+  api(path, { method: 'PATCH', body, contentType: 'application/merge-patch+json' });
 
 /** Polls until `probe` returns a value; fails with the last thing it saw. No fixed sleeps. */
 async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -149,7 +151,12 @@ const PENDING = {
   reason: 'InstanceDeletionPending',
   message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
 };
-const IN_PROGRESS = { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' };
+const IN_PROGRESS = {
+  type: 'Terminating',
+  status: 'True',
+  reason: 'InstanceDeletionInProgress',
+  message: 'CustomResource deletion is in progress',
+};
 
 const cr = (group: string, name: string, extra: Record<string, unknown> = {}): unknown => ({
   apiVersion: `${group}/v1`,
@@ -179,7 +186,15 @@ describe('legacy discovery', () => {
       kind: 'APIResourceList',
       groupVersion: 'v1',
       resources: [
-        { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
+        {
+          name: 'configmaps',
+          singularName: 'configmap',
+          namespaced: true,
+          kind: 'ConfigMap',
+          verbs,
+          shortNames: ['cm'],
+          storageVersionHash: 'qFsyl6wFWjQ=',
+        },
         {
           name: 'events',
           singularName: 'event',
@@ -199,12 +214,56 @@ describe('legacy discovery', () => {
           storageVersionHash: 'Q3oi5N2YM8M=',
         },
         { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
-        { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
-        { name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs, storageVersionHash: 'S6u1pOWzb84=' },
-        { name: 'serviceaccounts', singularName: 'serviceaccount', namespaced: true, kind: 'ServiceAccount', verbs, shortNames: ['sa'], storageVersionHash: 'pbx9ZvyFpBE=' },
-        { name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
-        { name: 'services', singularName: 'service', namespaced: true, kind: 'Service', verbs, shortNames: ['svc'], categories: ['all'], storageVersionHash: '0/CO1lhkEBI=' },
-        { name: 'services/status', singularName: '', namespaced: true, kind: 'Service', verbs: ['get', 'patch', 'update'] },
+        {
+          name: 'namespaces/status',
+          singularName: '',
+          namespaced: false,
+          kind: 'Namespace',
+          verbs: ['get', 'patch', 'update'],
+        },
+        {
+          name: 'secrets',
+          singularName: 'secret',
+          namespaced: true,
+          kind: 'Secret',
+          verbs,
+          storageVersionHash: 'S6u1pOWzb84=',
+        },
+        {
+          name: 'serviceaccounts',
+          singularName: 'serviceaccount',
+          namespaced: true,
+          kind: 'ServiceAccount',
+          verbs,
+          shortNames: ['sa'],
+          storageVersionHash: 'pbx9ZvyFpBE=',
+        },
+        {
+          name: 'serviceaccounts/token',
+          singularName: '',
+          namespaced: true,
+          group: 'authentication.k8s.io',
+          version: 'v1',
+          kind: 'TokenRequest',
+          verbs: ['create'],
+        },
+        {
+          name: 'services',
+          singularName: 'service',
+          namespaced: true,
+          kind: 'Service',
+          verbs,
+          shortNames: ['svc'],
+          categories: ['all'],
+          storageVersionHash: '0/CO1lhkEBI=',
+        },
+        {
+          name: 'services/status',
+          singularName: '',
+          namespaced: true,
+          kind: 'Service',
+          verbs: ['get', 'patch', 'update'],
+        },
       ],
     });
     expect(storageVersionHash('', 'v1', 'Event')).toBe('r2yiGXH7wu8=');
@@ -219,7 +278,13 @@ describe('legacy discovery', () => {
     expect(apis.json.groups).toContainEqual({ name: 'apiextensions.k8s.io', versions: [gv], preferredVersion: gv });
 
     const group = await api('/apis/apiextensions.k8s.io');
-    expect(group.json).toEqual({ kind: 'APIGroup', apiVersion: 'v1', name: 'apiextensions.k8s.io', versions: [gv], preferredVersion: gv });
+    expect(group.json).toEqual({
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      name: 'apiextensions.k8s.io',
+      versions: [gv],
+      preferredVersion: gv,
+    });
 
     const list = await api('/apis/apiextensions.k8s.io/v1');
     expect(list.status).toBe(200);
@@ -238,7 +303,13 @@ describe('legacy discovery', () => {
           categories: ['api-extensions'],
           storageVersionHash: storageVersionHash('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition'),
         },
-        { name: 'customresourcedefinitions/status', singularName: '', namespaced: false, kind: 'CustomResourceDefinition', verbs: ['get', 'patch', 'update'] },
+        {
+          name: 'customresourcedefinitions/status',
+          singularName: '',
+          namespaced: false,
+          kind: 'CustomResourceDefinition',
+          verbs: ['get', 'patch', 'update'],
+        },
       ],
     });
   });
@@ -257,7 +328,10 @@ describe('legacy discovery', () => {
             served: true,
             storage: true,
             schema,
-            subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+            subresources: {
+              status: {},
+              scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+            },
           },
           { name: 'v2alpha1', served: false, storage: false, schema },
         ],
@@ -270,8 +344,18 @@ describe('legacy discovery', () => {
     const v1beta1 = { groupVersion: `${group}/v1beta1`, version: 'v1beta1' };
     const apiGroup = await api(`/apis/${group}`);
     expect(apiGroup.status).toBe(200);
-    expect(apiGroup.json).toEqual({ kind: 'APIGroup', apiVersion: 'v1', name: group, versions: [v1, v1beta1], preferredVersion: v1 });
-    expect((await api('/apis')).json.groups).toContainEqual({ name: group, versions: [v1, v1beta1], preferredVersion: v1 });
+    expect(apiGroup.json).toEqual({
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      name: group,
+      versions: [v1, v1beta1],
+      preferredVersion: v1,
+    });
+    expect((await api('/apis')).json.groups).toContainEqual({
+      name: group,
+      versions: [v1, v1beta1],
+      preferredVersion: v1,
+    });
 
     // crd customresource_discovery_controller.go: verbs in this order; the hash is the storage
     // version's for every served version; subresources per version.
@@ -294,12 +378,31 @@ describe('legacy discovery', () => {
       groupVersion: `${group}/v1`,
       resources: [
         main,
-        { name: 'widgets/status', singularName: '', namespaced: true, kind: 'Widget', verbs: ['get', 'patch', 'update'] },
-        { name: 'widgets/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
+        {
+          name: 'widgets/status',
+          singularName: '',
+          namespaced: true,
+          kind: 'Widget',
+          verbs: ['get', 'patch', 'update'],
+        },
+        {
+          name: 'widgets/scale',
+          singularName: '',
+          namespaced: true,
+          group: 'autoscaling',
+          version: 'v1',
+          kind: 'Scale',
+          verbs: ['get', 'patch', 'update'],
+        },
       ],
     });
     const beta = await api(`/apis/${group}/v1beta1`);
-    expect(beta.json).toEqual({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1beta1`, resources: [main] });
+    expect(beta.json).toEqual({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: `${group}/v1beta1`,
+      resources: [main],
+    });
 
     const unserved = await api(`/apis/${group}/v2alpha1`);
     expect(unserved.status).toBe(404);
@@ -366,8 +469,16 @@ describe('aggregated discovery', () => {
                   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
                   shortNames: ['ns'],
                   subresources: [
-                    { subresource: 'finalize', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['update'] },
-                    { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
+                    {
+                      subresource: 'finalize',
+                      responseKind: { group: '', version: 'v1', kind: 'Namespace' },
+                      verbs: ['update'],
+                    },
+                    {
+                      subresource: 'status',
+                      responseKind: { group: '', version: 'v1', kind: 'Namespace' },
+                      verbs: ['get', 'patch', 'update'],
+                    },
                   ],
                 },
                 {
@@ -384,7 +495,13 @@ describe('aggregated discovery', () => {
                   singularResource: 'serviceaccount',
                   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
                   shortNames: ['sa'],
-                  subresources: [{ subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }],
+                  subresources: [
+                    {
+                      subresource: 'token',
+                      responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+                      verbs: ['create'],
+                    },
+                  ],
                 },
                 {
                   resource: 'services',
@@ -394,7 +511,13 @@ describe('aggregated discovery', () => {
                   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
                   shortNames: ['svc'],
                   categories: ['all'],
-                  subresources: [{ subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Service' }, verbs: ['get', 'patch', 'update'] }],
+                  subresources: [
+                    {
+                      subresource: 'status',
+                      responseKind: { group: '', version: 'v1', kind: 'Service' },
+                      verbs: ['get', 'patch', 'update'],
+                    },
+                  ],
                 },
               ],
               freshness: 'Current',
@@ -442,7 +565,18 @@ describe('aggregated discovery', () => {
         group,
         shortNames: ['ag'],
         categories: ['all'],
-        versions: [{ name: 'v1', served: true, storage: true, schema, subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema,
+            subresources: {
+              status: {},
+              scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+            },
+          },
+        ],
       }),
     );
     await waitEstablished(`widgets.${group}`);
@@ -467,8 +601,16 @@ describe('aggregated discovery', () => {
               shortNames: ['ag'],
               categories: ['all'],
               subresources: [
-                { subresource: 'status', responseKind: { group, version: 'v1', kind: 'Widget' }, verbs: ['get', 'patch', 'update'] },
-                { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
+                {
+                  subresource: 'status',
+                  responseKind: { group, version: 'v1', kind: 'Widget' },
+                  verbs: ['get', 'patch', 'update'],
+                },
+                {
+                  subresource: 'scale',
+                  responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+                  verbs: ['get', 'patch', 'update'],
+                },
               ],
             },
           ],
@@ -509,7 +651,13 @@ describe('CRD validation (422 Invalid, as apiextensions validation.go words it)'
         name: `foo.${group}`,
         group: 'apiextensions.k8s.io',
         kind: 'CustomResourceDefinition',
-        causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: "foo.${group}": must be spec.names.plural+"."+spec.group`, field: 'metadata.name' }],
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: `Invalid value: "foo.${group}": must be spec.names.plural+"."+spec.group`,
+            field: 'metadata.name',
+          },
+        ],
       },
       code: 422,
     });
@@ -518,14 +666,28 @@ describe('CRD validation (422 Invalid, as apiextensions validation.go words it)'
   it('refuses a group without a dot', async () => {
     const res = await api(CRDS, { method: 'POST', body: crd({ group: 'example' }) });
     expect(res.status).toBe(422);
-    expect(res.json.message).toBe('CustomResourceDefinition.apiextensions.k8s.io "widgets.example" is invalid: spec.group: Invalid value: "example": should be a domain with at least one dot');
-    expect(res.json.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "example": should be a domain with at least one dot', field: 'spec.group' }]);
+    expect(res.json.message).toBe(
+      'CustomResourceDefinition.apiextensions.k8s.io "widgets.example" is invalid: spec.group: Invalid value: "example": should be a domain with at least one dot',
+    );
+    expect(res.json.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "example": should be a domain with at least one dot',
+        field: 'spec.group',
+      },
+    ]);
   });
 
   it('refuses two storage versions', async () => {
     const res = await api(CRDS, {
       method: 'POST',
-      body: crd({ group, versions: [{ name: 'v1', served: true, storage: true, schema }, { name: 'v2', served: true, storage: true, schema }] }),
+      body: crd({
+        group,
+        versions: [
+          { name: 'v1', served: true, storage: true, schema },
+          { name: 'v2', served: true, storage: true, schema },
+        ],
+      }),
     });
     expect(res.status).toBe(422);
     expect(res.json.reason).toBe('Invalid');
@@ -539,12 +701,21 @@ describe('CRD validation (422 Invalid, as apiextensions validation.go words it)'
   });
 
   it('refuses a version without a schema', async () => {
-    const res = await api(CRDS, { method: 'POST', body: crd({ group, versions: [{ name: 'v1', served: true, storage: true }] }) });
+    const res = await api(CRDS, {
+      method: 'POST',
+      body: crd({ group, versions: [{ name: 'v1', served: true, storage: true }] }),
+    });
     expect(res.status).toBe(422);
     expect(res.json.message).toBe(
       `CustomResourceDefinition.apiextensions.k8s.io "widgets.${group}" is invalid: spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required`,
     );
-    expect(res.json.details.causes).toEqual([{ reason: 'FieldValueRequired', message: 'Required value: schemas are required', field: 'spec.versions[0].schema.openAPIV3Schema' }]);
+    expect(res.json.details.causes).toEqual([
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: schemas are required',
+        field: 'spec.versions[0].schema.openAPIV3Schema',
+      },
+    ]);
   });
 
   it('accepts a CRD that serves no version (kube has no such rule) and serves nothing for it', async () => {
@@ -565,8 +736,12 @@ describe('CRD validation (422 Invalid, as apiextensions validation.go words it)'
     current.spec.scope = 'Cluster';
     const res = await api(`${CRDS}/widgets.${g}`, { method: 'PUT', body: current });
     expect(res.status).toBe(422);
-    expect(res.json.message).toBe(`CustomResourceDefinition.apiextensions.k8s.io "widgets.${g}" is invalid: spec.scope: Invalid value: "Cluster": field is immutable`);
-    expect(res.json.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "Cluster": field is immutable', field: 'spec.scope' }]);
+    expect(res.json.message).toBe(
+      `CustomResourceDefinition.apiextensions.k8s.io "widgets.${g}" is invalid: spec.scope: Invalid value: "Cluster": field is immutable`,
+    );
+    expect(res.json.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "Cluster": field is immutable', field: 'spec.scope' },
+    ]);
   });
 });
 
@@ -578,11 +753,28 @@ describe('CRD status', () => {
     await createCRD(crd({ group, shortNames: ['wd'], categories: ['all'] }));
     const established = await waitEstablished(`widgets.${group}`);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(established.status.acceptedNames).toEqual({ plural: 'widgets', singular: 'widget', shortNames: ['wd'], kind: 'Widget', listKind: 'WidgetList', categories: ['all'] });
+    expect(established.status.acceptedNames).toEqual({
+      plural: 'widgets',
+      singular: 'widget',
+      shortNames: ['wd'],
+      kind: 'Widget',
+      listKind: 'WidgetList',
+      categories: ['all'],
+    });
     // naming_controller.go: NamesAccepted first, then Established.
     expect(established.status.conditions.map((c: any) => c.type)).toEqual(['NamesAccepted', 'Established']);
-    expect(conditionOf(established, 'NamesAccepted')).toEqual({ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
-    expect(conditionOf(established, 'Established')).toEqual({ type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
+    expect(conditionOf(established, 'NamesAccepted')).toEqual({
+      type: 'NamesAccepted',
+      status: 'True',
+      reason: 'NoConflicts',
+      message: 'no conflicts found',
+    });
+    expect(conditionOf(established, 'Established')).toEqual({
+      type: 'Established',
+      status: 'True',
+      reason: 'InitialNamesAccepted',
+      message: 'the initial names have been accepted',
+    });
     expect(established.status.storedVersions).toEqual(['v1']);
     // Served right away: discovery and the resource itself.
     expect((await api(`/apis/${group}/v1`)).status).toBe(200);
@@ -594,10 +786,25 @@ describe('CRD status', () => {
   it('refuses a short name already in use in the group, serves nothing for it, and recovers once it is changed', async () => {
     await createCRD(crd({ group, plural: 'gizmos', kind: 'Gizmo', shortNames: ['wd'] }));
     const refused = await waitForCondition(`gizmos.${group}`, 'NamesAccepted', 'False');
-    expect(conditionOf(refused, 'NamesAccepted')).toEqual({ type: 'NamesAccepted', status: 'False', reason: 'ShortNamesConflict', message: '"wd" is already in use' });
-    expect(conditionOf(refused, 'Established')).toEqual({ type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
+    expect(conditionOf(refused, 'NamesAccepted')).toEqual({
+      type: 'NamesAccepted',
+      status: 'False',
+      reason: 'ShortNamesConflict',
+      message: '"wd" is already in use',
+    });
+    expect(conditionOf(refused, 'Established')).toEqual({
+      type: 'Established',
+      status: 'False',
+      reason: 'NotAccepted',
+      message: 'not all names are accepted',
+    });
     // The names without conflicts are accepted; the short names are not.
-    expect(refused.status.acceptedNames).toEqual({ plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' });
+    expect(refused.status.acceptedNames).toEqual({
+      plural: 'gizmos',
+      singular: 'gizmo',
+      kind: 'Gizmo',
+      listKind: 'GizmoList',
+    });
     expect((await api(`/apis/${group}/v1/namespaces/default/gizmos`)).status).toBe(404);
     expect((await api(`/apis/${group}/v1`)).json.resources.map((r: any) => r.name)).not.toContain('gizmos');
 
@@ -605,7 +812,12 @@ describe('CRD status', () => {
     const updated = await api(`${CRDS}/gizmos.${group}`, { method: 'PUT', body: refused });
     expect(updated.status, updated.text).toBe(200);
     const established = await waitEstablished(`gizmos.${group}`);
-    expect(conditionOf(established, 'NamesAccepted')).toEqual({ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
+    expect(conditionOf(established, 'NamesAccepted')).toEqual({
+      type: 'NamesAccepted',
+      status: 'True',
+      reason: 'NoConflicts',
+      message: 'no conflicts found',
+    });
     expect(established.status.acceptedNames.shortNames).toEqual(['gz']);
     expect((await api(`/apis/${group}/v1/namespaces/default/gizmos`)).status).toBe(200);
   });
@@ -613,9 +825,17 @@ describe('CRD status', () => {
   it('refuses a kind already in use in the group with the last conflict found (ListKindConflict)', async () => {
     // singular "widget", kind Widget and listKind WidgetList all clash; kube reports the last.
     // Our own finalizer keeps the CRD after its cleanup, so the final condition stays visible.
-    await createCRD({ ...crd({ group, plural: 'gadgets', kind: 'Widget' }), metadata: { name: `gadgets.${group}`, finalizers: ['example.com/keep'] } });
+    await createCRD({
+      ...crd({ group, plural: 'gadgets', kind: 'Widget' }),
+      metadata: { name: `gadgets.${group}`, finalizers: ['example.com/keep'] },
+    });
     const refused = await waitForCondition(`gadgets.${group}`, 'NamesAccepted', 'False');
-    expect(conditionOf(refused, 'NamesAccepted')).toEqual({ type: 'NamesAccepted', status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' });
+    expect(conditionOf(refused, 'NamesAccepted')).toEqual({
+      type: 'NamesAccepted',
+      status: 'False',
+      reason: 'ListKindConflict',
+      message: '"WidgetList" is already in use',
+    });
     expect(refused.status.acceptedNames).toEqual({ plural: 'gadgets', kind: '' });
     expect((await api(`/apis/${group}/v1/namespaces/default/gadgets`)).status).toBe(404);
 
@@ -624,7 +844,12 @@ describe('CRD status', () => {
     expect(del.status).toBe(200);
     expect(del.json.metadata.finalizers).toEqual(['example.com/keep', CLEANUP_FINALIZER]);
     const finalized = await waitForCondition(`gadgets.${group}`, 'Terminating', 'False');
-    expect(conditionOf(finalized, 'Terminating')).toEqual({ type: 'Terminating', status: 'False', reason: 'NeverEstablished', message: 'resource was never established' });
+    expect(conditionOf(finalized, 'Terminating')).toEqual({
+      type: 'Terminating',
+      status: 'False',
+      reason: 'NeverEstablished',
+      message: 'resource was never established',
+    });
     expect(finalized.metadata.finalizers).toEqual(['example.com/keep']);
     expect((await api(`/apis/${group}/v1/namespaces/default/gadgets`)).status).toBe(404);
 
@@ -684,18 +909,38 @@ describe('namespaces', () => {
       details: { name: 'nowhere', kind: 'namespaces' },
       code: 404,
     });
-    const event = await api('/api/v1/namespaces/nowhere/events', { method: 'POST', body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: {} } });
+    const event = await api('/api/v1/namespaces/nowhere/events', {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: {} },
+    });
     expect(event.status).toBe(404);
     expect(event.json.message).toBe('namespaces "nowhere" not found');
   });
 
   it('terminates a deleted namespace: empties it, refuses creates in it, then removes it', async () => {
     const ns = 'doomed';
-    expect((await api('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+    expect(
+      (
+        await api('/api/v1/namespaces', {
+          method: 'POST',
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+        })
+      ).status,
+    ).toBe(201);
     const base = `/apis/${group}/v1/namespaces/${ns}/widgets`;
     expect((await api(base, { method: 'POST', body: cr(group, 'plain') })).status).toBe(201);
-    expect((await api(base, { method: 'POST', body: cr(group, 'held', { finalizers: ['example.com/hold'] }) })).status).toBe(201);
-    const ev = await api(`/api/v1/namespaces/${ns}/events`, { method: 'POST', body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'Widget', name: 'plain', namespace: ns } } });
+    expect(
+      (await api(base, { method: 'POST', body: cr(group, 'held', { finalizers: ['example.com/hold'] }) })).status,
+    ).toBe(201);
+    const ev = await api(`/api/v1/namespaces/${ns}/events`, {
+      method: 'POST',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'e1' },
+        involvedObject: { kind: 'Widget', name: 'plain', namespace: ns },
+      },
+    });
     expect(ev.status).toBe(201);
 
     // namespace storage.go Delete: deletionTimestamp and phase Terminating, nothing else.
@@ -721,21 +966,40 @@ describe('namespaces', () => {
         name: 'late',
         group,
         kind: 'widgets',
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${ns} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
       },
       code: 403,
     });
-    const refusedEvent = await api(`/api/v1/namespaces/${ns}/events`, { method: 'POST', body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e2' }, involvedObject: {} } });
+    const refusedEvent = await api(`/api/v1/namespaces/${ns}/events`, {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e2' }, involvedObject: {} },
+    });
     expect(refusedEvent.status).toBe(403);
-    expect(refusedEvent.json.message).toBe(`events "e2" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`);
+    expect(refusedEvent.json.message).toBe(
+      `events "e2" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+    );
     expect(refusedEvent.json.details).toEqual({
       name: 'e2',
       kind: 'events',
-      causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+      causes: [
+        { reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' },
+      ],
     });
     // Admission runs before a name is generated (and before validation), so there is none to name.
-    const generated = await api(base, { method: 'POST', body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { generateName: 'gen-' } } });
-    expect([generated.status, generated.json.message]).toEqual([403, `widgets.${group} is forbidden: unable to create new content in namespace ${ns} because it is being terminated`]);
+    const generated = await api(base, {
+      method: 'POST',
+      body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { generateName: 'gen-' } },
+    });
+    expect([generated.status, generated.json.message]).toEqual([
+      403,
+      `widgets.${group} is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+    ]);
     const invalidToo = await api(base, { method: 'POST', body: cr(group, 'Not_A_Valid_Name') });
     expect(invalidToo.status).toBe(403);
 
@@ -766,11 +1030,28 @@ describe('deleting a CRD', () => {
   it('terminates it, deletes its objects, refuses creates, then removes it and its routes', async () => {
     await createCRD(crd({ group }));
     const established = await waitEstablished(name);
-    const w = await openWatch<WatchEvent<any>>(server, `${CRDS}?watch=true&fieldSelector=metadata.name%3D${name}&resourceVersion=${established.metadata.resourceVersion}`);
+    const w = await openWatch<WatchEvent<any>>(
+      server,
+      `${CRDS}?watch=true&fieldSelector=metadata.name%3D${name}&resourceVersion=${established.metadata.resourceVersion}`,
+    );
     const objects = `/apis/${group}/v1/namespaces/default/widgets`;
     expect((await api(objects, { method: 'POST', body: cr(group, 'plain') })).status).toBe(201);
-    expect((await api('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } } })).status).toBe(201);
-    expect((await api(`/apis/${group}/v1/namespaces/other/widgets`, { method: 'POST', body: cr(group, 'held', { finalizers: ['example.com/hold'] }) })).status).toBe(201);
+    expect(
+      (
+        await api('/api/v1/namespaces', {
+          method: 'POST',
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api(`/apis/${group}/v1/namespaces/other/widgets`, {
+          method: 'POST',
+          body: cr(group, 'held', { finalizers: ['example.com/hold'] }),
+        })
+      ).status,
+    ).toBe(201);
 
     // customresourcedefinition/etcd.go Delete: finalizer, Terminating condition, 200 with the object.
     const del = await api(`${CRDS}/${name}`, { method: 'DELETE' });
@@ -800,7 +1081,9 @@ describe('deleting a CRD', () => {
     expect(refused.json.message).toBe('create not allowed while custom resource definition is terminating');
     expect((await api(`${CRDS}/${name}`)).status).toBe(200);
 
-    expect((await mergePatch(`/apis/${group}/v1/namespaces/other/widgets/held`, { metadata: { finalizers: null } })).status).toBe(200);
+    expect(
+      (await mergePatch(`/apis/${group}/v1/namespaces/other/widgets/held`, { metadata: { finalizers: null } })).status,
+    ).toBe(200);
     const gone = await waitGone(`${CRDS}/${name}`);
     expect(gone.json.message).toBe(`customresourcedefinitions.apiextensions.k8s.io "${name}" not found`);
     try {
@@ -817,7 +1100,13 @@ describe('deleting a CRD', () => {
       w.close();
     }
 
-    for (const path of [objects, `${objects}/held`, `/apis/${group}/v1/widgets`, `/apis/${group}/v1`, `/apis/${group}`]) {
+    for (const path of [
+      objects,
+      `${objects}/held`,
+      `/apis/${group}/v1/widgets`,
+      `/apis/${group}/v1`,
+      `/apis/${group}`,
+    ]) {
       const res = await api(path);
       expect(res.status, path).toBe(404);
       expect(res.json.reason, path).toBe('NotFound');
@@ -830,10 +1119,17 @@ describe('deleting a CRD', () => {
     const g = 'kept.example.com';
     await createCRD({ ...crd({ group: g }), metadata: { name: `widgets.${g}`, finalizers: ['example.com/keep'] } });
     await waitEstablished(`widgets.${g}`);
-    expect((await api(`/apis/${g}/v1/namespaces/default/widgets`, { method: 'POST', body: cr(g, 'a') })).status).toBe(201);
+    expect((await api(`/apis/${g}/v1/namespaces/default/widgets`, { method: 'POST', body: cr(g, 'a') })).status).toBe(
+      201,
+    );
     expect((await api(`${CRDS}/widgets.${g}`, { method: 'DELETE' })).status).toBe(200);
     const done = await waitForCondition(`widgets.${g}`, 'Terminating', 'False');
-    expect(conditionOf(done, 'Terminating')).toEqual({ type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' });
+    expect(conditionOf(done, 'Terminating')).toEqual({
+      type: 'Terminating',
+      status: 'False',
+      reason: 'InstanceDeletionCompleted',
+      message: 'removed all instances',
+    });
     expect(done.metadata.finalizers).toEqual(['example.com/keep']);
     expect((await api(`/apis/${g}/v1/namespaces/default/widgets/a`)).status).toBe(404);
     expect((await mergePatch(`${CRDS}/widgets.${g}`, { metadata: { finalizers: null } })).status).toBe(200);
@@ -847,6 +1143,8 @@ describe('deleting a CRD', () => {
     const list = await api(`/apis/${group}/v1/widgets`);
     expect(list.status).toBe(200);
     expect(list.json.items).toEqual([]);
-    expect((await api(`/apis/${group}/v1/namespaces/default/widgets`, { method: 'POST', body: cr(group, 'again') })).status).toBe(201);
+    expect(
+      (await api(`/apis/${group}/v1/namespaces/default/widgets`, { method: 'POST', body: cr(group, 'again') })).status,
+    ).toBe(201);
   });
 });

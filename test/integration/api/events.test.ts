@@ -74,14 +74,20 @@ describe('events.k8s.io/v1 over the core events storage', () => {
       deprecatedCount: 3,
       type: 'Normal',
     });
-    for (const coreName of ['involvedObject', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count']) expect(r.json).not.toHaveProperty(coreName);
+    for (const coreName of ['involvedObject', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count'])
+      expect(r.json).not.toHaveProperty(coreName);
     expect(r.json.metadata['resourceVersion']).toBe(created.json.metadata['resourceVersion']);
   });
 
   it('an events.k8s.io/v1 event reads as core/v1, and lists in both', async () => {
     const created = await call('POST', V1, { body: newStyle('new.1') });
     expect(created.status, created.text).toBe(201);
-    expect(created.json).toMatchObject({ apiVersion: 'events.k8s.io/v1', regarding, note: 'cache synced', reportingController: 'example.com/cache-controller' });
+    expect(created.json).toMatchObject({
+      apiVersion: 'events.k8s.io/v1',
+      regarding,
+      note: 'cache synced',
+      reportingController: 'example.com/cache-controller',
+    });
     const core = await call('GET', `${CORE}/new.1`);
     expect(core.json).toMatchObject({
       apiVersion: 'v1',
@@ -100,7 +106,10 @@ describe('events.k8s.io/v1 over the core events storage', () => {
   });
 
   it("field selectors take each version's names, converted to the stored fields", async () => {
-    const byRegarding = await call('GET', `${V1}?fieldSelector=${encodeURIComponent('regarding.name=web,reportingController=example.com/cache-controller')}`);
+    const byRegarding = await call(
+      'GET',
+      `${V1}?fieldSelector=${encodeURIComponent('regarding.name=web,reportingController=example.com/cache-controller')}`,
+    );
     expect(byRegarding.status, byRegarding.text).toBe(200);
     expect((byRegarding.json['items'] as Obj[]).map((i) => i.metadata['name'])).toEqual(['new.1']);
     const coreNames = await call('GET', `${V1}?fieldSelector=involvedObject.name%3Dweb`);
@@ -115,7 +124,9 @@ describe('events.k8s.io/v1 over the core events storage', () => {
     const rv = (list.json['metadata'] as { resourceVersion: string }).resourceVersion;
     const watch = await openWatch(server, `${V1}?watch=true&resourceVersion=${rv}`);
     try {
-      const created = await call('POST', CORE, { body: { metadata: { name: 'old.2' }, involvedObject: regarding, message: 'again', reason: 'Again' } });
+      const created = await call('POST', CORE, {
+        body: { metadata: { name: 'old.2' }, involvedObject: regarding, message: 'again', reason: 'Again' },
+      });
       expect(created.status, created.text).toBe(201);
       const [ev] = await watch.next(1);
       expect(ev!.type).toBe('ADDED');
@@ -127,7 +138,14 @@ describe('events.k8s.io/v1 over the core events storage', () => {
 
   it('events.k8s.io/v1 creates are validated strictly, at the core fields kube names', async () => {
     const r = await call('POST', V1, {
-      body: { ...newStyle('bad.1'), eventTime: undefined, type: 'Odd', deprecatedCount: 2, deprecatedSource: { component: 'x' }, series: { count: 1 } },
+      body: {
+        ...newStyle('bad.1'),
+        eventTime: undefined,
+        type: 'Odd',
+        deprecatedCount: 2,
+        deprecatedSource: { component: 'x' },
+        series: { count: 1 },
+      },
     });
     expect(r.status, r.text).toBe(422);
     expect(r.json['message']).toBe(
@@ -138,7 +156,13 @@ describe('events.k8s.io/v1 over the core events storage', () => {
   });
 
   it('a new-style event (with an eventTime) needs its reporter, action and reason, in every version', async () => {
-    const body = { ...newStyle('bad.2'), reportingController: undefined, reportingInstance: 'x'.repeat(129), action: undefined, note: 'n'.repeat(1025) };
+    const body = {
+      ...newStyle('bad.2'),
+      reportingController: undefined,
+      reportingInstance: 'x'.repeat(129),
+      action: undefined,
+      note: 'n'.repeat(1025),
+    };
     const r = await call('POST', V1, { body });
     expect(r.status, r.text).toBe(422);
     expect(r.json['message']).toBe(
@@ -149,17 +173,37 @@ describe('events.k8s.io/v1 over the core events storage', () => {
         'reportingInstance: Invalid value: "": can have at most 128 characters, ' +
         'action: Required value, message: Invalid value: "": can have at most 1024 characters]',
     );
-    const core = await call('POST', CORE, { body: { metadata: { name: 'bad.3' }, involvedObject: regarding, eventTime: '2026-11-24T10:00:00.000000Z', reportingComponent: 'Not/Qualified/x' } });
+    const core = await call('POST', CORE, {
+      body: {
+        metadata: { name: 'bad.3' },
+        involvedObject: regarding,
+        eventTime: '2026-11-24T10:00:00.000000Z',
+        reportingComponent: 'Not/Qualified/x',
+      },
+    });
     expect(core.status).toBe(422);
-    expect(core.json['message']).toContain('reportingController: Invalid value: "Not/Qualified/x": a valid label key must consist of');
+    expect(core.json['message']).toContain(
+      'reportingController: Invalid value: "Not/Qualified/x": a valid label key must consist of',
+    );
   });
 
   it('core/v1 creates pass with the legacy rules only, which still hold the namespace to the object', async () => {
-    const loose = await call('POST', CORE, { body: { metadata: { name: 'loose.1' }, involvedObject: { kind: 'Cache', name: 'web', namespace: 'default' }, type: 'Odd', count: 7 } });
+    const loose = await call('POST', CORE, {
+      body: {
+        metadata: { name: 'loose.1' },
+        involvedObject: { kind: 'Cache', name: 'web', namespace: 'default' },
+        type: 'Odd',
+        count: 7,
+      },
+    });
     expect(loose.status, loose.text).toBe(201);
-    const elsewhere = await call('POST', CORE, { body: { metadata: { name: 'elsewhere.1' }, involvedObject: { kind: 'Cache', name: 'web', namespace: 'other' } } });
+    const elsewhere = await call('POST', CORE, {
+      body: { metadata: { name: 'elsewhere.1' }, involvedObject: { kind: 'Cache', name: 'web', namespace: 'other' } },
+    });
     expect(elsewhere.status).toBe(422);
-    expect(elsewhere.json['message']).toBe('Event "elsewhere.1" is invalid: involvedObject.namespace: Invalid value: "other": does not match event.namespace');
+    expect(elsewhere.json['message']).toBe(
+      'Event "elsewhere.1" is invalid: involvedObject.namespace: Invalid value: "other": does not match event.namespace',
+    );
   });
 
   it('an events.k8s.io/v1 update may change the series but not what the event says', async () => {
@@ -169,19 +213,30 @@ describe('events.k8s.io/v1 over the core events storage', () => {
     });
     expect(series.status, series.text).toBe(200);
     expect(series.json['series']).toEqual({ count: 2, lastObservedTime: '2026-11-24T10:01:00.000000Z' });
-    const note = await call('PATCH', `${V1}/new.1`, { contentType: 'application/merge-patch+json', body: { note: 'rewritten' } });
+    const note = await call('PATCH', `${V1}/new.1`, {
+      contentType: 'application/merge-patch+json',
+      body: { note: 'rewritten' },
+    });
     expect(note.status).toBe(422);
-    expect(note.json['message']).toBe('Event "new.1" is invalid: message: Invalid value: "rewritten": field is immutable');
+    expect(note.json['message']).toBe(
+      'Event "new.1" is invalid: message: Invalid value: "rewritten": field is immutable',
+    );
     // Through core/v1 the legacy rules apply, as kube's ValidateEventUpdate.
-    const core = await call('PATCH', `${CORE}/new.1`, { contentType: 'application/merge-patch+json', body: { message: 'rewritten' } });
+    const core = await call('PATCH', `${CORE}/new.1`, {
+      contentType: 'application/merge-patch+json',
+      body: { message: 'rewritten' },
+    });
     expect(core.status, core.text).toBe(200);
   });
 
   it('is in discovery as events.k8s.io/v1 with short name ev', async () => {
     const r = await call('GET', '/apis', { accept: AGG_V2 });
-    const groups = r.json['items'] as Array<{ metadata: { name: string }; versions: Array<{ version: string; resources: Array<{ resource: string; shortNames?: string[] }> }> }>;
+    const groups = r.json['items'] as Array<{
+      metadata: { name: string };
+      versions: Array<{ version: string; resources: Array<{ resource: string; shortNames?: string[] }> }>;
+    }>;
     const group = groups.find((g) => g.metadata.name === 'events.k8s.io');
     expect(group?.versions.map((v) => v.version)).toEqual(['v1']);
-    expect(group?.versions[0]!.resources.find((x) => x.resource === 'events')?.shortNames).toEqual(['ev']);
+    expect(group?.versions[0]?.resources.find((x) => x.resource === 'events')?.shortNames).toEqual(['ev']);
   });
 });

@@ -85,22 +85,33 @@ describe.each(backends)('garbage collection on $name', (backend) => {
   let server: ServerHandle;
   let call: Call;
 
-  const create = async (path: string, kind: string, name: string, metadata: Record<string, unknown> = {}): Promise<Json> => {
+  const create = async (
+    path: string,
+    kind: string,
+    name: string,
+    metadata: Record<string, unknown> = {},
+  ): Promise<Json> => {
     const r = await call('POST', path, { body: { apiVersion: API, kind, metadata: { name, ...metadata } } });
     expect(r.status, r.text).toBe(201);
     return r.json;
   };
-  const parent = (name: string, metadata: Record<string, unknown> = {}, ns = 'default') => create(PARENTS(ns), 'Parent', name, metadata);
-  const child = (name: string, owners: Json[], metadata: Record<string, unknown> = {}, ns = 'default') => create(CHILDREN(ns), 'Kid', name, { ownerReferences: owners, ...metadata });
+  const parent = (name: string, metadata: Record<string, unknown> = {}, ns = 'default') =>
+    create(PARENTS(ns), 'Parent', name, metadata);
+  const child = (name: string, owners: Json[], metadata: Record<string, unknown> = {}, ns = 'default') =>
+    create(CHILDREN(ns), 'Kid', name, { ownerReferences: owners, ...metadata });
   const get = async (path: string): Promise<Json | undefined> => {
     const r = await call('GET', path);
     if (r.status === 404) return undefined;
     expect(r.status, r.text).toBe(200);
     return r.json;
   };
-  const gone = (path: string, timeoutMs?: number) => eventually(`${path} gone`, async () => ((await get(path)) === undefined ? true : undefined), timeoutMs);
+  const gone = (path: string, timeoutMs?: number) =>
+    eventually(`${path} gone`, async () => ((await get(path)) === undefined ? true : undefined), timeoutMs);
   const release = async (path: string) => {
-    const r = await call('PATCH', path, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    const r = await call('PATCH', path, {
+      body: { metadata: { finalizers: null } },
+      contentType: 'application/merge-patch+json',
+    });
     expect([200, 404], r.text).toContain(r.status);
   };
 
@@ -108,7 +119,9 @@ describe.each(backends)('garbage collection on $name', (backend) => {
     server = await startServer({ ...(await backend.options(backend.fresh())), maxEventLoopUtilization: 1 });
     call = apiClient(server) as Call;
     await installKinds(call);
-    const ns = await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-other' } } });
+    const ns = await call('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-other' } },
+    });
     expect(ns.status, ns.text).toBe(201);
   });
   afterAll(async () => {
@@ -144,13 +157,17 @@ describe.each(backends)('garbage collection on $name', (backend) => {
     await child('fg-2', [ref(p)]);
     // Held by a finalizer of its own: the owner must wait for it.
     await child('fg-held', [ref(p, { blockOwnerDeletion: true })], { finalizers: [HOLD] });
-    const r = await call('DELETE', `${PARENTS()}/fg`, { body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Foreground' } });
+    const r = await call('DELETE', `${PARENTS()}/fg`, {
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Foreground' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json.metadata.finalizers).toEqual(['foregroundDeletion']);
     expect(r.json.metadata.deletionTimestamp).toBeTruthy();
     await gone(`${CHILDREN()}/fg-1`);
     await gone(`${CHILDREN()}/fg-2`);
-    const held = await eventually('fg-held marked', async () => ((await get(`${CHILDREN()}/fg-held`))?.metadata.deletionTimestamp ? true : undefined));
+    const held = await eventually('fg-held marked', async () =>
+      (await get(`${CHILDREN()}/fg-held`))?.metadata.deletionTimestamp ? true : undefined,
+    );
     expect(held).toBe(true);
     const owner = await get(`${PARENTS()}/fg`);
     expect(owner?.metadata.finalizers).toEqual(['foregroundDeletion']);
@@ -202,9 +219,13 @@ describe.each(backends)('garbage collection on $name', (backend) => {
     await gone(`${CHILDREN()}/odf-1`);
 
     await parent('both');
-    const both = await call('DELETE', `${PARENTS()}/both`, { body: { orphanDependents: true, propagationPolicy: 'Orphan' } });
+    const both = await call('DELETE', `${PARENTS()}/both`, {
+      body: { orphanDependents: true, propagationPolicy: 'Orphan' },
+    });
     expect(both.status).toBe(422);
-    expect(both.json.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set');
+    expect(both.json.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set',
+    );
     expect(await get(`${PARENTS()}/both`)).toBeDefined();
   });
 
@@ -212,7 +233,9 @@ describe.each(backends)('garbage collection on $name', (backend) => {
     const p = await parent('re');
     await child('re-held', [ref(p, { blockOwnerDeletion: true })], { finalizers: [HOLD] });
     await child('re-1', [ref(p)]);
-    expect((await call('DELETE', `${PARENTS()}/re?propagationPolicy=Foreground`)).json.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect((await call('DELETE', `${PARENTS()}/re?propagationPolicy=Foreground`)).json.metadata.finalizers).toEqual([
+      'foregroundDeletion',
+    ]);
     await gone(`${CHILDREN()}/re-1`);
     const again = await call('DELETE', `${PARENTS()}/re?propagationPolicy=Orphan`);
     expect(again.status).toBe(200);
@@ -230,7 +253,9 @@ describe.each(backends)('garbage collection on $name', (backend) => {
     expect(bg.status).toBe(200);
     expect(bg.json).toMatchObject({ kind: 'Status', status: 'Success' });
     expect(await get(`${PARENTS()}/re2`)).toBeUndefined();
-    await eventually('re2-held marked', async () => ((await get(`${CHILDREN()}/re2-held`))?.metadata.deletionTimestamp ? true : undefined));
+    await eventually('re2-held marked', async () =>
+      (await get(`${CHILDREN()}/re2-held`))?.metadata.deletionTimestamp ? true : undefined,
+    );
     await release(`${CHILDREN()}/re2-held`);
   });
 
@@ -243,7 +268,8 @@ describe.each(backends)('garbage collection on $name', (backend) => {
     expect(r.status, r.text).toBe(200);
     await gone(`${PARENTS()}/dc-a`);
     await gone(`${PARENTS()}/dc-b`);
-    for (const n of ['dc-1', 'dc-2']) expect((await get(`${CHILDREN()}/${n}`))?.metadata.ownerReferences).toBeUndefined();
+    for (const n of ['dc-1', 'dc-2'])
+      expect((await get(`${CHILDREN()}/${n}`))?.metadata.ownerReferences).toBeUndefined();
   });
 
   it('a dependent whose owner never existed, or is another object of the same name, is collected', async () => {
@@ -266,7 +292,9 @@ describe.each(backends)('garbage collection on $name', (backend) => {
   });
 
   it('namespaced dependents of a cluster-scoped owner are collected with it', async () => {
-    const r = await call('POST', CLUSTER_PARENTS, { body: { apiVersion: API, kind: 'Clusterparent', metadata: { name: 'cp' } } });
+    const r = await call('POST', CLUSTER_PARENTS, {
+      body: { apiVersion: API, kind: 'Clusterparent', metadata: { name: 'cp' } },
+    });
     expect(r.status, r.text).toBe(201);
     await child('cp-1', [ref(r.json)]);
     await child('cp-2', [ref(r.json)], {}, 'gc-other');
@@ -279,7 +307,16 @@ describe.each(backends)('garbage collection on $name', (backend) => {
   });
 
   it('a cluster-scoped object naming a namespaced owner is left alone, as kube leaves it', async () => {
-    const r = await call('POST', CLUSTER_PARENTS, { body: { apiVersion: API, kind: 'Clusterparent', metadata: { name: 'cp-invalid', ownerReferences: [{ apiVersion: API, kind: 'Parent', name: 'nobody', uid: randomUUID() }] } } });
+    const r = await call('POST', CLUSTER_PARENTS, {
+      body: {
+        apiVersion: API,
+        kind: 'Clusterparent',
+        metadata: {
+          name: 'cp-invalid',
+          ownerReferences: [{ apiVersion: API, kind: 'Parent', name: 'nobody', uid: randomUUID() }],
+        },
+      },
+    });
     expect(r.status, r.text).toBe(201);
     // Beside it, a namespaced dependent of a missing owner that IS collected: proof the collector looked.
     await child('cp-invalid-witness', [{ apiVersion: API, kind: 'Parent', name: 'nobody', uid: randomUUID() }]);
@@ -289,9 +326,13 @@ describe.each(backends)('garbage collection on $name', (backend) => {
   });
 
   it('a built-in owner (a core/v1 Namespace) is followed like any other', async () => {
-    const ns = await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-owner-ns' } } });
+    const ns = await call('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-owner-ns' } },
+    });
     expect(ns.status, ns.text).toBe(201);
-    await child('owned-by-ns', [{ apiVersion: 'v1', kind: 'Namespace', name: 'gc-owner-ns', uid: ns.json.metadata.uid }]);
+    await child('owned-by-ns', [
+      { apiVersion: 'v1', kind: 'Namespace', name: 'gc-owner-ns', uid: ns.json.metadata.uid },
+    ]);
     await new Promise((res) => setTimeout(res, 300));
     expect(await get(`${CHILDREN()}/owned-by-ns`)).toBeDefined();
     expect((await call('DELETE', '/api/v1/namespaces/gc-owner-ns')).status).toBe(200);
@@ -300,9 +341,13 @@ describe.each(backends)('garbage collection on $name', (backend) => {
   });
 
   it('a namespace deleted with Orphan: its dependents elsewhere stay, unowned', async () => {
-    const ns = await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-orphan-ns' } } });
+    const ns = await call('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-orphan-ns' } },
+    });
     expect(ns.status, ns.text).toBe(201);
-    await child('kept-by-ns', [{ apiVersion: 'v1', kind: 'Namespace', name: 'gc-orphan-ns', uid: ns.json.metadata.uid }]);
+    await child('kept-by-ns', [
+      { apiVersion: 'v1', kind: 'Namespace', name: 'gc-orphan-ns', uid: ns.json.metadata.uid },
+    ]);
     const r = await call('DELETE', '/api/v1/namespaces/gc-orphan-ns', { body: { propagationPolicy: 'Orphan' } });
     expect(r.status, r.text).toBe(200);
     expect(r.json.metadata.finalizers).toEqual(['orphan']);
@@ -326,7 +371,10 @@ describe.each(backends)('garbage collection on $name', (backend) => {
     // a owns b, b owns a: create a, then b owned by a, then give a its owner b.
     const a = await parent('cy-a');
     const b = await child('cy-b', [ref(a, { blockOwnerDeletion: true })]);
-    const upd = await call('PATCH', `${PARENTS()}/cy-a`, { body: { metadata: { ownerReferences: [ref(b, { blockOwnerDeletion: true })] } }, contentType: 'application/merge-patch+json' });
+    const upd = await call('PATCH', `${PARENTS()}/cy-a`, {
+      body: { metadata: { ownerReferences: [ref(b, { blockOwnerDeletion: true })] } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(upd.status, upd.text).toBe(200);
     await new Promise((res) => setTimeout(res, 300));
     expect(await get(`${PARENTS()}/cy-a`)).toBeDefined();
@@ -337,13 +385,19 @@ describe.each(backends)('garbage collection on $name', (backend) => {
 
     const c = await parent('cy-c');
     const d = await child('cy-d', [ref(c)]);
-    await call('PATCH', `${PARENTS()}/cy-c`, { body: { metadata: { ownerReferences: [ref(d)] } }, contentType: 'application/merge-patch+json' });
+    await call('PATCH', `${PARENTS()}/cy-c`, {
+      body: { metadata: { ownerReferences: [ref(d)] } },
+      contentType: 'application/merge-patch+json',
+    });
     expect((await call('DELETE', `${CHILDREN()}/cy-d`)).status).toBe(200);
     await gone(`${PARENTS()}/cy-c`);
 
     // A self-reference: the object owns itself; deleting it in the foreground still finishes.
     const e = await parent('cy-self');
-    await call('PATCH', `${PARENTS()}/cy-self`, { body: { metadata: { ownerReferences: [ref(e, { blockOwnerDeletion: true })] } }, contentType: 'application/merge-patch+json' });
+    await call('PATCH', `${PARENTS()}/cy-self`, {
+      body: { metadata: { ownerReferences: [ref(e, { blockOwnerDeletion: true })] } },
+      contentType: 'application/merge-patch+json',
+    });
     expect((await call('DELETE', `${PARENTS()}/cy-self?propagationPolicy=Foreground`)).status).toBe(200);
     await gone(`${PARENTS()}/cy-self`);
   });
@@ -351,7 +405,10 @@ describe.each(backends)('garbage collection on $name', (backend) => {
   it('a ring of owners all deleted in the foreground at once drains (kube would wait forever)', async () => {
     const a = await parent('ring-a');
     const b = await child('ring-b', [ref(a, { blockOwnerDeletion: true })]);
-    const patched = await call('PATCH', `${PARENTS()}/ring-a`, { body: { metadata: { ownerReferences: [ref(b, { blockOwnerDeletion: true })] } }, contentType: 'application/merge-patch+json' });
+    const patched = await call('PATCH', `${PARENTS()}/ring-a`, {
+      body: { metadata: { ownerReferences: [ref(b, { blockOwnerDeletion: true })] } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(patched.status, patched.text).toBe(200);
     const [ra, rb] = await Promise.all([
       call('DELETE', `${PARENTS()}/ring-a?propagationPolicy=Foreground`),
@@ -365,18 +422,36 @@ describe.each(backends)('garbage collection on $name', (backend) => {
   it('ownerReferences are validated with kube’s texts', async () => {
     const p = await parent('val');
     const q = await parent('val2');
-    const two = await call('POST', CHILDREN(), { body: { apiVersion: API, kind: 'Kid', metadata: { name: 'val-c', ownerReferences: [ref(p, { controller: true }), ref(q, { controller: true })] } } });
+    const two = await call('POST', CHILDREN(), {
+      body: {
+        apiVersion: API,
+        kind: 'Kid',
+        metadata: { name: 'val-c', ownerReferences: [ref(p, { controller: true }), ref(q, { controller: true })] },
+      },
+    });
     expect(two.status).toBe(422);
-    expect(two.json.message).toContain('Only one reference can have Controller set to true. Found "true" in references for Parent/val and Parent/val2');
-    const noUid = await call('POST', CHILDREN(), { body: { apiVersion: API, kind: 'Kid', metadata: { name: 'val-u', ownerReferences: [{ apiVersion: API, kind: 'Parent', name: 'val' }] } } });
+    expect(two.json.message).toContain(
+      'Only one reference can have Controller set to true. Found "true" in references for Parent/val and Parent/val2',
+    );
+    const noUid = await call('POST', CHILDREN(), {
+      body: {
+        apiVersion: API,
+        kind: 'Kid',
+        metadata: { name: 'val-u', ownerReferences: [{ apiVersion: API, kind: 'Parent', name: 'val' }] },
+      },
+    });
     expect(noUid.status).toBe(422);
-    expect(noUid.json.message).toBe('Kid.gc.example.com "val-u" is invalid: metadata.ownerReferences.uid: Invalid value: "": must not be empty');
+    expect(noUid.json.message).toBe(
+      'Kid.gc.example.com "val-u" is invalid: metadata.ownerReferences.uid: Invalid value: "": must not be empty',
+    );
   });
 
   it('a CRD kind installed after start is collected too', async () => {
     await installCrd(call, simpleCrd(GROUP, 'latecomers', OPEN));
     const p = await parent('late');
-    const r = await call('POST', `/apis/${GROUP}/v1/namespaces/default/latecomers`, { body: { apiVersion: API, kind: 'Latecomer', metadata: { name: 'l1', ownerReferences: [ref(p)] } } });
+    const r = await call('POST', `/apis/${GROUP}/v1/namespaces/default/latecomers`, {
+      body: { apiVersion: API, kind: 'Latecomer', metadata: { name: 'l1', ownerReferences: [ref(p)] } },
+    });
     expect(r.status, r.text).toBe(201);
     await call('DELETE', `${PARENTS()}/late`);
     await gone(`/apis/${GROUP}/v1/namespaces/default/latecomers/l1`);
@@ -392,7 +467,9 @@ describe.each(backends)('garbage collection across a restart on $name', (backend
     try {
       await installKinds(call);
       p = (await call('POST', PARENTS(), { body: { apiVersion: API, kind: 'Parent', metadata: { name: 'p' } } })).json;
-      const c = await call('POST', CHILDREN(), { body: { apiVersion: API, kind: 'Kid', metadata: { name: 'kept', ownerReferences: [ref(p)] } } });
+      const c = await call('POST', CHILDREN(), {
+        body: { apiVersion: API, kind: 'Kid', metadata: { name: 'kept', ownerReferences: [ref(p)] } },
+      });
       expect(c.status, c.text).toBe(201);
     } finally {
       await server.close();
@@ -405,7 +482,13 @@ describe.each(backends)('garbage collection across a restart on $name', (backend
       const orphan = {
         apiVersion: API,
         kind: 'Kid',
-        metadata: { name: 'written', namespace: 'default', uid: randomUUID(), creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), ownerReferences: [{ apiVersion: API, kind: 'Parent', name: 'nobody', uid: randomUUID() }] },
+        metadata: {
+          name: 'written',
+          namespace: 'default',
+          uid: randomUUID(),
+          creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          ownerReferences: [{ apiVersion: API, kind: 'Parent', name: 'nobody', uid: randomUUID() }],
+        },
       };
       await storage.create(`/registry/${GROUP}/kids/default/written`, JSON.stringify(orphan));
     } finally {
@@ -416,8 +499,12 @@ describe.each(backends)('garbage collection across a restart on $name', (backend
     call = apiClient(server) as Call;
     try {
       const get = (path: string) => call('GET', path).then((r) => r.status);
-      await eventually('the dependent of the deleted owner collected', async () => ((await get(`${CHILDREN()}/kept`)) === 404 ? true : undefined));
-      await eventually('the dependent written while down collected', async () => ((await get(`${CHILDREN()}/written`)) === 404 ? true : undefined));
+      await eventually('the dependent of the deleted owner collected', async () =>
+        (await get(`${CHILDREN()}/kept`)) === 404 ? true : undefined,
+      );
+      await eventually('the dependent written while down collected', async () =>
+        (await get(`${CHILDREN()}/written`)) === 404 ? true : undefined,
+      );
     } finally {
       await server.close();
     }

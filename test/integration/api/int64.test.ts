@@ -33,7 +33,9 @@ const crd = {
             properties: {
               spec: {
                 type: 'object',
-                'x-kubernetes-validations': [{ rule: `self.total == ${BIG} || self.total == ${MAX}`, message: 'total must be one of the two' }],
+                'x-kubernetes-validations': [
+                  { rule: `self.total == ${BIG} || self.total == ${MAX}`, message: 'total must be one of the two' },
+                ],
                 properties: {
                   total: { type: 'integer' },
                   limit: { type: 'integer', maximum: 1000 },
@@ -49,7 +51,8 @@ const crd = {
 };
 
 /** A Counter as raw JSON text, so the big literals reach the server unrounded. */
-const counter = (name: string, spec: string): string => `{"apiVersion":"int.example.com/v1","kind":"Counter","metadata":{"name":"${name}"},"spec":${spec}}`;
+const counter = (name: string, spec: string): string =>
+  `{"apiVersion":"int.example.com/v1","kind":"Counter","metadata":{"name":"${name}"},"spec":${spec}}`;
 
 let dataDir: string;
 let server: ServerHandle;
@@ -73,7 +76,9 @@ afterAll(async () => {
 
 describe('integers beyond 2^53', () => {
   it('are stored and served digit for digit', async () => {
-    const created = await call('POST', BASE, { raw: counter('a', `{"total":${BIG},"free":{"n":-${MAX},"list":[${MAX}, 1.5, 3]}}`) });
+    const created = await call('POST', BASE, {
+      raw: counter('a', `{"total":${BIG},"free":{"n":-${MAX},"list":[${MAX}, 1.5, 3]}}`),
+    });
     expect(created.status).toBe(201);
     for (const text of [created.text, (await call('GET', `${BASE}/a`)).text, (await call('GET', BASE)).text]) {
       expect(text).toContain(`"total":${BIG}`);
@@ -90,18 +95,25 @@ describe('integers beyond 2^53', () => {
     // 2^53 + 2 rounds to the same double as 2^53 + 1 would not: the rule tells them apart.
     const off = await call('POST', BASE, { raw: counter('b', '{"total":9007199254740994}') });
     expect(off.status).toBe(422);
-    expect((off.json as { message: string }).message).toContain('spec: Invalid value: "object": total must be one of the two');
+    expect((off.json as { message: string }).message).toContain(
+      'spec: Invalid value: "object": total must be one of the two',
+    );
     expect((await call('POST', BASE, { raw: counter('c', `{"total":${MAX}}`) })).status).toBe(201);
   });
 
   it('are validated as integers, with the value printed exactly', async () => {
     const r = await call('POST', BASE, { raw: counter('d', `{"total":${BIG},"limit":${MAX}}`) });
     expect(r.status).toBe(422);
-    expect((r.json as { message: string }).message).toContain(`spec.limit: Invalid value: ${MAX}: spec.limit in body should be less than or equal to 1000`);
+    expect((r.json as { message: string }).message).toContain(
+      `spec.limit: Invalid value: ${MAX}: spec.limit in body should be less than or equal to 1000`,
+    );
   });
 
   it('survive a merge patch, a YAML body and a restart', async () => {
-    const patched = await call('PATCH', `${BASE}/a`, { raw: `{"spec":{"free":{"m":${BIG}}}}`, contentType: 'application/merge-patch+json' });
+    const patched = await call('PATCH', `${BASE}/a`, {
+      raw: `{"spec":{"free":{"m":${BIG}}}}`,
+      contentType: 'application/merge-patch+json',
+    });
     expect(patched.status).toBe(200);
     expect(patched.text).toContain(`"m":${BIG}`);
     const yaml = `apiVersion: int.example.com/v1\nkind: Counter\nmetadata:\n  name: y\nspec:\n  total: ${MAX}\n  limit: 7\n`;

@@ -43,7 +43,11 @@ function expectedConditions(over: Record<string, { status: string; reason: strin
   const ok: [string, string, string][] = [
     ['NamespaceDeletionDiscoveryFailure', 'ResourcesDiscovered', 'All resources successfully discovered'],
     ['NamespaceDeletionGroupVersionParsingFailure', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'],
-    ['NamespaceDeletionContentFailure', 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'],
+    [
+      'NamespaceDeletionContentFailure',
+      'ContentDeleted',
+      'All content successfully deleted, may be waiting on finalization',
+    ],
     ['NamespaceContentRemaining', 'ContentRemoved', 'All content successfully removed'],
     ['NamespaceFinalizersRemaining', 'ContentHasNoFinalizers', 'All content-preserving finalizers finished'],
   ];
@@ -59,21 +63,31 @@ describe.each(backends)('namespace deletion conditions on $name', (backend) => {
   let kubeconfig: string;
 
   const ok = async (method: string, path: string, body?: unknown, contentType?: string): Promise<Json> => {
-    const r = await call(method, path, { ...(body === undefined ? {} : { body }), ...(contentType ? { contentType } : {}) });
+    const r = await call(method, path, {
+      ...(body === undefined ? {} : { body }),
+      ...(contentType ? { contentType } : {}),
+    });
     expect(r.status, `${method} ${path}: ${r.text}`).toBeLessThan(300);
     return r.json;
   };
   const namespace = (name: string, labels: Record<string, string> = {}) =>
     ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
   const configMap = (ns: string, name: string, finalizers: string[] = []) =>
-    ok('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, finalizers } });
+    ok('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, finalizers },
+    });
   /** The namespace once its conditions include `type` with `status`. */
   const conditionReached = (ns: string, type: string, status: string) =>
     eventually(`${ns}: ${type} ${status}`, async () => {
       const r = await call('GET', `/api/v1/namespaces/${ns}`);
-      return (r.json?.status?.conditions ?? []).some((c: Json) => c.type === type && c.status === status) ? r.json : undefined;
+      return (r.json?.status?.conditions ?? []).some((c: Json) => c.type === type && c.status === status)
+        ? r.json
+        : undefined;
     });
-  const gone = (path: string) => eventually(`${path} gone`, async () => ((await call('GET', path)).status === 404 ? true : undefined));
+  const gone = (path: string) =>
+    eventually(`${path} gone`, async () => ((await call('GET', path)).status === 404 ? true : undefined));
 
   beforeAll(async () => {
     server = await startServer({ ...(await backend.options()), maxEventLoopUtilization: 1 });
@@ -119,14 +133,19 @@ describe.each(backends)('namespace deletion conditions on $name', (backend) => {
     expect(yaml).toContain(
       [
         `  - lastTransitionTime: "${terminating.status.conditions[3].lastTransitionTime}"`,
-        '    message: \'Some resources are remaining: configmaps. has 1 resource instances\'',
+        "    message: 'Some resources are remaining: configmaps. has 1 resource instances'",
         '    reason: SomeResourcesRemain',
         '    status: "True"',
         '    type: NamespaceContentRemaining',
       ].join('\n'),
     );
 
-    await ok('PATCH', `/api/v1/namespaces/${ns}/configmaps/kept`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    await ok(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/configmaps/kept`,
+      { metadata: { finalizers: null } },
+      'application/merge-patch+json',
+    );
     await gone(`/api/v1/namespaces/${ns}`);
   });
 
@@ -153,7 +172,8 @@ describe.each(backends)('namespace deletion conditions on $name', (backend) => {
     });
     await namespace(ns, { guard: policy });
     await configMap(ns, 'kept');
-    const refusal = `configmaps "kept" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: ` +
+    const refusal =
+      `configmaps "kept" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: ` +
       'configmaps here are kept';
     await eventually('the policy in force', async () => {
       const r = await call('DELETE', `/api/v1/namespaces/${ns}/configmaps/kept?dryRun=All`);

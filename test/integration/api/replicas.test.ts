@@ -22,18 +22,31 @@ const CRD = {
     group: GROUP,
     scope: 'Namespaced',
     names: { plural: 'things', singular: 'thing', kind: 'Thing' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 const BASE = `/apis/${GROUP}/v1/namespaces/default/things`;
 const thing = (name: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name } });
 
-async function call(server: ServerHandle, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  server: ServerHandle,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const r = await apiClient(server)(method, path, { body });
   return { status: r.status, json: (r.json ?? {}) as Record<string, unknown> };
 }
 
-const watch = (server: ServerHandle, query: string): Promise<WatchStream<Event>> => openWatch<Event>(server, `${BASE}?watch=true&${query}`);
+const watch = (server: ServerHandle, query: string): Promise<WatchStream<Event>> =>
+  openWatch<Event>(server, `${BASE}?watch=true&${query}`);
 
 describe('two servers on one etcd', () => {
   let etcd: EtcdProcess;
@@ -53,7 +66,11 @@ describe('two servers on one etcd', () => {
   it('serves a CRD created through one server on the other within 2 s', async () => {
     expect((await call(a, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', CRD)).status).toBe(201);
     const started = Date.now();
-    await eventually('the CRD on the other server', async () => ((await call(b, 'GET', BASE)).status === 200 ? true : undefined), 2000);
+    await eventually(
+      'the CRD on the other server',
+      async () => ((await call(b, 'GET', BASE)).status === 200 ? true : undefined),
+      2000,
+    );
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -65,7 +82,9 @@ describe('two servers on one etcd', () => {
     expect(created.status).toBe(201);
     const rv = (created.json['metadata'] as { resourceVersion: string }).resourceVersion;
     for (const w of [onA, onB]) {
-      const ev = await eventually('the ADDED event', async () => w.events.find((e) => e.object.metadata.name === 'shared'));
+      const ev = await eventually('the ADDED event', async () =>
+        w.events.find((e) => e.object.metadata.name === 'shared'),
+      );
       expect([ev.type, ev.object.metadata.resourceVersion]).toEqual(['ADDED', rv]);
     }
     const fromA = await call(a, 'GET', `${BASE}/shared`);
@@ -82,10 +101,15 @@ describe('two servers on one etcd', () => {
     await eventually('the event before the restart', async () => (w.events.length === 1 ? true : undefined));
     await etcd.restart();
     // While etcd comes back a write may fail outright: that is a "not yet".
-    await eventually('a write after the restart', async () => ((await call(b, 'POST', BASE, thing('after-restart')).catch(() => undefined))?.status === 201 ? true : undefined));
+    await eventually('a write after the restart', async () =>
+      (await call(b, 'POST', BASE, thing('after-restart')).catch(() => undefined))?.status === 201 ? true : undefined,
+    );
     await eventually('the event after the restart', async () => (w.events.length >= 2 ? true : undefined));
     await new Promise((r) => setTimeout(r, 300));
-    expect(w.events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED before-restart', 'ADDED after-restart']);
+    expect(w.events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual([
+      'ADDED before-restart',
+      'ADDED after-restart',
+    ]);
     w.close();
   });
 });

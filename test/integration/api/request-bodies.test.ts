@@ -23,13 +23,16 @@ interface Meta {
 }
 type Thing = { apiVersion: string; kind: string; metadata: Meta; spec?: Record<string, unknown> };
 
-const thing = (name: string, metadata: Record<string, unknown> = {}, spec: Record<string, unknown> = { size: 1 }): Record<string, unknown> => ({
+const thing = (
+  name: string,
+  metadata: Record<string, unknown> = {},
+  spec: Record<string, unknown> = { size: 1 },
+): Record<string, unknown> => ({
   apiVersion: 'bodies.example.com/v1',
   kind: 'Thing',
   metadata: { name, ...metadata },
   spec,
 });
-
 
 async function create(name: string): Promise<Thing> {
   const r = await api('POST', THINGS, { body: thing(name) });
@@ -48,7 +51,19 @@ beforeAll(async () => {
       group: 'bodies.example.com',
       scope: 'Namespaced',
       names: { plural: 'things', singular: 'thing', kind: 'Thing' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          },
+        },
+      ],
     },
   };
   expect((await api('POST', CRDS, { body: crd })).status).toBe(201);
@@ -63,13 +78,25 @@ afterAll(async () => {
 });
 
 describe('Content-Type', () => {
-  it.each([[';;;'], ['text/garbage'], ['text/yaml'], ['application/x-yaml'], ['*/*'], ['application/json; charset'], ['application/json;;'], ['/json']])(
-    '%j is a 415 listing the serializers',
-    async (contentType) => {
-      const r = await api('POST', THINGS, { raw: JSON.stringify(thing('ct415')), contentType });
-      expect(r.json).toEqual(failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`));
-    },
-  );
+  it.each([
+    [';;;'],
+    ['text/garbage'],
+    ['text/yaml'],
+    ['application/x-yaml'],
+    ['*/*'],
+    ['application/json; charset'],
+    ['application/json;;'],
+    ['/json'],
+  ])('%j is a 415 listing the serializers', async (contentType) => {
+    const r = await api('POST', THINGS, { raw: JSON.stringify(thing('ct415')), contentType });
+    expect(r.json).toEqual(
+      failureStatus(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`,
+      ),
+    );
+  });
 
   it.each([
     ['', 'ct-empty'],
@@ -83,23 +110,48 @@ describe('Content-Type', () => {
 
   it('a PUT and a DELETE body are read the same way', async () => {
     const current = await create('ct-put');
-    const put = await api('PUT', `${THINGS}/ct-put`, { raw: JSON.stringify({ ...current, spec: { size: 2 } }), contentType: 'text/garbage' });
+    const put = await api('PUT', `${THINGS}/ct-put`, {
+      raw: JSON.stringify({ ...current, spec: { size: 2 } }),
+      contentType: 'text/garbage',
+    });
     expect(put.status).toBe(415);
     const del = await api('DELETE', `${THINGS}/ct-put`, { raw: '{}', contentType: ';;;' });
-    expect((del.json as { message: string }).message).toBe(`the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`);
+    expect((del.json as { message: string }).message).toBe(
+      `the body of the request was in an unknown format - accepted media types include: ${CR_MEDIA_TYPES}`,
+    );
   });
 });
 
 describe('YAML streams', () => {
   it('only the first document of a multi-document body is decoded', async () => {
-    const yaml = ['apiVersion: bodies.example.com/v1', 'kind: Thing', 'metadata:', '  name: first-doc', 'spec:', '  a: 1', '---', 'b: 2', '---', ': [ not even yaml', ''].join('\n');
+    const yaml = [
+      'apiVersion: bodies.example.com/v1',
+      'kind: Thing',
+      'metadata:',
+      '  name: first-doc',
+      'spec:',
+      '  a: 1',
+      '---',
+      'b: 2',
+      '---',
+      ': [ not even yaml',
+      '',
+    ].join('\n');
     const r = await api('POST', THINGS, { raw: yaml, contentType: 'application/yaml' });
     expect(r.status, r.text).toBe(201);
     expect((r.json as Thing).spec).toEqual({ a: 1 });
   });
 
   it('an explicit start and end marker around the first document changes nothing', async () => {
-    const yaml = ['---', 'apiVersion: bodies.example.com/v1', 'kind: Thing', 'metadata: {name: marked}', '...', '---', 'kind: Other'].join('\n');
+    const yaml = [
+      '---',
+      'apiVersion: bodies.example.com/v1',
+      'kind: Thing',
+      'metadata: {name: marked}',
+      '...',
+      '---',
+      'kind: Other',
+    ].join('\n');
     const r = await api('POST', THINGS, { raw: yaml, contentType: 'application/yaml' });
     expect(r.status, r.text).toBe(201);
     expect((r.json as Thing).kind).toBe('Thing');
@@ -107,14 +159,19 @@ describe('YAML streams', () => {
 });
 
 describe('metav1.Time fields that do not decode', () => {
-  const decodeError = (err: string): Record<string, unknown> => failureStatus(400, 'BadRequest', `Thing in version "v1" cannot be handled as a Thing: ${err}`);
+  const decodeError = (err: string): Record<string, unknown> =>
+    failureStatus(400, 'BadRequest', `Thing in version "v1" cannot be handled as a Thing: ${err}`);
 
   it('a PUT with creationTimestamp "yesterday" is kube’s 400', async () => {
     const current = await create('ts-put');
-    const r = await api('PUT', `${THINGS}/ts-put`, { body: { ...current, metadata: { ...current.metadata, creationTimestamp: 'yesterday' } } });
+    const r = await api('PUT', `${THINGS}/ts-put`, {
+      body: { ...current, metadata: { ...current.metadata, creationTimestamp: 'yesterday' } },
+    });
     expect(r.json).toEqual(decodeError(`parsing time "yesterday" as ${LAYOUT}: cannot parse "yesterday" as "2006"`));
     // A well-formed timestamp is taken and ignored, as before: creationTimestamp is the server's.
-    const ok = await api('PUT', `${THINGS}/ts-put`, { body: { ...current, metadata: { ...current.metadata, creationTimestamp: '2001-02-03T04:05:06Z' } } });
+    const ok = await api('PUT', `${THINGS}/ts-put`, {
+      body: { ...current, metadata: { ...current.metadata, creationTimestamp: '2001-02-03T04:05:06Z' } },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect((ok.json as Thing).metadata.creationTimestamp).toBe(current.metadata.creationTimestamp);
   });
@@ -124,7 +181,10 @@ describe('metav1.Time fields that do not decode', () => {
       [{ creationTimestamp: '2024-13-01T00:00:00Z' }, 'parsing time "2024-13-01T00:00:00Z": month out of range'],
       [{ deletionTimestamp: 'soon' }, `parsing time "soon" as ${LAYOUT}: cannot parse "soon" as "2006"`],
       [{ creationTimestamp: 1700000000 }, 'json: cannot unmarshal number into Go value of type string'],
-      [{ managedFields: [{ manager: 'm', operation: 'Update', time: '2024-01-01T00:00:00' }] }, `parsing time "2024-01-01T00:00:00" as ${LAYOUT}: cannot parse "" as "Z07:00"`],
+      [
+        { managedFields: [{ manager: 'm', operation: 'Update', time: '2024-01-01T00:00:00' }] },
+        `parsing time "2024-01-01T00:00:00" as ${LAYOUT}: cannot parse "" as "Z07:00"`,
+      ],
     ];
     for (const [metadata, err] of cases) {
       const r = await api('POST', THINGS, { body: thing('ts-create', metadata) });
@@ -133,8 +193,16 @@ describe('metav1.Time fields that do not decode', () => {
   });
 
   it('built-in kinds answer in their own kind', async () => {
-    const r = await api('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ts-ns', creationTimestamp: 'x' } } });
-    expect(r.json).toEqual(failureStatus(400, 'BadRequest', `Namespace in version "v1" cannot be handled as a Namespace: parsing time "x" as ${LAYOUT}: cannot parse "x" as "2006"`));
+    const r = await api('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ts-ns', creationTimestamp: 'x' } },
+    });
+    expect(r.json).toEqual(
+      failureStatus(
+        400,
+        'BadRequest',
+        `Namespace in version "v1" cannot be handled as a Namespace: parsing time "x" as ${LAYOUT}: cannot parse "x" as "2006"`,
+      ),
+    );
   });
 });
 
@@ -149,10 +217,14 @@ describe('a PUT whose metadata.uid is not the stored one', () => {
 
   it('fails its precondition: a 409 Conflict, before the resourceVersion is looked at', async () => {
     const current = await create('uid-put');
-    const r = await api('PUT', `${THINGS}/uid-put`, { body: { ...current, metadata: { ...current.metadata, uid: 'not-the-uid' } } });
+    const r = await api('PUT', `${THINGS}/uid-put`, {
+      body: { ...current, metadata: { ...current.metadata, uid: 'not-the-uid' } },
+    });
     expect(r.json).toEqual(preconditionFailed('uid-put', 'not-the-uid', current.metadata.uid));
     const { resourceVersion: _rv, ...withoutRv } = current.metadata;
-    const noRv = await api('PUT', `${THINGS}/uid-put`, { body: { ...current, metadata: { ...withoutRv, uid: 'not-the-uid' } } });
+    const noRv = await api('PUT', `${THINGS}/uid-put`, {
+      body: { ...current, metadata: { ...withoutRv, uid: 'not-the-uid' } },
+    });
     expect(noRv.json).toEqual(preconditionFailed('uid-put', 'not-the-uid', current.metadata.uid));
   });
 
@@ -161,15 +233,22 @@ describe('a PUT whose metadata.uid is not the stored one', () => {
     const same = await api('PUT', `${THINGS}/uid-ok`, { body: { ...current, spec: { size: 2 } } });
     expect(same.status, same.text).toBe(200);
     const { uid: _uid, ...withoutUid } = (same.json as Thing).metadata;
-    const none = await api('PUT', `${THINGS}/uid-ok`, { body: { ...current, metadata: withoutUid, spec: { size: 3 } } });
+    const none = await api('PUT', `${THINGS}/uid-ok`, {
+      body: { ...current, metadata: withoutUid, spec: { size: 3 } },
+    });
     expect(none.status, none.text).toBe(200);
     expect((none.json as Thing).metadata.uid).toBe(current.metadata.uid);
   });
 
   it('a patch that changes it is still the immutable-field 422 (a patch carries no precondition)', async () => {
     await create('uid-patch');
-    const r = await api('PATCH', `${THINGS}/uid-patch`, { body: { metadata: { uid: 'other' } }, contentType: 'application/merge-patch+json' });
+    const r = await api('PATCH', `${THINGS}/uid-patch`, {
+      body: { metadata: { uid: 'other' } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(r.status).toBe(422);
-    expect((r.json as { message: string }).message).toContain('metadata.uid: Invalid value: "other": field is immutable');
+    expect((r.json as { message: string }).message).toContain(
+      'metadata.uid: Invalid value: "other": field is immutable',
+    );
   });
 });

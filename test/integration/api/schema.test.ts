@@ -18,10 +18,24 @@ const crd = (specProps: Record<string, unknown>) => ({
     group: 'schema.example.com',
     scope: 'Namespaced',
     names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: specProps } } } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: specProps } } },
+        },
+      },
+    ],
   },
 });
-const gadget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'schema.example.com/v1', kind: 'Gadget', metadata: { name }, spec });
+const gadget = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'schema.example.com/v1',
+  kind: 'Gadget',
+  metadata: { name },
+  spec,
+});
 const message = (r: ApiResponse): string => (r.json as { message: string }).message;
 const specOf = (r: ApiResponse): unknown => (r.json as { spec: unknown }).spec;
 
@@ -40,9 +54,13 @@ afterAll(async () => {
 
 describe('fieldValidation', () => {
   it('Strict refuses unknown and duplicate fields on create with kube’s 400', async () => {
-    const r = await call('POST', `${BASE}?fieldValidation=Strict`, { raw: '{"apiVersion":"schema.example.com/v1","kind":"Gadget","metadata":{"name":"s"},"spec":{"size":1,"size":2,"sise":3}}' });
+    const r = await call('POST', `${BASE}?fieldValidation=Strict`, {
+      raw: '{"apiVersion":"schema.example.com/v1","kind":"Gadget","metadata":{"name":"s"},"spec":{"size":1,"size":2,"sise":3}}',
+    });
     expect(r.status).toBe(400);
-    expect(message(r)).toBe('Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: duplicate field "spec.size", unknown field "spec.sise"');
+    expect(message(r)).toBe(
+      'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: duplicate field "spec.size", unknown field "spec.sise"',
+    );
     expect((await call('GET', `${BASE}/s`)).status).toBe(404);
   });
 
@@ -57,21 +75,34 @@ describe('fieldValidation', () => {
     const r = await call('POST', `${BASE}?fieldValidation=Ignore`, { body: gadget('i', { size: 1, sise: 3 }) });
     expect([r.status, r.headers['warning'], specOf(r)]).toEqual([201, undefined, { size: 1 }]);
     const bad = await call('POST', `${BASE}?fieldValidation=Loud`, { body: gadget('x', {}) });
-    expect([bad.status, message(bad)]).toEqual([422, 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Warn", "Strict"']);
+    expect([bad.status, message(bad)]).toEqual([
+      422,
+      'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Warn", "Strict"',
+    ]);
   });
 
   it('Strict on a merge patch is a 422 on the patch, as kube words it', async () => {
-    const r = await call('PATCH', `${BASE}/w?fieldValidation=Strict`, { body: { spec: { sise: 4 } }, contentType: 'application/merge-patch+json' });
+    const r = await call('PATCH', `${BASE}/w?fieldValidation=Strict`, {
+      body: { spec: { sise: 4 } },
+      contentType: 'application/merge-patch+json',
+    });
     expect(r.status).toBe(422);
-    expect(message(r)).toMatch(/^ "" is invalid: patch: Invalid value: ".*": strict decoding error: unknown field "spec.sise"$/);
+    expect(message(r)).toMatch(
+      /^ "" is invalid: patch: Invalid value: ".*": strict decoding error: unknown field "spec.sise"$/,
+    );
     const unchanged = await call('GET', `${BASE}/w`);
     expect(specOf(unchanged)).toEqual({ size: 1 });
   });
 
   it('Strict on an update refuses what the schema does not know', async () => {
     const current = (await call('GET', `${BASE}/w`)).json as { metadata: Record<string, unknown> };
-    const r = await call('PUT', `${BASE}/w?fieldValidation=Strict`, { body: { ...gadget('w', { size: 2, extra: true }), metadata: current.metadata } });
-    expect([r.status, message(r)]).toEqual([400, 'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.extra"']);
+    const r = await call('PUT', `${BASE}/w?fieldValidation=Strict`, {
+      body: { ...gadget('w', { size: 2, extra: true }), metadata: current.metadata },
+    });
+    expect([r.status, message(r)]).toEqual([
+      400,
+      'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.extra"',
+    ]);
   });
 });
 
@@ -80,7 +111,9 @@ describe('defaults', () => {
     expect((await call('POST', BASE, { body: gadget('old', { size: 1 }) })).status).toBe(201);
     const current = (await call('GET', `${CRDS}/gadgets.schema.example.com`)).json as Record<string, unknown>;
     const updated = crd({ size: { type: 'integer', maximum: 9 }, color: { type: 'string', default: 'blue' } });
-    const put = await call('PUT', `${CRDS}/gadgets.schema.example.com`, { body: { ...updated, metadata: (current as { metadata: unknown }).metadata } });
+    const put = await call('PUT', `${CRDS}/gadgets.schema.example.com`, {
+      body: { ...updated, metadata: (current as { metadata: unknown }).metadata },
+    });
     expect(put.status).toBe(200);
     await eventually('the new default', async () => {
       const got = await call('GET', `${BASE}/old`);
@@ -95,12 +128,34 @@ describe('schemas at CRD write', () => {
   it('refuses a non-structural schema and an invalid default with kube’s paths and messages', async () => {
     const untyped = crd({ size: { maximum: 9 } });
     untyped.metadata.name = 'gadgets.schema.example.com';
-    const r1 = await call('POST', CRDS, { body: { ...untyped, metadata: { name: 'widgets.other.example.com' }, spec: { ...untyped.spec, group: 'other.example.com', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' } } } });
+    const r1 = await call('POST', CRDS, {
+      body: {
+        ...untyped,
+        metadata: { name: 'widgets.other.example.com' },
+        spec: {
+          ...untyped.spec,
+          group: 'other.example.com',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        },
+      },
+    });
     expect(r1.status).toBe(422);
-    expect(message(r1)).toContain('spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Required value: must not be empty for specified object fields');
+    expect(message(r1)).toContain(
+      'spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Required value: must not be empty for specified object fields',
+    );
 
     const badDefault = crd({ size: { type: 'integer', maximum: 9, default: 30 } });
-    const r2 = await call('POST', CRDS, { body: { ...badDefault, metadata: { name: 'widgets.other.example.com' }, spec: { ...badDefault.spec, group: 'other.example.com', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' } } } });
+    const r2 = await call('POST', CRDS, {
+      body: {
+        ...badDefault,
+        metadata: { name: 'widgets.other.example.com' },
+        spec: {
+          ...badDefault.spec,
+          group: 'other.example.com',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        },
+      },
+    });
     expect(r2.status).toBe(422);
     expect(message(r2)).toContain(
       'spec.validation.openAPIV3Schema.properties[spec].properties[size].default: Invalid value: 30: spec.validation.openAPIV3Schema.properties[spec].properties[size].default in body should be less than or equal to 9',

@@ -30,7 +30,11 @@ const SCHEMA = {
           type: 'array',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['name'],
-          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, port: { type: 'integer' } },
+          },
         },
       },
     },
@@ -67,7 +71,11 @@ const owners = (obj: Json): Array<[string, string, string | undefined, unknown]>
 
 describe.each(backends)('on $name', ({ options }) => {
   let server: ServerHandle;
-  let call: (method: string, path: string, o?: Parameters<ReturnType<typeof apiClient>>[2]) => Promise<ApiResponse & { json: Json }>;
+  let call: (
+    method: string,
+    path: string,
+    o?: Parameters<ReturnType<typeof apiClient>>[2],
+  ) => Promise<ApiResponse & { json: Json }>;
   const apply = (name: string, body: unknown, query = 'fieldManager=alice', sub = '') =>
     call('PATCH', `${WIDGETS}/${name}${sub}?${query}`, { raw: `${JSON.stringify(body)}\n`, contentType: APPLY });
 
@@ -75,7 +83,10 @@ describe.each(backends)('on $name', ({ options }) => {
     server = await startServer({ ...(await options()), maxEventLoopUtilization: 1 });
     call = apiClient(server) as typeof call;
     const crd = simpleCrd(GROUP, 'widgets', SCHEMA);
-    (crd.spec.versions[0] as Json).subresources = { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas' } };
+    (crd.spec.versions[0] as Json).subresources = {
+      status: {},
+      scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas' },
+    };
     await installCrd(call, crd);
   });
   afterAll(async () => {
@@ -92,7 +103,9 @@ describe.each(backends)('on $name', ({ options }) => {
         apiVersion: `${GROUP}/v1`,
         time: r.json.metadata.creationTimestamp,
         fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:spec': { 'f:ports': { 'k:{"name":"http"}': { '.': {}, 'f:name': {}, 'f:port': {} } }, 'f:size': {} } },
+        fieldsV1: {
+          'f:spec': { 'f:ports': { 'k:{"name":"http"}': { '.': {}, 'f:name': {}, 'f:port': {} } }, 'f:size': {} },
+        },
       },
     ]);
     const again = await apply('create', widget('create', { size: 1, ports: [{ name: 'http', port: 80 }] }));
@@ -120,10 +133,15 @@ describe.each(backends)('on $name', ({ options }) => {
 
   it('names every conflicting manager, an updater with its version', async () => {
     await apply('many', widget('many', { size: 1 }));
-    await call('PATCH', `${WIDGETS}/many?fieldManager=editor`, { body: { spec: { color: 'red' } }, contentType: 'application/merge-patch+json' });
+    await call('PATCH', `${WIDGETS}/many?fieldManager=editor`, {
+      body: { spec: { color: 'red' } },
+      contentType: 'application/merge-patch+json',
+    });
     const r = await apply('many', widget('many', { size: 5, color: 'blue' }), 'fieldManager=carol');
     expect(r.status).toBe(409);
-    expect(r.json.message).toBe(`Apply failed with 2 conflicts: conflicts with "alice":\n- .spec.size\nconflicts with "editor" using ${GROUP}/v1:\n- .spec.color`);
+    expect(r.json.message).toBe(
+      `Apply failed with 2 conflicts: conflicts with "alice":\n- .spec.size\nconflicts with "editor" using ${GROUP}/v1:\n- .spec.color`,
+    );
     expect(r.json.details.causes).toEqual([
       { reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.size' },
       { reason: 'FieldManagerConflict', message: `conflict with "editor" using ${GROUP}/v1`, field: '.spec.color' },
@@ -153,7 +171,11 @@ describe.each(backends)('on $name', ({ options }) => {
     expect(r.json.spec.ports).toEqual([{ name: 'https', port: 443 }]);
     // An empty map in a configuration is a value its applier owns. (Entries sort by time, to the
     // second: compared by manager here.)
-    expect(owners(r.json).map(([m, , , f]) => [m, f]).sort()).toEqual([
+    expect(
+      owners(r.json)
+        .map(([m, , , f]) => [m, f])
+        .sort(),
+    ).toEqual([
       ['alice', { 'f:spec': {} }],
       ['bob', { 'f:spec': { 'f:ports': { 'k:{"name":"https"}': { '.': {}, 'f:name': {}, 'f:port': {} } } } }],
     ]);
@@ -161,7 +183,10 @@ describe.each(backends)('on $name', ({ options }) => {
 
   it('a field the applier stops applying goes, unless an updater also set it', async () => {
     await apply('drop', widget('drop', { size: 1, color: 'red', tags: ['a', 'b'] }));
-    await call('PATCH', `${WIDGETS}/drop?fieldManager=editor`, { body: { spec: { color: 'green' } }, contentType: 'application/merge-patch+json' });
+    await call('PATCH', `${WIDGETS}/drop?fieldManager=editor`, {
+      body: { spec: { color: 'green' } },
+      contentType: 'application/merge-patch+json',
+    });
     const r = await apply('drop', widget('drop', { tags: ['b'] }));
     expect(r.json.spec).toEqual({ color: 'green', tags: ['b'] });
   });
@@ -169,7 +194,11 @@ describe.each(backends)('on $name', ({ options }) => {
   it('records every other write as an Update of its fieldManager, or of the User-Agent’s product', async () => {
     const created = await call('POST', `${WIDGETS}?fieldManager=creator`, { body: widget('updates', { size: 1 }) });
     expect(owners(created.json)).toEqual([['creator', 'Update', undefined, { 'f:spec': { '.': {}, 'f:size': {} } }]]);
-    const patched = await call('PATCH', `${WIDGETS}/updates`, { body: { spec: { color: 'red' } }, contentType: 'application/merge-patch+json', headers: { 'user-agent': 'kubectl/v1.33.0 (linux/amd64) kubernetes/abc' } });
+    const patched = await call('PATCH', `${WIDGETS}/updates`, {
+      body: { spec: { color: 'red' } },
+      contentType: 'application/merge-patch+json',
+      headers: { 'user-agent': 'kubectl/v1.33.0 (linux/amd64) kubernetes/abc' },
+    });
     expect(owners(patched.json)).toEqual([
       ['creator', 'Update', undefined, { 'f:spec': { '.': {}, 'f:size': {} } }],
       ['kubectl', 'Update', undefined, { 'f:spec': { 'f:color': {} } }],
@@ -183,19 +212,37 @@ describe.each(backends)('on $name', ({ options }) => {
     const main = await apply('st', widget('st', { size: 1 }, { status: { ready: true } }));
     expect(main.json.status).toBeUndefined();
     expect(owners(main.json)).toEqual([['alice', 'Apply', undefined, { 'f:spec': { 'f:size': {} } }]]);
-    const st = await apply('st', widget('st', { size: 9 }, { status: { ready: true } }), 'fieldManager=ctrl', '/status');
+    const st = await apply(
+      'st',
+      widget('st', { size: 9 }, { status: { ready: true } }),
+      'fieldManager=ctrl',
+      '/status',
+    );
     expect(st.status).toBe(200);
     expect([st.json.spec, st.json.status]).toEqual([{ size: 1 }, { ready: true }]);
     expect(owners(st.json)).toContainEqual(['ctrl', 'Apply', 'status', { 'f:status': { 'f:ready': {} } }]);
-    const missing = await apply('nope', widget('nope', {}, { status: { ready: true } }), 'fieldManager=ctrl', '/status');
+    const missing = await apply(
+      'nope',
+      widget('nope', {}, { status: { ready: true } }),
+      'fieldManager=ctrl',
+      '/status',
+    );
     expect(missing.status).toBe(404);
   });
 
   it('/scale applies the replicas, owned through the scale subresource, and conflicts like any field', async () => {
     await apply('scaled', widget('scaled', { size: 1 }));
-    const scale = (replicas: number) => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled' }, spec: { replicas } });
+    const scale = (replicas: number) => ({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: { name: 'scaled' },
+      spec: { replicas },
+    });
     const refused = await apply('scaled', scale(4), 'fieldManager=hpa', '/scale');
-    expect([refused.status, refused.json.message]).toEqual([409, 'Apply failed with 1 conflict: conflict with "alice": .spec.size']);
+    expect([refused.status, refused.json.message]).toEqual([
+      409,
+      'Apply failed with 1 conflict: conflict with "alice": .spec.size',
+    ]);
     const r = await apply('scaled', scale(4), 'fieldManager=hpa&force=true', '/scale');
     expect([r.status, r.json.kind, r.json.spec]).toEqual([200, 'Scale', { replicas: 4 }]);
     const obj = (await call('GET', `${WIDGETS}/scaled`)).json;
@@ -209,7 +256,10 @@ describe.each(backends)('on $name', ({ options }) => {
     const first = await apply('rv', widget('rv', { size: 1 }));
     const stale = await apply('rv', { ...widget('rv', { size: 2 }), metadata: { name: 'rv', resourceVersion: '1' } });
     expect([stale.status, stale.json.reason]).toEqual([409, 'Conflict']);
-    const fresh = await apply('rv', { ...widget('rv', { size: 2 }), metadata: { name: 'rv', resourceVersion: first.json.metadata.resourceVersion } });
+    const fresh = await apply('rv', {
+      ...widget('rv', { size: 2 }),
+      metadata: { name: 'rv', resourceVersion: first.json.metadata.resourceVersion },
+    });
     expect(fresh.status).toBe(200);
   });
 
@@ -221,13 +271,27 @@ describe.each(backends)('on $name', ({ options }) => {
 
   it('managedFields written by a client: kept when valid; [{}] resets them, [] does not (kube’s docs)', async () => {
     const created = await call('POST', `${WIDGETS}?fieldManager=creator`, { body: widget('mf', { size: 1 }) });
-    const mine = [{ manager: 'mine', operation: 'Apply', apiVersion: `${GROUP}/v1`, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:size': {} } } }];
-    const kept = await call('PUT', `${WIDGETS}/mf`, { body: { ...created.json, metadata: { ...created.json.metadata, managedFields: mine } } });
+    const mine = [
+      {
+        manager: 'mine',
+        operation: 'Apply',
+        apiVersion: `${GROUP}/v1`,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:size': {} } },
+      },
+    ];
+    const kept = await call('PUT', `${WIDGETS}/mf`, {
+      body: { ...created.json, metadata: { ...created.json.metadata, managedFields: mine } },
+    });
     expect(owners(kept.json)).toEqual([['mine', 'Apply', undefined, { 'f:spec': { 'f:size': {} } }]]);
     // A custom resource's metadata is decoded as ObjectMeta, which drops an empty list.
-    const emptied = await call('PUT', `${WIDGETS}/mf`, { body: { ...kept.json, metadata: { ...kept.json.metadata, managedFields: [] } } });
+    const emptied = await call('PUT', `${WIDGETS}/mf`, {
+      body: { ...kept.json, metadata: { ...kept.json.metadata, managedFields: [] } },
+    });
     expect(emptied.json.metadata.managedFields).toEqual(kept.json.metadata.managedFields);
-    const reset = await call('PUT', `${WIDGETS}/mf`, { body: { ...emptied.json, metadata: { ...emptied.json.metadata, managedFields: [{}] } } });
+    const reset = await call('PUT', `${WIDGETS}/mf`, {
+      body: { ...emptied.json, metadata: { ...emptied.json.metadata, managedFields: [{}] } },
+    });
     expect(reset.json.metadata.managedFields).toBeUndefined();
     // Untracked now, until the first apply, which gives what is there to "before-first-apply".
     const applied = await apply('mf', widget('mf', { color: 'red' }));
@@ -240,7 +304,10 @@ describe.each(backends)('on $name', ({ options }) => {
   it('keeps at most 10 Update managers, merging the oldest into ancient-changes', async () => {
     await call('POST', `${WIDGETS}?fieldManager=m0`, { body: widget('cap', { size: 0 }) });
     for (let i = 1; i <= 11; i++) {
-      await call('PATCH', `${WIDGETS}/cap?fieldManager=m${i}`, { body: { metadata: { labels: { [`l${i}`]: 'x' } } }, contentType: 'application/merge-patch+json' });
+      await call('PATCH', `${WIDGETS}/cap?fieldManager=m${i}`, {
+        body: { metadata: { labels: { [`l${i}`]: 'x' } } },
+        contentType: 'application/merge-patch+json',
+      });
     }
     const r = await call('GET', `${WIDGETS}/cap`);
     const managers = owners(r.json).map(([m]) => m);
@@ -249,13 +316,55 @@ describe.each(backends)('on $name', ({ options }) => {
   });
 
   it.each<[string, string, string, number, string]>([
-    ['apply without a fieldManager', '', JSON.stringify(widget('bad', {})), 422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch'],
-    ['a fieldManager over 128 bytes', `fieldManager=${'m'.repeat(129)}`, JSON.stringify(widget('bad', {})), 422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes'],
-    ['another kind', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), kind: 'Gadget' }), 400, `invalid object type: ${GROUP}/v1, Kind=Gadget`],
-    ['another version', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), apiVersion: `${GROUP}/v2` }), 400, `invalid object type: ${GROUP}/v2, Kind=Widget`],
-    ['another name', 'fieldManager=a', JSON.stringify(widget('other', {})), 400, 'the name of the object (other) does not match the name on the URL (bad)'],
-    ['no name', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), metadata: {} }), 400, 'the name of the object (bad based on URL) was undeterminable: name must be provided'],
-    ['managedFields in the configuration', 'fieldManager=a', JSON.stringify({ ...widget('bad', {}), metadata: { name: 'bad', managedFields: [] } }), 400, 'metadata.managedFields must be nil'],
+    [
+      'apply without a fieldManager',
+      '',
+      JSON.stringify(widget('bad', {})),
+      422,
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    ],
+    [
+      'a fieldManager over 128 bytes',
+      `fieldManager=${'m'.repeat(129)}`,
+      JSON.stringify(widget('bad', {})),
+      422,
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    ],
+    [
+      'another kind',
+      'fieldManager=a',
+      JSON.stringify({ ...widget('bad', {}), kind: 'Gadget' }),
+      400,
+      `invalid object type: ${GROUP}/v1, Kind=Gadget`,
+    ],
+    [
+      'another version',
+      'fieldManager=a',
+      JSON.stringify({ ...widget('bad', {}), apiVersion: `${GROUP}/v2` }),
+      400,
+      `invalid object type: ${GROUP}/v2, Kind=Widget`,
+    ],
+    [
+      'another name',
+      'fieldManager=a',
+      JSON.stringify(widget('other', {})),
+      400,
+      'the name of the object (other) does not match the name on the URL (bad)',
+    ],
+    [
+      'no name',
+      'fieldManager=a',
+      JSON.stringify({ ...widget('bad', {}), metadata: {} }),
+      400,
+      'the name of the object (bad based on URL) was undeterminable: name must be provided',
+    ],
+    [
+      'managedFields in the configuration',
+      'fieldManager=a',
+      JSON.stringify({ ...widget('bad', {}), metadata: { name: 'bad', managedFields: [] } }),
+      400,
+      'metadata.managedFields must be nil',
+    ],
     ['a list', 'fieldManager=a', '[1, 2]', 400, 'error decoding YAML: the apply configuration must be an object'],
   ])('%s', async (_name, query, body, code, message) => {
     const r = await call('PATCH', `${WIDGETS}/bad?${query}`, { raw: body, contentType: APPLY });
@@ -264,7 +373,10 @@ describe.each(backends)('on $name', ({ options }) => {
   });
 
   it('malformed YAML and a list-map item without its key are a 400, nothing stored', async () => {
-    const yaml = await call('PATCH', `${WIDGETS}/bad?fieldManager=a`, { raw: 'apiVersion: [unclosed', contentType: APPLY });
+    const yaml = await call('PATCH', `${WIDGETS}/bad?fieldManager=a`, {
+      raw: 'apiVersion: [unclosed',
+      contentType: APPLY,
+    });
     expect([yaml.status, yaml.json.reason]).toEqual([400, 'BadRequest']);
     const keyless = await apply('bad', widget('bad', { ports: [{ port: 80 }] }));
     expect(keyless.status).toBe(400);
@@ -281,8 +393,14 @@ describe.each(backends)('on $name', ({ options }) => {
   });
 
   it('force on a patch that is not an apply is a 422', async () => {
-    const r = await call('PATCH', `${WIDGETS}/create?force=true`, { body: { spec: {} }, contentType: 'application/merge-patch+json' });
-    expect([r.status, r.json.message]).toEqual([422, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch']);
+    const r = await call('PATCH', `${WIDGETS}/create?force=true`, {
+      body: { spec: {} },
+      contentType: 'application/merge-patch+json',
+    });
+    expect([r.status, r.json.message]).toEqual([
+      422,
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    ]);
   });
 });
 
@@ -297,8 +415,15 @@ describe('built-in kinds', () => {
 
   it('a CRD applies server-side, its versions keyed by name', async () => {
     const call = apiClient(server);
-    const crd = simpleCrd('applied.example.com', 'things', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
-    const r = await call('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}?fieldManager=kubectl`, { raw: JSON.stringify(crd), contentType: APPLY });
+    const crd = simpleCrd('applied.example.com', 'things', {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
+    const r = await call(
+      'PATCH',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}?fieldManager=kubectl`,
+      { raw: JSON.stringify(crd), contentType: APPLY },
+    );
     expect(r.status).toBe(201);
     const fields = (r.json as Json).metadata.managedFields[0].fieldsV1;
     expect(Object.keys(fields['f:spec']['f:versions'])).toEqual(['k:{"name":"v1"}']);
@@ -306,7 +431,17 @@ describe('built-in kinds', () => {
 
   it('a namespace’s name label is its creator’s; the finalizer the server adds is nobody’s', async () => {
     const call = apiClient(server);
-    const r = await call('POST', '/api/v1/namespaces', { body: { metadata: { name: 'owned' } }, headers: { 'user-agent': 'kubectl-create/v1.33.0' } });
-    expect(owners(r.json)).toEqual([['kubectl-create', 'Update', undefined, { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } }]]);
+    const r = await call('POST', '/api/v1/namespaces', {
+      body: { metadata: { name: 'owned' } },
+      headers: { 'user-agent': 'kubectl-create/v1.33.0' },
+    });
+    expect(owners(r.json)).toEqual([
+      [
+        'kubectl-create',
+        'Update',
+        undefined,
+        { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } },
+      ],
+    ]);
   });
 });

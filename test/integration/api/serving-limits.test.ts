@@ -20,7 +20,10 @@ const BOB_TOKEN = 'bob-token';
 // Above the watch cache's 3 s wait for a resourceVersion it has not reached (the 504 test).
 const REQUEST_TIMEOUT_MS = 5000;
 
-const CRD = simpleCrd('limits.example.com', 'gadgets', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+const CRD = simpleCrd('limits.example.com', 'gadgets', {
+  type: 'object',
+  'x-kubernetes-preserve-unknown-fields': true,
+});
 const CLUSTER_PATH = '/apis/limits.example.com/v1/gadgets';
 const nsPath = (ns: string): string => `/apis/limits.example.com/v1/namespaces/${ns}/gadgets`;
 
@@ -49,7 +52,13 @@ beforeAll(async () => {
   await installCrd(api, CRD);
   for (const ns of ['a', 'b']) {
     expect((await api('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).toBe(201);
-    expect((await api('POST', nsPath(ns), { body: { apiVersion: 'limits.example.com/v1', kind: 'Gadget', metadata: { name: 'g' } } })).status).toBe(201);
+    expect(
+      (
+        await api('POST', nsPath(ns), {
+          body: { apiVersion: 'limits.example.com/v1', kind: 'Gadget', metadata: { name: 'g' } },
+        })
+      ).status,
+    ).toBe(201);
   }
 });
 
@@ -61,7 +70,10 @@ afterAll(async () => {
 function tlsConnect(): Promise<TLSSocket> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port), ca: server.caCert, servername: 'localhost' }, () => resolve(socket));
+    const socket = connect(
+      { host: url.hostname, port: Number(url.port), ca: server.caCert, servername: 'localhost' },
+      () => resolve(socket),
+    );
     socket.on('error', reject);
   });
 }
@@ -81,15 +93,25 @@ function readAll(socket: TLSSocket, ms = 20_000): Promise<{ text: string; closed
 }
 
 /** A request whose body never comes: it holds its in-flight slot until the request timeout. */
-async function stalledWrite(token: string): Promise<{ socket: TLSSocket; answer: Promise<{ text: string; closed: boolean }> }> {
+async function stalledWrite(
+  token: string,
+): Promise<{ socket: TLSSocket; answer: Promise<{ text: string; closed: boolean }> }> {
   const socket = await tlsConnect();
   const answer = readAll(socket);
-  socket.write(`POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+  socket.write(
+    `POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+  );
   return { socket, answer };
 }
 
 const as = (token: string, method: string, path: string, body?: string) =>
-  request(server.url + path, { method, ca: server.caCert, token, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}), timeoutMs: 20_000 });
+  request(server.url + path, {
+    method,
+    ca: server.caCert,
+    token,
+    ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}),
+    timeoutMs: 20_000,
+  });
 
 describe('in-flight limits and the request timeout', () => {
   it('refuses a mutating request beyond the limit with kube 429; masters and reads still served; the stalled one gets kube 504', async () => {
@@ -102,7 +124,9 @@ describe('in-flight limits and the request timeout', () => {
       expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(r.body).toBe('Too many requests, please try again later.\n');
     });
-    expect((await as(ADMIN_TOKEN, 'GET', '/metrics')).body).toMatch(/\napiserver_dropped_requests_total\{request_kind="mutating"\} [1-9]\d*\n/);
+    expect((await as(ADMIN_TOKEN, 'GET', '/metrics')).body).toMatch(
+      /\napiserver_dropped_requests_total\{request_kind="mutating"\} [1-9]\d*\n/,
+    );
     // system:masters is always served, and reads have their own limit.
     expect((await as(ADMIN_TOKEN, 'POST', '/api/v1/namespaces', '{"metadata":{"name":"by-admin"}}')).status).toBe(201);
     expect((await as(BOB_TOKEN, 'GET', '/api/v1/namespaces')).status).toBe(200);
@@ -131,7 +155,11 @@ describe('in-flight limits and the request timeout', () => {
     socket.write(`GET /api/v1/namespaces?watch=yes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${BOB_TOKEN}\r\n\r\n`);
     await eventually('the watch is open', async () => {
       const metrics = await as(ADMIN_TOKEN, 'GET', '/metrics');
-      return metrics.body.includes('apiserver_longrunning_requests{component="apiserver",group="",resource="namespaces",scope="cluster",subresource="",verb="WATCH",version="v1"} 1\n') ? true : undefined;
+      return metrics.body.includes(
+        'apiserver_longrunning_requests{component="apiserver",group="",resource="namespaces",scope="cluster",subresource="",verb="WATCH",version="v1"} 1\n',
+      )
+        ? true
+        : undefined;
     });
     // The one read-only slot is not the watch's.
     expect((await as(BOB_TOKEN, 'GET', '/api/v1/namespaces/default')).status).toBe(200);
@@ -190,7 +218,9 @@ describe('connection limits', () => {
   it('answers a chunked upload past the body limit with kube 413 (not a reset), then closes the connection', async () => {
     const socket = await tlsConnect();
     const answer = readAll(socket);
-    socket.write(`POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = 'a'.repeat(64 * 1024);
     for (let i = 0; i < 64 && socket.writable; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     const { text, closed } = await answer;
@@ -201,7 +231,9 @@ describe('connection limits', () => {
 
   it('survives uploads aborted past the body limit, chunked or not', async () => {
     const chunked = await tlsConnect();
-    chunked.write(`POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    chunked.write(
+      `POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = 'a'.repeat(64 * 1024);
     for (let i = 0; i < 64; i++) chunked.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     await new Promise((r) => setTimeout(r, 100));
@@ -209,12 +241,16 @@ describe('connection limits', () => {
 
     const sized = await tlsConnect();
     sized.on('error', () => {});
-    sized.write(`POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${8 * 1024 * 1024}\r\n\r\n`);
+    sized.write(
+      `POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${8 * 1024 * 1024}\r\n\r\n`,
+    );
     sized.write('b'.repeat(4 * 1024 * 1024));
     sized.destroy();
 
     const mid = await tlsConnect();
-    mid.write(`PUT /api/v1/namespaces/a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"metadata":`);
+    mid.write(
+      `PUT /api/v1/namespaces/a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"metadata":`,
+    );
     mid.destroy();
 
     await new Promise((r) => setTimeout(r, 300));
@@ -227,8 +263,19 @@ describe('verbs per scope', () => {
   it('serves only list and watch on the cluster-wide path of a namespaced custom resource: DELETE there is a 404 and deletes nothing', async () => {
     const del = await api('DELETE', CLUSTER_PATH);
     expect(del.status).toBe(404);
-    expect(del.json).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource', code: 404 });
-    expect((await api('POST', CLUSTER_PATH, { body: { apiVersion: 'limits.example.com/v1', kind: 'Gadget', metadata: { name: 'x', namespace: 'a' } } })).status).toBe(404);
+    expect(del.json).toMatchObject({
+      kind: 'Status',
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+      code: 404,
+    });
+    expect(
+      (
+        await api('POST', CLUSTER_PATH, {
+          body: { apiVersion: 'limits.example.com/v1', kind: 'Gadget', metadata: { name: 'x', namespace: 'a' } },
+        })
+      ).status,
+    ).toBe(404);
     expect((await api('GET', `${CLUSTER_PATH}/g`)).status).toBe(404);
     expect((await api('DELETE', `${CLUSTER_PATH}/g`)).status).toBe(404);
     // The /watch/ path names the verb: only GET serves it.
@@ -242,7 +289,9 @@ describe('verbs per scope', () => {
   it('answers another method on the collection path of a namespaced built-in kind with 405, as go-restful', async () => {
     const del = await api('DELETE', '/api/v1/events');
     expect(del.status).toBe(405);
-    expect((await api('POST', '/api/v1/events', { body: { metadata: { name: 'e', namespace: 'a' } } })).status).toBe(405);
+    expect((await api('POST', '/api/v1/events', { body: { metadata: { name: 'e', namespace: 'a' } } })).status).toBe(
+      405,
+    );
     expect((await api('GET', '/api/v1/events/e')).status).toBe(404);
     expect((await api('GET', '/api/v1/events')).status).toBe(200);
   });
@@ -252,7 +301,10 @@ describe('query values kube refuses', () => {
   it('limit beyond int64 is a 400 with strconv text; a huge int64 limit lists everything', async () => {
     const over = await api('GET', `${CLUSTER_PATH}?limit=9223372036854775808`);
     expect(over.status).toBe(400);
-    expect(over.json).toMatchObject({ reason: 'BadRequest', message: 'strconv.ParseInt: parsing "9223372036854775808": value out of range' });
+    expect(over.json).toMatchObject({
+      reason: 'BadRequest',
+      message: 'strconv.ParseInt: parsing "9223372036854775808": value out of range',
+    });
     const huge = await api('GET', `${CLUSTER_PATH}?limit=4611686018427387904`);
     expect(huge.status).toBe(200);
     expect((huge.json as { items: unknown[]; metadata: { continue?: string } }).items).toHaveLength(2);
@@ -260,25 +312,41 @@ describe('query values kube refuses', () => {
   });
 
   it('a continue token naming a revision never reached is a 400, not a storage error', async () => {
-    const token = encodeContinue(10_000_000, '/registry/limits.example.com/gadgets/a/g', '/registry/limits.example.com/gadgets/');
+    const token = encodeContinue(
+      10_000_000,
+      '/registry/limits.example.com/gadgets/a/g',
+      '/registry/limits.example.com/gadgets/',
+    );
     const r = await api('GET', `${CLUSTER_PATH}?limit=1&continue=${token}`);
     expect(r.status).toBe(400);
-    expect(r.json).toMatchObject({ reason: 'BadRequest', message: 'invalid continue token: resource version 10000000 has not been reached yet' });
+    expect(r.json).toMatchObject({
+      reason: 'BadRequest',
+      message: 'invalid continue token: resource version 10000000 has not been reached yet',
+    });
   });
 
   it('a list at an exact future resourceVersion is kube\'s 504 "Too large resource version"', async () => {
     const r = await api('GET', `${CLUSTER_PATH}?resourceVersionMatch=Exact&resourceVersion=10000000`);
     expect(r.status).toBe(504);
-    expect(r.json).toMatchObject({ reason: 'Timeout', details: { causes: [{ reason: 'ResourceVersionTooLarge' }], retryAfterSeconds: 1 } });
+    expect(r.json).toMatchObject({
+      reason: 'Timeout',
+      details: { causes: [{ reason: 'ResourceVersionTooLarge' }], retryAfterSeconds: 1 },
+    });
   });
 
-  it('a GET checks its resourceVersion: malformed is a 400, future is kube\'s 504', async () => {
+  it("a GET checks its resourceVersion: malformed is a 400, future is kube's 504", async () => {
     const bad = await api('GET', `${nsPath('a')}/g?resourceVersion=abc`);
     expect(bad.status).toBe(400);
-    expect(bad.json).toMatchObject({ reason: 'BadRequest', message: 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax' });
+    expect(bad.json).toMatchObject({
+      reason: 'BadRequest',
+      message: 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+    });
     const future = await api('GET', `${nsPath('a')}/g?resourceVersion=10000000`);
     expect(future.status).toBe(504);
-    expect(future.json).toMatchObject({ reason: 'Timeout', message: expect.stringMatching(/^Timeout: Too large resource version: 10000000, current: \d+$/) });
+    expect(future.json).toMatchObject({
+      reason: 'Timeout',
+      message: expect.stringMatching(/^Timeout: Too large resource version: 10000000, current: \d+$/),
+    });
     const current = (await api('GET', `${nsPath('a')}/g`)).json as { metadata: { resourceVersion: string } };
     expect((await api('GET', `${nsPath('a')}/g?resourceVersion=${current.metadata.resourceVersion}`)).status).toBe(200);
   });

@@ -53,41 +53,58 @@ const INFORMED = [
   `/registry/${GROUP}/widgets/`,
 ];
 
-describe.each(backendFactories.map((f) => [f.name, f] as const))('storage watches of a started API over %s', (_name, factory) => {
-  let fixture: BackendFixture;
-  let inner: Storage;
-  let api: Api | undefined;
-  let open: Map<string, number>;
+describe.each(backendFactories.map((f) => [f.name, f] as const))(
+  'storage watches of a started API over %s',
+  (_name, factory) => {
+    let fixture: BackendFixture;
+    let inner: Storage;
+    let api: Api | undefined;
+    let open: Map<string, number>;
 
-  beforeAll(async () => {
-    fixture = await factory.create();
-    inner = await fixture.open();
-    // A CRD stored before the start: the CRD controller serves it, the garbage collector observes it.
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `widgets.${GROUP}`, uid: randomUUID(), creationTimestamp: '2026-01-01T00:00:00Z', generation: 1 },
-      spec: {
-        group: GROUP,
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-      },
-    };
-    await inner.create(`${CRD_PREFIX}widgets.${GROUP}`, JSON.stringify(crd));
-    const wrapped = counting(inner);
-    open = wrapped.open;
-    api = await createApi({ storage: wrapped.storage, logger: silentLogger });
-  });
-  afterAll(async () => {
-    await api?.close();
-    await fixture?.teardown();
-  });
+    beforeAll(async () => {
+      fixture = await factory.create();
+      inner = await fixture.open();
+      // A CRD stored before the start: the CRD controller serves it, the garbage collector observes it.
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: {
+          name: `widgets.${GROUP}`,
+          uid: randomUUID(),
+          creationTimestamp: '2026-01-01T00:00:00Z',
+          generation: 1,
+        },
+        spec: {
+          group: GROUP,
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+        },
+      };
+      await inner.create(`${CRD_PREFIX}widgets.${GROUP}`, JSON.stringify(crd));
+      const wrapped = counting(inner);
+      open = wrapped.open;
+      api = await createApi({ storage: wrapped.storage, logger: silentLogger });
+    });
+    afterAll(async () => {
+      await api?.close();
+      await fixture?.teardown();
+    });
 
-  it('opens one per resource: every controller and index reads the watch caches', async () => {
-    await eventually('the custom resource observed', async () => ((open.get(`/registry/${GROUP}/widgets/`) ?? 0) > 0 ? true : undefined));
-    const twice = [...open].filter(([, n]) => n > 1);
-    expect(twice).toEqual([]);
-    for (const prefix of INFORMED) expect(open.get(prefix), prefix).toBe(1);
-  });
-});
+    it('opens one per resource: every controller and index reads the watch caches', async () => {
+      await eventually('the custom resource observed', async () =>
+        (open.get(`/registry/${GROUP}/widgets/`) ?? 0) > 0 ? true : undefined,
+      );
+      const twice = [...open].filter(([, n]) => n > 1);
+      expect(twice).toEqual([]);
+      for (const prefix of INFORMED) expect(open.get(prefix), prefix).toBe(1);
+    });
+  },
+);

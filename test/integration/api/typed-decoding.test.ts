@@ -18,16 +18,26 @@ interface ConfigMap {
   metadata: Record<string, unknown>;
   data?: Record<string, string>;
 }
-const typo = (name: string): unknown => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, lables: { a: 'b' } }, datta: { k: 'v' }, data: { k: 'v' } });
+const typo = (name: string): unknown => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, lables: { a: 'b' } },
+  datta: { k: 'v' },
+  data: { k: 'v' },
+});
 // Node joins repeated headers with ", ".
-const warnings = (h: Record<string, string | string[] | undefined>): string[] => [h['warning'] ?? []].flat().flatMap((w) => w.split(/, (?=299 )/));
+const warnings = (h: Record<string, string | string[] | undefined>): string[] =>
+  [h['warning'] ?? []].flat().flatMap((w) => w.split(/, (?=299 )/));
 
 describe('unknown fields of a built-in kind', () => {
   it('create: dropped, with a warning for each (the default, Warn)', async () => {
     const r = await call('POST', CMS, { body: typo('warned') });
     expect(r.status).toBe(201);
     // In document order, as kube's decoder meets them.
-    expect(warnings(r.headers)).toEqual(['299 - "unknown field \\"metadata.lables\\""', '299 - "unknown field \\"datta\\""']);
+    expect(warnings(r.headers)).toEqual([
+      '299 - "unknown field \\"metadata.lables\\""',
+      '299 - "unknown field \\"datta\\""',
+    ]);
     const stored = (await call('GET', `${CMS}/warned`)).json as ConfigMap;
     expect(stored).not.toHaveProperty('datta');
     expect(stored.metadata).not.toHaveProperty('lables');
@@ -40,7 +50,8 @@ describe('unknown fields of a built-in kind', () => {
     expect(r.json).toMatchObject({
       kind: 'Status',
       reason: 'BadRequest',
-      message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.lables", unknown field "datta"',
+      message:
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.lables", unknown field "datta"',
     });
     expect((await call('GET', `${CMS}/strict`)).status).toBe(404);
   });
@@ -61,7 +72,8 @@ describe('unknown fields of a built-in kind', () => {
   });
 
   it('merge patch: what the patched object has no field for is dropped; Strict refuses the patch with 422', async () => {
-    const patch = (q: string) => call('PATCH', `${CMS}/warned${q}`, { body: { dataa: { x: 'y' } }, contentType: 'application/merge-patch+json' });
+    const patch = (q: string) =>
+      call('PATCH', `${CMS}/warned${q}`, { body: { dataa: { x: 'y' } }, contentType: 'application/merge-patch+json' });
     const warned = await patch('');
     expect(warned.status).toBe(200);
     expect(warnings(warned.headers)).toEqual(['299 - "unknown field \\"dataa\\""']);
@@ -73,7 +85,12 @@ describe('unknown fields of a built-in kind', () => {
 
   it('a Service: inside a list of ports, by index', async () => {
     const r = await call('POST', '/api/v1/namespaces/default/services', {
-      body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80, targetPrt: 8080 }] } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'web' },
+        spec: { ports: [{ port: 80, targetPrt: 8080 }] },
+      },
     });
     expect(r.status).toBe(201);
     expect(warnings(r.headers)).toEqual(['299 - "unknown field \\"spec.ports[0].targetPrt\\""']);

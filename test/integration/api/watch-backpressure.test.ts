@@ -29,7 +29,19 @@ const CRD = {
     group: GROUP,
     scope: 'Namespaced',
     names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        },
+      },
+    ],
   },
 };
 const BASE = `/apis/${GROUP}/v1/namespaces/default/widgets`;
@@ -49,7 +61,9 @@ let call: ReturnType<typeof apiClient>;
 beforeAll(async () => {
   server = await startServer({ storage: 'memory' });
   call = apiClient(server);
-  expect((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRD })).status).toBe(201);
+  expect((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRD })).status).toBe(
+    201,
+  );
   await eventually('the CRD served', async () => ((await call('GET', BASE)).status === 200 ? true : undefined));
 });
 
@@ -58,7 +72,11 @@ afterAll(async () => {
 });
 
 /** A WebSocket watch; with `stall`, its client stops reading once it is open. */
-async function webSocketWatch(path: string, protocols: string[], stall: boolean): Promise<{ ws: WebSocket; events: WatchEvent[] }> {
+async function webSocketWatch(
+  path: string,
+  protocols: string[],
+  stall: boolean,
+): Promise<{ ws: WebSocket; events: WatchEvent[] }> {
   const ws = new WebSocket(`${server.url.replace('https', 'wss')}${path}`, protocols, {
     ca: server.caCert,
     ...(protocols.length ? {} : { headers: { authorization: `Bearer ${server.token}` } }),
@@ -84,16 +102,22 @@ function serverSideEstablished(clientPort: number): boolean | undefined {
     .some((f) => f[1]?.endsWith(local) && f[2]?.endsWith(remote) && f[3] === '01');
 }
 
-const terminated = (): number => watchStats.terminatedWatchers().find((t) => t.group === GROUP && t.resource === 'widgets')?.count ?? 0;
+const terminated = (): number =>
+  watchStats.terminatedWatchers().find((t) => t.group === GROUP && t.resource === 'widgets')?.count ?? 0;
 
 async function metric(name: string): Promise<string | undefined> {
   const text = (await call('GET', '/metrics')).text;
-  return text.split('\n').find((line) => line.startsWith(name))?.slice(name.length + 1);
+  return text
+    .split('\n')
+    .find((line) => line.startsWith(name))
+    ?.slice(name.length + 1);
 }
 
 describe('watch backpressure', () => {
   it('ends the watchers that do not read, holds no more than the budget for them, and readers get every event in order', async () => {
-    const created = await call('POST', BASE, { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} } });
+    const created = await call('POST', BASE, {
+      body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+    });
     expect(created.status).toBe(201);
     const from = (created.json as WatchEvent['object']).metadata.resourceVersion;
     const path = `${BASE}?watch=true&resourceVersion=${from}`;
@@ -104,7 +128,9 @@ describe('watch backpressure', () => {
     const wsReader = await webSocketWatch(path, [tokenProtocol, 'base64.binary.k8s.io'], false);
     expect(wsReader.ws.protocol).toBe('base64.binary.k8s.io');
     // Clients that send the request and then never read.
-    const stalled = await Promise.all(Array.from({ length: SLOW_HTTP }, () => openWatch<WatchEvent>(server, path, { paused: true })));
+    const stalled = await Promise.all(
+      Array.from({ length: SLOW_HTTP }, () => openWatch<WatchEvent>(server, path, { paused: true })),
+    );
     const stalledWs = await Promise.all(Array.from({ length: SLOW_WS }, () => webSocketWatch(path, [], true)));
 
     const blob = 'x'.repeat(10 * 1024);
@@ -114,7 +140,10 @@ describe('watch backpressure', () => {
     const sampler = setInterval(sample, 1);
     try {
       for (let i = 0; i < MAX_WRITES && terminated() < SLOW_HTTP + SLOW_WS; i++) {
-        const r = await call('PATCH', `${BASE}/w`, { raw: JSON.stringify({ spec: { i, blob } }), contentType: 'application/merge-patch+json' });
+        const r = await call('PATCH', `${BASE}/w`, {
+          raw: JSON.stringify({ spec: { i, blob } }),
+          contentType: 'application/merge-patch+json',
+        });
         expect(r.status).toBe(200);
         written.push((r.json as WatchEvent['object']).metadata.resourceVersion);
         sample();
@@ -124,14 +153,21 @@ describe('watch backpressure', () => {
     }
 
     expect(terminated()).toBe(SLOW_HTTP + SLOW_WS);
-    expect(await metric(`apiserver_terminated_watchers_total{group="${GROUP}",resource="widgets"}`)).toBe(String(SLOW_HTTP + SLOW_WS));
+    expect(await metric(`apiserver_terminated_watchers_total{group="${GROUP}",resource="widgets"}`)).toBe(
+      String(SLOW_HTTP + SLOW_WS),
+    );
     expect(maxPending).toBeGreaterThan(0);
     expect(maxPending).toBeLessThanOrEqual(DEFAULT_WATCH_BUDGET_BYTES);
 
-    const inOrder = (events: WatchEvent[]): string[] => events.map((e) => `${e.type} ${e.object.metadata.resourceVersion} ${e.object.spec?.i}`);
+    const inOrder = (events: WatchEvent[]): string[] =>
+      events.map((e) => `${e.type} ${e.object.metadata.resourceVersion} ${e.object.spec?.i}`);
     const want = written.map((rv, i) => `MODIFIED ${rv} ${i}`);
-    await eventually('the HTTPS reader has every event', async () => (httpEvents.length >= written.length ? true : undefined));
-    await eventually('the WebSocket reader has every event', async () => (wsReader.events.length >= written.length ? true : undefined));
+    await eventually('the HTTPS reader has every event', async () =>
+      httpEvents.length >= written.length ? true : undefined,
+    );
+    await eventually('the WebSocket reader has every event', async () =>
+      wsReader.events.length >= written.length ? true : undefined,
+    );
     expect(inOrder(httpEvents)).toEqual(want);
     expect(inOrder(wsReader.events)).toEqual(want);
     // With the slow watchers gone, what is pending is what the readers' connections last held.
@@ -141,7 +177,9 @@ describe('watch backpressure', () => {
     for (const w of stalled) {
       const established = (): boolean | undefined => serverSideEstablished(w.localPort!);
       if (established() === undefined) break;
-      await eventually(`the server closed its side of the connection from port ${w.localPort}`, async () => (established() ? undefined : true));
+      await eventually(`the server closed its side of the connection from port ${w.localPort}`, async () =>
+        established() ? undefined : true,
+      );
     }
     // Reading now, each gets what was sent before its end, far from everything, then the close.
     for (const w of stalled) {

@@ -18,13 +18,19 @@ afterAll(async () => {
 });
 
 const PATH = '/api/v1/namespaces?watch=true';
-const tokenProtocol = (token: string): string => `base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`;
+const tokenProtocol = (token: string): string =>
+  `base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`;
 
 /** Opens a watch; resolves with the socket once open, or with the HTTP status of a refusal. */
-function open(protocols: string[], headers: Record<string, string> = {}): Promise<{ ws: WebSocket; names: string[] } | { status: number }> {
+function open(
+  protocols: string[],
+  headers: Record<string, string> = {},
+): Promise<{ ws: WebSocket; names: string[] } | { status: number }> {
   const ws = new WebSocket(`${server.url.replace('https', 'wss')}${PATH}`, protocols, { ca: server.caCert, headers });
   const names: string[] = [];
-  ws.on('message', (data: Buffer) => names.push((JSON.parse(data.toString()) as { object: { metadata: { name: string } } }).object.metadata.name));
+  ws.on('message', (data: Buffer) =>
+    names.push((JSON.parse(data.toString()) as { object: { metadata: { name: string } } }).object.metadata.name),
+  );
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve({ ws, names }));
     ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
@@ -34,7 +40,9 @@ function open(protocols: string[], headers: Record<string, string> = {}): Promis
 
 async function sees(opened: Awaited<ReturnType<typeof open>>, name: string): Promise<void> {
   if (!('ws' in opened)) throw new Error(`refused with ${opened.status}`);
-  await apiClient(server)('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  await apiClient(server)('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
   await eventually(`the watch sees ${name}`, async () => (opened.names.includes(name) ? true : undefined));
   opened.ws.close();
 }
@@ -74,8 +82,15 @@ describe('WebSocket watches in /metrics', () => {
     const text = (await apiClient(server)('GET', '/metrics')).text;
     // A refusal of someone unauthenticated or anonymous (both below) does not let the path choose
     // label values (metrics.ts trustedLabels): the resource is left out.
-    const resource = code >= 400 ? 'resource="",scope="cluster",subresource="",verb="WATCH",version=""' : 'resource="namespaces",scope="cluster",subresource="",verb="WATCH",version="v1"';
-    const line = text.split('\n').find((l) => l.startsWith(`apiserver_request_total{code="${code}",component="apiserver",dry_run="",group="",${resource}}`));
+    const resource =
+      code >= 400
+        ? 'resource="",scope="cluster",subresource="",verb="WATCH",version=""'
+        : 'resource="namespaces",scope="cluster",subresource="",verb="WATCH",version="v1"';
+    const line = text
+      .split('\n')
+      .find((l) =>
+        l.startsWith(`apiserver_request_total{code="${code}",component="apiserver",dry_run="",group="",${resource}}`),
+      );
     return line ? Number(line.split(' ').pop()) : 0;
   };
 
@@ -84,7 +99,9 @@ describe('WebSocket watches in /metrics', () => {
     await sees(await open([tokenProtocol(server.token), 'base64.binary.k8s.io']), 'counted-watch');
     expect(await open([tokenProtocol('not-a-token'), 'base64.binary.k8s.io'])).toEqual({ status: 401 });
     expect(await open([])).toEqual({ status: 403 });
-    await eventually('the closed watch counted', async () => ((await count(101)) === before[101] + 1 ? true : undefined));
+    await eventually('the closed watch counted', async () =>
+      (await count(101)) === before[101] + 1 ? true : undefined,
+    );
     expect(await count(401)).toBe(before[401] + 1);
     expect(await count(403)).toBe(before[403] + 1);
   });

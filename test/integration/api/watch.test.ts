@@ -12,7 +12,18 @@ import { type WatchStream, openWatch } from '../../helpers/watch-stream.js';
 
 interface WatchEvent {
   type: string;
-  object: { kind?: string; code?: number; reason?: string; message?: string; metadata: { name?: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+  object: {
+    kind?: string;
+    code?: number;
+    reason?: string;
+    message?: string;
+    metadata: {
+      name?: string;
+      resourceVersion: string;
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+    };
+  };
 }
 
 const CRD = {
@@ -23,23 +34,48 @@ const CRD = {
     group: 'watch.example.com',
     scope: 'Namespaced',
     names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        },
+      },
+    ],
   },
 };
 const BASE = '/apis/watch.example.com/v1/namespaces/default/widgets';
 
 let server: ServerHandle;
 
-async function call(method: string, path: string, body?: unknown, contentType = 'application/json', target: ServerHandle = server): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+  target: ServerHandle = server,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const r = await apiClient(target)(method, path, { body, contentType });
   return { status: r.status, json: r.json as Record<string, unknown> };
 }
 
-const watch = (query: string, base = BASE, target: ServerHandle = server): Promise<WatchStream<WatchEvent>> => openWatch<WatchEvent>(target, `${base}?watch=true&${query}`);
+const watch = (query: string, base = BASE, target: ServerHandle = server): Promise<WatchStream<WatchEvent>> =>
+  openWatch<WatchEvent>(target, `${base}?watch=true&${query}`);
 
-const widget = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'watch.example.com/v1', kind: 'Widget', metadata: { name, labels }, spec: {} });
+const widget = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'watch.example.com/v1',
+  kind: 'Widget',
+  metadata: { name, labels },
+  spec: {},
+});
 
-const summary = (events: WatchEvent[]): string[] => events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`.trim());
+const summary = (events: WatchEvent[]): string[] =>
+  events.map((e) => `${e.type} ${e.object.metadata.name ?? ''}`.trim());
 
 /** Each backend's server options; etcd's start a real etcd first. */
 const backends: { name: string; options(compactionIntervalMs: number): Promise<ServerOptions> }[] = [
@@ -106,7 +142,13 @@ describe.each(backends)('on $name', ({ options }) => {
         const namespaces = '/api/v1/namespaces';
         await call('POST', namespaces, { metadata: { name: 'gone-soon' } }, 'application/json', compacting);
         // A later write, so that compaction can move well past revision 1 (the newest is always kept).
-        await call('PATCH', `${namespaces}/gone-soon`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json', compacting);
+        await call(
+          'PATCH',
+          `${namespaces}/gone-soon`,
+          { metadata: { labels: { a: 'b' } } },
+          'application/merge-patch+json',
+          compacting,
+        );
         const expired = await eventually('the compaction', async () => {
           // Revision 1 predates the watch cache (it started with the server), so the watch falls
           // back to storage, which has compacted it away.
@@ -149,14 +191,18 @@ describe.each(backends)('on $name', ({ options }) => {
       const events = await w.next(3);
       expect(summary(events)).toEqual(['ADDED e1', 'ADDED e2', 'BOOKMARK']);
       expect(events[2]!.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
-      expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(events[1]!.object.metadata.resourceVersion));
+      expect(Number(events[2]!.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(
+        Number(events[1]!.object.metadata.resourceVersion),
+      );
       w.close();
     });
 
     it('refuses inconsistent watch options with kube’s 422', async () => {
       const r = await call('GET', `${BASE}?watch=true&sendInitialEvents=true`);
       expect(r.status).toBe(422);
-      expect(r.json['message']).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+      expect(r.json['message']).toBe(
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      );
     });
 
     it('honours timeoutSeconds, with a last BOOKMARK when bookmarks are allowed', async () => {
@@ -183,7 +229,9 @@ describe.each(backends)('on $name', ({ options }) => {
       ws.close();
 
       const anonymous = new WebSocket(url, { ca: server.caCert });
-      const status = await new Promise<number>((resolve) => anonymous.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+      const status = await new Promise<number>((resolve) =>
+        anonymous.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+      );
       // system:anonymous, whom RBAC lets read health and version only.
       expect(status).toBe(403);
     });
@@ -195,7 +243,10 @@ describe.each(backends)('on $name', ({ options }) => {
       for (let i = 0; i < writes; i++) await call('POST', BASE, { ...widget(`big-${i}`), spec: { blob } });
       // Reading now: a watcher that was cut off ends after what was buffered, not after everything.
       stalled.resume();
-      const ended = await Promise.race([stalled.closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+      const ended = await Promise.race([
+        stalled.closed.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 5000)),
+      ]);
       expect(ended).toBe(true);
       expect(stalled.bytesReceived()).toBeLessThan(writes * blob.length);
       expect((await call('GET', '/version')).status).toBe(200);
@@ -206,12 +257,13 @@ describe.each(backends)('on $name', ({ options }) => {
       await call('POST', BASE, widget('last'));
       const w = await watch('resourceVersion=0');
       await w.next(1);
-      expect((await call('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD.metadata.name}`)).status).toBe(200);
+      expect(
+        (await call('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD.metadata.name}`)).status,
+      ).toBe(200);
       await w.ended;
       expect(summary(w.events).filter((e) => e.endsWith(' last'))).toEqual(['ADDED last', 'DELETED last']);
     });
   });
-
 
   describe('resourceVersion on a list', () => {
     it('0 and a past revision answer at once; a future one waits, then 504 as kube', async () => {
@@ -219,11 +271,13 @@ describe.each(backends)('on $name', ({ options }) => {
       const now = await call('GET', nsList);
       const rv = Number((now.json['metadata'] as { resourceVersion: string }).resourceVersion);
       expect((await call('GET', `${nsList}?resourceVersion=0`)).status).toBe(200);
-    const one = await call('GET', '/api/v1/namespaces/default?resourceVersion=0');
-    expect([one.status, (one.json['metadata'] as { name: string }).name]).toEqual([200, 'default']);
-    expect((await call('GET', '/api/v1/namespaces/absent?resourceVersion=0')).status).toBe(404);
+      const one = await call('GET', '/api/v1/namespaces/default?resourceVersion=0');
+      expect([one.status, (one.json['metadata'] as { name: string }).name]).toEqual([200, 'default']);
+      expect((await call('GET', '/api/v1/namespaces/absent?resourceVersion=0')).status).toBe(404);
       const notOlder = await call('GET', `${nsList}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
-      expect(Number((notOlder.json['metadata'] as { resourceVersion: string }).resourceVersion)).toBeGreaterThanOrEqual(rv);
+      expect(Number((notOlder.json['metadata'] as { resourceVersion: string }).resourceVersion)).toBeGreaterThanOrEqual(
+        rv,
+      );
 
       const future = rv + 1000;
       const started = Date.now();
@@ -232,9 +286,14 @@ describe.each(backends)('on $name', ({ options }) => {
       expect(tooNew.status).toBe(504);
       expect(tooNew.json).toMatchObject({
         reason: 'Timeout',
-        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+        details: {
+          causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+          retryAfterSeconds: 1,
+        },
       });
-      expect(tooNew.json['message']).toMatch(new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
+      expect(tooNew.json['message']).toMatch(
+        new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`),
+      );
     });
   });
 });

@@ -23,11 +23,22 @@ const AR = '/apis/admissionregistration.k8s.io/v1';
 const GROUP = 'wp.example.com';
 const WIDGETS = `/apis/${GROUP}/v1/namespaces/default/widgets`;
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
-const CRD = simpleCrd(GROUP, 'widgets', { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } });
+const CRD = simpleCrd(GROUP, 'widgets', {
+  type: 'object',
+  properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+});
 const APPLY = 'application/apply-patch+yaml';
 const MERGE = 'application/merge-patch+json';
-const NOT_ACCEPTABLE = failureStatus(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
-const WRONG_NAMESPACE = failureStatus(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+const NOT_ACCEPTABLE = failureStatus(
+  406,
+  'NotAcceptable',
+  'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+);
+const WRONG_NAMESPACE = failureStatus(
+  400,
+  'BadRequest',
+  'the namespace of the provided object does not match the namespace sent on the request',
+);
 
 let server: ServerHandle;
 let call: (method: string, path: string, o?: CallOptions) => Promise<ApiResponse & { json: Json }>;
@@ -39,7 +50,10 @@ let auditLog: string;
 /** Every AdmissionReview request the webhook saw, by path. */
 const seen: Array<{ path: string; request: Json }> = [];
 
-const patchOf = (ops: Json[]): Json => ({ patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
+const patchOf = (ops: Json[]): Json => ({
+  patchType: 'JSONPatch',
+  patch: Buffer.from(JSON.stringify(ops)).toString('base64'),
+});
 
 /** The webhook's answer per path. */
 function answer(path: string, request: Json): Json {
@@ -48,7 +62,10 @@ function answer(path: string, request: Json): Json {
     case '/move-namespace':
       return { allowed: true, ...patchOf([{ op: 'replace', path: '/metadata/namespace', value: 'kube-system' }]) };
     case '/rename':
-      return { allowed: true, ...patchOf([{ op: 'replace', path: '/metadata/name', value: `${String(object['metadata']['name'])}-renamed` }]) };
+      return {
+        allowed: true,
+        ...patchOf([{ op: 'replace', path: '/metadata/name', value: `${String(object['metadata']['name'])}-renamed` }]),
+      };
     case '/add-label':
       return { allowed: true, ...patchOf([{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }]) };
     case '/annotate':
@@ -60,7 +77,16 @@ function answer(path: string, request: Json): Json {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'write-path-'));
-  writeFileSync(join(dir, 'policy.yaml'), ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'omitStages: [RequestReceived]', 'rules:', '- level: Metadata'].join('\n'));
+  writeFileSync(
+    join(dir, 'policy.yaml'),
+    [
+      'apiVersion: audit.k8s.io/v1',
+      'kind: Policy',
+      'omitStages: [RequestReceived]',
+      'rules:',
+      '- level: Metadata',
+    ].join('\n'),
+  );
   webhook = await startAdmissionWebhook(answer, seen);
   webhookUrl = webhook.url;
   caBundle = webhook.caBundle;
@@ -84,7 +110,12 @@ const backends: { name: string; options(): Promise<ServerOptions> }[] = [
   },
 ];
 
-const widget = (name: string, labels: Record<string, string>, size = 1): Json => ({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name, labels }, spec: { size } });
+const widget = (name: string, labels: Record<string, string>, size = 1): Json => ({
+  apiVersion: `${GROUP}/v1`,
+  kind: 'Widget',
+  metadata: { name, labels },
+  spec: { size },
+});
 
 /**
  * A webhook configuration calling `path` for widgets labelled `case: <path>` on `operations`,
@@ -112,7 +143,9 @@ async function configure(kind: 'validating' | 'mutating', path: string, operatio
 async function untilCalled(path: string): Promise<void> {
   await vi.waitFor(async () => {
     const before = seen.length;
-    await call('POST', `${WIDGETS}?dryRun=All`, { body: widget(`probe-${randomUUID().slice(0, 8)}`, { case: path.slice(1) }) });
+    await call('POST', `${WIDGETS}?dryRun=All`, {
+      body: widget(`probe-${randomUUID().slice(0, 8)}`, { case: path.slice(1) }),
+    });
     expect(seen.slice(before).some((s) => s.path === path)).toBe(true);
   });
 }
@@ -128,7 +161,11 @@ const auditEvents = (id: string): Json[] =>
 describe.each(backends)('on $name', ({ name: backend, options }) => {
   beforeAll(async () => {
     auditLog = join(dir, `audit-${backend}.log`);
-    server = await startServer({ ...(await options()), auditPolicyFile: join(dir, 'policy.yaml'), auditLogPath: auditLog });
+    server = await startServer({
+      ...(await options()),
+      auditPolicyFile: join(dir, 'policy.yaml'),
+      auditLogPath: auditLog,
+    });
     call = apiClient(server) as typeof call;
     await installCrd(call, CRD);
   });
@@ -148,7 +185,10 @@ describe.each(backends)('on $name', ({ name: backend, options }) => {
     it('PUT: 406, and the object is unchanged', async () => {
       const created = await call('POST', CONFIGMAPS, { body: { metadata: { name: 'put-406' }, data: { a: '1' } } });
       expect(created.status, created.text).toBe(201);
-      const r = await call('PUT', `${CONFIGMAPS}/put-406`, { accept, body: { metadata: { name: 'put-406' }, data: { a: '2' } } });
+      const r = await call('PUT', `${CONFIGMAPS}/put-406`, {
+        accept,
+        body: { metadata: { name: 'put-406' }, data: { a: '2' } },
+      });
       expect(r.json).toEqual(NOT_ACCEPTABLE);
       expect((await call('GET', `${CONFIGMAPS}/put-406`)).json).toEqual(created.json);
     });
@@ -156,14 +196,22 @@ describe.each(backends)('on $name', ({ name: backend, options }) => {
     it('PATCH: 406, and the object is unchanged', async () => {
       const created = await call('POST', CONFIGMAPS, { body: { metadata: { name: 'patch-406' }, data: { a: '1' } } });
       expect(created.status, created.text).toBe(201);
-      const r = await call('PATCH', `${CONFIGMAPS}/patch-406`, { accept, contentType: MERGE, body: { data: { a: '2' } } });
+      const r = await call('PATCH', `${CONFIGMAPS}/patch-406`, {
+        accept,
+        contentType: MERGE,
+        body: { data: { a: '2' } },
+      });
       expect(r.json).toEqual(NOT_ACCEPTABLE);
       expect((await call('GET', `${CONFIGMAPS}/patch-406`)).json).toEqual(created.json);
     });
 
     it('apply: 406, and nothing is created', async () => {
       const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'apply-406' }, data: { a: '1' } };
-      const r = await call('PATCH', `${CONFIGMAPS}/apply-406?fieldManager=test`, { accept, contentType: APPLY, body: config });
+      const r = await call('PATCH', `${CONFIGMAPS}/apply-406?fieldManager=test`, {
+        accept,
+        contentType: APPLY,
+        body: config,
+      });
       expect(r.json).toEqual(NOT_ACCEPTABLE);
       expect((await call('GET', `${CONFIGMAPS}/apply-406`)).status).toBe(404);
     });
@@ -197,13 +245,18 @@ describe.each(backends)('on $name', ({ name: backend, options }) => {
       });
       await configure('mutating', '/move-namespace', ['UPDATE']);
       await vi.waitFor(async () => {
-        expect((await call('PUT', `${WIDGETS}/stays?dryRun=All`, { body: { ...created.json, spec: { size: 2 } } })).json).toEqual(WRONG_NAMESPACE);
+        expect(
+          (await call('PUT', `${WIDGETS}/stays?dryRun=All`, { body: { ...created.json, spec: { size: 2 } } })).json,
+        ).toEqual(WRONG_NAMESPACE);
       });
       const put = await call('PUT', `${WIDGETS}/stays`, { body: { ...created.json, spec: { size: 2 } } });
       expect(put.json).toEqual(WRONG_NAMESPACE);
       const patched = await call('PATCH', `${WIDGETS}/stays`, { contentType: MERGE, body: { spec: { size: 3 } } });
       expect(patched.json).toEqual(WRONG_NAMESPACE);
-      const applied = await call('PATCH', `${WIDGETS}/stays?fieldManager=test&force=true`, { contentType: APPLY, body: widget('stays', { case: 'move-namespace' }, 4) });
+      const applied = await call('PATCH', `${WIDGETS}/stays?fieldManager=test&force=true`, {
+        contentType: APPLY,
+        body: widget('stays', { case: 'move-namespace' }, 4),
+      });
       expect(applied.json).toEqual(WRONG_NAMESPACE);
       expect((await call('GET', `${WIDGETS}/stays`)).json).toEqual(created.json);
     });
@@ -213,19 +266,32 @@ describe.each(backends)('on $name', ({ name: backend, options }) => {
       expect(created.status, created.text).toBe(201);
       await configure('mutating', '/rename', ['UPDATE']);
       await vi.waitFor(async () => {
-        expect((await call('PATCH', `${WIDGETS}/named?dryRun=All`, { contentType: MERGE, body: { spec: { size: 2 } } })).status).toBe(422);
+        expect(
+          (await call('PATCH', `${WIDGETS}/named?dryRun=All`, { contentType: MERGE, body: { spec: { size: 2 } } }))
+            .status,
+        ).toBe(422);
       });
       const r = await call('PATCH', `${WIDGETS}/named`, { contentType: MERGE, body: { spec: { size: 2 } } });
       expect(r.status, r.text).toBe(422);
-      expect(r.json['details']['causes']).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "named-renamed": field is immutable', field: 'metadata.name' }]);
+      expect(r.json['details']['causes']).toEqual([
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: "named-renamed": field is immutable',
+          field: 'metadata.name',
+        },
+      ]);
       expect((await call('GET', `${WIDGETS}/named`)).json).toEqual(created.json);
     });
   });
 
   describe('managedFields are computed before mutating admission', () => {
     /** The object's managedFields, as [manager, operation, fieldsV1] triples. */
-    const owners = (obj: Json): Array<[string, string, Json]> => (obj['metadata']['managedFields'] as Json[]).map((m) => [m['manager'], m['operation'], m['fieldsV1']]);
-    const clientFields = { 'f:metadata': { 'f:labels': { '.': {}, 'f:case': {} } }, 'f:spec': { '.': {}, 'f:size': {} } };
+    const owners = (obj: Json): Array<[string, string, Json]> =>
+      (obj['metadata']['managedFields'] as Json[]).map((m) => [m['manager'], m['operation'], m['fieldsV1']]);
+    const clientFields = {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:case': {} } },
+      'f:spec': { '.': {}, 'f:size': {} },
+    };
 
     it('on create: the label a webhook adds is not the requesting manager’s', async () => {
       await configure('mutating', '/add-label', ['CREATE']);
@@ -239,10 +305,15 @@ describe.each(backends)('on $name', ({ name: backend, options }) => {
     it('on apply: the label a webhook adds is not the applier’s', async () => {
       await configure('mutating', '/add-label', ['CREATE']);
       await untilCalled('/add-label');
-      const r = await call('PATCH', `${WIDGETS}/applied?fieldManager=bob`, { contentType: APPLY, body: widget('applied', { case: 'add-label' }) });
+      const r = await call('PATCH', `${WIDGETS}/applied?fieldManager=bob`, {
+        contentType: APPLY,
+        body: widget('applied', { case: 'add-label' }),
+      });
       expect(r.status, r.text).toBe(201);
       expect(r.json['metadata']['labels']).toEqual({ case: 'add-label', mutated: 'yes' });
-      expect(owners(r.json)).toEqual([['bob', 'Apply', { 'f:metadata': { 'f:labels': { 'f:case': {} } }, 'f:spec': { 'f:size': {} } }]]);
+      expect(owners(r.json)).toEqual([
+        ['bob', 'Apply', { 'f:metadata': { 'f:labels': { 'f:case': {} } }, 'f:spec': { 'f:size': {} } }],
+      ]);
     });
   });
 
@@ -254,7 +325,11 @@ describe.each(backends)('on $name', ({ name: backend, options }) => {
       await configure('validating', '/annotate', ['CREATE']);
       await untilCalled('/annotate');
       const id = `write-path-${verb}-${randomUUID()}`;
-      const r = await call(method, path, { headers: { 'Audit-ID': id }, ...(contentType ? { contentType } : {}), body: widget(`audited-${verb}`, { case: 'annotate' }) });
+      const r = await call(method, path, {
+        headers: { 'Audit-ID': id },
+        ...(contentType ? { contentType } : {}),
+        body: widget(`audited-${verb}`, { case: 'annotate' }),
+      });
       expect(r.status, r.text).toBe(201);
       await vi.waitFor(() => {
         const complete = auditEvents(id).find((e) => e['stage'] === 'ResponseComplete');

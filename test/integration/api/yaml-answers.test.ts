@@ -39,7 +39,12 @@ beforeAll(async () => {
             name: 'v1',
             served: true,
             storage: true,
-            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+              },
+            },
             additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
           },
         ],
@@ -64,33 +69,49 @@ async function both(path: string, accept = YAML): Promise<{ text: string; json: 
 describe('objects in YAML', () => {
   it('a ConfigMap: keys sorted, strings that read as numbers, booleans or timestamps quoted, multi-line literal', async () => {
     const created = await call('POST', CMS, {
-      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1', labels: { app: 'x' } }, data: { port: '8080', enabled: 'true', y: 'no', empty: '', script: 'echo hi\necho there\n', plain: 'hello world' } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'cm1', labels: { app: 'x' } },
+        data: {
+          port: '8080',
+          enabled: 'true',
+          y: 'no',
+          empty: '',
+          script: 'echo hi\necho there\n',
+          plain: 'hello world',
+        },
+      },
     });
     expect(created.status).toBe(201);
     const { text, json } = await both(`${CMS}/cm1`);
     const meta = json.metadata;
-    expect(text.startsWith(
-      [
-        'apiVersion: v1',
-        'data:',
-        '  empty: ""',
-        '  enabled: "true"',
-        '  plain: hello world',
-        '  port: "8080"',
-        '  script: |',
-        '    echo hi',
-        '    echo there',
-        '  "y": "no"',
-        'kind: ConfigMap',
-        'metadata:',
-        `  creationTimestamp: "${meta.creationTimestamp}"`,
-        '  labels:',
-        '    app: x',
-        '  managedFields:',
-        '  - apiVersion: v1',
-      ].join('\n') + '\n',
-    )).toBe(true);
-    expect(text).toContain(`\n  name: cm1\n  namespace: default\n  resourceVersion: "${meta.resourceVersion}"\n  uid: ${meta.uid}\n`);
+    expect(
+      text.startsWith(
+        [
+          'apiVersion: v1',
+          'data:',
+          '  empty: ""',
+          '  enabled: "true"',
+          '  plain: hello world',
+          '  port: "8080"',
+          '  script: |',
+          '    echo hi',
+          '    echo there',
+          '  "y": "no"',
+          'kind: ConfigMap',
+          'metadata:',
+          `  creationTimestamp: "${meta.creationTimestamp}"`,
+          '  labels:',
+          '    app: x',
+          '  managedFields:',
+          '  - apiVersion: v1',
+        ].join('\n') + '\n',
+      ),
+    ).toBe(true);
+    expect(text).toContain(
+      `\n  name: cm1\n  namespace: default\n  resourceVersion: "${meta.resourceVersion}"\n  uid: ${meta.uid}\n`,
+    );
     expect(text.endsWith(`uid: ${meta.uid}\n`)).toBe(true);
     // It reads back as the same document.
     expect(parseYaml(text)).toEqual(json);
@@ -102,7 +123,18 @@ describe('objects in YAML', () => {
         apiVersion: 'yaml.example.com/v1',
         kind: 'Widget',
         metadata: { name: 'w1' },
-        spec: { size: 3, ratio: 0.5, big: 1234567.5, version: '1.10', on: 'on', a10: 1, a9: 2, none: null, tags: [], nested: { list: [1, { b: 'x', a: [] }], empty: {} } },
+        spec: {
+          size: 3,
+          ratio: 0.5,
+          big: 1234567.5,
+          version: '1.10',
+          on: 'on',
+          a10: 1,
+          a9: 2,
+          none: null,
+          tags: [],
+          nested: { list: [1, { b: 'x', a: [] }], empty: {} },
+        },
       },
     });
     expect(created.status).toBe(201);
@@ -135,18 +167,39 @@ describe('objects in YAML', () => {
 
   it('a list, and an empty one', async () => {
     const { text, json } = await both(WIDGETS);
-    expect(text.startsWith('apiVersion: yaml.example.com/v1\nitems:\n- apiVersion: yaml.example.com/v1\n  kind: Widget\n  metadata:\n')).toBe(true);
-    expect(text.endsWith(`kind: WidgetList\nmetadata:\n  continue: ""\n  resourceVersion: "${json.metadata.resourceVersion}"\n`) || text.endsWith(`kind: WidgetList\nmetadata:\n  resourceVersion: "${json.metadata.resourceVersion}"\n`)).toBe(true);
+    expect(
+      text.startsWith(
+        'apiVersion: yaml.example.com/v1\nitems:\n- apiVersion: yaml.example.com/v1\n  kind: Widget\n  metadata:\n',
+      ),
+    ).toBe(true);
+    expect(
+      text.endsWith(
+        `kind: WidgetList\nmetadata:\n  continue: ""\n  resourceVersion: "${json.metadata.resourceVersion}"\n`,
+      ) || text.endsWith(`kind: WidgetList\nmetadata:\n  resourceVersion: "${json.metadata.resourceVersion}"\n`),
+    ).toBe(true);
     expect(parseYaml(text)).toEqual(json);
     const empty = await both('/api/v1/namespaces/kube-public/configmaps?labelSelector=none%3Dnone');
-    expect(empty.text).toBe(`apiVersion: v1\nitems: []\nkind: ConfigMapList\nmetadata:\n  resourceVersion: "${empty.json.metadata.resourceVersion}"\n`);
+    expect(empty.text).toBe(
+      `apiVersion: v1\nitems: []\nkind: ConfigMapList\nmetadata:\n  resourceVersion: "${empty.json.metadata.resourceVersion}"\n`,
+    );
   });
 
   it('a list of hundreds of objects: chunked, a piece per turn of the event loop, the same text as in one piece', async () => {
     const ns = 'yaml-big';
-    expect((await call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/api/v1/namespaces', {
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+        })
+      ).status,
+    ).toBe(201);
     for (let i = 0; i < 300; i++) {
-      const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { text: `line ${i} `.repeat(60) } };
+      const body = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}` },
+        data: { text: `line ${i} `.repeat(60) },
+      };
       expect((await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { body })).status).toBe(201);
     }
     const path = `/api/v1/namespaces/${ns}/configmaps`;
@@ -167,12 +220,27 @@ describe('objects in YAML', () => {
     expect(r.status).toBe(404);
     expect(r.headers['content-type']).toBe(YAML);
     expect(r.text).toBe(
-      ['apiVersion: v1', 'code: 404', 'details:', '  kind: configmaps', '  name: nope', 'kind: Status', 'message: configmaps "nope" not found', 'metadata: {}', 'reason: NotFound', 'status: Failure', ''].join('\n'),
+      [
+        'apiVersion: v1',
+        'code: 404',
+        'details:',
+        '  kind: configmaps',
+        '  name: nope',
+        'kind: Status',
+        'message: configmaps "nope" not found',
+        'metadata: {}',
+        'reason: NotFound',
+        'status: Failure',
+        '',
+      ].join('\n'),
     );
   });
 
   it('a create answered in YAML', async () => {
-    const r = await call('POST', CMS, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm2' } }, accept: YAML });
+    const r = await call('POST', CMS, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm2' } },
+      accept: YAML,
+    });
     expect(r.status).toBe(201);
     expect(r.headers['content-type']).toBe(YAML);
     expect(parseYaml(r.text)).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'cm2' } });
@@ -181,8 +249,14 @@ describe('objects in YAML', () => {
   it('a Table and PartialObjectMetadata can be asked for in YAML', async () => {
     const table = await call('GET', WIDGETS, { accept: 'application/yaml;as=Table;g=meta.k8s.io;v=v1' });
     expect(table.headers['content-type']).toBe(YAML);
-    expect(parseYaml(table.text)).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', rows: [{ cells: expect.arrayContaining(['w1', 3]) }] });
-    const meta = await call('GET', `${WIDGETS}/w1`, { accept: 'application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' });
+    expect(parseYaml(table.text)).toMatchObject({
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      rows: [{ cells: expect.arrayContaining(['w1', 3]) }],
+    });
+    const meta = await call('GET', `${WIDGETS}/w1`, {
+      accept: 'application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
+    });
     expect(meta.headers['content-type']).toBe(YAML);
     expect(parseYaml(meta.text)).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'w1' } });
     expect(meta.text).not.toMatch(/^spec:/m);
@@ -214,7 +288,10 @@ describe('negotiation', () => {
   it('nothing acceptable: a 406 listing the served media types', async () => {
     const r = await call('GET', `${CMS}/cm1`, { accept: 'text/html' });
     expect(r.status).toBe(406);
-    expect(r.json).toMatchObject({ message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf' });
+    expect(r.json).toMatchObject({
+      message:
+        'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    });
   });
 
   it('a watch in YAML is not served: 406 listing the streaming media types, itself in YAML', async () => {
@@ -226,13 +303,16 @@ describe('negotiation', () => {
         kind: 'Status',
         code: 406,
         reason: 'NotAcceptable',
-        message: 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
+        message:
+          'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
       });
     }
   });
 
   it('a watch whose YAML clause asks for a stream falls through to JSON', async () => {
-    const r = await call('GET', `${WIDGETS}?watch=1&timeoutSeconds=1`, { accept: 'application/yaml;stream=watch, application/json' });
+    const r = await call('GET', `${WIDGETS}?watch=1&timeoutSeconds=1`, {
+      accept: 'application/yaml;stream=watch, application/json',
+    });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('application/json');
     expect(JSON.parse(r.text.split('\n')[0]!)).toMatchObject({ type: 'ADDED', object: { kind: 'Widget' } });
@@ -252,8 +332,8 @@ describe('@kubernetes/client-node', () => {
   });
 
   it('cannot read YAML: with its own setHeaderOptions asking for it, its ObjectSerializer refuses the answer', async () => {
-    await expect(client().readNamespacedConfigMap({ name: 'cm1', namespace: 'default' }, k8s.setHeaderOptions('Accept', YAML))).rejects.toThrow(
-      'The mediaType application/yaml is not supported by ObjectSerializer.parse.',
-    );
+    await expect(
+      client().readNamespacedConfigMap({ name: 'cm1', namespace: 'default' }, k8s.setHeaderOptions('Accept', YAML)),
+    ).rejects.toThrow('The mediaType application/yaml is not supported by ObjectSerializer.parse.');
   });
 });

@@ -23,7 +23,10 @@ interface Recorder {
 function record(cacher: Cacher<string>, prefix: string, after: number): Recorder {
   const events: CachedEvent<string>[] = [];
   const errors: Error[] = [];
-  const handle = cacher.watch(prefix, after, { onEvents: (evs) => events.push(...evs), onError: (err) => errors.push(err) });
+  const handle = cacher.watch(prefix, after, {
+    onEvents: (evs) => events.push(...evs),
+    onError: (err) => errors.push(err),
+  });
   return {
     events,
     errors,
@@ -64,7 +67,10 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('watch cache ov
       await store.create(`${prefix}b`, 'B');
       await store.update(`${prefix}a`, 'A2', (await store.get(`${prefix}a`))!.modRevision);
       const listed = await cacher.list(prefix);
-      expect(listed.items.map((i) => [i.key, i.object])).toEqual([[`${prefix}a`, 'A2'], [`${prefix}b`, 'B']]);
+      expect(listed.items.map((i) => [i.key, i.object])).toEqual([
+        [`${prefix}a`, 'A2'],
+        [`${prefix}b`, 'B'],
+      ]);
       // The newest write is elsewhere: only a progress notification can vouch for the revision.
       const other = await store.create(`${freshPrefix()}x`, 'X');
       expect((await cacher.list(prefix)).revision).toBeGreaterThanOrEqual(other.modRevision);
@@ -105,7 +111,10 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('watch cache ov
       const deleted = await store.delete(`${prefix}a`);
       for (const w of watchers) await w.until(2);
       for (const w of watchers) {
-        expect(w.events.map((e) => [e.type, e.object])).toEqual([['update', '2'], ['delete', '2']]);
+        expect(w.events.map((e) => [e.type, e.object])).toEqual([
+          ['update', '2'],
+          ['delete', '2'],
+        ]);
         w.close();
       }
       expect(watchers[0]!.events[1]!.revision).toBe(deleted.modRevision);

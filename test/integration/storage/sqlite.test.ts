@@ -151,7 +151,10 @@ describe('sqlite: the revision log on disk', () => {
     const db = new Database(fixture.file, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      const ids = db.prepare<[], { id: number }>('SELECT id FROM log ORDER BY id').all().map((r) => r.id);
+      const ids = db
+        .prepare<[], { id: number }>('SELECT id FROM log ORDER BY id')
+        .all()
+        .map((r) => r.id);
       expect(ids).toEqual([a2.modRevision, cDel.modRevision, a3.modRevision]);
       expect([a1, b1, bDel].map((kv) => ids.includes(kv.modRevision))).toEqual([false, false, false]);
     } finally {

@@ -12,7 +12,9 @@ import { apiError } from '../../helpers/api-error.js';
 import { createSqliteFixture } from '../../helpers/sqlite-fixture.js';
 
 /** A plugin that records what each phase saw, copied at the time. */
-function recorder(ops: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE']): AdmissionPlugin & { seen: string[]; attrs: Attributes[] } {
+function recorder(
+  ops: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE'],
+): AdmissionPlugin & { seen: string[]; attrs: Attributes[] } {
   const seen: string[] = [];
   const attrs: Attributes[] = [];
   return {
@@ -41,7 +43,11 @@ describe('AdmissionChain', () => {
       admit: async () => void order.push(`${name}.admit`),
       validate: async () => void order.push(`${name}.validate`),
     });
-    const chain = new AdmissionChain([plugin('a', ['CREATE']), plugin('b', ['CREATE', 'DELETE']), plugin('c', ['DELETE'])]);
+    const chain = new AdmissionChain([
+      plugin('a', ['CREATE']),
+      plugin('b', ['CREATE', 'DELETE']),
+      plugin('c', ['DELETE']),
+    ]);
     const attrs = { operation: 'CREATE' } as Attributes;
     await chain.admit(attrs);
     await chain.validate(attrs);
@@ -49,7 +55,11 @@ describe('AdmissionChain', () => {
   });
 
   it('stops at the first plugin that refuses', async () => {
-    const refuse: AdmissionPlugin = { name: 'no', handles: () => true, admit: async () => Promise.reject(forbidden('no')) };
+    const refuse: AdmissionPlugin = {
+      name: 'no',
+      handles: () => true,
+      admit: async () => Promise.reject(forbidden('no')),
+    };
     const after = recorder();
     const chain = new AdmissionChain([refuse, after]);
     await expect(chain.admit({ operation: 'UPDATE' } as Attributes)).rejects.toMatchObject({ code: 403 });
@@ -58,7 +68,10 @@ describe('AdmissionChain', () => {
 });
 
 describe('NamespaceLifecycle', () => {
-  const states: Record<string, { terminating: boolean }> = { live: { terminating: false }, going: { terminating: true } };
+  const states: Record<string, { terminating: boolean }> = {
+    live: { terminating: false },
+    going: { terminating: true },
+  };
   const plugin = namespaceLifecycle(async (name) => states[name]);
   // What the cache says and what storage says, apart; every lookup recorded.
   const split = (cache: Record<string, { terminating: boolean }>, stored: Record<string, { terminating: boolean }>) => {
@@ -74,27 +87,57 @@ describe('NamespaceLifecycle', () => {
     return { plugin: p, lookups, advance: (ms: number) => (clock += ms) };
   };
   const deleteNamespace = (name: string): Attributes =>
-    ({ operation: 'DELETE', namespace: '', name, resource: { group: '', name: 'namespaces' }, subresource: '' }) as Attributes;
+    ({
+      operation: 'DELETE',
+      namespace: '',
+      name,
+      resource: { group: '', name: 'namespaces' },
+      subresource: '',
+    }) as Attributes;
   const create = (namespace: string, name = 'e'): Attributes =>
-    ({ operation: 'CREATE', namespace, name, resource: { group: '', name: 'events' }, object: { metadata: { name } } }) as Attributes;
+    ({
+      operation: 'CREATE',
+      namespace,
+      name,
+      resource: { group: '', name: 'events' },
+      object: { metadata: { name } },
+    }) as Attributes;
 
   it.each<[string, Attributes, number | undefined, string | undefined]>([
     ['an existing namespace', create('live'), undefined, undefined],
     ['a cluster-scoped object', create(''), undefined, undefined],
     ['a missing namespace', create('nope'), 404, 'namespaces "nope" not found'],
-    ['a terminating namespace', create('going'), 403, 'events "e" is forbidden: unable to create new content in namespace going because it is being terminated'],
-    ['a terminating namespace, name still to generate', create('going', ''), 403, 'events is forbidden: unable to create new content in namespace going because it is being terminated'],
+    [
+      'a terminating namespace',
+      create('going'),
+      403,
+      'events "e" is forbidden: unable to create new content in namespace going because it is being terminated',
+    ],
+    [
+      'a terminating namespace, name still to generate',
+      create('going', ''),
+      403,
+      'events is forbidden: unable to create new content in namespace going because it is being terminated',
+    ],
   ])('%s', async (_name, attrs, code, message) => {
     const result = await plugin.admit!(attrs).then(
       () => undefined,
       (err: unknown) => err,
     );
     if (code === undefined) expect(result).toBeUndefined();
-    else expect(apiError(() => { throw result; }).status).toMatchObject({ code, message });
+    else
+      expect(
+        apiError(() => {
+          throw result;
+        }).status,
+      ).toMatchObject({ code, message });
   });
 
   it('handles creates, and deletes to note deleted namespaces', () => {
-    expect((['CREATE', 'UPDATE', 'DELETE', 'CONNECT'] as Operation[]).filter((op) => plugin.handles(op))).toEqual(['CREATE', 'DELETE']);
+    expect((['CREATE', 'UPDATE', 'DELETE', 'CONNECT'] as Operation[]).filter((op) => plugin.handles(op))).toEqual([
+      'CREATE',
+      'DELETE',
+    ]);
   });
 
   it('reads the cache, and storage when the cache has not seen a namespace yet', async () => {
@@ -106,7 +149,10 @@ describe('NamespaceLifecycle', () => {
   });
 
   it("for 30 s after a namespace's deletion, believes storage over a cache that still shows it active (kube's forceLiveLookup)", async () => {
-    const s = split({ going: { terminating: false }, other: { terminating: false } }, { going: { terminating: true }, other: { terminating: false } });
+    const s = split(
+      { going: { terminating: false }, other: { terminating: false } },
+      { going: { terminating: true }, other: { terminating: false } },
+    );
     await s.plugin.admit!(create('going'));
     await s.plugin.admit!(deleteNamespace('going'));
     await expect(s.plugin.admit!(create('going'))).rejects.toMatchObject({ status: { code: 403 } });
@@ -128,17 +174,35 @@ describe('the store runs admission for every write', () => {
   afterAll(async () => fixture.teardown());
 
   const USER = { name: 'bob', groups: ['system:authenticated'] };
-  const event = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: {} }) as KubeObject;
+  const event = (name: string): KubeObject =>
+    ({ apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: {} }) as KubeObject;
 
   it('create: mutating sees the object as sent (before a name is generated), validating sees it prepared', async () => {
     const r = recorder();
     const store = new Store(storage, eventStrategy, new AdmissionChain([r]));
-    const created = await store.create('ns1', { ...event(''), metadata: { generateName: 'e-' } }, { dryRun: false, user: USER });
+    const created = await store.create(
+      'ns1',
+      { ...event(''), metadata: { generateName: 'e-' } },
+      { dryRun: false, user: USER },
+    );
     expect(r.seen).toEqual(['admit CREATE', 'validate CREATE']);
     const [admit, validate] = r.attrs;
-    expect(admit).toMatchObject({ operation: 'CREATE', namespace: 'ns1', name: '', kind: { group: '', name: 'Event' }, resource: { group: '', name: 'events' }, subresource: '', dryRun: false, userInfo: USER, oldObject: undefined });
+    expect(admit).toMatchObject({
+      operation: 'CREATE',
+      namespace: 'ns1',
+      name: '',
+      kind: { group: '', name: 'Event' },
+      resource: { group: '', name: 'events' },
+      subresource: '',
+      dryRun: false,
+      userInfo: USER,
+      oldObject: undefined,
+    });
     expect(admit!.object!.metadata.uid).toBeUndefined();
-    expect(validate).toMatchObject({ name: created.metadata.name, object: { metadata: { uid: created.metadata.uid } } });
+    expect(validate).toMatchObject({
+      name: created.metadata.name,
+      object: { metadata: { uid: created.metadata.uid } },
+    });
     // What the mutating phase changed is stored.
     expect(created.metadata.labels).toEqual({ admitted: 'yes' });
   });
@@ -149,9 +213,21 @@ describe('the store runs admission for every write', () => {
     await store.create('ns1', event('u'), { dryRun: false });
     r.seen.length = 0;
     r.attrs.length = 0;
-    await store.update('ns1', 'u', (cur) => ({ ...cur, reason: 'Changed' }), { dryRun: true, subresource: 'status', user: USER });
+    await store.update('ns1', 'u', (cur) => ({ ...cur, reason: 'Changed' }), {
+      dryRun: true,
+      subresource: 'status',
+      user: USER,
+    });
     expect(r.seen).toEqual(['admit UPDATE', 'validate UPDATE']);
-    expect(r.attrs[0]).toMatchObject({ operation: 'UPDATE', name: 'u', namespace: 'ns1', subresource: 'status', dryRun: true, userInfo: USER, object: { reason: 'Changed' } });
+    expect(r.attrs[0]).toMatchObject({
+      operation: 'UPDATE',
+      name: 'u',
+      namespace: 'ns1',
+      subresource: 'status',
+      dryRun: true,
+      userInfo: USER,
+      object: { reason: 'Changed' },
+    });
     expect(r.attrs[0]!.oldObject!.metadata.name).toBe('u');
     expect((r.attrs[0]!.oldObject as Record<string, unknown>)['reason']).toBeUndefined();
   });
@@ -164,11 +240,22 @@ describe('the store runs admission for every write', () => {
     r.attrs.length = 0;
     await store.delete('ns1', 'd', { dryRun: false, user: USER });
     expect(r.seen).toEqual(['validate DELETE']);
-    expect(r.attrs[0]).toMatchObject({ operation: 'DELETE', name: 'd', namespace: 'ns1', object: undefined, userInfo: USER, oldObject: { metadata: { name: 'd' } } });
+    expect(r.attrs[0]).toMatchObject({
+      operation: 'DELETE',
+      name: 'd',
+      namespace: 'ns1',
+      object: undefined,
+      userInfo: USER,
+      oldObject: { metadata: { name: 'd' } },
+    });
   });
 
   it('a refusal in the validating phase writes nothing', async () => {
-    const refuse: AdmissionPlugin = { name: 'no', handles: (op) => op === 'DELETE', validate: async () => Promise.reject(forbidden('kept')) };
+    const refuse: AdmissionPlugin = {
+      name: 'no',
+      handles: (op) => op === 'DELETE',
+      validate: async () => Promise.reject(forbidden('kept')),
+    };
     const store = new Store(storage, eventStrategy, new AdmissionChain([refuse]));
     await store.create('ns1', event('kept'), { dryRun: false });
     await expect(store.delete('ns1', 'kept', { dryRun: false })).rejects.toMatchObject({ code: 403 });

@@ -8,7 +8,11 @@ import type { KubeObject, OwnerReference } from '../../../apimachinery/object.js
 import { ApiError } from '../../../apimachinery/errors.js';
 
 const OWNER: OwnerReference = { apiVersion: 'gc.example.com/v1', kind: 'Parent', name: 'p', uid: 'u1' };
-const kid = (refs?: OwnerReference[]): KubeObject => ({ apiVersion: 'gc.example.com/v1', kind: 'Kid', metadata: { name: 'k', namespace: 'default', ...(refs ? { ownerReferences: refs } : {}) } });
+const kid = (refs?: OwnerReference[]): KubeObject => ({
+  apiVersion: 'gc.example.com/v1',
+  kind: 'Kid',
+  metadata: { name: 'k', namespace: 'default', ...(refs ? { ownerReferences: refs } : {}) },
+});
 const attrs = (operation: 'CREATE' | 'UPDATE', object: KubeObject, oldObject?: KubeObject): Attributes => ({
   operation,
   kind: { group: 'gc.example.com', name: 'Kid' },
@@ -21,7 +25,8 @@ const attrs = (operation: 'CREATE' | 'UPDATE', object: KubeObject, oldObject?: K
   dryRun: false,
   userInfo: { name: 'alice', groups: [] },
 });
-const key = (r: AuthorizationAttributes) => `${r.verb} ${r.apiGroup}/${r.resource}/${r.subresource} ${r.namespace}/${r.name}`;
+const key = (r: AuthorizationAttributes) =>
+  `${r.verb} ${r.apiGroup}/${r.resource}/${r.subresource} ${r.namespace}/${r.name}`;
 
 function plugin(allowed: string[]) {
   const asked: string[] = [];
@@ -33,7 +38,10 @@ function plugin(allowed: string[]) {
       },
       rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false, evaluationError: '' }),
     },
-    (apiVersion, kind) => (apiVersion.startsWith('gc.example.com/') && kind === 'Parent' ? { group: 'gc.example.com', resource: 'parents', namespaced: true } : undefined),
+    (apiVersion, kind) =>
+      apiVersion.startsWith('gc.example.com/') && kind === 'Parent'
+        ? { group: 'gc.example.com', resource: 'parents', namespaced: true }
+        : undefined,
   );
   return { p, asked };
 }
@@ -45,7 +53,12 @@ const FINALIZE_ANY = 'update */*/finalizers /*';
 describe('OwnerReferencesPermissionEnforcement', () => {
   it.each<{ name: string; a: Attributes; allowed: string[]; asked: string[]; error?: string }>([
     { name: 'a create without references asks nothing', a: attrs('CREATE', kid()), allowed: [], asked: [] },
-    { name: 'a create with a non-blocking reference asks nothing', a: attrs('CREATE', kid([OWNER])), allowed: [], asked: [] },
+    {
+      name: 'a create with a non-blocking reference asks nothing',
+      a: attrs('CREATE', kid([OWNER])),
+      allowed: [],
+      asked: [],
+    },
     {
       name: 'a create with a blocking reference needs the owner’s finalizers',
       a: attrs('CREATE', kid([{ ...OWNER, blockOwnerDeletion: true }])),
@@ -59,8 +72,18 @@ describe('OwnerReferencesPermissionEnforcement', () => {
       asked: [FINALIZE_ANY, FINALIZE_P],
       error: `kids.gc.example.com "k" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`,
     },
-    { name: 'finalizers of anything settles it', a: attrs('CREATE', kid([{ ...OWNER, blockOwnerDeletion: true }])), allowed: [FINALIZE_ANY], asked: [FINALIZE_ANY] },
-    { name: 'an update that keeps the references asks nothing', a: attrs('UPDATE', kid([OWNER]), kid([OWNER])), allowed: [], asked: [] },
+    {
+      name: 'finalizers of anything settles it',
+      a: attrs('CREATE', kid([{ ...OWNER, blockOwnerDeletion: true }])),
+      allowed: [FINALIZE_ANY],
+      asked: [FINALIZE_ANY],
+    },
+    {
+      name: 'an update that keeps the references asks nothing',
+      a: attrs('UPDATE', kid([OWNER]), kid([OWNER])),
+      allowed: [],
+      asked: [],
+    },
     {
       name: 'an update changing references needs delete on the object',
       a: attrs('UPDATE', kid([OWNER]), kid()),

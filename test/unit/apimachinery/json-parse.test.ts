@@ -44,7 +44,7 @@ describe('parseJsonExact: values as JSON.parse', () => {
   it('keeps __proto__ as an own property, as JSON.parse does', () => {
     const v = parseJsonExact('{"__proto__":{"polluted":true},"a":1}').value as Record<string, unknown>;
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
-    expect(Object.prototype.hasOwnProperty.call(v, '__proto__')).toBe(true);
+    expect(Object.hasOwn(v, '__proto__')).toBe(true);
     expect(Object.keys(v)).toEqual(['__proto__', 'a']);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     expect(JSON.stringify(v)).toBe('{"__proto__":{"polluted":true},"a":1}');
@@ -60,9 +60,15 @@ describe('parseJsonExact: duplicate fields', () => {
     { doc: '{"spec":{"items":[{"name":"a"},{"name":"b","name":"c"}]}}', want: ['spec.items[1].name'] },
     { doc: '[{"a":1,"a":2}]', want: ['[0].a'] },
     { doc: '[[{"a":1}],[{"a":1,"a":2}]]', want: ['[1][0].a'] },
-    { doc: '{"metadata":{"name":"c","name":"d"},"spec":{},"spec":{"x":1,"x":2}}', want: ['metadata.name', 'spec', 'spec.x'] },
+    {
+      doc: '{"metadata":{"name":"c","name":"d"},"spec":{},"spec":{"x":1,"x":2}}',
+      want: ['metadata.name', 'spec', 'spec.x'],
+    },
     // Map keys are joined with "." too: the decoder has no schema.
-    { doc: '{"metadata":{"labels":{"app.kubernetes.io/name":"a","app.kubernetes.io/name":"b"}}}', want: ['metadata.labels.app.kubernetes.io/name'] },
+    {
+      doc: '{"metadata":{"labels":{"app.kubernetes.io/name":"a","app.kubernetes.io/name":"b"}}}',
+      want: ['metadata.labels.app.kubernetes.io/name'],
+    },
     { doc: '{"__proto__":1,"__proto__":2}', want: ['__proto__'] },
     { doc: '{"toString":1,"constructor":2}', want: [] },
     // The same path twice in different objects of one list is one path per item.
@@ -92,7 +98,10 @@ describe('parseJsonExact: float literals', () => {
     { doc: '[1, 2.5, 3E2, -0, -0.0]', want: ['[1]', '[2]', '[4]'] },
     { doc: '{"spec":{"items":[{"w":0.5},{"w":1}]}}', want: ['spec.items[0].w'] },
     // kube decodes integers outside int64 as float64.
-    { doc: '{"a":9223372036854775807,"b":9223372036854775808,"c":-9223372036854775808,"d":-9223372036854775809}', want: ['b', 'd'] },
+    {
+      doc: '{"a":9223372036854775807,"b":9223372036854775808,"c":-9223372036854775808,"d":-9223372036854775809}',
+      want: ['b', 'd'],
+    },
     { doc: '{"a":123456789012345678901234567890}', want: ['a'] },
   ];
   it.each(cases)('$doc', ({ doc, want }) => {
@@ -147,7 +156,13 @@ describe('parseJsonExact: errors as Go encoding/json', () => {
     { doc: 'é', message: "invalid character 'Ã' looking for beginning of value", offset: 1 },
     // Offsets count UTF-8 bytes; line and column count lines and characters.
     { doc: '{"é":x}', message: "invalid character 'x' looking for beginning of value", offset: 7, line: 1, column: 6 },
-    { doc: '{\n  "a": 1,\n  "b": x\n}', message: "invalid character 'x' looking for beginning of value", offset: 20, line: 3, column: 8 },
+    {
+      doc: '{\n  "a": 1,\n  "b": x\n}',
+      message: "invalid character 'x' looking for beginning of value",
+      offset: 20,
+      line: 3,
+      column: 8,
+    },
     { doc: '[1e400]', message: 'json: cannot unmarshal number 1e400 into Go value of type float64', offset: 2 },
     { doc: '-1e999', message: 'json: cannot unmarshal number -1e999 into Go value of type float64', offset: 1 },
   ];
@@ -190,7 +205,9 @@ describe('parseJsonExact: depth', () => {
 
   it("stops past Go's 10000 levels, or past maxDepth", () => {
     expect(() => parseJsonExact(nestedArrays(10001))).toThrow("invalid character '[' exceeded max depth");
-    expect(() => parseJsonExact(nestedObjects(1001), { maxDepth: 1000 })).toThrow("invalid character '{' exceeded max depth");
+    expect(() => parseJsonExact(nestedObjects(1001), { maxDepth: 1000 })).toThrow(
+      "invalid character '{' exceeded max depth",
+    );
     expect(parseJsonExact(nestedObjects(1000), { maxDepth: 1000 }).value).toBeTypeOf('object');
   });
 
@@ -216,15 +233,22 @@ describe('parseJsonExact: properties', () => {
   });
 
   it('reads numeric literals as JSON.parse does, and flags fractions and exponents', () => {
-    const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+    const digits = (min: number, max: number) =>
+      fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
     const literal = fc
       .tuple(
         fc.boolean(),
-        fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 20)).map(([a, b]) => a + b)),
+        fc.oneof(
+          fc.constant('0'),
+          fc.tuple(fc.constantFrom(...'123456789'), digits(0, 20)).map(([a, b]) => a + b),
+        ),
         fc.option(digits(1, 20)),
         fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: 330 }))),
       )
-      .map(([neg, int, frac, exp]) => `${neg ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `${exp[0]}${exp[1]}${exp[2]}`}`);
+      .map(
+        ([neg, int, frac, exp]) =>
+          `${neg ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `${exp[0]}${exp[1]}${exp[2]}`}`,
+      );
     fc.assert(
       fc.property(literal, (lit) => {
         const want = JSON.parse(lit) as number;
@@ -252,7 +276,9 @@ describe('parseJsonExact: properties', () => {
   it('accepts exactly what JSON.parse accepts (but numbers beyond float64)', () => {
     const alphabet = [...'{}[],:"\\ \n\t0123456789-+.eEtruefalsnl/ubx'];
     const containsInfinity = (v: unknown): boolean =>
-      typeof v === 'number' ? !Number.isFinite(v) : typeof v === 'object' && v !== null && Object.values(v).some(containsInfinity);
+      typeof v === 'number'
+        ? !Number.isFinite(v)
+        : typeof v === 'object' && v !== null && Object.values(v).some(containsInfinity);
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 24 }), (text) => {
         let want: unknown;

@@ -10,6 +10,7 @@ describe('parseJSON', () => {
     ['-9223372036854775808', -9223372036854775808n],
     ['9223372036854775807', 9223372036854775807n],
     ['9007199254740991', 9007199254740991], // the largest safe integer stays a number
+    // biome-ignore lint/correctness/noPrecisionLoss: the float64 the decoder must produce
     ['9223372036854775808', 9223372036854775808], // beyond int64: a float64, as kube decodes it
     ['1234567890123456.5', 1234567890123456.5], // not an integer literal
     ['9007199254740993e0', 9007199254740992], // an exponent makes it a float
@@ -19,7 +20,11 @@ describe('parseJSON', () => {
   });
 
   it('finds them at any depth, and leaves the rest as JSON.parse does', () => {
-    expect(parseJSON('{"a":[1,{"b":12345678901234567}],"c":"x","d":null}')).toEqual({ a: [1, { b: 12345678901234567n }], c: 'x', d: null });
+    expect(parseJSON('{"a":[1,{"b":12345678901234567}],"c":"x","d":null}')).toEqual({
+      a: [1, { b: 12345678901234567n }],
+      c: 'x',
+      d: null,
+    });
   });
 
   it('is the exact parser only with int64: the request decoder rounds without it', () => {
@@ -36,8 +41,16 @@ describe('stringifyJSON', () => {
   });
 
   it('writes bigints as integers, with JSON.stringify’s rules for the rest', () => {
-    const v = { n: -9223372036854775808n, list: [9007199254740993n, undefined, 2], skip: undefined, s: '9007199254740993', nested: { x: 1n } };
-    expect(stringifyJSON(v)).toBe('{"n":-9223372036854775808,"list":[9007199254740993,null,2],"s":"9007199254740993","nested":{"x":1}}');
+    const v = {
+      n: -9223372036854775808n,
+      list: [9007199254740993n, undefined, 2],
+      skip: undefined,
+      s: '9007199254740993',
+      nested: { x: 1n },
+    };
+    expect(stringifyJSON(v)).toBe(
+      '{"n":-9223372036854775808,"list":[9007199254740993,null,2],"s":"9007199254740993","nested":{"x":1}}',
+    );
   });
 
   it('round-trips through parseJSON', () => {

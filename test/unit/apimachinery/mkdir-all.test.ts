@@ -23,20 +23,32 @@ describe('mkdirAll', () => {
 
   it.each([
     ['a parent that refuses children (procfs)', () => '/proc/mini-apiserver-nope/x', 'ENOENT'],
-    ['a dangling symlink as a parent', () => {
-      const link = join(scratch, 'dangling');
-      symlinkSync(join(scratch, 'no-such-target'), link);
-      return join(link, 'x');
-    }, 'ENOENT'],
-    ['a file as a parent', () => {
-      writeFileSync(join(scratch, 'file'), '');
-      return join(scratch, 'file', 'x');
-    }, 'ENOTDIR'],
-    ['a file at the path itself', () => {
-      writeFileSync(join(scratch, 'file2'), '');
-      return join(scratch, 'file2');
-    }, 'EEXIST'],
-  ])('%s: ends with Node\'s error', (_name, path, code) => {
+    [
+      'a dangling symlink as a parent',
+      () => {
+        const link = join(scratch, 'dangling');
+        symlinkSync(join(scratch, 'no-such-target'), link);
+        return join(link, 'x');
+      },
+      'ENOENT',
+    ],
+    [
+      'a file as a parent',
+      () => {
+        writeFileSync(join(scratch, 'file'), '');
+        return join(scratch, 'file', 'x');
+      },
+      'ENOTDIR',
+    ],
+    [
+      'a file at the path itself',
+      () => {
+        writeFileSync(join(scratch, 'file2'), '');
+        return join(scratch, 'file2');
+      },
+      'EEXIST',
+    ],
+  ])("%s: ends with Node's error", (_name, path, code) => {
     expect(() => mkdirAll(path(), 0o700)).toThrow(expect.objectContaining({ code }));
   });
 });

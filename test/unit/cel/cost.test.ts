@@ -86,7 +86,10 @@ const strList = listType(StringType);
 
 const containsAtFactor2: FunctionEstimator = (est, target, args) => {
   if (target === undefined || args.length !== 1) return undefined;
-  return multiply(multiplyByCostFactor(sizeEstimate(est, target), 0.2), multiplyByCostFactor(sizeEstimate(est, args[0]!), 0.2));
+  return multiply(
+    multiplyByCostFactor(sizeEstimate(est, target), 0.2),
+    multiplyByCostFactor(sizeEstimate(est, args[0]!), 0.2),
+  );
 };
 const bytesListMax: FunctionEstimator = (est, target): CallEstimate | undefined => {
   if (target === undefined) return undefined;
@@ -115,24 +118,79 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
   { name: 'identity', expr: `input`, vars: [v('input', intList)], wanted: [1, 1] },
   { name: 'select: map', expr: `input['key']`, vars: [v('input', mapType(StringType, StringType))], wanted: [2, 2] },
   { name: 'select: field', expr: `input.single_int32`, vars: [v('input', allTypes)], wanted: [2, 2] },
-  { name: 'select: field test only no has() cost', expr: `has(input.single_int32)`, vars: [v('input', allTypes)], options: { presenceTestHasCost: false }, wanted: [1, 1] },
+  {
+    name: 'select: field test only no has() cost',
+    expr: `has(input.single_int32)`,
+    vars: [v('input', allTypes)],
+    options: { presenceTestHasCost: false },
+    wanted: [1, 1],
+  },
   { name: 'select: field test only', expr: `has(input.single_int32)`, vars: [v('input', allTypes)], wanted: [2, 2] },
-  { name: 'select: non-proto field test has() cost', expr: `has(input.testAttr.nestedAttr)`, vars: [v('input', nestedMap)], options: { presenceTestHasCost: true }, wanted: [3, 3] },
-  { name: 'select: non-proto field test no has() cost', expr: `has(input.testAttr.nestedAttr)`, vars: [v('input', nestedMap)], options: { presenceTestHasCost: false }, wanted: [2, 2] },
-  { name: 'select: non-proto field test', expr: `has(input.testAttr.nestedAttr)`, vars: [v('input', nestedMap)], wanted: [3, 3] },
+  {
+    name: 'select: non-proto field test has() cost',
+    expr: `has(input.testAttr.nestedAttr)`,
+    vars: [v('input', nestedMap)],
+    options: { presenceTestHasCost: true },
+    wanted: [3, 3],
+  },
+  {
+    name: 'select: non-proto field test no has() cost',
+    expr: `has(input.testAttr.nestedAttr)`,
+    vars: [v('input', nestedMap)],
+    options: { presenceTestHasCost: false },
+    wanted: [2, 2],
+  },
+  {
+    name: 'select: non-proto field test',
+    expr: `has(input.testAttr.nestedAttr)`,
+    vars: [v('input', nestedMap)],
+    wanted: [3, 3],
+  },
   { name: 'estimated function call', expr: `input.getFullYear()`, vars: [v('input', TimestampType)], wanted: [8, 8] },
   { name: 'create list', expr: `[1, 2, 3]`, wanted: [10, 10] },
-  { name: 'create struct', expr: `google.expr.proto3.test.TestAllTypes{single_int32: 1, single_float: 3.14, single_string: 'str'}`, wanted: [40, 40] },
+  {
+    name: 'create struct',
+    expr: `google.expr.proto3.test.TestAllTypes{single_int32: 1, single_float: 3.14, single_string: 'str'}`,
+    wanted: [40, 40],
+  },
   { name: 'create map', expr: `{"a": 1, "b": 2, "c": 3}`, wanted: [30, 30] },
-  { name: 'all comprehension', expr: `input.all(x, true)`, vars: [v('input', allList)], hints: { input: 100 }, wanted: [2, 302] },
-  { name: 'nested all comprehension', expr: `input.all(x, x.all(y, true))`, vars: [v('input', nestedList)], hints: { input: 50, 'input.@items': 10 }, wanted: [2, 1752] },
+  {
+    name: 'all comprehension',
+    expr: `input.all(x, true)`,
+    vars: [v('input', allList)],
+    hints: { input: 100 },
+    wanted: [2, 302],
+  },
+  {
+    name: 'nested all comprehension',
+    expr: `input.all(x, x.all(y, true))`,
+    vars: [v('input', nestedList)],
+    hints: { input: 50, 'input.@items': 10 },
+    wanted: [2, 1752],
+  },
   { name: 'all comprehension on literal', expr: `[1, 2, 3].all(x, true)`, wanted: [20, 20] },
-  { name: 'variable cost function', expr: `input.matches('[0-9]')`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [3, 103] },
+  {
+    name: 'variable cost function',
+    expr: `input.matches('[0-9]')`,
+    vars: [v('input', StringType)],
+    hints: { input: 500 },
+    wanted: [3, 103],
+  },
   { name: 'variable cost function with constant', expr: `'123'.matches('[0-9]')`, wanted: [2, 2] },
   { name: 'or', expr: `true || false`, wanted: [0, 0] },
-  { name: 'or accumulated branch cost', expr: `a || b || c || d`, vars: ['a', 'b', 'c', 'd'].map((n) => v(n, BoolType)), wanted: [1, 4] },
+  {
+    name: 'or accumulated branch cost',
+    expr: `a || b || c || d`,
+    vars: ['a', 'b', 'c', 'd'].map((n) => v(n, BoolType)),
+    wanted: [1, 4],
+  },
   { name: 'and', expr: `true && false`, wanted: [0, 0] },
-  { name: 'and accumulated branch cost', expr: `a && b && c && d`, vars: ['a', 'b', 'c', 'd'].map((n) => v(n, BoolType)), wanted: [1, 4] },
+  {
+    name: 'and accumulated branch cost',
+    expr: `a && b && c && d`,
+    vars: ['a', 'b', 'c', 'd'].map((n) => v(n, BoolType)),
+    wanted: [1, 4],
+  },
   { name: 'lt', expr: `1 < 2`, wanted: [1, 1] },
   { name: 'lte', expr: `1 <= 2`, wanted: [1, 1] },
   { name: 'eq', expr: `1 == 2`, wanted: [1, 1] },
@@ -147,15 +205,63 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
   { name: 'ternary', expr: `true ? 1 : 2`, wanted: [0, 0] },
   { name: 'string size', expr: `size("123")`, wanted: [1, 1] },
   { name: 'bytes size', expr: `size(b"123")`, wanted: [1, 1] },
-  { name: 'bytes to string conversion', expr: `string(input)`, vars: [v('input', BytesType)], hints: { input: 500 }, wanted: [1, 51] },
-  { name: 'bytes to string conversion equality', expr: `string(input) == string(input)`, vars: [v('input', BytesType)], hints: { input: 500 }, wanted: [3, 152] },
-  { name: 'string to bytes conversion', expr: `bytes(input)`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [1, 51] },
-  { name: 'string to bytes conversion equality', expr: `bytes(input) == bytes(input)`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [3, 302] },
+  {
+    name: 'bytes to string conversion',
+    expr: `string(input)`,
+    vars: [v('input', BytesType)],
+    hints: { input: 500 },
+    wanted: [1, 51],
+  },
+  {
+    name: 'bytes to string conversion equality',
+    expr: `string(input) == string(input)`,
+    vars: [v('input', BytesType)],
+    hints: { input: 500 },
+    wanted: [3, 152],
+  },
+  {
+    name: 'string to bytes conversion',
+    expr: `bytes(input)`,
+    vars: [v('input', StringType)],
+    hints: { input: 500 },
+    wanted: [1, 51],
+  },
+  {
+    name: 'string to bytes conversion equality',
+    expr: `bytes(input) == bytes(input)`,
+    vars: [v('input', StringType)],
+    hints: { input: 500 },
+    wanted: [3, 302],
+  },
   { name: 'int to string conversion', expr: `string(1)`, wanted: [1, 1] },
-  { name: 'contains', expr: `input.contains(arg1)`, vars: [v('input', StringType), v('arg1', StringType)], hints: { input: 500, arg1: 500 }, wanted: [2, 2502] },
-  { name: 'matches', expr: String.raw`input.matches('\\d+a\\d+b')`, vars: [v('input', StringType)], hints: { input: 500 }, wanted: [3, 103] },
-  { name: 'startsWith', expr: `input.startsWith(arg1)`, vars: [v('input', StringType), v('arg1', StringType)], hints: { arg1: 500 }, wanted: [2, 52] },
-  { name: 'endsWith', expr: `input.endsWith(arg1)`, vars: [v('input', StringType), v('arg1', StringType)], hints: { arg1: 500 }, wanted: [2, 52] },
+  {
+    name: 'contains',
+    expr: `input.contains(arg1)`,
+    vars: [v('input', StringType), v('arg1', StringType)],
+    hints: { input: 500, arg1: 500 },
+    wanted: [2, 2502],
+  },
+  {
+    name: 'matches',
+    expr: String.raw`input.matches('\\d+a\\d+b')`,
+    vars: [v('input', StringType)],
+    hints: { input: 500 },
+    wanted: [3, 103],
+  },
+  {
+    name: 'startsWith',
+    expr: `input.startsWith(arg1)`,
+    vars: [v('input', StringType), v('arg1', StringType)],
+    hints: { arg1: 500 },
+    wanted: [2, 52],
+  },
+  {
+    name: 'endsWith',
+    expr: `input.endsWith(arg1)`,
+    vars: [v('input', StringType), v('arg1', StringType)],
+    hints: { arg1: 500 },
+    wanted: [2, 52],
+  },
   { name: 'size receiver', expr: `input.size()`, vars: [v('input', StringType)], wanted: [2, 2] },
   { name: 'size', expr: `size(input)`, vars: [v('input', StringType)], wanted: [2, 2] },
   {
@@ -165,9 +271,27 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
     hints: { input1: 1, input2: 1 },
     wanted: [4, 7],
   },
-  { name: 'comprehension over map', expr: `input.all(k, input[k].single_int32 > 3)`, vars: [v('input', allMap)], hints: { input: 10 }, wanted: [2, 82] },
-  { name: 'comprehension over nested map of maps', expr: `input.all(k, input[k].all(x, true))`, vars: [v('input', nestedMap)], hints: { input: 5, 'input.@values': 10 }, wanted: [2, 187] },
-  { name: 'string size of map keys', expr: `input.all(k, k.contains(k))`, vars: [v('input', nestedMap)], hints: { input: 5, 'input.@keys': 10 }, wanted: [2, 32] },
+  {
+    name: 'comprehension over map',
+    expr: `input.all(k, input[k].single_int32 > 3)`,
+    vars: [v('input', allMap)],
+    hints: { input: 10 },
+    wanted: [2, 82],
+  },
+  {
+    name: 'comprehension over nested map of maps',
+    expr: `input.all(k, input[k].all(x, true))`,
+    vars: [v('input', nestedMap)],
+    hints: { input: 5, 'input.@values': 10 },
+    wanted: [2, 187],
+  },
+  {
+    name: 'string size of map keys',
+    expr: `input.all(k, k.contains(k))`,
+    vars: [v('input', nestedMap)],
+    hints: { input: 5, 'input.@keys': 10 },
+    wanted: [2, 32],
+  },
   {
     name: 'comprehension variable shadowing',
     expr: `input.all(k, input[k].all(k, true) && k.contains(k))`,
@@ -175,8 +299,20 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
     hints: { input: 2, 'input.@values': 2, 'input.@keys': 5 },
     wanted: [2, 34],
   },
-  { name: 'list concat', expr: `(list1 + list2).all(x, true)`, vars: [v('list1', intList), v('list2', intList)], hints: { list1: 10, list2: 10 }, wanted: [4, 64] },
-  { name: 'str concat', expr: `"abcdefg".contains(str1 + str2)`, vars: [v('str1', StringType), v('str2', StringType)], hints: { str1: 10, str2: 10 }, wanted: [2, 6] },
+  {
+    name: 'list concat',
+    expr: `(list1 + list2).all(x, true)`,
+    vars: [v('list1', intList), v('list2', intList)],
+    hints: { list1: 10, list2: 10 },
+    wanted: [4, 64],
+  },
+  {
+    name: 'str concat',
+    expr: `"abcdefg".contains(str1 + str2)`,
+    vars: [v('str1', StringType), v('str2', StringType)],
+    hints: { str1: 10, str2: 10 },
+    wanted: [2, 6],
+  },
   {
     name: 'str concat custom cost estimate',
     expr: `"abcdefg".contains(str1 + str2)`,
@@ -185,7 +321,12 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
     options: { overloadEstimators: new Map([['contains_string', containsAtFactor2]]) },
     wanted: [2, 12],
   },
-  { name: 'list size comparison', expr: `list1.size() == list2.size()`, vars: [v('list1', intList), v('list2', intList)], wanted: [5, 5] },
+  {
+    name: 'list size comparison',
+    expr: `list1.size() == list2.size()`,
+    vars: [v('list1', intList), v('list2', intList)],
+    wanted: [5, 5],
+  },
   {
     name: 'list size from ternary',
     expr: `x > y ? list1.size() : list2.size()`,
@@ -213,9 +354,24 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
     wanted: [9, 9],
   },
   { name: 'nested subexpression operators', expr: `((5 != 6) == (1 == 2)) == ((3 <= 4) == (9 != 9))`, wanted: [7, 7] },
-  { name: 'str size estimate', expr: `string(timestamp1) == string(timestamp2)`, vars: [v('timestamp1', TimestampType), v('timestamp2', TimestampType)], wanted: [5, 1844674407370955268n] },
-  { name: 'timestamp equality check', expr: `timestamp1 == timestamp2`, vars: [v('timestamp1', TimestampType), v('timestamp2', TimestampType)], wanted: [3, 3] },
-  { name: 'duration inequality check', expr: `duration1 != duration2`, vars: [v('duration1', DurationType), v('duration2', DurationType)], wanted: [3, 3] },
+  {
+    name: 'str size estimate',
+    expr: `string(timestamp1) == string(timestamp2)`,
+    vars: [v('timestamp1', TimestampType), v('timestamp2', TimestampType)],
+    wanted: [5, 1844674407370955268n],
+  },
+  {
+    name: 'timestamp equality check',
+    expr: `timestamp1 == timestamp2`,
+    vars: [v('timestamp1', TimestampType), v('timestamp2', TimestampType)],
+    wanted: [3, 3],
+  },
+  {
+    name: 'duration inequality check',
+    expr: `duration1 != duration2`,
+    vars: [v('duration1', DurationType), v('duration2', DurationType)],
+    wanted: [3, 3],
+  },
   { name: '.filter list literal', expr: `[1,2,3,4,5].filter(x, x % 2 == 0)`, wanted: [41, 101] },
   { name: '.map list literal', expr: `[1,2,3,4,5].map(x, x)`, wanted: [86, 86] },
   { name: '.map.filter list literal', expr: `[1,2,3,4,5].map(x, x).filter(x, x % 2 == 0)`, wanted: [117, 177] },
@@ -223,9 +379,21 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
   { name: '.map.map list literal', expr: `[1,2,3,4,5].map(x, x).map(x, x)`, wanted: [162, 162] },
   { name: '.map list literal selection', expr: `[1,2,3,4,5].map(x, x)[4]`, wanted: [87, 87] },
   { name: 'nested array selection', expr: `[[1,2],[1,2],[1,2],[1,2],[1,2]][4]`, wanted: [61, 61] },
-  { name: 'nested map selection', expr: `{'a': [1,2], 'b': [1,2], 'c': [1,2], 'd': [1,2], 'e': [1,2]}.b`, wanted: [81, 81] },
-  { name: 'comprehension on nested list', expr: `[[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]].all(y, y.all(y, y == 1))`, wanted: [76, 136] },
-  { name: 'comprehension on transformed nested list', expr: `[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))`, wanted: [157, 217] },
+  {
+    name: 'nested map selection',
+    expr: `{'a': [1,2], 'b': [1,2], 'c': [1,2], 'd': [1,2], 'e': [1,2]}.b`,
+    wanted: [81, 81],
+  },
+  {
+    name: 'comprehension on nested list',
+    expr: `[[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]].all(y, y.all(y, y == 1))`,
+    wanted: [76, 136],
+  },
+  {
+    name: 'comprehension on transformed nested list',
+    expr: `[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))`,
+    wanted: [157, 217],
+  },
   {
     name: 'comprehension on nested literal list',
     expr: `["a", "ab", "abc", "abcd", "abcde"].map(x, [x, x]).all(y, y.all(y, y.startsWith('a')))`,
@@ -244,11 +412,26 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
   { name: 'literal map access', expr: `{'hello': 'hi'}['hello'] != {'hello': 'bye'}['hello']`, wanted: [63, 63] },
   { name: 'literal list access', expr: `['hello', 'hi'][0] != ['hello', 'bye'][1]`, wanted: [23, 23] },
   { name: 'type call', expr: `type(1)`, wanted: [1, 1] },
-  { name: 'type call variable', expr: `type(self.val1)`, vars: [v('self', mapType(StringType, IntType))], wanted: [3, 3] },
-  { name: 'type call variable equality', expr: `type(self.val1) == int`, vars: [v('self', mapType(StringType, IntType))], wanted: [5, 1844674407370955268n] },
+  {
+    name: 'type call variable',
+    expr: `type(self.val1)`,
+    vars: [v('self', mapType(StringType, IntType))],
+    wanted: [3, 3],
+  },
+  {
+    name: 'type call variable equality',
+    expr: `type(self.val1) == int`,
+    vars: [v('self', mapType(StringType, IntType))],
+    wanted: [5, 1844674407370955268n],
+  },
   { name: 'type literal equality cost', expr: `type(1) == int`, wanted: [3, 1844674407370955266n] },
   { name: 'namespace variable equality', expr: `self.val1 == 1.0`, vars: [v('self.val1', DoubleType)], wanted: [2, 2] },
-  { name: 'simple map variable equality', expr: `self.val1 == 1.0`, vars: [v('self', mapType(StringType, DoubleType))], wanted: [3, 3] },
+  {
+    name: 'simple map variable equality',
+    expr: `self.val1 == 1.0`,
+    vars: [v('self', mapType(StringType, DoubleType))],
+    wanted: [3, 3],
+  },
   {
     name: 'date-time math',
     expr: `self.val1 == timestamp('2011-08-18T00:00:00.000+01:00') + duration('19h3m37s10ms')`,
@@ -261,9 +444,24 @@ const CEL_GO_CASES: readonly CelGoCase[] = [
     vars: [v('self', mapType(StringType, TimestampType))],
     wanted: [7, 7],
   },
-  { name: 'boolean vars equal', expr: `self.val1 != self.val2`, vars: [v('self', mapType(StringType, BoolType))], wanted: [5, 5] },
-  { name: 'boolean var equals literal', expr: `self.val1 != true`, vars: [v('self', mapType(StringType, BoolType))], wanted: [3, 3] },
-  { name: 'double var equals literal', expr: `self.val1 == 1.0`, vars: [v('self', mapType(StringType, DoubleType))], wanted: [3, 3] },
+  {
+    name: 'boolean vars equal',
+    expr: `self.val1 != self.val2`,
+    vars: [v('self', mapType(StringType, BoolType))],
+    wanted: [5, 5],
+  },
+  {
+    name: 'boolean var equals literal',
+    expr: `self.val1 != true`,
+    vars: [v('self', mapType(StringType, BoolType))],
+    wanted: [3, 3],
+  },
+  {
+    name: 'double var equals literal',
+    expr: `self.val1 == 1.0`,
+    vars: [v('self', mapType(StringType, DoubleType))],
+    wanted: [3, 3],
+  },
   {
     name: 'bytes list max',
     expr: "[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901')].max()",
@@ -301,18 +499,42 @@ const KUBE_LIBRARY_FUNCTIONS = [
     memberOverload('string_replace_string_string', [StringType, StringType, StringType], StringType),
     memberOverload('string_replace_string_string_int', [StringType, StringType, StringType, IntType], StringType),
   ),
-  func('split', memberOverload('string_split_string', [StringType, StringType], listType(StringType)), memberOverload('string_split_string_int', [StringType, StringType, IntType], listType(StringType))),
-  func('substring', memberOverload('string_substring_int', [StringType, IntType], StringType), memberOverload('string_substring_int_int', [StringType, IntType, IntType], StringType)),
+  func(
+    'split',
+    memberOverload('string_split_string', [StringType, StringType], listType(StringType)),
+    memberOverload('string_split_string_int', [StringType, StringType, IntType], listType(StringType)),
+  ),
+  func(
+    'substring',
+    memberOverload('string_substring_int', [StringType, IntType], StringType),
+    memberOverload('string_substring_int_int', [StringType, IntType, IntType], StringType),
+  ),
   func('trim', memberOverload('string_trim', [StringType], StringType)),
-  func('join', memberOverload('list_join', [listType(StringType)], StringType), memberOverload('list_join_string', [listType(StringType), StringType], StringType)),
+  func(
+    'join',
+    memberOverload('list_join', [listType(StringType)], StringType),
+    memberOverload('list_join_string', [listType(StringType), StringType], StringType),
+  ),
   func('find', memberOverload('string_find_string', [StringType, StringType], StringType)),
-  func('findAll', memberOverload('string_find_all_string', [StringType, StringType], listType(StringType)), memberOverload('string_find_all_string_int', [StringType, StringType, IntType], listType(StringType))),
+  func(
+    'findAll',
+    memberOverload('string_find_all_string', [StringType, StringType], listType(StringType)),
+    memberOverload('string_find_all_string_int', [StringType, StringType, IntType], listType(StringType)),
+  ),
   func('jsonpatch.escapeKey', overload('string_jsonpatch_escapeKey_string', [StringType], StringType)),
   ...['sum', 'max', 'min'].map((n) => func(n, memberOverload(`list_${n}`, [listType(T)], T))),
   func('isSorted', memberOverload('list_is_sorted', [listType(T)], BoolType)),
-  ...['indexOf', 'lastIndexOf'].map((n) => func(n, memberOverload(`list_${n}`, [listType(T), T], IntType), memberOverload(`string_${n}_string`, [StringType, StringType], IntType))),
+  ...['indexOf', 'lastIndexOf'].map((n) =>
+    func(
+      n,
+      memberOverload(`list_${n}`, [listType(T), T], IntType),
+      memberOverload(`string_${n}_string`, [StringType, StringType], IntType),
+    ),
+  ),
   func('url', overload('string_to_url', [StringType], objectType('kubernetes.URL'))),
-  ...['getScheme', 'getHostname', 'getHost', 'getPort', 'getEscapedPath', 'getQuery'].map((n) => func(n, memberOverload(`url_${n}`, [objectType('kubernetes.URL')], StringType))),
+  ...['getScheme', 'getHostname', 'getHost', 'getPort', 'getEscapedPath', 'getQuery'].map((n) =>
+    func(n, memberOverload(`url_${n}`, [objectType('kubernetes.URL')], StringType)),
+  ),
 ];
 const URL_PROVIDER: TypeProvider = {
   findStructType: (name) => (name === 'kubernetes.URL' ? objectType(name) : undefined),
@@ -335,7 +557,8 @@ const LIST_LITERALS = {
   double: '[1.0, 2.0, 3.0, 4.0, 5.0]',
   bool: '[false, true, false, true, false]',
   string: "['012345678901', '012345678901', '012345678901', '012345678901', '012345678901']",
-  bytes: "[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901')]",
+  bytes:
+    "[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901')]",
 } as const;
 
 const KUBE_LIBRARY_CASES: readonly (readonly [string, number, number])[] = [
@@ -359,7 +582,9 @@ const KUBE_LIBRARY_CASES: readonly (readonly [string, number, number])[] = [
     [`'01234567890123456789012345678901234567890123456789'.${fn}('123')`, 5, 5] as const,
   ]),
   // TestURLsCost
-  ...['getScheme', 'getHostname', 'getHost', 'getPort', 'getEscapedPath', 'getQuery'].map((fn) => [`url('https:://kubernetes.io/').${fn}()`, 4, 4] as const),
+  ...['getScheme', 'getHostname', 'getHost', 'getPort', 'getEscapedPath', 'getQuery'].map(
+    (fn) => [`url('https:://kubernetes.io/').${fn}()`, 4, 4] as const,
+  ),
   ["url('https:://kubernetes.io/') == url('https:://kubernetes.io/')", 7, 9],
   ["url('https:://kubernetes.io/') == url('http://x.b')", 5, 5],
   // TestStringLibrary
@@ -402,20 +627,30 @@ describe("kube's schema sizes", () => {
     ['date-time', { type: 'string', format: 'date-time' }, 32],
     ['bytes with maxLength: not multiplied', { type: 'string', format: 'byte', maxLength: 10 }, 10],
     ['unbounded list of strings: "" and a comma each', { type: 'array', items: { type: 'string' } }, 1048575],
-    ['unbounded map of strings: "":"" and a comma each', { type: 'object', additionalProperties: { type: 'string' } }, 393215],
+    [
+      'unbounded map of strings: "":"" and a comma each',
+      { type: 'object', additionalProperties: { type: 'string' } },
+      393215,
+    ],
     ['map with maxProperties', { type: 'object', maxProperties: 16, additionalProperties: { type: 'string' } }, 16],
     ['object', { type: 'object', properties: { a: { type: 'string' } } }, 0],
   ] as const)('%s', (_name, schema: KubeSchema, max) => {
     expect(schemaSizes(schema)?.maxElements).toBe(max);
   });
 
-  it('counts required properties without defaults in an object\'s minimum size', () => {
-    const s: KubeSchema = { type: 'object', required: ['name', 'port'], properties: { name: { type: 'string' }, port: { type: 'integer' }, x: { type: 'string' } } };
+  it("counts required properties without defaults in an object's minimum size", () => {
+    const s: KubeSchema = {
+      type: 'object',
+      required: ['name', 'port'],
+      properties: { name: { type: 'string' }, port: { type: 'integer' }, x: { type: 'string' } },
+    };
     expect(schemaSizes(s)?.minSerializedSize).toBe(2 + (4 + 2 + 4) + (4 + 1 + 4));
   });
 
   it('sizes map keys 0 whatever the map declares, as kube does', () => {
-    const est = new SchemaSizeEstimator(schemaSizes({ type: 'object', maxProperties: 16, additionalProperties: { type: 'string', maxLength: 4096 } })!);
+    const est = new SchemaSizeEstimator(
+      schemaSizes({ type: 'object', maxProperties: 16, additionalProperties: { type: 'string', maxLength: 4096 } })!,
+    );
     const node = (path: string[]): AstNode => ({ path, type: StringType, expr: undefined, computedSize: undefined });
     expect(est.estimateSize(node(['self', '@keys']))).toEqual(range(0, 0));
     expect(est.estimateSize(node(['self', '@values']))).toEqual(range(0, 16384));
@@ -423,7 +658,14 @@ describe("kube's schema sizes", () => {
   });
 
   it('escapes property names as CEL field names', () => {
-    const sizes = schemaSizes({ type: 'object', properties: { 'x-y': { type: 'string', maxLength: 1 }, namespace: { type: 'string', maxLength: 2 }, '1a': { type: 'string' } } });
+    const sizes = schemaSizes({
+      type: 'object',
+      properties: {
+        'x-y': { type: 'string', maxLength: 1 },
+        namespace: { type: 'string', maxLength: 2 },
+        '1a': { type: 'string' },
+      },
+    });
     expect([...(sizes?.fields?.keys() ?? [])]).toEqual(['x__dash__y', '__namespace__']);
   });
 });
@@ -464,7 +706,14 @@ const SERVICE_ENTRY_SPEC: KubeSchema = {
 const SELF_TYPE = 'selfType';
 const serviceEntryProvider: TypeProvider = {
   findStructType: (name) => (name === SELF_TYPE ? objectType(SELF_TYPE) : undefined),
-  findFieldType: (msg, field) => (msg !== SELF_TYPE ? undefined : field === 'addresses' ? listType(StringType) : field === 'resolution' ? StringType : undefined),
+  findFieldType: (msg, field) =>
+    msg !== SELF_TYPE
+      ? undefined
+      : field === 'addresses'
+        ? listType(StringType)
+        : field === 'resolution'
+          ? StringType
+          : undefined,
 };
 
 interface RealWorldRule {
@@ -532,9 +781,15 @@ const REAL_WORLD: readonly RealWorldRule[] = [
 
 describe('real CRD rules, as kube estimates them', () => {
   it.each(REAL_WORLD.map((r) => [`${r.source}: ${r.rule.slice(0, 60)}`, r] as const))('%s', (_name, r) => {
-    const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, provider: r.provider }).addFunctions(...KUBE_LIBRARY_FUNCTIONS).addIdents(variable('self', r.selfType));
+    const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, provider: r.provider })
+      .addFunctions(...KUBE_LIBRARY_FUNCTIONS)
+      .addIdents(variable('self', r.selfType));
     const sizes = schemaSizes(r.schema)!;
-    const cost = estimateCost(checked(r.rule, env), new KubeCostEstimator(new SchemaSizeEstimator(sizes)), KUBE_COST_OPTIONS);
+    const cost = estimateCost(
+      checked(r.rule, env),
+      new KubeCostEstimator(new SchemaSizeEstimator(sizes)),
+      KUBE_COST_OPTIONS,
+    );
     expect(cost.max).toBe(r.kubeMax);
     // Each sits directly under objects (cardinality 1).
     expect(ruleCost(cost.max, 1n, sizes)).toBeLessThanOrEqual(STATIC_ESTIMATED_COST_LIMIT);

@@ -5,12 +5,31 @@ import { parseJsonExact } from '../../../apimachinery/json-parse.js';
 import { check, KUBE_CHECKER_OPTIONS, standardEnv } from '../../../cel/checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../../../cel/comprehensions.js';
 import { type FunctionDecl, func, memberOverload, variable } from '../../../cel/decls.js';
-import { activation, COST_LIMIT_EXCEEDED, type EvalResult, KUBE_PROGRAM_OPTIONS, Library, program, type ProgramOptions } from '../../../cel/eval.js';
+import {
+  activation,
+  COST_LIMIT_EXCEEDED,
+  type EvalResult,
+  KUBE_PROGRAM_OPTIONS,
+  Library,
+  program,
+  type ProgramOptions,
+} from '../../../cel/eval.js';
 import type { Impl } from '../../../cel/functions.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import { DynType, IntType, listType, mapType, StringType, type Type } from '../../../cel/types.js';
-import { CelError, Duration, fromJson, type JsonValue, MapValue, OptionalValue, Timestamp, TypeValue, Uint, type Value } from '../../../cel/values.js';
+import {
+  CelError,
+  Duration,
+  fromJson,
+  type JsonValue,
+  MapValue,
+  OptionalValue,
+  Timestamp,
+  TypeValue,
+  Uint,
+  type Value,
+} from '../../../cel/values.js';
 
 interface Run {
   vars?: Record<string, Value>;
@@ -27,7 +46,10 @@ function run(src: string, r: Run = {}): EvalResult {
   expect(parsed.issues.errors, src).toEqual([]);
   const vars = r.vars ?? {};
   if (r.unchecked) return program(parsed.ast, r.options).eval(activation(vars));
-  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...(r.functions ?? []));
+  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false }).addFunctions(
+    ...TWO_VAR_COMPREHENSION_FUNCTIONS,
+    ...(r.functions ?? []),
+  );
   for (const name of Object.keys(vars)) env.addIdents(variable(name, r.types?.[name] ?? DynType));
   const checked = check(parsed.ast, new Source(src), env);
   expect(checked.issues.toDisplayString(), src).toBe('');
@@ -62,9 +84,9 @@ describe('values and operators', () => {
     ["uint('+1')", 'strconv.ParseUint: parsing "+1": invalid syntax'],
     ["bool('yes')", 'strconv.ParseBool: parsing "yes": invalid syntax'],
     ["double('1e400')", 'strconv.ParseFloat: parsing "1e400": value out of range'],
-    ["[1, 2][2]", 'index out of range: 2'],
+    ['[1, 2][2]', 'index out of range: 2'],
     ["{'a': 1}['b']", 'no such key: b'],
-    ["optional.none().value()", 'optional.none() dereference'],
+    ['optional.none().value()', 'optional.none() dereference'],
     ["timestamp('10000-01-01T00:00:00Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"],
     ["timestamp('9999-12-31T23:59:59Z') + duration('1s')", 'timestamp overflow'],
     ["duration('1x')", 'time: unknown unit "x" in duration "1x"'],
@@ -90,7 +112,7 @@ describe('values and operators', () => {
     expect(value("{1: 'a'}[1u]", { unchecked: true })).toBe('a');
     expect(value("{1: 'a'}[dyn(1u)]")).toBe('a');
     expect(value("{1u: 'a'}[dyn(1.0)]")).toBe('a');
-    expect(value("dyn(1u) in [1, 2]")).toBe(true);
+    expect(value('dyn(1u) in [1, 2]')).toBe(true);
     expect(value("dyn('a') == 1")).toBe(false);
     expect(error('dyn(0.0/0.0) < 1.0')).toBe('NaN values cannot be ordered');
   });
@@ -152,7 +174,9 @@ describe('timestamps and durations', () => {
     const t = value("timestamp('2023-01-01T00:00:00.123456789Z')");
     expect(t).toEqual(new Timestamp(1672531200123456789n));
     expect(value("string(timestamp('2023-01-01T00:00:00.123456789Z'))")).toBe('2023-01-01T00:00:00.123456789Z');
-    expect(value("timestamp('2023-01-01T00:00:00.123456789Z') - timestamp('2023-01-01T00:00:00Z')")).toEqual(new Duration(123456789n));
+    expect(value("timestamp('2023-01-01T00:00:00.123456789Z') - timestamp('2023-01-01T00:00:00Z')")).toEqual(
+      new Duration(123456789n),
+    );
     expect(value("timestamp('2023-01-01T02:00:00+02:00') == timestamp('2023-01-01T00:00:00Z')")).toBe(true);
   });
 
@@ -191,7 +215,7 @@ describe('aggregates, comprehensions, optionals', () => {
     expect(value('[1, 2, 3].map(x, x * 2).filter(x, x > 2)')).toEqual([4n, 6n]);
     expect(value('[1, 2, 3].exists_one(x, x > 2)')).toBe(true);
     expect(value("{'a': 1, 'b': 2}.transformMap(k, v, v + 1)")).toEqual(value("{'a': 2, 'b': 3}"));
-    expect(value("[10, 20].all(i, v, v == (i + 1) * 10)")).toBe(true);
+    expect(value('[10, 20].all(i, v, v == (i + 1) * 10)')).toBe(true);
     expect(value('[1, 2].transformList(i, v, i * v)')).toEqual([0n, 2n]);
   });
 
@@ -221,10 +245,16 @@ describe('aggregates, comprehensions, optionals', () => {
 
 describe('JSON values', () => {
   it('maps int64-exact JSON onto CEL without losing precision', () => {
-    const doc = parseJsonExact('{"big": 9223372036854775807, "small": 3, "f": 1.5, "s": "x", "l": [1, null, true]}', { int64: true }).value as JsonValue;
+    const doc = parseJsonExact('{"big": 9223372036854775807, "small": 3, "f": 1.5, "s": "x", "l": [1, null, true]}', {
+      int64: true,
+    }).value as JsonValue;
     const self = fromJson(doc);
-    expect(value('self.big == 9223372036854775807 && self.big - 1 == 9223372036854775806', { vars: { self } })).toBe(true);
-    expect(value('self.small + 1 == 4 && self.f == 1.5 && self.l[1] == null && self.l[2]', { vars: { self } })).toBe(true);
+    expect(value('self.big == 9223372036854775807 && self.big - 1 == 9223372036854775806', { vars: { self } })).toBe(
+      true,
+    );
+    expect(value('self.small + 1 == 4 && self.f == 1.5 && self.l[1] == null && self.l[2]', { vars: { self } })).toBe(
+      true,
+    );
     expect(error('self.big + 1', { vars: { self } })).toBe('integer overflow');
     expect(value('type(self.small) == int && type(self.f) == double', { vars: { self } })).toBe(true);
   });
@@ -285,7 +315,11 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
 
   it('stops at the limit: at the limit passes, one below is cancelled', () => {
     const vars = { str1: 'val1', str2: 'val2222222' };
-    expect(run('"abcdefg".contains(str1 + str2)', { vars, options: { costLimit: 6 } })).toMatchObject({ value: false, cost: 6, exceeded: false });
+    expect(run('"abcdefg".contains(str1 + str2)', { vars, options: { costLimit: 6 } })).toMatchObject({
+      value: false,
+      cost: 6,
+      exceeded: false,
+    });
     const over = run('"abcdefg".contains(str1 + str2)', { vars, options: { costLimit: 5 } });
     expect(over.exceeded).toBe(true);
     expect((over.value as CelError).message).toBe(COST_LIMIT_EXCEEDED);
@@ -294,7 +328,11 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
   it('stops a 3-nested comprehension over 200 items at the limit, early', () => {
     const items = Array.from({ length: 200 }, (_, i) => BigInt(i));
     const started = performance.now();
-    const r = run('items.all(a, items.all(b, items.all(c, a + b + c >= 0)))', { vars: { items }, types: { items: listType(IntType) }, options: { costLimit: 1_000_000 } });
+    const r = run('items.all(a, items.all(b, items.all(c, a + b + c >= 0)))', {
+      vars: { items },
+      types: { items: listType(IntType) },
+      options: { costLimit: 1_000_000 },
+    });
     expect(r.exceeded).toBe(true);
     expect(r.cost).toBeGreaterThan(1_000_000);
     expect(r.cost).toBeLessThan(1_000_100);
@@ -316,7 +354,10 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
         },
       ],
     ]);
-    const functions = [func('twice', memberOverload('string_twice', [StringType], StringType)), func('sum', memberOverload('list_sum', [listType(IntType)], IntType))];
+    const functions = [
+      func('twice', memberOverload('string_twice', [StringType], StringType)),
+      func('sum', memberOverload('list_sum', [listType(IntType)], IntType)),
+    ];
     const options: ProgramOptions = {
       library: new Library(functions, impls),
       callCost: (_f, id, args) => (id === 'string_twice' ? 2 * (args[0] as string).length : undefined),
@@ -325,7 +366,14 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
     expect(run('[1, 2, 3].sum()', { options, functions })).toMatchObject({ value: 6n, cost: 10 + 3 + 1 });
     expect(run('[1, 2, 3].sum()', { options: { ...options, costLimit: 12 }, functions }).exceeded).toBe(true);
     expect(value("{'a': [1]}.a.sum()", { options, functions })).toBe(1n);
-    expect(value('m.x.sum()', { options, functions, vars: { m: value("{'x': [4, 5]}") }, types: { m: mapType(StringType, listType(IntType)) } })).toBe(9n);
+    expect(
+      value('m.x.sum()', {
+        options,
+        functions,
+        vars: { m: value("{'x': [4, 5]}") },
+        types: { m: mapType(StringType, listType(IntType)) },
+      }),
+    ).toBe(9n);
     expect(value('[1, 2].sum()', { options, unchecked: true })).toBe(3n);
     expect(() => run('[1, 2].sum()', { functions })).toThrow("no implementation for overload 'list_sum' of 'sum'");
   });

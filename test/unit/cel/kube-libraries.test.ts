@@ -8,7 +8,7 @@ import { activation, type EvalResult, program } from '../../../cel/eval.js';
 import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
-import { CelError, Duration, MapValue, OptionalValue, Uint, type Value } from '../../../cel/values.js';
+import { CelError, Duration, type MapValue, OptionalValue, Uint, type Value } from '../../../cel/values.js';
 
 const env = kubeCrdEnvironment();
 
@@ -96,7 +96,7 @@ describe('strings (cel-go ext, version 2)', () => {
     ["'\\u200btext\\u200b'.trim()", '\u200btext\u200b'],
     ["['x', 'y'].join()", 'xy'],
     ["['x', 'y'].join('-')", 'x-y'],
-    ["[].join()", ''],
+    ['[].join()', ''],
     ["[].join('-')", ''],
     ['strings.quote("first\\nsecond")', '"first\\nsecond"'],
     ['strings.quote("bell\\a")', '"bell\\a"'],
@@ -129,7 +129,10 @@ describe('strings (cel-go ext, version 2)', () => {
     ['"%z".format([1])', 'could not parse formatting clause: unrecognized formatting clause "z"'],
     ['"%f".format([1])', 'error during formatting: fixed-point clause can only be used on doubles, was given int'],
     ['"%".format([1])', 'unexpected end of string'],
-    ['"%s".format([optional.none()])', 'error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type'],
+    [
+      '"%s".format([optional.none()])',
+      'error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type',
+    ],
     ["dyn(['a', dyn(1)]).join()", 'join: invalid input: 1'],
   ]);
   it('refuses what version 2 does not have', () => {
@@ -156,7 +159,7 @@ describe('lists', () => {
     ['[1, 2, 1].indexOf(1)', 0n],
     ['[1, 2, 1].lastIndexOf(1)', 2n],
     ['[1, 2].indexOf(3)', -1n],
-    ["[[1], [2]].indexOf([2])", 1n],
+    ['[[1], [2]].indexOf([2])', 1n],
     ['[1.0, 2.0].indexOf(2.0)', 1n],
   ]);
   errors([
@@ -222,12 +225,20 @@ describe('urls', () => {
   it('reads an empty or absent query as an empty map', () => {
     expect((value("url('https://example.com/path?').getQuery()") as MapValue).size).toBe(0);
     expect((value("url('https://example.com/path').getQuery()") as MapValue).size).toBe(0);
-    expect([...(value("url('https://example.com/path?key with spaces=value with spaces').getQuery()") as MapValue).pairs()]).toEqual([['key with spaces', ['value with spaces']]]);
+    expect([
+      ...(value("url('https://example.com/path?key with spaces=value with spaces').getQuery()") as MapValue).pairs(),
+    ]).toEqual([['key with spaces', ['value with spaces']]]);
   });
   errors([
-    ["url('../relative-path')", 'URL parse error during conversion from string: parse "../relative-path": invalid URI for request'],
+    [
+      "url('../relative-path')",
+      'URL parse error during conversion from string: parse "../relative-path": invalid URI for request',
+    ],
     ["url('')", 'URL parse error during conversion from string: parse "": empty url'],
-    ["url('https://a:b:c/')", 'URL parse error during conversion from string: parse "https://a:b:c/": invalid port ":c" after host'],
+    [
+      "url('https://a:b:c/')",
+      'URL parse error during conversion from string: parse "https://a:b:c/": invalid port ":c" after host',
+    ],
   ]);
 });
 
@@ -280,13 +291,18 @@ describe('quantity (kube quantity_test.go)', () => {
   errors([
     ['quantity("10Mo")', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
     ['quantity("10Mm")', "unable to parse quantity's suffix"],
-    ['quantity("1.2.3")', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+    [
+      'quantity("1.2.3")',
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
     ['quantity("1e")', "unable to parse quantity's suffix"],
     ['quantity("")', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
     ['quantity("9999999999999999999999999999999999999G").asInteger()', 'cannot convert value to integer'],
   ]);
   it('refuses a list where a string is wanted', () => {
-    expect(checkError('isQuantity([1, 2, 3])')).toContain("found no matching overload for 'isQuantity' applied to '(list(int))'");
+    expect(checkError('isQuantity([1, 2, 3])')).toContain(
+      "found no matching overload for 'isQuantity' applied to '(list(int))'",
+    );
   });
 });
 
@@ -331,19 +347,42 @@ describe('ip (kube ip_test.go)', () => {
     ['isIP("fe80::1%eth0")', false],
   ]);
   errors([
-    ['ip("192.168.0.1.0")', 'IP Address "192.168.0.1.0" parse error during conversion from string: ParseAddr("192.168.0.1.0"): IPv4 address too long'],
-    ['ip.isCanonical("127.0.0.1.0")', 'IP Address "127.0.0.1.0" parse error during conversion from string: ParseAddr("127.0.0.1.0"): IPv4 address too long'],
-    ['ip("2001:db8:::68")', 'IP Address "2001:db8:::68" parse error during conversion from string: ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit (at ":68")'],
-    ['ip.isCanonical("2001:db8:::68")', 'IP Address "2001:db8:::68" parse error during conversion from string: ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit (at ":68")'],
-    ['ip("1.2.3")', 'IP Address "1.2.3" parse error during conversion from string: ParseAddr("1.2.3"): IPv4 address too short'],
-    ['ip("1.2.3.256")', 'IP Address "1.2.3.256" parse error during conversion from string: ParseAddr("1.2.3.256"): IPv4 field has value >255'],
-    ['ip("01.2.3.4")', 'IP Address "01.2.3.4" parse error during conversion from string: ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero'],
+    [
+      'ip("192.168.0.1.0")',
+      'IP Address "192.168.0.1.0" parse error during conversion from string: ParseAddr("192.168.0.1.0"): IPv4 address too long',
+    ],
+    [
+      'ip.isCanonical("127.0.0.1.0")',
+      'IP Address "127.0.0.1.0" parse error during conversion from string: ParseAddr("127.0.0.1.0"): IPv4 address too long',
+    ],
+    [
+      'ip("2001:db8:::68")',
+      'IP Address "2001:db8:::68" parse error during conversion from string: ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit (at ":68")',
+    ],
+    [
+      'ip.isCanonical("2001:db8:::68")',
+      'IP Address "2001:db8:::68" parse error during conversion from string: ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit (at ":68")',
+    ],
+    [
+      'ip("1.2.3")',
+      'IP Address "1.2.3" parse error during conversion from string: ParseAddr("1.2.3"): IPv4 address too short',
+    ],
+    [
+      'ip("1.2.3.256")',
+      'IP Address "1.2.3.256" parse error during conversion from string: ParseAddr("1.2.3.256"): IPv4 field has value >255',
+    ],
+    [
+      'ip("01.2.3.4")',
+      'IP Address "01.2.3.4" parse error during conversion from string: ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero',
+    ],
     ['ip("foo")', 'IP Address "foo" parse error during conversion from string: ParseAddr("foo"): unable to parse IP'],
     ['ip("::ffff:1.2.3.4")', 'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed'],
     ['ip("fe80::1%eth0")', 'IP address "fe80::1%eth0" with zone value is not allowed'],
   ]);
   it('refuses a CIDR where a string is wanted', () => {
-    expect(checkError('isIP(cidr("192.168.0.0/24"))')).toContain("found no matching overload for 'isIP' applied to '(net.CIDR)'");
+    expect(checkError('isIP(cidr("192.168.0.0/24"))')).toContain(
+      "found no matching overload for 'isIP' applied to '(net.CIDR)'",
+    );
   });
 });
 
@@ -380,11 +419,26 @@ describe('cidr (kube cidr_test.go)', () => {
     ['isCIDR("::ffff:1.2.3.4/120")', false],
   ]);
   errors([
-    ['cidr("192.168.0.0/")', 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/"): bad bits after slash: ""'],
-    ['cidr("2001:db8::/")', 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("2001:db8::/"): bad bits after slash: ""'],
-    ['cidr("10.0.0.0/33")', 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0/33"): prefix length out of range'],
-    ['cidr("10.0.0.0")', 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0"): no \'/\''],
-    ['cidr("10.0.0.0/8").containsIP("x")', 'IP Address "x" parse error during conversion from string: ParseAddr("x"): unable to parse IP'],
+    [
+      'cidr("192.168.0.0/")',
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/"): bad bits after slash: ""',
+    ],
+    [
+      'cidr("2001:db8::/")',
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("2001:db8::/"): bad bits after slash: ""',
+    ],
+    [
+      'cidr("10.0.0.0/33")',
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0/33"): prefix length out of range',
+    ],
+    [
+      'cidr("10.0.0.0")',
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0"): no \'/\'',
+    ],
+    [
+      'cidr("10.0.0.0/8").containsIP("x")',
+      'IP Address "x" parse error during conversion from string: ParseAddr("x"): unable to parse IP',
+    ],
   ]);
 });
 
@@ -435,8 +489,25 @@ describe('format (kube format_test.go)', () => {
     ['format.dns1123Label() == format.dns1123Subdomain()', false],
   ]);
   it('has every named format under both spellings', () => {
-    for (const name of ['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime']) {
-      expect(value(`format.named("${name}").hasValue() && format.named("${name}").value() == format.${name}()`), name).toBe(true);
+    for (const name of [
+      'dns1123Label',
+      'dns1123Subdomain',
+      'dns1035Label',
+      'qualifiedName',
+      'dns1123LabelPrefix',
+      'dns1123SubdomainPrefix',
+      'dns1035LabelPrefix',
+      'labelValue',
+      'uri',
+      'uuid',
+      'byte',
+      'date',
+      'datetime',
+    ]) {
+      expect(
+        value(`format.named("${name}").hasValue() && format.named("${name}").value() == format.${name}()`),
+        name,
+      ).toBe(true);
     }
   });
 });

@@ -41,7 +41,10 @@ const SET_ASIDE: Record<string, string> = {};
 function outcome(t: ParsingTest): { got: string; want: string } {
   const r = parse(t.original.expr, SPEC_OPTIONS);
   if (t.ast !== undefined) {
-    return { got: r.issues.length > 0 ? `errors:\n${r.issues.toDisplayString()}` : toDebugString(r.ast.expr, kindAdorner), want: t.ast };
+    return {
+      got: r.issues.length > 0 ? `errors:\n${r.issues.toDisplayString()}` : toDebugString(r.ast.expr, kindAdorner),
+      want: t.ast,
+    };
   }
   return { got: r.issues.toDisplayString(), want: t.error ?? '' };
 }
@@ -70,14 +73,17 @@ const debugOf = (expr: string, options: ParserOptions = KUBE_PARSER_OPTIONS): st
   expect(r.issues.toDisplayString()).toBe('');
   return toDebugString(r.ast.expr, idKindAdorner);
 };
-const errorsOf = (expr: string, options: ParserOptions = KUBE_PARSER_OPTIONS): string => parse(expr, options).issues.toDisplayString();
+const errorsOf = (expr: string, options: ParserOptions = KUBE_PARSER_OPTIONS): string =>
+  parse(expr, options).issues.toDisplayString();
 const squash = (s: string): string => s.replace(/\s+/g, '');
 
 describe('ids, positions and macro calls as cel-go assigns them', () => {
   it('numbers operands before operators for && and ||, operators first elsewhere', () => {
     // cel-go visits a logical operand before numbering its operator; relations number the operator between.
     expect(squash(debugOf('a && b == c'))).toBe(
-      squash(`_&&_(a^#1:*expr.Expr_IdentExpr#, _==_(b^#2:*expr.Expr_IdentExpr#, c^#4:*expr.Expr_IdentExpr#)^#3:*expr.Expr_CallExpr#)^#5:*expr.Expr_CallExpr#`),
+      squash(
+        `_&&_(a^#1:*expr.Expr_IdentExpr#, _==_(b^#2:*expr.Expr_IdentExpr#, c^#4:*expr.Expr_IdentExpr#)^#3:*expr.Expr_CallExpr#)^#5:*expr.Expr_CallExpr#`,
+      ),
     );
   });
 
@@ -87,7 +93,9 @@ describe('ids, positions and macro calls as cel-go assigns them', () => {
         _&&_(c^#4:*expr.Expr_IdentExpr#, d^#6:*expr.Expr_IdentExpr#)^#7:*expr.Expr_CallExpr#)^#5:*expr.Expr_CallExpr#`),
     );
     expect(squash(debugOf('a && b && c', { enableVariadicOperatorASTs: true }))).toBe(
-      squash(`_&&_(a^#1:*expr.Expr_IdentExpr#, b^#2:*expr.Expr_IdentExpr#, c^#4:*expr.Expr_IdentExpr#)^#3:*expr.Expr_CallExpr#`),
+      squash(
+        `_&&_(a^#1:*expr.Expr_IdentExpr#, b^#2:*expr.Expr_IdentExpr#, c^#4:*expr.Expr_IdentExpr#)^#3:*expr.Expr_CallExpr#`,
+      ),
     );
   });
 
@@ -98,7 +106,9 @@ describe('ids, positions and macro calls as cel-go assigns them', () => {
         _[?_](a^#6:*expr.Expr_IdentExpr#, c^#8:*expr.Expr_IdentExpr#)^#7:*expr.Expr_CallExpr#)^#9:*expr.Expr_CallExpr#`),
     );
     expect(squash(debugOf("{?'key': value}"))).toBe(
-      squash(`{?"key"^#3:*expr.Constant_StringValue#:value^#4:*expr.Expr_IdentExpr#^#2:*expr.Expr_CreateStruct_Entry#}^#1:*expr.Expr_StructExpr#`),
+      squash(
+        `{?"key"^#3:*expr.Constant_StringValue#:value^#4:*expr.Expr_IdentExpr#^#2:*expr.Expr_CreateStruct_Entry#}^#1:*expr.Expr_StructExpr#`,
+      ),
     );
     const list = kube('[?a, b, ?c]').ast.expr;
     expect(list.kind === 'list' && list.optionalIndices).toEqual([0, 2]);
@@ -128,11 +138,26 @@ describe('ids, positions and macro calls as cel-go assigns them', () => {
 
 describe('what CRD rules write', () => {
   it.each([
-    ['has(self[0].matches)', '_[_](self^#2:*expr.Expr_IdentExpr#, 0^#4:*expr.Constant_Int64Value#)^#3:*expr.Expr_CallExpr#.matches~test-only~^#6:*expr.Expr_SelectExpr#'],
-    ['has(self.matches[0].path)', '_[_](self^#2:*expr.Expr_IdentExpr#.matches^#3:*expr.Expr_SelectExpr#, 0^#5:*expr.Constant_Int64Value#)^#4:*expr.Expr_CallExpr#.path~test-only~^#7:*expr.Expr_SelectExpr#'],
-    ['self.?x.orValue(1)', '_?._(self^#1:*expr.Expr_IdentExpr#, "x"^#2:*expr.Constant_StringValue#)^#3:*expr.Expr_CallExpr#.orValue(1^#5:*expr.Constant_Int64Value#)^#4:*expr.Expr_CallExpr#'],
-    ["self.type != 'A' || !has(self.a)", '_||_(_!=_(self^#1:*expr.Expr_IdentExpr#.type^#2:*expr.Expr_SelectExpr#, "A"^#4:*expr.Constant_StringValue#)^#3:*expr.Expr_CallExpr#, !_(self^#7:*expr.Expr_IdentExpr#.a~test-only~^#9:*expr.Expr_SelectExpr#)^#5:*expr.Expr_CallExpr#)^#10:*expr.Expr_CallExpr#'],
-    ["'a' in self.keys", '@in("a"^#1:*expr.Constant_StringValue#, self^#3:*expr.Expr_IdentExpr#.keys^#4:*expr.Expr_SelectExpr#)^#2:*expr.Expr_CallExpr#'],
+    [
+      'has(self[0].matches)',
+      '_[_](self^#2:*expr.Expr_IdentExpr#, 0^#4:*expr.Constant_Int64Value#)^#3:*expr.Expr_CallExpr#.matches~test-only~^#6:*expr.Expr_SelectExpr#',
+    ],
+    [
+      'has(self.matches[0].path)',
+      '_[_](self^#2:*expr.Expr_IdentExpr#.matches^#3:*expr.Expr_SelectExpr#, 0^#5:*expr.Constant_Int64Value#)^#4:*expr.Expr_CallExpr#.path~test-only~^#7:*expr.Expr_SelectExpr#',
+    ],
+    [
+      'self.?x.orValue(1)',
+      '_?._(self^#1:*expr.Expr_IdentExpr#, "x"^#2:*expr.Constant_StringValue#)^#3:*expr.Expr_CallExpr#.orValue(1^#5:*expr.Constant_Int64Value#)^#4:*expr.Expr_CallExpr#',
+    ],
+    [
+      "self.type != 'A' || !has(self.a)",
+      '_||_(_!=_(self^#1:*expr.Expr_IdentExpr#.type^#2:*expr.Expr_SelectExpr#, "A"^#4:*expr.Constant_StringValue#)^#3:*expr.Expr_CallExpr#, !_(self^#7:*expr.Expr_IdentExpr#.a~test-only~^#9:*expr.Expr_SelectExpr#)^#5:*expr.Expr_CallExpr#)^#10:*expr.Expr_CallExpr#',
+    ],
+    [
+      "'a' in self.keys",
+      '@in("a"^#1:*expr.Constant_StringValue#, self^#3:*expr.Expr_IdentExpr#.keys^#4:*expr.Expr_SelectExpr#)^#2:*expr.Expr_CallExpr#',
+    ],
   ])('%s', (expr, want) => {
     expect(squash(debugOf(expr))).toBe(squash(want));
   });
@@ -150,8 +175,12 @@ describe('what CRD rules write', () => {
     const e = kube('self.all(k, v, v > 0)').ast.expr;
     expect(e.kind === 'comprehension' && [e.iterVar, e.iterVar2]).toEqual(['k', 'v']);
     const m = kube('m.transformMap(k, v, k != "x", v + 1)').ast.expr;
-    expect(m.kind === 'comprehension' && toDebugString(m.loopStep)).toBe('_?_:_(\n  _!=_(\n    k,\n    "x"\n  ),\n  cel.@mapInsert(\n    @result,\n    k,\n    _+_(\n      v,\n      1\n    )\n  ),\n  @result\n)');
-    expect(errorsOf('m.exists(k, k, true)')).toBe('ERROR: <input>:1:13: duplicate variable name: k\n | m.exists(k, k, true)\n | ............^');
+    expect(m.kind === 'comprehension' && toDebugString(m.loopStep)).toBe(
+      '_?_:_(\n  _!=_(\n    k,\n    "x"\n  ),\n  cel.@mapInsert(\n    @result,\n    k,\n    _+_(\n      v,\n      1\n    )\n  ),\n  @result\n)',
+    );
+    expect(errorsOf('m.exists(k, k, true)')).toBe(
+      'ERROR: <input>:1:13: duplicate variable name: k\n | m.exists(k, k, true)\n | ............^',
+    );
     expect(parse('m.exists(k, v, true)').issues.toDisplayString()).toBe('');
     expect(parse('m.exists(k, v, true)').ast.expr.kind).toBe('call');
   });
@@ -160,11 +189,15 @@ describe('what CRD rules write', () => {
     expect(toDebugString(kube('self.?a.optMap(x, x + 1)').ast.expr)).toBe(
       '_?_:_(\n  _?._(\n    self,\n    "a"\n  ).hasValue(),\n  optional.of(\n    __comprehension__(\n      // Variable\n      #unused,\n      // Target\n      [],\n      // Accumulator\n      x,\n      // Init\n      _?._(\n        self,\n        "a"\n      ).value(),\n      // LoopCondition\n      false,\n      // LoopStep\n      x,\n      // Result\n      _+_(\n        x,\n        1\n      ))\n  ),\n  optional.none()\n)',
     );
-    expect(errorsOf('o.optFlatMap(a.b, 1)')).toBe('ERROR: <input>:1:15: optFlatMap() variable name must be a simple identifier\n | o.optFlatMap(a.b, 1)\n | ..............^');
+    expect(errorsOf('o.optFlatMap(a.b, 1)')).toBe(
+      'ERROR: <input>:1:15: optFlatMap() variable name must be a simple identifier\n | o.optFlatMap(a.b, 1)\n | ..............^',
+    );
   });
 
   it('refuses backquoted names, as kube does', () => {
-    expect(errorsOf('self.`a-b` == 1')).toBe("ERROR: <input>:1:6: unsupported syntax: '`'\n | self.`a-b` == 1\n | .....^");
+    expect(errorsOf('self.`a-b` == 1')).toBe(
+      "ERROR: <input>:1:6: unsupported syntax: '`'\n | self.`a-b` == 1\n | .....^",
+    );
     expect(toDebugString(parse('self.`a-b`').ast.expr)).toBe('self.a-b');
   });
 });
@@ -178,7 +211,8 @@ describe('the rules of real-world CRDs', () => {
       else if (v !== null && typeof v === 'object') {
         for (const [k, x] of Object.entries(v)) {
           if (k === 'x-kubernetes-validations' && Array.isArray(x)) {
-            for (const r of x as { rule?: string; messageExpression?: string }[]) for (const e of [r.rule, r.messageExpression]) if (e) out.add(e);
+            for (const r of x as { rule?: string; messageExpression?: string }[])
+              for (const e of [r.rule, r.messageExpression]) if (e) out.add(e);
           }
           walk(x);
         }
@@ -197,10 +231,12 @@ describe('the rules of real-world CRDs', () => {
   it.skipIf(!existsSync(dir))('all parse as kube parses them (../shared/realworld/crds)', () => {
     const all = [...rules()];
     expect(all.length).toBeGreaterThan(150);
-    expect(all.flatMap((r) => {
-      const issues = kube(r).issues;
-      return issues.length > 0 ? [issues.toDisplayString()] : [];
-    })).toEqual([]);
+    expect(
+      all.flatMap((r) => {
+        const issues = kube(r).issues;
+        return issues.length > 0 ? [issues.toDisplayString()] : [];
+      }),
+    ).toEqual([]);
   });
   if (!existsSync(dir)) console.warn(`${dir} is missing: the real-world CRD rules were not parsed`);
 });
@@ -208,15 +244,21 @@ describe('the rules of real-world CRDs', () => {
 describe("kube's limits (cel-go's defaults: base.go sets none)", () => {
   it('expressions of up to 100,000 code points', () => {
     expect(kube('a'.repeat(100_000)).issues.length).toBe(0);
-    expect(errorsOf('a'.repeat(100_001))).toBe('ERROR: <input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000');
+    expect(errorsOf('a'.repeat(100_001))).toBe(
+      'ERROR: <input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000',
+    );
     // Code points, not UTF-16 units: 99,998 emoji in quotes are 100,000 code points.
     expect(kube(`'${'😁'.repeat(99_998)}'`).issues.length).toBe(0);
   });
 
   it('nesting of up to 250 per grammar rule', () => {
     expect(kube('['.repeat(250) + ']'.repeat(250)).issues.length).toBe(0);
-    expect(errorsOf('['.repeat(251) + ']'.repeat(251))).toBe('ERROR: <input>:-1:0: expression recursion limit exceeded: 250');
-    expect(errorsOf(`${'('.repeat(250)}1${')'.repeat(250)}`)).toBe('ERROR: <input>:-1:0: expression recursion limit exceeded: 250');
+    expect(errorsOf('['.repeat(251) + ']'.repeat(251))).toBe(
+      'ERROR: <input>:-1:0: expression recursion limit exceeded: 250',
+    );
+    expect(errorsOf(`${'('.repeat(250)}1${')'.repeat(250)}`)).toBe(
+      'ERROR: <input>:-1:0: expression recursion limit exceeded: 250',
+    );
   });
 
   it('ASTs up to 250 deep', () => {
@@ -229,7 +271,9 @@ describe("kube's limits (cel-go's defaults: base.go sets none)", () => {
     const errors = kube(`[${'?,'.repeat(40)}]`).issues.errors;
     expect(errors.length).toBe(32);
     expect(errors.at(-1)?.message).toBe('Syntax error: error recovery attempt limit exceeded: 30');
-    expect(parse('a ? b ((?))', { errorRecoveryLimit: 2 }).issues.errors.at(-1)?.message).toBe('Syntax error: error recovery attempt limit exceeded: 2');
+    expect(parse('a ? b ((?))', { errorRecoveryLimit: 2 }).issues.errors.at(-1)?.message).toBe(
+      'Syntax error: error recovery attempt limit exceeded: 2',
+    );
   });
 
   it('100 syntax errors reported, then a note', () => {
@@ -239,14 +283,33 @@ describe("kube's limits (cel-go's defaults: base.go sets none)", () => {
   });
 
   it('hostile input ends in an error, never a stack overflow', () => {
-    const deep = (open: string, close: string, n: number, inner = '1'): string => open.repeat(n) + inner + close.repeat(n);
+    const deep = (open: string, close: string, n: number, inner = '1'): string =>
+      open.repeat(n) + inner + close.repeat(n);
     expect(errorsOf(deep('(', ')', 49_999))).toBe('ERROR: <input>:-1:0: expression recursion limit exceeded: 250');
-    expect(errorsOf(deep('(', ')', 100_000))).toBe('ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200001, limit 100000');
-    const unlimited: ParserOptions = { ...KUBE_PARSER_OPTIONS, maxRecursionDepth: -1, expressionSizeCodePointLimit: -1 };
-    for (const [open, close] of [['(', ')'], ['[', ']'], ['f(', ')'], ['{1:', '}'], ['a[', ']'], ['-(', ')'], ['x ? y : (', ')']]) {
-      expect(parse(deep(open!, close!, 100_000), unlimited).issues.toDisplayString()).toBe(`ERROR: <input>:-1:0: expression recursion limit exceeded: ${MAX_RECURSION_DEPTH}`);
+    expect(errorsOf(deep('(', ')', 100_000))).toBe(
+      'ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200001, limit 100000',
+    );
+    const unlimited: ParserOptions = {
+      ...KUBE_PARSER_OPTIONS,
+      maxRecursionDepth: -1,
+      expressionSizeCodePointLimit: -1,
+    };
+    for (const [open, close] of [
+      ['(', ')'],
+      ['[', ']'],
+      ['f(', ')'],
+      ['{1:', '}'],
+      ['a[', ']'],
+      ['-(', ')'],
+      ['x ? y : (', ')'],
+    ]) {
+      expect(parse(deep(open!, close!, 100_000), unlimited).issues.toDisplayString()).toBe(
+        `ERROR: <input>:-1:0: expression recursion limit exceeded: ${MAX_RECURSION_DEPTH}`,
+      );
     }
-    expect(parse(`a${'.b'.repeat(50_000)}`, unlimited).issues.toDisplayString()).toBe('ERROR: <input>:-1:0: max recursion depth exceeded');
+    expect(parse(`a${'.b'.repeat(50_000)}`, unlimited).issues.toDisplayString()).toBe(
+      'ERROR: <input>:-1:0: max recursion depth exceeded',
+    );
     expect(parse(`a${' || a'.repeat(20_000)}`, unlimited).issues.length).toBe(0);
     expect(parse(`${'!'.repeat(50_000)}a`, unlimited).issues.length).toBe(0);
   });
@@ -301,7 +364,14 @@ describe('literals', () => {
 
   it('prints as cel-go prints', () => {
     const printed = (expr: string): string => toDebugString(parse(expr).ast.expr);
-    expect(['1e-5', '0.0001', '123456.5', '1e6', '-0.0', '1.5e300'].map(printed)).toEqual(['1e-05', '0.0001', '123456.5', '1e+06', '-0', '1.5e+300']);
+    expect(['1e-5', '0.0001', '123456.5', '1e6', '-0.0', '1.5e300'].map(printed)).toEqual([
+      '1e-05',
+      '0.0001',
+      '123456.5',
+      '1e+06',
+      '-0',
+      '1.5e+300',
+    ]);
     expect(printed('b"\\xff\\x00a"')).toBe('b"\\xff\\x00a"');
     expect(printed('"\\u0085\\t😁"')).toBe('"\\u0085\\t😁"');
   });

@@ -6,15 +6,26 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../crd/cel/compile.js';
 import { REGEX_WORK_BUDGET } from '../../../crd/cel/env.js';
-import { REGEX_COMPILE_WORK_PER_INSTRUCTION, REGEX_DFA_BYTES, compileRegex, estimateRegex, regexCache, regexCounters } from '../../../cel/regex.js';
+import {
+  REGEX_COMPILE_WORK_PER_INSTRUCTION,
+  REGEX_DFA_BYTES,
+  compileRegex,
+  estimateRegex,
+  regexCache,
+  regexCounters,
+} from '../../../cel/regex.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../apimachinery/field-errors.js';
 
-const OUT_OF_BUDGET = '<nil>: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run';
+const OUT_OF_BUDGET =
+  '<nil>: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run';
 /** 24 characters (kube charges ⌈24 · 0.25⌉ = 6 a tenth of the input), a 5,000-instruction program. */
 const PATHO = '(?:a|aa){0,999}[^a]{2}';
 
-const schemaOf = (rules: ValidationRule[], props: Record<string, JSONSchemaProps> = { s: { type: 'string' } }): JSONSchemaProps => ({
+const schemaOf = (
+  rules: ValidationRule[],
+  props: Record<string, JSONSchemaProps> = { s: { type: 'string' } },
+): JSONSchemaProps => ({
   type: 'object',
   properties: props,
   'x-kubernetes-validations': rules,
@@ -37,12 +48,13 @@ const validate = (schema: JSONSchemaProps, obj: unknown, regexWorkBudget?: numbe
   };
 };
 /** The work a search over `s` is charged: (code units + 1) × the larger of the estimate and the program. */
-const work = (s: string, p: string): number => (s.length + 1) * Math.max(estimateRegex(p).size, compileRegex(p).programSize());
+const work = (s: string, p: string): number =>
+  (s.length + 1) * Math.max(estimateRegex(p).size, compileRegex(p).programSize());
 
 beforeEach(() => regexCache.clear());
 afterEach(() => regexCache.clear());
 
-describe('regex work past the request budget is refused before it runs, with kube\'s budget error', () => {
+describe("regex work past the request budget is refused before it runs, with kube's budget error", () => {
   const rule = (r: string): ValidationRule[] => [{ rule: r }];
   const cases: { name: string; rules: ValidationRule[]; s: string }[] = [
     // re2js would block the event loop for ~24 s (14 KB: ~2.9 s); kube's cost is 84,006 of 1,000,000.
@@ -50,8 +62,16 @@ describe('regex work past the request budget is refused before it runs, with kub
     { name: `matches('${PATHO}') over 14 KB`, rules: rule(`!self.s.matches('${PATHO}')`), s: 'a'.repeat(14_000) },
     { name: `matches('${PATHO}') over 1.4 MB`, rules: rule(`!self.s.matches('${PATHO}')`), s: 'a'.repeat(1_400_000) },
     { name: `find('${PATHO}') over 140 KB`, rules: rule(`self.s.find('${PATHO}') == ''`), s: 'a'.repeat(140_000) },
-    { name: `findAll('${PATHO}') over 140 KB`, rules: rule(`self.s.findAll('${PATHO}').size() == 0`), s: 'a'.repeat(140_000) },
-    { name: 'an `||` does not swallow the refusal', rules: rule(`self.s.matches('${PATHO}') || true`), s: 'a'.repeat(140_000) },
+    {
+      name: `findAll('${PATHO}') over 140 KB`,
+      rules: rule(`self.s.findAll('${PATHO}').size() == 0`),
+      s: 'a'.repeat(140_000),
+    },
+    {
+      name: 'an `||` does not swallow the refusal',
+      rules: rule(`self.s.matches('${PATHO}') || true`),
+      s: 'a'.repeat(140_000),
+    },
     // 0.7-1.4 s of matching; kube's budget admits 35 of them (280,005 each of 10,000,000).
     {
       name: "40 rules `!self.s.matches('(a+)+$')` over 1.4 MB",
@@ -65,10 +85,18 @@ describe('regex work past the request budget is refused before it runs, with kub
     expect(r.runs).toBe(0);
   });
 
-  it('later rules are not run once the budget is out, nor is an earlier rule\'s work undone', () => {
+  it("later rules are not run once the budget is out, nor is an earlier rule's work undone", () => {
     const s = 'a'.repeat(100_000);
     // ^[a-z]+$ is charged 100,001 × 6 (its program): one fits a budget of 700,000, the second does not.
-    const r = validate(schemaOf([{ rule: "self.s.matches('^[a-z]+$')" }, { rule: "self.s.matches('^[a-z]+$') " }, { rule: "self.s.matches('^[a-y]+$')" }]), { s }, 700_000);
+    const r = validate(
+      schemaOf([
+        { rule: "self.s.matches('^[a-z]+$')" },
+        { rule: "self.s.matches('^[a-z]+$') " },
+        { rule: "self.s.matches('^[a-y]+$')" },
+      ]),
+      { s },
+      700_000,
+    );
     expect(r.errors).toEqual([OUT_OF_BUDGET]);
     expect(r.runs).toBe(1);
     expect(r.spent).toBe(work(s, '^[a-z]+$'));
@@ -97,18 +125,36 @@ describe('regex work past the request budget is refused before it runs, with kub
     expect(regexCache.size).toBe(2);
   });
 
-  it('a messageExpression\'s regex work is refused with kube\'s messageExpression budget error', () => {
-    const r = validate(schemaOf([{ rule: 'false', messageExpression: `self.s.matches('${PATHO}') ? 'matched' : 'did not match'` }]), { s: 'a'.repeat(140_000) });
-    expect(r.errors).toEqual(['<nil>: Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run']);
+  it("a messageExpression's regex work is refused with kube's messageExpression budget error", () => {
+    const r = validate(
+      schemaOf([{ rule: 'false', messageExpression: `self.s.matches('${PATHO}') ? 'matched' : 'did not match'` }]),
+      { s: 'a'.repeat(140_000) },
+    );
+    expect(r.errors).toEqual([
+      '<nil>: Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run',
+    ]);
     expect(r.runs).toBe(0);
   });
 });
 
 describe('ordinary rules over ordinary strings stay inside the budget', () => {
-  const simple = ['^[a-z]+$', '^[a-z0-9]+$', '[a-z]', '^a', 'a$', '^[-a-z0-9]*$', 'a+', '^(a|b)+$', '\\w', '^[[:alpha:]]+$'];
+  const simple = [
+    '^[a-z]+$',
+    '^[a-z0-9]+$',
+    '[a-z]',
+    '^a',
+    'a$',
+    '^[-a-z0-9]*$',
+    'a+',
+    '^(a|b)+$',
+    '\\w',
+    '^[[:alpha:]]+$',
+  ];
 
   it('100 rules with simple patterns over a 1 KB string', () => {
-    const rules = Array.from({ length: 100 }, (_, i) => ({ rule: `self.s.matches('${simple[i % simple.length]!.replace(/\\/g, '\\\\')}')${' '.repeat(Math.floor(i / simple.length))}` }));
+    const rules = Array.from({ length: 100 }, (_, i) => ({
+      rule: `self.s.matches('${simple[i % simple.length]!.replace(/\\/g, '\\\\')}')${' '.repeat(Math.floor(i / simple.length))}`,
+    }));
     const s = 'a'.repeat(1024);
     const r = validate(schemaOf(rules), { s });
     expect(r.errors).toEqual([]);
@@ -127,19 +173,30 @@ describe('ordinary rules over ordinary strings stay inside the budget', () => {
 
   it('a DNS-label rule over each of 100 list items of 63 characters', () => {
     const label = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-    const schema = schemaOf([], { names: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [{ rule: `self.matches('${label}')` }] } } });
+    const schema = schemaOf([], {
+      names: {
+        type: 'array',
+        maxItems: 100,
+        items: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [{ rule: `self.matches('${label}')` }] },
+      },
+    });
     const r = validate(schema, { names: Array.from({ length: 100 }, (_, i) => `n${i}-`.padEnd(62, 'x') + 'z') });
     expect(r.errors).toEqual([]);
     expect(r.runs).toBe(100);
   });
 
   it('find and findAll over 1 KB with 100 matches', () => {
-    const s = Array.from({ length: 100 }, (_, i) => `item${i % 10}`).join(',').padEnd(1024, ' ');
-    const r = validate(schemaOf([{ rule: "self.s.findAll('[0-9]+').size() == 100" }, { rule: "self.s.find('[0-9]+') == '0'" }]), { s });
+    const s = Array.from({ length: 100 }, (_, i) => `item${i % 10}`)
+      .join(',')
+      .padEnd(1024, ' ');
+    const r = validate(
+      schemaOf([{ rule: "self.s.findAll('[0-9]+').size() == 100" }, { rule: "self.s.find('[0-9]+') == '0'" }]),
+      { s },
+    );
     expect(r.errors).toEqual([]);
   });
 
-  it('an admitted search just inside the budget runs, with re2js\'s DFA held to REGEX_DFA_BYTES', () => {
+  it("an admitted search just inside the budget runs, with re2js's DFA held to REGEX_DFA_BYTES", () => {
     // 398 × 2,505 of 1,000,000: re2js's DFA makes a 2,500-instruction state per character here.
     const p = '(?:a|aa){0,500}[^a]{2}';
     const s = 'a'.repeat(Math.floor(REGEX_WORK_BUDGET / work('', p)) - 1);

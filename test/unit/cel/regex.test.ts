@@ -4,7 +4,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../crd/cel/compile.js';
 import { regexCallCost } from '../../../crd/cel/env.js';
-import { MAX_REGEX_PROGRAM, REGEX_CACHE_BYTES, REGEX_CACHE_ENTRIES, RegexError, compileRegex, estimateRegex, regexCache } from '../../../cel/regex.js';
+import {
+  MAX_REGEX_PROGRAM,
+  REGEX_CACHE_BYTES,
+  REGEX_CACHE_ENTRIES,
+  RegexError,
+  compileRegex,
+  estimateRegex,
+  regexCache,
+} from '../../../cel/regex.js';
 import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../apimachinery/field-errors.js';
 
@@ -20,7 +28,7 @@ const goError = (pattern: string): string => {
   }
 };
 
-describe('estimateRegex: Go\'s calcSize, without parsing', () => {
+describe("estimateRegex: Go's calcSize, without parsing", () => {
   // regexp/syntax calcSize: literal 1 a rune, capture and x* 2 + x, x+ and x? 1 + x, x{n,m} m·x + (m-n), n alternatives n - 1.
   const cases: { pattern: string; size: number }[] = [
     { pattern: 'abc', size: 3 },
@@ -56,15 +64,27 @@ describe('estimateRegex: Go\'s calcSize, without parsing', () => {
   });
 });
 
-describe('compileRegex: Go\'s errors', () => {
+describe("compileRegex: Go's errors", () => {
   const cases: { name: string; pattern: string; want: string }[] = [
     { name: 'missing paren', pattern: '(', want: 'error parsing regexp: missing closing ): `(`' },
     { name: 'missing bracket', pattern: '[a', want: 'error parsing regexp: missing closing ]: `[a`' },
     { name: 'repeat count', pattern: 'a{1001}', want: 'error parsing regexp: invalid repeat count: `{1001}`' },
-    { name: 'nested repeat count', pattern: '(a{1000}){1000}', want: 'error parsing regexp: invalid repeat count: `{1000}`' },
-    { name: 'lookbehind is not RE2', pattern: '(?<=a)b', want: 'error parsing regexp: invalid named capture: `(?<=a)b`' },
+    {
+      name: 'nested repeat count',
+      pattern: '(a{1000}){1000}',
+      want: 'error parsing regexp: invalid repeat count: `{1000}`',
+    },
+    {
+      name: 'lookbehind is not RE2',
+      pattern: '(?<=a)b',
+      want: 'error parsing regexp: invalid named capture: `(?<=a)b`',
+    },
     // Go appends the pattern; re2js leaves it out.
-    { name: 'nesting', pattern: '('.repeat(1001) + ')'.repeat(1001), want: `error parsing regexp: expression nests too deeply: \`${'('.repeat(1001) + ')'.repeat(1001)}\`` },
+    {
+      name: 'nesting',
+      pattern: '('.repeat(1001) + ')'.repeat(1001),
+      want: `error parsing regexp: expression nests too deeply: \`${'('.repeat(1001) + ')'.repeat(1001)}\``,
+    },
   ];
   it.each(cases)('$name', ({ pattern, want }) => {
     expect(goError(pattern)).toBe(want);
@@ -119,7 +139,7 @@ describe('the compiled-regex cache is bounded', () => {
   });
 });
 
-describe('cost: kube\'s formula, ⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉ in code points', () => {
+describe("cost: kube's formula, ⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉ in code points", () => {
   const cases: { s: string; p: string; cost: number }[] = [
     { s: '', p: 'abcd', cost: 1 },
     { s: 'x', p: '', cost: 0 },

@@ -4,18 +4,28 @@ import { describe, expect, it } from 'vitest';
 import { parseJsonExact } from '../../../apimachinery/json-parse.js';
 import { check, KUBE_CHECKER_OPTIONS, outputType, standardEnv } from '../../../cel/checker.js';
 import { activation, KUBE_PROGRAM_OPTIONS, program } from '../../../cel/eval.js';
-import { type CelSchema, ruleVariables, SchemaTypeProvider, schemaDeclType, usesOldSelf } from '../../../cel/kube/schema-types.js';
+import {
+  type CelSchema,
+  ruleVariables,
+  SchemaTypeProvider,
+  schemaDeclType,
+  usesOldSelf,
+} from '../../../cel/kube/schema-types.js';
 import { schemaValue, unescapeFieldName } from '../../../cel/kube/schema-values.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import { formatType } from '../../../cel/types.js';
-import { CelError, type JsonValue, type Value } from '../../../cel/values.js';
+import type { CelError, JsonValue, Value } from '../../../cel/values.js';
 import { OPTIONAL_FUNCTIONS } from '../../../cel/optional.js';
 
 const str: CelSchema = { type: 'string' };
 const int: CelSchema = { type: 'integer' };
 const num: CelSchema = { type: 'number' };
-const obj = (properties: Record<string, CelSchema>, extra: Partial<CelSchema> = {}): CelSchema => ({ type: 'object', properties, ...extra });
+const obj = (properties: Record<string, CelSchema>, extra: Partial<CelSchema> = {}): CelSchema => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 const arr = (items: CelSchema, extra: Partial<CelSchema> = {}): CelSchema => ({ type: 'array', items, ...extra });
 
 const NAME = 'selfType0';
@@ -76,7 +86,14 @@ describe('schema → CEL type', () => {
   });
 
   it('names nested objects by escaped path, and adds kind, apiVersion, metadata at a resource root', () => {
-    const decl = schemaDeclType(obj({ spec: obj({ 'x.y': obj({}), items: arr(obj({})) }), em: obj({}, { 'x-kubernetes-embedded-resource': true }) }), true, NAME)!;
+    const decl = schemaDeclType(
+      obj({
+        spec: obj({ 'x.y': obj({}), items: arr(obj({})) }),
+        em: obj({}, { 'x-kubernetes-embedded-resource': true }),
+      }),
+      true,
+      NAME,
+    )!;
     const spec = decl.fields!.get('spec')!;
     expect(formatType(spec.type)).toBe(`${NAME}.spec`);
     expect(formatType(spec.fields!.get('x__dot__y')!.type)).toBe(`${NAME}.spec.x__dot__y`);
@@ -104,7 +121,10 @@ const spec = obj({
   opt: str,
   when: { type: 'string', format: 'date-time' },
   tags: arr(str, { 'x-kubernetes-list-type': 'set' }),
-  ports: arr(obj({ name: str, port: int }), { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+  ports: arr(obj({ name: str, port: int }), {
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+  }),
   rules: arr(obj({ matches: arr(obj({ path: str })) })),
   labels: { type: 'object', additionalProperties: { type: 'string', nullable: true } },
   size: { 'x-kubernetes-int-or-string': true },
@@ -113,9 +133,18 @@ const spec = obj({
 describe('rule → checker verdict', () => {
   it.each<[string, string]>([
     ['self.replicaz > 1', `ERROR: <input>:1:5: undefined field 'replicaz'\n | self.replicaz > 1\n | ....^`],
-    ["self.replicas + 'a' == 1", `ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + 'a' == 1\n | ..............^`],
-    ['self.name == 1', `ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, int)'\n | self.name == 1\n | ..........^`],
-    ['self.rules[0].matchez.size() > 0', `ERROR: <input>:1:14: undefined field 'matchez'\n | self.rules[0].matchez.size() > 0\n | .............^`],
+    [
+      "self.replicas + 'a' == 1",
+      `ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + 'a' == 1\n | ..............^`,
+    ],
+    [
+      'self.name == 1',
+      `ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, int)'\n | self.name == 1\n | ..........^`,
+    ],
+    [
+      'self.rules[0].matchez.size() > 0',
+      `ERROR: <input>:1:14: undefined field 'matchez'\n | self.rules[0].matchez.size() > 0\n | .............^`,
+    ],
   ])('%s', (rule, want) => {
     expect(compile(rule, spec).issues.toDisplayString()).toBe(want);
   });
@@ -141,7 +170,9 @@ describe('rule → checker verdict', () => {
 
   it('declares oldSelf, optional with optionalOldSelf, and tells transition rules', () => {
     expect(formatType(outputType(compile('oldSelf', spec).ast))).toBe(NAME);
-    expect(formatType(outputType(compile('oldSelf', spec, { optionalOldSelf: true }).ast))).toBe(`optional_type(${NAME})`);
+    expect(formatType(outputType(compile('oldSelf', spec, { optionalOldSelf: true }).ast))).toBe(
+      `optional_type(${NAME})`,
+    );
     expect(usesOldSelf(compile('self.replicas >= oldSelf.replicas', spec).ast)).toBe(true);
     expect(usesOldSelf(compile('self.replicas >= 0', spec).ast)).toBe(false);
   });
@@ -177,13 +208,16 @@ describe('rule → value', () => {
     ["self.when == timestamp('2024-05-01T10:00:00Z')", true],
     ["self.when < timestamp('2024-05-01T09:00:00Z')", false],
     ['self.ratio == 1.0', true],
-    ["type(self.ratio) == double && type(self.replicas) == int", true],
+    ['type(self.ratio) == double && type(self.replicas) == int', true],
     ['has(self.opt)', false],
     ['has(self.name)', true],
     ["self.x__dash__y == 'dash'", true],
     ["self.namespace == 'ns' && self.__namespace__ == 'ns'", true],
     ['has(self.rules[0].matches) && !has(self.rules[1].matches)', true],
-    ['(self.rules.size() > 0 ? (has(self.rules[0].matches) ? self.rules[0].matches.size() : 0) : 0) + (self.rules.size() > 1 ? (has(self.rules[1].matches) ? self.rules[1].matches.size() : 0) : 0)', 1n],
+    [
+      '(self.rules.size() > 0 ? (has(self.rules[0].matches) ? self.rules[0].matches.size() : 0) : 0) + (self.rules.size() > 1 ? (has(self.rules[1].matches) ? self.rules[1].matches.size() : 0) : 0)',
+      1n,
+    ],
     ["type(self.labels.b) == null_type && 'b' in self.labels", true],
     ["type(self.size) == string && self.size.endsWith('%')", true],
     ["self.tags.all(t, t in ['a', 'b', 'c'])", true],
@@ -200,14 +234,23 @@ describe('rule → value', () => {
     expect(evaluate('self == oldSelf', spec, reordered, doc)).toBe(true);
     expect(evaluate("self.tags == ['b', 'c', 'a']", spec, doc)).toBe(true);
     expect(evaluate("self.tags == ['b', 'c', 'd']", spec, doc)).toBe(false);
-    const changed = JSON.stringify({ ...JSON.parse(doc), ports: [{ name: 'https', port: 8443 }, { name: 'http', port: 80 }] });
+    const changed = JSON.stringify({
+      ...JSON.parse(doc),
+      ports: [
+        { name: 'https', port: 8443 },
+        { name: 'http', port: 80 },
+      ],
+    });
     expect(evaluate('self.ports == oldSelf.ports', spec, changed, doc)).toBe(false);
     const atomic = obj({ l: arr(str) });
     expect(evaluate('self.l == oldSelf.l', atomic, '{"l": ["a", "b"]}', '{"l": ["b", "a"]}')).toBe(false);
   });
 
   it('reads absent and null fields of objects as absent, but null map values as values', () => {
-    const s = obj({ a: { type: 'string', nullable: true }, m: { type: 'object', additionalProperties: { type: 'string', nullable: true } } });
+    const s = obj({
+      a: { type: 'string', nullable: true },
+      m: { type: 'object', additionalProperties: { type: 'string', nullable: true } },
+    });
     expect(evaluate('has(self.a)', s, '{"a": null}')).toBe(false);
     expect(evaluate('has(self.m.k) && type(self.m.k) == null_type', s, '{"m": {"k": null}}')).toBe(true);
     expect((evaluate('self.a == "x"', s, '{}') as CelError).message).toBe('no such key: a');
@@ -217,10 +260,21 @@ describe('rule → value', () => {
 
   it('shows an embedded resource its metadata name, the root too', () => {
     const s = obj({ spec: obj({ template: obj({ kind: str }, { 'x-kubernetes-embedded-resource': true }) }) });
-    const cr = '{"apiVersion": "g/v1", "kind": "K", "metadata": {"name": "cr", "namespace": "ns"}, "spec": {"template": {"kind": "Pod", "metadata": {"name": "inner"}}}}';
-    expect(evaluate("self.metadata.name == 'cr' && self.spec.template.metadata.name == 'inner' && self.kind == 'K'", s, cr, undefined, true)).toBe(true);
+    const cr =
+      '{"apiVersion": "g/v1", "kind": "K", "metadata": {"name": "cr", "namespace": "ns"}, "spec": {"template": {"kind": "Pod", "metadata": {"name": "inner"}}}}';
+    expect(
+      evaluate(
+        "self.metadata.name == 'cr' && self.spec.template.metadata.name == 'inner' && self.kind == 'K'",
+        s,
+        cr,
+        undefined,
+        true,
+      ),
+    ).toBe(true);
     expect(evaluate('has(self.spec.template.metadata.generateName)', s, cr, undefined, true)).toBe(false);
-    expect(compile('self.metadata.namespace', s, { root: true }).issues.toDisplayString()).toContain("undefined field 'namespace'");
+    expect(compile('self.metadata.namespace', s, { root: true }).issues.toDisplayString()).toContain(
+      "undefined field 'namespace'",
+    );
   });
 
   it('keeps int64 exact and number schemas double', () => {
@@ -231,14 +285,24 @@ describe('rule → value', () => {
   });
 
   it('reads date, duration and byte formats', () => {
-    const s = obj({ d: { type: 'string', format: 'date' }, t: { type: 'string', format: 'duration' }, b: { type: 'string', format: 'byte' } });
+    const s = obj({
+      d: { type: 'string', format: 'date' },
+      t: { type: 'string', format: 'duration' },
+      b: { type: 'string', format: 'byte' },
+    });
     const d = '{"d": "2024-02-29", "t": "1h30m", "b": "aGk="}';
-    expect(evaluate("self.d == timestamp('2024-02-29T00:00:00Z') && self.t == duration('90m') && self.b == b'hi'", s, d)).toBe(true);
+    expect(
+      evaluate("self.d == timestamp('2024-02-29T00:00:00Z') && self.t == duration('90m') && self.b == b'hi'", s, d),
+    ).toBe(true);
   });
 
   it('ranges over a map by its keys; an object is no range for a comprehension', () => {
     const s = obj({ m: { type: 'object', additionalProperties: { type: 'string', nullable: true } } });
-    expect(evaluate("self.m.size() == 2 && self.m.all(k, k in ['a-b', 'c'])", s, '{"m": {"a-b": "x", "c": null}}')).toBe(true);
-    expect(compile('self.all(k, true)', s).issues.toDisplayString()).toContain(`expression of type '${NAME}' cannot be range of a comprehension`);
+    expect(
+      evaluate("self.m.size() == 2 && self.m.all(k, k in ['a-b', 'c'])", s, '{"m": {"a-b": "x", "c": null}}'),
+    ).toBe(true);
+    expect(compile('self.all(k, true)', s).issues.toDisplayString()).toContain(
+      `expression of type '${NAME}' cannot be range of a comprehension`,
+    );
   });
 });

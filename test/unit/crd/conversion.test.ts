@@ -1,6 +1,11 @@
 // CR conversion: strategy None, and strategy Webhook against real HTTPS webhooks started here
 // (v1 spec.size <-> v2 spec.replicas), including every way a webhook can fail.
-import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +50,14 @@ function cache(version: 'v1' | 'v2', name: string, n = 3): KubeObject {
   return {
     apiVersion: `${GROUP}/${version}`,
     kind: 'Cache',
-    metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '7', generation: 2, labels: { app: name } },
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: `uid-${name}`,
+      resourceVersion: '7',
+      generation: 2,
+      labels: { app: name },
+    },
     spec: version === 'v1' ? { engine: 'redis', size: n } : { engine: 'redis', replicas: n },
   };
 }
@@ -60,7 +72,11 @@ interface Review {
   response: unknown;
 }
 
-type Reply = { status?: number; headers?: Record<string, string>; body?: unknown } | 'hang' | 'destroy' | ((res: ServerResponse) => void);
+type Reply =
+  | { status?: number; headers?: Record<string, string>; body?: unknown }
+  | 'hang'
+  | 'destroy'
+  | ((res: ServerResponse) => void);
 
 interface Hook {
   url: string;
@@ -87,18 +103,28 @@ function convertCache(obj: KubeObject, desired: string): KubeObject {
 }
 
 const answer = (review: Review, convertedObjects: unknown[], extra: Record<string, unknown> = {}): Reply => ({
-  body: { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, convertedObjects, result: { status: 'Success' } }, ...extra },
+  body: {
+    apiVersion: review.apiVersion,
+    kind: 'ConversionReview',
+    response: { uid: review.request.uid, convertedObjects, result: { status: 'Success' } },
+    ...extra,
+  },
 });
 
 /** The well-behaved webhook. */
-const converting = (review: Review): Reply => answer(review, review.request.objects.map((o) => convertCache(o, review.request.desiredAPIVersion)));
+const converting = (review: Review): Reply =>
+  answer(
+    review,
+    review.request.objects.map((o) => convertCache(o, review.request.desiredAPIVersion)),
+  );
 
 /** A webhook that converts, then lets `mutate` spoil its answer. */
 const spoiled =
-  (mutate: (converted: KubeObject[]) => unknown[] | void) =>
+  (mutate: (converted: KubeObject[]) => unknown) =>
   (review: Review): Reply => {
     const converted = review.request.objects.map((o) => convertCache(o, review.request.desiredAPIVersion));
-    return answer(review, mutate(converted) ?? converted);
+    const replaced = mutate(converted);
+    return answer(review, Array.isArray(replaced) ? replaced : converted);
   };
 
 const closers: (() => Promise<void>)[] = [];
@@ -135,7 +161,8 @@ async function startWebhook(keys: KeyPair, handle: (review: Review) => Reply): P
       if (reply === 'hang') return;
       if (reply === 'destroy') return void req.socket.destroy();
       if (typeof reply === 'function') return reply(res);
-      const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      const body =
+        reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
       res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json', ...reply.headers });
       res.end(body);
     });
@@ -208,9 +235,21 @@ describe('strategy None', () => {
   });
 
   it.each([
-    { objects: [cache('v1', 'a')], to: `${GROUP}/v3`, want: `request to convert CR to an invalid group/version: ${GROUP}/v3` },
-    { objects: [cache('v1', 'a')], to: 'other.example.com/v1', want: `${V1}, Kind=Cache is unstructured and is not suitable for converting to "other.example.com/v1"` },
-    { objects: [{ ...cache('v1', 'a'), apiVersion: `${GROUP}/v9` }], to: V2, want: `request to convert CR from an invalid group/version: ${GROUP}/v9` },
+    {
+      objects: [cache('v1', 'a')],
+      to: `${GROUP}/v3`,
+      want: `request to convert CR to an invalid group/version: ${GROUP}/v3`,
+    },
+    {
+      objects: [cache('v1', 'a')],
+      to: 'other.example.com/v1',
+      want: `${V1}, Kind=Cache is unstructured and is not suitable for converting to "other.example.com/v1"`,
+    },
+    {
+      objects: [{ ...cache('v1', 'a'), apiVersion: `${GROUP}/v9` }],
+      to: V2,
+      want: `request to convert CR from an invalid group/version: ${GROUP}/v9`,
+    },
     {
       objects: [cache('v1', 'a'), { ...cache('v1', 'b'), apiVersion: `${GROUP}/v9` }],
       to: V2,
@@ -249,7 +288,10 @@ describe('strategy Webhook', () => {
   it('sends a list in one review, only the items not yet in the target version, and keeps the order', async () => {
     const hook = await startWebhook(pki, converting);
     const b = cache('v2', 'b', 2);
-    const out = await converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a', 1), b, cache('v1', 'c', 3)], V2);
+    const out = await converterFor(webhookCRD({ url: hook.url, caBundle })).convert(
+      [cache('v1', 'a', 1), b, cache('v1', 'c', 3)],
+      V2,
+    );
     expect(hook.reviews).toHaveLength(1);
     expect(hook.reviews[0]!.request.objects.map((o) => o.metadata.name)).toEqual(['a', 'c']);
     expect(out.map((o) => [o.metadata.name, o.apiVersion, o['spec']])).toEqual([
@@ -268,7 +310,9 @@ describe('strategy Webhook', () => {
     expect(await converter.convert([a, cache('v2', 'b')], V2)).toHaveLength(2);
     expect(await converter.convert([], V2)).toEqual([]);
     // kube's empty-object special case (the cacher's smoke test): no call either.
-    expect(await converter.convert([{ apiVersion: V1, kind: 'Cache' } as KubeObject], V2)).toEqual([{ apiVersion: V2, kind: 'Cache' }]);
+    expect(await converter.convert([{ apiVersion: V1, kind: 'Cache' } as KubeObject], V2)).toEqual([
+      { apiVersion: V2, kind: 'Cache' },
+    ]);
     expect(hook.reviews).toHaveLength(0);
   });
 
@@ -313,22 +357,34 @@ describe('strategy Webhook', () => {
       body: {
         apiVersion: 'apiextensions.k8s.io/v1beta1',
         kind: 'ConversionReview',
-        response: { uid: 'not-the-request-uid', convertedObjects: review.request.objects.map((o) => convertCache(o, V2)), result: { status: 'Success' } },
+        response: {
+          uid: 'not-the-request-uid',
+          convertedObjects: review.request.objects.map((o) => convertCache(o, V2)),
+          result: { status: 'Success' },
+        },
       },
     }));
-    const [out] = await converterFor(webhookCRD({ url: hook.url, caBundle }, ['v1beta1'])).convert([cache('v1', 'a', 4)], V2);
+    const [out] = await converterFor(webhookCRD({ url: hook.url, caBundle }, ['v1beta1'])).convert(
+      [cache('v1', 'a', 4)],
+      V2,
+    );
     expect(hook.reviews[0]!.apiVersion).toBe('apiextensions.k8s.io/v1beta1');
     expect(out!['spec']).toEqual({ engine: 'redis', replicas: 4 });
   });
 
   it('takes the first review version it knows, in the CRD order', async () => {
     const hook = await startWebhook(pki, converting);
-    await converterFor(webhookCRD({ url: hook.url, caBundle }, ['v2', 'v1beta1', 'v1'])).convert([cache('v1', 'a')], V2);
+    await converterFor(webhookCRD({ url: hook.url, caBundle }, ['v2', 'v1beta1', 'v1'])).convert(
+      [cache('v1', 'a')],
+      V2,
+    );
     await converterFor(webhookCRD({ url: hook.url, caBundle }, ['v1', 'v1beta1'])).convert([cache('v1', 'a')], V2);
     expect(hook.reviews.map((r) => r.apiVersion)).toEqual(['apiextensions.k8s.io/v1beta1', 'apiextensions.k8s.io/v1']);
-    expect(await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle }, ['v2'])).convert([cache('v1', 'a')], V2))).toBe(
-      'no supported conversion review versions',
-    );
+    expect(
+      await failureMessage(
+        converterFor(webhookCRD({ url: hook.url, caBundle }, ['v2'])).convert([cache('v1', 'a')], V2),
+      ),
+    ).toBe('no supported conversion review versions');
   });
 
   it('calls a service reference at https://<name>.<namespace>.svc:<port><path>, verified under that name', async () => {
@@ -348,7 +404,14 @@ describe('strategy Webhook', () => {
   });
 
   it('formats the timeout as Go does', () => {
-    expect([30_000, 300, 1500, 90_000, 3_600_000, 60_000].map(goDuration)).toEqual(['30s', '300ms', '1.5s', '1m30s', '1h0m0s', '1m0s']);
+    expect([30_000, 300, 1500, 90_000, 3_600_000, 60_000].map(goDuration)).toEqual([
+      '30s',
+      '300ms',
+      '1.5s',
+      '1m30s',
+      '1h0m0s',
+      '1m0s',
+    ]);
   });
 });
 
@@ -357,10 +420,24 @@ describe('webhook failures', () => {
 
   it('gives kube’s 500 with its text, and the InternalError form for storage paths', async () => {
     const port = await closedPort();
-    const err = await failure(converterFor(webhookCRD({ url: `https://127.0.0.1:${port}/convert`, caBundle })).convert([cache('v1', 'a')], V2));
+    const err = await failure(
+      converterFor(webhookCRD({ url: `https://127.0.0.1:${port}/convert`, caBundle })).convert([cache('v1', 'a')], V2),
+    );
     const message = `${FOR_V1} failed: Post "https://127.0.0.1:${port}/convert?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`;
-    expect(err.status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: '', code: 500 });
-    expect((err as ConversionError).asInternalError().status).toMatchObject({ code: 500, reason: 'InternalError', message: `Internal error occurred: ${message}` });
+    expect(err.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: '',
+      code: 500,
+    });
+    expect((err as ConversionError).asInternalError().status).toMatchObject({
+      code: 500,
+      reason: 'InternalError',
+      message: `Internal error occurred: ${message}`,
+    });
   });
 
   it('reports the webhook down for a service reference too, with the URL kube shows', async () => {
@@ -391,7 +468,9 @@ describe('webhook failures', () => {
   it('times out a webhook that never answers', async () => {
     const hook = await startWebhook(pki, () => 'hang');
     const started = Date.now();
-    const message = await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle }), { timeoutMs: 300 }).convert([cache('v1', 'a')], V2));
+    const message = await failureMessage(
+      converterFor(webhookCRD({ url: hook.url, caBundle }), { timeoutMs: 300 }).convert([cache('v1', 'a')], V2),
+    );
     expect(message).toBe(`${FOR_V1} failed: ${post(hook, 'timeout=300ms')}: context deadline exceeded`);
     expect(Date.now() - started).toBeLessThan(5000);
   });
@@ -401,8 +480,15 @@ describe('webhook failures', () => {
     const server = createTcpServer((s) => sockets.add(s));
     track(server, sockets);
     const port = await listen(server);
-    const message = await failureMessage(converterFor(webhookCRD({ url: `https://127.0.0.1:${port}`, caBundle }), { timeoutMs: 200 }).convert([cache('v1', 'a')], V2));
-    expect(message).toBe(`${FOR_V1} failed: Post "https://127.0.0.1:${port}/?timeout=200ms": context deadline exceeded`);
+    const message = await failureMessage(
+      converterFor(webhookCRD({ url: `https://127.0.0.1:${port}`, caBundle }), { timeoutMs: 200 }).convert(
+        [cache('v1', 'a')],
+        V2,
+      ),
+    );
+    expect(message).toBe(
+      `${FOR_V1} failed: Post "https://127.0.0.1:${port}/?timeout=200ms": context deadline exceeded`,
+    );
   });
 
   it('times out a body that never ends', async () => {
@@ -410,8 +496,12 @@ describe('webhook failures', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.write('{"kind":');
     });
-    const message = await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle }), { timeoutMs: 300 }).convert([cache('v1', 'a')], V2));
-    expect(message).toBe(`${FOR_V1} failed: unexpected error when reading response body. Please retry. Original error: context deadline exceeded`);
+    const message = await failureMessage(
+      converterFor(webhookCRD({ url: hook.url, caBundle }), { timeoutMs: 300 }).convert([cache('v1', 'a')], V2),
+    );
+    expect(message).toBe(
+      `${FOR_V1} failed: unexpected error when reading response body. Please retry. Original error: context deadline exceeded`,
+    );
   });
 
   it('refuses a certificate from another CA, before sending anything', async () => {
@@ -434,29 +524,53 @@ describe('webhook failures', () => {
     const dnsOnly = await issueServingCert(ca, { ips: [], dns: ['webhook.example.com'] });
     const hook = await startWebhook(dnsOnly, converting);
     const bundle = b64(ca.cert);
-    expect(await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle: bundle })).convert([cache('v1', 'a')], V2))).toBe(
+    expect(
+      await failureMessage(
+        converterFor(webhookCRD({ url: hook.url, caBundle: bundle })).convert([cache('v1', 'a')], V2),
+      ),
+    ).toBe(
       `${FOR_V1} failed: ${post(hook)}: tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs`,
     );
     const byName = `https://localhost:${hook.port}/convert`;
-    expect(await failureMessage(converterFor(webhookCRD({ url: byName, caBundle: bundle })).convert([cache('v1', 'a')], V2))).toBe(
+    expect(
+      await failureMessage(converterFor(webhookCRD({ url: byName, caBundle: bundle })).convert([cache('v1', 'a')], V2)),
+    ).toBe(
       `${FOR_V1} failed: Post "${byName}?timeout=30s": tls: failed to verify certificate: x509: certificate is valid for webhook.example.com, not localhost`,
     );
     expect(hook.reviews).toHaveLength(0);
   });
 
   it('fails with 500 InternalError "error resolving resource" for a caBundle kube cannot load', async () => {
-    const err = await failure(converterFor(webhookCRD({ url: 'https://127.0.0.1:1/convert', caBundle: b64('not a certificate') })).convert([cache('v1', 'a')], V2));
-    expect(err.status).toMatchObject({ code: 500, reason: 'InternalError', message: 'Internal error occurred: error resolving resource' });
+    const err = await failure(
+      converterFor(webhookCRD({ url: 'https://127.0.0.1:1/convert', caBundle: b64('not a certificate') })).convert(
+        [cache('v1', 'a')],
+        V2,
+      ),
+    );
+    expect(err.status).toMatchObject({
+      code: 500,
+      reason: 'InternalError',
+      message: 'Internal error occurred: error resolving resource',
+    });
   });
 
   it('reports a peer that hangs up, and one that speaks plain HTTP', async () => {
     const hook = await startWebhook(pki, () => 'destroy');
-    expect(await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2))).toBe(`${FOR_V1} failed: ${post(hook)}: EOF`);
+    expect(
+      await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2)),
+    ).toBe(`${FOR_V1} failed: ${post(hook)}: EOF`);
 
     const plain = createHttpServer((_req, res) => res.end('hello'));
     track(plain);
     const port = await listen(plain);
-    expect(await failureMessage(converterFor(webhookCRD({ url: `https://127.0.0.1:${port}/convert`, caBundle })).convert([cache('v1', 'a')], V2))).toBe(
+    expect(
+      await failureMessage(
+        converterFor(webhookCRD({ url: `https://127.0.0.1:${port}/convert`, caBundle })).convert(
+          [cache('v1', 'a')],
+          V2,
+        ),
+      ),
+    ).toBe(
       `${FOR_V1} failed: Post "https://127.0.0.1:${port}/convert?timeout=30s": http: server gave HTTP response to HTTPS client`,
     );
   });
@@ -466,7 +580,9 @@ describe('webhook failures', () => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '500' });
       res.write('{"kind":"ConversionReview"', () => res.socket?.destroy());
     });
-    expect(await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2))).toBe(
+    expect(
+      await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2)),
+    ).toBe(
       `${FOR_V1} failed: unexpected error when reading response body. Please retry. Original error: unexpected EOF`,
     );
   });
@@ -482,15 +598,34 @@ describe('webhook failures', () => {
       reply: () => ({ status: 500, body: { error: 'boom' } }),
       want: () => `${FOR_V1} failed: an error on the server ("unknown") has prevented the request from succeeding`,
     },
-    { name: '404', reply: () => ({ status: 404, body: '404 page not found' }), want: () => `${FOR_V1} failed: the server could not find the requested resource` },
-    { name: '302', reply: () => ({ status: 302, headers: { Location: '/elsewhere' } }), want: () => `${FOR_V1} failed: the server responded with the status code 302 but did not return more information` },
+    {
+      name: '404',
+      reply: () => ({ status: 404, body: '404 page not found' }),
+      want: () => `${FOR_V1} failed: the server could not find the requested resource`,
+    },
+    {
+      name: '302',
+      reply: () => ({ status: 302, headers: { Location: '/elsewhere' } }),
+      want: () => `${FOR_V1} failed: the server responded with the status code 302 but did not return more information`,
+    },
     {
       name: 'a Status',
-      reply: () => ({ status: 503, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'webhook is shutting down', code: 503 } }),
+      reply: () => ({
+        status: 503,
+        body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'webhook is shutting down', code: 503 },
+      }),
       want: () => `${FOR_V1} failed: webhook is shutting down`,
     },
-    { name: 'an empty 200', reply: () => ({ body: '' }), want: () => `${FOR_V1} failed: 0-length response with status code: 200 and content type: application/json` },
-    { name: 'truncated JSON', reply: () => ({ body: '{"kind":' }), want: () => `${FOR_V1} failed: couldn't get version/kind; json parse error: unexpected end of JSON input` },
+    {
+      name: 'an empty 200',
+      reply: () => ({ body: '' }),
+      want: () => `${FOR_V1} failed: 0-length response with status code: 200 and content type: application/json`,
+    },
+    {
+      name: 'truncated JSON',
+      reply: () => ({ body: '{"kind":' }),
+      want: () => `${FOR_V1} failed: couldn't get version/kind; json parse error: unexpected end of JSON input`,
+    },
     {
       name: 'a JSON array',
       reply: () => ({ body: [] }),
@@ -499,37 +634,68 @@ describe('webhook failures', () => {
     },
     {
       name: 'no apiVersion and kind',
-      reply: (r) => ({ body: { response: { uid: r.request.uid, convertedObjects: [], result: { status: 'Success' } } } }),
-      want: () => `${FOR_V1} failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /, Kind=`,
+      reply: (r) => ({
+        body: { response: { uid: r.request.uid, convertedObjects: [], result: { status: 'Success' } } },
+      }),
+      want: () =>
+        `${FOR_V1} failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /, Kind=`,
     },
     {
       name: 'a v1beta1 answer to a v1 review',
-      reply: (r) => ({ body: { apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'ConversionReview', response: { uid: r.request.uid } } }),
-      want: () => `${FOR_V1} failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got apiextensions.k8s.io/v1beta1, Kind=ConversionReview`,
+      reply: (r) => ({
+        body: {
+          apiVersion: 'apiextensions.k8s.io/v1beta1',
+          kind: 'ConversionReview',
+          response: { uid: r.request.uid },
+        },
+      }),
+      want: () =>
+        `${FOR_V1} failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got apiextensions.k8s.io/v1beta1, Kind=ConversionReview`,
     },
-    { name: 'no response', reply: () => ({ body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview' } }), want: () => `${FOR_V1} failed: no response provided` },
+    {
+      name: 'no response',
+      reply: () => ({ body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview' } }),
+      want: () => `${FOR_V1} failed: no response provided`,
+    },
     {
       name: 'a response of the wrong type',
       reply: () => ({ body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: 'ok' } }),
-      want: () => `${FOR_V1} failed: json: cannot unmarshal string into Go struct field ConversionReview.response of type v1.ConversionResponse`,
+      want: () =>
+        `${FOR_V1} failed: json: cannot unmarshal string into Go struct field ConversionReview.response of type v1.ConversionResponse`,
     },
     {
       name: 'the wrong uid',
-      reply: (r) => answer({ ...r, request: { ...r.request, uid: 'nope' } }, r.request.objects.map((o) => convertCache(o, V2))),
+      reply: (r) =>
+        answer(
+          { ...r, request: { ...r.request, uid: 'nope' } },
+          r.request.objects.map((o) => convertCache(o, V2)),
+        ),
       want: (r) => `${FOR_V1} failed: expected response.uid="${r.request.uid}", got "nope"`,
     },
     {
       name: 'a failure result with a message',
-      reply: (r) => ({ body: { apiVersion: r.apiVersion, kind: 'ConversionReview', response: { uid: r.request.uid, result: { status: 'Failure', message: 'spec.size is missing' } } } }),
+      reply: (r) => ({
+        body: {
+          apiVersion: r.apiVersion,
+          kind: 'ConversionReview',
+          response: { uid: r.request.uid, result: { status: 'Failure', message: 'spec.size is missing' } },
+        },
+      }),
       want: () => `${FOR_V1} failed: spec.size is missing`,
     },
     {
       name: 'a failure result without one',
-      reply: (r) => ({ body: { apiVersion: r.apiVersion, kind: 'ConversionReview', response: { uid: r.request.uid, result: {} } } }),
+      reply: (r) => ({
+        body: { apiVersion: r.apiVersion, kind: 'ConversionReview', response: { uid: r.request.uid, result: {} } },
+      }),
       want: () => `${FOR_V1} failed: response.result.status was '', not 'Success'`,
     },
     { name: 'no objects', reply: spoiled(() => []), want: () => `${FOR_V1} returned 0 objects, expected 1` },
-    { name: 'too many objects', reply: spoiled((objs) => [...objs, ...objs]), want: () => `${FOR_V1} returned 2 objects, expected 1` },
+    {
+      name: 'too many objects',
+      reply: spoiled((objs) => [...objs, ...objs]),
+      want: () => `${FOR_V1} returned 2 objects, expected 1`,
+    },
     {
       name: 'a changed name',
       reply: spoiled((objs) => void (objs[0]!.metadata.name = 'renamed')),
@@ -574,13 +740,16 @@ describe('webhook failures', () => {
     {
       name: 'a label that is not a string',
       reply: spoiled((objs) => [{ ...objs[0], metadata: { ...objs[0]!.metadata, labels: { app: 3 } } }]),
-      want: () => `${FOR_V1} returned invalid metadata: metadata.labels[app] must be a string, but is int64 in converted object`,
+      want: () =>
+        `${FOR_V1} returned invalid metadata: metadata.labels[app] must be a string, but is int64 in converted object`,
     },
   ];
 
   it.each(responseCases)('rejects $name', async ({ reply, want }) => {
     const hook = await startWebhook(pki, reply);
-    const message = await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2));
+    const message = await failureMessage(
+      converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2),
+    );
     expect(message).toBe(want(hook.reviews[0]!));
   });
 
@@ -596,7 +765,9 @@ describe('webhook failures', () => {
     expect(await run(spoiled((objs) => void (objs[0]!.apiVersion = V1)))).toBe(
       `${FOR_LIST} returned invalid converted object at index 0: invalid groupVersion (expected ${V2}, received ${V1})`,
     );
-    expect(await run(spoiled((objs) => void (objs[1]!.kind = 'Cash')))).toBe(`${FOR_LIST} returned invalid converted object at index 1: invalid kind (expected Cache, received Cash)`);
+    expect(await run(spoiled((objs) => void (objs[1]!.kind = 'Cash')))).toBe(
+      `${FOR_LIST} returned invalid converted object at index 1: invalid kind (expected Cache, received Cash)`,
+    );
     expect(await run(spoiled((objs) => [objs[0], 'b']))).toBe(
       `${FOR_LIST} returned invalid converted object at index 1: json: cannot unmarshal string into Go value of type map[string]interface {}`,
     );
@@ -604,19 +775,30 @@ describe('webhook failures', () => {
       /^conversion webhook for cache\.example\.com\/v2, Kind=CacheList returned invalid metadata in object at index 1: metadata\.annotation: Invalid value: "bad key!": name part must consist of/,
     );
     expect(await run(spoiled((objs) => objs.slice(1)))).toBe(`${FOR_LIST} returned 1 objects, expected 2`);
-    expect(await run(() => 'destroy')).toMatch(/^conversion webhook for cache\.example\.com\/v2, Kind=CacheList failed: Post "https:\/\/127\.0\.0\.1:\d+\/convert\?timeout=30s": EOF$/);
+    expect(await run(() => 'destroy')).toMatch(
+      /^conversion webhook for cache\.example\.com\/v2, Kind=CacheList failed: Post "https:\/\/127\.0\.0\.1:\d+\/convert\?timeout=30s": EOF$/,
+    );
   });
 
   it('uses list wording for a single object when asked to', async () => {
-    const hook = await startWebhook(pki, spoiled(() => []));
-    const message = await failureMessage(converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2, { list: true }));
+    const hook = await startWebhook(
+      pki,
+      spoiled(() => []),
+    );
+    const message = await failureMessage(
+      converterFor(webhookCRD({ url: hook.url, caBundle })).convert([cache('v1', 'a')], V2, { list: true }),
+    );
     expect(message).toBe(`${FOR_LIST} returned 0 objects, expected 1`);
   });
 
   it('never leaves a call unanswered: many concurrent conversions against a dead webhook all fail fast', async () => {
     const port = await closedPort();
-    const converter = converterFor(webhookCRD({ url: `https://127.0.0.1:${port}/convert`, caBundle }), { timeoutMs: 2000 });
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => converter.convert([cache('v1', `c${i}`)], V2)));
+    const converter = converterFor(webhookCRD({ url: `https://127.0.0.1:${port}/convert`, caBundle }), {
+      timeoutMs: 2000,
+    });
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => converter.convert([cache('v1', `c${i}`)], V2)),
+    );
     expect(results.every((r) => r.status === 'rejected' && r.reason instanceof ConversionError)).toBe(true);
   });
 });

@@ -40,7 +40,11 @@ describe('defaultCRD', () => {
     {
       name: 'given names are kept',
       crd: base({ names: { plural: 'caches', singular: 'cachy', kind: 'Cache', listKind: 'Caches' } }),
-      want: { spec: expect.objectContaining({ names: { plural: 'caches', singular: 'cachy', kind: 'Cache', listKind: 'Caches' } }) as CRDSpec },
+      want: {
+        spec: expect.objectContaining({
+          names: { plural: 'caches', singular: 'cachy', kind: 'Cache', listKind: 'Caches' },
+        }) as CRDSpec,
+      },
     },
     {
       name: 'without a kind: an empty singular and no listKind',
@@ -49,19 +53,41 @@ describe('defaultCRD', () => {
     },
     {
       name: 'a webhook service gets port 443; conversionReviewVersions get no default in v1',
-      crd: base({ conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'ns', name: 'svc' } } } as never } }),
+      crd: base({
+        conversion: {
+          strategy: 'Webhook',
+          webhook: { clientConfig: { service: { namespace: 'ns', name: 'svc' } } } as never,
+        },
+      }),
       want: {
         spec: expect.objectContaining({
-          conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'ns', name: 'svc', port: 443 } } } },
+          conversion: {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { service: { namespace: 'ns', name: 'svc', port: 443 } } },
+          },
         }) as CRDSpec,
       },
     },
     {
       name: 'a given port is kept',
-      crd: base({ conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'ns', name: 'svc', port: 8443 } }, conversionReviewVersions: ['v1'] } } }),
+      crd: base({
+        conversion: {
+          strategy: 'Webhook',
+          webhook: {
+            clientConfig: { service: { namespace: 'ns', name: 'svc', port: 8443 } },
+            conversionReviewVersions: ['v1'],
+          },
+        },
+      }),
       want: {
         spec: expect.objectContaining({
-          conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'ns', name: 'svc', port: 8443 } }, conversionReviewVersions: ['v1'] } },
+          conversion: {
+            strategy: 'Webhook',
+            webhook: {
+              clientConfig: { service: { namespace: 'ns', name: 'svc', port: 8443 } },
+              conversionReviewVersions: ['v1'],
+            },
+          },
         }) as CRDSpec,
       },
     },
@@ -73,10 +99,26 @@ describe('defaultCRD', () => {
     {
       name: 'empty storedVersions get the first storage version, other status kept',
       crd: base(
-        { versions: [{ name: 'v1', served: true, storage: false }, { name: 'v2', served: true, storage: true }, { name: 'v3', served: true, storage: true }] },
-        { acceptedNames: { plural: 'caches', kind: 'Cache' }, storedVersions: [], conditions: [{ type: 'Established', status: 'True' }] },
+        {
+          versions: [
+            { name: 'v1', served: true, storage: false },
+            { name: 'v2', served: true, storage: true },
+            { name: 'v3', served: true, storage: true },
+          ],
+        },
+        {
+          acceptedNames: { plural: 'caches', kind: 'Cache' },
+          storedVersions: [],
+          conditions: [{ type: 'Established', status: 'True' }],
+        },
       ),
-      want: { status: { acceptedNames: { plural: 'caches', kind: 'Cache' }, storedVersions: ['v2'], conditions: [{ type: 'Established', status: 'True' }] } },
+      want: {
+        status: {
+          acceptedNames: { plural: 'caches', kind: 'Cache' },
+          storedVersions: ['v2'],
+          conditions: [{ type: 'Established', status: 'True' }],
+        },
+      },
     },
     {
       name: 'no storage version: no status is made up',
@@ -85,7 +127,10 @@ describe('defaultCRD', () => {
     },
     {
       name: 'absent required fields become Go zero values',
-      crd: { metadata: { name: 'x' }, spec: { versions: [{ name: 'v1' }, null] } } as unknown as CustomResourceDefinition,
+      crd: {
+        metadata: { name: 'x' },
+        spec: { versions: [{ name: 'v1' }, null] },
+      } as unknown as CustomResourceDefinition,
       want: {
         spec: {
           group: '',
@@ -112,13 +157,28 @@ describe('defaultCRD', () => {
   });
 
   it('does not default the schema', () => {
-    const crd = base({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { a: { type: 'string', default: 'x' } } } } }] });
+    const crd = base({
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { a: { type: 'string', default: 'x' } } } },
+        },
+      ],
+    });
     const before = structuredClone(crd.spec.versions[0]!.schema);
     expect(defaulted(crd).spec.versions[0]!.schema).toEqual(before);
   });
 
   it('builds a spec for a CRD sent without one', () => {
     const crd = defaulted({ metadata: { name: 'x' } } as unknown as CustomResourceDefinition);
-    expect(crd.spec).toEqual({ group: '', scope: '', names: { plural: '', kind: '', singular: '' }, versions: [], conversion: { strategy: 'None' } });
+    expect(crd.spec).toEqual({
+      group: '',
+      scope: '',
+      names: { plural: '', kind: '', singular: '' },
+      versions: [],
+      conversion: { strategy: 'None' },
+    });
   });
 });

@@ -25,18 +25,40 @@ describe('storageVersionHash', () => {
 
 describe('crdStorageVersionHash', () => {
   it('uses the storage version and spec.names.kind', () => {
-    const c = crd([{ name: 'v1', served: true, storage: false }, { name: 'v2', served: true, storage: true }]);
+    const c = crd([
+      { name: 'v1', served: true, storage: false },
+      { name: 'v2', served: true, storage: true },
+    ]);
     expect(crdStorageVersionHash(c)).toBe(storageVersionHash('example.com', 'v2', 'Cache'));
   });
   it('is empty when the storage version is not served', () => {
-    expect(crdStorageVersionHash(crd([{ name: 'v1', served: true, storage: false }, { name: 'v2', served: false, storage: true }]))).toBe('');
+    expect(
+      crdStorageVersionHash(
+        crd([
+          { name: 'v1', served: true, storage: false },
+          { name: 'v2', served: false, storage: true },
+        ]),
+      ),
+    ).toBe('');
   });
 });
 
 describe('storageVersionOf', () => {
   it.each([
-    { versions: [{ name: 'v1', served: true, storage: false }, { name: 'v2', served: false, storage: true }], want: 'v2' },
-    { versions: [{ name: 'v1', served: true, storage: true }, { name: 'v2', served: true, storage: true }], want: 'v1' },
+    {
+      versions: [
+        { name: 'v1', served: true, storage: false },
+        { name: 'v2', served: false, storage: true },
+      ],
+      want: 'v2',
+    },
+    {
+      versions: [
+        { name: 'v1', served: true, storage: true },
+        { name: 'v2', served: true, storage: true },
+      ],
+      want: 'v1',
+    },
     { versions: [{ name: 'v1', served: true, storage: false }], want: undefined },
   ])('$want', ({ versions, want }) => {
     expect(storageVersionOf(crd(versions))).toBe(want);

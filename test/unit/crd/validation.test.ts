@@ -21,10 +21,19 @@ const APPROVAL_PATH = 'metadata.annotations[api-approved.kubernetes.io]';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 const objectSchema = { openAPIV3Schema: { type: 'object' } };
-const version = (name: string, extra: Partial<CRDVersion> = {}): CRDVersion => ({ name, served: true, storage: false, schema: objectSchema, ...extra });
+const version = (name: string, extra: Partial<CRDVersion> = {}): CRDVersion => ({
+  name,
+  served: true,
+  storage: false,
+  schema: objectSchema,
+  ...extra,
+});
 
 /** A valid CRD as the store hands it to validation: defaulted, status prepared, name in sync. */
-function crd(mutate: (c: CustomResourceDefinition) => void = () => {}, opts: { keepName?: boolean } = {}): CustomResourceDefinition {
+function crd(
+  mutate: (c: CustomResourceDefinition) => void = () => {},
+  opts: { keepName?: boolean } = {},
+): CustomResourceDefinition {
   const c: CustomResourceDefinition = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -46,7 +55,14 @@ function crd(mutate: (c: CustomResourceDefinition) => void = () => {}, opts: { k
 
 const messages = (errs: FieldError[]): string[] => errs.map(formatFieldError);
 const established = (c: CustomResourceDefinition): CustomResourceDefinition => {
-  c.status!.conditions = [{ type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }];
+  c.status!.conditions = [
+    {
+      type: 'Established',
+      status: 'True',
+      reason: 'InitialNamesAccepted',
+      message: 'the initial names have been accepted',
+    },
+  ];
   return c;
 };
 
@@ -71,11 +87,26 @@ describe('validateCRD', () => {
     {
       name: 'group is required',
       crd: crd((c) => (c.spec.group = ''), { keepName: true }),
-      want: ['metadata.name: Invalid value: "caches.example.com": must be spec.names.plural+"."+spec.group', 'spec.group: Required value'],
+      want: [
+        'metadata.name: Invalid value: "caches.example.com": must be spec.names.plural+"."+spec.group',
+        'spec.group: Required value',
+      ],
     },
-    { name: 'group must be a DNS subdomain', crd: crd((c) => (c.spec.group = 'Example.com')), want: [`spec.group: Invalid value: "Example.com": ${DNS1123}`] },
-    { name: 'group needs a dot', crd: crd((c) => (c.spec.group = 'example')), want: ['spec.group: Invalid value: "example": should be a domain with at least one dot'] },
-    { name: 'scope is required', crd: crd((c) => (c.spec.scope = '' as 'Cluster')), want: ['spec.scope: Required value'] },
+    {
+      name: 'group must be a DNS subdomain',
+      crd: crd((c) => (c.spec.group = 'Example.com')),
+      want: [`spec.group: Invalid value: "Example.com": ${DNS1123}`],
+    },
+    {
+      name: 'group needs a dot',
+      crd: crd((c) => (c.spec.group = 'example')),
+      want: ['spec.group: Invalid value: "example": should be a domain with at least one dot'],
+    },
+    {
+      name: 'scope is required',
+      crd: crd((c) => (c.spec.scope = '' as 'Cluster')),
+      want: ['spec.scope: Required value'],
+    },
     {
       name: 'scope is Cluster or Namespaced',
       crd: crd((c) => (c.spec.scope = 'Global' as 'Cluster')),
@@ -88,7 +119,9 @@ describe('validateCRD', () => {
     },
     {
       name: 'an empty schema wrapper is no schema',
-      crd: crd((c) => (c.spec.versions = [version('v1', { storage: true, schema: {} }), version('v2', { schema: {} })])),
+      crd: crd(
+        (c) => (c.spec.versions = [version('v1', { storage: true, schema: {} }), version('v2', { schema: {} })]),
+      ),
       want: [
         'spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required',
         'spec.versions[1].schema.openAPIV3Schema: Required value: schemas are required',
@@ -107,7 +140,10 @@ describe('validateCRD', () => {
     {
       name: 'a long version name',
       crd: crd((c) => (c.spec.versions[0]!.name = `v${'1'.repeat(63)}`)),
-      want: [`spec.versions[0].name: Invalid value: "v${'1'.repeat(63)}": must be no more than 63 characters`, `spec.version: Invalid value: "v${'1'.repeat(63)}": must be no more than 63 characters`],
+      want: [
+        `spec.versions[0].name: Invalid value: "v${'1'.repeat(63)}": must be no more than 63 characters`,
+        `spec.version: Invalid value: "v${'1'.repeat(63)}": must be no more than 63 characters`,
+      ],
     },
     {
       name: 'version names are unique',
@@ -144,11 +180,18 @@ describe('validateCRD', () => {
       crd: crd((c) => (c.spec.versions[0]!.served = false)),
       want: [],
     },
-    { name: 'kind is required', crd: crd((c) => (c.spec.names = { plural: 'caches', singular: 'cache', kind: '', listKind: 'CacheList' })), want: ['spec.names.kind: Required value'] },
+    {
+      name: 'kind is required',
+      crd: crd((c) => (c.spec.names = { plural: 'caches', singular: 'cache', kind: '', listKind: 'CacheList' })),
+      want: ['spec.names.kind: Required value'],
+    },
     {
       name: 'plural and singular are DNS-1035 labels',
       crd: crd((c) => (c.spec.names = { plural: 'Caches', singular: 'ca.che', kind: 'Cache' })),
-      want: [`spec.names.plural: Invalid value: "Caches": ${DNS1035}`, `spec.names.singular: Invalid value: "ca.che": ${DNS1035}`],
+      want: [
+        `spec.names.plural: Invalid value: "Caches": ${DNS1035}`,
+        `spec.names.singular: Invalid value: "ca.che": ${DNS1035}`,
+      ],
     },
     {
       name: 'kind and listKind may have mixed case only',
@@ -165,8 +208,14 @@ describe('validateCRD', () => {
     },
     {
       name: 'shortNames and categories are DNS-1035 labels',
-      crd: crd((c) => (c.spec.names = { plural: 'caches', kind: 'Cache', shortNames: ['ca', 'C'], categories: ['all', '1st'] })),
-      want: [`spec.names.shortNames[1]: Invalid value: "C": ${DNS1035}`, `spec.names.categories[1]: Invalid value: "1st": ${DNS1035}`],
+      crd: crd(
+        (c) =>
+          (c.spec.names = { plural: 'caches', kind: 'Cache', shortNames: ['ca', 'C'], categories: ['all', '1st'] }),
+      ),
+      want: [
+        `spec.names.shortNames[1]: Invalid value: "C": ${DNS1035}`,
+        `spec.names.categories[1]: Invalid value: "1st": ${DNS1035}`,
+      ],
     },
     {
       name: 'printer columns shared by all versions are reported at spec.additionalPrinterColumns',
@@ -188,12 +237,29 @@ describe('validateCRD', () => {
     },
     {
       name: 'per-version printer columns keep their version path',
-      crd: crd((c) => (c.spec.versions = [version('v1', { storage: true }), version('v2', { additionalPrinterColumns: [{ name: 'Size', type: 'int', jsonPath: '.spec.size' }] })])),
-      want: ['spec.versions[1].additionalPrinterColumns[0].type: Invalid value: "int": must be one of boolean,date,integer,number,string'],
+      crd: crd(
+        (c) =>
+          (c.spec.versions = [
+            version('v1', { storage: true }),
+            version('v2', { additionalPrinterColumns: [{ name: 'Size', type: 'int', jsonPath: '.spec.size' }] }),
+          ]),
+      ),
+      want: [
+        'spec.versions[1].additionalPrinterColumns[0].type: Invalid value: "int": must be one of boolean,date,integer,number,string',
+      ],
     },
     {
       name: 'scale paths shared by all versions',
-      crd: crd((c) => (c.spec.versions[0]!.subresources = { scale: { specReplicasPath: '.status.replicas', statusReplicasPath: '', labelSelectorPath: 'status.selector' } })),
+      crd: crd(
+        (c) =>
+          (c.spec.versions[0]!.subresources = {
+            scale: {
+              specReplicasPath: '.status.replicas',
+              statusReplicasPath: '',
+              labelSelectorPath: 'status.selector',
+            },
+          }),
+      ),
       want: [
         'spec.subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec',
         'spec.subresources.scale.statusReplicasPath: Required value',
@@ -202,7 +268,16 @@ describe('validateCRD', () => {
     },
     {
       name: 'scale paths must go below .spec/.status, and a selector below either',
-      crd: crd((c) => (c.spec.versions[0]!.subresources = { scale: { specReplicasPath: '.spec', statusReplicasPath: '.spec.replicas', labelSelectorPath: '.metadata.labels' } })),
+      crd: crd(
+        (c) =>
+          (c.spec.versions[0]!.subresources = {
+            scale: {
+              specReplicasPath: '.spec',
+              statusReplicasPath: '.spec.replicas',
+              labelSelectorPath: '.metadata.labels',
+            },
+          }),
+      ),
       want: [
         'spec.subresources.scale.specReplicasPath: Invalid value: ".spec": should be a json path under .spec',
         'spec.subresources.scale.statusReplicasPath: Invalid value: ".spec.replicas": should be a json path under .status',
@@ -211,7 +286,13 @@ describe('validateCRD', () => {
     },
     {
       name: 'per-version scale paths',
-      crd: crd((c) => (c.spec.versions = [version('v1', { storage: true }), version('v2', { subresources: { scale: { specReplicasPath: '', statusReplicasPath: 'x' } } })])),
+      crd: crd(
+        (c) =>
+          (c.spec.versions = [
+            version('v1', { storage: true }),
+            version('v2', { subresources: { scale: { specReplicasPath: '', statusReplicasPath: 'x' } } }),
+          ]),
+      ),
       want: [
         'spec.versions[1].subresources.scale.specReplicasPath: Required value',
         'spec.versions[1].subresources.scale.statusReplicasPath: Invalid value: "x": must be a simple json path starting with .',
@@ -219,12 +300,28 @@ describe('validateCRD', () => {
     },
     {
       name: 'with a status subresource the root type must be object',
-      crd: crd((c) => (c.spec.versions[0] = version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'string' } }, subresources: { status: {} } }))),
-      want: ['spec.validation.openAPIV3Schema.type: Invalid value: "string": only "object" is allowed as the type at the root of the schema if the status subresource is enabled'],
+      crd: crd(
+        (c) =>
+          (c.spec.versions[0] = version('v1', {
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'string' } },
+            subresources: { status: {} },
+          })),
+      ),
+      want: [
+        'spec.validation.openAPIV3Schema.type: Invalid value: "string": only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+      ],
     },
     {
       name: 'with a status subresource only some fields may be set at the root (first offender wins)',
-      crd: crd((c) => (c.spec.versions[0] = version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'string', nullable: true } }, subresources: { status: {} } }))),
+      crd: crd(
+        (c) =>
+          (c.spec.versions[0] = version('v1', {
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'string', nullable: true } },
+            subresources: { status: {} },
+          })),
+      ),
       want: [
         'spec.validation.openAPIV3Schema.type: Invalid value: "string": only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
         'spec.validation.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root',
@@ -232,14 +329,35 @@ describe('validateCRD', () => {
     },
     {
       name: 'a disallowed root field with a status subresource',
-      crd: crd((c) => (c.spec.versions[0] = version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'object', anyOf: [{ required: ['spec'] }] } }, subresources: { status: {} } }))),
+      crd: crd(
+        (c) =>
+          (c.spec.versions[0] = version('v1', {
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', anyOf: [{ required: ['spec'] }] } },
+            subresources: { status: {} },
+          })),
+      ),
       want: [
         `spec.validation.openAPIV3Schema: Invalid value: ${JSON.stringify({ type: 'object', anyOf: [{ required: ['spec'] }] })}: only ${ROOT_FIELDS} fields are allowed at the root of the schema if the status subresource is enabled`,
       ],
     },
     {
       name: 'zero values at the root do not count',
-      crd: crd((c) => (c.spec.versions[0] = version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'object', nullable: false, description: 'x', 'x-kubernetes-preserve-unknown-fields': true } }, subresources: { status: {} } }))),
+      crd: crd(
+        (c) =>
+          (c.spec.versions[0] = version('v1', {
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                nullable: false,
+                description: 'x',
+                'x-kubernetes-preserve-unknown-fields': true,
+              },
+            },
+            subresources: { status: {} },
+          })),
+      ),
       want: [],
     },
     {
@@ -249,13 +367,29 @@ describe('validateCRD', () => {
     },
     {
       name: 'a status subresource on any version restricts a shared schema',
-      crd: crd((c) => (c.spec.versions = [version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'array' } } }), version('v2', { schema: { openAPIV3Schema: { type: 'array' } }, subresources: { status: {} } })])),
-      want: ['spec.validation.openAPIV3Schema.type: Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled'],
+      crd: crd(
+        (c) =>
+          (c.spec.versions = [
+            version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'array' } } }),
+            version('v2', { schema: { openAPIV3Schema: { type: 'array' } }, subresources: { status: {} } }),
+          ]),
+      ),
+      want: [
+        'spec.validation.openAPIV3Schema.type: Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+      ],
     },
     {
       name: 'per-version schemas are checked against their own subresources',
-      crd: crd((c) => (c.spec.versions = [version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'array' } } }), version('v2', { schema: { openAPIV3Schema: { type: 'integer' } }, subresources: { status: {} } })])),
-      want: ['spec.versions[1].schema.openAPIV3Schema.type: Invalid value: "integer": only "object" is allowed as the type at the root of the schema if the status subresource is enabled'],
+      crd: crd(
+        (c) =>
+          (c.spec.versions = [
+            version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'array' } } }),
+            version('v2', { schema: { openAPIV3Schema: { type: 'integer' } }, subresources: { status: {} } }),
+          ]),
+      ),
+      want: [
+        'spec.versions[1].schema.openAPIV3Schema.type: Invalid value: "integer": only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+      ],
     },
     {
       name: 'deprecationWarning only on deprecated versions',
@@ -270,12 +404,16 @@ describe('validateCRD', () => {
     {
       name: 'deprecationWarning is printable, reported at the byte offset',
       crd: crd((c) => Object.assign(c.spec.versions[0]!, { deprecated: true, deprecationWarning: 'é\ttab' })),
-      want: ['spec.versions[0].deprecationWarning: Invalid value: "é\\ttab": must only contain printable UTF-8 characters; non-printable character found at index 2'],
+      want: [
+        'spec.versions[0].deprecationWarning: Invalid value: "é\\ttab": must only contain printable UTF-8 characters; non-printable character found at index 2',
+      ],
     },
     {
       name: 'deprecationWarning is at most 256 bytes',
       crd: crd((c) => Object.assign(c.spec.versions[0]!, { deprecated: true, deprecationWarning: 'w'.repeat(257) })),
-      want: [`spec.versions[0].deprecationWarning: Invalid value: "${'w'.repeat(257)}": must be <= 256 characters long`],
+      want: [
+        `spec.versions[0].deprecationWarning: Invalid value: "${'w'.repeat(257)}": must be <= 256 characters long`,
+      ],
     },
     {
       name: 'preserveUnknownFields true is refused',
@@ -286,17 +424,31 @@ describe('validateCRD', () => {
       name: 'defaults need pruning',
       crd: crd((c) => {
         c.spec.preserveUnknownFields = true;
-        c.spec.versions[0]!.schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 1 } } } } } };
+        c.spec.versions[0]!.schema = {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 1 } } } },
+          },
+        };
       }),
-      want: ['spec.preserveUnknownFields: Invalid value: true: must be false in order to use defaults in the schema', CANNOT_PRESERVE],
+      want: [
+        'spec.preserveUnknownFields: Invalid value: true: must be false in order to use defaults in the schema',
+        CANNOT_PRESERVE,
+      ],
     },
     {
       name: 'a webhook conversion needs pruning',
       crd: crd((c) => {
         c.spec.preserveUnknownFields = true;
-        c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://hook.example.com/convert' }, conversionReviewVersions: ['v1'] } };
+        c.spec.conversion = {
+          strategy: 'Webhook',
+          webhook: { clientConfig: { url: 'https://hook.example.com/convert' }, conversionReviewVersions: ['v1'] },
+        };
       }),
-      want: ['spec.conversion.strategy: Invalid value: "Webhook": must be None if spec.preserveUnknownFields is true', CANNOT_PRESERVE],
+      want: [
+        'spec.conversion.strategy: Invalid value: "Webhook": must be None if spec.preserveUnknownFields is true',
+        CANNOT_PRESERVE,
+      ],
     },
     {
       name: 'conversion strategy is None or Webhook',
@@ -306,11 +458,20 @@ describe('validateCRD', () => {
     {
       name: 'a webhook strategy needs a webhook (kube reports the internal field names)',
       crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook' })),
-      want: ['spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook', 'spec.conversion.conversionReviewVersions: Required value'],
+      want: [
+        'spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook',
+        'spec.conversion.conversionReviewVersions: Required value',
+      ],
     },
     {
       name: 'webhook settings are forbidden without the webhook strategy',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'None', webhook: { clientConfig: { url: 'https://hook.example.com' }, conversionReviewVersions: ['v1'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'None',
+            webhook: { clientConfig: { url: 'https://hook.example.com' }, conversionReviewVersions: ['v1'] },
+          }),
+      ),
       want: [
         'spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook',
         'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
@@ -318,7 +479,16 @@ describe('validateCRD', () => {
     },
     {
       name: 'a webhook URL: https, no user, query or fragment',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'HTTP://user@hook.example.com/convert?x=1#frag' }, conversionReviewVersions: ['v1'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: {
+              clientConfig: { url: 'HTTP://user@hook.example.com/convert?x=1#frag' },
+              conversionReviewVersions: ['v1'],
+            },
+          }),
+      ),
       want: [
         `spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme${URL_FORM}`,
         'spec.conversion.webhookClientConfig.url: Invalid value: "user": user information is not permitted in the URL',
@@ -328,27 +498,67 @@ describe('validateCRD', () => {
     },
     {
       name: 'a webhook URL needs a host',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https:///convert' }, conversionReviewVersions: ['v1'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: 'https:///convert' }, conversionReviewVersions: ['v1'] },
+          }),
+      ),
       want: [`spec.conversion.webhookClientConfig.url: Invalid value: "": host must be provided${URL_FORM}`],
     },
     {
       name: 'an unparsable webhook URL',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://hook:abc/x' }, conversionReviewVersions: ['v1'] } })),
-      want: [`spec.conversion.webhookClientConfig.url: Required value: url must be a valid URL: parse "https://hook:abc/x": invalid port ":abc" after host${URL_FORM}`],
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: 'https://hook:abc/x' }, conversionReviewVersions: ['v1'] },
+          }),
+      ),
+      want: [
+        `spec.conversion.webhookClientConfig.url: Required value: url must be a valid URL: parse "https://hook:abc/x": invalid port ":abc" after host${URL_FORM}`,
+      ],
     },
     {
       name: 'a URL without a scheme',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: '://hook' }, conversionReviewVersions: ['v1'] } })),
-      want: [`spec.conversion.webhookClientConfig.url: Required value: url must be a valid URL: parse "://hook": missing protocol scheme${URL_FORM}`],
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: '://hook' }, conversionReviewVersions: ['v1'] },
+          }),
+      ),
+      want: [
+        `spec.conversion.webhookClientConfig.url: Required value: url must be a valid URL: parse "://hook": missing protocol scheme${URL_FORM}`,
+      ],
     },
     {
       name: 'exactly one of url and service',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h', service: { namespace: 'ns', name: 'svc' } }, conversionReviewVersions: ['v1'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: {
+              clientConfig: { url: 'https://h', service: { namespace: 'ns', name: 'svc' } },
+              conversionReviewVersions: ['v1'],
+            },
+          }),
+      ),
       want: ['spec.conversion.webhookClientConfig: Required value: exactly one of url or service is required'],
     },
     {
       name: 'a webhook service reference',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: '', name: '', port: 70000, path: 'a//B' } }, conversionReviewVersions: ['v1'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: {
+              clientConfig: { service: { namespace: '', name: '', port: 70000, path: 'a//B' } },
+              conversionReviewVersions: ['v1'],
+            },
+          }),
+      ),
       want: [
         'spec.conversion.webhookClientConfig.service.name: Required value: service name is required',
         'spec.conversion.webhookClientConfig.service.namespace: Required value: service namespace is required',
@@ -361,12 +571,27 @@ describe('validateCRD', () => {
     },
     {
       name: 'a valid service reference (port defaulted to 443)',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/convert/' } }, conversionReviewVersions: ['v1beta1'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: {
+              clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/convert/' } },
+              conversionReviewVersions: ['v1beta1'],
+            },
+          }),
+      ),
       want: [],
     },
     {
       name: 'conversionReviewVersions: unique labels, one of them understood',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h' }, conversionReviewVersions: ['v2', 'v2', 'V3'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: 'https://h' }, conversionReviewVersions: ['v2', 'v2', 'V3'] },
+          }),
+      ),
       want: [
         'spec.conversion.conversionReviewVersions[1]: Invalid value: "v2": duplicate version',
         `spec.conversion.conversionReviewVersions[2]: Invalid value: "V3": ${DNS1035}`,
@@ -375,13 +600,21 @@ describe('validateCRD', () => {
     },
     {
       name: 'a broken caBundle is accepted on create',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h', caBundle: b64('nope') }, conversionReviewVersions: ['v1'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: 'https://h', caBundle: b64('nope') }, conversionReviewVersions: ['v1'] },
+          }),
+      ),
       want: [],
     },
     {
       name: 'protected groups need the approval annotation',
       crd: crd((c) => (c.spec.group = 'widgets.k8s.io')),
-      want: [`${APPROVAL_PATH}: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111`],
+      want: [
+        `${APPROVAL_PATH}: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111`,
+      ],
     },
     {
       name: 'the approval annotation is a URL or starts with "unapproved"',
@@ -397,7 +630,9 @@ describe('validateCRD', () => {
       name: 'an approval URL',
       crd: crd((c) => {
         c.spec.group = 'x.k8s.io';
-        c.metadata.annotations = { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/kubernetes/pull/78458' };
+        c.metadata.annotations = {
+          'api-approved.kubernetes.io': 'https://github.com/kubernetes/kubernetes/pull/78458',
+        };
       }),
       want: [],
     },
@@ -440,7 +675,11 @@ describe('validateCRD', () => {
   });
 
   it('reads a CRD with missing parts as zero values instead of throwing', () => {
-    const bare = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x' } } as unknown as CustomResourceDefinition;
+    const bare = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'x' },
+    } as unknown as CustomResourceDefinition;
     expect(messages(validateCRD(bare))).toEqual([
       'metadata.name: Invalid value: "x": must be spec.names.plural+"."+spec.group',
       'spec.group: Required value',
@@ -464,7 +703,13 @@ describe('the schema validator seam', () => {
 
   it('gets a shared schema at spec.validation, with the first version, after the root checks', () => {
     calls.length = 0;
-    const c = crd((x) => (x.spec.versions = [version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'string', nullable: true } } }), version('v2', { schema: { openAPIV3Schema: { type: 'string', nullable: true } } })]));
+    const c = crd(
+      (x) =>
+        (x.spec.versions = [
+          version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'string', nullable: true } } }),
+          version('v2', { schema: { openAPIV3Schema: { type: 'string', nullable: true } } }),
+        ]),
+    );
     expect(messages(validateCRD(c, hook))).toEqual([
       'spec.validation.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root',
       'spec.validation.openAPIV3Schema.type: Invalid value: "string": must be object at the root',
@@ -472,9 +717,18 @@ describe('the schema validator seam', () => {
     expect(calls).toEqual([{ path: 'spec.validation.openAPIV3Schema', version: 'v1', old: false }]);
   });
 
-  it('gets per-version schemas at their version, before that version\'s subresources', () => {
+  it("gets per-version schemas at their version, before that version's subresources", () => {
     calls.length = 0;
-    const c = crd((x) => (x.spec.versions = [version('v1', { storage: true }), version('v2', { schema: { openAPIV3Schema: { type: 'array' } }, subresources: { scale: { specReplicasPath: '', statusReplicasPath: '.status.n' } } })]));
+    const c = crd(
+      (x) =>
+        (x.spec.versions = [
+          version('v1', { storage: true }),
+          version('v2', {
+            schema: { openAPIV3Schema: { type: 'array' } },
+            subresources: { scale: { specReplicasPath: '', statusReplicasPath: '.status.n' } },
+          }),
+        ]),
+    );
     expect(messages(validateCRD(c, hook))).toEqual([
       'spec.versions[1].schema.openAPIV3Schema.type: Invalid value: "array": must be object at the root',
       'spec.versions[1].subresources.scale.specReplicasPath: Required value',
@@ -498,7 +752,10 @@ describe('validateCRDUpdate', () => {
     return c;
   };
   const webhook = (caBundle: string) => (c: CustomResourceDefinition) =>
-    (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h', caBundle }, conversionReviewVersions: ['v1'] } });
+    (c.spec.conversion = {
+      strategy: 'Webhook',
+      webhook: { clientConfig: { url: 'https://h', caBundle }, conversionReviewVersions: ['v1'] },
+    });
   const cases: { name: string; crd: CustomResourceDefinition; old: CustomResourceDefinition; want: string[] }[] = [
     { name: 'no change', crd: crd(), old: crd(), want: [] },
     {
@@ -507,7 +764,12 @@ describe('validateCRDUpdate', () => {
       old: established(crd()),
       want: ['spec.scope: Invalid value: "Cluster": field is immutable'],
     },
-    { name: 'scope may change before the CRD is established', crd: crd((c) => (c.spec.scope = 'Cluster')), old: crd(), want: [] },
+    {
+      name: 'scope may change before the CRD is established',
+      crd: crd((c) => (c.spec.scope = 'Cluster')),
+      old: crd(),
+      want: [],
+    },
     {
       name: 'kind is immutable once established',
       crd: crd((c) => (c.spec.names = { plural: 'caches', singular: 'cache', kind: 'Store', listKind: 'CacheList' })),
@@ -529,20 +791,32 @@ describe('validateCRDUpdate', () => {
     {
       name: 'a stored version must stay in spec.versions',
       crd: stored(crd(), ['v1alpha1', 'v1']),
-      old: stored(crd((c) => (c.spec.versions = [version('v1alpha1'), version('v1', { storage: true })])), ['v1alpha1', 'v1']),
+      old: stored(
+        crd((c) => (c.spec.versions = [version('v1alpha1'), version('v1', { storage: true })])),
+        ['v1alpha1', 'v1'],
+      ),
       want: [
         'status.storedVersions[0]: Invalid value: "v1alpha1": missing from spec.versions; v1alpha1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1alpha1 and removes v1alpha1 from status.storedVersions',
       ],
     },
     {
       name: 'the storage version must be recorded as stored',
-      crd: stored(crd((c) => (c.spec.versions = [version('v1'), version('v2', { storage: true })])), ['v1']),
+      crd: stored(
+        crd((c) => (c.spec.versions = [version('v1'), version('v2', { storage: true })])),
+        ['v1'],
+      ),
       old: crd(),
       want: ['status.storedVersions: Invalid value: ["v1"]: must have the storage version v2'],
     },
     {
       name: 'schemas stay optional for a CRD stored without them, but served versions lose all fields',
-      crd: crd((c) => (c.spec.versions = [version('v1', { storage: true, schema: undefined }), version('v2', { served: false, schema: undefined })])),
+      crd: crd(
+        (c) =>
+          (c.spec.versions = [
+            version('v1', { storage: true, schema: undefined }),
+            version('v2', { served: false, schema: undefined }),
+          ]),
+      ),
       old: crd((c) => delete c.spec.versions[0]!.schema),
       want: ['spec.versions[0].schema.openAPIV3Schema: Required value: because otherwise all fields are pruned'],
     },
@@ -572,15 +846,29 @@ describe('validateCRDUpdate', () => {
     },
     {
       name: 'unrecognized conversionReviewVersions stay allowed when they were already there',
-      crd: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h' }, conversionReviewVersions: ['v9'] } })),
-      old: crd((c) => (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h' }, conversionReviewVersions: ['v8'] } })),
+      crd: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: 'https://h' }, conversionReviewVersions: ['v9'] },
+          }),
+      ),
+      old: crd(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: 'https://h' }, conversionReviewVersions: ['v8'] },
+          }),
+      ),
       want: [],
     },
     {
       name: 'an established CRD with a working caBundle may not break it',
       crd: crd(webhook(b64('garbage'))),
       old: established(crd(webhook(b64(CA_PEM)))),
-      want: [`spec.conversion.webhookClientConfig.caBundle: Invalid value: "${b64('garbage')}": unable to load root certificates: unable to parse bytes as PEM block`],
+      want: [
+        `spec.conversion.webhookClientConfig.caBundle: Invalid value: "${b64('garbage')}": unable to load root certificates: unable to parse bytes as PEM block`,
+      ],
     },
     {
       name: 'a caBundle that was already broken may stay broken',
@@ -609,14 +897,26 @@ describe('validateCRDStatus', () => {
 describe('caBundleError', () => {
   const cases: { name: string; bundle: string; want: string | undefined }[] = [
     { name: 'a certificate', bundle: CA_PEM, want: undefined },
-    { name: 'a certificate after other blocks and text', bundle: `junk\n-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n${CA_PEM}`, want: undefined },
-    { name: 'no PEM at all', bundle: 'garbage', want: 'unable to load root certificates: unable to parse bytes as PEM block' },
+    {
+      name: 'a certificate after other blocks and text',
+      bundle: `junk\n-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n${CA_PEM}`,
+      want: undefined,
+    },
+    {
+      name: 'no PEM at all',
+      bundle: 'garbage',
+      want: 'unable to load root certificates: unable to parse bytes as PEM block',
+    },
     {
       name: 'a certificate block that does not parse',
       bundle: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
       want: 'unable to load root certificates: failed to parse certificate: x509: malformed certificate',
     },
-    { name: 'only other blocks', bundle: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', want: 'unable to load root certificates: no valid certificate authority data seen' },
+    {
+      name: 'only other blocks',
+      bundle: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----',
+      want: 'unable to load root certificates: no valid certificate authority data seen',
+    },
   ];
   it.each(cases)('$name', ({ bundle, want }) => {
     expect(caBundleError(b64(bundle))).toBe(want);
@@ -627,23 +927,59 @@ describe('caBundleError', () => {
 describe('CEL rules kube refuses for their size, nesting or regex, at CRD write', () => {
   const withRule = (rule: string): CustomResourceDefinition =>
     crd((x) => {
-      x.spec.versions = [version('v1', { storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule }] } } } } })];
+      x.spec.versions = [
+        version('v1', {
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { s: { type: 'string', maxLength: 10 } },
+                  'x-kubernetes-validations': [{ rule }],
+                },
+              },
+            },
+          },
+        }),
+      ];
     });
   const goRule = (rule: string) =>
     `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
   const at = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule';
   const cases: { name: string; rule: string; want: string }[] = [
-    { name: '5,000 nested parentheses', rule: '('.repeat(5000) + 'true' + ')'.repeat(5000), want: 'compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250' },
-    { name: 'a chain of 5,000 selects', rule: 'self' + '.s'.repeat(5000) + " == ''", want: 'compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded' },
-    { name: 'a 200 KB rule', rule: 'true' + ' && true'.repeat(25_000), want: 'compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200004, limit 100000' },
-    { name: 'a regex literal that does not compile', rule: "self.s.matches('(')", want: "compilation failed: ERROR: <input>:1:16: invalid matches argument\n | self.s.matches('(')\n | ...............^" },
+    {
+      name: '5,000 nested parentheses',
+      rule: '('.repeat(5000) + 'true' + ')'.repeat(5000),
+      want: 'compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250',
+    },
+    {
+      name: 'a chain of 5,000 selects',
+      rule: 'self' + '.s'.repeat(5000) + " == ''",
+      want: 'compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded',
+    },
+    {
+      name: 'a 200 KB rule',
+      rule: 'true' + ' && true'.repeat(25_000),
+      want: 'compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200004, limit 100000',
+    },
+    {
+      name: 'a regex literal that does not compile',
+      rule: "self.s.matches('(')",
+      want: "compilation failed: ERROR: <input>:1:16: invalid matches argument\n | self.s.matches('(')\n | ...............^",
+    },
   ];
   it.each(cases)('$name', ({ rule, want }) => {
-    expect(messages(validateCRD(withRule(rule), checkSchemaAtCRDWrite))).toEqual([`${at}: Invalid value: ${goRule(rule)}: ${want}`]);
+    expect(messages(validateCRD(withRule(rule), checkSchemaAtCRDWrite))).toEqual([
+      `${at}: Invalid value: ${goRule(rule)}: ${want}`,
+    ]);
   });
 
   it('5,000 `!` and a 5,000-term `&&` chain are fine, as in kube', () => {
     expect(messages(validateCRD(withRule('!'.repeat(5000) + "(self.s == '')"), checkSchemaAtCRDWrite))).toEqual([]);
-    expect(messages(validateCRD(withRule("self.s == ''" + " && self.s == ''".repeat(5000)), checkSchemaAtCRDWrite))).toEqual([]);
+    expect(
+      messages(validateCRD(withRule("self.s == ''" + " && self.s == ''".repeat(5000)), checkSchemaAtCRDWrite)),
+    ).toEqual([]);
   });
 });

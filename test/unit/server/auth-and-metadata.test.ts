@@ -25,7 +25,8 @@ describe('bearerToken (kube bearertoken rules)', () => {
 
 describe('TokenAuthenticator', () => {
   const auth = new TokenAuthenticator([{ token: 'good', user: { name: 'alice', groups: ['dev'] } }]);
-  const req = (authorization?: string): IncomingMessage => ({ headers: authorization === undefined ? {} : { authorization } }) as IncomingMessage;
+  const req = (authorization?: string): IncomingMessage =>
+    ({ headers: authorization === undefined ? {} : { authorization } }) as IncomingMessage;
 
   it('tells anonymous, known and unknown tokens apart, and strips a used credential', () => {
     expect(auth.authenticate(req())).toEqual({ kind: 'anonymous' });
@@ -47,11 +48,21 @@ describe('kubeconfig', () => {
   ])('a bind to %s:%d is reached at %s', (bind, port, want) => expect(hostPort(clientHost(bind), port)).toBe(want));
 
   it('has one cluster, user and current context', () => {
-    const doc = parseYaml(renderKubeconfig({ server: 'https://127.0.0.1:6443', caCert: 'PEM\n', token: 'tok', userName: 'admin' }));
+    const doc = parseYaml(
+      renderKubeconfig({ server: 'https://127.0.0.1:6443', caCert: 'PEM\n', token: 'tok', userName: 'admin' }),
+    );
     expect(doc).toEqual({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'mini-apiserver', cluster: { server: 'https://127.0.0.1:6443', 'certificate-authority-data': Buffer.from('PEM\n').toString('base64') } }],
+      clusters: [
+        {
+          name: 'mini-apiserver',
+          cluster: {
+            server: 'https://127.0.0.1:6443',
+            'certificate-authority-data': Buffer.from('PEM\n').toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'admin', user: { token: 'tok' } }],
       contexts: [{ name: 'mini-apiserver', context: { cluster: 'mini-apiserver', user: 'admin' } }],
       'current-context': 'mini-apiserver',
@@ -63,8 +74,23 @@ describe('kubeconfig', () => {
 describe('versionInfo', () => {
   it('is kube version.Info with a semver gitVersion kubectl accepts', () => {
     const v = versionInfo('0.1.0', new Date('2025-01-02T03:04:05.678Z'));
-    expect(Object.keys(v)).toEqual(['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']);
-    expect(v).toMatchObject({ major: '1', minor: '33', gitVersion: 'v1.33.0+mini-apiserver.0.1.0', buildDate: '2025-01-02T03:04:05Z' });
+    expect(Object.keys(v)).toEqual([
+      'major',
+      'minor',
+      'gitVersion',
+      'gitCommit',
+      'gitTreeState',
+      'buildDate',
+      'goVersion',
+      'compiler',
+      'platform',
+    ]);
+    expect(v).toMatchObject({
+      major: '1',
+      minor: '33',
+      gitVersion: 'v1.33.0+mini-apiserver.0.1.0',
+      buildDate: '2025-01-02T03:04:05Z',
+    });
     expect(v.gitVersion).toMatch(/^v\d+\.\d+\.\d+(\+[0-9A-Za-z.-]+)?$/);
     expect(v.platform).toMatch(/^[a-z0-9]+\/[a-z0-9]+$/);
   });

@@ -3,7 +3,12 @@
 // it, beside the Authorization header, and the subprotocol the server then echoes.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { BEARER_PROTOCOL_PREFIX, TokenAuthenticator, isWebSocketRequest, protocolToken } from '../../../server/authn/bearer.js';
+import {
+  BEARER_PROTOCOL_PREFIX,
+  TokenAuthenticator,
+  isWebSocketRequest,
+  protocolToken,
+} from '../../../server/authn/bearer.js';
 import { chooseProtocol } from '../../../server/endpoints/watch-websocket.js';
 
 const encode = (token: string): string => BEARER_PROTOCOL_PREFIX + Buffer.from(token).toString('base64url');
@@ -24,16 +29,52 @@ describe('protocolToken', () => {
   it.each<{ name: string; header: string | string[] | undefined; want: ReturnType<typeof protocolToken> }>([
     { name: 'no header', header: undefined, want: { kind: 'none' } },
     { name: 'no token subprotocol', header: 'v4.channel.k8s.io, base64.channel.k8s.io', want: { kind: 'none' } },
-    { name: 'a token first', header: `${encode('s3cret')}, base64.binary.k8s.io`, want: { kind: 'token', token: 's3cret', protocols: ['base64.binary.k8s.io'] } },
-    { name: 'a token last', header: `a, b,${encode('s3cret')}`, want: { kind: 'token', token: 's3cret', protocols: ['a', 'b'] } },
-    { name: 'over several header lines', header: ['a', encode('s3cret')], want: { kind: 'token', token: 's3cret', protocols: ['a'] } },
+    {
+      name: 'a token first',
+      header: `${encode('s3cret')}, base64.binary.k8s.io`,
+      want: { kind: 'token', token: 's3cret', protocols: ['base64.binary.k8s.io'] },
+    },
+    {
+      name: 'a token last',
+      header: `a, b,${encode('s3cret')}`,
+      want: { kind: 'token', token: 's3cret', protocols: ['a', 'b'] },
+    },
+    {
+      name: 'over several header lines',
+      header: ['a', encode('s3cret')],
+      want: { kind: 'token', token: 's3cret', protocols: ['a'] },
+    },
     { name: 'an empty token is no token', header: `${BEARER_PROTOCOL_PREFIX}, a`, want: { kind: 'none' } },
-    { name: 'a token alone', header: encode('s3cret'), want: { kind: 'error', reason: 'missing additional subprotocol' } },
-    { name: 'two tokens', header: `${encode('a')}, ${encode('b')}, c`, want: { kind: 'error', reason: 'multiple base64.bearer.authorization tokens specified' } },
-    { name: 'padding (RawURLEncoding has none)', header: `${BEARER_PROTOCOL_PREFIX}YQ==, c`, want: { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' } },
-    { name: 'the standard alphabet', header: `${BEARER_PROTOCOL_PREFIX}a+b/, c`, want: { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' } },
-    { name: 'a dangling character', header: `${BEARER_PROTOCOL_PREFIX}YWJjZ, c`, want: { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' } },
-    { name: 'not UTF-8', header: `${BEARER_PROTOCOL_PREFIX}${Buffer.from([0xff, 0xfe]).toString('base64url')}, c`, want: { kind: 'error', reason: 'invalid base64.bearer.authorization token' } },
+    {
+      name: 'a token alone',
+      header: encode('s3cret'),
+      want: { kind: 'error', reason: 'missing additional subprotocol' },
+    },
+    {
+      name: 'two tokens',
+      header: `${encode('a')}, ${encode('b')}, c`,
+      want: { kind: 'error', reason: 'multiple base64.bearer.authorization tokens specified' },
+    },
+    {
+      name: 'padding (RawURLEncoding has none)',
+      header: `${BEARER_PROTOCOL_PREFIX}YQ==, c`,
+      want: { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' },
+    },
+    {
+      name: 'the standard alphabet',
+      header: `${BEARER_PROTOCOL_PREFIX}a+b/, c`,
+      want: { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' },
+    },
+    {
+      name: 'a dangling character',
+      header: `${BEARER_PROTOCOL_PREFIX}YWJjZ, c`,
+      want: { kind: 'error', reason: 'invalid base64.bearer.authorization token encoding' },
+    },
+    {
+      name: 'not UTF-8',
+      header: `${BEARER_PROTOCOL_PREFIX}${Buffer.from([0xff, 0xfe]).toString('base64url')}, c`,
+      want: { kind: 'error', reason: 'invalid base64.bearer.authorization token' },
+    },
   ])('$name', ({ header, want }) => expect(protocolToken(header)).toEqual(want));
 });
 
@@ -41,7 +82,14 @@ describe('TokenAuthenticator with the WebSocket subprotocol', () => {
   const auth = new TokenAuthenticator([{ token: 'good', user: { name: 'alice', groups: ['dev'] } }]);
   const alice = { kind: 'user', user: { name: 'alice', groups: ['dev'] } };
   const upgrade = (protocol: string, authorization?: string): IncomingMessage =>
-    ({ headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-protocol': protocol, ...(authorization ? { authorization } : {}) } }) as IncomingMessage;
+    ({
+      headers: {
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-protocol': protocol,
+        ...(authorization ? { authorization } : {}),
+      },
+    }) as IncomingMessage;
 
   it('accepts a known token and removes its subprotocol, leaving the others to echo', () => {
     const req = upgrade(`${encode('good')}, base64.binary.k8s.io`);

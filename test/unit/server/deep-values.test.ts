@@ -24,7 +24,9 @@ describe('at any depth', () => {
   it('stringifyJSON and stringifySortedJSON write what JSON.stringify would', () => {
     expect(stringifyJSON(chain(DEEP))).toBe(chainText(DEEP));
     expect(stringifyJSON(chain(DEEP, 9007199254740993n))).toBe(chainText(DEEP, '9007199254740993'));
-    expect(stringifySortedJSON(chain(DEEP, { z: 1, b: [undefined, 2], a: undefined }))).toBe(chainText(DEEP, '{"b":[null,2],"z":1}'));
+    expect(stringifySortedJSON(chain(DEEP, { z: 1, b: [undefined, 2], a: undefined }))).toBe(
+      chainText(DEEP, '{"b":[null,2],"z":1}'),
+    );
   });
 
   it('parseJSON reads back what was stored deeper than the request decoder allows', () => {
@@ -52,7 +54,9 @@ describe('at any depth', () => {
   });
 
   it("Go's %#v, encoding/json and reflect.DeepEqual of decoded values", () => {
-    expect(goSharpV(chain(DEEP, 'x'), '', plainFloat)).toBe(`${'map[string]interface {}{"a":'.repeat(DEEP)}"x"${'}'.repeat(DEEP)}`);
+    expect(goSharpV(chain(DEEP, 'x'), '', plainFloat)).toBe(
+      `${'map[string]interface {}{"a":'.repeat(DEEP)}"x"${'}'.repeat(DEEP)}`,
+    );
     expect(goJSON(chain(DEEP, '<'))).toBe(chainText(DEEP, '"\\u003c"'));
     expect(goDeepEqual(chain(DEEP), '', plainFloat, chain(DEEP), '', plainFloat)).toBe(true);
     expect(goDeepEqual(chain(DEEP, 1), '', plainFloat, chain(DEEP, 1.5), '', plainFloat)).toBe(false);
@@ -68,7 +72,9 @@ describe('on shallow values, as before', () => {
   });
 
   it("goSharpV and goJSON print as Go does (keys sorted, %#v's spacing)", () => {
-    expect(goSharpV({ b: [1, 'x'], a: null }, '', plainFloat)).toBe('map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}}');
+    expect(goSharpV({ b: [1, 'x'], a: null }, '', plainFloat)).toBe(
+      'map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}}',
+    );
     expect(goJSON({ b: [1, 'x&'], a: null })).toBe('{"a":null,"b":[1,"x\\u0026"]}');
   });
 

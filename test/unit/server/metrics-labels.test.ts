@@ -2,8 +2,14 @@
 // (v1.33) derives them: the reported verb (CanonicalVerb then cleanVerb), CleanScope, cleanDryRun,
 // and where group, version, resource and subresource come from.
 import { describe, expect, it } from 'vitest';
-import { ApiError, internalError } from '../../../apimachinery/errors.js';
-import { canonicalVerb, cleanDryRun, cleanScope, requestLabels, withoutPath } from '../../../server/metrics/request-labels.js';
+import { type ApiError, internalError } from '../../../apimachinery/errors.js';
+import {
+  canonicalVerb,
+  cleanDryRun,
+  cleanScope,
+  requestLabels,
+  withoutPath,
+} from '../../../server/metrics/request-labels.js';
 import { parseRequestInfo } from '../../../server/pipeline/request-info.js';
 
 function labelsOf(method: string, url: string, contentType?: string): ReturnType<typeof requestLabels> {
@@ -81,15 +87,35 @@ describe('the reported verb and scope', () => {
 
 describe('group, version, resource, subresource', () => {
   it.each<[string, string, { group: string; version: string; resource: string; subresource: string }]>([
-    ['GET', '/api/v1/namespaces/ns/pods/p/status', { group: '', version: 'v1', resource: 'pods', subresource: 'status' }],
-    ['GET', '/apis/apps/v1/namespaces/ns/deployments/d/scale', { group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale' }],
-    ['GET', '/apis/example.com/v1beta1/widgets', { group: 'example.com', version: 'v1beta1', resource: 'widgets', subresource: '' }],
+    [
+      'GET',
+      '/api/v1/namespaces/ns/pods/p/status',
+      { group: '', version: 'v1', resource: 'pods', subresource: 'status' },
+    ],
+    [
+      'GET',
+      '/apis/apps/v1/namespaces/ns/deployments/d/scale',
+      { group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale' },
+    ],
+    [
+      'GET',
+      '/apis/example.com/v1beta1/widgets',
+      { group: 'example.com', version: 'v1beta1', resource: 'widgets', subresource: '' },
+    ],
     ['GET', '/api/v1/namespaces/ns', { group: '', version: 'v1', resource: 'namespaces', subresource: '' }],
-    ['PUT', '/api/v1/namespaces/ns/finalize', { group: '', version: 'v1', resource: 'namespaces', subresource: 'finalize' }],
+    [
+      'PUT',
+      '/api/v1/namespaces/ns/finalize',
+      { group: '', version: 'v1', resource: 'namespaces', subresource: 'finalize' },
+    ],
     // non-resource requests: the path in place of the subresource, as kube's instrumented handlers
     ['GET', '/readyz', { group: '', version: '', resource: '', subresource: '/readyz' }],
     ['GET', '/apis/apps/v1', { group: '', version: '', resource: '', subresource: '/apis/apps/v1' }],
-    ['GET', '/openapi/v3/apis/apps/v1', { group: '', version: '', resource: '', subresource: '/openapi/v3/apis/apps/v1' }],
+    [
+      'GET',
+      '/openapi/v3/apis/apps/v1',
+      { group: '', version: '', resource: '', subresource: '/openapi/v3/apis/apps/v1' },
+    ],
     // a path that could not be parsed: nothing from it
     ['GET', '/api/v1/watch', { group: '', version: '', resource: '', subresource: '' }],
     ['GET', '/api/v1/%zz', { group: '', version: '', resource: '', subresource: '' }],
@@ -99,11 +125,26 @@ describe('group, version, resource, subresource', () => {
 
   it('withoutPath keeps the verb, dry run and scope only', () => {
     const l = labelsOf('POST', '/apis/apps/v1/namespaces/ns/deployments?dryRun=All');
-    expect(withoutPath(l)).toEqual({ verb: 'POST', dryRun: 'All', scope: 'resource', group: '', version: '', resource: '', subresource: '' });
+    expect(withoutPath(l)).toEqual({
+      verb: 'POST',
+      dryRun: 'All',
+      scope: 'resource',
+      group: '',
+      version: '',
+      resource: '',
+      subresource: '',
+    });
   });
 
   it('an unparseable request keeps its method as the verb', () => {
-    expect(requestLabels({ method: 'GET', query: new URLSearchParams(), contentType: undefined, info: internalError(new Error('x')) })).toEqual({
+    expect(
+      requestLabels({
+        method: 'GET',
+        query: new URLSearchParams(),
+        contentType: undefined,
+        info: internalError(new Error('x')),
+      }),
+    ).toEqual({
       verb: 'GET',
       dryRun: '',
       scope: '',

@@ -64,7 +64,9 @@ describe('instrumentStorage', () => {
   it('counts a lost compare-and-swap, an existing key or a missing one as answers, not failures', async () => {
     await storage.create('/registry/apps/deployments/ns/d', '{}');
     await expect(storage.create('/registry/apps/deployments/ns/d', '{}')).rejects.toMatchObject({ code: 'KeyExists' });
-    await expect(storage.update('/registry/apps/deployments/ns/d', '{}', 999)).rejects.toMatchObject({ code: 'Conflict' });
+    await expect(storage.update('/registry/apps/deployments/ns/d', '{}', 999)).rejects.toMatchObject({
+      code: 'Conflict',
+    });
     await expect(storage.delete('/registry/apps/deployments/ns/gone')).rejects.toMatchObject({ code: 'NotFound' });
     expect(calls.map((c) => c[2])).toEqual([false, false, false, false]);
     expect(calls.map((c) => c[1])).toEqual(Array(4).fill('deployments.apps'));

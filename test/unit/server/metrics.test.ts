@@ -29,7 +29,9 @@ function samples(text: string): Sample[] {
 
 /** The value of the one sample named `name` whose labels include `labels`; undefined if none. */
 function value(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const found = samples(text).filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  const found = samples(text).filter(
+    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
   if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
   return found[0]?.value;
 }
@@ -51,7 +53,13 @@ function request(method: string, url: string, opts: { user?: string; contentType
 }
 
 /** One request served start to end with `code`. */
-function serve(m: Metrics, method: string, url: string, code: number, opts: { user?: string; contentType?: string } = {}): void {
+function serve(
+  m: Metrics,
+  method: string,
+  url: string,
+  code: number,
+  opts: { user?: string; contentType?: string } = {},
+): void {
   m.finished(m.started(request(method, url, opts)), code);
 }
 
@@ -59,16 +67,52 @@ const ALL = { component: 'apiserver', dry_run: '', group: '', version: '', resou
 
 describe('the families, as kube 1.33 declares them', () => {
   it.each<[string, string, string]>([
-    ['apiserver_request_total', 'counter', '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.'],
-    ['apiserver_request_duration_seconds', 'histogram', '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.'],
-    ['apiserver_longrunning_requests', 'gauge', '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.'],
-    ['apiserver_current_inflight_requests', 'gauge', '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.'],
-    ['apiserver_dropped_requests_total', 'counter', "[ALPHA] (Deprecated since 1.24.0) Number of requests dropped with 'Try again later' response. Use apiserver_request_total and/or apiserver_request_terminations_total metrics instead."],
-    ['apiserver_registered_watchers', 'gauge', '[ALPHA] (Deprecated since 1.23.0) Number of currently registered watchers for a given resources'],
+    [
+      'apiserver_request_total',
+      'counter',
+      '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+    ],
+    [
+      'apiserver_request_duration_seconds',
+      'histogram',
+      '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+    ],
+    [
+      'apiserver_longrunning_requests',
+      'gauge',
+      '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+    ],
+    [
+      'apiserver_current_inflight_requests',
+      'gauge',
+      '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+    ],
+    [
+      'apiserver_dropped_requests_total',
+      'counter',
+      "[ALPHA] (Deprecated since 1.24.0) Number of requests dropped with 'Try again later' response. Use apiserver_request_total and/or apiserver_request_terminations_total metrics instead.",
+    ],
+    [
+      'apiserver_registered_watchers',
+      'gauge',
+      '[ALPHA] (Deprecated since 1.23.0) Number of currently registered watchers for a given resources',
+    ],
     ['apiserver_watch_events_total', 'counter', '[ALPHA] Number of events sent in watch clients'],
-    ['apiserver_terminated_watchers_total', 'counter', '[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.'],
-    ['apiserver_storage_objects', 'gauge', '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.'],
-    ['etcd_request_duration_seconds', 'histogram', '[ALPHA] Etcd request latency in seconds for each operation and object type.'],
+    [
+      'apiserver_terminated_watchers_total',
+      'counter',
+      '[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.',
+    ],
+    [
+      'apiserver_storage_objects',
+      'gauge',
+      '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+    ],
+    [
+      'etcd_request_duration_seconds',
+      'histogram',
+      '[ALPHA] Etcd request latency in seconds for each operation and object type.',
+    ],
     ['etcd_requests_total', 'counter', '[ALPHA] Etcd request counts for each operation and object type.'],
     ['etcd_request_errors_total', 'counter', '[ALPHA] Etcd failed request counts for each operation and object type.'],
   ])('%s (%s)', async (name, type, help) => {
@@ -79,7 +123,13 @@ describe('the families, as kube 1.33 declares them', () => {
   it("has prom-client's process and Node.js metrics in every server's registry", async () => {
     const [a, b] = [new Metrics(), new Metrics()];
     for (const text of [await a.render(), await b.render()]) {
-      for (const name of ['process_cpu_seconds_total', 'process_start_time_seconds', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+      for (const name of [
+        'process_cpu_seconds_total',
+        'process_start_time_seconds',
+        'process_resident_memory_bytes',
+        'nodejs_heap_size_used_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ]) {
         expect(text).toContain(`# TYPE ${name} `);
       }
       expect(value(text, 'process_start_time_seconds')).toBeGreaterThan(1.6e9);
@@ -98,7 +148,9 @@ describe('the families, as kube 1.33 declares them', () => {
         .map((s) => Number(s.labels['le']));
     expect(les('apiserver_request_duration_seconds_bucket')).toEqual(REQUEST_DURATION_BUCKETS);
     expect(les('etcd_request_duration_seconds_bucket')).toEqual(REQUEST_DURATION_BUCKETS);
-    expect(REQUEST_DURATION_BUCKETS).toEqual([0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]);
+    expect(REQUEST_DURATION_BUCKETS).toEqual([
+      0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+    ]);
     expect(value(text, 'etcd_request_duration_seconds_bucket', { le: '0.2' })).toBe(0);
     expect(value(text, 'etcd_request_duration_seconds_bucket', { le: '0.4' })).toBe(1);
   });
@@ -112,7 +164,9 @@ describe('requests', () => {
     serve(m, 'GET', '/api/v1/namespaces/ns/pods/q', 404);
     serve(m, 'GET', '/api/v1/namespaces/ns/pods', 200);
     serve(m, 'POST', '/apis/apps/v1/namespaces/ns/deployments?dryRun=All', 201);
-    serve(m, 'PATCH', '/apis/apps/v1/namespaces/ns/deployments/d', 200, { contentType: 'application/apply-patch+yaml' });
+    serve(m, 'PATCH', '/apis/apps/v1/namespaces/ns/deployments/d', 200, {
+      contentType: 'application/apply-patch+yaml',
+    });
     serve(m, 'PUT', '/apis/apps/v1/namespaces/ns/deployments/d/scale', 409);
     serve(m, 'DELETE', '/api/v1/namespaces/ns/configmaps', 200);
     serve(m, 'GET', '/readyz', 200, { user: 'system:anonymous' });
@@ -122,17 +176,48 @@ describe('requests', () => {
     expect(value(text, 'apiserver_request_total', { ...pods, verb: 'GET', scope: 'resource', code: '200' })).toBe(2);
     expect(value(text, 'apiserver_request_total', { ...pods, verb: 'GET', scope: 'resource', code: '404' })).toBe(1);
     expect(value(text, 'apiserver_request_total', { ...pods, verb: 'LIST', scope: 'namespace', code: '200' })).toBe(1);
-    expect(value(text, 'apiserver_request_total', { ...deployments, verb: 'POST', dry_run: 'All', code: '201' })).toBe(1);
+    expect(value(text, 'apiserver_request_total', { ...deployments, verb: 'POST', dry_run: 'All', code: '201' })).toBe(
+      1,
+    );
     expect(value(text, 'apiserver_request_total', { ...deployments, verb: 'APPLY', code: '200' })).toBe(1);
-    expect(value(text, 'apiserver_request_total', { ...deployments, verb: 'PUT', subresource: 'scale', code: '409' })).toBe(1);
-    expect(value(text, 'apiserver_request_total', { ...ALL, version: 'v1', resource: 'configmaps', verb: 'DELETE', scope: 'namespace', code: '200' })).toBe(1);
-    expect(value(text, 'apiserver_request_total', { ...ALL, subresource: '/readyz', verb: 'GET', code: '200' })).toBe(1);
-    expect(value(text, 'apiserver_request_duration_seconds_count', { ...pods, verb: 'GET', scope: 'resource' })).toBe(3);
-    expect(value(text, 'apiserver_request_duration_seconds_bucket', { ...pods, verb: 'GET', scope: 'resource', le: '+Inf' })).toBe(3);
-    expect(value(text, 'apiserver_request_duration_seconds_count', { ...deployments, verb: 'POST', dry_run: 'All' })).toBe(1);
+    expect(
+      value(text, 'apiserver_request_total', { ...deployments, verb: 'PUT', subresource: 'scale', code: '409' }),
+    ).toBe(1);
+    expect(
+      value(text, 'apiserver_request_total', {
+        ...ALL,
+        version: 'v1',
+        resource: 'configmaps',
+        verb: 'DELETE',
+        scope: 'namespace',
+        code: '200',
+      }),
+    ).toBe(1);
+    expect(value(text, 'apiserver_request_total', { ...ALL, subresource: '/readyz', verb: 'GET', code: '200' })).toBe(
+      1,
+    );
+    expect(value(text, 'apiserver_request_duration_seconds_count', { ...pods, verb: 'GET', scope: 'resource' })).toBe(
+      3,
+    );
+    expect(
+      value(text, 'apiserver_request_duration_seconds_bucket', { ...pods, verb: 'GET', scope: 'resource', le: '+Inf' }),
+    ).toBe(3);
+    expect(
+      value(text, 'apiserver_request_duration_seconds_count', { ...deployments, verb: 'POST', dry_run: 'All' }),
+    ).toBe(1);
     // every label of kube's, no other
     for (const s of samples(text).filter((x) => x.name === 'apiserver_request_total')) {
-      expect(Object.keys(s.labels).sort()).toEqual(['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version']);
+      expect(Object.keys(s.labels).sort()).toEqual([
+        'code',
+        'component',
+        'dry_run',
+        'group',
+        'resource',
+        'scope',
+        'subresource',
+        'verb',
+        'version',
+      ]);
     }
   });
 
@@ -146,15 +231,50 @@ describe('requests', () => {
 
   it.each<[string, string, string, number, string | undefined, Record<string, string>]>([
     // what the client named stays out of the labels where nothing was served there
-    ['unauthenticated', 'GET', '/api/v1/namespaces/ns/made-up-1', 401, undefined, { ...ALL, verb: 'LIST', scope: 'namespace', code: '401' }],
-    ['anonymous, refused', 'GET', '/apis/made.up/v1/things', 403, 'system:anonymous', { ...ALL, verb: 'LIST', scope: 'cluster', code: '403' }],
+    [
+      'unauthenticated',
+      'GET',
+      '/api/v1/namespaces/ns/made-up-1',
+      401,
+      undefined,
+      { ...ALL, verb: 'LIST', scope: 'namespace', code: '401' },
+    ],
+    [
+      'anonymous, refused',
+      'GET',
+      '/apis/made.up/v1/things',
+      403,
+      'system:anonymous',
+      { ...ALL, verb: 'LIST', scope: 'cluster', code: '403' },
+    ],
     ['a non-resource path refused', 'GET', '/made/up/path', 403, 'alice', { ...ALL, verb: 'GET', code: '403' }],
     ['a non-resource path not found', 'GET', '/made/up/path', 404, 'alice', { ...ALL, verb: 'GET', code: '404' }],
     ['a path that does not parse', 'GET', '/api/v1/watch', 500, 'alice', { ...ALL, verb: 'GET', code: '500' }],
     // and stays in them where something was
-    ['anonymous, served', 'GET', '/healthz', 200, 'system:anonymous', { ...ALL, verb: 'GET', subresource: '/healthz', code: '200' }],
-    ['authenticated, refused', 'GET', '/api/v1/secrets', 403, 'alice', { ...ALL, version: 'v1', resource: 'secrets', verb: 'LIST', scope: 'cluster', code: '403' }],
-    ['authenticated, conflict', 'PUT', '/api/v1/namespaces/ns/pods/p', 409, 'alice', { ...ALL, version: 'v1', resource: 'pods', verb: 'PUT', scope: 'resource', code: '409' }],
+    [
+      'anonymous, served',
+      'GET',
+      '/healthz',
+      200,
+      'system:anonymous',
+      { ...ALL, verb: 'GET', subresource: '/healthz', code: '200' },
+    ],
+    [
+      'authenticated, refused',
+      'GET',
+      '/api/v1/secrets',
+      403,
+      'alice',
+      { ...ALL, version: 'v1', resource: 'secrets', verb: 'LIST', scope: 'cluster', code: '403' },
+    ],
+    [
+      'authenticated, conflict',
+      'PUT',
+      '/api/v1/namespaces/ns/pods/p',
+      409,
+      'alice',
+      { ...ALL, version: 'v1', resource: 'pods', verb: 'PUT', scope: 'resource', code: '409' },
+    ],
   ])('%s: %s %s %d', async (_what, method, url, code, user, labels) => {
     const m = new Metrics();
     serve(m, method, url, code, { user });
@@ -169,7 +289,16 @@ describe('requests', () => {
     m.finished(m.started(request('GET', '/api/v1/pods', { user: 'alice' })), 200, false);
     const text = await m.render();
     expect(value(text, 'apiserver_request_total', { ...ALL, verb: 'LIST', scope: 'cluster', code: '200' })).toBe(1);
-    expect(value(text, 'apiserver_request_total', { ...ALL, version: 'v1', resource: 'pods', verb: 'LIST', scope: 'cluster', code: '200' })).toBe(1);
+    expect(
+      value(text, 'apiserver_request_total', {
+        ...ALL,
+        version: 'v1',
+        resource: 'pods',
+        verb: 'LIST',
+        scope: 'cluster',
+        code: '200',
+      }),
+    ).toBe(1);
   });
 
   it('keeps a watermark of in-flight requests per kind between scrapes, watches apart', async () => {
@@ -193,17 +322,45 @@ describe('requests', () => {
 
   it('shows long-running requests while they last, under their labels', async () => {
     const m = new Metrics();
-    const watches = [m.started(request('GET', '/api/v1/namespaces/ns/pods?watch=1')), m.started(request('GET', '/api/v1/watch/namespaces/ns/pods'))];
-    const labels = { component: 'apiserver', group: '', version: 'v1', resource: 'pods', subresource: '', scope: 'namespace', verb: 'WATCH' };
+    const watches = [
+      m.started(request('GET', '/api/v1/namespaces/ns/pods?watch=1')),
+      m.started(request('GET', '/api/v1/watch/namespaces/ns/pods')),
+    ];
+    const labels = {
+      component: 'apiserver',
+      group: '',
+      version: 'v1',
+      resource: 'pods',
+      subresource: '',
+      scope: 'namespace',
+      verb: 'WATCH',
+    };
     let text = await m.render();
     expect(value(text, 'apiserver_longrunning_requests', labels)).toBe(2);
     for (const s of samples(text).filter((x) => x.name === 'apiserver_longrunning_requests')) {
-      expect(Object.keys(s.labels).sort()).toEqual(['component', 'group', 'resource', 'scope', 'subresource', 'verb', 'version']);
+      expect(Object.keys(s.labels).sort()).toEqual([
+        'component',
+        'group',
+        'resource',
+        'scope',
+        'subresource',
+        'verb',
+        'version',
+      ]);
     }
     for (const w of watches) m.finished(w, 200);
     text = await m.render();
     expect(value(text, 'apiserver_longrunning_requests', labels)).toBe(0);
-    expect(value(text, 'apiserver_request_total', { ...ALL, version: 'v1', resource: 'pods', scope: 'namespace', verb: 'WATCH', code: '200' })).toBe(2);
+    expect(
+      value(text, 'apiserver_request_total', {
+        ...ALL,
+        version: 'v1',
+        resource: 'pods',
+        scope: 'namespace',
+        verb: 'WATCH',
+        code: '200',
+      }),
+    ).toBe(2);
   });
 
   it('decides what a long-running request is labelled with as it goes: its user is known once authenticated', async () => {
@@ -245,7 +402,11 @@ describe('figures read when scraped', () => {
     const deployments = watchKindOf({ apiVersion: 'apps/v1', kind: 'Deployment' });
     expect(deployments).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
     expect(watchKindOf({ apiVersion: 'v1', kind: 'Pod' })).toEqual({ group: '', version: 'v1', kind: 'Pod' });
-    const ends = [stats.watcherRegistered(deployments), stats.watcherRegistered(deployments), stats.watcherRegistered(watchKindOf({ apiVersion: 'v1', kind: 'Pod' }))];
+    const ends = [
+      stats.watcherRegistered(deployments),
+      stats.watcherRegistered(deployments),
+      stats.watcherRegistered(watchKindOf({ apiVersion: 'v1', kind: 'Pod' })),
+    ];
     const sent = stats.watchEventCounter(deployments);
     sent();
     sent();

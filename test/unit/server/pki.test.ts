@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../apimachinery/log.js';
 import { StartupError } from '../../../server/options.js';
-import { generateCa, generatePki, issueServingCert, loadOrCreatePki, loadTlsFiles, servingCertUsable, servingHosts } from '../../../server/pki.js';
+import {
+  generateCa,
+  generatePki,
+  issueServingCert,
+  loadOrCreatePki,
+  loadTlsFiles,
+  servingCertUsable,
+  servingHosts,
+} from '../../../server/pki.js';
 
 const LOOPBACK = { ips: ['127.0.0.1', '::1'], dns: ['localhost'] };
 
@@ -50,7 +58,9 @@ describe('generated certificates', () => {
     const leaf = await issueServingCert(ca, LOOPBACK);
     expect(servingCertUsable(leaf.cert, ca.cert, LOOPBACK)).toBe(true);
     expect(servingCertUsable(leaf.cert, other.cert, LOOPBACK)).toBe(false);
-    expect(servingCertUsable(leaf.cert, ca.cert, { ips: [...LOOPBACK.ips, '10.9.9.9'], dns: LOOPBACK.dns })).toBe(false);
+    expect(servingCertUsable(leaf.cert, ca.cert, { ips: [...LOOPBACK.ips, '10.9.9.9'], dns: LOOPBACK.dns })).toBe(
+      false,
+    );
     const inElevenMonths = new Date(Date.now() + 340 * 24 * 3600 * 1000);
     expect(servingCertUsable(leaf.cert, ca.cert, LOOPBACK, inElevenMonths)).toBe(false);
     expect(servingCertUsable('garbage', ca.cert, LOOPBACK)).toBe(false);
@@ -61,7 +71,9 @@ describe('loadOrCreatePki', () => {
   const root = mkdtempSync(join(tmpdir(), 'pki-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const read = (dir: string): Record<string, string> =>
-    Object.fromEntries(['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key'].map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+    Object.fromEntries(
+      ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key'].map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+    );
 
   it('creates the files once, keys private, and reuses them byte for byte', async () => {
     const dir = join(root, 'a', 'pki');
@@ -118,16 +130,45 @@ describe('loadTlsFiles', () => {
     const pki = await generatePki(LOOPBACK);
     writeFileSync(join(dir, 'c.pem'), pki.cert);
     writeFileSync(join(dir, 'k.pem'), pki.key);
-    expect(await loadTlsFiles(join(dir, 'c.pem'), join(dir, 'k.pem'))).toEqual({ cert: pki.cert, key: pki.key, caCert: pki.cert });
+    expect(await loadTlsFiles(join(dir, 'c.pem'), join(dir, 'k.pem'))).toEqual({
+      cert: pki.cert,
+      key: pki.key,
+      caCert: pki.cert,
+    });
   });
 
   // Each names the flag to fix.
   it.each([
-    ['a missing certificate', 'missing.pem', 'k.pem', /^--tls-cert-file: cannot read TLS certificate file .*missing\.pem: no such file/],
-    ['a missing key', 'c.pem', 'missing.pem', /^--tls-private-key-file: cannot read TLS private key file .*missing\.pem: no such file/],
-    ['a certificate that is not one', 'junk.pem', 'k.pem', /^--tls-cert-file: invalid TLS certificate file .*junk\.pem: /],
-    ['a key that is not one', 'c.pem', 'junk.pem', /^--tls-private-key-file: invalid TLS private key file .*junk\.pem: /],
-    ['a key of another certificate', 'c.pem', 'other.pem', /^--tls-private-key-file: TLS certificate .*c\.pem and key .*other\.pem do not/],
+    [
+      'a missing certificate',
+      'missing.pem',
+      'k.pem',
+      /^--tls-cert-file: cannot read TLS certificate file .*missing\.pem: no such file/,
+    ],
+    [
+      'a missing key',
+      'c.pem',
+      'missing.pem',
+      /^--tls-private-key-file: cannot read TLS private key file .*missing\.pem: no such file/,
+    ],
+    [
+      'a certificate that is not one',
+      'junk.pem',
+      'k.pem',
+      /^--tls-cert-file: invalid TLS certificate file .*junk\.pem: /,
+    ],
+    [
+      'a key that is not one',
+      'c.pem',
+      'junk.pem',
+      /^--tls-private-key-file: invalid TLS private key file .*junk\.pem: /,
+    ],
+    [
+      'a key of another certificate',
+      'c.pem',
+      'other.pem',
+      /^--tls-private-key-file: TLS certificate .*c\.pem and key .*other\.pem do not/,
+    ],
   ])('rejects %s in one line', async (_, cert, key, message) => {
     const pki = await generatePki(LOOPBACK);
     writeFileSync(join(dir, 'c.pem'), pki.cert);

@@ -80,7 +80,8 @@ async function start(handler?: Handler, storageUp = true, anonymous = true): Pro
   return { frontend, url: `https://127.0.0.1:${securePort.port}`, seen };
 }
 
-const get = (url: string, token?: string) => request(url, { ca: tls.caCert, ...(token === undefined ? {} : { token }) });
+const get = (url: string, token?: string) =>
+  request(url, { ca: tls.caCert, ...(token === undefined ? {} : { token }) });
 
 describe('public paths', () => {
   it.each(['/healthz', '/livez', '/readyz'])('%s answers ok without a token', async (path) => {
@@ -119,31 +120,45 @@ describe('public paths', () => {
 });
 
 describe('authentication', () => {
-  const unauthorized = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+  const unauthorized = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'Unauthorized',
+    reason: 'Unauthorized',
+    code: 401,
+  };
 
-  it.each(['/api', '/metrics', '/readyz/sqlite', '/'])('%s without a token: 403 for system:anonymous, which RBAC grants health and version only', async (path) => {
-    const { url, seen } = await start();
-    const r = await get(url + path);
-    expect(r.status).toBe(403);
-    expect(r.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(r.body)).toEqual({
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: `forbidden: User "system:anonymous" cannot get path "${path}"`,
-      reason: 'Forbidden',
-      details: {},
-      code: 403,
-    });
-    expect(seen).toEqual([]);
-  });
+  it.each(['/api', '/metrics', '/readyz/sqlite', '/'])(
+    '%s without a token: 403 for system:anonymous, which RBAC grants health and version only',
+    async (path) => {
+      const { url, seen } = await start();
+      const r = await get(url + path);
+      expect(r.status).toBe(403);
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(r.body)).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `forbidden: User "system:anonymous" cannot get path "${path}"`,
+        reason: 'Forbidden',
+        details: {},
+        code: 403,
+      });
+      expect(seen).toEqual([]);
+    },
+  );
 
   it('anyone may GET /healthz, no other verb (RBAC grants system:anonymous only get)', async () => {
     const { url } = await start();
     const del = await request(`${url}/healthz`, { method: 'DELETE', ca: tls.caCert });
     expect(del.status).toBe(403);
-    expect(JSON.parse(del.body)).toMatchObject({ reason: 'Forbidden', message: 'forbidden: User "system:anonymous" cannot delete path "/healthz"' });
+    expect(JSON.parse(del.body)).toMatchObject({
+      reason: 'Forbidden',
+      message: 'forbidden: User "system:anonymous" cannot delete path "/healthz"',
+    });
   });
 
   it('a resource without a token: 403 naming the resource, as kube words it', async () => {
@@ -151,18 +166,22 @@ describe('authentication', () => {
     const r = await get(`${url}/apis/example.com/v1/namespaces/default/widgets/w1`);
     expect(r.status).toBe(403);
     expect(JSON.parse(r.body)).toMatchObject({
-      message: 'widgets.example.com "w1" is forbidden: User "system:anonymous" cannot get resource "widgets" in API group "example.com" in the namespace "default"',
+      message:
+        'widgets.example.com "w1" is forbidden: User "system:anonymous" cannot get resource "widgets" in API group "example.com" in the namespace "default"',
       details: { name: 'w1', group: 'example.com', kind: 'widgets' },
     });
   });
 
-  it.each(['/api', '/healthz', '/version'])('%s without a token and --anonymous-auth=false: 401 Status', async (path) => {
-    const { url, seen } = await start(undefined, true, false);
-    const r = await get(url + path);
-    expect(r.status).toBe(401);
-    expect(JSON.parse(r.body)).toEqual(unauthorized);
-    expect(seen).toEqual([]);
-  });
+  it.each(['/api', '/healthz', '/version'])(
+    '%s without a token and --anonymous-auth=false: 401 Status',
+    async (path) => {
+      const { url, seen } = await start(undefined, true, false);
+      const r = await get(url + path);
+      expect(r.status).toBe(401);
+      expect(JSON.parse(r.body)).toEqual(unauthorized);
+      expect(seen).toEqual([]);
+    },
+  );
 
   it.each(['/api', '/healthz', '/version'])('%s with a wrong token: 401, public paths too (as kube)', async (path) => {
     const { url } = await start();
@@ -185,12 +204,17 @@ describe('authentication', () => {
     });
     const r = await get(`${url}/api`, TOKEN);
     expect(r.status).toBe(500);
-    expect(JSON.parse(r.body)).toMatchObject({ kind: 'Status', reason: 'InternalError', message: 'Internal error occurred: kaput', code: 500 });
+    expect(JSON.parse(r.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'InternalError',
+      message: 'Internal error occurred: kaput',
+      code: 500,
+    });
   });
 });
 
 describe('authenticated non-API paths', () => {
-  it('/metrics counts requests with kube\'s labels (an anonymous refusal without its path)', async () => {
+  it("/metrics counts requests with kube's labels (an anonymous refusal without its path)", async () => {
     const { url } = await start();
     await get(`${url}/api`, TOKEN);
     await get(`${url}/api`);
@@ -198,11 +222,19 @@ describe('authenticated non-API paths', () => {
     const r = await get(`${url}/metrics`, TOKEN);
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(r.body).toContain('apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/api",verb="GET",version=""} 1\n');
-    expect(r.body).toContain('apiserver_request_total{code="403",component="apiserver",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""} 1\n');
-    expect(r.body).toContain('apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="POST",version="v1"} 1\n');
+    expect(r.body).toContain(
+      'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/api",verb="GET",version=""} 1\n',
+    );
+    expect(r.body).toContain(
+      'apiserver_request_total{code="403",component="apiserver",dry_run="",group="",resource="",scope="",subresource="",verb="GET",version=""} 1\n',
+    );
+    expect(r.body).toContain(
+      'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="POST",version="v1"} 1\n',
+    );
     expect(r.body).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 1\n'); // this very request
-    expect(r.body).toContain('apiserver_request_duration_seconds_bucket{le="60",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="POST",version="v1"} 1\n');
+    expect(r.body).toContain(
+      'apiserver_request_duration_seconds_bucket{le="60",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="POST",version="v1"} 1\n',
+    );
     expect(r.body).toContain('process_start_time_seconds ');
     expect(r.body).toContain('nodejs_heap_size_used_bytes ');
   });
@@ -213,7 +245,8 @@ describe('authenticated non-API paths', () => {
     await get(`${a.url}/api`, TOKEN);
     await get(`${a.url}/api`, TOKEN);
     await get(`${b.url}/api`, TOKEN);
-    const line = (n: number): string => `apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/api",verb="GET",version=""} ${n}\n`;
+    const line = (n: number): string =>
+      `apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/api",verb="GET",version=""} ${n}\n`;
     expect((await get(`${a.url}/metrics`, TOKEN)).body).toContain(line(2));
     expect((await get(`${b.url}/metrics`, TOKEN)).body).toContain(line(1));
   });
@@ -221,7 +254,10 @@ describe('authenticated non-API paths', () => {
   it('/readyz/<check> gives the reason; an unknown check goes to the API', async () => {
     const { url, seen } = await start(undefined, false);
     expect(await get(`${url}/readyz/ping`, TOKEN)).toMatchObject({ status: 200, body: 'ok' });
-    expect(await get(`${url}/readyz/sqlite`, TOKEN)).toMatchObject({ status: 500, body: 'internal server error: database is closed\n' });
+    expect(await get(`${url}/readyz/sqlite`, TOKEN)).toMatchObject({
+      status: 500,
+      body: 'internal server error: database is closed\n',
+    });
     await get(`${url}/readyz/nope`, TOKEN);
     expect(seen.map((s) => s.path)).toEqual(['/readyz/nope']);
   });
@@ -258,13 +294,17 @@ describe('graceful shutdown', () => {
       res.write('{"type":"ADDED"}\n');
     });
     const watch = new Promise<{ first: string; ended: string }>((resolve, reject) => {
-      const req = httpsRequest(`${url}/api/v1/namespaces?watch=true`, { ca: tls.caCert, headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
-        let first = '';
-        res.once('data', (c: Buffer) => (first = c.toString()));
-        res.on('error', () => resolve({ first, ended: 'error' }));
-        res.on('end', () => resolve({ first, ended: 'end' }));
-        res.on('close', () => resolve({ first, ended: 'close' }));
-      });
+      const req = httpsRequest(
+        `${url}/api/v1/namespaces?watch=true`,
+        { ca: tls.caCert, headers: { authorization: `Bearer ${TOKEN}` }, agent: false },
+        (res) => {
+          let first = '';
+          res.once('data', (c: Buffer) => (first = c.toString()));
+          res.on('error', () => resolve({ first, ended: 'error' }));
+          res.on('end', () => resolve({ first, ended: 'end' }));
+          res.on('close', () => resolve({ first, ended: 'close' }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -27,13 +27,20 @@ afterAll(async () => {
 it('decodes an update’s and a delete’s previous value zero times when it holds the object', async () => {
   const prefix = '/registry/things/';
   const decoded: KeyValue[] = [];
-  const cacher = new Cacher<Decoded>(storage, prefix, (kv) => (decoded.push(kv), { value: kv.value, revision: kv.modRevision }));
+  const cacher = new Cacher<Decoded>(
+    storage,
+    prefix,
+    (kv) => (decoded.push(kv), { value: kv.value, revision: kv.modRevision }),
+  );
   try {
     const created = await storage.create(`${prefix}a`, 'A1');
     const held = (await cacher.get(`${prefix}a`))!.object;
     const events: CachedEvent<Decoded>[] = [];
     const errors: Error[] = [];
-    const watch = cacher.watch(prefix, created.modRevision, { onEvents: (evs) => events.push(...evs), onError: (err) => errors.push(err) });
+    const watch = cacher.watch(prefix, created.modRevision, {
+      onEvents: (evs) => events.push(...evs),
+      onError: (err) => errors.push(err),
+    });
     decoded.length = 0;
     const updated = await storage.update(`${prefix}a`, 'A2', created.modRevision);
     const again = await storage.update(`${prefix}a`, 'A3', updated.modRevision);

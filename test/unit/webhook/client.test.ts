@@ -4,7 +4,14 @@ import type { RequestListener } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type WebhookEndpoint, WebhookCallError, decodeResponse, goDuration, postWebhook, webhookEndpoint } from '../../../webhook/client.js';
+import {
+  type WebhookEndpoint,
+  WebhookCallError,
+  decodeResponse,
+  goDuration,
+  postWebhook,
+  webhookEndpoint,
+} from '../../../webhook/client.js';
 import { caBundleError } from '../../../webhook/ca-bundle.js';
 import { generatePki, type ServingTls } from '../../../server/pki.js';
 
@@ -23,12 +30,22 @@ afterEach(async () => {
 async function serve(handler: RequestListener, onConnection?: () => void): Promise<number> {
   const server = createHttpsServer({ cert: pki.cert, key: pki.key }, handler);
   if (onConnection) server.on('secureConnection', onConnection);
-  closers.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 }
 
-function endpoint(cc: Parameters<typeof webhookEndpoint>[0], timeoutMs = 10_000, opts: Parameters<typeof webhookEndpoint>[2] = {}): WebhookEndpoint {
+function endpoint(
+  cc: Parameters<typeof webhookEndpoint>[0],
+  timeoutMs = 10_000,
+  opts: Parameters<typeof webhookEndpoint>[2] = {},
+): WebhookEndpoint {
   const ep = webhookEndpoint(cc, timeoutMs, opts);
   if ('error' in ep) throw new Error(ep.error);
   return ep;
@@ -46,11 +63,35 @@ async function callError(p: Promise<unknown>): Promise<string> {
 
 describe('webhookEndpoint', () => {
   it.each([
-    [{ url: 'https://hook.example.com/validate' }, 10_000, 'https://hook.example.com/validate?timeout=10s', 'hook.example.com', 'hook.example.com'],
-    [{ url: 'https://hook.example.com:443/a/../b/?x=1' }, 1_500, 'https://hook.example.com:443/b?timeout=1.5s&x=1', 'hook.example.com:443', 'hook.example.com'],
+    [
+      { url: 'https://hook.example.com/validate' },
+      10_000,
+      'https://hook.example.com/validate?timeout=10s',
+      'hook.example.com',
+      'hook.example.com',
+    ],
+    [
+      { url: 'https://hook.example.com:443/a/../b/?x=1' },
+      1_500,
+      'https://hook.example.com:443/b?timeout=1.5s&x=1',
+      'hook.example.com:443',
+      'hook.example.com',
+    ],
     [{ url: 'https://[::1]:8443' }, 30_000, 'https://[::1]:8443/?timeout=30s', '[::1]:8443', '::1'],
-    [{ service: { namespace: 'webhooks', name: 'hook', path: '/mutate' } }, 10_000, 'https://hook.webhooks.svc:443/mutate?timeout=10s', 'hook.webhooks.svc:443', 'hook.webhooks.svc'],
-    [{ service: { namespace: 'webhooks', name: 'hook', port: 8443 } }, 10_000, 'https://hook.webhooks.svc:8443/?timeout=10s', 'hook.webhooks.svc:8443', 'hook.webhooks.svc'],
+    [
+      { service: { namespace: 'webhooks', name: 'hook', path: '/mutate' } },
+      10_000,
+      'https://hook.webhooks.svc:443/mutate?timeout=10s',
+      'hook.webhooks.svc:443',
+      'hook.webhooks.svc',
+    ],
+    [
+      { service: { namespace: 'webhooks', name: 'hook', port: 8443 } },
+      10_000,
+      'https://hook.webhooks.svc:8443/?timeout=10s',
+      'hook.webhooks.svc:8443',
+      'hook.webhooks.svc',
+    ],
   ])('%j', (cc, timeoutMs, display, hostHeader, serverName) => {
     expect(endpoint(cc, timeoutMs)).toMatchObject({ display, hostHeader, serverName });
   });
@@ -58,9 +99,15 @@ describe('webhookEndpoint', () => {
   it.each([
     [undefined, 'webhook configuration must have either service or URL'],
     [{}, 'webhook configuration must have either service or URL'],
-    [{ url: 'https://a.example.com', service: { namespace: 'n', name: 's' } }, 'webhook configuration must have either service or URL'],
+    [
+      { url: 'https://a.example.com', service: { namespace: 'n', name: 's' } },
+      'webhook configuration must have either service or URL',
+    ],
     [{ url: 'http://a.example.com' }, 'unsupported scheme "http": the webhook client speaks https only'],
-    [{ url: 'https://a.example.com', caBundle: Buffer.from('junk').toString('base64') }, 'unable to load root certificates: unable to parse bytes as PEM block'],
+    [
+      { url: 'https://a.example.com', caBundle: Buffer.from('junk').toString('base64') },
+      'unable to load root certificates: unable to parse bytes as PEM block',
+    ],
   ])('%j: %s', (cc, error) => {
     expect(webhookEndpoint(cc, 10_000, { caBundleError })).toEqual({ error });
   });
@@ -82,27 +129,44 @@ describe('postWebhook', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen = { method: req.method, url: req.url, host: req.headers.host, type: req.headers['content-type'], body: Buffer.concat(chunks).toString() };
+        seen = {
+          method: req.method,
+          url: req.url,
+          host: req.headers.host,
+          type: req.headers['content-type'],
+          body: Buffer.concat(chunks).toString(),
+        };
         res.writeHead(418, { 'Content-Type': 'text/plain' });
         res.end('teapot');
       });
     });
     const res = await postWebhook(endpoint({ url: `https://127.0.0.1:${port}/x`, caBundle }), '{"a":1}', 5000, 1024);
-    expect(seen).toEqual({ method: 'POST', url: '/x?timeout=10s', host: `127.0.0.1:${port}`, type: 'application/json', body: '{"a":1}' });
+    expect(seen).toEqual({
+      method: 'POST',
+      url: '/x?timeout=10s',
+      host: `127.0.0.1:${port}`,
+      type: 'application/json',
+      body: '{"a":1}',
+    });
     expect(res.status).toBe(418);
     expect(res.body.toString()).toBe('teapot');
-    expect(() => decodeResponse(res)).toThrow('the server responded with the status code 418 but did not return more information');
+    expect(() => decodeResponse(res)).toThrow(
+      'the server responded with the status code 418 but did not return more information',
+    );
   });
 
   it('keeps the connection for the next call, and makes a new one once the webhook closed it', async () => {
     let connections = 0;
     let calls = 0;
-    const port = await serve((req, res) => {
-      req.resume();
-      calls++;
-      // The 10th answer says the webhook closes the connection after it.
-      req.on('end', () => (calls === 10 ? res.writeHead(200, { Connection: 'close' }) : undefined, res.end('{}')));
-    }, () => connections++);
+    const port = await serve(
+      (req, res) => {
+        req.resume();
+        calls++;
+        // The 10th answer says the webhook closes the connection after it.
+        req.on('end', () => (calls === 10 ? res.writeHead(200, { Connection: 'close' }) : undefined, res.end('{}')));
+      },
+      () => connections++,
+    );
     const ep = endpoint({ url: `https://127.0.0.1:${port}/x`, caBundle });
     for (let i = 0; i < 20; i++) expect((await postWebhook(ep, '{}', 5000, 1024)).status).toBe(200);
     expect(connections).toBe(2);
@@ -127,20 +191,26 @@ describe('postWebhook', () => {
     const port = await serve(() => undefined);
     const ep = endpoint({ url: `https://127.0.0.1:${port}/slow`, caBundle }, 1000);
     const t0 = Date.now();
-    expect(await callError(postWebhook(ep, '{}', 300, 1024))).toBe(`Post "https://127.0.0.1:${port}/slow?timeout=1s": context deadline exceeded`);
+    expect(await callError(postWebhook(ep, '{}', 300, 1024))).toBe(
+      `Post "https://127.0.0.1:${port}/slow?timeout=1s": context deadline exceeded`,
+    );
     expect(Date.now() - t0).toBeLessThan(1500);
   });
 
   it('reads no more than the size cap', async () => {
     const port = await serve((_req, res) => res.end('x'.repeat(10_000)));
-    expect(await callError(postWebhook(endpoint({ url: `https://127.0.0.1:${port}/`, caBundle }), '{}', 5000, 1000))).toBe(
+    expect(
+      await callError(postWebhook(endpoint({ url: `https://127.0.0.1:${port}/`, caBundle }), '{}', 5000, 1000)),
+    ).toBe(
       'unexpected error when reading response body. Please retry. Original error: http: response body too large (more than 1000 bytes)',
     );
   });
 
   it('dials a service through the resolver, verifying the service name', async () => {
     const port = await serve((_req, res) => res.end('{"ok":true}'));
-    const ep = endpoint({ service: { namespace: 'webhooks', name: 'hook', port: 443 }, caBundle }, 10_000, { serviceResolver: () => ({ host: '127.0.0.1', port }) });
+    const ep = endpoint({ service: { namespace: 'webhooks', name: 'hook', port: 443 }, caBundle }, 10_000, {
+      serviceResolver: () => ({ host: '127.0.0.1', port }),
+    });
     const res = await postWebhook(ep, '{}', 5000, 1024);
     expect(decodeResponse(res)).toEqual({ ok: true });
   });
@@ -150,14 +220,16 @@ describe('postWebhook', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    expect(await callError(postWebhook(endpoint({ url: `https://127.0.0.1:${port}/`, caBundle }), '{}', 5000, 1024))).toBe(
-      `Post "https://127.0.0.1:${port}/?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
-    );
+    expect(
+      await callError(postWebhook(endpoint({ url: `https://127.0.0.1:${port}/`, caBundle }), '{}', 5000, 1024)),
+    ).toBe(`Post "https://127.0.0.1:${port}/?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`);
   });
 
   it('refuses a certificate not for the name dialled', async () => {
     const port = await serve((_req, res) => res.end('{}'));
-    const ep = endpoint({ service: { namespace: 'other', name: 'hook', port: 443 }, caBundle }, 10_000, { serviceResolver: () => ({ host: '127.0.0.1', port }) });
+    const ep = endpoint({ service: { namespace: 'other', name: 'hook', port: 443 }, caBundle }, 10_000, {
+      serviceResolver: () => ({ host: '127.0.0.1', port }),
+    });
     expect(await callError(postWebhook(ep, '{}', 5000, 1024))).toBe(
       'Post "https://hook.other.svc:443/?timeout=10s": tls: failed to verify certificate: x509: certificate is valid for localhost, hook.webhooks.svc, not hook.other.svc',
     );
@@ -165,7 +237,11 @@ describe('postWebhook', () => {
 });
 
 describe('decodeResponse', () => {
-  const res = (body: string, status = 200, contentType = 'application/json') => ({ status, contentType, body: Buffer.from(body) });
+  const res = (body: string, status = 200, contentType = 'application/json') => ({
+    status,
+    contentType,
+    body: Buffer.from(body),
+  });
   it.each([
     ['null', {}],
     ['{"kind":"X","a":[1]}', { kind: 'X', a: [1] }],
@@ -174,8 +250,14 @@ describe('decodeResponse', () => {
   });
   it.each([
     [res(''), '0-length response with status code: 200 and content type: application/json'],
-    [res('[1]'), 'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'],
-    [res('{"kind":1}'), "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string"],
+    [
+      res('[1]'),
+      'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
+    ],
+    [
+      res('{"kind":1}'),
+      "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string",
+    ],
     [res('{"kind":"Status","apiVersion":"v1","status":"Failure","message":"nope"}', 403), 'nope'],
     [res('', 503), 'the server is currently unable to handle the request'],
   ])('%j fails: %s', (r, want) => {

@@ -7,12 +7,27 @@
 import { ApiError, ignoreNotFound } from '../../../../apimachinery/errors.js';
 import type { Logger } from '../../../../apimachinery/log.js';
 import type { KubeObject, OwnerReference } from '../../../../apimachinery/object.js';
-import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../../../../apimachinery/validation/object-meta.js';
+import {
+  FINALIZER_DELETE_DEPENDENTS,
+  FINALIZER_ORPHAN_DEPENDENTS,
+} from '../../../../apimachinery/validation/object-meta.js';
 import type { Catalog } from '../../catalog.js';
 import { Informer } from '../../informer.js';
 import type { Store } from '../../store.js';
 import { type EventRecorder, invalidNamespaceOwnerRefEvent } from './events.js';
-import { type Identity, type InvalidReference, type ReferenceState, type Work, Graph, decide, groupOf, isDeletingDependents, isOrphaning, nodeOf, ownerReferences } from './graph.js';
+import {
+  type Identity,
+  type InvalidReference,
+  type ReferenceState,
+  type Work,
+  Graph,
+  decide,
+  groupOf,
+  isDeletingDependents,
+  isOrphaning,
+  nodeOf,
+  ownerReferences,
+} from './graph.js';
 import { WorkQueue } from './queue.js';
 
 export interface GarbageCollectorOptions {
@@ -81,7 +96,9 @@ export class GarbageCollector {
   /** Resolves once every served kind has been listed into the graph. */
   async start(): Promise<void> {
     this.unsubscribe = this.catalog.onChange(() => {
-      this.syncMonitors().catch((err: unknown) => this.logger.warn('garbage collector could not observe a resource', { err: String(err) }));
+      this.syncMonitors().catch((err: unknown) =>
+        this.logger.warn('garbage collector could not observe a resource', { err: String(err) }),
+      );
     });
     await this.syncMonitors();
     this.logger.info('garbage collector started', { resources: this.monitors.size, objects: this.graph.size });
@@ -105,7 +122,8 @@ export class GarbageCollector {
    */
   resync(): void {
     if (this.closed) return;
-    for (const uid of this.graph.uidsWhere((n) => n.owners.length > 0 || n.deletingDependents)) this.deleteQueue.add(uid);
+    for (const uid of this.graph.uidsWhere((n) => n.owners.length > 0 || n.deletingDependents))
+      this.deleteQueue.add(uid);
     for (const uid of this.graph.uidsWhere((n) => n.orphaning)) this.orphanQueue.add(uid);
     for (const r of this.graph.invalidNamespaceReferences()) this.reportInvalidNamespace(r);
   }
@@ -121,7 +139,9 @@ export class GarbageCollector {
   }
 
   private async syncMonitors(): Promise<void> {
-    const served = new Set(this.catalog.stores().filter((s) => !IGNORED_RESOURCES.has(`${s.kind.group}\x00${s.kind.resource}`)));
+    const served = new Set(
+      this.catalog.stores().filter((s) => !IGNORED_RESOURCES.has(`${s.kind.group}\x00${s.kind.resource}`)),
+    );
     // A store that left the catalog is closed by its owner right after: stop watching it first.
     for (const [store, m] of this.monitors) {
       if (!served.has(store)) {
@@ -132,17 +152,28 @@ export class GarbageCollector {
     const started: Promise<void>[] = [];
     for (const store of served) {
       if (this.monitors.has(store)) continue;
-      const m = new Informer(store, {
-        upsert: (obj) => this.enqueue(this.graph.upsert(nodeOf(obj))),
-        remove: (obj) => this.enqueue(this.graph.remove(obj.metadata.uid ?? '')),
-        resync: (present) => {
-          const gone = this.graph.uidsWhere((n) => this.isOfStore(n.identity, store) && !present.has(n.identity.uid));
-          for (const uid of gone) this.enqueue(this.graph.remove(uid));
+      const m = new Informer(
+        store,
+        {
+          upsert: (obj) => this.enqueue(this.graph.upsert(nodeOf(obj))),
+          remove: (obj) => this.enqueue(this.graph.remove(obj.metadata.uid ?? '')),
+          resync: (present) => {
+            const gone = this.graph.uidsWhere((n) => this.isOfStore(n.identity, store) && !present.has(n.identity.uid));
+            for (const uid of gone) this.enqueue(this.graph.remove(uid));
+          },
         },
-      }, this.logger);
+        this.logger,
+      );
       this.monitors.set(store, m);
       // A kind that cannot be listed now is retried in the background, delaying only itself.
-      started.push(m.start().catch((err: unknown) => this.logger.warn('garbage collector list failed, retrying', { resource: store.kind.resource, err: String(err) })));
+      started.push(
+        m.start().catch((err: unknown) =>
+          this.logger.warn('garbage collector list failed, retrying', {
+            resource: store.kind.resource,
+            err: String(err),
+          }),
+        ),
+      );
     }
     await Promise.all(started);
   }
@@ -165,7 +196,11 @@ export class GarbageCollector {
     if (this.reported.size > REPORTED_CACHE_SIZE) this.reported.delete(this.reported.values().next().value!);
     this.logger.debug('item references an owner but does not match namespaces', { ...dependent, owner: ref.uid });
     this.recordEvent(invalidNamespaceOwnerRefEvent(dependent, ref)).catch((err: unknown) => {
-      this.logger.warn('garbage collector could not record an event', { ...dependent, reason: 'OwnerRefInvalidNamespace', err: err instanceof Error ? err.message : String(err) });
+      this.logger.warn('garbage collector could not record an event', {
+        ...dependent,
+        reason: 'OwnerRefInvalidNamespace',
+        err: err instanceof Error ? err.message : String(err),
+      });
     });
   }
 
@@ -208,7 +243,11 @@ export class GarbageCollector {
     try {
       retry = await work();
     } catch (err) {
-      if (!this.closed) this.logger.warn('garbage collector work failed, retrying', { uid, err: err instanceof Error ? err.message : String(err) });
+      if (!this.closed)
+        this.logger.warn('garbage collector work failed, retrying', {
+          uid,
+          err: err instanceof Error ? err.message : String(err),
+        });
       retry = true;
     }
     queue.done(uid, retry && !this.closed);
@@ -245,24 +284,39 @@ export class GarbageCollector {
       case 'retry':
         return true;
       case 'patch': {
-        this.logger.debug('garbage collector updating owner references', { ...id, remove: decision.remove, unblock: decision.unblock });
+        this.logger.debug('garbage collector updating owner references', {
+          ...id,
+          remove: decision.remove,
+          unblock: decision.unblock,
+        });
         const remove = new Set(decision.remove);
         const unblock = new Set(decision.unblock);
-        await this.updateOwnerReferences(store, id, (r) => (remove.has(r.uid) ? undefined : unblock.has(r.uid) && r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r));
+        await this.updateOwnerReferences(store, id, (r) =>
+          remove.has(r.uid)
+            ? undefined
+            : unblock.has(r.uid) && r.blockOwnerDeletion
+              ? { ...r, blockOwnerDeletion: false }
+              : r,
+        );
         return false;
       }
       case 'delete': {
         if (decision.unblockFirst) {
           // A foreground cycle: this item's owner waits on it while one of its dependents waits on
           // this item. Unblocking lets the owner finish; deleting this one in the foreground drains the rest.
-          await this.updateOwnerReferences(store, id, (r) => (r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r));
+          await this.updateOwnerReferences(store, id, (r) =>
+            r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r,
+          );
         }
         // kube logs these at V(2): one line per object would flood info in a large cascade.
         this.logger.debug('garbage collector deleting object', { ...id, propagationPolicy: decision.policy });
         try {
           await store.delete(nsArg(id), id.name, {
             dryRun: false,
-            preconditions: { uid: id.uid, ...(decision.unblockFirst ? {} : { resourceVersion: latest.metadata.resourceVersion ?? '' }) },
+            preconditions: {
+              uid: id.uid,
+              ...(decision.unblockFirst ? {} : { resourceVersion: latest.metadata.resourceVersion ?? '' }),
+            },
             propagationPolicy: decision.policy,
           });
         } catch (err) {
@@ -297,7 +351,10 @@ export class GarbageCollector {
       // deletes): kube would wait forever; unblocking its reference lets the ring drain.
       if (dep.identity.uid === uid || this.graph.waitsOn(dep.identity.uid, uid)) {
         const depStore = this.storeFor(dep.identity.apiVersion, dep.identity.kind);
-        if (depStore) await this.updateOwnerReferences(depStore, dep.identity, (r) => (r.uid === uid && r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r));
+        if (depStore)
+          await this.updateOwnerReferences(depStore, dep.identity, (r) =>
+            r.uid === uid && r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r,
+          );
       }
     }
     return false;
@@ -358,7 +415,11 @@ export class GarbageCollector {
   }
 
   /** Rewrites the object's owner references (`map` drops one by answering undefined). */
-  private async updateOwnerReferences(store: Store, id: Identity, map: (r: OwnerReference) => OwnerReference | undefined): Promise<void> {
+  private async updateOwnerReferences(
+    store: Store,
+    id: Identity,
+    map: (r: OwnerReference) => OwnerReference | undefined,
+  ): Promise<void> {
     await this.updateIfSame(store, id, (obj) => {
       const refs = (obj.metadata.ownerReferences ?? []).map(map).filter((r): r is OwnerReference => r !== undefined);
       if (refs.length) obj.metadata.ownerReferences = refs;
@@ -377,11 +438,16 @@ export class GarbageCollector {
   /** A read-modify-write of the object with this uid; nothing when it is gone or replaced. */
   private async updateIfSame(store: Store, id: Identity, change: (obj: KubeObject) => void): Promise<void> {
     try {
-      await store.update(nsArg(id), id.name, (obj) => {
-        if (obj.metadata.uid !== id.uid) throw new Replaced();
-        change(obj);
-        return obj;
-      }, { dryRun: false });
+      await store.update(
+        nsArg(id),
+        id.name,
+        (obj) => {
+          if (obj.metadata.uid !== id.uid) throw new Replaced();
+          change(obj);
+          return obj;
+        },
+        { dryRun: false },
+      );
     } catch (err) {
       if (err instanceof Replaced) return;
       ignoreNotFound(err);

@@ -50,12 +50,22 @@ export function epochNanos(): bigint {
  * kube's reportInvalidNamespaceOwnerRef: `dependent` names, through `ref`, a namespaced owner that
  * lives in another namespace (or the dependent is cluster-scoped), which kube reads as absent.
  */
-export function invalidNamespaceOwnerRefEvent(dependent: Identity, ref: OwnerReference, at: bigint = epochNanos()): CoreEvent {
+export function invalidNamespaceOwnerRefEvent(
+  dependent: Identity,
+  ref: OwnerReference,
+  at: bigint = epochNanos(),
+): CoreEvent {
   const ns = dependent.namespace;
   // The owner as the dependent's reference places it: in the dependent's own namespace (kube's
   // objectReference String(): "[apiVersion/kind, namespace: ns, name: n, uid: u]").
   const owner = `[${ref.apiVersion}/${ref.kind}, namespace: ${ns}, name: ${ref.name}, uid: ${ref.uid}]`;
-  return recorded(dependent, 'Warning', REASON_OWNER_REF_INVALID_NAMESPACE, `ownerRef ${owner} does not exist in namespace ${goQuote(ns)}`, at);
+  return recorded(
+    dependent,
+    'Warning',
+    REASON_OWNER_REF_INVALID_NAMESPACE,
+    `ownerRef ${owner} does not exist in namespace ${goQuote(ns)}`,
+    at,
+  );
 }
 
 /** client-go's makeEvent: named `<object>.<nanos in hex>`, in the object's namespace or "default". */
@@ -65,7 +75,13 @@ function recorded(obj: Identity, type: CoreEvent['type'], reason: string, messag
     apiVersion: 'v1',
     kind: 'Event',
     metadata: { name: `${obj.name}.${at.toString(16)}`, namespace: obj.namespace || 'default' },
-    involvedObject: { kind: obj.kind, ...(obj.namespace ? { namespace: obj.namespace } : {}), name: obj.name, uid: obj.uid, apiVersion: obj.apiVersion },
+    involvedObject: {
+      kind: obj.kind,
+      ...(obj.namespace ? { namespace: obj.namespace } : {}),
+      name: obj.name,
+      uid: obj.uid,
+      apiVersion: obj.apiVersion,
+    },
     reason,
     message,
     source: { component: GC_EVENT_COMPONENT },

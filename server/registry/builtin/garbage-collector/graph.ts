@@ -9,7 +9,10 @@
 // from another namespace is therefore absent for that dependent, as kube concludes; and when that
 // owner has been observed elsewhere, the reference is reported (kube's OwnerRefInvalidNamespace).
 import type { KubeObject, OwnerReference } from '../../../../apimachinery/object.js';
-import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../../../../apimachinery/validation/object-meta.js';
+import {
+  FINALIZER_DELETE_DEPENDENTS,
+  FINALIZER_ORPHAN_DEPENDENTS,
+} from '../../../../apimachinery/validation/object-meta.js';
 
 /** Where an object is, as the collector needs it to read, update or delete it. */
 export interface Identity {
@@ -47,8 +50,10 @@ export interface InvalidReference {
 }
 
 export const hasFinalizer = (obj: KubeObject, f: string): boolean => Boolean(obj.metadata.finalizers?.includes(f));
-export const isDeletingDependents = (obj: KubeObject): boolean => Boolean(obj.metadata.deletionTimestamp) && hasFinalizer(obj, FINALIZER_DELETE_DEPENDENTS);
-export const isOrphaning = (obj: KubeObject): boolean => Boolean(obj.metadata.deletionTimestamp) && hasFinalizer(obj, FINALIZER_ORPHAN_DEPENDENTS);
+export const isDeletingDependents = (obj: KubeObject): boolean =>
+  Boolean(obj.metadata.deletionTimestamp) && hasFinalizer(obj, FINALIZER_DELETE_DEPENDENTS);
+export const isOrphaning = (obj: KubeObject): boolean =>
+  Boolean(obj.metadata.deletionTimestamp) && hasFinalizer(obj, FINALIZER_ORPHAN_DEPENDENTS);
 
 /** Owner references as stored: kube's validation makes the four coordinates present. */
 export function ownerReferences(obj: KubeObject): OwnerReference[] {
@@ -59,7 +64,13 @@ export function ownerReferences(obj: KubeObject): OwnerReference[] {
 export function nodeOf(obj: KubeObject): GraphNode {
   const m = obj.metadata;
   return {
-    identity: { uid: m.uid ?? '', apiVersion: obj.apiVersion ?? '', kind: obj.kind ?? '', namespace: m.namespace ?? '', name: m.name ?? '' },
+    identity: {
+      uid: m.uid ?? '',
+      apiVersion: obj.apiVersion ?? '',
+      kind: obj.kind ?? '',
+      namespace: m.namespace ?? '',
+      name: m.name ?? '',
+    },
     owners: ownerReferences(obj),
     beingDeleted: Boolean(m.deletionTimestamp),
     deletingDependents: isDeletingDependents(obj),
@@ -70,7 +81,8 @@ export function nodeOf(obj: KubeObject): GraphNode {
 const blocks = (ref: OwnerReference): boolean => ref.blockOwnerDeletion === true;
 
 /** The group of an apiVersion: kinds are matched by group and kind, whatever the version. */
-export const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+export const groupOf = (apiVersion: string): string =>
+  apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
 
 export class Graph {
   private readonly nodes = new Map<string, GraphNode>();
@@ -146,7 +158,8 @@ export class Graph {
         // An owner already waiting for its dependents: this new one is among them.
         else if (owner.deletingDependents) verifySelf = true;
         // kube's "good parent, bad child" order: the owner is known to live elsewhere.
-        if (owner && inOtherNamespace(owner.identity, next.identity.namespace)) work.invalidNamespace.push({ dependent: next.identity, ref });
+        if (owner && inOtherNamespace(owner.identity, next.identity.namespace))
+          work.invalidNamespace.push({ dependent: next.identity, ref });
       } else if (blocks(old) && !blocks(ref)) {
         // No longer blocking: an owner waiting for its blocking dependents may be free now.
         if (this.nodes.get(ownerUid)?.deletingDependents) work.attemptToDelete.push(ownerUid);
@@ -164,7 +177,8 @@ export class Graph {
         const ref = dep.owners.find((r) => r.uid === uid);
         if (!ref || coordinatesMatch(ref, next.identity, dep.identity.namespace)) continue;
         work.attemptToDelete.push(dep.identity.uid);
-        if (inOtherNamespace(next.identity, dep.identity.namespace)) work.invalidNamespace.push({ dependent: dep.identity, ref });
+        if (inOtherNamespace(next.identity, dep.identity.namespace))
+          work.invalidNamespace.push({ dependent: dep.identity, ref });
       }
     }
     if (verifySelf) work.attemptToDelete.push(uid);
@@ -219,7 +233,8 @@ export class Graph {
  * in the dependent's namespace (a cluster-scoped owner may be named from anywhere).
  */
 export function coordinatesMatch(ref: OwnerReference, owner: Identity, dependentNamespace: string): boolean {
-  if (groupOf(ref.apiVersion) !== groupOf(owner.apiVersion) || ref.kind !== owner.kind || ref.name !== owner.name) return false;
+  if (groupOf(ref.apiVersion) !== groupOf(owner.apiVersion) || ref.kind !== owner.kind || ref.name !== owner.name)
+    return false;
   return owner.namespace === '' || owner.namespace === dependentNamespace;
 }
 
@@ -227,7 +242,8 @@ export function coordinatesMatch(ref: OwnerReference, owner: Identity, dependent
  * A namespaced owner outside the dependent's namespace (a cluster-scoped dependent has none): kube
  * reads such an owner in the dependent's namespace, where it is absent, and reports the reference.
  */
-export const inOtherNamespace = (owner: Identity, dependentNamespace: string): boolean => owner.namespace !== '' && owner.namespace !== dependentNamespace;
+export const inOtherNamespace = (owner: Identity, dependentNamespace: string): boolean =>
+  owner.namespace !== '' && owner.namespace !== dependentNamespace;
 
 /** How one owner reference stands, after a live read (kube's classifyReferences). */
 export type ReferenceState = 'solid' | 'dangling' | 'waiting' | 'unresolved' | 'invalid';
@@ -273,6 +289,10 @@ export function decide(input: DecisionInput): Decision {
     // its dependents is already waiting on it in turn, unblock first so the cycle can drain.
     return { action: 'delete', policy: 'Foreground', unblockFirst: input.dependentDeletingDependents };
   }
-  const policy = input.finalizers.includes(FINALIZER_ORPHAN_DEPENDENTS) ? 'Orphan' : input.finalizers.includes(FINALIZER_DELETE_DEPENDENTS) ? 'Foreground' : 'Background';
+  const policy = input.finalizers.includes(FINALIZER_ORPHAN_DEPENDENTS)
+    ? 'Orphan'
+    : input.finalizers.includes(FINALIZER_DELETE_DEPENDENTS)
+      ? 'Foreground'
+      : 'Background';
   return { action: 'delete', policy, unblockFirst: false };
 }

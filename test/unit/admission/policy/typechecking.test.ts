@@ -1,28 +1,72 @@
 import { describe, expect, it } from 'vitest';
 import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
-import { type TypeCheckResolver, type ValidatingAdmissionPolicy, typeCheckPolicy } from '../../../../admission/policy/index.js';
+import {
+  type TypeCheckResolver,
+  type ValidatingAdmissionPolicy,
+  typeCheckPolicy,
+} from '../../../../admission/policy/index.js';
 
-const widgetSchema: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, name: { type: 'string' } } } } };
-const configMapSchema: JSONSchemaProps = { type: 'object', properties: { data: { type: 'object', additionalProperties: { type: 'string' } } } };
+const widgetSchema: JSONSchemaProps = {
+  type: 'object',
+  properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, name: { type: 'string' } } } },
+};
+const configMapSchema: JSONSchemaProps = {
+  type: 'object',
+  properties: { data: { type: 'object', additionalProperties: { type: 'string' } } },
+};
 
 const resolver: TypeCheckResolver = {
-  kindsFor: (r) => (r.group === 'example.com' && r.resource === 'widgets' ? [{ group: 'example.com', version: r.version, kind: 'Widget' }] : []),
-  schemaFor: (k) => (k.kind === 'Widget' ? widgetSchema : k.kind === 'ConfigMap' && k.group === '' ? configMapSchema : undefined),
+  kindsFor: (r) =>
+    r.group === 'example.com' && r.resource === 'widgets'
+      ? [{ group: 'example.com', version: r.version, kind: 'Widget' }]
+      : [],
+  schemaFor: (k) =>
+    k.kind === 'Widget' ? widgetSchema : k.kind === 'ConfigMap' && k.group === '' ? configMapSchema : undefined,
 };
 
 const policy = (spec: Partial<ValidatingAdmissionPolicy['spec']>, versions = ['v1']): ValidatingAdmissionPolicy => ({
   apiVersion: 'admissionregistration.k8s.io/v1',
   kind: 'ValidatingAdmissionPolicy',
   metadata: { name: 'p' },
-  spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: [{ apiGroups: ['example.com'], apiVersions: versions, operations: ['CREATE'], resources: ['widgets', 'widgets/status'] }] }, ...spec },
+  spec: {
+    failurePolicy: 'Fail',
+    matchConstraints: {
+      resourceRules: [
+        {
+          apiGroups: ['example.com'],
+          apiVersions: versions,
+          operations: ['CREATE'],
+          resources: ['widgets', 'widgets/status'],
+        },
+      ],
+    },
+    ...spec,
+  },
 });
 
 const cases: { name: string; p: ValidatingAdmissionPolicy; warnings: { fieldRef: string; warning: string }[] }[] = [
-  { name: 'well-typed', p: policy({ validations: [{ expression: "object.spec.size < 10 && object.metadata.labels['a'] == 'b'", messageExpression: "object.spec.name + ' too big'" }] }), warnings: [] },
+  {
+    name: 'well-typed',
+    p: policy({
+      validations: [
+        {
+          expression: "object.spec.size < 10 && object.metadata.labels['a'] == 'b'",
+          messageExpression: "object.spec.name + ' too big'",
+        },
+      ],
+    }),
+    warnings: [],
+  },
   {
     name: 'a misspelt field',
     p: policy({ validations: [{ expression: 'object.spec.sise < 10' }] }),
-    warnings: [{ fieldRef: 'spec.validations[0].expression', warning: "example.com/v1, Kind=Widget: ERROR: <input>:1:12: undefined field 'sise'\n | object.spec.sise < 10\n | ...........^\n" }],
+    warnings: [
+      {
+        fieldRef: 'spec.validations[0].expression',
+        warning:
+          "example.com/v1, Kind=Widget: ERROR: <input>:1:12: undefined field 'sise'\n | object.spec.sise < 10\n | ...........^\n",
+      },
+    ],
   },
   {
     name: 'a wrong type in messageExpression, for two versions',
@@ -37,12 +81,24 @@ const cases: { name: string; p: ValidatingAdmissionPolicy; warnings: { fieldRef:
   },
   {
     name: 'params typed by the paramKind, variables composed',
-    p: policy({ paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, variables: [{ name: 'max', expression: "int(params.data['max'])" }], validations: [{ expression: 'object.spec.size <= variables.max' }, { expression: 'params.data.max > 1' }] }),
+    p: policy({
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      variables: [{ name: 'max', expression: "int(params.data['max'])" }],
+      validations: [{ expression: 'object.spec.size <= variables.max' }, { expression: 'params.data.max > 1' }],
+    }),
     warnings: [
-      { fieldRef: 'spec.validations[1].expression', warning: "example.com/v1, Kind=Widget: ERROR: <input>:1:17: found no matching overload for '_>_' applied to '(string, int)'\n | params.data.max > 1\n | ................^\n" },
+      {
+        fieldRef: 'spec.validations[1].expression',
+        warning:
+          "example.com/v1, Kind=Widget: ERROR: <input>:1:17: found no matching overload for '_>_' applied to '(string, int)'\n | params.data.max > 1\n | ................^\n",
+      },
     ],
   },
-  { name: 'wildcards are not checked', p: policy({ validations: [{ expression: 'object.spec.sise < 10' }] }, ['*']), warnings: [] },
+  {
+    name: 'wildcards are not checked',
+    p: policy({ validations: [{ expression: 'object.spec.sise < 10' }] }, ['*']),
+    warnings: [],
+  },
 ];
 
 describe('typeCheckPolicy', () => {

@@ -15,29 +15,58 @@ import { mergePolicyErrors, policyExpressionErrors } from '../../../../admission
 function policy(spec: ValidatingAdmissionPolicySpec, name = 'p'): ValidatingAdmissionPolicy {
   return { metadata: { name }, spec };
 }
-const rules = { resourceRules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }] };
+const rules = {
+  resourceRules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }],
+};
 const good = (over: Partial<ValidatingAdmissionPolicySpec> = {}): ValidatingAdmissionPolicy => {
-  const p = policy({ matchConstraints: structuredClone(rules), validations: [{ expression: 'object.spec.size < 10' }], ...over });
+  const p = policy({
+    matchConstraints: structuredClone(rules),
+    validations: [{ expression: 'object.spec.size < 10' }],
+    ...over,
+  });
   defaultValidatingAdmissionPolicy(p as unknown as Record<string, unknown>);
   return p;
 };
 
 /** Both checks, as the policy's registry strategy runs them. */
-const allErrors = (p: ValidatingAdmissionPolicy): string[] => mergePolicyErrors(validateValidatingAdmissionPolicy(p), policyExpressionErrors(p)).map(formatFieldError);
+const allErrors = (p: ValidatingAdmissionPolicy): string[] =>
+  mergePolicyErrors(validateValidatingAdmissionPolicy(p), policyExpressionErrors(p)).map(formatFieldError);
 
 const cases: { name: string; p: ValidatingAdmissionPolicy; compile: string[]; all: string[] }[] = [
   { name: 'valid', p: good(), compile: [], all: [] },
   {
     name: 'params undeclared without paramKind',
     p: good({ validations: [{ expression: 'object.spec.size < params.max' }] }),
-    compile: ["spec.validations[0].expression: Invalid value: \"object.spec.size < params.max\": compilation failed: ERROR: <input>:1:20: undeclared reference to 'params' (in container '')\n | object.spec.size < params.max\n | ...................^"],
-    all: ["spec.validations[0].expression: Invalid value: \"object.spec.size < params.max\": compilation failed: ERROR: <input>:1:20: undeclared reference to 'params' (in container '')\n | object.spec.size < params.max\n | ...................^"],
+    compile: [
+      "spec.validations[0].expression: Invalid value: \"object.spec.size < params.max\": compilation failed: ERROR: <input>:1:20: undeclared reference to 'params' (in container '')\n | object.spec.size < params.max\n | ...................^",
+    ],
+    all: [
+      "spec.validations[0].expression: Invalid value: \"object.spec.size < params.max\": compilation failed: ERROR: <input>:1:20: undeclared reference to 'params' (in container '')\n | object.spec.size < params.max\n | ...................^",
+    ],
   },
-  { name: 'params declared with paramKind', p: good({ paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, validations: [{ expression: 'object.spec.size < int(params.data.max)' }] }), compile: [], all: [] },
-  { name: 'not a bool', p: good({ validations: [{ expression: '1' }] }), compile: ['spec.validations[0].expression: Invalid value: "1": must evaluate to bool'], all: ['spec.validations[0].expression: Invalid value: "1": must evaluate to bool'] },
+  {
+    name: 'params declared with paramKind',
+    p: good({
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      validations: [{ expression: 'object.spec.size < int(params.data.max)' }],
+    }),
+    compile: [],
+    all: [],
+  },
+  {
+    name: 'not a bool',
+    p: good({ validations: [{ expression: '1' }] }),
+    compile: ['spec.validations[0].expression: Invalid value: "1": must evaluate to bool'],
+    all: ['spec.validations[0].expression: Invalid value: "1": must evaluate to bool'],
+  },
   {
     name: 'messageExpression has no authorizer and must be a string',
-    p: good({ validations: [{ expression: 'true', messageExpression: "authorizer.path('/').check('get').reason()" }, { expression: 'true', messageExpression: '1' }] }),
+    p: good({
+      validations: [
+        { expression: 'true', messageExpression: "authorizer.path('/').check('get').reason()" },
+        { expression: 'true', messageExpression: '1' },
+      ],
+    }),
     compile: [
       "spec.validations[0].messageExpression: Invalid value: \"authorizer.path('/').check('get').reason()\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')\n | authorizer.path('/').check('get').reason()\n | ^",
       'spec.validations[1].messageExpression: Invalid value: "1": must evaluate to string',
@@ -48,8 +77,13 @@ const cases: { name: string; p: ValidatingAdmissionPolicy; compile: string[]; al
     ],
   },
   {
-    name: 'empty expressions are the structural check\'s, not compiled',
-    p: good({ validations: [{ expression: ' ', message: ' ', reason: 'Unauthorized' }, { expression: 'true', message: 'a\nb', messageExpression: ' ' }] }),
+    name: "empty expressions are the structural check's, not compiled",
+    p: good({
+      validations: [
+        { expression: ' ', message: ' ', reason: 'Unauthorized' },
+        { expression: 'true', message: 'a\nb', messageExpression: ' ' },
+      ],
+    }),
     compile: [],
     all: [
       'spec.validations[0].expression: Required value: expression is not specified',
@@ -70,19 +104,21 @@ const cases: { name: string; p: ValidatingAdmissionPolicy; compile: string[]; al
       validations: [{ expression: 'variables.a < 3 && variables.nope' }],
     }),
     compile: [
-      "spec.variables[1].expression: Invalid value: \"variables.a + variables.c\": compilation failed: ERROR: <input>:1:24: undefined field 'c'\n | variables.a + variables.c\n | .......................^",
-      "spec.validations[0].expression: Invalid value: \"variables.a < 3 && variables.nope\": compilation failed: ERROR: <input>:1:29: undefined field 'nope'\n | variables.a < 3 && variables.nope\n | ............................^",
+      'spec.variables[1].expression: Invalid value: "variables.a + variables.c": compilation failed: ERROR: <input>:1:24: undefined field \'c\'\n | variables.a + variables.c\n | .......................^',
+      'spec.validations[0].expression: Invalid value: "variables.a < 3 && variables.nope": compilation failed: ERROR: <input>:1:29: undefined field \'nope\'\n | variables.a < 3 && variables.nope\n | ............................^',
     ],
     all: [
-      "spec.variables[1].expression: Invalid value: \"variables.a + variables.c\": compilation failed: ERROR: <input>:1:24: undefined field 'c'\n | variables.a + variables.c\n | .......................^",
+      'spec.variables[1].expression: Invalid value: "variables.a + variables.c": compilation failed: ERROR: <input>:1:24: undefined field \'c\'\n | variables.a + variables.c\n | .......................^',
       'spec.variables[2].name: Invalid value: "not-ident": name is not a valid CEL identifier',
-      "spec.validations[0].expression: Invalid value: \"variables.a < 3 && variables.nope\": compilation failed: ERROR: <input>:1:29: undefined field 'nope'\n | variables.a < 3 && variables.nope\n | ............................^",
+      'spec.validations[0].expression: Invalid value: "variables.a < 3 && variables.nope": compilation failed: ERROR: <input>:1:29: undefined field \'nope\'\n | variables.a < 3 && variables.nope\n | ............................^',
     ],
   },
   {
     name: "a variable's name is judged before its expression",
     p: good({ variables: [{ name: '1x', expression: 'params.x' }] }),
-    compile: ["spec.variables[0].expression: Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^"],
+    compile: [
+      "spec.variables[0].expression: Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^",
+    ],
     all: [
       'spec.variables[0].name: Invalid value: "1x": name is not a valid CEL identifier',
       "spec.variables[0].expression: Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^",
@@ -90,14 +126,34 @@ const cases: { name: string; p: ValidatingAdmissionPolicy; compile: string[]; al
   },
   {
     name: 'matchConditions (trimmed, without variables)',
-    p: good({ matchConditions: [{ name: 'a', expression: 'true' }, { name: 'a', expression: '' }, { name: 'b', expression: " 'x' " }] }),
+    p: good({
+      matchConditions: [
+        { name: 'a', expression: 'true' },
+        { name: 'a', expression: '' },
+        { name: 'b', expression: " 'x' " },
+      ],
+    }),
     compile: ['spec.matchConditions[2].expression: Invalid value: "\'x\'": must evaluate to bool'],
-    all: ['spec.matchConditions[1].expression: Required value', 'spec.matchConditions[1].name: Duplicate value: "a"', 'spec.matchConditions[2].expression: Invalid value: "\'x\'": must evaluate to bool'],
+    all: [
+      'spec.matchConditions[1].expression: Required value',
+      'spec.matchConditions[1].name: Duplicate value: "a"',
+      'spec.matchConditions[2].expression: Invalid value: "\'x\'": must evaluate to bool',
+    ],
   },
   {
     name: 'auditAnnotations',
-    p: good({ validations: [], auditAnnotations: [{ key: 'k', valueExpression: "'v'" }, { key: 'k', valueExpression: '1' }, { key: 'bad key!', valueExpression: 'null' }, { key: 'long', valueExpression: `'${'x'.repeat(5120)}'` }] }),
-    compile: ['spec.auditAnnotations[1].valueExpression: Invalid value: "1": must evaluate to one of [string null_type]'],
+    p: good({
+      validations: [],
+      auditAnnotations: [
+        { key: 'k', valueExpression: "'v'" },
+        { key: 'k', valueExpression: '1' },
+        { key: 'bad key!', valueExpression: 'null' },
+        { key: 'long', valueExpression: `'${'x'.repeat(5120)}'` },
+      ],
+    }),
+    compile: [
+      'spec.auditAnnotations[1].valueExpression: Invalid value: "1": must evaluate to one of [string null_type]',
+    ],
     all: [
       'spec.auditAnnotations[1].valueExpression: Invalid value: "1": must evaluate to one of [string null_type]',
       'spec.auditAnnotations[1].key: Duplicate value: "k"',
@@ -113,7 +169,7 @@ describe('policyExpressionErrors: the compile errors alone', () => {
   });
 });
 
-describe('mergePolicyErrors: with the structural errors, in kube\'s order', () => {
+describe("mergePolicyErrors: with the structural errors, in kube's order", () => {
   it.each(cases)('$name', ({ p, all }) => {
     expect(allErrors(p)).toEqual(all);
   });
@@ -128,8 +184,13 @@ describe('updates', () => {
   });
 
   it('a changed paramKind compiles them again', () => {
-    const obj = good({ matchConditions: [{ name: 'a', expression: "'x'" }], paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } });
-    expect(policyExpressionErrors(obj, policyUpdateOptions(obj, stored)).map(formatFieldError)).toEqual(['spec.matchConditions[0].expression: Invalid value: "\'x\'": must evaluate to bool']);
+    const obj = good({
+      matchConditions: [{ name: 'a', expression: "'x'" }],
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+    });
+    expect(policyExpressionErrors(obj, policyUpdateOptions(obj, stored)).map(formatFieldError)).toEqual([
+      'spec.matchConditions[0].expression: Invalid value: "\'x\'": must evaluate to bool',
+    ]);
   });
 
   it('validations are compiled whatever the stored object held', () => {

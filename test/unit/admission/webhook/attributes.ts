@@ -3,6 +3,17 @@
 import type { Attributes } from '../../../../admission/interface.js';
 
 export function attributes<A extends Attributes>(over: Partial<A> & Pick<Attributes, 'kind' | 'resource' | 'name'>): A {
-  const base: Attributes = { operation: 'CREATE', kind: over.kind, resource: over.resource, subresource: '', namespace: 'default', name: over.name, object: undefined, oldObject: undefined, dryRun: false, userInfo: undefined };
+  const base: Attributes = {
+    operation: 'CREATE',
+    kind: over.kind,
+    resource: over.resource,
+    subresource: '',
+    namespace: 'default',
+    name: over.name,
+    object: undefined,
+    oldObject: undefined,
+    dryRun: false,
+    userInfo: undefined,
+  };
   return { ...base, ...over } as A;
 }

@@ -7,7 +7,12 @@ import type { Authorizer } from '../../../../apimachinery/authorization.js';
 import { ApiError } from '../../../../apimachinery/errors.js';
 import type { JsonObject, KubeObject } from '../../../../apimachinery/object.js';
 import type { Attributes } from '../../../../admission/interface.js';
-import { type WebhookAttributes, type WebhookPluginOptions, mutatingWebhookPlugin, validatingWebhookPlugin } from '../../../../admission/webhook/dispatcher.js';
+import {
+  type WebhookAttributes,
+  type WebhookPluginOptions,
+  mutatingWebhookPlugin,
+  validatingWebhookPlugin,
+} from '../../../../admission/webhook/dispatcher.js';
 import type { MutatingWebhookSpec } from '../../../../admission/webhook/types.js';
 import { applyJsonPatchOperations } from '../../../../server/endpoints/patch/json-patch.js';
 import { generatePki, type ServingTls } from '../../../../server/pki.js';
@@ -54,7 +59,8 @@ async function startWebhook(handle: (review: Review, hook: Hook) => Reply | Prom
       hook.paths.push(req.url ?? '');
       const reply = await handle(review, hook);
       if (reply === 'hang') return;
-      const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      const body =
+        reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
       res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json', ...reply.headers });
       res.end(body);
     });
@@ -95,12 +101,24 @@ const configuration = (kind: string, name: string, webhooks: MutatingWebhookSpec
   ({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks }) as unknown as KubeObject;
 
 function pod(labels: Record<string, string> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web', namespace: 'default', labels },
+    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  };
 }
 
 function podCreate(over: Partial<WebhookAttributes> = {}): WebhookAttributes {
   const userInfo = { name: 'alice', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a'] } };
-  return attributes<WebhookAttributes>({ kind: { group: '', name: 'Pod' }, resource: { group: '', name: 'pods' }, name: 'web', object: pod({ app: 'web' }), userInfo, ...over });
+  return attributes<WebhookAttributes>({
+    kind: { group: '', name: 'Pod' },
+    resource: { group: '', name: 'pods' },
+    name: 'web',
+    object: pod({ app: 'web' }),
+    userInfo,
+    ...over,
+  });
 }
 
 interface Recorded {
@@ -109,7 +127,11 @@ interface Recorded {
   ignored: string[];
 }
 
-function options(configs: () => KubeObject[], rec: Recorded, namespaces: Record<string, Record<string, string>> = { default: {} }): WebhookPluginOptions & { applyJsonPatch: typeof applyJsonPatchOperations } {
+function options(
+  configs: () => KubeObject[],
+  rec: Recorded,
+  namespaces: Record<string, Record<string, string>> = { default: {} },
+): WebhookPluginOptions & { applyJsonPatch: typeof applyJsonPatchOperations } {
   return {
     configurations: configs,
     namespaceLabels: async (name) => namespaces[name],
@@ -124,7 +146,11 @@ function options(configs: () => KubeObject[], rec: Recorded, namespaces: Record<
 
 const recorder = (): Recorded => ({ warnings: [], annotations: {}, ignored: [] });
 
-function validating(webhooks: MutatingWebhookSpec[], rec = recorder(), namespaces?: Record<string, Record<string, string>>) {
+function validating(
+  webhooks: MutatingWebhookSpec[],
+  rec = recorder(),
+  namespaces?: Record<string, Record<string, string>>,
+) {
   const configs = [configuration('ValidatingWebhookConfiguration', 'checks', webhooks)];
   return { plugin: validatingWebhookPlugin(options(() => configs, rec, namespaces)), rec };
 }
@@ -155,7 +181,21 @@ describe('the review sent', () => {
     const review = hook.reviews[0]!;
     expect(review.apiVersion).toBe('admission.k8s.io/v1');
     expect(review.kind).toBe('AdmissionReview');
-    expect(Object.keys(review.request)).toEqual(['uid', 'kind', 'resource', 'requestKind', 'requestResource', 'name', 'namespace', 'operation', 'userInfo', 'object', 'oldObject', 'dryRun', 'options']);
+    expect(Object.keys(review.request)).toEqual([
+      'uid',
+      'kind',
+      'resource',
+      'requestKind',
+      'requestResource',
+      'name',
+      'namespace',
+      'operation',
+      'userInfo',
+      'object',
+      'oldObject',
+      'dryRun',
+      'options',
+    ]);
     expect(review.request).toMatchObject({
       kind: { group: '', version: 'v1', kind: 'Pod' },
       resource: { group: '', version: 'v1', resource: 'pods' },
@@ -175,25 +215,56 @@ describe('the review sent', () => {
 
   it('names the subresource, the given version and options, and the old object of an update', async () => {
     const hook = await startWebhook(allow);
-    const { plugin } = validating([webhook('check.example.com', hook, { rules: [{ operations: ['UPDATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['pods/status'] }], timeoutSeconds: 3 })]);
-    await plugin.validate!(podCreate({ operation: 'UPDATE', subresource: 'status', oldObject: pod(), options: { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl' } }));
+    const { plugin } = validating([
+      webhook('check.example.com', hook, {
+        rules: [{ operations: ['UPDATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['pods/status'] }],
+        timeoutSeconds: 3,
+      }),
+    ]);
+    await plugin.validate!(
+      podCreate({
+        operation: 'UPDATE',
+        subresource: 'status',
+        oldObject: pod(),
+        options: { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl' },
+      }),
+    );
     expect(hook.paths).toEqual(['/hook?timeout=3s']);
-    expect(hook.reviews[0]!.request).toMatchObject({ subResource: 'status', requestSubResource: 'status', operation: 'UPDATE', oldObject: pod(), options: { fieldManager: 'kubectl' } });
+    expect(hook.reviews[0]!.request).toMatchObject({
+      subResource: 'status',
+      requestSubResource: 'status',
+      operation: 'UPDATE',
+      oldObject: pod(),
+      options: { fieldManager: 'kubectl' },
+    });
   });
 
   it('is v1beta1 when that is the first version the webhook takes', async () => {
     // v1beta1 answers are not checked for uid or kind.
     const hook = await startWebhook(() => ({ body: { response: { allowed: true } } }));
-    const { plugin } = validating([webhook('check.example.com', hook, { admissionReviewVersions: ['v2', 'v1beta1', 'v1'] })]);
+    const { plugin } = validating([
+      webhook('check.example.com', hook, { admissionReviewVersions: ['v2', 'v1beta1', 'v1'] }),
+    ]);
     await plugin.validate!(podCreate());
     expect(hook.reviews[0]!.apiVersion).toBe('admission.k8s.io/v1beta1');
   });
 
   it('is not sent for writes of the webhook configurations themselves', async () => {
     const hook = await startWebhook(() => ({ status: 500 }));
-    const { plugin } = validating([webhook('check.example.com', hook, { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }] })]);
+    const { plugin } = validating([
+      webhook('check.example.com', hook, {
+        rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+      }),
+    ]);
     const cfg = configuration('ValidatingWebhookConfiguration', 'x', []);
-    await plugin.validate!(podCreate({ kind: { group: 'admissionregistration.k8s.io', name: 'ValidatingWebhookConfiguration' }, resource: { group: 'admissionregistration.k8s.io', name: 'validatingwebhookconfigurations' }, namespace: '', object: cfg }));
+    await plugin.validate!(
+      podCreate({
+        kind: { group: 'admissionregistration.k8s.io', name: 'ValidatingWebhookConfiguration' },
+        resource: { group: 'admissionregistration.k8s.io', name: 'validatingwebhookconfigurations' },
+        namespace: '',
+        object: cfg,
+      }),
+    );
     expect(hook.reviews).toHaveLength(0);
   });
 });
@@ -206,7 +277,12 @@ describe('validating webhooks', () => {
   });
 
   it("deny with the webhook's message and code", async () => {
-    const hook = await startWebhook((r) => respond(r, { allowed: false, status: { code: 403, message: 'pods named web are not allowed', reason: 'Forbidden' } }));
+    const hook = await startWebhook((r) =>
+      respond(r, {
+        allowed: false,
+        status: { code: 403, message: 'pods named web are not allowed', reason: 'Forbidden' },
+      }),
+    );
     const err = await refusal(validating([webhook('deny.example.com', hook)]).plugin.validate!(podCreate()));
     expect(err.status).toEqual({
       kind: 'Status',
@@ -221,8 +297,16 @@ describe('validating webhooks', () => {
 
   it.each([
     [{ allowed: false }, 400, 'admission webhook "deny.example.com" denied the request without explanation'],
-    [{ allowed: false, status: { code: 200, reason: 'NotGood' } }, 400, 'admission webhook "deny.example.com" denied the request: NotGood'],
-    [{ allowed: false, status: { code: 422, message: 'bad' } }, 422, 'admission webhook "deny.example.com" denied the request: bad'],
+    [
+      { allowed: false, status: { code: 200, reason: 'NotGood' } },
+      400,
+      'admission webhook "deny.example.com" denied the request: NotGood',
+    ],
+    [
+      { allowed: false, status: { code: 422, message: 'bad' } },
+      422,
+      'admission webhook "deny.example.com" denied the request: bad',
+    ],
   ])('deny %j: %i %s', async (response, code, message) => {
     const hook = await startWebhook((r) => respond(r, response));
     const err = await refusal(validating([webhook('deny.example.com', hook)]).plugin.validate!(podCreate()));
@@ -241,53 +325,103 @@ describe('validating webhooks', () => {
   });
 
   it('refuse with the first denial to arrive', async () => {
-    const late = await startWebhook((r) => new Promise((resolve) => setTimeout(() => resolve(respond(r, { allowed: false, status: { message: 'late' } })), 300)));
+    const late = await startWebhook(
+      (r) =>
+        new Promise((resolve) =>
+          setTimeout(() => resolve(respond(r, { allowed: false, status: { message: 'late' } })), 300),
+        ),
+    );
     const early = await startWebhook((r) => respond(r, { allowed: false, status: { message: 'early' } }));
-    const err = await refusal(validating([webhook('late.example.com', late), webhook('early.example.com', early)]).plugin.validate!(podCreate()));
+    const err = await refusal(
+      validating([webhook('late.example.com', late), webhook('early.example.com', early)]).plugin.validate!(
+        podCreate(),
+      ),
+    );
     expect(err.message).toBe('admission webhook "early.example.com" denied the request: early');
   });
 
   it('may not patch', async () => {
     const hook = await startWebhook((r) => respond(r, { allowed: true, patchType: 'JSONPatch', patch: b64json([]) }));
     const err = await refusal(validating([webhook('v.example.com', hook)]).plugin.validate!(podCreate()));
-    expect(err.message).toBe('Internal error occurred: failed calling webhook "v.example.com": received invalid webhook response: validating webhook may not return response.patch');
+    expect(err.message).toBe(
+      'Internal error occurred: failed calling webhook "v.example.com": received invalid webhook response: validating webhook may not return response.patch',
+    );
   });
 });
 
 describe('failures and failurePolicy', () => {
   it('a timeout under Ignore lets the request through, annotated as failed open', async () => {
     const hook = await startWebhook(() => 'hang');
-    const { plugin, rec } = validating([webhook('slow.example.com', hook, { timeoutSeconds: 1, failurePolicy: 'Ignore' })]);
+    const { plugin, rec } = validating([
+      webhook('slow.example.com', hook, { timeoutSeconds: 1, failurePolicy: 'Ignore' }),
+    ]);
     const t0 = Date.now();
     await plugin.validate!(podCreate());
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
-    expect(rec.ignored).toEqual([`failed calling webhook "slow.example.com": failed to call webhook: Post "${hook.url}?timeout=1s": context deadline exceeded`]);
-    expect(rec.annotations).toEqual({ 'failed-open.validating.webhook.admission.k8s.io/round_0_index_0': 'slow.example.com' });
+    expect(rec.ignored).toEqual([
+      `failed calling webhook "slow.example.com": failed to call webhook: Post "${hook.url}?timeout=1s": context deadline exceeded`,
+    ]);
+    expect(rec.annotations).toEqual({
+      'failed-open.validating.webhook.admission.k8s.io/round_0_index_0': 'slow.example.com',
+    });
   });
 
   it("a timeout under Fail is kube's 500", async () => {
     const hook = await startWebhook(() => 'hang');
-    const err = await refusal(validating([webhook('slow.example.com', hook, { timeoutSeconds: 1, failurePolicy: 'Fail' })]).plugin.validate!(podCreate()));
+    const err = await refusal(
+      validating([webhook('slow.example.com', hook, { timeoutSeconds: 1, failurePolicy: 'Fail' })]).plugin.validate!(
+        podCreate(),
+      ),
+    );
     expect(err.status).toMatchObject({ code: 500, reason: 'InternalError' });
-    expect(err.message).toBe(`Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "${hook.url}?timeout=1s": context deadline exceeded`);
+    expect(err.message).toBe(
+      `Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "${hook.url}?timeout=1s": context deadline exceeded`,
+    );
   });
 
   it('Fail is the default policy', async () => {
     const hook = await startWebhook(() => ({ body: 'this is not json' }));
     const err = await refusal(validating([webhook('garbage.example.com', hook)]).plugin.validate!(podCreate()));
-    expect(err.message).toMatch(/^Internal error occurred: failed calling webhook "garbage.example.com": failed to call webhook: couldn't get version\/kind; json parse error: /);
+    expect(err.message).toMatch(
+      /^Internal error occurred: failed calling webhook "garbage.example.com": failed to call webhook: couldn't get version\/kind; json parse error: /,
+    );
   });
 
   it.each([
-    ['not JSON', { body: '{"response": ' }, "failed to call webhook: couldn't get version/kind; json parse error: unexpected end of JSON input"],
-    ['allowed not a bool', { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { allowed: 'yes' } } }, 'failed to call webhook: json: cannot unmarshal string into Go struct field AdmissionResponse.response.allowed of type bool'],
-    ['no response', { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' } }, 'received invalid webhook response: webhook response was absent'],
+    [
+      'not JSON',
+      { body: '{"response": ' },
+      "failed to call webhook: couldn't get version/kind; json parse error: unexpected end of JSON input",
+    ],
+    [
+      'allowed not a bool',
+      { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { allowed: 'yes' } } },
+      'failed to call webhook: json: cannot unmarshal string into Go struct field AdmissionResponse.response.allowed of type bool',
+    ],
+    [
+      'no response',
+      { body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' } },
+      'received invalid webhook response: webhook response was absent',
+    ],
     ['an empty body', { body: '' }, '0-length response with status code: 200 and content type: application/json'],
-    ['a 500', { status: 500, body: 'boom', headers: { 'Content-Type': 'text/plain' } }, 'failed to call webhook: an error on the server ("boom") has prevented the request from succeeding'],
-    ['the wrong kind', { body: { apiVersion: 'admission.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'UID', allowed: true } } }, 'received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v1, Kind=ConversionReview'],
+    [
+      'a 500',
+      { status: 500, body: 'boom', headers: { 'Content-Type': 'text/plain' } },
+      'failed to call webhook: an error on the server ("boom") has prevented the request from succeeding',
+    ],
+    [
+      'the wrong kind',
+      {
+        body: { apiVersion: 'admission.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'UID', allowed: true } },
+      },
+      'received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v1, Kind=ConversionReview',
+    ],
   ])('a garbage answer (%s) fails calling the webhook', async (_name, reply, why) => {
     const hook = await startWebhook((r) => {
-      const body = typeof reply.body === 'object' ? JSON.parse(JSON.stringify(reply.body).replace('"UID"', JSON.stringify(r.request.uid))) : reply.body;
+      const body =
+        typeof reply.body === 'object'
+          ? JSON.parse(JSON.stringify(reply.body).replace('"UID"', JSON.stringify(r.request.uid)))
+          : reply.body;
       return { ...reply, body };
     });
     const err = await refusal(validating([webhook('garbage.example.com', hook)]).plugin.validate!(podCreate()));
@@ -296,31 +430,45 @@ describe('failures and failurePolicy', () => {
   });
 
   it('a response for another request (uid) is refused', async () => {
-    const hook = await startWebhook(() => ({ body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'other', allowed: true } } }));
+    const hook = await startWebhook(() => ({
+      body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'other', allowed: true } },
+    }));
     const err = await refusal(validating([webhook('w.example.com', hook)]).plugin.validate!(podCreate()));
-    expect(err.message).toMatch(/received invalid webhook response: expected response\.uid="[0-9a-f-]{36}", got "other"$/);
+    expect(err.message).toMatch(
+      /received invalid webhook response: expected response\.uid="[0-9a-f-]{36}", got "other"$/,
+    );
   });
 
   it('a redirect is not followed', async () => {
     const target = await startWebhook(allow);
     const hook = await startWebhook(() => ({ status: 307, headers: { Location: target.url } }));
     const err = await refusal(validating([webhook('redirect.example.com', hook)]).plugin.validate!(podCreate()));
-    expect(err.message).toBe('Internal error occurred: failed calling webhook "redirect.example.com": failed to call webhook: the server responded with the status code 307 but did not return more information');
+    expect(err.message).toBe(
+      'Internal error occurred: failed calling webhook "redirect.example.com": failed to call webhook: the server responded with the status code 307 but did not return more information',
+    );
     expect(target.reviews).toHaveLength(0);
   });
 
   it("a webhook the server cannot trust fails in Go's words", async () => {
     const hook = await startWebhook(allow);
     const other = await generatePki({ ips: ['127.0.0.1'], dns: ['localhost'] });
-    const spec = webhook('tls.example.com', hook, { clientConfig: { url: hook.url, caBundle: Buffer.from(other.caCert).toString('base64') } });
+    const spec = webhook('tls.example.com', hook, {
+      clientConfig: { url: hook.url, caBundle: Buffer.from(other.caCert).toString('base64') },
+    });
     const err = await refusal(validating([spec]).plugin.validate!(podCreate()));
-    expect(err.message).toMatch(/failed to call webhook: Post ".*": tls: failed to verify certificate: x509: certificate signed by unknown authority/);
+    expect(err.message).toMatch(
+      /failed to call webhook: Post ".*": tls: failed to verify certificate: x509: certificate signed by unknown authority/,
+    );
   });
 
   it('a webhook that takes no known review version fails calling it', async () => {
     const hook = await startWebhook(allow);
-    const err = await refusal(validating([webhook('old.example.com', hook, { admissionReviewVersions: ['v0'] })]).plugin.validate!(podCreate()));
-    expect(err.message).toBe('Internal error occurred: failed calling webhook "old.example.com": could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
+    const err = await refusal(
+      validating([webhook('old.example.com', hook, { admissionReviewVersions: ['v0'] })]).plugin.validate!(podCreate()),
+    );
+    expect(err.message).toBe(
+      'Internal error occurred: failed calling webhook "old.example.com": could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)',
+    );
     expect(hook.reviews).toHaveLength(0);
   });
 
@@ -330,7 +478,13 @@ describe('failures and failurePolicy', () => {
     const slow = plugin.validate!(podCreate());
     const t0 = Date.now();
     // A configmap is not for this webhook: it is admitted at once while the pod waits.
-    await plugin.validate!(podCreate({ kind: { group: '', name: 'ConfigMap' }, resource: { group: '', name: 'configmaps' }, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } } }));
+    await plugin.validate!(
+      podCreate({
+        kind: { group: '', name: 'ConfigMap' },
+        resource: { group: '', name: 'configmaps' },
+        object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } },
+      }),
+    );
     expect(Date.now() - t0).toBeLessThan(500);
     await slow;
   });
@@ -341,52 +495,114 @@ describe('failures and failurePolicy', () => {
     const t0 = Date.now();
     const err = await refusal(plugin.validate!(podCreate({ deadline: Date.now() + 300 })));
     expect(Date.now() - t0).toBeLessThan(2000);
-    expect(err.status).toMatchObject({ code: 504, reason: 'Timeout', message: 'Timeout: request did not complete within requested timeout' });
+    expect(err.status).toMatchObject({
+      code: 504,
+      reason: 'Timeout',
+      message: 'Timeout: request did not complete within requested timeout',
+    });
     expect(hook.paths).toEqual(['/hook?timeout=1s']);
   });
 });
 
 describe('selectors', () => {
-  const selected = async (spec: Partial<MutatingWebhookSpec>, a: WebhookAttributes, namespaces?: Record<string, Record<string, string>>): Promise<number> => {
+  const selected = async (
+    spec: Partial<MutatingWebhookSpec>,
+    a: WebhookAttributes,
+    namespaces?: Record<string, Record<string, string>>,
+  ): Promise<number> => {
     const hook = await startWebhook(allow);
-    await validating([webhook('sel.example.com', hook, { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], ...spec })], recorder(), namespaces).plugin.validate!(a);
+    await validating(
+      [
+        webhook('sel.example.com', hook, {
+          rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+          ...spec,
+        }),
+      ],
+      recorder(),
+      namespaces,
+    ).plugin.validate!(a);
     return hook.reviews.length;
   };
   const teams = { default: {}, 'team-a': { env: 'prod' }, 'team-b': { env: 'dev' } };
 
   it.each([
-    ['namespace labels match', { namespaceSelector: { matchLabels: { env: 'prod' } } }, podCreate({ namespace: 'team-a' }), 1],
-    ['namespace labels do not match', { namespaceSelector: { matchLabels: { env: 'prod' } } }, podCreate({ namespace: 'team-b' }), 0],
+    [
+      'namespace labels match',
+      { namespaceSelector: { matchLabels: { env: 'prod' } } },
+      podCreate({ namespace: 'team-a' }),
+      1,
+    ],
+    [
+      'namespace labels do not match',
+      { namespaceSelector: { matchLabels: { env: 'prod' } } },
+      podCreate({ namespace: 'team-b' }),
+      0,
+    ],
     [
       'a cluster-scoped object is never exempted',
       { namespaceSelector: { matchLabels: { env: 'prod' } } },
-      podCreate({ namespace: '', kind: { group: 'rbac.authorization.k8s.io', name: 'ClusterRole' }, resource: { group: 'rbac.authorization.k8s.io', name: 'clusterroles' }, object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' } } }),
+      podCreate({
+        namespace: '',
+        kind: { group: 'rbac.authorization.k8s.io', name: 'ClusterRole' },
+        resource: { group: 'rbac.authorization.k8s.io', name: 'clusterroles' },
+        object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' } },
+      }),
       1,
     ],
     [
       "creating a namespace: the new namespace's own labels",
       { namespaceSelector: { matchLabels: { env: 'prod' } } },
-      podCreate({ namespace: '', name: 'team-c', kind: { group: '', name: 'Namespace' }, resource: { group: '', name: 'namespaces' }, object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-c', labels: { env: 'prod' } } } }),
+      podCreate({
+        namespace: '',
+        name: 'team-c',
+        kind: { group: '', name: 'Namespace' },
+        resource: { group: '', name: 'namespaces' },
+        object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-c', labels: { env: 'prod' } } },
+      }),
       1,
     ],
     [
       'deleting a namespace: its stored labels',
       { namespaceSelector: { matchLabels: { env: 'prod' } } },
-      podCreate({ operation: 'DELETE', namespace: '', name: 'team-b', kind: { group: '', name: 'Namespace' }, resource: { group: '', name: 'namespaces' }, object: undefined, oldObject: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } } }),
+      podCreate({
+        operation: 'DELETE',
+        namespace: '',
+        name: 'team-b',
+        kind: { group: '', name: 'Namespace' },
+        resource: { group: '', name: 'namespaces' },
+        object: undefined,
+        oldObject: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } },
+      }),
       0,
     ],
     ['object labels match', { objectSelector: { matchLabels: { app: 'web' } } }, podCreate(), 1],
     ['object labels do not match', { objectSelector: { matchLabels: { app: 'db' } } }, podCreate(), 0],
-    ['old object labels match', { objectSelector: { matchLabels: { app: 'db' } } }, podCreate({ operation: 'UPDATE', oldObject: pod({ app: 'db' }) }), 1],
+    [
+      'old object labels match',
+      { objectSelector: { matchLabels: { app: 'db' } } },
+      podCreate({ operation: 'UPDATE', oldObject: pod({ app: 'db' }) }),
+      1,
+    ],
   ])('%s', async (_name, spec, a, calls) => {
     expect(await selected(spec, a, teams)).toBe(calls);
   });
 
   it("a namespace that does not exist is kube's 404, for a webhook whose rules match", async () => {
-    const err = await refusal(selected({ namespaceSelector: { matchLabels: { env: 'prod' } } }, podCreate({ namespace: 'ghost' }), teams));
+    const err = await refusal(
+      selected({ namespaceSelector: { matchLabels: { env: 'prod' } } }, podCreate({ namespace: 'ghost' }), teams),
+    );
     expect(err.status).toMatchObject({ code: 404, reason: 'NotFound', message: 'namespaces "ghost" not found' });
     // Rules that do not match never see the error.
-    expect(await selected({ namespaceSelector: { matchLabels: { env: 'prod' } }, rules: [{ operations: ['*'], apiGroups: ['apps'], apiVersions: ['*'], resources: ['*'] }] }, podCreate({ namespace: 'ghost' }), teams)).toBe(0);
+    expect(
+      await selected(
+        {
+          namespaceSelector: { matchLabels: { env: 'prod' } },
+          rules: [{ operations: ['*'], apiGroups: ['apps'], apiVersions: ['*'], resources: ['*'] }],
+        },
+        podCreate({ namespace: 'ghost' }),
+        teams,
+      ),
+    ).toBe(0);
   });
 });
 
@@ -410,14 +626,21 @@ describe('matchConditions', () => {
   });
 
   it('a false condition skips the webhook even when another errs', async () => {
-    expect(await calls({ matchConditions: [{ name: 'err', expression: "object.metadata.nope == 'x'" }, { name: 'f', expression: 'false' }] })).toBe(0);
+    expect(
+      await calls({
+        matchConditions: [
+          { name: 'err', expression: "object.metadata.nope == 'x'" },
+          { name: 'f', expression: 'false' },
+        ],
+      }),
+    ).toBe(0);
   });
 
   it('an error under Ignore skips the webhook', async () => {
     expect(await calls({ failurePolicy: 'Ignore', matchConditions: cond("object.metadata.nope == 'x'") })).toBe(0);
   });
 
-  it('`authorizer` asks the server\'s authorizer as the requesting user (and `requestResource` is the request\'s)', async () => {
+  it("`authorizer` asks the server's authorizer as the requesting user (and `requestResource` is the request's)", async () => {
     const asked: string[] = [];
     const authz: Authorizer = {
       authorize: (x) => {
@@ -428,11 +651,19 @@ describe('matchConditions', () => {
     };
     const callsWith = async (expression: string): Promise<number> => {
       const hook = await startWebhook(allow);
-      const configs = [configuration('ValidatingWebhookConfiguration', 'checks', [webhook('mc.example.com', hook, { matchConditions: cond(expression) })])];
-      await validatingWebhookPlugin({ ...options(() => configs, recorder()), authorizer: authz }).validate!(podCreate());
+      const configs = [
+        configuration('ValidatingWebhookConfiguration', 'checks', [
+          webhook('mc.example.com', hook, { matchConditions: cond(expression) }),
+        ]),
+      ];
+      await validatingWebhookPlugin({ ...options(() => configs, recorder()), authorizer: authz }).validate!(
+        podCreate(),
+      );
       return hook.reviews.length;
     };
-    expect(await callsWith("authorizer.group('').resource('secrets').namespace('default').check('get').allowed()")).toBe(1);
+    expect(
+      await callsWith("authorizer.group('').resource('secrets').namespace('default').check('get').allowed()"),
+    ).toBe(1);
     expect(await callsWith("authorizer.requestResource.check('delete').allowed()")).toBe(0);
     expect(asked).toEqual(['alice get /secrets/ default/', 'alice delete /pods/ default/web']);
   });
@@ -449,15 +680,21 @@ describe('matchConditions', () => {
 });
 
 describe('mutating webhooks', () => {
-  const addLabel = (key: string, value: string) => (r: Review): Reply => {
-    const labels = r.request.object?.metadata.labels;
-    const patch = labels ? [{ op: 'add', path: `/metadata/labels/${key}`, value }] : [{ op: 'add', path: '/metadata/labels', value: { [key]: value } }];
-    return respond(r, { allowed: true, patchType: 'JSONPatch', patch: b64json(patch) });
-  };
+  const addLabel =
+    (key: string, value: string) =>
+    (r: Review): Reply => {
+      const labels = r.request.object?.metadata.labels;
+      const patch = labels
+        ? [{ op: 'add', path: `/metadata/labels/${key}`, value }]
+        : [{ op: 'add', path: '/metadata/labels', value: { [key]: value } }];
+      return respond(r, { allowed: true, patchType: 'JSONPatch', patch: b64json(patch) });
+    };
 
   it('apply a JSONPatch answer to the object in place', async () => {
     const hook = await startWebhook(addLabel('team', 'blue'));
-    const { plugin, rec } = mutating([configuration('MutatingWebhookConfiguration', 'm', [webhook('label.example.com', hook)])]);
+    const { plugin, rec } = mutating([
+      configuration('MutatingWebhookConfiguration', 'm', [webhook('label.example.com', hook)]),
+    ]);
     const a = podCreate();
     const object = a.object!;
     const metadata = object.metadata;
@@ -465,7 +702,9 @@ describe('mutating webhooks', () => {
     expect(a.object).toBe(object);
     expect(object.metadata).toBe(metadata);
     expect(metadata.labels).toEqual({ app: 'web', team: 'blue' });
-    expect(rec.annotations['mutation.webhook.admission.k8s.io/round_0_index_0']).toBe('{"configuration":"m","webhook":"label.example.com","mutated":true}');
+    expect(rec.annotations['mutation.webhook.admission.k8s.io/round_0_index_0']).toBe(
+      '{"configuration":"m","webhook":"label.example.com","mutated":true}',
+    );
     expect(JSON.parse(rec.annotations['patch.webhook.admission.k8s.io/round_0_index_0']!)).toEqual({
       configuration: 'm',
       webhook: 'label.example.com',
@@ -477,7 +716,10 @@ describe('mutating webhooks', () => {
   it('run in order, each seeing what the previous made; configurations by name', async () => {
     const first = await startWebhook(addLabel('first', '1'));
     const second = await startWebhook(addLabel('second', '2'));
-    const { plugin } = mutating([configuration('MutatingWebhookConfiguration', 'b', [webhook('second.example.com', second)]), configuration('MutatingWebhookConfiguration', 'a', [webhook('first.example.com', first)])]);
+    const { plugin } = mutating([
+      configuration('MutatingWebhookConfiguration', 'b', [webhook('second.example.com', second)]),
+      configuration('MutatingWebhookConfiguration', 'a', [webhook('first.example.com', first)]),
+    ]);
     const a = podCreate();
     await plugin.admit!(a);
     expect(first.reviews[0]!.request.object!.metadata.labels).toEqual({ app: 'web' });
@@ -486,44 +728,80 @@ describe('mutating webhooks', () => {
   });
 
   it('a patch that does not apply is a 500', async () => {
-    const hook = await startWebhook((r) => respond(r, { allowed: true, patchType: 'JSONPatch', patch: b64json([{ op: 'remove', path: '/spec/nothing' }]) }));
-    const err = await refusal(mutating([configuration('MutatingWebhookConfiguration', 'm', [webhook('bad.example.com', hook, { failurePolicy: 'Ignore' })])]).plugin.admit!(podCreate()));
+    const hook = await startWebhook((r) =>
+      respond(r, { allowed: true, patchType: 'JSONPatch', patch: b64json([{ op: 'remove', path: '/spec/nothing' }]) }),
+    );
+    const err = await refusal(
+      mutating([
+        configuration('MutatingWebhookConfiguration', 'm', [
+          webhook('bad.example.com', hook, { failurePolicy: 'Ignore' }),
+        ]),
+      ]).plugin.admit!(podCreate()),
+    );
     expect(err.status).toMatchObject({ code: 500, reason: 'InternalError' });
     // The patch library's own text, as kube's patchObj.Apply error is (not subject to failurePolicy).
     expect(err.message).toMatch(/^Internal error occurred: .*remove.*\/spec\/nothing/);
   });
 
   it.each([
-    [{ patch: b64json([{ op: 'add', path: '/x', value: 1 }]) }, 'received invalid webhook response: webhook returned response.patch but not response.patchType'],
-    [{ patchType: 'JSONPatch' }, 'received invalid webhook response: webhook returned response.patchType but not response.patch'],
-    [{ patchType: 'MergePatch', patch: b64json([{ op: 'add', path: '/x', value: 1 }]) }, 'unsupported patch type "MergePatch"'],
-    [{ patchType: 'JSONPatch', patch: b64json({ op: 'add' }) }, 'received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
+    [
+      { patch: b64json([{ op: 'add', path: '/x', value: 1 }]) },
+      'received invalid webhook response: webhook returned response.patch but not response.patchType',
+    ],
+    [
+      { patchType: 'JSONPatch' },
+      'received invalid webhook response: webhook returned response.patchType but not response.patch',
+    ],
+    [
+      { patchType: 'MergePatch', patch: b64json([{ op: 'add', path: '/x', value: 1 }]) },
+      'unsupported patch type "MergePatch"',
+    ],
+    [
+      { patchType: 'JSONPatch', patch: b64json({ op: 'add' }) },
+      'received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch',
+    ],
     [{ patchType: 'JSONPatch', patch: 'not base64!' }, 'failed to call webhook: illegal base64 data at input byte 3'],
   ])('a bad patch answer %j fails calling the webhook', async (response, why) => {
     const hook = await startWebhook((r) => respond(r, { allowed: true, ...response }));
-    const err = await refusal(mutating([configuration('MutatingWebhookConfiguration', 'm', [webhook('bad.example.com', hook)])]).plugin.admit!(podCreate()));
+    const err = await refusal(
+      mutating([configuration('MutatingWebhookConfiguration', 'm', [webhook('bad.example.com', hook)])]).plugin.admit!(
+        podCreate(),
+      ),
+    );
     expect(err.message).toBe(`Internal error occurred: failed calling webhook "bad.example.com": ${why}`);
   });
 
   it('a patch for a delete is refused', async () => {
     const hook = await startWebhook(addLabel('x', 'y'));
-    const spec = webhook('del.example.com', hook, { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] });
-    const err = await refusal(mutating([configuration('MutatingWebhookConfiguration', 'm', [spec])]).plugin.admit!(podCreate({ operation: 'DELETE', object: undefined, oldObject: pod() })));
-    expect(err.message).toBe('Internal error occurred: admission webhook "del.example.com" attempted to modify the object, which is not supported for this operation');
+    const spec = webhook('del.example.com', hook, {
+      rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+    });
+    const err = await refusal(
+      mutating([configuration('MutatingWebhookConfiguration', 'm', [spec])]).plugin.admit!(
+        podCreate({ operation: 'DELETE', object: undefined, oldObject: pod() }),
+      ),
+    );
+    expect(err.message).toBe(
+      'Internal error occurred: admission webhook "del.example.com" attempted to modify the object, which is not supported for this operation',
+    );
   });
 
   it('a webhook with reinvocationPolicy IfNeeded runs again after a later one changed the object', async () => {
     const watcher = await startWebhook(allow);
     const labeler = await startWebhook(addLabel('team', 'blue'));
     const { plugin, rec } = mutating([
-      configuration('MutatingWebhookConfiguration', 'a', [webhook('watch.example.com', watcher, { reinvocationPolicy: 'IfNeeded' })]),
+      configuration('MutatingWebhookConfiguration', 'a', [
+        webhook('watch.example.com', watcher, { reinvocationPolicy: 'IfNeeded' }),
+      ]),
       configuration('MutatingWebhookConfiguration', 'b', [webhook('label.example.com', labeler)]),
     ]);
     await plugin.admit!(podCreate());
     expect(watcher.reviews).toHaveLength(2);
     expect(watcher.reviews[1]!.request.object!.metadata.labels).toEqual({ app: 'web', team: 'blue' });
     expect(labeler.reviews).toHaveLength(1);
-    expect(rec.annotations['mutation.webhook.admission.k8s.io/round_1_index_0']).toBe('{"configuration":"a","webhook":"watch.example.com","mutated":false}');
+    expect(rec.annotations['mutation.webhook.admission.k8s.io/round_1_index_0']).toBe(
+      '{"configuration":"a","webhook":"watch.example.com","mutated":false}',
+    );
   });
 
   it('Never (the default) is not run again; nor is IfNeeded when nothing after it changed the object', async () => {
@@ -532,15 +810,23 @@ describe('mutating webhooks', () => {
     const later = await startWebhook(allow);
     await mutating([
       configuration('MutatingWebhookConfiguration', 'a', [webhook('watch.example.com', watcher)]),
-      configuration('MutatingWebhookConfiguration', 'b', [webhook('label.example.com', labeler, { reinvocationPolicy: 'IfNeeded' })]),
-      configuration('MutatingWebhookConfiguration', 'c', [webhook('later.example.com', later, { reinvocationPolicy: 'IfNeeded' })]),
+      configuration('MutatingWebhookConfiguration', 'b', [
+        webhook('label.example.com', labeler, { reinvocationPolicy: 'IfNeeded' }),
+      ]),
+      configuration('MutatingWebhookConfiguration', 'c', [
+        webhook('later.example.com', later, { reinvocationPolicy: 'IfNeeded' }),
+      ]),
     ]).plugin.admit!(podCreate());
     expect([watcher.reviews.length, labeler.reviews.length, later.reviews.length]).toEqual([1, 1, 1]);
   });
 
   it('a timeout under Ignore leaves the object as it was', async () => {
     const hook = await startWebhook(() => 'hang');
-    const { plugin, rec } = mutating([configuration('MutatingWebhookConfiguration', 'm', [webhook('slow.example.com', hook, { timeoutSeconds: 1, failurePolicy: 'Ignore' })])]);
+    const { plugin, rec } = mutating([
+      configuration('MutatingWebhookConfiguration', 'm', [
+        webhook('slow.example.com', hook, { timeoutSeconds: 1, failurePolicy: 'Ignore' }),
+      ]),
+    ]);
     const a = podCreate();
     await plugin.admit!(a);
     expect(a.object).toEqual(pod({ app: 'web' }));
@@ -549,17 +835,31 @@ describe('mutating webhooks', () => {
 });
 
 describe('sideEffects and dry run', () => {
-  it.each(['Unknown', 'Some'])("%s refuses a dry run without calling the webhook, whatever the failurePolicy", async (sideEffects) => {
-    const hook = await startWebhook(allow);
-    const err = await refusal(validating([webhook('fx.example.com', hook, { sideEffects, failurePolicy: 'Ignore' })]).plugin.validate!(podCreate({ dryRun: true })));
-    expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest', message: 'admission webhook "fx.example.com" does not support dry run' });
-    expect(hook.reviews).toHaveLength(0);
-  });
+  it.each(['Unknown', 'Some'])(
+    '%s refuses a dry run without calling the webhook, whatever the failurePolicy',
+    async (sideEffects) => {
+      const hook = await startWebhook(allow);
+      const err = await refusal(
+        validating([webhook('fx.example.com', hook, { sideEffects, failurePolicy: 'Ignore' })]).plugin.validate!(
+          podCreate({ dryRun: true }),
+        ),
+      );
+      expect(err.status).toMatchObject({
+        code: 400,
+        reason: 'BadRequest',
+        message: 'admission webhook "fx.example.com" does not support dry run',
+      });
+      expect(hook.reviews).toHaveLength(0);
+    },
+  );
 
   it.each(['None', 'NoneOnDryRun'])('%s is called with dryRun true', async (sideEffects) => {
     const hook = await startWebhook(allow);
     await validating([webhook('fx.example.com', hook, { sideEffects })]).plugin.validate!(podCreate({ dryRun: true }));
-    expect(hook.reviews[0]!.request).toMatchObject({ dryRun: true, options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', dryRun: ['All'] } });
+    expect(hook.reviews[0]!.request).toMatchObject({
+      dryRun: true,
+      options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', dryRun: ['All'] },
+    });
   });
 
   it('Unknown is fine without dry run', async () => {
@@ -571,7 +871,13 @@ describe('sideEffects and dry run', () => {
 
 describe('warnings and audit annotations', () => {
   it('are passed on, annotations under the webhook name', async () => {
-    const hook = await startWebhook((r) => respond(r, { allowed: true, warnings: ['image uses :latest', 'no limits'], auditAnnotations: { decision: 'ok' } }));
+    const hook = await startWebhook((r) =>
+      respond(r, {
+        allowed: true,
+        warnings: ['image uses :latest', 'no limits'],
+        auditAnnotations: { decision: 'ok' },
+      }),
+    );
     const { plugin, rec } = validating([webhook('warn.example.com', hook)]);
     await plugin.validate!(podCreate());
     expect(rec.warnings).toEqual(['image uses :latest', 'no limits']);

@@ -21,9 +21,17 @@ const pods = (over: Partial<RuleAttributes> = {}): RuleAttributes => ({
   namespace: 'default',
   ...over,
 });
-const deployments = (over: Partial<RuleAttributes> = {}): RuleAttributes => pods({ resource: { group: 'apps', version: 'v1', resource: 'deployments' }, ...over });
-const namespaces = (over: Partial<RuleAttributes> = {}): RuleAttributes => pods({ resource: { group: '', version: 'v1', resource: 'namespaces' }, namespace: 'team-a', ...over });
-const rule = (over: Partial<RuleWithOperations> = {}): RuleWithOperations => ({ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], ...over });
+const deployments = (over: Partial<RuleAttributes> = {}): RuleAttributes =>
+  pods({ resource: { group: 'apps', version: 'v1', resource: 'deployments' }, ...over });
+const namespaces = (over: Partial<RuleAttributes> = {}): RuleAttributes =>
+  pods({ resource: { group: '', version: 'v1', resource: 'namespaces' }, namespace: 'team-a', ...over });
+const rule = (over: Partial<RuleWithOperations> = {}): RuleWithOperations => ({
+  operations: ['CREATE'],
+  apiGroups: [''],
+  apiVersions: ['v1'],
+  resources: ['pods'],
+  ...over,
+});
 
 describe('ruleMatches', () => {
   it.each([
@@ -87,11 +95,29 @@ describe('matchRules (matchPolicy)', () => {
   const v1beta1Only = [rule({ apiGroups: ['apps'], apiVersions: ['v1beta1'], resources: ['deployments'] })];
   it.each([
     ['Exact: the request version is not listed', v1beta1Only, 'Exact', deployments(), undefined],
-    ['Equivalent: another version of the same group and resource', v1beta1Only, 'Equivalent', deployments(), 'equivalent'],
+    [
+      'Equivalent: another version of the same group and resource',
+      v1beta1Only,
+      'Equivalent',
+      deployments(),
+      'equivalent',
+    ],
     ['Equivalent is the default', v1beta1Only, undefined, deployments(), 'equivalent'],
     ['an exact match is exact under Equivalent', [rule()], 'Equivalent', pods(), 'exact'],
-    ['Equivalent still needs the group', [rule({ apiGroups: ['extensions'], apiVersions: ['v1beta1'], resources: ['deployments'] })], 'Equivalent', deployments(), undefined],
-    ['Equivalent with no versions at all', [rule({ apiGroups: ['apps'], apiVersions: [], resources: ['deployments'] })], 'Equivalent', deployments(), undefined],
+    [
+      'Equivalent still needs the group',
+      [rule({ apiGroups: ['extensions'], apiVersions: ['v1beta1'], resources: ['deployments'] })],
+      'Equivalent',
+      deployments(),
+      undefined,
+    ],
+    [
+      'Equivalent with no versions at all',
+      [rule({ apiGroups: ['apps'], apiVersions: [], resources: ['deployments'] })],
+      'Equivalent',
+      deployments(),
+      undefined,
+    ],
     ['no rules', [], 'Equivalent', pods(), undefined],
     ['rules absent', undefined, 'Exact', pods(), undefined],
   ])('%s', (_name, rules, policy, a, want) => {
@@ -112,7 +138,11 @@ describe('isExemptAdmissionConfigurationResource', () => {
 });
 
 describe('objectSelectorMatches', () => {
-  const obj = (labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ...(labels ? { labels } : {}) } });
+  const obj = (labels?: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', ...(labels ? { labels } : {}) },
+  });
   it.each([
     ['absent selects everything', undefined, obj(), undefined, true],
     ['empty selects everything, even without objects', {}, undefined, undefined, true],
@@ -120,8 +150,20 @@ describe('objectSelectorMatches', () => {
     ['old object matches', { matchLabels: { app: 'web' } }, obj({ app: 'db' }), obj({ app: 'web' }), true],
     ['neither matches', { matchLabels: { app: 'web' } }, obj({ app: 'db' }), obj(), false],
     ['no object (a delete without old object)', { matchLabels: { app: 'web' } }, undefined, undefined, false],
-    ['DoesNotExist on no labels', { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] }, obj(), undefined, true],
-    ['NotIn', { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, obj({ env: 'prod' }), undefined, false],
+    [
+      'DoesNotExist on no labels',
+      { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] },
+      obj(),
+      undefined,
+      true,
+    ],
+    [
+      'NotIn',
+      { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] },
+      obj({ env: 'prod' }),
+      undefined,
+      false,
+    ],
   ])('%s', (_name, sel, o, old, want) => {
     expect(objectSelectorMatches(parseWebhookSelector(sel), o, old)).toBe(want);
   });
@@ -134,7 +176,11 @@ describe('objectSelectorMatches', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toMatchObject({ code: 500, reason: 'InternalError', message: 'Internal error occurred: "Near" is not a valid label selector operator' });
+    expect((err as ApiError).status).toMatchObject({
+      code: 500,
+      reason: 'InternalError',
+      message: 'Internal error occurred: "Near" is not a valid label selector operator',
+    });
   });
 });
 
@@ -142,12 +188,42 @@ describe('namespaceLabelSource', () => {
   const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', labels: { env: 'dev' } } };
   it.each([
     ['a namespaced object: its namespace', { ...pods(), name: 'p' }, { lookup: 'default' }],
-    ['a cluster-scoped object other than a namespace: always matches', { ...pods({ namespace: '', resource: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' } }), name: 'r' }, undefined],
-    ['creating a namespace: its own labels', { ...namespaces(), name: 'team-a', object: ns }, { labels: { env: 'dev' } }],
-    ['updating a namespace: its own labels', { ...namespaces({ operation: 'UPDATE' }), name: 'team-a', object: ns }, { labels: { env: 'dev' } }],
-    ['deleting a namespace: looked up', { ...namespaces({ operation: 'DELETE' }), name: 'team-a' }, { lookup: 'team-a' }],
-    ['a namespace subresource: looked up', { ...namespaces({ operation: 'UPDATE', subresource: 'finalize' }), name: 'team-a', object: ns }, { lookup: 'team-a' }],
-    ['a namespace request without namespace set: by name', { ...namespaces({ operation: 'DELETE', namespace: '' }), name: 'team-b' }, { lookup: 'team-b' }],
+    [
+      'a cluster-scoped object other than a namespace: always matches',
+      {
+        ...pods({
+          namespace: '',
+          resource: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' },
+        }),
+        name: 'r',
+      },
+      undefined,
+    ],
+    [
+      'creating a namespace: its own labels',
+      { ...namespaces(), name: 'team-a', object: ns },
+      { labels: { env: 'dev' } },
+    ],
+    [
+      'updating a namespace: its own labels',
+      { ...namespaces({ operation: 'UPDATE' }), name: 'team-a', object: ns },
+      { labels: { env: 'dev' } },
+    ],
+    [
+      'deleting a namespace: looked up',
+      { ...namespaces({ operation: 'DELETE' }), name: 'team-a' },
+      { lookup: 'team-a' },
+    ],
+    [
+      'a namespace subresource: looked up',
+      { ...namespaces({ operation: 'UPDATE', subresource: 'finalize' }), name: 'team-a', object: ns },
+      { lookup: 'team-a' },
+    ],
+    [
+      'a namespace request without namespace set: by name',
+      { ...namespaces({ operation: 'DELETE', namespace: '' }), name: 'team-b' },
+      { lookup: 'team-b' },
+    ],
   ])('%s', (_name, a, want) => {
     expect(namespaceLabelSource(a)).toEqual(want);
   });

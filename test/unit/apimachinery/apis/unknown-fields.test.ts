@@ -12,8 +12,18 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
     ],
     [
       'ObjectMeta is typed too; map values are never fields',
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a', lables: { a: 'b' }, labels: { anything: 'x' } }, stringData: { whatever: 'y' } },
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a', labels: { anything: 'x' } }, stringData: { whatever: 'y' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'a', lables: { a: 'b' }, labels: { anything: 'x' } },
+        stringData: { whatever: 'y' },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'a', labels: { anything: 'x' } },
+        stringData: { whatever: 'y' },
+      },
       ['metadata.lables'],
     ],
     [
@@ -22,15 +32,37 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { name: 's' },
-        spec: { ports: [{ port: 80, targetPort: 'http', prot: 'TCP' }, { port: 81, extra: 1 }], selector: { app: 'x' }, tipe: 'ClusterIP' },
+        spec: {
+          ports: [
+            { port: 80, targetPort: 'http', prot: 'TCP' },
+            { port: 81, extra: 1 },
+          ],
+          selector: { app: 'x' },
+          tipe: 'ClusterIP',
+        },
       },
-      { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort: 'http' }, { port: 81 }], selector: { app: 'x' } } },
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 's' },
+        spec: { ports: [{ port: 80, targetPort: 'http' }, { port: 81 }], selector: { app: 'x' } },
+      },
       ['spec.ports[0].prot', 'spec.ports[1].extra', 'spec.tipe'],
     ],
     [
       'RBAC: a rule field misspelled',
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r' }, rules: [{ apiGroups: [''], resource: ['pods'], verbs: ['get'] }] },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r' }, rules: [{ apiGroups: [''], verbs: ['get'] }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'r' },
+        rules: [{ apiGroups: [''], resource: ['pods'], verbs: ['get'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'r' },
+        rules: [{ apiGroups: [''], verbs: ['get'] }],
+      },
       ['rules[0].resource'],
     ],
     [
@@ -38,20 +70,47 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
-        metadata: { name: 'l', managedFields: [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:holderIdentity': {} } } }] },
+        metadata: {
+          name: 'l',
+          managedFields: [
+            {
+              manager: 'm',
+              operation: 'Update',
+              fieldsType: 'FieldsV1',
+              fieldsV1: { 'f:spec': { 'f:holderIdentity': {} } },
+            },
+          ],
+        },
         spec: { holderIdentity: 'a', renewTime: '2026-11-25T01:02:03.000000Z' },
       },
       {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
-        metadata: { name: 'l', managedFields: [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:holderIdentity': {} } } }] },
+        metadata: {
+          name: 'l',
+          managedFields: [
+            {
+              manager: 'm',
+              operation: 'Update',
+              fieldsType: 'FieldsV1',
+              fieldsV1: { 'f:spec': { 'f:holderIdentity': {} } },
+            },
+          ],
+        },
         spec: { holderIdentity: 'a', renewTime: '2026-11-25T01:02:03.000000Z' },
       },
       [],
     ],
     [
       'events.k8s.io/v1 is checked against its own message',
-      { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e' }, note: 'n', involvedObject: { kind: 'Pod' }, regarding: { kind: 'Pod', nam: 'x' } },
+      {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'e' },
+        note: 'n',
+        involvedObject: { kind: 'Pod' },
+        regarding: { kind: 'Pod', nam: 'x' },
+      },
       { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e' }, note: 'n', regarding: { kind: 'Pod' } },
       ['involvedObject', 'regarding.nam'],
     ],

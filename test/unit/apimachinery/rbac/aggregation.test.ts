@@ -5,14 +5,21 @@ import { aggregatedRules, aggregationUpToDate } from '../../../../apimachinery/r
 import type { ClusterRole, PolicyRule } from '../../../../apimachinery/rbac/types.js';
 
 const r = (resource: string, verbs = ['get']): PolicyRule => ({ verbs, apiGroups: [''], resources: [resource] });
-const cr = (name: string, labels: Record<string, string>, rules: PolicyRule[] | null, aggregationRule?: ClusterRole['aggregationRule']): ClusterRole => ({
+const cr = (
+  name: string,
+  labels: Record<string, string>,
+  rules: PolicyRule[] | null,
+  aggregationRule?: ClusterRole['aggregationRule'],
+): ClusterRole => ({
   metadata: { name, labels },
   rules,
   ...(aggregationRule ? { aggregationRule } : {}),
 });
 
 describe('aggregatedRules', () => {
-  const agg = cr('agg', { a: 'true' }, null, { clusterRoleSelectors: [{ matchLabels: { b: 'true' } }, { matchLabels: { a: 'true' } }] });
+  const agg = cr('agg', { a: 'true' }, null, {
+    clusterRoleSelectors: [{ matchLabels: { b: 'true' } }, { matchLabels: { a: 'true' } }],
+  });
   const all = [
     agg,
     cr('zeta', { a: 'true' }, [r('secrets')]),
@@ -22,9 +29,17 @@ describe('aggregatedRules', () => {
   ];
 
   it.each<[string, ClusterRole, PolicyRule[] | undefined]>([
-    ['first selector by name, then the second; duplicates once; itself skipped', agg, [r('configmaps'), r('events'), r('pods'), r('secrets')]],
+    [
+      'first selector by name, then the second; duplicates once; itself skipped',
+      agg,
+      [r('configmaps'), r('events'), r('pods'), r('secrets')],
+    ],
     ['no aggregationRule: nothing to do', cr('plain', {}, [r('pods')]), undefined],
-    ['a selector matching nothing', cr('x', {}, null, { clusterRoleSelectors: [{ matchLabels: { none: 'true' } }] }), []],
+    [
+      'a selector matching nothing',
+      cr('x', {}, null, { clusterRoleSelectors: [{ matchLabels: { none: 'true' } }] }),
+      [],
+    ],
   ])('%s', (_name, role, want) => {
     expect(aggregatedRules(role, all)).toEqual(want);
   });
@@ -39,7 +54,9 @@ describe('aggregatedRules', () => {
   it('aggregationUpToDate compares in order', () => {
     const done = { ...agg, rules: [r('configmaps'), r('events'), r('pods'), r('secrets')] };
     expect(aggregationUpToDate(done, all)).toBe(true);
-    expect(aggregationUpToDate({ ...agg, rules: [r('pods'), r('configmaps'), r('events'), r('secrets')] }, all)).toBe(false);
+    expect(aggregationUpToDate({ ...agg, rules: [r('pods'), r('configmaps'), r('events'), r('secrets')] }, all)).toBe(
+      false,
+    );
     expect(aggregationUpToDate(agg, all)).toBe(false);
   });
 });

@@ -2,8 +2,20 @@
 // before namespace bindings, missing roles as resolution errors, and RulesFor.
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from '../../../../apimachinery/authorization.js';
-import { allowedSubjects, authorize, rbacAuthorizer, rulesFor, type RuleSource } from '../../../../apimachinery/rbac/authorizer.js';
-import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding, Subject } from '../../../../apimachinery/rbac/types.js';
+import {
+  allowedSubjects,
+  authorize,
+  rbacAuthorizer,
+  rulesFor,
+  type RuleSource,
+} from '../../../../apimachinery/rbac/authorizer.js';
+import type {
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+  Subject,
+} from '../../../../apimachinery/rbac/types.js';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 
 const G = 'rbac.authorization.k8s.io';
@@ -20,7 +32,12 @@ const rb = (ns: string, name: string, kind: string, roleName: string, subjects: 
   subjects,
 });
 
-function source(roles: Role[], roleBindings: RoleBinding[], clusterRoles: ClusterRole[], clusterRoleBindings: ClusterRoleBinding[]): RuleSource {
+function source(
+  roles: Role[],
+  roleBindings: RoleBinding[],
+  clusterRoles: ClusterRole[],
+  clusterRoleBindings: ClusterRoleBinding[],
+): RuleSource {
   return {
     clusterRoleBindings: () => clusterRoleBindings,
     roleBindings: (ns) => roleBindings.filter((b) => b.metadata.namespace === ns),
@@ -37,7 +54,10 @@ const src = source(
     rb('ns1', 'dangling', 'Role', 'gone', [{ kind: 'Group', apiGroup: G, name: 'devs' }]),
   ],
   [
-    clusterRole('cluster-admin', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }]),
+    clusterRole('cluster-admin', [
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+      { verbs: ['*'], nonResourceURLs: ['*'] },
+    ]),
     clusterRole('view', [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'] }]),
     clusterRole('system:discovery', [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*'] }]),
   ],
@@ -48,7 +68,13 @@ const src = source(
   ],
 );
 
-const req = (user: UserInfo, verb: string, resource: string, namespace: string, extra: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes => ({
+const req = (
+  user: UserInfo,
+  verb: string,
+  resource: string,
+  namespace: string,
+  extra: Partial<AuthorizationAttributes> = {},
+): AuthorizationAttributes => ({
   user,
   verb,
   resourceRequest: true,
@@ -65,18 +91,51 @@ const req = (user: UserInfo, verb: string, resource: string, namespace: string, 
 const admin: UserInfo = { name: 'root', groups: ['system:masters', 'system:authenticated'] };
 const alice: UserInfo = { name: 'alice', groups: ['system:authenticated'] };
 const dev: UserInfo = { name: 'dan', groups: ['devs', 'system:authenticated'] };
-const builder: UserInfo = { name: 'system:serviceaccount:ns1:builder', groups: ['system:serviceaccounts', 'system:authenticated'] };
+const builder: UserInfo = {
+  name: 'system:serviceaccount:ns1:builder',
+  groups: ['system:serviceaccounts', 'system:authenticated'],
+};
 
 describe('authorize', () => {
   it.each<[string, AuthorizationAttributes, string, string]>([
-    ['system:masters through cluster-admin', req(admin, 'delete', 'secrets', 'x'), 'allow', 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"'],
-    ['a Role in its namespace', req(alice, 'get', 'pods', 'ns1'), 'allow', 'RBAC: allowed by RoleBinding "read-pods/ns1" of Role "pod-reader" to User "alice"'],
+    [
+      'system:masters through cluster-admin',
+      req(admin, 'delete', 'secrets', 'x'),
+      'allow',
+      'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"',
+    ],
+    [
+      'a Role in its namespace',
+      req(alice, 'get', 'pods', 'ns1'),
+      'allow',
+      'RBAC: allowed by RoleBinding "read-pods/ns1" of Role "pod-reader" to User "alice"',
+    ],
     ['the Role does not reach another namespace', req(alice, 'get', 'pods', 'ns2'), 'no-opinion', ''],
     ['nor a cluster-wide request', req(alice, 'get', 'pods', ''), 'no-opinion', ''],
-    ['a ClusterRole bound in a namespace, to a ServiceAccount defaulted to it', req(builder, 'list', 'configmaps', 'ns1'), 'allow', 'RBAC: allowed by RoleBinding "sa-view/ns1" of ClusterRole "view" to ServiceAccount "builder/ns1"'],
-    ['a non-resource URL', req(alice, 'get', '', '', { resourceRequest: false, path: '/api/v1' }), 'allow', 'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"'],
-    ['a binding to a missing role is an error, not a denial', req(dev, 'get', 'pods', ''), 'no-opinion', 'RBAC: clusterrole.rbac.authorization.k8s.io "no-such-role" not found'],
-    ['both missing roles, aggregated', req(dev, 'get', 'pods', 'ns1'), 'no-opinion', 'RBAC: [clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]'],
+    [
+      'a ClusterRole bound in a namespace, to a ServiceAccount defaulted to it',
+      req(builder, 'list', 'configmaps', 'ns1'),
+      'allow',
+      'RBAC: allowed by RoleBinding "sa-view/ns1" of ClusterRole "view" to ServiceAccount "builder/ns1"',
+    ],
+    [
+      'a non-resource URL',
+      req(alice, 'get', '', '', { resourceRequest: false, path: '/api/v1' }),
+      'allow',
+      'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"',
+    ],
+    [
+      'a binding to a missing role is an error, not a denial',
+      req(dev, 'get', 'pods', ''),
+      'no-opinion',
+      'RBAC: clusterrole.rbac.authorization.k8s.io "no-such-role" not found',
+    ],
+    [
+      'both missing roles, aggregated',
+      req(dev, 'get', 'pods', 'ns1'),
+      'no-opinion',
+      'RBAC: [clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]',
+    ],
   ])('%s', (_name, attrs, decision, reason) => {
     expect(authorize(src, attrs)).toEqual({ decision, reason });
   });
@@ -98,10 +157,12 @@ describe('rulesFor', () => {
     });
   });
 
-  it('is incomplete, with kube\'s error text, when a bound role is missing', () => {
+  it("is incomplete, with kube's error text, when a bound role is missing", () => {
     const got = rulesFor(src, dev, 'ns1');
     expect(got.incomplete).toBe(true);
-    expect(got.evaluationError).toBe('[clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]');
+    expect(got.evaluationError).toBe(
+      '[clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]',
+    );
     expect(got.nonResourceRules).toHaveLength(1);
   });
 });
@@ -113,6 +174,8 @@ describe('allowedSubjects', () => {
       { kind: 'Group', apiGroup: G, name: 'system:masters' },
       { kind: 'User', apiGroup: G, name: 'alice' },
     ]);
-    expect(got.error).toBe('[clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]');
+    expect(got.error).toBe(
+      '[clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]',
+    );
   });
 });

@@ -8,12 +8,28 @@ const G = 'rbac.authorization.k8s.io';
 describe('defaultBinding', () => {
   it.each<[string, Subject, Subject]>([
     ['User gets the RBAC group', { kind: 'User', name: 'u' }, { kind: 'User', name: 'u', apiGroup: G }],
-    ['Group gets the RBAC group', { kind: 'Group', name: 'g', apiGroup: '' }, { kind: 'Group', name: 'g', apiGroup: G }],
-    ['ServiceAccount stays without', { kind: 'ServiceAccount', name: 's', namespace: 'n' }, { kind: 'ServiceAccount', name: 's', namespace: 'n' }],
-    ['a given group is kept', { kind: 'User', name: 'u', apiGroup: 'x.io' }, { kind: 'User', name: 'u', apiGroup: 'x.io' }],
+    [
+      'Group gets the RBAC group',
+      { kind: 'Group', name: 'g', apiGroup: '' },
+      { kind: 'Group', name: 'g', apiGroup: G },
+    ],
+    [
+      'ServiceAccount stays without',
+      { kind: 'ServiceAccount', name: 's', namespace: 'n' },
+      { kind: 'ServiceAccount', name: 's', namespace: 'n' },
+    ],
+    [
+      'a given group is kept',
+      { kind: 'User', name: 'u', apiGroup: 'x.io' },
+      { kind: 'User', name: 'u', apiGroup: 'x.io' },
+    ],
     ['an unknown kind is left alone', { kind: 'Robot', name: 'r' }, { kind: 'Robot', name: 'r' }],
   ])('%s', (_name, subject, want) => {
-    const b: RoleBinding = { metadata: { name: 'b' }, roleRef: { apiGroup: '', kind: 'ClusterRole', name: 'view' }, subjects: [subject] };
+    const b: RoleBinding = {
+      metadata: { name: 'b' },
+      roleRef: { apiGroup: '', kind: 'ClusterRole', name: 'view' },
+      subjects: [subject],
+    };
     defaultBinding(b);
     expect(b.subjects).toEqual([want]);
     expect(b.roleRef.apiGroup).toBe(G);

@@ -8,7 +8,13 @@ import type { UserInfo } from '../../../../apimachinery/user.js';
 
 const bob: UserInfo = { name: 'bob', groups: ['devs', 'system:authenticated'] };
 
-const resourceReq = (verb: string, apiGroup: string, resource: string, subresource = '', name = ''): AuthorizationAttributes => ({
+const resourceReq = (
+  verb: string,
+  apiGroup: string,
+  resource: string,
+  subresource = '',
+  name = '',
+): AuthorizationAttributes => ({
   user: bob,
   verb,
   resourceRequest: true,
@@ -42,24 +48,84 @@ describe('ruleAllows', () => {
     ['a subresource is not the resource', pods, resourceReq('get', '', 'pods', 'log'), false],
     ['verb *', { verbs: ['*'], apiGroups: [''], resources: ['pods'] }, resourceReq('escalate', '', 'pods'), true],
     ['group *', { verbs: ['get'], apiGroups: ['*'], resources: ['pods'] }, resourceReq('get', 'x.io', 'pods'), true],
-    ['resource * covers subresources', { verbs: ['get'], apiGroups: [''], resources: ['*'] }, resourceReq('get', '', 'pods', 'log'), true],
-    ['resource/sub', { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] }, resourceReq('get', '', 'pods', 'log'), true],
-    ['*/sub matches the subresource of any resource', { verbs: ['get'], apiGroups: [''], resources: ['*/status'] }, resourceReq('get', '', 'nodes', 'status'), true],
-    ['*/sub is not the resource itself', { verbs: ['get'], apiGroups: [''], resources: ['*/status'] }, resourceReq('get', '', 'nodes'), false],
-    ['*/sub with a longer subresource', { verbs: ['get'], apiGroups: [''], resources: ['*/status'] }, resourceReq('get', '', 'nodes', 'xstatus'), false],
-    ['res/* is literal, not a wildcard', { verbs: ['get'], apiGroups: [''], resources: ['pods/*'] }, resourceReq('get', '', 'pods', 'log'), false],
-    ['resourceNames: the listed name', { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, resourceReq('get', '', 'pods', '', 'a'), true],
-    ['resourceNames: another name', { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, resourceReq('get', '', 'pods', '', 'b'), false],
-    ['resourceNames never allow a list (no name)', { verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, resourceReq('list', '', 'pods'), false],
-    ['resourceNames never allow a create (no name)', { verbs: ['create'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, resourceReq('create', '', 'pods'), false],
+    [
+      'resource * covers subresources',
+      { verbs: ['get'], apiGroups: [''], resources: ['*'] },
+      resourceReq('get', '', 'pods', 'log'),
+      true,
+    ],
+    [
+      'resource/sub',
+      { verbs: ['get'], apiGroups: [''], resources: ['pods/log'] },
+      resourceReq('get', '', 'pods', 'log'),
+      true,
+    ],
+    [
+      '*/sub matches the subresource of any resource',
+      { verbs: ['get'], apiGroups: [''], resources: ['*/status'] },
+      resourceReq('get', '', 'nodes', 'status'),
+      true,
+    ],
+    [
+      '*/sub is not the resource itself',
+      { verbs: ['get'], apiGroups: [''], resources: ['*/status'] },
+      resourceReq('get', '', 'nodes'),
+      false,
+    ],
+    [
+      '*/sub with a longer subresource',
+      { verbs: ['get'], apiGroups: [''], resources: ['*/status'] },
+      resourceReq('get', '', 'nodes', 'xstatus'),
+      false,
+    ],
+    [
+      'res/* is literal, not a wildcard',
+      { verbs: ['get'], apiGroups: [''], resources: ['pods/*'] },
+      resourceReq('get', '', 'pods', 'log'),
+      false,
+    ],
+    [
+      'resourceNames: the listed name',
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+      resourceReq('get', '', 'pods', '', 'a'),
+      true,
+    ],
+    [
+      'resourceNames: another name',
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+      resourceReq('get', '', 'pods', '', 'b'),
+      false,
+    ],
+    [
+      'resourceNames never allow a list (no name)',
+      { verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+      resourceReq('list', '', 'pods'),
+      false,
+    ],
+    [
+      'resourceNames never allow a create (no name)',
+      { verbs: ['create'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+      resourceReq('create', '', 'pods'),
+      false,
+    ],
     ['a resource rule never allows a URL', pods, urlReq('get', '/healthz'), false],
     ['URL exact', { verbs: ['get'], nonResourceURLs: ['/healthz'] }, urlReq('get', '/healthz'), true],
-    ['URL exact is not a prefix', { verbs: ['get'], nonResourceURLs: ['/healthz'] }, urlReq('get', '/healthz/etcd'), false],
+    [
+      'URL exact is not a prefix',
+      { verbs: ['get'], nonResourceURLs: ['/healthz'] },
+      urlReq('get', '/healthz/etcd'),
+      false,
+    ],
     ['URL trailing *', { verbs: ['get'], nonResourceURLs: ['/healthz/*'] }, urlReq('get', '/healthz/etcd'), true],
     ['URL prefix* without a slash', { verbs: ['get'], nonResourceURLs: ['/api*'] }, urlReq('get', '/apis/x'), true],
     ['URL * matches every path', { verbs: ['get'], nonResourceURLs: ['*'] }, urlReq('get', '/metrics'), true],
     ['URL with another verb', { verbs: ['get'], nonResourceURLs: ['*'] }, urlReq('post', '/metrics'), false],
-    ['a URL rule never allows a resource', { verbs: ['*'], nonResourceURLs: ['*'] }, resourceReq('get', '', 'pods'), false],
+    [
+      'a URL rule never allows a resource',
+      { verbs: ['*'], nonResourceURLs: ['*'] },
+      resourceReq('get', '', 'pods'),
+      false,
+    ],
   ])('%s', (_name, rule, attrs, want) => {
     expect(ruleAllows(attrs, rule)).toBe(want);
   });
@@ -76,7 +142,13 @@ describe('appliesTo', () => {
     ['ServiceAccount defaulted to the binding namespace', sa, { kind: 'ServiceAccount', name: 'builder' }, 'ns1', true],
     ['ServiceAccount in another namespace', sa, { kind: 'ServiceAccount', name: 'builder' }, 'ns2', false],
     ['ServiceAccount without any namespace', sa, { kind: 'ServiceAccount', name: 'builder' }, '', false],
-    ['a user named like the ServiceAccount is one', { name: 'system:serviceaccount:ns1:builder', groups: [] }, { kind: 'ServiceAccount', name: 'builder', namespace: 'ns1' }, '', true],
+    [
+      'a user named like the ServiceAccount is one',
+      { name: 'system:serviceaccount:ns1:builder', groups: [] },
+      { kind: 'ServiceAccount', name: 'builder', namespace: 'ns1' },
+      '',
+      true,
+    ],
     ['an unknown kind', bob, { kind: 'Robot', name: 'bob' }, '', false],
   ])('%s', (_name, user, subject, ns, want) => {
     expect(appliesTo(user, subject, ns)).toBe(want);

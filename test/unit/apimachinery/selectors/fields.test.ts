@@ -11,7 +11,6 @@ import {
 } from '../../../../apimachinery/selectors/fields.js';
 import { apiError } from '../../../helpers/api-error.js';
 
-
 const eq = (field: string, value: string): FieldTerm => ({ field, operator: '=', value });
 const ne = (field: string, value: string): FieldTerm => ({ field, operator: '!=', value });
 
@@ -26,8 +25,14 @@ describe('parseFieldSelector', () => {
     { s: 'notin=in', want: [eq('notin', 'in')] },
     // Terms are sorted by their text before parsing, as kube does.
     { s: 'x=a,a=x', want: [eq('a', 'x'), eq('x', 'a')] },
-    { s: 'metadata.name=web,metadata.namespace=default', want: [eq('metadata.name', 'web'), eq('metadata.namespace', 'default')] },
-    { s: 'involvedObject.uid=1,involvedObject.name=web,involvedObject.kind=Cache', want: [eq('involvedObject.kind', 'Cache'), eq('involvedObject.name', 'web'), eq('involvedObject.uid', '1')] },
+    {
+      s: 'metadata.name=web,metadata.namespace=default',
+      want: [eq('metadata.name', 'web'), eq('metadata.namespace', 'default')],
+    },
+    {
+      s: 'involvedObject.uid=1,involvedObject.name=web,involvedObject.kind=Cache',
+      want: [eq('involvedObject.kind', 'Cache'), eq('involvedObject.name', 'web'), eq('involvedObject.uid', '1')],
+    },
     { s: 'a=', want: [eq('a', '')] },
     { s: 'a!=', want: [ne('a', '')] },
     { s: '=b', want: [eq('', 'b')] },
@@ -57,7 +62,15 @@ describe('parseFieldSelector', () => {
     { s: 'z,a', message: "invalid selector: 'z,a'; can't understand 'a'" },
   ])('$s is a 400', ({ s, message }) => {
     const err = apiError(() => parseFieldSelector(s));
-    expect(err.status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+    expect(err.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: 'BadRequest',
+      code: 400,
+    });
   });
 });
 
@@ -109,10 +122,20 @@ describe('convertFieldSelector', () => {
   const clusterCR = supportedFieldLabels(['metadata.name']);
 
   it.each<{ name: string; s: string; convert: FieldLabelConversion; want: FieldTerm[] }>([
-    { name: 'namespaced CR metadata fields', s: 'metadata.name=web,metadata.namespace=default', convert: namespacedCR, want: [eq('metadata.name', 'web'), eq('metadata.namespace', 'default')] },
+    {
+      name: 'namespaced CR metadata fields',
+      s: 'metadata.name=web,metadata.namespace=default',
+      convert: namespacedCR,
+      want: [eq('metadata.name', 'web'), eq('metadata.namespace', 'default')],
+    },
     { name: 'selectable field', s: 'spec.color!=red', convert: namespacedCR, want: [ne('spec.color', 'red')] },
     { name: 'empty selector', s: '', convert: clusterCR, want: [] },
-    { name: 'default conversion accepts metadata.namespace', s: 'metadata.namespace=x', convert: defaultMetaV1FieldLabels, want: [eq('metadata.namespace', 'x')] },
+    {
+      name: 'default conversion accepts metadata.namespace',
+      s: 'metadata.namespace=x',
+      convert: defaultMetaV1FieldLabels,
+      want: [eq('metadata.namespace', 'x')],
+    },
   ])('$name', ({ s, convert, want }) => {
     expect(convertFieldSelector(parseFieldSelector(s), convert)).toEqual({ terms: want });
   });
@@ -123,17 +146,47 @@ describe('convertFieldSelector', () => {
       if (label === 'ignored') return { label: '', value: '' };
       return { label, value };
     };
-    expect(convertFieldSelector(parseFieldSelector('spec.host=n1,ignored=x,a=b'), legacy)).toEqual({ terms: [eq('a', 'b'), eq('spec.nodeName', 'n1')] });
+    expect(convertFieldSelector(parseFieldSelector('spec.host=n1,ignored=x,a=b'), legacy)).toEqual({
+      terms: [eq('a', 'b'), eq('spec.nodeName', 'n1')],
+    });
   });
 
   it.each<{ name: string; s: string; convert: FieldLabelConversion; message: string }>([
-    { name: 'CR unknown field', s: 'spec.size=1', convert: namespacedCR, message: 'field label not supported: spec.size' },
-    { name: 'cluster-scoped CR namespace', s: 'metadata.namespace=default', convert: clusterCR, message: 'field label not supported: metadata.namespace' },
-    { name: 'first in sorted order', s: 'status.x=1,spec.y=2', convert: namespacedCR, message: 'field label not supported: spec.y' },
+    {
+      name: 'CR unknown field',
+      s: 'spec.size=1',
+      convert: namespacedCR,
+      message: 'field label not supported: spec.size',
+    },
+    {
+      name: 'cluster-scoped CR namespace',
+      s: 'metadata.namespace=default',
+      convert: clusterCR,
+      message: 'field label not supported: metadata.namespace',
+    },
+    {
+      name: 'first in sorted order',
+      s: 'status.x=1,spec.y=2',
+      convert: namespacedCR,
+      message: 'field label not supported: spec.y',
+    },
     { name: 'empty field', s: '=x', convert: namespacedCR, message: 'field label not supported: ' },
-    { name: 'kind without a conversion func', s: 'spec.foo=bar', convert: defaultMetaV1FieldLabels, message: '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"' },
+    {
+      name: 'kind without a conversion func',
+      s: 'spec.foo=bar',
+      convert: defaultMetaV1FieldLabels,
+      message: '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    },
   ])('$name is a 400', ({ s, convert, message }) => {
     const err = apiError(() => convertFieldSelector(parseFieldSelector(s), convert));
-    expect(err.status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+    expect(err.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: 'BadRequest',
+      code: 400,
+    });
   });
 });

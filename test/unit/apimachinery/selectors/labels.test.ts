@@ -10,7 +10,6 @@ import {
 } from '../../../../apimachinery/selectors/labels.js';
 import { apiError } from '../../../helpers/api-error.js';
 
-
 // kube's validation messages, written out.
 const NAME_PART =
   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
@@ -22,7 +21,11 @@ const PREFIX_PART =
   "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const NOT_INTEGER = "for 'Gt', 'Lt' operators, the value must be an integer";
 
-const req = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({ key, operator, values });
+const req = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({
+  key,
+  operator,
+  values,
+});
 
 // Inputs from kube's TestSelectorParse and TestSetSelectorParser (labels/selector_test.go).
 describe('parseLabelSelector: valid selectors', () => {
@@ -43,8 +46,14 @@ describe('parseLabelSelector: valid selectors', () => {
     { s: '\rx', want: [req('x', 'exists')] },
     { s: 'a ', want: [req('a', 'exists')] },
     { s: 'this-is-a-dns.domain.com/key-with-dash', want: [req('this-is-a-dns.domain.com/key-with-dash', 'exists')] },
-    { s: 'this-is-another-dns.domain.com/key-with-dash in (so,what)', want: [req('this-is-another-dns.domain.com/key-with-dash', 'in', ['so', 'what'])] },
-    { s: '0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)', want: [req('0.1.2.domain/99', 'notin', ['10.10.100.1', 'tick.tack.clock'])] },
+    {
+      s: 'this-is-another-dns.domain.com/key-with-dash in (so,what)',
+      want: [req('this-is-another-dns.domain.com/key-with-dash', 'in', ['so', 'what'])],
+    },
+    {
+      s: '0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)',
+      want: [req('0.1.2.domain/99', 'notin', ['10.10.100.1', 'tick.tack.clock'])],
+    },
     { s: 'foo  in\t (abc)', want: [req('foo', 'in', ['abc'])] },
     { s: 'x notin\n (abc)', want: [req('x', 'notin', ['abc'])] },
     { s: 'x  notin\t\t\t(abc,def)', want: [req('x', 'notin', ['abc', 'def'])] },
@@ -54,9 +63,15 @@ describe('parseLabelSelector: valid selectors', () => {
     { s: 'x in ()', want: [req('x', 'in', [''])] },
     { s: 'x notin ( )', want: [req('x', 'notin', [''])] },
     { s: 'x notin (, a)', want: [req('x', 'notin', ['', 'a'])] },
-    { s: 'x notin (abc,,def),bar,z in (),w', want: [req('x', 'notin', ['', 'abc', 'def']), req('bar', 'exists'), req('z', 'in', ['']), req('w', 'exists')] },
+    {
+      s: 'x notin (abc,,def),bar,z in (),w',
+      want: [req('x', 'notin', ['', 'abc', 'def']), req('bar', 'exists'), req('z', 'in', ['']), req('w', 'exists')],
+    },
     { s: 'x,y in (a)', want: [req('x', 'exists'), req('y', 'in', ['a'])] },
-    { s: 'x=a,y!=b,z in (h,i,j)', want: [req('x', '=', ['a']), req('y', '!=', ['b']), req('z', 'in', ['h', 'i', 'j'])] },
+    {
+      s: 'x=a,y!=b,z in (h,i,j)',
+      want: [req('x', '=', ['a']), req('y', '!=', ['b']), req('z', 'in', ['h', 'i', 'j'])],
+    },
     { s: 'a in (x,y,notin, z,in)', want: [req('a', 'in', ['in', 'notin', 'x', 'y', 'z'])] },
     { s: 'notin=in', want: [req('notin', '=', ['in'])] },
     { s: 'in in (in)', want: [req('in', 'in', ['in'])] },
@@ -80,7 +95,10 @@ describe('parseLabelSelector: invalid selectors are 400s with kube’s text', ()
     { s: 'x>', message: `unable to parse requirement: values[0]: Invalid value: "": ${NOT_INTEGER}` },
     { s: 'x,,y', message: "found ',', expected: identifier after ','" },
     { s: ',x,y', message: "found ',', expected: !, identifier, or 'end of string'" },
-    { s: 'x nott in (y)', message: "unable to parse requirement: found 'nott', expected: '=', '!=', '==', 'in', notin'" },
+    {
+      s: 'x nott in (y)',
+      message: "unable to parse requirement: found 'nott', expected: '=', '!=', '==', 'in', notin'",
+    },
     { s: 'a in (xyz),', message: "found '', expected: identifier after ','" },
     { s: 'a in (xyz)b notin ()', message: "found 'b', expected: ',' or 'end of string'" },
     { s: 'a in (xyz abc)', message: "unable to parse requirement: found 'abc', expected: ',' or ')'" },
@@ -97,16 +115,36 @@ describe('parseLabelSelector: invalid selectors are 400s with kube’s text', ()
     { s: 'a_', message: `unable to parse requirement: <nil>: Invalid value: "a_": ${NAME_PART}` },
     { s: 'app:monolith', message: `unable to parse requirement: <nil>: Invalid value: "app:monolith": ${NAME_PART}` },
     { s: 'a/b/c=d', message: `unable to parse requirement: <nil>: Invalid value: "a/b/c": ${TOO_MANY_SLASHES}` },
-    { s: 'app.kubernetes_io/name=x', message: `unable to parse requirement: <nil>: Invalid value: "app.kubernetes_io/name": ${PREFIX_PART}` },
-    { s: `${'k'.repeat(64)}`, message: `unable to parse requirement: <nil>: Invalid value: "${'k'.repeat(64)}": name part must be no more than 63 characters` },
+    {
+      s: 'app.kubernetes_io/name=x',
+      message: `unable to parse requirement: <nil>: Invalid value: "app.kubernetes_io/name": ${PREFIX_PART}`,
+    },
+    {
+      s: `${'k'.repeat(64)}`,
+      message: `unable to parse requirement: <nil>: Invalid value: "${'k'.repeat(64)}": name part must be no more than 63 characters`,
+    },
     { s: '/x', message: `unable to parse requirement: <nil>: Invalid value: "/x": prefix part must be non-empty` },
-    { s: `x=${'v'.repeat(64)}`, message: `unable to parse requirement: values[0][x]: Invalid value: "${'v'.repeat(64)}": must be no more than 63 characters` },
+    {
+      s: `x=${'v'.repeat(64)}`,
+      message: `unable to parse requirement: values[0][x]: Invalid value: "${'v'.repeat(64)}": must be no more than 63 characters`,
+    },
     { s: 'x in (b_,a)', message: `unable to parse requirement: values[1][x]: Invalid value: "b_": ${LABEL_VALUE}` },
     { s: 'x>-1', message: `unable to parse requirement: values[0][x]: Invalid value: "-1": ${LABEL_VALUE}` },
-    { s: 'x>a_', message: `unable to parse requirement: [values[0]: Invalid value: "a_": ${NOT_INTEGER}, values[0][x]: Invalid value: "a_": ${LABEL_VALUE}]` },
+    {
+      s: 'x>a_',
+      message: `unable to parse requirement: [values[0]: Invalid value: "a_": ${NOT_INTEGER}, values[0][x]: Invalid value: "a_": ${LABEL_VALUE}]`,
+    },
   ])('$s', ({ s, message }) => {
     const err = apiError(() => parseLabelSelector(s));
-    expect(err.status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+    expect(err.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: 'BadRequest',
+      code: 400,
+    });
   });
 });
 
@@ -164,29 +202,90 @@ describe('labelSelectorFromMeta', () => {
     { name: 'null matches nothing', sel: null, labels: { a: 'b' }, want: false },
     { name: 'empty matches everything', sel: {}, labels: { a: 'b' }, want: true },
     { name: 'empty lists match everything', sel: { matchLabels: {}, matchExpressions: [] }, labels: {}, want: true },
-    { name: 'matchLabels', sel: { matchLabels: { app: 'web', tier: 'fe' } }, labels: { app: 'web', tier: 'fe', x: 'y' }, want: true },
-    { name: 'matchLabels mismatch', sel: { matchLabels: { app: 'web', tier: 'fe' } }, labels: { app: 'web' }, want: false },
-    { name: 'In', sel: { matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'qa'] }] }, labels: { env: 'qa' }, want: true },
-    { name: 'NotIn', sel: { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels: { env: 'prod' }, want: false },
-    { name: 'NotIn without the key', sel: { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }, labels: {}, want: true },
-    { name: 'Exists', sel: { matchExpressions: [{ key: 'env', operator: 'Exists' }] }, labels: { env: '' }, want: true },
-    { name: 'DoesNotExist', sel: { matchExpressions: [{ key: 'env', operator: 'DoesNotExist' }] }, labels: { env: '' }, want: false },
-    { name: 'both', sel: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }] }, labels: { app: 'web', env: 'dev' }, want: false },
+    {
+      name: 'matchLabels',
+      sel: { matchLabels: { app: 'web', tier: 'fe' } },
+      labels: { app: 'web', tier: 'fe', x: 'y' },
+      want: true,
+    },
+    {
+      name: 'matchLabels mismatch',
+      sel: { matchLabels: { app: 'web', tier: 'fe' } },
+      labels: { app: 'web' },
+      want: false,
+    },
+    {
+      name: 'In',
+      sel: { matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'qa'] }] },
+      labels: { env: 'qa' },
+      want: true,
+    },
+    {
+      name: 'NotIn',
+      sel: { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] },
+      labels: { env: 'prod' },
+      want: false,
+    },
+    {
+      name: 'NotIn without the key',
+      sel: { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] },
+      labels: {},
+      want: true,
+    },
+    {
+      name: 'Exists',
+      sel: { matchExpressions: [{ key: 'env', operator: 'Exists' }] },
+      labels: { env: '' },
+      want: true,
+    },
+    {
+      name: 'DoesNotExist',
+      sel: { matchExpressions: [{ key: 'env', operator: 'DoesNotExist' }] },
+      labels: { env: '' },
+      want: false,
+    },
+    {
+      name: 'both',
+      sel: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }] },
+      labels: { app: 'web', env: 'dev' },
+      want: false,
+    },
   ])('$name', ({ sel, labels, want }) => {
     expect(matchesLabels(labelSelectorFromMeta(sel), labels)).toBe(want);
   });
 
   it.each<{ sel: MetaLabelSelector; message: string }>([
-    { sel: { matchExpressions: [{ key: 'a', operator: 'Foo' }] }, message: '"Foo" is not a valid label selector operator' },
-    { sel: { matchExpressions: [{ key: 'a', operator: 'in', values: ['b'] }] }, message: '"in" is not a valid label selector operator' },
-    { sel: { matchExpressions: [{ key: 'a', operator: 'In' }] }, message: "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty" },
-    { sel: { matchExpressions: [{ key: 'a', operator: 'NotIn', values: [] }] }, message: "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty" },
-    { sel: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x', 'y'] }] }, message: 'values: Invalid value: []string{"x", "y"}: values set must be empty for exists and does not exist' },
+    {
+      sel: { matchExpressions: [{ key: 'a', operator: 'Foo' }] },
+      message: '"Foo" is not a valid label selector operator',
+    },
+    {
+      sel: { matchExpressions: [{ key: 'a', operator: 'in', values: ['b'] }] },
+      message: '"in" is not a valid label selector operator',
+    },
+    {
+      sel: { matchExpressions: [{ key: 'a', operator: 'In' }] },
+      message: "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+    },
+    {
+      sel: { matchExpressions: [{ key: 'a', operator: 'NotIn', values: [] }] },
+      message: "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+    },
+    {
+      sel: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x', 'y'] }] },
+      message: 'values: Invalid value: []string{"x", "y"}: values set must be empty for exists and does not exist',
+    },
     { sel: { matchLabels: { a_: 'b' } }, message: `key: Invalid value: "a_": ${NAME_PART}` },
     { sel: { matchLabels: { app: 'a b' } }, message: `values[0][app]: Invalid value: "a b": ${LABEL_VALUE}` },
-    { sel: { matchExpressions: [{ key: 'a_', operator: 'In', values: ['ok', 'b_'] }] }, message: `[key: Invalid value: "a_": ${NAME_PART}, values[1][a_]: Invalid value: "b_": ${LABEL_VALUE}]` },
+    {
+      sel: { matchExpressions: [{ key: 'a_', operator: 'In', values: ['ok', 'b_'] }] },
+      message: `[key: Invalid value: "a_": ${NAME_PART}, values[1][a_]: Invalid value: "b_": ${LABEL_VALUE}]`,
+    },
     // matchLabels are checked (in key order) before matchExpressions.
-    { sel: { matchLabels: { z_: '1', y_: '2' }, matchExpressions: [{ key: 'a', operator: 'Bad' }] }, message: `key: Invalid value: "y_": ${NAME_PART}` },
+    {
+      sel: { matchLabels: { z_: '1', y_: '2' }, matchExpressions: [{ key: 'a', operator: 'Bad' }] },
+      message: `key: Invalid value: "y_": ${NAME_PART}`,
+    },
   ])('$message', ({ sel, message }) => {
     const err = apiError(() => labelSelectorFromMeta(sel));
     expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest', message });

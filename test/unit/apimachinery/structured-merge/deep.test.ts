@@ -1,7 +1,14 @@
 // Objects nest as deep as kube's decoders accept (10,000 levels); the walks must not overflow the
 // call stack on them (kube's SMD recurses on goroutine stacks that grow; ours use task stacks).
 import { describe, expect, it } from 'vitest';
-import { FieldSet, Updater, deducedType, fieldSetToFieldsV1, fieldsV1ToFieldSet, makePath } from '../../../../apimachinery/structured-merge/index.js';
+import {
+  FieldSet,
+  Updater,
+  deducedType,
+  fieldSetToFieldsV1,
+  fieldsV1ToFieldSet,
+  makePath,
+} from '../../../../apimachinery/structured-merge/index.js';
 import { validationErrors } from '../../../../apimachinery/structured-merge/typed.js';
 
 const DEPTH = 10000;
@@ -23,7 +30,9 @@ describe('deep objects', () => {
 
     const updated = u.update(created.object, nested(DEPTH, 2), 'v1', created.managers, 'other');
     expect(updated.managers.get('other')!.set.size()).toBe(1);
-    expect(() => u.apply(updated.object, nested(DEPTH, 3), 'v1', updated.managers, 'applier', false)).toThrow('conflict with "other"');
+    expect(() => u.apply(updated.object, nested(DEPTH, 3), 'v1', updated.managers, 'applier', false)).toThrow(
+      'conflict with "other"',
+    );
 
     const applied = u.apply(updated.object, nested(DEPTH, 3), 'v1', updated.managers, 'applier', true);
     expect(applied.managers.has('other')).toBe(false);

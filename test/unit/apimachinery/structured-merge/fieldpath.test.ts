@@ -55,20 +55,44 @@ describe('Path strings (TestPathString)', () => {
   it.each<{ name: string; fp: Path; expect: string }>([
     { name: 'basic1', fp: P('foo', 1), expect: '.foo[1]' },
     { name: 'basic2', fp: P('foo', 'bar', 1, 'baz'), expect: '.foo.bar[1].baz' },
-    { name: 'associative-list-ref', fp: P('foo', KBF('a', 'b', 'c', 1, 'd', 1.5, 'e', true)), expect: '.foo[a="b",c=1,d=1.5,e=true]' },
+    {
+      name: 'associative-list-ref',
+      fp: P('foo', KBF('a', 'b', 'c', 1, 'd', 1.5, 'e', true)),
+      expect: '.foo[a="b",c=1,d=1.5,e=true]',
+    },
     { name: 'sets', fp: P('foo', V('b'), V(5), V(false), V(3.14159)), expect: '.foo[="b"][=5][=false][=3.14159]' },
     { name: 'simple field', fp: P('spec'), expect: '.spec' },
-    { name: 'app container image', fp: P('spec', 'apps', KBF('name', 'app-🚀'), 'container', 'image'), expect: '.spec.apps[name="app-🚀"].container.image' },
+    {
+      name: 'app container image',
+      fp: P('spec', 'apps', KBF('name', 'app-🚀'), 'container', 'image'),
+      expect: '.spec.apps[name="app-🚀"].container.image',
+    },
     {
       name: 'app port',
       fp: P('spec', 'apps', KBF('name', 'app-💻'), 'container', 'ports', KBF('name', 'port-🔑'), 'containerPort'),
       expect: '.spec.apps[name="app-💻"].container.ports[name="port-🔑"].containerPort',
     },
     { name: 'field with space', fp: P('spec', 'field with space'), expect: '.spec.field with space' },
-    { name: 'value with space', fp: P('spec', 'apps', V('app with space'), 'container', 'image'), expect: '.spec.apps[="app with space"].container.image' },
-    { name: 'value with quotes', fp: P('spec', 'apps', V('app with "quotes"'), 'container', 'image'), expect: '.spec.apps[="app with \\"quotes\\""].container.image' },
-    { name: 'value with unicode', fp: P('spec', 'apps', V('app-with-unicøde'), 'container', 'image'), expect: '.spec.apps[="app-with-unicøde"].container.image' },
-    { name: 'key fields sorted by name', fp: P('list', KBF('protocol', 'TCP', 'port', 80)), expect: '.list[port=80,protocol="TCP"]' },
+    {
+      name: 'value with space',
+      fp: P('spec', 'apps', V('app with space'), 'container', 'image'),
+      expect: '.spec.apps[="app with space"].container.image',
+    },
+    {
+      name: 'value with quotes',
+      fp: P('spec', 'apps', V('app with "quotes"'), 'container', 'image'),
+      expect: '.spec.apps[="app with \\"quotes\\""].container.image',
+    },
+    {
+      name: 'value with unicode',
+      fp: P('spec', 'apps', V('app-with-unicøde'), 'container', 'image'),
+      expect: '.spec.apps[="app-with-unicøde"].container.image',
+    },
+    {
+      name: 'key fields sorted by name',
+      fp: P('list', KBF('protocol', 'TCP', 'port', 80)),
+      expect: '.list[port=80,protocol="TCP"]',
+    },
     { name: 'large float in Go %v form', fp: P('s', V(1234567.5)), expect: '.s[=1.2345675e+06]' },
     { name: 'control characters quoted as Go quotes them', fp: P('s', V('a\nb\u0001')), expect: '.s[="a\\nb\\x01"]' },
   ])('$name', ({ fp, expect: want }) => {
@@ -174,7 +198,13 @@ describe('FieldSet', () => {
   });
 
   it('unions (TestSetUnion)', () => {
-    const a = NS(P('foo', 0), P('foo'), P('bar', 'baz'), P('qux', KBF('name', 'first')), P('parent', 'child', 'grandchild'));
+    const a = NS(
+      P('foo', 0),
+      P('foo'),
+      P('bar', 'baz'),
+      P('qux', KBF('name', 'first')),
+      P('parent', 'child', 'grandchild'),
+    );
     const b = NS(P('foo', 1), P('bar', 'baz'), P('bar'), P('qux', KBF('name', 'second')), P('parent', 'child'));
     const u = NS(
       P('foo', 0),
@@ -193,18 +223,42 @@ describe('FieldSet', () => {
 
   describe('intersection and difference (TestSetIntersectionDifference)', () => {
     const nameFirst = KBF('name', 'first');
-    const a = NS(P('a0'), P('a1'), P('foo', 0), P('foo', 1), P('b0', nameFirst), P('b1', nameFirst), P('bar', 'c0'), P('cp', nameFirst, 'child'));
-    const b = NS(P('a1'), P('a2'), P('foo', 1), P('foo', 2), P('b1', nameFirst), P('b2', nameFirst), P('bar', 'c2'), P('cp', nameFirst));
+    const a = NS(
+      P('a0'),
+      P('a1'),
+      P('foo', 0),
+      P('foo', 1),
+      P('b0', nameFirst),
+      P('b1', nameFirst),
+      P('bar', 'c0'),
+      P('cp', nameFirst, 'child'),
+    );
+    const b = NS(
+      P('a1'),
+      P('a2'),
+      P('foo', 1),
+      P('foo', 2),
+      P('b1', nameFirst),
+      P('b2', nameFirst),
+      P('bar', 'c2'),
+      P('cp', nameFirst),
+    );
     const both = NS(P('a1'), P('foo', 1), P('b1', nameFirst));
 
     it('intersection', () => {
       expect(a.intersection(b).equals(both)).toBe(true);
     });
     it('a - b', () => {
-      expect(a.difference(b).equals(NS(P('a0'), P('foo', 0), P('b0', nameFirst), P('bar', 'c0'), P('cp', nameFirst, 'child')))).toBe(true);
+      expect(
+        a
+          .difference(b)
+          .equals(NS(P('a0'), P('foo', 0), P('b0', nameFirst), P('bar', 'c0'), P('cp', nameFirst, 'child'))),
+      ).toBe(true);
     });
     it('b - a', () => {
-      expect(b.difference(a).equals(NS(P('a2'), P('foo', 2), P('b2', nameFirst), P('bar', 'c2'), P('cp', nameFirst)))).toBe(true);
+      expect(
+        b.difference(a).equals(NS(P('a2'), P('foo', 2), P('b2', nameFirst), P('bar', 'c2'), P('cp', nameFirst))),
+      ).toBe(true);
     });
     it('intersection the hard way', () => {
       const notBoth = b.difference(a).union(a.difference(b));
@@ -214,12 +268,29 @@ describe('FieldSet', () => {
 
   it.each<{ name: string; input: FieldSet; expected: FieldSet }>([
     { name: 'empty set', input: NS(), expected: NS() },
-    { name: 'all leaves', input: NS(P('path1'), P('path2'), P('path3')), expected: NS(P('path1'), P('path2'), P('path3')) },
-    { name: 'only one leaf', input: NS(P('root'), P('root', 'l1'), P('root', 'l1', 'l2'), P('root', 'l1', 'l2', 'l3')), expected: NS(P('root', 'l1', 'l2', 'l3')) },
+    {
+      name: 'all leaves',
+      input: NS(P('path1'), P('path2'), P('path3')),
+      expected: NS(P('path1'), P('path2'), P('path3')),
+    },
+    {
+      name: 'only one leaf',
+      input: NS(P('root'), P('root', 'l1'), P('root', 'l1', 'l2'), P('root', 'l1', 'l2', 'l3')),
+      expected: NS(P('root', 'l1', 'l2', 'l3')),
+    },
     {
       name: 'multiple values, check for overwrite',
-      input: NS(P('root', KBF('name', 'a')), P('root', KBF('name', 'a'), 'name'), P('root', KBF('name', 'a'), 'value', 'b'), P('root', KBF('name', 'a'), 'value', 'c')),
-      expected: NS(P('root', KBF('name', 'a'), 'name'), P('root', KBF('name', 'a'), 'value', 'b'), P('root', KBF('name', 'a'), 'value', 'c')),
+      input: NS(
+        P('root', KBF('name', 'a')),
+        P('root', KBF('name', 'a'), 'name'),
+        P('root', KBF('name', 'a'), 'value', 'b'),
+        P('root', KBF('name', 'a'), 'value', 'c'),
+      ),
+      expected: NS(
+        P('root', KBF('name', 'a'), 'name'),
+        P('root', KBF('name', 'a'), 'value', 'b'),
+        P('root', KBF('name', 'a'), 'value', 'c'),
+      ),
     },
     {
       name: 'all-in-one',
@@ -256,9 +327,27 @@ describe('FieldSet', () => {
   it.each<{ name: string; a: FieldSet; b: FieldSet; diff: FieldSet; recursive: FieldSet }>([
     { name: 'removes simple path', a: NS(P('a')), b: NS(P('a')), diff: NS(), recursive: NS() },
     { name: 'removes direct path', a: NS(P('a', 'b', 'c')), b: NS(P('a', 'b', 'c')), diff: NS(), recursive: NS() },
-    { name: 'only removes matching child', a: NS(P('a', 'b', 'c'), P('b', 'b', 'c')), b: NS(P('a', 'b', 'c')), diff: NS(P('b', 'b', 'c')), recursive: NS(P('b', 'b', 'c')) },
-    { name: 'does not remove parent of specific path', a: NS(P('a')), b: NS(P('a', 'aa')), diff: NS(P('a')), recursive: NS(P('a')) },
-    { name: 'RecursiveDifference removes nested path', a: NS(P('a', 'b', 'c')), b: NS(P('a')), diff: NS(P('a', 'b', 'c')), recursive: NS() },
+    {
+      name: 'only removes matching child',
+      a: NS(P('a', 'b', 'c'), P('b', 'b', 'c')),
+      b: NS(P('a', 'b', 'c')),
+      diff: NS(P('b', 'b', 'c')),
+      recursive: NS(P('b', 'b', 'c')),
+    },
+    {
+      name: 'does not remove parent of specific path',
+      a: NS(P('a')),
+      b: NS(P('a', 'aa')),
+      diff: NS(P('a')),
+      recursive: NS(P('a')),
+    },
+    {
+      name: 'RecursiveDifference removes nested path',
+      a: NS(P('a', 'b', 'c')),
+      b: NS(P('a')),
+      diff: NS(P('a', 'b', 'c')),
+      recursive: NS(),
+    },
     {
       name: 'RecursiveDifference only removes nested path for matching children',
       a: NS(P('a', 'aa', 'aab'), P('a', 'ab', 'aba')),
@@ -266,14 +355,24 @@ describe('FieldSet', () => {
       diff: NS(P('a', 'aa', 'aab'), P('a', 'ab', 'aba')),
       recursive: NS(P('a', 'ab', 'aba')),
     },
-    { name: 'RecursiveDifference removes all matching children', a: NS(P('a', 'aa', 'aab'), P('a', 'ab', 'aba')), b: NS(P('a')), diff: NS(P('a', 'aa', 'aab'), P('a', 'ab', 'aba')), recursive: NS() },
+    {
+      name: 'RecursiveDifference removes all matching children',
+      a: NS(P('a', 'aa', 'aab'), P('a', 'ab', 'aba')),
+      b: NS(P('a')),
+      diff: NS(P('a', 'aa', 'aab'), P('a', 'ab', 'aba')),
+      recursive: NS(),
+    },
   ])('difference: $name (TestSetDifference)', ({ a, b, diff, recursive }) => {
     expect(a.difference(b).equals(diff)).toBe(true);
     expect(a.recursiveDifference(b).equals(recursive)).toBe(true);
   });
 
   it('withPrefix returns the subtree, or an empty set', () => {
-    expect(s1.withPrefix(fieldElement('qux')).equals(NS(P(KBF('name', 'first')), P(KBF('name', 'first'), 'bar'), P(KBF('name', 'second'), 'bar')))).toBe(true);
+    expect(
+      s1
+        .withPrefix(fieldElement('qux'))
+        .equals(NS(P(KBF('name', 'first')), P(KBF('name', 'first'), 'bar'), P(KBF('name', 'second'), 'bar'))),
+    ).toBe(true);
     expect(s1.withPrefix(fieldElement('nope')).empty()).toBe(true);
   });
 });
@@ -341,7 +440,14 @@ describe('ensureNamedFieldsAreMembers (TestEnsureNamedFieldsAreMembers)', () => 
   const newSchema = assocList('["keyAStr", "keyBInt"]');
   const k = KBF('keyAStr', 'a', 'keyBInt', 1);
 
-  it.each<{ name: string; schema: typeof nested; after?: typeof nested; value: string; before: FieldSet; expected: FieldSet }>([
+  it.each<{
+    name: string;
+    schema: typeof nested;
+    after?: typeof nested;
+    value: string;
+    before: FieldSet;
+    expected: FieldSet;
+  }>([
     {
       name: 'nested named fields',
       schema: nested,
@@ -354,29 +460,68 @@ describe('ensureNamedFieldsAreMembers (TestEnsureNamedFieldsAreMembers)', () => 
       schema: nested,
       value: '{"named": {"a": {"named": {"value": 42}}}, "a": {"named": {"value": 1}}}',
       before: NS(P('named', 'a', 'named', 'value'), P('a', 'named', 'value')),
-      expected: NS(P('named', 'a', 'named', 'value'), P('named', 'a', 'named'), P('named', 'a'), P('named'), P('a', 'named', 'value'), P('a', 'named'), P('a')),
+      expected: NS(
+        P('named', 'a', 'named', 'value'),
+        P('named', 'a', 'named'),
+        P('named', 'a'),
+        P('named'),
+        P('a', 'named', 'value'),
+        P('a', 'named'),
+        P('a'),
+      ),
     },
     {
       name: 'through a list-map item',
       schema: nested,
       value: '{"named": {"list": [{"keyAStr": "a", "keyBInt": 1, "named": {"value": 0}}]}}',
-      before: NS(P('named', 'list', k, 'keyAStr'), P('named', 'list', k, 'keyBInt'), P('named', 'list', k, 'named', 'value'), P('named', 'list', k)),
-      expected: NS(P('named', 'list', k, 'keyAStr'), P('named', 'list', k, 'keyBInt'), P('named', 'list', k, 'named', 'value'), P('named', 'list', k, 'named'), P('named', 'list', k), P('named', 'list'), P('named')),
+      before: NS(
+        P('named', 'list', k, 'keyAStr'),
+        P('named', 'list', k, 'keyBInt'),
+        P('named', 'list', k, 'named', 'value'),
+        P('named', 'list', k),
+      ),
+      expected: NS(
+        P('named', 'list', k, 'keyAStr'),
+        P('named', 'list', k, 'keyBInt'),
+        P('named', 'list', k, 'named', 'value'),
+        P('named', 'list', k, 'named'),
+        P('named', 'list', k),
+        P('named', 'list'),
+        P('named'),
+      ),
     },
     {
       name: 'item recorded under an older key set',
       schema: oldSchema,
       after: newSchema,
       value: '{"values": [{"keyAStr": "a", "value": 0}]}',
-      before: NS(P('values', KBF('keyAStr', 'a'), 'keyAStr'), P('values', KBF('keyAStr', 'a'), 'value'), P('values', KBF('keyAStr', 'a'))),
-      expected: NS(P('values', KBF('keyAStr', 'a'), 'keyAStr'), P('values', KBF('keyAStr', 'a'), 'value'), P('values', KBF('keyAStr', 'a')), P('values')),
+      before: NS(
+        P('values', KBF('keyAStr', 'a'), 'keyAStr'),
+        P('values', KBF('keyAStr', 'a'), 'value'),
+        P('values', KBF('keyAStr', 'a')),
+      ),
+      expected: NS(
+        P('values', KBF('keyAStr', 'a'), 'keyAStr'),
+        P('values', KBF('keyAStr', 'a'), 'value'),
+        P('values', KBF('keyAStr', 'a')),
+        P('values'),
+      ),
     },
     {
       name: 'missing key field is not added',
       schema: newSchema,
       value: '{"values": [{"keyAStr": "a", "value": 1}]}',
-      before: NS(P('values', KBF('keyAStr', 'a'), 'keyAStr'), P('values', KBF('keyAStr', 'a'), 'value'), P('values', KBF('keyAStr', 'a'))),
-      expected: NS(P('values', KBF('keyAStr', 'a'), 'keyAStr'), P('values', KBF('keyAStr', 'a'), 'value'), P('values', KBF('keyAStr', 'a')), P('values')),
+      before: NS(
+        P('values', KBF('keyAStr', 'a'), 'keyAStr'),
+        P('values', KBF('keyAStr', 'a'), 'value'),
+        P('values', KBF('keyAStr', 'a')),
+      ),
+      expected: NS(
+        P('values', KBF('keyAStr', 'a'), 'keyAStr'),
+        P('values', KBF('keyAStr', 'a'), 'value'),
+        P('values', KBF('keyAStr', 'a')),
+        P('values'),
+      ),
     },
   ])('$name', ({ schema, after, value, before, expected }) => {
     const set = toFieldSet(schema, yamlObject(value));

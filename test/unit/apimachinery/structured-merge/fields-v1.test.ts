@@ -28,7 +28,10 @@ describe('path element round trips (TestPathElementRoundTrip)', () => {
     ['k:{"name":"   name with spaces   "}', KBF('name', '   name with spaces   ')],
     ['k:{"port":"8080","protocol":"TCP"}', KBF('port', '8080', 'protocol', 'TCP')],
     ['k:{"optionalField":null}', KBF('optionalField', null)],
-    ['k:{"jsonField":{"A":1,"B":null,"C":"D","E":{"F":"G"}}}', KBF('jsonField', { A: 1, B: null, C: 'D', E: { F: 'G' } })],
+    [
+      'k:{"jsonField":{"A":1,"B":null,"C":"D","E":{"F":"G"}}}',
+      KBF('jsonField', { A: 1, B: null, C: 'D', E: { F: 'G' } }),
+    ],
     ['k:{"listField":["1","2","3"]}', KBF('listField', ['1', '2', '3'])],
     ['v:null', V(null)],
     ['v:"some-string"', V('some-string')],
@@ -171,12 +174,17 @@ describe('FieldsV1 sets (serialize_test.go)', () => {
     expect(() => parseFieldsV1(text)).toThrow(FieldsV1Error);
   });
 
-  it.each(['{"f:a":{}} ', '{"f:a":{}}\t\n\r ', ' \t\n\r {"f:a":{}}', '  {}  ', '{ "f:a" : {} }', 'null', ' null '])('accepts %j (TestSetFromJSON)', (text) => {
-    expect(() => parseFieldsV1(text)).not.toThrow();
-  });
+  it.each(['{"f:a":{}} ', '{"f:a":{}}\t\n\r ', ' \t\n\r {"f:a":{}}', '  {}  ', '{ "f:a" : {} }', 'null', ' null '])(
+    'accepts %j (TestSetFromJSON)',
+    (text) => {
+      expect(() => parseFieldsV1(text)).not.toThrow();
+    },
+  );
 
   it('names the bad key in its message', () => {
-    expect(() => fieldsV1ToFieldSet({ 'f:a': { nocolon: {} } })).toThrow('parsing key as path element: missing colon: nocolon');
+    expect(() => fieldsV1ToFieldSet({ 'f:a': { nocolon: {} } })).toThrow(
+      'parsing key as path element: missing colon: nocolon',
+    );
     expect(() => fieldsV1ToFieldSet({ 'f:a': 5 })).toThrow(FieldsV1Error);
   });
 
@@ -190,7 +198,14 @@ describe('FieldsV1 sets (serialize_test.go)', () => {
   });
 
   it('writes "." first for a member with children, and children in element order', () => {
-    const set = NS(P('spec'), P('spec', 'replicas'), P('spec', 'template', 'metadata', 'labels', 'app'), P('metadata', 'labels', 'a'), P('spec', 'ports', KBF('port', 80, 'protocol', 'TCP')), P('spec', 'list', 2));
+    const set = NS(
+      P('spec'),
+      P('spec', 'replicas'),
+      P('spec', 'template', 'metadata', 'labels', 'app'),
+      P('metadata', 'labels', 'a'),
+      P('spec', 'ports', KBF('port', 80, 'protocol', 'TCP')),
+      P('spec', 'list', 2),
+    );
     const v1 = fieldSetToFieldsV1(set);
     expect(Object.keys(v1)).toEqual(['f:metadata', 'f:spec']);
     expect(Object.keys(v1['f:spec']!)).toEqual(['.', 'f:list', 'f:ports', 'f:replicas', 'f:template']);

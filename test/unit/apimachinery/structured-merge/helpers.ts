@@ -86,13 +86,22 @@ export function smdSchema(text: string, root: string): TypeNode {
     if (a.scalar) into.scalar = scalarKind(a.scalar);
     if (a.list) {
       const l = a.list;
-      into.list = { elementType: ref(l.elementType), relationship: listRel(l.elementRelationship, l.keys), keys: l.keys ?? [] };
+      into.list = {
+        elementType: ref(l.elementType),
+        relationship: listRel(l.elementRelationship, l.keys),
+        keys: l.keys ?? [],
+      };
     }
     if (a.map) {
       const m = a.map;
       const fields = new Map<string, StructField>();
-      for (const f of m.fields ?? []) fields.set(f.name, f.default === undefined ? { type: ref(f.type) } : { type: ref(f.type), default: f.default });
-      into.map = { fields, elementType: m.elementType ? ref(m.elementType) : undefined, relationship: m.elementRelationship === 'atomic' ? 'atomic' : 'granular' };
+      for (const f of m.fields ?? [])
+        fields.set(f.name, f.default === undefined ? { type: ref(f.type) } : { type: ref(f.type), default: f.default });
+      into.map = {
+        fields,
+        elementType: m.elementType ? ref(m.elementType) : undefined,
+        relationship: m.elementRelationship === 'atomic' ? 'atomic' : 'granular',
+      };
     }
   };
 
@@ -134,9 +143,25 @@ export type Op =
   /** SMD's ChangeParser: the schema changes between writes (CRD schema edits). */
   | { changeType: TypeNode; apiVersion?: undefined };
 
-export const apply = (manager: string, object: string, apiVersion = 'v1', conflicts?: Array<[string, Path]>): Op => ({ apply: 'apply', manager, apiVersion, object, conflicts });
-export const forceApply = (manager: string, object: string, apiVersion = 'v1'): Op => ({ forceApply: 'forceApply', manager, apiVersion, object });
-export const update = (manager: string, object: string, apiVersion = 'v1'): Op => ({ update: 'update', manager, apiVersion, object });
+export const apply = (manager: string, object: string, apiVersion = 'v1', conflicts?: Array<[string, Path]>): Op => ({
+  apply: 'apply',
+  manager,
+  apiVersion,
+  object,
+  conflicts,
+});
+export const forceApply = (manager: string, object: string, apiVersion = 'v1'): Op => ({
+  forceApply: 'forceApply',
+  manager,
+  apiVersion,
+  object,
+});
+export const update = (manager: string, object: string, apiVersion = 'v1'): Op => ({
+  update: 'update',
+  manager,
+  apiVersion,
+  object,
+});
 export const changeType = (type: TypeNode): Op => ({ changeType: type });
 
 export interface OpsCase {

@@ -33,14 +33,29 @@ const widgetSchema: JSONSchemaProps = {
           type: 'array',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['port', 'protocol'],
-          items: { type: 'object', properties: { port: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' }, name: { type: 'string' } } },
+          items: {
+            type: 'object',
+            properties: {
+              port: { type: 'integer' },
+              protocol: { type: 'string', default: 'TCP' },
+              name: { type: 'string' },
+            },
+          },
         },
         selector: { type: 'object', 'x-kubernetes-map-type': 'atomic', properties: { app: { type: 'string' } } },
         env: { type: 'object', additionalProperties: { type: 'string' } },
         port: { 'x-kubernetes-int-or-string': true },
         raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        typedRaw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'object', properties: { a: { type: 'string' } } } } },
-        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        typedRaw: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          properties: { known: { type: 'object', properties: { a: { type: 'string' } } } },
+        },
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
         when: { type: 'string', format: 'date-time' },
       },
     },
@@ -71,19 +86,45 @@ describe('fromOpenAPISchema', () => {
         P('spec', 'ports', KBF('port', 80, 'protocol', 'UDP'), 'name'),
       ),
     },
-    { name: 'a missing key field takes its default', spec: { ports: [{ port: 53 }] }, set: NS(P('spec', 'ports', KBF('port', 53, 'protocol', 'TCP')), P('spec', 'ports', KBF('port', 53, 'protocol', 'TCP'), 'port')) },
+    {
+      name: 'a missing key field takes its default',
+      spec: { ports: [{ port: 53 }] },
+      set: NS(
+        P('spec', 'ports', KBF('port', 53, 'protocol', 'TCP')),
+        P('spec', 'ports', KBF('port', 53, 'protocol', 'TCP'), 'port'),
+      ),
+    },
     { name: 'map-type atomic', spec: { selector: { app: 'x' } }, set: NS(P('spec', 'selector')) },
-    { name: 'additionalProperties is a granular map', spec: { env: { A: '1', B: '2' } }, set: NS(P('spec', 'env', 'A'), P('spec', 'env', 'B')) },
+    {
+      name: 'additionalProperties is a granular map',
+      spec: { env: { A: '1', B: '2' } },
+      set: NS(P('spec', 'env', 'A'), P('spec', 'env', 'B')),
+    },
     { name: 'int-or-string is a scalar', spec: { port: 'http' }, set: NS(P('spec', 'port')) },
-    { name: 'preserve-unknown-fields deduces maps granular', spec: { raw: { a: { b: [1, 2] } } }, set: NS(P('spec', 'raw', 'a'), P('spec', 'raw', 'a', 'b')) },
+    {
+      name: 'preserve-unknown-fields deduces maps granular',
+      spec: { raw: { a: { b: [1, 2] } } },
+      set: NS(P('spec', 'raw', 'a'), P('spec', 'raw', 'a', 'b')),
+    },
     {
       name: 'preserve-unknown-fields reaches below declared properties',
       spec: { typedRaw: { known: { a: 'x', extra: { y: 1 } } } },
-      set: NS(P('spec', 'typedRaw', 'known', 'a'), P('spec', 'typedRaw', 'known', 'extra'), P('spec', 'typedRaw', 'known', 'extra', 'y')),
+      set: NS(
+        P('spec', 'typedRaw', 'known', 'a'),
+        P('spec', 'typedRaw', 'known', 'extra'),
+        P('spec', 'typedRaw', 'known', 'extra', 'y'),
+      ),
     },
     {
       name: 'embedded resources get ObjectMeta',
-      spec: { template: { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' }, finalizers: ['f'] }, spec: { x: 1 } } },
+      spec: {
+        template: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { labels: { a: 'b' }, finalizers: ['f'] },
+          spec: { x: 1 },
+        },
+      },
       set: NS(
         P('spec', 'template', 'apiVersion'),
         P('spec', 'template', 'kind'),
@@ -93,7 +134,11 @@ describe('fromOpenAPISchema', () => {
         P('spec', 'template', 'spec', 'x'),
       ),
     },
-    { name: 'date-time strings are untyped scalars', spec: { when: '2024-01-01T00:00:00Z' }, set: NS(P('spec', 'when')) },
+    {
+      name: 'date-time strings are untyped scalars',
+      spec: { when: '2024-01-01T00:00:00Z' },
+      set: NS(P('spec', 'when')),
+    },
   ])('$name', ({ spec, set }) => {
     const got = toFieldSet(widget, { spec });
     expect(got.toString()).toBe(set.toString());
@@ -102,7 +147,11 @@ describe('fromOpenAPISchema', () => {
 
   it('rejects fields the schema does not have, unless unknown fields are preserved', () => {
     expect(() => toFieldSet(widget, { spec: { nope: 1 } })).toThrow('schema error');
-    expect(toFieldSet(fromOpenAPISchema(widgetSchema, { preserveUnknownFields: true }), { spec: { nope: 1 } }).equals(NS(P('spec', 'nope')))).toBe(true);
+    expect(
+      toFieldSet(fromOpenAPISchema(widgetSchema, { preserveUnknownFields: true }), { spec: { nope: 1 } }).equals(
+        NS(P('spec', 'nope')),
+      ),
+    ).toBe(true);
   });
 
   it('treats a CRD without a schema as deduced', () => {
@@ -110,7 +159,12 @@ describe('fromOpenAPISchema', () => {
   });
 
   it('refuses listType map without keys', () => {
-    expect(() => fromOpenAPISchema({ type: 'object', properties: { l: { type: 'array', 'x-kubernetes-list-type': 'map', items: { type: 'object' } } } })).toThrow('x-kubernetes-list-map-keys');
+    expect(() =>
+      fromOpenAPISchema({
+        type: 'object',
+        properties: { l: { type: 'array', 'x-kubernetes-list-type': 'map', items: { type: 'object' } } },
+      }),
+    ).toThrow('x-kubernetes-list-map-keys');
   });
 });
 
@@ -137,7 +191,9 @@ describe('ObjectMeta', () => {
   });
 
   it('keys an ownerReference without uid by the default ""', () => {
-    expect(toFieldSet(objectMetaType, { ownerReferences: [{ name: 'x' }] }).equals(NS(P('ownerReferences', KBF('uid', ''))))).toBe(true);
+    expect(
+      toFieldSet(objectMetaType, { ownerReferences: [{ name: 'x' }] }).equals(NS(P('ownerReferences', KBF('uid', '')))),
+    ).toBe(true);
   });
 });
 
@@ -172,9 +228,15 @@ describe('a custom resource, end to end', () => {
     const u = new Updater(widget);
     const created = u.update(null, manifest, 'example.com/v1', new Map(), 'creator');
     const config = { ...manifest, spec: { size: 5 } };
-    expect(() => u.apply(created.object, config, 'example.com/v1', created.managers, 'kubectl', false)).toThrow(Conflicts);
+    expect(() => u.apply(created.object, config, 'example.com/v1', created.managers, 'kubectl', false)).toThrow(
+      Conflicts,
+    );
     const forced = u.apply(created.object, config, 'example.com/v1', created.managers, 'kubectl', true);
-    expect((forced.object as { spec: { size: number; tags: string[] } }).spec).toEqual({ size: 5, tags: ['x'], ports: [{ port: 80, protocol: 'TCP' }] });
+    expect((forced.object as { spec: { size: number; tags: string[] } }).spec).toEqual({
+      size: 5,
+      tags: ['x'],
+      ports: [{ port: 80, protocol: 'TCP' }],
+    });
     expect(forced.managers.get('creator')!.set.has(P('spec', 'size'))).toBe(false);
     expect(forced.managers.get('creator')!.set.has(P('spec', 'tags', V('x')))).toBe(true);
   });
@@ -188,6 +250,8 @@ describe('a custom resource, end to end', () => {
       list: mapListType(structType({ name: scalarType('string') }), ['name']),
       set: setListType(scalarType('numeric')),
     });
-    expect(toFieldSet(configMap, { data: { a: '1' }, list: [{ name: 'x' }], set: [1] }).toString()).toBe('.data.a\n.list[name="x"]\n.list[name="x"].name\n.set[=1]');
+    expect(toFieldSet(configMap, { data: { a: '1' }, list: [{ name: 'x' }], set: [1] }).toString()).toBe(
+      '.data.a\n.list[name="x"]\n.list[name="x"].name\n.set[=1]',
+    );
   });
 });

@@ -1,7 +1,16 @@
 // runTaskSliced runs the walks runTask runs, to the same result, stopping between slices so that
 // a request's large object leaves the event loop to others now and then.
 import { describe, expect, it } from 'vitest';
-import { StructuredMergeError, Updater, deducedType, makePath, runTask, runTaskSliced, scalarType, structType } from '../../../../apimachinery/structured-merge/index.js';
+import {
+  StructuredMergeError,
+  Updater,
+  deducedType,
+  makePath,
+  runTask,
+  runTaskSliced,
+  scalarType,
+  structType,
+} from '../../../../apimachinery/structured-merge/index.js';
 
 /** `{spec: {m: {k0: 'v', ...}}}`: one map of `n` leaves, walked in one step but for its pauses. */
 function wide(n: number): unknown {
@@ -37,6 +46,8 @@ describe('runTaskSliced', () => {
     const typed = new Updater(structType({ a: scalarType('string') }));
     const bad = { a: 1 };
     expect(() => runTask(typed.updateTask({}, bad, 'v1', new Map(), 'm'))).toThrow(StructuredMergeError);
-    await expect(sliced(typed.updateTask({}, bad, 'v1', new Map(), 'm'))).rejects.toThrow('failed to convert new object to smd typed: .a: expected string, got 1');
+    await expect(sliced(typed.updateTask({}, bad, 'v1', new Map(), 'm'))).rejects.toThrow(
+      'failed to convert new object to smd typed: .a: expected string, got 1',
+    );
   });
 });

@@ -2,8 +2,27 @@
 // duplicates, deduced, preserve unknown, schema change, ignore): operations in order, then the
 // expected live object and managed fields.
 import { describe, expect, it } from 'vitest';
-import { Conflicts, FieldSet, Updater, deducedType, type TypeNode } from '../../../../apimachinery/structured-merge/index.js';
-import { KBF, P, V, apply, changeType, checkCase, forceApply, runOps, smdSchema, update, yamlObject, type OpsCase } from './helpers.js';
+import {
+  Conflicts,
+  FieldSet,
+  Updater,
+  deducedType,
+  type TypeNode,
+} from '../../../../apimachinery/structured-merge/index.js';
+import {
+  KBF,
+  P,
+  V,
+  apply,
+  changeType,
+  checkCase,
+  forceApply,
+  runOps,
+  smdSchema,
+  update,
+  yamlObject,
+  type OpsCase,
+} from './helpers.js';
 
 const leafFields = smdSchema(
   `types:
@@ -276,27 +295,47 @@ describe('leaf fields (leaf_test.go)', () => {
   run(leafFields, [
     {
       name: 'apply_twice',
-      ops: [apply('default', 'numeric: 1\nstring: "string"'), apply('default', 'numeric: 2\nstring: "string"\nbool: false')],
+      ops: [
+        apply('default', 'numeric: 1\nstring: "string"'),
+        apply('default', 'numeric: 2\nstring: "string"\nbool: false'),
+      ],
       object: 'numeric: 2\nstring: "string"\nbool: false',
       managed: { default: { apiVersion: 'v1', paths: [P('numeric'), P('string'), P('bool')], applied: true } },
     },
     {
       name: 'apply_twice_different_versions',
-      ops: [apply('default', 'numeric: 1\nstring: "string"'), apply('default', 'numeric: 2\nstring: "string"\nbool: false', 'v2')],
+      ops: [
+        apply('default', 'numeric: 1\nstring: "string"'),
+        apply('default', 'numeric: 2\nstring: "string"\nbool: false', 'v2'),
+      ],
       object: 'numeric: 2\nstring: "string"\nbool: false',
       managed: { default: { apiVersion: 'v2', paths: [P('numeric'), P('string'), P('bool')] } },
     },
     {
       name: 'apply_update_apply_no_conflict',
-      ops: [apply('default', 'numeric: 1\nstring: "string"'), update('controller', 'numeric: 1\nstring: "string"\nbool: true'), apply('default', 'numeric: 2\nstring: "string"')],
+      ops: [
+        apply('default', 'numeric: 1\nstring: "string"'),
+        update('controller', 'numeric: 1\nstring: "string"\nbool: true'),
+        apply('default', 'numeric: 2\nstring: "string"'),
+      ],
       object: 'numeric: 2\nstring: "string"\nbool: true',
-      managed: { default: { apiVersion: 'v1', paths: [P('numeric'), P('string')] }, controller: { apiVersion: 'v1', paths: [P('bool')], applied: false } },
+      managed: {
+        default: { apiVersion: 'v1', paths: [P('numeric'), P('string')] },
+        controller: { apiVersion: 'v1', paths: [P('bool')], applied: false },
+      },
     },
     {
       name: 'apply_update_apply_no_conflict_different_version',
-      ops: [apply('default', 'numeric: 1\nstring: "string"'), update('controller', 'numeric: 1\nstring: "string"\nbool: true', 'v2'), apply('default', 'numeric: 2\nstring: "string"')],
+      ops: [
+        apply('default', 'numeric: 1\nstring: "string"'),
+        update('controller', 'numeric: 1\nstring: "string"\nbool: true', 'v2'),
+        apply('default', 'numeric: 2\nstring: "string"'),
+      ],
       object: 'numeric: 2\nstring: "string"\nbool: true',
-      managed: { default: { apiVersion: 'v1', paths: [P('numeric'), P('string')] }, controller: { apiVersion: 'v2', paths: [P('bool')] } },
+      managed: {
+        default: { apiVersion: 'v1', paths: [P('numeric'), P('string')] },
+        controller: { apiVersion: 'v2', paths: [P('bool')] },
+      },
     },
     {
       name: 'apply_update_apply_with_conflict',
@@ -307,7 +346,10 @@ describe('leaf fields (leaf_test.go)', () => {
         forceApply('default', 'numeric: 2\nstring: "user string"'),
       ],
       object: 'numeric: 2\nstring: "user string"\nbool: true',
-      managed: { default: { apiVersion: 'v1', paths: [P('numeric'), P('string')] }, controller: { apiVersion: 'v1', paths: [P('bool')] } },
+      managed: {
+        default: { apiVersion: 'v1', paths: [P('numeric'), P('string')] },
+        controller: { apiVersion: 'v1', paths: [P('bool')] },
+      },
     },
     {
       name: 'apply_twice_remove',
@@ -327,7 +369,12 @@ describe('leaf fields (leaf_test.go)', () => {
       object: 'string: "new string"',
       managed: { controller: { apiVersion: 'v1', paths: [P('string')] } },
     },
-    { name: 'apply_remove_empty_set', ops: [apply('default', 'string: "string"'), apply('default', '')], object: '', managed: {} },
+    {
+      name: 'apply_remove_empty_set',
+      ops: [apply('default', 'string: "string"'), apply('default', '')],
+      object: '',
+      managed: {},
+    },
   ]);
 });
 
@@ -342,15 +389,29 @@ describe('sets (set_test.go)', () => {
     },
     {
       name: 'apply_update_apply_no_overlap',
-      ops: [apply('default', 'list:\n- a\n- c'), update('controller', 'list:\n- a\n- b\n- c\n- d'), apply('default', 'list:\n- a\n- aprime\n- c\n- cprime')],
+      ops: [
+        apply('default', 'list:\n- a\n- c'),
+        update('controller', 'list:\n- a\n- b\n- c\n- d'),
+        apply('default', 'list:\n- a\n- aprime\n- c\n- cprime'),
+      ],
       object: 'list:\n- a\n- b\n- aprime\n- c\n- d\n- cprime',
-      managed: { default: { apiVersion: 'v1', paths: paths('a', 'aprime', 'c', 'cprime') }, controller: { apiVersion: 'v1', paths: paths('b', 'd') } },
+      managed: {
+        default: { apiVersion: 'v1', paths: paths('a', 'aprime', 'c', 'cprime') },
+        controller: { apiVersion: 'v1', paths: paths('b', 'd') },
+      },
     },
     {
       name: 'apply_update_apply_with_overlap',
-      ops: [apply('default', 'list:\n- a\n- c'), update('controller', 'list:\n- a\n- b\n- c\n- d'), apply('default', 'list:\n- a\n- b\n- c')],
+      ops: [
+        apply('default', 'list:\n- a\n- c'),
+        update('controller', 'list:\n- a\n- b\n- c\n- d'),
+        apply('default', 'list:\n- a\n- b\n- c'),
+      ],
       object: 'list:\n- a\n- b\n- c\n- d',
-      managed: { default: { apiVersion: 'v1', paths: paths('a', 'b', 'c') }, controller: { apiVersion: 'v1', paths: paths('b', 'd') } },
+      managed: {
+        default: { apiVersion: 'v1', paths: paths('a', 'b', 'c') },
+        controller: { apiVersion: 'v1', paths: paths('b', 'd') },
+      },
     },
     {
       name: 'apply_twice_reorder',
@@ -360,7 +421,11 @@ describe('sets (set_test.go)', () => {
     },
     {
       name: 'apply_update_apply_reorder',
-      ops: [apply('default', 'list:\n- a\n- b\n- c\n- d'), update('controller', 'list:\n- a\n- d\n- c\n- b'), apply('default', 'list:\n- a\n- b\n- c\n- d')],
+      ops: [
+        apply('default', 'list:\n- a\n- b\n- c\n- d'),
+        update('controller', 'list:\n- a\n- d\n- c\n- b'),
+        apply('default', 'list:\n- a\n- b\n- c\n- d'),
+      ],
       object: 'list:\n- a\n- b\n- c\n- d',
       managed: { default: { apiVersion: 'v1', paths: paths('a', 'b', 'c', 'd') } },
     },
@@ -390,13 +455,23 @@ describe('list-maps (key_test.go, multiple_appliers_test.go)', () => {
     },
     {
       name: 'remove_one',
-      ops: [apply('apply-one', 'list:\n- name: a\n- name: b'), apply('apply-two', 'list:\n- name: c', 'v2'), apply('apply-one', 'list:\n- name: a', 'v3')],
+      ops: [
+        apply('apply-one', 'list:\n- name: a\n- name: b'),
+        apply('apply-two', 'list:\n- name: c', 'v2'),
+        apply('apply-one', 'list:\n- name: a', 'v3'),
+      ],
       object: 'list:\n- name: a\n- name: c',
-      managed: { 'apply-one': { apiVersion: 'v3', paths: [item('a'), item('a', 'name')] }, 'apply-two': { apiVersion: 'v2', paths: [item('c'), item('c', 'name')] } },
+      managed: {
+        'apply-one': { apiVersion: 'v3', paths: [item('a'), item('a', 'name')] },
+        'apply-two': { apiVersion: 'v2', paths: [item('c'), item('c', 'name')] },
+      },
     },
     {
       name: 'same_value_no_conflict (shared ownership)',
-      ops: [apply('apply-one', 'list:\n- name: a\n  value: 0'), apply('apply-two', 'list:\n- name: a\n  value: 0', 'v2')],
+      ops: [
+        apply('apply-one', 'list:\n- name: a\n  value: 0'),
+        apply('apply-two', 'list:\n- name: a\n  value: 0', 'v2'),
+      ],
       object: 'list:\n- name: a\n  value: 0',
       managed: {
         'apply-one': { apiVersion: 'v1', paths: [item('a'), item('a', 'name'), item('a', 'value')] },
@@ -405,13 +480,20 @@ describe('list-maps (key_test.go, multiple_appliers_test.go)', () => {
     },
     {
       name: 'change_value_yes_conflict',
-      ops: [apply('apply-one', 'list:\n- name: a\n  value: 0'), apply('apply-two', 'list:\n- name: a\n  value: 1', 'v2', [['apply-one', item('a', 'value')]])],
+      ops: [
+        apply('apply-one', 'list:\n- name: a\n  value: 0'),
+        apply('apply-two', 'list:\n- name: a\n  value: 1', 'v2', [['apply-one', item('a', 'value')]]),
+      ],
       object: 'list:\n- name: a\n  value: 0',
       managed: { 'apply-one': { apiVersion: 'v1', paths: [item('a'), item('a', 'name'), item('a', 'value')] } },
     },
     {
       name: 'remove_one_keep_one',
-      ops: [apply('apply-one', 'list:\n- name: a\n- name: b\n- name: c'), apply('apply-two', 'list:\n- name: c\n- name: d', 'v2'), apply('apply-one', 'list:\n- name: a', 'v3')],
+      ops: [
+        apply('apply-one', 'list:\n- name: a\n- name: b\n- name: c'),
+        apply('apply-two', 'list:\n- name: c\n- name: d', 'v2'),
+        apply('apply-one', 'list:\n- name: a', 'v3'),
+      ],
       object: 'list:\n- name: a\n- name: c\n- name: d',
       managed: {
         'apply-one': { apiVersion: 'v3', paths: [item('a'), item('a', 'name')] },
@@ -429,35 +511,63 @@ describe('list-maps (key_test.go, multiple_appliers_test.go)', () => {
       object: 'list:\n- name: a\n  value: 3\n- name: b\n  value: 2',
       managed: {
         one: { apiVersion: 'v1', paths: [item('a'), item('a', 'name')] },
-        two: { apiVersion: 'v1', paths: [item('a'), item('a', 'name'), item('a', 'value'), item('b'), item('b', 'name'), item('b', 'value')] },
+        two: {
+          apiVersion: 'v1',
+          paths: [item('a'), item('a', 'name'), item('a', 'value'), item('b'), item('b', 'name'), item('b', 'value')],
+        },
       },
     },
   ]);
 });
 
 describe('nested types (nested_test.go, multiple_appliers_test.go)', () => {
-  const lol = (name: string, ...rest: Array<string | ReturnType<typeof V>>) => P('listOfLists', KBF('name', name), ...rest);
+  const lol = (name: string, ...rest: Array<string | ReturnType<typeof V>>) =>
+    P('listOfLists', KBF('name', name), ...rest);
   run(nestedType, [
     {
       name: 'listOfLists_change_value',
-      ops: [apply('default', 'listOfLists:\n- name: a\n  value:\n  - b\n  - c'), apply('default', 'listOfLists:\n- name: a\n  value:\n  - a\n  - c')],
+      ops: [
+        apply('default', 'listOfLists:\n- name: a\n  value:\n  - b\n  - c'),
+        apply('default', 'listOfLists:\n- name: a\n  value:\n  - a\n  - c'),
+      ],
       object: 'listOfLists:\n- name: a\n  value:\n  - a\n  - c',
-      managed: { default: { apiVersion: 'v1', paths: [lol('a'), lol('a', 'name'), lol('a', 'value', V('a')), lol('a', 'value', V('c'))] } },
+      managed: {
+        default: {
+          apiVersion: 'v1',
+          paths: [lol('a'), lol('a', 'name'), lol('a', 'value', V('a')), lol('a', 'value', V('c'))],
+        },
+      },
     },
     {
       name: 'listOfLists_change_key_and_value',
-      ops: [apply('default', 'listOfLists:\n- name: a\n  value:\n  - b\n  - c'), apply('default', 'listOfLists:\n- name: b\n  value:\n  - a\n  - c')],
+      ops: [
+        apply('default', 'listOfLists:\n- name: a\n  value:\n  - b\n  - c'),
+        apply('default', 'listOfLists:\n- name: b\n  value:\n  - a\n  - c'),
+      ],
       object: 'listOfLists:\n- name: b\n  value:\n  - a\n  - c',
-      managed: { default: { apiVersion: 'v1', paths: [lol('b'), lol('b', 'name'), lol('b', 'value', V('a')), lol('b', 'value', V('c'))] } },
+      managed: {
+        default: {
+          apiVersion: 'v1',
+          paths: [lol('b'), lol('b', 'name'), lol('b', 'value', V('a')), lol('b', 'value', V('c'))],
+        },
+      },
     },
     {
       name: 'listOfMaps_change_value',
-      ops: [apply('default', 'listOfMaps:\n- name: a\n  value:\n    b: "x"\n    c: "y"'), apply('default', 'listOfMaps:\n- name: a\n  value:\n    a: "x"\n    c: "z"')],
+      ops: [
+        apply('default', 'listOfMaps:\n- name: a\n  value:\n    b: "x"\n    c: "y"'),
+        apply('default', 'listOfMaps:\n- name: a\n  value:\n    a: "x"\n    c: "z"'),
+      ],
       object: 'listOfMaps:\n- name: a\n  value:\n    a: "x"\n    c: "z"',
       managed: {
         default: {
           apiVersion: 'v1',
-          paths: [P('listOfMaps', KBF('name', 'a')), P('listOfMaps', KBF('name', 'a'), 'name'), P('listOfMaps', KBF('name', 'a'), 'value', 'a'), P('listOfMaps', KBF('name', 'a'), 'value', 'c')],
+          paths: [
+            P('listOfMaps', KBF('name', 'a')),
+            P('listOfMaps', KBF('name', 'a'), 'name'),
+            P('listOfMaps', KBF('name', 'a'), 'value', 'a'),
+            P('listOfMaps', KBF('name', 'a'), 'value', 'c'),
+          ],
         },
       },
     },
@@ -465,21 +575,48 @@ describe('nested types (nested_test.go, multiple_appliers_test.go)', () => {
       name: 'mapOfLists_change_key_and_value',
       ops: [apply('default', 'mapOfLists:\n  a:\n  - b\n  - c'), apply('default', 'mapOfLists:\n  b:\n  - a\n  - c')],
       object: 'mapOfLists:\n  b:\n  - a\n  - c',
-      managed: { default: { apiVersion: 'v1', paths: [P('mapOfLists', 'b'), P('mapOfLists', 'b', V('a')), P('mapOfLists', 'b', V('c'))] } },
+      managed: {
+        default: {
+          apiVersion: 'v1',
+          paths: [P('mapOfLists', 'b'), P('mapOfLists', 'b', V('a')), P('mapOfLists', 'b', V('c'))],
+        },
+      },
     },
     {
       name: 'mapOfMaps_change_value',
-      ops: [apply('default', 'mapOfMaps:\n  a:\n    b: "x"\n    c: "y"'), apply('default', 'mapOfMaps:\n  a:\n    a: "x"\n    c: "z"')],
+      ops: [
+        apply('default', 'mapOfMaps:\n  a:\n    b: "x"\n    c: "y"'),
+        apply('default', 'mapOfMaps:\n  a:\n    a: "x"\n    c: "z"'),
+      ],
       object: 'mapOfMaps:\n  a:\n    a: "x"\n    c: "z"',
-      managed: { default: { apiVersion: 'v1', paths: [P('mapOfMaps', 'a'), P('mapOfMaps', 'a', 'a'), P('mapOfMaps', 'a', 'c')] } },
+      managed: {
+        default: { apiVersion: 'v1', paths: [P('mapOfMaps', 'a'), P('mapOfMaps', 'a', 'a'), P('mapOfMaps', 'a', 'c')] },
+      },
     },
     {
       name: 'mapOfMapsRecursive_change_middle_key',
-      ops: [apply('default', 'mapOfMapsRecursive:\n  a:\n    b:\n      c:'), apply('default', 'mapOfMapsRecursive:\n  a:\n    d:\n      c:')],
+      ops: [
+        apply('default', 'mapOfMapsRecursive:\n  a:\n    b:\n      c:'),
+        apply('default', 'mapOfMapsRecursive:\n  a:\n    d:\n      c:'),
+      ],
       object: 'mapOfMapsRecursive:\n  a:\n    d:\n      c:',
-      managed: { default: { apiVersion: 'v1', paths: [P('mapOfMapsRecursive', 'a'), P('mapOfMapsRecursive', 'a', 'd'), P('mapOfMapsRecursive', 'a', 'd', 'c')] } },
+      managed: {
+        default: {
+          apiVersion: 'v1',
+          paths: [
+            P('mapOfMapsRecursive', 'a'),
+            P('mapOfMapsRecursive', 'a', 'd'),
+            P('mapOfMapsRecursive', 'a', 'd', 'c'),
+          ],
+        },
+      },
     },
-    { name: 'struct_apply_remove_all', ops: [apply('default', 'struct:\n  name: a\n  value: 1'), apply('default', '')], object: '', managed: {} },
+    {
+      name: 'struct_apply_remove_all',
+      ops: [apply('default', 'struct:\n  name: a\n  value: 1'), apply('default', '')],
+      object: '',
+      managed: {},
+    },
     {
       name: 'struct_apply_remove_dangling',
       ops: [apply('default', 'struct:\n  name: a'), apply('default', 'struct:')],
@@ -488,12 +625,20 @@ describe('nested types (nested_test.go, multiple_appliers_test.go)', () => {
     },
     {
       name: 'struct_apply_update_remove_all',
-      ops: [apply('default', 'struct:\n  name: a'), update('controller', 'struct:\n  name: a\n  value: 1'), apply('default', '')],
+      ops: [
+        apply('default', 'struct:\n  name: a'),
+        update('controller', 'struct:\n  name: a\n  value: 1'),
+        apply('default', ''),
+      ],
       object: 'struct:\n  value: 1',
     },
     {
       name: 'struct_apply_update_dict_dangling',
-      ops: [apply('default', 'struct:\n  name: a'), update('controller', 'struct:\n  name: a\n  value: 1'), apply('default', 'struct: {}')],
+      ops: [
+        apply('default', 'struct:\n  name: a'),
+        update('controller', 'struct:\n  name: a\n  value: 1'),
+        apply('default', 'struct: {}'),
+      ],
       object: 'struct:\n  value: 1',
     },
     {
@@ -544,15 +689,29 @@ describe('nested types (nested_test.go, multiple_appliers_test.go)', () => {
         apply('apply-one', 'mapOfMapsRecursive:\n  a:\n    b:\n  c:\n    d:'),
         apply('apply-two', 'mapOfMapsRecursive:\n  a:\n  c:\n    d:', 'v2'),
         update('controller-one', 'mapOfMapsRecursive:\n  a:\n    b:\n      c:\n  c:\n    d:\n      e:', 'v3'),
-        update('controller-two', 'mapOfMapsRecursive:\n  a:\n    b:\n      c:\n        d:\n  c:\n    d:\n      e:\n        f:', 'v2'),
-        update('controller-one', 'mapOfMapsRecursive:\n  a:\n    b:\n      c:\n        d:\n          e:\n  c:\n    d:\n      e:\n        f:\n          g:', 'v3'),
+        update(
+          'controller-two',
+          'mapOfMapsRecursive:\n  a:\n    b:\n      c:\n        d:\n  c:\n    d:\n      e:\n        f:',
+          'v2',
+        ),
+        update(
+          'controller-one',
+          'mapOfMapsRecursive:\n  a:\n    b:\n      c:\n        d:\n          e:\n  c:\n    d:\n      e:\n        f:\n          g:',
+          'v3',
+        ),
         apply('apply-one', 'mapOfMapsRecursive:', 'v4'),
       ],
       object: 'mapOfMapsRecursive:\n  a:\n  c:\n    d:\n      e:\n        f:\n          g:',
       managed: {
         'apply-one': { apiVersion: 'v4', paths: [P('mapOfMapsRecursive')] },
-        'apply-two': { apiVersion: 'v2', paths: [P('mapOfMapsRecursive', 'a'), P('mapOfMapsRecursive', 'c'), P('mapOfMapsRecursive', 'c', 'd')] },
-        'controller-one': { apiVersion: 'v3', paths: [P('mapOfMapsRecursive', 'c', 'd', 'e'), P('mapOfMapsRecursive', 'c', 'd', 'e', 'f', 'g')] },
+        'apply-two': {
+          apiVersion: 'v2',
+          paths: [P('mapOfMapsRecursive', 'a'), P('mapOfMapsRecursive', 'c'), P('mapOfMapsRecursive', 'c', 'd')],
+        },
+        'controller-one': {
+          apiVersion: 'v3',
+          paths: [P('mapOfMapsRecursive', 'c', 'd', 'e'), P('mapOfMapsRecursive', 'c', 'd', 'e', 'f', 'g')],
+        },
         'controller-two': { apiVersion: 'v2', paths: [P('mapOfMapsRecursive', 'c', 'd', 'e', 'f')] },
       },
     },
@@ -569,36 +728,67 @@ describe('unsetting fields with several appliers (TestMultipleAppliersFieldUnset
     },
     {
       name: 'unset_scalar_shared_with_applier',
-      ops: [apply('apply-one', 'struct:\n  name: a\n  scalarField_v1: a'), apply('apply-two', 'struct:\n  scalarField_v1: a'), apply('apply-one', 'struct:\n  name: a')],
+      ops: [
+        apply('apply-one', 'struct:\n  name: a\n  scalarField_v1: a'),
+        apply('apply-two', 'struct:\n  scalarField_v1: a'),
+        apply('apply-one', 'struct:\n  name: a'),
+      ],
       object: 'struct:\n  name: a\n  scalarField_v1: a',
-      managed: { 'apply-one': { apiVersion: 'v1', paths: [P('struct', 'name')] }, 'apply-two': { apiVersion: 'v1', paths: [P('struct', 'scalarField_v1')] } },
+      managed: {
+        'apply-one': { apiVersion: 'v1', paths: [P('struct', 'name')] },
+        'apply-two': { apiVersion: 'v1', paths: [P('struct', 'scalarField_v1')] },
+      },
     },
     {
       name: 'unset_scalar_shared_with_updater',
-      ops: [update('updater', 'struct:\n  name: a\n  scalarField_v1: a'), apply('applier', 'struct:\n  name: a\n  scalarField_v1: a'), apply('applier', 'struct:\n  name: a')],
+      ops: [
+        update('updater', 'struct:\n  name: a\n  scalarField_v1: a'),
+        apply('applier', 'struct:\n  name: a\n  scalarField_v1: a'),
+        apply('applier', 'struct:\n  name: a'),
+      ],
       object: 'struct:\n  name: a\n  scalarField_v1: a',
       managed: {
-        updater: { apiVersion: 'v1', paths: [P('struct'), P('struct', 'name'), P('struct', 'scalarField_v1')], applied: false },
+        updater: {
+          apiVersion: 'v1',
+          paths: [P('struct'), P('struct', 'name'), P('struct', 'scalarField_v1')],
+          applied: false,
+        },
         applier: { apiVersion: 'v1', paths: [P('struct', 'name')], applied: true },
       },
     },
     {
       name: 'updater_claims_field',
-      ops: [apply('applier', 'struct:\n  name: a\n  scalarField_v1: a'), update('updater', 'struct:\n  name: a\n  scalarField_v1: b')],
+      ops: [
+        apply('applier', 'struct:\n  name: a\n  scalarField_v1: a'),
+        update('updater', 'struct:\n  name: a\n  scalarField_v1: b'),
+      ],
       object: 'struct:\n  name: a\n  scalarField_v1: b',
-      managed: { updater: { apiVersion: 'v1', paths: [P('struct', 'scalarField_v1')] }, applier: { apiVersion: 'v1', paths: [P('struct', 'name')] } },
+      managed: {
+        updater: { apiVersion: 'v1', paths: [P('struct', 'scalarField_v1')] },
+        applier: { apiVersion: 'v1', paths: [P('struct', 'name')] },
+      },
     },
     {
       name: 'unset_complex_sole_owner',
-      ops: [apply('apply-one', 'struct:\n  name: a\n  complexField_v1:\n    name: b'), apply('apply-one', 'struct:\n  name: a')],
+      ops: [
+        apply('apply-one', 'struct:\n  name: a\n  complexField_v1:\n    name: b'),
+        apply('apply-one', 'struct:\n  name: a'),
+      ],
       object: 'struct:\n  name: a',
       managed: { 'apply-one': { apiVersion: 'v1', paths: [P('struct', 'name')] } },
     },
     {
       name: 'unset_complex_shared_with_applier',
-      ops: [apply('apply-one', 'struct:\n  name: a\n  complexField_v1:\n    name: b'), apply('apply-two', 'struct:\n  complexField_v1:\n    name: b'), apply('apply-one', 'struct:\n  name: a')],
+      ops: [
+        apply('apply-one', 'struct:\n  name: a\n  complexField_v1:\n    name: b'),
+        apply('apply-two', 'struct:\n  complexField_v1:\n    name: b'),
+        apply('apply-one', 'struct:\n  name: a'),
+      ],
       object: 'struct:\n  name: a\n  complexField_v1:\n    name: b',
-      managed: { 'apply-one': { apiVersion: 'v1', paths: [P('struct', 'name')] }, 'apply-two': { apiVersion: 'v1', paths: [P('struct', 'complexField_v1', 'name')] } },
+      managed: {
+        'apply-one': { apiVersion: 'v1', paths: [P('struct', 'name')] },
+        'apply-two': { apiVersion: 'v1', paths: [P('struct', 'complexField_v1', 'name')] },
+      },
     },
   ]);
 });
@@ -608,34 +798,63 @@ describe('duplicates (duplicates_test.go)', () => {
     {
       name: 'sets/ownership/duplicates',
       ops: [update('updater-one', 'set: [1, 1, 3, 4]')],
-      managed: { 'updater-one': { apiVersion: 'v1', paths: [P('set'), P('set', V(1)), P('set', V(3)), P('set', V(4))] } },
+      managed: {
+        'updater-one': { apiVersion: 'v1', paths: [P('set'), P('set', V(1)), P('set', V(3)), P('set', V(4))] },
+      },
     },
     {
       name: 'sets/ownership/add_duplicate',
       ops: [update('updater-one', 'set: [1, 3, 4]'), update('updater-two', 'set: [1, 1, 3, 4]')],
-      managed: { 'updater-one': { apiVersion: 'v1', paths: [P('set'), P('set', V(3)), P('set', V(4))] }, 'updater-two': { apiVersion: 'v1', paths: [P('set', V(1))] } },
+      managed: {
+        'updater-one': { apiVersion: 'v1', paths: [P('set'), P('set', V(3)), P('set', V(4))] },
+        'updater-two': { apiVersion: 'v1', paths: [P('set', V(1))] },
+      },
     },
     {
       name: 'sets/ownership/remove_duplicate',
       ops: [update('updater-one', 'set: [1, 1, 3, 4]'), update('updater-two', 'set: [1, 3, 4]')],
-      managed: { 'updater-one': { apiVersion: 'v1', paths: [P('set'), P('set', V(3)), P('set', V(4))] }, 'updater-two': { apiVersion: 'v1', paths: [P('set', V(1))] } },
+      managed: {
+        'updater-one': { apiVersion: 'v1', paths: [P('set'), P('set', V(3)), P('set', V(4))] },
+        'updater-two': { apiVersion: 'v1', paths: [P('set', V(1))] },
+      },
     },
     {
       name: 'sets/merging/remove_duplicate',
-      ops: [update('updater', 'set: [1, 1, 3, 4]'), apply('applier', 'set: [1]', 'v1', [['updater', P('set', V(1))]]), forceApply('applier', 'set: [1]')],
+      ops: [
+        update('updater', 'set: [1, 1, 3, 4]'),
+        apply('applier', 'set: [1]', 'v1', [['updater', P('set', V(1))]]),
+        forceApply('applier', 'set: [1]'),
+      ],
       object: 'set: [1, 3, 4]',
-      managed: { updater: { apiVersion: 'v1', paths: [P('set'), P('set', V(3)), P('set', V(4))] }, applier: { apiVersion: 'v1', paths: [P('set', V(1))], applied: true } },
+      managed: {
+        updater: { apiVersion: 'v1', paths: [P('set'), P('set', V(3)), P('set', V(4))] },
+        applier: { apiVersion: 'v1', paths: [P('set', V(1))], applied: true },
+      },
     },
     {
       name: 'sets/merging/ignore_duplicate',
       ops: [update('updater', 'set: [1, 1, 3, 4]'), apply('applier', 'set: [5]')],
       object: 'set: [1, 1, 3, 4, 5]',
-      managed: { updater: { apiVersion: 'v1', paths: [P('set'), P('set', V(1)), P('set', V(3)), P('set', V(4))] }, applier: { apiVersion: 'v1', paths: [P('set', V(5))] } },
+      managed: {
+        updater: { apiVersion: 'v1', paths: [P('set'), P('set', V(1)), P('set', V(3)), P('set', V(4))] },
+        applier: { apiVersion: 'v1', paths: [P('set', V(5))] },
+      },
     },
     {
       name: 'list/ownership/duplicated_items',
       ops: [update('updater', 'list:\n- name: a\n  value1: 1\n- name: a\n  value1: 2\n- name: b\n  value1: 3')],
-      managed: { updater: { apiVersion: 'v1', paths: [P('list'), P('list', KBF('name', 'a')), P('list', KBF('name', 'b')), P('list', KBF('name', 'b'), 'name'), P('list', KBF('name', 'b'), 'value1')] } },
+      managed: {
+        updater: {
+          apiVersion: 'v1',
+          paths: [
+            P('list'),
+            P('list', KBF('name', 'a')),
+            P('list', KBF('name', 'b')),
+            P('list', KBF('name', 'b'), 'name'),
+            P('list', KBF('name', 'b'), 'value1'),
+          ],
+        },
+      },
     },
     {
       name: 'list/ownership/change_duplicated_items',
@@ -644,14 +863,24 @@ describe('duplicates (duplicates_test.go)', () => {
         update('updater-two', 'list:\n- name: a\n  value1: 1\n- name: a\n  value1: 3\n- name: b\n  value1: 3'),
       ],
       managed: {
-        'updater-one': { apiVersion: 'v1', paths: [P('list'), P('list', KBF('name', 'b')), P('list', KBF('name', 'b'), 'name'), P('list', KBF('name', 'b'), 'value1')] },
+        'updater-one': {
+          apiVersion: 'v1',
+          paths: [
+            P('list'),
+            P('list', KBF('name', 'b')),
+            P('list', KBF('name', 'b'), 'name'),
+            P('list', KBF('name', 'b'), 'value1'),
+          ],
+        },
         'updater-two': { apiVersion: 'v1', paths: [P('list', KBF('name', 'a'))] },
       },
     },
   ]);
 
   it('refuses an apply configuration with duplicate items', () => {
-    expect(() => runOps(duplicates, [apply('applier', 'set: [1, 1]')])).toThrow('failed to create typed patch object: .set: duplicate entries for key [=1]');
+    expect(() => runOps(duplicates, [apply('applier', 'set: [1, 1]')])).toThrow(
+      'failed to create typed patch object: .set: duplicate entries for key [=1]',
+    );
   });
 });
 
@@ -664,7 +893,11 @@ describe('deduced types (deduced_test.go, multiple_appliers_test.go, preserve_un
         apply('apply-two', 'a:\nc:\n  d:', 'v2'),
         update('controller-one', 'a:\n  b:\n    c:\nc:\n  d:\n    e:', 'v3'),
         update('controller-two', 'a:\n  b:\n    c:\n      d:\nc:\n  d:\n    e:\n      f:', 'v2'),
-        update('controller-one', 'a:\n  b:\n    c:\n      d:\n        e:\nc:\n  d:\n    e:\n      f:\n        g:', 'v3'),
+        update(
+          'controller-one',
+          'a:\n  b:\n    c:\n      d:\n        e:\nc:\n  d:\n    e:\n      f:\n        g:',
+          'v3',
+        ),
         apply('apply-one', '', 'v4'),
       ],
       object: 'a:\nc:\n  d:\n    e:\n      f:\n        g:',
@@ -676,7 +909,11 @@ describe('deduced types (deduced_test.go, multiple_appliers_test.go, preserve_un
     },
     {
       name: 'deduced lists are atomic: a conflict on the whole list',
-      ops: [apply('one', 'list:\n- a\n- b'), apply('two', 'list:\n- a\n- c', 'v1', [['one', P('list')]]), forceApply('two', 'list:\n- a\n- c')],
+      ops: [
+        apply('one', 'list:\n- a\n- b'),
+        apply('two', 'list:\n- a\n- c', 'v1', [['one', P('list')]]),
+        forceApply('two', 'list:\n- a\n- c'),
+      ],
       object: 'list:\n- a\n- c',
       managed: { two: { apiVersion: 'v1', paths: [P('list')] } },
     },
@@ -702,7 +939,12 @@ describe('schema changes (schema_change_test.go)', () => {
   run(granularStruct, [
     {
       name: 'to-atomic',
-      ops: [apply('one', 'struct:\n  numeric: 1'), changeType(atomicStruct), apply('two', 'struct:\n  string: "string"', 'v1', [['one', P('struct')]]), forceApply('two', 'struct:\n  string: "string"')],
+      ops: [
+        apply('one', 'struct:\n  numeric: 1'),
+        changeType(atomicStruct),
+        apply('two', 'struct:\n  string: "string"', 'v1', [['one', P('struct')]]),
+        forceApply('two', 'struct:\n  string: "string"'),
+      ],
       object: 'struct:\n  string: "string"',
       managed: { two: { apiVersion: 'v1', paths: [P('struct')], applied: true } },
     },
@@ -729,21 +971,53 @@ describe('schema changes (schema_change_test.go)', () => {
         apply('two', 'struct:\n  string: "b"'),
       ],
       object: 'struct:\n  numeric: 1\n  string: "b"',
-      managed: { one: { apiVersion: 'v1', paths: [P('struct')] }, two: { apiVersion: 'v1', paths: [P('struct', 'string')] } },
+      managed: {
+        one: { apiVersion: 'v1', paths: [P('struct')] },
+        two: { apiVersion: 'v1', paths: [P('struct', 'string')] },
+      },
     },
   ]);
 });
 
 describe('ignored fields (ignore_test.go)', () => {
-  const ignoring = (...paths: Parameters<typeof P>[]) => new Updater(deducedType, { ignoredFields: FieldSet.of(...paths.map((p) => P(...p))) });
+  const ignoring = (...paths: Parameters<typeof P>[]) =>
+    new Updater(deducedType, { ignoredFields: FieldSet.of(...paths.map((p) => P(...p))) });
   it.each<{ name: string; op: 'apply' | 'update'; object: string; ignore: string; owned: ReturnType<typeof P>[] }>([
-    { name: 'update_does_not_own_ignored', op: 'update', object: 'numeric: 1\nstring: "some string"', ignore: 'string', owned: [P('numeric')] },
-    { name: 'update_does_not_own_deep_ignored', op: 'update', object: '{"numeric": 1, "obj": {"string": "foo", "numeric": 2}}', ignore: 'obj', owned: [P('numeric')] },
-    { name: 'apply_does_not_own_ignored', op: 'apply', object: 'numeric: 1\nstring: "some string"', ignore: 'string', owned: [P('numeric')] },
-    { name: 'apply_does_not_own_deep_ignored', op: 'apply', object: '{"numeric": 1, "obj": {"string": "foo", "numeric": 2}}', ignore: 'obj', owned: [P('numeric')] },
+    {
+      name: 'update_does_not_own_ignored',
+      op: 'update',
+      object: 'numeric: 1\nstring: "some string"',
+      ignore: 'string',
+      owned: [P('numeric')],
+    },
+    {
+      name: 'update_does_not_own_deep_ignored',
+      op: 'update',
+      object: '{"numeric": 1, "obj": {"string": "foo", "numeric": 2}}',
+      ignore: 'obj',
+      owned: [P('numeric')],
+    },
+    {
+      name: 'apply_does_not_own_ignored',
+      op: 'apply',
+      object: 'numeric: 1\nstring: "some string"',
+      ignore: 'string',
+      owned: [P('numeric')],
+    },
+    {
+      name: 'apply_does_not_own_deep_ignored',
+      op: 'apply',
+      object: '{"numeric": 1, "obj": {"string": "foo", "numeric": 2}}',
+      ignore: 'obj',
+      owned: [P('numeric')],
+    },
   ])('$name', ({ op, object, ignore, owned }) => {
     const ops = [op === 'apply' ? apply('default', object) : update('default', object)];
-    checkCase(deducedType, { name: '', ops, object, managed: { default: { apiVersion: 'v1', paths: owned, applied: op === 'apply' } } }, ignoring([ignore]));
+    checkCase(
+      deducedType,
+      { name: '', ops, object, managed: { default: { apiVersion: 'v1', paths: owned, applied: op === 'apply' } } },
+      ignoring([ignore]),
+    );
   });
 
   it('lets another manager keep an ignored field the applier changes', () => {
@@ -777,13 +1051,20 @@ describe('apply details', () => {
     expect([...managers.keys()]).toEqual(['a']);
   });
 
-  it('throws Conflicts listing managers in order with SMD\'s message', () => {
+  it("throws Conflicts listing managers in order with SMD's message", () => {
     const u = new Updater(leafFields);
     let managers = u.update(null, { numeric: 1 }, 'v1', new Map(), 'zeta').managers;
     managers = u.update({ numeric: 1 }, { numeric: 1, string: 's', bool: true }, 'v1', managers, 'alpha').managers;
     let caught: unknown;
     try {
-      u.apply({ numeric: 1, string: 's', bool: true }, { numeric: 2, string: 't', bool: false }, 'v1', managers, 'applier', false);
+      u.apply(
+        { numeric: 1, string: 's', bool: true },
+        { numeric: 2, string: 't', bool: false },
+        'v1',
+        managers,
+        'applier',
+        false,
+      );
     } catch (err) {
       caught = err;
     }

@@ -5,7 +5,8 @@ import { goRFC3339ParseError } from '../../../../apimachinery/validation/go-time
 import { metaTimeDecodeError } from '../../../../apimachinery/validation/object-meta.js';
 
 const LAYOUT = '"2006-01-02T15:04:05Z07:00"';
-const cannot = (value: string, elem: string, layoutElem: string): string => `parsing time "${value}" as ${LAYOUT}: cannot parse "${elem}" as "${layoutElem}"`;
+const cannot = (value: string, elem: string, layoutElem: string): string =>
+  `parsing time "${value}" as ${LAYOUT}: cannot parse "${elem}" as "${layoutElem}"`;
 
 describe('goRFC3339ParseError', () => {
   it.each([
@@ -45,11 +46,25 @@ describe('goRFC3339ParseError', () => {
 
 describe('metaTimeDecodeError', () => {
   it('reads creationTimestamp, deletionTimestamp, then managedFields[].time, as kube decodes them', () => {
-    expect(metaTimeDecodeError({ creationTimestamp: null, deletionTimestamp: '2024-01-02T03:04:05Z', managedFields: [{ time: null }] })).toBeUndefined();
-    expect(metaTimeDecodeError({ managedFields: [{}, { time: 'x' }], deletionTimestamp: 5 })).toBe('json: cannot unmarshal number into Go value of type string');
+    expect(
+      metaTimeDecodeError({
+        creationTimestamp: null,
+        deletionTimestamp: '2024-01-02T03:04:05Z',
+        managedFields: [{ time: null }],
+      }),
+    ).toBeUndefined();
+    expect(metaTimeDecodeError({ managedFields: [{}, { time: 'x' }], deletionTimestamp: 5 })).toBe(
+      'json: cannot unmarshal number into Go value of type string',
+    );
     expect(metaTimeDecodeError({ managedFields: [{ time: 'x' }] })).toBe(cannot('x', 'x', '2006'));
-    expect(metaTimeDecodeError({ creationTimestamp: {} })).toBe('json: cannot unmarshal object into Go value of type string');
-    expect(metaTimeDecodeError({ creationTimestamp: [true] })).toBe('json: cannot unmarshal array into Go value of type string');
-    expect(metaTimeDecodeError({ creationTimestamp: false })).toBe('json: cannot unmarshal bool into Go value of type string');
+    expect(metaTimeDecodeError({ creationTimestamp: {} })).toBe(
+      'json: cannot unmarshal object into Go value of type string',
+    );
+    expect(metaTimeDecodeError({ creationTimestamp: [true] })).toBe(
+      'json: cannot unmarshal array into Go value of type string',
+    );
+    expect(metaTimeDecodeError({ creationTimestamp: false })).toBe(
+      'json: cannot unmarshal bool into Go value of type string',
+    );
   });
 });

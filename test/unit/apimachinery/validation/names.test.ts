@@ -134,7 +134,11 @@ describe('isPathSegmentName / isPathSegmentPrefix', () => {
     { value: '..', name: ["may not be '..'"], prefix: [] },
     { value: 'a/b', name: ["may not contain '/'"], prefix: ["may not contain '/'"] },
     { value: 'a%2F', name: ["may not contain '%'"], prefix: ["may not contain '%'"] },
-    { value: '/%', name: ["may not contain '/'", "may not contain '%'"], prefix: ["may not contain '/'", "may not contain '%'"] },
+    {
+      value: '/%',
+      name: ["may not contain '/'", "may not contain '%'"],
+      prefix: ["may not contain '/'", "may not contain '%'"],
+    },
   ])('$value', ({ value, name, prefix }) => {
     expect(isPathSegmentName(value)).toEqual(name);
     expect(isPathSegmentPrefix(value)).toEqual(prefix);

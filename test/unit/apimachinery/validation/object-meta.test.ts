@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 import { validateDNS1123Subdomain, validatePathSegmentName } from '../../../../apimachinery/validation/names.js';
-import { type ObjectMetaOptions, validateObjectMeta, validateObjectMetaUpdate } from '../../../../apimachinery/validation/object-meta.js';
+import {
+  type ObjectMetaOptions,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from '../../../../apimachinery/validation/object-meta.js';
 
 const SUBDOMAIN =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -21,42 +25,92 @@ describe('validateObjectMeta', () => {
   it.each<{ name: string; meta: unknown; opts?: ObjectMetaOptions; want: string[] }>([
     { name: 'a valid namespaced object', meta: ok, want: [] },
     { name: 'a valid cluster-scoped object', meta: { name: 'web' }, opts: clusterScoped, want: [] },
-    { name: 'nulls are absent fields', meta: { ...ok, labels: null, annotations: null, finalizers: null, generation: null, uid: null }, want: [] },
+    {
+      name: 'nulls are absent fields',
+      meta: { ...ok, labels: null, annotations: null, finalizers: null, generation: null, uid: null },
+      want: [],
+    },
     {
       name: 'no metadata at all',
       meta: undefined,
       want: ['metadata.name: Required value: name or generateName is required', 'metadata.namespace: Required value'],
     },
-    { name: 'no name', meta: { namespace: 'default' }, want: ['metadata.name: Required value: name or generateName is required'] },
-    { name: 'a name that is not a subdomain', meta: { ...ok, name: 'Web' }, want: [`metadata.name: Invalid value: "Web": ${SUBDOMAIN}`] },
+    {
+      name: 'no name',
+      meta: { namespace: 'default' },
+      want: ['metadata.name: Required value: name or generateName is required'],
+    },
+    {
+      name: 'a name that is not a subdomain',
+      meta: { ...ok, name: 'Web' },
+      want: [`metadata.name: Invalid value: "Web": ${SUBDOMAIN}`],
+    },
     {
       name: 'a name over 253 bytes',
       meta: { ...ok, name: 'a'.repeat(254) },
       want: [`metadata.name: Invalid value: "${'a'.repeat(254)}": must be no more than 253 characters`],
     },
-    { name: 'a generateName with its generated name', meta: { ...ok, name: 'web-x7k2p', generateName: 'web-' }, want: [] },
+    {
+      name: 'a generateName with its generated name',
+      meta: { ...ok, name: 'web-x7k2p', generateName: 'web-' },
+      want: [],
+    },
     {
       name: 'a bad generateName',
       meta: { ...ok, name: 'Web-x7k2p', generateName: 'Web-' },
-      want: [`metadata.generateName: Invalid value: "Web-": ${SUBDOMAIN}`, `metadata.name: Invalid value: "Web-x7k2p": ${SUBDOMAIN}`],
+      want: [
+        `metadata.generateName: Invalid value: "Web-": ${SUBDOMAIN}`,
+        `metadata.name: Invalid value: "Web-x7k2p": ${SUBDOMAIN}`,
+      ],
     },
     {
       name: 'the path-segment validator kube runs second',
       meta: { ...ok, name: '..', generateName: 'a/' },
       opts: { namespaced: true, validateName: validatePathSegmentName },
-      want: [`metadata.generateName: Invalid value: "a/": may not contain '/'`, `metadata.name: Invalid value: "..": may not be '..'`],
+      want: [
+        `metadata.generateName: Invalid value: "a/": may not contain '/'`,
+        `metadata.name: Invalid value: "..": may not be '..'`,
+      ],
     },
-    { name: 'a namespace on a cluster-scoped kind', meta: ok, opts: clusterScoped, want: ['metadata.namespace: Forbidden: not allowed on this type'] },
-    { name: 'a namespace that is not a DNS label', meta: { ...ok, namespace: 'Default' }, want: [`metadata.namespace: Invalid value: "Default": ${LABEL}`] },
-    { name: 'a negative generation', meta: { ...ok, generation: -1 }, want: ['metadata.generation: Invalid value: -1: must be greater than or equal to 0'] },
+    {
+      name: 'a namespace on a cluster-scoped kind',
+      meta: ok,
+      opts: clusterScoped,
+      want: ['metadata.namespace: Forbidden: not allowed on this type'],
+    },
+    {
+      name: 'a namespace that is not a DNS label',
+      meta: { ...ok, namespace: 'Default' },
+      want: [`metadata.namespace: Invalid value: "Default": ${LABEL}`],
+    },
+    {
+      name: 'a negative generation',
+      meta: { ...ok, generation: -1 },
+      want: ['metadata.generation: Invalid value: -1: must be greater than or equal to 0'],
+    },
     {
       name: 'bad label keys and values, reported on the map',
       meta: { ...ok, labels: { 'a b': 'x', app: 'bad value', 'example.com/ok': '' } },
-      want: [`metadata.labels: Invalid value: "a b": ${NAME_PART}`, `metadata.labels: Invalid value: "bad value": ${LABEL_VALUE}`],
+      want: [
+        `metadata.labels: Invalid value: "a b": ${NAME_PART}`,
+        `metadata.labels: Invalid value: "bad value": ${LABEL_VALUE}`,
+      ],
     },
-    { name: 'a label value over 63 characters', meta: { ...ok, labels: { a: 'v'.repeat(64) } }, want: [`metadata.labels: Invalid value: "${'v'.repeat(64)}": must be no more than 63 characters`] },
-    { name: 'annotation keys are checked lower-cased', meta: { ...ok, annotations: { 'Example.COM/Foo': 'x' } }, want: [] },
-    { name: 'a bad annotation key', meta: { ...ok, annotations: { 'a b': 'x' } }, want: [`metadata.annotations: Invalid value: "a b": ${NAME_PART}`] },
+    {
+      name: 'a label value over 63 characters',
+      meta: { ...ok, labels: { a: 'v'.repeat(64) } },
+      want: [`metadata.labels: Invalid value: "${'v'.repeat(64)}": must be no more than 63 characters`],
+    },
+    {
+      name: 'annotation keys are checked lower-cased',
+      meta: { ...ok, annotations: { 'Example.COM/Foo': 'x' } },
+      want: [],
+    },
+    {
+      name: 'a bad annotation key',
+      meta: { ...ok, annotations: { 'a b': 'x' } },
+      want: [`metadata.annotations: Invalid value: "a b": ${NAME_PART}`],
+    },
     { name: 'annotations of exactly 256 KiB', meta: { ...ok, annotations: { a: 'x'.repeat(262143) } }, want: [] },
     {
       name: 'annotations over 256 KiB, counted in bytes',
@@ -71,7 +125,9 @@ describe('validateObjectMeta', () => {
     {
       name: 'orphan with foregroundDeletion',
       meta: { ...ok, finalizers: ['orphan', 'foregroundDeletion'] },
-      want: ['metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set'],
+      want: [
+        'metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set',
+      ],
     },
     {
       name: 'an empty owner reference, fields not indexed (as kube)',
@@ -83,10 +139,20 @@ describe('validateObjectMeta', () => {
         'metadata.ownerReferences.uid: Invalid value: "": must not be empty',
       ],
     },
-    { name: 'a core owner', meta: { ...ok, ownerReferences: [{ ...ref, apiVersion: 'v1', kind: 'ConfigMap' }] }, want: [] },
+    {
+      name: 'a core owner',
+      meta: { ...ok, ownerReferences: [{ ...ref, apiVersion: 'v1', kind: 'ConfigMap' }] },
+      want: [],
+    },
     {
       name: 'apiVersions without a version',
-      meta: { ...ok, ownerReferences: [{ ...ref, apiVersion: 'apps/' }, { ...ref, apiVersion: 'a/b/c' }] },
+      meta: {
+        ...ok,
+        ownerReferences: [
+          { ...ref, apiVersion: 'apps/' },
+          { ...ref, apiVersion: 'a/b/c' },
+        ],
+      },
       want: [
         'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
         'metadata.ownerReferences.apiVersion: Invalid value: "a/b/c": version must not be empty',
@@ -101,14 +167,27 @@ describe('validateObjectMeta', () => {
     },
     {
       name: 'two controllers',
-      meta: { ...ok, ownerReferences: [{ ...ref, controller: true }, { ...ref, name: 'b', uid: 'u-b', controller: true }, { ...ref, name: 'c', uid: 'u-c', controller: false }] },
+      meta: {
+        ...ok,
+        ownerReferences: [
+          { ...ref, controller: true },
+          { ...ref, name: 'b', uid: 'u-b', controller: true },
+          { ...ref, name: 'c', uid: 'u-c', controller: false },
+        ],
+      },
       want: [
         'metadata.ownerReferences: Invalid value: [{"apiVersion":"cache.example.com/v1","kind":"Cache","name":"a","uid":"u-a","controller":true},{"apiVersion":"cache.example.com/v1","kind":"Cache","name":"b","uid":"u-b","controller":true},{"apiVersion":"cache.example.com/v1","kind":"Cache","name":"c","uid":"u-c","controller":false}]: Only one reference can have Controller set to true. Found "true" in references for Cache/a and Cache/b',
       ],
     },
     {
       name: 'managedFields with a bad operation and fieldsType',
-      meta: { ...ok, managedFields: [{ manager: 'kubectl', operation: 'Patch', fieldsType: 'FieldsV2' }, { manager: 'm', operation: 'Apply', fieldsType: 'FieldsV1' }] },
+      meta: {
+        ...ok,
+        managedFields: [
+          { manager: 'kubectl', operation: 'Patch', fieldsType: 'FieldsV2' },
+          { manager: 'm', operation: 'Apply', fieldsType: 'FieldsV1' },
+        ],
+      },
       want: [
         'metadata.managedFields[0].operation: Invalid value: "Patch": must be `Apply` or `Update`',
         'metadata.managedFields[0].fieldsType: Invalid value: "FieldsV2": must be `FieldsV1`',
@@ -116,16 +195,34 @@ describe('validateObjectMeta', () => {
     },
     {
       name: 'managedFields with a bad manager and subresource',
-      meta: { ...ok, managedFields: [{ manager: 'é\tb', operation: 'Update', subresource: 's'.repeat(257) }, { manager: 'm'.repeat(129), operation: 'Update' }] },
+      meta: {
+        ...ok,
+        managedFields: [
+          { manager: 'é\tb', operation: 'Update', subresource: 's'.repeat(257) },
+          { manager: 'm'.repeat(129), operation: 'Update' },
+        ],
+      },
       want: [
         'metadata.managedFields[0].manager: Invalid value: "é\\tb": invalid character U+0009 (at position 2)',
         'metadata.managedFields[0].subresource: Too long: may not be more than 256 bytes',
         'metadata.managedFields[1].manager: Too long: may not be more than 128 bytes',
       ],
     },
-    { name: 'managedFields without an operation', meta: { ...ok, managedFields: [{}] }, want: ['metadata.managedFields[0].operation: Invalid value: "": must be `Apply` or `Update`'] },
-    { name: 'metadata of the wrong type', meta: 'web', want: ['metadata: Invalid value: "string": metadata in body must be of type object: "string"'] },
-    { name: 'metadata that is a list', meta: [], want: ['metadata: Invalid value: "array": metadata in body must be of type object: "array"'] },
+    {
+      name: 'managedFields without an operation',
+      meta: { ...ok, managedFields: [{}] },
+      want: ['metadata.managedFields[0].operation: Invalid value: "": must be `Apply` or `Update`'],
+    },
+    {
+      name: 'metadata of the wrong type',
+      meta: 'web',
+      want: ['metadata: Invalid value: "string": metadata in body must be of type object: "string"'],
+    },
+    {
+      name: 'metadata that is a list',
+      meta: [],
+      want: ['metadata: Invalid value: "array": metadata in body must be of type object: "array"'],
+    },
     {
       name: 'a name of the wrong type is reported once',
       meta: { name: 5, namespace: true },
@@ -142,14 +239,34 @@ describe('validateObjectMeta', () => {
         'metadata.labels[c]: Invalid value: "object": metadata.labels[c] in body must be of type string: "object"',
       ],
     },
-    { name: 'annotations that are a list', meta: { ...ok, annotations: ['a'] }, want: ['metadata.annotations: Invalid value: "array": metadata.annotations in body must be of type object: "array"'] },
+    {
+      name: 'annotations that are a list',
+      meta: { ...ok, annotations: ['a'] },
+      want: [
+        'metadata.annotations: Invalid value: "array": metadata.annotations in body must be of type object: "array"',
+      ],
+    },
     {
       name: 'finalizers of the wrong types',
       meta: { ...ok, finalizers: ['ok', 7] },
-      want: ['metadata.finalizers[1]: Invalid value: "integer": metadata.finalizers[1] in body must be of type string: "integer"'],
+      want: [
+        'metadata.finalizers[1]: Invalid value: "integer": metadata.finalizers[1] in body must be of type string: "integer"',
+      ],
     },
-    { name: 'finalizers that are a string', meta: { ...ok, finalizers: 'x' }, want: ['metadata.finalizers: Invalid value: "string": metadata.finalizers in body must be of type array: "string"'] },
-    { name: 'a fractional generation', meta: { ...ok, generation: 1.5 }, want: ['metadata.generation: Invalid value: "number": metadata.generation in body must be of type integer: "number"'] },
+    {
+      name: 'finalizers that are a string',
+      meta: { ...ok, finalizers: 'x' },
+      want: [
+        'metadata.finalizers: Invalid value: "string": metadata.finalizers in body must be of type array: "string"',
+      ],
+    },
+    {
+      name: 'a fractional generation',
+      meta: { ...ok, generation: 1.5 },
+      want: [
+        'metadata.generation: Invalid value: "number": metadata.generation in body must be of type integer: "number"',
+      ],
+    },
     {
       name: 'owner references of the wrong types',
       meta: { ...ok, ownerReferences: [5, { ...ref, controller: 'yes', uid: 1 }] },
@@ -176,7 +293,10 @@ describe('validateObjectMeta', () => {
   });
 
   it('returns kube field error types', () => {
-    const errs = validateObjectMeta({ namespace: 'x', labels: { 'a b': '' }, annotations: { a: 'x'.repeat(262144) }, finalizers: 3 }, clusterScoped);
+    const errs = validateObjectMeta(
+      { namespace: 'x', labels: { 'a b': '' }, annotations: { a: 'x'.repeat(262144) }, finalizers: 3 },
+      clusterScoped,
+    );
     expect(errs.map((e) => [e.type, e.field])).toEqual([
       ['FieldValueTypeInvalid', 'metadata.finalizers'],
       ['FieldValueRequired', 'metadata.name'],
@@ -188,19 +308,55 @@ describe('validateObjectMeta', () => {
 });
 
 describe('validateObjectMetaUpdate', () => {
-  const old = { name: 'web', namespace: 'default', uid: 'u1', resourceVersion: '5', generation: 2, creationTimestamp: '2024-01-01T00:00:00Z' };
-  const deleting = { ...old, deletionTimestamp: '2024-01-02T00:00:00Z', deletionGracePeriodSeconds: 0, finalizers: ['a'] };
+  const old = {
+    name: 'web',
+    namespace: 'default',
+    uid: 'u1',
+    resourceVersion: '5',
+    generation: 2,
+    creationTimestamp: '2024-01-01T00:00:00Z',
+  };
+  const deleting = {
+    ...old,
+    deletionTimestamp: '2024-01-02T00:00:00Z',
+    deletionGracePeriodSeconds: 0,
+    finalizers: ['a'],
+  };
 
   it.each<{ name: string; next: unknown; old?: unknown; want: string[] }>([
     { name: 'nothing changed', next: old, want: [] },
     { name: 'labels and a bumped generation', next: { ...old, generation: 3, labels: { a: 'b' } }, want: [] },
-    { name: 'no resourceVersion', next: { ...old, resourceVersion: undefined }, want: ['metadata.resourceVersion: Invalid value: "": must be specified for an update'] },
-    { name: 'a decremented generation', next: { ...old, generation: 1 }, want: ['metadata.generation: Invalid value: 1: must not be decremented'] },
-    { name: 'a new name', next: { ...old, name: 'other' }, want: ['metadata.name: Invalid value: "other": field is immutable'] },
-    { name: 'a new namespace', next: { ...old, namespace: 'other' }, want: ['metadata.namespace: Invalid value: "other": field is immutable'] },
+    {
+      name: 'no resourceVersion',
+      next: { ...old, resourceVersion: undefined },
+      want: ['metadata.resourceVersion: Invalid value: "": must be specified for an update'],
+    },
+    {
+      name: 'a decremented generation',
+      next: { ...old, generation: 1 },
+      want: ['metadata.generation: Invalid value: 1: must not be decremented'],
+    },
+    {
+      name: 'a new name',
+      next: { ...old, name: 'other' },
+      want: ['metadata.name: Invalid value: "other": field is immutable'],
+    },
+    {
+      name: 'a new namespace',
+      next: { ...old, namespace: 'other' },
+      want: ['metadata.namespace: Invalid value: "other": field is immutable'],
+    },
     { name: 'a new uid', next: { ...old, uid: 'u2' }, want: ['metadata.uid: Invalid value: "u2": field is immutable'] },
-    { name: 'a cleared uid', next: { ...old, uid: undefined }, want: ['metadata.uid: Invalid value: "": field is immutable'] },
-    { name: 'the same creation instant written differently', next: { ...old, creationTimestamp: '2024-01-01T01:00:00.000+01:00' }, want: [] },
+    {
+      name: 'a cleared uid',
+      next: { ...old, uid: undefined },
+      want: ['metadata.uid: Invalid value: "": field is immutable'],
+    },
+    {
+      name: 'the same creation instant written differently',
+      next: { ...old, creationTimestamp: '2024-01-01T01:00:00.000+01:00' },
+      want: [],
+    },
     {
       name: 'a new creationTimestamp',
       next: { ...old, creationTimestamp: '2024-02-01T00:00:00Z' },
@@ -233,7 +389,9 @@ describe('validateObjectMetaUpdate', () => {
       name: 'finalizers added while deleting, listed sorted',
       next: { ...deleting, finalizers: ['a', 'example.com/c', 'b', 'b'] },
       old: deleting,
-      want: ['metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b", "example.com/c"}'],
+      want: [
+        'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b", "example.com/c"}',
+      ],
     },
     { name: 'finalizers added to a live object', next: { ...old, finalizers: ['example.com/f'] }, want: [] },
     {
@@ -245,7 +403,13 @@ describe('validateObjectMetaUpdate', () => {
     { name: 'a bad finalizer name', next: { ...old, finalizers: ['bad name'] }, want: [] },
     {
       name: 'bad labels, annotations, owner references and managedFields',
-      next: { ...old, labels: { 'a b': 'c' }, annotations: { '-': '' }, ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'n' }], managedFields: [{ operation: 'X' }] },
+      next: {
+        ...old,
+        labels: { 'a b': 'c' },
+        annotations: { '-': '' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'n' }],
+        managedFields: [{ operation: 'X' }],
+      },
       want: [
         `metadata.labels: Invalid value: "a b": ${NAME_PART}`,
         `metadata.annotations: Invalid value: "-": ${NAME_PART}`,
@@ -253,11 +417,17 @@ describe('validateObjectMetaUpdate', () => {
         'metadata.managedFields[0].operation: Invalid value: "X": must be `Apply` or `Update`',
       ],
     },
-    { name: 'metadata of the wrong type', next: 7, want: ['metadata: Invalid value: "integer": metadata in body must be of type object: "integer"'] },
+    {
+      name: 'metadata of the wrong type',
+      next: 7,
+      want: ['metadata: Invalid value: "integer": metadata in body must be of type object: "integer"'],
+    },
     {
       name: 'a generation of the wrong type is not also decremented',
       next: { ...old, generation: '3' },
-      want: ['metadata.generation: Invalid value: "string": metadata.generation in body must be of type integer: "string"'],
+      want: [
+        'metadata.generation: Invalid value: "string": metadata.generation in body must be of type integer: "string"',
+      ],
     },
     {
       name: 'a name of the wrong type is not also immutable',

@@ -8,7 +8,11 @@ const R = `${P}.properties[spec].x-kubernetes-validations[0]`;
 const goRule = (rule: string) =>
   `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
 
-const spec = (rules: ValidationRule[], props: Record<string, JSONSchemaProps> = {}, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+const spec = (
+  rules: ValidationRule[],
+  props: Record<string, JSONSchemaProps> = {},
+  extra: JSONSchemaProps = {},
+): JSONSchemaProps => ({
   type: 'object',
   properties: {
     spec: {
@@ -63,11 +67,26 @@ describe('compileSchemaRules: rules that compile', () => {
 
 describe('compileSchemaRules: compile and type errors, as kube words them', () => {
   const cases: { rule: string; want: string }[] = [
-    { rule: 'self.replicaz > 0', want: `compilation failed: ERROR: <input>:1:5: undefined field 'replicaz'\n | self.replicaz > 0\n | ....^` },
-    { rule: "self.size + 'a' == 'b'", want: `compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(int, string)'\n | self.size + 'a' == 'b'\n | ..........^` },
-    { rule: 'nosuch(self.size)', want: `compilation failed: ERROR: <input>:1:7: undeclared reference to 'nosuch' (in container '')\n | nosuch(self.size)\n | ......^` },
-    { rule: 'self.name.startsWith(1)', want: `compilation failed: ERROR: <input>:1:21: found no matching overload for 'startsWith' applied to 'string.(int)'\n | self.name.startsWith(1)\n | ....................^` },
-    { rule: 'x > 1', want: `compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x > 1\n | ^` },
+    {
+      rule: 'self.replicaz > 0',
+      want: `compilation failed: ERROR: <input>:1:5: undefined field 'replicaz'\n | self.replicaz > 0\n | ....^`,
+    },
+    {
+      rule: "self.size + 'a' == 'b'",
+      want: `compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(int, string)'\n | self.size + 'a' == 'b'\n | ..........^`,
+    },
+    {
+      rule: 'nosuch(self.size)',
+      want: `compilation failed: ERROR: <input>:1:7: undeclared reference to 'nosuch' (in container '')\n | nosuch(self.size)\n | ......^`,
+    },
+    {
+      rule: 'self.name.startsWith(1)',
+      want: `compilation failed: ERROR: <input>:1:21: found no matching overload for 'startsWith' applied to 'string.(int)'\n | self.name.startsWith(1)\n | ....................^`,
+    },
+    {
+      rule: 'x > 1',
+      want: `compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x > 1\n | ^`,
+    },
     { rule: 'self.size', want: 'cel expression must evaluate to a bool' },
     { rule: 'self.port', want: 'cel expression must evaluate to a bool' },
   ];
@@ -77,24 +96,46 @@ describe('compileSchemaRules: compile and type errors, as kube words them', () =
 
   it('a syntax error is a compilation failure at the rule', () => {
     const [e] = errorsOf(spec([{ rule: 'self.size >' }]));
-    expect(e).toMatch(/^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{.*\}: compilation failed: ERROR: <input>:1:12: Syntax error: /);
+    expect(e).toMatch(
+      /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{.*\}: compilation failed: ERROR: <input>:1:12: Syntax error: /,
+    );
   });
 
   it('rules at every level are compiled, with their paths', () => {
     const schema = spec([], {
-      items: { type: 'array', maxItems: 5, items: { type: 'object', properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.m > 0' }] } },
-      byName: { type: 'object', maxProperties: 5, additionalProperties: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self == "a"' }] } },
+      items: {
+        type: 'array',
+        maxItems: 5,
+        items: {
+          type: 'object',
+          properties: { n: { type: 'integer' } },
+          'x-kubernetes-validations': [{ rule: 'self.m > 0' }],
+        },
+      },
+      byName: {
+        type: 'object',
+        maxProperties: 5,
+        additionalProperties: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self == "a"' }] },
+      },
     });
     const errs = errorsOf(schema);
     expect(errs).toHaveLength(2);
-    expect(errs[0]).toContain(`${P}.properties[spec].properties[byName].additionalProperties.x-kubernetes-validations[0].rule: Invalid value:`);
+    expect(errs[0]).toContain(
+      `${P}.properties[spec].properties[byName].additionalProperties.x-kubernetes-validations[0].rule: Invalid value:`,
+    );
     expect(errs[0]).toContain(`found no matching overload for '_==_' applied to '(int, string)'`);
-    expect(errs[1]).toContain(`${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Invalid value:`);
+    expect(errs[1]).toContain(
+      `${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Invalid value:`,
+    );
     expect(errs[1]).toContain(`undefined field 'm'`);
   });
 
   it('the resource root has apiVersion, kind and metadata.name', () => {
-    const schema: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object' } }, 'x-kubernetes-validations': [{ rule: "self.metadata.name.startsWith('a') && self.kind == 'Cache'" }] };
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: { spec: { type: 'object' } },
+      'x-kubernetes-validations': [{ rule: "self.metadata.name.startsWith('a') && self.kind == 'Cache'" }],
+    };
     expect(compileSchemaRules(schema, P).errors).toEqual([]);
   });
 });
@@ -102,19 +143,51 @@ describe('compileSchemaRules: compile and type errors, as kube words them', () =
 describe('compileSchemaRules: rule fields', () => {
   const cases: { name: string; rule: ValidationRule; want: string[] }[] = [
     { name: 'empty rule', rule: { rule: ' ' }, want: [`${R}.rule: Required value: rule is not specified`] },
-    { name: 'blank message', rule: { rule: 'true', message: ' ' }, want: [`${R}.message: Invalid value: " ": message must be non-empty if specified`] },
-    { name: 'message with newline', rule: { rule: 'true', message: 'a\nb' }, want: [`${R}.message: Invalid value: "a\\nb": message must not contain line breaks`] },
-    { name: 'multi-line rule without message', rule: { rule: 'true &&\ntrue' }, want: [`${R}.message: Required value: message must be specified if rule contains line breaks`] },
-    { name: 'blank messageExpression', rule: { rule: 'true', messageExpression: ' ' }, want: [`${R}.messageExpression: Required value: messageExpression must be non-empty if specified`] },
+    {
+      name: 'blank message',
+      rule: { rule: 'true', message: ' ' },
+      want: [`${R}.message: Invalid value: " ": message must be non-empty if specified`],
+    },
+    {
+      name: 'message with newline',
+      rule: { rule: 'true', message: 'a\nb' },
+      want: [`${R}.message: Invalid value: "a\\nb": message must not contain line breaks`],
+    },
+    {
+      name: 'multi-line rule without message',
+      rule: { rule: 'true &&\ntrue' },
+      want: [`${R}.message: Required value: message must be specified if rule contains line breaks`],
+    },
+    {
+      name: 'blank messageExpression',
+      rule: { rule: 'true', messageExpression: ' ' },
+      want: [`${R}.messageExpression: Required value: messageExpression must be non-empty if specified`],
+    },
     {
       name: 'unknown reason',
       rule: { rule: 'true', reason: 'FieldValueBogus' as ValidationRule['reason'] },
-      want: [`${R}.reason: Unsupported value: "FieldValueBogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`],
+      want: [
+        `${R}.reason: Unsupported value: "FieldValueBogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+      ],
     },
-    { name: 'fieldPath to nowhere', rule: { rule: 'true', fieldPath: '.nope' }, want: [`${R}.fieldPath: Invalid value: ".nope": fieldPath must be a valid path`] },
+    {
+      name: 'fieldPath to nowhere',
+      rule: { rule: 'true', fieldPath: '.nope' },
+      want: [`${R}.fieldPath: Invalid value: ".nope": fieldPath must be a valid path`],
+    },
     { name: 'fieldPath ok', rule: { rule: 'true', fieldPath: ".labels['a']" }, want: [] },
-    { name: 'messageExpression must be a string', rule: { rule: 'true', messageExpression: 'self.size' }, want: [`${R}.messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"self.size", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string`] },
-    { name: 'optionalOldSelf without oldSelf', rule: { rule: 'true', optionalOldSelf: true }, want: [`${R}.optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`] },
+    {
+      name: 'messageExpression must be a string',
+      rule: { rule: 'true', messageExpression: 'self.size' },
+      want: [
+        `${R}.messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"self.size", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string`,
+      ],
+    },
+    {
+      name: 'optionalOldSelf without oldSelf',
+      rule: { rule: 'true', optionalOldSelf: true },
+      want: [`${R}.optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`],
+    },
   ];
   it.each(cases)('$name', ({ rule, want }) => {
     expect(errorsOf(spec([rule]))).toEqual(want);
@@ -127,7 +200,17 @@ describe('compileSchemaRules: rule fields', () => {
   });
 
   it('oldSelf on the uncorrelatable portion (under an atomic list) is refused', () => {
-    const schema = spec([], { list: { type: 'array', maxItems: 3, items: { type: 'object', properties: { a: { type: 'string', maxLength: 5 } }, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } } });
+    const schema = spec([], {
+      list: {
+        type: 'array',
+        maxItems: 3,
+        items: {
+          type: 'object',
+          properties: { a: { type: 'string', maxLength: 5 } },
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf' }],
+        },
+      },
+    });
     expect(errorsOf(schema)).toEqual([
       `${P}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${P}.properties[spec].properties[list]`,
     ]);
@@ -136,7 +219,11 @@ describe('compileSchemaRules: rule fields', () => {
 
 describe('compileSchemaRules: static cost', () => {
   it('an O(n²) rule over an unbounded list of unbounded strings is refused, naming the bounds to add', () => {
-    const errs = errorsOf(spec([{ rule: 'self.items.all(x, self.items.all(y, x == y))' }], { items: { type: 'array', items: { type: 'string' } } }));
+    const errs = errorsOf(
+      spec([{ rule: 'self.items.all(x, self.items.all(y, x == y))' }], {
+        items: { type: 'array', items: { type: 'string' } },
+      }),
+    );
     expect(errs).toEqual([
       `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared); unbounded: list spec.items has no maxItems, string spec.items[*] has no maxLength`,
       `${R}.rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema`,
@@ -145,18 +232,41 @@ describe('compileSchemaRules: static cost', () => {
   });
 
   it('the same rule with maxItems and maxLength is accepted', () => {
-    expect(errorsOf(spec([{ rule: 'self.items.all(x, self.items.all(y, x == y))' }], { items: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 } } }))).toEqual([]);
+    expect(
+      errorsOf(
+        spec([{ rule: 'self.items.all(x, self.items.all(y, x == y))' }], {
+          items: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 } },
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it('a factor under 100x is printed with one decimal', () => {
-    const errs = errorsOf(spec([{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z > 0)))' }], { items: { type: 'array', maxItems: 150, items: { type: 'integer' } } }));
-    expect(errs[0]).toMatch(/^.*\.rule: Forbidden: estimated rule cost exceeds budget by factor of \d+\.\dx \(try simplifying/);
+    const errs = errorsOf(
+      spec([{ rule: 'self.items.all(x, self.items.all(y, self.items.all(z, x + y + z > 0)))' }], {
+        items: { type: 'array', maxItems: 150, items: { type: 'integer' } },
+      }),
+    );
+    expect(errs[0]).toMatch(
+      /^.*\.rule: Forbidden: estimated rule cost exceeds budget by factor of \d+\.\dx \(try simplifying/,
+    );
   });
 
   it('a rule under an unbounded list is multiplied by the list cardinality', () => {
-    const schema = spec([], { items: { type: 'array', items: { type: 'object', properties: { s: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.s.matches('^[a-z]+$')" }] } } });
+    const schema = spec([], {
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { s: { type: 'string' } },
+          'x-kubernetes-validations': [{ rule: "self.s.matches('^[a-z]+$')" }],
+        },
+      },
+    });
     const errs = errorsOf(schema);
-    expect(errs[0]).toContain(`${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x`);
+    expect(errs[0]).toContain(
+      `${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x`,
+    );
     expect(errs[0]).toContain('unbounded: list spec.items has no maxItems, string spec.items[*].s has no maxLength');
   });
 });
@@ -167,33 +277,64 @@ describe('compileSchemaRules: regex literals, as cel-go checks them', () => {
   // optimizations compile find()/findAll() patterns (and matches(s, p)'s) when the program is
   // built: `program instantiation failed: <Go's error>`.
   const cases: { rule: string; want: string }[] = [
-    { rule: "self.name.matches('(')", want: "compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('(')\n | ..................^" },
-    { rule: "self.name.matches('[a-z') || self.name.matches('a{1001}')", want: "compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('[a-z') || self.name.matches('a{1001}')\n | ..................^\nERROR: <input>:1:48: invalid matches argument\n | self.name.matches('[a-z') || self.name.matches('a{1001}')\n | ...............................................^" },
-    { rule: "self.name.find('(?<=a)b') == ''", want: 'program instantiation failed: error parsing regexp: invalid named capture: `(?<=a)b`' },
-    { rule: "self.name.findAll('x**').size() == 0", want: 'program instantiation failed: error parsing regexp: invalid nested repetition operator: `**`' },
+    {
+      rule: "self.name.matches('(')",
+      want: "compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('(')\n | ..................^",
+    },
+    {
+      rule: "self.name.matches('[a-z') || self.name.matches('a{1001}')",
+      want: "compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('[a-z') || self.name.matches('a{1001}')\n | ..................^\nERROR: <input>:1:48: invalid matches argument\n | self.name.matches('[a-z') || self.name.matches('a{1001}')\n | ...............................................^",
+    },
+    {
+      rule: "self.name.find('(?<=a)b') == ''",
+      want: 'program instantiation failed: error parsing regexp: invalid named capture: `(?<=a)b`',
+    },
+    {
+      rule: "self.name.findAll('x**').size() == 0",
+      want: 'program instantiation failed: error parsing regexp: invalid nested repetition operator: `**`',
+    },
     // The global form: the validator looks at the first argument (the string), the optimization at the pattern.
-    { rule: "matches(self.name, 'a(')", want: 'program instantiation failed: error parsing regexp: missing closing ): `a(`' },
+    {
+      rule: "matches(self.name, 'a(')",
+      want: 'program instantiation failed: error parsing regexp: missing closing ): `a(`',
+    },
     // Over the bound on what one pattern may cost to compile (Go would take it): Go's text for an oversized program.
-    { rule: `self.name.matches('${'a{0,9}'.repeat(2000)}')`, want: `compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('${'a{0,9}'.repeat(2000)}')\n | ..................^` },
+    {
+      rule: `self.name.matches('${'a{0,9}'.repeat(2000)}')`,
+      want: `compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('${'a{0,9}'.repeat(2000)}')\n | ..................^`,
+    },
   ];
   it.each(cases)('$rule', ({ rule, want }) => {
     expect(errorsOf(spec([{ rule }]))).toEqual([`${R}.rule: Invalid value: ${goRule(rule)}: ${want}`]);
   });
 
   it('valid literals compile', () => {
-    expect(errorsOf(spec([{ rule: "self.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && self.name.find('[0-9]+') == '' && matches(self.name, '(?i)^A')" }]))).toEqual([]);
+    expect(
+      errorsOf(
+        spec([
+          {
+            rule: "self.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && self.name.find('[0-9]+') == '' && matches(self.name, '(?i)^A')",
+          },
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('in a messageExpression', () => {
     const bad = (messageExpression: string) => errorsOf(spec([{ rule: 'false', messageExpression }]))[0];
-    expect(bad("self.name.matches('(') ? 'a' : 'b'")).toContain(': messageExpression compilation failed: ERROR: <input>:1:19: invalid matches argument');
-    expect(bad("self.name.find('(')")).toContain(': messageExpression instantiation failed: error parsing regexp: missing closing ): `(`');
+    expect(bad("self.name.matches('(') ? 'a' : 'b'")).toContain(
+      ': messageExpression compilation failed: ERROR: <input>:1:19: invalid matches argument',
+    );
+    expect(bad("self.name.find('(')")).toContain(
+      ': messageExpression instantiation failed: error parsing regexp: missing closing ): `(`',
+    );
   });
 });
 
 describe('compileSchemaRules: the estimated cost of a regex', () => {
   // ⌈(maxLength + 1) · 0.1⌉ · ⌈|pattern| · 0.25⌉; an unbounded string is 3 MiB - 2.
-  const regexRule = (pattern: string) => spec([{ rule: `self.text.matches('${pattern}')` }], { text: { type: 'string' } });
+  const regexRule = (pattern: string) =>
+    spec([{ rule: `self.text.matches('${pattern}')` }], { text: { type: 'string' } });
 
   it('a short literal pattern on an unbounded string is within the limit', () => {
     expect(errorsOf(regexRule('(a+)+$'))).toEqual([]);
@@ -207,7 +348,9 @@ describe('compileSchemaRules: the estimated cost of a regex', () => {
 
   it('a pattern from the object is sized by its maxLength', () => {
     const rule = [{ rule: 'self.text.matches(self.pattern)' }];
-    expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string', maxLength: 100 } }))).toEqual([]);
+    expect(
+      errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string', maxLength: 100 } })),
+    ).toEqual([]);
     // 11 · 786,432: within the limit, so a 3 MiB pattern can reach the rule at runtime.
     expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string' } }))).toEqual([]);
     // 101 · 786,432.

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { compileExpression } from '../../../../crd/cel/env.js';
 import { compareBytes } from '../../../../crd/cel/core.js';
 
-const run = (expr: string, vars: Record<string, string> = {}, bindings: Record<string, unknown> = {}): unknown => compileExpression(expr, vars).evaluate(bindings);
+const run = (expr: string, vars: Record<string, string> = {}, bindings: Record<string, unknown> = {}): unknown =>
+  compileExpression(expr, vars).evaluate(bindings);
 
 describe('core-language overloads', () => {
   it.each([
@@ -41,9 +42,12 @@ describe('value ranges', () => {
     ["timestamp('0001-01-01T00:00:00Z') - duration('1s')", 'timestamp out of range'],
     ["duration('5000000000s') + duration('5000000000s')", 'duration out of range'],
     ["timestamp('9999-12-31T23:59:59Z') - timestamp('0001-01-01T00:00:00Z')", 'duration out of range'],
-  ] as [string, string, Record<string, string>?, Record<string, unknown>?][])('%s: %s', (expr, message, vars, bindings) => {
-    expect(() => run(expr, vars, bindings)).toThrow(message);
-  });
+  ] as [string, string, Record<string, string>?, Record<string, unknown>?][])(
+    '%s: %s',
+    (expr, message, vars, bindings) => {
+      expect(() => run(expr, vars, bindings)).toThrow(message);
+    },
+  );
 
   it('accepts the extremes themselves', () => {
     expect(run('-9223372036854775808')).toBe(-(1n << 63n));
@@ -77,7 +81,9 @@ describe('optional library', () => {
 
   it('types optMap by its body and rejects a non-optional optFlatMap body', () => {
     expect(compileExpression('optional.of(1).optMap(v, string(v))').type).toBe('optional<string>');
-    expect(() => compileExpression('optional.of(1).optFlatMap(v, v + 1)')).toThrow(/must return an optional, got 'int'/);
+    expect(() => compileExpression('optional.of(1).optFlatMap(v, v + 1)')).toThrow(
+      /must return an optional, got 'int'/,
+    );
     expect(() => compileExpression('optional.of(1).optMap(1, 2)')).toThrow(/invalid variable argument/);
   });
 

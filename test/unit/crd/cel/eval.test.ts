@@ -46,14 +46,19 @@ const specWith = (rules: ValidationRule[], props: Record<string, JSONSchemaProps
 });
 
 describe('validate: the Cache lab rule', () => {
-  it('rejects {size: 5, maxSize: 2} with kube\'s text', () => {
-    expect(run(cache, { spec: { size: 5, maxSize: 2 } })).toEqual({ errors: ['spec: Invalid value: "object": maxSize must be >= size'], warnings: [] });
+  it("rejects {size: 5, maxSize: 2} with kube's text", () => {
+    expect(run(cache, { spec: { size: 5, maxSize: 2 } })).toEqual({
+      errors: ['spec: Invalid value: "object": maxSize must be >= size'],
+      warnings: [],
+    });
   });
   it('accepts {size: 1, maxSize: 2}', () => {
     expect(run(cache, { spec: { size: 1, maxSize: 2 } })).toEqual({ errors: [], warnings: [] });
   });
   it('a missing field is a runtime error, as kube', () => {
-    expect(run(cache, { spec: { size: 1 } }).errors).toEqual(['spec: Invalid value: "object": no such key: maxSize evaluating rule: maxSize must be >= size']);
+    expect(run(cache, { spec: { size: 1 } }).errors).toEqual([
+      'spec: Invalid value: "object": no such key: maxSize evaluating rule: maxSize must be >= size',
+    ]);
   });
   it('no spec, no rule', () => {
     expect(run(cache, { metadata: { name: 'a' } }).errors).toEqual([]);
@@ -62,22 +67,104 @@ describe('validate: the Cache lab rule', () => {
 
 describe('validate: rule results and messages', () => {
   const cases: { name: string; rules: ValidationRule[]; obj: unknown; want: string[] }[] = [
-    { name: 'default message', rules: [{ rule: 'self.size < 3' }], obj: { size: 5 }, want: ['spec: Invalid value: "object": failed rule: self.size < 3'] },
-    { name: 'messageExpression', rules: [{ rule: 'self.size < 3', messageExpression: "'size ' + string(self.size) + ' is too big'" }], obj: { size: 5 }, want: ['spec: Invalid value: "object": size 5 is too big'] },
-    { name: 'messageExpression error falls back to message', rules: [{ rule: 'self.size < 3', message: 'too big', messageExpression: "self.name + '!'" }], obj: { size: 5 }, want: ['spec: Invalid value: "object": too big'] },
-    { name: 'messageExpression too long', rules: [{ rule: 'self.size < 3', messageExpression: "'x'.replace('x', 'y') + '" + 'a'.repeat(5200) + "'" }], obj: { size: 5 }, want: ['spec: Invalid value: "object": messageExpression beyond allowable length of 5120'] },
-    { name: 'reason Forbidden', rules: [{ rule: 'self.size < 3', message: 'no', reason: 'FieldValueForbidden' }], obj: { size: 5 }, want: ['spec: Forbidden: no'] },
-    { name: 'reason Required', rules: [{ rule: 'has(self.name)', message: 'name please', reason: 'FieldValueRequired' }], obj: { size: 5 }, want: ['spec: Required value: name please'] },
-    { name: 'reason Duplicate', rules: [{ rule: 'self.size < 3', reason: 'FieldValueDuplicate' }], obj: { size: 5 }, want: ['spec: Duplicate value: "object"'] },
-    { name: 'fieldPath', rules: [{ rule: 'self.size < 3', message: 'too big', fieldPath: '.size' }], obj: { size: 5 }, want: ['spec.size: Invalid value: "object": too big'] },
-    { name: 'fieldPath into a map', rules: [{ rule: "self.labels['a'] == 'b'", message: 'want b', fieldPath: ".labels['a']" }], obj: { labels: { a: 'c' } }, want: ['spec.labels[a]: Invalid value: "object": want b'] },
-    { name: 'int vs double', rules: [{ rule: 'self.ratio == 2.0 && self.size == 2 && self.ratio >= self.size' }], obj: { ratio: 2, size: 2 }, want: [] },
-    { name: 'int64 arithmetic overflows as CEL', rules: [{ rule: 'self.size * self.size > 0' }], obj: { size: 4_000_000_000_000 }, want: ['spec: Invalid value: "object": integer overflow evaluating rule: self.size * self.size > 0'] },
-    { name: 'int-or-string as int', rules: [{ rule: "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')" }], obj: { port: 8080 }, want: [] },
-    { name: 'int-or-string as string', rules: [{ rule: "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')" }], obj: { port: '50' }, want: ['spec: Invalid value: "object": failed rule: type(self.port) == int ? self.port > 0 : self.port.endsWith(\'%\')'] },
-    { name: 'dyn mismatch', rules: [{ rule: 'self.port > 0' }], obj: { port: 'a' }, want: [`spec: Invalid value: "object": 'no such overload: dyn<string> > int': call arguments did not match a supported operator, function or macro signature for rule: self.port > 0`] },
+    {
+      name: 'default message',
+      rules: [{ rule: 'self.size < 3' }],
+      obj: { size: 5 },
+      want: ['spec: Invalid value: "object": failed rule: self.size < 3'],
+    },
+    {
+      name: 'messageExpression',
+      rules: [{ rule: 'self.size < 3', messageExpression: "'size ' + string(self.size) + ' is too big'" }],
+      obj: { size: 5 },
+      want: ['spec: Invalid value: "object": size 5 is too big'],
+    },
+    {
+      name: 'messageExpression error falls back to message',
+      rules: [{ rule: 'self.size < 3', message: 'too big', messageExpression: "self.name + '!'" }],
+      obj: { size: 5 },
+      want: ['spec: Invalid value: "object": too big'],
+    },
+    {
+      name: 'messageExpression too long',
+      rules: [{ rule: 'self.size < 3', messageExpression: "'x'.replace('x', 'y') + '" + 'a'.repeat(5200) + "'" }],
+      obj: { size: 5 },
+      want: ['spec: Invalid value: "object": messageExpression beyond allowable length of 5120'],
+    },
+    {
+      name: 'reason Forbidden',
+      rules: [{ rule: 'self.size < 3', message: 'no', reason: 'FieldValueForbidden' }],
+      obj: { size: 5 },
+      want: ['spec: Forbidden: no'],
+    },
+    {
+      name: 'reason Required',
+      rules: [{ rule: 'has(self.name)', message: 'name please', reason: 'FieldValueRequired' }],
+      obj: { size: 5 },
+      want: ['spec: Required value: name please'],
+    },
+    {
+      name: 'reason Duplicate',
+      rules: [{ rule: 'self.size < 3', reason: 'FieldValueDuplicate' }],
+      obj: { size: 5 },
+      want: ['spec: Duplicate value: "object"'],
+    },
+    {
+      name: 'fieldPath',
+      rules: [{ rule: 'self.size < 3', message: 'too big', fieldPath: '.size' }],
+      obj: { size: 5 },
+      want: ['spec.size: Invalid value: "object": too big'],
+    },
+    {
+      name: 'fieldPath into a map',
+      rules: [{ rule: "self.labels['a'] == 'b'", message: 'want b', fieldPath: ".labels['a']" }],
+      obj: { labels: { a: 'c' } },
+      want: ['spec.labels[a]: Invalid value: "object": want b'],
+    },
+    {
+      name: 'int vs double',
+      rules: [{ rule: 'self.ratio == 2.0 && self.size == 2 && self.ratio >= self.size' }],
+      obj: { ratio: 2, size: 2 },
+      want: [],
+    },
+    {
+      name: 'int64 arithmetic overflows as CEL',
+      rules: [{ rule: 'self.size * self.size > 0' }],
+      obj: { size: 4_000_000_000_000 },
+      want: ['spec: Invalid value: "object": integer overflow evaluating rule: self.size * self.size > 0'],
+    },
+    {
+      name: 'int-or-string as int',
+      rules: [{ rule: "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')" }],
+      obj: { port: 8080 },
+      want: [],
+    },
+    {
+      name: 'int-or-string as string',
+      rules: [{ rule: "type(self.port) == int ? self.port > 0 : self.port.endsWith('%')" }],
+      obj: { port: '50' },
+      want: [
+        'spec: Invalid value: "object": failed rule: type(self.port) == int ? self.port > 0 : self.port.endsWith(\'%\')',
+      ],
+    },
+    {
+      name: 'dyn mismatch',
+      rules: [{ rule: 'self.port > 0' }],
+      obj: { port: 'a' },
+      want: [
+        `spec: Invalid value: "object": 'no such overload: dyn<string> > int': call arguments did not match a supported operator, function or macro signature for rule: self.port > 0`,
+      ],
+    },
     { name: 'optional syntax', rules: [{ rule: "self.?name.orValue('x') == 'x'" }], obj: { size: 1 }, want: [] },
-    { name: 'several rules, each reported', rules: [{ rule: 'self.size < 3' }, { rule: 'self.size < 4' }], obj: { size: 5 }, want: ['spec: Invalid value: "object": failed rule: self.size < 3', 'spec: Invalid value: "object": failed rule: self.size < 4'] },
+    {
+      name: 'several rules, each reported',
+      rules: [{ rule: 'self.size < 3' }, { rule: 'self.size < 4' }],
+      obj: { size: 5 },
+      want: [
+        'spec: Invalid value: "object": failed rule: self.size < 3',
+        'spec: Invalid value: "object": failed rule: self.size < 4',
+      ],
+    },
   ];
   it.each(cases)('$name', ({ rules, obj, want }) => {
     expect(run(specWith(rules), { spec: obj }).errors).toEqual(want);
@@ -87,7 +174,12 @@ describe('validate: rule results and messages', () => {
     const schema = specWith([], {
       n: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self < 3', message: 'small' }] },
       s: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self != "x"', message: 'not x' }] },
-      l: { type: 'array', maxItems: 5, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.size() < 2', message: 'short' }] },
+      l: {
+        type: 'array',
+        maxItems: 5,
+        items: { type: 'integer' },
+        'x-kubernetes-validations': [{ rule: 'self.size() < 2', message: 'short' }],
+      },
     });
     expect(run(schema, { spec: { n: 7, s: 'x', l: [1, 2, 3] } }).errors).toEqual([
       'spec.l: Invalid value: "array": short',
@@ -97,16 +189,37 @@ describe('validate: rule results and messages', () => {
   });
 
   it('rules at the root see apiVersion, kind and metadata.name; a root error is at <nil>', () => {
-    const schema: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } }, 'x-kubernetes-validations': [{ rule: "self.metadata.name.startsWith('x')", message: 'x-names only' }] };
-    expect(run(schema, { apiVersion: 'a/v1', kind: 'K', metadata: { name: 'y' }, spec: {} }).errors).toEqual(['<nil>: Invalid value: "object": x-names only']);
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } },
+      'x-kubernetes-validations': [{ rule: "self.metadata.name.startsWith('x')", message: 'x-names only' }],
+    };
+    expect(run(schema, { apiVersion: 'a/v1', kind: 'K', metadata: { name: 'y' }, spec: {} }).errors).toEqual([
+      '<nil>: Invalid value: "object": x-names only',
+    ]);
   });
 
   it('items of lists and values of maps are validated with their paths', () => {
     const schema = specWith([], {
-      list: { type: 'array', maxItems: 5, items: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: 'positive' }] } },
-      map: { type: 'object', maxProperties: 5, additionalProperties: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: "self != ''", message: 'non-empty' }] } },
+      list: {
+        type: 'array',
+        maxItems: 5,
+        items: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: 'positive' }] },
+      },
+      map: {
+        type: 'object',
+        maxProperties: 5,
+        additionalProperties: {
+          type: 'string',
+          maxLength: 5,
+          'x-kubernetes-validations': [{ rule: "self != ''", message: 'non-empty' }],
+        },
+      },
     });
-    expect(run(schema, { spec: { list: [1, -1], map: { a: '', b: 'x' } } }).errors).toEqual(['spec.list[1]: Invalid value: -1: positive', 'spec.map[a]: Invalid value: "": non-empty']);
+    expect(run(schema, { spec: { list: [1, -1], map: { a: '', b: 'x' } } }).errors).toEqual([
+      'spec.list[1]: Invalid value: -1: positive',
+      'spec.map[a]: Invalid value: "": non-empty',
+    ]);
   });
 });
 
@@ -116,16 +229,26 @@ describe('validate: transition rules', () => {
     expect(run(schema, { spec: { name: 'a' } }).errors).toEqual([]);
   });
   it('run on update', () => {
-    expect(run(schema, { spec: { name: 'a' } }, { spec: { name: 'b' } }).errors).toEqual(['spec: Invalid value: "object": name is immutable']);
+    expect(run(schema, { spec: { name: 'a' } }, { spec: { name: 'b' } }).errors).toEqual([
+      'spec: Invalid value: "object": name is immutable',
+    ]);
     expect(run(schema, { spec: { name: 'a' } }, { spec: { name: 'a' } }).errors).toEqual([]);
   });
   it('do not run when the old value is absent', () => {
     expect(run(schema, { spec: { name: 'a' } }, { metadata: {} }).errors).toEqual([]);
   });
   it('optionalOldSelf runs on create with oldSelf empty', () => {
-    const s = specWith([{ rule: '!oldSelf.hasValue() || self.size >= oldSelf.value().size', message: 'size may only grow', optionalOldSelf: true }]);
+    const s = specWith([
+      {
+        rule: '!oldSelf.hasValue() || self.size >= oldSelf.value().size',
+        message: 'size may only grow',
+        optionalOldSelf: true,
+      },
+    ]);
     expect(run(s, { spec: { size: 1 } }).errors).toEqual([]);
-    expect(run(s, { spec: { size: 1 } }, { spec: { size: 2 } }).errors).toEqual(['spec: Invalid value: "object": size may only grow']);
+    expect(run(s, { spec: { size: 1 } }, { spec: { size: 2 } }).errors).toEqual([
+      'spec: Invalid value: "object": size may only grow',
+    ]);
   });
   it('map-list items correlate by key', () => {
     const s = specWith([], {
@@ -134,20 +257,50 @@ describe('validate: transition rules', () => {
         maxItems: 5,
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['k'],
-        items: { type: 'object', required: ['k'], properties: { k: { type: 'string', maxLength: 5 }, v: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.v >= oldSelf.v', message: 'v may only grow' }] },
+        items: {
+          type: 'object',
+          required: ['k'],
+          properties: { k: { type: 'string', maxLength: 5 }, v: { type: 'integer' } },
+          'x-kubernetes-validations': [{ rule: 'self.v >= oldSelf.v', message: 'v may only grow' }],
+        },
       },
     });
-    expect(run(s, { spec: { items: [{ k: 'b', v: 1 }, { k: 'a', v: 1 }] } }, { spec: { items: [{ k: 'a', v: 2 }] } }).errors).toEqual(['spec.items[1]: Invalid value: "object": v may only grow']);
+    expect(
+      run(
+        s,
+        {
+          spec: {
+            items: [
+              { k: 'b', v: 1 },
+              { k: 'a', v: 1 },
+            ],
+          },
+        },
+        { spec: { items: [{ k: 'a', v: 2 }] } },
+      ).errors,
+    ).toEqual(['spec.items[1]: Invalid value: "object": v may only grow']);
   });
 });
 
 describe('validate: ratcheting', () => {
-  const schema = specWith([], { name: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: "self.startsWith('a')", message: 'must start with a' }] } });
+  const schema = specWith([], {
+    name: {
+      type: 'string',
+      maxLength: 64,
+      'x-kubernetes-validations': [{ rule: "self.startsWith('a')", message: 'must start with a' }],
+    },
+  });
   it('an unchanged failing value is a warning on update', () => {
-    expect(run(schema, { spec: { name: 'b', size: 2 } }, { spec: { name: 'b', size: 1 } })).toEqual({ errors: [], warnings: ['spec.name: Invalid value: "b": must start with a'] });
+    expect(run(schema, { spec: { name: 'b', size: 2 } }, { spec: { name: 'b', size: 1 } })).toEqual({
+      errors: [],
+      warnings: ['spec.name: Invalid value: "b": must start with a'],
+    });
   });
   it('a changed failing value is an error', () => {
-    expect(run(schema, { spec: { name: 'c' } }, { spec: { name: 'b' } })).toEqual({ errors: ['spec.name: Invalid value: "c": must start with a'], warnings: [] });
+    expect(run(schema, { spec: { name: 'c' } }, { spec: { name: 'b' } })).toEqual({
+      errors: ['spec.name: Invalid value: "c": must start with a'],
+      warnings: [],
+    });
   });
   it('a create is never ratcheted', () => {
     expect(run(schema, { spec: { name: 'b' } }).errors).toEqual(['spec.name: Invalid value: "b": must start with a']);
@@ -156,7 +309,21 @@ describe('validate: ratcheting', () => {
 
 describe('validate: runtime cost', () => {
   const nested = (n: number, maxItems?: number): JSONSchemaProps =>
-    specWith([], { items: { type: 'array', ...(maxItems ? { maxItems } : {}), items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: n === 2 ? 'self.all(x, self.all(y, x + y >= 0))' : 'self.all(x, self.all(y, self.all(z, x + y + z >= 0)))' }] } });
+    specWith([], {
+      items: {
+        type: 'array',
+        ...(maxItems ? { maxItems } : {}),
+        items: { type: 'integer' },
+        'x-kubernetes-validations': [
+          {
+            rule:
+              n === 2
+                ? 'self.all(x, self.all(y, x + y >= 0))'
+                : 'self.all(x, self.all(y, self.all(z, x + y + z >= 0)))',
+          },
+        ],
+      },
+    });
   const items = Array.from({ length: 1000 }, (_, i) => i);
 
   it('a 1,000-item list under a doubly nested all() exceeds the per-call limit, quickly', () => {
@@ -190,7 +357,9 @@ describe('validate: runtime cost', () => {
   it('regexes are RE2: no catastrophic backtracking', () => {
     const s = specWith([{ rule: "self.name.matches('^(a+)+$')" }]);
     const t = Date.now();
-    expect(run(s, { spec: { name: 'a'.repeat(40) + '!' } }).errors).toEqual([`spec: Invalid value: "object": failed rule: self.name.matches('^(a+)+$')`]);
+    expect(run(s, { spec: { name: 'a'.repeat(40) + '!' } }).errors).toEqual([
+      `spec: Invalid value: "object": failed rule: self.name.matches('^(a+)+$')`,
+    ]);
     expect(Date.now() - t).toBeLessThan(500);
   });
 });
@@ -223,22 +392,36 @@ describe('validate: regexes from the object', () => {
     // kube charges each call ⌈1,400,001 · 0.1⌉ · ⌈6 · 0.25⌉ = 280,002 (+3 for the rest of the rule)
     // and runs 35 of them (35 failed rules, then its budget error). The regex work budget (env.ts
     // REGEX_WORK_BUDGET) refuses the first: 1,400,001 × 8 instructions is over it. kube's text.
-    const s40: JSONSchemaProps = { type: 'object', properties: { s: { type: 'string' } }, 'x-kubernetes-validations': Array.from({ length: 40 }, (_, i) => ({ rule: `!self.s.matches('(a+)+$')${' '.repeat(i)}` })) };
+    const s40: JSONSchemaProps = {
+      type: 'object',
+      properties: { s: { type: 'string' } },
+      'x-kubernetes-validations': Array.from({ length: 40 }, (_, i) => ({
+        rule: `!self.s.matches('(a+)+$')${' '.repeat(i)}`,
+      })),
+    };
     const t = Date.now();
     const got = run(s40, { s: 'a'.repeat(1_400_000) }).errors;
-    expect(got).toEqual(['<nil>: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run']);
+    expect(got).toEqual([
+      '<nil>: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run',
+    ]);
     expect(Date.now() - t).toBeLessThan(5000);
   });
 });
 
 describe('validate: values deeper than the engine recurses', () => {
-  it('are a 422 field error in cel-go\'s words, not a stack overflow', () => {
+  it("are a 422 field error in cel-go's words, not a stack overflow", () => {
     // The request decoder allows 10,000 levels; the converters and == recurse per level.
     let x: unknown = 1;
     for (let i = 0; i < 9000; i++) x = { a: x };
-    const schema: JSONSchemaProps = { type: 'object', properties: { x: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }, 'x-kubernetes-validations': [{ rule: 'self.x == self.x' }] };
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: { x: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      'x-kubernetes-validations': [{ rule: 'self.x == self.x' }],
+    };
     // Today the stack runs out (kube's Go stacks do not); what must not show is JS's message.
     const errors = run(schema, { x }).errors;
-    expect(errors.filter((e) => e !== '<nil>: Internal error: internal error: max recursion depth exceeded')).toEqual([]);
+    expect(errors.filter((e) => e !== '<nil>: Internal error: internal error: max recursion depth exceeded')).toEqual(
+      [],
+    );
   });
 });

@@ -47,7 +47,11 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     ['%s', [new Duration(-2n, 500_000_000)], '-1.5s'],
     ['%s', [new Duration(0n, 1)], '0.000000001s'],
     // %s of lists: members as CEL literals (strings quoted, doubles %.6f, timestamp("…"), duration("…"))
-    ['%s', [['abc', 3.14, null, [9n, 8n], ts('2023-02-03T23:31:20Z')]], '["abc", 3.140000, null, [9, 8], timestamp("2023-02-03T23:31:20Z")]'],
+    [
+      '%s',
+      [['abc', 3.14, null, [9n, 8n], ts('2023-02-03T23:31:20Z')]],
+      '["abc", 3.140000, null, [9, 8], timestamp("2023-02-03T23:31:20Z")]',
+    ],
     ['%s', [[6n, 4.2, 'a string']], '[6, 4.200000, "a string"]'],
     ['%s', [[]], '[]'],
     ['%s', [[u(2n), true, bytes('xyz'), new Duration(7200n, 0)]], '[2, true, b"xyz", duration("7200s")]'],
@@ -56,16 +60,65 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     ['%s', [[NaN, Infinity, -Infinity]], '["NaN", "+Inf", "-Inf"]'],
     // members are quoted as Go's %q does
     ['%s', [['a"b\\c\n\t\x00\x7f\u00a0é😀']], '["a\\"b\\\\c\\n\\t\\x00\\x7f\\u00a0é😀"]'],
-    ['%s', [['\u2028\u200b\ufeff\u{E0001}\x07\b\f\r\v\x1b']], '["\\u2028\\u200b\\ufeff\\U000e0001\\a\\b\\f\\r\\v\\x1b"]'],
+    [
+      '%s',
+      [['\u2028\u200b\ufeff\u{E0001}\x07\b\f\r\v\x1b']],
+      '["\\u2028\\u200b\\ufeff\\U000e0001\\a\\b\\f\\r\\v\\x1b"]',
+    ],
     ['%s', [['завтра ✓', '\ud800']], '["завтра ✓", "\ufffd"]'],
     // %s of maps: `key:value` entries sorted by the printed key, string keys quoted
-    ['%s', [new Map<unknown, unknown>([['key1', bytes('xyz')], ['key5', null], ['key2', new Duration(7200n, 0)], ['key4', true], ['key3', 2.71828]])], '{"key1":b"xyz", "key2":duration("7200s"), "key3":2.718280, "key4":true, "key5":null}'],
-    ['%s', [new Map<unknown, unknown>([[1n, 'value1'], [u(2n), 'value2'], [true, NaN]])], '{1:"value1", 2:"value2", true:"NaN"}'],
-    ['%s', [new Map<unknown, unknown>([['strKey', 'x'], [true, 42n], [6n, new Duration(422n, 0)]])], '{"strKey":"x", 6:duration("422s"), true:42}'],
-    ['%s', [{ b: 1n, a: [2.5], c: { d: ts('2009-11-10T23:00:00Z') } }], '{"a":[2.500000], "b":1, "c":{"d":timestamp("2009-11-10T23:00:00Z")}}'],
+    [
+      '%s',
+      [
+        new Map<unknown, unknown>([
+          ['key1', bytes('xyz')],
+          ['key5', null],
+          ['key2', new Duration(7200n, 0)],
+          ['key4', true],
+          ['key3', 2.71828],
+        ]),
+      ],
+      '{"key1":b"xyz", "key2":duration("7200s"), "key3":2.718280, "key4":true, "key5":null}',
+    ],
+    [
+      '%s',
+      [
+        new Map<unknown, unknown>([
+          [1n, 'value1'],
+          [u(2n), 'value2'],
+          [true, NaN],
+        ]),
+      ],
+      '{1:"value1", 2:"value2", true:"NaN"}',
+    ],
+    [
+      '%s',
+      [
+        new Map<unknown, unknown>([
+          ['strKey', 'x'],
+          [true, 42n],
+          [6n, new Duration(422n, 0)],
+        ]),
+      ],
+      '{"strKey":"x", 6:duration("422s"), true:42}',
+    ],
+    [
+      '%s',
+      [{ b: 1n, a: [2.5], c: { d: ts('2009-11-10T23:00:00Z') } }],
+      '{"a":[2.500000], "b":1, "c":{"d":timestamp("2009-11-10T23:00:00Z")}}',
+    ],
     ['%s', [[new Map(), {}]], '[{}, {}]'],
     // keys sort as Go compares strings (UTF-8 bytes = code points), not UTF-16 units
-    ['%s', [new Map<unknown, unknown>([['\u{1F600}', 1n], ['\uFF01', 2n]])], '{"\uFF01":2, "\u{1F600}":1}'],
+    [
+      '%s',
+      [
+        new Map<unknown, unknown>([
+          ['\u{1F600}', 1n],
+          ['\uFF01', 2n],
+        ]),
+      ],
+      '{"\uFF01":2, "\u{1F600}":1}',
+    ],
     // %d: integers only
     ['%d', [-42n], '-42'],
     ['%d', [u(64n)], '64'],
@@ -138,20 +191,52 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     ['%d %d %d', [0n, 1n], 'index 2 out of range'],
     ['%', [], 'index 0 out of range'],
     ['x %', [1n], 'unexpected end of string'],
-    ['%.3', [1.0], 'could not parse formatting clause: error while parsing precision: could not find end of precision specifier'],
-    ['%.f', [1.0], 'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax'],
-    ['%.99999999999999999999f', [1.0], 'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "99999999999999999999": value out of range'],
+    [
+      '%.3',
+      [1.0],
+      'could not parse formatting clause: error while parsing precision: could not find end of precision specifier',
+    ],
+    [
+      '%.f',
+      [1.0],
+      'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax',
+    ],
+    [
+      '%.99999999999999999999f',
+      [1.0],
+      'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "99999999999999999999": value out of range',
+    ],
     // our cap (kube has none)
-    ['%.101f', [1.0], 'could not parse formatting clause: error while parsing precision: precision 101 exceeds maximum allowed precision 100'],
-    ['%.0999e', [1.0], 'could not parse formatting clause: error while parsing precision: precision 999 exceeds maximum allowed precision 100'],
+    [
+      '%.101f',
+      [1.0],
+      'could not parse formatting clause: error while parsing precision: precision 101 exceeds maximum allowed precision 100',
+    ],
+    [
+      '%.0999e',
+      [1.0],
+      'could not parse formatting clause: error while parsing precision: precision 999 exceeds maximum allowed precision 100',
+    ],
     ['%b', ['abc'], 'error during formatting: only integers and bools can be formatted as binary, was given string'],
     ['%b', [1.5], 'error during formatting: only integers and bools can be formatted as binary, was given double'],
     ['%o', ['a string'], 'error during formatting: octal clause can only be used on integers, was given string'],
     ['%o', [true], 'error during formatting: octal clause can only be used on integers, was given bool'],
     ['%o', [2.0], 'error during formatting: octal clause can only be used on integers, was given double'],
-    ['%x', [0.5], 'error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given double'],
-    ['%x', [true], 'error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given bool'],
-    ['%d', [new Duration(1802n, 0)], 'error during formatting: decimal clause can only be used on integers, was given google.protobuf.Duration'],
+    [
+      '%x',
+      [0.5],
+      'error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given double',
+    ],
+    [
+      '%x',
+      [true],
+      'error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given bool',
+    ],
+    [
+      '%d',
+      [new Duration(1802n, 0)],
+      'error during formatting: decimal clause can only be used on integers, was given google.protobuf.Duration',
+    ],
     ['%d', [2.5], 'error during formatting: decimal clause can only be used on integers, was given double'],
     ['%d', [NaN], 'error during formatting: decimal clause can only be used on integers, was given double'],
     ['%d', [-Infinity], 'error during formatting: decimal clause can only be used on integers, was given double'],
@@ -161,11 +246,19 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     ['%.1f', [u(7n)], 'error during formatting: fixed-point clause can only be used on doubles, was given uint'],
     ['%f', ['1.5'], 'error during formatting: fixed-point clause can only be used on doubles, was given string'],
     ['%f', ['nan'], 'error during formatting: fixed-point clause can only be used on doubles, was given string'],
-    ['%f', [ts('2023-02-03T23:31:20Z')], 'error during formatting: fixed-point clause can only be used on doubles, was given google.protobuf.Timestamp'],
+    [
+      '%f',
+      [ts('2023-02-03T23:31:20Z')],
+      'error during formatting: fixed-point clause can only be used on doubles, was given google.protobuf.Timestamp',
+    ],
     ['%f', [new Map()], 'error during formatting: fixed-point clause can only be used on doubles, was given map'],
     ['%e', [100n], 'error during formatting: scientific clause can only be used on doubles, was given int'],
     ['%e', [[1.0]], 'error during formatting: scientific clause can only be used on doubles, was given list'],
-    ['%s', [Optional.of(1n)], 'error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type'],
+    [
+      '%s',
+      [Optional.of(1n)],
+      'error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type',
+    ],
     // inside a list or map an unprintable member has its own text
     ['%s', [[1n, Optional.none()]], 'error during formatting: no formatting function for optional_type'],
     ['%s', [new Map([['k', Optional.none()]])], 'error during formatting: no formatting function for optional_type'],
@@ -185,7 +278,9 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
   it("prints the engine's own values", () => {
     const run = (src: string): unknown => compileExpression(src, {}, { homogeneousLiterals: false }).evaluate();
     expect(run('"%s|%s|%s".format([type("s"), type(null), dyn(256u)])')).toBe('string|null_type|256');
-    expect(run('"%s".format([{"b": duration("2h"), "a": timestamp("2009-11-10T23:00:00Z")}])')).toBe('{"a":timestamp("2009-11-10T23:00:00Z"), "b":duration("7200s")}');
+    expect(run('"%s".format([{"b": duration("2h"), "a": timestamp("2009-11-10T23:00:00Z")}])')).toBe(
+      '{"a":timestamp("2009-11-10T23:00:00Z"), "b":duration("7200s")}',
+    );
     expect(run('"%s".format([[1, 2.0, "x", b"y", [null]]])')).toBe('[1, 2.000000, "x", b"y", [null]]');
     expect(run('"%.2f|%s".format([1234.5, 1234.5])')).toBe('1,234.50|1234.5');
   });

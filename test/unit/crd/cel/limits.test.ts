@@ -38,10 +38,22 @@ const VISITOR = 'compilation failed: ERROR: <input>:-1:0: max recursion depth ex
 describe('expression size: 100,000 code points', () => {
   const cases: { name: string; rule: string; want: string[] }[] = [
     { name: 'exactly the limit', rule: 'true' + ' '.repeat(100_000 - 4), want: [] },
-    { name: 'one past', rule: 'true' + ' '.repeat(100_001 - 4), want: [`${R}.rule: Invalid value: ${goRule('true' + ' '.repeat(100_001 - 4))}: compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000`] },
+    {
+      name: 'one past',
+      rule: 'true' + ' '.repeat(100_001 - 4),
+      want: [
+        `${R}.rule: Invalid value: ${goRule('true' + ' '.repeat(100_001 - 4))}: compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000`,
+      ],
+    },
     // Code points, not UTF-16 units: 60,000 emoji are 120,000 units.
     { name: 'astral characters count once', rule: `'${'😀'.repeat(60_000)}' != ''`, want: [] },
-    { name: 'a 200 KB rule', rule: 'self.b' + ' && self.b'.repeat(20_000), want: [`${R}.rule: Invalid value: ${goRule('self.b' + ' && self.b'.repeat(20_000))}: compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200006, limit 100000`] },
+    {
+      name: 'a 200 KB rule',
+      rule: 'self.b' + ' && self.b'.repeat(20_000),
+      want: [
+        `${R}.rule: Invalid value: ${goRule('self.b' + ' && self.b'.repeat(20_000))}: compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200006, limit 100000`,
+      ],
+    },
   ];
   it.each(cases)('$name', ({ rule, want }) => {
     expect(errorsOf(rule)).toEqual(want);
@@ -90,7 +102,10 @@ describe('shapes cel-go accepts at any length', () => {
     { name: 'a binary `-` before a run', rule: 'self.i - - - - 1 == 4' },
     // cel-go balances && and || chains.
     { name: '5,000 `&&`', rule: 'self.b' + ' && self.b'.repeat(5000) },
-    { name: '5,000 `||` inside 240 parentheses', rule: '('.repeat(240) + 'self.b' + ' || self.b'.repeat(5000) + ')'.repeat(240) },
+    {
+      name: '5,000 `||` inside 240 parentheses',
+      rule: '('.repeat(240) + 'self.b' + ' || self.b'.repeat(5000) + ')'.repeat(240),
+    },
   ];
   it.each(cases)('$name', ({ rule }) => {
     expect(errorsOf(rule)).toEqual([]);
@@ -107,8 +122,12 @@ describe('shapes cel-go accepts at any length', () => {
   });
 
   it('an even run is dropped, an odd one is one operator at its first, as cel-go parses them', () => {
-    expect(errorsOf('!!self.i')).toEqual([`${R}.rule: Invalid value: ${goRule('!!self.i')}: cel expression must evaluate to a bool`]);
-    expect(errorsOf('!!!self.i')).toEqual([`${R}.rule: Invalid value: ${goRule('!!!self.i')}: compilation failed: ERROR: <input>:1:1: found no matching overload for '!_' applied to '(int)'\n | !!!self.i\n | ^`]);
+    expect(errorsOf('!!self.i')).toEqual([
+      `${R}.rule: Invalid value: ${goRule('!!self.i')}: cel expression must evaluate to a bool`,
+    ]);
+    expect(errorsOf('!!!self.i')).toEqual([
+      `${R}.rule: Invalid value: ${goRule('!!!self.i')}: compilation failed: ERROR: <input>:1:1: found no matching overload for '!_' applied to '(int)'\n | !!!self.i\n | ^`,
+    ]);
   });
 
   it('keeps positions: a collapsed run is blanked, not removed', () => {
@@ -127,6 +146,8 @@ describe('no stack overflow escapes', () => {
   });
 
   it('compileExpression applies the same limits', () => {
-    expect(() => compileExpression('('.repeat(300) + '1' + ')'.repeat(300))).toThrow('ERROR: <input>:-1:0: expression recursion limit exceeded: 250');
+    expect(() => compileExpression('('.repeat(300) + '1' + ')'.repeat(300))).toThrow(
+      'ERROR: <input>:-1:0: expression recursion limit exceeded: 250',
+    );
   });
 });

@@ -16,7 +16,15 @@ const schema = (rule: string): JSONSchemaProps => ({
     timeout: { type: 'string', format: 'duration' },
     data: { type: 'string', format: 'byte', maxLength: 64 },
     inner: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
-    pods: { type: 'array', maxItems: 4, items: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+    pods: {
+      type: 'array',
+      maxItems: 4,
+      items: {
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    },
   },
 });
 
@@ -55,7 +63,9 @@ describe('formatted strings are typed values', () => {
   });
 
   it('type-checks them as such at CRD write', () => {
-    expect(run('self.created + 1 > self.expires')).toContain("found no matching overload for '_+_' applied to '(google.protobuf.Timestamp, int)'");
+    expect(run('self.created + 1 > self.expires')).toContain(
+      "found no matching overload for '_+_' applied to '(google.protobuf.Timestamp, int)'",
+    );
     expect(run("self.timeout.startsWith('1')")).toContain('found no matching overload');
   });
 });

@@ -103,7 +103,7 @@ describe('conversions of timestamps and durations', () => {
     ["string(duration('123.321456789s'))", '123.321456789s'],
     ["int(timestamp('2009-02-13T23:31:30Z'))", 1234567890n],
     ["int(timestamp('1969-12-31T23:59:59.5Z'))", -1n], // Unix seconds round down, as Go's Time.Unix()
-    ["timestamp(timestamp(1000000000)) == timestamp(1000000000)", true],
+    ['timestamp(timestamp(1000000000)) == timestamp(1000000000)', true],
     ["duration(duration('100s')) == duration('100s')", true],
     ["timestamp(253402300799) == timestamp('9999-12-31T23:59:59Z')", true],
     ["timestamp(-62135596800) == timestamp('0001-01-01T00:00:00Z')", true],
@@ -257,7 +257,13 @@ describe('int() and uint()', () => {
 describe('renamed built-ins in rules', () => {
   const schema = (rule: string): JSONSchemaProps => ({
     type: 'object',
-    properties: { spec: { type: 'object', properties: { s: { type: 'string', maxLength: 64 } }, 'x-kubernetes-validations': [{ rule }] } },
+    properties: {
+      spec: {
+        type: 'object',
+        properties: { s: { type: 'string', maxLength: 64 } },
+        'x-kubernetes-validations': [{ rule }],
+      },
+    },
   });
   const evalRule = (rule: string, spec: Record<string, unknown>): true | string => {
     const { errors, rules } = compileSchemaRules(schema(rule), 'p');
@@ -267,14 +273,22 @@ describe('renamed built-ins in rules', () => {
   };
 
   it('evaluates over object fields with kube-style zone names', () => {
-    expect(evalRule("timestamp(self.s).getHours('America/Los_Angeles') == 15", { s: '2009-02-13T23:31:30Z' })).toBe(true);
-    expect(evalRule("duration(self.s).getMinutes() == 90 && string(duration(self.s)) == '5400s'", { s: '1h30m' })).toBe(true);
+    expect(evalRule("timestamp(self.s).getHours('America/Los_Angeles') == 15", { s: '2009-02-13T23:31:30Z' })).toBe(
+      true,
+    );
+    expect(evalRule("duration(self.s).getMinutes() == 90 && string(duration(self.s)) == '5400s'", { s: '1h30m' })).toBe(
+      true,
+    );
   });
 
   it('reports errors under the names the rule uses', () => {
     expect(evalRule('int(true) == 1', {})).toMatch(/found no matching overload for 'int'/);
-    expect(evalRule("timestamp(self.s).getHours('Nowhere') == 1", { s: '2009-02-13T23:31:30Z' })).toMatch(/unknown time zone Nowhere/);
-    expect(evalRule("timestamp(self.s) > timestamp('2000-01-01T00:00:00Z')", { s: '2009-02-30T00:00:00Z' })).toMatch(/type conversion error/);
+    expect(evalRule("timestamp(self.s).getHours('Nowhere') == 1", { s: '2009-02-13T23:31:30Z' })).toMatch(
+      /unknown time zone Nowhere/,
+    );
+    expect(evalRule("timestamp(self.s) > timestamp('2000-01-01T00:00:00Z')", { s: '2009-02-30T00:00:00Z' })).toMatch(
+      /type conversion error/,
+    );
   });
 
   it('costs the renamed calls as the built-ins they stand in for', () => {

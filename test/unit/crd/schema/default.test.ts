@@ -1,9 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyDefaults, pruneAndDefault, pruneNonNullableNullsWithoutDefaults } from '../../../../crd/schema/default.js';
+import {
+  applyDefaults,
+  pruneAndDefault,
+  pruneNonNullableNullsWithoutDefaults,
+} from '../../../../crd/schema/default.js';
 import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
 
-const obj = (properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps => ({ type: 'object', properties, ...extra });
+const obj = (properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 
 const defaulted = (value: unknown, schema: JSONSchemaProps | undefined): unknown => {
   const copy = structuredClone(value);
@@ -34,7 +42,9 @@ describe('applyDefaults: kube TestDefault', () => {
         properties: {
           array: { items: { properties: { a: { default: 'A' }, b: { default: 'B' } } } },
           object: { properties: { a: { default: 'N' }, b: { default: 'O' } } },
-          additionalProperties: { additionalProperties: { properties: { a: { default: 'alpha' }, b: { default: 'beta' } } } },
+          additionalProperties: {
+            additionalProperties: { properties: { a: { default: 'alpha' }, b: { default: 'beta' } } },
+          },
           foo: { default: 'bar' },
         },
       },
@@ -54,17 +64,37 @@ describe('applyDefaults: kube TestDefault', () => {
       schema: { items: { properties: { a: { default: 'A' } } } },
       want: [{ a: 'A' }, { a: 1 }, { a: 0 }, { a: 0.0 }, { a: '' }, { a: 'A' }, { a: [] }, { a: {} }],
     },
-    { name: 'null in nullable list', json: [null], schema: { nullable: true, items: { properties: { a: { default: 'A' } } } }, want: [null] },
+    {
+      name: 'null in nullable list',
+      json: [null],
+      schema: { nullable: true, items: { properties: { a: { default: 'A' } } } },
+      want: [null],
+    },
     { name: 'null in non-nullable list', json: [null], schema: { items: { default: 'A' } }, want: ['A'] },
-    { name: 'null in nullable object', json: { a: null }, schema: { properties: { a: { nullable: true, default: 'A' } } }, want: { a: null } },
-    { name: 'null in non-nullable object', json: { a: null }, schema: { properties: { a: { default: 'A' } } }, want: { a: 'A' } },
+    {
+      name: 'null in nullable object',
+      json: { a: null },
+      schema: { properties: { a: { nullable: true, default: 'A' } } },
+      want: { a: null },
+    },
+    {
+      name: 'null in non-nullable object',
+      json: { a: null },
+      schema: { properties: { a: { default: 'A' } } },
+      want: { a: 'A' },
+    },
     {
       name: 'null in nullable object with additionalProperties',
       json: { a: null },
       schema: { additionalProperties: { nullable: true, default: 'A' } },
       want: { a: null },
     },
-    { name: 'null in non-nullable object with additionalProperties', json: { a: null }, schema: { additionalProperties: { default: 'A' } }, want: { a: 'A' } },
+    {
+      name: 'null in non-nullable object with additionalProperties',
+      json: { a: null },
+      schema: { additionalProperties: { default: 'A' } },
+      want: { a: 'A' },
+    },
     { name: 'null unknown field', json: { a: null }, schema: { additionalProperties: true }, want: { a: null } },
   ];
   it.each(cases)('$name', ({ json, schema, want }) => {
@@ -82,12 +112,22 @@ const cacheSchema = obj({
 
 describe('applyDefaults', () => {
   const cases: { name: string; json: unknown; schema: JSONSchemaProps; want: unknown }[] = [
-    { name: 'the lab: {size: 3}', json: { spec: { size: 3 } }, schema: cacheSchema, want: { spec: { engine: 'redis', maxSize: 9, size: 3 } } },
+    {
+      name: 'the lab: {size: 3}',
+      json: { spec: { size: 3 } },
+      schema: cacheSchema,
+      want: { spec: { engine: 'redis', maxSize: 9, size: 3 } },
+    },
     { name: 'no spec, no defaults inside it', json: {}, schema: cacheSchema, want: {} },
     {
       name: 'a defaulted object gets its own defaults',
       json: {},
-      schema: obj({ spec: obj({ a: { type: 'string', default: 'x' }, b: obj({ c: { type: 'integer', default: 1 } }, { default: {} }) }, { default: {} }) }),
+      schema: obj({
+        spec: obj(
+          { a: { type: 'string', default: 'x' }, b: obj({ c: { type: 'integer', default: 1 } }, { default: {} }) },
+          { default: {} },
+        ),
+      }),
       want: { spec: { a: 'x', b: { c: 1 } } },
     },
     {
@@ -120,7 +160,11 @@ describe('applyDefaults', () => {
       name: 'unknown fields are not walked (preserve-unknown-fields), embedded resources are plain objects',
       json: { p: { u: {} }, e: {} },
       schema: obj({
-        p: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { k: { type: 'string', default: 'k' } } },
+        p: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          properties: { k: { type: 'string', default: 'k' } },
+        },
         e: obj({ spec: obj({}, { default: { a: 1 } }) }, { 'x-kubernetes-embedded-resource': true }),
       }),
       want: { p: { u: {}, k: 'k' }, e: { spec: { a: 1 } } },
@@ -159,7 +203,12 @@ describe('pruneNonNullableNullsWithoutDefaults', () => {
     {
       name: 'removes non-nullable nulls without default, keeps the rest',
       json: { a: null, b: null, c: null, u: null, o: { x: null } },
-      schema: obj({ a: { type: 'string' }, b: { type: 'string', nullable: true }, c: { type: 'string', default: 'c' }, o: obj({ x: { type: 'integer' } }) }),
+      schema: obj({
+        a: { type: 'string' },
+        b: { type: 'string', nullable: true },
+        c: { type: 'string', default: 'c' },
+        o: obj({ x: { type: 'integer' } }),
+      }),
       want: { b: null, c: null, u: null, o: {} },
     },
     {
@@ -182,13 +231,29 @@ describe('pruneNonNullableNullsWithoutDefaults', () => {
 
 describe('pruneAndDefault: kube order', () => {
   it('the lab: unknown spec.repicas pruned and reported, defaults applied', () => {
-    const v = { apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name: 'c' }, spec: { size: 2, repicas: 4 } };
+    const v = {
+      apiVersion: 'cache.example.com/v1',
+      kind: 'Cache',
+      metadata: { name: 'c' },
+      spec: { size: 2, repicas: 4 },
+    };
     expect(pruneAndDefault(v, cacheSchema, { isResourceRoot: true })).toEqual(['spec.repicas']);
-    expect(v).toEqual({ apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name: 'c' }, spec: { size: 2, maxSize: 9, engine: 'redis' } });
+    expect(v).toEqual({
+      apiVersion: 'cache.example.com/v1',
+      kind: 'Cache',
+      metadata: { name: 'c' },
+      spec: { size: 2, maxSize: 9, engine: 'redis' },
+    });
   });
 
   it('nulls: non-nullable without default dropped, with default defaulted, nullable kept', () => {
-    const schema = obj({ spec: obj({ a: { type: 'string' }, b: { type: 'string', default: 'b' }, c: { type: 'string', nullable: true, default: 'c' } }) });
+    const schema = obj({
+      spec: obj({
+        a: { type: 'string' },
+        b: { type: 'string', default: 'b' },
+        c: { type: 'string', nullable: true, default: 'c' },
+      }),
+    });
     const v = { spec: { a: null, b: null, c: null } };
     pruneAndDefault(v, schema);
     expect(v).toEqual({ spec: { b: 'b', c: null } });
@@ -203,7 +268,13 @@ describe('pruneAndDefault: kube order', () => {
   });
 
   it('legacy preserveUnknownFields: no pruning, no null dropping, still metadata and defaults', () => {
-    const schema = obj({ spec: obj({ a: { type: 'string' }, d: { type: 'string', default: 'd' }, t: obj({}, { 'x-kubernetes-embedded-resource': true }) }) });
+    const schema = obj({
+      spec: obj({
+        a: { type: 'string' },
+        d: { type: 'string', default: 'd' },
+        t: obj({}, { 'x-kubernetes-embedded-resource': true }),
+      }),
+    });
     const v = { spec: { a: null, x: 1, t: { metadata: { bogus: 1, name: 'n' } } } };
     expect(pruneAndDefault(v, schema, { preserveUnknownFields: true })).toEqual(['spec.t.metadata.bogus']);
     expect(v).toEqual({ spec: { a: null, x: 1, d: 'd', t: { metadata: { name: 'n' } } } });
@@ -212,7 +283,15 @@ describe('pruneAndDefault: kube order', () => {
 
 describe('defaulting: properties', () => {
   const { value } = fc.letrec<{ value: unknown; arr: unknown[]; obj: Record<string, unknown> }>((tie) => ({
-    value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.string({ maxLength: 3 }), tie('arr'), tie('obj')),
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.string({ maxLength: 3 }),
+      tie('arr'),
+      tie('obj'),
+    ),
     arr: fc.array(tie('value'), { maxLength: 3 }),
     obj: fc.dictionary(fc.constantFrom('a', 'x', 'n', 'z'), tie('value'), { maxKeys: 3 }),
   }));
@@ -226,7 +305,10 @@ describe('defaulting: properties', () => {
       b: value,
       n: value,
       items: fc.oneof(value, fc.array(item, { maxLength: 3 })),
-      m: fc.oneof(value, fc.dictionary(fc.string({ maxLength: 2 }), fc.oneof(value, some({ a: value, z: value })), { maxKeys: 3 })),
+      m: fc.oneof(
+        value,
+        fc.dictionary(fc.string({ maxLength: 2 }), fc.oneof(value, some({ a: value, z: value })), { maxKeys: 3 }),
+      ),
       junk: value,
     }),
   );
@@ -237,7 +319,13 @@ describe('defaulting: properties', () => {
         a: { type: 'integer', default: 1 },
         b: { type: 'string', nullable: true, default: 'b' },
         n: { type: 'string' },
-        items: { type: 'array', items: obj({ x: obj({ a: { type: 'integer' } }, { default: { a: 2 } }), n: { type: 'integer' } }, { default: {} }) },
+        items: {
+          type: 'array',
+          items: obj(
+            { x: obj({ a: { type: 'integer' } }, { default: { a: 2 } }), n: { type: 'integer' } },
+            { default: {} },
+          ),
+        },
         m: { type: 'object', additionalProperties: obj({ a: { type: 'integer', default: 3 } }, { default: { a: 4 } }) },
       },
       { default: {} },

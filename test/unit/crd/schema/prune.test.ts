@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { compareGoStrings, holdsBelow, prune, pruneObjectMeta } from '../../../../crd/schema/prune.js';
 import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
 
-const obj = (properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps => ({ type: 'object', properties, ...extra });
+const obj = (properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 const str: JSONSchemaProps = { type: 'string' };
 const int: JSONSchemaProps = { type: 'integer' };
 const preserve: JSONSchemaProps = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -28,11 +32,22 @@ describe('prune: kube TestPrune', () => {
       schema: { items: { properties: { a: {}, c: {} } } },
       want: [{ a: 1 }, {}, { a: 1, c: 3 }],
     },
-    { name: 'object array with nil schema', json: [{ a: 1 }, { b: 1 }, { a: 1, b: 2, c: 3 }], schema: {}, want: [{}, {}, {}] },
+    {
+      name: 'object array with nil schema',
+      json: [{ a: 1 }, { b: 1 }, { a: 1, b: 2, c: 3 }],
+      schema: {},
+      want: [{}, {}, {}],
+    },
     {
       name: 'object array object',
-      json: { array: [{ a: 1 }, { b: 1 }, { a: 1, b: 2, c: 3 }], unspecified: { a: 1 }, specified: { a: 1, b: 2, c: 3 } },
-      schema: { properties: { array: { items: { properties: { a: {}, c: {} } } }, specified: { properties: { a: {}, c: {} } } } },
+      json: {
+        array: [{ a: 1 }, { b: 1 }, { a: 1, b: 2, c: 3 }],
+        unspecified: { a: 1 },
+        specified: { a: 1, b: 2, c: 3 },
+      },
+      schema: {
+        properties: { array: { items: { properties: { a: {}, c: {} } } }, specified: { properties: { a: {}, c: {} } } },
+      },
       want: { array: [{ a: 1 }, {}, { a: 1, c: 3 }], specified: { a: 1, c: 3 } },
     },
     {
@@ -42,10 +57,24 @@ describe('prune: kube TestPrune', () => {
         alpha: 'abc',
         beta: 42.0,
         unspecifiedObject: { unspecified: 'bar' },
-        pruning: { unspecified: 'bar', unspecifiedObject: { unspecified: 'bar' }, pruning: { unspecified: 'bar' }, preserving: { unspecified: 'bar' } },
-        preserving: { unspecified: 'bar', unspecifiedObject: { unspecified: 'bar' }, pruning: { unspecified: 'bar' }, preserving: { unspecified: 'bar' } },
-        preservingAdditionalPropertiesNotInheritingXPreserveUnknownFields: { foo: { specified: { unspecified: 'bar' }, unspecified: 'bar' } },
-        preservingAdditionalPropertiesKeyPruneValues: { foo: { specified: { unspecified: 'bar' }, unspecified: 'bar' } },
+        pruning: {
+          unspecified: 'bar',
+          unspecifiedObject: { unspecified: 'bar' },
+          pruning: { unspecified: 'bar' },
+          preserving: { unspecified: 'bar' },
+        },
+        preserving: {
+          unspecified: 'bar',
+          unspecifiedObject: { unspecified: 'bar' },
+          pruning: { unspecified: 'bar' },
+          preserving: { unspecified: 'bar' },
+        },
+        preservingAdditionalPropertiesNotInheritingXPreserveUnknownFields: {
+          foo: { specified: { unspecified: 'bar' }, unspecified: 'bar' },
+        },
+        preservingAdditionalPropertiesKeyPruneValues: {
+          foo: { specified: { unspecified: 'bar' }, unspecified: 'bar' },
+        },
       },
       schema: {
         type: 'object',
@@ -54,13 +83,19 @@ describe('prune: kube TestPrune', () => {
           alpha: str,
           beta: { type: 'number' },
           pruning: obj({ preserving: preserve, pruning: { type: 'object' } }),
-          preserving: obj({ preserving: preserve, pruning: { type: 'object' } }, { 'x-kubernetes-preserve-unknown-fields': true }),
+          preserving: obj(
+            { preserving: preserve, pruning: { type: 'object' } },
+            { 'x-kubernetes-preserve-unknown-fields': true },
+          ),
           preservingAdditionalPropertiesNotInheritingXPreserveUnknownFields: {
             type: 'object',
             'x-kubernetes-preserve-unknown-fields': true,
             additionalProperties: obj({ specified: { type: 'object' } }),
           },
-          preservingAdditionalPropertiesKeyPruneValues: { type: 'object', additionalProperties: obj({ specified: { type: 'object' } }) },
+          preservingAdditionalPropertiesKeyPruneValues: {
+            type: 'object',
+            additionalProperties: obj({ specified: { type: 'object' } }),
+          },
         },
       },
       want: {
@@ -69,7 +104,12 @@ describe('prune: kube TestPrune', () => {
         beta: 42.0,
         unspecifiedObject: { unspecified: 'bar' },
         pruning: { pruning: {}, preserving: { unspecified: 'bar' } },
-        preserving: { unspecified: 'bar', unspecifiedObject: { unspecified: 'bar' }, pruning: {}, preserving: { unspecified: 'bar' } },
+        preserving: {
+          unspecified: 'bar',
+          unspecifiedObject: { unspecified: 'bar' },
+          pruning: {},
+          preserving: { unspecified: 'bar' },
+        },
         preservingAdditionalPropertiesNotInheritingXPreserveUnknownFields: { foo: { specified: {} } },
         preservingAdditionalPropertiesKeyPruneValues: { foo: { specified: {} } },
       },
@@ -160,10 +200,22 @@ const cacheSchema = obj({
 });
 
 describe('prune: paths as kube reports them', () => {
-  const cases: { name: string; json: unknown; schema: JSONSchemaProps; opts?: object; want: unknown; paths: string[] }[] = [
+  const cases: {
+    name: string;
+    json: unknown;
+    schema: JSONSchemaProps;
+    opts?: object;
+    want: unknown;
+    paths: string[];
+  }[] = [
     {
       name: 'the lab: spec.repicas',
-      json: { apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name: 'c' }, spec: { size: 2, repicas: 4 } },
+      json: {
+        apiVersion: 'cache.example.com/v1',
+        kind: 'Cache',
+        metadata: { name: 'c' },
+        spec: { size: 2, repicas: 4 },
+      },
       schema: cacheSchema,
       opts: { isResourceRoot: true },
       want: { apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name: 'c' }, spec: { size: 2 } },
@@ -173,7 +225,12 @@ describe('prune: paths as kube reports them', () => {
       name: 'list items as [i], only the topmost pruned key, sorted bytewise',
       json: {
         status: { a: 1 },
-        spec: { items: Array.from({ length: 11 }, (_, i) => (i === 2 || i === 10 ? { name: 'x', nmae: { deep: 1 } } : { name: 'x' })), b: 1 },
+        spec: {
+          items: Array.from({ length: 11 }, (_, i) =>
+            i === 2 || i === 10 ? { name: 'x', nmae: { deep: 1 } } : { name: 'x' },
+          ),
+          b: 1,
+        },
       },
       schema: obj({ spec: obj({ items: { type: 'array', items: obj({ name: str }) } }) }),
       want: { spec: { items: Array.from({ length: 11 }, () => ({ name: 'x' })) } },
@@ -226,7 +283,10 @@ describe('prune: paths as kube reports them', () => {
       name: 'preserve-unknown-fields: unknown kept and unreported, known properties still pruned',
       json: { spec: { anything: { goes: 1 }, known: { a: 1, b: 2 }, list: [{ a: 1, z: 1 }] } },
       schema: obj({
-        spec: obj({ known: obj({ a: int }), list: { type: 'array', items: obj({ a: int }) } }, { 'x-kubernetes-preserve-unknown-fields': true }),
+        spec: obj(
+          { known: obj({ a: int }), list: { type: 'array', items: obj({ a: int }) } },
+          { 'x-kubernetes-preserve-unknown-fields': true },
+        ),
       }),
       want: { spec: { anything: { goes: 1 }, known: { a: 1 }, list: [{ a: 1 }] } },
       paths: ['spec.known.b', 'spec.list[0].z'],
@@ -234,7 +294,9 @@ describe('prune: paths as kube reports them', () => {
     {
       name: 'preserve-unknown-fields on an array: its items are walked preserving too (kube skipPrune)',
       json: { l: [{ a: 1, z: 1, o: { b: 1, y: 1 } }] },
-      schema: obj({ l: { type: 'array', 'x-kubernetes-preserve-unknown-fields': true, items: obj({ a: int, o: obj({ b: int }) }) } }),
+      schema: obj({
+        l: { type: 'array', 'x-kubernetes-preserve-unknown-fields': true, items: obj({ a: int, o: obj({ b: int }) }) },
+      }),
       want: { l: [{ a: 1, z: 1, o: { b: 1 } }] },
       paths: ['l[0].o.y'],
     },
@@ -242,7 +304,14 @@ describe('prune: paths as kube reports them', () => {
       name: 'embedded metadata: field.Path format, after the pruned paths',
       json: {
         spec: {
-          template: { metadata: { name: 'a', zz: 1, ownerReferences: [{ name: 'o', kind: 'K', apiVersion: 'v1', uid: 'u', bogus: 1 }] }, x: 1 },
+          template: {
+            metadata: {
+              name: 'a',
+              zz: 1,
+              ownerReferences: [{ name: 'o', kind: 'K', apiVersion: 'v1', uid: 'u', bogus: 1 }],
+            },
+            x: 1,
+          },
           byName: { one: { apiVersion: 'v1', kind: 'K', metadata: { labels: { a: 'b' }, extra: true } } },
           list: [{ metadata: { annotations: { a: 'b' }, other: 1 } }],
         },
@@ -256,7 +325,9 @@ describe('prune: paths as kube reports them', () => {
       }),
       want: {
         spec: {
-          template: { metadata: { name: 'a', ownerReferences: [{ name: 'o', kind: 'K', apiVersion: 'v1', uid: 'u' }] } },
+          template: {
+            metadata: { name: 'a', ownerReferences: [{ name: 'o', kind: 'K', apiVersion: 'v1', uid: 'u' }] },
+          },
           byName: { one: { apiVersion: 'v1', kind: 'K', metadata: { labels: { a: 'b' } } } },
           list: [{ metadata: { annotations: { a: 'b' } } }],
         },
@@ -271,14 +342,31 @@ describe('prune: paths as kube reports them', () => {
     },
     {
       name: 'embedded metadata is normalized as a Go ObjectMeta round trip',
-      json: { t: { metadata: { name: '', generation: 0, labels: {}, finalizers: [], creationTimestamp: null, deletionGracePeriodSeconds: 0, namespace: 'ns' } } },
+      json: {
+        t: {
+          metadata: {
+            name: '',
+            generation: 0,
+            labels: {},
+            finalizers: [],
+            creationTimestamp: null,
+            deletionGracePeriodSeconds: 0,
+            namespace: 'ns',
+          },
+        },
+      },
       schema: obj({ t: embedded() }),
       want: { t: { metadata: { deletionGracePeriodSeconds: 0, namespace: 'ns' } } },
       paths: [],
     },
     {
       name: 'root metadata on request: unknown fields first, in sorted-key order',
-      json: { apiVersion: 'v1', kind: 'K', metadata: { zeta: 1, name: 'n', alpha: 2, managedFields: [{ manager: 'm', junk: 1 }] }, spec: { u: 1 } },
+      json: {
+        apiVersion: 'v1',
+        kind: 'K',
+        metadata: { zeta: 1, name: 'n', alpha: 2, managedFields: [{ manager: 'm', junk: 1 }] },
+        spec: { u: 1 },
+      },
       schema: obj({ spec: obj({}) }),
       opts: { isResourceRoot: true, pruneRootMetadata: true },
       want: { apiVersion: 'v1', kind: 'K', metadata: { name: 'n', managedFields: [{ manager: 'm' }] }, spec: {} },
@@ -319,9 +407,21 @@ describe('prune: helpers', () => {
       deletionGracePeriodSeconds: 30,
       labels: { a: 'b' },
       annotations: { c: 'd' },
-      ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'o', uid: 'u', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'K', name: 'o', uid: 'u', controller: true, blockOwnerDeletion: true },
+      ],
       finalizers: ['f'],
-      managedFields: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', time: 't', fieldsType: 'FieldsV1', fieldsV1: { 'f:a': {} }, subresource: 's' }],
+      managedFields: [
+        {
+          manager: 'm',
+          operation: 'Apply',
+          apiVersion: 'v1',
+          time: 't',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:a': {} },
+          subresource: 's',
+        },
+      ],
     };
     const copy = structuredClone(meta);
     expect(pruneObjectMeta(copy, 'metadata')).toEqual([]);
@@ -331,19 +431,42 @@ describe('prune: helpers', () => {
 
 describe('prune: properties', () => {
   const { value } = fc.letrec<{ value: unknown; arr: unknown[]; obj: Record<string, unknown> }>((tie) => ({
-    value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.string({ maxLength: 3 }), tie('arr'), tie('obj')),
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.string({ maxLength: 3 }),
+      tie('arr'),
+      tie('obj'),
+    ),
     arr: fc.array(tie('value'), { maxLength: 3 }),
-    obj: fc.dictionary(fc.constantFrom('a', 'b', 'name', 'x', 'metadata', 'apiVersion', 'kind', 'spec'), tie('value'), { maxKeys: 4 }),
+    obj: fc.dictionary(fc.constantFrom('a', 'b', 'name', 'x', 'metadata', 'apiVersion', 'kind', 'spec'), tie('value'), {
+      maxKeys: 4,
+    }),
   }));
   const some = <T>(r: Record<string, fc.Arbitrary<T>>) => fc.record(r, { requiredKeys: [] });
   // Objects shaped like the schema (with unknown fields and wrong types mixed in).
-  const meta = fc.oneof(value, some({ name: value, labels: value, bogus: value, ownerReferences: fc.array(fc.oneof(value, some({ name: value, bogus: value })), { maxLength: 2 }) }));
+  const meta = fc.oneof(
+    value,
+    some({
+      name: value,
+      labels: value,
+      bogus: value,
+      ownerReferences: fc.array(fc.oneof(value, some({ name: value, bogus: value })), { maxLength: 2 }),
+    }),
+  );
   const spec = fc.oneof(
     value,
     some({
       a: value,
       items: fc.oneof(value, fc.array(fc.oneof(value, some({ name: value, x: value, junk: value })), { maxLength: 3 })),
-      m: fc.oneof(value, fc.dictionary(fc.string({ maxLength: 2 }), fc.oneof(value, some({ a: value, p: value, junk: value })), { maxKeys: 3 })),
+      m: fc.oneof(
+        value,
+        fc.dictionary(fc.string({ maxLength: 2 }), fc.oneof(value, some({ a: value, p: value, junk: value })), {
+          maxKeys: 3,
+        }),
+      ),
       p: fc.oneof(value, some({ a: value, junk: value })),
       x: fc.oneof(value, some({ apiVersion: value, kind: value, metadata: meta, spec: value, junk: value })),
       junk: value,

@@ -26,8 +26,14 @@ describe('valid schemas', () => {
     description: 'Cache is the Schema for the caches API',
     type: 'object',
     properties: {
-      apiVersion: { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' },
-      kind: { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' },
+      apiVersion: {
+        description: 'APIVersion defines the versioned schema of this representation of an object.',
+        type: 'string',
+      },
+      kind: {
+        description: 'Kind is a string value representing the REST resource this object represents.',
+        type: 'string',
+      },
       metadata: { type: 'object' },
       spec: {
         description: 'CacheSpec defines the desired state of Cache',
@@ -51,7 +57,8 @@ describe('valid schemas', () => {
                 type: 'object',
                 additionalProperties: {
                   anyOf: [{ type: 'integer' }, { type: 'string' }],
-                  pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+                  pattern:
+                    '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
                   'x-kubernetes-int-or-string': true,
                 },
               },
@@ -83,7 +90,11 @@ describe('valid schemas', () => {
             'x-kubernetes-map-type': 'atomic',
             properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } },
           },
-          template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+          template: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+          },
           raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
           anything: { 'x-kubernetes-preserve-unknown-fields': true },
           config: {
@@ -107,9 +118,19 @@ describe('valid schemas', () => {
                 lastTransitionTime: { type: 'string', format: 'date-time' },
                 message: { type: 'string', maxLength: 32768 },
                 observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
-                reason: { type: 'string', maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' },
+                reason: {
+                  type: 'string',
+                  maxLength: 1024,
+                  minLength: 1,
+                  pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+                },
                 status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-                type: { type: 'string', maxLength: 316, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$' },
+                type: {
+                  type: 'string',
+                  maxLength: 316,
+                  pattern:
+                    '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+                },
               },
             },
             'x-kubernetes-list-type': 'map',
@@ -123,11 +144,28 @@ describe('valid schemas', () => {
   const valid: { name: string; schema: unknown }[] = [
     { name: 'a kubebuilder-generated schema', schema: kubebuilder },
     { name: 'the smallest schema', schema: { type: 'object' } },
-    { name: 'a preserve-unknown-fields root', schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-    { name: 'metadata restricting name', schema: { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' } } } } } },
+    {
+      name: 'a preserve-unknown-fields root',
+      schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
+    {
+      name: 'metadata restricting name',
+      schema: {
+        type: 'object',
+        properties: { metadata: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' } } } },
+      },
+    },
     {
       name: 'metadata restricting name and generateName',
-      schema: { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, generateName: { type: 'string' } } } } },
+      schema: {
+        type: 'object',
+        properties: {
+          metadata: {
+            type: 'object',
+            properties: { name: { type: 'string', maxLength: 10 }, generateName: { type: 'string' } },
+          },
+        },
+      },
     },
     {
       name: 'value validations that only narrow specified fields',
@@ -136,10 +174,20 @@ describe('valid schemas', () => {
         properties: {
           a: { type: 'string' },
           b: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'array', items: { type: 'string' } } } },
-          c: { type: 'array', items: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } } },
+          c: {
+            type: 'array',
+            items: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
+          },
           d: { type: 'array', items: { type: 'string' } },
         },
-        not: { properties: { a: {}, b: { not: { properties: { a: {}, b: { items: {} } } } }, c: { items: { not: { items: { properties: { a: {} } } } } }, d: { items: {} } } },
+        not: {
+          properties: {
+            a: {},
+            b: { not: { properties: { a: {}, b: { items: {} } } } },
+            c: { items: { not: { items: { properties: { a: {} } } } } },
+            d: { items: {} },
+          },
+        },
         allOf: [{ properties: { a: { pattern: 'abc' } } }],
         anyOf: [{ required: ['a'] }, { required: ['b'] }],
         oneOf: [{ properties: { d: { minItems: 1 } } }],
@@ -151,8 +199,15 @@ describe('valid schemas', () => {
         type: 'object',
         properties: {
           a: { 'x-kubernetes-int-or-string': true },
-          b: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], allOf: [{ pattern: 'abc' }] },
-          c: { 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: 'abc' }, { pattern: 'abc' }] },
+          b: {
+            'x-kubernetes-int-or-string': true,
+            anyOf: [{ type: 'integer' }, { type: 'string' }],
+            allOf: [{ pattern: 'abc' }],
+          },
+          c: {
+            'x-kubernetes-int-or-string': true,
+            allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: 'abc' }, { pattern: 'abc' }],
+          },
         },
       }),
     },
@@ -161,21 +216,95 @@ describe('valid schemas', () => {
       schema: withSpec({
         type: 'object',
         'x-kubernetes-embedded-resource': true,
-        properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object', properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } } } },
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          metadata: {
+            type: 'object',
+            properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } },
+          },
+        },
       }),
     },
-    { name: 'additionalProperties true next to properties', schema: withSpec({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true }) },
-    { name: 'a map of objects', schema: withSpec({ type: 'object', additionalProperties: { type: 'object', properties: { a: { type: 'integer' } } } }) },
-    { name: 'additionalProperties false without properties', schema: withSpec({ type: 'object', additionalProperties: false }) },
-    { name: 'additionalProperties false in a clause', schema: { type: 'object', properties: { a: { type: 'object' } }, allOf: [{ properties: { a: { additionalProperties: false } } }] } },
-    { name: 'a set of atomic lists', schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' } }) },
-    { name: 'a set of lists with no list type', schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'array', items: { type: 'string' } } }) },
-    { name: 'a set of atomic maps', schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object', 'x-kubernetes-map-type': 'atomic' } }) },
+    {
+      name: 'additionalProperties true next to properties',
+      schema: withSpec({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true }),
+    },
+    {
+      name: 'a map of objects',
+      schema: withSpec({
+        type: 'object',
+        additionalProperties: { type: 'object', properties: { a: { type: 'integer' } } },
+      }),
+    },
+    {
+      name: 'additionalProperties false without properties',
+      schema: withSpec({ type: 'object', additionalProperties: false }),
+    },
+    {
+      name: 'additionalProperties false in a clause',
+      schema: {
+        type: 'object',
+        properties: { a: { type: 'object' } },
+        allOf: [{ properties: { a: { additionalProperties: false } } }],
+      },
+    },
+    {
+      name: 'a set of atomic lists',
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' },
+      }),
+    },
+    {
+      name: 'a set of lists with no list type',
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'array', items: { type: 'string' } },
+      }),
+    },
+    {
+      name: 'a set of atomic maps',
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'object', 'x-kubernetes-map-type': 'atomic' },
+      }),
+    },
     { name: 'a granular map', schema: withSpec({ type: 'object', 'x-kubernetes-map-type': 'granular' }) },
-    { name: 'a default on a field of a list item', schema: withSpec({ type: 'array', items: { type: 'object', properties: { a: { type: 'string', default: 'x' } } } }) },
-    { name: 'a default inside embedded metadata', schema: withSpec({ type: 'object', 'x-kubernetes-embedded-resource': true, properties: { metadata: { type: 'object', properties: { name: { type: 'string', default: 'x' } } } } }) },
-    { name: 'null is the same as absent', schema: { type: 'object', default: null, items: null, not: null, $ref: null, 'x-kubernetes-list-type': null, properties: { a: { type: 'string', nullable: null } } } },
-    { name: 'named groups and Perl classes in patterns', schema: withSpec({ type: 'string', pattern: '^(?P<a>\\d+)(?<b>[[:alpha:]]*)\\pL?$' }) },
+    {
+      name: 'a default on a field of a list item',
+      schema: withSpec({
+        type: 'array',
+        items: { type: 'object', properties: { a: { type: 'string', default: 'x' } } },
+      }),
+    },
+    {
+      name: 'a default inside embedded metadata',
+      schema: withSpec({
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        properties: { metadata: { type: 'object', properties: { name: { type: 'string', default: 'x' } } } },
+      }),
+    },
+    {
+      name: 'null is the same as absent',
+      schema: {
+        type: 'object',
+        default: null,
+        items: null,
+        not: null,
+        $ref: null,
+        'x-kubernetes-list-type': null,
+        properties: { a: { type: 'string', nullable: null } },
+      },
+    },
+    {
+      name: 'named groups and Perl classes in patterns',
+      schema: withSpec({ type: 'string', pattern: '^(?P<a>\\d+)(?<b>[[:alpha:]]*)\\pL?$' }),
+    },
   ];
   for (const c of valid) {
     it(c.name, () => {
@@ -187,15 +316,31 @@ describe('valid schemas', () => {
 describe('types', () => {
   table([
     { name: 'the root needs a type', schema: {}, want: [`${P}.type: Required value: must not be empty at the root`] },
-    { name: 'the root is an object', schema: { type: 'integer' }, want: [`${P}.type: Invalid value: "integer": must be object at the root`] },
-    { name: 'a field needs a type', schema: withSpec({}), want: [`${SPEC}.type: Required value: must not be empty for specified object fields`] },
+    {
+      name: 'the root is an object',
+      schema: { type: 'integer' },
+      want: [`${P}.type: Invalid value: "integer": must be object at the root`],
+    },
+    {
+      name: 'a field needs a type',
+      schema: withSpec({}),
+      want: [`${SPEC}.type: Required value: must not be empty for specified object fields`],
+    },
     {
       name: 'array items need a type',
       schema: withSpec({ type: 'array', items: {} }),
       want: [`${SPEC}.items.type: Required value: must not be empty for specified array items`],
     },
-    { name: 'an array needs items', schema: withSpec({ type: 'array' }), want: [`${SPEC}.items: Required value: must be specified`] },
-    { name: 'an empty items array is no items', schema: withSpec({ type: 'array', items: [] }), want: [`${SPEC}.items: Required value: must be specified`] },
+    {
+      name: 'an array needs items',
+      schema: withSpec({ type: 'array' }),
+      want: [`${SPEC}.items: Required value: must be specified`],
+    },
+    {
+      name: 'an empty items array is no items',
+      schema: withSpec({ type: 'array', items: [] }),
+      want: [`${SPEC}.items: Required value: must be specified`],
+    },
     {
       name: 'missing types everywhere, sorted as kube sorts them',
       schema: {
@@ -228,7 +373,9 @@ describe('types', () => {
     {
       name: 'type must be an OpenAPI v3 type',
       schema: withSpec({ type: 'int' }),
-      want: [`${SPEC}.type: Unsupported value: "int": supported values: "array", "boolean", "integer", "number", "object", "string"`],
+      want: [
+        `${SPEC}.type: Unsupported value: "int": supported values: "array", "boolean", "integer", "number", "object", "string"`,
+      ],
     },
     {
       name: 'type null',
@@ -249,9 +396,25 @@ describe('value validations add no structure', () => {
         type: 'object',
         properties: { foo: { type: 'string' } },
         not: { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true },
-        allOf: [{ properties: { foo: { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true } } }],
-        anyOf: [{ items: { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true } }],
-        oneOf: [{ properties: { foo: { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true } } }],
+        allOf: [
+          {
+            properties: {
+              foo: { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true },
+            },
+          },
+        ],
+        anyOf: [
+          {
+            items: { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true },
+          },
+        ],
+        oneOf: [
+          {
+            properties: {
+              foo: { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true },
+            },
+          },
+        ],
       },
       want: [
         `${P}.allOf[0].properties[foo].additionalProperties: Forbidden: must be undefined to be structural`,
@@ -279,7 +442,11 @@ describe('value validations add no structure', () => {
     },
     {
       name: 'a default in a clause',
-      schema: { type: 'object', properties: { a: { type: 'string' } }, allOf: [{ properties: { a: { default: 'x' } } }] },
+      schema: {
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        allOf: [{ properties: { a: { default: 'x' } } }],
+      },
       want: [`${P}.allOf[0].properties[a].default: Forbidden: must be undefined to be structural`],
     },
     {
@@ -352,7 +519,11 @@ describe('value validations add no structure', () => {
     {
       // kube checks completeness from the root's clauses only, not from clauses deeper down
       name: 'a nested clause naming an unspecified field is let through, as kube does',
-      schema: withSpec({ type: 'object', properties: { a: { type: 'string' } }, anyOf: [{ required: ['a'] }, { properties: { b: { minLength: 1 } } }] }),
+      schema: withSpec({
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        anyOf: [{ required: ['a'] }, { properties: { b: { minLength: 1 } } }],
+      }),
       want: [],
     },
     {
@@ -383,8 +554,14 @@ describe('int-or-string', () => {
         type: 'object',
         properties: {
           d: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string', pattern: 'abc' }] },
-          e: { 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string', pattern: 'abc' }] }, { pattern: 'abc' }] },
-          f: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }, { pattern: 'abc' }] },
+          e: {
+            'x-kubernetes-int-or-string': true,
+            allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string', pattern: 'abc' }] }, { pattern: 'abc' }],
+          },
+          f: {
+            'x-kubernetes-int-or-string': true,
+            anyOf: [{ type: 'integer' }, { type: 'string' }, { pattern: 'abc' }],
+          },
           g: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'string' }, { type: 'integer' }] },
         },
       }),
@@ -402,11 +579,18 @@ describe('int-or-string', () => {
     {
       name: 'int-or-string with preserve-unknown-fields',
       schema: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-int-or-string': true },
-      want: [`${P}.x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true`],
+      want: [
+        `${P}.x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true`,
+      ],
     },
     {
       name: 'int-or-string with embedded-resource',
-      schema: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-int-or-string': true, 'x-kubernetes-preserve-unknown-fields': true },
+      schema: {
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        'x-kubernetes-int-or-string': true,
+        'x-kubernetes-preserve-unknown-fields': true,
+      },
       want: [
         `${P}.x-kubernetes-embedded-resource: Invalid value: true: must be false if x-kubernetes-int-or-string is true`,
         `${P}.x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true`,
@@ -429,7 +613,12 @@ describe('metadata, kind and apiVersion', () => {
     },
     {
       name: 'metadata with other properties (kube integration test)',
-      schema: { type: 'object', properties: { metadata: { properties: { name: { pattern: '^[a-z]+$' }, labels: { type: 'object', maxLength: 4 } } } } },
+      schema: {
+        type: 'object',
+        properties: {
+          metadata: { properties: { name: { pattern: '^[a-z]+$' }, labels: { type: 'object', maxLength: 4 } } },
+        },
+      },
       want: [
         `${P}.properties[metadata].properties[name].type: Required value: must not be empty for specified object fields`,
         `${P}.properties[metadata].type: Invalid value: "": must be object`,
@@ -440,13 +629,22 @@ describe('metadata, kind and apiVersion', () => {
     {
       name: 'a description on metadata counts as restricting it',
       schema: { type: 'object', properties: { metadata: { type: 'object', description: 'standard object metadata' } } },
-      want: [`${P}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`],
+      want: [
+        `${P}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
+      ],
     },
-    { name: 'metadata must be an object', schema: { type: 'object', properties: { metadata: { type: 'string' } } }, want: [`${P}.properties[metadata].type: Invalid value: "string": must be object`] },
+    {
+      name: 'metadata must be an object',
+      schema: { type: 'object', properties: { metadata: { type: 'string' } } },
+      want: [`${P}.properties[metadata].type: Invalid value: "string": must be object`],
+    },
     {
       name: 'kind and apiVersion must be strings',
       schema: { type: 'object', properties: { kind: { type: 'integer' }, apiVersion: { type: 'object' } } },
-      want: [`${P}.properties[apiVersion].type: Invalid value: "object": must be string`, `${P}.properties[kind].type: Invalid value: "integer": must be string`],
+      want: [
+        `${P}.properties[apiVersion].type: Invalid value: "object": must be string`,
+        `${P}.properties[kind].type: Invalid value: "integer": must be string`,
+      ],
     },
     {
       name: 'the same rules inside an embedded resource, without the name restriction',
@@ -455,9 +653,16 @@ describe('metadata, kind and apiVersion', () => {
         'x-kubernetes-embedded-resource': true,
         properties: { kind: { type: 'integer' }, metadata: { type: 'string', maxLength: 3 } },
       }),
-      want: [`${SPEC}.properties[kind].type: Invalid value: "integer": must be string`, `${SPEC}.properties[metadata].type: Invalid value: "string": must be object`],
+      want: [
+        `${SPEC}.properties[kind].type: Invalid value: "integer": must be string`,
+        `${SPEC}.properties[metadata].type: Invalid value: "string": must be object`,
+      ],
     },
-    { name: 'kind is free outside resources', schema: withSpec({ type: 'object', properties: { kind: { type: 'integer' }, metadata: { type: 'string' } } }), want: [] },
+    {
+      name: 'kind is free outside resources',
+      schema: withSpec({ type: 'object', properties: { kind: { type: 'integer' }, metadata: { type: 'string' } } }),
+      want: [],
+    },
     {
       name: 'defaults are not allowed in top-level metadata, kind and apiVersion',
       schema: {
@@ -477,18 +682,38 @@ describe('metadata, kind and apiVersion', () => {
       schema: withSpec({
         type: 'object',
         'x-kubernetes-embedded-resource': true,
-        properties: { metadata: { type: 'object', properties: { labels: { type: 'object', additionalProperties: { type: 'string', default: 'x' } } } } },
+        properties: {
+          metadata: {
+            type: 'object',
+            properties: { labels: { type: 'object', additionalProperties: { type: 'string', default: 'x' } } },
+          },
+        },
       }),
-      want: [`${SPEC}.properties[metadata].properties[labels].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata`],
+      want: [
+        `${SPEC}.properties[metadata].properties[labels].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata`,
+      ],
     },
     {
       name: 'no embedded resource inside resource meta',
       schema: withSpec({
         type: 'object',
         'x-kubernetes-embedded-resource': true,
-        properties: { metadata: { type: 'object', properties: { x: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } } },
+        properties: {
+          metadata: {
+            type: 'object',
+            properties: {
+              x: {
+                type: 'object',
+                'x-kubernetes-embedded-resource': true,
+                'x-kubernetes-preserve-unknown-fields': true,
+              },
+            },
+          },
+        },
       }),
-      want: [`${SPEC}.properties[metadata].properties[x].x-kubernetes-embedded-resource: Forbidden: must not be used inside of resource meta`],
+      want: [
+        `${SPEC}.properties[metadata].properties[x].x-kubernetes-embedded-resource: Forbidden: must not be used inside of resource meta`,
+      ],
     },
   ]);
 });
@@ -498,11 +723,18 @@ describe('embedded resources', () => {
     {
       name: 'without preserve-unknown-fields it needs properties',
       schema: withSpec({ type: 'object', 'x-kubernetes-embedded-resource': true }),
-      want: [`${SPEC}.properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`],
+      want: [
+        `${SPEC}.properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`,
+      ],
     },
     {
       name: 'type array',
-      schema: withSpec({ type: 'array', items: { type: 'string' }, 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true }),
+      schema: withSpec({
+        type: 'array',
+        items: { type: 'string' },
+        'x-kubernetes-embedded-resource': true,
+        'x-kubernetes-preserve-unknown-fields': true,
+      }),
       want: [`${SPEC}.type: Invalid value: "array": must be object if x-kubernetes-embedded-resource is true`],
     },
     {
@@ -512,7 +744,12 @@ describe('embedded resources', () => {
     },
     {
       name: 'with additionalProperties',
-      schema: withSpec({ type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, additionalProperties: { type: 'string' } }),
+      schema: withSpec({
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        'x-kubernetes-preserve-unknown-fields': true,
+        additionalProperties: { type: 'string' },
+      }),
       want: [`${SPEC}.additionalProperties: Forbidden: must not be used if x-kubernetes-embedded-resource is set`],
     },
   ]);
@@ -523,9 +760,15 @@ describe('forbidden keywords', () => {
     {
       name: 'uniqueItems true',
       schema: withSpec({ type: 'array', items: { type: 'string' }, uniqueItems: true }),
-      want: [`${SPEC}.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`],
+      want: [
+        `${SPEC}.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`,
+      ],
     },
-    { name: 'uniqueItems false is fine', schema: withSpec({ type: 'array', items: { type: 'string' }, uniqueItems: false }), want: [] },
+    {
+      name: 'uniqueItems false is fine',
+      schema: withSpec({ type: 'array', items: { type: 'string' }, uniqueItems: false }),
+      want: [],
+    },
     {
       name: 'additionalItems',
       schema: withSpec({ type: 'array', items: { type: 'string' }, additionalItems: false }),
@@ -547,10 +790,21 @@ describe('forbidden keywords', () => {
     {
       name: 'dependencies',
       schema: withSpec({ type: 'object', dependencies: { a: ['b'], c: { $ref: '#/d' } } }),
-      want: [`${SPEC}.dependencies: Forbidden: dependencies is not supported`, `${SPEC}.dependencies[c].$ref: Forbidden: $ref is not supported`],
+      want: [
+        `${SPEC}.dependencies: Forbidden: dependencies is not supported`,
+        `${SPEC}.dependencies[c].$ref: Forbidden: $ref is not supported`,
+      ],
     },
-    { name: '$ref', schema: withSpec({ $ref: '#/definitions/a' }), want: [`${SPEC}.$ref: Forbidden: $ref is not supported`] },
-    { name: 'an empty $ref is still set', schema: withSpec({ type: 'string', $ref: '' }), want: [`${SPEC}.$ref: Forbidden: $ref is not supported`] },
+    {
+      name: '$ref',
+      schema: withSpec({ $ref: '#/definitions/a' }),
+      want: [`${SPEC}.$ref: Forbidden: $ref is not supported`],
+    },
+    {
+      name: 'an empty $ref is still set',
+      schema: withSpec({ type: 'string', $ref: '' }),
+      want: [`${SPEC}.$ref: Forbidden: $ref is not supported`],
+    },
     { name: 'id', schema: withSpec({ type: 'string', id: 'x' }), want: [`${SPEC}.id: Forbidden: id is not supported`] },
     {
       name: '$schema, reported only when nothing else is wrong',
@@ -560,7 +814,9 @@ describe('forbidden keywords', () => {
     {
       name: '$schema is not reported next to other errors',
       schema: { type: 'object', $schema: 'x', properties: { a: { type: 'string', uniqueItems: true } } },
-      want: [`${P}.properties[a].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`],
+      want: [
+        `${P}.properties[a].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`,
+      ],
     },
     {
       name: 'items as an array (kube integration test)',
@@ -574,7 +830,11 @@ describe('forbidden keywords', () => {
     },
     {
       name: 'additionalProperties with properties',
-      schema: withSpec({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } }),
+      schema: withSpec({
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        additionalProperties: { type: 'string' },
+      }),
       want: [`${SPEC}.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`],
     },
     {
@@ -590,7 +850,9 @@ describe('forbidden keywords', () => {
     {
       name: 'errors inside forbidden keywords are still reported',
       schema: withSpec({ type: 'object', not: { uniqueItems: true } }),
-      want: [`${SPEC}.not.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`],
+      want: [
+        `${SPEC}.not.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`,
+      ],
     },
   ]);
 });
@@ -599,14 +861,23 @@ describe('x-kubernetes-preserve-unknown-fields', () => {
   table([
     {
       name: 'false is refused (and the schema is not converted, so no structural errors)',
-      schema: { type: 'object', properties: { a: {}, b: { type: 'object', 'x-kubernetes-preserve-unknown-fields': false } } },
-      want: [`${P}.properties[b].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined`],
+      schema: {
+        type: 'object',
+        properties: { a: {}, b: { type: 'object', 'x-kubernetes-preserve-unknown-fields': false } },
+      },
+      want: [
+        `${P}.properties[b].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined`,
+      ],
     },
   ]);
 });
 
 describe('x-kubernetes-list-type and x-kubernetes-list-map-keys', () => {
-  const item = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } };
+  const item = {
+    type: 'object',
+    required: ['name'],
+    properties: { name: { type: 'string' }, port: { type: 'integer' } },
+  };
   table([
     {
       name: 'list-type on a non-array',
@@ -625,18 +896,36 @@ describe('x-kubernetes-list-type and x-kubernetes-list-map-keys', () => {
     },
     {
       name: 'set items that are granular maps',
-      schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object', properties: { a: { type: 'string' } } } }),
-      want: [`${SPEC}.items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set`],
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'object', properties: { a: { type: 'string' } } },
+      }),
+      want: [
+        `${SPEC}.items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set`,
+      ],
     },
     {
       name: 'set items that are granular maps, explicitly',
-      schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object', 'x-kubernetes-map-type': 'granular' } }),
-      want: [`${SPEC}.items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set`],
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'object', 'x-kubernetes-map-type': 'granular' },
+      }),
+      want: [
+        `${SPEC}.items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set`,
+      ],
     },
     {
       name: 'set items that are sets',
-      schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' } }),
-      want: [`${SPEC}.items.x-kubernetes-list-type: Invalid value: "set": must be atomic as item of a list with x-kubernetes-list-type=set`],
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+      }),
+      want: [
+        `${SPEC}.items.x-kubernetes-list-type: Invalid value: "set": must be atomic as item of a list with x-kubernetes-list-type=set`,
+      ],
     },
     {
       name: 'nullable set items',
@@ -650,8 +939,15 @@ describe('x-kubernetes-list-type and x-kubernetes-list-map-keys', () => {
     },
     {
       name: 'list-map-keys with list-type atomic',
-      schema: withSpec({ type: 'array', items: item, 'x-kubernetes-list-type': 'atomic', 'x-kubernetes-list-map-keys': ['name'] }),
-      want: [`${SPEC}.x-kubernetes-list-type: Invalid value: "atomic": must be map if x-kubernetes-list-map-keys is non-empty`],
+      schema: withSpec({
+        type: 'array',
+        items: item,
+        'x-kubernetes-list-type': 'atomic',
+        'x-kubernetes-list-map-keys': ['name'],
+      }),
+      want: [
+        `${SPEC}.x-kubernetes-list-type: Invalid value: "atomic": must be map if x-kubernetes-list-map-keys is non-empty`,
+      ],
     },
     {
       name: 'map without keys',
@@ -661,11 +957,19 @@ describe('x-kubernetes-list-type and x-kubernetes-list-map-keys', () => {
     {
       name: 'map without items',
       schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
-      want: [`${SPEC}.items: Required value: must be specified`, `${SPEC}.items: Required value: must have a schema if x-kubernetes-list-type is map`],
+      want: [
+        `${SPEC}.items: Required value: must be specified`,
+        `${SPEC}.items: Required value: must have a schema if x-kubernetes-list-type is map`,
+      ],
     },
     {
       name: 'map with an items array',
-      schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: [] }),
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: [],
+      }),
       want: [
         `${SPEC}.items: Required value: must be specified`,
         `${SPEC}.items: Invalid value: apiextensions.JSONSchemaPropsOrArray{Schema:(*apiextensions.JSONSchemaProps)(nil), JSONSchemas:[]apiextensions.JSONSchemaProps{}}: must only have a single schema if x-kubernetes-list-type is map`,
@@ -673,12 +977,24 @@ describe('x-kubernetes-list-type and x-kubernetes-list-map-keys', () => {
     },
     {
       name: 'map of scalars',
-      schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'string' } }),
-      want: [`${SPEC}.items.type: Invalid value: "string": must be object if parent array's x-kubernetes-list-type is map`],
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'string' },
+      }),
+      want: [
+        `${SPEC}.items.type: Invalid value: "string": must be object if parent array's x-kubernetes-list-type is map`,
+      ],
     },
     {
       name: 'map keys that are not item properties, or are duplicated',
-      schema: withSpec({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name', 'nope', 'name'], items: item }),
+      schema: withSpec({
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name', 'nope', 'name'],
+        items: item,
+      }),
       want: [
         `${SPEC}.x-kubernetes-list-map-keys: Invalid value: []string{"name", "nope", "name"}: entries must all be names of item properties`,
         `${SPEC}.x-kubernetes-list-map-keys: Invalid value: []string{"name", "nope", "name"}: must not contain duplicate entries`,
@@ -692,7 +1008,9 @@ describe('x-kubernetes-list-type and x-kubernetes-list-map-keys', () => {
         'x-kubernetes-list-map-keys': ['obj'],
         items: { type: 'object', required: ['obj'], properties: { obj: { type: 'object' } } },
       }),
-      want: [`${SPEC}.items.properties[obj].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map`],
+      want: [
+        `${SPEC}.items.properties[obj].type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is map`,
+      ],
     },
     {
       name: 'map keys neither required nor defaulted, and nullable; nullable items',
@@ -700,7 +1018,12 @@ describe('x-kubernetes-list-type and x-kubernetes-list-map-keys', () => {
         type: 'array',
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['name', 'port'],
-        items: { type: 'object', nullable: true, required: ['name'], properties: { name: { type: 'string', nullable: true }, port: { type: 'integer' } } },
+        items: {
+          type: 'object',
+          nullable: true,
+          required: ['name'],
+          properties: { name: { type: 'string', nullable: true }, port: { type: 'integer' } },
+        },
       }),
       want: [
         `${SPEC}.items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is map`,
@@ -736,11 +1059,16 @@ describe('patterns', () => {
     {
       name: 'a pattern RE2 rejects (kube integration test)',
       schema: { type: 'object', properties: { foo: { type: 'string', pattern: '+' } } },
-      want: [`${P}.properties[foo].pattern: Invalid value: "+": must be a valid regular expression, but isn't: error parsing regexp: missing argument to repetition operator: \`+\``],
+      want: [
+        `${P}.properties[foo].pattern: Invalid value: "+": must be a valid regular expression, but isn't: error parsing regexp: missing argument to repetition operator: \`+\``,
+      ],
     },
     {
       name: 'backreferences and lookaheads are not RE2',
-      schema: withSpec({ type: 'object', properties: { a: { type: 'string', pattern: '(a)\\1' }, b: { type: 'string', pattern: '^(?!x)' } } }),
+      schema: withSpec({
+        type: 'object',
+        properties: { a: { type: 'string', pattern: '(a)\\1' }, b: { type: 'string', pattern: '^(?!x)' } },
+      }),
       want: [
         `${SPEC}.properties[a].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn't: error parsing regexp: invalid escape sequence: \`\\1\``,
         `${SPEC}.properties[b].pattern: Invalid value: "^(?!x)": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: \`(?!\``,
@@ -749,12 +1077,16 @@ describe('patterns', () => {
     {
       name: 'a trailing backslash, printed as Go prints it',
       schema: withSpec({ type: 'string', pattern: 'a\\' }),
-      want: [`${SPEC}.pattern: Invalid value: "a\\\\": must be a valid regular expression, but isn't: error parsing regexp: trailing backslash at end of expression: \`\``],
+      want: [
+        `${SPEC}.pattern: Invalid value: "a\\\\": must be a valid regular expression, but isn't: error parsing regexp: trailing backslash at end of expression: \`\``,
+      ],
     },
     {
       name: 'patterns in clauses are checked too',
       schema: withSpec({ type: 'string', allOf: [{ pattern: '[z-a]' }] }),
-      want: [`${SPEC}.allOf[0].pattern: Invalid value: "[z-a]": must be a valid regular expression, but isn't: error parsing regexp: invalid character class range: \`z-a\``],
+      want: [
+        `${SPEC}.allOf[0].pattern: Invalid value: "[z-a]": must be a valid regular expression, but isn't: error parsing regexp: invalid character class range: \`z-a\``,
+      ],
     },
   ]);
 });
@@ -784,11 +1116,24 @@ describe('order', () => {
   });
 
   it('reports at the path it is given', () => {
-    expect(run({}, 'spec.validation.openAPIV3Schema')).toEqual(['spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root']);
+    expect(run({}, 'spec.validation.openAPIV3Schema')).toEqual([
+      'spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root',
+    ]);
   });
 
   it('never throws on odd JSON', () => {
-    const odd = [null, 1, 'x', [], { properties: null }, { properties: { a: null } }, { allOf: [null, 1] }, { items: 'x' }, { type: 7 }, { additionalProperties: 'x' }];
+    const odd = [
+      null,
+      1,
+      'x',
+      [],
+      { properties: null },
+      { properties: { a: null } },
+      { allOf: [null, 1] },
+      { items: 'x' },
+      { type: 7 },
+      { additionalProperties: 'x' },
+    ];
     for (const s of odd) expect(() => validateStructuralSchema(S(s), P)).not.toThrow();
   });
 });
@@ -801,9 +1146,21 @@ describe('options', () => {
   it('relaxes on update only the rules the old schemas already broke', () => {
     const nonAtomicSet = withSpec({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object' } });
     const badType = withSpec({ type: 'int' });
-    const nullableKey = withSpec({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'], items: { type: 'object', properties: { k: { type: 'string' } } } });
-    expect(structuralOptionsForUpdate([S({ type: 'object' })])).toEqual({ requireValidPropertyType: true, requireAtomicSetType: true, requireMapListKeysMapSetValidation: true });
-    expect(structuralOptionsForUpdate([S(nonAtomicSet), undefined])).toMatchObject({ requireAtomicSetType: false, requireValidPropertyType: true });
+    const nullableKey = withSpec({
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['k'],
+      items: { type: 'object', properties: { k: { type: 'string' } } },
+    });
+    expect(structuralOptionsForUpdate([S({ type: 'object' })])).toEqual({
+      requireValidPropertyType: true,
+      requireAtomicSetType: true,
+      requireMapListKeysMapSetValidation: true,
+    });
+    expect(structuralOptionsForUpdate([S(nonAtomicSet), undefined])).toMatchObject({
+      requireAtomicSetType: false,
+      requireValidPropertyType: true,
+    });
     expect(structuralOptionsForUpdate([S(badType)])).toMatchObject({ requireValidPropertyType: false });
     expect(structuralOptionsForUpdate([S(nullableKey)])).toMatchObject({ requireMapListKeysMapSetValidation: false });
     expect(validateStructuralSchema(S(nonAtomicSet), P, structuralOptionsForUpdate([S(nonAtomicSet)]))).toEqual([]);
@@ -812,7 +1169,9 @@ describe('options', () => {
 });
 
 describe('the defaults hook', () => {
-  const hook = (schema: JSONSchemaProps, path: string) => [{ type: 'FieldValueInvalid' as const, field: `${path}.default`, badValue: schema.type, detail: 'checked' }];
+  const hook = (schema: JSONSchemaProps, path: string) => [
+    { type: 'FieldValueInvalid' as const, field: `${path}.default`, badValue: schema.type, detail: 'checked' },
+  ];
 
   it('runs for a structural schema, between the structural and the per-node errors', () => {
     const schema = withSpec({ type: 'string', uniqueItems: true });
@@ -826,8 +1185,10 @@ describe('the defaults hook', () => {
     expect(validateStructuralSchema(S(withSpec({})), P, { validateDefaults: hook }).map(formatFieldError)).toEqual([
       `${SPEC}.type: Required value: must not be empty for specified object fields`,
     ]);
-    expect(validateStructuralSchema(S({ type: 'object', $schema: 'x' }), P, { validateDefaults: hook }).map(formatFieldError)).toEqual([
-      `${P}: Invalid value: "": OpenAPIV3Schema 'schema' is not supported`,
-    ]);
+    expect(
+      validateStructuralSchema(S({ type: 'object', $schema: 'x' }), P, { validateDefaults: hook }).map(
+        formatFieldError,
+      ),
+    ).toEqual([`${P}: Invalid value: "": OpenAPIV3Schema 'schema' is not supported`]);
   });
 });

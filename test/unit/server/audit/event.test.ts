@@ -10,10 +10,20 @@ import {
   truncateUserAgent,
 } from '../../../../server/audit/event.js';
 import { formatMicroTime } from '../../../../apimachinery/validation/micro-time.js';
-import { type AuditLevel, type AuditStage, type PolicyRuleEvaluator, newPolicyEvaluator, parsePolicy } from '../../../../server/audit/policy.js';
+import {
+  type AuditLevel,
+  type AuditStage,
+  type PolicyRuleEvaluator,
+  newPolicyEvaluator,
+  parsePolicy,
+} from '../../../../server/audit/policy.js';
 
 /** A policy that gives every request one level (kube's FakeChecker). */
-function fixedPolicyEvaluator(level: AuditLevel, omitStages: AuditStage[] = [], omitManagedFields = false): PolicyRuleEvaluator {
+function fixedPolicyEvaluator(
+  level: AuditLevel,
+  omitStages: AuditStage[] = [],
+  omitManagedFields = false,
+): PolicyRuleEvaluator {
   return { evaluate: () => ({ level, omitStages: [...omitStages], omitManagedFields }) };
 }
 
@@ -111,12 +121,21 @@ describe('event shape', () => {
       'annotations',
     ]);
     // The name comes from the request body; uid and resourceVersion only from it too (none on create).
-    expect(done.objectRef).toEqual({ resource: 'widgets', namespace: 'default', name: 'w1', apiGroup: 'example.com', apiVersion: 'v1' });
+    expect(done.objectRef).toEqual({
+      resource: 'widgets',
+      namespace: 'default',
+      name: 'w1',
+      apiGroup: 'example.com',
+      apiVersion: 'v1',
+    });
     expect(JSON.stringify(done.responseStatus)).toBe('{"metadata":{},"code":201}');
     expect(done.requestObject).toEqual(widget);
     expect(done.responseObject).toEqual(stored);
     expect(done.stageTimestamp).toBe('2026-11-24T12:00:00.124456Z');
-    expect(done.annotations).toEqual({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "x"' });
+    expect(done.annotations).toEqual({
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "x"',
+    });
   });
 
   it('keeps bodies out below their levels', () => {
@@ -150,20 +169,41 @@ describe('event shape', () => {
     const { auditor, events } = setup('Metadata');
     const rec = auditor.begin(input({ attrs: attrs({ verb: 'get', name: 'w9' }) }));
     rec.authorized({ decision: 'deny', reason: '' });
-    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'widgets "w9" is forbidden', reason: 'Forbidden', details: { name: 'w9', kind: 'widgets' }, code: 403 };
+    const status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'widgets "w9" is forbidden',
+      reason: 'Forbidden',
+      details: { name: 'w9', kind: 'widgets' },
+      code: 403,
+    };
     rec.complete(403, status);
     const done = events.at(-1)!;
     expect(JSON.stringify(done.responseStatus)).toBe(
       '{"metadata":{},"status":"Failure","message":"widgets \\"w9\\" is forbidden","reason":"Forbidden","details":{"name":"w9","kind":"widgets"},"code":403}',
     );
     expect(done.annotations).toEqual({ 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': '' });
-    expect(done.objectRef).toEqual({ resource: 'widgets', namespace: 'default', name: 'w9', apiGroup: 'example.com', apiVersion: 'v1' });
+    expect(done.objectRef).toEqual({
+      resource: 'widgets',
+      namespace: 'default',
+      name: 'w9',
+      apiGroup: 'example.com',
+      apiVersion: 'v1',
+    });
   });
 
   it('treats a Status response object as the responseStatus', () => {
     const { auditor, events } = setup('RequestResponse');
     const rec = auditor.begin(input({ attrs: attrs({ verb: 'delete', name: 'w1' }) }));
-    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'w1', group: 'example.com', kind: 'widgets', uid: 'x' } };
+    const status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'w1', group: 'example.com', kind: 'widgets', uid: 'x' },
+    };
     rec.complete(200, undefined, status);
     const done = events.at(-1)!;
     expect(done.responseStatus).toEqual({ metadata: {}, status: 'Success', details: status.details, code: 200 });
@@ -194,7 +234,13 @@ describe('event shape', () => {
     const { auditor, events } = setup('Metadata');
     auditor.begin(input({ longRunning: true, attrs: attrs({ verb: 'watch' }) })).complete();
     expect(events.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
-    for (const e of events.slice(1)) expect(e.responseStatus).toEqual({ metadata: {}, status: 'Success', message: 'Connection closed early', code: 200 });
+    for (const e of events.slice(1))
+      expect(e.responseStatus).toEqual({
+        metadata: {},
+        status: 'Success',
+        message: 'Connection closed early',
+        code: 200,
+      });
 
     const started = setup('Metadata');
     const rec = started.auditor.begin(input({ longRunning: true }));
@@ -216,7 +262,13 @@ describe('event shape', () => {
     rec.panic(new Error('boom'));
     rec.complete(500);
     expect(events.map((e) => e.stage)).toEqual(['RequestReceived', 'Panic']);
-    expect(events[1]!.responseStatus).toEqual({ metadata: {}, status: 'Failure', message: "APIServer panic'd: boom", reason: 'InternalError', code: 500 });
+    expect(events[1]!.responseStatus).toEqual({
+      metadata: {},
+      status: 'Failure',
+      message: "APIServer panic'd: boom",
+      reason: 'InternalError',
+      code: 500,
+    });
   });
 
   it('drops managedFields when the policy says so, without touching the object', () => {
@@ -227,18 +279,31 @@ describe('event shape', () => {
     rec.complete(200, undefined, list);
     const done = events.at(-1)!;
     expect(done.requestObject).toEqual({ ...widget, metadata: { name: 'w1', namespace: 'default' } });
-    expect((done.responseObject as { items: unknown[] }).items[0]).toEqual({ ...widget, metadata: { name: 'w1', namespace: 'default' } });
+    expect((done.responseObject as { items: unknown[] }).items[0]).toEqual({
+      ...widget,
+      metadata: { name: 'w1', namespace: 'default' },
+    });
     expect(widget.metadata.managedFields).toHaveLength(1);
   });
 
   it('keeps the request body as it was logged, int64s exact', () => {
     const { auditor, events } = setup('Request');
     const rec = auditor.begin(input());
-    const body = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { big: 9007199254740993n } };
+    const body = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { big: 9007199254740993n },
+    };
     rec.requestObject(body);
     (body.metadata as Record<string, unknown>).uid = 'set-later';
     rec.complete(201);
-    expect(events.at(-1)!.requestObject).toEqual({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { big: 9007199254740993n } });
+    expect(events.at(-1)!.requestObject).toEqual({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { big: 9007199254740993n },
+    });
   });
 
   it('records the impersonated user and the patch', () => {
@@ -255,7 +320,11 @@ describe('event shape', () => {
   it('keeps the first value of an annotation', () => {
     const warnings: string[] = [];
     const events: AuditEvent[] = [];
-    const auditor = new Auditor({ policy: fixedPolicyEvaluator('Metadata'), sink: { processEvents: (e) => events.push(...e) }, warn: (m) => warnings.push(m) });
+    const auditor = new Auditor({
+      policy: fixedPolicyEvaluator('Metadata'),
+      sink: { processEvents: (e) => events.push(...e) },
+      warn: (m) => warnings.push(m),
+    });
     const rec = auditor.begin(input());
     rec.annotate('k', 'v1');
     rec.annotate('k', 'v1');
@@ -268,7 +337,18 @@ describe('event shape', () => {
   it('gives non-resource requests no objectRef', () => {
     const { auditor, events } = setup('Metadata');
     const rec = auditor.begin(
-      input({ requestURI: '/healthz', attrs: attrs({ resourceRequest: false, verb: 'get', path: '/healthz', apiGroup: '', apiVersion: '', resource: '', namespace: '' }) }),
+      input({
+        requestURI: '/healthz',
+        attrs: attrs({
+          resourceRequest: false,
+          verb: 'get',
+          path: '/healthz',
+          apiGroup: '',
+          apiVersion: '',
+          resource: '',
+          namespace: '',
+        }),
+      }),
     );
     rec.complete(200);
     expect(events.at(-1)!.objectRef).toBeUndefined();
@@ -281,17 +361,35 @@ describe('event shape', () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.stage).toBe('ResponseStarted');
     expect(events[0]!.user).toEqual({});
-    expect(events[0]!.responseStatus).toEqual({ metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
+    expect(events[0]!.responseStatus).toEqual({
+      metadata: {},
+      message: 'Authentication failed, attempted: bearer',
+      code: 401,
+    });
 
     const withStatus = setup('Metadata');
-    withStatus.auditor.failedAuthentication(input({ attrs: attrs({ user: { name: '', groups: [] } }) }), {}, { status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
-    expect(withStatus.events[0]!.responseStatus).toEqual({ metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    withStatus.auditor.failedAuthentication(
+      input({ attrs: attrs({ user: { name: '', groups: [] } }) }),
+      {},
+      { status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 },
+    );
+    expect(withStatus.events[0]!.responseStatus).toEqual({
+      metadata: {},
+      status: 'Failure',
+      message: 'Unauthorized',
+      reason: 'Unauthorized',
+      code: 401,
+    });
   });
 
   it('evaluates the policy with the request attributes', () => {
     const events: AuditEvent[] = [];
     const auditor = new Auditor({
-      policy: newPolicyEvaluator(parsePolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  verbs: [get]\n- level: Metadata\n')),
+      policy: newPolicyEvaluator(
+        parsePolicy(
+          'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  verbs: [get]\n- level: Metadata\n',
+        ),
+      ),
       sink: { processEvents: (e) => events.push(...e) },
     });
     auditor.begin(input({ attrs: attrs({ verb: 'get' }) })).complete(200);
@@ -314,7 +412,12 @@ describe('helpers', () => {
 
   it.each([
     ['connection only', {}, '::ffff:127.0.0.1', ['127.0.0.1']],
-    ['forwarded chain then connection', { xForwardedFor: '1.2.3.4, 5.6.7.8' }, '10.0.0.1', ['1.2.3.4', '5.6.7.8', '10.0.0.1']],
+    [
+      'forwarded chain then connection',
+      { xForwardedFor: '1.2.3.4, 5.6.7.8' },
+      '10.0.0.1',
+      ['1.2.3.4', '5.6.7.8', '10.0.0.1'],
+    ],
     ['invalid entries skipped', { xForwardedFor: 'junk, 1.2.3.4,' }, '10.0.0.1', ['1.2.3.4', '10.0.0.1']],
     ['connection not repeated when last', { xForwardedFor: '1.2.3.4, 10.0.0.1' }, '10.0.0.1', ['1.2.3.4', '10.0.0.1']],
     ['real ip added once', { xForwardedFor: '1.2.3.4', xRealIp: '1.2.3.4' }, '10.0.0.1', ['1.2.3.4', '10.0.0.1']],
@@ -333,6 +436,8 @@ describe('helpers', () => {
 
   it('names the attempted credentials', () => {
     expect(authenticationFailedMessage({})).toBe('Authentication failed, no credentials provided');
-    expect(authenticationFailedMessage({ bearer: true, x509: true })).toBe('Authentication failed, attempted: bearer, x509');
+    expect(authenticationFailedMessage({ bearer: true, x509: true })).toBe(
+      'Authentication failed, attempted: bearer, x509',
+    );
   });
 });

@@ -5,7 +5,14 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../apimachinery/log.js';
 import type { AuditEvent } from '../../../../server/audit/event.js';
-import { AuditLogBackend, RotatingFile, backupName, ensureLogFile, formatBackupTime, validateAuditLogOptions } from '../../../../server/audit/log-backend.js';
+import {
+  AuditLogBackend,
+  RotatingFile,
+  backupName,
+  ensureLogFile,
+  formatBackupTime,
+  validateAuditLogOptions,
+} from '../../../../server/audit/log-backend.js';
 
 const MB = 1024 * 1024;
 const root = mkdtempSync(join(tmpdir(), 'audit-log-'));
@@ -145,7 +152,9 @@ describe('AuditLogBackend', () => {
     backend.processEvents([event(1, MB + 10), event(2)]);
     await backend.close();
     expect(backend.dropped).toBe(1);
-    expect(lines.join('\n')).toMatch(/Error in audit plugin 'log' affecting 1 audit events: write length \d+ exceeds maximum file size 1048576/);
+    expect(lines.join('\n')).toMatch(
+      /Error in audit plugin 'log' affecting 1 audit events: write length \d+ exceeds maximum file size 1048576/,
+    );
     expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
@@ -188,7 +197,12 @@ describe('AuditLogBackend', () => {
     backend.processEvents([event(1), event(2)]);
     await backend.close();
     const text = Buffer.concat(chunks).toString();
-    expect(text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as AuditEvent).auditID)).toEqual(['id-1', 'id-2']);
+    expect(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as AuditEvent).auditID),
+    ).toEqual(['id-1', 'id-2']);
   });
 });
 

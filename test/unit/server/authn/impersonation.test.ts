@@ -63,7 +63,10 @@ describe('impersonationRequest / the checks impersonate makes', () => {
     {
       name: 'extra keys are lower-cased and percent-decoded',
       headers: { 'impersonate-user': ['bob'], 'Impersonate-Extra-Example.Org%2FFoo': ['x'] },
-      checks: ['impersonate / users ns= name=bob', 'impersonate authentication.k8s.io/v1 userextras/example.org/foo ns= name=x'],
+      checks: [
+        'impersonate / users ns= name=bob',
+        'impersonate authentication.k8s.io/v1 userextras/example.org/foo ns= name=x',
+      ],
     },
   ];
   for (const c of cases) {
@@ -79,13 +82,21 @@ describe('impersonationRequest / the checks impersonate makes', () => {
   }
 
   const errors: { name: string; headers: DistinctHeaders; message: string }[] = [
-    { name: 'groups without a user', headers: { 'impersonate-group': ['devs'] }, message: 'requested [{Group  devs    }] without impersonating a user' },
+    {
+      name: 'groups without a user',
+      headers: { 'impersonate-group': ['devs'] },
+      message: 'requested [{Group  devs    }] without impersonating a user',
+    },
     {
       name: 'extra without a user',
       headers: { 'impersonate-extra-scopes': ['view'] },
       message: 'requested [{UserExtra  view  authentication.k8s.io/v1  scopes}] without impersonating a user',
     },
-    { name: 'uid without a user', headers: { 'impersonate-uid': ['1'] }, message: 'requested [{UID  1  authentication.k8s.io/v1  }] without impersonating a user' },
+    {
+      name: 'uid without a user',
+      headers: { 'impersonate-uid': ['1'] },
+      message: 'requested [{UID  1  authentication.k8s.io/v1  }] without impersonating a user',
+    },
     {
       name: 'an empty user with groups',
       headers: { 'impersonate-user': [''], 'impersonate-group': ['a', 'b'] },
@@ -95,7 +106,10 @@ describe('impersonationRequest / the checks impersonate makes', () => {
   for (const c of errors) {
     it(`error: ${c.name}`, () => {
       expect(impersonationRequest(c.headers)).toEqual({ kind: 'error', message: c.message });
-      expect(impersonate(alice, c.headers, () => ({ decision: 'allow', reason: '' }))).toEqual({ kind: 'error', message: c.message });
+      expect(impersonate(alice, c.headers, () => ({ decision: 'allow', reason: '' }))).toEqual({
+        kind: 'error',
+        message: c.message,
+      });
     });
   }
 });
@@ -132,7 +146,11 @@ describe('impersonate', () => {
   const allowAll = (): AuthorizationResult => ({ decision: 'allow', reason: '' });
   const cases: { name: string; headers: DistinctHeaders; user: UserInfo | undefined }[] = [
     { name: 'nothing asked', headers: {}, user: undefined },
-    { name: 'a user gets system:authenticated', headers: { 'impersonate-user': ['bob'] }, user: { name: 'bob', groups: ['system:authenticated'] } },
+    {
+      name: 'a user gets system:authenticated',
+      headers: { 'impersonate-user': ['bob'] },
+      user: { name: 'bob', groups: ['system:authenticated'] },
+    },
     {
       name: 'explicit groups: system:authenticated still added (kube ≥ 1.x)',
       headers: { 'impersonate-user': ['bob'], 'impersonate-group': ['devs'] },
@@ -161,7 +179,10 @@ describe('impersonate', () => {
     {
       name: 'a serviceaccount gets its groups',
       headers: { 'impersonate-user': ['system:serviceaccount:ns1:builder'] },
-      user: { name: 'system:serviceaccount:ns1:builder', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns1', 'system:authenticated'] },
+      user: {
+        name: 'system:serviceaccount:ns1:builder',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:ns1', 'system:authenticated'],
+      },
     },
     {
       name: 'a serviceaccount with explicit groups gets only those',
@@ -170,7 +191,12 @@ describe('impersonate', () => {
     },
     {
       name: 'uid and extras',
-      headers: { 'impersonate-user': ['bob'], 'impersonate-uid': ['u-1'], 'impersonate-extra-scopes': ['a', 'b'], 'impersonate-extra-x%2fy': ['c'] },
+      headers: {
+        'impersonate-user': ['bob'],
+        'impersonate-uid': ['u-1'],
+        'impersonate-extra-scopes': ['a', 'b'],
+        'impersonate-extra-x%2fy': ['c'],
+      },
       user: { name: 'bob', uid: 'u-1', groups: ['system:authenticated'], extra: { scopes: ['a', 'b'], 'x/y': ['c'] } },
     },
   ];
@@ -181,13 +207,21 @@ describe('impersonate', () => {
     });
   }
 
-  const denied: { name: string; headers: DistinctHeaders; deny: string; reason: string; message: string; details: object }[] = [
+  const denied: {
+    name: string;
+    headers: DistinctHeaders;
+    deny: string;
+    reason: string;
+    message: string;
+    details: object;
+  }[] = [
     {
       name: 'user',
       headers: { 'impersonate-user': ['bob'] },
       deny: 'users',
       reason: '',
-      message: 'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope',
+      message:
+        'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope',
       details: { name: 'bob', kind: 'users' },
     },
     {
@@ -195,7 +229,8 @@ describe('impersonate', () => {
       headers: { 'impersonate-user': ['bob'], 'impersonate-group': ['system:masters'] },
       deny: 'groups',
       reason: 'no RBAC policy matched',
-      message: 'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope: no RBAC policy matched',
+      message:
+        'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope: no RBAC policy matched',
       details: { name: 'system:masters', kind: 'groups' },
     },
     {
@@ -203,7 +238,8 @@ describe('impersonate', () => {
       headers: { 'impersonate-user': ['system:serviceaccount:ns1:builder'] },
       deny: 'serviceaccounts',
       reason: '',
-      message: 'serviceaccounts "builder" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns1"',
+      message:
+        'serviceaccounts "builder" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns1"',
       details: { name: 'builder', kind: 'serviceaccounts' },
     },
     {
@@ -220,7 +256,8 @@ describe('impersonate', () => {
       headers: { 'impersonate-user': ['bob'], 'impersonate-uid': ['u-1'] },
       deny: 'uids',
       reason: '',
-      message: 'uids.authentication.k8s.io "u-1" is forbidden: User "alice" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope',
+      message:
+        'uids.authentication.k8s.io "u-1" is forbidden: User "alice" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope',
       details: { name: 'u-1', group: 'authentication.k8s.io', kind: 'uids' },
     },
     {
@@ -228,7 +265,8 @@ describe('impersonate', () => {
       headers: { 'impersonate-user': ['bob'], 'impersonate-group': [''] },
       deny: 'groups',
       reason: '',
-      message: 'groups is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope',
+      message:
+        'groups is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope',
       details: { kind: 'groups' },
     },
   ];
@@ -241,14 +279,22 @@ describe('impersonate', () => {
       });
       expect(out.kind).toBe('forbidden');
       if (out.kind !== 'forbidden') return;
-      expect(out.error.status).toMatchObject({ code: 403, reason: 'Forbidden', message: c.message, details: c.details });
+      expect(out.error.status).toMatchObject({
+        code: 403,
+        reason: 'Forbidden',
+        message: c.message,
+        details: c.details,
+      });
       // Checks stop at the first refusal.
       expect(seen[seen.length - 1]).toBe(c.deny);
     });
   }
 
   it('an explicit deny refuses too', () => {
-    const out = impersonate(alice, { 'impersonate-user': ['bob'] }, () => ({ decision: 'deny', reason: 'denied by policy' }));
+    const out = impersonate(alice, { 'impersonate-user': ['bob'] }, () => ({
+      decision: 'deny',
+      reason: 'denied by policy',
+    }));
     expect(out.kind === 'forbidden' && out.error.message).toBe(
       'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope: denied by policy',
     );
@@ -256,19 +302,57 @@ describe('impersonate', () => {
 
   it('the forbidden message is sanitized, the reason is not', () => {
     const err = forbiddenError(
-      { user: { name: '<b>', groups: [] }, verb: 'impersonate', resourceRequest: true, apiGroup: '', apiVersion: '', resource: 'users', subresource: '', namespace: '', name: 'x', path: '' },
+      {
+        user: { name: '<b>', groups: [] },
+        verb: 'impersonate',
+        resourceRequest: true,
+        apiGroup: '',
+        apiVersion: '',
+        resource: 'users',
+        subresource: '',
+        namespace: '',
+        name: 'x',
+        path: '',
+      },
       '<r>',
     );
-    expect(err.message).toBe('users "x" is forbidden: User "&lt;b&gt;" cannot impersonate resource "users" in API group "" at the cluster scope: <r>');
+    expect(err.message).toBe(
+      'users "x" is forbidden: User "&lt;b&gt;" cannot impersonate resource "users" in API group "" at the cluster scope: <r>',
+    );
   });
 });
 
 describe('stripImpersonationHeaders', () => {
   it('removes every Impersonate-* header from headers, headersDistinct and rawHeaders', () => {
     const req = {
-      headers: { 'impersonate-user': 'bob', 'impersonate-group': 'a, b', 'impersonate-uid': '1', 'impersonate-extra-x': 'y', accept: 'application/json' },
-      headersDistinct: { 'impersonate-user': ['bob'], 'impersonate-group': ['a', 'b'], 'impersonate-uid': ['1'], 'impersonate-extra-x': ['y'], accept: ['application/json'] },
-      rawHeaders: ['Impersonate-User', 'bob', 'Accept', 'application/json', 'Impersonate-Group', 'a', 'impersonate-group', 'b', 'Impersonate-Extra-X', 'y', 'Impersonate-Uid', '1'],
+      headers: {
+        'impersonate-user': 'bob',
+        'impersonate-group': 'a, b',
+        'impersonate-uid': '1',
+        'impersonate-extra-x': 'y',
+        accept: 'application/json',
+      },
+      headersDistinct: {
+        'impersonate-user': ['bob'],
+        'impersonate-group': ['a', 'b'],
+        'impersonate-uid': ['1'],
+        'impersonate-extra-x': ['y'],
+        accept: ['application/json'],
+      },
+      rawHeaders: [
+        'Impersonate-User',
+        'bob',
+        'Accept',
+        'application/json',
+        'Impersonate-Group',
+        'a',
+        'impersonate-group',
+        'b',
+        'Impersonate-Extra-X',
+        'y',
+        'Impersonate-Uid',
+        '1',
+      ],
     } as unknown as IncomingMessage;
     stripImpersonationHeaders(req);
     expect(req.headers).toEqual({ accept: 'application/json' });

@@ -30,9 +30,13 @@ const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const NOW = new Date('2026-11-24T12:00:00Z');
 const SA = { namespace: 'ns1', name: 'builder', uid: 'sa-uid-1' };
 
-const pem = (k: KeyObject, type: 'pkcs8' | 'pkcs1' | 'sec1' | 'spki'): string => k.export({ type, format: 'pem' } as never) as unknown as string;
+const pem = (k: KeyObject, type: 'pkcs8' | 'pkcs1' | 'sec1' | 'spki'): string =>
+  k.export({ type, format: 'pem' } as never) as unknown as string;
 
-function authenticator(over: Partial<ServiceAccountTokenAuthenticatorOptions> = {}, objects: Record<string, LiveObject> = { 'ns1/builder': { uid: SA.uid } }) {
+function authenticator(
+  over: Partial<ServiceAccountTokenAuthenticatorOptions> = {},
+  objects: Record<string, LiveObject> = { 'ns1/builder': { uid: SA.uid } },
+) {
   return new ServiceAccountTokenAuthenticator({
     issuers: [ISSUER],
     keys: [rsa.publicKey, ec256.publicKey],
@@ -49,7 +53,8 @@ const claims = (over: Partial<ServiceAccountTokenClaims> = {}): ServiceAccountTo
   ...over,
 });
 
-const payloadOf = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+const payloadOf = (token: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 
 describe('keys', () => {
   it('kid is the base64url SHA-256 of the DER public key, for private and public halves alike', () => {
@@ -70,15 +75,28 @@ describe('keys', () => {
   });
 
   it('private keys in PKCS#1, SEC1 and PKCS#8', () => {
-    expect(keyIdFromPublicKey(parsePrivateKeyPem(pem(rsa.privateKey, 'pkcs1')))).toBe(keyIdFromPublicKey(rsa.publicKey));
-    expect(keyIdFromPublicKey(parsePrivateKeyPem(pem(ec256.privateKey, 'sec1')))).toBe(keyIdFromPublicKey(ec256.publicKey));
-    expect(keyIdFromPublicKey(parsePrivateKeyPem(pem(ec256.privateKey, 'pkcs8')))).toBe(keyIdFromPublicKey(ec256.publicKey));
-    expect(() => parsePrivateKeyPem(pem(rsa.publicKey, 'spki'))).toThrow('data does not contain a valid RSA or ECDSA private key');
+    expect(keyIdFromPublicKey(parsePrivateKeyPem(pem(rsa.privateKey, 'pkcs1')))).toBe(
+      keyIdFromPublicKey(rsa.publicKey),
+    );
+    expect(keyIdFromPublicKey(parsePrivateKeyPem(pem(ec256.privateKey, 'sec1')))).toBe(
+      keyIdFromPublicKey(ec256.publicKey),
+    );
+    expect(keyIdFromPublicKey(parsePrivateKeyPem(pem(ec256.privateKey, 'pkcs8')))).toBe(
+      keyIdFromPublicKey(ec256.publicKey),
+    );
+    expect(() => parsePrivateKeyPem(pem(rsa.publicKey, 'spki'))).toThrow(
+      'data does not contain a valid RSA or ECDSA private key',
+    );
     expect(() => parsePrivateKeyPem('garbage')).toThrow('data does not contain a valid RSA or ECDSA private key');
   });
 
   it('public keys: every block, private halves included, others skipped', () => {
-    const file = [pem(rsa.publicKey, 'spki'), pem(rsa.publicKey, 'pkcs1'), pem(ec256.privateKey, 'sec1'), '-----BEGIN FOO-----\nAAAA\n-----END FOO-----\n'].join('');
+    const file = [
+      pem(rsa.publicKey, 'spki'),
+      pem(rsa.publicKey, 'pkcs1'),
+      pem(ec256.privateKey, 'sec1'),
+      '-----BEGIN FOO-----\nAAAA\n-----END FOO-----\n',
+    ].join('');
     const keys = parsePublicKeysPem(file);
     expect(keys.map(keyIdFromPublicKey)).toEqual([rsa, rsa, ec256].map((k) => keyIdFromPublicKey(k.publicKey)));
     expect(() => parsePublicKeysPem('nothing')).toThrow('data does not contain any valid RSA or ECDSA public keys');
@@ -91,10 +109,16 @@ describe('keys', () => {
       writeFileSync(join(dir, 'sa.key'), pem(ec256.privateKey, 'sec1'));
       writeFileSync(join(dir, 'sa.pub'), pem(rsa.publicKey, 'spki') + pem(ec256.publicKey, 'spki'));
       writeFileSync(join(dir, 'empty'), '');
-      expect(keyIdFromPublicKey(await loadSigningKeyFile(join(dir, 'sa.key')))).toBe(keyIdFromPublicKey(ec256.publicKey));
+      expect(keyIdFromPublicKey(await loadSigningKeyFile(join(dir, 'sa.key')))).toBe(
+        keyIdFromPublicKey(ec256.publicKey),
+      );
       expect((await loadPublicKeyFiles([join(dir, 'sa.pub'), join(dir, 'sa.key')])).length).toBe(3);
-      await expect(loadPublicKeyFiles([join(dir, 'empty')])).rejects.toThrow(/failed to parse key file ".*empty": data does not contain any valid RSA or ECDSA public keys/);
-      await expect(loadSigningKeyFile(join(dir, 'sa.pub'))).rejects.toThrow('failed to parse service-account-issuer-key-file: data does not contain a valid RSA or ECDSA private key');
+      await expect(loadPublicKeyFiles([join(dir, 'empty')])).rejects.toThrow(
+        /failed to parse key file ".*empty": data does not contain any valid RSA or ECDSA public keys/,
+      );
+      await expect(loadSigningKeyFile(join(dir, 'sa.pub'))).rejects.toThrow(
+        'failed to parse service-account-issuer-key-file: data does not contain a valid RSA or ECDSA private key',
+      );
     });
   });
 });
@@ -102,7 +126,15 @@ describe('keys', () => {
 describe('ServiceAccountTokenIssuer', () => {
   it('signs kube-shaped tokens', async () => {
     const issuer = new ServiceAccountTokenIssuer(ISSUER, pem(rsa.privateKey, 'pkcs1'));
-    const token = await issuer.generateToken(claims({ 'kubernetes.io': { namespace: 'ns1', serviceaccount: { name: 'builder', uid: SA.uid }, secret: { name: 's', uid: 's-uid' } } }));
+    const token = await issuer.generateToken(
+      claims({
+        'kubernetes.io': {
+          namespace: 'ns1',
+          serviceaccount: { name: 'builder', uid: SA.uid },
+          secret: { name: 's', uid: 's-uid' },
+        },
+      }),
+    );
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'RS256', kid: keyIdFromPublicKey(rsa.publicKey) });
     const payload = payloadOf(token);
     const now = NOW.getTime() / 1000;
@@ -112,7 +144,11 @@ describe('ServiceAccountTokenIssuer', () => {
       iat: now,
       iss: ISSUER,
       jti: 'jti-1',
-      'kubernetes.io': { namespace: 'ns1', secret: { name: 's', uid: 's-uid' }, serviceaccount: { name: 'builder', uid: SA.uid } },
+      'kubernetes.io': {
+        namespace: 'ns1',
+        secret: { name: 's', uid: 's-uid' },
+        serviceaccount: { name: 'builder', uid: SA.uid },
+      },
       nbf: now,
       sub: 'system:serviceaccount:ns1:builder',
     });
@@ -127,7 +163,11 @@ describe('ServiceAccountTokenIssuer', () => {
     expect(a.jti).not.toBe(b.jti);
   });
 
-  for (const [name, pair] of [['ES256', ec256], ['ES384', ec384], ['ES512', ec521]] as const) {
+  for (const [name, pair] of [
+    ['ES256', ec256],
+    ['ES384', ec384],
+    ['ES512', ec521],
+  ] as const) {
     it(`${name} tokens verify`, async () => {
       const token = await new ServiceAccountTokenIssuer(ISSUER, pair.privateKey).generateToken(claims());
       expect(decodeProtectedHeader(token).alg).toBe(name);
@@ -164,7 +204,9 @@ describe('ServiceAccountTokenAuthenticator', () => {
 
   it('a token of any configured issuer is accepted (a second one too)', async () => {
     const second = new ServiceAccountTokenIssuer('https://old.example', rsa.privateKey);
-    const out = await authenticator({ issuers: [ISSUER, 'https://old.example'] }).authenticateToken(await sign(claims(), second));
+    const out = await authenticator({ issuers: [ISSUER, 'https://old.example'] }).authenticateToken(
+      await sign(claims(), second),
+    );
     expect(out.kind).toBe('user');
   });
 
@@ -174,27 +216,59 @@ describe('ServiceAccountTokenAuthenticator', () => {
     expect(await a.authenticateToken(await sign(claims(), foreign))).toEqual({ kind: 'not-mine' });
     expect(await a.authenticateToken('abcdef')).toEqual({ kind: 'not-mine' });
     expect(await a.authenticateToken('a.b.c.d')).toEqual({ kind: 'not-mine' });
-    expect(await a.authenticateToken(`x.${Buffer.from('{"iss":1}').toString('base64url')}.y`)).toEqual({ kind: 'not-mine' });
+    expect(await a.authenticateToken(`x.${Buffer.from('{"iss":1}').toString('base64url')}.y`)).toEqual({
+      kind: 'not-mine',
+    });
     const hs = await new CompactSign(new TextEncoder().encode(JSON.stringify({ iss: ISSUER })))
       .setProtectedHeader({ alg: 'HS256' })
       .sign(new Uint8Array(32));
     expect(await a.authenticateToken(hs)).toEqual({ kind: 'not-mine' });
   });
 
-  const refused: { name: string; claims?: Partial<ServiceAccountTokenClaims>; objects?: Record<string, LiveObject>; opts?: Partial<ServiceAccountTokenAuthenticatorOptions>; reason: string }[] = [
-    { name: 'signed by an unknown key', opts: { keys: [other.publicKey] }, reason: 'go-jose/go-jose: error in cryptographic primitive' },
-    { name: 'several keys, none right: one message', opts: { keys: [other.publicKey, ec256.publicKey] }, reason: 'go-jose/go-jose: error in cryptographic primitive' },
+  const refused: {
+    name: string;
+    claims?: Partial<ServiceAccountTokenClaims>;
+    objects?: Record<string, LiveObject>;
+    opts?: Partial<ServiceAccountTokenAuthenticatorOptions>;
+    reason: string;
+  }[] = [
+    {
+      name: 'signed by an unknown key',
+      opts: { keys: [other.publicKey] },
+      reason: 'go-jose/go-jose: error in cryptographic primitive',
+    },
+    {
+      name: 'several keys, none right: one message',
+      opts: { keys: [other.publicKey, ec256.publicKey] },
+      reason: 'go-jose/go-jose: error in cryptographic primitive',
+    },
     { name: 'no keys', opts: { keys: [] }, reason: 'invalid signature, no keys found' },
-    { name: 'expired past the leeway', claims: { exp: NOW.getTime() / 1000 - 61 }, reason: 'service account token has expired' },
-    { name: 'not valid yet past the leeway', claims: { nbf: NOW.getTime() / 1000 + 61 }, reason: 'service account token is not valid yet' },
-    { name: 'issued in the future', claims: { iat: NOW.getTime() / 1000 + 61 }, reason: 'service account token is issued in the future' },
+    {
+      name: 'expired past the leeway',
+      claims: { exp: NOW.getTime() / 1000 - 61 },
+      reason: 'service account token has expired',
+    },
+    {
+      name: 'not valid yet past the leeway',
+      claims: { nbf: NOW.getTime() / 1000 + 61 },
+      reason: 'service account token is not valid yet',
+    },
+    {
+      name: 'issued in the future',
+      claims: { iat: NOW.getTime() / 1000 + 61 },
+      reason: 'service account token is issued in the future',
+    },
     {
       name: 'wrong audience',
       claims: { aud: ['https://vault', 'x'] },
       reason: `token audiences ["https://vault" "x"] is invalid for the target audiences ["${ISSUER}"]`,
     },
     { name: 'the ServiceAccount is gone', objects: {}, reason: 'serviceaccounts "builder" not found' },
-    { name: 'recreated with another uid', objects: { 'ns1/builder': { uid: 'new' } }, reason: `service account UID (new) does not match claim (${SA.uid})` },
+    {
+      name: 'recreated with another uid',
+      objects: { 'ns1/builder': { uid: 'new' } },
+      reason: `service account UID (new) does not match claim (${SA.uid})`,
+    },
     {
       name: 'deleted more than the leeway ago',
       objects: { 'ns1/builder': { uid: SA.uid, deletionTimestamp: '2026-11-24T11:58:59Z' } },
@@ -202,45 +276,89 @@ describe('ServiceAccountTokenAuthenticator', () => {
     },
     {
       name: 'bound secret gone',
-      claims: { 'kubernetes.io': { namespace: 'ns1', serviceaccount: { name: 'builder', uid: SA.uid }, secret: { name: 's', uid: 's1' } } },
+      claims: {
+        'kubernetes.io': {
+          namespace: 'ns1',
+          serviceaccount: { name: 'builder', uid: SA.uid },
+          secret: { name: 's', uid: 's1' },
+        },
+      },
       reason: 'service account token has been invalidated',
     },
     {
       name: 'bound secret recreated',
-      claims: { 'kubernetes.io': { namespace: 'ns1', serviceaccount: { name: 'builder', uid: SA.uid }, secret: { name: 's', uid: 's1' } } },
+      claims: {
+        'kubernetes.io': {
+          namespace: 'ns1',
+          serviceaccount: { name: 'builder', uid: SA.uid },
+          secret: { name: 's', uid: 's1' },
+        },
+      },
       objects: { 'ns1/builder': { uid: SA.uid }, 'secret:ns1/s': { uid: 's2' } },
       reason: 'secret UID (s2) does not match service account secret ref claim (s1)',
     },
     {
       name: 'bound secret deleted',
-      claims: { 'kubernetes.io': { namespace: 'ns1', serviceaccount: { name: 'builder', uid: SA.uid }, secret: { name: 's', uid: 's1' } } },
-      objects: { 'ns1/builder': { uid: SA.uid }, 'secret:ns1/s': { uid: 's1', deletionTimestamp: '2026-11-24T11:00:00Z' } },
+      claims: {
+        'kubernetes.io': {
+          namespace: 'ns1',
+          serviceaccount: { name: 'builder', uid: SA.uid },
+          secret: { name: 's', uid: 's1' },
+        },
+      },
+      objects: {
+        'ns1/builder': { uid: SA.uid },
+        'secret:ns1/s': { uid: 's1', deletionTimestamp: '2026-11-24T11:00:00Z' },
+      },
       reason: 'service account token has been invalidated',
     },
     {
       name: 'bound to a pod (none are served)',
-      claims: { 'kubernetes.io': { namespace: 'ns1', serviceaccount: { name: 'builder', uid: SA.uid }, pod: { name: 'p', uid: 'p1' } } },
+      claims: {
+        'kubernetes.io': {
+          namespace: 'ns1',
+          serviceaccount: { name: 'builder', uid: SA.uid },
+          pod: { name: 'p', uid: 'p1' },
+        },
+      },
       reason: 'service account token has been invalidated',
     },
   ];
   for (const c of refused) {
     it(`refused: ${c.name}`, async () => {
       const a = authenticator(c.opts ?? {}, c.objects ?? { 'ns1/builder': { uid: SA.uid } });
-      expect(await a.authenticateToken(await sign(claims(c.claims ?? {})))).toEqual({ kind: 'error', reason: c.reason });
+      expect(await a.authenticateToken(await sign(claims(c.claims ?? {})))).toEqual({
+        kind: 'error',
+        reason: c.reason,
+      });
     });
   }
 
-  const accepted: { name: string; claims?: Partial<ServiceAccountTokenClaims>; objects?: Record<string, LiveObject>; opts?: Partial<ServiceAccountTokenAuthenticatorOptions> }[] = [
+  const accepted: {
+    name: string;
+    claims?: Partial<ServiceAccountTokenClaims>;
+    objects?: Record<string, LiveObject>;
+    opts?: Partial<ServiceAccountTokenAuthenticatorOptions>;
+  }[] = [
     { name: 'expired within the leeway', claims: { exp: NOW.getTime() / 1000 - 59 } },
     { name: 'nbf within the leeway', claims: { nbf: NOW.getTime() / 1000 + 59, iat: NOW.getTime() / 1000 + 59 } },
     { name: 'no exp at all', claims: { exp: undefined } },
     { name: 'a token without aud is taken as meant for the API', claims: { aud: undefined } },
     { name: 'one of several audiences matches', claims: { aud: ['x', ISSUER] } },
     { name: 'any audience when none is configured', claims: { aud: ['x'] }, opts: { audiences: [] } },
-    { name: 'deletion within the leeway', objects: { 'ns1/builder': { uid: SA.uid, deletionTimestamp: '2026-11-24T11:59:30Z' } } },
+    {
+      name: 'deletion within the leeway',
+      objects: { 'ns1/builder': { uid: SA.uid, deletionTimestamp: '2026-11-24T11:59:30Z' } },
+    },
     {
       name: 'bound secret alive',
-      claims: { 'kubernetes.io': { namespace: 'ns1', serviceaccount: { name: 'builder', uid: SA.uid }, secret: { name: 's', uid: 's1' } } },
+      claims: {
+        'kubernetes.io': {
+          namespace: 'ns1',
+          serviceaccount: { name: 'builder', uid: SA.uid },
+          secret: { name: 's', uid: 's1' },
+        },
+      },
       objects: { 'ns1/builder': { uid: SA.uid }, 'secret:ns1/s': { uid: 's1' } },
     },
   ];
@@ -253,7 +371,9 @@ describe('ServiceAccountTokenAuthenticator', () => {
   }
 
   it('the audiences answered are the intersection', async () => {
-    const out = await authenticator({ audiences: ['a', 'b', 'c'] }).authenticateToken(await sign(claims({ aud: ['c', 'x', 'a'] })));
+    const out = await authenticator({ audiences: ['a', 'b', 'c'] }).authenticateToken(
+      await sign(claims({ aud: ['c', 'x', 'a'] })),
+    );
     expect(out.kind === 'user' && out.audiences).toEqual(['c', 'a']);
   });
 
@@ -263,7 +383,10 @@ describe('ServiceAccountTokenAuthenticator', () => {
         throw new Error('etcdserver: request timed out');
       },
     });
-    expect(await a.authenticateToken(await sign(claims()))).toEqual({ kind: 'error', reason: 'etcdserver: request timed out' });
+    expect(await a.authenticateToken(await sign(claims()))).toEqual({
+      kind: 'error',
+      reason: 'etcdserver: request timed out',
+    });
   });
 
   it('claims of the wrong type are refused', async () => {
@@ -275,11 +398,12 @@ describe('ServiceAccountTokenAuthenticator', () => {
   });
 
   it('a public key given as its private half verifies', async () => {
-    const out = await authenticator({ keys: [createPublicKey(rsa.privateKey)] }).authenticateToken(await sign(claims()));
+    const out = await authenticator({ keys: [createPublicKey(rsa.privateKey)] }).authenticateToken(
+      await sign(claims()),
+    );
     expect(out.kind).toBe('user');
   });
 });
-
 
 describe('defaultApiAudiences', () => {
   it('the first issuer when unset', () => {

@@ -1,6 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer, type LiveObject } from '../../../../server/authn/service-account-token.js';
+import {
+  ServiceAccountTokenAuthenticator,
+  ServiceAccountTokenIssuer,
+  type LiveObject,
+} from '../../../../server/authn/service-account-token.js';
 import {
   decodeTokenRequest,
   issueTokenRequest,
@@ -15,7 +19,10 @@ const SA = { metadata: { name: 'builder', namespace: 'ns1', uid: 'sa-uid' } };
 const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const issuer = new ServiceAccountTokenIssuer(ISSUER, keys.privateKey);
 
-const ctx = (over: Partial<TokenRequestContext> = {}, secrets: Record<string, LiveObject> = { s1: { uid: 'secret-uid' } }): TokenRequestContext => ({
+const ctx = (
+  over: Partial<TokenRequestContext> = {},
+  secrets: Record<string, LiveObject> = { s1: { uid: 'secret-uid' } },
+): TokenRequestContext => ({
   namespace: 'ns1',
   name: 'builder',
   serviceAccount: SA,
@@ -42,7 +49,10 @@ describe('decodeTokenRequest / validateTokenRequest', () => {
     [599, 'spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes'],
     [0, 'spec.expirationSeconds: Invalid value: 0: may not specify a duration less than 10 minutes'],
     [-5, 'spec.expirationSeconds: Invalid value: -5: may not specify a duration less than 10 minutes'],
-    [2 ** 32 + 1, 'spec.expirationSeconds: Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds'],
+    [
+      2 ** 32 + 1,
+      'spec.expirationSeconds: Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds',
+    ],
   ])('expirationSeconds %d is invalid', async (exp, message) => {
     const out = await prepareTokenRequest(body({ expirationSeconds: exp }), ctx());
     expect(out.kind).toBe('error');
@@ -73,15 +83,23 @@ describe('prepareTokenRequest', () => {
       name: 'name mismatch',
       body: body({}, { name: 'other' }),
       code: 422,
-      message: 'TokenRequest.authentication.k8s.io "builder" is invalid: metadata.name: Invalid value: "other": must match the service account name if specified',
+      message:
+        'TokenRequest.authentication.k8s.io "builder" is invalid: metadata.name: Invalid value: "other": must match the service account name if specified',
     },
     {
       name: 'namespace mismatch',
       body: body({}, { namespace: 'ns2' }),
       code: 422,
-      message: 'TokenRequest.authentication.k8s.io "builder" is invalid: metadata.namespace: Invalid value: "ns2": must match the service account namespace if specified',
+      message:
+        'TokenRequest.authentication.k8s.io "builder" is invalid: metadata.namespace: Invalid value: "ns2": must match the service account namespace if specified',
     },
-    { name: 'no such ServiceAccount', body: body(), ctx: { serviceAccount: undefined }, code: 404, message: 'serviceaccounts "builder" not found' },
+    {
+      name: 'no such ServiceAccount',
+      body: body(),
+      ctx: { serviceAccount: undefined },
+      code: 404,
+      message: 'serviceaccounts "builder" not found',
+    },
     {
       name: 'bound to a ConfigMap',
       body: body({ boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'c' } }),
@@ -128,10 +146,12 @@ describe('prepareTokenRequest', () => {
     expect(out.kind === 'ok' && out.request.metadata).toMatchObject({ name: 'builder', namespace: 'ns1' });
   });
 
-  it('clamps to the maximum expiration with kube\'s warning', async () => {
+  it("clamps to the maximum expiration with kube's warning", async () => {
     const out = await prepareTokenRequest(body({ expirationSeconds: 100000 }), ctx({ maxExpirationSeconds: 86400 }));
     expect(out.kind === 'ok' && out.request.spec.expirationSeconds).toBe(86400);
-    expect(out.kind === 'ok' && out.warnings).toEqual(['requested expiration of 100000 seconds shortened to 86400 seconds']);
+    expect(out.kind === 'ok' && out.warnings).toEqual([
+      'requested expiration of 100000 seconds shortened to 86400 seconds',
+    ]);
   });
 });
 
@@ -150,7 +170,12 @@ describe('issueTokenRequest', () => {
       status: { expirationTimestamp: '2026-11-24T12:20:00Z' },
     });
     const payload = JSON.parse(Buffer.from(out.status!.token.split('.')[1]!, 'base64url').toString('utf8'));
-    expect(payload).toMatchObject({ iss: ISSUER, sub: 'system:serviceaccount:ns1:builder', aud: [ISSUER], exp: Date.parse('2026-11-24T12:20:00Z') / 1000 });
+    expect(payload).toMatchObject({
+      iss: ISSUER,
+      sub: 'system:serviceaccount:ns1:builder',
+      aud: [ISSUER],
+      exp: Date.parse('2026-11-24T12:20:00Z') / 1000,
+    });
     const authn = new ServiceAccountTokenAuthenticator({
       issuers: [ISSUER],
       keys: [keys.publicKey],
@@ -163,12 +188,19 @@ describe('issueTokenRequest', () => {
   });
 
   it('a Secret-bound token names the Secret, and dies with it', async () => {
-    const prepared = await prepareTokenRequest(body({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's1', uid: 'secret-uid' } }), ctx());
+    const prepared = await prepareTokenRequest(
+      body({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's1', uid: 'secret-uid' } }),
+      ctx(),
+    );
     if (prepared.kind !== 'ok') throw new Error('not ok');
     const out = await issueTokenRequest(prepared, issuer, now);
     expect(out.spec.boundObjectRef).toEqual({ kind: 'Secret', apiVersion: 'v1', name: 's1', uid: 'secret-uid' });
     const payload = JSON.parse(Buffer.from(out.status!.token.split('.')[1]!, 'base64url').toString('utf8'));
-    expect(payload['kubernetes.io']).toEqual({ namespace: 'ns1', secret: { name: 's1', uid: 'secret-uid' }, serviceaccount: { name: 'builder', uid: 'sa-uid' } });
+    expect(payload['kubernetes.io']).toEqual({
+      namespace: 'ns1',
+      secret: { name: 's1', uid: 'secret-uid' },
+      serviceaccount: { name: 'builder', uid: 'sa-uid' },
+    });
     const authn = (secret: LiveObject | undefined) =>
       new ServiceAccountTokenAuthenticator({
         issuers: [ISSUER],
@@ -179,6 +211,9 @@ describe('issueTokenRequest', () => {
         now: () => now,
       });
     expect((await authn({ uid: 'secret-uid' }).authenticateToken(out.status!.token)).kind).toBe('user');
-    expect(await authn(undefined).authenticateToken(out.status!.token)).toEqual({ kind: 'error', reason: 'service account token has been invalidated' });
+    expect(await authn(undefined).authenticateToken(out.status!.token)).toEqual({
+      kind: 'error',
+      reason: 'service account token has been invalidated',
+    });
   });
 });

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 import { BEARER_PROTOCOL_PREFIX, TokenAuthenticator } from '../../../../server/authn/bearer.js';
 import { impersonate, stripImpersonationHeaders } from '../../../../server/authn/impersonation.js';
-import { ServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer, serviceAccountClaims } from '../../../../server/authn/service-account-token.js';
+import {
+  ServiceAccountTokenAuthenticator,
+  ServiceAccountTokenIssuer,
+  serviceAccountClaims,
+} from '../../../../server/authn/service-account-token.js';
 import { UnionAuthenticator, withAuthenticatedGroup } from '../../../../server/authn/union.js';
 import type { X509Authenticator, X509Outcome } from '../../../../server/authn/x509.js';
 
@@ -27,12 +31,23 @@ const serviceAccounts = new ServiceAccountTokenAuthenticator({
 });
 
 const saToken = (uid = 'sa-uid', exp = 3600): Promise<string> =>
-  issuer.generateToken(serviceAccountClaims({ namespace: 'ns1', name: 'builder', uid }, { audiences: [ISSUER], expirationSeconds: exp, now: new Date(), jti: 'j1' }));
+  issuer.generateToken(
+    serviceAccountClaims(
+      { namespace: 'ns1', name: 'builder', uid },
+      { audiences: [ISSUER], expirationSeconds: exp, now: new Date(), jti: 'j1' },
+    ),
+  );
 
-const fakeX509 = (outcome: X509Outcome): X509Authenticator => ({ authenticate: () => outcome }) as unknown as X509Authenticator;
+const fakeX509 = (outcome: X509Outcome): X509Authenticator =>
+  ({ authenticate: () => outcome }) as unknown as X509Authenticator;
 
-const req = (headers: Record<string, string>): IncomingMessage => ({ headers: { ...headers }, socket: {} }) as unknown as IncomingMessage;
-const ws = (protocols: string): Record<string, string> => ({ upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-protocol': protocols });
+const req = (headers: Record<string, string>): IncomingMessage =>
+  ({ headers: { ...headers }, socket: {} }) as unknown as IncomingMessage;
+const ws = (protocols: string): Record<string, string> => ({
+  upgrade: 'websocket',
+  connection: 'Upgrade',
+  'sec-websocket-protocol': protocols,
+});
 const proto = (token: string): string => BEARER_PROTOCOL_PREFIX + Buffer.from(token).toString('base64url');
 
 describe('withAuthenticatedGroup', () => {
@@ -59,7 +74,10 @@ describe('UnionAuthenticator', () => {
 
   it('a token-file token: its user plus system:authenticated; the header is removed', async () => {
     const r = req({ authorization: 'Bearer admin-token' });
-    expect(await union.authenticate(r)).toEqual({ kind: 'user', user: { name: 'admin', uid: 'a1', groups: ['system:masters', 'system:authenticated'] } });
+    expect(await union.authenticate(r)).toEqual({
+      kind: 'user',
+      user: { name: 'admin', uid: 'a1', groups: ['system:masters', 'system:authenticated'] },
+    });
     expect(r.headers.authorization).toBeUndefined();
   });
 
@@ -110,9 +128,15 @@ describe('UnionAuthenticator', () => {
     expect((await union.authenticate(r3)).kind).toBe('user');
   });
 
-  it('WebSocket errors: kube\'s reasons', async () => {
-    expect(await union.authenticate(req(ws(proto('admin-token'))))).toEqual({ kind: 'invalid', reason: 'missing additional subprotocol' });
-    expect(await union.authenticate(req(ws(`${proto('nope')}, x`)))).toEqual({ kind: 'invalid', reason: 'invalid token' });
+  it("WebSocket errors: kube's reasons", async () => {
+    expect(await union.authenticate(req(ws(proto('admin-token'))))).toEqual({
+      kind: 'invalid',
+      reason: 'missing additional subprotocol',
+    });
+    expect(await union.authenticate(req(ws(`${proto('nope')}, x`)))).toEqual({
+      kind: 'invalid',
+      reason: 'invalid token',
+    });
   });
 
   it('a bad header token and a good subprotocol token: the subprotocol wins (first success)', async () => {
@@ -121,18 +145,31 @@ describe('UnionAuthenticator', () => {
   });
 
   it('the header is tried before the subprotocol', async () => {
-    const out = await union.authenticate(req({ authorization: `Bearer ${await saToken()}`, ...ws(`${proto('admin-token')}, x`) }));
+    const out = await union.authenticate(
+      req({ authorization: `Bearer ${await saToken()}`, ...ws(`${proto('admin-token')}, x`) }),
+    );
     expect(out.kind === 'user' && out.user.name).toBe('system:serviceaccount:ns1:builder');
   });
 
   it('a client certificate comes first; a refused one is overridden by a good token', async () => {
-    const cert = new UnionAuthenticator({ tokens, serviceAccounts, x509: fakeX509({ kind: 'user', user: { name: 'cn', groups: ['o'] } }) });
+    const cert = new UnionAuthenticator({
+      tokens,
+      serviceAccounts,
+      x509: fakeX509({ kind: 'user', user: { name: 'cn', groups: ['o'] } }),
+    });
     const out = await cert.authenticate(req({ authorization: 'Bearer admin-token' }));
     expect(out).toEqual({ kind: 'user', user: { name: 'cn', groups: ['o', 'system:authenticated'] } });
 
-    const bad = new UnionAuthenticator({ tokens, serviceAccounts, x509: fakeX509({ kind: 'invalid', reason: 'x509: certificate signed by unknown authority' }) });
+    const bad = new UnionAuthenticator({
+      tokens,
+      serviceAccounts,
+      x509: fakeX509({ kind: 'invalid', reason: 'x509: certificate signed by unknown authority' }),
+    });
     expect((await bad.authenticate(req({ authorization: 'Bearer admin-token' }))).kind).toBe('user');
-    expect(await bad.authenticate(req({}))).toEqual({ kind: 'invalid', reason: 'x509: certificate signed by unknown authority' });
+    expect(await bad.authenticate(req({}))).toEqual({
+      kind: 'invalid',
+      reason: 'x509: certificate signed by unknown authority',
+    });
     expect(await bad.authenticate(req({ authorization: 'Bearer nope' }))).toEqual({
       kind: 'invalid',
       reason: '[x509: certificate signed by unknown authority, invalid bearer token]',
@@ -143,7 +180,10 @@ describe('UnionAuthenticator', () => {
     const saOnly = new UnionAuthenticator({ serviceAccounts });
     expect((await saOnly.authenticate(req({ authorization: `Bearer ${await saToken()}` }))).kind).toBe('user');
     const none = new UnionAuthenticator({});
-    expect(await none.authenticate(req({ authorization: 'Bearer admin-token' }))).toEqual({ kind: 'invalid', reason: 'invalid bearer token' });
+    expect(await none.authenticate(req({ authorization: 'Bearer admin-token' }))).toEqual({
+      kind: 'invalid',
+      reason: 'invalid bearer token',
+    });
   });
 
   it('logs the reason', async () => {
@@ -175,7 +215,10 @@ describe('over HTTP with impersonation', () => {
         if (auth.kind !== 'user') {
           seen.push({ error: auth.kind });
         } else {
-          const out = impersonate(auth.user, r.headersDistinct, (a) => ({ decision: a.resource === 'groups' && a.name === 'system:masters' ? 'no-opinion' : 'allow', reason: '' }));
+          const out = impersonate(auth.user, r.headersDistinct, (a) => ({
+            decision: a.resource === 'groups' && a.name === 'system:masters' ? 'no-opinion' : 'allow',
+            reason: '',
+          }));
           if (out.kind === 'user') {
             stripImpersonationHeaders(r);
             seen.push({ user: out.user, rest: Object.keys(r.headers).filter((h) => h.startsWith('impersonate')) });
@@ -212,7 +255,9 @@ describe('over HTTP with impersonation', () => {
       ['Impersonate-Group', 'c'],
       ['Impersonate-Extra-Scopes', 'view'],
     ]);
-    expect(seen).toEqual([{ user: { name: 'bob', groups: ['a, b', 'c', 'system:authenticated'], extra: { scopes: ['view'] } }, rest: [] }]);
+    expect(seen).toEqual([
+      { user: { name: 'bob', groups: ['a, b', 'c', 'system:authenticated'], extra: { scopes: ['view'] } }, rest: [] },
+    ]);
   });
 
   it('a refused group', async () => {

@@ -23,10 +23,13 @@ beforeAll(async () => {
   const serving = await issueServingCert(serverCa, { ips: ['127.0.0.1'], dns: ['localhost'] });
   clientCa = await issue({ subject: 'CN=client-ca', ca: true });
   otherCa = await issue({ subject: 'CN=other-ca', ca: true });
-  server = createServer({ key: serving.key, cert: serving.cert, ca: clientCa.cert, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    outcomes.push(authn.authenticate(req));
-    res.end('ok');
-  });
+  server = createServer(
+    { key: serving.key, cert: serving.cert, ca: clientCa.cert, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      outcomes.push(authn.authenticate(req));
+      res.end('ok');
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -62,7 +65,11 @@ describe('X509Authenticator over TLS', () => {
     const fp = createHash('sha256').update(Buffer.from(c.x.rawData)).digest('hex');
     expect(await call(c)).toEqual({
       kind: 'user',
-      user: { name: 'alice', groups: ['devs', 'system:masters'], extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${fp}`] } },
+      user: {
+        name: 'alice',
+        groups: ['devs', 'system:masters'],
+        extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${fp}`] },
+      },
     });
   });
 
@@ -84,7 +91,7 @@ describe('X509Authenticator over TLS', () => {
     expect(out.kind === 'user' && out.user).toMatchObject({ name: 'carol', groups: ['ops'] });
   });
 
-  it('another CA: refused, kube\'s reason', async () => {
+  it("another CA: refused, kube's reason", async () => {
     const c = await issue({ subject: 'CN=mallory, O=system:masters', issuer: otherCa });
     expect(await call(c)).toEqual({
       kind: 'invalid',
@@ -95,7 +102,10 @@ describe('X509Authenticator over TLS', () => {
   it('self-signed: refused', async () => {
     const c = await issue({ subject: 'CN=self' });
     const out = await call(c);
-    expect(out).toEqual({ kind: 'invalid', reason: `verifying certificate ${certificateIdentifier(c.x)} failed: x509: certificate signed by unknown authority` });
+    expect(out).toEqual({
+      kind: 'invalid',
+      reason: `verifying certificate ${certificateIdentifier(c.x)} failed: x509: certificate signed by unknown authority`,
+    });
   });
 
   it('expired: refused', async () => {
@@ -104,7 +114,9 @@ describe('X509Authenticator over TLS', () => {
     const out = await call(c);
     expect(out.kind).toBe('invalid');
     expect(out.kind === 'invalid' && out.reason).toMatch(
-      new RegExp(`failed: x509: certificate has expired or is not yet valid: current time \\S+Z is after ${notAfter.toISOString().replace(/\.\d{3}Z$/, 'Z')}$`),
+      new RegExp(
+        `failed: x509: certificate has expired or is not yet valid: current time \\S+Z is after ${notAfter.toISOString().replace(/\.\d{3}Z$/, 'Z')}$`,
+      ),
     );
   });
 

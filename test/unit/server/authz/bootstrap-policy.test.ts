@@ -20,7 +20,18 @@ const byName = (name: string): ClusterRole => roles.find((r) => r.metadata.name 
 const rulesOf = (name: string): PolicyRule[] => byName(name).rules ?? [];
 const can = (rules: PolicyRule[], verb: string, apiGroup: string, resource: string, subresource = ''): boolean =>
   rulesAllow(
-    { user: { name: 'u', groups: [] }, verb, resourceRequest: true, apiGroup, apiVersion: 'v1', resource, subresource, namespace: 'ns', name: '', path: '' },
+    {
+      user: { name: 'u', groups: [] },
+      verb,
+      resourceRequest: true,
+      apiGroup,
+      apiVersion: 'v1',
+      resource,
+      subresource,
+      namespace: 'ns',
+      name: '',
+      path: '',
+    },
     rules,
   );
 
@@ -33,7 +44,17 @@ describe('bootstrap ClusterRoles', () => {
       expect(r.metadata.labels?.['kubernetes.io/bootstrapping']).toBe('rbac-defaults');
       expect(r.metadata.annotations?.['rbac.authorization.kubernetes.io/autoupdate']).toBe('true');
     }
-    for (const name of ['cluster-admin', 'admin', 'edit', 'view', 'system:discovery', 'system:basic-user', 'system:public-info-viewer', 'system:monitoring', 'system:auth-delegator']) {
+    for (const name of [
+      'cluster-admin',
+      'admin',
+      'edit',
+      'view',
+      'system:discovery',
+      'system:basic-user',
+      'system:public-info-viewer',
+      'system:monitoring',
+      'system:auth-delegator',
+    ]) {
       expect(names).toContain(name);
     }
   });
@@ -91,9 +112,24 @@ describe('bootstrap ClusterRoleBindings', () => {
   });
 
   it.each<[string, string[], string, string]>([
-    ['anyone reads /version', ['system:unauthenticated'], '/version', 'RBAC: allowed by ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:unauthenticated"'],
-    ['the authenticated discover', ['system:authenticated'], '/apis/apps', 'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"'],
-    ['masters do anything', ['system:masters'], '/debug', 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"'],
+    [
+      'anyone reads /version',
+      ['system:unauthenticated'],
+      '/version',
+      'RBAC: allowed by ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:unauthenticated"',
+    ],
+    [
+      'the authenticated discover',
+      ['system:authenticated'],
+      '/apis/apps',
+      'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"',
+    ],
+    [
+      'masters do anything',
+      ['system:masters'],
+      '/debug',
+      'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"',
+    ],
   ])('%s', (_name, groups, path, reason) => {
     expect(authorize(src, url(groups, path))).toEqual({ decision: 'allow', reason });
   });
@@ -108,30 +144,52 @@ describe('reconcile', () => {
 
   it('creates what is missing', () => {
     expect(bootstrapClusterRoles().every((r) => reconcileClusterRole(undefined, r).operation === 'create')).toBe(true);
-    expect(bootstrapClusterRoleBindings().every((b) => reconcileClusterRoleBinding(undefined, b).operation === 'create')).toBe(true);
+    expect(
+      bootstrapClusterRoleBindings().every((b) => reconcileClusterRoleBinding(undefined, b).operation === 'create'),
+    ).toBe(true);
   });
 
   it('leaves what already matches', () => {
     const [storedRoles, storedBindings] = [bootstrapClusterRoles(), bootstrapClusterRoleBindings()];
-    expect(bootstrapClusterRoles().every((r, i) => reconcileClusterRole(storedRoles[i], r).operation === 'none')).toBe(true);
-    expect(bootstrapClusterRoleBindings().every((b, i) => reconcileClusterRoleBinding(storedBindings[i], b).operation === 'none')).toBe(true);
+    expect(bootstrapClusterRoles().every((r, i) => reconcileClusterRole(storedRoles[i], r).operation === 'none')).toBe(
+      true,
+    );
+    expect(
+      bootstrapClusterRoleBindings().every(
+        (b, i) => reconcileClusterRoleBinding(storedBindings[i], b).operation === 'none',
+      ),
+    ).toBe(true);
   });
 
   it('adds missing rules (broken down) and labels to an auto-updated role, keeping its own', () => {
     const existing: ClusterRole = {
-      metadata: { name: view.metadata.name, labels: { mine: 'x' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } },
-      rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'] }, { verbs: ['get'], apiGroups: ['x.io'], resources: ['things'] }],
+      metadata: {
+        name: view.metadata.name,
+        labels: { mine: 'x' },
+        annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' },
+      },
+      rules: [
+        { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'] },
+        { verbs: ['get'], apiGroups: ['x.io'], resources: ['things'] },
+      ],
     };
     const got = reconcileClusterRole(existing, view);
     expect(got.operation).toBe('update');
-    expect(got.object.metadata.labels).toEqual({ 'kubernetes.io/bootstrapping': 'rbac-defaults', 'rbac.authorization.k8s.io/aggregate-to-view': 'true', mine: 'x' });
+    expect(got.object.metadata.labels).toEqual({
+      'kubernetes.io/bootstrapping': 'rbac-defaults',
+      'rbac.authorization.k8s.io/aggregate-to-view': 'true',
+      mine: 'x',
+    });
     expect(got.object.rules!.slice(0, 2)).toEqual(existing.rules);
     expect(covers(got.object.rules!, view.rules!)).toBe(true);
     expect(got.missingRules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get'] });
   });
 
   it('leaves a role whose autoupdate is "false"', () => {
-    const existing: ClusterRole = { metadata: { name: view.metadata.name, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } }, rules: [] };
+    const existing: ClusterRole = {
+      metadata: { name: view.metadata.name, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } },
+      rules: [],
+    };
     const got = reconcileClusterRole(existing, view);
     expect(got).toMatchObject({ operation: 'none', protected: true });
     expect(got.object).toBe(existing);
@@ -140,24 +198,42 @@ describe('reconcile', () => {
 
   it('adds missing aggregation selectors', () => {
     const admin = bootstrapClusterRoles().find((r) => r.metadata.name === 'admin')!;
-    const existing: ClusterRole = { ...structuredClone(admin), aggregationRule: { clusterRoleSelectors: [{ matchLabels: { custom: 'true' } }] } };
+    const existing: ClusterRole = {
+      ...structuredClone(admin),
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { custom: 'true' } }] },
+    };
     const got = reconcileClusterRole(existing, admin);
     expect(got.operation).toBe('update');
-    expect(got.object.aggregationRule?.clusterRoleSelectors).toEqual([{ matchLabels: { custom: 'true' } }, { matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }]);
+    expect(got.object.aggregationRule?.clusterRoleSelectors).toEqual([
+      { matchLabels: { custom: 'true' } },
+      { matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } },
+    ]);
   });
 
   const publicInfo = bootstrapClusterRoleBindings().find((b) => b.metadata.name === 'system:public-info-viewer')!;
 
   it('adds missing subjects to a binding, keeping extra ones', () => {
-    const existing: ClusterRoleBinding = { ...structuredClone(publicInfo), subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'extra' }] };
+    const existing: ClusterRoleBinding = {
+      ...structuredClone(publicInfo),
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'extra' }],
+    };
     const got = reconcileClusterRoleBinding(existing, publicInfo);
     expect(got.operation).toBe('update');
-    expect(got.object.subjects).toEqual([{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'extra' }, ...publicInfo.subjects!]);
+    expect(got.object.subjects).toEqual([
+      { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'extra' },
+      ...publicInfo.subjects!,
+    ]);
   });
 
   it('recreates a binding whose roleRef changed, unless protected', () => {
-    const existing: ClusterRoleBinding = { ...structuredClone(publicInfo), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'other' } };
-    expect(reconcileClusterRoleBinding(existing, publicInfo)).toMatchObject({ operation: 'recreate', object: { roleRef: publicInfo.roleRef } });
+    const existing: ClusterRoleBinding = {
+      ...structuredClone(publicInfo),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'other' },
+    };
+    expect(reconcileClusterRoleBinding(existing, publicInfo)).toMatchObject({
+      operation: 'recreate',
+      object: { roleRef: publicInfo.roleRef },
+    });
     existing.metadata.annotations = { 'rbac.authorization.kubernetes.io/autoupdate': 'false' };
     expect(reconcileClusterRoleBinding(existing, publicInfo)).toMatchObject({ operation: 'none', protected: true });
   });

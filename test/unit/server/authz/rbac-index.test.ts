@@ -8,7 +8,12 @@ import type { UserInfo } from '../../../../apimachinery/user.js';
 import { silentLogger } from '../../../../apimachinery/log.js';
 import { RbacIndex, indexAuthorizer } from '../../../../server/authz/rbac-index.js';
 import { Store } from '../../../../server/registry/store.js';
-import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from '../../../../server/registry/builtin/rbac.js';
+import {
+  clusterRoleBindingStrategy,
+  clusterRoleStrategy,
+  roleBindingStrategy,
+  roleStrategy,
+} from '../../../../server/registry/builtin/rbac.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
 const WRITE = { dryRun: false };
@@ -43,8 +48,26 @@ beforeAll(async () => {
     roleBindings: new Store(storage, roleBindingStrategy),
     clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy),
   };
-  await stores.clusterRoles.create(undefined, { ...RBAC, kind: 'ClusterRole', metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] } as KubeObject, WRITE);
-  await stores.roles.create('a', { ...RBAC, kind: 'Role', metadata: { name: 'secret-reader', namespace: 'a' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] } as KubeObject, WRITE);
+  await stores.clusterRoles.create(
+    undefined,
+    {
+      ...RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: 'cm-reader' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
+    } as KubeObject,
+    WRITE,
+  );
+  await stores.roles.create(
+    'a',
+    {
+      ...RBAC,
+      kind: 'Role',
+      metadata: { name: 'secret-reader', namespace: 'a' },
+      rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+    } as KubeObject,
+    WRITE,
+  );
   index = new RbacIndex(stores, silentLogger);
   await index.start();
   authz = indexAuthorizer(index);
@@ -55,7 +78,12 @@ afterAll(async () => {
   await fixture.teardown();
 });
 
-const binding = (namespace: string, name: string, role: { apiGroup: string; kind: string; name: string }, subjects: unknown[]): KubeObject =>
+const binding = (
+  namespace: string,
+  name: string,
+  role: { apiGroup: string; kind: string; name: string },
+  subjects: unknown[],
+): KubeObject =>
   ({ ...RBAC, kind: 'RoleBinding', metadata: { name, namespace }, roleRef: role, subjects }) as KubeObject;
 
 describe('RbacIndex', () => {
@@ -63,8 +91,18 @@ describe('RbacIndex', () => {
     const carol: UserInfo = { name: 'carol', groups: ['devs'] };
     const sa: UserInfo = { name: 'system:serviceaccount:a:ctl', groups: ['system:serviceaccounts'] };
     expect(decide(ask(carol, 'get', 'configmaps', 'a'))).toBe('no-opinion');
-    await stores.roleBindings.create('a', binding('a', 'devs-read', ref('ClusterRole', 'cm-reader'), [{ kind: 'Group', name: 'devs', apiGroup: 'rbac.authorization.k8s.io' }]), WRITE);
-    await stores.roleBindings.create('a', binding('a', 'ctl-secrets', ref('Role', 'secret-reader'), [{ kind: 'ServiceAccount', name: 'ctl' }]), WRITE);
+    await stores.roleBindings.create(
+      'a',
+      binding('a', 'devs-read', ref('ClusterRole', 'cm-reader'), [
+        { kind: 'Group', name: 'devs', apiGroup: 'rbac.authorization.k8s.io' },
+      ]),
+      WRITE,
+    );
+    await stores.roleBindings.create(
+      'a',
+      binding('a', 'ctl-secrets', ref('Role', 'secret-reader'), [{ kind: 'ServiceAccount', name: 'ctl' }]),
+      WRITE,
+    );
     await index.idle();
     expect(decide(ask(carol, 'get', 'configmaps', 'a'))).toBe('allow');
     expect(decide(ask(carol, 'get', 'configmaps', 'b'))).toBe('no-opinion');
@@ -75,12 +113,27 @@ describe('RbacIndex', () => {
 
   it('forgets a remembered decision as soon as a binding or role changes', async () => {
     const dave: UserInfo = { name: 'dave', groups: [] };
-    await stores.clusterRoleBindings.create(undefined, { ...RBAC, kind: 'ClusterRoleBinding', metadata: { name: 'dave-read' }, roleRef: ref('ClusterRole', 'cm-reader'), subjects: [{ kind: 'User', name: 'dave', apiGroup: 'rbac.authorization.k8s.io' }] } as KubeObject, WRITE);
+    await stores.clusterRoleBindings.create(
+      undefined,
+      {
+        ...RBAC,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'dave-read' },
+        roleRef: ref('ClusterRole', 'cm-reader'),
+        subjects: [{ kind: 'User', name: 'dave', apiGroup: 'rbac.authorization.k8s.io' }],
+      } as KubeObject,
+      WRITE,
+    );
     await index.idle();
     expect(decide(ask(dave, 'list', 'configmaps', ''))).toBe('allow');
     expect(decide(ask(dave, 'list', 'configmaps', ''))).toBe('allow');
     // The role loses the verb: the same question now gets another answer.
-    await stores.clusterRoles.update(undefined, 'cm-reader', (r) => ({ ...r, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }), WRITE);
+    await stores.clusterRoles.update(
+      undefined,
+      'cm-reader',
+      (r) => ({ ...r, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }),
+      WRITE,
+    );
     await index.idle();
     expect(decide(ask(dave, 'list', 'configmaps', ''))).toBe('no-opinion');
     await stores.clusterRoleBindings.delete(undefined, 'dave-read', { dryRun: false });
@@ -90,8 +143,17 @@ describe('RbacIndex', () => {
 
   it('reports a binding to a missing role as kube’s authorizer does', async () => {
     const erin: UserInfo = { name: 'erin', groups: [] };
-    await stores.roleBindings.create('a', binding('a', 'erin-ghost', ref('ClusterRole', 'ghost'), [{ kind: 'User', name: 'erin', apiGroup: 'rbac.authorization.k8s.io' }]), WRITE);
+    await stores.roleBindings.create(
+      'a',
+      binding('a', 'erin-ghost', ref('ClusterRole', 'ghost'), [
+        { kind: 'User', name: 'erin', apiGroup: 'rbac.authorization.k8s.io' },
+      ]),
+      WRITE,
+    );
     await index.idle();
-    expect(authz.authorize(ask(erin, 'get', 'configmaps', 'a'))).toEqual({ decision: 'no-opinion', reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found' });
+    expect(authz.authorize(ask(erin, 'get', 'configmaps', 'a'))).toEqual({
+      decision: 'no-opinion',
+      reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found',
+    });
   });
 });

@@ -7,7 +7,12 @@ import { type FieldValidation, addWarning, strictDecoding } from '../../../../se
 describe('strictDecoding', () => {
   const run = (directive: FieldValidation, duplicates: string[], unknown: string[]) => {
     const warnings: string[] = [];
-    const check = strictDecoding((t) => warnings.push(t), directive, duplicates, (m) => badRequest(m));
+    const check = strictDecoding(
+      (t) => warnings.push(t),
+      directive,
+      duplicates,
+      (m) => badRequest(m),
+    );
     let message: string | undefined;
     try {
       check(unknown);
@@ -18,16 +23,38 @@ describe('strictDecoding', () => {
   };
 
   it.each([
-    { name: 'nothing found: nothing to say', directive: 'Strict' as const, dup: [], unknown: [], want: { warnings: [], message: undefined } },
+    {
+      name: 'nothing found: nothing to say',
+      directive: 'Strict' as const,
+      dup: [],
+      unknown: [],
+      want: { warnings: [], message: undefined },
+    },
     {
       name: 'Strict: one error, duplicates first, joined as kube joins them',
       directive: 'Strict' as const,
       dup: ['spec.size'],
       unknown: ['spec.sise', 'spec.x'],
-      want: { warnings: [], message: 'strict decoding error: duplicate field "spec.size", unknown field "spec.sise", unknown field "spec.x"' },
+      want: {
+        warnings: [],
+        message:
+          'strict decoding error: duplicate field "spec.size", unknown field "spec.sise", unknown field "spec.x"',
+      },
     },
-    { name: 'Warn: one warning each', directive: 'Warn' as const, dup: ['a'], unknown: ['b'], want: { warnings: ['duplicate field "a"', 'unknown field "b"'], message: undefined } },
-    { name: 'Ignore: silence', directive: 'Ignore' as const, dup: ['a'], unknown: ['b'], want: { warnings: [], message: undefined } },
+    {
+      name: 'Warn: one warning each',
+      directive: 'Warn' as const,
+      dup: ['a'],
+      unknown: ['b'],
+      want: { warnings: ['duplicate field "a"', 'unknown field "b"'], message: undefined },
+    },
+    {
+      name: 'Ignore: silence',
+      directive: 'Ignore' as const,
+      dup: ['a'],
+      unknown: ['b'],
+      want: { warnings: [], message: undefined },
+    },
   ])('$name', ({ directive, dup, unknown, want }) => {
     expect(run(directive, dup, unknown)).toEqual(want);
   });
@@ -37,7 +64,9 @@ describe('addWarning', () => {
   const response = (): ServerResponse => new ServerResponse(new IncomingMessage(new Socket()));
   const headers = (res: ServerResponse): string[] => {
     const h = res.getHeader('Warning');
-    return (Array.isArray(h) ? h : h === undefined ? [] : [String(h)]).map((v) => Buffer.from(v, 'latin1').toString('utf8'));
+    return (Array.isArray(h) ? h : h === undefined ? [] : [String(h)]).map((v) =>
+      Buffer.from(v, 'latin1').toString('utf8'),
+    );
   };
 
   it('writes each text once, Go-quoted, as UTF-8 bytes', () => {

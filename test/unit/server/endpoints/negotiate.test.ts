@@ -15,8 +15,8 @@ import {
 import { negotiateResourceOutput, watchMediaType } from '../../../../server/endpoints/output.js';
 import { apiError } from '../../../helpers/api-error.js';
 
-
-const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+const TABLE_ACCEPT =
+  'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const DISCOVERY_ACCEPT =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
@@ -46,14 +46,23 @@ describe('parseAccept (goautoneg.ParseAccept)', () => {
       ],
     },
     { header: 'application/json, */*;q=0.8', want: [clause('application/json'), clause('*/*', {}, Math.fround(0.8))] },
-    { header: 'application/vnd.kubernetes.protobuf,application/json', want: [clause('application/vnd.kubernetes.protobuf'), clause('application/json')] },
+    {
+      header: 'application/vnd.kubernetes.protobuf,application/json',
+      want: [clause('application/vnd.kubernetes.protobuf'), clause('application/json')],
+    },
     // Concrete types before wildcards at the same q; higher q first.
     { header: '*/*, application/json', want: [clause('application/json'), clause('*/*')] },
     { header: 'text/*;q=0.5, text/html', want: [clause('text/html'), clause('text/*', {}, 0.5)] },
-    { header: 'application/json;q=0.5, application/yaml', want: [clause('application/yaml'), clause('application/json', {}, 0.5)] },
+    {
+      header: 'application/json;q=0.5, application/yaml',
+      want: [clause('application/yaml'), clause('application/json', {}, 0.5)],
+    },
     { header: 'a/b;q=0.5, */*', want: [clause('*/*'), clause('a/b', {}, 0.5)] },
     // goautoneg's comparison lets a concrete type pass a wildcard of higher q.
-    { header: '*/*;q=0.9, a/b;q=0.1', want: [clause('a/b', {}, Math.fround(0.1)), clause('*/*', {}, Math.fround(0.9))] },
+    {
+      header: '*/*;q=0.9, a/b;q=0.1',
+      want: [clause('a/b', {}, Math.fround(0.1)), clause('*/*', {}, Math.fround(0.9))],
+    },
     // Equal clauses keep the client's order.
     { header: 'a/x, b/y, c/z', want: [clause('a/x'), clause('b/y'), clause('c/z')] },
     // A bare `*` is */*; anything else without exactly one `/` is dropped.
@@ -81,10 +90,15 @@ const CR_SERVED: ServedMediaType[] = [
   { mediaType: 'application/vnd.kubernetes.protobuf', streams: true },
 ];
 const CR = resourceEndpointRestrictions({ table: true, standardMediaTypes: ['application/json', 'application/yaml'] });
-const NOT_ACCEPTABLE = 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf';
+const NOT_ACCEPTABLE =
+  'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf';
 
 describe('negotiateOutputMediaType on a custom resource', () => {
-  it.each<{ header: string | undefined; mediaType: string; convert?: { group: string; version: string; kind: string } }>([
+  it.each<{
+    header: string | undefined;
+    mediaType: string;
+    convert?: { group: string; version: string; kind: string };
+  }>([
     { header: undefined, mediaType: 'application/json' },
     { header: '', mediaType: 'application/json' },
     { header: 'application/json', mediaType: 'application/json' },
@@ -97,11 +111,31 @@ describe('negotiateOutputMediaType on a custom resource', () => {
     { header: 'application/BOGUS, application/json', mediaType: 'application/json' },
     // kubectl 1.32+ typed clients: custom resources have no protobuf, so JSON.
     { header: 'application/vnd.kubernetes.protobuf,application/json', mediaType: 'application/json' },
-    { header: TABLE_ACCEPT, mediaType: 'application/json', convert: { group: 'meta.k8s.io', version: 'v1', kind: 'Table' } },
-    { header: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io', mediaType: 'application/json', convert: { group: 'meta.k8s.io', version: 'v1beta1', kind: 'Table' } },
-    { header: 'application/yaml;as=Table;v=v1;g=meta.k8s.io', mediaType: 'application/yaml', convert: { group: 'meta.k8s.io', version: 'v1', kind: 'Table' } },
-    { header: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', mediaType: 'application/json', convert: { group: 'meta.k8s.io', version: 'v1', kind: 'PartialObjectMetadataList' } },
-    { header: 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json', mediaType: 'application/vnd.kubernetes.protobuf', convert: { group: 'meta.k8s.io', version: 'v1', kind: 'PartialObjectMetadata' } },
+    {
+      header: TABLE_ACCEPT,
+      mediaType: 'application/json',
+      convert: { group: 'meta.k8s.io', version: 'v1', kind: 'Table' },
+    },
+    {
+      header: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io',
+      mediaType: 'application/json',
+      convert: { group: 'meta.k8s.io', version: 'v1beta1', kind: 'Table' },
+    },
+    {
+      header: 'application/yaml;as=Table;v=v1;g=meta.k8s.io',
+      mediaType: 'application/yaml',
+      convert: { group: 'meta.k8s.io', version: 'v1', kind: 'Table' },
+    },
+    {
+      header: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
+      mediaType: 'application/json',
+      convert: { group: 'meta.k8s.io', version: 'v1', kind: 'PartialObjectMetadataList' },
+    },
+    {
+      header: 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json',
+      mediaType: 'application/vnd.kubernetes.protobuf',
+      convert: { group: 'meta.k8s.io', version: 'v1', kind: 'PartialObjectMetadata' },
+    },
     // Conversions the endpoint cannot make are skipped for the next clause.
     { header: 'application/json;as=BOGUS;v=v1beta1;g=meta.k8s.io, application/json', mediaType: 'application/json' },
     { header: 'application/json;as=Table, application/yaml', mediaType: 'application/yaml' },
@@ -126,7 +160,15 @@ describe('negotiateOutputMediaType on a custom resource', () => {
     { header: '*/json' },
   ])('$header is a 406', ({ header }) => {
     const err = apiError(() => negotiateOutputMediaType(header, CR_SERVED, CR));
-    expect(err.status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: NOT_ACCEPTABLE, reason: 'NotAcceptable', code: 406 });
+    expect(err.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: NOT_ACCEPTABLE,
+      reason: 'NotAcceptable',
+      code: 406,
+    });
   });
 
   it('no Table when the resource cannot be printed', () => {
@@ -137,7 +179,9 @@ describe('negotiateOutputMediaType on a custom resource', () => {
   });
 
   it('reads the media type parameters', () => {
-    expect(negotiateMediaTypeOptions('application/json;pretty=1;export=1;profile=local;foo=bar;stream=watch', CR_SERVED, CR)).toEqual({
+    expect(
+      negotiateMediaTypeOptions('application/json;pretty=1;export=1;profile=local;foo=bar;stream=watch', CR_SERVED, CR),
+    ).toEqual({
       accepted: CR_SERVED[0],
       pretty: true,
       stream: 'watch',
@@ -154,7 +198,8 @@ describe('negotiateOutputMediaType on a custom resource', () => {
     expect(err.status).toMatchObject({
       code: 406,
       reason: 'NotAcceptable',
-      message: 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
+      message:
+        'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
     });
   });
 });
@@ -172,7 +217,12 @@ describe('negotiateOutputMediaType with the default restrictions', () => {
     { header: 'application/protobuf', served: jsonAndProto, want: 'application/protobuf', pretty: false },
     { header: 'application/json; pretty=1', served: json, want: 'application/json', pretty: true },
     { header: 'unrecognized/stuff,application/json; pretty=1', served: json, want: 'application/json', pretty: true },
-    { header: 'application/json;as=BOGUS;v=v1beta1;g=meta.k8s.io, application/json', served: json, want: 'application/json', pretty: false },
+    {
+      header: 'application/json;as=BOGUS;v=v1beta1;g=meta.k8s.io, application/json',
+      served: json,
+      want: 'application/json',
+      pretty: false,
+    },
     { header: 'application/BOGUS, application/json', served: json, want: 'application/json', pretty: false },
   ])('$header', ({ header, served, want, pretty }) => {
     const got = negotiateOutputMediaType(header, served, defaultEndpointRestrictions);
@@ -181,7 +231,11 @@ describe('negotiateOutputMediaType with the default restrictions', () => {
   });
 
   it.each<{ header: string; served: ServedMediaType[]; message: string }>([
-    { header: 'application', served: [{ mediaType: 'application' }], message: 'only the following media types are accepted: application' },
+    {
+      header: 'application',
+      served: [{ mediaType: 'application' }],
+      message: 'only the following media types are accepted: application',
+    },
     { header: '', served: [], message: 'only the following media types are accepted: ' },
     { header: '*/*', served: [], message: 'only the following media types are accepted: ' },
   ])('$header with $served is a 406', ({ header, served, message }) => {
@@ -253,7 +307,10 @@ describe('negotiate (goautoneg.Negotiate, as kube-openapi calls it)', () => {
     [undefined, 'application/json'],
     ['', 'application/json'],
     ['*/*', 'application/json'],
-    ['application/com.github.proto-openapi.spec.v2.v1.0+protobuf, application/json', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'],
+    [
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf, application/json',
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    ],
     ['application/json;q=0.5, application/*;q=0.9', 'application/json'],
     ['application/json;q=0, text/plain', undefined],
     ['application/json;q=0', undefined],

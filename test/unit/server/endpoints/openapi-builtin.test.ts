@@ -17,14 +17,27 @@ import {
   secretSchema,
   serviceAccountSchema,
 } from '../../../../apimachinery/apis/builtin-schemas.js';
-import { OpenAPI, type OpenAPIResource, type OpenAPISource, definitionName, openapiResponse } from '../../../../server/endpoints/openapi.js';
+import {
+  OpenAPI,
+  type OpenAPIResource,
+  type OpenAPISource,
+  definitionName,
+  openapiResponse,
+} from '../../../../server/endpoints/openapi.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => v as Json;
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-function builtin(group: string, kind: string, plural: string, namespaced: boolean, schema: JSONSchemaProps, extra: Partial<OpenAPIResource> = {}): OpenAPIResource {
+function builtin(
+  group: string,
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  schema: JSONSchemaProps,
+  extra: Partial<OpenAPIResource> = {},
+): OpenAPIResource {
   return {
     group,
     version: 'v1',
@@ -50,7 +63,14 @@ const BUILTINS: OpenAPIResource[] = [
   builtin(RBAC, 'ClusterRole', 'clusterroles', false, clusterRoleSchema),
   builtin(RBAC, 'RoleBinding', 'rolebindings', true, roleBindingSchema),
   builtin(RBAC, 'ClusterRoleBinding', 'clusterrolebindings', false, clusterRoleBindingSchema),
-  builtin('apiextensions.k8s.io', 'CustomResourceDefinition', 'customresourcedefinitions', false, customResourceDefinitionSchema, { subresources: ['status'] }),
+  builtin(
+    'apiextensions.k8s.io',
+    'CustomResourceDefinition',
+    'customresourcedefinitions',
+    false,
+    customResourceDefinitionSchema,
+    { subresources: ['status'] },
+  ),
 ];
 
 const CACHE: OpenAPIResource = {
@@ -66,7 +86,14 @@ const CACHE: OpenAPIResource = {
 const source = (resources: OpenAPIResource[]): OpenAPISource => ({ generation: 1, all: () => resources });
 const openapi = new OpenAPI(source([...BUILTINS, CACHE]));
 
-const GROUP_VERSIONS = ['api/v1', 'apis/events.k8s.io/v1', 'apis/coordination.k8s.io/v1', `apis/${RBAC}/v1`, 'apis/apiextensions.k8s.io/v1', 'apis/cache.example.com/v1'];
+const GROUP_VERSIONS = [
+  'api/v1',
+  'apis/events.k8s.io/v1',
+  'apis/coordination.k8s.io/v1',
+  `apis/${RBAC}/v1`,
+  'apis/apiextensions.k8s.io/v1',
+  'apis/cache.example.com/v1',
+];
 
 function v3(gv: string): Json {
   const doc = openapi.v3Group(gv);
@@ -106,9 +133,13 @@ describe('built-in kinds in OpenAPI v3', () => {
     }
   });
 
-  it('names definitions after kube\'s Go packages, rbac included', () => {
+  it("names definitions after kube's Go packages, rbac included", () => {
     expect(definitionName(RBAC, 'v1', 'Role')).toBe('io.k8s.api.rbac.v1.Role');
-    expect(Object.keys(v3Schemas(`apis/${RBAC}/v1`)).filter((n) => n.startsWith('io.k8s.api.rbac.v1.')).sort()).toEqual([
+    expect(
+      Object.keys(v3Schemas(`apis/${RBAC}/v1`))
+        .filter((n) => n.startsWith('io.k8s.api.rbac.v1.'))
+        .sort(),
+    ).toEqual([
       'io.k8s.api.rbac.v1.AggregationRule',
       'io.k8s.api.rbac.v1.ClusterRole',
       'io.k8s.api.rbac.v1.ClusterRoleBinding',
@@ -131,7 +162,10 @@ describe('built-in kinds in OpenAPI v3', () => {
     expect(cm['x-kubernetes-group-version-kind']).toEqual([{ group: '', kind: 'ConfigMap', version: 'v1' }]);
     const props = obj(cm['properties']);
     expect(Object.keys(props).sort()).toEqual(['apiVersion', 'binaryData', 'data', 'immutable', 'kind', 'metadata']);
-    expect(props['binaryData']).toMatchObject({ type: 'object', additionalProperties: { type: 'string', format: 'byte' } });
+    expect(props['binaryData']).toMatchObject({
+      type: 'object',
+      additionalProperties: { type: 'string', format: 'byte' },
+    });
     expect(props['data']).toMatchObject({ type: 'object', additionalProperties: { type: 'string', default: '' } });
     expect(props['immutable']).toMatchObject({ type: 'boolean' });
     expect(props['metadata']).toEqual({
@@ -151,12 +185,19 @@ describe('built-in kinds in OpenAPI v3', () => {
     });
     const rule = obj(v3Schemas(`apis/${RBAC}/v1`)['io.k8s.api.rbac.v1.PolicyRule']);
     expect(rule['required']).toEqual(['verbs']);
-    expect(obj(obj(rule['properties'])['verbs'])).toMatchObject({ type: 'array', items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'atomic' });
+    expect(obj(obj(rule['properties'])['verbs'])).toMatchObject({
+      type: 'array',
+      items: { type: 'string', default: '' },
+      'x-kubernetes-list-type': 'atomic',
+    });
   });
 
   it('keeps the extensions that matter: patch strategy and merge key, list and map types', () => {
     const sa = obj(obj(v3Schemas('api/v1')['io.k8s.api.core.v1.ServiceAccount'])['properties']);
-    expect(sa['secrets']).toMatchObject({ 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' });
+    expect(sa['secrets']).toMatchObject({
+      'x-kubernetes-patch-merge-key': 'name',
+      'x-kubernetes-patch-strategy': 'merge',
+    });
     expect(sa['imagePullSecrets']).toMatchObject({ 'x-kubernetes-list-type': 'atomic' });
     const status = obj(obj(v3Schemas('api/v1')['io.k8s.api.core.v1.NamespaceStatus'])['properties']);
     expect(status['conditions']).toMatchObject({
@@ -173,16 +214,26 @@ describe('built-in kinds in OpenAPI v3', () => {
     const schemas = v3Schemas('apis/coordination.k8s.io/v1');
     const spec = obj(obj(schemas['io.k8s.api.coordination.v1.LeaseSpec'])['properties']);
     expect(spec['leaseDurationSeconds']).toMatchObject({ type: 'integer', format: 'int32' });
-    expect(spec['renewTime']).toMatchObject({ allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime' }] });
-    expect(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime']).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(spec['renewTime']).toMatchObject({
+      allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime' }],
+    });
+    expect(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime']).toMatchObject({
+      type: 'string',
+      format: 'date-time',
+    });
   });
 
-  it("leaves the meta/v1 definitions the documents already emit as they were (ObjectMeta, Time)", () => {
+  it('leaves the meta/v1 definitions the documents already emit as they were (ObjectMeta, Time)', () => {
     const withoutBuiltins = new OpenAPI(source([CACHE]));
-    const cacheSchemas = obj(obj((JSON.parse(withoutBuiltins.v3Group('apis/cache.example.com/v1')!.body) as Json)['components'])['schemas']);
+    const cacheSchemas = obj(
+      obj((JSON.parse(withoutBuiltins.v3Group('apis/cache.example.com/v1')!.body) as Json)['components'])['schemas'],
+    );
     for (const gv of GROUP_VERSIONS) {
       const schemas = v3Schemas(gv);
-      for (const name of ['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.Time']) {
+      for (const name of [
+        'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+        'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
+      ]) {
         if (schemas[name]) expect(schemas[name], `${gv} ${name}`).toEqual(cacheSchemas[name]);
       }
     }
@@ -205,21 +256,37 @@ describe('built-in kinds in OpenAPI v3', () => {
     const schemas = v3Schemas('apis/apiextensions.k8s.io/v1');
     expect(obj(schemas[`${APIEXT}.CustomResourceDefinition`])['required']).toEqual(['spec']);
     const validation = obj(obj(schemas[`${APIEXT}.CustomResourceValidation`])['properties']);
-    expect(validation['openAPIV3Schema']).toMatchObject({ allOf: [{ $ref: `#/components/schemas/${APIEXT}.JSONSchemaProps` }] });
+    expect(validation['openAPIV3Schema']).toMatchObject({
+      allOf: [{ $ref: `#/components/schemas/${APIEXT}.JSONSchemaProps` }],
+    });
     const props = obj(obj(schemas[`${APIEXT}.JSONSchemaProps`])['properties']);
-    expect(props['properties']).toEqual({ type: 'object', additionalProperties: { allOf: [{ $ref: `#/components/schemas/${APIEXT}.JSONSchemaProps` }], default: {} } });
+    expect(props['properties']).toEqual({
+      type: 'object',
+      additionalProperties: { allOf: [{ $ref: `#/components/schemas/${APIEXT}.JSONSchemaProps` }], default: {} },
+    });
     expect(props['not']).toEqual({ $ref: `#/components/schemas/${APIEXT}.JSONSchemaProps` });
-    expect(props['x-kubernetes-validations']).toMatchObject({ 'x-kubernetes-list-map-keys': ['rule'], 'x-kubernetes-patch-merge-key': 'rule' });
+    expect(props['x-kubernetes-validations']).toMatchObject({
+      'x-kubernetes-list-map-keys': ['rule'],
+      'x-kubernetes-patch-merge-key': 'rule',
+    });
     expect(props).toHaveProperty(['$ref']);
-    expect(schemas[`${APIEXT}.JSON`]).toEqual({ description: expect.stringContaining('JSON represents any valid JSON value') as unknown });
+    expect(schemas[`${APIEXT}.JSON`]).toEqual({
+      description: expect.stringContaining('JSON represents any valid JSON value') as unknown,
+    });
   });
 
   it('offers strategic merge patch on the PATCH operation of a built-in kind with a schema, never on a custom resource', () => {
     const patch = (gv: string, path: string): string[] =>
       Object.keys(obj(obj(obj(obj(obj(v3(gv)['paths'])[path])['patch'])['requestBody'])['content']));
-    expect(patch('api/v1', '/api/v1/namespaces/{namespace}/configmaps/{name}')).toContain('application/strategic-merge-patch+json');
-    expect(patch(`apis/${RBAC}/v1`, `/apis/${RBAC}/v1/clusterroles/{name}`)).toContain('application/strategic-merge-patch+json');
-    expect(patch('apis/cache.example.com/v1', '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}')).not.toContain('application/strategic-merge-patch+json');
+    expect(patch('api/v1', '/api/v1/namespaces/{namespace}/configmaps/{name}')).toContain(
+      'application/strategic-merge-patch+json',
+    );
+    expect(patch(`apis/${RBAC}/v1`, `/apis/${RBAC}/v1/clusterroles/{name}`)).toContain(
+      'application/strategic-merge-patch+json',
+    );
+    expect(
+      patch('apis/cache.example.com/v1', '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}'),
+    ).not.toContain('application/strategic-merge-patch+json');
   });
 
   it('custom resources are built exactly as without built-in schemas', () => {
@@ -242,13 +309,16 @@ describe('built-in kinds in OpenAPI v2', () => {
     }
   });
 
-  it('Secret.type and Role.rules as kube\'s swagger has them: $ref with sibling description', () => {
+  it("Secret.type and Role.rules as kube's swagger has them: $ref with sibling description", () => {
     const defs = v2Definitions();
     expect(obj(obj(obj(defs['io.k8s.api.core.v1.Secret'])['properties'])['type'])).toEqual({
       type: 'string',
-      description: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+      description:
+        'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
     });
-    expect(obj(obj(obj(defs['io.k8s.api.rbac.v1.Role'])['properties'])['rules'])['items']).toEqual({ $ref: '#/definitions/io.k8s.api.rbac.v1.PolicyRule' });
+    expect(obj(obj(obj(defs['io.k8s.api.rbac.v1.Role'])['properties'])['rules'])['items']).toEqual({
+      $ref: '#/definitions/io.k8s.api.rbac.v1.PolicyRule',
+    });
     expect(obj(obj(obj(defs['io.k8s.api.core.v1.Event'])['properties'])['involvedObject'])).toEqual({
       $ref: '#/definitions/io.k8s.api.core.v1.ObjectReference',
       description: 'The object that this event is about.',
@@ -257,8 +327,12 @@ describe('built-in kinds in OpenAPI v2', () => {
 
   it('the core and events.k8s.io Events are two definitions with their own GVKs', () => {
     const defs = v2Definitions();
-    expect(obj(defs['io.k8s.api.core.v1.Event'])['x-kubernetes-group-version-kind']).toEqual([{ group: '', kind: 'Event', version: 'v1' }]);
-    expect(obj(defs['io.k8s.api.events.v1.Event'])['x-kubernetes-group-version-kind']).toEqual([{ group: 'events.k8s.io', kind: 'Event', version: 'v1' }]);
+    expect(obj(defs['io.k8s.api.core.v1.Event'])['x-kubernetes-group-version-kind']).toEqual([
+      { group: '', kind: 'Event', version: 'v1' },
+    ]);
+    expect(obj(defs['io.k8s.api.events.v1.Event'])['x-kubernetes-group-version-kind']).toEqual([
+      { group: 'events.k8s.io', kind: 'Event', version: 'v1' },
+    ]);
     expect(obj(obj(defs['io.k8s.api.events.v1.Event'])['properties'])).toHaveProperty(['regarding']);
   });
 
@@ -285,13 +359,17 @@ describe('the built-in schemas themselves', () => {
     ['CustomResourceDefinition', customResourceDefinitionSchema],
   ];
 
-  it.each(all)('%s: a description, no apiVersion/kind/metadata of its own, and every $ref carried or a meta/v1 one', (_, schema) => {
-    expect(schema.description).toBeTruthy();
-    expect(Object.keys(schema.properties ?? {})).not.toEqual(expect.arrayContaining(['apiVersion']));
-    expect(schema.properties).not.toHaveProperty(['metadata']);
-    for (const ref of refsIn(schema)) {
-      const name = ref.slice('#/definitions/'.length);
-      if (!name.startsWith('io.k8s.apimachinery.pkg.apis.meta.v1.')) expect(schema.definitions, name).toHaveProperty([name]);
-    }
-  });
+  it.each(all)(
+    '%s: a description, no apiVersion/kind/metadata of its own, and every $ref carried or a meta/v1 one',
+    (_, schema) => {
+      expect(schema.description).toBeTruthy();
+      expect(Object.keys(schema.properties ?? {})).not.toEqual(expect.arrayContaining(['apiVersion']));
+      expect(schema.properties).not.toHaveProperty(['metadata']);
+      for (const ref of refsIn(schema)) {
+        const name = ref.slice('#/definitions/'.length);
+        if (!name.startsWith('io.k8s.apimachinery.pkg.apis.meta.v1.'))
+          expect(schema.definitions, name).toHaveProperty([name]);
+      }
+    },
+  );
 });

@@ -35,7 +35,13 @@ class FakeCatalog implements OpenAPISource {
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-function resource(group: string, version: string, kind: string, plural: string, extra: Partial<OpenAPIResource> = {}): OpenAPIResource {
+function resource(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+  extra: Partial<OpenAPIResource> = {},
+): OpenAPIResource {
   return {
     group,
     version,
@@ -57,7 +63,11 @@ const CACHE_SCHEMA: JSONSchemaProps = {
       properties: {
         size: { type: 'integer', default: 1, minimum: 0 },
         port: { 'x-kubernetes-int-or-string': true },
-        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
       },
     },
     status: { type: 'object', properties: { replicas: { type: 'integer' } } },
@@ -65,13 +75,27 @@ const CACHE_SCHEMA: JSONSchemaProps = {
 };
 
 const cache = (extra: Partial<OpenAPIResource> = {}): OpenAPIResource =>
-  resource('cache.example.com', 'v1', 'Cache', 'caches', { subresources: ['status', 'scale'], schema: CACHE_SCHEMA, ...extra });
+  resource('cache.example.com', 'v1', 'Cache', 'caches', {
+    subresources: ['status', 'scale'],
+    schema: CACHE_SCHEMA,
+    ...extra,
+  });
 const widget = (): OpenAPIResource =>
-  resource('widgets.example.org', 'v1alpha1', 'Widget', 'widgets', { namespaced: false, schema: { type: 'object', properties: { spec: { type: 'object' } } } });
+  resource('widgets.example.org', 'v1alpha1', 'Widget', 'widgets', {
+    namespaced: false,
+    schema: { type: 'object', properties: { spec: { type: 'object' } } },
+  });
 const namespaces = (): OpenAPIResource =>
-  resource('', 'v1', 'Namespace', 'namespaces', { namespaced: false, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: ['finalize', 'status'] });
+  resource('', 'v1', 'Namespace', 'namespaces', {
+    namespaced: false,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: ['finalize', 'status'],
+  });
 const crds = (): OpenAPIResource =>
-  resource('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', { namespaced: false, subresources: ['status'] });
+  resource('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', {
+    namespaced: false,
+    subresources: ['status'],
+  });
 
 const parse = (body: string): Json => JSON.parse(body) as Json;
 const obj = (v: unknown): Json => v as Json;
@@ -116,7 +140,12 @@ beforeEach(() => {
 describe('v3 index', () => {
   it('lists every served group version with the hash of its document', () => {
     const index = parse(openapi.v3Index().body) as { paths: Record<string, { serverRelativeURL: string }> };
-    expect(Object.keys(index.paths)).toEqual(['api/v1', 'apis/apiextensions.k8s.io/v1', 'apis/cache.example.com/v1', 'apis/widgets.example.org/v1alpha1']);
+    expect(Object.keys(index.paths)).toEqual([
+      'api/v1',
+      'apis/apiextensions.k8s.io/v1',
+      'apis/cache.example.com/v1',
+      'apis/widgets.example.org/v1alpha1',
+    ]);
     for (const [gv, { serverRelativeURL }] of Object.entries(index.paths)) {
       const doc = openapi.v3Group(gv)!;
       expect(serverRelativeURL).toBe(`/openapi/v3/${gv}?hash=${hashOf(doc.body)}`);
@@ -129,18 +158,29 @@ describe('v3 index', () => {
   });
 
   it.each([
-    ['a schema change', () => catalog.set(cache({ schema: { type: 'object', properties: { spec: { type: 'string' } } } }))],
+    [
+      'a schema change',
+      () => catalog.set(cache({ schema: { type: 'object', properties: { spec: { type: 'string' } } } })),
+    ],
     ['a new subresource', () => catalog.set(cache({ subresources: ['status'] }))],
     ['a new resource in the group version', () => catalog.set(resource('cache.example.com', 'v1', 'Pool', 'pools'))],
-    ['a resource leaving the group version', () => catalog.remove('cache.example.com', 'v1', 'caches') /* empties the gv */],
+    [
+      'a resource leaving the group version',
+      () => catalog.remove('cache.example.com', 'v1', 'caches') /* empties the gv */,
+    ],
   ])('rebuilds only the group version that changed: %s', (_name, change) => {
-    const before = Object.fromEntries(['api/v1', 'apis/apiextensions.k8s.io/v1', 'apis/cache.example.com/v1', 'apis/widgets.example.org/v1alpha1'].map((gv) => [gv, openapi.v3Group(gv)]));
+    const before = Object.fromEntries(
+      ['api/v1', 'apis/apiextensions.k8s.io/v1', 'apis/cache.example.com/v1', 'apis/widgets.example.org/v1alpha1'].map(
+        (gv) => [gv, openapi.v3Group(gv)],
+      ),
+    );
     const index = openapi.v3Index();
     change();
     expect(openapi.v3Index().body).not.toBe(index.body);
     expect(openapi.v3Group('apis/cache.example.com/v1')?.etag).not.toBe(before['apis/cache.example.com/v1']!.etag);
     // untouched group versions keep their document (same object: not rebuilt) and hash
-    for (const gv of ['api/v1', 'apis/apiextensions.k8s.io/v1', 'apis/widgets.example.org/v1alpha1']) expect(openapi.v3Group(gv)).toBe(before[gv]);
+    for (const gv of ['api/v1', 'apis/apiextensions.k8s.io/v1', 'apis/widgets.example.org/v1alpha1'])
+      expect(openapi.v3Group(gv)).toBe(before[gv]);
   });
 
   it('keeps every document when a generation bump changed nothing they show', () => {
@@ -171,11 +211,20 @@ describe('v3 group documents', () => {
         '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}/status',
       ],
     ],
-    ['cluster-scoped CRD', 'apis/widgets.example.org/v1alpha1', ['/apis/widgets.example.org/v1alpha1/widgets', '/apis/widgets.example.org/v1alpha1/widgets/{name}']],
+    [
+      'cluster-scoped CRD',
+      'apis/widgets.example.org/v1alpha1',
+      ['/apis/widgets.example.org/v1alpha1/widgets', '/apis/widgets.example.org/v1alpha1/widgets/{name}'],
+    ],
     [
       'core group',
       'api/v1',
-      ['/api/v1/namespaces', '/api/v1/namespaces/{name}', '/api/v1/namespaces/{name}/finalize', '/api/v1/namespaces/{name}/status'],
+      [
+        '/api/v1/namespaces',
+        '/api/v1/namespaces/{name}',
+        '/api/v1/namespaces/{name}/finalize',
+        '/api/v1/namespaces/{name}/status',
+      ],
     ],
   ])('%s: the paths kube emits', (_name, gv, expected) => {
     expect(Object.keys(paths(groupDoc(openapi, gv))).sort()).toEqual(expected);
@@ -184,14 +233,54 @@ describe('v3 group documents', () => {
   it.each([
     ['/apis/cache.example.com/v1/caches', 'get', 'listCacheExampleComV1CacheForAllNamespaces', 'list'],
     ['/apis/cache.example.com/v1/namespaces/{namespace}/caches', 'get', 'listCacheExampleComV1NamespacedCache', 'list'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches', 'post', 'createCacheExampleComV1NamespacedCache', 'post'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches', 'delete', 'deleteCacheExampleComV1CollectionNamespacedCache', 'deletecollection'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}', 'get', 'readCacheExampleComV1NamespacedCache', 'get'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}', 'put', 'replaceCacheExampleComV1NamespacedCache', 'put'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}', 'patch', 'patchCacheExampleComV1NamespacedCache', 'patch'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}', 'delete', 'deleteCacheExampleComV1NamespacedCache', 'delete'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}/status', 'get', 'readCacheExampleComV1NamespacedCacheStatus', 'get'],
-    ['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}/scale', 'patch', 'patchCacheExampleComV1NamespacedCacheScale', 'patch'],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches',
+      'post',
+      'createCacheExampleComV1NamespacedCache',
+      'post',
+    ],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches',
+      'delete',
+      'deleteCacheExampleComV1CollectionNamespacedCache',
+      'deletecollection',
+    ],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}',
+      'get',
+      'readCacheExampleComV1NamespacedCache',
+      'get',
+    ],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}',
+      'put',
+      'replaceCacheExampleComV1NamespacedCache',
+      'put',
+    ],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}',
+      'patch',
+      'patchCacheExampleComV1NamespacedCache',
+      'patch',
+    ],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}',
+      'delete',
+      'deleteCacheExampleComV1NamespacedCache',
+      'delete',
+    ],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}/status',
+      'get',
+      'readCacheExampleComV1NamespacedCacheStatus',
+      'get',
+    ],
+    [
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}/scale',
+      'patch',
+      'patchCacheExampleComV1NamespacedCacheScale',
+      'patch',
+    ],
   ])('%s %s: operationId %s, action %s, the kind on the operation', (path, method, operationId, action) => {
     const op = obj(paths(groupDoc(openapi, 'apis/cache.example.com/v1'))[path]![method]);
     expect(op['operationId']).toBe(operationId);
@@ -202,8 +291,16 @@ describe('v3 group documents', () => {
 
   it.each([
     ['api/v1', '/api/v1/namespaces/{name}', 'patchCoreV1Namespace'],
-    ['apis/apiextensions.k8s.io/v1', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}', 'patchApiextensionsV1CustomResourceDefinition'],
-    ['apis/widgets.example.org/v1alpha1', '/apis/widgets.example.org/v1alpha1/widgets/{name}', 'patchWidgetsExampleOrgV1alpha1Widget'],
+    [
+      'apis/apiextensions.k8s.io/v1',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}',
+      'patchApiextensionsV1CustomResourceDefinition',
+    ],
+    [
+      'apis/widgets.example.org/v1alpha1',
+      '/apis/widgets.example.org/v1alpha1/widgets/{name}',
+      'patchWidgetsExampleOrgV1alpha1Widget',
+    ],
   ])('%s: operation IDs of built-in and cluster-scoped kinds', (gv, path, operationId) => {
     expect(obj(paths(groupDoc(openapi, gv))[path]!['patch'])['operationId']).toBe(operationId);
   });
@@ -214,9 +311,15 @@ describe('v3 group documents', () => {
     ['apis/cache.example.com/v1', { group: 'cache.example.com', version: 'v1', kind: 'Cache' }, 3],
     ['apis/widgets.example.org/v1alpha1', { group: 'widgets.example.org', version: 'v1alpha1', kind: 'Widget' }, 1],
     ['api/v1', { group: '', version: 'v1', kind: 'Namespace' }, 2],
-    ['apis/apiextensions.k8s.io/v1', { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' }, 2],
+    [
+      'apis/apiextensions.k8s.io/v1',
+      { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' },
+      2,
+    ],
   ])('%s: every PATCH operation has the GVK and its own fieldValidation parameter', (gv, gvk, count) => {
-    const patches = Object.values(paths(groupDoc(openapi, gv))).flatMap((item) => (item['patch'] ? [obj(item['patch'])] : []));
+    const patches = Object.values(paths(groupDoc(openapi, gv))).flatMap((item) =>
+      item['patch'] ? [obj(item['patch'])] : [],
+    );
     expect(patches).toHaveLength(count);
     for (const op of patches) {
       expect(op['x-kubernetes-group-version-kind']).toEqual(gvk);
@@ -226,16 +329,35 @@ describe('v3 group documents', () => {
 
   it('keeps fieldValidation on a PATCH operation even when it is alone on its path', () => {
     catalog.set(resource('solo.example.com', 'v1', 'Solo', 'solos', { verbs: ['patch'] }));
-    const item = paths(groupDoc(openapi, 'apis/solo.example.com/v1'))['/apis/solo.example.com/v1/namespaces/{namespace}/solos/{name}']!;
+    const item = paths(groupDoc(openapi, 'apis/solo.example.com/v1'))[
+      '/apis/solo.example.com/v1/namespaces/{namespace}/solos/{name}'
+    ]!;
     expect(obj(item['patch'])['parameters']).toEqual([expect.objectContaining({ name: 'fieldValidation' })]);
-    expect((item['parameters'] as Json[]).map((p) => p['name'])).toEqual(['dryRun', 'fieldManager', 'force', 'name', 'namespace', 'pretty']);
+    expect((item['parameters'] as Json[]).map((p) => p['name'])).toEqual([
+      'dryRun',
+      'fieldManager',
+      'force',
+      'name',
+      'namespace',
+      'pretty',
+    ]);
   });
 
   it.each([
-    ['a custom resource', 'apis/cache.example.com/v1', '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}', ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']],
+    [
+      'a custom resource',
+      'apis/cache.example.com/v1',
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}',
+      ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json'],
+    ],
     // Offering strategic merge patch without a schema with fields makes kubectl 1.29+ warn
     // "unable to find api field" on every apply; without the offer it uses OpenAPI v2 quietly.
-    ['a built-in kind without a schema', 'api/v1', '/api/v1/namespaces/{name}', ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']],
+    [
+      'a built-in kind without a schema',
+      'api/v1',
+      '/api/v1/namespaces/{name}',
+      ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json'],
+    ],
   ])('PATCH of %s offers the patch types kubectl can use', (_name, gv, path, types) => {
     const body = obj(obj(paths(groupDoc(openapi, gv))[path]!['patch'])['requestBody']);
     expect(Object.keys(obj(body['content'])).sort()).toEqual(types);
@@ -243,9 +365,17 @@ describe('v3 group documents', () => {
   });
 
   it('hoists the parameters every operation of a path shares, sorted by name', () => {
-    const item = paths(groupDoc(openapi, 'apis/cache.example.com/v1'))['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}']!;
+    const item = paths(groupDoc(openapi, 'apis/cache.example.com/v1'))[
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}'
+    ]!;
     expect(item['parameters']).toEqual([
-      { name: 'name', in: 'path', description: 'name of the Cache', required: true, schema: { type: 'string', uniqueItems: true } },
+      {
+        name: 'name',
+        in: 'path',
+        description: 'name of the Cache',
+        required: true,
+        schema: { type: 'string', uniqueItems: true },
+      },
       expect.objectContaining({ name: 'namespace', in: 'path', required: true }),
       expect.objectContaining({ name: 'pretty', in: 'query' }),
     ]);
@@ -256,7 +386,12 @@ describe('v3 group documents', () => {
     ['cache.example.com', 'v1', 'Cache', 'com.example.cache.v1.Cache'],
     ['widgets.example.org', 'v1alpha1', 'WidgetList', 'org.example.widgets.v1alpha1.WidgetList'],
     ['', 'v1', 'Namespace', 'io.k8s.api.core.v1.Namespace'],
-    ['apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition'],
+    [
+      'apiextensions.k8s.io',
+      'v1',
+      'CustomResourceDefinition',
+      'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+    ],
   ])('definition name of %s/%s %s is %s', (group, version, kind, name) => {
     expect(definitionName(group, version, kind)).toBe(name);
   });
@@ -294,22 +429,35 @@ describe('v3 group documents', () => {
       'io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails',
       'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
     ]);
-    expect(Object.keys(schemas(groupDoc(openapi, 'apis/widgets.example.org/v1alpha1')))).not.toContain('io.k8s.api.autoscaling.v1.Scale');
+    expect(Object.keys(schemas(groupDoc(openapi, 'apis/widgets.example.org/v1alpha1')))).not.toContain(
+      'io.k8s.api.autoscaling.v1.Scale',
+    );
   });
 
   it("builds the kind's schema as kube's buildKubeNative does", () => {
     const s = schemas(groupDoc(openapi, 'apis/cache.example.com/v1'))['com.example.cache.v1.Cache']!;
     const props = s['properties'] as Record<string, Json>;
-    expect(s['x-kubernetes-group-version-kind']).toEqual([{ group: 'cache.example.com', version: 'v1', kind: 'Cache' }]);
+    expect(s['x-kubernetes-group-version-kind']).toEqual([
+      { group: 'cache.example.com', version: 'v1', kind: 'Cache' },
+    ]);
     // a $ref with siblings is wrapped in allOf in v3
-    expect(props['metadata']).toEqual({ allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }], description: expect.stringContaining("Standard object's metadata") });
-    expect(props['apiVersion']).toEqual({ type: 'string', description: expect.stringContaining('APIVersion defines the versioned schema') });
+    expect(props['metadata']).toEqual({
+      allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }],
+      description: expect.stringContaining("Standard object's metadata"),
+    });
+    expect(props['apiVersion']).toEqual({
+      type: 'string',
+      description: expect.stringContaining('APIVersion defines the versioned schema'),
+    });
     expect(props['kind']).toEqual({ type: 'string', description: expect.stringContaining('Kind is a string value') });
     const spec = obj(props['spec']);
     const specProps = spec['properties'] as Record<string, Json>;
     expect(spec).not.toHaveProperty('example');
     expect(specProps['size']).toEqual({ type: 'integer', default: 1, minimum: 0 });
-    expect(specProps['port']).toEqual({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] });
+    expect(specProps['port']).toEqual({
+      'x-kubernetes-int-or-string': true,
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+    });
     const template = specProps['template']!;
     expect(Object.keys(obj(template['properties'])).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
     expect(template['required']).toEqual(['kind', 'apiVersion']);
@@ -317,7 +465,9 @@ describe('v3 group documents', () => {
 
   it('builds the list kind with items of the kind and ListMeta', () => {
     const list = schemas(groupDoc(openapi, 'apis/cache.example.com/v1'))['com.example.cache.v1.CacheList']!;
-    expect(list['x-kubernetes-group-version-kind']).toEqual([{ group: 'cache.example.com', version: 'v1', kind: 'CacheList' }]);
+    expect(list['x-kubernetes-group-version-kind']).toEqual([
+      { group: 'cache.example.com', version: 'v1', kind: 'CacheList' },
+    ]);
     expect(list['required']).toEqual(['items']);
     expect(obj(list['properties'])['items']).toEqual({
       type: 'array',
@@ -328,7 +478,11 @@ describe('v3 group documents', () => {
 
   it.each([
     ['api/v1', 'io.k8s.api.core.v1.Namespace', { group: '', version: 'v1', kind: 'Namespace' }],
-    ['apis/apiextensions.k8s.io/v1', 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition', { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' }],
+    [
+      'apis/apiextensions.k8s.io/v1',
+      'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+      { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' },
+    ],
   ])('%s: a schemaless built-in kind gets a permissive schema with its GVK', (gv, name, gvk) => {
     const s = schemas(groupDoc(openapi, gv))[name]!;
     expect(s['type']).toBe('object');
@@ -360,14 +514,48 @@ describe('v2 (swagger 2.0) conversion', () => {
   const x = (spec: Json): Json => obj(obj(spec['properties'])['x']);
 
   it.each<[string, JSONSchemaProps, Json]>([
-    ['drops oneOf/anyOf/allOf/not', { type: 'string', oneOf: [{ pattern: 'a' }], anyOf: [{ pattern: 'b' }], allOf: [{ pattern: 'c' }], not: { pattern: 'd' } }, { type: 'string' }],
-    ['drops nullable with type, properties and items', { type: 'object', nullable: true, properties: { a: { type: 'string' } }, description: 'd' }, { description: 'd' }],
-    ['drops properties and the object type of a preserving object', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'string' } } }, { 'x-kubernetes-preserve-unknown-fields': true }],
-    ['drops items and the array type of a preserving array', { type: 'array', 'x-kubernetes-preserve-unknown-fields': true, items: { type: 'string' } }, { 'x-kubernetes-preserve-unknown-fields': true }],
+    [
+      'drops oneOf/anyOf/allOf/not',
+      {
+        type: 'string',
+        oneOf: [{ pattern: 'a' }],
+        anyOf: [{ pattern: 'b' }],
+        allOf: [{ pattern: 'c' }],
+        not: { pattern: 'd' },
+      },
+      { type: 'string' },
+    ],
+    [
+      'drops nullable with type, properties and items',
+      { type: 'object', nullable: true, properties: { a: { type: 'string' } }, description: 'd' },
+      { description: 'd' },
+    ],
+    [
+      'drops properties and the object type of a preserving object',
+      { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'string' } } },
+      { 'x-kubernetes-preserve-unknown-fields': true },
+    ],
+    [
+      'drops items and the array type of a preserving array',
+      { type: 'array', 'x-kubernetes-preserve-unknown-fields': true, items: { type: 'string' } },
+      { 'x-kubernetes-preserve-unknown-fields': true },
+    ],
     ['drops defaults', { type: 'integer', default: 3 }, { type: 'integer' }],
-    ['drops the anyOf that unfolds int-or-string', { 'x-kubernetes-int-or-string': true }, { 'x-kubernetes-int-or-string': true }],
-    ['keeps value validations and list extensions', { type: 'array', maxItems: 3, items: { type: 'string', enum: ['a'] }, 'x-kubernetes-list-type': 'set' }, { type: 'array', maxItems: 3, items: { type: 'string', enum: ['a'] }, 'x-kubernetes-list-type': 'set' }],
-    ['converts nested schemas too', { type: 'object', properties: { y: { type: 'string', nullable: true, default: 'a' } } }, { type: 'object', properties: { y: {} } }],
+    [
+      'drops the anyOf that unfolds int-or-string',
+      { 'x-kubernetes-int-or-string': true },
+      { 'x-kubernetes-int-or-string': true },
+    ],
+    [
+      'keeps value validations and list extensions',
+      { type: 'array', maxItems: 3, items: { type: 'string', enum: ['a'] }, 'x-kubernetes-list-type': 'set' },
+      { type: 'array', maxItems: 3, items: { type: 'string', enum: ['a'] }, 'x-kubernetes-list-type': 'set' },
+    ],
+    [
+      'converts nested schemas too',
+      { type: 'object', properties: { y: { type: 'string', nullable: true, default: 'a' } } },
+      { type: 'object', properties: { y: {} } },
+    ],
   ])('%s', (_name, field, expected) => {
     expect(x(v2Field(field))).toEqual(expected);
   });
@@ -376,29 +564,56 @@ describe('v2 (swagger 2.0) conversion', () => {
     ['drops nullable properties from required', ['y', 'z'], ['z']],
     ['drops required entirely when nothing is left', ['y'], undefined],
   ])('%s', (_name, required, expected) => {
-    const spec = v2Field({ type: 'string' }, { y: { type: 'string', nullable: true }, z: { type: 'string' } }, required);
+    const spec = v2Field(
+      { type: 'string' },
+      { y: { type: 'string', nullable: true }, z: { type: 'string' } },
+      required,
+    );
     expect(spec['required']).toEqual(expected);
   });
 
   it('drops required when additionalProperties are nullable', () => {
     const c = new FakeCatalog();
-    c.set(resource('conv.example.com', 'v1', 'Conv', 'convs', { schema: { type: 'object', properties: { m: { type: 'object', required: ['a'], additionalProperties: { type: 'string', nullable: true } } } } }));
-    const m = obj(obj(obj(obj(parse(new OpenAPI(c).v2().body)['definitions'])['com.example.conv.v1.Conv'])['properties'])['m']);
+    c.set(
+      resource('conv.example.com', 'v1', 'Conv', 'convs', {
+        schema: {
+          type: 'object',
+          properties: {
+            m: { type: 'object', required: ['a'], additionalProperties: { type: 'string', nullable: true } },
+          },
+        },
+      }),
+    );
+    const m = obj(
+      obj(obj(obj(parse(new OpenAPI(c).v2().body)['definitions'])['com.example.conv.v1.Conv'])['properties'])['m'],
+    );
     expect(m).toEqual({ type: 'object', additionalProperties: {} });
   });
 
   it('publishes a preserving root as a bare object with its GVK, as kube does', () => {
     const c = new FakeCatalog();
-    c.set(resource('conv.example.com', 'v1', 'Conv', 'convs', { schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'string' } } } }));
+    c.set(
+      resource('conv.example.com', 'v1', 'Conv', 'convs', {
+        schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'string' } } },
+      }),
+    );
     const defs = obj(parse(new OpenAPI(c).v2().body)['definitions']);
-    expect(defs['com.example.conv.v1.Conv']).toEqual({ type: 'object', 'x-kubernetes-group-version-kind': [{ group: 'conv.example.com', version: 'v1', kind: 'Conv' }] });
+    expect(defs['com.example.conv.v1.Conv']).toEqual({
+      type: 'object',
+      'x-kubernetes-group-version-kind': [{ group: 'conv.example.com', version: 'v1', kind: 'Conv' }],
+    });
   });
 
   it('is one swagger 2.0 document of every group version, with #/definitions refs that resolve', () => {
     const doc = parse(openapi.v2().body);
     expect(doc['swagger']).toBe('2.0');
     const p = paths(doc);
-    for (const path of ['/api/v1/namespaces/{name}', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}/scale', '/apis/widgets.example.org/v1alpha1/widgets']) {
+    for (const path of [
+      '/api/v1/namespaces/{name}',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      '/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}/scale',
+      '/apis/widgets.example.org/v1alpha1/widgets',
+    ]) {
       expect(p).toHaveProperty([path]);
     }
     const defs = obj(doc['definitions']);
@@ -407,17 +622,32 @@ describe('v2 (swagger 2.0) conversion', () => {
       expect(defs, ref).toHaveProperty([ref.slice('#/definitions/'.length)]);
     }
     // v2 keeps $ref siblings as they are (no allOf) and has no nullable anywhere
-    expect(obj(obj(obj(defs['com.example.cache.v1.Cache'])['properties'])['metadata'])['$ref']).toBe('#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    expect(obj(obj(obj(defs['com.example.cache.v1.Cache'])['properties'])['metadata'])['$ref']).toBe(
+      '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+    );
     expect(openapi.v2().body).not.toContain('"nullable"');
     expect(openapi.v2().body).not.toContain('"allOf"');
   });
 
   it('has v2 parameters (body parameter, type on the parameter) and the GVK on the PATCH operation', () => {
-    const op = obj(paths(parse(openapi.v2().body))['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}']!['patch']);
+    const op = obj(
+      paths(parse(openapi.v2().body))['/apis/cache.example.com/v1/namespaces/{namespace}/caches/{name}']!['patch'],
+    );
     expect(op['x-kubernetes-group-version-kind']).toEqual({ group: 'cache.example.com', version: 'v1', kind: 'Cache' });
-    expect(op['parameters']).toContainEqual({ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } });
-    expect(op['parameters']).toContainEqual(expect.objectContaining({ name: 'fieldValidation', in: 'query', type: 'string', uniqueItems: true }));
-    expect(op['consumes']).toEqual(['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
+    expect(op['parameters']).toContainEqual({
+      name: 'body',
+      in: 'body',
+      required: true,
+      schema: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' },
+    });
+    expect(op['parameters']).toContainEqual(
+      expect.objectContaining({ name: 'fieldValidation', in: 'query', type: 'string', uniqueItems: true }),
+    );
+    expect(op['consumes']).toEqual([
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/apply-patch+yaml',
+    ]);
   });
 
   it('is rebuilt when a group version changes, and cached otherwise', () => {
@@ -444,10 +674,20 @@ describe('openapiResponse', () => {
 
   it('serves a group document at its current hash as immutable', () => {
     const doc = openapi.v3Group('apis/cache.example.com/v1')!;
-    const r = openapiResponse(openapi, '/openapi/v3/apis/cache.example.com/v1', new URLSearchParams({ hash: hashOf(doc.body) }), 'application/json');
+    const r = openapiResponse(
+      openapi,
+      '/openapi/v3/apis/cache.example.com/v1',
+      new URLSearchParams({ hash: hashOf(doc.body) }),
+      'application/json',
+    );
     expect(r.code).toBe(200);
     expect(r.body).toBe(doc.body);
-    expect(r.headers).toMatchObject({ 'Content-Type': 'application/json', ETag: doc.etag, Vary: 'Accept', 'Cache-Control': 'public, immutable' });
+    expect(r.headers).toMatchObject({
+      'Content-Type': 'application/json',
+      ETag: doc.etag,
+      Vary: 'Accept',
+      'Cache-Control': 'public, immutable',
+    });
     expect(Date.parse(r.headers['Expires']!)).toBeGreaterThan(Date.now() + 360 * 24 * 3600 * 1000);
   });
 
@@ -462,10 +702,17 @@ describe('openapiResponse', () => {
   it('redirects a stale hash to the current one (301)', () => {
     const stale = hashOf(openapi.v3Group('apis/cache.example.com/v1')!.body);
     catalog.set(cache({ subresources: [] }));
-    const r = openapiResponse(openapi, '/openapi/v3/apis/cache.example.com/v1', new URLSearchParams({ hash: stale }), 'application/json');
+    const r = openapiResponse(
+      openapi,
+      '/openapi/v3/apis/cache.example.com/v1',
+      new URLSearchParams({ hash: stale }),
+      'application/json',
+    );
     expect(r.code).toBe(301);
     expect(r.body).toBe('');
-    expect(r.headers['Location']).toBe(`/openapi/v3/apis/cache.example.com/v1?hash=${hashOf(openapi.v3Group('apis/cache.example.com/v1')!.body)}`);
+    expect(r.headers['Location']).toBe(
+      `/openapi/v3/apis/cache.example.com/v1?hash=${hashOf(openapi.v3Group('apis/cache.example.com/v1')!.body)}`,
+    );
     expect(r.headers).not.toHaveProperty('Cache-Control');
   });
 
@@ -473,10 +720,15 @@ describe('openapiResponse', () => {
     ['an unknown group version', '/openapi/v3/apis/nope.example.com/v1'],
     ['a group without version', '/openapi/v3/apis/cache.example.com'],
     ['an unknown OpenAPI version', '/openapi/v1'],
-  ])('answers 404 with kube\'s path-not-found Status for %s', (_name, path) => {
+  ])("answers 404 with kube's path-not-found Status for %s", (_name, path) => {
     const r = openapiResponse(openapi, path, none, 'application/json');
     expect(r.code).toBe(404);
-    expect(JSON.parse(r.body as string)).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' } satisfies Partial<Status>);
+    expect(JSON.parse(r.body as string)).toMatchObject({
+      kind: 'Status',
+      reason: 'NotFound',
+      code: 404,
+      message: 'the server could not find the requested resource',
+    } satisfies Partial<Status>);
   });
 
   it.each([
@@ -506,7 +758,12 @@ describe('openapiResponse', () => {
   });
 
   it('answers 406 for a group document in a type it cannot produce', () => {
-    const r = openapiResponse(openapi, '/openapi/v3/api/v1', none, 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf');
+    const r = openapiResponse(
+      openapi,
+      '/openapi/v3/api/v1',
+      none,
+      'application/com.github.proto-openapi.spec.v3.v1.0+protobuf',
+    );
     expect(r.code).toBe(406);
   });
 });

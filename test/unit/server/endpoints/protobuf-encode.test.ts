@@ -7,7 +7,12 @@ import { notFound, invalid } from '../../../../apimachinery/errors.js';
 import { invalid as invalidField, required } from '../../../../apimachinery/field-errors.js';
 import { type ReplyMediaType, negotiateResourceOutput } from '../../../../server/endpoints/output.js';
 import { decodeProtobufObject, decodeProtobufWatchEvent } from '../../../../server/endpoints/protobuf.js';
-import { UnencodableError, canEncodeProtobuf, encodeProtobufObject, encodeProtobufWatchEvent } from '../../../../server/endpoints/protobuf-encode.js';
+import {
+  UnencodableError,
+  canEncodeProtobuf,
+  encodeProtobufObject,
+  encodeProtobufWatchEvent,
+} from '../../../../server/endpoints/protobuf-encode.js';
 import { sendJson, writeStatus } from '../../../../server/endpoints/respond.js';
 import { httpWatchSink } from '../../../../server/endpoints/watch.js';
 
@@ -75,7 +80,13 @@ const SCHEMA: Record<string, unknown> = {
   oneOf: [{ required: ['a'] }],
   anyOf: [{ type: 'integer' }, { type: 'string' }],
   not: { type: 'null' },
-  properties: { spec: { type: 'object', additionalProperties: { type: 'string' }, properties: { list: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] } } } },
+  properties: {
+    spec: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      properties: { list: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] } },
+    },
+  },
   additionalProperties: false,
   patternProperties: { '^x-': { type: 'string' } },
   dependencies: { a: ['b', 'c'], d: { required: ['e'] } },
@@ -91,7 +102,14 @@ const SCHEMA: Record<string, unknown> = {
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-map-type': 'atomic',
   'x-kubernetes-validations': [
-    { rule: 'self.a > 0', message: 'm', messageExpression: "'x'", reason: 'FieldValueInvalid', fieldPath: '.a', optionalOldSelf: true },
+    {
+      rule: 'self.a > 0',
+      message: 'm',
+      messageExpression: "'x'",
+      reason: 'FieldValueInvalid',
+      fieldPath: '.a',
+      optionalOldSelf: true,
+    },
     { rule: 'true' },
   ],
 };
@@ -103,13 +121,32 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     kind: 'Namespace',
     metadata: META,
     spec: { finalizers: ['kubernetes'] },
-    status: { phase: 'Terminating', conditions: [{ type: 'NamespaceDeletionContentFailure', status: 'True', lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'R', message: 'm' }] },
+    status: {
+      phase: 'Terminating',
+      conditions: [
+        {
+          type: 'NamespaceDeletionContentFailure',
+          status: 'True',
+          lastTransitionTime: '2024-05-01T10:00:00Z',
+          reason: 'R',
+          message: 'm',
+        },
+      ],
+    },
   },
   Event: {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: META,
-    involvedObject: { kind: 'Pod', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'v1', resourceVersion: '7', fieldPath: 'spec.containers{a}' },
+    involvedObject: {
+      kind: 'Pod',
+      namespace: 'default',
+      name: 'web',
+      uid: 'u',
+      apiVersion: 'v1',
+      resourceVersion: '7',
+      fieldPath: 'spec.containers{a}',
+    },
     reason: 'Scaled',
     message: 'scaled to 3',
     source: { component: 'ctrl', host: 'node-1' },
@@ -145,7 +182,17 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
     metadata: META,
-    secrets: [{ kind: 'Secret', namespace: 'default', name: 'tok', uid: 'u', apiVersion: 'v1', resourceVersion: '3', fieldPath: 'x' }],
+    secrets: [
+      {
+        kind: 'Secret',
+        namespace: 'default',
+        name: 'tok',
+        uid: 'u',
+        apiVersion: 'v1',
+        resourceVersion: '3',
+        fieldPath: 'x',
+      },
+    ],
     imagePullSecrets: [{ name: 'registry' }],
     automountServiceAccountToken: false,
   },
@@ -199,7 +246,14 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'SelfSubjectReview',
     metadata: META,
-    status: { userInfo: { username: 'tester', uid: 'u1', groups: ['system:authenticated'], extra: { scopes: ['a', 'b'], z: ['c'] } } },
+    status: {
+      userInfo: {
+        username: 'tester',
+        uid: 'u1',
+        groups: ['system:authenticated'],
+        extra: { scopes: ['a', 'b'], z: ['c'] },
+      },
+    },
   },
   SubjectAccessReview: {
     apiVersion: 'authorization.k8s.io/v1',
@@ -226,7 +280,11 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenRequest',
     metadata: META,
-    spec: { audiences: ['https://kubernetes.default.svc'], expirationSeconds: 3600, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: 'u' } },
+    spec: {
+      audiences: ['https://kubernetes.default.svc'],
+      expirationSeconds: 3600,
+      boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: 'u' },
+    },
     status: { token: 'eyJhbGciOi.x.y', expirationTimestamp: '2024-05-01T11:00:00Z' },
   },
   TokenReview: {
@@ -234,7 +292,12 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     kind: 'TokenReview',
     metadata: META,
     spec: { token: 't', audiences: ['api'] },
-    status: { authenticated: true, user: { username: 'system:serviceaccount:default:sa', uid: 'u', groups: ['g'], extra: { k: ['v'] } }, audiences: ['api'], error: 'e' },
+    status: {
+      authenticated: true,
+      user: { username: 'system:serviceaccount:default:sa', uid: 'u', groups: ['g'], extra: { k: ['v'] } },
+      audiences: ['api'],
+      error: 'e',
+    },
   },
   CustomResourceDefinition: {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -242,7 +305,14 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     metadata: META,
     spec: {
       group: 'cache.example.com',
-      names: { plural: 'caches', singular: 'cache', shortNames: ['cc'], kind: 'Cache', listKind: 'CacheList', categories: ['all'] },
+      names: {
+        plural: 'caches',
+        singular: 'cache',
+        shortNames: ['cc'],
+        kind: 'Cache',
+        listKind: 'CacheList',
+        categories: ['all'],
+      },
       scope: 'Namespaced',
       versions: [
         {
@@ -252,8 +322,17 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
           deprecated: true,
           deprecationWarning: 'use v2',
           schema: { openAPIV3Schema: SCHEMA },
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-          additionalPrinterColumns: [{ name: 'Size', type: 'integer', format: 'int32', description: 'd', priority: 1, jsonPath: '.spec.size' }],
+          subresources: {
+            status: {},
+            scale: {
+              specReplicasPath: '.spec.replicas',
+              statusReplicasPath: '.status.replicas',
+              labelSelectorPath: '.status.selector',
+            },
+          },
+          additionalPrinterColumns: [
+            { name: 'Size', type: 'integer', format: 'int32', description: 'd', priority: 1, jsonPath: '.spec.size' },
+          ],
           selectableFields: [{ jsonPath: '.spec.color' }],
         },
         { name: 'v2', served: false, storage: false },
@@ -261,14 +340,26 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       conversion: {
         strategy: 'Webhook',
         webhook: {
-          clientConfig: { url: 'https://x.example.com/convert', service: { namespace: 'ns', name: 'svc', path: '/convert', port: 8443 }, caBundle: Buffer.from('ca').toString('base64') },
+          clientConfig: {
+            url: 'https://x.example.com/convert',
+            service: { namespace: 'ns', name: 'svc', path: '/convert', port: 8443 },
+            caBundle: Buffer.from('ca').toString('base64'),
+          },
           conversionReviewVersions: ['v1'],
         },
       },
       preserveUnknownFields: true,
     },
     status: {
-      conditions: [{ type: 'Established', status: 'True', lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'InitialNamesAccepted', message: 'ok' }],
+      conditions: [
+        {
+          type: 'Established',
+          status: 'True',
+          lastTransitionTime: '2024-05-01T10:00:00Z',
+          reason: 'InitialNamesAccepted',
+          message: 'ok',
+        },
+      ],
       acceptedNames: { plural: 'caches', kind: 'Cache' },
       storedVersions: ['v1'],
     },
@@ -280,7 +371,14 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     status: 'Failure',
     message: 'm',
     reason: 'Invalid',
-    details: { name: 'n', group: 'g', kind: 'k', uid: 'u', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec.x' }], retryAfterSeconds: 5 },
+    details: {
+      name: 'n',
+      group: 'g',
+      kind: 'k',
+      uid: 'u',
+      causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec.x' }],
+      retryAfterSeconds: 5,
+    },
     code: 422,
   },
   PartialObjectMetadata: { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: META },
@@ -289,7 +387,13 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     kind: 'Role',
     metadata: META,
     rules: [
-      { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'], resourceNames: ['a', 'b'], nonResourceURLs: ['/x'] },
+      {
+        verbs: ['get', 'list'],
+        apiGroups: [''],
+        resources: ['pods', 'pods/log'],
+        resourceNames: ['a', 'b'],
+        nonResourceURLs: ['/x'],
+      },
       { verbs: ['*'], apiGroups: ['apps'], resources: ['deployments'] },
     ],
   },
@@ -297,10 +401,24 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: META,
-    rules: [{ verbs: ['get'], apiGroups: ['*'], resources: ['*'], resourceNames: ['n'], nonResourceURLs: ['/healthz', '/metrics/*'] }],
+    rules: [
+      {
+        verbs: ['get'],
+        apiGroups: ['*'],
+        resources: ['*'],
+        resourceNames: ['n'],
+        nonResourceURLs: ['/healthz', '/metrics/*'],
+      },
+    ],
     aggregationRule: {
       clusterRoleSelectors: [
-        { matchLabels: { 'rbac.example.com/aggregate-to-view': 'true', a: '' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] },
+        {
+          matchLabels: { 'rbac.example.com/aggregate-to-view': 'true', a: '' },
+          matchExpressions: [
+            { key: 'tier', operator: 'In', values: ['a', 'b'] },
+            { key: 'x', operator: 'Exists' },
+          ],
+        },
         { matchLabels: { b: '1' } },
       ],
     },
@@ -332,7 +450,15 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     reportingInstance: 'ctrl-1',
     action: 'Scale',
     reason: 'Scaled',
-    regarding: { kind: 'Deployment', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'apps/v1', resourceVersion: '7', fieldPath: 'spec' },
+    regarding: {
+      kind: 'Deployment',
+      namespace: 'default',
+      name: 'web',
+      uid: 'u',
+      apiVersion: 'apps/v1',
+      resourceVersion: '7',
+      fieldPath: 'spec',
+    },
     related: { kind: 'ReplicaSet', namespace: 'default', name: 'web-1' },
     note: 'scaled to 3',
     type: 'Normal',
@@ -380,41 +506,94 @@ describe('encodeProtobufObject is the inverse of decodeProtobufObject', () => {
     expect(decodeProtobufObject(body)).toEqual(obj);
   });
 
-  it.each(LISTS)('%s %s: ListMeta and items (their apiVersion and kind are not on the wire)', (apiVersion, kind, item) => {
-    const list = { apiVersion, kind, metadata: { resourceVersion: '12', continue: 'token', remainingItemCount: 0 }, items: [item, item] };
-    expect(decodeProtobufObject(encodeProtobufObject(list))).toEqual({ ...list, items: [withoutTypeMeta(item), withoutTypeMeta(item)] });
-  });
+  it.each(LISTS)(
+    '%s %s: ListMeta and items (their apiVersion and kind are not on the wire)',
+    (apiVersion, kind, item) => {
+      const list = {
+        apiVersion,
+        kind,
+        metadata: { resourceVersion: '12', continue: 'token', remainingItemCount: 0 },
+        items: [item, item],
+      };
+      expect(decodeProtobufObject(encodeProtobufObject(list))).toEqual({
+        ...list,
+        items: [withoutTypeMeta(item), withoutTypeMeta(item)],
+      });
+    },
+  );
 
   it('an empty list still has its metadata, as Go writes structs', () => {
     const list = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '5' }, items: [] };
-    expect(decodeProtobufObject(encodeProtobufObject(list))).toEqual({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '5' } });
+    expect(decodeProtobufObject(encodeProtobufObject(list))).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMapList',
+      metadata: { resourceVersion: '5' },
+    });
   });
 
   it('the Status of real errors: NotFound with details, Invalid with causes', () => {
     const nf = notFound({ group: '', name: 'configmaps' }, 'missing').status;
     expect(decodeProtobufObject(encodeProtobufObject(nf))).toEqual(nf);
-    const inv = invalid({ group: '', name: 'ConfigMap' }, 'x', [required('metadata.name', ''), invalidField('data', 'v', 'bad')]).status;
+    const inv = invalid({ group: '', name: 'ConfigMap' }, 'x', [
+      required('metadata.name', ''),
+      invalidField('data', 'v', 'bad'),
+    ]).status;
     expect(inv.details?.causes?.length).toBe(2);
     expect(decodeProtobufObject(encodeProtobufObject(inv))).toEqual(inv);
   });
 
   it('the JSON a minimal object has: zero scalars and empty structs are written, and read back as omitted', () => {
     const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', creationTimestamp: null } };
-    expect(decodeProtobufObject(encodeProtobufObject(obj))).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
+    expect(decodeProtobufObject(encodeProtobufObject(obj))).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c' },
+    });
     // kube's JSON for an Event writes eventTime null and the always-present reporting fields.
-    const ev = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: {}, source: {}, eventTime: null, reportingComponent: '', reportingInstance: '' };
+    const ev = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e' },
+      involvedObject: {},
+      source: {},
+      eventTime: null,
+      reportingComponent: '',
+      reportingInstance: '',
+    };
     expect(decodeProtobufObject(encodeProtobufObject(ev))).toEqual({ ...ev, eventTime: undefined });
     // events.k8s.io/v1's eventTime and series fields have no omitempty: null stays null.
-    const v1 = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e' }, eventTime: null, series: { count: 0, lastObservedTime: null }, regarding: {}, deprecatedSource: {} };
+    const v1 = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'e' },
+      eventTime: null,
+      series: { count: 0, lastObservedTime: null },
+      regarding: {},
+      deprecatedSource: {},
+    };
     expect(decodeProtobufObject(encodeProtobufObject(v1))).toEqual(v1);
     // And a RoleBinding's roleRef and subjects' kind and name.
-    const rb = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: {}, subjects: [{ kind: '', name: '' }], roleRef: { apiGroup: '', kind: '', name: '' } };
+    const rb = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: {},
+      subjects: [{ kind: '', name: '' }],
+      roleRef: { apiGroup: '', kind: '', name: '' },
+    };
     expect(decodeProtobufObject(encodeProtobufObject({ ...rb, subjects: [{}], roleRef: undefined }))).toEqual(rb);
   });
 
   it('times: offsets are normalised to UTC, Time drops fractions, MicroTime keeps microseconds, years below 100 stay', () => {
-    const lease = (renewTime: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { creationTimestamp: '0050-01-02T03:04:05.9Z' }, spec: { renewTime } });
-    const back = decodeProtobufObject(encodeProtobufObject(lease('2024-05-01T12:00:05.1234567+02:00'))) as { metadata: { creationTimestamp: string }; spec: { renewTime: string } };
+    const lease = (renewTime: string) => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { creationTimestamp: '0050-01-02T03:04:05.9Z' },
+      spec: { renewTime },
+    });
+    const back = decodeProtobufObject(encodeProtobufObject(lease('2024-05-01T12:00:05.1234567+02:00'))) as {
+      metadata: { creationTimestamp: string };
+      spec: { renewTime: string };
+    };
     expect(back.spec.renewTime).toBe('2024-05-01T10:00:05.123456Z');
     expect(back.metadata.creationTimestamp).toBe('0050-01-02T03:04:05Z');
   });
@@ -460,7 +639,12 @@ describe('encodeProtobufObject writes the bytes Go writes', () => {
     ],
     [
       'auth can-i --list',
-      { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: { namespace: 'default' } },
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectRulesReview',
+        metadata: {},
+        spec: { namespace: 'default' },
+      },
       '6b3873000a310a17617574686f72697a6174696f6e2e6b38732e696f2f7631121653656c665375626a65637452756c657352657669657712230a100a0012001a0022002a0032003800420012090a0764656661756c741a04180022001a002200',
     ],
     [
@@ -530,10 +714,18 @@ describe('what cannot be encoded', () => {
   });
 
   it('a field with no protobuf field is an error, never dropped', () => {
-    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, spec: {} })).toThrow(/spec: no such field in k8s\.io\.api\.core\.v1\.ConfigMap/);
-    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { nme: 'x' } })).toThrow(/metadata\.nme/);
-    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generation: 'x' } })).toThrow(/metadata\.generation: string where int64/);
-    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { creationTimestamp: 'yesterday' } })).toThrow(/not an RFC 3339 time/);
+    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, spec: {} })).toThrow(
+      /spec: no such field in k8s\.io\.api\.core\.v1\.ConfigMap/,
+    );
+    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { nme: 'x' } })).toThrow(
+      /metadata\.nme/,
+    );
+    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generation: 'x' } })).toThrow(
+      /metadata\.generation: string where int64/,
+    );
+    expect(() =>
+      encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { creationTimestamp: 'yesterday' } }),
+    ).toThrow(/not an RFC 3339 time/);
   });
 });
 
@@ -551,7 +743,10 @@ describe('watch frames', () => {
 
   it('an ERROR event carries a Status', () => {
     const status = notFound({ group: '', name: 'configmaps' }, 'x').status;
-    expect(decodeProtobufWatchEvent(encodeProtobufWatchEvent('ERROR', status).subarray(4))).toEqual({ type: 'ERROR', object: status });
+    expect(decodeProtobufWatchEvent(encodeProtobufWatchEvent('ERROR', status).subarray(4))).toEqual({
+      type: 'ERROR',
+      object: status,
+    });
   });
 });
 
@@ -559,13 +754,37 @@ describe('negotiating the reply media type', () => {
   const cases: Array<[string, string | undefined, boolean, string | undefined, string | undefined]> = [
     // [name, Accept, objectProtobuf, format kind, media type]
     ['no Accept', undefined, true, 'Object', 'application/json'],
-    ["kubectl 1.32+ typed clients, a built-in kind", KUBECTL_ACCEPT, true, 'Object', 'application/vnd.kubernetes.protobuf'],
+    [
+      'kubectl 1.32+ typed clients, a built-in kind',
+      KUBECTL_ACCEPT,
+      true,
+      'Object',
+      'application/vnd.kubernetes.protobuf',
+    ],
     ['the same for a custom resource: JSON, as kube', KUBECTL_ACCEPT, false, 'Object', 'application/json'],
-    ['protobuf only, custom resource: nothing (406)', 'application/vnd.kubernetes.protobuf', false, undefined, undefined],
+    [
+      'protobuf only, custom resource: nothing (406)',
+      'application/vnd.kubernetes.protobuf',
+      false,
+      undefined,
+      undefined,
+    ],
     ['JSON first', 'application/json,application/vnd.kubernetes.protobuf', true, 'Object', 'application/json'],
-    ['q values order clauses', 'application/json;q=0.5,application/vnd.kubernetes.protobuf', true, 'Object', 'application/vnd.kubernetes.protobuf'],
+    [
+      'q values order clauses',
+      'application/json;q=0.5,application/vnd.kubernetes.protobuf',
+      true,
+      'Object',
+      'application/vnd.kubernetes.protobuf',
+    ],
     ['wildcards are JSON', '*/*', true, 'Object', 'application/json'],
-    ['a protobuf Table is never served: the next clause', 'application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1,application/json', true, 'Object', 'application/json'],
+    [
+      'a protobuf Table is never served: the next clause',
+      'application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1,application/json',
+      true,
+      'Object',
+      'application/json',
+    ],
     [
       'metadata in protobuf, also for custom resources',
       'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
@@ -573,11 +792,19 @@ describe('negotiating the reply media type', () => {
       'PartialObjectMetadata',
       'application/vnd.kubernetes.protobuf',
     ],
-    ['kubectl get (Table JSON)', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json', true, 'Table', 'application/json'],
+    [
+      'kubectl get (Table JSON)',
+      'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+      true,
+      'Table',
+      'application/json',
+    ],
   ];
   it.each(cases)('%s', (_name, accept, objectProtobuf, kind, mediaType) => {
     if (kind === undefined) {
-      expect(() => negotiateResourceOutput(accept, objectProtobuf)).toThrow(/only the following media types are accepted/);
+      expect(() => negotiateResourceOutput(accept, objectProtobuf)).toThrow(
+        /only the following media types are accepted/,
+      );
       return;
     }
     const got = negotiateResourceOutput(accept, objectProtobuf);
@@ -629,7 +856,8 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-const fake = (accept?: string): FakeResponse & ServerResponse => new FakeResponse({ headers: accept === undefined ? {} : { accept } }) as unknown as FakeResponse & ServerResponse;
+const fake = (accept?: string): FakeResponse & ServerResponse =>
+  new FakeResponse({ headers: accept === undefined ? {} : { accept } }) as unknown as FakeResponse & ServerResponse;
 
 describe('sendJson and writeStatus answer in the negotiated media type', () => {
   it('a built-in object to a client preferring protobuf: protobuf, Content-Length of the bytes', () => {
@@ -644,7 +872,11 @@ describe('sendJson and writeStatus answer in the negotiated media type', () => {
   it('a custom resource, a Table, or no Accept: JSON', () => {
     for (const [accept, objectProtobuf, value] of [
       [KUBECTL_ACCEPT, false, { apiVersion: 'cache.example.com/v1', kind: 'Cache', metadata: { name: 'c' } }],
-      ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io', true, { apiVersion: 'meta.k8s.io/v1', kind: 'Table', rows: [] }],
+      [
+        'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io',
+        true,
+        { apiVersion: 'meta.k8s.io/v1', kind: 'Table', rows: [] },
+      ],
       [undefined, true, OBJECTS['ConfigMap']],
       ['application/json', true, OBJECTS['ConfigMap']],
     ] as const) {
@@ -673,14 +905,19 @@ describe('sendJson and writeStatus answer in the negotiated media type', () => {
 });
 
 describe('httpWatchSink', () => {
-  it('frames events in protobuf for a built-in kind, with kube\'s stream media type', () => {
+  it("frames events in protobuf for a built-in kind, with kube's stream media type", () => {
     const res = fake(KUBECTL_ACCEPT);
     const sink = httpWatchSink(res, negotiateResourceOutput(KUBECTL_ACCEPT, true).mediaType);
     sink.open({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(res.headers['Content-Type']).toBe('application/vnd.kubernetes.protobuf;stream=watch');
     const cm = OBJECTS['ConfigMap']!;
     sink.send(JSON.stringify({ type: 'ADDED', object: cm }));
-    sink.send(JSON.stringify({ type: 'BOOKMARK', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: '9' } } }));
+    sink.send(
+      JSON.stringify({
+        type: 'BOOKMARK',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: '9' } },
+      }),
+    );
     const body = res.body;
     const first = body.readUInt32BE(0);
     expect(decodeProtobufWatchEvent(body.subarray(4, 4 + first))).toEqual({ type: 'ADDED', object: cm });

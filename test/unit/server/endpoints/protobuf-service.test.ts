@@ -5,13 +5,21 @@ import { decodeProtobufObject } from '../../../../server/endpoints/protobuf.js';
 import { hasProtobufKind } from '../../../../apimachinery/apis/kube-messages.js';
 import { encodeProtobufObject } from '../../../../server/endpoints/protobuf-encode.js';
 
-const roundTrip = (obj: Record<string, unknown>): Record<string, unknown> => decodeProtobufObject(encodeProtobufObject(obj));
+const roundTrip = (obj: Record<string, unknown>): Record<string, unknown> =>
+  decodeProtobufObject(encodeProtobufObject(obj));
 
 /** A Service with every field of ServiceSpec and ServiceStatus set to a non-zero value. */
 const FULL: Record<string, unknown> = {
   apiVersion: 'v1',
   kind: 'Service',
-  metadata: { name: 'web', namespace: 'default', uid: 'u1', resourceVersion: '9', creationTimestamp: '2024-05-01T10:00:00Z', labels: { app: 'web' } },
+  metadata: {
+    name: 'web',
+    namespace: 'default',
+    uid: 'u1',
+    resourceVersion: '9',
+    creationTimestamp: '2024-05-01T10:00:00Z',
+    labels: { app: 'web' },
+  },
   spec: {
     ports: [
       { name: 'http', protocol: 'TCP', appProtocol: 'http', port: 80, targetPort: 8080, nodePort: 30080 },
@@ -39,9 +47,25 @@ const FULL: Record<string, unknown> = {
   },
   status: {
     loadBalancer: {
-      ingress: [{ ip: '192.0.2.3', hostname: 'lb.example.com', ipMode: 'VIP', ports: [{ port: 80, protocol: 'TCP', error: 'Pending' }] }],
+      ingress: [
+        {
+          ip: '192.0.2.3',
+          hostname: 'lb.example.com',
+          ipMode: 'VIP',
+          ports: [{ port: 80, protocol: 'TCP', error: 'Pending' }],
+        },
+      ],
     },
-    conditions: [{ type: 'Ready', status: 'True', observedGeneration: 3, lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'Ok', message: 'fine' }],
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        observedGeneration: 3,
+        lastTransitionTime: '2024-05-01T10:00:00Z',
+        reason: 'Ok',
+        message: 'fine',
+      },
+    ],
   },
 };
 
@@ -62,7 +86,12 @@ describe('Service and ServiceList: protobuf and back', () => {
   });
 
   it('targetPort is a bare int or a bare string, as intstr.IntOrString marshals', () => {
-    const svc = (targetPort: unknown) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80, protocol: 'TCP', targetPort }] } });
+    const svc = (targetPort: unknown) => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { ports: [{ port: 80, protocol: 'TCP', targetPort }] },
+    });
     const ports = (obj: Record<string, unknown>) => (obj['spec'] as { ports: Array<Record<string, unknown>> }).ports;
     expect(ports(roundTrip(svc(8080)))[0]!['targetPort']).toBe(8080);
     expect(ports(roundTrip(svc('http')))[0]!['targetPort']).toBe('http');
@@ -111,13 +140,21 @@ describe('Service and ServiceList: protobuf and back', () => {
     };
     expect(roundTrip(svc)).toEqual({
       ...svc,
-      status: { loadBalancer: { ingress: [{ ports: [{ port: 0, protocol: '' }] }] }, conditions: [{ type: 'T', status: 'False', lastTransitionTime: null, reason: '', message: '' }] },
+      status: {
+        loadBalancer: { ingress: [{ ports: [{ port: 0, protocol: '' }] }] },
+        conditions: [{ type: 'T', status: 'False', lastTransitionTime: null, reason: '', message: '' }],
+      },
     });
   });
 
   it('writes an IntOrString as gogo does: type, intVal and strVal, all three', () => {
     const bytes = (targetPort: unknown): string =>
-      encodeProtobufObject({ apiVersion: 'v1', kind: 'Service', metadata: {}, spec: { ports: [{ port: 80, targetPort }] } }).toString('hex');
+      encodeProtobufObject({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: {},
+        spec: { ports: [{ port: 80, targetPort }] },
+      }).toString('hex');
     // A ServicePort by field number: name "", protocol "", port 80, targetPort, nodePort 0 (appProtocol is a nil pointer).
     const servicePort = (targetPort: string): string => '0a00' + '1200' + '1850' + targetPort + '2800';
     // {type 0, intVal 8080, strVal ""}

@@ -25,7 +25,9 @@ root.resolveAll();
 
 function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
   const unknown = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
-  const bytes = unknown.encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' })).finish();
+  const bytes = unknown
+    .encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }))
+    .finish();
   return Buffer.concat([MAGIC, bytes]);
 }
 
@@ -51,7 +53,9 @@ const hex = (s: string): Buffer => Buffer.from(s, 'hex');
 // Bodies recorded from kubectl 1.32.x and 1.33.1 (byte-identical in both), so these run without kubectl.
 // The rbac ones came from kubectl create role|clusterrole|rolebinding|clusterrolebinding.
 const RECORDED = {
-  createNamespace: hex('6b3873000a0f0a02763112094e616d657370616365121f0a170a0764656d6f2d6e7312001a0022002a0032003800420012001a020a001a002200'),
+  createNamespace: hex(
+    '6b3873000a0f0a02763112094e616d657370616365121f0a170a0764656d6f2d6e7312001a0022002a0032003800420012001a020a001a002200',
+  ),
   canICreatePods: hex(
     '6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a656374416363657373526576696577123f0a100a0012001a0022002a0032003800420012210a1f0a0764656661756c7412066372656174651a0022002a04706f647332003a001a08080012001a0020001a002200',
   ),
@@ -105,7 +109,13 @@ const EXPECTED = {
     status: { allowed: false },
   },
   // kubectl sends the (empty) status too; Go writes incomplete and the userInfo struct regardless.
-  canIList: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: { namespace: 'default' }, status: { incomplete: false } },
+  canIList: {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectRulesReview',
+    metadata: {},
+    spec: { namespace: 'default' },
+    status: { incomplete: false },
+  },
   whoami: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {}, status: { userInfo: {} } },
   // The group "" of pods is written ([""]); the server fills metadata.namespace from the URL.
   createRole: {
@@ -152,7 +162,8 @@ const EXPECTED = {
 };
 
 /** Whether a recorded request said protobuf: its media type, parameters aside. */
-const isProtobufContentType = (ct: string | undefined): boolean => (ct ?? '').split(';')[0]!.trim().toLowerCase() === 'application/vnd.kubernetes.protobuf';
+const isProtobufContentType = (ct: string | undefined): boolean =>
+  (ct ?? '').split(';')[0]!.trim().toLowerCase() === 'application/vnd.kubernetes.protobuf';
 
 describe('decodeProtobufObject: bodies recorded from kubectl', () => {
   it.each(Object.keys(RECORDED) as Array<keyof typeof RECORDED>)('%s', (name) => {
@@ -177,7 +188,14 @@ describe('decodeProtobufObject: JSON mapping', () => {
         labels: { z: '1', a: '2' },
         annotations: { note: 'x' },
         ownerReferences: [
-          { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: 'o1', controller: true, blockOwnerDeletion: false },
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'owner',
+            uid: 'o1',
+            controller: true,
+            blockOwnerDeletion: false,
+          },
           { apiVersion: '', kind: '', name: '', uid: '' },
         ],
         finalizers: ['example.com/f'],
@@ -194,7 +212,10 @@ describe('decodeProtobufObject: JSON mapping', () => {
         ],
       },
       spec: { finalizers: ['kubernetes'] },
-      status: { phase: 'Active', conditions: [{ type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: { seconds: 0 } }] },
+      status: {
+        phase: 'Active',
+        conditions: [{ type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: { seconds: 0 } }],
+      },
     });
     expect(decodeProtobufObject(body)).toEqual({
       apiVersion: 'v1',
@@ -211,7 +232,14 @@ describe('decodeProtobufObject: JSON mapping', () => {
         labels: { a: '2', z: '1' },
         annotations: { note: 'x' },
         ownerReferences: [
-          { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: 'o1', controller: true, blockOwnerDeletion: false },
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'owner',
+            uid: 'o1',
+            controller: true,
+            blockOwnerDeletion: false,
+          },
           { apiVersion: '', kind: '', name: '', uid: '' },
         ],
         finalizers: ['example.com/f'],
@@ -229,23 +257,41 @@ describe('decodeProtobufObject: JSON mapping', () => {
       },
       spec: { finalizers: ['kubernetes'] },
       // seconds: 0 is on the wire, so it is the epoch rather than the zero time.
-      status: { phase: 'Active', conditions: [{ type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: '1970-01-01T00:00:00Z' }] },
+      status: {
+        phase: 'Active',
+        conditions: [
+          { type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: '1970-01-01T00:00:00Z' },
+        ],
+      },
     });
     // Go's encoding/json writes map keys sorted.
     expect(Object.keys((decodeProtobufObject(body)['metadata'] as { labels: object }).labels)).toEqual(['a', 'z']);
   });
 
-  it('omits zero times: an empty Time message and Go\'s zero time', () => {
+  it("omits zero times: an empty Time message and Go's zero time", () => {
     const body = encode('v1', 'Namespace', 'k8s.io.api.core.v1.Namespace', {
       metadata: { name: 'n', creationTimestamp: {}, deletionTimestamp: { seconds: -62135596800 } },
     });
-    expect(decodeProtobufObject(body)).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' }, spec: {}, status: {} });
+    expect(decodeProtobufObject(body)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'n' },
+      spec: {},
+      status: {},
+    });
   });
 
   it('decodes an Event with MicroTime, series and related', () => {
     const body = encode('v1', 'Event', 'k8s.io.api.core.v1.Event', {
       metadata: { name: 'ev.1', namespace: 'default' },
-      involvedObject: { kind: 'Cache', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'cache.example.com/v1alpha1', fieldPath: 'spec' },
+      involvedObject: {
+        kind: 'Cache',
+        namespace: 'default',
+        name: 'web',
+        uid: 'u',
+        apiVersion: 'cache.example.com/v1alpha1',
+        fieldPath: 'spec',
+      },
       reason: 'Scaled',
       message: 'scaled to 3',
       source: { component: 'ctrl', host: 'node-1' },
@@ -264,7 +310,14 @@ describe('decodeProtobufObject: JSON mapping', () => {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: 'ev.1', namespace: 'default' },
-      involvedObject: { kind: 'Cache', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'cache.example.com/v1alpha1', fieldPath: 'spec' },
+      involvedObject: {
+        kind: 'Cache',
+        namespace: 'default',
+        name: 'web',
+        uid: 'u',
+        apiVersion: 'cache.example.com/v1alpha1',
+        fieldPath: 'spec',
+      },
       reason: 'Scaled',
       message: 'scaled to 3',
       source: { component: 'ctrl', host: 'node-1' },
@@ -302,7 +355,15 @@ describe('decodeProtobufObject: JSON mapping', () => {
       reportingInstance: 'ctrl-0',
       action: 'Scale',
       reason: 'Scaled',
-      regarding: { kind: 'Deployment', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'apps/v1', resourceVersion: '5', fieldPath: 'spec' },
+      regarding: {
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'web',
+        uid: 'u',
+        apiVersion: 'apps/v1',
+        resourceVersion: '5',
+        fieldPath: 'spec',
+      },
       related: { kind: 'ReplicaSet', name: 'web-1' },
       note: 'scaled to 3',
       type: 'Normal',
@@ -321,7 +382,15 @@ describe('decodeProtobufObject: JSON mapping', () => {
       reportingInstance: 'ctrl-0',
       action: 'Scale',
       reason: 'Scaled',
-      regarding: { kind: 'Deployment', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'apps/v1', resourceVersion: '5', fieldPath: 'spec' },
+      regarding: {
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'web',
+        uid: 'u',
+        apiVersion: 'apps/v1',
+        resourceVersion: '5',
+        fieldPath: 'spec',
+      },
       related: { kind: 'ReplicaSet', name: 'web-1' },
       note: 'scaled to 3',
       type: 'Normal',
@@ -333,7 +402,9 @@ describe('decodeProtobufObject: JSON mapping', () => {
   });
 
   it('an almost empty events.k8s.io/v1 Event: eventTime is null (no omitempty), the structs are written', () => {
-    expect(decodeProtobufObject(encode('events.k8s.io/v1', 'Event', 'k8s.io.api.events.v1.Event', { series: {} }))).toEqual({
+    expect(
+      decodeProtobufObject(encode('events.k8s.io/v1', 'Event', 'k8s.io.api.events.v1.Event', { series: {} })),
+    ).toEqual({
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: {},
@@ -346,7 +417,9 @@ describe('decodeProtobufObject: JSON mapping', () => {
   });
 
   it('rbac: RoleRef fields are always written, Subject apiGroup and namespace only when set, aggregationRule only when sent', () => {
-    const body = encode(`${RBAC}/v1`, 'ClusterRoleBinding', 'k8s.io.api.rbac.v1.ClusterRoleBinding', { subjects: [{}] });
+    const body = encode(`${RBAC}/v1`, 'ClusterRoleBinding', 'k8s.io.api.rbac.v1.ClusterRoleBinding', {
+      subjects: [{}],
+    });
     expect(decodeProtobufObject(body)).toEqual({
       apiVersion: `${RBAC}/v1`,
       kind: 'ClusterRoleBinding',
@@ -354,8 +427,16 @@ describe('decodeProtobufObject: JSON mapping', () => {
       subjects: [{ kind: '', name: '' }],
       roleRef: { apiGroup: '', kind: '', name: '' },
     });
-    expect(decodeProtobufObject(encode(`${RBAC}/v1`, 'ClusterRole', 'k8s.io.api.rbac.v1.ClusterRole', {}))).toEqual({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: {} });
-    expect(decodeProtobufObject(encode(`${RBAC}/v1`, 'ClusterRole', 'k8s.io.api.rbac.v1.ClusterRole', { aggregationRule: {} }))).toEqual({
+    expect(decodeProtobufObject(encode(`${RBAC}/v1`, 'ClusterRole', 'k8s.io.api.rbac.v1.ClusterRole', {}))).toEqual({
+      apiVersion: `${RBAC}/v1`,
+      kind: 'ClusterRole',
+      metadata: {},
+    });
+    expect(
+      decodeProtobufObject(
+        encode(`${RBAC}/v1`, 'ClusterRole', 'k8s.io.api.rbac.v1.ClusterRole', { aggregationRule: {} }),
+      ),
+    ).toEqual({
       apiVersion: `${RBAC}/v1`,
       kind: 'ClusterRole',
       metadata: {},
@@ -364,21 +445,29 @@ describe('decodeProtobufObject: JSON mapping', () => {
   });
 
   it('decodes selector attributes of a SelfSubjectAccessReview', () => {
-    const body = encode('authorization.k8s.io/v1', 'SelfSubjectAccessReview', 'k8s.io.api.authorization.v1.SelfSubjectAccessReview', {
-      spec: {
-        resourceAttributes: {
-          verb: 'list',
-          group: 'cache.example.com',
-          version: 'v1alpha1',
-          resource: 'caches',
-          subresource: 'status',
-          name: 'web',
-          fieldSelector: { rawSelector: 'spec.x=1', requirements: [{ key: 'spec.x', operator: 'In', values: ['1'] }] },
-          labelSelector: { requirements: [{ key: 'app', operator: 'Exists' }] },
+    const body = encode(
+      'authorization.k8s.io/v1',
+      'SelfSubjectAccessReview',
+      'k8s.io.api.authorization.v1.SelfSubjectAccessReview',
+      {
+        spec: {
+          resourceAttributes: {
+            verb: 'list',
+            group: 'cache.example.com',
+            version: 'v1alpha1',
+            resource: 'caches',
+            subresource: 'status',
+            name: 'web',
+            fieldSelector: {
+              rawSelector: 'spec.x=1',
+              requirements: [{ key: 'spec.x', operator: 'In', values: ['1'] }],
+            },
+            labelSelector: { requirements: [{ key: 'app', operator: 'Exists' }] },
+          },
         },
+        status: { allowed: true, denied: false, reason: 'rbac' },
       },
-      status: { allowed: true, denied: false, reason: 'rbac' },
-    });
+    );
     expect(decodeProtobufObject(body)).toEqual({
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
@@ -422,7 +511,10 @@ describe('decodeProtobufObject: JSON mapping', () => {
   );
 
   it('leaves unset pointer fields out of DeleteOptions', () => {
-    expect(decodeProtobufObject(encode('v1', 'DeleteOptions', `${META}.DeleteOptions`, {}))).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions' });
+    expect(decodeProtobufObject(encode('v1', 'DeleteOptions', `${META}.DeleteOptions`, {}))).toEqual({
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+    });
   });
 
   it('skips fields it does not know, as gogo-protobuf does', () => {
@@ -440,7 +532,13 @@ describe('decodeProtobufObject: JSON mapping', () => {
   });
 
   it('treats a missing raw as an empty object', () => {
-    expect(decodeProtobufObject(envelope('v1', 'Namespace', new Uint8Array()))).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: {}, spec: {}, status: {} });
+    expect(decodeProtobufObject(envelope('v1', 'Namespace', new Uint8Array()))).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {},
+      spec: {},
+      status: {},
+    });
   });
 });
 
@@ -452,19 +550,42 @@ describe('decodeProtobufObject: errors are 400 BadRequest with one line', () => 
     ['a short body', Buffer.from('k8s'), /expected prefix/],
     ['the prefix alone', MAGIC, /only the protobuf prefix/],
     ['a truncated envelope', RECORDED.createNamespace.subarray(0, 20), /malformed Unknown message/],
-    ['a truncated object', envelope('v1', 'Namespace', ns.encode(ns.fromObject({ metadata: { name: 'abcdef' } })).finish().subarray(0, 6)), /malformed Namespace message/],
+    [
+      'a truncated object',
+      envelope(
+        'v1',
+        'Namespace',
+        ns
+          .encode(ns.fromObject({ metadata: { name: 'abcdef' } }))
+          .finish()
+          .subarray(0, 6),
+      ),
+      /malformed Namespace message/,
+    ],
     ['no kind', envelope('v1', '', new Uint8Array()), /Object 'Kind' is missing/],
     ['no apiVersion', envelope('', 'Namespace', new Uint8Array()), /Object 'apiVersion' is missing/],
-    ['a kind it has no definition for', envelope('apps/v1', 'Deployment', new Uint8Array()), /no kind "Deployment" is registered for version "apps\/v1".*application\/json/],
-    ['a known kind in another version', envelope('v1beta1', 'Namespace', new Uint8Array()), /no kind "Namespace" is registered for version "v1beta1"/],
+    [
+      'a kind it has no definition for',
+      envelope('apps/v1', 'Deployment', new Uint8Array()),
+      /no kind "Deployment" is registered for version "apps\/v1".*application\/json/,
+    ],
+    [
+      'a known kind in another version',
+      envelope('v1beta1', 'Namespace', new Uint8Array()),
+      /no kind "Namespace" is registered for version "v1beta1"/,
+    ],
     [
       'managedFields with invalid JSON',
-      encode('v1', 'Namespace', 'k8s.io.api.core.v1.Namespace', { metadata: { managedFields: [{ fieldsV1: { Raw: Buffer.from('{nope') } }] } }),
+      encode('v1', 'Namespace', 'k8s.io.api.core.v1.Namespace', {
+        metadata: { managedFields: [{ fieldsV1: { Raw: Buffer.from('{nope') } }] },
+      }),
       /metadata\.managedFields\[0\]\.fieldsV1 is not valid JSON/,
     ],
     [
       'a time past year 9999',
-      encode('v1', 'Namespace', 'k8s.io.api.core.v1.Namespace', { metadata: { creationTimestamp: { seconds: 253402300800 } } }),
+      encode('v1', 'Namespace', 'k8s.io.api.core.v1.Namespace', {
+        metadata: { creationTimestamp: { seconds: 253402300800 } },
+      }),
       /metadata\.creationTimestamp is outside the years 0000-9999/,
     ],
   ];
@@ -484,7 +605,8 @@ describe(`field numbers agree with the protobuf struct tags in ${tagSource ? pat
     if (!tagSource) expect.fail(FOUND.map((k) => k.problem).join('\n'));
     const binary = readFileSync(tagSource!).toString('latin1');
     const tags = new Set<string>();
-    for (const m of binary.matchAll(/protobuf:"([a-z0-9]+),(\d+),[^"]*?name=([A-Za-z0-9]+)/g)) tags.add(`${m[1]},${m[2]},${m[3]}`);
+    for (const m of binary.matchAll(/protobuf:"([a-z0-9]+),(\d+),[^"]*?name=([A-Za-z0-9]+)/g))
+      tags.add(`${m[1]},${m[2]},${m[3]}`);
     // Upstream's tags that disagree with generated.proto and the marshalling code: varint for this
     // string field, bytes for these integer and bool fields (kubectl's own bodies write a varint).
     const upstreamQuirks = new Map([
@@ -503,7 +625,8 @@ describe(`field numbers agree with the protobuf struct tags in ${tagSource ? pat
           for (const field of nested.fieldsArray) {
             const length = field.map || field.resolvedType || field.type === 'string' || field.type === 'bytes';
             const wire = upstreamQuirks.get(`${nested.name}.${field.name}`) ?? (length ? 'bytes' : 'varint');
-            if (!tags.has(`${wire},${field.id},${field.name}`)) mismatches.push(`${nested.fullName}.${field.name} = ${field.id} (${wire})`);
+            if (!tags.has(`${wire},${field.id},${field.name}`))
+              mismatches.push(`${nested.fullName}.${field.name} = ${field.id} (${wire})`);
           }
         }
         if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type) visit(nested);
@@ -530,7 +653,12 @@ const resource = (group: string, plural: string, kind: string, scope: string, ve
   singularResource: kind.toLowerCase(),
   verbs,
 });
-const discovery = (items: unknown[]) => ({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items });
+const discovery = (items: unknown[]) => ({
+  kind: 'APIGroupDiscoveryList',
+  apiVersion: 'apidiscovery.k8s.io/v2',
+  metadata: {},
+  items,
+});
 const ALL_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const CORE = discovery([
   {
@@ -539,7 +667,10 @@ const CORE = discovery([
       {
         version: 'v1',
         freshness: 'Current',
-        resources: [resource('', 'namespaces', 'Namespace', 'Cluster', ALL_VERBS), resource('', 'pods', 'Pod', 'Namespaced', ALL_VERBS)],
+        resources: [
+          resource('', 'namespaces', 'Namespace', 'Cluster', ALL_VERBS),
+          resource('', 'pods', 'Pod', 'Namespaced', ALL_VERBS),
+        ],
       },
     ],
   },
@@ -552,7 +683,9 @@ const GROUPS = discovery([
         version: 'v1',
         freshness: 'Current',
         resources: [
-          resource('authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', 'Cluster', ['create']),
+          resource('authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', 'Cluster', [
+            'create',
+          ]),
           resource('authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', 'Cluster', ['create']),
         ],
       },
@@ -560,7 +693,15 @@ const GROUPS = discovery([
   },
   {
     metadata: { name: 'authentication.k8s.io', creationTimestamp: null },
-    versions: [{ version: 'v1', freshness: 'Current', resources: [resource('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview', 'Cluster', ['create'])] }],
+    versions: [
+      {
+        version: 'v1',
+        freshness: 'Current',
+        resources: [
+          resource('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview', 'Cluster', ['create']),
+        ],
+      },
+    ],
   },
 ]);
 
@@ -570,24 +711,93 @@ function reply(method: string, pathname: string): [number, string, unknown] {
   if (pathname === '/api') return [200, AGGREGATED, CORE];
   if (pathname === '/apis') return [200, AGGREGATED, GROUPS];
   if (method === 'POST' && pathname === '/api/v1/namespaces') {
-    return [201, 'application/json', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'demo-ns', uid: 'u1', resourceVersion: '1', creationTimestamp: ts }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }];
+    return [
+      201,
+      'application/json',
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'demo-ns', uid: 'u1', resourceVersion: '1', creationTimestamp: ts },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      },
+    ];
   }
   if (method === 'DELETE' && pathname === '/api/v1/namespaces/demo-ns') {
-    return [200, 'application/json', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'demo-ns', uid: 'u1', resourceVersion: '2', creationTimestamp: ts, deletionTimestamp: ts }, spec: {}, status: { phase: 'Terminating' } }];
+    return [
+      200,
+      'application/json',
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'demo-ns', uid: 'u1', resourceVersion: '2', creationTimestamp: ts, deletionTimestamp: ts },
+        spec: {},
+        status: { phase: 'Terminating' },
+      },
+    ];
   }
   if (method === 'POST' && pathname === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews') {
-    return [201, 'application/json', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: {}, status: { allowed: true } }];
+    return [
+      201,
+      'application/json',
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        metadata: {},
+        spec: {},
+        status: { allowed: true },
+      },
+    ];
   }
   if (method === 'POST' && pathname === '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews') {
-    return [201, 'application/json', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: {}, status: { resourceRules: [], nonResourceRules: [], incomplete: false } }];
+    return [
+      201,
+      'application/json',
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectRulesReview',
+        metadata: {},
+        spec: {},
+        status: { resourceRules: [], nonResourceRules: [], incomplete: false },
+      },
+    ];
   }
   if (method === 'POST' && pathname === '/apis/authentication.k8s.io/v1/selfsubjectreviews') {
-    return [201, 'application/json', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {}, status: { userInfo: { username: 'tester' } } }];
+    return [
+      201,
+      'application/json',
+      {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'SelfSubjectReview',
+        metadata: {},
+        status: { userInfo: { username: 'tester' } },
+      },
+    ];
   }
   if (method === 'POST' && pathname === '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles') {
-    return [201, 'application/json', { ...EXPECTED.createRole, metadata: { name: 'pod-reader', namespace: 'default', uid: 'u2', resourceVersion: '3', creationTimestamp: ts } }];
+    return [
+      201,
+      'application/json',
+      {
+        ...EXPECTED.createRole,
+        metadata: { name: 'pod-reader', namespace: 'default', uid: 'u2', resourceVersion: '3', creationTimestamp: ts },
+      },
+    ];
   }
-  return [404, 'application/json', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 }];
+  return [
+    404,
+    'application/json',
+    {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server could not find the requested resource',
+      reason: 'NotFound',
+      details: {},
+      code: 404,
+    },
+  ];
 }
 
 describe('the kubectl binaries that send protobuf', () => {
@@ -608,7 +818,12 @@ for (const kubectl of KUBECTLS) {
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
           const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-          requests.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'] ?? '', body: Buffer.concat(chunks) });
+          requests.push({
+            method: req.method ?? '',
+            url: req.url ?? '',
+            contentType: req.headers['content-type'] ?? '',
+            body: Buffer.concat(chunks),
+          });
           const [code, contentType, payload] = reply(req.method ?? '', url.pathname);
           res.writeHead(code, { 'Content-Type': contentType });
           res.end(JSON.stringify(payload));
@@ -637,13 +852,29 @@ for (const kubectl of KUBECTLS) {
     });
 
     /** Runs kubectl (asynchronously: the recording server lives in this process) and returns the request it sent. */
-    async function capture(args: string[], method: string, pathname: string): Promise<{ stdout: string; request: Recorded }> {
+    async function capture(
+      args: string[],
+      method: string,
+      pathname: string,
+    ): Promise<{ stdout: string; request: Recorded }> {
       const from = requests.length;
-      const { stdout } = await promisify(execFile)(kubectl, ['--kubeconfig', path.join(dir, 'kubeconfig'), '--cache-dir', path.join(dir, 'cache'), ...args], {
-        timeout: 30_000,
-      });
-      const request = requests.slice(from).find((r) => r.method === method && new URL(r.url, 'http://x').pathname === pathname);
-      if (!request) throw new Error(`kubectl ${args.join(' ')} sent no ${method} ${pathname}; it sent ${requests.slice(from).map((r) => `${r.method} ${r.url}`).join(', ')}`);
+      const { stdout } = await promisify(execFile)(
+        kubectl,
+        ['--kubeconfig', path.join(dir, 'kubeconfig'), '--cache-dir', path.join(dir, 'cache'), ...args],
+        {
+          timeout: 30_000,
+        },
+      );
+      const request = requests
+        .slice(from)
+        .find((r) => r.method === method && new URL(r.url, 'http://x').pathname === pathname);
+      if (!request)
+        throw new Error(
+          `kubectl ${args.join(' ')} sent no ${method} ${pathname}; it sent ${requests
+            .slice(from)
+            .map((r) => `${r.method} ${r.url}`)
+            .join(', ')}`,
+        );
       return { stdout, request };
     }
 
@@ -655,25 +886,41 @@ for (const kubectl of KUBECTLS) {
     });
 
     it('auth can-i create pods sends a protobuf SelfSubjectAccessReview', async () => {
-      const { stdout, request } = await capture(['auth', 'can-i', 'create', 'pods'], 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews');
+      const { stdout, request } = await capture(
+        ['auth', 'can-i', 'create', 'pods'],
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      );
       expect(stdout.trim()).toBe('yes');
       expect(isProtobufContentType(request.contentType)).toBe(true);
       expect(decodeProtobufObject(request.body)).toEqual(EXPECTED.canICreatePods);
     });
 
     it('auth can-i get /healthz sends nonResourceAttributes', async () => {
-      const { request } = await capture(['auth', 'can-i', 'get', '/healthz'], 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews');
+      const { request } = await capture(
+        ['auth', 'can-i', 'get', '/healthz'],
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      );
       expect(decodeProtobufObject(request.body)).toEqual(EXPECTED.canIGetHealthz);
     });
 
     it('auth can-i --list sends a protobuf SelfSubjectRulesReview', async () => {
-      const { request } = await capture(['auth', 'can-i', '--list'], 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews');
+      const { request } = await capture(
+        ['auth', 'can-i', '--list'],
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      );
       expect(isProtobufContentType(request.contentType)).toBe(true);
       expect(decodeProtobufObject(request.body)).toEqual(EXPECTED.canIList);
     });
 
     it('auth whoami sends a protobuf SelfSubjectReview', async () => {
-      const { stdout, request } = await capture(['auth', 'whoami'], 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews');
+      const { stdout, request } = await capture(
+        ['auth', 'whoami'],
+        'POST',
+        '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      );
       expect(stdout).toContain('tester');
       expect(isProtobufContentType(request.contentType)).toBe(true);
       expect(decodeProtobufObject(request.body)).toEqual(EXPECTED.whoami);
@@ -681,7 +928,15 @@ for (const kubectl of KUBECTLS) {
 
     it('create role sends a protobuf Role', async () => {
       const { stdout, request } = await capture(
-        ['create', 'role', 'pod-reader', '--verb=get,list', '--resource=pods', '--resource-name=a', '--resource-name=b'],
+        [
+          'create',
+          'role',
+          'pod-reader',
+          '--verb=get,list',
+          '--resource=pods',
+          '--resource-name=a',
+          '--resource-name=b',
+        ],
         'POST',
         '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles',
       );
@@ -691,7 +946,11 @@ for (const kubectl of KUBECTLS) {
     });
 
     it('delete namespace still sends its DeleteOptions as JSON', async () => {
-      const { request } = await capture(['delete', 'namespace', 'demo-ns', '--wait=false'], 'DELETE', '/api/v1/namespaces/demo-ns');
+      const { request } = await capture(
+        ['delete', 'namespace', 'demo-ns', '--wait=false'],
+        'DELETE',
+        '/api/v1/namespaces/demo-ns',
+      );
       expect(request.contentType).toBe('application/json');
       expect(JSON.parse(request.body.toString('utf8'))).toEqual({ propagationPolicy: 'Background' });
     });

@@ -48,7 +48,9 @@ describe('sendJson: the media type', () => {
     // Custom resources negotiate without protobuf for their own objects.
     sendJson(res, 200, value, negotiateResourceOutput(accept, value === configMap).mediaType);
     expect(written().headers['Content-Type']).toBe(want);
-    expect(written().headers['Content-Length']).toBe(String(Buffer.byteLength(written().body, want.includes('protobuf') ? 'latin1' : 'utf8')));
+    expect(written().headers['Content-Length']).toBe(
+      String(Buffer.byteLength(written().body, want.includes('protobuf') ? 'latin1' : 'utf8')),
+    );
   });
 
   it('writes YAML in kube shape', () => {

@@ -9,7 +9,12 @@ import type { KubeObject } from '../../../../apimachinery/object.js';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 import type { CustomResourceDefinition } from '../../../../apimachinery/apis/apiextensions.js';
 import { storageVersionHash } from '../../../../apimachinery/versions.js';
-import { CUSTOM_RESOURCE_PROFILE, Catalog, type ResourceDescriptor, TYPED_PROFILE } from '../../../../server/registry/catalog.js';
+import {
+  CUSTOM_RESOURCE_PROFILE,
+  Catalog,
+  type ResourceDescriptor,
+  TYPED_PROFILE,
+} from '../../../../server/registry/catalog.js';
 import { Store } from '../../../../server/registry/store.js';
 import { eventKind } from '../../../../server/registry/builtin/events.js';
 import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
@@ -41,7 +46,14 @@ const widgetCrd: CustomResourceDefinition = {
     group: 'example.com',
     scope: 'Namespaced',
     names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
@@ -55,7 +67,14 @@ beforeAll(async () => {
   const eventsDesc: ResourceDescriptor = {
     group: '',
     version: 'v1',
-    names: { plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', shortNames: ['ev'], categories: [] },
+    names: {
+      plural: 'events',
+      singular: 'event',
+      kind: 'Event',
+      listKind: 'EventList',
+      shortNames: ['ev'],
+      categories: [],
+    },
     namespaced: true,
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: [],
@@ -66,7 +85,14 @@ beforeAll(async () => {
   const widgetsDesc: ResourceDescriptor = {
     group: 'example.com',
     version: 'v1',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: [], categories: [] },
+    names: {
+      plural: 'widgets',
+      singular: 'widget',
+      kind: 'Widget',
+      listKind: 'WidgetList',
+      shortNames: [],
+      categories: [],
+    },
     namespaced: true,
     verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
     subresources: [],
@@ -87,7 +113,17 @@ beforeAll(async () => {
       try {
         const info = parseRequestInfo(req.method ?? 'GET', path, query);
         const { desc, store } = route(catalog, info);
-        await serveResource({ req, res, info, query, desc, store: store!, watches, maxRequestBodyBytes: 1 << 20, user: ADMIN });
+        await serveResource({
+          req,
+          res,
+          info,
+          query,
+          desc,
+          store: store!,
+          watches,
+          maxRequestBodyBytes: 1 << 20,
+          user: ADMIN,
+        });
       } catch (err) {
         writeStatus(res, toApiError(err));
       }
@@ -179,21 +215,32 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
       method: 'PUT',
       path: `${EVENTS}/keep`,
       body: event('other'),
-      want: () => failure(400, 'BadRequest', 'the name of the object (other) does not match the name on the URL (keep)'),
+      want: () =>
+        failure(400, 'BadRequest', 'the name of the object (other) does not match the name on the URL (keep)'),
     },
     {
       name: 'PUT whose body names another namespace (EnsureObjectNamespaceMatchesRequestNamespace)',
       method: 'PUT',
       path: `${EVENTS}/keep`,
       body: event('keep', { namespace: 'elsewhere' }),
-      want: () => failure(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request'),
+      want: () =>
+        failure(
+          400,
+          'BadRequest',
+          'the namespace of the provided object does not match the namespace sent on the request',
+        ),
     },
     {
       name: 'POST whose body names another namespace',
       method: 'POST',
       path: EVENTS,
       body: event('moved', { namespace: 'elsewhere' }),
-      want: () => failure(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request'),
+      want: () =>
+        failure(
+          400,
+          'BadRequest',
+          'the namespace of the provided object does not match the namespace sent on the request',
+        ),
     },
     {
       name: 'merge PATCH that renames the object (checkName on the patched object)',
@@ -201,7 +248,8 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
       path: `${EVENTS}/keep`,
       body: { metadata: { name: 'renamed' } },
       contentType: 'application/merge-patch+json',
-      want: () => failure(400, 'BadRequest', 'the name of the object (renamed) does not match the name on the URL (keep)'),
+      want: () =>
+        failure(400, 'BadRequest', 'the name of the object (renamed) does not match the name on the URL (keep)'),
     },
     {
       name: 'PATCH of a missing object',
@@ -219,7 +267,11 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
       body: '{}',
       contentType: 'text/plain',
       want: () =>
-        failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'),
+        failure(
+          415,
+          'UnsupportedMediaType',
+          'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+        ),
     },
     {
       name: 'DELETE with a uid precondition that does not match: 409 naming the kind (rest.BeforeDelete)',
@@ -258,11 +310,22 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
       method: 'DELETE',
       path: `${EVENTS}/keep?propagationPolicy=Sideways`,
       want: () =>
-        failure(422, 'Invalid', 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"', {
-          group: 'meta.k8s.io',
-          kind: 'DeleteOptions',
-          causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"', field: 'propagationPolicy' }],
-        }),
+        failure(
+          422,
+          'Invalid',
+          'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+          {
+            group: 'meta.k8s.io',
+            kind: 'DeleteOptions',
+            causes: [
+              {
+                reason: 'FieldValueNotSupported',
+                message: 'Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+                field: 'propagationPolicy',
+              },
+            ],
+          },
+        ),
     },
     {
       name: 'POST with dryRun other than All: 422 on CreateOptions (ValidateDryRun prints the []string)',
@@ -270,11 +333,22 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
       path: `${EVENTS}?dryRun=Yes`,
       body: event('dry-bad'),
       want: () =>
-        failure(422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Yes"}: supported values: "All"', {
-          group: 'meta.k8s.io',
-          kind: 'CreateOptions',
-          causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: []string{"Yes"}: supported values: "All"', field: 'dryRun' }],
-        }),
+        failure(
+          422,
+          'Invalid',
+          'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Yes"}: supported values: "All"',
+          {
+            group: 'meta.k8s.io',
+            kind: 'CreateOptions',
+            causes: [
+              {
+                reason: 'FieldValueNotSupported',
+                message: 'Unsupported value: []string{"Yes"}: supported values: "All"',
+                field: 'dryRun',
+              },
+            ],
+          },
+        ),
     },
     {
       name: 'list with a limit beyond int64: the parameter codec 400',
@@ -290,16 +364,33 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
     },
     // ValidateListOptions: every error in one 422 on ListOptions.
     ...[
-      ['resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
-      ['resourceVersionMatch=Exact&resourceVersion=0', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
-      ['resourceVersionMatch=Newest&resourceVersion=5', 'resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""'],
-      ['resourceVersionMatch=NotOlderThan&continue=abc', '[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]'],
+      [
+        'resourceVersionMatch=Exact',
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      ],
+      [
+        'resourceVersionMatch=Exact&resourceVersion=0',
+        'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      ],
+      [
+        'resourceVersionMatch=Newest&resourceVersion=5',
+        'resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""',
+      ],
+      [
+        'resourceVersionMatch=NotOlderThan&continue=abc',
+        '[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]',
+      ],
       ['sendInitialEvents=true', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
     ].map(([query, message]) => ({
       name: `list with ${query}: kube's 422 on ListOptions`,
       method: 'GET',
       path: `${EVENTS}?${query}`,
-      want: () => failure(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${message}`, { group: 'meta.k8s.io', kind: 'ListOptions', causes: expect.any(Array) }),
+      want: () =>
+        failure(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${message}`, {
+          group: 'meta.k8s.io',
+          kind: 'ListOptions',
+          causes: expect.any(Array),
+        }),
     })),
   ])('$name', async ({ method, path, body, contentType, want }) => {
     const r = await call(method, path, body, contentType);
@@ -323,7 +414,13 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
     const r = await call(method, path, method === 'PUT' ? event('keep') : undefined);
     expect(r.status).toBe(404);
     // Code, reason and message only: kube's go-restful 404 may carry details of its own.
-    expect(r.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', message: 'the server could not find the requested resource', code: 404 });
+    expect(r.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+      code: 404,
+    });
   });
 
   it('PATCH of a built-in kind with an unsupported content type: 415 listing every patch type', async () => {
@@ -334,15 +431,22 @@ describe('serveResource: refusals, as kube-apiserver words them', () => {
     // Compared as a set: kube's installer lists strategic-merge before apply, this server the other way round.
     const prefix = 'the body of the request was in an unknown format - accepted media types include: ';
     expect(body.message.startsWith(prefix)).toBe(true);
-    expect(body.message.slice(prefix.length).split(', ').sort()).toEqual(
-      ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'],
-    );
+    expect(body.message.slice(prefix.length).split(', ').sort()).toEqual([
+      'application/apply-patch+yaml',
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+    ]);
   });
 
   it('POST of an object carrying a resourceVersion is refused and stores nothing', async () => {
     const r = await call('POST', EVENTS, event('with-rv', { resourceVersion: '5' }));
     // kube's etcd3 store returns this as a plain error (a 500 there); the text is what clients match on.
-    expect(r.body).toMatchObject({ kind: 'Status', status: 'Failure', message: 'resourceVersion should not be set on objects to be created' });
+    expect(r.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      message: 'resourceVersion should not be set on objects to be created',
+    });
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect((await call('GET', `${EVENTS}/with-rv`)).status).toBe(404);
   });
@@ -354,7 +458,9 @@ describe('serveResource: writes', () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'dry', namespace: 'ns' } });
     expect(metaOf(r.body).uid).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await call('GET', `${EVENTS}/dry`)).body).toEqual(failure(404, 'NotFound', 'events "dry" not found', { name: 'dry', kind: 'events' }));
+    expect((await call('GET', `${EVENTS}/dry`)).body).toEqual(
+      failure(404, 'NotFound', 'events "dry" not found', { name: 'dry', kind: 'events' }),
+    );
   });
 
   it('dryRun=All on update and patch answers the change and stores nothing', async () => {
@@ -362,7 +468,12 @@ describe('serveResource: writes', () => {
     const put = await call('PUT', `${EVENTS}/dry-update?dryRun=All`, { ...event('dry-update'), reason: 'Put' });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ reason: 'Put' });
-    const patched = await call('PATCH', `${EVENTS}/dry-update?dryRun=All`, { reason: 'Patched' }, 'application/merge-patch+json');
+    const patched = await call(
+      'PATCH',
+      `${EVENTS}/dry-update?dryRun=All`,
+      { reason: 'Patched' },
+      'application/merge-patch+json',
+    );
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ reason: 'Patched' });
     const stored = await call('GET', `${EVENTS}/dry-update`);
@@ -393,10 +504,15 @@ describe('serveResource: writes', () => {
     await call('PATCH', `${EVENTS}/stale`, { message: 'moved on' }, 'application/merge-patch+json');
     const r = await call('PUT', `${EVENTS}/stale`, event('stale', { resourceVersion }));
     expect(r.body).toEqual(
-      failure(409, 'Conflict', 'Operation cannot be fulfilled on events "stale": the object has been modified; please apply your changes to the latest version and try again', {
-        name: 'stale',
-        kind: 'events',
-      }),
+      failure(
+        409,
+        'Conflict',
+        'Operation cannot be fulfilled on events "stale": the object has been modified; please apply your changes to the latest version and try again',
+        {
+          name: 'stale',
+          kind: 'events',
+        },
+      ),
     );
   });
 
@@ -407,11 +523,21 @@ describe('serveResource: writes', () => {
   });
 
   it('DELETE of a custom resource answers the success Status of the CRD handler', async () => {
-    const created = await call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'deleted' } });
+    const created = await call('POST', WIDGETS, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'deleted' },
+    });
     expect(created.status).toBe(201);
     const r = await call('DELETE', `${WIDGETS}/deleted`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'deleted', group: 'example.com', kind: 'widgets', uid: metaOf(created.body).uid } });
+    expect(r.body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'deleted', group: 'example.com', kind: 'widgets', uid: metaOf(created.body).uid },
+    });
   });
 });
 
@@ -427,9 +553,10 @@ describe('serveResource: lists', () => {
     }
   });
 
-  const itemNames = (body: unknown): string[] => (body as { items: KubeObject[] }).items.map((i) => i.metadata.name ?? '');
+  const itemNames = (body: unknown): string[] =>
+    (body as { items: KubeObject[] }).items.map((i) => i.metadata.name ?? '');
 
-  it('a list is the kind\'s listKind at the storage revision it was read at', async () => {
+  it("a list is the kind's listKind at the storage revision it was read at", async () => {
     const r = await call('GET', LISTED);
     expect(r.status).toBe(200);
     // Nothing was written since the last create, so the list is at exactly its revision.
@@ -461,8 +588,13 @@ describe('serveResource: lists', () => {
     expect(itemNames(second.body)).toEqual(['l3']);
     expect((second.body as { metadata: Record<string, unknown> }).metadata).toEqual({ resourceVersion: lastRv });
     // The token carries the revision: naming another one as well is refused (etcd3 store GetList).
-    const both = await call('GET', `${LISTED}?limit=2&resourceVersion=${lastRv}&continue=${encodeURIComponent(meta.continue!)}`);
-    expect(both.body).toEqual(failure(400, 'BadRequest', 'specifying resource version is not allowed when using continue'));
+    const both = await call(
+      'GET',
+      `${LISTED}?limit=2&resourceVersion=${lastRv}&continue=${encodeURIComponent(meta.continue!)}`,
+    );
+    expect(both.body).toEqual(
+      failure(400, 'BadRequest', 'specifying resource version is not allowed when using continue'),
+    );
   });
 
   it('a label selector filters the list', async () => {

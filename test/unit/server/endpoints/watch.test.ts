@@ -11,7 +11,15 @@ import type { Storage } from '../../../../storage/interface.js';
 import { type ObjectEvent, Store } from '../../../../server/registry/store.js';
 import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
 import { writeStatus } from '../../../../server/endpoints/respond.js';
-import { type WatchOptions, WatchRegistry, filterEvent, httpWatchSink, serveWatch, validateWatchOptions, watchStart } from '../../../../server/endpoints/watch.js';
+import {
+  type WatchOptions,
+  WatchRegistry,
+  filterEvent,
+  httpWatchSink,
+  serveWatch,
+  validateWatchOptions,
+  watchStart,
+} from '../../../../server/endpoints/watch.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
 const obj = (name: string, labels?: Record<string, string>, resourceVersion = '1'): KubeObject => ({
@@ -21,10 +29,20 @@ const obj = (name: string, labels?: Record<string, string>, resourceVersion = '1
 });
 
 describe('validateWatchOptions: kube validateWatchOptions with WatchList on', () => {
-  it.each<[string, { resourceVersionMatch: string; sendInitialEvents: boolean | undefined; continue: string }, string[]]>([
+  it.each<
+    [string, { resourceVersionMatch: string; sendInitialEvents: boolean | undefined; continue: string }, string[]]
+  >([
     ['a plain watch', { resourceVersionMatch: '', sendInitialEvents: undefined, continue: '' }, []],
-    ['sendInitialEvents with NotOlderThan', { resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true, continue: '' }, []],
-    ['sendInitialEvents=false with NotOlderThan', { resourceVersionMatch: 'NotOlderThan', sendInitialEvents: false, continue: '' }, []],
+    [
+      'sendInitialEvents with NotOlderThan',
+      { resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true, continue: '' },
+      [],
+    ],
+    [
+      'sendInitialEvents=false with NotOlderThan',
+      { resourceVersionMatch: 'NotOlderThan', sendInitialEvents: false, continue: '' },
+      [],
+    ],
     [
       'sendInitialEvents without resourceVersionMatch',
       { resourceVersionMatch: '', sendInitialEvents: true, continue: '' },
@@ -33,7 +51,9 @@ describe('validateWatchOptions: kube validateWatchOptions with WatchList on', ()
     [
       'resourceVersionMatch without sendInitialEvents',
       { resourceVersionMatch: 'NotOlderThan', sendInitialEvents: undefined, continue: '' },
-      ['resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
+      [
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      ],
     ],
     [
       'Exact: not one a watch supports, in kube order',
@@ -54,13 +74,43 @@ describe('validateWatchOptions: kube validateWatchOptions with WatchList on', ()
 });
 
 describe('watchStart: where a watch starts (kube resourceVersion semantics for watch)', () => {
-  it.each<[string, { resourceVersion: string; sendInitialEvents: boolean | undefined }, { initial: boolean; afterRevision: number | undefined }]>([
-    ['unset: current state as ADDED, then changes', { resourceVersion: '', sendInitialEvents: undefined }, { initial: true, afterRevision: undefined }],
-    ['"0": any state as ADDED, then changes', { resourceVersion: '0', sendInitialEvents: undefined }, { initial: true, afterRevision: undefined }],
-    ['N: exactly the changes after N', { resourceVersion: '7', sendInitialEvents: undefined }, { initial: false, afterRevision: 7 }],
-    ['sendInitialEvents=true: initial events whatever N', { resourceVersion: '7', sendInitialEvents: true }, { initial: true, afterRevision: undefined }],
-    ['sendInitialEvents=false with N: changes after N', { resourceVersion: '7', sendInitialEvents: false }, { initial: false, afterRevision: 7 }],
-    ['sendInitialEvents=false, no N: changes from now, no initial events', { resourceVersion: '', sendInitialEvents: false }, { initial: false, afterRevision: undefined }],
+  it.each<
+    [
+      string,
+      { resourceVersion: string; sendInitialEvents: boolean | undefined },
+      { initial: boolean; afterRevision: number | undefined },
+    ]
+  >([
+    [
+      'unset: current state as ADDED, then changes',
+      { resourceVersion: '', sendInitialEvents: undefined },
+      { initial: true, afterRevision: undefined },
+    ],
+    [
+      '"0": any state as ADDED, then changes',
+      { resourceVersion: '0', sendInitialEvents: undefined },
+      { initial: true, afterRevision: undefined },
+    ],
+    [
+      'N: exactly the changes after N',
+      { resourceVersion: '7', sendInitialEvents: undefined },
+      { initial: false, afterRevision: 7 },
+    ],
+    [
+      'sendInitialEvents=true: initial events whatever N',
+      { resourceVersion: '7', sendInitialEvents: true },
+      { initial: true, afterRevision: undefined },
+    ],
+    [
+      'sendInitialEvents=false with N: changes after N',
+      { resourceVersion: '7', sendInitialEvents: false },
+      { initial: false, afterRevision: 7 },
+    ],
+    [
+      'sendInitialEvents=false, no N: changes from now, no initial events',
+      { resourceVersion: '', sendInitialEvents: false },
+      { initial: false, afterRevision: undefined },
+    ],
   ])('%s', (_name, options, want) => {
     expect(watchStart(options)).toEqual(want);
   });
@@ -74,10 +124,22 @@ describe('filterEvent: selector transitions, as kube cacher convertToWatchEvent'
   it.each<[string, ObjectEvent, ReturnType<typeof filterEvent>]>([
     ['ADDED that matches', { type: 'ADDED', object: x, revision: 5 }, { type: 'ADDED', object: x }],
     ['ADDED that does not match', { type: 'ADDED', object: y, revision: 5 }, undefined],
-    ['MODIFIED that starts matching is ADDED', { type: 'MODIFIED', object: obj('a', { app: 'x' }, '9'), previous: y, revision: 9 }, { type: 'ADDED', object: obj('a', { app: 'x' }, '9') }],
-    ['MODIFIED that keeps matching', { type: 'MODIFIED', object: obj('a', { app: 'x' }, '9'), previous: x, revision: 9 }, { type: 'MODIFIED', object: obj('a', { app: 'x' }, '9') }],
+    [
+      'MODIFIED that starts matching is ADDED',
+      { type: 'MODIFIED', object: obj('a', { app: 'x' }, '9'), previous: y, revision: 9 },
+      { type: 'ADDED', object: obj('a', { app: 'x' }, '9') },
+    ],
+    [
+      'MODIFIED that keeps matching',
+      { type: 'MODIFIED', object: obj('a', { app: 'x' }, '9'), previous: x, revision: 9 },
+      { type: 'MODIFIED', object: obj('a', { app: 'x' }, '9') },
+    ],
     // The previous state, at the event's resourceVersion.
-    ['MODIFIED that stops matching is DELETED with the old state', { type: 'MODIFIED', object: y9, previous: x, revision: 9 }, { type: 'DELETED', object: obj('a', { app: 'x' }, '9') }],
+    [
+      'MODIFIED that stops matching is DELETED with the old state',
+      { type: 'MODIFIED', object: y9, previous: x, revision: 9 },
+      { type: 'DELETED', object: obj('a', { app: 'x' }, '9') },
+    ],
     ['MODIFIED that never matched', { type: 'MODIFIED', object: y9, previous: y, revision: 9 }, undefined],
     ['DELETED that matched', { type: 'DELETED', object: x, previous: x, revision: 9 }, { type: 'DELETED', object: x }],
     ['DELETED that did not match', { type: 'DELETED', object: y, previous: y, revision: 9 }, undefined],
@@ -86,7 +148,10 @@ describe('filterEvent: selector transitions, as kube cacher convertToWatchEvent'
   });
 
   it('without a predicate every event passes as it is', () => {
-    expect(filterEvent({ type: 'MODIFIED', object: y9, previous: x, revision: 9 }, undefined)).toEqual({ type: 'MODIFIED', object: y9 });
+    expect(filterEvent({ type: 'MODIFIED', object: y9, previous: x, revision: 9 }, undefined)).toEqual({
+      type: 'MODIFIED',
+      object: y9,
+    });
   });
 });
 
@@ -136,7 +201,10 @@ class WatchStream {
 
   private until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`waited for ${what}; got ${JSON.stringify(this.events.map((e) => e.type))}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`waited for ${what}; got ${JSON.stringify(this.events.map((e) => e.type))}`)),
+        timeoutMs,
+      );
       const check = (): void => {
         if (!done()) return;
         clearTimeout(timer);
@@ -187,7 +255,9 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const url = req.url ?? '/';
     const query = new URLSearchParams(url.slice(url.indexOf('?') + 1));
-    serveWatch(httpWatchSink(res, 'application/json'), optionsFrom(query), registry).catch((err: unknown) => writeStatus(res, toApiError(err)));
+    serveWatch(httpWatchSink(res, 'application/json'), optionsFrom(query), registry).catch((err: unknown) =>
+      writeStatus(res, toApiError(err)),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -213,7 +283,11 @@ function watch(query: Record<string, string>): Promise<WatchStream> {
 }
 
 async function create(ns: string, name: string, labels?: Record<string, string>): Promise<KubeObject> {
-  return events.create(ns, { apiVersion: 'v1', kind: 'Event', metadata: { name, ...(labels ? { labels } : {}) }, involvedObject: {} }, { dryRun: false });
+  return events.create(
+    ns,
+    { apiVersion: 'v1', kind: 'Event', metadata: { name, ...(labels ? { labels } : {}) }, involvedObject: {} },
+    { dryRun: false },
+  );
 }
 
 const rvOf = (o: { metadata: ObjectMeta }): string => o.metadata.resourceVersion ?? '';
@@ -240,7 +314,13 @@ describe('serveWatch: the stream', () => {
     const modified = await events.update('live', 'a', (cur) => ({ ...cur, reason: 'Changed' }), { dryRun: false });
     const deleted = await events.delete('live', 'b', { dryRun: false });
     const evs = await s.take(5);
-    expect(summary(evs)).toEqual([['ADDED', 'a'], ['ADDED', 'b'], ['ADDED', 'c'], ['MODIFIED', 'a'], ['DELETED', 'b']]);
+    expect(summary(evs)).toEqual([
+      ['ADDED', 'a'],
+      ['ADDED', 'b'],
+      ['ADDED', 'c'],
+      ['MODIFIED', 'a'],
+      ['DELETED', 'b'],
+    ]);
     expect(rvOf(evs[2]!.object)).toBe(rvOf(c));
     expect(evs[3]!.object).toMatchObject({ reason: 'Changed', metadata: { resourceVersion: rvOf(modified) } });
     // A DELETED event carries the object's last state at the delete's resourceVersion.
@@ -258,7 +338,10 @@ describe('serveWatch: the stream', () => {
     await create('after', 'b');
     const s = await watch({ ns: 'after', rv: rvOf(a) });
     await create('after', 'c');
-    expect(summary(await s.take(2))).toEqual([['ADDED', 'b'], ['ADDED', 'c']]);
+    expect(summary(await s.take(2))).toEqual([
+      ['ADDED', 'b'],
+      ['ADDED', 'c'],
+    ]);
   });
 
   it('a label selector: an object that stops matching is DELETED for this watcher', async () => {
@@ -266,10 +349,21 @@ describe('serveWatch: the stream', () => {
     await create('selected', 'b', { app: 'y' });
     const s = await watch({ ns: 'selected', label: 'x' });
     await s.take(1);
-    const changed = await events.update('selected', 'a', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { app: 'y' } } }), { dryRun: false });
-    await events.update('selected', 'b', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { app: 'x' } } }), { dryRun: false });
+    const changed = await events.update(
+      'selected',
+      'a',
+      (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { app: 'y' } } }),
+      { dryRun: false },
+    );
+    await events.update('selected', 'b', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { app: 'x' } } }), {
+      dryRun: false,
+    });
     const evs = await s.take(3);
-    expect(summary(evs)).toEqual([['ADDED', 'a'], ['DELETED', 'a'], ['ADDED', 'b']]);
+    expect(summary(evs)).toEqual([
+      ['ADDED', 'a'],
+      ['DELETED', 'a'],
+      ['ADDED', 'b'],
+    ]);
     // The state it last matched in, at the resourceVersion of the change that ended the match.
     expect(evs[1]!.object.metadata).toMatchObject({ labels: { app: 'x' }, resourceVersion: rvOf(changed) });
   });
@@ -279,8 +373,14 @@ describe('serveWatch: the stream', () => {
     const b = await create('initial', 'b');
     const s = await watch({ ns: 'initial', initial: 'true', match: 'NotOlderThan', bookmarks: '1' });
     const evs = await s.take(3);
-    expect(summary(evs.slice(0, 2))).toEqual([['ADDED', 'a'], ['ADDED', 'b']]);
-    expect(evs[2]).toMatchObject({ type: 'BOOKMARK', object: { ...TYPE_META, metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+    expect(summary(evs.slice(0, 2))).toEqual([
+      ['ADDED', 'a'],
+      ['ADDED', 'b'],
+    ]);
+    expect(evs[2]).toMatchObject({
+      type: 'BOOKMARK',
+      object: { ...TYPE_META, metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } },
+    });
     // The bookmark promises the state the initial events showed: no older than the last of them.
     expect(Number(rvOf(evs[2]!.object))).toBeGreaterThanOrEqual(Number(rvOf(b)));
   });
@@ -329,7 +429,10 @@ describe('serveWatch: ending', () => {
     const a = await create('bookmarked', 'a');
     await s.end(6000);
     const last = s.events[s.events.length - 1]!;
-    expect(summary(s.events)).toEqual([['ADDED', 'a'], ['BOOKMARK', undefined]]);
+    expect(summary(s.events)).toEqual([
+      ['ADDED', 'a'],
+      ['BOOKMARK', undefined],
+    ]);
     expect(last.object).toEqual({ ...TYPE_META, metadata: { resourceVersion: expect.any(String) as unknown } });
     expect(Number(rvOf(last.object))).toBeGreaterThanOrEqual(Number(rvOf(a)));
   });
@@ -337,7 +440,14 @@ describe('serveWatch: ending', () => {
   it('the registry ends open watches on shutdown (closeAll)', async () => {
     const registryOwn = new WatchRegistry();
     const res = await new Promise<IncomingMessage>((resolve) => {
-      const local = createServer((_req, out) => void serveWatch(httpWatchSink(out, 'application/json'), optionsFrom(new URLSearchParams('ns=shutdown')), registryOwn));
+      const local = createServer(
+        (_req, out) =>
+          void serveWatch(
+            httpWatchSink(out, 'application/json'),
+            optionsFrom(new URLSearchParams('ns=shutdown')),
+            registryOwn,
+          ),
+      );
       local.listen(0, '127.0.0.1', () => {
         httpGet(`http://127.0.0.1:${(local.address() as AddressInfo).port}/`, (r) => {
           resolve(r);

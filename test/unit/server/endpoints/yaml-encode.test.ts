@@ -144,7 +144,16 @@ describe('numbers, booleans, null', () => {
 describe('layout', () => {
   it('keys in go-yaml natural order: non-letters first, letters by code point, digit runs by value', () => {
     const keys = ['b', 'a10', 'a9', 'A', '_x', '1', 'a09', 'a1b'];
-    expect([...keys].sort((x, y) => (keyLess(x, y) ? -1 : keyLess(y, x) ? 1 : 0))).toEqual(['_x', '1', 'A', 'a1b', 'a9', 'a09', 'a10', 'b']);
+    expect([...keys].sort((x, y) => (keyLess(x, y) ? -1 : keyLess(y, x) ? 1 : 0))).toEqual([
+      '_x',
+      '1',
+      'A',
+      'a1b',
+      'a9',
+      'a09',
+      'a10',
+      'b',
+    ]);
     expect(encodeYaml({ b: 1, a10: 2, a9: 3 })).toBe('a9: 3\na10: 2\nb: 1\n');
   });
 
@@ -180,7 +189,12 @@ describe('layout', () => {
   });
 
   it('reads back as the document it came from', () => {
-    const doc = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', annotations: { 'a/b': 'yes', n: '0755', t: 'x\ty' } }, data: { script: '#!/bin/sh\necho "hi"\n' } };
+    const doc = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'x', annotations: { 'a/b': 'yes', n: '0755', t: 'x\ty' } },
+      data: { script: '#!/bin/sh\necho "hi"\n' },
+    };
     expect(parseYaml(encodeYaml(doc))).toEqual(doc);
   });
 });
@@ -194,11 +208,14 @@ describe('encodeYamlChunks', () => {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: `cm-${i}`, labels: { n: String(i) } },
-      data: { text: 'a line long enough to be folded by go-yaml once it passes the eightieth column of its line', script: '#!/bin/sh\necho "hi"\n' },
+      data: {
+        text: 'a line long enough to be folded by go-yaml once it passes the eightieth column of its line',
+        script: '#!/bin/sh\necho "hi"\n',
+      },
     })),
   };
 
-  it.each([1, 7, 100, 4096])('pieces of about %i characters join into encodeYaml\'s text', (size) => {
+  it.each([1, 7, 100, 4096])("pieces of about %i characters join into encodeYaml's text", (size) => {
     const chunks = [...encodeYamlChunks(list, size)];
     expect(chunks.join('')).toBe(encodeYaml(list));
     // Every written piece but the last is at least the size asked for (the empty ones come while
@@ -215,7 +232,11 @@ describe('encodeYamlChunks', () => {
 
 describe('encodeYamlChunks: a list round-tripped item by item', () => {
   it('leaves out what JSON leaves out, as a round trip of the whole list would', () => {
-    const list = { kind: 'List', items: [{ a: 1, gone: undefined }, undefined, { toJSON: () => ({ b: 2 }) }], extra: undefined };
+    const list = {
+      kind: 'List',
+      items: [{ a: 1, gone: undefined }, undefined, { toJSON: () => ({ b: 2 }) }],
+      extra: undefined,
+    };
     expect([...encodeYamlChunks(list, 1)].join('')).toBe(encodeYaml(JSON.parse(JSON.stringify(list))));
     expect(encodeYaml(list)).toBe('items:\n- a: 1\n- null\n- b: 2\nkind: List\n');
   });

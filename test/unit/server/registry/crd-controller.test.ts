@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../../apimachinery/log.js';
 import { ignoreNotFound } from '../../../../apimachinery/errors.js';
 import type { KubeObject } from '../../../../apimachinery/object.js';
-import { CRD_CLEANUP_FINALIZER, type CRDCondition, type CRDNames, type CRDVersion, type CustomResourceDefinition } from '../../../../apimachinery/apis/apiextensions.js';
+import {
+  CRD_CLEANUP_FINALIZER,
+  type CRDCondition,
+  type CRDNames,
+  type CRDVersion,
+  type CustomResourceDefinition,
+} from '../../../../apimachinery/apis/apiextensions.js';
 import type { Storage } from '../../../../storage/interface.js';
 import { CUSTOM_RESOURCE_PROFILE, Catalog } from '../../../../server/registry/catalog.js';
 import { Store } from '../../../../server/registry/store.js';
@@ -39,7 +45,11 @@ afterAll(async () => {
 
 const SCHEMA = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } as const;
 
-function crd(group: string, names: CRDNames, versions: CRDVersion[] = [{ name: 'v1', served: true, storage: true, schema: SCHEMA }]): CustomResourceDefinition {
+function crd(
+  group: string,
+  names: CRDNames,
+  versions: CRDVersion[] = [{ name: 'v1', served: true, storage: true, schema: SCHEMA }],
+): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -56,7 +66,8 @@ async function read(name: string): Promise<CustomResourceDefinition | undefined>
 const conditions = (c: CustomResourceDefinition | undefined): Omit<CRDCondition, 'lastTransitionTime'>[] =>
   (c?.status?.conditions ?? []).map(({ lastTransitionTime: _t, ...rest }) => rest);
 
-const condition = (c: CustomResourceDefinition | undefined, type: CRDCondition['type']): CRDCondition | undefined => c?.status?.conditions?.find((x) => x.type === type);
+const condition = (c: CustomResourceDefinition | undefined, type: CRDCondition['type']): CRDCondition | undefined =>
+  c?.status?.conditions?.find((x) => x.type === type);
 
 /** Creates the CRD and waits until the controller has decided its names (NamesAccepted is set). */
 async function install(def: CustomResourceDefinition): Promise<CustomResourceDefinition> {
@@ -68,18 +79,47 @@ async function install(def: CustomResourceDefinition): Promise<CustomResourceDef
   });
 }
 
-const NAMES_ACCEPTED = { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' } as const;
-const ESTABLISHED = { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' } as const;
-const NOT_ESTABLISHED = { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' } as const;
+const NAMES_ACCEPTED = {
+  type: 'NamesAccepted',
+  status: 'True',
+  reason: 'NoConflicts',
+  message: 'no conflicts found',
+} as const;
+const ESTABLISHED = {
+  type: 'Established',
+  status: 'True',
+  reason: 'InitialNamesAccepted',
+  message: 'the initial names have been accepted',
+} as const;
+const NOT_ESTABLISHED = {
+  type: 'Established',
+  status: 'False',
+  reason: 'NotAccepted',
+  message: 'not all names are accepted',
+} as const;
 
 describe('a new CRD', () => {
   it('becomes NamesAccepted and Established, with its requested names accepted', async () => {
     const created = await install(
-      crd('shop.example.com', { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'], categories: ['all'] }),
+      crd('shop.example.com', {
+        plural: 'widgets',
+        singular: 'widget',
+        kind: 'Widget',
+        listKind: 'WidgetList',
+        shortNames: ['wd'],
+        categories: ['all'],
+      }),
     );
     expect(conditions(created)).toEqual([NAMES_ACCEPTED, ESTABLISHED]);
     for (const c of created.status!.conditions!) expect(Date.parse(c.lastTransitionTime ?? '')).not.toBeNaN();
-    expect(created.status!.acceptedNames).toEqual({ plural: 'widgets', singular: 'widget', shortNames: ['wd'], kind: 'Widget', listKind: 'WidgetList', categories: ['all'] });
+    expect(created.status!.acceptedNames).toEqual({
+      plural: 'widgets',
+      singular: 'widget',
+      shortNames: ['wd'],
+      kind: 'Widget',
+      listKind: 'WidgetList',
+      categories: ['all'],
+    });
     expect(created.status!.storedVersions).toEqual(['v1']);
   });
 
@@ -110,7 +150,15 @@ describe('a new CRD', () => {
   });
 
   it('the same names in another group are no conflict', async () => {
-    const created = await install(crd('other.example.com', { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] }));
+    const created = await install(
+      crd('other.example.com', {
+        plural: 'widgets',
+        singular: 'widget',
+        kind: 'Widget',
+        listKind: 'WidgetList',
+        shortNames: ['wd'],
+      }),
+    );
     expect(conditions(created)).toEqual([NAMES_ACCEPTED, ESTABLISHED]);
     expect(catalog.lookup('other.example.com', 'v1', 'widgets')).toBeDefined();
   });
@@ -119,24 +167,49 @@ describe('a new CRD', () => {
 describe('a CRD whose names another CRD of its group accepted first', () => {
   const GROUP = 'clash.example.com';
   beforeAll(async () => {
-    const first = await install(crd(GROUP, { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] }));
+    const first = await install(
+      crd(GROUP, { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] }),
+    );
     expect(conditions(first)).toEqual([NAMES_ACCEPTED, ESTABLISHED]);
   });
 
   // kube NamingConditionController: each failing name sets the reason; the message is checkName's.
   it.each<[string, CRDNames, Omit<CRDCondition, 'lastTransitionTime'>]>([
-    ['kind', { plural: 'gadgets', singular: 'gadget', kind: 'Widget', listKind: 'GadgetList' }, { type: 'NamesAccepted', status: 'False', reason: 'KindConflict', message: '"Widget" is already in use' }],
-    ['listKind', { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'WidgetList' }, { type: 'NamesAccepted', status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' }],
-    ['singular (against a plural)', { plural: 'sprockets', singular: 'widgets', kind: 'Sprocket' }, { type: 'NamesAccepted', status: 'False', reason: 'SingularConflict', message: '"widgets" is already in use' }],
-    ['short name (against a singular)', { plural: 'cogs', singular: 'cog', kind: 'Cog', shortNames: ['widget'] }, { type: 'NamesAccepted', status: 'False', reason: 'ShortNamesConflict', message: '"widget" is already in use' }],
+    [
+      'kind',
+      { plural: 'gadgets', singular: 'gadget', kind: 'Widget', listKind: 'GadgetList' },
+      { type: 'NamesAccepted', status: 'False', reason: 'KindConflict', message: '"Widget" is already in use' },
+    ],
+    [
+      'listKind',
+      { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'WidgetList' },
+      { type: 'NamesAccepted', status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' },
+    ],
+    [
+      'singular (against a plural)',
+      { plural: 'sprockets', singular: 'widgets', kind: 'Sprocket' },
+      { type: 'NamesAccepted', status: 'False', reason: 'SingularConflict', message: '"widgets" is already in use' },
+    ],
+    [
+      'short name (against a singular)',
+      { plural: 'cogs', singular: 'cog', kind: 'Cog', shortNames: ['widget'] },
+      { type: 'NamesAccepted', status: 'False', reason: 'ShortNamesConflict', message: '"widget" is already in use' },
+    ],
     // Both fail; the later check (listKind) is the one the condition reports.
-    ['kind and listKind: the last conflict is reported', { plural: 'levers', singular: 'lever', kind: 'Widget' }, { type: 'NamesAccepted', status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' }],
-  ])('%s: NamesAccepted False with kube reason and message, never Established nor served', async (_name, names, namesAccepted) => {
-    const created = await install(crd(GROUP, names));
-    expect(conditions(created)).toEqual([namesAccepted, NOT_ESTABLISHED]);
-    expect(catalog.lookup(GROUP, 'v1', names.plural)).toBeUndefined();
-    expect(controller.storeFor(`${names.plural}.${GROUP}`)).toBeUndefined();
-  });
+    [
+      'kind and listKind: the last conflict is reported',
+      { plural: 'levers', singular: 'lever', kind: 'Widget' },
+      { type: 'NamesAccepted', status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' },
+    ],
+  ])(
+    '%s: NamesAccepted False with kube reason and message, never Established nor served',
+    async (_name, names, namesAccepted) => {
+      const created = await install(crd(GROUP, names));
+      expect(conditions(created)).toEqual([namesAccepted, NOT_ESTABLISHED]);
+      expect(catalog.lookup(GROUP, 'v1', names.plural)).toBeUndefined();
+      expect(controller.storeFor(`${names.plural}.${GROUP}`)).toBeUndefined();
+    },
+  );
 
   it('the first CRD keeps its names and stays served', async () => {
     const first = await read(`widgets.${GROUP}`);
@@ -203,7 +276,10 @@ describe('deleting a CRD (the customresourcecleanup finalizer)', () => {
       const c = await read(def.metadata.name!);
       return condition(c, 'Terminating')?.reason === 'InstanceDeletionInProgress' ? c : undefined;
     });
-    expect(condition(waiting, 'Terminating')).toMatchObject({ status: 'True', message: 'CustomResource deletion is in progress' });
+    expect(condition(waiting, 'Terminating')).toMatchObject({
+      status: 'True',
+      message: 'CustomResource deletion is in progress',
+    });
     await eventually('the free one deleted', async () => ((await remaining(def)).length === 1 ? true : undefined));
     // The held one is marked (the controller deletes one by one: it may come after the free one),
     // and the API stays for reads and deletes, not creates.
@@ -215,7 +291,9 @@ describe('deleting a CRD (the customresourcecleanup finalizer)', () => {
     expect(catalog.lookup(GROUP, 'v1', 'boxes')).toMatchObject({ terminating: true });
     expect(await read(def.metadata.name!)).toBeDefined();
 
-    await store.update('a', 'held', (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [] } }), { dryRun: false });
+    await store.update('a', 'held', (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [] } }), {
+      dryRun: false,
+    });
     await eventually('the CRD gone', async () => ((await read(def.metadata.name!)) === undefined ? true : undefined));
     expect(await remaining(def)).toEqual([]);
     expect(catalog.lookup(GROUP, 'v1', 'boxes')).toBeUndefined();
@@ -244,11 +322,22 @@ describe('deleting a CRD (the customresourcecleanup finalizer)', () => {
       return c?.metadata.finalizers?.includes(CRD_CLEANUP_FINALIZER) === false ? c : undefined;
     });
     expect(done.metadata.finalizers).toEqual(['example.com/keep']);
-    expect(condition(done, 'Terminating')).toMatchObject({ status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' });
+    expect(condition(done, 'Terminating')).toMatchObject({
+      status: 'False',
+      reason: 'InstanceDeletionCompleted',
+      message: 'removed all instances',
+    });
     expect(await remaining(def)).toEqual([]);
     // Releasing the last finalizer completes the delete.
-    await crds.update(undefined, def.metadata.name!, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [] } }), { dryRun: false });
+    await crds.update(
+      undefined,
+      def.metadata.name!,
+      (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [] } }),
+      { dryRun: false },
+    );
     await eventually('the CRD gone', async () => ((await read(def.metadata.name!)) === undefined ? true : undefined));
-    await eventually('its API gone', async () => (catalog.lookup(GROUP, 'v1', 'pallets') === undefined ? true : undefined));
+    await eventually('its API gone', async () =>
+      catalog.lookup(GROUP, 'v1', 'pallets') === undefined ? true : undefined,
+    );
   });
 });

@@ -31,7 +31,8 @@ beforeEach(() => {
   };
 });
 
-const event = (metadata: ObjectMeta): KubeObject => ({ apiVersion: 'v1', kind: 'Event', metadata, involvedObject: {} }) as KubeObject;
+const event = (metadata: ObjectMeta): KubeObject =>
+  ({ apiVersion: 'v1', kind: 'Event', metadata, involvedObject: {} }) as KubeObject;
 
 /** Creates the objects that the generated names will collide with. */
 async function taken(...names: string[]): Promise<void> {
@@ -91,24 +92,36 @@ describe('Store.create with generateName: collisions', () => {
     await taken('e-mine');
     await expect(store.create('ns', event({ name: 'e-mine' }), { dryRun: false })).rejects.toMatchObject({
       code: 409,
-      status: { reason: 'AlreadyExists', message: 'events "e-mine" already exists', details: { name: 'e-mine', kind: 'events' } },
+      status: {
+        reason: 'AlreadyExists',
+        message: 'events "e-mine" already exists',
+        details: { name: 'e-mine', kind: 'events' },
+      },
     });
     expect(asked).toBe(0);
   });
 
   it('a chosen name with a generateName beside it is not retried, but answers as a generated one (CheckGeneratedNameError)', async () => {
     await taken('f-mine');
-    const err = await store.create('ns', event({ name: 'f-mine', generateName: 'f-' }), { dryRun: false }).catch((e: unknown) => e);
+    const err = await store
+      .create('ns', event({ name: 'f-mine', generateName: 'f-' }), { dryRun: false })
+      .catch((e: unknown) => e);
     expect(asked).toBe(0);
     expect(err).toMatchObject({
       code: 409,
-      status: { reason: 'AlreadyExists', message: 'events "f-mine" already exists, the server was not able to generate a unique name for the object', details: { retryAfterSeconds: 1 } },
+      status: {
+        reason: 'AlreadyExists',
+        message: 'events "f-mine" already exists, the server was not able to generate a unique name for the object',
+        details: { retryAfterSeconds: 1 },
+      },
     });
   });
 
   it('errors other than AlreadyExists are not retried', async () => {
     queue = ['Not_A_Valid_Name', 'g-ok'];
-    await expect(store.create('ns', event({ generateName: 'g-' }), { dryRun: false })).rejects.toMatchObject({ code: 422 });
+    await expect(store.create('ns', event({ generateName: 'g-' }), { dryRun: false })).rejects.toMatchObject({
+      code: 422,
+    });
     expect(asked).toBe(1);
   });
 

@@ -27,22 +27,25 @@ describe('giveWay', () => {
   it.each([
     { writers: 1, rounds: 3 },
     { writers: 3, rounds: 4 },
-  ])('$writers writers holding the loop a slice between $rounds calls: in turn, one per turn of the loop', async ({ writers, rounds }) => {
-    const counter = turnCounter();
-    const log: Array<{ writer: number; turn: number }> = [];
-    const writer = async (w: number): Promise<void> => {
-      for (let r = 0; r < rounds; r++) {
-        busyForASlice();
-        await giveWay();
-        log.push({ writer: w, turn: counter.now() });
-      }
-    };
-    await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
-    counter.stop();
-    expect(log.map((e) => e.writer)).toEqual(Array.from({ length: writers * rounds }, (_, i) => i % writers));
-    const turns = log.map((e) => e.turn);
-    expect(new Set(turns).size).toBe(turns.length);
-  });
+  ])(
+    '$writers writers holding the loop a slice between $rounds calls: in turn, one per turn of the loop',
+    async ({ writers, rounds }) => {
+      const counter = turnCounter();
+      const log: Array<{ writer: number; turn: number }> = [];
+      const writer = async (w: number): Promise<void> => {
+        for (let r = 0; r < rounds; r++) {
+          busyForASlice();
+          await giveWay();
+          log.push({ writer: w, turn: counter.now() });
+        }
+      };
+      await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
+      counter.stop();
+      expect(log.map((e) => e.writer)).toEqual(Array.from({ length: writers * rounds }, (_, i) => i % writers));
+      const turns = log.map((e) => e.turn);
+      expect(new Set(turns).size).toBe(turns.length);
+    },
+  );
 
   it('costs a write that has not held the loop for a slice no turn', async () => {
     busyForASlice();

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { GENERATED_NAME_ALPHABET, fillObjectMetaSystemFields, generateNameFrom, specChanged, wipeObjectMetaSystemFields } from '../../../../server/registry/object-meta-ops.js';
+import {
+  GENERATED_NAME_ALPHABET,
+  fillObjectMetaSystemFields,
+  generateNameFrom,
+  specChanged,
+  wipeObjectMetaSystemFields,
+} from '../../../../server/registry/object-meta-ops.js';
 import type { KubeObject, ObjectMeta } from '../../../../apimachinery/object.js';
 
 describe('specChanged (what bumps metadata.generation)', () => {
@@ -13,14 +19,22 @@ describe('specChanged (what bumps metadata.generation)', () => {
   it.each<{ name: string; next: KubeObject; want: boolean }>([
     { name: 'nothing', next: structuredClone(base), want: false },
     { name: 'spec keys reordered', next: { ...base, spec: { tags: ['a'], size: 1 } }, want: false },
-    { name: 'metadata only', next: { ...base, metadata: { name: 'web', labels: { a: 'b' }, annotations: { x: 'y' }, finalizers: ['f'] } }, want: false },
+    {
+      name: 'metadata only',
+      next: { ...base, metadata: { name: 'web', labels: { a: 'b' }, annotations: { x: 'y' }, finalizers: ['f'] } },
+      want: false,
+    },
     { name: 'a spec value', next: { ...base, spec: { size: 2, tags: ['a'] } }, want: true },
     { name: 'a list order', next: { ...base, spec: { size: 1, tags: ['a', 'b'] } }, want: true },
     // kube's CR strategy compares everything but metadata; with a status subresource the store has
     // already restored the old status, so this only happens to kinds without one.
     { name: 'status', next: { ...base, status: { ready: false } }, want: true },
     { name: 'a new top-level field', next: { ...base, data: { a: 1 } }, want: true },
-    { name: 'a removed spec', next: { apiVersion: base.apiVersion, kind: base.kind, metadata: base.metadata, status: base.status }, want: true },
+    {
+      name: 'a removed spec',
+      next: { apiVersion: base.apiVersion, kind: base.kind, metadata: base.metadata, status: base.status },
+      want: true,
+    },
     { name: 'an undefined field', next: { ...base, data: undefined }, want: false },
   ])('$name → $want', ({ next, want }) => {
     expect(specChanged(base, next)).toBe(want);
@@ -43,7 +57,7 @@ describe('generateNameFrom', () => {
     expect(generateNameFrom(base, pick)).toBe(want);
   });
 
-  it('draws 5 characters from kube\'s alphabet by default', () => {
+  it("draws 5 characters from kube's alphabet by default", () => {
     expect(GENERATED_NAME_ALPHABET).toBe('bcdfghjklmnpqrstvwxz2456789');
     const seen = new Set<string>();
     for (let i = 0; i < 200; i++) {
@@ -70,6 +84,12 @@ describe('create: wipe then fill system fields', () => {
     wipeObjectMetaSystemFields(meta);
     expect(meta).toEqual({ name: 'web', labels: { a: 'b' }, finalizers: ['f'] });
     fillObjectMetaSystemFields(meta, '2024-05-01T10:00:00Z', 'new-uid');
-    expect(meta).toEqual({ name: 'web', labels: { a: 'b' }, finalizers: ['f'], creationTimestamp: '2024-05-01T10:00:00Z', uid: 'new-uid' });
+    expect(meta).toEqual({
+      name: 'web',
+      labels: { a: 'b' },
+      finalizers: ['f'],
+      creationTimestamp: '2024-05-01T10:00:00Z',
+      uid: 'new-uid',
+    });
   });
 });

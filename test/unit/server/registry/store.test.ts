@@ -14,17 +14,30 @@ beforeAll(async () => {
 });
 afterAll(async () => fixture.teardown());
 
-const event = (metadata: ObjectMeta): KubeObject => ({ apiVersion: 'v1', kind: 'Event', metadata, involvedObject: {} }) as KubeObject;
+const event = (metadata: ObjectMeta): KubeObject =>
+  ({ apiVersion: 'v1', kind: 'Event', metadata, involvedObject: {} }) as KubeObject;
 
 describe('Store.create: system metadata', () => {
   it.each<[string, ObjectMeta, (m: ObjectMeta) => void]>([
     ['a client uid is replaced', { name: 'a', uid: 'mine' }, (m) => expect(m.uid).not.toBe('mine')],
-    ['a client creationTimestamp is replaced', { name: 'b', creationTimestamp: '2001-01-01T00:00:00Z' }, (m) => expect(m.creationTimestamp).not.toBe('2001-01-01T00:00:00Z')],
-    ['deletionTimestamp and deletionGracePeriodSeconds are dropped', { name: 'c', deletionTimestamp: '2001-01-01T00:00:00Z', deletionGracePeriodSeconds: 5 }, (m) => {
-      expect(m.deletionTimestamp).toBeUndefined();
-      expect(m.deletionGracePeriodSeconds).toBeUndefined();
-    }],
-    ['selfLink is cleared, as kube clears it', { name: 'd', selfLink: '/api/v1/namespaces/x/events/d' }, (m) => expect(m['selfLink']).toBeUndefined()],
+    [
+      'a client creationTimestamp is replaced',
+      { name: 'b', creationTimestamp: '2001-01-01T00:00:00Z' },
+      (m) => expect(m.creationTimestamp).not.toBe('2001-01-01T00:00:00Z'),
+    ],
+    [
+      'deletionTimestamp and deletionGracePeriodSeconds are dropped',
+      { name: 'c', deletionTimestamp: '2001-01-01T00:00:00Z', deletionGracePeriodSeconds: 5 },
+      (m) => {
+        expect(m.deletionTimestamp).toBeUndefined();
+        expect(m.deletionGracePeriodSeconds).toBeUndefined();
+      },
+    ],
+    [
+      'selfLink is cleared, as kube clears it',
+      { name: 'd', selfLink: '/api/v1/namespaces/x/events/d' },
+      (m) => expect(m['selfLink']).toBeUndefined(),
+    ],
     ['a generated name', { generateName: 'e-' }, (m) => expect(m.name).toMatch(/^e-[a-z0-9]{5}$/)],
     ['the request namespace', { name: 'f', namespace: 'ns' }, (m) => expect(m.namespace).toBe('ns')],
   ])('%s', async (_name, metadata, check) => {
@@ -35,7 +48,9 @@ describe('Store.create: system metadata', () => {
   });
 
   it('refuses a resourceVersion with kube 400', async () => {
-    await expect(store.create('ns', event({ name: 'g', resourceVersion: '5' }), { dryRun: false })).rejects.toMatchObject({
+    await expect(
+      store.create('ns', event({ name: 'g', resourceVersion: '5' }), { dryRun: false }),
+    ).rejects.toMatchObject({
       code: 400,
       status: { message: 'resourceVersion should not be set on objects to be created' },
     });

@@ -3,14 +3,21 @@
 // kind and its statusStrategy, and the REST Delete of namespaces and CRDs).
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../apimachinery/object.js';
-import { FINALIZING_DELETE, SPEC_GENERATION, keepStoredStatus, statusUpdate, withoutStatus } from '../../../../server/registry/base-strategy.js';
+import {
+  FINALIZING_DELETE,
+  SPEC_GENERATION,
+  keepStoredStatus,
+  statusUpdate,
+  withoutStatus,
+} from '../../../../server/registry/base-strategy.js';
 import { crdStrategy } from '../../../../server/registry/builtin/crds.js';
 import { namespaceStrategy } from '../../../../server/registry/builtin/namespaces.js';
 import { eventStrategy } from '../../../../server/registry/builtin/events.js';
 import type { UpdateStrategy } from '../../../../server/registry/strategy.js';
 import { CRD_CLEANUP_FINALIZER } from '../../../../apimachinery/apis/apiextensions.js';
 
-const obj = (fields: Record<string, unknown>, metadata: KubeObject['metadata'] = { name: 'x' }): KubeObject => ({ metadata, ...fields }) as KubeObject;
+const obj = (fields: Record<string, unknown>, metadata: KubeObject['metadata'] = { name: 'x' }): KubeObject =>
+  ({ metadata, ...fields }) as KubeObject;
 const ctx = { dryRun: false };
 
 describe('status subresource parts', () => {
@@ -21,7 +28,12 @@ describe('status subresource parts', () => {
   });
 
   it.each<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
-    ['the stored status replaces the client one', { status: { ready: true } }, { status: { ready: false } }, { status: { ready: false } }],
+    [
+      'the stored status replaces the client one',
+      { status: { ready: true } },
+      { status: { ready: false } },
+      { status: { ready: false } },
+    ],
     ['no stored status: the client one goes', { status: { ready: true } }, {}, {}],
     ['a status the client left out comes back', {}, { status: { ready: false } }, { status: { ready: false } }],
   ])('main update: %s', (_name, client, stored, want) => {
@@ -30,9 +42,18 @@ describe('status subresource parts', () => {
     expect(o).toEqual(obj({ spec: { a: 2 }, ...want }));
   });
 
-  const main: UpdateStrategy = { allowUnconditional: false, prepare: () => {}, validate: () => [{ type: 'FieldValueRequired', field: 'main', detail: '' }], resetFields: ['status'] };
+  const main: UpdateStrategy = {
+    allowUnconditional: false,
+    prepare: () => {},
+    validate: () => [{ type: 'FieldValueRequired', field: 'main', detail: '' }],
+    resetFields: ['status'],
+  };
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
-    ['takes only the client status', { spec: { a: 9 }, status: { ready: true } }, { spec: { a: 1 }, status: { ready: true } }],
+    [
+      'takes only the client status',
+      { spec: { a: 9 }, status: { ready: true } },
+      { spec: { a: 1 }, status: { ready: true } },
+    ],
     ['a write without status removes it', { spec: { a: 9 } }, { spec: { a: 1 } }],
   ])('status update: %s', (_name, client, want) => {
     const o = obj(client, { name: 'x', labels: { client: 'y' } });
@@ -84,7 +105,10 @@ describe('delete strategies', () => {
   });
 
   it('a CRD is always marked first; its mark adds the cleanup finalizer and the Terminating condition, nothing else', () => {
-    const crd = obj({ spec: {}, status: { acceptedNames: { plural: '', kind: '' }, storedVersions: [] } }, { name: 'a.b.c', generation: 2 });
+    const crd = obj(
+      { spec: {}, status: { acceptedNames: { plural: '', kind: '' }, storedVersions: [] } },
+      { name: 'a.b.c', generation: 2 },
+    );
     expect(crdStrategy.delete.marksFirst(crd)).toBe(true);
     const m = marked(crdStrategy.delete, crd);
     expect(m.metadata.finalizers).toEqual([CRD_CLEANUP_FINALIZER]);
@@ -94,7 +118,9 @@ describe('delete strategies', () => {
       expect.objectContaining({ type: 'Terminating', status: 'True', reason: 'InstanceDeletionPending' }),
     ]);
     expect(crdStrategy.delete.waits(m)).toBe(true);
-    expect(crdStrategy.delete.waits(obj({}, { name: 'a.b.c', deletionTimestamp: m.metadata.deletionTimestamp! }))).toBe(false);
+    expect(crdStrategy.delete.waits(obj({}, { name: 'a.b.c', deletionTimestamp: m.metadata.deletionTimestamp! }))).toBe(
+      false,
+    );
   });
 
   it.each<[string, KubeObject, boolean]>([
@@ -107,24 +133,34 @@ describe('delete strategies', () => {
   });
 
   it('a namespace mark turns it Terminating, without a grace period', () => {
-    const m = marked(namespaceStrategy.delete, obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team' }));
+    const m = marked(
+      namespaceStrategy.delete,
+      obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team' }),
+    );
     expect(m['status']).toEqual({ phase: 'Terminating' });
     expect(m.metadata.deletionGracePeriodSeconds).toBeUndefined();
   });
 
   it.each(['default', 'kube-system', 'kube-public'])('namespace %s may not be deleted', (name) => {
-    expect(() => namespaceStrategy.delete.mark(obj({}, { name }))).toThrow(`namespaces "${name}" is forbidden: this namespace may not be deleted`);
+    expect(() => namespaceStrategy.delete.mark(obj({}, { name }))).toThrow(
+      `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+    );
   });
 });
 
 describe('namespace updates', () => {
   const stored = (): KubeObject =>
-    obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team', uid: 'u', labels: { 'kubernetes.io/metadata.name': 'team' } });
+    obj(
+      { spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
+      { name: 'team', uid: 'u', labels: { 'kubernetes.io/metadata.name': 'team' } },
+    );
 
   it('the main resource keeps the stored finalizers and status', () => {
     const o = obj({ spec: { finalizers: [] }, status: { phase: 'Terminating' } }, { name: 'team', labels: { a: 'b' } });
     namespaceStrategy.update.prepare(o, stored(), ctx);
-    expect(o).toEqual(obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team', labels: { a: 'b' } }));
+    expect(o).toEqual(
+      obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team', labels: { a: 'b' } }),
+    );
   });
 
   it('the name label is a default (SetDefaults_Namespace), so whoever writes owns it', () => {
@@ -134,9 +170,17 @@ describe('namespace updates', () => {
   });
 
   it('finalize changes spec.finalizers and nothing else', () => {
-    const o = obj({ spec: { finalizers: [] }, status: { phase: 'Terminating' } }, { name: 'team', labels: { a: 'b' }, resourceVersion: '7' });
+    const o = obj(
+      { spec: { finalizers: [] }, status: { phase: 'Terminating' } },
+      { name: 'team', labels: { a: 'b' }, resourceVersion: '7' },
+    );
     namespaceStrategy.subresources['finalize']!.prepare(o, stored(), ctx);
-    expect(o).toEqual(obj({ spec: { finalizers: [] }, status: { phase: 'Active' } }, { name: 'team', uid: 'u', labels: { 'kubernetes.io/metadata.name': 'team' }, resourceVersion: '7' }));
+    expect(o).toEqual(
+      obj(
+        { spec: { finalizers: [] }, status: { phase: 'Active' } },
+        { name: 'team', uid: 'u', labels: { 'kubernetes.io/metadata.name': 'team' }, resourceVersion: '7' },
+      ),
+    );
   });
 
   it('status changes status and nothing else', () => {

@@ -27,26 +27,62 @@ describe('mergePatch: RFC 7386 appendix A', () => {
   });
 
   it('RFC 7386 section 3 example', () => {
-    const target = parse('{"title":"Goodbye!","author":{"givenName":"John","familyName":"Doe"},"tags":["example","sample"],"content":"This will be unchanged"}');
-    const patch = parse('{"title":"Hello!","phoneNumber":"+01-123-456-7890","author":{"familyName":null},"tags":["example"]}');
+    const target = parse(
+      '{"title":"Goodbye!","author":{"givenName":"John","familyName":"Doe"},"tags":["example","sample"],"content":"This will be unchanged"}',
+    );
+    const patch = parse(
+      '{"title":"Hello!","phoneNumber":"+01-123-456-7890","author":{"familyName":null},"tags":["example"]}',
+    );
     expect(mergePatch(target, patch)).toEqual(
-      parse('{"title":"Hello!","author":{"givenName":"John"},"tags":["example"],"content":"This will be unchanged","phoneNumber":"+01-123-456-7890"}'),
+      parse(
+        '{"title":"Hello!","author":{"givenName":"John"},"tags":["example"],"content":"This will be unchanged","phoneNumber":"+01-123-456-7890"}',
+      ),
     );
   });
 });
 
 describe('mergePatch: json-patch v4 details kube inherits', () => {
   it.each([
-    { name: 'nulls inside a new member are dropped', target: '{}', patch: '{"a":{"b":null,"c":1}}', want: '{"a":{"c":1}}' },
+    {
+      name: 'nulls inside a new member are dropped',
+      target: '{}',
+      patch: '{"a":{"b":null,"c":1}}',
+      want: '{"a":{"c":1}}',
+    },
     { name: 'null array elements are kept', target: '{}', patch: '{"a":[1,null]}', want: '{"a":[1,null]}' },
-    { name: 'null members of objects in a new array are dropped', target: '{}', patch: '{"a":[{"b":null,"c":2}]}', want: '{"a":[{"c":2}]}' },
-    { name: 'an array replacing an object keeps its nulls', target: '{"a":{"x":1}}', patch: '{"a":[{"b":null}]}', want: '{"a":[{"b":null}]}' },
-    { name: 'an object replacing a scalar is pruned', target: '{"a":1}', patch: '{"a":{"b":null,"c":2}}', want: '{"a":{"c":2}}' },
+    {
+      name: 'null members of objects in a new array are dropped',
+      target: '{}',
+      patch: '{"a":[{"b":null,"c":2}]}',
+      want: '{"a":[{"c":2}]}',
+    },
+    {
+      name: 'an array replacing an object keeps its nulls',
+      target: '{"a":{"x":1}}',
+      patch: '{"a":[{"b":null}]}',
+      want: '{"a":[{"b":null}]}',
+    },
+    {
+      name: 'an object replacing a scalar is pruned',
+      target: '{"a":1}',
+      patch: '{"a":{"b":null,"c":2}}',
+      want: '{"a":{"c":2}}',
+    },
     { name: 'an object replacing null is pruned', target: '{"a":null}', patch: '{"a":{"b":null}}', want: '{"a":{}}' },
     { name: 'deleting a missing member is a no-op', target: '{"a":1}', patch: '{"b":null}', want: '{"a":1}' },
     { name: 'an empty patch changes nothing', target: '{"a":{"b":[1]}}', patch: '{}', want: '{"a":{"b":[1]}}' },
-    { name: 'deep merge', target: '{"spec":{"a":1,"b":{"c":2,"d":3}}}', patch: '{"spec":{"b":{"c":null,"e":4}}}', want: '{"spec":{"a":1,"b":{"d":3,"e":4}}}' },
-    { name: 'a top-level array patch is pruned like a new value', target: '{"a":1}', patch: '[{"x":null},null]', want: '[{},null]' },
+    {
+      name: 'deep merge',
+      target: '{"spec":{"a":1,"b":{"c":2,"d":3}}}',
+      patch: '{"spec":{"b":{"c":null,"e":4}}}',
+      want: '{"spec":{"a":1,"b":{"d":3,"e":4}}}',
+    },
+    {
+      name: 'a top-level array patch is pruned like a new value',
+      target: '{"a":1}',
+      patch: '[{"x":null},null]',
+      want: '[{},null]',
+    },
   ])('$name', ({ target, patch, want }) => {
     expect(mergePatch(parse(target), parse(patch))).toEqual(parse(want));
   });
@@ -65,7 +101,10 @@ describe('mergePatch: json-patch v4 details kube inherits', () => {
   });
 
   it('keeps __proto__ a plain member', () => {
-    const out = mergePatch(parse('{"a":1}'), parse('{"__proto__":{"polluted":true},"b":{"__proto__":null}}')) as Record<string, unknown>;
+    const out = mergePatch(parse('{"a":1}'), parse('{"__proto__":{"polluted":true},"b":{"__proto__":null}}')) as Record<
+      string,
+      unknown
+    >;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.hasOwn(out, '__proto__')).toBe(true);
     expect(JSON.stringify(out)).toBe('{"a":1,"__proto__":{"polluted":true},"b":{}}');
@@ -74,7 +113,9 @@ describe('mergePatch: json-patch v4 details kube inherits', () => {
 });
 
 describe('applyMergePatch', () => {
-  const cr = parse('{"apiVersion":"cache.example.com/v1","kind":"Cache","metadata":{"name":"web","labels":{"x":"y"}},"spec":{"size":1}}');
+  const cr = parse(
+    '{"apiVersion":"cache.example.com/v1","kind":"Cache","metadata":{"name":"web","labels":{"x":"y"}},"spec":{"size":1}}',
+  );
 
   it.each([
     {
@@ -98,10 +139,22 @@ describe('applyMergePatch', () => {
 
   it.each([
     { body: null, message: 'Invalid JSON Patch' },
-    { body: [{ op: 'add', path: '/a', value: 1 }], message: 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}' },
-    { body: 'x', message: 'error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}' },
-    { body: 5, message: 'error decoding patch: json: cannot unmarshal number into Go value of type map[string]interface {}' },
-    { body: false, message: 'error decoding patch: json: cannot unmarshal bool into Go value of type map[string]interface {}' },
+    {
+      body: [{ op: 'add', path: '/a', value: 1 }],
+      message: 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}',
+    },
+    {
+      body: 'x',
+      message: 'error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}',
+    },
+    {
+      body: 5,
+      message: 'error decoding patch: json: cannot unmarshal number into Go value of type map[string]interface {}',
+    },
+    {
+      body: false,
+      message: 'error decoding patch: json: cannot unmarshal bool into Go value of type map[string]interface {}',
+    },
   ])('400 for a $body body', ({ body, message }) => {
     let caught: unknown;
     try {
@@ -110,6 +163,14 @@ describe('applyMergePatch', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(ApiError);
-    expect((caught as ApiError).status).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+    expect((caught as ApiError).status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: 'BadRequest',
+      code: 400,
+    });
   });
 });

@@ -5,7 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
 import { formatFieldError } from '../../../../../apimachinery/field-errors.js';
-import { type ValidatingAdmissionPolicySpec, validateValidatingAdmissionPolicy } from '../../../../../apimachinery/admissionregistration/validation.js';
+import {
+  type ValidatingAdmissionPolicySpec,
+  validateValidatingAdmissionPolicy,
+} from '../../../../../apimachinery/admissionregistration/validation.js';
 import {
   VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
   VALIDATING_ADMISSION_POLICY_COLUMNS,
@@ -32,9 +35,18 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 type Json = Record<string, unknown>;
 
 const RULE = { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] };
-const HOOK: Json = { name: 'hook.example.com', clientConfig: { url: 'https://example.com/hook' }, rules: [RULE], sideEffects: 'None', admissionReviewVersions: ['v1'] };
+const HOOK: Json = {
+  name: 'hook.example.com',
+  clientConfig: { url: 'https://example.com/hook' },
+  rules: [RULE],
+  sideEffects: 'None',
+  admissionReviewVersions: ['v1'],
+};
 
-const config = (kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration', webhooks: Json[]): KubeObject =>
+const config = (
+  kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration',
+  webhooks: Json[],
+): KubeObject =>
   clone({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name: 'c' }, webhooks }) as KubeObject;
 
 /** What the store does before judging: canonicalize (the v1 defaults), then the kind's create validation. */
@@ -60,130 +72,279 @@ describe('webhook configuration validation (both kinds)', () => {
   const cases: Array<[string, Json[], string[]]> = [
     ['a good webhook', [HOOK], []],
     ['no webhooks at all', [], []],
-    ['a service client config (port defaulted to 443)', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/validate' } } })], []],
-    ['a name of two segments', [hook({ name: 'hook.example' })], ['webhooks[0].name: Invalid value: "hook.example": should be a domain with at least three segments separated by dots']],
+    [
+      'a service client config (port defaulted to 443)',
+      [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/validate' } } })],
+      [],
+    ],
+    [
+      'a name of two segments',
+      [hook({ name: 'hook.example' })],
+      [
+        'webhooks[0].name: Invalid value: "hook.example": should be a domain with at least three segments separated by dots',
+      ],
+    ],
     ['no name', [hook({ name: '' })], ['webhooks[0].name: Required value']],
-    ['a name that is no subdomain', [hook({ name: 'Hook.example.com' })], [`webhooks[0].name: Invalid value: "Hook.example.com": ${DNS1123}`]],
+    [
+      'a name that is no subdomain',
+      [hook({ name: 'Hook.example.com' })],
+      [`webhooks[0].name: Invalid value: "Hook.example.com": ${DNS1123}`],
+    ],
     ['duplicate names', [HOOK, HOOK], ['webhooks[1].name: Duplicate value: "hook.example.com"']],
-    ['no sideEffects (no default in v1)', [hook({ sideEffects: undefined })], ['webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun']],
-    ['sideEffects Some', [hook({ sideEffects: 'Some' })], ['webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"']],
+    [
+      'no sideEffects (no default in v1)',
+      [hook({ sideEffects: undefined })],
+      ['webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun'],
+    ],
+    [
+      'sideEffects Some',
+      [hook({ sideEffects: 'Some' })],
+      ['webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"'],
+    ],
     ['sideEffects NoneOnDryRun', [hook({ sideEffects: 'NoneOnDryRun' })], []],
-    ['no admissionReviewVersions (no default in v1)', [hook({ admissionReviewVersions: undefined })], ['webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1']],
-    ['only unknown review versions', [hook({ admissionReviewVersions: ['v2'] })], ['webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1']],
-    ['a duplicate review version', [hook({ admissionReviewVersions: ['v1', 'v1'] })], ['webhooks[0].admissionReviewVersions[1]: Invalid value: "v1": duplicate version']],
+    [
+      'no admissionReviewVersions (no default in v1)',
+      [hook({ admissionReviewVersions: undefined })],
+      ['webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1'],
+    ],
+    [
+      'only unknown review versions',
+      [hook({ admissionReviewVersions: ['v2'] })],
+      ['webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1'],
+    ],
+    [
+      'a duplicate review version',
+      [hook({ admissionReviewVersions: ['v1', 'v1'] })],
+      ['webhooks[0].admissionReviewVersions[1]: Invalid value: "v1": duplicate version'],
+    ],
     ['v1beta1 and another', [hook({ admissionReviewVersions: ['v1beta1', 'v9'] })], []],
-    ['timeout 0', [hook({ timeoutSeconds: 0 })], ['webhooks[0].timeoutSeconds: Invalid value: 0: the timeout value must be between 1 and 30 seconds']],
-    ['timeout 31', [hook({ timeoutSeconds: 31 })], ['webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds']],
+    [
+      'timeout 0',
+      [hook({ timeoutSeconds: 0 })],
+      ['webhooks[0].timeoutSeconds: Invalid value: 0: the timeout value must be between 1 and 30 seconds'],
+    ],
+    [
+      'timeout 31',
+      [hook({ timeoutSeconds: 31 })],
+      ['webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds'],
+    ],
     ['timeout 30', [hook({ timeoutSeconds: 30 })], []],
-    ['failurePolicy Maybe', [hook({ failurePolicy: 'Maybe' })], ['webhooks[0].failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"']],
-    ['matchPolicy Fuzzy', [hook({ matchPolicy: 'Fuzzy' })], ['webhooks[0].matchPolicy: Unsupported value: "Fuzzy": supported values: "Equivalent", "Exact"']],
-    ['neither url nor service', [hook({ clientConfig: {} })], ['webhooks[0].clientConfig: Required value: exactly one of url or service is required']],
+    [
+      'failurePolicy Maybe',
+      [hook({ failurePolicy: 'Maybe' })],
+      ['webhooks[0].failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"'],
+    ],
+    [
+      'matchPolicy Fuzzy',
+      [hook({ matchPolicy: 'Fuzzy' })],
+      ['webhooks[0].matchPolicy: Unsupported value: "Fuzzy": supported values: "Equivalent", "Exact"'],
+    ],
+    [
+      'neither url nor service',
+      [hook({ clientConfig: {} })],
+      ['webhooks[0].clientConfig: Required value: exactly one of url or service is required'],
+    ],
     [
       'both url and service',
       [hook({ clientConfig: { url: 'https://a.b', service: { namespace: 'n', name: 's' } } })],
       ['webhooks[0].clientConfig: Required value: exactly one of url or service is required'],
     ],
-    ['an http url', [hook({ clientConfig: { url: 'http://example.com' } })], [`webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme${FORM}`]],
-    ['a url without host', [hook({ clientConfig: { url: 'https:///hook' } })], [`webhooks[0].clientConfig.url: Invalid value: "": host must be provided${FORM}`]],
+    [
+      'an http url',
+      [hook({ clientConfig: { url: 'http://example.com' } })],
+      [`webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme${FORM}`],
+    ],
+    [
+      'a url without host',
+      [hook({ clientConfig: { url: 'https:///hook' } })],
+      [`webhooks[0].clientConfig.url: Invalid value: "": host must be provided${FORM}`],
+    ],
     [
       'a url without scheme or host',
       [hook({ clientConfig: { url: 'example.com/hook' } })],
-      [`webhooks[0].clientConfig.url: Invalid value: "": 'https' is the only allowed URL scheme${FORM}`, `webhooks[0].clientConfig.url: Invalid value: "": host must be provided${FORM}`],
+      [
+        `webhooks[0].clientConfig.url: Invalid value: "": 'https' is the only allowed URL scheme${FORM}`,
+        `webhooks[0].clientConfig.url: Invalid value: "": host must be provided${FORM}`,
+      ],
     ],
-    ['a url with user info', [hook({ clientConfig: { url: 'https://me:pw@example.com' } })], ['webhooks[0].clientConfig.url: Invalid value: "me:pw": user information is not permitted in the URL']],
-    ['a url with a fragment', [hook({ clientConfig: { url: 'https://example.com/x#top' } })], ['webhooks[0].clientConfig.url: Invalid value: "top": fragments are not permitted in the URL']],
-    ['a url with a query', [hook({ clientConfig: { url: 'https://example.com/x?a=b' } })], ['webhooks[0].clientConfig.url: Invalid value: "a=b": query parameters are not permitted in the URL']],
+    [
+      'a url with user info',
+      [hook({ clientConfig: { url: 'https://me:pw@example.com' } })],
+      ['webhooks[0].clientConfig.url: Invalid value: "me:pw": user information is not permitted in the URL'],
+    ],
+    [
+      'a url with a fragment',
+      [hook({ clientConfig: { url: 'https://example.com/x#top' } })],
+      ['webhooks[0].clientConfig.url: Invalid value: "top": fragments are not permitted in the URL'],
+    ],
+    [
+      'a url with a query',
+      [hook({ clientConfig: { url: 'https://example.com/x?a=b' } })],
+      ['webhooks[0].clientConfig.url: Invalid value: "a=b": query parameters are not permitted in the URL'],
+    ],
     [
       'a url that does not parse',
       [hook({ clientConfig: { url: '://example.com' } })],
-      [`webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "://example.com": missing protocol scheme${FORM}`],
+      [
+        `webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "://example.com": missing protocol scheme${FORM}`,
+      ],
     ],
     [
       'a service without name and namespace',
       [hook({ clientConfig: { service: {} } })],
-      ['webhooks[0].clientConfig.service.name: Required value: service name is required', 'webhooks[0].clientConfig.service.namespace: Required value: service namespace is required'],
+      [
+        'webhooks[0].clientConfig.service.name: Required value: service name is required',
+        'webhooks[0].clientConfig.service.namespace: Required value: service namespace is required',
+      ],
     ],
     [
       'a service port of 0',
       [hook({ clientConfig: { service: { namespace: 'n', name: 's', port: 0 } } })],
-      ['webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive'],
+      [
+        'webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive',
+      ],
     ],
     [
       'a service port of 65536',
       [hook({ clientConfig: { service: { namespace: 'n', name: 's', port: 65536 } } })],
-      ['webhooks[0].clientConfig.service.port: Invalid value: 65536: port is not valid: must be between 1 and 65535, inclusive'],
+      [
+        'webhooks[0].clientConfig.service.port: Invalid value: 65536: port is not valid: must be between 1 and 65535, inclusive',
+      ],
     ],
-    ['a relative service path', [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: 'foo' } } })], ['webhooks[0].clientConfig.service.path: Invalid value: "foo": must start with a \'/\'']],
-    ['a service path //', [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: '//' } } })], ['webhooks[0].clientConfig.service.path: Invalid value: "//": segment[0] may not be empty']],
-    ['an empty segment', [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: '/a//b' } } })], ['webhooks[0].clientConfig.service.path: Invalid value: "/a//b": segment[1] may not be empty']],
-    ['a bad segment', [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: '/ok/A/' } } })], [`webhooks[0].clientConfig.service.path: Invalid value: "/ok/A/": segment[1]: ${DNS1123}`]],
-    ['rule without operations', [hook({ rules: [{ ...RULE, operations: [] }] })], ['webhooks[0].rules[0].operations: Required value']],
+    [
+      'a relative service path',
+      [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: 'foo' } } })],
+      ['webhooks[0].clientConfig.service.path: Invalid value: "foo": must start with a \'/\''],
+    ],
+    [
+      'a service path //',
+      [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: '//' } } })],
+      ['webhooks[0].clientConfig.service.path: Invalid value: "//": segment[0] may not be empty'],
+    ],
+    [
+      'an empty segment',
+      [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: '/a//b' } } })],
+      ['webhooks[0].clientConfig.service.path: Invalid value: "/a//b": segment[1] may not be empty'],
+    ],
+    [
+      'a bad segment',
+      [hook({ clientConfig: { service: { namespace: 'n', name: 's', path: '/ok/A/' } } })],
+      [`webhooks[0].clientConfig.service.path: Invalid value: "/ok/A/": segment[1]: ${DNS1123}`],
+    ],
+    [
+      'rule without operations',
+      [hook({ rules: [{ ...RULE, operations: [] }] })],
+      ['webhooks[0].rules[0].operations: Required value'],
+    ],
     [
       "rule with '*' and another operation",
       [hook({ rules: [{ ...RULE, operations: ['*', 'CREATE'] }] })],
-      ['webhooks[0].rules[0].operations: Invalid value: []admissionregistration.OperationType{"*", "CREATE"}: if \'*\' is present, must not specify other operations'],
+      [
+        'webhooks[0].rules[0].operations: Invalid value: []admissionregistration.OperationType{"*", "CREATE"}: if \'*\' is present, must not specify other operations',
+      ],
     ],
     [
       'rule with an unknown operation',
       [hook({ rules: [{ ...RULE, operations: ['PATCH'] }] })],
-      ['webhooks[0].rules[0].operations[0]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"'],
+      [
+        'webhooks[0].rules[0].operations[0]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
+      ],
     ],
     [
       'rule without groups, versions or resources',
       [hook({ rules: [{ operations: ['*'] }] })],
-      ['webhooks[0].rules[0].apiGroups: Required value', 'webhooks[0].rules[0].apiVersions: Required value', 'webhooks[0].rules[0].resources: Required value'],
+      [
+        'webhooks[0].rules[0].apiGroups: Required value',
+        'webhooks[0].rules[0].apiVersions: Required value',
+        'webhooks[0].rules[0].resources: Required value',
+      ],
     ],
     [
       "rule with '*' and another group",
       [hook({ rules: [{ ...RULE, apiGroups: ['*', 'apps'] }] })],
-      ['webhooks[0].rules[0].apiGroups: Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other API groups'],
+      [
+        'webhooks[0].rules[0].apiGroups: Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other API groups',
+      ],
     ],
     [
       "rule with '*' and another version, and an empty one",
       [hook({ rules: [{ ...RULE, apiVersions: ['*', ''] }] })],
-      ['webhooks[0].rules[0].apiVersions: Invalid value: []string{"*", ""}: if \'*\' is present, must not specify other API versions', 'webhooks[0].rules[0].apiVersions[1]: Required value'],
+      [
+        'webhooks[0].rules[0].apiVersions: Invalid value: []string{"*", ""}: if \'*\' is present, must not specify other API versions',
+        'webhooks[0].rules[0].apiVersions[1]: Required value',
+      ],
     ],
     [
       "rule with '*/*' and another resource",
       [hook({ rules: [{ ...RULE, resources: ['*/*', 'pods/status'] }] })],
-      ['webhooks[0].rules[0].resources: Invalid value: []string{"*/*", "pods/status"}: if \'*/*\' is present, must not specify other resources'],
+      [
+        'webhooks[0].rules[0].resources: Invalid value: []string{"*/*", "pods/status"}: if \'*/*\' is present, must not specify other resources',
+      ],
     ],
     [
       "rule with '*' and a resource",
       [hook({ rules: [{ ...RULE, resources: ['*', 'pods'] }] })],
-      ['webhooks[0].rules[0].resources: Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources'],
+      [
+        'webhooks[0].rules[0].resources: Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources',
+      ],
     ],
     ["rule with '*' and a subresource", [hook({ rules: [{ ...RULE, resources: ['*', 'pods/status'] }] })], []],
     [
       "rule with 'pods/*' then 'pods/status'",
       [hook({ rules: [{ ...RULE, resources: ['pods/*', 'pods/status'] }] })],
-      ["webhooks[0].rules[0].resources[1]: Invalid value: \"pods/status\": if 'pods/*' is present, must not specify pods/status"],
+      [
+        'webhooks[0].rules[0].resources[1]: Invalid value: "pods/status": if \'pods/*\' is present, must not specify pods/status',
+      ],
     ],
     [
       "rule with '*/status' then 'pods/status'",
       [hook({ rules: [{ ...RULE, resources: ['*/status', 'pods/status'] }] })],
-      ["webhooks[0].rules[0].resources[1]: Invalid value: \"pods/status\": if '*/status' is present, must not specify pods/status"],
+      [
+        'webhooks[0].rules[0].resources[1]: Invalid value: "pods/status": if \'*/status\' is present, must not specify pods/status',
+      ],
     ],
-    ['rule with an empty resource', [hook({ rules: [{ ...RULE, resources: [''] }] })], ['webhooks[0].rules[0].resources[0]: Required value']],
-    ['rule with an unknown scope', [hook({ rules: [{ ...RULE, scope: 'Galaxy' }] })], ['webhooks[0].rules[0].scope: Unsupported value: "Galaxy": supported values: "*", "Cluster", "Namespaced"']],
+    [
+      'rule with an empty resource',
+      [hook({ rules: [{ ...RULE, resources: [''] }] })],
+      ['webhooks[0].rules[0].resources[0]: Required value'],
+    ],
+    [
+      'rule with an unknown scope',
+      [hook({ rules: [{ ...RULE, scope: 'Galaxy' }] })],
+      ['webhooks[0].rules[0].scope: Unsupported value: "Galaxy": supported values: "*", "Cluster", "Namespaced"'],
+    ],
     [
       'a bad namespaceSelector operator',
       [hook({ namespaceSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } })],
-      ['webhooks[0].namespaceSelector.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator'],
+      [
+        'webhooks[0].namespaceSelector.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator',
+      ],
     ],
     [
       'an objectSelector In without values',
       [hook({ objectSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] } })],
-      ["webhooks[0].objectSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"],
+      [
+        "webhooks[0].objectSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      ],
     ],
     [
       'match conditions without name or expression',
       [hook({ matchConditions: [{ name: '', expression: '  ' }] })],
-      ['webhooks[0].matchConditions[0].expression: Required value', 'webhooks[0].matchConditions[0].name: Required value'],
+      [
+        'webhooks[0].matchConditions[0].expression: Required value',
+        'webhooks[0].matchConditions[0].name: Required value',
+      ],
     ],
     [
       'duplicate match condition names',
-      [hook({ matchConditions: [{ name: 'a', expression: 'true' }, { name: 'a', expression: 'false' }] })],
+      [
+        hook({
+          matchConditions: [
+            { name: 'a', expression: 'true' },
+            { name: 'a', expression: 'false' },
+          ],
+        }),
+      ],
       ['webhooks[0].matchConditions[1].name: Duplicate value: "a"'],
     ],
     [
@@ -200,16 +361,22 @@ describe('webhook configuration validation (both kinds)', () => {
     ],
   ];
   it.each(cases)('%s', (_name, webhooks, want) => {
-    expect(createErrors(validatingWebhookConfigurationStrategy, config('ValidatingWebhookConfiguration', webhooks))).toEqual(want);
-    expect(createErrors(mutatingWebhookConfigurationStrategy, config('MutatingWebhookConfiguration', webhooks))).toEqual(want);
+    expect(
+      createErrors(validatingWebhookConfigurationStrategy, config('ValidatingWebhookConfiguration', webhooks)),
+    ).toEqual(want);
+    expect(
+      createErrors(mutatingWebhookConfigurationStrategy, config('MutatingWebhookConfiguration', webhooks)),
+    ).toEqual(want);
   });
 
   it('reinvocationPolicy is judged for mutating webhooks only', () => {
     const webhooks = [hook({ reinvocationPolicy: 'Always' })];
-    expect(createErrors(mutatingWebhookConfigurationStrategy, config('MutatingWebhookConfiguration', webhooks))).toEqual([
-      'webhooks[0].reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"',
-    ]);
-    expect(createErrors(validatingWebhookConfigurationStrategy, config('ValidatingWebhookConfiguration', webhooks))).toEqual([]);
+    expect(
+      createErrors(mutatingWebhookConfigurationStrategy, config('MutatingWebhookConfiguration', webhooks)),
+    ).toEqual(['webhooks[0].reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"']);
+    expect(
+      createErrors(validatingWebhookConfigurationStrategy, config('ValidatingWebhookConfiguration', webhooks)),
+    ).toEqual([]);
   });
 });
 
@@ -217,7 +384,12 @@ describe('webhook configuration updates are judged as the stored object allows',
   const s = validatingWebhookConfigurationStrategy;
   const K = 'ValidatingWebhookConfiguration' as const;
   it.each<[string, Json[], Json[], string[]]>([
-    ['side effects Some stay allowed when a stored webhook has them', [hook({ sideEffects: 'Some' })], [hook({ sideEffects: 'Some', timeoutSeconds: 5 })], []],
+    [
+      'side effects Some stay allowed when a stored webhook has them',
+      [hook({ sideEffects: 'Some' })],
+      [hook({ sideEffects: 'Some', timeoutSeconds: 5 })],
+      [],
+    ],
     [
       'side effects Some are refused when every stored webhook has none',
       [HOOK],
@@ -228,17 +400,29 @@ describe('webhook configuration updates are judged as the stored object allows',
       'a stored webhook with unknown sideEffects lists every class',
       [hook({ sideEffects: 'Unknown' })],
       [hook({ sideEffects: 'Sometimes' })],
-      ['webhooks[0].sideEffects: Unsupported value: "Sometimes": supported values: "None", "NoneOnDryRun", "Some", "Unknown"'],
+      [
+        'webhooks[0].sideEffects: Unsupported value: "Sometimes": supported values: "None", "NoneOnDryRun", "Some", "Unknown"',
+      ],
     ],
     ['duplicate names stay when stored ones were duplicated', [HOOK, HOOK], [HOOK, HOOK], []],
-    ['unrecognized review versions stay when stored', [hook({ admissionReviewVersions: ['v2'] })], [hook({ admissionReviewVersions: ['v3'] })], []],
+    [
+      'unrecognized review versions stay when stored',
+      [hook({ admissionReviewVersions: ['v2'] })],
+      [hook({ admissionReviewVersions: ['v3'] })],
+      [],
+    ],
     [
       'invalid selector values stay when stored',
       [hook({ objectSelector: { matchExpressions: [{ key: 'a', operator: 'In', values: ['b c'] }] } })],
       [hook({ objectSelector: { matchExpressions: [{ key: 'a', operator: 'In', values: ['d e'] }] } })],
       [],
     ],
-    ['unchanged match conditions are not judged again', [hook({ matchConditions: [{ name: 'a b', expression: 'x' }] })], [hook({ matchConditions: [{ name: 'a b', expression: 'x' }], timeoutSeconds: 3 })], []],
+    [
+      'unchanged match conditions are not judged again',
+      [hook({ matchConditions: [{ name: 'a b', expression: 'x' }] })],
+      [hook({ matchConditions: [{ name: 'a b', expression: 'x' }], timeoutSeconds: 3 })],
+      [],
+    ],
     [
       'changed match conditions are',
       [hook({ matchConditions: [{ name: 'ok', expression: 'x' }] })],
@@ -258,7 +442,11 @@ describe('webhook configuration updates are judged as the stored object allows',
 describe('webhook configuration defaults (admissionregistration/v1)', () => {
   it('fills failurePolicy, matchPolicy, selectors, timeout, reinvocationPolicy, rule scope and service port; not sideEffects nor review versions', () => {
     const obj = config('MutatingWebhookConfiguration', [
-      { name: 'a.example.com', clientConfig: { service: { namespace: 'n', name: 's' } }, rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }] },
+      {
+        name: 'a.example.com',
+        clientConfig: { service: { namespace: 'n', name: 's' } },
+        rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+      },
     ]);
     mutatingWebhookConfigurationStrategy.canonicalize(obj, ctx);
     expect(obj['webhooks']).toEqual([
@@ -277,19 +465,46 @@ describe('webhook configuration defaults (admissionregistration/v1)', () => {
   });
   it('keeps what the client set, and gives validating webhooks no reinvocationPolicy', () => {
     const obj = config('ValidatingWebhookConfiguration', [
-      hook({ failurePolicy: 'Ignore', matchPolicy: 'Exact', timeoutSeconds: 3, namespaceSelector: { matchLabels: { a: 'b' } }, rules: [{ ...RULE, scope: 'Namespaced' }] }),
+      hook({
+        failurePolicy: 'Ignore',
+        matchPolicy: 'Exact',
+        timeoutSeconds: 3,
+        namespaceSelector: { matchLabels: { a: 'b' } },
+        rules: [{ ...RULE, scope: 'Namespaced' }],
+      }),
     ]);
     validatingWebhookConfigurationStrategy.canonicalize(obj, ctx);
     const [w] = obj['webhooks'] as Json[];
-    expect(w).toMatchObject({ failurePolicy: 'Ignore', matchPolicy: 'Exact', timeoutSeconds: 3, namespaceSelector: { matchLabels: { a: 'b' } }, objectSelector: {} });
+    expect(w).toMatchObject({
+      failurePolicy: 'Ignore',
+      matchPolicy: 'Exact',
+      timeoutSeconds: 3,
+      namespaceSelector: { matchLabels: { a: 'b' } },
+      objectSelector: {},
+    });
     expect((w!['rules'] as Json[])[0]!['scope']).toBe('Namespaced');
     expect(w).not.toHaveProperty('reinvocationPolicy');
   });
   it('treats nulls as absent, as Go decodes them into nil pointers', () => {
-    const obj = config('ValidatingWebhookConfiguration', [hook({ failurePolicy: null, timeoutSeconds: null, objectSelector: null, clientConfig: { url: 'https://a.b.c', service: null } })]);
+    const obj = config('ValidatingWebhookConfiguration', [
+      hook({
+        failurePolicy: null,
+        timeoutSeconds: null,
+        objectSelector: null,
+        clientConfig: { url: 'https://a.b.c', service: null },
+      }),
+    ]);
     validatingWebhookConfigurationStrategy.canonicalize(obj, ctx);
     expect(obj['webhooks']).toEqual([
-      hook({ failurePolicy: 'Fail', matchPolicy: 'Equivalent', timeoutSeconds: 10, namespaceSelector: {}, objectSelector: {}, clientConfig: { url: 'https://a.b.c' }, rules: [{ ...RULE, scope: '*' }] }),
+      hook({
+        failurePolicy: 'Fail',
+        matchPolicy: 'Equivalent',
+        timeoutSeconds: 10,
+        namespaceSelector: {},
+        objectSelector: {},
+        clientConfig: { url: 'https://a.b.c' },
+        rules: [{ ...RULE, scope: '*' }],
+      }),
     ]);
     expect(validatingWebhookConfigurationStrategy.create.validate(obj, ctx)).toEqual([]);
   });
@@ -300,9 +515,15 @@ describe('webhook configuration defaults (admissionregistration/v1)', () => {
   });
 });
 
-describe('generation: a change to the webhooks (or a policy\'s spec) is a change of the spec', () => {
+describe("generation: a change to the webhooks (or a policy's spec) is a change of the spec", () => {
   it.each<[string, Strategy, KubeObject, KubeObject, boolean]>([
-    ['webhooks changed', validatingWebhookConfigurationStrategy, config('ValidatingWebhookConfiguration', [HOOK]), config('ValidatingWebhookConfiguration', [hook({ timeoutSeconds: 5 })]), true],
+    [
+      'webhooks changed',
+      validatingWebhookConfigurationStrategy,
+      config('ValidatingWebhookConfiguration', [HOOK]),
+      config('ValidatingWebhookConfiguration', [hook({ timeoutSeconds: 5 })]),
+      true,
+    ],
     [
       'only labels changed',
       mutatingWebhookConfigurationStrategy,
@@ -314,17 +535,36 @@ describe('generation: a change to the webhooks (or a policy\'s spec) is a change
     expect(strategy.generation?.specChanged(old, obj)).toBe(bumps);
   });
   it('every kind keeps a generation', () => {
-    for (const s of [mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy, validatingAdmissionPolicyStrategy, validatingAdmissionPolicyBindingStrategy]) {
+    for (const s of [
+      mutatingWebhookConfigurationStrategy,
+      validatingWebhookConfigurationStrategy,
+      validatingAdmissionPolicyStrategy,
+      validatingAdmissionPolicyBindingStrategy,
+    ]) {
       expect(s.generation).toBeDefined();
     }
   });
 });
 
-const RESOURCE_RULE = { operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] };
-const POLICY_SPEC: Json = { matchConstraints: { resourceRules: [RESOURCE_RULE] }, validations: [{ expression: 'object.spec.replicas <= 5' }] };
+const RESOURCE_RULE = {
+  operations: ['CREATE', 'UPDATE'],
+  apiGroups: ['apps'],
+  apiVersions: ['v1'],
+  resources: ['deployments'],
+};
+const POLICY_SPEC: Json = {
+  matchConstraints: { resourceRules: [RESOURCE_RULE] },
+  validations: [{ expression: 'object.spec.replicas <= 5' }],
+};
 
 const policy = (spec: Json | undefined, status?: Json): KubeObject =>
-  clone({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'p' }, spec, ...(status ? { status } : {}) }) as KubeObject;
+  clone({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: 'p' },
+    spec,
+    ...(status ? { status } : {}),
+  }) as KubeObject;
 const policySpec = (patch: Json): Json => ({ ...clone(POLICY_SPEC), ...patch });
 
 const DNS1035 =
@@ -343,8 +583,16 @@ describe('ValidatingAdmissionPolicy validation', () => {
         'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item',
       ],
     ],
-    ['matchConstraints without resourceRules', policySpec({ matchConstraints: {} }), ['spec.matchConstraints.resourceRules: Required value']],
-    ['failurePolicy Maybe', policySpec({ failurePolicy: 'Maybe' }), ['spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"']],
+    [
+      'matchConstraints without resourceRules',
+      policySpec({ matchConstraints: {} }),
+      ['spec.matchConstraints.resourceRules: Required value'],
+    ],
+    [
+      'failurePolicy Maybe',
+      policySpec({ failurePolicy: 'Maybe' }),
+      ['spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"'],
+    ],
     [
       'matchPolicy Fuzzy',
       policySpec({ matchConstraints: { matchPolicy: 'Fuzzy', resourceRules: [RESOURCE_RULE] } }),
@@ -353,35 +601,87 @@ describe('ValidatingAdmissionPolicy validation', () => {
     [
       'a resource rule with duplicate and bad resource names',
       policySpec({ matchConstraints: { resourceRules: [{ ...RESOURCE_RULE, resourceNames: ['a', 'a', 'x/y'] }] } }),
-      ['spec.matchConstraints.resourceRules[0].resourceNames[1]: Duplicate value: "a"', "spec.matchConstraints.resourceRules[0].resourceNames[2]: Invalid value: \"x/y\": may not contain '/'"],
+      [
+        'spec.matchConstraints.resourceRules[0].resourceNames[1]: Duplicate value: "a"',
+        'spec.matchConstraints.resourceRules[0].resourceNames[2]: Invalid value: "x/y": may not contain \'/\'',
+      ],
     ],
     [
       'a bad exclude rule',
-      policySpec({ matchConstraints: { resourceRules: [RESOURCE_RULE], excludeResourceRules: [{ ...RESOURCE_RULE, operations: [] }] } }),
+      policySpec({
+        matchConstraints: {
+          resourceRules: [RESOURCE_RULE],
+          excludeResourceRules: [{ ...RESOURCE_RULE, operations: [] }],
+        },
+      }),
       ['spec.matchConstraints.excludeResourceRules[0].operations: Required value'],
     ],
-    ['an empty paramKind', policySpec({ paramKind: {} }), ['spec.paramKind.apiVersion: Required value', 'spec.paramKind.kind: Required value']],
+    [
+      'an empty paramKind',
+      policySpec({ paramKind: {} }),
+      ['spec.paramKind.apiVersion: Required value', 'spec.paramKind.kind: Required value'],
+    ],
     [
       'a paramKind apiVersion of three parts',
       policySpec({ paramKind: { apiVersion: 'a/b/c', kind: 'K' } }),
       ['spec.paramKind.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c'],
     ],
-    ['a paramKind without version', policySpec({ paramKind: { apiVersion: 'example.com/', kind: 'K' } }), ['spec.paramKind.apiVersion: Invalid value: "example.com/": version must be specified']],
-    ['a paramKind with a bad group', policySpec({ paramKind: { apiVersion: 'Example.com/v1', kind: 'K' } }), [`spec.paramKind.apiVersion: Invalid value: "Example.com": ${DNS1123}`]],
-    ['a paramKind with a bad version', policySpec({ paramKind: { apiVersion: 'v_1', kind: 'K' } }), [`spec.paramKind.apiVersion: Invalid value: "v_1": ${DNS1035}`]],
-    ['a paramKind with a bad kind', policySpec({ paramKind: { apiVersion: 'v1', kind: 'Config_Map' } }), [`spec.paramKind.kind: Invalid value: "Config_Map": may have mixed case, but should otherwise match: ${DNS1035}`]],
-    ['a validation without expression', policySpec({ validations: [{ expression: ' ' }] }), ['spec.validations[0].expression: Required value: expression is not specified']],
-    ['a blank message', policySpec({ validations: [{ expression: 'true', message: '  ' }] }), ['spec.validations[0].message: Invalid value: "  ": message must be non-empty if specified']],
-    ['a message with a line break', policySpec({ validations: [{ expression: 'true', message: 'a\nb' }] }), ['spec.validations[0].message: Invalid value: "a\\nb": message must not contain line breaks']],
-    ['a blank messageExpression', policySpec({ validations: [{ expression: 'true', messageExpression: ' ' }] }), ['spec.validations[0].messageExpression: Invalid value: " ": must be non-empty if specified']],
+    [
+      'a paramKind without version',
+      policySpec({ paramKind: { apiVersion: 'example.com/', kind: 'K' } }),
+      ['spec.paramKind.apiVersion: Invalid value: "example.com/": version must be specified'],
+    ],
+    [
+      'a paramKind with a bad group',
+      policySpec({ paramKind: { apiVersion: 'Example.com/v1', kind: 'K' } }),
+      [`spec.paramKind.apiVersion: Invalid value: "Example.com": ${DNS1123}`],
+    ],
+    [
+      'a paramKind with a bad version',
+      policySpec({ paramKind: { apiVersion: 'v_1', kind: 'K' } }),
+      [`spec.paramKind.apiVersion: Invalid value: "v_1": ${DNS1035}`],
+    ],
+    [
+      'a paramKind with a bad kind',
+      policySpec({ paramKind: { apiVersion: 'v1', kind: 'Config_Map' } }),
+      [`spec.paramKind.kind: Invalid value: "Config_Map": may have mixed case, but should otherwise match: ${DNS1035}`],
+    ],
+    [
+      'a validation without expression',
+      policySpec({ validations: [{ expression: ' ' }] }),
+      ['spec.validations[0].expression: Required value: expression is not specified'],
+    ],
+    [
+      'a blank message',
+      policySpec({ validations: [{ expression: 'true', message: '  ' }] }),
+      ['spec.validations[0].message: Invalid value: "  ": message must be non-empty if specified'],
+    ],
+    [
+      'a message with a line break',
+      policySpec({ validations: [{ expression: 'true', message: 'a\nb' }] }),
+      ['spec.validations[0].message: Invalid value: "a\\nb": message must not contain line breaks'],
+    ],
+    [
+      'a blank messageExpression',
+      policySpec({ validations: [{ expression: 'true', messageExpression: ' ' }] }),
+      ['spec.validations[0].messageExpression: Invalid value: " ": must be non-empty if specified'],
+    ],
     [
       'an unknown reason',
       policySpec({ validations: [{ expression: 'true', reason: 'Teapot' }] }),
-      ['spec.validations[0].reason: Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"'],
+      [
+        'spec.validations[0].reason: Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"',
+      ],
     ],
     [
       'bad variables',
-      policySpec({ variables: [{ name: '1x', expression: '' }, { name: 'in', expression: 'true' }, { name: ' ', expression: 'true' }] }),
+      policySpec({
+        variables: [
+          { name: '1x', expression: '' },
+          { name: 'in', expression: 'true' },
+          { name: ' ', expression: 'true' },
+        ],
+      }),
       [
         'spec.variables[0].name: Invalid value: "1x": name is not a valid CEL identifier',
         'spec.variables[0].expression: Required value: expression is not specified',
@@ -389,7 +689,14 @@ describe('ValidatingAdmissionPolicy validation', () => {
         'spec.variables[2].name: Required value: name is not specified',
       ],
     ],
-    ['only auditAnnotations', policySpec({ validations: undefined, auditAnnotations: [{ key: 'replicas', valueExpression: 'string(object.spec.replicas)' }] }), []],
+    [
+      'only auditAnnotations',
+      policySpec({
+        validations: undefined,
+        auditAnnotations: [{ key: 'replicas', valueExpression: 'string(object.spec.replicas)' }],
+      }),
+      [],
+    ],
     [
       'a bad audit annotation key and no value',
       policySpec({ auditAnnotations: [{ key: 'a b', valueExpression: '' }] }),
@@ -400,7 +707,12 @@ describe('ValidatingAdmissionPolicy validation', () => {
     ],
     [
       'duplicate audit annotation keys',
-      policySpec({ auditAnnotations: [{ key: 'k', valueExpression: "'1'" }, { key: 'k', valueExpression: "'2'" }] }),
+      policySpec({
+        auditAnnotations: [
+          { key: 'k', valueExpression: "'1'" },
+          { key: 'k', valueExpression: "'2'" },
+        ],
+      }),
       ['spec.auditAnnotations[1].key: Duplicate value: "k"'],
     ],
     [
@@ -410,14 +722,21 @@ describe('ValidatingAdmissionPolicy validation', () => {
     ],
     [
       '21 audit annotations',
-      policySpec({ auditAnnotations: Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, valueExpression: 'null' })) }),
+      policySpec({
+        auditAnnotations: Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, valueExpression: 'null' })),
+      }),
       [
         `spec.auditAnnotations: Invalid value: []admissionregistration.AuditAnnotation{${Array.from({ length: 21 }, (_, i) => `admissionregistration.AuditAnnotation{Key:"k${i}", ValueExpression:"null"}`).join(', ')}}: must not have more than 20 auditAnnotations`,
       ],
     ],
     [
       'bad match conditions',
-      policySpec({ matchConditions: [{ name: 'a', expression: '' }, { name: 'a', expression: 'true' }] }),
+      policySpec({
+        matchConditions: [
+          { name: 'a', expression: '' },
+          { name: 'a', expression: 'true' },
+        ],
+      }),
       ['spec.matchConditions[0].expression: Required value', 'spec.matchConditions[1].name: Duplicate value: "a"'],
     ],
   ])('%s', (_name, spec, want) => {
@@ -426,15 +745,30 @@ describe('ValidatingAdmissionPolicy validation', () => {
 
   it('an update that leaves paramKind and matchConditions alone does not judge matchConditions again', () => {
     const stored = policySpec({ matchConditions: [{ name: 'a b', expression: 'true' }] });
-    expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, validations: [{ expression: 'false' }] }), policy(stored))).toEqual([]);
-    expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }), policy(stored))).toHaveLength(1);
+    expect(
+      updateErrors(
+        validatingAdmissionPolicyStrategy,
+        policy({ ...stored, validations: [{ expression: 'false' }] }),
+        policy(stored),
+      ),
+    ).toEqual([]);
+    expect(
+      updateErrors(
+        validatingAdmissionPolicyStrategy,
+        policy({ ...stored, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }),
+        policy(stored),
+      ),
+    ).toHaveLength(1);
   });
 
-  it('compiles the expressions at write, and answers in kube\'s order', () => {
+  it("compiles the expressions at write, and answers in kube's order", () => {
     const spec = policySpec({
       matchConditions: [{ name: 'm', expression: '1' }],
       variables: [{ name: 'v', expression: 'params.x' }],
-      validations: [{ expression: ' ', message: ' ' }, { expression: 'variables.v', messageExpression: '1' }],
+      validations: [
+        { expression: ' ', message: ' ' },
+        { expression: 'variables.v', messageExpression: '1' },
+      ],
     });
     expect(createErrors(validatingAdmissionPolicyStrategy, policy(spec))).toEqual([
       'spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool',
@@ -447,12 +781,20 @@ describe('ValidatingAdmissionPolicy validation', () => {
 
   it('an update compiles again all but unchanged matchConditions (with paramKind unchanged)', () => {
     const stored = policySpec({ matchConditions: [{ name: 'm', expression: '1' }] });
-    expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, validations: [{ expression: '2' }] }), policy(stored))).toEqual([
-      'spec.validations[0].expression: Invalid value: "2": must evaluate to bool',
-    ]);
-    expect(updateErrors(validatingAdmissionPolicyStrategy, policy({ ...stored, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }), policy(stored))).toEqual([
-      'spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool',
-    ]);
+    expect(
+      updateErrors(
+        validatingAdmissionPolicyStrategy,
+        policy({ ...stored, validations: [{ expression: '2' }] }),
+        policy(stored),
+      ),
+    ).toEqual(['spec.validations[0].expression: Invalid value: "2": must evaluate to bool']);
+    expect(
+      updateErrors(
+        validatingAdmissionPolicyStrategy,
+        policy({ ...stored, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }),
+        policy(stored),
+      ),
+    ).toEqual(['spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool']);
   });
 
   it('the status subresource judges the status only', () => {
@@ -478,7 +820,12 @@ describe('ValidatingAdmissionPolicy validation', () => {
     [
       'matchConstraints without defaults nor rules',
       { failurePolicy: 'Fail', matchConstraints: {}, validations: [{ expression: 'true' }] },
-      ['spec.matchConstraints.matchPolicy: Required value', 'spec.matchConstraints.namespaceSelector: Required value', 'spec.matchConstraints.objectSelector: Required value', 'spec.matchConstraints.resourceRules: Required value'],
+      [
+        'spec.matchConstraints.matchPolicy: Required value',
+        'spec.matchConstraints.namespaceSelector: Required value',
+        'spec.matchConstraints.objectSelector: Required value',
+        'spec.matchConstraints.resourceRules: Required value',
+      ],
     ],
   ])('undefaulted: %s', (_name, spec, want) => {
     expect(validateValidatingAdmissionPolicy({ metadata: { name: 'p' }, spec }).map(formatFieldError)).toEqual(want);
@@ -536,9 +883,18 @@ describe('ValidatingAdmissionPolicy defaults and its status', () => {
     [
       'an expression warning without text or fieldRef',
       { typeChecking: { expressionWarnings: [{ fieldRef: ' ', warning: '' }] } },
-      ['status.typeChecking.expressionWarnings[0].warning: Required value', 'status.typeChecking.expressionWarnings[0].fieldRef: Required value'],
+      [
+        'status.typeChecking.expressionWarnings[0].warning: Required value',
+        'status.typeChecking.expressionWarnings[0].fieldRef: Required value',
+      ],
     ],
-    ['a good condition', { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'Checked' }] }, []],
+    [
+      'a good condition',
+      {
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'Checked' }],
+      },
+      [],
+    ],
     [
       'a bad condition',
       { conditions: [{ type: 'Ready', status: 'Yes', observedGeneration: -1, reason: '1bad' }] },
@@ -557,7 +913,10 @@ describe('ValidatingAdmissionPolicy defaults and its status', () => {
           { type: 'Ready', status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' },
         ],
       },
-      ['status.conditions[1].type: Duplicate value: "Ready"', 'status.conditions[1].reason: Required value: must be set'],
+      [
+        'status.conditions[1].type: Duplicate value: "Ready"',
+        'status.conditions[1].reason: Required value: must be set',
+      ],
     ],
   ])('status validation: %s', (_name, status, want) => {
     const s = validatingAdmissionPolicyStrategy.subresources['status']!;
@@ -566,19 +925,43 @@ describe('ValidatingAdmissionPolicy defaults and its status', () => {
 });
 
 const binding = (spec: Json | undefined): KubeObject =>
-  clone({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'b' }, spec }) as KubeObject;
+  clone({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: 'b' },
+    spec,
+  }) as KubeObject;
 const BINDING_SPEC: Json = { policyName: 'p', validationActions: ['Deny'] };
 const bindingSpec = (patch: Json): Json => ({ ...clone(BINDING_SPEC), ...patch });
 
 describe('ValidatingAdmissionPolicyBinding validation', () => {
   it.each<[string, Json | undefined, string[]]>([
     ['a good binding', BINDING_SPEC, []],
-    ['with a named paramRef', bindingSpec({ paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Deny' } }), []],
-    ['with a paramRef selector', bindingSpec({ paramRef: { selector: { matchLabels: { a: 'b' } }, parameterNotFoundAction: 'Allow' } }), []],
+    [
+      'with a named paramRef',
+      bindingSpec({ paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Deny' } }),
+      [],
+    ],
+    [
+      'with a paramRef selector',
+      bindingSpec({ paramRef: { selector: { matchLabels: { a: 'b' } }, parameterNotFoundAction: 'Allow' } }),
+      [],
+    ],
     ['with matchResources and no rules', bindingSpec({ matchResources: {} }), []],
-    ['no spec', undefined, ['spec.policyName: Required value', 'spec.validationActions: Required value: at least one validation action is required']],
+    [
+      'no spec',
+      undefined,
+      [
+        'spec.policyName: Required value',
+        'spec.validationActions: Required value: at least one validation action is required',
+      ],
+    ],
     ['a bad policyName', bindingSpec({ policyName: 'P_' }), [`spec.policyName: Invalid value: "P_": ${DNS1123}`]],
-    ['no validation actions', bindingSpec({ validationActions: [] }), ['spec.validationActions: Required value: at least one validation action is required']],
+    [
+      'no validation actions',
+      bindingSpec({ validationActions: [] }),
+      ['spec.validationActions: Required value: at least one validation action is required'],
+    ],
     [
       'Deny and Warn',
       bindingSpec({ validationActions: ['Deny', 'Warn'] }),
@@ -586,26 +969,44 @@ describe('ValidatingAdmissionPolicyBinding validation', () => {
         'spec.validationActions: Invalid value: []admissionregistration.ValidationAction{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
       ],
     ],
-    ['Deny twice', bindingSpec({ validationActions: ['Deny', 'Deny'] }), ['spec.validationActions[1]: Duplicate value: "Deny"']],
-    ['an unknown action', bindingSpec({ validationActions: ['Block'] }), ['spec.validationActions[0]: Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"']],
+    [
+      'Deny twice',
+      bindingSpec({ validationActions: ['Deny', 'Deny'] }),
+      ['spec.validationActions[1]: Duplicate value: "Deny"'],
+    ],
+    [
+      'an unknown action',
+      bindingSpec({ validationActions: ['Block'] }),
+      ['spec.validationActions[0]: Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"'],
+    ],
     [
       'an empty paramRef',
       bindingSpec({ paramRef: {} }),
-      ['spec.paramRef: Required value: one of name or selector must be specified', 'spec.paramRef.parameterNotFoundAction: Required value'],
+      [
+        'spec.paramRef: Required value: one of name or selector must be specified',
+        'spec.paramRef.parameterNotFoundAction: Required value',
+      ],
     ],
     [
       'a paramRef with name and selector',
       bindingSpec({ paramRef: { name: 'a', selector: {}, parameterNotFoundAction: 'Deny' } }),
-      ['spec.paramRef.name: Forbidden: name and selector are mutually exclusive', 'spec.paramRef.selector: Forbidden: name and selector are mutually exclusive'],
+      [
+        'spec.paramRef.name: Forbidden: name and selector are mutually exclusive',
+        'spec.paramRef.selector: Forbidden: name and selector are mutually exclusive',
+      ],
     ],
-    ['a paramRef name with a slash', bindingSpec({ paramRef: { name: 'a/b', parameterNotFoundAction: 'Deny' } }), ["spec.paramRef.name: Invalid value: \"a/b\": may not contain '/'"]],
+    [
+      'a paramRef name with a slash',
+      bindingSpec({ paramRef: { name: 'a/b', parameterNotFoundAction: 'Deny' } }),
+      ['spec.paramRef.name: Invalid value: "a/b": may not contain \'/\''],
+    ],
     [
       'an unknown parameterNotFoundAction',
       bindingSpec({ paramRef: { name: 'a', parameterNotFoundAction: 'Ignore' } }),
       ['spec.paramRef.parameterNotFoundAction: Unsupported value: "Ignore": supported values: "Deny", "Allow"'],
     ],
     [
-      'matchResources with a bad matchPolicy (at kube\'s misspelled path)',
+      "matchResources with a bad matchPolicy (at kube's misspelled path)",
       bindingSpec({ matchResources: { matchPolicy: 'Fuzzy' } }),
       ['spec.matchResouces.matchPolicy: Unsupported value: "Fuzzy": supported values: "Equivalent", "Exact"'],
     ],
@@ -617,14 +1018,27 @@ describe('ValidatingAdmissionPolicyBinding validation', () => {
   it('defaults matchResources when present, and always has a spec', () => {
     const obj = binding(bindingSpec({ matchResources: { resourceRules: [RESOURCE_RULE] } }));
     validatingAdmissionPolicyBindingStrategy.canonicalize(obj, ctx);
-    expect(obj['spec']).toEqual({ ...BINDING_SPEC, matchResources: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, resourceRules: [{ ...RESOURCE_RULE, scope: '*' }] } });
+    expect(obj['spec']).toEqual({
+      ...BINDING_SPEC,
+      matchResources: {
+        matchPolicy: 'Equivalent',
+        namespaceSelector: {},
+        objectSelector: {},
+        resourceRules: [{ ...RESOURCE_RULE, scope: '*' }],
+      },
+    });
     const bare = binding(undefined);
     validatingAdmissionPolicyBindingStrategy.canonicalize(bare, ctx);
     expect(bare['spec']).toEqual({});
   });
 
-  it('several bad validation actions at once, in kube\'s order', () => {
-    expect(createErrors(validatingAdmissionPolicyBindingStrategy, binding(bindingSpec({ policyName: 'P', validationActions: ['Deny', 'Warn', 'Deny', 'Nope'] })))).toEqual([
+  it("several bad validation actions at once, in kube's order", () => {
+    expect(
+      createErrors(
+        validatingAdmissionPolicyBindingStrategy,
+        binding(bindingSpec({ policyName: 'P', validationActions: ['Deny', 'Warn', 'Deny', 'Nope'] })),
+      ),
+    ).toEqual([
       `spec.policyName: Invalid value: "P": ${DNS1123}`,
       'spec.validationActions[2]: Duplicate value: "Deny"',
       'spec.validationActions[3]: Unsupported value: "Nope": supported values: "Audit", "Deny", "Warn"',
@@ -635,11 +1049,40 @@ describe('ValidatingAdmissionPolicyBinding validation', () => {
 
 describe('kind infos', () => {
   it('are cluster-scoped kinds of admissionregistration.k8s.io', () => {
-    expect([mutatingWebhookConfigurationKind, validatingWebhookConfigurationKind, validatingAdmissionPolicyKind, validatingAdmissionPolicyBindingKind]).toEqual([
-      { group: 'admissionregistration.k8s.io', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', listKind: 'MutatingWebhookConfigurationList', namespaced: false },
-      { group: 'admissionregistration.k8s.io', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', listKind: 'ValidatingWebhookConfigurationList', namespaced: false },
-      { group: 'admissionregistration.k8s.io', resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', listKind: 'ValidatingAdmissionPolicyList', namespaced: false },
-      { group: 'admissionregistration.k8s.io', resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', listKind: 'ValidatingAdmissionPolicyBindingList', namespaced: false },
+    expect([
+      mutatingWebhookConfigurationKind,
+      validatingWebhookConfigurationKind,
+      validatingAdmissionPolicyKind,
+      validatingAdmissionPolicyBindingKind,
+    ]).toEqual([
+      {
+        group: 'admissionregistration.k8s.io',
+        resource: 'mutatingwebhookconfigurations',
+        kind: 'MutatingWebhookConfiguration',
+        listKind: 'MutatingWebhookConfigurationList',
+        namespaced: false,
+      },
+      {
+        group: 'admissionregistration.k8s.io',
+        resource: 'validatingwebhookconfigurations',
+        kind: 'ValidatingWebhookConfiguration',
+        listKind: 'ValidatingWebhookConfigurationList',
+        namespaced: false,
+      },
+      {
+        group: 'admissionregistration.k8s.io',
+        resource: 'validatingadmissionpolicies',
+        kind: 'ValidatingAdmissionPolicy',
+        listKind: 'ValidatingAdmissionPolicyList',
+        namespaced: false,
+      },
+      {
+        group: 'admissionregistration.k8s.io',
+        resource: 'validatingadmissionpolicybindings',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        listKind: 'ValidatingAdmissionPolicyBindingList',
+        namespaced: false,
+      },
     ]);
   });
   it('select on metadata.name only', () => {
@@ -648,7 +1091,7 @@ describe('kind infos', () => {
 });
 
 describe('printing', () => {
-  it('declares kube\'s columns', () => {
+  it("declares kube's columns", () => {
     expect(WEBHOOK_CONFIGURATION_COLUMNS.map((c) => [c.name, c.type])).toEqual([
       ['Webhooks', 'integer'],
       ['Age', 'string'],
@@ -683,10 +1126,21 @@ describe('printing', () => {
     ['no paramRef', BINDING_SPEC, '<unset>'],
     ['a namespaced name', bindingSpec({ paramRef: { name: 'l', namespace: 'ns' } }), 'ns/l'],
     ['a name without namespace', bindingSpec({ paramRef: { name: 'l' } }), '*/l'],
-    ['an empty selector', bindingSpec({ paramRef: { selector: {} } }), '&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{},}'],
+    [
+      'an empty selector',
+      bindingSpec({ paramRef: { selector: {} } }),
+      '&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{},}',
+    ],
     [
       'a selector',
-      bindingSpec({ paramRef: { selector: { matchLabels: { z: '1', a: '2' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['a', 'b'] }] } } }),
+      bindingSpec({
+        paramRef: {
+          selector: {
+            matchLabels: { z: '1', a: '2' },
+            matchExpressions: [{ key: 'env', operator: 'In', values: ['a', 'b'] }],
+          },
+        },
+      }),
       '&LabelSelector{MatchLabels:map[string]string{a: 2,z: 1,},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:env,Operator:In,Values:[a b],},},}',
     ],
     ['neither', bindingSpec({ paramRef: { parameterNotFoundAction: 'Deny' } }), '<unset>'],
@@ -694,7 +1148,7 @@ describe('printing', () => {
     expect(bindingParamRef(binding(spec))).toBe(want);
   });
 
-  it('prints selectors as Go\'s LabelSelector.String()', () => {
+  it("prints selectors as Go's LabelSelector.String()", () => {
     expect(goLabelSelectorString({ matchExpressions: [{ key: 'k', operator: 'Exists' }] })).toBe(
       '&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:k,Operator:Exists,Values:[],},},}',
     );

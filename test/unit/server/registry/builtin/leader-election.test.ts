@@ -7,7 +7,11 @@ import { AdmissionChain, type AdmissionPlugin } from '../../../../../admission/i
 import { silentLogger } from '../../../../../apimachinery/log.js';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
 import type { Storage } from '../../../../../storage/interface.js';
-import { LeaderElector, type LeaderElectionConfig, resolveLeaderElectionTiming } from '../../../../../server/registry/builtin/leader-election.js';
+import {
+  LeaderElector,
+  type LeaderElectionConfig,
+  resolveLeaderElectionTiming,
+} from '../../../../../server/registry/builtin/leader-election.js';
 import { formatMicroTime, parseMicroTimeMicros } from '../../../../../apimachinery/validation/micro-time.js';
 import { leaseStrategy } from '../../../../../server/registry/builtin/leases.js';
 import { Store } from '../../../../../server/registry/store.js';
@@ -60,7 +64,8 @@ function setup(admission?: AdmissionChain) {
     electors.push(e);
     return e;
   };
-  const lease = async (): Promise<KubeObject & { spec: Spec }> => (await store.get(NS, name)) as KubeObject & { spec: Spec };
+  const lease = async (): Promise<KubeObject & { spec: Spec }> =>
+    (await store.get(NS, name)) as KubeObject & { spec: Spec };
   return { name, store, clock, events, candidate, lease };
 }
 
@@ -75,20 +80,46 @@ describe('MicroTime', () => {
 
 describe('timing', () => {
   it("defaults to client-go's 15 s / 10 s / 2 s, scaled for shorter leases", () => {
-    expect(resolveLeaderElectionTiming({})).toEqual({ leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2000 });
-    expect(resolveLeaderElectionTiming({ leaseDurationSeconds: 3 })).toEqual({ leaseDurationSeconds: 3, renewDeadlineMs: 2000, retryPeriodMs: 400 });
+    expect(resolveLeaderElectionTiming({})).toEqual({
+      leaseDurationSeconds: 15,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2000,
+    });
+    expect(resolveLeaderElectionTiming({ leaseDurationSeconds: 3 })).toEqual({
+      leaseDurationSeconds: 3,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 400,
+    });
   });
-  it.each([{ leaseDurationSeconds: 0 }, { leaseDurationSeconds: 1.5 }, { leaseDurationSeconds: 2, renewDeadlineMs: 2000 }, { retryPeriodMs: 10_000 }])('refuses %j', (t) => {
+  it.each([
+    { leaseDurationSeconds: 0 },
+    { leaseDurationSeconds: 1.5 },
+    { leaseDurationSeconds: 2, renewDeadlineMs: 2000 },
+    { retryPeriodMs: 10_000 },
+  ])('refuses %j', (t) => {
     expect(() => resolveLeaderElectionTiming(t)).toThrow();
   });
 });
 
 describe('the server option', () => {
-  it('elects on etcd only: SQLite is one process\'s store', () => {
-    expect(resolveServerOptions({ etcdServers: ['http://127.0.0.1:2379'] }).leaderElection).toEqual({ leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2000 });
-    expect(resolveServerOptions({ etcdServers: ['http://127.0.0.1:2379'], leaderElection: { leaseDurationSeconds: 3, identity: 'x' } }).leaderElection).toEqual({ leaseDurationSeconds: 3, renewDeadlineMs: 2000, retryPeriodMs: 400, identity: 'x' });
-    expect(resolveServerOptions({ storage: 'memory', leaderElection: { leaseDurationSeconds: 3 } }).leaderElection).toBeUndefined();
-    expect(() => resolveServerOptions({ etcdServers: ['http://127.0.0.1:2379'], leaderElection: { leaseDurationSeconds: 0 } })).toThrow(StartupError);
+  it("elects on etcd only: SQLite is one process's store", () => {
+    expect(resolveServerOptions({ etcdServers: ['http://127.0.0.1:2379'] }).leaderElection).toEqual({
+      leaseDurationSeconds: 15,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2000,
+    });
+    expect(
+      resolveServerOptions({
+        etcdServers: ['http://127.0.0.1:2379'],
+        leaderElection: { leaseDurationSeconds: 3, identity: 'x' },
+      }).leaderElection,
+    ).toEqual({ leaseDurationSeconds: 3, renewDeadlineMs: 2000, retryPeriodMs: 400, identity: 'x' });
+    expect(
+      resolveServerOptions({ storage: 'memory', leaderElection: { leaseDurationSeconds: 3 } }).leaderElection,
+    ).toBeUndefined();
+    expect(() =>
+      resolveServerOptions({ etcdServers: ['http://127.0.0.1:2379'], leaderElection: { leaseDurationSeconds: 0 } }),
+    ).toThrow(StartupError);
   });
 });
 

@@ -18,7 +18,12 @@ import {
 const G = 'rbac.authorization.k8s.io';
 const ctx = { dryRun: false };
 const obj = (kind: string, fields: Record<string, unknown>, namespace?: string): KubeObject =>
-  ({ apiVersion: `${G}/v1`, kind, metadata: { name: 'x', ...(namespace ? { namespace } : {}), creationTimestamp: '2024-05-01T10:00:00Z' }, ...fields }) as KubeObject;
+  ({
+    apiVersion: `${G}/v1`,
+    kind,
+    metadata: { name: 'x', ...(namespace ? { namespace } : {}), creationTimestamp: '2024-05-01T10:00:00Z' },
+    ...fields,
+  }) as KubeObject;
 
 describe('kind infos', () => {
   it.each([
@@ -39,7 +44,8 @@ describe('names', () => {
     ['a/b', ["may not contain '/'"]],
     ['..', ["may not be '..'"]],
   ])('%s', (name, want) => {
-    for (const s of [roleStrategy, clusterRoleStrategy, roleBindingStrategy, clusterRoleBindingStrategy]) expect(s.create.validateName(name)).toEqual(want);
+    for (const s of [roleStrategy, clusterRoleStrategy, roleBindingStrategy, clusterRoleBindingStrategy])
+      expect(s.create.validateName(name)).toEqual(want);
   });
 });
 
@@ -53,7 +59,11 @@ describe('validation through the strategies', () => {
   });
 
   it('a binding keeps its roleRef', () => {
-    const before = obj('RoleBinding', { roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'view' }, subjects: [] }, 'ns');
+    const before = obj(
+      'RoleBinding',
+      { roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'view' }, subjects: [] },
+      'ns',
+    );
     const after = obj('RoleBinding', { roleRef: { apiGroup: G, kind: 'Role', name: 'view' }, subjects: [] }, 'ns');
     expect(roleBindingStrategy.create.validate(after, ctx)).toEqual([]);
     expect(roleBindingStrategy.update.validate(after, before, ctx).map(formatFieldError)).toEqual([
@@ -66,8 +76,13 @@ describe('validation through the strategies', () => {
   });
 
   it('a ClusterRoleBinding needs ServiceAccount namespaces; a RoleBinding defaults them', () => {
-    const b = obj('ClusterRoleBinding', { roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'ServiceAccount', name: 'sa' }] });
-    expect(clusterRoleBindingStrategy.create.validate(b, ctx).map(formatFieldError)).toEqual(['subjects[0].namespace: Required value']);
+    const b = obj('ClusterRoleBinding', {
+      roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'ServiceAccount', name: 'sa' }],
+    });
+    expect(clusterRoleBindingStrategy.create.validate(b, ctx).map(formatFieldError)).toEqual([
+      'subjects[0].namespace: Required value',
+    ]);
     expect(roleBindingStrategy.create.validate(b, ctx)).toEqual([]);
   });
 });
@@ -104,7 +119,9 @@ describe('tables', () => {
       'ns',
     );
     const t = buildTable([b], ROLE_BINDING_COLUMNS, {}, 'None', now);
-    expect((t['columnDefinitions'] as Array<{ name: string; priority: number }>).map((c) => [c.name, c.priority])).toEqual([
+    expect(
+      (t['columnDefinitions'] as Array<{ name: string; priority: number }>).map((c) => [c.name, c.priority]),
+    ).toEqual([
       ['Name', 0],
       ['Role', 0],
       ['Age', 0],
@@ -112,24 +129,47 @@ describe('tables', () => {
       ['Groups', 1],
       ['ServiceAccounts', 1],
     ]);
-    expect((t['rows'] as Array<{ cells: unknown[] }>)[0]!.cells).toEqual(['x', 'ClusterRole/view', '5m', 'alice, bob', 'devs', 'ci/builder']);
+    expect((t['rows'] as Array<{ cells: unknown[] }>)[0]!.cells).toEqual([
+      'x',
+      'ClusterRole/view',
+      '5m',
+      'alice, bob',
+      'devs',
+      'ci/builder',
+    ]);
   });
 
-  it('ClusterRoleBindings describe their subjects as the clusterRoleBinding\'s', () => {
+  it("ClusterRoleBindings describe their subjects as the clusterRoleBinding's", () => {
     expect(CLUSTER_ROLE_BINDING_COLUMNS.map((c) => c.description).slice(2)).toEqual([
       'Users in the clusterRoleBinding',
       'Groups in the clusterRoleBinding',
       'ServiceAccounts in the clusterRoleBinding',
     ]);
-    const t = buildTable([obj('ClusterRoleBinding', { roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'cluster-admin' } })], CLUSTER_ROLE_BINDING_COLUMNS, {}, 'None', now);
-    expect((t['rows'] as Array<{ cells: unknown[] }>)[0]!.cells).toEqual(['x', 'ClusterRole/cluster-admin', '5m', '', '', '']);
+    const t = buildTable(
+      [obj('ClusterRoleBinding', { roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'cluster-admin' } })],
+      CLUSTER_ROLE_BINDING_COLUMNS,
+      {},
+      'None',
+      now,
+    );
+    expect((t['rows'] as Array<{ cells: unknown[] }>)[0]!.cells).toEqual([
+      'x',
+      'ClusterRole/cluster-admin',
+      '5m',
+      '',
+      '',
+      '',
+    ]);
   });
 });
 
 describe('defaulting', () => {
   it('bindings get the RBAC group on roleRef and User/Group subjects, then validate', () => {
     for (const s of [roleBindingStrategy, clusterRoleBindingStrategy]) {
-      const b = obj('RoleBinding', { roleRef: { kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'alice' }] });
+      const b = obj('RoleBinding', {
+        roleRef: { kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'User', name: 'alice' }],
+      });
       s.canonicalize(b, ctx);
       expect(b['roleRef']).toEqual({ apiGroup: G, kind: 'ClusterRole', name: 'view' });
       expect(b['subjects']).toEqual([{ kind: 'User', name: 'alice', apiGroup: G }]);

@@ -3,9 +3,14 @@
 // imagePullSecrets atomic, and `kubectl get` prints SECRETS.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
-import { SERVICE_ACCOUNT_COLUMNS, serviceAccountSecretCount, serviceAccountStrategy } from '../../../../../server/registry/builtin/serviceaccounts.js';
+import {
+  SERVICE_ACCOUNT_COLUMNS,
+  serviceAccountSecretCount,
+  serviceAccountStrategy,
+} from '../../../../../server/registry/builtin/serviceaccounts.js';
 
-const sa = (fields: Record<string, unknown> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' }, ...fields }) as KubeObject;
+const sa = (fields: Record<string, unknown> = {}): KubeObject =>
+  ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' }, ...fields }) as KubeObject;
 
 describe('ServiceAccount', () => {
   it.each<[string, string, boolean]>([
@@ -19,12 +24,16 @@ describe('ServiceAccount', () => {
   });
 
   it('validates nothing beyond its metadata: secrets and imagePullSecrets are free-form references', () => {
-    const obj = sa({ secrets: [{ name: 'a' }, { name: 'a' }], imagePullSecrets: [{ name: '' }], automountServiceAccountToken: false });
+    const obj = sa({
+      secrets: [{ name: 'a' }, { name: 'a' }],
+      imagePullSecrets: [{ name: '' }],
+      automountServiceAccountToken: false,
+    });
     expect(serviceAccountStrategy.create.validate(obj, { dryRun: false })).toEqual([]);
     expect(serviceAccountStrategy.update.validate(obj, sa(), { dryRun: false })).toEqual([]);
   });
 
-  it('types secrets as a list keyed by name and imagePullSecrets as atomic, as kube\'s model does', () => {
+  it("types secrets as a list keyed by name and imagePullSecrets as atomic, as kube's model does", () => {
     const fields = serviceAccountStrategy.fieldTypes('v1').map?.fields;
     expect(fields?.get('secrets')?.type.list).toMatchObject({ relationship: 'map', keys: ['name'] });
     expect(fields?.get('secrets')?.type.list?.elementType.map?.relationship).toBe('atomic');
@@ -34,11 +43,19 @@ describe('ServiceAccount', () => {
   it('prints SECRETS as the number of secrets', () => {
     expect(serviceAccountSecretCount(sa({ secrets: [{ name: 'a' }, { name: 'b' }] }))).toBe(2);
     expect(serviceAccountSecretCount(sa())).toBe(0);
-    expect(SERVICE_ACCOUNT_COLUMNS.map((c) => [c.name, c.type])).toEqual([['Secrets', 'string'], ['Age', 'string']]);
+    expect(SERVICE_ACCOUNT_COLUMNS.map((c) => [c.name, c.type])).toEqual([
+      ['Secrets', 'string'],
+      ['Age', 'string'],
+    ]);
   });
 
-  it('field selectors: metadata only, with core/v1\'s text', () => {
-    expect(serviceAccountStrategy.fieldLabels('secrets', 'x')).toEqual({ error: 'field label "secrets" not supported for "ServiceAccount"' });
-    expect(serviceAccountStrategy.fieldLabels('metadata.namespace', 'x')).toEqual({ label: 'metadata.namespace', value: 'x' });
+  it("field selectors: metadata only, with core/v1's text", () => {
+    expect(serviceAccountStrategy.fieldLabels('secrets', 'x')).toEqual({
+      error: 'field label "secrets" not supported for "ServiceAccount"',
+    });
+    expect(serviceAccountStrategy.fieldLabels('metadata.namespace', 'x')).toEqual({
+      label: 'metadata.namespace',
+      value: 'x',
+    });
   });
 });

@@ -2,16 +2,36 @@
 // the decision on a dependent given how its references stand, table-first.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, OwnerReference } from '../../../../../../apimachinery/object.js';
-import { type DecisionInput, Graph, coordinatesMatch, decide, nodeOf } from '../../../../../../server/registry/builtin/garbage-collector/graph.js';
+import {
+  type DecisionInput,
+  Graph,
+  coordinatesMatch,
+  decide,
+  nodeOf,
+} from '../../../../../../server/registry/builtin/garbage-collector/graph.js';
 
 const API = 'gc.example.com/v1';
-const obj = (uid: string, meta: Partial<KubeObject['metadata']> = {}, kind = 'Kid', namespace = 'default'): KubeObject => ({
+const obj = (
+  uid: string,
+  meta: Partial<KubeObject['metadata']> = {},
+  kind = 'Kid',
+  namespace = 'default',
+): KubeObject => ({
   apiVersion: API,
   kind,
   metadata: { uid, name: uid, ...(namespace ? { namespace } : {}), ...meta },
 });
-const ref = (uid: string, extra: Partial<OwnerReference> = {}, kind = 'Kid'): OwnerReference => ({ apiVersion: API, kind, name: uid, uid, ...extra });
-const sorted = (w: { attemptToDelete: string[]; attemptToOrphan: string[] }) => ({ del: [...new Set(w.attemptToDelete)].sort(), orphan: [...w.attemptToOrphan].sort() });
+const ref = (uid: string, extra: Partial<OwnerReference> = {}, kind = 'Kid'): OwnerReference => ({
+  apiVersion: API,
+  kind,
+  name: uid,
+  uid,
+  ...extra,
+});
+const sorted = (w: { attemptToDelete: string[]; attemptToOrphan: string[] }) => ({
+  del: [...new Set(w.attemptToDelete)].sort(),
+  orphan: [...w.attemptToOrphan].sort(),
+});
 
 describe('Graph', () => {
   type Step = { upsert?: KubeObject; remove?: string; want: { del: string[]; orphan: string[] } };
@@ -43,18 +63,39 @@ describe('Graph', () => {
       name: 'an owner starting foreground deletion queues its dependents and itself, once',
       steps: [
         { upsert: obj('o'), want: { del: [], orphan: [] } },
-        { upsert: obj('d', { ownerReferences: [ref('o', { blockOwnerDeletion: true })] }), want: { del: [], orphan: [] } },
-        { upsert: obj('o', { deletionTimestamp: 't', finalizers: ['foregroundDeletion'] }), want: { del: ['d', 'o'], orphan: [] } },
-        { upsert: obj('o', { deletionTimestamp: 't', finalizers: ['foregroundDeletion'], labels: { a: 'b' } }), want: { del: [], orphan: [] } },
+        {
+          upsert: obj('d', { ownerReferences: [ref('o', { blockOwnerDeletion: true })] }),
+          want: { del: [], orphan: [] },
+        },
+        {
+          upsert: obj('o', { deletionTimestamp: 't', finalizers: ['foregroundDeletion'] }),
+          want: { del: ['d', 'o'], orphan: [] },
+        },
+        {
+          upsert: obj('o', { deletionTimestamp: 't', finalizers: ['foregroundDeletion'], labels: { a: 'b' } }),
+          want: { del: [], orphan: [] },
+        },
       ],
     },
     {
       name: 'a dependent removed, or unblocking its reference, frees an owner waiting in the foreground',
       steps: [
-        { upsert: obj('o', { deletionTimestamp: 't', finalizers: ['foregroundDeletion'] }), want: { del: ['o'], orphan: [] } },
-        { upsert: obj('d1', { ownerReferences: [ref('o', { blockOwnerDeletion: true })] }), want: { del: ['d1'], orphan: [] } },
-        { upsert: obj('d2', { ownerReferences: [ref('o', { blockOwnerDeletion: true })] }), want: { del: ['d2'], orphan: [] } },
-        { upsert: obj('d1', { ownerReferences: [ref('o', { blockOwnerDeletion: false })] }), want: { del: ['o'], orphan: [] } },
+        {
+          upsert: obj('o', { deletionTimestamp: 't', finalizers: ['foregroundDeletion'] }),
+          want: { del: ['o'], orphan: [] },
+        },
+        {
+          upsert: obj('d1', { ownerReferences: [ref('o', { blockOwnerDeletion: true })] }),
+          want: { del: ['d1'], orphan: [] },
+        },
+        {
+          upsert: obj('d2', { ownerReferences: [ref('o', { blockOwnerDeletion: true })] }),
+          want: { del: ['d2'], orphan: [] },
+        },
+        {
+          upsert: obj('d1', { ownerReferences: [ref('o', { blockOwnerDeletion: false })] }),
+          want: { del: ['o'], orphan: [] },
+        },
         { remove: 'd2', want: { del: ['o'], orphan: [] } },
       ],
       dependentsOf: [['o', ['d1']]],
@@ -85,7 +126,10 @@ describe('Graph', () => {
     {
       name: 'an owner observed after its dependent at other coordinates re-verifies it',
       steps: [
-        { upsert: obj('d', { ownerReferences: [{ apiVersion: API, kind: 'Kid', name: 'other-name', uid: 'o' }] }), want: { del: ['d'], orphan: [] } },
+        {
+          upsert: obj('d', { ownerReferences: [{ apiVersion: API, kind: 'Kid', name: 'other-name', uid: 'o' }] }),
+          want: { del: ['d'], orphan: [] },
+        },
         { upsert: obj('o'), want: { del: ['d'], orphan: [] } },
       ],
     },
@@ -104,7 +148,13 @@ describe('Graph', () => {
       const work = s.upsert ? g.upsert(nodeOf(s.upsert)) : g.remove(s.remove!);
       expect(sorted(work), `step ${i}`).toEqual(s.want);
     });
-    for (const [owner, deps] of dependentsOf ?? []) expect(g.dependents(owner).map((d) => d.identity.uid).sort()).toEqual(deps);
+    for (const [owner, deps] of dependentsOf ?? [])
+      expect(
+        g
+          .dependents(owner)
+          .map((d) => d.identity.uid)
+          .sort(),
+      ).toEqual(deps);
   });
 
   it('blockingDependents and waitsOn follow blocking references through owners deleting in the foreground', () => {
@@ -130,8 +180,20 @@ describe('coordinatesMatch', () => {
     { name: 'same namespace', ref: ref('o'), owner: owner('default'), ns: 'default', want: true },
     { name: 'another namespace', ref: ref('o'), owner: owner('other'), ns: 'default', want: false },
     { name: 'cluster-scoped owner from any namespace', ref: ref('o'), owner: owner(''), ns: 'default', want: true },
-    { name: 'another version of the same group', ref: { ...ref('o'), apiVersion: 'gc.example.com/v2' }, owner: owner('default'), ns: 'default', want: true },
-    { name: 'another group', ref: { ...ref('o'), apiVersion: 'other.example.com/v1' }, owner: owner('default'), ns: 'default', want: false },
+    {
+      name: 'another version of the same group',
+      ref: { ...ref('o'), apiVersion: 'gc.example.com/v2' },
+      owner: owner('default'),
+      ns: 'default',
+      want: true,
+    },
+    {
+      name: 'another group',
+      ref: { ...ref('o'), apiVersion: 'other.example.com/v1' },
+      owner: owner('default'),
+      ns: 'default',
+      want: false,
+    },
     { name: 'another name', ref: { ...ref('o'), name: 'p' }, owner: owner('default'), ns: 'default', want: false },
   ])('$name', ({ ref: r, owner: o, ns, want }) => {
     expect(coordinatesMatch(r, o, ns)).toBe(want);
@@ -139,23 +201,57 @@ describe('coordinatesMatch', () => {
 });
 
 describe('decide', () => {
-  const base: Omit<DecisionInput, 'refs'> = { hasDependents: false, dependentDeletingDependents: false, finalizers: [] };
+  const base: Omit<DecisionInput, 'refs'> = {
+    hasDependents: false,
+    dependentDeletingDependents: false,
+    finalizers: [],
+  };
   const r = (uid: string) => ref(uid);
   it.each<{ name: string; input: DecisionInput; want: ReturnType<typeof decide> }>([
     { name: 'no references: nothing', input: { ...base, refs: [] }, want: { action: 'none' } },
-    { name: 'a solid owner: nothing', input: { ...base, refs: [{ ref: r('a'), state: 'solid' }] }, want: { action: 'none' } },
-    { name: 'all dangling: Background delete', input: { ...base, refs: [{ ref: r('a'), state: 'dangling' }, { ref: r('b'), state: 'dangling' }] }, want: { action: 'delete', policy: 'Background', unblockFirst: false } },
+    {
+      name: 'a solid owner: nothing',
+      input: { ...base, refs: [{ ref: r('a'), state: 'solid' }] },
+      want: { action: 'none' },
+    },
+    {
+      name: 'all dangling: Background delete',
+      input: {
+        ...base,
+        refs: [
+          { ref: r('a'), state: 'dangling' },
+          { ref: r('b'), state: 'dangling' },
+        ],
+      },
+      want: { action: 'delete', policy: 'Background', unblockFirst: false },
+    },
     {
       name: 'solid and dangling: drop the dangling one',
-      input: { ...base, refs: [{ ref: r('a'), state: 'solid' }, { ref: r('b'), state: 'dangling' }] },
+      input: {
+        ...base,
+        refs: [
+          { ref: r('a'), state: 'solid' },
+          { ref: r('b'), state: 'dangling' },
+        ],
+      },
       want: { action: 'patch', remove: ['b'], unblock: [] },
     },
     {
       name: 'solid and waiting: unblock the waiting owner',
-      input: { ...base, refs: [{ ref: r('a'), state: 'solid' }, { ref: r('b'), state: 'waiting' }] },
+      input: {
+        ...base,
+        refs: [
+          { ref: r('a'), state: 'solid' },
+          { ref: r('b'), state: 'waiting' },
+        ],
+      },
       want: { action: 'patch', remove: [], unblock: ['b'] },
     },
-    { name: 'waiting, no dependents: Background', input: { ...base, refs: [{ ref: r('a'), state: 'waiting' }] }, want: { action: 'delete', policy: 'Background', unblockFirst: false } },
+    {
+      name: 'waiting, no dependents: Background',
+      input: { ...base, refs: [{ ref: r('a'), state: 'waiting' }] },
+      want: { action: 'delete', policy: 'Background', unblockFirst: false },
+    },
     {
       name: 'waiting, with dependents: Foreground',
       input: { ...base, hasDependents: true, refs: [{ ref: r('a'), state: 'waiting' }] },
@@ -163,25 +259,59 @@ describe('decide', () => {
     },
     {
       name: 'waiting, a dependent waiting too: unblock, then Foreground',
-      input: { ...base, hasDependents: true, dependentDeletingDependents: true, refs: [{ ref: r('a'), state: 'waiting' }] },
+      input: {
+        ...base,
+        hasDependents: true,
+        dependentDeletingDependents: true,
+        refs: [{ ref: r('a'), state: 'waiting' }],
+      },
       want: { action: 'delete', policy: 'Foreground', unblockFirst: true },
     },
-    { name: 'dangling, its own orphan finalizer: Orphan', input: { ...base, finalizers: ['orphan'], refs: [{ ref: r('a'), state: 'dangling' }] }, want: { action: 'delete', policy: 'Orphan', unblockFirst: false } },
+    {
+      name: 'dangling, its own orphan finalizer: Orphan',
+      input: { ...base, finalizers: ['orphan'], refs: [{ ref: r('a'), state: 'dangling' }] },
+      want: { action: 'delete', policy: 'Orphan', unblockFirst: false },
+    },
     {
       name: 'dangling, its own foregroundDeletion finalizer: Foreground',
       input: { ...base, finalizers: ['foregroundDeletion'], refs: [{ ref: r('a'), state: 'dangling' }] },
       want: { action: 'delete', policy: 'Foreground', unblockFirst: false },
     },
-    { name: 'an owner kind not served: retry, never delete', input: { ...base, refs: [{ ref: r('a'), state: 'dangling' }, { ref: r('b'), state: 'unresolved' }] }, want: { action: 'retry' } },
-    { name: 'a namespaced owner of a cluster-scoped object: nothing, no retry', input: { ...base, refs: [{ ref: r('a'), state: 'invalid' }] }, want: { action: 'none' } },
-    { name: 'solid with an unresolved one: nothing', input: { ...base, refs: [{ ref: r('a'), state: 'solid' }, { ref: r('b'), state: 'unresolved' }] }, want: { action: 'none' } },
+    {
+      name: 'an owner kind not served: retry, never delete',
+      input: {
+        ...base,
+        refs: [
+          { ref: r('a'), state: 'dangling' },
+          { ref: r('b'), state: 'unresolved' },
+        ],
+      },
+      want: { action: 'retry' },
+    },
+    {
+      name: 'a namespaced owner of a cluster-scoped object: nothing, no retry',
+      input: { ...base, refs: [{ ref: r('a'), state: 'invalid' }] },
+      want: { action: 'none' },
+    },
+    {
+      name: 'solid with an unresolved one: nothing',
+      input: {
+        ...base,
+        refs: [
+          { ref: r('a'), state: 'solid' },
+          { ref: r('b'), state: 'unresolved' },
+        ],
+      },
+      want: { action: 'none' },
+    },
   ])('$name', ({ input, want }) => {
     expect(decide(input)).toEqual(want);
   });
 });
 
 describe('Graph: references to a namespaced owner from outside its namespace (OwnerRefInvalidNamespace)', () => {
-  const pairs = (w: { invalidNamespace: { dependent: { uid: string }; ref: { uid: string } }[] }) => w.invalidNamespace.map((r) => [r.dependent.uid, r.ref.uid]);
+  const pairs = (w: { invalidNamespace: { dependent: { uid: string }; ref: { uid: string } }[] }) =>
+    w.invalidNamespace.map((r) => [r.dependent.uid, r.ref.uid]);
   type Step = { upsert: KubeObject; want: string[][] };
   it.each<{ name: string; steps: Step[]; scan: string[][] }>([
     {
@@ -236,9 +366,18 @@ describe('Graph: references to a namespaced owner from outside its namespace (Ow
       steps: [
         { upsert: obj('o1', {}, 'Kid', 'a'), want: [] },
         { upsert: obj('o2', {}, 'Kid', 'c'), want: [] },
-        { upsert: obj('d', { ownerReferences: [ref('o1'), ref('o2')] }, 'Kid', 'b'), want: [['d', 'o1'], ['d', 'o2']] },
+        {
+          upsert: obj('d', { ownerReferences: [ref('o1'), ref('o2')] }, 'Kid', 'b'),
+          want: [
+            ['d', 'o1'],
+            ['d', 'o2'],
+          ],
+        },
       ],
-      scan: [['d', 'o1'], ['d', 'o2']],
+      scan: [
+        ['d', 'o1'],
+        ['d', 'o2'],
+      ],
     },
   ])('$name', ({ steps, scan }) => {
     const g = new Graph();
@@ -249,7 +388,12 @@ describe('Graph: references to a namespaced owner from outside its namespace (Ow
   it('the reported reference carries the dependent as observed and the reference as written', () => {
     const g = new Graph();
     g.upsert(nodeOf(obj('o', {}, 'Kid', 'a')));
-    const [r] = g.upsert(nodeOf(obj('d', { ownerReferences: [ref('o', { controller: true })] }, 'Kid', 'b'))).invalidNamespace;
-    expect(r).toEqual({ dependent: { uid: 'd', apiVersion: API, kind: 'Kid', namespace: 'b', name: 'd' }, ref: ref('o', { controller: true }) });
+    const [r] = g.upsert(
+      nodeOf(obj('d', { ownerReferences: [ref('o', { controller: true })] }, 'Kid', 'b')),
+    ).invalidNamespace;
+    expect(r).toEqual({
+      dependent: { uid: 'd', apiVersion: API, kind: 'Kid', namespace: 'b', name: 'd' },
+      ref: ref('o', { controller: true }),
+    });
   });
 });
