@@ -49,6 +49,9 @@ export interface CallContext {
 
 export type Impl = (args: readonly Value[], ctx: CallContext) => Val;
 
+/** A context that meters nothing: for calls made outside an evaluation (folding a literal, a library's own helper calls). */
+export const UNMETERED: CallContext = { charge: () => undefined };
+
 export const noSuchOverload = (): CelError => new CelError('no such overload');
 
 // ---------------------------------------------------------------------------------------------

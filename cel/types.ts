@@ -94,6 +94,14 @@ export function isExactType(a: Type, b: Type): boolean {
   return a.params.every((p, i) => isExactType(p, b.params[i]!));
 }
 
+/** Type.IsEquivalentType: as IsExactType, but type parameters match whatever their names. */
+export function isEquivalentType(a: Type, b: Type): boolean {
+  if (a === b) return true;
+  if (a.kind !== b.kind || a.params.length !== b.params.length) return false;
+  if (a.kind !== 'type_param' && a.name !== b.name) return false;
+  return a.params.every((p, i) => isEquivalentType(p, b.params[i]!));
+}
+
 /** Type.IsAssignableType: whether a value of type `from` may stand where `t` is expected. */
 export function isAssignableType(t: Type, from: Type): boolean {
   if (t.nullable) return isAssignableType(NullType, from) || isAssignableType({ ...t, nullable: false }, from);

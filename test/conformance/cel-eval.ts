@@ -192,11 +192,9 @@ function runOne(t: IncrementalTest, section: string): { outcome: Outcome; detail
   let want: Canon | 'error';
   const bindings: Record<string, Value> = {};
   const strings = section === 'string_ext';
-  const env = standardEnv({
-    ...KUBE_CHECKER_OPTIONS,
-    homogeneousAggregateLiterals: false,
-    container: o.container,
-  }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS);
+  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, container: o.container }).addFunctions(
+    ...TWO_VAR_COMPREHENSION_FUNCTIONS,
+  );
   if (strings) env.addFunctions(...STRINGS_LIBRARY.functions);
   const options = strings ? { library: STRINGS } : {};
   try {

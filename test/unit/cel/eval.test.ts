@@ -46,7 +46,7 @@ function run(src: string, r: Run = {}): EvalResult {
   expect(parsed.issues.errors, src).toEqual([]);
   const vars = r.vars ?? {};
   if (r.unchecked) return program(parsed.ast, r.options).eval(activation(vars));
-  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, homogeneousAggregateLiterals: false }).addFunctions(
+  const env = standardEnv(KUBE_CHECKER_OPTIONS).addFunctions(
     ...TWO_VAR_COMPREHENSION_FUNCTIONS,
     ...(r.functions ?? []),
   );
