@@ -4,7 +4,7 @@
 // evaluator handles the non-strict operators itself) and returns a value or a CelError with
 // cel-go's text. Which overload runs is the evaluator's choice (eval.ts): the checker's, or at
 // run time by the argument types the declarations give.
-import { RegexError, regexMatches } from './regex.js';
+import { RegexError, type RegexWork, regexMatches } from './regex.js';
 import {
   durationField,
   durationOf,
@@ -45,12 +45,14 @@ import {
 export interface CallContext {
   /** Adds cost to the evaluation's meter (throws when the limit is passed): for functions whose work grows with their input. */
   charge(cost: number): void;
+  /** Charges regex work to the evaluation's regex budget before it is done (throws past it): handed to cel/regex.ts. */
+  readonly regexWork: RegexWork;
 }
 
 export type Impl = (args: readonly Value[], ctx: CallContext) => Val;
 
 /** A context that meters nothing: for calls made outside an evaluation (folding a literal, a library's own helper calls). */
-export const UNMETERED: CallContext = { charge: () => undefined };
+export const UNMETERED: CallContext = { charge: () => undefined, regexWork: () => undefined };
 
 export const noSuchOverload = (): CelError => new CelError('no such overload');
 
@@ -166,9 +168,9 @@ function bytesToString(b: Uint8Array): Val {
 // Regular expressions: RE2 semantics always, through the project's bounded compile and cache
 // (cel/regex.ts).
 
-function matches(s: string, pattern: string): Val {
+function matches(s: string, pattern: string, work: RegexWork): Val {
   try {
-    return regexMatches(s, pattern);
+    return regexMatches(s, pattern, work);
   } catch (e) {
     if (e instanceof RegexError) return new CelError(e.message);
     throw e;
@@ -346,8 +348,8 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['contains_string', (a) => (a[0] as string).includes(a[1] as string)],
   ['ends_with_string', (a) => (a[0] as string).endsWith(a[1] as string)],
   ['starts_with_string', (a) => (a[0] as string).startsWith(a[1] as string)],
-  ['matches', (a) => matches(a[0] as string, a[1] as string)],
-  ['matches_string', (a) => matches(a[0] as string, a[1] as string)],
+  ['matches', (a, c) => matches(a[0] as string, a[1] as string, c.regexWork)],
+  ['matches_string', (a, c) => matches(a[0] as string, a[1] as string, c.regexWork)],
 
   ...timeAccessors('timestamp_to_year', 'year', 'timestamp_to_year_with_tz'),
   ...timeAccessors('timestamp_to_month', 'month', 'timestamp_to_month_with_tz'),

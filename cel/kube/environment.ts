@@ -98,10 +98,14 @@ export function kubeEnvironment(libraries: readonly KubeLibrary[]): KubeEnvironm
   const declared = standardEnv(KUBE_CHECKER_OPTIONS)
     .addIdents(...types.map(typeVariable))
     .addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions);
+  const regexConstants = [
+    ...(KUBE_PROGRAM_OPTIONS.regexConstants ?? []),
+    ...libraries.flatMap((l) => l.regexConstants ?? []),
+  ];
   return {
     functions,
     library,
-    programOptions: { ...KUBE_PROGRAM_OPTIONS, library, callCost: kubeCallCost },
+    programOptions: { ...KUBE_PROGRAM_OPTIONS, library, callCost: kubeCallCost, regexConstants },
     validators,
     checkerEnv: (provider) => declared.extend({ provider }),
     compile(text, env) {

@@ -13,4 +13,6 @@ export interface KubeLibrary {
   readonly types?: readonly Type[];
   /** Checks the library adds to a compile (cel.ASTValidators). */
   readonly validators?: readonly AstValidator[];
+  /** Functions whose constant patterns the library's program options compile when a program is built (cel.OptimizeRegex). */
+  readonly regexConstants?: readonly string[];
 }

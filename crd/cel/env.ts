@@ -28,7 +28,9 @@ import { formatString, quote, trim } from './format.js';
 import { checkSource, codePointCount } from './limits.js';
 import { registerKubernetesLibraries } from './library.js';
 import { registerOptionals } from './optionals.js';
-import { RegexError, type RegexWork, regexFindAll, regexMatches } from '../../cel/regex.js';
+import { type RegexBudget, RegexError, type RegexWork, regexFindAll, regexMatches } from '../../cel/regex.js';
+// admission/ reads the budget from here until it moves onto cel/.
+export { REGEX_WORK_BUDGET, type RegexBudget } from '../../cel/regex.js';
 import { registerTimeLibrary, timeRenames } from './time.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -38,14 +40,6 @@ export class CostLimitExceeded extends Error {
   constructor() {
     super('operation cancelled: actual cost limit exceeded');
   }
-}
-
-/**
- * A request's budget for regex work (REGEX_WORK_BUDGET): what is left, in units of
- * (input code units + 1) × program size, shared by every rule the request runs.
- */
-export interface RegexBudget {
-  remaining: number;
 }
 
 interface Meter {
@@ -60,37 +54,6 @@ interface Meter {
 }
 
 export const meter: Meter = { active: false, cost: 0, limit: Infinity, exceeded: false, regexRefused: false };
-
-/**
- * The regex work one request (one object's validation) may do, alongside kube's cost budget.
- *
- * Why: kube charges matches/find/findAll by the pattern's LENGTH (⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉),
- * which does not bound the matching time: `(?:a|aa){0,999}[^a]{2}` is 24 characters but a
- * 5,000-instruction program, and re2js takes 1.5-2.9 s over 14 KB, 14-24 s over 140 KB and
- * minutes over 1.4 MB (kube's per-call limit allows that); 40 rules `!self.s.matches('(a+)+$')` over 1.4 MB
- * take 0.7-1.4 s (kube's budget admits 35). Go runs the same work in the request's goroutine,
- * beside every other request; we run it on Node's event loop, where it stalls every client. So
- * each step is charged, before it runs, (input code units + 1) × the pattern's estimated program
- * size (regex.ts; each findAll search from where it starts; compiling a pattern not cached, 100
- * units an instruction), and a step that would overrun what is left of this budget is not run:
- * the request fails as kube's does when its cost budget runs out.
- *
- * Calibrated on re2js 2.10, its DFA held to 1 MB a pattern (regex.ts REGEX_DFA_BYTES), on this
- * machine (2 cores, Node 20, otherwise idle) so that the worst work admitted costs ~100 ms. The
- * slowest shape found is `(?:a|aa){0,k}[^a]{2}` (and its (?i) and `…|z` forms) over a few hundred
- * characters, where each character makes a DFA state of thousands of instructions: at 1,000,000
- * units, k = 300-600, 7 cold runs each, medians 43-84 ms and worst 97 ms, ~10 units a µs (with
- * re2js's default 8 MB DFA the worst was 184 ms). Simple patterns are far faster per unit
- * (1,000,000 units: a literal 1 ms, `(a+)+$` 10 ms, `^[a-z]+$` 35 ms; findAll's searches, on
- * re2js's NFA, 30-46 ms; a 10,000-instruction program, k = 999, 20-23 ms).
- *
- * This refuses objects kube accepts, whose rules need more regex work than this however fast
- * re2js would be: e.g. `^[a-z]+$` (6 instructions) over a string of more than ~166 KB, 100 such
- * rules over 2 KB strings, findAll with many matches over a long string (each search is charged
- * the rest of the string), a pattern from the object of more than ~5,000 instructions (compiled
- * and searched: (101 + |s|) × its size). A worker pool would lift it.
- */
-export const REGEX_WORK_BUDGET = 1_000_000;
 
 /** Charges regex work to the running evaluation's regex budget; refuses (throws) past it. */
 const regexWork: RegexWork = (units) => {
