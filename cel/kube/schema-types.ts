@@ -97,6 +97,28 @@ export function schemaDeclType(schema: CelSchema, isResourceRoot: boolean, name:
   }
 }
 
+/** Whether schemaDeclType gives the node a type (it is visible to CEL), without building the type. */
+export function celVisible(s: CelSchema): boolean {
+  if (s['x-kubernetes-int-or-string'] === true) return true;
+  switch (s.type) {
+    case 'array': {
+      const items = itemsOf(s);
+      return items !== undefined && celVisible(items);
+    }
+    case 'object': {
+      const ap = additionalPropertiesOf(s);
+      return ap === undefined || celVisible(ap);
+    }
+    case 'string':
+    case 'boolean':
+    case 'number':
+    case 'integer':
+      return true;
+    default:
+      return false;
+  }
+}
+
 /**
  * A fresh name for a CRD's `self` type, as kube makes one per compilation (`selfType` and the
  * clock's nanoseconds within the second), so that rules cannot come to depend on it.

@@ -64,9 +64,22 @@ export interface ValidateOptions {
   rootPath?: string;
 }
 
+/** kube's CorrelatedObject: a node of the new object with its old counterpart, for ratcheting and CEL's oldSelf. */
+export interface Correlation {
+  readonly oldValue: unknown;
+  /** A property's or map entry's, when both sides have it. */
+  key(field: string): Correlation | null;
+  /** A list item's: only x-kubernetes-list-type=map items correlate (by their keys). */
+  index(i: number): Correlation | null;
+  /** CachedDeepEqual: whether the new value equals the old one (map lists compared by key). */
+  deepEqual(): boolean;
+}
+
 export interface CompiledSchema {
   validate(obj: unknown, opts?: ValidateOptions): FieldError[];
   validateUpdate(obj: unknown, old: unknown, opts?: ValidateOptions): FieldError[];
+  /** The root correlation of an update, as the CEL rules' ratcheting and oldSelf read it. */
+  correlate(obj: unknown, old: unknown, opts?: ValidateOptions): Correlation;
   /**
    * A write to the status subresource (statusStrategy.ValidateUpdate): the status alone against
    * the status schema, its messages naming paths from the status and its fields under `status`,
@@ -671,7 +684,7 @@ class MapList {
   }
 }
 
-class Corr {
+class Corr implements Correlation {
   private readonly kids = new Map<string | number, Corr | null>();
   private equal: boolean | undefined;
   private mapList: MapList | undefined;
@@ -1014,6 +1027,9 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       const corr = new Corr(old, obj, root, '', ctx);
       const lists = listTypes(old, at, plainFloat).length > 0 ? [] : listTypes(obj, at, ctx.isFloat);
       return [...schemaErrors(obj, at, ctx, corr), ...embedded(obj, at, ctx), ...lists];
+    },
+    correlate(obj, old, opts) {
+      return new Corr(old, obj, root, '', { isFloat: floatInfo(opts?.floatLiterals) });
     },
     validateStatusUpdate(obj, old, opts) {
       const ctx: Ctx = { isFloat: floatInfo(opts?.floatLiterals) };
