@@ -4,8 +4,8 @@
 // not the cel-spec conformance tests' one (ext/formatting_v2.go): kube configures
 // ext.Strings(ext.StringsVersion(2)) (apiserver/pkg/cel/environment/base.go) and cel-go only
 // switches to the second formatter from strings version 4, so a messageExpression must print what
-// the original one prints, errors included (crd/cel/format.ts is the same formatter over the old
-// engine's values, until crd/ moves onto cel/):
+// the original one prints, errors included (admission/'s engine converts its values to cel/'s
+// and formats with this one too, until it moves onto cel/):
 //   - %s prints a double with Go's %g, and inside a list or map every member as a CEL literal:
 //     strings and bytes quoted (Go %q), doubles as %.6f, timestamp("…"), duration("…"), map
 //     entries `key:value`, sorted by the printed key;
@@ -15,6 +15,8 @@
 //     none): the integer part grouped by commas, ±Inf as ∞, %e as "2.718280 × 10⁰⁰", and cel-go
 //     builds %e's Go verb as "%<precision>e", so its precision is a width (6 when absent) and the
 //     digits after the point are always 6.
+// The strings library's compile-time check of format() calls (FORMAT_VALIDATOR) reads the same
+// clauses (cel-go's stringFormatValidator).
 import { goQuote } from '../../apimachinery/quote.js';
 import { type Expr, subExpressions } from '../ast.js';
 import type { CheckedAst } from '../checker.js';
@@ -380,14 +382,16 @@ function scanClause(f: string, i: number): { clause: Clause; next: number } {
 
 /**
  * cel-go's parseFormatString: `%%` for a percent sign, each other clause replaced by
- * `format(clause, index)` of its argument; `requested(index)` is told of each argument first
- * (cel-go's list.Arg, which fails past the end at run time). Throws FormatError.
+ * `formatterOf(clause)(index)` of its argument; `requested(index)` is told of each argument first
+ * (cel-go's list.Arg, which fails past the end at run time). A formatter is made as the clause is
+ * parsed (its errors are parse errors), and its errors when it runs are "error during formatting"
+ * ones. Throws FormatError.
  */
 function interpolate(
   f: string,
   size: number,
   requested: (index: number) => void,
-  format: (clause: Clause, index: number) => string,
+  formatterOf: (clause: Clause) => (index: number) => string,
 ): string {
   let out = '';
   let argIndex = 0;
@@ -408,8 +412,9 @@ function interpolate(
     if (pct + 1 >= f.length) throw new FormatError('unexpected end of string');
     if (argIndex >= size) throw new FormatError(`index ${argIndex} out of range`);
     const { clause, next } = scanClause(f, pct + 1);
+    const format = formatterOf(clause);
     try {
-      out += format(clause, argIndex);
+      out += format(argIndex);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       throw new FormatError(`error during formatting: ${e.message}`, e.exprId);
@@ -457,7 +462,10 @@ export function formatString(f: string, args: readonly Value[]): string {
     (i) => {
       if (i >= args.length) throw new FormatError(`index ${i} out of range`);
     },
-    (c, i) => formatter(c)(args[i]!),
+    (c) => {
+      const format = formatter(c);
+      return (i) => format(args[i]!);
+    },
   );
 }
 
@@ -543,7 +551,7 @@ export const FORMAT_VALIDATOR: AstValidator = {
           (i) => {
             requested = i + 1;
           },
-          (c, i) => {
+          (c) => (i) => {
             const err = clauseError(ast, c, call.args[i]!);
             if (err !== undefined) throw err;
             return '';

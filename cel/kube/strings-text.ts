@@ -1,4 +1,4 @@
-// The strings extension's pure text functions, shared by cel/kube/strings.ts and crd/cel/:
+// The strings extension's pure text functions, shared by cel/kube/strings.ts and crd/cel/env.ts:
 // strings.quote() and trim() as cel-go has them.
 
 const QUOTE_ESCAPES: Record<string, string> = {

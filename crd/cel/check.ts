@@ -1,5 +1,4 @@
-// One expression through cel-go's compile steps, as both the CRD rules and the admission
-// expressions take it: the size and depth limits, the parse, the engine's AST preparation and the
+// One expression through cel-go's compile steps, as the admission expressions take it: the size and depth limits, the parse, the engine's AST preparation and the
 // type check, each failure as kube's `compilation failed` issue text.
 import type { Environment } from '@marcbachmann/cel-js';
 import { type EngineNode, prepareAst } from './env.js';

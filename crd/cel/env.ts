@@ -1,6 +1,7 @@
-// The Kubernetes CEL environment on top of @marcbachmann/cel-js: kube's function libraries
-// (k8s.io/apiserver/pkg/cel/library and cel-go's strings extension), RE2 regular expressions
-// through re2js, and a runtime cost meter.
+// The Kubernetes CEL environment on top of @marcbachmann/cel-js, which the admission policies
+// (admission.ts) still run on until they move onto cel/ as the CRD rules have: kube's function
+// libraries (k8s.io/apiserver/pkg/cel/library and cel-go's strings extension), RE2 regular
+// expressions through re2js, and a runtime cost meter.
 //
 // The engine has no cost hook, so the meter wraps its single evaluation entry point
 // (Evaluator.run, through which every AST node is evaluated): each non-literal node costs 1, a
@@ -12,7 +13,7 @@
 //
 // Built-ins whose engine semantics differ from kube's (`matches` uses JS RegExp, which
 // backtracks; lowerAscii/upperAscii change non-ASCII letters; trim, int, uint, timestamp,
-// duration and the time getters, see format.ts, conversions.ts, time.ts) are renamed in the
+// duration and the time getters, see conversions.ts, time.ts) are renamed in the
 // parsed AST before type checking to our overloads; error messages map the names back.
 // Overloads the engine lacks are added beside them (core.ts, optionals.ts).
 //
@@ -20,18 +21,28 @@
 // parses it (limits.ts), and regexes are compiled through regex.ts (Go's errors, a bound on what
 // one pattern may cost to compile, a bounded cache), each call charged kube's cost first and then,
 // step by step before it runs, the request's regex work budget (REGEX_WORK_BUDGET).
-import { Environment } from '@marcbachmann/cel-js';
-import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { Environment, Optional } from '@marcbachmann/cel-js';
+import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
 import { conversionRenames, registerConversions } from './conversions.js';
 import { checkRange, registerCoreOverloads } from './core.js';
-import { formatString, quote, trim } from './format.js';
-import { checkSource, codePointCount } from './limits.js';
+import { formatString } from '../../cel/kube/strings-format.js';
+import { quote, trim } from '../../cel/kube/strings-text.js';
+import {
+  Duration as CelDuration,
+  MapValue,
+  OptionalValue,
+  Timestamp,
+  TypeValue,
+  Uint,
+  type Value,
+} from '../../cel/values.js';
+import { codePointCount } from './limits.js';
 import { registerKubernetesLibraries } from './library.js';
 import { registerOptionals } from './optionals.js';
 import { type RegexBudget, RegexError, type RegexWork, regexFindAll, regexMatches } from '../../cel/regex.js';
 // admission/ reads the budget from here until it moves onto cel/.
 export { REGEX_WORK_BUDGET, type RegexBudget } from '../../cel/regex.js';
-import { registerTimeLibrary, timeRenames } from './time.js';
+import { durationNanos, registerTimeLibrary, timeRenames } from './time.js';
 
 // ---------------------------------------------------------------------------------------------
 // Cost meter
@@ -133,12 +144,12 @@ export interface EngineNode {
   rangeChecked?: boolean;
 }
 
-export function isNode(x: unknown): x is EngineNode {
+function isNode(x: unknown): x is EngineNode {
   return typeof x === 'object' && x !== null && typeof (x as EngineNode).op === 'string' && 'pos' in (x as object);
 }
 
 /** Visits a node and its children, the expanded form of a macro included. */
-export function walk(n: EngineNode, f: (n: EngineNode) => void, seen = new Set<EngineNode>()): void {
+function walk(n: EngineNode, f: (n: EngineNode) => void, seen = new Set<EngineNode>()): void {
   if (seen.has(n)) return;
   seen.add(n);
   f(n);
@@ -254,7 +265,7 @@ class StringsNamespace extends CelNamespaceObject {}
 const traversal = (n: number): number => Math.ceil(n * 0.1);
 
 /** cel-go's and kube's cost of matches/find/findAll: ⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉, charged before the pattern is compiled or run. */
-export function regexCallCost(s: string, p: string): number {
+function regexCallCost(s: string, p: string): number {
   return Math.ceil((codePointCount(s) + 1) * 0.1) * Math.ceil(codePointCount(p) * 0.25);
 }
 
@@ -398,7 +409,7 @@ function buildBase(): Environment {
   fn('string.replace(string, string, int): string', replace);
   fn('string.format(list<dyn>): string', (f: string, args: unknown[]) => {
     charge(traversal(f.length));
-    return formatString(f, args);
+    return formatString(f, args.map(celValue));
   });
   class StringsNs extends StringsNamespace {}
   env.registerType('StringsNamespace', StringsNs);
@@ -479,6 +490,30 @@ function buildBase(): Environment {
 }
 
 let base: Environment | undefined;
+/** The engine's value as cel/'s, for the one format() both share (until admission/ moves onto cel/). */
+function celValue(v: unknown): Value {
+  if (v instanceof UnsignedInt) return new Uint(v.value);
+  if (v instanceof Date) return new Timestamp(BigInt(v.getTime()) * 1_000_000n);
+  if (v instanceof Duration) return new CelDuration(durationNanos(v));
+  if (v instanceof Optional) return v.hasValue() ? OptionalValue.of(celValue(v.value())) : OptionalValue.NONE;
+  if (Array.isArray(v)) return v.map(celValue);
+  if (v instanceof Map) {
+    const m = new MapValue();
+    for (const [k, x] of v) m.set(celValue(k) as string, celValue(x));
+    return m;
+  }
+  if (typeof v === 'object' && v !== null) {
+    // The engine's type values (its unexported class Type), which names null's type 'null'.
+    const name = (v as { name?: unknown }).name;
+    if (v.constructor?.name === 'Type' && typeof name === 'string')
+      return TypeValue.of(name === 'null' ? 'null_type' : name === 'optional' ? 'optional_type' : name);
+    const m = new MapValue();
+    for (const [k, x] of Object.entries(v)) m.set(k, celValue(x));
+    return m;
+  }
+  return v as Value;
+}
+
 /** The shared Kubernetes base environment (clone it to add `self`'s types). */
 export function baseEnv(): Environment {
   return (base ??= buildBase());
@@ -506,73 +541,4 @@ export function functionNamesOf(env: Environment): Set<string> {
     functionNamesByEnv.set(env, names);
   }
   return names;
-}
-
-// ---------------------------------------------------------------------------------------------
-// One expression, as a rule is compiled and run (for tools: the cel-spec conformance runner, bench/cel)
-
-export interface CompiledExpression {
-  /** The checked result type ('dyn' when compiled without the type check). */
-  type: string;
-  /** Evaluates with `bindings` under the cost meter (`limit`: unbounded by default); throws what evaluation throws. */
-  evaluate(bindings?: Record<string, unknown>, limit?: number): unknown;
-}
-
-const exprEnvs = new Map<string, Environment>();
-
-export interface CompileOptions {
-  /** Type-check before evaluating (default true; kube checks every rule). */
-  check?: boolean;
-  /**
-   * Require list and map literals to be of one type (default true): kube's environment sets
-   * cel-go's HomogeneousAggregateLiterals; the CEL spec (and its conformance tests) does not.
-   */
-  homogeneousLiterals?: boolean;
-}
-
-/**
- * Compiles `src` in the Kubernetes base environment with `variables` (name → CEL type, e.g.
- * `int`, `list<string>`, `dyn`) declared, as compile.ts compiles a rule: parsed, kube's overloads
- * swapped in, type-checked (unless `check: false`). Throws the parse or check error.
- */
-export function compileExpression(
-  src: string,
-  variables: Record<string, string> = {},
-  opts: CompileOptions = {},
-): CompiledExpression {
-  const homogeneous = opts.homogeneousLiterals !== false;
-  const key = JSON.stringify([homogeneous, Object.entries(variables).sort(([a], [b]) => (a < b ? -1 : 1))]);
-  let env = exprEnvs.get(key);
-  if (!env) {
-    env = homogeneous ? baseEnv().clone() : baseEnv().clone({ homogeneousAggregateLiterals: false });
-    for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
-    if (exprEnvs.size > 64) exprEnvs.clear();
-    exprEnvs.set(key, env);
-  }
-  const limits = checkSource(src);
-  if (limits.issue !== undefined) throw new Error(limits.issue);
-  const program = env.parse(limits.engineSource) as unknown as ((ctx?: Record<string, unknown>) => unknown) & {
-    ast: unknown;
-    check(): { valid: boolean; type?: string; error?: unknown };
-  };
-  prepareAst(program.ast as EngineNode);
-  let type = 'dyn';
-  if (opts.check !== false) {
-    const c = program.check();
-    if (!c.valid) throw c.error;
-    type = c.type ?? 'dyn';
-  }
-  return {
-    type,
-    evaluate(bindings = {}, limit = Infinity) {
-      // The root node is evaluated outside the engine's run(), so its range is checked here.
-      const r = metered(limit, () => {
-        const v = program(bindings);
-        checkRange(v);
-        return v;
-      });
-      if (r.error !== undefined) throw r.error;
-      return r.value;
-    },
-  };
 }

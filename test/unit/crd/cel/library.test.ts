@@ -120,3 +120,26 @@ describe('Kubernetes CEL libraries', () => {
     expect(evalRule("ip('nope').family() == 4")).toContain('evaluating rule:');
   });
 });
+
+describe('timestamps and durations over object fields', () => {
+  it('evaluate with kube-style zone names', () => {
+    expect(evalRule("timestamp(self.s).getHours('America/Los_Angeles') == 15", { s: '2009-02-13T23:31:30Z' })).toBe(
+      true,
+    );
+    expect(evalRule("duration(self.s).getMinutes() == 90 && string(duration(self.s)) == '5400s'", { s: '1h30m' })).toBe(
+      true,
+    );
+  });
+
+  it("report errors in cel-go's words", () => {
+    expect(evalRule('int(true) == 1')).toContain(
+      "compilation failed: ERROR: <input>:1:4: found no matching overload for 'int' applied to '(bool)'",
+    );
+    expect(evalRule("timestamp(self.s).getHours('Nowhere') == 1", { s: '2009-02-13T23:31:30Z' })).toContain(
+      'unknown time zone Nowhere evaluating rule:',
+    );
+    expect(evalRule("timestamp(self.s) > timestamp('2000-01-01T00:00:00Z')", { s: '2009-02-30T00:00:00Z' })).toContain(
+      "type conversion error from 'string' to 'google.protobuf.Timestamp' evaluating rule:",
+    );
+  });
+});
