@@ -223,16 +223,44 @@ function compileRule(r: ValidationRule, env: CheckerEnv, estimator: KubeCostEsti
   return { ...out, compiled };
 }
 
+/** An expression's estimated cost as kube counts it toward the schema's total (a rule's × how often it may run). */
+export interface ExpressionCost {
+  /** The rule's or messageExpression's field path. */
+  readonly path: string;
+  readonly cost: bigint;
+}
+
+/** What compileSchemaRules gives: kube's errors, the programs, and the costs kube's limits apply to. */
+export interface SchemaRules {
+  readonly errors: FieldError[];
+  readonly rules: CompiledRules;
+  /** Every compiled expression's cost, in kube's order. */
+  readonly costs: readonly ExpressionCost[];
+  /** The schema's total (kube's TotalCost, saturating at 2^64 - 1). */
+  readonly total: bigint;
+}
+
+export interface CompileOptions {
+  /**
+   * On a CRD update, a version whose schema did not change: a rule over the per-expression limit
+   * is not refused again (kube's suppressPerExpressionCost); the schema's total still is.
+   */
+  readonly suppressPerExpressionCost?: boolean;
+}
+
 interface Ctx {
+  readonly options: CompileOptions;
   /** Errors of the rules' own fields, reported before any CEL error (kube's SchemaErrors). */
   readonly schemaErrors: FieldError[];
   readonly celErrors: FieldError[];
+  readonly costs: ExpressionCost[];
   /** kube's TotalCost: the sum, and the four most expensive expressions of at least 1% of the limit. */
   total: bigint;
-  readonly expensive: { path: string; cost: bigint }[];
+  readonly expensive: ExpressionCost[];
 }
 
 function observe(ctx: Ctx, path: string, cost: bigint): void {
+  ctx.costs.push({ path, cost });
   const sum = ctx.total + cost;
   ctx.total = sum > MAX_UINT64 ? MAX_UINT64 : sum;
   if (cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100n) return;
@@ -346,7 +374,8 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
     const p = `${rulesPath}[${i}]`;
     const cr = compileRule(r, envFor(r.optionalOldSelf === true), estimator, w.schema);
     const cost = ruleCost(cr.maxCost, w.cardinality, sizes);
-    if (cost > STATIC_ESTIMATED_COST_LIMIT)
+    const perExpression = ctx.options.suppressPerExpressionCost !== true;
+    if (perExpression && cost > STATIC_ESTIMATED_COST_LIMIT)
       ctx.celErrors.push(
         forbidden(`${p}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)),
       );
@@ -356,7 +385,7 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
       ctx.celErrors.push(invalid(`${p}.messageExpression`, goValidationRule(r), cr.messageError));
     else if (cr.messageMaxCost !== undefined) {
       // A messageExpression's cost is not multiplied by how often it may run (kube's own choice).
-      if (cr.messageMaxCost > STATIC_ESTIMATED_COST_LIMIT)
+      if (perExpression && cr.messageMaxCost > STATIC_ESTIMATED_COST_LIMIT)
         ctx.celErrors.push(
           forbidden(
             `${p}.messageExpression`,
@@ -387,30 +416,27 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
  * Compiles every x-kubernetes-validations rule of a version's openAPIV3Schema (expected
  * structural). `path` is the schema's field path (`spec.versions[0].schema.openAPIV3Schema`).
  */
-export function compileSchemaRules(
-  schema: JSONSchemaProps,
-  path: string,
-): { errors: FieldError[]; rules: CompiledRules } {
+export function compileSchemaRules(schema: JSONSchemaProps, path: string, options: CompileOptions = {}): SchemaRules {
   // Compiled per schema: an unchanged version of an updated CRD is not recompiled.
   // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
-  const cacheKey = `${path}\u0000${stringifyJSON(schema)}`;
+  const cacheKey = `${path}\u0000${options.suppressPerExpressionCost === true}\u0000${stringifyJSON(schema)}`;
   const hit = cache.get(cacheKey);
   if (hit) {
     cache.delete(cacheKey);
     cache.set(cacheKey, hit);
-    return { errors: [...hit.errors], rules: hit.rules };
+    return { ...hit, errors: [...hit.errors] };
   }
-  const result = compileUncached(schema, path);
+  const result = compileUncached(schema, path, options);
   cache.set(cacheKey, result);
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return { errors: [...result.errors], rules: result.rules };
+  return { ...result, errors: [...result.errors] };
 }
 
 const CACHE_SIZE = 256;
-const cache = new Map<string, { errors: FieldError[]; rules: CompiledRules }>();
+const cache = new Map<string, SchemaRules>();
 
-function compileUncached(schema: JSONSchemaProps, path: string): { errors: FieldError[]; rules: CompiledRules } {
-  const ctx: Ctx = { schemaErrors: [], celErrors: [], total: 0n, expensive: [] };
+function compileUncached(schema: JSONSchemaProps, path: string, options: CompileOptions): SchemaRules {
+  const ctx: Ctx = { options, schemaErrors: [], celErrors: [], costs: [], total: 0n, expensive: [] };
   const { node } = compileNode(ctx, {
     schema,
     typed: schema,
@@ -436,5 +462,5 @@ function compileUncached(schema: JSONSchemaProps, path: string): { errors: Field
       ),
     );
   }
-  return { errors, rules: new CompiledRules(node) };
+  return { errors, rules: new CompiledRules(node), costs: ctx.costs, total: ctx.total };
 }

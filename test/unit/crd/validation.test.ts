@@ -983,3 +983,67 @@ describe('CEL rules kube refuses for their size, nesting or regex, at CRD write'
     ).toEqual([]);
   });
 });
+
+describe("a rule's cost on update (kube's versionsWithUnchangedSchemas)", () => {
+  const withItems = (rule: string, items: Record<string, unknown>): CustomResourceDefinition =>
+    crd((x) => {
+      x.spec.versions = [
+        version('v1', {
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { items: { type: 'array', items: { type: 'string', ...items } } },
+                  'x-kubernetes-validations': [{ rule }],
+                },
+              },
+            },
+          },
+        }),
+      ];
+    });
+  const at = 'spec.validation.openAPIV3Schema';
+  const rule = `${at}.properties[spec].x-kubernetes-validations[0].rule`;
+  const HINT =
+    '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+  // Over the per-expression limit (10,000,000), under the CRD's total (100,000,000). kube sizes a
+  // string of maxLength n as 4n bytes, so x == y costs x 1 + y 1 + ⌈4n × 0.1⌉; an all() costs its
+  // range (self.items: 2) + result 1 + maxItems × (condition 2 + accumulator 1 + step). With n = 10:
+  // inner 3 + 3000 × (3 + 2 + 4) = 27,003; outer 3 + 3000 × (3 + 27,003) = 81,018,003, 8.1x. With
+  // n = 11 (⌈4.4⌉ = 5): 90,018,003, 9.0x.
+  const quadratic = 'self.items.all(x, self.items.all(y, x == y))';
+  const bounded = { maxLength: 10 };
+  const bounded3000 = (c: CustomResourceDefinition): CustomResourceDefinition => {
+    const spec = c.spec.versions[0]!.schema!.openAPIV3Schema!.properties!['spec']!;
+    spec.properties!['items']!.maxItems = 3000;
+    return c;
+  };
+
+  it('a new CRD with the rule is refused', () => {
+    expect(messages(validateCRD(bounded3000(withItems(quadratic, bounded)), checkSchemaAtCRDWrite))).toEqual([
+      `${rule}: Forbidden: estimated rule cost exceeds budget by factor of 8.1x ${HINT}`,
+    ]);
+  });
+
+  it('an update that keeps the schema is not refused for it; one that changes the schema is', () => {
+    const old = bounded3000(withItems(quadratic, bounded));
+    const relabelled = bounded3000(withItems(quadratic, bounded));
+    relabelled.metadata.labels = { tier: 'x' };
+    expect(messages(validateCRDUpdate(relabelled, old, checkSchemaAtCRDWrite))).toEqual([]);
+    const changed = bounded3000(withItems(quadratic, { maxLength: 11 }));
+    expect(messages(validateCRDUpdate(changed, old, checkSchemaAtCRDWrite))).toEqual([
+      `${rule}: Forbidden: estimated rule cost exceeds budget by factor of 9.0x ${HINT}`,
+    ]);
+  });
+
+  it("the CRD's total is still checked on an unchanged schema", () => {
+    const unbounded = withItems(quadratic, {});
+    expect(messages(validateCRDUpdate(withItems(quadratic, {}), unbounded, checkSchemaAtCRDWrite))).toEqual([
+      `${rule}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${at}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${HINT}`,
+    ]);
+  });
+});

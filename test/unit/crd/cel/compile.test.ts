@@ -420,3 +420,56 @@ describe('compileSchemaRules: deep values in a schema', () => {
     expect(compileSchemaRules(schema, 'spec.versions[0].schema.openAPIV3Schema').errors).toEqual([]);
   });
 });
+
+describe("compileSchemaRules: kube's order and kube's other checks", () => {
+  it("reports the rules' own fields first, and checks no CEL of a node with such an error below it", () => {
+    const schema = spec([{ rule: 'self.nope == 1' }], {
+      a: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self.nope' }] },
+      c: { type: 'object', 'x-kubernetes-validations': [{ rule: 'true', message: ' ' }] },
+    });
+    expect(errorsOf(schema)).toEqual([
+      `${P}.properties[spec].properties[c].x-kubernetes-validations[0].message: Invalid value: " ": message must be non-empty if specified`,
+      `${P}.properties[spec].properties[a].x-kubernetes-validations[0].rule: Invalid value: ${goRule('self.nope')}: compilation failed: ERROR: <input>:1:5: type 'string' does not support field selection\n | self.nope\n | ....^`,
+    ]);
+  });
+
+  it('refuses optionalOldSelf on a rule that does not compile, as kube does', () => {
+    const rule: ValidationRule = { rule: 'self.nope == oldSelf', optionalOldSelf: true };
+    expect(errorsOf(spec([rule]))).toEqual([
+      `${R}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self.nope == oldSelf", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(0xc000000000)}: compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == oldSelf\n | ....^`,
+      `${R}.optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
+    ]);
+  });
+
+  it('a node CEL cannot see (no type) cannot carry rules', () => {
+    const schema = spec([], {
+      x: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] },
+    });
+    expect(errorsOf(schema)).toEqual([
+      `${P}.properties[spec].properties[x].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
+    ]);
+  });
+
+  it("lists each expression's cost, the rule's times its cardinality, and their total", () => {
+    const r = compileSchemaRules(
+      spec([{ rule: 'self.tags.all(t, t.size() < 10)', messageExpression: 'self.name' }], {
+        list: {
+          type: 'array',
+          maxItems: 3,
+          items: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0' }] },
+        },
+      }),
+      P,
+    );
+    expect(r.errors).toEqual([]);
+    // self > 0: self 1 + `>` 1, × 3 items. all(): self.tags 2 + the result 1 + 10 items × (the
+    // loop's condition 2 + its step: the accumulator 1 + t.size() 2 + `<` 1; `&&` adds nothing).
+    // The message: self.name, 2.
+    expect(r.costs).toEqual([
+      { path: `${P}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule`, cost: 6n },
+      { path: `${R}.rule`, cost: 63n },
+      { path: `${R}.messageExpression`, cost: 2n },
+    ]);
+    expect(r.total).toBe(71n);
+  });
+});

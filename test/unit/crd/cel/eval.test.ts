@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../../../../crd/cel/eval.js';
+import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, rulesBlockedBy } from '../../../../crd/cel/eval.js';
 import { compileSchema } from '../../../../crd/schema/validate.js';
 import { regexCache, regexCounters } from '../../../../cel/regex.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
@@ -440,5 +440,94 @@ describe('validate: values deeper than the engine recurses', () => {
     expect(errors.filter((e) => e !== '<nil>: Internal error: internal error: max recursion depth exceeded')).toEqual(
       [],
     );
+  });
+});
+
+describe('validate: messageExpression limits, as kube words them', () => {
+  const schema = specWith([
+    { rule: 'false', messageExpression: "self.tags.map(x, self.tags.map(y, x + y)).size() > 0 ? 'many' : 'none'" },
+    { rule: 'false', message: 'second' },
+  ]);
+  const obj = { spec: { tags: ['a', 'b', 'c', 'd', 'e'] } };
+
+  it('past the per-call limit: no further rules', () => {
+    const r = compile(schema).validate(obj, undefined, { perCallLimit: 20 });
+    expect(r.errors.map(formatFieldError)).toEqual([
+      `spec: Invalid value: "object": no further validation rules will be run due to call cost exceeds limit for messageExpression: "self.tags.map(x, self.tags.map(y, x + y)).size() > 0 ? 'many' : 'none'"`,
+    ]);
+  });
+
+  it('past the budget: no further rules', () => {
+    const r = compile(schema).validate(obj, undefined, { budget: 20 });
+    expect(r.errors.map(formatFieldError)).toEqual([
+      'spec: Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run',
+    ]);
+  });
+});
+
+describe('rulesBlockedBy (kube’s hasBlockingErr)', () => {
+  it.each([
+    ['FieldValueTypeInvalid', true],
+    ['FieldValueRequired', true],
+    ['FieldValueNotSupported', true],
+    ['FieldValueTooLong', true],
+    ['FieldValueTooMany', true],
+    ['FieldValueInvalid', false],
+    ['FieldValueForbidden', false],
+  ] as const)('%s blocks the rules: %s', (type, blocks) => {
+    const blocked = rulesBlockedBy([{ type, field: 'spec.x', detail: '' }]);
+    expect(blocked === undefined ? undefined : formatFieldError(blocked)).toBe(
+      blocks
+        ? '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'
+        : undefined,
+    );
+  });
+});
+
+describe('validate: ratcheting correlates map-list items by key, whatever their order', () => {
+  const schema = specWith([], {
+    items: {
+      type: 'array',
+      maxItems: 5,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['k'],
+      items: {
+        type: 'object',
+        required: ['k'],
+        properties: { k: { type: 'string', maxLength: 5 }, v: { type: 'integer' } },
+        'x-kubernetes-validations': [{ rule: 'self.v > 0', message: 'v must be positive' }],
+      },
+    },
+  });
+  const old = {
+    spec: {
+      items: [
+        { k: 'a', v: 0 },
+        { k: 'b', v: 1 },
+      ],
+    },
+  };
+
+  it('an unchanged failing item moved in the list is a warning', () => {
+    const moved = {
+      spec: {
+        items: [
+          { k: 'b', v: 1 },
+          { k: 'a', v: 0 },
+        ],
+      },
+    };
+    expect(run(schema, moved, old)).toEqual({
+      errors: [],
+      warnings: ['spec.items[1]: Invalid value: "object": v must be positive'],
+    });
+  });
+
+  it('a new failing item is an error', () => {
+    const added = { spec: { items: [...old.spec.items, { k: 'c', v: -1 }] } };
+    expect(run(schema, added, old)).toEqual({
+      errors: ['spec.items[2]: Invalid value: "object": v must be positive'],
+      warnings: ['spec.items[0]: Invalid value: "object": v must be positive'],
+    });
   });
 });
