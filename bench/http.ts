@@ -32,7 +32,7 @@ import { startEtcd } from '../test/helpers/etcd.js';
 import { BIN, type ServerProcess, startServerProcess } from '../test/helpers/server-process.js';
 import { type Canned, bareArgs, processStart, startBare } from './bare.js';
 import { type BenchClient, benchClient, installCRD } from './client.js';
-import { type Metric, inFlight, inTurns, median, metric, quick, report } from './report.js';
+import { type Metric, inFlight, inTurns, median, metric, quick, report, verdict } from './report.js';
 import { CONNECTIONS, type Load, WRK_SECONDS, medianLoad, nodeLoad, postBody, wrk } from './wrk.js';
 
 const GROUP = 'http.bench.example.com';
@@ -72,7 +72,6 @@ const item = (i: number): string =>
   });
 
 const TARGET = { createOfRaw: 0.9, get: 0.5, listMs: 100, restart: 1.5, etcdOfRaw: 0.6, etcdP99Ms: 50 };
-const verdict = (text: string, met: boolean): string => `${text}: ${met ? 'met' : 'missed'}`;
 
 const load = (): string =>
   loadavg()

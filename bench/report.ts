@@ -38,6 +38,9 @@ export function metric(name: string, ours: number, baseline: number, unit: strin
   return { name, ours, baseline, unit, ratio: ours / baseline, better };
 }
 
+/** A target's cell: what the figure should reach, and whether this run did. */
+export const verdict = (target: string, met: boolean): string => `${target}: ${met ? 'met' : 'missed'}`;
+
 const round = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
 /** A side's cell: the figure, then its latencies when measured; a figure without a baseline is NaN. */
