@@ -3,7 +3,7 @@
 // accepted object (or, with -o, the objects) on stdout. Exit 0 when all are accepted, 1 when any is
 // refused, 2 for a usage or input error (one line). Loaded alone by main.ts: no server is started.
 import { readFile } from 'node:fs/promises';
-import type { JsonObject } from '../../apimachinery/object.js';
+import { type JsonObject, isJsonObject } from '../../apimachinery/object.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { fsReason } from '../options.js';
 import { encodeYaml } from '../endpoints/yaml-encode.js';
@@ -87,6 +87,8 @@ export async function validateCommand(argv: readonly string[], io: CommandIO): P
   const { files, old, output } = parsed.args;
   try {
     const given = await readSources(files, io);
+    // kubectl's create (resource.Helper with modify) sends no resourceVersion of the file's.
+    for (const g of given) if (isJsonObject(g.object['metadata'])) delete g.object['metadata']['resourceVersion'];
     const crds = given.filter((g) => isCRD(g.object));
     const objects = given.filter((g) => !isCRD(g.object));
     const result = await validate({

@@ -107,20 +107,26 @@ export async function validate(input: ValidateInput): Promise<ValidationResult> 
   }
   const oldByKey = new Map<string, JsonObject>();
   for (const old of olds) oldByKey.set(objectKey(old, served), old);
-  const objectOutcomes = objects.map((obj) => {
+  const objectOutcomes: Outcome[] = [];
+  for (const obj of objects) {
     const old = oldByKey.get(objectKey(obj, served));
     const gv = parseGroupVersion(String(obj['apiVersion']));
     const found = gv && served.get(groupKind(gv.group, String(obj['kind'])));
     const version = found?.crd.spec.versions.find((v) => v.name === gv?.version && v.served);
-    if (!gv || !found || !version) return noMatch(obj, old);
+    if (!gv || !found || !version) {
+      objectOutcomes.push(noMatch(obj, old));
+      continue;
+    }
     const target: BodyTarget = {
       group: gv.group,
       version: gv.version,
       names: { kind: found.crd.spec.names.kind },
       serving: { typed: false },
     };
-    return write(found.strategy, target, obj, old, deprecationWarning(found.crd, version.name));
-  });
+    const outcome = write(found.strategy, target, obj, old, deprecationWarning(found.crd, version.name));
+    if (outcome.result === 'valid') outcome.object = await readBack(found.crd, found.strategy, outcome.object);
+    objectOutcomes.push(outcome);
+  }
   const all = [...crdOutcomes, ...objectOutcomes];
   return { crds: crdOutcomes, objects: objectOutcomes, valid: all.every((o) => o.result === 'valid') };
 }
@@ -187,6 +193,21 @@ function write(
   wipeObjectMetaSystemFields(obj.metadata);
   delete obj.metadata.resourceVersion;
   return { ...identity(obj, operation), warnings, result: 'valid', object: obj };
+}
+
+/**
+ * The object as the server answers a write: stored in the CRD's storage version, converted back to
+ * the version written, each conversion pruning what the target version's schema does not know.
+ * A Webhook conversion would call the webhook: the object is then left as it was written.
+ */
+async function readBack(crd: CustomResourceDefinition, strategy: Strategy, obj: KubeObject): Promise<KubeObject> {
+  const versions = strategy.versions;
+  const written = obj.apiVersion;
+  if (!versions || !written || written === versions.storageApiVersion || crd.spec.conversion?.strategy === 'Webhook')
+    return obj;
+  const [stored] = await versions.convert([obj], versions.storageApiVersion);
+  const [back] = await versions.convert([stored!], written);
+  return back!;
 }
 
 /**
