@@ -11,61 +11,13 @@ import { type Outcome, validate } from '../../server/validate/validate.js';
 import { BIN, type CommandResult, type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { loadLog } from '../helpers/load-log.js';
+import { CACHE_CRD, cache } from '../helpers/validate-cache.js';
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: caches.cache.example.com}
-spec:
-  group: cache.example.com
-  scope: Namespaced
-  names: {plural: caches, singular: cache, kind: Cache}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - {rule: "self.maxSize >= self.size", message: "maxSize must be >= size"}
-            - {rule: "self.size != 7", messageExpression: "'size ' + string(self.size) + ' is unlucky'"}
-            properties:
-              size: {type: integer, minimum: 1, maximum: 10}
-              maxSize: {type: integer, default: 10}
-              engine:
-                type: string
-                enum: [redis, memcached]
-                default: redis
-                x-kubernetes-validations:
-                - {rule: "self == oldSelf", messageExpression: "'engine is immutable: was ' + oldSelf"}
-          status: {type: object, properties: {ready: {type: boolean}}}
-  - name: v1beta1
-    served: true
-    storage: false
-    deprecated: true
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-  - name: v1alpha1
-    served: false
-    storage: false
-    schema: {openAPIV3Schema: {type: object}}
-`;
-
-const BAD_CRD = CRD.replace('caches.cache.example.com', 'caches.bad.example.com')
+const BAD_CRD = CACHE_CRD.replace('caches.cache.example.com', 'caches.bad.example.com')
   .replace('group: cache.example.com', 'group: bad.example.com')
   .replace('self.maxSize >= self.size', 'self.maxSize >= self.nope');
 
 type Json = Record<string, unknown>;
-const cache = (name: string, spec: Json, more: Json = {}, apiVersion = 'cache.example.com/v1'): Json => ({
-  apiVersion,
-  kind: 'Cache',
-  metadata: { name },
-  spec,
-  ...more,
-});
 
 /** Objects created on an empty server, each on its own. */
 const CREATES: [string, Json][] = [
@@ -111,7 +63,7 @@ const validateBin = (args: readonly string[], input?: string): Promise<CommandRe
   run(process.execPath, [BIN, 'validate', ...args], input === undefined ? {} : { input });
 
 describe('mini-apiserver validate (the binary)', () => {
-  const crd = file('crd.yaml', CRD);
+  const crd = file('crd.yaml', CACHE_CRD);
 
   it("prints kubectl's lines and exits 1 when an object is refused", async () => {
     const objects = file(
@@ -284,8 +236,8 @@ describe('validate answers as a running server', () => {
   beforeAll(async () => {
     server = await startServerProcess();
     // The CRD every case uses, created as validate() says the server creates it.
-    const [want] = (await validate({ crds: [CRD], objects: [] })).crds;
-    expectSameAnswer(await postCRD(CRD), want!);
+    const [want] = (await validate({ crds: [CACHE_CRD], objects: [] })).crds;
+    expectSameAnswer(await postCRD(CACHE_CRD), want!);
     await eventually('the CRD served', async () =>
       (await server.request(collection('cache.example.com/v1'))).status === 200 ? true : undefined,
     );
@@ -303,7 +255,7 @@ describe('validate answers as a running server', () => {
   });
 
   it.each(CREATES)('create, %s: the same Status, warnings and object', async (_name, obj) => {
-    const [want] = (await validate({ crds: [CRD], objects: [obj] })).objects;
+    const [want] = (await validate({ crds: [CACHE_CRD], objects: [obj] })).objects;
     const apiVersion = String(obj['apiVersion']);
     const namespace = (obj['metadata'] as Json | undefined)?.['namespace'];
     expectSameAnswer(
@@ -313,7 +265,7 @@ describe('validate answers as a running server', () => {
   });
 
   it.each(UPDATES)('update, %s: the same Status, warnings and object', async (_name, old, next) => {
-    const [want] = (await validate({ crds: [CRD], objects: [next], oldObjects: [old] })).objects;
+    const [want] = (await validate({ crds: [CACHE_CRD], objects: [next], oldObjects: [old] })).objects;
     const path = `${collection('cache.example.com/v1')}/${String((old['metadata'] as Json)['name'])}`;
     const created = await send('POST', collection('cache.example.com/v1'), old);
     expect(created.status, created.body).toBe(201);
@@ -332,7 +284,7 @@ describe('validate answers as a running server', () => {
   });
 
   it('prints what kubectl prints for the same files', async () => {
-    const crd = file('kubectl-crd.yaml', CRD);
+    const crd = file('kubectl-crd.yaml', CACHE_CRD);
     const cases: [string[], string][] = [
       [['create', '--validate=warn'], file('k-invalid.yaml', cache('k-invalid', { size: 30, maxSize: 2, foo: 1 }))],
       [['create', '--validate=warn'], file('k-one.yaml', cache('k-one', { size: 7 }))],

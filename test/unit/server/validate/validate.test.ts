@@ -4,57 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Outcome, type ValidationResult, validate } from '../../../../server/validate/validate.js';
 import { ValidateInputError } from '../../../../server/validate/documents.js';
-
-const CRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: caches.cache.example.com}
-spec:
-  group: cache.example.com
-  scope: Namespaced
-  names: {plural: caches, singular: cache, kind: Cache}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - {rule: "self.maxSize >= self.size", message: "maxSize must be >= size"}
-            - {rule: "self.size != 7", messageExpression: "'size ' + string(self.size) + ' is unlucky'"}
-            properties:
-              size: {type: integer, minimum: 1, maximum: 10}
-              maxSize: {type: integer, default: 10}
-              engine:
-                type: string
-                enum: [redis, memcached]
-                default: redis
-                x-kubernetes-validations:
-                - {rule: "self == oldSelf", messageExpression: "'engine is immutable: was ' + oldSelf"}
-          status: {type: object, properties: {ready: {type: boolean}}}
-  - name: v1beta1
-    served: true
-    storage: false
-    deprecated: true
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-  - name: v1alpha1
-    served: false
-    storage: false
-    schema: {openAPIV3Schema: {type: object}}
-`;
-
-const cache = (name: string, spec: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
-  apiVersion: 'cache.example.com/v1',
-  kind: 'Cache',
-  metadata: { name },
-  spec,
-  ...more,
-});
+import { CACHE_CRD, cache } from '../../../helpers/validate-cache.js';
 
 const invalid = (name: string, causes: [field: string, message: string][], reason = 'FieldValueInvalid') => ({
   result: 'invalid',
@@ -90,7 +40,7 @@ const accepted = (name: string, spec: Record<string, unknown>, generation = 1) =
 });
 
 async function one(object: Record<string, unknown>, old?: Record<string, unknown>): Promise<Outcome> {
-  const result = await validate({ crds: [CRD], objects: [object], oldObjects: old ? [old] : [] });
+  const result = await validate({ crds: [CACHE_CRD], objects: [object], oldObjects: old ? [old] : [] });
   expect(result.crds.map((c) => c.result)).toEqual(['valid']);
   return result.objects[0]!;
 }
@@ -255,7 +205,7 @@ describe('validate: an object of a valid CRD', () => {
 
 describe('validate: the CRD, as kube validates it at create', () => {
   it("a bad CRD is refused with kube's CRD error, and its objects find no resource", async () => {
-    const bad = CRD.replace('rule: "self.maxSize >= self.size"', 'rule: "self.maxSize >= self.nope"');
+    const bad = CACHE_CRD.replace('rule: "self.maxSize >= self.size"', 'rule: "self.maxSize >= self.nope"');
     const result = await validate({ crds: [bad], objects: [cache('c', { size: 1 })] });
     expect(result.valid).toBe(false);
     const [crd] = result.crds;
@@ -266,7 +216,7 @@ describe('validate: the CRD, as kube validates it at create', () => {
   });
 
   it("a second CRD of the same name: kube's 409", async () => {
-    const result = await validate({ crds: [CRD, CRD], objects: [] });
+    const result = await validate({ crds: [CACHE_CRD, CACHE_CRD], objects: [] });
     expect(result.crds.map((c) => (c.result === 'invalid' ? c.status.message : c.result))).toEqual([
       'valid',
       'customresourcedefinitions.apiextensions.k8s.io "caches.cache.example.com" already exists',
@@ -275,7 +225,7 @@ describe('validate: the CRD, as kube validates it at create', () => {
 
   it('a v1beta1 CRD is no kind kube serves', async () => {
     const result = await validate({
-      crds: [CRD.replace('apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1')],
+      crds: [CACHE_CRD.replace('apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1')],
       objects: [],
     });
     expect(result.crds[0]).toMatchObject({
@@ -286,7 +236,7 @@ describe('validate: the CRD, as kube validates it at create', () => {
 
   it('a cluster-scoped kind: the namespace is dropped, as kube drops it', async () => {
     const result = await validate({
-      crds: [CRD.replace('scope: Namespaced', 'scope: Cluster')],
+      crds: [CACHE_CRD.replace('scope: Namespaced', 'scope: Cluster')],
       objects: [cache('c', { size: 1 }, { metadata: { name: 'c', namespace: 'ns' } })],
     });
     expect(result.objects[0]).toMatchObject({ result: 'valid', namespace: '', object: { metadata: { name: 'c' } } });
@@ -310,12 +260,12 @@ items:
 ---
 ${JSON.stringify(cache('c', { size: 3 }))}
 `;
-    expect(names(await validate({ crds: [CRD], objects: [yaml] }))).toEqual(['a:valid', 'b:valid', 'c:valid']);
+    expect(names(await validate({ crds: [CACHE_CRD], objects: [yaml] }))).toEqual(['a:valid', 'b:valid', 'c:valid']);
   });
 
   it('takes a decoded List object', async () => {
     const list = { apiVersion: 'v1', kind: 'List', items: [cache('a', { size: 1 }), cache('b', { size: 20 })] };
-    expect(names(await validate({ crds: [CRD], objects: [list] }))).toEqual(['a:valid', 'b:invalid']);
+    expect(names(await validate({ crds: [CACHE_CRD], objects: [list] }))).toEqual(['a:valid', 'b:invalid']);
   });
 
   it.each([
@@ -324,7 +274,7 @@ ${JSON.stringify(cache('c', { size: 3 }))}
     ['an object without kind', 'apiVersion: v1\nmetadata: {}', 'objects[0]: line 1: the object has no kind'],
     ['an object without apiVersion', '---\nkind: Cache', 'objects[0]: line 2: the object has no apiVersion'],
   ])('refuses %s with a ValidateInputError naming where', async (_name, text, message) => {
-    const err = await validate({ crds: [CRD], objects: [text] }).catch((e: unknown) => e);
+    const err = await validate({ crds: [CACHE_CRD], objects: [text] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidateInputError);
     expect((err as Error).message.startsWith(message)).toBe(true);
   });
