@@ -11,9 +11,9 @@ import { ValidateInputError, isCRD, readObjects } from './documents.js';
 import { STDIN_SOURCE, kubectlErrorText, kubectlWarning } from './kubectl-text.js';
 import { type Outcome, requireTypeMeta, validate } from './validate.js';
 
-export const EXIT_VALID = 0;
-export const EXIT_INVALID = 1;
-export const EXIT_USAGE = 2;
+const EXIT_VALID = 0;
+const EXIT_INVALID = 1;
+const EXIT_USAGE = 2;
 
 export interface ValidateArgs {
   /** -f/--filename: files, `-` for standard input. */
@@ -25,7 +25,7 @@ export interface ValidateArgs {
 
 export type ParsedArgs = { args: ValidateArgs } | { help: true } | { error: string };
 
-export const VALIDATE_USAGE = `Usage: mini-apiserver validate -f FILE [-f FILE]... [--old FILE]... [-o json|yaml]
+const VALIDATE_USAGE = `Usage: mini-apiserver validate -f FILE [-f FILE]... [--old FILE]... [-o json|yaml]
 
 Runs what kube-apiserver runs when CustomResourceDefinitions and then objects of their kinds are
 created (or, with --old, updated), without a server: the CRD's validation, then each object's

@@ -4,7 +4,7 @@
 // the CRD's defaulting and validation (structural schema, CEL compiled and costed), then per object
 // its metadata, pruning of unknown fields (kube's warnings), defaulting, the schema, CEL rules
 // (transition rules against the old object) and ObjectMeta's rules, answered in kube's Status.
-import { ApiError, type Status, alreadyExists } from '../../apimachinery/errors.js';
+import { ApiError, type Status, alreadyExists, badRequest } from '../../apimachinery/errors.js';
 import { type JsonObject, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
 import { CRD_GROUP, type CustomResourceDefinition } from '../../apimachinery/apis/apiextensions.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
@@ -167,9 +167,7 @@ function write(
   const ctx: WriteContext = {
     dryRun: true,
     warn,
-    onUnknownFields: strictDecoding(warn, 'Warn', [], () => {
-      throw new Error('fieldValidation Warn never fails');
-    }),
+    onUnknownFields: strictDecoding(warn, 'Warn', [], badRequest),
   };
   let obj: KubeObject | undefined;
   try {
@@ -183,7 +181,7 @@ function write(
       validateUpdate(strategy, obj, current, ctx);
     } else {
       checkNewObject(strategy, obj, ctx);
-      prepareCreate(strategy, obj, expectedNamespace(strategy.kind, namespace), ctx);
+      prepareCreate(strategy, obj, namespace, ctx);
       validateCreate(strategy, obj, ctx);
     }
   } catch (err) {
