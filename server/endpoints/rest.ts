@@ -11,7 +11,6 @@ import {
   methodNotSupported,
   methodNotSupportedOn,
   unsupportedMediaType,
-  type Qualified,
 } from '../../apimachinery/errors.js';
 import {
   type FieldError,
@@ -50,8 +49,7 @@ import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } 
 import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
 import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
-import { DecoderError, transformDecodeError } from './decode-error.js';
-import { hasProtobufKind } from '../../apimachinery/apis/kube-messages.js';
+import { checkBodyObject, internalType } from './body-object.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { type Negotiated, checkOutputTarget, negotiateResourceOutput, watchMediaType } from './output.js';
 import { protobufKindKnown } from './protobuf-encode.js';
@@ -142,12 +140,6 @@ function goType(ctx: RequestCtx, list: boolean): string {
   const suffix = list ? 'List' : '';
   if (!ctx.desc.serving.typed) return `*unstructured.Unstructured${suffix}`;
   return `*${internalType(ctx.desc)}${suffix}`;
-}
-
-/** The internal Go type a built-in kind's handler decodes into, as %T names it: `core.Namespace`. */
-function internalType(desc: ResourceDescriptor): string {
-  const pkg = desc.group === '' ? 'core' : desc.group.split('.')[0]!;
-  return `${pkg}.${desc.names.kind}`;
 }
 
 const namespaceOf = (ctx: RequestCtx): string | undefined =>
@@ -400,53 +392,6 @@ function checkObject(ctx: Ctx, value: unknown): KubeObject {
     ? undefined
     : (apiVersion: string, kind: string, obj: JsonObject) => checkCustomResourceType(ctx, obj, apiVersion, kind);
   return checkBodyObject(ctx.desc, value, qualifiedKind(ctx.store.kind), check);
-}
-
-/**
- * A decoded body as an object of the resource's kind and version, as the create and update
- * handlers' decoders check it: built-in kinds may omit type information (typed clients do),
- * custom resources may not (`checkCustom` judges their type first). Also serves resources that
- * are created and never stored (access reviews).
- */
-export function checkBodyObject(
-  desc: ResourceDescriptor,
-  value: unknown,
-  errorKind: Qualified,
-  checkCustom?: (apiVersion: string, kind: string, obj: JsonObject) => void,
-): KubeObject {
-  if (!isJsonObject(value)) throw badRequest(`the request body must be a JSON object of kind ${desc.names.kind}`);
-  const gv = desc.group ? `${desc.group}/${desc.version}` : desc.version;
-  const apiVersion = value['apiVersion'];
-  const kind = value['kind'];
-  if (apiVersion === undefined && kind === undefined && desc.serving.typed) {
-    value['apiVersion'] = gv;
-    value['kind'] = desc.names.kind;
-  } else {
-    if (typeof kind !== 'string' || kind === '')
-      throw badRequest("Object 'Kind' is missing in '" + stringifyJSON(value).slice(0, 200) + "'");
-    // Another built-in kind decodes into its own Go type, which the codec cannot convert to this one.
-    if (
-      desc.serving.typed &&
-      kind !== desc.names.kind &&
-      typeof apiVersion === 'string' &&
-      hasProtobufKind(apiVersion, kind)
-    ) {
-      const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-      const why = `converting (${version}.${kind}) to (${internalType(desc)}): unknown conversion`;
-      throw transformDecodeError(desc.names.kind, new DecoderError(why, { version, kind }), Buffer.alloc(0));
-    }
-    checkCustom?.(typeof apiVersion === 'string' ? apiVersion : '', kind, value);
-    if (typeof apiVersion !== 'string' || apiVersion === '')
-      throw badRequest("Object 'apiVersion' is missing in '" + stringifyJSON(value).slice(0, 200) + "'");
-    if (apiVersion !== gv)
-      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
-    if (kind !== desc.names.kind)
-      throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${desc.names.kind})`);
-  }
-  const meta = value['metadata'];
-  if (meta === undefined || meta === null) value['metadata'] = {};
-  else if (!isJsonObject(meta)) throw invalid(errorKind, '', [invalidField('metadata', meta, 'must be an object')]);
-  return value as unknown as KubeObject;
 }
 
 /**
