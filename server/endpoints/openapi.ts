@@ -13,7 +13,7 @@ import { type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.j
 import { type JsonObject, type JsonValue, isJsonObject } from '../../apimachinery/object.js';
 import { KUBE_VERSION } from '../version.js';
 import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
-import { encodeOpenAPIV2 } from './openapi-v2-protobuf.js';
+import { encodeOpenAPIV2 } from '../codecs/openapi-v2-protobuf.js';
 import type { Document } from './discovery.js';
 import { negotiate } from './negotiate.js';
 

@@ -50,11 +50,11 @@ import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } 
 import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
 import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
-import { DecoderError, transformDecodeError } from './decode-error.js';
+import { DecoderError, transformDecodeError } from '../codecs/decode-error.js';
 import { hasProtobufKind } from '../../apimachinery/apis/kube-messages.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
 import { type Negotiated, checkOutputTarget, negotiateResourceOutput, watchMediaType } from './output.js';
-import { protobufKindKnown } from './protobuf-encode.js';
+import { protobufKindKnown } from '../codecs/protobuf-encode.js';
 import { sendJson } from './respond.js';
 import { patchMediaType } from './negotiate.js';
 import { type Scale, applyScale, scaleOf } from './scale.js';

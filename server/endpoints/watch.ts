@@ -21,7 +21,7 @@ import type { KubeObject } from '../../apimachinery/object.js';
 import type { ObjectEvent, Store } from '../registry/store.js';
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType } from './output.js';
-import { canEncodeProtobuf, encodeProtobufWatchEvent } from './protobuf-encode.js';
+import { canEncodeProtobuf, encodeProtobufWatchEvent } from '../codecs/protobuf-encode.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
 import {
   type Backlog,

@@ -6,13 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { notFound, invalid } from '../../../../apimachinery/errors.js';
 import { invalid as invalidField, required } from '../../../../apimachinery/field-errors.js';
 import { type ReplyMediaType, negotiateResourceOutput } from '../../../../server/endpoints/output.js';
-import { decodeProtobufObject, decodeProtobufWatchEvent } from '../../../../server/endpoints/protobuf.js';
+import { decodeProtobufObject, decodeProtobufWatchEvent } from '../../../../server/codecs/protobuf.js';
 import {
   UnencodableError,
   canEncodeProtobuf,
   encodeProtobufObject,
   encodeProtobufWatchEvent,
-} from '../../../../server/endpoints/protobuf-encode.js';
+} from '../../../../server/codecs/protobuf-encode.js';
 import { sendJson, writeStatus } from '../../../../server/endpoints/respond.js';
 import { httpWatchSink } from '../../../../server/endpoints/watch.js';
 
@@ -619,7 +619,7 @@ function leb128(n: bigint): number[] {
 }
 
 describe('encodeProtobufObject writes the bytes Go writes', () => {
-  // kubectl 1.33's own request bodies (test/unit/server/endpoints/protobuf.test.ts), from gogo-protobuf.
+  // kubectl 1.33's own request bodies (test/unit/server/codecs/protobuf.test.ts), from gogo-protobuf.
   const RECORDED: Array<[string, Record<string, unknown>, string]> = [
     [
       'create namespace',

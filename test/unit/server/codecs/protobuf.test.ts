@@ -9,7 +9,7 @@ import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type Status } from '../../../../apimachinery/errors.js';
 import { KUBE_PROTOS } from '../../../../apimachinery/apis/kube-protos.js';
-import { decodeProtobufObject } from '../../../../server/endpoints/protobuf.js';
+import { decodeProtobufObject } from '../../../../server/codecs/protobuf.js';
 import { findKubectl } from '../../../helpers/kubectl.js';
 
 const MAGIC = Buffer.from('k8s\0', 'latin1');

@@ -2,7 +2,7 @@
 // writes for each kind of scalar, its key order, block layout and line folding.
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { encodeYaml, encodeYamlChunks, formatFloatG, keyLess } from '../../../../server/endpoints/yaml-encode.js';
+import { encodeYaml, encodeYamlChunks, formatFloatG, keyLess } from '../../../../server/codecs/yaml-encode.js';
 
 /** The YAML line for `{v: value}`. */
 const line = (value: unknown): string => encodeYaml({ v: value });

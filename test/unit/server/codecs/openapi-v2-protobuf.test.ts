@@ -12,7 +12,7 @@ import {
 } from '../../../../apimachinery/apis/builtin-schemas.js';
 import { parseJSON } from '../../../../apimachinery/json.js';
 import { OpenAPI, type OpenAPIResource, openapiResponse } from '../../../../server/endpoints/openapi.js';
-import { encodeOpenAPIV2, openapiV2Document, yamlOf } from '../../../../server/endpoints/openapi-v2-protobuf.js';
+import { encodeOpenAPIV2, openapiV2Document, yamlOf } from '../../../../server/codecs/openapi-v2-protobuf.js';
 
 type Json = unknown;
 type Obj = Record<string, unknown>;

@@ -1,9 +1,9 @@
 // core/v1 Service and ServiceList as protobuf: the encoder against the decoder, IntOrString in both
 // forms, Go's omitempty and pointer semantics, and the bytes gogo writes for an IntOrString.
 import { describe, expect, it } from 'vitest';
-import { decodeProtobufObject } from '../../../../server/endpoints/protobuf.js';
+import { decodeProtobufObject } from '../../../../server/codecs/protobuf.js';
 import { hasProtobufKind } from '../../../../apimachinery/apis/kube-messages.js';
-import { encodeProtobufObject } from '../../../../server/endpoints/protobuf-encode.js';
+import { encodeProtobufObject } from '../../../../server/codecs/protobuf-encode.js';
 
 const roundTrip = (obj: Record<string, unknown>): Record<string, unknown> =>
   decodeProtobufObject(encodeProtobufObject(obj));
