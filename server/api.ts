@@ -38,14 +38,14 @@ import {
   serviceSchema,
   serviceStrategy,
 } from './registry/builtin/services.js';
-import { NamespaceController } from './registry/builtin/namespace-controller.js';
-import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
+import { NamespaceController } from './controllers/namespace-controller.js';
+import { type LeaderElectionConfig, LeaderElector } from './controllers/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ownerReferencesPermissionEnforcement } from '../admission/owner-references-permission.js';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/interface.js';
 import { installDynamicAdmission } from './dynamic-admission/install.js';
-import { CRDController } from './registry/builtin/crd-controller.js';
-import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
+import { CRDController } from './controllers/crd-controller.js';
+import { GarbageCollector } from './controllers/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
 import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest.js';
 import { serveCreateOnly } from './endpoints/create-only.js';

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { LogLevel, Logger } from '../apimachinery/log.js';
 import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inflight.js';
 import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
-import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './registry/builtin/leader-election.js';
+import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './controllers/leader-election.js';
 import { defaultApiAudiences } from './authn/service-account-token.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */

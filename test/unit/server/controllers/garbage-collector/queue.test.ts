@@ -1,7 +1,7 @@
 // The collector's work queue: each key once, a key re-added while worked on runs again after,
 // batches bounded, failures back after a backoff.
 import { describe, expect, it } from 'vitest';
-import { WorkQueue } from '../../../../../../server/registry/builtin/garbage-collector/queue.js';
+import { WorkQueue } from '../../../../../server/controllers/garbage-collector/queue.js';
 
 describe('WorkQueue', () => {
   it('deduplicates, bounds each batch, and re-queues a key added while it is active', () => {

@@ -1,9 +1,9 @@
 // The Events the garbage collector records, as kube's graph builder records them through client-go's
 // EventRecorder (source component `garbage-collector-controller`). The collector only builds them:
 // writing one is the caller's `recordEvent`, so that this folder does not import the API wiring.
-import type { ObjectMeta, OwnerReference } from '../../../../apimachinery/object.js';
-import { nowTimestamp } from '../../../../apimachinery/object.js';
-import { goQuote } from '../../../../apimachinery/quote.js';
+import type { ObjectMeta, OwnerReference } from '../../../apimachinery/object.js';
+import { nowTimestamp } from '../../../apimachinery/object.js';
+import { goQuote } from '../../../apimachinery/quote.js';
 import type { Identity } from './graph.js';
 
 export const GC_EVENT_COMPONENT = 'garbage-collector-controller';

@@ -6,12 +6,12 @@
 // for an expired Lease cannot both win.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
-import type { Logger } from '../../../apimachinery/log.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
-import type { Store } from '../store.js';
-import { type LeaseSpec, specOf } from './leases.js';
-import { type MicroClock, formatMicroTime, parseMicroTimeMicros } from '../../../apimachinery/validation/micro-time.js';
+import { ApiError, ignoreNotFound } from '../../apimachinery/errors.js';
+import type { Logger } from '../../apimachinery/log.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { Store } from '../registry/store.js';
+import { type LeaseSpec, specOf } from '../registry/builtin/leases.js';
+import { type MicroClock, formatMicroTime, parseMicroTimeMicros } from '../../apimachinery/validation/micro-time.js';
 
 export interface LeaderElectionConfig {
   /** Default `kube-system`, where kube-controller-manager keeps its Lease. */

@@ -4,16 +4,16 @@
 // and attemptToOrphan (owners deleted with the orphan finalizer). Decisions are made on live reads,
 // never on the graph alone, because the graph lags the stores. Events are recorded through the
 // caller's `recordEvent` (the server passes its events store), so the collector needs no API wiring.
-import { ApiError, ignoreNotFound } from '../../../../apimachinery/errors.js';
-import type { Logger } from '../../../../apimachinery/log.js';
-import type { KubeObject, OwnerReference } from '../../../../apimachinery/object.js';
+import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
+import type { Logger } from '../../../apimachinery/log.js';
+import type { KubeObject, OwnerReference } from '../../../apimachinery/object.js';
 import {
   FINALIZER_DELETE_DEPENDENTS,
   FINALIZER_ORPHAN_DEPENDENTS,
-} from '../../../../apimachinery/validation/object-meta.js';
-import type { Catalog } from '../../catalog.js';
-import { Informer } from '../../informer.js';
-import type { Store } from '../../store.js';
+} from '../../../apimachinery/validation/object-meta.js';
+import type { Catalog } from '../../registry/catalog.js';
+import { Informer } from '../../registry/informer.js';
+import type { Store } from '../../registry/store.js';
 import { type EventRecorder, invalidNamespaceOwnerRefEvent } from './events.js';
 import {
   type Identity,

@@ -3,23 +3,23 @@
 // recorder, wired as server/api.ts wires the collector: real Stores over embedded SQLite, a real
 // catalog with a namespaced kind (ConfigMap) and a cluster-scoped one (Namespace).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ignoreNotFound } from '../../../../../../apimachinery/errors.js';
-import { type LogFields, type Logger, silentLogger } from '../../../../../../apimachinery/log.js';
-import type { KubeObject } from '../../../../../../apimachinery/object.js';
-import type { Storage } from '../../../../../../storage/interface.js';
-import { Catalog, type ResourceDescriptor, TYPED_PROFILE } from '../../../../../../server/registry/catalog.js';
-import { Store } from '../../../../../../server/registry/store.js';
-import type { KindInfo } from '../../../../../../server/registry/strategy.js';
-import { configMapKind, configMapStrategy } from '../../../../../../server/registry/builtin/configmaps.js';
-import { namespaceKind, namespaceStrategy } from '../../../../../../server/registry/builtin/namespaces.js';
-import { eventKind, eventStrategy } from '../../../../../../server/registry/builtin/events.js';
-import { GarbageCollector } from '../../../../../../server/registry/builtin/garbage-collector/collector.js';
+import { ignoreNotFound } from '../../../../../apimachinery/errors.js';
+import { type LogFields, type Logger, silentLogger } from '../../../../../apimachinery/log.js';
+import type { KubeObject } from '../../../../../apimachinery/object.js';
+import type { Storage } from '../../../../../storage/interface.js';
+import { Catalog, type ResourceDescriptor, TYPED_PROFILE } from '../../../../../server/registry/catalog.js';
+import { Store } from '../../../../../server/registry/store.js';
+import type { KindInfo } from '../../../../../server/registry/strategy.js';
+import { configMapKind, configMapStrategy } from '../../../../../server/registry/builtin/configmaps.js';
+import { namespaceKind, namespaceStrategy } from '../../../../../server/registry/builtin/namespaces.js';
+import { eventKind, eventStrategy } from '../../../../../server/registry/builtin/events.js';
+import { GarbageCollector } from '../../../../../server/controllers/garbage-collector/collector.js';
 import {
   type CoreEvent,
   invalidNamespaceOwnerRefEvent,
-} from '../../../../../../server/registry/builtin/garbage-collector/events.js';
-import { createSqliteFixture } from '../../../../../helpers/sqlite-fixture.js';
-import { eventually } from '../../../../../helpers/eventually.js';
+} from '../../../../../server/controllers/garbage-collector/events.js';
+import { createSqliteFixture } from '../../../../helpers/sqlite-fixture.js';
+import { eventually } from '../../../../helpers/eventually.js';
 
 describe('invalidNamespaceOwnerRefEvent', () => {
   // 2026-01-02T03:04:05.123456789Z

@@ -1,14 +1,14 @@
 // The collector's pure parts: the owner graph's bookkeeping and the work each change asks for, and
 // the decision on a dependent given how its references stand, table-first.
 import { describe, expect, it } from 'vitest';
-import type { KubeObject, OwnerReference } from '../../../../../../apimachinery/object.js';
+import type { KubeObject, OwnerReference } from '../../../../../apimachinery/object.js';
 import {
   type DecisionInput,
   Graph,
   coordinatesMatch,
   decide,
   nodeOf,
-} from '../../../../../../server/registry/builtin/garbage-collector/graph.js';
+} from '../../../../../server/controllers/garbage-collector/graph.js';
 
 const API = 'gc.example.com/v1';
 const obj = (

@@ -3,20 +3,20 @@
 // holds an unexpired Lease, take over after expiry, release on stop, and a lost race (409) that
 // is only retried on the next round.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AdmissionChain, type AdmissionPlugin } from '../../../../../admission/interface.js';
-import { silentLogger } from '../../../../../apimachinery/log.js';
-import type { KubeObject } from '../../../../../apimachinery/object.js';
-import type { Storage } from '../../../../../storage/interface.js';
+import { AdmissionChain, type AdmissionPlugin } from '../../../../admission/interface.js';
+import { silentLogger } from '../../../../apimachinery/log.js';
+import type { KubeObject } from '../../../../apimachinery/object.js';
+import type { Storage } from '../../../../storage/interface.js';
 import {
   LeaderElector,
   type LeaderElectionConfig,
   resolveLeaderElectionTiming,
-} from '../../../../../server/registry/builtin/leader-election.js';
-import { formatMicroTime, parseMicroTimeMicros } from '../../../../../apimachinery/validation/micro-time.js';
-import { leaseStrategy } from '../../../../../server/registry/builtin/leases.js';
-import { Store } from '../../../../../server/registry/store.js';
-import { StartupError, resolveServerOptions } from '../../../../../server/options.js';
-import { createSqliteFixture } from '../../../../helpers/sqlite-fixture.js';
+} from '../../../../server/controllers/leader-election.js';
+import { formatMicroTime, parseMicroTimeMicros } from '../../../../apimachinery/validation/micro-time.js';
+import { leaseStrategy } from '../../../../server/registry/builtin/leases.js';
+import { Store } from '../../../../server/registry/store.js';
+import { StartupError, resolveServerOptions } from '../../../../server/options.js';
+import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
 interface Spec {
   holderIdentity?: string;

@@ -16,7 +16,7 @@ import type { Storage } from '../../../../storage/interface.js';
 import { CUSTOM_RESOURCE_PROFILE, Catalog } from '../../../../server/registry/catalog.js';
 import { Store } from '../../../../server/registry/store.js';
 import { crdStrategy } from '../../../../server/registry/builtin/crds.js';
-import { CRDController } from '../../../../server/registry/builtin/crd-controller.js';
+import { CRDController } from '../../../../server/controllers/crd-controller.js';
 import { customResourceStrategy } from '../../../../server/registry/builtin/custom-resources.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 import { eventually } from '../../../helpers/eventually.js';

@@ -2,20 +2,20 @@
 // (NamesAccepted), installs the resource in the catalog and only then reports Established, so a
 // client that saw Established finds the API in discovery; on deletion it removes every custom
 // resource first, then the finalizer, then the routes.
-import type { Logger } from '../../../apimachinery/log.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
-import { CUSTOM_RESOURCE_PROFILE, type Catalog, type ResourceDescriptor } from '../catalog.js';
-import { Informer } from '../informer.js';
-import type { Store } from '../store.js';
-import { setCondition } from './crds.js';
-import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
-import { decideNames } from '../../../crd/naming.js';
-import { crdStorageVersionHash } from '../../../crd/storage-version.js';
+import type { Logger } from '../../apimachinery/log.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import { CUSTOM_RESOURCE_PROFILE, type Catalog, type ResourceDescriptor } from '../registry/catalog.js';
+import { Informer } from '../registry/informer.js';
+import type { Store } from '../registry/store.js';
+import { setCondition } from '../registry/builtin/crds.js';
+import { ApiError, ignoreNotFound } from '../../apimachinery/errors.js';
+import { decideNames } from '../../crd/naming.js';
+import { crdStorageVersionHash } from '../../crd/storage-version.js';
 import {
   CRD_CLEANUP_FINALIZER,
   type CRDCondition,
   type CustomResourceDefinition,
-} from '../../../apimachinery/apis/apiextensions.js';
+} from '../../apimachinery/apis/apiextensions.js';
 
 const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const CLEANUP_RETRY_MS = 1000;

@@ -8,11 +8,11 @@
 // with live reads (classify, below) in the dependent's own namespace. A namespaced owner referenced
 // from another namespace is therefore absent for that dependent, as kube concludes; and when that
 // owner has been observed elsewhere, the reference is reported (kube's OwnerRefInvalidNamespace).
-import type { KubeObject, OwnerReference } from '../../../../apimachinery/object.js';
+import type { KubeObject, OwnerReference } from '../../../apimachinery/object.js';
 import {
   FINALIZER_DELETE_DEPENDENTS,
   FINALIZER_ORPHAN_DEPENDENTS,
-} from '../../../../apimachinery/validation/object-meta.js';
+} from '../../../apimachinery/validation/object-meta.js';
 
 /** Where an object is, as the collector needs it to read, update or delete it. */
 export interface Identity {

@@ -2,13 +2,13 @@
 // every served kind is deleted), then its `kubernetes` finalizer is removed, which deletes it.
 // Each pass reports in the namespace's status.conditions as kube's deleter does
 // (pkg/controller/namespace/deletion). It also makes sure the namespaces every cluster starts with exist.
-import { ApiError, ignoreNotFound } from '../../../apimachinery/errors.js';
-import type { Logger } from '../../../apimachinery/log.js';
-import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
-import type { Catalog } from '../catalog.js';
-import { Informer } from '../informer.js';
-import type { Store } from '../store.js';
-import { NAMESPACE_FINALIZER, isTerminating } from './namespaces.js';
+import { ApiError, ignoreNotFound } from '../../apimachinery/errors.js';
+import type { Logger } from '../../apimachinery/log.js';
+import { type KubeObject, nowTimestamp } from '../../apimachinery/object.js';
+import type { Catalog } from '../registry/catalog.js';
+import { Informer } from '../registry/informer.js';
+import type { Store } from '../registry/store.js';
+import { NAMESPACE_FINALIZER, isTerminating } from '../registry/builtin/namespaces.js';
 
 export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
