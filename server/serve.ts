@@ -37,7 +37,7 @@ import {
   shutdownCheck,
 } from './health.js';
 import { METRICS_CONTENT_TYPE, Metrics, type TrackedRequest } from './metrics.js';
-import { type RequestInfo, isLongRunning, parseRequestInfo } from './pipeline/request-info.js';
+import { type RequestInfo, isLongRunning, parseRequestInfo } from './request/request-info.js';
 import { MaxInflight, requestKind } from './pipeline/max-inflight.js';
 import { LoopSaturation } from './pipeline/saturation.js';
 import type { VersionInfo } from './version.js';

@@ -8,7 +8,7 @@ import type {
   RulesResult,
 } from '../../apimachinery/authorization.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../../apimachinery/user.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { type ApiError, forbidden } from '../../apimachinery/errors.js';
 import { goQuote } from '../../apimachinery/quote.js';
 

@@ -38,7 +38,7 @@ import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor 
 import { LARGE_WRITE_BYTES, giveWayFor, runSliced } from '../registry/give-way.js';
 import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { type ListQuery, type RequestInfo, decodeListOptions, queryOptionalBool } from '../pipeline/request-info.js';
+import { type ListQuery, type RequestInfo, decodeListOptions, queryOptionalBool } from '../request/request-info.js';
 import { matchesLabels, parseGoInt64 } from '../../apimachinery/selectors/labels.js';
 import { convertFieldSelector, matchesFields } from '../../apimachinery/selectors/fields.js';
 import { decodeContinue, encodeContinue } from '../registry/continue-token.js';

@@ -5,7 +5,7 @@ import { ApiError } from '../../../apimachinery/errors.js';
 import { WatchStats, watchKindOf } from '../../../server/endpoints/watch-budget.js';
 import { METRICS_CONTENT_TYPE, Metrics, REQUEST_DURATION_BUCKETS, type RequestStart } from '../../../server/metrics.js';
 import { requestKind } from '../../../server/pipeline/max-inflight.js';
-import { parseRequestInfo } from '../../../server/pipeline/request-info.js';
+import { parseRequestInfo } from '../../../server/request/request-info.js';
 
 interface Sample {
   name: string;

@@ -7,7 +7,7 @@ import {
   parseRequestInfo,
   queryBool,
   queryInt64,
-} from '../../../../server/pipeline/request-info.js';
+} from '../../../../server/request/request-info.js';
 import { apiError } from '../../../helpers/api-error.js';
 
 function info(method: string, url: string) {
