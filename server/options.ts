@@ -7,6 +7,7 @@ import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inf
 import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
 import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './controllers/leader-election.js';
 import { defaultApiAudiences } from './authn/service-account-token.js';
+import { StartupError } from './startup/errors.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
@@ -132,48 +133,6 @@ export const DEFAULT_SERVING_LIMITS: ServingLimits = {
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 /** kube's --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
 export const DEFAULT_MIN_REQUEST_TIMEOUT_S = 1800;
-
-/** A start-up failure the operator can act on: printed as one line, without a stack. */
-export class StartupError extends Error {
-  override name = 'StartupError';
-}
-
-/** A start-up step's failure as one line that names the flag the operator can change: `--flag: cause`. */
-export function flagError(flag: string, err: unknown): StartupError {
-  return new StartupError(`--${flag}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
-}
-
-/** Runs one start-up step; whatever it throws becomes flagError(flag, ...). */
-export async function forFlag<T>(flag: string, step: () => T | Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (err) {
-    throw flagError(flag, err);
-  }
-}
-
-/** A file-system error as the few words an operator needs. */
-export function fsReason(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'ENOTDIR':
-    case 'EEXIST':
-      return 'a path component is not a directory';
-    case 'EISDIR':
-      return 'is a directory';
-    case 'EROFS':
-      return 'read-only file system';
-    case 'ENOSPC':
-      return 'no space left on device';
-    default:
-      return err instanceof Error ? err.message : String(err);
-  }
-}
 
 /** ServerOptions with the defaults applied and checked; what startServer works from. */
 export interface ResolvedOptions {

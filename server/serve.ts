@@ -43,7 +43,8 @@ import { LoopSaturation } from './pipeline/saturation.js';
 import type { VersionInfo } from './version.js';
 import type { KeyPair } from './pki.js';
 import { hostPort } from './kubeconfig.js';
-import { DEFAULT_SERVING_LIMITS, type ServingLimits, flagError } from './options.js';
+import { DEFAULT_SERVING_LIMITS, type ServingLimits } from './options.js';
+import { flagError } from './startup/errors.js';
 
 export interface FrontendDeps {
   /** The listener bindSecurePort made, which the frontend serves on. */

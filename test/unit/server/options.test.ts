@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   type CliCommand,
   CLI_DEFAULTS,
-  StartupError,
   parseArgs,
   parseGoDuration,
   parseLogLevel,
   resolveServerOptions,
   usage,
 } from '../../../server/options.js';
+import { StartupError } from '../../../server/startup/errors.js';
 
 const run = (extra: Record<string, unknown> = {}): CliCommand => ({
   kind: 'run',

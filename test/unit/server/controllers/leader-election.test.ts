@@ -15,7 +15,8 @@ import {
 import { formatMicroTime, parseMicroTimeMicros } from '../../../../apimachinery/validation/micro-time.js';
 import { leaseStrategy } from '../../../../server/registry/builtin/leases.js';
 import { Store } from '../../../../server/registry/store.js';
-import { StartupError, resolveServerOptions } from '../../../../server/options.js';
+import { resolveServerOptions } from '../../../../server/options.js';
+import { StartupError } from '../../../../server/startup/errors.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
 interface Spec {
