@@ -68,8 +68,7 @@ import {
 } from '../apimachinery/apis/builtin-schemas.js';
 import type { KindInfo } from './registry/strategy.js';
 import type { Authorizer } from '../apimachinery/authorization.js';
-import type { AuthorizationMode } from './options.js';
-import { alwaysDeny } from './authz/authorizer.js';
+import { type AuthorizationMode, alwaysDeny } from './authz/authorizer.js';
 import { installAuthorization } from './authz/install.js';
 import type { ObjectLookup } from './authn/service-account-token.js';
 import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './authn/token-request-handler.js';

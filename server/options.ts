@@ -7,14 +7,12 @@ import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inf
 import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
 import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './controllers/leader-election.js';
 import { defaultApiAudiences } from './authn/service-account-token.js';
+import { AUTHORIZATION_MODES, type AuthorizationMode } from './authz/authorizer.js';
 import { StartupError } from './startup/errors.js';
+import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from './endpoints/watch.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
-
-/** The --authorization-mode values served: kube's RBAC, and its AlwaysAllow and AlwaysDeny. */
-export const AUTHORIZATION_MODES = ['RBAC', 'AlwaysAllow', 'AlwaysDeny'] as const;
-export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 /** kube-apiserver's usual --service-account-issuer. */
 export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -131,8 +129,6 @@ export const DEFAULT_SERVING_LIMITS: ServingLimits = {
 
 /** kube's MaxRequestBodyBytes: the largest body a write may send. */
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
-/** kube's --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
-export const DEFAULT_MIN_REQUEST_TIMEOUT_S = 1800;
 
 /** ServerOptions with the defaults applied and checked; what startServer works from. */
 export interface ResolvedOptions {

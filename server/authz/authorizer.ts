@@ -12,6 +12,10 @@ import type { RequestInfo } from '../request/request-info.js';
 import { type ApiError, forbidden } from '../../apimachinery/errors.js';
 import { goQuote } from '../../apimachinery/quote.js';
 
+/** The --authorization-mode values served: kube's RBAC, and its AlwaysAllow and AlwaysDeny. */
+export const AUTHORIZATION_MODES = ['RBAC', 'AlwaysAllow', 'AlwaysDeny'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+
 const EVERYTHING_RULES: RulesResult = {
   resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }],
   nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],

@@ -11,7 +11,7 @@ import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { type ApiError, notAcceptable, notFoundPath } from '../../apimachinery/errors.js';
 import { type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.js';
 import { type JsonObject, type JsonValue, isJsonObject } from '../../apimachinery/object.js';
-import { KUBE_VERSION } from '../version.js';
+import { KUBE_VERSION } from '../../apimachinery/kube-version.js';
 import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
 import { encodeOpenAPIV2 } from '../codecs/openapi-v2-protobuf.js';
 import type { Document } from './discovery.js';

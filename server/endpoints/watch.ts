@@ -22,7 +22,6 @@ import type { ObjectEvent, Store } from '../registry/store.js';
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType } from './output.js';
 import { canEncodeProtobuf, encodeProtobufWatchEvent } from '../codecs/protobuf-encode.js';
-import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from '../options.js';
 import {
   type Backlog,
   DEFAULT_WATCH_BUDGET_BYTES,
@@ -104,6 +103,9 @@ export interface WatchRegistryOptions {
   logger?: Logger;
   stats?: WatchStats;
 }
+
+/** kube's --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */
+export const DEFAULT_MIN_REQUEST_TIMEOUT_S = 1800;
 
 /**
  * Active watches, so a shutdown, or the removal of what they watch, can end them cleanly; and
