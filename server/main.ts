@@ -1,7 +1,7 @@
 // The mini-apiserver command: flags in, one server out; SIGTERM/SIGINT shut it down gracefully.
 // Every failure an operator can cause ends as one line on stderr and a non-zero exit, no stack.
 import { createLogger } from '../apimachinery/log.js';
-import { CLI_DEFAULTS, parseArgs, usage } from './options.js';
+import { CLI_DEFAULTS, parseArgs, usage } from './flags.js';
 import { StartupError } from './startup/errors.js';
 import { migrateStorage, readKubeconfig } from './migrate-storage.js';
 import { join } from 'node:path';

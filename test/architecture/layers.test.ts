@@ -45,6 +45,8 @@ export const SERVER_ORDER: readonly string[] = [
   'metrics.ts',
   'pki.ts',
   'options.ts',
+  'go-duration.ts',
+  'flags.ts',
   'api.ts',
   'serve.ts',
   'index.ts',
