@@ -55,7 +55,7 @@ import { negotiate, parseAccept } from './endpoints/negotiate.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
 import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch-websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
-import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
+import { OpenAPI, openapiResponse } from './endpoints/openapi/documents.js';
 import {
   configMapSchema,
   coreEventSchema,

@@ -11,7 +11,7 @@ import {
   customResourceDefinitionSchema,
 } from '../../../../apimachinery/apis/builtin-schemas.js';
 import { parseJSON } from '../../../../apimachinery/json.js';
-import { OpenAPI, type OpenAPIResource, openapiResponse } from '../../../../server/endpoints/openapi.js';
+import { OpenAPI, type OpenAPIResource, openapiResponse } from '../../../../server/endpoints/openapi/documents.js';
 import { encodeOpenAPIV2, openapiV2Document, yamlOf } from '../../../../server/codecs/openapi-v2-protobuf.js';
 
 type Json = unknown;

@@ -23,7 +23,7 @@ import {
   type OpenAPISource,
   definitionName,
   openapiResponse,
-} from '../../../../server/endpoints/openapi.js';
+} from '../../../../server/endpoints/openapi/documents.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => v as Json;

@@ -7,7 +7,7 @@ import {
   type OpenAPISource,
   definitionName,
   openapiResponse,
-} from '../../../../server/endpoints/openapi.js';
+} from '../../../../server/endpoints/openapi/documents.js';
 import { Catalog } from '../../../../server/registry/catalog.js';
 import type { Status } from '../../../../apimachinery/errors.js';
 

@@ -7,15 +7,15 @@
 // Documents are cached per group version and rebuilt only when that group version's resources
 // change, so one CRD update does not rebuild every document (kube's known memory and CPU cost).
 import { createHash } from 'node:crypto';
-import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
-import { type ApiError, notAcceptable, notFoundPath } from '../../apimachinery/errors.js';
-import { type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.js';
-import { type JsonObject, type JsonValue, isJsonObject } from '../../apimachinery/object.js';
-import { KUBE_VERSION } from '../../apimachinery/kube-version.js';
-import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../apimachinery/json.js';
-import { encodeOpenAPIV2 } from '../codecs/openapi-v2-protobuf.js';
-import type { Document } from './discovery.js';
-import { negotiate } from './negotiate.js';
+import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
+import { type ApiError, notAcceptable, notFoundPath } from '../../../apimachinery/errors.js';
+import { type ResourceDescriptor, subresourceVerbs } from '../../registry/catalog.js';
+import { type JsonObject, type JsonValue, isJsonObject } from '../../../apimachinery/object.js';
+import { KUBE_VERSION } from '../../../apimachinery/kube-version.js';
+import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../../apimachinery/json.js';
+import { encodeOpenAPIV2 } from '../../codecs/openapi-v2-protobuf.js';
+import type { Document } from '../discovery.js';
+import { negotiate } from '../negotiate.js';
 
 /** What a document needs to know about a resource; the Catalog's descriptors are wider. */
 export type OpenAPIResource = Pick<
