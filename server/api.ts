@@ -55,7 +55,8 @@ import { negotiate, parseAccept } from './endpoints/negotiate.js';
 import { WatchRegistry, serveWatch } from './endpoints/watch.js';
 import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch-websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
-import { OpenAPI, openapiResponse } from './endpoints/openapi/documents.js';
+import { OpenAPI } from './endpoints/openapi/documents.js';
+import { openapiResponse } from './endpoints/openapi/http.js';
 import {
   configMapSchema,
   coreEventSchema,

@@ -11,7 +11,9 @@ import {
   customResourceDefinitionSchema,
 } from '../../../../apimachinery/apis/builtin-schemas.js';
 import { parseJSON } from '../../../../apimachinery/json.js';
-import { OpenAPI, type OpenAPIResource, openapiResponse } from '../../../../server/endpoints/openapi/documents.js';
+import type { OpenAPIResource } from '../../../../server/endpoints/openapi/definitions.js';
+import { OpenAPI } from '../../../../server/endpoints/openapi/documents.js';
+import { openapiResponse } from '../../../../server/endpoints/openapi/http.js';
 import { encodeOpenAPIV2, openapiV2Document, yamlOf } from '../../../../server/codecs/openapi-v2-protobuf.js';
 
 type Json = unknown;
