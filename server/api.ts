@@ -47,7 +47,7 @@ import { installDynamicAdmission } from './dynamic-admission/install.js';
 import { CRDController } from './controllers/crd-controller.js';
 import { GarbageCollector } from './controllers/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
-import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest.js';
+import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest/resource.js';
 import { serveCreateOnly } from './endpoints/create-only.js';
 import { route } from './endpoints/routes.js';
 import { writeStatus } from './endpoints/respond.js';

@@ -20,7 +20,7 @@ import { eventKind } from '../../../../server/registry/builtin/events.js';
 import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
 import { customResourceStrategy } from '../../../../server/registry/builtin/custom-resources.js';
 import { parseRequestInfo } from '../../../../server/request/request-info.js';
-import { serveResource } from '../../../../server/endpoints/rest.js';
+import { serveResource } from '../../../../server/endpoints/rest/resource.js';
 import { route } from '../../../../server/endpoints/routes.js';
 import { writeStatus } from '../../../../server/endpoints/respond.js';
 import { WatchRegistry } from '../../../../server/endpoints/watch.js';

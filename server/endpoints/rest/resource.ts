@@ -12,7 +12,7 @@ import {
   methodNotSupportedOn,
   unsupportedMediaType,
   type Qualified,
-} from '../../apimachinery/errors.js';
+} from '../../../apimachinery/errors.js';
 import {
   type FieldError,
   forbidden as forbiddenField,
@@ -20,47 +20,47 @@ import {
   goQuote,
   invalid as invalidField,
   notSupported,
-} from '../../apimachinery/field-errors.js';
-import { PROPAGATION_POLICIES, type PropagationPolicy } from '../registry/delete-propagation.js';
-import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../registry/catalog.js';
-import { auditOf } from '../audit/context.js';
-import { strategicMergePatch } from '../../apimachinery/strategic-merge/merge.js';
-import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js';
+} from '../../../apimachinery/field-errors.js';
+import { PROPAGATION_POLICIES, type PropagationPolicy } from '../../registry/delete-propagation.js';
+import { type ResourceDescriptor, type ScaleMapping, TYPED_PROFILE } from '../../registry/catalog.js';
+import { auditOf } from '../../audit/context.js';
+import { strategicMergePatch } from '../../../apimachinery/strategic-merge/merge.js';
+import type { PatchMeta } from '../../../apimachinery/strategic-merge/patch-meta.js';
 import {
   type JsonObject,
   type JsonValue,
   type KubeObject,
   cloneJson,
   isJsonObject,
-} from '../../apimachinery/object.js';
-import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
-import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
-import { LARGE_WRITE_BYTES, giveWayFor, runSliced } from '../registry/give-way.js';
-import type { DeleteOptions, ListOptions, Store } from '../registry/store.js';
-import type { UserInfo } from '../../apimachinery/user.js';
-import { type ListQuery, type RequestInfo, decodeListOptions, queryOptionalBool } from '../request/request-info.js';
-import { matchesLabels, parseGoInt64 } from '../../apimachinery/selectors/labels.js';
-import { convertFieldSelector, matchesFields } from '../../apimachinery/selectors/fields.js';
-import { decodeContinue, encodeContinue } from '../registry/continue-token.js';
-import { ensureNamespaceMatchesRequest } from '../registry/object-meta-ops.js';
-import { applyMergePatch } from './patch/merge-patch.js';
-import { applyJsonPatch } from './patch/json-patch.js';
-import { addWarning, strictDecoding } from './field-validation.js';
-import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } from './write-options.js';
-import { FieldManager } from '../../apimachinery/managed-fields/field-manager.js';
-import { gvkString, unstructuredGVK } from '../../apimachinery/versions.js';
-import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from './body.js';
-import { DecoderError, transformDecodeError } from '../codecs/decode-error.js';
-import { hasProtobufKind } from '../../apimachinery/apis/kube-messages.js';
-import { type IncludeObject, buildTable, partialObjectMetadata } from './table.js';
-import { type Negotiated, checkOutputTarget, negotiateResourceOutput, watchMediaType } from './output.js';
-import { protobufKindKnown } from '../codecs/protobuf-encode.js';
-import { sendJson } from './respond.js';
-import { patchMediaType } from './negotiate.js';
-import { type Scale, applyScale, scaleOf } from './scale.js';
-import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from './watch.js';
-import { stringifyJSON } from '../../apimachinery/json.js';
-import { goFormat } from '../../apimachinery/strategic-merge/go-format.js';
+} from '../../../apimachinery/object.js';
+import { dropUnknownFields } from '../../../apimachinery/apis/unknown-fields.js';
+import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../../registry/strategy.js';
+import { LARGE_WRITE_BYTES, giveWayFor, runSliced } from '../../registry/give-way.js';
+import type { DeleteOptions, ListOptions, Store } from '../../registry/store.js';
+import type { UserInfo } from '../../../apimachinery/user.js';
+import { type ListQuery, type RequestInfo, decodeListOptions, queryOptionalBool } from '../../request/request-info.js';
+import { matchesLabels, parseGoInt64 } from '../../../apimachinery/selectors/labels.js';
+import { convertFieldSelector, matchesFields } from '../../../apimachinery/selectors/fields.js';
+import { decodeContinue, encodeContinue } from '../../registry/continue-token.js';
+import { ensureNamespaceMatchesRequest } from '../../registry/object-meta-ops.js';
+import { applyMergePatch } from '../patch/merge-patch.js';
+import { applyJsonPatch } from '../patch/json-patch.js';
+import { addWarning, strictDecoding } from '../field-validation.js';
+import { APPLY_PATCH_TYPE, type WriteOptions, dryRunErrors, parseWriteOptions } from '../write-options.js';
+import { FieldManager } from '../../../apimachinery/managed-fields/field-manager.js';
+import { gvkString, unstructuredGVK } from '../../../apimachinery/versions.js';
+import { type DecodedBody, decodeObjectBody, parseJson, parseYaml, readBody } from '../body.js';
+import { DecoderError, transformDecodeError } from '../../codecs/decode-error.js';
+import { hasProtobufKind } from '../../../apimachinery/apis/kube-messages.js';
+import { type IncludeObject, buildTable, partialObjectMetadata } from '../table.js';
+import { type Negotiated, checkOutputTarget, negotiateResourceOutput, watchMediaType } from '../output.js';
+import { protobufKindKnown } from '../../codecs/protobuf-encode.js';
+import { sendJson } from '../respond.js';
+import { patchMediaType } from '../negotiate.js';
+import { type Scale, applyScale, scaleOf } from '../scale.js';
+import { type WatchOptions, type WatchRegistry, httpWatchSink, serveWatch, validateWatchOptions } from '../watch.js';
+import { stringifyJSON } from '../../../apimachinery/json.js';
+import { goFormat } from '../../../apimachinery/strategic-merge/go-format.js';
 
 export interface Ctx {
   req: IncomingMessage;
