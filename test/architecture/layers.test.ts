@@ -143,14 +143,14 @@ describe('import directions', () => {
     ['storage/compactor.ts', "import type { Logger } from '../server/log.js';", 1],
     ['storage/compactor.ts', "import type { Logger } from '../apimachinery/log.js';", 0],
     ['crd/cel/eval.ts', "import { Store } from '../../server/registry/store.js';", 1],
-    ['server/registry/store.ts', "import { serveResource } from '../endpoints/rest.js';", 1],
+    ['server/registry/store.ts', "import { serveResource } from '../endpoints/rest/resource.js';", 1],
     [
       'server/registry/store.ts',
       "import { x } from '../../crd/cel/eval.js';\nimport { y } from './object-meta-ops.js';",
       0,
     ],
     ['admission/namespace-lifecycle.ts', "import type { Store } from '../server/registry/store.js';", 1],
-    ['server/endpoints/rest.ts', "import type { Store } from '../registry/store.js';", 0],
+    ['server/endpoints/rest/read.ts', "import type { Store } from '../registry/store.js';", 0],
     ['webhook/client.ts', "import { converterFor } from '../crd/conversion.js';", 1],
     ['webhook/client.ts', "import { goQuote } from '../apimachinery/field-errors.js';", 0],
     ['crd/conversion.ts', "import { postWebhook } from '../webhook/client.js';", 0],
@@ -175,7 +175,7 @@ describe('import directions', () => {
     ['server/codecs/yaml-encode.ts', "import { readBody } from '../endpoints/body.js';", 1],
     ['server/controllers/crd-controller.ts', "import { Informer } from '../registry/informer.js';", 0],
     ['server/registry/store.ts', "import { encodeYaml } from '../codecs/yaml-encode.js';", 1],
-    ['server/endpoints/rest.ts', "import { x } from '../unplaced/x.js';", 1],
+    ['server/endpoints/rest/read.ts', "import { x } from '../../unplaced/x.js';", 1],
   ])('%s with %j: %i violation(s)', (file, text, want) => {
     expect(violations(join(REPO_ROOT, file), text)).toHaveLength(want);
   });

@@ -228,7 +228,7 @@ let base: string;
 const open: WatchStream[] = [];
 const TYPE_META = { apiVersion: 'v1', kind: 'Event' };
 
-/** The options rest.ts derives from a request, here spelled out in the query of the test's own path. */
+/** The options rest/read.ts derives from a request, here spelled out in the query of the test's own path. */
 function optionsFrom(q: URLSearchParams): WatchOptions {
   const label = q.get('label');
   return {
