@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { refuseUpgrade } from './endpoints/watch-websocket.js';
+import { refuseUpgrade } from './endpoints/watch/websocket.js';
 import { writeStatus } from './endpoints/respond.js';
 import {
   ApiError,

@@ -167,7 +167,7 @@ describe('import directions', () => {
     ['server/pipeline/access.ts', "import { forbiddenError } from '../authz/authorizer.js';", 0],
     ['server/authz/authorizer.ts', "import { authenticate } from '../pipeline/access.js';", 1],
     ['server/authz/authorizer.ts', "import type { RequestInfo } from '../request/request-info.js';", 0],
-    ['server/endpoints/watch.ts', "import { DEFAULT_SERVING_LIMITS } from '../options.js';", 1],
+    ['server/endpoints/watch/registry.ts', "import { DEFAULT_SERVING_LIMITS } from '../../options.js';", 1],
     ['server/options.ts', "import { DEFAULT_INFLIGHT_LIMITS } from './pipeline/max-inflight.js';", 0],
     ['server/pki.ts', "import { startServer } from './index.js';", 1],
     ['server/index.ts', "import { generatePki } from './pki.js';", 0],

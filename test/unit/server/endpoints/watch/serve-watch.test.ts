@@ -4,13 +4,13 @@
 import { createServer, get as httpGet, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatFieldError } from '../../../../apimachinery/field-errors.js';
-import { toApiError } from '../../../../apimachinery/errors.js';
-import type { KubeObject, ObjectMeta } from '../../../../apimachinery/object.js';
-import type { Storage } from '../../../../storage/interface.js';
-import { type ObjectEvent, Store } from '../../../../server/registry/store.js';
-import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
-import { writeStatus } from '../../../../server/endpoints/respond.js';
+import { formatFieldError } from '../../../../../apimachinery/field-errors.js';
+import { toApiError } from '../../../../../apimachinery/errors.js';
+import type { KubeObject, ObjectMeta } from '../../../../../apimachinery/object.js';
+import type { Storage } from '../../../../../storage/interface.js';
+import { type ObjectEvent, Store } from '../../../../../server/registry/store.js';
+import { plainEventStrategy as eventStrategy } from '../../../../helpers/plain-events.js';
+import { writeStatus } from '../../../../../server/endpoints/respond.js';
 import {
   type WatchOptions,
   WatchRegistry,
@@ -19,8 +19,8 @@ import {
   serveWatch,
   validateWatchOptions,
   watchStart,
-} from '../../../../server/endpoints/watch.js';
-import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
+} from '../../../../../server/endpoints/watch/serve-watch.js';
+import { createSqliteFixture } from '../../../../helpers/sqlite-fixture.js';
 
 const obj = (name: string, labels?: Record<string, string>, resourceVersion = '1'): KubeObject => ({
   apiVersion: 'v1',

@@ -13,15 +13,15 @@
 // watcher, and a watcher too far behind (on its own, or the furthest behind when all of them
 // together exceed the budget) is ended, as kube's cacher ends an unresponsive watcher.
 import type { ServerResponse } from 'node:http';
-import { isStorageError } from '../../storage/errors.js';
-import { ApiError, internalError, resourceExpired } from '../../apimachinery/errors.js';
-import { type FieldError, forbidden, notSupported } from '../../apimachinery/field-errors.js';
-import { type Logger, silentLogger } from '../../apimachinery/log.js';
-import type { KubeObject } from '../../apimachinery/object.js';
-import type { ObjectEvent, Store } from '../registry/store.js';
-import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
-import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType } from './output.js';
-import { canEncodeProtobuf, encodeProtobufWatchEvent } from '../codecs/protobuf-encode.js';
+import { isStorageError } from '../../../storage/errors.js';
+import { ApiError, internalError, resourceExpired } from '../../../apimachinery/errors.js';
+import { type FieldError, forbidden, notSupported } from '../../../apimachinery/field-errors.js';
+import { type Logger, silentLogger } from '../../../apimachinery/log.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
+import type { ObjectEvent, Store } from '../../registry/store.js';
+import { parseJSON, stringifyJSON } from '../../../apimachinery/json.js';
+import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType } from '../output.js';
+import { canEncodeProtobuf, encodeProtobufWatchEvent } from '../../codecs/protobuf-encode.js';
 import {
   type Backlog,
   DEFAULT_WATCH_BUDGET_BYTES,
@@ -33,7 +33,7 @@ import {
   overWatcherLimits,
   watchKindOf,
   watchStats,
-} from './watch-budget.js';
+} from './budget.js';
 
 export interface WatchOptions {
   store: Store;

@@ -3,10 +3,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { lazyRequire } from '../../apimachinery/lazy-require.js';
-import { BEARER_PROTOCOL_PREFIX } from '../authn/bearer.js';
-import type { ApiError } from '../../apimachinery/errors.js';
-import type { WatchSink } from './watch.js';
+import { lazyRequire } from '../../../apimachinery/lazy-require.js';
+import { BEARER_PROTOCOL_PREFIX } from '../../authn/bearer.js';
+import type { ApiError } from '../../../apimachinery/errors.js';
+import type { WatchSink } from './serve-watch.js';
 
 /**
  * The subprotocol the server speaks: the client's first, as golang.org/x/net/websocket (behind

@@ -10,10 +10,10 @@ import {
   WatchStats,
   overWatcherLimits,
   watchersToEnd,
-} from '../../../../server/endpoints/watch-budget.js';
-import { type TrackedWatcher, WatchRegistry } from '../../../../server/endpoints/watch.js';
-import { createLogger } from '../../../../apimachinery/log.js';
-import { Metrics } from '../../../../server/metrics.js';
+} from '../../../../../server/endpoints/watch/budget.js';
+import { type TrackedWatcher, WatchRegistry } from '../../../../../server/endpoints/watch/serve-watch.js';
+import { createLogger } from '../../../../../apimachinery/log.js';
+import { Metrics } from '../../../../../server/metrics.js';
 
 const MiB = 1024 * 1024;
 
