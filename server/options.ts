@@ -9,7 +9,7 @@ import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './contro
 import { defaultApiAudiences } from './authn/service-account-token.js';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from './authz/authorizer.js';
 import { StartupError } from './startup/errors.js';
-import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from './endpoints/watch/serve-watch.js';
+import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from './endpoints/watch/registry.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';

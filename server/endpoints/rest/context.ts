@@ -13,7 +13,7 @@ import type { RequestInfo } from '../../request/request-info.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from '../table.js';
 import { type Negotiated, checkOutputTarget } from '../output.js';
 import { sendJson } from '../respond.js';
-import type { WatchRegistry } from '../watch/serve-watch.js';
+import type { WatchRegistry } from '../watch/registry.js';
 
 export interface Ctx {
   req: IncomingMessage;

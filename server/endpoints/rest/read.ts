@@ -18,7 +18,9 @@ import { decodeContinue, encodeContinue } from '../../registry/continue-token.js
 import { buildTable, partialObjectMetadata } from '../table.js';
 import { checkOutputTarget, watchMediaType } from '../output.js';
 import { sendJson } from '../respond.js';
-import { type WatchOptions, httpWatchSink, serveWatch, validateWatchOptions } from '../watch/serve-watch.js';
+import { type WatchOptions, validateWatchOptions } from '../watch/options.js';
+import { httpWatchSink } from '../watch/sink.js';
+import { serveWatch } from '../watch/serve-watch.js';
 import {
   type Ctx,
   type RequestCtx,

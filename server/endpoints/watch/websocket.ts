@@ -6,7 +6,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { lazyRequire } from '../../../apimachinery/lazy-require.js';
 import { BEARER_PROTOCOL_PREFIX } from '../../authn/bearer.js';
 import type { ApiError } from '../../../apimachinery/errors.js';
-import type { WatchSink } from './serve-watch.js';
+import type { WatchSink } from './sink.js';
 
 /**
  * The subprotocol the server speaks: the client's first, as golang.org/x/net/websocket (behind

@@ -14,7 +14,7 @@ import {
   encodeProtobufWatchEvent,
 } from '../../../../server/codecs/protobuf-encode.js';
 import { sendJson, writeStatus } from '../../../../server/endpoints/respond.js';
-import { httpWatchSink } from '../../../../server/endpoints/watch/serve-watch.js';
+import { httpWatchSink } from '../../../../server/endpoints/watch/sink.js';
 
 const KUBECTL_ACCEPT = 'application/vnd.kubernetes.protobuf,application/json';
 const MAGIC = Buffer.from('k8s\0', 'latin1');

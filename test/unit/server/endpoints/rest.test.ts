@@ -23,7 +23,7 @@ import { parseRequestInfo } from '../../../../server/request/request-info.js';
 import { serveResource } from '../../../../server/endpoints/rest/resource.js';
 import { route } from '../../../../server/endpoints/routes.js';
 import { writeStatus } from '../../../../server/endpoints/respond.js';
-import { WatchRegistry } from '../../../../server/endpoints/watch/serve-watch.js';
+import { WatchRegistry } from '../../../../server/endpoints/watch/registry.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
 const ADMIN: UserInfo = { name: 'admin', groups: ['system:masters'] };

@@ -11,7 +11,7 @@ import {
   overWatcherLimits,
   watchersToEnd,
 } from '../../../../../server/endpoints/watch/budget.js';
-import { type TrackedWatcher, WatchRegistry } from '../../../../../server/endpoints/watch/serve-watch.js';
+import { type TrackedWatcher, WatchRegistry } from '../../../../../server/endpoints/watch/registry.js';
 import { createLogger } from '../../../../../apimachinery/log.js';
 import { Metrics } from '../../../../../server/metrics.js';
 

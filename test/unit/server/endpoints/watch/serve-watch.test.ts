@@ -11,15 +11,11 @@ import type { Storage } from '../../../../../storage/interface.js';
 import { type ObjectEvent, Store } from '../../../../../server/registry/store.js';
 import { plainEventStrategy as eventStrategy } from '../../../../helpers/plain-events.js';
 import { writeStatus } from '../../../../../server/endpoints/respond.js';
-import {
-  type WatchOptions,
-  WatchRegistry,
-  filterEvent,
-  httpWatchSink,
-  serveWatch,
-  validateWatchOptions,
-  watchStart,
-} from '../../../../../server/endpoints/watch/serve-watch.js';
+import { type WatchOptions, validateWatchOptions, watchStart } from '../../../../../server/endpoints/watch/options.js';
+import { WatchRegistry } from '../../../../../server/endpoints/watch/registry.js';
+import { filterEvent } from '../../../../../server/endpoints/watch/events.js';
+import { httpWatchSink } from '../../../../../server/endpoints/watch/sink.js';
+import { serveWatch } from '../../../../../server/endpoints/watch/serve-watch.js';
 import { createSqliteFixture } from '../../../../helpers/sqlite-fixture.js';
 
 const obj = (name: string, labels?: Record<string, string>, resourceVersion = '1'): KubeObject => ({
