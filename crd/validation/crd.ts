@@ -5,7 +5,7 @@
 // spec.subresources and spec.additionalPrinterColumns, and webhook settings under
 // spec.conversion.webhookClientConfig. Structural checks of openAPIV3Schema belong to the schema
 // module and plug in through a SchemaValidator.
-import type { ResourceNames } from '../apimachinery/apis/apiextensions.js';
+import type { ResourceNames } from '../../apimachinery/apis/apiextensions.js';
 import {
   type FieldError,
   child,
@@ -15,14 +15,14 @@ import {
   key,
   notSupported,
   required,
-} from '../apimachinery/field-errors.js';
-import { isDNS1035Label, isDNS1123Subdomain } from '../apimachinery/validation/names.js';
-import { validateWebhookService, validateWebhookURL } from '../apimachinery/validation/webhook.js';
-import { parseGoRequestURI } from '../apimachinery/go-url.js';
-import { caBundleError } from '../webhook/ca-bundle.js';
-import { schemaHas } from './schema/structural.js';
-import type { CustomResourceDefinition, JSONSchemaProps } from '../apimachinery/apis/apiextensions.js';
-import { isJsonObject } from '../apimachinery/object.js';
+} from '../../apimachinery/field-errors.js';
+import { isDNS1035Label, isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
+import { validateWebhookService, validateWebhookURL } from '../../apimachinery/validation/webhook.js';
+import { parseGoRequestURI } from '../../apimachinery/go-url.js';
+import { caBundleError } from '../../webhook/ca-bundle.js';
+import { schemaHas } from '../schema/structural.js';
+import type { CustomResourceDefinition, JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
+import { isJsonObject } from '../../apimachinery/object.js';
 
 /** What a schema validator may need beyond the schema: the version and, on update, the old CRD. */
 export interface SchemaValidationContext {
