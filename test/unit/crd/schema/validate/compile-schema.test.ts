@@ -4,10 +4,10 @@
 // apimachinery's field.Error printing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileSchema } from '../../../../crd/schema/validate.js';
-import { formatCheck } from '../../../../apimachinery/validation/strfmt.js';
-import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
-import { formatFieldError } from '../../../../apimachinery/field-errors.js';
+import { compileSchema } from '../../../../../crd/schema/validate/compile-schema.js';
+import { formatCheck } from '../../../../../apimachinery/validation/strfmt.js';
+import type { JSONSchemaProps } from '../../../../../apimachinery/apis/apiextensions.js';
+import { formatFieldError } from '../../../../../apimachinery/field-errors.js';
 
 /** A root object schema with `spec` holding the given properties. */
 function spec(properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps {

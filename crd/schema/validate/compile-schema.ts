@@ -18,7 +18,7 @@
 // message. Where kube iterates a Go map (object keys, schema properties) its order is random; we use
 // the order of the keys in the object.
 import type { RE2JS } from 're2js';
-import { re2 } from '../../apimachinery/re2.js';
+import { re2 } from '../../../apimachinery/re2.js';
 import {
   type FieldError,
   GoPrinted,
@@ -31,11 +31,11 @@ import {
   key,
   notSupported,
   required,
-} from '../../apimachinery/field-errors.js';
-import { validateObjectMeta } from '../../apimachinery/validation/object-meta.js';
-import { isDNS1035Label, validatePathSegmentName } from '../../apimachinery/validation/names.js';
-import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
-import { type FormatCheck, formatCheck } from '../../apimachinery/validation/strfmt.js';
+} from '../../../apimachinery/field-errors.js';
+import { validateObjectMeta } from '../../../apimachinery/validation/object-meta.js';
+import { isDNS1035Label, validatePathSegmentName } from '../../../apimachinery/validation/names.js';
+import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
+import { type FormatCheck, formatCheck } from '../../../apimachinery/validation/strfmt.js';
 import {
   type FloatInfo,
   type GoKind,
@@ -54,8 +54,8 @@ import {
   goSharpMap,
   isJSONInteger,
   plainFloat,
-} from './validate-go.js';
-import { isJsonObject } from '../../apimachinery/object.js';
+} from './go-values.js';
+import { isJsonObject } from '../../../apimachinery/object.js';
 
 export interface ValidateOptions {
   /** paths (kube field.Path text, e.g. "spec.size") whose JSON literal was a number written with a fraction or exponent, such as 1.0 */

@@ -5,7 +5,7 @@
 // The two behave differently in kube-openapi (which numeric check runs, how bounds print, enum
 // matching through Go conversions) and in reflect.DeepEqual. JavaScript has one number type, so
 // the caller tells us which paths held float literals; every other integral number is an int64.
-import { GoPrinted, goQuote } from '../../apimachinery/field-errors.js';
+import { GoPrinted, goQuote } from '../../../apimachinery/field-errors.js';
 
 /** Whether the number at a data path is a Go float64 (otherwise int64). */
 export type FloatInfo = (dpath: string, value: number) => boolean;
