@@ -10,6 +10,11 @@ import { GoPrinted, goQuote } from '../../../apimachinery/field-errors.js';
 /** Whether the number at a data path is a Go float64 (otherwise int64). */
 export type FloatInfo = (dpath: string, value: number) => boolean;
 
+/** What a validation pass knows of the values it validates: which numbers were float literals. */
+export interface ValidationContext {
+  isFloat: FloatInfo;
+}
+
 export type GoKind = 'nil' | 'bool' | 'string' | 'int' | 'float' | 'slice' | 'map';
 
 const TWO63 = 2 ** 63;
