@@ -342,6 +342,8 @@ export function usage(): string {
     'Usage: mini-apiserver [flags]',
     '       mini-apiserver migrate-storage <crd> [--kubeconfig PATH | --data-dir DIR]',
     '         rewrite every object of <crd> in its storage version (through the running server), then trim status.storedVersions',
+    '       mini-apiserver validate -f FILE... [--old FILE]... [-o json|yaml]',
+    '         validate CRDs and objects of their kinds as kube-apiserver would, without a server (validate --help)',
     '',
     'Flags (--flag VALUE and --flag=VALUE both work):',
     ...lines,

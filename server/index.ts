@@ -43,6 +43,16 @@ export type { ServerOptions, StorageChoice } from './options.js';
 export { StartupError } from './startup/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from '../apimachinery/log.js';
 export type { UserInfo } from '../apimachinery/user.js';
+export type { Status, StatusCause, StatusDetails } from '../apimachinery/errors.js';
+export {
+  validate,
+  type Outcome,
+  type ValidateInput,
+  type ValidateSource,
+  type ValidationResult,
+} from './validate/validate.js';
+export { ValidateInputError } from './validate/documents.js';
+export { kubectlErrorText } from './validate/kubectl-text.js';
 
 export interface ServerHandle {
   /** https://host:port */

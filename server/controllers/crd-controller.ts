@@ -11,6 +11,7 @@ import { setCondition } from '../registry/builtin/crds.js';
 import { ApiError, ignoreNotFound } from '../../apimachinery/errors.js';
 import { decideNames } from '../../crd/naming.js';
 import { crdStorageVersionHash } from '../../crd/storage-version.js';
+import { deprecationWarning } from '../../crd/deprecation.js';
 import {
   CRD_CLEANUP_FINALIZER,
   type CRDCondition,
@@ -119,9 +120,7 @@ export class CRDController {
         store,
         serving: CUSTOM_RESOURCE_PROFILE,
         ...(v.additionalPrinterColumns ? { printerColumns: v.additionalPrinterColumns } : {}),
-        ...(v.deprecated
-          ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${names.kind} is deprecated` }
-          : {}),
+        ...(v.deprecated ? { deprecationWarning: deprecationWarning(crd, v.name) } : {}),
         storageVersionHash: hash,
         terminating,
         ...(v.schema?.openAPIV3Schema ? { schema: v.schema.openAPIV3Schema } : {}),

@@ -8,7 +8,7 @@ import { type KubeObject, isJsonObject } from '../../apimachinery/object.js';
 import type { CreateOnlyHandler, ResourceDescriptor } from '../registry/catalog.js';
 import type { RequestInfo } from '../request/request-info.js';
 import { decodeObjectBody, readBody } from './body.js';
-import { checkBodyObject } from './rest/object-body.js';
+import { checkBodyObject } from './body-object.js';
 import { sendJson } from './respond.js';
 import { negotiateResourceOutput } from './output.js';
 import { addWarning } from './field-validation.js';

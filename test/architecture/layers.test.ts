@@ -38,6 +38,7 @@ export const SERVER_ORDER: readonly string[] = [
   'pipeline',
   'metrics',
   'endpoints',
+  'validate',
   'dynamic-admission',
   'version.ts',
   'health.ts',

@@ -14,6 +14,7 @@ import { type IncludeObject, buildTable, partialObjectMetadata } from '../table.
 import { type Negotiated, checkOutputTarget } from '../output.js';
 import { sendJson } from '../respond.js';
 import type { WatchRegistry } from '../watch/registry.js';
+import { internalType } from '../body-object.js';
 
 export interface Ctx {
   req: IncomingMessage;
@@ -50,12 +51,6 @@ export function goType(ctx: RequestCtx, list: boolean): string {
   const suffix = list ? 'List' : '';
   if (!ctx.desc.serving.typed) return `*unstructured.Unstructured${suffix}`;
   return `*${internalType(ctx.desc)}${suffix}`;
-}
-
-/** The internal Go type a built-in kind's handler decodes into, as %T names it: `core.Namespace`. */
-export function internalType(desc: ResourceDescriptor): string {
-  const pkg = desc.group === '' ? 'core' : desc.group.split('.')[0]!;
-  return `${pkg}.${desc.names.kind}`;
 }
 
 export const namespaceOf = (ctx: RequestCtx): string | undefined =>

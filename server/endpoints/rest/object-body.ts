@@ -1,9 +1,8 @@
 // The object a create or update sends, read and checked as kube's handlers check it: decoded in
 // the body's media type, of the resource's apiVersion and kind (built-in kinds may omit them),
 // naming the object and namespace the URL names.
-import { type ApiError, badRequest, invalid, type Qualified } from '../../../apimachinery/errors.js';
+import { type ApiError, badRequest, invalid } from '../../../apimachinery/errors.js';
 import { goQuote, invalid as invalidField } from '../../../apimachinery/field-errors.js';
-import type { ResourceDescriptor } from '../../registry/catalog.js';
 import { auditOf } from '../../audit/context.js';
 import { type JsonObject, type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { qualifiedKind } from '../../registry/strategy.js';
@@ -11,10 +10,8 @@ import { LARGE_WRITE_BYTES, giveWayFor } from '../../registry/give-way.js';
 import { ensureNamespaceMatchesRequest } from '../../registry/object-meta-ops.js';
 import { gvkString } from '../../../apimachinery/versions.js';
 import { type DecodedBody, decodeObjectBody, readBody } from '../body.js';
-import { DecoderError, transformDecodeError } from '../../codecs/decode-error.js';
-import { hasProtobufKind } from '../../../apimachinery/apis/kube-messages.js';
-import { stringifyJSON } from '../../../apimachinery/json.js';
-import { type Ctx, type RequestCtx, internalType, namespaceOf } from './context.js';
+import { checkBodyObject } from '../body-object.js';
+import { type Ctx, type RequestCtx, namespaceOf } from './context.js';
 
 /** Decodes an object body and checks it is an object of this resource's kind and version. */
 export async function readObject(ctx: Ctx): Promise<{ obj: KubeObject; decoded: DecodedBody; large: boolean }> {
@@ -48,53 +45,6 @@ export function checkObject(ctx: Ctx, value: unknown): KubeObject {
     ? undefined
     : (apiVersion: string, kind: string, obj: JsonObject) => checkCustomResourceType(ctx, obj, apiVersion, kind);
   return checkBodyObject(ctx.desc, value, qualifiedKind(ctx.store.kind), check);
-}
-
-/**
- * A decoded body as an object of the resource's kind and version, as the create and update
- * handlers' decoders check it: built-in kinds may omit type information (typed clients do),
- * custom resources may not (`checkCustom` judges their type first). Also serves resources that
- * are created and never stored (access reviews).
- */
-export function checkBodyObject(
-  desc: ResourceDescriptor,
-  value: unknown,
-  errorKind: Qualified,
-  checkCustom?: (apiVersion: string, kind: string, obj: JsonObject) => void,
-): KubeObject {
-  if (!isJsonObject(value)) throw badRequest(`the request body must be a JSON object of kind ${desc.names.kind}`);
-  const gv = desc.group ? `${desc.group}/${desc.version}` : desc.version;
-  const apiVersion = value['apiVersion'];
-  const kind = value['kind'];
-  if (apiVersion === undefined && kind === undefined && desc.serving.typed) {
-    value['apiVersion'] = gv;
-    value['kind'] = desc.names.kind;
-  } else {
-    if (typeof kind !== 'string' || kind === '')
-      throw badRequest("Object 'Kind' is missing in '" + stringifyJSON(value).slice(0, 200) + "'");
-    // Another built-in kind decodes into its own Go type, which the codec cannot convert to this one.
-    if (
-      desc.serving.typed &&
-      kind !== desc.names.kind &&
-      typeof apiVersion === 'string' &&
-      hasProtobufKind(apiVersion, kind)
-    ) {
-      const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-      const why = `converting (${version}.${kind}) to (${internalType(desc)}): unknown conversion`;
-      throw transformDecodeError(desc.names.kind, new DecoderError(why, { version, kind }), Buffer.alloc(0));
-    }
-    checkCustom?.(typeof apiVersion === 'string' ? apiVersion : '', kind, value);
-    if (typeof apiVersion !== 'string' || apiVersion === '')
-      throw badRequest("Object 'apiVersion' is missing in '" + stringifyJSON(value).slice(0, 200) + "'");
-    if (apiVersion !== gv)
-      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
-    if (kind !== desc.names.kind)
-      throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${desc.names.kind})`);
-  }
-  const meta = value['metadata'];
-  if (meta === undefined || meta === null) value['metadata'] = {};
-  else if (!isJsonObject(meta)) throw invalid(errorKind, '', [invalidField('metadata', meta, 'must be an object')]);
-  return value as unknown as KubeObject;
 }
 
 /**
