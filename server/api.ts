@@ -38,24 +38,27 @@ import {
   serviceSchema,
   serviceStrategy,
 } from './registry/builtin/services.js';
-import { NamespaceController } from './registry/builtin/namespace-controller.js';
-import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
+import { NamespaceController } from './controllers/namespace-controller.js';
+import { type LeaderElectionConfig, LeaderElector } from './controllers/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ownerReferencesPermissionEnforcement } from '../admission/owner-references-permission.js';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/interface.js';
 import { installDynamicAdmission } from './dynamic-admission/install.js';
-import { CRDController } from './registry/builtin/crd-controller.js';
-import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
+import { CRDController } from './controllers/crd-controller.js';
+import { GarbageCollector } from './controllers/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
-import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest.js';
+import { watchOptions } from './endpoints/rest/read.js';
+import { negotiateOutput, serveResource } from './endpoints/rest/resource.js';
 import { serveCreateOnly } from './endpoints/create-only.js';
 import { route } from './endpoints/routes.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
-import { WatchRegistry, serveWatch } from './endpoints/watch.js';
-import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch-websocket.js';
+import { WatchRegistry } from './endpoints/watch/registry.js';
+import { serveWatch } from './endpoints/watch/serve-watch.js';
+import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch/websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
-import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
+import { OpenAPI } from './endpoints/openapi/documents.js';
+import { openapiResponse } from './endpoints/openapi/http.js';
 import {
   configMapSchema,
   coreEventSchema,
@@ -68,8 +71,7 @@ import {
 } from '../apimachinery/apis/builtin-schemas.js';
 import type { KindInfo } from './registry/strategy.js';
 import type { Authorizer } from '../apimachinery/authorization.js';
-import type { AuthorizationMode } from './options.js';
-import { alwaysDeny } from './authz/authorizer.js';
+import { type AuthorizationMode, alwaysDeny } from './authz/authorizer.js';
 import { installAuthorization } from './authz/install.js';
 import type { ObjectLookup } from './authn/service-account-token.js';
 import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './authn/token-request-handler.js';

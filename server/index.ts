@@ -30,23 +30,17 @@ import { storageCheck, withTimeout } from './health.js';
 import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
 import { createLogger, type Logger } from '../apimachinery/log.js';
 import { mkdirAll } from '../apimachinery/mkdir-all.js';
-import {
-  type ResolvedOptions,
-  type ServerOptions,
-  type StorageChoice,
-  StartupError,
-  forFlag,
-  fsReason,
-} from './options.js';
-import { resolveServerOptions } from './options.js';
-import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts, writeFileAtomic } from './pki.js';
+import { type ResolvedOptions, type ServerOptions, type StorageChoice, resolveServerOptions } from './options.js';
+import { StartupError, forFlag, fsReason } from './startup/errors.js';
+import { writeFileAtomic } from './startup/write-file-atomic.js';
+import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts } from './pki.js';
 import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
 import { serverVersion } from './version.js';
 
 export type { ServerOptions, StorageChoice } from './options.js';
-export { StartupError } from './options.js';
+export { StartupError } from './startup/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from '../apimachinery/log.js';
 export type { UserInfo } from '../apimachinery/user.js';
 export type { Status, StatusCause, StatusDetails } from '../apimachinery/errors.js';

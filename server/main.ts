@@ -2,7 +2,8 @@
 // Every failure an operator can cause ends as one line on stderr and a non-zero exit, no stack.
 // The server's modules are imported when a server starts: `validate` loads only its own.
 import { createLogger } from '../apimachinery/log.js';
-import { CLI_DEFAULTS, StartupError, parseArgs, usage } from './options.js';
+import { CLI_DEFAULTS, parseArgs, usage } from './flags.js';
+import { StartupError } from './startup/errors.js';
 import { migrateStorage, readKubeconfig } from './migrate-storage.js';
 import { join } from 'node:path';
 import { serverVersion } from './version.js';

@@ -8,10 +8,10 @@
 import { Counter, Gauge, Histogram, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 import { ApiError } from '../apimachinery/errors.js';
 import type { StorageObserver } from '../storage/instrumented.js';
-import { type WatchStats, watchStats } from './endpoints/watch-budget.js';
+import { type WatchStats, watchStats } from './endpoints/watch/budget.js';
 import { APISERVER_COMPONENT, type RequestLabels, requestLabels, withoutPath } from './metrics/request-labels.js';
 import type { RequestKind } from './pipeline/max-inflight.js';
-import type { RequestInfo } from './pipeline/request-info.js';
+import type { RequestInfo } from './request/request-info.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 

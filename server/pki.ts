@@ -3,12 +3,13 @@
 // restarts. ECDSA P-256 through webcrypto: a CA and a leaf take a few milliseconds, which is what
 // lets a test start a server with fresh in-memory credentials.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type * as X509 from '@peculiar/x509';
-import { StartupError, flagError, fsReason } from './options.js';
+import { StartupError, flagError, fsReason } from './startup/errors.js';
+import { writeFileAtomic } from './startup/write-file-atomic.js';
 import type { Logger } from '../apimachinery/log.js';
 import { mkdirAll } from '../apimachinery/mkdir-all.js';
 
@@ -158,23 +159,6 @@ const caUsable = (ca: KeyPair, now: Date): boolean => {
     return false;
   }
 };
-
-/**
- * Replaces `path` in one step, so a crash never leaves half a key behind. The file gets `mode`
- * whatever the umask (and whatever a stale temporary file had); a directory created for it is the
- * owner's only, since what is written here are keys, tokens and credentials.
- */
-export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    mkdirAll(dirname(path), 0o700);
-    await writeFile(tmp, data, { mode });
-    await chmod(tmp, mode);
-    await rename(tmp, path);
-  } catch (err) {
-    throw new StartupError(`cannot write ${path}: ${fsReason(err)}`);
-  }
-}
 
 async function readIfExists(path: string): Promise<string | undefined> {
   try {

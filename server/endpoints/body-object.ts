@@ -6,7 +6,7 @@ import { type JsonObject, type KubeObject, isJsonObject } from '../../apimachine
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { hasProtobufKind } from '../../apimachinery/apis/kube-messages.js';
 import type { ResourceDescriptor } from '../registry/catalog.js';
-import { DecoderError, transformDecodeError } from './decode-error.js';
+import { DecoderError, transformDecodeError } from '../codecs/decode-error.js';
 
 /** What of a served resource the check reads: its group version, kind and whether it is typed. */
 export type BodyTarget = Pick<ResourceDescriptor, 'group' | 'version'> & {

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type KubeObject, isJsonObject } from '../../apimachinery/object.js';
 import type { CreateOnlyHandler, ResourceDescriptor } from '../registry/catalog.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { decodeObjectBody, readBody } from './body.js';
 import { checkBodyObject } from './body-object.js';
 import { sendJson } from './respond.js';

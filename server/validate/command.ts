@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { type JsonObject, isJsonObject } from '../../apimachinery/object.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
-import { fsReason } from '../options.js';
-import { encodeYaml } from '../endpoints/yaml-encode.js';
+import { fsReason } from '../startup/errors.js';
+import { encodeYaml } from '../codecs/yaml-encode.js';
 import { ValidateInputError, isCRD, readObjects } from './documents.js';
 import { STDIN_SOURCE, kubectlErrorText, kubectlWarning } from './kubectl-text.js';
 import { type Outcome, requireTypeMeta, validate } from './validate.js';

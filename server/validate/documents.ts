@@ -6,7 +6,7 @@
 import { type JsonObject, isJsonObject } from '../../apimachinery/object.js';
 import { jsonKind } from '../../apimachinery/json.js';
 import { CRD_GROUP } from '../../apimachinery/apis/apiextensions.js';
-import { YamlDecodeError, decodeYaml } from '../endpoints/yaml-decode.js';
+import { YamlDecodeError, decodeYaml } from '../codecs/yaml-decode.js';
 
 /** Input that cannot be read as objects: the command's one line, exit code 2. */
 export class ValidateInputError extends Error {
