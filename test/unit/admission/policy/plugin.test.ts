@@ -294,7 +294,7 @@ const cases: Case[] = [
     name: 'expression of the wrong type',
     policies: [policy({ validations: [{ expression: 'object.spec.size + 1' }] })],
     attrs: attrs(widget(1)),
-    denied: 'compilation error: must evaluate to bool',
+    denied: 'compilation error: must evaluate to bool but got int',
   },
   ...failingExpression(
     'runtime error',
@@ -470,9 +470,9 @@ const cases: Case[] = [
   },
   {
     name: 'matchConditions error under Fail',
-    policies: [policy({ matchConditions: [{ name: 'bad', expression: 'object.spec.nope' }] })],
+    policies: [policy({ matchConditions: [{ name: 'bad', expression: 'object.spec.nope == 1' }] })],
     attrs: attrs(widget(10)),
-    denied: "expression 'object.spec.nope' resulted in error: no such key: nope",
+    denied: "expression 'object.spec.nope == 1' resulted in error: no such key: nope",
   },
   {
     name: 'variables: lazily evaluated, composed',
@@ -504,7 +504,8 @@ const cases: Case[] = [
     ],
     bindings: [binding({ paramRef: undefined })],
     attrs: attrs(widget(6)),
-    denied: "expression 'variables.bad == 1' resulted in error: no such key: nope",
+    denied:
+      'expression \'variables.bad == 1\' resulted in error: composited variable "bad" fails to evaluate: no such key: nope',
   },
   {
     name: 'request, namespaceObject, oldObject',
@@ -584,12 +585,12 @@ const cases: Case[] = [
       policy({
         paramKind: undefined,
         validations: undefined,
-        auditAnnotations: [{ key: 'bad', valueExpression: 'object.spec.nope' }],
+        auditAnnotations: [{ key: 'bad', valueExpression: 'string(object.spec.nope)' }],
       }),
     ],
     bindings: [binding({ paramRef: undefined })],
     attrs: attrs(widget(2)),
-    denied: "expression 'object.spec.nope' resulted in error: no such key: nope",
+    denied: "expression 'string(object.spec.nope)' resulted in error: no such key: nope",
   },
   {
     name: 'params undeclared without paramKind',
