@@ -6,12 +6,33 @@
 // one, once per set, their cost charged to the expression that read them.
 import { goQuote } from '../../apimachinery/quote.js';
 import type { Activation } from '../../cel/eval.js';
-import type { AuthorizerValue, ResourceCheckValue } from '../../cel/kube/authz.js';
+import type { Authorizer } from '../../apimachinery/authorization.js';
+import { AuthorizerValue, type ResourceCheckValue, requestResourceCheck } from '../../cel/kube/authz.js';
+import type { Attributes } from '../interface.js';
 import { OUT_OF_BUDGET } from '../../cel/kube/limits.js';
 import { unescapeFieldName } from '../../cel/kube/schema-values.js';
 import { CelError, fromJson, type JsonValue, type MapKey, MapValue, type Val, type Value } from '../../cel/values.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { CompilationResult } from './compile.js';
+
+/**
+ * `authorizer` for the request's user and `authorizer.requestResource` for its resource
+ * (NewAuthorizerVal, NewResourceAuthorizerVal); none without an authorizer.
+ */
+export function authorization(a: Attributes, authorizer: Authorizer | undefined): Partial<Inputs> {
+  if (authorizer === undefined) return {};
+  const authz = new AuthorizerValue(a.userInfo ?? { name: '', groups: [] }, authorizer);
+  return {
+    authorizer: authz,
+    requestResource: requestResourceCheck(authz, {
+      group: a.resource.group,
+      resource: a.resource.name,
+      subresource: a.subresource,
+      namespace: a.namespace,
+      name: a.name,
+    }),
+  };
+}
 
 /** An object as expressions see it (objectToResolveVal: unstructured, null for none). */
 export const objectValue = (o: KubeObject | JsonValue | undefined): Value => fromJson((o ?? null) as JsonValue);

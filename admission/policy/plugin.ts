@@ -11,10 +11,9 @@ import type { Authorizer } from '../../apimachinery/authorization.js';
 import { ApiError, type Status, notFound, qualifiedString } from '../../apimachinery/errors.js';
 import type { JsonObject, KubeObject } from '../../apimachinery/object.js';
 import type { MetaLabelSelector } from '../../apimachinery/selectors/labels.js';
-import { AuthorizerValue, requestResourceCheck } from '../../cel/kube/authz.js';
 import { RUNTIME_CEL_COST_BUDGET } from '../../cel/kube/limits.js';
 import type { Value } from '../../cel/values.js';
-import { type Inputs, objectValue } from '../cel/evaluate.js';
+import { authorization, type Inputs, objectValue } from '../cel/evaluate.js';
 import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
 import { type CompiledPolicy, type PolicyDecision, compilePolicy, validatePolicy } from './compile.js';
@@ -297,19 +296,9 @@ export function validatingAdmissionPolicy(
       // Namespace objects carry their own name as namespace in kube; namespaceObject is unset for them.
       const nsName = a.kind.group === '' && a.kind.name === 'Namespace' ? '' : a.namespace;
       let ns: NamespaceValues | undefined;
-      const authz = o.authorizer && new AuthorizerValue(a.userInfo ?? { name: '', groups: [] }, o.authorizer);
-      const authorization = authz && {
-        authorizer: authz,
-        requestResource: requestResourceCheck(authz, {
-          group: a.resource.group,
-          resource: a.resource.name,
-          subresource: a.subresource,
-          namespace: a.namespace,
-          name: a.name,
-        }),
-      };
-      const object = objectValue(a.object);
-      const oldObject = objectValue(a.oldObject);
+      const authz = authorization(a, o.authorizer);
+      // The objects as CEL sees them, made once a policy needs them.
+      let objects: { object: Value; oldObject: Value } | undefined;
 
       for (const p of [...policies].sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : 1))) {
         const policyName = p.metadata.name!;
@@ -375,13 +364,13 @@ export function validatingAdmissionPolicy(
           }
           const actions = b.spec.validationActions ?? [];
           for (const param of params) {
+            objects ??= { object: objectValue(a.object), oldObject: objectValue(a.oldObject) };
             const inputs: Inputs = {
-              object,
-              oldObject,
+              ...objects,
               request,
               namespaceObject: ns.validations,
               params: param === null ? null : objectValue(withTypeMeta(param, p.spec.paramKind!)),
-              ...authorization,
+              ...authz,
             };
             const res = validatePolicy(
               cp,

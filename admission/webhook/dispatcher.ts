@@ -39,8 +39,7 @@ import {
 } from '../../webhook/client.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
 import type { Authorizer } from '../../apimachinery/authorization.js';
-import { AuthorizerValue, requestResourceCheck } from '../../cel/kube/authz.js';
-import { type Compiled, objectValue } from '../cel/evaluate.js';
+import { authorization, type Compiled, objectValue } from '../cel/evaluate.js';
 import { compileWebhookMatchConditions, evaluateMatchConditions } from './match-conditions.js';
 import {
   NO_KNOWN_REVIEW_VERSION,
@@ -283,7 +282,6 @@ async function shouldCall(
   if (conditions.length === 0) return true;
   const r = reviewRequest(req, object);
   const { a } = req;
-  const authz = opts.authorizer && new AuthorizerValue(a.userInfo ?? { name: '', groups: [] }, opts.authorizer);
   const result = evaluateMatchConditions(
     compiledConditions(spec),
     {
@@ -292,16 +290,7 @@ async function shouldCall(
       request: objectValue(celRequest(r)),
       namespaceObject: null,
       params: null,
-      ...(authz && {
-        authorizer: authz,
-        requestResource: requestResourceCheck(authz, {
-          group: a.resource.group,
-          resource: a.resource.name,
-          subresource: a.subresource,
-          namespace: a.namespace,
-          name: a.name,
-        }),
-      }),
+      ...authorization(a, opts.authorizer),
     },
     spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
   );

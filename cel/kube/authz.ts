@@ -183,6 +183,10 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
   ['decision_reason', ([d]) => (d as DecisionValue).reason],
 ];
 
+/** A ResourceCheck's builder function: a string in, a ResourceCheck out. */
+const resourceCheckFunction = (name: string, id: string) =>
+  func(name, memberOverload(id, [RESOURCE_CHECK_TYPE, StringType], RESOURCE_CHECK_TYPE));
+
 export const AUTHZ_LIBRARY: KubeLibrary = {
   functions: [
     func('path', memberOverload('authorizer_path', [AUTHORIZER_TYPE, StringType], PATH_CHECK_TYPE)),
@@ -192,15 +196,9 @@ export const AUTHZ_LIBRARY: KubeLibrary = {
       memberOverload('authorizer_serviceaccount', [AUTHORIZER_TYPE, StringType, StringType], AUTHORIZER_TYPE),
     ),
     func('resource', memberOverload('groupcheck_resource', [GROUP_CHECK_TYPE, StringType], RESOURCE_CHECK_TYPE)),
-    func(
-      'subresource',
-      memberOverload('resourcecheck_subresource', [RESOURCE_CHECK_TYPE, StringType], RESOURCE_CHECK_TYPE),
-    ),
-    func(
-      'namespace',
-      memberOverload('resourcecheck_namespace', [RESOURCE_CHECK_TYPE, StringType], RESOURCE_CHECK_TYPE),
-    ),
-    func('name', memberOverload('resourcecheck_name', [RESOURCE_CHECK_TYPE, StringType], RESOURCE_CHECK_TYPE)),
+    resourceCheckFunction('subresource', 'resourcecheck_subresource'),
+    resourceCheckFunction('namespace', 'resourcecheck_namespace'),
+    resourceCheckFunction('name', 'resourcecheck_name'),
     func(
       'check',
       memberOverload('pathcheck_check', [PATH_CHECK_TYPE, StringType], DECISION_TYPE),
@@ -221,14 +219,8 @@ const withSelector: Impl = ([r]) => r as ResourceCheckValue;
 
 export const AUTHZ_SELECTORS_LIBRARY: KubeLibrary = {
   functions: [
-    func(
-      'fieldSelector',
-      memberOverload('authorizer_fieldselector', [RESOURCE_CHECK_TYPE, StringType], RESOURCE_CHECK_TYPE),
-    ),
-    func(
-      'labelSelector',
-      memberOverload('authorizer_labelselector', [RESOURCE_CHECK_TYPE, StringType], RESOURCE_CHECK_TYPE),
-    ),
+    resourceCheckFunction('fieldSelector', 'authorizer_fieldselector'),
+    resourceCheckFunction('labelSelector', 'authorizer_labelselector'),
   ],
   impls: new Map([
     ['authorizer_fieldselector', withSelector],
