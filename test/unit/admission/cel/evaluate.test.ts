@@ -87,6 +87,19 @@ describe('a set of expressions', () => {
   });
 });
 
+describe('objects', () => {
+  it('are JSON: integers int, other numbers double, a property held undefined absent', () => {
+    const { variables, expr } = policy([]);
+    const r = evaluateSet(
+      [expr('type(object.spec.n) == int && type(object.spec.d) == double && !has(object.metadata.namespace)')],
+      { ...inputs, object: objectValue({ metadata: { name: 'c', namespace: undefined }, spec: { n: 1, d: 1.5 } }) },
+      variables,
+      100,
+    );
+    expect(r.error === undefined && r.results).toEqual([{ value: true }]);
+  });
+});
+
 describe('variables', () => {
   it('are evaluated when first read, once per set, and charged to the expression that read them', () => {
     const { variables, expr } = policy([['v', COSTLY]]);
