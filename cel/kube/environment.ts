@@ -39,7 +39,7 @@ export const KUBE_CRD_LIBRARIES: readonly KubeLibrary[] = [
 ];
 
 export interface KubeEnvironment {
-  /** Every function kube's CRD rules may call, beyond the standard and optional libraries. */
+  /** Every function of the environment's kube libraries, beyond the standard and optional ones. */
   readonly functions: readonly FunctionDecl[];
   /** The implementations, the standard ones included. */
   readonly library: Library;
