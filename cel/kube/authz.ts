@@ -17,10 +17,10 @@ import type { KubeLibrary } from './library.js';
 import { trim } from './strings-text.js';
 
 export const AUTHORIZER_TYPE = objectType('kubernetes.authorization.Authorizer');
-export const PATH_CHECK_TYPE = objectType('kubernetes.authorization.PathCheck');
-export const GROUP_CHECK_TYPE = objectType('kubernetes.authorization.GroupCheck');
+const PATH_CHECK_TYPE = objectType('kubernetes.authorization.PathCheck');
+const GROUP_CHECK_TYPE = objectType('kubernetes.authorization.GroupCheck');
 export const RESOURCE_CHECK_TYPE = objectType('kubernetes.authorization.ResourceCheck');
-export const DECISION_TYPE = objectType('kubernetes.authorization.Decision');
+const DECISION_TYPE = objectType('kubernetes.authorization.Decision');
 
 /**
  * The library's values expose no fields, only receiver functions (kube's receiverOnlyObjectVal);
