@@ -333,7 +333,10 @@ export function validatingAdmissionPolicy(
         }
         const request = objectValue(admissionRequest(a, m.resource, m.kind, requestResource, requestKind));
         // The matcher's request names the request's resource, not the one the policy matched.
-        const matchRequest = objectValue(admissionRequest(a, requestResource, m.kind, requestResource, requestKind));
+        const matchRequest =
+          cp.matchConditions.length > 0
+            ? objectValue(admissionRequest(a, requestResource, m.kind, requestResource, requestKind))
+            : null;
         const annotations = new Map<string, string[]>();
         for (const b of bindings) {
           const bindingName = b.metadata.name ?? '';
