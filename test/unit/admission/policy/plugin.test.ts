@@ -475,6 +475,47 @@ const cases: Case[] = [
     denied: "expression 'object.spec.nope == 1' resulted in error: no such key: nope",
   },
   {
+    // kube's matcher is given no namespace.
+    name: 'matchConditions see no namespaceObject, validations do',
+    policies: [
+      policy({
+        paramKind: undefined,
+        matchConditions: [{ name: 'ns', expression: 'namespaceObject == null' }],
+        validations: [{ expression: 'namespaceObject == null', message: 'has a namespace' }],
+      }),
+    ],
+    bindings: [binding({ paramRef: undefined })],
+    attrs: attrs(widget(1)),
+    denied: 'has a namespace',
+  },
+  {
+    name: "matchConditions read the policy's variables",
+    policies: [
+      policy({
+        paramKind: undefined,
+        variables: [{ name: 'big', expression: 'object.spec.size > 5' }],
+        matchConditions: [{ name: 'big', expression: 'variables.big' }],
+        validations: [{ expression: 'false', message: 'too big' }],
+      }),
+    ],
+    bindings: [binding({ paramRef: undefined })],
+    attrs: attrs(widget(6)),
+    denied: 'too big',
+  },
+  {
+    name: "matchConditions read the policy's variables (not matching)",
+    policies: [
+      policy({
+        paramKind: undefined,
+        variables: [{ name: 'big', expression: 'object.spec.size > 5' }],
+        matchConditions: [{ name: 'big', expression: 'variables.big' }],
+        validations: [{ expression: 'false', message: 'too big' }],
+      }),
+    ],
+    bindings: [binding({ paramRef: undefined })],
+    attrs: attrs(widget(2)),
+  },
+  {
     name: 'variables: lazily evaluated, composed',
     policies: [
       policy({
