@@ -7,7 +7,7 @@
 import { goQuote } from '../../apimachinery/quote.js';
 import type { Activation } from '../../cel/eval.js';
 import type { Authorizer } from '../../apimachinery/authorization.js';
-import { AuthorizerValue, type ResourceCheckValue, requestResourceCheck } from '../../cel/kube/authz.js';
+import { AuthorizerValue, ResourceCheckValue } from '../../cel/kube/authz.js';
 import type { Attributes } from '../interface.js';
 import { OUT_OF_BUDGET } from '../../cel/kube/limits.js';
 import { unescapeFieldName } from '../../cel/kube/schema-values.js';
@@ -24,7 +24,7 @@ export function authorization(a: Attributes, authorizer: Authorizer | undefined)
   const authz = new AuthorizerValue(a.userInfo ?? { name: '', groups: [] }, authorizer);
   return {
     authorizer: authz,
-    requestResource: requestResourceCheck(authz, {
+    requestResource: new ResourceCheckValue(authz, {
       group: a.resource.group,
       resource: a.resource.name,
       subresource: a.subresource,

@@ -63,8 +63,8 @@ class GroupCheckValue extends ReceiverOnlyValue {
   }
 }
 
-interface ResourceCheckFields {
-  readonly authz: AuthorizerValue;
+/** What a resource check is for (kube's resourceCheckVal without its authorizer). */
+export interface ResourceAttributes {
   readonly group: string;
   readonly resource: string;
   readonly subresource: string;
@@ -72,25 +72,17 @@ interface ResourceCheckFields {
   readonly name: string;
 }
 
-export class ResourceCheckValue extends ReceiverOnlyValue implements ResourceCheckFields {
+/** A check being built; `authorizer.requestResource` is one of the request's own resource. */
+export class ResourceCheckValue extends ReceiverOnlyValue {
   readonly typeName = RESOURCE_CHECK_TYPE.name;
-  readonly authz: AuthorizerValue;
-  readonly group: string;
-  readonly resource: string;
-  readonly subresource: string;
-  readonly namespace: string;
-  readonly name: string;
-  constructor(f: ResourceCheckFields) {
+  constructor(
+    readonly authz: AuthorizerValue,
+    readonly attributes: ResourceAttributes,
+  ) {
     super();
-    this.authz = f.authz;
-    this.group = f.group;
-    this.resource = f.resource;
-    this.subresource = f.subresource;
-    this.namespace = f.namespace;
-    this.name = f.name;
   }
-  with(change: Partial<Pick<ResourceCheckFields, 'subresource' | 'namespace' | 'name'>>): ResourceCheckValue {
-    return new ResourceCheckValue({ ...this, ...change });
+  with(change: Partial<ResourceAttributes>): ResourceCheckValue {
+    return new ResourceCheckValue(this.authz, { ...this.attributes, ...change });
   }
 }
 
@@ -103,19 +95,6 @@ class DecisionValue extends ReceiverOnlyValue {
     super();
   }
 }
-
-/** The request's resource, as `authorizer.requestResource` checks it. */
-export interface RequestResource {
-  readonly group: string;
-  readonly resource: string;
-  readonly subresource: string;
-  readonly namespace: string;
-  readonly name: string;
-}
-
-/** NewResourceAuthorizerVal: `authorizer.requestResource`, a check of the request's own resource. */
-export const requestResourceCheck = (authz: AuthorizerValue, r: RequestResource): ResourceCheckValue =>
-  new ResourceCheckValue({ authz, ...r });
 
 function authorize(authz: AuthorizerValue, attrs: Omit<AuthorizationAttributes, 'user'>): DecisionValue {
   const r = authz.authorizer.authorize({ ...attrs, user: authz.user });
@@ -147,7 +126,7 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
     ([g, r]) => {
       if (trim(str(r)) === '') return new CelError('resource must not be empty');
       const { authz, group } = g as GroupCheckValue;
-      return new ResourceCheckValue({ authz, group, resource: str(r), subresource: '', namespace: '', name: '' });
+      return new ResourceCheckValue(authz, { group, resource: str(r), subresource: '', namespace: '', name: '' });
     },
   ],
   ['resourcecheck_subresource', ([r, s]) => (r as ResourceCheckValue).with({ subresource: str(s) })],
@@ -163,17 +142,15 @@ const IMPLS: readonly (readonly [string, Impl])[] = [
   [
     'resourcecheck_check',
     ([r, verb]) => {
-      const c = r as ResourceCheckValue;
-      return authorize(c.authz, {
+      const { authz, attributes } = r as ResourceCheckValue;
+      const { group, ...rest } = attributes;
+      return authorize(authz, {
         ...NOTHING,
+        ...rest,
         verb: str(verb),
         resourceRequest: true,
-        apiGroup: c.group,
+        apiGroup: group,
         apiVersion: '*',
-        resource: c.resource,
-        subresource: c.subresource,
-        namespace: c.namespace,
-        name: c.name,
       });
     },
   ],
