@@ -11,25 +11,14 @@ import type { UserInfo } from '../../../apimachinery/user.js';
 import { check } from '../../../cel/checker.js';
 import { variable } from '../../../cel/decls.js';
 import { activation, type EvalResult, program } from '../../../cel/eval.js';
-import {
-  AUTHORIZER_TYPE,
-  AuthorizerValue,
-  RESOURCE_CHECK_TYPE,
-  requestResourceCheck,
-} from '../../../cel/kube/authz.js';
+import { AUTHORIZER_TYPE, AuthorizerValue, RESOURCE_CHECK_TYPE, ResourceCheckValue } from '../../../cel/kube/authz.js';
 import { kubeAdmissionEnvironment } from '../../../cel/kube/environment.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import { CelError, type Value } from '../../../cel/values.js';
 import { authorizerChain } from '../../../server/authz/authorizer.js';
-import { RbacIndex, indexAuthorizer } from '../../../server/authz/rbac-index.js';
-import {
-  clusterRoleBindingStrategy,
-  clusterRoleStrategy,
-  roleBindingStrategy,
-  roleStrategy,
-} from '../../../server/registry/builtin/rbac.js';
-import { Store } from '../../../server/registry/store.js';
+import { type RbacStores, RbacIndex, indexAuthorizer } from '../../../server/authz/rbac-index.js';
+import { rbacStores } from '../../helpers/rbac-stores.js';
 import { createSqliteFixture } from '../../helpers/sqlite-fixture.js';
 
 const WRITE = { dryRun: false };
@@ -111,19 +100,14 @@ const OBJECTS: { store: 'roles' | 'clusterRoles' | 'roleBindings' | 'clusterRole
 ];
 
 let fixture: Awaited<ReturnType<typeof createSqliteFixture>>;
-let stores: Record<(typeof OBJECTS)[number]['store'], Store>;
+let stores: RbacStores;
 let index: RbacIndex;
 let authorizer: Authorizer;
 
 beforeAll(async () => {
   fixture = await createSqliteFixture();
   const storage = await fixture.open();
-  stores = {
-    roles: new Store(storage, roleStrategy),
-    clusterRoles: new Store(storage, clusterRoleStrategy),
-    roleBindings: new Store(storage, roleBindingStrategy),
-    clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy),
-  };
+  stores = rbacStores(storage);
   for (const { store, obj } of OBJECTS) {
     const o = { ...RBAC, ...obj } as KubeObject;
     await stores[store].create(o.metadata.namespace, o, WRITE);
@@ -156,7 +140,7 @@ function run(src: string, who: string): EvalResult {
   const checked = check(parsed.ast, new Source(src), checker);
   expect(checked.issues.toDisplayString(), src).toBe('');
   const authz = new AuthorizerValue(USERS[who]!, authorizer);
-  const requestResource = requestResourceCheck(authz, {
+  const requestResource = new ResourceCheckValue(authz, {
     group: '',
     resource: 'secrets',
     subresource: '',

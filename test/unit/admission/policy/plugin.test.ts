@@ -196,6 +196,14 @@ const failingExpression = (name: string, expression: string, denied: string): Ca
   },
 ];
 
+/** Validates big widgets only: a matchCondition reading a variable. */
+const bigOnly = policy({
+  paramKind: undefined,
+  variables: [{ name: 'big', expression: 'object.spec.size > 5' }],
+  matchConditions: [{ name: 'big', expression: 'variables.big' }],
+  validations: [{ expression: 'false', message: 'too big' }],
+});
+
 const cases: Case[] = [
   { name: 'within the param limit: admitted', attrs: attrs(widget(3)) },
   {
@@ -490,28 +498,14 @@ const cases: Case[] = [
   },
   {
     name: "matchConditions read the policy's variables",
-    policies: [
-      policy({
-        paramKind: undefined,
-        variables: [{ name: 'big', expression: 'object.spec.size > 5' }],
-        matchConditions: [{ name: 'big', expression: 'variables.big' }],
-        validations: [{ expression: 'false', message: 'too big' }],
-      }),
-    ],
+    policies: [bigOnly],
     bindings: [binding({ paramRef: undefined })],
     attrs: attrs(widget(6)),
     denied: 'too big',
   },
   {
     name: "matchConditions read the policy's variables (not matching)",
-    policies: [
-      policy({
-        paramKind: undefined,
-        variables: [{ name: 'big', expression: 'object.spec.size > 5' }],
-        matchConditions: [{ name: 'big', expression: 'variables.big' }],
-        validations: [{ expression: 'false', message: 'too big' }],
-      }),
-    ],
+    policies: [bigOnly],
     bindings: [binding({ paramRef: undefined })],
     attrs: attrs(widget(2)),
   },
