@@ -8,8 +8,8 @@ import { aggregateErrors } from '../../apimachinery/errors.js';
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { goQuote } from '../../apimachinery/quote.js';
-import { type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
-import { CREDENTIAL_ID_KEY, makeServiceAccountGroupNames } from './service-account-user.js';
+import { type UserInfo, makeServiceAccountGroupNames, makeServiceAccountUsername } from '../../apimachinery/user.js';
+import { CREDENTIAL_ID_KEY } from './service-account-user.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 
 let joseLoaded: Promise<typeof import('jose')> | undefined;
