@@ -18,8 +18,8 @@ import {
   readCa,
   readIfExists,
   writeCa,
-  writeFileAtomic,
 } from '../pki.js';
+import { writeFileAtomic } from '../startup/write-file-atomic.js';
 import { type ClusterIdentity, sha256 } from './record.js';
 import { IdentityError, type IdentityVersion, SharedIdentity } from './shared.js';
 import { reconcileTokenFile } from './token-file-sync.js';
