@@ -5,27 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
+import { installCrd, simpleCrd } from '../../helpers/crds.js';
 import { eventually } from '../../helpers/eventually.js';
 
 const GROUP = 'metrics.example.com';
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `gauges.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'gauges', singular: 'gauge', kind: 'Gauge' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
+const CRD = simpleCrd(GROUP, 'gauges', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
 
 interface ResourceList {
   groupVersion: string;
@@ -73,10 +57,7 @@ describe('apiserver_storage_objects', () => {
   beforeAll(async () => {
     server = await startServer({ storage: 'memory' });
     call = apiClient(server);
-    await ok(call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: CRD }));
-    await eventually('the Gauge kind served', async () =>
-      (await call('GET', `/apis/${GROUP}/v1/gauges`)).status === 200 ? true : undefined,
-    );
+    await installCrd(call, CRD);
     for (const name of ['g1', 'g2'])
       await ok(
         call('POST', `/apis/${GROUP}/v1/namespaces/default/gauges`, {
