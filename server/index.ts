@@ -38,7 +38,7 @@ import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
 import { serverVersion } from './version.js';
-import type { SharedCredentials, SharedIdentityOptions } from './identity/start.js';
+import type { SharedCredentials, SharedIdentityOptions } from './shared-identity.js';
 import { readClusterTokenFile } from './identity/token.js';
 
 export type { ServerOptions, StorageChoice } from './options.js';
@@ -163,7 +163,7 @@ async function joinCluster(
 ): Promise<SharedCredentials> {
   const source = o.clusterToken!;
   const token = 'token' in source ? source.token : await readClusterTokenFile(source.file);
-  const { joinSharedIdentity } = await import('./identity/start.js');
+  const { joinSharedIdentity } = await import('./shared-identity.js');
   return joinSharedIdentity({
     storage,
     token,

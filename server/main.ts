@@ -64,7 +64,7 @@ async function validate(argv: readonly string[]): Promise<void> {
 
 /** `rotate-service-account-key ...`: a new signing key for the replicas sharing an identity. */
 async function rotateCommand(argv: readonly string[]): Promise<void> {
-  const { ROTATE_USAGE, parseRotateArgs, rotateServiceAccountKey } = await import('./identity/rotate.js');
+  const { ROTATE_USAGE, parseRotateArgs, rotateServiceAccountKey } = await import('./rotate-service-account-key.js');
   const args = parseRotateArgs(argv);
   if (typeof args === 'string') fail(`rotate-service-account-key: ${args} (usage: ${ROTATE_USAGE})`, EXIT_USAGE);
   try {

@@ -1,14 +1,16 @@
 // What replicas on one etcd share, as the plaintext of the sealed record: the CA (serving
 // certificates and client certificates), the token file, and the ServiceAccount signing keys,
 // newest first: the first signs, every one verifies, so a rotation leaves earlier tokens valid.
-import { createHash } from 'node:crypto';
+// Decoding checks that every part parses; whether the CA can still sign is pki.ts's to say, where
+// the identity is joined (shared-identity.ts).
+import { type KeyObject, createHash, generateKeyPairSync } from 'node:crypto';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { parsePrivateKeyPem } from '../authn/service-account-token.js';
 import { parseTokenFile } from '../authn/token-file.js';
-import { type KeyPair, caUsable } from '../pki.js';
 
 export interface ClusterIdentity {
-  ca: KeyPair;
+  /** PEM certificate and private key. */
+  ca: { cert: string; key: string };
   /** PEM private keys, newest first. */
   serviceAccountKeys: string[];
   /** kube's token-auth-file CSV. */
@@ -25,7 +27,7 @@ export const encodeIdentity = (id: ClusterIdentity): string =>
 const isString = (v: unknown): v is string => typeof v === 'string';
 
 /** The plaintext as an identity every part of which loads, or what is wrong with it. */
-export function decodeIdentity(text: string, now = new Date()): ClusterIdentity | string {
+export function decodeIdentity(text: string): ClusterIdentity | string {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -36,7 +38,6 @@ export function decodeIdentity(text: string, now = new Date()): ClusterIdentity 
   const { ca, serviceAccountKeys, tokenFile } = raw;
   if (!isJsonObject(ca) || !isString(ca['cert']) || !isString(ca['key'])) return 'ca needs cert and key';
   const pair = { cert: ca['cert'], key: ca['key'] };
-  if (!caUsable(pair, now)) return 'ca is not a usable CA (expired, not a CA, or not its key)';
   if (!Array.isArray(serviceAccountKeys) || serviceAccountKeys.length === 0 || !serviceAccountKeys.every(isString))
     return 'serviceAccountKeys must list at least one PEM key';
   for (const [i, pem] of serviceAccountKeys.entries()) {
@@ -56,3 +57,8 @@ export function decodeIdentity(text: string, now = new Date()): ClusterIdentity 
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export const pkcs8 = (key: KeyObject): string => key.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+/** A fresh signing key (ECDSA P-256, as a data dir's generated sa.key), PKCS#8 PEM. */
+export const newServiceAccountKey = (): string => pkcs8(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);

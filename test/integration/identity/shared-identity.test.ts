@@ -3,9 +3,8 @@
 // does not open, concurrent changes all land, and a follower sees each version.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTokenRecord, generateAdminToken } from '../../../server/authn/token-file.js';
-import type { ClusterIdentity } from '../../../server/identity/record.js';
+import { type ClusterIdentity, newServiceAccountKey } from '../../../server/identity/record.js';
 import { IDENTITY_KEY, IdentityError, type IdentityVersion, SharedIdentity } from '../../../server/identity/shared.js';
-import { newServiceAccountKey } from '../../../server/identity/start.js';
 import { generateCa } from '../../../server/pki.js';
 import { EtcdStorage } from '../../../storage/etcd.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';

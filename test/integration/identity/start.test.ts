@@ -3,12 +3,17 @@
 // own identity is what a first replica proposes, and tokens.csv edited on two replicas at once stops
 // the second start with one line rather than letting either edit win unseen.
 import { generateKeyPairSync } from 'node:crypto';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, StartupError, silentLogger, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
+import { formatTokenRecord, generateAdminToken } from '../../../server/authn/token-file.js';
+import { newServiceAccountKey } from '../../../server/identity/record.js';
+import { SharedIdentity } from '../../../server/identity/shared.js';
+import { generateCa } from '../../../server/pki.js';
+import { EtcdStorage } from '../../../storage/etcd.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
 import { request } from '../../helpers/server-process.js';
 
@@ -120,5 +125,25 @@ describe('startServer with a cluster token', () => {
     } finally {
       await first.close();
     }
+  });
+
+  it('refuses a cluster identity whose CA cannot sign, before it writes anything into the data dir', async () => {
+    const prefix = freshPrefix();
+    const storage = await EtcdStorage.connect([etcd.endpoint], prefix);
+    try {
+      const longAgo = new Date(Date.now() - 11 * 365 * 24 * 3600 * 1000);
+      await new SharedIdentity(storage, 'the-cluster-token', prefix).join(async () => ({
+        ca: await generateCa(longAgo),
+        serviceAccountKeys: [newServiceAccountKey()],
+        tokenFile: formatTokenRecord(generateAdminToken()),
+      }));
+    } finally {
+      await storage.close();
+    }
+    const dataDir = join(scratch, 'expired');
+    await expect(startServer(options(prefix, { dataDir }))).rejects.toThrow(
+      new StartupError("--token: the cluster identity's CA cannot sign: expired, not a CA, or not its key"),
+    );
+    expect(existsSync(join(dataDir, 'pki'))).toBe(false);
   });
 });

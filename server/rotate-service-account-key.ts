@@ -2,12 +2,12 @@
 // shared identity. Every running replica follows the record: from then on it signs with the new key
 // and verifies with all of them, so tokens signed before the rotation keep working until they expire.
 import { createPrivateKey } from 'node:crypto';
-import { openStorage } from '../../storage/index.js';
-import { keyIdFromPublicKey } from '../authn/service-account-token.js';
-import { parseEtcdServers } from '../flags.js';
-import { SharedIdentity } from './shared.js';
-import { newServiceAccountKey } from './start.js';
-import { readClusterTokenFile } from './token.js';
+import { openStorage } from '../storage/index.js';
+import { keyIdFromPublicKey } from './authn/service-account-token.js';
+import { parseEtcdServers } from './flags.js';
+import { newServiceAccountKey } from './identity/record.js';
+import { SharedIdentity } from './identity/shared.js';
+import { readClusterTokenFile } from './identity/token.js';
 
 export const ROTATE_USAGE =
   'rotate-service-account-key --etcd-servers URL,URL [--etcd-prefix PREFIX] (--token TOKEN | --token-file FILE)';

@@ -2,27 +2,29 @@
 // proposes its own: its data dir's CA, signing key and tokens.csv when it has them, else fresh
 // ones), keeps a copy in its data dir (its own serving certificate, for its own addresses, signed by
 // the shared CA), and follows the record while it runs. Parts a flag names (--tls-cert-file,
-// --token-auth-file, --service-account-signing-key-file) stay the operator's.
-import { type KeyObject, generateKeyPairSync } from 'node:crypto';
+// --token-auth-file, --service-account-signing-key-file) stay the operator's. The sealed record and
+// its parts are identity/'s; this is where they meet the data dir and the PKI.
+import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import type { Logger } from '../../apimachinery/log.js';
-import type { Storage } from '../../storage/interface.js';
-import { parsePrivateKeyPem } from '../authn/service-account-token.js';
-import { type TokenRecord, formatTokenRecord, generateAdminToken, parseTokenFile } from '../authn/token-file.js';
+import type { Logger } from '../apimachinery/log.js';
+import type { Storage } from '../storage/interface.js';
+import { parsePrivateKeyPem } from './authn/service-account-token.js';
+import { type TokenRecord, formatTokenRecord, generateAdminToken, parseTokenFile } from './authn/token-file.js';
+import { type ClusterIdentity, newServiceAccountKey, pkcs8, sha256 } from './identity/record.js';
+import { IdentityError, type IdentityVersion, SharedIdentity } from './identity/shared.js';
+import { reconcileTokenFile } from './identity/token-file-sync.js';
 import {
   type ServingHosts,
   type ServingTls,
+  caUsable,
   generateCa,
   issueServingCert,
   loadOrIssueServingCert,
   readCa,
   readIfExists,
   writeCa,
-} from '../pki.js';
-import { writeFileAtomic } from '../startup/write-file-atomic.js';
-import { type ClusterIdentity, sha256 } from './record.js';
-import { IdentityError, type IdentityVersion, SharedIdentity } from './shared.js';
-import { reconcileTokenFile } from './token-file-sync.js';
+} from './pki.js';
+import { writeFileAtomic } from './startup/write-file-atomic.js';
 
 export interface SharedIdentityOptions {
   storage: Storage;
@@ -60,9 +62,6 @@ const files = (dataDir: string) => ({
   tokens: join(dataDir, 'tokens.csv'),
   synced: join(dataDir, 'tokens.csv.sha256'),
 });
-
-const pkcs8 = (key: KeyObject): string => key.export({ type: 'pkcs8', format: 'pem' }).toString();
-export const newServiceAccountKey = (): string => pkcs8(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
 
 /** This data dir's identity, what it lacks made fresh: what the replica proposes when the cluster has none. */
 async function candidate(dataDir: string | undefined): Promise<ClusterIdentity> {
@@ -103,6 +102,9 @@ export async function joinSharedIdentity(o: SharedIdentityOptions): Promise<Shar
       o.logger.info(j.created ? 'founded the cluster identity' : 'joined the cluster identity', { prefix: o.prefix });
       return j;
     });
+  // Checked before anything is written: a CA that cannot sign would leave a data dir half replaced.
+  if (!caUsable(version.identity.ca, new Date()))
+    throw new IdentityError("the cluster identity's CA cannot sign: expired, not a CA, or not its key");
   if (o.dataDir !== undefined) version = await keepCopy(shared, version, o);
   const { identity } = version;
   const serving = o.given.tls

@@ -1,6 +1,6 @@
 // The rotate-service-account-key command's flags, named as the server's.
 import { describe, expect, it } from 'vitest';
-import { type RotateArgs, parseRotateArgs } from '../../../../server/identity/rotate.js';
+import { type RotateArgs, parseRotateArgs } from '../../../server/rotate-service-account-key.js';
 
 describe('parseRotateArgs', () => {
   it.each<[string, string[], RotateArgs | string]>([
