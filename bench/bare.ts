@@ -69,10 +69,11 @@ export async function startBare(dataDir: string, canned: Record<string, Canned>)
   return { url: await url, stop: () => child.kill() };
 }
 
-/** Status of GET url/readyz, or 0 when nothing answers yet. */
-function readyz(url: string, ca: string): Promise<number> {
+/** Status of GET url/readyz, or 0 when nothing answers yet; without a CA (a first start makes its own), any certificate. */
+function readyz(url: string, ca: string | undefined): Promise<number> {
   return new Promise((resolve) => {
-    const req = request(`${url}/readyz`, { ca, agent: false }, (res) => {
+    const tls = ca === undefined ? { rejectUnauthorized: false } : { ca };
+    const req = request(`${url}/readyz`, { ...tls, agent: false }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -81,12 +82,12 @@ function readyz(url: string, ca: string): Promise<number> {
   });
 }
 
-export async function untilReady(url: string, ca: string): Promise<void> {
+export async function untilReady(url: string, ca: string | undefined): Promise<void> {
   while ((await readyz(url, ca)) !== 200) await new Promise((r) => setTimeout(r, 1));
 }
 
 /** Milliseconds from spawning node with `args` to the first 200 of /readyz at the URL it prints. */
-export async function processStart(args: string[], ca: string): Promise<number> {
+export async function processStart(args: string[], ca: string | undefined): Promise<number> {
   const start = performance.now();
   const { child, url } = spawnServing(args);
   try {

@@ -79,8 +79,8 @@ import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './aut
 export interface Api extends ApiHandler {
   /** The authorizer chain of --authorization-mode, kept current from the RBAC objects served here. */
   authorizer: Authorizer;
-  /** Per served resource (`configmaps`, `leases.coordination.k8s.io`), the objects its watch cache holds. */
-  storedObjectCounts(): Iterable<{ resource: string; count: number }>;
+  /** Per served resource (`configmaps`, `leases.coordination.k8s.io`, custom resources), the objects stored; -1 when storage did not say. */
+  storedObjectCounts(): Promise<{ resource: string; count: number }[]>;
   /** ServiceAccounts and Secrets as token authentication checks them (exists, same uid, not deleted). */
   liveObjects: { serviceAccount: ObjectLookup; secret: ObjectLookup };
   /** Stops background work (controllers, watches) before storage closes. */
@@ -509,16 +509,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     },
     handleUpgrade,
     authorizer,
-    *storedObjectCounts() {
-      for (const store of catalog.stores()) {
-        const count = store.cachedObjectCount();
-        if (count !== undefined)
-          yield {
-            resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource,
-            count,
-          };
-      }
-    },
+    storedObjectCounts: () =>
+      Promise.all(
+        catalog.stores().map(async (store) => ({
+          resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource,
+          count: await store.objectCount().catch(() => -1),
+        })),
+      ),
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
     async close() {
       watches.closeAll();

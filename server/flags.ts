@@ -46,7 +46,7 @@ function parsePort(value: string): number | undefined {
 }
 
 /** Comma-separated http(s) URLs, as kube's --etcd-servers. */
-function parseEtcdServers(value: string): string[] | string {
+export function parseEtcdServers(value: string): string[] | string {
   const urls = value.split(',').map((s) => s.trim());
   for (const u of urls) {
     let parsed: URL;
@@ -128,6 +128,18 @@ const FLAGS: readonly FlagSpec[] = [
     arg: 'PREFIX',
     help: 'The prefix to prepend to all resource paths in etcd.',
     set: (o, v) => nonEmpty(v, () => (o.etcdPrefix = v)),
+  },
+  {
+    name: 'token',
+    arg: 'TOKEN',
+    help: "Shared secret of the replicas on one etcd (k3s's flag): they keep one identity (CA, token file, ServiceAccount signing keys) in etcd under --etcd-prefix, sealed with a key derived from it. Prefer --token-file: a command line is visible to every user of the host.",
+    set: (o, v) => nonEmpty(v, () => (o.clusterToken = v)),
+  },
+  {
+    name: 'token-file',
+    arg: 'FILE',
+    help: 'File containing the --token.',
+    set: (o, v) => nonEmpty(v, () => (o.clusterTokenFile = v)),
   },
   {
     name: 'enable-garbage-collector',
@@ -344,6 +356,8 @@ export function usage(): string {
     '         rewrite every object of <crd> in its storage version (through the running server), then trim status.storedVersions',
     '       mini-apiserver validate -f FILE... [--old FILE]... [-o json|yaml]',
     '         validate CRDs and objects of their kinds as kube-apiserver would, without a server (validate --help)',
+    '       mini-apiserver rotate-service-account-key --etcd-servers URL [--etcd-prefix PREFIX] (--token TOKEN | --token-file FILE)',
+    '         a new ServiceAccount signing key for the replicas sharing an identity (--token); earlier keys still verify',
     '',
     'Flags (--flag VALUE and --flag=VALUE both work):',
     ...lines,
@@ -395,5 +409,9 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     return { kind: 'error', message: '--tls-cert-file and --tls-private-key-file must be given together' };
   }
+  if (o.clusterToken !== undefined && o.clusterTokenFile !== undefined)
+    return { kind: 'error', message: '--token and --token-file may not be given together' };
+  if ((o.clusterToken ?? o.clusterTokenFile) !== undefined && o.etcdServers === undefined)
+    return { kind: 'error', message: '--token shares the identity through etcd: it needs --etcd-servers' };
   return { kind: 'run', options: o };
 }

@@ -62,9 +62,23 @@ async function validate(argv: readonly string[]): Promise<void> {
   });
 }
 
+/** `rotate-service-account-key ...`: a new signing key for the replicas sharing an identity. */
+async function rotateCommand(argv: readonly string[]): Promise<void> {
+  const { ROTATE_USAGE, parseRotateArgs, rotateServiceAccountKey } = await import('./rotate-service-account-key.js');
+  const args = parseRotateArgs(argv);
+  if (typeof args === 'string') fail(`rotate-service-account-key: ${args} (usage: ${ROTATE_USAGE})`, EXIT_USAGE);
+  try {
+    const r = await rotateServiceAccountKey(args);
+    process.stdout.write(`service account signing key rotated: new key id ${r.keyId}; ${r.keys} keys verify\n`);
+  } catch (err) {
+    fail(`rotate-service-account-key: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 1);
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'migrate-storage') return migrateStorageCommand(process.argv.slice(3));
   if (process.argv[2] === 'validate') return validate(process.argv.slice(3));
+  if (process.argv[2] === 'rotate-service-account-key') return rotateCommand(process.argv.slice(3));
   const cmd = parseArgs(process.argv.slice(2));
   switch (cmd.kind) {
     case 'help':

@@ -35,6 +35,13 @@ export interface ServerOptions {
   etcdServers?: string[];
   /** Prepended to every etcd key, as kube's --etcd-prefix. */
   etcdPrefix?: string;
+  /**
+   * --token (k3s's name): on etcd, replicas given the same token and prefix share one identity (CA,
+   * token file, ServiceAccount keys), kept in etcd sealed with a key derived from it.
+   */
+  clusterToken?: string;
+  /** --token-file: the cluster token from a file (blanks around it trimmed), kept off the command line. */
+  clusterTokenFile?: string;
   /** A serving certificate (PEM, optionally followed by its chain) instead of the generated one. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
@@ -142,6 +149,7 @@ export interface ResolvedOptions {
   bindAddress: string;
   etcdServers: string[];
   etcdPrefix: string | undefined;
+  clusterToken: { token: string } | { file: string } | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   tokenAuthFile: string | undefined;
   clientCAFile: string | undefined;
@@ -184,6 +192,7 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) {
     throw new StartupError('tlsCertFile and tlsPrivateKeyFile must be given together');
   }
+  const clusterToken = resolveClusterToken(o, storage);
   const authorizationModes = o.authorizationModes ?? ['RBAC'];
   if (authorizationModes.length === 0) throw new StartupError('authorizationModes must name at least one mode');
   for (const m of authorizationModes) {
@@ -219,6 +228,7 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     bindAddress,
     etcdServers,
     etcdPrefix: o.etcdPrefix,
+    clusterToken,
     tls:
       o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined
         ? { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile }
@@ -257,6 +267,16 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
     leaderElection: storage === 'etcd' ? leaderElectionTiming(o.leaderElection ?? {}) : undefined,
     enableGarbageCollector: o.enableGarbageCollector ?? true,
   };
+}
+
+function resolveClusterToken(o: ServerOptions, storage: StorageChoice): ResolvedOptions['clusterToken'] {
+  if (o.clusterToken === undefined && o.clusterTokenFile === undefined) return undefined;
+  if (o.clusterToken !== undefined && o.clusterTokenFile !== undefined)
+    throw new StartupError('clusterToken and clusterTokenFile may not be given together');
+  if (storage !== 'etcd')
+    throw new StartupError('a cluster token shares the identity through etcd: it needs etcdServers');
+  if (o.clusterToken === '') throw new StartupError('clusterToken must not be empty');
+  return o.clusterToken !== undefined ? { token: o.clusterToken } : { file: o.clusterTokenFile! };
 }
 
 /** The timing checked, with the identity (default hostname_uuid) when one is given. */

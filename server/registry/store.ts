@@ -124,9 +124,9 @@ export class Store {
     return this.cache;
   }
 
-  /** How many objects the watch cache holds, once one is running (kube's apiserver_storage_objects reads its cacher too). */
-  cachedObjectCount(): number | undefined {
-    return this.cache?.size;
+  /** How many objects storage holds now: kube's apiserver_storage_objects, a count-only range (its Stats). */
+  objectCount(): Promise<number> {
+    return this.storage.count(this.prefix(undefined));
   }
 
   /** Stops the watch cache: the kind is no longer served. */

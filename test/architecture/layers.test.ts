@@ -35,6 +35,7 @@ export const SERVER_ORDER: readonly string[] = [
   'audit',
   'authz',
   'authn',
+  'identity',
   'pipeline',
   'metrics',
   'endpoints',
@@ -45,6 +46,7 @@ export const SERVER_ORDER: readonly string[] = [
   'kubeconfig.ts',
   'metrics.ts',
   'pki.ts',
+  'shared-identity.ts',
   'options.ts',
   'go-duration.ts',
   'flags.ts',
@@ -52,6 +54,7 @@ export const SERVER_ORDER: readonly string[] = [
   'serve.ts',
   'index.ts',
   'migrate-storage.ts',
+  'rotate-service-account-key.ts',
   'main.ts',
 ];
 
