@@ -38,24 +38,27 @@ import {
   serviceSchema,
   serviceStrategy,
 } from './registry/builtin/services.js';
-import { NamespaceController } from './registry/builtin/namespace-controller.js';
-import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
+import { NamespaceController } from './controllers/namespace-controller.js';
+import { type LeaderElectionConfig, LeaderElector } from './controllers/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ownerReferencesPermissionEnforcement } from '../admission/owner-references-permission.js';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/interface.js';
 import { installDynamicAdmission } from './dynamic-admission/install.js';
-import { CRDController } from './registry/builtin/crd-controller.js';
-import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
+import { CRDController } from './controllers/crd-controller.js';
+import { GarbageCollector } from './controllers/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
-import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest.js';
+import { watchOptions } from './endpoints/rest/read.js';
+import { negotiateOutput, serveResource } from './endpoints/rest/resource.js';
 import { serveCreateOnly } from './endpoints/create-only.js';
 import { route } from './endpoints/routes.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
-import { WatchRegistry, serveWatch } from './endpoints/watch.js';
-import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch-websocket.js';
+import { WatchRegistry } from './endpoints/watch/registry.js';
+import { serveWatch } from './endpoints/watch/serve-watch.js';
+import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch/websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
-import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
+import { OpenAPI } from './endpoints/openapi/documents.js';
+import { openapiResponse } from './endpoints/openapi/http.js';
 import {
   configMapSchema,
   coreEventSchema,
@@ -68,8 +71,7 @@ import {
 } from '../apimachinery/apis/builtin-schemas.js';
 import type { KindInfo } from './registry/strategy.js';
 import type { Authorizer } from '../apimachinery/authorization.js';
-import type { AuthorizationMode } from './options.js';
-import { alwaysDeny } from './authz/authorizer.js';
+import { type AuthorizationMode, alwaysDeny } from './authz/authorizer.js';
 import { installAuthorization } from './authz/install.js';
 import type { ObjectLookup } from './authn/service-account-token.js';
 import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './authn/token-request-handler.js';
@@ -77,8 +79,8 @@ import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './aut
 export interface Api extends ApiHandler {
   /** The authorizer chain of --authorization-mode, kept current from the RBAC objects served here. */
   authorizer: Authorizer;
-  /** Per served resource (`configmaps`, `leases.coordination.k8s.io`), the objects its watch cache holds. */
-  storedObjectCounts(): Iterable<{ resource: string; count: number }>;
+  /** Per served resource (`configmaps`, `leases.coordination.k8s.io`, custom resources), the objects stored; -1 when storage did not say. */
+  storedObjectCounts(): Promise<{ resource: string; count: number }[]>;
   /** ServiceAccounts and Secrets as token authentication checks them (exists, same uid, not deleted). */
   liveObjects: { serviceAccount: ObjectLookup; secret: ObjectLookup };
   /** Stops background work (controllers, watches) before storage closes. */
@@ -507,16 +509,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     },
     handleUpgrade,
     authorizer,
-    *storedObjectCounts() {
-      for (const store of catalog.stores()) {
-        const count = store.cachedObjectCount();
-        if (count !== undefined)
-          yield {
-            resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource,
-            count,
-          };
-      }
-    },
+    storedObjectCounts: () =>
+      Promise.all(
+        catalog.stores().map(async (store) => ({
+          resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource,
+          count: await store.objectCount().catch(() => -1),
+        })),
+      ),
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
     async close() {
       watches.closeAll();

@@ -7,7 +7,7 @@
 import { isStorageError } from './errors.js';
 import type { KeyValue, RangeOptions, RangeResult, Storage, WatchCallbacks, WatchHandle } from './interface.js';
 
-export type StorageOperation = 'get' | 'list' | 'create' | 'update' | 'delete';
+export type StorageOperation = 'get' | 'list' | 'listWithCount' | 'create' | 'update' | 'delete';
 
 export interface StorageObserver {
   /**
@@ -76,6 +76,10 @@ class InstrumentedStorage implements Storage {
 
   range(prefix: string, opts?: RangeOptions): Promise<RangeResult> {
     return this.timed('list', prefix, () => this.inner.range(prefix, opts));
+  }
+
+  count(prefix: string): Promise<number> {
+    return this.timed('listWithCount', prefix, () => this.inner.count(prefix));
   }
 
   create(key: string, value: string): Promise<KeyValue> {

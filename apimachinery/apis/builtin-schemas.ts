@@ -13,7 +13,7 @@
 // Shape: each kind's schema is its kube definition without apiVersion, kind and metadata (the
 // OpenAPI builder adds those, with ObjectMeta by reference), and `definitions` holds every named
 // definition it reaches, referenced as `$ref: '#/definitions/<name>'`. The meta/v1 definitions the
-// documents always emit (ObjectMeta, Time and their kin, in server/endpoints/openapi.ts) are
+// documents always emit (ObjectMeta, Time and their kin, in server/endpoints/openapi/definitions.ts) are
 // referenced, not repeated here; the meta/v1 ones they do not emit (MicroTime, LabelSelector) are.
 import type { JSONSchemaProps } from './apiextensions.js';
 

@@ -30,7 +30,7 @@ import { schemaValue } from '../../cel/kube/schema-values.js';
 import { trim } from '../../cel/kube/strings-text.js';
 import { REGEX_WORK_BUDGET, type RegexBudget } from '../../cel/regex.js';
 import { CelError, type JsonValue, OptionalValue, type Value } from '../../cel/values.js';
-import type { Correlation } from '../schema/validate.js';
+import type { Correlation } from '../schema/validate/compile-schema.js';
 
 /** celconfig.RuntimeCELCostBudget (a number: admission/ reads it from here until it moves onto cel/). */
 export const RUNTIME_CEL_COST_BUDGET = Number(KUBE_RUNTIME_CEL_COST_BUDGET);

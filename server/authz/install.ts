@@ -30,8 +30,7 @@ import {
   roleBindingSchema,
   roleSchema,
 } from '../../apimachinery/apis/builtin-schemas.js';
-import type { AuthorizationMode } from '../options.js';
-import { alwaysAllow, alwaysDeny, authorizerChain } from './authorizer.js';
+import { type AuthorizationMode, alwaysAllow, alwaysDeny, authorizerChain } from './authorizer.js';
 import { RbacIndex, indexAuthorizer } from './rbac-index.js';
 import { ClusterRoleAggregation, ensureBootstrapPolicy } from './rbac-controllers.js';
 import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, accessReviews, selfSubjectReview } from './reviews.js';

@@ -1,15 +1,15 @@
 // admissionregistration.k8s.io/v1 MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 // ValidatingAdmissionPolicy (with a status subresource its controller writes) and
 // ValidatingAdmissionPolicyBinding: all cluster-scoped, defaulted as admissionregistration/v1 and
-// validated as pkg/apis/admissionregistration/validation (apimachinery/admissionregistration, and
-// for a policy's CEL, compiled at write as kube does, admission/policy/validation), with kube's
-// registry strategies (pkg/registry/admissionregistration/*/strategy.go) and printers.
+// validated as pkg/apis/admissionregistration/validation (apimachinery/admissionregistration, with
+// the CEL compiled at write as kube does: admission/policy/validation.ts for a policy's, admission/
+// webhook/match-conditions.ts for a webhook's matchConditions), with kube's registry strategies
+// (pkg/registry/admissionregistration/*/strategy.go) and printers.
 //
 // Not here: the authorization kube's policy and binding strategies add once an object is valid
 // (the writer must be allowed to read the paramKind's resource / the paramRef's objects: it needs
-// the authorizer and a resource resolver, which sit above the registry), compiling the CEL of
-// webhooks' matchConditions at write time, and ManifestBasedAdmissionControlConfig's reserved
-// `.static.k8s.io` name suffix.
+// the authorizer and a resource resolver, which sit above the registry), and
+// ManifestBasedAdmissionControlConfig's reserved `.static.k8s.io` name suffix.
 import {
   SPEC_GENERATION,
   STATUS_RESET,
@@ -35,7 +35,8 @@ import {
 import { KUBE_OBJECT_PATCH_META, OBJECT_META_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
 import type { PatchMeta } from '../../../apimachinery/strategic-merge/patch-meta.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
-import { mergePolicyErrors, policyExpressionErrors } from '../../../admission/policy/validation.js';
+import { policyExpressionCompiler } from '../../../admission/policy/validation.js';
+import { WEBHOOK_EXPRESSION_COMPILER } from '../../../admission/webhook/match-conditions.js';
 import {
   ADMISSION_REGISTRATION_GROUP,
   type ValidatingAdmissionPolicy,
@@ -44,7 +45,9 @@ import {
   defaultValidatingAdmissionPolicy,
   defaultValidatingAdmissionPolicyBinding,
   defaultWebhookConfiguration,
+  NEW_POLICY_OPTIONS,
   policyUpdateOptions,
+  STRICT_WEBHOOK_OPTIONS,
   validateValidatingAdmissionPolicy,
   validateValidatingAdmissionPolicyBinding,
   validateValidatingAdmissionPolicyStatus,
@@ -134,10 +137,14 @@ function webhookConfigurationStrategy(kind: KindInfo, mutating: boolean) {
     patchMeta: WEBHOOK_CONFIGURATION_PATCH_META,
     generation: SPEC_GENERATION,
     canonicalize: (obj) => defaultWebhookConfiguration(fields(obj), mutating),
-    create: { validate: (obj) => validateWebhookConfiguration(asConfig(obj), mutating) },
+    create: {
+      validate: (obj) =>
+        validateWebhookConfiguration(asConfig(obj), mutating, STRICT_WEBHOOK_OPTIONS, WEBHOOK_EXPRESSION_COMPILER),
+    },
     update: {
       allowUnconditional: false,
-      validate: (obj, old) => validateWebhookConfigurationUpdate(asConfig(obj), asConfig(old), mutating),
+      validate: (obj, old) =>
+        validateWebhookConfigurationUpdate(asConfig(obj), asConfig(old), mutating, WEBHOOK_EXPRESSION_COMPILER),
     },
   });
 }
@@ -153,13 +160,13 @@ export const validatingWebhookConfigurationStrategy = webhookConfigurationStrate
 
 /**
  * ValidateValidatingAdmissionPolicy (create, without old) and ValidateValidatingAdmissionPolicyUpdate:
- * the structural checks and the expressions' compile errors, in kube's order; an update judges
- * matchConditions only when it changes them or paramKind.
+ * the expressions compiled where kube compiles them; an update judges matchConditions only when it
+ * changes them or paramKind.
  */
 function validatePolicy(obj: KubeObject, old?: KubeObject): FieldError[] {
   const policy = asPolicy(obj);
-  const opts = old === undefined ? { ignoreMatchConditions: false } : policyUpdateOptions(policy, asPolicy(old));
-  return mergePolicyErrors(validateValidatingAdmissionPolicy(policy, opts), policyExpressionErrors(policy, opts));
+  const opts = old === undefined ? NEW_POLICY_OPTIONS : policyUpdateOptions(policy, asPolicy(old));
+  return validateValidatingAdmissionPolicy(policy, opts, policyExpressionCompiler(policy));
 }
 
 /** The policy's main resource: the stored status stays, whatever the client sent. */

@@ -15,7 +15,7 @@ import {
 } from '../../../apimachinery/apis/apiextensions.js';
 import { defaultCRD } from '../../../crd/defaults.js';
 import { storageVersionOf } from '../../../crd/storage-version.js';
-import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation.js';
+import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation/crd.js';
 import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
 
 export const crdKind = {

@@ -18,7 +18,7 @@ import { compileSchemaRules } from '../../../crd/cel/compile.js';
 import { type CompiledRules, rulesBlockedBy } from '../../../crd/cel/eval.js';
 import { converterFor } from '../../../crd/conversion.js';
 import { pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
-import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate.js';
+import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate/compile-schema.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 import { type TypeNode, fromOpenAPISchema } from '../../../apimachinery/structured-merge/schema.js';
 

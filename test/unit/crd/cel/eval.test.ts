@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, rulesBlockedBy } from '../../../../crd/cel/eval.js';
-import { compileSchema } from '../../../../crd/schema/validate.js';
+import { compileSchema } from '../../../../crd/schema/validate/compile-schema.js';
 import { regexCache, regexCounters } from '../../../../cel/regex.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';

@@ -8,7 +8,7 @@ import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
 import { defaultCRD } from '../../../../crd/defaults.js';
 import { checkSchemaAtCRDWrite } from '../../../../crd/schema/crd-write.js';
-import { validateCRD } from '../../../../crd/validation.js';
+import { validateCRD } from '../../../../crd/validation/crd.js';
 import { simpleCrd } from '../../../helpers/crds.js';
 
 /** A CRD whose spec has this schema, as the store hands it to validation. */
