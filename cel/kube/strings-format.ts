@@ -4,8 +4,7 @@
 // not the cel-spec conformance tests' one (ext/formatting_v2.go): kube configures
 // ext.Strings(ext.StringsVersion(2)) (apiserver/pkg/cel/environment/base.go) and cel-go only
 // switches to the second formatter from strings version 4, so a messageExpression must print what
-// the original one prints, errors included (admission/'s engine converts its values to cel/'s
-// and formats with this one too, until it moves onto cel/):
+// the original one prints, errors included:
 //   - %s prints a double with Go's %g, and inside a list or map every member as a CEL literal:
 //     strings and bytes quoted (Go %q), doubles as %.6f, timestamp("…"), duration("…"), map
 //     entries `key:value`, sorted by the printed key;
