@@ -250,7 +250,7 @@ class Checker {
   readonly issues: Issues;
   private readonly types = new Map<number, Type>();
   private readonly refs = new Map<number, Reference>();
-  private mappings = new Mapping();
+  private readonly mappings = new Mapping();
   private freeTypeVars = 0;
   /** Comprehension scopes, innermost last. */
   private readonly scopes: Map<string, VariableDecl>[] = [];
@@ -448,9 +448,7 @@ class Checker {
         return;
       }
       const [resultType, params] = this.instantiate(o);
-      const m = isAssignableList(this.mappings, argTypes, params);
-      if (m === undefined) continue;
-      this.mappings = m;
+      if (!isAssignableList(this.mappings, argTypes, params)) continue;
       ids.push(o.id);
       const r = substitute(this.mappings, resultType, false);
       if (result === undefined) result = r;
@@ -652,10 +650,7 @@ class Checker {
 
   /** Whether t1 is assignable to t2, keeping the type parameter bindings that makes it so. */
   private assignable(t1: Type, t2: Type): boolean {
-    const m = isAssignable(this.mappings, t1, t2);
-    if (m === undefined) return false;
-    this.mappings = m;
-    return true;
+    return isAssignable(this.mappings, t1, t2);
   }
 
   private assertType(e: Expr, t: Type): void {
