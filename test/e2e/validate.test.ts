@@ -146,7 +146,7 @@ spec:
     expect([r.code, r.stdout, r.stderr]).toEqual([
       1,
       'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com valid\ncache.cache.example.com/d valid (update)\n',
-      'The Cache "c" is invalid: spec.engine: Invalid value: "redis": engine is immutable: was memcached\n',
+      'The Cache "c" is invalid: spec.engine: Invalid value: "string": engine is immutable: was memcached\n',
     ]);
   });
 
