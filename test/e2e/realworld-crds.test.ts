@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { crdDocuments, REALWORLD_MISSING, realworldFiles, realworldProjects } from '../helpers/realworld.js';
+import { crdDocuments, crdNameOf, REALWORLD_MISSING, realworldFiles, realworldProjects } from '../helpers/realworld.js';
 import { type CommandResult, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 const EXPERIMENTAL = 'gateway-api-experimental';
@@ -114,9 +114,7 @@ const corpusNames = (): string[] =>
   [
     ...new Set(
       realworldProjects().flatMap((p) =>
-        realworldFiles(p).flatMap((f) =>
-          crdDocuments(readFileSync(f, 'utf8')).map((d) => /^ {2}name: (\S+)$/m.exec(d)![1]!),
-        ),
+        realworldFiles(p).flatMap((f) => crdDocuments(readFileSync(f, 'utf8')).map((d) => crdNameOf(d)!)),
       ),
     ),
   ].sort();

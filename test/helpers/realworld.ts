@@ -38,24 +38,38 @@ export const realworldFiles = (project: string): string[] =>
 export const crdDocuments = (text: string): string[] =>
   text.split(/^---[ \t]*$/m).filter((d) => /^kind:\s*CustomResourceDefinition\s*$/m.test(d));
 
-export interface RealworldCRD {
+/** A CRD document's metadata.name, read from its text. */
+export const crdNameOf = (doc: string): string | undefined => /^ {2}name: (\S+)$/m.exec(doc)?.[1];
+
+export interface RealworldFile {
   readonly project: string;
   /** The file's path. */
   readonly file: string;
-  readonly crd: CustomResourceDefinition;
 }
 
-/**
- * The corpus's CRDs, parsed. Reading YAML is the slow part: `withRules` reads only the files
- * that have x-kubernetes-validations.
- */
-export function realworldCRDs(o: { withRules?: boolean } = {}): RealworldCRD[] {
-  const out: RealworldCRD[] = [];
-  for (const project of realworldProjects())
-    for (const file of realworldFiles(project)) {
-      const text = readFileSync(file, 'utf8');
-      if (o.withRules && !text.includes('x-kubernetes-validations')) continue;
-      for (const doc of crdDocuments(text)) out.push({ project, file, crd: parse(doc) as CustomResourceDefinition });
+/** The corpus's files that hold x-kubernetes-validations rules (none where the corpus is missing). */
+export const realworldRuleFiles = (): RealworldFile[] =>
+  REALWORLD_MISSING
+    ? []
+    : realworldProjects().flatMap((project) =>
+        realworldFiles(project)
+          .filter((file) => readFileSync(file, 'utf8').includes('x-kubernetes-validations'))
+          .map((file) => ({ project, file })),
+      );
+
+/** A file's CRDs, parsed (YAML is the slow part: a test takes one file at a time). */
+export const crdsOf = (file: string): CustomResourceDefinition[] =>
+  crdDocuments(readFileSync(file, 'utf8')).map((doc) => parse(doc) as CustomResourceDefinition);
+
+/** Every rule and messageExpression in a CRD or schema, in document order. */
+export function expressionsOf(v: unknown, out: string[] = []): string[] {
+  if (Array.isArray(v)) for (const x of v) expressionsOf(x, out);
+  else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'x-kubernetes-validations' && Array.isArray(x))
+        for (const r of x as { rule?: string; messageExpression?: string }[])
+          for (const e of [r.rule, r.messageExpression]) if (e) out.push(e);
+      expressionsOf(x, out);
     }
   return out;
 }
