@@ -16,12 +16,7 @@
 // documents always emit (ObjectMeta, Time and their kin, in server/endpoints/openapi/definitions.ts) are
 // referenced, not repeated here; the meta/v1 ones they do not emit (MicroTime, LabelSelector) are.
 import type { JSONSchemaProps } from './apiextensions.js';
-
-/** kube's patch extensions, which JSONSchemaProps (a CRD's type) does not carry. */
-export interface PatchExtensions {
-  'x-kubernetes-patch-strategy'?: string;
-  'x-kubernetes-patch-merge-key'?: string;
-}
+import type { PatchExtensions } from './patch-extensions.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const CORE = 'io.k8s.api.core.v1';
