@@ -1,6 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { dropUnknownFields } from '../../../../apimachinery/apis/unknown-fields.js';
 import type { JsonObject } from '../../../../apimachinery/object.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import {
+  configMapSchema,
+  coreEventSchema,
+  eventsV1EventSchema,
+  leaseSchema,
+  roleSchema,
+  secretSchema,
+  serviceSchema,
+} from '../../../../apimachinery/apis/builtin-schemas.js';
+
+/** The schema a built-in object's apiVersion and kind name (as the REST layer and strategies pick it). */
+const SCHEMAS: Record<string, JSONSchemaProps> = {
+  'v1/ConfigMap': configMapSchema,
+  'v1/Secret': secretSchema,
+  'v1/Service': serviceSchema,
+  'v1/Event': coreEventSchema,
+  'events.k8s.io/v1/Event': eventsV1EventSchema,
+  'coordination.k8s.io/v1/Lease': leaseSchema,
+  'rbac.authorization.k8s.io/v1/Role': roleSchema,
+};
+const schemaOf = (obj: JsonObject): JSONSchemaProps | undefined => SCHEMAS[`${obj['apiVersion']}/${obj['kind']}`];
 
 describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
   it.each<[string, JsonObject, JsonObject, string[]]>([
@@ -27,7 +49,7 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       ['metadata.lables'],
     ],
     [
-      'a list of messages: each element, its index in the path, in document order',
+      'a list of structs: each element, its index in the path, in document order',
       {
         apiVersion: 'v1',
         kind: 'Service',
@@ -102,7 +124,7 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       [],
     ],
     [
-      'events.k8s.io/v1 is checked against its own message',
+      'events.k8s.io/v1 is checked against its own schema',
       {
         apiVersion: 'events.k8s.io/v1',
         kind: 'Event',
@@ -121,14 +143,14 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       [],
     ],
     [
-      'a kind without a message (a custom resource) is left alone',
+      'a kind without a schema of its Go type (a custom resource) is left alone',
       { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', foo: 1 }, anything: true },
       { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', foo: 1 }, anything: true },
       [],
     ],
   ])('%s', (_name, input, want, dropped) => {
     const obj = structuredClone(input);
-    expect(dropUnknownFields(obj)).toEqual(dropped);
+    expect(dropUnknownFields(obj, schemaOf(input))).toEqual(dropped);
     expect(obj).toEqual(want);
   });
 });
