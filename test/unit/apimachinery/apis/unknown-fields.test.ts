@@ -8,8 +8,10 @@ import {
   eventsV1EventSchema,
   leaseSchema,
   roleSchema,
+  customResourceDefinitionSchema,
   secretSchema,
   serviceSchema,
+  validatingAdmissionPolicySchema,
 } from '../../../../apimachinery/apis/builtin-schemas.js';
 
 /** The schema a built-in object's apiVersion and kind name (as the REST layer and strategies pick it). */
@@ -21,6 +23,8 @@ const SCHEMAS: Record<string, JSONSchemaProps> = {
   'events.k8s.io/v1/Event': eventsV1EventSchema,
   'coordination.k8s.io/v1/Lease': leaseSchema,
   'rbac.authorization.k8s.io/v1/Role': roleSchema,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': validatingAdmissionPolicySchema,
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': customResourceDefinitionSchema,
 };
 const schemaOf = (obj: JsonObject): JSONSchemaProps | undefined => SCHEMAS[`${obj['apiVersion']}/${obj['kind']}`];
 
@@ -135,6 +139,66 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       },
       { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e' }, note: 'n', regarding: { kind: 'Pod' } },
       ['involvedObject', 'regarding.nam'],
+    ],
+    [
+      "a policy: paramKind's apiVersion and kind are its own fields, not TypeMeta",
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'p' },
+        spec: { paramKind: { apiVersion: 'v1', kind: 'ConfigMap', group: 'x' }, failurPolicy: 'Fail' },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'p' },
+        spec: { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } },
+      },
+      ['spec.paramKind.group', 'spec.failurPolicy'],
+    ],
+    [
+      "a CRD: its versions' fields are typed; schemas under properties and the unions decode themselves",
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'a.b' },
+        spec: {
+          versions: [
+            {
+              name: 'v1',
+              servd: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  propertys: {},
+                  properties: { a: { type: 'string', anything: 1 } },
+                  items: { type: 'string', anything: 2 },
+                },
+              },
+            },
+          ],
+        },
+      },
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'a.b' },
+        spec: {
+          versions: [
+            {
+              name: 'v1',
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: { a: { type: 'string', anything: 1 } },
+                  items: { type: 'string', anything: 2 },
+                },
+              },
+            },
+          ],
+        },
+      },
+      ['spec.versions[0].servd', 'spec.versions[0].schema.openAPIV3Schema.propertys'],
     ],
     [
       'a value of the wrong type is left for validation',
