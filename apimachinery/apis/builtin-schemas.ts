@@ -1225,6 +1225,10 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
     type: 'object',
     description:
       'CustomResourceSubresourceStatus defines how to serve the status subresource for CustomResources. Status is represented by the `.status` JSON path inside of a CustomResource. When set, * exposes a /status subresource for the custom resource * PUT requests to the /status subresource take a custom resource object, and ignore changes to anything except the status stanza * PUT/POST/PATCH requests to the custom resource ignore changes to the status stanza',
+    // An empty Go struct, which kube publishes without properties, as it publishes free-form
+    // objects (FieldsV1, RawExtension): said here, so that decoding drops what the struct has no
+    // field for. Structured merge treats both the same.
+    properties: {},
   },
   [`${APIEXT}.CustomResourceSubresources`]: {
     type: 'object',
@@ -2223,22 +2227,24 @@ export const validatingAdmissionPolicyBindingSchema: JSONSchemaProps = kind(
 );
 
 /**
- * The access reviews and SelfSubjectReview: created, never stored, their spec and status as kube
- * defines them but described here only as objects, which is what client-side validation needs to
- * find the kind (without it kubectl 1.27 looks the kind up among the CRDs, which most users may not).
+ * The access reviews and SelfSubjectReview: created, never stored, their spec (the access reviews')
+ * and status as kube defines them but described here only as objects, which is what client-side
+ * validation needs to find the kind (without it kubectl 1.27 looks the kind up among the CRDs,
+ * which most users may not).
  */
-export function reviewSchema(description: string): JSONSchemaProps {
+export function reviewSchema(description: string, withSpec = true): JSONSchemaProps {
   const open = (what: string): JSONSchemaProps => ({
     type: 'object',
     description: what,
     'x-kubernetes-preserve-unknown-fields': true,
   });
+  const status = open('Status is filled in by the server');
   return {
     type: 'object',
     description,
-    properties: {
-      spec: open('Spec holds information about the request being evaluated'),
-      status: open('Status is filled in by the server'),
-    },
+    // SelfSubjectReview has no spec: the request is all it asks about.
+    properties: withSpec
+      ? { spec: open('Spec holds information about the request being evaluated'), status }
+      : { status },
   };
 }

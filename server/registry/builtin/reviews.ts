@@ -30,5 +30,6 @@ export const SELF_SUBJECT_REVIEWS: BuiltinKind = createOnlyKind(
   false,
   reviewSchema(
     'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
+    false,
   ),
 );

@@ -157,7 +157,7 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       ['spec.paramKind.group', 'spec.failurPolicy'],
     ],
     [
-      "a CRD: its versions' fields are typed; schemas under properties and the unions decode themselves",
+      "a CRD: its versions' fields are typed (an empty struct too); schemas under properties and the unions decode themselves",
       {
         apiVersion: 'apiextensions.k8s.io/v1',
         kind: 'CustomResourceDefinition',
@@ -167,6 +167,7 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
             {
               name: 'v1',
               servd: true,
+              subresources: { status: { scale: {} } },
               schema: {
                 openAPIV3Schema: {
                   type: 'object',
@@ -187,6 +188,7 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
           versions: [
             {
               name: 'v1',
+              subresources: { status: {} },
               schema: {
                 openAPIV3Schema: {
                   type: 'object',
@@ -198,7 +200,11 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
           ],
         },
       },
-      ['spec.versions[0].servd', 'spec.versions[0].schema.openAPIV3Schema.propertys'],
+      [
+        'spec.versions[0].servd',
+        'spec.versions[0].subresources.status.scale',
+        'spec.versions[0].schema.openAPIV3Schema.propertys',
+      ],
     ],
     [
       'a value of the wrong type is left for validation',
