@@ -1,20 +1,22 @@
-// The schemas of the built-in kinds, as kube publishes them in its OpenAPI documents, for
-// /openapi/v2, /openapi/v3 and so `kubectl explain` and client-side tools.
+// The schemas of the built-in kinds, as kube publishes them in its OpenAPI documents: served at
+// /openapi/v2 and /openapi/v3 (`kubectl explain`, client-side tools), and the one description each
+// kind's field ownership types, strategic merge patch metadata and known fields are derived from.
 //
 // Source: kubernetes/kubernetes api/openapi-spec/v3 (api__v1_openapi.json,
 // apis__coordination.k8s.io__v1_openapi.json, apis__rbac.authorization.k8s.io__v1_openapi.json,
 // apis__events.k8s.io__v1_openapi.json, apis__apiextensions.k8s.io__v1_openapi.json),
-// admissionregistration.k8s.io/v1 and meta/v1 Condition generated from k8s.io/api v0.33.0's types.go (below),
-// components.schemas: descriptions, types, formats, defaults and the x-kubernetes-* extensions
-// copied by hand from those documents (API definitions: data; no generator, the documents being
-// read page by page, not checked out). Two fields kube added after that snapshot (Lease spec.strategy and
-// spec.preferredHolder, served here) are described from kube's types.go.
+// admissionregistration.k8s.io/v1, core/v1 Service and meta/v1 Condition generated from k8s.io/api
+// v0.33.0's types.go with openapi-gen's rules (below), components.schemas: descriptions, types,
+// formats, defaults and the x-kubernetes-* extensions copied by hand from those documents (API
+// definitions: data; no generator is checked in). Two fields kube added after that snapshot (Lease
+// spec.strategy and spec.preferredHolder, served here) are described from kube's types.go. Every
+// definition's properties and extensions were checked against v0.33.0's types and markers.
 //
 // Shape: each kind's schema is its kube definition without apiVersion, kind and metadata (the
 // OpenAPI builder adds those, with ObjectMeta by reference), and `definitions` holds every named
 // definition it reaches, referenced as `$ref: '#/definitions/<name>'`. The meta/v1 definitions the
-// documents always emit (ObjectMeta, Time and their kin, in server/endpoints/openapi/definitions.ts) are
-// referenced, not repeated here; the meta/v1 ones they do not emit (MicroTime, LabelSelector) are.
+// documents always emit (ObjectMeta, Time and their kin, in meta-schemas.ts) are referenced, not
+// repeated here; the meta/v1 ones they do not emit (MicroTime, LabelSelector) are.
 import type { JSONSchemaProps } from './apiextensions.js';
 import type { PatchExtensions } from './patch-extensions.js';
 

@@ -129,7 +129,7 @@ export function builtinStores(
 export type ComputedCreates = ReadonlyMap<BuiltinKind, Readonly<Record<string, CreateOnlyHandler>>>;
 
 /** The catalog's descriptor of a kind: its store, or the handler that answers its creates. */
-export function descriptorOf(
+function descriptorOf(
   k: BuiltinKind,
   store: Store | undefined,
   creates: Readonly<Record<string, CreateOnlyHandler>> | undefined,
