@@ -84,6 +84,8 @@ interface Hook {
   port: number;
   reviews: Review[];
   requests: { method: string; url: string; headers: IncomingHttpHeaders }[];
+  /** Resolves with the first connection the webhook accepts. */
+  connection: Promise<Socket>;
 }
 
 /** The field rename between versions: v1 spec.size is v2 spec.replicas. */
@@ -150,7 +152,9 @@ async function listen(server: HttpServer | TcpServer): Promise<number> {
 }
 
 async function startWebhook(keys: KeyPair, handle: (review: Review) => Reply): Promise<Hook> {
-  const hook: Hook = { url: '', port: 0, reviews: [], requests: [] };
+  let accepted!: (socket: Socket) => void;
+  const connection = new Promise<Socket>((resolve) => (accepted = resolve));
+  const hook: Hook = { url: '', port: 0, reviews: [], requests: [], connection };
   const server = createHttpsServer({ cert: keys.cert, key: keys.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -168,6 +172,7 @@ async function startWebhook(keys: KeyPair, handle: (review: Review) => Reply): P
       res.end(body);
     });
   });
+  server.on('connection', accepted);
   track(server);
   hook.port = await listen(server);
   hook.url = `https://127.0.0.1:${hook.port}/convert`;
@@ -466,23 +471,19 @@ describe('webhook failures', () => {
     );
   });
 
-  it('times out a webhook that never answers: gives up while the webhook still holds the review', async () => {
-    // The webhook takes the review and keeps its answer; the converter's 300 ms deadline ends the
-    // call (not the webhook, not a hang): the answer was still unsent when the error came, and the
-    // converter then dropped the connection.
-    let held: ServerResponse | undefined;
-    let dropped: Promise<unknown> | undefined;
-    const hook = await startWebhook(pki, () => (res) => {
-      held = res;
-      dropped = once(res, 'close');
-    });
+  it('times out a webhook that never answers, and drops the connection', async () => {
+    // The webhook never answers; the converter's 300 ms deadline ends the call with Go's text,
+    // and the converter closes the connection while the webhook, if the review reached it, still
+    // holds its answer.
+    const unanswered: ServerResponse[] = [];
+    const hook = await startWebhook(pki, () => (res) => void unanswered.push(res));
     const message = await failureMessage(
       converterFor(webhookCRD({ url: hook.url, caBundle }), { timeoutMs: 300 }).convert([cache('v1', 'a')], V2),
     );
     expect(message).toBe(`${FOR_V1} failed: ${post(hook, 'timeout=300ms')}: context deadline exceeded`);
-    expect(hook.reviews).toHaveLength(1);
-    expect(held?.headersSent).toBe(false);
-    await dropped;
+    const socket = await hook.connection;
+    if (!socket.closed) await once(socket, 'close');
+    expect(unanswered.map((res) => res.headersSent)).not.toContain(true);
   });
 
   it('times out a server that never completes the TLS handshake', async () => {
