@@ -15,6 +15,7 @@ import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../../../se
 import { rbacAuthorizer } from '../../../apimachinery/rbac/authorizer.js';
 import { versionInfo } from '../../../server/version.js';
 import { request } from '../../helpers/server-process.js';
+import { timerFired } from '../../helpers/timer-fired.js';
 
 const TOKEN = 'secret-token';
 
@@ -40,17 +41,6 @@ interface Started {
   frontend: HttpsFrontend;
   url: string;
   seen: { path: string | undefined; user: UserInfo; authorization: string | undefined }[];
-}
-
-/**
- * A timer of `ms` started now; the function tells whether it has fired. A wait that must last at
- * least about `ms` is checked against it, not against a clock reading: timers on one event loop
- * fire in the order they expire, however loaded the machine.
- */
-function timerFired(ms: number): () => boolean {
-  let fired = false;
-  setTimeout(() => (fired = true), ms);
-  return () => fired;
 }
 
 const running: HttpsFrontend[] = [];

@@ -17,6 +17,7 @@ import type { MutatingWebhookSpec } from '../../../../admission/webhook/types.js
 import { applyJsonPatchOperations } from '../../../../server/endpoints/patch/json-patch.js';
 import { generatePki, type ServingTls } from '../../../../server/pki.js';
 import { attributes } from './attributes.js';
+import { timerFired } from '../../../helpers/timer-fired.js';
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks
@@ -82,17 +83,6 @@ const respond = (review: Review, response: JsonObject, version = 'admission.k8s.
 });
 const allow = (review: Review): Reply => respond(review, { allowed: true });
 const b64json = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64');
-
-/**
- * A timer of `ms` started now; the function tells whether it has fired. A wait that must last at
- * least about `ms` is checked against it rather than against a clock reading: on one event loop
- * timers fire in the order they expire, so the check holds however loaded the machine is.
- */
-function timerFired(ms: number): () => boolean {
-  let fired = false;
-  setTimeout(() => (fired = true), ms);
-  return () => fired;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Configurations and requests

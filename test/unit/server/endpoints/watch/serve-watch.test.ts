@@ -17,6 +17,7 @@ import { filterEvent } from '../../../../../server/endpoints/watch/events.js';
 import { httpWatchSink } from '../../../../../server/endpoints/watch/sink.js';
 import { serveWatch } from '../../../../../server/endpoints/watch/serve-watch.js';
 import { createSqliteFixture } from '../../../../helpers/sqlite-fixture.js';
+import { timerFired } from '../../../../helpers/timer-fired.js';
 
 const obj = (name: string, labels?: Record<string, string>, resourceVersion = '1'): KubeObject => ({
   apiVersion: 'v1',
@@ -288,16 +289,6 @@ async function create(ns: string, name: string, labels?: Record<string, string>)
 
 const rvOf = (o: { metadata: ObjectMeta }): string => o.metadata.resourceVersion ?? '';
 
-/**
- * A timer of `ms` started now; the function tells whether it has fired. A wait that must last at
- * least about `ms` is checked against it, not against a clock reading: timers on one event loop
- * fire in the order they expire, however loaded the machine.
- */
-function timerFired(ms: number): () => boolean {
-  let fired = false;
-  setTimeout(() => (fired = true), ms);
-  return () => fired;
-}
 const summary = (evs: WireEvent[]): [string, string | undefined][] => evs.map((e) => [e.type, e.object.metadata.name]);
 
 describe('serveWatch: the stream', () => {
