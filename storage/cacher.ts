@@ -29,8 +29,20 @@ export interface CacherOptions {
   windowSize?: number;
   /** The most bytes of stored values (each event's value and previous value) the window keeps. */
   windowBytes?: number;
-  /** How long a read waits for the cache to reach the revision it needs. */
+  /** How long a read waits for the cache to reach the revision it needs (kube's blockTimeout, 3 s). */
   freshnessTimeoutMs?: number;
+}
+
+/**
+ * What the caches over one storage take unless given their own: a server's stores each create
+ * their cache lazily, from the storage they are given, so a server's setting travels with its
+ * storage (as kube's cacher settings come with its storage config) instead of through every store.
+ */
+const storageDefaults = new WeakMap<Storage, CacherOptions>();
+
+/** Sets the options every Cacher over `storage` created from now on takes unless given its own. */
+export function setCacherDefaults(storage: Storage, opts: CacherOptions): void {
+  storageDefaults.set(storage, opts);
 }
 
 interface Watcher<T> {
@@ -88,8 +100,9 @@ export class Cacher<T> {
     private readonly storage: Storage,
     private readonly prefix: string,
     private readonly decode: (kv: KeyValue) => T,
-    opts: CacherOptions = {},
+    given: CacherOptions = {},
   ) {
+    const opts = { ...storageDefaults.get(storage), ...given };
     this.windowSize = opts.windowSize ?? DEFAULT_WINDOW;
     this.windowBytes = opts.windowBytes ?? DEFAULT_WINDOW_BYTES;
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? DEFAULT_FRESHNESS_TIMEOUT_MS;

@@ -7,6 +7,7 @@
 // Documents are cached per group version and rebuilt only when that group version's resources
 // change, so one CRD update does not rebuild every document (kube's known memory and CPU cost).
 import { createHash } from 'node:crypto';
+import { META_DEFINITIONS } from '../../../apimachinery/apis/meta-schemas.js';
 import { KUBE_VERSION } from '../../../apimachinery/kube-version.js';
 import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../../apimachinery/json.js';
 import type { JsonObject, JsonValue } from '../../../apimachinery/object.js';
@@ -50,7 +51,8 @@ function buildGroupVersion(resources: readonly OpenAPIResource[], flavor: Flavor
   for (const name of refs.used) {
     if (Object.hasOwn(schemas, name)) continue;
     const build = LIBRARY[name];
-    const carried = refs.carried.get(name);
+    const carried =
+      refs.carried.get(name) ?? (Object.hasOwn(META_DEFINITIONS, name) ? META_DEFINITIONS[name] : undefined);
     if (build) schemas[name] = build(refs);
     else if (carried) schemas[name] = builtinSchema(carried, refs);
   }

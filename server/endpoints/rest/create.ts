@@ -21,7 +21,7 @@ export async function create(ctx: Ctx): Promise<void> {
     decodeError(ctx),
   );
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
-  if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
+  if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject, ctx.desc.schema));
   const created = await ctx.store.create(
     namespaceOf(ctx),
     obj,

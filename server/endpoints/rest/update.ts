@@ -23,7 +23,7 @@ import { type DecodedBody, parseJson, parseYaml, readBody } from '../body.js';
 import { patchMediaType } from '../negotiate.js';
 import { stringifyJSON } from '../../../apimachinery/json.js';
 import { goFormat } from '../../../apimachinery/strategic-merge/go-format.js';
-import { type Ctx, namespaceOf, inRequestVersion, respondObject } from './context.js';
+import { type Ctx, inRequestVersion, namespaceOf, requestApiVersion, respondObject } from './context.js';
 import { readObject, decodeError, checkObject, checkName, checkNamespace } from './object-body.js';
 import { writeOptions, fieldManager, writeContext } from './write-context.js';
 
@@ -38,7 +38,7 @@ export async function update(ctx: Ctx): Promise<void> {
     decodeError(ctx),
   );
   // kube decodes a built-in kind's body into its Go type here, before anything else is looked at.
-  if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
+  if (ctx.desc.serving.typed) onUnknownFields(dropUnknownFields(obj as unknown as JsonObject, ctx.desc.schema));
   const name = ctx.info.name;
   checkName(obj.metadata.name, name);
   const updated = await ctx.store.update(namespaceOf(ctx), name, () => obj, {
@@ -87,7 +87,13 @@ export async function patch(ctx: Ctx): Promise<void> {
       const [original] = await inRequestVersion(ctx, [current]);
       let result: unknown;
       if (type === 'application/json-patch+json') result = applyJsonPatch(original as unknown as JsonValue, patchDoc);
-      else result = mergePatched(original as unknown as JsonValue, patchDoc, type, ctx.store.strategy.patchMeta);
+      else
+        result = mergePatched(
+          original as unknown as JsonValue,
+          patchDoc,
+          type,
+          ctx.store.strategy.patchMeta?.(requestApiVersion(ctx)),
+        );
       patched = result;
       const obj = checkObject(ctx, result);
       // patcher.applyPatch: the namespace first, then the name (checkName).

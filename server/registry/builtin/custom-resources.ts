@@ -111,11 +111,9 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     },
     {
       generation: SPEC_GENERATION,
-      unstructured: true,
+      // Unstructured: no Go type (and no struct tags to merge by: strategic merge is a 415).
+      unstructured: { fieldTypes },
       exactIntegers: true,
-      // Unstructured: kube has no struct tags to merge by, and answers strategic merge with a 415.
-      patchMeta: undefined,
-      fieldTypes,
       create: {
         prepare: hasStatus ? withoutStatus : () => {},
         validate: (obj, ctx) => validateAll(obj, undefined, ctx),

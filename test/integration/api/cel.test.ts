@@ -1,6 +1,6 @@
 // x-kubernetes-validations over HTTP: the rule at object write, transition rules, rules that fail
-// to compile or cost too much refused at CRD write, and a hostile object refused in bounded time
-// while the server keeps answering.
+// to compile or cost too much refused at CRD write, and a hostile object refused at the per-call
+// cost limit while the server keeps answering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
@@ -103,14 +103,17 @@ describe('rules at CRD write', () => {
 });
 
 describe('a hostile object', () => {
-  it('is refused in bounded time while the server keeps answering', async () => {
+  // The bound is the per-call cost limit: the rule is cancelled where its cost passes 1,000,000
+  // (of the 1,000,000 comparisons it would make), with kube's text naming that limit, not the
+  // request's budget. That the evaluation stops there, rather than finishing and then being
+  // refused, is the evaluator's own test (test/unit/cel/eval.test.ts counts the work).
+  it('is refused at the per-call cost limit while the server keeps answering', async () => {
     // Within the static estimate (maxItems bounds it), far beyond the per-call runtime limit.
     await install('hostiles', {
       type: 'object',
       'x-kubernetes-validations': [{ rule: 'self.items.all(x, self.items.all(y, x <= y || y <= x))' }],
       properties: { items: { type: 'array', maxItems: 1000, items: { type: 'integer' } } },
     });
-    const started = Date.now();
     const pending = call('POST', '/apis/cel.example.com/v1/namespaces/default/hostiles', {
       body: {
         apiVersion: 'cel.example.com/v1',
@@ -123,7 +126,8 @@ describe('a hostile object', () => {
     expect(meanwhile.status).toBe(200);
     const r = await pending;
     expect(r.status).toBe(422);
-    expect(message(r)).toMatch(/call cost exceeds limit for rule|running out of cost budget/);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(message(r)).toBe(
+      `Hostile.cel.example.com "h" is invalid: spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.items.all(x, self.items.all(y, x <= y || y <= x))`,
+    );
   });
 });
