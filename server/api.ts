@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from '../storage/interface.js';
+import { type Clock, systemClock } from '../apimachinery/clock.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
@@ -110,10 +111,13 @@ export interface ApiDeps {
   tokens?: TokenRequestSigning;
   /** --authorization-mode, in order (default RBAC). */
   authorizationModes?: readonly AuthorizationMode[];
+  /** Every time the API writes or checks (apimachinery/clock.ts); default the system's. */
+  clock?: Clock;
 }
 
 export async function createApi(deps: ApiDeps): Promise<Api> {
   const { storage, logger } = deps;
+  const clock = deps.clock ?? systemClock;
   const maxRequestBodyBytes = deps.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const catalog = new Catalog();
   // Namespaces pass the admission chain too (webhooks and policies may match them); the chain's
@@ -152,12 +156,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     namespace: async (name) => (await cachedNamespace(name)) ?? storedNamespace(name),
     authorizer: askAuthorizer,
     logger,
+    clock,
   });
   const admissionPlugins = [...basePlugins, dynamicAdmission.mutating, ...dynamicAdmission.validating];
   const admission = new AdmissionChain(admissionPlugins);
-  namespaces = new Store(storage, namespaceStrategy, admission);
-  const events = new Store(storage, eventStrategy, admission);
-  const crds = new Store(storage, crdStrategy, admission);
+  namespaces = new Store(storage, namespaceStrategy, admission, clock);
+  const events = new Store(storage, eventStrategy, admission, clock);
+  const crds = new Store(storage, crdStrategy, admission, clock);
 
   catalog.setResource('', 'namespaces', [
     builtinDescriptor(
@@ -275,19 +280,19 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     shortNames,
     categories: [],
   });
-  const secrets = new Store(storage, secretStrategy, admission);
-  const serviceAccounts = new Store(storage, serviceAccountStrategy, admission);
+  const secrets = new Store(storage, secretStrategy, admission, clock);
+  const serviceAccounts = new Store(storage, serviceAccountStrategy, admission, clock);
   catalog.setResource('', configMapKind.resource, [
     builtinDescriptor(
       configMapKind,
       'v1',
       'configmap',
       { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS },
-      new Store(storage, configMapStrategy, admission),
+      new Store(storage, configMapStrategy, admission, clock),
     ),
   ]);
   // core/v1 Service as data (no proxying, no IP allocation): `kubectl get services`, `cluster-info`.
-  const services = new Store(storage, serviceStrategy, admission);
+  const services = new Store(storage, serviceStrategy, admission, clock);
   catalog.setResource('', serviceKind.resource, [
     builtinDescriptor(
       serviceKind,
@@ -322,7 +327,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       serviceAccounts,
     ),
   ]);
-  const leases = new Store(storage, leaseStrategy, admission);
+  const leases = new Store(storage, leaseStrategy, admission, clock);
   catalog.setResource(leaseKind.group, leaseKind.resource, [
     builtinDescriptor(leaseKind, 'v1', 'lease', { schema: leaseSchema, printerColumns: LEASE_COLUMNS }, leases),
   ]);
@@ -333,6 +338,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     admission: admissionPlugins,
     modes: deps.authorizationModes ?? ['RBAC'],
     logger,
+    clock,
   });
   authorizer = authorization.authorizer;
 
@@ -343,6 +349,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const elector = deps.leaderElection
     ? new LeaderElector(leases, logger.with({ controller: 'leader-election' }), {
         ...deps.leaderElection,
+        clock: clock.nowMicros,
         onStartedLeading: () => {
           garbageCollector?.resync();
           authorization.resync();
@@ -356,7 +363,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const crdController = new CRDController(
     crds,
     catalog,
-    (crd) => new Store(storage, customResourceStrategy(crd), admission),
+    (crd) => new Store(storage, customResourceStrategy(crd), admission, clock),
     logger,
   );
   namespaceController = new NamespaceController(namespaces, catalog, logger, { isLeader });
@@ -381,6 +388,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   if (deps.garbageCollector !== false) {
     garbageCollector = new GarbageCollector(catalog, logger.with({ controller: 'garbage-collector' }), {
       isLeader,
+      clock,
       // kube's warning events (OwnerRefInvalidNamespace), written as the controller.
       recordEvent: async (event) => {
         await events.create(event.metadata.namespace, event, { dryRun: false });

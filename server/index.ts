@@ -1,6 +1,7 @@
 // The library entry point: startServer() runs a complete server in this process and returns how
 // to reach it. The binary (main.ts) is a thin command line around it.
 import { startCompactor } from '../storage/compactor.js';
+import { AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
 import { access, chmod, constants, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
@@ -161,6 +162,7 @@ async function readClientCA(file: string): Promise<string> {
 async function auditing(
   o: ResolvedOptions,
   logger: Logger,
+  clock: Clock,
 ): Promise<{ auditor: Auditor; backend: AuditLogBackend } | undefined> {
   const audit = o.audit;
   if (!audit) return undefined;
@@ -180,7 +182,10 @@ async function auditing(
     maxAgeDays: audit.maxAgeDays,
     logger: logger.with({ component: 'audit' }),
   });
-  return { auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend }), backend };
+  return {
+    auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend, clock: clock.nowMicros }),
+    backend,
+  };
 }
 
 function storageOptions(o: ResolvedOptions): StorageOptions {
@@ -240,7 +245,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       forFlag('service-account-key-file', () => loadPublicKeyFiles(o.serviceAccount.keyFiles)),
       clientCAFile !== undefined ? forFlag('client-ca-file', () => readClientCA(clientCAFile)) : undefined,
     ]);
-    const audit = await auditing(o, logger);
+    // Every time the server writes or checks; the testing API's Clock moves it (server/testing/).
+    const clock = o.testing ? new AdjustableClock() : systemClock;
+    const audit = await auditing(o, logger, clock);
     undo.push(async () => audit?.backend.close());
     // /metrics' etcd_request_duration_seconds times every storage call, on either backend.
     const metrics = new Metrics();
@@ -257,7 +264,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     const [tls, tokens, saKey] = await (dataDir ? forFlag('data-dir', generated) : generated());
     // The signing key always verifies what this server signs; --service-account-key-file adds others'.
     const verifyKeys = [createPublicKey(saKey), ...otherSaKeys];
-    const compactor = o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger) : undefined;
+    const compactor =
+      o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger, clock) : undefined;
     undo.push(async () => compactor?.stop());
 
     const host = clientHost(o.bindAddress);
@@ -274,14 +282,18 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
         issuer: new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, saKey),
         audiences: o.serviceAccount.audiences,
         maxExpirationSeconds: o.serviceAccount.maxTokenExpirationSeconds,
+        clock,
       },
+      clock,
       ...(o.enableGarbageCollector ? {} : { garbageCollector: false }),
     });
     undo.push(() => api.close());
     metrics.countStorageObjects(() => api.storedObjectCounts());
 
     // Client certificates only with --client-ca-file: the authenticator loads @peculiar/x509.
-    const x509 = caPem ? new (await import('./authn/x509.js')).X509Authenticator() : undefined;
+    const x509 = caPem
+      ? new (await import('./authn/x509.js')).X509Authenticator(() => new Date(clock.now()))
+      : undefined;
     // kube's authenticator union: client certificates, then bearer tokens (the token file, then
     // ServiceAccount tokens), system:authenticated added to whoever they find.
     const authenticator = new UnionAuthenticator({
@@ -292,6 +304,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
         audiences: o.serviceAccount.audiences,
         serviceAccount: api.liveObjects.serviceAccount,
         secret: api.liveObjects.secret,
+        now: () => new Date(clock.now()),
       }),
       ...(x509 ? { x509 } : {}),
       logger,

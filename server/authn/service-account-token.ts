@@ -11,6 +11,7 @@ import { goQuote } from '../../apimachinery/quote.js';
 import { type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
 import { CREDENTIAL_ID_KEY, makeServiceAccountGroupNames } from './service-account-user.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { systemClock } from '../../apimachinery/clock.js';
 
 let joseLoaded: Promise<typeof import('jose')> | undefined;
 /** jose (an ES module of some fifty files), imported with the first token signed or verified, not at start-up. */
@@ -231,6 +232,7 @@ export interface ServiceAccountTokenAuthenticatorOptions {
   serviceAccount: ObjectLookup;
   /** Secrets, for Secret-bound tokens; without it such a token is refused. */
   secret?: ObjectLookup;
+  /** The server's clock, which expiry is checked against; default the system's. */
   now?: () => Date;
 }
 
@@ -336,7 +338,7 @@ export class ServiceAccountTokenAuthenticator {
   constructor(private readonly opts: ServiceAccountTokenAuthenticatorOptions) {
     this.issuers = new Set(opts.issuers);
     this.keys = opts.keys.map((key) => ({ key, kid: keyIdFromPublicKey(key) }));
-    this.now = opts.now ?? (() => new Date());
+    this.now = opts.now ?? (() => new Date(systemClock.now()));
   }
 
   async authenticateToken(token: string): Promise<TokenAuthOutcome> {

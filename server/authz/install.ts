@@ -4,6 +4,7 @@
 // ClusterRole aggregation controller.
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import type { Logger } from '../../apimachinery/log.js';
+import type { Clock } from '../../apimachinery/clock.js';
 import type { Storage } from '../../storage/interface.js';
 import { AdmissionChain, type AdmissionPlugin } from '../../admission/interface.js';
 import { rbacEscalationCheck } from '../../admission/rbac-escalation.js';
@@ -43,6 +44,8 @@ export interface AuthorizationDeps {
   admission: readonly AdmissionPlugin[];
   modes: readonly AuthorizationMode[];
   logger: Logger;
+  /** The server's clock, which the stores stamp their objects with. */
+  clock: Clock;
 }
 
 export interface Authorization {
@@ -70,10 +73,10 @@ export function installAuthorization(deps: AuthorizationDeps): Authorization {
     rbacEscalationCheck({ authorizer: ask, sourceFor: (u) => index!.sourceFor(u) }),
   ]);
   const stores = {
-    roles: new Store(storage, roleStrategy, admission),
-    clusterRoles: new Store(storage, clusterRoleStrategy, admission),
-    roleBindings: new Store(storage, roleBindingStrategy, admission),
-    clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy, admission),
+    roles: new Store(storage, roleStrategy, admission, deps.clock),
+    clusterRoles: new Store(storage, clusterRoleStrategy, admission, deps.clock),
+    roleBindings: new Store(storage, roleBindingStrategy, admission, deps.clock),
+    clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy, admission, deps.clock),
   };
   const register = (
     kind: typeof roleKind,

@@ -6,6 +6,7 @@
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import { ignoreNotFound } from '../../apimachinery/errors.js';
 import type { Logger } from '../../apimachinery/log.js';
+import type { Clock } from '../../apimachinery/clock.js';
 import type { JsonObject, JsonValue, KubeObject } from '../../apimachinery/object.js';
 import { labelSelectorFromMeta, matchesLabels } from '../../apimachinery/selectors/labels.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
@@ -50,6 +51,8 @@ export interface DynamicAdmissionDeps {
   /** For the policies' `authorizer` variable. */
   authorizer: Authorizer;
   logger: Logger;
+  /** The server's clock, which the stores stamp their objects with. */
+  clock: Clock;
 }
 
 export interface DynamicAdmission {
@@ -94,10 +97,10 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
   const { catalog, storage, logger } = deps;
   const chain = new AdmissionChain(deps.admission);
   const stores = {
-    mutatingWebhooks: new Store(storage, mutatingWebhookConfigurationStrategy, chain),
-    validatingWebhooks: new Store(storage, validatingWebhookConfigurationStrategy, chain),
-    policies: new Store(storage, validatingAdmissionPolicyStrategy, chain),
-    bindings: new Store(storage, validatingAdmissionPolicyBindingStrategy, chain),
+    mutatingWebhooks: new Store(storage, mutatingWebhookConfigurationStrategy, chain, deps.clock),
+    validatingWebhooks: new Store(storage, validatingWebhookConfigurationStrategy, chain, deps.clock),
+    policies: new Store(storage, validatingAdmissionPolicyStrategy, chain, deps.clock),
+    bindings: new Store(storage, validatingAdmissionPolicyBindingStrategy, chain, deps.clock),
   };
   const categories = [...ADMISSION_REGISTRATION_CATEGORIES];
   const register = (

@@ -32,6 +32,7 @@ import {
   type KubeObject,
   cloneJson,
   isJsonObject,
+  nowTimestamp,
 } from '../../apimachinery/object.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import { type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from '../registry/strategy.js';
@@ -181,6 +182,7 @@ async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Promise<v
       ctx.desc.printerColumns,
       { resourceVersion: shown.metadata.resourceVersion ?? '' },
       includeObject(ctx),
+      ctx.store.clock.now(),
     );
     return sendJson(ctx.res, code, table, mediaType);
   }
@@ -309,7 +311,12 @@ async function list(ctx: Ctx): Promise<void> {
   const { format, mediaType } = ctx.output;
   checkOutputTarget(format, { list: true, goType: goType(ctx, true) });
   if (format.kind === 'Table')
-    return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)), mediaType);
+    return sendJson(
+      ctx.res,
+      200,
+      buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx), ctx.store.clock.now()),
+      mediaType,
+    );
   if (format.kind === 'PartialObjectMetadata') {
     const metadataList = {
       kind: 'PartialObjectMetadataList',
@@ -358,6 +365,7 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
           ctx.desc.printerColumns,
           { resourceVersion: shown.metadata.resourceVersion ?? '' },
           include,
+          ctx.store.clock.now(),
         );
       if (format.kind === 'PartialObjectMetadata') return partialObjectMetadata(shown);
       return shown;
@@ -628,6 +636,7 @@ function fieldManager(ctx: RequestCtx): FieldManager {
     kind: ctx.desc.names.kind,
     subresource: ctx.info.subresource,
     resetFields: updateStrategyFor(strategy, ctx.info.subresource).resetFields,
+    now: () => nowTimestamp(ctx.store.clock),
   });
 }
 

@@ -21,6 +21,7 @@ import {
 import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
 import { type FieldError, GoPrinted, goQuote, invalid as invalidField } from '../../apimachinery/field-errors.js';
 import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
+import { type Clock, systemClock } from '../../apimachinery/clock.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
@@ -113,6 +114,8 @@ export class Store {
     strategy: Strategy,
     /** Run around every create, update and delete, as kube's handlers and store run it. */
     private readonly admission: AdmissionChain = NO_ADMISSION,
+    /** The server's clock: creation and deletion times, and what its requests stamp. */
+    readonly clock: Clock = systemClock,
   ) {
     this.strategy = strategy;
   }
@@ -335,7 +338,7 @@ export class Store {
     ensureNamespaceMatchesRequest(this.requestNamespace(namespace), meta);
     if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName);
     wipeObjectMetaSystemFields(meta);
-    fillObjectMetaSystemFields(meta, nowTimestamp(), randomUUID());
+    fillObjectMetaSystemFields(meta, nowTimestamp(this.clock), randomUUID());
     if (this.strategy.generation) meta.generation = 1;
     else delete meta.generation;
     const create = this.strategy.create;
@@ -576,7 +579,7 @@ export class Store {
     if (current.metadata.deletionTimestamp) return del.waits(next) ? next : undefined;
     if (!del.marksFirst(next)) return undefined;
     const marked = next === current ? cloneJson(current) : next;
-    del.mark(marked);
+    del.mark(marked, nowTimestamp(this.clock));
     return marked;
   }
 

@@ -10,7 +10,7 @@ import {
   scalarType,
   structType,
 } from '../../../apimachinery/structured-merge/schema.js';
-import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
 import type { UpdateStrategy } from '../strategy.js';
 import { finalizersForDeletion, namespaceFinalizersForDeletion } from '../delete-propagation.js';
 import { validateDNS1123Label } from '../../../apimachinery/validation/names.js';
@@ -101,7 +101,7 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
       if (namespaceFinalizers(obj).length > 0) return undefined;
       return finalizersForDeletion(finalizers, propagation, 'DeleteDependents');
     },
-    mark(obj) {
+    mark(obj, now) {
       const name = obj.metadata.name ?? '';
       // kube's NamespaceLifecycle admission refuses these before anything else happens. Every
       // namespace carries the `kubernetes` finalizer from its creation, so each first DELETE of one
@@ -113,7 +113,7 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
         });
       }
       // kube's namespace REST sets only deletionTimestamp and the phase (no grace period).
-      obj.metadata.deletionTimestamp = nowTimestamp();
+      obj.metadata.deletionTimestamp = now;
       const ns = asNamespace(obj);
       ns.status = { ...ns.status, phase: 'Terminating' };
     },
