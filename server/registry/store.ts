@@ -130,6 +130,11 @@ export class Store {
     return this.cache?.size;
   }
 
+  /** Watches resuming from before `revision` get kube's 410 from now on (storage/cacher.ts expireHistory). */
+  expireHistory(revision: number): void {
+    this.cacher().expireHistory(revision);
+  }
+
   /** Stops the watch cache: the kind is no longer served. */
   close(): void {
     this.cache?.stop();
