@@ -4,7 +4,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from '../storage/interface.js';
-import { type Clock, systemClock } from '../apimachinery/clock.js';
+import type { Registry } from 'prom-client';
+import { type AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
+import { installTesting } from './testing/install.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
@@ -84,6 +86,8 @@ export interface Api extends ApiHandler {
   liveObjects: { serviceAccount: ObjectLookup; secret: ObjectLookup };
   /** Stops background work (controllers, watches) before storage closes. */
   close(): Promise<void>;
+  /** With the testing API: the API handler with its Faults acting on client requests. */
+  withFaults?(api: ApiHandler): ApiHandler;
 }
 
 export interface ApiDeps {
@@ -113,6 +117,11 @@ export interface ApiDeps {
   authorizationModes?: readonly AuthorizationMode[];
   /** Every time the API writes or checks (apimachinery/clock.ts); default the system's. */
   clock?: Clock;
+  /**
+   * --enable-testing-apis: serve testing.mini-apiserver.io (server/testing/), setting `clock`, its
+   * metric in `metrics`. Absent: the group is not served.
+   */
+  testing?: { clock: AdjustableClock; metrics: Registry };
 }
 
 export async function createApi(deps: ApiDeps): Promise<Api> {
@@ -341,6 +350,9 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     clock,
   });
   authorizer = authorization.authorizer;
+  const testing = deps.testing
+    ? installTesting({ catalog, storage, admission, clock: deps.testing.clock, metrics: deps.testing.metrics, logger })
+    : undefined;
 
   // Leader election, as kube-controller-manager's: only the Lease holder empties namespaces and
   // collects garbage. The controllers watch in every replica, so a new leader only re-queues.
@@ -355,6 +367,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
           authorization.resync();
           dynamicAdmission.resync();
           namespaceController?.resync();
+          testing?.resync();
         },
       })
     : undefined;
@@ -371,6 +384,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   // the admission configurations before the server's own first writes, which they may judge.
   await authorization.start(isLeader);
   await dynamicAdmission.start(isLeader);
+  // The stored Clock in force before the server's own writes stamp anything.
+  await testing?.start(isLeader);
   // Creates kube-system, where the Lease lives, in every replica (idempotent), before electing.
   await namespaceController.start();
   // kube's `default/kubernetes` Service, created once if absent (the secure port, 6443 when not yet known).
@@ -526,8 +541,10 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       }
     },
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
+    ...(testing ? { withFaults: testing.around } : {}),
     async close() {
       watches.closeAll();
+      testing?.close();
       await authorization.close();
       await dynamicAdmission.close();
       garbageCollector?.close();

@@ -286,6 +286,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       },
       clock,
       ...(o.enableGarbageCollector ? {} : { garbageCollector: false }),
+      ...(clock instanceof AdjustableClock ? { testing: { clock, metrics: metrics.registry } } : {}),
     });
     undo.push(() => api.close());
     metrics.countStorageObjects(() => api.storedObjectCounts());
@@ -314,7 +315,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       metrics,
       tls: caPem ? { ...tls, clientCA: caPem } : tls,
       ...(audit ? { auditor: audit.auditor } : {}),
-      api,
+      // With the testing API, Faults act on client requests here; without it, the API as it is.
+      api: api.withFaults?.(api) ?? api,
       access: {
         authenticate: (req) => authenticator.authenticate(req),
         anonymous: o.anonymousAuth,
