@@ -80,7 +80,8 @@ interface Timer {
 
 /**
  * A clock the testing API sets: real, frozen, or offset. Its tickers follow it: a frozen clock's
- * never fire until the clock is moved past their due time; moved ahead, the due ones fire at once.
+ * never fire until the clock is moved past their due time; moved ahead, the due ones fire at once;
+ * moved back, each next fires an interval after the new time.
  */
 export class AdjustableClock implements Clock {
   private setting: ClockSetting = { mode: 'Real' };
@@ -124,6 +125,8 @@ export class AdjustableClock implements Clock {
   private plan(timer: Timer): void {
     timer.cancel?.();
     timer.cancel = undefined;
+    // Moved back before its last tick: the next one is an interval from now, not from then.
+    if (timer.due - this.now() > timer.intervalMs) timer.due = this.now() + timer.intervalMs;
     if (this.now() >= timer.due) {
       timer.due = this.now() + timer.intervalMs;
       timer.fn();

@@ -7,6 +7,7 @@
 // Their types, and their schemas, which prune, default and validate what clients send (as a CRD's
 // schema does; crd/schema) and are what OpenAPI publishes.
 import type { JSONSchemaProps } from './apiextensions.js';
+import { int32, str } from './builtin-schemas.js';
 
 export const TESTING_GROUP = 'testing.mini-apiserver.io';
 export const TESTING_VERSION = 'v1alpha1';
@@ -127,23 +128,8 @@ const strings = (description: string): JSONSchemaProps => ({
   items: { type: 'string' },
   'x-kubernetes-list-type': 'atomic',
 });
-const int64 = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
-  type: 'integer',
-  format: 'int64',
-  description,
-  ...extra,
-});
-const int32 = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
-  type: 'integer',
-  format: 'int32',
-  description,
-  ...extra,
-});
-const str = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
-  type: 'string',
-  description,
-  ...extra,
-});
+const int64 = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps =>
+  int32(description, { format: 'int64', ...extra });
 const empty = (description: string): JSONSchemaProps => ({ type: 'object', description });
 
 const statusSchema = (description: string): JSONSchemaProps => ({

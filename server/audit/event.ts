@@ -524,7 +524,7 @@ export class Auditor {
   private readonly warn: (msg: string) => void;
 
   constructor(private readonly opts: AuditorOptions) {
-    this.clock = opts.clock ?? systemClock.nowMicros;
+    this.clock = opts.clock ?? (() => systemClock.nowMicros());
     this.warn = opts.warn ?? (() => {});
   }
 

@@ -5,9 +5,13 @@
 // It sees every authenticated, authorized client request to the API, after audit and the
 // in-flight limits began, so what a Fault does is audited and counted in /metrics as any answer.
 // The server's own controllers read and write through their stores, never through the front door,
-// so no Fault can reach them.
+// so no Fault can reach them. Requests to the testing API itself are never faulted either: a Fault
+// can always be read, changed and deleted, whatever it matches.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TESTING_GROUP } from '../../apimachinery/apis/testing.js';
 import type { ApiError } from '../../apimachinery/errors.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { writeStatus } from '../endpoints/respond.js';
@@ -43,7 +47,7 @@ export function withFaults(api: ApiHandler, hooks: FaultHooks): ApiHandler {
   return {
     async handle(req, res, user, parsed) {
       const { info } = parsed;
-      if (!info.isResourceRequest) return api.handle(req, res, user, parsed);
+      if (!faultable(info)) return api.handle(req, res, user, parsed);
       const facts = requestFacts(info, user, req.headers['user-agent']);
       const fault = engine.take(facts);
       const serve = async (): Promise<void> => {
@@ -70,8 +74,8 @@ export function withFaults(api: ApiHandler, hooks: FaultHooks): ApiHandler {
     // counted on its frames).
     async handleUpgrade(req, socket, head, user, parsed, upgraded) {
       const { info } = parsed;
-      const facts = requestFacts(info, user, req.headers['user-agent']);
-      const fault = info.isResourceRequest ? engine.take(facts) : undefined;
+      const facts = { ...requestFacts(info, user, req.headers['user-agent']), webSocket: true };
+      const fault = faultable(info) ? engine.take(facts) : undefined;
       if (fault) {
         await engine.record(fault);
         const ms = fault.spec.delay === undefined ? 0 : goDurationMs(fault.spec.delay);
@@ -86,6 +90,9 @@ export function withFaults(api: ApiHandler, hooks: FaultHooks): ApiHandler {
   };
 }
 
+/** Requests a Fault may act on: the API's resources, but the testing API's own. */
+const faultable = (info: RequestInfo): boolean => info.isResourceRequest && info.apiGroup !== TESTING_GROUP;
+
 /** Waits out the Fault's delay (real time); false when the client left meanwhile. */
 async function delayed(fault: ActiveFault, res: ServerResponse): Promise<boolean> {
   if (fault.spec.delay === undefined) return true;
@@ -94,10 +101,15 @@ async function delayed(fault: ActiveFault, res: ServerResponse): Promise<boolean
   return !res.destroyed;
 }
 
-/** Closes the connection without an answer: a TCP reset, so the client sees ECONNRESET. */
+/**
+ * Closes the connection without an answer, with a TCP reset, so the client sees ECONNRESET (Go's
+ * "connection reset by peer"). TLS sockets cannot be reset themselves: the TCP socket under one
+ * (Node keeps it as `_parent`) is; without one, the connection is closed.
+ */
 function resetConnection(req: IncomingMessage): void {
   const socket = req.socket;
-  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  const tcp: unknown = (socket as { _parent?: unknown })._parent ?? socket;
+  if (tcp instanceof Socket && !(tcp instanceof TLSSocket)) tcp.resetAndDestroy();
   else socket.destroy();
 }
 

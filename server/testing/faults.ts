@@ -102,7 +102,7 @@ export class FaultEngine {
   private tryHit(f: ActiveFault, r: RequestFacts): boolean {
     const { count, percent, action, match } = f.spec;
     if (count !== undefined && f.stored + f.unwritten >= count) return false;
-    if (!actionReaches(action, r.verb) || !faultMatches(match, r)) return false;
+    if (!actionReaches(action, r) || !faultMatches(match, r)) return false;
     if (percent !== undefined && Math.random() * 100 >= percent) return false;
     f.unwritten++;
     this.deps.hits.inc({ fault: f.name, action: actionOf(action) ?? 'delay' });

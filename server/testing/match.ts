@@ -16,6 +16,8 @@ export interface RequestFacts {
   name: string;
   user: UserInfo;
   userAgent: string;
+  /** A watch over WebSocket, whose frames are not counted: no Fault ends it after events. */
+  webSocket?: boolean;
 }
 
 const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -41,11 +43,12 @@ export function faultMatches(match: FaultMatch | undefined, r: RequestFacts): bo
   );
 }
 
-/** Whether an action can act on a request of `verb` at all (else the Fault passes it by, unhit). */
-export function actionReaches(action: FaultAction | undefined, verb: string): boolean {
+/** Whether an action can act on a request at all (else the Fault passes it by, unhit). */
+export function actionReaches(action: FaultAction | undefined, r: Pick<RequestFacts, 'verb' | 'webSocket'>): boolean {
+  const verb = r.verb;
   switch (actionOf(action)) {
     case 'endWatch':
-      return verb === 'watch';
+      return verb === 'watch' && !r.webSocket;
     case 'errorAfterCommit':
       return WRITES.has(verb);
     default:

@@ -89,7 +89,7 @@ export class LeaderElector {
     this.durationS = timing.leaseDurationSeconds;
     this.retryPeriodMs = timing.retryPeriodMs;
     this.renewDeadlineUs = timing.renewDeadlineMs * 1000;
-    this.clock = config.clock ?? systemClock.nowMicros;
+    this.clock = config.clock ?? (() => systemClock.nowMicros());
   }
 
   /**

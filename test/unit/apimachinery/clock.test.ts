@@ -91,6 +91,20 @@ describe('AdjustableClock', () => {
     expect(ticks).toBe(2);
   });
 
+  it('moved back, a ticker fires an interval after the new time, not after the old one', () => {
+    const real = fakeRealTime(T0);
+    const clock = new AdjustableClock(real);
+    let ticks = 0;
+    clock.every(1000, () => ticks++);
+    clock.set({ mode: 'Frozen', atMicros: T0 + 3_600_000_000 });
+    expect(ticks).toBe(1);
+    clock.set({ mode: 'Frozen', atMicros: T0 });
+    clock.set({ mode: 'Frozen', atMicros: T0 + 999_000 });
+    expect(ticks).toBe(1);
+    clock.set({ mode: 'Frozen', atMicros: T0 + 1_000_000 });
+    expect(ticks).toBe(2);
+  });
+
   it('a stopped ticker neither fires nor keeps a timer', () => {
     const real = fakeRealTime(T0);
     const clock = new AdjustableClock(real);
