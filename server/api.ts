@@ -6,7 +6,6 @@ import type { Duplex } from 'node:stream';
 import type { Storage } from '../storage/interface.js';
 import type { Registry } from 'prom-client';
 import { type AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
-import { installTesting } from './testing/install.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
@@ -350,8 +349,16 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     clock,
   });
   authorizer = authorization.authorizer;
+  // Loaded only with the flag: without it, none of the testing API is in the process.
   const testing = deps.testing
-    ? installTesting({ catalog, storage, admission, clock: deps.testing.clock, metrics: deps.testing.metrics, logger })
+    ? (await import('./testing/install.js')).installTesting({
+        catalog,
+        storage,
+        admission,
+        clock: deps.testing.clock,
+        metrics: deps.testing.metrics,
+        logger,
+      })
     : undefined;
 
   // Leader election, as kube-controller-manager's: only the Lease holder empties namespaces and
@@ -361,7 +368,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const elector = deps.leaderElection
     ? new LeaderElector(leases, logger.with({ controller: 'leader-election' }), {
         ...deps.leaderElection,
-        clock: clock.nowMicros,
+        clock: () => clock.nowMicros(),
         onStartedLeading: () => {
           garbageCollector?.resync();
           authorization.resync();

@@ -45,8 +45,13 @@ import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
 import { serverVersion } from './version.js';
+import type { TestingClient } from './testing/client.js';
+import { type Target, readKubeconfig } from './api-client.js';
+import type { WebhookTls } from './provision.js';
 
 export type { ServerOptions, StorageChoice } from './options.js';
+export type { Manifest, WebhookOptions, WebhookTls } from './provision.js';
+export type * from './testing/client.js';
 export { StartupError } from './options.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from '../apimachinery/log.js';
 export type { UserInfo } from '../apimachinery/user.js';
@@ -66,6 +71,21 @@ export interface ServerHandle {
   storage: StorageChoice;
   /** Graceful: stops accepting, lets requests finish (bounded), ends watches, closes storage. */
   close(): Promise<void>;
+  /** close(), for `await using server = await startServer(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /** With `testing: true`: typed helpers for Faults, Snapshots and the Clock (server/testing/client.ts). */
+  testing?: TestingClient;
+  /** With `webhooks` but no `caCert`: what the local webhook server serves with, and the CA the server trusts. */
+  webhookTls?: WebhookTls;
+}
+
+/**
+ * Typed helpers over the testing API of any server run with --enable-testing-apis (the binary
+ * too), from its kubeconfig (YAML) or its URL, CA and token. Loaded on first use.
+ */
+export async function testingClient(server: string | Target): Promise<TestingClient> {
+  const target = typeof server === 'string' ? readKubeconfig('kubeconfig', server) : server;
+  return (await import('./testing/client.js')).testingClient(target);
 }
 
 /** How long in-flight requests get to finish on close, and watches to end once the API closes. */
@@ -183,7 +203,7 @@ async function auditing(
     logger: logger.with({ component: 'audit' }),
   });
   return {
-    auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend, clock: clock.nowMicros }),
+    auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend, clock: () => clock.nowMicros() }),
     backend,
   };
 }
@@ -359,6 +379,20 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       if (errors.length > 0) throw errors[0];
       logger.info('stopped', { url });
     };
+    const stop = (): Promise<void> => (closing ??= close());
+    const target = { server: url, ca: tls.caCert, token: admin.token };
+    // What the library was asked to install (CRDs, webhook configurations), through the API.
+    const provisioned =
+      options.crds || options.webhooks
+        ? await (await import('./provision.js'))
+            .provision(target, {
+              ...(options.crds ? { crds: options.crds } : {}),
+              ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+            })
+            .catch((err: unknown) => {
+              throw new StartupError(err instanceof Error ? err.message : String(err));
+            })
+        : {};
     return {
       url,
       port,
@@ -367,7 +401,10 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       token: admin.token,
       caCert: tls.caCert,
       storage: o.storage,
-      close: () => (closing ??= close()),
+      close: stop,
+      [Symbol.asyncDispose]: stop,
+      ...(o.testing ? { testing: (await import('./testing/client.js')).testingClient(target) } : {}),
+      ...provisioned,
     };
   } catch (err) {
     for (const step of undo.reverse()) await step().catch(() => {});

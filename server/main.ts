@@ -2,7 +2,8 @@
 // Every failure an operator can cause ends as one line on stderr and a non-zero exit, no stack.
 import { createLogger } from '../apimachinery/log.js';
 import { CLI_DEFAULTS, StartupError, parseArgs, usage } from './options.js';
-import { migrateStorage, readKubeconfig } from './migrate-storage.js';
+import { migrateStorage } from './migrate-storage.js';
+import { readKubeconfig } from './api-client.js';
 import { join } from 'node:path';
 import { serverVersion } from './version.js';
 import { startServer } from './index.js';

@@ -7,6 +7,7 @@ import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from './pipeline/max-inf
 import { DEFAULT_MAX_EVENT_LOOP_UTILIZATION } from './pipeline/saturation.js';
 import { type LeaderElectionTiming, resolveLeaderElectionTiming } from './registry/builtin/leader-election.js';
 import { defaultApiAudiences } from './authn/service-account-token.js';
+import type { Manifest, WebhookOptions } from './provision.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
@@ -104,8 +105,13 @@ export interface ServerOptions {
   /**
    * --enable-testing-apis: serve testing.mini-apiserver.io (faults, snapshots, the clock:
    * server/testing/). Off by default: the group is not served and nothing is added to requests.
+   * On, the handle's `testing` holds typed helpers over it.
    */
   testing?: boolean;
+  /** Library only: CustomResourceDefinitions to install; startServer resolves once all are Established. */
+  crds?: readonly Manifest[];
+  /** Library only: webhook configurations to install, their `service:` references routed to local URLs. */
+  webhooks?: WebhookOptions;
 }
 
 /** What one client may hold of the server: kube-apiserver's figures unless set otherwise. */
