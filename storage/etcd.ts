@@ -473,13 +473,7 @@ export class EtcdStorage implements Storage {
       const { scope, saved } = await this.readSnapshot(name);
       const now = await this.kvRange(this.prefixRange(scope.prefix));
       let revision = Number(now.header.revision);
-      const current = now.kvs
-        .map((kv) => ({
-          key: this.unwire(kv.key),
-          value: kv.value.toString('utf8'),
-          modRevision: Number(kv.mod_revision),
-        }))
-        .filter((kv) => inScope(kv.key, scope));
+      const current = now.kvs.map((kv) => this.toKeyValue(kv)).filter((kv) => inScope(kv.key, scope));
       let lost = false;
       for (const batch of transactionBatches(snapshotDiff(saved, current), MAX_TXN_OPS, SNAPSHOT_CHUNK_BYTES)) {
         // Each key is written only if it still holds what the difference was worked out from.

@@ -2,6 +2,7 @@
 // A snapshot is every key in a scope, copied as of one revision. A restore writes the difference
 // between the keys now and the snapshot as ordinary writes (creates, updates, deletes) at new
 // revisions, so revisions never go back and watchers see each change as an event.
+import type { KeyValue } from './interface.js';
 
 /** Which keys a snapshot holds: every key under `prefix` but those under one of `exclude`. */
 export interface SnapshotScope {
@@ -25,11 +26,14 @@ export interface RestoreResult {
   deleted: number;
 }
 
+/** What a key holds now: its value and revisions. */
+export type Held = Pick<KeyValue, 'value' | 'modRevision' | 'createRevision'>;
+
 /** One key to change: to `value`, or deleted (`value` undefined); `current` is what it holds now. */
 export interface SnapshotChange {
   key: string;
   value: string | undefined;
-  current: { value: string; modRevision: number } | undefined;
+  current: Held | undefined;
 }
 
 export const inScope = (key: string, scope: SnapshotScope): boolean =>
@@ -41,7 +45,7 @@ export const inScope = (key: string, scope: SnapshotScope): boolean =>
  */
 export function snapshotDiff(
   saved: ReadonlyMap<string, string>,
-  current: readonly { key: string; value: string; modRevision: number }[],
+  current: readonly (Held & { key: string })[],
 ): SnapshotChange[] {
   const changes: SnapshotChange[] = [];
   const seen = new Set<string>();
@@ -49,7 +53,8 @@ export function snapshotDiff(
     seen.add(kv.key);
     const want = saved.get(kv.key);
     if (want === kv.value) continue;
-    changes.push({ key: kv.key, value: want, current: { value: kv.value, modRevision: kv.modRevision } });
+    const { key, ...held } = kv;
+    changes.push({ key, value: want, current: held });
   }
   for (const [key, value] of saved) if (!seen.has(key)) changes.push({ key, value, current: undefined });
   return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -323,7 +323,7 @@ export class SqliteStorage implements Storage {
       const saved = new Map(this.stmt.snapshotKvs.all(name).map((r) => [r.name, r.value]));
       const current = this.liveRows(scope.prefix, this.revision)
         .filter((r) => inScope(r.name, scope))
-        .map((r) => ({ key: r.name, value: r.value, modRevision: r.id }));
+        .map(liveKv);
       const changes = snapshotDiff(saved, current);
       counts = restoreCounts(changes);
       return changes.map((c) => this.appendChange(c));
@@ -354,35 +354,27 @@ export class SqliteStorage implements Storage {
 
   /** A restore's change as the log row create, update or delete would append. */
   private appendChange(c: SnapshotChange): Row {
-    const latest = this.stmt.latest.get(c.key);
-    if (c.value === undefined) {
-      const live = latest!;
-      return this.append(c.key, {
+    const live = c.current;
+    if (live) {
+      const fields = {
         created: 0,
-        deleted: 1,
-        create_revision: createRevisionOf(live),
-        prev_revision: live.id,
-        value: '',
+        create_revision: live.createRevision,
+        prev_revision: live.modRevision,
         old_value: live.value,
-      });
+      };
+      return c.value === undefined
+        ? this.append(c.key, { ...fields, deleted: 1, value: '' })
+        : this.append(c.key, { ...fields, deleted: 0, value: c.value });
     }
-    if (!latest || latest.deleted) {
-      return this.append(c.key, {
-        created: 1,
-        deleted: 0,
-        create_revision: 0,
-        prev_revision: latest?.id ?? 0,
-        value: c.value,
-        old_value: null,
-      });
-    }
+    // A key that is not live may have been once: its delete marker is the row this one follows.
+    const latest = this.stmt.latest.get(c.key);
     return this.append(c.key, {
-      created: 0,
+      created: 1,
       deleted: 0,
-      create_revision: createRevisionOf(latest),
-      prev_revision: latest.id,
-      value: c.value,
-      old_value: latest.value,
+      create_revision: 0,
+      prev_revision: latest?.id ?? 0,
+      value: c.value ?? '',
+      old_value: null,
     });
   }
 

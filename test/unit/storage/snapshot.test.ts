@@ -25,7 +25,7 @@ describe('inScope', () => {
   });
 });
 
-const kv = (key: string, value: string, modRevision: number) => ({ key, value, modRevision });
+const kv = (key: string, value: string, modRevision: number) => ({ key, value, modRevision, createRevision: 1 });
 
 describe('snapshotDiff', () => {
   it.each<[string, Record<string, string>, ReturnType<typeof kv>[], SnapshotChange[]]>([
@@ -40,22 +40,22 @@ describe('snapshotDiff', () => {
       'a key the snapshot lacks is deleted',
       { '/a': '1' },
       [kv('/a', '1', 3), kv('/c', '3', 5)],
-      [{ key: '/c', value: undefined, current: { value: '3', modRevision: 5 } }],
+      [{ key: '/c', value: undefined, current: { value: '3', modRevision: 5, createRevision: 1 } }],
     ],
     [
       'a changed value is put back',
       { '/a': '1' },
       [kv('/a', '9', 7)],
-      [{ key: '/a', value: '1', current: { value: '9', modRevision: 7 } }],
+      [{ key: '/a', value: '1', current: { value: '9', modRevision: 7, createRevision: 1 } }],
     ],
     [
       'all three, in key order',
       { '/b': 'B', '/d': 'D' },
       [kv('/a', 'A', 2), kv('/b', 'x', 3), kv('/c', 'C', 4)],
       [
-        { key: '/a', value: undefined, current: { value: 'A', modRevision: 2 } },
-        { key: '/b', value: 'B', current: { value: 'x', modRevision: 3 } },
-        { key: '/c', value: undefined, current: { value: 'C', modRevision: 4 } },
+        { key: '/a', value: undefined, current: { value: 'A', modRevision: 2, createRevision: 1 } },
+        { key: '/b', value: 'B', current: { value: 'x', modRevision: 3, createRevision: 1 } },
+        { key: '/c', value: undefined, current: { value: 'C', modRevision: 4, createRevision: 1 } },
         { key: '/d', value: 'D', current: undefined },
       ],
     ],
@@ -63,7 +63,7 @@ describe('snapshotDiff', () => {
       'an empty snapshot empties the scope',
       {},
       [kv('/a', 'A', 2)],
-      [{ key: '/a', value: undefined, current: { value: 'A', modRevision: 2 } }],
+      [{ key: '/a', value: undefined, current: { value: 'A', modRevision: 2, createRevision: 1 } }],
     ],
   ])('%s', (_name, saved, current, want) => {
     const changes = snapshotDiff(new Map(Object.entries(saved)), current);
@@ -105,7 +105,10 @@ describe('transactionBatches', () => {
     ],
     [
       'a delete weighs its key only',
-      [change('a', 90), { key: 'b', value: undefined, current: { value: 'x'.repeat(500), modRevision: 1 } }],
+      [
+        change('a', 90),
+        { key: 'b', value: undefined, current: { value: 'x'.repeat(500), modRevision: 1, createRevision: 1 } },
+      ],
       10,
       100,
       [['a', 'b']],
