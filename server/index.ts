@@ -1,5 +1,7 @@
+/// <reference types="node" preserve="true" />
 // The library entry point: startServer() runs a complete server in this process and returns how
-// to reach it. The binary (main.ts) is a thin command line around it.
+// to reach it. The binary (main.ts) is a thin command line around it. Its declarations name Node's
+// types (the handle is AsyncDisposable), so a consumer's compiler reads @types/node with them.
 import { startCompactor } from '../storage/compactor.js';
 import { AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
 import { access, chmod, constants, readFile, readdir, stat } from 'node:fs/promises';
