@@ -6,6 +6,7 @@ import { WebSocket } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, type TestingClient, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
+import { eventually } from '../../helpers/eventually.js';
 import { request } from '../../helpers/server-process.js';
 import { type WatchEvent, openWatch } from '../../helpers/watch-stream.js';
 
@@ -394,5 +395,23 @@ describe('a Fault changed', () => {
     expect(r.status).toBe(422);
     const causes = (r.json as { details: { causes: { field: string }[] } }).details.causes.map((c) => c.field);
     expect(causes).toEqual(['spec.action.error.code', 'spec.action']);
+  });
+});
+
+describe("the server's own controllers", () => {
+  it('are never faulted: a namespace is emptied while every client delete of its ConfigMaps fails', async () => {
+    const ns = await namespace();
+    await createConfigMap(ns, 'a');
+    await testing.faults.inject('no-deletes', {
+      match: { verbs: ['delete', 'deletecollection'], resources: ['configmaps'] },
+      action: { error: { code: 500 } },
+    });
+    expect((await call('DELETE', `/api/v1/namespaces/${ns}/configmaps/a`)).status).toBe(500);
+    // The namespace controller deletes the ConfigMap through its store, not through the front door.
+    expect((await call('DELETE', `/api/v1/namespaces/${ns}`)).status).toBe(200);
+    await eventually('the namespace gone', async () =>
+      (await call('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined,
+    );
+    expect(await testing.faults.hits('no-deletes')).toBe(1);
   });
 });
