@@ -6,7 +6,7 @@ BUILD_STAMP := dist/.build-stamp
 DATA_DIR ?= .data
 PORT ?= 6443
 
-.PHONY: run test build bench soak install etcd python-kubernetes typecheck lint format cel-conformance clean
+.PHONY: run test build bench soak install etcd wrk python-kubernetes typecheck lint format cel-conformance clean
 
 install: $(NODE_MODULES)
 
@@ -42,6 +42,10 @@ run: build
 etcd:
 	@scripts/ensure-etcd.sh
 
+# wrk, the C load client bench/http and bench/cel drive the server with, installed as etcd is.
+wrk:
+	@scripts/ensure-wrk.sh
+
 # Debian's python3-kubernetes for the leader election e2e test, installed as etcd is. A failure here
 # does not stop the other tests (the `-`): that test then fails, saying what is missing.
 python-kubernetes:
@@ -56,7 +60,7 @@ cel-conformance: $(NODE_MODULES)
 	npx vite-node test/conformance/cel-conformance.ts
 
 # make bench [ONLY=<name>] [QUICK=1]
-bench: build etcd
+bench: build etcd wrk
 	scripts/run-bench.sh $(ONLY)
 
 # make soak [SOAK_SECONDS=120]: hostile load on the built server (1,000 watchers, 300 never reading,

@@ -21,3 +21,12 @@ export const SERVICE_ACCOUNT_USERNAME_PREFIX = 'system:serviceaccount:';
 /** serviceaccount.MakeUsername: `system:serviceaccount:<namespace>:<name>`. */
 export const makeServiceAccountUsername = (namespace: string, name: string): string =>
   `${SERVICE_ACCOUNT_USERNAME_PREFIX}${namespace}:${name}`;
+
+export const ALL_SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+export const SERVICE_ACCOUNT_GROUP_PREFIX = 'system:serviceaccounts:';
+
+/** serviceaccount.MakeGroupNames: the groups every ServiceAccount of a namespace is in. */
+export const makeServiceAccountGroupNames = (namespace: string): string[] => [
+  ALL_SERVICE_ACCOUNTS_GROUP,
+  `${SERVICE_ACCOUNT_GROUP_PREFIX}${namespace}`,
+];

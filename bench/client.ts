@@ -39,7 +39,7 @@ export function benchClient(server: ServerProcess): BenchClient {
  * Creates a namespaced CRD with one served version `v1` whose `spec` has the given schema, and
  * resolves with its collection path in `namespace` once the server serves it.
  */
-export async function installCRD(
+export function installCRD(
   c: BenchClient,
   group: string,
   plural: string,
@@ -65,12 +65,16 @@ export async function installCRD(
       ],
     },
   };
+  return createCRD(c, crd, `/apis/${group}/v1/namespaces/${namespace}/${plural}`);
+}
+
+/** Creates `crd` and resolves with `path`, a collection it serves, once the server serves it. */
+export async function createCRD(c: BenchClient, crd: { metadata: { name: string } }, path: string): Promise<string> {
   const r = await c.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', JSON.stringify(crd));
-  if (r.status !== 201) throw new Error(`CRD ${plural}: ${r.status} ${r.body.slice(0, 300)}`);
-  const path = `/apis/${group}/v1/namespaces/${namespace}/${plural}`;
+  if (r.status !== 201) throw new Error(`CRD ${crd.metadata.name}: ${r.status} ${r.body.slice(0, 300)}`);
   for (let i = 0; ; i++) {
     if ((await c.call('GET', path)).status === 200) return path;
-    if (i > 400) throw new Error(`${plural} was never served`);
+    if (i > 400) throw new Error(`${crd.metadata.name} was never served`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

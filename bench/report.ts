@@ -1,5 +1,6 @@
 // The output contract every benchmark follows: a table on stdout and bench/results/<name>.json as
-// {"metrics":[{name, ours, baseline, unit, ratio}]}, ratio = ours / baseline.
+// {"metrics":[{name, ours, baseline, unit, ratio}]}, ratio = ours / baseline (null both for a
+// figure with no baseline), with each side's p50/p99 and the target where a bench gives them.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,15 @@ export interface Metric {
   ratio: number;
   /** 'higher' for throughputs, 'lower' for latencies: which way the ratio is better. */
   better: 'higher' | 'lower';
+  /** Each side's p50 and p99 in milliseconds, for a rate measured request by request. */
+  latency?: { ours: Percentiles; baseline: Percentiles };
+  /** What the figure should reach and whether this run did, as printed: `≥ 0.9: missed`. */
+  target?: string;
+}
+
+export interface Percentiles {
+  p50: number;
+  p99: number;
 }
 
 /** `QUICK=1`: a run that fits in well under 30 s, for a quick look rather than a number to quote. */
@@ -28,16 +38,29 @@ export function metric(name: string, ours: number, baseline: number, unit: strin
   return { name, ours, baseline, unit, ratio: ours / baseline, better };
 }
 
+/** A target's cell: what the figure should reach, and whether this run did. */
+export const verdict = (target: string, met: boolean): string => `${target}: ${met ? 'met' : 'missed'}`;
+
 const round = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
+/** A side's cell: the figure, then its latencies when measured; a figure without a baseline is NaN. */
+function cell(value: number, unit: string, latency: Percentiles | undefined): string {
+  if (Number.isNaN(value)) return '-';
+  return `${round(value)} ${unit}${latency ? `, p50 ${round(latency.p50)} ms, p99 ${round(latency.p99)} ms` : ''}`;
+}
+
 export function report(bench: string, baselineLabel: string, metrics: Metric[]): void {
+  const withTargets = metrics.some((m) => m.target !== undefined);
   const rows = metrics.map((m) => [
     m.name,
-    `${round(m.ours)} ${m.unit}`,
-    `${round(m.baseline)} ${m.unit}`,
-    `${m.ratio >= 0.01 ? m.ratio.toFixed(2) : m.ratio.toPrecision(2)} (${m.better} is better)`,
+    cell(m.ours, m.unit, m.latency?.ours),
+    cell(m.baseline, m.unit, m.latency?.baseline),
+    Number.isNaN(m.ratio)
+      ? '-'
+      : `${m.ratio >= 0.01 ? m.ratio.toFixed(2) : m.ratio.toPrecision(2)} (${m.better} is better)`,
+    ...(withTargets ? [m.target ?? ''] : []),
   ]);
-  const header = ['metric', 'ours', baselineLabel, 'ratio ours/baseline'];
+  const header = ['metric', 'ours', baselineLabel, 'ratio ours/baseline', ...(withTargets ? ['target'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(`\n${bench}${quick ? ' (QUICK)' : ''}`);
@@ -69,7 +92,21 @@ export async function paired(
   return [median(a), median(b)];
 }
 
-function median(values: number[]): number {
+/**
+ * `runs` samples of each side, taken in turns with the order rotated every round (ab, ba; abc, bca,
+ * cab): a side that warms up or slows down the one after it favours none.
+ */
+export async function inTurns<T>(runs: number, sides: readonly (() => Promise<T>)[]): Promise<T[][]> {
+  const samples = sides.map((): T[] => []);
+  for (let turn = 0; turn < runs; turn++)
+    for (let k = 0; k < sides.length; k++) {
+      const i = (turn + k) % sides.length;
+      samples[i]!.push(await sides[i]!());
+    }
+  return samples;
+}
+
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }

@@ -1,87 +1,97 @@
-// bench/start: how long until the server answers, beside a bare node:https server started the same way.
+// bench/start: how long until a server answers, cold and warm, beside a bare node:https server.
+// Cold is what a newcomer meets first: a fresh process, nothing of ours loaded or compiled yet (the
+// disk cache warm, as on any second run); warm is what a test suite meets, modules loaded.
 //
-//   A process: `bin/mini-apiserver` on a data dir that already exists (a restart: nothing to
-//   generate), from spawn to the first 200 of /readyz; beside a bare node:https server in its own
-//   process with the same certificate, from spawn to the first 200 of the same path, polled the same way.
-//   In process: startServer({ storage: 'memory' }) until it resolves (serving, ready) and once more
-//   until /readyz answers, modules already loaded; beside https.createServer().listen().
+//   Cold, the binary: `bin/mini-apiserver` on an empty data dir (a first start: CA, serving
+//   certificate, keys and token generated), from spawn to the first 200 of /readyz; beside a bare
+//   node:https process with a certificate (bench/bare.ts), polled the same way.
+//   Cold, the package: a fresh node process imports 'mini-apiserver' (dist/server/index.js, what
+//   the package's exports name) and calls startServer({ storage: 'memory' }): the import, the first
+//   startServer until it resolves, and until /readyz answers; beside the same process importing
+//   node:https and listening.
+//   Warm, in process: startServer({ storage: 'memory' }) until it resolves (serving, ready) and
+//   once more until /readyz answers, modules already loaded; beside https.createServer().listen().
+//   The binary's warm restart to /readyz is bench/http's (issue 26's table).
 //
-// Rounds in turns (report.ts's `paired`), medians. Issue 16 asks for a process ready in 0.2 s and an
-// in-process start in 50 ms (envtest: 7 to 15 s).
+// Rounds in turns (report.ts's `paired`), medians. Issue 16 asks for an in-process start in 50 ms
+// (envtest: 7 to 15 s).
 //
 // Run: make build && make bench ONLY=start [QUICK=1]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { type Server, createServer, request } from 'node:https';
+import { type Server, createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startServer } from '../server/index.js';
 import { silentLogger } from '../apimachinery/log.js';
-import { BIN, startServerProcess } from '../test/helpers/server-process.js';
-import { type Metric, metric, paired, quick, report } from './report.js';
+import { BIN, REPO_ROOT, startServerProcess } from '../test/helpers/server-process.js';
+import { bareArgs, processStart, untilReady } from './bare.js';
+import { type Metric, metric, paired, percentile, quick, report } from './report.js';
 
 const RUNS = quick ? 3 : 11;
 
-const BARE_SOURCE = `
-import { createServer } from 'node:https';
+// A fresh process's cold start: the import, then startServer (or node:https) until it resolves,
+// then until /readyz answers; one JSON line of the three, in milliseconds from before the import.
+const COLD_SOURCE = `
 import { readFileSync } from 'node:fs';
-const [cert, key] = process.argv.slice(1);
-const server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
-server.listen(0, '127.0.0.1', () => process.stdout.write('serving on https://127.0.0.1:' + server.address().port + '\\n'));
+const [what, target, cert, key] = process.argv.slice(1);
+const t0 = performance.now();
+const https = await import('node:https');
+const m = what === 'ours' ? await import(target) : undefined;
+const imported = performance.now();
+let url, close;
+if (m) {
+  const s = await m.startServer({ storage: 'memory', logger: m.silentLogger });
+  url = s.url;
+  close = () => s.close();
+} else {
+  const server = https.createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (_q, r) => r.writeHead(200).end('ok'));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  url = 'https://127.0.0.1:' + server.address().port;
+  close = () => new Promise((r) => server.close(r));
+}
+const started = performance.now();
+const ok = () => new Promise((resolve) => {
+  const req = https.request(url + '/readyz', { rejectUnauthorized: false, agent: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode === 200)); });
+  req.on('error', () => resolve(false));
+  req.end();
+});
+while (!(await ok())) await new Promise((r) => setTimeout(r, 1));
+const ready = performance.now();
+await close();
+process.stdout.write(JSON.stringify({ importMs: imported - t0, startMs: started - imported, readyMs: ready - imported }) + '\\n');
 `;
 
-/** Status of GET url/readyz, or 0 when nothing answers yet. */
-function readyz(url: string, ca: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = request(`${url}/readyz`, { ca, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', () => resolve(0));
-    req.end();
+interface ColdStart {
+  importMs: number;
+  startMs: number;
+  readyMs: number;
+}
+
+/** One fresh process: ours imports the package's entry point, the baseline node:https alone. */
+function coldStart(what: 'ours' | 'bare', cert: string, key: string): Promise<ColdStart> {
+  const entry = pathToFileURL(join(REPO_ROOT, 'dist', 'server', 'index.js')).href;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', COLD_SOURCE, what, entry, cert, key], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-}
-
-async function untilReady(url: string, ca: string): Promise<void> {
-  while ((await readyz(url, ca)) !== 200) await new Promise((r) => setTimeout(r, 1));
-}
-
-/** Milliseconds from spawning `args` to the first 200 of /readyz at the URL it prints. */
-async function processStart(args: string[], ca: string): Promise<number> {
-  const start = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /serving on (https:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-    });
-    await untilReady(url, ca);
-    return performance.now() - start;
-  } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as ColdStart) : reject(new Error(`cold start (${what}) exited ${code}`)),
+    ),
+  );
 }
 
 async function main(): Promise<void> {
-  // The data dir made once by a first start, as a restart finds it.
+  // The bare server's certificate and key: the ones a first start of the binary made.
   const dataDir = mkdtempSync(join(tmpdir(), 'mini-apiserver-start-'));
   try {
     const first = await startServerProcess({ dataDir, args: ['--log-level', 'warn'] });
     const ca = first.ca;
     await first.stop();
     const pki = join(dataDir, 'pki');
-    const ours = [BIN, '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'warn'];
-    const bare = ['--input-type=module', '-e', BARE_SOURCE, join(pki, 'apiserver.crt'), join(pki, 'apiserver.key')];
-    // Warm the page cache and the compile caches of both.
-    await processStart(ours, ca);
-    await processStart(bare, ca);
 
     const metrics: Metric[] = [];
     const row = async (
@@ -94,16 +104,56 @@ async function main(): Promise<void> {
       metrics.push(metric(`${name} (vs ${baseline})`, x, y, 'ms', 'lower'));
       console.log(`  ${name}: ${x.toFixed(0)} vs ${y.toFixed(0)} ms`);
     };
+    // Cold, the binary: a first start on an empty data dir each time (the CA is new: any is taken).
+    const fresh: string[] = [];
+    const emptyDir = (): string[] => {
+      const dir = mkdtempSync(join(tmpdir(), 'mini-apiserver-cold-'));
+      fresh.push(dir);
+      return [BIN, '--data-dir', dir, '--secure-port', '0', '--log-level', 'warn'];
+    };
+    const bare = bareArgs(dataDir, {});
     await row(
-      'process start to /readyz 200, existing data dir',
-      () => processStart(ours, ca),
-      () => processStart(bare, ca),
-      'bare node:https process, same certificate',
+      'cold: process start to /readyz 200, empty data dir (first start)',
+      () => processStart(emptyDir(), undefined),
+      () => processStart(bare, undefined),
+      'bare node:https process, a certificate',
     );
+    for (const dir of fresh) rmSync(dir, { recursive: true, force: true });
 
-    // In process: the modules are loaded (imported above and warmed by a first start).
-    const cert = readFileSync(join(pki, 'apiserver.crt'));
-    const key = readFileSync(join(pki, 'apiserver.key'));
+    // Cold, the package: what a newcomer's first script sees, in a fresh process each time.
+    const certFile = join(pki, 'apiserver.crt');
+    const keyFile = join(pki, 'apiserver.key');
+    const cold: Record<'ours' | 'bare', ColdStart[]> = { ours: [], bare: [] };
+    for (let i = 0; i < RUNS; i++) {
+      cold.ours.push(await coldStart('ours', certFile, keyFile));
+      cold.bare.push(await coldStart('bare', certFile, keyFile));
+    }
+    const median = (runs: ColdStart[], field: keyof ColdStart): number =>
+      percentile(
+        runs.map((r) => r[field]).sort((x, y) => x - y),
+        50,
+      );
+    for (const [field, name, baseline] of [
+      ['importMs', "cold: import 'mini-apiserver' in a fresh process", "import 'node:https'"],
+      [
+        'startMs',
+        "cold: first startServer({ storage: 'memory' }) resolved, fresh process",
+        'https.createServer().listen()',
+      ],
+      [
+        'readyMs',
+        "cold: first startServer({ storage: 'memory' }) to /readyz 200, fresh process",
+        'https.createServer().listen() to 200',
+      ],
+    ] as const) {
+      const [x, y] = [median(cold.ours, field), median(cold.bare, field)];
+      metrics.push(metric(`${name} (vs ${baseline})`, x, y, 'ms', 'lower'));
+      console.log(`  ${name}: ${x.toFixed(0)} vs ${y.toFixed(1)} ms`);
+    }
+
+    // Warm: the modules are loaded (imported above and warmed by a first start).
+    const cert = readFileSync(certFile);
+    const key = readFileSync(keyFile);
     const inProcess = async (untilReadyz: boolean): Promise<number> => {
       const start = performance.now();
       const s = await startServer({ storage: 'memory', logger: silentLogger });
@@ -125,13 +175,13 @@ async function main(): Promise<void> {
     };
     await inProcess(true);
     await row(
-      "in-process startServer({ storage: 'memory' }) resolved",
+      "warm: in-process startServer({ storage: 'memory' }) resolved",
       () => inProcess(false),
       () => bareInProcess(false),
       'https.createServer().listen()',
     );
     await row(
-      "in-process startServer({ storage: 'memory' }) to /readyz 200",
+      "warm: in-process startServer({ storage: 'memory' }) to /readyz 200",
       () => inProcess(true),
       () => bareInProcess(true),
       'https.createServer().listen() to 200',

@@ -317,7 +317,8 @@ function qualify(v: Value, key: Value, optional: boolean): Val {
     return qualify(v.value, key, true);
   }
   if (v instanceof MapValue) {
-    const found = v.get(key);
+    const found = v.lookup(key);
+    if (found instanceof CelError) return found;
     if (found !== undefined) return optional ? OptionalValue.of(found) : found;
     if (optional) return OptionalValue.NONE;
     return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();

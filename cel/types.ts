@@ -133,6 +133,12 @@ export function formatType(t: Type): string {
   return `${t.name}(${t.params.map(formatType).join(', ')})`;
 }
 
+/** cel-go's Type.String(): declared names (`google.protobuf.Timestamp`, `null_type`), parameters in parentheses. */
+export function typeString(t: Type): string {
+  const name = declaredTypeName(t);
+  return t.params.length === 0 ? name : `${name}(${t.params.map(typeString).join(', ')})`;
+}
+
 /** `target.(args) -> result`, as cel-go formats a signature; no result part when result is undefined. */
 export function formatFunctionType(result: Type | undefined, args: readonly Type[], isInstance: boolean): string {
   let out = '';

@@ -91,6 +91,14 @@ export class MapValue {
     return k !== undefined && this.entries.has(k);
   }
 
+  /**
+   * What selecting or indexing a key gives: its value, undefined when absent. A map that computes
+   * its values when first read (kube's lazy.MapValue: admission's `variables`) may give an error.
+   */
+  lookup(key: Value): Val | undefined {
+    return this.get(key);
+  }
+
   keys(): IterableIterator<MapKey> {
     return mapIter(this.entries.values(), (e) => e[0]);
   }
@@ -388,6 +396,8 @@ export function fromJson(v: JsonValue): Value {
   if (v === null) return null;
   if (Array.isArray(v)) return (v as readonly JsonValue[]).map(fromJson);
   const m = new MapValue();
-  for (const [k, x] of Object.entries(v as { readonly [key: string]: JsonValue })) m.set(k, fromJson(x));
+  // A property a JS object holds as undefined is one JSON would not have.
+  for (const [k, x] of Object.entries(v as { readonly [key: string]: JsonValue }))
+    if (x !== undefined) m.set(k, fromJson(x));
   return m;
 }

@@ -5,7 +5,7 @@
 import { aggregateErrors } from '../apimachinery/errors.js';
 import type { ResourceNames } from '../apimachinery/apis/apiextensions.js';
 import type { CRDCondition, CRDNames, CustomResourceDefinition } from '../apimachinery/apis/apiextensions.js';
-import { readNames } from './validation.js';
+import { readNames } from './validation/internal-version.js';
 import { caBundleError } from '../webhook/ca-bundle.js';
 
 export interface NamesDecision {

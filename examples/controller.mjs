@@ -2,8 +2,8 @@
 //
 //   make build && node examples/controller.mjs
 //
-// (another project: `npm install mini-apiserver-<version>.tgz @kubernetes/client-node`, then the
-// same file). It applies examples/cache-crd.yaml with server-side apply, waits for the CRD to be
+// (another project: `npm install mini-apiserver-<version>.tgz @kubernetes/client-node@1`, then this
+// file and cache-crd.yaml from node_modules/mini-apiserver/examples/). It applies examples/cache-crd.yaml with server-side apply, waits for the CRD to be
 // Established, watches Caches and, for each one it sees, writes status.readyReplicas = spec.size
 // through the status subresource (where a real controller would start the instances). It then
 // creates a Cache, waits until its status says it is ready, prints one JSON line of what it saw,

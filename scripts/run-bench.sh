@@ -9,8 +9,8 @@ else
   names=()
   for f in bench/*.ts; do
     n=$(basename "$f" .ts)
-    # report and client are the benchmarks' own modules; soak is `make soak`, minutes long.
-    case "$n" in report | client | soak) ;; *) names+=("$n") ;; esac
+    # report, client, bare and wrk are the benchmarks' own modules; soak is `make soak`, minutes long.
+    case "$n" in report | client | bare | wrk | soak) ;; *) names+=("$n") ;; esac
   done
 fi
 for n in "${names[@]}"; do

@@ -19,68 +19,58 @@ import {
   toApiError,
 } from '../apimachinery/errors.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from './options.js';
-import { Catalog, type ResourceDescriptor, TYPED_PROFILE, builtinDescriptor } from './registry/catalog.js';
+import { Catalog } from './registry/catalog.js';
 import { parseGroupVersion } from '../apimachinery/versions.js';
 import { Store } from './registry/store.js';
-import { isTerminating, namespaceKind, namespaceStrategy } from './registry/builtin/namespaces.js';
-import { EVENTS_GROUP, eventKind, eventStrategy, eventsV1FieldLabels } from './registry/builtin/events.js';
-import { crdKind, crdStrategy } from './registry/builtin/crds.js';
-import { CONFIG_MAP_COLUMNS, configMapKind, configMapStrategy } from './registry/builtin/configmaps.js';
-import { SECRET_COLUMNS, secretKind, secretStrategy } from './registry/builtin/secrets.js';
+import { type AdmissionProfile, builtinStores, installBuiltinKinds } from './registry/builtin/kind.js';
+import { BUILTIN_KINDS } from './registry/builtin/table.js';
+import { CORE_EVENTS } from './registry/builtin/events.js';
+import { NAMESPACES, isTerminating } from './registry/builtin/namespaces.js';
+import { CUSTOM_RESOURCE_DEFINITIONS } from './registry/builtin/crds.js';
+import { SERVICES, kubernetesService } from './registry/builtin/services.js';
+import { SECRETS } from './registry/builtin/secrets.js';
+import { SERVICE_ACCOUNTS } from './registry/builtin/serviceaccounts.js';
+import { LEASES } from './registry/builtin/leases.js';
+import { CLUSTER_ROLES, CLUSTER_ROLE_BINDINGS, ROLES, ROLE_BINDINGS } from './registry/builtin/rbac.js';
 import {
-  SERVICE_ACCOUNT_COLUMNS,
-  serviceAccountKind,
-  serviceAccountStrategy,
-} from './registry/builtin/serviceaccounts.js';
-import { LEASE_COLUMNS, leaseKind, leaseStrategy } from './registry/builtin/leases.js';
-import {
-  SERVICE_COLUMNS,
-  kubernetesService,
-  serviceKind,
-  serviceSchema,
-  serviceStrategy,
-} from './registry/builtin/services.js';
-import { NamespaceController } from './registry/builtin/namespace-controller.js';
-import { type LeaderElectionConfig, LeaderElector } from './registry/builtin/leader-election.js';
+  MUTATING_WEBHOOK_CONFIGURATIONS,
+  VALIDATING_ADMISSION_POLICIES,
+  VALIDATING_ADMISSION_POLICY_BINDINGS,
+  VALIDATING_WEBHOOK_CONFIGURATIONS,
+} from './registry/builtin/admissionregistration.js';
+import { NamespaceController } from './controllers/namespace-controller.js';
+import { type LeaderElectionConfig, LeaderElector } from './controllers/leader-election.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { ownerReferencesPermissionEnforcement } from '../admission/owner-references-permission.js';
 import { AdmissionChain, type AdmissionPlugin } from '../admission/interface.js';
+import { rbacEscalationCheck } from '../admission/rbac-escalation.js';
 import { installDynamicAdmission } from './dynamic-admission/install.js';
-import { CRDController } from './registry/builtin/crd-controller.js';
-import { GarbageCollector } from './registry/builtin/garbage-collector/collector.js';
+import { CRDController } from './controllers/crd-controller.js';
+import { GarbageCollector } from './controllers/garbage-collector/collector.js';
 import { customResourceStrategy } from './registry/builtin/custom-resources.js';
-import { negotiateOutput, serveResource, watchOptions } from './endpoints/rest.js';
+import { watchOptions } from './endpoints/rest/read.js';
+import { negotiateOutput, serveResource } from './endpoints/rest/resource.js';
 import { serveCreateOnly } from './endpoints/create-only.js';
 import { route } from './endpoints/routes.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
-import { WatchRegistry, serveWatch } from './endpoints/watch.js';
-import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch-websocket.js';
+import { WatchRegistry } from './endpoints/watch/registry.js';
+import { serveWatch } from './endpoints/watch/serve-watch.js';
+import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch/websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
-import { OpenAPI, openapiResponse } from './endpoints/openapi.js';
-import {
-  configMapSchema,
-  coreEventSchema,
-  customResourceDefinitionSchema,
-  eventsV1EventSchema,
-  leaseSchema,
-  namespaceSchema,
-  secretSchema,
-  serviceAccountSchema,
-} from '../apimachinery/apis/builtin-schemas.js';
-import type { KindInfo } from './registry/strategy.js';
+import { OpenAPI } from './endpoints/openapi/documents.js';
+import { openapiResponse } from './endpoints/openapi/http.js';
 import type { Authorizer } from '../apimachinery/authorization.js';
-import type { AuthorizationMode } from './options.js';
-import { alwaysDeny } from './authz/authorizer.js';
-import { installAuthorization } from './authz/install.js';
+import { type AuthorizationMode, alwaysDeny } from './authz/authorizer.js';
+import { installAuthorization, reviewCreates } from './authz/install.js';
 import type { ObjectLookup } from './authn/service-account-token.js';
 import { type TokenRequestSigning, liveObject, tokenRequestHandler } from './authn/token-request-handler.js';
 
 export interface Api extends ApiHandler {
   /** The authorizer chain of --authorization-mode, kept current from the RBAC objects served here. */
   authorizer: Authorizer;
-  /** Per served resource (`configmaps`, `leases.coordination.k8s.io`), the objects its watch cache holds. */
-  storedObjectCounts(): Iterable<{ resource: string; count: number }>;
+  /** Per served resource (`configmaps`, `leases.coordination.k8s.io`, custom resources), the objects stored; -1 when storage did not say. */
+  storedObjectCounts(): Promise<{ resource: string; count: number }[]>;
   /** ServiceAccounts and Secrets as token authentication checks them (exists, same uid, not deleted). */
   liveObjects: { serviceAccount: ObjectLookup; secret: ObjectLookup };
   /** Stops background work (controllers, watches) before storage closes. */
@@ -155,206 +145,78 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
       return desc ? { group: desc.group, resource: desc.names.plural, namespaced: desc.namespaced } : undefined;
     }),
   ];
+  // One store per built-in kind (per strategy: core's and events.k8s.io's events share theirs),
+  // made when first asked for, each with the admission chain its kind's profile names.
+  const chains = new Map<AdmissionProfile, AdmissionChain>([['configuration', new AdmissionChain(basePlugins)]]);
+  const storeOf = builtinStores((strategy, profile) => {
+    const chain = chains.get(profile);
+    if (!chain) throw new Error(`the ${profile} admission chain is not built yet`);
+    return new Store(storage, strategy, chain, clock);
+  });
   // kube's dynamic admission, last in each phase: mutating webhooks; policies, then validating webhooks.
   const dynamicAdmission = installDynamicAdmission({
     catalog,
-    storage,
-    admission: basePlugins,
+    stores: {
+      mutatingWebhooks: storeOf(MUTATING_WEBHOOK_CONFIGURATIONS),
+      validatingWebhooks: storeOf(VALIDATING_WEBHOOK_CONFIGURATIONS),
+      policies: storeOf(VALIDATING_ADMISSION_POLICIES),
+      bindings: storeOf(VALIDATING_ADMISSION_POLICY_BINDINGS),
+    },
     // A miss may be a namespace created a moment ago.
     namespace: async (name) => (await cachedNamespace(name)) ?? storedNamespace(name),
     authorizer: askAuthorizer,
     logger,
-    clock,
   });
   const admissionPlugins = [...basePlugins, dynamicAdmission.mutating, ...dynamicAdmission.validating];
   const admission = new AdmissionChain(admissionPlugins);
-  namespaces = new Store(storage, namespaceStrategy, admission, clock);
-  const events = new Store(storage, eventStrategy, admission, clock);
-  const crds = new Store(storage, crdStrategy, admission, clock);
+  chains.set('standard', admission);
+  // RBAC's writes also pass kube's escalation check, against the rules RBAC's index gives their
+  // writer: the index is built below, over the very stores the check guards.
+  chains.set(
+    'rbac',
+    new AdmissionChain([
+      ...admissionPlugins,
+      rbacEscalationCheck({ authorizer: askAuthorizer, sourceFor: (u) => authorization.sourceFor(u) }),
+    ]),
+  );
 
-  catalog.setResource('', 'namespaces', [
-    builtinDescriptor(
-      namespaceKind,
-      'v1',
-      'namespace',
-      {
-        schema: namespaceSchema,
-        verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-        names: {
-          plural: 'namespaces',
-          singular: 'namespace',
-          kind: 'Namespace',
-          listKind: 'NamespaceList',
-          shortNames: ['ns'],
-          categories: [],
-        },
-        subresources: ['finalize', 'status'],
-        // The namespace REST's Delete answers with the namespace it marked.
-        serving: { ...TYPED_PROFILE, deleted: 'object' },
-        printerColumns: [
-          { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The status of the namespace' },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-        ],
-      },
-      namespaces,
-    ),
-  ]);
-  catalog.setResource('', 'events', [
-    builtinDescriptor(
-      eventKind,
-      'v1',
-      'event',
-      {
-        schema: coreEventSchema,
-        names: {
-          plural: 'events',
-          singular: 'event',
-          kind: 'Event',
-          listKind: 'EventList',
-          shortNames: ['ev'],
-          categories: [],
-        },
-        printerColumns: [
-          { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
-          { name: 'Type', type: 'string', jsonPath: '.type' },
-          { name: 'Reason', type: 'string', jsonPath: '.reason' },
-          { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
-          { name: 'Message', type: 'string', jsonPath: '.message' },
-        ],
-      },
-      events,
-    ),
-  ]);
-  // The same events, in the same storage, under events.k8s.io's names (a conversion on read and write).
-  catalog.setResource(EVENTS_GROUP, 'events', [
-    builtinDescriptor(
-      eventKind,
-      'v1',
-      'event',
-      {
-        group: EVENTS_GROUP,
-        schema: eventsV1EventSchema,
-        names: {
-          plural: 'events',
-          singular: 'event',
-          kind: 'Event',
-          listKind: 'EventList',
-          shortNames: ['ev'],
-          categories: [],
-        },
-        fieldLabels: eventsV1FieldLabels,
-        printerColumns: [
-          { name: 'Last Seen', type: 'date', jsonPath: '.deprecatedLastTimestamp' },
-          { name: 'Type', type: 'string', jsonPath: '.type' },
-          { name: 'Reason', type: 'string', jsonPath: '.reason' },
-          { name: 'Object', type: 'string', jsonPath: '.regarding.name' },
-          { name: 'Message', type: 'string', jsonPath: '.note' },
-        ],
-      },
-      events,
-    ),
-  ]);
-  catalog.setResource(crdKind.group, crdKind.resource, [
-    builtinDescriptor(
-      crdKind,
-      'v1',
-      'customresourcedefinition',
-      {
-        schema: customResourceDefinitionSchema,
-        names: {
-          plural: 'customresourcedefinitions',
-          singular: 'customresourcedefinition',
-          kind: 'CustomResourceDefinition',
-          listKind: 'CustomResourceDefinitionList',
-          shortNames: ['crd', 'crds'],
-          categories: ['api-extensions'],
-        },
-        subresources: ['status'],
-        // The CRD REST's Delete answers with the CRD it marked.
-        serving: { ...TYPED_PROFILE, deleted: 'object' },
-        printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
-      },
-      crds,
-    ),
-  ]);
-
-  // The kinds controllers need beside their CRDs (leader-election locks, configuration,
-  // credentials, identities): one generic store each, as kube's registries.
-  const names = (kind: KindInfo, singular: string, shortNames: string[]): ResourceDescriptor['names'] => ({
-    plural: kind.resource,
-    singular,
-    kind: kind.kind,
-    listKind: kind.listKind,
-    shortNames,
-    categories: [],
-  });
-  const secrets = new Store(storage, secretStrategy, admission, clock);
-  const serviceAccounts = new Store(storage, serviceAccountStrategy, admission, clock);
-  catalog.setResource('', configMapKind.resource, [
-    builtinDescriptor(
-      configMapKind,
-      'v1',
-      'configmap',
-      { schema: configMapSchema, names: names(configMapKind, 'configmap', ['cm']), printerColumns: CONFIG_MAP_COLUMNS },
-      new Store(storage, configMapStrategy, admission, clock),
-    ),
-  ]);
-  // core/v1 Service as data (no proxying, no IP allocation): `kubectl get services`, `cluster-info`.
-  const services = new Store(storage, serviceStrategy, admission, clock);
-  catalog.setResource('', serviceKind.resource, [
-    builtinDescriptor(
-      serviceKind,
-      'v1',
-      'service',
-      {
-        schema: serviceSchema,
-        names: { ...names(serviceKind, 'service', ['svc']), categories: ['all'] },
-        subresources: ['status'],
-        printerColumns: SERVICE_COLUMNS,
-      },
-      services,
-    ),
-  ]);
-  catalog.setResource('', secretKind.resource, [
-    builtinDescriptor(secretKind, 'v1', 'secret', { schema: secretSchema, printerColumns: SECRET_COLUMNS }, secrets),
-  ]);
-  catalog.setResource('', serviceAccountKind.resource, [
-    builtinDescriptor(
-      serviceAccountKind,
-      'v1',
-      'serviceaccount',
-      {
-        schema: serviceAccountSchema,
-        names: names(serviceAccountKind, 'serviceaccount', ['sa']),
-        printerColumns: SERVICE_ACCOUNT_COLUMNS,
-        // TokenRequest (`kubectl create token`): a signed token for the ServiceAccount, never stored.
-        ...(deps.tokens
-          ? { subresources: ['token'], creates: { token: tokenRequestHandler(deps.tokens, serviceAccounts, secrets) } }
-          : {}),
-      },
-      serviceAccounts,
-    ),
-  ]);
-  const leases = new Store(storage, leaseStrategy, admission, clock);
-  catalog.setResource(leaseKind.group, leaseKind.resource, [
-    builtinDescriptor(leaseKind, 'v1', 'lease', { schema: leaseSchema, printerColumns: LEASE_COLUMNS }, leases),
-  ]);
+  namespaces = storeOf(NAMESPACES);
+  const events = storeOf(CORE_EVENTS);
+  const crds = storeOf(CUSTOM_RESOURCE_DEFINITIONS);
+  const serviceAccounts = storeOf(SERVICE_ACCOUNTS);
+  const secrets = storeOf(SECRETS);
+  const leases = storeOf(LEASES);
+  const services = storeOf(SERVICES);
+  installBuiltinKinds(
+    catalog,
+    BUILTIN_KINDS,
+    storeOf,
+    new Map([
+      ...reviewCreates(askAuthorizer),
+      // TokenRequest (`kubectl create token`): a signed token for the ServiceAccount, never stored.
+      ...(deps.tokens
+        ? [[SERVICE_ACCOUNTS, { token: tokenRequestHandler(deps.tokens, serviceAccounts, secrets) }] as const]
+        : []),
+    ]),
+  );
 
   const authorization = installAuthorization({
-    catalog,
-    storage,
-    admission: admissionPlugins,
+    stores: {
+      roles: storeOf(ROLES),
+      clusterRoles: storeOf(CLUSTER_ROLES),
+      roleBindings: storeOf(ROLE_BINDINGS),
+      clusterRoleBindings: storeOf(CLUSTER_ROLE_BINDINGS),
+    },
     modes: deps.authorizationModes ?? ['RBAC'],
     logger,
-    clock,
   });
   authorizer = authorization.authorizer;
   // Loaded only with the flag: without it, none of the testing API is in the process.
   const testing = deps.testing
     ? (await import('./testing/install.js')).installTesting({
         catalog,
+        storeOf,
         storage,
-        admission,
         clock: deps.testing.clock,
         metrics: deps.testing.metrics,
         logger,
@@ -383,7 +245,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const crdController = new CRDController(
     crds,
     catalog,
-    (crd) => new Store(storage, customResourceStrategy(crd), admission, clock),
+    (crd) => new Store(storage, customResourceStrategy(crd), admission),
     logger,
   );
   namespaceController = new NamespaceController(namespaces, catalog, logger, { isLeader });
@@ -537,16 +399,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     },
     handleUpgrade,
     authorizer,
-    *storedObjectCounts() {
-      for (const store of catalog.stores()) {
-        const count = store.cachedObjectCount();
-        if (count !== undefined)
-          yield {
-            resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource,
-            count,
-          };
-      }
-    },
+    storedObjectCounts: () =>
+      Promise.all(
+        catalog.stores().map(async (store) => ({
+          resource: store.kind.group ? `${store.kind.resource}.${store.kind.group}` : store.kind.resource,
+          count: await store.objectCount().catch(() => -1),
+        })),
+      ),
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
     ...(testing ? { withFaults: testing.around } : {}),
     async close() {

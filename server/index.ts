@@ -33,30 +33,36 @@ import { storageCheck, withTimeout } from './health.js';
 import { clientHost, hostPort, renderKubeconfig } from './kubeconfig.js';
 import { createLogger, type Logger } from '../apimachinery/log.js';
 import { mkdirAll } from '../apimachinery/mkdir-all.js';
-import {
-  type ResolvedOptions,
-  type ServerOptions,
-  type StorageChoice,
-  StartupError,
-  forFlag,
-  fsReason,
-} from './options.js';
-import { resolveServerOptions } from './options.js';
-import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts, writeFileAtomic } from './pki.js';
+import { type ResolvedOptions, type ServerOptions, type StorageChoice, resolveServerOptions } from './options.js';
+import { StartupError, forFlag, fsReason } from './startup/errors.js';
+import { writeFileAtomic } from './startup/write-file-atomic.js';
+import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts } from './pki.js';
 import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
 import { serverVersion } from './version.js';
+import type { SharedCredentials, SharedIdentityOptions } from './shared-identity.js';
+import { readClusterTokenFile } from './identity/token.js';
 import type { TestingClient } from './testing/client.js';
-import { type Target, readKubeconfig } from './api-client.js';
+import { type Target, readKubeconfig } from './client/api-client.js';
 import type { WebhookTls } from './provision.js';
 
 export type { ServerOptions, StorageChoice } from './options.js';
 export type { Manifest, WebhookOptions, WebhookTls } from './provision.js';
 export type * from './testing/client.js';
-export { StartupError } from './options.js';
+export { StartupError } from './startup/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from '../apimachinery/log.js';
 export type { UserInfo } from '../apimachinery/user.js';
+export type { Status, StatusCause, StatusDetails } from '../apimachinery/errors.js';
+export {
+  validate,
+  type Outcome,
+  type ValidateInput,
+  type ValidateSource,
+  type ValidationResult,
+} from './validate/validate.js';
+export { ValidateInputError } from './validate/documents.js';
+export { kubectlErrorText } from './validate/kubectl-text.js';
 
 export interface ServerHandle {
   /** https://host:port */
@@ -171,6 +177,27 @@ function parseKey(file: string, pem: string): KeyObject {
   }
 }
 
+/** --token or --token-file: the shared identity of the replicas on this etcd prefix, joined or founded. */
+async function joinCluster(
+  o: ResolvedOptions,
+  storage: Storage,
+  logger: Logger,
+  given: SharedIdentityOptions['given'],
+): Promise<SharedCredentials> {
+  const source = o.clusterToken!;
+  const token = 'token' in source ? source.token : await readClusterTokenFile(source.file);
+  const { joinSharedIdentity } = await import('./shared-identity.js');
+  return joinSharedIdentity({
+    storage,
+    token,
+    prefix: o.etcdPrefix ?? '',
+    dataDir: o.dataDir,
+    hosts: servingHosts(o.bindAddress),
+    given,
+    logger,
+  });
+}
+
 /** --client-ca-file, read once at start. */
 async function readClientCA(file: string): Promise<string> {
   const pem = await readFile(file, 'utf8').catch((err: unknown) => {
@@ -245,7 +272,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     // Every step ends or fails with one line naming its flag, in an order that fails before it
     // makes anything: the port first (nothing read or written yet), then the data dir, then what
     // the flags name, then storage; only then is anything generated (the PKI logs what it issues).
-    const clientCertificates = o.clientCAFile !== undefined;
+    const clientCertificates = o.clientCAFile !== undefined || o.clusterToken !== undefined;
     const securePort = await bindSecurePort(o.securePort, o.bindAddress, { limits: o.limits, clientCertificates });
     // Closed by the frontend once there is one.
     let served: HttpsFrontend | undefined;
@@ -276,16 +303,29 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     const storage = instrumentStorage(await openBackend(o), metrics.storage);
     undo.push(() => storage.close());
 
-    // What the flags did not give: kept in the data dir (made on first start), else made for this process.
-    const generated = (): Promise<[ServingTls, TokenRecord[], KeyObject]> =>
+    // With a cluster token the replicas on this etcd prefix share one identity; otherwise what the
+    // flags did not give is kept in the data dir (made on first start), else made for this process.
+    const shared = o.clusterToken
+      ? await forFlag('file' in o.clusterToken ? 'token-file' : 'token', () =>
+          joinCluster(o, storage, logger, { tls: !!givenTls, tokens: !!givenTokens, signingKey: !!givenSaKey }),
+        )
+      : undefined;
+    const generated = (): Promise<[ServingTls, TokenRecord[], KeyObject[]]> =>
       Promise.all([
-        givenTls ?? generatedTls(o, logger),
-        givenTokens ?? (dataDir ? tokenRecords(join(dataDir, 'tokens.csv'), false, logger) : [generateAdminToken()]),
-        givenSaKey ?? generatedSigningKey(dataDir),
+        givenTls ?? shared?.serving ?? generatedTls(o, logger),
+        givenTokens ??
+          shared?.tokens ??
+          (dataDir ? tokenRecords(join(dataDir, 'tokens.csv'), false, logger) : [generateAdminToken()]),
+        givenSaKey ? [givenSaKey] : (shared?.serviceAccountKeys ?? generatedSigningKey(dataDir).then((k) => [k])),
       ]);
-    const [tls, tokens, saKey] = await (dataDir ? forFlag('data-dir', generated) : generated());
-    // The signing key always verifies what this server signs; --service-account-key-file adds others'.
-    const verifyKeys = [createPublicKey(saKey), ...otherSaKeys];
+    const [tls, tokens, saKeys] = await (dataDir ? forFlag('data-dir', generated) : generated());
+    // The signing key always verifies what this server signs (with a shared identity, every key
+    // the cluster kept through rotations); --service-account-key-file adds others'.
+    const verifyKeys = (signing: readonly KeyObject[]): KeyObject[] => [
+      ...signing.map((k) => createPublicKey(k)),
+      ...otherSaKeys,
+    ];
+    let issuer = new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, saKeys[0]!);
     const compactor =
       o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger, clock) : undefined;
     undo.push(async () => compactor?.stop());
@@ -301,7 +341,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
       authorizationModes: o.authorizationModes,
       tokens: {
-        issuer: new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, saKey),
+        // A rotation in the shared identity replaces it while the server runs.
+        issuer: { generateToken: (claims) => issuer.generateToken(claims) },
         audiences: o.serviceAccount.audiences,
         maxExpirationSeconds: o.serviceAccount.maxTokenExpirationSeconds,
         clock,
@@ -314,28 +355,40 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     metrics.countStorageObjects(() => api.storedObjectCounts());
 
     // Client certificates only with --client-ca-file: the authenticator loads @peculiar/x509.
-    const x509 = caPem
+    // With a shared identity, the cluster's CA when no --client-ca-file names another.
+    const clientCA = caPem ?? shared?.caCert;
+    const x509 = clientCA
       ? new (await import('./authn/x509.js')).X509Authenticator(() => new Date(clock.now()))
       : undefined;
     // kube's authenticator union: client certificates, then bearer tokens (the token file, then
     // ServiceAccount tokens), system:authenticated added to whoever they find.
+    const tokenFile = new TokenAuthenticator(tokens);
+    const serviceAccounts = new ServiceAccountTokenAuthenticator({
+      issuers: o.serviceAccount.issuers,
+      keys: verifyKeys(saKeys),
+      audiences: o.serviceAccount.audiences,
+      serviceAccount: api.liveObjects.serviceAccount,
+      secret: api.liveObjects.secret,
+      now: () => new Date(clock.now()),
+    });
+    // Later versions of the shared identity: a rotated signing key, tokens another replica added.
+    const following = shared?.follow((update) => {
+      if (!givenTokens) tokenFile.setRecords(update.tokens);
+      if (givenSaKey) return;
+      issuer = new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, update.serviceAccountKeys[0]!);
+      serviceAccounts.setKeys(verifyKeys(update.serviceAccountKeys));
+    });
+    undo.push(async () => following?.close());
     const authenticator = new UnionAuthenticator({
-      tokens: new TokenAuthenticator(tokens),
-      serviceAccounts: new ServiceAccountTokenAuthenticator({
-        issuers: o.serviceAccount.issuers,
-        keys: verifyKeys,
-        audiences: o.serviceAccount.audiences,
-        serviceAccount: api.liveObjects.serviceAccount,
-        secret: api.liveObjects.secret,
-        now: () => new Date(clock.now()),
-      }),
+      tokens: tokenFile,
+      serviceAccounts,
       ...(x509 ? { x509 } : {}),
       logger,
     });
     const frontend = new HttpsFrontend({
       securePort,
       metrics,
-      tls: caPem ? { ...tls, clientCA: caPem } : tls,
+      tls: clientCA ? { ...tls, clientCA } : tls,
       ...(audit ? { auditor: audit.auditor } : {}),
       // With the testing API, Faults act on client requests here; without it, the API as it is.
       api: api.withFaults?.(api) ?? api,
@@ -374,6 +427,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       await frontend.drain(WATCH_END_GRACE_MS, true);
       await frontend.forceClose();
       compactor?.stop();
+      following?.close();
       await audit?.backend.close();
       await withTimeout(storage.close(), CLOSE_STEP_TIMEOUT_MS, 'closing storage').catch((err: unknown) =>
         errors.push(err),

@@ -1,6 +1,6 @@
 // The admin kubeconfig: one cluster (server URL + CA data), one token user, one current context.
 import { isIPv6 } from 'node:net';
-import { encodeYaml } from './endpoints/yaml-encode.js';
+import { encodeYaml } from './codecs/yaml-encode.js';
 
 export const CONTEXT_NAME = 'mini-apiserver';
 

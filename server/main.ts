@@ -1,12 +1,13 @@
 // The mini-apiserver command: flags in, one server out; SIGTERM/SIGINT shut it down gracefully.
 // Every failure an operator can cause ends as one line on stderr and a non-zero exit, no stack.
+// The server's modules are imported when a server starts: `validate` loads only its own.
 import { createLogger } from '../apimachinery/log.js';
-import { CLI_DEFAULTS, StartupError, parseArgs, usage } from './options.js';
+import { CLI_DEFAULTS, parseArgs, usage } from './flags.js';
+import { StartupError } from './startup/errors.js';
 import { migrateStorage } from './migrate-storage.js';
-import { readKubeconfig } from './api-client.js';
+import { readKubeconfig } from './client/api-client.js';
 import { join } from 'node:path';
 import { serverVersion } from './version.js';
-import { startServer } from './index.js';
 
 const EXIT_USAGE = 2;
 
@@ -48,8 +49,37 @@ async function migrateStorageCommand(argv: readonly string[]): Promise<void> {
   }
 }
 
+/** `validate -f FILE...`: exits with its code once its output is written. */
+async function validate(argv: readonly string[]): Promise<void> {
+  const { validateCommand } = await import('./validate/command.js');
+  process.exitCode = await validateCommand(argv, {
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
+}
+
+/** `rotate-service-account-key ...`: a new signing key for the replicas sharing an identity. */
+async function rotateCommand(argv: readonly string[]): Promise<void> {
+  const { ROTATE_USAGE, parseRotateArgs, rotateServiceAccountKey } = await import('./rotate-service-account-key.js');
+  const args = parseRotateArgs(argv);
+  if (typeof args === 'string') fail(`rotate-service-account-key: ${args} (usage: ${ROTATE_USAGE})`, EXIT_USAGE);
+  try {
+    const r = await rotateServiceAccountKey(args);
+    process.stdout.write(`service account signing key rotated: new key id ${r.keyId}; ${r.keys} keys verify\n`);
+  } catch (err) {
+    fail(`rotate-service-account-key: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 1);
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'migrate-storage') return migrateStorageCommand(process.argv.slice(3));
+  if (process.argv[2] === 'validate') return validate(process.argv.slice(3));
+  if (process.argv[2] === 'rotate-service-account-key') return rotateCommand(process.argv.slice(3));
   const cmd = parseArgs(process.argv.slice(2));
   switch (cmd.kind) {
     case 'help':
@@ -62,6 +92,7 @@ async function main(): Promise<void> {
       fail(`${cmd.message} (see --help)`, EXIT_USAGE);
   }
   const logger = createLogger({ level: cmd.options.logLevel });
+  const { startServer } = await import('./index.js');
   const server = await startServer({ ...cmd.options, logger }).catch((err: unknown) => {
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     if (err instanceof StartupError) return fail(message, 1);

@@ -8,10 +8,10 @@
 import { Counter, Gauge, Histogram, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 import { ApiError } from '../apimachinery/errors.js';
 import type { StorageObserver } from '../storage/instrumented.js';
-import { type WatchStats, watchStats } from './endpoints/watch-budget.js';
+import { type WatchStats, watchStats } from './endpoints/watch/budget.js';
 import { APISERVER_COMPONENT, type RequestLabels, requestLabels, withoutPath } from './metrics/request-labels.js';
 import type { RequestKind } from './pipeline/max-inflight.js';
-import type { RequestInfo } from './pipeline/request-info.js';
+import type { RequestInfo } from './request/request-info.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -72,8 +72,8 @@ export interface StoredObjectCount {
 export interface MetricsOptions {
   /** The watch figures to show; the process's by default (as kube's legacyregistry). */
   watches?: WatchStats;
-  /** How many objects each resource has now (from the watch caches); none shown without it. */
-  storageObjects?: () => Iterable<StoredObjectCount>;
+  /** How many objects each resource has now (counted in storage at each scrape); none shown without it. */
+  storageObjects?: () => Promise<Iterable<StoredObjectCount>> | Iterable<StoredObjectCount>;
 }
 
 type Dropped = Readonly<Record<RequestKind, number>>;
@@ -89,7 +89,7 @@ export class Metrics {
   private readonly requestTotal: Counter<string>;
   private readonly requestDuration: Histogram<string>;
   private readonly watches: WatchStats;
-  private storageObjects: (() => Iterable<StoredObjectCount>) | undefined;
+  private storageObjects: MetricsOptions['storageObjects'];
   private readonly longRunning = new Set<TrackedRequest>();
   /** Series of apiserver_longrunning_requests seen, kept at 0 once their requests are gone, as kube's gauge. */
   private readonly longRunningSeries = new Map<string, Record<string, string>>();
@@ -209,15 +209,17 @@ export class Metrics {
         this.set(watches.pendingBytes);
       },
     });
-    const objects = (): Iterable<StoredObjectCount> => this.storageObjects?.() ?? [];
+    const objects = async (): Promise<Iterable<StoredObjectCount>> => (await this.storageObjects?.()) ?? [];
     new Gauge({
       name: 'apiserver_storage_objects',
       help: '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
       labelNames: ['resource'],
       registers,
-      collect() {
+      // Every served resource, custom resources included; a resource no longer served drops out (kube's DeleteStoreStats).
+      async collect() {
+        const counts = await objects();
         this.reset();
-        for (const o of objects()) this.set({ resource: o.resource }, o.count);
+        for (const o of counts) this.set({ resource: o.resource }, o.count);
       },
     });
     const etcdDuration = new Histogram({
@@ -250,8 +252,8 @@ export class Metrics {
     for (const m of defaultMetrics()) this.registry.registerMetric(m);
   }
 
-  /** Where apiserver_storage_objects' counts come from (the watch caches), if not given at construction. */
-  countStorageObjects(source: () => Iterable<StoredObjectCount>): void {
+  /** Where apiserver_storage_objects' counts come from, if not given at construction. */
+  countStorageObjects(source: NonNullable<MetricsOptions['storageObjects']>): void {
     this.storageObjects = source;
   }
 

@@ -3,7 +3,7 @@
 // the CRD. It works through the API of a running server (the admin kubeconfig), as kube's
 // storage version migrator does: an update that changes nothing but the stored version is written
 // in the storage version, one that is already there is not written at all.
-import { type Target, call, failed } from './api-client.js';
+import { type Target, call, failed } from './client/api-client.js';
 
 interface ObjectRef {
   metadata: { name: string; namespace?: string; resourceVersion: string };

@@ -3,12 +3,13 @@
 // restarts. ECDSA P-256 through webcrypto: a CA and a leaf take a few milliseconds, which is what
 // lets a test start a server with fresh in-memory credentials.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type * as X509 from '@peculiar/x509';
-import { StartupError, flagError, fsReason } from './options.js';
+import { StartupError, flagError, fsReason } from './startup/errors.js';
+import { writeFileAtomic } from './startup/write-file-atomic.js';
 import type { Logger } from '../apimachinery/log.js';
 import { mkdirAll } from '../apimachinery/mkdir-all.js';
 
@@ -148,7 +149,8 @@ export function servingCertUsable(certPem: string, caCertPem: string, hosts: Ser
   }
 }
 
-const caUsable = (ca: KeyPair, now: Date): boolean => {
+/** Whether a CA pair can be kept: a CA certificate, not expired, with its own key. */
+export const caUsable = (ca: KeyPair, now: Date): boolean => {
   try {
     const cert = new X509Certificate(ca.cert);
     return (
@@ -159,24 +161,7 @@ const caUsable = (ca: KeyPair, now: Date): boolean => {
   }
 };
 
-/**
- * Replaces `path` in one step, so a crash never leaves half a key behind. The file gets `mode`
- * whatever the umask (and whatever a stale temporary file had); a directory created for it is the
- * owner's only, since what is written here are keys, tokens and credentials.
- */
-export async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    mkdirAll(dirname(path), 0o700);
-    await writeFile(tmp, data, { mode });
-    await chmod(tmp, mode);
-    await rename(tmp, path);
-  } catch (err) {
-    throw new StartupError(`cannot write ${path}: ${fsReason(err)}`);
-  }
-}
-
-async function readIfExists(path: string): Promise<string | undefined> {
+export async function readIfExists(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
@@ -185,49 +170,70 @@ async function readIfExists(path: string): Promise<string | undefined> {
   }
 }
 
-/** DIR/ca.crt, ca.key, apiserver.crt, apiserver.key: reused when sound, (re)generated when not. */
-export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: Logger): Promise<ServingTls> {
+/** DIR's file names, kubeadm's. */
+const pkiPaths = (dir: string) => ({
+  caCert: join(dir, 'ca.crt'),
+  caKey: join(dir, 'ca.key'),
+  cert: join(dir, 'apiserver.crt'),
+  key: join(dir, 'apiserver.key'),
+});
+
+async function ensurePkiDir(dir: string): Promise<void> {
   try {
     mkdirAll(dir, 0o700);
     await chmod(dir, 0o700);
   } catch (err) {
     throw new StartupError(`cannot create ${dir}: ${fsReason(err)}`);
   }
-  const paths = {
-    caCert: join(dir, 'ca.crt'),
-    caKey: join(dir, 'ca.key'),
-    cert: join(dir, 'apiserver.crt'),
-    key: join(dir, 'apiserver.key'),
-  };
+}
+
+/** DIR/ca.crt and ca.key, when both are there and usable. */
+export async function readCa(dir: string, now = new Date()): Promise<KeyPair | undefined> {
+  const paths = pkiPaths(dir);
+  const [cert, key] = await Promise.all([readIfExists(paths.caCert), readIfExists(paths.caKey)]);
+  return cert !== undefined && key !== undefined && caUsable({ cert, key }, now) ? { cert, key } : undefined;
+}
+
+/** Writes the CA into DIR, key first: a crash in between leaves a certificate without its key, which is replaced. */
+export async function writeCa(dir: string, ca: KeyPair): Promise<void> {
+  await ensurePkiDir(dir);
+  const paths = pkiPaths(dir);
+  await writeFileAtomic(paths.caKey, ca.key, 0o600);
+  await writeFileAtomic(paths.caCert, ca.cert, 0o600);
+}
+
+/** DIR/apiserver.crt and apiserver.key: kept when `ca` issued them for every host and not near expiry, else issued anew. */
+export async function loadOrIssueServingCert(
+  dir: string,
+  ca: KeyPair,
+  hosts: ServingHosts,
+  logger: Logger,
+): Promise<ServingTls> {
+  await ensurePkiDir(dir);
+  const paths = pkiPaths(dir);
   const now = new Date();
-  const [caCert, caKey, cert, key] = await Promise.all(
-    [paths.caCert, paths.caKey, paths.cert, paths.key].map(readIfExists),
-  );
-  let ca: KeyPair;
-  if (caCert !== undefined && caKey !== undefined && caUsable({ cert: caCert, key: caKey }, now)) {
-    ca = { cert: caCert, key: caKey };
-  } else {
-    if (caCert !== undefined || caKey !== undefined)
-      logger.warn('CA in data dir is missing, invalid or expired: generating a new one', { dir });
-    ca = await generateCa(now);
-    // Key first: a crash in between leaves a CA certificate without its key, which is regenerated.
-    await writeFileAtomic(paths.caKey, ca.key, 0o600);
-    await writeFileAtomic(paths.caCert, ca.cert, 0o600);
-  }
-  if (
-    cert !== undefined &&
-    key !== undefined &&
-    ca.cert === caCert &&
-    servingCertUsable(cert, ca.cert, hosts, now) &&
-    keyMatches(cert, key)
-  ) {
+  const [cert, key] = await Promise.all([readIfExists(paths.cert), readIfExists(paths.key)]);
+  if (cert !== undefined && key !== undefined && servingCertUsable(cert, ca.cert, hosts, now) && keyMatches(cert, key))
     return { cert, key, caCert: ca.cert };
-  }
   const serving = await issueServingCert(ca, hosts, now);
   await writeFileAtomic(paths.key, serving.key, 0o600);
   await writeFileAtomic(paths.cert, serving.cert, 0o600);
   logger.info('issued serving certificate', { cert: paths.cert, ips: hosts.ips, dns: hosts.dns });
   return { ...serving, caCert: ca.cert };
+}
+
+/** DIR/ca.crt, ca.key, apiserver.crt, apiserver.key: reused when sound, (re)generated when not. */
+export async function loadOrCreatePki(dir: string, hosts: ServingHosts, logger: Logger): Promise<ServingTls> {
+  await ensurePkiDir(dir);
+  const paths = pkiPaths(dir);
+  let ca = await readCa(dir);
+  if (!ca) {
+    if ((await readIfExists(paths.caCert)) !== undefined || (await readIfExists(paths.caKey)) !== undefined)
+      logger.warn('CA in data dir is missing, invalid or expired: generating a new one', { dir });
+    ca = await generateCa();
+    await writeCa(dir, ca);
+  }
+  return loadOrIssueServingCert(dir, ca, hosts, logger);
 }
 
 const keyMatches = (certPem: string, keyPem: string): boolean => {

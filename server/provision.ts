@@ -7,7 +7,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lazyRequire } from '../apimachinery/lazy-require.js';
 import { type JsonObject, isJsonObject } from '../apimachinery/object.js';
-import { type Target, call, failed } from './api-client.js';
+import { type Target, call, failed } from './client/api-client.js';
 import { generatePki } from './pki.js';
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml');

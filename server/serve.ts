@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { refuseUpgrade } from './endpoints/watch-websocket.js';
+import { refuseUpgrade } from './endpoints/watch/websocket.js';
 import { writeStatus } from './endpoints/respond.js';
 import {
   ApiError,
@@ -37,13 +37,14 @@ import {
   shutdownCheck,
 } from './health.js';
 import { METRICS_CONTENT_TYPE, Metrics, type TrackedRequest } from './metrics.js';
-import { type RequestInfo, isLongRunning, parseRequestInfo } from './pipeline/request-info.js';
+import { type RequestInfo, isLongRunning, parseRequestInfo } from './request/request-info.js';
 import { MaxInflight, requestKind } from './pipeline/max-inflight.js';
 import { LoopSaturation } from './pipeline/saturation.js';
 import type { VersionInfo } from './version.js';
 import type { KeyPair } from './pki.js';
 import { hostPort } from './kubeconfig.js';
-import { DEFAULT_SERVING_LIMITS, type ServingLimits, flagError } from './options.js';
+import { DEFAULT_SERVING_LIMITS, type ServingLimits } from './options.js';
+import { flagError } from './startup/errors.js';
 
 export interface FrontendDeps {
   /** The listener bindSecurePort made, which the frontend serves on. */

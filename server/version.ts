@@ -4,8 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-export const KUBE_VERSION = { major: '1', minor: '33', patch: '0' } as const;
+import { KUBE_VERSION } from '../apimachinery/kube-version.js';
 
 export interface VersionInfo {
   major: string;

@@ -305,6 +305,13 @@ export class EtcdStorage implements Storage {
     };
   }
 
+  async count(prefix: string): Promise<number> {
+    const wirePrefix = this.wire(prefix);
+    const key = wirePrefix.length > 0 ? wirePrefix : Buffer.from([0]);
+    const res = await this.kvRange({ key, range_end: prefixEnd(wirePrefix), count_only: true });
+    return Number(res.count);
+  }
+
   async create(key: string, value: string): Promise<KeyValue> {
     const bytes = checkSize(key, value);
     const k = this.wire(key);

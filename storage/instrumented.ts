@@ -9,7 +9,7 @@ import { isStorageError } from './errors.js';
 import type { KeyValue, RangeOptions, RangeResult, Storage, WatchCallbacks, WatchHandle } from './interface.js';
 import type { RestoreResult, SnapshotInfo, SnapshotScope } from './snapshot.js';
 
-export type StorageOperation = 'get' | 'list' | 'create' | 'update' | 'delete';
+export type StorageOperation = 'get' | 'list' | 'listWithCount' | 'create' | 'update' | 'delete';
 
 export interface StorageObserver {
   /**
@@ -78,6 +78,10 @@ class InstrumentedStorage implements Storage {
 
   range(prefix: string, opts?: RangeOptions): Promise<RangeResult> {
     return this.timed('list', prefix, () => this.inner.range(prefix, opts));
+  }
+
+  count(prefix: string): Promise<number> {
+    return this.timed('listWithCount', prefix, () => this.inner.count(prefix));
   }
 
   create(key: string, value: string): Promise<KeyValue> {

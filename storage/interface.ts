@@ -73,6 +73,8 @@ export interface Storage {
   get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;
   /** Every key that starts with `prefix` (a plain byte prefix: '/a/' never matches '/ab/'). */
   range(prefix: string, opts?: RangeOptions): Promise<RangeResult>;
+  /** How many keys start with `prefix` now (etcd's count-only range): kube's apiserver_storage_objects. */
+  count(prefix: string): Promise<number>;
   /** Create only if absent; throws `KeyExists` otherwise. */
   create(key: string, value: string): Promise<KeyValue>;
   /** Replace only if the key's modRevision is `expectedRevision`; throws `Conflict` or `NotFound`. */

@@ -175,6 +175,13 @@ export class SqliteStorage implements Storage {
     return { kvs: (more ? rows.slice(0, limit) : rows).map(liveKv), more, revision: rev };
   }
 
+  async count(prefix: string): Promise<number> {
+    const end = prefixEnd(prefix);
+    const rev = this.readRevision(undefined);
+    const row = end === undefined ? this.stmt.countOpen.get(prefix, rev) : this.stmt.count.get(prefix, end, rev);
+    return row?.n ?? 0;
+  }
+
   async create(key: string, value: string): Promise<KeyValue> {
     checkSize(key, value);
     const row = await this.write(() => {
@@ -497,11 +504,11 @@ function prepare(db: Db) {
   // LIMIT stops early; delete markers are dropped after the newest row is picked, so a deleted key
   // does not resurface with an older value. INDEXED BY: the planner may otherwise walk the
   // (name, prev_revision) index and read every superseded row just to test `deleted` (2x slower).
-  const rangeSql = (bounded: boolean): string => `
-    SELECT ${LIVE_COLUMNS} FROM log AS kv INDEXED BY log_name_id_deleted
+  const liveSql = (columns: string, bounded: boolean): string => `
+    SELECT ${columns} FROM log AS kv INDEXED BY log_name_id_deleted
     WHERE name >= ? ${bounded ? 'AND name < ?' : ''}
-      AND id = (SELECT MAX(id) FROM log WHERE name = kv.name AND id <= ?) AND deleted = 0
-    ORDER BY name LIMIT ?`;
+      AND id = (SELECT MAX(id) FROM log WHERE name = kv.name AND id <= ?) AND deleted = 0`;
+  const rangeSql = (bounded: boolean): string => `${liveSql(LIVE_COLUMNS, bounded)} ORDER BY name LIMIT ?`;
   // A watch replays what happened after a recent revision: walk the ids after it, not every row of
   // the prefix (+name keeps the planner off the name indexes, which would then sort by id).
   const logSql = (bounded: boolean): string =>
@@ -513,6 +520,8 @@ function prepare(db: Db) {
     ),
     range: db.prepare<[string, string, number, number], LiveRow>(rangeSql(true)),
     rangeOpen: db.prepare<[string, number, number], LiveRow>(rangeSql(false)),
+    count: db.prepare<[string, string, number], { n: number }>(liveSql('COUNT(*) AS n', true)),
+    countOpen: db.prepare<[string, number], { n: number }>(liveSql('COUNT(*) AS n', false)),
     log: db.prepare<[number, string, string], Row>(logSql(true)),
     logOpen: db.prepare<[number, string], Row>(logSql(false)),
     insert: db.prepare<Omit<Row, 'id'>>(

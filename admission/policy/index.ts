@@ -8,7 +8,6 @@ export {
   type ValidatingAdmissionPolicyOptions,
   type ParamLookup,
 } from './plugin.js';
-export { OUT_OF_BUDGET } from '../../crd/cel/eval.js';
 export {
   compilePolicy,
   validatePolicy,
@@ -25,6 +24,6 @@ export {
   type MatchRequest,
   type NamespaceGetter,
 } from './matching.js';
-export { policyExpressionErrors, mergePolicyErrors } from './validation.js';
+export { policyExpressionCompiler } from './validation.js';
 export * from './types.js';
 export { typeCheckPolicy, type TypeCheckResolver } from './typechecking.js';

@@ -9,19 +9,14 @@
 // failurePolicy. The plugin's own kinds (admissionregistration's policies and bindings) are exempt.
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import { ApiError, type Status, notFound, qualifiedString } from '../../apimachinery/errors.js';
-import type { KubeObject } from '../../apimachinery/object.js';
+import type { JsonObject, KubeObject } from '../../apimachinery/object.js';
 import type { MetaLabelSelector } from '../../apimachinery/selectors/labels.js';
-import { AuthorizerValue, admissionValue, authorizerValue } from '../../crd/cel/admission.js';
-import { REGEX_WORK_BUDGET } from '../../crd/cel/env.js';
+import { RUNTIME_CEL_COST_BUDGET } from '../../cel/kube/limits.js';
+import type { Value } from '../../cel/values.js';
+import { authorization, type Inputs, objectValue } from '../cel/evaluate.js';
 import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
-import {
-  type CompiledPolicy,
-  type EvalOptions,
-  type PolicyDecision,
-  compilePolicy,
-  validatePolicy,
-} from './compile.js';
+import { type CompiledPolicy, type PolicyDecision, compilePolicy, validatePolicy } from './compile.js';
 import {
   type EquivalentResources,
   type GroupVersionKind,
@@ -62,9 +57,8 @@ export interface ValidatingAdmissionPolicyOptions {
   equivalents?: EquivalentResources;
   /** The request's resource and kind versions (Attributes has none): default the object's apiVersion. */
   versions?: (a: Attributes) => { resource: string; kind: string };
-  /** Testing: the runtime budget per set of expressions and the per-call limit. */
+  /** Testing: the runtime budget per set of expressions (kube's RuntimeCELCostBudget otherwise). */
   budget?: number;
-  perCallLimit?: number;
 }
 
 const VALIDATION_FAILURE_KEY = 'validation.policy.admission.k8s.io/validation_failure';
@@ -150,17 +144,16 @@ export function admissionRequest(
   kind: GroupVersionKind,
   requestResource: GroupVersionResource,
   requestKind: GroupVersionKind,
-): Record<string, unknown> {
+): JsonObject {
   const u = a.userInfo;
-  const userInfo: Record<string, unknown> = {};
+  const userInfo: JsonObject = {};
   if (u) {
     if (u.name) userInfo.username = u.name;
     if (u.uid) userInfo.uid = u.uid;
     if (u.groups?.length) userInfo.groups = [...u.groups];
-    userInfo.extra = { ...(u.extra ?? {}) };
-    if (Object.keys(userInfo.extra as object).length === 0) delete userInfo.extra;
+    if (u.extra !== undefined && Object.keys(u.extra).length > 0) userInfo.extra = { ...u.extra };
   }
-  const r: Record<string, unknown> = {
+  const r: JsonObject = {
     uid: '',
     kind: { group: kind.group, version: kind.version, kind: kind.kind },
     resource: { group: resource.group, version: resource.version, resource: resource.resource },
@@ -185,13 +178,19 @@ export function admissionRequest(
 }
 
 /** kube's CreateNamespaceObject: the namespace's status, spec and metadata without managedFields and ownerReferences. */
-function namespaceObject(ns: KubeObject | undefined): unknown {
-  if (!ns) return null;
-  const { managedFields: _m, ownerReferences: _o, ...meta } = ns.metadata;
-  const out: Record<string, unknown> = { metadata: meta };
-  if (ns.spec !== undefined) out.spec = ns.spec;
-  if (ns.status !== undefined) out.status = ns.status;
-  return out;
+function namespaceObject(ns: KubeObject): KubeObject {
+  const { managedFields: _m, ownerReferences: _o, ...metadata } = ns.metadata;
+  return {
+    metadata,
+    ...(ns.spec !== undefined && { spec: ns.spec }),
+    ...(ns.status !== undefined && { status: ns.status }),
+  };
+}
+
+/** The namespace as the validations see it (CreateNamespaceObject) and as the auditAnnotations do (stored). */
+interface NamespaceValues {
+  readonly validations: Value;
+  readonly audit: Value;
 }
 
 interface Denied {
@@ -287,29 +286,19 @@ export function validatingAdmissionPolicy(
       const requestKind: GroupVersionKind = { group: a.kind.group, version: v.kind, kind: a.kind.name };
       const req: MatchRequest = { a, resource: requestResource, kind: requestKind };
       const denied: Denied[] = [];
-      const evalOpts: EvalOptions = {
-        budget: o.budget,
-        perCallLimit: o.perCallLimit,
-        regex: { remaining: REGEX_WORK_BUDGET },
-      };
-      const configError = (
-        cp: { failurePolicy: string },
-        err: unknown,
-        policy: string,
-        binding: string | undefined,
-      ): void => {
-        const msg = err instanceof Error ? err.message : String(err);
+      const budget = o.budget ?? Number(RUNTIME_CEL_COST_BUDGET);
+      const configError = (cp: CompiledPolicy, err: unknown, policy: string, binding: string | undefined): void => {
         if (cp.failurePolicy === 'Ignore') return;
-        const message =
-          cp.failurePolicy === 'Fail'
-            ? `${binding === undefined ? 'failed to configure policy' : 'failed to configure binding'}: ${msg}`
-            : `unrecognized failure policy: '${cp.failurePolicy}'`;
+        const msg = err instanceof Error ? err.message : String(err);
+        const message = `${binding === undefined ? 'failed to configure policy' : 'failed to configure binding'}: ${msg}`;
         denied.push({ policy, binding, decision: { action: 'deny', evaluation: 'error', message, reason: '' } });
       };
       // Namespace objects carry their own name as namespace in kube; namespaceObject is unset for them.
       const nsName = a.kind.group === '' && a.kind.name === 'Namespace' ? '' : a.namespace;
-      let nsObject: unknown;
-      const userInfo = a.userInfo ?? { name: '', groups: [] };
+      let ns: NamespaceValues | undefined;
+      const authz = authorization(a, o.authorizer);
+      // The objects as CEL sees them, made once a policy needs them.
+      let objects: { object: Value; oldObject: Value } | undefined;
 
       for (const p of [...policies].sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : 1))) {
         const policyName = p.metadata.name!;
@@ -342,7 +331,12 @@ export function validatingAdmissionPolicy(
           );
           continue;
         }
-        const request = admissionValue(admissionRequest(a, m.resource, m.kind, requestResource, requestKind));
+        const request = objectValue(admissionRequest(a, m.resource, m.kind, requestResource, requestKind));
+        // The matcher's request names the request's resource, not the one the policy matched.
+        const matchRequest =
+          cp.matchConditions.length > 0
+            ? objectValue(admissionRequest(a, requestResource, m.kind, requestResource, requestKind))
+            : null;
         const annotations = new Map<string, string[]>();
         for (const b of bindings) {
           const bindingName = b.metadata.name ?? '';
@@ -364,39 +358,32 @@ export function validatingAdmissionPolicy(
             continue;
           }
           if (params.length === 0) continue;
-          if (nsObject === undefined) {
-            if (nsName) {
-              const ns = await o.namespace(nsName);
-              if (!ns) throw notFound({ group: '', name: 'namespaces' }, nsName);
-              nsObject = admissionValue(namespaceObject(ns));
-            } else nsObject = null;
+          if (ns === undefined) {
+            const stored = nsName ? await o.namespace(nsName) : undefined;
+            if (nsName && !stored) throw notFound({ group: '', name: 'namespaces' }, nsName);
+            ns = stored
+              ? { validations: objectValue(namespaceObject(stored)), audit: objectValue(stored) }
+              : { validations: null, audit: null };
           }
-          const base = {
-            object: admissionValue(a.object ?? null),
-            oldObject: admissionValue(a.oldObject ?? null),
-            request,
-            namespaceObject: nsObject,
-            ...(o.authorizer
-              ? {
-                  authorizer: authorizerValue(
-                    new AuthorizerValue(userInfo, o.authorizer, {
-                      group: a.resource.group,
-                      version: v.resource,
-                      resource: a.resource.name,
-                      subresource: a.subresource,
-                      namespace: a.namespace,
-                      name: a.name,
-                    }),
-                  ),
-                }
-              : {}),
-          };
           const actions = b.spec.validationActions ?? [];
           for (const param of params) {
-            const inputs: Record<string, unknown> = { ...base };
-            if (cp.hasParams)
-              inputs.params = param === null ? null : admissionValue(withTypeMeta(param, p.spec.paramKind!));
-            const res = validatePolicy(cp, inputs, evalOpts);
+            objects ??= { object: objectValue(a.object), oldObject: objectValue(a.oldObject) };
+            const inputs: Inputs = {
+              ...objects,
+              request,
+              namespaceObject: ns.validations,
+              params: param === null ? null : objectValue(withTypeMeta(param, p.spec.paramKind!)),
+              ...authz,
+            };
+            const res = validatePolicy(
+              cp,
+              {
+                validations: inputs,
+                matchConditions: { ...inputs, request: matchRequest, namespaceObject: null },
+                auditNamespace: ns.audit,
+              },
+              budget,
+            );
             res.decisions.forEach((d, i) => {
               if (d.action !== 'deny') return;
               for (const act of actions) {

@@ -2,11 +2,13 @@
 // (plugin/policy/validating/typechecking.go): the kinds named by matchConstraints.resourceRules
 // without wildcards (subresources skipped; at most 10, sorted by group, version, kind), each
 // validation's expression and messageExpression type-checked with `object` typed by that kind's
-// schema and `params` by the paramKind's; one warning per expression naming every kind it fails
-// for: `example.com/v1, Kind=Widget: ERROR: <input>:1:13: undefined field 'sise'\n | ...\n`.
+// schema and `params` by the paramKind's (undeclared when it has none), the variables composed
+// in that environment; one warning per expression naming every kind it fails for:
+// `example.com/v1, Kind=Widget: ERROR: <input>:1:13: undefined field 'sise'\n | ...\n`.
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
-import { typeCheckAdmissionExpressions } from '../../crd/cel/admission.js';
-import { gvkString } from '../../apimachinery/versions.js';
+import { gvkString, parseGroupVersion } from '../../apimachinery/versions.js';
+import { type SchemaDeclType, schemaDeclType, uniqueTypeName } from '../../cel/kube/schema-types.js';
+import { AdmissionCompiler } from '../cel/compile.js';
 import type { GroupVersionKind, GroupVersionResource } from './matching.js';
 import type { ExpressionWarning, ValidatingAdmissionPolicy } from './types.js';
 
@@ -45,39 +47,81 @@ function sorted(l: GroupVersionKind[]): GroupVersionKind[] {
   return l.sort((a, b) => cmp(a.group, b.group) || cmp(a.version, b.version) || cmp(a.kind, b.kind));
 }
 
+/** The ObjectMeta fields a resource's published schema carries (kube resolves the full ObjectMeta). */
+const OBJECT_META_SCHEMA: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    generateName: { type: 'string' },
+    namespace: { type: 'string' },
+    uid: { type: 'string' },
+    resourceVersion: { type: 'string' },
+    generation: { type: 'integer' },
+    creationTimestamp: { type: 'string', format: 'date-time' },
+    deletionTimestamp: { type: 'string', format: 'date-time' },
+    deletionGracePeriodSeconds: { type: 'integer' },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+    finalizers: { type: 'array', items: { type: 'string' } },
+    ownerReferences: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          name: { type: 'string' },
+          uid: { type: 'string' },
+          controller: { type: 'boolean' },
+          blockOwnerDeletion: { type: 'boolean' },
+        },
+      },
+    },
+    managedFields: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+  },
+};
+
+/** A kind's type as the TypeChecker declares it (declType): the resource's schema with ObjectMeta, named `<Kind><nanos>`. */
+function declType(gvk: GroupVersionKind, r: TypeCheckResolver): SchemaDeclType | undefined {
+  const s = r.schemaFor(gvk);
+  if (s === undefined) return undefined;
+  const resource: JSONSchemaProps = {
+    ...s,
+    type: 'object',
+    properties: {
+      ...s.properties,
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: OBJECT_META_SCHEMA,
+    },
+  };
+  return schemaDeclType(resource, true, uniqueTypeName(gvk.kind));
+}
+
+/** The paramKind's type, if it names a kind with a schema. */
+function paramsType(p: ValidatingAdmissionPolicy, r: TypeCheckResolver): SchemaDeclType | undefined {
+  const pk = p.spec.paramKind;
+  const gv = pk ? parseGroupVersion(pk.apiVersion ?? '') : undefined;
+  return pk && gv ? declType({ ...gv, kind: pk.kind ?? '' }, r) : undefined;
+}
+
 /** kube's TypeChecker.Check: the policy's status.typeChecking.expressionWarnings (empty: none). */
 export function typeCheckPolicy(p: ValidatingAdmissionPolicy, r: TypeCheckResolver): ExpressionWarning[] {
-  const spec = p.spec ?? {};
-  const hasParams = spec.paramKind !== undefined && spec.paramKind !== null;
-  let paramsSchema: JSONSchemaProps | undefined;
-  if (hasParams) {
-    const av = spec.paramKind!.apiVersion ?? '';
-    const i = av.indexOf('/');
-    paramsSchema = r.schemaFor({
-      group: i < 0 ? '' : av.slice(0, i),
-      version: i < 0 ? av : av.slice(i + 1),
-      kind: spec.paramKind!.kind ?? '',
-    });
-  }
+  const spec = p.spec;
   const exprs: { fieldRef: string; expression: string }[] = [];
   (spec.validations ?? []).forEach((v, i) => {
     exprs.push({ fieldRef: `spec.validations[${i}].expression`, expression: v.expression ?? '' });
     if (v.messageExpression)
       exprs.push({ fieldRef: `spec.validations[${i}].messageExpression`, expression: v.messageExpression });
   });
+  const params = paramsType(p, r);
   const perKind: { gvk: GroupVersionKind; issues: (string | undefined)[] }[] = [];
   for (const gvk of typesToCheck(p, r)) {
-    const schema = r.schemaFor(gvk);
-    if (!schema) continue;
-    perKind.push({
-      gvk,
-      issues: typeCheckAdmissionExpressions(
-        exprs.map((e) => e.expression),
-        (spec.variables ?? []).map((v) => ({ name: v.name ?? '', expression: v.expression ?? '' })),
-        hasParams,
-        { object: schema, params: paramsSchema },
-      ),
-    });
+    const object = declType(gvk, r);
+    if (object === undefined) continue;
+    const compiler = new AdmissionCompiler(true, { object, params });
+    for (const v of spec.variables ?? []) compiler.typeCheck(v.expression ?? '', v.name ?? '');
+    perKind.push({ gvk, issues: exprs.map((e) => compiler.typeCheck(e.expression)) });
   }
   const warnings: ExpressionWarning[] = [];
   exprs.forEach((e, i) => {

@@ -39,7 +39,8 @@ import {
 } from '../../webhook/client.js';
 import type { AdmissionPlugin, Attributes } from '../interface.js';
 import type { Authorizer } from '../../apimachinery/authorization.js';
-import { evaluateWebhookMatchConditions } from './match-conditions.js';
+import { authorization, type Compiled, objectValue } from '../cel/evaluate.js';
+import { compileWebhookMatchConditions, evaluateMatchConditions } from './match-conditions.js';
 import {
   NO_KNOWN_REVIEW_VERSION,
   type AdmissionResponse,
@@ -248,6 +249,17 @@ function reviewRequest(req: Request, object: KubeObject | undefined): ReviewRequ
   };
 }
 
+/** A webhook's matchConditions, compiled once per configuration version (the informer's objects are new on change). */
+const compiledMatchConditions = new WeakMap<WebhookSpec, Compiled[]>();
+function compiledConditions(spec: WebhookSpec): Compiled[] {
+  let c = compiledMatchConditions.get(spec);
+  if (c === undefined) {
+    c = compileWebhookMatchConditions(spec.matchConditions ?? []);
+    compiledMatchConditions.set(spec, c);
+  }
+  return c;
+}
+
 /**
  * generic.Webhook.ShouldCallHook: whether `hook` is called for the request (selectors, rules,
  * matchConditions); throws a selector's or a condition's error (only for a webhook whose rules match).
@@ -270,24 +282,17 @@ async function shouldCall(
   if (conditions.length === 0) return true;
   const r = reviewRequest(req, object);
   const { a } = req;
-  const result = evaluateWebhookMatchConditions(
-    conditions,
+  const result = evaluateMatchConditions(
+    compiledConditions(spec),
     {
-      object: r.object ?? null,
-      oldObject: r.oldObject ?? null,
-      request: celRequest(r),
-      user: a.userInfo ?? { name: '', groups: [] },
-      authorizer: opts.authorizer,
-      requestResource: {
-        group: a.resource.group,
-        version: req.requestResource.version,
-        resource: a.resource.name,
-        subresource: a.subresource,
-        namespace: a.namespace,
-        name: a.name,
-      },
+      object: objectValue(r.object),
+      oldObject: objectValue(r.oldObject),
+      request: objectValue(celRequest(r)),
+      namespaceObject: null,
+      params: null,
+      ...authorization(a, opts.authorizer),
     },
-    spec.failurePolicy ?? 'Fail',
+    spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
   );
   if (result.error !== undefined) {
     // apierrors.NewForbidden(resource, name, err)

@@ -4,10 +4,9 @@
 // and their validation (validation/validation.go, with k8s.io/apiserver's util/webhook for client
 // configs and Go's net/url for webhook URLs), with kube's messages word for word.
 //
-// Not here: compiling the CEL of matchConditions, validations, messageExpressions, variables and
-// auditAnnotations (admission/policy/validation.ts does, for the policy's registry strategy to add
-// kube's compile errors at write time); parsing status.typeChecking.expressionWarnings[].fieldRef
-// as a JSONPath.
+// CEL is compiled by the caller's compiler (ExpressionCompiler: admission/ has CEL, apimachinery
+// does not), called where kube's validation compiles each expression so that its errors come in
+// kube's order. Not here: parsing status.typeChecking.expressionWarnings[].fieldRef as a JSONPath.
 import {
   type FieldError,
   GoPrinted,
@@ -459,8 +458,36 @@ function validateAdmissionReviewVersions(
   return errs;
 }
 
-/** validateMatchConditions, without compiling the expressions. */
-function validateMatchConditions(conditions: readonly MatchCondition[], path: string): FieldError[] {
+/**
+ * Compiles a webhook's or a policy's expressions as kube's validation does: each call answers
+ * kube's detail for an expression that does not compile (`compilation failed: ERROR: ...`), or
+ * undefined. `stored`: the stored object already had the expression, and kube compiles it in its
+ * StoredExpressions environment rather than the new expressions' one.
+ */
+export interface ExpressionCompiler {
+  matchCondition(expression: string, stored: boolean): string | undefined;
+}
+
+/** A policy's compiler, with state: each variable compiled is declared to what follows. */
+export interface PolicyExpressionCompiler extends ExpressionCompiler {
+  variable(name: string, expression: string, stored: boolean): string | undefined;
+  validation(expression: string, stored: boolean): string | undefined;
+  messageExpression(expression: string, stored: boolean): string | undefined;
+  auditAnnotation(expression: string, stored: boolean): string | undefined;
+}
+
+/** An expression's compile error at `path`, the value reported being `value`. */
+function compileError(path: string, value: string, detail: string | undefined): FieldError[] {
+  return detail === undefined ? [] : [invalid(path, value, detail)];
+}
+
+/** validateMatchConditions; the expressions, trimmed, compiled by `compiler` when there is one. */
+function validateMatchConditions(
+  conditions: readonly MatchCondition[],
+  path: string,
+  stored: ReadonlySet<string>,
+  compiler: ExpressionCompiler | undefined,
+): FieldError[] {
   const errs: FieldError[] = [];
   if (conditions.length > MAX_MATCH_CONDITIONS) errs.push(tooMany(path, conditions.length, MAX_MATCH_CONDITIONS));
   const names = new Set<string>();
@@ -468,7 +495,16 @@ function validateMatchConditions(conditions: readonly MatchCondition[], path: st
     const c = isJsonObject(raw) ? raw : {};
     const at = index(path, i);
     const name = str(c.name);
-    if (str(c.expression).trim().length === 0) errs.push(required(child(at, 'expression'), ''));
+    const expression = str(c.expression).trim();
+    if (expression.length === 0) errs.push(required(child(at, 'expression'), ''));
+    else if (compiler !== undefined)
+      errs.push(
+        ...compileError(
+          child(at, 'expression'),
+          expression,
+          compiler.matchCondition(expression, stored.has(expression)),
+        ),
+      );
     if (name.length === 0) errs.push(required(child(at, 'name'), ''));
     else for (const msg of isQualifiedName(name)) errs.push(invalid(child(at, 'name'), name, msg));
     if (name.length > 0) {
@@ -482,6 +518,8 @@ function validateMatchConditions(conditions: readonly MatchCondition[], path: st
 /** How strictly a write is judged: a create strictly, an update as the stored object allows. */
 export interface WebhookValidationOptions {
   ignoreMatchConditions: boolean;
+  /** The stored object's matchConditions' expressions (findValidatingPreexistingExpressions). */
+  storedMatchConditions: ReadonlySet<string>;
   requireNoSideEffects: boolean;
   requireRecognizedAdmissionReviewVersion: boolean;
   requireUniqueWebhookNames: boolean;
@@ -490,6 +528,7 @@ export interface WebhookValidationOptions {
 
 export const STRICT_WEBHOOK_OPTIONS: WebhookValidationOptions = {
   ignoreMatchConditions: false,
+  storedMatchConditions: new Set(),
   requireNoSideEffects: true,
   requireRecognizedAdmissionReviewVersion: true,
   requireUniqueWebhookNames: true,
@@ -497,7 +536,13 @@ export const STRICT_WEBHOOK_OPTIONS: WebhookValidationOptions = {
 };
 
 /** validateMutatingWebhook and validateValidatingWebhook, in kube's order. */
-function validateWebhook(hook: Webhook, mutating: boolean, opts: WebhookValidationOptions, path: string): FieldError[] {
+function validateWebhook(
+  hook: Webhook,
+  mutating: boolean,
+  opts: WebhookValidationOptions,
+  compiler: ExpressionCompiler | undefined,
+  path: string,
+): FieldError[] {
   const errs = isFullyQualifiedName(child(path, 'name'), str(hook.name));
   list(hook.rules).forEach((rule, i) =>
     errs.push(...validateRuleWithOperations(isJsonObject(rule) ? rule : {}, index(child(path, 'rules'), i))),
@@ -546,22 +591,33 @@ function validateWebhook(hook: Webhook, mutating: boolean, opts: WebhookValidati
   else if (cc.url != null) errs.push(...validateWebhookURL(child(ccPath, 'url'), str(cc.url), true));
   else errs.push(...validateWebhookService(child(ccPath, 'service'), isJsonObject(cc.service) ? cc.service : {}));
   if (!opts.ignoreMatchConditions)
-    errs.push(...validateMatchConditions(list(hook.matchConditions), child(path, 'matchConditions')));
+    errs.push(
+      ...validateMatchConditions(
+        list(hook.matchConditions),
+        child(path, 'matchConditions'),
+        opts.storedMatchConditions,
+        compiler,
+      ),
+    );
   return errs;
 }
 
-/** validateMutatingWebhookConfiguration / validateValidatingWebhookConfiguration, without ObjectMeta. */
+/**
+ * validateMutatingWebhookConfiguration / validateValidatingWebhookConfiguration, without
+ * ObjectMeta; matchConditions compiled by `compiler` (none: not compiled).
+ */
 export function validateWebhookConfiguration(
   obj: WebhookConfiguration,
   mutating: boolean,
   opts: WebhookValidationOptions = STRICT_WEBHOOK_OPTIONS,
+  compiler?: ExpressionCompiler,
 ): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   list(obj.webhooks).forEach((raw, i) => {
     const hook = isJsonObject(raw) ? (raw as Webhook) : {};
     const at = index('webhooks', i);
-    errs.push(...validateWebhook(hook, mutating, opts, at));
+    errs.push(...validateWebhook(hook, mutating, opts, compiler, at));
     errs.push(
       ...validateAdmissionReviewVersions(
         list(hook.admissionReviewVersions),
@@ -578,6 +634,13 @@ export function validateWebhookConfiguration(
   return errs;
 }
 
+/** One string field of each of a list's items (kube's preexisting expressions). */
+const expressionsOf = (items: unknown, field: string): string[] =>
+  (Array.isArray(items) ? items : []).flatMap((item: unknown) => {
+    const v = isJsonObject(item) ? item[field] : undefined;
+    return typeof v === 'string' ? [v] : [];
+  });
+
 const webhooksOf = (obj: WebhookConfiguration): Webhook[] =>
   list(obj.webhooks).map((h) => (isJsonObject(h) ? (h as Webhook) : {}));
 
@@ -593,6 +656,7 @@ export function webhookUpdateOptions(obj: WebhookConfiguration, old: WebhookConf
     ignoreMatchConditions:
       hooks.length === oldHooks.length &&
       oldHooks.every((h, i) => deepEqual(hooks[i]!.matchConditions, h.matchConditions)),
+    storedMatchConditions: new Set(oldHooks.flatMap((h) => expressionsOf(h.matchConditions, 'expression'))),
     requireNoSideEffects: oldHooks.every((h) => has(NO_SIDE_EFFECT_CLASSES, h.sideEffects)),
     requireRecognizedAdmissionReviewVersion: oldHooks.every((h) => {
       const versions = list(h.admissionReviewVersions);
@@ -610,7 +674,8 @@ export const validateWebhookConfigurationUpdate = (
   obj: WebhookConfiguration,
   old: WebhookConfiguration,
   mutating: boolean,
-): FieldError[] => validateWebhookConfiguration(obj, mutating, webhookUpdateOptions(obj, old));
+  compiler?: ExpressionCompiler,
+): FieldError[] => validateWebhookConfiguration(obj, mutating, webhookUpdateOptions(obj, old), compiler);
 
 // ---------------------------------------------------------------------------------------------
 // ValidatingAdmissionPolicy and its binding
@@ -717,28 +782,64 @@ const CEL_RESERVED = new Set([
 export const isCELIdentifier = (name: string): boolean =>
   /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
 
-/** validateVariable, without compiling the expression. */
-function validateVariable(v: Variable, path: string): FieldError[] {
+/** validateVariable. */
+function validateVariable(
+  v: Variable,
+  path: string,
+  stored: PolicyValidationOptions['stored'],
+  compiler: PolicyExpressionCompiler | undefined,
+): FieldError[] {
   const errs: FieldError[] = [];
   const name = str(v.name);
+  const expression = str(v.expression);
   if (name.trim() === '') errs.push(required(child(path, 'name'), 'name is not specified'));
   else if (!isCELIdentifier(name)) errs.push(invalid(child(path, 'name'), name, 'name is not a valid CEL identifier'));
-  if (str(v.expression).trim() === '') errs.push(required(child(path, 'expression'), 'expression is not specified'));
+  if (expression.trim() === '') errs.push(required(child(path, 'expression'), 'expression is not specified'));
+  // kube asks whether the stored policy had the expression among its validations'.
+  else if (compiler !== undefined)
+    errs.push(
+      ...compileError(
+        child(path, 'expression'),
+        expression,
+        compiler.variable(name, expression, stored.validations.has(expression)),
+      ),
+    );
   return errs;
 }
 
 const hasNewlines = (s: string): boolean => /[\n\r]/.test(s);
 
-/** validateValidation, without compiling expression and messageExpression. */
-function validateValidation(v: Validation, path: string): FieldError[] {
+/** validateValidation; expression and messageExpression compiled as written. */
+function validateValidation(
+  v: Validation,
+  path: string,
+  stored: PolicyValidationOptions['stored'],
+  compiler: PolicyExpressionCompiler | undefined,
+): FieldError[] {
   const errs: FieldError[] = [];
   const message = str(v.message);
+  const expression = str(v.expression);
   const messageExpression = str(v.messageExpression);
   const trimmedMsg = message.trim();
-  if (str(v.expression).trim().length === 0)
-    errs.push(required(child(path, 'expression'), 'expression is not specified'));
+  if (expression.trim().length === 0) errs.push(required(child(path, 'expression'), 'expression is not specified'));
+  else if (compiler !== undefined)
+    errs.push(
+      ...compileError(
+        child(path, 'expression'),
+        expression,
+        compiler.validation(expression, stored.validations.has(expression)),
+      ),
+    );
   if (messageExpression.length > 0 && messageExpression.trim().length === 0) {
     errs.push(invalid(child(path, 'messageExpression'), messageExpression, 'must be non-empty if specified'));
+  } else if (messageExpression.length > 0 && compiler !== undefined) {
+    errs.push(
+      ...compileError(
+        child(path, 'messageExpression'),
+        messageExpression,
+        compiler.messageExpression(messageExpression, stored.messageExpressions.has(messageExpression)),
+      ),
+    );
   }
   if (message.length > 0 && trimmedMsg.length === 0)
     errs.push(invalid(child(path, 'message'), message, 'message must be non-empty if specified'));
@@ -749,8 +850,14 @@ function validateValidation(v: Validation, path: string): FieldError[] {
   return errs;
 }
 
-/** validateAuditAnnotation, without compiling valueExpression. */
-function validateAuditAnnotation(policyName: string, a: AuditAnnotation, path: string): FieldError[] {
+/** validateAuditAnnotation; valueExpression compiled trimmed. */
+function validateAuditAnnotation(
+  policyName: string,
+  a: AuditAnnotation,
+  path: string,
+  stored: PolicyValidationOptions['stored'],
+  compiler: PolicyExpressionCompiler | undefined,
+): FieldError[] {
   const errs: FieldError[] = [];
   const key = str(a.key);
   if (policyName.length !== 0) {
@@ -759,13 +866,22 @@ function validateAuditAnnotation(policyName: string, a: AuditAnnotation, path: s
   } else {
     errs.push(invalid(child(path, 'key'), key, 'requires metadata.name be non-empty'));
   }
-  const value = str(a.valueExpression).trim();
+  const written = str(a.valueExpression);
+  const value = written.trim();
   if (value.length === 0) errs.push(required(child(path, 'valueExpression'), 'valueExpression is not specified'));
   else if (byteLength(value) > MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH) {
     errs.push(
       required(
         child(path, 'valueExpression'),
         `must not exceed ${MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length`,
+      ),
+    );
+  } else if (compiler !== undefined) {
+    errs.push(
+      ...compileError(
+        child(path, 'valueExpression'),
+        written,
+        compiler.auditAnnotation(value, stored.auditAnnotations.has(written)),
       ),
     );
   }
@@ -781,12 +897,34 @@ const goAuditAnnotations = (v: readonly AuditAnnotation[]): GoPrinted =>
 export interface PolicyValidationOptions {
   /** An update that changes neither paramKind nor matchConditions does not judge them again. */
   ignoreMatchConditions: boolean;
+  /** The stored policy's expressions (findValidatingPolicyPreexistingExpressions). */
+  stored: {
+    readonly matchConditions: ReadonlySet<string>;
+    readonly validations: ReadonlySet<string>;
+    readonly messageExpressions: ReadonlySet<string>;
+    readonly auditAnnotations: ReadonlySet<string>;
+  };
 }
 
-/** validateValidatingAdmissionPolicySpec, without ObjectMeta and without CEL compilation. */
+/** A create's options: nothing stored. */
+export const NEW_POLICY_OPTIONS: PolicyValidationOptions = {
+  ignoreMatchConditions: false,
+  stored: {
+    matchConditions: new Set(),
+    validations: new Set(),
+    messageExpressions: new Set(),
+    auditAnnotations: new Set(),
+  },
+};
+
+/**
+ * validateValidatingAdmissionPolicySpec, without ObjectMeta; the expressions compiled by
+ * `compiler` (none: not compiled), matchConditions by its stateless part.
+ */
 export function validateValidatingAdmissionPolicy(
   obj: ValidatingAdmissionPolicy,
-  opts: PolicyValidationOptions = { ignoreMatchConditions: false },
+  opts: PolicyValidationOptions = NEW_POLICY_OPTIONS,
+  compiler?: PolicyExpressionCompiler,
 ): FieldError[] {
   const spec: ValidatingAdmissionPolicySpec = isJsonObject(obj.spec) ? obj.spec : {};
   const path = 'spec';
@@ -804,9 +942,16 @@ export function validateValidatingAdmissionPolicy(
       errs.push(required(child(child(path, 'matchConstraints'), 'resourceRules'), ''));
   }
   if (!opts.ignoreMatchConditions)
-    errs.push(...validateMatchConditions(list(spec.matchConditions), child(path, 'matchConditions')));
+    errs.push(
+      ...validateMatchConditions(
+        list(spec.matchConditions),
+        child(path, 'matchConditions'),
+        opts.stored.matchConditions,
+        compiler,
+      ),
+    );
   list(spec.variables).forEach((v, i) =>
-    errs.push(...validateVariable(isJsonObject(v) ? v : {}, index(child(path, 'variables'), i))),
+    errs.push(...validateVariable(isJsonObject(v) ? v : {}, index(child(path, 'variables'), i), opts.stored, compiler)),
   );
   const validations = list(spec.validations);
   const annotations = list(spec.auditAnnotations);
@@ -818,7 +963,9 @@ export function validateValidatingAdmissionPolicy(
     return errs;
   }
   validations.forEach((v, i) =>
-    errs.push(...validateValidation(isJsonObject(v) ? v : {}, index(child(path, 'validations'), i))),
+    errs.push(
+      ...validateValidation(isJsonObject(v) ? v : {}, index(child(path, 'validations'), i), opts.stored, compiler),
+    ),
   );
   if (annotations.length > MAX_AUDIT_ANNOTATIONS) {
     errs.push(
@@ -833,7 +980,7 @@ export function validateValidatingAdmissionPolicy(
   annotations.forEach((raw, i) => {
     const a = isJsonObject(raw) ? (raw as AuditAnnotation) : {};
     const at = index(child(path, 'auditAnnotations'), i);
-    errs.push(...validateAuditAnnotation(str(obj.metadata?.name), a, at));
+    errs.push(...validateAuditAnnotation(str(obj.metadata?.name), a, at, opts.stored, compiler));
     const key = str(a.key);
     if (keys.has(key)) errs.push(duplicate(child(at, 'key'), key));
     keys.add(key);
@@ -848,9 +995,16 @@ export function policyUpdateOptions(
 ): PolicyValidationOptions {
   const spec = isJsonObject(obj.spec) ? obj.spec : {};
   const oldSpec = isJsonObject(old.spec) ? old.spec : {};
+  const validations = oldSpec.validations;
   return {
     ignoreMatchConditions:
       deepEqual(spec.paramKind, oldSpec.paramKind) && deepEqual(spec.matchConditions, oldSpec.matchConditions),
+    stored: {
+      matchConditions: new Set(expressionsOf(oldSpec.matchConditions, 'expression')),
+      validations: new Set(expressionsOf(validations, 'expression')),
+      messageExpressions: new Set(expressionsOf(validations, 'messageExpression')),
+      auditAnnotations: new Set(expressionsOf(oldSpec.auditAnnotations, 'valueExpression')),
+    },
   };
 }
 

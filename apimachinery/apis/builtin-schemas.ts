@@ -1,27 +1,24 @@
-// The schemas of the built-in kinds, as kube publishes them in its OpenAPI documents, for
-// /openapi/v2, /openapi/v3 and so `kubectl explain` and client-side tools.
+// The schemas of the built-in kinds, as kube publishes them in its OpenAPI documents: served at
+// /openapi/v2 and /openapi/v3 (`kubectl explain`, client-side tools), and the one description each
+// kind's field ownership types, strategic merge patch metadata and known fields are derived from.
 //
 // Source: kubernetes/kubernetes api/openapi-spec/v3 (api__v1_openapi.json,
 // apis__coordination.k8s.io__v1_openapi.json, apis__rbac.authorization.k8s.io__v1_openapi.json,
 // apis__events.k8s.io__v1_openapi.json, apis__apiextensions.k8s.io__v1_openapi.json),
-// admissionregistration.k8s.io/v1 and meta/v1 Condition generated from k8s.io/api v0.33.0's types.go (below),
-// components.schemas: descriptions, types, formats, defaults and the x-kubernetes-* extensions
-// copied by hand from those documents (API definitions: data; no generator, the documents being
-// read page by page, not checked out). Two fields kube added after that snapshot (Lease spec.strategy and
-// spec.preferredHolder, served here) are described from kube's types.go.
+// admissionregistration.k8s.io/v1, core/v1 Service and meta/v1 Condition generated from k8s.io/api
+// v0.33.0's types.go with openapi-gen's rules (below), components.schemas: descriptions, types,
+// formats, defaults and the x-kubernetes-* extensions copied by hand from those documents (API
+// definitions: data; no generator is checked in). Two fields kube added after that snapshot (Lease
+// spec.strategy and spec.preferredHolder, served here) are described from kube's types.go. Every
+// definition's properties and extensions were checked against v0.33.0's types and markers.
 //
 // Shape: each kind's schema is its kube definition without apiVersion, kind and metadata (the
 // OpenAPI builder adds those, with ObjectMeta by reference), and `definitions` holds every named
 // definition it reaches, referenced as `$ref: '#/definitions/<name>'`. The meta/v1 definitions the
-// documents always emit (ObjectMeta, Time and their kin, in server/endpoints/openapi.ts) are
-// referenced, not repeated here; the meta/v1 ones they do not emit (MicroTime, LabelSelector) are.
+// documents always emit (ObjectMeta, Time and their kin, in meta-schemas.ts) are referenced, not
+// repeated here; the meta/v1 ones they do not emit (MicroTime, LabelSelector) are.
 import type { JSONSchemaProps } from './apiextensions.js';
-
-/** kube's patch extensions, which JSONSchemaProps (a CRD's type) does not carry. */
-export interface PatchExtensions {
-  'x-kubernetes-patch-strategy'?: string;
-  'x-kubernetes-patch-merge-key'?: string;
-}
+import type { PatchExtensions } from './patch-extensions.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const CORE = 'io.k8s.api.core.v1';
@@ -343,6 +340,8 @@ export const serviceAccountSchema: JSONSchemaProps = kind(
           description:
             'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
           items: ref(OBJECT_REFERENCE, undefined, { default: {} }),
+          'x-kubernetes-list-map-keys': ['name'],
+          'x-kubernetes-list-type': 'map',
         },
         { 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' },
       ),
@@ -409,6 +408,348 @@ export const coreEventSchema: JSONSchemaProps = kind(
     required: ['metadata', 'involvedObject'],
   },
   POOL,
+);
+
+// ---- core/v1 Service ------------------------------------------------------------------------------
+// Generated from k8s.io/api v0.33.0's types.go with openapi-gen's rules (descriptions, enums,
+// defaults, required, extensions), as kube's published definitions have them.
+
+const SERVICE_POOL: Record<string, JSONSchemaProps> = {
+  ...POOL,
+  [`${CORE}.ClientIPConfig`]: {
+    type: 'object',
+    description: 'ClientIPConfig represents the configurations of Client IP based session affinity.',
+    properties: {
+      timeoutSeconds: {
+        type: 'integer',
+        format: 'int32',
+        description:
+          'timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours).',
+      },
+    },
+  },
+  [`${CORE}.LoadBalancerIngress`]: {
+    type: 'object',
+    description:
+      'LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point.',
+    properties: {
+      ip: {
+        type: 'string',
+        description:
+          'IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)',
+      },
+      hostname: {
+        type: 'string',
+        description:
+          'Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)',
+      },
+      ipMode: {
+        type: 'string',
+        description:
+          'IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer\'s IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node\'s IP and node port or the pod\'s IP and port. Service implementations may use this information to adjust traffic routing.',
+      },
+      ports: {
+        type: 'array',
+        items: {
+          $ref: `#/definitions/${CORE}.PortStatus`,
+          default: {},
+        },
+        description:
+          'Ports is a list of records of service ports If used, every port defined in the service should have an entry in it',
+        'x-kubernetes-list-type': 'atomic',
+      },
+    },
+  },
+  [`${CORE}.LoadBalancerStatus`]: {
+    type: 'object',
+    description: 'LoadBalancerStatus represents the status of a load-balancer.',
+    properties: {
+      ingress: {
+        type: 'array',
+        items: {
+          $ref: `#/definitions/${CORE}.LoadBalancerIngress`,
+          default: {},
+        },
+        description:
+          'Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.',
+        'x-kubernetes-list-type': 'atomic',
+      },
+    },
+  },
+  [`${CORE}.PortStatus`]: {
+    type: 'object',
+    description: 'PortStatus represents the error condition of a service port',
+    properties: {
+      port: {
+        type: 'integer',
+        format: 'int32',
+        default: 0,
+        description: 'Port is the port number of the service port of which status is recorded here',
+      },
+      protocol: {
+        type: 'string',
+        enum: ['SCTP', 'TCP', 'UDP'],
+        default: '',
+        description:
+          'Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"\n\nPossible enum values:\n - `"SCTP"` is the SCTP protocol.\n - `"TCP"` is the TCP protocol.\n - `"UDP"` is the UDP protocol.',
+      },
+      error: {
+        type: 'string',
+        description:
+          'Error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use\n  CamelCase names\n- cloud provider specific error values must have names that comply with the\n  format foo.example.com/CamelCase.',
+      },
+    },
+    required: ['port', 'protocol'],
+  },
+  [`${CORE}.ServicePort`]: {
+    type: 'object',
+    description: "ServicePort contains information on service's port.",
+    properties: {
+      name: {
+        type: 'string',
+        description:
+          "The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.",
+      },
+      protocol: {
+        type: 'string',
+        enum: ['SCTP', 'TCP', 'UDP'],
+        default: 'TCP',
+        description:
+          'The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.\n\nPossible enum values:\n - `"SCTP"` is the SCTP protocol.\n - `"TCP"` is the TCP protocol.\n - `"UDP"` is the UDP protocol.',
+      },
+      appProtocol: {
+        type: 'string',
+        description:
+          "The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax. Valid values are either:\n\n* Un-prefixed protocol names - reserved for IANA standard service names (as per RFC-6335 and https://www.iana.org/assignments/service-names).\n\n* Kubernetes-defined prefixed names:\n  * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described in https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-\n  * 'kubernetes.io/ws'  - WebSocket over cleartext as described in https://www.rfc-editor.org/rfc/rfc6455\n  * 'kubernetes.io/wss' - WebSocket over TLS as described in https://www.rfc-editor.org/rfc/rfc6455\n\n* Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.",
+      },
+      port: {
+        type: 'integer',
+        format: 'int32',
+        default: 0,
+        description: 'The port that will be exposed by this service.',
+      },
+      targetPort: {
+        $ref: '#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+        description:
+          "Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service",
+      },
+      nodePort: {
+        type: 'integer',
+        format: 'int32',
+        description:
+          'The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport',
+      },
+    },
+    required: ['port'],
+  },
+  [`${CORE}.ServiceSpec`]: {
+    type: 'object',
+    description: 'ServiceSpec describes the attributes that a user creates on a service.',
+    properties: {
+      ports: withPatch(
+        {
+          type: 'array',
+          items: {
+            $ref: `#/definitions/${CORE}.ServicePort`,
+            default: {},
+          },
+          description:
+            'The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['port', 'protocol'],
+        },
+        { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'port' },
+      ),
+      selector: {
+        type: 'object',
+        additionalProperties: {
+          type: 'string',
+          default: '',
+        },
+        description:
+          'Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/',
+        'x-kubernetes-map-type': 'atomic',
+      },
+      clusterIP: {
+        type: 'string',
+        description:
+          'clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
+      },
+      clusterIPs: {
+        type: 'array',
+        items: {
+          type: 'string',
+          default: '',
+        },
+        description:
+          'ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.  If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be empty) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address.  Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName.  If this field is not specified, it will be initialized from the clusterIP field.  If this field is specified, clients must ensure that clusterIPs[0] and clusterIP have the same value.\n\nThis field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      type: {
+        type: 'string',
+        enum: ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'],
+        description:
+          'type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types\n\nPossible enum values:\n - `"ClusterIP"` means a service will only be accessible inside the cluster, via the cluster IP.\n - `"ExternalName"` means a service consists of only a reference to an external name that kubedns or equivalent will return as a CNAME record, with no exposing or proxying of any pods involved.\n - `"LoadBalancer"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to \'NodePort\' type.\n - `"NodePort"` means a service will be exposed on one port of every node, in addition to \'ClusterIP\' type.',
+      },
+      externalIPs: {
+        type: 'array',
+        items: {
+          type: 'string',
+          default: '',
+        },
+        description:
+          'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      sessionAffinity: {
+        type: 'string',
+        enum: ['ClientIP', 'None'],
+        description:
+          'Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies\n\nPossible enum values:\n - `"ClientIP"` is the Client IP based.\n - `"None"` - no session affinity.',
+      },
+      loadBalancerIP: {
+        type: 'string',
+        description:
+          'Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available.',
+      },
+      loadBalancerSourceRanges: {
+        type: 'array',
+        items: {
+          type: 'string',
+          default: '',
+        },
+        description:
+          'If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      externalName: {
+        type: 'string',
+        description:
+          'externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".',
+      },
+      externalTrafficPolicy: {
+        type: 'string',
+        enum: ['Cluster', 'Local'],
+        description:
+          'externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service\'s "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.\n\nPossible enum values:\n - `"Cluster"` routes traffic to all endpoints.\n - `"Local"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).',
+      },
+      healthCheckNodePort: {
+        type: 'integer',
+        format: 'int32',
+        description:
+          'healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set.',
+      },
+      publishNotReadyAddresses: {
+        type: 'boolean',
+        description:
+          'publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet\'s Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.',
+      },
+      sessionAffinityConfig: {
+        $ref: `#/definitions/${CORE}.SessionAffinityConfig`,
+        description: 'sessionAffinityConfig contains the configurations of session affinity.',
+      },
+      ipFamilies: {
+        type: 'array',
+        items: {
+          type: 'string',
+          enum: ['', 'IPv4', 'IPv6'],
+          default: '',
+        },
+        description:
+          'IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.\n\nThis field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      ipFamilyPolicy: {
+        type: 'string',
+        enum: ['PreferDualStack', 'RequireDualStack', 'SingleStack'],
+        description:
+          'IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.\n\nPossible enum values:\n - `"PreferDualStack"` indicates that this service prefers dual-stack when the cluster is configured for dual-stack. If the cluster is not configured for dual-stack the service will be assigned a single IPFamily. If the IPFamily is not set in service.spec.ipFamilies then the service will be assigned the default IPFamily configured on the cluster\n - `"RequireDualStack"` indicates that this service requires dual-stack. Using IPFamilyPolicyRequireDualStack on a single stack cluster will result in validation errors. The IPFamilies (and their order) assigned to this service is based on service.spec.ipFamilies. If service.spec.ipFamilies was not provided then it will be assigned according to how they are configured on the cluster. If service.spec.ipFamilies has only one entry then the alternative IPFamily will be added by apiserver\n - `"SingleStack"` indicates that this service is required to have a single IPFamily. The IPFamily assigned is based on the default IPFamily used by the cluster or as identified by service.spec.ipFamilies field',
+      },
+      allocateLoadBalancerNodePorts: {
+        type: 'boolean',
+        description:
+          'allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.  Default is "true". It may be set to "false" if the cluster load-balancer does not rely on NodePorts.  If the caller requests specific NodePorts (by specifying a value), those requests will be respected, regardless of this field. This field may only be set for services with type LoadBalancer and will be cleared if the type is changed to any other type.',
+      },
+      loadBalancerClass: {
+        type: 'string',
+        description:
+          "loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. \"internal-vip\" or \"example.com/internal-vip\". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.",
+      },
+      internalTrafficPolicy: {
+        type: 'string',
+        enum: ['Cluster', 'Local'],
+        description:
+          'InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).\n\nPossible enum values:\n - `"Cluster"` routes traffic to all endpoints.\n - `"Local"` routes traffic only to endpoints on the same node as the client pod (dropping the traffic if there are no local endpoints).',
+      },
+      trafficDistribution: {
+        type: 'string',
+        description:
+          'TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone.',
+      },
+    },
+  },
+  [`${CORE}.ServiceStatus`]: {
+    type: 'object',
+    description: 'ServiceStatus represents the current status of a service.',
+    properties: {
+      loadBalancer: {
+        $ref: `#/definitions/${CORE}.LoadBalancerStatus`,
+        default: {},
+        description: 'LoadBalancer contains the current status of the load-balancer, if one is present.',
+      },
+      conditions: withPatch(
+        {
+          type: 'array',
+          items: {
+            $ref: `#/definitions/${META}.Condition`,
+            default: {},
+          },
+          description: 'Current service state',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['type'],
+        },
+        { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'type' },
+      ),
+    },
+  },
+  [`${CORE}.SessionAffinityConfig`]: {
+    type: 'object',
+    description: 'SessionAffinityConfig represents the configurations of session affinity.',
+    properties: {
+      clientIP: {
+        $ref: `#/definitions/${CORE}.ClientIPConfig`,
+        description: 'clientIP contains the configurations of Client IP based session affinity.',
+      },
+    },
+  },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
+    type: 'string',
+    format: 'int-or-string',
+    description: 'IntOrString is a type that can hold an int32 or a string.',
+  },
+};
+
+export const serviceSchema: JSONSchemaProps = kind(
+  {
+    type: 'object',
+    description:
+      'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
+    properties: {
+      spec: {
+        $ref: `#/definitions/${CORE}.ServiceSpec`,
+        default: {},
+        description:
+          'Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+      },
+      status: {
+        $ref: `#/definitions/${CORE}.ServiceStatus`,
+        default: {},
+        description:
+          'Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+      },
+    },
+  },
+  SERVICE_POOL,
 );
 
 // ---- events.k8s.io/v1 ----------------------------------------------------------------------------
@@ -886,6 +1227,10 @@ const APIEXT_POOL: Record<string, JSONSchemaProps> = {
     type: 'object',
     description:
       'CustomResourceSubresourceStatus defines how to serve the status subresource for CustomResources. Status is represented by the `.status` JSON path inside of a CustomResource. When set, * exposes a /status subresource for the custom resource * PUT requests to the /status subresource take a custom resource object, and ignore changes to anything except the status stanza * PUT/POST/PATCH requests to the custom resource ignore changes to the status stanza',
+    // An empty Go struct, which kube publishes without properties, as it publishes free-form
+    // objects (FieldsV1, RawExtension): said here, so that decoding drops what the struct has no
+    // field for. Structured merge treats both the same.
+    properties: {},
   },
   [`${APIEXT}.CustomResourceSubresources`]: {
     type: 'object',
@@ -1378,7 +1723,12 @@ const ADMREG_POOL: Record<string, JSONSchemaProps> = {
   [`${ADMREG}.ParamKind`]: {
     type: 'object',
     description: 'ParamKind is a tuple of Group Kind and Version.',
-    properties: {},
+    properties: {
+      apiVersion: str(
+        'APIVersion is the API group version the resources belong to. In format of "group/version". Required.',
+      ),
+      kind: str('Kind is the API kind the resources belong to. Required.'),
+    },
     'x-kubernetes-map-type': 'atomic',
   },
   [`${ADMREG}.ParamRef`]: {
@@ -1879,22 +2229,24 @@ export const validatingAdmissionPolicyBindingSchema: JSONSchemaProps = kind(
 );
 
 /**
- * The access reviews and SelfSubjectReview: created, never stored, their spec and status as kube
- * defines them but described here only as objects, which is what client-side validation needs to
- * find the kind (without it kubectl 1.27 looks the kind up among the CRDs, which most users may not).
+ * The access reviews and SelfSubjectReview: created, never stored, their spec (the access reviews')
+ * and status as kube defines them but described here only as objects, which is what client-side
+ * validation needs to find the kind (without it kubectl 1.27 looks the kind up among the CRDs,
+ * which most users may not).
  */
-export function reviewSchema(description: string): JSONSchemaProps {
+export function reviewSchema(description: string, withSpec = true): JSONSchemaProps {
   const open = (what: string): JSONSchemaProps => ({
     type: 'object',
     description: what,
     'x-kubernetes-preserve-unknown-fields': true,
   });
+  const status = open('Status is filled in by the server');
   return {
     type: 'object',
     description,
-    properties: {
-      spec: open('Spec holds information about the request being evaluated'),
-      status: open('Status is filled in by the server'),
-    },
+    // SelfSubjectReview has no spec: the request is all it asks about.
+    properties: withSpec
+      ? { spec: open('Spec holds information about the request being evaluated'), status }
+      : { status },
   };
 }

@@ -1,6 +1,6 @@
 // Kubernetes' API types as their protobuf messages describe them (kube-protos.ts): which kinds have
 // one, each message's fields with their JSON names and Go's JSON forms. The wire codecs
-// (server/endpoints/protobuf*.ts) and typed decoding (unknown-fields.ts) read the same definitions.
+// (server/codecs/protobuf*.ts) and typed decoding (unknown-fields.ts) read the same definitions.
 import type * as Protobuf from 'protobufjs';
 import type { FieldBase, Root, Type } from 'protobufjs';
 import { lazyRequire } from '../lazy-require.js';

@@ -11,7 +11,7 @@ import type {
   RulesResult,
 } from '../authorization.js';
 import { goQuote } from '../quote.js';
-import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../user.js';
+import type { UserInfo } from '../user.js';
 import { firstApplyingSubject, ruleAllows } from './rules.js';
 import {
   type ClusterRole,
@@ -172,36 +172,4 @@ export function rbacAuthorizer(source: RuleSource): Authorizer {
     authorize: (attrs) => authorize(source, attrs),
     rulesFor: (user, namespace) => rulesFor(source, user, namespace),
   };
-}
-
-/**
- * kube's SubjectAccessEvaluator.AllowedSubjects (subject_locator.go): who may do `attrs`, always
- * starting with system:masters; bindings to missing roles are skipped and reported. Unlike kube,
- * whose dedup result goes unused, the list is deduplicated.
- */
-export function allowedSubjects(
-  source: RuleSource,
-  attrs: AuthorizationAttributes,
-): { subjects: Subject[]; error: string } {
-  const subjects: Subject[] = [{ kind: 'Group', apiGroup: RBAC_GROUP, name: SYSTEM_PRIVILEGED_GROUP }];
-  const errors: string[] = [];
-  const collect = (bindings: readonly RoleBinding[], bindingNamespace: string): void => {
-    for (const binding of bindings) {
-      const resolved = roleReferenceRules(source, binding.roleRef, bindingNamespace);
-      if ('error' in resolved) errors.push(resolved.error);
-      else if (resolved.rules.some((r) => ruleAllows(attrs, r))) subjects.push(...subjectsOf(binding));
-    }
-  };
-  collect(source.clusterRoleBindings(), '');
-  if (attrs.namespace !== '') collect(source.roleBindings(attrs.namespace), attrs.namespace);
-  const deduped: Subject[] = [];
-  for (const s of subjects) {
-    const same = (c: Subject): boolean =>
-      c.kind === s.kind &&
-      c.name === s.name &&
-      (c.apiGroup ?? '') === (s.apiGroup ?? '') &&
-      (c.namespace ?? '') === (s.namespace ?? '');
-    if (!deduped.some(same)) deduped.push(s);
-  }
-  return { subjects: deduped, error: aggregateErrors(errors) };
 }

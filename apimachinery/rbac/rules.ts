@@ -64,9 +64,6 @@ export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): bo
   );
 }
 
-export const rulesAllow = (attrs: AuthorizationAttributes, rules: readonly PolicyRule[]): boolean =>
-  rules.some((r) => ruleAllows(attrs, r));
-
 /**
  * Whether `subject` of a binding in `bindingNamespace` ('' for a ClusterRoleBinding) is `user`. A
  * ServiceAccount subject without a namespace means the binding's own; in a ClusterRoleBinding it

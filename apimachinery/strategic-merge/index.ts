@@ -1,4 +1,4 @@
-// Strategic merge patch: the entry point, the schema type, and the kinds' metadata.
+// Strategic merge patch: the entry point, the schema type, and the metadata kinds' schemas give.
 export {
   type ErrorClass,
   StrategicMergePatchError,
@@ -6,5 +6,10 @@ export {
   strategicMergePatch,
   toPatchApiError,
 } from './merge.js';
-export { type FieldPatchMeta, type PatchMeta, type PatchStrategy, lookupPatchMeta } from './patch-meta.js';
-export * from './kube-types.js';
+export {
+  type FieldPatchMeta,
+  type PatchMeta,
+  type PatchStrategy,
+  lookupPatchMeta,
+  patchMetaFromSchema,
+} from './patch-meta.js';

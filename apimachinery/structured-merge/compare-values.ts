@@ -20,7 +20,8 @@ import {
   type ValidationError,
 } from './typed-helpers.js';
 import { validateScalar } from './validate.js';
-import { isEmptyObject, isObject, own, presentEntries, valuesEqual } from './values.js';
+import { isEmptyObject, own, presentEntries, valuesEqual } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** The fields `next` added, changed and removed relative to `live`. No field is in two of them. */
 export interface Comparison {
@@ -158,8 +159,8 @@ function visitAtom(
       return compareListItems(list, l ?? [], r ?? [], path, c);
     },
     map: (map) => {
-      const l = isObject(lhs) ? lhs : undefined;
-      const r = isObject(rhs) ? rhs : undefined;
+      const l = isJsonObject(lhs) ? lhs : undefined;
+      const r = isJsonObject(rhs) ? rhs : undefined;
       const emptyBoth = (l === undefined || isEmptyObject(l)) && (r === undefined || isEmptyObject(r));
       if (map.relationship === 'atomic' || emptyBoth) {
         doLeaf(lhs, rhs, path, c, state);

@@ -2,7 +2,8 @@
 // SMD's (merge/conflict.go) and kube's (managedfields/internal/conflict.go NewConflictError).
 import { FieldSet, pathString, type Path } from './fieldpath.js';
 import { goQuote } from '../quote.js';
-import { compareStrings, isObject } from './values.js';
+import { compareStrings } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** One field another manager owns, which the apply would change. */
 export interface Conflict {
@@ -85,7 +86,7 @@ export function printManager(manager: string | ManagerIdentity): string {
     } catch {
       return goQuote(manager);
     }
-    if (decoded !== null && !isObject(decoded)) return goQuote(manager);
+    if (decoded !== null && !isJsonObject(decoded)) return goQuote(manager);
     id = identityFrom(decoded ?? {});
   } else {
     id = manager;

@@ -15,7 +15,8 @@ import {
   type PathElement,
 } from './fieldpath.js';
 import { PAUSE_EVERY, call, pause, runTask, type Task } from './trampoline.js';
-import { goJSON, goJSONString, isObject } from './values.js';
+import { goJSON, goJSONString } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** A FieldsV1 value: every key maps to another FieldsV1 (the leaves are `{}`). */
 export interface FieldsV1 {
@@ -60,7 +61,7 @@ export function deserializePathElement(s: string): PathElement | undefined {
     case 'k': {
       const v = parseEmbeddedJSON(body);
       if (v === null) return keyElement([]);
-      if (!isObject(v)) throw new FieldsV1Error(`ReadObjectCB: expect { or n, but found ${describeJSON(v)}`);
+      if (!isJsonObject(v)) throw new FieldsV1Error(`ReadObjectCB: expect { or n, but found ${describeJSON(v)}`);
       const fields: KeyField[] = Object.keys(v).map((k) => [k, v[k]] as const);
       return { kind: 'key', key: sortKeyFields(fields) };
     }
@@ -155,7 +156,7 @@ function* emit(set: FieldSet, includeSelf: boolean): Task<FieldsV1> {
  */
 export function fieldsV1ToFieldSet(value: unknown): FieldSet {
   if (value === null || value === undefined) return new FieldSet();
-  if (!isObject(value)) throw new FieldsV1Error(`ReadMapCB: expect { or n, but found ${describeJSON(value)}`);
+  if (!isJsonObject(value)) throw new FieldsV1Error(`ReadMapCB: expect { or n, but found ${describeJSON(value)}`);
   return runTask(readLevel(value)).children ?? new FieldSet();
 }
 
@@ -195,7 +196,8 @@ function* readLevel(obj: { [key: string]: unknown }): Task<{ children: FieldSet 
       throw err;
     }
     if (pe === undefined) continue;
-    if (v !== null && !isObject(v)) throw new FieldsV1Error(`ReadMapCB: expect { or n, but found ${describeJSON(v)}`);
+    if (v !== null && !isJsonObject(v))
+      throw new FieldsV1Error(`ReadMapCB: expect { or n, but found ${describeJSON(v)}`);
     const below = v === null ? { children: undefined, isMember: true } : yield* call(readLevel(v));
     if (below.isMember) (children ??= new FieldSet()).addMember(pe);
     if (below.children) (children ??= new FieldSet()).replaceChild(pe, below.children);

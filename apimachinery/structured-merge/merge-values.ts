@@ -21,7 +21,8 @@ import {
   type ValidationError,
 } from './typed-helpers.js';
 import { validateScalar } from './validate.js';
-import { defineMember, isEmptyObject, isObject, own, presentEntries } from './values.js';
+import { defineMember, isEmptyObject, own, presentEntries } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** `config` merged over `live`; null when the result is empty. Throws ValidationErrors. */
 export function mergeValues(type: TypeNode, live: unknown, config: unknown): unknown {
@@ -85,8 +86,8 @@ function visitAtom(atom: TypeNode, lhs: unknown, rhs: unknown): Step {
       return mergeListItems(list, l ?? [], r ?? []);
     },
     map: (map) => {
-      const l = isObject(lhs) ? lhs : undefined;
-      const r = isObject(rhs) ? rhs : undefined;
+      const l = isJsonObject(lhs) ? lhs : undefined;
+      const r = isJsonObject(rhs) ? rhs : undefined;
       const emptyBoth = (l === undefined || isEmptyObject(l)) && (r === undefined || isEmptyObject(r));
       if (map.relationship === 'atomic' || emptyBoth) return keepRHS(lhs, rhs);
       return mergeMapItems(map, l ?? {}, r ?? {});

@@ -8,7 +8,8 @@ import type { ListType, MapType, TypeNode } from './schema.js';
 import { toFieldSet } from './to-field-set.js';
 import { isTask, runStep, type Task } from './trampoline.js';
 import { deduceAtom, handleAtom, listItemToPathElement } from './typed-helpers.js';
-import { defineMember, isEmptyObject, isObject, presentEntries } from './values.js';
+import { defineMember, isEmptyObject, presentEntries } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** Whether each subtree of the set being removed is empty. */
 type Emptiness = WeakMap<FieldSet, boolean>;
@@ -61,7 +62,7 @@ function walk(
   const out = handleAtom<unknown>(deduceAtom(type, value), {
     scalar: () => value,
     list: (list) => (Array.isArray(value) ? walkList(list, value, set, extract, isEmpty) : undefined),
-    map: (map) => (isObject(value) ? walkMap(map, value, set, extract, isEmpty) : undefined),
+    map: (map) => (isJsonObject(value) ? walkMap(map, value, set, extract, isEmpty) : undefined),
     invalid: () => undefined,
   });
   return out === undefined ? null : out;

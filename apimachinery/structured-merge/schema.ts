@@ -4,6 +4,8 @@
 // A node may carry several atoms at once (SMD's "deduced" type is scalar, list and map together);
 // the value at hand picks which one applies.
 import type { JSONSchemaProps } from '../apis/apiextensions.js';
+import { patchExtensions } from '../apis/patch-extensions.js';
+import { META_DEFINITIONS, OBJECT_META } from '../apis/meta-schemas.js';
 
 /** Scalar kinds; `untyped` accepts any scalar. */
 export type ScalarKind = 'numeric' | 'string' | 'boolean' | 'untyped';
@@ -128,105 +130,107 @@ export function fieldType(m: MapType, name: string): TypeNode | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Built-in parts every custom resource has, as kube's OpenAPI definitions describe them.
-
-const stringType = (): TypeNode => scalarType('string');
-
-/** metav1.Time and MicroTime: strings with a date-time format, which SMD types as untyped. */
-const timeType = (): TypeNode => scalarType('untyped');
-
-/** metav1.OwnerReference: an atomic struct (+structType=atomic). Key fields default to "". */
-const ownerReferenceType: TypeNode = structType(
-  {
-    apiVersion: { type: stringType(), default: '' },
-    blockOwnerDeletion: scalarType('boolean'),
-    controller: scalarType('boolean'),
-    kind: { type: stringType(), default: '' },
-    name: { type: stringType(), default: '' },
-    uid: { type: stringType(), default: '' },
-  },
-  { relationship: 'atomic' },
-);
-
-/** metav1.ManagedFieldsEntry; fieldsV1 is an object without properties, so deduced. */
-const managedFieldsEntryType: TypeNode = structType({
-  apiVersion: stringType(),
-  fieldsType: stringType(),
-  fieldsV1: mapType(deducedType),
-  manager: stringType(),
-  operation: stringType(),
-  subresource: stringType(),
-  time: timeType(),
-});
-
-/**
- * metav1.ObjectMeta as kube's OpenAPI describes it: labels and annotations granular maps,
- * finalizers a set (+listType=set), ownerReferences a list-map keyed by uid, managedFields atomic.
- */
-export const objectMetaType: TypeNode = structType({
-  annotations: mapType(stringType()),
-  creationTimestamp: timeType(),
-  deletionGracePeriodSeconds: scalarType('numeric'),
-  deletionTimestamp: timeType(),
-  finalizers: setListType(stringType()),
-  generateName: stringType(),
-  generation: scalarType('numeric'),
-  labels: mapType(stringType()),
-  managedFields: atomicListType(managedFieldsEntryType),
-  name: stringType(),
-  namespace: stringType(),
-  ownerReferences: mapListType(ownerReferenceType, ['uid']),
-  resourceVersion: stringType(),
-  selfLink: stringType(),
-  uid: stringType(),
-});
-
-/** apiVersion, kind and metadata: what kube adds to a CRD's root and to embedded resources. */
-function kubeNativeFields(): Array<[string, StructField]> {
-  return [
-    ['apiVersion', { type: stringType() }],
-    ['kind', { type: stringType() }],
-    ['metadata', { type: objectMetaType }],
-  ];
-}
-
-// ---------------------------------------------------------------------------------------------
-// CRD schemas: kube-openapi's schemaconv (ToSchemaFromOpenAPI) over the OpenAPI kube builds for
-// a CRD version (apiextensions' builder: metadata becomes ObjectMeta, apiVersion and kind are
-// added, embedded resources get the same three fields).
+// OpenAPI schemas: kube-openapi's schemaconv (ToSchemaFromOpenAPI), as kube's managed-fields type
+// converter runs it over the OpenAPI of a built-in kind (its named definitions, `$ref`s to them) or
+// of a CRD version (apiextensions' builder: apiVersion, kind and metadata added at the root and to
+// embedded resources).
 
 export interface OpenAPIConversionOptions {
   /** The CRD's spec.preserveUnknownFields (v1beta1 only): unknown fields everywhere are deduced. */
   preserveUnknownFields?: boolean;
 }
 
+/** One conversion: the named definitions `$ref`s resolve to, each converted once (recursive types are cycles). */
+interface Conversion {
+  readonly preserve: boolean;
+  readonly definitions: Readonly<Record<string, JSONSchemaProps>>;
+  readonly named: Map<string, TypeNode>;
+  /** Work left until every named type is filled in: map relationships a `$ref` overrides. */
+  readonly fixups: Array<() => void>;
+}
+
+const DEFINITION_PREFIX = '#/definitions/';
+
+/** A named definition's type: converted on first use; a cycle meets the node being filled in. */
+function namedType(c: Conversion, ref: string): TypeNode {
+  const name = ref.startsWith(DEFINITION_PREFIX) ? ref.slice(DEFINITION_PREFIX.length) : ref;
+  let node = c.named.get(name);
+  if (node) return node;
+  const def = c.definitions[name];
+  if (!def) throw new Error(`no definition ${name} for $ref ${ref}`);
+  node = {};
+  c.named.set(name, node);
+  // Named types take the conversion's own preserve flag, not an enclosing node's (as schemaconv).
+  Object.assign(node, convertSchema(def, c, c.preserve));
+  return node;
+}
+
+/** schemaconv's makeOpenAPIRef: a named type, with the map relationship the referring schema may override. */
+function typeOf(s: JSONSchemaProps, c: Conversion, preserve: boolean): TypeNode {
+  if (s.$ref === undefined) return convertSchema(s, c, preserve);
+  const target = namedType(c, s.$ref);
+  const relationship = s['x-kubernetes-map-type'];
+  if (relationship === undefined) return target;
+  // The target may still be being filled in (a cycle): the override is taken once it is complete.
+  const overridden: TypeNode = {};
+  c.fixups.push(() => Object.assign(overridden, withMapRelationship(target, relationship)));
+  return overridden;
+}
+
+function convert(schema: JSONSchemaProps, options: OpenAPIConversionOptions): TypeNode {
+  const preserve = options.preserveUnknownFields === true;
+  const c: Conversion = {
+    preserve,
+    definitions: { ...META_DEFINITIONS, ...schema.definitions },
+    named: new Map(),
+    fixups: [],
+  };
+  const node = typeOf(schema, c, preserve);
+  for (const fixup of c.fixups) fixup();
+  return node;
+}
+
+/** metav1.ObjectMeta as kube's OpenAPI describes it (meta-schemas.ts). */
+export const objectMetaType: TypeNode = convert({ $ref: DEFINITION_PREFIX + OBJECT_META }, {});
+
+/** apiVersion, kind and metadata: what kube adds to a CRD's root and to embedded resources. */
+function kubeNativeFields(): Array<[string, StructField]> {
+  return [
+    ['apiVersion', { type: scalarType('string') }],
+    ['kind', { type: scalarType('string') }],
+    ['metadata', { type: objectMetaType }],
+  ];
+}
+
 /**
- * The type of a custom resource whose version schema is `schema`, as kube's managed-fields type
- * converter sees it. Without a schema the whole object is deduced.
+ * The type of a kind whose OpenAPI schema is `schema`, as kube's managed-fields type converter sees
+ * it: a built-in kind's published definition (with the `definitions` it refers to) or a custom
+ * resource's version schema. The root gets apiVersion, kind and ObjectMeta. Without a schema the
+ * whole object is deduced.
  */
 export function fromOpenAPISchema(
   schema: JSONSchemaProps | undefined,
   options: OpenAPIConversionOptions = {},
 ): TypeNode {
   if (schema === undefined) return deducedType;
-  const root = convertSchema(schema, options.preserveUnknownFields === true);
+  const root = convert(schema, options);
   const map: MapType = root.map ?? { fields: new Map(), relationship: 'granular' };
   const fields = new Map(map.fields);
   for (const [name, f] of kubeNativeFields()) fields.set(name, f);
   return { ...root, map: { ...map, fields } };
 }
 
-function convertSchema(s: JSONSchemaProps, inheritedPreserve: boolean): TypeNode {
+function convertSchema(s: JSONSchemaProps, c: Conversion, inheritedPreserve: boolean): TypeNode {
   // x-kubernetes-preserve-unknown-fields opts the node and all its descendants in.
   const preserve = inheritedPreserve || s['x-kubernetes-preserve-unknown-fields'] === true;
   switch (s.type ?? '') {
     case '':
-      // No type (x-kubernetes-int-or-string, or preserve-unknown-fields alone): any value.
-      return { scalar: 'untyped', list: convertList(s, preserve), map: convertObject(s, preserve) };
+      // No type (x-kubernetes-int-or-string, preserve-unknown-fields alone, a free-form value): any value.
+      return { scalar: 'untyped', list: convertList(s, c, preserve), map: convertObject(s, c, preserve) };
     case 'object':
-      return { map: convertObject(s, preserve) };
+      return { map: convertObject(s, c, preserve) };
     case 'array':
-      return { list: convertList(s, preserve) };
+      return { list: convertList(s, c, preserve) };
     case 'integer':
     case 'number':
       return scalarType('numeric');
@@ -239,10 +243,10 @@ function convertSchema(s: JSONSchemaProps, inheritedPreserve: boolean): TypeNode
   }
 }
 
-function convertObject(s: JSONSchemaProps, preserve: boolean): MapType {
+function convertObject(s: JSONSchemaProps, c: Conversion, preserve: boolean): MapType {
   const fields = new Map<string, StructField>();
   for (const [name, member] of Object.entries(s.properties ?? {})) {
-    const field: StructField = { type: convertSchema(member, preserve) };
+    const field: StructField = { type: typeOf(member, c, preserve) };
     if (member.default !== undefined) field.default = member.default;
     fields.set(name, field);
   }
@@ -255,7 +259,7 @@ function convertObject(s: JSONSchemaProps, preserve: boolean): MapType {
     // ones count), unknown keys are not allowed.
     elementType = preserve || fields.size === 0 ? deducedType : undefined;
   } else if (typeof additional === 'object') {
-    elementType = convertSchema(additional, preserve);
+    elementType = typeOf(additional, c, preserve);
   } else {
     elementType = additional ? deducedType : undefined;
   }
@@ -263,22 +267,38 @@ function convertObject(s: JSONSchemaProps, preserve: boolean): MapType {
   return { fields, elementType, relationship };
 }
 
-function convertList(s: JSONSchemaProps, preserve: boolean): ListType {
+function convertList(s: JSONSchemaProps, c: Conversion, preserve: boolean): ListType {
   let elementType: TypeNode;
   if (s.items === undefined) elementType = untypedAtomicType;
   else if (Array.isArray(s.items)) elementType = deducedType;
-  else elementType = convertSchema(s.items, preserve);
+  else elementType = typeOf(s.items, c, preserve);
+  const { relationship, keys } = listRelationship(s);
+  return { elementType, relationship, keys };
+}
 
+/**
+ * schemaconv's getListElementRelationship: x-kubernetes-list-type, else a list patched by merge
+ * (x-kubernetes-patch-strategy) is associative, keyed by its merge key or a set without one; else atomic.
+ */
+function listRelationship(s: JSONSchemaProps): { relationship: ListRelationship; keys: string[] } {
   switch (s['x-kubernetes-list-type']) {
+    case 'atomic':
+      return { relationship: 'atomic', keys: [] };
     case 'set':
-      return { elementType, relationship: 'set', keys: [] };
+      return { relationship: 'set', keys: [] };
     case 'map': {
       const keys = s['x-kubernetes-list-map-keys'] ?? [];
       if (keys.length === 0) throw new Error('x-kubernetes-list-type map needs x-kubernetes-list-map-keys');
-      return { elementType, relationship: 'map', keys: [...keys] };
+      return { relationship: 'map', keys: [...keys] };
     }
+    case undefined:
+      break;
     default:
-      // Lists are atomic unless the schema says otherwise.
-      return { elementType, relationship: 'atomic', keys: [] };
+      throw new Error(`unknown list type ${String(s['x-kubernetes-list-type'])}`);
   }
+  const { 'x-kubernetes-patch-strategy': strategy, 'x-kubernetes-patch-merge-key': key } = patchExtensions(s);
+  if (strategy === 'merge' || strategy === 'merge,retainKeys')
+    return key === undefined ? { relationship: 'set', keys: [] } : { relationship: 'map', keys: [key] };
+  // Lists are atomic unless the schema says otherwise.
+  return { relationship: 'atomic', keys: [] };
 }

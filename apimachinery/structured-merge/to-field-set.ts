@@ -25,7 +25,8 @@ import {
   withPrefix,
   type ValidationError,
 } from './typed-helpers.js';
-import { isEmptyObject, isObject, presentEntries } from './values.js';
+import { isEmptyObject, presentEntries } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** The set of fields `value` sets. Throws ValidationErrors where the value cannot be walked. */
 export function toFieldSet(type: TypeNode, value: unknown): FieldSet {
@@ -57,7 +58,7 @@ function walk(type: TypeNode | undefined, value: unknown, path: PathCursor, set:
         path.insertInto(set);
         return [];
       }
-      return isObject(value) ? visitMapItems(map, value, path, set) : [];
+      return isJsonObject(value) ? visitMapItems(map, value, path, set) : [];
     },
     invalid: () => errorOf(INVALID_ATOM),
   });
@@ -106,7 +107,7 @@ function* visitMapItems(map: MapType, m: { [key: string]: unknown }, path: PathC
     const step = walk(declared?.type ?? map.elementType, val, childPath, set);
     const below = isTask(step) ? ((yield step) as Errors) : step;
     if (below.length > 0) errs.push(...withPrefix(below, '.' + key));
-    if (val === null || declared === undefined || (isObject(val) && isEmptyObject(val))) childPath.insertInto(set);
+    if (val === null || declared === undefined || (isJsonObject(val) && isEmptyObject(val))) childPath.insertInto(set);
   }
   return errs;
 }

@@ -2,7 +2,8 @@
 // picking the part of a type a value has, and naming list items.
 import { keyElement, type KeyField, type PathElement } from './fieldpath.js';
 import type { ListType, MapType, ScalarKind, TypeNode } from './schema.js';
-import { isObject, isScalar } from './values.js';
+import { isScalar } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** One problem with a value, at a path written as SMD writes it (`.spec.list[name="a"]`). */
 export interface ValidationError {
@@ -49,7 +50,7 @@ export function deduceAtom(type: TypeNode, value: unknown): TypeNode {
   if (value === undefined || value === null) return type;
   if (isScalar(value)) return type.scalar ? { scalar: type.scalar } : type;
   if (Array.isArray(value)) return type.list ? { list: type.list } : type;
-  if (isObject(value)) return type.map ? { map: type.map } : type;
+  if (isJsonObject(value)) return type.map ? { map: type.map } : type;
   return type;
 }
 
@@ -79,7 +80,7 @@ export const INVALID_ATOM = 'schema error: invalid atom: inlined';
 /** A key element from a list-map item: its key fields, or their schema defaults when missing. */
 function keyedItemToPathElement(list: ListType, child: unknown): PathElement {
   if (child === null) throw new Error('associative list with keys may not have a null element');
-  if (!isObject(child)) throw new Error('associative list with keys may not have non-map elements');
+  if (!isJsonObject(child)) throw new Error('associative list with keys may not have non-map elements');
   const fields: KeyField[] = [];
   for (const name of list.keys) {
     if (Object.hasOwn(child, name) && child[name] !== undefined) {
@@ -103,7 +104,7 @@ function keyedItemToPathElement(list: ListType, child: unknown): PathElement {
 }
 
 function setItemToPathElement(child: unknown): PathElement {
-  if (isObject(child)) throw new Error("associative list without keys has an element that's a map type");
+  if (isJsonObject(child)) throw new Error("associative list without keys has an element that's a map type");
   if (Array.isArray(child)) throw new Error('not supported: associative list with lists as elements');
   if (child === null) throw new Error("associative list without keys has an element that's an explicit null");
   return { kind: 'value', value: child };

@@ -13,7 +13,8 @@ import {
   withPrefix,
   type ValidationError,
 } from './typed-helpers.js';
-import { goValueString, isObject, presentEntries } from './values.js';
+import { goValueString, presentEntries } from './values.js';
+import { isJsonObject } from '../object.js';
 
 export interface ValidateOptions {
   /**
@@ -43,7 +44,7 @@ function goTypeName(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
   if (Array.isArray(v)) return '[]interface {}';
-  if (isObject(v)) return 'map[string]interface {}';
+  if (isJsonObject(v)) return 'map[string]interface {}';
   return '<nil>';
 }
 
@@ -80,7 +81,7 @@ function validateNode(type: TypeNode | undefined, value: unknown, allowDuplicate
     },
     map: (map) => {
       if (value === null || value === undefined) return [];
-      if (!isObject(value)) return errorOf(`expected map, got ${goValueString(value)}`);
+      if (!isJsonObject(value)) return errorOf(`expected map, got ${goValueString(value)}`);
       return validateMapItems(map, value, allowDuplicates);
     },
     invalid: () => errorOf(INVALID_ATOM),

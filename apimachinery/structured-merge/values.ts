@@ -6,13 +6,10 @@
 // integer is treated as an int64, any other number as a float64.
 import { goQuote } from '../quote.js';
 import { deepEqual } from '../equality.js';
+import { isJsonObject } from '../object.js';
 
 /** A decoded JSON object. */
 export type JSONObject = { [key: string]: unknown };
-
-export function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A scalar in SMD's sense: number, string or boolean (null is not one). */
 export function isScalar(v: unknown): v is number | bigint | string | boolean {
@@ -84,7 +81,7 @@ function kindRank(v: unknown): number {
       return 2;
     default:
       if (Array.isArray(v)) return 3;
-      if (isObject(v)) return 4;
+      if (isJsonObject(v)) return 4;
       return 5;
   }
 }
@@ -161,7 +158,7 @@ export function goValueString(v: unknown): string {
       break;
   }
   if (Array.isArray(v)) return '[' + v.map(goValueString).join(',') + ']';
-  if (isObject(v)) {
+  if (isJsonObject(v)) {
     return presentEntries(v)
       .sort((x, y) => compareStrings(x[0], y[0]))
       .map(([k, x]) => `${k}=${goValueString(x)}`)
@@ -207,7 +204,7 @@ export function goJSON(v: unknown): string {
       break;
   }
   if (Array.isArray(v)) return '[' + v.map((x) => goJSON(x)).join(',') + ']';
-  if (isObject(v)) {
+  if (isJsonObject(v)) {
     const entries = presentEntries(v).sort((x, y) => compareStrings(x[0], y[0]));
     return '{' + entries.map(([k, x]) => goJSONString(k) + ':' + goJSON(x)).join(',') + '}';
   }

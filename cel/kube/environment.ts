@@ -1,14 +1,16 @@
 // Kube's CEL environment for CRD validation rules as of kube 1.33 (k8s.io/apiserver/pkg/cel/
 // environment/base.go at compatibility version 1.33): the standard and optional libraries, the
 // two-variable comprehensions, and kube's libraries (URLs, regex, lists, quantity, strings v2,
-// sets, IP, CIDR, format, semver v1). The authorization libraries are for admission policies,
-// not CRD rules, and are not here. Declarations for the checker, a Library for the evaluator,
-// and kube's runtime call costs; built once.
-import { type CheckerEnv, KUBE_CHECKER_OPTIONS, standardEnv } from '../checker.js';
+// sets, IP, CIDR, format, semver v1). Declarations for the checker, a Library for the evaluator,
+// and kube's runtime call costs; built once. Admission expressions get the authorization
+// libraries besides (base.go declares them for every use, but only admission binds the
+// `authorizer` that reaches them).
+import { type CheckerEnv, KUBE_CHECKER_OPTIONS, standardEnv, type TypeProvider } from '../checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../comprehensions.js';
 import { type FunctionDecl, typeVariable } from '../decls.js';
 import { KUBE_PROGRAM_OPTIONS, Library, type ProgramOptions } from '../eval.js';
 import type { Impl } from '../functions.js';
+import { AUTHZ_LIBRARY, AUTHZ_SELECTORS_LIBRARY } from './authz.js';
 import { CIDR_LIBRARY } from './cidr.js';
 import { kubeCallCost } from './cost.js';
 import { FORMAT_LIBRARY } from './format.js';
@@ -37,14 +39,14 @@ export const KUBE_CRD_LIBRARIES: readonly KubeLibrary[] = [
 ];
 
 export interface KubeEnvironment {
-  /** Every function kube's CRD rules may call, beyond the standard and optional libraries. */
+  /** Every function of the environment's kube libraries, beyond the standard and optional ones. */
   readonly functions: readonly FunctionDecl[];
   /** The implementations, the standard ones included. */
   readonly library: Library;
   /** Kube's runtime settings: has() free, kube's call costs. A per-call limit is the caller's to add. */
   readonly programOptions: ProgramOptions;
-  /** A checker environment with all of it declared; the caller adds `self` and its types. */
-  checkerEnv(): CheckerEnv;
+  /** A checker environment with all of it declared; the caller adds its variables, their object types through `provider`. */
+  checkerEnv(provider?: TypeProvider): CheckerEnv;
 }
 
 /** Builds a library set into one environment (tests build smaller ones). */
@@ -61,8 +63,8 @@ export function kubeEnvironment(libraries: readonly KubeLibrary[]): KubeEnvironm
     functions,
     library,
     programOptions: { ...KUBE_PROGRAM_OPTIONS, library, callCost: kubeCallCost },
-    checkerEnv: () =>
-      standardEnv(KUBE_CHECKER_OPTIONS)
+    checkerEnv: (provider) =>
+      standardEnv({ ...KUBE_CHECKER_OPTIONS, provider })
         .addIdents(...types.map(typeVariable))
         .addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions),
   };
@@ -73,4 +75,30 @@ let crd: KubeEnvironment | undefined;
 /** Kube 1.33's environment for CRD validation rules. */
 export function kubeCrdEnvironment(): KubeEnvironment {
   return (crd ??= kubeEnvironment(KUBE_CRD_LIBRARIES));
+}
+
+/**
+ * Which of kube's two environments an admission expression compiles in (environment.Type): new
+ * expressions get the libraries of kube 1.33's compatibility version, 1.32, so no semver
+ * (introduced at 1.33); stored ones, those an object already held or the plugins run, get all.
+ */
+export type EnvironmentType = 'NewExpressions' | 'StoredExpressions';
+
+const ADMISSION_NEW_LIBRARIES: readonly KubeLibrary[] = [
+  ...KUBE_CRD_LIBRARIES.filter((l) => l !== SEMVER_LIBRARY),
+  AUTHZ_LIBRARY,
+  AUTHZ_SELECTORS_LIBRARY,
+];
+const admission = new Map<EnvironmentType, KubeEnvironment>();
+
+/** Kube 1.33's environment for admission expressions (ValidatingAdmissionPolicy, matchConditions). */
+export function kubeAdmissionEnvironment(type: EnvironmentType): KubeEnvironment {
+  let env = admission.get(type);
+  if (env === undefined) {
+    env = kubeEnvironment(
+      type === 'NewExpressions' ? ADMISSION_NEW_LIBRARIES : [...ADMISSION_NEW_LIBRARIES, SEMVER_LIBRARY],
+    );
+    admission.set(type, env);
+  }
+  return env;
 }

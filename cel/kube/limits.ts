@@ -1,6 +1,6 @@
-// kube's cost limits for CRD validation rules and the texts it refuses a CRD with
-// (apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go and
-// cel_validation.go; k8s.io/apiserver/pkg/apis/cel/config.go), as of kube 1.34/1.35.
+// kube's cost limits for CEL (k8s.io/apiserver/pkg/apis/cel/config.go: CRD validation rules and
+// admission expressions alike) and the texts it refuses a CRD with (apiextensions-apiserver
+// pkg/apis/apiextensions/validation/validation.go and cel_validation.go), as of kube 1.34/1.35.
 // A rule's estimated cost is its estimate times how many times it may run: once per element
 // of every list and map above it.
 import { MAX_UINT64 } from '../cost.js';
@@ -8,8 +8,15 @@ import { type KubeSchema, MAX_REQUEST_SIZE_BYTES, type SizedType } from './sizes
 
 /** Runtime cost limit of one evaluation of one rule (config.go PerCallLimit). */
 export const PER_CALL_LIMIT = 1_000_000n;
-/** Runtime cost budget of all rules on one custom resource (config.go RuntimeCELCostBudget). */
+/** Runtime cost budget of all rules on one custom resource, or of one set of a policy binding's expressions (config.go RuntimeCELCostBudget). */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000n;
+/** Runtime cost budget of a webhook's or a policy binding's matchConditions (config.go RuntimeCELCostBudgetMatchConditions). */
+export const RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS = 2_500_000n;
+/** Longest message a messageExpression may give, in bytes (config.go MaxEvaluatedMessageExpressionSizeBytes). */
+export const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES = 5 * 1024;
+/** What kube says once the runtime budget is spent (cel.ErrOutOfBudget's detail). */
+export const OUT_OF_BUDGET =
+  'validation failed due to running out of cost budget, no further validation rules will be run';
 /** Largest estimated cost of one rule, cardinality included (validation.go StaticEstimatedCostLimit). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000n;
 /** Largest estimated cost of all of a CRD's rules (validation.go StaticEstimatedCRDCostLimit). */

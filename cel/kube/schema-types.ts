@@ -135,10 +135,13 @@ export function schemaDeclType(schema: CelSchema, isResourceRoot: boolean, name:
 }
 
 /**
- * A fresh name for a CRD's `self` type, as kube makes one per compilation (`selfType` and the
- * clock's nanoseconds within the second), so that rules cannot come to depend on it.
+ * A fresh type name as kube makes them: the prefix and the clock's nanoseconds within the second,
+ * so that expressions cannot come to depend on it.
  */
-export const generateSelfTypeName = (): string => `selfType${process.hrtime.bigint() % 1_000_000_000n}`;
+export const uniqueTypeName = (prefix: string): string => `${prefix}${process.hrtime.bigint() % 1_000_000_000n}`;
+
+/** A fresh name for a CRD's `self` type, as kube makes one per compilation. */
+export const generateSelfTypeName = (): string => uniqueTypeName('selfType');
 
 /** The words cel-go reserves, which kube (1.31 on) also accepts unescaped as field names. */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([

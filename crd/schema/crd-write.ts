@@ -1,7 +1,7 @@
 // Everything kube checks in one version's openAPIV3Schema when a CRD is written: the structural
 // rules, the extensions, patterns, and defaults that are pruned and valid. On an update, rules the
 // stored CRD already broke are not tightened on it.
-import type { SchemaValidator } from '../validation.js';
+import type { SchemaValidator } from '../validation/options.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { forbidden } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';

@@ -6,7 +6,7 @@ import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { deepCopyJSON } from './default.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { prune } from './prune.js';
-import { compileSchema } from './validate.js';
+import { compileSchema } from './validate/compile-schema.js';
 
 /** Defaults under `metadata` of the resource root are refused elsewhere (structural checks). */
 export function validateDefaults(schema: JSONSchemaProps, path: string): FieldError[] {

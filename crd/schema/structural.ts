@@ -15,7 +15,7 @@
 // Defaults that must be pruned and valid (defaulting.ValidateDefaults) belong to the defaulting
 // module and plug in through options.validateDefaults (kube runs them between steps 1 and 2, for a
 // structural schema only); the x-kubernetes-validations rules (CEL) are the cel module's; the
-// root-only checks (status subresource fields, nullable at the root) live in crd/validation.ts.
+// root-only checks (status subresource fields, nullable at the root) live in crd/validation/.
 //
 // The schema arrives as decoded JSON typed as JSONSchemaProps; it is read defensively, with Go's
 // decoding semantics: `null` is the same as absent, and a value of the wrong JSON type is ignored.

@@ -8,7 +8,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { type Logger, silentLogger } from '../../apimachinery/log.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { mkdirAll } from '../../apimachinery/mkdir-all.js';
-import { fsReason } from '../options.js';
+import { fsReason } from '../startup/errors.js';
 import type { AuditEvent, AuditSink } from './event.js';
 
 const MEGABYTE = 1024 * 1024;

@@ -72,9 +72,14 @@ export function protocolToken(header: string | string[] | undefined): ProtocolTo
 }
 
 export class TokenAuthenticator {
-  private readonly users: Map<string, UserInfo>;
+  private users: Map<string, UserInfo>;
 
   constructor(records: readonly TokenRecord[]) {
+    this.users = new Map(records.map((r) => [r.token, r.user]));
+  }
+
+  /** The token file's records from now on (a replica takes another's edit of the shared file). */
+  setRecords(records: readonly TokenRecord[]): void {
     this.users = new Map(records.map((r) => [r.token, r.user]));
   }
 

@@ -11,9 +11,10 @@ import {
   ALL_UNAUTHENTICATED,
   ANONYMOUS_USER,
   type UserInfo,
+  makeServiceAccountGroupNames,
   makeServiceAccountUsername,
 } from '../../apimachinery/user.js';
-import { makeServiceAccountGroupNames, splitServiceAccountUsername } from './service-account-user.js';
+import { splitServiceAccountUsername } from './service-account-user.js';
 
 /** What every impersonation header's name starts with. */
 const IMPERSONATE_PREFIX = 'impersonate-';

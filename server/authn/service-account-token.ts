@@ -8,8 +8,8 @@ import { aggregateErrors } from '../../apimachinery/errors.js';
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { goQuote } from '../../apimachinery/quote.js';
-import { type UserInfo, makeServiceAccountUsername } from '../../apimachinery/user.js';
-import { CREDENTIAL_ID_KEY, makeServiceAccountGroupNames } from './service-account-user.js';
+import { type UserInfo, makeServiceAccountGroupNames, makeServiceAccountUsername } from '../../apimachinery/user.js';
+import { CREDENTIAL_ID_KEY } from './service-account-user.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { systemClock } from '../../apimachinery/clock.js';
 
@@ -181,8 +181,13 @@ function sortedJson(value: unknown): string {
   );
 }
 
+/** What signs a TokenRequest's token: an issuer, or whichever one a rotation made current. */
+export interface TokenSigner {
+  generateToken(claims: ServiceAccountTokenClaims): Promise<string>;
+}
+
 /** Signs ServiceAccount tokens with the first --service-account-issuer as `iss`. */
-export class ServiceAccountTokenIssuer {
+export class ServiceAccountTokenIssuer implements TokenSigner {
   readonly keyId: string;
   readonly algorithm: SigningAlgorithm;
   private readonly key: KeyObject;
@@ -232,7 +237,6 @@ export interface ServiceAccountTokenAuthenticatorOptions {
   serviceAccount: ObjectLookup;
   /** Secrets, for Secret-bound tokens; without it such a token is refused. */
   secret?: ObjectLookup;
-  /** The server's clock, which expiry is checked against; default the system's. */
   now?: () => Date;
 }
 
@@ -332,13 +336,18 @@ const INVALIDATED = 'service account token has been invalidated';
  */
 export class ServiceAccountTokenAuthenticator {
   private readonly issuers: Set<string>;
-  private readonly keys: { key: KeyObject; kid: string }[];
+  private keys: { key: KeyObject; kid: string }[] = [];
   private readonly now: () => Date;
 
   constructor(private readonly opts: ServiceAccountTokenAuthenticatorOptions) {
     this.issuers = new Set(opts.issuers);
-    this.keys = opts.keys.map((key) => ({ key, kid: keyIdFromPublicKey(key) }));
+    this.setKeys(opts.keys);
     this.now = opts.now ?? (() => new Date(systemClock.now()));
+  }
+
+  /** The verifying keys from now on (a rotation of the shared identity adds one). */
+  setKeys(keys: readonly KeyObject[]): void {
+    this.keys = keys.map((key) => ({ key, kid: keyIdFromPublicKey(key) }));
   }
 
   async authenticateToken(token: string): Promise<TokenAuthOutcome> {

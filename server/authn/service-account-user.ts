@@ -1,19 +1,12 @@
 // The user a ServiceAccount acts as, as kube's apiserver/pkg/authentication/serviceaccount/util.go
 // names it: `system:serviceaccount:<ns>:<name>`, in `system:serviceaccounts` and
 // `system:serviceaccounts:<ns>`. Token authentication and impersonation both map through here (the
-// username itself is apimachinery/user.ts's makeServiceAccountUsername, which RBAC shares).
+// username and groups themselves are apimachinery/user.ts's, which RBAC and CEL's authorizer share).
 import { isDNS1123Label, isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { SERVICE_ACCOUNT_USERNAME_PREFIX } from '../../apimachinery/user.js';
 
-export const ALL_SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
-export const SERVICE_ACCOUNT_GROUP_PREFIX = 'system:serviceaccounts:';
 /** user.CredentialIDKey: which credential authenticated the request (audit). */
 export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';
-
-export const makeServiceAccountGroupNames = (namespace: string): string[] => [
-  ALL_SERVICE_ACCOUNTS_GROUP,
-  `${SERVICE_ACCOUNT_GROUP_PREFIX}${namespace}`,
-];
 
 /**
  * kube's SplitUsername: the namespace and name of a ServiceAccount username, or undefined when the

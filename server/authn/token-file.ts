@@ -4,8 +4,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { UserInfo } from '../../apimachinery/user.js';
-import { StartupError, fsReason } from '../options.js';
-import { writeFileAtomic } from '../pki.js';
+import { StartupError, fsReason } from '../startup/errors.js';
+import { writeFileAtomic } from '../startup/write-file-atomic.js';
 
 export interface TokenRecord {
   token: string;

@@ -5,11 +5,11 @@ import type { KubeObject } from '../../apimachinery/object.js';
 import type { Clock } from '../../apimachinery/clock.js';
 import type { CreateOnlyHandler } from '../registry/catalog.js';
 import type { Store } from '../registry/store.js';
-import type { LiveObject, ObjectLookup, ServiceAccountTokenIssuer } from './service-account-token.js';
+import type { LiveObject, ObjectLookup, TokenSigner } from './service-account-token.js';
 import { issueTokenRequest, prepareTokenRequest } from './token-request.js';
 
 export interface TokenRequestSigning {
-  issuer: ServiceAccountTokenIssuer;
+  issuer: TokenSigner;
   /** --api-audiences: a TokenRequest without audiences gets these. */
   audiences: readonly string[];
   /** --service-account-max-token-expiration in seconds: longer requests are shortened, with a warning; 0 none. */

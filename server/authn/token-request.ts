@@ -5,7 +5,7 @@
 // and the answer carries the signed token and when it expires.
 import { ApiError, badRequest, conflict, invalid, notFound } from '../../apimachinery/errors.js';
 import { invalid as invalidField, type FieldError } from '../../apimachinery/field-errors.js';
-import type { LiveObject, ServiceAccountTokenIssuer } from './service-account-token.js';
+import type { LiveObject, TokenSigner } from './service-account-token.js';
 import { serviceAccountClaims } from './service-account-token.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
@@ -211,7 +211,7 @@ const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).t
 /** Signs the token and fills the answer: creationTimestamp now, status.token and expirationTimestamp. */
 export async function issueTokenRequest(
   prepared: Extract<PreparedTokenRequest, { kind: 'ok' }>,
-  issuer: ServiceAccountTokenIssuer,
+  issuer: TokenSigner,
   now: Date,
 ): Promise<TokenRequest> {
   const { request, serviceAccount: sa } = prepared;

@@ -8,9 +8,13 @@ import type {
   RulesResult,
 } from '../../apimachinery/authorization.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../../apimachinery/user.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { type ApiError, forbidden } from '../../apimachinery/errors.js';
 import { goQuote } from '../../apimachinery/quote.js';
+
+/** The --authorization-mode values served: kube's RBAC, and its AlwaysAllow and AlwaysDeny. */
+export const AUTHORIZATION_MODES = ['RBAC', 'AlwaysAllow', 'AlwaysDeny'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 const EVERYTHING_RULES: RulesResult = {
   resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }],

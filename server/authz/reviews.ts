@@ -8,9 +8,7 @@ import { type FieldError, invalid as invalidField } from '../../apimachinery/fie
 import { type KubeObject, isJsonObject } from '../../apimachinery/object.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import type { CreateOnlyHandler } from '../registry/catalog.js';
-
-export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
-export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
+import { AUTHORIZATION_GROUP } from '../registry/builtin/reviews.js';
 
 interface ResourceAttributes {
   namespace?: string;

@@ -1,58 +1,32 @@
-// Admission configured by API objects, installed into the API: the admissionregistration.k8s.io/v1
-// kinds (webhook configurations, ValidatingAdmissionPolicy and its binding), informers keeping
+// Admission configured by API objects, installed into the API over the stores of the
+// admissionregistration.k8s.io/v1 kinds (webhook configurations, ValidatingAdmissionPolicy and its
+// binding; the table's, server/registry/builtin/admissionregistration.ts): informers keeping
 // them in memory from the watch cache (fed by storage, so every replica on one etcd applies the
 // same), and kube's three plugins over them: MutatingAdmissionWebhook, ValidatingAdmissionPolicy
 // and ValidatingAdmissionWebhook, which the API puts last in its chain, in that order.
 import type { Authorizer } from '../../apimachinery/authorization.js';
 import { ignoreNotFound } from '../../apimachinery/errors.js';
 import type { Logger } from '../../apimachinery/log.js';
-import type { Clock } from '../../apimachinery/clock.js';
 import type { JsonObject, JsonValue, KubeObject } from '../../apimachinery/object.js';
 import { labelSelectorFromMeta, matchesLabels } from '../../apimachinery/selectors/labels.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
-import type { Storage } from '../../storage/interface.js';
-import { AdmissionChain, type AdmissionPlugin } from '../../admission/interface.js';
+import type { AdmissionPlugin } from '../../admission/interface.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../../admission/webhook/dispatcher.js';
 import { validatingAdmissionPolicy } from '../../admission/policy/plugin.js';
 import { TypeCheckingController } from './type-checking.js';
-import { type Catalog, builtinDescriptor } from '../registry/catalog.js';
+import type { Catalog } from '../registry/catalog.js';
 import { Informer, informerKey } from '../registry/informer.js';
-import { Store } from '../registry/store.js';
-import {
-  ADMISSION_REGISTRATION_CATEGORIES,
-  MUTATING_WEBHOOK_CONFIGURATION_COLUMNS,
-  VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
-  VALIDATING_ADMISSION_POLICY_COLUMNS,
-  VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS,
-  mutatingWebhookConfigurationKind,
-  mutatingWebhookConfigurationStrategy,
-  validatingAdmissionPolicyBindingKind,
-  validatingAdmissionPolicyBindingStrategy,
-  validatingAdmissionPolicyKind,
-  validatingAdmissionPolicyStrategy,
-  validatingWebhookConfigurationKind,
-  validatingWebhookConfigurationStrategy,
-} from '../registry/builtin/admissionregistration.js';
+import type { Store } from '../registry/store.js';
 import { applyJsonPatchOperations } from '../endpoints/patch/json-patch.js';
-import {
-  mutatingWebhookConfigurationSchema,
-  validatingAdmissionPolicyBindingSchema,
-  validatingAdmissionPolicySchema,
-  validatingWebhookConfigurationSchema,
-} from '../../apimachinery/apis/builtin-schemas.js';
-
 export interface DynamicAdmissionDeps {
   catalog: Catalog;
-  storage: Storage;
-  /** The plugins the configuration kinds' own writes pass (dynamic admission never judges them). */
-  admission: readonly AdmissionPlugin[];
+  /** The configuration kinds' stores (the table's: their writes never pass dynamic admission). */
+  stores: ConfigurationStores;
   /** A namespace, for namespaceSelector and the policies' namespaceObject; undefined when there is none. */
   namespace(name: string): Promise<KubeObject | undefined>;
   /** For the policies' `authorizer` variable. */
   authorizer: Authorizer;
   logger: Logger;
-  /** The server's clock, which the stores stamp their objects with. */
-  clock: Clock;
 }
 
 export interface DynamicAdmission {
@@ -66,6 +40,13 @@ export interface DynamicAdmission {
   resync(): void;
   /** Resolves once nothing is being written any more. */
   close(): Promise<void>;
+}
+
+export interface ConfigurationStores {
+  mutatingWebhooks: Store;
+  validatingWebhooks: Store;
+  policies: Store;
+  bindings: Store;
 }
 
 /** The objects of one kind, kept by an informer; the array is rebuilt on change, so engines may cache by identity. */
@@ -94,58 +75,7 @@ class Configurations {
 }
 
 export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmission {
-  const { catalog, storage, logger } = deps;
-  const chain = new AdmissionChain(deps.admission);
-  const stores = {
-    mutatingWebhooks: new Store(storage, mutatingWebhookConfigurationStrategy, chain, deps.clock),
-    validatingWebhooks: new Store(storage, validatingWebhookConfigurationStrategy, chain, deps.clock),
-    policies: new Store(storage, validatingAdmissionPolicyStrategy, chain, deps.clock),
-    bindings: new Store(storage, validatingAdmissionPolicyBindingStrategy, chain, deps.clock),
-  };
-  const categories = [...ADMISSION_REGISTRATION_CATEGORIES];
-  const register = (
-    kind: typeof mutatingWebhookConfigurationKind,
-    singular: string,
-    store: Store,
-    extra: Parameters<typeof builtinDescriptor>[3],
-  ): void =>
-    catalog.setResource(kind.group, kind.resource, [
-      builtinDescriptor(
-        kind,
-        'v1',
-        singular,
-        {
-          ...extra,
-          names: {
-            plural: kind.resource,
-            singular,
-            kind: kind.kind,
-            listKind: kind.listKind,
-            shortNames: [],
-            categories,
-          },
-        },
-        store,
-      ),
-    ]);
-  register(mutatingWebhookConfigurationKind, 'mutatingwebhookconfiguration', stores.mutatingWebhooks, {
-    printerColumns: MUTATING_WEBHOOK_CONFIGURATION_COLUMNS,
-    schema: mutatingWebhookConfigurationSchema,
-  });
-  register(validatingWebhookConfigurationKind, 'validatingwebhookconfiguration', stores.validatingWebhooks, {
-    printerColumns: VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS,
-    schema: validatingWebhookConfigurationSchema,
-  });
-  register(validatingAdmissionPolicyKind, 'validatingadmissionpolicy', stores.policies, {
-    printerColumns: VALIDATING_ADMISSION_POLICY_COLUMNS,
-    subresources: ['status'],
-    schema: validatingAdmissionPolicySchema,
-  });
-  register(validatingAdmissionPolicyBindingKind, 'validatingadmissionpolicybinding', stores.bindings, {
-    printerColumns: VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
-    schema: validatingAdmissionPolicyBindingSchema,
-  });
-
+  const { catalog, stores, logger } = deps;
   const log = logger.with({ component: 'dynamic-admission' });
   const configs = {
     mutatingWebhooks: new Configurations(stores.mutatingWebhooks, log),

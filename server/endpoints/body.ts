@@ -2,11 +2,11 @@
 // kube's nesting cap, and a 4xx Status with the position for anything malformed, never a 500.
 import type { IncomingMessage } from 'node:http';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../../apimachinery/errors.js';
-import { decodeProtobufObject } from './protobuf.js';
-import { DecoderError, transformDecodeError } from './decode-error.js';
+import { decodeProtobufObject } from '../codecs/protobuf.js';
+import { DecoderError, transformDecodeError } from '../codecs/decode-error.js';
 import { JsonSyntaxError, parseJsonExact } from '../../apimachinery/json-parse.js';
 import { parseMediaType } from './negotiate.js';
-import { YamlDecodeError, decodeYaml } from './yaml-decode.js';
+import { YamlDecodeError, decodeYaml } from '../codecs/yaml-decode.js';
 import { deeperThan, typeMetaError } from '../../apimachinery/json.js';
 
 /**

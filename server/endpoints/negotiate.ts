@@ -5,7 +5,7 @@
 // what is served. Also Go's mime.ParseMediaType for request bodies, and the patch handler's
 // cruder reading of Content-Type.
 import { notAcceptable } from '../../apimachinery/errors.js';
-import { parseGoBool } from '../pipeline/request-info.js';
+import { parseGoBool } from '../request/request-info.js';
 
 /** One clause of an Accept header. */
 export interface AcceptClause {

@@ -8,8 +8,8 @@ import { stringifyJSON } from '../../apimachinery/json.js';
 import { auditOf } from '../audit/context.js';
 import { defaultEndpointRestrictions, negotiateMediaTypeOptions } from './negotiate.js';
 import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType, SERVED, YAML_MEDIA_TYPE } from './output.js';
-import { UnencodableError, encodeProtobufObject, canEncodeProtobuf } from './protobuf-encode.js';
-import { encodeYamlChunks } from './yaml-encode.js';
+import { UnencodableError, encodeProtobufObject, canEncodeProtobuf } from '../codecs/protobuf-encode.js';
+import { encodeYamlChunks } from '../codecs/yaml-encode.js';
 
 /** The protobuf body for `value`, or undefined for a kind without an encoding. */
 function protobufBody(value: unknown): Buffer | undefined {

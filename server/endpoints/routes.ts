@@ -14,7 +14,7 @@ import {
   subresourceVerbs,
 } from '../registry/catalog.js';
 import type { Store } from '../registry/store.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 
 export type Route = { desc: ResourceDescriptor } & (
   | { store: Store; create?: undefined }

@@ -12,7 +12,7 @@ import {
 } from '../../apimachinery/field-errors.js';
 import type { FieldValidation, OptionsKind } from './field-validation.js';
 import { FIELD_MANAGER_MAX_LENGTH } from '../../apimachinery/validation/object-meta.js';
-import { queryOptionalBool } from '../pipeline/request-info.js';
+import { queryOptionalBool } from '../request/request-info.js';
 
 export interface WriteOptions {
   dryRun: boolean;

@@ -4,7 +4,7 @@
 // and group, version, resource and subresource from the request info (for a non-resource request,
 // the path in place of the subresource). Pure: the front door computes them once per request.
 import { ApiError } from '../../apimachinery/errors.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 
 /** kube's APIServerComponent, the `component` label. */
 export const APISERVER_COMPONENT = 'apiserver';

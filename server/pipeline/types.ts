@@ -1,7 +1,7 @@
 // What the serving layer hands the API layer once a request is authenticated.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { RequestInfo } from './request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 
 /** What the front door parsed of a request, once, for every layer after it. */

@@ -2,6 +2,7 @@
 // the generic create, update and delete of kube's generic store, the status subresource's split
 // of an object, and the spec generation.
 import { type JsonObject, type KubeObject, cloneJson } from '../../apimachinery/object.js';
+import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import type {
   CreateStrategy,
@@ -13,27 +14,50 @@ import type {
 } from './strategy.js';
 import { validateDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { supportedFieldLabels } from '../../apimachinery/selectors/fields.js';
-import { KUBE_OBJECT_PATCH_META } from '../../apimachinery/strategic-merge/kube-types.js';
+import { patchMetaFromSchema } from '../../apimachinery/strategic-merge/patch-meta.js';
 import { specChanged } from './object-meta-ops.js';
-import {
-  type TypeNode,
-  deducedType,
-  objectMetaType,
-  scalarType,
-  structType,
-} from '../../apimachinery/structured-merge/schema.js';
+import { type TypeNode, fromOpenAPISchema } from '../../apimachinery/structured-merge/schema.js';
 
-export interface StrategyParts extends Partial<Omit<Strategy, 'kind' | 'create' | 'update' | 'delete'>> {
+export interface StrategyParts
+  extends Partial<Omit<Strategy, 'kind' | 'create' | 'update' | 'delete' | 'fieldTypes' | 'patchMeta'>> {
   create?: Partial<CreateStrategy>;
   update?: Partial<UpdateStrategy>;
   delete?: Partial<DeleteStrategy>;
-  /** Custom resources: no Go type to decode into (their schema prunes them in canonicalize). */
-  unstructured?: boolean;
+  /**
+   * A built-in kind's OpenAPI schema per apiVersion it is written in (`v1`, `events.k8s.io/v1`):
+   * the one description its field ownership types, strategic merge patch metadata and known
+   * fields are derived from. Every typed kind has one.
+   */
+  schemas?: Readonly<Record<string, JSONSchemaProps>>;
+  /** Custom resources: no Go type to decode into; their schema prunes them in canonicalize and types their fields. */
+  unstructured?: { fieldTypes: Strategy['fieldTypes'] };
+}
+
+const fieldTypesBySchema = new WeakMap<JSONSchemaProps, TypeNode>();
+
+/** kube's managed-fields type of a kind, from its schema, converted once. */
+function fieldTypesOf(schema: JSONSchemaProps): TypeNode {
+  let type = fieldTypesBySchema.get(schema);
+  if (!type) fieldTypesBySchema.set(schema, (type = fromOpenAPISchema(schema)));
+  return type;
 }
 
 export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strategy {
-  const { create, update, delete: del, unstructured, canonicalize, ...rest } = parts;
+  const { create, update, delete: del, unstructured, canonicalize, schemas, ...rest } = parts;
   const selectableFields = rest.selectableFields ?? metadataFields(kind.namespaced);
+  const schemaIn = (apiVersion: unknown): JSONSchemaProps | undefined =>
+    typeof apiVersion === 'string' && schemas && Object.hasOwn(schemas, apiVersion) ? schemas[apiVersion] : undefined;
+  const schemaOf = (apiVersion: string): JSONSchemaProps => {
+    const schema = schemaIn(apiVersion);
+    if (!schema) throw new Error(`${kind.kind} has no schema in ${apiVersion}`);
+    return schema;
+  };
+  const typedParts: Pick<Strategy, 'fieldTypes' | 'patchMeta'> = unstructured
+    ? { fieldTypes: unstructured.fieldTypes }
+    : {
+        fieldTypes: (apiVersion) => fieldTypesOf(schemaOf(apiVersion)),
+        patchMeta: (apiVersion) => patchMetaFromSchema(schemaOf(apiVersion)),
+      };
   return {
     kind,
     canonicalize: unstructured
@@ -41,35 +65,22 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
       : (obj, ctx) => {
           // kube decodes a client's built-in object into its Go type: what the type has no field
           // for is gone. The server's own writes come from typed code and are not decoded.
-          if (ctx.onUnknownFields) ctx.onUnknownFields(dropUnknownFields(obj as unknown as JsonObject));
+          if (ctx.onUnknownFields)
+            ctx.onUnknownFields(dropUnknownFields(obj as unknown as JsonObject, schemaIn(obj.apiVersion)));
           canonicalize?.(obj, ctx);
         },
     exactIntegers: false,
     typed: !unstructured,
-    fieldTypes: () => KUBE_OBJECT_TYPE,
     subresources: {},
     selectableFields,
     fieldLabels: supportedFieldLabels(Object.keys(selectableFields({ metadata: {} }))),
-    patchMeta: KUBE_OBJECT_PATCH_META,
+    ...typedParts,
     ...rest,
     create: { prepare: () => {}, validateName: validateDNS1123Subdomain, validate: () => [], ...create },
     update: { allowUnconditional: true, prepare: () => {}, validate: () => [], resetFields: [], ...update },
     delete: { ...FINALIZING_DELETE, ...del },
   };
 }
-
-/**
- * A built-in kind's structure for field ownership: apiVersion, kind, ObjectMeta and the fields
- * given; fields not described are deduced (maps granular, lists atomic), as SMD types the unknown.
- */
-export function kubeObjectType(fields: Record<string, TypeNode> = {}): TypeNode {
-  return structType(
-    { apiVersion: scalarType('string'), kind: scalarType('string'), metadata: objectMetaType, ...fields },
-    { elementType: deducedType },
-  );
-}
-
-const KUBE_OBJECT_TYPE = kubeObjectType();
 
 /** The field selector set every kind supports: metadata.name, and metadata.namespace when namespaced. */
 export function metadataFields(namespaced: boolean): (obj: KubeObject) => Record<string, string> {

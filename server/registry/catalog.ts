@@ -4,8 +4,7 @@ import type { UserInfo } from '../../apimachinery/user.js';
 import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.js';
 import type { JSONSchemaProps, PrinterColumn, ResourceNames } from '../../apimachinery/apis/apiextensions.js';
 import type { Store } from './store.js';
-import { compareKubeAwareVersions, sortVersions, storageVersionHash } from '../../apimachinery/versions.js';
-import type { KindInfo } from './strategy.js';
+import { compareKubeAwareVersions, sortVersions } from '../../apimachinery/versions.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 
 /** Preferred first. */
@@ -219,56 +218,4 @@ export class Catalog {
 // Built-in groups come before custom ones in /apis, as kube orders them by priority.
 function builtinRank(group: string): number {
   return group === 'apiextensions.k8s.io' ? 0 : group.endsWith('.k8s.io') ? 1 : 2;
-}
-
-/** A built-in kind's descriptor: every verb, typed serving, kube's storage version hash; `extra` overrides. */
-export function builtinDescriptor(
-  kind: KindInfo,
-  version: string,
-  singular: string,
-  extra: Partial<ResourceDescriptor>,
-  store: Store,
-): ResourceDescriptor {
-  return {
-    group: kind.group,
-    version,
-    names: {
-      plural: kind.resource,
-      singular,
-      kind: kind.kind,
-      listKind: kind.listKind,
-      shortNames: [],
-      categories: [],
-    },
-    namespaced: kind.namespaced,
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-    subresources: [],
-    store,
-    serving: TYPED_PROFILE,
-    storageVersionHash: storageVersionHash(kind.group, version, kind.kind),
-    ...extra,
-  };
-}
-
-/** A resource that is only ever created, answered by `create` and never stored (kube's access reviews). */
-export function createOnlyDescriptor(
-  group: string,
-  resource: string,
-  kind: string,
-  namespaced: boolean,
-  create: CreateOnlyHandler,
-  schema?: JSONSchemaProps,
-): ResourceDescriptor {
-  return {
-    ...(schema ? { schema } : {}),
-    group,
-    version: 'v1',
-    names: { plural: resource, singular: kind.toLowerCase(), kind, listKind: '', shortNames: [], categories: [] },
-    namespaced,
-    verbs: ['create'],
-    subresources: [],
-    creates: { '': create },
-    serving: TYPED_PROFILE,
-    storageVersionHash: '',
-  };
 }

@@ -1,7 +1,6 @@
 // ONE generic store for every kind: it turns REST verbs into storage operations with kube's
 // semantics (system metadata, optimistic concurrency, finalizers, graceful deletion, dry run),
 // and leaves what differs between kinds to the strategy.
-import { randomUUID } from 'node:crypto';
 import type { KeyValue, Storage } from '../../storage/interface.js';
 import { isStorageError } from '../../storage/errors.js';
 import {
@@ -19,19 +18,22 @@ import {
   tooLargeResourceVersion,
 } from '../../apimachinery/errors.js';
 import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
-import { type FieldError, GoPrinted, goQuote, invalid as invalidField } from '../../apimachinery/field-errors.js';
+import { GoPrinted, invalid as invalidField } from '../../apimachinery/field-errors.js';
 import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
 import { type Clock, systemClock } from '../../apimachinery/clock.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
-import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
-import { metaDecodeError } from '../../apimachinery/validation/object-meta.js';
 import {
-  ensureNamespaceMatchesRequest,
-  fillObjectMetaSystemFields,
-  generateNameFrom,
-  wipeObjectMetaSystemFields,
-} from './object-meta-ops.js';
+  checkDecodable,
+  checkNewObject,
+  decodeErrorOf,
+  expectedNamespace,
+  prepareCreate,
+  prepareUpdate,
+  validateCreate,
+  validateUpdate,
+} from './write-steps.js';
+import { generateNameFrom } from './object-meta-ops.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
@@ -125,9 +127,9 @@ export class Store {
     return this.cache;
   }
 
-  /** How many objects the watch cache holds, once one is running (kube's apiserver_storage_objects reads its cacher too). */
-  cachedObjectCount(): number | undefined {
-    return this.cache?.size;
+  /** How many objects storage holds now: kube's apiserver_storage_objects, a count-only range (its Stats). */
+  objectCount(): Promise<number> {
+    return this.storage.count(this.prefix(undefined));
   }
 
   /** Watches resuming from before `revision` get kube's 410 from now on (storage/cacher.ts expireHistory). */
@@ -168,11 +170,6 @@ export class Store {
       ...(ctx.warn ? { warn: ctx.warn } : {}),
       ...(ctx.auditAnnotate ? { annotate: ctx.auditAnnotate } : {}),
     };
-  }
-
-  /** rest.ExpectedNamespaceForScope: the namespace an object of this kind must have, empty for a cluster-scoped kind. */
-  private requestNamespace(namespace: string | undefined): string {
-    return this.kind.namespaced ? (namespace ?? '') : '';
   }
 
   key(namespace: string | undefined, name: string): string {
@@ -301,10 +298,9 @@ export class Store {
   generateName: (base: string) => string = generateNameFrom;
 
   async create(namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
-    this.checkDecodable(input, ctx);
+    checkNewObject(this.strategy, input, ctx);
     const obj = cloneJson(input);
     const meta = obj.metadata;
-    if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     if (this.kind.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     // Mutating admission sees the object as the client sent it, before a name is generated or
@@ -338,23 +334,20 @@ export class Store {
     attrs: Attributes,
     ctx: WriteContext,
   ): Promise<KubeObject> {
-    const meta = obj.metadata;
-    // BeforeCreate: mutating admission may have moved the object; the key is the request's namespace.
-    ensureNamespaceMatchesRequest(this.requestNamespace(namespace), meta);
-    if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName);
-    wipeObjectMetaSystemFields(meta);
-    fillObjectMetaSystemFields(meta, nowTimestamp(this.clock), randomUUID());
-    if (this.strategy.generation) meta.generation = 1;
-    else delete meta.generation;
-    const create = this.strategy.create;
-    // Decoding's defaults and pruning, also of what mutating admission added, then the kind's PrepareForCreate.
-    this.strategy.canonicalize(obj, ctx);
-    create.prepare(obj);
+    // BeforeCreate: mutating admission may have moved the object, and added what decoding defaults
+    // and prunes; the key is the request's namespace.
+    prepareCreate(
+      this.strategy,
+      obj,
+      expectedNamespace(this.kind, namespace),
+      ctx,
+      nowTimestamp(this.clock),
+      this.generateName,
+    );
     await giveWayFor(ctx.large);
-    const errs = [...validateObjectMetaForCreate(obj, this.kind, create.validateName), ...create.validate(obj, ctx)];
-    this.throwIfInvalid(obj, errs);
+    validateCreate(this.strategy, obj, ctx);
     await giveWayFor(ctx.large);
-    const name = meta.name!;
+    const name = obj.metadata.name!;
     await this.admission.validate({ ...attrs, name, object: obj });
     const stored = await this.inVersion(obj, this.strategy.versions?.storageApiVersion);
     await giveWayFor(ctx.large);
@@ -400,8 +393,8 @@ export class Store {
       const next = cloneJson(made);
       await giveWayFor(opts.large);
       // Malformed metadata the stored object already had is not the caller's to answer for.
-      if (opts.replace || this.decodeErrorOf(next, opts) !== this.decodeErrorOf(current, opts))
-        this.checkDecodable(next, opts);
+      if (opts.replace || decodeErrorOf(this.strategy, next, opts) !== decodeErrorOf(this.strategy, current, opts))
+        checkDecodable(this.strategy, next, opts);
       if (opts.replace) this.checkUIDPrecondition(key, name, next, current);
       const wantRv: unknown = next.metadata?.resourceVersion;
       // kube's versioner reads "" and "0" (any run of zeros) as revision 0: no precondition, which
@@ -503,32 +496,10 @@ export class Store {
     namespace: string | undefined,
     ctx: WriteContext,
   ): Promise<KubeObject> {
-    if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
-    const meta = obj.metadata;
     // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
-    ensureNamespaceMatchesRequest(this.requestNamespace(namespace), meta);
-    const oldMeta = old.metadata;
-    // System fields are the server's: an update can neither set nor clear them.
-    obj.metadata.resourceVersion = oldMeta.resourceVersion;
-    if (!meta.uid) obj.metadata.uid = oldMeta.uid;
-    obj.metadata.creationTimestamp = oldMeta.creationTimestamp;
-    if (oldMeta.deletionTimestamp) obj.metadata.deletionTimestamp = oldMeta.deletionTimestamp;
-    else delete obj.metadata.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined)
-      obj.metadata.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-    else delete obj.metadata.deletionGracePeriodSeconds;
-    const generation = this.strategy.generation;
-    if (generation) obj.metadata.generation = oldMeta.generation ?? 1;
-    if (obj.metadata.name === undefined) obj.metadata.name = oldMeta.name;
-    const update = updateStrategyFor(this.strategy, ctx.subresource);
-    this.strategy.canonicalize(obj, ctx);
-    update.prepare(obj, old, ctx);
+    prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx);
     await giveWayFor(ctx.large);
-    // A subresource with a strategy of its own (status, finalize) never writes the spec.
-    if (update === this.strategy.update && generation?.specChanged(old, obj))
-      obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
-    const errs = [...validateObjectMetaForUpdate(obj, old, this.kind), ...update.validate(obj, old, ctx)];
-    this.throwIfInvalid(obj, errs);
+    validateUpdate(this.strategy, obj, old, ctx);
     return obj;
   }
 
@@ -612,29 +583,6 @@ export class Store {
     }
   }
 
-  /** The error kube's decoder would meet in the object's metadata, worded by how it decodes. */
-  private decodeErrorOf(obj: KubeObject, ctx: WriteContext): string | undefined {
-    return metaDecodeError(obj.metadata, {
-      typed: this.strategy.typed,
-      fromUnstructured: ctx.fromUnstructured === true,
-    });
-  }
-
-  /**
-   * What kube's decoder refuses before anything else runs: a metav1.Time in the metadata that does
-   * not parse, metadata fields of the wrong shape. The create and update handlers answer
-   * transformDecodeError's 400, `<Kind> in version "<v>" cannot be handled as a <Kind>: <Go's error>`.
-   */
-  private checkDecodable(obj: KubeObject, ctx: WriteContext): void {
-    const message = this.decodeErrorOf(obj, ctx);
-    if (message === undefined) return;
-    if (ctx.decodeError) throw ctx.decodeError(message);
-    const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-    const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-    const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : this.kind.kind;
-    throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${this.kind.kind}: ${message}`);
-  }
-
   /**
    * A PUT whose object carries a uid makes it a precondition (rest.DefaultUpdatedObjectInfo's
    * Preconditions), checked by storage's GuaranteedUpdate before anything else: a mismatch is a
@@ -655,10 +603,6 @@ export class Store {
   private resourceVersionRequired(name: string): ApiError {
     const field = invalidField('metadata.resourceVersion', new GoPrinted('0x0'), 'must be specified for an update');
     return invalid(qualifiedResource(this.kind), name, [field]);
-  }
-
-  private throwIfInvalid(obj: KubeObject, errs: FieldError[]): void {
-    if (errs.length) throw invalid(qualifiedKind(this.kind), obj.metadata.name ?? '', errs);
   }
 
   /** Storage failures that are not the caller's fault become 503/500 Status errors. */

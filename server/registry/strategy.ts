@@ -151,13 +151,15 @@ export interface Strategy {
   /**
    * The kind's structure in `apiVersion` as field ownership and server-side apply see it (kube's
    * managed-fields type converter): which lists are sets or keyed maps, which maps are atomic.
+   * Built-in kinds' are derived from their OpenAPI schema, custom resources' from their CRD's.
    */
   fieldTypes(apiVersion: string): TypeNode;
   /**
-   * kube's patch strategies and merge keys (the Go struct tags), for strategic merge patch; custom
-   * resources have none and refuse that patch type (415).
+   * kube's patch strategies and merge keys in `apiVersion` (the Go struct tags, which the built-in
+   * kinds' OpenAPI schemas carry), for strategic merge patch; custom resources have none and refuse
+   * that patch type (415).
    */
-  readonly patchMeta?: PatchMeta;
+  patchMeta?(apiVersion: string): PatchMeta;
   /** The fields a field selector may name, with their values for this object. */
   selectableFields(obj: KubeObject): Record<string, string>;
   /** Which field selector labels the kind accepts, with kube's error text for the others. */

@@ -14,7 +14,7 @@ import {
 import { ApiError, type Status } from '../../apimachinery/errors.js';
 import { formatMicroTime } from '../../apimachinery/validation/micro-time.js';
 import { goDuration } from '../../webhook/client.js';
-import { type Answer, type Target, call } from '../api-client.js';
+import { type Answer, type Target, call } from '../client/api-client.js';
 import { goDurationMs, rfc3339Micros } from '../registry/builtin/testing.js';
 
 export type { ClockSpec, FaultSpec, FaultStatusFields, SnapshotRestoreStatus, SnapshotStatus, Target };

@@ -16,7 +16,7 @@ import type { ApiError } from '../../apimachinery/errors.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { writeStatus } from '../endpoints/respond.js';
 import type { ApiHandler } from '../pipeline/types.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { goDurationMs } from '../registry/builtin/testing.js';
 import { faultError } from './fault-status.js';
 import type { ActiveFault, FaultEngine } from './faults.js';

@@ -4,24 +4,18 @@
 // controllers acting on them. Without the flag none of this is loaded or run: the group is not
 // served (404) and the request path is the one the server always has.
 import { Counter, type Registry } from 'prom-client';
-import {
-  TESTING_GROUP,
-  TESTING_VERSION,
-  clockSchema,
-  faultSchema,
-  snapshotSchema,
-} from '../../apimachinery/apis/testing.js';
+import { TESTING_GROUP } from '../../apimachinery/apis/testing.js';
 import type { AdjustableClock } from '../../apimachinery/clock.js';
 import type { Logger } from '../../apimachinery/log.js';
-import type { AdmissionChain } from '../../admission/interface.js';
 import type { Storage } from '../../storage/interface.js';
+import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE } from '../controllers/leader-election.js';
 import type { ApiHandler } from '../pipeline/types.js';
-import { type Catalog, builtinDescriptor } from '../registry/catalog.js';
-import { objectKey } from '../registry/keys.js';
-import { Store } from '../registry/store.js';
+import type { Catalog } from '../registry/catalog.js';
+import { type BuiltinKind, installBuiltinKinds } from '../registry/builtin/kind.js';
 import { leaseKind } from '../registry/builtin/leases.js';
-import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE } from '../registry/builtin/leader-election.js';
-import { clock, clockKind, fault, faultKind, snapshot, snapshotKind } from '../registry/builtin/testing.js';
+import { CLOCKS, FAULTS, SNAPSHOTS, TESTING_KINDS } from '../registry/builtin/testing.js';
+import { objectKey } from '../registry/keys.js';
+import type { Store } from '../registry/store.js';
 import { ClockController } from './clock.js';
 import { withFaults } from './fault-handler.js';
 import { FaultEngine } from './faults.js';
@@ -29,8 +23,9 @@ import { SnapshotController, restoreHandler } from './snapshots.js';
 
 export interface TestingDeps {
   catalog: Catalog;
+  /** The stores of built-in kinds, as the API makes them (kind.ts builtinStores). */
+  storeOf: (k: BuiltinKind) => Store;
   storage: Storage;
-  admission: AdmissionChain;
   /** The server's clock, which the Clock sets. */
   clock: AdjustableClock;
   /** /metrics' registry, for mini_apiserver_testing_fault_hits_total. */
@@ -49,63 +44,14 @@ export interface Testing {
 }
 
 export function installTesting(deps: TestingDeps): Testing {
-  const { catalog, storage, admission, logger } = deps;
-  const stores = {
-    faults: new Store(storage, fault.strategy, admission, deps.clock),
-    snapshots: new Store(storage, snapshot.strategy, admission, deps.clock),
-    clocks: new Store(storage, clock.strategy, admission, deps.clock),
-  };
-  const names = (resource: string, singular: string, kind: string, shortNames: string[]) => ({
-    plural: resource,
-    singular,
-    kind,
-    listKind: `${kind}List`,
-    shortNames,
-    categories: [],
-  });
-  catalog.setResource(TESTING_GROUP, faultKind.resource, [
-    builtinDescriptor(
-      faultKind,
-      TESTING_VERSION,
-      'fault',
-      {
-        schema: faultSchema,
-        names: names('faults', 'fault', 'Fault', []),
-        subresources: ['status'],
-        printerColumns: fault.columns,
-      },
-      stores.faults,
-    ),
-  ]);
-  catalog.setResource(TESTING_GROUP, snapshotKind.resource, [
-    builtinDescriptor(
-      snapshotKind,
-      TESTING_VERSION,
-      'snapshot',
-      {
-        schema: snapshotSchema,
-        names: names('snapshots', 'snapshot', 'Snapshot', []),
-        subresources: ['restore', 'status'],
-        creates: { restore: restoreHandler(stores.snapshots, storage, deps.clock) },
-        printerColumns: snapshot.columns,
-      },
-      stores.snapshots,
-    ),
-  ]);
-  catalog.setResource(TESTING_GROUP, clockKind.resource, [
-    builtinDescriptor(
-      clockKind,
-      TESTING_VERSION,
-      'clock',
-      {
-        schema: clockSchema,
-        names: names('clocks', 'clock', 'Clock', []),
-        subresources: ['status'],
-        printerColumns: clock.columns,
-      },
-      stores.clocks,
-    ),
-  ]);
+  const { catalog, storage, logger } = deps;
+  const stores = { faults: deps.storeOf(FAULTS), snapshots: deps.storeOf(SNAPSHOTS), clocks: deps.storeOf(CLOCKS) };
+  installBuiltinKinds(
+    catalog,
+    TESTING_KINDS,
+    deps.storeOf,
+    new Map([[SNAPSHOTS, { restore: restoreHandler(stores.snapshots, storage, deps.clock) }]]),
+  );
 
   const hits = new Counter({
     name: 'mini_apiserver_testing_fault_hits_total',

@@ -3,7 +3,8 @@
 // server/pki.ts) in the test process: a ValidatingWebhookConfiguration refusing a custom resource
 // with kube's text, a MutatingWebhookConfiguration adding a label (and a warning), a
 // ValidatingAdmissionPolicy with its binding and a param ConfigMap limiting spec.size in Deny then
-// Warn mode, and the four kinds' tables as kubectl prints them.
+// Warn mode, one asking the authorizer whether the (impersonated) user may delete what it creates,
+// refused with kube's Status, and the four kinds' tables as kubectl prints them.
 //
 // kubectl comes from test/helpers/kubectl.ts findKubectl ($KUBECTL_1_27 / $KUBECTL_1_33, then
 // $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
@@ -121,6 +122,51 @@ spec:
     name: widget-limits
     namespace: default
     parameterNotFoundAction: Deny
+`;
+
+/** Widgets may be created only by those who may also delete them: a policy asking the authorizer. */
+const DELETERS_POLICY = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: widget-deleters
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [adm.example.com]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [widgets]
+  validations:
+  - expression: "authorizer.group('adm.example.com').resource('widgets').namespace(object.metadata.namespace).check('delete').allowed()"
+    messageExpression: "request.userInfo.username + ' may not delete widgets in ' + object.metadata.namespace"
+    reason: Forbidden
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: widget-deleters
+spec:
+  policyName: widget-deleters
+  validationActions: [Deny]
+`;
+
+/** bob may create widgets in default, not delete them. */
+const WIDGET_MAKER = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: widget-maker, namespace: default}
+rules:
+- apiGroups: [adm.example.com]
+  resources: [widgets]
+  verbs: [get, list, create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: widget-maker-bob, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: widget-maker}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
 `;
 
 /** The webhook server's answer per path: /deny-big refuses spec.size over 5, /add-label labels the object. */
@@ -350,6 +396,57 @@ for (const version of VERSIONS) {
         return r.code === 0 ? undefined : r;
       });
       expect(lowered.stderr).toContain('denied request: size 3 is over 2\n');
+    });
+
+    it("a ValidatingAdmissionPolicy asking the authorizer: a user lacking a permission is refused with kube's Status", async () => {
+      cleanUp('validatingadmissionpolicybinding', 'widget-deleters');
+      cleanUp('validatingadmissionpolicy', 'widget-deleters');
+      expect(await ok(['apply', '-f', '-'], WIDGET_MAKER)).toBe(
+        'role.rbac.authorization.k8s.io/widget-maker created\nrolebinding.rbac.authorization.k8s.io/widget-maker-bob created\n',
+      );
+      expect(await ok(['apply', '-f', '-'], DELETERS_POLICY)).toBe(
+        'validatingadmissionpolicy.admissionregistration.k8s.io/widget-deleters created\nvalidatingadmissionpolicybinding.admissionregistration.k8s.io/widget-deleters created\n',
+      );
+
+      const denied = await eventually('the policy denying bob', async () => {
+        const name = fresh('bobs');
+        const r = await kubectl(['--as', 'bob', 'create', '-f', '-'], widget(name, 1));
+        return r.code === 0 ? undefined : { name, r };
+      });
+      const message =
+        "ValidatingAdmissionPolicy 'widget-deleters' with binding 'widget-deleters' denied request: bob may not delete widgets in default";
+      expect([denied.r.code, denied.r.stdout, denied.r.stderr]).toEqual([
+        1,
+        '',
+        `Error from server (Forbidden): error when creating "STDIN": widgets.adm.example.com "${denied.name}" is forbidden: ${message}\n`,
+      ]);
+
+      // The Status kube answers with, whole.
+      const name = fresh('bobs');
+      const res = await server.request('/apis/adm.example.com/v1/namespaces/default/widgets', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'impersonate-user': 'bob' },
+        body: JSON.stringify({
+          apiVersion: 'adm.example.com/v1',
+          kind: 'Widget',
+          metadata: { name },
+          spec: { size: 1 },
+        }),
+      });
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body)).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `widgets.adm.example.com "${name}" is forbidden: ${message}`,
+        reason: 'Forbidden',
+        details: { name, group: 'adm.example.com', kind: 'widgets', causes: [{ message }] },
+        code: 403,
+      });
+
+      // Whoever may delete widgets may create them.
+      expect(await ok(['create', '-f', '-'], widget('admins', 1))).toBe('widget.adm.example.com/admins created\n');
     });
   });
 }

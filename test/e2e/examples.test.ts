@@ -14,6 +14,7 @@ import {
   startServerProcess,
 } from '../helpers/server-process.js';
 import { findKubectl } from '../helpers/kubectl.js';
+import { saysItFails, shBlockCommands, shellWords } from '../helpers/walkthrough.js';
 
 const EXAMPLES = join(REPO_ROOT, 'examples');
 const kubectl133 = findKubectl('1.33');
@@ -25,41 +26,19 @@ interface LabLine {
   fails: boolean;
 }
 
-/** Shell words of one line: blanks split, '...' and "..." quote; a # after a blank starts a comment. */
-function shellWords(line: string): { words: string[]; comment: string } {
-  const words: string[] = [];
-  let word: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (c === "'" || c === '"') {
-      const end = line.indexOf(c, i + 1);
-      if (end < 0) throw new Error(`unbalanced quote in ${line}`);
-      word = (word ?? '') + line.slice(i + 1, end);
-      i = end;
-    } else if (c === ' ' || c === '\t') {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else if (c === '#' && word === undefined) {
-      return { words, comment: line.slice(i + 1).trim() };
-    } else word = (word ?? '') + c;
-  }
-  if (word !== undefined) words.push(word);
-  return { words, comment: '' };
-}
-
 /** The `kubectl` lines of the README's first sh block that has any. */
 function labLines(): LabLine[] {
   const readme = readFileSync(join(EXAMPLES, 'README.md'), 'utf8');
   const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const block = blocks.find((b) => /^kubectl /m.test(b));
   if (!block) throw new Error('examples/README.md has no sh block with kubectl lines');
-  return block
-    .split('\n')
-    .filter((l) => l.startsWith('kubectl '))
-    .map((line) => {
-      const { words, comment } = shellWords(line);
-      return { line, args: words.slice(1), fails: /^(refused|no)\b/.test(comment) };
-    });
+  return shBlockCommands(block)
+    .filter(({ command }) => command.startsWith('kubectl '))
+    .map(({ command, comment }) => ({
+      line: command,
+      args: shellWords(command).words.slice(1),
+      fails: saysItFails(comment),
+    }));
 }
 
 describe('examples/ with kubectl 1.33', () => {

@@ -1,6 +1,6 @@
 // The package as another project gets it: `npm pack` (its prepack builds dist/), the tarball
 // installed with npm into a fresh project outside the repo, and that project's own code run with
-// plain node: examples/controller.mjs (startServer from 'mini-apiserver', the Cache CRD applied with
+// plain node: the examples/controller.mjs it ships (startServer from 'mini-apiserver', the Cache CRD applied with
 // @kubernetes/client-node, a Cache created, watched and reconciled, the server closed), and a
 // TypeScript file type-checked against the package's declarations.
 //
@@ -9,7 +9,7 @@
 // need; --ignore-scripts keeps better-sqlite3's native build from that copy instead of compiling
 // SQLite again (~90 s). Every step that fails (pack, install, run, type-check) fails its test.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,12 +89,20 @@ describe('the npm package', () => {
           'dist/server/main.js',
           'dist/storage/sqlite.js',
           'dist/bin/main.mjs',
+          'examples/controller.mjs',
+          'examples/cache-crd.yaml',
         ]),
       );
       const unexpected = paths.filter(
-        (p) => !(p.startsWith('dist/') || p.startsWith('bin/') || ['package.json', 'README.md', 'LICENSE'].includes(p)),
+        (p) =>
+          !(
+            p.startsWith('dist/') ||
+            p.startsWith('bin/') ||
+            p.startsWith('examples/') ||
+            ['package.json', 'README.md', 'LICENSE'].includes(p)
+          ),
       );
-      expect(unexpected, 'files outside dist/ and bin/').toEqual([]);
+      expect(unexpected, 'files outside dist/, bin/ and examples/').toEqual([]);
       const notShipped = paths.filter((p) =>
         /(^|\/)test\/|\.test\.|\.map$|\.tsbuildinfo$|\.build-stamp$|(?<!\.d)\.ts$/.test(p),
       );
@@ -104,11 +112,18 @@ describe('the npm package', () => {
     STEP_MS,
   );
 
+  it('leaves git nothing to track: the tarball npm pack writes in a checkout is ignored', async () => {
+    if (!packed) expect.fail('npm pack failed: no tarball name');
+    const r = await runIn(REPO_ROOT, 'git', ['check-ignore', '--no-index', packed.filename]);
+    expect(r.code, `${packed.filename} is not ignored by .gitignore`).toBe(0);
+  });
+
   it(
     'installs into a fresh project with npm (offline, from the tarball)',
     async () => {
       if (!packed) expect.fail('npm pack failed: nothing to install');
-      cpSync(join(REPO_ROOT, 'node_modules'), join(project, 'node_modules'), {
+      // realpath: a worktree's node_modules may be a link to another checkout's.
+      cpSync(realpathSync(join(REPO_ROOT, 'node_modules')), join(project, 'node_modules'), {
         recursive: true,
         verbatimSymlinks: true,
         // npm's record of the repo's tree, and caches of the repo's tools.
@@ -147,7 +162,9 @@ describe('the npm package', () => {
     "a controller in that project runs with plain node: startServer from 'mini-apiserver', a CRD, a Cache watched and reconciled",
     async () => {
       if (!installed) expect.fail('the install failed: nothing to run');
-      for (const f of ['controller.mjs', 'cache-crd.yaml']) cpSync(join(REPO_ROOT, 'examples', f), join(project, f));
+      // As the README says: the example the package ships, copied next to the project's code.
+      for (const f of ['controller.mjs', 'cache-crd.yaml'])
+        cpSync(join(project, 'node_modules/mini-apiserver/examples', f), join(project, f));
       const r = await runIn(project, process.execPath, ['controller.mjs']);
       expect(r.code, `controller.mjs exited ${r.code}:\n${r.stdout}\n${r.stderr}`).toBe(0);
       const report = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {

@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
 import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
-import { decodeProtobufObject, decodeProtobufWatchEvent } from '../../server/endpoints/protobuf.js';
+import { decodeProtobufObject, decodeProtobufWatchEvent } from '../../server/codecs/protobuf.js';
 
 const KUBECTL = findKubectl('1.33');
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';

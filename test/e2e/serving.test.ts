@@ -170,7 +170,7 @@ describe('the binary, first start on an empty data dir', () => {
     // The most in flight since the last scrape: this very request at least.
     expect(r.body).toMatch(/^apiserver_current_inflight_requests\{request_kind="readOnly"\} [1-9]\d*$/m);
     expect(r.body).toMatch(/^process_start_time_seconds \d+/m);
-    // Storage timed on the embedded store too, and objects counted from the watch caches.
+    // Storage timed on the embedded store too, and objects counted in it.
     expect(r.body).toMatch(/^etcd_request_duration_seconds_count\{operation="get",type="[^"]+"\} [1-9]\d*$/m);
     expect(r.body).toMatch(
       /^apiserver_storage_objects\{resource="clusterroles\.rbac\.authorization\.k8s\.io"\} [1-9]\d*$/m,

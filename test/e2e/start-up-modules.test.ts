@@ -4,28 +4,14 @@
 // into every start; this test names the package that came back. The loads are recorded by a
 // preloaded hook on both of Node's loaders (CommonJS require and ES module resolution).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, request, startServerProcess } from '../helpers/server-process.js';
+import { loadLog } from '../helpers/load-log.js';
 
 const LAZY = ['protobufjs', 'yaml', 'ws', 're2js', 'jose'];
-
-const HOOK = `
-const Module = require('node:module');
-const { appendFileSync } = require('node:fs');
-const log = process.env.LOAD_LOG;
-const load = Module._load;
-Module._load = function (request, ...rest) {
-  appendFileSync(log, request + '\\n');
-  return load.call(this, request, ...rest);
-};
-Module.register('data:text/javascript,' + encodeURIComponent(
-  "import { appendFileSync } from 'node:fs';" +
-  "export async function resolve(specifier, context, next) { appendFileSync(process.env.LOAD_LOG, specifier + '\\\\n'); return next(specifier, context); }",
-));
-`;
 
 const scratch = mkdtempSync(join(tmpdir(), 'start-up-modules-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -36,10 +22,7 @@ describe('a restart of the binary', () => {
     const first = await startServerProcess({ dataDir });
     await first.stop();
 
-    const hook = join(scratch, 'hook.cjs');
-    const log = join(scratch, 'loads.log');
-    writeFileSync(hook, HOOK);
-    writeFileSync(log, '');
+    const { hook, log, read } = loadLog(scratch);
     const child = spawn(process.execPath, ['--require', hook, BIN, '--data-dir', dataDir, '--secure-port', '0'], {
       env: { ...process.env, LOAD_LOG: log },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,8 +48,8 @@ describe('a restart of the binary', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    const loaded = new Set(readFileSync(log, 'utf8').split('\n'));
     // The hook sees the start's own loads (the server, better-sqlite3): it works.
+    const loaded = read();
     expect(loaded.has('better-sqlite3')).toBe(true);
     expect(LAZY.filter((p) => loaded.has(p))).toEqual([]);
   }, 60_000);

@@ -56,7 +56,7 @@ function findEtcd(): string {
 }
 
 /** A port nothing listens on right now (the kernel's pick for port 0). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

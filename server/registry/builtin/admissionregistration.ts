@@ -1,41 +1,33 @@
 // admissionregistration.k8s.io/v1 MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 // ValidatingAdmissionPolicy (with a status subresource its controller writes) and
 // ValidatingAdmissionPolicyBinding: all cluster-scoped, defaulted as admissionregistration/v1 and
-// validated as pkg/apis/admissionregistration/validation (apimachinery/admissionregistration, and
-// for a policy's CEL, compiled at write as kube does, admission/policy/validation), with kube's
-// registry strategies (pkg/registry/admissionregistration/*/strategy.go) and printers.
+// validated as pkg/apis/admissionregistration/validation (apimachinery/admissionregistration, with
+// the CEL compiled at write as kube does: admission/policy/validation.ts for a policy's, admission/
+// webhook/match-conditions.ts for a webhook's matchConditions), with kube's registry strategies
+// (pkg/registry/admissionregistration/*/strategy.go) and printers.
 //
 // Not here: the authorization kube's policy and binding strategies add once an object is valid
 // (the writer must be allowed to read the paramKind's resource / the paramRef's objects: it needs
-// the authorizer and a resource resolver, which sit above the registry), compiling the CEL of
-// webhooks' matchConditions at write time, and ManifestBasedAdmissionControlConfig's reserved
-// `.static.k8s.io` name suffix.
+// the authorizer and a resource resolver, which sit above the registry), and
+// ManifestBasedAdmissionControlConfig's reserved `.static.k8s.io` name suffix.
+import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, statusUpdate } from '../base-strategy.js';
 import {
-  SPEC_GENERATION,
-  STATUS_RESET,
-  defineStrategy,
-  keepStoredStatus,
-  kubeObjectType,
-  statusUpdate,
-} from '../base-strategy.js';
+  mutatingWebhookConfigurationSchema,
+  validatingAdmissionPolicyBindingSchema,
+  validatingAdmissionPolicySchema,
+  validatingWebhookConfigurationSchema,
+} from '../../../apimachinery/apis/builtin-schemas.js';
+import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo, UpdateStrategy } from '../strategy.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { compareGoStrings, type MetaLabelSelector } from '../../../apimachinery/selectors/labels.js';
-import {
-  deducedType,
-  mapListType,
-  scalarType,
-  setListType,
-  structType,
-  withMapRelationship,
-} from '../../../apimachinery/structured-merge/schema.js';
-import { KUBE_OBJECT_PATCH_META, OBJECT_META_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
-import type { PatchMeta } from '../../../apimachinery/strategic-merge/patch-meta.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
-import { mergePolicyErrors, policyExpressionErrors } from '../../../admission/policy/validation.js';
+import { policyExpressionCompiler } from '../../../admission/policy/validation.js';
+import { WEBHOOK_EXPRESSION_COMPILER } from '../../../admission/webhook/match-conditions.js';
 import {
   ADMISSION_REGISTRATION_GROUP,
   type ValidatingAdmissionPolicy,
@@ -44,7 +36,9 @@ import {
   defaultValidatingAdmissionPolicy,
   defaultValidatingAdmissionPolicyBinding,
   defaultWebhookConfiguration,
+  NEW_POLICY_OPTIONS,
   policyUpdateOptions,
+  STRICT_WEBHOOK_OPTIONS,
   validateValidatingAdmissionPolicy,
   validateValidatingAdmissionPolicyBinding,
   validateValidatingAdmissionPolicyStatus,
@@ -86,58 +80,26 @@ const asBinding = (obj: KubeObject): ValidatingAdmissionPolicyBinding =>
   obj as unknown as ValidatingAdmissionPolicyBinding;
 const fields = (obj: KubeObject): Record<string, unknown> => obj as unknown as Record<string, unknown>;
 
-// --- field ownership (kube's OpenAPI model): webhooks and matchConditions keyed by name, label
-// selectors, paramKind, paramRef and matchResources atomic, validationActions a set.
-const ATOMIC = withMapRelationship(deducedType, 'atomic');
-const MATCH_CONDITIONS = mapListType(deducedType, ['name']);
-const WEBHOOK = structType(
-  { matchConditions: MATCH_CONDITIONS, namespaceSelector: ATOMIC, objectSelector: ATOMIC },
-  { elementType: deducedType },
-);
-const WEBHOOK_CONFIGURATION_TYPE = kubeObjectType({ webhooks: mapListType(WEBHOOK, ['name']) });
-const POLICY_TYPE = kubeObjectType({
-  spec: structType(
-    { paramKind: ATOMIC, matchConstraints: ATOMIC, matchConditions: MATCH_CONDITIONS },
-    { elementType: deducedType },
-  ),
-  status: structType({ conditions: mapListType(deducedType, ['type']) }, { elementType: deducedType }),
+/** The group's kinds are written in admissionregistration.k8s.io/v1 only. */
+const v1 = (schema: JSONSchemaProps): Readonly<Record<string, JSONSchemaProps>> => ({
+  [`${ADMISSION_REGISTRATION_GROUP}/v1`]: schema,
 });
-const BINDING_TYPE = kubeObjectType({
-  spec: structType(
-    { paramRef: ATOMIC, matchResources: ATOMIC, validationActions: setListType(scalarType('string')) },
-    { elementType: deducedType },
-  ),
-});
-
-// --- strategic merge patch: the Go struct tags (webhooks and matchConditions merge on name).
-const metadata = { type: OBJECT_META_PATCH_META };
-const MATCH_CONDITIONS_PATCH = { patchStrategy: 'merge', patchMergeKey: 'name' } as const;
-const WEBHOOK_CONFIGURATION_PATCH_META: PatchMeta = {
-  fields: {
-    metadata,
-    webhooks: {
-      patchStrategy: 'merge',
-      patchMergeKey: 'name',
-      type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } },
-    },
-  },
-};
-const POLICY_PATCH_META: PatchMeta = {
-  fields: { metadata, spec: { type: { fields: { matchConditions: MATCH_CONDITIONS_PATCH } } } },
-};
 
 /** The parts both webhook configurations share: generation on any change of webhooks, no PUT without resourceVersion. */
 function webhookConfigurationStrategy(kind: KindInfo, mutating: boolean) {
   return defineStrategy(kind, {
+    schemas: v1(mutating ? mutatingWebhookConfigurationSchema : validatingWebhookConfigurationSchema),
     fieldLabels: defaultMetaV1FieldLabels,
-    fieldTypes: () => WEBHOOK_CONFIGURATION_TYPE,
-    patchMeta: WEBHOOK_CONFIGURATION_PATCH_META,
     generation: SPEC_GENERATION,
     canonicalize: (obj) => defaultWebhookConfiguration(fields(obj), mutating),
-    create: { validate: (obj) => validateWebhookConfiguration(asConfig(obj), mutating) },
+    create: {
+      validate: (obj) =>
+        validateWebhookConfiguration(asConfig(obj), mutating, STRICT_WEBHOOK_OPTIONS, WEBHOOK_EXPRESSION_COMPILER),
+    },
     update: {
       allowUnconditional: false,
-      validate: (obj, old) => validateWebhookConfigurationUpdate(asConfig(obj), asConfig(old), mutating),
+      validate: (obj, old) =>
+        validateWebhookConfigurationUpdate(asConfig(obj), asConfig(old), mutating, WEBHOOK_EXPRESSION_COMPILER),
     },
   });
 }
@@ -153,13 +115,13 @@ export const validatingWebhookConfigurationStrategy = webhookConfigurationStrate
 
 /**
  * ValidateValidatingAdmissionPolicy (create, without old) and ValidateValidatingAdmissionPolicyUpdate:
- * the structural checks and the expressions' compile errors, in kube's order; an update judges
- * matchConditions only when it changes them or paramKind.
+ * the expressions compiled where kube compiles them; an update judges matchConditions only when it
+ * changes them or paramKind.
  */
 function validatePolicy(obj: KubeObject, old?: KubeObject): FieldError[] {
   const policy = asPolicy(obj);
-  const opts = old === undefined ? { ignoreMatchConditions: false } : policyUpdateOptions(policy, asPolicy(old));
-  return mergePolicyErrors(validateValidatingAdmissionPolicy(policy, opts), policyExpressionErrors(policy, opts));
+  const opts = old === undefined ? NEW_POLICY_OPTIONS : policyUpdateOptions(policy, asPolicy(old));
+  return validateValidatingAdmissionPolicy(policy, opts, policyExpressionCompiler(policy));
 }
 
 /** The policy's main resource: the stored status stays, whatever the client sent. */
@@ -171,9 +133,8 @@ const policyUpdate: UpdateStrategy = {
 };
 
 export const validatingAdmissionPolicyStrategy = defineStrategy(validatingAdmissionPolicyKind, {
+  schemas: v1(validatingAdmissionPolicySchema),
   fieldLabels: defaultMetaV1FieldLabels,
-  fieldTypes: () => POLICY_TYPE,
-  patchMeta: POLICY_PATCH_META,
   generation: SPEC_GENERATION,
   canonicalize: (obj) => defaultValidatingAdmissionPolicy(fields(obj)),
   create: {
@@ -194,9 +155,8 @@ export const validatingAdmissionPolicyStrategy = defineStrategy(validatingAdmiss
 });
 
 export const validatingAdmissionPolicyBindingStrategy = defineStrategy(validatingAdmissionPolicyBindingKind, {
+  schemas: v1(validatingAdmissionPolicyBindingSchema),
   fieldLabels: defaultMetaV1FieldLabels,
-  fieldTypes: () => BINDING_TYPE,
-  patchMeta: KUBE_OBJECT_PATCH_META,
   generation: SPEC_GENERATION,
   canonicalize: (obj) => defaultValidatingAdmissionPolicyBinding(fields(obj)),
   create: { validate: (obj) => validateValidatingAdmissionPolicyBinding(asBinding(obj)) },
@@ -311,3 +271,32 @@ export const VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS: ServedColumn[] = [
   },
   PRINTER_AGE,
 ];
+
+// kube's categories for the four (`kubectl get api-extensions`); dynamic admission never judges them.
+const configuration = { categories: ADMISSION_REGISTRATION_CATEGORIES, admission: 'configuration' } as const;
+
+export const MUTATING_WEBHOOK_CONFIGURATIONS: BuiltinKind = storedKind(mutatingWebhookConfigurationStrategy, {
+  ...configuration,
+  singular: 'mutatingwebhookconfiguration',
+  schema: mutatingWebhookConfigurationSchema,
+  printerColumns: MUTATING_WEBHOOK_CONFIGURATION_COLUMNS,
+});
+export const VALIDATING_WEBHOOK_CONFIGURATIONS: BuiltinKind = storedKind(validatingWebhookConfigurationStrategy, {
+  ...configuration,
+  singular: 'validatingwebhookconfiguration',
+  schema: validatingWebhookConfigurationSchema,
+  printerColumns: VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS,
+});
+export const VALIDATING_ADMISSION_POLICIES: BuiltinKind = storedKind(validatingAdmissionPolicyStrategy, {
+  ...configuration,
+  singular: 'validatingadmissionpolicy',
+  schema: validatingAdmissionPolicySchema,
+  subresources: ['status'],
+  printerColumns: VALIDATING_ADMISSION_POLICY_COLUMNS,
+});
+export const VALIDATING_ADMISSION_POLICY_BINDINGS: BuiltinKind = storedKind(validatingAdmissionPolicyBindingStrategy, {
+  ...configuration,
+  singular: 'validatingadmissionpolicybinding',
+  schema: validatingAdmissionPolicyBindingSchema,
+  printerColumns: VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS,
+});

@@ -1,6 +1,8 @@
 // core/v1 ConfigMap: string data and binary data under file-name keys, at most 1 MiB together,
 // frozen once `immutable` is set.
 import { defineStrategy } from '../base-strategy.js';
+import { configMapSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { objectMetaFieldLabels } from '../../../apimachinery/selectors/fields.js';
@@ -61,6 +63,7 @@ export const CONFIG_MAP_COLUMNS: ServedColumn[] = [
 ];
 
 export const configMapStrategy = defineStrategy(configMapKind, {
+  schemas: { v1: configMapSchema },
   fieldLabels: objectMetaFieldLabels(configMapKind.kind),
   canonicalize(obj, ctx) {
     checkStringMap(obj, 'data', configMapKind.kind, ctx);
@@ -68,4 +71,11 @@ export const configMapStrategy = defineStrategy(configMapKind, {
   },
   create: { validate: validateConfigMap },
   update: { validate: (obj, old) => [...immutableErrors(obj, old, ['data', 'binaryData']), ...validateConfigMap(obj)] },
+});
+
+export const CONFIG_MAPS: BuiltinKind = storedKind(configMapStrategy, {
+  singular: 'configmap',
+  shortNames: ['cm'],
+  schema: configMapSchema,
+  printerColumns: CONFIG_MAP_COLUMNS,
 });

@@ -1,9 +1,11 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition: defaulted and validated as kube does, with a
 // status the CRD controller owns and a cleanup finalizer added when a DELETE arrives, so every
 // custom resource is gone before the definition is.
-import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType } from '../base-strategy.js';
+import { SPEC_GENERATION, STATUS_RESET, defineStrategy, keepStoredStatus } from '../base-strategy.js';
+import { customResourceDefinitionSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { TYPED_PROFILE } from '../catalog.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { UpdateStrategy } from '../strategy.js';
-import { deducedType, mapListType, structType } from '../../../apimachinery/structured-merge/schema.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import {
@@ -14,7 +16,7 @@ import {
 } from '../../../apimachinery/apis/apiextensions.js';
 import { defaultCRD } from '../../../crd/defaults.js';
 import { storageVersionOf } from '../../../crd/storage-version.js';
-import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation.js';
+import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation/crd.js';
 import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
 
 export const crdKind = {
@@ -68,17 +70,8 @@ const crdStatusUpdate: UpdateStrategy = {
   resetFields: ['metadata', 'spec'],
 };
 
-/**
- * apiextensions/v1 CustomResourceDefinition as kube's OpenAPI model types it, for what merging
- * needs: versions keyed by name, conditions by type; the rest (schemas included) deduced.
- */
-const CRD_TYPE = kubeObjectType({
-  spec: structType({ versions: mapListType(deducedType, ['name']) }, { elementType: deducedType }),
-  status: structType({ conditions: mapListType(deducedType, ['type']) }, { elementType: deducedType }),
-});
-
 export const crdStrategy = defineStrategy(crdKind, {
-  fieldTypes: () => CRD_TYPE,
+  schemas: { [`${CRD_GROUP}/v1`]: customResourceDefinitionSchema },
   generation: SPEC_GENERATION,
   // CRDs register no field label conversion, so kube falls back to the metav1 default.
   fieldLabels: defaultMetaV1FieldLabels,
@@ -116,4 +109,15 @@ export const crdStrategy = defineStrategy(crdKind, {
       );
     },
   },
+});
+
+export const CUSTOM_RESOURCE_DEFINITIONS: BuiltinKind = storedKind(crdStrategy, {
+  singular: 'customresourcedefinition',
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  schema: customResourceDefinitionSchema,
+  subresources: ['status'],
+  // The CRD REST's Delete answers with the CRD it marked.
+  serving: { ...TYPED_PROFILE, deleted: 'object' },
+  printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
 });

@@ -18,7 +18,7 @@ import { compileSchemaRules } from '../../../crd/cel/compile.js';
 import type { CompiledRules } from '../../../crd/cel/eval.js';
 import { converterFor } from '../../../crd/conversion.js';
 import { pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
-import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate.js';
+import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate/compile-schema.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 import { type TypeNode, fromOpenAPISchema } from '../../../apimachinery/structured-merge/schema.js';
 
@@ -107,11 +107,9 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     },
     {
       generation: SPEC_GENERATION,
-      unstructured: true,
+      // Unstructured: no Go type (and no struct tags to merge by: strategic merge is a 415).
+      unstructured: { fieldTypes },
       exactIntegers: true,
-      // Unstructured: kube has no struct tags to merge by, and answers strategic merge with a 415.
-      patchMeta: undefined,
-      fieldTypes,
       create: {
         prepare: hasStatus ? withoutStatus : () => {},
         validate: (obj, ctx) => validateAll(obj, undefined, ctx),

@@ -2,9 +2,10 @@
 // events.k8s.io/v1 Event, the same objects under newer names. As in kube, both are one resource in
 // one storage (/registry/events/, stored as core/v1): the newer version is a conversion of the
 // stored object, validated as core after converting, strictly when written through events.k8s.io.
-import { defineStrategy, kubeObjectType } from '../base-strategy.js';
+import { defineStrategy } from '../base-strategy.js';
+import { coreEventSchema, eventsV1EventSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { WriteContext } from '../strategy.js';
-import { deducedType, withMapRelationship } from '../../../apimachinery/structured-merge/schema.js';
 import { type FieldError, invalid, required } from '../../../apimachinery/field-errors.js';
 import { type FieldLabelConversion, supportedFieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { isDNS1123Subdomain, isQualifiedName } from '../../../apimachinery/validation/names.js';
@@ -165,11 +166,6 @@ export function validateEventUpdate(obj: KubeObject, oldObj: KubeObject): FieldE
   return errs;
 }
 
-/** Event as kube's OpenAPI model types it, in either version: object references are atomic structs. */
-const atomic = withMapRelationship(deducedType, 'atomic');
-const CORE_EVENT_TYPE = kubeObjectType({ involvedObject: atomic, related: atomic });
-const EVENTS_V1_EVENT_TYPE = kubeObjectType({ regarding: atomic, related: atomic });
-
 /** events.k8s.io/v1's field labels, named as that version names them (AddFieldLabelConversionsForEvent). */
 const EVENTS_V1_FIELD_LABELS: Record<string, string> = {
   'metadata.name': 'metadata.name',
@@ -213,8 +209,11 @@ function selectableFields(obj: KubeObject): Record<string, string> {
   };
 }
 
+/** The schemas events are written in: core's, and events.k8s.io's names for the same objects. */
+export const EVENT_SCHEMAS = { [CORE_API_VERSION]: coreEventSchema, [EVENTS_API_VERSION]: eventsV1EventSchema };
+
 export const eventStrategy = defineStrategy(eventKind, {
-  fieldTypes: (apiVersion) => (apiVersion === EVENTS_API_VERSION ? EVENTS_V1_EVENT_TYPE : CORE_EVENT_TYPE),
+  schemas: EVENT_SCHEMAS,
   selectableFields,
   fieldLabels: supportedFieldLabels(Object.keys(selectableFields({ metadata: {} } as KubeObject))),
   create: { validate: (obj: KubeObject, _ctx: WriteContext) => validateEventCreate(obj) },
@@ -223,4 +222,33 @@ export const eventStrategy = defineStrategy(eventKind, {
     storageApiVersion: CORE_API_VERSION,
     convert: (objects, apiVersion) => Promise.resolve(objects.map((o) => convertEvent(o, apiVersion))),
   },
+});
+
+export const CORE_EVENTS: BuiltinKind = storedKind(eventStrategy, {
+  singular: 'event',
+  shortNames: ['ev'],
+  schema: coreEventSchema,
+  printerColumns: [
+    { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
+    { name: 'Type', type: 'string', jsonPath: '.type' },
+    { name: 'Reason', type: 'string', jsonPath: '.reason' },
+    { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
+    { name: 'Message', type: 'string', jsonPath: '.message' },
+  ],
+});
+
+/** The same events, in the same store, under events.k8s.io's names (a conversion on read and write). */
+export const EVENTS_V1: BuiltinKind = storedKind(eventStrategy, {
+  group: EVENTS_GROUP,
+  singular: 'event',
+  shortNames: ['ev'],
+  schema: eventsV1EventSchema,
+  fieldLabels: eventsV1FieldLabels,
+  printerColumns: [
+    { name: 'Last Seen', type: 'date', jsonPath: '.deprecatedLastTimestamp' },
+    { name: 'Type', type: 'string', jsonPath: '.type' },
+    { name: 'Reason', type: 'string', jsonPath: '.reason' },
+    { name: 'Object', type: 'string', jsonPath: '.regarding.name' },
+    { name: 'Message', type: 'string', jsonPath: '.note' },
+  ],
 });

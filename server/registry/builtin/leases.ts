@@ -1,6 +1,8 @@
 // coordination.k8s.io/v1 Lease: what leader election and node heartbeats write. Validated as
 // kube's ValidateLeaseSpec; its times are MicroTimes, kept to the microsecond.
 import { defineStrategy } from '../base-strategy.js';
+import { leaseSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { type FieldError, child, forbidden, invalid, notSupported } from '../../../apimachinery/field-errors.js';
@@ -121,9 +123,16 @@ export const LEASE_COLUMNS: ServedColumn[] = [
 ];
 
 export const leaseStrategy = defineStrategy(leaseKind, {
+  schemas: { [`${COORDINATION_GROUP}/v1`]: leaseSchema },
   canonicalize: canonicalizeLease,
   // coordination registers no field label conversion: the metav1 default answers.
   fieldLabels: defaultMetaV1FieldLabels,
   create: { prepare: (obj) => dropDisabledFields(obj), validate: validateLeaseSpec },
   update: { prepare: dropDisabledFields, validate: validateLeaseSpec },
+});
+
+export const LEASES: BuiltinKind = storedKind(leaseStrategy, {
+  singular: 'lease',
+  schema: leaseSchema,
+  printerColumns: LEASE_COLUMNS,
 });

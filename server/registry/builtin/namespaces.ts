@@ -1,15 +1,10 @@
 // core/v1 Namespace: cluster-scoped, no generation, and deleted in two phases: DELETE marks it
 // Terminating, the namespace controller empties it and removes the `kubernetes` finalizer.
-import { NAMESPACE_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
 import { forbidden } from '../../../apimachinery/errors.js';
-import { STATUS_RESET, defineStrategy, keepStoredStatus, kubeObjectType, statusUpdate } from '../base-strategy.js';
-import {
-  atomicListType,
-  deducedType,
-  mapListType,
-  scalarType,
-  structType,
-} from '../../../apimachinery/structured-merge/schema.js';
+import { STATUS_RESET, defineStrategy, keepStoredStatus, statusUpdate } from '../base-strategy.js';
+import { namespaceSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { TYPED_PROFILE } from '../catalog.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import type { UpdateStrategy } from '../strategy.js';
 import { finalizersForDeletion, namespaceFinalizersForDeletion } from '../delete-propagation.js';
@@ -67,15 +62,8 @@ const finalizeUpdate: UpdateStrategy = {
   resetFields: STATUS_RESET,
 };
 
-/** core/v1 Namespace as kube's OpenAPI model types it: finalizers atomic, conditions keyed by type. */
-const NAMESPACE_TYPE = kubeObjectType({
-  spec: structType({ finalizers: atomicListType(scalarType('string')) }),
-  status: structType({ phase: scalarType('string'), conditions: mapListType(deducedType, ['type']) }),
-});
-
 export const namespaceStrategy = defineStrategy(namespaceKind, {
-  patchMeta: NAMESPACE_PATCH_META,
-  fieldTypes: () => NAMESPACE_TYPE,
+  schemas: { v1: namespaceSchema },
   // SetDefaults_Namespace: the label is a default, so the writer owns it.
   canonicalize: keepLabelOfName,
   create: {
@@ -130,3 +118,18 @@ export const isTerminating = (obj: KubeObject): boolean =>
   Boolean(obj.metadata.deletionTimestamp) || asNamespace(obj).status?.phase === 'Terminating';
 
 export const namespaceFinalizers = (obj: KubeObject): string[] => asNamespace(obj).spec?.finalizers ?? [];
+
+export const NAMESPACES: BuiltinKind = storedKind(namespaceStrategy, {
+  singular: 'namespace',
+  shortNames: ['ns'],
+  schema: namespaceSchema,
+  // kube's namespace storage has no DeleteCollection.
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  subresources: ['finalize', 'status'],
+  // The namespace REST's Delete answers with the namespace it marked.
+  serving: { ...TYPED_PROFILE, deleted: 'object' },
+  printerColumns: [
+    { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The status of the namespace' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+});

@@ -2,13 +2,20 @@
 // pkg/apis/rbac/validation, printed as kube prints them (roles by the default table convertor,
 // bindings by printers.go). The escalation checks of kube's policybased storage need the
 // authorizer and sit in front of these stores, not in them.
-import { defineStrategy, kubeObjectType } from '../base-strategy.js';
+import { defineStrategy } from '../base-strategy.js';
+import {
+  clusterRoleBindingSchema,
+  clusterRoleSchema,
+  roleBindingSchema,
+  roleSchema,
+} from '../../../apimachinery/apis/builtin-schemas.js';
+import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { validatePathSegmentName } from '../../../apimachinery/validation/names.js';
-import { withMapRelationship, deducedType } from '../../../apimachinery/structured-merge/schema.js';
 import {
   type ClusterRole,
   GROUP_KIND,
@@ -60,8 +67,8 @@ const asRole = (obj: KubeObject): Role => obj as Role;
 const asClusterRole = (obj: KubeObject): ClusterRole => obj as ClusterRole;
 const asBinding = (obj: KubeObject): RoleBinding => obj as RoleBinding;
 
-/** rbac/v1 as its OpenAPI model types it: roleRef is an atomic struct; rules and subjects are atomic lists. */
-const BINDING_TYPE = kubeObjectType({ roleRef: withMapRelationship(deducedType, 'atomic') });
+/** RBAC's kinds are written in rbac.authorization.k8s.io/v1 only. */
+const v1 = (schema: JSONSchemaProps): Readonly<Record<string, JSONSchemaProps>> => ({ [`${RBAC_GROUP}/v1`]: schema });
 
 /**
  * Role and ClusterRole names are path segments only (kube's ValidateRBACName): `system:admin` is a
@@ -70,28 +77,30 @@ const BINDING_TYPE = kubeObjectType({ roleRef: withMapRelationship(deducedType, 
 const rbacName = { validateName: validatePathSegmentName };
 
 export const roleStrategy = defineStrategy(roleKind, {
+  schemas: v1(roleSchema),
   fieldLabels: defaultMetaV1FieldLabels,
   create: { ...rbacName, validate: (obj) => validateRole(asRole(obj)) },
   update: { validate: (obj) => validateRole(asRole(obj)) },
 });
 
 export const clusterRoleStrategy = defineStrategy(clusterRoleKind, {
+  schemas: v1(clusterRoleSchema),
   fieldLabels: defaultMetaV1FieldLabels,
   create: { ...rbacName, validate: (obj) => validateClusterRole(asClusterRole(obj)) },
   update: { validate: (obj, old) => validateClusterRoleUpdate(asClusterRole(obj), asClusterRole(old)) },
 });
 
 export const roleBindingStrategy = defineStrategy(roleBindingKind, {
+  schemas: v1(roleBindingSchema),
   fieldLabels: defaultMetaV1FieldLabels,
-  fieldTypes: () => BINDING_TYPE,
   canonicalize: (obj) => defaultBinding(asBinding(obj)),
   create: { ...rbacName, validate: (obj) => validateRoleBinding(asBinding(obj)) },
   update: { validate: (obj, old) => validateRoleBindingUpdate(asBinding(obj), asBinding(old)) },
 });
 
 export const clusterRoleBindingStrategy = defineStrategy(clusterRoleBindingKind, {
+  schemas: v1(clusterRoleBindingSchema),
   fieldLabels: defaultMetaV1FieldLabels,
-  fieldTypes: () => BINDING_TYPE,
   canonicalize: (obj) => defaultBinding(asBinding(obj)),
   create: { ...rbacName, validate: (obj) => validateClusterRoleBinding(asBinding(obj)) },
   update: { validate: (obj, old) => validateClusterRoleBindingUpdate(asBinding(obj), asBinding(old)) },
@@ -200,3 +209,29 @@ export const CLUSTER_ROLE_BINDING_COLUMNS: ServedColumn[] = bindingColumns(
   CLUSTER_ROLE_BINDING_ROLE_REF_DOC,
   'clusterRoleBinding',
 );
+
+// Their writes also pass kube's escalation check (RBAC's storage), after the admission chain.
+export const ROLES: BuiltinKind = storedKind(roleStrategy, {
+  singular: 'role',
+  schema: roleSchema,
+  printerColumns: ROLE_COLUMNS,
+  admission: 'rbac',
+});
+export const CLUSTER_ROLES: BuiltinKind = storedKind(clusterRoleStrategy, {
+  singular: 'clusterrole',
+  schema: clusterRoleSchema,
+  printerColumns: CLUSTER_ROLE_COLUMNS,
+  admission: 'rbac',
+});
+export const ROLE_BINDINGS: BuiltinKind = storedKind(roleBindingStrategy, {
+  singular: 'rolebinding',
+  schema: roleBindingSchema,
+  printerColumns: ROLE_BINDING_COLUMNS,
+  admission: 'rbac',
+});
+export const CLUSTER_ROLE_BINDINGS: BuiltinKind = storedKind(clusterRoleBindingStrategy, {
+  singular: 'clusterrolebinding',
+  schema: clusterRoleBindingSchema,
+  printerColumns: CLUSTER_ROLE_BINDING_COLUMNS,
+  admission: 'rbac',
+});

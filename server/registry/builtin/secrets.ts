@@ -1,6 +1,8 @@
 // core/v1 Secret: base64 data under file-name keys (at most 1 MiB), the keys its type requires,
 // stringData folded into data on every write and never kept, type and immutable data frozen.
 import { defineStrategy } from '../base-strategy.js';
+import { secretSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { type FieldError, invalid, key, required } from '../../../apimachinery/field-errors.js';
@@ -142,6 +144,7 @@ export const SECRET_COLUMNS: ServedColumn[] = [
 ];
 
 export const secretStrategy = defineStrategy(secretKind, {
+  schemas: { v1: secretSchema },
   canonicalize(obj, ctx) {
     checkByteMap(obj, 'data', secretKind.kind, ctx);
     checkStringMap(obj, 'stringData', secretKind.kind, ctx);
@@ -155,4 +158,10 @@ export const secretStrategy = defineStrategy(secretKind, {
     'metadata.namespace': obj.metadata.namespace ?? '',
     type: secretType(obj),
   }),
+});
+
+export const SECRETS: BuiltinKind = storedKind(secretStrategy, {
+  singular: 'secret',
+  schema: secretSchema,
+  printerColumns: SECRET_COLUMNS,
 });

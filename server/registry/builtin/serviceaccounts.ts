@@ -1,15 +1,10 @@
 // core/v1 ServiceAccount: an identity with the secrets it may use; kube validates only its
 // metadata (ValidateServiceAccount: a DNS subdomain name).
-import { SERVICE_ACCOUNT_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
-import { defineStrategy, kubeObjectType } from '../base-strategy.js';
+import { defineStrategy } from '../base-strategy.js';
+import { serviceAccountSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
-import {
-  atomicListType,
-  deducedType,
-  mapListType,
-  withMapRelationship,
-} from '../../../apimachinery/structured-merge/schema.js';
 import { objectMetaFieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 
@@ -20,16 +15,6 @@ export const serviceAccountKind = {
   listKind: 'ServiceAccountList',
   namespaced: true,
 };
-
-/**
- * core/v1 ServiceAccount as kube's OpenAPI model types it: `secrets` carries patchStrategy merge
- * with patchMergeKey name and no listType, which the SMD converter reads as a list keyed by name;
- * `imagePullSecrets` carries nothing, so it is atomic.
- */
-const SERVICE_ACCOUNT_TYPE = kubeObjectType({
-  secrets: mapListType(withMapRelationship(deducedType, 'atomic'), ['name']),
-  imagePullSecrets: atomicListType(deducedType),
-});
 
 /** `kubectl get serviceaccounts`' SECRETS column. */
 export const serviceAccountSecretCount = (obj: KubeObject): number =>
@@ -49,7 +34,14 @@ export const SERVICE_ACCOUNT_COLUMNS: ServedColumn[] = [
 ];
 
 export const serviceAccountStrategy = defineStrategy(serviceAccountKind, {
-  patchMeta: SERVICE_ACCOUNT_PATCH_META,
-  fieldTypes: () => SERVICE_ACCOUNT_TYPE,
+  schemas: { v1: serviceAccountSchema },
   fieldLabels: objectMetaFieldLabels(serviceAccountKind.kind),
+});
+
+/** TokenRequest (`kubectl create token`) is served when the server signs tokens: its handler comes at install. */
+export const SERVICE_ACCOUNTS: BuiltinKind = storedKind(serviceAccountStrategy, {
+  singular: 'serviceaccount',
+  shortNames: ['sa'],
+  schema: serviceAccountSchema,
+  printerColumns: SERVICE_ACCOUNT_COLUMNS,
 });

@@ -8,24 +8,9 @@
 // port 1-65535, protocol, targetPort, duplicates), clusterIP (an IP or "None", immutable once set),
 // externalName for ExternalName, sessionAffinity and nodePort's ClusterIP rule.
 import { isIP } from 'node:net';
-import {
-  defineStrategy,
-  keepStoredStatus,
-  kubeObjectType,
-  statusUpdate,
-  STATUS_RESET,
-  withoutStatus,
-} from '../base-strategy.js';
-import { SERVICE_PATCH_META } from '../../../apimachinery/strategic-merge/kube-types.js';
-import {
-  atomicListType,
-  deducedType,
-  mapListType,
-  mapType,
-  scalarType,
-  structType,
-  type TypeNode,
-} from '../../../apimachinery/structured-merge/schema.js';
+import { defineStrategy, keepStoredStatus, statusUpdate, STATUS_RESET, withoutStatus } from '../base-strategy.js';
+import { serviceSchema } from '../../../apimachinery/apis/builtin-schemas.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo } from '../strategy.js';
 import { PRINTER_AGE } from './printer-columns.js';
@@ -41,7 +26,6 @@ import {
   required,
 } from '../../../apimachinery/field-errors.js';
 import { type JsonObject, type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
-import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 import { isDNS1123Label, isDNS1123Subdomain, validateDNS1035Label } from '../../../apimachinery/validation/names.js';
 
 export const serviceKind: KindInfo = {
@@ -287,65 +271,10 @@ export const SERVICE_COLUMNS: ServedColumn[] = [
 
 // ---- the strategy -------------------------------------------------------------------------------
 
-const str = (): TypeNode => scalarType('string');
-const num = (): TypeNode => scalarType('numeric');
-const bool = (): TypeNode => scalarType('boolean');
-
-/**
- * core/v1 Service as kube's OpenAPI model types it for server-side apply: spec.ports a list-map on
- * (port, protocol), where protocol's schema default "TCP" stands in for a port that omits it (as
- * SMD keys it); selector an atomic map; the string lists atomic; status.conditions keyed by type.
- * targetPort (IntOrString) is a scalar. Fields not named here stay deduced, as in kubeObjectType.
- */
-const SERVICE_PORT_TYPE = structType({
-  appProtocol: str(),
-  name: str(),
-  nodePort: num(),
-  port: { type: num() },
-  protocol: { type: str(), default: 'TCP' },
-  targetPort: scalarType('untyped'),
-});
-
-const SERVICE_TYPE = kubeObjectType({
-  spec: structType(
-    {
-      allocateLoadBalancerNodePorts: bool(),
-      clusterIP: str(),
-      clusterIPs: atomicListType(str()),
-      externalIPs: atomicListType(str()),
-      externalName: str(),
-      externalTrafficPolicy: str(),
-      healthCheckNodePort: num(),
-      internalTrafficPolicy: str(),
-      ipFamilies: atomicListType(str()),
-      ipFamilyPolicy: str(),
-      loadBalancerClass: str(),
-      loadBalancerIP: str(),
-      loadBalancerSourceRanges: atomicListType(str()),
-      ports: mapListType(SERVICE_PORT_TYPE, ['port', 'protocol']),
-      publishNotReadyAddresses: bool(),
-      selector: mapType(str(), 'atomic'),
-      sessionAffinity: str(),
-      sessionAffinityConfig: structType({ clientIP: structType({ timeoutSeconds: num() }) }),
-      trafficDistribution: str(),
-      type: str(),
-    },
-    { elementType: deducedType },
-  ),
-  status: structType(
-    {
-      conditions: mapListType(deducedType, ['type']),
-      loadBalancer: structType({ ingress: atomicListType(deducedType) }),
-    },
-    { elementType: deducedType },
-  ),
-});
-
 const update = { prepare: keepStoredStatus, validate: validateServiceUpdate, resetFields: STATUS_RESET };
 
 export const serviceStrategy = defineStrategy(serviceKind, {
-  patchMeta: SERVICE_PATCH_META,
-  fieldTypes: () => SERVICE_TYPE,
+  schemas: { v1: serviceSchema },
   fieldLabels: objectMetaFieldLabels(serviceKind.kind),
   canonicalize: (obj) => defaultService(obj),
   subresources: {
@@ -374,137 +303,12 @@ export function kubernetesService(securePort: number): KubeObject {
   };
 }
 
-// ---- OpenAPI ------------------------------------------------------------------------------------
-
-const CORE = 'io.k8s.api.core.v1';
-const s = (description: string): JSONSchemaProps => ({ type: 'string', description });
-const ref = (name: string, description: string): JSONSchemaProps =>
-  ({ $ref: `#/definitions/${CORE}.${name}`, description, default: {} }) as JSONSchemaProps;
-const stringList = (description: string): JSONSchemaProps =>
-  ({
-    type: 'array',
-    description,
-    items: { type: 'string', default: '' },
-    'x-kubernetes-list-type': 'atomic',
-  }) as JSONSchemaProps;
-
-/** Service's OpenAPI definition: kube's fields of ServiceSpec that we keep, with kube's descriptions. */
-export const serviceSchema: JSONSchemaProps = {
-  type: 'object',
-  description:
-    'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
-  properties: {
-    spec: ref(
-      'ServiceSpec',
-      'Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
-    ),
-    status: ref(
-      'ServiceStatus',
-      'Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
-    ),
-  },
-  definitions: {
-    [`${CORE}.ServiceSpec`]: {
-      type: 'object',
-      description: 'ServiceSpec describes the attributes that a user creates on a service.',
-      properties: {
-        clusterIP: s(SPEC_DOC.clusterIP),
-        clusterIPs: stringList(
-          'ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.',
-        ),
-        externalIPs: stringList(SPEC_DOC.externalIPs),
-        externalName: s(
-          'externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".',
-        ),
-        internalTrafficPolicy: s(
-          'InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).',
-        ),
-        ports: {
-          type: 'array',
-          description: SPEC_DOC.ports,
-          items: { $ref: `#/definitions/${CORE}.ServicePort`, default: {} } as JSONSchemaProps,
-          'x-kubernetes-list-map-keys': ['port', 'protocol'],
-          'x-kubernetes-list-type': 'map',
-          'x-kubernetes-patch-merge-key': 'port',
-          'x-kubernetes-patch-strategy': 'merge',
-        } as JSONSchemaProps,
-        selector: {
-          type: 'object',
-          description: SPEC_DOC.selector,
-          additionalProperties: { type: 'string', default: '' },
-          'x-kubernetes-map-type': 'atomic',
-        } as JSONSchemaProps,
-        sessionAffinity: s(
-          'Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies',
-        ),
-        type: s(SPEC_DOC.type),
-      },
-    },
-    [`${CORE}.ServicePort`]: {
-      type: 'object',
-      description: "ServicePort contains information on service's port.",
-      required: ['port'],
-      properties: {
-        appProtocol: s(
-          'The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax.',
-        ),
-        name: s(
-          "The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.",
-        ),
-        nodePort: {
-          type: 'integer',
-          format: 'int32',
-          description: 'The port on each node on which this service is exposed when type is NodePort or LoadBalancer.',
-        },
-        port: { type: 'integer', format: 'int32', description: 'The port that will be exposed by this service.' },
-        protocol: s('The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.'),
-        targetPort: {
-          $ref: '#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString',
-          description:
-            "Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map).",
-        } as JSONSchemaProps,
-      },
-    },
-    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
-      type: 'string',
-      format: 'int-or-string',
-      description: 'IntOrString is a type that can hold an int32 or a string.',
-    },
-    [`${CORE}.ServiceStatus`]: {
-      type: 'object',
-      description: 'ServiceStatus represents the current status of a service.',
-      properties: {
-        loadBalancer: ref(
-          'LoadBalancerStatus',
-          'LoadBalancer contains the current status of the load-balancer, if one is present.',
-        ),
-      },
-    },
-    [`${CORE}.LoadBalancerStatus`]: {
-      type: 'object',
-      description: 'LoadBalancerStatus represents the status of a load-balancer.',
-      properties: {
-        ingress: {
-          type: 'array',
-          description:
-            'Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.',
-          items: { $ref: `#/definitions/${CORE}.LoadBalancerIngress`, default: {} } as JSONSchemaProps,
-          'x-kubernetes-list-type': 'atomic',
-        } as JSONSchemaProps,
-      },
-    },
-    [`${CORE}.LoadBalancerIngress`]: {
-      type: 'object',
-      description:
-        'LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point.',
-      properties: {
-        hostname: s(
-          'Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)',
-        ),
-        ip: s(
-          'IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)',
-        ),
-      },
-    },
-  },
-};
+// core/v1 Service as data (no proxying, no IP allocation): `kubectl get services`, `cluster-info`.
+export const SERVICES: BuiltinKind = storedKind(serviceStrategy, {
+  singular: 'service',
+  shortNames: ['svc'],
+  categories: ['all'],
+  schema: serviceSchema,
+  subresources: ['status'],
+  printerColumns: SERVICE_COLUMNS,
+});

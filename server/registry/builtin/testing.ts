@@ -1,7 +1,8 @@
-// testing.mini-apiserver.io/v1alpha1's kinds as the generic store serves them: Fault, Snapshot and
-// Clock, all cluster-scoped, each with a status subresource the server writes. Their schemas
-// (apimachinery/apis/testing.ts) prune, default and validate as a CRD's do; the rules a schema
-// cannot say are here. What the server does with them is server/testing/.
+// testing.mini-apiserver.io/v1alpha1's kinds as the generic store serves them, described as every
+// built-in kind is (kind.ts): Fault, Snapshot and Clock, all cluster-scoped, each with a status
+// subresource the server writes. Their schemas (apimachinery/apis/testing.ts) type their fields
+// and validate as a CRD's do; the rules a schema cannot say are here. They are served only with
+// the testing API (server/testing/install.ts), which also says what the server does with them.
 import {
   CLOCK_MODES,
   CLOCK_NAME,
@@ -9,7 +10,9 @@ import {
   type FaultAction,
   type FaultSpec,
   type SnapshotStatus,
+  TESTING_API_VERSION,
   TESTING_GROUP,
+  TESTING_VERSION,
   clockSchema,
   faultSchema,
   snapshotSchema,
@@ -19,11 +22,11 @@ import { type FieldError, forbidden, invalid, notSupported, required } from '../
 import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { parseDuration } from '../../../cel/time.js';
 import { CelError } from '../../../cel/values.js';
-import { pruneAndDefault } from '../../../crd/schema/default.js';
-import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate.js';
+import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate/compile-schema.js';
 import { SPEC_GENERATION, defineStrategy, keepStoredStatus, statusUpdate, withoutStatus } from '../base-strategy.js';
 import type { ServedColumn } from '../catalog.js';
 import type { KindInfo, Strategy, UpdateStrategy } from '../strategy.js';
+import { type BuiltinKind, storedKind } from './kind.js';
 import { PRINTER_AGE } from './printer-columns.js';
 
 const kind = (resource: string, kindName: string): KindInfo => ({
@@ -107,13 +110,8 @@ export function validateClock(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-/** What one of these kinds' strategies shares: its schema's pruning, defaults and checks, and a status the server writes. */
-function testingStrategy(
-  k: KindInfo,
-  schema: JSONSchemaProps,
-  rules: (obj: KubeObject) => FieldError[],
-  columns: ServedColumn[],
-): { strategy: Strategy; columns: ServedColumn[] } {
+/** What one of these kinds' strategies shares: its schema's types and checks, and a status the server writes. */
+function testingStrategy(k: KindInfo, schema: JSONSchemaProps, rules: (obj: KubeObject) => FieldError[]): Strategy {
   let compiled: CompiledSchema | undefined;
   const checked = (): CompiledSchema => (compiled ??= compileSchema(schema));
   const validate = (obj: KubeObject): FieldError[] => [...checked().validate(obj), ...rules(obj)];
@@ -123,17 +121,23 @@ function testingStrategy(
     validate,
     resetFields: ['status'],
   };
-  const strategy = defineStrategy(k, {
-    canonicalize(obj, ctx) {
-      ctx.onUnknownFields?.(pruneAndDefault(obj, schema, { isResourceRoot: true, pruneRootMetadata: true }));
-    },
+  return defineStrategy(k, {
+    schemas: { [TESTING_API_VERSION]: schema },
     generation: SPEC_GENERATION,
     create: { prepare: withoutStatus, validate },
     update,
     subresources: { status: statusUpdate(update, (obj, old) => checked().validateStatusUpdate(obj, old)) },
   });
-  return { strategy, columns };
 }
+
+/** One of the kinds, served in v1alpha1 with its status subresource. */
+const testingKind = (
+  strategy: Strategy,
+  singular: string,
+  schema: JSONSchemaProps,
+  printerColumns: readonly ServedColumn[],
+): BuiltinKind =>
+  storedKind(strategy, { singular, schema, printerColumns, subresources: ['status'], version: TESTING_VERSION });
 
 /** `error 409`, `delay 2s`, `endWatch 3`: what a Fault does, in a word or two. */
 export function faultActionText(obj: KubeObject): string {
@@ -150,14 +154,18 @@ export function faultActionText(obj: KubeObject): string {
 const snapshotReady = (obj: KubeObject): string =>
   snapshotStatus(obj).conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
 
-export const fault = testingStrategy(faultKind, faultSchema, (obj) => validateFaultSpec(faultSpec(obj)), [
+export const faultStrategy = testingStrategy(faultKind, faultSchema, (obj) => validateFaultSpec(faultSpec(obj)));
+export const snapshotStrategy = testingStrategy(snapshotKind, snapshotSchema, () => []);
+export const clockStrategy = testingStrategy(clockKind, clockSchema, validateClock);
+
+export const FAULTS = testingKind(faultStrategy, 'fault', faultSchema, [
   { name: 'Action', type: 'string', jsonPath: '.spec.action', description: 'What it does.', value: faultActionText },
   { name: 'Hits', type: 'integer', jsonPath: '.status.hits', description: 'Requests it acted on.' },
   { name: 'Count', type: 'integer', jsonPath: '.spec.count', description: 'How many it acts on.' },
   PRINTER_AGE,
 ]);
 
-export const snapshot = testingStrategy(snapshotKind, snapshotSchema, () => [], [
+export const SNAPSHOTS = testingKind(snapshotStrategy, 'snapshot', snapshotSchema, [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions', description: 'Saved.', value: snapshotReady },
   { name: 'Objects', type: 'integer', jsonPath: '.status.objects', description: 'Objects saved.' },
   {
@@ -169,9 +177,12 @@ export const snapshot = testingStrategy(snapshotKind, snapshotSchema, () => [], 
   PRINTER_AGE,
 ]);
 
-export const clock = testingStrategy(clockKind, clockSchema, validateClock, [
+export const CLOCKS = testingKind(clockStrategy, 'clock', clockSchema, [
   { name: 'Mode', type: 'string', jsonPath: '.spec.mode', description: 'Real, Frozen or Offset.' },
   { name: 'Time', type: 'string', jsonPath: '.spec.time', description: 'A Frozen clock shows it.' },
   { name: 'Offset', type: 'string', jsonPath: '.spec.offset', description: 'An Offset clock adds it.' },
   PRINTER_AGE,
 ]);
+
+/** The testing API's kinds, installed as the built-in table is. */
+export const TESTING_KINDS: readonly BuiltinKind[] = [FAULTS, SNAPSHOTS, CLOCKS];

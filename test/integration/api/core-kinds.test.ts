@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../../../server/index.js';
 import { type ApiResponse, type CallOptions, apiClient } from '../../helpers/api-client.js';
 import { KUBE_PROTOS } from '../../../apimachinery/apis/kube-protos.js';
-import { decodeProtobufObject } from '../../../server/endpoints/protobuf.js';
+import { decodeProtobufObject } from '../../../server/codecs/protobuf.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;

@@ -1,6 +1,7 @@
 // Built-in kinds decoded as kube decodes them into their Go types: a field the type does not have
 // is dropped, with kube's warning by default, refused under fieldValidation=Strict (400 for a body,
-// 422 for a patch), dropped silently under Ignore.
+// 422 for a patch), dropped silently under Ignore; an apply configuration with such a field is
+// refused by the structured merge, as in kube.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
@@ -95,5 +96,32 @@ describe('unknown fields of a built-in kind', () => {
     expect(r.status).toBe(201);
     expect(warnings(r.headers)).toEqual(['299 - "unknown field \\"spec.ports[0].targetPrt\\""']);
     expect((r.json as { spec: { ports: object[] } }).spec.ports[0]).not.toHaveProperty('targetPrt');
+  });
+
+  it('admissionregistration kinds too (their schema says what their Go types have)', async () => {
+    const r = await call('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'typo' },
+        spec: { policyName: 'p', validationActions: ['Deny'], polcyName: 'q' },
+      },
+    });
+    expect(r.status).toBe(201);
+    expect(warnings(r.headers)).toEqual(['299 - "unknown field \\"spec.polcyName\\""']);
+    expect((r.json as { spec: object }).spec).not.toHaveProperty('polcyName');
+  });
+
+  it("server-side apply: a field the kind's schema lacks is kube's structured-merge refusal", async () => {
+    const r = await call('PATCH', `${CMS}/applied?fieldManager=m`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, datta: { k: 'v' } },
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(r.status).toBe(400);
+    expect((r.json as { message: string }).message).toBe(
+      // kube names the object as the configuration names it: here without a namespace.
+      'failed to create typed patch object (/applied; /v1, Kind=ConfigMap): .datta: field not declared in schema',
+    );
+    expect((await call('GET', `${CMS}/applied`)).status).toBe(404);
   });
 });

@@ -93,7 +93,9 @@ describe('versions with conversion None', () => {
       },
     });
     expect(created.status).toBe(201);
-    expect(created.headers['warning']).toBe('299 - "versions.example.com/v1alpha1 Cache is deprecated"');
+    expect(created.headers['warning']).toBe(
+      '299 - "versions.example.com/v1alpha1 Cache is deprecated; use versions.example.com/v1 Cache"',
+    );
     // Written through v1alpha1, stored as v1: what v1 does not know is gone.
     expect(body(created)).toMatchObject({ apiVersion: 'versions.example.com/v1alpha1', spec: { size: 2 } });
     const asV1 = body(await call('GET', path('v1', 'a')));

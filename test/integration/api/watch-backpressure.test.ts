@@ -6,16 +6,16 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_WATCH_BUDGET_BYTES, watchStats } from '../../../server/endpoints/watch-budget.js';
+import { DEFAULT_WATCH_BUDGET_BYTES, watchStats } from '../../../server/endpoints/watch/budget.js';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
 import { eventually } from '../../helpers/eventually.js';
 import { openWatch } from '../../helpers/watch-stream.js';
 
 // A budget of fifty 10 KiB events and a short grace, so that a few watchers show it in seconds;
-// the default budget's arithmetic is unit-tested (test/unit/server/endpoints/watch-budget.test.ts).
-vi.mock('../../../server/endpoints/watch-budget.js', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../../server/endpoints/watch-budget.js')>()),
+// the default budget's arithmetic is unit-tested (test/unit/server/endpoints/watch/budget.test.ts).
+vi.mock('../../../server/endpoints/watch/budget.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../../server/endpoints/watch/budget.js')>()),
   DEFAULT_WATCH_BUDGET_BYTES: 512 * 1024,
   TERMINATION_GRACE_MS: 300,
 }));

@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
-import { encodeYaml } from '../../../server/endpoints/yaml-encode.js';
+import { encodeYaml } from '../../../server/codecs/yaml-encode.js';
 import { eventually } from '../../helpers/eventually.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

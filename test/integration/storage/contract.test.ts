@@ -289,6 +289,19 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('storage contra
     later.close();
   });
 
+  it('counts the live keys under a prefix, as bytes, deleted keys not', async () => {
+    const p = freshPrefix();
+    expect(await store.count(p)).toBe(0);
+    for (const n of ['a/1', 'a/2', 'a_/1', 'ab/1', 'a/3']) await store.create(`${p}${n}`, n);
+    const updated = await store.update(`${p}a/2`, 'again', (await store.get(`${p}a/2`))!.modRevision);
+    await store.delete(`${p}a/3`);
+    expect(await store.count(`${p}a/`)).toBe(2);
+    expect(await store.count(`${p}a_/`)).toBe(1);
+    expect(await store.count(p)).toBe(4);
+    expect((await store.range(p)).kvs).toHaveLength(4);
+    expect(updated.value).toBe('again');
+  });
+
   it('matches range and watch prefixes as plain bytes', async () => {
     const p = freshPrefix();
     const start = await store.currentRevision();

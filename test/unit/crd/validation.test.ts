@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCRD } from '../../../crd/defaults.js';
 import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
-import { validateCRD, validateCRDStatus, validateCRDUpdate, type SchemaValidator } from '../../../crd/validation.js';
+import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation/crd.js';
+import type { SchemaValidator } from '../../../crd/validation/options.js';
 import { caBundleError } from '../../../webhook/ca-bundle.js';
 import type { CRDVersion, CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
 import { type FieldError, formatFieldError, invalid } from '../../../apimachinery/field-errors.js';

@@ -9,7 +9,7 @@ import {
   isWebSocketRequest,
   protocolToken,
 } from '../../../server/authn/bearer.js';
-import { chooseProtocol } from '../../../server/endpoints/watch-websocket.js';
+import { chooseProtocol } from '../../../server/endpoints/watch/websocket.js';
 
 const encode = (token: string): string => BEARER_PROTOCOL_PREFIX + Buffer.from(token).toString('base64url');
 

@@ -10,7 +10,7 @@ import {
   requestLabels,
   withoutPath,
 } from '../../../server/metrics/request-labels.js';
-import { parseRequestInfo } from '../../../server/pipeline/request-info.js';
+import { parseRequestInfo } from '../../../server/request/request-info.js';
 
 function labelsOf(method: string, url: string, contentType?: string): ReturnType<typeof requestLabels> {
   const q = url.indexOf('?');

@@ -61,6 +61,15 @@ describe('instrumentStorage', () => {
     expect(storage.backend).toBe(inner.backend);
   });
 
+  it('times a count-only range as kube times its Stats (listWithCount)', async () => {
+    await storage.create('/registry/secrets/ns/a', '{}');
+    expect(await storage.count('/registry/secrets/')).toBe(1);
+    expect(calls).toEqual([
+      ['create', 'secrets', false],
+      ['listWithCount', 'secrets', false],
+    ]);
+  });
+
   it('counts a lost compare-and-swap, an existing key or a missing one as answers, not failures', async () => {
     await storage.create('/registry/apps/deployments/ns/d', '{}');
     await expect(storage.create('/registry/apps/deployments/ns/d', '{}')).rejects.toMatchObject({ code: 'KeyExists' });

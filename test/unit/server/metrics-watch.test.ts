@@ -3,8 +3,11 @@
 // version and kind watched; over the real Store and embedded SQLite, with an in-memory sink.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../apimachinery/object.js';
-import { WatchStats } from '../../../server/endpoints/watch-budget.js';
-import { type WatchOptions, type WatchSink, WatchRegistry, serveWatch } from '../../../server/endpoints/watch.js';
+import { WatchStats } from '../../../server/endpoints/watch/budget.js';
+import type { WatchOptions } from '../../../server/endpoints/watch/options.js';
+import type { WatchSink } from '../../../server/endpoints/watch/sink.js';
+import { WatchRegistry } from '../../../server/endpoints/watch/registry.js';
+import { serveWatch } from '../../../server/endpoints/watch/serve-watch.js';
 import { Metrics } from '../../../server/metrics.js';
 import { Store } from '../../../server/registry/store.js';
 import { SqliteStorage } from '../../../storage/sqlite.js';

@@ -2,10 +2,10 @@
 // what each request adds, the gauges read at scrape time, and one registry per server.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../apimachinery/errors.js';
-import { WatchStats, watchKindOf } from '../../../server/endpoints/watch-budget.js';
+import { WatchStats, watchKindOf } from '../../../server/endpoints/watch/budget.js';
 import { METRICS_CONTENT_TYPE, Metrics, REQUEST_DURATION_BUCKETS, type RequestStart } from '../../../server/metrics.js';
 import { requestKind } from '../../../server/pipeline/max-inflight.js';
-import { parseRequestInfo } from '../../../server/pipeline/request-info.js';
+import { parseRequestInfo } from '../../../server/request/request-info.js';
 
 interface Sample {
   name: string;

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../apimachinery/log.js';
-import { StartupError } from '../../../server/options.js';
+import { StartupError } from '../../../server/startup/errors.js';
 import {
   generateCa,
   generatePki,

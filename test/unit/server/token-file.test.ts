@@ -12,7 +12,7 @@ import {
   readTokenFile,
   type TokenRecord,
 } from '../../../server/authn/token-file.js';
-import { StartupError } from '../../../server/options.js';
+import { StartupError } from '../../../server/startup/errors.js';
 
 // Cases follow Go's encoding/csv reader tests, which is what kube reads --token-auth-file with.
 describe('parseCsv (Go encoding/csv rules)', () => {

@@ -196,6 +196,14 @@ const failingExpression = (name: string, expression: string, denied: string): Ca
   },
 ];
 
+/** Validates big widgets only: a matchCondition reading a variable. */
+const bigOnly = policy({
+  paramKind: undefined,
+  variables: [{ name: 'big', expression: 'object.spec.size > 5' }],
+  matchConditions: [{ name: 'big', expression: 'variables.big' }],
+  validations: [{ expression: 'false', message: 'too big' }],
+});
+
 const cases: Case[] = [
   { name: 'within the param limit: admitted', attrs: attrs(widget(3)) },
   {
@@ -294,7 +302,7 @@ const cases: Case[] = [
     name: 'expression of the wrong type',
     policies: [policy({ validations: [{ expression: 'object.spec.size + 1' }] })],
     attrs: attrs(widget(1)),
-    denied: 'compilation error: must evaluate to bool',
+    denied: 'compilation error: must evaluate to bool but got int',
   },
   ...failingExpression(
     'runtime error',
@@ -470,9 +478,36 @@ const cases: Case[] = [
   },
   {
     name: 'matchConditions error under Fail',
-    policies: [policy({ matchConditions: [{ name: 'bad', expression: 'object.spec.nope' }] })],
+    policies: [policy({ matchConditions: [{ name: 'bad', expression: 'object.spec.nope == 1' }] })],
     attrs: attrs(widget(10)),
-    denied: "expression 'object.spec.nope' resulted in error: no such key: nope",
+    denied: "expression 'object.spec.nope == 1' resulted in error: no such key: nope",
+  },
+  {
+    // kube's matcher is given no namespace.
+    name: 'matchConditions see no namespaceObject, validations do',
+    policies: [
+      policy({
+        paramKind: undefined,
+        matchConditions: [{ name: 'ns', expression: 'namespaceObject == null' }],
+        validations: [{ expression: 'namespaceObject == null', message: 'has a namespace' }],
+      }),
+    ],
+    bindings: [binding({ paramRef: undefined })],
+    attrs: attrs(widget(1)),
+    denied: 'has a namespace',
+  },
+  {
+    name: "matchConditions read the policy's variables",
+    policies: [bigOnly],
+    bindings: [binding({ paramRef: undefined })],
+    attrs: attrs(widget(6)),
+    denied: 'too big',
+  },
+  {
+    name: "matchConditions read the policy's variables (not matching)",
+    policies: [bigOnly],
+    bindings: [binding({ paramRef: undefined })],
+    attrs: attrs(widget(2)),
   },
   {
     name: 'variables: lazily evaluated, composed',
@@ -504,7 +539,8 @@ const cases: Case[] = [
     ],
     bindings: [binding({ paramRef: undefined })],
     attrs: attrs(widget(6)),
-    denied: "expression 'variables.bad == 1' resulted in error: no such key: nope",
+    denied:
+      'expression \'variables.bad == 1\' resulted in error: composited variable "bad" fails to evaluate: no such key: nope',
   },
   {
     name: 'request, namespaceObject, oldObject',
@@ -584,12 +620,12 @@ const cases: Case[] = [
       policy({
         paramKind: undefined,
         validations: undefined,
-        auditAnnotations: [{ key: 'bad', valueExpression: 'object.spec.nope' }],
+        auditAnnotations: [{ key: 'bad', valueExpression: 'string(object.spec.nope)' }],
       }),
     ],
     bindings: [binding({ paramRef: undefined })],
     attrs: attrs(widget(2)),
-    denied: "expression 'object.spec.nope' resulted in error: no such key: nope",
+    denied: "expression 'string(object.spec.nope)' resulted in error: no such key: nope",
   },
   {
     name: 'params undeclared without paramKind',

@@ -95,6 +95,21 @@ const cases: { name: string; p: ValidatingAdmissionPolicy; warnings: { fieldRef:
     ],
   },
   {
+    // kube declares params only when it has the paramKind's schema.
+    name: 'a paramKind without a schema: params undeclared',
+    p: policy({
+      paramKind: { apiVersion: 'example.com/v1', kind: 'Unknown' },
+      validations: [{ expression: 'object.spec.size <= params.max' }],
+    }),
+    warnings: [
+      {
+        fieldRef: 'spec.validations[0].expression',
+        warning:
+          "example.com/v1, Kind=Widget: ERROR: <input>:1:21: undeclared reference to 'params' (in container '')\n | object.spec.size <= params.max\n | ....................^\n",
+      },
+    ],
+  },
+  {
     name: 'wildcards are not checked',
     p: policy({ validations: [{ expression: 'object.spec.sise < 10' }] }, ['*']),
     warnings: [],

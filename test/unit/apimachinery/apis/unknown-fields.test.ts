@@ -1,6 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { dropUnknownFields } from '../../../../apimachinery/apis/unknown-fields.js';
 import type { JsonObject } from '../../../../apimachinery/object.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import {
+  configMapSchema,
+  coreEventSchema,
+  eventsV1EventSchema,
+  leaseSchema,
+  roleSchema,
+  customResourceDefinitionSchema,
+  secretSchema,
+  serviceSchema,
+  validatingAdmissionPolicySchema,
+} from '../../../../apimachinery/apis/builtin-schemas.js';
+
+/** The schema a built-in object's apiVersion and kind name (as the REST layer and strategies pick it). */
+const SCHEMAS: Record<string, JSONSchemaProps> = {
+  'v1/ConfigMap': configMapSchema,
+  'v1/Secret': secretSchema,
+  'v1/Service': serviceSchema,
+  'v1/Event': coreEventSchema,
+  'events.k8s.io/v1/Event': eventsV1EventSchema,
+  'coordination.k8s.io/v1/Lease': leaseSchema,
+  'rbac.authorization.k8s.io/v1/Role': roleSchema,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': validatingAdmissionPolicySchema,
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': customResourceDefinitionSchema,
+};
+const schemaOf = (obj: JsonObject): JSONSchemaProps | undefined => SCHEMAS[`${obj['apiVersion']}/${obj['kind']}`];
 
 describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
   it.each<[string, JsonObject, JsonObject, string[]]>([
@@ -27,7 +53,7 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       ['metadata.lables'],
     ],
     [
-      'a list of messages: each element, its index in the path, in document order',
+      'a list of structs: each element, its index in the path, in document order',
       {
         apiVersion: 'v1',
         kind: 'Service',
@@ -102,7 +128,7 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       [],
     ],
     [
-      'events.k8s.io/v1 is checked against its own message',
+      'events.k8s.io/v1 is checked against its own schema',
       {
         apiVersion: 'events.k8s.io/v1',
         kind: 'Event',
@@ -115,20 +141,86 @@ describe('dropUnknownFields (typed decoding of built-in kinds)', () => {
       ['involvedObject', 'regarding.nam'],
     ],
     [
+      "a policy: paramKind's apiVersion and kind are its own fields, not TypeMeta",
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'p' },
+        spec: { paramKind: { apiVersion: 'v1', kind: 'ConfigMap', group: 'x' }, failurPolicy: 'Fail' },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'p' },
+        spec: { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } },
+      },
+      ['spec.paramKind.group', 'spec.failurPolicy'],
+    ],
+    [
+      "a CRD: its versions' fields are typed (an empty struct too); schemas under properties and the unions decode themselves",
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'a.b' },
+        spec: {
+          versions: [
+            {
+              name: 'v1',
+              servd: true,
+              subresources: { status: { scale: {} } },
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  propertys: {},
+                  properties: { a: { type: 'string', anything: 1 } },
+                  items: { type: 'string', anything: 2 },
+                },
+              },
+            },
+          ],
+        },
+      },
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'a.b' },
+        spec: {
+          versions: [
+            {
+              name: 'v1',
+              subresources: { status: {} },
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: { a: { type: 'string', anything: 1 } },
+                  items: { type: 'string', anything: 2 },
+                },
+              },
+            },
+          ],
+        },
+      },
+      [
+        'spec.versions[0].servd',
+        'spec.versions[0].subresources.status.scale',
+        'spec.versions[0].schema.openAPIV3Schema.propertys',
+      ],
+    ],
+    [
       'a value of the wrong type is left for validation',
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'not an object', data: [1] },
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'not an object', data: [1] },
       [],
     ],
     [
-      'a kind without a message (a custom resource) is left alone',
+      'a kind without a schema of its Go type (a custom resource) is left alone',
       { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', foo: 1 }, anything: true },
       { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', foo: 1 }, anything: true },
       [],
     ],
   ])('%s', (_name, input, want, dropped) => {
     const obj = structuredClone(input);
-    expect(dropUnknownFields(obj)).toEqual(dropped);
+    expect(dropUnknownFields(obj, schemaOf(input))).toEqual(dropped);
     expect(obj).toEqual(want);
   });
 });

@@ -2,13 +2,7 @@
 // before namespace bindings, missing roles as resolution errors, and RulesFor.
 import { describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from '../../../../apimachinery/authorization.js';
-import {
-  allowedSubjects,
-  authorize,
-  rbacAuthorizer,
-  rulesFor,
-  type RuleSource,
-} from '../../../../apimachinery/rbac/authorizer.js';
+import { authorize, rbacAuthorizer, rulesFor, type RuleSource } from '../../../../apimachinery/rbac/authorizer.js';
 import type {
   ClusterRole,
   ClusterRoleBinding,
@@ -164,18 +158,5 @@ describe('rulesFor', () => {
       '[clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]',
     );
     expect(got.nonResourceRules).toHaveLength(1);
-  });
-});
-
-describe('allowedSubjects', () => {
-  it('lists system:masters, then the subjects of every binding whose role allows, once each', () => {
-    const got = allowedSubjects(src, req(alice, 'get', 'pods', 'ns1'));
-    expect(got.subjects).toEqual([
-      { kind: 'Group', apiGroup: G, name: 'system:masters' },
-      { kind: 'User', apiGroup: G, name: 'alice' },
-    ]);
-    expect(got.error).toBe(
-      '[clusterrole.rbac.authorization.k8s.io "no-such-role" not found, role.rbac.authorization.k8s.io "gone" not found]',
-    );
   });
 });

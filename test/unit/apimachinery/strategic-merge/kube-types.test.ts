@@ -1,22 +1,27 @@
-// The patch metadata of the served kinds, exercised through strategicMergePatch: what merges by
-// key, what merges as a set, and what is replaced, as kube's struct tags decide.
+// The patch metadata of the served kinds, derived from their OpenAPI schemas and exercised through
+// strategicMergePatch: what merges by key, what merges as a set, and what is replaced, as kube's
+// struct tags (which its published schemas carry) decide.
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../../apimachinery/object.js';
-import * as kubeTypes from '../../../../apimachinery/strategic-merge/kube-types.js';
-import {
-  KUBE_OBJECT_PATCH_META,
-  NAMESPACE_PATCH_META,
-  OBJECT_META_PATCH_META,
-  SERVICE_ACCOUNT_PATCH_META,
-  SERVICE_PATCH_META,
-} from '../../../../apimachinery/strategic-merge/kube-types.js';
+import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
+import * as schemas from '../../../../apimachinery/apis/builtin-schemas.js';
 import { strategicMergePatch } from '../../../../apimachinery/strategic-merge/merge.js';
+import { patchMetaFromSchema } from '../../../../apimachinery/strategic-merge/patch-meta.js';
+
+// A kind whose only tagged fields are ObjectMeta's (ConfigMap; RBAC's rules and subjects are
+// untagged, so replaced), and the kinds with tags of their own.
+const KUBE_OBJECT_PATCH_META = patchMetaFromSchema(schemas.configMapSchema);
+const SERVICE_ACCOUNT_PATCH_META = patchMetaFromSchema(schemas.serviceAccountSchema);
+const NAMESPACE_PATCH_META = patchMetaFromSchema(schemas.namespaceSchema);
+const SERVICE_PATCH_META = patchMetaFromSchema(schemas.serviceSchema);
+const OBJECT_META_PATCH_META = KUBE_OBJECT_PATCH_META.fields?.['metadata']?.type;
 
 describe('kube types: patch metadata', () => {
   it('every kind carries ObjectMeta', () => {
-    const kinds = Object.entries(kubeTypes).filter(([name]) => name !== 'OBJECT_META_PATCH_META');
-    expect(kinds.length).toBe(4);
-    for (const [, meta] of kinds) expect(meta.fields?.metadata?.type).toBe(OBJECT_META_PATCH_META);
+    const kinds = Object.values(schemas).filter((s): s is JSONSchemaProps => typeof s === 'object');
+    expect(kinds.length).toBe(17);
+    for (const schema of kinds)
+      expect(patchMetaFromSchema(schema).fields?.['metadata']?.type).toEqual(OBJECT_META_PATCH_META);
   });
 
   it('metadata.finalizers merge as a set and delete through a delete list', () => {

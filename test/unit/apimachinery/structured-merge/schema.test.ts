@@ -168,6 +168,92 @@ describe('fromOpenAPISchema', () => {
   });
 });
 
+/**
+ * A built-in kind's schema as kube publishes it: named definitions behind `$ref`s (one recursive),
+ * a reference that makes its target atomic, and lists typed only by their patch extensions.
+ */
+const gadgetSchema = {
+  type: 'object',
+  properties: {
+    spec: { $ref: '#/definitions/Spec', default: {} },
+  },
+  definitions: {
+    Spec: {
+      type: 'object',
+      properties: {
+        secrets: {
+          type: 'array',
+          items: { $ref: '#/definitions/Ref' },
+          'x-kubernetes-patch-strategy': 'merge',
+          'x-kubernetes-patch-merge-key': 'name',
+        },
+        finalizers: { type: 'array', items: { type: 'string' }, 'x-kubernetes-patch-strategy': 'merge' },
+        retained: { type: 'array', items: { type: 'string' }, 'x-kubernetes-patch-strategy': 'retainKeys' },
+        owner: { $ref: '#/definitions/Ref', 'x-kubernetes-map-type': 'atomic' },
+        plain: { $ref: '#/definitions/Ref' },
+        tree: { $ref: '#/definitions/Node' },
+      },
+    },
+    Ref: { type: 'object', properties: { name: { type: 'string' }, uid: { type: 'string' } } },
+    Node: {
+      type: 'object',
+      properties: {
+        value: { type: 'string' },
+        children: { type: 'object', additionalProperties: { $ref: '#/definitions/Node' } },
+      },
+    },
+  },
+} as JSONSchemaProps;
+const gadget = fromOpenAPISchema(gadgetSchema);
+
+describe('fromOpenAPISchema over named definitions', () => {
+  it.each<{ name: string; spec: unknown; set: ReturnType<typeof NS> }>([
+    {
+      name: 'a merge patch strategy with a merge key is a list keyed by it',
+      spec: { secrets: [{ name: 'a', uid: '1' }] },
+      set: NS(
+        P('spec', 'secrets', KBF('name', 'a')),
+        P('spec', 'secrets', KBF('name', 'a'), 'name'),
+        P('spec', 'secrets', KBF('name', 'a'), 'uid'),
+      ),
+    },
+    {
+      name: 'a merge patch strategy without a key is a set',
+      spec: { finalizers: ['x'] },
+      set: NS(P('spec', 'finalizers', V('x'))),
+    },
+    { name: 'retainKeys alone is atomic', spec: { retained: ['x'] }, set: NS(P('spec', 'retained')) },
+    { name: 'a reference may make its target atomic', spec: { owner: { name: 'a' } }, set: NS(P('spec', 'owner')) },
+    {
+      name: 'the target itself stays granular',
+      spec: { plain: { name: 'a' } },
+      set: NS(P('spec', 'plain', 'name')),
+    },
+    {
+      name: 'a recursive definition reaches itself',
+      spec: { tree: { children: { a: { children: { b: { value: 'x' } } } } } },
+      set: NS(
+        P('spec', 'tree', 'children', 'a'),
+        P('spec', 'tree', 'children', 'a', 'children', 'b'),
+        P('spec', 'tree', 'children', 'a', 'children', 'b', 'value'),
+      ),
+    },
+  ])('$name', ({ spec, set }) => {
+    const got = toFieldSet(gadget, { spec });
+    expect(got.toString()).toBe(set.toString());
+  });
+
+  it('refuses fields no definition declares', () => {
+    expect(() => toFieldSet(gadget, { spec: { plain: { nope: 1 } } })).toThrow('schema error');
+  });
+
+  it('refuses a reference to no definition', () => {
+    expect(() => fromOpenAPISchema({ type: 'object', properties: { a: { $ref: '#/definitions/Nowhere' } } })).toThrow(
+      'no definition Nowhere',
+    );
+  });
+});
+
 describe('ObjectMeta', () => {
   it('has granular labels, a finalizer set, ownerReferences by uid and atomic managedFields', () => {
     const meta = {

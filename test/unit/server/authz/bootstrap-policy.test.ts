@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { aggregateAll } from '../../../../apimachinery/rbac/aggregation.js';
 import { authorize, type RuleSource } from '../../../../apimachinery/rbac/authorizer.js';
 import { covers } from '../../../../apimachinery/rbac/escalation.js';
-import { rulesAllow } from '../../../../apimachinery/rbac/rules.js';
+import { ruleAllows } from '../../../../apimachinery/rbac/rules.js';
 import type { AuthorizationAttributes } from '../../../../apimachinery/authorization.js';
 import type { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../../../apimachinery/rbac/types.js';
 import { validateClusterRole, validateClusterRoleBinding } from '../../../../apimachinery/rbac/validation.js';
@@ -19,20 +19,22 @@ const roles = aggregateAll(bootstrapClusterRoles());
 const byName = (name: string): ClusterRole => roles.find((r) => r.metadata.name === name)!;
 const rulesOf = (name: string): PolicyRule[] => byName(name).rules ?? [];
 const can = (rules: PolicyRule[], verb: string, apiGroup: string, resource: string, subresource = ''): boolean =>
-  rulesAllow(
-    {
-      user: { name: 'u', groups: [] },
-      verb,
-      resourceRequest: true,
-      apiGroup,
-      apiVersion: 'v1',
-      resource,
-      subresource,
-      namespace: 'ns',
-      name: '',
-      path: '',
-    },
-    rules,
+  rules.some((rule) =>
+    ruleAllows(
+      {
+        user: { name: 'u', groups: [] },
+        verb,
+        resourceRequest: true,
+        apiGroup,
+        apiVersion: 'v1',
+        resource,
+        subresource,
+        namespace: 'ns',
+        name: '',
+        path: '',
+      },
+      rule,
+    ),
   );
 
 describe('bootstrap ClusterRoles', () => {

@@ -6,14 +6,8 @@ import type { AuthorizationAttributes, Authorizer } from '../../../../apimachine
 import type { KubeObject } from '../../../../apimachinery/object.js';
 import type { UserInfo } from '../../../../apimachinery/user.js';
 import { silentLogger } from '../../../../apimachinery/log.js';
-import { RbacIndex, indexAuthorizer } from '../../../../server/authz/rbac-index.js';
-import { Store } from '../../../../server/registry/store.js';
-import {
-  clusterRoleBindingStrategy,
-  clusterRoleStrategy,
-  roleBindingStrategy,
-  roleStrategy,
-} from '../../../../server/registry/builtin/rbac.js';
+import { type RbacStores, RbacIndex, indexAuthorizer } from '../../../../server/authz/rbac-index.js';
+import { rbacStores } from '../../../helpers/rbac-stores.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
 const WRITE = { dryRun: false };
@@ -21,7 +15,7 @@ const RBAC = { apiVersion: 'rbac.authorization.k8s.io/v1' };
 const ref = (kind: string, name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name });
 
 let fixture: Awaited<ReturnType<typeof createSqliteFixture>>;
-let stores: { roles: Store; clusterRoles: Store; roleBindings: Store; clusterRoleBindings: Store };
+let stores: RbacStores;
 let index: RbacIndex;
 let authz: Authorizer;
 
@@ -42,12 +36,7 @@ const decide = (a: AuthorizationAttributes): string => authz.authorize(a).decisi
 beforeAll(async () => {
   fixture = await createSqliteFixture();
   const storage = await fixture.open();
-  stores = {
-    roles: new Store(storage, roleStrategy),
-    clusterRoles: new Store(storage, clusterRoleStrategy),
-    roleBindings: new Store(storage, roleBindingStrategy),
-    clusterRoleBindings: new Store(storage, clusterRoleBindingStrategy),
-  };
+  stores = rbacStores(storage);
   await stores.clusterRoles.create(
     undefined,
     {

@@ -17,13 +17,9 @@ import {
   secretSchema,
   serviceAccountSchema,
 } from '../../../../apimachinery/apis/builtin-schemas.js';
-import {
-  OpenAPI,
-  type OpenAPIResource,
-  type OpenAPISource,
-  definitionName,
-  openapiResponse,
-} from '../../../../server/endpoints/openapi.js';
+import { type OpenAPIResource, definitionName } from '../../../../server/endpoints/openapi/definitions.js';
+import { OpenAPI, type OpenAPISource } from '../../../../server/endpoints/openapi/documents.js';
+import { openapiResponse } from '../../../../server/endpoints/openapi/http.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => v as Json;

@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
-import {
-  OpenAPI,
-  type OpenAPIResource,
-  type OpenAPISource,
-  definitionName,
-  openapiResponse,
-} from '../../../../server/endpoints/openapi.js';
+import { type OpenAPIResource, definitionName } from '../../../../server/endpoints/openapi/definitions.js';
+import { OpenAPI, type OpenAPISource } from '../../../../server/endpoints/openapi/documents.js';
+import { openapiResponse } from '../../../../server/endpoints/openapi/http.js';
 import { Catalog } from '../../../../server/registry/catalog.js';
 import type { Status } from '../../../../apimachinery/errors.js';
 

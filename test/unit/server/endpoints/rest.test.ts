@@ -19,11 +19,11 @@ import { Store } from '../../../../server/registry/store.js';
 import { eventKind } from '../../../../server/registry/builtin/events.js';
 import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
 import { customResourceStrategy } from '../../../../server/registry/builtin/custom-resources.js';
-import { parseRequestInfo } from '../../../../server/pipeline/request-info.js';
-import { serveResource } from '../../../../server/endpoints/rest.js';
+import { parseRequestInfo } from '../../../../server/request/request-info.js';
+import { serveResource } from '../../../../server/endpoints/rest/resource.js';
 import { route } from '../../../../server/endpoints/routes.js';
 import { writeStatus } from '../../../../server/endpoints/respond.js';
-import { WatchRegistry } from '../../../../server/endpoints/watch.js';
+import { WatchRegistry } from '../../../../server/endpoints/watch/registry.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 
 const ADMIN: UserInfo = { name: 'admin', groups: ['system:masters'] };

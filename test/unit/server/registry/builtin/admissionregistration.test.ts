@@ -355,6 +355,26 @@ describe('webhook configuration validation (both kinds)', () => {
       ],
     ],
     [
+      'match conditions compiled at write: request, object and authorizer, no params, a bool',
+      [
+        hook({
+          matchConditions: [
+            {
+              name: 'ok',
+              expression:
+                "request.userInfo.username != 'x' && object.metadata.name != '' && authorizer.requestResource.check('get').allowed()",
+            },
+            { name: 'params', expression: 'params.x == 1' },
+            { name: 'not-bool', expression: ' request.name ' },
+          ],
+        }),
+      ],
+      [
+        "webhooks[0].matchConditions[1].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^",
+        'webhooks[0].matchConditions[2].expression: Invalid value: "request.name": must evaluate to bool but got string',
+      ],
+    ],
+    [
       '65 match conditions',
       [hook({ matchConditions: Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' })) })],
       ['webhooks[0].matchConditions: Too many: 65: must have at most 64 items'],
@@ -427,7 +447,10 @@ describe('webhook configuration updates are judged as the stored object allows',
       'changed match conditions are',
       [hook({ matchConditions: [{ name: 'ok', expression: 'x' }] })],
       [hook({ matchConditions: [{ name: '', expression: 'x' }] })],
-      ['webhooks[0].matchConditions[0].name: Required value'],
+      [
+        "webhooks[0].matchConditions[0].expression: Invalid value: \"x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x\n | ^",
+        'webhooks[0].matchConditions[0].name: Required value',
+      ],
     ],
   ])('%s', (_name, oldHooks, newHooks, want) => {
     expect(updateErrors(s, config(K, newHooks), config(K, oldHooks))).toEqual(want);
@@ -771,11 +794,13 @@ describe('ValidatingAdmissionPolicy validation', () => {
       ],
     });
     expect(createErrors(validatingAdmissionPolicyStrategy, policy(spec))).toEqual([
-      'spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool',
+      'spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool but got int',
       "spec.variables[0].expression: Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^",
       'spec.validations[0].expression: Required value: expression is not specified',
       'spec.validations[0].message: Invalid value: " ": message must be non-empty if specified',
-      'spec.validations[1].messageExpression: Invalid value: "1": must evaluate to string',
+      // A variable that does not compile is declared dyn.
+      'spec.validations[1].expression: Invalid value: "variables.v": must evaluate to bool but got dyn',
+      'spec.validations[1].messageExpression: Invalid value: "1": must evaluate to string but got int',
     ]);
   });
 
@@ -787,14 +812,14 @@ describe('ValidatingAdmissionPolicy validation', () => {
         policy({ ...stored, validations: [{ expression: '2' }] }),
         policy(stored),
       ),
-    ).toEqual(['spec.validations[0].expression: Invalid value: "2": must evaluate to bool']);
+    ).toEqual(['spec.validations[0].expression: Invalid value: "2": must evaluate to bool but got int']);
     expect(
       updateErrors(
         validatingAdmissionPolicyStrategy,
         policy({ ...stored, paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }),
         policy(stored),
       ),
-    ).toEqual(['spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool']);
+    ).toEqual(['spec.matchConditions[0].expression: Invalid value: "1": must evaluate to bool but got int']);
   });
 
   it('the status subresource judges the status only', () => {

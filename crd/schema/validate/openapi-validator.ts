@@ -1,0 +1,433 @@
+// kube-openapi's SchemaValidator (k8s.io/kube-openapi/pkg/validation/validate) over a compiled
+// schema: per node the type, anyOf/oneOf/allOf/not, string, format, number, array, enum and
+// object checks in kube-openapi's order; with an old object, errors at unchanged values dropped.
+import { formatFieldError, goQuote } from '../../../apimachinery/field-errors.js';
+import {
+  type ValidationContext,
+  dchild,
+  dindex,
+  goBadValue,
+  goDeepEqual,
+  goEnumMatch,
+  goFloat,
+  goInt64,
+  goIntString,
+  goJSON,
+  goKind,
+  isJSONInteger,
+} from './go-values.js';
+import { type Node, additionalSchema } from './schema-node.js';
+import { type Res, newRes, merge, fail, inBody, typeError, finalize } from './openapi-errors.js';
+import type { Corr } from './ratcheting.js';
+
+const schemaTypeInfo: Record<string, [string, string]> = {
+  bool: ['boolean', ''],
+  string: ['string', ''],
+  int: ['integer', 'int64'],
+  float: ['number', 'float64'],
+  slice: ['array', ''],
+  map: ['object', ''],
+};
+
+/** kube-openapi's typeValidator. */
+function checkType(n: Node, data: unknown, kind: string, path: string): Res {
+  const [schType, fmt] = schemaTypeInfo[kind]!;
+  const has = (t: string): boolean => n.types.includes(t);
+  const isFloatInt = schType === 'number' && isJSONInteger(data as number) && has('integer');
+  const isIntFloat = schType === 'integer' && has('number');
+  if (
+    kind !== 'string' &&
+    kind !== 'slice' &&
+    n.format !== '' &&
+    !(has(schType) || fmt === n.format || isFloatInt || isIntFloat)
+  ) {
+    return fail(typeError(path, n.format, fmt));
+  }
+  if (!(has('number') || has('integer')) && n.format !== '' && (kind === 'string' || kind === 'slice'))
+    return { errs: [], count: 1 };
+  if (!(has(schType) || isFloatInt || isIntFloat)) return fail(typeError(path, n.types.join(','), schType));
+  return { errs: [], count: 1 };
+}
+
+/** The enum check (basicCommonValidator). */
+function checkEnum(n: Node, data: unknown, path: string, dpath: string, ctx: ValidationContext): Res | undefined {
+  const allowed = n.enumValues;
+  if (!allowed || allowed.length === 0) return undefined;
+  if (allowed.some((a) => goEnumMatch(data, dpath, ctx.isFloat, a))) return undefined;
+  return fail({
+    code: 'enum',
+    name: path,
+    value: goBadValue(data, dpath, ctx.isFloat),
+    values: allowed.map((a) => (typeof a === 'string' ? a : goJSON(a))),
+    msg: inBody(path, `should be one of ${goJSON(allowed)}`),
+  });
+}
+
+function runeCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** kube-openapi's stringValidator: the first of maxLength, minLength, pattern to fail. */
+function checkString(n: Node, s: string, path: string): Res | undefined {
+  if (n.maxLength !== undefined && runeCount(s) > n.maxLength) {
+    return fail({
+      code: 'tooLong',
+      name: path,
+      max: n.maxLength,
+      msg: inBody(path, `should be at most ${goIntString(n.maxLength)} chars long`),
+    });
+  }
+  if (n.minLength !== undefined && runeCount(s) < n.minLength) {
+    return fail({
+      code: 'invalid',
+      name: path,
+      value: s,
+      msg: inBody(path, `should be at least ${goIntString(n.minLength)} chars long`),
+    });
+  }
+  if (n.pattern !== undefined) {
+    if (n.patternError !== undefined) {
+      return fail({
+        code: 'invalid',
+        name: path,
+        value: s,
+        msg: inBody(path, `should match '${n.pattern}, but pattern is invalid: ${n.patternError}'`),
+      });
+    }
+    if (!n.patternRe!.matcher(s).find())
+      return fail({ code: 'invalid', name: path, value: s, msg: inBody(path, `should match '${n.pattern}'`) });
+  }
+  return undefined;
+}
+
+/** kube-openapi's numberValidator: multipleOf, then minimum, then maximum, each with int64 or float64 rules. */
+function checkNumber(
+  n: Node,
+  v: number | bigint,
+  isInt: boolean,
+  path: string,
+  dpath: string,
+  ctx: ValidationContext,
+): Res {
+  const res = newRes();
+  const bad = goBadValue(v, dpath, ctx.isFloat);
+  const push = (msg: string, value: unknown = bad): void => {
+    res.errs.push({ code: 'invalid', name: path, value, msg });
+  };
+  if (n.multipleOf !== undefined) {
+    const intFactor = goInt64(n.multipleOf);
+    // An int64 value is checked with the factor truncated to int64; a factor truncated to 0 makes
+    // kube divide by zero (a panic, answered 500): we judge that case as a float instead.
+    if (isInt && intFactor !== 0) {
+      if (intFactor < 0)
+        push(`factor MultipleOf declared for ${path} must be positive: ${goIntString(intFactor)}`, intFactor);
+      else if (BigInt(v) % BigInt(intFactor) !== 0n)
+        push(inBody(path, `should be a multiple of ${goIntString(intFactor)}`));
+    } else {
+      const factor = n.multipleOf;
+      if (factor < 0)
+        push(
+          `factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}`,
+          goBadValue(factor, '', () => true),
+        );
+      else {
+        const f = Number(v);
+        const mult = factor < 1 ? (1 / factor) * f : f / factor;
+        if (!isJSONInteger(mult)) push(inBody(path, `should be a multiple of ${goFloat(factor)}`));
+      }
+    }
+  }
+  if (n.minimum !== undefined) {
+    const ex = n.exclusiveMinimum;
+    const bound = isInt ? goInt64(n.minimum) : n.minimum;
+    if (ex ? v <= bound : v < bound) {
+      push(
+        inBody(
+          path,
+          `should be greater than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`,
+        ),
+      );
+    }
+  }
+  if (n.maximum !== undefined) {
+    const ex = n.exclusiveMaximum;
+    const bound = isInt ? goInt64(n.maximum) : n.maximum;
+    if (ex ? v >= bound : v > bound) {
+      push(
+        inBody(path, `should be less than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`),
+      );
+    }
+  }
+  res.count++;
+  return res;
+}
+
+/** Renders the errors of an anyOf/oneOf branch for the explanation kube does not give. */
+function explainBranch(label: string, r: Res): string {
+  const text = finalize(r.errs).map(formatFieldError).join('; ');
+  return `\n${label}: ${text}`;
+}
+
+/** kube-openapi's schemaPropsValidator: anyOf, oneOf, allOf, not. */
+function checkSchemaProps(
+  n: Node,
+  data: unknown,
+  path: string,
+  dpath: string,
+  ctx: ValidationContext,
+  corr: Corr | null,
+): Res {
+  const main = newRes();
+  if (n.anyOf.length > 0) {
+    let best: Res | undefined;
+    let firstSuccess: Res | undefined;
+    const tried: Res[] = [];
+    for (const b of n.anyOf) {
+      const r = validateNode(b, data, path, dpath, ctx, corr);
+      tried.push(r);
+      if (r.errs.length === 0) {
+        best = undefined;
+        firstSuccess = r;
+        break;
+      }
+      if (!best || r.count > best.count) best = r;
+    }
+    if (!firstSuccess) {
+      const why = tried.map((r, i) => explainBranch(`anyOf[${i}]`, r)).join('');
+      main.errs.push({
+        code: 'composite',
+        name: path,
+        msg: `${goQuote(path)} must validate at least one schema (anyOf)${why}`,
+      });
+    }
+    merge(main, best ?? firstSuccess);
+  }
+  if (n.oneOf.length > 0) {
+    let best: Res | undefined;
+    let firstSuccess: Res | undefined;
+    const valid: number[] = [];
+    const tried: Res[] = [];
+    n.oneOf.forEach((b, i) => {
+      const r = validateNode(b, data, path, dpath, ctx, corr);
+      tried.push(r);
+      if (r.errs.length === 0) {
+        valid.push(i);
+        best = undefined;
+        firstSuccess ??= r;
+        return;
+      }
+      if (valid.length === 0 && (!best || r.count > best.count)) best = r;
+    });
+    if (valid.length !== 1) {
+      const why =
+        valid.length === 0
+          ? `Found none valid${tried.map((r, i) => explainBranch(`oneOf[${i}]`, r)).join('')}`
+          : `Found ${valid.length} valid alternatives\nvalid: ${valid.map((i) => `oneOf[${i}]`).join(', ')}`;
+      main.errs.push({
+        code: 'composite',
+        name: path,
+        msg: `${goQuote(path)} must validate one and only one schema (oneOf). ${why}`,
+      });
+      merge(main, best);
+    } else merge(main, firstSuccess);
+  }
+  if (n.allOf.length > 0) {
+    let validated = 0;
+    for (const b of n.allOf) {
+      const r = validateNode(b, data, path, dpath, ctx, corr);
+      if (r.errs.length === 0) validated++;
+      merge(main, r);
+    }
+    if (validated !== n.allOf.length) {
+      main.errs.push({
+        code: 'composite',
+        name: path,
+        msg: `${goQuote(path)} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}`,
+      });
+    }
+  }
+  if (n.not) {
+    const r = validateNode(n.not, data, path, dpath, ctx, corr);
+    if (r.errs.length === 0)
+      main.errs.push({ code: 'composite', name: path, msg: `${goQuote(path)} must not validate the schema (not)` });
+  }
+  main.count++;
+  return main;
+}
+
+/** kube-openapi's schemaSliceValidator. */
+function checkSlice(
+  n: Node,
+  arr: unknown[],
+  path: string,
+  dpath: string,
+  ctx: ValidationContext,
+  corr: Corr | null,
+): Res {
+  const res = newRes();
+  if (n.items) {
+    for (let i = 0; i < arr.length; i++)
+      merge(res, validateEntry(n.items, arr[i], `${path}[${i}]`, dindex(dpath, i), ctx, corr?.index(i) ?? null));
+  } else if (n.tupleItems) {
+    for (let i = 0; i < n.tupleItems.length && i < arr.length; i++) {
+      merge(
+        res,
+        validateEntry(n.tupleItems[i]!, arr[i], `${path}[${i}]`, dindex(dpath, i), ctx, corr?.index(i) ?? null),
+      );
+    }
+  }
+  const size = arr.length;
+  if (n.minItems !== undefined && size < n.minItems) {
+    res.errs.push({
+      code: 'invalid',
+      name: path,
+      value: size,
+      msg: inBody(path, `should have at least ${goIntString(n.minItems)} items`),
+    });
+  }
+  if (n.maxItems !== undefined && size > n.maxItems) {
+    res.errs.push({
+      code: 'tooMany',
+      name: path,
+      actual: size,
+      max: n.maxItems,
+      msg: inBody(path, `should have at most ${goIntString(n.maxItems)} items`),
+    });
+  }
+  if (n.uniqueItems) {
+    const dup = arr.some((x, i) =>
+      arr.slice(0, i).some((y, j) => goDeepEqual(x, dindex(dpath, i), ctx.isFloat, y, dindex(dpath, j), ctx.isFloat)),
+    );
+    if (dup)
+      res.errs.push({ code: 'invalid', name: path, value: '', msg: inBody(path, "shouldn't contain duplicates") });
+  }
+  res.count++;
+  return res;
+}
+
+const isTypeMetaField = (k: string): boolean => k === 'kind' || k === 'apiVersion';
+
+/** kube-openapi's objectValidator. */
+function checkObject(
+  n: Node,
+  obj: Record<string, unknown>,
+  path: string,
+  dpath: string,
+  ctx: ValidationContext,
+  corr: Corr | null,
+): Res {
+  const res = newRes();
+  const keys = Object.keys(obj);
+  // The ratcheting validator does not correlate the root's kind and apiVersion.
+  const corrFor = (k: string): Corr | null => (corr && !(path === '' && isTypeMetaField(k)) ? corr.key(k) : null);
+  if (n.minProperties !== undefined && keys.length < n.minProperties) {
+    res.errs.push({
+      code: 'invalid',
+      name: path,
+      value: keys.length,
+      msg: inBody(path, `should have at least ${goIntString(n.minProperties)} properties`),
+    });
+  }
+  if (n.maxProperties !== undefined && keys.length > n.maxProperties) {
+    res.errs.push({
+      code: 'tooMany',
+      name: path,
+      actual: keys.length,
+      max: n.maxProperties,
+      msg: inBody(path, `should have at most ${goIntString(n.maxProperties)} properties`),
+    });
+  }
+  if (n.additionalProperties === false) {
+    for (const k of keys) {
+      if (!n.properties.has(k))
+        res.errs.push({ code: 'invalid', name: path, value: k, msg: `${path}.${k} in body is a forbidden property` });
+    }
+  } else {
+    const extra = additionalSchema(n);
+    if (extra) {
+      for (const k of keys) {
+        if (!n.properties.has(k))
+          merge(res, validateEntry(extra, obj[k], `${path}.${k}`, dchild(dpath, k), ctx, corrFor(k)));
+      }
+    }
+  }
+  for (const k of keys) {
+    const p = n.properties.get(k);
+    if (p) merge(res, validateEntry(p, obj[k], path ? `${path}.${k}` : k, dchild(dpath, k), ctx, corrFor(k)));
+  }
+  for (const r of n.required) {
+    if (!Object.hasOwn(obj, r))
+      res.errs.push({ code: 'required', name: `${path}.${r}`, msg: inBody(`${path}.${r}`, 'is required') });
+  }
+  return res;
+}
+
+/** kube-openapi's SchemaValidator.Validate for one schema node. */
+function validateNode(
+  n: Node,
+  data: unknown,
+  path: string,
+  dpath: string,
+  ctx: ValidationContext,
+  corr: Corr | null,
+): Res {
+  const res = newRes();
+  if (data === null || data === undefined) {
+    // Only the type and enum validators look at a null.
+    if (n.types.length > 0 && !n.types.includes('null') && !n.nullable)
+      merge(res, fail(typeError(path, n.types.join(','), 'null')));
+    else res.count++;
+    merge(res, checkEnum(n, null, path, dpath, ctx));
+    return res;
+  }
+  const kind = goKind(data, dpath, ctx.isFloat);
+  if (n.types.length > 0 || n.format !== '') {
+    merge(res, checkType(n, data, kind, path));
+    res.count++;
+  }
+  merge(res, checkSchemaProps(n, data, path, dpath, ctx, corr));
+  res.count++;
+  if (kind === 'string') {
+    merge(res, checkString(n, data as string, path));
+    res.count++;
+    if (n.formatCheck) {
+      if (!n.formatCheck(data as string)) merge(res, fail(typeError(path, n.format, data as string)));
+      res.count++;
+    }
+  }
+  if (kind === 'int' || kind === 'float') {
+    merge(res, checkNumber(n, data as number | bigint, kind === 'int', path, dpath, ctx));
+    res.count++;
+  }
+  if (kind === 'slice') {
+    merge(res, checkSlice(n, data as unknown[], path, dpath, ctx, corr));
+    res.count++;
+  }
+  merge(res, checkEnum(n, data, path, dpath, ctx));
+  res.count++;
+  if (kind === 'map') {
+    merge(res, checkObject(n, data as Record<string, unknown>, path, dpath, ctx, corr));
+    res.count++;
+  }
+  res.count++;
+  return res;
+}
+
+/**
+ * A property, item or the root: the validator kube creates per field and index. When ratcheting,
+ * its errors are dropped if the value equals the correlated old value.
+ */
+export function validateEntry(
+  n: Node,
+  data: unknown,
+  path: string,
+  dpath: string,
+  ctx: ValidationContext,
+  corr: Corr | null,
+): Res {
+  const r = validateNode(n, data, path, dpath, ctx, corr);
+  if (corr && r.errs.length > 0 && corr.deepEqual()) return { errs: [], count: r.count };
+  return r;
+}

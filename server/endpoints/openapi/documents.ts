@@ -1,0 +1,215 @@
+// OpenAPI documents: /openapi/v3 (an index of group versions, each with a content hash),
+// /openapi/v3/<gv> (one OpenAPI 3.0 document per group version) and /openapi/v2 (swagger 2.0 of
+// everything). kubectl reads them for client-side validation, `explain` and apply. What we emit
+// follows kube's CRD builder (apiextensions-apiserver pkg/controller/openapi/builder), its v2
+// conversion (openapi/v2/conversion.go) and kube-openapi's builder3 and handlers.
+//
+// Documents are cached per group version and rebuilt only when that group version's resources
+// change, so one CRD update does not rebuild every document (kube's known memory and CPU cost).
+import { createHash } from 'node:crypto';
+import { META_DEFINITIONS } from '../../../apimachinery/apis/meta-schemas.js';
+import { KUBE_VERSION } from '../../../apimachinery/kube-version.js';
+import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../../apimachinery/json.js';
+import type { JsonObject, JsonValue } from '../../../apimachinery/object.js';
+import { encodeOpenAPIV2 } from '../../codecs/openapi-v2-protobuf.js';
+import type { Document } from '../discovery.js';
+import {
+  COMPILED_IN,
+  type Flavor,
+  LIBRARY,
+  type OpenAPIResource,
+  Refs,
+  definitionName,
+  groupVersionPath,
+} from './definitions.js';
+import { addResourcePaths } from './paths.js';
+import { builtinSchema, kindSchema, listSchema } from './schemas.js';
+
+/** The Catalog, as far as OpenAPI reads it. */
+export interface OpenAPISource {
+  readonly generation: number;
+  all(): readonly OpenAPIResource[];
+}
+
+interface Built {
+  paths: JsonObject;
+  schemas: JsonObject;
+}
+
+/** One group version's paths and definitions, in either flavor. */
+function buildGroupVersion(resources: readonly OpenAPIResource[], flavor: Flavor): Built {
+  const refs = new Refs(flavor);
+  const paths: JsonObject = {};
+  const schemas: JsonObject = {};
+  for (const r of resources) {
+    schemas[definitionName(r.group, r.version, r.names.kind)] = kindSchema(r, refs);
+    // Resources that are only ever created (access reviews) have no list.
+    if (r.names.listKind) schemas[definitionName(r.group, r.version, r.names.listKind)] = listSchema(r, refs);
+    addResourcePaths(paths, r, refs);
+  }
+  // A Set's iteration also visits names added while it runs: the definitions' own references.
+  for (const name of refs.used) {
+    if (Object.hasOwn(schemas, name)) continue;
+    const build = LIBRARY[name];
+    const carried =
+      refs.carried.get(name) ?? (Object.hasOwn(META_DEFINITIONS, name) ? META_DEFINITIONS[name] : undefined);
+    if (build) schemas[name] = build(refs);
+    else if (carried) schemas[name] = builtinSchema(carried, refs);
+  }
+  return { paths, schemas };
+}
+
+/** Go marshals maps with sorted keys; sorting ours keeps a document's bytes (and hash) stable. */
+const stableStringify = (value: JsonValue): string => stringifySortedJSON(value);
+
+/** kube's computeETag (kube-openapi handler3): uppercase hex SHA-512 of the served bytes. */
+const hashOf = (body: string): string => createHash('sha512').update(body).digest('hex').toUpperCase();
+
+function toDocument(value: JsonValue): Document & { hash: string } {
+  const body = stableStringify(value);
+  const hash = hashOf(body);
+  return { body, etag: `"${hash}"`, hash };
+}
+
+const KUBE_GIT_VERSION = `v${KUBE_VERSION.major}.${KUBE_VERSION.minor}.${KUBE_VERSION.patch}`;
+
+class GroupVersionEntry {
+  private v3Doc?: Document & { hash: string };
+  private v2Built?: Built;
+
+  constructor(
+    readonly path: string,
+    readonly fingerprint: string,
+    private readonly resources: readonly OpenAPIResource[],
+  ) {}
+
+  v3(): Document & { hash: string } {
+    if (!this.v3Doc) {
+      const { paths, schemas } = buildGroupVersion(this.resources, 'v3');
+      // kube titles built-in group documents after the server and CRD ones after the CRD builder
+      const builtin = this.resources.some((r) => COMPILED_IN.has(r.group));
+      const info = builtin
+        ? { title: 'Kubernetes', version: KUBE_GIT_VERSION }
+        : { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' };
+      this.v3Doc = toDocument({ openapi: '3.0.0', info, paths, components: { schemas } });
+    }
+    return this.v3Doc;
+  }
+
+  v2(): Built {
+    return (this.v2Built ??= buildGroupVersion(this.resources, 'v2'));
+  }
+}
+
+export class OpenAPI {
+  private seenGeneration = Number.NaN;
+  private entries = new Map<string, GroupVersionEntry>();
+  private index?: Document;
+  private swagger?: Document;
+  private swaggerProtobuf?: Buffer;
+  /** Per descriptor object: the catalog replaces descriptors on change, never mutates them. */
+  private readonly fingerprints = new WeakMap<OpenAPIResource, string>();
+
+  constructor(private readonly source: OpenAPISource) {}
+
+  /** The `/openapi/v3` index: every served group version with the hash of its document. */
+  v3Index(): Document {
+    this.sync();
+    if (!this.index) {
+      const paths: JsonObject = {};
+      for (const [path, entry] of this.entries)
+        paths[path] = { serverRelativeURL: serverRelativeURL(path, entry.v3().hash) };
+      this.index = toDocument({ paths });
+    }
+    return this.index;
+  }
+
+  /** One group version's document (`api/v1`, `apis/<group>/<version>`), or undefined. */
+  v3Group(groupVersionPath: string): Document | undefined {
+    this.sync();
+    return this.entries.get(groupVersionPath)?.v3();
+  }
+
+  /** The swagger 2.0 document of everything. */
+  v2(): Document {
+    this.sync();
+    if (!this.swagger) {
+      const paths: JsonObject = {};
+      const definitions: JsonObject = {};
+      for (const entry of this.entries.values()) {
+        const built = entry.v2();
+        Object.assign(paths, built.paths);
+        Object.assign(definitions, built.schemas);
+      }
+      this.swagger = toDocument({
+        swagger: '2.0',
+        info: { title: 'Kubernetes', version: KUBE_GIT_VERSION },
+        paths,
+        definitions,
+        securityDefinitions: {
+          BearerToken: {
+            description: 'Bearer Token authentication',
+            type: 'apiKey',
+            name: 'authorization',
+            in: 'header',
+          },
+        },
+        security: [{ BearerToken: [] }],
+      });
+    }
+    return this.swagger;
+  }
+
+  /**
+   * The swagger 2.0 document as gnostic's protobuf, built as kube builds it: from the JSON bytes
+   * served (kube-openapi ToProtoBinary). Both forms share the JSON document's ETag, as in kube.
+   */
+  v2Protobuf(): { body: Buffer; etag: string } {
+    const doc = this.v2();
+    if (!this.swaggerProtobuf) this.swaggerProtobuf = encodeOpenAPIV2(parseJSON(doc.body) as JsonValue);
+    return { body: this.swaggerProtobuf, etag: doc.etag };
+  }
+
+  /** Brings the entries up to date: only group versions whose resources changed get new ones. */
+  private sync(): void {
+    if (this.source.generation === this.seenGeneration) return;
+    this.seenGeneration = this.source.generation;
+    const grouped = new Map<string, OpenAPIResource[]>();
+    for (const r of this.source.all()) {
+      const path = groupVersionPath(r.group, r.version);
+      grouped.set(path, [...(grouped.get(path) ?? []), r]);
+    }
+    const next = new Map<string, GroupVersionEntry>();
+    let changed = grouped.size !== this.entries.size;
+    for (const path of [...grouped.keys()].sort()) {
+      const resources = grouped.get(path)!;
+      const fingerprint = resources.map((r) => this.fingerprint(r)).join('\n');
+      const old = this.entries.get(path);
+      if (old?.fingerprint === fingerprint) {
+        next.set(path, old);
+      } else {
+        next.set(path, new GroupVersionEntry(path, fingerprint, resources));
+        changed = true;
+      }
+    }
+    this.entries = next;
+    if (changed) {
+      this.index = undefined;
+      this.swagger = undefined;
+      this.swaggerProtobuf = undefined;
+    }
+  }
+
+  private fingerprint(r: OpenAPIResource): string {
+    let f = this.fingerprints.get(r);
+    if (f === undefined) {
+      // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
+      f = stringifyJSON([r.group, r.version, r.names, r.namespaced, r.verbs, r.subresources, r.schema ?? null]);
+      this.fingerprints.set(r, f);
+    }
+    return f;
+  }
+}
+
+/** As kube's constructServerRelativeURL: `/openapi/v3/apis/g/v?hash=...`. */
+export const serverRelativeURL = (path: string, hash: string): string => `/openapi/v3/${path}?hash=${hash}`;

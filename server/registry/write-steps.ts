@@ -1,0 +1,122 @@
+// The steps of a create and an update that need no storage and no admission: what kube's handlers
+// refuse before anything runs, BeforeCreate's and BeforeUpdate's metadata, the kind's decoding
+// (defaults, pruning) and Prepare, and validation answered with kube's 422. The generic store runs
+// them between admission and storage; `mini-apiserver validate` runs them alone, so both answer alike.
+import { randomUUID } from 'node:crypto';
+import { badRequest, invalid } from '../../apimachinery/errors.js';
+import { goQuote } from '../../apimachinery/field-errors.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import { metaDecodeError } from '../../apimachinery/validation/object-meta.js';
+import {
+  ensureNamespaceMatchesRequest,
+  fillObjectMetaSystemFields,
+  generateNameFrom,
+  wipeObjectMetaSystemFields,
+} from './object-meta-ops.js';
+import { type KindInfo, type Strategy, type WriteContext, qualifiedKind, updateStrategyFor } from './strategy.js';
+import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
+
+/** rest.ExpectedNamespaceForScope: the namespace an object of this kind must have, empty for a cluster-scoped kind. */
+export const expectedNamespace = (kind: KindInfo, namespace: string | undefined): string =>
+  kind.namespaced ? (namespace ?? '') : '';
+
+/** The error kube's decoder would meet in the object's metadata, worded by how it decodes. */
+export function decodeErrorOf(strategy: Strategy, obj: KubeObject, ctx: WriteContext): string | undefined {
+  return metaDecodeError(obj.metadata, { typed: strategy.typed, fromUnstructured: ctx.fromUnstructured === true });
+}
+
+/**
+ * What kube's decoder refuses before anything else runs: a metav1.Time in the metadata that does
+ * not parse, metadata fields of the wrong shape. The create and update handlers answer
+ * transformDecodeError's 400, `<Kind> in version "<v>" cannot be handled as a <Kind>: <Go's error>`.
+ */
+export function checkDecodable(strategy: Strategy, obj: KubeObject, ctx: WriteContext): void {
+  const message = decodeErrorOf(strategy, obj, ctx);
+  if (message === undefined) return;
+  if (ctx.decodeError) throw ctx.decodeError(message);
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+  const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : strategy.kind.kind;
+  throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${strategy.kind.kind}: ${message}`);
+}
+
+/** What a create refuses of the client's object before admission: undecodable metadata, a resourceVersion. */
+export function checkNewObject(strategy: Strategy, obj: KubeObject, ctx: WriteContext): void {
+  checkDecodable(strategy, obj, ctx);
+  if (obj.metadata.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
+}
+
+/**
+ * BeforeCreate up to validation (kube's Store.Create after mutating admission): the request's
+ * namespace, a generated name, the system fields, generation 1, then the kind's decoding defaults
+ * and pruning and its PrepareForCreate.
+ */
+export function prepareCreate(
+  strategy: Strategy,
+  obj: KubeObject,
+  requestNamespace: string,
+  ctx: WriteContext,
+  /** metav1.Time now, on the server's clock: the creationTimestamp. */
+  now: string,
+  generateName: (base: string) => string = generateNameFrom,
+): void {
+  const meta = obj.metadata;
+  ensureNamespaceMatchesRequest(requestNamespace, meta);
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  wipeObjectMetaSystemFields(meta);
+  fillObjectMetaSystemFields(meta, now, randomUUID());
+  if (strategy.generation) meta.generation = 1;
+  else delete meta.generation;
+  strategy.canonicalize(obj, ctx);
+  strategy.create.prepare(obj);
+}
+
+/** A create's validation: ObjectMeta's rules and the kind's; kube's 422 when anything fails. */
+export function validateCreate(strategy: Strategy, obj: KubeObject, ctx: WriteContext): void {
+  const create = strategy.create;
+  const errs = [...validateObjectMetaForCreate(obj, strategy.kind, create.validateName), ...create.validate(obj, ctx)];
+  if (errs.length) throw invalid(qualifiedKind(strategy.kind), obj.metadata.name ?? '', errs);
+}
+
+/**
+ * BeforeUpdate up to validation: the request's namespace, the system fields carried over from
+ * `old`, the kind's decoding and PrepareForUpdate (of the subresource written), and a new
+ * generation when the spec changed.
+ */
+export function prepareUpdate(
+  strategy: Strategy,
+  obj: KubeObject,
+  old: KubeObject,
+  requestNamespace: string,
+  ctx: WriteContext,
+): void {
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  const meta = obj.metadata;
+  ensureNamespaceMatchesRequest(requestNamespace, meta);
+  const oldMeta = old.metadata;
+  // System fields are the server's: an update can neither set nor clear them.
+  meta.resourceVersion = oldMeta.resourceVersion;
+  if (!meta.uid) meta.uid = oldMeta.uid;
+  meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (oldMeta.deletionGracePeriodSeconds !== undefined)
+    meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
+  const generation = strategy.generation;
+  if (generation) meta.generation = oldMeta.generation ?? 1;
+  if (meta.name === undefined) meta.name = oldMeta.name;
+  const update = updateStrategyFor(strategy, ctx.subresource);
+  strategy.canonicalize(obj, ctx);
+  update.prepare(obj, old, ctx);
+  // A subresource with a strategy of its own (status, finalize) never writes the spec.
+  if (update === strategy.update && generation?.specChanged(old, obj))
+    obj.metadata.generation = (oldMeta.generation ?? 1) + 1;
+}
+
+/** An update's validation: ObjectMeta's rules and the kind's (ratcheting, transition rules); kube's 422. */
+export function validateUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, ctx: WriteContext): void {
+  const update = updateStrategyFor(strategy, ctx.subresource);
+  const errs = [...validateObjectMetaForUpdate(obj, old, strategy.kind), ...update.validate(obj, old, ctx)];
+  if (errs.length) throw invalid(qualifiedKind(strategy.kind), obj.metadata.name ?? '', errs);
+}
