@@ -1,5 +1,6 @@
 // The JSON shapes the registry works on. Objects arrive as untrusted JSON; once decoded and
 // validated they are handled as KubeObject, whose metadata the server owns.
+import type { Clock } from './clock.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
@@ -91,13 +92,16 @@ export function cloneJson<T>(v: T, keep?: (key: string, value: unknown) => boole
 let lastSecond = NaN;
 let lastText = '';
 
-/** kube's timestamps: RFC 3339 in UTC with whole seconds. */
-export function nowTimestamp(now: Date = new Date()): string {
+/** kube's timestamps: RFC 3339 in UTC with whole seconds, of `ms` since the epoch. */
+export function formatTimestamp(ms: number): string {
   // Every write stamps one or two of these: the text is made once per second, not per call.
-  const second = Math.floor(now.getTime() / 1000);
+  const second = Math.floor(ms / 1000);
   if (second !== lastSecond) {
     lastSecond = second;
-    lastText = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
   return lastText;
 }
+
+/** metav1.Time now, on the server's clock. */
+export const nowTimestamp = (clock: Clock): string => formatTimestamp(clock.now());

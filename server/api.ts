@@ -4,6 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from '../storage/interface.js';
+import type { Registry } from 'prom-client';
+import { type AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
 import type { Logger } from '../apimachinery/log.js';
 import type { ApiHandler, ParsedRequest } from './pipeline/types.js';
 import type { UserInfo } from '../apimachinery/user.js';
@@ -73,6 +75,8 @@ export interface Api extends ApiHandler {
   liveObjects: { serviceAccount: ObjectLookup; secret: ObjectLookup };
   /** Stops background work (controllers, watches) before storage closes. */
   close(): Promise<void>;
+  /** With the testing API: the API handler with its Faults acting on client requests. */
+  withFaults?(api: ApiHandler): ApiHandler;
 }
 
 export interface ApiDeps {
@@ -100,10 +104,18 @@ export interface ApiDeps {
   tokens?: TokenRequestSigning;
   /** --authorization-mode, in order (default RBAC). */
   authorizationModes?: readonly AuthorizationMode[];
+  /** Every time the API writes or checks (apimachinery/clock.ts); default the system's. */
+  clock?: Clock;
+  /**
+   * --enable-testing-apis: serve testing.mini-apiserver.io (server/testing/), setting `clock`, its
+   * metric in `metrics`. Absent: the group is not served.
+   */
+  testing?: { clock: AdjustableClock; metrics: Registry };
 }
 
 export async function createApi(deps: ApiDeps): Promise<Api> {
   const { storage, logger } = deps;
+  const clock = deps.clock ?? systemClock;
   const maxRequestBodyBytes = deps.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const catalog = new Catalog();
   // Namespaces pass the admission chain too (webhooks and policies may match them); the chain's
@@ -139,7 +151,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const storeOf = builtinStores((strategy, profile) => {
     const chain = chains.get(profile);
     if (!chain) throw new Error(`the ${profile} admission chain is not built yet`);
-    return new Store(storage, strategy, chain);
+    return new Store(storage, strategy, chain, clock);
   });
   // kube's dynamic admission, last in each phase: mutating webhooks; policies, then validating webhooks.
   const dynamicAdmission = installDynamicAdmission({
@@ -199,6 +211,17 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     logger,
   });
   authorizer = authorization.authorizer;
+  // Loaded only with the flag: without it, none of the testing API is in the process.
+  const testing = deps.testing
+    ? (await import('./testing/install.js')).installTesting({
+        catalog,
+        storeOf,
+        storage,
+        clock: deps.testing.clock,
+        metrics: deps.testing.metrics,
+        logger,
+      })
+    : undefined;
 
   // Leader election, as kube-controller-manager's: only the Lease holder empties namespaces and
   // collects garbage. The controllers watch in every replica, so a new leader only re-queues.
@@ -207,11 +230,13 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   const elector = deps.leaderElection
     ? new LeaderElector(leases, logger.with({ controller: 'leader-election' }), {
         ...deps.leaderElection,
+        clock: () => clock.nowMicros(),
         onStartedLeading: () => {
           garbageCollector?.resync();
           authorization.resync();
           dynamicAdmission.resync();
           namespaceController?.resync();
+          testing?.resync();
         },
       })
     : undefined;
@@ -228,6 +253,8 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   // the admission configurations before the server's own first writes, which they may judge.
   await authorization.start(isLeader);
   await dynamicAdmission.start(isLeader);
+  // The stored Clock in force before the server's own writes stamp anything.
+  await testing?.start(isLeader);
   // Creates kube-system, where the Lease lives, in every replica (idempotent), before electing.
   await namespaceController.start();
   // kube's `default/kubernetes` Service, created once if absent (the secure port, 6443 when not yet known).
@@ -245,6 +272,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   if (deps.garbageCollector !== false) {
     garbageCollector = new GarbageCollector(catalog, logger.with({ controller: 'garbage-collector' }), {
       isLeader,
+      clock,
       // kube's warning events (OwnerRefInvalidNamespace), written as the controller.
       recordEvent: async (event) => {
         await events.create(event.metadata.namespace, event, { dryRun: false });
@@ -379,8 +407,10 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
         })),
       ),
     liveObjects: { serviceAccount: liveObject(serviceAccounts), secret: liveObject(secrets) },
+    ...(testing ? { withFaults: testing.around } : {}),
     async close() {
       watches.closeAll();
+      testing?.close();
       await authorization.close();
       await dynamicAdmission.close();
       garbageCollector?.close();

@@ -28,6 +28,8 @@ interface FlagSpec {
   help: string;
   /** Applies the value; returns an error message when it is not acceptable. */
   set?: (o: CliOptions, value: string) => string | undefined;
+  /** The value of the flag given alone (pflag's NoOptDefVal): a value then only follows `=`. */
+  bare?: string;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -146,6 +148,12 @@ const FLAGS: readonly FlagSpec[] = [
     arg: 'BOOL',
     help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager. (default true)',
     set: (o, v) => boolFlag(v, (b) => (o.enableGarbageCollector = b)),
+  },
+  {
+    name: 'enable-testing-apis',
+    bare: 'true',
+    help: 'Serve testing.mini-apiserver.io/v1alpha1: Faults injected into client requests, Snapshots of the whole stored state, and the Clock every server time comes from. Only system:masters may use them unless RBAC grants more. (default false)',
+    set: (o, v) => boolFlag(v, (b) => (o.testing = b)),
   },
   {
     name: 'tls-cert-file',
@@ -398,7 +406,7 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       if (inline !== undefined) return { kind: 'error', message: `flag ${shown} takes no value` };
       return { kind: spec.name === 'help' ? 'help' : 'version' };
     }
-    let value = inline;
+    let value = inline ?? spec.bare;
     if (value === undefined) {
       if (i + 1 >= argv.length) return { kind: 'error', message: `flag needs an argument: ${shown}` };
       value = argv[++i]!;

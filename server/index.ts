@@ -1,6 +1,9 @@
+/// <reference types="node" preserve="true" />
 // The library entry point: startServer() runs a complete server in this process and returns how
-// to reach it. The binary (main.ts) is a thin command line around it.
+// to reach it. The binary (main.ts) is a thin command line around it. Its declarations name Node's
+// types (the handle is AsyncDisposable), so a consumer's compiler reads @types/node with them.
 import { startCompactor } from '../storage/compactor.js';
+import { AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
 import { access, chmod, constants, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
@@ -41,8 +44,13 @@ import { setCacherDefaults } from '../storage/cacher.js';
 import { serverVersion } from './version.js';
 import type { SharedCredentials, SharedIdentityOptions } from './shared-identity.js';
 import { readClusterTokenFile } from './identity/token.js';
+import type { TestingClient } from './testing/client.js';
+import { type Target, readKubeconfig } from './client/api-client.js';
+import type { WebhookTls } from './provision.js';
 
 export type { ServerOptions, StorageChoice } from './options.js';
+export type { Manifest, WebhookOptions, WebhookTls } from './provision.js';
+export type * from './testing/client.js';
 export { StartupError } from './startup/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from '../apimachinery/log.js';
 export type { UserInfo } from '../apimachinery/user.js';
@@ -72,6 +80,21 @@ export interface ServerHandle {
   storage: StorageChoice;
   /** Graceful: stops accepting, lets requests finish (bounded), ends watches, closes storage. */
   close(): Promise<void>;
+  /** close(), for `await using server = await startServer(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /** With `testing: true`: typed helpers for Faults, Snapshots and the Clock (server/testing/client.ts). */
+  testing?: TestingClient;
+  /** With `webhooks` but no `caCert`: what the local webhook server serves with, and the CA the server trusts. */
+  webhookTls?: WebhookTls;
+}
+
+/**
+ * Typed helpers over the testing API of any server run with --enable-testing-apis (the binary
+ * too), from its kubeconfig (YAML) or its URL, CA and token. Loaded on first use.
+ */
+export async function testingClient(server: string | Target): Promise<TestingClient> {
+  const target = typeof server === 'string' ? readKubeconfig('kubeconfig', server) : server;
+  return (await import('./testing/client.js')).testingClient(target);
 }
 
 /** How long in-flight requests get to finish on close, and watches to end once the API closes. */
@@ -189,6 +212,7 @@ async function readClientCA(file: string): Promise<string> {
 async function auditing(
   o: ResolvedOptions,
   logger: Logger,
+  clock: Clock,
 ): Promise<{ auditor: Auditor; backend: AuditLogBackend } | undefined> {
   const audit = o.audit;
   if (!audit) return undefined;
@@ -208,7 +232,10 @@ async function auditing(
     maxAgeDays: audit.maxAgeDays,
     logger: logger.with({ component: 'audit' }),
   });
-  return { auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend }), backend };
+  return {
+    auditor: new Auditor({ policy: newPolicyEvaluator(policy), sink: backend, clock: () => clock.nowMicros() }),
+    backend,
+  };
 }
 
 function storageOptions(o: ResolvedOptions): StorageOptions {
@@ -268,7 +295,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       forFlag('service-account-key-file', () => loadPublicKeyFiles(o.serviceAccount.keyFiles)),
       clientCAFile !== undefined ? forFlag('client-ca-file', () => readClientCA(clientCAFile)) : undefined,
     ]);
-    const audit = await auditing(o, logger);
+    // Every time the server writes or checks; the testing API's Clock moves it (server/testing/).
+    const clock = o.testing ? new AdjustableClock() : systemClock;
+    const audit = await auditing(o, logger, clock);
     undo.push(async () => audit?.backend.close());
     // /metrics' etcd_request_duration_seconds times every storage call, on either backend.
     const metrics = new Metrics();
@@ -301,7 +330,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       ...otherSaKeys,
     ];
     let issuer = new ServiceAccountTokenIssuer(o.serviceAccount.issuers[0]!, saKeys[0]!);
-    const compactor = o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger) : undefined;
+    const compactor =
+      o.compactionIntervalMs > 0 ? startCompactor(storage, o.compactionIntervalMs, logger, clock) : undefined;
     undo.push(async () => compactor?.stop());
 
     const host = clientHost(o.bindAddress);
@@ -319,8 +349,11 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
         issuer: { generateToken: (claims) => issuer.generateToken(claims) },
         audiences: o.serviceAccount.audiences,
         maxExpirationSeconds: o.serviceAccount.maxTokenExpirationSeconds,
+        clock,
       },
+      clock,
       ...(o.enableGarbageCollector ? {} : { garbageCollector: false }),
+      ...(clock instanceof AdjustableClock ? { testing: { clock, metrics: metrics.registry } } : {}),
     });
     undo.push(() => api.close());
     metrics.countStorageObjects(() => api.storedObjectCounts());
@@ -328,7 +361,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     // Client certificates only with --client-ca-file: the authenticator loads @peculiar/x509.
     // With a shared identity, the cluster's CA when no --client-ca-file names another.
     const clientCA = caPem ?? shared?.caCert;
-    const x509 = clientCA ? new (await import('./authn/x509.js')).X509Authenticator() : undefined;
+    const x509 = clientCA
+      ? new (await import('./authn/x509.js')).X509Authenticator(() => new Date(clock.now()))
+      : undefined;
     // kube's authenticator union: client certificates, then bearer tokens (the token file, then
     // ServiceAccount tokens), system:authenticated added to whoever they find.
     const tokenFile = new TokenAuthenticator(tokens);
@@ -338,6 +373,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       audiences: o.serviceAccount.audiences,
       serviceAccount: api.liveObjects.serviceAccount,
       secret: api.liveObjects.secret,
+      now: () => new Date(clock.now()),
     });
     // Later versions of the shared identity: a rotated signing key, tokens another replica added.
     const following = shared?.follow((update) => {
@@ -358,7 +394,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       metrics,
       tls: clientCA ? { ...tls, clientCA } : tls,
       ...(audit ? { auditor: audit.auditor } : {}),
-      api,
+      // With the testing API, Faults act on client requests here; without it, the API as it is.
+      api: api.withFaults?.(api) ?? api,
       access: {
         authenticate: (req) => authenticator.authenticate(req),
         anonymous: o.anonymousAuth,
@@ -402,6 +439,20 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       if (errors.length > 0) throw errors[0];
       logger.info('stopped', { url });
     };
+    const stop = (): Promise<void> => (closing ??= close());
+    const target = { server: url, ca: tls.caCert, token: admin.token };
+    // What the library was asked to install (CRDs, webhook configurations), through the API.
+    const provisioned =
+      options.crds || options.webhooks
+        ? await (await import('./provision.js'))
+            .provision(target, {
+              ...(options.crds ? { crds: options.crds } : {}),
+              ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+            })
+            .catch((err: unknown) => {
+              throw new StartupError(err instanceof Error ? err.message : String(err));
+            })
+        : {};
     return {
       url,
       port,
@@ -410,7 +461,10 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       token: admin.token,
       caCert: tls.caCert,
       storage: o.storage,
-      close: () => (closing ??= close()),
+      close: stop,
+      [Symbol.asyncDispose]: stop,
+      ...(o.testing ? { testing: (await import('./testing/client.js')).testingClient(target) } : {}),
+      ...provisioned,
     };
   } catch (err) {
     for (const step of undo.reverse()) await step().catch(() => {});

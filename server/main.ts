@@ -4,7 +4,8 @@
 import { createLogger } from '../apimachinery/log.js';
 import { CLI_DEFAULTS, parseArgs, usage } from './flags.js';
 import { StartupError } from './startup/errors.js';
-import { migrateStorage, readKubeconfig } from './migrate-storage.js';
+import { migrateStorage } from './migrate-storage.js';
+import { readKubeconfig } from './client/api-client.js';
 import { join } from 'node:path';
 import { serverVersion } from './version.js';
 

@@ -3,24 +3,7 @@
 // the CRD. It works through the API of a running server (the admin kubeconfig), as kube's
 // storage version migrator does: an update that changes nothing but the stored version is written
 // in the storage version, one that is already there is not written at all.
-import { readFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
-import { lazyRequire } from '../apimachinery/lazy-require.js';
-import { parseJSON, stringifyJSON } from '../apimachinery/json.js';
-
-// Only the migration reads YAML; a server start does not load the package.
-const yaml = lazyRequire<typeof import('yaml')>('yaml');
-
-interface Target {
-  server: string;
-  ca: string;
-  token: string;
-}
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
+import { type Target, call, failed } from './client/api-client.js';
 
 interface ObjectRef {
   metadata: { name: string; namespace?: string; resourceVersion: string };
@@ -31,58 +14,6 @@ export interface MigrationResult {
   objects: number;
   storedVersions: string[];
 }
-
-/** The server, CA and token of a kubeconfig's current context. */
-export function readKubeconfig(path: string): Target {
-  const doc = yaml().parse(readFileSync(path, 'utf8')) as {
-    'current-context'?: string;
-    contexts?: { name: string; context: { cluster: string; user: string } }[];
-    clusters?: { name: string; cluster: { server: string; 'certificate-authority-data'?: string } }[];
-    users?: { name: string; user: { token?: string } }[];
-  };
-  const context = doc.contexts?.find((c) => c.name === doc['current-context'])?.context ?? doc.contexts?.[0]?.context;
-  const cluster = doc.clusters?.find((c) => c.name === context?.cluster)?.cluster;
-  const user = doc.users?.find((u) => u.name === context?.user)?.user;
-  if (!cluster || !user?.token)
-    throw new Error(`${path}: no cluster with a token-authenticated user in the current context`);
-  return {
-    server: cluster.server,
-    ca: Buffer.from(cluster['certificate-authority-data'] ?? '', 'base64').toString('utf8'),
-    token: user.token,
-  };
-}
-
-function call(t: Target, method: string, path: string, body?: unknown): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    // parseJSON/stringifyJSON: objects are rewritten as read, integers beyond 2^53 included.
-    const text = body === undefined ? undefined : stringifyJSON(body);
-    const req = httpsRequest(t.server + path, {
-      method,
-      ca: t.ca || undefined,
-      headers: {
-        authorization: `Bearer ${t.token}`,
-        ...(text ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}),
-      },
-    });
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        // Decoded once whole: a character split across chunks would not survive chunk-wise decoding.
-        const data = Buffer.concat(chunks).toString('utf8');
-        try {
-          resolve({ status: res.statusCode ?? 0, body: data ? (parseJSON(data) as Record<string, unknown>) : {} });
-        } catch {
-          reject(new Error(`${method} ${path}: ${res.statusCode} with a body that is not JSON`));
-        }
-      });
-    });
-    req.on('error', reject);
-    req.end(text);
-  });
-}
-
-const failed = (what: string, a: Answer): Error => new Error(`${what}: ${a.status} ${String(a.body['message'] ?? '')}`);
 
 export async function migrateStorage(t: Target, crdName: string): Promise<MigrationResult> {
   const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`;

@@ -10,6 +10,7 @@ import { defaultApiAudiences } from './authn/service-account-token.js';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from './authz/authorizer.js';
 import { StartupError } from './startup/errors.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_S } from './endpoints/watch/registry.js';
+import type { Manifest, WebhookOptions } from './provision.js';
 
 /** 'memory': SQLite on ':memory:'; 'sqlite': DATA_DIR/state.db; 'etcd': the etcdServers. */
 export type StorageChoice = 'memory' | 'sqlite' | 'etcd';
@@ -115,6 +116,16 @@ export interface ServerOptions {
   leaderElection?: Partial<LeaderElectionTiming> & { identity?: string };
   /** kube-controller-manager's --enable-garbage-collector (default true). */
   enableGarbageCollector?: boolean;
+  /**
+   * --enable-testing-apis: serve testing.mini-apiserver.io (faults, snapshots, the clock:
+   * server/testing/). Off by default: the group is not served and nothing is added to requests.
+   * On, the handle's `testing` holds typed helpers over it.
+   */
+  testing?: boolean;
+  /** Library only: CustomResourceDefinitions to install; startServer resolves once all are Established. */
+  crds?: readonly Manifest[];
+  /** Library only: webhook configurations to install, their `service:` references routed to local URLs. */
+  webhooks?: WebhookOptions;
 }
 
 /** What one client may hold of the server: kube-apiserver's figures unless set otherwise. */
@@ -181,6 +192,7 @@ export interface ResolvedOptions {
    */
   leaderElection: (LeaderElectionTiming & { identity?: string }) | undefined;
   enableGarbageCollector: boolean;
+  testing: boolean;
 }
 
 export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): ResolvedOptions {
@@ -276,6 +288,7 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
         : positive('watchCacheFreshnessTimeoutMs', o.watchCacheFreshnessTimeoutMs),
     leaderElection: storage === 'etcd' ? leaderElectionTiming(o.leaderElection ?? {}) : undefined,
     enableGarbageCollector: o.enableGarbageCollector ?? true,
+    testing: o.testing ?? false,
   };
 }
 

@@ -6,7 +6,7 @@
 // trip) and waits until the cache has caught up to it. A watch from a revision older than the
 // window falls back to a storage watch of its own, so it is served whenever storage still has the
 // history, and fails with Compacted only when storage does not.
-import { isStorageError, unavailable } from './errors.js';
+import { compacted, isStorageError, unavailable } from './errors.js';
 import type { KeyValue, Storage, WatchEvent, WatchHandle } from './interface.js';
 
 export interface CachedEvent<T> {
@@ -88,6 +88,8 @@ export class Cacher<T> {
   private revision = 0;
   /** A watch from this revision or later can be replayed from the window (the last list, or the newest event trimmed from it). */
   private replayableAfter = 0;
+  /** History before this revision is forgotten (expireHistory): a watch from before it is Compacted. */
+  private expiredBefore = 0;
   private ready: Promise<void> | undefined;
   private upstream: WatchHandle | undefined;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
@@ -152,6 +154,7 @@ export class Cacher<T> {
       this.watchers.delete(watcher);
     };
     void (async () => {
+      if (afterRevision < this.expiredBefore) throw compacted(afterRevision + 1, this.expiredBefore);
       await this.start();
       await this.waitFor(afterRevision);
       if (closed) return;
@@ -172,6 +175,23 @@ export class Cacher<T> {
       close();
     });
     return { close };
+  }
+
+  /**
+   * Forgets every event up to `revision`: a watch resuming from before it then fails Compacted
+   * (kube's 410, "too old resource version"), as once kube's cacher's window has moved past it,
+   * without asking storage, which may still have it. For the testing API's expireHistory.
+   */
+  expireHistory(revision: number): void {
+    this.expiredBefore = Math.max(this.expiredBefore, revision);
+    let dropped = 0;
+    while (dropped < this.window.length && this.window[dropped]!.revision <= revision) {
+      this.windowBytesHeld -= this.windowSizes[dropped]!;
+      dropped++;
+    }
+    this.window = this.window.slice(dropped);
+    this.windowSizes = this.windowSizes.slice(dropped);
+    this.replayableAfter = Math.max(this.replayableAfter, revision);
   }
 
   stop(): void {

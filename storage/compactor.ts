@@ -5,6 +5,7 @@
 // Several servers on one etcd coordinate as kube's do, through a compare-and-swap on one key:
 // a server compacts only if nobody has moved the key since it last looked, so one compaction
 // happens per interval, whoever does it.
+import { type Clock, systemClock } from '../apimachinery/clock.js';
 import type { Logger } from '../apimachinery/log.js';
 import { isStorageError } from './errors.js';
 import type { Storage } from './interface.js';
@@ -52,7 +53,13 @@ export async function compactRound(
   return { compacted: previous };
 }
 
-export function startCompactor(storage: Storage, intervalMs: number, logger: Logger): Compactor {
+/** Compacts every `intervalMs` of `clock`'s time (the server's: a frozen clock compacts nothing until moved). */
+export function startCompactor(
+  storage: Storage,
+  intervalMs: number,
+  logger: Logger,
+  clock: Clock = systemClock,
+): Compactor {
   const state: { keyRevision: number | undefined; previous: number | undefined } = {
     keyRevision: undefined,
     previous: undefined,
@@ -72,7 +79,6 @@ export function startCompactor(storage: Storage, intervalMs: number, logger: Log
       running = false;
     }
   };
-  const timer = setInterval(() => void tick(), intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  const ticker = clock.every(intervalMs, () => void tick());
+  return { stop: () => ticker.stop() };
 }

@@ -40,6 +40,15 @@ import {
   type WatchEvent,
   type WatchHandle,
 } from './interface.js';
+import {
+  type RestoreResult,
+  type SnapshotInfo,
+  type SnapshotScope,
+  inScope,
+  restoreCounts,
+  snapshotDiff,
+  transactionBatches,
+} from './snapshot.js';
 
 export interface EtcdOptions {
   /** Time budget of one operation, retries included; every gRPC call carries it as its deadline. */
@@ -201,6 +210,20 @@ const modifiedAt = (key: Buffer, revision: number): ICompare => ({
   result: CompareResult.Equal,
   mod_revision: revision,
 });
+
+/** Where snapshots are kept: beside /registry/, so no watch cache or object range sees them. */
+const SNAPSHOTS_PREFIX = '/mini-apiserver/snapshots/';
+/** Snapshot data is stored in pieces this large, well under etcd's default request limit. */
+const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
+/** etcd's default --max-txn-ops: a restore's transactions stay within it. */
+const MAX_TXN_OPS = 128;
+/** How often a restore works its difference out again when keys changed under it. */
+const MAX_RESTORE_ATTEMPTS = 5;
+
+interface SnapshotManifest extends SnapshotInfo {
+  scope: SnapshotScope;
+  chunks: number;
+}
 
 export class EtcdStorage implements Storage {
   readonly backend = 'etcd';
@@ -424,6 +447,132 @@ export class EtcdStorage implements Storage {
     this.closed = true;
     for (const w of [...this.watches]) w.fail(unavailable('storage closed'));
     this.etcd.close();
+  }
+
+  async saveSnapshot(name: string, scope: SnapshotScope): Promise<SnapshotInfo> {
+    const res = await this.kvRange(this.prefixRange(scope.prefix));
+    const revision = Number(res.header.revision);
+    const pairs: [string, string][] = [];
+    let bytes = 0;
+    for (const kv of res.kvs) {
+      const key = this.unwire(kv.key);
+      if (!inScope(key, scope)) continue;
+      pairs.push([key, kv.value.toString('utf8')]);
+      bytes += kv.value.length;
+    }
+    // One document, stored in pieces each well under etcd's request limit; the manifest goes last,
+    // so a snapshot half written (a crash) reads as none.
+    const data = Buffer.from(JSON.stringify(pairs), 'utf8');
+    const chunks = Math.ceil(data.length / SNAPSHOT_CHUNK_BYTES);
+    await this.deleteSnapshot(name);
+    for (let i = 0; i < chunks; i++) {
+      const chunk = data.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES);
+      await this.putRaw(this.snapshotKey(name, i), chunk);
+    }
+    const manifest: SnapshotManifest = { revision, scope, chunks, keys: pairs.length, bytes };
+    await this.putRaw(this.snapshotKey(name), Buffer.from(JSON.stringify(manifest), 'utf8'));
+    return { revision, keys: pairs.length, bytes };
+  }
+
+  async restoreSnapshot(name: string): Promise<RestoreResult> {
+    const totals = { created: 0, updated: 0, deleted: 0 };
+    for (let attempt = 1; ; attempt++) {
+      const { scope, saved } = await this.readSnapshot(name);
+      const now = await this.kvRange(this.prefixRange(scope.prefix));
+      let revision = Number(now.header.revision);
+      const current = now.kvs.map((kv) => this.toKeyValue(kv)).filter((kv) => inScope(kv.key, scope));
+      let lost = false;
+      for (const batch of transactionBatches(snapshotDiff(saved, current), MAX_TXN_OPS, SNAPSHOT_CHUNK_BYTES)) {
+        // Each key is written only if it still holds what the difference was worked out from.
+        const res = await this.write(batch[0]!.key, 0, (o) =>
+          this.etcd.kv.txn(
+            {
+              compare: batch.map((c) => {
+                const k = this.wire(c.key);
+                return c.current ? modifiedAt(k, c.current.modRevision) : absent(k);
+              }),
+              success: batch.map((c) => {
+                const key = this.wire(c.key);
+                return c.value === undefined
+                  ? { request_delete_range: { key } }
+                  : { request_put: { key, value: Buffer.from(c.value, 'utf8') } };
+              }),
+            },
+            o,
+          ),
+        );
+        if (!res.succeeded) {
+          lost = true;
+          break;
+        }
+        revision = Number(res.header.revision);
+        const counts = restoreCounts(batch);
+        totals.created += counts.created;
+        totals.updated += counts.updated;
+        totals.deleted += counts.deleted;
+      }
+      if (!lost) return { revision, ...totals };
+      // Someone wrote a key in between: work the difference out again from what is there now.
+      if (attempt >= MAX_RESTORE_ATTEMPTS) throw conflict(this.unwire(this.snapshotKey(name)), 0, 0);
+    }
+  }
+
+  async deleteSnapshot(name: string): Promise<void> {
+    const manifest = this.snapshotKey(name);
+    const chunks = Buffer.concat([manifest, Buffer.from('/')]);
+    await this.write(name, 0, (o) =>
+      this.etcd.kv.txn(
+        {
+          success: [
+            { request_delete_range: { key: manifest } },
+            { request_delete_range: { key: chunks, range_end: prefixEnd(chunks) } },
+          ],
+        },
+        o,
+      ),
+    );
+  }
+
+  async snapshotNames(): Promise<string[]> {
+    const base = this.wire(SNAPSHOTS_PREFIX);
+    const res = await this.kvRange({ key: base, range_end: prefixEnd(base), keys_only: true });
+    return res.kvs.map((kv) => this.unwire(kv.key).slice(SNAPSHOTS_PREFIX.length)).filter((n) => !n.includes('/'));
+  }
+
+  /** A snapshot's manifest and keys; NotFound without a manifest. */
+  private async readSnapshot(name: string): Promise<{ scope: SnapshotScope; saved: Map<string, string> }> {
+    const manifestKey = this.snapshotKey(name);
+    const found = (await this.kvRange({ key: manifestKey })).kvs[0];
+    if (!found) throw notFound(this.unwire(manifestKey));
+    const manifest = JSON.parse(found.value.toString('utf8')) as SnapshotManifest;
+    const chunkPrefix = Buffer.concat([manifestKey, Buffer.from('/')]);
+    const res = await this.kvRange({ key: chunkPrefix, range_end: prefixEnd(chunkPrefix) });
+    const byIndex = new Map(res.kvs.map((kv) => [Number(this.unwire(kv.key).split('/').pop()), kv.value]));
+    const parts: Buffer[] = [];
+    for (let i = 0; i < manifest.chunks; i++) {
+      const part = byIndex.get(i);
+      if (!part) throw notFound(this.unwire(this.snapshotKey(name, i)));
+      parts.push(part);
+    }
+    const pairs = parts.length === 0 ? [] : (JSON.parse(Buffer.concat(parts).toString('utf8')) as [string, string][]);
+    return { scope: manifest.scope, saved: new Map(pairs) };
+  }
+
+  /** `/mini-apiserver/snapshots/<name>` (its manifest), or `.../<name>/<chunk>`. */
+  private snapshotKey(name: string, chunk?: number): Buffer {
+    return this.wire(`${SNAPSHOTS_PREFIX}${name}${chunk === undefined ? '' : `/${chunk}`}`);
+  }
+
+  private async putRaw(key: Buffer, value: Buffer): Promise<void> {
+    await this.write(this.unwire(key), value.length, (o) =>
+      this.etcd.kv.txn({ success: [{ request_put: { key, value } }] }, o),
+    );
+  }
+
+  /** A range request for every key under `prefix`. */
+  private prefixRange(prefix: string): IRangeRequest {
+    const wirePrefix = this.wire(prefix);
+    return { key: wirePrefix.length > 0 ? wirePrefix : Buffer.from([0]), range_end: prefixEnd(wirePrefix) };
   }
 
   private wire(key: string): Buffer {

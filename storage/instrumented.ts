@@ -3,9 +3,11 @@
 // operation as kube's etcd3 store names it (get, list, create, update, delete) and the type, the
 // resource as kube's GroupResource.String() writes it ("pods", "deployments.apps"), read from the
 // key. Either backend can be wrapped; what is timed is the call, retries included. Watches,
-// revisions, compaction and pings pass through untimed, as kube's store records none of them.
+// revisions, compaction, pings and snapshots pass through untimed, as kube's store records none
+// of them.
 import { isStorageError } from './errors.js';
 import type { KeyValue, RangeOptions, RangeResult, Storage, WatchCallbacks, WatchHandle } from './interface.js';
+import type { RestoreResult, SnapshotInfo, SnapshotScope } from './snapshot.js';
 
 export type StorageOperation = 'get' | 'list' | 'listWithCount' | 'create' | 'update' | 'delete';
 
@@ -116,6 +118,22 @@ class InstrumentedStorage implements Storage {
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  saveSnapshot(name: string, scope: SnapshotScope): Promise<SnapshotInfo> {
+    return this.inner.saveSnapshot(name, scope);
+  }
+
+  restoreSnapshot(name: string): Promise<RestoreResult> {
+    return this.inner.restoreSnapshot(name);
+  }
+
+  deleteSnapshot(name: string): Promise<void> {
+    return this.inner.deleteSnapshot(name);
+  }
+
+  snapshotNames(): Promise<string[]> {
+    return this.inner.snapshotNames();
   }
 }
 

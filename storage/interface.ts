@@ -3,6 +3,7 @@
 //
 // Revisions are one global, strictly increasing counter per store. A key's modRevision becomes the
 // object's resourceVersion; createRevision tells a re-created key from an old one.
+import type { RestoreResult, SnapshotInfo, SnapshotScope } from './snapshot.js';
 
 export interface KeyValue {
   key: string;
@@ -94,6 +95,23 @@ export interface Storage {
   /** True when the backend answers (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+
+  /**
+   * Copies every key in `scope` as of the current revision under `name` (snapshot.ts), replacing
+   * a snapshot of that name. Snapshots are kept apart from the objects: no range or watch of
+   * /registry/ sees them (SQLite keeps them in tables of their own, etcd under
+   * /mini-apiserver/snapshots/).
+   */
+  saveSnapshot(name: string, scope: SnapshotScope): Promise<SnapshotInfo>;
+  /**
+   * Makes the keys in the saved scope what snapshot `name` holds, writing the difference as new
+   * revisions (each change its own on SQLite; on etcd one per transaction of at most etcd's
+   * default 128 operations); throws NotFound when there is no such snapshot.
+   */
+  restoreSnapshot(name: string): Promise<RestoreResult>;
+  deleteSnapshot(name: string): Promise<void>;
+  /** The names of the snapshots held. */
+  snapshotNames(): Promise<string[]>;
 }
 
 /** etcd's default request size limit (--max-request-bytes); both backends refuse larger values. */

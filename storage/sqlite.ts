@@ -26,6 +26,15 @@ import {
   type WatchEvent,
   type WatchHandle,
 } from './interface.js';
+import {
+  type RestoreResult,
+  type SnapshotChange,
+  type SnapshotInfo,
+  type SnapshotScope,
+  inScope,
+  restoreCounts,
+  snapshotDiff,
+} from './snapshot.js';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS log (
@@ -46,6 +55,18 @@ const SCHEMA = `
   -- Two writes from the same revision of a key cannot both commit.
   CREATE UNIQUE INDEX IF NOT EXISTS log_name_prev_revision ON log (name, prev_revision);
   CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+  -- Snapshots (snapshot.ts): the live keys of a scope as of a revision, outside the log.
+  CREATE TABLE IF NOT EXISTS snapshot (
+    name     TEXT    PRIMARY KEY,
+    revision INTEGER NOT NULL,
+    scope    TEXT    NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS snapshot_kv (
+    snapshot TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    value    TEXT NOT NULL,
+    PRIMARY KEY (snapshot, name)
+  ) WITHOUT ROWID;
 `;
 
 const COLUMNS = 'id, name, created, deleted, create_revision, prev_revision, value, old_value';
@@ -79,9 +100,9 @@ interface Watcher {
 }
 
 interface PendingWrite {
-  /** Reads, then at most one INSERT, the last thing it does. */
-  fn: () => Row;
-  resolve(row: Row): void;
+  /** Reads, then its INSERTs, the last things it does: one row, or a restore's every change. */
+  fn: () => Row[];
+  resolve(rows: Row[]): void;
   reject(err: unknown): void;
 }
 
@@ -279,6 +300,91 @@ export class SqliteStorage implements Storage {
     this.watchers.clear();
   }
 
+  async saveSnapshot(name: string, scope: SnapshotScope): Promise<SnapshotInfo> {
+    if (!this.db.open) throw unavailable('storage closed');
+    const revision = this.revision;
+    let keys = 0;
+    let bytes = 0;
+    // Synchronous, so no write commits in between: the copy is the state at `revision`.
+    this.db.transaction(() => {
+      this.stmt.deleteSnapshotKvs.run(name);
+      this.stmt.putSnapshot.run(name, revision, JSON.stringify(scope));
+      for (const row of this.liveRows(scope.prefix, revision)) {
+        if (!inScope(row.name, scope)) continue;
+        this.stmt.putSnapshotKv.run(name, row.name, row.value);
+        keys++;
+        bytes += Buffer.byteLength(row.value);
+      }
+    })();
+    return { revision, keys, bytes };
+  }
+
+  async restoreSnapshot(name: string): Promise<RestoreResult> {
+    let counts = { created: 0, updated: 0, deleted: 0 };
+    // One queued write: the difference is worked out and written inside the group commit's
+    // transaction, so nothing committed between reading and writing can be missed.
+    const rows = await this.writeRows(() => {
+      const snapshot = this.stmt.getSnapshot.get(name);
+      if (!snapshot) throw notFound(name);
+      const scope = JSON.parse(snapshot.scope) as SnapshotScope;
+      const saved = new Map(this.stmt.snapshotKvs.all(name).map((r) => [r.name, r.value]));
+      const current = this.liveRows(scope.prefix, this.revision)
+        .filter((r) => inScope(r.name, scope))
+        .map(liveKv);
+      const changes = snapshotDiff(saved, current);
+      counts = restoreCounts(changes);
+      return changes.map((c) => this.appendChange(c));
+    });
+    return { revision: rows.at(-1)?.id ?? this.revision, ...counts };
+  }
+
+  async deleteSnapshot(name: string): Promise<void> {
+    if (!this.db.open) throw unavailable('storage closed');
+    this.db.transaction(() => {
+      this.stmt.deleteSnapshotKvs.run(name);
+      this.stmt.deleteSnapshot.run(name);
+    })();
+  }
+
+  async snapshotNames(): Promise<string[]> {
+    if (!this.db.open) throw unavailable('storage closed');
+    return this.stmt.snapshotNames.all().map((r) => r.name);
+  }
+
+  /** The live rows under `prefix` at `revision`, in key order. */
+  private liveRows(prefix: string, revision: number): LiveRow[] {
+    const end = prefixEnd(prefix);
+    return end === undefined
+      ? this.stmt.rangeOpen.all(prefix, revision, -1)
+      : this.stmt.range.all(prefix, end, revision, -1);
+  }
+
+  /** A restore's change as the log row create, update or delete would append. */
+  private appendChange(c: SnapshotChange): Row {
+    const live = c.current;
+    if (live) {
+      const fields = {
+        created: 0,
+        create_revision: live.createRevision,
+        prev_revision: live.modRevision,
+        old_value: live.value,
+      };
+      return c.value === undefined
+        ? this.append(c.key, { ...fields, deleted: 1, value: '' })
+        : this.append(c.key, { ...fields, deleted: 0, value: c.value });
+    }
+    // A key that is not live may have been once: its delete marker is the row this one follows.
+    const latest = this.stmt.latest.get(c.key);
+    return this.append(c.key, {
+      created: 1,
+      deleted: 0,
+      create_revision: 0,
+      prev_revision: latest?.id ?? 0,
+      value: c.value ?? '',
+      old_value: null,
+    });
+  }
+
   /** The revision a read is served at; 0 or absent means the current one, as in etcd. */
   private readRevision(requested: number | undefined): number {
     if (!requested) return this.revision;
@@ -302,7 +408,12 @@ export class SqliteStorage implements Storage {
   }
 
   /** Queues a write for the next group commit; resolves with its row once that commit is durable. */
-  private write(fn: () => Row): Promise<Row> {
+  private async write(fn: () => Row): Promise<Row> {
+    return (await this.writeRows(() => [fn()]))[0]!;
+  }
+
+  /** Queues writes of several rows that commit together, in the next group commit. */
+  private writeRows(fn: () => Row[]): Promise<Row[]> {
     if (!this.db.open) return Promise.reject(unavailable('storage closed'));
     return new Promise((resolve, reject) => {
       this.pending.push({ fn, resolve, reject });
@@ -315,14 +426,14 @@ export class SqliteStorage implements Storage {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const outcomes: Array<{ row: Row } | { err: unknown }> = [];
+    const outcomes: Array<{ rows: Row[] } | { err: unknown }> = [];
     try {
       this.db.transaction(() => {
         for (const w of batch) {
-          // No savepoint is needed: a write's checks come before its one INSERT, and a statement
+          // No savepoint is needed: a write's checks come before its INSERTs, and a statement
           // that fails leaves nothing behind.
           try {
-            outcomes.push({ row: w.fn() });
+            outcomes.push({ rows: w.fn() });
           } catch (err) {
             // SQLite rolls the whole transaction back on some errors (a full disk, I/O): later
             // statements would then autocommit one by one, so the batch fails as a whole.
@@ -338,9 +449,11 @@ export class SqliteStorage implements Storage {
     batch.forEach((w, i) => {
       const outcome = outcomes[i]!;
       if ('err' in outcome) return w.reject(outcome.err);
-      this.revision = outcome.row.id;
-      this.publish(outcome.row);
-      w.resolve(outcome.row);
+      for (const row of outcome.rows) {
+        this.revision = row.id;
+        this.publish(row);
+      }
+      w.resolve(outcome.rows);
     });
   }
 
@@ -421,6 +534,22 @@ function prepare(db: Db) {
     ),
     // ...and delete markers below it (the one at it carries the event a watch from it replays).
     compactMarkers: db.prepare<[number, number]>('DELETE FROM log WHERE deleted = 1 AND id >= ? AND id < ?'),
+    getSnapshot: db.prepare<[string], { revision: number; scope: string }>(
+      'SELECT revision, scope FROM snapshot WHERE name = ?',
+    ),
+    snapshotKvs: db.prepare<[string], { name: string; value: string }>(
+      'SELECT name, value FROM snapshot_kv WHERE snapshot = ? ORDER BY name',
+    ),
+    snapshotNames: db.prepare<[], { name: string }>('SELECT name FROM snapshot ORDER BY name'),
+    putSnapshot: db.prepare<[string, number, string]>(
+      `INSERT INTO snapshot (name, revision, scope) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET revision = excluded.revision, scope = excluded.scope`,
+    ),
+    putSnapshotKv: db.prepare<[string, string, string]>(
+      'INSERT INTO snapshot_kv (snapshot, name, value) VALUES (?, ?, ?)',
+    ),
+    deleteSnapshot: db.prepare<[string]>('DELETE FROM snapshot WHERE name = ?'),
+    deleteSnapshotKvs: db.prepare<[string]>('DELETE FROM snapshot_kv WHERE snapshot = ?'),
     setCompactRevision: db.prepare<[number]>(
       `INSERT INTO meta (name, value) VALUES ('compact_revision', ?)
        ON CONFLICT (name) DO UPDATE SET value = excluded.value`,

@@ -28,12 +28,12 @@ const NAMES_DOC = 'https://kubernetes.io/docs/concepts/overview/working-with-obj
 
 // ---- building blocks ---------------------------------------------------------------------------
 
-const str = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+export const str = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
   type: 'string',
   description,
   ...extra,
 });
-const int32 = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
+export const int32 = (description: string, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
   type: 'integer',
   format: 'int32',
   description,

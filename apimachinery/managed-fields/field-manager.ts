@@ -8,7 +8,7 @@
 import { applyConflict, badRequest } from '../errors.js';
 import { deeperThan } from '../json.js';
 import { gvkString, unstructuredGVK } from '../versions.js';
-import { type KubeObject, type JsonValue, cloneJson, isJsonObject, nowTimestamp } from '../object.js';
+import { type KubeObject, type JsonValue, cloneJson, isJsonObject } from '../object.js';
 import {
   type Conflict,
   Conflicts,
@@ -67,7 +67,8 @@ export interface FieldManagerScope {
   subresource: string;
   /** Top-level fields this endpoint resets, which its writers never own (kube's reset fields). */
   resetFields: readonly string[];
-  now?: () => string;
+  /** metav1.Time now, for each entry's `time`: the server's clock. */
+  now: () => string;
 }
 
 export class FieldManager {
@@ -78,7 +79,7 @@ export class FieldManager {
     this.updater = new Updater(scope.type, {
       ignoredFields: FieldSet.of(...scope.resetFields.map((f) => makePath(f))),
     });
-    this.now = scope.now ?? (() => nowTimestamp());
+    this.now = scope.now;
   }
 
   /**

@@ -16,6 +16,7 @@ import {
 } from './policy.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { type MicroClock, formatMicroTime } from '../../apimachinery/validation/micro-time.js';
+import { systemClock } from '../../apimachinery/clock.js';
 
 /** authentication/v1 UserInfo: every field omitempty. */
 export interface AuditUserInfo {
@@ -88,9 +89,6 @@ export interface StatusLike {
 export const AUDIT_ID_HEADER = 'Audit-ID';
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
 export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
-
-// performance.now() has sub-millisecond resolution; anchored at timeOrigin it reads as wall time.
-export const defaultMicroClock: MicroClock = () => Math.floor((performance.timeOrigin + performance.now()) * 1000);
 
 /** kube's WithAuditInit: the client's Audit-ID header as is (no truncation), else a new UUID. */
 export function auditIDFrom(header: string | string[] | undefined): string {
@@ -526,7 +524,7 @@ export class Auditor {
   private readonly warn: (msg: string) => void;
 
   constructor(private readonly opts: AuditorOptions) {
-    this.clock = opts.clock ?? defaultMicroClock;
+    this.clock = opts.clock ?? (() => systemClock.nowMicros());
     this.warn = opts.warn ?? (() => {});
   }
 

@@ -11,6 +11,7 @@ import { goQuote } from '../../apimachinery/quote.js';
 import { type UserInfo, makeServiceAccountGroupNames, makeServiceAccountUsername } from '../../apimachinery/user.js';
 import { CREDENTIAL_ID_KEY } from './service-account-user.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { systemClock } from '../../apimachinery/clock.js';
 
 let joseLoaded: Promise<typeof import('jose')> | undefined;
 /** jose (an ES module of some fifty files), imported with the first token signed or verified, not at start-up. */
@@ -341,7 +342,7 @@ export class ServiceAccountTokenAuthenticator {
   constructor(private readonly opts: ServiceAccountTokenAuthenticatorOptions) {
     this.issuers = new Set(opts.issuers);
     this.setKeys(opts.keys);
-    this.now = opts.now ?? (() => new Date());
+    this.now = opts.now ?? (() => new Date(systemClock.now()));
   }
 
   /** The verifying keys from now on (a rotation of the shared identity adds one). */

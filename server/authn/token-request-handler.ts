@@ -2,6 +2,7 @@
 // token-request.ts over the stored ServiceAccount (and a bound Secret), then a signed token.
 import { ignoreNotFound } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
+import type { Clock } from '../../apimachinery/clock.js';
 import type { CreateOnlyHandler } from '../registry/catalog.js';
 import type { Store } from '../registry/store.js';
 import type { LiveObject, ObjectLookup, TokenSigner } from './service-account-token.js';
@@ -13,6 +14,8 @@ export interface TokenRequestSigning {
   audiences: readonly string[];
   /** --service-account-max-token-expiration in seconds: longer requests are shortened, with a warning; 0 none. */
   maxExpirationSeconds: number;
+  /** The server's clock: when a token is issued, and so when it expires. */
+  clock: Clock;
 }
 
 /** What token authentication needs of a stored object: that it exists, its uid, whether it is going. */
@@ -44,6 +47,6 @@ export function tokenRequestHandler(
     });
     if (prepared.kind === 'error') throw prepared.error;
     for (const w of prepared.warnings) warn(w);
-    return (await issueTokenRequest(prepared, signing.issuer)) as unknown as KubeObject;
+    return (await issueTokenRequest(prepared, signing.issuer, new Date(signing.clock.now()))) as unknown as KubeObject;
   };
 }

@@ -212,7 +212,7 @@ const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).t
 export async function issueTokenRequest(
   prepared: Extract<PreparedTokenRequest, { kind: 'ok' }>,
   issuer: TokenSigner,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<TokenRequest> {
   const { request, serviceAccount: sa } = prepared;
   const claimOpts: Parameters<typeof serviceAccountClaims>[1] = {

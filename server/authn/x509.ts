@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
 import type { UserInfo } from '../../apimachinery/user.js';
+import { systemClock } from '../../apimachinery/clock.js';
 import { CREDENTIAL_ID_KEY } from './service-account-user.js';
 
 /** What is read of the connection: node's TLSSocket, or a stand-in in tests. */
@@ -68,7 +69,7 @@ export function userFromCertificate(raw: Uint8Array): UserInfo | undefined {
 }
 
 export class X509Authenticator {
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(private readonly now: () => Date = () => new Date(systemClock.now())) {}
 
   /** The outcome for a connection's peer certificate. */
   authenticateSocket(socket: PeerTls): X509Outcome {

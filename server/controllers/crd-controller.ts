@@ -3,7 +3,7 @@
 // client that saw Established finds the API in discovery; on deletion it removes every custom
 // resource first, then the finalizer, then the routes.
 import type { Logger } from '../../apimachinery/log.js';
-import type { KubeObject } from '../../apimachinery/object.js';
+import { type KubeObject, nowTimestamp } from '../../apimachinery/object.js';
 import { CUSTOM_RESOURCE_PROFILE, type Catalog, type ResourceDescriptor } from '../registry/catalog.js';
 import { Informer } from '../registry/informer.js';
 import type { Store } from '../registry/store.js';
@@ -60,6 +60,11 @@ export class CRDController {
     for (const t of this.timers) clearTimeout(t);
   }
 
+  /** metav1.Time now on the server's clock, for the conditions' lastTransitionTime. */
+  private now(): string {
+    return nowTimestamp(this.crdStore.clock);
+  }
+
   /** The store for a CRD's resource, if it is served. */
   storeFor(crdName: string): Store | undefined {
     return this.stores.get(crdName)?.store;
@@ -82,7 +87,7 @@ export class CRDController {
       this.install({ ...crd, status: { ...crd.status!, acceptedNames: decision.acceptedNames } }, false);
     await this.writeStatus(name, (current) => {
       current.status = { ...current.status!, acceptedNames: decision.acceptedNames };
-      for (const cond of decision.conditions) setCondition(current, cond);
+      for (const cond of decision.conditions) setCondition(current, cond, this.now());
     });
   }
 
@@ -179,12 +184,16 @@ export class CRDController {
         return;
       }
       await this.writeStatus(name, (c) =>
-        setCondition(c, {
-          type: 'Terminating',
-          status: 'True',
-          reason: 'InstanceDeletionInProgress',
-          message: 'CustomResource deletion is in progress',
-        }),
+        setCondition(
+          c,
+          {
+            type: 'Terminating',
+            status: 'True',
+            reason: 'InstanceDeletionInProgress',
+            message: 'CustomResource deletion is in progress',
+          },
+          this.now(),
+        ),
       );
       let done: CRDCondition;
       if (isEstablished(crd)) {
@@ -221,7 +230,7 @@ export class CRDController {
       // kube sets this condition and drops its finalizer in one status update; when that empties
       // the finalizers the CRD is deleted without the write, so watchers never see the condition.
       await this.writeStatus(name, (c) => {
-        setCondition(c, done);
+        setCondition(c, done, this.now());
         c.metadata.finalizers = (c.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
       });
       this.cleanups.delete(name);

@@ -10,6 +10,7 @@ import { ApiError, ignoreNotFound } from '../../apimachinery/errors.js';
 import type { Logger } from '../../apimachinery/log.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { Store } from '../registry/store.js';
+import { systemClock } from '../../apimachinery/clock.js';
 import { type LeaseSpec, specOf } from '../registry/builtin/leases.js';
 import { type MicroClock, formatMicroTime, parseMicroTimeMicros } from '../../apimachinery/validation/micro-time.js';
 
@@ -26,7 +27,7 @@ export interface LeaderElectionConfig {
   renewDeadlineMs?: number;
   /** How often to try to acquire or renew (default 2/15 of the duration: 2 s). */
   retryPeriodMs?: number;
-  /** Injectable for tests; default the wall clock with microseconds. */
+  /** The server's clock (Lease times and expiry), in microseconds; default the system's. */
   clock?: MicroClock;
   /** Called on each change of leadership (errors are logged, not thrown). */
   onStartedLeading?: () => void;
@@ -61,9 +62,6 @@ export function resolveLeaderElectionTiming(
   return { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs };
 }
 
-/** Wall-clock milliseconds with a sub-millisecond part from the monotonic clock. */
-export const systemMicroClock: MicroClock = () => Date.now() * 1000 + Number((process.hrtime.bigint() / 1000n) % 1000n);
-
 export class LeaderElector {
   readonly identity: string;
   readonly namespace: string;
@@ -91,7 +89,7 @@ export class LeaderElector {
     this.durationS = timing.leaseDurationSeconds;
     this.retryPeriodMs = timing.retryPeriodMs;
     this.renewDeadlineUs = timing.renewDeadlineMs * 1000;
-    this.clock = config.clock ?? systemMicroClock;
+    this.clock = config.clock ?? (() => systemClock.nowMicros());
   }
 
   /**

@@ -89,9 +89,9 @@ function failures(outcome: ContentOutcome): Map<string, Omit<NamespaceCondition,
 
 /**
  * kube's updateConditions: each of the deleter's conditions set to this pass's outcome, in place
- * (others kept where they are), lastTransitionTime moved only when the status changes.
+ * (others kept where they are), lastTransitionTime moved (to `now`) only when the status changes.
  */
-function applyDeletionConditions(ns: KubeObject, outcome: ContentOutcome): void {
+function applyDeletionConditions(ns: KubeObject, outcome: ContentOutcome, now: string): void {
   const status = (ns['status'] as { conditions?: NamespaceCondition[] } | undefined) ?? {};
   const conditions = (status.conditions ??= []);
   ns['status'] = status;
@@ -103,12 +103,12 @@ function applyDeletionConditions(ns: KubeObject, outcome: ContentOutcome): void 
       conditions.push({
         type,
         status: next.status,
-        lastTransitionTime: nowTimestamp(),
+        lastTransitionTime: now,
         reason: next.reason,
         message: next.message,
       });
     } else if (old.status !== next.status || old.reason !== next.reason || old.message !== next.message) {
-      if (old.status !== next.status) old.lastTransitionTime = nowTimestamp();
+      if (old.status !== next.status) old.lastTransitionTime = now;
       Object.assign(old, next);
     }
   }
@@ -209,7 +209,7 @@ export class NamespaceController {
         undefined,
         name,
         (ns) => {
-          applyDeletionConditions(ns, outcome);
+          applyDeletionConditions(ns, outcome, nowTimestamp(this.namespaces.clock));
           return ns;
         },
         { subresource: 'status', dryRun: false },

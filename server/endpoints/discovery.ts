@@ -15,6 +15,7 @@ export interface Document {
 function subresourceKind(d: ResourceDescriptor, sub: string): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
   if (sub === 'token') return { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
+  if (sub === 'restore') return { group: d.group, version: d.version, kind: 'SnapshotRestore' };
   return { group: d.group, version: d.version, kind: d.names.kind };
 }
 

@@ -36,7 +36,7 @@ function toJsonPath(path: string): string {
   return inner.startsWith('$') ? inner : `$${inner.startsWith('.') || inner.startsWith('[') ? '' : '.'}${inner}`;
 }
 
-function cell(obj: KubeObject, col: ServedColumn, now: Date): unknown {
+function cell(obj: KubeObject, col: ServedColumn, nowMs: number): unknown {
   if (col.value) return col.value(obj);
   let values: unknown[];
   try {
@@ -48,7 +48,7 @@ function cell(obj: KubeObject, col: ServedColumn, now: Date): unknown {
   const value = values.length === 1 ? values[0] : values;
   if ((col.type === 'date' || col.age) && typeof value === 'string') {
     const t = Date.parse(value);
-    return Number.isNaN(t) ? value : humanDuration(now.getTime() - t);
+    return Number.isNaN(t) ? value : humanDuration(nowMs - t);
   }
   if (col.type === 'string' && typeof value === 'object') return stringifyJSON(value);
   return value;
@@ -59,7 +59,8 @@ export function buildTable(
   columns: ServedColumn[] | undefined,
   listMeta: Record<string, unknown>,
   include: IncludeObject,
-  now: Date = new Date(),
+  /** The server clock's time (ms), which ages are counted to. */
+  nowMs: number,
 ): Record<string, unknown> {
   const cols = columns?.length ? columns : [AGE_COLUMN];
   return {
@@ -77,7 +78,9 @@ export function buildTable(
       })),
     ],
     rows: objects.map((obj) => {
-      const row: Record<string, unknown> = { cells: [obj.metadata.name ?? '', ...cols.map((c) => cell(obj, c, now))] };
+      const row: Record<string, unknown> = {
+        cells: [obj.metadata.name ?? '', ...cols.map((c) => cell(obj, c, nowMs))],
+      };
       if (include === 'Metadata') row['object'] = partialObjectMetadata(obj);
       else if (include === 'Object') row['object'] = obj;
       // A nil RawExtension marshals as null: the key stays.

@@ -1,7 +1,7 @@
 // The parts kinds compose their strategies from, so a kind states only what makes it different:
 // the generic create, update and delete of kube's generic store, the status subresource's split
 // of an object, and the spec generation.
-import { type JsonObject, type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, cloneJson } from '../../apimachinery/object.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
 import type {
@@ -103,8 +103,8 @@ const hasFinalizers = (obj: KubeObject): boolean => Boolean(obj.metadata.finaliz
  */
 export const FINALIZING_DELETE: DeleteStrategy = {
   marksFirst: hasFinalizers,
-  mark(obj) {
-    obj.metadata.deletionTimestamp = nowTimestamp();
+  mark(obj, now) {
+    obj.metadata.deletionTimestamp = now;
     obj.metadata.deletionGracePeriodSeconds = 0;
     if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation! += 1;
   },

@@ -125,6 +125,7 @@ const SUBRESOURCE_VERBS: Readonly<Record<string, readonly string[]>> = {
   scale: ['get', 'patch', 'update'],
   finalize: ['update'],
   token: ['create'],
+  restore: ['create'],
 };
 
 export const subresourceVerbs = (subresource: string): readonly string[] => SUBRESOURCE_VERBS[subresource] ?? ['get'];

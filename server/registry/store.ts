@@ -19,7 +19,8 @@ import {
 } from '../../apimachinery/errors.js';
 import { Cacher, TooLargeResourceVersion } from '../../storage/cacher.js';
 import { GoPrinted, invalid as invalidField } from '../../apimachinery/field-errors.js';
-import { type KubeObject, cloneJson } from '../../apimachinery/object.js';
+import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
+import { type Clock, systemClock } from '../../apimachinery/clock.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import {
@@ -115,6 +116,8 @@ export class Store {
     strategy: Strategy,
     /** Run around every create, update and delete, as kube's handlers and store run it. */
     private readonly admission: AdmissionChain = NO_ADMISSION,
+    /** The server's clock: creation and deletion times, and what its requests stamp. */
+    readonly clock: Clock = systemClock,
   ) {
     this.strategy = strategy;
   }
@@ -127,6 +130,11 @@ export class Store {
   /** How many objects storage holds now: kube's apiserver_storage_objects, a count-only range (its Stats). */
   objectCount(): Promise<number> {
     return this.storage.count(this.prefix(undefined));
+  }
+
+  /** Watches resuming from before `revision` get kube's 410 from now on (storage/cacher.ts expireHistory). */
+  expireHistory(revision: number): void {
+    this.cacher().expireHistory(revision);
   }
 
   /** Stops the watch cache: the kind is no longer served. */
@@ -328,7 +336,14 @@ export class Store {
   ): Promise<KubeObject> {
     // BeforeCreate: mutating admission may have moved the object, and added what decoding defaults
     // and prunes; the key is the request's namespace.
-    prepareCreate(this.strategy, obj, expectedNamespace(this.kind, namespace), ctx, this.generateName);
+    prepareCreate(
+      this.strategy,
+      obj,
+      expectedNamespace(this.kind, namespace),
+      ctx,
+      nowTimestamp(this.clock),
+      this.generateName,
+    );
     await giveWayFor(ctx.large);
     validateCreate(this.strategy, obj, ctx);
     await giveWayFor(ctx.large);
@@ -540,7 +555,7 @@ export class Store {
     if (current.metadata.deletionTimestamp) return del.waits(next) ? next : undefined;
     if (!del.marksFirst(next)) return undefined;
     const marked = next === current ? cloneJson(current) : next;
-    del.mark(marked);
+    del.mark(marked, nowTimestamp(this.clock));
     return marked;
   }
 

@@ -97,8 +97,8 @@ export interface UpdateStrategy {
 export interface DeleteStrategy {
   /** Whether a DELETE only marks the object (deletionTimestamp), the object going later. */
   marksFirst(obj: KubeObject): boolean;
-  /** Marks the object for deletion: deletionTimestamp, and what the kind adds (a namespace turns Terminating). */
-  mark(obj: KubeObject): void;
+  /** Marks the object for deletion: deletionTimestamp `now`, and what the kind adds (a namespace turns Terminating). */
+  mark(obj: KubeObject, now: string): void;
   /** Whether a marked object must still wait: the update that clears the last finalizer completes the delete. */
   waits(obj: KubeObject): boolean;
   /**

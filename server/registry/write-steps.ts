@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, invalid } from '../../apimachinery/errors.js';
 import { goQuote } from '../../apimachinery/field-errors.js';
-import { type KubeObject, nowTimestamp } from '../../apimachinery/object.js';
+import type { KubeObject } from '../../apimachinery/object.js';
 import { metaDecodeError } from '../../apimachinery/validation/object-meta.js';
 import {
   ensureNamespaceMatchesRequest,
@@ -56,13 +56,15 @@ export function prepareCreate(
   obj: KubeObject,
   requestNamespace: string,
   ctx: WriteContext,
+  /** metav1.Time now, on the server's clock: the creationTimestamp. */
+  now: string,
   generateName: (base: string) => string = generateNameFrom,
 ): void {
   const meta = obj.metadata;
   ensureNamespaceMatchesRequest(requestNamespace, meta);
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   wipeObjectMetaSystemFields(meta);
-  fillObjectMetaSystemFields(meta, nowTimestamp(), randomUUID());
+  fillObjectMetaSystemFields(meta, now, randomUUID());
   if (strategy.generation) meta.generation = 1;
   else delete meta.generation;
   strategy.canonicalize(obj, ctx);

@@ -5,7 +5,8 @@
 // its metadata, pruning of unknown fields (kube's warnings), defaulting, the schema, CEL rules
 // (transition rules against the old object) and ObjectMeta's rules, answered in kube's Status.
 import { ApiError, type Status, alreadyExists, badRequest } from '../../apimachinery/errors.js';
-import { type JsonObject, type KubeObject, cloneJson, isJsonObject } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, cloneJson, isJsonObject, nowTimestamp } from '../../apimachinery/object.js';
+import { systemClock } from '../../apimachinery/clock.js';
 import { CRD_GROUP, type CustomResourceDefinition } from '../../apimachinery/apis/apiextensions.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
 import { goQuote } from '../../apimachinery/field-errors.js';
@@ -181,7 +182,7 @@ function write(
       validateUpdate(strategy, obj, current, ctx);
     } else {
       checkNewObject(strategy, obj, ctx);
-      prepareCreate(strategy, obj, namespace, ctx);
+      prepareCreate(strategy, obj, namespace, ctx, nowTimestamp(systemClock));
       validateCreate(strategy, obj, ctx);
     }
   } catch (err) {

@@ -14,7 +14,8 @@ import {
 import type { Catalog } from '../../registry/catalog.js';
 import { Informer } from '../../registry/informer.js';
 import type { Store } from '../../registry/store.js';
-import { type EventRecorder, invalidNamespaceOwnerRefEvent } from './events.js';
+import { type EventRecorder, epochNanos, invalidNamespaceOwnerRefEvent } from './events.js';
+import { type Clock, systemClock } from '../../../apimachinery/clock.js';
 import {
   type Identity,
   type InvalidReference,
@@ -45,6 +46,8 @@ export interface GarbageCollectorOptions {
    * is recorded. Best effort, as client-go's recorder: a failure is logged and dropped.
    */
   recordEvent?: EventRecorder;
+  /** The server's clock, for the Events' times. */
+  clock?: Clock;
 }
 
 /** Resources kube's collector never observes (DefaultIgnoredResources): events, core and events.k8s.io. */
@@ -69,6 +72,7 @@ export class GarbageCollector {
   private readonly absent = new Set<string>();
   private readonly reported = new Set<string>();
   private readonly recordEvent: EventRecorder | undefined;
+  private readonly clock: Clock;
   private readonly isLeader: () => boolean;
   private readonly maxPerTick: number;
   private readonly concurrency: number;
@@ -89,6 +93,7 @@ export class GarbageCollector {
     this.maxPerTick = opts.maxPerTick ?? 64;
     this.concurrency = opts.concurrency ?? 16;
     this.recordEvent = opts.recordEvent;
+    this.clock = opts.clock ?? systemClock;
     this.deleteQueue = new WorkQueue(() => this.schedule());
     this.orphanQueue = new WorkQueue(() => this.schedule());
   }
@@ -195,7 +200,7 @@ export class GarbageCollector {
     this.reported.add(key);
     if (this.reported.size > REPORTED_CACHE_SIZE) this.reported.delete(this.reported.values().next().value!);
     this.logger.debug('item references an owner but does not match namespaces', { ...dependent, owner: ref.uid });
-    this.recordEvent(invalidNamespaceOwnerRefEvent(dependent, ref)).catch((err: unknown) => {
+    this.recordEvent(invalidNamespaceOwnerRefEvent(dependent, ref, epochNanos(this.clock))).catch((err: unknown) => {
       this.logger.warn('garbage collector could not record an event', {
         ...dependent,
         reason: 'OwnerRefInvalidNamespace',

@@ -2,7 +2,8 @@
 // EventRecorder (source component `garbage-collector-controller`). The collector only builds them:
 // writing one is the caller's `recordEvent`, so that this folder does not import the API wiring.
 import type { ObjectMeta, OwnerReference } from '../../../apimachinery/object.js';
-import { nowTimestamp } from '../../../apimachinery/object.js';
+import { formatTimestamp } from '../../../apimachinery/object.js';
+import type { Clock } from '../../../apimachinery/clock.js';
 import { goQuote } from '../../../apimachinery/quote.js';
 import type { Identity } from './graph.js';
 
@@ -39,22 +40,14 @@ export interface CoreEvent {
 /** Writes an Event (the core events store's create, in the server); rejections are logged, not retried. */
 export type EventRecorder = (event: CoreEvent) => Promise<void>;
 
-/** Nanoseconds since the epoch, for an Event's name as Go's t.UnixNano() gives it. */
-export function epochNanos(): bigint {
-  const ms = performance.timeOrigin + performance.now();
-  const whole = Math.floor(ms);
-  return BigInt(whole) * 1_000_000n + BigInt(Math.floor((ms - whole) * 1_000_000));
-}
+/** Nanoseconds since the epoch on `clock`, for an Event's name as Go's t.UnixNano() gives it. */
+export const epochNanos = (clock: Clock): bigint => BigInt(clock.nowMicros()) * 1000n;
 
 /**
  * kube's reportInvalidNamespaceOwnerRef: `dependent` names, through `ref`, a namespaced owner that
  * lives in another namespace (or the dependent is cluster-scoped), which kube reads as absent.
  */
-export function invalidNamespaceOwnerRefEvent(
-  dependent: Identity,
-  ref: OwnerReference,
-  at: bigint = epochNanos(),
-): CoreEvent {
+export function invalidNamespaceOwnerRefEvent(dependent: Identity, ref: OwnerReference, at: bigint): CoreEvent {
   const ns = dependent.namespace;
   // The owner as the dependent's reference places it: in the dependent's own namespace (kube's
   // objectReference String(): "[apiVersion/kind, namespace: ns, name: n, uid: u]").
@@ -70,7 +63,7 @@ export function invalidNamespaceOwnerRefEvent(
 
 /** client-go's makeEvent: named `<object>.<nanos in hex>`, in the object's namespace or "default". */
 function recorded(obj: Identity, type: CoreEvent['type'], reason: string, message: string, at: bigint): CoreEvent {
-  const t = nowTimestamp(new Date(Number(at / 1_000_000n)));
+  const t = formatTimestamp(Number(at / 1_000_000n));
   return {
     apiVersion: 'v1',
     kind: 'Event',

@@ -84,6 +84,7 @@ export async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Pr
       ctx.desc.printerColumns,
       { resourceVersion: shown.metadata.resourceVersion ?? '' },
       includeObject(ctx),
+      ctx.store.clock.now(),
     );
     return sendJson(ctx.res, code, table, mediaType);
   }

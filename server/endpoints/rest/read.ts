@@ -136,7 +136,12 @@ export async function list(ctx: Ctx): Promise<void> {
   const { format, mediaType } = ctx.output;
   checkOutputTarget(format, { list: true, goType: goType(ctx, true) });
   if (format.kind === 'Table')
-    return sendJson(ctx.res, 200, buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx)), mediaType);
+    return sendJson(
+      ctx.res,
+      200,
+      buildTable(items, ctx.desc.printerColumns, listMeta, includeObject(ctx), ctx.store.clock.now()),
+      mediaType,
+    );
   if (format.kind === 'PartialObjectMetadata') {
     const metadataList = {
       kind: 'PartialObjectMetadataList',
@@ -185,6 +190,7 @@ export function watchOptions(ctx: RequestCtx): WatchOptions {
           ctx.desc.printerColumns,
           { resourceVersion: shown.metadata.resourceVersion ?? '' },
           include,
+          ctx.store.clock.now(),
         );
       if (format.kind === 'PartialObjectMetadata') return partialObjectMetadata(shown);
       return shown;

@@ -2,7 +2,7 @@
 // manager, fieldValidation), who asks, warnings and audit annotations, and the field manager's
 // tracking of what the write changes.
 import { auditOf } from '../../audit/context.js';
-import type { KubeObject } from '../../../apimachinery/object.js';
+import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
 import { type WriteContext, updateStrategyFor } from '../../registry/strategy.js';
 import { runSliced } from '../../registry/give-way.js';
 import { addWarning } from '../field-validation.js';
@@ -27,6 +27,7 @@ export function fieldManager(ctx: RequestCtx): FieldManager {
     kind: ctx.desc.names.kind,
     subresource: ctx.info.subresource,
     resetFields: updateStrategyFor(strategy, ctx.info.subresource).resetFields,
+    now: () => nowTimestamp(ctx.store.clock),
   });
 }
 

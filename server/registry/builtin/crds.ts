@@ -8,7 +8,6 @@ import { type BuiltinKind, storedKind } from './kind.js';
 import type { UpdateStrategy } from '../strategy.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
-import { nowTimestamp } from '../../../apimachinery/object.js';
 import {
   CRD_CLEANUP_FINALIZER,
   CRD_GROUP,
@@ -30,15 +29,15 @@ export const crdKind = {
 
 const asCRD = (obj: KubeObject): CustomResourceDefinition => obj as CustomResourceDefinition;
 
-/** Sets a condition, keeping lastTransitionTime when the status does not change. */
-export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition): void {
+/** Sets a condition, keeping lastTransitionTime when the status does not change (else `now`). */
+export function setCondition(crd: CustomResourceDefinition, cond: CRDCondition, now: string): void {
   const status = (crd.status ??= { acceptedNames: { plural: '', kind: '' }, storedVersions: [] });
   const conditions = (status.conditions ??= []);
   const i = conditions.findIndex((c) => c.type === cond.type);
   const prev = i >= 0 ? conditions[i] : undefined;
   const next = {
     ...cond,
-    lastTransitionTime: prev && prev.status === cond.status ? prev.lastTransitionTime : nowTimestamp(),
+    lastTransitionTime: prev && prev.status === cond.status ? prev.lastTransitionTime : now,
   };
   if (i >= 0) conditions[i] = next;
   else conditions.push(next);
@@ -90,20 +89,24 @@ export const crdStrategy = defineStrategy(crdKind, {
   delete: {
     // Every CRD is deleted in two phases: the DELETE adds the cleanup finalizer itself.
     marksFirst: () => true,
-    mark(obj) {
+    mark(obj, now) {
       // kube's CRD REST.Delete only stamps deletionTimestamp, adds the finalizer and the condition
       // (registry/customresourcedefinition/etcd.go): no grace period, no new generation.
-      obj.metadata.deletionTimestamp = nowTimestamp();
+      obj.metadata.deletionTimestamp = now;
       const crd = asCRD(obj);
       const finalizers = new Set(obj.metadata.finalizers ?? []);
       finalizers.add(CRD_CLEANUP_FINALIZER);
       obj.metadata.finalizers = [...finalizers];
-      setCondition(crd, {
-        type: 'Terminating',
-        status: 'True',
-        reason: 'InstanceDeletionPending',
-        message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
-      });
+      setCondition(
+        crd,
+        {
+          type: 'Terminating',
+          status: 'True',
+          reason: 'InstanceDeletionPending',
+          message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+        },
+        now,
+      );
     },
   },
 });

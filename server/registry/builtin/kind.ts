@@ -62,6 +62,8 @@ export interface StoredKindInit {
   admission?: AdmissionProfile;
   /** Served under another group than the stored kind's (events.k8s.io's events are core's). */
   group?: string;
+  /** Default v1. */
+  version?: string;
   fieldLabels?: FieldLabelConversion;
 }
 
@@ -70,7 +72,7 @@ export function storedKind(strategy: Strategy, init: StoredKindInit): BuiltinKin
   const { kind } = strategy;
   return {
     group: init.group ?? kind.group,
-    version: 'v1',
+    version: init.version ?? 'v1',
     names: {
       plural: kind.resource,
       singular: init.singular,

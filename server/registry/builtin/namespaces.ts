@@ -5,7 +5,7 @@ import { STATUS_RESET, defineStrategy, keepStoredStatus, statusUpdate } from '..
 import { namespaceSchema } from '../../../apimachinery/apis/builtin-schemas.js';
 import { TYPED_PROFILE } from '../catalog.js';
 import { type BuiltinKind, storedKind } from './kind.js';
-import { type KubeObject, nowTimestamp } from '../../../apimachinery/object.js';
+import type { KubeObject } from '../../../apimachinery/object.js';
 import type { UpdateStrategy } from '../strategy.js';
 import { finalizersForDeletion, namespaceFinalizersForDeletion } from '../delete-propagation.js';
 import { validateDNS1123Label } from '../../../apimachinery/validation/names.js';
@@ -89,7 +89,7 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
       if (namespaceFinalizers(obj).length > 0) return undefined;
       return finalizersForDeletion(finalizers, propagation, 'DeleteDependents');
     },
-    mark(obj) {
+    mark(obj, now) {
       const name = obj.metadata.name ?? '';
       // kube's NamespaceLifecycle admission refuses these before anything else happens. Every
       // namespace carries the `kubernetes` finalizer from its creation, so each first DELETE of one
@@ -101,7 +101,7 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
         });
       }
       // kube's namespace REST sets only deletionTimestamp and the phase (no grace period).
-      obj.metadata.deletionTimestamp = nowTimestamp();
+      obj.metadata.deletionTimestamp = now;
       const ns = asNamespace(obj);
       ns.status = { ...ns.status, phase: 'Terminating' };
     },

@@ -172,6 +172,18 @@ describe('parseArgs', () => {
       argv: ['--help=yes'],
       want: { kind: 'error', message: 'flag --help takes no value' },
     },
+    { name: '--enable-testing-apis alone', argv: ['--enable-testing-apis'], want: run({ testing: true }) },
+    {
+      name: '--enable-testing-apis takes no next argument',
+      argv: ['--enable-testing-apis', '--data-dir', '/d'],
+      want: run({ testing: true, dataDir: '/d' }),
+    },
+    { name: '--enable-testing-apis=false', argv: ['--enable-testing-apis=false'], want: run({ testing: false }) },
+    {
+      name: '--enable-testing-apis=maybe',
+      argv: ['--enable-testing-apis=maybe'],
+      want: { kind: 'error', message: 'invalid value "maybe" for --enable-testing-apis: must be true or false' },
+    },
     {
       name: 'cert without key',
       argv: ['--tls-cert-file', 'c.pem'],
@@ -217,6 +229,7 @@ describe('usage', () => {
       '--tls-private-key-file',
       '--token-auth-file',
       '--log-level',
+      '--enable-testing-apis',
       '-v, --v',
       '-h, --help',
       '--version',

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CachedEvent, Cacher } from '../../../storage/cacher.js';
 import type { KeyValue, Storage } from '../../../storage/interface.js';
+import { type StorageError, isStorageError } from '../../../storage/errors.js';
 import { createSqliteFixture } from '../../helpers/sqlite-fixture.js';
 import { eventually } from '../../helpers/eventually.js';
 
@@ -81,6 +82,46 @@ it('loads again on the next read when its first load failed', async () => {
   try {
     await expect(cacher.list(prefix)).rejects.toThrow('storage away');
     expect((await cacher.list(prefix)).items.map((i) => i.object)).toEqual(['A']);
+  } finally {
+    cacher.stop();
+  }
+});
+
+it('after expireHistory, a watch resuming from before it is Compacted; one from then on is served', async () => {
+  const prefix = '/registry/expired/';
+  const cacher = new Cacher<string>(storage, prefix, (kv) => kv.value);
+  try {
+    const first = await storage.create(`${prefix}a`, 'A1');
+    await storage.update(`${prefix}a`, 'A2', first.modRevision);
+    // Both in the window: a resume from the first event is replayed from it.
+    await cacher.waitFresh(await storage.currentRevision());
+    const replayed: CachedEvent<string>[] = [];
+    const before = cacher.watch(prefix, first.modRevision, { onEvents: (e) => replayed.push(...e), onError: () => {} });
+    await eventually('the replay', async () => (replayed.length === 1 ? true : undefined));
+    before.close();
+
+    const expiredAt = await storage.currentRevision();
+    cacher.expireHistory(expiredAt);
+    const errors: Error[] = [];
+    const resumed = cacher.watch(prefix, first.modRevision, { onEvents: () => {}, onError: (e) => errors.push(e) });
+    await eventually('the refusal', async () => (errors.length === 1 ? true : undefined));
+    resumed.close();
+    expect(isStorageError(errors[0], 'Compacted')).toBe(true);
+    expect((errors[0] as StorageError).compactRevision).toBe(expiredAt);
+
+    // From the expiry on, watches go on as before, and the list is unchanged.
+    const events: CachedEvent<string>[] = [];
+    const fresh = cacher.watch(prefix, expiredAt, {
+      onEvents: (e) => events.push(...e),
+      onError: (e) => errors.push(e),
+    });
+    const a = await storage.get(`${prefix}a`);
+    await storage.update(`${prefix}a`, 'A3', a!.modRevision);
+    await eventually('the next event', async () => (events.length === 1 ? true : undefined));
+    fresh.close();
+    expect(events.map((e) => e.object)).toEqual(['A3']);
+    expect(errors).toHaveLength(1);
+    expect((await cacher.list(prefix)).items.map((i) => i.object)).toEqual(['A3']);
   } finally {
     cacher.stop();
   }

@@ -79,8 +79,9 @@ describe('spec generation', () => {
 });
 
 describe('delete strategies', () => {
-  const marked = (strategy: { mark(o: KubeObject): void }, o: KubeObject): KubeObject => {
-    strategy.mark(o);
+  const now = '2030-01-02T03:04:05Z';
+  const marked = (strategy: { mark(o: KubeObject, now: string): void }, o: KubeObject): KubeObject => {
+    strategy.mark(o, now);
     return o;
   };
 
@@ -94,7 +95,7 @@ describe('delete strategies', () => {
 
   it('generic: marks with a grace period of 0 and bumps a generation it has', () => {
     const m = marked(FINALIZING_DELETE, obj({}, { name: 'x', generation: 3, finalizers: ['f'] })).metadata;
-    expect(m.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(m.deletionTimestamp).toBe(now);
     expect(m.deletionGracePeriodSeconds).toBe(0);
     expect(m.generation).toBe(4);
     expect(marked(FINALIZING_DELETE, obj({})).metadata.generation).toBeUndefined();
@@ -112,10 +113,16 @@ describe('delete strategies', () => {
     expect(crdStrategy.delete.marksFirst(crd)).toBe(true);
     const m = marked(crdStrategy.delete, crd);
     expect(m.metadata.finalizers).toEqual([CRD_CLEANUP_FINALIZER]);
+    expect(m.metadata.deletionTimestamp).toBe(now);
     expect(m.metadata.generation).toBe(2);
     expect(m.metadata.deletionGracePeriodSeconds).toBeUndefined();
     expect((m['status'] as { conditions: unknown[] }).conditions).toEqual([
-      expect.objectContaining({ type: 'Terminating', status: 'True', reason: 'InstanceDeletionPending' }),
+      expect.objectContaining({
+        type: 'Terminating',
+        status: 'True',
+        reason: 'InstanceDeletionPending',
+        lastTransitionTime: now,
+      }),
     ]);
     expect(crdStrategy.delete.waits(m)).toBe(true);
     expect(crdStrategy.delete.waits(obj({}, { name: 'a.b.c', deletionTimestamp: m.metadata.deletionTimestamp! }))).toBe(
@@ -138,11 +145,12 @@ describe('delete strategies', () => {
       obj({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { name: 'team' }),
     );
     expect(m['status']).toEqual({ phase: 'Terminating' });
+    expect(m.metadata.deletionTimestamp).toBe(now);
     expect(m.metadata.deletionGracePeriodSeconds).toBeUndefined();
   });
 
   it.each(['default', 'kube-system', 'kube-public'])('namespace %s may not be deleted', (name) => {
-    expect(() => namespaceStrategy.delete.mark(obj({}, { name }))).toThrow(
+    expect(() => namespaceStrategy.delete.mark(obj({}, { name }), now)).toThrow(
       `namespaces "${name}" is forbidden: this namespace may not be deleted`,
     );
   });

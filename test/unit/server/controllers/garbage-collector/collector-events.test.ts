@@ -16,8 +16,10 @@ import { eventKind, eventStrategy } from '../../../../../server/registry/builtin
 import { GarbageCollector } from '../../../../../server/controllers/garbage-collector/collector.js';
 import {
   type CoreEvent,
+  epochNanos,
   invalidNamespaceOwnerRefEvent,
 } from '../../../../../server/controllers/garbage-collector/events.js';
+import { AdjustableClock, systemClock } from '../../../../../apimachinery/clock.js';
 import { createSqliteFixture } from '../../../../helpers/sqlite-fixture.js';
 import { eventually } from '../../../../helpers/eventually.js';
 
@@ -62,15 +64,17 @@ describe('invalidNamespaceOwnerRefEvent', () => {
     );
   });
 
-  it('the time is now by default', () => {
-    const before = Date.now();
+  it("the time is the server clock's", () => {
+    const clock = new AdjustableClock();
+    clock.set({ mode: 'Frozen', atMicros: Date.UTC(2031, 4, 6, 7, 8, 9) * 1000 + 123_456 });
     const e = invalidNamespaceOwnerRefEvent(
       { uid: 'd', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'b', name: 'dep' },
       ref,
+      epochNanos(clock),
     );
-    const nanos = BigInt(`0x${e.metadata.name.slice('dep.'.length)}`);
-    expect(Number(nanos / 1_000_000n)).toBeGreaterThanOrEqual(before);
-    expect(Number(nanos / 1_000_000n)).toBeLessThanOrEqual(Date.now());
+    const nanos = BigInt(Date.UTC(2031, 4, 6, 7, 8, 9)) * 1_000_000n + 123_456_000n;
+    expect(e.metadata.name).toBe(`dep.${nanos.toString(16)}`);
+    expect(e.firstTimestamp).toBe('2031-05-06T07:08:09Z');
   });
 });
 
@@ -295,6 +299,7 @@ describe('GarbageCollector records OwnerRefInvalidNamespace', () => {
       const e = invalidNamespaceOwnerRefEvent(
         { uid: 'x', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns-j', name: 'x' },
         { apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'x' },
+        epochNanos(systemClock),
       );
       await create(events, 'ns-j', {
         ...e,

@@ -88,7 +88,7 @@ describe('validation through the strategies', () => {
 });
 
 describe('tables', () => {
-  const now = new Date('2024-05-01T10:05:00Z');
+  const now = Date.parse('2024-05-01T10:05:00Z');
 
   it('roles show NAME and CREATED AT as a timestamp', () => {
     const t = buildTable([obj('Role', { rules: [] }, 'ns')], ROLE_COLUMNS, {}, 'None', now);

@@ -1,0 +1,155 @@
+// Snapshots on every backend, on real stores: a save copies the scope as of a revision; a restore
+// writes the difference as new revisions, which a watch from before it sees as create, update and
+// delete events; keys outside the scope (or excluded from it) are never touched; snapshots outlive
+// a restart of the store.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStorageError } from '../../../storage/errors.js';
+import type { Storage } from '../../../storage/interface.js';
+import { type BackendFixture, backendFactories, recordWatch } from '../../helpers/backends.js';
+
+const run = randomUUID().slice(0, 8);
+let counter = 0;
+
+/** A fresh scope per test: its own prefix, with one excluded sub-prefix. */
+function freshScope(): { prefix: string; excluded: string; scope: { prefix: string; exclude: string[] } } {
+  const prefix = `/registry/snap-${run}/${counter++}/`;
+  const excluded = `${prefix}kept/`;
+  return { prefix, excluded, scope: { prefix, exclude: [excluded] } };
+}
+
+describe.each(backendFactories.map((f) => [f.name, f] as const))('snapshots: %s', (name, factory) => {
+  let fixture: BackendFixture;
+  let store: Storage;
+
+  beforeAll(async () => {
+    fixture = await factory.create();
+    store = await fixture.open();
+  });
+  afterAll(async () => {
+    await fixture?.teardown();
+  });
+
+  it('a restore puts back what was saved, as new revisions a watch sees, and nothing else', async () => {
+    const { prefix, excluded, scope } = freshScope();
+    const a = await store.create(`${prefix}a`, 'A1');
+    const b = await store.create(`${prefix}b`, 'B1');
+    await store.create(`${excluded}x`, 'X1');
+    const outside = `/registry/snap-${run}/outside-${counter}`;
+    await store.create(outside, 'O1');
+    const saved = await store.currentRevision();
+    // As of the revision when it was asked for (on etcd, writing it adds revisions of its own).
+    expect(await store.saveSnapshot('clean', scope)).toEqual({ revision: saved, keys: 2, bytes: 4 });
+
+    // After the save: a changed, b deleted, c created, and the excluded and outside keys changed.
+    await store.update(`${prefix}a`, 'A2', a.modRevision);
+    await store.delete(`${prefix}b`, b.modRevision);
+    await store.create(`${prefix}c`, 'C1');
+    const x = await store.get(`${excluded}x`);
+    await store.update(`${excluded}x`, 'X2', x!.modRevision);
+    const o = await store.get(outside);
+    await store.update(outside, 'O2', o!.modRevision);
+
+    const before = await store.currentRevision();
+    const watch = recordWatch(store, prefix, before);
+    try {
+      const restored = await store.restoreSnapshot('clean');
+      expect(restored).toEqual({ revision: await store.currentRevision(), created: 1, updated: 1, deleted: 1 });
+      expect(restored.revision).toBeGreaterThan(before);
+      await watch.until(() => watch.events.length >= 3, 'the three changes');
+      expect(watch.events.map((e) => [e.type, e.kv.key, e.kv.value])).toEqual([
+        ['update', `${prefix}a`, 'A1'],
+        ['create', `${prefix}b`, 'B1'],
+        ['delete', `${prefix}c`, 'C1'],
+      ]);
+      expect(watch.events[0]!.prevKv?.value).toBe('A2');
+      const revisions = watch.events.map((e) => e.kv.modRevision);
+      for (const r of revisions) expect(r).toBeGreaterThan(before);
+      // SQLite gives each change its own revision; etcd one per transaction.
+      if (name === 'sqlite') expect(new Set(revisions).size).toBe(3);
+      else expect(new Set(revisions).size).toBe(1);
+    } finally {
+      watch.close();
+    }
+
+    const { kvs } = await store.range(prefix);
+    expect(kvs.map((kv) => [kv.key, kv.value])).toEqual([
+      [`${prefix}a`, 'A1'],
+      [`${prefix}b`, 'B1'],
+      [`${excluded}x`, 'X2'],
+    ]);
+    expect((await store.get(outside))?.value).toBe('O2');
+    // A recreated key is a new key: its create revision is the restore's.
+    expect((await store.get(`${prefix}b`))!.createRevision).toBeGreaterThan(before);
+  });
+
+  it('a restore with nothing to change writes nothing', async () => {
+    const { prefix, scope } = freshScope();
+    await store.create(`${prefix}a`, 'A');
+    await store.saveSnapshot('same', scope);
+    const before = await store.currentRevision();
+    expect(await store.restoreSnapshot('same')).toEqual({ revision: before, created: 0, updated: 0, deleted: 0 });
+    expect(await store.currentRevision()).toBe(before);
+  });
+
+  it('a restore can be repeated, and a save replaces the snapshot of that name', async () => {
+    const { prefix, scope } = freshScope();
+    const a = await store.create(`${prefix}a`, '1');
+    await store.saveSnapshot('again', scope);
+    const a2 = await store.update(`${prefix}a`, '2', a.modRevision);
+    await store.restoreSnapshot('again');
+    expect((await store.get(`${prefix}a`))!.value).toBe('1');
+    const a3 = await store.get(`${prefix}a`);
+    await store.update(`${prefix}a`, '3', a3!.modRevision);
+    expect((await store.restoreSnapshot('again')).updated).toBe(1);
+    expect((await store.get(`${prefix}a`))!.value).toBe('1');
+    expect(a2.modRevision).toBeLessThan((await store.get(`${prefix}a`))!.modRevision);
+
+    const now = await store.get(`${prefix}a`);
+    await store.update(`${prefix}a`, '4', now!.modRevision);
+    await store.saveSnapshot('again', scope);
+    await store.create(`${prefix}b`, 'new');
+    expect(await store.restoreSnapshot('again')).toMatchObject({ created: 0, updated: 0, deleted: 1 });
+    expect((await store.get(`${prefix}a`))!.value).toBe('4');
+  });
+
+  it('more changes than one etcd transaction takes (128 operations) are all restored', async () => {
+    const { prefix, scope } = freshScope();
+    await store.saveSnapshot('empty', scope);
+    for (let i = 0; i < 300; i++) await store.create(`${prefix}k${String(i).padStart(3, '0')}`, `v${i}`);
+    const result = await store.restoreSnapshot('empty');
+    expect(result).toMatchObject({ created: 0, updated: 0, deleted: 300 });
+    expect((await store.range(prefix)).kvs).toEqual([]);
+  });
+
+  it('snapshots are listed, deleted, and a missing one is NotFound', async () => {
+    const { prefix, scope } = freshScope();
+    await store.create(`${prefix}a`, 'A');
+    const named = `listed-${counter}`;
+    await store.saveSnapshot(named, scope);
+    expect(await store.snapshotNames()).toContain(named);
+    await store.deleteSnapshot(named);
+    expect(await store.snapshotNames()).not.toContain(named);
+    const err = await store.restoreSnapshot(named).catch((e: unknown) => e);
+    expect(isStorageError(err, 'NotFound')).toBe(true);
+  });
+
+  it('snapshots are not keys: no range of the store shows them', async () => {
+    const { prefix, scope } = freshScope();
+    await store.create(`${prefix}a`, 'A');
+    await store.saveSnapshot('hidden', scope);
+    const all = await store.range('/registry/');
+    expect(all.kvs.some((kv) => kv.value.includes('"A"') || kv.key.includes('hidden'))).toBe(false);
+  });
+
+  it('a snapshot outlives a restart of the store', async () => {
+    const { prefix, scope } = freshScope();
+    const a = await store.create(`${prefix}a`, 'before');
+    await store.saveSnapshot('durable', scope);
+    await store.update(`${prefix}a`, 'after', a.modRevision);
+    store = await fixture.restart(store);
+    expect(await store.snapshotNames()).toContain('durable');
+    await store.restoreSnapshot('durable');
+    expect((await store.get(`${prefix}a`))!.value).toBe('before');
+  });
+});
