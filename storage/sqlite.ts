@@ -395,8 +395,9 @@ function prepare(db: Db) {
     `SELECT ${COLUMNS} FROM log WHERE id > ? AND +name >= ? ${bounded ? 'AND +name < ?' : ''} ORDER BY id`;
   return {
     latest: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
-    latestAt: db.prepare<[string, number], Row>(
-      `SELECT ${COLUMNS} FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
+    // A get reads no previous value: old_value would double what it reads.
+    latestAt: db.prepare<[string, number], LiveRow & Pick<Row, 'deleted'>>(
+      `SELECT ${LIVE_COLUMNS}, deleted FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
     ),
     range: db.prepare<[string, string, number, number], LiveRow>(rangeSql(true)),
     rangeOpen: db.prepare<[string, number, number], LiveRow>(rangeSql(false)),
