@@ -5,10 +5,11 @@
 // Per request: the labels are worked out once when it starts (server/metrics/request-labels.ts),
 // a counter and a histogram are bumped when it ends. Gauges of what is going on (long-running
 // requests, in-flight watermarks, watches, stored objects) are read when /metrics is scraped.
-import { Counter, Gauge, Histogram, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 import { ApiError } from '../apimachinery/errors.js';
 import type { StorageObserver } from '../storage/instrumented.js';
 import { type WatchStats, watchStats } from './endpoints/watch/budget.js';
+import { KeyedCounter, KeyedHistogram } from './metrics/keyed-series.js';
 import { APISERVER_COMPONENT, type RequestLabels, requestLabels, withoutPath } from './metrics/request-labels.js';
 import type { RequestKind } from './pipeline/max-inflight.js';
 import type { RequestInfo } from './request/request-info.js';
@@ -86,8 +87,8 @@ export class Metrics {
   /** Times storage calls (etcd_request_duration_seconds): hand it to storage/instrumented.ts. */
   readonly storage: StorageObserver;
 
-  private readonly requestTotal: Counter<string>;
-  private readonly requestDuration: Histogram<string>;
+  private readonly requestTotal: KeyedCounter;
+  private readonly requestDuration: KeyedHistogram;
   private readonly watches: WatchStats;
   private storageObjects: (() => Iterable<StoredObjectCount>) | undefined;
   private readonly longRunning = new Set<TrackedRequest>();
@@ -106,19 +107,17 @@ export class Metrics {
     const registers = [this.registry];
     // Labels are declared in alphabetical order: prom-client writes them in declared order, Go's
     // client sorts them, and so the text matches kube's line for line.
-    this.requestTotal = new Counter({
-      name: 'apiserver_request_total',
-      help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: ['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
-      registers,
-    });
-    this.requestDuration = new Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-      labelNames: ['component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
+    this.requestTotal = new KeyedCounter(
+      'apiserver_request_total',
+      '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      this.registry,
+    );
+    this.requestDuration = new KeyedHistogram(
+      'apiserver_request_duration_seconds',
+      '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      this.registry,
+      REQUEST_DURATION_BUCKETS,
+    );
     const longRunning = this.longRunning;
     const longRunningSeries = this.longRunningSeries;
     new Gauge({
@@ -220,31 +219,29 @@ export class Metrics {
         for (const o of objects()) this.set({ resource: o.resource }, o.count);
       },
     });
-    const etcdDuration = new Histogram({
-      name: 'etcd_request_duration_seconds',
-      help: '[ALPHA] Etcd request latency in seconds for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
-    const etcdTotal = new Counter({
-      name: 'etcd_requests_total',
-      help: '[ALPHA] Etcd request counts for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      registers,
-    });
-    const etcdErrors = new Counter({
-      name: 'etcd_request_errors_total',
-      help: '[ALPHA] Etcd failed request counts for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      registers,
-    });
+    const etcdDuration = new KeyedHistogram(
+      'etcd_request_duration_seconds',
+      '[ALPHA] Etcd request latency in seconds for each operation and object type.',
+      this.registry,
+      REQUEST_DURATION_BUCKETS,
+    );
+    const etcdTotal = new KeyedCounter(
+      'etcd_requests_total',
+      '[ALPHA] Etcd request counts for each operation and object type.',
+      this.registry,
+    );
+    const etcdErrors = new KeyedCounter(
+      'etcd_request_errors_total',
+      '[ALPHA] Etcd failed request counts for each operation and object type.',
+      this.registry,
+    );
     this.storage = {
       observe(operation, type, seconds, failed) {
-        const labels = { operation, type };
-        etcdDuration.observe(labels, seconds);
-        etcdTotal.inc(labels);
-        if (failed) etcdErrors.inc(labels);
+        const key = `${operation}\0${type}`;
+        const labels = () => ({ operation, type });
+        etcdDuration.observe(key, labels, seconds);
+        etcdTotal.inc(key, labels);
+        if (failed) etcdErrors.inc(key, labels);
       },
     };
     for (const m of defaultMetrics()) this.registry.registerMetric(m);
@@ -283,7 +280,9 @@ export class Metrics {
     if (t.longRunning) this.longRunning.delete(t);
     else this.inflight[t.kind].current--;
     const l = trustedLabels(t, answered ? code : undefined);
-    const labels = {
+    const key = `${l.verb}\0${l.dryRun}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}`;
+    // Label order is output order: sorted, as Go writes them.
+    const labels = () => ({
       component: APISERVER_COMPONENT,
       dry_run: l.dryRun,
       group: l.group,
@@ -292,9 +291,9 @@ export class Metrics {
       subresource: l.subresource,
       verb: l.verb,
       version: l.version,
-    };
-    this.requestTotal.inc({ code: String(code), ...labels }); // label order is output order: sorted, as Go writes them
-    this.requestDuration.observe(labels, (performance.now() - t.start) / 1000);
+    });
+    this.requestTotal.inc(`${code}\0${key}`, () => ({ code: String(code), ...labels() }));
+    this.requestDuration.observe(key, labels, (performance.now() - t.start) / 1000);
   }
 
   /**
