@@ -1,9 +1,9 @@
 // The counters and histograms every request and every storage call bumps. prom-client finds a
 // series by checking and hashing a labels object on each call (and the caller builds that object
 // each time); these find it by a key of its label values and bump it in place, and build its labels
-// once. prom-client's registry renders them as it renders its own: the same lines, series in the
-// order they first appeared.
-import type { Metric, Registry } from 'prom-client';
+// once. prom-client's registry renders them as it renders its own (the same lines, series in the
+// order they first appeared), and they need no prom-client until it does.
+import type { Metric } from 'prom-client';
 
 type Labels = Record<string, string>;
 
@@ -22,9 +22,11 @@ abstract class KeyedMetric<S extends { labels: Labels }> {
   constructor(
     readonly name: string,
     readonly help: string,
-    registry: Registry,
-  ) {
-    registry.registerMetric(this as unknown as Metric);
+  ) {}
+
+  /** This, as prom-client's registry takes it (registerMetric): it reads the name, help and get(). */
+  get metric(): Metric {
+    return this as unknown as Metric;
   }
 
   /** The series `key` names (its label values, always in one order), made from `labels()` the first time. */
@@ -78,10 +80,9 @@ export class KeyedHistogram extends KeyedMetric<HistogramSeries> {
   constructor(
     name: string,
     help: string,
-    registry: Registry,
     private readonly buckets: readonly number[],
   ) {
-    super(name, help, registry);
+    super(name, help);
   }
 
   observe(key: string, labels: () => Labels, value: number): void {

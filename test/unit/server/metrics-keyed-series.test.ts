@@ -30,8 +30,10 @@ it('renders what prom-client renders for the same observations', async () => {
     registers: [theirs],
   });
   const ours = new Registry();
-  const keyedCounter = new KeyedCounter('c_total', 'a "counter"\\', ours);
-  const keyedHistogram = new KeyedHistogram('h_seconds', 'a histogram', ours, REQUEST_DURATION_BUCKETS);
+  const keyedCounter = new KeyedCounter('c_total', 'a "counter"\\');
+  const keyedHistogram = new KeyedHistogram('h_seconds', 'a histogram', REQUEST_DURATION_BUCKETS);
+  ours.registerMetric(keyedCounter.metric);
+  ours.registerMetric(keyedHistogram.metric);
   for (const [{ verb, resource, code }, seconds] of OBSERVATIONS) {
     counter.inc({ code, resource, verb });
     histogram.observe({ resource, verb }, seconds);
