@@ -3,6 +3,7 @@
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TokenAuthenticator } from '../../../server/authn/bearer.js';
 import type { HealthCheck } from '../../../server/health.js';
@@ -334,5 +335,58 @@ describe('graceful shutdown', () => {
     const w = await watch;
     expect(w.first).toBe('{"type":"ADDED"}\n');
     expect(['error', 'close', 'end']).toContain(w.ended);
+  });
+});
+
+describe('TLS', () => {
+  /** The protocol and cipher suite a TLS client offering `opts` gets, or the handshake's error. */
+  const negotiated = (url: string, opts: ConnectionOptions): Promise<string> =>
+    new Promise((resolve) => {
+      const { hostname, port } = new URL(url);
+      const socket = tlsConnect({ host: hostname, port: Number(port), ca: tls.caCert, ...opts }, () => {
+        resolve(`${socket.getProtocol()} ${socket.getCipher().standardName}`);
+        socket.end();
+      });
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+
+  it("negotiates Go's cipher suites in Go's order, as kube-apiserver does", async () => {
+    const { url } = await start();
+    // OpenSSL's clients put AES-256-GCM first; Go's server takes AES-128-GCM.
+    expect(await negotiated(url, {})).toBe('TLSv1.3 TLS_AES_128_GCM_SHA256');
+    expect(await negotiated(url, { maxVersion: 'TLSv1.2' })).toBe('TLSv1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256');
+    // A client without AES hardware says so by putting ChaCha20 first.
+    expect(
+      await negotiated(url, { ciphers: 'TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384' }),
+    ).toBe('TLSv1.3 TLS_CHACHA20_POLY1305_SHA256');
+    // CBC with SHA-256 MACs is not among Go's defaults.
+    expect(await negotiated(url, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-SHA256' })).toMatch(
+      /HANDSHAKE_FAILURE|handshake failure/i,
+    );
+  });
+
+  it('resumes TLS 1.2 sessions', async () => {
+    const { url } = await start();
+    const { hostname, port } = new URL(url);
+    const connect = (session?: Buffer): Promise<{ reused: boolean; session: Buffer | undefined }> =>
+      new Promise((resolve, reject) => {
+        const socket = tlsConnect(
+          {
+            host: hostname,
+            port: Number(port),
+            ca: tls.caCert,
+            maxVersion: 'TLSv1.2',
+            ...(session ? { session } : {}),
+          },
+          () => {
+            resolve({ reused: socket.isSessionReused(), session: socket.getSession() });
+            socket.end();
+          },
+        );
+        socket.on('error', reject);
+      });
+    const first = await connect();
+    expect(first.reused).toBe(false);
+    expect((await connect(first.session)).reused).toBe(true);
   });
 });
