@@ -44,6 +44,10 @@ const NOT_RUN: { matches: (s: Step) => boolean; why: string }[] = [
     why: "a transcript over the reader's own files (its CRD and objects): test/e2e/validate.test.ts runs the command on its own",
   },
   {
+    matches: (s) => s.section === 'Testing controllers: faults, snapshots, the clock',
+    why: "needs a server started with --enable-testing-apis and a Cache in cache-demo: test/e2e/testing-apis.test.ts runs these kubectl steps (the 409 in kube's words, a Snapshot restored, the frozen Clock)",
+  },
+  {
     matches: (s) => s.section === 'As a library',
     why: 'commands of another project, against the npm registry: test/e2e/package.test.ts installs the packed tarball into such a project and runs the example there',
   },

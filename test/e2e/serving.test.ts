@@ -459,8 +459,12 @@ const https = await import('node:https');
 const status = await new Promise((resolve, reject) =>
   https.get(s.url + '/readyz', { ca: s.caCert }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject),
 );
+// A scrape of /metrics makes prom-client's registry (made at the first scrape): a load the hook must see.
+const scraped = await new Promise((resolve, reject) =>
+  https.get(s.url + '/metrics', { ca: s.caCert, headers: { authorization: 'Bearer ' + s.token } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject),
+);
 await s.close();
-console.log('readyz ' + status);
+console.log('readyz ' + status + ' metrics ' + scraped);
 `,
     );
     const { hook, log, read } = loadLog(dir);
@@ -468,9 +472,9 @@ console.log('readyz ' + status);
       env: { ...process.env, LOAD_LOG: log },
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('readyz 200');
+    expect(r.stdout.trim()).toBe('readyz 200 metrics 200');
     const loaded = read();
-    // The hook sees the start's own loads: it works.
+    // The hook sees the scrape's lazy load: it works.
     expect(loaded.has('prom-client')).toBe(true);
     expect(
       ['etcd3', '@grpc/grpc-js', 'protobufjs', 'yaml', 'ws', 're2js', 'jose'].filter((p) => loaded.has(p)),
