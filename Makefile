@@ -54,8 +54,8 @@ python-kubernetes:
 test: build etcd python-kubernetes lint typecheck
 	scripts/run-tests.sh
 
-# The cel-spec conformance tests through our CEL environment: the pass rate per section, then
-# `cel conformance: <pct>% of <n> tests`. `make test` runs it too (test/conformance/cel-spec.test.ts).
+# The cel-spec conformance tests through cel/: the passes per section, then the raw figure and the
+# figure over the tests kube-apiserver's CEL passes. `make test` runs them too (test/conformance/cel-eval.test.ts).
 cel-conformance: $(NODE_MODULES)
 	npx vite-node test/conformance/cel-conformance.ts
 

@@ -34,24 +34,25 @@ export function stringifyJSON(value: unknown): string {
 
 /**
  * JSON with every object's keys sorted, as Go marshals maps (stable bytes for hashes); same
- * depth-safety as stringifyJSON.
+ * depth-safety as stringifyJSON. An object whose keys are already in order is written as it is,
+ * without a sorted copy: documents built in order cost what JSON.stringify costs.
  */
 export function stringifySortedJSON(value: unknown): string {
   try {
-    return JSON.stringify(value, (_key, v: unknown) =>
-      isJsonObject(v)
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, v[k]]),
-          )
-        : v,
-    );
+    return JSON.stringify(value, (_key, v: unknown) => (isJsonObject(v) ? inKeyOrder(v) : v));
   } catch (err) {
     const bigint = err instanceof TypeError && /BigInt/.test(err.message);
     if (!bigint && !(err instanceof RangeError)) throw err;
   }
   return stringifyIteratively(value, true) ?? 'null';
+}
+
+/** The object, or a copy with its keys sorted when they are not. */
+function inKeyOrder(o: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(o);
+  for (let i = 1; i < keys.length; i++)
+    if (keys[i - 1]! > keys[i]!) return Object.fromEntries(keys.sort().map((k) => [k, o[k]]));
+  return o;
 }
 
 /** Text to write as is, beside values still to be written, on stringifyIteratively's to-do stack. */

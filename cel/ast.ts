@@ -174,6 +174,24 @@ export const comprehension = (id: number, p: ComprehensionParts): ComprehensionE
   result: p.result,
 });
 
+/** An expression's direct sub-expressions, in cel-go's visiting order (a call's target first, an entry's key before its value). */
+export function subExpressions(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case 'select':
+      return [e.operand];
+    case 'call':
+      return e.target === undefined ? e.args : [e.target, ...e.args];
+    case 'list':
+      return e.elements;
+    case 'struct':
+      return e.entries.flatMap((en) => (en.key.kind === 'mapKey' ? [en.key.key, en.value] : [en.value]));
+    case 'comprehension':
+      return [e.iterRange, e.accuInit, e.loopCondition, e.loopStep, e.result];
+    default:
+      return [];
+  }
+}
+
 /** Operator function names, as cel-go's common/operators spells them. */
 export const Operators = {
   conditional: '_?_:_',

@@ -76,14 +76,11 @@ export interface CheckerOptions {
   readonly provider?: TypeProvider;
   /** Allow `1 < 1.5` and the other relations between int, uint and double (default false, as cel-go). */
   readonly crossTypeNumericComparisons?: boolean;
-  /** Require one element type in list and map literals; otherwise mixed literals are of dyn (default false). */
-  readonly homogeneousAggregateLiterals?: boolean;
 }
 
 /** Kube's checker settings (k8s.io/apiserver/pkg/cel/environment/base.go). */
 export const KUBE_CHECKER_OPTIONS: CheckerOptions = {
   crossTypeNumericComparisons: true,
-  homogeneousAggregateLiterals: true,
 };
 
 /** The declarations and settings a check runs against (cel-go's checker.Env). */
@@ -92,6 +89,14 @@ export class CheckerEnv {
   private readonly functions = new Map<string, FunctionDecl>();
 
   constructor(readonly options: CheckerOptions = {}) {}
+
+  /** A copy with the same declarations and these options changed (cel-go's Env.Extend, without re-merging overloads). */
+  extend(options: CheckerOptions): CheckerEnv {
+    const e = new CheckerEnv({ ...this.options, ...options });
+    for (const [k, v] of this.idents) e.idents.set(k, v);
+    for (const [k, v] of this.functions) e.functions.set(k, v);
+    return e;
+  }
 
   /** Declares variables; a later declaration of a name replaces the earlier. */
   addIdents(...decls: readonly VariableDecl[]): this {
@@ -245,12 +250,11 @@ class Checker {
   readonly issues: Issues;
   private readonly types = new Map<number, Type>();
   private readonly refs = new Map<number, Reference>();
-  private mappings = new Mapping();
+  private readonly mappings = new Mapping();
   private freeTypeVars = 0;
   /** Comprehension scopes, innermost last. */
   private readonly scopes: Map<string, VariableDecl>[] = [];
   private readonly provider: TypeProvider;
-  private readonly dynAggregates: boolean;
   /**
    * Whether the cross-type relations are filtered. cel-go's Env.enterScope builds the scoped
    * environment without the filter, so from the first comprehension on they are allowed.
@@ -264,7 +268,6 @@ class Checker {
   ) {
     this.issues = new Issues(source);
     this.provider = env.options.provider ?? NO_MESSAGE_TYPES;
-    this.dynAggregates = env.options.homogeneousAggregateLiterals !== true;
     this.filterCrossType = env.options.crossTypeNumericComparisons !== true;
   }
 
@@ -445,9 +448,7 @@ class Checker {
         return;
       }
       const [resultType, params] = this.instantiate(o);
-      const m = isAssignableList(this.mappings, argTypes, params);
-      if (m === undefined) continue;
-      this.mappings = m;
+      if (!isAssignableList(this.mappings, argTypes, params)) continue;
       ids.push(o.id);
       const r = substitute(this.mappings, resultType, false);
       if (result === undefined) result = r;
@@ -495,7 +496,7 @@ class Checker {
     const elements = elementsIn.map((el, i) => {
       const checked = this.check(el);
       const t = optional.has(i) ? this.unwrapOptionalValue(checked) : this.typeOf(checked);
-      elemType = this.joinTypes(checked.id, elemType, t);
+      elemType = this.joinTypes(elemType, t);
       return checked;
     });
     this.types.set(id, listType(elemType ?? this.newTypeVar()));
@@ -508,10 +509,10 @@ class Checker {
     const entries = entriesIn.map((en) => {
       if (en.key.kind !== 'mapKey') return en;
       const key = this.check(en.key.key);
-      keyType = this.joinTypes(key.id, keyType, this.typeOf(key));
+      keyType = this.joinTypes(keyType, this.typeOf(key));
       const value = this.check(en.value);
       const vt = en.optionalEntry ? this.unwrapOptionalValue(value) : this.typeOf(value);
-      valueType = this.joinTypes(value.id, valueType, vt);
+      valueType = this.joinTypes(valueType, vt);
       return mapEntry(en.id, key, value, en.optionalEntry);
     });
     this.types.set(
@@ -528,13 +529,15 @@ class Checker {
     return t;
   }
 
-  /** The common type of a literal's elements so far: the more general when they unify, else dyn or an error. */
-  private joinTypes(id: number, previous: Type | undefined, current: Type): Type {
+  /**
+   * The common type of a literal's elements so far: the more general when they unify, else dyn.
+   * (Mixed literals are refused after the check, by validators.ts, as cel-go does since its
+   * checker's homogeneous option went unused.)
+   */
+  private joinTypes(previous: Type | undefined, current: Type): Type {
     if (previous === undefined) return current;
     if (this.assignable(previous, current)) return mostGeneral(previous, current);
-    if (this.dynAggregates) return DynType;
-    this.typeMismatch(id, previous, current);
-    return ErrorType;
+    return DynType;
   }
 
   private checkStruct(e: StructExpr): Expr {
@@ -647,10 +650,7 @@ class Checker {
 
   /** Whether t1 is assignable to t2, keeping the type parameter bindings that makes it so. */
   private assignable(t1: Type, t2: Type): boolean {
-    const m = isAssignable(this.mappings, t1, t2);
-    if (m === undefined) return false;
-    this.mappings = m;
-    return true;
+    return isAssignable(this.mappings, t1, t2);
   }
 
   private assertType(e: Expr, t: Type): void {
@@ -666,11 +666,12 @@ class Checker {
   }
 
   private report(id: number, message: string): void {
-    this.issues.report(id, this.location(id), message);
+    this.issues.report(id, locationOfId(this.sourceInfo, this.source, id), message);
   }
+}
 
-  private location(id: number): Location {
-    const pos = this.sourceInfo.positions.get(id);
-    return pos === undefined ? NO_LOCATION : this.source.locationOf(pos.start);
-  }
+/** Where an expression starts, as issues report it (cel-go's SourceInfo.GetStartLocation). */
+export function locationOfId(info: SourceInfo, source: Source, id: number): Location {
+  const pos = info.positions.get(id);
+  return pos === undefined ? NO_LOCATION : source.locationOf(pos.start);
 }

@@ -2,6 +2,7 @@
 // cel-spec's parsing and checking data compare against. An adorner appends metadata to each
 // node, e.g. its kind (`^#*expr.Expr_IdentExpr#`) or its id.
 import type { Constant, Expr, StructEntry } from './ast.js';
+import { goQuote, goQuoteBytes } from '../apimachinery/quote.js';
 
 export type Adorner = (e: Expr | StructEntry, isEntry: boolean) => string;
 
@@ -226,58 +227,4 @@ export function formatDouble(v: number): string {
         : `${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
   } else s = `0.${'0'.repeat(-exp - 1)}${digits}`;
   return (neg ? '-' : '') + s;
-}
-
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-const SPECIAL: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v' };
-
-function escapeRune(r: number): string {
-  if (r === 0x22) return '\\"';
-  if (r === 0x5c) return '\\\\';
-  const ch = String.fromCodePoint(r);
-  if (PRINTABLE.test(ch)) return ch;
-  const special = SPECIAL[r];
-  if (special !== undefined) return special;
-  const hex = r.toString(16);
-  if (r < 0x20 || r === 0x7f) return `\\x${hex.padStart(2, '0')}`;
-  if (r < 0x10000) return `\\u${hex.padStart(4, '0')}`;
-  return `\\U${hex.padStart(8, '0')}`;
-}
-
-/** Go's strconv.Quote of a string. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const r = ch.codePointAt(0)!;
-    out += r >= 0xd800 && r <= 0xdfff ? '\\ufffd' : escapeRune(r);
-  }
-  return `${out}"`;
-}
-
-/** Go's strconv.Quote of bytes taken as a string: invalid UTF-8 as \x escapes. */
-export function goQuoteBytes(b: Uint8Array): string {
-  let out = '"';
-  for (let i = 0; i < b.length; ) {
-    const [r, n] = decodeRune(b, i);
-    out += r < 0 ? `\\x${b[i]!.toString(16).padStart(2, '0')}` : escapeRune(r);
-    i += n;
-  }
-  return `${out}"`;
-}
-
-/** Go's utf8.DecodeRune: the rune and its width, or -1 and 1 for an invalid byte. */
-function decodeRune(b: Uint8Array, i: number): [number, number] {
-  const c = b[i]!;
-  if (c < 0x80) return [c, 1];
-  const need = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
-  if (need < 0 || i + need >= b.length) return [-1, 1];
-  let r = c & (need === 1 ? 0x1f : need === 2 ? 0x0f : 0x07);
-  for (let k = 1; k <= need; k++) {
-    const d = b[i + k]!;
-    if ((d & 0xc0) !== 0x80) return [-1, 1];
-    r = (r << 6) | (d & 0x3f);
-  }
-  const min = need === 1 ? 0x80 : need === 2 ? 0x800 : 0x10000;
-  if (r < min || r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff)) return [-1, 1];
-  return [r, need + 1];
 }

@@ -19,6 +19,7 @@ import { TWO_VAR_COMPREHENSION_FUNCTIONS } from './comprehensions.js';
 import type { FunctionDecl, OverloadDecl } from './decls.js';
 import { type CallContext, type Impl, noSuchOverload, STANDARD_IMPLS } from './functions.js';
 import { OPTIONAL_FUNCTIONS } from './optional.js';
+import { compileRegex, type RegexBudget, RegexError } from './regex.js';
 import { STANDARD_FUNCTIONS } from './stdlib.js';
 import type { Type } from './types.js';
 import {
@@ -61,10 +62,31 @@ export interface ProgramOptions {
   /** Whether `has()` costs 1 like a selection (cel-go's default, true); kube turns it off. */
   readonly presenceTestHasCost?: boolean;
   readonly callCost?: CallCost;
+  /**
+   * Functions whose constant pattern (the second argument, the receiver counted first) is
+   * compiled when the program is planned, as cel-go's regex optimizations do: a pattern that does
+   * not compile makes program() throw a ProgramError with Go's text.
+   */
+  readonly regexConstants?: readonly string[];
 }
 
-/** Kube's runtime cost settings (k8s.io/apiserver/pkg/cel/environment/base.go): presence tests are free. */
-export const KUBE_PROGRAM_OPTIONS: ProgramOptions = { presenceTestHasCost: false };
+/**
+ * Kube's runtime settings (k8s.io/apiserver/pkg/cel/environment/base.go): presence tests are
+ * free; cel.OptOptimize compiles matches() patterns when the program is built (the regex
+ * library adds find and findAll: kube/environment.ts).
+ */
+export const KUBE_PROGRAM_OPTIONS: ProgramOptions = { presenceTestHasCost: false, regexConstants: ['matches'] };
+
+/** A program that cannot be built (cel-go's Program() error), e.g. a constant regex that does not compile. */
+export class ProgramError extends Error {}
+
+/** One evaluation's limits. */
+export interface EvalOptions {
+  /** The cost this evaluation may reach (default: the program's costLimit). */
+  readonly costLimit?: number;
+  /** Regex work this evaluation may do (cel/regex.ts REGEX_WORK_BUDGET), spent from the budget as it runs; default none. */
+  readonly regexBudget?: RegexBudget;
+}
 
 export const COST_LIMIT_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
 
@@ -72,8 +94,10 @@ export interface EvalResult {
   /** The value, or the error the expression evaluated to (the cancellation included). */
   readonly value: Val;
   readonly cost: number;
-  /** Set when the cost limit stopped the evaluation. */
+  /** Set when the cost limit or the regex budget stopped the evaluation. */
   readonly exceeded: boolean;
+  /** Set when it was the regex budget: the refused work was not done. */
+  readonly regexRefused: boolean;
 }
 
 /** Thrown through the closures to stop an evaluation at the limit; caught by Program.eval. */
@@ -88,6 +112,7 @@ interface Frame {
 /** One evaluation's state. */
 class Ctx implements CallContext {
   cost = 0;
+  regexRefused = false;
   readonly frames: Frame[] = [];
   /** Accumulators a loop owns (an empty list or map it started from), grown in place as cel-go's mutable accumulators. */
   readonly growable = new Set<Value>();
@@ -95,12 +120,23 @@ class Ctx implements CallContext {
   constructor(
     readonly vars: Activation,
     readonly limit: number,
+    private readonly regexBudget: RegexBudget | undefined,
   ) {}
 
   charge(n: number): void {
     this.cost += n;
     if (this.cost > this.limit) throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
   }
+
+  readonly regexWork = (units: number): void => {
+    const b = this.regexBudget;
+    if (b === undefined) return;
+    if (units > b.remaining) {
+      this.regexRefused = true;
+      throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
+    }
+    b.remaining -= units;
+  };
 }
 
 type Interp = (c: Ctx) => Val;
@@ -111,20 +147,23 @@ export class Program {
     private readonly limit: number,
   ) {}
 
-  eval(vars: Activation): EvalResult {
-    const c = new Ctx(vars, this.limit);
+  eval(vars: Activation, options: EvalOptions = {}): EvalResult {
+    const c = new Ctx(vars, options.costLimit ?? this.limit, options.regexBudget);
     try {
       const value = this.root(c);
-      return { value, cost: c.cost, exceeded: false };
+      return { value, cost: c.cost, exceeded: false, regexRefused: false };
     } catch (e) {
       if (e instanceof CostLimitExceeded)
-        return { value: new CelError(COST_LIMIT_EXCEEDED), cost: c.cost, exceeded: true };
+        return { value: new CelError(COST_LIMIT_EXCEEDED), cost: c.cost, exceeded: true, regexRefused: c.regexRefused };
       throw e;
     }
   }
 }
 
-/** Plans a checked AST, or a parsed one (no type check: calls dispatch on every overload of their name). */
+/**
+ * Plans a checked AST, or a parsed one (no type check: calls dispatch on every overload of their
+ * name). Throws a ProgramError where cel-go's Program() fails (options.regexConstants).
+ */
 export function program(ast: CheckedAst | ParsedExpr, options: ProgramOptions = {}): Program {
   return new Program(new Planner(ast, options).plan(ast.expr, { freeRoot: false }), options.costLimit ?? Infinity);
 }
@@ -270,6 +309,17 @@ export class Library {
       }
       this.byName.set(f.name, list);
     }
+  }
+}
+
+/** cel-go's CompileRegexConstants: a constant string pattern is compiled when the program is planned. */
+function compileConstantPattern(arg: Expr | undefined): void {
+  if (arg?.kind !== 'constant' || arg.value.kind !== 'string') return;
+  try {
+    compileRegex(arg.value.value);
+  } catch (e) {
+    if (e instanceof RegexError) throw new ProgramError(e.message);
+    throw e;
   }
 }
 
@@ -557,6 +607,7 @@ class Planner {
     }
     const argExprs = target === undefined ? e.args : [target, ...e.args];
     const args = argExprs.map((a) => this.plan(a, { freeRoot: false }));
+    if (this.options.regexConstants?.includes(fn)) compileConstantPattern(argExprs[1]);
     const ref = this.refs?.get(e.id);
     let candidates: readonly Bound[];
     if (ref !== undefined && ref.overloadIds.length > 0) {

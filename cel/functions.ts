@@ -4,7 +4,7 @@
 // evaluator handles the non-strict operators itself) and returns a value or a CelError with
 // cel-go's text. Which overload runs is the evaluator's choice (eval.ts): the checker's, or at
 // run time by the argument types the declarations give.
-import { RegexError, regexMatches } from './regex.js';
+import { RegexError, type RegexWork, regexMatches } from './regex.js';
 import {
   durationField,
   durationOf,
@@ -45,9 +45,14 @@ import {
 export interface CallContext {
   /** Adds cost to the evaluation's meter (throws when the limit is passed): for functions whose work grows with their input. */
   charge(cost: number): void;
+  /** Charges regex work to the evaluation's regex budget before it is done (throws past it): handed to cel/regex.ts. */
+  readonly regexWork: RegexWork;
 }
 
 export type Impl = (args: readonly Value[], ctx: CallContext) => Val;
+
+/** A context that meters nothing: for calls made outside an evaluation (folding a literal, a library's own helper calls). */
+export const UNMETERED: CallContext = { charge: () => undefined, regexWork: () => undefined };
 
 export const noSuchOverload = (): CelError => new CelError('no such overload');
 
@@ -105,20 +110,25 @@ function doubleToUint(d: number): Val {
   return new Uint(BigInt(Math.trunc(d)));
 }
 
+/**
+ * cel-go's String.ConvertToType: a string Go's strconv (or time) cannot parse is this error, whatever
+ * the parser said ('type' as cel-go names the target: int, uint, double, bool,
+ * google.protobuf.Duration).
+ */
+const conversionError = (type: string): CelError => new CelError(`type conversion error from 'string' to '${type}'`);
+
+/** Go's strconv.ParseInt(s, 10, 64). */
 function stringToInt(s: string): Val {
-  if (!/^[+-]?\d+$/.test(s)) return new CelError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(s)) return conversionError('int');
   const v = BigInt(s);
-  return v < MIN_INT64 || v > MAX_INT64
-    ? new CelError(`strconv.ParseInt: parsing ${JSON.stringify(s)}: value out of range`)
-    : v;
+  return v < MIN_INT64 || v > MAX_INT64 ? conversionError('int') : v;
 }
 
+/** Go's strconv.ParseUint(s, 10, 64): no sign. */
 function stringToUint(s: string): Val {
-  if (!/^\d+$/.test(s)) return new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: invalid syntax`);
+  if (!/^\d+$/.test(s)) return conversionError('uint');
   const v = BigInt(s);
-  return v > MAX_UINT64
-    ? new CelError(`strconv.ParseUint: parsing ${JSON.stringify(s)}: value out of range`)
-    : new Uint(v);
+  return v > MAX_UINT64 ? conversionError('uint') : new Uint(v);
 }
 
 /** Go's strconv.ParseFloat(s, 64) for decimal text (infinities and NaN by name, any case). */
@@ -126,10 +136,9 @@ function stringToDouble(s: string): Val {
   const t = s.replace(/_/g, '');
   if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   if (/^nan$/i.test(t)) return NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s))
-    return new CelError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return conversionError('double');
   const v = Number(s);
-  return Number.isFinite(v) ? v : new CelError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: value out of range`);
+  return Number.isFinite(v) ? v : conversionError('double');
 }
 
 /** Go's strconv.ParseBool, which cel-go's bool(string) is. */
@@ -163,9 +172,9 @@ function bytesToString(b: Uint8Array): Val {
 // Regular expressions: RE2 semantics always, through the project's bounded compile and cache
 // (cel/regex.ts).
 
-function matches(s: string, pattern: string): Val {
+function matches(s: string, pattern: string, work: RegexWork): Val {
   try {
-    return regexMatches(s, pattern);
+    return regexMatches(s, pattern, work);
   } catch (e) {
     if (e instanceof RegexError) return new CelError(e.message);
     throw e;
@@ -305,11 +314,7 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['type', (a) => TypeValue.of(typeName(a[0]!))],
   ['to_dyn', (a) => a[0]!],
   ['bool_to_bool', (a) => a[0]!],
-  [
-    'string_to_bool',
-    (a) =>
-      BOOL_TEXT[a[0] as string] ?? new CelError(`strconv.ParseBool: parsing ${JSON.stringify(a[0])}: invalid syntax`),
-  ],
+  ['string_to_bool', (a) => BOOL_TEXT[a[0] as string] ?? conversionError('bool')],
   ['bytes_to_bytes', (a) => a[0]!],
   ['string_to_bytes', (a) => utf8.encode(a[0] as string)],
   ['double_to_double', (a) => a[0]!],
@@ -317,7 +322,13 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['uint64_to_double', (a) => Number(uint(a[0]!))],
   ['string_to_double', (a) => stringToDouble(a[0] as string)],
   ['duration_to_duration', (a) => a[0]!],
-  ['string_to_duration', (a) => parseDuration(a[0] as string)],
+  [
+    'string_to_duration',
+    (a) => {
+      const d = parseDuration(a[0] as string);
+      return d instanceof CelError ? conversionError('google.protobuf.Duration') : d;
+    },
+  ],
   ['int64_to_int64', (a) => a[0]!],
   ['double_to_int64', (a) => doubleToInt(dbl(a[0]!))],
   ['duration_to_int64', (a) => (a[0] as Duration).nanos],
@@ -343,8 +354,8 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['contains_string', (a) => (a[0] as string).includes(a[1] as string)],
   ['ends_with_string', (a) => (a[0] as string).endsWith(a[1] as string)],
   ['starts_with_string', (a) => (a[0] as string).startsWith(a[1] as string)],
-  ['matches', (a) => matches(a[0] as string, a[1] as string)],
-  ['matches_string', (a) => matches(a[0] as string, a[1] as string)],
+  ['matches', (a, c) => matches(a[0] as string, a[1] as string, c.regexWork)],
+  ['matches_string', (a, c) => matches(a[0] as string, a[1] as string, c.regexWork)],
 
   ...timeAccessors('timestamp_to_year', 'year', 'timestamp_to_year_with_tz'),
   ...timeAccessors('timestamp_to_month', 'month', 'timestamp_to_month_with_tz'),

@@ -175,6 +175,9 @@ const MAX_INT64 = (1n << 63n) - 1n;
 const MIN_INT64 = -(1n << 63n);
 const MAX_UINT64 = (1n << 64n) - 1n;
 
+/** A string literal's UTF-8 bytes as text: one decoder for every literal. */
+const UTF8 = new TextDecoder();
+
 const normalizeLimit = (v: number | undefined, dflt: number, unlimited: number): number =>
   v === undefined || v === 0 ? dflt : v === -1 ? unlimited : v;
 
@@ -202,11 +205,22 @@ const isToken = (c: object): c is Token => 'type' in c && 'text' in c;
 const isNode = (c: object): c is ParseNode => 'rule' in c;
 const isLocation = (c: object): c is Location => 'line' in c && 'column' in c && !('type' in c);
 
+/** The macros by key, built once per macro list (a parse per rule would otherwise build it each time). */
+const macroTables = new WeakMap<readonly Macro[], ReadonlyMap<string, Macro>>();
+function macroTable(macros: readonly Macro[]): ReadonlyMap<string, Macro> {
+  let t = macroTables.get(macros);
+  if (t === undefined) {
+    t = new Map(macros.map((m) => [macroKey(m.name, m.argCount, m.receiver), m]));
+    macroTables.set(macros, t);
+  }
+  return t;
+}
+
 class Visitor {
   private nextId = 1;
   private readonly positions = new Map<number, OffsetRange>();
   private readonly macroCalls = new Map<number, Expr>();
-  private readonly macros = new Map<string, Macro>();
+  private readonly macros: ReadonlyMap<string, Macro>;
   private readonly maxDepth: number;
   private depth = 0;
   private syntax: SyntaxParser | undefined;
@@ -217,7 +231,7 @@ class Visitor {
     private readonly issues: Issues,
     private readonly options: ParserOptions,
   ) {
-    for (const m of options.macros ?? STANDARD_MACROS) this.macros.set(macroKey(m.name, m.argCount, m.receiver), m);
+    this.macros = macroTable(options.macros ?? STANDARD_MACROS);
     this.maxDepth = Math.min(normalizeLimit(options.maxRecursionDepth, 250, MAX_RECURSION_DEPTH), MAX_RECURSION_DEPTH);
     this.accuName = options.enableHiddenAccumulatorName === false ? LEGACY_ACCUMULATOR : HIDDEN_ACCUMULATOR;
   }
@@ -579,7 +593,7 @@ class Visitor {
         return this.literal(n, { kind: 'double', value: v });
       }
       case 'string':
-        return this.literal(n, { kind: 'string', value: new TextDecoder().decode(this.unquote(n, text, false)) });
+        return this.literal(n, { kind: 'string', value: UTF8.decode(this.unquote(n, text, false)) });
       case 'bytes':
         return this.literal(n, { kind: 'bytes', value: this.unquote(n, text.slice(1), true) });
       case 'true':

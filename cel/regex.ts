@@ -15,9 +15,9 @@
 // REGEX_DFA_BYTES a pattern), so distinct patterns cannot grow memory without bound.
 //
 // Matching is bounded too: kube charges a call by the pattern's length, which does not bound
-// re2js's time (see REGEX_WORK_BUDGET in env.ts), so the caller may pass a `work` callback that is
-// told, before each step runs, the work it is about to do (compiling a pattern not cached, and
-// each search: (input code units + 1) × the program size) and throws to refuse it.
+// re2js's time (see REGEX_WORK_BUDGET), so the caller may pass a `work` callback that is told,
+// before each step runs, the work it is about to do (compiling a pattern not cached, and each
+// search: (input code units + 1) × the program size) and throws to refuse it.
 import type { RE2JS } from 're2js';
 import { re2 } from '../apimachinery/re2.js';
 
@@ -40,8 +40,8 @@ const FOLD_FACTOR = 4;
 /**
  * Memory re2js's lazy DFA may take for one pattern (re2js's default is 8 MB). Filling 8 MB with
  * states of thousands of instructions, as `(?:a|aa){0,450}[^a]{2}` does over a few hundred
- * characters, took up to 184 ms for a search of 1,000,000 units of work (env.ts
- * REGEX_WORK_BUDGET); at 1 MB the slowest such search took 97 ms (the DFA gives up sooner and
+ * characters, took up to 184 ms for a search of 1,000,000 units of work
+ * (REGEX_WORK_BUDGET); at 1 MB the slowest such search took 97 ms (the DFA gives up sooner and
  * re2js finishes with its NFA, whose work the budget charges). It also keeps a cached pattern small.
  */
 export const REGEX_DFA_BYTES = 1024 * 1024;
@@ -50,9 +50,46 @@ export const REGEX_DFA_BYTES = 1024 * 1024;
  * Work charged for compiling a pattern not cached, per unit of its estimated program size. re2js
  * spends 4-15 µs an instruction compiling programs of 1,500-10,000 (measured over `a{0,9}` × k,
  * `x|a{0,9}` × k, `(x|y)` × k, `\pL` × k, `(?i)[a-z]` × k, `(?:a|aa){0,k}`: 10,000 take 65-145 ms),
- * and matching work runs at ~10 units a µs at the slowest (env.ts): 100 units an instruction.
+ * and matching work runs at ~10 units a µs at the slowest (REGEX_WORK_BUDGET): 100 units an instruction.
  */
 export const REGEX_COMPILE_WORK_PER_INSTRUCTION = 100;
+
+/**
+ * The regex work one request (one object's validation, one admission request) may do, alongside
+ * kube's cost budget, in units of (input code units + 1) × program size.
+ *
+ * Why: kube charges matches/find/findAll by the pattern's LENGTH (⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉),
+ * which does not bound the matching time: `(?:a|aa){0,999}[^a]{2}` is 24 characters but a
+ * 5,000-instruction program, and re2js takes 1.5-2.9 s over 14 KB, 14-24 s over 140 KB and
+ * minutes over 1.4 MB (kube's per-call limit allows that); 40 rules `!self.s.matches('(a+)+$')` over
+ * 1.4 MB take 0.7-1.4 s (kube's budget admits 35). Go runs the same work in the request's goroutine,
+ * beside every other request; we run it on Node's event loop, where it stalls every client. So
+ * each step is charged, before it runs, (input code units + 1) × the pattern's estimated program
+ * size (each findAll search from where it starts; compiling a pattern not cached, 100 units an
+ * instruction), and a step that would overrun what is left of this budget is not run: the request
+ * fails as kube's does when its cost budget runs out.
+ *
+ * Calibrated on re2js 2.10, its DFA held to 1 MB a pattern (REGEX_DFA_BYTES), on this machine
+ * (2 cores, Node 20, otherwise idle) so that the worst work admitted costs ~100 ms. The slowest
+ * shape found is `(?:a|aa){0,k}[^a]{2}` (and its (?i) and `…|z` forms) over a few hundred
+ * characters, where each character makes a DFA state of thousands of instructions: at 1,000,000
+ * units, k = 300-600, 7 cold runs each, medians 43-84 ms and worst 97 ms, ~10 units a µs (with
+ * re2js's default 8 MB DFA the worst was 184 ms). Simple patterns are far faster per unit
+ * (1,000,000 units: a literal 1 ms, `(a+)+$` 10 ms, `^[a-z]+$` 35 ms; findAll's searches, on
+ * re2js's NFA, 30-46 ms; a 10,000-instruction program, k = 999, 20-23 ms).
+ *
+ * This refuses objects kube accepts, whose rules need more regex work than this however fast
+ * re2js would be: e.g. `^[a-z]+$` (6 instructions) over a string of more than ~166 KB, 100 such
+ * rules over 2 KB strings, findAll with many matches over a long string (each search is charged
+ * the rest of the string), a pattern from the object of more than ~5,000 instructions (compiled
+ * and searched: (101 + |s|) × its size). A worker pool would lift it.
+ */
+export const REGEX_WORK_BUDGET = 1_000_000;
+
+/** What is left of a request's REGEX_WORK_BUDGET, shared by every expression the request runs. */
+export interface RegexBudget {
+  remaining: number;
+}
 
 /**
  * Told the work a step is about to do, in units of (input code units + 1) × program size;

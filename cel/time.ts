@@ -3,6 +3,7 @@
 // each as cel-go prints it, arithmetic with cel-go's range errors, and the accessors with an
 // optional zone (an IANA name through Intl, or a numeric "[+-]HH:MM" offset, as cel-go reads it).
 import { CelError, Duration, MAX_INT64, MIN_INT64, Timestamp, type Val } from './values.js';
+import { goQuote } from '../apimachinery/quote.js';
 
 const NS_PER_SECOND = 1_000_000_000n;
 const NS_PER_MS = 1_000_000n;
@@ -136,9 +137,6 @@ export function timestampString(t: Timestamp): string {
 // ---------------------------------------------------------------------------------------------
 // Zones and accessors
 
-/** Go's strconv.Atoi, or undefined. */
-const atoi = (s: string): number | undefined => (/^[+-]?\d+$/.test(s) ? Number(s) : undefined);
-
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 /** Formatters kept at most: zone names come from expressions, so the cache is bounded. */
 const MAX_ZONE_FORMATS = 200;
@@ -160,28 +158,37 @@ function zoneFormat(tz: string): Intl.DateTimeFormat | undefined {
   return f;
 }
 
+/** Go's strconv.Atoi, its error text as cel-go reports it. */
+function atoi(s: string): number | CelError {
+  if (!/^[+-]?\d+$/.test(s)) return new CelError(`strconv.Atoi: parsing ${goQuote(s)}: invalid syntax`);
+  const v = BigInt(s);
+  return v < MIN_INT64 || v > MAX_INT64
+    ? new CelError(`strconv.Atoi: parsing ${goQuote(s)}: value out of range`)
+    : Number(v);
+}
+
 /**
  * The UTC offset in seconds of zone `tz` at instant `ms`, as cel-go's timeZone() reads the
- * argument: a name time.LoadLocation knows ('' and 'UTC' are UTC), else "[+-]H:M".
+ * argument (v0.23 to v0.26): with a ':', hours and minutes as Go's strconv.Atoi reads them, the
+ * sign of the hours applying to the minutes, no range checked; else a name time.LoadLocation
+ * knows ('' and 'UTC' are UTC).
  */
 function zoneOffsetSeconds(tz: string, ms: number): number | CelError {
+  const colon = tz.indexOf(':');
+  if (colon >= 0) {
+    const hours = atoi(tz.slice(0, colon));
+    if (hours instanceof CelError) return hours;
+    const minutes = atoi(tz.slice(colon + 1));
+    if (minutes instanceof CelError) return minutes;
+    return (tz.startsWith('-') ? hours * 60 - minutes : hours * 60 + minutes) * 60;
+  }
   if (tz === '' || tz === 'UTC') return 0;
   const f = zoneFormat(tz);
-  if (f !== undefined) {
-    const name = f.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
-    const m = /^GMT(?:([+-])(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?)?$/.exec(name);
-    if (m) {
-      const s = Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0);
-      return m[1] === '-' ? -s : s;
-    }
-  }
-  const colon = tz.indexOf(':');
-  const unknown = new CelError(`unknown time zone ${tz}`);
-  if (colon < 0) return unknown;
-  const hours = atoi(tz.slice(0, colon));
-  const minutes = atoi(tz.slice(colon + 1));
-  if (hours === undefined || minutes === undefined) return unknown;
-  return (tz.startsWith('-') ? hours * 60 - minutes : hours * 60 + minutes) * 60;
+  const name = f?.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const m = /^GMT(?:([+-])(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?)?$/.exec(name);
+  if (m === null) return new CelError(`unknown time zone ${tz}`);
+  const s = Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0);
+  return m[1] === '-' ? -s : s;
 }
 
 export type TimeField =

@@ -1,7 +1,8 @@
 // CEL's types as cel-go's common/types.Type has them, and the checker's unification of them
 // (cel-go checker/types.go, checker/mapping.go). Types are plain immutable data; a type
-// parameter's binding lives in a Mapping the checker copies on every trial, so a failed
-// overload leaves no trace.
+// parameter's binding lives in a Mapping, which a failed trial (an overload that does not apply)
+// leaves as it found it. cel-go copies the mapping for every trial; we undo the trial's bindings
+// instead, as a copy per call node makes checking a long chain of calls quadratic.
 
 export type Kind =
   | 'any'
@@ -94,6 +95,14 @@ export function isExactType(a: Type, b: Type): boolean {
   return a.params.every((p, i) => isExactType(p, b.params[i]!));
 }
 
+/** Type.IsEquivalentType: as IsExactType, but type parameters match whatever their names. */
+export function isEquivalentType(a: Type, b: Type): boolean {
+  if (a === b) return true;
+  if (a.kind !== b.kind || a.params.length !== b.params.length) return false;
+  if (a.kind !== 'type_param' && a.name !== b.name) return false;
+  return a.params.every((p, i) => isEquivalentType(p, b.params[i]!));
+}
+
 /** Type.IsAssignableType: whether a value of type `from` may stand where `t` is expected. */
 export function isAssignableType(t: Type, from: Type): boolean {
   if (t.nullable) return isAssignableType(NullType, from) || isAssignableType({ ...t, nullable: false }, from);
@@ -165,18 +174,31 @@ export function maybeUnwrapOptional(t: Type): [Type, boolean] {
 
 /** Type parameter bindings, keyed by the parameter's formatted name as cel-go keys them. */
 export class Mapping {
-  private readonly m: Map<string, Type>;
-  constructor(from?: Mapping) {
-    this.m = new Map(from?.m);
-  }
+  private readonly m = new Map<string, Type>();
+  /** The bindings a trial replaced, to restore if it fails. */
+  private readonly undo: { readonly key: string; readonly was: Type | undefined }[] = [];
   add(from: Type, to: Type): void {
-    this.m.set(formatType(from), to);
+    const key = formatType(from);
+    this.undo.push({ key, was: this.m.get(key) });
+    this.m.set(key, to);
   }
   find(from: Type): Type | undefined {
     return this.m.get(formatType(from));
   }
-  copy(): Mapping {
-    return new Mapping(this);
+  /** Runs a trial: its bindings are kept when it returns true, undone when it returns false. */
+  trial(f: () => boolean): boolean {
+    const mark = this.undo.length;
+    if (f()) {
+      // Kept: an enclosing trial may still need to undo them.
+      if (mark === 0) this.undo.length = 0;
+      return true;
+    }
+    while (this.undo.length > mark) {
+      const u = this.undo.pop()!;
+      if (u.was === undefined) this.m.delete(u.key);
+      else this.m.set(u.key, u.was);
+    }
+    return false;
   }
 }
 
@@ -289,16 +311,11 @@ function notReferencedIn(m: Mapping, t: Type, withinType: Type): boolean {
   }
 }
 
-/** The mapping extended so that t1 is assignable to t2, or undefined; m itself is left as it was. */
-export function isAssignable(m: Mapping, t1: Type, t2: Type): Mapping | undefined {
-  const c = m.copy();
-  return assignable(c, t1, t2) ? c : undefined;
-}
+/** Whether t1 is assignable to t2: if so, m keeps the bindings that make it so; if not, m is left as it was. */
+export const isAssignable = (m: Mapping, t1: Type, t2: Type): boolean => m.trial(() => assignable(m, t1, t2));
 
-export function isAssignableList(m: Mapping, l1: readonly Type[], l2: readonly Type[]): Mapping | undefined {
-  const c = m.copy();
-  return assignableList(c, l1, l2) ? c : undefined;
-}
+export const isAssignableList = (m: Mapping, l1: readonly Type[], l2: readonly Type[]): boolean =>
+  m.trial(() => assignableList(m, l1, l2));
 
 /** t with bound type parameters replaced by their bindings; free ones become dyn when typeParamToDyn. */
 export function substitute(m: Mapping, t: Type, typeParamToDyn: boolean): Type {

@@ -55,6 +55,7 @@ import { route } from './endpoints/routes.js';
 import { writeStatus } from './endpoints/respond.js';
 import { negotiate, parseAccept } from './endpoints/negotiate.js';
 import { WatchRegistry } from './endpoints/watch/registry.js';
+import { measured } from './endpoints/watch/events.js';
 import { serveWatch } from './endpoints/watch/serve-watch.js';
 import { acceptWebSocket, webSocketWatchSink } from './endpoints/watch/websocket.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, Discovery, type Document } from './endpoints/discovery.js';
@@ -326,7 +327,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     const sink = webSocketWatchSink(ws);
     await serveWatch(sink, options, watches).catch((err: unknown) => {
       // Past the upgrade there is no HTTP status left: the error travels as an ERROR event.
-      sink.send(JSON.stringify({ type: 'ERROR', object: toApiError(err).status }));
+      sink.send(measured(JSON.stringify({ type: 'ERROR', object: toApiError(err).status })));
       sink.end();
     });
   }

@@ -40,6 +40,7 @@ import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHos
 import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
+import { setCacherDefaults } from '../storage/cacher.js';
 import { serverVersion } from './version.js';
 import type { SharedCredentials, SharedIdentityOptions } from './shared-identity.js';
 import { readClusterTokenFile } from './identity/token.js';
@@ -302,6 +303,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     const metrics = new Metrics();
     const storage = instrumentStorage(await openBackend(o), metrics.storage);
     undo.push(() => storage.close());
+    // The stores' watch caches are made from this storage, each when first used.
+    if (o.watchCacheFreshnessTimeoutMs !== undefined)
+      setCacherDefaults(storage, { freshnessTimeoutMs: o.watchCacheFreshnessTimeoutMs });
 
     // With a cluster token the replicas on this etcd prefix share one identity; otherwise what the
     // flags did not give is kept in the data dir (made on first start), else made for this process.

@@ -1,5 +1,4 @@
 // The admin kubeconfig: one cluster (server URL + CA data), one token user, one current context.
-import { isIPv6 } from 'node:net';
 import { encodeYaml } from './codecs/yaml-encode.js';
 
 export const CONTEXT_NAME = 'mini-apiserver';
@@ -10,9 +9,13 @@ export function clientHost(bindAddress: string): string {
   return bindAddress;
 }
 
-/** host:port in URL form, brackets around an IPv6 literal. */
+/**
+ * host:port in URL form, brackets around an IPv6 literal (the one kind of host with a colon: an
+ * address or a name, never a host:port). Not net.isIPv6, whose first call compiles a regular
+ * expression that costs a start milliseconds.
+ */
 export function hostPort(host: string, port: number): string {
-  return isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 export interface KubeconfigParams {

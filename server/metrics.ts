@@ -5,13 +5,18 @@
 // Per request: the labels are worked out once when it starts (server/metrics/request-labels.ts),
 // a counter and a histogram are bumped when it ends. Gauges of what is going on (long-running
 // requests, in-flight watermarks, watches, stored objects) are read when /metrics is scraped.
-import { Counter, Gauge, Histogram, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Metric, Registry } from 'prom-client';
+import { lazyRequire } from '../apimachinery/lazy-require.js';
 import { ApiError } from '../apimachinery/errors.js';
 import type { StorageObserver } from '../storage/instrumented.js';
 import { type WatchStats, watchStats } from './endpoints/watch/budget.js';
+import { KeyedCounter, KeyedHistogram } from './metrics/keyed-series.js';
 import { APISERVER_COMPONENT, type RequestLabels, requestLabels, withoutPath } from './metrics/request-labels.js';
 import type { RequestKind } from './pipeline/max-inflight.js';
 import type { RequestInfo } from './request/request-info.js';
+
+const promClient = lazyRequire<typeof PromClient>('prom-client');
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -28,6 +33,7 @@ export const REQUEST_DURATION_BUCKETS = [
 let processMetrics: Metric[] | undefined;
 function defaultMetrics(): Metric[] {
   if (!processMetrics) {
+    const { Registry, collectDefaultMetrics } = promClient();
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     // The metric objects themselves (the typings say MetricObject, what they describe).
@@ -81,13 +87,16 @@ type Dropped = Readonly<Record<RequestKind, number>>;
 const KINDS: readonly RequestKind[] = ['mutating', 'readOnly'];
 
 export class Metrics {
-  /** This server's registry: several servers in one process count apart. */
-  readonly registry = new Registry();
+  /** This server's registry (several servers in one process count apart), made at the first scrape. */
+  private made: Registry | undefined;
   /** Times storage calls (etcd_request_duration_seconds): hand it to storage/instrumented.ts. */
   readonly storage: StorageObserver;
 
-  private readonly requestTotal: Counter<string>;
-  private readonly requestDuration: Histogram<string>;
+  private readonly requestTotal: KeyedCounter;
+  private readonly requestDuration: KeyedHistogram;
+  private readonly etcdDuration: KeyedHistogram;
+  private readonly etcdTotal: KeyedCounter;
+  private readonly etcdErrors: KeyedCounter;
   private readonly watches: WatchStats;
   private storageObjects: MetricsOptions['storageObjects'];
   private readonly longRunning = new Set<TrackedRequest>();
@@ -103,22 +112,54 @@ export class Metrics {
   constructor(opts: MetricsOptions = {}) {
     this.watches = opts.watches ?? watchStats;
     this.storageObjects = opts.storageObjects;
-    const registers = [this.registry];
+    this.requestTotal = new KeyedCounter(
+      'apiserver_request_total',
+      '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+    );
+    this.requestDuration = new KeyedHistogram(
+      'apiserver_request_duration_seconds',
+      '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      REQUEST_DURATION_BUCKETS,
+    );
+    this.etcdDuration = new KeyedHistogram(
+      'etcd_request_duration_seconds',
+      '[ALPHA] Etcd request latency in seconds for each operation and object type.',
+      REQUEST_DURATION_BUCKETS,
+    );
+    this.etcdTotal = new KeyedCounter(
+      'etcd_requests_total',
+      '[ALPHA] Etcd request counts for each operation and object type.',
+    );
+    this.etcdErrors = new KeyedCounter(
+      'etcd_request_errors_total',
+      '[ALPHA] Etcd failed request counts for each operation and object type.',
+    );
+    this.storage = {
+      observe: (operation, type, seconds, failed) => {
+        const key = `${operation}\0${type}`;
+        const labels = () => ({ operation, type });
+        this.etcdDuration.observe(key, labels, seconds);
+        this.etcdTotal.inc(key, labels);
+        if (failed) this.etcdErrors.inc(key, labels);
+      },
+    };
+  }
+
+  /**
+   * The registry /metrics renders, made at the first scrape: prom-client (and what it loads) costs
+   * a start tens of milliseconds, and a run may never be scraped. The counters and histograms above
+   * count from the start; the gauges are read at each scrape; prom-client's process and Node.js
+   * metrics start with the registry, so the GC and event-loop histories begin at the first scrape.
+   */
+  private registry(): Registry {
+    if (this.made) return this.made;
+    const { Counter, Gauge, Registry } = promClient();
+    const registry = (this.made = new Registry());
+    const registers = [registry];
     // Labels are declared in alphabetical order: prom-client writes them in declared order, Go's
     // client sorts them, and so the text matches kube's line for line.
-    this.requestTotal = new Counter({
-      name: 'apiserver_request_total',
-      help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: ['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
-      registers,
-    });
-    this.requestDuration = new Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-      labelNames: ['component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
+    registry.registerMetric(this.requestTotal.metric);
+    registry.registerMetric(this.requestDuration.metric);
     const longRunning = this.longRunning;
     const longRunningSeries = this.longRunningSeries;
     new Gauge({
@@ -222,34 +263,11 @@ export class Metrics {
         for (const o of counts) this.set({ resource: o.resource }, o.count);
       },
     });
-    const etcdDuration = new Histogram({
-      name: 'etcd_request_duration_seconds',
-      help: '[ALPHA] Etcd request latency in seconds for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
-    const etcdTotal = new Counter({
-      name: 'etcd_requests_total',
-      help: '[ALPHA] Etcd request counts for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      registers,
-    });
-    const etcdErrors = new Counter({
-      name: 'etcd_request_errors_total',
-      help: '[ALPHA] Etcd failed request counts for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      registers,
-    });
-    this.storage = {
-      observe(operation, type, seconds, failed) {
-        const labels = { operation, type };
-        etcdDuration.observe(labels, seconds);
-        etcdTotal.inc(labels);
-        if (failed) etcdErrors.inc(labels);
-      },
-    };
-    for (const m of defaultMetrics()) this.registry.registerMetric(m);
+    registry.registerMetric(this.etcdDuration.metric);
+    registry.registerMetric(this.etcdTotal.metric);
+    registry.registerMetric(this.etcdErrors.metric);
+    for (const m of defaultMetrics()) registry.registerMetric(m);
+    return registry;
   }
 
   /** Where apiserver_storage_objects' counts come from, if not given at construction. */
@@ -285,7 +303,9 @@ export class Metrics {
     if (t.longRunning) this.longRunning.delete(t);
     else this.inflight[t.kind].current--;
     const l = trustedLabels(t, answered ? code : undefined);
-    const labels = {
+    const key = `${l.verb}\0${l.dryRun}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}`;
+    // Label order is output order: sorted, as Go writes them.
+    const labels = () => ({
       component: APISERVER_COMPONENT,
       dry_run: l.dryRun,
       group: l.group,
@@ -294,9 +314,9 @@ export class Metrics {
       subresource: l.subresource,
       verb: l.verb,
       version: l.version,
-    };
-    this.requestTotal.inc({ code: String(code), ...labels }); // label order is output order: sorted, as Go writes them
-    this.requestDuration.observe(labels, (performance.now() - t.start) / 1000);
+    });
+    this.requestTotal.inc(`${code}\0${key}`, () => ({ code: String(code), ...labels() }));
+    this.requestDuration.observe(key, labels, (performance.now() - t.start) / 1000);
   }
 
   /**
@@ -305,7 +325,7 @@ export class Metrics {
    */
   async render(dropped?: Dropped): Promise<string> {
     if (dropped) this.dropped = dropped;
-    return this.registry.metrics();
+    return this.registry().metrics();
   }
 }
 

@@ -100,6 +100,11 @@ export interface ServerOptions {
   idleTimeoutMs?: number;
   /** Bytes all watchers together may have pending before the slowest are ended (default 256 MiB). */
   watchBudgetBytes?: number;
+  /**
+   * Library only (tests shorten it): how long a read at a resourceVersion the watch cache has not
+   * reached waits for it before kube's 504 "Too large resource version" (kube's 3 s, no flag).
+   */
+  watchCacheFreshnessTimeoutMs?: number;
   /** Event-loop utilization (0 to 1) above which counted requests get 429 (default 0.9; 1 never). */
   maxEventLoopUtilization?: number;
   /**
@@ -179,6 +184,7 @@ export interface ResolvedOptions {
   maxRequestBodyBytes: number;
   minRequestTimeoutSeconds: number;
   watchBudgetBytes: number | undefined;
+  watchCacheFreshnessTimeoutMs: number | undefined;
   /**
    * Only on etcd: SQLite (memory or a data dir) is one process's store (the file is locked), so
    * there is never a second replica to elect against, and a Lease written every 2 s would only
@@ -276,6 +282,10 @@ export function resolveServerOptions(o: ServerOptions, cwd = process.cwd()): Res
       o.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S,
     ),
     watchBudgetBytes: o.watchBudgetBytes === undefined ? undefined : positive('watchBudgetBytes', o.watchBudgetBytes),
+    watchCacheFreshnessTimeoutMs:
+      o.watchCacheFreshnessTimeoutMs === undefined
+        ? undefined
+        : positive('watchCacheFreshnessTimeoutMs', o.watchCacheFreshnessTimeoutMs),
     leaderElection: storage === 'etcd' ? leaderElectionTiming(o.leaderElection ?? {}) : undefined,
     enableGarbageCollector: o.enableGarbageCollector ?? true,
     testing: o.testing ?? false,

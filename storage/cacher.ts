@@ -29,8 +29,20 @@ export interface CacherOptions {
   windowSize?: number;
   /** The most bytes of stored values (each event's value and previous value) the window keeps. */
   windowBytes?: number;
-  /** How long a read waits for the cache to reach the revision it needs. */
+  /** How long a read waits for the cache to reach the revision it needs (kube's blockTimeout, 3 s). */
   freshnessTimeoutMs?: number;
+}
+
+/**
+ * What the caches over one storage take unless given their own: a server's stores each create
+ * their cache lazily, from the storage they are given, so a server's setting travels with its
+ * storage (as kube's cacher settings come with its storage config) instead of through every store.
+ */
+const storageDefaults = new WeakMap<Storage, CacherOptions>();
+
+/** Sets the options every Cacher over `storage` created from now on takes unless given its own. */
+export function setCacherDefaults(storage: Storage, opts: CacherOptions): void {
+  storageDefaults.set(storage, opts);
 }
 
 interface Watcher<T> {
@@ -46,6 +58,8 @@ const DEFAULT_WINDOW = 10_000;
  */
 const DEFAULT_WINDOW_BYTES = 32 * 1024 * 1024;
 const DEFAULT_FRESHNESS_TIMEOUT_MS = 3_000;
+/** Prefixes whose sorted keys are kept at once: a few namespaces' lists, not every namespace's. */
+const MAX_SORTED_PREFIXES = 64;
 const RESTART_DELAY_MS = 250;
 
 /** Thrown when a read needs a revision the cache has not reached in time (kube's 504). */
@@ -67,6 +81,8 @@ export class Cacher<T> {
   }
   /** Keys by their parent path (`.../<namespace>/`): a namespace's list reads only its own objects. */
   private readonly byParent = new Map<string, Set<string>>();
+  /** The keys under each prefix listed since the set of keys last changed, sorted (sortedKeys). */
+  private readonly sorted = new Map<string, readonly string[]>();
   private window: CachedEvent<T>[] = [];
   /** The stored size of each window event (value plus previous value), and their sum. */
   private windowSizes: number[] = [];
@@ -90,8 +106,9 @@ export class Cacher<T> {
     private readonly storage: Storage,
     private readonly prefix: string,
     private readonly decode: (kv: KeyValue) => T,
-    opts: CacherOptions = {},
+    given: CacherOptions = {},
   ) {
+    const opts = { ...storageDefaults.get(storage), ...given };
     this.windowSize = opts.windowSize ?? DEFAULT_WINDOW;
     this.windowBytes = opts.windowBytes ?? DEFAULT_WINDOW_BYTES;
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? DEFAULT_FRESHNESS_TIMEOUT_MS;
@@ -107,14 +124,10 @@ export class Cacher<T> {
   ): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
     await this.start();
     if (!opts.anyRevision) await this.waitFor(await this.storage.currentRevision());
-    const keys =
-      prefix === this.prefix ? [...this.objects.keys()] : [...(this.byParent.get(prefix) ?? this.keysUnder(prefix))];
-    const items = keys
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-      .map((key) => {
-        const v = this.objects.get(key)!;
-        return { key, object: v.object, revision: v.revision };
-      });
+    const items = this.sortedKeys(prefix).map((key) => {
+      const v = this.objects.get(key)!;
+      return { key, object: v.object, revision: v.revision };
+    });
     return { items, revision: this.revision };
   }
 
@@ -122,6 +135,16 @@ export class Cacher<T> {
   async get(key: string): Promise<{ object: T; revision: number } | undefined> {
     await this.start();
     return this.objects.get(key);
+  }
+
+  /**
+   * The object the cache holds for `key`, if it is the one `revision` wrote (a key's modRevision
+   * names one write, hence one stored value): what a read from storage would decode. Starts
+   * nothing: undefined while the cache is not running.
+   */
+  heldAt(key: string, revision: number): T | undefined {
+    const held = this.objects.get(key);
+    return held?.revision === revision ? held.object : undefined;
   }
 
   /** Resolves once the cache reflects `revision`; TooLargeResourceVersion if that takes too long. */
@@ -189,6 +212,7 @@ export class Cacher<T> {
   }
 
   private put(key: string, object: T, revision: number): void {
+    if (!this.objects.has(key)) this.sorted.clear();
     this.objects.set(key, { object, revision });
     const parent = parentOf(key);
     let siblings = this.byParent.get(parent);
@@ -197,16 +221,29 @@ export class Cacher<T> {
   }
 
   private remove(key: string): void {
-    this.objects.delete(key);
+    if (this.objects.delete(key)) this.sorted.clear();
     const parent = parentOf(key);
     const siblings = this.byParent.get(parent);
     siblings?.delete(key);
     if (siblings?.size === 0) this.byParent.delete(parent);
   }
 
-  /** Any other prefix: a scan, correct if slower. */
-  private keysUnder(prefix: string): string[] {
-    return [...this.objects.keys()].filter((key) => key.startsWith(prefix));
+  /**
+   * The keys under `prefix`, in order: the whole cache's, a namespace's (its parent path) or, for
+   * any other prefix, a scan. Kept between lists until a key comes or goes; updates change none.
+   */
+  private sortedKeys(prefix: string): readonly string[] {
+    let keys = this.sorted.get(prefix);
+    if (!keys) {
+      const unsorted =
+        prefix === this.prefix
+          ? [...this.objects.keys()]
+          : [...(this.byParent.get(prefix) ?? [...this.objects.keys()].filter((key) => key.startsWith(prefix)))];
+      keys = unsorted.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      if (this.sorted.size >= MAX_SORTED_PREFIXES) this.sorted.clear();
+      this.sorted.set(prefix, keys);
+    }
+    return keys;
   }
 
   private start(): Promise<void> {
@@ -225,6 +262,7 @@ export class Cacher<T> {
     const { kvs, revision } = await this.storage.range(this.prefix);
     this.objects.clear();
     this.byParent.clear();
+    this.sorted.clear();
     for (const kv of kvs) this.put(kv.key, this.decode(kv), kv.modRevision);
     this.window = [];
     this.windowSizes = [];

@@ -55,15 +55,15 @@ export interface EtcdOptions {
   requestTimeoutMs?: number;
   /** How long a broken watch keeps trying to resume before it ends with Unavailable. */
   watchResumeTimeoutMs?: number;
+  /** How long connect() keeps trying before it gives up. */
+  connectTimeoutMs?: number;
 }
 
 const DEFAULTS: Required<EtcdOptions> = {
   requestTimeoutMs: 5_000,
   watchResumeTimeoutMs: 30_000,
+  connectTimeoutMs: 8_000,
 };
-
-/** How long connect() keeps trying before it gives up. */
-const CONNECT_TIMEOUT_MS = 8_000;
 const PING_BUDGET_MS = 2_000;
 const RETRY_MIN_MS = 10;
 const RETRY_MAX_MS = 500;
@@ -265,7 +265,7 @@ export class EtcdStorage implements Storage {
   static async connect(endpoints: string[], prefix = '', options: EtcdOptions = {}): Promise<EtcdStorage> {
     if (endpoints.length === 0) throw new Error('no etcd endpoints given');
     const store = new EtcdStorage(endpoints, prefix, options);
-    const deadline = Date.now() + CONNECT_TIMEOUT_MS;
+    const deadline = Date.now() + store.options.connectTimeoutMs;
     for (;;) {
       try {
         await store.etcd.kv.range(store.probeRange(), { deadline: Math.min(deadline, Date.now() + 2_000) });

@@ -1,15 +1,32 @@
 // Kube's CEL environment for CRD validation rules as of kube 1.33 (k8s.io/apiserver/pkg/cel/
 // environment/base.go at compatibility version 1.33): the standard and optional libraries, the
 // two-variable comprehensions, and kube's libraries (URLs, regex, lists, quantity, strings v2,
-// sets, IP, CIDR, format, semver v1). Declarations for the checker, a Library for the evaluator,
-// and kube's runtime call costs; built once. Admission expressions get the authorization
-// libraries besides (base.go declares them for every use, but only admission binds the
-// `authorizer` that reaches them).
-import { type CheckerEnv, KUBE_CHECKER_OPTIONS, standardEnv, type TypeProvider } from '../checker.js';
+// sets, IP, CIDR, format, semver v1). Declarations for the checker, the AST validators, a Library
+// for the evaluator, and kube's runtime call costs; built once. Admission expressions get the
+// authorization libraries besides (base.go declares them for every use, but only admission binds
+// the `authorizer` that reaches them).
+import {
+  type CheckedAst,
+  type CheckerEnv,
+  check,
+  KUBE_CHECKER_OPTIONS,
+  standardEnv,
+  type TypeProvider,
+} from '../checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../comprehensions.js';
 import { type FunctionDecl, typeVariable } from '../decls.js';
 import { KUBE_PROGRAM_OPTIONS, Library, type ProgramOptions } from '../eval.js';
 import type { Impl } from '../functions.js';
+import { KUBE_PARSER_OPTIONS, parse } from '../parser.js';
+import { type Issues, Source } from '../source.js';
+import {
+  type AstValidator,
+  DURATION_LITERALS,
+  HOMOGENEOUS_AGGREGATE_LITERALS,
+  REGEX_LITERALS,
+  TIMESTAMP_LITERALS,
+  validateAst,
+} from '../validators.js';
 import { AUTHZ_LIBRARY, AUTHZ_SELECTORS_LIBRARY } from './authz.js';
 import { CIDR_LIBRARY } from './cidr.js';
 import { kubeCallCost } from './cost.js';
@@ -38,6 +55,11 @@ export const KUBE_CRD_LIBRARIES: readonly KubeLibrary[] = [
   SEMVER_LIBRARY,
 ];
 
+/** A compiled expression, or the issues that stopped it. */
+export type Compiled =
+  | { readonly ast: CheckedAst; readonly issues?: undefined }
+  | { readonly ast?: undefined; readonly issues: Issues };
+
 export interface KubeEnvironment {
   /** Every function of the environment's kube libraries, beyond the standard and optional ones. */
   readonly functions: readonly FunctionDecl[];
@@ -45,9 +67,24 @@ export interface KubeEnvironment {
   readonly library: Library;
   /** Kube's runtime settings: has() free, kube's call costs. A per-call limit is the caller's to add. */
   readonly programOptions: ProgramOptions;
+  /** The checks a compile runs once the type check passes: the base environment's, then the libraries'. */
+  readonly validators: readonly AstValidator[];
   /** A checker environment with all of it declared; the caller adds its variables, their object types through `provider`. */
   checkerEnv(provider?: TypeProvider): CheckerEnv;
+  /** cel-go's Env.Compile: parse with kube's options, check against `env`, then the validators. */
+  compile(text: string, env: CheckerEnv): Compiled;
 }
+
+/**
+ * Kube's base environment's validators (base.go: HomogeneousAggregateLiterals from 1.0, the
+ * literal checks from 1.29), in the order cel-go registers them.
+ */
+const BASE_VALIDATORS: readonly AstValidator[] = [
+  HOMOGENEOUS_AGGREGATE_LITERALS,
+  DURATION_LITERALS,
+  TIMESTAMP_LITERALS,
+  REGEX_LITERALS,
+];
 
 /** Builds a library set into one environment (tests build smaller ones). */
 export function kubeEnvironment(libraries: readonly KubeLibrary[]): KubeEnvironment {
@@ -59,14 +96,29 @@ export function kubeEnvironment(libraries: readonly KubeLibrary[]): KubeEnvironm
     impls,
     types.map((t) => t.name),
   );
+  const validators = [...BASE_VALIDATORS, ...libraries.flatMap((l) => l.validators ?? [])];
+  const declared = standardEnv(KUBE_CHECKER_OPTIONS)
+    .addIdents(...types.map(typeVariable))
+    .addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions);
+  const regexConstants = [
+    ...(KUBE_PROGRAM_OPTIONS.regexConstants ?? []),
+    ...libraries.flatMap((l) => l.regexConstants ?? []),
+  ];
   return {
     functions,
     library,
-    programOptions: { ...KUBE_PROGRAM_OPTIONS, library, callCost: kubeCallCost },
-    checkerEnv: (provider) =>
-      standardEnv({ ...KUBE_CHECKER_OPTIONS, provider })
-        .addIdents(...types.map(typeVariable))
-        .addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS, ...functions),
+    programOptions: { ...KUBE_PROGRAM_OPTIONS, library, callCost: kubeCallCost, regexConstants },
+    validators,
+    checkerEnv: (provider) => declared.extend({ provider }),
+    compile(text, env) {
+      const parsed = parse(text, KUBE_PARSER_OPTIONS);
+      if (parsed.issues.length > 0) return { issues: parsed.issues };
+      const source = new Source(text);
+      const checked = check(parsed.ast, source, env);
+      if (checked.issues.length > 0) return { issues: checked.issues };
+      validateAst(checked.ast, source, checked.issues, validators);
+      return checked.issues.length > 0 ? { issues: checked.issues } : { ast: checked.ast };
+    },
   };
 }
 

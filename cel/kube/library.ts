@@ -5,9 +5,14 @@
 import type { FunctionDecl } from '../decls.js';
 import type { Type } from '../types.js';
 import type { Impl } from '../functions.js';
+import type { AstValidator } from '../validators.js';
 
 export interface KubeLibrary {
   readonly functions: readonly FunctionDecl[];
   readonly impls: ReadonlyMap<string, Impl>;
   readonly types?: readonly Type[];
+  /** Checks the library adds to a compile (cel.ASTValidators). */
+  readonly validators?: readonly AstValidator[];
+  /** Functions whose constant patterns the library's program options compile when a program is built (cel.OptimizeRegex). */
+  readonly regexConstants?: readonly string[];
 }

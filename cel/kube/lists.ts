@@ -2,7 +2,7 @@
 // with an overload per element type (ids `list_<type>_is_sorted_bool`, `list_<type>_sum_<type>`,
 // ...), indexOf and lastIndexOf on any list.
 import { func, memberOverload, type OverloadDecl } from '../decls.js';
-import { type Impl, noSuchOverload, STANDARD_IMPLS } from '../functions.js';
+import { type Impl, noSuchOverload, STANDARD_IMPLS, UNMETERED } from '../functions.js';
 import {
   BoolType,
   BytesType,
@@ -55,7 +55,7 @@ function sum(list: readonly Value[], zero: Value): Val {
     const add = ADDERS.get(typeName(acc));
     // Adding across types (a dyn list) has no overload, as cel-go's Add.
     if (add === undefined || typeName(v) !== typeName(acc)) return noSuchOverload();
-    acc = add([acc, v], { charge: () => undefined });
+    acc = add([acc, v], UNMETERED);
     if (acc instanceof CelError) return acc;
   }
   return acc;

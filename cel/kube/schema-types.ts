@@ -20,14 +20,9 @@ import {
   type Type,
 } from '../types.js';
 import { escapeFieldName } from './escaping.js';
-import type { KubeSchema } from './sizes.js';
+import { additionalPropertiesOf, itemsOf, type KubeSchema, withTypeAndObjectMeta } from './sizes.js';
 
-/**
- * The parts of a structural schema CEL's types and values depend on (JSON field names).
- * apiextensions' JSONSchemaProps fits it: `items` may be an array there and
- * `additionalProperties` a boolean, neither of which a structural schema has, so both read as
- * "no schema".
- */
+/** The parts of a structural schema CEL's types and values depend on (JSON field names); JSONSchemaProps fits it. */
 export interface CelSchema extends Omit<KubeSchema, 'items' | 'properties' | 'additionalProperties'> {
   readonly nullable?: boolean;
   readonly items?: CelSchema | readonly CelSchema[];
@@ -43,38 +38,6 @@ export interface SchemaDeclType {
   readonly type: Type;
   readonly fields?: ReadonlyMap<string, SchemaDeclType>;
   readonly elem?: SchemaDeclType;
-}
-
-export const itemsOf = (s: CelSchema): CelSchema | undefined =>
-  s.items === undefined || Array.isArray(s.items) ? undefined : (s.items as CelSchema);
-export const additionalPropertiesOf = (s: CelSchema): CelSchema | undefined =>
-  typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-
-const STRING_PROPERTY: CelSchema = { type: 'string' };
-
-/**
- * apiextensions' WithTypeAndObjectMeta: a resource's root (the CR's, or an embedded one's)
- * always has string kind and apiVersion and a metadata of just name and generateName, whatever
- * the schema says of metadata otherwise. (Kube also caps those two names' lengths at 253 and
- * 252, which matters to sizes only.)
- */
-export function withTypeAndObjectMeta(s: CelSchema): CelSchema {
-  const p = s.properties;
-  const meta = p?.metadata?.properties;
-  if (
-    p?.kind?.type === 'string' &&
-    p.apiVersion?.type === 'string' &&
-    p.metadata?.type === 'object' &&
-    meta?.name?.type === 'string' &&
-    meta.generateName?.type === 'string'
-  ) {
-    return s;
-  }
-  const metadata: CelSchema = {
-    type: 'object',
-    properties: { name: meta?.name ?? STRING_PROPERTY, generateName: meta?.generateName ?? STRING_PROPERTY },
-  };
-  return { ...s, properties: { ...p, kind: STRING_PROPERTY, apiVersion: STRING_PROPERTY, metadata } };
 }
 
 const isEmbedded = (s: CelSchema): boolean => s['x-kubernetes-embedded-resource'] === true;
@@ -131,6 +94,28 @@ export function schemaDeclType(schema: CelSchema, isResourceRoot: boolean, name:
       return { type: IntType };
     default:
       return undefined;
+  }
+}
+
+/** Whether schemaDeclType gives the node a type (it is visible to CEL), without building the type. */
+export function celVisible(s: CelSchema): boolean {
+  if (s['x-kubernetes-int-or-string'] === true) return true;
+  switch (s.type) {
+    case 'array': {
+      const items = itemsOf(s);
+      return items !== undefined && celVisible(items);
+    }
+    case 'object': {
+      const ap = additionalPropertiesOf(s);
+      return ap === undefined || celVisible(ap);
+    }
+    case 'string':
+    case 'boolean':
+    case 'number':
+    case 'integer':
+      return true;
+    default:
+      return false;
   }
 }
 

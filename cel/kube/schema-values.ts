@@ -16,13 +16,8 @@ import {
   type Value,
 } from '../values.js';
 import { escapeFieldName } from './escaping.js';
-import {
-  additionalPropertiesOf,
-  type CelSchema,
-  itemsOf,
-  RESERVED_WORDS,
-  withTypeAndObjectMeta,
-} from './schema-types.js';
+import { type CelSchema, RESERVED_WORDS } from './schema-types.js';
+import { additionalPropertiesOf, itemsOf, withTypeAndObjectMeta } from './sizes.js';
 
 type JsonObject = { readonly [key: string]: JsonValue };
 

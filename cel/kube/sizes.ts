@@ -6,7 +6,11 @@
 import type { AstNode, CostEstimator, SizeEstimate } from '../cost.js';
 import { escapeFieldName } from './escaping.js';
 
-/** The parts of a structural OpenAPI v3 schema sizes depend on (JSON field names). */
+/**
+ * The parts of a structural OpenAPI v3 schema sizes depend on (JSON field names). apiextensions'
+ * JSONSchemaProps fits it: `items` may be an array there and `additionalProperties` a boolean,
+ * neither of which is a schema CEL sees (itemsOf, additionalPropertiesOf).
+ */
 export interface KubeSchema {
   readonly type?: string;
   readonly format?: string;
@@ -14,14 +18,22 @@ export interface KubeSchema {
   readonly maxItems?: number;
   readonly maxProperties?: number;
   readonly enum?: readonly unknown[];
-  readonly items?: KubeSchema;
+  readonly items?: KubeSchema | readonly KubeSchema[];
   readonly properties?: Readonly<Record<string, KubeSchema>>;
-  readonly additionalProperties?: KubeSchema;
+  readonly additionalProperties?: KubeSchema | boolean;
   readonly required?: readonly string[];
   readonly default?: unknown;
   readonly 'x-kubernetes-int-or-string'?: boolean;
   readonly 'x-kubernetes-embedded-resource'?: boolean;
 }
+
+/** A list's item schema; an array of them (JSON Schema's tuple form) is none. */
+export const itemsOf = <S extends { readonly items?: S | readonly S[] }>(s: S): S | undefined =>
+  s.items === undefined || Array.isArray(s.items) ? undefined : (s.items as S);
+/** A map's value schema; `additionalProperties: true` is none (kube's Schema() of a bool is nil). */
+export const additionalPropertiesOf = <S extends { readonly additionalProperties?: S | boolean }>(
+  s: S,
+): S | undefined => (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
 
 /** A declared type's sizes (kube's DeclType, as far as sizes go). */
 export interface SizedType {
@@ -86,8 +98,12 @@ function maxEnumLength(values: readonly unknown[]): number {
 
 const STRING_PROPERTY: KubeSchema = { type: 'string' };
 
-/** The root of a resource always exposes kind, apiVersion and metadata.name/generateName (WithTypeAndObjectMeta). */
-function withTypeAndObjectMeta(s: KubeSchema): KubeSchema {
+/**
+ * apiextensions' WithTypeAndObjectMeta: a resource's root (the CR's, or an embedded one's)
+ * always has string kind and apiVersion and a metadata of just name and generateName, whatever
+ * the schema says of metadata otherwise (unless it already declares all four as strings).
+ */
+export function withTypeAndObjectMeta<S extends KubeSchema>(s: S): S {
   const p = s.properties;
   const meta = p?.metadata;
   if (
@@ -99,15 +115,14 @@ function withTypeAndObjectMeta(s: KubeSchema): KubeSchema {
   ) {
     return s;
   }
-  return {
-    ...s,
-    properties: {
-      ...p,
-      kind: STRING_PROPERTY,
-      apiVersion: STRING_PROPERTY,
-      metadata: { type: 'object', properties: { name: STRING_PROPERTY, generateName: STRING_PROPERTY } },
-    },
+  const properties = {
+    ...p,
+    kind: STRING_PROPERTY,
+    apiVersion: STRING_PROPERTY,
+    metadata: { type: 'object', properties: { name: STRING_PROPERTY, generateName: STRING_PROPERTY } },
   };
+  // The added properties are plain string and object schemas, which every S extending KubeSchema takes.
+  return { ...s, properties } as S;
 }
 
 /** The sizes kube attaches to a schema's CEL type, or undefined where the schema is not visible to CEL (SchemaDeclType). */
@@ -122,8 +137,9 @@ export function schemaSizes(schema: KubeSchema, isResourceRoot = false): SizedTy
   const s = isResourceRoot ? withTypeAndObjectMeta(schema) : schema;
   switch (s.type) {
     case 'array': {
-      if (s.items === undefined) return undefined;
-      const elem = schemaSizes(s.items, s.items['x-kubernetes-embedded-resource'] === true);
+      const items = itemsOf(s);
+      if (items === undefined) return undefined;
+      const elem = schemaSizes(items, items['x-kubernetes-embedded-resource'] === true);
       if (elem === undefined) return undefined;
       // Each item needs at least its own size and a comma; the brackets take 2.
       const maxItems =
@@ -133,8 +149,8 @@ export function schemaSizes(schema: KubeSchema, isResourceRoot = false): SizedTy
       return { maxElements: maxItems, minSerializedSize: 2, elem };
     }
     case 'object': {
-      if (s.additionalProperties !== undefined) {
-        const ap = s.additionalProperties;
+      const ap = additionalPropertiesOf(s);
+      if (ap !== undefined) {
         const elem = schemaSizes(ap, ap['x-kubernetes-embedded-resource'] === true);
         if (elem === undefined) return undefined;
         // Each entry needs `"":` and a comma besides its value; the braces take 2.

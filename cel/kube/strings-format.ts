@@ -4,8 +4,7 @@
 // not the cel-spec conformance tests' one (ext/formatting_v2.go): kube configures
 // ext.Strings(ext.StringsVersion(2)) (apiserver/pkg/cel/environment/base.go) and cel-go only
 // switches to the second formatter from strings version 4, so a messageExpression must print what
-// the original one prints, errors included (crd/cel/format.ts is the same formatter over the old
-// engine's values, until crd/ moves onto cel/):
+// the original one prints, errors included:
 //   - %s prints a double with Go's %g, and inside a list or map every member as a CEL literal:
 //     strings and bytes quoted (Go %q), doubles as %.6f, timestamp("…"), duration("…"), map
 //     entries `key:value`, sorted by the printed key;
@@ -15,8 +14,14 @@
 //     none): the integer part grouped by commas, ±Inf as ∞, %e as "2.718280 × 10⁰⁰", and cel-go
 //     builds %e's Go verb as "%<precision>e", so its precision is a width (6 when absent) and the
 //     digits after the point are always 6.
+// The strings library's compile-time check of format() calls (FORMAT_VALIDATOR) reads the same
+// clauses (cel-go's stringFormatValidator).
 import { goQuote } from '../../apimachinery/quote.js';
+import { type Expr, subExpressions } from '../ast.js';
+import type { CheckedAst } from '../checker.js';
 import { durationString, timestampString } from '../time.js';
+import type { Kind as TypeKind, Type } from '../types.js';
+import type { AstValidator } from '../validators.js';
 import {
   compareStrings,
   Duration,
@@ -30,8 +35,28 @@ import {
 } from '../values.js';
 import { goFixed, goG, goNonFinite, scientificParts, withPoint } from './gofmt.js';
 
-/** An error raised by format(), its text as cel-go's. */
-export class FormatError extends Error {}
+/** An error raised by format(), its text as cel-go's; at an expression when the static check found it. */
+export class FormatError extends Error {
+  constructor(
+    message: string,
+    readonly exprId?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** cel-go's texts for an argument a clause does not take (at run time and in the static check). */
+const CLAUSE_ERRORS: Record<'d' | 'f' | 'e' | 'b' | 'x' | 'X' | 'o', (type: string) => string> = {
+  d: (t) => `decimal clause can only be used on integers, was given ${t}`,
+  f: (t) => `fixed-point clause can only be used on doubles, was given ${t}`,
+  e: (t) => `scientific clause can only be used on doubles, was given ${t}`,
+  b: (t) => `only integers and bools can be formatted as binary, was given ${t}`,
+  x: (t) => `only integers, byte buffers, and strings can be formatted as hex, was given ${t}`,
+  X: (t) => `only integers, byte buffers, and strings can be formatted as hex, was given ${t}`,
+  o: (t) => `octal clause can only be used on integers, was given ${t}`,
+};
+const STRING_CLAUSE_ERROR = (t: string): string =>
+  `string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${t}`;
 
 /**
  * Precision cap for %f and %e. kube has none; we keep one because a precision sets how long the
@@ -171,9 +196,7 @@ function formatValue(v: Value): string {
     case 'null':
       return 'null';
     default:
-      throw new FormatError(
-        `string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typeName(v)}`,
-      );
+      throw new FormatError(STRING_CLAUSE_ERROR(typeName(v)));
   }
 }
 
@@ -247,7 +270,7 @@ function decimal(v: Value): string {
     case 'uint':
       return (v as Uint).value.toString();
     default:
-      throw new FormatError(`decimal clause can only be used on integers, was given ${typeName(v)}`);
+      throw new FormatError(CLAUSE_ERRORS.d(typeName(v)));
   }
 }
 
@@ -255,10 +278,10 @@ function decimal(v: Value): string {
 const NON_FINITE_STRINGS: Record<string, number> = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 
 /** A double for %f and %e: doubles, or the three non-finite strings. */
-function floatArg(v: Value, what: string): number {
+function floatArg(v: Value, verb: 'f' | 'e'): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'string' && Object.hasOwn(NON_FINITE_STRINGS, v)) return NON_FINITE_STRINGS[v]!;
-  throw new FormatError(`${what} clause can only be used on doubles, was given ${typeName(v)}`);
+  throw new FormatError(CLAUSE_ERRORS[verb](typeName(v)));
 }
 
 /** An int or uint for %b, %o and %x; undefined for other kinds. */
@@ -272,14 +295,13 @@ function integer(v: Value): bigint | undefined {
 function binary(v: Value): string {
   if (typeof v === 'boolean') return v ? '1' : '0';
   const i = integer(v);
-  if (i === undefined)
-    throw new FormatError(`only integers and bools can be formatted as binary, was given ${typeName(v)}`);
+  if (i === undefined) throw new FormatError(CLAUSE_ERRORS.b(typeName(v)));
   return i.toString(2);
 }
 
 function octal(v: Value): string {
   const i = integer(v);
-  if (i === undefined) throw new FormatError(`octal clause can only be used on integers, was given ${typeName(v)}`);
+  if (i === undefined) throw new FormatError(CLAUSE_ERRORS.o(typeName(v)));
   return i.toString(8);
 }
 
@@ -291,8 +313,7 @@ function hex(v: Value, upper: boolean): string {
   if (i !== undefined) s = i.toString(16);
   else if (typeof v === 'string') s = hexBytes(utf8.encode(v));
   else if (v instanceof Uint8Array) s = hexBytes(v);
-  else
-    throw new FormatError(`only integers, byte buffers, and strings can be formatted as hex, was given ${typeName(v)}`);
+  else throw new FormatError(CLAUSE_ERRORS.x(typeName(v)));
   return upper ? s.toUpperCase() : s;
 }
 
@@ -332,8 +353,6 @@ function verbText(f: string, j: number): string {
   return String.fromCharCode(b);
 }
 
-type Clause = (v: Value) => string;
-
 /** The precision of %f and %e, which sets the output's length (digits, width): our cap applies (see MAX_PRECISION). */
 function capped(precision: bigint | undefined): number {
   const p = precision ?? BigInt(DEFAULT_PRECISION);
@@ -342,41 +361,37 @@ function capped(precision: bigint | undefined): number {
   return Number(p);
 }
 
-/** The clause starting after the '%' at `i`: its formatter and where the text resumes. */
-function parseClause(f: string, i: number): { clause: Clause; next: number } {
+type Verb = 's' | 'd' | 'f' | 'e' | 'b' | 'x' | 'X' | 'o';
+const VERBS: ReadonlySet<string> = new Set<Verb>(['s', 'd', 'f', 'e', 'b', 'x', 'X', 'o']);
+
+/** One clause of a format string (cel-go's parseFormattingClause). */
+interface Clause {
+  readonly verb: Verb;
+  readonly precision: bigint | undefined;
+}
+
+/** The clause starting after the '%' at `i`, and where the text resumes. */
+function scanClause(f: string, i: number): { clause: Clause; next: number } {
   const { precision, next } = parsePrecision(f, i);
-  const verb = f[next];
-  switch (verb) {
-    case 's':
-      return { clause: formatValue, next: next + 1 };
-    case 'd':
-      return { clause: decimal, next: next + 1 };
-    case 'f': {
-      const p = capped(precision);
-      return { clause: (v) => localeFixed(floatArg(v, 'fixed-point'), p), next: next + 1 };
-    }
-    case 'e': {
-      // cel-go formats with "%<precision>e": the precision becomes the field width.
-      const width = capped(precision);
-      return { clause: (v) => localeScientific(floatArg(v, 'scientific'), width), next: next + 1 };
-    }
-    case 'b':
-      return { clause: binary, next: next + 1 };
-    case 'x':
-    case 'X':
-      return { clause: (v) => hex(v, verb === 'X'), next: next + 1 };
-    case 'o':
-      return { clause: octal, next: next + 1 };
-    default:
-      throw new FormatError(`could not parse formatting clause: unrecognized formatting clause "${verbText(f, next)}"`);
-  }
+  const verb = f[next]!;
+  if (!VERBS.has(verb))
+    throw new FormatError(`could not parse formatting clause: unrecognized formatting clause "${verbText(f, next)}"`);
+  return { clause: { verb: verb as Verb, precision }, next: next + 1 };
 }
 
 /**
- * cel-go's `<string>.format(<list>)` as kube runs it: %s %d %f %e %b %x %X %o with an optional
- * precision (`%.3f`), `%%` for a percent sign. Throws FormatError with cel-go's text.
+ * cel-go's parseFormatString: `%%` for a percent sign, each other clause replaced by
+ * `formatterOf(clause)(index)` of its argument; `requested(index)` is told of each argument first
+ * (cel-go's list.Arg, which fails past the end at run time). A formatter is made as the clause is
+ * parsed (its errors are parse errors), and its errors when it runs are "error during formatting"
+ * ones. Throws FormatError.
  */
-export function formatString(f: string, args: readonly Value[]): string {
+function interpolate(
+  f: string,
+  size: number,
+  requested: (index: number) => void,
+  formatterOf: (clause: Clause) => (index: number) => string,
+): string {
   let out = '';
   let argIndex = 0;
   let i = 0;
@@ -392,18 +407,165 @@ export function formatString(f: string, args: readonly Value[]): string {
       i = pct + 2;
       continue;
     }
-    // cel-go's order: the argument first, then the clause.
-    if (argIndex >= args.length) throw new FormatError(`index ${argIndex} out of range`);
+    requested(argIndex);
     if (pct + 1 >= f.length) throw new FormatError('unexpected end of string');
-    const { clause, next } = parseClause(f, pct + 1);
+    if (argIndex >= size) throw new FormatError(`index ${argIndex} out of range`);
+    const { clause, next } = scanClause(f, pct + 1);
+    const format = formatterOf(clause);
     try {
-      out += clause(args[argIndex]);
+      out += format(argIndex);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
-      throw new FormatError(`error during formatting: ${e.message}`);
+      throw new FormatError(`error during formatting: ${e.message}`, e.exprId);
     }
     argIndex++;
     i = next;
   }
   return out;
 }
+
+/** A clause's formatter. */
+function formatter(c: Clause): (v: Value) => string {
+  switch (c.verb) {
+    case 's':
+      return formatValue;
+    case 'd':
+      return decimal;
+    case 'f': {
+      const p = capped(c.precision);
+      return (v) => localeFixed(floatArg(v, 'f'), p);
+    }
+    case 'e': {
+      // cel-go formats with "%<precision>e": the precision becomes the field width.
+      const width = capped(c.precision);
+      return (v) => localeScientific(floatArg(v, 'e'), width);
+    }
+    case 'b':
+      return binary;
+    case 'x':
+    case 'X':
+      return (v) => hex(v, c.verb === 'X');
+    case 'o':
+      return octal;
+  }
+}
+
+/**
+ * cel-go's `<string>.format(<list>)` as kube runs it: %s %d %f %e %b %x %X %o with an optional
+ * precision (`%.3f`), `%%` for a percent sign. Throws FormatError with cel-go's text.
+ */
+export function formatString(f: string, args: readonly Value[]): string {
+  return interpolate(
+    f,
+    args.length,
+    (i) => {
+      if (i >= args.length) throw new FormatError(`index ${i} out of range`);
+    },
+    (c) => {
+      const format = formatter(c);
+      return (i) => format(args[i]!);
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The strings library's check of format() calls (cel-go ext/formatting.go stringFormatValidator)
+
+/** The kinds each verb takes, as cel-go's stringFormatChecker verifies them statically (dyn always passes). */
+const VERB_KINDS: Record<keyof typeof CLAUSE_ERRORS, readonly TypeKind[]> = {
+  d: ['int', 'uint'],
+  f: ['double', 'string'],
+  e: ['double', 'string'],
+  b: ['int', 'uint', 'bool'],
+  x: ['int', 'uint', 'string', 'bytes'],
+  X: ['int', 'uint', 'string', 'bytes'],
+  o: ['int', 'uint'],
+};
+const STRING_KINDS: readonly TypeKind[] = [
+  'list',
+  'map',
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'string',
+  'timestamp',
+  'bytes',
+  'duration',
+  'type',
+  'null_type',
+];
+
+const kindIn = (t: Type | undefined, kinds: readonly TypeKind[]): boolean =>
+  t === undefined || t.kind === 'dyn' || kinds.includes(t.kind);
+
+/** %s's check: the argument, and each member of a list or map literal, of a kind %s prints; else the first that is not. */
+function unprintable(ast: CheckedAst, e: Expr): Expr | undefined {
+  if (!kindIn(ast.typeMap.get(e.id), STRING_KINDS)) return e;
+  for (const sub of e.kind === 'list' || (e.kind === 'struct' && e.messageName === '') ? subExpressions(e) : []) {
+    const bad = unprintable(ast, sub);
+    if (bad !== undefined) return bad;
+  }
+  return undefined;
+}
+
+/** The error a clause's static check finds in its argument (the runtime's text, at the argument). */
+function clauseError(ast: CheckedAst, c: Clause, arg: Expr): FormatError | undefined {
+  const typeNameOf = (e: Expr): string => ast.typeMap.get(e.id)?.name ?? 'dyn';
+  if (c.verb === 's') {
+    const bad = unprintable(ast, arg);
+    return bad === undefined ? undefined : new FormatError(STRING_CLAUSE_ERROR(typeNameOf(bad)), bad.id);
+  }
+  if (kindIn(ast.typeMap.get(arg.id), VERB_KINDS[c.verb])) return undefined;
+  return new FormatError(CLAUSE_ERRORS[c.verb](typeNameOf(arg)), arg.id);
+}
+
+/** A call cel-go checks: `'<literal>'.format([<list literal>])` bound to the strings library's overload. */
+function formatCall(ast: CheckedAst, e: Expr): { f: string; args: readonly Expr[]; id: number } | undefined {
+  if (e.kind !== 'call' || e.function !== 'format' || e.target === undefined || e.args.length !== 1) return undefined;
+  const ids = ast.referenceMap.get(e.id)?.overloadIds ?? [];
+  if (ids.length > 0 && !ids.includes('string_format')) return undefined;
+  const t = e.target;
+  const list = e.args[0]!;
+  if (t.kind !== 'constant' || t.value.kind !== 'string' || list.kind !== 'list') return undefined;
+  return { f: t.value.value, args: list.elements, id: e.id };
+}
+
+/**
+ * cel-go's stringFormatValidator, which the strings library adds: a literal format string with a
+ * list literal of arguments is parsed and each clause checked against its argument's type; too
+ * many arguments are an error too. It exempts format()'s arguments from the homogeneity check.
+ */
+export const FORMAT_VALIDATOR: AstValidator = {
+  exemptFunctions: ['format'],
+  validate(ast, nodes, report) {
+    for (const { expr: e } of nodes) {
+      const call = formatCall(ast, e);
+      if (call === undefined) continue;
+      let requested = 0;
+      try {
+        interpolate(
+          call.f,
+          call.args.length,
+          (i) => {
+            requested = i + 1;
+          },
+          (c) => (i) => {
+            const err = clauseError(ast, c, call.args[i]!);
+            if (err !== undefined) throw err;
+            return '';
+          },
+        );
+      } catch (err) {
+        if (!(err instanceof FormatError)) throw err;
+        report(err.exprId ?? call.id, err.message);
+        continue;
+      }
+      if (call.args.length > requested)
+        report(
+          call.id,
+          `too many arguments supplied to string.format (expected ${requested}, got ${call.args.length})`,
+        );
+    }
+  },
+};

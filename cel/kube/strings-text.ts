@@ -1,5 +1,5 @@
-// The strings extension's pure text functions, shared by cel/kube/strings.ts and crd/cel/:
-// strings.quote() and trim() as cel-go has them.
+// The strings extension's pure text functions, shared by cel/kube/strings.ts and the callers that
+// trim a message as kube does (Go's strings.TrimSpace): strings.quote() and trim() as cel-go has them.
 
 const QUOTE_ESCAPES: Record<string, string> = {
   '\x07': '\\a',

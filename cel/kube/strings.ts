@@ -7,7 +7,7 @@ import type { Impl } from '../functions.js';
 import { DynType, IntType, listType, StringType } from '../types.js';
 import { CelError, type Val, type Value } from '../values.js';
 import type { KubeLibrary } from './library.js';
-import { FormatError, formatString } from './strings-format.js';
+import { FORMAT_VALIDATOR, FormatError, formatString } from './strings-format.js';
 import { quote, trim } from './strings-text.js';
 
 const outOfRange = (i: bigint): CelError => new CelError(`index out of range: ${i}`);
@@ -187,4 +187,5 @@ export const STRINGS_LIBRARY: KubeLibrary = {
     ),
   ],
   impls: new Map(IMPLS),
+  validators: [FORMAT_VALIDATOR],
 };

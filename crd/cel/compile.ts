@@ -1,38 +1,56 @@
-// x-kubernetes-validations at CRD write, as kube-apiserver checks them
-// (apiextensions-apiserver pkg/apis/apiextensions/validation ValidateCustomResourceDefinitionOpenAPISchema
-// and pkg/apiserver/schema/cel/compilation.go): every rule at every level compiled and
-// type-checked against `self` typed from the schema, messageExpression compiled (must be a
-// string), reason and fieldPath checked, the static cost estimated per expression (limit
-// 10,000,000 × cardinality) and per schema (100,000,000), with kube's messages and paths.
-import type { Environment } from '@marcbachmann/cel-js';
+// x-kubernetes-validations at CRD write, as kube-apiserver 1.33 checks them (apiextensions-apiserver
+// pkg/apis/apiextensions/validation: ValidateCustomResourceDefinitionOpenAPISchema, CELSchemaContext;
+// pkg/apiserver/schema/cel/compilation.go), on cel/: every rule at every level compiled against
+// `self` (and `oldSelf`) typed from the schema, messageExpression compiled (must be a string),
+// reason and fieldPath checked, each expression's static cost (a rule's × how often it may run)
+// against 10,000,000 and the schema's total against 100,000,000, with kube's texts and paths.
+// The result also holds the programs the object writes run (eval.ts).
+import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import {
-  type FieldError,
-  GoPrinted,
   child,
+  type FieldError,
   forbidden,
+  GoPrinted,
   goQuote,
+  internalField,
   invalid,
   notSupported,
   required,
 } from '../../apimachinery/field-errors.js';
-import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
-import { boundsHint, costErrorMessage, estimateCost, maxCardinality } from './cost.js';
-import { baseEnv, celEquals, type EngineNode, functionNamesOf, unrenamed, walk } from './env.js';
-import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
-import { TOO_DEEP_ISSUE } from './limits.js';
-import { type ParsedProgram, parseAndCheck } from './check.js';
-import { compileIssue } from './messages.js';
-import { RegexError, compileRegex } from '../../cel/regex.js';
-import { type Decl, TypeNamer, declFor } from './types.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
+import { type CheckerEnv, outputType } from '../../cel/checker.js';
+import { estimateCost, MAX_UINT64 } from '../../cel/cost.js';
+import { type Program, ProgramError, program } from '../../cel/eval.js';
+import { KUBE_COST_OPTIONS, KubeCostEstimator } from '../../cel/kube/cost.js';
+import { kubeCrdEnvironment } from '../../cel/kube/environment.js';
+import { escapeFieldName } from '../../cel/kube/escaping.js';
+import {
+  childCardinality,
+  costErrorMessage,
+  ruleCost,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+} from '../../cel/kube/limits.js';
+import {
+  celVisible,
+  generateSelfTypeName,
+  ruleVariables,
+  SchemaTypeProvider,
+  schemaDeclType,
+  usesOldSelf,
+} from '../../cel/kube/schema-types.js';
+import {
+  additionalPropertiesOf,
+  itemsOf,
+  SchemaSizeEstimator,
+  type SizedType,
+  schemaSizes,
+  withTypeAndObjectMeta,
+} from '../../cel/kube/sizes.js';
+import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
 
-/** apiextensions validation.StaticEstimatedCostLimit */
-export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
-/** apiextensions validation.StaticEstimatedCRDCostLimit */
-export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
-
-const supportedReasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
-const newline = /[\n\r]+/;
+const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+const NEWLINE = /[\n\r]+/;
 
 /** Go's %#v of an apiextensions.ValidationRule, as kube prints it as the bad value. */
 export function goValidationRule(r: ValidationRule): GoPrinted {
@@ -46,395 +64,403 @@ export function goValidationRule(r: ValidationRule): GoPrinted {
   );
 }
 
-interface Ctx {
-  errors: FieldError[];
-  namer: TypeNamer;
-  typesEnv: Environment;
-  knownFunctions: Set<string>;
-  total: number;
-  expensive: { path: string; cost: number }[];
+/** kube's unescapeSingleQuote: the escapes a quoted fieldPath segment may use; undefined for any other. */
+function unescapeSingleQuote(s: string): string | undefined {
+  const escapes: Readonly<Record<string, string>> = {
+    a: '\x07',
+    b: '\b',
+    f: '\f',
+    n: '\n',
+    r: '\r',
+    t: '\t',
+    v: '\v',
+    "'": "'",
+    '\\': '\\',
+  };
+  let ok = true;
+  const out = s.replace(/\\./g, (m) => {
+    const e = escapes[m[1]!];
+    if (e === undefined) ok = false;
+    return e ?? '';
+  });
+  return ok ? out : undefined;
 }
 
-function itemsOf(s: JSONSchemaProps): JSONSchemaProps | undefined {
-  return s.items && !Array.isArray(s.items) ? s.items : undefined;
-}
-
-/** kube's ValidFieldPath: the normalized path, or an error for a path the schema does not have. */
+/**
+ * kube's ValidFieldPath: a rule's fieldPath (`.a.b`, `['x.y']`) resolved through the schema's
+ * properties and additionalProperties, normalized as field.Path prints it (`a.b`, `a[k]`), or
+ * undefined when the schema has no such field.
+ */
 export function validFieldPath(path: string, schema: JSONSchemaProps): string | undefined {
+  // kube's scanner: `.`, `[`, `]` alone, a single-quoted string whole, anything else up to a delimiter.
   const toks = path.match(/'(?:[^'\\]|\\.)*'|[.[\]]|[^.[\]']+/g) ?? [];
   let out = '';
   let s: JSONSchemaProps | undefined = schema;
-  let i = 0;
   const append = (name: string): boolean => {
-    if (!s) return false;
-    if (s.properties) {
+    if (s?.properties !== undefined) {
       const p: JSONSchemaProps | undefined = s.properties[name];
-      if (!p) return false;
-      out = out ? `${out}.${name}` : name;
+      if (p === undefined) return false;
+      out = child(out, name);
       s = p;
       return true;
     }
-    if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-      out = `${out}[${name}]`;
-      s = s.additionalProperties;
-      return true;
-    }
-    return false;
+    const ap = s === undefined ? undefined : additionalPropertiesOf(s);
+    if (ap === undefined) return false;
+    out = `${out}[${name}]`;
+    s = ap;
+    return true;
   };
-  if (toks.length === 0) return undefined;
-  while (i < toks.length) {
+  for (let i = 0; i < toks.length; ) {
     const t = toks[i++]!;
     if (t === '.') {
       const name = toks[i++];
       if (name === undefined || !append(name)) return undefined;
     } else if (t === '[') {
       const q = toks[i++];
-      if (!q || q.length < 2 || !q.startsWith("'") || !q.endsWith("'")) return undefined;
-      const name = q.slice(1, -1).replace(/\\(.)/g, '$1');
-      if (!append(name) || toks[i++] !== ']') return undefined;
+      if (q === undefined || q.length < 2 || !q.startsWith("'") || !q.endsWith("'")) return undefined;
+      const name = unescapeSingleQuote(q.slice(1, -1));
+      if (name === undefined || !append(name) || toks[i++] !== ']') return undefined;
     } else return undefined;
   }
   return out;
 }
 
-function usesOldSelf(ast: EngineNode): boolean {
-  let found = false;
-  walk(ast, (n) => {
-    if (n.op === 'id' && n.args === 'oldSelf') found = true;
-  });
-  return found;
+/** Kube's checks of a rule's own fields (SchemaErrors: they stop the CEL checks of the schema above). */
+function ruleFieldErrors(r: ValidationRule, p: string, s: JSONSchemaProps): FieldError[] {
+  const errs: FieldError[] = [];
+  const rule = (r.rule ?? '').trim();
+  const message = r.message ?? '';
+  const msg = message.trim();
+  if (rule === '') errs.push(required(`${p}.rule`, 'rule is not specified'));
+  else if (message.length > 0 && msg === '')
+    errs.push(invalid(`${p}.message`, message, 'message must be non-empty if specified'));
+  else if (NEWLINE.test(msg)) errs.push(invalid(`${p}.message`, message, 'message must not contain line breaks'));
+  else if (NEWLINE.test(rule) && msg === '')
+    errs.push(required(`${p}.message`, 'message must be specified if rule contains line breaks'));
+  if (r.messageExpression !== undefined && r.messageExpression.length > 0 && r.messageExpression.trim() === '')
+    errs.push(required(`${p}.messageExpression`, 'messageExpression must be non-empty if specified'));
+  if (r.reason !== undefined && !SUPPORTED_REASONS.includes(r.reason))
+    errs.push(notSupported(`${p}.reason`, r.reason, SUPPORTED_REASONS));
+  const fp = r.fieldPath ?? '';
+  if (fp.length > 0 && fp.trim() === '')
+    errs.push(invalid(`${p}.fieldPath`, fp, 'fieldPath must be non-empty if specified'));
+  if (NEWLINE.test(fp)) errs.push(invalid(`${p}.fieldPath`, fp, 'fieldPath must not contain line breaks'));
+  if (fp.length > 0 && validFieldPath(fp, s) === undefined)
+    errs.push(invalid(`${p}.fieldPath`, fp, 'fieldPath must be a valid path'));
+  return errs;
 }
 
-type Parsed = ParsedProgram;
+const kube = kubeCrdEnvironment();
 
-/** A regex literal argument: what cel-go's ValidateRegexLiterals checks and its regex optimizations compile. */
-interface RegexLiteral {
-  node: EngineNode;
-  pattern: string;
-  /** The call's name as written (matches, find, findAll). */
-  fn: string;
-  /** cel-go's ValidateRegexLiterals looks at the first argument of matches() (the pattern of `s.matches(p)`, the string of `matches(s, p)`). */
-  validated: boolean;
-  /** The interpreter's regex optimizations compile the pattern argument of matches, find and findAll. */
-  planned: boolean;
-}
+/** One expression compiled: its program and estimated cost, or where it failed. */
+type Expression =
+  | { readonly program: Program; readonly usesOldSelf: boolean; readonly maxCost: bigint; readonly failed?: undefined }
+  | { readonly failed: 'compile' | 'type' | 'program'; readonly detail: string };
 
-function regexLiterals(ast: EngineNode): RegexLiteral[] {
-  const out: RegexLiteral[] = [];
-  walk(ast, (n) => {
-    if (n.op !== 'call' && n.op !== 'rcall') return;
-    const a = n.args as unknown[];
-    const fn = unrenamed[a[0] as string] ?? (a[0] as string);
-    if (fn !== 'matches' && fn !== 'find' && fn !== 'findAll') return;
-    const args = (n.op === 'rcall' ? a[2] : a[1]) as EngineNode[];
-    // Arguments as cel-go's interpreter sees them: the receiver first.
-    const all = n.op === 'rcall' ? [a[1] as EngineNode, ...args] : args;
-    all.forEach((x, i) => {
-      if (x.op !== 'value' || typeof x.args !== 'string') return;
-      const validated = fn === 'matches' && x === args[0];
-      const planned = i === 1;
-      if (validated || planned) out.push({ node: x, pattern: x.args, fn, validated, planned });
-    });
-  });
-  return out.sort((x, y) => x.node.pos - y.node.pos);
-}
-
-/** Go's regexp.Compile error for a pattern, or undefined when it compiles. */
-function regexError(pattern: string): string | undefined {
+function compileExpression(
+  text: string,
+  env: CheckerEnv,
+  resultKind: 'bool' | 'string',
+  estimator: KubeCostEstimator,
+): Expression {
+  const c = kube.compile(text, env);
+  if (c.issues !== undefined) return { failed: 'compile', detail: c.issues.toDisplayString() };
+  if (outputType(c.ast).kind !== resultKind) return { failed: 'type', detail: '' };
+  let p: Program;
   try {
-    compileRegex(pattern);
-    return undefined;
+    p = program(c.ast, kube.programOptions);
   } catch (e) {
-    if (e instanceof RegexError) return e.message;
+    if (e instanceof ProgramError) return { failed: 'program', detail: e.message };
     throw e;
   }
-}
-
-/** A compiled expression, or kube's text for why not: `compilation failed: ...` issues or `program instantiation failed: ...`. */
-interface Compiled {
-  prog?: Parsed;
-  type?: string;
-  issue?: string;
-  /** Set instead of issue when the program cannot be built (a regex literal that does not compile). */
-  program?: string;
-}
-
-function compileExpr(env: Environment, src: string, known: Set<string>): Compiled {
-  const checked = parseAndCheck(env, src, known);
-  if (checked.issue !== undefined) return { issue: checked.issue };
-  const { prog: p, type } = checked;
-  try {
-    const literals = regexLiterals(p.ast as EngineNode);
-    const invalid = literals.filter((l) => l.validated && regexError(l.pattern) !== undefined);
-    if (invalid.length > 0) {
-      return {
-        issue: invalid
-          .map((l) => compileIssue({ message: `invalid ${l.fn} argument`, node: l.node }, src, known))
-          .join('\n'),
-      };
-    }
-    for (const l of literals) {
-      const err = l.planned ? regexError(l.pattern) : undefined;
-      if (err !== undefined) return { prog: p, type, program: err };
-    }
-    return { prog: p, type };
-  } catch (e) {
-    // Anything deep enough to overflow the stack that the limits did not foresee.
-    if (e instanceof RangeError) return { issue: TOO_DEEP_ISSUE };
-    throw e;
-  }
-}
-
-function ruleEnvs(ctx: Ctx, decl: Decl): { plain: Environment; optional: () => Environment } {
-  const plain = ctx.typesEnv.clone();
-  plain.registerVariable('self', decl.celType);
-  plain.registerVariable('oldSelf', decl.celType);
-  let opt: Environment | undefined;
   return {
-    plain,
-    optional: () => {
-      if (!opt) {
-        opt = ctx.typesEnv.clone();
-        opt.registerVariable('self', decl.celType);
-        opt.registerVariable('oldSelf', `optional<${decl.celType}>`);
-      }
-      return opt;
-    },
+    program: p,
+    usesOldSelf: usesOldSelf(c.ast),
+    maxCost: estimateCost(c.ast, estimator, KUBE_COST_OPTIONS).max,
   };
 }
 
-/** Rules at one schema node; `cardinality` is undefined under an unbounded list or map. */
-function compileNode(
-  ctx: Ctx,
-  s: JSONSchemaProps,
-  decl: Decl,
-  path: string,
-  cardinality: number | undefined,
-  unboundedAncestors: Decl[],
-  correlatable: string | undefined,
-): RuleNode | undefined {
-  const node: RuleNode = { schema: s, decl, rules: [], props: new Map() };
+/** What kube's validation reads of one rule's CompilationResult. */
+interface RuleResult {
+  compiled?: CompiledRule;
+  error?: string;
+  usesOldSelf: boolean;
+  maxCost: bigint;
+  messageError?: string;
+  messageMaxCost?: bigint;
+}
+
+/** kube's compileRule (the rule was checked non-empty already). */
+function compileRule(r: ValidationRule, env: CheckerEnv, estimator: KubeCostEstimator, s: JSONSchemaProps): RuleResult {
+  const e = compileExpression(r.rule, env, 'bool', estimator);
+  if (e.failed !== undefined) {
+    const error =
+      e.failed === 'compile'
+        ? `compilation failed: ${e.detail}`
+        : e.failed === 'type'
+          ? 'cel expression must evaluate to a bool'
+          : `program instantiation failed: ${e.detail}`;
+    return { error, usesOldSelf: false, maxCost: 0n };
+  }
+  const out: RuleResult = { usesOldSelf: e.usesOldSelf, maxCost: e.maxCost };
+  const compiled: CompiledRule = { rule: r, program: e.program, usesOldSelf: e.usesOldSelf };
+  if (r.messageExpression) {
+    const m = compileExpression(r.messageExpression, env, 'string', estimator);
+    if (m.failed !== undefined) {
+      out.messageError =
+        m.failed === 'compile'
+          ? `messageExpression compilation failed: ${m.detail}`
+          : m.failed === 'type'
+            ? 'messageExpression must evaluate to a string'
+            : `messageExpression instantiation failed: ${m.detail}`;
+      // kube returns here: the rule keeps no fieldPath.
+      return { ...out, compiled };
+    }
+    compiled.message = m.program;
+    out.messageMaxCost = m.maxCost;
+  }
+  if (r.fieldPath) compiled.fieldPath = validFieldPath(r.fieldPath, s);
+  return { ...out, compiled };
+}
+
+/** An expression's estimated cost as kube counts it toward the schema's total (a rule's × how often it may run). */
+export interface ExpressionCost {
+  /** The rule's or messageExpression's field path. */
+  readonly path: string;
+  readonly cost: bigint;
+}
+
+/** What compileSchemaRules gives: kube's errors, the programs, and the costs kube's limits apply to. */
+export interface SchemaRules {
+  readonly errors: FieldError[];
+  readonly rules: CompiledRules;
+  /** Every compiled expression's cost, in kube's order. */
+  readonly costs: readonly ExpressionCost[];
+  /** The schema's total (kube's TotalCost, saturating at 2^64 - 1). */
+  readonly total: bigint;
+}
+
+export interface CompileOptions {
+  /**
+   * On a CRD update, a version whose schema did not change: a rule over the per-expression limit
+   * is not refused again (kube's suppressPerExpressionCost); the schema's total still is.
+   */
+  readonly suppressPerExpressionCost?: boolean;
+}
+
+interface Ctx {
+  readonly options: CompileOptions;
+  /** Errors of the rules' own fields, reported before any CEL error (kube's SchemaErrors). */
+  readonly schemaErrors: FieldError[];
+  readonly celErrors: FieldError[];
+  readonly costs: ExpressionCost[];
+  /** kube's TotalCost: the sum, and the four most expensive expressions of at least 1% of the limit. */
+  total: bigint;
+  readonly expensive: ExpressionCost[];
+}
+
+function observe(ctx: Ctx, path: string, cost: bigint): void {
+  ctx.costs.push({ path, cost });
+  const sum = ctx.total + cost;
+  ctx.total = sum > MAX_UINT64 ? MAX_UINT64 : sum;
+  if (cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100n) return;
+  ctx.expensive.push({ path, cost });
+  ctx.expensive.sort((a, b) => (a.cost > b.cost ? -1 : a.cost < b.cost ? 1 : 0));
+  if (ctx.expensive.length > 4) ctx.expensive.length = 4;
+}
+
+/** One schema node on kube's walk (ValidateCustomResourceDefinitionOpenAPISchema with its CELSchemaContext). */
+interface Walk {
+  readonly schema: JSONSchemaProps;
+  /**
+   * The schema of the node's CEL type as its parent's type gives it (kube's typeInfo accessors):
+   * a resource root's metadata is just name and generateName; undefined when the parent's type
+   * does not reach it (the node then has no validator at run time, and its rules are typed from
+   * its own schema at CRD write).
+   */
+  readonly typed: JSONSchemaProps | undefined;
+  /** The root of the resource or of an embedded one. */
+  readonly isResourceRoot: boolean;
+  readonly path: string;
+  /** How often the node may occur (product of maxItems/maxProperties above it); undefined when unbounded. */
+  readonly cardinality: bigint | undefined;
+  /** The list above whose items oldSelf cannot be correlated, if any. */
+  readonly uncorrelatable: string | undefined;
+}
+
+const isEmbedded = (s: JSONSchemaProps): boolean => s['x-kubernetes-embedded-resource'] === true;
+const reachable = (typed: JSONSchemaProps | undefined): JSONSchemaProps | undefined =>
+  typed !== undefined && celVisible(typed) ? typed : undefined;
+
+/** The node's rules checked and compiled (kube's rule loop over Compile's results), children first. */
+function compileNode(ctx: Ctx, w: Walk): { node: RuleNode | undefined; schemaErrors: number } {
+  const s = w.schema;
+  const base = w.typed !== undefined && w.isResourceRoot ? withTypeAndObjectMeta(w.typed) : w.typed;
+  const cardinality = childCardinality(w.cardinality, s);
+  const node: RuleNode = { schema: s, isResourceRoot: w.isResourceRoot, rules: [], props: new Map() };
+  let schemaErrors = 0;
+  const visit = (sub: JSONSchemaProps, at: string, typed: JSONSchemaProps | undefined, uncorrelatable?: string) => {
+    const r = compileNode(ctx, {
+      schema: sub,
+      typed,
+      isResourceRoot: isEmbedded(sub),
+      path: at,
+      cardinality,
+      uncorrelatable: w.uncorrelatable ?? uncorrelatable,
+    });
+    schemaErrors += r.schemaErrors;
+    return typed === undefined ? undefined : r.node;
+  };
+
+  const ap = additionalPropertiesOf(s);
+  if (ap !== undefined)
+    node.additional = visit(ap, child(w.path, 'additionalProperties'), reachable(base && additionalPropertiesOf(base)));
+  for (const name of Object.keys(s.properties ?? {}).sort()) {
+    const ps = s.properties![name]!;
+    // An unescapable name is no field of the parent's type: kube types it from its own schema.
+    const typed = escapeFieldName(name) === undefined ? ps : base?.properties?.[name];
+    const n = visit(ps, `${child(w.path, 'properties')}[${name}]`, reachable(typed));
+    if (n !== undefined) node.props.set(name, n);
+  }
+  const items = itemsOf(s);
+  if (items !== undefined) {
+    // Only x-kubernetes-list-type=map items correlate with old ones.
+    const uncorrelatable = s['x-kubernetes-list-type'] === 'map' ? undefined : w.path;
+    node.items = visit(items, child(w.path, 'items'), reachable(base && itemsOf(base)), uncorrelatable);
+  }
+
   const rules = s['x-kubernetes-validations'] ?? [];
-  const rulesPath = child(path, 'x-kubernetes-validations');
-  let schemaErrs = 0;
+  const rulesPath = child(w.path, 'x-kubernetes-validations');
+  rules.forEach((r, i) => {
+    const errs = ruleFieldErrors(r, `${rulesPath}[${i}]`, s);
+    ctx.schemaErrors.push(...errs);
+    schemaErrors += errs.length;
+  });
+  // Schema errors here or below: kube checks no CEL of this node.
+  if (rules.length > 0 && schemaErrors === 0) node.rules = compileRules(ctx, w, rules);
+  const used =
+    node.rules.length > 0 || node.props.size > 0 || node.items !== undefined || node.additional !== undefined;
+  return { node: used ? node : undefined, schemaErrors };
+}
+
+function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): CompiledRule[] {
+  const rulesPath = child(w.path, 'x-kubernetes-validations');
+  const typeSchema = w.typed ?? w.schema;
+  const decl = schemaDeclType(typeSchema, w.isResourceRoot, generateSelfTypeName());
+  const sizes: SizedType | undefined = schemaSizes(typeSchema, w.isResourceRoot);
+  if (decl === undefined || sizes === undefined) {
+    ctx.celErrors.push(
+      internalField(
+        rulesPath,
+        'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations',
+      ),
+    );
+    return [];
+  }
+  const provider = new SchemaTypeProvider(decl);
+  const envs = new Map<boolean, CheckerEnv>();
+  const envFor = (optionalOldSelf: boolean): CheckerEnv => {
+    let env = envs.get(optionalOldSelf);
+    if (env === undefined)
+      envs.set(
+        optionalOldSelf,
+        (env = kube.checkerEnv(provider).addIdents(...ruleVariables(decl.type, optionalOldSelf))),
+      );
+    return env;
+  };
+  const estimator = new KubeCostEstimator(new SchemaSizeEstimator(sizes));
+  const out: CompiledRule[] = [];
   rules.forEach((r, i) => {
     const p = `${rulesPath}[${i}]`;
-    const errs: FieldError[] = [];
-    const rule = typeof r.rule === 'string' ? r.rule : '';
-    const msg = typeof r.message === 'string' ? r.message : '';
-    if (rule.trim() === '') errs.push(required(`${p}.rule`, 'rule is not specified'));
-    else if (msg.length > 0 && msg.trim() === '')
-      errs.push(invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
-    else if (newline.test(msg.trim())) errs.push(invalid(`${p}.message`, msg, 'message must not contain line breaks'));
-    else if (newline.test(rule.trim()) && msg.trim() === '')
-      errs.push(required(`${p}.message`, 'message must be specified if rule contains line breaks'));
-    if (r.messageExpression !== undefined && r.messageExpression.length > 0 && r.messageExpression.trim() === '')
-      errs.push(required(`${p}.messageExpression`, 'messageExpression must be non-empty if specified'));
-    if (r.reason !== undefined && !supportedReasons.includes(r.reason))
-      errs.push(notSupported(`${p}.reason`, r.reason, supportedReasons));
-    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && r.fieldPath.trim() === '')
-      errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must be non-empty if specified'));
-    if (r.fieldPath !== undefined && newline.test(r.fieldPath))
-      errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must not contain line breaks'));
-    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && validFieldPath(r.fieldPath, s) === undefined)
-      errs.push(invalid(`${p}.fieldPath`, r.fieldPath, 'fieldPath must be a valid path'));
-    schemaErrs += errs.length;
-    ctx.errors.push(...errs);
-  });
-
-  if (rules.length > 0 && schemaErrs === 0) {
-    const envs = ruleEnvs(ctx, decl);
-    const card = cardinality ?? maxCardinality(decl.minSerializedSize);
-    rules.forEach((r, i) => {
-      const p = `${rulesPath}[${i}]`;
-      if (r.rule.trim() === '') return;
-      const env = r.optionalOldSelf ? envs.optional() : envs.plain;
-      const c = compileExpr(env, r.rule, ctx.knownFunctions);
-      if (c.issue !== undefined) {
-        ctx.errors.push(invalid(`${p}.rule`, goValidationRule(r), `compilation failed: ${c.issue}`));
-        return;
-      }
-      if (c.type !== 'bool') {
-        ctx.errors.push(invalid(`${p}.rule`, goValidationRule(r), 'cel expression must evaluate to a bool'));
-        return;
-      }
-      if (c.program !== undefined) {
-        ctx.errors.push(invalid(`${p}.rule`, goValidationRule(r), `program instantiation failed: ${c.program}`));
-        return;
-      }
-      const ast = c.prog!.ast as EngineNode;
-      const est = estimateCost(ast, decl);
-      const cost = Math.min(est.cost * card, Number.MAX_SAFE_INTEGER);
-      if (cost > STATIC_ESTIMATED_COST_LIMIT) {
-        const hint = boundsHint([...(cardinality === undefined ? unboundedAncestors : []), ...est.unbounded]);
-        ctx.errors.push(
-          forbidden(`${p}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT) + hint),
+    const cr = compileRule(r, envFor(r.optionalOldSelf === true), estimator, w.schema);
+    const cost = ruleCost(cr.maxCost, w.cardinality, sizes);
+    const perExpression = ctx.options.suppressPerExpressionCost !== true;
+    if (perExpression && cost > STATIC_ESTIMATED_COST_LIMIT)
+      ctx.celErrors.push(
+        forbidden(`${p}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)),
+      );
+    observe(ctx, `${p}.rule`, cost);
+    if (cr.error !== undefined) ctx.celErrors.push(invalid(`${p}.rule`, goValidationRule(r), cr.error));
+    if (cr.messageError !== undefined)
+      ctx.celErrors.push(invalid(`${p}.messageExpression`, goValidationRule(r), cr.messageError));
+    else if (cr.messageMaxCost !== undefined) {
+      // A messageExpression's cost is not multiplied by how often it may run (kube's own choice).
+      if (perExpression && cr.messageMaxCost > STATIC_ESTIMATED_COST_LIMIT)
+        ctx.celErrors.push(
+          forbidden(
+            `${p}.messageExpression`,
+            costErrorMessage('estimated messageExpression cost', cr.messageMaxCost, STATIC_ESTIMATED_COST_LIMIT),
+          ),
         );
-      }
-      observe(ctx, `${p}.rule`, cost);
-      const compiled: CompiledRule = { rule: r, program: c.prog!, usesOldSelf: usesOldSelf(ast), cost };
-      if (r.messageExpression) {
-        const m = compileExpr(env, r.messageExpression, ctx.knownFunctions);
-        if (m.issue !== undefined)
-          ctx.errors.push(
-            invalid(`${p}.messageExpression`, goValidationRule(r), `messageExpression compilation failed: ${m.issue}`),
-          );
-        else if (m.type !== 'string')
-          ctx.errors.push(
-            invalid(`${p}.messageExpression`, goValidationRule(r), 'messageExpression must evaluate to a string'),
-          );
-        else if (m.program !== undefined)
-          ctx.errors.push(
-            invalid(
-              `${p}.messageExpression`,
-              goValidationRule(r),
-              `messageExpression instantiation failed: ${m.program}`,
-            ),
-          );
-        else {
-          const mc = Math.min(estimateCost(m.prog!.ast as EngineNode, decl).cost * card, Number.MAX_SAFE_INTEGER);
-          if (mc > STATIC_ESTIMATED_COST_LIMIT)
-            ctx.errors.push(
-              forbidden(
-                `${p}.messageExpression`,
-                costErrorMessage('estimated messageExpression cost', mc, STATIC_ESTIMATED_COST_LIMIT),
-              ),
-            );
-          observe(ctx, `${p}.messageExpression`, mc);
-          compiled.message = m.prog!;
-        }
-      }
-      if (compiled.usesOldSelf && correlatable !== undefined) {
-        ctx.errors.push(
+      observe(ctx, `${p}.messageExpression`, cr.messageMaxCost);
+    }
+    if (cr.usesOldSelf) {
+      if (w.uncorrelatable !== undefined)
+        ctx.celErrors.push(
           invalid(
             `${p}.rule`,
             r.rule,
-            `oldSelf cannot be used on the uncorrelatable portion of the schema within ${correlatable}`,
+            `oldSelf cannot be used on the uncorrelatable portion of the schema within ${w.uncorrelatable}`,
           ),
         );
-      } else if (!compiled.usesOldSelf && r.optionalOldSelf !== undefined) {
-        ctx.errors.push(
-          invalid(`${p}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'),
-        );
-      }
-      if (r.fieldPath) compiled.fieldPath = validFieldPath(r.fieldPath, s);
-      node.rules.push(compiled);
-    });
-  }
-
-  // Children, as kube's CELSchemaContext: properties ×1, items ×maxItems, additionalProperties ×maxProperties.
-  if (decl.kind === 'object' && s.properties) {
-    for (const name of Object.keys(s.properties).sort()) {
-      const f = [...decl.fields!.values()].find((x) => x.jsonName === name);
-      if (!f) continue;
-      const c = compileNode(
-        ctx,
-        s.properties[name]!,
-        f.decl,
-        `${child(path, 'properties')}[${name}]`,
-        cardinality,
-        unboundedAncestors,
-        correlatable,
+    } else if (r.optionalOldSelf !== undefined)
+      ctx.celErrors.push(
+        invalid(`${p}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'),
       );
-      if (c) node.props.set(name, c);
-    }
-  }
-  const is = itemsOf(s);
-  if (decl.kind === 'list' && is) {
-    const listType = s['x-kubernetes-list-type'];
-    const corr = correlatable ?? (listType === 'map' ? undefined : path);
-    const c = compileNode(
-      ctx,
-      is,
-      decl.elem!,
-      child(path, 'items'),
-      s.maxItems !== undefined && cardinality !== undefined ? cardinality * s.maxItems : undefined,
-      s.maxItems === undefined ? [...unboundedAncestors, decl] : unboundedAncestors,
-      corr,
-    );
-    if (c) node.items = c;
-  }
-  const ap = s.additionalProperties;
-  if (decl.kind === 'map' && ap && typeof ap === 'object') {
-    const c = compileNode(
-      ctx,
-      ap,
-      decl.elem!,
-      child(path, 'additionalProperties'),
-      s.maxProperties !== undefined && cardinality !== undefined ? cardinality * s.maxProperties : undefined,
-      s.maxProperties === undefined ? [...unboundedAncestors, decl] : unboundedAncestors,
-      correlatable,
-    );
-    if (c) node.additional = c;
-  }
-  return node.rules.length || node.props.size || node.items || node.additional ? node : undefined;
-}
-
-function observe(ctx: Ctx, path: string, cost: number): void {
-  ctx.total = Math.min(ctx.total + cost, Number.MAX_SAFE_INTEGER);
-  if (cost > STATIC_ESTIMATED_CRD_COST_LIMIT / 100) {
-    ctx.expensive.push({ path, cost });
-    ctx.expensive.sort((a, b) => b.cost - a.cost);
-    if (ctx.expensive.length > 4) ctx.expensive.length = 4;
-  }
+    if (cr.compiled !== undefined) out.push(cr.compiled);
+  });
+  return out;
 }
 
 /**
- * Compiles every x-kubernetes-validations rule of a version's openAPIV3Schema.
- * `path` is the schema's field path (`spec.versions[0].schema.openAPIV3Schema`).
+ * Compiles every x-kubernetes-validations rule of a version's openAPIV3Schema (expected
+ * structural). `path` is the schema's field path (`spec.versions[0].schema.openAPIV3Schema`).
  */
-export function compileSchemaRules(
-  schema: JSONSchemaProps,
-  path: string,
-): { errors: FieldError[]; rules: CompiledRules } {
+export function compileSchemaRules(schema: JSONSchemaProps, path: string, options: CompileOptions = {}): SchemaRules {
   // Compiled per schema: an unchanged version of an updated CRD is not recompiled.
   // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
-  const cacheKey = `${path}\u0000${stringifyJSON(schema)}`;
+  const cacheKey = `${path}\u0000${options.suppressPerExpressionCost === true}\u0000${stringifyJSON(schema)}`;
   const hit = cache.get(cacheKey);
   if (hit) {
     cache.delete(cacheKey);
     cache.set(cacheKey, hit);
-    return { errors: [...hit.errors], rules: hit.rules };
+    return { ...hit, errors: [...hit.errors] };
   }
-  const result = compileUncached(schema, path);
+  const result = compileUncached(schema, path, options);
   cache.set(cacheKey, result);
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return { errors: [...result.errors], rules: result.rules };
+  return { ...result, errors: [...result.errors] };
 }
 
 const CACHE_SIZE = 256;
-const cache = new Map<string, { errors: FieldError[]; rules: CompiledRules }>();
+const cache = new Map<string, SchemaRules>();
 
-function compileUncached(schema: JSONSchemaProps, path: string): { errors: FieldError[]; rules: CompiledRules } {
-  const namer = new TypeNamer();
-  const rootDecl = declFor(schema, '', namer, true);
-  const typesEnv = baseEnv().clone();
-  for (const d of namer.objects) {
-    const fields: Record<string, string> = {};
-    for (const [name, f] of d.fields!) fields[name] = f.decl.celType;
-    typesEnv.registerType(d.celType, { ctor: d.ctor!, fields });
-    typesEnv.registerOperator(`${d.celType} == ${d.celType}`, (a: unknown, b: unknown) => celEquals(a, b));
-  }
-  const ctx: Ctx = { errors: [], namer, typesEnv, knownFunctions: functionNamesOf(baseEnv()), total: 0, expensive: [] };
-  const root = compileNode(ctx, schema, rootDecl, path, 1, [], undefined);
+function compileUncached(schema: JSONSchemaProps, path: string, options: CompileOptions): SchemaRules {
+  const ctx: Ctx = { options, schemaErrors: [], celErrors: [], costs: [], total: 0n, expensive: [] };
+  const { node } = compileNode(ctx, {
+    schema,
+    typed: schema,
+    isResourceRoot: true,
+    path,
+    cardinality: 1n,
+    uncorrelatable: undefined,
+  });
+  const errors = [...ctx.schemaErrors, ...ctx.celErrors];
   if (ctx.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of ctx.expensive)
-      ctx.errors.push(
-        forbidden(
-          e.path,
-          'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema',
-        ),
+      errors.push(
+        forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'),
       );
-    ctx.errors.push(
+    errors.push(
       forbidden(
         path,
         costErrorMessage(
-          'x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema',
+          'x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema',
           ctx.total,
           STATIC_ESTIMATED_CRD_COST_LIMIT,
         ),
       ),
     );
   }
-  return { errors: ctx.errors, rules: new CompiledRules(root) };
+  return { errors, rules: new CompiledRules(node), costs: ctx.costs, total: ctx.total };
 }

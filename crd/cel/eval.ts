@@ -1,56 +1,65 @@
-// x-kubernetes-validations at object write, as kube's schema/cel validation.go runs them: `self`
-// bound to the value at the rule's level (oldSelf to the correlated old value on update),
-// transition rules only with an old value (unless optionalOldSelf), failures with kube's texts,
-// messageExpression, reason and fieldPath, a per-call cost limit and a per-request budget, and
-// ratcheting (on update a rule without oldSelf that fails on an unchanged value is a warning).
-// Beside kube's budget, a request has a budget for regex work (env.ts REGEX_WORK_BUDGET: kube's
-// cost does not bound re2js's time on the event loop); running out of it fails as kube's does.
-import { Optional } from '@marcbachmann/cel-js';
+// x-kubernetes-validations at object write, as kube-apiserver 1.33 runs them (apiextensions-apiserver
+// pkg/apiserver/schema/cel/validation.go), on cel/'s evaluator: `self` (and `oldSelf`, correlated
+// with the old object) as schema-typed values, transition rules only with an old value (unless
+// optionalOldSelf), failures with kube's texts, messageExpression, reason and fieldPath, the
+// per-call cost limit and the request's budget, and ratcheting (on update a rule without oldSelf
+// that fails on an unchanged value is a warning). Beside kube's budget, a request has a budget for
+// regex work (cel/regex.ts REGEX_WORK_BUDGET: kube's cost does not bound re2js's time on the event
+// loop); running out of it fails as kube's budget does.
+import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import {
-  type FieldError,
   child,
   duplicate,
+  type FieldError,
   forbidden,
   formatFieldError,
+  goQuote,
   index,
   internalField,
   invalid,
   key,
   required,
 } from '../../apimachinery/field-errors.js';
-import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
-import { REGEX_WORK_BUDGET, type RegexBudget, metered } from './env.js';
-import { runtimeMessage } from './messages.js';
-import { type Decl, toCel } from './types.js';
-import { stringifyJSON } from '../../apimachinery/json.js';
-import { deepEqual } from '../../apimachinery/equality.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { type Activation, COST_LIMIT_EXCEEDED, type Program, activation } from '../../cel/eval.js';
+import {
+  PER_CALL_LIMIT as KUBE_PER_CALL_LIMIT,
+  RUNTIME_CEL_COST_BUDGET as KUBE_RUNTIME_CEL_COST_BUDGET,
+} from '../../cel/kube/limits.js';
+import { schemaValue } from '../../cel/kube/schema-values.js';
+import { trim } from '../../cel/kube/strings-text.js';
+import { REGEX_WORK_BUDGET, type RegexBudget } from '../../cel/regex.js';
+import { CelError, type JsonValue, OptionalValue, type Value } from '../../cel/values.js';
+import type { Correlation } from '../schema/validate/compile-schema.js';
 
-/** celconfig.RuntimeCELCostBudget */
-export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
-/** celconfig.PerCallLimit (the admission policies' too) */
-export const PER_CALL_LIMIT = 1_000_000;
+/** celconfig.RuntimeCELCostBudget (a number: admission/ reads it from here until it moves onto cel/). */
+export const RUNTIME_CEL_COST_BUDGET = Number(KUBE_RUNTIME_CEL_COST_BUDGET);
+/** celconfig.PerCallLimit (the admission policies' too). */
+export const PER_CALL_LIMIT = Number(KUBE_PER_CALL_LIMIT);
 /** celconfig.MaxEvaluatedMessageExpressionSizeBytes */
 export const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 
-type Program = (ctx?: Record<string, unknown>) => unknown;
+/** kube's error once a request's CEL runtime budget is spent (CRD rules and admission policies). */
+export const OUT_OF_BUDGET =
+  'validation failed due to running out of cost budget, no further validation rules will be run';
 
+/** A rule compiled at CRD write (compile.ts). */
 export interface CompiledRule {
-  rule: ValidationRule;
-  program: Program;
+  readonly rule: ValidationRule;
+  readonly program: Program;
   message?: Program;
-  usesOldSelf: boolean;
-  /** Static cost (× cardinality). */
-  cost: number;
-  /** Normalized fieldPath (kube's NormalizedRuleFieldPath). */
+  readonly usesOldSelf: boolean;
+  /** kube's NormalizedRuleFieldPath. */
   fieldPath?: string;
 }
 
+/** The rules at a schema node and the nodes below it that have rules (kube's Validator). */
 export interface RuleNode {
-  schema: JSONSchemaProps;
-  decl: Decl;
-  rules: CompiledRule[];
-  props: Map<string, RuleNode>;
+  readonly schema: JSONSchemaProps;
+  /** The root of the resource or of an embedded one: kind, apiVersion and metadata.name are visible. */
+  readonly isResourceRoot: boolean;
+  rules: readonly CompiledRule[];
+  readonly props: Map<string, RuleNode>;
   items?: RuleNode;
   additional?: RuleNode;
 }
@@ -60,7 +69,7 @@ export interface ValidateOptions {
   budget?: number;
   /** The per-rule call limit (default celconfig.PerCallLimit). */
   perCallLimit?: number;
-  /** The request's regex work budget (default REGEX_WORK_BUDGET; not kube's: see env.ts). */
+  /** The request's regex work budget (default REGEX_WORK_BUDGET; not kube's: see cel/regex.ts). */
   regexWorkBudget?: number;
 }
 
@@ -73,23 +82,49 @@ export interface ValidateResult {
   remainingRegexWork: number;
 }
 
-/** Correlation of the new value with the old one, for ratcheting (kube's ratchetingOptions). */
-interface Correlation {
-  /** The old value at this node when correlatable. */
-  current?: { old: unknown; value: unknown; eq?: boolean };
-  parent?: { old: unknown; value: unknown; eq?: boolean };
+/**
+ * kube's hasBlockingErr: schema errors that leave the object's shape unknown (a wrong type, a
+ * value past a limit, a missing or unsupported one) stop the rules, which assume a valid object.
+ */
+export function rulesBlockedBy(schemaErrors: readonly FieldError[]): FieldError | undefined {
+  const blocking = new Set([
+    'FieldValueNotSupported',
+    'FieldValueRequired',
+    'FieldValueTooLong',
+    'FieldValueTooMany',
+    'FieldValueTypeInvalid',
+  ]);
+  if (!schemaErrors.some((e) => blocking.has(e.type))) return undefined;
+  return invalid(
+    '<nil>',
+    null,
+    'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  );
 }
 
-function cachedEq(c: { old: unknown; value: unknown; eq?: boolean }): boolean {
-  return (c.eq ??= deepEqual(c.value, c.old));
+/** kube's ratchetingOptions: the node's correlation with the old object, or its nearest correlated ancestor's. */
+interface Ratcheting {
+  readonly current: Correlation | null;
+  readonly parent: Correlation | null;
+}
+const NO_RATCHETING: Ratcheting = { current: null, parent: null };
+
+function ratchetKey(r: Ratcheting, field: string): Ratcheting {
+  if (r.current === null) return r;
+  // The root's kind and apiVersion are not correlated (both sides convert to the same type).
+  if (r.parent === null && (field === 'apiVersion' || field === 'kind')) return NO_RATCHETING;
+  return { current: r.current.key(field), parent: r.current };
 }
 
-function ruleErrorString(r: ValidationRule): string {
-  return r.message && r.message.length > 0 ? r.message.trim() : r.rule.trim();
+function ratchetIndex(r: Ratcheting, i: number): Ratcheting {
+  return r.current === null ? r : { current: r.current.index(i), parent: r.current };
 }
-function ruleMessageOrDefault(r: ValidationRule): string {
-  return r.message && r.message.length > 0 ? r.message.trim() : `failed rule: ${ruleErrorString(r)}`;
-}
+
+const shouldRatchet = (r: Ratcheting): boolean => (r.current ?? r.parent)?.deepEqual() ?? false;
+
+const ruleErrorString = (r: ValidationRule): string => trim(r.message ? r.message : r.rule);
+const ruleMessageOrDefault = (r: ValidationRule): string =>
+  r.message ? trim(r.message) : `failed rule: ${ruleErrorString(r)}`;
 
 function errorForReason(path: string, value: unknown, detail: string, reason: ValidationRule['reason']): FieldError {
   switch (reason) {
@@ -107,133 +142,68 @@ function errorForReason(path: string, value: unknown, detail: string, reason: Va
 /** kube prints a nil root path as `<nil>`. */
 const shown = (path: string): string => path || '<nil>';
 
-/** kube's error once a request's CEL runtime budget is spent (CRD rules and admission policies). */
-export const OUT_OF_BUDGET =
-  'validation failed due to running out of cost budget, no further validation rules will be run';
+/** A messageExpression's result: the message, kube's error ending the rules, or nothing (the rule's message is used). */
+type MessageResult = { readonly message: string } | { readonly stop: string } | Record<string, never>;
 
 class Run {
-  errors: FieldError[] = [];
-  warnings: string[] = [];
+  readonly errors: FieldError[] = [];
+  readonly warnings: string[] = [];
+
   constructor(
     public remaining: number,
-    readonly perCall: number,
-    readonly update: boolean,
-    /** Regex work left for the request, shared by its rules (and messageExpressions). */
+    private readonly perCall: number,
     readonly regex: RegexBudget,
   ) {}
 
-  /** Returns false when evaluation must stop (budget exhausted). */
-  node(n: RuleNode, path: string, value: unknown, old: unknown, corr: Correlation): boolean {
+  /** Returns false when evaluation must stop (budget spent). */
+  node(n: RuleNode, path: string, value: unknown, old: Correlation | null, ratchet: Ratcheting): boolean {
     if (value === null || value === undefined) return true;
-    if (old === null) old = undefined;
-    if (n.rules.length && !this.rules(n, path, value, old, corr)) return false;
-
+    if (n.rules.length > 0 && !this.rules(n, path, value, old, ratchet)) return false;
     if (isJsonObject(value)) {
-      const oldObj = isJsonObject(old) ? old : undefined;
-      for (const [name, c] of n.props) {
-        if (!(name in value)) continue;
-        const o = oldObj && Object.hasOwn(oldObj, name) ? oldObj[name] : undefined;
-        if (
-          !this.node(
-            c,
-            child(path, name),
-            value[name],
-            o,
-            this.keyCorr(corr, o, value[name], oldObj !== undefined && name in oldObj),
-          )
-        )
+      for (const [k, v] of Object.entries(value)) {
+        const sub = n.additional ?? n.props.get(k);
+        if (sub === undefined) continue;
+        const at = n.additional !== undefined ? key(path, k) : child(path, k);
+        if (!this.node(sub, at, v, old?.key(k) ?? null, ratchetKey(ratchet, k))) return false;
+      }
+    } else if (Array.isArray(value) && n.items !== undefined) {
+      for (let i = 0; i < value.length; i++)
+        if (!this.node(n.items, index(path, i), value[i], old?.index(i) ?? null, ratchetIndex(ratchet, i)))
           return false;
-      }
-      if (n.additional) {
-        for (const k of Object.keys(value)) {
-          const o = oldObj && Object.hasOwn(oldObj, k) ? oldObj[k] : undefined;
-          if (
-            !this.node(
-              n.additional,
-              key(path, k),
-              value[k],
-              o,
-              this.keyCorr(corr, o, value[k], oldObj !== undefined && k in oldObj),
-            )
-          )
-            return false;
-        }
-      }
-    } else if (Array.isArray(value) && n.items) {
-      const oldArr = Array.isArray(old) ? old : undefined;
-      const keys =
-        n.schema['x-kubernetes-list-type'] === 'map' ? (n.schema['x-kubernetes-list-map-keys'] ?? []) : undefined;
-      const oldByKey = new Map<string, unknown>();
-      if (keys && oldArr)
-        for (const o of oldArr) if (isJsonObject(o)) oldByKey.set(stringifyJSON(keys.map((k) => o[k] ?? null)), o);
-      for (let i = 0; i < value.length; i++) {
-        const v = value[i];
-        let o: unknown;
-        let correlated = false;
-        if (keys && isJsonObject(v)) {
-          const k = stringifyJSON(keys.map((kk) => v[kk] ?? null));
-          correlated = oldByKey.has(k);
-          o = oldByKey.get(k);
-        }
-        const c: Correlation =
-          corr.current === undefined
-            ? corr
-            : correlated
-              ? { current: { old: o, value: v }, parent: corr.current }
-              : { parent: corr.current };
-        if (!this.node(n.items, index(path, i), v, o, c)) return false;
-      }
     }
     return true;
   }
 
-  private keyCorr(corr: Correlation, old: unknown, value: unknown, present: boolean): Correlation {
-    if (corr.current === undefined) return corr;
-    return present ? { current: { old, value }, parent: corr.current } : { parent: corr.current };
-  }
-
-  private shouldRatchet(corr: Correlation): boolean {
-    if (!this.update) return false;
-    if (corr.current) return cachedEq(corr.current);
-    return corr.parent ? cachedEq(corr.parent) : false;
-  }
-
-  private rules(n: RuleNode, path: string, value: unknown, old: unknown, corr: Correlation): boolean {
+  private rules(n: RuleNode, path: string, value: unknown, old: Correlation | null, ratchet: Ratcheting): boolean {
     const type = n.schema.type ?? '';
     const field = shown(path);
     if (this.remaining <= 0) {
       this.errors.push(invalid(field, type, OUT_OF_BUDGET));
       return false;
     }
-    const self = toCel(value, n.decl);
-    const oldSelf = old === undefined ? undefined : toCel(old, n.decl);
+    const self = schemaValue(value as JsonValue, n.schema, n.isResourceRoot);
+    const oldJson = old?.oldValue ?? null;
+    // kube binds oldSelf only where a rule uses it.
+    const oldSelf =
+      oldJson !== null && n.rules.some((r) => r.usesOldSelf)
+        ? schemaValue(oldJson as JsonValue, n.schema, n.isResourceRoot)
+        : undefined;
+    const plain = activation(oldSelf === undefined ? { self } : { self, oldSelf });
+    const optional = activation({
+      self,
+      oldSelf: oldSelf === undefined ? OptionalValue.NONE : OptionalValue.of(oldSelf),
+    });
     for (const r of n.rules) {
-      const optional = r.rule.optionalOldSelf === true;
-      if (r.usesOldSelf && old === undefined && !optional) continue;
-      const activation: Record<string, unknown> = { self };
-      if (optional) activation.oldSelf = oldSelf === undefined ? Optional.none() : Optional.of(oldSelf);
-      else if (oldSelf !== undefined) activation.oldSelf = oldSelf;
-      const limit = Math.min(this.perCall, this.remaining);
-      const res = metered(limit, () => r.program(activation), this.regex);
-      if (res.exceeded) {
-        // Regex work the request's budget cannot cover was refused before it ran: as kube's budget.
-        if (res.regexRefused || limit < this.perCall) {
-          this.errors.push(invalid(field, type, OUT_OF_BUDGET));
-        } else {
-          this.errors.push(
-            invalid(
-              field,
-              type,
-              `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`,
-            ),
-          );
-        }
-        this.remaining = -1;
+      const optionalOldSelf = r.rule.optionalOldSelf === true;
+      // Transition rules run only on an update with an old value, unless optionalOldSelf.
+      if (r.usesOldSelf && oldSelf === undefined && !optionalOldSelf) continue;
+      const res = this.eval(r.program, optionalOldSelf ? optional : plain);
+      if (res === undefined) {
+        this.errors.push(invalid(field, type, OUT_OF_BUDGET));
         return false;
       }
-      this.remaining -= res.cost;
-      if (res.error !== undefined) {
-        const m = runtimeMessage(res.error);
+      if (res instanceof CelError) {
+        const m = res.message;
         if (m.startsWith('no such overload'))
           this.errors.push(
             invalid(
@@ -242,55 +212,62 @@ class Run {
               `'${m}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r.rule)}`,
             ),
           );
-        else this.errors.push(invalid(field, type, `${m} evaluating rule: ${ruleErrorString(r.rule)}`));
-        continue;
-      }
-      if (res.value === true) continue;
-
-      const errPath = r.fieldPath ? (path ? `${path}.${r.fieldPath}`.replace(/\.\[/g, '[') : r.fieldPath) : path;
-      const errField = shown(errPath);
-      const add = (e: FieldError): void => {
-        if (!r.usesOldSelf && this.shouldRatchet(corr)) this.warnings.push(formatFieldError(e));
-        else this.errors.push(e);
-      };
-      let detail: string | undefined;
-      if (r.message) {
-        const limit2 = Math.min(this.perCall, this.remaining);
-        const m = metered(limit2, () => r.message!(activation), this.regex);
-        if (m.exceeded) {
-          add(
+        else if (m.startsWith(COST_LIMIT_EXCEEDED)) {
+          this.errors.push(
             invalid(
-              errField,
+              field,
               type,
-              m.regexRefused || limit2 < this.perCall
-                ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'
-                : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${r.rule.messageExpression}`,
+              `'${m}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`,
             ),
           );
-          this.remaining = -1;
           return false;
-        }
-        this.remaining -= m.cost;
-        if (m.error === undefined && typeof m.value === 'string') {
-          const s = m.value.trim();
-          let bad: string | undefined;
-          if (s.length > MAX_MESSAGE_EXPRESSION_BYTES)
-            bad = `messageExpression beyond allowable length of ${MAX_MESSAGE_EXPRESSION_BYTES}`;
-          else if (/[\n\r]/.test(s)) bad = 'messageExpression should not contain line breaks';
-          else if (s === '') bad = 'messageExpression should evaluate to a non-empty string';
-          if (bad) {
-            add(invalid(errField, type, bad));
-            this.remaining = -1;
-            return false;
-          }
-          detail = s;
-        }
+        } else this.errors.push(invalid(field, type, `${m} evaluating rule: ${ruleErrorString(r.rule)}`));
+        continue;
       }
-      detail ??= ruleMessageOrDefault(r.rule);
-      const shownValue = type === 'object' || type === 'array' ? type : value;
-      add(errorForReason(errField, shownValue, detail, r.rule.reason));
+      if (res === true) continue;
+
+      const errField = shown(r.fieldPath ? child(path, r.fieldPath) : path);
+      const add = (e: FieldError): void => {
+        if (!r.usesOldSelf && shouldRatchet(ratchet)) this.warnings.push(formatFieldError(e));
+        else this.errors.push(e);
+      };
+      const m = r.message === undefined ? {} : this.message(r.message, r.rule.messageExpression!, plain);
+      if ('stop' in m) {
+        add(invalid(errField, type, m.stop));
+        return false;
+      }
+      add(errorForReason(errField, type, 'message' in m ? m.message : ruleMessageOrDefault(r.rule), r.rule.reason));
     }
     return true;
+  }
+
+  /**
+   * One evaluation under the per-call limit, charged to the budget: its value (an error
+   * included), or undefined when it ran past the budget (or the regex work budget).
+   */
+  private eval(p: Program, a: Activation): Value | CelError | undefined {
+    const r = p.eval(a, { costLimit: Math.min(this.perCall, this.remaining), regexBudget: this.regex });
+    if (r.regexRefused || r.cost > this.remaining) return undefined;
+    this.remaining -= r.cost;
+    return r.value;
+  }
+
+  /** kube's evalMessageExpression. */
+  private message(p: Program, src: string, a: Activation): MessageResult {
+    const v = this.eval(p, a);
+    if (v === undefined)
+      return {
+        stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run',
+      };
+    if (v instanceof CelError && v.message.startsWith(COST_LIMIT_EXCEEDED))
+      return {
+        stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${goQuote(src)}`,
+      };
+    if (typeof v !== 'string') return {};
+    const s = trim(v);
+    // Too long, several lines or empty: the rule's own message instead.
+    if (Buffer.byteLength(s, 'utf8') > MAX_MESSAGE_EXPRESSION_BYTES || s.includes('\n') || s === '') return {};
+    return { message: s };
   }
 }
 
@@ -304,30 +281,23 @@ export class CompiledRules {
   }
 
   /**
-   * Runs the rules over an object (create: `old` undefined; update: the stored object).
+   * Runs the rules over an object; on an update, `correlation` is the new object's correlation
+   * with the stored one (crd/schema CompiledSchema.correlate), for oldSelf and ratcheting.
    * Errors use field paths relative to the object (the root is printed `<nil>`, as kube).
    */
-  validate(obj: unknown, old: unknown | undefined, opts: ValidateOptions = {}): ValidateResult {
-    const run = new Run(
-      opts.budget ?? RUNTIME_CEL_COST_BUDGET,
-      opts.perCallLimit ?? PER_CALL_LIMIT,
-      old !== undefined && old !== null,
-      { remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET },
-    );
+  validate(obj: unknown, correlation: Correlation | undefined, opts: ValidateOptions = {}): ValidateResult {
+    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? PER_CALL_LIMIT, {
+      remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET,
+    });
     if (this.root) {
+      const c = correlation ?? null;
       try {
-        run.node(
-          this.root,
-          '',
-          obj,
-          old ?? undefined,
-          old !== undefined && old !== null ? { current: { old, value: obj } } : {},
-        );
+        run.node(this.root, '', obj, c, { current: c, parent: null });
       } catch (e) {
         // A value nested deeper than the converters' recursion reaches (the request decoder allows
         // 10,000 levels) overflows the stack: still a 422, in cel-go's words for too deep.
-        const msg = e instanceof RangeError ? 'max recursion depth exceeded' : (e as Error).message;
-        run.errors.push(internalField('<nil>', `internal error: ${msg}`));
+        if (!(e instanceof RangeError)) throw e;
+        run.errors.push(internalField('<nil>', 'internal error: max recursion depth exceeded'));
       }
     }
     return {

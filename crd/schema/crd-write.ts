@@ -5,6 +5,7 @@ import type { SchemaValidator } from '../validation/options.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { forbidden } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 import { compileSchemaRules } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
@@ -53,6 +54,11 @@ export const checkSchemaAtCRDWrite: SchemaValidator = (schema, path, ctx) => {
     ...(oldSchemas ? structuralOptionsForUpdate(oldSchemas) : {}),
     validateDefaults,
   });
-  // CEL rules are compiled and type-checked against a structural schema only, after its errors.
-  return errs.length > 0 ? errs : compileSchemaRules(schema, path).errors;
+  if (errs.length > 0) return errs;
+  // CEL rules are compiled and type-checked against a structural schema only. On an update, a
+  // version whose schema is unchanged is not refused again for a rule's cost (kube's
+  // versionsWithUnchangedSchemas), so that a CRD a newer estimate would refuse stays updatable.
+  const unchanged =
+    ctx.old?.spec.versions.some((v) => v.name === ctx.version && deepEqual(v.schema?.openAPIV3Schema, schema)) ?? false;
+  return compileSchemaRules(schema, path, { suppressPerExpressionCost: unchanged }).errors;
 };

@@ -19,7 +19,7 @@
 //
 // The schema arrives as decoded JSON typed as JSONSchemaProps; it is read defensively, with Go's
 // decoding semantics: `null` is the same as absent, and a value of the wrong JSON type is ignored.
-import { re2 } from '../../apimachinery/re2.js';
+import { compilePattern } from '../../apimachinery/re2.js';
 import {
   type FieldError,
   GoPrinted,
@@ -492,14 +492,10 @@ function restrictsOnlyNameAndGenerateName(m: Rec): boolean {
 // Regular expressions are Go's (RE2): re2js reports Go's parse errors in Go's words.
 
 function regexpError(pattern: string): string | undefined {
-  try {
-    re2().RE2JS.compile(pattern);
-    return undefined;
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    // Go's syntax.Error always ends in ": `<expr>`", even with an empty expression.
-    return message.startsWith('error parsing regexp: ') && !message.endsWith('`') ? `${message}: \`\`` : message;
-  }
+  const message = compilePattern(pattern).error;
+  if (message === undefined) return undefined;
+  // Go's syntax.Error always ends in ": `<expr>`", even with an empty expression.
+  return message.startsWith('error parsing regexp: ') && !message.endsWith('`') ? `${message}: \`\`` : message;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -83,12 +83,17 @@ export class TokenAuthenticator {
     this.users = new Map(records.map((r) => [r.token, r.user]));
   }
 
+  /** The user the file gives `token` to. */
+  userOf(token: string): UserInfo | undefined {
+    return this.users.get(token);
+  }
+
   /** kube's union of the two: the first that knows the user wins; any that failed makes it a 401. */
   authenticate(req: IncomingMessage): AuthResult {
     let failed = false;
     const token = bearerToken(req.headers.authorization);
     if (token !== undefined) {
-      const user = this.users.get(token);
+      const user = this.userOf(token);
       if (user) {
         // As kube does: nothing past authentication should see, log or forward the credential.
         delete req.headers.authorization;
@@ -100,7 +105,7 @@ export class TokenAuthenticator {
       const fromProtocol = protocolToken(req.headers['sec-websocket-protocol']);
       if (fromProtocol.kind === 'error') failed = true;
       if (fromProtocol.kind === 'token') {
-        const user = this.users.get(fromProtocol.token);
+        const user = this.userOf(fromProtocol.token);
         if (user) {
           // The token's subprotocol goes, so that it is neither echoed back nor seen further on.
           req.headers['sec-websocket-protocol'] = fromProtocol.protocols.join(',');

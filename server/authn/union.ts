@@ -6,14 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../apimachinery/log.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../apimachinery/user.js';
-import {
-  BEARER_PROTOCOL_PREFIX,
-  bearerToken,
-  isWebSocketRequest,
-  protocolToken,
-  type AuthResult,
-  type TokenAuthenticator,
-} from './bearer.js';
+import { bearerToken, isWebSocketRequest, protocolToken, type AuthResult, type TokenAuthenticator } from './bearer.js';
 import { aggregateErrors } from '../../apimachinery/errors.js';
 import type { ServiceAccountTokenAuthenticator } from './service-account-token.js';
 import type { X509Authenticator } from './x509.js';
@@ -31,12 +24,17 @@ export interface UnionAuthenticatorOptions {
   logger?: Logger;
 }
 
+/** Each user with system:authenticated added, made once per user (token-file users are shared by every request). */
+const authenticated = new WeakMap<UserInfo, UserInfo>();
+
 /** kube's AuthenticatedGroupAdder: system:authenticated added once, never to anonymous or to an unauthenticated-group user. */
 export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.name === ANONYMOUS_USER) return user;
   if (user.groups.some((g) => g === ALL_AUTHENTICATED || g === ALL_UNAUTHENTICATED)) return user;
-  // A copy: token-file users are shared by every request.
-  return { ...user, groups: [...user.groups, ALL_AUTHENTICATED] };
+  // A copy, never the user itself: the same for every request of this user.
+  let added = authenticated.get(user);
+  if (!added) authenticated.set(user, (added = { ...user, groups: [...user.groups, ALL_AUTHENTICATED] }));
+  return added;
 }
 
 type TokenOutcome = { kind: 'user'; user: UserInfo } | { kind: 'none' } | { kind: 'error'; reason: string };
@@ -44,25 +42,9 @@ type TokenOutcome = { kind: 'user'; user: UserInfo } | { kind: 'none' } | { kind
 export class UnionAuthenticator {
   constructor(private readonly opts: UnionAuthenticatorOptions) {}
 
-  /** The token-file authenticator asked about one token alone, through a request holding only that token. */
-  private fromTokenFile(token: string, via: 'header' | 'protocol'): UserInfo | undefined {
-    if (!this.opts.tokens) return undefined;
-    const headers: IncomingMessage['headers'] =
-      via === 'header'
-        ? { authorization: `Bearer ${token}` }
-        : // The subprotocol form round-trips any token, spaces included, which a header cannot carry.
-          {
-            upgrade: 'websocket',
-            connection: 'Upgrade',
-            'sec-websocket-protocol': `${BEARER_PROTOCOL_PREFIX}${Buffer.from(token, 'utf8').toString('base64url')}, x`,
-          };
-    const result = this.opts.tokens.authenticate({ headers } as IncomingMessage);
-    return result.kind === 'user' ? result.user : undefined;
-  }
-
   /** kube's token union: the token file, then ServiceAccount tokens; errors gathered. */
-  private async token(token: string, via: 'header' | 'protocol'): Promise<TokenOutcome> {
-    const fromFile = this.fromTokenFile(token, via);
+  private async token(token: string): Promise<TokenOutcome> {
+    const fromFile = this.opts.tokens?.userOf(token);
     if (fromFile) return { kind: 'user', user: fromFile };
     if (this.opts.serviceAccounts) {
       const sa = await this.opts.serviceAccounts.authenticateToken(token);
@@ -84,7 +66,7 @@ export class UnionAuthenticator {
 
     const token = bearerToken(req.headers.authorization);
     if (token !== undefined) {
-      const outcome = await this.token(token, 'header');
+      const outcome = await this.token(token);
       if (outcome.kind === 'user') {
         // As kube: nothing past authentication should see, log or forward the credential.
         delete req.headers.authorization;
@@ -97,7 +79,7 @@ export class UnionAuthenticator {
       const fromProtocol = protocolToken(req.headers['sec-websocket-protocol']);
       if (fromProtocol.kind === 'error') errors.push(fromProtocol.reason);
       if (fromProtocol.kind === 'token') {
-        const outcome = await this.token(fromProtocol.token, 'protocol');
+        const outcome = await this.token(fromProtocol.token);
         if (outcome.kind === 'user') {
           // The token's subprotocol goes, so that it is neither echoed back nor seen further on.
           req.headers['sec-websocket-protocol'] = fromProtocol.protocols.join(',');

@@ -59,7 +59,11 @@ export function encodeProtobufObject(value: unknown): Buffer {
     throw new UnencodableError(
       `no protobuf encoding for ${typeMeta ? `${typeMeta.apiVersion}, Kind=${typeMeta.kind}` : 'an object without apiVersion and kind'}`,
     );
-  const raw = type.encode(toWire(type, value as Record<string, unknown>, '')).finish();
+  return envelope(typeMeta, type.encode(toWire(type, value as Record<string, unknown>, '')).finish());
+}
+
+/** The magic, then runtime.Unknown naming the kind and carrying its typed message. */
+function envelope(typeMeta: { apiVersion: string; kind: string }, raw: Uint8Array): Buffer {
   // gogo writes Unknown's two strings even when empty.
   const unknown = kubeProtos()
     .unknown.encode({
@@ -70,6 +74,29 @@ export function encodeProtobufObject(value: unknown): Buffer {
     })
     .finish();
   return Buffer.concat([PROTOBUF_MAGIC, unknown]);
+}
+
+/**
+ * A list's body from its items' bodies (encodeProtobufObject's), as encodeProtobufObject writes the
+ * whole list: its fields but items, then each item's typed message as an `items` element (gogo
+ * writes fields by number, and items is a list's last).
+ */
+export function encodeProtobufList(
+  head: { apiVersion: string; kind: string; metadata: Record<string, unknown> },
+  itemBodies: readonly Buffer[],
+): Buffer {
+  const type = protobufKind(head.apiVersion, head.kind);
+  const items = type && fieldsByJsonKey(type).get('items');
+  if (!type || !items) throw new UnencodableError(`no protobuf encoding for ${head.apiVersion}, Kind=${head.kind}`);
+  if (type.fieldsArray.some((f) => f.id > items.id))
+    throw new Error(`${type.fullName}: items is not its last field, so a list cannot be written item by item`);
+  const writer = protobuf().Writer.create();
+  for (const body of itemBodies) {
+    const { raw } = kubeProtos().unknown.decode(body.subarray(PROTOBUF_MAGIC.length)) as unknown as { raw: Uint8Array };
+    writer.uint32((items.id << 3) | 2).bytes(raw);
+  }
+  const fields = type.encode(toWire(type, { metadata: head.metadata }, '')).finish();
+  return envelope(head, Buffer.concat([fields, writer.finish()]));
 }
 
 /** One frame of a protobuf watch stream: length, then WatchEvent{type, object: {raw: body}}. */

@@ -26,8 +26,11 @@ export type StoreFactory = (crd: CustomResourceDefinition) => Store;
 
 export class CRDController {
   private readonly crds = new Map<string, CustomResourceDefinition>();
-  /** The store serving each CRD, kept while its spec is unchanged. */
-  private readonly stores = new Map<string, { generation: number; store: Store }>();
+  /**
+   * The store serving each CRD, kept while its spec is unchanged, and what the catalog was last
+   * given for it (`served`: its generation, accepted names and whether it is terminating).
+   */
+  private readonly stores = new Map<string, { generation: number; store: Store; served?: string }>();
   private readonly informer: Informer;
   private readonly cleanups = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -103,8 +106,13 @@ export class CRDController {
       this.stores.set(name, entry);
     }
     const names = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : crd.spec.names;
-    const hash = crdStorageVersionHash(crd);
     const store = entry.store;
+    // A status write (the controller's own, after every install) changes nothing served: the
+    // catalog keeps its descriptors, so discovery and OpenAPI keep their documents.
+    const served = JSON.stringify([generation, names, terminating]);
+    if (store === previous && entry.served === served) return;
+    entry.served = served;
+    const hash = crdStorageVersionHash(crd);
     const descriptors: ResourceDescriptor[] = crd.spec.versions
       .filter((v) => v.served)
       .map((v) => ({

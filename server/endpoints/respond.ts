@@ -6,22 +6,86 @@ import type { ServerResponse } from 'node:http';
 import type { ApiError } from '../../apimachinery/errors.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { auditOf } from '../audit/context.js';
+import { levelAtLeast } from '../audit/policy.js';
 import { defaultEndpointRestrictions, negotiateMediaTypeOptions } from './negotiate.js';
 import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType, SERVED, YAML_MEDIA_TYPE } from './output.js';
-import { UnencodableError, encodeProtobufObject, canEncodeProtobuf } from '../codecs/protobuf-encode.js';
+import {
+  UnencodableError,
+  canEncodeProtobuf,
+  encodeProtobufList,
+  encodeProtobufObject,
+} from '../codecs/protobuf-encode.js';
 import { encodeYamlChunks } from '../codecs/yaml-encode.js';
 
-/** The protobuf body for `value`, or undefined for a kind without an encoding. */
-function protobufBody(value: unknown): Buffer | undefined {
-  if (!canEncodeProtobuf(value)) return undefined;
+/** The protobuf body `encode` writes, or undefined for a kind without an encoding. */
+function protobufOrNone(encode: () => Buffer): Buffer | undefined {
   try {
-    return encodeProtobufObject(value);
+    return encode();
   } catch (err) {
     // A definition short of a field the object holds: JSON, which every client here also accepts,
     // rather than losing the field.
     if (err instanceof UnencodableError) return undefined;
     throw err;
   }
+}
+
+const protobufBody = (value: unknown): Buffer | undefined =>
+  canEncodeProtobuf(value) ? protobufOrNone(() => encodeProtobufObject(value)) : undefined;
+
+/** A reply document as written: its bytes and their media type. */
+export interface Body {
+  bytes: Buffer;
+  contentType: 'application/json' | typeof PROTOBUF_MEDIA_TYPE;
+}
+
+/**
+ * A document in JSON, or in protobuf when that was negotiated and the document has an encoding
+ * (YAML is written in pieces: sendYaml).
+ */
+export function encodeBody(value: unknown, mediaType: ReplyMediaType): Body {
+  const proto = mediaType === PROTOBUF_MEDIA_TYPE ? protobufBody(value) : undefined;
+  return proto
+    ? { bytes: proto, contentType: PROTOBUF_MEDIA_TYPE }
+    : { bytes: Buffer.from(stringifyJSON(value)), contentType: 'application/json' };
+}
+
+/**
+ * A list of objects whose bodies were encoded before (endpoints/encoded.ts), in the media type
+ * they were: what encodeBody writes for `{...head, items}`. Protobuf when every item has it and
+ * the list kind an encoding, else JSON (`json` gives the items' JSON bodies).
+ */
+export async function listBody(
+  head: { apiVersion: string; kind: string; metadata: Record<string, unknown> },
+  items: readonly Body[],
+  mediaType: Body['contentType'],
+  json: () => Promise<readonly Body[]>,
+): Promise<Body> {
+  if (mediaType === PROTOBUF_MEDIA_TYPE && items.every((item) => item.contentType === PROTOBUF_MEDIA_TYPE)) {
+    const itemBytes = items.map((item) => item.bytes);
+    const bytes = protobufOrNone(() => encodeProtobufList(head, itemBytes));
+    if (bytes) return { bytes, contentType: PROTOBUF_MEDIA_TYPE };
+  }
+  const jsonItems = items.some((item) => item.contentType !== 'application/json') ? await json() : items;
+  const bytes = jsonList(
+    head,
+    jsonItems.map((item) => item.bytes),
+  );
+  return { bytes, contentType: 'application/json' };
+}
+
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
+
+/** A list's JSON from its items' JSON: what JSON.stringify writes for `{...head, items}`. */
+function jsonList(head: Record<string, unknown>, items: readonly Buffer[]): Buffer {
+  const open = stringifyJSON(head);
+  const parts: Buffer[] = [Buffer.from(`${open.slice(0, -1)},"items":[`)];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(item);
+  });
+  parts.push(LIST_END);
+  return Buffer.concat(parts);
 }
 
 /**
@@ -40,11 +104,26 @@ function send(
   // kube's LogResponseObject: a Status becomes the audit event's responseStatus; at RequestResponse the body is kept.
   auditOf(res)?.responseObject(value);
   if (mediaType === YAML_MEDIA_TYPE) return sendYaml(res, code, value, headers);
-  const proto = mediaType === PROTOBUF_MEDIA_TYPE ? protobufBody(value) : undefined;
-  const body = proto ?? stringifyJSON(value);
-  const contentType = proto ? PROTOBUF_MEDIA_TYPE : 'application/json';
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)), ...headers });
-  res.end(body);
+  sendBody(res, code, encodeBody(value, mediaType), headers);
+}
+
+/**
+ * A body encoded before (endpoints/encoded.ts), with nothing for the audit: for a request whose
+ * audit keeps no response object (auditKeepsResponse), and of an object, never a Status.
+ */
+export function sendBody(res: ServerResponse, code: number, body: Body, headers: Record<string, string> = {}): void {
+  res.writeHead(code, {
+    'Content-Type': body.contentType,
+    'Content-Length': String(body.bytes.length),
+    ...headers,
+  });
+  res.end(body.bytes);
+}
+
+/** Whether the request's audit keeps the response's object (level RequestResponse), which must then be handed over. */
+export function auditKeepsResponse(res: ServerResponse): boolean {
+  const rec = auditOf(res);
+  return rec !== undefined && levelAtLeast(rec.level, 'RequestResponse');
 }
 
 /**

@@ -197,8 +197,11 @@ export class Store {
   }
 
   /**
-   * The object, read from storage; with `anyRevision` (resourceVersion "0") from the watch cache,
-   * shared; with `minRevision`, once the watch cache has seen it (kube's 504 if not in time).
+   * The object, read from storage; with `anyRevision` (resourceVersion "0") from the watch cache;
+   * with `minRevision`, once the watch cache has seen it (kube's 504 if not in time). Shared, as
+   * lists are: the watch cache's own object whenever it holds the revision storage answered with
+   * (the same stored bytes, decoded once, and encoded once per reply format: endpoints/encoded.ts).
+   * Do not mutate it.
    */
   async get(
     namespace: string | undefined,
@@ -211,12 +214,16 @@ export class Store {
       if (!cached) throw notFound(qualifiedResource(this.kind), name);
       return cached.object;
     }
-    const kv = await this.call(() => this.storage.get(this.key(namespace, name)));
+    const key = this.key(namespace, name);
+    const kv = await this.call(() => this.storage.get(key));
     if (!kv) throw notFound(qualifiedResource(this.kind), name);
-    return this.decode(kv);
+    return this.cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
   }
 
-  /** Objects under the namespace (all when undefined); whole lists come from the watch cache, shared: do not mutate them. */
+  /**
+   * Objects under the namespace (all when undefined): whole lists from the watch cache, pages from
+   * storage (the watch cache's objects where it holds the same revisions). Shared: do not mutate them.
+   */
   async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
     const prefix = this.prefix(namespace);
     if (opts.minRevision !== undefined) await this.call(() => this.cacher().waitFresh(opts.minRevision!));
@@ -254,7 +261,7 @@ export class Store {
       });
       revision = page.revision;
       for (const kv of page.kvs) {
-        const obj = this.decode(kv);
+        const obj = this.cache?.heldAt(kv.key, kv.modRevision) ?? this.decode(kv);
         if (opts.predicate && !opts.predicate(obj)) continue;
         if (limit !== undefined && items.length === limit) {
           return { items, revision, next: { revision, startKey: kv.key } };
@@ -449,15 +456,18 @@ export class Store {
     return (await this.allInVersion([obj], apiVersion))[0]!;
   }
 
+  /** Whether `obj` is in `apiVersion` as it is, with no conversion to make (one version, or none asked for). */
+  isInVersion(obj: KubeObject, apiVersion: string | undefined): boolean {
+    return !this.strategy.versions || !apiVersion || obj.apiVersion === apiVersion;
+  }
+
   /** Objects in `apiVersion`, those in another version converted in one batch (one webhook call). */
   async allInVersion(objs: KubeObject[], apiVersion: string | undefined): Promise<KubeObject[]> {
-    const versions = this.strategy.versions;
-    if (!versions || !apiVersion) return objs;
-    const todo = objs.filter((o) => o.apiVersion !== apiVersion);
+    const todo = objs.filter((o) => !this.isInVersion(o, apiVersion));
     if (todo.length === 0) return objs;
-    const converted = await versions.convert(todo, apiVersion);
+    const converted = await this.strategy.versions!.convert(todo, apiVersion!);
     let i = 0;
-    return objs.map((o) => (o.apiVersion === apiVersion ? o : converted[i++]!));
+    return objs.map((o) => (this.isInVersion(o, apiVersion) ? o : converted[i++]!));
   }
 
   /**

@@ -1,19 +1,25 @@
-// cel-spec's simple conformance tests run through the project's own CEL (cel/: parser, checker,
-// evaluator), as cel-spec.ts runs them through the environment crd/cel/ has today. Each test is
-// parsed with kube's parser options, checked with its declarations (undeclared bindings are
-// `dyn`) unless the test disables the check, and evaluated with its bindings; it passes when the
-// value equals the expected one, or an error is expected and parsing, checking or evaluation
-// fails. Tests over protobuf messages and checkOnly tests are skipped (not counted), as there.
+// cel-spec's conformance tests (@bufbuild/cel-spec: the "simple" tests of github.com/google/cel-spec)
+// run through the project's own CEL (cel/: parser, checker, evaluator). Each test is parsed with
+// kube's parser options, checked with its declarations (undeclared bindings are `dyn`) unless the
+// test disables the check, and evaluated with its bindings; it passes when the value equals the
+// expected one, or an error is expected and parsing, checking or evaluation fails. Not counted:
+// checkOnly tests and tests over protobuf messages (a CRD rule only sees JSON values).
 //
-// The sections: cel-spec.ts's SECTIONS (those a CRD rule uses), string_ext run with kube's
-// strings library (cel/kube/strings.ts, cel-go's strings extension at the version kube
-// configures), plus macros2 (two-variable comprehensions, which kube enables). Failures set aside by name, with their reason: cel-eval-set-aside.ts.
+// The sections: the core-language ones a CRD rule uses, string_ext run with kube's strings
+// library (cel/kube/strings.ts, cel-go's strings extension at the version kube configures), and
+// macros2 (two-variable comprehensions, which kube enables). Failures set aside by name, with
+// their reason: cel-eval-set-aside.ts.
 //
-// npx vite-node test/conformance/cel-eval-report.ts prints the figures.
-import type { IncrementalTest } from '@bufbuild/cel-spec/testdata/tests.js';
-import { getConformanceSuite } from '@bufbuild/cel-spec/testdata/tests.js';
+// make cel-conformance (test/conformance/cel-conformance.ts) prints the figures.
 import type { Type as PbType } from '@bufbuild/cel-spec/cel/expr/checked_pb.js';
 import type { Value as PbValue } from '@bufbuild/cel-spec/cel/expr/value_pb.js';
+import { getTestRegistry } from '@bufbuild/cel-spec/testdata/registry.js';
+import {
+  getConformanceSuite,
+  type IncrementalTest,
+  type IncrementalTestSuite,
+} from '@bufbuild/cel-spec/testdata/tests.js';
+import { anyUnpack, type Duration as PbDuration, type Timestamp as PbTimestamp } from '@bufbuild/protobuf/wkt';
 import { check, KUBE_CHECKER_OPTIONS, standardEnv } from '../../cel/checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from '../../cel/comprehensions.js';
 import { variable } from '../../cel/decls.js';
@@ -46,7 +52,6 @@ import {
   Uint,
   type Value,
 } from '../../cel/values.js';
-import { type Canon, collect, equal, expected, hex, needsProto, show, Unsupported, unpackWkt } from './cel-spec.js';
 
 export const EVAL_SECTIONS = [
   'basic',
@@ -66,6 +71,136 @@ export const EVAL_SECTIONS = [
   'string_ext',
   'timestamps',
 ];
+
+// ---------------------------------------------------------------------------------------------
+// The data: expected values in a canonical form, and which tests need protobuf messages
+
+type Canon =
+  | { k: 'int' | 'uint'; v: bigint }
+  | { k: 'double'; v: number }
+  | { k: 'string' | 'type' | 'bytes'; v: string }
+  | { k: 'bool'; v: boolean }
+  | { k: 'null' }
+  | { k: 'list'; v: Canon[] }
+  | { k: 'map'; v: [Canon, Canon][] }
+  | { k: 'timestamp' | 'duration'; s: bigint; n: number }
+  | { k: 'optional'; v: Canon | null };
+
+class Unsupported extends Error {}
+
+const registry = getTestRegistry();
+const hex = (u8: Uint8Array): string => Buffer.from(u8).toString('hex');
+
+function unpackWkt(v: Extract<PbValue['kind'], { case: 'objectValue' }>['value']): {
+  ts?: PbTimestamp;
+  dur?: PbDuration;
+} {
+  const m = anyUnpack(v, registry);
+  if (m?.$typeName === 'google.protobuf.Timestamp') return { ts: m as PbTimestamp };
+  if (m?.$typeName === 'google.protobuf.Duration') return { dur: m as PbDuration };
+  throw new Unsupported(`proto message ${m?.$typeName ?? v.typeUrl}`);
+}
+
+function expected(val: PbValue): Canon {
+  const kind = val.kind;
+  switch (kind.case) {
+    case 'int64Value':
+      return { k: 'int', v: kind.value };
+    case 'uint64Value':
+      return { k: 'uint', v: kind.value };
+    case 'doubleValue':
+      return { k: 'double', v: kind.value };
+    case 'stringValue':
+      return { k: 'string', v: kind.value };
+    case 'bytesValue':
+      return { k: 'bytes', v: hex(kind.value) };
+    case 'boolValue':
+      return { k: 'bool', v: kind.value };
+    case 'nullValue':
+      return { k: 'null' };
+    case 'listValue':
+      return { k: 'list', v: kind.value.values.map(expected) };
+    case 'mapValue':
+      return { k: 'map', v: kind.value.entries.map((e) => [expected(e.key!), expected(e.value!)] as [Canon, Canon]) };
+    case 'typeValue':
+      return { k: 'type', v: kind.value };
+    case 'objectValue': {
+      const { ts, dur } = unpackWkt(kind.value);
+      if (ts) return { k: 'timestamp', s: ts.seconds, n: ts.nanos };
+      return { k: 'duration', s: dur!.seconds, n: dur!.nanos };
+    }
+    default:
+      throw new Unsupported(`expected value kind ${kind.case}`);
+  }
+}
+
+function equal(a: Canon, b: Canon): boolean {
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'double': {
+      const y = (b as { v: number }).v;
+      return a.v === y || (Number.isNaN(a.v) && Number.isNaN(y));
+    }
+    case 'null':
+      return true;
+    case 'list': {
+      const y = (b as { v: Canon[] }).v;
+      return a.v.length === y.length && a.v.every((x, i) => equal(x, y[i]!));
+    }
+    case 'map': {
+      const y = (b as { v: [Canon, Canon][] }).v;
+      return a.v.length === y.length && a.v.every(([k, v]) => y.some(([k2, v2]) => equal(k, k2) && equal(v, v2)));
+    }
+    case 'timestamp':
+    case 'duration': {
+      const y = b as { s: bigint; n: number };
+      return a.s === y.s && a.n === y.n;
+    }
+    case 'optional': {
+      const y = (b as { v: Canon | null }).v;
+      return a.v === null || y === null ? a.v === y : equal(a.v, y);
+    }
+    default:
+      return a.v === (b as { v: unknown }).v;
+  }
+}
+
+const show = (c: Canon): string => JSON.stringify(c, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+
+/** Tests over protobuf messages (TestAllTypes, enums, wrappers): out of a CRD rule's reach. */
+function needsProto(t: IncrementalTest): boolean {
+  const o = t.original;
+  const declared = o.typeEnv
+    .map((d) =>
+      d.declKind.case === 'ident' ? (toType(d.declKind.value.type) === undefined ? 'PROTO' : '') : 'FUNCTION',
+    )
+    .join(' ');
+  if (/TestAllTypes|cel\.expr\.conformance|google\.protobuf\.(?!Timestamp|Duration)|PROTO/.test(o.expr + declared))
+    return true;
+  if (o.container.startsWith('cel.expr.conformance')) return true;
+  const walk = (v: PbValue | undefined): boolean => {
+    const k = v?.kind;
+    if (!k) return false;
+    if (k.case === 'enumValue') return true;
+    if (k.case === 'objectValue') return !/google\.protobuf\.(Timestamp|Duration)$/.test(k.value.typeUrl);
+    if (k.case === 'listValue') return k.value.values.some(walk);
+    if (k.case === 'mapValue') return k.value.entries.some((e) => walk(e.key) || walk(e.value));
+    return false;
+  };
+  const values: (PbValue | undefined)[] = Object.values(o.bindings).map((b) =>
+    b.kind.case === 'value' ? b.kind.value : undefined,
+  );
+  if (o.resultMatcher.case === 'value') values.push(o.resultMatcher.value);
+  return values.some(walk);
+}
+
+function collect(s: IncrementalTestSuite, path: string[], out: { path: string[]; t: IncrementalTest }[]): void {
+  for (const t of s.tests) out.push({ path, t });
+  for (const c of s.suites) collect(c, [...path, c.name], out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
 
 /** The strings extension, for the string_ext section only. */
 const STRINGS = new Library(STRINGS_LIBRARY.functions, STRINGS_LIBRARY.impls);
@@ -174,7 +309,7 @@ function canon(v: Value): Canon {
 export type Outcome = 'pass' | 'fail' | 'skip';
 export interface EvalTestResult {
   section: string;
-  /** `section/name`, `#2`... on a repeated name (as cel-spec.ts names them). */
+  /** `section/name`, `#2`... on a repeated name. */
   id: string;
   expr: string;
   outcome: Outcome;
@@ -192,11 +327,9 @@ function runOne(t: IncrementalTest, section: string): { outcome: Outcome; detail
   let want: Canon | 'error';
   const bindings: Record<string, Value> = {};
   const strings = section === 'string_ext';
-  const env = standardEnv({
-    ...KUBE_CHECKER_OPTIONS,
-    homogeneousAggregateLiterals: false,
-    container: o.container,
-  }).addFunctions(...TWO_VAR_COMPREHENSION_FUNCTIONS);
+  const env = standardEnv({ ...KUBE_CHECKER_OPTIONS, container: o.container }).addFunctions(
+    ...TWO_VAR_COMPREHENSION_FUNCTIONS,
+  );
   if (strings) env.addFunctions(...STRINGS_LIBRARY.functions);
   const options = strings ? { library: STRINGS } : {};
   try {

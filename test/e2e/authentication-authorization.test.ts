@@ -1,6 +1,9 @@
 // Authentication, RBAC and audit as a kubectl user meets them, with the real kubectl 1.27 and 1.33
-// against the real binary. One server per kubectl version, started with a token file (an admin in
-// system:masters and three plain users), an audit policy and an audit log; the topics share it:
+// against the real binary. One server for the file, started with a token file (an admin in
+// system:masters and three plain users), an audit policy and an audit log; the versions take turns
+// on it, each in namespaces of its own (its kubeconfigs' context's, test/helpers/kubectl.ts
+// kubectlScope, and two more), with a CRD and cluster-scoped objects named after it, reading the
+// audit log from where its turn began. The topics share it:
 //   1. a CRD controller's ServiceAccount: least-privilege Role, token, kubeconfig, kube's 403 texts;
 //   2. `kubectl auth can-i` (exit codes, --as, --list) and `kubectl auth whoami`;
 //   3. escalation prevention: binding a role one does not hold;
@@ -10,13 +13,13 @@
 // kubectl comes from test/helpers/kubectl.ts findKubectl ($KUBECTL_1_27 / $KUBECTL_1_33, then
 // $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
 // test, saying where it looked and how to get it; its other tests cannot run and are skipped.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
-import { type KubectlRunner, kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { type KubectlRunner, kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 import { eventually } from '../helpers/eventually.js';
 
 const VERSIONS = ['1.27', '1.33'];
@@ -53,13 +56,13 @@ rules:
 `;
 
 /** The CRD a controller reconciles, with a status subresource (so caches/status is its own resource). */
-const CACHE_CRD = `
+const cacheCrd = (group: string): string => `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: caches.cache.example.com
+  name: caches.${group}
 spec:
-  group: cache.example.com
+  group: ${group}
   scope: Namespaced
   names: {plural: caches, singular: cache, kind: Cache}
   versions:
@@ -75,9 +78,9 @@ spec:
           status: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `;
 
-const cache = (name: string, namespace: string): string =>
+const cacheIn = (group: string, name: string, namespace: string): string =>
   JSON.stringify({
-    apiVersion: 'cache.example.com/v1',
+    apiVersion: `${group}/v1`,
     kind: 'Cache',
     metadata: { name, namespace },
     spec: { size: 1 },
@@ -87,24 +90,24 @@ const cache = (name: string, namespace: string): string =>
  * The lesson's recommendation for a controller of caches: read and write its kind, but no
  * create/delete, and caches/status granted on its own rule (status is a separate resource to RBAC).
  */
-const CONTROLLER_RBAC = `
+const controllerRbac = (namespace: string, group: string): string => `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
-metadata: {name: cache-controller, namespace: default}
+metadata: {name: cache-controller, namespace: ${namespace}}
 rules:
-- apiGroups: [cache.example.com]
+- apiGroups: [${group}]
   resources: [caches]
   verbs: [get, list, watch, update, patch]
-- apiGroups: [cache.example.com]
+- apiGroups: [${group}]
   resources: [caches/status]
   verbs: [get, update, patch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
-metadata: {name: cache-controller, namespace: default}
+metadata: {name: cache-controller, namespace: ${namespace}}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cache-controller}
 subjects:
-- {kind: ServiceAccount, name: ctl, namespace: default}
+- {kind: ServiceAccount, name: ctl, namespace: ${namespace}}
 `;
 
 const userBinding = (
@@ -121,8 +124,6 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ${roleKind}, name: ${role}}
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: ${user}}
 `;
-
-const SA_USER = 'system:serviceaccount:default:ctl';
 
 /** kube's 403 text as kubectl prints it for a namespaced request. */
 const forbidden = (
@@ -177,9 +178,9 @@ interface Kubeconfig {
   contexts: { name: string; context: { user: string } }[];
 }
 
-/** A copy of the admin kubeconfig whose only user carries `token` (as an admin hands one out). */
-function writeTokenKubeconfig(server: ServerProcess, path: string, user: string, token: string): string {
-  const kc = parseYaml(readFileSync(server.kubeconfigPath, 'utf8')) as Kubeconfig;
+/** A copy of the admin kubeconfig `admin` whose only user carries `token` (as an admin hands one out). */
+function writeTokenKubeconfig(admin: string, path: string, user: string, token: string): string {
+  const kc = parseYaml(readFileSync(admin, 'utf8')) as Kubeconfig;
   kc.users = [{ name: user, user: { token } }];
   for (const c of kc.contexts) c.context.user = user;
   writeFileSync(path, stringifyYaml(kc), { mode: 0o600 });
@@ -217,50 +218,76 @@ interface AuditEvent {
 
 // ---------------------------------------------------------------------------------------------
 
+let server: ServerProcess;
+let scratch: string;
+const auditLog = (): string => join(scratch, 'audit.log');
+/** The audit log's complete lines (a line being written is not one yet); none before the first. */
+const auditLines = (): string[] =>
+  existsSync(auditLog()) ? readFileSync(auditLog(), 'utf8').split('\n').slice(0, -1) : [];
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'authn-authz-'));
+  writeFileSync(join(scratch, 'tokens.csv'), TOKEN_FILE);
+  writeFileSync(join(scratch, 'policy.yaml'), AUDIT_POLICY);
+  server = await startServerProcess({
+    args: [
+      '--token-auth-file',
+      join(scratch, 'tokens.csv'),
+      '--audit-policy-file',
+      join(scratch, 'policy.yaml'),
+      '--audit-log-path',
+      auditLog(),
+    ],
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
 for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version}: authentication, RBAC and audit`, () => {
-    let server: ServerProcess;
-    let scratch: string;
-    const admin = kubectlRunner(binary, () => server.kubeconfigPath);
+    const scope = kubectlScope(binary, version, () => server);
+    const admin: KubectlRunner = scope;
+    const { namespace: ns, suffix } = scope;
+    /** This version's other namespaces, its CRD's group, and its ServiceAccount as a user. */
+    const [other, teamA] = [`other-${suffix}`, `team-a-${suffix}`];
+    const group = `cache-${suffix}.example.com`;
+    const cache = (name: string, namespace: string): string => cacheIn(group, name, namespace);
+    const SA_USER = `system:serviceaccount:${ns}:ctl`;
     /** kubectl as one of the token-file users, through a kubeconfig of their own. */
     const users = new Map<string, KubectlRunner>();
     const as = (user: keyof typeof TOKENS): KubectlRunner => users.get(user)!;
-    const auditLog = (): string => join(scratch, 'audit.log');
+    /** The audit log's lines before this version's turn: its topic 5 reads those after. */
+    let auditFrom = 0;
 
     beforeAll(async () => {
-      scratch = mkdtempSync(join(tmpdir(), 'authn-authz-'));
-      writeFileSync(join(scratch, 'tokens.csv'), TOKEN_FILE);
-      writeFileSync(join(scratch, 'policy.yaml'), AUDIT_POLICY);
-      server = await startServerProcess({
-        args: [
-          '--token-auth-file',
-          join(scratch, 'tokens.csv'),
-          '--audit-policy-file',
-          join(scratch, 'policy.yaml'),
-          '--audit-log-path',
-          auditLog(),
-        ],
-      });
+      auditFrom = auditLines().length;
       for (const [user, token] of Object.entries(TOKENS)) {
-        const path = writeTokenKubeconfig(server, join(scratch, `${user}.kubeconfig`), user, token);
+        const path = writeTokenKubeconfig(
+          scope.kubeconfigPath(),
+          join(scratch, `${user}-${suffix}.kubeconfig`),
+          user,
+          token,
+        );
         users.set(
           user,
-          kubectlRunner(binary, () => path),
+          scope.runner(() => path),
         );
       }
       // The CRD, established, and the namespaces the topics use (as the admin: system:masters).
-      await admin.ok(['apply', '-f', '-'], CACHE_CRD);
-      await admin.ok(['wait', '--for=condition=Established', 'crd/caches.cache.example.com', '--timeout=20s']);
-      await admin.ok(['create', 'namespace', 'other']);
-      await admin.ok(['create', 'namespace', 'team-a']);
-      await admin.ok(['create', '-f', '-'], cache('c1', 'default'));
-      await admin.ok(['create', '-f', '-'], cache('c2', 'other'));
+      await admin.ok(['apply', '-f', '-'], cacheCrd(group));
+      await admin.ok(['wait', '--for=condition=Established', `crd/caches.${group}`, '--timeout=20s']);
+      await admin.ok(['create', 'namespace', other]);
+      await admin.ok(['create', 'namespace', teamA]);
+      await admin.ok(['create', '-f', '-'], cache('c1', ns));
+      await admin.ok(['create', '-f', '-'], cache('c2', other));
     });
     afterAll(async () => {
-      await server?.stop();
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
+      // So that the other version's `cache` names its own CRD alone.
+      await admin.kubectl(['delete', 'crd', `caches.${group}`, '--ignore-not-found']);
     });
 
     // -----------------------------------------------------------------------------------------
@@ -268,16 +295,14 @@ for (const version of VERSIONS) {
       let ctl: KubectlRunner;
 
       beforeAll(async () => {
-        expect(await admin.ok(['create', 'serviceaccount', 'ctl', '-n', 'default'])).toBe(
-          'serviceaccount/ctl created\n',
-        );
-        expect(await admin.ok(['apply', '-f', '-'], CONTROLLER_RBAC)).toBe(
+        expect(await admin.ok(['create', 'serviceaccount', 'ctl', '-n', ns])).toBe('serviceaccount/ctl created\n');
+        expect(await admin.ok(['apply', '-f', '-'], controllerRbac(ns, group))).toBe(
           'role.rbac.authorization.k8s.io/cache-controller created\nrolebinding.rbac.authorization.k8s.io/cache-controller created\n',
         );
         // The token through the TokenRequest API directly, so that this topic does not hang on
         // `kubectl create token` (its own test below). kube takes a body without apiVersion/kind
         // at this URL (the decoder defaults them from the endpoint).
-        const r = await server.request('/api/v1/namespaces/default/serviceaccounts/ctl/token', {
+        const r = await server.request(`/api/v1/namespaces/${ns}/serviceaccounts/ctl/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ spec: {} }),
@@ -285,15 +310,15 @@ for (const version of VERSIONS) {
         expect(r.status, r.body).toBe(201);
         const token = (JSON.parse(r.body) as { status: { token: string } }).status.token;
         // A kubeconfig for the controller the way a user builds one: copy, set-credentials, use it.
-        const path = join(scratch, 'ctl.kubeconfig');
-        writeFileSync(path, readFileSync(server.kubeconfigPath));
-        ctl = kubectlRunner(binary, () => path);
+        const path = join(scratch, `ctl-${suffix}.kubeconfig`);
+        writeFileSync(path, readFileSync(scope.kubeconfigPath()));
+        ctl = scope.runner(() => path);
         await ctl.ok(['config', 'set-credentials', 'ctl', `--token=${token}`]);
         await ctl.ok(['config', 'set-context', '--current', '--user=ctl']);
       });
 
       it('`kubectl create token ctl` prints a ServiceAccount JWT the server accepts', async () => {
-        const r = await admin.kubectl(['create', 'token', 'ctl', '-n', 'default']);
+        const r = await admin.kubectl(['create', 'token', 'ctl', '-n', ns]);
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
         const token = r.stdout.trim();
@@ -302,26 +327,18 @@ for (const version of VERSIONS) {
           iss: 'https://kubernetes.default.svc.cluster.local',
           aud: ['https://kubernetes.default.svc.cluster.local'],
           sub: SA_USER,
-          'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'ctl' } },
+          'kubernetes.io': { namespace: ns, serviceaccount: { name: 'ctl' } },
         });
         // Default lifetime is one hour, as kube's.
         expect((claims.exp as number) - (claims.iat as number)).toBe(3600);
-        const list = await server.request('/apis/cache.example.com/v1/namespaces/default/caches', { token });
+        const list = await server.request(`/apis/${group}/v1/namespaces/${ns}/caches`, { token });
         expect(list.status, list.body).toBe(200);
       });
 
       it('the imperative RBAC commands work: create role, rolebinding, clusterrole, clusterrolebinding', async () => {
         // kubectl 1.33 sends these bodies as protobuf; 1.27 as JSON.
         expect(
-          await admin.ok([
-            'create',
-            'role',
-            'cache-reader',
-            '-n',
-            'default',
-            '--verb=get,list',
-            '--resource=caches.cache.example.com',
-          ]),
+          await admin.ok(['create', 'role', 'cache-reader', '-n', ns, '--verb=get,list', `--resource=caches.${group}`]),
         ).toBe('role.rbac.authorization.k8s.io/cache-reader created\n');
         expect(
           await admin.ok([
@@ -329,48 +346,47 @@ for (const version of VERSIONS) {
             'rolebinding',
             'cache-reader',
             '-n',
-            'default',
+            ns,
             '--role=cache-reader',
-            '--serviceaccount=default:ctl',
+            `--serviceaccount=${ns}:ctl`,
           ]),
         ).toBe('rolebinding.rbac.authorization.k8s.io/cache-reader created\n');
         expect(
           await admin.ok([
             'create',
             'clusterrole',
-            'cache-reader',
+            `cache-reader-${suffix}`,
             '--verb=get',
-            '--resource=caches.cache.example.com',
+            `--resource=caches.${group}`,
           ]),
-        ).toBe('clusterrole.rbac.authorization.k8s.io/cache-reader created\n');
+        ).toBe(`clusterrole.rbac.authorization.k8s.io/cache-reader-${suffix} created\n`);
         expect(
           await admin.ok([
             'create',
             'clusterrolebinding',
-            'cache-reader',
-            '--clusterrole=cache-reader',
+            `cache-reader-${suffix}`,
+            `--clusterrole=cache-reader-${suffix}`,
             '--user=nobody',
           ]),
-        ).toBe('clusterrolebinding.rbac.authorization.k8s.io/cache-reader created\n');
-        const role = JSON.parse(await admin.ok(['get', 'role', 'cache-reader', '-n', 'default', '-o', 'json'])) as {
+        ).toBe(`clusterrolebinding.rbac.authorization.k8s.io/cache-reader-${suffix} created\n`);
+        const role = JSON.parse(await admin.ok(['get', 'role', 'cache-reader', '-n', ns, '-o', 'json'])) as {
           rules: unknown[];
         };
-        expect(role.rules).toEqual([
-          { apiGroups: ['cache.example.com'], resources: ['caches'], verbs: ['get', 'list'] },
-        ]);
-        const binding = JSON.parse(
-          await admin.ok(['get', 'rolebinding', 'cache-reader', '-n', 'default', '-o', 'json']),
-        ) as { roleRef: unknown; subjects: unknown[] };
+        expect(role.rules).toEqual([{ apiGroups: [group], resources: ['caches'], verbs: ['get', 'list'] }]);
+        const binding = JSON.parse(await admin.ok(['get', 'rolebinding', 'cache-reader', '-n', ns, '-o', 'json'])) as {
+          roleRef: unknown;
+          subjects: unknown[];
+        };
         expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cache-reader' });
-        expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'ctl', namespace: 'default' }]);
-        await admin.ok(['delete', 'rolebinding,role', 'cache-reader', '-n', 'default']);
-        await admin.ok(['delete', 'clusterrolebinding,clusterrole', 'cache-reader']);
+        expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'ctl', namespace: ns }]);
+        await admin.ok(['delete', 'rolebinding,role', 'cache-reader', '-n', ns]);
+        await admin.ok(['delete', 'clusterrolebinding,clusterrole', `cache-reader-${suffix}`]);
       });
 
-      it('its kubeconfig can list and patch caches and patch caches/status in default', async () => {
+      it('its kubeconfig can list and patch caches and patch caches/status in its namespace', async () => {
         expect((await ctl.ok(['get', 'caches'])).split('\n')[1]).toMatch(/^c1\s+\d+s$/);
         expect(await ctl.ok(['patch', 'cache', 'c1', '--type=merge', '-p', '{"spec":{"size":2}}'])).toBe(
-          'cache.cache.example.com/c1 patched\n',
+          `cache.${group}/c1 patched\n`,
         );
         expect(
           await ctl.ok([
@@ -382,7 +398,7 @@ for (const version of VERSIONS) {
             '-p',
             '{"status":{"ready":true}}',
           ]),
-        ).toBe('cache.cache.example.com/c1 patched\n');
+        ).toBe(`cache.${group}/c1 patched\n`);
         const c1 = JSON.parse(await ctl.ok(['get', 'cache', 'c1', '-o', 'json'])) as { spec: unknown; status: unknown };
         expect([c1.spec, c1.status]).toEqual([{ size: 2 }, { ready: true }]);
       });
@@ -390,57 +406,57 @@ for (const version of VERSIONS) {
       it("everything outside the Role gets kube's exact 403", async () => {
         const configmaps = await ctl.kubectl(['get', 'configmaps']);
         expect(configmaps.code).toBe(1);
-        expect(configmaps.stderr).toBe(`${forbidden(SA_USER, 'list', 'configmaps', '', 'default')}\n`);
+        expect(configmaps.stderr).toBe(`${forbidden(SA_USER, 'list', 'configmaps', '', ns)}\n`);
 
         const del = await ctl.kubectl(['delete', 'cache', 'c1']);
         expect(del.code).toBe(1);
-        expect(del.stderr).toBe(`${forbidden(SA_USER, 'delete', 'caches', 'cache.example.com', 'default', 'c1')}\n`);
+        expect(del.stderr).toBe(`${forbidden(SA_USER, 'delete', 'caches', group, ns, 'c1')}\n`);
 
-        const create = await ctl.kubectl(['create', '-f', '-'], cache('c9', 'default'));
+        const create = await ctl.kubectl(['create', '-f', '-'], cache('c9', ns));
         expect(create.code).toBe(1);
         expect(create.stderr).toBe(
-          `${forbidden(SA_USER, 'create', 'caches', 'cache.example.com', 'default').replace('(Forbidden): ', '(Forbidden): error when creating "STDIN": ')}\n`,
+          `${forbidden(SA_USER, 'create', 'caches', group, ns).replace('(Forbidden): ', '(Forbidden): error when creating "STDIN": ')}\n`,
         );
 
         // A RoleBinding grants in its own namespace only.
-        const other = await ctl.kubectl(['get', 'caches', '-n', 'other']);
-        expect(other.code).toBe(1);
-        expect(other.stderr).toBe(`${forbidden(SA_USER, 'list', 'caches', 'cache.example.com', 'other')}\n`);
-        expect(await admin.ok(['get', 'cache', 'c1', '-o', 'name'])).toBe('cache.cache.example.com/c1\n');
+        const inOther = await ctl.kubectl(['get', 'caches', '-n', other]);
+        expect(inOther.code).toBe(1);
+        expect(inOther.stderr).toBe(`${forbidden(SA_USER, 'list', 'caches', group, other)}\n`);
+        expect(await admin.ok(['get', 'cache', 'c1', '-o', 'name'])).toBe(`cache.${group}/c1\n`);
       });
     });
 
     // -----------------------------------------------------------------------------------------
     describe('2. kubectl auth can-i and auth whoami', () => {
       it('can-i answers yes (exit 0) and no (exit 1), for the admin and, with --as, for the ServiceAccount', async () => {
-        const mine = await admin.kubectl(['auth', 'can-i', 'create', 'caches.cache.example.com']);
+        const mine = await admin.kubectl(['auth', 'can-i', 'create', `caches.${group}`]);
         expect([mine.stdout, mine.code]).toEqual(['yes\n', 0]);
 
         const asSa = (args: string[]) => admin.kubectl(['auth', 'can-i', ...args, `--as=${SA_USER}`]);
-        const create = await asSa(['create', 'caches.cache.example.com']);
+        const create = await asSa(['create', `caches.${group}`]);
         expect([create.stdout, create.code]).toEqual(['no\n', 1]);
-        const patch = await asSa(['patch', 'caches.cache.example.com']);
+        const patch = await asSa(['patch', `caches.${group}`]);
         expect([patch.stdout, patch.code]).toEqual(['yes\n', 0]);
-        const status = await asSa(['update', 'caches.cache.example.com', '--subresource=status']);
+        const status = await asSa(['update', `caches.${group}`, '--subresource=status']);
         expect([status.stdout, status.code]).toEqual(['yes\n', 0]);
-        const elsewhere = await asSa(['list', 'caches.cache.example.com', '-n', 'other']);
+        const elsewhere = await asSa(['list', `caches.${group}`, '-n', other]);
         expect([elsewhere.stdout, elsewhere.code]).toEqual(['no\n', 1]);
         // Impersonating a group: system:masters may do anything.
-        const group = await admin.kubectl([
+        const asMasters = await admin.kubectl([
           'auth',
           'can-i',
           'delete',
-          'caches.cache.example.com',
+          `caches.${group}`,
           '--as=someone',
           '--as-group=system:masters',
         ]);
-        expect([group.stdout, group.code]).toEqual(['yes\n', 0]);
+        expect([asMasters.stdout, asMasters.code]).toEqual(['yes\n', 0]);
       });
 
       it('can-i --list for the ServiceAccount shows its two rules beside the basic ones', async () => {
         const rows = canIRows(await admin.ok(['auth', 'can-i', '--list', `--as=${SA_USER}`]));
-        expect(rows).toContain('caches.cache.example.com | [] | [] | [get list watch update patch]');
-        expect(rows).toContain('caches.cache.example.com/status | [] | [] | [get update patch]');
+        expect(rows).toContain(`caches.${group} | [] | [] | [get list watch update patch]`);
+        expect(rows).toContain(`caches.${group}/status | [] | [] | [get update patch]`);
         // ServiceAccounts may also read the issuer discovery documents (system:service-account-issuer-discovery).
         expect(rows).toContain('[/.well-known/openid-configuration] | [] | [get]');
         expect(rows).toContain('[/openid/v1/jwks] | [] | [get]');
@@ -450,10 +466,10 @@ for (const version of VERSIONS) {
       it('a token-file user with no binding: 403 on a custom resource list; can-i --list shows only the basic rules', async () => {
         const r = await as('bob').kubectl(['get', 'caches']);
         expect(r.code).toBe(1);
-        expect(r.stderr).toBe(`${forbidden('bob', 'list', 'caches', 'cache.example.com', 'default')}\n`);
+        expect(r.stderr).toBe(`${forbidden('bob', 'list', 'caches', group, ns)}\n`);
         const all = await as('bob').kubectl(['get', 'caches', '-A']);
         expect(all.stderr).toBe(
-          'Error from server (Forbidden): caches.cache.example.com is forbidden: User "bob" cannot list resource "caches" in API group "cache.example.com" at the cluster scope\n',
+          `Error from server (Forbidden): caches.${group} is forbidden: User "bob" cannot list resource "caches" in API group "${group}" at the cluster scope\n`,
         );
         expect(canIRows(await as('bob').ok(['auth', 'can-i', '--list']))).toEqual(BASIC_RULES);
         // Not allowed to impersonate, either.
@@ -523,14 +539,14 @@ for (const version of VERSIONS) {
 
     // -----------------------------------------------------------------------------------------
     describe('3. escalation prevention', () => {
-      const grantAdminToBob = userBinding('bob-admin', 'team-a', 'ClusterRole', 'admin', 'bob');
+      const grantAdminToBob = userBinding('bob-admin', teamA, 'ClusterRole', 'admin', 'bob');
 
       it('edit alone does not let alice create RoleBindings at all', async () => {
-        await admin.ok(['apply', '-f', '-'], userBinding('alice-edit', 'team-a', 'ClusterRole', 'edit', 'alice'));
+        await admin.ok(['apply', '-f', '-'], userBinding('alice-edit', teamA, 'ClusterRole', 'edit', 'alice'));
         const r = await as('alice').kubectl(['create', '-f', '-'], grantAdminToBob);
         expect(r.code).toBe(1);
         expect(r.stderr).toBe(
-          'Error from server (Forbidden): error when creating "STDIN": rolebindings.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "team-a"\n',
+          `Error from server (Forbidden): error when creating "STDIN": rolebindings.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "${teamA}"\n`,
         );
       });
 
@@ -541,10 +557,10 @@ for (const version of VERSIONS) {
           `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
-metadata: {name: binder, namespace: team-a}
+metadata: {name: binder, namespace: ${teamA}}
 rules:
 - {apiGroups: [rbac.authorization.k8s.io], resources: [rolebindings], verbs: [create, get, list, delete]}
----${userBinding('alice-binder', 'team-a', 'Role', 'binder', 'alice')}`,
+---${userBinding('alice-binder', teamA, 'Role', 'binder', 'alice')}`,
         );
         const r = await as('alice').kubectl(['create', '-f', '-'], grantAdminToBob);
         expect(r.code).toBe(1);
@@ -556,54 +572,52 @@ rules:
         expect(r.stderr).toContain(
           '{APIGroups:["rbac.authorization.k8s.io"], Resources:["roles"], Verbs:["create" "delete" "deletecollection" "get" "list" "patch" "update" "watch"]}',
         );
-        expect((await admin.kubectl(['get', 'rolebinding', 'bob-admin', '-n', 'team-a'])).code).toBe(1);
+        expect((await admin.kubectl(['get', 'rolebinding', 'bob-admin', '-n', teamA])).code).toBe(1);
 
         expect(
-          await as('alice').ok(['create', '-f', '-'], userBinding('bob-edit', 'team-a', 'ClusterRole', 'edit', 'bob')),
+          await as('alice').ok(['create', '-f', '-'], userBinding('bob-edit', teamA, 'ClusterRole', 'edit', 'bob')),
         ).toBe('rolebinding.rbac.authorization.k8s.io/bob-edit created\n');
       });
 
       it('the admin can grant admin, and bob then holds it', async () => {
-        const before = await as('bob').kubectl(['auth', 'can-i', 'create', 'roles', '-n', 'team-a']);
+        const before = await as('bob').kubectl(['auth', 'can-i', 'create', 'roles', '-n', teamA]);
         expect([before.stdout, before.code]).toEqual(['no\n', 1]);
         expect(await admin.ok(['create', '-f', '-'], grantAdminToBob)).toBe(
           'rolebinding.rbac.authorization.k8s.io/bob-admin created\n',
         );
-        const after = await as('bob').kubectl(['auth', 'can-i', 'create', 'roles', '-n', 'team-a']);
+        const after = await as('bob').kubectl(['auth', 'can-i', 'create', 'roles', '-n', teamA]);
         expect([after.stdout, after.code]).toEqual(['yes\n', 0]);
         // Holding admin there, bob may now grant it there himself.
         expect(
-          await as('bob').ok(
-            ['create', '-f', '-'],
-            userBinding('vera-admin', 'team-a', 'ClusterRole', 'admin', 'vera'),
-          ),
+          await as('bob').ok(['create', '-f', '-'], userBinding('vera-admin', teamA, 'ClusterRole', 'admin', 'vera')),
         ).toBe('rolebinding.rbac.authorization.k8s.io/vera-admin created\n');
       });
     });
 
     // -----------------------------------------------------------------------------------------
     describe('4. ClusterRole aggregation', () => {
+      const cachesView = `caches-view-${suffix}`;
       const CACHES_VIEW = `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
-  name: caches-view
+  name: ${cachesView}
   labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
 rules:
-- {apiGroups: [cache.example.com], resources: [caches], verbs: [get, list, watch]}
+- {apiGroups: [${group}], resources: [caches], verbs: [get, list, watch]}
 `;
-      const CACHES_RULE = { apiGroups: ['cache.example.com'], resources: ['caches'], verbs: ['get', 'list', 'watch'] };
+      const CACHES_RULE = { apiGroups: [group], resources: ['caches'], verbs: ['get', 'list', 'watch'] };
       const rulesOf = async (role: string): Promise<unknown[]> =>
         (JSON.parse(await admin.ok(['get', 'clusterrole', role, '-o', 'json'])) as { rules?: unknown[] }).rules ?? [];
 
       it('a ClusterRole labelled aggregate-to-view joins view (and edit and admin, which aggregate view); a view user can then get caches', async () => {
-        await admin.ok(['apply', '-f', '-'], userBinding('vera-view', 'default', 'ClusterRole', 'view', 'vera'));
+        await admin.ok(['apply', '-f', '-'], userBinding('vera-view', ns, 'ClusterRole', 'view', 'vera'));
         const before = await as('vera').kubectl(['get', 'cache', 'c1']);
-        expect(before.stderr).toBe(`${forbidden('vera', 'get', 'caches', 'cache.example.com', 'default', 'c1')}\n`);
+        expect(before.stderr).toBe(`${forbidden('vera', 'get', 'caches', group, ns, 'c1')}\n`);
         expect(await rulesOf('view')).not.toContainEqual(CACHES_RULE);
 
         expect(await admin.ok(['apply', '-f', '-'], CACHES_VIEW)).toBe(
-          'clusterrole.rbac.authorization.k8s.io/caches-view created\n',
+          `clusterrole.rbac.authorization.k8s.io/${cachesView} created\n`,
         );
         // The aggregation controller runs after the write: poll, as a user would.
         await eventually('view aggregates caches-view', async () =>
@@ -616,32 +630,33 @@ rules:
             : undefined;
         });
 
-        expect(await as('vera').ok(['get', 'cache', 'c1', '-o', 'name'])).toBe('cache.cache.example.com/c1\n');
+        expect(await as('vera').ok(['get', 'cache', 'c1', '-o', 'name'])).toBe(`cache.${group}/c1\n`);
         expect((await as('vera').ok(['get', 'caches'])).split('\n')[1]).toMatch(/^c1\s+\d+s$/);
         // Only what was aggregated: view still cannot delete, and its binding is still namespaced.
         expect((await as('vera').kubectl(['delete', 'cache', 'c1'])).stderr).toBe(
-          `${forbidden('vera', 'delete', 'caches', 'cache.example.com', 'default', 'c1')}\n`,
+          `${forbidden('vera', 'delete', 'caches', group, ns, 'c1')}\n`,
         );
-        expect((await as('vera').kubectl(['get', 'caches', '-n', 'other'])).stderr).toBe(
-          `${forbidden('vera', 'list', 'caches', 'cache.example.com', 'other')}\n`,
+        expect((await as('vera').kubectl(['get', 'caches', '-n', other])).stderr).toBe(
+          `${forbidden('vera', 'list', 'caches', group, other)}\n`,
         );
       });
 
       it('deleting the labelled ClusterRole takes its rules out of view again', async () => {
-        await admin.ok(['delete', 'clusterrole', 'caches-view']);
+        await admin.ok(['delete', 'clusterrole', cachesView]);
         await eventually('view without caches-view', async () =>
           !(await rulesOf('view')).some((r) => JSON.stringify(r) === JSON.stringify(CACHES_RULE)) ? true : undefined,
         );
         const r = await as('vera').kubectl(['get', 'cache', 'c1']);
-        expect(r.stderr).toBe(`${forbidden('vera', 'get', 'caches', 'cache.example.com', 'default', 'c1')}\n`);
+        expect(r.stderr).toBe(`${forbidden('vera', 'get', 'caches', group, ns, 'c1')}\n`);
       });
     });
 
     // -----------------------------------------------------------------------------------------
     describe('5. the audit log', () => {
+      /** This version's audit events: those written since its turn began. */
       const events = (): AuditEvent[] =>
-        readFileSync(auditLog(), 'utf8')
-          .split('\n')
+        auditLines()
+          .slice(auditFrom)
           .filter((l) => l !== '')
           .map((l) => JSON.parse(l) as AuditEvent);
       /**
@@ -676,10 +691,10 @@ rules:
           apiVersion: 'audit.k8s.io/v1',
           level: 'RequestResponse',
           stage: 'ResponseComplete',
-          requestURI: expect.stringMatching(/^\/api\/v1\/namespaces\/default\/configmaps(\?|$)/) as unknown,
+          requestURI: expect.stringMatching(new RegExp(`^/api/v1/namespaces/${ns}/configmaps(\\?|$)`)) as unknown,
           verb: 'create',
           user: { username: 'admin', groups: ['system:masters', 'system:authenticated'] },
-          objectRef: { resource: 'configmaps', namespace: 'default', name: 'audited', apiVersion: 'v1' },
+          objectRef: { resource: 'configmaps', namespace: ns, name: 'audited', apiVersion: 'v1' },
           responseStatus: { code: 201 },
           annotations: { 'authorization.k8s.io/decision': 'allow' },
         });
@@ -693,7 +708,7 @@ rules:
         expect(done.responseObject).toMatchObject({
           kind: 'ConfigMap',
           apiVersion: 'v1',
-          metadata: { name: 'audited', namespace: 'default' },
+          metadata: { name: 'audited', namespace: ns },
           data: { k: 'v' },
         });
         // The RequestReceived line is written before authorization and the response.
@@ -702,17 +717,17 @@ rules:
       });
 
       it('a denied custom resource list: Metadata level (no bodies), 403, decision forbid', async () => {
-        expect((await as('bob').kubectl(['get', 'caches', '-n', 'other'])).code).toBe(1);
+        expect((await as('bob').kubectl(['get', 'caches', '-n', other])).code).toBe(1);
         const lines = await stagesOf(
           'bob listing caches',
-          (e) => e.user.username === 'bob' && e.objectRef?.resource === 'caches' && e.objectRef.namespace === 'other',
+          (e) => e.user.username === 'bob' && e.objectRef?.resource === 'caches' && e.objectRef.namespace === other,
         );
         expect(lines.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
         const done = lines[1]!;
         expect(done).toMatchObject({
           level: 'Metadata',
           verb: 'list',
-          objectRef: { resource: 'caches', namespace: 'other', apiGroup: 'cache.example.com', apiVersion: 'v1' },
+          objectRef: { resource: 'caches', namespace: other, apiGroup: group, apiVersion: 'v1' },
           responseStatus: { code: 403 },
           annotations: { 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': '' },
         });
@@ -721,7 +736,7 @@ rules:
       });
 
       it("an RBAC allow carries kube's reason; an impersonated request names both users", async () => {
-        await as('vera').ok(['get', 'configmaps', '-n', 'team-a']); // vera-admin from topic 3
+        await as('vera').ok(['get', 'configmaps', '-n', teamA]); // vera-admin from topic 3
         const vera = (
           await stagesOf(
             'vera listing configmaps',
@@ -730,11 +745,10 @@ rules:
         ).find((e) => e.stage === 'ResponseComplete')!;
         expect(vera.annotations).toEqual({
           'authorization.k8s.io/decision': 'allow',
-          'authorization.k8s.io/reason':
-            'RBAC: allowed by RoleBinding "vera-admin/team-a" of ClusterRole "admin" to User "vera"',
+          'authorization.k8s.io/reason': `RBAC: allowed by RoleBinding "vera-admin/${teamA}" of ClusterRole "admin" to User "vera"`,
         });
 
-        await admin.ok(['get', 'caches', '-n', 'default', `--as=${SA_USER}`]);
+        await admin.ok(['get', 'caches', '-n', ns, `--as=${SA_USER}`]);
         const imp = (
           await stagesOf(
             'the impersonated list',
@@ -747,7 +761,7 @@ rules:
       });
 
       it('the Audit-ID response header is the auditID of the lines; a client-sent Audit-ID is kept', async () => {
-        const r = await server.request('/api/v1/namespaces/default/configmaps/audited');
+        const r = await server.request(`/api/v1/namespaces/${ns}/configmaps/audited`);
         expect(r.status).toBe(200);
         const id = r.headers['audit-id'];
         expect(typeof id).toBe('string');
@@ -760,7 +774,7 @@ rules:
           responseObject: { metadata: { name: 'audited' } },
         });
 
-        const mine = await server.request('/api/v1/namespaces/default/configmaps/audited', {
+        const mine = await server.request(`/api/v1/namespaces/${ns}/configmaps/audited`, {
           headers: { 'audit-id': 'my-trace-0001' },
         });
         expect(mine.headers['audit-id']).toBe('my-trace-0001');

@@ -2,22 +2,33 @@
 // binary. cluster-info lists the Services of kube-system labelled kubernetes.io/cluster-service=true
 // and prints the control plane's address; Services are served as data (no proxying, no IP
 // allocation), printed with kube's columns, and the server creates kube's `default/kubernetes`.
+// One server for the file, shared by both versions, each in a namespace of its own
+// (test/helpers/kubectl.ts kubectlScope). cluster-info reads kube-system whatever the context's
+// namespace: a version's DNS Service there is named after it, and deleted after its tests.
 //
 // kubectl comes from test/helpers/kubectl.ts findKubectl; a version not found FAILS its first test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
-import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'cluster-info');
 
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
 /** Output without the terminal colours kubectl may add. */
 const plain = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 
-const DNS_SERVICE = `apiVersion: v1
+const dnsService = (name: string): string => `apiVersion: v1
 kind: Service
 metadata:
-  name: kube-dns
+  name: ${name}
   namespace: kube-system
   labels: {kubernetes.io/cluster-service: "true", kubernetes.io/name: CoreDNS}
 spec:
@@ -32,14 +43,13 @@ for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version}: cluster-info and services`, () => {
-    let server: ServerProcess;
-    const { kubectl, ok } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const scope = kubectlScope(binary, version, () => server);
+    const { kubectl, ok } = scope;
+    const dns = `kube-dns-${scope.suffix}`;
 
-    beforeAll(async () => {
-      server = await startServerProcess();
-    });
     afterAll(async () => {
-      await server?.stop();
+      // The other version's cluster-info must find kube-system as this version found it.
+      await kubectl(['delete', 'service', dns, '-n', 'kube-system', '--ignore-not-found']);
     });
 
     it('cluster-info prints where the control plane runs', async () => {
@@ -50,12 +60,13 @@ for (const version of VERSIONS) {
     });
 
     it("kube's `kubernetes` Service exists in default, printed with kube's columns", async () => {
-      const out = await ok(['get', 'services']);
+      // (-n: the context's namespace is this version's)
+      const out = await ok(['get', 'services', '-n', 'default']);
       const [header, row, ...rest] = out.trimEnd().split('\n');
       expect(header).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
       expect(row).toMatch(/^kubernetes\s+ClusterIP\s+<none>\s+<none>\s+443\/TCP\s+\d+s$/);
       expect(rest).toEqual([]);
-      const svc = JSON.parse(await ok(['get', 'service', 'kubernetes', '-o', 'json'])) as {
+      const svc = JSON.parse(await ok(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'json'])) as {
         metadata: { labels: Record<string, string> };
         spec: Record<string, unknown>;
       };
@@ -68,17 +79,20 @@ for (const version of VERSIONS) {
     });
 
     it('cluster-info also lists the cluster services of kube-system', async () => {
-      expect(await ok(['apply', '-f', '-'], DNS_SERVICE)).toBe('service/kube-dns created\n');
+      expect(await ok(['apply', '-f', '-'], dnsService(dns))).toBe(`service/${dns} created\n`);
       const out = plain(await ok(['cluster-info']));
       expect(out.split('\n')[0]).toBe(`Kubernetes control plane is running at ${server.url}`);
       // kubectl names it after the kubernetes.io/name label and links through the server's proxy path
       expect(out.split('\n')[1]).toBe(
-        `CoreDNS is running at ${server.url}/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy`,
+        `CoreDNS is running at ${server.url}/api/v1/namespaces/kube-system/services/${dns}:dns/proxy`,
       );
       const wide = await ok(['get', 'svc', '-n', 'kube-system', '-o', 'wide']);
       expect(wide).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR$/m);
       expect(wide).toMatch(
-        /^kube-dns\s+ClusterIP\s+10\.96\.0\.10\s+<none>\s+53\/UDP,53\/TCP\s+\d+s\s+k8s-app=kube-dns$/m,
+        new RegExp(
+          `^${dns}\\s+ClusterIP\\s+10\\.96\\.0\\.10\\s+<none>\\s+53/UDP,53/TCP\\s+\\d+s\\s+k8s-app=kube-dns$`,
+          'm',
+        ),
       );
     });
 

@@ -1,6 +1,7 @@
 // ConfigMap, Secret, ServiceAccount and Lease driven by the real kubectl 1.27 (JSON bodies) and
 // 1.33 (protobuf bodies for `create configmap/secret/serviceaccount`), against the real binary:
-// create, get (kube's table columns), describe, patch, apply, delete. One server per version.
+// create, get (kube's table columns), describe, patch, apply, delete. One server for the file,
+// shared by both versions, each in a namespace of its own (test/helpers/kubectl.ts kubectlScope).
 //
 // kubectl comes from test/helpers/kubectl.ts findKubectl ($KUBECTL_1_27 / $KUBECTL_1_33, then
 // $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
@@ -11,10 +12,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
-import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'core kinds');
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
 
 const LEASE = `
 apiVersion: coordination.k8s.io/v1
@@ -41,8 +50,7 @@ for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} with ConfigMap, Secret, ServiceAccount, Lease`, () => {
-    let server: ServerProcess;
-    const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const { kubectl, namespace: ns } = kubectlScope(binary, version, () => server);
     const ok = async (args: string[], input?: string): Promise<string> => {
       const r = await kubectl(args, input);
       if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
@@ -53,13 +61,6 @@ for (const version of VERSIONS) {
     const getJson = async (kind: string, name: string): Promise<Obj> =>
       JSON.parse(await ok(['get', kind, name, '-o', 'json'])) as Obj;
 
-    beforeAll(async () => {
-      server = await startServerProcess();
-    });
-    afterAll(async () => {
-      await server?.stop();
-    });
-
     it('configmap: create --from-literal, get, describe, patch, apply, delete', async () => {
       expect(await ok(['create', 'configmap', 'x', '--from-literal=a=b'])).toBe('configmap/x created\n');
       expect((await getJson('cm', 'x')).data).toEqual({ a: 'b' });
@@ -69,7 +70,7 @@ for (const version of VERSIONS) {
 
       const described = await ok(['describe', 'configmap', 'x']);
       expect(described).toMatch(/^Name:\s+x$/m);
-      expect(described).toMatch(/^Namespace:\s+default$/m);
+      expect(described).toMatch(new RegExp(`^Namespace:\\s+${ns}$`, 'm'));
       expect(described).toMatch(/^a:\n----\nb$/m);
 
       expect(await ok(['patch', 'configmap', 'x', '-p', '{"data":{"c":"d"}}'])).toBe('configmap/x patched\n');

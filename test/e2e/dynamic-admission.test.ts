@@ -1,10 +1,16 @@
 // Admission configured by API objects, driven by the real kubectl 1.27 and 1.33 against the real
-// binary, one server per version, with a real HTTPS webhook server (its own CA, from
+// binary, one server for the file, with a real HTTPS webhook server per version (its own CA, from
 // server/pki.ts) in the test process: a ValidatingWebhookConfiguration refusing a custom resource
 // with kube's text, a MutatingWebhookConfiguration adding a label (and a warning), a
 // ValidatingAdmissionPolicy with its binding and a param ConfigMap limiting spec.size in Deny then
 // Warn mode, one asking the authorizer whether the (impersonated) user may delete what it creates,
 // refused with kube's Status, and the four kinds' tables as kubectl prints them.
+//
+// The versions take turns on the server, each in a namespace of its own (test/helpers/kubectl.ts
+// kubectlScope) with a CRD in a group of its own, which its webhooks and policy match: what one
+// version configures never admits or refuses the other's widgets. Each deletes its configurations
+// and policy when its test ends, and its CRD after its tests, so that the other version's tables
+// and its `widget` find its own alone.
 //
 // kubectl comes from test/helpers/kubectl.ts findKubectl ($KUBECTL_1_27 / $KUBECTL_1_33, then
 // $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
@@ -13,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { parse as parseYaml } from 'yaml';
 import { type AdmissionWebhook, startAdmissionWebhook } from '../helpers/admission-webhook.js';
 import { eventually } from '../helpers/eventually.js';
-import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -21,13 +27,21 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'dynamic admission');
 
-const CRD = `
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess({ args: ['--log-level', 'warn'] });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const crd = (group: string): string => `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: widgets.adm.example.com
+  name: widgets.${group}
 spec:
-  group: adm.example.com
+  group: ${group}
   scope: Namespaced
   names: {plural: widgets, singular: widget, kind: Widget}
   versions:
@@ -44,8 +58,8 @@ spec:
               size: {type: integer}
 `;
 
-const widget = (name: string, size: number): string => `
-apiVersion: adm.example.com/v1
+const widgetIn = (group: string, name: string, size: number): string => `
+apiVersion: ${group}/v1
 kind: Widget
 metadata:
   name: ${name}
@@ -53,8 +67,9 @@ spec:
   size: ${size}
 `;
 
-/** A webhook configuration of `kind` with one webhook calling `path` on the test's webhook server for widgets. */
+/** A webhook configuration of `kind` with one webhook calling `path` on the test's webhook server for `group`'s widgets. */
 const webhookConfiguration = (
+  group: string,
   kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration',
   name: string,
   path: string,
@@ -66,34 +81,34 @@ kind: ${kind}
 metadata:
   name: ${name}
 webhooks:
-- name: ${name}.adm.example.com
+- name: ${name}.${group}
   clientConfig:
     url: ${url}${path}
     caBundle: ${caBundle}
   rules:
   - operations: [CREATE, UPDATE]
-    apiGroups: [adm.example.com]
+    apiGroups: [${group}]
     apiVersions: [v1]
     resources: [widgets]
   sideEffects: None
   admissionReviewVersions: [v1]
 `;
 
-const LIMITS = `
+const limits = (namespace: string): string => `
 apiVersion: v1
 kind: ConfigMap
 metadata:
   name: widget-limits
-  namespace: default
+  namespace: ${namespace}
 data:
   max: "3"
 `;
 
-const POLICY = `
+const policy = (name: string, group: string): string => `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata:
-  name: widget-size
+  name: ${name}
 spec:
   failurePolicy: Fail
   paramKind:
@@ -101,7 +116,7 @@ spec:
     kind: ConfigMap
   matchConstraints:
     resourceRules:
-    - apiGroups: [adm.example.com]
+    - apiGroups: [${group}]
       apiVersions: [v1]
       operations: [CREATE, UPDATE]
       resources: [widgets]
@@ -110,61 +125,61 @@ spec:
     messageExpression: "'size ' + string(object.spec.size) + ' is over ' + params.data.max"
 `;
 
-const binding = (action: 'Deny' | 'Warn'): string => `
+const bindingOf = (name: string, policyName: string, namespace: string, action: 'Deny' | 'Warn'): string => `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata:
-  name: widget-size-default
+  name: ${name}
 spec:
-  policyName: widget-size
+  policyName: ${policyName}
   validationActions: [${action}]
   paramRef:
     name: widget-limits
-    namespace: default
+    namespace: ${namespace}
     parameterNotFoundAction: Deny
 `;
 
 /** Widgets may be created only by those who may also delete them: a policy asking the authorizer. */
-const DELETERS_POLICY = `
+const deletersPolicy = (name: string, group: string): string => `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata:
-  name: widget-deleters
+  name: ${name}
 spec:
   failurePolicy: Fail
   matchConstraints:
     resourceRules:
-    - apiGroups: [adm.example.com]
+    - apiGroups: [${group}]
       apiVersions: [v1]
       operations: [CREATE]
       resources: [widgets]
   validations:
-  - expression: "authorizer.group('adm.example.com').resource('widgets').namespace(object.metadata.namespace).check('delete').allowed()"
+  - expression: "authorizer.group('${group}').resource('widgets').namespace(object.metadata.namespace).check('delete').allowed()"
     messageExpression: "request.userInfo.username + ' may not delete widgets in ' + object.metadata.namespace"
     reason: Forbidden
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata:
-  name: widget-deleters
+  name: ${name}
 spec:
-  policyName: widget-deleters
+  policyName: ${name}
   validationActions: [Deny]
 `;
 
-/** bob may create widgets in default, not delete them. */
-const WIDGET_MAKER = `
+/** bob may create widgets in `namespace`, not delete them. */
+const widgetMaker = (namespace: string, group: string): string => `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
-metadata: {name: widget-maker, namespace: default}
+metadata: {name: widget-maker, namespace: ${namespace}}
 rules:
-- apiGroups: [adm.example.com]
+- apiGroups: [${group}]
   resources: [widgets]
   verbs: [get, list, create]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
-metadata: {name: widget-maker-bob, namespace: default}
+metadata: {name: widget-maker-bob, namespace: ${namespace}}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: widget-maker}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
 `;
@@ -200,9 +215,22 @@ for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} with admission webhooks and policies`, () => {
-    let server: ServerProcess;
     let webhook: AdmissionWebhook;
-    const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const scope = kubectlScope(binary, version, () => server);
+    const { kubectl, namespace: ns, suffix } = scope;
+    const group = `adm-${suffix}.example.com`;
+    const widget = (name: string, size: number): string => widgetIn(group, name, size);
+    // The cluster-scoped objects' names, this version's own.
+    const [denyBig, addLabel, widgetSize, widgetSizeBinding, widgetDeleters] = [
+      `deny-big-${suffix}`,
+      `add-label-${suffix}`,
+      `widget-size-${suffix}`,
+      `widget-size-${suffix}-binding`,
+      `widget-deleters-${suffix}`,
+    ];
+    const LIMITS = limits(ns);
+    const POLICY = policy(widgetSize, group);
+    const binding = (action: 'Deny' | 'Warn'): string => bindingOf(widgetSizeBinding, widgetSize, ns, action);
     /** kubectl that must succeed without a word on stderr: its stdout. */
     const ok = async (args: string[], input?: string): Promise<string> => {
       const r = await kubectl(args, input);
@@ -220,12 +248,9 @@ for (const version of VERSIONS) {
       });
 
     beforeAll(async () => {
-      [server, webhook] = await Promise.all([
-        startServerProcess({ args: ['--log-level', 'warn'] }),
-        startAdmissionWebhook(answer),
-      ]);
-      expect(await ok(['apply', '-f', '-'], CRD)).toBe(
-        'customresourcedefinition.apiextensions.k8s.io/widgets.adm.example.com created\n',
+      webhook = await startAdmissionWebhook(answer);
+      expect(await ok(['apply', '-f', '-'], crd(group))).toBe(
+        `customresourcedefinition.apiextensions.k8s.io/widgets.${group} created\n`,
       );
       await eventually(
         'widgets served',
@@ -234,21 +259,22 @@ for (const version of VERSIONS) {
       );
     });
     afterAll(async () => {
-      await server?.stop();
+      await kubectl(['delete', 'crd', `widgets.${group}`, '--ignore-not-found']);
       await webhook?.close();
     });
 
     it("a ValidatingWebhookConfiguration: kubectl apply of a widget over the limit is refused with kube's text", async () => {
-      cleanUp('validatingwebhookconfiguration', 'deny-big');
+      cleanUp('validatingwebhookconfiguration', denyBig);
       const config = webhookConfiguration(
+        group,
         'ValidatingWebhookConfiguration',
-        'deny-big',
+        denyBig,
         '/deny-big',
         webhook.url,
         webhook.caBundle,
       );
       expect(await ok(['apply', '-f', '-'], config)).toBe(
-        'validatingwebhookconfiguration.admissionregistration.k8s.io/deny-big created\n',
+        `validatingwebhookconfiguration.admissionregistration.k8s.io/${denyBig} created\n`,
       );
 
       // Applied once the server's informer has it: until then a big widget still goes through.
@@ -259,15 +285,15 @@ for (const version of VERSIONS) {
       expect([refused.code, refused.stdout, refused.stderr]).toEqual([
         1,
         '',
-        'Error from server (Forbidden): error when creating "STDIN": admission webhook "deny-big.adm.example.com" denied the request: size over 5\n',
+        `Error from server (Forbidden): error when creating "STDIN": admission webhook "${denyBig}.${group}" denied the request: size over 5\n`,
       ]);
-      expect(await ok(['apply', '-f', '-'], widget('small', 2))).toBe('widget.adm.example.com/small created\n');
+      expect(await ok(['apply', '-f', '-'], widget('small', 2))).toBe(`widget.${group}/small created\n`);
       const asked = webhook.seen.find((s) => s.path === '/deny-big' && s.request['name'] === 'small')!.request;
       expect(asked).toMatchObject({
         operation: 'CREATE',
-        namespace: 'default',
-        kind: { group: 'adm.example.com', version: 'v1', kind: 'Widget' },
-        resource: { group: 'adm.example.com', version: 'v1', resource: 'widgets' },
+        namespace: ns,
+        kind: { group, version: 'v1', kind: 'Widget' },
+        resource: { group, version: 'v1', resource: 'widgets' },
         userInfo: { username: 'admin' },
         object: { spec: { size: 2 } },
       });
@@ -276,13 +302,13 @@ for (const version of VERSIONS) {
       const grown = await kubectl(['apply', '-f', '-'], widget('small', 8));
       expect(grown.code).toBe(1);
       expect(grown.stderr).toMatch(/^Error from server \(Forbidden\): error when applying patch:\n/);
-      expect(grown.stderr).toContain('admission webhook "deny-big.adm.example.com" denied the request: size over 5');
+      expect(grown.stderr).toContain(`admission webhook "${denyBig}.${group}" denied the request: size over 5`);
 
       // kube's table: NAME, WEBHOOKS, AGE.
       const table = (await ok(['get', 'validatingwebhookconfigurations'])).trimEnd().split('\n');
       expect(table[0]).toMatch(/^NAME\s+WEBHOOKS\s+AGE$/);
-      expect(table.slice(1)).toEqual([expect.stringMatching(/^deny-big\s+1\s+\d+s$/)]);
-      const stored = parseYaml(await ok(['get', 'validatingwebhookconfiguration', 'deny-big', '-o', 'yaml'])) as Json;
+      expect(table.slice(1)).toEqual([expect.stringMatching(new RegExp(`^${denyBig}\\s+1\\s+\\d+s$`))]);
+      const stored = parseYaml(await ok(['get', 'validatingwebhookconfiguration', denyBig, '-o', 'yaml'])) as Json;
       expect(stored['webhooks'][0]).toMatchObject({
         failurePolicy: 'Fail',
         matchPolicy: 'Equivalent',
@@ -291,8 +317,8 @@ for (const version of VERSIONS) {
         objectSelector: {},
       });
 
-      expect(await ok(['delete', 'validatingwebhookconfiguration', 'deny-big'])).toBe(
-        'validatingwebhookconfiguration.admissionregistration.k8s.io "deny-big" deleted\n',
+      expect(await ok(['delete', 'validatingwebhookconfiguration', denyBig])).toBe(
+        `validatingwebhookconfiguration.admissionregistration.k8s.io "${denyBig}" deleted\n`,
       );
       await eventually('the webhook gone', async () =>
         (await kubectl(['apply', '-f', '-'], widget(fresh('big'), 9))).code === 0 ? true : undefined,
@@ -300,16 +326,17 @@ for (const version of VERSIONS) {
     });
 
     it('a MutatingWebhookConfiguration: the label it adds is in `kubectl get -o yaml`, and its warning on stderr', async () => {
-      cleanUp('mutatingwebhookconfiguration', 'add-label');
+      cleanUp('mutatingwebhookconfiguration', addLabel);
       const config = webhookConfiguration(
+        group,
         'MutatingWebhookConfiguration',
-        'add-label',
+        addLabel,
         '/add-label',
         webhook.url,
         webhook.caBundle,
       );
       expect(await ok(['apply', '-f', '-'], config)).toBe(
-        'mutatingwebhookconfiguration.admissionregistration.k8s.io/add-label created\n',
+        `mutatingwebhookconfiguration.admissionregistration.k8s.io/${addLabel} created\n`,
       );
 
       const name = await eventually('the webhook labelling', async () => {
@@ -319,7 +346,7 @@ for (const version of VERSIONS) {
         return r.stderr === '' ? undefined : { candidate, r };
       });
       expect([name.r.stdout, name.r.stderr]).toEqual([
-        `widget.adm.example.com/${name.candidate} created\n`,
+        `widget.${group}/${name.candidate} created\n`,
         'Warning: labelled by the webhook\n',
       ]);
       const got = parseYaml(await ok(['get', 'widget', name.candidate, '-o', 'yaml'])) as Json;
@@ -328,10 +355,10 @@ for (const version of VERSIONS) {
 
       const table = (await ok(['get', 'mutatingwebhookconfigurations'])).trimEnd().split('\n');
       expect(table[0]).toMatch(/^NAME\s+WEBHOOKS\s+AGE$/);
-      expect(table.slice(1)).toEqual([expect.stringMatching(/^add-label\s+1\s+\d+s$/)]);
+      expect(table.slice(1)).toEqual([expect.stringMatching(new RegExp(`^${addLabel}\\s+1\\s+\\d+s$`))]);
 
-      expect(await ok(['delete', 'mutatingwebhookconfiguration', 'add-label'])).toBe(
-        'mutatingwebhookconfiguration.admissionregistration.k8s.io "add-label" deleted\n',
+      expect(await ok(['delete', 'mutatingwebhookconfiguration', addLabel])).toBe(
+        `mutatingwebhookconfiguration.admissionregistration.k8s.io "${addLabel}" deleted\n`,
       );
       await eventually('the webhook gone', async () =>
         (await kubectl(['apply', '-f', '-'], widget(fresh('plain'), 1))).stderr === '' ? true : undefined,
@@ -339,12 +366,14 @@ for (const version of VERSIONS) {
     });
 
     it("a ValidatingAdmissionPolicy with a param ConfigMap: Deny with kubectl's error text, then Warn", async () => {
+      cleanUp('validatingadmissionpolicybinding', widgetSizeBinding);
+      cleanUp('validatingadmissionpolicy', widgetSize);
       expect(await ok(['apply', '-f', '-'], LIMITS)).toBe('configmap/widget-limits created\n');
       expect(await ok(['apply', '-f', '-'], POLICY)).toBe(
-        'validatingadmissionpolicy.admissionregistration.k8s.io/widget-size created\n',
+        `validatingadmissionpolicy.admissionregistration.k8s.io/${widgetSize} created\n`,
       );
       expect(await ok(['apply', '-f', '-'], binding('Deny'))).toBe(
-        'validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default created\n',
+        `validatingadmissionpolicybinding.admissionregistration.k8s.io/${widgetSizeBinding} created\n`,
       );
 
       const denied = await eventually('the policy denying', async () => {
@@ -355,23 +384,25 @@ for (const version of VERSIONS) {
       expect([denied.r.code, denied.r.stdout, denied.r.stderr]).toEqual([
         1,
         '',
-        `The widgets "${denied.name}" is invalid: : ValidatingAdmissionPolicy 'widget-size' with binding 'widget-size-default' denied request: size 7 is over 3\n`,
+        `The widgets "${denied.name}" is invalid: : ValidatingAdmissionPolicy '${widgetSize}' with binding '${widgetSizeBinding}' denied request: size 7 is over 3\n`,
       ]);
-      expect(await ok(['apply', '-f', '-'], widget('fits', 3))).toBe('widget.adm.example.com/fits created\n');
+      expect(await ok(['apply', '-f', '-'], widget('fits', 3))).toBe(`widget.${group}/fits created\n`);
 
       // kube's tables: the policy's validations and param kind, the binding's policy and param.
       const policies = (await ok(['get', 'validatingadmissionpolicies'])).trimEnd().split('\n');
       expect(policies[0]).toMatch(/^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE$/);
-      expect(policies.slice(1)).toEqual([expect.stringMatching(/^widget-size\s+1\s+v1\/ConfigMap\s+\d+s$/)]);
+      expect(policies.slice(1)).toEqual([
+        expect.stringMatching(new RegExp(`^${widgetSize}\\s+1\\s+v1/ConfigMap\\s+\\d+s$`)),
+      ]);
       const bindings = (await ok(['get', 'validatingadmissionpolicybindings'])).trimEnd().split('\n');
       expect(bindings[0]).toMatch(/^NAME\s+POLICYNAME\s+PARAMREF\s+AGE$/);
       expect(bindings.slice(1)).toEqual([
-        expect.stringMatching(/^widget-size-default\s+widget-size\s+default\/widget-limits\s+\d+s$/),
+        expect.stringMatching(new RegExp(`^${widgetSizeBinding}\\s+${widgetSize}\\s+${ns}/widget-limits\\s+\\d+s$`)),
       ]);
 
       // Warn: the same widget is created, and kubectl prints the policy's warning.
       expect(await ok(['apply', '-f', '-'], binding('Warn'))).toBe(
-        'validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default configured\n',
+        `validatingadmissionpolicybinding.admissionregistration.k8s.io/${widgetSizeBinding} configured\n`,
       );
       const warned = await eventually('the policy warning', async () => {
         const name = fresh('warned');
@@ -379,14 +410,14 @@ for (const version of VERSIONS) {
         return r.code === 0 ? { name, r } : undefined;
       });
       expect([warned.r.stdout, warned.r.stderr]).toEqual([
-        `widget.adm.example.com/${warned.name} created\n`,
-        "Warning: Validation failed for ValidatingAdmissionPolicy 'widget-size' with binding 'widget-size-default': size 8 is over 3\n",
+        `widget.${group}/${warned.name} created\n`,
+        `Warning: Validation failed for ValidatingAdmissionPolicy '${widgetSize}' with binding '${widgetSizeBinding}': size 8 is over 3\n`,
       ]);
       expect((parseYaml(await ok(['get', 'widget', warned.name, '-o', 'yaml'])) as Json)['spec']).toEqual({ size: 8 });
 
       // A lower limit in the ConfigMap applies to the next request, without touching the policy.
       expect(await ok(['apply', '-f', '-'], binding('Deny'))).toBe(
-        'validatingadmissionpolicybinding.admissionregistration.k8s.io/widget-size-default configured\n',
+        `validatingadmissionpolicybinding.admissionregistration.k8s.io/${widgetSizeBinding} configured\n`,
       );
       expect(await ok(['apply', '-f', '-'], LIMITS.replace('max: "3"', 'max: "2"'))).toBe(
         'configmap/widget-limits configured\n',
@@ -399,13 +430,13 @@ for (const version of VERSIONS) {
     });
 
     it("a ValidatingAdmissionPolicy asking the authorizer: a user lacking a permission is refused with kube's Status", async () => {
-      cleanUp('validatingadmissionpolicybinding', 'widget-deleters');
-      cleanUp('validatingadmissionpolicy', 'widget-deleters');
-      expect(await ok(['apply', '-f', '-'], WIDGET_MAKER)).toBe(
+      cleanUp('validatingadmissionpolicybinding', widgetDeleters);
+      cleanUp('validatingadmissionpolicy', widgetDeleters);
+      expect(await ok(['apply', '-f', '-'], widgetMaker(ns, group))).toBe(
         'role.rbac.authorization.k8s.io/widget-maker created\nrolebinding.rbac.authorization.k8s.io/widget-maker-bob created\n',
       );
-      expect(await ok(['apply', '-f', '-'], DELETERS_POLICY)).toBe(
-        'validatingadmissionpolicy.admissionregistration.k8s.io/widget-deleters created\nvalidatingadmissionpolicybinding.admissionregistration.k8s.io/widget-deleters created\n',
+      expect(await ok(['apply', '-f', '-'], deletersPolicy(widgetDeleters, group))).toBe(
+        `validatingadmissionpolicy.admissionregistration.k8s.io/${widgetDeleters} created\nvalidatingadmissionpolicybinding.admissionregistration.k8s.io/${widgetDeleters} created\n`,
       );
 
       const denied = await eventually('the policy denying bob', async () => {
@@ -413,21 +444,20 @@ for (const version of VERSIONS) {
         const r = await kubectl(['--as', 'bob', 'create', '-f', '-'], widget(name, 1));
         return r.code === 0 ? undefined : { name, r };
       });
-      const message =
-        "ValidatingAdmissionPolicy 'widget-deleters' with binding 'widget-deleters' denied request: bob may not delete widgets in default";
+      const message = `ValidatingAdmissionPolicy '${widgetDeleters}' with binding '${widgetDeleters}' denied request: bob may not delete widgets in ${ns}`;
       expect([denied.r.code, denied.r.stdout, denied.r.stderr]).toEqual([
         1,
         '',
-        `Error from server (Forbidden): error when creating "STDIN": widgets.adm.example.com "${denied.name}" is forbidden: ${message}\n`,
+        `Error from server (Forbidden): error when creating "STDIN": widgets.${group} "${denied.name}" is forbidden: ${message}\n`,
       ]);
 
       // The Status kube answers with, whole.
       const name = fresh('bobs');
-      const res = await server.request('/apis/adm.example.com/v1/namespaces/default/widgets', {
+      const res = await server.request(`/apis/${group}/v1/namespaces/${ns}/widgets`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'impersonate-user': 'bob' },
         body: JSON.stringify({
-          apiVersion: 'adm.example.com/v1',
+          apiVersion: `${group}/v1`,
           kind: 'Widget',
           metadata: { name },
           spec: { size: 1 },
@@ -439,14 +469,14 @@ for (const version of VERSIONS) {
         apiVersion: 'v1',
         metadata: {},
         status: 'Failure',
-        message: `widgets.adm.example.com "${name}" is forbidden: ${message}`,
+        message: `widgets.${group} "${name}" is forbidden: ${message}`,
         reason: 'Forbidden',
-        details: { name, group: 'adm.example.com', kind: 'widgets', causes: [{ message }] },
+        details: { name, group, kind: 'widgets', causes: [{ message }] },
         code: 403,
       });
 
       // Whoever may delete widgets may create them.
-      expect(await ok(['create', '-f', '-'], widget('admins', 1))).toBe('widget.adm.example.com/admins created\n');
+      expect(await ok(['create', '-f', '-'], widget('admins', 1))).toBe(`widget.${group}/admins created\n`);
     });
   });
 }

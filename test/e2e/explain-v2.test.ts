@@ -4,24 +4,36 @@
 // definitions, for built-in kinds and for a CRD's kind alike. Also the handler's caching headers
 // over the wire: the ETag shared with the JSON form, Vary: Accept, 304 on If-None-Match.
 //
+// One server for the file, shared by both versions, each with its own kubeconfig and cache
+// (test/helpers/kubectl.ts kubectlScope) and its own Widget CRD, deleted after its tests so that
+// the other version's `widget` names one kind.
+//
 // kubectl comes from test/helpers/kubectl.ts findKubectl; a version not found FAILS its first test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
-import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 import { eventually } from '../helpers/eventually.js';
 
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'explain, OpenAPI v2');
 const KUBECTL_PROTO = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
 const folded = (s: string): string => s.replace(/\s+/g, ' ');
 
-const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+const widgetCrd = (group: string): string => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: widgets.v2.example.com
+  name: widgets.${group}
 spec:
-  group: v2.example.com
+  group: ${group}
   scope: Namespaced
   names: {plural: widgets, singular: widget, kind: Widget}
   versions:
@@ -45,19 +57,17 @@ for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} explain --output=plaintext-openapiv2`, () => {
-    let server: ServerProcess;
-    const { kubectl, ok } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const scope = kubectlScope(binary, version, () => server);
+    const { kubectl, ok } = scope;
+    const group = `v2-${scope.suffix}.example.com`;
     const explain = async (...args: string[]): Promise<string> => {
       const r = await kubectl(['explain', '--output=plaintext-openapiv2', ...args]);
       if (r.code !== 0) throw new Error(`kubectl explain ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
       return r.stdout;
     };
 
-    beforeAll(async () => {
-      server = await startServerProcess();
-    });
     afterAll(async () => {
-      await server?.stop();
+      await kubectl(['delete', 'crd', `widgets.${group}`, '--ignore-not-found']);
     });
 
     it("configmap: kube's description and fields from the v2 document", async () => {
@@ -77,15 +87,15 @@ for (const version of VERSIONS) {
     });
 
     it("a CRD's kind and its nested fields", async () => {
-      expect(await ok(['apply', '-f', '-'], WIDGET_CRD)).toBe(
-        'customresourcedefinition.apiextensions.k8s.io/widgets.v2.example.com created\n',
+      expect(await ok(['apply', '-f', '-'], widgetCrd(group))).toBe(
+        `customresourcedefinition.apiextensions.k8s.io/widgets.${group} created\n`,
       );
       const out = await eventually('widget explained', async () => {
         const r = await kubectl(['explain', '--output=plaintext-openapiv2', 'widget']);
         return r.code === 0 ? r.stdout : undefined;
       });
       expect(out).toMatch(/^KIND:\s+Widget$/m);
-      expect(out).toMatch(/^VERSION:\s+v2\.example\.com\/v1$/m);
+      expect(out).toMatch(new RegExp(`^VERSION:\\s+${group.replaceAll('.', '\\.')}/v1$`, 'm'));
       expect(folded(out)).toContain('A Widget is a thing explained from the v2 document.');
       expect(out).toMatch(/^\s+spec\s+<Object>$/m);
       const size = await explain('widget.spec.size');
@@ -112,14 +122,6 @@ for (const version of VERSIONS) {
 }
 
 describe('GET /openapi/v2 over the wire', () => {
-  let server: ServerProcess;
-  beforeAll(async () => {
-    server = await startServerProcess();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   it('protobuf and JSON share one ETag; a matching If-None-Match is a 304', async () => {
     const proto = await server.request('/openapi/v2', { headers: { Accept: KUBECTL_PROTO } });
     const json = await server.request('/openapi/v2', { headers: { Accept: 'application/json' } });

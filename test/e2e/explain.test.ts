@@ -3,17 +3,26 @@
 // Namespace, Event (core and events.k8s.io), Lease, RBAC's four kinds, CustomResourceDefinition and
 // admissionregistration.k8s.io's four kinds, so explain prints kube's
 // descriptions and types and walks into nested fields. Both versions read the v3 documents
-// (1.27 also asks for /openapi/v2 first and needs it to answer). One server per version.
+// (1.27 also asks for /openapi/v2 first and needs it to answer). One server for the file, shared by
+// both versions, each with its own kubeconfig and cache (test/helpers/kubectl.ts kubectlScope).
 //
 // kubectl comes from test/helpers/kubectl.ts findKubectl ($KUBECTL_1_27 / $KUBECTL_1_33, then
 // $KUBECTL_DIR/kubectl.<version>, then `kubectl` on PATH). A version not found FAILS its first
 // test, saying where it looked and how to get it; its other tests cannot run and are skipped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
-import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'explain');
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
 
 /** explain's output with its whitespace runs (its wrapping) folded to one space. */
 const folded = (s: string): string => s.replace(/\s+/g, ' ');
@@ -22,21 +31,13 @@ for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version} explain of built-in kinds`, () => {
-    let server: ServerProcess;
-    const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const { kubectl } = kubectlScope(binary, version, () => server);
     const explain = async (...args: string[]): Promise<string> => {
       const r = await kubectl(['explain', ...args]);
       if (r.code !== 0) throw new Error(`kubectl explain ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
       expect(r.stderr, `kubectl explain ${args.join(' ')}`).toBe('');
       return r.stdout;
     };
-
-    beforeAll(async () => {
-      server = await startServerProcess();
-    });
-    afterAll(async () => {
-      await server?.stop();
-    });
 
     it("configmap: kube's description and its fields with their types", async () => {
       const out = await explain('configmap');

@@ -2,22 +2,32 @@
 // against the real binary: a custom-resource owner with two dependents, and what remains after.
 // A kubectl version not found FAILS its first test (see test/helpers/kubectl.ts), never skips silently.
 // Then kube's OwnerRefInvalidNamespace Warning Event, recorded by the collector, as `kubectl describe`
-// and a client see it.
+// and a client see it. One server for the file: both versions, each in a namespace of its own with
+// CRDs in a group of its own (deleted after its tests, so that the other version's `owner` names
+// one kind), and the last part in namespaces of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
-import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
+import { findKubectl, kubectlScope } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = new Map(VERSIONS.map((v) => [v, findKubectl(v)]));
 
-const CRD = (plural: string, kind: string) => `
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const CRD = (group: string, plural: string, kind: string) => `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: ${plural}.gc.example.com
+  name: ${plural}.${group}
 spec:
-  group: gc.example.com
+  group: ${group}
   scope: Namespaced
   names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}}
   versions:
@@ -45,8 +55,9 @@ for (const version of VERSIONS) {
   });
 
   describe.skipIf(!found.binary)(`kubectl ${version} delete --cascade`, () => {
-    let server: ServerProcess;
-    const { kubectl, ok } = kubectlRunner(found.binary!, () => server.kubeconfigPath);
+    const scope = kubectlScope(found.binary!, version, () => server);
+    const { kubectl, ok } = scope;
+    const group = `gc-${scope.suffix}.example.com`;
     const names = async (resource: string): Promise<string[]> =>
       (await ok(['get', resource, '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter(Boolean).sort();
     const meta = async (resource: string, name: string): Promise<Meta | undefined> => {
@@ -59,11 +70,11 @@ for (const version of VERSIONS) {
     async function family(prefix: string, hold = false): Promise<void> {
       await ok(
         ['create', '-f', '-'],
-        JSON.stringify({ apiVersion: 'gc.example.com/v1', kind: 'Owner', metadata: { name: prefix } }),
+        JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Owner', metadata: { name: prefix } }),
       );
       const owner = (await meta('owners', prefix))!;
       const ref = {
-        apiVersion: 'gc.example.com/v1',
+        apiVersion: `${group}/v1`,
         kind: 'Owner',
         name: prefix,
         uid: owner.uid,
@@ -74,7 +85,7 @@ for (const version of VERSIONS) {
         await ok(
           ['create', '-f', '-'],
           JSON.stringify({
-            apiVersion: 'gc.example.com/v1',
+            apiVersion: `${group}/v1`,
             kind: 'Dependent',
             metadata: { name: `${prefix}-${n}`, ownerReferences: [ref], ...finalizers },
           }),
@@ -83,9 +94,8 @@ for (const version of VERSIONS) {
     }
 
     beforeAll(async () => {
-      server = await startServerProcess();
-      await ok(['apply', '-f', '-'], CRD('owners', 'Owner'));
-      await ok(['apply', '-f', '-'], CRD('dependents', 'Dependent'));
+      await ok(['apply', '-f', '-'], CRD(group, 'owners', 'Owner'));
+      await ok(['apply', '-f', '-'], CRD(group, 'dependents', 'Dependent'));
       await eventually(
         'both kinds served',
         async () => ((await kubectl(['get', 'owners,dependents'])).code === 0 ? true : undefined),
@@ -93,13 +103,13 @@ for (const version of VERSIONS) {
       );
     });
     afterAll(async () => {
-      await server?.stop();
+      await kubectl(['delete', 'crd', `owners.${group}`, `dependents.${group}`, '--ignore-not-found']);
     });
 
     it('--cascade=background: the owner is gone at once, the dependents follow', async () => {
       await family('bg');
       expect(await ok(['delete', 'owner', 'bg', '--cascade=background', '--wait=false'])).toBe(
-        'owner.gc.example.com "bg" deleted\n',
+        `owner.${group} "bg" deleted\n`,
       );
       expect(await meta('owners', 'bg')).toBeUndefined();
       await eventually('bg dependents gone', async () =>
@@ -110,7 +120,7 @@ for (const version of VERSIONS) {
     it('--cascade=foreground: the owner waits, marked, for its dependents, then goes', async () => {
       await family('fg', true);
       expect(await ok(['delete', 'owner', 'fg', '--cascade=foreground', '--wait=false'])).toBe(
-        'owner.gc.example.com "fg" deleted\n',
+        `owner.${group} "fg" deleted\n`,
       );
       await eventually('fg-1 gone', async () => ((await meta('dependents', 'fg-1')) ? undefined : true));
       const owner = await meta('owners', 'fg');
@@ -124,7 +134,7 @@ for (const version of VERSIONS) {
 
     it('--cascade=orphan: the dependents remain, without their owner reference', async () => {
       await family('or');
-      expect(await ok(['delete', 'owner', 'or', '--cascade=orphan'])).toBe('owner.gc.example.com "or" deleted\n');
+      expect(await ok(['delete', 'owner', 'or', '--cascade=orphan'])).toBe(`owner.${group} "or" deleted\n`);
       expect(await meta('owners', 'or')).toBeUndefined();
       expect((await names('dependents')).filter((n) => n.startsWith('or-'))).toEqual(['or-1', 'or-2']);
       for (const n of ['or-1', 'or-2']) expect((await meta('dependents', n))?.ownerReferences).toBeUndefined();
@@ -133,7 +143,6 @@ for (const version of VERSIONS) {
 }
 
 describe('an owner reference across namespaces', () => {
-  let server: ServerProcess;
   const post = async (path: string, obj: unknown): Promise<{ metadata: Meta }> => {
     const r = await server.request(path, {
       method: 'POST',
@@ -150,12 +159,8 @@ describe('an owner reference across namespaces', () => {
   });
 
   beforeAll(async () => {
-    server = await startServerProcess();
     for (const name of ['gc-owners', 'gc-dependents'])
       await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  });
-  afterAll(async () => {
-    await server?.stop();
   });
 
   it('a dependent naming a namespaced owner in another namespace is collected, as kube collects it', async () => {

@@ -1,6 +1,9 @@
 // The API core driven by the real kubectl binaries users have, 1.27 and 1.33 (they speak
 // differently: OpenAPI v2 vs v3, legacy vs aggregated discovery, JSON vs protobuf bodies; see
-// ../shared/research/kubectl-wire). One server process per kubectl version.
+// ../shared/research/kubectl-wire). One server process for the file, shared by both versions, one
+// after the other: each in a namespace of its own (its kubeconfig context's, test/helpers/kubectl.ts
+// kubectlScope), with CRDs of its own (API groups named after it); a version's `caches` CRD is
+// deleted after its tests, as the other version's short names (cc, cache) must not find two.
 //
 // Where each version's kubectl comes from (test/helpers/kubectl.ts findKubectl), the first that applies:
 //   $KUBECTL_1_27 / $KUBECTL_1_33: that path, and nothing else;
@@ -16,19 +19,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
-import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 
 const KUBECTLS = kubectlsFor(VERSIONS, 'its binary');
 
-const CRD = `
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** A regular expression's text matching `s` literally. */
+const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The caches CRD, in a group of its version's own (cache-1-27.example.com). */
+const crd = (group: string): string => `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: caches.cache.example.com
+  name: caches.${group}
 spec:
-  group: cache.example.com
+  group: ${group}
   scope: Namespaced
   names: {plural: caches, singular: cache, kind: Cache, shortNames: [cc]}
   versions:
@@ -46,12 +61,13 @@ spec:
     - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
 `;
 
-const cache = (
+const cacheIn = (
+  group: string,
   name: string,
   opts: { size?: number; labels?: Record<string, string>; namespace?: string } = {},
 ): string =>
   JSON.stringify({
-    apiVersion: 'cache.example.com/v1',
+    apiVersion: `${group}/v1`,
     kind: 'Cache',
     metadata: {
       name,
@@ -80,62 +96,66 @@ for (const version of VERSIONS) {
   const present = binary !== '';
 
   describe.skipIf(!present)(`kubectl ${version}`, () => {
-    let server: ServerProcess;
-    const { kubectl, ok } = kubectlRunner(binary, () => server.kubeconfigPath);
-    const getCache = async (name: string, namespace = 'default'): Promise<CacheObject> =>
+    const scope = kubectlScope(binary, version, () => server);
+    const { kubectl, ok, namespace: ns } = scope;
+    const group = `cache-${scope.suffix}.example.com`;
+    const CRD = crd(group);
+    const cache = (name: string, opts?: Parameters<typeof cacheIn>[2]): string => cacheIn(group, name, opts);
+    /** Namespaces of this version's own, beside `ns`. */
+    const [other, teamA] = [`other-${scope.suffix}`, `team-a-${scope.suffix}`];
+    const getCache = async (name: string, namespace = ns): Promise<CacheObject> =>
       JSON.parse(await ok(['get', 'cache', name, '-n', namespace, '-o', 'json'])) as CacheObject;
     const status = async (path: string): Promise<number> => (await server.request(path)).status;
 
-    beforeAll(async () => {
-      server = await startServerProcess();
-    });
     afterAll(async () => {
-      await server?.stop();
+      // The other version's `cc` and `cache` must find its own CRD alone (kubectl resolves a
+      // resource name two groups serve to the first in discovery, without a word).
+      await kubectl(['delete', 'crd', `caches.${group}`, '--ignore-not-found']);
     });
 
     it('applies a CRD and serves it at once, with its short name', async () => {
       expect(await ok(['apply', '-f', '-'], CRD)).toBe(
-        'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com created\n',
+        `customresourcedefinition.apiextensions.k8s.io/caches.${group} created\n`,
       );
       await eventually('Established', async () => {
         const out = await ok([
           'get',
           'crd',
-          'caches.cache.example.com',
+          `caches.${group}`,
           '-o',
           'jsonpath={.status.conditions[?(@.type=="Established")].status}',
         ]);
         return out === 'True' ? true : undefined;
       });
-      expect(await ok(['api-resources', '--api-group=cache.example.com'])).toMatch(
-        /^caches\s+cc\s+cache\.example\.com\/v1\s+true\s+Cache$/m,
+      expect(await ok(['api-resources', `--api-group=${group}`])).toMatch(
+        new RegExp(`^caches\\s+cc\\s+${literal(group)}/v1\\s+true\\s+Cache$`, 'm'),
       );
       expect(await ok(['apply', '-f', '-'], CRD)).toBe(
-        'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com unchanged\n',
+        `customresourcedefinition.apiextensions.k8s.io/caches.${group} unchanged\n`,
       );
       // A changed CRD is patched, without kubectl warning about the OpenAPI schema.
       const changed = await kubectl(['apply', '-f', '-'], CRD.replace('shortNames: [cc]', 'shortNames: [cc, cch]'));
       expect([changed.code, changed.stdout, changed.stderr]).toEqual([
         0,
-        'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com configured\n',
+        `customresourcedefinition.apiextensions.k8s.io/caches.${group} configured\n`,
         '',
       ]);
       await eventually('the new short name', async () =>
-        (await ok(['api-resources', '--api-group=cache.example.com'])).includes('cc,cch') ? true : undefined,
+        (await ok(['api-resources', `--api-group=${group}`])).includes('cc,cch') ? true : undefined,
       );
       await ok(['apply', '-f', '-'], CRD);
     });
 
     it('creates an object and shows it as yaml, json, wide table and describe', async () => {
       expect(await ok(['create', '-f', '-'], cache('web-cache', { labels: { tier: 'web' } }))).toBe(
-        'cache.cache.example.com/web-cache created\n',
+        `cache.${group}/web-cache created\n`,
       );
 
       const yaml = parseYaml(await ok(['get', 'cache', 'web-cache', '-o', 'yaml'])) as CacheObject;
       expect(yaml.spec).toEqual({ size: 3, engine: 'redis' });
       expect(yaml.metadata).toMatchObject({
         name: 'web-cache',
-        namespace: 'default',
+        namespace: ns,
         generation: 1,
         labels: { tier: 'web' },
       });
@@ -157,7 +177,7 @@ for (const version of VERSIONS) {
     });
 
     it('labels, annotates and patches; generation counts spec changes only', async () => {
-      expect(await ok(['label', 'cache', 'web-cache', 'team=a'])).toBe('cache.cache.example.com/web-cache labeled\n');
+      expect(await ok(['label', 'cache', 'web-cache', 'team=a'])).toBe(`cache.${group}/web-cache labeled\n`);
       expect((await kubectl(['annotate', 'cache', 'web-cache', 'note=hello'])).code).toBe(0);
       let obj = await getCache('web-cache');
       expect(obj.metadata.labels).toEqual({ tier: 'web', team: 'a' });
@@ -165,7 +185,7 @@ for (const version of VERSIONS) {
       expect(obj.metadata.generation).toBe(1);
 
       expect(await ok(['patch', 'cache', 'web-cache', '--type=merge', '-p', '{"spec":{"size":5}}'])).toBe(
-        'cache.cache.example.com/web-cache patched\n',
+        `cache.${group}/web-cache patched\n`,
       );
       obj = await getCache('web-cache');
       expect([obj.spec.size, obj.metadata.generation]).toEqual([5, 2]);
@@ -195,16 +215,10 @@ for (const version of VERSIONS) {
     });
 
     it('applies twice: the second apply patches what changed', async () => {
-      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe(
-        'cache.cache.example.com/applied created\n',
-      );
-      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe(
-        'cache.cache.example.com/applied unchanged\n',
-      );
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe(`cache.${group}/applied created\n`);
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 1 }))).toBe(`cache.${group}/applied unchanged\n`);
       const before = await getCache('applied');
-      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 2 }))).toBe(
-        'cache.cache.example.com/applied configured\n',
-      );
+      expect(await ok(['apply', '-f', '-'], cache('applied', { size: 2 }))).toBe(`cache.${group}/applied configured\n`);
       const after = await getCache('applied');
       expect(after.spec.size).toBe(2);
       expect(after.metadata.uid).toBe(before.metadata.uid);
@@ -215,16 +229,16 @@ for (const version of VERSIONS) {
     });
 
     it('lists in chunks, by label, and across namespaces', async () => {
-      await ok(['create', 'namespace', 'other']);
+      await ok(['create', 'namespace', other]);
       for (let i = 1; i <= 5; i++)
         await ok(['create', '-f', '-'], cache(`chunk-${i}`, { labels: { batch: i % 2 ? 'odd' : 'even' } }));
-      await ok(['create', '-f', '-'], cache('elsewhere', { namespace: 'other' }));
+      await ok(['create', '-f', '-'], cache('elsewhere', { namespace: other }));
 
       const chunked = await kubectl(['get', 'caches', '--chunk-size=2', '-o', 'name', '-v=6']);
       expect(chunked.code).toBe(0);
       expect(chunked.stdout.trim().split('\n')).toEqual(
         ['applied', 'chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5', 'web-cache'].map(
-          (n) => `cache.cache.example.com/${n}`,
+          (n) => `cache.${group}/${n}`,
         ),
       );
       // Seven objects two at a time: the first page and three continued ones (1.27 logs the URL
@@ -233,26 +247,26 @@ for (const version of VERSIONS) {
       expect(chunked.stderr.match(/caches\?continue=[^&\s"]+&limit=2[\s"]/g)).toHaveLength(3);
 
       expect(await ok(['get', 'caches', '-l', 'batch=odd', '-o', 'name'])).toBe(
-        ['chunk-1', 'chunk-3', 'chunk-5'].map((n) => `cache.cache.example.com/${n}\n`).join(''),
+        ['chunk-1', 'chunk-3', 'chunk-5'].map((n) => `cache.${group}/${n}\n`).join(''),
       );
       expect(await ok(['get', 'caches', '-l', 'batch in (even),batch!=odd', '-o', 'name'])).toBe(
-        ['chunk-2', 'chunk-4'].map((n) => `cache.cache.example.com/${n}\n`).join(''),
+        ['chunk-2', 'chunk-4'].map((n) => `cache.${group}/${n}\n`).join(''),
       );
       const all = (await ok(['get', 'caches', '-A'])).split('\n');
       expect(all[0]).toMatch(/^NAMESPACE\s+NAME\s+SIZE\s+AGE$/);
-      expect(all.filter((l) => /^other\s+elsewhere\s/.test(l))).toHaveLength(1);
-      expect(all.filter((l) => /^default\s/.test(l))).toHaveLength(7);
+      expect(all.filter((l) => new RegExp(`^${other}\\s+elsewhere\\s`).test(l))).toHaveLength(1);
+      expect(all.filter((l) => new RegExp(`^${ns}\\s`).test(l))).toHaveLength(7);
     });
 
     it('words errors as kube does', async () => {
       const missing = await kubectl(['get', 'cache', 'nope']);
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toContain('Error from server (NotFound): caches.cache.example.com "nope" not found');
+      expect(missing.stderr).toContain(`Error from server (NotFound): caches.${group} "nope" not found`);
 
       const duplicate = await kubectl(['create', '-f', '-'], cache('web-cache'));
       expect(duplicate.code).toBe(1);
       expect(duplicate.stderr).toContain(
-        'Error from server (AlreadyExists): error when creating "STDIN": caches.cache.example.com "web-cache" already exists',
+        `Error from server (AlreadyExists): error when creating "STDIN": caches.${group} "web-cache" already exists`,
       );
 
       const noNamespace = await kubectl(['create', '-n', 'absent', '-f', '-'], cache('x'));
@@ -263,7 +277,7 @@ for (const version of VERSIONS) {
 
       // A PUT without resourceVersion: kube refuses it for custom resources (kubectl replace
       // reads the current resourceVersion first, so only raw clients meet this).
-      const put = await server.request('/apis/cache.example.com/v1/namespaces/default/caches/web-cache', {
+      const put = await server.request(`/apis/${group}/v1/namespaces/${ns}/caches/web-cache`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
         body: cache('web-cache', { size: 8 }),
@@ -271,33 +285,30 @@ for (const version of VERSIONS) {
       expect(put.status).toBe(422);
       expect(JSON.parse(put.body)).toMatchObject({
         reason: 'Invalid',
-        message:
-          'caches.cache.example.com "web-cache" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+        message: `caches.${group} "web-cache" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
         details: {
           name: 'web-cache',
-          group: 'cache.example.com',
+          group,
           kind: 'caches',
           causes: [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion' }],
         },
       });
       expect(await ok(['replace', '-f', '-'], cache('web-cache', { size: 8 }))).toBe(
-        'cache.cache.example.com/web-cache replaced\n',
+        `cache.${group}/web-cache replaced\n`,
       );
       expect((await getCache('web-cache')).spec.size).toBe(8);
     });
 
     it('deletes an object, waiting for it to go (a watch)', async () => {
       const r = await kubectl(['delete', 'cache', 'applied']);
-      expect([r.code, r.stdout, r.stderr]).toEqual([0, 'cache.cache.example.com "applied" deleted\n', '']);
-      expect(await status('/apis/cache.example.com/v1/namespaces/default/caches/applied')).toBe(404);
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, `cache.${group} "applied" deleted\n`, '']);
+      expect(await status(`/apis/${group}/v1/namespaces/${ns}/caches/applied`)).toBe(404);
     });
 
     it('get --watch sees creates, updates and deletes as they happen', async () => {
-      const child = spawn(
-        binary,
-        ['--kubeconfig', server.kubeconfigPath, 'get', 'caches', '--watch-only', '--output-watch-events'],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
-      );
+      const child = spawn(binary, [...scope.flags(), 'get', 'caches', '--watch-only', '--output-watch-events'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       try {
@@ -325,33 +336,31 @@ for (const version of VERSIONS) {
     });
 
     it('creates a namespace, and deleting one deletes what is in it', async () => {
-      expect(await ok(['create', 'namespace', 'team-a'])).toBe('namespace/team-a created\n');
-      await ok(['create', '-n', 'team-a', '-f', '-'], cache('doomed'));
-      expect(await ok(['delete', 'namespace', 'team-a'])).toBe('namespace "team-a" deleted\n');
-      expect(await status('/api/v1/namespaces/team-a')).toBe(404);
-      expect(await status('/apis/cache.example.com/v1/namespaces/team-a/caches/doomed')).toBe(404);
-      expect((await kubectl(['get', 'namespace', 'team-a'])).stderr).toContain(
-        'Error from server (NotFound): namespaces "team-a" not found',
+      expect(await ok(['create', 'namespace', teamA])).toBe(`namespace/${teamA} created\n`);
+      await ok(['create', '-n', teamA, '-f', '-'], cache('doomed'));
+      expect(await ok(['delete', 'namespace', teamA])).toBe(`namespace "${teamA}" deleted\n`);
+      expect(await status(`/api/v1/namespaces/${teamA}`)).toBe(404);
+      expect(await status(`/apis/${group}/v1/namespaces/${teamA}/caches/doomed`)).toBe(404);
+      expect((await kubectl(['get', 'namespace', teamA])).stderr).toContain(
+        `Error from server (NotFound): namespaces "${teamA}" not found`,
       );
     });
 
     it('deletes the CRD: its objects, then its routes, go', async () => {
-      expect(await ok(['delete', 'crd', 'caches.cache.example.com'])).toBe(
-        'customresourcedefinition.apiextensions.k8s.io "caches.cache.example.com" deleted\n',
+      expect(await ok(['delete', 'crd', `caches.${group}`])).toBe(
+        `customresourcedefinition.apiextensions.k8s.io "caches.${group}" deleted\n`,
       );
-      expect(await status('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.cache.example.com')).toBe(
-        404,
-      );
-      expect(await status('/apis/cache.example.com/v1/namespaces/default/caches')).toBe(404);
-      expect(await status('/apis/cache.example.com/v1')).toBe(404);
-      expect(await ok(['api-resources', '--api-group=cache.example.com', '--no-headers'])).toBe('');
+      expect(await status(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/caches.${group}`)).toBe(404);
+      expect(await status(`/apis/${group}/v1/namespaces/${ns}/caches`)).toBe(404);
+      expect(await status(`/apis/${group}/v1`)).toBe(404);
+      expect(await ok(['api-resources', `--api-group=${group}`, '--no-headers'])).toBe('');
 
       // Re-created, the CRD starts empty: the old objects went with it.
       await ok(['apply', '-f', '-'], CRD);
       await eventually('the CRD to be served again', async () =>
-        (await status('/apis/cache.example.com/v1/namespaces/default/caches')) === 200 ? true : undefined,
+        (await status(`/apis/${group}/v1/namespaces/${ns}/caches`)) === 200 ? true : undefined,
       );
-      const list = JSON.parse((await server.request('/apis/cache.example.com/v1/caches')).body) as { items: unknown[] };
+      const list = JSON.parse((await server.request(`/apis/${group}/v1/caches`)).body) as { items: unknown[] };
       expect(list.items).toEqual([]);
     });
   });
@@ -359,13 +368,13 @@ for (const version of VERSIONS) {
 
 // The lab of the lesson behind the project (schema part): defaults, a bound, unknown fields under
 // each fieldValidation kubectl can ask for, and explain.
-const LAB_CRD = `
+const labCrd = (lab: string): string => `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: caches.lab.example.com
+  name: caches.${lab}
 spec:
-  group: lab.example.com
+  group: ${lab}
   scope: Namespaced
   names: {plural: caches, singular: cache, kind: Cache}
   versions:
@@ -386,13 +395,13 @@ spec:
               engine: {type: string, enum: [redis, valkey], default: redis}
 `;
 // The status and scale part of the lab, on a CRD of its own.
-const OPS_CRD = `
+const opsCrd = (ops: string): string => `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: caches.ops.example.com
+  name: caches.${ops}
 spec:
-  group: ops.example.com
+  group: ${ops}
   scope: Namespaced
   names: {plural: caches, singular: cache, kind: Cache}
   versions:
@@ -422,52 +431,59 @@ spec:
               readyReplicas: {type: integer}
 `;
 
-const labCache = (name: string, spec: Record<string, unknown>): string =>
-  JSON.stringify({ apiVersion: 'lab.example.com/v1', kind: 'Cache', metadata: { name }, spec });
+const labCache = (lab: string, name: string, spec: Record<string, unknown>): string =>
+  JSON.stringify({ apiVersion: `${lab}/v1`, kind: 'Cache', metadata: { name }, spec });
 
 for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
   describe.skipIf(binary === '')(`kubectl ${version}`, () => {
-    let server: ServerProcess;
-    const { kubectl } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const scope = kubectlScope(binary, version, () => server);
+    const { kubectl } = scope;
+    // The lab's groups, this version's own. lab and ops both serve `caches`, so the tests name
+    // their resources in full, and the other version's lab CRDs can stay.
+    const lab = `lab-${scope.suffix}.example.com`;
+    const opsGroup = `ops-${scope.suffix}.example.com`;
+    const multi = `multi-${scope.suffix}.example.com`;
     const specOf = async (name: string): Promise<string> =>
-      (await kubectl(['get', 'caches.lab.example.com', name, '-o', 'jsonpath={.spec}'])).stdout;
+      (await kubectl(['get', `caches.${lab}`, name, '-o', 'jsonpath={.spec}'])).stdout;
 
     beforeAll(async () => {
-      server = await startServerProcess();
-      expect((await kubectl(['apply', '-f', '-'], LAB_CRD)).code).toBe(0);
-      expect((await kubectl(['apply', '-f', '-'], OPS_CRD)).code).toBe(0);
+      expect((await kubectl(['apply', '-f', '-'], labCrd(lab))).code).toBe(0);
+      expect((await kubectl(['apply', '-f', '-'], opsCrd(opsGroup))).code).toBe(0);
       await eventually('the lab CRDs served', async () =>
-        (await server.request('/apis/lab.example.com/v1/caches')).status === 200 &&
-        (await server.request('/apis/ops.example.com/v1/caches')).status === 200
+        (await server.request(`/apis/${lab}/v1/caches`)).status === 200 &&
+        (await server.request(`/apis/${opsGroup}/v1/caches`)).status === 200
           ? true
           : undefined,
       );
     });
-    afterAll(async () => {
-      await server?.stop();
-    });
 
     it('lab: defaults fill a minimal Cache, and a size beyond the maximum is refused', async () => {
-      expect((await kubectl(['apply', '-f', '-'], labCache('web-cache', { size: 3 }))).code).toBe(0);
+      expect((await kubectl(['apply', '-f', '-'], labCache(lab, 'web-cache', { size: 3 }))).code).toBe(0);
       expect(await specOf('web-cache')).toBe('{"engine":"redis","maxSize":9,"size":3}');
-      const big = await kubectl(['apply', '-f', '-'], labCache('big', { size: 99 }));
+      const big = await kubectl(['apply', '-f', '-'], labCache(lab, 'big', { size: 99 }));
       expect(big.code).toBe(1);
       expect(big.stderr).toContain('spec.size: Invalid value: 99: spec.size in body should be less than or equal to 9');
     });
 
     it('lab: an unknown field is refused (Strict), warned about and dropped, or dropped silently', async () => {
-      const strict = await kubectl(['apply', '-f', '-'], labCache('typo', { size: 2, repicas: 4 }));
+      const strict = await kubectl(['apply', '-f', '-'], labCache(lab, 'typo', { size: 2, repicas: 4 }));
       expect(strict.code).toBe(1);
       expect(strict.stderr).toContain('strict decoding error: unknown field "spec.repicas"');
 
-      const warned = await kubectl(['apply', '--validate=warn', '-f', '-'], labCache('typo', { size: 2, repicas: 4 }));
+      const warned = await kubectl(
+        ['apply', '--validate=warn', '-f', '-'],
+        labCache(lab, 'typo', { size: 2, repicas: 4 }),
+      );
       expect(warned.code).toBe(0);
       expect(warned.stderr).toContain('Warning: unknown field "spec.repicas"');
       expect(await specOf('typo')).toBe('{"engine":"redis","maxSize":9,"size":2}');
-      expect((await kubectl(['delete', 'caches.lab.example.com', 'typo'])).code).toBe(0);
+      expect((await kubectl(['delete', `caches.${lab}`, 'typo'])).code).toBe(0);
 
-      const silent = await kubectl(['apply', '--validate=false', '-f', '-'], labCache('typo', { size: 2, repicas: 4 }));
+      const silent = await kubectl(
+        ['apply', '--validate=false', '-f', '-'],
+        labCache(lab, 'typo', { size: 2, repicas: 4 }),
+      );
       expect([silent.code, silent.stderr]).toEqual([0, '']);
       expect(await specOf('typo')).toBe('{"engine":"redis","maxSize":9,"size":2}');
     });
@@ -491,10 +507,10 @@ for (const version of VERSIONS) {
     });
 
     it('lab: status patched alone, shown in the columns, and scale sets spec.size and generation', async () => {
-      // `cache` alone would be lab.example.com's: name this group's resource in full.
+      // `cache` alone would be the lab group's: name this group's resource in full.
       const ops = (args: string[], input?: string) =>
         kubectl(
-          args.map((a) => a.replace(/^cache(\/|$)/, 'caches.ops.example.com$1')),
+          args.map((a) => a.replace(/^cache(\/|$)/, `caches.${opsGroup}$1`)),
           input,
         );
       expect(
@@ -502,7 +518,7 @@ for (const version of VERSIONS) {
           await ops(
             ['apply', '-f', '-'],
             JSON.stringify({
-              apiVersion: 'ops.example.com/v1',
+              apiVersion: `${opsGroup}/v1`,
               kind: 'Cache',
               metadata: { name: 'web-cache' },
               spec: { size: 3 },
@@ -519,7 +535,7 @@ for (const version of VERSIONS) {
         '-p',
         '{"status":{"readyReplicas":3}}',
       ]);
-      expect([patched.code, patched.stdout]).toEqual([0, 'cache.ops.example.com/web-cache patched\n']);
+      expect([patched.code, patched.stdout]).toEqual([0, `cache.${opsGroup}/web-cache patched\n`]);
       const table = (await ops(['get', 'cache'])).stdout.split('\n');
       expect(table[0]).toMatch(/^NAME\s+ENGINE\s+DESIRED\s+READY\s+AGE$/);
       expect(table[1]).toMatch(/^web-cache\s+redis\s+3\s+3\s+\d+s$/);
@@ -528,7 +544,7 @@ for (const version of VERSIONS) {
       expect(await generation()).toBe('3 1');
 
       const scaled = await ops(['scale', 'cache/web-cache', '--replicas=5']);
-      expect([scaled.code, scaled.stdout]).toEqual([0, 'cache.ops.example.com/web-cache scaled\n']);
+      expect([scaled.code, scaled.stdout]).toEqual([0, `cache.${opsGroup}/web-cache scaled\n`]);
       expect(await generation()).toBe('5 2');
       const wrongCurrent = await ops(['scale', 'cache/web-cache', '--current-replicas=4', '--replicas=6']);
       expect([wrongCurrent.code, wrongCurrent.stderr]).toEqual([1, 'error: Expected replicas to be 4, was 5\n']);
@@ -540,21 +556,21 @@ for (const version of VERSIONS) {
     });
 
     it('lab: the CEL rule refuses a maxSize below size', async () => {
-      const refused = await kubectl(['apply', '-f', '-'], labCache('inverted', { size: 5, maxSize: 2 }));
+      const refused = await kubectl(['apply', '-f', '-'], labCache(lab, 'inverted', { size: 5, maxSize: 2 }));
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(
         'The Cache "inverted" is invalid: spec: Invalid value: "object": maxSize must be >= size',
       );
-      expect((await kubectl(['apply', '-f', '-'], labCache('fine', { size: 5, maxSize: 6 }))).code).toBe(0);
+      expect((await kubectl(['apply', '-f', '-'], labCache(lab, 'fine', { size: 5, maxSize: 6 }))).code).toBe(0);
     });
 
     it('serves one object in each version of a two-version CRD, with the deprecation warning', async () => {
       const twoVersions = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: widgets.multi.example.com}
+metadata: {name: widgets.${multi}}
 spec:
-  group: multi.example.com
+  group: ${multi}
   scope: Namespaced
   names: {plural: widgets, singular: widget, kind: Widget}
   versions:
@@ -563,24 +579,24 @@ spec:
 `;
       expect((await kubectl(['apply', '-f', '-'], twoVersions)).code).toBe(0);
       await eventually('both versions served', async () =>
-        (await server.request('/apis/multi.example.com/v1alpha1/widgets')).status === 200 ? true : undefined,
+        (await server.request(`/apis/${multi}/v1alpha1/widgets`)).status === 200 ? true : undefined,
       );
       const created = await kubectl(
         ['create', '-f', '-'],
-        JSON.stringify({ apiVersion: 'multi.example.com/v1alpha1', kind: 'Widget', metadata: { name: 'w' } }),
+        JSON.stringify({ apiVersion: `${multi}/v1alpha1`, kind: 'Widget', metadata: { name: 'w' } }),
       );
       expect(created.code).toBe(0);
-      expect(created.stderr).toContain('Warning: multi.example.com/v1alpha1 Widget is deprecated');
-      expect((await kubectl(['get', 'widgets.v1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe(
-        'multi.example.com/v1',
+      expect(created.stderr).toContain(`Warning: ${multi}/v1alpha1 Widget is deprecated`);
+      expect((await kubectl(['get', `widgets.v1.${multi}`, 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe(
+        `${multi}/v1`,
       );
-      expect(
-        (await kubectl(['get', 'widgets.v1alpha1.multi.example.com', 'w', '-o', 'jsonpath={.apiVersion}'])).stdout,
-      ).toBe('multi.example.com/v1alpha1');
+      expect((await kubectl(['get', `widgets.v1alpha1.${multi}`, 'w', '-o', 'jsonpath={.apiVersion}'])).stdout).toBe(
+        `${multi}/v1alpha1`,
+      );
     });
 
     it('lab: explain lists the three fields', async () => {
-      const explain = await kubectl(['explain', 'caches.lab.example.com.spec']);
+      const explain = await kubectl(['explain', `caches.${lab}.spec`]);
       expect(explain.code).toBe(0);
       for (const f of ['engine', 'maxSize', 'size'])
         expect(explain.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<(string|integer)>`, 'm'));

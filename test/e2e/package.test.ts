@@ -30,7 +30,11 @@ const clientNodeVersion = (
   }
 ).version;
 
-const STEP_MS = 120_000;
+/**
+ * A hang guard per step (and per test), not a speed bound: npm pack runs the whole build (tsc and
+ * the bundle), which took more than two minutes on a loaded two-core machine.
+ */
+const STEP_MS = 600_000;
 
 /** A command in `cwd`, to completion, whatever it exits with. */
 function runIn(cwd: string, cmd: string, args: readonly string[]): Promise<CommandResult> {

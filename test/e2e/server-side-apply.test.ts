@@ -3,6 +3,9 @@
 // server-side migration, `get --show-managed-fields`, a CRD applied server-side) against the real
 // binary, and @kubernetes/client-node's KubernetesObjectApi with PatchStrategy.ServerSideApply.
 // A missing kubectl fails its first test here (and in kubectl.test.ts); the others cannot run.
+// The kubectl versions share one server process, each in a namespace of its own with a CRD in a
+// group of its own (test/helpers/kubectl.ts kubectlScope), deleted after its tests so that the
+// other version's `route` names one kind; client-node runs against the library in this process.
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -10,15 +13,15 @@ import { type ServerHandle, startServer } from '../../server/index.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { apiClient } from '../helpers/api-client.js';
-import { findKubectl, kubectlRunner } from '../helpers/kubectl.js';
+import { findKubectl, kubectlScope } from '../helpers/kubectl.js';
 
-const CRD = `
+const crd = (group: string): string => `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: routes.net.example.com
+  name: routes.${group}
 spec:
-  group: net.example.com
+  group: ${group}
   scope: Namespaced
   names: {plural: routes, singular: route, kind: Route}
   versions:
@@ -46,8 +49,16 @@ spec:
                     port: {type: integer}
 `;
 
-const route = (name: string, spec: Record<string, unknown>): string =>
-  JSON.stringify({ apiVersion: 'net.example.com/v1', kind: 'Route', metadata: { name, namespace: 'default' }, spec });
+const routeIn = (group: string, namespace: string, name: string, spec: Record<string, unknown>): string =>
+  JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Route', metadata: { name, namespace }, spec });
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
 
 interface Entry {
   manager: string;
@@ -58,37 +69,37 @@ interface Entry {
 for (const version of ['1.27', '1.33']) {
   const found = findKubectl(version);
   describe(`kubectl ${version} server-side apply`, () => {
-    let server: ServerProcess;
-    const { kubectl, ok } = kubectlRunner(found.binary!, () => server.kubeconfigPath);
-    const managedFields = async (name: string): Promise<Entry[]> =>
-      (
-        JSON.parse(await ok(['get', 'route', name, '-o', 'json', '--show-managed-fields'])) as {
-          metadata: { managedFields: Entry[] };
-        }
-      ).metadata.managedFields;
-
-    beforeAll(async () => {
-      if (!found.binary) return;
-      server = await startServerProcess();
-    });
-    afterAll(async () => {
-      await server?.stop();
-    });
-
     it(`has the kubectl ${version} binary`, () => {
       if (!found.binary) expect.fail(found.problem);
     });
 
     describe.skipIf(!found.binary)('with it', () => {
+      const scope = kubectlScope(found.binary!, version, () => server);
+      const { kubectl, ok } = scope;
+      const group = `net-${scope.suffix}.example.com`;
+      const CRD = crd(group);
+      const route = (name: string, spec: Record<string, unknown>): string =>
+        routeIn(group, scope.namespace, name, spec);
+      const managedFields = async (name: string): Promise<Entry[]> =>
+        (
+          JSON.parse(await ok(['get', 'route', name, '-o', 'json', '--show-managed-fields'])) as {
+            metadata: { managedFields: Entry[] };
+          }
+        ).metadata.managedFields;
+
+      afterAll(async () => {
+        await kubectl(['delete', 'crd', `routes.${group}`, '--ignore-not-found']);
+      });
+
       it('applies a CRD server-side, and again unchanged', async () => {
         expect(await ok(['apply', '--server-side', '-f', '-'], CRD)).toBe(
-          'customresourcedefinition.apiextensions.k8s.io/routes.net.example.com serverside-applied\n',
+          `customresourcedefinition.apiextensions.k8s.io/routes.${group} serverside-applied\n`,
         );
         await eventually('Established', async () =>
           (await ok([
             'get',
             'crd',
-            'routes.net.example.com',
+            `routes.${group}`,
             '-o',
             'jsonpath={.status.conditions[?(@.type=="Established")].status}',
           ])) === 'True'
@@ -96,11 +107,11 @@ for (const version of ['1.27', '1.33']) {
             : undefined,
         );
         expect(await ok(['apply', '--server-side', '-f', '-'], CRD)).toBe(
-          'customresourcedefinition.apiextensions.k8s.io/routes.net.example.com serverside-applied\n',
+          `customresourcedefinition.apiextensions.k8s.io/routes.${group} serverside-applied\n`,
         );
-        const crd = JSON.parse(
-          await ok(['get', 'crd', 'routes.net.example.com', '-o', 'json', '--show-managed-fields']),
-        ) as { metadata: { managedFields: Entry[] } };
+        const crd = JSON.parse(await ok(['get', 'crd', `routes.${group}`, '-o', 'json', '--show-managed-fields'])) as {
+          metadata: { managedFields: Entry[] };
+        };
         expect(crd.metadata.managedFields.map((m) => [m.manager, m.operation])).toContainEqual(['kubectl', 'Apply']);
       });
 
@@ -110,13 +121,13 @@ for (const version of ['1.27', '1.33']) {
             ['apply', '--server-side', '-f', '-'],
             route('web', { host: 'a.example.com', backends: [{ name: 'v1', port: 80 }] }),
           ),
-        ).toBe('route.net.example.com/web serverside-applied\n');
+        ).toBe(`route.${group}/web serverside-applied\n`);
         expect(
           await ok(
             ['apply', '--server-side', '-f', '-'],
             route('web', { host: 'b.example.com', backends: [{ name: 'v1', port: 80 }] }),
           ),
-        ).toBe('route.net.example.com/web serverside-applied\n');
+        ).toBe(`route.${group}/web serverside-applied\n`);
         expect(await ok(['get', 'route', 'web', '-o', 'jsonpath={.spec.host}'])).toBe('b.example.com');
         expect(await managedFields('web')).toEqual([
           expect.objectContaining({
@@ -166,14 +177,14 @@ for (const version of ['1.27', '1.33']) {
 
       it('moves an object applied client-side to server-side apply without conflicts', async () => {
         expect(await ok(['apply', '-f', '-'], route('legacy', { host: 'old.example.com', weight: 1 }))).toBe(
-          'route.net.example.com/legacy created\n',
+          `route.${group}/legacy created\n`,
         );
         expect((await managedFields('legacy')).map((m) => [m.manager, m.operation])).toEqual([
           ['kubectl-client-side-apply', 'Update'],
         ]);
         expect(
           await ok(['apply', '--server-side', '-f', '-'], route('legacy', { host: 'new.example.com', weight: 1 })),
-        ).toBe('route.net.example.com/legacy serverside-applied\n');
+        ).toBe(`route.${group}/legacy serverside-applied\n`);
         const fields = await managedFields('legacy');
         expect(fields.map((m) => m.manager)).not.toContain('kubectl-client-side-apply');
         expect(fields.find((m) => m.manager === 'kubectl')).toMatchObject({
@@ -187,26 +198,27 @@ for (const version of ['1.27', '1.33']) {
 }
 
 describe('@kubernetes/client-node KubernetesObjectApi with PatchStrategy.ServerSideApply', () => {
-  let server: ServerHandle;
+  /** The library's own server, in this process. */
+  let library: ServerHandle;
   let objects: k8s.KubernetesObjectApi;
   beforeAll(async () => {
-    server = await startServer({ storage: 'memory', maxEventLoopUtilization: 1 });
+    library = await startServer({ storage: 'memory', maxEventLoopUtilization: 1 });
     const kc = new k8s.KubeConfig();
-    kc.loadFromString(server.kubeconfig);
+    kc.loadFromString(library.kubeconfig);
     objects = k8s.KubernetesObjectApi.makeApiClient(kc);
-    const crd = parseYaml(CRD) as k8s.KubernetesObject;
-    await objects.create(crd);
-    const call = apiClient(server);
+    await objects.create(parseYaml(crd('net.example.com')) as k8s.KubernetesObject);
+    const call = apiClient(library);
     await eventually('served', async () =>
       (await call('GET', '/apis/net.example.com/v1/namespaces/default/routes')).status === 200 ? true : undefined,
     );
   });
   afterAll(async () => {
-    await server?.close();
+    await library?.close();
   });
 
   it('creates, then updates, the object; the field manager owns what it applied', async () => {
-    const spec = (host: string): k8s.KubernetesObject => JSON.parse(route('app', { host })) as k8s.KubernetesObject;
+    const spec = (host: string): k8s.KubernetesObject =>
+      JSON.parse(routeIn('net.example.com', 'default', 'app', { host })) as k8s.KubernetesObject;
     await objects.patch(
       spec('one.example.com'),
       undefined,

@@ -3,13 +3,24 @@
 // strategic merge patch of spec.ports (merged on port) and server-side apply (a list-map keyed by
 // port and protocol, protocol defaulting to TCP).
 //
+// One server for the file, shared by both versions, each in a namespace of its own
+// (test/helpers/kubectl.ts kubectlScope).
+//
 // kubectl comes from test/helpers/kubectl.ts findKubectl; a version not found FAILS its first test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
-import { kubectlsFor, kubectlRunner } from '../helpers/kubectl.js';
+import { kubectlScope, kubectlsFor } from '../helpers/kubectl.js';
 
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'services');
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess();
+});
+afterAll(async () => {
+  await server?.stop();
+});
 
 interface Service {
   metadata: {
@@ -26,17 +37,11 @@ for (const version of VERSIONS) {
   const binary = KUBECTLS.get(version) ?? '';
 
   describe.skipIf(binary === '')(`kubectl ${version}: services`, () => {
-    let server: ServerProcess;
-    const { kubectl, ok } = kubectlRunner(binary, () => server.kubeconfigPath);
+    const { kubectl, ok } = kubectlScope(binary, version, () => server);
+    // A node port is the cluster's, not a namespace's: each version its own (30127, 30133).
+    const nodePort = 30000 + Number(version.replace('.', ''));
     const get = async (name: string): Promise<Service> =>
       JSON.parse(await ok(['get', 'service', name, '-o', 'json'])) as Service;
-
-    beforeAll(async () => {
-      server = await startServerProcess();
-    });
-    afterAll(async () => {
-      await server?.stop();
-    });
 
     it('create service clusterip: the typed client (protobuf from 1.32) creates it, targetPort an int', async () => {
       expect(await ok(['create', 'service', 'clusterip', 'web', '--tcp=80:8080'])).toBe('service/web created\n');
@@ -48,11 +53,11 @@ for (const version of VERSIONS) {
     });
 
     it('create service nodeport with a named target port: targetPort a string, the node port kept', async () => {
-      expect(await ok(['create', 'service', 'nodeport', 'np', '--tcp=8081:http', '--node-port=30081'])).toBe(
+      expect(await ok(['create', 'service', 'nodeport', 'np', '--tcp=8081:http', `--node-port=${nodePort}`])).toBe(
         'service/np created\n',
       );
       expect((await get('np')).spec.ports).toEqual([
-        { name: '8081-http', port: 8081, protocol: 'TCP', targetPort: 'http', nodePort: 30081 },
+        { name: '8081-http', port: 8081, protocol: 'TCP', targetPort: 'http', nodePort },
       ]);
     });
 

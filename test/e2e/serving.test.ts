@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startServer } from '../../server/index.js';
 import { generatePki, servingHosts } from '../../server/pki.js';
-import { type ServerProcess, request, run, runBinary, startServerProcess } from '../helpers/server-process.js';
+import { loadLog } from '../helpers/load-log.js';
+import {
+  REPO_ROOT,
+  type ServerProcess,
+  request,
+  run,
+  runBinary,
+  startServerProcess,
+} from '../helpers/server-process.js';
 
 const UNAUTHORIZED = {
   kind: 'Status',
@@ -409,12 +417,12 @@ describe('the binary with operator-supplied certificate and tokens', () => {
 });
 
 describe('the library: startServer({ storage: "memory" })', () => {
-  it('starts in milliseconds with in-memory credentials, serves, and closes', async () => {
-    const timings: number[] = [];
+  // How fast is bench/start.ts's to measure; here, what a start does. The event-loop saturation
+  // guard (429 past 90% utilization, test/unit/server/pipeline/saturation.test.ts) is off: on a
+  // loaded machine it refuses these requests, and it is not what this test is about.
+  it('starts with in-memory credentials, serves, and closes, three times in one process', async () => {
     for (let i = 0; i < 3; i++) {
-      const t0 = performance.now();
-      const handle = await startServer({ storage: 'memory' });
-      timings.push(performance.now() - t0);
+      const handle = await startServer({ storage: 'memory', maxEventLoopUtilization: 1 });
       try {
         expect(handle).toMatchObject({ storage: 'memory', kubeconfigPath: undefined });
         expect(handle.url).toBe(`https://127.0.0.1:${handle.port}`);
@@ -434,10 +442,39 @@ describe('the library: startServer({ storage: "memory" })', () => {
       }
       await expect(request(`${handle.url}/readyz`, { ca: handle.caCert })).rejects.toThrow(/ECONNREFUSED/);
     }
-    console.log(
-      `startServer({storage:'memory'}) start-up: ${timings.map((t) => `${t.toFixed(1)}ms`).join(', ')} (first includes module loading)`,
+  });
+
+  // What "starts in milliseconds" stood for, as work not done: the package's entry point (dist/,
+  // what 'mini-apiserver' resolves to) started on memory in a fresh process answers /readyz
+  // without loading the etcd client or the packages only some requests need
+  // (apimachinery/lazy-require.ts).
+  it('a memory start, in a fresh process, loads neither the etcd client nor the lazily loaded packages', async () => {
+    const dir = mkdtempSync(join(scratch, 'library-loads-'));
+    const script = join(dir, 'start.mjs');
+    writeFileSync(
+      script,
+      `const m = await import(process.argv[2]);
+const s = await m.startServer({ storage: 'memory', logger: m.silentLogger, maxEventLoopUtilization: 1 });
+const https = await import('node:https');
+const status = await new Promise((resolve, reject) =>
+  https.get(s.url + '/readyz', { ca: s.caCert }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject),
+);
+await s.close();
+console.log('readyz ' + status);
+`,
     );
-    expect(timings[2]).toBeLessThan(500);
+    const { hook, log, read } = loadLog(dir);
+    const r = await run(process.execPath, ['--require', hook, script, join(REPO_ROOT, 'dist/server/index.js')], {
+      env: { ...process.env, LOAD_LOG: log },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('readyz 200');
+    const loaded = read();
+    // The hook sees the start's own loads: it works.
+    expect(loaded.has('prom-client')).toBe(true);
+    expect(
+      ['etcd3', '@grpc/grpc-js', 'protobufjs', 'yaml', 'ws', 're2js', 'jose'].filter((p) => loaded.has(p)),
+    ).toEqual([]);
   });
 
   it('two servers side by side get their own ports and credentials', async () => {

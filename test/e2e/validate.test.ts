@@ -146,7 +146,7 @@ spec:
     expect([r.code, r.stdout, r.stderr]).toEqual([
       1,
       'customresourcedefinition.apiextensions.k8s.io/caches.cache.example.com valid\ncache.cache.example.com/d valid (update)\n',
-      'The Cache "c" is invalid: spec.engine: Invalid value: "redis": engine is immutable: was memcached\n',
+      'The Cache "c" is invalid: spec.engine: Invalid value: "string": engine is immutable: was memcached\n',
     ]);
   });
 
@@ -190,8 +190,9 @@ spec:
     });
     expect(r.code).toBe(0);
     const loaded = read();
-    // The hook sees what validate does load: the CEL engine and the YAML parser.
-    expect(['yaml', '@marcbachmann/cel-js'].filter((p) => !loaded.has(p))).toEqual([]);
+    // The hook sees what validate does load: the YAML parser (the CEL is cel/, ours; RE2 loads at
+    // the first regex, and this CRD has none).
+    expect(loaded.has('yaml')).toBe(true);
     const server = ['better-sqlite3', 'etcd3', '@grpc/grpc-js', 'prom-client', 'ws', 'jose', '@peculiar/x509'];
     expect(server.filter((p) => loaded.has(p))).toEqual([]);
   });

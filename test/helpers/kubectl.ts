@@ -3,11 +3,13 @@
 //   $KUBECTL_DIR/kubectl.<version>, KUBECTL_DIR being /usr/lib/google-cloud-sdk/bin unless set;
 //   `kubectl` on PATH, if its client version is that version.
 // A version not found is a failure with what was looked at and how to get it, never a skip.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { type CommandResult, run } from './server-process.js';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { type CommandResult, type ServerProcess, run } from './server-process.js';
 
 const KUBECTL_DIR = process.env.KUBECTL_DIR || '/usr/lib/google-cloud-sdk/bin';
 export interface Kubectl {
@@ -93,10 +95,17 @@ export interface KubectlRunner {
   ok(args: string[], input?: string): Promise<string>;
 }
 
-/** kubectl `binary` against the server whose kubeconfig `kubeconfig()` names (known once it started). */
-export function kubectlRunner(binary: string, kubeconfig: () => string): KubectlRunner {
+/**
+ * kubectl `binary` against the server whose kubeconfig `kubeconfig()` names (known once it started),
+ * with `flags()` before each command's own arguments (a KubectlScope's --cache-dir).
+ */
+export function kubectlRunner(
+  binary: string,
+  kubeconfig: () => string,
+  flags: () => readonly string[] = () => [],
+): KubectlRunner {
   const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
-    run(binary, ['--kubeconfig', kubeconfig(), ...args], {
+    run(binary, ['--kubeconfig', kubeconfig(), ...flags(), ...args], {
       ...(input !== undefined ? { input } : {}),
       timeoutMs: 30_000,
     });
@@ -131,4 +140,82 @@ export function kubectlsFor(versions: readonly string[], topic: string): Map<str
     });
   }
   return binaries;
+}
+
+/**
+ * One kubectl version's part of a server the versions of a test file share (one server per file:
+ * a server start costs seconds, the versions' tests run one after the other anyway).
+ *
+ * What keeps the versions apart: a namespace of its own, `kubectl-1-27`, set as the namespace of
+ * the context of a kubeconfig of its own (a copy of the server's admin kubeconfig), so commands
+ * without -n land there as they landed in `default` on a server of their own; names of
+ * cluster-scoped objects are the tests' to keep apart, with `suffix`.
+ *
+ * And a discovery cache of its own (--cache-dir): warm after the version's first command, as a
+ * user's is, but never the other version's. kubectl 1.27 reads legacy discovery and 1.33 the
+ * aggregated kind into the same files, and a shared cache would have one version answer from what
+ * the other fetched, so that neither test would exercise its own discovery. (kubectl's default,
+ * ~/.kube/cache/discovery/<host_port>, is also shared with any earlier server on the same port.)
+ */
+export interface KubectlScope extends KubectlRunner {
+  version: string;
+  binary: string;
+  /** `kubectl-1-27`: its kubeconfig context's namespace, created before the suite's tests. */
+  namespace: string;
+  /** `1-27`: to name this version's cluster-scoped objects apart from the other version's. */
+  suffix: string;
+  /** Its kubeconfig (known once the suite started). */
+  kubeconfigPath(): string;
+  /** --kubeconfig (its own, or `kubeconfig`) and --cache-dir: for kubectl started otherwise (a watch). */
+  flags(kubeconfig?: string): string[];
+  /** kubectl with another kubeconfig (another user's), sharing this version's cache. */
+  runner(kubeconfig: () => string): KubectlRunner;
+}
+
+/**
+ * Registers, in the calling describe, the hooks that make `version`'s scope on `server()` (started
+ * by the file's own beforeAll, which runs first): its namespace, created through the API (once per
+ * version, whichever of the version's describes comes first) so that
+ * the version's first kubectl command is the test's; its kubeconfig and cache dir in a temp dir,
+ * removed after the suite.
+ */
+export function kubectlScope(binary: string, version: string, server: () => ServerProcess): KubectlScope {
+  const suffix = version.replace('.', '-');
+  const namespace = `kubectl-${suffix}`;
+  let dir: string | undefined;
+  const need = (): string => {
+    if (dir === undefined) throw new Error(`kubectl ${version}'s scope is used before its beforeAll`);
+    return dir;
+  };
+  const kubeconfigPath = (): string => join(need(), 'kubeconfig');
+  const cacheFlags = (): string[] => ['--cache-dir', join(need(), 'cache')];
+  beforeAll(async () => {
+    const s = server();
+    const r = await s.request('/api/v1/namespaces', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }),
+    });
+    // 409: another describe of the same version made it (kubectl.test.ts has two per version).
+    if (r.status !== 201 && r.status !== 409) throw new Error(`creating namespace ${namespace}: ${r.status} ${r.body}`);
+    dir = mkdtempSync(join(tmpdir(), `kubectl-${suffix}-`));
+    const kubeconfig = parseYaml(readFileSync(s.kubeconfigPath, 'utf8')) as {
+      contexts: { context: Record<string, unknown> }[];
+    };
+    for (const c of kubeconfig.contexts) c.context['namespace'] = namespace;
+    writeFileSync(kubeconfigPath(), stringifyYaml(kubeconfig), { mode: 0o600 });
+  });
+  afterAll(() => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    version,
+    binary,
+    namespace,
+    suffix,
+    kubeconfigPath,
+    flags: (kubeconfig) => ['--kubeconfig', kubeconfig ?? kubeconfigPath(), ...cacheFlags()],
+    runner: (kubeconfig) => kubectlRunner(binary, kubeconfig, cacheFlags),
+    ...kubectlRunner(binary, kubeconfigPath, cacheFlags),
+  };
 }

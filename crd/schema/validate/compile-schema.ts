@@ -27,7 +27,9 @@ import { isJsonObject } from '../../../apimachinery/object.js';
 import { compileNode } from './schema-node.js';
 import { finalize } from './openapi-errors.js';
 import { validateEntry } from './openapi-validator.js';
-import { Corr } from './ratcheting.js';
+import { Corr, type Correlation } from './ratcheting.js';
+
+export type { Correlation } from './ratcheting.js';
 import { embeddedErrors } from './embedded-resources.js';
 import { listTypeErrors } from './list-types.js';
 
@@ -41,6 +43,8 @@ export interface ValidateOptions {
 export interface CompiledSchema {
   validate(obj: unknown, opts?: ValidateOptions): FieldError[];
   validateUpdate(obj: unknown, old: unknown, opts?: ValidateOptions): FieldError[];
+  /** The root correlation of an update, as the CEL rules' ratcheting and oldSelf read it. */
+  correlate(obj: unknown, old: unknown, opts?: ValidateOptions): Correlation;
   /**
    * A write to the status subresource (statusStrategy.ValidateUpdate): the status alone against
    * the status schema, its messages naming paths from the status and its fields under `status`,
@@ -76,6 +80,9 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       const corr = new Corr(old, obj, root, '', ctx);
       const lists = listTypes(old, at, plainFloat).length > 0 ? [] : listTypes(obj, at, ctx.isFloat);
       return [...schemaErrors(obj, at, ctx, corr), ...embedded(obj, at, ctx), ...lists];
+    },
+    correlate(obj, old, opts) {
+      return new Corr(old, obj, root, '', { isFloat: floatInfo(opts?.floatLiterals) });
     },
     validateStatusUpdate(obj, old, opts) {
       const ctx: ValidationContext = { isFloat: floatInfo(opts?.floatLiterals) };

@@ -78,7 +78,18 @@ class MapList {
   }
 }
 
-export class Corr {
+/** kube's CorrelatedObject: a node of the new object with its old counterpart, for ratcheting and CEL's oldSelf. */
+export interface Correlation {
+  readonly oldValue: unknown;
+  /** A property's or map entry's, when both sides have it. */
+  key(field: string): Correlation | null;
+  /** A list item's: only x-kubernetes-list-type=map items correlate (by their keys). */
+  index(i: number): Correlation | null;
+  /** CachedDeepEqual: whether the new value equals the old one (map lists compared by key). */
+  deepEqual(): boolean;
+}
+
+export class Corr implements Correlation {
   private readonly kids = new Map<string | number, Corr | null>();
   private equal: boolean | undefined;
   private mapList: MapList | undefined;

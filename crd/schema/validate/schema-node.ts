@@ -2,7 +2,7 @@
 // x-kubernetes-int-or-string as [integer, string]; supported formats only; a compiled pattern),
 // and the list types and embedded resources the other validators look for.
 import type { RE2JS } from 're2js';
-import { re2 } from '../../../apimachinery/re2.js';
+import { compilePattern } from '../../../apimachinery/re2.js';
 import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 import { type FormatCheck, formatCheck } from '../../../apimachinery/validation/strfmt.js';
 import { isJsonObject } from '../../../apimachinery/object.js';
@@ -92,11 +92,9 @@ export function compileNode(raw: unknown): Node {
   set('minProperties', num(s.minProperties));
   if (typeof s.pattern === 'string' && s.pattern !== '') {
     node.pattern = s.pattern;
-    try {
-      node.patternRe = re2().RE2JS.compile(s.pattern);
-    } catch (e) {
-      node.patternError = e instanceof Error ? e.message : String(e);
-    }
+    const { re, error } = compilePattern(s.pattern);
+    if (re) node.patternRe = re;
+    else node.patternError = error;
   }
   if (Array.isArray(s.items)) node.tupleItems = s.items.map(compileNode);
   else if (isJsonObject(s.items)) node.items = compileNode(s.items);

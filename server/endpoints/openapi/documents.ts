@@ -4,12 +4,15 @@
 // follows kube's CRD builder (apiextensions-apiserver pkg/controller/openapi/builder), its v2
 // conversion (openapi/v2/conversion.go) and kube-openapi's builder3 and handlers.
 //
-// Documents are cached per group version and rebuilt only when that group version's resources
-// change, so one CRD update does not rebuild every document (kube's known memory and CPU cost).
+// Documents are built on first request, per group version, and kept as the bytes served (v2 as
+// each group version's paths and definitions, merged when asked); a group version is rebuilt only
+// when its resources change, so one CRD update does not rebuild every document (kube's known
+// memory and CPU cost), and a first request for one group version builds that one alone.
 import { createHash } from 'node:crypto';
 import { META_DEFINITIONS } from '../../../apimachinery/apis/meta-schemas.js';
+import { deepEqual } from '../../../apimachinery/equality.js';
 import { KUBE_VERSION } from '../../../apimachinery/kube-version.js';
-import { parseJSON, stringifyJSON, stringifySortedJSON } from '../../../apimachinery/json.js';
+import { parseJSON, stringifySortedJSON } from '../../../apimachinery/json.js';
 import type { JsonObject, JsonValue } from '../../../apimachinery/object.js';
 import { encodeOpenAPIV2 } from '../../codecs/openapi-v2-protobuf.js';
 import type { Document } from '../discovery.js';
@@ -65,23 +68,47 @@ const stableStringify = (value: JsonValue): string => stringifySortedJSON(value)
 /** kube's computeETag (kube-openapi handler3): uppercase hex SHA-512 of the served bytes. */
 const hashOf = (body: string): string => createHash('sha512').update(body).digest('hex').toUpperCase();
 
-function toDocument(value: JsonValue): Document & { hash: string } {
-  const body = stableStringify(value);
+function textDocument(body: string): Document & { hash: string } {
   const hash = hashOf(body);
   return { body, etag: `"${hash}"`, hash };
 }
 
+const toDocument = (value: JsonValue): Document & { hash: string } => textDocument(stableStringify(value));
+
+/** An object's members, each already serialized, as stableStringify would write the object. */
+function sortedObjectText(members: ReadonlyMap<string, string>): string {
+  const keys = [...members.keys()].sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${members.get(k)}`).join(',')}}`;
+}
+
+/** Each member of an object, serialized on its own. */
+const memberTexts = (o: JsonObject): Map<string, string> =>
+  new Map(Object.entries(o).map(([k, v]) => [k, stableStringify(v)]));
+
 const KUBE_GIT_VERSION = `v${KUBE_VERSION.major}.${KUBE_VERSION.minor}.${KUBE_VERSION.patch}`;
 
+/** What a resource shows in a document: the rest of a catalog descriptor (its store...) shows nowhere. */
+const shown = (r: OpenAPIResource): OpenAPIResource => ({
+  group: r.group,
+  version: r.version,
+  names: r.names,
+  namespaced: r.namespaced,
+  verbs: r.verbs,
+  subresources: r.subresources,
+  ...(r.schema ? { schema: r.schema } : {}),
+});
+
+/** Whether two lists of resources make the same documents: the same descriptors, or equal in all they show. */
+const sameResources = (a: readonly OpenAPIResource[], b: readonly OpenAPIResource[]): boolean =>
+  a.length === b.length && a.every((r, i) => r === b[i] || deepEqual(shown(r), shown(b[i]!)));
+
+/** A group version's documents, built when first asked for and kept as the bytes served. */
 class GroupVersionEntry {
   private v3Doc?: Document & { hash: string };
-  private v2Built?: Built;
+  /** Its paths and definitions in the swagger 2.0 document, each member serialized. */
+  private v2Members?: { paths: Map<string, string>; definitions: Map<string, string> };
 
-  constructor(
-    readonly path: string,
-    readonly fingerprint: string,
-    private readonly resources: readonly OpenAPIResource[],
-  ) {}
+  constructor(public resources: readonly OpenAPIResource[]) {}
 
   v3(): Document & { hash: string } {
     if (!this.v3Doc) {
@@ -96,10 +123,28 @@ class GroupVersionEntry {
     return this.v3Doc;
   }
 
-  v2(): Built {
-    return (this.v2Built ??= buildGroupVersion(this.resources, 'v2'));
+  v2(): { paths: Map<string, string>; definitions: Map<string, string> } {
+    if (!this.v2Members) {
+      const { paths, schemas } = buildGroupVersion(this.resources, 'v2');
+      this.v2Members = { paths: memberTexts(paths), definitions: memberTexts(schemas) };
+    }
+    return this.v2Members;
   }
 }
+
+const SWAGGER_MEMBERS: ReadonlyMap<string, string> = memberTexts({
+  swagger: '2.0',
+  info: { title: 'Kubernetes', version: KUBE_GIT_VERSION },
+  securityDefinitions: {
+    BearerToken: {
+      description: 'Bearer Token authentication',
+      type: 'apiKey',
+      name: 'authorization',
+      in: 'header',
+    },
+  },
+  security: [{ BearerToken: [] }],
+});
 
 export class OpenAPI {
   private seenGeneration = Number.NaN;
@@ -107,8 +152,6 @@ export class OpenAPI {
   private index?: Document;
   private swagger?: Document;
   private swaggerProtobuf?: Buffer;
-  /** Per descriptor object: the catalog replaces descriptors on change, never mutates them. */
-  private readonly fingerprints = new WeakMap<OpenAPIResource, string>();
 
   constructor(private readonly source: OpenAPISource) {}
 
@@ -130,32 +173,30 @@ export class OpenAPI {
     return this.entries.get(groupVersionPath)?.v3();
   }
 
-  /** The swagger 2.0 document of everything. */
+  /**
+   * The swagger 2.0 document of everything: each group version's members, merged (the meta/v1
+   * definitions every group version carries are one), in one object written as stableStringify
+   * writes it.
+   */
   v2(): Document {
     this.sync();
     if (!this.swagger) {
-      const paths: JsonObject = {};
-      const definitions: JsonObject = {};
+      const paths = new Map<string, string>();
+      const definitions = new Map<string, string>();
       for (const entry of this.entries.values()) {
-        const built = entry.v2();
-        Object.assign(paths, built.paths);
-        Object.assign(definitions, built.schemas);
+        const members = entry.v2();
+        for (const [k, v] of members.paths) paths.set(k, v);
+        for (const [k, v] of members.definitions) definitions.set(k, v);
       }
-      this.swagger = toDocument({
-        swagger: '2.0',
-        info: { title: 'Kubernetes', version: KUBE_GIT_VERSION },
-        paths,
-        definitions,
-        securityDefinitions: {
-          BearerToken: {
-            description: 'Bearer Token authentication',
-            type: 'apiKey',
-            name: 'authorization',
-            in: 'header',
-          },
-        },
-        security: [{ BearerToken: [] }],
-      });
+      this.swagger = textDocument(
+        sortedObjectText(
+          new Map([
+            ...SWAGGER_MEMBERS,
+            ['paths', sortedObjectText(paths)],
+            ['definitions', sortedObjectText(definitions)],
+          ]),
+        ),
+      );
     }
     return this.swagger;
   }
@@ -170,25 +211,32 @@ export class OpenAPI {
     return { body: this.swaggerProtobuf, etag: doc.etag };
   }
 
-  /** Brings the entries up to date: only group versions whose resources changed get new ones. */
+  /**
+   * Brings the entries up to date: only group versions whose resources changed get new ones. The
+   * catalog replaces a descriptor on change and never mutates one, so a group version holding the
+   * same descriptors is unchanged without a look inside; one whose descriptors were replaced by
+   * equal ones (a CRD's status written) keeps its documents after one comparison.
+   */
   private sync(): void {
     if (this.source.generation === this.seenGeneration) return;
     this.seenGeneration = this.source.generation;
     const grouped = new Map<string, OpenAPIResource[]>();
     for (const r of this.source.all()) {
       const path = groupVersionPath(r.group, r.version);
-      grouped.set(path, [...(grouped.get(path) ?? []), r]);
+      const resources = grouped.get(path);
+      if (resources) resources.push(r);
+      else grouped.set(path, [r]);
     }
     const next = new Map<string, GroupVersionEntry>();
     let changed = grouped.size !== this.entries.size;
     for (const path of [...grouped.keys()].sort()) {
       const resources = grouped.get(path)!;
-      const fingerprint = resources.map((r) => this.fingerprint(r)).join('\n');
       const old = this.entries.get(path);
-      if (old?.fingerprint === fingerprint) {
+      if (old && sameResources(old.resources, resources)) {
+        old.resources = resources;
         next.set(path, old);
       } else {
-        next.set(path, new GroupVersionEntry(path, fingerprint, resources));
+        next.set(path, new GroupVersionEntry(resources));
         changed = true;
       }
     }
@@ -198,16 +246,6 @@ export class OpenAPI {
       this.swagger = undefined;
       this.swaggerProtobuf = undefined;
     }
-  }
-
-  private fingerprint(r: OpenAPIResource): string {
-    let f = this.fingerprints.get(r);
-    if (f === undefined) {
-      // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
-      f = stringifyJSON([r.group, r.version, r.names, r.namespaced, r.verbs, r.subresources, r.schema ?? null]);
-      this.fingerprints.set(r, f);
-    }
-    return f;
   }
 }
 

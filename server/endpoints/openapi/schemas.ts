@@ -12,6 +12,7 @@ import {
   LIST_METADATA_DOC,
   METADATA_DOC,
   OBJECT_META,
+  type Flavor,
   type OpenAPIResource,
   type Refs,
   definitionName,
@@ -22,7 +23,8 @@ import {
 /** Schemas arrive as parsed JSON, so their free-form values (default, enum) are JSON too. */
 const asJson = (v: unknown): JsonValue => v as JsonValue;
 
-const VALUE_KEYS = [
+/** Keys kept when set: Go's pointers and strings, omitted when nil or empty. */
+const VALUE_KEYS = new Set([
   'format',
   'maximum',
   'minimum',
@@ -34,9 +36,9 @@ const VALUE_KEYS = [
   'minItems',
   'maxProperties',
   'minProperties',
-] as const;
+]);
 /** Booleans Go omits when false. */
-const TRUE_KEYS = [
+const TRUE_KEYS = new Set([
   'nullable',
   'exclusiveMaximum',
   'exclusiveMinimum',
@@ -44,40 +46,69 @@ const TRUE_KEYS = [
   'x-kubernetes-preserve-unknown-fields',
   'x-kubernetes-embedded-resource',
   'x-kubernetes-int-or-string',
-] as const;
-const JUNCTORS = ['allOf', 'anyOf', 'oneOf'] as const;
+]);
+/** Kept when set and not empty (Go's omitempty). */
+const TRUTHY_KEYS = new Set([
+  'type',
+  'description',
+  'title',
+  'enum',
+  'externalDocs',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+]);
+/** Lists kept, as copies, when not empty. */
+const LIST_KEYS = new Set(['required', 'x-kubernetes-list-map-keys']);
 const INT_OR_STRING: JsonObject[] = [{ type: 'integer' }, { type: 'string' }];
 
 /**
  * A CRD schema as kube publishes it: the structural schema's fields only (example, $ref,
  * patternProperties and the like are dropped, as Structural.ToKubeOpenAPI does), with
- * x-kubernetes-int-or-string unfolded into its anyOf (Structural.Unfold). `nested` marks the
- * inside of allOf/anyOf/oneOf/not, which Unfold does not visit.
+ * x-kubernetes-int-or-string unfolded into its anyOf (Structural.Unfold); in v2, converted as
+ * toV2 says. `nested` marks the inside of allOf/anyOf/oneOf/not, which Unfold does not visit.
+ * Walks the keys the schema has, in its order (controller-gen writes them sorted, as the document
+ * is written: an object built in order is serialized without a sorted copy).
  */
-function toKubeSchema(s: JSONSchemaProps, nested = false): JsonObject {
+function toKubeSchema(s: JSONSchemaProps, flavor: Flavor, nested = false): JsonObject {
+  const v2 = flavor === 'v2';
   const out: JsonObject = {};
-  if (s.type) out['type'] = s.type;
-  if (s.description) out['description'] = s.description;
-  if (s.title) out['title'] = s.title;
-  if (s.default !== undefined) out['default'] = asJson(s.default);
-  if (s.externalDocs) out['externalDocs'] = asJson(s.externalDocs);
-  for (const k of VALUE_KEYS) if (s[k] !== undefined && s[k] !== '') out[k] = s[k];
-  for (const k of TRUE_KEYS) if (s[k] === true) out[k] = true;
-  if (s.enum) out['enum'] = asJson(s.enum);
-  if (s.required?.length) out['required'] = [...s.required];
-  if (s.properties && Object.keys(s.properties).length) {
-    out['properties'] = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, toKubeSchema(v, nested)]));
+  for (const k of Object.keys(s) as Array<keyof JSONSchemaProps & string>) {
+    const v: unknown = s[k];
+    if (VALUE_KEYS.has(k)) {
+      if (v !== undefined && v !== '') out[k] = v as JsonValue;
+    } else if (TRUE_KEYS.has(k)) {
+      if (v === true) out[k] = true;
+    } else if (TRUTHY_KEYS.has(k)) {
+      if (v) out[k] = asJson(v);
+    } else if (LIST_KEYS.has(k)) {
+      if ((v as JsonValue[] | undefined)?.length) out[k] = [...(v as JsonValue[])];
+    } else if (k === 'properties') {
+      const props = s.properties;
+      if (props && Object.keys(props).length) {
+        const properties: JsonObject = {};
+        for (const [name, sub] of Object.entries(props)) properties[name] = toKubeSchema(sub, flavor, nested);
+        out[k] = properties;
+      }
+    } else if (k === 'items') {
+      if (s.items && !Array.isArray(s.items)) out[k] = toKubeSchema(s.items, flavor, nested);
+    } else if (k === 'additionalProperties') {
+      const ap = s.additionalProperties;
+      if (typeof ap === 'boolean') out[k] = ap;
+      else if (ap) out[k] = toKubeSchema(ap, flavor, nested);
+    } else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf') {
+      // v2 has no junctors, and publishes no defaults
+      const list = s[k];
+      if (!v2 && list?.length) out[k] = list.map((x) => toKubeSchema(x, flavor, true));
+    } else if (k === 'not') {
+      if (!v2 && s.not) out[k] = toKubeSchema(s.not, flavor, true);
+    } else if (k === 'default') {
+      if (!v2 && v !== undefined) out[k] = asJson(v);
+    } else if (k === 'x-kubernetes-validations') {
+      if ((v as JsonValue[] | undefined)?.length) out[k] = asJson(v);
+    }
   }
-  if (s.items && !Array.isArray(s.items)) out['items'] = toKubeSchema(s.items, nested);
-  if (typeof s.additionalProperties === 'boolean') out['additionalProperties'] = s.additionalProperties;
-  else if (s.additionalProperties) out['additionalProperties'] = toKubeSchema(s.additionalProperties, nested);
-  for (const j of JUNCTORS) if (s[j]?.length) out[j] = s[j].map((x) => toKubeSchema(x, true));
-  if (s.not) out['not'] = toKubeSchema(s.not, true);
-  if (s['x-kubernetes-list-map-keys']?.length) out['x-kubernetes-list-map-keys'] = [...s['x-kubernetes-list-map-keys']];
-  if (s['x-kubernetes-list-type']) out['x-kubernetes-list-type'] = s['x-kubernetes-list-type'];
-  if (s['x-kubernetes-map-type']) out['x-kubernetes-map-type'] = s['x-kubernetes-map-type'];
-  if (s['x-kubernetes-validations']?.length) out['x-kubernetes-validations'] = asJson(s['x-kubernetes-validations']);
-  if (!nested) unfoldIntOrString(out);
+  if (v2) toV2(out, s);
+  else if (!nested) unfoldIntOrString(out);
   return out;
 }
 
@@ -102,43 +133,39 @@ function unfoldIntOrString(s: JsonObject): void {
 }
 
 /**
- * kube's ToStructuralOpenAPIV2 (apiextensions openapi/v2/conversion.go), plus the default pruning
- * kube applies to served v2 definitions (kube-openapi handler.PruneDefaults). Parent first, as
- * kube's visitor: a parent looks at its children's `nullable` before they lose it. Mutates `s`.
+ * kube's ToStructuralOpenAPIV2 (apiextensions openapi/v2/conversion.go) of one node, whose
+ * children are converted already (junctors and defaults were never copied: kube-openapi's
+ * handler.PruneDefaults drops the latter from served v2 definitions). kube visits parents first:
+ * what the parent reads of a child's `nullable`, it reads in the schema, before the child loses it.
  */
-function toV2(s: JsonObject): void {
-  for (const j of [...JUNCTORS, 'not']) delete s[j];
-  if (s['nullable'] === true) {
+function toV2(out: JsonObject, s: JSONSchemaProps): void {
+  if (out['nullable'] === true) {
     // untyped values break kubectl if items or properties are set
-    delete s['type'];
-    delete s['nullable'];
-    delete s['items'];
-    delete s['properties'];
+    delete out['type'];
+    delete out['nullable'];
+    delete out['items'];
+    delete out['properties'];
   }
-  const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
+  const preserve = out['x-kubernetes-preserve-unknown-fields'] === true;
   if (preserve) {
-    delete s['items'];
-    delete s['properties'];
+    delete out['items'];
+    delete out['properties'];
   }
   // kubectl cannot cope with an array without item schema, nor with a preserving object type
-  if (s['items'] === undefined && s['type'] === 'array') delete s['type'];
-  if (preserve && s['type'] === 'object') delete s['type'];
-  const props = s['properties'];
-  const required = s['required'];
-  if (isJsonObject(props) && Array.isArray(required)) {
-    const kept = required.filter(
-      (f) => !(typeof f === 'string' && isJsonObject(props[f]) && props[f]['nullable'] === true),
-    );
-    if (kept.length) s['required'] = kept;
-    else delete s['required'];
+  if (out['items'] === undefined && out['type'] === 'array') delete out['type'];
+  if (preserve && out['type'] === 'object') delete out['type'];
+  const required = out['required'];
+  if (isJsonObject(out['properties']) && Array.isArray(required)) {
+    const nullable = (f: JsonValue): boolean => typeof f === 'string' && s.properties?.[f]?.nullable === true;
+    if (required.some(nullable)) {
+      const kept = required.filter((f) => !nullable(f));
+      if (kept.length) out['required'] = kept;
+      else delete out['required'];
+    }
   }
-  const additional = s['additionalProperties'];
-  if (isJsonObject(additional) && additional['nullable'] === true) delete s['required'];
-  delete s['default'];
-
-  if (isJsonObject(s['items'])) toV2(s['items']);
-  if (isJsonObject(props)) for (const v of Object.values(props)) if (isJsonObject(v)) toV2(v);
-  if (isJsonObject(additional)) toV2(additional);
+  const ap = s.additionalProperties;
+  if (isJsonObject(out['additionalProperties']) && typeof ap === 'object' && ap.nullable === true)
+    delete out['required'];
 }
 
 function typeMetaProperties(): JsonObject {
@@ -220,8 +247,7 @@ export function kindSchema(r: OpenAPIResource, refs: Refs): JsonObject {
     // kube: no properties at all, or kubectl's v2 validation would reject every other field
     return { type: 'object', 'x-kubernetes-group-version-kind': gvk };
   }
-  const s = toKubeSchema(source);
-  if (refs.flavor === 'v2') toV2(s);
+  const s = toKubeSchema(source, refs.flavor);
   const props = isJsonObject(s['properties']) ? s['properties'] : {};
   s['properties'] = {
     ...props,

@@ -11,8 +11,9 @@ import type { Store } from '../../registry/store.js';
 import type { UserInfo } from '../../../apimachinery/user.js';
 import type { RequestInfo } from '../../request/request-info.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from '../table.js';
-import { type Negotiated, checkOutputTarget } from '../output.js';
-import { sendJson } from '../respond.js';
+import { type Negotiated, YAML_MEDIA_TYPE, checkOutputTarget } from '../output.js';
+import { type Body, auditKeepsResponse, encodeBody, sendBody, sendJson } from '../respond.js';
+import { encodedOnce } from '../encoded.js';
 import type { WatchRegistry } from '../watch/registry.js';
 import { internalType } from '../body-object.js';
 
@@ -73,7 +74,43 @@ export async function inRequestVersion(ctx: RequestCtx, objs: KubeObject[]): Pro
   return (await ctx.store.allInVersion(objs, requestApiVersion(ctx))).map((o) => present(ctx, o));
 }
 
+/**
+ * Stored objects' bodies in the version and media type (JSON or protobuf) the client asked for:
+ * those already in that version encoded once (encoded.ts), the others converted (in one batch) and
+ * encoded for this request.
+ */
+export async function encodedInRequestVersion(
+  ctx: RequestCtx,
+  objs: KubeObject[],
+  mediaType: Body['contentType'],
+): Promise<Body[]> {
+  const apiVersion = requestApiVersion(ctx);
+  const key = `${mediaType} ${apiVersion} ${ctx.desc.names.kind}`;
+  const asIs = objs.map((o) => ctx.store.isInVersion(o, apiVersion));
+  const converted = await inRequestVersion(
+    ctx,
+    objs.filter((_, i) => !asIs[i]),
+  );
+  let next = 0;
+  return objs.map((o, i) =>
+    asIs[i]
+      ? encodedOnce(o, key, () => encodeBody(present(ctx, o), mediaType))
+      : encodeBody(converted[next++]!, mediaType),
+  );
+}
+
+/** Whether the answer is the objects themselves in bytes encoded once: in JSON or protobuf, and no audit needs them whole. */
+export function answersEncoded(ctx: Ctx): ctx is Ctx & { output: { mediaType: Body['contentType'] } } {
+  return (
+    ctx.output.format.kind === 'Object' && ctx.output.mediaType !== YAML_MEDIA_TYPE && !auditKeepsResponse(ctx.res)
+  );
+}
+
 export async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Promise<void> {
+  if (answersEncoded(ctx)) {
+    const [body] = await encodedInRequestVersion(ctx, [obj], ctx.output.mediaType);
+    return sendBody(ctx.res, code, body!);
+  }
   const { format, mediaType } = ctx.output;
   checkOutputTarget(format, { list: false, goType: goType(ctx, false) });
   const [shown] = await inRequestVersion(ctx, [obj]);

@@ -17,14 +17,17 @@ import { convertFieldSelector, matchesFields } from '../../../apimachinery/selec
 import { decodeContinue, encodeContinue } from '../../registry/continue-token.js';
 import { buildTable, partialObjectMetadata } from '../table.js';
 import { checkOutputTarget, watchMediaType } from '../output.js';
-import { sendJson } from '../respond.js';
+import { listBody, sendBody, sendJson } from '../respond.js';
 import { type WatchOptions, validateWatchOptions } from '../watch/options.js';
 import { httpWatchSink } from '../watch/sink.js';
 import { serveWatch } from '../watch/serve-watch.js';
 import {
   type Ctx,
   type RequestCtx,
+  answersEncoded,
+  encodedInRequestVersion,
   goType,
+  requestApiVersion,
   namespaceOf,
   present,
   inRequestVersion,
@@ -132,6 +135,13 @@ export async function list(ctx: Ctx): Promise<void> {
   const listMeta: Record<string, unknown> = { resourceVersion: String(result.revision) };
   if (result.next)
     listMeta['continue'] = encodeContinue(result.next.revision, result.next.startKey, ctx.store.prefix(ns));
+  if (answersEncoded(ctx)) {
+    const head = { apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.listKind, metadata: listMeta };
+    const { mediaType } = ctx.output;
+    const items = await encodedInRequestVersion(ctx, result.items, mediaType);
+    const json = () => encodedInRequestVersion(ctx, result.items, 'application/json');
+    return sendBody(ctx.res, 200, await listBody(head, items, mediaType, json));
+  }
   const items = await inRequestVersion(ctx, result.items);
   const { format, mediaType } = ctx.output;
   checkOutputTarget(format, { list: true, goType: goType(ctx, true) });
@@ -151,8 +161,12 @@ export async function list(ctx: Ctx): Promise<void> {
     };
     return sendJson(ctx.res, 200, metadataList, mediaType);
   }
-  const gv = ctx.desc.group ? `${ctx.desc.group}/${ctx.desc.version}` : ctx.desc.version;
-  sendJson(ctx.res, 200, { apiVersion: gv, kind: ctx.desc.names.listKind, metadata: listMeta, items }, mediaType);
+  sendJson(
+    ctx.res,
+    200,
+    { apiVersion: requestApiVersion(ctx), kind: ctx.desc.names.listKind, metadata: listMeta, items },
+    mediaType,
+  );
 }
 
 export async function watch(ctx: Ctx): Promise<void> {

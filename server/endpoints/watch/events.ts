@@ -12,7 +12,10 @@ import type { WatchOptions } from './options.js';
  */
 const serialized = new WeakMap<KubeObject, Map<string, Serialized>>();
 
-/** An event document and its size in UTF-8, measured once however many watchers queue it. */
+/**
+ * An event document and its size in UTF-8, measured once however many watchers queue it; each
+ * kind of sink writes it in bytes it makes once for every watcher (sink.ts).
+ */
 export interface Serialized {
   text: string;
   bytes: number;
@@ -64,7 +67,7 @@ export function filterEvent(
  * feeds a watcher its initial events at the pace the client takes them.
  */
 export class PendingEvents {
-  private items: (Serialized | (() => string) | undefined)[] = [];
+  private items: (Serialized | (() => Serialized) | undefined)[] = [];
   private head = 0;
   events = 0;
   bytes = 0;
@@ -79,11 +82,11 @@ export class PendingEvents {
     this.bytes += event.bytes;
   }
 
-  pushInitial(serialize: () => string): void {
+  pushInitial(serialize: () => Serialized): void {
     this.items.push(serialize);
   }
 
-  shift(): string {
+  shift(): Serialized {
     const item = this.items[this.head]!;
     // A taken item must not be kept alive; the slots go when the queue empties, or now and then.
     this.items[this.head++] = undefined;
@@ -95,7 +98,7 @@ export class PendingEvents {
     if (typeof item === 'function') return item();
     this.events--;
     this.bytes -= item.bytes;
-    return item.text;
+    return item;
   }
 
   clear(): void {

@@ -159,7 +159,7 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
     const convert = o.convert;
     if (!convert) {
       if (isInitial) {
-        for (const ev of shown) pending.pushInitial(() => serializeEvent(ev.type, ev.object, o).text);
+        for (const ev of shown) pending.pushInitial(() => serializeEvent(ev.type, ev.object, o));
         flush();
       } else {
         for (const ev of shown) send(serializeEvent(ev.type, ev.object, o));
@@ -174,7 +174,7 @@ export async function serveWatch(sink: WatchSink, o: WatchOptions, registry: Wat
         if (state !== 'open') return;
         if (isInitial) {
           shown.forEach((ev, i) =>
-            pending.pushInitial(() => stringifyJSON({ type: ev.type, object: o.render(converted[i]!) })),
+            pending.pushInitial(() => measured(stringifyJSON({ type: ev.type, object: o.render(converted[i]!) }))),
           );
           flush();
         } else {

@@ -4,13 +4,14 @@ import type { ServerResponse } from 'node:http';
 import { parseJSON } from '../../../apimachinery/json.js';
 import { PROTOBUF_MEDIA_TYPE, type ReplyMediaType } from '../output.js';
 import { canEncodeProtobuf, encodeProtobufWatchEvent } from '../../codecs/protobuf-encode.js';
+import type { Serialized } from './events.js';
 
 /** Where a watch's events go: a chunked HTTP response or a WebSocket. */
 export interface WatchSink {
   /** Called once the start is known to be good, before the first event; `typeMeta` is the kind watched. */
   open(typeMeta?: { apiVersion: string; kind: string }): void;
-  /** One event document, serialised. */
-  send(event: string): void;
+  /** One event document, serialised (and shared with every other watcher sent it). */
+  send(event: Serialized): void;
   /** Whether the client keeps up: false once the connection buffers enough, until it drains. */
   ready(): boolean;
   /** Called each time the client has taken what was buffered after `ready()` said false. */
@@ -25,20 +26,35 @@ export interface WatchSink {
   onClose(listener: () => void): void;
 }
 
-/** The last event transcoded: watchers of one resource are handed the same text one after another. */
-let lastFrame: { text: string; frame: Buffer } | undefined;
+/**
+ * What each kind of sink writes of an event, made once and written to every watcher the event goes
+ * to: a JSON line, the document's bytes (a WebSocket text message), a protobuf frame (null: none).
+ */
+const jsonLines = new WeakMap<Serialized, Buffer>();
+const protobufFrames = new WeakMap<Serialized, Buffer | null>();
+
+/** `{"type", "object"}` and a newline, as bytes. */
+export function jsonLine(event: Serialized): Buffer {
+  let line = jsonLines.get(event);
+  if (!line) jsonLines.set(event, (line = Buffer.from(`${event.text}\n`)));
+  return line;
+}
 
 /**
  * A JSON event document as a protobuf frame; an object without an encoding throws, except a
- * bookmark's (the kind's own, in a metadata-only watch of a custom resource), which is left out:
- * bookmarks are hints a client does without.
+ * bookmark's (the kind's own, in a metadata-only watch of a custom resource), which is left out
+ * (null): bookmarks are hints a client does without.
  */
-function protobufFrame(text: string): Buffer | undefined {
-  if (lastFrame?.text === text) return lastFrame.frame;
-  const event = parseJSON(text) as { type: string; object: unknown };
-  if (event.type === 'BOOKMARK' && !canEncodeProtobuf(event.object)) return undefined;
-  const frame = encodeProtobufWatchEvent(event.type, event.object);
-  lastFrame = { text, frame };
+function protobufFrame(serialized: Serialized): Buffer | null {
+  let frame = protobufFrames.get(serialized);
+  if (frame === undefined) {
+    const event = parseJSON(serialized.text) as { type: string; object: unknown };
+    frame =
+      event.type === 'BOOKMARK' && !canEncodeProtobuf(event.object)
+        ? null
+        : encodeProtobufWatchEvent(event.type, event.object);
+    protobufFrames.set(serialized, frame);
+  }
   return frame;
 }
 
@@ -59,7 +75,7 @@ export function httpWatchSink(res: ServerResponse, mediaType: ReplyMediaType): W
       res.flushHeaders();
     },
     send(event) {
-      if (!protobuf) return void res.write(`${event}\n`);
+      if (!protobuf) return void res.write(jsonLine(event));
       try {
         const frame = protobufFrame(event);
         if (frame) res.write(frame);

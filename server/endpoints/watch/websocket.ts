@@ -6,7 +6,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { lazyRequire } from '../../../apimachinery/lazy-require.js';
 import { BEARER_PROTOCOL_PREFIX } from '../../authn/bearer.js';
 import type { ApiError } from '../../../apimachinery/errors.js';
-import type { WatchSink } from './sink.js';
+import { type WatchSink, jsonLine } from './sink.js';
 
 /**
  * The subprotocol the server speaks: the client's first, as golang.org/x/net/websocket (behind
@@ -42,7 +42,8 @@ export function webSocketWatchSink(ws: WebSocket): WatchSink {
   };
   return {
     open() {},
-    send: (event) => ws.send(event, written),
+    // The JSON line's bytes without the newline: one encoding for every watcher.
+    send: (event) => ws.send(jsonLine(event).subarray(0, -1), { binary: false }, written),
     ready() {
       behind = ws.bufferedAmount >= HIGH_WATER_MARK;
       return !behind;

@@ -15,7 +15,7 @@ import { prune } from '../../../crd/schema/prune.js';
 import type { Strategy, UpdateStrategy, WriteContext } from '../strategy.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { compileSchemaRules } from '../../../crd/cel/compile.js';
-import type { CompiledRules } from '../../../crd/cel/eval.js';
+import { type CompiledRules, rulesBlockedBy } from '../../../crd/cel/eval.js';
 import { converterFor } from '../../../crd/conversion.js';
 import { pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
 import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate/compile-schema.js';
@@ -74,9 +74,13 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
           ? validator?.validateStatusUpdate(obj, old, options)
           : validator?.validateUpdate(obj, old, options)
         : validator?.validate(obj, options)) ?? [];
-    const cel = rulesFor(obj)?.validate(obj, old);
-    for (const w of cel?.warnings ?? []) ctx.warn?.(w);
-    return [...schemaErrors, ...(cel?.errors ?? [])];
+    const rules = rulesFor(obj);
+    if (!rules) return schemaErrors;
+    const blocked = rulesBlockedBy(schemaErrors);
+    if (blocked) return [...schemaErrors, blocked];
+    const cel = rules.validate(obj, old ? validator?.correlate(obj, old, options) : undefined);
+    for (const w of cel.warnings) ctx.warn?.(w);
+    return [...schemaErrors, ...cel.errors];
   };
 
   // Field ownership types per version, built on first use.

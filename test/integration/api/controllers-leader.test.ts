@@ -1,8 +1,8 @@
 // Two in-process servers on one real etcd (one prefix: one API) elect one of them, over a
 // coordination.k8s.io/v1 Lease, to run the garbage collector and namespace deletion: exactly one
-// holds the Lease, only it collects, and when it shuts down the other takes over at once and
-// collects what is orphaned after the failover. And a server that is not the leader leaves the
-// work for when it leads, then catches up.
+// holds the Lease, only it collects, and when it shuts down it releases the Lease, which the other
+// takes over to collect what is orphaned after the failover. And a server that is not the leader
+// leaves the work for when it leads, then catches up.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, type ServerOptions, createLogger, startServer } from '../../../server/index.js';
@@ -10,6 +10,7 @@ import { apiClient, type ApiResponse, type CallOptions } from '../../helpers/api
 import { installCrd, simpleCrd } from '../../helpers/crds.js';
 import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
 import { eventually } from '../../helpers/eventually.js';
+import { type WatchEvent, openWatch } from '../../helpers/watch-stream.js';
 import { formatMicroTime } from '../../../apimachinery/validation/micro-time.js';
 import type { LeaseSpec } from '../../../server/registry/builtin/leases.js';
 
@@ -30,7 +31,8 @@ const API = `${GROUP}/v1`;
 const OPEN = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 const PARENTS = (ns = 'default') => `/apis/${GROUP}/v1/namespaces/${ns}/parents`;
 const KIDS = (ns = 'default') => `/apis/${GROUP}/v1/namespaces/${ns}/kids`;
-const LEASE = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/mini-apiserver-controllers';
+const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases';
+const LEASE = `${LEASES}/mini-apiserver-controllers`;
 const LEASE_SECONDS = 3;
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -140,22 +142,32 @@ describe('controllers on one leader among two servers on one etcd', () => {
     expect(follower.deleted).toEqual([]);
   });
 
-  it('when the leader shuts down, the other takes over within the lease duration and collects', async () => {
-    const before = await lease(follower.call);
-    const stopped = Date.now();
+  it('when the leader shuts down it releases the Lease, the other takes it over from the release, and collects', async () => {
+    // client-go's ReleaseOnCancel: the leader's last write clears the holder (duration 1 s), and
+    // the follower's next round takes the released Lease rather than waiting out the 3 s lease.
+    // The Lease's writes, watched from before the shutdown, show that order.
+    const read = await follower.call('GET', LEASE);
+    expect(read.status, read.text).toBe(200);
+    const before = read.json as { metadata: { resourceVersion: string }; spec: LeaseSpec };
+    const writes = await openWatch<WatchEvent<{ spec: LeaseSpec }>>(
+      follower.server,
+      `${LEASES}?watch=true&fieldSelector=metadata.name%3Dmini-apiserver-controllers&resourceVersion=${before.metadata.resourceVersion}`,
+    );
     await leader.server.close();
     leader.closed = true;
-    const after = await eventually(
+    const events = await writes.until(
       'the follower holds the Lease',
-      async () => {
-        const spec = await lease(follower.call);
-        return spec.holderIdentity === follower.id ? spec : undefined;
-      },
-      LEASE_SECONDS * 1000,
+      (ev) => ev.object.spec.holderIdentity === follower.id,
     );
-    expect(Date.now() - stopped).toBeLessThan(LEASE_SECONDS * 1000);
-    expect(after.leaseTransitions).toBe((before.leaseTransitions ?? 0) + 1);
-    expect(after.acquireTime).toMatch(MICRO_TIME);
+    writes.close();
+    const specs = events.map((ev) => ev.object.spec);
+    // The leader's renewals, then its release, then the follower's acquisition.
+    const handover = specs.slice(specs.findIndex((spec) => spec.holderIdentity !== leader.id));
+    expect(handover.map((spec) => [spec.holderIdentity, spec.leaseDurationSeconds, spec.leaseTransitions])).toEqual([
+      ['', 1, before.spec.leaseTransitions ?? 0],
+      [follower.id, LEASE_SECONDS, (before.spec.leaseTransitions ?? 0) + 1],
+    ]);
+    expect(handover[1]!.acquireTime).toMatch(MICRO_TIME);
 
     // An orphan written after the failover: its owner is already gone when it is created.
     const p = await create(follower.call, PARENTS(), 'Parent', 'p2');
@@ -182,6 +194,8 @@ describe('a server that does not hold the Lease', () => {
   let etcd: EtcdProcess;
   let server: ServerHandle;
   let call: Call;
+  /** What the server said of its leadership and of the collector's deletes, in order. */
+  const said: string[] = [];
   beforeAll(async () => {
     etcd = await startEtcd();
     server = await startServer({
@@ -190,6 +204,15 @@ describe('a server that does not hold the Lease', () => {
       etcdPrefix: `/${randomUUID()}`,
       compactionIntervalMs: 0,
       leaderElection: { leaseDurationSeconds: LEASE_SECONDS, retryPeriodMs: 250, identity: 'me' },
+      logger: createLogger({
+        level: 'debug',
+        write: (line) => {
+          const entry = JSON.parse(line) as { msg?: string; name?: string };
+          const leadership = /^leader election: (became the leader|stopped leading)$/.exec(entry.msg ?? '');
+          if (leadership) said.push(leadership[1]!);
+          if (entry.msg === 'garbage collector deleting object') said.push(`deleting ${entry.name}`);
+        },
+      }),
     });
     call = apiClient(server);
     await installCrd(call, simpleCrd(GROUP, 'parents', OPEN));
@@ -200,24 +223,28 @@ describe('a server that does not hold the Lease', () => {
     await etcd?.destroy();
   });
 
-  it('neither collects nor empties namespaces until it leads, then catches up', async () => {
-    // Another process (one that will die) takes the Lease with a fresh renewal, written as any
-    // client writes it: an update carrying the resourceVersion, retried if we renewed meanwhile.
-    let ghostRenewed = 0;
-    await eventually('the Lease taken by another holder', async () => {
+  /** Writes the Lease as held by `ghost` (another process), renewed at `renewedMs`, for an hour. */
+  const ghostLease = (renewedMs: number) =>
+    eventually('the Lease written as the ghost holds it', async () => {
       const r = await call('GET', LEASE);
       const lease = r.json as { metadata: Meta; spec: LeaseSpec };
-      ghostRenewed = Date.now();
+      const taking = lease.spec.holderIdentity !== 'ghost';
       lease.spec = {
         ...lease.spec,
         holderIdentity: 'ghost',
-        renewTime: formatMicroTime(ghostRenewed * 1000),
-        leaseTransitions: (lease.spec.leaseTransitions ?? 0) + 1,
+        leaseDurationSeconds: 3600,
+        renewTime: formatMicroTime(renewedMs * 1000),
+        leaseTransitions: (lease.spec.leaseTransitions ?? 0) + (taking ? 1 : 0),
       };
-      return (await call('PUT', LEASE, { body: lease })).status === 200 ? true : undefined;
+      return (await call('PUT', LEASE, { body: lease })).status === 200 ? lease.spec : undefined;
     });
-    // One retry period (with jitter) later this server has seen it and stopped acting.
-    await new Promise((r) => setTimeout(r, 400));
+
+  it('neither collects nor empties namespaces until it leads, then catches up', async () => {
+    // Another process takes the Lease, as any client writes it (an update carrying the
+    // resourceVersion, retried if we renewed meanwhile), for an hour: this server cannot take it
+    // back while the test looks, however slow the machine.
+    const taken = await ghostLease(Date.now());
+    await eventually('this server to stop leading', async () => (said.includes('stopped leading') ? true : undefined));
 
     const p = await create(call, PARENTS(), 'Parent', 'p');
     await create(call, KIDS(), 'Kid', 'k', { ownerReferences: [ref(p)] });
@@ -231,19 +258,23 @@ describe('a server that does not hold the Lease', () => {
       ).status,
     ).toBe(201);
     expect((await call('DELETE', `/api/v1/namespaces/${ns}`)).status).toBe(200);
+    // Time for a server that wrongly acted to do so (not a bound: a slower machine only gives it less).
     await new Promise((r) => setTimeout(r, 500));
     expect((await call('GET', `${KIDS()}/k`)).status).toBe(200);
     expect((await call('GET', `/api/v1/namespaces/${ns}`)).status).toBe(200);
     expect((await lease(call)).holderIdentity).toBe('ghost');
 
-    // The ghost's Lease expires: this server takes over and finishes both.
-    await eventually(
-      'this server holds the Lease',
-      async () => ((await lease(call)).holderIdentity === 'me' ? true : undefined),
-      LEASE_SECONDS * 1000 + 2000,
-    );
-    expect(Date.now() - ghostRenewed).toBeGreaterThanOrEqual(LEASE_SECONDS * 1000);
+    // The ghost died long ago: its last renewal two hours back, its hour long past. This server
+    // takes over at its next round, and finishes both.
+    await ghostLease(Date.now() - 2 * 3600 * 1000);
+    const mine = await eventually('this server holds the Lease', async () => {
+      const spec = await lease(call);
+      return spec.holderIdentity === 'me' ? spec : undefined;
+    });
+    expect(mine.leaseTransitions).toBe((taken.leaseTransitions ?? 0) + 1);
     await gone(call, `${KIDS()}/k`);
     await gone(call, `/api/v1/namespaces/${ns}`);
+    // The collector deleted only once it led again.
+    expect(said).toEqual(['became the leader', 'stopped leading', 'became the leader', 'deleting k']);
   });
 });

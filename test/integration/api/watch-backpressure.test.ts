@@ -113,8 +113,18 @@ async function metric(name: string): Promise<string | undefined> {
     ?.slice(name.length + 1);
 }
 
+/**
+ * Hang guards, not speed bounds: the test is a few hundred sequential 10 KiB writes (until the
+ * kernel's socket buffers of the stalled clients and then the server's budget fill) fanned out to
+ * eight watchers; on a loaded machine that took more than the default 60 s.
+ */
+const TEST_TIMEOUT_MS = 300_000;
+const WAIT_MS = 60_000;
+
 describe('watch backpressure', () => {
-  it('ends the watchers that do not read, holds no more than the budget for them, and readers get every event in order', async () => {
+  it('ends the watchers that do not read, holds no more than the budget for them, and readers get every event in order', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
     const created = await call('POST', BASE, {
       body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} },
     });
@@ -162,11 +172,15 @@ describe('watch backpressure', () => {
     const inOrder = (events: WatchEvent[]): string[] =>
       events.map((e) => `${e.type} ${e.object.metadata.resourceVersion} ${e.object.spec?.i}`);
     const want = written.map((rv, i) => `MODIFIED ${rv} ${i}`);
-    await eventually('the HTTPS reader has every event', async () =>
-      httpEvents.length >= written.length ? true : undefined,
+    await eventually(
+      'the HTTPS reader has every event',
+      async () => (httpEvents.length >= written.length ? true : undefined),
+      WAIT_MS,
     );
-    await eventually('the WebSocket reader has every event', async () =>
-      wsReader.events.length >= written.length ? true : undefined,
+    await eventually(
+      'the WebSocket reader has every event',
+      async () => (wsReader.events.length >= written.length ? true : undefined),
+      WAIT_MS,
     );
     expect(inOrder(httpEvents)).toEqual(want);
     expect(inOrder(wsReader.events)).toEqual(want);
@@ -177,8 +191,10 @@ describe('watch backpressure', () => {
     for (const w of stalled) {
       const established = (): boolean | undefined => serverSideEstablished(w.localPort!);
       if (established() === undefined) break;
-      await eventually(`the server closed its side of the connection from port ${w.localPort}`, async () =>
-        established() ? undefined : true,
+      await eventually(
+        `the server closed its side of the connection from port ${w.localPort}`,
+        async () => (established() ? undefined : true),
+        WAIT_MS,
       );
     }
     // Reading now, each gets what was sent before its end, far from everything, then the close.

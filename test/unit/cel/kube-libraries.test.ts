@@ -4,7 +4,7 @@
 // and cel-go's strings extension tests, plus our own where those are silent.
 import { describe, expect, it } from 'vitest';
 import { check } from '../../../cel/checker.js';
-import { activation, type EvalResult, program } from '../../../cel/eval.js';
+import { activation, type EvalResult, ProgramError, program } from '../../../cel/eval.js';
 import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
@@ -180,10 +180,19 @@ describe('regex', () => {
     ["'abc'.findAll('[0-9]+')", []],
     ["'aaa'.findAll('a*?')", ['', '', '', '']],
   ]);
+  // A pattern computed at run time fails when the call runs; a literal one when the program is
+  // built (the regex library's cel.OptimizeRegex), with Go's text alone.
   errors([
-    ["'abc'.find('[')", 'Illegal regex: error parsing regexp: missing closing ]: `[`'],
-    ["'abc'.findAll('(')", 'Illegal regex: error parsing regexp: missing closing ): `(`'],
+    ["'abc'.find('[' + '')", 'Illegal regex: error parsing regexp: missing closing ]: `[`'],
+    ["'abc'.findAll('(' + '')", 'Illegal regex: error parsing regexp: missing closing ): `(`'],
   ]);
+  it.each([
+    ["'abc'.find('[')", 'error parsing regexp: missing closing ]: `[`'],
+    ["'abc'.findAll('(', 1)", 'error parsing regexp: missing closing ): `(`'],
+    ["'abc'.matches('a(')", 'error parsing regexp: missing closing ): `a(`'],
+  ])('%s cannot be built', (src, want) => {
+    expect(() => run(src)).toThrow(new ProgramError(want));
+  });
 });
 
 describe('urls', () => {

@@ -1,15 +1,19 @@
 // The parser against cel-spec's parsing data (cel-go's parser tests, as @bufbuild/cel-spec
 // ships them with cel-go's debug output and error text), then kube's settings and limits and
 // the constructs real CRDs use.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import type { Expr } from '../../../cel/ast.js';
 import { idKindAdorner, kindAdorner, toDebugString } from '../../../cel/debug.js';
 import { KUBE_PARSER_OPTIONS, MAX_RECURSION_DEPTH, type ParserOptions, parse } from '../../../cel/parser.js';
+import {
+  crdsOf,
+  expressionsOf,
+  REALWORLD_CRDS_DIR,
+  REALWORLD_MISSING,
+  realworldRuleFiles,
+} from '../../helpers/realworld.js';
 
 interface ParsingTest {
   original: { expr: string };
@@ -202,43 +206,22 @@ describe('what CRD rules write', () => {
   });
 });
 
-describe('the rules of real-world CRDs', () => {
-  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'shared', 'realworld', 'crds');
-  const rules = (): Set<string> => {
-    const out = new Set<string>();
-    const walk = (v: unknown): void => {
-      if (Array.isArray(v)) v.forEach(walk);
-      else if (v !== null && typeof v === 'object') {
-        for (const [k, x] of Object.entries(v)) {
-          if (k === 'x-kubernetes-validations' && Array.isArray(x)) {
-            for (const r of x as { rule?: string; messageExpression?: string }[])
-              for (const e of [r.rule, r.messageExpression]) if (e) out.add(e);
-          }
-          walk(x);
-        }
-      }
-    };
-    for (const project of readdirSync(dir)) {
-      for (const f of readdirSync(join(dir, project)).filter((n) => /\.ya?ml$/.test(n))) {
-        const text = readFileSync(join(dir, project, f), 'utf8');
-        // Reading YAML is the slow part: only files with rules.
-        if (text.includes('x-kubernetes-validations')) for (const doc of parseAllDocuments(text)) walk(doc.toJS());
-      }
-    }
-    return out;
-  };
+describe('the rules of real-world CRDs (../shared/realworld/crds)', () => {
+  if (REALWORLD_MISSING) it('did not run', (ctx) => ctx.skip(`did not run: ${REALWORLD_MISSING}`));
 
-  it.skipIf(!existsSync(dir))('all parse as kube parses them (../shared/realworld/crds)', () => {
-    const all = [...rules()];
-    expect(all.length).toBeGreaterThan(150);
-    expect(
-      all.flatMap((r) => {
-        const issues = kube(r).issues;
-        return issues.length > 0 ? [issues.toDisplayString()] : [];
-      }),
-    ).toEqual([]);
-  });
-  if (!existsSync(dir)) console.warn(`${dir} is missing: the real-world CRD rules were not parsed`);
+  it.each(realworldRuleFiles().map((f) => [relative(REALWORLD_CRDS_DIR, f.file), f.file] as const))(
+    '%s: all parse as kube parses them',
+    (_name, file) => {
+      const all = crdsOf(file).flatMap((crd) => expressionsOf(crd));
+      expect(all.length).toBeGreaterThan(0);
+      expect(
+        all.flatMap((r) => {
+          const issues = kube(r).issues;
+          return issues.length > 0 ? [issues.toDisplayString()] : [];
+        }),
+      ).toEqual([]);
+    },
+  );
 });
 
 describe("kube's limits (cel-go's defaults: base.go sets none)", () => {

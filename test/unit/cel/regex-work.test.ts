@@ -1,13 +1,13 @@
-// The request's regex work budget (crd/cel/env.ts REGEX_WORK_BUDGET): kube charges a regex call
+// The request's regex work budget (cel/regex.ts REGEX_WORK_BUDGET): kube charges a regex call
 // by the pattern's length, which does not bound re2js's time on the event loop, so each compile
 // and search is charged (input code units + 1) × program size before it runs, and one the budget
 // cannot cover is refused with kube's out-of-budget error without running. Ordinary rules over
 // ordinary strings stay well inside it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../crd/cel/compile.js';
-import { REGEX_WORK_BUDGET } from '../../../crd/cel/env.js';
 import {
   REGEX_COMPILE_WORK_PER_INSTRUCTION,
+  REGEX_WORK_BUDGET,
   REGEX_DFA_BYTES,
   compileRegex,
   estimateRegex,

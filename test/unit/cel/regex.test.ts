@@ -1,9 +1,10 @@
 // Go regexps for matches/find/findAll (cel/regex.ts): Go's error texts, a pattern's cost
 // bounded before it is compiled, the compiled-pattern cache bounded, and kube's cost formula
-// charged for each call before the pattern is compiled or run.
+// charged for each call.
 import { afterEach, describe, expect, it } from 'vitest';
-import { compileSchemaRules } from '../../../crd/cel/compile.js';
-import { regexCallCost } from '../../../crd/cel/env.js';
+import { variable } from '../../../cel/decls.js';
+import { activation, COST_LIMIT_EXCEEDED, program } from '../../../cel/eval.js';
+import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
 import {
   MAX_REGEX_PROGRAM,
   REGEX_CACHE_BYTES,
@@ -12,9 +13,10 @@ import {
   compileRegex,
   estimateRegex,
   regexCache,
+  regexCounters,
 } from '../../../cel/regex.js';
-import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
-import { formatFieldError } from '../../../apimachinery/field-errors.js';
+import { StringType } from '../../../cel/types.js';
+import { CelError } from '../../../cel/values.js';
 
 afterEach(() => regexCache.clear());
 
@@ -140,6 +142,18 @@ describe('the compiled-regex cache is bounded', () => {
 });
 
 describe("cost: kube's formula, ⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉ in code points", () => {
+  const kube = kubeCrdEnvironment();
+  const c = kube.compile(
+    's.matches(p)',
+    kube.checkerEnv().addIdents(variable('s', StringType), variable('p', StringType)),
+  );
+  const matches = program(c.ast!, kube.programOptions);
+  /** The call's cost: the evaluation's, less 1 for each of the two identifiers. */
+  const callCost = (s: string, p: string, costLimit?: number) => {
+    const r = matches.eval(activation({ s, p }), { costLimit });
+    return { cost: r.cost - 2, value: r.value };
+  };
+
   const cases: { s: string; p: string; cost: number }[] = [
     { s: '', p: 'abcd', cost: 1 },
     { s: 'x', p: '', cost: 0 },
@@ -148,32 +162,16 @@ describe("cost: kube's formula, ⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉ in c
     { s: 'a'.repeat(1_400_000), p: '(a+)+$', cost: 280_002 },
   ];
   it.each(cases)('|s| = $s.length, p = $p', ({ s, p, cost }) => {
-    expect(regexCallCost(s, p)).toBe(cost);
+    expect(c.issues).toBeUndefined();
+    expect(callCost(s, p).cost).toBe(cost);
   });
 
-  const schema: JSONSchemaProps = {
-    type: 'object',
-    properties: { s: { type: 'string', maxLength: 1000 }, p: { type: 'string', maxLength: 100_000 } },
-    'x-kubernetes-validations': [{ rule: 'self.s.matches(self.p)' }],
-  };
-  const { errors, rules } = compileSchemaRules(schema, 'spec.validation.openAPIV3Schema');
-  const spent = (s: string, p: string, perCallLimit?: number) => {
-    const r = rules.validate({ s, p }, undefined, { budget: 1_000_000, ...(perCallLimit ? { perCallLimit } : {}) });
-    return { cost: 1_000_000 - r.remainingBudget, errors: r.errors.map(formatFieldError) };
-  };
-
-  it('each call is charged the formula, nothing more', () => {
-    expect(errors).toEqual([]);
-    const base = spent('', '').cost;
-    expect(spent('😀'.repeat(999), '😀'.repeat(40)).cost - base).toBe(100 * 10);
-    expect(spent('a'.repeat(999), '[a-z]+').cost - base).toBe(100 * 2);
-  });
-
-  it('charged before the pattern is compiled: over the per-call limit, a huge pattern is never compiled', () => {
+  it('a pattern over the bound is neither compiled nor run, and its call still costs the formula', () => {
     const p = 'a{0,9}'.repeat(16_000);
-    expect(spent('a'.repeat(999), p, 100_000).errors).toEqual([
-      `<nil>: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.s.matches(self.p)`,
-    ]);
-    expect(regexCache.size).toBe(0);
+    const before = { ...regexCounters };
+    const r = callCost('a'.repeat(999), p, 100_000);
+    expect(r.value).toEqual(new CelError(COST_LIMIT_EXCEEDED));
+    expect(r.cost).toBe(100 * 24_000);
+    expect(regexCounters).toEqual(before);
   });
 });

@@ -4,7 +4,11 @@ import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
 import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation/crd.js';
 import type { SchemaValidator } from '../../../crd/validation/options.js';
 import { caBundleError } from '../../../webhook/ca-bundle.js';
-import type { CRDVersion, CustomResourceDefinition } from '../../../apimachinery/apis/apiextensions.js';
+import type {
+  CRDVersion,
+  CustomResourceDefinition,
+  JSONSchemaProps,
+} from '../../../apimachinery/apis/apiextensions.js';
 import { type FieldError, formatFieldError, invalid } from '../../../apimachinery/field-errors.js';
 import { CA_PEM } from '../../helpers/test-ca.js';
 
@@ -925,27 +929,25 @@ describe('caBundleError', () => {
   it('an empty bundle means the system roots', () => expect(caBundleError('')).toBeUndefined());
 });
 
+/** A CRD whose one version's spec has these properties and this rule. */
+const withSpecRule = (rule: string, properties: Record<string, JSONSchemaProps>): CustomResourceDefinition =>
+  crd((x) => {
+    x.spec.versions = [
+      version('v1', {
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties, 'x-kubernetes-validations': [{ rule }] } },
+          },
+        },
+      }),
+    ];
+  });
+
 describe('CEL rules kube refuses for their size, nesting or regex, at CRD write', () => {
   const withRule = (rule: string): CustomResourceDefinition =>
-    crd((x) => {
-      x.spec.versions = [
-        version('v1', {
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  properties: { s: { type: 'string', maxLength: 10 } },
-                  'x-kubernetes-validations': [{ rule }],
-                },
-              },
-            },
-          },
-        }),
-      ];
-    });
+    withSpecRule(rule, { s: { type: 'string', maxLength: 10 } });
   const goRule = (rule: string) =>
     `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
   const at = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule';
@@ -982,5 +984,50 @@ describe('CEL rules kube refuses for their size, nesting or regex, at CRD write'
     expect(
       messages(validateCRD(withRule("self.s == ''" + " && self.s == ''".repeat(5000)), checkSchemaAtCRDWrite)),
     ).toEqual([]);
+  });
+});
+
+describe("a rule's cost on update (kube's versionsWithUnchangedSchemas)", () => {
+  // Over the per-expression limit (10,000,000), under the CRD's total (100,000,000). kube sizes a
+  // string of maxLength n as 4n bytes, so x == y costs x 1 + y 1 + ⌈4n × 0.1⌉; an all() costs its
+  // range (self.items: 2) + result 1 + maxItems × (condition 2 + accumulator 1 + step). With n = 10:
+  // inner 3 + 3000 × (3 + 2 + 4) = 27,003; outer 3 + 3000 × (3 + 27,003) = 81,018,003, 8.1x. With
+  // n = 11 (⌈4.4⌉ = 5): 90,018,003, 9.0x.
+  const quadratic = 'self.items.all(x, self.items.all(y, x == y))';
+  /** The rule over a list of strings, of at most maxItems items of maxLength (unbounded when absent). */
+  const withList = (bounds: { maxItems?: number; maxLength?: number } = {}): CustomResourceDefinition => {
+    const { maxItems, maxLength } = bounds;
+    const items: JSONSchemaProps = { type: 'string', ...(maxLength === undefined ? {} : { maxLength }) };
+    return withSpecRule(quadratic, {
+      items: { type: 'array', ...(maxItems === undefined ? {} : { maxItems }), items },
+    });
+  };
+  const at = 'spec.validation.openAPIV3Schema';
+  const rule = `${at}.properties[spec].x-kubernetes-validations[0].rule`;
+  const HINT =
+    '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+
+  it('a new CRD with the rule is refused', () => {
+    expect(messages(validateCRD(withList({ maxItems: 3000, maxLength: 10 }), checkSchemaAtCRDWrite))).toEqual([
+      `${rule}: Forbidden: estimated rule cost exceeds budget by factor of 8.1x ${HINT}`,
+    ]);
+  });
+
+  it('an update that keeps the schema is not refused for it; one that changes the schema is', () => {
+    const old = withList({ maxItems: 3000, maxLength: 10 });
+    const relabelled = withList({ maxItems: 3000, maxLength: 10 });
+    relabelled.metadata.labels = { tier: 'x' };
+    expect(messages(validateCRDUpdate(relabelled, old, checkSchemaAtCRDWrite))).toEqual([]);
+    const changed = withList({ maxItems: 3000, maxLength: 11 });
+    expect(messages(validateCRDUpdate(changed, old, checkSchemaAtCRDWrite))).toEqual([
+      `${rule}: Forbidden: estimated rule cost exceeds budget by factor of 9.0x ${HINT}`,
+    ]);
+  });
+
+  it("the CRD's total is still checked on an unchanged schema", () => {
+    expect(messages(validateCRDUpdate(withList(), withList(), checkSchemaAtCRDWrite))).toEqual([
+      `${rule}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${at}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${HINT}`,
+    ]);
   });
 });

@@ -24,7 +24,7 @@ function memorySink(): { sink: WatchSink; sent: string[]; close(): void } {
     sent,
     sink: {
       open() {},
-      send: (event) => void sent.push(event),
+      send: (event) => void sent.push(event.text),
       ready: () => true,
       onDrain() {},
       buffered: () => 0,

@@ -1,5 +1,6 @@
 // The Metrics of one server: kube-apiserver's families with their help texts, labels and buckets,
 // what each request adds, the gauges read at scrape time, and one registry per server.
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../apimachinery/errors.js';
 import { WatchStats, watchKindOf } from '../../../server/endpoints/watch/budget.js';
@@ -134,7 +135,7 @@ describe('the families, as kube 1.33 declares them', () => {
       }
       expect(value(text, 'process_start_time_seconds')).toBeGreaterThan(1.6e9);
     }
-    expect(a.registry.contentType).toBe(METRICS_CONTENT_TYPE);
+    expect(Registry.PROMETHEUS_CONTENT_TYPE).toBe(METRICS_CONTENT_TYPE);
   });
 
   it("times requests and storage calls in kube's buckets, 5 ms to 60 s", async () => {

@@ -126,3 +126,28 @@ it('after expireHistory, a watch resuming from before it is Compacted; one from 
     cacher.stop();
   }
 });
+
+it('lists in key order as keys come and go, and holds an object only at the revision that wrote it', async () => {
+  const prefix = '/registry/ordered/';
+  const cacher = new Cacher<string>(storage, prefix, (kv) => kv.value);
+  try {
+    await storage.create(`${prefix}ns/b`, 'B');
+    const c = await storage.create(`${prefix}ns/c`, 'C');
+    const keys = async (under: string): Promise<string[]> =>
+      (await cacher.list(under)).items.map((i) => i.key.slice(prefix.length));
+    expect(await keys(prefix)).toEqual(['ns/b', 'ns/c']);
+    expect(await keys(`${prefix}ns/`)).toEqual(['ns/b', 'ns/c']);
+    expect(cacher.heldAt(`${prefix}ns/c`, c.modRevision)).toBe('C');
+    await storage.create(`${prefix}ns/a`, 'A');
+    const c2 = await storage.update(`${prefix}ns/c`, 'C2', c.modRevision);
+    await storage.delete(`${prefix}ns/b`);
+    expect(await keys(prefix)).toEqual(['ns/a', 'ns/c']);
+    expect(await keys(`${prefix}ns/`)).toEqual(['ns/a', 'ns/c']);
+    expect((await cacher.list(prefix)).items.map((i) => i.object)).toEqual(['A', 'C2']);
+    expect(cacher.heldAt(`${prefix}ns/c`, c.modRevision)).toBeUndefined();
+    expect(cacher.heldAt(`${prefix}ns/c`, c2.modRevision)).toBe('C2');
+    expect(cacher.heldAt(`${prefix}ns/b`, c.modRevision - 1)).toBeUndefined();
+  } finally {
+    cacher.stop();
+  }
+});

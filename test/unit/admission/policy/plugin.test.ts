@@ -10,6 +10,7 @@ import {
   validatingAdmissionPolicy,
 } from '../../../../admission/policy/index.js';
 import { attributes } from '../webhook/attributes.js';
+import { OUT_OF_BUDGET, PER_CALL_LIMIT } from '../../../../cel/kube/limits.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: a namespaced custom resource (widgets.example.com) whose spec.size a policy limits by
@@ -698,22 +699,28 @@ describe('ValidatingAdmissionPolicy plugin', () => {
     );
   });
 
-  it('a hostile object answers within the budget, fast', async () => {
+  // The per-call limit cancels the expression where it passes 1,000,000, not at the end of the
+  // 25,000,000 iterations: a set budget only just over the limit still covers what was charged,
+  // so the answer is the per-call cancellation, not the budget's refusal (an evaluator that
+  // charged the whole loop would run out of that budget).
+  it('a hostile object is cancelled at the per-call limit, charged no more than the limit', async () => {
     const big = widget(1);
     (big.spec as Record<string, unknown>).items = Array.from({ length: 5000 }, (_, i) => i);
-    const t = Date.now();
-    const out = await run(
-      [
-        policy({
-          paramKind: undefined,
-          validations: [{ expression: 'object.spec.items.all(x, object.spec.items.all(y, x + y >= 0))' }],
-        }),
-      ],
-      [binding({ paramRef: undefined })],
-      attrs(big),
-    );
-    expect(Date.now() - t).toBeLessThan(10_000);
+    const hostile = [
+      policy({
+        paramKind: undefined,
+        validations: [{ expression: 'object.spec.items.all(x, object.spec.items.all(y, x + y >= 0))' }],
+      }),
+    ];
+    const out = await run(hostile, [binding({ paramRef: undefined })], attrs(big), {
+      budget: Number(PER_CALL_LIMIT) + 100,
+    });
     expect(out.error!.message).toContain('resulted in error: operation cancelled: actual cost limit exceeded');
+    // One unit of budget fewer than the limit itself: now the set's budget is what refuses.
+    const short = await run(hostile, [binding({ paramRef: undefined })], attrs(big), {
+      budget: Number(PER_CALL_LIMIT) - 1,
+    });
+    expect(short.error!.message).toContain(OUT_OF_BUDGET);
   });
 
   it('compiles a policy once per version', async () => {

@@ -55,10 +55,10 @@ describe('compileSchemaRules: rules that compile', () => {
     'self.tags.isSorted() && self.tags.indexOf("a") < 5',
     'sets.contains(self.tags, ["a"])',
     'self.name.find("[0-9]+") == "" && self.name.findAll("a").size() < 3',
-    'self.name.split("-").size() < 5 && ["a", "b"].join("-") == "a-b"',
+    'self.name.split("-").size() < 5 && self.tags.join("-") != ""',
     'strings.quote(self.name) != ""',
-    'cel.bind(n, self.name, n.size() < 64)',
     'self == oldSelf',
+    "'%s has %d tags'.format([self.name, self.tags.size()]) != ''",
   ];
   it.each(ok)('%s', (rule) => {
     expect(errorsOf(spec([{ rule }]))).toEqual([]);
@@ -92,6 +92,13 @@ describe('compileSchemaRules: compile and type errors, as kube words them', () =
   ];
   it.each(cases)('$rule', ({ rule, want }) => {
     expect(errorsOf(spec([{ rule }]))).toEqual([`${R}.rule: Invalid value: ${goRule(rule)}: ${want}`]);
+  });
+
+  it("cel.bind is not in kube 1.33's CRD environment (no ext.Bindings)", () => {
+    const [e] = errorsOf(spec([{ rule: 'cel.bind(n, self.name, n.size() < 64)' }]));
+    expect(e).toContain(
+      ": compilation failed: ERROR: <input>:1:1: undeclared reference to 'cel' (in container '')\n | cel.bind(n, self.name, n.size() < 64)\n | ^",
+    );
   });
 
   it('a syntax error is a compilation failure at the rule', () => {
@@ -217,17 +224,18 @@ describe('compileSchemaRules: rule fields', () => {
   });
 });
 
+// kube's texts name no bound to add (this server named them once; kube's do not).
 describe('compileSchemaRules: static cost', () => {
-  it('an O(n²) rule over an unbounded list of unbounded strings is refused, naming the bounds to add', () => {
+  it('an O(n²) rule over an unbounded list of unbounded strings is refused', () => {
     const errs = errorsOf(
       spec([{ rule: 'self.items.all(x, self.items.all(y, x == y))' }], {
         items: { type: 'array', items: { type: 'string' } },
       }),
     );
     expect(errs).toEqual([
-      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared); unbounded: list spec.items has no maxItems, string spec.items[*] has no maxLength`,
-      `${R}.rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema`,
-      `${P}: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+      `${R}.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${P}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
     ]);
   });
 
@@ -264,10 +272,41 @@ describe('compileSchemaRules: static cost', () => {
       },
     });
     const errs = errorsOf(schema);
-    expect(errs[0]).toContain(
-      `${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x`,
+    expect(errs[0]).toBe(
+      `${P}.properties[spec].properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
     );
-    expect(errs[0]).toContain('unbounded: list spec.items has no maxItems, string spec.items[*].s has no maxLength');
+  });
+
+  it("a messageExpression's cost is its own, not multiplied by how often the rule may run", () => {
+    // string(int) has no size cel-go can bound, so a concatenation with it costs past any limit.
+    const messageExpression = "'size ' + string(self.size)";
+    expect(errorsOf(spec([{ rule: 'true', messageExpression }]))).toEqual([
+      `${R}.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+      `${R}.messageExpression: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${P}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    ]);
+    // Under a list of 1,000 items the same message costs what it costs once.
+    expect(
+      errorsOf(
+        spec([], {
+          list: {
+            type: 'array',
+            maxItems: 1000,
+            items: {
+              type: 'string',
+              maxLength: 10,
+              'x-kubernetes-validations': [{ rule: 'true', messageExpression: "self + ' is bad'" }],
+            },
+          },
+        }),
+      ),
+    ).toEqual([]);
+  });
+
+  it('join() of a list literal is refused: kube cannot size its elements', () => {
+    expect(errorsOf(spec([{ rule: '["a", "b"].join("-") == "a-b"' }]))[0]).toBe(
+      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    );
   });
 });
 
@@ -342,20 +381,29 @@ describe('compileSchemaRules: the estimated cost of a regex', () => {
 
   it('a 200-character literal pattern on an unbounded string is not: 314,573 · 50', () => {
     expect(errorsOf(regexRule('a'.repeat(200)))).toEqual([
-      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of 1.6x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared); unbounded: string spec.text has no maxLength`,
+      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of 1.6x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
     ]);
   });
 
-  it('a pattern from the object is sized by its maxLength', () => {
+  it('a pattern from the object is sized by its maxLength, 4 bytes a character as kube sizes strings', () => {
     const rule = [{ rule: 'self.text.matches(self.pattern)' }];
+    // ⌈401 · 0.1⌉ · ⌈400 · 0.25⌉ = 41 · 100.
     expect(
       errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string', maxLength: 100 } })),
     ).toEqual([]);
-    // 11 · 786,432: within the limit, so a 3 MiB pattern can reach the rule at runtime.
-    expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string' } }))).toEqual([]);
-    // 101 · 786,432.
+    // 5 · 786,432: within the limit, so a 3 MiB pattern can reach the rule at runtime.
+    expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 10 }, pattern: { type: 'string' } }))).toEqual([]);
+    // 41 · 786,432 and 401 · 786,432.
+    const refused = (factor: string) =>
+      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+    expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 100 }, pattern: { type: 'string' } }))).toEqual([
+      refused('3.2x'),
+    ]);
+    // Past the schema's total too: 315,359,232 of 100,000,000.
     expect(errorsOf(spec(rule, { text: { type: 'string', maxLength: 1000 }, pattern: { type: 'string' } }))).toEqual([
-      `${R}.rule: Forbidden: estimated rule cost exceeds budget by factor of 7.9x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared); unbounded: string spec.pattern has no maxLength`,
+      refused('31.5x'),
+      `${R}.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${P}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 3.2x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
     ]);
   });
 });
@@ -370,5 +418,58 @@ describe('compileSchemaRules: deep values in a schema', () => {
       'x-kubernetes-validations': [{ rule: 'has(self.spec)' }],
     } as JSONSchemaProps;
     expect(compileSchemaRules(schema, 'spec.versions[0].schema.openAPIV3Schema').errors).toEqual([]);
+  });
+});
+
+describe("compileSchemaRules: kube's order and kube's other checks", () => {
+  it("reports the rules' own fields first, and checks no CEL of a node with such an error below it", () => {
+    const schema = spec([{ rule: 'self.nope == 1' }], {
+      a: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self.nope' }] },
+      c: { type: 'object', 'x-kubernetes-validations': [{ rule: 'true', message: ' ' }] },
+    });
+    expect(errorsOf(schema)).toEqual([
+      `${P}.properties[spec].properties[c].x-kubernetes-validations[0].message: Invalid value: " ": message must be non-empty if specified`,
+      `${P}.properties[spec].properties[a].x-kubernetes-validations[0].rule: Invalid value: ${goRule('self.nope')}: compilation failed: ERROR: <input>:1:5: type 'string' does not support field selection\n | self.nope\n | ....^`,
+    ]);
+  });
+
+  it('refuses optionalOldSelf on a rule that does not compile, as kube does', () => {
+    const rule: ValidationRule = { rule: 'self.nope == oldSelf', optionalOldSelf: true };
+    expect(errorsOf(spec([rule]))).toEqual([
+      `${R}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self.nope == oldSelf", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(0xc000000000)}: compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == oldSelf\n | ....^`,
+      `${R}.optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
+    ]);
+  });
+
+  it('a node CEL cannot see (no type) cannot carry rules', () => {
+    const schema = spec([], {
+      x: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] },
+    });
+    expect(errorsOf(schema)).toEqual([
+      `${P}.properties[spec].properties[x].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
+    ]);
+  });
+
+  it("lists each expression's cost, the rule's times its cardinality, and their total", () => {
+    const r = compileSchemaRules(
+      spec([{ rule: 'self.tags.all(t, t.size() < 10)', messageExpression: 'self.name' }], {
+        list: {
+          type: 'array',
+          maxItems: 3,
+          items: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0' }] },
+        },
+      }),
+      P,
+    );
+    expect(r.errors).toEqual([]);
+    // self > 0: self 1 + `>` 1, × 3 items. all(): self.tags 2 + the result 1 + 10 items × (the
+    // loop's condition 2 + its step: the accumulator 1 + t.size() 2 + `<` 1; `&&` adds nothing).
+    // The message: self.name, 2.
+    expect(r.costs).toEqual([
+      { path: `${P}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule`, cost: 6n },
+      { path: `${R}.rule`, cost: 63n },
+      { path: `${R}.messageExpression`, cost: 2n },
+    ]);
+    expect(r.total).toBe(71n);
   });
 });

@@ -64,7 +64,7 @@ describe('formatted strings are typed values', () => {
 
   it('type-checks them as such at CRD write', () => {
     expect(run('self.created + 1 > self.expires')).toContain(
-      "found no matching overload for '_+_' applied to '(google.protobuf.Timestamp, int)'",
+      "found no matching overload for '_+_' applied to '(timestamp, int)'",
     );
     expect(run("self.timeout.startsWith('1')")).toContain('found no matching overload');
   });

@@ -5,7 +5,11 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { notFound, invalid } from '../../../../apimachinery/errors.js';
 import { invalid as invalidField, required } from '../../../../apimachinery/field-errors.js';
-import { type ReplyMediaType, negotiateResourceOutput } from '../../../../server/endpoints/output.js';
+import {
+  PROTOBUF_MEDIA_TYPE,
+  type ReplyMediaType,
+  negotiateResourceOutput,
+} from '../../../../server/endpoints/output.js';
 import { decodeProtobufObject, decodeProtobufWatchEvent } from '../../../../server/codecs/protobuf.js';
 import {
   UnencodableError,
@@ -13,8 +17,9 @@ import {
   encodeProtobufObject,
   encodeProtobufWatchEvent,
 } from '../../../../server/codecs/protobuf-encode.js';
-import { sendJson, writeStatus } from '../../../../server/endpoints/respond.js';
+import { encodeBody, listBody, sendJson, writeStatus } from '../../../../server/endpoints/respond.js';
 import { httpWatchSink } from '../../../../server/endpoints/watch/sink.js';
+import { measured } from '../../../../server/endpoints/watch/events.js';
 
 const KUBECTL_ACCEPT = 'application/vnd.kubernetes.protobuf,application/json';
 const MAGIC = Buffer.from('k8s\0', 'latin1');
@@ -894,6 +899,45 @@ describe('sendJson and writeStatus answer in the negotiated media type', () => {
     expect(res.headers['Content-Type']).toBe('application/json');
   });
 
+  it('a list from its items’ bodies, encoded before: the bytes of the whole list encoded at once', async () => {
+    const json = (v: unknown) => encodeBody(v, 'application/json');
+    const protobuf = (v: unknown) => encodeBody(v, PROTOBUF_MEDIA_TYPE);
+    const head = (apiVersion: string, kind: string) => ({
+      apiVersion,
+      kind,
+      metadata: { resourceVersion: '12', continue: 'token', remainingItemCount: 0 },
+    });
+    for (const [apiVersion, kind, item] of LISTS) {
+      const items = [item, { ...item, metadata: { name: 'second' } }];
+      const whole = { ...head(apiVersion, kind), items };
+      for (const encode of [json, protobuf]) {
+        const { contentType } = encode(item);
+        const body = await listBody(head(apiVersion, kind), items.map(encode), contentType, async () =>
+          items.map(json),
+        );
+        expect(body).toEqual(encode(whole));
+      }
+      for (const n of [0, 1]) {
+        const some = items.slice(0, n);
+        expect(
+          await listBody(head(apiVersion, kind), some.map(protobuf), PROTOBUF_MEDIA_TYPE, async () => some.map(json)),
+        ).toEqual(protobuf({ ...head(apiVersion, kind), items: some }));
+        expect(await listBody(head(apiVersion, kind), some.map(json), 'application/json', async () => [])).toEqual(
+          json({ ...head(apiVersion, kind), items: some }),
+        );
+      }
+    }
+    // An item the definitions fall short of: the whole list in JSON, as encodeBody answers it.
+    const odd = { apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, extra: 1 };
+    const items = [OBJECTS['ConfigMap']!, odd];
+    const list = { ...head('v1', 'ConfigMapList'), items };
+    const body = await listBody(head('v1', 'ConfigMapList'), items.map(protobuf), PROTOBUF_MEDIA_TYPE, async () =>
+      items.map(json),
+    );
+    expect(body).toEqual(protobuf(list));
+    expect(body.contentType).toBe('application/json');
+  });
+
   it('an error Status, details and causes included', () => {
     const res = fake(KUBECTL_ACCEPT);
     const err = invalid({ group: '', name: 'ConfigMap' }, 'x', [required('metadata.name', '')]);
@@ -911,12 +955,14 @@ describe('httpWatchSink', () => {
     sink.open({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(res.headers['Content-Type']).toBe('application/vnd.kubernetes.protobuf;stream=watch');
     const cm = OBJECTS['ConfigMap']!;
-    sink.send(JSON.stringify({ type: 'ADDED', object: cm }));
+    sink.send(measured(JSON.stringify({ type: 'ADDED', object: cm })));
     sink.send(
-      JSON.stringify({
-        type: 'BOOKMARK',
-        object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: '9' } },
-      }),
+      measured(
+        JSON.stringify({
+          type: 'BOOKMARK',
+          object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: '9' } },
+        }),
+      ),
     );
     const body = res.body;
     const first = body.readUInt32BE(0);
@@ -939,7 +985,7 @@ describe('httpWatchSink', () => {
       const sink = httpWatchSink(res, mediaType);
       sink.open(typeMeta);
       expect(res.headers['Content-Type']).toBe('application/json');
-      sink.send('{"type":"ADDED","object":{}}');
+      sink.send(measured('{"type":"ADDED","object":{}}'));
       expect(res.body.toString()).toBe('{"type":"ADDED","object":{}}\n');
     }
   });

@@ -149,6 +149,43 @@ describe('a new CRD', () => {
     expect(catalog.lookup('served.example.com', 'v2', 'gears')!.store).toBe(v1!.store);
   });
 
+  it("keeps the catalog's descriptors through a status write, and replaces them when the spec changes", async () => {
+    const def = crd('steady.example.com', { plural: 'bolts', singular: 'bolt', kind: 'Bolt' });
+    await install(def);
+    const before = catalog.lookup('steady.example.com', 'v1', 'bolts');
+    await crds.update(
+      undefined,
+      def.metadata.name!,
+      (c) => {
+        (c as CustomResourceDefinition).status!.conditions!.push({
+          type: 'NonStructuralSchema',
+          status: 'False',
+          reason: 'Written',
+          message: 'by the test',
+        });
+        return c;
+      },
+      { subresource: 'status', dryRun: false },
+    );
+    // The informer hands the controller one event at a time: once the next CRD is served, the
+    // status write has been handled.
+    await install(crd('after.example.com', { plural: 'nuts', singular: 'nut', kind: 'Nut' }));
+    expect(catalog.lookup('steady.example.com', 'v1', 'bolts')).toBe(before);
+
+    await crds.update(
+      undefined,
+      def.metadata.name!,
+      (c) => {
+        (c as CustomResourceDefinition).spec.names.shortNames = ['bt'];
+        return c;
+      },
+      { dryRun: false },
+    );
+    await eventually('the new short name served', async () =>
+      catalog.lookup('steady.example.com', 'v1', 'bolts')?.names.shortNames.includes('bt') ? true : undefined,
+    );
+  });
+
   it('the same names in another group are no conflict', async () => {
     const created = await install(
       crd('other.example.com', {

@@ -5,12 +5,15 @@ import type { KubeObject, ObjectMeta } from '../../../../apimachinery/object.js'
 import { plainEventStrategy as eventStrategy } from '../../../helpers/plain-events.js';
 import { Store } from '../../../../server/registry/store.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
+import type { Storage } from '../../../../storage/interface.js';
 
 let fixture: Awaited<ReturnType<typeof createSqliteFixture>>;
+let storage: Storage;
 let store: Store;
 beforeAll(async () => {
   fixture = await createSqliteFixture();
-  store = new Store(await fixture.open(), eventStrategy);
+  storage = await fixture.open();
+  store = new Store(storage, eventStrategy);
 });
 afterAll(async () => fixture.teardown());
 
@@ -54,5 +57,27 @@ describe('Store.create: system metadata', () => {
       code: 400,
       status: { message: 'resourceVersion should not be set on objects to be created' },
     });
+  });
+});
+
+describe('Store.get: the watch cache’s object', () => {
+  it('is answered once the cache holds the revision storage has, a fresh decode before', async () => {
+    const shared = new Store(storage, eventStrategy);
+    const created = await shared.create('ns', event({ name: 'shared' }), { dryRun: false });
+    const before = await shared.get('ns', 'shared');
+    expect(await shared.get('ns', 'shared')).not.toBe(before);
+    // A list starts the watch cache; a get then answers with the object it lists.
+    const listed = (await shared.list('ns', { anyRevision: true })).items.find((o) => o.metadata.name === 'shared')!;
+    expect(await shared.get('ns', 'shared')).toBe(listed);
+    expect(listed).toEqual(before);
+    // A page from storage answers with it too.
+    expect((await shared.list('ns', { limit: 50 })).items).toContain(listed);
+    // Changed in storage: the cache's object is the old revision's until its event arrives.
+    const updated = await shared.update('ns', 'shared', (o) => ({ ...o, reason: 'changed' }), { dryRun: false });
+    const got = await shared.get('ns', 'shared');
+    expect(got.metadata.resourceVersion).toBe(updated.metadata.resourceVersion);
+    expect(got).not.toBe(listed);
+    expect(created.metadata.resourceVersion).not.toBe(updated.metadata.resourceVersion);
+    shared.close();
   });
 });

@@ -61,12 +61,25 @@ describe('validate: an object of a valid CRD', () => {
     ],
     [
       'two errors: the schema first, then CEL',
-      cache('both', { size: 0, maxSize: -1, engine: 'etcd' }),
+      cache('both', { size: 0, maxSize: -1 }),
       undefined,
       invalid('both', [
         ['spec.size', 'Invalid value: 0: spec.size in body should be greater than or equal to 1'],
-        ['spec.engine', 'Unsupported value: "etcd": supported values: "redis", "memcached"'],
         ['spec', 'Invalid value: "object": maxSize must be >= size'],
+      ]).status.message,
+    ],
+    [
+      // kube's hasBlockingErr: an unsupported (enum) value, among others, stops the CEL rules.
+      'a schema error that blocks the CEL rules',
+      cache('blocked', { size: 0, maxSize: -1, engine: 'etcd' }),
+      undefined,
+      invalid('blocked', [
+        ['spec.size', 'Invalid value: 0: spec.size in body should be greater than or equal to 1'],
+        ['spec.engine', 'Unsupported value: "etcd": supported values: "redis", "memcached"'],
+        [
+          '<nil>',
+          'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+        ],
       ]).status.message,
     ],
     [
@@ -95,7 +108,7 @@ describe('validate: an object of a valid CRD', () => {
       cache('eng', { size: 3, engine: 'redis' }),
       cache('eng', { size: 3, engine: 'memcached' }),
       {
-        ...invalid('eng', [['spec.engine', 'Invalid value: "redis": engine is immutable: was memcached']]),
+        ...invalid('eng', [['spec.engine', 'Invalid value: "string": engine is immutable: was memcached']]),
         operation: 'update',
       },
     ],

@@ -17,6 +17,7 @@ import { filterEvent } from '../../../../../server/endpoints/watch/events.js';
 import { httpWatchSink } from '../../../../../server/endpoints/watch/sink.js';
 import { serveWatch } from '../../../../../server/endpoints/watch/serve-watch.js';
 import { createSqliteFixture } from '../../../../helpers/sqlite-fixture.js';
+import { timerFired } from '../../../../helpers/timer-fired.js';
 
 const obj = (name: string, labels?: Record<string, string>, resourceVersion = '1'): KubeObject => ({
   apiVersion: 'v1',
@@ -185,13 +186,13 @@ class WatchStream {
     });
   }
 
-  /** Resolves once `n` events have arrived (or fails naming what did). */
-  async take(n: number, timeoutMs = 5000): Promise<WireEvent[]> {
+  /** Resolves once `n` events have arrived (or fails naming what did, after a hang guard's wait). */
+  async take(n: number, timeoutMs = 30_000): Promise<WireEvent[]> {
     await this.until(() => this.events.length >= n, `${n} events`, timeoutMs);
     return this.events.slice(0, n);
   }
 
-  async end(timeoutMs = 5000): Promise<void> {
+  async end(timeoutMs = 30_000): Promise<void> {
     await this.until(() => this.ended, 'the end of the stream', timeoutMs);
   }
 
@@ -287,6 +288,7 @@ async function create(ns: string, name: string, labels?: Record<string, string>)
 }
 
 const rvOf = (o: { metadata: ObjectMeta }): string => o.metadata.resourceVersion ?? '';
+
 const summary = (evs: WireEvent[]): [string, string | undefined][] => evs.map((e) => [e.type, e.object.metadata.name]);
 
 describe('serveWatch: the stream', () => {
@@ -410,20 +412,24 @@ describe('serveWatch: the stream', () => {
 
 describe('serveWatch: ending', () => {
   it('timeoutSeconds: the server ends the stream once it has passed', async () => {
-    const started = Date.now();
+    // Ended by its own timeoutSeconds: a watch without one (kube's 30 to 60 minutes), opened
+    // first, is still open; and not before: a timer of half the second, set before the watch
+    // was asked for, has fired (timers on one loop fire in the order they expire).
+    const untimed = await watch({ ns: 'timeout' });
+    const halfway = timerFired(500);
     const s = await watch({ ns: 'timeout', timeout: '1' });
-    await s.end(5000);
-    const took = Date.now() - started;
-    expect(took).toBeGreaterThanOrEqual(900);
-    expect(took).toBeLessThan(4000);
+    await s.end();
+    expect(halfway()).toBe(true);
+    expect(untimed.ended).toBe(false);
     // No bookmarks were asked for, so none were sent.
     expect(s.events).toEqual([]);
   });
 
   it('with allowWatchBookmarks, a BOOKMARK at the newest resourceVersion comes before the end', async () => {
-    const s = await watch({ ns: 'bookmarked', timeout: '2', bookmarks: '1' });
+    // The object is there before the watch, so its ADDED is sent before the watch's timer starts.
     const a = await create('bookmarked', 'a');
-    await s.end(6000);
+    const s = await watch({ ns: 'bookmarked', timeout: '1', bookmarks: '1' });
+    await s.end();
     const last = s.events[s.events.length - 1]!;
     expect(summary(s.events)).toEqual([
       ['ADDED', 'a'],

@@ -1,24 +1,54 @@
+// format(), strings.quote() and trim() as kube's strings library runs them
+// (cel/kube/strings-format.ts, cel/kube/strings-text.ts), over cel/'s values.
 import { describe, expect, it } from 'vitest';
-import { Optional } from '@marcbachmann/cel-js';
-import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
-import { compileExpression } from '../../../../crd/cel/env.js';
-import { FormatError, MAX_PRECISION, formatString, quote, trim } from '../../../../crd/cel/format.js';
+import { activation, program } from '../../../cel/eval.js';
+import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
+import { FormatError, formatString, MAX_PRECISION } from '../../../cel/kube/strings-format.js';
+import { quote, trim } from '../../../cel/kube/strings-text.js';
+import { parseTimestamp } from '../../../cel/time.js';
+import {
+  CelError,
+  Duration,
+  MapValue,
+  type MapKey,
+  OptionalValue,
+  type Timestamp,
+  TypeValue,
+  Uint,
+  type Value,
+} from '../../../cel/values.js';
 
-// The engine's type values are instances of its (unexported) class Type; format.ts knows them by that name.
-class Type {
-  constructor(readonly name: string) {}
-}
-
-const u = (n: bigint): UnsignedInt => new UnsignedInt(n);
+const u = (n: bigint): Uint => new Uint(n);
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
-const ts = (iso: string): Date => new Date(iso);
+const ts = (iso: string): Timestamp => {
+  const t = parseTimestamp(iso);
+  if (t instanceof CelError) throw new Error(t.message);
+  return t;
+};
+/** A duration of whole seconds and nanoseconds, as protobuf's (the nanos of the seconds' sign, or a positive part of a negative whole). */
+const dur = (seconds: bigint, nanos: number): Duration => new Duration(seconds * 1_000_000_000n + BigInt(nanos));
+const mapOf = (entries: readonly (readonly [MapKey, Value])[]): MapValue => {
+  const m = new MapValue();
+  for (const [k, v] of entries) m.set(k, v);
+  return m;
+};
+
+/** Evaluates through kube's environment. */
+function run(src: string): Value {
+  const kube = kubeCrdEnvironment();
+  const c = kube.compile(src, kube.checkerEnv());
+  if (c.issues !== undefined) throw new Error(c.issues.toDisplayString());
+  const v = program(c.ast, kube.programOptions).eval(activation({})).value;
+  if (v instanceof CelError) throw new Error(v.message);
+  return v;
+}
 
 // kube-apiserver's format(): cel-go's original formatter (ext/formatting.go), which kube runs through
 // ext.Strings(ext.StringsVersion(2)) with the default locale en_US. Expected texts are what Go, cel-go's
 // code and golang.org/x/text/message print for the same values.
 describe('formatString (kube: cel-go ext/formatting.go)', () => {
   const N = '\u202f×\u202f10'; // en's exponent sign in %e: narrow no-break spaces around ×
-  const cases: [string, unknown[], string][] = [
+  const cases: [string, Value[], string][] = [
     // plain text and %%
     ['no substitution', [], 'no substitution'],
     ['%% and %%', [], '% and %'],
@@ -37,15 +67,15 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     ['%s %s %s', [NaN, Infinity, -Infinity], 'NaN +Inf -Inf'],
     ['%s', [null], 'null'],
     ['%s', [bytes('xyz')], 'xyz'],
-    ['%s', [new Type('string')], 'string'],
-    ['%s', [new Type('null')], 'null_type'],
-    ['%s', [new Type('google.protobuf.Duration')], 'google.protobuf.Duration'],
+    ['%s', [TypeValue.of('string')], 'string'],
+    ['%s', [TypeValue.of('null_type')], 'null_type'],
+    ['%s', [TypeValue.of('google.protobuf.Duration')], 'google.protobuf.Duration'],
     ['%s', [ts('2023-02-03T23:31:20+00:00')], '2023-02-03T23:31:20Z'],
     ['%s', [ts('2023-02-03T23:31:20.120Z')], '2023-02-03T23:31:20.12Z'],
-    ['%s', [new Duration(6347n, 0)], '6347s'],
-    ['%s', [new Duration(1n, 500_000_000)], '1.5s'],
-    ['%s', [new Duration(-2n, 500_000_000)], '-1.5s'],
-    ['%s', [new Duration(0n, 1)], '0.000000001s'],
+    ['%s', [dur(6347n, 0)], '6347s'],
+    ['%s', [dur(1n, 500_000_000)], '1.5s'],
+    ['%s', [dur(-2n, 500_000_000)], '-1.5s'],
+    ['%s', [dur(0n, 1)], '0.000000001s'],
     // %s of lists: members as CEL literals (strings quoted, doubles %.6f, timestamp("…"), duration("…"))
     [
       '%s',
@@ -54,8 +84,8 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     ],
     ['%s', [[6n, 4.2, 'a string']], '[6, 4.200000, "a string"]'],
     ['%s', [[]], '[]'],
-    ['%s', [[u(2n), true, bytes('xyz'), new Duration(7200n, 0)]], '[2, true, b"xyz", duration("7200s")]'],
-    ['%s', [[new Type('int'), new Type('null')]], '[int, null_type]'],
+    ['%s', [[u(2n), true, bytes('xyz'), dur(7200n, 0)]], '[2, true, b"xyz", duration("7200s")]'],
+    ['%s', [[TypeValue.of('int'), TypeValue.of('null_type')]], '[int, null_type]'],
     ['%s', [[-0, 1e21, 1e-7]], '[-0.000000, 1000000000000000000000.000000, 0.000000]'],
     ['%s', [[NaN, Infinity, -Infinity]], '["NaN", "+Inf", "-Inf"]'],
     // members are quoted as Go's %q does
@@ -70,10 +100,10 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     [
       '%s',
       [
-        new Map<unknown, unknown>([
+        mapOf([
           ['key1', bytes('xyz')],
           ['key5', null],
-          ['key2', new Duration(7200n, 0)],
+          ['key2', dur(7200n, 0)],
           ['key4', true],
           ['key3', 2.71828],
         ]),
@@ -83,7 +113,7 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     [
       '%s',
       [
-        new Map<unknown, unknown>([
+        mapOf([
           [1n, 'value1'],
           [u(2n), 'value2'],
           [true, NaN],
@@ -94,25 +124,31 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     [
       '%s',
       [
-        new Map<unknown, unknown>([
+        mapOf([
           ['strKey', 'x'],
           [true, 42n],
-          [6n, new Duration(422n, 0)],
+          [6n, dur(422n, 0)],
         ]),
       ],
       '{"strKey":"x", 6:duration("422s"), true:42}',
     ],
     [
       '%s',
-      [{ b: 1n, a: [2.5], c: { d: ts('2009-11-10T23:00:00Z') } }],
+      [
+        mapOf([
+          ['b', 1n],
+          ['a', [2.5]],
+          ['c', mapOf([['d', ts('2009-11-10T23:00:00Z')]])],
+        ]),
+      ],
       '{"a":[2.500000], "b":1, "c":{"d":timestamp("2009-11-10T23:00:00Z")}}',
     ],
-    ['%s', [[new Map(), {}]], '[{}, {}]'],
+    ['%s', [[mapOf([]), mapOf([])]], '[{}, {}]'],
     // keys sort as Go compares strings (UTF-8 bytes = code points), not UTF-16 units
     [
       '%s',
       [
-        new Map<unknown, unknown>([
+        mapOf([
           ['\u{1F600}', 1n],
           ['\uFF01', 2n],
         ]),
@@ -183,7 +219,7 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
   });
 
   const invalidUtf8 = 'could not convert argument "invalid UTF-8 in bytes, cannot convert to string" to string';
-  const errors: [string, unknown[], string][] = [
+  const errors: [string, Value[], string][] = [
     ['%a', [1n], 'could not parse formatting clause: unrecognized formatting clause "a"'],
     ['%E', [0.5], 'could not parse formatting clause: unrecognized formatting clause "E"'],
     ['%5d', [1n], 'could not parse formatting clause: unrecognized formatting clause "5"'],
@@ -234,7 +270,7 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     ],
     [
       '%d',
-      [new Duration(1802n, 0)],
+      [dur(1802n, 0)],
       'error during formatting: decimal clause can only be used on integers, was given google.protobuf.Duration',
     ],
     ['%d', [2.5], 'error during formatting: decimal clause can only be used on integers, was given double'],
@@ -251,18 +287,17 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
       [ts('2023-02-03T23:31:20Z')],
       'error during formatting: fixed-point clause can only be used on doubles, was given google.protobuf.Timestamp',
     ],
-    ['%f', [new Map()], 'error during formatting: fixed-point clause can only be used on doubles, was given map'],
+    ['%f', [mapOf([])], 'error during formatting: fixed-point clause can only be used on doubles, was given map'],
     ['%e', [100n], 'error during formatting: scientific clause can only be used on doubles, was given int'],
     ['%e', [[1.0]], 'error during formatting: scientific clause can only be used on doubles, was given list'],
     [
       '%s',
-      [Optional.of(1n)],
+      [OptionalValue.of(1n)],
       'error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type',
     ],
     // inside a list or map an unprintable member has its own text
-    ['%s', [[1n, Optional.none()]], 'error during formatting: no formatting function for optional_type'],
-    ['%s', [new Map([['k', Optional.none()]])], 'error during formatting: no formatting function for optional_type'],
-    ['%s', [new Map([[1.5, 'x']])], 'error during formatting: no formatting function for map key of type double'],
+    ['%s', [[1n, OptionalValue.NONE]], 'error during formatting: no formatting function for optional_type'],
+    ['%s', [mapOf([['k', OptionalValue.NONE]])], 'error during formatting: no formatting function for optional_type'],
     // bytes that are not UTF-8 cannot become a string, as %s or inside a list
     ['%s', [new Uint8Array([0xff])], `error during formatting: ${invalidUtf8}`],
     ['%s', [[new Uint8Array([0xc3])]], `error during formatting: ${invalidUtf8}`],
@@ -275,8 +310,7 @@ describe('formatString (kube: cel-go ext/formatting.go)', () => {
     expect(() => formatString(f, [null])).toThrow(/was given null_type$/);
   });
 
-  it("prints the engine's own values", () => {
-    const run = (src: string): unknown => compileExpression(src, {}, { homogeneousLiterals: false }).evaluate();
+  it('prints the values a rule computes', () => {
     expect(run('"%s|%s|%s".format([type("s"), type(null), dyn(256u)])')).toBe('string|null_type|256');
     expect(run('"%s".format([{"b": duration("2h"), "a": timestamp("2009-11-10T23:00:00Z")}])')).toBe(
       '{"a":timestamp("2009-11-10T23:00:00Z"), "b":duration("7200s")}',
@@ -327,7 +361,7 @@ describe('trim', () => {
     expect(trim(s)).toBe(want);
   });
 
-  it('replaces the engine built-in in rules', () => {
-    expect(compileExpression("'\\u0085 x\\ufeff'.trim()").evaluate()).toBe('x\ufeff');
+  it('is what trim() does in a rule', () => {
+    expect(run("'\\u0085 x\\ufeff'.trim()")).toBe('x\ufeff');
   });
 });
