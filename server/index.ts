@@ -353,7 +353,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       },
       clock,
       ...(o.enableGarbageCollector ? {} : { garbageCollector: false }),
-      ...(clock instanceof AdjustableClock ? { testing: { clock, metrics: metrics.registry } } : {}),
+      ...(clock instanceof AdjustableClock ? { testing: { clock, metrics: metrics.registry() } } : {}),
     });
     undo.push(() => api.close());
     metrics.countStorageObjects(() => api.storedObjectCounts());

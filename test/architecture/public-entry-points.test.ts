@@ -78,9 +78,7 @@ describe('CEL uses packages only through their public entry points', () => {
   });
 
   const fakeExports: ExportsOf = (pkg) =>
-    ({ re2js: ['.'], '@bufbuild/cel-spec': ['.', './testdata/*.js'], 'some-lib': ['.', './evaluator'] })[
-      pkg
-    ];
+    ({ re2js: ['.'], '@bufbuild/cel-spec': ['.', './testdata/*.js'], 'some-lib': ['.', './evaluator'] })[pkg];
 
   it.each([
     ["import { RE2JS } from 're2js';", 0],
