@@ -87,7 +87,7 @@ describe('with --enable-testing-apis', () => {
     const resources = (await call('GET', '/apis/testing.mini-apiserver.io/v1alpha1')).json as {
       resources: { name: string; namespaced: boolean; kind: string; verbs: string[] }[];
     };
-    expect(resources.resources.map((r) => [r.name, r.kind, r.namespaced])).toEqual([
+    expect(resources.resources.map((r) => [r.name, r.kind, r.namespaced]).sort()).toEqual([
       ['clocks', 'Clock', false],
       ['clocks/status', 'Clock', false],
       ['faults', 'Fault', false],
