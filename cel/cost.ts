@@ -547,9 +547,9 @@ function literalSize(e: Expr): SizeEstimate | undefined {
     case 'constant': {
       const c = e.value;
       if (c.kind === 'string') {
-        let n = 0n;
+        let n = 0;
         for (const _ of c.value) n++;
-        return fixed(n);
+        return fixed(BigInt(n));
       }
       return fixed(c.kind === 'bytes' ? BigInt(c.value.length) : 1n);
     }

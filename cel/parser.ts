@@ -52,7 +52,7 @@ import {
   ParseAbort,
   SyntaxParser,
 } from './syntax.js';
-import { UnescapeError, unescapeBytes } from './unescape.js';
+import { UnescapeError, unescapeBytes, unescapeString } from './unescape.js';
 
 export interface ParserOptions {
   /** Nesting allowed per grammar rule, and AST depth the visitor allows (cel-go default 250; -1 for cel-go's unlimited; at most MAX_RECURSION_DEPTH). */
@@ -174,9 +174,6 @@ const GO_CONTEXT: Record<ParseNode['rule'], string> = {
 const MAX_INT64 = (1n << 63n) - 1n;
 const MIN_INT64 = -(1n << 63n);
 const MAX_UINT64 = (1n << 64n) - 1n;
-
-/** A string literal's UTF-8 bytes as text: one decoder for every literal. */
-const UTF8 = new TextDecoder();
 
 const normalizeLimit = (v: number | undefined, dflt: number, unlimited: number): number =>
   v === undefined || v === 0 ? dflt : v === -1 ? unlimited : v;
@@ -593,9 +590,17 @@ class Visitor {
         return this.literal(n, { kind: 'double', value: v });
       }
       case 'string':
-        return this.literal(n, { kind: 'string', value: UTF8.decode(this.unquote(n, text, false)) });
+        return this.literal(n, { kind: 'string', value: this.unquote(n, text, unescapeString, (t) => t) });
       case 'bytes':
-        return this.literal(n, { kind: 'bytes', value: this.unquote(n, text.slice(1), true) });
+        return this.literal(n, {
+          kind: 'bytes',
+          value: this.unquote(
+            n,
+            text.slice(1),
+            (t) => unescapeBytes(t, true),
+            (t) => new TextEncoder().encode(t),
+          ),
+        });
       case 'true':
       case 'false':
         return this.literal(n, { kind: 'bool', value: n.alt === 'true' });
@@ -606,13 +611,13 @@ class Visitor {
   }
 
   /** A literal's value; on a bad escape, the error and the literal's own text, as cel-go. */
-  private unquote(n: LiteralNode, text: string, isBytes: boolean): Uint8Array {
+  private unquote<T>(n: LiteralNode, text: string, value: (text: string) => T, asText: (text: string) => T): T {
     try {
-      return unescapeBytes(text, isBytes);
+      return value(text);
     } catch (e) {
       if (!(e instanceof UnescapeError)) throw e;
       this.reportError(n, e.message);
-      return new TextEncoder().encode(text);
+      return asText(text);
     }
   }
 

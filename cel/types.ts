@@ -172,18 +172,22 @@ export function maybeUnwrapOptional(t: Type): [Type, boolean] {
   return isOptional(t) ? [t.params[0]!, true] : [t, false];
 }
 
-/** Type parameter bindings, keyed by the parameter's formatted name as cel-go keys them. */
+/**
+ * Type parameter bindings. cel-go keys them by the formatted type, but only type parameters are
+ * ever bound (the checker's trials and an overload's instantiation), so the key is the
+ * parameter's name and any other type finds nothing.
+ */
 export class Mapping {
   private readonly m = new Map<string, Type>();
   /** The bindings a trial replaced, to restore if it fails. */
   private readonly undo: { readonly key: string; readonly was: Type | undefined }[] = [];
-  add(from: Type, to: Type): void {
-    const key = formatType(from);
-    this.undo.push({ key, was: this.m.get(key) });
-    this.m.set(key, to);
+  /** Binds a type parameter. */
+  add(param: Type, to: Type): void {
+    this.undo.push({ key: param.name, was: this.m.get(param.name) });
+    this.m.set(param.name, to);
   }
   find(from: Type): Type | undefined {
-    return this.m.get(formatType(from));
+    return from.kind === 'type_param' ? this.m.get(from.name) : undefined;
   }
   /** Runs a trial: its bindings are kept when it returns true, undone when it returns false. */
   trial(f: () => boolean): boolean {

@@ -29,8 +29,8 @@ function utf8(cp: number, out: number[]): void {
 /** Go's utf8.ValidRune: in range and not a surrogate. */
 const validRune = (v: number): boolean => v >= 0 && v <= 0x10ffff && !(v >= 0xd800 && v <= 0xdfff);
 
-/** The bytes a literal's text stands for (quotes and an r prefix included in `text`, a b prefix not). */
-export function unescapeBytes(text: string, isBytes: boolean): Uint8Array {
+/** A literal's text between its quotes (line breaks as \n), and whether it is raw (an r prefix). */
+function literalBody(text: string): { value: string; raw: boolean } {
   let value = text.replaceAll('\r\n', '\n').replaceAll('\r', '\n');
   if ([...value].length < 2) throw new UnescapeError('unable to unescape string');
   let raw = false;
@@ -46,7 +46,12 @@ export function unescapeBytes(text: string, isBytes: boolean): Uint8Array {
     if (!value.endsWith(three)) throw new UnescapeError('unable to unescape string');
     value = `"${value.slice(3, value.length - 3)}"`;
   }
-  value = value.slice(1, value.length - 1);
+  return { value: value.slice(1, value.length - 1), raw };
+}
+
+/** The bytes a literal's text stands for (quotes and an r prefix included in `text`, a b prefix not). */
+export function unescapeBytes(text: string, isBytes: boolean): Uint8Array {
+  const { value, raw } = literalBody(text);
   const out: number[] = [];
   const cps = [...value].map((c) => c.codePointAt(0)!);
   if (raw || !value.includes('\\')) {
@@ -55,6 +60,18 @@ export function unescapeBytes(text: string, isBytes: boolean): Uint8Array {
   }
   for (let i = 0; i < cps.length; ) i = unescapeChar(cps, i, isBytes, out);
   return Uint8Array.from(out);
+}
+
+const UTF8 = new TextDecoder();
+
+/**
+ * A string literal's value. Without an escape it is the text between the quotes (the lexer's
+ * text holds no lone surrogate, so its UTF-8 would decode back to it); else unescapeBytes's
+ * bytes decoded, invalid UTF-8 as U+FFFD.
+ */
+export function unescapeString(text: string): string {
+  const { value, raw } = literalBody(text);
+  return raw || !value.includes('\\') ? value : UTF8.decode(unescapeBytes(text, false));
 }
 
 /** One character or escape at i, appended to out; returns the index after it. */

@@ -259,11 +259,14 @@ interface Ctx {
   readonly expensive: ExpressionCost[];
 }
 
+/** kube's TotalCost keeps the expressions of at least 1% of the CRD's limit as the most expensive. */
+const EXPENSIVE = STATIC_ESTIMATED_CRD_COST_LIMIT / 100n;
+
 function observe(ctx: Ctx, path: string, cost: bigint): void {
   ctx.costs.push({ path, cost });
   const sum = ctx.total + cost;
   ctx.total = sum > MAX_UINT64 ? MAX_UINT64 : sum;
-  if (cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100n) return;
+  if (cost < EXPENSIVE) return;
   ctx.expensive.push({ path, cost });
   ctx.expensive.sort((a, b) => (a.cost > b.cost ? -1 : a.cost < b.cost ? 1 : 0));
   if (ctx.expensive.length > 4) ctx.expensive.length = 4;
