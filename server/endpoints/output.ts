@@ -33,9 +33,9 @@ export type OutputFormat = { kind: 'Object' } | { kind: 'Table' } | { kind: 'Par
 
 /** The request's answer as negotiated: its representation, its media type, whether that streams. */
 export interface Negotiated {
-  format: OutputFormat;
-  mediaType: ReplyMediaType;
-  streams: boolean;
+  readonly format: Readonly<OutputFormat>;
+  readonly mediaType: ReplyMediaType;
+  readonly streams: boolean;
 }
 
 function formatOf(convert: ConvertTarget | undefined): OutputFormat {
@@ -51,18 +51,36 @@ function formatOf(convert: ConvertTarget | undefined): OutputFormat {
  * either way, a Table never.
  */
 export function negotiateResourceOutput(accept: string | undefined, objectProtobuf: boolean): Negotiated {
-  const standardMediaTypes = SERVED.map((s) => s.mediaType).filter((m) => objectProtobuf || m !== PROTOBUF_MEDIA_TYPE);
-  const options = negotiateOutputMediaType(
-    accept,
-    SERVED,
-    resourceEndpointRestrictions({ table: true, standardMediaTypes }),
-  );
-  return {
-    format: formatOf(options.convert),
-    mediaType: options.accepted.mediaType,
-    streams: options.accepted.streams === true,
-  };
+  // No Accept header and an empty one are negotiated alike.
+  const remembered = negotiatedByAccept[objectProtobuf ? 1 : 0];
+  let negotiated = remembered.get(accept ?? '');
+  if (!negotiated) {
+    const standardMediaTypes = SERVED.map((s) => s.mediaType).filter(
+      (m) => objectProtobuf || m !== PROTOBUF_MEDIA_TYPE,
+    );
+    const options = negotiateOutputMediaType(
+      accept,
+      SERVED,
+      resourceEndpointRestrictions({ table: true, standardMediaTypes }),
+    );
+    negotiated = {
+      format: formatOf(options.convert),
+      mediaType: options.accepted.mediaType,
+      streams: options.accepted.streams === true,
+    };
+    if (remembered.size >= MAX_REMEMBERED_ACCEPTS) remembered.clear();
+    remembered.set(accept ?? '', negotiated);
+  }
+  return negotiated;
 }
+
+/**
+ * Answers already negotiated, by Accept header, for endpoints whose objects have no protobuf
+ * encoding [0] and those whose objects have one [1]: clients send the same few headers on every
+ * request. Shared by the requests that sent the header, hence read-only (a 406 is not kept).
+ */
+const negotiatedByAccept: [Map<string, Negotiated>, Map<string, Negotiated>] = [new Map(), new Map()];
+const MAX_REMEMBERED_ACCEPTS = 256;
 
 /**
  * NegotiateOutputMediaTypeStream, as serveWatch calls it once the watch's options are good: the

@@ -87,10 +87,8 @@ export async function encodedInRequestVersion(
   const apiVersion = requestApiVersion(ctx);
   const key = `${mediaType} ${apiVersion} ${ctx.desc.names.kind}`;
   const asIs = objs.map((o) => ctx.store.isInVersion(o, apiVersion));
-  const converted = await inRequestVersion(
-    ctx,
-    objs.filter((_, i) => !asIs[i]),
-  );
+  const toConvert = objs.filter((_, i) => !asIs[i]);
+  const converted = toConvert.length > 0 ? await inRequestVersion(ctx, toConvert) : [];
   let next = 0;
   return objs.map((o, i) =>
     asIs[i]

@@ -192,6 +192,16 @@ describe('negotiateOutputMediaType on a custom resource', () => {
     });
   });
 
+  it('answers a header as the first time, protobuf told apart, and a 406 every time', () => {
+    const kubectl = 'application/vnd.kubernetes.protobuf,application/json';
+    for (let i = 0; i < 2; i++) {
+      expect(negotiateResourceOutput(kubectl, true).mediaType).toBe('application/vnd.kubernetes.protobuf');
+      expect(negotiateResourceOutput(kubectl, false).mediaType).toBe('application/json');
+      expect(negotiateResourceOutput(undefined, true)).toEqual(negotiateResourceOutput('', true));
+      expect(apiError(() => negotiateResourceOutput('text/plain', true)).code).toBe(406);
+    }
+  });
+
   it('a watch needs a streaming media type', () => {
     expect(watchMediaType(negotiateResourceOutput('application/json', false))).toBe('application/json');
     const err = apiError(() => watchMediaType(negotiateResourceOutput('application/yaml', false)));
