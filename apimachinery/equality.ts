@@ -30,3 +30,28 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * Whether two JSON values are written as the same text: deepEqual, with every object's members in
+ * the same order. For values decoded from storage, where one may stand in for the other in what is
+ * served.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    const kx = Object.keys(x);
+    const ky = Object.keys(y);
+    if (kx.length !== ky.length) return false;
+    for (let i = 0; i < kx.length; i++) {
+      const k = kx[i]!;
+      if (k !== ky[i]) return false;
+      pending.push((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]);
+    }
+  }
+  return true;
+}
