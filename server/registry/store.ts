@@ -394,7 +394,8 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.call(() => this.storage.get(key));
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
-      const current = this.decode(kv);
+      // The watch cache's object when it holds this revision (as get answers), read only here.
+      const current = this.cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
       // A small patch of a large stored object is a large write too.
       const opts = kv.value.length >= LARGE_WRITE_BYTES ? { ...options, large: true } : options;
       const made = await fn(cloneJson(current));

@@ -124,3 +124,28 @@ describe('the watch cache: versions of one object share what a write left alone'
     expect(Object.keys(ev.object['source'] as object)).toEqual(['host', 'component']);
   });
 });
+
+describe('Store.update: the watch cache’s object as the current one', () => {
+  it('leaves it as it was: the update function and the write work on copies', async () => {
+    const cached = new Store(storage, eventStrategy);
+    await cached.create('ns', { ...event({ name: 'kept' }), source: { component: 'a' } }, { dryRun: false });
+    const held = (await cached.list('ns', { anyRevision: true })).items.find((o) => o.metadata.name === 'kept')!;
+    const before = structuredClone(held);
+    let seen: KubeObject | undefined;
+    await cached.update(
+      'ns',
+      'kept',
+      (o) => {
+        seen = o;
+        (o['source'] as Record<string, string>)['component'] = 'b';
+        o.metadata.labels = { changed: 'yes' };
+        return o;
+      },
+      { dryRun: false },
+    );
+    // The update function gets a copy of it, whatever it does to that copy.
+    expect(seen).not.toBe(held);
+    expect(held).toEqual(before);
+    cached.close();
+  });
+});
