@@ -13,8 +13,8 @@
 //            Baseline: a second GET of it (served from the bytes kept).
 //   v2       then the first GET of /openapi/v2 (every group version, 11 MB). Baseline: a second GET.
 //
-// A new server per round, medians of the rounds. Without
-// ../shared/realworld, one line says so and nothing runs.
+// A new server per round, medians of the rounds. Without ../shared/realworld, one line says so
+// and nothing runs.
 //
 // Run: make build && make bench ONLY=crds [QUICK=1]
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -140,43 +140,30 @@ async function main(): Promise<void> {
       .map((r) => `${r.applyMs.toFixed(0)} ms`)
       .join(', ')}`,
   );
-  const row = (name: string, ours: number, baseline: number, unit: string, target: number, label: string): Metric => ({
-    ...metric(name, ours, baseline, unit, 'lower'),
-    target: verdict(`≤ ${target} ${label}`, ours <= target),
-  });
+  const row = (name: string, ours: keyof Round, baseline: keyof Round, unit: 'ms' | 'MiB', target: number): Metric => {
+    const value = m((r) => r[ours]);
+    return {
+      ...metric(
+        name,
+        value,
+        m((r) => r[baseline]),
+        unit,
+        'lower',
+      ),
+      target: verdict(`≤ ${target} ${unit}`, value <= target),
+    };
+  };
   report('crds', 'baseline', [
     row(
       `kubectl apply --server-side of the corpus, ${crds} CRDs (vs kubectl reading the same files, sending none)`,
-      m((r) => r.applyMs),
-      m((r) => r.kubectlAloneMs),
+      'applyMs',
+      'kubectlAloneMs',
       'ms',
       TARGET.applyMs,
-      'ms',
     ),
-    row(
-      'server RSS after it (vs the same server before)',
-      m((r) => r.rssMiB),
-      m((r) => r.idleMiB),
-      'MiB',
-      TARGET.rssMiB,
-      'MiB',
-    ),
-    row(
-      `first GET /openapi/v3/${V3_GROUP_VERSION} (vs a second GET)`,
-      m((r) => r.v3Ms),
-      m((r) => r.v3AgainMs),
-      'ms',
-      TARGET.v3Ms,
-      'ms',
-    ),
-    row(
-      'first GET /openapi/v2 (vs a second GET)',
-      m((r) => r.v2Ms),
-      m((r) => r.v2AgainMs),
-      'ms',
-      TARGET.v2Ms,
-      'ms',
-    ),
+    row('server RSS after it (vs the same server before)', 'rssMiB', 'idleMiB', 'MiB', TARGET.rssMiB),
+    row(`first GET /openapi/v3/${V3_GROUP_VERSION} (vs a second GET)`, 'v3Ms', 'v3AgainMs', 'ms', TARGET.v3Ms),
+    row('first GET /openapi/v2 (vs a second GET)', 'v2Ms', 'v2AgainMs', 'ms', TARGET.v2Ms),
   ]);
   console.log(`${RUNS} round(s), medians; load average at end: ${load()}`);
 }
