@@ -5,7 +5,16 @@
  * absent, as it would once serialized. Pairs wait on an explicit stack rather than the call stack,
  * so documents nested 10,000 deep (what kube's decoder accepts) compare too.
  */
-export function deepEqual(a: unknown, b: unknown): boolean {
+export const deepEqual = (a: unknown, b: unknown): boolean => jsonEqual(a, b, false);
+
+/**
+ * Whether two JSON values are written as the same text: deepEqual, with every object's members in
+ * the same order. For values decoded from storage, where one may stand in for the other in what is
+ * served.
+ */
+export const sameJson = (a: unknown, b: unknown): boolean => jsonEqual(a, b, true);
+
+function jsonEqual(a: unknown, b: unknown, inOrder: boolean): boolean {
   const pending: unknown[] = [a, b];
   while (pending.length > 0) {
     const y = pending.pop();
@@ -20,13 +29,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     const rx = x as Record<string, unknown>;
     const ry = y as Record<string, unknown>;
     const kx = Object.keys(rx).filter((k) => rx[k] !== undefined);
-    let ny = 0;
-    for (const k of Object.keys(ry)) if (ry[k] !== undefined) ny++;
-    if (kx.length !== ny) return false;
-    for (const k of kx) {
-      if (!Object.hasOwn(ry, k)) return false;
-      pending.push(rx[k], ry[k]);
+    if (inOrder) {
+      const ky = Object.keys(ry).filter((k) => ry[k] !== undefined);
+      if (kx.length !== ky.length || kx.some((k, i) => k !== ky[i])) return false;
+    } else {
+      let ny = 0;
+      for (const k of Object.keys(ry)) if (ry[k] !== undefined) ny++;
+      if (kx.length !== ny || !kx.every((k) => Object.hasOwn(ry, k))) return false;
     }
+    for (const k of kx) pending.push(rx[k], ry[k]);
   }
   return true;
 }

@@ -17,13 +17,16 @@ export type CompiledPattern = { re: RE2JS; error?: undefined } | { re?: undefine
 export function compilePattern(pattern: string): CompiledPattern {
   let compiled = patterns.get(pattern);
   if (compiled) return compiled;
+  // A pattern read from a request body is a slice of it, which would keep the whole body alive
+  // as long as the pattern is held: kept as a copy of its own.
+  const own = ` ${pattern}`.slice(1);
   try {
-    compiled = { re: re2().RE2JS.compile(pattern) };
+    compiled = { re: re2().RE2JS.compile(own) };
   } catch (e) {
     compiled = { error: e instanceof Error ? e.message : String(e) };
   }
   if (patterns.size >= MAX_PATTERNS) patterns.delete(patterns.keys().next().value!);
-  patterns.set(pattern, compiled);
+  patterns.set(own, compiled);
   return compiled;
 }
 

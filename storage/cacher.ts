@@ -105,7 +105,8 @@ export class Cacher<T> {
   constructor(
     private readonly storage: Storage,
     private readonly prefix: string,
-    private readonly decode: (kv: KeyValue) => T,
+    /** A stored value decoded; `previous`, the value it replaces as the cache holds it, may lend it what is unchanged. */
+    private readonly decode: (kv: KeyValue, previous?: T) => T,
     given: CacherOptions = {},
   ) {
     const opts = { ...storageDefaults.get(storage), ...given };
@@ -338,8 +339,8 @@ export class Cacher<T> {
    * the same revision), so an update or delete decodes only its new value.
    */
   private toCached(ev: WatchEvent, held?: T): CachedEvent<T> {
-    const object = this.decode(ev.kv);
     const previous = ev.prevKv && (held ?? this.decode(ev.prevKv));
+    const object = this.decode(ev.kv, previous);
     return {
       type: ev.type,
       key: ev.kv.key,

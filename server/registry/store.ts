@@ -34,7 +34,7 @@ import {
   validateUpdate,
 } from './write-steps.js';
 import { generateNameFrom } from './object-meta-ops.js';
-import { deepEqual } from '../../apimachinery/equality.js';
+import { deepEqual, sameJson } from '../../apimachinery/equality.js';
 import { MAX_VALUE_BYTES } from '../../storage/interface.js';
 import { type ContinueFrom, continueExpired, listExpired } from './continue-token.js';
 import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
@@ -123,7 +123,9 @@ export class Store {
   }
 
   private cacher(): Cacher<KubeObject> {
-    this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv) => this.decode(kv));
+    this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv, previous) =>
+      shareUnchanged(this.decode(kv), previous),
+    );
     return this.cache;
   }
 
@@ -392,7 +394,8 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.call(() => this.storage.get(key));
       if (!kv) throw notFound(qualifiedResource(this.kind), name);
-      const current = this.decode(kv);
+      // The watch cache's object when it holds this revision (as get answers), read only here.
+      const current = this.cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
       // A small patch of a large stored object is a large write too.
       const opts = kv.value.length >= LARGE_WRITE_BYTES ? { ...options, large: true } : options;
       const made = await fn(cloneJson(current));
@@ -628,4 +631,19 @@ export class Store {
       throw internalError(err);
     }
   }
+}
+
+/**
+ * `obj` with the members (its own and its metadata's) written as `previous` writes them taken from
+ * `previous`: the versions of one object the watch cache holds (the current one, the window's
+ * older ones) share what a write left alone, such as a status write's spec and managedFields.
+ * Both are decoded objects, which no reader mutates.
+ */
+function shareUnchanged(obj: KubeObject, previous: KubeObject | undefined): KubeObject {
+  if (!previous) return obj;
+  for (const k of Object.keys(obj)) if (k !== 'metadata' && sameJson(obj[k], previous[k])) obj[k] = previous[k];
+  const meta = obj.metadata as Record<string, unknown>;
+  const before = previous.metadata as Record<string, unknown> | undefined;
+  if (before) for (const k of Object.keys(meta)) if (sameJson(meta[k], before[k])) meta[k] = before[k];
+  return obj;
 }

@@ -75,10 +75,24 @@ function textDocument(body: string): Document & { hash: string } {
 
 const toDocument = (value: JsonValue): Document & { hash: string } => textDocument(stableStringify(value));
 
-/** An object's members, each already serialized, as stableStringify would write the object. */
-function sortedObjectText(members: ReadonlyMap<string, string>): string {
-  const keys = [...members.keys()].sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${members.get(k)}`).join(',')}}`;
+/** An object's members, each serialized already or an object of such members. */
+type Members = ReadonlyMap<string, string | Members>;
+
+/** The object as stableStringify would write it (keys sorted at every level), in one string. */
+function sortedObjectText(members: Members): string {
+  const parts: string[] = [];
+  const write = (m: Members): void => {
+    parts.push('{');
+    [...m.keys()].sort().forEach((k, i) => {
+      const v = m.get(k)!;
+      parts.push(i > 0 ? ',' : '', JSON.stringify(k), ':');
+      if (typeof v === 'string') parts.push(v);
+      else write(v);
+    });
+    parts.push('}');
+  };
+  write(members);
+  return parts.join('');
 }
 
 /** Each member of an object, serialized on its own. */
@@ -190,11 +204,7 @@ export class OpenAPI {
       }
       this.swagger = textDocument(
         sortedObjectText(
-          new Map([
-            ...SWAGGER_MEMBERS,
-            ['paths', sortedObjectText(paths)],
-            ['definitions', sortedObjectText(definitions)],
-          ]),
+          new Map<string, string | Members>([...SWAGGER_MEMBERS, ['paths', paths], ['definitions', definitions]]),
         ),
       );
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deepEqual } from '../../../apimachinery/equality.js';
+import { deepEqual, sameJson } from '../../../apimachinery/equality.js';
 
 describe('deepEqual', () => {
   it.each<{ a: unknown; b: unknown; want: boolean }>([
@@ -24,5 +24,20 @@ describe('deepEqual', () => {
   ])('$a vs $b', ({ a, b, want }) => {
     expect(deepEqual(a, b)).toBe(want);
     expect(deepEqual(b, a)).toBe(want);
+  });
+});
+
+describe('sameJson', () => {
+  it('is deepEqual with every object’s members in the same order', () => {
+    expect(sameJson({ a: 1, b: [{ c: 'x', d: null }] }, { a: 1, b: [{ c: 'x', d: null }] })).toBe(true);
+    expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+    expect(sameJson({ o: { a: 1, b: 2 } }, { o: { b: 2, a: 1 } })).toBe(false);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+    expect(sameJson({ a: 1 }, { a: 2 })).toBe(false);
+  });
+
+  it('counts a member whose value is undefined as absent, as the text would', () => {
+    expect(sameJson({ a: 1, u: undefined, b: 2 }, { a: 1, b: 2 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: undefined })).toBe(true);
   });
 });

@@ -81,3 +81,71 @@ describe('Store.get: the watch cache’s object', () => {
     shared.close();
   });
 });
+
+describe('the watch cache: versions of one object share what a write left alone', () => {
+  /** The next update's event, with the object before it as the cache held it. */
+  async function nextUpdate(name: string, change: (e: KubeObject) => KubeObject) {
+    const current = await store.get('ns', name);
+    const events: { object: KubeObject; previous?: KubeObject }[] = [];
+    const watch = store.watch('ns', Number(current.metadata.resourceVersion), {
+      onEvents: (evs) => events.push(...evs),
+      onError: (err) => {
+        throw err;
+      },
+    });
+    await store.update('ns', name, (e) => change(e), { dryRun: false });
+    for (let i = 0; i < 200 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    watch.close();
+    return events[0]!;
+  }
+
+  it('an update that leaves a member as it was shares it with the version before', async () => {
+    await store.create('ns', { ...event({ name: 'lent' }), source: { component: 'a' } }, { dryRun: false });
+    const ev = await nextUpdate('lent', (e) => ({ ...e, message: 'changed' }));
+    expect(ev.object['message']).toBe('changed');
+    expect(ev.object['involvedObject']).toBe(ev.previous!['involvedObject']);
+    expect(ev.object['source']).toBe(ev.previous!['source']);
+  });
+
+  it('a member written in another order is not shared: what is served is what is stored', async () => {
+    await store.create(
+      'ns',
+      { ...event({ name: 'reordered' }), source: { component: 'a', host: 'h' } },
+      {
+        dryRun: false,
+      },
+    );
+    const ev = await nextUpdate('reordered', (e) => ({
+      ...e,
+      message: 'changed',
+      source: { host: 'h', component: 'a' },
+    }));
+    expect(ev.object['source']).not.toBe(ev.previous!['source']);
+    expect(Object.keys(ev.object['source'] as object)).toEqual(['host', 'component']);
+  });
+});
+
+describe('Store.update: the watch cache’s object as the current one', () => {
+  it('leaves it as it was: the update function and the write work on copies', async () => {
+    const cached = new Store(storage, eventStrategy);
+    await cached.create('ns', { ...event({ name: 'kept' }), source: { component: 'a' } }, { dryRun: false });
+    const held = (await cached.list('ns', { anyRevision: true })).items.find((o) => o.metadata.name === 'kept')!;
+    const before = structuredClone(held);
+    let seen: KubeObject | undefined;
+    await cached.update(
+      'ns',
+      'kept',
+      (o) => {
+        seen = o;
+        (o['source'] as Record<string, string>)['component'] = 'b';
+        o.metadata.labels = { changed: 'yes' };
+        return o;
+      },
+      { dryRun: false },
+    );
+    // The update function gets a copy of it, whatever it does to that copy.
+    expect(seen).not.toBe(held);
+    expect(held).toEqual(before);
+    cached.close();
+  });
+});
