@@ -57,6 +57,15 @@ if (files.length > 1) {
     console.log(`${f.s.toFixed(1).padStart(7)} s  ${f.name}`);
 }
 
+// The failed tests last, by file and name with their first line, so that the tail CI keeps shows them.
+for (const f of report.testResults ?? []) {
+  for (const t of f.assertionResults ?? []) {
+    if (t.status !== 'failed') continue;
+    const first = String(t.failureMessages?.[0] ?? '').split('\n')[0];
+    console.log(`FAILED: ${f.name.replace(/^.*?\/test\//, 'test/')} > ${t.fullName}: ${first.slice(0, 300)}`);
+  }
+}
+
 const passed = report.numPassedTests ?? 0;
 const failed = report.numFailedTests ?? 0;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
