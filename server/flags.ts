@@ -145,7 +145,7 @@ const FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'enable-garbage-collector',
-    arg: 'BOOL',
+    bare: 'true',
     help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager. (default true)',
     set: (o, v) => boolFlag(v, (b) => (o.enableGarbageCollector = b)),
   },
@@ -221,7 +221,7 @@ const FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'anonymous-auth',
-    arg: 'BOOL',
+    bare: 'true',
     help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated. (default true)',
     set: (o, v) => boolFlag(v, (b) => (o.anonymousAuth = b)),
   },
@@ -398,8 +398,15 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   const o: CliOptions = { ...CLI_DEFAULTS, logLevel: 'info' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (!arg.startsWith('-') || arg === '-' || arg === '--')
-      return { kind: 'error', message: `unexpected argument ${JSON.stringify(arg)}` };
+    if (!arg.startsWith('-') || arg === '-' || arg === '--') {
+      // pflag's boolean flags take a value only after `=`: `--anonymous-auth false` leaves "false" over.
+      const previous = i > 0 ? splitArg(argv[i - 1]!) : undefined;
+      const hint =
+        previous?.spec?.bare !== undefined && previous.inline === undefined
+          ? ` (${previous.shown} takes its value after "=": ${previous.shown}=${arg})`
+          : '';
+      return { kind: 'error', message: `unexpected argument ${JSON.stringify(arg)}${hint}` };
+    }
     const { spec, shown, inline } = splitArg(arg);
     if (!spec) return { kind: 'error', message: `unknown flag: ${shown}` };
     if (!spec.set) {

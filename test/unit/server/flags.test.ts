@@ -179,6 +179,20 @@ describe('parseArgs', () => {
       want: run({ testing: true, dataDir: '/d' }),
     },
     { name: '--enable-testing-apis=false', argv: ['--enable-testing-apis=false'], want: run({ testing: false }) },
+    { name: '--anonymous-auth alone', argv: ['--anonymous-auth'], want: run({ anonymousAuth: true }) },
+    {
+      name: '--anonymous-auth=false',
+      argv: ['--anonymous-auth=false', '--enable-garbage-collector=f'],
+      want: run({ anonymousAuth: false, enableGarbageCollector: false }),
+    },
+    {
+      name: 'a boolean flag followed by its value, as pflag reads it: the value is an argument',
+      argv: ['--anonymous-auth', 'false'],
+      want: {
+        kind: 'error',
+        message: 'unexpected argument "false" (--anonymous-auth takes its value after "=": --anonymous-auth=false)',
+      },
+    },
     {
       name: '--enable-testing-apis=maybe',
       argv: ['--enable-testing-apis=maybe'],
