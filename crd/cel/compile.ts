@@ -47,6 +47,7 @@ import {
   schemaSizes,
   withTypeAndObjectMeta,
 } from '../../cel/kube/sizes.js';
+import { call, pause, runTask, type Task } from '../../apimachinery/structured-merge/trampoline.js';
 import { CompiledRules, type CompiledRule, type RuleNode } from './eval.js';
 
 const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
@@ -296,40 +297,51 @@ const reachable = (typed: JSONSchemaProps | undefined): JSONSchemaProps | undefi
   typed !== undefined && celVisible(typed) ? typed : undefined;
 
 /** The node's rules checked and compiled (kube's rule loop over Compile's results), children first. */
-function compileNode(ctx: Ctx, w: Walk): { node: RuleNode | undefined; schemaErrors: number } {
+function* compileNode(ctx: Ctx, w: Walk): Task<{ node: RuleNode | undefined; schemaErrors: number }> {
   const s = w.schema;
   const base = w.typed !== undefined && w.isResourceRoot ? withTypeAndObjectMeta(w.typed) : w.typed;
   const cardinality = childCardinality(w.cardinality, s);
   const node: RuleNode = { schema: s, isResourceRoot: w.isResourceRoot, rules: [], props: new Map() };
   let schemaErrors = 0;
-  const visit = (sub: JSONSchemaProps, at: string, typed: JSONSchemaProps | undefined, uncorrelatable?: string) => {
-    const r = compileNode(ctx, {
-      schema: sub,
-      typed,
-      isResourceRoot: isEmbedded(sub),
-      path: at,
-      cardinality,
-      uncorrelatable: w.uncorrelatable ?? uncorrelatable,
-    });
+  function* visit(
+    sub: JSONSchemaProps,
+    at: string,
+    typed: JSONSchemaProps | undefined,
+    uncorrelatable?: string,
+  ): Task<RuleNode | undefined> {
+    const r = yield* call(
+      compileNode(ctx, {
+        schema: sub,
+        typed,
+        isResourceRoot: isEmbedded(sub),
+        path: at,
+        cardinality,
+        uncorrelatable: w.uncorrelatable ?? uncorrelatable,
+      }),
+    );
     schemaErrors += r.schemaErrors;
     return typed === undefined ? undefined : r.node;
-  };
+  }
 
   const ap = additionalPropertiesOf(s);
   if (ap !== undefined)
-    node.additional = visit(ap, child(w.path, 'additionalProperties'), reachable(base && additionalPropertiesOf(base)));
+    node.additional = yield* visit(
+      ap,
+      child(w.path, 'additionalProperties'),
+      reachable(base && additionalPropertiesOf(base)),
+    );
   for (const name of Object.keys(s.properties ?? {}).sort()) {
     const ps = s.properties![name]!;
     // An unescapable name is no field of the parent's type: kube types it from its own schema.
     const typed = escapeFieldName(name) === undefined ? ps : base?.properties?.[name];
-    const n = visit(ps, `${child(w.path, 'properties')}[${name}]`, reachable(typed));
+    const n = yield* visit(ps, `${child(w.path, 'properties')}[${name}]`, reachable(typed));
     if (n !== undefined) node.props.set(name, n);
   }
   const items = itemsOf(s);
   if (items !== undefined) {
     // Only x-kubernetes-list-type=map items correlate with old ones.
     const uncorrelatable = s['x-kubernetes-list-type'] === 'map' ? undefined : w.path;
-    node.items = visit(items, child(w.path, 'items'), reachable(base && itemsOf(base)), uncorrelatable);
+    node.items = yield* visit(items, child(w.path, 'items'), reachable(base && itemsOf(base)), uncorrelatable);
   }
 
   const rules = s['x-kubernetes-validations'] ?? [];
@@ -340,13 +352,14 @@ function compileNode(ctx: Ctx, w: Walk): { node: RuleNode | undefined; schemaErr
     schemaErrors += errs.length;
   });
   // Schema errors here or below: kube checks no CEL of this node.
-  if (rules.length > 0 && schemaErrors === 0) node.rules = compileRules(ctx, w, rules);
+  if (rules.length > 0 && schemaErrors === 0) node.rules = yield* call(compileRules(ctx, w, rules));
   const used =
     node.rules.length > 0 || node.props.size > 0 || node.items !== undefined || node.additional !== undefined;
   return { node: used ? node : undefined, schemaErrors };
 }
 
-function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): CompiledRule[] {
+/** A node's rules, each its own step: a sliced run gives way between them. */
+function* compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Task<CompiledRule[]> {
   const rulesPath = child(w.path, 'x-kubernetes-validations');
   const typeSchema = w.typed ?? w.schema;
   const decl = schemaDeclType(typeSchema, w.isResourceRoot, generateSelfTypeName());
@@ -373,7 +386,8 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
   };
   const estimator = new KubeCostEstimator(new SchemaSizeEstimator(sizes));
   const out: CompiledRule[] = [];
-  rules.forEach((r, i) => {
+  for (const [i, r] of rules.entries()) {
+    if (i > 0) yield pause();
     const p = `${rulesPath}[${i}]`;
     const cr = compileRule(r, envFor(r.optionalOldSelf === true), estimator, w.schema);
     const cost = ruleCost(cr.maxCost, w.cardinality, sizes);
@@ -411,7 +425,7 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
         invalid(`${p}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'),
       );
     if (cr.compiled !== undefined) out.push(cr.compiled);
-  });
+  }
   return out;
 }
 
@@ -420,6 +434,18 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
  * structural). `path` is the schema's field path (`spec.versions[0].schema.openAPIV3Schema`).
  */
 export function compileSchemaRules(schema: JSONSchemaProps, path: string, options: CompileOptions = {}): SchemaRules {
+  return runTask(compileSchemaRulesTask(schema, path, options));
+}
+
+/**
+ * compileSchemaRules as a task, each rule a step: a request runs it sliced (a CRD may hold
+ * thousands of rules, seconds of compiling), so that it gives the event loop turns between rules.
+ */
+export function* compileSchemaRulesTask(
+  schema: JSONSchemaProps,
+  path: string,
+  options: CompileOptions = {},
+): Task<SchemaRules> {
   // Compiled per schema: an unchanged version of an updated CRD is not recompiled.
   // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
   const cacheKey = `${path}\u0000${options.suppressPerExpressionCost === true}\u0000${stringifyJSON(schema)}`;
@@ -429,7 +455,7 @@ export function compileSchemaRules(schema: JSONSchemaProps, path: string, option
     cache.set(cacheKey, hit);
     return { ...hit, errors: [...hit.errors] };
   }
-  const result = compileUncached(schema, path, options);
+  const result = yield* call(compileUncached(schema, path, options));
   cache.set(cacheKey, result);
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   return { ...result, errors: [...result.errors] };
@@ -438,16 +464,18 @@ export function compileSchemaRules(schema: JSONSchemaProps, path: string, option
 const CACHE_SIZE = 256;
 const cache = new Map<string, SchemaRules>();
 
-function compileUncached(schema: JSONSchemaProps, path: string, options: CompileOptions): SchemaRules {
+function* compileUncached(schema: JSONSchemaProps, path: string, options: CompileOptions): Task<SchemaRules> {
   const ctx: Ctx = { options, schemaErrors: [], celErrors: [], costs: [], total: 0n, expensive: [] };
-  const { node } = compileNode(ctx, {
-    schema,
-    typed: schema,
-    isResourceRoot: true,
-    path,
-    cardinality: 1n,
-    uncorrelatable: undefined,
-  });
+  const { node } = yield* call(
+    compileNode(ctx, {
+      schema,
+      typed: schema,
+      isResourceRoot: true,
+      path,
+      cardinality: 1n,
+      uncorrelatable: undefined,
+    }),
+  );
   const errors = [...ctx.schemaErrors, ...ctx.celErrors];
   if (ctx.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of ctx.expensive)

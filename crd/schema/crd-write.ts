@@ -6,7 +6,8 @@ import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { forbidden } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { deepEqual } from '../../apimachinery/equality.js';
-import { compileSchemaRules } from '../cel/compile.js';
+import { call } from '../../apimachinery/structured-merge/trampoline.js';
+import { compileSchemaRulesTask } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
 
@@ -46,7 +47,7 @@ function nestsTooDeep(schema: JSONSchemaProps): boolean {
   return false;
 }
 
-export const checkSchemaAtCRDWrite: SchemaValidator = (schema, path, ctx) => {
+export const checkSchemaAtCRDWrite: SchemaValidator = function* (schema, path, ctx) {
   if (nestsTooDeep(schema))
     return [forbidden(path, `must not nest schemas more than ${MAX_SCHEMA_NESTING} levels deep`)];
   const oldSchemas = ctx.old?.spec.versions.map((v) => v.schema?.openAPIV3Schema);
@@ -60,5 +61,5 @@ export const checkSchemaAtCRDWrite: SchemaValidator = (schema, path, ctx) => {
   // versionsWithUnchangedSchemas), so that a CRD a newer estimate would refuse stays updatable.
   const unchanged =
     ctx.old?.spec.versions.some((v) => v.name === ctx.version && deepEqual(v.schema?.openAPIV3Schema, schema)) ?? false;
-  return compileSchemaRules(schema, path, { suppressPerExpressionCost: unchanged }).errors;
+  return (yield* call(compileSchemaRulesTask(schema, path, { suppressPerExpressionCost: unchanged }))).errors;
 };

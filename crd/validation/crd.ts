@@ -13,8 +13,10 @@ import { type Spec, rec, str, list, strings, readNames, readSpec } from './inter
 import { validateSpec } from './spec.js';
 import { validateNames } from './names.js';
 import { ACCEPTED_REVIEW_VERSIONS, allowInvalidCABundle } from './conversion.js';
+import { call, type Task } from '../../apimachinery/structured-merge/trampoline.js';
 
-export function validateCRD(crd: CustomResourceDefinition, schemaValidator?: SchemaValidator): FieldError[] {
+/** A task (the schema validator's CEL compile runs sliced in a request): runTask runs it at once. */
+export function* validateCRD(crd: CustomResourceDefinition, schemaValidator?: SchemaValidator): Task<FieldError[]> {
   const spec = readSpec(crd.spec);
   const opts: ValidationOptions = {
     requireRecognizedConversionReviewVersion: true,
@@ -24,7 +26,7 @@ export function validateCRD(crd: CustomResourceDefinition, schemaValidator?: Sch
   };
   return [
     ...validateNameMatchesSpec(crd, spec),
-    ...validateSpec(spec, opts),
+    ...(yield* call(validateSpec(spec, opts))),
     ...validateCRDStatus(crd),
     ...validateStoredVersions(crd, spec),
     ...validateAPIApproval(crd, undefined),
@@ -32,11 +34,11 @@ export function validateCRD(crd: CustomResourceDefinition, schemaValidator?: Sch
   ];
 }
 
-export function validateCRDUpdate(
+export function* validateCRDUpdate(
   crd: CustomResourceDefinition,
   old: CustomResourceDefinition,
   schemaValidator?: SchemaValidator,
-): FieldError[] {
+): Task<FieldError[]> {
   const spec = readSpec(crd.spec);
   const oldSpec = readSpec(old.spec);
   const established = isConditionTrue(old, 'Established');
@@ -51,7 +53,7 @@ export function validateCRDUpdate(
     schemaValidator,
     old,
   };
-  const errs = validateSpec(spec, opts);
+  const errs = yield* call(validateSpec(spec, opts));
   if (established) {
     // Scope and kind shape the stored data and the served API.
     errs.push(...immutable('spec.scope', spec.scope, oldSpec.scope));

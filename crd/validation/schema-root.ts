@@ -6,6 +6,7 @@ import { schemaHas } from '../schema/structural.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import type { ValidationOptions } from './options.js';
+import { call, type Task } from '../../apimachinery/structured-merge/trampoline.js';
 import { type Rec, type Spec, isAbsent, rec } from './internal-version.js';
 
 /** How Go tells a field's zero value: empty string, false, or nil (pointers, slices, maps). */
@@ -91,13 +92,13 @@ function isZero(v: unknown, zero: ZeroKind): boolean {
   return isAbsent(v);
 }
 
-export function validateSchema(
+export function* validateSchema(
   wrapper: Rec | undefined,
   statusEnabled: boolean,
   path: string,
   version: string,
   opts: ValidationOptions,
-): FieldError[] {
+): Task<FieldError[]> {
   const schema = rec(wrapper?.['openAPIV3Schema']);
   if (!schema) return [];
   const errs: FieldError[] = [];
@@ -132,10 +133,12 @@ export function validateSchema(
     errs.push(forbidden(`${schemaPath}.nullable`, 'nullable cannot be true at the root'));
   if (opts.schemaValidator) {
     errs.push(
-      ...opts.schemaValidator(schema as JSONSchemaProps, schemaPath, {
-        version,
-        ...(opts.old ? { old: opts.old } : {}),
-      }),
+      ...(yield* call(
+        opts.schemaValidator(schema as JSONSchemaProps, schemaPath, {
+          version,
+          ...(opts.old ? { old: opts.old } : {}),
+        }),
+      )),
     );
   }
   return errs;

@@ -10,10 +10,11 @@ import { validateNames } from './names.js';
 import { validateSubresources } from './subresources.js';
 import { validateColumn } from './printer-columns.js';
 import { validateConversion } from './conversion.js';
+import { call, type Task } from '../../apimachinery/structured-merge/trampoline.js';
 
 const SCOPES = ['Cluster', 'Namespaced'];
 
-export function validateSpec(spec: Spec, opts: ValidationOptions): FieldError[] {
+export function* validateSpec(spec: Spec, opts: ValidationOptions): Task<FieldError[]> {
   const errs: FieldError[] = [];
   if (!spec.group) errs.push(required('spec.group'));
   else {
@@ -46,15 +47,15 @@ export function validateSpec(spec: Spec, opts: ValidationOptions): FieldError[] 
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
-  spec.versions.forEach((v, i) => {
+  for (const [i, v] of spec.versions.entries()) {
     if (v.storage) storageCount++;
     if (seen.has(v.name)) unique = false;
     seen.add(v.name);
     const path = `spec.versions[${i}]`;
     const dns = isDNS1035Label(v.name);
     if (dns.length) errs.push(invalid(child(path, 'name'), v.name, dns.join(',')));
-    errs.push(...validateVersion(spec, v, path, opts));
-  });
+    errs.push(...(yield* call(validateVersion(spec, v, path, opts))));
+  }
   if (!unique) errs.push(invalid('spec.versions', spec.rawVersions, 'must contain unique version names'));
   if (storageCount !== 1)
     errs.push(invalid('spec.versions', spec.rawVersions, 'must have exactly one version marked as storage version'));
@@ -70,7 +71,9 @@ export function validateSpec(spec: Spec, opts: ValidationOptions): FieldError[] 
   if (!spec.names.listKind) errs.push(required('spec.names.listKind'));
   errs.push(...validateNames(spec.names, 'spec.names'));
 
-  errs.push(...validateSchema(spec.validation, hasAnyStatusEnabled(spec), 'spec.validation', spec.version, opts));
+  errs.push(
+    ...(yield* call(validateSchema(spec.validation, hasAnyStatusEnabled(spec), 'spec.validation', spec.version, opts))),
+  );
   errs.push(...validateSubresources(spec.subresources, 'spec.subresources'));
   spec.columns.forEach((c, i) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${i}]`)));
 
@@ -87,13 +90,13 @@ export function validateSpec(spec: Spec, opts: ValidationOptions): FieldError[] 
   return errs;
 }
 
-function validateVersion(spec: Spec, v: Version, path: string, opts: ValidationOptions): FieldError[] {
+function* validateVersion(spec: Spec, v: Version, path: string, opts: ValidationOptions): Task<FieldError[]> {
   const errs: FieldError[] = [];
   for (const detail of deprecationWarningErrors(v.deprecated, v.deprecationWarning)) {
     errs.push(invalid(child(path, 'deprecationWarning'), v.deprecationWarning, detail));
   }
   const statusEnabled = hasStatusEnabled(subresourcesForVersion(spec, v.name));
-  errs.push(...validateSchema(v.schema, statusEnabled, child(path, 'schema'), v.name, opts));
+  errs.push(...(yield* call(validateSchema(v.schema, statusEnabled, child(path, 'schema'), v.name, opts))));
   errs.push(...validateSubresources(v.subresources, child(path, 'subresources')));
   v.columns.forEach((c, i) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
   return errs;

@@ -41,7 +41,7 @@ import { parseJSON, stringifyJSON } from '../../apimachinery/json.js';
 import { type AdmissionChain, type Attributes, NO_ADMISSION, type Operation } from '../../admission/interface.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type Propagation, finalizersForDeletion } from './delete-propagation.js';
-import { LARGE_WRITE_BYTES, giveWayFor } from './give-way.js';
+import { LARGE_WRITE_BYTES, giveWayFor, runSliced } from './give-way.js';
 
 export interface ListOptions {
   /** Objects the caller wants (label and field selectors); applied before `limit` counts. */
@@ -354,7 +354,7 @@ export class Store {
       this.generateName,
     );
     await giveWayFor(ctx.large);
-    validateCreate(this.strategy, obj, ctx);
+    await runSliced(validateCreate(this.strategy, obj, ctx));
     await giveWayFor(ctx.large);
     const name = obj.metadata.name!;
     await this.admission.validate({ ...attrs, name, object: obj });
@@ -512,7 +512,7 @@ export class Store {
     // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
     prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx);
     await giveWayFor(ctx.large);
-    validateUpdate(this.strategy, obj, old, ctx);
+    await runSliced(validateUpdate(this.strategy, obj, old, ctx));
     return obj;
   }
 

@@ -8,7 +8,14 @@ import type { FieldLabelConversion } from '../../apimachinery/selectors/fields.j
 import type { UserInfo } from '../../apimachinery/user.js';
 import type { TypeNode } from '../../apimachinery/structured-merge/schema.js';
 import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js';
+import type { Task } from '../../apimachinery/structured-merge/trampoline.js';
 import type { GarbageCollectionPolicy, Propagation } from './delete-propagation.js';
+
+/**
+ * A kind's validation: its errors, or a task giving them when the work may be long (a CRD's CEL
+ * rules compiled), which the store runs sliced so that other requests get turns meanwhile.
+ */
+export type Validation = FieldError[] | Task<FieldError[]>;
 
 export interface KindInfo {
   group: string;
@@ -66,7 +73,7 @@ export interface CreateStrategy {
   /** How metadata.name (and, with prefix, generateName) is judged: kube validates names per kind. */
   readonly validateName: NameValidator;
   /** Everything but ObjectMeta's generic rules, which the store checks itself. */
-  validate(obj: KubeObject, ctx: WriteContext): FieldError[];
+  validate(obj: KubeObject, ctx: WriteContext): Validation;
 }
 
 /**
@@ -81,7 +88,7 @@ export interface UpdateStrategy {
   readonly allowUnconditional: boolean;
   /** The kind's part of an update, after the store carried system metadata over from `old`. */
   prepare(obj: KubeObject, old: KubeObject, ctx: WriteContext): void;
-  validate(obj: KubeObject, old: KubeObject, ctx: WriteContext): FieldError[];
+  validate(obj: KubeObject, old: KubeObject, ctx: WriteContext): Validation;
   /**
    * Top-level fields this write puts back as they were (kube's GetResetFields): the main resource's
    * status when there is a status subresource, the spec for a status write. An apply through it

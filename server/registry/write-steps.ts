@@ -4,16 +4,24 @@
 // them between admission and storage; `mini-apiserver validate` runs them alone, so both answer alike.
 import { randomUUID } from 'node:crypto';
 import { badRequest, invalid } from '../../apimachinery/errors.js';
-import { goQuote } from '../../apimachinery/field-errors.js';
+import { type FieldError, goQuote } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { metaDecodeError } from '../../apimachinery/validation/object-meta.js';
+import { call, isTask, type Task } from '../../apimachinery/structured-merge/trampoline.js';
 import {
   ensureNamespaceMatchesRequest,
   fillObjectMetaSystemFields,
   generateNameFrom,
   wipeObjectMetaSystemFields,
 } from './object-meta-ops.js';
-import { type KindInfo, type Strategy, type WriteContext, qualifiedKind, updateStrategyFor } from './strategy.js';
+import {
+  type KindInfo,
+  type Strategy,
+  type Validation,
+  type WriteContext,
+  qualifiedKind,
+  updateStrategyFor,
+} from './strategy.js';
 import { validateObjectMetaForCreate, validateObjectMetaForUpdate } from './validate-common.js';
 
 /** rest.ExpectedNamespaceForScope: the namespace an object of this kind must have, empty for a cluster-scoped kind. */
@@ -71,10 +79,17 @@ export function prepareCreate(
   strategy.create.prepare(obj);
 }
 
+function* errorsOf(v: Validation): Task<FieldError[]> {
+  return isTask(v) ? yield* call(v) : v;
+}
+
 /** A create's validation: ObjectMeta's rules and the kind's; kube's 422 when anything fails. */
-export function validateCreate(strategy: Strategy, obj: KubeObject, ctx: WriteContext): void {
+export function* validateCreate(strategy: Strategy, obj: KubeObject, ctx: WriteContext): Task<void> {
   const create = strategy.create;
-  const errs = [...validateObjectMetaForCreate(obj, strategy.kind, create.validateName), ...create.validate(obj, ctx)];
+  const errs = [
+    ...validateObjectMetaForCreate(obj, strategy.kind, create.validateName),
+    ...(yield* errorsOf(create.validate(obj, ctx))),
+  ];
   if (errs.length) throw invalid(qualifiedKind(strategy.kind), obj.metadata.name ?? '', errs);
 }
 
@@ -115,8 +130,11 @@ export function prepareUpdate(
 }
 
 /** An update's validation: ObjectMeta's rules and the kind's (ratcheting, transition rules); kube's 422. */
-export function validateUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, ctx: WriteContext): void {
+export function* validateUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, ctx: WriteContext): Task<void> {
   const update = updateStrategyFor(strategy, ctx.subresource);
-  const errs = [...validateObjectMetaForUpdate(obj, old, strategy.kind), ...update.validate(obj, old, ctx)];
+  const errs = [
+    ...validateObjectMetaForUpdate(obj, old, strategy.kind),
+    ...(yield* errorsOf(update.validate(obj, old, ctx))),
+  ];
   if (errs.length) throw invalid(qualifiedKind(strategy.kind), obj.metadata.name ?? '', errs);
 }

@@ -10,6 +10,7 @@ import { systemClock } from '../../apimachinery/clock.js';
 import { CRD_GROUP, type CustomResourceDefinition } from '../../apimachinery/apis/apiextensions.js';
 import { parseGroupVersion } from '../../apimachinery/versions.js';
 import { goQuote } from '../../apimachinery/field-errors.js';
+import { runTask } from '../../apimachinery/structured-merge/trampoline.js';
 import { deprecationWarning } from '../../crd/deprecation.js';
 import { crdKind, crdStrategy } from '../registry/builtin/crds.js';
 import { customResourceStrategy } from '../registry/builtin/custom-resources.js';
@@ -179,11 +180,11 @@ function write(
       checkDecodable(strategy, obj, ctx);
       const current = stored(strategy, old, namespace);
       prepareUpdate(strategy, obj, current, namespace, ctx);
-      validateUpdate(strategy, obj, current, ctx);
+      runTask(validateUpdate(strategy, obj, current, ctx));
     } else {
       checkNewObject(strategy, obj, ctx);
       prepareCreate(strategy, obj, namespace, ctx, nowTimestamp(systemClock));
-      validateCreate(strategy, obj, ctx);
+      runTask(validateCreate(strategy, obj, ctx));
     }
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;

@@ -14,7 +14,8 @@ import { type KubeObject, cloneJson } from '../../../apimachinery/object.js';
 import { prune } from '../../../crd/schema/prune.js';
 import type { Strategy, UpdateStrategy, WriteContext } from '../strategy.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
-import { compileSchemaRules } from '../../../crd/cel/compile.js';
+import { compileSchemaRulesTask } from '../../../crd/cel/compile.js';
+import { call, type Task } from '../../../apimachinery/structured-merge/trampoline.js';
 import { type CompiledRules, rulesBlockedBy } from '../../../crd/cel/eval.js';
 import { converterFor } from '../../../crd/conversion.js';
 import { pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
@@ -48,24 +49,24 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
   const converter = converterFor(crd);
   // CEL rules per version, compiled (and type-checked) when the CRD was written; cached by schema.
   const celRules = new Map<string, CompiledRules>();
-  const rulesFor = (obj: KubeObject): CompiledRules | undefined => {
+  function* rulesFor(obj: KubeObject): Task<CompiledRules | undefined> {
     const version = versionOf(obj) ?? storage?.name ?? '';
     const schema = schemas.get(version);
     if (!schema) return undefined;
     let rules = celRules.get(version);
-    if (!rules) celRules.set(version, (rules = compileSchemaRules(schema, '').rules));
+    if (!rules) celRules.set(version, (rules = (yield* call(compileSchemaRulesTask(schema, ''))).rules));
     return rules.empty ? undefined : rules;
-  };
+  }
   /**
    * Schema errors first, then CEL's (as kube orders them); CEL warnings (ratcheting) to the request.
    * A status write checks the status against its own schema (kube's statusStrategy).
    */
-  const validateAll = (
+  function* validateAll(
     obj: KubeObject,
     old: KubeObject | undefined,
     ctx: WriteContext,
     status = false,
-  ): FieldError[] => {
+  ): Task<FieldError[]> {
     const options = ctx.floatLiterals ? { floatLiterals: ctx.floatLiterals } : {};
     const validator = validatorFor(obj);
     const schemaErrors =
@@ -74,14 +75,14 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
           ? validator?.validateStatusUpdate(obj, old, options)
           : validator?.validateUpdate(obj, old, options)
         : validator?.validate(obj, options)) ?? [];
-    const rules = rulesFor(obj);
+    const rules = yield* rulesFor(obj);
     if (!rules) return schemaErrors;
     const blocked = rulesBlockedBy(schemaErrors);
     if (blocked) return [...schemaErrors, blocked];
     const cel = rules.validate(obj, old ? validator?.correlate(obj, old, options) : undefined);
     for (const w of cel.warnings) ctx.warn?.(w);
     return [...schemaErrors, ...cel.errors];
-  };
+  }
 
   // Field ownership types per version, built on first use.
   const types = new Map<string, TypeNode>();

@@ -10,6 +10,7 @@ import { defaultCRD } from '../../../../crd/defaults.js';
 import { checkSchemaAtCRDWrite } from '../../../../crd/schema/crd-write.js';
 import { validateCRD } from '../../../../crd/validation/crd.js';
 import { simpleCrd } from '../../../helpers/crds.js';
+import { runTask } from '../../../../apimachinery/structured-merge/trampoline.js';
 
 /** A CRD whose spec has this schema, as the store hands it to validation. */
 function crdWithSpec(spec: JSONSchemaProps): CustomResourceDefinition {
@@ -25,7 +26,7 @@ function write(spec: JSONSchemaProps, objectSpec: unknown): { crd: string[]; obj
   const schema = c.spec.versions[0]!.schema!.openAPIV3Schema!;
   const rules = compileSchemaRules(schema, 'spec.versions[0].schema.openAPIV3Schema').rules;
   return {
-    crd: validateCRD(c, checkSchemaAtCRDWrite).map(formatFieldError),
+    crd: runTask(validateCRD(c, checkSchemaAtCRDWrite)).map(formatFieldError),
     object: rules.validate({ spec: objectSpec }, undefined).errors.map(formatFieldError),
   };
 }

@@ -28,6 +28,7 @@ import {
   webhookCount,
 } from '../../../../../server/registry/builtin/admissionregistration.js';
 import type { Strategy } from '../../../../../server/registry/strategy.js';
+import { runStep } from '../../../../../apimachinery/structured-merge/trampoline.js';
 
 const ctx = { dryRun: false };
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -53,14 +54,14 @@ const config = (
 function createErrors(strategy: Strategy, obj: KubeObject): string[] {
   strategy.canonicalize(obj, ctx);
   strategy.create.prepare(obj);
-  return strategy.create.validate(obj, ctx).map(formatFieldError);
+  return runStep(strategy.create.validate(obj, ctx)).map(formatFieldError);
 }
 
 function updateErrors(strategy: Strategy, obj: KubeObject, old: KubeObject): string[] {
   strategy.canonicalize(old, ctx);
   strategy.canonicalize(obj, ctx);
   strategy.update.prepare(obj, old, ctx);
-  return strategy.update.validate(obj, old, ctx).map(formatFieldError);
+  return runStep(strategy.update.validate(obj, old, ctx)).map(formatFieldError);
 }
 
 const hook = (patch: Json): Json => ({ ...clone(HOOK), ...patch });
@@ -529,7 +530,7 @@ describe('webhook configuration defaults (admissionregistration/v1)', () => {
         rules: [{ ...RULE, scope: '*' }],
       }),
     ]);
-    expect(validatingWebhookConfigurationStrategy.create.validate(obj, ctx)).toEqual([]);
+    expect(runStep(validatingWebhookConfigurationStrategy.create.validate(obj, ctx))).toEqual([]);
   });
   it('omits an empty webhooks list (omitempty)', () => {
     const obj = config('ValidatingWebhookConfiguration', []);
@@ -827,7 +828,7 @@ describe('ValidatingAdmissionPolicy validation', () => {
     const s = validatingAdmissionPolicyStrategy.subresources['status']!;
     const obj = policy(policySpec({ validations: [{ expression: '1' }] }), { observedGeneration: 1 });
     s.prepare(obj, stored, ctx);
-    expect(s.validate(obj, stored, ctx)).toEqual([]);
+    expect(runStep(s.validate(obj, stored, ctx))).toEqual([]);
   });
 
   // What the defaults fill in, judged as a request that has not been defaulted would be.
@@ -945,7 +946,9 @@ describe('ValidatingAdmissionPolicy defaults and its status', () => {
     ],
   ])('status validation: %s', (_name, status, want) => {
     const s = validatingAdmissionPolicyStrategy.subresources['status']!;
-    expect(s.validate(policy(POLICY_SPEC, status), policy(POLICY_SPEC), ctx).map(formatFieldError)).toEqual(want);
+    expect(runStep(s.validate(policy(POLICY_SPEC, status), policy(POLICY_SPEC), ctx)).map(formatFieldError)).toEqual(
+      want,
+    );
   });
 });
 

@@ -8,6 +8,7 @@ import {
   configMapDataCount,
   configMapStrategy,
 } from '../../../../../server/registry/builtin/configmaps.js';
+import { runStep } from '../../../../../apimachinery/structured-merge/trampoline.js';
 
 const cm = (fields: Record<string, unknown>): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, ...fields }) as KubeObject;
@@ -58,7 +59,7 @@ describe('ConfigMap create validation', () => {
       ['[]: Too long: must have at most 1048576 bytes'],
     ],
   ])('%s', (_name, fields, want) => {
-    expect(texts(configMapStrategy.create.validate(cm(fields), ctx))).toEqual(want);
+    expect(texts(runStep(configMapStrategy.create.validate(cm(fields), ctx)))).toEqual(want);
   });
 });
 
@@ -108,7 +109,7 @@ describe('ConfigMap update validation', () => {
       [`data[a/b]: Invalid value: "a/b": ${KEY_REGEX}`],
     ],
   ])('%s', (_name, next, old, want) => {
-    expect(texts(configMapStrategy.update.validate(next, old, ctx))).toEqual(want);
+    expect(texts(runStep(configMapStrategy.update.validate(next, old, ctx)))).toEqual(want);
   });
 });
 

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../../../../apimachinery/object.js';
 import { formatFieldError } from '../../../../../apimachinery/field-errors.js';
 import { parseMicroTime } from '../../../../../apimachinery/validation/micro-time.js';
 import { LEASE_COLUMNS, leaseStrategy } from '../../../../../server/registry/builtin/leases.js';
+import { runStep } from '../../../../../apimachinery/structured-merge/trampoline.js';
 
 const lease = (spec: Record<string, unknown>): KubeObject =>
   ({
@@ -55,8 +56,8 @@ describe('Lease validation', () => {
       ],
     ],
   ])('%s', (_name, spec, want) => {
-    expect(leaseStrategy.create.validate(lease(spec), ctx).map(formatFieldError)).toEqual(want);
-    expect(leaseStrategy.update.validate(lease(spec), lease({}), ctx).map(formatFieldError)).toEqual(want);
+    expect(runStep(leaseStrategy.create.validate(lease(spec), ctx)).map(formatFieldError)).toEqual(want);
+    expect(runStep(leaseStrategy.update.validate(lease(spec), lease({}), ctx)).map(formatFieldError)).toEqual(want);
   });
 });
 

@@ -14,6 +14,7 @@ import {
   roleBindingStrategy,
   roleStrategy,
 } from '../../../../../server/registry/builtin/rbac.js';
+import { runStep } from '../../../../../apimachinery/structured-merge/trampoline.js';
 
 const G = 'rbac.authorization.k8s.io';
 const ctx = { dryRun: false };
@@ -52,10 +53,10 @@ describe('names', () => {
 describe('validation through the strategies', () => {
   it('Role rules may not name URLs; ClusterRole rules may', () => {
     const rules = [{ verbs: ['get'], nonResourceURLs: ['/metrics'] }];
-    expect(roleStrategy.create.validate(obj('Role', { rules }, 'ns'), ctx).map(formatFieldError)).toEqual([
+    expect(runStep(roleStrategy.create.validate(obj('Role', { rules }, 'ns'), ctx)).map(formatFieldError)).toEqual([
       'rules[0].nonResourceURLs: Invalid value: []string{"/metrics"}: namespaced rules cannot apply to non-resource URLs',
     ]);
-    expect(clusterRoleStrategy.create.validate(obj('ClusterRole', { rules }), ctx)).toEqual([]);
+    expect(runStep(clusterRoleStrategy.create.validate(obj('ClusterRole', { rules }), ctx))).toEqual([]);
   });
 
   it('a binding keeps its roleRef', () => {
@@ -65,11 +66,11 @@ describe('validation through the strategies', () => {
       'ns',
     );
     const after = obj('RoleBinding', { roleRef: { apiGroup: G, kind: 'Role', name: 'view' }, subjects: [] }, 'ns');
-    expect(roleBindingStrategy.create.validate(after, ctx)).toEqual([]);
-    expect(roleBindingStrategy.update.validate(after, before, ctx).map(formatFieldError)).toEqual([
+    expect(runStep(roleBindingStrategy.create.validate(after, ctx))).toEqual([]);
+    expect(runStep(roleBindingStrategy.update.validate(after, before, ctx)).map(formatFieldError)).toEqual([
       'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"view"}: cannot change roleRef',
     ]);
-    expect(clusterRoleBindingStrategy.update.validate(after, before, ctx).map(formatFieldError)).toEqual([
+    expect(runStep(clusterRoleBindingStrategy.update.validate(after, before, ctx)).map(formatFieldError)).toEqual([
       'roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"',
       'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"view"}: cannot change roleRef',
     ]);
@@ -80,10 +81,10 @@ describe('validation through the strategies', () => {
       roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'view' },
       subjects: [{ kind: 'ServiceAccount', name: 'sa' }],
     });
-    expect(clusterRoleBindingStrategy.create.validate(b, ctx).map(formatFieldError)).toEqual([
+    expect(runStep(clusterRoleBindingStrategy.create.validate(b, ctx)).map(formatFieldError)).toEqual([
       'subjects[0].namespace: Required value',
     ]);
-    expect(roleBindingStrategy.create.validate(b, ctx)).toEqual([]);
+    expect(runStep(roleBindingStrategy.create.validate(b, ctx))).toEqual([]);
   });
 });
 
@@ -173,7 +174,7 @@ describe('defaulting', () => {
       s.canonicalize(b, ctx);
       expect(b['roleRef']).toEqual({ apiGroup: G, kind: 'ClusterRole', name: 'view' });
       expect(b['subjects']).toEqual([{ kind: 'User', name: 'alice', apiGroup: G }]);
-      expect(s.create.validate(b, ctx)).toEqual([]);
+      expect(runStep(s.create.validate(b, ctx))).toEqual([]);
     }
   });
 });

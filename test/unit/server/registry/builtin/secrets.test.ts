@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
 import { formatFieldError, type FieldError } from '../../../../../apimachinery/field-errors.js';
 import { SECRET_COLUMNS, secretDataCount, secretStrategy } from '../../../../../server/registry/builtin/secrets.js';
+import { runStep } from '../../../../../apimachinery/structured-merge/trampoline.js';
 
 const secret = (fields: Record<string, unknown>, metadata: Record<string, unknown> = {}): KubeObject =>
   ({
@@ -103,7 +104,7 @@ describe('Secret create validation', () => {
     ['bootstrap token: no required keys in ValidateSecret', secret({ type: 'bootstrap.kubernetes.io/token' }), []],
     ["a type of one's own", secret({ type: 'example.com/thing' }), []],
   ])('%s', (_name, obj, want) => {
-    expect(texts(secretStrategy.create.validate(obj, ctx))).toEqual(want);
+    expect(texts(runStep(secretStrategy.create.validate(obj, ctx)))).toEqual(want);
   });
 });
 
@@ -141,7 +142,7 @@ describe('Secret update validation', () => {
       [],
     ],
   ])('%s', (_name, next, old, want) => {
-    expect(texts(secretStrategy.update.validate(next, old, ctx))).toEqual(want);
+    expect(texts(runStep(secretStrategy.update.validate(next, old, ctx)))).toEqual(want);
   });
 });
 
