@@ -13,6 +13,7 @@ const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 const CORE = 'k8s.io.api.core.v1';
 const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
 const RBAC = 'k8s.io.api.rbac.v1';
+const ADMREG = 'k8s.io.api.admissionregistration.v1';
 /** The typed messages' names, by `apiVersion/kind` as the envelope's typeMeta names them. */
 const KIND_MESSAGES = new Map<string, string>([
   ['v1/Namespace', `${CORE}.Namespace`],
@@ -52,6 +53,20 @@ const KIND_MESSAGES = new Map<string, string>([
   ['events.k8s.io/v1/EventList', 'k8s.io.api.events.v1.EventList'],
   ['apiextensions.k8s.io/v1/CustomResourceDefinition', `${APIEXTENSIONS}.CustomResourceDefinition`],
   ['apiextensions.k8s.io/v1/CustomResourceDefinitionList', `${APIEXTENSIONS}.CustomResourceDefinitionList`],
+  ['admissionregistration.k8s.io/v1/MutatingWebhookConfiguration', `${ADMREG}.MutatingWebhookConfiguration`],
+  ['admissionregistration.k8s.io/v1/MutatingWebhookConfigurationList', `${ADMREG}.MutatingWebhookConfigurationList`],
+  ['admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration', `${ADMREG}.ValidatingWebhookConfiguration`],
+  [
+    'admissionregistration.k8s.io/v1/ValidatingWebhookConfigurationList',
+    `${ADMREG}.ValidatingWebhookConfigurationList`,
+  ],
+  ['admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy', `${ADMREG}.ValidatingAdmissionPolicy`],
+  ['admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyList', `${ADMREG}.ValidatingAdmissionPolicyList`],
+  ['admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding', `${ADMREG}.ValidatingAdmissionPolicyBinding`],
+  [
+    'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBindingList',
+    `${ADMREG}.ValidatingAdmissionPolicyBindingList`,
+  ],
 ]);
 
 /** Every definition of KUBE_PROTOS, resolved, and the messages the codecs name; shared with the encoder. */
@@ -108,3 +123,21 @@ export const jsonFormOf = (type: Type): JsonForm | undefined => type.options?.['
 /** A field's name in JSON: the proto name, unless (json_key) says otherwise. */
 export const jsonKey = (field: FieldBase): string =>
   (field.options?.['(json_key)'] as string | undefined) ?? field.name;
+
+/** A field whose message Go embeds (`json:",inline"`): its fields are written into the parent's JSON object. */
+export const isInline = (field: FieldBase): boolean => field.options?.['(json_inline)'] === true;
+
+const jsonFieldsCache = new WeakMap<Type, ReadonlyMap<string, FieldBase>>();
+
+/** A message's fields by JSON name, with those of the messages it embeds (isInline) in their place. */
+export function jsonFields(type: Type): ReadonlyMap<string, FieldBase> {
+  let fields = jsonFieldsCache.get(type);
+  if (fields) return fields;
+  const out = new Map<string, FieldBase>();
+  for (const field of type.fieldsArray) {
+    if (isInline(field)) for (const [key, f] of jsonFields(field.resolvedType as Type)) out.set(key, f);
+    else out.set(jsonKey(field), field);
+  }
+  jsonFieldsCache.set(type, (fields = out));
+  return fields;
+}

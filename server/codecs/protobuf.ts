@@ -9,6 +9,7 @@ import { badRequest, type ApiError } from '../../apimachinery/errors.js';
 import { DecoderError } from './decode-error.js';
 import {
   type JsonForm,
+  isInline,
   isJsonList,
   jsonFormOf,
   jsonKey,
@@ -195,6 +196,11 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
     // Absent fields read the prototype's default, which "always" fields still print.
     const value = fields[field.name];
     const pointer = field.options?.['(go_pointer)'] === true;
+    if (isInline(field)) {
+      const inner = field.resolvedType as Type;
+      Object.assign(out, objectJson(inner, present ? (value as Message) : inner.create(), at));
+      continue;
+    }
     let json: unknown;
     if (field.map) json = mapJson(field, value as Record<string, unknown>, at);
     else if (field.repeated) json = listJson(field, value as unknown[], at);
