@@ -12,7 +12,6 @@ import type { Field, Type } from 'protobufjs';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { INT_OR_STRING_STRING, PROTOBUF_MAGIC } from './protobuf.js';
 import {
-  hasProtobufKind,
   isInline,
   isJsonList,
   jsonFields,
@@ -20,8 +19,8 @@ import {
   jsonKey,
   kubeProtos,
   protobuf,
-  protobufKind,
 } from '../../apimachinery/apis/kube-messages.js';
+import { hasProtobufKind, protobufKind } from './messages.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 
 /** An object this server holds no (complete) protobuf definition for. */

@@ -6,13 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { FieldBase, Type } from 'protobufjs';
 import type { JSONSchemaProps } from '../../../../../apimachinery/apis/apiextensions.js';
 import { META_DEFINITIONS, OBJECT_META } from '../../../../../apimachinery/apis/meta-schemas.js';
-import {
-  isJsonList,
-  jsonFields,
-  jsonFormOf,
-  kubeProtos,
-  protobufKind,
-} from '../../../../../apimachinery/apis/kube-messages.js';
+import { isJsonList, jsonFields, jsonFormOf, kubeProtos } from '../../../../../apimachinery/apis/kube-messages.js';
+import { protobufKind } from '../../../../../server/codecs/messages.js';
 import type { BuiltinKind } from '../../../../../server/registry/builtin/kind.js';
 import { BUILTIN_KINDS } from '../../../../../server/registry/builtin/table.js';
 
