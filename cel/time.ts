@@ -4,6 +4,7 @@
 // optional zone (an IANA name through Intl, or a numeric "[+-]HH:MM" offset, as cel-go reads it).
 import { CelError, Duration, MAX_INT64, MIN_INT64, Timestamp, type Val } from './values.js';
 import { goQuote } from '../apimachinery/quote.js';
+import { parseGoDuration } from '../apimachinery/go-duration.js';
 
 const NS_PER_SECOND = 1_000_000_000n;
 const NS_PER_MS = 1_000_000n;
@@ -25,49 +26,10 @@ export const durationOf = (ns: bigint): Duration | CelError =>
 // ---------------------------------------------------------------------------------------------
 // Durations
 
-const UNIT_NS: Readonly<Record<string, bigint>> = {
-  ns: 1n,
-  us: 1_000n,
-  '\u00b5s': 1_000n,
-  '\u03bcs': 1_000n,
-  ms: NS_PER_MS,
-  s: NS_PER_SECOND,
-  m: 60n * NS_PER_SECOND,
-  h: 3600n * NS_PER_SECOND,
-};
-
-/** One element of a Go duration: digits, an optional fraction, and a unit running to the next digit or '.'. */
-const ELEMENT = /(\d*)(?:\.(\d*))?([^\d.]*)/y;
-
 /** duration(string) as Go's time.ParseDuration reads it ("1h1.5s", "-300ms", "0"), exactly. */
 export function parseDuration(text: string): Duration | CelError {
-  const invalid = new CelError(`time: invalid duration "${text}"`);
-  let s = text;
-  const neg = s.startsWith('-');
-  if (neg || s.startsWith('+')) s = s.slice(1);
-  if (s === '0') return new Duration(0n);
-  if (s === '') return invalid;
-  let total = 0n;
-  ELEMENT.lastIndex = 0;
-  while (ELEMENT.lastIndex < s.length) {
-    const m = ELEMENT.exec(s);
-    const [, whole = '', frac, unit = ''] = m ?? [];
-    if (!m || (whole === '' && !frac)) return invalid;
-    const scale = UNIT_NS[unit];
-    if (scale === undefined)
-      return new CelError(
-        unit === '' ? `time: missing unit in duration "${text}"` : `time: unknown unit "${unit}" in duration "${text}"`,
-      );
-    // Longer digit runs overflow whatever the unit; stop before building huge bigints.
-    if (whole.replace(/^0+/, '').length > 20) return invalid;
-    total += BigInt(whole || '0') * scale;
-    if (frac) {
-      const f = frac.slice(0, 18);
-      total += (BigInt(f) * scale) / 10n ** BigInt(f.length);
-    }
-    if (total > MAX_INT64 + (neg ? 1n : 0n)) return invalid;
-  }
-  return new Duration(neg ? -total : total);
+  const ns = parseGoDuration(text);
+  return typeof ns === 'string' ? new CelError(ns) : new Duration(ns);
 }
 
 /** Nanoseconds as decimal seconds, trailing zeros dropped ("1.5", "3600", "0.000000001"). */

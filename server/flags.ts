@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import type { LogLevel } from '../apimachinery/log.js';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from './authz/authorizer.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from '../apimachinery/go-duration.js';
 import { DEFAULT_BIND_ADDRESS, DEFAULT_SERVICE_ACCOUNT_ISSUER, type ServerOptions } from './options.js';
 
 export const CLI_DEFAULTS = { dataDir: './.data', securePort: 6443, bindAddress: DEFAULT_BIND_ADDRESS } as const;
@@ -64,6 +64,12 @@ export function parseEtcdServers(value: string): string[] | string {
 }
 
 /** A whole-number flag of at least `min`. */
+/** A duration flag in milliseconds: undefined when it is not a Go duration, or is negative (no flag of ours takes one). */
+function durationMs(value: string): number | undefined {
+  const ns = parseGoDuration(value);
+  return typeof ns === 'string' || ns < 0n ? undefined : Number(ns) / 1e6;
+}
+
 function intFlag(value: string, min: number, apply: (n: number) => void): string | undefined {
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < min) return `must be a whole number, ${min} or more`;
@@ -172,7 +178,7 @@ const FLAGS: readonly FlagSpec[] = [
     arg: 'DURATION',
     help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled. (default 5m0s)',
     set: (o, v) => {
-      const ms = parseGoDuration(v);
+      const ms = durationMs(v);
       if (ms === undefined) return 'must be a duration such as 5m0s, 30s or 0';
       o.compactionIntervalMs = ms;
       return undefined;
@@ -195,7 +201,7 @@ const FLAGS: readonly FlagSpec[] = [
     arg: 'DURATION',
     help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests. (default 1m0s)',
     set: (o, v) => {
-      const ms = parseGoDuration(v);
+      const ms = durationMs(v);
       if (ms === undefined || ms <= 0) return 'must be a duration above 0 such as 1m0s or 30s';
       o.requestTimeoutMs = ms;
       return undefined;
@@ -262,7 +268,7 @@ const FLAGS: readonly FlagSpec[] = [
     arg: 'DURATION',
     help: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value. (default 0: no limit)',
     set: (o, v) => {
-      const ms = parseGoDuration(v);
+      const ms = durationMs(v);
       if (ms === undefined) return 'must be a duration such as 24h0m0s';
       o.serviceAccountMaxTokenExpirationMs = ms;
       return undefined;

@@ -12,6 +12,7 @@
 //                 (gracePeriodSeconds: 0 deletes now); absent means omitted, even for messages.
 //   (json_always) the Go JSON tag has no omitempty, so the zero value is still written.
 //   (json_key)    the JSON name where it is not the proto name ($ref, x-kubernetes-...).
+//   (json_inline) Go embeds the field's struct (`json:",inline"`): its fields are the parent's in JSON.
 // Other scalars follow omitempty, and non-pointer messages are always written (Go writes structs),
 // except Time and MicroTime, which are omitted when zero (Go writes null), or written as null when
 // (json_always) says the Go tag has no omitempty (events.k8s.io/v1 eventTime).
@@ -931,6 +932,189 @@ message EventSeries {
 }
 `;
 
+// admissionregistration.k8s.io/v1's four served kinds. RuleWithOperations embeds Rule, and
+// NamedRuleWithOperations embeds RuleWithOperations, Go's `json:",inline"`: (json_inline) says a
+// field's message is written into its parent's JSON object. Go writes sideEffects (a pointer) and
+// admissionReviewVersions without omitempty; a nil pointer and an empty list are omitted here too.
+const ADMISSIONREGISTRATION_V1 = `
+syntax = "proto2";
+package k8s.io.api.admissionregistration.v1;
+
+message AuditAnnotation {
+  optional string key = 1 [(json_always) = true];
+  optional string valueExpression = 2 [(json_always) = true];
+}
+
+message ExpressionWarning {
+  optional string fieldRef = 2 [(json_always) = true];
+  optional string warning = 3 [(json_always) = true];
+}
+
+message MatchCondition {
+  optional string name = 1 [(json_always) = true];
+  optional string expression = 2 [(json_always) = true];
+}
+
+message MatchResources {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector namespaceSelector = 1 [(go_pointer) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector objectSelector = 2 [(go_pointer) = true];
+  repeated NamedRuleWithOperations resourceRules = 3;
+  repeated NamedRuleWithOperations excludeResourceRules = 4;
+  optional string matchPolicy = 7 [(go_pointer) = true];
+}
+
+message MutatingWebhook {
+  optional string name = 1 [(json_always) = true];
+  optional WebhookClientConfig clientConfig = 2;
+  repeated RuleWithOperations rules = 3;
+  optional string failurePolicy = 4 [(go_pointer) = true];
+  optional string matchPolicy = 9 [(go_pointer) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector namespaceSelector = 5 [(go_pointer) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector objectSelector = 11 [(go_pointer) = true];
+  optional string sideEffects = 6 [(go_pointer) = true];
+  optional int32 timeoutSeconds = 7 [(go_pointer) = true];
+  repeated string admissionReviewVersions = 8;
+  optional string reinvocationPolicy = 10 [(go_pointer) = true];
+  repeated MatchCondition matchConditions = 12;
+}
+
+message MutatingWebhookConfiguration {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated MutatingWebhook Webhooks = 2 [(json_key) = "webhooks"];
+}
+
+message MutatingWebhookConfigurationList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated MutatingWebhookConfiguration items = 2;
+}
+
+message NamedRuleWithOperations {
+  repeated string resourceNames = 1;
+  optional RuleWithOperations ruleWithOperations = 2 [(json_inline) = true];
+}
+
+message ParamKind {
+  optional string apiVersion = 1;
+  optional string kind = 2;
+}
+
+message ParamRef {
+  optional string name = 1;
+  optional string namespace = 2;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector selector = 3 [(go_pointer) = true];
+  optional string parameterNotFoundAction = 4 [(go_pointer) = true];
+}
+
+message Rule {
+  repeated string apiGroups = 1;
+  repeated string apiVersions = 2;
+  repeated string resources = 3;
+  optional string scope = 4 [(go_pointer) = true];
+}
+
+message RuleWithOperations {
+  repeated string operations = 1;
+  optional Rule rule = 2 [(json_inline) = true];
+}
+
+message ServiceReference {
+  optional string namespace = 1 [(json_always) = true];
+  optional string name = 2 [(json_always) = true];
+  optional string path = 3 [(go_pointer) = true];
+  optional int32 port = 4 [(go_pointer) = true];
+}
+
+message TypeChecking {
+  repeated ExpressionWarning expressionWarnings = 1;
+}
+
+message ValidatingAdmissionPolicy {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ValidatingAdmissionPolicySpec spec = 2;
+  optional ValidatingAdmissionPolicyStatus status = 3;
+}
+
+message ValidatingAdmissionPolicyBinding {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ValidatingAdmissionPolicyBindingSpec spec = 2;
+}
+
+message ValidatingAdmissionPolicyBindingList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ValidatingAdmissionPolicyBinding items = 2;
+}
+
+message ValidatingAdmissionPolicyBindingSpec {
+  optional string policyName = 1;
+  optional ParamRef paramRef = 2 [(go_pointer) = true];
+  optional MatchResources matchResources = 3 [(go_pointer) = true];
+  repeated string validationActions = 4;
+}
+
+message ValidatingAdmissionPolicyList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ValidatingAdmissionPolicy items = 2;
+}
+
+message ValidatingAdmissionPolicySpec {
+  optional ParamKind paramKind = 1 [(go_pointer) = true];
+  optional MatchResources matchConstraints = 2 [(go_pointer) = true];
+  repeated Validation validations = 3;
+  optional string failurePolicy = 4 [(go_pointer) = true];
+  repeated AuditAnnotation auditAnnotations = 5;
+  repeated MatchCondition matchConditions = 6;
+  repeated Variable variables = 7;
+}
+
+message ValidatingAdmissionPolicyStatus {
+  optional int64 observedGeneration = 1;
+  optional TypeChecking typeChecking = 2 [(go_pointer) = true];
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.Condition conditions = 3;
+}
+
+message ValidatingWebhook {
+  optional string name = 1 [(json_always) = true];
+  optional WebhookClientConfig clientConfig = 2;
+  repeated RuleWithOperations rules = 3;
+  optional string failurePolicy = 4 [(go_pointer) = true];
+  optional string matchPolicy = 9 [(go_pointer) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector namespaceSelector = 5 [(go_pointer) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector objectSelector = 10 [(go_pointer) = true];
+  optional string sideEffects = 6 [(go_pointer) = true];
+  optional int32 timeoutSeconds = 7 [(go_pointer) = true];
+  repeated string admissionReviewVersions = 8;
+  repeated MatchCondition matchConditions = 11;
+}
+
+message ValidatingWebhookConfiguration {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated ValidatingWebhook Webhooks = 2 [(json_key) = "webhooks"];
+}
+
+message ValidatingWebhookConfigurationList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ValidatingWebhookConfiguration items = 2;
+}
+
+message Validation {
+  optional string Expression = 1 [(json_key) = "expression", (json_always) = true];
+  optional string message = 2;
+  optional string reason = 3 [(go_pointer) = true];
+  optional string messageExpression = 4;
+}
+
+message Variable {
+  optional string Name = 1 [(json_key) = "name", (json_always) = true];
+  optional string Expression = 2 [(json_key) = "expression", (json_always) = true];
+}
+
+message WebhookClientConfig {
+  optional string url = 3 [(go_pointer) = true];
+  optional ServiceReference service = 1 [(go_pointer) = true];
+  optional bytes caBundle = 2;
+}
+`;
+
 /** The definitions, keyed by the path of the upstream file they are taken from. */
 export const KUBE_PROTOS: Readonly<Record<string, string>> = {
   'k8s.io/apimachinery/pkg/runtime/generated.proto': RUNTIME,
@@ -943,5 +1127,6 @@ export const KUBE_PROTOS: Readonly<Record<string, string>> = {
   'k8s.io/api/autoscaling/v1/generated.proto': AUTOSCALING_V1,
   'k8s.io/api/rbac/v1/generated.proto': RBAC_V1,
   'k8s.io/api/events/v1/generated.proto': EVENTS_V1,
+  'k8s.io/api/admissionregistration/v1/generated.proto': ADMISSIONREGISTRATION_V1,
   'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto': APIEXTENSIONS_V1,
 };

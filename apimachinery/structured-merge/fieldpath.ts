@@ -417,8 +417,9 @@ export class FieldSet {
   /** Builds a set from sorted, distinct parts (for the operations below). */
   static fromSorted(members: PathElement[], children: SetNode[]): FieldSet {
     const s = new FieldSet();
-    s.memberList.push(...members);
-    s.childList.push(...children);
+    // One at a time: spread arguments live on the stack, which a set of a few hundred thousand overflows.
+    for (const m of members) s.sortedMembers.push(m);
+    for (const c of children) s.childList.push(c);
     return s;
   }
 }

@@ -3,6 +3,7 @@
 // are double even when integral, formatted strings timestamps, durations or bytes, objects
 // maps read lazily by escaped field name (a null field of an object reads as absent), and
 // lists of x-kubernetes-list-type set or map equal to another whatever the order.
+import { isJsonObject } from '../../apimachinery/object.js';
 import { parseDuration, parseTimestamp } from '../time.js';
 import {
   CelError,
@@ -20,8 +21,6 @@ import { type CelSchema, RESERVED_WORDS } from './schema-types.js';
 import { additionalPropertiesOf, itemsOf, withTypeAndObjectMeta } from './sizes.js';
 
 type JsonObject = { readonly [key: string]: JsonValue };
-
-const isJsonObject = (v: JsonValue): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * kube's cel.Unescape: the property a CEL field name stands for, or undefined for a malformed

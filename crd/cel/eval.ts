@@ -23,25 +23,16 @@ import {
 import { isJsonObject } from '../../apimachinery/object.js';
 import { type Activation, COST_LIMIT_EXCEEDED, type Program, activation } from '../../cel/eval.js';
 import {
-  PER_CALL_LIMIT as KUBE_PER_CALL_LIMIT,
-  RUNTIME_CEL_COST_BUDGET as KUBE_RUNTIME_CEL_COST_BUDGET,
+  MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES,
+  OUT_OF_BUDGET,
+  PER_CALL_LIMIT,
+  RUNTIME_CEL_COST_BUDGET,
 } from '../../cel/kube/limits.js';
 import { schemaValue } from '../../cel/kube/schema-values.js';
 import { trim } from '../../cel/kube/strings-text.js';
 import { REGEX_WORK_BUDGET, type RegexBudget } from '../../cel/regex.js';
 import { CelError, type JsonValue, OptionalValue, type Value } from '../../cel/values.js';
 import type { Correlation } from '../schema/validate/compile-schema.js';
-
-/** celconfig.RuntimeCELCostBudget (a number: admission/ reads it from here until it moves onto cel/). */
-export const RUNTIME_CEL_COST_BUDGET = Number(KUBE_RUNTIME_CEL_COST_BUDGET);
-/** celconfig.PerCallLimit (the admission policies' too). */
-export const PER_CALL_LIMIT = Number(KUBE_PER_CALL_LIMIT);
-/** celconfig.MaxEvaluatedMessageExpressionSizeBytes */
-export const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
-
-/** kube's error once a request's CEL runtime budget is spent (CRD rules and admission policies). */
-export const OUT_OF_BUDGET =
-  'validation failed due to running out of cost budget, no further validation rules will be run';
 
 /** A rule compiled at CRD write (compile.ts). */
 export interface CompiledRule {
@@ -266,7 +257,8 @@ class Run {
     if (typeof v !== 'string') return {};
     const s = trim(v);
     // Too long, several lines or empty: the rule's own message instead.
-    if (Buffer.byteLength(s, 'utf8') > MAX_MESSAGE_EXPRESSION_BYTES || s.includes('\n') || s === '') return {};
+    if (Buffer.byteLength(s, 'utf8') > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES || s.includes('\n') || s === '')
+      return {};
     return { message: s };
   }
 }
@@ -286,7 +278,7 @@ export class CompiledRules {
    * Errors use field paths relative to the object (the root is printed `<nil>`, as kube).
    */
   validate(obj: unknown, correlation: Correlation | undefined, opts: ValidateOptions = {}): ValidateResult {
-    const run = new Run(opts.budget ?? RUNTIME_CEL_COST_BUDGET, opts.perCallLimit ?? PER_CALL_LIMIT, {
+    const run = new Run(opts.budget ?? Number(RUNTIME_CEL_COST_BUDGET), opts.perCallLimit ?? Number(PER_CALL_LIMIT), {
       remaining: opts.regexWorkBudget ?? REGEX_WORK_BUDGET,
     });
     if (this.root) {

@@ -12,6 +12,7 @@ import { type UserInfo, makeServiceAccountGroupNames, makeServiceAccountUsername
 import { CREDENTIAL_ID_KEY } from './service-account-user.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { systemClock } from '../../apimachinery/clock.js';
+import { type PEMBlock, pemBlocks } from '../../apimachinery/pem.js';
 
 let joseLoaded: Promise<typeof import('jose')> | undefined;
 /** jose (an ES module of some fifty files), imported with the first token signed or verified, not at start-up. */
@@ -26,21 +27,27 @@ export type SigningAlgorithm = 'RS256' | 'ES256' | 'ES384' | 'ES512';
 
 // ---- keys --------------------------------------------------------------------------------------
 
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
-
-function pemBlocks(pem: string): { type: string; text: string }[] {
-  return [...pem.matchAll(PEM_BLOCK)].map((m) => ({ type: m[1]!, text: m[0] }));
-}
-
 const isRsaOrEc = (k: KeyObject): boolean => k.asymmetricKeyType === 'rsa' || k.asymmetricKeyType === 'ec';
+
+/** The PEM block types keyutil reads private keys from, and their DER encodings. */
+const PRIVATE_KEY_DER: Readonly<Record<string, 'pkcs1' | 'sec1' | 'pkcs8'>> = {
+  'RSA PRIVATE KEY': 'pkcs1',
+  'EC PRIVATE KEY': 'sec1',
+  'PRIVATE KEY': 'pkcs8',
+};
+const PUBLIC_KEY_DER: Readonly<Record<string, 'spki' | 'pkcs1'>> = { 'PUBLIC KEY': 'spki', 'RSA PUBLIC KEY': 'pkcs1' };
+
+const privateKeyOf = (block: PEMBlock): KeyObject | undefined => {
+  const type = PRIVATE_KEY_DER[block.type];
+  return type && createPrivateKey({ key: block.der, format: 'der', type });
+};
 
 /** keyutil.ParsePrivateKeyPEM: the first RSA or ECDSA private key (PKCS#1, SEC1 or PKCS#8) of a PEM file. */
 export function parsePrivateKeyPem(pem: string): KeyObject {
   for (const block of pemBlocks(pem)) {
-    if (!['RSA PRIVATE KEY', 'EC PRIVATE KEY', 'PRIVATE KEY'].includes(block.type)) continue;
     try {
-      const key = createPrivateKey(block.text);
-      if (isRsaOrEc(key)) return key;
+      const key = privateKeyOf(block);
+      if (key && isRsaOrEc(key)) return key;
     } catch {
       // As kube: a block that does not parse is skipped.
     }
@@ -53,10 +60,11 @@ export function parsePublicKeysPem(pem: string): KeyObject[] {
   const keys: KeyObject[] = [];
   for (const block of pemBlocks(pem)) {
     try {
-      let key: KeyObject | undefined;
-      if (block.type === 'PUBLIC KEY' || block.type === 'RSA PUBLIC KEY') key = createPublicKey(block.text);
-      else if (['RSA PRIVATE KEY', 'EC PRIVATE KEY', 'PRIVATE KEY'].includes(block.type))
-        key = createPublicKey(createPrivateKey(block.text));
+      const type = PUBLIC_KEY_DER[block.type];
+      const privateKey = type ? undefined : privateKeyOf(block);
+      const key = type
+        ? createPublicKey({ key: block.der, format: 'der', type })
+        : privateKey && createPublicKey(privateKey);
       if (key && isRsaOrEc(key)) keys.push(key);
     } catch {
       // Skipped, as kube skips blocks it cannot read.
@@ -173,11 +181,7 @@ export function serviceAccountClaims(
 /** JSON with object keys sorted, as go-jose's claim merging through map[string]interface{} writes them. */
 function sortedJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
+    isJsonObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
 }
 

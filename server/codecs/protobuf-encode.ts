@@ -12,14 +12,15 @@ import type { Field, Type } from 'protobufjs';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { INT_OR_STRING_STRING, PROTOBUF_MAGIC } from './protobuf.js';
 import {
-  hasProtobufKind,
+  isInline,
   isJsonList,
+  jsonFields,
   jsonFormOf,
   jsonKey,
   kubeProtos,
   protobuf,
-  protobufKind,
 } from '../../apimachinery/apis/kube-messages.js';
+import { hasProtobufKind, protobufKind } from './messages.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 
 /** An object this server holds no (complete) protobuf definition for. */
@@ -86,7 +87,7 @@ export function encodeProtobufList(
   itemBodies: readonly Buffer[],
 ): Buffer {
   const type = protobufKind(head.apiVersion, head.kind);
-  const items = type && fieldsByJsonKey(type).get('items');
+  const items = type?.fields['items'];
   if (!type || !items) throw new UnencodableError(`no protobuf encoding for ${head.apiVersion}, Kind=${head.kind}`);
   if (type.fieldsArray.some((f) => f.id > items.id))
     throw new Error(`${type.fullName}: items is not its last field, so a list cannot be written item by item`);
@@ -111,27 +112,28 @@ export function encodeProtobufWatchEvent(type: string, object: unknown): Buffer 
 
 const isPointer = (field: Field): boolean => field.options?.['(go_pointer)'] === true;
 
-/** Each message's fields by JSON name, built once. */
-const byJsonKey = new WeakMap<Type, Map<string, Field>>();
-function fieldsByJsonKey(type: Type): Map<string, Field> {
-  let fields = byJsonKey.get(type);
-  if (!fields) byJsonKey.set(type, (fields = new Map(type.fieldsArray.map((f) => [jsonKey(f), f]))));
-  return fields;
-}
-
-/** The protobufjs message for a JSON object of `type`; `path` names where, for errors. */
-function toWire(type: Type, json: Record<string, unknown>, path: string): Wire {
+/**
+ * The protobufjs message for a JSON object of `type`; `path` names where, for errors. A message Go
+ * embeds (`inlined`) reads its fields from its parent's object, which was checked whole.
+ */
+function toWire(type: Type, json: Record<string, unknown>, path: string, inlined = false): Wire {
   // apiVersion and kind of an object are its envelope's, or nowhere (list items, embedded in kube's
   // typed lists without them), never wire fields.
   const isObject = type.fields['metadata'] !== undefined;
-  const known = fieldsByJsonKey(type);
-  for (const key of Object.keys(json)) {
-    if (!known.has(key) && json[key] !== undefined && !(isObject && (key === 'apiVersion' || key === 'kind'))) {
-      throw new UnencodableError(`${join(path, key)}: no such field in ${type.fullName.replace(/^\./, '')}`);
+  const known = jsonFields(type);
+  if (!inlined)
+    for (const key of Object.keys(json)) {
+      if (!known.has(key) && json[key] !== undefined && !(isObject && (key === 'apiVersion' || key === 'kind'))) {
+        throw new UnencodableError(`${join(path, key)}: no such field in ${type.fullName.replace(/^\./, '')}`);
+      }
     }
-  }
   const out: Wire = {};
-  for (const [key, field] of known) {
+  for (const field of type.fieldsArray) {
+    if (isInline(field)) {
+      out[field.name] = toWire(field.resolvedType as Type, json, path, true);
+      continue;
+    }
+    const key = jsonKey(field);
     const at = join(path, key);
     const value = json[key];
     if (value === undefined || value === null) {

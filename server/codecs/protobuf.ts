@@ -2,20 +2,21 @@
 // object kube would produce for them. kubectl 1.32+ sends its typed-client bodies this way (create
 // namespace, create role and the like, auth can-i, auth can-i --list, auth whoami) and does not retry
 // with JSON after a 415.
-// Only the kinds apimachinery/apis/kube-messages.ts lists are known. The same definitions encode
+// Only the kinds messages.ts lists are known. The same definitions encode
 // replies (protobuf-encode.ts), whose inverse this is: tests decode what the server answers with it.
 import type { FieldBase, Long, Message, Type } from 'protobufjs';
 import { badRequest, type ApiError } from '../../apimachinery/errors.js';
 import { DecoderError } from './decode-error.js';
 import {
   type JsonForm,
+  isInline,
   isJsonList,
   jsonFormOf,
   jsonKey,
   kubeProtos,
   protobuf,
-  protobufKind,
 } from '../../apimachinery/apis/kube-messages.js';
+import { protobufKind } from './messages.js';
 
 /** kube's serializer prefix: "k8s" and an encoding byte, 0 for a runtime.Unknown envelope. */
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
@@ -195,6 +196,11 @@ function objectJson(type: Type, msg: Message, path: string): Record<string, unkn
     // Absent fields read the prototype's default, which "always" fields still print.
     const value = fields[field.name];
     const pointer = field.options?.['(go_pointer)'] === true;
+    if (isInline(field)) {
+      const inner = field.resolvedType as Type;
+      Object.assign(out, objectJson(inner, present ? (value as Message) : inner.create(), at));
+      continue;
+    }
     let json: unknown;
     if (field.map) json = mapJson(field, value as Record<string, unknown>, at);
     else if (field.repeated) json = listJson(field, value as unknown[], at);

@@ -4,19 +4,22 @@ import { type Qualified, badRequest, invalid } from '../../apimachinery/errors.j
 import { invalid as invalidField } from '../../apimachinery/field-errors.js';
 import { type JsonObject, type KubeObject, isJsonObject } from '../../apimachinery/object.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
-import { hasProtobufKind } from '../../apimachinery/apis/kube-messages.js';
+import { hasProtobufKind } from '../codecs/messages.js';
 import type { ResourceDescriptor } from '../registry/catalog.js';
 import { DecoderError, transformDecodeError } from '../codecs/decode-error.js';
 
 /** What of a served resource the check reads: its group version, kind and whether it is typed. */
-export type BodyTarget = Pick<ResourceDescriptor, 'group' | 'version'> & {
+export type BodyTarget = Pick<ResourceDescriptor, 'group' | 'version' | 'goPackage'> & {
   names: Pick<ResourceDescriptor['names'], 'kind'>;
   serving: Pick<ResourceDescriptor['serving'], 'typed'>;
 };
 
-/** The internal Go type a built-in kind's handler decodes into, as %T names it: `core.Namespace`. */
+/**
+ * The internal Go type a built-in kind's handler decodes into, as %T names it: `core.Namespace`, the
+ * package its Go package's version sits in (a kind kube does not compile in: its group's first label).
+ */
 export function internalType(desc: BodyTarget): string {
-  const pkg = desc.group === '' ? 'core' : desc.group.split('.')[0]!;
+  const pkg = desc.goPackage?.split('/').at(-2) ?? desc.group.split('.')[0]!;
   return `${pkg}.${desc.names.kind}`;
 }
 

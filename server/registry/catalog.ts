@@ -96,6 +96,8 @@ export interface ResourceDescriptor {
   storageVersionHash: string;
   /** A CRD being deleted: its objects can be read and deleted, not created. */
   terminating?: boolean;
+  /** A kind kube compiles in: the Go package of its types (BuiltinKind's `goPackage`). */
+  goPackage?: string;
   /** The version's openAPIV3Schema (for OpenAPI documents); absent for schemaless built-ins. */
   schema?: JSONSchemaProps;
   /**

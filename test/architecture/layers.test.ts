@@ -51,7 +51,6 @@ export const SERVER_ORDER: readonly string[] = [
   'provision.ts',
   'testing',
   'options.ts',
-  'go-duration.ts',
   'flags.ts',
   'api.ts',
   'serve.ts',

@@ -20,6 +20,20 @@ import { type Node, additionalSchema } from './schema-node.js';
 import { type Res, newRes, merge, fail, inBody, typeError, finalize } from './openapi-errors.js';
 import type { Corr } from './ratcheting.js';
 
+/**
+ * One value against one schema node: its field path (errors name it) and its path in the decoded
+ * document (go-values.ts reads its Go kind by it), the walk's context, and when ratcheting the old
+ * value it correlates with.
+ */
+type Check<T = unknown> = (
+  n: Node,
+  data: T,
+  path: string,
+  dpath: string,
+  ctx: ValidationContext,
+  corr: Corr | null,
+) => Res;
+
 const schemaTypeInfo: Record<string, [string, string]> = {
   bool: ['boolean', ''],
   string: ['string', ''],
@@ -71,6 +85,7 @@ function runeCount(s: string): number {
 
 /** kube-openapi's stringValidator: the first of maxLength, minLength, pattern to fail. */
 function checkString(n: Node, s: string, path: string): Res | undefined {
+  const invalid = (should: string): Res => fail({ code: 'invalid', name: path, value: s, msg: inBody(path, should) });
   if (n.maxLength !== undefined && runeCount(s) > n.maxLength) {
     return fail({
       code: 'tooLong',
@@ -79,25 +94,12 @@ function checkString(n: Node, s: string, path: string): Res | undefined {
       msg: inBody(path, `should be at most ${goIntString(n.maxLength)} chars long`),
     });
   }
-  if (n.minLength !== undefined && runeCount(s) < n.minLength) {
-    return fail({
-      code: 'invalid',
-      name: path,
-      value: s,
-      msg: inBody(path, `should be at least ${goIntString(n.minLength)} chars long`),
-    });
-  }
+  if (n.minLength !== undefined && runeCount(s) < n.minLength)
+    return invalid(`should be at least ${goIntString(n.minLength)} chars long`);
   if (n.pattern !== undefined) {
-    if (n.patternError !== undefined) {
-      return fail({
-        code: 'invalid',
-        name: path,
-        value: s,
-        msg: inBody(path, `should match '${n.pattern}, but pattern is invalid: ${n.patternError}'`),
-      });
-    }
-    if (!n.patternRe!.matcher(s).find())
-      return fail({ code: 'invalid', name: path, value: s, msg: inBody(path, `should match '${n.pattern}'`) });
+    if (n.patternError !== undefined)
+      return invalid(`should match '${n.pattern}, but pattern is invalid: ${n.patternError}'`);
+    if (!n.patternRe!.matcher(s).find()) return invalid(`should match '${n.pattern}'`);
   }
   return undefined;
 }
@@ -139,27 +141,18 @@ function checkNumber(
       }
     }
   }
-  if (n.minimum !== undefined) {
-    const ex = n.exclusiveMinimum;
-    const bound = isInt ? goInt64(n.minimum) : n.minimum;
-    if (ex ? v <= bound : v < bound) {
+  // The bound beyond which v fails (-1 below a minimum, 1 above a maximum), int64 or float64.
+  const bound = (limit: number | undefined, exclusive: boolean | undefined, side: -1 | 1, word: string): void => {
+    if (limit === undefined) return;
+    const b = isInt ? goInt64(limit) : limit;
+    const beyond = side < 0 ? (exclusive ? v <= b : v < b) : exclusive ? v >= b : v > b;
+    if (beyond)
       push(
-        inBody(
-          path,
-          `should be greater than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`,
-        ),
+        inBody(path, `should be ${word} than ${exclusive ? '' : 'or equal to '}${isInt ? goIntString(b) : goFloat(b)}`),
       );
-    }
-  }
-  if (n.maximum !== undefined) {
-    const ex = n.exclusiveMaximum;
-    const bound = isInt ? goInt64(n.maximum) : n.maximum;
-    if (ex ? v >= bound : v > bound) {
-      push(
-        inBody(path, `should be less than ${ex ? '' : 'or equal to '}${isInt ? goIntString(bound) : goFloat(bound)}`),
-      );
-    }
-  }
+  };
+  bound(n.minimum, n.exclusiveMinimum, -1, 'greater');
+  bound(n.maximum, n.exclusiveMaximum, 1, 'less');
   res.count++;
   return res;
 }
@@ -171,14 +164,7 @@ function explainBranch(label: string, r: Res): string {
 }
 
 /** kube-openapi's schemaPropsValidator: anyOf, oneOf, allOf, not. */
-function checkSchemaProps(
-  n: Node,
-  data: unknown,
-  path: string,
-  dpath: string,
-  ctx: ValidationContext,
-  corr: Corr | null,
-): Res {
+const checkSchemaProps: Check = (n, data, path, dpath, ctx, corr) => {
   const main = newRes();
   if (n.anyOf.length > 0) {
     let best: Res | undefined;
@@ -255,17 +241,36 @@ function checkSchemaProps(
   }
   main.count++;
   return main;
+};
+
+/** minItems and maxItems, or minProperties and maxProperties: the same two errors over a count. */
+function checkCount(
+  res: Res,
+  size: number,
+  min: number | undefined,
+  max: number | undefined,
+  what: 'items' | 'properties',
+  path: string,
+): void {
+  if (min !== undefined && size < min)
+    res.errs.push({
+      code: 'invalid',
+      name: path,
+      value: size,
+      msg: inBody(path, `should have at least ${goIntString(min)} ${what}`),
+    });
+  if (max !== undefined && size > max)
+    res.errs.push({
+      code: 'tooMany',
+      name: path,
+      actual: size,
+      max,
+      msg: inBody(path, `should have at most ${goIntString(max)} ${what}`),
+    });
 }
 
 /** kube-openapi's schemaSliceValidator. */
-function checkSlice(
-  n: Node,
-  arr: unknown[],
-  path: string,
-  dpath: string,
-  ctx: ValidationContext,
-  corr: Corr | null,
-): Res {
+const checkSlice: Check<unknown[]> = (n, arr, path, dpath, ctx, corr) => {
   const res = newRes();
   if (n.items) {
     for (let i = 0; i < arr.length; i++)
@@ -278,24 +283,7 @@ function checkSlice(
       );
     }
   }
-  const size = arr.length;
-  if (n.minItems !== undefined && size < n.minItems) {
-    res.errs.push({
-      code: 'invalid',
-      name: path,
-      value: size,
-      msg: inBody(path, `should have at least ${goIntString(n.minItems)} items`),
-    });
-  }
-  if (n.maxItems !== undefined && size > n.maxItems) {
-    res.errs.push({
-      code: 'tooMany',
-      name: path,
-      actual: size,
-      max: n.maxItems,
-      msg: inBody(path, `should have at most ${goIntString(n.maxItems)} items`),
-    });
-  }
+  checkCount(res, arr.length, n.minItems, n.maxItems, 'items', path);
   if (n.uniqueItems) {
     const dup = arr.some((x, i) =>
       arr.slice(0, i).some((y, j) => goDeepEqual(x, dindex(dpath, i), ctx.isFloat, y, dindex(dpath, j), ctx.isFloat)),
@@ -305,40 +293,17 @@ function checkSlice(
   }
   res.count++;
   return res;
-}
+};
 
 const isTypeMetaField = (k: string): boolean => k === 'kind' || k === 'apiVersion';
 
 /** kube-openapi's objectValidator. */
-function checkObject(
-  n: Node,
-  obj: Record<string, unknown>,
-  path: string,
-  dpath: string,
-  ctx: ValidationContext,
-  corr: Corr | null,
-): Res {
+const checkObject: Check<Record<string, unknown>> = (n, obj, path, dpath, ctx, corr) => {
   const res = newRes();
   const keys = Object.keys(obj);
   // The ratcheting validator does not correlate the root's kind and apiVersion.
   const corrFor = (k: string): Corr | null => (corr && !(path === '' && isTypeMetaField(k)) ? corr.key(k) : null);
-  if (n.minProperties !== undefined && keys.length < n.minProperties) {
-    res.errs.push({
-      code: 'invalid',
-      name: path,
-      value: keys.length,
-      msg: inBody(path, `should have at least ${goIntString(n.minProperties)} properties`),
-    });
-  }
-  if (n.maxProperties !== undefined && keys.length > n.maxProperties) {
-    res.errs.push({
-      code: 'tooMany',
-      name: path,
-      actual: keys.length,
-      max: n.maxProperties,
-      msg: inBody(path, `should have at most ${goIntString(n.maxProperties)} properties`),
-    });
-  }
+  checkCount(res, keys.length, n.minProperties, n.maxProperties, 'properties', path);
   if (n.additionalProperties === false) {
     for (const k of keys) {
       if (!n.properties.has(k))
@@ -362,17 +327,10 @@ function checkObject(
       res.errs.push({ code: 'required', name: `${path}.${r}`, msg: inBody(`${path}.${r}`, 'is required') });
   }
   return res;
-}
+};
 
 /** kube-openapi's SchemaValidator.Validate for one schema node. */
-function validateNode(
-  n: Node,
-  data: unknown,
-  path: string,
-  dpath: string,
-  ctx: ValidationContext,
-  corr: Corr | null,
-): Res {
+const validateNode: Check = (n, data, path, dpath, ctx, corr) => {
   const res = newRes();
   if (data === null || data === undefined) {
     // Only the type and enum validators look at a null.
@@ -413,21 +371,14 @@ function validateNode(
   }
   res.count++;
   return res;
-}
+};
 
 /**
  * A property, item or the root: the validator kube creates per field and index. When ratcheting,
  * its errors are dropped if the value equals the correlated old value.
  */
-export function validateEntry(
-  n: Node,
-  data: unknown,
-  path: string,
-  dpath: string,
-  ctx: ValidationContext,
-  corr: Corr | null,
-): Res {
+export const validateEntry: Check = (n, data, path, dpath, ctx, corr) => {
   const r = validateNode(n, data, path, dpath, ctx, corr);
   if (corr && r.errs.length > 0 && corr.deepEqual()) return { errs: [], count: r.count };
   return r;
-}
+};

@@ -11,7 +11,7 @@ export { OBJECT_META };
 /** What a document needs to know about a resource; the Catalog's descriptors are wider. */
 export type OpenAPIResource = Pick<
   ResourceDescriptor,
-  'group' | 'version' | 'names' | 'namespaced' | 'verbs' | 'subresources' | 'schema'
+  'group' | 'version' | 'names' | 'namespaced' | 'verbs' | 'subresources' | 'schema' | 'goPackage'
 >;
 
 /** Swagger 2.0 (`/openapi/v2`) or OpenAPI 3.0 (`/openapi/v3/...`). */
@@ -31,23 +31,20 @@ export const METADATA_DOC = `Standard object's metadata. More info: ${CONVENTION
 export const LIST_METADATA_DOC = `Standard list metadata. More info: ${CONVENTIONS}#types-kinds`;
 
 /**
- * Groups compiled into kube-apiserver, with the Go package their definitions are named after.
- * Their kinds also accept strategic merge patch, which kube advertises on their PATCH operations.
+ * A kind compiled into kube-apiserver (it has a Go package): kube's own definition, and strategic
+ * merge patch, which kube advertises on its PATCH operations.
  */
-export const COMPILED_IN = new Map([
-  ['', 'io.k8s.api.core'],
-  ['apiextensions.k8s.io', 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions'],
-  ['coordination.k8s.io', 'io.k8s.api.coordination'],
-  ['events.k8s.io', 'io.k8s.api.events'],
-  ['rbac.authorization.k8s.io', 'io.k8s.api.rbac'],
-  ['authorization.k8s.io', 'io.k8s.api.authorization'],
-  ['authentication.k8s.io', 'io.k8s.api.authentication'],
-  ['admissionregistration.k8s.io', 'io.k8s.api.admissionregistration'],
-]);
+export const isCompiledIn = (r: Pick<OpenAPIResource, 'goPackage'>): boolean => r.goPackage !== undefined;
 
-/** kube's definition names: Go package for built-ins, reversed group for CRDs (`com.example.cache.v1.Cache`). */
-export function definitionName(group: string, version: string, kind: string): string {
-  return `${COMPILED_IN.get(group) ?? group.split('.').reverse().join('.')}.${version}.${kind}`;
+/**
+ * kube's definition name of a resource's kind (or list kind): its Go package with the domain
+ * reversed, as kube-openapi's ToRESTFriendlyName writes it (`io.k8s.api.core.v1.Namespace`), or for
+ * a kind with none, its group reversed and its version (`com.example.cache.v1.Cache`).
+ */
+export function definitionName(r: Pick<OpenAPIResource, 'group' | 'version' | 'goPackage'>, kind: string): string {
+  if (r.goPackage === undefined) return `${r.group.split('.').reverse().join('.')}.${r.version}.${kind}`;
+  const [domain = '', ...path] = r.goPackage.split('/');
+  return [...domain.split('.').reverse(), ...path, kind].join('.');
 }
 
 /** The index key and URL segment of a group version: `api/v1`, `apis/<group>/<version>`. */

@@ -17,12 +17,12 @@ import type { JsonObject, JsonValue } from '../../../apimachinery/object.js';
 import { encodeOpenAPIV2 } from '../../codecs/openapi-v2-protobuf.js';
 import type { Document } from '../discovery.js';
 import {
-  COMPILED_IN,
   type Flavor,
   LIBRARY,
   type OpenAPIResource,
   Refs,
   definitionName,
+  isCompiledIn,
   groupVersionPath,
 } from './definitions.js';
 import { addResourcePaths } from './paths.js';
@@ -45,9 +45,9 @@ function buildGroupVersion(resources: readonly OpenAPIResource[], flavor: Flavor
   const paths: JsonObject = {};
   const schemas: JsonObject = {};
   for (const r of resources) {
-    schemas[definitionName(r.group, r.version, r.names.kind)] = kindSchema(r, refs);
+    schemas[definitionName(r, r.names.kind)] = kindSchema(r, refs);
     // Resources that are only ever created (access reviews) have no list.
-    if (r.names.listKind) schemas[definitionName(r.group, r.version, r.names.listKind)] = listSchema(r, refs);
+    if (r.names.listKind) schemas[definitionName(r, r.names.listKind)] = listSchema(r, refs);
     addResourcePaths(paths, r, refs);
   }
   // A Set's iteration also visits names added while it runs: the definitions' own references.
@@ -128,7 +128,7 @@ class GroupVersionEntry {
     if (!this.v3Doc) {
       const { paths, schemas } = buildGroupVersion(this.resources, 'v3');
       // kube titles built-in group documents after the server and CRD ones after the CRD builder
-      const builtin = this.resources.some((r) => COMPILED_IN.has(r.group));
+      const builtin = this.resources.some(isCompiledIn);
       const info = builtin
         ? { title: 'Kubernetes', version: KUBE_GIT_VERSION }
         : { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' };

@@ -4,7 +4,6 @@
 import type { JsonObject } from '../../../apimachinery/object.js';
 import { subresourceVerbs } from '../../registry/catalog.js';
 import {
-  COMPILED_IN,
   DELETE_OPTIONS,
   type Flavor,
   type OpenAPIResource,
@@ -13,6 +12,7 @@ import {
   SCALE,
   STATUS,
   definitionName,
+  isCompiledIn,
   groupVersionPath,
 } from './definitions.js';
 
@@ -163,15 +163,15 @@ function article(noun: string): string {
 /** The routes kube's CRD builder registers for one resource (generateBuilder), limited to its verbs. */
 function routesFor(r: OpenAPIResource): Route[] {
   const { kind } = r.names;
-  const kindDef = definitionName(r.group, r.version, kind);
-  const listDef = definitionName(r.group, r.version, r.names.listKind);
+  const kindDef = definitionName(r, kind);
+  const listDef = definitionName(r, r.names.listKind);
   const base = `/${groupVersionPath(r.group, r.version)}`;
   const ns = r.namespaced ? 'Namespaced' : '';
   // kubectl computes a strategic merge patch from the v3 schema when the PATCH operation offers
   // it, and warns on every apply when the schema has no fields (our built-ins are permissive), so
   // it is offered only with a real schema; kubectl then falls back to v2 quietly.
   const patchTypes =
-    COMPILED_IN.has(r.group) && r.schema ? [...PATCH_TYPES, 'application/strategic-merge-patch+json'] : PATCH_TYPES;
+    isCompiledIn(r) && r.schema ? [...PATCH_TYPES, 'application/strategic-merge-patch+json'] : PATCH_TYPES;
   const routes: Route[] = [];
 
   const route = (

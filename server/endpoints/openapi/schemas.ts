@@ -5,7 +5,6 @@ import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.j
 import { type JsonObject, type JsonValue, isJsonObject } from '../../../apimachinery/object.js';
 import {
   API_VERSION_DOC,
-  COMPILED_IN,
   CONVENTIONS,
   KIND_DOC,
   LIST_META,
@@ -16,6 +15,7 @@ import {
   type OpenAPIResource,
   type Refs,
   definitionName,
+  isCompiledIn,
   gvkList,
   str,
 } from './definitions.js';
@@ -228,7 +228,7 @@ export function builtinSchema(s: JSONSchemaProps, refs: Refs): JsonObject {
 /** The kind's definition, as kube's buildKubeNative makes it. */
 export function kindSchema(r: OpenAPIResource, refs: Refs): JsonObject {
   const gvk = gvkList(r.group, r.version, r.names.kind);
-  if (r.schema && COMPILED_IN.has(r.group)) {
+  if (r.schema && isCompiledIn(r)) {
     // a compiled-in kind: kube's own definition, with the named definitions it refers to
     for (const [name, def] of Object.entries(r.schema.definitions ?? {}))
       if (!refs.carried.has(name)) refs.carried.set(name, def);
@@ -268,7 +268,7 @@ export function listSchema(r: OpenAPIResource, refs: Refs): JsonObject {
       ...typeMetaProperties(),
       items: {
         type: 'array',
-        items: refs.to(definitionName(r.group, r.version, r.names.kind)),
+        items: refs.to(definitionName(r, r.names.kind)),
         description: `List of ${r.names.plural}. More info: ${CONVENTIONS}`,
       },
       metadata: refs.to(LIST_META, { description: LIST_METADATA_DOC }),

@@ -273,7 +273,11 @@ export const VALIDATING_ADMISSION_POLICY_BINDING_COLUMNS: ServedColumn[] = [
 ];
 
 // kube's categories for the four (`kubectl get api-extensions`); dynamic admission never judges them.
-const configuration = { categories: ADMISSION_REGISTRATION_CATEGORIES, admission: 'configuration' } as const;
+const configuration = {
+  categories: ADMISSION_REGISTRATION_CATEGORIES,
+  admission: 'configuration',
+  goPackage: 'k8s.io/api/admissionregistration/v1',
+} as const;
 
 export const MUTATING_WEBHOOK_CONFIGURATIONS: BuiltinKind = storedKind(mutatingWebhookConfigurationStrategy, {
   ...configuration,

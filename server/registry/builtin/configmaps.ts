@@ -75,6 +75,7 @@ export const configMapStrategy = defineStrategy(configMapKind, {
 
 export const CONFIG_MAPS: BuiltinKind = storedKind(configMapStrategy, {
   singular: 'configmap',
+  goPackage: 'k8s.io/api/core/v1',
   shortNames: ['cm'],
   schema: configMapSchema,
   printerColumns: CONFIG_MAP_COLUMNS,

@@ -113,6 +113,7 @@ export const crdStrategy = defineStrategy(crdKind, {
 
 export const CUSTOM_RESOURCE_DEFINITIONS: BuiltinKind = storedKind(crdStrategy, {
   singular: 'customresourcedefinition',
+  goPackage: 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1',
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],
   schema: customResourceDefinitionSchema,

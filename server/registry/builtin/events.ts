@@ -227,6 +227,7 @@ export const eventStrategy = defineStrategy(eventKind, {
 export const CORE_EVENTS: BuiltinKind = storedKind(eventStrategy, {
   singular: 'event',
   shortNames: ['ev'],
+  goPackage: 'k8s.io/api/core/v1',
   schema: coreEventSchema,
   printerColumns: [
     { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
@@ -241,6 +242,7 @@ export const CORE_EVENTS: BuiltinKind = storedKind(eventStrategy, {
 export const EVENTS_V1: BuiltinKind = storedKind(eventStrategy, {
   group: EVENTS_GROUP,
   singular: 'event',
+  goPackage: 'k8s.io/api/events/v1',
   shortNames: ['ev'],
   schema: eventsV1EventSchema,
   fieldLabels: eventsV1FieldLabels,

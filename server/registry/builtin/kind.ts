@@ -29,6 +29,12 @@ export interface BuiltinKind {
   readonly version: string;
   readonly names: Readonly<ResourceNames>;
   readonly namespaced: boolean;
+  /**
+   * The Go package of kube's types for this version (`k8s.io/api/core/v1`), which its OpenAPI
+   * definitions, protobuf messages and internal type are named after; absent for kinds kube does
+   * not compile in (the testing API's), named after their group as custom resources are.
+   */
+  readonly goPackage?: string;
   /** kube's published definition of the kind in this version. */
   readonly schema: JSONSchemaProps;
   readonly verbs: readonly string[];
@@ -52,6 +58,7 @@ const STORED_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'pa
 
 export interface StoredKindInit {
   singular: string;
+  goPackage?: string;
   schema: JSONSchemaProps;
   shortNames?: readonly string[];
   categories?: readonly string[];
@@ -82,6 +89,7 @@ export function storedKind(strategy: Strategy, init: StoredKindInit): BuiltinKin
       categories: [...(init.categories ?? [])],
     },
     namespaced: kind.namespaced,
+    ...(init.goPackage ? { goPackage: init.goPackage } : {}),
     schema: init.schema,
     verbs: init.verbs ?? STORED_VERBS,
     subresources: init.subresources ?? [],
@@ -99,6 +107,7 @@ export function createOnlyKind(
   resource: string,
   kind: string,
   namespaced: boolean,
+  goPackage: string,
   schema: JSONSchemaProps,
 ): BuiltinKind {
   return {
@@ -106,6 +115,7 @@ export function createOnlyKind(
     version: 'v1',
     names: { plural: resource, singular: kind.toLowerCase(), kind, listKind: '', shortNames: [], categories: [] },
     namespaced,
+    goPackage,
     schema,
     verbs: ['create'],
     subresources: [],
@@ -146,6 +156,7 @@ function descriptorOf(
     subresources: [...k.subresources, ...computed],
     serving: k.serving,
     schema: k.schema,
+    ...(k.goPackage ? { goPackage: k.goPackage } : {}),
     // kube's hash of the version objects are stored in: the stored kind's, whatever group serves it.
     storageVersionHash: k.strategy ? storageVersionHash(k.strategy.kind.group, k.version, k.strategy.kind.kind) : '',
     ...(store ? { store } : {}),

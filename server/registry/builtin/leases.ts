@@ -133,6 +133,7 @@ export const leaseStrategy = defineStrategy(leaseKind, {
 
 export const LEASES: BuiltinKind = storedKind(leaseStrategy, {
   singular: 'lease',
+  goPackage: 'k8s.io/api/coordination/v1',
   schema: leaseSchema,
   printerColumns: LEASE_COLUMNS,
 });

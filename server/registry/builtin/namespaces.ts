@@ -121,6 +121,7 @@ export const namespaceFinalizers = (obj: KubeObject): string[] => asNamespace(ob
 
 export const NAMESPACES: BuiltinKind = storedKind(namespaceStrategy, {
   singular: 'namespace',
+  goPackage: 'k8s.io/api/core/v1',
   shortNames: ['ns'],
   schema: namespaceSchema,
   // kube's namespace storage has no DeleteCollection.

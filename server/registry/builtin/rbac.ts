@@ -211,26 +211,32 @@ export const CLUSTER_ROLE_BINDING_COLUMNS: ServedColumn[] = bindingColumns(
 );
 
 // Their writes also pass kube's escalation check (RBAC's storage), after the admission chain.
+const RBAC_PACKAGE = 'k8s.io/api/rbac/v1';
+
 export const ROLES: BuiltinKind = storedKind(roleStrategy, {
   singular: 'role',
+  goPackage: RBAC_PACKAGE,
   schema: roleSchema,
   printerColumns: ROLE_COLUMNS,
   admission: 'rbac',
 });
 export const CLUSTER_ROLES: BuiltinKind = storedKind(clusterRoleStrategy, {
   singular: 'clusterrole',
+  goPackage: RBAC_PACKAGE,
   schema: clusterRoleSchema,
   printerColumns: CLUSTER_ROLE_COLUMNS,
   admission: 'rbac',
 });
 export const ROLE_BINDINGS: BuiltinKind = storedKind(roleBindingStrategy, {
   singular: 'rolebinding',
+  goPackage: RBAC_PACKAGE,
   schema: roleBindingSchema,
   printerColumns: ROLE_BINDING_COLUMNS,
   admission: 'rbac',
 });
 export const CLUSTER_ROLE_BINDINGS: BuiltinKind = storedKind(clusterRoleBindingStrategy, {
   singular: 'clusterrolebinding',
+  goPackage: RBAC_PACKAGE,
   schema: clusterRoleBindingSchema,
   printerColumns: CLUSTER_ROLE_BINDING_COLUMNS,
   admission: 'rbac',

@@ -13,6 +13,7 @@ const accessReview = (resource: string, kind: string, namespaced: boolean): Buil
     resource,
     kind,
     namespaced,
+    'k8s.io/api/authorization/v1',
     reviewSchema(`${kind} checks whether a user or group can perform an action.`),
   );
 
@@ -28,6 +29,7 @@ export const SELF_SUBJECT_REVIEWS: BuiltinKind = createOnlyKind(
   'selfsubjectreviews',
   'SelfSubjectReview',
   false,
+  'k8s.io/api/authentication/v1',
   reviewSchema(
     'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
     false,

@@ -162,6 +162,7 @@ export const secretStrategy = defineStrategy(secretKind, {
 
 export const SECRETS: BuiltinKind = storedKind(secretStrategy, {
   singular: 'secret',
+  goPackage: 'k8s.io/api/core/v1',
   schema: secretSchema,
   printerColumns: SECRET_COLUMNS,
 });

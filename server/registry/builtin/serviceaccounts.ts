@@ -41,6 +41,7 @@ export const serviceAccountStrategy = defineStrategy(serviceAccountKind, {
 /** TokenRequest (`kubectl create token`) is served when the server signs tokens: its handler comes at install. */
 export const SERVICE_ACCOUNTS: BuiltinKind = storedKind(serviceAccountStrategy, {
   singular: 'serviceaccount',
+  goPackage: 'k8s.io/api/core/v1',
   shortNames: ['sa'],
   schema: serviceAccountSchema,
   printerColumns: SERVICE_ACCOUNT_COLUMNS,

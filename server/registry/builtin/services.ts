@@ -306,6 +306,7 @@ export function kubernetesService(securePort: number): KubeObject {
 // core/v1 Service as data (no proxying, no IP allocation): `kubectl get services`, `cluster-info`.
 export const SERVICES: BuiltinKind = storedKind(serviceStrategy, {
   singular: 'service',
+  goPackage: 'k8s.io/api/core/v1',
   shortNames: ['svc'],
   categories: ['all'],
   schema: serviceSchema,

@@ -117,6 +117,19 @@ const s1 = NS(
 );
 
 describe('FieldSet', () => {
+  it('unions, intersects and subtracts sets of more members than a call can take as arguments', () => {
+    const n = 300_000;
+    const a = new FieldSet();
+    const b = new FieldSet();
+    for (let i = 0; i < n; i++) {
+      a.insert([indexElement(i)]);
+      if (i % 2 === 0) b.insert([indexElement(i)]);
+    }
+    expect(a.union(b).members).toHaveLength(n);
+    expect(a.intersection(b).members).toHaveLength(n / 2);
+    expect(a.difference(b).members).toHaveLength(n / 2);
+  });
+
   it.each<{ check: Path; want: boolean }>([
     { check: P('qux', KBF('name', 'second')), want: false },
     { check: P('qux', KBF('name', 'second'), 'bar'), want: true },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchemaRules } from '../../../../crd/cel/compile.js';
-import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, rulesBlockedBy } from '../../../../crd/cel/eval.js';
+import { rulesBlockedBy } from '../../../../crd/cel/eval.js';
+import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../../../../cel/kube/limits.js';
 import { compileSchema } from '../../../../crd/schema/validate/compile-schema.js';
 import { regexCache, regexCounters } from '../../../../cel/regex.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
@@ -357,7 +358,7 @@ describe('validate: runtime cost', () => {
     expect(errors.length).toBeGreaterThan(0);
     const r = rules.validate({ spec: { items } }, undefined, {});
     expect(r.errors.map(formatFieldError)[0]).toContain('call cost exceeds limit for rule');
-    expect(RUNTIME_CEL_COST_BUDGET - r.remainingBudget).toBeLessThanOrEqual(PER_CALL_LIMIT + 10);
+    expect(Number(RUNTIME_CEL_COST_BUDGET) - r.remainingBudget).toBeLessThanOrEqual(Number(PER_CALL_LIMIT) + 10);
   });
 
   it('the per-request budget stops further rules', () => {

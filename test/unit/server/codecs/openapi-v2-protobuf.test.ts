@@ -12,6 +12,7 @@ import {
 } from '../../../../apimachinery/apis/builtin-schemas.js';
 import { parseJSON } from '../../../../apimachinery/json.js';
 import type { OpenAPIResource } from '../../../../server/endpoints/openapi/definitions.js';
+import { BUILTIN_KINDS } from '../../../../server/registry/builtin/table.js';
 import { OpenAPI } from '../../../../server/endpoints/openapi/documents.js';
 import { openapiResponse } from '../../../../server/endpoints/openapi/http.js';
 import { encodeOpenAPIV2, openapiV2Document, yamlOf } from '../../../../server/codecs/openapi-v2-protobuf.js';
@@ -29,6 +30,8 @@ function res(
   schema: JSONSchemaProps,
   extra: Partial<OpenAPIResource> = {},
 ): OpenAPIResource {
+  // A built-in kind is compiled in by its module's Go package; a custom resource has none.
+  const goPackage = BUILTIN_KINDS.find((k) => k.group === group && k.names.kind === kind)?.goPackage;
   return {
     group,
     version,
@@ -37,6 +40,7 @@ function res(
     verbs: VERBS,
     subresources: [],
     schema,
+    ...(goPackage && { goPackage }),
     ...extra,
   };
 }

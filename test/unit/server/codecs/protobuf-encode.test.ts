@@ -472,6 +472,117 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     deprecatedLastTimestamp: '2024-05-01T10:00:05Z',
     deprecatedCount: 3,
   },
+  MutatingWebhookConfiguration: {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: META,
+    webhooks: [
+      {
+        name: 'm.example.com',
+        clientConfig: {
+          url: 'https://example.com/mutate',
+          service: { namespace: 'default', name: 'hook', path: '/mutate', port: 8443 },
+          caBundle: 'Y2E=',
+        },
+        // RuleWithOperations embeds Rule: one JSON object, two messages on the wire.
+        rules: [
+          {
+            operations: ['CREATE', 'UPDATE'],
+            apiGroups: ['apps'],
+            apiVersions: ['v1'],
+            resources: ['deployments', 'deployments/scale'],
+            scope: 'Namespaced',
+          },
+        ],
+        failurePolicy: 'Ignore',
+        matchPolicy: 'Exact',
+        namespaceSelector: { matchLabels: { team: 'a' } },
+        objectSelector: { matchExpressions: [{ key: 'k', operator: 'Exists' }] },
+        sideEffects: 'None',
+        timeoutSeconds: 5,
+        admissionReviewVersions: ['v1'],
+        reinvocationPolicy: 'IfNeeded',
+        matchConditions: [{ name: 'c', expression: 'true' }],
+      },
+    ],
+  },
+  ValidatingWebhookConfiguration: {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: META,
+    webhooks: [
+      {
+        name: 'v.example.com',
+        clientConfig: { service: { namespace: 'default', name: 'hook' } },
+        rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+        failurePolicy: 'Fail',
+        matchPolicy: 'Equivalent',
+        namespaceSelector: {},
+        objectSelector: {},
+        sideEffects: 'NoneOnDryRun',
+        timeoutSeconds: 10,
+        admissionReviewVersions: ['v1', 'v1beta1'],
+        matchConditions: [{ name: 'c', expression: 'true' }],
+      },
+    ],
+  },
+  ValidatingAdmissionPolicy: {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: META,
+    spec: {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConstraints: {
+        namespaceSelector: { matchLabels: { a: 'b' } },
+        objectSelector: {},
+        // NamedRuleWithOperations embeds RuleWithOperations, which embeds Rule.
+        resourceRules: [
+          {
+            resourceNames: ['x'],
+            operations: ['CREATE'],
+            apiGroups: ['apps'],
+            apiVersions: ['v1'],
+            resources: ['deployments'],
+            scope: '*',
+          },
+        ],
+        excludeResourceRules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+        matchPolicy: 'Equivalent',
+      },
+      validations: [
+        { expression: 'object.spec.replicas < 5', message: 'm', reason: 'Invalid', messageExpression: "'x'" },
+      ],
+      failurePolicy: 'Fail',
+      auditAnnotations: [{ key: 'k', valueExpression: "'v'" }],
+      matchConditions: [{ name: 'c', expression: 'true' }],
+      variables: [{ name: 'v', expression: '1' }],
+    },
+    status: {
+      observedGeneration: 2,
+      typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning: 'w' }] },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          observedGeneration: 2,
+          lastTransitionTime: '2024-05-01T10:00:00Z',
+          reason: 'R',
+          message: 'm',
+        },
+      ],
+    },
+  },
+  ValidatingAdmissionPolicyBinding: {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: META,
+    spec: {
+      policyName: 'p',
+      paramRef: { name: 'n', namespace: 'ns', selector: { matchLabels: { a: 'b' } }, parameterNotFoundAction: 'Deny' },
+      matchResources: { resourceRules: [{ operations: ['CREATE'], resources: ['pods'] }] },
+      validationActions: ['Deny', 'Audit'],
+    },
+  },
   Scale: {
     apiVersion: 'autoscaling/v1',
     kind: 'Scale',
@@ -501,6 +612,14 @@ const LISTS: Array<[string, string, Record<string, unknown>]> = [
   ['rbac.authorization.k8s.io/v1', 'RoleBindingList', OBJECTS['RoleBinding']!],
   ['rbac.authorization.k8s.io/v1', 'ClusterRoleBindingList', OBJECTS['ClusterRoleBinding']!],
   ['events.k8s.io/v1', 'EventList', OBJECTS['EventsV1Event']!],
+  ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfigurationList', OBJECTS['MutatingWebhookConfiguration']!],
+  ['admissionregistration.k8s.io/v1', 'ValidatingWebhookConfigurationList', OBJECTS['ValidatingWebhookConfiguration']!],
+  ['admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyList', OBJECTS['ValidatingAdmissionPolicy']!],
+  [
+    'admissionregistration.k8s.io/v1',
+    'ValidatingAdmissionPolicyBindingList',
+    OBJECTS['ValidatingAdmissionPolicyBinding']!,
+  ],
 ];
 
 describe('encodeProtobufObject is the inverse of decodeProtobufObject', () => {

@@ -2,7 +2,7 @@
 // forms, Go's omitempty and pointer semantics, and the bytes gogo writes for an IntOrString.
 import { describe, expect, it } from 'vitest';
 import { decodeProtobufObject } from '../../../../server/codecs/protobuf.js';
-import { hasProtobufKind } from '../../../../apimachinery/apis/kube-messages.js';
+import { hasProtobufKind } from '../../../../server/codecs/messages.js';
 import { encodeProtobufObject } from '../../../../server/codecs/protobuf-encode.js';
 
 const roundTrip = (obj: Record<string, unknown>): Record<string, unknown> =>

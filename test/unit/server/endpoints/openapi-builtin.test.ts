@@ -18,6 +18,7 @@ import {
   serviceAccountSchema,
 } from '../../../../apimachinery/apis/builtin-schemas.js';
 import { type OpenAPIResource, definitionName } from '../../../../server/endpoints/openapi/definitions.js';
+import { BUILTIN_KINDS } from '../../../../server/registry/builtin/table.js';
 import { OpenAPI, type OpenAPISource } from '../../../../server/endpoints/openapi/documents.js';
 import { openapiResponse } from '../../../../server/endpoints/openapi/http.js';
 
@@ -42,6 +43,8 @@ function builtin(
     verbs: VERBS,
     subresources: [],
     schema,
+    // What makes it compiled in: its module's Go package.
+    goPackage: BUILTIN_KINDS.find((k) => k.group === group && k.names.kind === kind)!.goPackage!,
     ...extra,
   };
 }
@@ -130,7 +133,7 @@ describe('built-in kinds in OpenAPI v3', () => {
   });
 
   it("names definitions after kube's Go packages, rbac included", () => {
-    expect(definitionName(RBAC, 'v1', 'Role')).toBe('io.k8s.api.rbac.v1.Role');
+    expect(definitionName(BUILTINS.find((r) => r.group === RBAC)!, 'Role')).toBe('io.k8s.api.rbac.v1.Role');
     expect(
       Object.keys(v3Schemas(`apis/${RBAC}/v1`))
         .filter((n) => n.startsWith('io.k8s.api.rbac.v1.'))

@@ -86,11 +86,13 @@ const namespaces = (): OpenAPIResource =>
     namespaced: false,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: ['finalize', 'status'],
+    goPackage: 'k8s.io/api/core/v1',
   });
 const crds = (): OpenAPIResource =>
   resource('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', {
     namespaced: false,
     subresources: ['status'],
+    goPackage: 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1',
   });
 
 const parse = (body: string): Json => JSON.parse(body) as Json;
@@ -379,17 +381,16 @@ describe('v3 group documents', () => {
   });
 
   it.each([
-    ['cache.example.com', 'v1', 'Cache', 'com.example.cache.v1.Cache'],
-    ['widgets.example.org', 'v1alpha1', 'WidgetList', 'org.example.widgets.v1alpha1.WidgetList'],
-    ['', 'v1', 'Namespace', 'io.k8s.api.core.v1.Namespace'],
+    [cache(), 'Cache', 'com.example.cache.v1.Cache'],
+    [widget(), 'WidgetList', 'org.example.widgets.v1alpha1.WidgetList'],
+    [namespaces(), 'Namespace', 'io.k8s.api.core.v1.Namespace'],
     [
-      'apiextensions.k8s.io',
-      'v1',
+      crds(),
       'CustomResourceDefinition',
       'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
     ],
-  ])('definition name of %s/%s %s is %s', (group, version, kind, name) => {
-    expect(definitionName(group, version, kind)).toBe(name);
+  ])('definition name of %# %s is %s', (r, kind, name) => {
+    expect(definitionName(r, kind)).toBe(name);
   });
 
   it.each(['api/v1', 'apis/apiextensions.k8s.io/v1', 'apis/cache.example.com/v1', 'apis/widgets.example.org/v1alpha1'])(

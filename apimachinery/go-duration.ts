@@ -1,0 +1,50 @@
+// Go's time.ParseDuration, exactly: the command line's durations (server/flags.ts) and CEL's
+// duration(string) (cel/time.ts) are both read as Go reads them.
+
+const NS_PER_SECOND = 1_000_000_000n;
+const MAX_INT64 = 2n ** 63n - 1n;
+
+const UNIT_NS: Readonly<Record<string, bigint>> = {
+  ns: 1n,
+  us: 1_000n,
+  '\u00b5s': 1_000n,
+  '\u03bcs': 1_000n,
+  ms: 1_000_000n,
+  s: NS_PER_SECOND,
+  m: 60n * NS_PER_SECOND,
+  h: 3600n * NS_PER_SECOND,
+};
+
+/** One element of a Go duration: digits, an optional fraction, and a unit running to the next digit or '.'. */
+const ELEMENT = /(\d*)(?:\.(\d*))?([^\d.]*)/y;
+
+/** A Go duration ("1h1.5s", "-300ms", "0") in nanoseconds, or the error text Go's time.ParseDuration gives. */
+export function parseGoDuration(text: string): bigint | string {
+  const invalid = `time: invalid duration "${text}"`;
+  let s = text;
+  const neg = s.startsWith('-');
+  if (neg || s.startsWith('+')) s = s.slice(1);
+  if (s === '0') return 0n;
+  if (s === '') return invalid;
+  let total = 0n;
+  ELEMENT.lastIndex = 0;
+  while (ELEMENT.lastIndex < s.length) {
+    const m = ELEMENT.exec(s);
+    const [, whole = '', frac, unit = ''] = m ?? [];
+    if (!m || (whole === '' && !frac)) return invalid;
+    const scale = UNIT_NS[unit];
+    if (scale === undefined)
+      return unit === ''
+        ? `time: missing unit in duration "${text}"`
+        : `time: unknown unit "${unit}" in duration "${text}"`;
+    // Longer digit runs overflow whatever the unit; stop before building huge bigints.
+    if (whole.replace(/^0+/, '').length > 20) return invalid;
+    total += BigInt(whole || '0') * scale;
+    if (frac) {
+      const f = frac.slice(0, 18);
+      total += (BigInt(f) * scale) / 10n ** BigInt(f.length);
+    }
+    if (total > MAX_INT64 + (neg ? 1n : 0n)) return invalid;
+  }
+  return neg ? -total : total;
+}
