@@ -13,11 +13,13 @@
 //   compile: compileSchemaRules, what the server runs at CRD create, over every version's schema
 //            of every CRD in ../shared/realworld/crds, each pass in a fresh node process on the
 //            built library (a first compile, as a server meets the corpus: no cache, no JIT).
-//            Target: under 1 s. No baseline.
+//            Target: under 1 s. Baseline: none, or with CEL_COMPILE_BASELINE=<checkout> that
+//            checkout's built library, passes in turns (a change measured against its parent).
 //
 // Without ../shared/realworld, create and compile print one line and do not run.
 //
-// Run: make build && make bench ONLY=cel [QUICK=1]
+// Run: make build && make bench ONLY=cel [QUICK=1] [CEL_ROWS=compile] [CEL_COMPILE_BASELINE=<checkout>]
+//   (CEL_ROWS=compile: the compile row alone)
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +49,8 @@ const N = {
 };
 const TARGET = { ruleShare: 0.15, compileMs: 1000 };
 const CORPUS = join(REPO_ROOT, '..', 'shared', 'realworld', 'crds');
+const COMPILE_ONLY = process.env.CEL_ROWS === 'compile';
+const COMPILE_BASELINE = process.env.CEL_COMPILE_BASELINE;
 
 // ---------------------------------------------------------------------------------------------
 // 1. Rule evaluation
@@ -177,21 +181,26 @@ const { readFileSync } = await import('node:fs');
 const schemas = JSON.parse(readFileSync(file, 'utf8'));
 const each = [];
 const start = performance.now();
+const cpu = process.cpuUsage();
 for (const s of schemas) {
   const t = performance.now();
   const { errors } = compileSchemaRules(s.schema, s.path);
   each.push({ ms: performance.now() - t, errors: errors.length });
 }
-process.stdout.write(JSON.stringify({ totalMs: performance.now() - start, each }));
+const { user, system } = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ totalMs: performance.now() - start, cpuMs: (user + system) / 1000, each }));
 `;
 
 interface CompilePass {
   totalMs: number;
+  /** The process's CPU time over the pass (all its threads): on a loaded machine, less noisy than totalMs. */
+  cpuMs: number;
   each: { ms: number; errors: number }[];
 }
 
-function compilePass(file: string): Promise<CompilePass> {
-  const compileUrl = pathToFileURL(join(REPO_ROOT, 'dist', 'crd', 'cel', 'compile.js')).href;
+/** One pass over the library built in `checkout`. */
+function compilePass(checkout: string, file: string): Promise<CompilePass> {
+  const compileUrl = pathToFileURL(join(checkout, 'dist', 'crd', 'cel', 'compile.js')).href;
   return new Promise((resolve, reject) =>
     execFile(
       process.execPath,
@@ -215,9 +224,16 @@ async function compileCorpus(corpus: { source: string; crd: CRD }[], dir: string
   const rules = ruleCounts.reduce((n, c) => n + c, 0);
   const file = join(dir, 'corpus-schemas.json');
   writeFileSync(file, JSON.stringify(schemas));
-  const passes: CompilePass[] = [];
-  for (let i = 0; i < N.compilePasses; i++) passes.push(await compilePass(file));
+  const sides = [() => compilePass(REPO_ROOT, file)];
+  if (COMPILE_BASELINE) sides.push(() => compilePass(COMPILE_BASELINE, file));
+  const [passes, baseline] = (await inTurns(N.compilePasses, sides)) as [CompilePass[], CompilePass[]?];
   const ms = median(passes.map((p) => p.totalMs));
+  const baselineMs = baseline ? median(baseline.map((p) => p.totalMs)) : NaN;
+  if (baseline)
+    console.log(
+      `compile: baseline ${COMPILE_BASELINE}: each pass ${baseline.map((p) => p.totalMs.toFixed(0)).join(', ')} ms (CPU ${baseline.map((p) => p.cpuMs.toFixed(0)).join(', ')} ms), ` +
+        `${baseline.at(-1)!.each.filter((e) => e.errors > 0).length} schemas refused`,
+    );
   const last = passes.at(-1)!;
   const slowest = last.each
     .map((e, i) => ({ ...e, crd: schemas[i]!.crd }))
@@ -226,7 +242,7 @@ async function compileCorpus(corpus: { source: string; crd: CRD }[], dir: string
   // Where the time goes: a schema without a rule has nothing to compile.
   const ruleless = last.each.filter((_, i) => ruleCounts[i] === 0);
   console.log(
-    `compile: ${rules} rules in ${schemas.length} schemas of ${corpus.length} CRDs; each pass: ${passes.map((p) => p.totalMs.toFixed(0)).join(', ')} ms, ` +
+    `compile: ${rules} rules in ${schemas.length} schemas of ${corpus.length} CRDs; each pass: ${passes.map((p) => p.totalMs.toFixed(0)).join(', ')} ms (CPU ${passes.map((p) => p.cpuMs.toFixed(0)).join(', ')} ms), ` +
       `of the last ${ruleless.reduce((n, e) => n + e.ms, 0).toFixed(0)} ms on the ${ruleless.length} schemas without a rule; ` +
       `${last.each.filter((e) => e.errors > 0).length} schemas refused (CEL this server does not take yet); slowest: ` +
       slowest.map((s) => `${s.crd} ${s.ms.toFixed(0)} ms`).join(', '),
@@ -235,7 +251,7 @@ async function compileCorpus(corpus: { source: string; crd: CRD }[], dir: string
     ...metric(
       `compile of every rule of ../shared/realworld (${rules} rules, ${schemas.length} schemas), first compile in a fresh process`,
       ms,
-      NaN,
+      baselineMs,
       'ms',
       'lower',
     ),
@@ -463,16 +479,18 @@ async function httpRouteCreates(original: CRD, dir: string): Promise<Metric | un
 }
 
 async function main(): Promise<void> {
-  const metrics = await evaluation();
+  const metrics = COMPILE_ONLY ? [] : await evaluation();
   if (existsSync(CORPUS)) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-cel-'));
     try {
       const corpus = readCorpus();
       metrics.push(await compileCorpus(corpus, dir));
-      const httpRoutes = corpus.find((c) => c.source === HTTPROUTES);
-      if (!httpRoutes) throw new Error(`${HTTPROUTES} is not in ${CORPUS}`);
-      const created = await httpRouteCreates(httpRoutes.crd, dir);
-      if (created) metrics.push(created);
+      if (!COMPILE_ONLY) {
+        const httpRoutes = corpus.find((c) => c.source === HTTPROUTES);
+        if (!httpRoutes) throw new Error(`${HTTPROUTES} is not in ${CORPUS}`);
+        const created = await httpRouteCreates(httpRoutes.crd, dir);
+        if (created) metrics.push(created);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
