@@ -226,6 +226,33 @@ describe("kube's argument errors", () => {
   });
 });
 
+// kube's values embed receiverOnlyObjectVal, whose Equal is promoted: it asks whether the other
+// value is a bare receiverOnlyObjectVal, which none is, so `==` is cel-go's "no such overload"
+// even for the same value; `!=` is true (cel-go: not True), and list equality passes an element
+// that errors (only False stops it) while `in` skips it (only True matches).
+describe('equality of the authorization values (receiverOnlyObjectVal.Equal)', () => {
+  it.each([
+    'authorizer == authorizer',
+    'authorizer.requestResource == authorizer.requestResource',
+    "authorizer.path('/healthz').check('get') == authorizer.path('/healthz').check('get')",
+    "dyn(authorizer) == 'x'",
+  ])('%s is no such overload', (src) => {
+    const v = run(src, 'alice').value;
+    expect(v).toBeInstanceOf(CelError);
+    expect((v as CelError).message).toBe('no such overload');
+  });
+
+  it.each<[string, Value]>([
+    ['authorizer != authorizer', true],
+    ['authorizer == null', false],
+    ["'x' == dyn(authorizer)", false],
+    ['[authorizer] == [authorizer]', true],
+    ['authorizer in [authorizer]', false],
+  ])('%s', (src, want) => {
+    expect(value(src, 'alice')).toBe(want);
+  });
+});
+
 describe("kube's runtime costs", () => {
   it.each([
     ["authorizer.path('/healthz')", 2],

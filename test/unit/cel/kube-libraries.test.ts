@@ -593,6 +593,35 @@ describe('sets (cel-go ext)', () => {
   ]);
 });
 
+// Each of kube's types' Equal refuses a value of another type (MaybeNoSuchOverloadErr), where
+// cel-go's own types answer false; `!=` is not True, so true; `in` and the lists' and sets'
+// searches count only True; list equality stops only at False.
+describe("equality of kube's types with other values (their Equal)", () => {
+  values([
+    ["quantity('1') == quantity('1000m')", true],
+    ["ip('::1') == ip('0:0::1')", true],
+    ["cidr('10.0.0.0/8') == cidr('10.0.0.0/8')", true],
+    ["url('https://a/b') == url('https://a/b')", true],
+    ["format.dns1123Label() == format.named('dns1123Label').value()", true],
+    ["semver('1.0.0') == semver('1.0.0')", true],
+    ["1 == dyn(quantity('1'))", false],
+    ["dyn(quantity('1')) != 1", true],
+    ["dyn(quantity('1')) == null", false],
+    ["[dyn(quantity('1'))] == [1]", true],
+    ["dyn(ip('::1')) in [1, 'a']", false],
+    ["[dyn(url('https://a')), 1].indexOf(1)", 1n],
+    ["sets.contains([1], [dyn(cidr('10.0.0.0/8'))])", false],
+  ]);
+  errors([
+    ["dyn(quantity('1')) == 1", 'no such overload'],
+    ["dyn(ip('::1')) == 'x'", 'no such overload'],
+    ["dyn(cidr('10.0.0.0/8')) == dyn(ip('::1'))", 'no such overload'],
+    ["dyn(url('https://a')) == [1]", 'no such overload'],
+    ['dyn(format.dns1123Label()) == 1', 'no such overload'],
+    ["dyn(semver('1.0.0')) == '1.0.0'", 'no such overload'],
+  ]);
+});
+
 describe("runtime costs (kube's cost_test.go)", () => {
   it.each([
     ["'ABCDEFGHIJ abcdefghij'.lowerAscii()", 3],
