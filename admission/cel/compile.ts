@@ -10,7 +10,7 @@ import { type CheckedAst, type CheckerEnv, outputType } from '../../cel/checker.
 import { variable } from '../../cel/decls.js';
 import { type Program, program } from '../../cel/eval.js';
 import { AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE } from '../../cel/kube/authz.js';
-import { type EnvironmentType, kubeAdmissionEnvironment } from '../../cel/kube/environment.js';
+import { type EnvironmentType, kubeEnvironment } from '../../cel/kube/environment.js';
 import { PER_CALL_LIMIT } from '../../cel/kube/limits.js';
 import { type SchemaDeclType, SchemaTypeProvider } from '../../cel/kube/schema-types.js';
 import {
@@ -157,7 +157,7 @@ function checkSource(
   env: CheckerEnv,
   type: EnvironmentType,
 ): { ast: CheckedAst; issues?: undefined } | { issues: string } {
-  const c = kubeAdmissionEnvironment(type).compile(src, env);
+  const c = kubeEnvironment(type).compile(src, env);
   return c.issues !== undefined ? { issues: c.issues.toDisplayString() } : { ast: c.ast };
 }
 
@@ -196,7 +196,7 @@ export class AdmissionCompiler {
       roots.push({ type: objectType(VARIABLES_TYPE_NAME), fields: this.variableFields });
     const t = this.types;
     if (t !== undefined) roots.push(t.object, ...(t.params === undefined ? [] : [t.params]));
-    env = kubeAdmissionEnvironment(type).checkerEnv(new SchemaTypeProvider(...roots));
+    env = kubeEnvironment(type).checkerEnv(new SchemaTypeProvider(...roots));
     const objectDecl = t?.object.type ?? DynType;
     env.addIdents(
       variable('object', objectDecl),
@@ -223,7 +223,7 @@ export class AdmissionCompiler {
     const out = outputType(c.ast);
     const wrongType = returnTypeError(out, returnTypes);
     if (wrongType !== undefined) return { error: wrongType };
-    const env = kubeAdmissionEnvironment(type);
+    const env = kubeEnvironment(type);
     return { program: program(c.ast, { ...env.programOptions, costLimit: Number(PER_CALL_LIMIT) }), outputType: out };
   }
 

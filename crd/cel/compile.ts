@@ -22,7 +22,7 @@ import { type CheckerEnv, outputType } from '../../cel/checker.js';
 import { estimateCost, MAX_UINT64 } from '../../cel/cost.js';
 import { type Program, ProgramError, program } from '../../cel/eval.js';
 import { KUBE_COST_OPTIONS, KubeCostEstimator } from '../../cel/kube/cost.js';
-import { kubeCrdEnvironment } from '../../cel/kube/environment.js';
+import { type EnvironmentType, kubeEnvironment } from '../../cel/kube/environment.js';
 import { escapeFieldName } from '../../cel/kube/escaping.js';
 import {
   childCardinality,
@@ -150,8 +150,6 @@ function ruleFieldErrors(r: ValidationRule, p: string, s: JSONSchemaProps): Fiel
   return errs;
 }
 
-const kube = kubeCrdEnvironment();
-
 /** One expression compiled: its program and estimated cost, or where it failed. */
 type Expression =
   | { readonly program: Program; readonly usesOldSelf: boolean; readonly maxCost: bigint; readonly failed?: undefined }
@@ -159,10 +157,12 @@ type Expression =
 
 function compileExpression(
   text: string,
+  type: EnvironmentType,
   env: CheckerEnv,
   resultKind: 'bool' | 'string',
   estimator: KubeCostEstimator,
 ): Expression {
+  const kube = kubeEnvironment(type);
   const c = kube.compile(text, env);
   if (c.issues !== undefined) return { failed: 'compile', detail: c.issues.toDisplayString() };
   if (outputType(c.ast).kind !== resultKind) return { failed: 'type', detail: '' };
@@ -190,9 +190,20 @@ interface RuleResult {
   messageMaxCost?: bigint;
 }
 
-/** kube's compileRule (the rule was checked non-empty already). */
-function compileRule(r: ValidationRule, env: CheckerEnv, estimator: KubeCostEstimator, s: JSONSchemaProps): RuleResult {
-  const e = compileExpression(r.rule, env, 'bool', estimator);
+/** The environment kube's preexistingExpressions gives an expression: stored if the old CRD had it. */
+const envType = (preexisting: ReadonlySet<string> | undefined, text: string): EnvironmentType =>
+  preexisting === undefined || preexisting.has(text) ? 'StoredExpressions' : 'NewExpressions';
+
+/** kube's compileRule (the rule was checked non-empty already); `envOf` gives the checker environment of a type. */
+function compileRule(
+  r: ValidationRule,
+  envOf: (type: EnvironmentType) => CheckerEnv,
+  estimator: KubeCostEstimator,
+  s: JSONSchemaProps,
+  preexisting: PreexistingExpressions | undefined,
+): RuleResult {
+  const ruleType = envType(preexisting?.rules, r.rule);
+  const e = compileExpression(r.rule, ruleType, envOf(ruleType), 'bool', estimator);
   if (e.failed !== undefined) {
     const error =
       e.failed === 'compile'
@@ -205,7 +216,8 @@ function compileRule(r: ValidationRule, env: CheckerEnv, estimator: KubeCostEsti
   const out: RuleResult = { usesOldSelf: e.usesOldSelf, maxCost: e.maxCost };
   const compiled: CompiledRule = { rule: r, program: e.program, usesOldSelf: e.usesOldSelf };
   if (r.messageExpression) {
-    const m = compileExpression(r.messageExpression, env, 'string', estimator);
+    const messageType = envType(preexisting?.messageExpressions, r.messageExpression);
+    const m = compileExpression(r.messageExpression, messageType, envOf(messageType), 'string', estimator);
     if (m.failed !== undefined) {
       out.messageError =
         m.failed === 'compile'
@@ -240,7 +252,19 @@ export interface SchemaRules {
   readonly total: bigint;
 }
 
+/** Every rule and messageExpression a stored CRD holds, in any version, at any depth (kube's preexistingExpressions). */
+export interface PreexistingExpressions {
+  readonly rules: ReadonlySet<string>;
+  readonly messageExpressions: ReadonlySet<string>;
+}
+
 export interface CompileOptions {
+  /**
+   * At CRD write, what the stored CRD held (empty sets on create): those expressions compile in
+   * kube's stored-expressions environment, any other in the new-expressions one. Undefined: all
+   * are stored, as when an object write runs the CRD's rules.
+   */
+  readonly preexisting?: PreexistingExpressions;
   /**
    * On a CRD update, a version whose schema did not change: a rule over the per-expression limit
    * is not refused again (kube's suppressPerExpressionCost); the schema's total still is.
@@ -361,13 +385,16 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
     return [];
   }
   const provider = new SchemaTypeProvider(decl);
-  const envs = new Map<boolean, CheckerEnv>();
-  const envFor = (optionalOldSelf: boolean): CheckerEnv => {
-    let env = envs.get(optionalOldSelf);
+  const envs = new Map<string, CheckerEnv>();
+  const envFor = (optionalOldSelf: boolean, type: EnvironmentType): CheckerEnv => {
+    const key = `${type}/${optionalOldSelf}`;
+    let env = envs.get(key);
     if (env === undefined)
       envs.set(
-        optionalOldSelf,
-        (env = kube.checkerEnv(provider).addIdents(...ruleVariables(decl.type, optionalOldSelf))),
+        key,
+        (env = kubeEnvironment(type)
+          .checkerEnv(provider)
+          .addIdents(...ruleVariables(decl.type, optionalOldSelf))),
       );
     return env;
   };
@@ -375,7 +402,8 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
   const out: CompiledRule[] = [];
   rules.forEach((r, i) => {
     const p = `${rulesPath}[${i}]`;
-    const cr = compileRule(r, envFor(r.optionalOldSelf === true), estimator, w.schema);
+    const envOf = (type: EnvironmentType) => envFor(r.optionalOldSelf === true, type);
+    const cr = compileRule(r, envOf, estimator, w.schema, ctx.options.preexisting);
     const cost = ruleCost(cr.maxCost, w.cardinality, sizes);
     const perExpression = ctx.options.suppressPerExpressionCost !== true;
     if (perExpression && cost > STATIC_ESTIMATED_COST_LIMIT)
@@ -422,7 +450,9 @@ function compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Comp
 export function compileSchemaRules(schema: JSONSchemaProps, path: string, options: CompileOptions = {}): SchemaRules {
   // Compiled per schema: an unchanged version of an updated CRD is not recompiled.
   // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
-  const cacheKey = `${path}\u0000${options.suppressPerExpressionCost === true}\u0000${stringifyJSON(schema)}`;
+  const pre = options.preexisting;
+  const stored = pre === undefined ? '*' : JSON.stringify([[...pre.rules], [...pre.messageExpressions]]);
+  const cacheKey = `${path}\u0000${options.suppressPerExpressionCost === true}\u0000${stored}\u0000${stringifyJSON(schema)}`;
   const hit = cache.get(cacheKey);
   if (hit) {
     cache.delete(cacheKey);

@@ -12,7 +12,7 @@ import { check } from '../../../cel/checker.js';
 import { variable } from '../../../cel/decls.js';
 import { activation, type EvalResult, program } from '../../../cel/eval.js';
 import { AUTHORIZER_TYPE, AuthorizerValue, RESOURCE_CHECK_TYPE, ResourceCheckValue } from '../../../cel/kube/authz.js';
-import { kubeAdmissionEnvironment } from '../../../cel/kube/environment.js';
+import { kubeEnvironment } from '../../../cel/kube/environment.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import { CelError, type Value } from '../../../cel/values.js';
@@ -128,7 +128,7 @@ const USERS: Record<string, UserInfo> = {
   admin: { name: 'admin', groups: ['system:masters', 'system:authenticated'] },
 };
 
-const env = kubeAdmissionEnvironment('StoredExpressions');
+const env = kubeEnvironment('StoredExpressions');
 
 /** Checks and runs `src` as `who`, the request being for the secret `s` in namespace a. */
 function run(src: string, who: string): EvalResult {
@@ -286,7 +286,7 @@ describe("kube's runtime costs", () => {
 describe('declarations', () => {
   it('the libraries are not among the new expressions’ missing ones: both environments declare them', () => {
     for (const type of ['NewExpressions', 'StoredExpressions'] as const) {
-      const names = new Set(kubeAdmissionEnvironment(type).functions.map((f) => f.name));
+      const names = new Set(kubeEnvironment(type).functions.map((f) => f.name));
       for (const f of ['path', 'group', 'serviceAccount', 'resource', 'check', 'allowed', 'fieldSelector'])
         expect(names.has(f), `${type} ${f}`).toBe(true);
     }
@@ -294,7 +294,7 @@ describe('declarations', () => {
 
   it('semver is for stored expressions only', () => {
     const has = (type: 'NewExpressions' | 'StoredExpressions'): boolean =>
-      kubeAdmissionEnvironment(type).functions.some((f) => f.name === 'isSemver');
+      kubeEnvironment(type).functions.some((f) => f.name === 'isSemver');
     expect([has('NewExpressions'), has('StoredExpressions')]).toEqual([false, true]);
   });
 });

@@ -1,16 +1,16 @@
-// Kube's CEL libraries in cel/kube/ (kubeCrdEnvironment): each expression parsed, checked and
+// Kube's CEL libraries in cel/kube/ (kubeEnvironment): each expression parsed, checked and
 // evaluated through cel/ end to end, against a value or kube's exact error text. The cases are
 // kube's own (k8s.io/apiserver/pkg/cel/library/*_test.go, cost_test.go for the runtime costs)
 // and cel-go's strings extension tests, plus our own where those are silent.
 import { describe, expect, it } from 'vitest';
 import { check } from '../../../cel/checker.js';
 import { activation, type EvalResult, ProgramError, program } from '../../../cel/eval.js';
-import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
+import { kubeEnvironment } from '../../../cel/kube/environment.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import { CelError, Duration, type MapValue, OptionalValue, Uint, type Value } from '../../../cel/values.js';
 
-const env = kubeCrdEnvironment();
+const env = kubeEnvironment('StoredExpressions');
 
 function run(src: string): EvalResult {
   const parsed = parse(src, KUBE_PARSER_OPTIONS);

@@ -8,6 +8,7 @@ import type {
   CRDVersion,
   CustomResourceDefinition,
   JSONSchemaProps,
+  ValidationRule,
 } from '../../../apimachinery/apis/apiextensions.js';
 import { type FieldError, formatFieldError, invalid } from '../../../apimachinery/field-errors.js';
 import { CA_PEM } from '../../helpers/test-ca.js';
@@ -1028,6 +1029,66 @@ describe("a rule's cost on update (kube's versionsWithUnchangedSchemas)", () => 
     expect(messages(validateCRDUpdate(withList(), withList(), checkSchemaAtCRDWrite))).toEqual([
       `${rule}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
       `${at}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${HINT}`,
+    ]);
+  });
+});
+
+describe("kube's two CEL environments at CRD write (a 1.33 server compiles new expressions at 1.32)", () => {
+  const semver = 'isSemver(self.s)';
+  const at = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]';
+  const withRules = (rules: ValidationRule[]): CustomResourceDefinition =>
+    crd((x) => {
+      x.spec.versions = [
+        version('v1', {
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { s: { type: 'string', maxLength: 10 } },
+                  'x-kubernetes-validations': rules,
+                },
+              },
+            },
+          },
+        }),
+      ];
+    });
+  const goRule = (r: ValidationRule) =>
+    `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule)}, Message:"", MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+  const undeclared = (text: string, column: number, name: string) =>
+    `ERROR: <input>:1:${column}: undeclared reference to '${name}' (in container '')\n | ${text}\n | ${'.'.repeat(column - 1)}^`;
+
+  it('a new CRD may not use the semver library (introduced in 1.33)', () => {
+    const r = { rule: semver };
+    expect(messages(validateCRD(withRules([r]), checkSchemaAtCRDWrite))).toEqual([
+      `${at}.rule: Invalid value: ${goRule(r)}: compilation failed: ${undeclared(semver, 9, 'isSemver')}`,
+    ]);
+  });
+
+  it('an update may keep a rule the stored CRD had, in any version, but not add one', () => {
+    // A stored CRD with the rule (written by a server whose compatibility version was 1.33).
+    const old = withRules([{ rule: semver }]);
+    const relabelled = withRules([{ rule: semver }]);
+    relabelled.metadata.labels = { tier: 'x' };
+    expect(messages(validateCRDUpdate(relabelled, old, checkSchemaAtCRDWrite))).toEqual([]);
+    // The same rule moved to another rule's place is still preexisting: kube matches by text.
+    const added = { rule: 'isSemver(self.s, true)' };
+    expect(messages(validateCRDUpdate(withRules([added, { rule: semver }]), old, checkSchemaAtCRDWrite))).toEqual([
+      `${at}.rule: Invalid value: ${goRule(added)}: compilation failed: ${undeclared(added.rule, 9, 'isSemver')}`,
+    ]);
+  });
+
+  it('a messageExpression is judged on its own', () => {
+    const msg = "isSemver(self.s) ? 'a version' : 'not a version'";
+    const old = withRules([{ rule: 'true', messageExpression: msg }]);
+    const stored = { rule: "self.s != ''", messageExpression: msg };
+    expect(messages(validateCRDUpdate(withRules([stored]), old, checkSchemaAtCRDWrite))).toEqual([]);
+    const fresh = { rule: "self.s != ''", messageExpression: msg };
+    expect(messages(validateCRD(withRules([fresh]), checkSchemaAtCRDWrite))).toEqual([
+      `${at}.messageExpression: Invalid value: ${goRule(fresh)}: messageExpression compilation failed: ${undeclared(msg, 9, 'isSemver')}`,
     ]);
   });
 });
