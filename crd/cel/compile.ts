@@ -150,6 +150,37 @@ function ruleFieldErrors(r: ValidationRule, p: string, s: JSONSchemaProps): Fiel
   return errs;
 }
 
+/**
+ * kube's checks of every rule's own fields where it compiles no CEL (a schema that is not
+ * structural or whose defaults are invalid: kube's nil CELSchemaContext), at each node its
+ * ValidateCustomResourceDefinitionOpenAPISchema walks, junctors included, in its order.
+ */
+export function ruleFieldErrorsOf(schema: JSONSchemaProps, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const walk = (s: JSONSchemaProps, p: string): void => {
+    const ap = additionalPropertiesOf(s);
+    if (ap !== undefined) walk(ap, child(p, 'additionalProperties'));
+    for (const name of Object.keys(s.properties ?? {}).sort())
+      walk(s.properties![name]!, `${child(p, 'properties')}[${name}]`);
+    if (s.not !== undefined) walk(s.not, child(p, 'not'));
+    for (const junctor of ['allOf', 'oneOf', 'anyOf'] as const)
+      s[junctor]?.forEach((sub, i) => walk(sub, `${child(p, junctor)}[${i}]`));
+    for (const name of Object.keys(s.definitions ?? {}).sort())
+      walk(s.definitions![name]!, `${child(p, 'definitions')}[${name}]`);
+    if (Array.isArray(s.items)) s.items.forEach((sub, i) => walk(sub, `${child(p, 'items')}[${i}]`));
+    else if (s.items !== undefined) walk(s.items, child(p, 'items'));
+    for (const name of Object.keys(s.dependencies ?? {}).sort()) {
+      const dep = s.dependencies![name]!;
+      if (!Array.isArray(dep)) walk(dep, `${child(p, 'dependencies')}[${name}]`);
+    }
+    (s['x-kubernetes-validations'] ?? []).forEach((r, i) =>
+      errs.push(...ruleFieldErrors(r, `${child(p, 'x-kubernetes-validations')}[${i}]`, s)),
+    );
+  };
+  walk(schema, path);
+  return errs;
+}
+
 /** One expression compiled: its program and estimated cost, or where it failed. */
 type Expression =
   | { readonly program: Program; readonly usesOldSelf: boolean; readonly maxCost: bigint; readonly failed?: undefined }

@@ -6,7 +6,7 @@ import type { CustomResourceDefinition, JSONSchemaProps } from '../../apimachine
 import { forbidden } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { deepEqual } from '../../apimachinery/equality.js';
-import { compileSchemaRules, type PreexistingExpressions } from '../cel/compile.js';
+import { compileSchemaRules, type PreexistingExpressions, ruleFieldErrorsOf } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
 
@@ -72,7 +72,8 @@ export const checkSchemaAtCRDWrite: SchemaValidator = (schema, path, ctx) => {
     ...(oldSchemas ? structuralOptionsForUpdate(oldSchemas) : {}),
     validateDefaults,
   });
-  if (errs.length > 0) return errs;
+  // kube compiles no CEL then, but still checks every rule's own fields, junctors' too.
+  if (errs.length > 0) return [...errs, ...ruleFieldErrorsOf(schema, path)];
   // CEL rules are compiled and type-checked against a structural schema only. On an update, a
   // version whose schema is unchanged is not refused again for a rule's cost (kube's
   // versionsWithUnchangedSchemas), so that a CRD a newer estimate would refuse stays updatable.

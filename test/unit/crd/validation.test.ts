@@ -1092,3 +1092,66 @@ describe("kube's two CEL environments at CRD write (a 1.33 server compiles new e
     ]);
   });
 });
+
+describe('x-kubernetes-validations in allOf, anyOf, oneOf and not', () => {
+  // kube's structural check refuses them (AllowNestedXValidations is false for CRDs), and its
+  // ValidateCustomResourceDefinitionOpenAPISchema still walks every sub-schema checking each
+  // rule's own fields, with no CEL context: so a rule's field errors follow the structural ones.
+  const at = 'spec.validation.openAPIV3Schema.properties[spec]';
+  const withSpec = (spec: JSONSchemaProps): CustomResourceDefinition =>
+    crd((x) => {
+      x.spec.versions = [
+        version('v1', {
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+        }),
+      ];
+    });
+
+  it('are refused as not structural, and never compiled', () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'integer' } },
+      allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.a > 0' }] }],
+      anyOf: [{ 'x-kubernetes-validations': [{ rule: 'no such thing(' }] }],
+      oneOf: [{ properties: { a: { 'x-kubernetes-validations': [{ rule: 'self > 0' }] } } }],
+      not: { 'x-kubernetes-validations': [{ rule: 'self.a < 0' }] },
+    };
+    expect(messages(validateCRD(withSpec(spec), checkSchemaAtCRDWrite))).toEqual([
+      `${at}.allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.anyOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.not.x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.oneOf[0].properties[a].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+    ]);
+  });
+
+  it("their fields are checked all the same, after the structural errors, in kube's walk order", () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: ' ' }] } },
+      not: { 'x-kubernetes-validations': [{ rule: '' }] },
+      allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.a > 0', reason: 'Nope' as ValidationRule['reason'] }] }],
+    };
+    expect(messages(validateCRD(withSpec(spec), checkSchemaAtCRDWrite))).toEqual([
+      `${at}.allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.not.x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.properties[a].x-kubernetes-validations[0].message: Invalid value: " ": message must be non-empty if specified`,
+      `${at}.not.x-kubernetes-validations[0].rule: Required value: rule is not specified`,
+      `${at}.allOf[0].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+    ]);
+  });
+
+  it('a rule beside any other structural error has its fields checked, not its CEL', () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        b: {},
+        a: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: ' ' }, { rule: 'nope(' }] },
+      },
+    };
+    expect(messages(validateCRD(withSpec(spec), checkSchemaAtCRDWrite))).toEqual([
+      `${at}.properties[b].type: Required value: must not be empty for specified object fields`,
+      `${at}.properties[a].x-kubernetes-validations[0].message: Invalid value: " ": message must be non-empty if specified`,
+    ]);
+  });
+});
