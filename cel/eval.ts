@@ -17,7 +17,7 @@ import { type ComprehensionExpr, type Constant, type Expr, Operators, type Parse
 import type { CheckedAst, Reference } from './checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from './comprehensions.js';
 import type { FunctionDecl, OverloadDecl } from './decls.js';
-import { type CallContext, type Impl, noSuchOverload, STANDARD_IMPLS } from './functions.js';
+import { type CallContext, type Impl, STANDARD_IMPLS } from './functions.js';
 import { OPTIONAL_FUNCTIONS } from './optional.js';
 import { compileRegex, type RegexBudget, RegexError } from './regex.js';
 import { STANDARD_FUNCTIONS } from './stdlib.js';
@@ -28,6 +28,7 @@ import {
   Duration,
   isMapKey,
   MapValue,
+  noSuchOverload,
   ObjectValue,
   OptionalValue,
   Timestamp,

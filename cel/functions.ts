@@ -54,8 +54,6 @@ export type Impl = (args: readonly Value[], ctx: CallContext) => Val;
 /** A context that meters nothing: for calls made outside an evaluation (folding a literal, a library's own helper calls). */
 export const UNMETERED: CallContext = { charge: () => undefined, regexWork: () => undefined };
 
-export const noSuchOverload = (): CelError => new CelError('no such overload');
-
 // ---------------------------------------------------------------------------------------------
 // Arithmetic
 
@@ -260,7 +258,7 @@ const timeAccessors = (
 export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['logical_not', (a) => !a[0]],
   ['equals', (a) => equals(a[0]!, a[1]!)],
-  ['not_equals', (a) => !equals(a[0]!, a[1]!)],
+  ['not_equals', (a) => equals(a[0]!, a[1]!) !== true],
 
   ['add_int64', (a) => checkedInt(int(a[0]!) + int(a[1]!))],
   ['add_uint64', (a) => checkedUint(uint(a[0]!) + uint(a[1]!))],
@@ -299,7 +297,8 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ...relation('greater', (c) => c > 0),
   ...relation('greater_equals', (c) => c >= 0),
 
-  ['in_list', (a) => (a[1] as readonly Value[]).some((x) => equals(x, a[0]!))],
+  // cel-go's list Contains: the element asked for on the left.
+  ['in_list', (a) => (a[1] as readonly Value[]).some((x) => equals(a[0]!, x) === true)],
   ['in_map', (a) => (a[1] as MapValue).has(a[0]!)],
 
   ['size_string', (a) => BigInt(codePointLength(a[0] as string))],

@@ -50,13 +50,16 @@ export class CelError {
   constructor(readonly message: string) {}
 }
 
+export const noSuchOverload = (): CelError => new CelError('no such overload');
+
 /**
  * A value of a type a library brings (kube's Quantity, IP, CIDR, URL, NamedFormat, Semver):
  * its CEL type name, its equality; cel-go's size of 1 for costs.
  */
 export abstract class ObjectValue {
   abstract readonly typeName: string;
-  abstract equals(other: ObjectValue): boolean;
+  /** Against a value of the same type name (kube's Equal; a value of another is no such overload). */
+  abstract equals(other: ObjectValue): boolean | CelError;
 }
 
 export type MapKey = bigint | Uint | boolean | string;
@@ -297,28 +300,36 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
  */
 export const OWN_EQUALS: unique symbol = Symbol('cel.ownEquals');
 export interface OwnEquals {
-  [OWN_EQUALS](other: Value): boolean;
+  [OWN_EQUALS](other: Value): boolean | CelError;
 }
 
-/** CEL's heterogeneous equality (cel-go types.Equal): values of different types are unequal, numbers compare by value. */
-export function equals(a: Value, b: Value): boolean {
-  if (a === b) return true;
+/**
+ * CEL's heterogeneous equality (cel-go types.Equal): values of different types are unequal,
+ * numbers compare by value. The left value's Equal answers, so one of kube's types on the left
+ * refuses a value of another type with no such overload; only `false` stops a list's or map's
+ * comparison, as in cel-go, and only `true` is a match for `in` and searches.
+ */
+export function equals(a: Value, b: Value): boolean | CelError {
+  if (a === b) return a instanceof ObjectValue ? a.equals(a) : true;
   if (typeof a === 'object' && a !== null && OWN_EQUALS in a) return (a as OwnEquals)[OWN_EQUALS](b);
   const na = numeric(a);
   if (na !== undefined) {
     const nb = numeric(b);
     return nb !== undefined && compareNumbers(na, nb, a instanceof Uint, b instanceof Uint) === 0;
   }
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (a === null || b === null || typeof a !== 'object') return false;
+  if (typeof b !== 'object') return a instanceof ObjectValue ? noSuchOverload() : false;
   if (Array.isArray(a))
     return (
-      Array.isArray(b) && a.length === b.length && a.every((x: Value, i) => equals(x, (b as readonly Value[])[i]!))
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((x: Value, i) => equals(x, (b as readonly Value[])[i]!) !== false)
     );
   if (a instanceof MapValue) {
     if (!(b instanceof MapValue) || a.size !== b.size) return false;
     for (const [k, v] of a.pairs()) {
       const w = b.get(k);
-      if (w === undefined || !equals(v, w)) return false;
+      if (w === undefined || equals(v, w) === false) return false;
     }
     return true;
   }
@@ -329,7 +340,8 @@ export function equals(a: Value, b: Value): boolean {
     if (!(b instanceof OptionalValue)) return false;
     return a.value === undefined || b.value === undefined ? a.value === b.value : equals(a.value, b.value);
   }
-  if (a instanceof ObjectValue) return b instanceof ObjectValue && a.typeName === b.typeName && a.equals(b);
+  if (a instanceof ObjectValue)
+    return b instanceof ObjectValue && a.typeName === b.typeName ? a.equals(b) : noSuchOverload();
   return false;
 }
 

@@ -6,15 +6,13 @@
 // fields are the types of the variables compiled before (composition). Each result is a program
 // under kube's per-call cost limit, or kube's detail of why not: `compilation failed: ERROR: ...`
 // with cel-go's texts, or `must evaluate to bool but got int` for the wrong type.
-import { type CheckedAst, type CheckerEnv, check, outputType } from '../../cel/checker.js';
+import { type CheckedAst, type CheckerEnv, outputType } from '../../cel/checker.js';
 import { variable } from '../../cel/decls.js';
 import { type Program, program } from '../../cel/eval.js';
 import { AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE } from '../../cel/kube/authz.js';
-import { type EnvironmentType, kubeAdmissionEnvironment } from '../../cel/kube/environment.js';
+import { type EnvironmentType, kubeEnvironment } from '../../cel/kube/environment.js';
 import { PER_CALL_LIMIT } from '../../cel/kube/limits.js';
 import { type SchemaDeclType, SchemaTypeProvider } from '../../cel/kube/schema-types.js';
-import { KUBE_PARSER_OPTIONS, parse } from '../../cel/parser.js';
-import { Source } from '../../cel/source.js';
 import {
   BoolType,
   DynType,
@@ -153,13 +151,14 @@ export interface TypeOverwrite {
   readonly params: SchemaDeclType | undefined;
 }
 
-/** The source's issues as cel-go prints them, or its checked AST. */
-function checkSource(src: string, env: CheckerEnv): { ast: CheckedAst; issues?: undefined } | { issues: string } {
-  const parsed = parse(src, KUBE_PARSER_OPTIONS);
-  if (parsed.issues.errors.length > 0) return { issues: parsed.issues.toDisplayString() };
-  const checked = check(parsed.ast, new Source(src), env);
-  if (checked.issues.errors.length > 0) return { issues: checked.issues.toDisplayString() };
-  return { ast: checked.ast };
+/** kube's compile (parse, check, the AST validators): its checked AST, or its issues as cel-go prints them. */
+function checkSource(
+  src: string,
+  env: CheckerEnv,
+  type: EnvironmentType,
+): { ast: CheckedAst; issues?: undefined } | { issues: string } {
+  const c = kubeEnvironment(type).compile(src, env);
+  return c.issues !== undefined ? { issues: c.issues.toDisplayString() } : { ast: c.ast };
 }
 
 /** `must evaluate to bool but got int`, or undefined when the type is one of those asked for. */
@@ -197,7 +196,7 @@ export class AdmissionCompiler {
       roots.push({ type: objectType(VARIABLES_TYPE_NAME), fields: this.variableFields });
     const t = this.types;
     if (t !== undefined) roots.push(t.object, ...(t.params === undefined ? [] : [t.params]));
-    env = kubeAdmissionEnvironment(type).checkerEnv(new SchemaTypeProvider(...roots));
+    env = kubeEnvironment(type).checkerEnv(new SchemaTypeProvider(...roots));
     const objectDecl = t?.object.type ?? DynType;
     env.addIdents(
       variable('object', objectDecl),
@@ -219,12 +218,12 @@ export class AdmissionCompiler {
 
   /** CompileCELExpression: kube's issues, or a program when the type is one of `returnTypes`. */
   compile(src: string, decls: Declarations, type: EnvironmentType, returnTypes: ReturnTypes): CompilationResult {
-    const c = checkSource(src, this.env(decls, type));
+    const c = checkSource(src, this.env(decls, type), type);
     if (c.issues !== undefined) return { error: `compilation failed: ${c.issues}` };
     const out = outputType(c.ast);
     const wrongType = returnTypeError(out, returnTypes);
     if (wrongType !== undefined) return { error: wrongType };
-    const env = kubeAdmissionEnvironment(type);
+    const env = kubeEnvironment(type);
     return { program: program(c.ast, { ...env.programOptions, costLimit: Number(PER_CALL_LIMIT) }), outputType: out };
   }
 
@@ -241,7 +240,7 @@ export class AdmissionCompiler {
    * prefix, undefined when there are none; a variable is declared with the type it checks to.
    */
   typeCheck(src: string, variableName?: string): string | undefined {
-    const c = checkSource(src, this.env({ params: true, authorizer: true }, 'StoredExpressions'));
+    const c = checkSource(src, this.env({ params: true, authorizer: true }, 'StoredExpressions'), 'StoredExpressions');
     if (variableName !== undefined)
       this.variableFields?.set(
         variableName,

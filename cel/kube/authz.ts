@@ -12,7 +12,7 @@ import { isDNS1123Label, isDNS1123Subdomain } from '../../apimachinery/validatio
 import { func, memberOverload } from '../decls.js';
 import type { Impl } from '../functions.js';
 import { BoolType, objectType, StringType } from '../types.js';
-import { CelError, ObjectValue } from '../values.js';
+import { CelError, noSuchOverload, ObjectValue } from '../values.js';
 import type { KubeLibrary } from './library.js';
 import { trim } from './strings-text.js';
 
@@ -23,12 +23,14 @@ export const RESOURCE_CHECK_TYPE = objectType('kubernetes.authorization.Resource
 const DECISION_TYPE = objectType('kubernetes.authorization.Decision');
 
 /**
- * The library's values expose no fields, only receiver functions (kube's receiverOnlyObjectVal);
- * two of them are one only if they are the same value.
+ * The library's values expose no fields, only receiver functions (kube's receiverOnlyObjectVal).
+ * Kube's values embed it, and its Equal asks whether the other value is a bare
+ * receiverOnlyObjectVal, which none is: so `==` between them, the same value too, is no such
+ * overload.
  */
 abstract class ReceiverOnlyValue extends ObjectValue {
-  equals(other: ObjectValue): boolean {
-    return other === this;
+  equals(): CelError {
+    return noSuchOverload();
   }
 }
 

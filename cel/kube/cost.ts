@@ -1,10 +1,11 @@
 // The call costs kube's CEL libraries declare (k8s.io/apiserver/pkg/cel/library/cost.go): the
-// static estimate (CostEstimator.EstimateCallCost, as of kube 1.34/1.35) and the runtime cost
-// (CallCost, `kubeCallCost`), matched by function name first, as kube matches them, and for
-// some by overload id.
-// Quirks are kept: `quantity()`, `isQuantity()`, `cidr()`, `isIP()`, `isCIDR()` and
-// `semver()` are global functions but only costed when called with a target, so kube charges
-// them CEL's default of 1.
+// static estimate (CostEstimator.EstimateCallCost) and the runtime cost (CallCost,
+// `kubeCallCost`), matched by function name first, as kube matches them, and for some by
+// overload id. Kube 1.33's estimator checks `target != nil` before costing the global parsers
+// (quantity, isQuantity, semver, isSemver, ip, isIP, cidr, isCIDR, ip.isCanonical), but the
+// cel-go it builds with, v0.23.2, hands every call a target, an empty one for a global call: so
+// they cost their argument's traversal (kube 1.35 writes it `len(args) >= 1`; only 1.34, on
+// cel-go v0.26, charged them CEL's default of 1).
 import type { CallCost } from '../eval.js';
 import { actualSize, MapValue, ObjectValue, type Val } from '../values.js';
 import { FormatValue } from './format.js';
@@ -233,18 +234,15 @@ export class KubeCostEstimator implements CostEstimator {
       case 'cidr':
       case 'isIP':
       case 'isCIDR':
-        if (target !== undefined && args.length >= 1) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
+        if (args.length >= 1) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
         break;
       case 'ip':
-        if (target !== undefined && args.length >= 1) {
-          if (overloadId === 'cidr_ip') return ONE;
-          return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
-        }
         // A CIDR's ip() reads a field.
-        if (target !== undefined) return ONE;
+        if (overloadId === 'cidr_ip') return ONE;
+        if (args.length >= 1) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
         break;
       case 'ip.isCanonical':
-        if (target !== undefined && args.length >= 1) return multiplyByCostFactor(size(args[0]!), 2 * TRAVERSAL);
+        if (args.length >= 1) return multiplyByCostFactor(size(args[0]!), 2 * TRAVERSAL);
         break;
       case 'masked':
       case 'prefixLength':
@@ -280,7 +278,7 @@ export class KubeCostEstimator implements CostEstimator {
       case 'isQuantity':
       case 'semver':
       case 'isSemver':
-        if (target !== undefined && args.length >= 1) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
+        if (args.length >= 1) return multiplyByCostFactor(size(args[0]!), TRAVERSAL);
         break;
       case 'validate':
         // A named format's regex is at most MAX_NAME_FORMAT_REGEX_SIZE long.

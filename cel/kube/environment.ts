@@ -1,10 +1,11 @@
-// Kube's CEL environment for CRD validation rules as of kube 1.33 (k8s.io/apiserver/pkg/cel/
-// environment/base.go at compatibility version 1.33): the standard and optional libraries, the
-// two-variable comprehensions, and kube's libraries (URLs, regex, lists, quantity, strings v2,
-// sets, IP, CIDR, format, semver v1). Declarations for the checker, the AST validators, a Library
-// for the evaluator, and kube's runtime call costs; built once. Admission expressions get the
-// authorization libraries besides (base.go declares them for every use, but only admission binds
-// the `authorizer` that reaches them).
+// Kube 1.33's CEL base environment (k8s.io/apiserver/pkg/cel/environment/base.go), which CRD
+// validation rules, ValidatingAdmissionPolicy and matchConditions all extend: the standard and
+// optional libraries, the two-variable comprehensions, and kube's libraries (URLs, regex, lists,
+// authorization, quantity, strings v2, sets, IP, CIDR, format, semver v1). As kube's EnvSet it is
+// two environments: one for new expressions, with what its compatibility version (1.32) has, and
+// one for stored expressions, with everything. Declarations for the checker, the AST validators, a
+// Library for the evaluator, and kube's runtime call costs; each built once.
+import { KUBE_VERSION } from '../../apimachinery/kube-version.js';
 import {
   type CheckedAst,
   type CheckerEnv,
@@ -41,18 +42,35 @@ import { SETS_LIBRARY } from './sets.js';
 import { STRINGS_LIBRARY } from './strings.js';
 import { URLS_LIBRARY } from './urls.js';
 
-/** In base.go's order. */
-export const KUBE_CRD_LIBRARIES: readonly KubeLibrary[] = [
-  URLS_LIBRARY,
-  REGEX_LIBRARY,
-  LISTS_LIBRARY,
-  QUANTITY_LIBRARY,
-  STRINGS_LIBRARY,
-  SETS_LIBRARY,
-  IP_LIBRARY,
-  CIDR_LIBRARY,
-  FORMAT_LIBRARY,
-  SEMVER_LIBRARY,
+/**
+ * Which of kube's two environments an expression compiles in (environment.Type): a new one at
+ * kube 1.33's DefaultCompatibilityVersion, 1.32, so without what 1.33 introduced (semver); a
+ * stored one (an object already held it, or a plugin or an object write runs it) with everything,
+ * so that a downgrade's or upgrade's server still runs what the other accepted.
+ */
+export type EnvironmentType = 'NewExpressions' | 'StoredExpressions';
+
+/** The minor of kube's DefaultCompatibilityVersion: a binary's MinCompatibilityVersion, one minor back. */
+const COMPATIBILITY_MINOR = Number(KUBE_VERSION.minor) - 1;
+
+/**
+ * base.go's libraries in its order, each with the 1.x minor that introduced it (IntroducedVersion).
+ * Authz is declared for every use; only admission binds the `authorizer` that reaches it.
+ * AuthzSelectors' feature gate, AuthorizeWithSelectors, is on by default in 1.33.
+ */
+const VERSIONED_LIBRARIES: readonly (readonly [KubeLibrary, number])[] = [
+  [URLS_LIBRARY, 0],
+  [REGEX_LIBRARY, 0],
+  [LISTS_LIBRARY, 0],
+  [AUTHZ_LIBRARY, 27],
+  [QUANTITY_LIBRARY, 28],
+  [STRINGS_LIBRARY, 29],
+  [SETS_LIBRARY, 29],
+  [IP_LIBRARY, 30],
+  [CIDR_LIBRARY, 30],
+  [FORMAT_LIBRARY, 31],
+  [AUTHZ_SELECTORS_LIBRARY, 31],
+  [SEMVER_LIBRARY, 33],
 ];
 
 /** A compiled expression, or the issues that stopped it. */
@@ -86,8 +104,7 @@ const BASE_VALIDATORS: readonly AstValidator[] = [
   REGEX_LITERALS,
 ];
 
-/** Builds a library set into one environment (tests build smaller ones). */
-export function kubeEnvironment(libraries: readonly KubeLibrary[]): KubeEnvironment {
+function build(libraries: readonly KubeLibrary[]): KubeEnvironment {
   const functions = libraries.flatMap((l) => l.functions);
   const impls = new Map<string, Impl>(libraries.flatMap((l) => [...l.impls]));
   const types = libraries.flatMap((l) => l.types ?? []);
@@ -143,35 +160,16 @@ function parseOnce(text: string): { readonly parsed: ParseResult; readonly sourc
   return p;
 }
 
-let crd: KubeEnvironment | undefined;
+const environments = new Map<EnvironmentType, KubeEnvironment>();
 
-/** Kube 1.33's environment for CRD validation rules. */
-export function kubeCrdEnvironment(): KubeEnvironment {
-  return (crd ??= kubeEnvironment(KUBE_CRD_LIBRARIES));
-}
-
-/**
- * Which of kube's two environments an admission expression compiles in (environment.Type): new
- * expressions get the libraries of kube 1.33's compatibility version, 1.32, so no semver
- * (introduced at 1.33); stored ones, those an object already held or the plugins run, get all.
- */
-export type EnvironmentType = 'NewExpressions' | 'StoredExpressions';
-
-const ADMISSION_NEW_LIBRARIES: readonly KubeLibrary[] = [
-  ...KUBE_CRD_LIBRARIES.filter((l) => l !== SEMVER_LIBRARY),
-  AUTHZ_LIBRARY,
-  AUTHZ_SELECTORS_LIBRARY,
-];
-const admission = new Map<EnvironmentType, KubeEnvironment>();
-
-/** Kube 1.33's environment for admission expressions (ValidatingAdmissionPolicy, matchConditions). */
-export function kubeAdmissionEnvironment(type: EnvironmentType): KubeEnvironment {
-  let env = admission.get(type);
+/** Kube 1.33's base environment of the type. */
+export function kubeEnvironment(type: EnvironmentType): KubeEnvironment {
+  let env = environments.get(type);
   if (env === undefined) {
-    env = kubeEnvironment(
-      type === 'NewExpressions' ? ADMISSION_NEW_LIBRARIES : [...ADMISSION_NEW_LIBRARIES, SEMVER_LIBRARY],
-    );
-    admission.set(type, env);
+    const libraries = VERSIONED_LIBRARIES.filter(
+      ([, introduced]) => type === 'StoredExpressions' || introduced <= COMPATIBILITY_MINOR,
+    ).map(([library]) => library);
+    environments.set(type, (env = build(libraries)));
   }
   return env;
 }

@@ -2,7 +2,7 @@
 // with an overload per element type (ids `list_<type>_is_sorted_bool`, `list_<type>_sum_<type>`,
 // ...), indexOf and lastIndexOf on any list.
 import { func, memberOverload, type OverloadDecl } from '../decls.js';
-import { type Impl, noSuchOverload, STANDARD_IMPLS, UNMETERED } from '../functions.js';
+import { type Impl, STANDARD_IMPLS, UNMETERED } from '../functions.js';
 import {
   BoolType,
   BytesType,
@@ -16,7 +16,17 @@ import {
   typeParam,
   UintType,
 } from '../types.js';
-import { CelError, compare, Duration, equals, typeName, Uint, type Val, type Value } from '../values.js';
+import {
+  CelError,
+  compare,
+  Duration,
+  equals,
+  noSuchOverload,
+  typeName,
+  Uint,
+  type Val,
+  type Value,
+} from '../values.js';
 import type { KubeLibrary } from './library.js';
 
 const SUMMABLE: readonly (readonly [string, Type, Value])[] = [
@@ -90,8 +100,8 @@ for (const [name, t, zero] of SUMMABLE) {
   overloads[3]!.push(memberOverload(`list_${name}_sum_${name}`, [listType(t)], t));
   impls.push([`list_${name}_sum_${name}`, ([l]) => sum(list(l!), zero)]);
 }
-impls.push(['list_a_index_of_int', ([l, x]) => BigInt(list(l!).findIndex((v) => equals(v, x!)))]);
-impls.push(['list_a_last_index_of_int', ([l, x]) => BigInt(list(l!).findLastIndex((v) => equals(v, x!)))]);
+impls.push(['list_a_index_of_int', ([l, x]) => BigInt(list(l!).findIndex((v) => equals(v, x!) === true))]);
+impls.push(['list_a_last_index_of_int', ([l, x]) => BigInt(list(l!).findLastIndex((v) => equals(v, x!) === true))]);
 
 const A = typeParam('A');
 

@@ -11,6 +11,7 @@ import {
   fromJson,
   type JsonValue,
   MapValue,
+  noSuchOverload,
   type MapKey,
   OWN_EQUALS,
   type OwnEquals,
@@ -183,17 +184,21 @@ export class SchemaObject extends MapValue implements OwnEquals {
   /**
    * unstructuredMap.Equal: as many keys, each described field equal to the other's (so a null
    * field, absent on both sides, makes them unequal, as in kube), and undescribed ones equal as
-   * JSON where the other has them.
+   * JSON where the other has them; against anything but a map, no such overload, and a field's
+   * error is the answer.
    */
-  [OWN_EQUALS](other: Value): boolean {
-    if (!(other instanceof MapValue) || this.size !== other.size) return false;
+  [OWN_EQUALS](other: Value): boolean | CelError {
+    if (!(other instanceof MapValue)) return noSuchOverload();
+    if (this.size !== other.size) return false;
     for (const [k, v] of Object.entries(this.raw)) {
       const ps = this.propSchema(k);
       if (ps !== undefined) {
         const o = other.get(k);
-        if (o === undefined || !equals(toValue(v, ps), o)) return false;
+        if (o === undefined) return false;
+        const eq = equals(toValue(v, ps), o);
+        if (eq !== true) return eq;
       } else {
-        if (!(other instanceof SchemaObject)) return false;
+        if (!(other instanceof SchemaObject)) return noSuchOverload();
         if (Object.hasOwn(other.raw, k) && !jsonEqual(v, other.raw[k]!)) return false;
       }
     }
@@ -227,8 +232,9 @@ function scalarKey(v: Value): string | undefined {
 
 /** x-kubernetes-list-type: set. Equal to a list of as many elements each of which it holds, in any order. */
 class SetList extends TypedList implements OwnEquals {
-  [OWN_EQUALS](other: Value): boolean {
-    if (!Array.isArray(other) || other.length !== this.length) return false;
+  [OWN_EQUALS](other: Value): boolean | CelError {
+    if (!Array.isArray(other)) return noSuchOverload();
+    if (other.length !== this.length) return false;
     const keys = new Set<string>();
     for (const x of this) {
       const k = scalarKey(x);
@@ -236,7 +242,7 @@ class SetList extends TypedList implements OwnEquals {
     }
     return (other as readonly Value[]).every((o) => {
       const k = scalarKey(o);
-      return k !== undefined ? keys.has(k) : this.some((x) => equals(x, o));
+      return k !== undefined ? keys.has(k) : this.some((x) => equals(x, o) === true);
     });
   }
 }
@@ -259,18 +265,22 @@ class MapList extends TypedList implements OwnEquals {
     return this.keyProps.map((p) => jsonKey(v.raw[p])).join('\u0000');
   }
 
-  [OWN_EQUALS](other: Value): boolean {
-    if (!Array.isArray(other) || other.length !== this.length) return false;
+  [OWN_EQUALS](other: Value): boolean | CelError {
+    if (!Array.isArray(other)) return noSuchOverload();
+    if (other.length !== this.length) return false;
     const byKey = new Map<string, Value>();
     for (const x of this) {
       const k = this.keyOf(x);
       if (k !== undefined) byKey.set(k, x);
     }
-    return (other as readonly Value[]).every((o) => {
+    for (const o of other as readonly Value[]) {
       const k = this.keyOf(o);
       const mine = k === undefined ? undefined : byKey.get(k);
-      return mine !== undefined && equals(mine, o);
-    });
+      if (mine === undefined) return false;
+      const eq = equals(mine, o);
+      if (eq !== true) return eq;
+    }
+    return true;
   }
 }
 

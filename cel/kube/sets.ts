@@ -7,7 +7,7 @@ import { BoolType, listType, typeParam } from '../types.js';
 import { equals, type Value } from '../values.js';
 import type { KubeLibrary } from './library.js';
 
-const has = (list: readonly Value[], x: Value): boolean => list.some((y) => equals(x, y));
+const has = (list: readonly Value[], x: Value): boolean => list.some((y) => equals(x, y) === true);
 const contains = (a: readonly Value[], b: readonly Value[]): boolean => b.every((x) => has(a, x));
 const list = (v: Value): readonly Value[] => v as readonly Value[];
 

@@ -43,13 +43,13 @@ function lastIndexOf(s: string, sub: string, offset: bigint): Val {
   return -1n;
 }
 
-const utf8Length = (s: string): number => new TextEncoder().encode(s).length;
-
-/** lastIndexOf without an offset: from the end; a longer substring (in UTF-8 bytes, as cel-go v0.26 compares) is simply absent. */
+/**
+ * lastIndexOf without an offset: from the last rune, as cel-go v0.23.2 (kube 1.33) searches, so
+ * an empty string is searched from -1, out of range (v0.26 answers -1 there).
+ */
 function lastIndexOfAll(s: string, sub: string): Val {
   const n = runes(s).length;
   if (sub === '') return BigInt(n);
-  if (utf8Length(s) < utf8Length(sub)) return -1n;
   return lastIndexOf(s, sub, BigInt(n - 1));
 }
 

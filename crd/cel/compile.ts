@@ -22,7 +22,7 @@ import { type CheckerEnv, outputType } from '../../cel/checker.js';
 import { estimateCost, MAX_UINT64 } from '../../cel/cost.js';
 import { type Program, ProgramError, program } from '../../cel/eval.js';
 import { KUBE_COST_OPTIONS, KubeCostEstimator } from '../../cel/kube/cost.js';
-import { kubeCrdEnvironment } from '../../cel/kube/environment.js';
+import { type EnvironmentType, kubeEnvironment } from '../../cel/kube/environment.js';
 import { escapeFieldName } from '../../cel/kube/escaping.js';
 import {
   childCardinality,
@@ -151,7 +151,36 @@ function ruleFieldErrors(r: ValidationRule, p: string, s: JSONSchemaProps): Fiel
   return errs;
 }
 
-const kube = kubeCrdEnvironment();
+/**
+ * kube's checks of every rule's own fields where it compiles no CEL (a schema that is not
+ * structural or whose defaults are invalid: kube's nil CELSchemaContext), at each node its
+ * ValidateCustomResourceDefinitionOpenAPISchema walks, junctors included, in its order.
+ */
+export function ruleFieldErrorsOf(schema: JSONSchemaProps, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const walk = (s: JSONSchemaProps, p: string): void => {
+    const ap = additionalPropertiesOf(s);
+    if (ap !== undefined) walk(ap, child(p, 'additionalProperties'));
+    for (const name of Object.keys(s.properties ?? {}).sort())
+      walk(s.properties![name]!, `${child(p, 'properties')}[${name}]`);
+    if (s.not !== undefined) walk(s.not, child(p, 'not'));
+    for (const junctor of ['allOf', 'oneOf', 'anyOf'] as const)
+      s[junctor]?.forEach((sub, i) => walk(sub, `${child(p, junctor)}[${i}]`));
+    for (const name of Object.keys(s.definitions ?? {}).sort())
+      walk(s.definitions![name]!, `${child(p, 'definitions')}[${name}]`);
+    if (Array.isArray(s.items)) s.items.forEach((sub, i) => walk(sub, `${child(p, 'items')}[${i}]`));
+    else if (s.items !== undefined) walk(s.items, child(p, 'items'));
+    for (const name of Object.keys(s.dependencies ?? {}).sort()) {
+      const dep = s.dependencies![name]!;
+      if (!Array.isArray(dep)) walk(dep, `${child(p, 'dependencies')}[${name}]`);
+    }
+    (s['x-kubernetes-validations'] ?? []).forEach((r, i) =>
+      errs.push(...ruleFieldErrors(r, `${child(p, 'x-kubernetes-validations')}[${i}]`, s)),
+    );
+  };
+  walk(schema, path);
+  return errs;
+}
 
 /** One expression compiled: its program and estimated cost, or where it failed. */
 type Expression =
@@ -160,10 +189,12 @@ type Expression =
 
 function compileExpression(
   text: string,
+  type: EnvironmentType,
   env: CheckerEnv,
   resultKind: 'bool' | 'string',
   estimator: KubeCostEstimator,
 ): Expression {
+  const kube = kubeEnvironment(type);
   const c = kube.compile(text, env);
   if (c.issues !== undefined) return { failed: 'compile', detail: c.issues.toDisplayString() };
   if (outputType(c.ast).kind !== resultKind) return { failed: 'type', detail: '' };
@@ -191,9 +222,49 @@ interface RuleResult {
   messageMaxCost?: bigint;
 }
 
-/** kube's compileRule (the rule was checked non-empty already). */
-function compileRule(r: ValidationRule, env: CheckerEnv, estimator: KubeCostEstimator, s: JSONSchemaProps): RuleResult {
-  const e = compileExpression(r.rule, env, 'bool', estimator);
+/**
+ * How one compilation picks each expression's environment: kube's preexistingExpressions at a CRD
+ * write (an expression the stored CRD had compiles in StoredExpressions, any other in
+ * NewExpressions), every one in StoredExpressions for an object write (`preexisting` undefined).
+ */
+interface EnvChoice {
+  readonly preexisting: PreexistingExpressions | undefined;
+  /** Set when some expression compiles differently in the two environments: the result then depends on `preexisting`. */
+  dependsOnPreexisting: boolean;
+}
+
+/**
+ * An expression compiled in the environment kube gives it. At a CRD write it is tried in
+ * NewExpressions first (a subset of StoredExpressions: what compiles there compiles alike in
+ * both), and in StoredExpressions only when that fails, so a compilation whose expressions all
+ * compile in both is known to hold for any `preexisting`, and is kept for the object writes.
+ */
+function compileIn(
+  choice: EnvChoice,
+  text: string,
+  stored: ReadonlySet<string> | undefined,
+  envOf: (type: EnvironmentType) => CheckerEnv,
+  resultKind: 'bool' | 'string',
+  estimator: KubeCostEstimator,
+): Expression {
+  const as = (type: EnvironmentType) => compileExpression(text, type, envOf(type), resultKind, estimator);
+  if (choice.preexisting === undefined) return as('StoredExpressions');
+  const asNew = as('NewExpressions');
+  if (asNew.failed === undefined) return asNew;
+  const asStored = as('StoredExpressions');
+  if (asStored.failed !== asNew.failed || asStored.detail !== asNew.detail) choice.dependsOnPreexisting = true;
+  return stored?.has(text) === true ? asStored : asNew;
+}
+
+/** kube's compileRule (the rule was checked non-empty already); `envOf` gives the checker environment of a type. */
+function compileRule(
+  r: ValidationRule,
+  envOf: (type: EnvironmentType) => CheckerEnv,
+  estimator: KubeCostEstimator,
+  s: JSONSchemaProps,
+  choice: EnvChoice,
+): RuleResult {
+  const e = compileIn(choice, r.rule, choice.preexisting?.rules, envOf, 'bool', estimator);
   if (e.failed !== undefined) {
     const error =
       e.failed === 'compile'
@@ -206,7 +277,14 @@ function compileRule(r: ValidationRule, env: CheckerEnv, estimator: KubeCostEsti
   const out: RuleResult = { usesOldSelf: e.usesOldSelf, maxCost: e.maxCost };
   const compiled: CompiledRule = { rule: r, program: e.program, usesOldSelf: e.usesOldSelf };
   if (r.messageExpression) {
-    const m = compileExpression(r.messageExpression, env, 'string', estimator);
+    const m = compileIn(
+      choice,
+      r.messageExpression,
+      choice.preexisting?.messageExpressions,
+      envOf,
+      'string',
+      estimator,
+    );
     if (m.failed !== undefined) {
       out.messageError =
         m.failed === 'compile'
@@ -241,7 +319,19 @@ export interface SchemaRules {
   readonly total: bigint;
 }
 
+/** Every rule and messageExpression a stored CRD holds, in any version, at any depth (kube's preexistingExpressions). */
+export interface PreexistingExpressions {
+  readonly rules: ReadonlySet<string>;
+  readonly messageExpressions: ReadonlySet<string>;
+}
+
 export interface CompileOptions {
+  /**
+   * At CRD write, what the stored CRD held (empty sets on create): those expressions compile in
+   * kube's stored-expressions environment, any other in the new-expressions one. Undefined: all
+   * are stored, as when an object write runs the CRD's rules.
+   */
+  readonly preexisting?: PreexistingExpressions;
   /**
    * On a CRD update, a version whose schema did not change: a rule over the per-expression limit
    * is not refused again (kube's suppressPerExpressionCost); the schema's total still is.
@@ -283,6 +373,7 @@ interface Found {
 interface Ctx extends Found {
   /** The nodes with a rule at or below them (withRules): the walk enters no other. */
   readonly withRules: ReadonlySet<JSONSchemaProps>;
+  readonly choice: EnvChoice;
 }
 
 /** kube's TotalCost keeps the expressions of at least 1% of the CRD's limit as the most expensive. */
@@ -434,13 +525,16 @@ function* compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Tas
     return [];
   }
   const provider = new SchemaTypeProvider(decl);
-  const envs = new Map<boolean, CheckerEnv>();
-  const envFor = (optionalOldSelf: boolean): CheckerEnv => {
-    let env = envs.get(optionalOldSelf);
+  const envs = new Map<string, CheckerEnv>();
+  const envFor = (optionalOldSelf: boolean, type: EnvironmentType): CheckerEnv => {
+    const key = `${type}/${optionalOldSelf}`;
+    let env = envs.get(key);
     if (env === undefined)
       envs.set(
-        optionalOldSelf,
-        (env = kube.checkerEnv(provider).addIdents(...ruleVariables(decl.type, optionalOldSelf))),
+        key,
+        (env = kubeEnvironment(type)
+          .checkerEnv(provider)
+          .addIdents(...ruleVariables(decl.type, optionalOldSelf))),
       );
     return env;
   };
@@ -449,7 +543,8 @@ function* compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Tas
   for (const [i, r] of rules.entries()) {
     if (i > 0) yield pause();
     const p = `${rulesPath}[${i}]`;
-    const cr = compileRule(r, envFor(r.optionalOldSelf === true), estimator, w.schema);
+    const envOf = (type: EnvironmentType) => envFor(r.optionalOldSelf === true, type);
+    const cr = compileRule(r, envOf, estimator, w.schema, ctx.choice);
     const cost = ruleCost(cr.maxCost, w.cardinality, sizes);
     if (cost > STATIC_ESTIMATED_COST_LIMIT)
       ctx.celErrors.push({
@@ -508,15 +603,16 @@ export function* compileSchemaRulesTask(
   // Without a rule there is nothing to compile, nor worth keeping.
   if (!marked.has(schema)) return { errors: [], rules: new CompiledRules(undefined), costs: [], total: 0n };
   // stringifyJSON: a schema's defaults and examples may nest deeper than JSON.stringify recurses.
-  const key = stringifyJSON(schema);
-  let c = cache.get(key);
+  const content = stringifyJSON(schema);
+  // A compilation whose expressions compile alike in both environments holds for any
+  // `preexisting` (kept by content alone); one that does not, only for its own.
+  const pre = options.preexisting;
+  const forOptions = `${content}\u0000${pre === undefined ? '*' : JSON.stringify([[...pre.rules].sort(), [...pre.messageExpressions].sort()])}`;
+  let c = kept(content) ?? kept(forOptions);
   if (c === undefined) {
-    c = yield* call(compile(schema, marked));
-    cache.set(key, c);
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  } else {
-    cache.delete(key);
-    cache.set(key, c);
+    const choice: EnvChoice = { preexisting: pre, dependsOnPreexisting: false };
+    c = yield* call(compile(schema, marked, choice));
+    keep(pre !== undefined && !choice.dependsOnPreexisting ? content : forOptions, c);
   }
   return atPath(c, path, options);
 }
@@ -524,8 +620,22 @@ export function* compileSchemaRulesTask(
 const CACHE_SIZE = 256;
 const cache = new Map<string, Compilation>();
 
-function* compile(schema: JSONSchemaProps, marked: ReadonlySet<JSONSchemaProps>): Task<Compilation> {
-  const ctx: Ctx = { withRules: marked, schemaErrors: [], celErrors: [], costs: [], total: 0n, expensive: [] };
+function kept(key: string): Compilation | undefined {
+  const c = cache.get(key);
+  if (c !== undefined) {
+    cache.delete(key);
+    cache.set(key, c);
+  }
+  return c;
+}
+
+function keep(key: string, c: Compilation): void {
+  cache.set(key, c);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+}
+
+function* compile(schema: JSONSchemaProps, marked: ReadonlySet<JSONSchemaProps>, choice: EnvChoice): Task<Compilation> {
+  const ctx: Ctx = { withRules: marked, choice, schemaErrors: [], celErrors: [], costs: [], total: 0n, expensive: [] };
   const { node } = yield* call(
     compileNode(ctx, {
       schema,

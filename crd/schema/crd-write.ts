@@ -2,12 +2,12 @@
 // rules, the extensions, patterns, and defaults that are pruned and valid. On an update, rules the
 // stored CRD already broke are not tightened on it.
 import type { SchemaValidator } from '../validation/options.js';
-import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
+import type { CustomResourceDefinition, JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { forbidden } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { call } from '../../apimachinery/structured-merge/trampoline.js';
-import { compileSchemaRulesTask } from '../cel/compile.js';
+import { compileSchemaRulesTask, type PreexistingExpressions, ruleFieldErrorsOf } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
 
@@ -47,6 +47,24 @@ function nestsTooDeep(schema: JSONSchemaProps): boolean {
   return false;
 }
 
+/**
+ * kube's findPreexistingExpressions: every rule and messageExpression of the stored CRD, in every
+ * version's schema and every sub-schema (SchemaHas); none on create.
+ */
+function preexistingExpressions(old: CustomResourceDefinition | undefined): PreexistingExpressions {
+  const rules = new Set<string>();
+  const messageExpressions = new Set<string>();
+  const stack = (old?.spec.versions ?? []).flatMap((v) => v.schema?.openAPIV3Schema ?? []);
+  for (let s = stack.pop(); s !== undefined; s = stack.pop()) {
+    for (const r of s['x-kubernetes-validations'] ?? []) {
+      rules.add(r.rule);
+      if (r.messageExpression) messageExpressions.add(r.messageExpression);
+    }
+    stack.push(...subSchemas(s));
+  }
+  return { rules, messageExpressions };
+}
+
 export const checkSchemaAtCRDWrite: SchemaValidator = function* (schema, path, ctx) {
   if (nestsTooDeep(schema))
     return [forbidden(path, `must not nest schemas more than ${MAX_SCHEMA_NESTING} levels deep`)];
@@ -55,11 +73,14 @@ export const checkSchemaAtCRDWrite: SchemaValidator = function* (schema, path, c
     ...(oldSchemas ? structuralOptionsForUpdate(oldSchemas) : {}),
     validateDefaults,
   });
-  if (errs.length > 0) return errs;
+  // kube compiles no CEL then, but still checks every rule's own fields, junctors' too.
+  if (errs.length > 0) return [...errs, ...ruleFieldErrorsOf(schema, path)];
   // CEL rules are compiled and type-checked against a structural schema only. On an update, a
   // version whose schema is unchanged is not refused again for a rule's cost (kube's
   // versionsWithUnchangedSchemas), so that a CRD a newer estimate would refuse stays updatable.
   const unchanged =
     ctx.old?.spec.versions.some((v) => v.name === ctx.version && deepEqual(v.schema?.openAPIV3Schema, schema)) ?? false;
-  return (yield* call(compileSchemaRulesTask(schema, path, { suppressPerExpressionCost: unchanged }))).errors;
+  const preexisting = preexistingExpressions(ctx.old);
+  return (yield* call(compileSchemaRulesTask(schema, path, { suppressPerExpressionCost: unchanged, preexisting })))
+    .errors;
 };

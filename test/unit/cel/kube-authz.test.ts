@@ -12,7 +12,7 @@ import { check } from '../../../cel/checker.js';
 import { variable } from '../../../cel/decls.js';
 import { activation, type EvalResult, program } from '../../../cel/eval.js';
 import { AUTHORIZER_TYPE, AuthorizerValue, RESOURCE_CHECK_TYPE, ResourceCheckValue } from '../../../cel/kube/authz.js';
-import { kubeAdmissionEnvironment } from '../../../cel/kube/environment.js';
+import { kubeEnvironment } from '../../../cel/kube/environment.js';
 import { KUBE_PARSER_OPTIONS, parse } from '../../../cel/parser.js';
 import { Source } from '../../../cel/source.js';
 import { CelError, type Value } from '../../../cel/values.js';
@@ -128,7 +128,7 @@ const USERS: Record<string, UserInfo> = {
   admin: { name: 'admin', groups: ['system:masters', 'system:authenticated'] },
 };
 
-const env = kubeAdmissionEnvironment('StoredExpressions');
+const env = kubeEnvironment('StoredExpressions');
 
 /** Checks and runs `src` as `who`, the request being for the secret `s` in namespace a. */
 function run(src: string, who: string): EvalResult {
@@ -226,6 +226,33 @@ describe("kube's argument errors", () => {
   });
 });
 
+// kube's values embed receiverOnlyObjectVal, whose Equal is promoted: it asks whether the other
+// value is a bare receiverOnlyObjectVal, which none is, so `==` is cel-go's "no such overload"
+// even for the same value; `!=` is true (cel-go: not True), and list equality passes an element
+// that errors (only False stops it) while `in` skips it (only True matches).
+describe('equality of the authorization values (receiverOnlyObjectVal.Equal)', () => {
+  it.each([
+    'authorizer == authorizer',
+    'authorizer.requestResource == authorizer.requestResource',
+    "authorizer.path('/healthz').check('get') == authorizer.path('/healthz').check('get')",
+    "dyn(authorizer) == 'x'",
+  ])('%s is no such overload', (src) => {
+    const v = run(src, 'alice').value;
+    expect(v).toBeInstanceOf(CelError);
+    expect((v as CelError).message).toBe('no such overload');
+  });
+
+  it.each<[string, Value]>([
+    ['authorizer != authorizer', true],
+    ['authorizer == null', false],
+    ["'x' == dyn(authorizer)", false],
+    ['[authorizer] == [authorizer]', true],
+    ['authorizer in [authorizer]', false],
+  ])('%s', (src, want) => {
+    expect(value(src, 'alice')).toBe(want);
+  });
+});
+
 describe("kube's runtime costs", () => {
   it.each([
     ["authorizer.path('/healthz')", 2],
@@ -259,7 +286,7 @@ describe("kube's runtime costs", () => {
 describe('declarations', () => {
   it('the libraries are not among the new expressions’ missing ones: both environments declare them', () => {
     for (const type of ['NewExpressions', 'StoredExpressions'] as const) {
-      const names = new Set(kubeAdmissionEnvironment(type).functions.map((f) => f.name));
+      const names = new Set(kubeEnvironment(type).functions.map((f) => f.name));
       for (const f of ['path', 'group', 'serviceAccount', 'resource', 'check', 'allowed', 'fieldSelector'])
         expect(names.has(f), `${type} ${f}`).toBe(true);
     }
@@ -267,7 +294,7 @@ describe('declarations', () => {
 
   it('semver is for stored expressions only', () => {
     const has = (type: 'NewExpressions' | 'StoredExpressions'): boolean =>
-      kubeAdmissionEnvironment(type).functions.some((f) => f.name === 'isSemver');
+      kubeEnvironment(type).functions.some((f) => f.name === 'isSemver');
     expect([has('NewExpressions'), has('StoredExpressions')]).toEqual([false, true]);
   });
 });

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { variable } from '../../../cel/decls.js';
 import { activation, COST_LIMIT_EXCEEDED, program } from '../../../cel/eval.js';
-import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
+import { kubeEnvironment } from '../../../cel/kube/environment.js';
 import {
   MAX_REGEX_PROGRAM,
   REGEX_CACHE_BYTES,
@@ -142,7 +142,7 @@ describe('the compiled-regex cache is bounded', () => {
 });
 
 describe("cost: kube's formula, ⌈(|s| + 1) · 0.1⌉ · ⌈|p| · 0.25⌉ in code points", () => {
-  const kube = kubeCrdEnvironment();
+  const kube = kubeEnvironment('StoredExpressions');
   const c = kube.compile(
     's.matches(p)',
     kube.checkerEnv().addIdents(variable('s', StringType), variable('p', StringType)),

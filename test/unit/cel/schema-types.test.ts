@@ -246,6 +246,12 @@ describe('rule → value', () => {
     expect(evaluate('self.l == oldSelf.l', atomic, '{"l": ["a", "b"]}', '{"l": ["b", "a"]}')).toBe(false);
   });
 
+  it("refuses, as kube's unstructured values' Equal does, a value that is no map or list", () => {
+    for (const rule of ["dyn(self) == 'x'", 'dyn(self.tags) == 1', "dyn(self.ports) == 'x'"])
+      expect((evaluate(rule, spec, doc) as CelError).message, rule).toBe('no such overload');
+    expect(evaluate("dyn(self) != 'x'", spec, doc)).toBe(true);
+  });
+
   it('reads absent and null fields of objects as absent, but null map values as values', () => {
     const s = obj({
       a: { type: 'string', nullable: true },

@@ -2,7 +2,7 @@
 // (cel/kube/strings-format.ts, cel/kube/strings-text.ts), over cel/'s values.
 import { describe, expect, it } from 'vitest';
 import { activation, program } from '../../../cel/eval.js';
-import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
+import { kubeEnvironment } from '../../../cel/kube/environment.js';
 import { FormatError, formatString, MAX_PRECISION } from '../../../cel/kube/strings-format.js';
 import { quote, trim } from '../../../cel/kube/strings-text.js';
 import { parseTimestamp } from '../../../cel/time.js';
@@ -35,7 +35,7 @@ const mapOf = (entries: readonly (readonly [MapKey, Value])[]): MapValue => {
 
 /** Evaluates through kube's environment. */
 function run(src: string): Value {
-  const kube = kubeCrdEnvironment();
+  const kube = kubeEnvironment('StoredExpressions');
   const c = kube.compile(src, kube.checkerEnv());
   if (c.issues !== undefined) throw new Error(c.issues.toDisplayString());
   const v = program(c.ast, kube.programOptions).eval(activation({})).value;

@@ -1,5 +1,5 @@
 // Timestamps, durations and the int()/uint() conversions as kube's cel-go (v0.23) has them
-// (cel/time.ts, cel/functions.ts), through kubeCrdEnvironment: zone arguments, getters,
+// (cel/time.ts, cel/functions.ts), through kubeEnvironment: zone arguments, getters,
 // conversions and range errors. A value a literal would carry is passed as the dyn variable `x`
 // where kube's literal validators would refuse the literal at compile.
 import { describe, expect, it } from 'vitest';
@@ -7,11 +7,11 @@ import { estimateCost } from '../../../cel/cost.js';
 import { variable } from '../../../cel/decls.js';
 import { activation, program } from '../../../cel/eval.js';
 import { KUBE_COST_OPTIONS, KubeCostEstimator } from '../../../cel/kube/cost.js';
-import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
+import { kubeEnvironment } from '../../../cel/kube/environment.js';
 import { DynType } from '../../../cel/types.js';
 import { CelError, Duration, Timestamp, Uint, type Value } from '../../../cel/values.js';
 
-const kube = kubeCrdEnvironment();
+const kube = kubeEnvironment('StoredExpressions');
 const env = kube.checkerEnv().addIdents(variable('x', DynType));
 
 function compiled(expr: string) {

@@ -1,14 +1,14 @@
 // The checks kube's environment runs once a rule has type-checked (cel/validators.ts, the strings
-// library's format() check in cel/kube/strings-format.ts), through kubeCrdEnvironment().compile:
+// library's format() check in cel/kube/strings-format.ts), through kubeEnvironment('StoredExpressions').compile:
 // cel-go's own validator cases (cel/validator_test.go, ext/strings_test.go at v0.23.2, the
 // release kube 1.33 builds with) and kube's, with cel-go's texts and positions.
 import { describe, expect, it } from 'vitest';
 import { outputType } from '../../../cel/checker.js';
 import { variable } from '../../../cel/decls.js';
-import { kubeCrdEnvironment } from '../../../cel/kube/environment.js';
+import { kubeEnvironment } from '../../../cel/kube/environment.js';
 import { formatType, listType, StringType } from '../../../cel/types.js';
 
-const kube = kubeCrdEnvironment();
+const kube = kubeEnvironment('StoredExpressions');
 
 /** The compile's issues, or the output type when there are none. */
 function compile(expr: string): string {

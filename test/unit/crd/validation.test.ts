@@ -8,6 +8,7 @@ import type {
   CRDVersion,
   CustomResourceDefinition,
   JSONSchemaProps,
+  ValidationRule,
 } from '../../../apimachinery/apis/apiextensions.js';
 import { type FieldError, formatFieldError, invalid } from '../../../apimachinery/field-errors.js';
 import { CA_PEM } from '../../helpers/test-ca.js';
@@ -1032,6 +1033,131 @@ describe("a rule's cost on update (kube's versionsWithUnchangedSchemas)", () => 
     expect(messages(runTask(validateCRDUpdate(withList(), withList(), checkSchemaAtCRDWrite)))).toEqual([
       `${rule}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
       `${at}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${HINT}`,
+    ]);
+  });
+});
+
+describe("kube's two CEL environments at CRD write (a 1.33 server compiles new expressions at 1.32)", () => {
+  const semver = 'isSemver(self.s)';
+  const at = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]';
+  const withRules = (rules: ValidationRule[]): CustomResourceDefinition =>
+    crd((x) => {
+      x.spec.versions = [
+        version('v1', {
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { s: { type: 'string', maxLength: 10 } },
+                  'x-kubernetes-validations': rules,
+                },
+              },
+            },
+          },
+        }),
+      ];
+    });
+  const goRule = (r: ValidationRule) =>
+    `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule)}, Message:"", MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+  const undeclared = (text: string, column: number, name: string) =>
+    `ERROR: <input>:1:${column}: undeclared reference to '${name}' (in container '')\n | ${text}\n | ${'.'.repeat(column - 1)}^`;
+
+  it('a new CRD may not use the semver library (introduced in 1.33)', () => {
+    const r = { rule: semver };
+    expect(messages(runTask(validateCRD(withRules([r]), checkSchemaAtCRDWrite)))).toEqual([
+      `${at}.rule: Invalid value: ${goRule(r)}: compilation failed: ${undeclared(semver, 9, 'isSemver')}`,
+    ]);
+  });
+
+  it('an update may keep a rule the stored CRD had, in any version, but not add one', () => {
+    // A stored CRD with the rule (written by a server whose compatibility version was 1.33).
+    const old = withRules([{ rule: semver }]);
+    const relabelled = withRules([{ rule: semver }]);
+    relabelled.metadata.labels = { tier: 'x' };
+    expect(messages(runTask(validateCRDUpdate(relabelled, old, checkSchemaAtCRDWrite)))).toEqual([]);
+    // The same rule moved to another rule's place is still preexisting: kube matches by text.
+    const added = { rule: 'isSemver(self.s, true)' };
+    expect(
+      messages(runTask(validateCRDUpdate(withRules([added, { rule: semver }]), old, checkSchemaAtCRDWrite))),
+    ).toEqual([
+      `${at}.rule: Invalid value: ${goRule(added)}: compilation failed: ${undeclared(added.rule, 9, 'isSemver')}`,
+    ]);
+  });
+
+  it('a messageExpression is judged on its own', () => {
+    const msg = "isSemver(self.s) ? 'a version' : 'not a version'";
+    const old = withRules([{ rule: 'true', messageExpression: msg }]);
+    const stored = { rule: "self.s != ''", messageExpression: msg };
+    expect(messages(runTask(validateCRDUpdate(withRules([stored]), old, checkSchemaAtCRDWrite)))).toEqual([]);
+    const fresh = { rule: "self.s != ''", messageExpression: msg };
+    expect(messages(runTask(validateCRD(withRules([fresh]), checkSchemaAtCRDWrite)))).toEqual([
+      `${at}.messageExpression: Invalid value: ${goRule(fresh)}: messageExpression compilation failed: ${undeclared(msg, 9, 'isSemver')}`,
+    ]);
+  });
+});
+
+describe('x-kubernetes-validations in allOf, anyOf, oneOf and not', () => {
+  // kube's structural check refuses them (AllowNestedXValidations is false for CRDs), and its
+  // ValidateCustomResourceDefinitionOpenAPISchema still walks every sub-schema checking each
+  // rule's own fields, with no CEL context: so a rule's field errors follow the structural ones.
+  const at = 'spec.validation.openAPIV3Schema.properties[spec]';
+  const withSpec = (spec: JSONSchemaProps): CustomResourceDefinition =>
+    crd((x) => {
+      x.spec.versions = [
+        version('v1', {
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+        }),
+      ];
+    });
+
+  it('are refused as not structural, and never compiled', () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'integer' } },
+      allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.a > 0' }] }],
+      anyOf: [{ 'x-kubernetes-validations': [{ rule: 'no such thing(' }] }],
+      oneOf: [{ properties: { a: { 'x-kubernetes-validations': [{ rule: 'self > 0' }] } } }],
+      not: { 'x-kubernetes-validations': [{ rule: 'self.a < 0' }] },
+    };
+    expect(messages(runTask(validateCRD(withSpec(spec), checkSchemaAtCRDWrite)))).toEqual([
+      `${at}.allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.anyOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.not.x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.oneOf[0].properties[a].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+    ]);
+  });
+
+  it("their fields are checked all the same, after the structural errors, in kube's walk order", () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: ' ' }] } },
+      not: { 'x-kubernetes-validations': [{ rule: '' }] },
+      allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.a > 0', reason: 'Nope' as ValidationRule['reason'] }] }],
+    };
+    expect(messages(runTask(validateCRD(withSpec(spec), checkSchemaAtCRDWrite)))).toEqual([
+      `${at}.allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.not.x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${at}.properties[a].x-kubernetes-validations[0].message: Invalid value: " ": message must be non-empty if specified`,
+      `${at}.not.x-kubernetes-validations[0].rule: Required value: rule is not specified`,
+      `${at}.allOf[0].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+    ]);
+  });
+
+  it('a rule beside any other structural error has its fields checked, not its CEL', () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        b: {},
+        a: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: ' ' }, { rule: 'nope(' }] },
+      },
+    };
+    expect(messages(runTask(validateCRD(withSpec(spec), checkSchemaAtCRDWrite)))).toEqual([
+      `${at}.properties[b].type: Required value: must not be empty for specified object fields`,
+      `${at}.properties[a].x-kubernetes-validations[0].message: Invalid value: " ": message must be non-empty if specified`,
     ]);
   });
 });

@@ -164,6 +164,29 @@ describe('environments', () => {
   });
 });
 
+describe("kube's compile: the AST validators after the type check (cel-go's Env.Compile)", () => {
+  const at = (src: string, column: number, message: string): string =>
+    `ERROR: <input>:1:${column}: ${message}\n | ${src}\n | ${'.'.repeat(column - 1)}^`;
+  it.each<[string, number, string]>([
+    ["duration('1d') > duration('1h')", 10, 'invalid duration argument'],
+    ["timestamp('2024-13-01T00:00:00Z') > timestamp('2024-01-01T00:00:00Z')", 11, 'invalid timestamp argument'],
+    ["object.metadata.name.matches('x++')", 30, 'invalid matches argument'],
+    ["request.name in ['a', 1]", 23, "expected type 'string' but found 'int'"],
+  ])('%s', (src, column, message) => {
+    for (const type of ['NewExpressions', 'StoredExpressions'] as const)
+      expect(new AdmissionCompiler(false).compile(src, ALL, type, [BoolType]).error).toBe(
+        `compilation failed: ${at(src, column, message)}`,
+      );
+  });
+
+  it("the strings library's format() check, in the type checker too", () => {
+    const src = "'%d'.format(['a']) == ''";
+    const want = at(src, 14, 'error during formatting: decimal clause can only be used on integers, was given string');
+    expect(compileError(src, [BoolType])).toBe(`compilation failed: ${want}`);
+    expect(new AdmissionCompiler(true, { object: { type: DynType }, params: undefined }).typeCheck(src)).toBe(want);
+  });
+});
+
 describe('the type checker (typed object and params)', () => {
   const object = schemaDeclType(
     {

@@ -57,6 +57,10 @@ describe('compileSchemaRules: rules that compile', () => {
     'self.name.find("[0-9]+") == "" && self.name.findAll("a").size() < 3',
     'self.name.split("-").size() < 5 && self.tags.join("-") != ""',
     'strings.quote(self.name) != ""',
+    // An object write compiles every rule as stored: kube 1.33's semver library too.
+    'isSemver(self.name) || self.name == ""',
+    // The authorization library's functions, declared (a dyn receiver finds them), not bound.
+    "dyn(self.port).check('get').allowed()",
     'self == oldSelf',
     "'%s has %d tags'.format([self.name, self.tags.size()]) != ''",
   ];
@@ -89,6 +93,11 @@ describe('compileSchemaRules: compile and type errors, as kube words them', () =
     },
     { rule: 'self.size', want: 'cel expression must evaluate to a bool' },
     { rule: 'self.port', want: 'cel expression must evaluate to a bool' },
+    // base.go declares the authorization library for every use, CRD rules too (no `authorizer`).
+    {
+      rule: "self.name.name() == ''",
+      want: `compilation failed: ERROR: <input>:1:15: found no matching overload for 'name' applied to 'string.()'\n | self.name.name() == ''\n | ..............^`,
+    },
   ];
   it.each(cases)('$rule', ({ rule, want }) => {
     expect(errorsOf(spec([{ rule }]))).toEqual([`${R}.rule: Invalid value: ${goRule(rule)}: ${want}`]);
