@@ -538,7 +538,8 @@ function prepare(db: Db) {
         'SELECT id, created, create_revision, value, deleted FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1',
       )
       .raw(true),
-    // Each key's newest row, found by one walk of the (name, id) index rather than a lookup per row.
+    // Each key's newest row, found by one walk of a name index (any: the rowid is in each) rather
+    // than a lookup per row.
     newest: db.prepare<[string, string], NewestRow>(newestSql(true)),
     newestOpen: db.prepare<[string], NewestRow>(newestSql(false)),
     range: db.prepare<[string, string, number, number], LiveRow>(rangeSql(true)),
