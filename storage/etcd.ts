@@ -113,9 +113,12 @@ const isTooLargeError = (err: unknown): boolean => messageOf(err).includes('etcd
  * than its --max-request-bytes (etcd's own refusal, mapped to TooLarge by write(), or gRPC's, past
  * the message limit etcd sets a little above it).
  */
+const isTooManyOpsError = (err: unknown): boolean =>
+  messageOf(err).includes('etcdserver: too many operations in txn request');
 const isTxnTooBigError = (err: unknown): boolean =>
   isStorageError(err, 'TooLarge') ||
-  /etcdserver: too many operations in txn request|grpc: received message larger than max/.test(messageOf(err));
+  isTooManyOpsError(err) ||
+  messageOf(err).includes('grpc: received message larger than max');
 
 /** grpc-js's connection errors end in an empty "Resolution note"; keep the cause on one line. */
 function reasonOf(err: unknown): string {
@@ -243,6 +246,11 @@ export class EtcdStorage implements Storage {
   private readonly watches = new Set<EtcdWatch>();
   /** The highest compact revision seen: our own compactions, and what etcd reported since. */
   private knownCompactRevision = 0;
+  /**
+   * The fewest changes etcd refused as one restore transaction for its --max-txn-ops: a restore
+   * of as many or more goes in pieces at once, without being refused again.
+   */
+  private restoreOpsRefusedAt = Number.POSITIVE_INFINITY;
   private closed = false;
 
   private constructor(
@@ -521,11 +529,15 @@ export class EtcdStorage implements Storage {
     changes: SnapshotChange[],
   ): Promise<{ changes: SnapshotChange[]; written?: number | undefined }[]> {
     if (changes.length === 0) return [];
+    const pieces = () =>
+      transactionBatches(changes, MAX_TXN_OPS, SNAPSHOT_CHUNK_BYTES).map((piece) => ({ changes: piece }));
+    if (changes.length >= this.restoreOpsRefusedAt) return pieces();
     try {
       return [{ changes, written: await this.restoreTransaction(changes) }];
     } catch (err) {
       if (changes.length === 1 || !isTxnTooBigError(err)) throw err;
-      return transactionBatches(changes, MAX_TXN_OPS, SNAPSHOT_CHUNK_BYTES).map((piece) => ({ changes: piece }));
+      if (isTooManyOpsError(err)) this.restoreOpsRefusedAt = Math.min(this.restoreOpsRefusedAt, changes.length);
+      return pieces();
     }
   }
 
