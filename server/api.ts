@@ -3,6 +3,7 @@
 // is no route table to register per CRD, so a CRD is served the moment it enters the catalog.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
 import type { Storage } from '../storage/interface.js';
 import type { Registry } from 'prom-client';
 import { type AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
@@ -313,7 +314,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     head: Buffer,
     user: UserInfo,
     { info, query }: ParsedRequest,
-    upgraded: () => void,
+    upgraded: (ws: WebSocket) => void,
   ): Promise<void> {
     if (!info.isResourceRequest || info.verb !== 'watch')
       throw badRequest('only watch requests can be upgraded to a WebSocket');
@@ -323,7 +324,7 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
     const request = { req, info, query, desc, store, watches, maxRequestBodyBytes, user };
     const options = watchOptions({ ...request, output: negotiateOutput(request) });
     const ws = await acceptWebSocket(req, socket, head);
-    upgraded();
+    upgraded(ws);
     const sink = webSocketWatchSink(ws);
     await serveWatch(sink, options, watches).catch((err: unknown) => {
       // Past the upgrade there is no HTTP status left: the error travels as an ERROR event.

@@ -105,8 +105,12 @@ export class Cacher<T> {
   constructor(
     private readonly storage: Storage,
     private readonly prefix: string,
-    /** A stored value decoded; `previous`, the value it replaces as the cache holds it, may lend it what is unchanged. */
-    private readonly decode: (kv: KeyValue, previous?: T) => T,
+    /**
+     * A stored value decoded; `previous`, the value it replaces as the cache holds it, may lend it
+     * what is unchanged. `sameBytes`: `previous` was decoded from this very value (a delete's last
+     * state), so only the revision is new and nothing needs parsing again.
+     */
+    private readonly decode: (kv: KeyValue, previous?: T, sameBytes?: boolean) => T,
     given: CacherOptions = {},
   ) {
     const opts = { ...storageDefaults.get(storage), ...given };
@@ -340,7 +344,7 @@ export class Cacher<T> {
    */
   private toCached(ev: WatchEvent, held?: T): CachedEvent<T> {
     const previous = ev.prevKv && (held ?? this.decode(ev.prevKv));
-    const object = this.decode(ev.kv, previous);
+    const object = this.decode(ev.kv, previous, ev.type === 'delete' && ev.kv.value === ev.prevKv!.value);
     return {
       type: ev.type,
       key: ev.kv.key,

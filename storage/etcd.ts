@@ -42,6 +42,7 @@ import {
 } from './interface.js';
 import {
   type RestoreResult,
+  type SnapshotChange,
   type SnapshotInfo,
   type SnapshotScope,
   inScope,
@@ -107,6 +108,17 @@ const isCompactedError = (err: unknown): boolean => messageOf(err).includes('req
 const isFutureRevisionError = (err: unknown): boolean =>
   messageOf(err).includes('required revision is a future revision');
 const isTooLargeError = (err: unknown): boolean => messageOf(err).includes('etcdserver: request is too large');
+/**
+ * etcd refused a transaction for its size: more operations than its --max-txn-ops, or more bytes
+ * than its --max-request-bytes (etcd's own refusal, mapped to TooLarge by write(), or gRPC's, past
+ * the message limit etcd sets a little above it).
+ */
+const isTooManyOpsError = (err: unknown): boolean =>
+  messageOf(err).includes('etcdserver: too many operations in txn request');
+const isTxnTooBigError = (err: unknown): boolean =>
+  isStorageError(err, 'TooLarge') ||
+  isTooManyOpsError(err) ||
+  messageOf(err).includes('grpc: received message larger than max');
 
 /** grpc-js's connection errors end in an empty "Resolution note"; keep the cause on one line. */
 function reasonOf(err: unknown): string {
@@ -215,7 +227,7 @@ const modifiedAt = (key: Buffer, revision: number): ICompare => ({
 const SNAPSHOTS_PREFIX = '/mini-apiserver/snapshots/';
 /** Snapshot data is stored in pieces this large, well under etcd's default request limit. */
 const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
-/** etcd's default --max-txn-ops: a restore's transactions stay within it. */
+/** etcd's default --max-txn-ops: the pieces of a restore too large for one transaction stay within it. */
 const MAX_TXN_OPS = 128;
 /** How often a restore works its difference out again when keys changed under it. */
 const MAX_RESTORE_ATTEMPTS = 5;
@@ -234,6 +246,11 @@ export class EtcdStorage implements Storage {
   private readonly watches = new Set<EtcdWatch>();
   /** The highest compact revision seen: our own compactions, and what etcd reported since. */
   private knownCompactRevision = 0;
+  /**
+   * The fewest changes etcd refused as one restore transaction for its --max-txn-ops: a restore
+   * of as many or more goes in pieces at once, without being refused again.
+   */
+  private restoreOpsRefusedAt = Number.POSITIVE_INFINITY;
   private closed = false;
 
   private constructor(
@@ -479,34 +496,18 @@ export class EtcdStorage implements Storage {
     for (let attempt = 1; ; attempt++) {
       const { scope, saved } = await this.readSnapshot(name);
       const now = await this.kvRange(this.prefixRange(scope.prefix));
-      let revision = Number(now.header.revision);
       const current = now.kvs.map((kv) => this.toKeyValue(kv)).filter((kv) => inScope(kv.key, scope));
+      const changes = snapshotDiff(saved, current);
+      let revision = Number(now.header.revision);
       let lost = false;
-      for (const batch of transactionBatches(snapshotDiff(saved, current), MAX_TXN_OPS, SNAPSHOT_CHUNK_BYTES)) {
-        // Each key is written only if it still holds what the difference was worked out from.
-        const res = await this.write(batch[0]!.key, 0, (o) =>
-          this.etcd.kv.txn(
-            {
-              compare: batch.map((c) => {
-                const k = this.wire(c.key);
-                return c.current ? modifiedAt(k, c.current.modRevision) : absent(k);
-              }),
-              success: batch.map((c) => {
-                const key = this.wire(c.key);
-                return c.value === undefined
-                  ? { request_delete_range: { key } }
-                  : { request_put: { key, value: Buffer.from(c.value, 'utf8') } };
-              }),
-            },
-            o,
-          ),
-        );
-        if (!res.succeeded) {
+      for (const piece of await this.restorePieces(changes)) {
+        const written = piece.written ?? (await this.restoreTransaction(piece.changes));
+        if (written === undefined) {
           lost = true;
           break;
         }
-        revision = Number(res.header.revision);
-        const counts = restoreCounts(batch);
+        revision = written;
+        const counts = restoreCounts(piece.changes);
         totals.created += counts.created;
         totals.updated += counts.updated;
         totals.deleted += counts.deleted;
@@ -515,6 +516,54 @@ export class EtcdStorage implements Storage {
       // Someone wrote a key in between: work the difference out again from what is there now.
       if (attempt >= MAX_RESTORE_ATTEMPTS) throw conflict(this.unwire(this.snapshotKey(name)), 0, 0);
     }
+  }
+
+  /**
+   * A restore's changes as transactions: one, written here, so watchers see the whole restore at
+   * once, at one revision; or, when etcd refuses one that large (its defaults: 128 operations,
+   * 1.5 MiB), pieces within those defaults, left to write, of which a watcher may see the first
+   * before the last is written. `written`: the revision a piece was written at, undefined for one
+   * whose key had changed; absent for a piece not written yet.
+   */
+  private async restorePieces(
+    changes: SnapshotChange[],
+  ): Promise<{ changes: SnapshotChange[]; written?: number | undefined }[]> {
+    if (changes.length === 0) return [];
+    const pieces = () =>
+      transactionBatches(changes, MAX_TXN_OPS, SNAPSHOT_CHUNK_BYTES).map((piece) => ({ changes: piece }));
+    if (changes.length >= this.restoreOpsRefusedAt) return pieces();
+    try {
+      return [{ changes, written: await this.restoreTransaction(changes) }];
+    } catch (err) {
+      if (changes.length === 1 || !isTxnTooBigError(err)) throw err;
+      if (isTooManyOpsError(err)) this.restoreOpsRefusedAt = Math.min(this.restoreOpsRefusedAt, changes.length);
+      return pieces();
+    }
+  }
+
+  /**
+   * A restore's changes in one transaction, each key written only if it still holds what the
+   * difference was worked out from: the revision written at, or undefined when one did not.
+   */
+  private async restoreTransaction(changes: readonly SnapshotChange[]): Promise<number | undefined> {
+    const res = await this.write(changes[0]!.key, 0, (o) =>
+      this.etcd.kv.txn(
+        {
+          compare: changes.map((c) => {
+            const k = this.wire(c.key);
+            return c.current ? modifiedAt(k, c.current.modRevision) : absent(k);
+          }),
+          success: changes.map((c) => {
+            const key = this.wire(c.key);
+            return c.value === undefined
+              ? { request_delete_range: { key } }
+              : { request_put: { key, value: Buffer.from(c.value, 'utf8') } };
+          }),
+        },
+        o,
+      ),
+    );
+    return res.succeeded ? Number(res.header.revision) : undefined;
   }
 
   async deleteSnapshot(name: string): Promise<void> {

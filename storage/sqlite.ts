@@ -85,6 +85,7 @@ interface Row {
 }
 
 type LiveRow = Pick<Row, 'id' | 'name' | 'created' | 'create_revision' | 'value'>;
+type NewestRow = LiveRow & Pick<Row, 'deleted'>;
 
 interface Watcher {
   prefix: string;
@@ -330,12 +331,14 @@ export class SqliteStorage implements Storage {
       if (!snapshot) throw notFound(name);
       const scope = JSON.parse(snapshot.scope) as SnapshotScope;
       const saved = new Map(this.stmt.snapshotKvs.all(name).map((r) => [r.name, r.value]));
-      const current = this.liveRows(scope.prefix, this.revision)
-        .filter((r) => inScope(r.name, scope))
-        .map(liveKv);
+      // The newest row of each key, delete markers too: the live ones are what a restore compares,
+      // and a marker is the row a key created again follows (one read, not one per key created).
+      const newest = this.newestRows(scope.prefix).filter((r) => inScope(r.name, scope));
+      const markers = new Map(newest.filter((r) => r.deleted).map((r) => [r.name, r.id]));
+      const current = newest.filter((r) => !r.deleted).map(liveKv);
       const changes = snapshotDiff(saved, current);
       counts = restoreCounts(changes);
-      return changes.map((c) => this.appendChange(c));
+      return changes.map((c) => this.appendChange(c, markers.get(c.key) ?? 0));
     });
     return { revision: rows.at(-1)?.id ?? this.revision, ...counts };
   }
@@ -361,8 +364,17 @@ export class SqliteStorage implements Storage {
       : this.stmt.range.all(prefix, end, revision, -1);
   }
 
-  /** A restore's change as the log row create, update or delete would append. */
-  private appendChange(c: SnapshotChange): Row {
+  /** The newest row of every key under `prefix`, delete markers included, in no particular order. */
+  private newestRows(prefix: string): NewestRow[] {
+    const end = prefixEnd(prefix);
+    return end === undefined ? this.stmt.newestOpen.all(prefix) : this.stmt.newest.all(prefix, end);
+  }
+
+  /**
+   * A restore's change as the log row create, update or delete would append; `marker`: the id of
+   * the delete marker a key not live now follows (0 for a key never written).
+   */
+  private appendChange(c: SnapshotChange, marker: number): Row {
     const live = c.current;
     if (live) {
       const fields = {
@@ -375,13 +387,11 @@ export class SqliteStorage implements Storage {
         ? this.append(c.key, { ...fields, deleted: 1, value: '' })
         : this.append(c.key, { ...fields, deleted: 0, value: c.value });
     }
-    // A key that is not live may have been once: its delete marker is the row this one follows.
-    const latest = this.stmt.latest.get(c.key);
     return this.append(c.key, {
       created: 1,
       deleted: 0,
       create_revision: 0,
-      prev_revision: latest?.id ?? 0,
+      prev_revision: marker,
       value: c.value ?? '',
       old_value: null,
     });
@@ -511,6 +521,9 @@ function prepare(db: Db) {
     WHERE name >= ? ${bounded ? 'AND name < ?' : ''}
       AND id = (SELECT MAX(id) FROM log WHERE name = kv.name AND id <= ?) AND deleted = 0`;
   const rangeSql = (bounded: boolean): string => `${liveSql(LIVE_COLUMNS, bounded)} ORDER BY name LIMIT ?`;
+  const newestSql = (bounded: boolean): string => `
+    SELECT ${LIVE_COLUMNS}, deleted FROM log WHERE id IN (
+      SELECT MAX(id) FROM log WHERE name >= ? ${bounded ? 'AND name < ?' : ''} GROUP BY name)`;
   // A watch replays what happened after a recent revision: walk the ids after it, not every row of
   // the prefix (+name keeps the planner off the name indexes, which would then sort by id).
   const logSql = (bounded: boolean): string =>
@@ -525,6 +538,10 @@ function prepare(db: Db) {
         'SELECT id, created, create_revision, value, deleted FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1',
       )
       .raw(true),
+    // Each key's newest row, found by one walk of a name index (any: the rowid is in each) rather
+    // than a lookup per row.
+    newest: db.prepare<[string, string], NewestRow>(newestSql(true)),
+    newestOpen: db.prepare<[string], NewestRow>(newestSql(false)),
     range: db.prepare<[string, string, number, number], LiveRow>(rangeSql(true)),
     rangeOpen: db.prepare<[string, number, number], LiveRow>(rangeSql(false)),
     count: db.prepare<[string, string, number], { n: number }>(liveSql('COUNT(*) AS n', true)),

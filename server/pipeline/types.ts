@@ -1,6 +1,7 @@
 // What the serving layer hands the API layer once a request is authenticated.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
 import type { RequestInfo } from '../request/request-info.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 
@@ -15,7 +16,8 @@ export interface ApiHandler {
   handle(req: IncomingMessage, res: ServerResponse, user: UserInfo, parsed: ParsedRequest): Promise<void>;
   /**
    * A request to upgrade to WebSocket (a watch); rejects with the ApiError to refuse it with, before
-   * upgrading; calls `upgraded` once the 101 is written, and resolves when the watch ends.
+   * upgrading; calls `upgraded` with the WebSocket once the 101 is written, before the first
+   * event is sent, and resolves when the watch ends.
    */
   handleUpgrade(
     req: IncomingMessage,
@@ -23,6 +25,6 @@ export interface ApiHandler {
     head: Buffer,
     user: UserInfo,
     parsed: ParsedRequest,
-    upgraded: () => void,
+    upgraded: (ws: WebSocket) => void,
   ): Promise<void>;
 }

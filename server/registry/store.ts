@@ -123,8 +123,10 @@ export class Store {
   }
 
   private cacher(): Cacher<KubeObject> {
-    this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv, previous) =>
-      shareUnchanged(this.decode(kv), previous),
+    this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv, previous, sameBytes) =>
+      sameBytes && previous
+        ? { ...previous, metadata: { ...previous.metadata, resourceVersion: String(kv.modRevision) } }
+        : shareUnchanged(this.decode(kv), previous),
     );
     return this.cache;
   }

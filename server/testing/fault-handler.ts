@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
+import type { WebSocket } from 'ws';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TESTING_GROUP } from '../../apimachinery/apis/testing.js';
 import type { ApiError } from '../../apimachinery/errors.js';
@@ -70,12 +71,13 @@ export function withFaults(api: ApiHandler, hooks: FaultHooks): ApiHandler {
       return serve();
     },
 
-    // A watch over WebSocket: an error, a reset or a delay as for any request (no events are
-    // counted on its frames).
+    // A watch over WebSocket (browsers' way to watch): the same actions, the error refusing the
+    // upgrade, and its messages counted (one per event) for endWatch.
     async handleUpgrade(req, socket, head, user, parsed, upgraded) {
       const { info } = parsed;
-      const facts = { ...requestFacts(info, user, req.headers['user-agent']), webSocket: true };
-      const fault = faultable(info) ? engine.take(facts) : undefined;
+      if (!faultable(info)) return api.handleUpgrade(req, socket, head, user, parsed, upgraded);
+      const facts = requestFacts(info, user, req.headers['user-agent']);
+      const fault = engine.take(facts);
       if (fault) {
         await engine.record(fault);
         const ms = fault.spec.delay === undefined ? 0 : goDurationMs(fault.spec.delay);
@@ -85,7 +87,12 @@ export function withFaults(api: ApiHandler, hooks: FaultHooks): ApiHandler {
         if (action?.resetConnection) return void socket.destroy();
         if (action?.expireHistory) await hooks.expireHistory();
       }
-      return api.handleUpgrade(req, socket, head, user, parsed, upgraded);
+      return api.handleUpgrade(req, socket, head, user, parsed, (ws) => {
+        upgraded(ws);
+        const ending = webSocketEnding(ws);
+        ws.once('close', engine.watchOpened({ facts, endAfter: ending.after }));
+        if (fault?.spec.action?.endWatch) ending.after(fault.spec.action.endWatch.afterEvents);
+      });
     },
   };
 }
@@ -111,6 +118,28 @@ function resetConnection(req: IncomingMessage): void {
   const tcp: unknown = (socket as { _parent?: unknown })._parent ?? socket;
   if (tcp instanceof Socket && !(tcp instanceof TLSSocket)) tcp.resetAndDestroy();
   else socket.destroy();
+}
+
+/**
+ * watchEnding's twin for a watch over WebSocket: each event is one message (websocket.ts), counted
+ * as it is sent; after the last the socket is closed normally (1000), as a watch whose time is up
+ * is. Later messages go nowhere.
+ */
+export function webSocketEnding(ws: WebSocket): { after(events: number): void } {
+  let left = Number.POSITIVE_INFINITY;
+  const send = ws.send;
+  ws.send = function (this: WebSocket, ...args: unknown[]) {
+    if (left <= 0) return;
+    left--;
+    (send as (...a: unknown[]) => void).apply(ws, args);
+    if (left === 0) ws.close(1000);
+  } as WebSocket['send'];
+  return {
+    after(events) {
+      left = events;
+      if (events <= 0) ws.close(1000);
+    },
+  };
 }
 
 type Write = ServerResponse['write'];

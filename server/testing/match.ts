@@ -16,8 +16,6 @@ export interface RequestFacts {
   name: string;
   user: UserInfo;
   userAgent: string;
-  /** A watch over WebSocket, whose frames are not counted: no Fault ends it after events. */
-  webSocket?: boolean;
 }
 
 const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -44,11 +42,11 @@ export function faultMatches(match: FaultMatch | undefined, r: RequestFacts): bo
 }
 
 /** Whether an action can act on a request at all (else the Fault passes it by, unhit). */
-export function actionReaches(action: FaultAction | undefined, r: Pick<RequestFacts, 'verb' | 'webSocket'>): boolean {
+export function actionReaches(action: FaultAction | undefined, r: Pick<RequestFacts, 'verb'>): boolean {
   const verb = r.verb;
   switch (actionOf(action)) {
     case 'endWatch':
-      return verb === 'watch' && !r.webSocket;
+      return verb === 'watch';
     case 'errorAfterCommit':
       return WRITES.has(verb);
     default:

@@ -1,12 +1,14 @@
 // The testing API through the built binary with --enable-testing-apis, with the clients people
 // test with: kubectl 1.27 and 1.33 (a Fault applied and printed, its injected 409 in kube's words,
 // a Snapshot saved and restored, the Clock set, `kubectl explain`), and Debian's
-// python3-kubernetes, whose watch ends on a Fault and resumes where it was.
-import { spawn, spawnSync } from 'node:child_process';
+// python3-kubernetes, whose watch ends on a Fault and resumes where it was, running the README's
+// Python lines as they are.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers/eventually.js';
 import { kubectlRunner, kubectlsFor } from '../helpers/kubectl.js';
-import { type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
+import { REPO_ROOT, type ServerProcess, run, startServerProcess } from '../helpers/server-process.js';
 
 const VERSIONS = ['1.27', '1.33'];
 const KUBECTLS = kubectlsFor(VERSIONS, 'the testing API');
@@ -116,24 +118,14 @@ for ev in w.stream(v1.list_namespaced_config_map, sys.argv[2], resource_version=
         w.stop()
 `;
 
-// The README's Python lines: a Snapshot made and waited for with CustomObjectsApi, restored through
-// call_api; prints what the restore answered.
-const PY_SNAPSHOT = `
-import sys, time
-from kubernetes import client, config
-config.load_kube_config(sys.argv[1])
-api = client.CustomObjectsApi()
-g, v = "testing.mini-apiserver.io", "v1alpha1"
-api.create_cluster_custom_object(g, v, "snapshots", {"apiVersion": f"{g}/{v}", "kind": "Snapshot", "metadata": {"name": sys.argv[2]}})
-while not any(c["type"] == "Ready" and c["status"] == "True"
-              for c in api.get_cluster_custom_object(g, v, "snapshots", sys.argv[2]).get("status", {}).get("conditions", [])):
-    time.sleep(0.01)
-print("saved", flush=True)
-sys.stdin.readline()
-restored = api.api_client.call_api(f"/apis/{g}/{v}/snapshots/{sys.argv[2]}/restore", "POST", body={"kind": "SnapshotRestore"},
-    auth_settings=["BearerToken"], response_type="object", _return_http_data_only=True)
-print(restored["kind"], restored["status"]["created"], flush=True)
-`;
+/** The README's Python lines, as they are: the ```python block of its testing section. */
+function readmePython(): string {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Testing controllers'));
+  const block = /^```python\n([\s\S]*?)^```$/m.exec(section);
+  if (!block) throw new Error("README.md: no ```python block under 'Testing controllers'");
+  return block[1]!;
+}
 
 /** Why Debian's Python client cannot run here, or undefined when it can. */
 function pythonProblem(): string | undefined {
@@ -189,23 +181,22 @@ describe('python3-kubernetes', () => {
     expect(hits.stdout).toBe('1');
   });
 
-  it("the README's Snapshot lines: saved, waited for, restored", async () => {
+  it("the README's Python lines as they are: a Fault made, a Snapshot saved, waited for and restored", async () => {
     const problem = pythonProblem();
     if (problem) expect.fail(problem);
-    expect((await server.kubectl(['create', 'configmap', 'py-kept'])).code).toBe(0);
-    const child = spawn(PYTHON, ['-c', PY_SNAPSHOT, server.kubeconfigPath, 'py-clean'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const r = await run(PYTHON, ['-c', readmePython()], {
+      env: { ...process.env, KUBECONFIG: server.kubeconfigPath },
+      timeoutMs: 60_000,
     });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', r));
-    await eventually('the snapshot saved', async () => (out.includes('saved\n') ? true : undefined), 30_000);
-    expect((await server.kubectl(['delete', 'configmap', 'py-kept'])).code).toBe(0);
-    child.stdin.end('\n');
-    expect(await exited, err).toBe(0);
-    expect(out).toBe('saved\nSnapshotRestore 1\n');
-    expect((await server.kubectl(['get', 'configmap', 'py-kept'])).code).toBe(0);
+    try {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toMatch(/^\{'resourceVersion': '\d+', 'created': \d+, 'updated': \d+, 'deleted': \d+\}$/);
+      const fault = await server.kubectl(['get', 'fault', 'end-watches', '-o', 'jsonpath={.spec.action}']);
+      expect(JSON.parse(fault.stdout)).toEqual({ endWatch: { afterEvents: 2 } });
+    } finally {
+      // The Fault would end the next test's watches.
+      await server.kubectl(['delete', 'fault', 'end-watches', '--ignore-not-found']);
+      await server.kubectl(['delete', 'snapshot', 'clean', '--ignore-not-found']);
+    }
   });
 });

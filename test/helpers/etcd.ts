@@ -82,6 +82,8 @@ interface MemberSpec {
   clientPort: number;
   peerPort: number;
   dataDir: string;
+  /** etcd's own flags beyond those every member gets, e.g. --max-txn-ops. */
+  flags: readonly string[];
 }
 
 const peerUrl = (m: MemberSpec): string => `http://127.0.0.1:${m.peerPort}`;
@@ -140,6 +142,7 @@ class Member implements EtcdMember {
       '--initial-cluster-state=new',
       `--initial-cluster-token=${this.token}`,
       ...RAFT_FLAGS,
+      ...this.spec.flags,
       '--logger=zap',
       `--log-outputs=${this.logFile}`,
     ];
@@ -202,7 +205,7 @@ class Member implements EtcdMember {
   }
 }
 
-async function memberSpecs(dir: string, count: number): Promise<MemberSpec[]> {
+async function memberSpecs(dir: string, count: number, flags: readonly string[]): Promise<MemberSpec[]> {
   const ports = new Set<number>();
   while (ports.size < count * 2) ports.add(await freePort());
   const [...p] = ports;
@@ -211,16 +214,17 @@ async function memberSpecs(dir: string, count: number): Promise<MemberSpec[]> {
     clientPort: p[2 * i]!,
     peerPort: p[2 * i + 1]!,
     dataDir: join(dir, `m${i + 1}`),
+    flags,
   }));
 }
 
-async function startMembers(count: number): Promise<{ dir: string; members: Member[] }> {
+async function startMembers(count: number, flags: readonly string[] = []): Promise<{ dir: string; members: Member[] }> {
   findEtcd();
   const dir = await mkdtemp(join(tmpdir(), 'mini-apiserver-etcd-'));
   try {
     // A port picked free may be taken before etcd binds it; a fresh set of ports fixes that.
     for (let attempt = 1; ; attempt++) {
-      const specs = await memberSpecs(dir, count);
+      const specs = await memberSpecs(dir, count, flags);
       const initialCluster = specs.map((s) => `${s.name}=${peerUrl(s)}`).join(',');
       const token = `test-${process.pid}-${Date.now()}-${attempt}`;
       const members = specs.map((s) => new Member(s, initialCluster, token));
@@ -241,9 +245,12 @@ async function startMembers(count: number): Promise<{ dir: string; members: Memb
   }
 }
 
-/** A single-member etcd on free loopback ports in a fresh temporary directory. */
-export async function startEtcd(): Promise<EtcdProcess> {
-  const { dir, members } = await startMembers(1);
+/**
+ * A single-member etcd on free loopback ports in a fresh temporary directory; `flags` are etcd's
+ * own beyond those every member gets (its defaults otherwise, as a user's etcd has them).
+ */
+export async function startEtcd(flags: readonly string[] = []): Promise<EtcdProcess> {
+  const { dir, members } = await startMembers(1, flags);
   const member = members[0]!;
   return Object.assign(member, {
     async destroy(): Promise<void> {

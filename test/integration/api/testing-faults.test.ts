@@ -57,6 +57,22 @@ async function metric(fault: string): Promise<number | undefined> {
   return line === undefined ? undefined : Number(line.split(' ').pop());
 }
 
+/** A watch over WebSocket, as a browser opens one: its events as they come, and the close code. */
+async function webSocketWatch(path: string): Promise<{ events: Event[]; closed: Promise<number> }> {
+  const ws = new WebSocket(`${server.url.replace('https', 'wss')}${path}`, {
+    ca: server.caCert,
+    headers: { authorization: `Bearer ${server.token}` },
+  });
+  const events: Event[] = [];
+  ws.on('message', (data: Buffer) => events.push(JSON.parse(data.toString()) as Event));
+  const closed = new Promise<number>((resolve) => ws.once('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return { events, closed };
+}
+
 describe('error', () => {
   it("answers the matching requests with kube's Status, `count` times, and counts them", async () => {
     const ns = await namespace();
@@ -295,6 +311,26 @@ describe('endWatch', () => {
     expect(await testing.faults.hits('end-open')).toBe(1);
   });
 
+  it('ends watches over WebSocket too: a new one after N events, one already open when the Fault comes in', async () => {
+    const ns = await namespace();
+    for (const n of ['a', 'b', 'c']) await createConfigMap(ns, n);
+    const open = await webSocketWatch(`/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=0`);
+    await eventually('the open watch listed', async () => (open.events.length === 3 ? true : undefined));
+    await testing.faults.inject('ws-end', {
+      match: { namespaces: [ns], verbs: ['watch'] },
+      count: 2,
+      action: { endWatch: { afterEvents: 1 } },
+    });
+    await createConfigMap(ns, 'd');
+    // Closed normally, as a watch whose time is up: the client watches again from where it was.
+    expect(await open.closed).toBe(1000);
+    expect(open.events.map((e) => e.object.metadata.name)).toEqual(['a', 'b', 'c', 'd']);
+    const fresh = await webSocketWatch(`/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=0`);
+    expect(await fresh.closed).toBe(1000);
+    expect(fresh.events.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'a']]);
+    expect(await testing.faults.hits('ws-end')).toBe(2);
+  });
+
   it('afterEvents 0 ends an open watch at once', async () => {
     const ns = await namespace();
     const open = await openWatch<Event>(server, `/api/v1/namespaces/${ns}/configmaps?watch=true`);
@@ -334,6 +370,23 @@ describe('expireHistory', () => {
     const [next] = await fresh.next(1);
     expect(next!.object.metadata.name).toBe('c');
     fresh.close();
+  });
+
+  it('a watch over WebSocket resuming from before it gets the 410 as an ERROR event, and is closed', async () => {
+    const ns = await namespace();
+    const seen = (await createConfigMap(ns, 'a')).metadata.resourceVersion;
+    await createConfigMap(ns, 'b');
+    await testing.faults.inject('ws-expire', {
+      match: { namespaces: [ns], verbs: ['watch'] },
+      count: 1,
+      action: { expireHistory: {} },
+    });
+    const resumed = await webSocketWatch(`/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${seen}`);
+    await resumed.closed;
+    expect(resumed.events).toHaveLength(1);
+    expect(resumed.events[0]!.type).toBe('ERROR');
+    expect(resumed.events[0]!.object.code).toBe(410);
+    expect(resumed.events[0]!.object.message).toMatch(new RegExp(`^too old resource version: ${seen} \\(\\d+\\)$`));
   });
 
   it("a list continuing from before it gets kube's 410 Expired", async () => {

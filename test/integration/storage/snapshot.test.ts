@@ -1,12 +1,15 @@
 // Snapshots on every backend, on real stores: a save copies the scope as of a revision; a restore
 // writes the difference as new revisions, which a watch from before it sees as create, update and
 // delete events; keys outside the scope (or excluded from it) are never touched; snapshots outlive
-// a restart of the store.
+// a restart of the store. On etcd a restore is one transaction when etcd takes one that large, and
+// pieces within its default limits when it does not.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '../../../storage/errors.js';
 import type { Storage } from '../../../storage/interface.js';
+import { EtcdStorage } from '../../../storage/etcd.js';
 import { type BackendFixture, backendFactories, recordWatch } from '../../helpers/backends.js';
+import { type EtcdProcess, startEtcd } from '../../helpers/etcd.js';
 
 const run = randomUUID().slice(0, 8);
 let counter = 0;
@@ -113,13 +116,46 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('snapshots: %s'
     expect((await store.get(`${prefix}a`))!.value).toBe('4');
   });
 
-  it('more changes than one etcd transaction takes (128 operations) are all restored', async () => {
+  it("more changes than etcd's default transaction takes (128 operations) are all restored", async () => {
     const { prefix, scope } = freshScope();
     await store.saveSnapshot('empty', scope);
     for (let i = 0; i < 300; i++) await store.create(`${prefix}k${String(i).padStart(3, '0')}`, `v${i}`);
-    const result = await store.restoreSnapshot('empty');
-    expect(result).toMatchObject({ created: 0, updated: 0, deleted: 300 });
-    expect((await store.range(prefix)).kvs).toEqual([]);
+    await store.saveSnapshot('full', scope);
+    const watch = recordWatch(store, prefix, await store.currentRevision());
+    try {
+      const result = await store.restoreSnapshot('empty');
+      expect(result).toMatchObject({ created: 0, updated: 0, deleted: 300 });
+      expect((await store.range(prefix)).kvs).toEqual([]);
+      await watch.until(() => watch.events.length >= 300, 'the 300 deletes');
+      // etcd refused the one transaction and took three within its defaults (128, 128, 44).
+      if (name === 'etcd') expect(new Set(watch.events.map((e) => e.kv.modRevision)).size).toBe(3);
+      // The next one as large goes in pieces at once (etcd's refusal is remembered).
+      expect(await store.restoreSnapshot('full')).toMatchObject({ created: 300, updated: 0, deleted: 0 });
+      await watch.until(() => watch.events.length >= 600, 'the 300 creates');
+      if (name === 'etcd') expect(new Set(watch.events.slice(300).map((e) => e.kv.modRevision)).size).toBe(3);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it("changes larger than etcd's default request (1.5 MiB) are all restored", async () => {
+    const { prefix, scope } = freshScope();
+    await store.saveSnapshot('none', scope);
+    const big = 'x'.repeat(100_000);
+    for (let i = 0; i < 20; i++) await store.create(`${prefix}big${String(i).padStart(2, '0')}`, big);
+    const watch = recordWatch(store, prefix, await store.currentRevision());
+    try {
+      await store.saveSnapshot('big', scope);
+      await store.restoreSnapshot('none');
+      expect(await store.restoreSnapshot('big')).toMatchObject({ created: 20, updated: 0, deleted: 0 });
+      expect((await store.range(prefix)).kvs.map((kv) => kv.value.length)).toEqual(Array(20).fill(100_000));
+      await watch.until(() => watch.events.length >= 40, 'the 20 deletes and 20 creates');
+      // The deletes carry no values: one transaction. The creates' 2 MB in one is refused, and
+      // written in pieces of at most 1 MiB: two.
+      if (name === 'etcd') expect(new Set(watch.events.map((e) => e.kv.modRevision)).size).toBe(3);
+    } finally {
+      watch.close();
+    }
   });
 
   it('snapshots are listed, deleted, and a missing one is NotFound', async () => {
@@ -151,5 +187,39 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('snapshots: %s'
     expect(await store.snapshotNames()).toContain('durable');
     await store.restoreSnapshot('durable');
     expect((await store.get(`${prefix}a`))!.value).toBe('before');
+  });
+});
+
+describe('snapshots: etcd that takes a large transaction', () => {
+  let etcd: EtcdProcess;
+  let store: Storage;
+
+  beforeAll(async () => {
+    etcd = await startEtcd(['--max-txn-ops=1000']);
+    store = await EtcdStorage.connect([etcd.endpoint], '/large-txn');
+  });
+  afterAll(async () => {
+    await store?.close();
+    await etcd?.destroy();
+  });
+
+  it('a restore of 300 changes is one transaction: every event at one revision', async () => {
+    const { prefix, scope } = freshScope();
+    for (let i = 0; i < 150; i++) await store.create(`${prefix}old${String(i).padStart(3, '0')}`, `v${i}`);
+    await store.saveSnapshot('old', scope);
+    for (let i = 0; i < 150; i++) {
+      const key = `${prefix}old${String(i).padStart(3, '0')}`;
+      await store.delete(key, (await store.get(key))!.modRevision);
+      await store.create(`${prefix}new${String(i).padStart(3, '0')}`, `v${i}`);
+    }
+    const watch = recordWatch(store, prefix, await store.currentRevision());
+    try {
+      const result = await store.restoreSnapshot('old');
+      expect(result).toEqual({ revision: await store.currentRevision(), created: 150, updated: 0, deleted: 150 });
+      await watch.until(() => watch.events.length >= 300, 'the 300 changes');
+      expect(new Set(watch.events.map((e) => e.kv.modRevision))).toEqual(new Set([result.revision]));
+    } finally {
+      watch.close();
+    }
   });
 });

@@ -79,9 +79,4 @@ describe('actionReaches', () => {
   ])('%s', (_name, action, verb, want) => {
     expect(actionReaches(action, { verb })).toBe(want);
   });
-
-  it('endWatch passes a watch over WebSocket by: its frames are not counted', () => {
-    expect(actionReaches({ endWatch: { afterEvents: 1 } }, { verb: 'watch', webSocket: true })).toBe(false);
-    expect(actionReaches({ error: { code: 503 } }, { verb: 'watch', webSocket: true })).toBe(true);
-  });
 });
