@@ -5,10 +5,10 @@ import { forbidden, notFound, qualifiedString } from '../apimachinery/errors.js'
 import type { AdmissionPlugin } from './interface.js';
 
 /** A namespace as the plugin needs to know it: absent, or whether it is terminating. `live` reads storage, not the cache. */
-export type NamespaceLookup = (name: string, opts: { live: boolean }) => Promise<{ terminating: boolean } | undefined>;
+type NamespaceLookup = (name: string, opts: { live: boolean }) => Promise<{ terminating: boolean } | undefined>;
 
 /** kube's forceLiveLookupTTL: for this long after a namespace's deletion, a cache saying it is active is not believed. */
-export const FORCE_LIVE_LOOKUP_MS = 30_000;
+const FORCE_LIVE_LOOKUP_MS = 30_000;
 
 export function namespaceLifecycle(lookup: NamespaceLookup, now: () => number = Date.now): AdmissionPlugin {
   /** Namespaces whose deletion passed here, until when a create in them reads storage. */

@@ -11,7 +11,7 @@ import type { Authorizer } from '../apimachinery/authorization.js';
 import type { AdmissionPlugin, Attributes } from './interface.js';
 
 /** The served resource of an owner reference's kind (kube's RESTMapper), when there is one. */
-export type ResolveResource = (
+type ResolveResource = (
   apiVersion: string,
   kind: string,
 ) => { group: string; resource: string; namespaced: boolean } | undefined;

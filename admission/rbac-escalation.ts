@@ -22,7 +22,7 @@ import {
 import { deepEqual } from '../apimachinery/equality.js';
 import type { AdmissionPlugin, Attributes } from './interface.js';
 
-export interface EscalationDeps {
+interface EscalationDeps {
   authorizer: Authorizer;
   /** What the user holds (and what roles hold), as the authorizer sees it. */
   sourceFor(user: UserInfo): RuleSource;

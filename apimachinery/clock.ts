@@ -21,7 +21,7 @@ export interface Clock {
   every(intervalMs: number, fn: () => void): Ticker;
 }
 
-export interface Ticker {
+interface Ticker {
   stop(): void;
 }
 

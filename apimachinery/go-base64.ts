@@ -8,7 +8,7 @@ const DECODE = new Map([...ALPHABET].map((c, i) => [c.charCodeAt(0), i]));
 const PAD = 0x3d; // '='
 const isNewline = (c: number): boolean => c === 0x0a || c === 0x0d;
 
-export type GoBase64Result = { ok: true; bytes: Buffer } | { ok: false; error: string };
+type GoBase64Result = { ok: true; bytes: Buffer } | { ok: false; error: string };
 
 const corrupt = (at: number): GoBase64Result => ({ ok: false, error: `illegal base64 data at input byte ${at}` });
 

@@ -30,13 +30,13 @@
 import { INT64_MAX, INT64_MIN } from './int64.js';
 import { setOwn } from './object.js';
 
-export interface ParseResult {
+interface ParseResult {
   value: unknown;
   duplicateFields: string[];
   floatLiterals: Set<string>;
 }
 
-export interface ParseOptions {
+interface ParseOptions {
   /** Deepest nesting of arrays and objects accepted; Go's encoding/json allows 10000. */
   maxDepth?: number;
   /** Integers beyond 2^53 within int64 as exact bigints (JS numbers would round them). */

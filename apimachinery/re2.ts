@@ -6,7 +6,7 @@ import { lazyRequire } from './lazy-require.js';
 export const re2 = lazyRequire<typeof import('re2js')>('re2js');
 
 /** A pattern compiled, or RE2JS's message for why it does not compile. */
-export type CompiledPattern = { re: RE2JS; error?: undefined } | { re?: undefined; error: string };
+type CompiledPattern = { re: RE2JS; error?: undefined } | { re?: undefined; error: string };
 
 /**
  * A CRD schema's `pattern`, compiled once however many schemas repeat it (the real-world corpus:

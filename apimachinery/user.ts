@@ -22,8 +22,8 @@ export const SERVICE_ACCOUNT_USERNAME_PREFIX = 'system:serviceaccount:';
 export const makeServiceAccountUsername = (namespace: string, name: string): string =>
   `${SERVICE_ACCOUNT_USERNAME_PREFIX}${namespace}:${name}`;
 
-export const ALL_SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
-export const SERVICE_ACCOUNT_GROUP_PREFIX = 'system:serviceaccounts:';
+const ALL_SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+const SERVICE_ACCOUNT_GROUP_PREFIX = 'system:serviceaccounts:';
 
 /** serviceaccount.MakeGroupNames: the groups every ServiceAccount of a namespace is in. */
 export const makeServiceAccountGroupNames = (namespace: string): string[] => [

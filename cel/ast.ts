@@ -14,16 +14,16 @@ export type Constant =
   | { readonly kind: 'bytes'; readonly value: Uint8Array };
 
 /** An expression with no kind: cel-go's placeholder for a node a syntax error left empty. */
-export interface UnspecifiedExpr {
+interface UnspecifiedExpr {
   readonly id: number;
   readonly kind: 'unspecified';
 }
-export interface ConstantExpr {
+interface ConstantExpr {
   readonly id: number;
   readonly kind: 'constant';
   readonly value: Constant;
 }
-export interface IdentExpr {
+interface IdentExpr {
   readonly id: number;
   readonly kind: 'ident';
   readonly name: string;
@@ -45,7 +45,7 @@ export interface CallExpr {
   readonly args: readonly Expr[];
 }
 /** A list literal; optionalIndices are the elements written `?e`. */
-export interface ListExpr {
+interface ListExpr {
   readonly id: number;
   readonly kind: 'list';
   readonly elements: readonly Expr[];
@@ -58,9 +58,7 @@ export interface StructExpr {
   readonly messageName: string;
   readonly entries: readonly StructEntry[];
 }
-export type EntryKey =
-  | { readonly kind: 'field'; readonly name: string }
-  | { readonly kind: 'mapKey'; readonly key: Expr };
+type EntryKey = { readonly kind: 'field'; readonly name: string } | { readonly kind: 'mapKey'; readonly key: Expr };
 export interface StructEntry {
   readonly id: number;
   readonly key: EntryKey;

@@ -156,7 +156,7 @@ export interface CheckedAst {
   readonly referenceMap: ReadonlyMap<number, Reference>;
 }
 
-export interface CheckResult {
+interface CheckResult {
   readonly ast: CheckedAst;
   readonly issues: Issues;
 }

@@ -10,7 +10,7 @@ import { DynType, type Type } from './types.js';
 export const MAX_UINT64 = (1n << 64n) - 1n;
 
 /** A [min, max] range: a cost in cost units, or a size (code points, bytes, entries or items, as CEL's size()). */
-export interface Range {
+interface Range {
   readonly min: bigint;
   readonly max: bigint;
 }
@@ -18,16 +18,16 @@ export type CostEstimate = Range;
 export type SizeEstimate = Range;
 
 /** cel-go's common/cost.go constants. */
-export const SELECT_AND_IDENT_COST = 1n;
-export const CONST_COST = 0n;
+const SELECT_AND_IDENT_COST = 1n;
+const CONST_COST = 0n;
 export const LIST_CREATE_BASE_COST = 10n;
-export const MAP_CREATE_BASE_COST = 30n;
+const MAP_CREATE_BASE_COST = 30n;
 export const STRUCT_CREATE_BASE_COST = 40n;
 export const STRING_TRAVERSAL_COST_FACTOR = 0.1;
 export const REGEX_STRING_LENGTH_COST_FACTOR = 0.25;
 
 export const fixed = (n: bigint): Range => ({ min: n, max: n });
-export const UNKNOWN_SIZE: SizeEstimate = { min: 0n, max: MAX_UINT64 };
+const UNKNOWN_SIZE: SizeEstimate = { min: 0n, max: MAX_UINT64 };
 
 const addSat = (x: bigint, y: bigint): bigint => (x + y > MAX_UINT64 ? MAX_UINT64 : x + y);
 const mulSat = (x: bigint, y: bigint): bigint => (x * y > MAX_UINT64 ? MAX_UINT64 : x * y);
@@ -47,7 +47,7 @@ export const multiplyByCostFactor = (a: Range, factor: number): Range => ({
   min: mulFactor(a.min, factor),
   max: mulFactor(a.max, factor),
 });
-export const union = (a: Range, b: Range): Range => ({
+const union = (a: Range, b: Range): Range => ({
   min: a.min < b.min ? a.min : b.min,
   max: a.max > b.max ? a.max : b.max,
 });

@@ -6,7 +6,7 @@ import { goQuote, goQuoteBytes } from '../apimachinery/quote.js';
 
 export type Adorner = (e: Expr | StructEntry, isEntry: boolean) => string;
 
-export const noAdorner: Adorner = () => '';
+const noAdorner: Adorner = () => '';
 
 function constantKind(c: Constant): string {
   const names: Record<Constant['kind'], string> = {
@@ -22,7 +22,7 @@ function constantKind(c: Constant): string {
 }
 
 /** The proto kind of a node, as cel-go's tests print it. */
-export function exprKindName(e: Expr): string {
+function exprKindName(e: Expr): string {
   switch (e.kind) {
     case 'constant':
       return constantKind(e.value);
@@ -185,7 +185,7 @@ export function toDebugString(e: Expr, adorn: Adorner = noAdorner): string {
   return w.toString();
 }
 
-export function formatConstant(c: Constant): string {
+function formatConstant(c: Constant): string {
   switch (c.kind) {
     case 'null':
       return 'null';
@@ -205,7 +205,7 @@ export function formatConstant(c: Constant): string {
 }
 
 /** Go's strconv.FormatFloat(v, 'g', -1, 64): shortest digits, exponent form below 1e-4 or from 1e6. */
-export function formatDouble(v: number): string {
+function formatDouble(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? '+Inf' : '-Inf';
   if (v === 0) return Object.is(v, -0) ? '-0' : '0';

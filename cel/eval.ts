@@ -82,7 +82,7 @@ export const KUBE_PROGRAM_OPTIONS: ProgramOptions = { presenceTestHasCost: false
 export class ProgramError extends Error {}
 
 /** One evaluation's limits. */
-export interface EvalOptions {
+interface EvalOptions {
   /** The cost this evaluation may reach (default: the program's costLimit). */
   readonly costLimit?: number;
   /** Regex work this evaluation may do (cel/regex.ts REGEX_WORK_BUDGET), spent from the budget as it runs; default none. */

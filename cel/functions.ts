@@ -73,7 +73,7 @@ function moduloInt(a: bigint, b: bigint): Val {
 }
 
 /** Go's strconv.FormatFloat(d, 'g', -1, 64), which cel-go's %g printing of doubles amounts to. */
-export function formatDouble(d: number): string {
+function formatDouble(d: number): string {
   if (Number.isNaN(d)) return 'NaN';
   if (d === Infinity) return '+Inf';
   if (d === -Infinity) return '-Inf';

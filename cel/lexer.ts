@@ -112,7 +112,7 @@ export interface Token {
 }
 
 /** The lexer reports through this; a listener may throw to stop the parse. */
-export type LexErrorListener = (line: number, column: number, message: string) => void;
+type LexErrorListener = (line: number, column: number, message: string) => void;
 
 const KEYWORDS: Record<string, number> = { in: T.IN, true: T.CEL_TRUE, false: T.CEL_FALSE, null: T.NUL };
 
@@ -261,7 +261,7 @@ const SINGLE: Record<number, number> = {
 };
 
 /** The token at i: the longest match of CEL.g4's rules, or where matching died. */
-export function scanToken(cp: readonly number[], i: number): Scan {
+function scanToken(cp: readonly number[], i: number): Scan {
   const c = cp[i]!;
   const next = cp[i + 1];
   if (isWhitespace(c)) {

@@ -21,15 +21,15 @@ export interface MacroHelper {
   copy(e: Expr): Expr;
 }
 
-export interface MacroError {
+interface MacroError {
   /** The id of the argument at fault: the error is reported at its position. */
   readonly exprId: number;
   readonly message: string;
 }
 
 /** An expansion, an error, or undefined to leave the call alone. */
-export type MacroResult = { readonly expr: Expr } | { readonly error: MacroError } | undefined;
-export type Expander = (h: MacroHelper, target: Expr | undefined, args: readonly Expr[]) => MacroResult;
+type MacroResult = { readonly expr: Expr } | { readonly error: MacroError } | undefined;
+type Expander = (h: MacroHelper, target: Expr | undefined, args: readonly Expr[]) => MacroResult;
 
 export interface Macro {
   readonly name: string;

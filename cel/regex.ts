@@ -24,7 +24,7 @@ import { re2 } from '../apimachinery/re2.js';
 /** Largest estimated program compiled (Go's calcSize units with character classes weighted). */
 export const MAX_REGEX_PROGRAM = 10_000;
 /** Longest pattern compiled (parsing costs ~1-3 µs a character in re2js). */
-export const MAX_REGEX_LENGTH = 32_768;
+const MAX_REGEX_LENGTH = 32_768;
 /** Cached patterns at most, and the bytes they may hold (programs, patterns, the DFA states re2js adds as they run). */
 export const REGEX_CACHE_ENTRIES = 256;
 export const REGEX_CACHE_BYTES = 64 * 1024 * 1024;
@@ -98,7 +98,7 @@ export interface RegexBudget {
 export type RegexWork = (units: number) => void;
 
 /** The work of one search from `from` to the end of `s` with a program of `size`. */
-export function searchWork(s: string, from: number, size: number): number {
+function searchWork(s: string, from: number, size: number): number {
   return (s.length - from + 1) * size;
 }
 
@@ -128,7 +128,7 @@ interface Frame {
   capture: boolean;
 }
 
-export interface RegexEstimate {
+interface RegexEstimate {
   /** Estimated program size. */
   size: number;
   /**

@@ -64,7 +64,7 @@ export function cpString(cp: readonly number[], start = 0, end = cp.length): str
   return out;
 }
 
-export function toCodePoints(text: string): number[] {
+function toCodePoints(text: string): number[] {
   const out: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -82,7 +82,7 @@ export function toCodePoints(text: string): number[] {
 }
 
 /** One issue: the id of the expression it concerns (0 for syntax errors) and where it is. */
-export interface CelIssue {
+interface CelIssue {
   readonly exprId: number;
   readonly location: Location;
   readonly message: string;
@@ -126,7 +126,7 @@ export class Issues {
 }
 
 /** Error.ToDisplayString: the message, then the line and a caret under the column. */
-export function displayError(source: Source, e: CelIssue): string {
+function displayError(source: Source, e: CelIssue): string {
   let out = `ERROR: ${source.description}:${e.location.line}:${e.location.column + 1}: ${e.message}`;
   const snippet = source.snippet(e.location.line);
   if (snippet === undefined || toCodePoints(snippet).reduce((n, c) => n + utf8Width(c), 0) > MAX_SNIPPET_BYTES)

@@ -103,7 +103,7 @@ export interface FieldInitNode extends Node {
   readonly cols: Token[];
   readonly values: ExprNode[];
 }
-export interface OptFieldNode extends Node {
+interface OptFieldNode extends Node {
   readonly rule: 'optField';
   opt?: Token;
   ident?: EscapeIdentNode;
@@ -119,7 +119,7 @@ export interface EscapeIdentNode extends Node {
   alt: 'error' | 'simple' | 'escaped';
   id?: Token;
 }
-export interface OptExprNode extends Node {
+interface OptExprNode extends Node {
   readonly rule: 'optExpr';
   opt?: Token;
   e?: ExprNode;
@@ -517,7 +517,7 @@ export class ParseAbort {
   ) {}
 }
 
-export interface SyntaxLimits {
+interface SyntaxLimits {
   readonly maxRecursionDepth: number;
   readonly errorRecoveryLimit: number;
   readonly errorRecoveryLookaheadTokenLimit: number;
@@ -525,7 +525,7 @@ export interface SyntaxLimits {
 }
 
 /** Receives every syntax error (lexical ones too), with ANTLR's 1-based line and 0-based column. */
-export type SyntaxErrorSink = (line: number, column: number, message: string) => void;
+type SyntaxErrorSink = (line: number, column: number, message: string) => void;
 
 interface Frame {
   readonly rule: number;

@@ -2,7 +2,7 @@
 // RFC 3339 as Go's time.Parse takes it, duration(string) Go's time.ParseDuration, string() of
 // each as cel-go prints it, arithmetic with cel-go's range errors, and the accessors with an
 // optional zone (an IANA name through Intl, or a numeric "[+-]HH:MM" offset, as cel-go reads it).
-import { CelError, Duration, MAX_INT64, MIN_INT64, Timestamp, type Val } from './values.js';
+import { CelError, Duration, MAX_INT64, MIN_INT64, Timestamp } from './values.js';
 import { goQuote } from '../apimachinery/quote.js';
 import { parseGoDuration } from '../apimachinery/go-duration.js';
 
@@ -13,8 +13,8 @@ const NS_PER_MS = 1_000_000n;
 const MIN_TIMESTAMP_NS = -62135596800n * NS_PER_SECOND;
 const MAX_TIMESTAMP_NS = 253402300799n * NS_PER_SECOND + NS_PER_SECOND - 1n;
 
-export const timestampOverflow = (): CelError => new CelError('timestamp overflow');
-export const durationOverflow = (): CelError => new CelError('duration overflow');
+const timestampOverflow = (): CelError => new CelError('timestamp overflow');
+const durationOverflow = (): CelError => new CelError('duration overflow');
 
 /** A timestamp of `ns`, or cel-go's overflow error outside years 1 to 9999. */
 export const timestampOf = (ns: bigint): Timestamp | CelError =>
@@ -207,6 +207,3 @@ export function durationField(d: Duration, field: 'hours' | 'minutes' | 'seconds
   }[field];
   return d.nanos / per;
 }
-
-/** Adds nanoseconds to a timestamp, within range. */
-export const addToTimestamp = (t: Timestamp, ns: bigint): Val => timestampOf(t.nanos + ns);

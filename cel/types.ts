@@ -165,7 +165,7 @@ export function formatFunctionType(result: Type | undefined, args: readonly Type
 export const isDyn = (t: Type): boolean => t.kind === 'dyn' || t.kind === 'any';
 export const isError = (t: Type): boolean => t.kind === 'error';
 export const isDynOrError = (t: Type): boolean => isDyn(t) || isError(t);
-export const isOptional = (t: Type): boolean => t.kind === 'opaque' && t.name === 'optional_type';
+const isOptional = (t: Type): boolean => t.kind === 'opaque' && t.name === 'optional_type';
 
 /** The optional's parameter and true, or the type itself and false. */
 export function maybeUnwrapOptional(t: Type): [Type, boolean] {

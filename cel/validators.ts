@@ -12,10 +12,10 @@ import { formatType, isEquivalentType, type Type } from './types.js';
 import { CelError, Uint, type Value } from './values.js';
 
 /** Reports an issue at an expression, as the checker reports one. */
-export type Report = (exprId: number, message: string) => void;
+type Report = (exprId: number, message: string) => void;
 
 /** An expression of the tree, and whether it sits inside a call of an exempt function. */
-export interface Visited {
+interface Visited {
   readonly expr: Expr;
   readonly exempted: boolean;
 }

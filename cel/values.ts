@@ -151,13 +151,10 @@ export type Value =
 /** What an expression evaluates to: a value or an error. */
 export type Val = Value | CelError;
 
-export const isError = (v: Val): v is CelError => v instanceof CelError;
-export const isList = (v: Val): v is readonly Value[] => Array.isArray(v);
-
 // ---------------------------------------------------------------------------------------------
 // Types of values
 
-export const TYPE_NAMES = {
+const TYPE_NAMES = {
   null: 'null_type',
   bool: 'bool',
   int: 'int',
@@ -220,7 +217,7 @@ export const checkedUint = (v: bigint): Uint | CelError => (v < 0n || v > MAX_UI
  * beyond the integer type's range is above or below it, otherwise the integer is converted to
  * double (so 2^63 - 1 equals 2^63 as a double, as in cel-go).
  */
-export function compareNumbers(
+function compareNumbers(
   a: bigint | number,
   b: bigint | number,
   aUnsigned = false,
@@ -244,7 +241,7 @@ export function compareNumbers(
 }
 
 /** A numeric value as a number or bigint, if it is one. */
-export function numeric(v: Value): bigint | number | undefined {
+function numeric(v: Value): bigint | number | undefined {
   if (typeof v === 'bigint' || typeof v === 'number') return v;
   if (v instanceof Uint) return v.value;
   return undefined;

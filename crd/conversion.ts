@@ -46,9 +46,9 @@ import {
 } from '../webhook/client.js';
 
 /** kube's conversion webhook timeout: the rest client's 30 s, which it also sends as `?timeout=30s`. */
-export const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
+const DEFAULT_CONVERSION_TIMEOUT_MS = 30_000;
 
-export interface ConvertOptions {
+interface ConvertOptions {
   /**
    * Whether `objects` are the items of one list: one ConversionReview for all of them and kube's
    * list wording (`conversion webhook for <group>/<toVersion>, Kind=<ListKind> ...`, "converted object
@@ -59,7 +59,7 @@ export interface ConvertOptions {
   list?: boolean;
 }
 
-export interface Converter {
+interface Converter {
   /**
    * `objects` in `toVersion` (e.g. "cache.example.com/v2"), in the same order. Objects already in
    * that version come back as they are (and are not sent to a webhook); the input is never mutated,

@@ -81,7 +81,7 @@ export interface Api extends ApiHandler {
   withFaults?(api: ApiHandler): ApiHandler;
 }
 
-export interface ApiDeps {
+interface ApiDeps {
   storage: Storage;
   logger: Logger;
   /** host:port clients reach us at, for legacy discovery's serverAddressByClientCIDRs. */

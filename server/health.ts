@@ -19,7 +19,7 @@ export type CheckResult =
   | { name: string; status: 'failed'; reason: string };
 
 /** The same bound kube puts on its etcd health check (--etcd-healthcheck-timeout). */
-export const CHECK_TIMEOUT_MS = 2000;
+const CHECK_TIMEOUT_MS = 2000;
 
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

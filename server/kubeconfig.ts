@@ -1,7 +1,7 @@
 // The admin kubeconfig: one cluster (server URL + CA data), one token user, one current context.
 import { encodeYaml } from './codecs/yaml-encode.js';
 
-export const CONTEXT_NAME = 'mini-apiserver';
+const CONTEXT_NAME = 'mini-apiserver';
 
 /** The host clients dial: loopback when we listen on every interface. */
 export function clientHost(bindAddress: string): string {
@@ -18,7 +18,7 @@ export function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-export interface KubeconfigParams {
+interface KubeconfigParams {
   server: string;
   caCert: string;
   token: string;

@@ -70,12 +70,12 @@ export interface TrackedRequest {
 }
 
 /** The count of stored objects of a resource ("pods", "deployments.apps"), for apiserver_storage_objects. */
-export interface StoredObjectCount {
+interface StoredObjectCount {
   resource: string;
   count: number;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** The watch figures to show; the process's by default (as kube's legacyregistry). */
   watches?: WatchStats;
   /** How many objects each resource has now (counted in storage at each scrape); none shown without it. */

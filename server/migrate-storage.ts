@@ -9,7 +9,7 @@ interface ObjectRef {
   metadata: { name: string; namespace?: string; resourceVersion: string };
 }
 
-export interface MigrationResult {
+interface MigrationResult {
   storageVersion: string;
   objects: number;
   storedVersions: string[];

@@ -47,7 +47,7 @@ import { hostPort } from './kubeconfig.js';
 import { DEFAULT_SERVING_LIMITS, type ServingLimits } from './options.js';
 import { flagError } from './startup/errors.js';
 
-export interface FrontendDeps {
+interface FrontendDeps {
   /** The listener bindSecurePort made, which the frontend serves on. */
   securePort: SecurePort;
   /** The serving certificate, and the CA client certificates are verified against (--client-ca-file). */
@@ -186,7 +186,7 @@ function listenError(err: NodeJS.ErrnoException, port: number, host: string): Er
 }
 
 /** The secure port, bound and with the connection limits, before its certificate and handler exist. */
-export interface SecurePort {
+interface SecurePort {
   readonly server: Server;
   /** The port bound (the ephemeral one for 0). */
   readonly port: number;

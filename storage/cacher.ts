@@ -19,12 +19,12 @@ export interface CachedEvent<T> {
   revision: number;
 }
 
-export interface CachedWatchCallbacks<T> {
+interface CachedWatchCallbacks<T> {
   onEvents(events: CachedEvent<T>[]): void;
   onError(err: Error): void;
 }
 
-export interface CacherOptions {
+interface CacherOptions {
   /** Events kept for watches that resume from a recent revision. */
   windowSize?: number;
   /** The most bytes of stored values (each event's value and previous value) the window keeps. */

@@ -10,7 +10,7 @@ import type { Logger } from '../apimachinery/log.js';
 import { isStorageError } from './errors.js';
 import type { Storage } from './interface.js';
 
-export interface Compactor {
+interface Compactor {
   stop(): void;
 }
 

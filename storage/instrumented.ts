@@ -9,7 +9,7 @@ import { isStorageError } from './errors.js';
 import type { KeyValue, RangeOptions, RangeResult, Storage, WatchCallbacks, WatchHandle } from './interface.js';
 import type { RestoreResult, SnapshotInfo, SnapshotScope } from './snapshot.js';
 
-export type StorageOperation = 'get' | 'list' | 'listWithCount' | 'create' | 'update' | 'delete';
+type StorageOperation = 'get' | 'list' | 'listWithCount' | 'create' | 'update' | 'delete';
 
 export interface StorageObserver {
   /**

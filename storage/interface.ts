@@ -31,7 +31,7 @@ export interface RangeResult {
   revision: number;
 }
 
-export type WatchEventType = 'create' | 'update' | 'delete';
+type WatchEventType = 'create' | 'update' | 'delete';
 
 export interface WatchEvent {
   type: WatchEventType;

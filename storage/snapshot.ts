@@ -27,7 +27,7 @@ export interface RestoreResult {
 }
 
 /** What a key holds now: its value and revisions. */
-export type Held = Pick<KeyValue, 'value' | 'modRevision' | 'createRevision'>;
+type Held = Pick<KeyValue, 'value' | 'modRevision' | 'createRevision'>;
 
 /** One key to change: to `value`, or deleted (`value` undefined); `current` is what it holds now. */
 export interface SnapshotChange {

@@ -122,7 +122,7 @@ export function decodeResponse(res: HttpResult): JsonObject {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** A non-2xx answer: a Status body's message, else apierrors.NewGenericServerResponse's text. */
-export function unexpectedResponseError(res: HttpResult): string {
+function unexpectedResponseError(res: HttpResult): string {
   try {
     const body: unknown = JSON.parse(res.body.toString('utf8'));
     if (

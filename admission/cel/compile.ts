@@ -145,7 +145,7 @@ export function variableType(t: Type | undefined): Type {
 // Compiling
 
 /** Typed `object`, `oldObject` and `params`, as kube's TypeChecker declares them for one matched kind. */
-export interface TypeOverwrite {
+interface TypeOverwrite {
   readonly object: SchemaDeclType;
   /** Undefined: the paramKind's schema was not found, and `params` is not declared at all. */
   readonly params: SchemaDeclType | undefined;

@@ -56,10 +56,10 @@ export interface Inputs {
 }
 
 /** One expression's outcome (kube's EvaluationResult): its value, or kube's error text. */
-export type Evaluation = { readonly value: Value; readonly error?: undefined } | { readonly error: string };
+type Evaluation = { readonly value: Value; readonly error?: undefined } | { readonly error: string };
 
 /** A set's outcomes (undefined where the set had no expression) and the budget left; or the error that ended it. */
-export type SetResult =
+type SetResult =
   | { readonly results: readonly (Evaluation | undefined)[]; readonly remaining: number; readonly error?: undefined }
   | { readonly error: string };
 

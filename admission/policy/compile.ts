@@ -60,7 +60,7 @@ export function compilePolicy(p: ValidatingAdmissionPolicy): CompiledPolicy {
   };
 }
 
-export type Action = 'admit' | 'deny';
+type Action = 'admit' | 'deny';
 
 export interface PolicyDecision {
   action: Action;
@@ -70,7 +70,7 @@ export interface PolicyDecision {
   reason: string;
 }
 
-export interface AuditAnnotationResult {
+interface AuditAnnotationResult {
   action: 'publish' | 'error' | 'exclude';
   key: string;
   value?: string;
@@ -83,7 +83,7 @@ export interface ValidateResult {
 }
 
 /** What one binding's param is validated with. */
-export interface PolicyInputs {
+interface PolicyInputs {
   /** The validations' (with `authorizer` when there is one); messageExpressions and auditAnnotations drop it. */
   readonly validations: Inputs;
   /** The matchConditions' (the request's own resource, no namespaceObject). */

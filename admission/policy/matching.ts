@@ -32,7 +32,7 @@ export interface EquivalentResources {
 
 export type NamespaceGetter = (name: string) => Promise<KubeObject | undefined>;
 
-export interface MatchResult {
+interface MatchResult {
   matches: boolean;
   /** The resource and kind the rule matched (an equivalent one under matchPolicy Equivalent). */
   resource: GroupVersionResource;

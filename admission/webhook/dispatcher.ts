@@ -99,7 +99,7 @@ export interface WebhookPluginOptions {
   authorizer?: Authorizer;
 }
 
-export interface MutatingWebhookPluginOptions extends WebhookPluginOptions {
+interface MutatingWebhookPluginOptions extends WebhookPluginOptions {
   /**
    * RFC 6902 applied to a document (server/endpoints/patch/json-patch.ts applyJsonPatchOperations):
    * returns the patched document, throws an Error whose message is the patch library's. It may
@@ -108,8 +108,8 @@ export interface MutatingWebhookPluginOptions extends WebhookPluginOptions {
   applyJsonPatch: (doc: JsonValue, operations: readonly JsonObject[]) => JsonValue;
 }
 
-export const MUTATING_PLUGIN_NAME = 'MutatingAdmissionWebhook';
-export const VALIDATING_PLUGIN_NAME = 'ValidatingAdmissionWebhook';
+const MUTATING_PLUGIN_NAME = 'MutatingAdmissionWebhook';
+const VALIDATING_PLUGIN_NAME = 'ValidatingAdmissionWebhook';
 
 /** One webhook of one configuration. */
 interface Hook {
@@ -120,7 +120,7 @@ interface Hook {
 }
 
 /** webhookutil.ErrCallingWebhook: the call failed, which failurePolicy decides about. */
-export class CallingWebhookError extends Error {
+class CallingWebhookError extends Error {
   constructor(
     readonly webhook: string,
     readonly reason: string,

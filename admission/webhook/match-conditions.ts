@@ -14,7 +14,7 @@ import type { FailurePolicy } from '../policy/types.js';
 import type { MatchCondition } from './types.js';
 
 /** Matches: call the webhook (validate the binding). Otherwise skip, or refuse with `error` under Fail. */
-export type MatchResult = { readonly matches: boolean; readonly error?: string };
+type MatchResult = { readonly matches: boolean; readonly error?: string };
 
 /** Matcher.Match. `variables`: a policy's, which its conditions may read. */
 export function evaluateMatchConditions(

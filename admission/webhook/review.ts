@@ -12,7 +12,7 @@ import { jsonKind } from '../../apimachinery/json.js';
 import type { Operation } from '../interface.js';
 import type { GroupVersionKind, GroupVersionResource } from './rules.js';
 
-export type ReviewVersion = 'v1' | 'v1beta1';
+type ReviewVersion = 'v1' | 'v1beta1';
 
 /** CreateAdmissionObjects: the first of the webhook's versions we speak. */
 export function reviewVersionFor(versions: readonly string[] | undefined): ReviewVersion | undefined {

@@ -40,7 +40,7 @@ export const ADMISSION_REGISTRATION_GROUP = 'admissionregistration.k8s.io';
 // ---------------------------------------------------------------------------------------------
 // Types (admissionregistration/v1), as the JSON of a request holds them: anything may be absent.
 
-export interface Rule {
+interface Rule {
   apiGroups?: string[] | null;
   apiVersions?: string[] | null;
   resources?: string[] | null;
@@ -52,13 +52,13 @@ export interface RuleWithOperations extends Rule {
 export interface NamedRuleWithOperations extends RuleWithOperations {
   resourceNames?: string[] | null;
 }
-export interface ServiceReference {
+interface ServiceReference {
   namespace?: string;
   name?: string;
   path?: string | null;
   port?: number | null;
 }
-export interface WebhookClientConfig {
+interface WebhookClientConfig {
   url?: string | null;
   service?: ServiceReference | null;
   caBundle?: string | null;
@@ -97,17 +97,17 @@ export interface ParamKind {
   apiVersion?: string;
   kind?: string;
 }
-export interface Validation {
+interface Validation {
   expression?: string;
   message?: string;
   reason?: string | null;
   messageExpression?: string;
 }
-export interface AuditAnnotation {
+interface AuditAnnotation {
   key?: string;
   valueExpression?: string;
 }
-export interface Variable {
+interface Variable {
   name?: string;
   expression?: string;
 }
@@ -124,7 +124,7 @@ export interface ExpressionWarning {
   fieldRef?: string;
   warning?: string;
 }
-export interface Condition {
+interface Condition {
   type?: string;
   status?: string;
   observedGeneration?: number;
@@ -142,7 +142,7 @@ export interface ValidatingAdmissionPolicy {
   spec?: ValidatingAdmissionPolicySpec;
   status?: ValidatingAdmissionPolicyStatus;
 }
-export interface ParamRef {
+interface ParamRef {
   name?: string;
   namespace?: string;
   selector?: MetaLabelSelector | null;
@@ -173,29 +173,29 @@ export type Stored<T> = T extends readonly (infer E)[]
 // Enumerations, each listed as kube's sets.String.List() prints it: sorted.
 
 export const FAILURE_POLICIES = ['Fail', 'Ignore'] as const;
-export const MATCH_POLICIES = ['Equivalent', 'Exact'] as const;
-export const SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun', 'Some', 'Unknown'] as const;
-export const NO_SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun'] as const;
-export const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'] as const;
-export const REINVOCATION_POLICIES = ['IfNeeded', 'Never'] as const;
-export const SCOPES = ['*', 'Cluster', 'Namespaced'] as const;
-export const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'] as const;
-export const VALIDATION_POLICY_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'] as const;
-export const PARAMETER_NOT_FOUND_ACTIONS = ['Deny', 'Allow'] as const;
+const MATCH_POLICIES = ['Equivalent', 'Exact'] as const;
+const SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun', 'Some', 'Unknown'] as const;
+const NO_SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun'] as const;
+const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'] as const;
+const REINVOCATION_POLICIES = ['IfNeeded', 'Never'] as const;
+const SCOPES = ['*', 'Cluster', 'Namespaced'] as const;
+const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'] as const;
+const VALIDATION_POLICY_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'] as const;
+const PARAMETER_NOT_FOUND_ACTIONS = ['Deny', 'Allow'] as const;
 /** AcceptedAdmissionReviewVersions: what the server (and the one before it) understands. */
-export const ACCEPTED_ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
+const ACCEPTED_ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
 const CONDITION_STATUSES = ['False', 'True', 'Unknown'] as const;
 
 /** The most matchConditions a webhook or policy may have. */
-export const MAX_MATCH_CONDITIONS = 64;
+const MAX_MATCH_CONDITIONS = 64;
 /** The v1 default of a webhook's timeoutSeconds. */
 export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
 /** The longest timeoutSeconds a webhook may have. */
 export const MAX_WEBHOOK_TIMEOUT_SECONDS = 30;
 /** maxAuditAnnotations. */
-export const MAX_AUDIT_ANNOTATIONS = 20;
+const MAX_AUDIT_ANNOTATIONS = 20;
 /** maxAuditAnnotationValueExpressionLength: 5 KiB. */
-export const MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH = 5 * 1024;
+const MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH = 5 * 1024;
 
 // ---------------------------------------------------------------------------------------------
 // Small readers: request JSON may hold anything where a list or string belongs.
@@ -375,7 +375,7 @@ function validateRule(rule: Rule, path: string): FieldError[] {
 }
 
 /** validateRuleWithOperations. */
-export function validateRuleWithOperations(rule: RuleWithOperations, path: string): FieldError[] {
+function validateRuleWithOperations(rule: RuleWithOperations, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const ops = list(rule.operations);
   const opsPath = child(path, 'operations');
@@ -414,7 +414,7 @@ function validateNamedRuleWithOperations(rule: NamedRuleWithOperations, path: st
 // Webhooks
 
 /** utilvalidation.IsFullyQualifiedName: a DNS-1123 subdomain of at least three segments. */
-export function isFullyQualifiedName(path: string, name: string): FieldError[] {
+function isFullyQualifiedName(path: string, name: string): FieldError[] {
   if (name.length === 0) return [required(path, '')];
   const errs = isDNS1123Subdomain(name);
   if (errs.length) return [invalid(path, name, errs.join(','))];
@@ -516,7 +516,7 @@ function validateMatchConditions(
 }
 
 /** How strictly a write is judged: a create strictly, an update as the stored object allows. */
-export interface WebhookValidationOptions {
+interface WebhookValidationOptions {
   ignoreMatchConditions: boolean;
   /** The stored object's matchConditions' expressions (findValidatingPreexistingExpressions). */
   storedMatchConditions: ReadonlySet<string>;
@@ -648,7 +648,7 @@ const selectorHasInvalidLabelValue = (sel: unknown): boolean =>
   isJsonObject(sel) && validateLabelSelector(sel, false, '').length > 0;
 
 /** The options ValidateMutatingWebhookConfigurationUpdate (and the validating one) derive from the stored object. */
-export function webhookUpdateOptions(obj: WebhookConfiguration, old: WebhookConfiguration): WebhookValidationOptions {
+function webhookUpdateOptions(obj: WebhookConfiguration, old: WebhookConfiguration): WebhookValidationOptions {
   const hooks = webhooksOf(obj);
   const oldHooks = webhooksOf(old);
   const names = oldHooks.map((h) => str(h.name));
@@ -779,8 +779,7 @@ const CEL_RESERVED = new Set([
 ]);
 
 /** isCELIdentifier. */
-export const isCELIdentifier = (name: string): boolean =>
-  /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
+const isCELIdentifier = (name: string): boolean => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
 
 /** validateVariable. */
 function validateVariable(
@@ -1020,7 +1019,7 @@ const tooLongBytes = (field: string, max: number): FieldError => ({
 });
 
 /** metav1validation.ValidateConditions. */
-export function validateConditions(conditions: readonly Condition[], path: string): FieldError[] {
+function validateConditions(conditions: readonly Condition[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   conditions.forEach((raw, i) => {

@@ -66,7 +66,7 @@ export interface PrinterColumn {
   jsonPath: string;
 }
 
-export interface ScaleSubresource {
+interface ScaleSubresource {
   specReplicasPath: string;
   statusReplicasPath: string;
   labelSelectorPath?: string;
@@ -125,7 +125,7 @@ export interface CRDSpec {
   preserveUnknownFields?: boolean;
 }
 
-export interface CRDStatus {
+interface CRDStatus {
   acceptedNames: CRDNames;
   conditions?: CRDCondition[];
   storedVersions: string[];

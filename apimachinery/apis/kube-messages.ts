@@ -30,7 +30,7 @@ export const messageName = (goPackage: string, kind: string): string =>
   `${goPackage.replaceAll('/', '.').replaceAll('-', '_')}.${kind}`;
 
 /** Every definition of KUBE_PROTOS, resolved, and the messages the codecs name; shared with the encoder. */
-export interface KubeProtos {
+interface KubeProtos {
   root: Root;
   unknown: Type;
   time: Type;

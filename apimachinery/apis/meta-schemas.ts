@@ -9,7 +9,7 @@ import type { PatchExtensions } from './patch-extensions.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 export const OBJECT_META = `${META}.ObjectMeta`;
-export const TIME = `${META}.Time`;
+const TIME = `${META}.Time`;
 const MANAGED_FIELDS_ENTRY = `${META}.ManagedFieldsEntry`;
 const FIELDS_V1 = `${META}.FieldsV1`;
 const OWNER_REFERENCE = `${META}.OwnerReference`;
@@ -138,11 +138,4 @@ export const META_DEFINITIONS: Readonly<Record<string, JSONSchemaProps>> = {
     format: 'date-time',
     description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON (RFC 3339).',
   },
-};
-
-/** A kind's schema with what kube adds to every kind: apiVersion, kind and metadata (ObjectMeta). */
-export const KUBE_NATIVE_PROPERTIES: Readonly<Record<string, JSONSchemaProps>> = {
-  apiVersion: { type: 'string' },
-  kind: { type: 'string' },
-  metadata: { $ref: `#/definitions/${OBJECT_META}` },
 };

@@ -104,7 +104,7 @@ export interface SnapshotRestoreStatus {
   deleted: number;
 }
 
-export type ClockMode = 'Real' | 'Frozen' | 'Offset';
+type ClockMode = 'Real' | 'Frozen' | 'Offset';
 export const CLOCK_MODES: readonly ClockMode[] = ['Real', 'Frozen', 'Offset'];
 
 export interface ClockSpec {
@@ -113,11 +113,6 @@ export interface ClockSpec {
   time?: string;
   /** Offset: a Go duration added to the real time, negative to go back (`-1h30m`). */
   offset?: string;
-}
-
-export interface ClockStatus {
-  /** The generation the server's clock follows. */
-  observedGeneration?: number;
 }
 
 // ---- schemas -----------------------------------------------------------------------------------

@@ -4,12 +4,12 @@
 import { isJsonObject, type JsonValue } from '../object.js';
 import type { FieldSet } from '../structured-merge/fieldpath.js';
 import { fieldSetToFieldsV1Task, fieldsV1ToFieldSet } from '../structured-merge/fields-v1.js';
-import { call, runTask, type Task } from '../structured-merge/trampoline.js';
+import { call, type Task } from '../structured-merge/trampoline.js';
 
-export type Operation = 'Apply' | 'Update';
+type Operation = 'Apply' | 'Update';
 
 /** metav1.ManagedFieldsEntry, its keys in Go's field order (the order kube writes them). */
-export interface ManagedFieldsEntry {
+interface ManagedFieldsEntry {
   manager?: string;
   operation?: string;
   apiVersion?: string;
@@ -35,7 +35,7 @@ export interface Managed {
 export const emptyManaged = (): Managed => ({ fields: new Map(), times: new Map() });
 
 /** Who a manager is, in the form kube keys its sets by: the entry without fields or time (and without apiVersion for an applier). */
-export interface ManagerInfo {
+interface ManagerInfo {
   manager: string;
   operation: Operation;
   apiVersion?: string;
@@ -53,7 +53,7 @@ export function managerIdentifier(info: ManagerInfo): string {
   return JSON.stringify(id);
 }
 
-export const parseManagerIdentifier = (id: string): ManagerInfo => JSON.parse(id) as ManagerInfo;
+const parseManagerIdentifier = (id: string): ManagerInfo => JSON.parse(id) as ManagerInfo;
 
 /** isResetManagedFields: an empty list, or one empty entry, asks for the managed fields to be reset. */
 export function isResetRequest(entries: unknown): boolean {
@@ -98,11 +98,6 @@ export function decodeOrEmpty(entries: unknown): Managed {
   } catch {
     return emptyManaged();
   }
-}
-
-/** encodeManagedFields: entries sorted by operation, time (to the second), manager, version, subresource. */
-export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
-  return runTask(encodeManagedFieldsTask(managed));
 }
 
 /** encodeManagedFields as a task, for runs that are sliced. */

@@ -40,7 +40,7 @@ import {
 } from './entries.js';
 
 /** The kubectl annotation client-side apply keeps its last configuration in. */
-export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** DefaultMaxUpdateManagers. */
 const MAX_UPDATE_MANAGERS = 10;
@@ -55,9 +55,9 @@ const CURRENT_OPERATION = 'current-operation';
  * than this keep the managed fields they had, and cannot be applied. kube has no such bound; real
  * objects nest a few dozen levels.
  */
-export const MAX_TRACKED_DEPTH = 256;
+const MAX_TRACKED_DEPTH = 256;
 
-export interface FieldManagerScope {
+interface FieldManagerScope {
   /** The kind's structure in the request's version. */
   type: TypeNode;
   /** The request's group/version (`v1`, `cache.example.com/v1`). */

@@ -15,7 +15,7 @@ function normalized(r: PolicyRule): PolicyRule {
   return out;
 }
 
-export const sameRule = (a: PolicyRule, b: PolicyRule): boolean => deepEqual(normalized(a), normalized(b));
+const sameRule = (a: PolicyRule, b: PolicyRule): boolean => deepEqual(normalized(a), normalized(b));
 
 /**
  * The rules `role` should hold, or undefined when it aggregates nothing (no aggregationRule). A

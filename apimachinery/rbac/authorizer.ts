@@ -67,7 +67,7 @@ function describeSubject(s: Subject, bindingNamespace: string): string {
 }
 
 /** What the reason of an allow names: `ClusterRoleBinding "x" of ClusterRole "y" to Group "z"`. */
-export function describeBinding(binding: RoleBinding, subject: Subject, clusterScoped: boolean): string {
+function describeBinding(binding: RoleBinding, subject: Subject, clusterScoped: boolean): string {
   const ref = binding.roleRef;
   if (clusterScoped)
     return `ClusterRoleBinding ${goQuote(binding.metadata.name ?? '')} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, '')}`;
@@ -76,14 +76,10 @@ export function describeBinding(binding: RoleBinding, subject: Subject, clusterS
 }
 
 /** Called per rule (with where it came from) or per resolution error; false stops the walk. */
-export type RuleVisitor = (
-  source: string | undefined,
-  rule: PolicyRule | undefined,
-  error: string | undefined,
-) => boolean;
+type RuleVisitor = (source: string | undefined, rule: PolicyRule | undefined, error: string | undefined) => boolean;
 
 /** kube's VisitRulesFor: cluster-wide bindings first, then the namespace's (when there is one). */
-export function visitRulesFor(source: RuleSource, user: UserInfo, namespace: string, visit: RuleVisitor): void {
+function visitRulesFor(source: RuleSource, user: UserInfo, namespace: string, visit: RuleVisitor): void {
   const walk = (bindings: readonly RoleBinding[], bindingNamespace: string): boolean => {
     for (const binding of bindings) {
       const subjects = subjectsOf(binding);

@@ -46,7 +46,7 @@ const nonResourceURLCovers = (owner: string, path: string): boolean =>
   owner === path || (owner.endsWith('*') && path.startsWith(owner.replace(/\*+$/, '')));
 
 /** kube's ruleCovers: whether one owner rule covers one broken-down rule. */
-export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
+function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const verbs = list(owner.verbs);
   const groups = list(owner.apiGroups);
   const ownerNames = list(owner.resourceNames);
@@ -97,7 +97,7 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
 }
 
 /** Go's %q of a []string: `["a" "b"]`. */
-export const goQuoteList = (values: readonly string[]): string => `[${values.map(goQuote).join(' ')}]`;
+const goQuoteList = (values: readonly string[]): string => `[${values.map(goQuote).join(' ')}]`;
 
 /** kube's CompactString: `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}`, empty fields left out. */
 export function compactString(r: PolicyRule): string {
@@ -148,7 +148,7 @@ export function confirmNoEscalation(
 export const escalationAllowed = (user: UserInfo): boolean => user.groups.includes(SYSTEM_PRIVILEGED_GROUP);
 
 /** The role being written, as kube's RoleEscalationAuthorized reads it from the request info. */
-export interface RoleRequest {
+interface RoleRequest {
   apiGroup: string;
   /** `roles` or `clusterroles`; anything else is never authorized to escalate. */
   resource: string;

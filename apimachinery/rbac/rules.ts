@@ -46,7 +46,7 @@ export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
 }
 
 /** `*` matches every path; a URL ending in `*` matches by prefix (`/apis/*` matches `/apis/x/y`). */
-export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
+function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return list(rule.nonResourceURLs).some(
     (u) => u === NON_RESOURCE_ALL || u === path || (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))),
   );

@@ -41,7 +41,7 @@ export interface RoleRef {
   name: string;
 }
 
-export interface AggregationRule {
+interface AggregationRule {
   clusterRoleSelectors?: MetaLabelSelector[];
 }
 

@@ -31,7 +31,7 @@ const list = (v: readonly string[] | null | undefined): readonly string[] => v ?
 
 /** Go's %#v of a []string, as kube prints the bad value of nonResourceURLs. */
 /** ValidatePolicyRule. */
-export function validatePolicyRule(rule: PolicyRule, namespaced: boolean, path: string): FieldError[] {
+function validatePolicyRule(rule: PolicyRule, namespaced: boolean, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (list(rule.verbs).length === 0) errs.push(required(child(path, 'verbs'), 'verbs must contain at least one value'));
   const urls = list(rule.nonResourceURLs);
@@ -71,7 +71,7 @@ const rulesErrors = (rules: readonly PolicyRule[] | null | undefined, namespaced
 /** ValidateRole. */
 export const validateRole = (role: Role): FieldError[] => rulesErrors(role.rules, true);
 
-export interface ClusterRoleValidationOptions {
+interface ClusterRoleValidationOptions {
   /** Kept on update when the stored role already had such a value (kube's ratcheting). */
   allowInvalidLabelValueInSelector?: boolean;
 }
@@ -110,7 +110,7 @@ export function validateLabelSelector(
 }
 
 /** Whether any selector of the role's aggregationRule has a value that is not a valid label value. */
-export function hasInvalidLabelValueInSelectors(role: ClusterRole): boolean {
+function hasInvalidLabelValueInSelectors(role: ClusterRole): boolean {
   return (role.aggregationRule?.clusterRoleSelectors ?? []).some((s) =>
     (s.matchExpressions ?? []).some((e) => (e.values ?? []).some((v) => isValidLabelValue(v).length > 0)),
   );
@@ -189,13 +189,13 @@ export const validateRoleBinding = (b: RoleBinding): FieldError[] => validateBin
 export const validateClusterRoleBinding = (b: RoleBinding): FieldError[] => validateBinding(b, false);
 
 /** Go's %#v of the internal rbac.RoleRef, the bad value kube prints for a changed roleRef. */
-export const goRoleRef = (r: Partial<RoleRef>): GoPrinted =>
+const goRoleRef = (r: Partial<RoleRef>): GoPrinted =>
   new GoPrinted(
     `rbac.RoleRef{APIGroup:${goQuote(r.apiGroup ?? '')}, Kind:${goQuote(r.kind ?? '')}, Name:${goQuote(r.name ?? '')}}`,
   );
 
 /** The update rule both binding kinds share: the role a binding grants never changes. */
-export function roleRefImmutable(b: RoleBinding, old: RoleBinding): FieldError[] {
+function roleRefImmutable(b: RoleBinding, old: RoleBinding): FieldError[] {
   const a: Partial<RoleRef> = b.roleRef ?? {};
   const o: Partial<RoleRef> = old.roleRef ?? {};
   const same =

@@ -17,7 +17,7 @@ export interface FieldSelector {
   readonly terms: readonly FieldTerm[];
 }
 
-export type Fields = Readonly<Record<string, string>>;
+type Fields = Readonly<Record<string, string>>;
 
 /** Splits on commas not escaped by a backslash; the escapes stay in the terms. */
 function splitTerms(selector: string): string[] {

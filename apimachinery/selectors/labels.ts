@@ -7,7 +7,7 @@ import { type FieldError, formatFieldError, goQuote, index, invalid, key as keyP
 import { isQualifiedName, isValidLabelValue } from '../validation/names.js';
 
 /** kube's selection.Operator values. */
-export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
 export interface LabelRequirement {
   readonly key: string;
@@ -29,7 +29,7 @@ export interface MetaLabelSelector {
   matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
 }
 
-export type Labels = Readonly<Record<string, string>>;
+type Labels = Readonly<Record<string, string>>;
 
 /** Go's string ordering (bytes of UTF-8, i.e. code points), which sort.Strings uses. */
 export function compareGoStrings(a: string, b: string): number {

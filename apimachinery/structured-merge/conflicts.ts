@@ -51,7 +51,7 @@ function groupByManager(conflicts: readonly Conflict[]): Array<[string, Path[]]>
 }
 
 /** SMD's Conflicts.Error: `conflict with "m": .a`, or grouped `conflicts with "m":\n- .a` lines. */
-export function smdConflictsMessage(conflicts: readonly Conflict[]): string {
+function smdConflictsMessage(conflicts: readonly Conflict[]): string {
   if (conflicts.length === 1)
     return `conflict with ${goQuote(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
   const lines: string[] = [];
@@ -63,7 +63,7 @@ export function smdConflictsMessage(conflicts: readonly Conflict[]): string {
 }
 
 /** The parts of a managedFields entry a manager identifier carries. */
-export interface ManagerIdentity {
+interface ManagerIdentity {
   manager?: string;
   operation?: string;
   apiVersion?: string;

@@ -207,7 +207,7 @@ const self = (pe: PathElement): PathElement => pe;
 const nodeElement = (n: SetNode): PathElement => n.element;
 
 /** A child subtree of a FieldSet. */
-export interface SetNode {
+interface SetNode {
   readonly element: PathElement;
   readonly set: FieldSet;
 }

@@ -19,7 +19,7 @@ import { goJSON, goJSONString } from './values.js';
 import { isJsonObject } from '../object.js';
 
 /** A FieldsV1 value: every key maps to another FieldsV1 (the leaves are `{}`). */
-export interface FieldsV1 {
+interface FieldsV1 {
   [key: string]: FieldsV1;
 }
 

@@ -18,7 +18,7 @@ export type ScalarKind = 'numeric' | 'string' | 'boolean' | 'untyped';
 export type ListRelationship = 'atomic' | 'set' | 'map';
 
 /** How a map's entries relate: `granular` (each field owned separately) or `atomic`. */
-export type MapRelationship = 'granular' | 'atomic';
+type MapRelationship = 'granular' | 'atomic';
 
 export interface ListType {
   elementType: TypeNode;
@@ -55,7 +55,7 @@ export function scalarType(kind: ScalarKind = 'untyped'): TypeNode {
   return { scalar: kind };
 }
 
-export function listType(
+function listType(
   elementType: TypeNode,
   relationship: ListRelationship = 'atomic',
   keys: readonly string[] = [],
@@ -64,7 +64,6 @@ export function listType(
   return { list: { elementType, relationship, keys: relationship === 'map' ? [...keys] : [] } };
 }
 
-export const atomicListType = (elementType: TypeNode): TypeNode => listType(elementType, 'atomic');
 export const setListType = (elementType: TypeNode): TypeNode => listType(elementType, 'set');
 export const mapListType = (elementType: TypeNode, keys: readonly string[]): TypeNode =>
   listType(elementType, 'map', keys);
@@ -74,7 +73,7 @@ export function mapType(elementType: TypeNode, relationship: MapRelationship = '
   return { map: { fields: new Map(), elementType, relationship } };
 }
 
-export interface StructOptions {
+interface StructOptions {
   /** Type of keys not listed in `fields`; by default no other keys are allowed. */
   elementType?: TypeNode;
   relationship?: MapRelationship;
@@ -92,7 +91,7 @@ function isStructField(f: TypeNode | StructField): f is StructField {
 }
 
 /** The same type with its map relationship overridden (SMD's TypeRef.ElementRelationship). */
-export function withMapRelationship(node: TypeNode, relationship: MapRelationship): TypeNode {
+function withMapRelationship(node: TypeNode, relationship: MapRelationship): TypeNode {
   if (!node.map) return node;
   return { ...node, map: { ...node.map, relationship } };
 }
@@ -124,18 +123,13 @@ export function isUntypedDeducedMap(m: MapType): boolean {
   );
 }
 
-/** The type of a map entry: its named field's type, else the element type. */
-export function fieldType(m: MapType, name: string): TypeNode | undefined {
-  return m.fields.get(name)?.type ?? m.elementType;
-}
-
 // ---------------------------------------------------------------------------------------------
 // OpenAPI schemas: kube-openapi's schemaconv (ToSchemaFromOpenAPI), as kube's managed-fields type
 // converter runs it over the OpenAPI of a built-in kind (its named definitions, `$ref`s to them) or
 // of a CRD version (apiextensions' builder: apiVersion, kind and metadata added at the root and to
 // embedded resources).
 
-export interface OpenAPIConversionOptions {
+interface OpenAPIConversionOptions {
   /** The CRD's spec.preserveUnknownFields (v1beta1 only): unknown fields everywhere are deduced. */
   preserveUnknownFields?: boolean;
 }

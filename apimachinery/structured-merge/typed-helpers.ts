@@ -59,7 +59,7 @@ export function atomsEqual(a: TypeNode, b: TypeNode): boolean {
 }
 
 /** What a walk does at each kind of atom (SMD's atomHandler). */
-export interface AtomHandler<R> {
+interface AtomHandler<R> {
   scalar(kind: ScalarKind): R;
   list(list: ListType): R;
   map(map: MapType): R;

@@ -32,7 +32,7 @@ export interface VersionedFieldSet {
 /** Manager identifier to what it owns. Never contains empty sets after an update or apply. */
 export type ManagedFields = ReadonlyMap<string, VersionedFieldSet>;
 
-export interface UpdaterOptions {
+interface UpdaterOptions {
   /**
    * Fields this endpoint ignores (kube's reset fields, e.g. `.status` on a main resource with a
    * status subresource): nobody gains or loses them through writes here.
@@ -42,12 +42,12 @@ export interface UpdaterOptions {
   validate?: boolean;
 }
 
-export interface UpdateResult {
+interface UpdateResult {
   object: unknown;
   managers: Map<string, VersionedFieldSet>;
 }
 
-export interface ApplyResult extends UpdateResult {
+interface ApplyResult extends UpdateResult {
   /** False when the apply left the object as it was (then `object` is the live object). */
   changed: boolean;
 }

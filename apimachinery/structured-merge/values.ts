@@ -9,7 +9,7 @@ import { deepEqual } from '../equality.js';
 import { isJsonObject } from '../object.js';
 
 /** A decoded JSON object. */
-export type JSONObject = { [key: string]: unknown };
+type JSONObject = { [key: string]: unknown };
 
 /** A scalar in SMD's sense: number, string or boolean (null is not one). */
 export function isScalar(v: unknown): v is number | bigint | string | boolean {
@@ -171,7 +171,7 @@ export function goValueString(v: unknown): string {
  * Go's `%v` for a float64: the shortest digits, in exponent form when the exponent is below -4
  * or at least 6 (the cut-over `%g` uses for shortest precision), with at least two exponent digits.
  */
-export function goFloatV(f: number): string {
+function goFloatV(f: number): string {
   if (!Number.isFinite(f)) return Number.isNaN(f) ? 'NaN' : f > 0 ? '+Inf' : '-Inf';
   if (f === 0) return Object.is(f, -0) ? '-0' : '0';
   const [mantissa, expText] = f.toExponential().split('e');

@@ -7,7 +7,7 @@ const RFC3339 = '2006-01-02T15:04:05Z07:00';
 const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
 const MICRO = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})[.,](\d{6})(Z|[+-]\d{2}:\d{2})$/;
 
-export type MicroTimeResult = { ok: true; value: string } | { ok: false; error: string };
+type MicroTimeResult = { ok: true; value: string } | { ok: false; error: string };
 
 /**
  * Parses a MicroTime as kube's UnmarshalJSON does and gives it back as kube writes it (UTC,

@@ -10,14 +10,14 @@
 // on create it never adds an error for CRs. Namespaces use NameIsDNSLabel (ValidateNamespaceName).
 
 /** A DNS-1123 label's maximum length, in bytes. */
-export const DNS1123_LABEL_MAX_LENGTH = 63;
+const DNS1123_LABEL_MAX_LENGTH = 63;
 /** A DNS-1123 subdomain's maximum length, in bytes: the limit on most object names. */
-export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 /** A DNS-1035 label's maximum length, in bytes. */
-export const DNS1035_LABEL_MAX_LENGTH = 63;
+const DNS1035_LABEL_MAX_LENGTH = 63;
 /** The maximum length of a label value and of the name part of a qualified name. */
-export const LABEL_VALUE_MAX_LENGTH = 63;
-export const QUALIFIED_NAME_MAX_LENGTH = 63;
+const LABEL_VALUE_MAX_LENGTH = 63;
+const QUALIFIED_NAME_MAX_LENGTH = 63;
 
 const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
@@ -50,7 +50,7 @@ export function byteLength(s: string): number {
 }
 
 /** `must be no more than 63 characters` (kube says characters but counts bytes). */
-export function maxLenError(length: number): string {
+function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
 }
 
@@ -61,7 +61,7 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
-export const emptyError = (): string => 'must be non-empty';
+const emptyError = (): string => 'must be non-empty';
 
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];

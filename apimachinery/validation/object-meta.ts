@@ -23,10 +23,10 @@ import { isJsonObject } from '../object.js';
 import { jsonKind } from '../json.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
-export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
+const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
 export const FIELD_IMMUTABLE = 'field is immutable';
 export const FIELD_MANAGER_MAX_LENGTH = 128;
-export const MAX_SUBRESOURCE_NAME_LENGTH = 256;
+const MAX_SUBRESOURCE_NAME_LENGTH = 256;
 /** metav1.FinalizerOrphanDependents and FinalizerDeleteDependents. */
 export const FINALIZER_ORPHAN_DEPENDENTS = 'orphan';
 export const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';
@@ -259,7 +259,7 @@ export function metaTimeDecodeError(meta: unknown): string | undefined {
 }
 
 /** How a body reaches its Go type, which words its decoding errors. */
-export interface MetaDecoding {
+interface MetaDecoding {
   /** A built-in kind's body decodes whole (`ObjectMeta.metadata.labels`); a custom resource's metadata alone. */
   typed: boolean;
   /** runtime.DefaultUnstructuredConverter (a strategic merge patch) rather than JSON. */

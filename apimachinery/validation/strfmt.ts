@@ -135,7 +135,7 @@ function parseIPv6(s: string, strict: boolean): number[] | null {
 }
 
 /** Go's (modern) net.ParseIP, no zone: 'v4' when To4() would succeed (IPv4, or IPv4-mapped IPv6). */
-export function parseIPStrict(s: string): 'v4' | 'v6' | null {
+function parseIPStrict(s: string): 'v4' | 'v6' | null {
   for (const c of s) {
     if (c === '.') return parseIPv4Strict(s) ? 'v4' : null;
     if (c === ':') {
@@ -406,7 +406,7 @@ function isEmail(s: string): boolean {
 // Dates and durations
 
 /** time.Parse("2006-01-02", s). */
-export function isDate(s: string): boolean {
+function isDate(s: string): boolean {
   const m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(s);
   if (!m) return false;
   const year = Number(m[1]);

@@ -6,7 +6,7 @@ import { parseGoURL, unescapeGoURL } from '../go-url.js';
 import { isDNS1123Subdomain } from './names.js';
 
 /** A clientConfig's service as a request holds it: anything may be absent or of another type. */
-export interface WebhookService {
+interface WebhookService {
   name?: unknown;
   namespace?: unknown;
   port?: unknown;

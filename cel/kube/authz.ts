@@ -66,7 +66,7 @@ class GroupCheckValue extends ReceiverOnlyValue {
 }
 
 /** What a resource check is for (kube's resourceCheckVal without its authorizer). */
-export interface ResourceAttributes {
+interface ResourceAttributes {
   readonly group: string;
   readonly resource: string;
   readonly subresource: string;

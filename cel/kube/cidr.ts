@@ -19,9 +19,9 @@ import {
   sameBytes,
 } from './netip.js';
 
-export const CIDR_TYPE = opaqueType('net.CIDR');
+const CIDR_TYPE = opaqueType('net.CIDR');
 
-export class CIDRValue extends ObjectValue {
+class CIDRValue extends ObjectValue {
   readonly typeName = 'net.CIDR';
   constructor(readonly prefix: Prefix) {
     super();

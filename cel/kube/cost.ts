@@ -31,8 +31,8 @@ import {
 } from '../cost.js';
 
 /** k8s.io/apiserver/pkg/cel/limits.go. */
-export const MAX_FORMAT_SIZE = 64;
-export const MAX_NAME_FORMAT_REGEX_SIZE = 128;
+const MAX_FORMAT_SIZE = 64;
+const MAX_NAME_FORMAT_REGEX_SIZE = 128;
 
 const ONE = fixed(1n);
 const TRAVERSAL = STRING_TRAVERSAL_COST_FACTOR;

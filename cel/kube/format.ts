@@ -16,7 +16,7 @@ import { listType, objectType, optionalType, StringType } from '../types.js';
 import { ObjectValue, OptionalValue, type Value } from '../values.js';
 import type { KubeLibrary } from './library.js';
 
-export const FORMAT_TYPE = objectType('kubernetes.NamedFormat');
+const FORMAT_TYPE = objectType('kubernetes.NamedFormat');
 
 export class FormatValue extends ObjectValue {
   readonly typeName = 'kubernetes.NamedFormat';
@@ -47,7 +47,7 @@ const UUID_PATTERN = '(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[
 const DATE_TIME_PATTERN = '^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$';
 
 /** kube's ConstantFormats, by the name rules use. */
-export const NAMED_FORMATS: ReadonlyMap<string, FormatValue> = new Map(
+const NAMED_FORMATS: ReadonlyMap<string, FormatValue> = new Map(
   [
     new FormatValue('dns1123Label', (s) => validateDNS1123Label(s, false), 30),
     new FormatValue('dns1123Subdomain', (s) => validateDNS1123Subdomain(s, false), 60),

@@ -72,7 +72,7 @@ function shortestParts(x: number): { digits: string; exp: number } {
 }
 
 /** Go's strconv.FormatFloat(x, 'f', -1, 64) of a finite double: shortest digits, never an exponent. */
-export function goShortest(x: number): string {
+function goShortest(x: number): string {
   if (x === 0) return signOf(x) + '0';
   const { digits, exp } = shortestParts(x);
   const point = exp + 1;

@@ -22,7 +22,7 @@ export class IPValue extends ObjectValue {
 }
 
 /** kube's parseIPAddr: the address, or its error text. */
-export function parseIP(s: string): Addr | string {
+function parseIP(s: string): Addr | string {
   const addr = parseAddr(s);
   if (typeof addr === 'string') return `IP Address ${goQuote(s)} parse error during conversion from string: ${addr}`;
   if (addr.zone !== '') return `IP address ${goQuote(s)} with zone value is not allowed`;

@@ -29,7 +29,7 @@ const mulGuard = (cost: bigint, n: bigint): bigint =>
  * The factor by which a schema multiplies its children's occurrences (extractMaxElements):
  * maxItems or maxProperties, undefined for an unbounded list or map, 1 for anything else.
  */
-export function childCardinalityFactor(s: KubeSchema): bigint | undefined {
+function childCardinalityFactor(s: KubeSchema): bigint | undefined {
   const bound = (n: number | undefined): bigint | undefined => (n === undefined ? undefined : BigInt(Math.max(0, n)));
   if (s.type === 'object') return s.additionalProperties !== undefined ? bound(s.maxProperties) : 1n;
   if (s.type === 'array') return bound(s.maxItems);
@@ -44,7 +44,7 @@ export function childCardinality(parent: bigint | undefined, parentSchema: KubeS
 }
 
 /** How many values of this minimum size fit in one request, a comma each (compilation.go maxCardinality). */
-export const maxCardinality = (minSerializedSize: number): bigint =>
+const maxCardinality = (minSerializedSize: number): bigint =>
   BigInt(Math.trunc(MAX_REQUEST_SIZE_BYTES / (minSerializedSize + 1)));
 
 /**

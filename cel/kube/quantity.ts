@@ -8,9 +8,9 @@ import { BoolType, DoubleType, IntType, objectType, StringType } from '../types.
 import { CelError, MAX_INT64, MIN_INT64, ObjectValue, type Val, type Value } from '../values.js';
 import type { KubeLibrary } from './library.js';
 
-export const QUANTITY_TYPE = objectType('kubernetes.Quantity');
+const QUANTITY_TYPE = objectType('kubernetes.Quantity');
 
-export class QuantityValue extends ObjectValue {
+class QuantityValue extends ObjectValue {
   readonly typeName = 'kubernetes.Quantity';
   /** The value is num / den, den > 0. */
   constructor(
@@ -66,7 +66,7 @@ function scanQuantity(s: string): { negative: boolean; num: string; frac: string
 }
 
 /** resource.ParseQuantity: the value, or its error text. */
-export function parseQuantity(s: string): QuantityValue | string {
+function parseQuantity(s: string): QuantityValue | string {
   if (s === '') return ERR_FORMAT_WRONG;
   const scanned = scanQuantity(s);
   if (scanned === undefined) return ERR_FORMAT_WRONG;

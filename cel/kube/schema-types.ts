@@ -179,8 +179,8 @@ export class SchemaTypeProvider implements TypeProvider {
   }
 }
 
-export const SELF = 'self';
-export const OLD_SELF = 'oldSelf';
+const SELF = 'self';
+const OLD_SELF = 'oldSelf';
 
 /** `self` and `oldSelf` for a rule at a node of type t; with optionalOldSelf, oldSelf is optional_type(t). */
 export function ruleVariables(t: Type, optionalOldSelf = false): VariableDecl[] {

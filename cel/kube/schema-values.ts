@@ -125,7 +125,7 @@ function listValue(v: readonly JsonValue[], s: CelSchema): Value {
  * are) over its JSON, its fields converted when first read. size() counts every JSON key, as
  * kube's does, null and undescribed fields included.
  */
-export class SchemaObject extends MapValue implements OwnEquals {
+class SchemaObject extends MapValue implements OwnEquals {
   private readonly cache = new Map<string, Value>();
 
   constructor(

@@ -8,11 +8,11 @@ import { BoolType, IntType, objectType, StringType } from '../types.js';
 import { CelError, MAX_UINT64, ObjectValue, type Val, type Value } from '../values.js';
 import type { KubeLibrary } from './library.js';
 
-export const SEMVER_TYPE = objectType('kubernetes.Semver');
+const SEMVER_TYPE = objectType('kubernetes.Semver');
 
 type PreRelease = bigint | string;
 
-export class SemverValue extends ObjectValue {
+class SemverValue extends ObjectValue {
   readonly typeName = 'kubernetes.Semver';
   constructor(
     readonly major: bigint,
@@ -65,7 +65,7 @@ function number(s: string, what: string, capital: string): bigint | string {
 }
 
 /** blang/semver v4's Parse. */
-export function parseSemver(s: string): SemverValue | string {
+function parseSemver(s: string): SemverValue | string {
   if (s === '') return 'Version string empty';
   const parts = s.split('.');
   if (parts.length < 3) return 'No Major.Minor.Patch elements found';

@@ -8,9 +8,9 @@ import { BoolType, listType, mapType, objectType, StringType } from '../types.js
 import { CelError, MapValue, ObjectValue, type Val, type Value } from '../values.js';
 import type { KubeLibrary } from './library.js';
 
-export const URL_TYPE = objectType('kubernetes.URL');
+const URL_TYPE = objectType('kubernetes.URL');
 
-export class URLValue extends ObjectValue {
+class URLValue extends ObjectValue {
   readonly typeName = 'kubernetes.URL';
   constructor(
     readonly text: string,

@@ -55,7 +55,7 @@ export interface RuleNode {
   additional?: RuleNode;
 }
 
-export interface ValidateOptions {
+interface ValidateOptions {
   /** The request's remaining CEL cost budget (default celconfig.RuntimeCELCostBudget). */
   budget?: number;
   /** The per-rule call limit (default celconfig.PerCallLimit). */
@@ -64,7 +64,7 @@ export interface ValidateOptions {
   regexWorkBudget?: number;
 }
 
-export interface ValidateResult {
+interface ValidateResult {
   errors: FieldError[];
   warnings: string[];
   /** The budget left (negative: evaluation stopped). */

@@ -18,7 +18,7 @@ import { structuralOptionsForUpdate, validateStructuralSchema } from './structur
  * measured to overflow between 2,000 and 2,300 levels; refusing deeper schemas at write keeps that
  * a 422 here instead of a 500 on every later request that meets the schema.
  */
-export const MAX_SCHEMA_NESTING = 1000;
+const MAX_SCHEMA_NESTING = 1000;
 
 /** Sub-schemas of a schema, of every keyword that holds one. */
 function subSchemas(s: JSONSchemaProps): JSONSchemaProps[] {

@@ -37,7 +37,7 @@ import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 
 /** kube's validationOptions that concern the schema. All default to true (a CRD create). */
-export interface StructuralSchemaOptions {
+interface StructuralSchemaOptions {
   /** The schema must be structural (kube: always for v1 CRDs with preserveUnknownFields false). */
   requireStructuralSchema?: boolean;
   /** `type` must be one of the OpenAPI v3 types. */

@@ -5,7 +5,7 @@ import type { Task } from '../../apimachinery/structured-merge/trampoline.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 
 /** What a schema validator may need beyond the schema: the version and, on update, the old CRD. */
-export interface SchemaValidationContext {
+interface SchemaValidationContext {
   /** The version the schema belongs to; the first version for a schema all versions share. */
   version: string;
   /** The CRD before an update (kube relaxes some schema rules the stored CRD already broke). */

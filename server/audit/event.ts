@@ -19,7 +19,7 @@ import { type MicroClock, formatMicroTime } from '../../apimachinery/validation/
 import { systemClock } from '../../apimachinery/clock.js';
 
 /** authentication/v1 UserInfo: every field omitempty. */
-export interface AuditUserInfo {
+interface AuditUserInfo {
   username?: string;
   uid?: string;
   groups?: string[];
@@ -27,7 +27,7 @@ export interface AuditUserInfo {
 }
 
 /** audit/v1 ObjectReference: every field omitempty. */
-export interface AuditObjectReference {
+interface AuditObjectReference {
   resource?: string;
   namespace?: string;
   name?: string;
@@ -39,7 +39,7 @@ export interface AuditObjectReference {
 }
 
 /** The metav1.Status an event carries: kube copies only code, status, message, reason and details. */
-export interface AuditResponseStatus {
+interface AuditResponseStatus {
   metadata: Record<string, never>;
   status?: string;
   message?: string;
@@ -77,7 +77,7 @@ export interface AuditSink {
 }
 
 /** The fields of a metav1.Status a caller may hand over (an ApiError's status, say). */
-export interface StatusLike {
+interface StatusLike {
   kind?: string;
   status?: string;
   message?: string;
@@ -87,8 +87,8 @@ export interface StatusLike {
 }
 
 export const AUDIT_ID_HEADER = 'Audit-ID';
-export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
-export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
+const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
+const REASON_ANNOTATION = 'authorization.k8s.io/reason';
 
 /** kube's WithAuditInit: the client's Audit-ID header as is (no truncation), else a new UUID. */
 export function auditIDFrom(header: string | string[] | undefined): string {
@@ -210,7 +210,7 @@ function withoutManagedFieldsOne(obj: unknown): unknown {
 }
 
 /** kube's copyWithoutManagedFields: the object, a list's items and a Table's row objects, copied, never mutated. */
-export function withoutManagedFields(obj: unknown): unknown {
+function withoutManagedFields(obj: unknown): unknown {
   if (!isJsonObject(obj)) return obj;
   let out = withoutManagedFieldsOne(obj) as Record<string, unknown>;
   if (Array.isArray(out.items)) out = { ...out, items: out.items.map(withoutManagedFieldsOne) };
@@ -255,7 +255,7 @@ export interface BeginInput {
 }
 
 /** Where the request object came from, when the route knows better than the URL (kube's gvr argument). */
-export interface ObjectGVR {
+interface ObjectGVR {
   apiGroup?: string;
   apiVersion?: string;
   resource?: string;
@@ -510,7 +510,7 @@ class EventRecorder implements AuditRecorder {
   }
 }
 
-export interface AuditorOptions {
+interface AuditorOptions {
   policy: PolicyRuleEvaluator;
   sink: AuditSink;
   clock?: MicroClock;

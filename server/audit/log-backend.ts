@@ -16,7 +16,7 @@ const MEGABYTE = 1024 * 1024;
 const DEFAULT_MAX_SIZE_MB = 100;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface RotationOptions {
+interface RotationOptions {
   /** --audit-log-maxsize: megabytes before rotation; 0 means lumberjack's 100. */
   maxSizeMB?: number;
   /** --audit-log-maxbackup: rotated files kept; 0 keeps all (unless too old). */
@@ -205,7 +205,7 @@ export class RotatingFile {
   }
 }
 
-export interface AuditLogOptions extends RotationOptions {
+interface AuditLogOptions extends RotationOptions {
   /** --audit-log-path; `-` writes to stdout. */
   path: string;
   logger?: Logger;

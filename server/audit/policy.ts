@@ -22,15 +22,15 @@ const yaml = lazyRequire<typeof import('yaml')>('yaml');
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 
-export const AUDIT_LEVELS: readonly AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
-export const AUDIT_STAGES: readonly AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
+const AUDIT_LEVELS: readonly AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
+const AUDIT_STAGES: readonly AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 
 /** kube's Level.Less / GreaterOrEqual: levels are ordered None < Metadata < Request < RequestResponse. */
 export function levelAtLeast(level: AuditLevel, min: AuditLevel): boolean {
   return AUDIT_LEVELS.indexOf(level) >= AUDIT_LEVELS.indexOf(min);
 }
 
-export interface GroupResources {
+interface GroupResources {
   /** '' is the core group. */
   group?: string;
   // `pods`, `pods/log`, `*`, `*/status`, `pods/*`; empty matches every resource of the group.
@@ -68,7 +68,7 @@ export interface RequestAuditConfig {
   omitManagedFields: boolean;
 }
 
-export const AUDIT_API_VERSION = 'audit.k8s.io/v1';
+const AUDIT_API_VERSION = 'audit.k8s.io/v1';
 
 /** A policy file that cannot be used; the message is one line, ready for a start-up error. */
 export class AuditPolicyError extends Error {

@@ -34,7 +34,7 @@ export function isWebSocketRequest(headers: IncomingHttpHeaders): boolean {
 /** Go's base64.RawURLEncoding alphabet; a last group of one character cannot be decoded. */
 const RAW_BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-export type ProtocolToken =
+type ProtocolToken =
   /** No token subprotocol (or an empty one): other authenticators decide. */
   | { kind: 'none' }
   | { kind: 'token'; token: string /** The other subprotocols, the one to echo among them. */; protocols: string[] }

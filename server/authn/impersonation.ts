@@ -18,13 +18,13 @@ import { splitServiceAccountUsername } from './service-account-user.js';
 
 /** What every impersonation header's name starts with. */
 const IMPERSONATE_PREFIX = 'impersonate-';
-export const IMPERSONATE_USER_HEADER = 'impersonate-user';
-export const IMPERSONATE_UID_HEADER = 'impersonate-uid';
-export const IMPERSONATE_GROUP_HEADER = 'impersonate-group';
-export const IMPERSONATE_EXTRA_PREFIX = 'impersonate-extra-';
+const IMPERSONATE_USER_HEADER = 'impersonate-user';
+const IMPERSONATE_UID_HEADER = 'impersonate-uid';
+const IMPERSONATE_GROUP_HEADER = 'impersonate-group';
+const IMPERSONATE_EXTRA_PREFIX = 'impersonate-extra-';
 
 /** One thing the requester asks to act as; each is authorized on its own. */
-export type ImpersonationTarget =
+type ImpersonationTarget =
   | { kind: 'ServiceAccount'; namespace: string; name: string }
   | { kind: 'User'; name: string }
   | { kind: 'Group'; name: string }
@@ -37,7 +37,7 @@ export type ImpersonationTarget =
  */
 export type DistinctHeaders = Readonly<Record<string, readonly string[] | undefined>>;
 
-export type ImpersonationParse =
+type ImpersonationParse =
   | { kind: 'requests'; targets: ImpersonationTarget[]; groupsSpecified: boolean }
   | { kind: 'error'; message: string };
 
@@ -126,7 +126,7 @@ export function impersonationRequest(headers: DistinctHeaders): ImpersonationPar
 }
 
 /** The authorization check kube makes before letting `requester` act as `target`. */
-export function impersonationAttributes(requester: UserInfo, target: ImpersonationTarget): AuthorizationAttributes {
+function impersonationAttributes(requester: UserInfo, target: ImpersonationTarget): AuthorizationAttributes {
   const base: AuthorizationAttributes = {
     user: requester,
     verb: 'impersonate',
@@ -161,7 +161,7 @@ export function impersonationAttributes(requester: UserInfo, target: Impersonati
   }
 }
 
-export type ImpersonationOutcome =
+type ImpersonationOutcome =
   /** No Impersonate-* header asked for anything: the requester stands. */
   | { kind: 'none' }
   | { kind: 'user'; user: UserInfo }

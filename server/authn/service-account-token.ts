@@ -19,11 +19,11 @@ let joseLoaded: Promise<typeof import('jose')> | undefined;
 const jose = (): Promise<typeof import('jose')> => (joseLoaded ??= import('jose'));
 
 /** go-jose's jwt.DefaultLeeway. */
-export const LEEWAY_SECONDS = 60;
+const LEEWAY_SECONDS = 60;
 /** The algorithms kube's JWT authenticator parses tokens with. */
 const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
 
-export type SigningAlgorithm = 'RS256' | 'ES256' | 'ES384' | 'ES512';
+type SigningAlgorithm = 'RS256' | 'ES256' | 'ES384' | 'ES512';
 
 // ---- keys --------------------------------------------------------------------------------------
 
@@ -124,13 +124,13 @@ export function signingAlgorithm(key: KeyObject): SigningAlgorithm {
 
 // ---- claims ------------------------------------------------------------------------------------
 
-export interface ObjectRef {
+interface ObjectRef {
   name: string;
   uid: string;
 }
 
 /** The private `kubernetes.io` claim. */
-export interface KubernetesClaim {
+interface KubernetesClaim {
   namespace?: string;
   serviceaccount?: ObjectRef;
   secret?: ObjectRef;
@@ -150,7 +150,7 @@ export interface ServiceAccountTokenClaims {
   'kubernetes.io'?: KubernetesClaim;
 }
 
-export interface ServiceAccountIdentity {
+interface ServiceAccountIdentity {
   namespace: string;
   name: string;
   uid: string;
@@ -224,7 +224,7 @@ export interface LiveObject {
 
 export type ObjectLookup = (namespace: string, name: string) => Promise<LiveObject | undefined>;
 
-export type TokenAuthOutcome =
+type TokenAuthOutcome =
   /** Not a token of these issuers (or not a JWS): other authenticators decide. */
   | { kind: 'not-mine' }
   | { kind: 'user'; user: UserInfo; audiences: string[] }

@@ -12,7 +12,7 @@ export interface TokenRecord {
   user: UserInfo;
 }
 
-export class CsvError extends Error {
+class CsvError extends Error {
   override name = 'CsvError';
 }
 

@@ -10,14 +10,14 @@ import { serviceAccountClaims } from './service-account-token.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { fromAPIVersionAndKind, gvkString } from '../../apimachinery/versions.js';
 
-export const TOKEN_REQUEST_KIND = { group: 'authentication.k8s.io', name: 'TokenRequest' };
+const TOKEN_REQUEST_KIND = { group: 'authentication.k8s.io', name: 'TokenRequest' };
 /** SetDefaults_TokenRequestSpec. */
-export const DEFAULT_EXPIRATION_SECONDS = 3600;
+const DEFAULT_EXPIRATION_SECONDS = 3600;
 /** validation.MinTokenAgeSec. */
-export const MIN_EXPIRATION_SECONDS = 600;
-export const MAX_EXPIRATION_SECONDS = 2 ** 32;
+const MIN_EXPIRATION_SECONDS = 600;
+const MAX_EXPIRATION_SECONDS = 2 ** 32;
 
-export interface BoundObjectReference {
+interface BoundObjectReference {
   kind?: string;
   apiVersion?: string;
   name?: string;
@@ -33,7 +33,7 @@ export interface TokenRequest {
 }
 
 /** The ServiceAccount the token is for, as the registry stores it. */
-export interface ServiceAccountObject {
+interface ServiceAccountObject {
   metadata: { name: string; namespace: string; uid: string };
 }
 
@@ -121,7 +121,7 @@ export interface TokenRequestContext {
   secret: (namespace: string, name: string) => Promise<LiveObject | undefined>;
 }
 
-export type PreparedTokenRequest =
+type PreparedTokenRequest =
   | {
       kind: 'ok';
       request: TokenRequest;

@@ -12,10 +12,10 @@ import type { ServiceAccountTokenAuthenticator } from './service-account-token.j
 import type { X509Authenticator } from './x509.js';
 
 /** A failed authentication, with kube's reason (for the log; the client sees only 401 Unauthorized). */
-export type InvalidWithReason = Extract<AuthResult, { kind: 'invalid' }> & { reason: string };
-export type UnionAuthResult = Exclude<AuthResult, { kind: 'invalid' }> | InvalidWithReason;
+type InvalidWithReason = Extract<AuthResult, { kind: 'invalid' }> & { reason: string };
+type UnionAuthResult = Exclude<AuthResult, { kind: 'invalid' }> | InvalidWithReason;
 
-export interface UnionAuthenticatorOptions {
+interface UnionAuthenticatorOptions {
   /** The --token-auth-file authenticator, wrapped as it is. */
   tokens?: TokenAuthenticator;
   serviceAccounts?: ServiceAccountTokenAuthenticator;

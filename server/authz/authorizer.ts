@@ -92,7 +92,7 @@ export function requestAttributes(user: UserInfo, info: RequestInfo): Authorizat
 }
 
 /** kube's forbiddenMessage: who cannot do what, where. */
-export function forbiddenMessage(a: AuthorizationAttributes): string {
+function forbiddenMessage(a: AuthorizationAttributes): string {
   const user = goQuote(a.user.name);
   if (!a.resourceRequest) return `User ${user} cannot ${a.verb} path ${goQuote(a.path)}`;
   const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
@@ -101,7 +101,7 @@ export function forbiddenMessage(a: AuthorizationAttributes): string {
 }
 
 /** responsewriters' sanitizer: the message may be shown in a browser. */
-export const sanitizeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const sanitizeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * kube's responsewriters.Forbidden (ForbiddenStatusError): NewForbidden on the attributes' group

@@ -20,10 +20,10 @@ import { uncoveredRules } from '../../apimachinery/rbac/escalation.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import type { MetaLabelSelector } from '../../apimachinery/selectors/labels.js';
 
-export const BOOTSTRAPPING_LABEL = 'kubernetes.io/bootstrapping';
-export const AGGREGATE_TO_ADMIN = 'rbac.authorization.k8s.io/aggregate-to-admin';
-export const AGGREGATE_TO_EDIT = 'rbac.authorization.k8s.io/aggregate-to-edit';
-export const AGGREGATE_TO_VIEW = 'rbac.authorization.k8s.io/aggregate-to-view';
+const BOOTSTRAPPING_LABEL = 'kubernetes.io/bootstrapping';
+const AGGREGATE_TO_ADMIN = 'rbac.authorization.k8s.io/aggregate-to-admin';
+const AGGREGATE_TO_EDIT = 'rbac.authorization.k8s.io/aggregate-to-edit';
+const AGGREGATE_TO_VIEW = 'rbac.authorization.k8s.io/aggregate-to-view';
 
 const API_VERSION = `${RBAC_GROUP}/v1`;
 const READ = ['get', 'list', 'watch'];
@@ -282,7 +282,7 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
 }
 
 /** What reconciliation does with one object (kube's ReconcileOperation). */
-export type ReconcileOperation = 'none' | 'create' | 'update' | 'recreate';
+type ReconcileOperation = 'none' | 'create' | 'update' | 'recreate';
 
 export interface ReconcileResult<T> {
   operation: ReconcileOperation;

@@ -14,14 +14,14 @@ import { RbacIndex, type RbacStores, indexAuthorizer } from './rbac-index.js';
 import { ClusterRoleAggregation, ensureBootstrapPolicy } from './rbac-controllers.js';
 import { accessReviews, selfSubjectReview } from './reviews.js';
 
-export interface AuthorizationDeps {
+interface AuthorizationDeps {
   /** RBAC's four stores, the table's. */
   stores: RbacStores;
   modes: readonly AuthorizationMode[];
   logger: Logger;
 }
 
-export interface Authorization {
+interface Authorization {
   /** The chain of --authorization-mode over RBAC's index. */
   readonly authorizer: Authorizer;
   /** The rules RBAC's index holds for a user (what the escalation check compares a write with). */

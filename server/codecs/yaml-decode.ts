@@ -20,7 +20,7 @@ import { INT64_MAX, INT64_MIN } from '../../apimachinery/int64.js';
 import { setOwn } from '../../apimachinery/object.js';
 
 /** go-yaml's max_flow_level and max_indents, and Go's JSON nesting limit. */
-export const YAML_MAX_DEPTH = 10000;
+const YAML_MAX_DEPTH = 10000;
 
 /**
  * Deeper documents go to the worker: the recursive composer overflows near 800 levels, and the

@@ -22,7 +22,7 @@ const CR_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create'
 const CLEANUP_RETRY_MS = 1000;
 
 /** Where a custom resource store is created, so the API layer can add admission hooks to it. */
-export type StoreFactory = (crd: CustomResourceDefinition) => Store;
+type StoreFactory = (crd: CustomResourceDefinition) => Store;
 
 export class CRDController {
   private readonly crds = new Map<string, CustomResourceDefinition>();

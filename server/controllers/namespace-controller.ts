@@ -10,7 +10,7 @@ import { Informer } from '../registry/informer.js';
 import type { Store } from '../registry/store.js';
 import { NAMESPACE_FINALIZER, isTerminating } from '../registry/builtin/namespaces.js';
 
-export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 const RETRY_MS = 1000;
 
@@ -114,7 +114,7 @@ function applyDeletionConditions(ns: KubeObject, outcome: ContentOutcome, now: s
   }
 }
 
-export interface NamespaceControllerOptions {
+interface NamespaceControllerOptions {
   /**
    * Whether this replica may empty namespaces (leader election: one acts among servers sharing
    * etcd). Every replica keeps watching, so `resync()` on leadership gained finds the work.

@@ -18,7 +18,7 @@ import type { Catalog } from '../registry/catalog.js';
 import { Informer, informerKey } from '../registry/informer.js';
 import type { Store } from '../registry/store.js';
 import { applyJsonPatchOperations } from '../endpoints/patch/json-patch.js';
-export interface DynamicAdmissionDeps {
+interface DynamicAdmissionDeps {
   catalog: Catalog;
   /** The configuration kinds' stores (the table's: their writes never pass dynamic admission). */
   stores: ConfigurationStores;
@@ -29,7 +29,7 @@ export interface DynamicAdmissionDeps {
   logger: Logger;
 }
 
-export interface DynamicAdmission {
+interface DynamicAdmission {
   /** Mutating webhooks: last of the mutating plugins. */
   readonly mutating: AdmissionPlugin;
   /** Policies, then validating webhooks: last of the validating plugins. */
@@ -42,7 +42,7 @@ export interface DynamicAdmission {
   close(): Promise<void>;
 }
 
-export interface ConfigurationStores {
+interface ConfigurationStores {
   mutatingWebhooks: Store;
   validatingWebhooks: Store;
   policies: Store;

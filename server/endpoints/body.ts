@@ -15,7 +15,7 @@ import { deeperThan, typeMetaError } from '../../apimachinery/json.js';
  * and max_indents: `exceeded max depth of 10000`). Whatever walks a decoded object must therefore
  * not recurse on the call stack.
  */
-export const MAX_NESTING_DEPTH = 10000;
+const MAX_NESTING_DEPTH = 10000;
 
 /**
  * The body, refused with a 413 past `limit` bytes (kube's MaxRequestBodyBytes,
@@ -98,7 +98,7 @@ export async function parseYaml(text: string, int64 = false): Promise<unknown> {
 }
 
 /** Throws a 400 when a decoded document nests deeper than MAX_NESTING_DEPTH. */
-export function checkDepth(value: unknown): void {
+function checkDepth(value: unknown): void {
   if (deeperThan(value, MAX_NESTING_DEPTH))
     throw badRequest(`the request body nests deeper than ${MAX_NESTING_DEPTH} levels`);
 }

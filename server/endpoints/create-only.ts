@@ -14,7 +14,7 @@ import { negotiateResourceOutput } from './output.js';
 import { addWarning } from './field-validation.js';
 import { auditOf } from '../audit/context.js';
 
-export interface CreateOnlyCtx {
+interface CreateOnlyCtx {
   req: IncomingMessage;
   res: ServerResponse;
   info: RequestInfo;

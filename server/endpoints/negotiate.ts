@@ -106,7 +106,7 @@ export interface ConvertTarget {
 }
 
 /** kube's negotiation.EndpointRestrictions: what one endpoint can do with a media type. */
-export interface EndpointRestrictions {
+interface EndpointRestrictions {
   allowsMediaTypeTransform(mainType: string, subType: string, target: ConvertTarget | undefined): boolean;
   allowsServerVersion(version: string): boolean;
   allowsStreamSchema(schema: string): boolean;
@@ -144,7 +144,7 @@ export function resourceEndpointRestrictions(opts: {
 }
 
 /** negotiation.MediaTypeOptions: the media type chosen and what its parameters asked for. */
-export interface MediaTypeOptions<T extends ServedMediaType> {
+interface MediaTypeOptions<T extends ServedMediaType> {
   accepted: T;
   /** `pretty=1` on the media type (the `pretty` query parameter is isPrettyPrint's business). */
   pretty: boolean;
@@ -266,7 +266,7 @@ export function isPrettyPrint(query: URLSearchParams, userAgent: string | undefi
 
 // ---- Content-Type ----------------------------------------------------------------------------
 
-export interface MediaType {
+interface MediaType {
   /** Lowercased `type/subtype`. */
   type: string;
   /** Parameter names lowercased, values as sent (quoted strings unquoted). */

@@ -29,7 +29,7 @@ export const SERVED: readonly ServedReply[] = [
 ];
 
 /** `list`: whether PartialObjectMetadataList (rather than PartialObjectMetadata) was asked for. */
-export type OutputFormat = { kind: 'Object' } | { kind: 'Table' } | { kind: 'PartialObjectMetadata'; list: boolean };
+type OutputFormat = { kind: 'Object' } | { kind: 'Table' } | { kind: 'PartialObjectMetadata'; list: boolean };
 
 /** The request's answer as negotiated: its representation, its media type, whether that streams. */
 export interface Negotiated {
@@ -96,7 +96,7 @@ export function watchMediaType(negotiated: Negotiated): ReplyMediaType {
  * The result the handler answers with, so that a PartialObjectMetadata conversion of the wrong
  * shape is refused as kube's asPartialObjectMetadata(List) does: `goType` is what Go's %T prints for it.
  */
-export interface OutputTarget {
+interface OutputTarget {
   list: boolean;
   goType: string;
 }

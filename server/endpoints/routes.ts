@@ -16,7 +16,7 @@ import {
 import type { Store } from '../registry/store.js';
 import type { RequestInfo } from '../request/request-info.js';
 
-export type Route = { desc: ResourceDescriptor } & (
+type Route = { desc: ResourceDescriptor } & (
   | { store: Store; create?: undefined }
   | { create: CreateOnlyHandler; store?: undefined }
 );

@@ -69,7 +69,7 @@ export function dryRunErrors(values: readonly string[]): FieldError[] {
 }
 
 /** ValidateFieldManager: at most 128 bytes, printable characters only. */
-export function fieldManagerErrors(manager: string, path: string): FieldError[] {
+function fieldManagerErrors(manager: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong(path, FIELD_MANAGER_MAX_LENGTH));
   let at = 0;

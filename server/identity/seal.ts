@@ -16,7 +16,7 @@ import { isJsonObject } from '../../apimachinery/object.js';
  * machine (2^17 would be 0.4 s). k3s derives its key with PBKDF2-SHA1 at 4,096 rounds, far cheaper
  * to guess against; a token from `openssl rand -hex 32` leaves nothing to guess at all.
  */
-export const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 15, r: 8, p: 1 };
+const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 15, r: 8, p: 1 };
 /** What a record may ask of a start: a planted record must not make every replica allocate gigabytes. */
 const MAX_SCRYPT_MEMORY = 256 * 1024 * 1024;
 const KEY_BYTES = 32;
@@ -24,9 +24,9 @@ const SALT_BYTES = 16;
 /** GCM's 96-bit nonce, random per seal: a record is rewritten a handful of times in its life. */
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-export const SEALED_KIND = 'MiniApiserverSealedIdentity';
+const SEALED_KIND = 'MiniApiserverSealedIdentity';
 
-export interface ScryptParams {
+interface ScryptParams {
   N: number;
   r: number;
   p: number;

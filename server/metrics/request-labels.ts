@@ -9,9 +9,9 @@ import type { RequestInfo } from '../request/request-info.js';
 /** kube's APIServerComponent, the `component` label. */
 export const APISERVER_COMPONENT = 'apiserver';
 /** kube's OtherRequestMethod: what an unknown method is reported as. */
-export const OTHER_REQUEST_METHOD = 'other';
+const OTHER_REQUEST_METHOD = 'other';
 /** kube's types.ApplyPatchType: a PATCH with this Content-Type is reported as APPLY. */
-export const APPLY_PATCH_CONTENT_TYPE = 'application/apply-patch+yaml';
+const APPLY_PATCH_CONTENT_TYPE = 'application/apply-patch+yaml';
 
 /** kube's validRequestMethods: any other reported verb becomes "other". */
 const VALID_REQUEST_METHODS = new Set([
@@ -34,7 +34,7 @@ const VALID_REQUEST_METHODS = new Set([
 /** kube's validConnectRequests: subresources reported as CONNECT. */
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
 
-export type Scope = '' | 'resource' | 'namespace' | 'cluster';
+type Scope = '' | 'resource' | 'namespace' | 'cluster';
 
 /** kube's CleanScope: one object (or a create), a namespace's, the cluster's; "" off the API. */
 export function cleanScope(info: Pick<RequestInfo, 'name' | 'verb' | 'namespace' | 'isResourceRequest'>): Scope {
@@ -60,7 +60,7 @@ function isWatchQuery(method: string, query: URLSearchParams): boolean {
   return v !== '0' && v !== 'false';
 }
 
-export interface VerbInput {
+interface VerbInput {
   /** The HTTP method as sent. */
   method: string;
   query: URLSearchParams;
@@ -76,7 +76,7 @@ export interface VerbInput {
  * suggested verb (the route's) is WATCH for the /watch/ paths, which our request info reports as
  * the verb "watch".
  */
-export function reportedVerb(v: VerbInput): string {
+function reportedVerb(v: VerbInput): string {
   if (v.info?.verb === 'watch') return 'WATCH';
   const verb = canonicalVerb(v.method.toUpperCase(), v.scope);
   let reported = verb;
@@ -111,7 +111,7 @@ export interface RequestLabels {
   scope: Scope;
 }
 
-export interface RequestLabelInput {
+interface RequestLabelInput {
   method: string;
   query: URLSearchParams;
   contentType: string | undefined;

@@ -18,7 +18,7 @@ export interface AccessDeps {
 }
 
 /** The user kube's anonymous authenticator makes of a request without credentials. */
-export const ANONYMOUS: UserInfo = { name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] };
+const ANONYMOUS: UserInfo = { name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] };
 
 /** Who a request acts as, after authentication and impersonation (kube's WithAuthentication, WithImpersonation). */
 export interface Identity {

@@ -18,7 +18,7 @@ import { patchMetaFromSchema } from '../../apimachinery/strategic-merge/patch-me
 import { specChanged } from './object-meta-ops.js';
 import { type TypeNode, fromOpenAPISchema } from '../../apimachinery/structured-merge/schema.js';
 
-export interface StrategyParts
+interface StrategyParts
   extends Partial<Omit<Strategy, 'kind' | 'create' | 'update' | 'delete' | 'fieldTypes' | 'patchMeta'>> {
   create?: Partial<CreateStrategy>;
   update?: Partial<UpdateStrategy>;
@@ -83,7 +83,7 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
 }
 
 /** The field selector set every kind supports: metadata.name, and metadata.namespace when namespaced. */
-export function metadataFields(namespaced: boolean): (obj: KubeObject) => Record<string, string> {
+function metadataFields(namespaced: boolean): (obj: KubeObject) => Record<string, string> {
   return (obj) => {
     const fields: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' };
     if (namespaced) fields['metadata.namespace'] = obj.metadata.namespace ?? '';

@@ -132,9 +132,9 @@ const SUBRESOURCE_VERBS: Readonly<Record<string, readonly string[]>> = {
 
 export const subresourceVerbs = (subresource: string): readonly string[] => SUBRESOURCE_VERBS[subresource] ?? ['get'];
 
-export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
+const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
 
-export interface GroupVersions {
+interface GroupVersions {
   group: string;
   /** Served versions, preferred first. */
   versions: string[];

@@ -3,7 +3,7 @@
 // without a group (/registry/namespaces/<name>).
 import type { KindInfo } from './strategy.js';
 
-export function resourcePrefix(kind: Pick<KindInfo, 'group' | 'resource'>): string {
+function resourcePrefix(kind: Pick<KindInfo, 'group' | 'resource'>): string {
   return kind.group ? `/registry/${kind.group}/${kind.resource}/` : `/registry/${kind.resource}/`;
 }
 

@@ -39,9 +39,9 @@ export function specChanged(old: KubeObject, next: KubeObject): boolean {
 
 /** k8s.io/apimachinery/pkg/util/rand's alphabet: no vowels (no words), no 0/1/3 (look like letters). */
 export const GENERATED_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-export const GENERATED_NAME_RANDOM_LENGTH = 5;
+const GENERATED_NAME_RANDOM_LENGTH = 5;
 /** names.SimpleNameGenerator keeps the result within 63 characters: the base is cut to 58. */
-export const MAX_GENERATED_NAME_BASE_LENGTH = 63 - GENERATED_NAME_RANDOM_LENGTH;
+const MAX_GENERATED_NAME_BASE_LENGTH = 63 - GENERATED_NAME_RANDOM_LENGTH;
 
 /**
  * A name from metadata.generateName, as names.SimpleNameGenerator: the base cut to 58 characters,

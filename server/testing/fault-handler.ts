@@ -23,13 +23,13 @@ import { faultError } from './fault-status.js';
 import type { ActiveFault, FaultEngine } from './faults.js';
 import type { RequestFacts } from './match.js';
 
-export interface FaultHooks {
+interface FaultHooks {
   engine: FaultEngine;
   /** Forgets history up to now: storage compacted, every watch cache's window dropped. */
   expireHistory(): Promise<void>;
 }
 
-export function requestFacts(info: RequestInfo, user: UserInfo, userAgent: string | undefined): RequestFacts {
+function requestFacts(info: RequestInfo, user: UserInfo, userAgent: string | undefined): RequestFacts {
   return {
     verb: info.verb,
     apiGroup: info.apiGroup,
@@ -150,7 +150,7 @@ type End = ServerResponse['end'];
  * in its place, the moment the handler starts its answer. A failure of the request itself (a 4xx
  * or 5xx of its own) is sent as it is.
  */
-export function answerInsteadOfSuccess(res: ServerResponse, err: ApiError): void {
+function answerInsteadOfSuccess(res: ServerResponse, err: ApiError): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, code: number, ...rest: unknown[]) {
     res.writeHead = writeHead;
@@ -168,7 +168,7 @@ export function answerInsteadOfSuccess(res: ServerResponse, err: ApiError): void
  * (watch.ts), so the writes are counted and the response ended cleanly after the last one, as the
  * server ends a watch whose time is up. Later writes go nowhere.
  */
-export function watchEnding(res: ServerResponse): { after(events: number): void } {
+function watchEnding(res: ServerResponse): { after(events: number): void } {
   let left = Number.POSITIVE_INFINITY;
   const write = res.write;
   const end = (): void => {

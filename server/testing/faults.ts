@@ -34,13 +34,13 @@ export interface ActiveFault {
 }
 
 /** A watch being served, which a Fault may end after some events. */
-export interface OpenWatch {
+interface OpenWatch {
   readonly facts: RequestFacts;
   /** Ends it after `events` more events (0: now). */
   endAfter(events: number): void;
 }
 
-export interface FaultEngineDeps {
+interface FaultEngineDeps {
   store: Store;
   logger: Logger;
   /** mini_apiserver_testing_fault_hits_total{fault, action}. */

@@ -20,7 +20,7 @@ import { qualifiedResource } from '../registry/strategy.js';
 const isReady = (obj: KubeObject): boolean =>
   snapshotStatus(obj).conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-export interface SnapshotControllerDeps {
+interface SnapshotControllerDeps {
   store: Store;
   storage: Storage;
   /** What a snapshot holds. */

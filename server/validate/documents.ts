@@ -14,7 +14,7 @@ export class ValidateInputError extends Error {
 }
 
 /** One YAML document of a file and the line (from 1) where it starts. */
-export interface YamlDocument {
+interface YamlDocument {
   text: string;
   line: number;
 }

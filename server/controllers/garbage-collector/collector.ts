@@ -31,7 +31,7 @@ import {
 } from './graph.js';
 import { WorkQueue } from './queue.js';
 
-export interface GarbageCollectorOptions {
+interface GarbageCollectorOptions {
   /**
    * Whether this replica may act. Several API servers on one etcd each run a collector; kube runs
    * it in the one elected controller-manager, and so do we (leader-election.ts). The graph is kept

@@ -7,11 +7,11 @@ import type { Clock } from '../../../apimachinery/clock.js';
 import { goQuote } from '../../../apimachinery/quote.js';
 import type { Identity } from './graph.js';
 
-export const GC_EVENT_COMPONENT = 'garbage-collector-controller';
-export const REASON_OWNER_REF_INVALID_NAMESPACE = 'OwnerRefInvalidNamespace';
+const GC_EVENT_COMPONENT = 'garbage-collector-controller';
+const REASON_OWNER_REF_INVALID_NAMESPACE = 'OwnerRefInvalidNamespace';
 
 /** core/v1 ObjectReference as Go serializes it: empty fields are left out (omitempty). */
-export interface EventObjectReference {
+interface EventObjectReference {
   apiVersion: string;
   kind: string;
   namespace?: string;

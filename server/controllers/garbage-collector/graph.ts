@@ -24,7 +24,7 @@ export interface Identity {
   name: string;
 }
 
-export interface GraphNode {
+interface GraphNode {
   identity: Identity;
   owners: OwnerReference[];
   /** deletionTimestamp is set. */
@@ -49,7 +49,7 @@ export interface InvalidReference {
   ref: OwnerReference;
 }
 
-export const hasFinalizer = (obj: KubeObject, f: string): boolean => Boolean(obj.metadata.finalizers?.includes(f));
+const hasFinalizer = (obj: KubeObject, f: string): boolean => Boolean(obj.metadata.finalizers?.includes(f));
 export const isDeletingDependents = (obj: KubeObject): boolean =>
   Boolean(obj.metadata.deletionTimestamp) && hasFinalizer(obj, FINALIZER_DELETE_DEPENDENTS);
 export const isOrphaning = (obj: KubeObject): boolean =>
@@ -242,14 +242,14 @@ export function coordinatesMatch(ref: OwnerReference, owner: Identity, dependent
  * A namespaced owner outside the dependent's namespace (a cluster-scoped dependent has none): kube
  * reads such an owner in the dependent's namespace, where it is absent, and reports the reference.
  */
-export const inOtherNamespace = (owner: Identity, dependentNamespace: string): boolean =>
+const inOtherNamespace = (owner: Identity, dependentNamespace: string): boolean =>
   owner.namespace !== '' && owner.namespace !== dependentNamespace;
 
 /** How one owner reference stands, after a live read (kube's classifyReferences). */
 export type ReferenceState = 'solid' | 'dangling' | 'waiting' | 'unresolved' | 'invalid';
 
 /** What to do with a dependent, given its references' states (kube's attemptToDeleteItem). */
-export type Decision =
+type Decision =
   | { action: 'none' }
   /** Its owners cannot all be read now (a kind not served): try again later. */
   | { action: 'retry' }

@@ -5,7 +5,7 @@ import { type ApiError, notAcceptable, notFoundPath } from '../../../apimachiner
 import { negotiate } from '../negotiate.js';
 import { type OpenAPI, serverRelativeURL } from './documents.js';
 
-export interface OpenAPIResponse {
+interface OpenAPIResponse {
   code: number;
   headers: Record<string, string>;
   body: string | Buffer;

@@ -30,7 +30,7 @@ import { jsonKind, stringifyJSON } from '../../../apimachinery/json.js';
 /** maxJSONPatchOperations in kube's patch handler. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 /** The server's default JSONPatchMaxCopyBytes, which kube sets as json-patch's AccumulatedCopySizeLimit. */
-export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
 
 /** One operation as decoded: `op`, `path` and `from` are strings when present. */
 export type JsonPatchOperation = Readonly<JsonObject>;

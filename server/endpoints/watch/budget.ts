@@ -142,7 +142,7 @@ export interface WatchKind {
   kind: string;
 }
 
-export interface WatchKindCount extends WatchKind {
+interface WatchKindCount extends WatchKind {
   count: number;
 }
 

@@ -23,7 +23,7 @@ export interface TrackedWatcher {
   terminate(): void;
 }
 
-export interface WatchRegistryOptions {
+interface WatchRegistryOptions {
   /** Bytes pending across all watchers before the furthest behind are ended. */
   budgetBytes?: number;
   /** kube's --min-request-timeout: a watch without timeoutSeconds ends after 1 to 2 times this. */

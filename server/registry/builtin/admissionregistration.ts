@@ -71,7 +71,7 @@ export const validatingAdmissionPolicyBindingKind = clusterKind(
 );
 
 /** kube's categories for the four (`kubectl get api-extensions`). */
-export const ADMISSION_REGISTRATION_CATEGORIES = ['api-extensions'] as const;
+const ADMISSION_REGISTRATION_CATEGORIES = ['api-extensions'] as const;
 
 // The store hands strategies KubeObjects; these are the same objects seen as their kind.
 const asConfig = (obj: KubeObject): WebhookConfiguration => obj as unknown as WebhookConfiguration;
@@ -218,7 +218,7 @@ export function bindingParamRef(obj: KubeObject): string {
 }
 
 /** The POLICYNAME cell. */
-export const bindingPolicyName = (obj: KubeObject): string => text(record(obj['spec'])['policyName']);
+const bindingPolicyName = (obj: KubeObject): string => text(record(obj['spec'])['policyName']);
 
 /** kube's mutatingWebhookColumnDefinitions and validatingWebhookColumnDefinitions after NAME. */
 export const WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = [
@@ -231,8 +231,8 @@ export const WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = [
   },
   PRINTER_AGE,
 ];
-export const MUTATING_WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = WEBHOOK_CONFIGURATION_COLUMNS;
-export const VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = WEBHOOK_CONFIGURATION_COLUMNS;
+const MUTATING_WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = WEBHOOK_CONFIGURATION_COLUMNS;
+const VALIDATING_WEBHOOK_CONFIGURATION_COLUMNS: ServedColumn[] = WEBHOOK_CONFIGURATION_COLUMNS;
 
 /** kube's validatingAdmissionPolicy columns after NAME. */
 export const VALIDATING_ADMISSION_POLICY_COLUMNS: ServedColumn[] = [

@@ -29,7 +29,7 @@ export const configMapKind = {
 };
 
 /** ValidateConfigMap, without the ObjectMeta rules the store checks itself. */
-export function validateConfigMap(obj: KubeObject): FieldError[] {
+function validateConfigMap(obj: KubeObject): FieldError[] {
   const data = stringMap(obj, 'data');
   const binaryData = stringMap(obj, 'binaryData');
   const errs = keyErrors(data, 'data');

@@ -15,9 +15,9 @@ import type { KubeObject } from '../../../apimachinery/object.js';
 
 export const eventKind = { group: '', resource: 'events', kind: 'Event', listKind: 'EventList', namespaced: true };
 
-export const EVENTS_GROUP = 'events.k8s.io';
+const EVENTS_GROUP = 'events.k8s.io';
 const CORE_API_VERSION = 'v1';
-export const EVENTS_API_VERSION = `${EVENTS_GROUP}/v1`;
+const EVENTS_API_VERSION = `${EVENTS_GROUP}/v1`;
 
 interface ObjectReference {
   kind?: string;
@@ -52,7 +52,7 @@ function renamed(obj: KubeObject, apiVersion: string, pairs: ReadonlyArray<reado
 }
 
 /** A core/v1 Event as events.k8s.io/v1 reads it, or the other way round. */
-export function convertEvent(obj: KubeObject, apiVersion: string): KubeObject {
+function convertEvent(obj: KubeObject, apiVersion: string): KubeObject {
   if (obj.apiVersion === apiVersion) return obj;
   return apiVersion === EVENTS_API_VERSION
     ? renamed(
@@ -116,7 +116,7 @@ function seriesErrors(event: KubeObject): FieldError[] {
 }
 
 /** ValidateEventCreate: legacy rules, and for events.k8s.io/v1 writes the strict ones. */
-export function validateEventCreate(obj: KubeObject): FieldError[] {
+function validateEventCreate(obj: KubeObject): FieldError[] {
   const event = asCore(obj);
   const errs = legacyErrors(event);
   if (obj.apiVersion !== EVENTS_API_VERSION) return errs;
@@ -151,7 +151,7 @@ const IMMUTABLE = [
 ];
 
 /** ValidateEventUpdate. */
-export function validateEventUpdate(obj: KubeObject, oldObj: KubeObject): FieldError[] {
+function validateEventUpdate(obj: KubeObject, oldObj: KubeObject): FieldError[] {
   const event = asCore(obj);
   const old = asCore(oldObj);
   const errs = legacyErrors(event);
@@ -183,7 +183,7 @@ const EVENTS_V1_FIELD_LABELS: Record<string, string> = {
 };
 
 /** events.k8s.io/v1's field selector labels, converted to the core names the store selects on. */
-export const eventsV1FieldLabels: FieldLabelConversion = (label, value) => {
+const eventsV1FieldLabels: FieldLabelConversion = (label, value) => {
   const core = EVENTS_V1_FIELD_LABELS[label];
   return core === undefined ? { error: `field label not supported: ${label}` } : { label: core, value };
 };

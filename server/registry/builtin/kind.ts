@@ -56,7 +56,7 @@ export interface BuiltinKind {
 /** Every verb kube's generic store serves. */
 const STORED_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
 
-export interface StoredKindInit {
+interface StoredKindInit {
   singular: string;
   goPackage?: string;
   schema: JSONSchemaProps;

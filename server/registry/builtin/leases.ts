@@ -14,7 +14,7 @@ import { parseMicroTime } from '../../../apimachinery/validation/micro-time.js';
 import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import type { WriteContext } from '../strategy.js';
 
-export const COORDINATION_GROUP = 'coordination.k8s.io';
+const COORDINATION_GROUP = 'coordination.k8s.io';
 
 export const leaseKind = {
   group: COORDINATION_GROUP,
@@ -53,7 +53,7 @@ function strategyErrors(strategy: string, path: string): FieldError[] {
 }
 
 /** ValidateLeaseSpec. */
-export function validateLeaseSpec(obj: KubeObject): FieldError[] {
+function validateLeaseSpec(obj: KubeObject): FieldError[] {
   const spec = specOf(obj);
   const errs: FieldError[] = [];
   if (spec.leaseDurationSeconds != null && spec.leaseDurationSeconds <= 0) {
@@ -107,7 +107,7 @@ function decodeFailure(message: string, ctx: WriteContext): ApiError {
 }
 
 /** `kubectl get leases`' HOLDER column. */
-export const leaseHolder = (obj: KubeObject): string => specOf(obj).holderIdentity ?? '';
+const leaseHolder = (obj: KubeObject): string => specOf(obj).holderIdentity ?? '';
 
 /** kube's leaseColumnDefinitions. */
 export const LEASE_COLUMNS: ServedColumn[] = [

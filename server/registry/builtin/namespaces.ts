@@ -13,7 +13,7 @@ import { validateDNS1123Label } from '../../../apimachinery/validation/names.js'
 export const NAMESPACE_FINALIZER = 'kubernetes';
 
 /** What kube-apiserver's NamespaceLifecycle admission never lets be deleted. */
-export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
+const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
 export const namespaceKind = {
   group: '',
@@ -117,7 +117,7 @@ export const namespaceStrategy = defineStrategy(namespaceKind, {
 export const isTerminating = (obj: KubeObject): boolean =>
   Boolean(obj.metadata.deletionTimestamp) || asNamespace(obj).status?.phase === 'Terminating';
 
-export const namespaceFinalizers = (obj: KubeObject): string[] => asNamespace(obj).spec?.finalizers ?? [];
+const namespaceFinalizers = (obj: KubeObject): string[] => asNamespace(obj).spec?.finalizers ?? [];
 
 export const NAMESPACES: BuiltinKind = storedKind(namespaceStrategy, {
   singular: 'namespace',

@@ -39,22 +39,22 @@ import { defaultBinding } from '../../../apimachinery/rbac/defaults.js';
 
 export { RBAC_GROUP };
 
-export const roleKind = { group: RBAC_GROUP, resource: 'roles', kind: 'Role', listKind: 'RoleList', namespaced: true };
-export const clusterRoleKind = {
+const roleKind = { group: RBAC_GROUP, resource: 'roles', kind: 'Role', listKind: 'RoleList', namespaced: true };
+const clusterRoleKind = {
   group: RBAC_GROUP,
   resource: 'clusterroles',
   kind: 'ClusterRole',
   listKind: 'ClusterRoleList',
   namespaced: false,
 };
-export const roleBindingKind = {
+const roleBindingKind = {
   group: RBAC_GROUP,
   resource: 'rolebindings',
   kind: 'RoleBinding',
   listKind: 'RoleBindingList',
   namespaced: true,
 };
-export const clusterRoleBindingKind = {
+const clusterRoleBindingKind = {
   group: RBAC_GROUP,
   resource: 'clusterrolebindings',
   kind: 'ClusterRoleBinding',
@@ -130,10 +130,10 @@ export const ROLE_COLUMNS: ServedColumn[] = [
     value: createdAt,
   },
 ];
-export const CLUSTER_ROLE_COLUMNS: ServedColumn[] = ROLE_COLUMNS;
+const CLUSTER_ROLE_COLUMNS: ServedColumn[] = ROLE_COLUMNS;
 
 /** kube's SubjectsStrings: users, groups, and ServiceAccounts as namespace/name. */
-export function subjectsStrings(binding: RoleBinding): {
+function subjectsStrings(binding: RoleBinding): {
   users: string[];
   groups: string[];
   serviceAccounts: string[];
@@ -155,7 +155,7 @@ export function subjectsStrings(binding: RoleBinding): {
 }
 
 /** The ROLE cell: `ClusterRole/view`. */
-export const bindingRole = (obj: KubeObject): string => {
+const bindingRole = (obj: KubeObject): string => {
   const ref = asBinding(obj).roleRef;
   return `${ref?.kind ?? ''}/${ref?.name ?? ''}`;
 };

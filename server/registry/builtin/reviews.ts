@@ -5,7 +5,7 @@ import { reviewSchema } from '../../../apimachinery/apis/builtin-schemas.js';
 import { type BuiltinKind, createOnlyKind } from './kind.js';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
-export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
+const AUTHENTICATION_GROUP = 'authentication.k8s.io';
 
 const accessReview = (resource: string, kind: string, namespaced: boolean): BuiltinKind =>
   createOnlyKind(

@@ -18,9 +18,9 @@ import {
   tooLongBytes,
 } from './data-maps.js';
 
-export const secretKind = { group: '', resource: 'secrets', kind: 'Secret', listKind: 'SecretList', namespaced: true };
+const secretKind = { group: '', resource: 'secrets', kind: 'Secret', listKind: 'SecretList', namespaced: true };
 
-export const SECRET_TYPE_OPAQUE = 'Opaque';
+const SECRET_TYPE_OPAQUE = 'Opaque';
 const SERVICE_ACCOUNT_NAME_KEY = 'kubernetes.io/service-account.name';
 
 const secretType = (obj: KubeObject): string => (typeof obj['type'] === 'string' ? obj['type'] : '');
@@ -65,7 +65,7 @@ function jsonError(value: string): string | undefined {
 const REDACTED = '<secret contents redacted>';
 
 /** ValidateSecret, without the ObjectMeta rules the store checks itself. */
-export function validateSecret(obj: KubeObject): FieldError[] {
+function validateSecret(obj: KubeObject): FieldError[] {
   const data = stringMap(obj, 'data');
   const errs = keyErrors(data, 'data');
   let totalSize = 0;
@@ -113,7 +113,7 @@ export function validateSecret(obj: KubeObject): FieldError[] {
 }
 
 /** ValidateSecretUpdate: type immutable, then data and the flag once `immutable` is set. */
-export function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   if (secretType(obj) !== secretType(old)) errs.push(invalid('type', secretType(obj), 'field is immutable'));
   return [...errs, ...immutableErrors(obj, old, ['data']), ...validateSecret(obj)];

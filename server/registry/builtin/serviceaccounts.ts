@@ -8,7 +8,7 @@ import { PRINTER_AGE } from './printer-columns.js';
 import { objectMetaFieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 
-export const serviceAccountKind = {
+const serviceAccountKind = {
   group: '',
   resource: 'serviceaccounts',
   kind: 'ServiceAccount',

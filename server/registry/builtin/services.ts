@@ -28,7 +28,7 @@ import {
 import { type JsonObject, type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { isDNS1123Label, isDNS1123Subdomain, validateDNS1035Label } from '../../../apimachinery/validation/names.js';
 
-export const serviceKind: KindInfo = {
+const serviceKind: KindInfo = {
   group: '',
   resource: 'services',
   kind: 'Service',
@@ -47,7 +47,7 @@ const portsOf = (spec: JsonObject): JsonObject[] =>
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** kube's SetDefaults_Service and SetDefaults_ServicePort, less what allocation decides. */
-export function defaultService(obj: KubeObject): void {
+function defaultService(obj: KubeObject): void {
   if (!isJsonObject(obj['spec'])) obj['spec'] = {};
   const spec = obj['spec'] as JsonObject;
   spec['type'] ??= 'ClusterIP';
@@ -123,7 +123,7 @@ function validatePorts(spec: JsonObject, errs: FieldError[]): void {
 }
 
 /** The subset of kube's ValidateService described at the top. */
-export function validateService(obj: KubeObject): FieldError[] {
+function validateService(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const spec = specOf(obj);
   const type = spec['type'];
@@ -178,7 +178,7 @@ function validateServiceUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
 // ---- printing ---------------------------------------------------------------------------------
 
 /** kube's makePortString: `80/TCP`, `80:30080/TCP`, comma-joined. */
-export function servicePorts(obj: KubeObject): string {
+function servicePorts(obj: KubeObject): string {
   const pieces = portsOf(specOf(obj)).map((p) => {
     const nodePort = typeof p['nodePort'] === 'number' && p['nodePort'] > 0 ? `:${p['nodePort']}` : '';
     return `${String(p['port'] ?? 0)}${nodePort}/${String(p['protocol'] ?? '')}`;
@@ -187,7 +187,7 @@ export function servicePorts(obj: KubeObject): string {
 }
 
 /** kube's getServiceExternalIP, wide (the server's tables are always wide). */
-export function serviceExternalIP(obj: KubeObject): string {
+function serviceExternalIP(obj: KubeObject): string {
   const spec = specOf(obj);
   const externalIPs = strings(spec['externalIPs']);
   switch (spec['type']) {
@@ -235,7 +235,7 @@ const SPEC_DOC = {
 };
 
 /** kube's serviceColumnDefinitions (Name is the table's own first column). */
-export const SERVICE_COLUMNS: ServedColumn[] = [
+const SERVICE_COLUMNS: ServedColumn[] = [
   {
     name: 'Type',
     type: 'string',
@@ -273,7 +273,7 @@ export const SERVICE_COLUMNS: ServedColumn[] = [
 
 const update = { prepare: keepStoredStatus, validate: validateServiceUpdate, resetFields: STATUS_RESET };
 
-export const serviceStrategy = defineStrategy(serviceKind, {
+const serviceStrategy = defineStrategy(serviceKind, {
   schemas: { v1: serviceSchema },
   fieldLabels: objectMetaFieldLabels(serviceKind.kind),
   canonicalize: (obj) => defaultService(obj),

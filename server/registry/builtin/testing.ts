@@ -37,9 +37,9 @@ const kind = (resource: string, kindName: string): KindInfo => ({
   namespaced: false,
 });
 
-export const faultKind = kind('faults', 'Fault');
+const faultKind = kind('faults', 'Fault');
 export const snapshotKind = kind('snapshots', 'Snapshot');
-export const clockKind = kind('clocks', 'Clock');
+const clockKind = kind('clocks', 'Clock');
 
 export const faultSpec = (obj: KubeObject): FaultSpec => (isJsonObject(obj['spec']) ? (obj['spec'] as FaultSpec) : {});
 export const clockSpec = (obj: KubeObject): ClockSpec | undefined =>
@@ -47,7 +47,7 @@ export const clockSpec = (obj: KubeObject): ClockSpec | undefined =>
 export const snapshotStatus = (obj: KubeObject): SnapshotStatus =>
   isJsonObject(obj['status']) ? (obj['status'] as SnapshotStatus) : {};
 
-export const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 const ACTIONS = ['error', 'errorAfterCommit', 'resetConnection', 'endWatch', 'expireHistory'] as const;
 
 /** A Go duration in milliseconds (negative allowed), or Go's error text. */
@@ -154,9 +154,9 @@ export function faultActionText(obj: KubeObject): string {
 const snapshotReady = (obj: KubeObject): string =>
   snapshotStatus(obj).conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
 
-export const faultStrategy = testingStrategy(faultKind, faultSchema, (obj) => validateFaultSpec(faultSpec(obj)));
-export const snapshotStrategy = testingStrategy(snapshotKind, snapshotSchema, () => []);
-export const clockStrategy = testingStrategy(clockKind, clockSchema, validateClock);
+const faultStrategy = testingStrategy(faultKind, faultSchema, (obj) => validateFaultSpec(faultSpec(obj)));
+const snapshotStrategy = testingStrategy(snapshotKind, snapshotSchema, () => []);
+const clockStrategy = testingStrategy(clockKind, clockSchema, validateClock);
 
 export const FAULTS = testingKind(faultStrategy, 'fault', faultSchema, [
   { name: 'Action', type: 'string', jsonPath: '.spec.action', description: 'What it does.', value: faultActionText },
