@@ -19,8 +19,9 @@ $(NODE_MODULES): package.json package-lock.json
 
 build: $(BUILD_STAMP)
 
-# The library (dist/, tsc's output with types) and the binary's bundle (dist/bin/: one module of
-# our code, packages left external, so a start loads one file, not two hundred): package.json's build.
+# The library (dist/, tsc's output with types) and the binary's bundle (dist/bin/: one CommonJS
+# file of our code, packages left external, so a start loads one file, not two hundred; its V8 code
+# cache is written by the first start): package.json's build.
 $(BUILD_STAMP): $(NODE_MODULES) $(SOURCES)
 	npm run --silent build
 	@touch $@
