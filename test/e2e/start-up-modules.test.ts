@@ -1,5 +1,5 @@
 // What a start loads: the binary, restarted on its data dir, serves /readyz without having loaded
-// the packages only some requests need (protobufjs, yaml, ws, re2js, prom-client, jose:
+// the packages only some requests need (protobufjs, yaml, ws, re2js, prom-client, jsonpath-plus, jose:
 // apimachinery/lazy-require.ts and the jose import in server/authn). A static import of one of them would put its load back
 // into every start; this test names the package that came back. The loads are recorded by a
 // preloaded hook on both of Node's loaders (CommonJS require and ES module resolution).
@@ -11,13 +11,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, request, startServerProcess } from '../helpers/server-process.js';
 import { loadLog } from '../helpers/load-log.js';
 
-const LAZY = ['protobufjs', 'yaml', 'ws', 're2js', 'prom-client', 'jose'];
+const LAZY = ['protobufjs', 'yaml', 'ws', 're2js', 'prom-client', 'jsonpath-plus', 'jose'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'start-up-modules-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('a restart of the binary', () => {
-  it('is ready without loading protobufjs, yaml, ws, re2js, prom-client or jose', async () => {
+  it('is ready without loading protobufjs, yaml, ws, re2js, prom-client, jsonpath-plus or jose', async () => {
     const dataDir = join(scratch, 'data');
     const first = await startServerProcess({ dataDir });
     await first.stop();
