@@ -4,11 +4,11 @@
 // into every start; this test names the package that came back. The loads are recorded by a
 // preloaded hook on both of Node's loaders (CommonJS require and ES module resolution).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, request, startServerProcess } from '../helpers/server-process.js';
+import { BIN, REPO_ROOT, request, startServerProcess } from '../helpers/server-process.js';
 import { loadLog } from '../helpers/load-log.js';
 
 const LAZY = ['protobufjs', 'yaml', 'ws', 're2js', 'prom-client', 'jsonpath-plus', 'jose'];
@@ -52,5 +52,20 @@ describe('a restart of the binary', () => {
     const loaded = read();
     expect(loaded.has('better-sqlite3')).toBe(true);
     expect(LAZY.filter((p) => loaded.has(p))).toEqual([]);
+  }, 60_000);
+
+  it("replaces a code cache V8 refuses with the bundle's own, and starts all the same", async () => {
+    // bin/mini-apiserver's cache: a line naming the bundle (size, mtime), then V8's data.
+    const bundle = join(REPO_ROOT, 'dist', 'bin', 'main.cjs');
+    const cache = `${bundle}.cache`;
+    const st = statSync(bundle);
+    const key = `${st.size} ${st.mtimeMs}\n`;
+    writeFileSync(cache, `${key}not V8's code cache`);
+    const server = await startServerProcess({ dataDir: join(scratch, 'refused') });
+    expect((await request(`${server.url}/readyz`, { ca: server.ca })).status).toBe(200);
+    await server.stop();
+    const written = readFileSync(cache);
+    expect(written.subarray(0, key.length).toString()).toBe(key);
+    expect(written.length).toBeGreaterThan(100_000);
   }, 60_000);
 });
