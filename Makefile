@@ -1,7 +1,7 @@
 # The two commands: `make run` and `make test`. Everything else is a step they take.
 SHELL := /bin/bash
 NODE_MODULES := node_modules/.package-lock.json
-SOURCES := $(shell find apimachinery cel webhook server crd storage admission -name '*.ts' 2>/dev/null) tsconfig.json package.json
+SOURCES := $(shell find apimachinery cel webhook server crd storage admission -name '*.ts' 2>/dev/null) tsconfig.json package.json scripts/import-meta-url.js
 BUILD_STAMP := dist/.build-stamp
 DATA_DIR ?= .data
 PORT ?= 6443
