@@ -1,6 +1,6 @@
-// Packages loaded on first use rather than at start-up. Importing protobufjs, yaml, ws, re2js or
-// prom-client costs tens of milliseconds each; a server that never meets a protobuf body, a YAML
-// document, a WebSocket, a pattern or a scrape of /metrics should not pay for them before it is ready. CommonJS builds only (each of
+// Packages loaded on first use rather than at start-up. Importing protobufjs, yaml, ws, re2js,
+// prom-client or jsonpath-plus costs tens of milliseconds each; a server that never meets a protobuf body, a YAML
+// document, a WebSocket, a pattern, a scrape of /metrics or a Table's JSONPath column should not pay for them before it is ready. CommonJS builds only (each of
 // these ships one): require is synchronous, so callers stay synchronous.
 import { createRequire } from 'node:module';
 

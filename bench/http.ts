@@ -21,7 +21,8 @@
 // Rounds taken in turns (report.ts's `inTurns`), medians. No test asserts these: the figures and
 // the issue's targets are printed side by side.
 //
-// Run: make build && make bench ONLY=http [QUICK=1]
+// Run: make build && make bench ONLY=http [QUICK=1] [ROWS=restart,create,get,list,etcd] (ROWS: only
+// those rows, for a look at one figure; all of them without it).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -70,6 +71,13 @@ const item = (i: number): string =>
     metadata: { name: `item-${String(i).padStart(6, '0')}`, labels: { app: 'bench', shard: String(i % 16) } },
     spec: { replicas: i % 5, image: 'registry.example.com/bench/app:v1.2.3', data: 'x'.repeat(500) },
   });
+
+const ROWS = ['restart', 'create', 'get', 'list', 'etcd'] as const;
+type Row = (typeof ROWS)[number];
+const wanted = new Set<string>(process.env.ROWS ? process.env.ROWS.split(',') : ROWS);
+for (const row of wanted)
+  if (!(ROWS as readonly string[]).includes(row)) throw new Error(`ROWS: no row ${row} (rows: ${ROWS.join(',')})`);
+const want = (row: Row): boolean => wanted.has(row);
 
 const TARGET = { createOfRaw: 0.9, get: 0.5, listMs: 100, restart: 1.5, etcdOfRaw: 0.6, etcdP99Ms: 50 };
 
@@ -141,7 +149,8 @@ async function onSqlite(dir: string): Promise<Metric[]> {
       () => client.agent.destroy(),
     );
     const items = await installCRD(client, GROUP, 'items', 'Item', ITEM_SPEC, NS);
-    await inFlight(N.listObjects, LOAD_IN_FLIGHT, async (i) => {
+    const listObjects = want('list') ? N.listObjects : 0;
+    await inFlight(listObjects, LOAD_IN_FLIGHT, async (i) => {
       const r = await client.call('POST', items, item(i));
       if (r.status !== 201) throw new Error(`item ${i}: ${r.status} ${r.body.slice(0, 200)}`);
     });
@@ -159,7 +168,7 @@ async function onSqlite(dir: string): Promise<Metric[]> {
     for (const path of [one, rv0, '/version']) await capture('GET', path, 200);
     const list = await capture('GET', items, 200);
     const listed = (JSON.parse(list) as { items: unknown[] }).items.length;
-    if (listed !== N.listObjects) throw new Error(`listed ${listed} items, expected ${N.listObjects}`);
+    if (listed !== listObjects) throw new Error(`listed ${listed} items, expected ${listObjects}`);
     const stored = await capture('POST', widgets, 201, JSON.stringify(widget('captured')));
     const bare = await startBare(server.dataDir, canned);
     cleanup.push(() => bare.stop());
@@ -189,43 +198,49 @@ async function onSqlite(dir: string): Promise<Metric[]> {
     await raw();
 
     const metrics: Metric[] = [];
-    const [created, bareCreated, rawCreated] = await measure([
-      creates(`${server.url}${widgets}`, token, body),
-      creates(`${bare.url}${widgets}`, token, body),
-      raw,
-    ]);
-    metrics.push(
-      rateRow(
-        'create of a custom resource (schema, CEL rule, defaults), SQLite (vs raw durable SQLite insert, a Node loop)',
-        created!,
-        rawCreated!,
-        verdict(`≥ ${TARGET.createOfRaw}`, created!.rate / rawCreated!.rate >= TARGET.createOfRaw),
-      ),
-      rateRow('create, the same (vs bare node:https answering a POST of the same body)', created!, bareCreated!),
-    );
-    for (const [name, path] of [
-      ['GET of one custom resource, consistent read', one],
-      ['GET of one custom resource, resourceVersion=0', rv0],
-      ['GET /version', '/version'],
-    ] as const) {
+    if (want('create')) {
+      const [created, bareCreated, rawCreated] = await measure([
+        creates(`${server.url}${widgets}`, token, body),
+        creates(`${bare.url}${widgets}`, token, body),
+        raw,
+      ]);
+      metrics.push(
+        rateRow(
+          'create of a custom resource (schema, CEL rule, defaults), SQLite (vs raw durable SQLite insert, a Node loop)',
+          created!,
+          rawCreated!,
+          verdict(`≥ ${TARGET.createOfRaw}`, created!.rate / rawCreated!.rate >= TARGET.createOfRaw),
+        ),
+        rateRow('create, the same (vs bare node:https answering a POST of the same body)', created!, bareCreated!),
+      );
+    }
+    for (const [name, path] of want('get')
+      ? ([
+          ['GET of one custom resource, consistent read', one],
+          ['GET of one custom resource, resourceVersion=0', rv0],
+          ['GET /version', '/version'],
+        ] as const)
+      : []) {
       const [ours, baseline] = await measure([get(server.url, path), get(bare.url, path)]);
       const target = path === one ? verdict(`≥ ${TARGET.get}`, ours!.rate / baseline!.rate >= TARGET.get) : undefined;
       metrics.push(rateRow(`${name} (vs bare node:https, same bytes)`, ours!, baseline!, target));
     }
-    const [ours, baseline] = await measure([get(server.url, items, 1), get(bare.url, items, 1)]);
-    // One list at a time: the time per list is the inverse of the rate.
-    const [perList, barePerList] = [1000 / ours!.rate, 1000 / baseline!.rate];
-    metrics.push({
-      ...metric(
-        `list of ${N.listObjects} from the cache, ms per list, one connection (vs bare node:https, same ${(list.length / 2 ** 20).toFixed(1)} MiB)`,
-        perList,
-        barePerList,
-        'ms',
-        'lower',
-      ),
-      latency: { ours: ours!, baseline: baseline! },
-      target: verdict(`≤ ${TARGET.listMs} ms`, perList <= TARGET.listMs),
-    });
+    if (want('list')) {
+      const [ours, baseline] = await measure([get(server.url, items, 1), get(bare.url, items, 1)]);
+      // One list at a time: the time per list is the inverse of the rate.
+      const [perList, barePerList] = [1000 / ours!.rate, 1000 / baseline!.rate];
+      metrics.push({
+        ...metric(
+          `list of ${N.listObjects} from the cache, ms per list, one connection (vs bare node:https, same ${(list.length / 2 ** 20).toFixed(1)} MiB)`,
+          perList,
+          barePerList,
+          'ms',
+          'lower',
+        ),
+        latency: { ours: ours!, baseline: baseline! },
+        target: verdict(`≤ ${TARGET.listMs} ms`, perList <= TARGET.listMs),
+      });
+    }
     console.log(`a widget as stored and answered: ${stored.length} bytes`);
     return metrics;
   } finally {
@@ -280,9 +295,12 @@ async function main(): Promise<void> {
   console.log(`load average at start: ${load()}`);
   const dir = mkdtempSync(join(tmpdir(), 'mini-apiserver-http-'));
   try {
-    const metrics = [await restart(join(dir, 'restart')), ...(await onSqlite(dir))];
-    if (spawnSync('sh', ['-c', 'command -v etcd']).status === 0) metrics.push(...(await onEtcd()));
-    else console.log('etcd is not on PATH (make bench installs it): no etcd row');
+    const metrics = want('restart') ? [await restart(join(dir, 'restart'))] : [];
+    if (want('create') || want('get') || want('list')) metrics.push(...(await onSqlite(dir)));
+    if (want('etcd')) {
+      if (spawnSync('sh', ['-c', 'command -v etcd']).status === 0) metrics.push(...(await onEtcd()));
+      else console.log('etcd is not on PATH (make bench installs it): no etcd row');
+    }
     report('http', 'baseline', metrics);
     console.log(
       `wrk: 1 thread, ${CONNECTIONS} connections (lists: 1), ${WRK_SECONDS} s a run, ${N.runs} run(s) a side in turns, medians; load average at end: ${load()}`,

@@ -1,6 +1,7 @@
 // The mini-apiserver command: flags in, one server out; SIGTERM/SIGINT shut it down gracefully.
 // Every failure an operator can cause ends as one line on stderr and a non-zero exit, no stack.
 // The server's modules are imported when a server starts: `validate` loads only its own.
+// bin/mini-apiserver runs main() from the bundle (make build).
 import { createLogger } from '../apimachinery/log.js';
 import { CLI_DEFAULTS, parseArgs, usage } from './flags.js';
 import { StartupError } from './startup/errors.js';
@@ -76,18 +77,25 @@ async function rotateCommand(argv: readonly string[]): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  if (process.argv[2] === 'migrate-storage') return migrateStorageCommand(process.argv.slice(3));
-  if (process.argv[2] === 'validate') return validate(process.argv.slice(3));
-  if (process.argv[2] === 'rotate-service-account-key') return rotateCommand(process.argv.slice(3));
+/** Runs the command line; true once a server is serving, false when a command has run. */
+export async function main(): Promise<boolean> {
+  const command = process.argv[2];
+  if (command === 'migrate-storage') await migrateStorageCommand(process.argv.slice(3));
+  else if (command === 'validate') await validate(process.argv.slice(3));
+  else if (command === 'rotate-service-account-key') await rotateCommand(process.argv.slice(3));
+  else return serve();
+  return false;
+}
+
+async function serve(): Promise<boolean> {
   const cmd = parseArgs(process.argv.slice(2));
   switch (cmd.kind) {
     case 'help':
       process.stdout.write(usage());
-      return;
+      return false;
     case 'version':
       process.stdout.write(`mini-apiserver ${serverVersion().gitVersion}\n`);
-      return;
+      return false;
     case 'error':
       fail(`${cmd.message} (see --help)`, EXIT_USAGE);
   }
@@ -117,6 +125,5 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  return true;
 }
-
-await main();

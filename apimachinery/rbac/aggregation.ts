@@ -18,6 +18,13 @@ function normalized(r: PolicyRule): PolicyRule {
 const sameRule = (a: PolicyRule, b: PolicyRule): boolean => deepEqual(normalized(a), normalized(b));
 
 /**
+ * sameRule as a key: normalized() writes members in one order and their lists are compared in
+ * order, so equal texts are equal rules. admin aggregates edit's hundred-odd rules: a set of keys
+ * rather than a search of those taken for each.
+ */
+const ruleKey = (r: PolicyRule): string => JSON.stringify(normalized(r));
+
+/**
  * The rules `role` should hold, or undefined when it aggregates nothing (no aggregationRule). A
  * selector that does not parse fails the sync in kube; it throws here (the 400 of the selector code).
  */
@@ -25,6 +32,7 @@ export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]):
   const rule = role.aggregationRule;
   if (!rule) return undefined;
   const out: PolicyRule[] = [];
+  const taken = new Set<string>();
   const self = role.metadata.name;
   for (const meta of rule.clusterRoleSelectors ?? []) {
     const selector = labelSelectorFromMeta(meta);
@@ -34,7 +42,12 @@ export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]):
       .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
     for (const other of matched) {
       if (other.metadata.name === self) continue;
-      for (const r of rulesOf(other)) if (!out.some((have) => sameRule(have, r))) out.push(r);
+      for (const r of rulesOf(other)) {
+        const key = ruleKey(r);
+        if (taken.has(key)) continue;
+        taken.add(key);
+        out.push(r);
+      }
     }
   }
   return out;

@@ -6,6 +6,7 @@ import { goQuote } from '../quote.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../user.js';
 import { compareGoStrings } from '../selectors/labels.js';
 import { aggregateErrors } from '../errors.js';
+import { deepEqual } from '../equality.js';
 import { policyRulesFor, type RuleSource } from './authorizer.js';
 import { API_GROUP_ALL, type PolicyRule, RESOURCE_ALL, type RoleRef, VERB_ALL } from './types.js';
 
@@ -63,9 +64,20 @@ function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   return verbOK && groupOK && resourceOK && nameOK && urlOK;
 }
 
+/**
+ * A rule held as it is covers every piece of its breakdown (unless it names both resources and URLs,
+ * whose URL pieces ruleCovers refuses to a rule with names): its breakdown is skipped, which is most
+ * of a restart's bootstrap reconciliation, every default role being stored as the policy has it.
+ */
+const heldAsIs = (ownerRules: readonly PolicyRule[], rule: PolicyRule): boolean =>
+  !(list(rule.resourceNames).length && list(rule.nonResourceURLs).length) && ownerRules.some((o) => deepEqual(o, rule));
+
 /** kube's Covers: the broken-down requested rules no owner rule covers (none: covered). */
 export function uncoveredRules(ownerRules: readonly PolicyRule[], requested: readonly PolicyRule[]): PolicyRule[] {
-  return requested.flatMap(breakdownRule).filter((sub) => !ownerRules.some((o) => ruleCovers(o, sub)));
+  return requested
+    .filter((rule) => !heldAsIs(ownerRules, rule))
+    .flatMap(breakdownRule)
+    .filter((sub) => !ownerRules.some((o) => ruleCovers(o, sub)));
 }
 
 export const covers = (ownerRules: readonly PolicyRule[], requested: readonly PolicyRule[]): boolean =>

@@ -2,12 +2,15 @@
 // additionalPrinterColumns evaluated with JSONPath (Name and Age when none are declared), cells
 // rendered by the server (kubectl prints them as they are), each row's object a
 // PartialObjectMetadata unless includeObject says otherwise.
-import { JSONPath } from 'jsonpath-plus';
 import type { PrinterColumn } from '../../apimachinery/apis/apiextensions.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { humanDuration } from './table/human-duration.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 import type { ServedColumn } from '../registry/catalog.js';
+import { lazyRequire } from '../../apimachinery/lazy-require.js';
+
+// Loaded by the first Table with a JSONPath column, not by every start.
+const jsonpath = lazyRequire<typeof import('jsonpath-plus')>('jsonpath-plus');
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -40,7 +43,12 @@ function cell(obj: KubeObject, col: ServedColumn, nowMs: number): unknown {
   if (col.value) return col.value(obj);
   let values: unknown[];
   try {
-    values = JSONPath({ path: toJsonPath(col.jsonPath), json: obj as object, wrap: true, eval: false }) as unknown[];
+    values = jsonpath().JSONPath({
+      path: toJsonPath(col.jsonPath),
+      json: obj as object,
+      wrap: true,
+      eval: false,
+    }) as unknown[];
   } catch {
     return null;
   }

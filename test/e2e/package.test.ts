@@ -92,7 +92,7 @@ describe('the npm package', () => {
           'dist/server/index.d.ts',
           'dist/server/main.js',
           'dist/storage/sqlite.js',
-          'dist/bin/main.mjs',
+          'dist/bin/main.cjs',
           'examples/controller.mjs',
           'examples/cache-crd.yaml',
         ]),

@@ -1,23 +1,23 @@
 // What a start loads: the binary, restarted on its data dir, serves /readyz without having loaded
-// the packages only some requests need (protobufjs, yaml, ws, re2js, prom-client, jose:
+// the packages only some requests need (protobufjs, yaml, ws, re2js, prom-client, jsonpath-plus, jose:
 // apimachinery/lazy-require.ts and the jose import in server/authn). A static import of one of them would put its load back
 // into every start; this test names the package that came back. The loads are recorded by a
 // preloaded hook on both of Node's loaders (CommonJS require and ES module resolution).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, request, startServerProcess } from '../helpers/server-process.js';
+import { BIN, REPO_ROOT, request, startServerProcess } from '../helpers/server-process.js';
 import { loadLog } from '../helpers/load-log.js';
 
-const LAZY = ['protobufjs', 'yaml', 'ws', 're2js', 'prom-client', 'jose'];
+const LAZY = ['protobufjs', 'yaml', 'ws', 're2js', 'prom-client', 'jsonpath-plus', 'jose'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'start-up-modules-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('a restart of the binary', () => {
-  it('is ready without loading protobufjs, yaml, ws, re2js, prom-client or jose', async () => {
+  it('is ready without loading protobufjs, yaml, ws, re2js, prom-client, jsonpath-plus or jose', async () => {
     const dataDir = join(scratch, 'data');
     const first = await startServerProcess({ dataDir });
     await first.stop();
@@ -52,5 +52,20 @@ describe('a restart of the binary', () => {
     const loaded = read();
     expect(loaded.has('better-sqlite3')).toBe(true);
     expect(LAZY.filter((p) => loaded.has(p))).toEqual([]);
+  }, 60_000);
+
+  it("replaces a code cache V8 refuses with the bundle's own, and starts all the same", async () => {
+    // bin/mini-apiserver's cache: a line naming the bundle (size, mtime), then V8's data.
+    const bundle = join(REPO_ROOT, 'dist', 'bin', 'main.cjs');
+    const cache = `${bundle}.cache`;
+    const st = statSync(bundle);
+    const key = `${st.size} ${st.mtimeMs}\n`;
+    writeFileSync(cache, `${key}not V8's code cache`);
+    const server = await startServerProcess({ dataDir: join(scratch, 'refused') });
+    expect((await request(`${server.url}/readyz`, { ca: server.ca })).status).toBe(200);
+    await server.stop();
+    const written = readFileSync(cache);
+    expect(written.subarray(0, key.length).toString()).toBe(key);
+    expect(written.length).toBeGreaterThan(100_000);
   }, 60_000);
 });

@@ -167,6 +167,13 @@ describe('escalationMessage', () => {
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
     ]);
   });
+  it('a rule held as it is covers itself, but for the URLs of one that also names resources', () => {
+    const rule = { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] };
+    expect(uncoveredRules([rule], [{ ...rule }])).toEqual([]);
+    // kube's ruleCovers: an owner limited to names never covers a URL piece, which has none.
+    const mixed = { ...rule, nonResourceURLs: ['/healthz'] };
+    expect(uncoveredRules([mixed], [{ ...mixed }])).toEqual([{ nonResourceURLs: ['/healthz'], verbs: ['get'] }]);
+  });
 });
 
 describe('confirmNoEscalation over a rule source', () => {
