@@ -24,6 +24,7 @@ import { type Clock, systemClock } from '../../apimachinery/clock.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import {
+  type Canonical,
   checkDecodable,
   checkNewObject,
   decodeErrorOf,
@@ -102,6 +103,8 @@ export interface UpdateOptions extends WriteContext {
 }
 
 const MAX_CONFLICT_RETRIES = 8;
+/** Creates whose objects the watch cache may take (`Store.writing`) at most: more than are ever in flight. */
+const MAX_WRITING = 1024;
 
 /** kube's maxNameGenerationCreateAttempts: 8 attempts in all when the name is generated. */
 export const MAX_NAME_GENERATION_CREATE_ATTEMPTS = 8;
@@ -122,11 +125,26 @@ export class Store {
     this.strategy = strategy;
   }
 
+  /**
+   * Objects a create is writing, by key, with the bytes it writes: the watch cache takes the object
+   * when those bytes come back, instead of decoding them again (see `create`).
+   */
+  private readonly writing = new Map<string, { value: string; object: KubeObject }>();
+
   private cacher(): Cacher<KubeObject> {
     this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv, previous) =>
-      shareUnchanged(this.decode(kv), previous),
+      shareUnchanged(this.written(kv) ?? this.decode(kv), previous),
     );
     return this.cache;
+  }
+
+  /** The object a create of this store wrote as `kv`, at kv's revision: what decoding `kv` gives. */
+  private written(kv: KeyValue): KubeObject | undefined {
+    const w = this.writing.get(kv.key);
+    if (w?.value !== kv.value) return undefined;
+    this.writing.delete(kv.key);
+    w.object.metadata.resourceVersion = String(kv.modRevision);
+    return w.object;
   }
 
   /** How many objects storage holds now: kube's apiserver_storage_objects, a count-only range (its Stats). */
@@ -143,6 +161,7 @@ export class Store {
   close(): void {
     this.cache?.stop();
     this.cache = undefined;
+    this.writing.clear();
   }
 
   get kind() {
@@ -308,14 +327,14 @@ export class Store {
 
   async create(namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
     checkNewObject(this.strategy, input, ctx);
-    const obj = cloneJson(input);
+    const obj = ctx.handedOver ? input : cloneJson(input);
     const meta = obj.metadata;
     if (this.kind.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     // Mutating admission sees the object as the client sent it, before a name is generated or
     // anything validated, as kube's create handler runs it.
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
-    await this.trackFields(obj, undefined, ctx);
+    const canonical = await this.trackFields(obj, undefined, attrs, ctx);
     await this.admission.admit(attrs);
     await giveWayFor(ctx.large);
     // kube's RetryGenerateName (GA in 1.32): when the server picks the name, a collision is tried
@@ -323,7 +342,7 @@ export class Store {
     if (!meta.name && meta.generateName) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.createOnce(namespace, cloneJson(obj), attrs, ctx);
+          return await this.createOnce(namespace, cloneJson(obj), attrs, ctx, canonical);
         } catch (err) {
           if (
             attempt >= MAX_NAME_GENERATION_CREATE_ATTEMPTS ||
@@ -333,7 +352,7 @@ export class Store {
         }
       }
     }
-    return this.createOnce(namespace, obj, attrs, ctx);
+    return this.createOnce(namespace, obj, attrs, ctx, canonical);
   }
 
   /** One attempt of a create (kube's Store.create), after mutating admission. */
@@ -342,6 +361,7 @@ export class Store {
     obj: KubeObject,
     attrs: Attributes,
     ctx: WriteContext,
+    canonical: Canonical | undefined,
   ): Promise<KubeObject> {
     // BeforeCreate: mutating admission may have moved the object, and added what decoding defaults
     // and prunes; the key is the request's namespace.
@@ -352,6 +372,7 @@ export class Store {
       ctx,
       nowTimestamp(this.clock),
       this.generateName,
+      canonical,
     );
     await giveWayFor(ctx.large);
     validateCreate(this.strategy, obj, ctx);
@@ -365,11 +386,23 @@ export class Store {
       if (existing) throw this.createConflict(obj, name);
       return stored;
     }
+    const key = this.key(namespace, name);
+    const value = this.encode(stored);
+    // The request's object, in storage's version as it is, is canonical (decoding it gives it back:
+    // the schema pruned and defaulted it) and goes only to the reply, which does not change it: the
+    // watch cache may hold it rather than decode the same bytes again.
+    const shared = ctx.handedOver && stored === obj && this.cache !== undefined;
+    if (shared) {
+      // Only creates in flight wait here; a bound keeps a cache that missed its events from keeping them.
+      if (this.writing.size >= MAX_WRITING) this.writing.clear();
+      this.writing.set(key, { value, object: stored });
+    }
     try {
-      const kv = await this.call(() => this.storage.create(this.key(namespace, name), this.encode(stored)));
+      const kv = await this.call(() => this.storage.create(key, value));
       stored.metadata.resourceVersion = String(kv.modRevision);
       return stored;
     } catch (err) {
+      if (shared && this.writing.get(key)?.object === stored) this.writing.delete(key);
       if (isStorageError(err, 'KeyExists')) throw this.createConflict(obj, name);
       throw err;
     }
@@ -425,10 +458,10 @@ export class Store {
       const old = await this.inVersion(current, next.apiVersion);
       // kube runs mutating admission on the updated object before the strategy, validating after.
       const attrs = this.attributes('UPDATE', namespace, name, next, old, opts);
-      await this.trackFields(next, old, opts);
+      const canonical = await this.trackFields(next, old, attrs, opts);
       await this.admission.admit(attrs);
       await giveWayFor(opts.large);
-      const prepared = await this.prepareUpdate(next, old, namespace, opts);
+      const prepared = await this.prepareUpdate(next, old, namespace, opts, canonical);
       await this.admission.validate({ ...attrs, object: prepared });
       const obj = await this.inVersion(prepared, this.strategy.versions?.storageApiVersion);
       await giveWayFor(opts.large);
@@ -476,19 +509,35 @@ export class Store {
   /**
    * managedFields, as kube's handlers record them before mutating admission (the field manager's
    * UpdateNoErrors): what a webhook changes afterwards is no manager's. The field manager sees the
-   * object as decoded, defaulted and pruned; that canonical copy is made quietly here, the object
-   * itself is canonicalized (with the client's warnings) after admission.
+   * object as decoded, defaulted and pruned (the strategy's canonicalize). When mutating admission
+   * may change the object, that is a quiet copy, and the object itself is canonicalized after
+   * admission. When it may not, the object is canonicalized here, once; what that tells the request
+   * (unknown fields, warnings) is returned to be told where it is told otherwise, so answers and
+   * their order stay as they were.
    */
-  private async trackFields(obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): Promise<void> {
-    if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return;
-    const decoded = cloneJson(obj);
+  private async trackFields(
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    attrs: Attributes,
+    ctx: WriteContext,
+  ): Promise<Canonical | undefined> {
+    if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return undefined;
+    const inPlace = !this.admission.mayMutate(attrs);
+    const decoded = inPlace ? obj : cloneJson(obj);
+    const told: (() => void)[] = [];
     await giveWayFor(ctx.large);
-    this.strategy.canonicalize(decoded, { ...ctx, onUnknownFields: () => {}, warn: () => {} });
+    this.strategy.canonicalize(decoded, {
+      ...ctx,
+      onUnknownFields: (paths) => told.push(() => ctx.onUnknownFields?.(paths)),
+      warn: (text) => told.push(() => ctx.warn?.(text)),
+    });
     await giveWayFor(ctx.large);
     await ctx.trackFields(decoded, old);
+    if (inPlace) return { tell: () => told.forEach((t) => t()) };
     const managed = decoded.metadata.managedFields;
     if (managed === undefined) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = managed;
+    return undefined;
   }
 
   private async finishDelete(key: string, obj: KubeObject, revision: number, name: string): Promise<KubeObject> {
@@ -508,9 +557,10 @@ export class Store {
     old: KubeObject,
     namespace: string | undefined,
     ctx: WriteContext,
+    canonical: Canonical | undefined,
   ): Promise<KubeObject> {
     // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
-    prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx);
+    prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx, canonical);
     await giveWayFor(ctx.large);
     validateUpdate(this.strategy, obj, old, ctx);
     return obj;

@@ -25,7 +25,8 @@ export async function create(ctx: Ctx): Promise<void> {
   const created = await ctx.store.create(
     namespaceOf(ctx),
     obj,
-    writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large }),
+    // The decoded body is this request's alone (audit keeps a copy of its own).
+    writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large, handedOver: true }),
   );
   await respondObject(ctx, 201, created);
 }

@@ -149,3 +149,18 @@ describe('Store.update: the watch cache’s object as the current one', () => {
     cached.close();
   });
 });
+
+describe('Store.create: an object handed over', () => {
+  it('is the one the watch cache holds, as decoding its stored bytes would give it', async () => {
+    const cached = new Store(storage, eventStrategy);
+    await cached.list('ns', { anyRevision: true });
+    const sent = { ...event({ name: 'handed' }), source: { component: 'a' } };
+    const created = await cached.create('ns', sent, { dryRun: false, handedOver: true });
+    // No copy of the request's own object.
+    expect(created).toBe(sent);
+    const held = await cached.get('ns', 'handed', { minRevision: Number(created.metadata.resourceVersion) });
+    expect(held).toBe(created);
+    expect(held).toEqual(cached.decode((await storage.get(cached.key('ns', 'handed')))!));
+    cached.close();
+  });
+});
