@@ -21,7 +21,7 @@
 // Rounds taken in turns (report.ts's `inTurns`), medians. No test asserts these: the figures and
 // the issue's targets are printed side by side.
 //
-// Run: make build && make bench ONLY=http [QUICK=1]
+// Run: make build && make bench ONLY=http [QUICK=1] [ROWS=create: the create rows alone, SQLite's and etcd's]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -42,6 +42,8 @@ const N = {
   restarts: quick ? 3 : 7,
   listObjects: quick ? 2_000 : 10_000,
 };
+/** `ROWS=create`: only the create rows (no restart, GET or list rows, nor the 10,000 objects they need). */
+const createsOnly = process.env.ROWS === 'create';
 /** Creates in flight while loading the list: setup, not measured. */
 const LOAD_IN_FLIGHT = 32;
 
@@ -141,10 +143,11 @@ async function onSqlite(dir: string): Promise<Metric[]> {
       () => client.agent.destroy(),
     );
     const items = await installCRD(client, GROUP, 'items', 'Item', ITEM_SPEC, NS);
-    await inFlight(N.listObjects, LOAD_IN_FLIGHT, async (i) => {
-      const r = await client.call('POST', items, item(i));
-      if (r.status !== 201) throw new Error(`item ${i}: ${r.status} ${r.body.slice(0, 200)}`);
-    });
+    if (!createsOnly)
+      await inFlight(N.listObjects, LOAD_IN_FLIGHT, async (i) => {
+        const r = await client.call('POST', items, item(i));
+        if (r.status !== 201) throw new Error(`item ${i}: ${r.status} ${r.body.slice(0, 200)}`);
+      });
 
     // The bytes the bare server answers with: ours, captured once.
     const canned: Record<string, Canned> = {};
@@ -159,7 +162,8 @@ async function onSqlite(dir: string): Promise<Metric[]> {
     for (const path of [one, rv0, '/version']) await capture('GET', path, 200);
     const list = await capture('GET', items, 200);
     const listed = (JSON.parse(list) as { items: unknown[] }).items.length;
-    if (listed !== N.listObjects) throw new Error(`listed ${listed} items, expected ${N.listObjects}`);
+    const expected = createsOnly ? 0 : N.listObjects;
+    if (listed !== expected) throw new Error(`listed ${listed} items, expected ${expected}`);
     const stored = await capture('POST', widgets, 201, JSON.stringify(widget('captured')));
     const bare = await startBare(server.dataDir, canned);
     cleanup.push(() => bare.stop());
@@ -182,8 +186,10 @@ async function onSqlite(dir: string): Promise<Metric[]> {
 
     // Warm both servers (JIT, caches) and the raw table.
     for (const base of [server.url, bare.url]) {
-      for (const path of [one, rv0, '/version']) await wrk(`${base}${path}`, { token, seconds: 1 });
-      await wrk(`${base}${items}`, { token, seconds: 1, connections: 1 });
+      if (!createsOnly) {
+        for (const path of [one, rv0, '/version']) await wrk(`${base}${path}`, { token, seconds: 1 });
+        await wrk(`${base}${items}`, { token, seconds: 1, connections: 1 });
+      }
       await wrk(`${base}${widgets}`, { token, seconds: 1, post: { file: body, prefix: `warm${runId++}` } });
     }
     await raw();
@@ -203,6 +209,8 @@ async function onSqlite(dir: string): Promise<Metric[]> {
       ),
       rateRow('create, the same (vs bare node:https answering a POST of the same body)', created!, bareCreated!),
     );
+    console.log(`a widget as stored and answered: ${stored.length} bytes`);
+    if (createsOnly) return metrics;
     for (const [name, path] of [
       ['GET of one custom resource, consistent read', one],
       ['GET of one custom resource, resourceVersion=0', rv0],
@@ -226,7 +234,6 @@ async function onSqlite(dir: string): Promise<Metric[]> {
       latency: { ours: ours!, baseline: baseline! },
       target: verdict(`≤ ${TARGET.listMs} ms`, perList <= TARGET.listMs),
     });
-    console.log(`a widget as stored and answered: ${stored.length} bytes`);
     return metrics;
   } finally {
     for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
@@ -280,7 +287,7 @@ async function main(): Promise<void> {
   console.log(`load average at start: ${load()}`);
   const dir = mkdtempSync(join(tmpdir(), 'mini-apiserver-http-'));
   try {
-    const metrics = [await restart(join(dir, 'restart')), ...(await onSqlite(dir))];
+    const metrics = [...(createsOnly ? [] : [await restart(join(dir, 'restart'))]), ...(await onSqlite(dir))];
     if (spawnSync('sh', ['-c', 'command -v etcd']).status === 0) metrics.push(...(await onEtcd()));
     else console.log('etcd is not on PATH (make bench installs it): no etcd row');
     report('http', 'baseline', metrics);
