@@ -88,6 +88,12 @@ export interface DeleteOptions extends Propagation {
   user?: UserInfo;
 }
 
+/** An object's stored JSON text, and the offset of its metadata's closing brace in it (-1: none). */
+export interface StoredText {
+  text: string;
+  metadataEnd: number;
+}
+
 export type DeleteResult = { deleted: true; obj: KubeObject } | { deleted: false; obj: KubeObject };
 
 /** Computes the new object from the current one; may throw an ApiError. */
@@ -130,6 +136,8 @@ export class Store {
    * when those bytes come back, instead of decoding them again (see `create`).
    */
   private readonly writing = new Map<string, { value: string; object: KubeObject }>();
+  /** See `storedText`. */
+  private readonly stored = new WeakMap<KubeObject, StoredText>();
 
   private cacher(): Cacher<KubeObject> {
     this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv, previous) =>
@@ -208,13 +216,35 @@ export class Store {
     return obj;
   }
 
-  private encode(obj: KubeObject): string {
+  /**
+   * The stored text of `obj`, and where its metadata's object ends in it (its closing brace). It is
+   * JSON.stringify's text, written member by member at the top, so that a reply can be made of it
+   * (`storedText`).
+   */
+  private encode(obj: KubeObject): StoredText {
     // The resourceVersion is the storage revision; it is never stored inside the object.
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
-    const text = stringifyJSON({ ...obj, metadata });
+    let text = '{';
+    let metadataEnd = -1;
+    for (const k of Object.keys(obj)) {
+      const v = k === 'metadata' ? metadata : obj[k];
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+      if (text.length > 1) text += ',';
+      text += `${JSON.stringify(k)}:${stringifyJSON(v)}`;
+      if (k === 'metadata') metadataEnd = text.length - 1;
+    }
+    text += '}';
     const bytes = Buffer.byteLength(text);
     if (bytes > MAX_VALUE_BYTES) throw requestEntityTooLarge(MAX_VALUE_BYTES);
-    return text;
+    return { text, metadataEnd };
+  }
+
+  /**
+   * What a handed-over create stored of the object it answers with (the object exactly, but its
+   * resourceVersion), for a reply made of the same text.
+   */
+  storedText(obj: KubeObject): StoredText | undefined {
+    return this.stored.get(obj);
   }
 
   /**
@@ -387,7 +417,8 @@ export class Store {
       return stored;
     }
     const key = this.key(namespace, name);
-    const value = this.encode(stored);
+    const encoded = this.encode(stored);
+    const value = encoded.text;
     // The request's object, in storage's version as it is, is canonical (decoding it gives it back:
     // the schema pruned and defaulted it) and goes only to the reply, which does not change it: the
     // watch cache may hold it rather than decode the same bytes again.
@@ -400,6 +431,7 @@ export class Store {
     try {
       const kv = await this.call(() => this.storage.create(key, value));
       stored.metadata.resourceVersion = String(kv.modRevision);
+      if (ctx.handedOver && stored === obj) this.stored.set(stored, encoded);
       return stored;
     } catch (err) {
       if (shared && this.writing.get(key)?.object === stored) this.writing.delete(key);
@@ -473,7 +505,7 @@ export class Store {
         return this.finishDelete(key, obj, kv.modRevision, name);
       }
       try {
-        const written = await this.call(() => this.storage.update(key, this.encode(obj), kv.modRevision));
+        const written = await this.call(() => this.storage.update(key, this.encode(obj).text, kv.modRevision));
         obj.metadata.resourceVersion = String(written.modRevision);
         return obj;
       } catch (err) {
@@ -580,7 +612,7 @@ export class Store {
           if (opts.dryRun) return { deleted: false, obj: marked };
           // Nothing changes when the object is already marked: answer with it as it is.
           if (current.metadata.deletionTimestamp && marked === current) return { deleted: false, obj: current };
-          const written = await this.call(() => this.storage.update(key, this.encode(marked), kv.modRevision));
+          const written = await this.call(() => this.storage.update(key, this.encode(marked).text, kv.modRevision));
           marked.metadata.resourceVersion = String(written.modRevision);
           return { deleted: false, obj: marked };
         }
