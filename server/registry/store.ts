@@ -421,8 +421,13 @@ export class Store {
     const value = encoded.text;
     // The request's object, in storage's version as it is, is canonical (decoding it gives it back:
     // the schema pruned and defaulted it) and goes only to the reply, which does not change it: the
-    // watch cache may hold it rather than decode the same bytes again.
-    const shared = ctx.handedOver && stored === obj && this.cache !== undefined;
+    // watch cache may hold it rather than decode the same bytes again. Not when the client sent an
+    // empty resourceVersion: decoding puts the revision last in the metadata, not where it was.
+    const shared =
+      ctx.handedOver &&
+      stored === obj &&
+      this.cache !== undefined &&
+      !Object.hasOwn(stored.metadata, 'resourceVersion');
     if (shared) {
       // Only creates in flight wait here; a bound keeps a cache that missed its events from keeping them.
       if (this.writing.size >= MAX_WRITING) this.writing.clear();

@@ -163,4 +163,15 @@ describe('Store.create: an object handed over', () => {
     expect(held).toEqual(cached.decode((await storage.get(cached.key('ns', 'handed')))!));
     cached.close();
   });
+
+  it('with an empty resourceVersion is not held: decoding puts the revision last, as a restart would', async () => {
+    const cached = new Store(storage, eventStrategy);
+    await cached.list('ns', { anyRevision: true });
+    const sent = { ...event({ resourceVersion: '', name: 'empty-rv' }), source: { component: 'a' } };
+    const created = await cached.create('ns', sent, { dryRun: false, handedOver: true });
+    const held = await cached.get('ns', 'empty-rv', { minRevision: Number(created.metadata.resourceVersion) });
+    expect(held).not.toBe(created);
+    expect(Object.keys(held.metadata).at(-1)).toBe('resourceVersion');
+    cached.close();
+  });
 });
