@@ -548,7 +548,8 @@ export class Store {
    * UpdateNoErrors): what a webhook changes afterwards is no manager's. The field manager sees the
    * object as decoded, defaulted and pruned (the strategy's canonicalize). When mutating admission
    * may change the object, that is a quiet copy, and the object itself is canonicalized after
-   * admission. When it may not, the object is canonicalized here, once; what that tells the request
+   * admission. When it may not, a create's object is canonicalized here, once, if nothing the
+   * steps between set could be pruned or read by it (`settled`); what that tells the request
    * (unknown fields, warnings) is returned to be told where it is told otherwise, so answers and
    * their order stay as they were.
    */
@@ -559,7 +560,7 @@ export class Store {
     ctx: WriteContext,
   ): Promise<Canonical | undefined> {
     if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return undefined;
-    const inPlace = !this.admission.mayMutate(attrs);
+    const inPlace = old === undefined && settled(obj.metadata) && !this.admission.mayMutate(attrs);
     const decoded = inPlace ? obj : cloneJson(obj);
     const told: (() => void)[] = [];
     await giveWayFor(ctx.large);
@@ -718,6 +719,23 @@ export class Store {
       throw internalError(err);
     }
   }
+}
+
+/**
+ * Whether a create's metadata is as BeforeCreate will leave it where canonicalizing could tell:
+ * a name given (a namespace's label is its name), and no namespace, generation or managedFields
+ * that pruning would drop as empty before BeforeCreate or the field manager set them again (at the
+ * end of the metadata, not where the client put them).
+ */
+function settled(meta: KubeObject['metadata']): boolean {
+  const { name, namespace, generation } = meta as Record<string, unknown>;
+  return (
+    typeof name === 'string' &&
+    name !== '' &&
+    (namespace === undefined || (typeof namespace === 'string' && namespace !== '')) &&
+    (generation === undefined || (generation !== 0 && generation !== null)) &&
+    !Object.hasOwn(meta, 'managedFields')
+  );
 }
 
 /**
