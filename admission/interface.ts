@@ -37,6 +37,8 @@ export interface AdmissionPlugin {
   handles(operation: Operation): boolean;
   /** Mutating phase; throws an ApiError to refuse. */
   admit?(a: Attributes): Promise<void>;
+  /** Whether `admit` may change `a.object`; a plugin with `admit` that does not say is taken to. */
+  mutates?(a: Attributes): boolean;
   /** Validating phase; throws an ApiError to refuse. */
   validate?(a: Attributes): Promise<void>;
 }
@@ -46,6 +48,11 @@ export class AdmissionChain {
 
   async admit(a: Attributes): Promise<void> {
     for (const p of this.plugins) if (p.admit && p.handles(a.operation)) await p.admit(a);
+  }
+
+  /** Whether the mutating phase may change `a.object`: if not, the store need not keep a copy of it as sent. */
+  mayMutate(a: Attributes): boolean {
+    return this.plugins.some((p) => p.admit && p.handles(a.operation) && (p.mutates?.(a) ?? true));
   }
 
   async validate(a: Attributes): Promise<void> {

@@ -18,6 +18,8 @@ export function namespaceLifecycle(lookup: NamespaceLookup, now: () => number = 
     handles: (op) => op === 'CREATE' || op === 'DELETE',
     // The mutating phase, as in kube: it sees the object as the client sent it, before a name is
     // generated or anything validated.
+    // It refuses; it never changes the object.
+    mutates: () => false,
     async admit(a) {
       if (a.operation === 'DELETE') {
         if (a.resource.group === '' && a.resource.name === 'namespaces' && !a.subresource) {

@@ -583,6 +583,8 @@ export function mutatingWebhookPlugin(opts: MutatingWebhookPluginOptions): Admis
   return {
     name: MUTATING_PLUGIN_NAME,
     handles: () => true,
+    // Only a webhook changes the object: none configured, none called.
+    mutates: (a) => !isExemptAdmissionConfigurationResource(a.kind) && opts.configurations().length > 0,
     admit: (a) => dispatchMutating(a, opts),
   };
 }

@@ -44,6 +44,7 @@ import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { cloneJson, isJsonObject, setOwn } from '../../apimachinery/object.js';
 import {
   additionalSchema,
+  hasDefault,
   holdsBelow,
   itemsSchema,
   propertySchema,
@@ -52,9 +53,6 @@ import {
   pruneObjectMeta,
   type PruneOptions,
 } from './prune.js';
-
-const hasDefault = (s: JSONSchemaProps | undefined | null): s is JSONSchemaProps & { default: unknown } =>
-  !!s && s.default !== undefined && s.default !== null;
 
 const defaultsBelow = new WeakMap<JSONSchemaProps, boolean>();
 
@@ -98,29 +96,6 @@ export function applyDefaults(x: unknown, schema: JSONSchemaProps | undefined): 
   }
 }
 
-/**
- * kube's PruneNonNullableNullsWithoutDefaults: removes object fields whose value is null where
- * the field's schema (property or additionalProperties) is not nullable and has no default. Nulls
- * with a default are left for applyDefaults; list items are never removed. Runs after pruning and
- * before defaulting, only when pruning is on.
- */
-export function pruneNonNullableNullsWithoutDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {
-  // Without a schema nothing below can be removed (kube walks on, to no effect).
-  if (schema === undefined) return;
-  if (isJsonObject(x)) {
-    const ap = additionalSchema(schema);
-    for (const k of Object.keys(x)) {
-      const s = propertySchema(schema, k) ?? (ap ? ap : undefined);
-      const v = x[k];
-      if (v === null && s !== undefined && !s.nullable && !hasDefault(s)) delete x[k];
-      else if (typeof v === 'object' && v !== null) pruneNonNullableNullsWithoutDefaults(v, s);
-    }
-  } else if (Array.isArray(x)) {
-    const items = itemsSchema(schema);
-    for (const v of x) pruneNonNullableNullsWithoutDefaults(v, items);
-  }
-}
-
 export interface PruneAndDefaultOptions extends PruneOptions {
   /**
    * The CRD's legacy `spec.preserveUnknownFields: true` (apiextensions v1beta1): kube then neither
@@ -138,8 +113,7 @@ export interface PruneAndDefaultOptions extends PruneOptions {
 export function pruneAndDefault(obj: unknown, schema: JSONSchemaProps, opts: PruneAndDefaultOptions = {}): string[] {
   let unknown: string[];
   if (!opts.preserveUnknownFields) {
-    unknown = prune(obj, schema, opts);
-    pruneNonNullableNullsWithoutDefaults(obj, schema);
+    unknown = prune(obj, schema, { ...opts, dropNulls: true });
   } else {
     unknown = [];
     if (opts.isResourceRoot && opts.pruneRootMetadata && isJsonObject(obj) && isJsonObject(obj['metadata'])) {

@@ -45,6 +45,11 @@ export interface PruneOptions {
    * by decoding it into metav1.ObjectMeta) and report those paths first, as kube orders them.
    */
   pruneRootMetadata?: boolean;
+  /**
+   * Also drop, in the same walk, what kube's PruneNonNullableNullsWithoutDefaults drops after
+   * pruning (see pruneNonNullableNullsWithoutDefaults).
+   */
+  dropNulls?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -156,6 +161,15 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
   }
 
   const pruned: string[] = [];
+  // Nulls dropped as the walk keeps a field; an embedded resource's apiVersion, kind and metadata,
+  // which pruning leaves to the ObjectMeta coercion below, only after it, as kube drops them.
+  const dropNulls = opts.dropNulls === true;
+  const afterCoercion: Array<{ x: Obj; k: string; s: JSONSchemaProps }> = [];
+  const keep = (x: Obj, k: string, ks: JSONSchemaProps | null | undefined): boolean => {
+    if (!dropNulls || x[k] !== null || !isNonNullableWithoutDefault(ks ?? undefined)) return true;
+    delete x[k];
+    return false;
+  };
   const embeddedRoot = !!opts.isResourceRoot || !!schema['x-kubernetes-embedded-resource'];
   const stack: Frame[] = [{ x: obj, s: schema, path: '', top: true, skip: false, embedded: embeddedRoot }];
   while (stack.length > 0) {
@@ -169,10 +183,14 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       if (isJsonObject(x)) {
         const ap = additionalSchema(s);
         for (const k of Object.keys(x)) {
-          if (f.embedded && metaFields.has(k)) continue;
+          if (f.embedded && metaFields.has(k)) {
+            if (dropNulls) afterCoercion.push({ x, k, s });
+            continue;
+          }
           const prop = propertySchema(s, k);
-          if (prop !== undefined) pushContainer(stack, x[k], prop, f, k);
-          else if (ap !== undefined) pushContainer(stack, x[k], ap ?? undefined, f, k);
+          if (prop !== undefined) {
+            if (keep(x, k, prop)) pushContainer(stack, x[k], prop, f, k);
+          } else if (ap !== undefined && keep(x, k, ap)) pushContainer(stack, x[k], ap ?? undefined, f, k);
         }
       } else if (Array.isArray(x)) {
         const items = itemsSchema(s);
@@ -193,11 +211,16 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
       }
       const ap = additionalSchema(s);
       for (const k of Object.keys(x)) {
-        if (f.embedded && metaFields.has(k)) continue;
+        if (f.embedded && metaFields.has(k)) {
+          if (dropNulls) afterCoercion.push({ x, k, s });
+          continue;
+        }
         const prop = propertySchema(s, k);
-        if (prop !== undefined) pushContainer(stack, x[k], prop, f, k);
-        else if (ap !== undefined) pushContainer(stack, x[k], ap ?? undefined, f, k);
-        else {
+        if (prop !== undefined) {
+          if (keep(x, k, prop)) pushContainer(stack, x[k], prop, f, k);
+        } else if (ap !== undefined) {
+          if (keep(x, k, ap)) pushContainer(stack, x[k], ap ?? undefined, f, k);
+        } else {
           if (!metaFields.has(k) || !f.top) pruned.push(joinKey(f, k));
           delete x[k];
         }
@@ -211,7 +234,42 @@ export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions 
   pruned.sort(compareGoStrings);
 
   const coerced = pruneEmbeddedObjectMeta(obj, schema);
+  for (const { x, k, s } of afterCoercion) {
+    const ks = propertySchema(s, k) ?? additionalSchema(s) ?? undefined;
+    if (x[k] === null && isNonNullableWithoutDefault(ks)) delete x[k];
+    else pruneNonNullableNullsWithoutDefaults(x[k], ks);
+  }
   return [...rootMeta, ...pruned, ...coerced];
+}
+
+export const hasDefault = (s: JSONSchemaProps | undefined | null): s is JSONSchemaProps & { default: unknown } =>
+  !!s && s.default !== undefined && s.default !== null;
+
+/** Where a null goes, as kube's PruneNonNullableNullsWithoutDefaults drops it: not nullable, and no default to take its place. */
+const isNonNullableWithoutDefault = (s: JSONSchemaProps | undefined): boolean =>
+  s !== undefined && !s.nullable && !hasDefault(s);
+
+/**
+ * kube's PruneNonNullableNullsWithoutDefaults: removes object fields whose value is null where
+ * the field's schema (property or additionalProperties) is not nullable and has no default. Nulls
+ * with a default are left for applyDefaults; list items are never removed. Runs after pruning and
+ * before defaulting, only when pruning is on (prune's `dropNulls` does it in pruning's walk).
+ */
+export function pruneNonNullableNullsWithoutDefaults(x: unknown, schema: JSONSchemaProps | undefined): void {
+  // Without a schema nothing below can be removed (kube walks on, to no effect).
+  if (schema === undefined) return;
+  if (isJsonObject(x)) {
+    const ap = additionalSchema(schema);
+    for (const k of Object.keys(x)) {
+      const s = propertySchema(schema, k) ?? (ap ? ap : undefined);
+      const v = x[k];
+      if (v === null && isNonNullableWithoutDefault(s)) delete x[k];
+      else if (typeof v === 'object' && v !== null) pruneNonNullableNullsWithoutDefaults(v, s);
+    }
+  } else if (Array.isArray(x)) {
+    const items = itemsSchema(schema);
+    for (const v of x) pruneNonNullableNullsWithoutDefaults(v, items);
+  }
 }
 
 /** Scalars have nothing to prune below them: they are not stacked (nor their paths built). */

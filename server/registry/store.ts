@@ -24,6 +24,7 @@ import { type Clock, systemClock } from '../../apimachinery/clock.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import {
+  type Canonical,
   checkDecodable,
   checkNewObject,
   decodeErrorOf,
@@ -87,6 +88,12 @@ export interface DeleteOptions extends Propagation {
   user?: UserInfo;
 }
 
+/** An object's stored JSON text, and the offset of its metadata's closing brace in it (-1: none). */
+export interface StoredText {
+  text: string;
+  metadataEnd: number;
+}
+
 export type DeleteResult = { deleted: true; obj: KubeObject } | { deleted: false; obj: KubeObject };
 
 /** Computes the new object from the current one; may throw an ApiError. */
@@ -102,6 +109,8 @@ export interface UpdateOptions extends WriteContext {
 }
 
 const MAX_CONFLICT_RETRIES = 8;
+/** Creates whose objects the watch cache may take (`Store.writing`) at most: more than are ever in flight. */
+const MAX_WRITING = 1024;
 
 /** kube's maxNameGenerationCreateAttempts: 8 attempts in all when the name is generated. */
 export const MAX_NAME_GENERATION_CREATE_ATTEMPTS = 8;
@@ -122,13 +131,30 @@ export class Store {
     this.strategy = strategy;
   }
 
+  /**
+   * Objects a create is writing, by key, with the bytes it writes: the watch cache takes the object
+   * when those bytes come back, instead of decoding them again (see `create`).
+   */
+  private readonly writing = new Map<string, { value: string; object: KubeObject }>();
+  /** See `storedText`. */
+  private readonly stored = new WeakMap<KubeObject, StoredText>();
+
   private cacher(): Cacher<KubeObject> {
     this.cache ??= new Cacher(this.storage, this.prefix(undefined), (kv, previous, sameBytes) =>
       sameBytes && previous
         ? { ...previous, metadata: { ...previous.metadata, resourceVersion: String(kv.modRevision) } }
-        : shareUnchanged(this.decode(kv), previous),
+        : shareUnchanged(this.written(kv) ?? this.decode(kv), previous),
     );
     return this.cache;
+  }
+
+  /** The object a create of this store wrote as `kv`, at kv's revision: what decoding `kv` gives. */
+  private written(kv: KeyValue): KubeObject | undefined {
+    const w = this.writing.get(kv.key);
+    if (w?.value !== kv.value) return undefined;
+    this.writing.delete(kv.key);
+    w.object.metadata.resourceVersion = String(kv.modRevision);
+    return w.object;
   }
 
   /** How many objects storage holds now: kube's apiserver_storage_objects, a count-only range (its Stats). */
@@ -145,6 +171,7 @@ export class Store {
   close(): void {
     this.cache?.stop();
     this.cache = undefined;
+    this.writing.clear();
   }
 
   get kind() {
@@ -191,13 +218,35 @@ export class Store {
     return obj;
   }
 
-  private encode(obj: KubeObject): string {
+  /**
+   * The stored text of `obj`, and where its metadata's object ends in it (its closing brace). It is
+   * JSON.stringify's text, written member by member at the top, so that a reply can be made of it
+   * (`storedText`).
+   */
+  private encode(obj: KubeObject): StoredText {
     // The resourceVersion is the storage revision; it is never stored inside the object.
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
-    const text = stringifyJSON({ ...obj, metadata });
+    let text = '{';
+    let metadataEnd = -1;
+    for (const k of Object.keys(obj)) {
+      const v = k === 'metadata' ? metadata : obj[k];
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+      if (text.length > 1) text += ',';
+      text += `${JSON.stringify(k)}:${stringifyJSON(v)}`;
+      if (k === 'metadata') metadataEnd = text.length - 1;
+    }
+    text += '}';
     const bytes = Buffer.byteLength(text);
     if (bytes > MAX_VALUE_BYTES) throw requestEntityTooLarge(MAX_VALUE_BYTES);
-    return text;
+    return { text, metadataEnd };
+  }
+
+  /**
+   * What a handed-over create stored of the object it answers with (the object exactly, but its
+   * resourceVersion), for a reply made of the same text.
+   */
+  storedText(obj: KubeObject): StoredText | undefined {
+    return this.stored.get(obj);
   }
 
   /**
@@ -310,14 +359,14 @@ export class Store {
 
   async create(namespace: string | undefined, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
     checkNewObject(this.strategy, input, ctx);
-    const obj = cloneJson(input);
+    const obj = ctx.handedOver ? input : cloneJson(input);
     const meta = obj.metadata;
     if (this.kind.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     // Mutating admission sees the object as the client sent it, before a name is generated or
     // anything validated, as kube's create handler runs it.
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
-    await this.trackFields(obj, undefined, ctx);
+    const canonical = await this.trackFields(obj, undefined, attrs, ctx);
     await this.admission.admit(attrs);
     await giveWayFor(ctx.large);
     // kube's RetryGenerateName (GA in 1.32): when the server picks the name, a collision is tried
@@ -325,7 +374,7 @@ export class Store {
     if (!meta.name && meta.generateName) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.createOnce(namespace, cloneJson(obj), attrs, ctx);
+          return await this.createOnce(namespace, cloneJson(obj), attrs, ctx, canonical);
         } catch (err) {
           if (
             attempt >= MAX_NAME_GENERATION_CREATE_ATTEMPTS ||
@@ -335,7 +384,7 @@ export class Store {
         }
       }
     }
-    return this.createOnce(namespace, obj, attrs, ctx);
+    return this.createOnce(namespace, obj, attrs, ctx, canonical);
   }
 
   /** One attempt of a create (kube's Store.create), after mutating admission. */
@@ -344,6 +393,7 @@ export class Store {
     obj: KubeObject,
     attrs: Attributes,
     ctx: WriteContext,
+    canonical: Canonical | undefined,
   ): Promise<KubeObject> {
     // BeforeCreate: mutating admission may have moved the object, and added what decoding defaults
     // and prunes; the key is the request's namespace.
@@ -354,6 +404,7 @@ export class Store {
       ctx,
       nowTimestamp(this.clock),
       this.generateName,
+      canonical,
     );
     await giveWayFor(ctx.large);
     await runSliced(validateCreate(this.strategy, obj, ctx));
@@ -367,11 +418,30 @@ export class Store {
       if (existing) throw this.createConflict(obj, name);
       return stored;
     }
+    const key = this.key(namespace, name);
+    const encoded = this.encode(stored);
+    const value = encoded.text;
+    // The request's object, in storage's version as it is, is canonical (decoding it gives it back:
+    // the schema pruned and defaulted it) and goes only to the reply, which does not change it: the
+    // watch cache may hold it rather than decode the same bytes again. Not when the client sent an
+    // empty resourceVersion: decoding puts the revision last in the metadata, not where it was.
+    const shared =
+      ctx.handedOver &&
+      stored === obj &&
+      this.cache !== undefined &&
+      !Object.hasOwn(stored.metadata, 'resourceVersion');
+    if (shared) {
+      // Only creates in flight wait here; a bound keeps a cache that missed its events from keeping them.
+      if (this.writing.size >= MAX_WRITING) this.writing.clear();
+      this.writing.set(key, { value, object: stored });
+    }
     try {
-      const kv = await this.call(() => this.storage.create(this.key(namespace, name), this.encode(stored)));
+      const kv = await this.call(() => this.storage.create(key, value));
       stored.metadata.resourceVersion = String(kv.modRevision);
+      if (ctx.handedOver && stored === obj) this.stored.set(stored, encoded);
       return stored;
     } catch (err) {
+      if (shared && this.writing.get(key)?.object === stored) this.writing.delete(key);
       if (isStorageError(err, 'KeyExists')) throw this.createConflict(obj, name);
       throw err;
     }
@@ -427,10 +497,10 @@ export class Store {
       const old = await this.inVersion(current, next.apiVersion);
       // kube runs mutating admission on the updated object before the strategy, validating after.
       const attrs = this.attributes('UPDATE', namespace, name, next, old, opts);
-      await this.trackFields(next, old, opts);
+      const canonical = await this.trackFields(next, old, attrs, opts);
       await this.admission.admit(attrs);
       await giveWayFor(opts.large);
-      const prepared = await this.prepareUpdate(next, old, namespace, opts);
+      const prepared = await this.prepareUpdate(next, old, namespace, opts, canonical);
       await this.admission.validate({ ...attrs, object: prepared });
       const obj = await this.inVersion(prepared, this.strategy.versions?.storageApiVersion);
       await giveWayFor(opts.large);
@@ -442,7 +512,7 @@ export class Store {
         return this.finishDelete(key, obj, kv.modRevision, name);
       }
       try {
-        const written = await this.call(() => this.storage.update(key, this.encode(obj), kv.modRevision));
+        const written = await this.call(() => this.storage.update(key, this.encode(obj).text, kv.modRevision));
         obj.metadata.resourceVersion = String(written.modRevision);
         return obj;
       } catch (err) {
@@ -478,19 +548,36 @@ export class Store {
   /**
    * managedFields, as kube's handlers record them before mutating admission (the field manager's
    * UpdateNoErrors): what a webhook changes afterwards is no manager's. The field manager sees the
-   * object as decoded, defaulted and pruned; that canonical copy is made quietly here, the object
-   * itself is canonicalized (with the client's warnings) after admission.
+   * object as decoded, defaulted and pruned (the strategy's canonicalize). When mutating admission
+   * may change the object, that is a quiet copy, and the object itself is canonicalized after
+   * admission. When it may not, a create's object is canonicalized here, once, if nothing the
+   * steps between set could be pruned or read by it (`settled`); what that tells the request
+   * (unknown fields, warnings) is returned to be told where it is told otherwise, so answers and
+   * their order stay as they were.
    */
-  private async trackFields(obj: KubeObject, old: KubeObject | undefined, ctx: WriteContext): Promise<void> {
-    if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return;
-    const decoded = cloneJson(obj);
+  private async trackFields(
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    attrs: Attributes,
+    ctx: WriteContext,
+  ): Promise<Canonical | undefined> {
+    if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return undefined;
+    const inPlace = old === undefined && settled(obj.metadata) && !this.admission.mayMutate(attrs);
+    const decoded = inPlace ? obj : cloneJson(obj);
+    const told: (() => void)[] = [];
     await giveWayFor(ctx.large);
-    this.strategy.canonicalize(decoded, { ...ctx, onUnknownFields: () => {}, warn: () => {} });
+    this.strategy.canonicalize(decoded, {
+      ...ctx,
+      onUnknownFields: (paths) => told.push(() => ctx.onUnknownFields?.(paths)),
+      warn: (text) => told.push(() => ctx.warn?.(text)),
+    });
     await giveWayFor(ctx.large);
     await ctx.trackFields(decoded, old);
+    if (inPlace) return { tell: () => told.forEach((t) => t()) };
     const managed = decoded.metadata.managedFields;
     if (managed === undefined) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = managed;
+    return undefined;
   }
 
   private async finishDelete(key: string, obj: KubeObject, revision: number, name: string): Promise<KubeObject> {
@@ -510,9 +597,10 @@ export class Store {
     old: KubeObject,
     namespace: string | undefined,
     ctx: WriteContext,
+    canonical: Canonical | undefined,
   ): Promise<KubeObject> {
     // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
-    prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx);
+    prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx, canonical);
     await giveWayFor(ctx.large);
     await runSliced(validateUpdate(this.strategy, obj, old, ctx));
     return obj;
@@ -532,7 +620,7 @@ export class Store {
           if (opts.dryRun) return { deleted: false, obj: marked };
           // Nothing changes when the object is already marked: answer with it as it is.
           if (current.metadata.deletionTimestamp && marked === current) return { deleted: false, obj: current };
-          const written = await this.call(() => this.storage.update(key, this.encode(marked), kv.modRevision));
+          const written = await this.call(() => this.storage.update(key, this.encode(marked).text, kv.modRevision));
           marked.metadata.resourceVersion = String(written.modRevision);
           return { deleted: false, obj: marked };
         }
@@ -633,6 +721,23 @@ export class Store {
       throw internalError(err);
     }
   }
+}
+
+/**
+ * Whether a create's metadata is as BeforeCreate will leave it where canonicalizing could tell:
+ * a name given (a namespace's label is its name), and no namespace, generation or managedFields
+ * that pruning would drop as empty before BeforeCreate or the field manager set them again (at the
+ * end of the metadata, not where the client put them).
+ */
+function settled(meta: KubeObject['metadata']): boolean {
+  const { name, namespace, generation } = meta as Record<string, unknown>;
+  return (
+    typeof name === 'string' &&
+    name !== '' &&
+    (namespace === undefined || (typeof namespace === 'string' && namespace !== '')) &&
+    (generation === undefined || (generation !== 0 && generation !== null)) &&
+    !Object.hasOwn(meta, 'managedFields')
+  );
 }
 
 /**

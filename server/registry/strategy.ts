@@ -56,6 +56,8 @@ export interface WriteContext {
   fromUnstructured?: boolean;
   /** Who asked, for admission; absent for the server's own controllers. */
   user?: UserInfo;
+  /** A create's object is the request's own (its decoded body): the store may change it rather than a copy. */
+  handedOver?: boolean;
   /**
    * metadata.managedFields bookkeeping (kube's field manager), given the object the request made,
    * defaulted and pruned, before mutating admission, and the stored one (none on create).

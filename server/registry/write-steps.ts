@@ -48,6 +48,15 @@ export function checkDecodable(strategy: Strategy, obj: KubeObject, ctx: WriteCo
   throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${strategy.kind.kind}: ${message}`);
 }
 
+/**
+ * An object the store canonicalized before mutating admission, which could not change it: `tell`
+ * tells the request what canonicalizing found (unknown fields, warnings), at the step that would
+ * have canonicalized it.
+ */
+export interface Canonical {
+  tell(): void;
+}
+
 /** What a create refuses of the client's object before admission: undecodable metadata, a resourceVersion. */
 export function checkNewObject(strategy: Strategy, obj: KubeObject, ctx: WriteContext): void {
   checkDecodable(strategy, obj, ctx);
@@ -67,6 +76,7 @@ export function prepareCreate(
   /** metav1.Time now, on the server's clock: the creationTimestamp. */
   now: string,
   generateName: (base: string) => string = generateNameFrom,
+  canonical?: Canonical,
 ): void {
   const meta = obj.metadata;
   ensureNamespaceMatchesRequest(requestNamespace, meta);
@@ -75,7 +85,8 @@ export function prepareCreate(
   fillObjectMetaSystemFields(meta, now, randomUUID());
   if (strategy.generation) meta.generation = 1;
   else delete meta.generation;
-  strategy.canonicalize(obj, ctx);
+  if (canonical) canonical.tell();
+  else strategy.canonicalize(obj, ctx);
   strategy.create.prepare(obj);
 }
 
@@ -104,6 +115,7 @@ export function prepareUpdate(
   old: KubeObject,
   requestNamespace: string,
   ctx: WriteContext,
+  canonical?: Canonical,
 ): void {
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
   const meta = obj.metadata;
@@ -122,7 +134,8 @@ export function prepareUpdate(
   if (generation) meta.generation = oldMeta.generation ?? 1;
   if (meta.name === undefined) meta.name = oldMeta.name;
   const update = updateStrategyFor(strategy, ctx.subresource);
-  strategy.canonicalize(obj, ctx);
+  if (canonical) canonical.tell();
+  else strategy.canonicalize(obj, ctx);
   update.prepare(obj, old, ctx);
   // A subresource with a strategy of its own (status, finalize) never writes the spec.
   if (update === strategy.update && generation?.specChanged(old, obj))

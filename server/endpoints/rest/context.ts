@@ -74,6 +74,38 @@ export async function inRequestVersion(ctx: RequestCtx, objs: KubeObject[]): Pro
   return (await ctx.store.allInVersion(objs, requestApiVersion(ctx))).map((o) => present(ctx, o));
 }
 
+/** How encoded.ts keeps an object's body shown in this media type, version and kind. */
+const bodyKey = (ctx: RequestCtx, mediaType: Body['contentType'], apiVersion: string): string =>
+  `${mediaType} ${apiVersion} ${ctx.desc.names.kind}`;
+
+/**
+ * A created object's JSON body made of the text its create stored (`Store.storedText`), the
+ * resourceVersion put last in its metadata, as encodeBody writes the object (the test holds them
+ * equal), and kept as the object's body (encoded.ts): one encoding of the object for storage and
+ * the reply. Only for an object answered as it is, whose first members are the apiVersion and kind
+ * that present it.
+ */
+export function keepStoredBody(ctx: Ctx, obj: KubeObject): void {
+  const stored = ctx.store.storedText(obj);
+  if (!stored || stored.metadataEnd < 0 || !answersEncoded(ctx) || ctx.output.mediaType !== 'application/json') return;
+  const apiVersion = requestApiVersion(ctx);
+  const [first, second] = Object.keys(obj);
+  const meta = Object.keys(obj.metadata);
+  const asIs =
+    first === 'apiVersion' &&
+    second === 'kind' &&
+    obj.apiVersion === apiVersion &&
+    obj.kind === ctx.desc.names.kind &&
+    meta[meta.length - 1] === 'resourceVersion' &&
+    ctx.store.isInVersion(obj, apiVersion);
+  if (!asIs) return;
+  const { text, metadataEnd } = stored;
+  const comma = text[metadataEnd - 1] === '{' ? '' : ',';
+  const rv = `${comma}"resourceVersion":${JSON.stringify(obj.metadata.resourceVersion)}`;
+  const bytes = Buffer.from(text.slice(0, metadataEnd) + rv + text.slice(metadataEnd));
+  encodedOnce(obj, bodyKey(ctx, 'application/json', apiVersion), () => ({ bytes, contentType: 'application/json' }));
+}
+
 /**
  * Stored objects' bodies in the version and media type (JSON or protobuf) the client asked for:
  * those already in that version encoded once (encoded.ts), the others converted (in one batch) and
@@ -85,7 +117,7 @@ export async function encodedInRequestVersion(
   mediaType: Body['contentType'],
 ): Promise<Body[]> {
   const apiVersion = requestApiVersion(ctx);
-  const key = `${mediaType} ${apiVersion} ${ctx.desc.names.kind}`;
+  const key = bodyKey(ctx, mediaType, apiVersion);
   const asIs = objs.map((o) => ctx.store.isInVersion(o, apiVersion));
   const toConvert = objs.filter((_, i) => !asIs[i]);
   const converted = toConvert.length > 0 ? await inRequestVersion(ctx, toConvert) : [];

@@ -3,7 +3,7 @@
 import type { JsonObject } from '../../../apimachinery/object.js';
 import { dropUnknownFields } from '../../../apimachinery/apis/unknown-fields.js';
 import { addWarning, strictDecoding } from '../field-validation.js';
-import { type Ctx, verbNotSupported, namespaceOf, respondObject } from './context.js';
+import { type Ctx, keepStoredBody, verbNotSupported, namespaceOf, respondObject } from './context.js';
 import { readObject, decodeError, checkNamespace } from './object-body.js';
 import { writeOptions, writeContext } from './write-context.js';
 
@@ -25,7 +25,9 @@ export async function create(ctx: Ctx): Promise<void> {
   const created = await ctx.store.create(
     namespaceOf(ctx),
     obj,
-    writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large }),
+    // The decoded body is this request's alone (audit keeps a copy of its own).
+    writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large, handedOver: true }),
   );
+  keepStoredBody(ctx, created);
   await respondObject(ctx, 201, created);
 }

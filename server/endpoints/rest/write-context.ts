@@ -32,7 +32,10 @@ export function fieldManager(ctx: RequestCtx): FieldManager {
 }
 
 /** What a write's body decoded to, for the store's own decoding steps. */
-type Decoding = Pick<WriteContext, 'floatLiterals' | 'onUnknownFields' | 'decodeError' | 'fromUnstructured' | 'large'>;
+type Decoding = Pick<
+  WriteContext,
+  'floatLiterals' | 'onUnknownFields' | 'decodeError' | 'fromUnstructured' | 'large' | 'handedOver'
+>;
 
 /**
  * The one context of a write, whatever its verb (create, update, patch, apply, and their scale

@@ -890,6 +890,15 @@ describe('namespaces', () => {
     }
   });
 
+  it('label a generated name with that name, as their own', async () => {
+    const res = await api('/api/v1/namespaces', {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { generateName: 'made-' } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.metadata.labels).toEqual({ 'kubernetes.io/metadata.name': res.json.metadata.name });
+  });
+
   it('refuses to delete them (NamespaceLifecycle: immortal namespaces)', async () => {
     for (const name of ['default', 'kube-system', 'kube-public']) {
       const res = await api(`/api/v1/namespaces/${name}`, { method: 'DELETE' });

@@ -1,10 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyDefaults,
-  pruneAndDefault,
-  pruneNonNullableNullsWithoutDefaults,
-} from '../../../../crd/schema/default.js';
+import { applyDefaults, pruneAndDefault } from '../../../../crd/schema/default.js';
+import { prune, pruneNonNullableNullsWithoutDefaults } from '../../../../crd/schema/prune.js';
 import type { JSONSchemaProps } from '../../../../apimachinery/apis/apiextensions.js';
 
 const obj = (properties: Record<string, JSONSchemaProps>, extra: JSONSchemaProps = {}): JSONSchemaProps => ({
@@ -330,6 +327,52 @@ describe('defaulting: properties', () => {
       },
       { default: {} },
     ),
+  });
+
+  it("prune's dropNulls is pruning, then kube's PruneNonNullableNullsWithoutDefaults, in one walk", () => {
+    const text = { type: 'string' } as const;
+    const nulls = obj({
+      metadata: obj({ n: text }),
+      spec: obj({
+        n: text,
+        a: { type: 'integer', default: 1 },
+        x: obj({ a: text, n: { type: 'string', nullable: true } }, { 'x-kubernetes-preserve-unknown-fields': true }),
+        z: obj({ metadata: obj({ n: text }), kind: text, a: text }, { 'x-kubernetes-embedded-resource': true }),
+        m: { type: 'object', additionalProperties: text },
+        b: { type: 'object', additionalProperties: true },
+        l: { type: 'array', items: obj({ a: text, x: { type: 'integer' } }) },
+      }),
+    });
+    const meta = fc.oneof(value, some({ name: value, n: value, labels: value }));
+    const doc = some({
+      apiVersion: value,
+      kind: value,
+      metadata: meta,
+      spec: fc.oneof(
+        value,
+        some({
+          n: value,
+          a: value,
+          x: fc.oneof(value, some({ a: value, n: value, z: value })),
+          z: fc.oneof(value, some({ apiVersion: value, kind: value, metadata: meta, a: value, x: value })),
+          m: value,
+          b: value,
+          l: fc.oneof(value, fc.array(fc.oneof(value, some({ a: value, x: value })), { maxLength: 3 })),
+        }),
+      ),
+    });
+    fc.assert(
+      fc.property(doc, (v) => {
+        const opts = { isResourceRoot: true, pruneRootMetadata: true };
+        const inOneWalk = structuredClone(v);
+        const unknown = prune(inOneWalk, nulls, { ...opts, dropNulls: true });
+        const reference = structuredClone(v);
+        expect(unknown).toEqual(prune(reference, nulls, opts));
+        pruneNonNullableNullsWithoutDefaults(reference, nulls);
+        expect(inOneWalk).toEqual(reference);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('pruneAndDefault and applyDefaults are idempotent', () => {

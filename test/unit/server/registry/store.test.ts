@@ -149,3 +149,29 @@ describe('Store.update: the watch cache’s object as the current one', () => {
     cached.close();
   });
 });
+
+describe('Store.create: an object handed over', () => {
+  it('is the one the watch cache holds, as decoding its stored bytes would give it', async () => {
+    const cached = new Store(storage, eventStrategy);
+    await cached.list('ns', { anyRevision: true });
+    const sent = { ...event({ name: 'handed' }), source: { component: 'a' } };
+    const created = await cached.create('ns', sent, { dryRun: false, handedOver: true });
+    // No copy of the request's own object.
+    expect(created).toBe(sent);
+    const held = await cached.get('ns', 'handed', { minRevision: Number(created.metadata.resourceVersion) });
+    expect(held).toBe(created);
+    expect(held).toEqual(cached.decode((await storage.get(cached.key('ns', 'handed')))!));
+    cached.close();
+  });
+
+  it('with an empty resourceVersion is not held: decoding puts the revision last, as a restart would', async () => {
+    const cached = new Store(storage, eventStrategy);
+    await cached.list('ns', { anyRevision: true });
+    const sent = { ...event({ resourceVersion: '', name: 'empty-rv' }), source: { component: 'a' } };
+    const created = await cached.create('ns', sent, { dryRun: false, handedOver: true });
+    const held = await cached.get('ns', 'empty-rv', { minRevision: Number(created.metadata.resourceVersion) });
+    expect(held).not.toBe(created);
+    expect(Object.keys(held.metadata).at(-1)).toBe('resourceVersion');
+    cached.close();
+  });
+});
