@@ -480,6 +480,7 @@ function* compileNode(ctx: Ctx, w: Walk): Task<{ node: RuleNode | undefined; sch
     );
   for (const name of Object.keys(s.properties ?? {}).sort()) {
     const ps = s.properties![name]!;
+    if (!ctx.withRules.has(ps)) continue;
     // An unescapable name is no field of the parent's type: kube types it from its own schema.
     const typed = escapeFieldName(name) === undefined ? ps : base?.properties?.[name];
     const n = yield* visit(ps, `${child(w.path, 'properties')}[${name}]`, reachable(typed));
