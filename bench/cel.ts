@@ -45,7 +45,7 @@ const N = {
    * hundreds of them and its start (64 TLS handshakes) weighs little.
    */
   createSeconds: 2 * WRK_SECONDS,
-  compilePasses: quick ? 1 : 3,
+  compilePasses: quick ? 1 : 5,
 };
 const TARGET = { ruleShare: 0.15, compileMs: 1000 };
 const CORPUS = join(REPO_ROOT, '..', 'shared', 'realworld', 'crds');

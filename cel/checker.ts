@@ -86,7 +86,13 @@ export const KUBE_CHECKER_OPTIONS: CheckerOptions = {
 /** The declarations and settings a check runs against (cel-go's checker.Env). */
 export class CheckerEnv {
   private readonly idents = new Map<string, VariableDecl>();
-  private readonly functions = new Map<string, FunctionDecl>();
+  private functions = new Map<string, FunctionDecl>();
+  /**
+   * Whether `functions` is shared with environments extended from this one or that it extends:
+   * copied by the first that adds functions. Extending is per CRD rule node, and kube's
+   * environment declares hundreds of functions, which most extensions never change.
+   */
+  private functionsShared = false;
 
   constructor(readonly options: CheckerOptions = {}) {}
 
@@ -94,7 +100,8 @@ export class CheckerEnv {
   extend(options: CheckerOptions): CheckerEnv {
     const e = new CheckerEnv({ ...this.options, ...options });
     for (const [k, v] of this.idents) e.idents.set(k, v);
-    for (const [k, v] of this.functions) e.functions.set(k, v);
+    e.functions = this.functions;
+    e.functionsShared = this.functionsShared = true;
     return e;
   }
 
@@ -106,6 +113,10 @@ export class CheckerEnv {
 
   /** Declares functions; overloads of a name already declared are added to it. */
   addFunctions(...decls: readonly FunctionDecl[]): this {
+    if (this.functionsShared) {
+      this.functions = new Map(this.functions);
+      this.functionsShared = false;
+    }
     for (const d of decls) {
       const current = this.functions.get(d.name);
       this.functions.set(d.name, current === undefined ? d : mergeFunctions(current, d));

@@ -422,21 +422,25 @@ function children(s: JSONSchemaProps): JSONSchemaProps[] {
 
 /**
  * The nodes with an x-kubernetes-validations rule at or below them, found in one walk without
- * recursion: a subtree without rules has nothing to type, size or compile (most of a large
- * schema; 57 of the real-world corpus's 172 schemas have no rule at all).
+ * recursion (children before their parent; a node two parents share is decided once): a subtree
+ * without rules has nothing to type, size or compile (most of a large schema; 57 of the
+ * real-world corpus's 172 schemas have no rule at all).
  */
 function withRules(schema: JSONSchemaProps): Set<JSONSchemaProps> {
   const marked = new Set<JSONSchemaProps>();
-  const parent = new Map<JSONSchemaProps, JSONSchemaProps>();
-  const stack = [schema];
+  const decided = new Set<JSONSchemaProps>();
+  const stack: Array<[JSONSchemaProps, boolean]> = [[schema, false]];
   while (stack.length > 0) {
-    const s = stack.pop()!;
-    if ((s['x-kubernetes-validations']?.length ?? 0) > 0)
-      for (let n: JSONSchemaProps | undefined = s; n !== undefined && !marked.has(n); n = parent.get(n)) marked.add(n);
-    for (const c of children(s)) {
-      parent.set(c, s);
-      stack.push(c);
+    const [s, childrenDecided] = stack.pop()!;
+    if (decided.has(s)) continue;
+    const below = children(s);
+    if (!childrenDecided) {
+      stack.push([s, true]);
+      for (const c of below) if (!decided.has(c)) stack.push([c, false]);
+      continue;
     }
+    decided.add(s);
+    if ((s['x-kubernetes-validations']?.length ?? 0) > 0 || below.some((c) => marked.has(c))) marked.add(s);
   }
   return marked;
 }
@@ -480,6 +484,7 @@ function* compileNode(ctx: Ctx, w: Walk): Task<{ node: RuleNode | undefined; sch
     );
   for (const name of Object.keys(s.properties ?? {}).sort()) {
     const ps = s.properties![name]!;
+    if (!ctx.withRules.has(ps)) continue;
     // An unescapable name is no field of the parent's type: kube types it from its own schema.
     const typed = escapeFieldName(name) === undefined ? ps : base?.properties?.[name];
     const n = yield* visit(ps, `${child(w.path, 'properties')}[${name}]`, reachable(typed));

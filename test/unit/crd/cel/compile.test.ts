@@ -482,3 +482,56 @@ describe("compileSchemaRules: kube's order and kube's other checks", () => {
     expect(r.total).toBe(71n);
   });
 });
+
+// One compile per schema content (kept with paths relative to its root): each caller's path and
+// options give the same errors and costs a compile at that path would.
+describe('compileSchemaRules: one schema at several paths', () => {
+  const uncorrelatable = () =>
+    spec([{ rule: 'self.tags.all(a, self.tags.all(b, a.size() + b.size() < 9999))' }], {
+      tags: { type: 'array', items: { type: 'string' } },
+      list: {
+        type: 'array',
+        maxItems: 3,
+        items: {
+          type: 'object',
+          properties: { a: { type: 'string', maxLength: 5 } },
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf' }],
+        },
+      },
+    });
+  const at = (path: string, suppressPerExpressionCost = false) =>
+    compileSchemaRules(uncorrelatable(), path, { suppressPerExpressionCost }).errors.map(formatFieldError);
+  // Children first: the list's items, then spec's own rule.
+  const expected = (path: string, suppressed = false) => [
+    `${path}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${path}.properties[spec].properties[list]`,
+    ...(suppressed
+      ? []
+      : [
+          `${path}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+        ]),
+    `${path}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+    `${path}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+  ];
+
+  it("re-roots every path, the oldSelf error's list included, and leaves out suppressed costs only", () => {
+    expect(at(P)).toEqual(expected(P));
+    expect(at('spec.versions[1].schema.openAPIV3Schema')).toEqual(expected('spec.versions[1].schema.openAPIV3Schema'));
+    expect(at(P, true)).toEqual(expected(P, true));
+    expect(at(P)).toEqual(expected(P));
+    expect(compileSchemaRules(uncorrelatable(), '').costs[0]!.path).toBe(
+      'properties[spec].properties[list].items.x-kubernetes-validations[0].rule',
+    );
+  });
+
+  it('compiles the rules of a sub-schema two properties share, at both', () => {
+    const shared: JSONSchemaProps = {
+      type: 'string',
+      maxLength: 5,
+      'x-kubernetes-validations': [{ rule: 'self.nope' }],
+    };
+    expect(errorsOf(spec([], { a: shared, b: shared })).map((e) => e.slice(0, e.indexOf(':')))).toEqual([
+      `${P}.properties[spec].properties[a].x-kubernetes-validations[0].rule`,
+      `${P}.properties[spec].properties[b].x-kubernetes-validations[0].rule`,
+    ]);
+  });
+});
