@@ -70,7 +70,7 @@ const normalized = (text: string): string[] =>
 
 /** A checkout of this repository whose install and build are done, and nothing else: no .data. */
 function freshCheckout(dir: string): void {
-  for (const entry of ['Makefile', 'bin', 'examples', 'node_modules'])
+  for (const entry of ['Makefile', 'bin', 'examples', 'node_modules', 'scripts'])
     symlinkSync(join(REPO_ROOT, entry), join(dir, entry));
   for (const file of ['package.json', 'package-lock.json', 'tsconfig.json']) {
     copyFileSync(join(REPO_ROOT, file), join(dir, file));
