@@ -10,16 +10,20 @@
 // selection or an index (an attribute and its qualifiers; a qualifier on a value that is not an
 // attribute adds the relative attribute's 1), 10, 30, 40 a list, map or message literal, calls
 // by cel-go's per-overload table (string and list sizes), constants, `&&`, `||`, `?:` and the
-// loop itself free. Past the limit the evaluation stops with cel-go's "operation cancelled:
-// actual cost limit exceeded". Kube's libraries price their own calls through `callCost`, or
-// charge as they work through CallContext.charge.
+// loop itself free. With `optimize` (cel-go's OptOptimize, which kube turns on) what is constant
+// is computed when the program is planned, so free: literals of constants, conversions of a
+// constant, and `in` a constant list of primitives (a set lookup). Past the limit the
+// evaluation stops with cel-go's "operation cancelled: actual cost limit exceeded". Kube's
+// libraries price their own calls through `callCost` (chosen when a call is planned), or charge
+// as they work through CallContext.charge.
+import { INT64_MAX } from '../apimachinery/int64.js';
 import { type ComprehensionExpr, type Constant, type Expr, Operators, type ParsedExpr } from './ast.js';
 import type { CheckedAst, Reference } from './checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from './comprehensions.js';
 import type { FunctionDecl, OverloadDecl } from './decls.js';
 import { type CallContext, type Impl, STANDARD_IMPLS } from './functions.js';
 import { OPTIONAL_FUNCTIONS } from './optional.js';
-import { compileRegex, type RegexBudget, RegexError } from './regex.js';
+import { compileRegex, type RegexBudget, RegexError, type RegexWork } from './regex.js';
 import { STANDARD_FUNCTIONS } from './stdlib.js';
 import type { Type } from './types.js';
 import {
@@ -52,8 +56,15 @@ export function activation(vars: Readonly<Record<string, Value>> | ReadonlyMap<s
   return { resolve: (n) => (Object.hasOwn(rec, n) ? rec[n] : undefined) };
 }
 
-/** cel-go's ActualCostEstimator.CallCost: a call's cost, or undefined for the default. */
-export type CallCost = (fn: string, overloadId: string, args: readonly Val[], result: Val) => number | undefined;
+/**
+ * cel-go's ActualCostEstimator.CallCost, resolved once per call when a program is planned: how a
+ * library prices a call to this function and overload with this many arguments, or undefined
+ * for cel-go's default.
+ */
+export type CallCost = (fn: string, overloadId: string, argCount: number) => CallPrice | undefined;
+
+/** A call's cost from its arguments and result; undefined leaves this call to cel-go's default. */
+export type CallPrice = (args: readonly Val[], result: Val) => number | undefined;
 
 export interface ProgramOptions {
   /** The functions calls may bind to (default: the standard, optional and two-variable-comprehension libraries). */
@@ -69,14 +80,25 @@ export interface ProgramOptions {
    * not compile makes program() throw a ProgramError with Go's text.
    */
   readonly regexConstants?: readonly string[];
+  /**
+   * cel-go's OptOptimize: list and map literals of constants, and type conversions of a
+   * constant, are computed when the program is planned (free at run time; a conversion that
+   * fails makes program() throw a ProgramError), and `in` a constant list of primitives is a set
+   * lookup, free too.
+   */
+  readonly optimize?: boolean;
 }
 
 /**
  * Kube's runtime settings (k8s.io/apiserver/pkg/cel/environment/base.go): presence tests are
- * free; cel.OptOptimize compiles matches() patterns when the program is built (the regex
- * library adds find and findAll: kube/environment.ts).
+ * free; cel.OptOptimize folds constants and compiles matches() patterns when the program is
+ * built (the regex library adds find and findAll: kube/environment.ts).
  */
-export const KUBE_PROGRAM_OPTIONS: ProgramOptions = { presenceTestHasCost: false, regexConstants: ['matches'] };
+export const KUBE_PROGRAM_OPTIONS: ProgramOptions = {
+  presenceTestHasCost: false,
+  regexConstants: ['matches'],
+  optimize: true,
+};
 
 /** A program that cannot be built (cel-go's Program() error), e.g. a constant regex that does not compile. */
 export class ProgramError extends Error {}
@@ -115,8 +137,12 @@ class Ctx implements CallContext {
   cost = 0;
   regexRefused = false;
   readonly frames: Frame[] = [];
-  /** Accumulators a loop owns (an empty list or map it started from), grown in place as cel-go's mutable accumulators. */
-  readonly growable = new Set<Value>();
+  /**
+   * Accumulators a loop owns (an empty list or map it started from), grown in place as cel-go's
+   * mutable accumulators; made by the first loop that owns one.
+   */
+  growable: Set<Value> | undefined;
+  private work: RegexWork | undefined;
 
   constructor(
     readonly vars: Activation,
@@ -129,15 +155,19 @@ class Ctx implements CallContext {
     if (this.cost > this.limit) throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
   }
 
-  readonly regexWork = (units: number): void => {
-    const b = this.regexBudget;
-    if (b === undefined) return;
-    if (units > b.remaining) {
-      this.regexRefused = true;
-      throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
-    }
-    b.remaining -= units;
-  };
+  /** Made on first use: most evaluations call no regex function. */
+  get regexWork(): RegexWork {
+    this.work ??= (units: number): void => {
+      const b = this.regexBudget;
+      if (b === undefined) return;
+      if (units > b.remaining) {
+        this.regexRefused = true;
+        throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
+      }
+      b.remaining -= units;
+    };
+    return this.work;
+  }
 }
 
 type Interp = (c: Ctx) => Val;
@@ -174,9 +204,12 @@ export function program(ast: CheckedAst | ParsedExpr, options: ProgramOptions = 
 
 const isDynLike = (t: Type): boolean => t.kind === 'dyn' || t.kind === 'any' || t.kind === 'type_param';
 
+/** The guard of a parameter of any kind. */
+const ANY = (): boolean => true;
+
 /** A run-time test of a value against a declared parameter type (its kind; element types are the checker's). */
 function guardOf(t: Type): (v: Value) => boolean {
-  if (isDynLike(t)) return () => true;
+  if (isDynLike(t)) return ANY;
   const base = ((): ((v: Value) => boolean) => {
     switch (t.kind) {
       case 'bool':
@@ -222,13 +255,10 @@ interface Bound {
   readonly impl: Impl;
 }
 
-/** The first overload whose parameter kinds the arguments have. */
-function dispatch(candidates: readonly Bound[], args: readonly Value[]): Bound | undefined {
-  outer: for (const b of candidates) {
-    for (let i = 0; i < args.length; i++) if (!b.guards[i]!(args[i]!)) continue outer;
-    return b;
-  }
-  return undefined;
+/** Whether the arguments have the overload's parameter kinds. */
+function accepts(b: Bound, args: readonly Value[]): boolean {
+  for (let i = 0; i < args.length; i++) if (!b.guards[i]!(args[i]!)) return false;
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,22 +291,33 @@ const MIN_OF_BOTH = new Set([
   'not_equals',
 ]);
 
-function defaultCallCost(id: string, args: readonly Val[]): number {
-  if (LINEAR_IN_FIRST.has(id)) return Math.ceil(actualSize(args[0]!) * TRAVERSAL);
-  if (MIN_OF_BOTH.has(id)) return Math.ceil(Math.min(actualSize(args[0]!), actualSize(args[1]!)) * TRAVERSAL);
+/** The traversal cost of the shorter of two values (comparing strings or bytes). */
+function traversalOfShorter(x: Val, y: Val): number {
+  if (typeof x === 'string' && typeof y === 'string') {
+    // Code points are at most UTF-16 units, and ceil(size × 0.1) is 1 for every size from 1 to 10.
+    const m = Math.min(x.length, y.length);
+    if (m <= 10) return m === 0 ? 0 : 1;
+  }
+  return Math.ceil(Math.min(actualSize(x), actualSize(y)) * TRAVERSAL);
+}
+
+/** cel-go's default cost of a call to an overload, chosen when the call is planned. */
+function defaultPrice(id: string): (args: readonly Val[]) => number {
+  if (LINEAR_IN_FIRST.has(id)) return (a) => Math.ceil(actualSize(a[0]!) * TRAVERSAL);
+  if (MIN_OF_BOTH.has(id)) return (a) => traversalOfShorter(a[0]!, a[1]!);
   switch (id) {
     case 'in_list':
-      return actualSize(args[1]!);
+      return (a) => actualSize(a[1]!);
     case 'add_string':
     case 'add_bytes':
-      return Math.ceil((actualSize(args[0]!) + actualSize(args[1]!)) * TRAVERSAL);
+      return (a) => Math.ceil((actualSize(a[0]!) + actualSize(a[1]!)) * TRAVERSAL);
     case 'matches':
     case 'matches_string':
-      return Math.ceil((1 + actualSize(args[0]!)) * TRAVERSAL) * Math.ceil(actualSize(args[1]!) * REGEX_LENGTH);
+      return (a) => Math.ceil((1 + actualSize(a[0]!)) * TRAVERSAL) * Math.ceil(actualSize(a[1]!) * REGEX_LENGTH);
     case 'contains_string':
-      return Math.ceil(actualSize(args[0]!) * TRAVERSAL) * Math.ceil(actualSize(args[1]!) * TRAVERSAL);
+      return (a) => Math.ceil(actualSize(a[0]!) * TRAVERSAL) * Math.ceil(actualSize(a[1]!) * TRAVERSAL);
     default:
-      return 1;
+      return () => 1;
   }
 }
 
@@ -312,6 +353,66 @@ export class Library {
     }
   }
 }
+
+/** The overloads that grow a loop's own accumulator in place (Planner.invoke). */
+const GROWS_IN_PLACE = new Set(['add_list', '@mapInsert_map_key_value']);
+
+/** A call's arguments, evaluated left to right. */
+function gatherer(args: readonly Interp[]): (c: Ctx) => Val[] {
+  const [a, b, d] = args;
+  switch (args.length) {
+    case 1:
+      return (c) => [a!(c)];
+    case 2:
+      return (c) => [a!(c), b!(c)];
+    case 3:
+      return (c) => [a!(c), b!(c), d!(c)];
+    default:
+      return (c) => args.map((x) => x(c));
+  }
+}
+
+/** The first error among a call's arguments, which the call gives instead of a result. */
+function firstError(vals: readonly Val[]): CelError | undefined {
+  for (const v of vals) if (v instanceof CelError) return v;
+  return undefined;
+}
+
+/** cel-go's type conversion functions (overloads.IsTypeConversionFunction), which OptOptimize folds on a constant. */
+const TYPE_CONVERSIONS = new Set([
+  'bool',
+  'bytes',
+  'double',
+  'duration',
+  'dyn',
+  'int',
+  'string',
+  'timestamp',
+  'type',
+  'uint',
+]);
+
+/**
+ * A primitive's identity in a constant set (cel-go's evalSetMembership keys its map by type and
+ * value); undefined for NaN, which no lookup finds; null for a value that is not a primitive.
+ */
+function setKey(v: Value): string | undefined | null {
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'b1' : 'b0';
+    case 'string':
+      return `s${v}`;
+    case 'bigint':
+      return `i${v}`;
+    case 'number':
+      // -0 and 0 are one key, as in a Go map.
+      return Number.isNaN(v) ? undefined : `d${v === 0 ? 0 : v}`;
+    default:
+      return v instanceof Uint ? `u${v.value}` : null;
+  }
+}
+
+const NO_VARS: Activation = { resolve: () => undefined };
 
 /** cel-go's CompileRegexConstants: a constant string pattern is compiled when the program is planned. */
 function compileConstantPattern(arg: Expr | undefined): void {
@@ -391,6 +492,8 @@ class Planner {
   private readonly checked: boolean;
   private readonly library: Library;
   private scope: Scope | undefined;
+  /** The planned nodes that always give one value (constants, and what `optimize` folds), and that value. */
+  private readonly constants = new Map<Interp, Val>();
 
   constructor(
     ast: CheckedAst | ParsedExpr,
@@ -403,10 +506,8 @@ class Planner {
 
   plan(e: Expr, o: PlanOpts): Interp {
     switch (e.kind) {
-      case 'constant': {
-        const v = constantValue(e.value);
-        return () => v;
-      }
+      case 'constant':
+        return this.constant(constantValue(e.value));
       case 'ident':
         return this.planIdent(e.id, e.name, o);
       case 'select':
@@ -429,6 +530,56 @@ class Planner {
     }
   }
 
+  // ---- constants (cel-go's OptOptimize: interpreter/decorators.go decOptimize)
+
+  private constant(v: Val): Interp {
+    const f: Interp = () => v;
+    this.constants.set(f, v);
+    return f;
+  }
+
+  /** Whether a literal of these parts is computed when planned: `optimize` is on and every part is constant. */
+  private foldable(parts: readonly Interp[]): boolean {
+    return this.options.optimize === true && parts.every((p) => this.constants.has(p));
+  }
+
+  /** A node's value computed now (it reads no variable), unmetered. */
+  private fold(f: Interp): Val {
+    return f(new Ctx(NO_VARS, Infinity, undefined));
+  }
+
+  /**
+   * `x in [constants]` as a set lookup, free at run time (cel-go's evalSetMembership): undefined
+   * when an element is not a primitive. An empty list is false without evaluating `x`.
+   */
+  private setMembership(x: Interp, list: Val): Interp | undefined {
+    if (!Array.isArray(list)) return undefined;
+    if (list.length === 0) return this.constant(false);
+    const keys = new Set<string>();
+    for (const v of list as readonly Value[]) {
+      const own = setKey(v);
+      if (own === null) return undefined;
+      if (own !== undefined) keys.add(own);
+      // Each number is found by the others of its value it converts to exactly, as cel-go adds them.
+      if (typeof v === 'number' && Number.isInteger(v)) {
+        if (v > -(2 ** 63) && v < 2 ** 63) keys.add(`i${BigInt(v)}`);
+        if (v >= 0 && v < 2 ** 64) keys.add(`u${BigInt(v)}`);
+      } else if (typeof v === 'bigint') {
+        keys.add(`d${Number(v)}`);
+        if (v >= 0n) keys.add(`u${v}`);
+      } else if (v instanceof Uint) {
+        keys.add(`d${Number(v.value)}`);
+        if (v.value <= INT64_MAX) keys.add(`i${v.value}`);
+      }
+    }
+    return (c) => {
+      const v = x(c);
+      if (v instanceof CelError) return v;
+      const k = setKey(v);
+      return k !== undefined && k !== null && keys.has(k);
+    };
+  }
+
   // ---- identifiers
 
   /** Frame distance and slot of a comprehension variable in scope, innermost first. */
@@ -446,11 +597,13 @@ class Planner {
     const local = this.lookupLocal(rawName);
     if (local !== undefined) {
       const { up, slot } = local;
-      return (c) => {
+      const frame = (c: Ctx): Frame => {
         c.charge(cost);
-        const f = c.frames[c.frames.length - 1 - up]!;
-        return slot === 0 ? f.v1 : slot === 1 ? f.v2 : f.accu;
+        return c.frames[c.frames.length - 1 - up]!;
       };
+      if (slot === 0) return (c) => frame(c).v1;
+      if (slot === 1) return (c) => frame(c).v2;
+      return (c) => frame(c).accu;
     }
     const name = this.refs?.get(id)?.name || rawName;
     const isType = TYPE_IDENTIFIERS.has(name) || this.library.typeNames.has(name);
@@ -571,6 +724,19 @@ class Planner {
   /** `&&` (and) or `||`: false (true) decides whatever the other side is, errors included; otherwise the first error. */
   private planLogic(and: boolean, terms: readonly Interp[]): Interp {
     const decisive = !and;
+    // The parser balances chains into pairs.
+    if (terms.length === 2) {
+      const [l, r] = terms as [Interp, Interp];
+      const absorb = (v: Val): CelError => (v instanceof CelError ? v : noSuchOverload());
+      return (c) => {
+        const a = l(c);
+        if (a === decisive) return decisive;
+        const b = r(c);
+        if (b === decisive) return decisive;
+        if (typeof a !== 'boolean') return absorb(a);
+        return typeof b !== 'boolean' ? absorb(b) : !decisive;
+      };
+    }
     return (c) => {
       let err: Val | undefined;
       for (const t of terms) {
@@ -624,42 +790,67 @@ class Planner {
         .map((c) => c.bound);
       if (candidates.length === 0) return () => new CelError(`no such overload: ${fn}`);
     }
-    const callCost = this.options.callCost;
-    const n = args.length;
-    const single = candidates.length === 1 ? candidates[0]! : undefined;
-    return (c) => {
-      const vals: Val[] = new Array<Val>(n);
-      let err: CelError | undefined;
-      for (let i = 0; i < n; i++) {
-        const v = args[i]!(c);
-        vals[i] = v;
-        if (v instanceof CelError && err === undefined) err = v;
+    if (this.options.optimize === true) {
+      if (ref?.overloadIds.length === 1 && ref.overloadIds[0] === 'in_list' && this.constants.has(args[1]!)) {
+        const set = this.setMembership(args[0]!, this.constants.get(args[1]!)!);
+        if (set !== undefined) return set;
       }
+      if (target === undefined && args.length === 1 && TYPE_CONVERSIONS.has(fn) && this.constants.has(args[0]!)) {
+        const v = this.fold(this.call(fn, candidates, args));
+        if (v instanceof CelError) throw new ProgramError(v.message);
+        return this.constant(v);
+      }
+    }
+    return this.call(fn, candidates, args);
+  }
+
+  /** A call to the first of `candidates` its arguments fit. */
+  private call(fn: string, candidates: readonly Bound[], args: readonly Interp[]): Interp {
+    const n = args.length;
+    const prices = candidates.map((b) => this.price(fn, b.id, n));
+    const gather = gatherer(args);
+    if (candidates.length === 1) {
+      const b = candidates[0]!;
+      const price = prices[0]!;
+      // A parameter of any kind (dyn, a type parameter) needs no check at run time.
+      const guarded = b.guards.some((g) => g !== ANY);
+      const impl: Impl = GROWS_IN_PLACE.has(b.id) ? (vals, c) => this.invoke(b, vals as Value[], c as Ctx) : b.impl;
+      return (c) => {
+        const vals = gather(c);
+        const err = firstError(vals);
+        const result = err ?? (guarded && !accepts(b, vals as Value[]) ? noSuchOverload() : impl(vals as Value[], c));
+        c.charge(price(vals, result));
+        return result;
+      };
+    }
+    return (c) => {
+      const vals = gather(c);
+      const err = firstError(vals);
+      // An error or no overload is priced as the first candidate.
+      let chosen = 0;
       let result: Val;
-      let id = single?.id ?? candidates[0]!.id;
       if (err !== undefined) result = err;
       else {
-        const values = vals as Value[];
-        const b =
-          single !== undefined
-            ? single.guards.every((g, i) => g(values[i]!))
-              ? single
-              : undefined
-            : dispatch(candidates, values);
-        if (b === undefined) result = noSuchOverload();
-        else {
-          id = b.id;
-          result = this.invoke(b, values, c);
-        }
+        chosen = candidates.findIndex((b) => accepts(b, vals as Value[]));
+        result = chosen < 0 ? noSuchOverload() : this.invoke(candidates[chosen]!, vals as Value[], c);
+        chosen = Math.max(chosen, 0);
       }
-      c.charge(callCost?.(fn, id, vals, result) ?? defaultCallCost(id, vals));
+      c.charge(prices[chosen]!(vals, result));
       return result;
     };
   }
 
+  /** A call's price: the library's (options.callCost) where it gives one, else cel-go's default. */
+  private price(fn: string, id: string, argCount: number): (args: readonly Val[], result: Val) => number {
+    const dflt = defaultPrice(id);
+    const lib = this.options.callCost?.(fn, id, argCount);
+    if (lib === undefined) return dflt;
+    return (args, result) => lib(args, result) ?? dflt(args);
+  }
+
   /** Calls an overload; a loop's own accumulator grows in place (cel-go's mutable list and map) rather than being copied. */
   private invoke(b: Bound, args: Value[], c: Ctx): Val {
-    if (c.growable.size > 0 && c.growable.has(args[0]!)) {
+    if (c.growable !== undefined && GROWS_IN_PLACE.has(b.id) && c.growable.has(args[0]!)) {
       if (b.id === 'add_list') {
         (args[0] as Value[]).push(...(args[1] as readonly Value[]));
         return args[0]!;
@@ -679,7 +870,7 @@ class Planner {
   private planList(elements: readonly Expr[], optionalIndices: readonly number[]): Interp {
     const elems = elements.map((x) => this.plan(x, { freeRoot: false }));
     const optional = new Set(optionalIndices);
-    return (c) => {
+    const list: Interp = (c) => {
       const out: Value[] = [];
       let err: CelError | undefined;
       for (let i = 0; i < elems.length; i++) {
@@ -695,6 +886,7 @@ class Planner {
       c.charge(LIST_CREATE);
       return err ?? out;
     };
+    return this.foldable(elems) ? this.constant(this.fold(list)) : list;
   }
 
   private planMap(e: Extract<Expr, { kind: 'struct' }>): Interp {
@@ -707,7 +899,7 @@ class Planner {
       value: this.plan(en.value, { freeRoot: false }),
       optional: en.optionalEntry,
     }));
-    return (c) => {
+    const map: Interp = (c) => {
       const m = new MapValue();
       let err: CelError | undefined;
       for (const en of entries) {
@@ -725,6 +917,7 @@ class Planner {
       c.charge(MAP_CREATE);
       return err ?? m;
     };
+    return this.foldable(entries.flatMap((en) => [en.key, en.value])) ? this.constant(this.fold(map)) : map;
   }
 
   // ---- comprehensions
@@ -744,31 +937,47 @@ class Planner {
     return (c) => {
       const r = range(c);
       if (r instanceof CelError) return r;
-      let pairs: Iterable<readonly [Value, Value]>;
-      if (Array.isArray(r))
-        pairs = twoVars ? r.map((x: Value, i) => [BigInt(i), x] as const) : r.map((x: Value) => [x, null] as const);
-      else if (r instanceof MapValue) pairs = twoVars ? r.pairs() : [...r.keys()].map((k) => [k, null] as const);
-      else return new CelError(`expected iterable type, got '${typeName(r)}'`);
+      if (!Array.isArray(r) && !(r instanceof MapValue))
+        return new CelError(`expected iterable type, got '${typeName(r)}'`);
       let accu = init(c);
       // An empty list or map the loop starts from is its own: growing it in place keeps map() and filter() linear.
       const owned = (Array.isArray(accu) && accu.length === 0) || (accu instanceof MapValue && accu.size === 0);
       if (owned) {
         accu = Array.isArray(accu) ? [] : new MapValue();
-        c.growable.add(accu);
+        (c.growable ??= new Set()).add(accu);
       }
       const frame: Frame = { v1: null, v2: null, accu };
       c.frames.push(frame);
       try {
-        for (const [a, b] of pairs) {
-          frame.v1 = a;
-          frame.v2 = b;
-          if (cond(c) === false) break;
-          frame.accu = step(c);
+        // Lists by index, maps by key (and value), without copying the range.
+        if (Array.isArray(r)) {
+          const list = r as readonly Value[];
+          for (let i = 0; i < list.length; i++) {
+            if (twoVars) {
+              frame.v1 = BigInt(i);
+              frame.v2 = list[i]!;
+            } else frame.v1 = list[i]!;
+            if (cond(c) === false) break;
+            frame.accu = step(c);
+          }
+        } else if (twoVars) {
+          for (const [k, v] of (r as MapValue).pairs()) {
+            frame.v1 = k;
+            frame.v2 = v;
+            if (cond(c) === false) break;
+            frame.accu = step(c);
+          }
+        } else {
+          for (const k of (r as MapValue).keys()) {
+            frame.v1 = k;
+            if (cond(c) === false) break;
+            frame.accu = step(c);
+          }
         }
         return result(c);
       } finally {
         c.frames.pop();
-        if (owned) c.growable.delete(accu as Value);
+        if (owned) c.growable!.delete(accu as Value);
       }
     };
   }

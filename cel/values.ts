@@ -69,15 +69,17 @@ export type MapKey = bigint | Uint | boolean | string;
  * heterogeneous equality makes them (a double that is an integer finds them too).
  */
 export class MapValue {
-  private readonly entries = new Map<bigint | boolean | string, readonly [MapKey, Value]>();
+  /** Made by the first set: maps that compute their entries (a schema's objects) never need it. */
+  private entries: Map<bigint | boolean | string, readonly [MapKey, Value]> | undefined;
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   /** Sets a key; false when the key was already there (literals and cel.@mapInsert refuse that). */
   set(key: MapKey, value: Value): boolean {
     const k = normalKey(key)!;
+    this.entries ??= new Map();
     const had = this.entries.has(k);
     this.entries.set(k, [key, value]);
     return !had;
@@ -86,12 +88,12 @@ export class MapValue {
   /** The value of a key; undefined when absent, or when the value cannot be a key at all. */
   get(key: Value): Value | undefined {
     const k = normalKey(key);
-    return k === undefined ? undefined : this.entries.get(k)?.[1];
+    return k === undefined ? undefined : this.entries?.get(k)?.[1];
   }
 
   has(key: Value): boolean {
     const k = normalKey(key);
-    return k !== undefined && this.entries.has(k);
+    return k !== undefined && (this.entries?.has(k) ?? false);
   }
 
   /**
@@ -103,19 +105,21 @@ export class MapValue {
   }
 
   keys(): IterableIterator<MapKey> {
-    return mapIter(this.entries.values(), (e) => e[0]);
+    return mapIter(this.pairs(), (e) => e[0]);
   }
 
   pairs(): IterableIterator<readonly [MapKey, Value]> {
-    return this.entries.values();
+    return (this.entries ?? NO_ENTRIES).values();
   }
 
   copy(): MapValue {
     const m = new MapValue();
-    for (const [k, v] of this.entries.values()) m.set(k, v);
+    for (const [k, v] of this.pairs()) m.set(k, v);
     return m;
   }
 }
+
+const NO_ENTRIES: ReadonlyMap<unknown, readonly [MapKey, Value]> = new Map();
 
 function* mapIter<T, U>(it: Iterable<T>, f: (t: T) => U): IterableIterator<U> {
   for (const t of it) yield f(t);

@@ -8,7 +8,7 @@
 // with cel-go's texts, or `must evaluate to bool but got int` for the wrong type.
 import { type CheckedAst, type CheckerEnv, outputType } from '../../cel/checker.js';
 import { variable } from '../../cel/decls.js';
-import { type Program, program } from '../../cel/eval.js';
+import { type Program, ProgramError, program } from '../../cel/eval.js';
 import { AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE } from '../../cel/kube/authz.js';
 import { type EnvironmentType, kubeEnvironment } from '../../cel/kube/environment.js';
 import { PER_CALL_LIMIT } from '../../cel/kube/limits.js';
@@ -224,7 +224,13 @@ export class AdmissionCompiler {
     const wrongType = returnTypeError(out, returnTypes);
     if (wrongType !== undefined) return { error: wrongType };
     const env = kubeEnvironment(type);
-    return { program: program(c.ast, { ...env.programOptions, costLimit: Number(PER_CALL_LIMIT) }), outputType: out };
+    try {
+      return { program: program(c.ast, { ...env.programOptions, costLimit: Number(PER_CALL_LIMIT) }), outputType: out };
+    } catch (e) {
+      // cel-go's Program() refusing (a constant regex or conversion that fails): kube's text.
+      if (e instanceof ProgramError) return { error: `program instantiation failed: ${e.message}` };
+      throw e;
+    }
   }
 
   /** CompileAndStoreVariable: compiled whatever its type, then declared as a field of `variables`. */

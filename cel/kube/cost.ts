@@ -6,7 +6,7 @@
 // cel-go it builds with, v0.23.2, hands every call a target, an empty one for a global call: so
 // they cost their argument's traversal (kube 1.35 writes it `len(args) >= 1`; only 1.34, on
 // cel-go v0.26, charged them CEL's default of 1).
-import type { CallCost } from '../eval.js';
+import type { CallCost, CallPrice } from '../eval.js';
 import { actualSize, MapValue, ObjectValue, type Val } from '../values.js';
 import { FormatValue } from './format.js';
 import { SETS_COST_FACTORS } from './sets.js';
@@ -345,17 +345,24 @@ const selectorRuntimeCost = (length: number): number => Number(selectorCost(fixe
 const regexCost = (s: Val, regexSize: number): number =>
   Math.ceil((1 + actualSize(s)) * TRAVERSAL) * Math.ceil(regexSize * REGEX_STRING_LENGTH_COST_FACTOR);
 
+/** A call that costs 1. */
+const ONE_CALL: CallPrice = () => 1;
+
 /**
- * The runtime cost of a call to one of kube's functions (undefined: cel-go's default). The sets
- * extension's own trackers come first, as cel-go consults overload trackers before kube's CallCost.
+ * How a call to one of kube's functions is priced at run time (undefined: cel-go's default),
+ * chosen when the call is planned. The sets extension's own trackers come first, as cel-go
+ * consults overload trackers before kube's CallCost.
  */
-export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
+export const kubeCallCost: CallCost = (fn, overloadId, argCount) => {
   const setsFactor = SETS_COST_FACTORS.get(overloadId);
-  if (setsFactor !== undefined) return 1 + Math.trunc(actualSize(args[0]!) * actualSize(args[1]!) * setsFactor);
-  if (UNIT_COST_FUNCTIONS.has(fn)) return 1;
+  if (setsFactor !== undefined)
+    return (args) => 1 + Math.trunc(actualSize(args[0]!) * actualSize(args[1]!) * setsFactor);
+  if (UNIT_COST_FUNCTIONS.has(fn)) return ONE_CALL;
   switch (fn) {
-    case 'check':
-      return Number(AUTHZ_CHECK_COST);
+    case 'check': {
+      const cost = Number(AUTHZ_CHECK_COST);
+      return () => cost;
+    }
     case 'serviceAccount':
     case 'path':
     case 'group':
@@ -367,17 +374,17 @@ export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
     case 'reason':
     case 'error':
     case 'errored':
-      return 1;
+      return ONE_CALL;
     case 'fieldSelector':
     case 'labelSelector':
-      return args.length >= 2 ? selectorRuntimeCost(actualSize(args[1]!)) : undefined;
+      return argCount >= 2 ? (args) => selectorRuntimeCost(actualSize(args[1]!)) : undefined;
     case 'isSorted':
     case 'sum':
     case 'max':
     case 'min':
     case 'indexOf':
     case 'lastIndexOf':
-      return args.length > 0 ? traversalCost(args[0]!) : 0;
+      return argCount > 0 ? (args) => traversalCost(args[0]!) : () => 0;
     case 'url':
     case 'lowerAscii':
     case 'upperAscii':
@@ -391,20 +398,20 @@ export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
     case 'isQuantity':
     case 'semver':
     case 'isSemver':
-      return args.length >= 1 ? traversal(args[0]!) : undefined;
+      return argCount >= 1 ? (args) => traversal(args[0]!) : undefined;
     case 'replace':
     case 'split':
     case 'ip.isCanonical':
-      return args.length >= 1 ? traversal(args[0]!, 2) : undefined;
+      return argCount >= 1 ? (args) => traversal(args[0]!, 2) : undefined;
     case 'join':
-      return args.length >= 1 ? traversal(result, 2) : undefined;
+      return argCount >= 1 ? (_, result) => traversal(result, 2) : undefined;
     case 'find':
     case 'findAll':
-      return args.length >= 2 ? regexCost(args[0]!, actualSize(args[1]!)) : undefined;
+      return argCount >= 2 ? (args) => regexCost(args[0]!, actualSize(args[1]!)) : undefined;
     case 'ip':
       // The CIDR's ip() reads a field; ip(string) parses.
-      if (args.length < 1) return undefined;
-      return overloadId === 'cidr_ip' ? 1 : traversal(args[0]!);
+      if (argCount < 1) return undefined;
+      return overloadId === 'cidr_ip' ? ONE_CALL : (args) => traversal(args[0]!);
     case 'masked':
     case 'prefixLength':
     case 'family':
@@ -413,25 +420,29 @@ export const kubeCallCost: CallCost = (fn, overloadId, args, result) => {
     case 'isLinkLocalMulticast':
     case 'isLinkLocalUnicast':
     case 'isGlobalUnicast':
-      return 1;
+      return ONE_CALL;
     case 'containsIP':
     case 'containsCIDR': {
-      if (args.length < 2) return undefined;
-      const cidrSize = actualSize(args[0]!);
-      // Comparing bytes up to the prefix, read twice; containsCIDR also masks, and a string argument is parsed first.
-      let cost = Math.ceil((cidrSize + cidrSize) * TRAVERSAL);
-      if (fn === 'containsCIDR') cost += Math.ceil(cidrSize * TRAVERSAL) + 1;
-      if (overloadId === 'cidr_contains_ip_string' || overloadId === 'cidr_contains_cidr_string')
-        cost += traversal(args[1]!);
-      return cost;
+      if (argCount < 2) return undefined;
+      const stringArg = overloadId === 'cidr_contains_ip_string' || overloadId === 'cidr_contains_cidr_string';
+      return (args) => {
+        const cidrSize = actualSize(args[0]!);
+        // Comparing bytes up to the prefix, read twice; containsCIDR also masks, and a string argument is parsed first.
+        let cost = Math.ceil((cidrSize + cidrSize) * TRAVERSAL);
+        if (fn === 'containsCIDR') cost += Math.ceil(cidrSize * TRAVERSAL) + 1;
+        if (stringArg) cost += traversal(args[1]!);
+        return cost;
+      };
     }
-    case 'validate': {
-      const format = args[0];
-      return args.length >= 2 && format instanceof FormatValue ? regexCost(args[1]!, format.maxRegexSize) : undefined;
-    }
+    case 'validate':
+      if (argCount < 2) return undefined;
+      return (args) => {
+        const format = args[0];
+        return format instanceof FormatValue ? regexCost(args[1]!, format.maxRegexSize) : undefined;
+      };
     case '_==_':
       // kube's own types compare in O(1) (URLs and formats included, as kube prices them).
-      return args.length === 2 && args[0] instanceof ObjectValue ? 1 : undefined;
+      return argCount === 2 ? (args) => (args[0] instanceof ObjectValue ? 1 : undefined) : undefined;
   }
   return undefined;
 };

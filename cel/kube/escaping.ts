@@ -37,5 +37,7 @@ export function escapeFieldName(name: string): string | undefined {
   if (name === '' || (name[0]! >= '0' && name[0]! <= '9')) return undefined;
   if (RESERVED.has(name)) return `__${name}__`;
   if (!/^[A-Za-z0-9_./-]*$/.test(name)) return undefined;
+  // Most names need nothing spelled out.
+  if (!/__|[./-]/.test(name)) return name;
   return name.replace(/__|[./-]/g, (s) => SPELLED[s]!);
 }

@@ -28,6 +28,8 @@ type JsonObject = { readonly [key: string]: JsonValue };
  * escape. A reserved word is its own property too, as `__namespace__` is.
  */
 export function unescapeFieldName(escaped: string): string | undefined {
+  // Most names have nothing escaped.
+  if (!escaped.includes('__')) return escaped;
   let ok = true;
   const out = escaped.replace(/__[^_]+__/g, (s) => {
     const word = s.slice(2, -2);
@@ -126,7 +128,7 @@ function listValue(v: readonly JsonValue[], s: CelSchema): Value {
  * kube's does, null and undescribed fields included.
  */
 class SchemaObject extends MapValue implements OwnEquals {
-  private readonly cache = new Map<string, Value>();
+  private readonly cache = new Map<string, Value | typeof ABSENT>();
 
   constructor(
     readonly raw: JsonObject,
@@ -136,19 +138,24 @@ class SchemaObject extends MapValue implements OwnEquals {
     super();
   }
 
+  /** A key's value (by its CEL name), converted on first read and kept; absence too, which rules test again and again. */
   private find(key: Value): Value | undefined {
     if (typeof key !== 'string') return undefined;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached === ABSENT ? undefined : (cached as Value);
+    const out = this.convert(key);
+    this.cache.set(key, out === undefined ? ABSENT : out);
+    return out;
+  }
+
+  private convert(key: string): Value | undefined {
     const k = this.isObject ? unescapeFieldName(key) : key;
     if (k === undefined || !Object.hasOwn(this.raw, k)) return undefined;
-    let out = this.cache.get(k);
-    if (out !== undefined) return out;
     const v = this.raw[k]!;
     const ps = this.propSchema(k);
     // An object's null field is an absent one (a map's null value is a value).
     if (ps === undefined || (this.isObject && v === null)) return undefined;
-    out = toValue(v, ps);
-    this.cache.set(k, out);
-    return out;
+    return toValue(v, ps);
   }
 
   override get size(): number {
@@ -205,6 +212,9 @@ class SchemaObject extends MapValue implements OwnEquals {
     return true;
   }
 }
+
+/** A key a SchemaObject does not have, kept in its cache as such. */
+const ABSENT: unique symbol = Symbol('absent');
 
 /** Lists of converted values keep to plain arrays for whatever they derive (map, slice). */
 class TypedList extends Array<Value> {

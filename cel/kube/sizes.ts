@@ -104,6 +104,15 @@ const STRING_PROPERTY: KubeSchema = { type: 'string' };
  * the schema says of metadata otherwise (unless it already declares all four as strings).
  */
 export function withTypeAndObjectMeta<S extends KubeSchema>(s: S): S {
+  let out = withMeta.get(s);
+  if (out === undefined) withMeta.set(s, (out = addTypeAndObjectMeta(s)));
+  return out as S;
+}
+
+/** Each schema's resource-root form, made once: every write of a resource converts its root. */
+const withMeta = new WeakMap<KubeSchema, KubeSchema>();
+
+function addTypeAndObjectMeta<S extends KubeSchema>(s: S): S {
   const p = s.properties;
   const meta = p?.metadata;
   if (

@@ -21,7 +21,7 @@ import {
   required,
 } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';
-import { type Activation, COST_LIMIT_EXCEEDED, type Program, activation } from '../../cel/eval.js';
+import { type Activation, COST_LIMIT_EXCEEDED, type Program } from '../../cel/eval.js';
 import {
   MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES,
   OUT_OF_BUDGET,
@@ -133,6 +133,18 @@ function errorForReason(path: string, value: unknown, detail: string, reason: Va
 /** kube prints a nil root path as `<nil>`. */
 const shown = (path: string): string => path || '<nil>';
 
+/** kube's validationActivation: `self`, and `oldSelf` where the node's rules read it. */
+class RuleActivation implements Activation {
+  constructor(
+    private readonly self: Value,
+    private readonly oldSelf: Value | undefined,
+  ) {}
+
+  resolve(name: string): Value | undefined {
+    return name === 'self' ? this.self : name === 'oldSelf' ? this.oldSelf : undefined;
+  }
+}
+
 /** A messageExpression's result: the message, kube's error ending the rules, or nothing (the rule's message is used). */
 type MessageResult = { readonly message: string } | { readonly stop: string } | Record<string, never>;
 
@@ -179,16 +191,19 @@ class Run {
       oldJson !== null && n.rules.some((r) => r.usesOldSelf)
         ? schemaValue(oldJson as JsonValue, n.schema, n.isResourceRoot)
         : undefined;
-    const plain = activation(oldSelf === undefined ? { self } : { self, oldSelf });
-    const optional = activation({
-      self,
-      oldSelf: oldSelf === undefined ? OptionalValue.NONE : OptionalValue.of(oldSelf),
-    });
+    const plain = new RuleActivation(self, oldSelf);
+    let optional: RuleActivation | undefined;
     for (const r of n.rules) {
       const optionalOldSelf = r.rule.optionalOldSelf === true;
       // Transition rules run only on an update with an old value, unless optionalOldSelf.
       if (r.usesOldSelf && oldSelf === undefined && !optionalOldSelf) continue;
-      const res = this.eval(r.program, optionalOldSelf ? optional : plain);
+      const act = optionalOldSelf
+        ? (optional ??= new RuleActivation(
+            self,
+            oldSelf === undefined ? OptionalValue.NONE : OptionalValue.of(oldSelf),
+          ))
+        : plain;
+      const res = this.eval(r.program, act);
       if (res === undefined) {
         this.errors.push(invalid(field, type, OUT_OF_BUDGET));
         return false;

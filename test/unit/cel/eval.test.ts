@@ -12,6 +12,7 @@ import {
   KUBE_PROGRAM_OPTIONS,
   Library,
   program,
+  ProgramError,
   type ProgramOptions,
 } from '../../../cel/eval.js';
 import type { Impl } from '../../../cel/functions.js';
@@ -474,7 +475,7 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
     ];
     const options: ProgramOptions = {
       library: new Library(functions, impls),
-      callCost: (_f, id, args) => (id === 'string_twice' ? 2 * (args[0] as string).length : undefined),
+      callCost: (_f, id) => (id === 'string_twice' ? (args) => 2 * (args[0] as string).length : undefined),
     };
     expect(run("'abc'.twice()", { options, functions })).toMatchObject({ value: 'abcabc', cost: 6 });
     expect(run('[1, 2, 3].sum()', { options, functions })).toMatchObject({ value: 6n, cost: 10 + 3 + 1 });
@@ -490,5 +491,53 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
     ).toBe(9n);
     expect(value('[1, 2].sum()', { options, unchecked: true })).toBe(3n);
     expect(() => run('[1, 2].sum()', { functions })).toThrow("no implementation for overload 'list_sum' of 'sum'");
+  });
+});
+
+describe("cel-go's OptOptimize (kube's programs): constants folded when the program is planned", () => {
+  const kube = (r: Run = {}): Run => ({ ...r, options: KUBE_PROGRAM_OPTIONS });
+  const cost = (src: string, r: Run = {}): number => run(src, kube(r)).cost;
+
+  it.each([
+    // Literals of constants are constants: free (interpreter/decorators.go maybeBuildListLiteral, maybeBuildMapLiteral).
+    ['[1, 2, 3]', 0, {}],
+    ["{'a': 1, 'b': [2]}", 0, {}],
+    ['[1, 2, 3].all(x, true)', 10, {}],
+    // The range and the accumulator's [] are free; each step still makes its one-element list (10 + 4).
+    ['[1, 2].map(x, x * 2)', 29, {}],
+    // An element that is not a constant keeps the literal (and its cost).
+    ['[x, 2]', 11, { vars: { x: 1n } }],
+    // `in` a constant list of primitives is a set lookup, free: only x is charged.
+    ["x in ['Exact', 'PathPrefix']", 1, { vars: { x: 'Exact' } }],
+    ['x in [[1], [2]]', 3, { vars: { x: [2n] } }],
+    // Conversions of a constant are constants.
+    ["duration('0s')", 0, {}],
+    ["x > duration('1s')", 2, { vars: { x: new Duration(2_000_000_000n) } }],
+  ] as [string, number, Run][])('%s costs %d', (src, want, r) => {
+    expect(cost(src, r)).toBe(want);
+  });
+
+  it('keeps the values: a set lookup finds numbers across int, uint and double as cel-go adds them', () => {
+    const v = (src: string, vars: Record<string, Value> = {}): Value => value(src, kube({ vars }));
+    expect(v("x in ['Exact', 'PathPrefix']", { x: 'PathPrefix' })).toBe(true);
+    expect(v("x in ['Exact', 'PathPrefix']", { x: 'Regex' })).toBe(false);
+    expect(v('x in [1, 2]', { x: 2.0 })).toBe(true);
+    expect(v('x in [1, 2]', { x: new Uint(1n) })).toBe(true);
+    expect(v('x in [1.0, 2.5]', { x: 1n })).toBe(true);
+    expect(v('x in [1.0, 2.5]', { x: 2n })).toBe(false);
+    expect(v('x in [0.0]', { x: -0 })).toBe(true);
+    expect(v("x in [double('NaN')]", { x: Number.NaN })).toBe(false);
+    expect(v('x in [1, 2]', { x: 'a' })).toBe(false);
+    // An empty list: false without evaluating x.
+    expect(run('x.y in []', kube({ vars: { x: new MapValue() } }))).toMatchObject({ value: false, cost: 0 });
+    expect(error('x.y in [1]', kube({ vars: { x: new MapValue() } }))).toBe('no such key: y');
+  });
+
+  it('refuses a program whose constant conversion fails, with the error the call gives', () => {
+    const parsed = parse("int('x') == 1", KUBE_PARSER_OPTIONS);
+    const checked = check(parsed.ast, new Source("int('x') == 1"), standardEnv(KUBE_CHECKER_OPTIONS));
+    expect(() => program(checked.ast, KUBE_PROGRAM_OPTIONS)).toThrow(ProgramError);
+    expect(() => program(checked.ast, KUBE_PROGRAM_OPTIONS)).toThrow("type conversion error from 'string' to 'int'");
+    expect(error("int('x') == 1")).toBe("type conversion error from 'string' to 'int'");
   });
 });

@@ -223,3 +223,11 @@ describe('the type checker (typed object and params)', () => {
     );
   });
 });
+
+describe("a program cel-go's Program() refuses (kube's OptOptimize folds a constant conversion)", () => {
+  it("is kube's compilation error, not a thrown one", () => {
+    expect(compileError("int('x') == 1")).toBe(
+      "program instantiation failed: type conversion error from 'string' to 'int'",
+    );
+  });
+});
