@@ -1,14 +1,22 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Three projects, because the suite is three kinds of work:
-// - unit: pure logic, one module graph per worker (no isolation: no test mocks modules or touches
-//   globals), so ~120 files cost two imports of the sources instead of ~120; forks, not threads,
-//   because a worker thread's larger stack changes what the deep-document tests exercise;
+// Four projects, because the suite is four kinds of work:
+// - unit: pure logic; forks, not threads, because a worker thread's larger stack changes what the
+//   deep-document tests exercise;
 // - processes: integration and e2e files that spend most of their time waiting on the etcd,
 //   server and kubectl processes they start, so several run at once on the two cores;
+// - mocks: the files that replace a module with vi.mock, whose module graph must be their own: a
+//   worker thread each, beside the forks;
 // - fuzz: hostile input whose contract includes /readyz answering within 1 s during each probe,
-//   so it runs last and alone, its timing not shared with other files' servers.
+//   so it runs last, its timing not shared with other files' servers.
+// The forks are not isolated: a fork runs file after file of one project and evaluates the sources
+// once, not once per file (per file, that evaluation was most of a small file's time). No file
+// there stubs modules, globals or the environment, and every file closes the servers and processes
+// it starts. Vitest runs the projects sharing the forks one after another, each over all four.
+/** The files that vi.mock a module (see mocks above). */
+const MOCKS = ['test/integration/api/watch-backpressure.test.ts'];
+
 export default defineConfig({
   // Node 20 cannot parse `await using` (examples/testing and the library's tests use it): esbuild
   // lowers it, and only what Node 20 lacks.
@@ -19,17 +27,19 @@ export default defineConfig({
     // Integration and e2e tests start real etcd and server processes; give them room on 2 cores.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // One pool serves every project (vitest sizes it for the whole run, not per project): four
-    // forks, where vitest's default on two cores is one.
+    // The pools' options are the root's (vitest sizes and isolates each pool for the whole run; a
+    // project's `isolate` only decides whether its files reset the modules a reused worker holds):
+    // four forks, where vitest's default on two cores is one. All four kept: tinypool ends a fork
+    // that falls idle beyond minForks at once, and without isolation that ending fails the run
+    // with an unhandled "Terminating worker thread".
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 4, minForks: 1 } },
+    poolOptions: { forks: { maxForks: 4, minForks: 4, isolate: false }, threads: { maxThreads: 1, minThreads: 1 } },
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/conformance/**/*.test.ts'],
-          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
@@ -38,8 +48,13 @@ export default defineConfig({
         test: {
           name: 'processes',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'examples/testing/**/*.test.ts'],
+          exclude: [...MOCKS],
           sequence: { groupOrder: 0 },
         },
+      },
+      {
+        extends: true,
+        test: { name: 'mocks', include: [...MOCKS], pool: 'threads', sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

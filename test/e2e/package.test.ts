@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandResult, REPO_ROOT, run } from '../helpers/server-process.js';
 
@@ -23,7 +23,10 @@ interface PackResult {
   files: { path: string }[];
 }
 
-const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 const clientNodeVersion = (
   JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/@kubernetes/client-node/package.json'), 'utf8')) as {
     version: string;
@@ -35,6 +38,49 @@ const clientNodeVersion = (
  * the bundle), which took more than two minutes on a loaded two-core machine.
  */
 const STEP_MS = 600_000;
+
+/**
+ * The top folders of `modules` (`name`, or `@scope` and `@scope/name`) holding `roots` and what they
+ * depend on, found as Node finds a dependency (the nearest node_modules up the tree), from npm's
+ * record of the tree; a nested node_modules comes with the package it is in.
+ */
+function neededFolders(modules: string, roots: readonly string[]): Set<string> {
+  const { packages } = JSON.parse(readFileSync(join(modules, '.package-lock.json'), 'utf8')) as {
+    packages: Record<string, Partial<Record<'dependencies' | 'optionalDependencies' | 'peerDependencies', object>>>;
+  };
+  const needed = new Set<string>();
+  const visit = (from: string, name: string): void => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
+      const key = `${dir && `${dir}/`}node_modules/${name}`;
+      const found = packages[key];
+      if (found) {
+        if (needed.has(key)) return;
+        needed.add(key);
+        for (const d of Object.keys({
+          ...found.dependencies,
+          ...found.optionalDependencies,
+          ...found.peerDependencies,
+        }))
+          visit(key, d);
+        return;
+      }
+      if (!dir) return;
+    }
+  };
+  for (const r of roots) visit('', r);
+  const folders = new Set<string>();
+  for (const key of needed) {
+    const top = topFolder(key.slice('node_modules/'.length));
+    folders.add(top).add(top.split('/')[0]!);
+  }
+  return folders;
+}
+
+/** The package folder a path inside node_modules is in: `name`, or `@scope/name` (or `@scope` itself). */
+function topFolder(path: string): string {
+  const [first, second] = path.split(/[/\\]/);
+  return first!.startsWith('@') && second ? `${first}/${second}` : first!;
+}
 
 /** A command in `cwd`, to completion, whatever it exits with. */
 function runIn(cwd: string, cmd: string, args: readonly string[]): Promise<CommandResult> {
@@ -126,12 +172,14 @@ describe('the npm package', () => {
     'installs into a fresh project with npm (offline, from the tarball)',
     async () => {
       if (!packed) expect.fail('npm pack failed: nothing to install');
-      // realpath: a worktree's node_modules may be a link to another checkout's.
-      cpSync(realpathSync(join(REPO_ROOT, 'node_modules')), join(project, 'node_modules'), {
+      // realpath: a worktree's node_modules may be a link to another checkout's. Only the packages
+      // the project's dependencies need: the repo's tools (Biome, TypeScript, vitest) are half of it.
+      const modules = realpathSync(join(REPO_ROOT, 'node_modules'));
+      const wanted = neededFolders(modules, [...Object.keys(repoPackage.dependencies), '@kubernetes/client-node']);
+      cpSync(modules, join(project, 'node_modules'), {
         recursive: true,
         verbatimSymlinks: true,
-        // npm's record of the repo's tree, and caches of the repo's tools.
-        filter: (src) => !/node_modules\/(\.package-lock\.json|\.vite|\.vite-temp|\.cache|mini-apiserver)$/.test(src),
+        filter: (src) => src === modules || wanted.has(topFolder(relative(modules, src))),
       });
       writeFileSync(
         join(project, 'package.json'),
