@@ -52,11 +52,7 @@ wrk:
 python-kubernetes:
 	-@scripts/ensure-python-kubernetes.sh
 
-# The steps before the tests are independent of each other: a sub-make runs them at once (build and
-# typecheck are one tsc each, one core each; lint is Biome's native binary), and the tests start
-# only when all have succeeded.
-test:
-	@$(MAKE) --no-print-directory -j 5 --output-sync=target build etcd python-kubernetes lint typecheck
+test: build etcd python-kubernetes lint typecheck
 	scripts/run-tests.sh
 
 # The cel-spec conformance tests through cel/: the passes per section, then the raw figure and the
