@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -9,11 +10,17 @@ import { defineConfig } from 'vitest/config';
 // - mocks: the files that replace a module with vi.mock, whose module graph must be their own: a
 //   worker thread each, beside the forks;
 // - fuzz: hostile input whose contract includes /readyz answering within 1 s during each probe,
-//   so it runs last, its timing not shared with other files' servers.
+//   so it runs last and one file at a time, its timing not shared with other files' servers: a
+//   project per file, each its own group (vitest runs groups one after another; the pool's
+//   fileParallelism is the root's, for every project).
 // The forks are not isolated: a fork runs file after file of one project and evaluates the sources
 // once, not once per file (per file, that evaluation was most of a small file's time). No file
 // there stubs modules, globals or the environment, and every file closes the servers and processes
 // it starts. Vitest runs the projects sharing the forks one after another, each over all four.
+/** The fuzz files, each a project of its own (see fuzz above). */
+const FUZZ = readdirSync(fileURLToPath(new URL('test/fuzz', import.meta.url)))
+  .filter((f) => f.endsWith('.test.ts'))
+  .sort();
 /** The files that vi.mock a module (see mocks above). */
 const MOCKS = ['test/integration/api/watch-backpressure.test.ts'];
 
@@ -56,15 +63,10 @@ export default defineConfig({
         extends: true,
         test: { name: 'mocks', include: [...MOCKS], pool: 'threads', sequence: { groupOrder: 0 } },
       },
-      {
+      ...FUZZ.map((file, i) => ({
         extends: true,
-        test: {
-          name: 'fuzz',
-          include: ['test/fuzz/**/*.test.ts'],
-          fileParallelism: false,
-          sequence: { groupOrder: 1 },
-        },
-      },
+        test: { name: `fuzz/${file}`, include: [`test/fuzz/${file}`], sequence: { groupOrder: 1 + i } },
+      })),
     ],
   },
 });
