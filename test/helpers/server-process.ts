@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-export const BIN = join(REPO_ROOT, 'bin', 'mini-apiserver');
+/** BENCH_BIN: another checkout's binary, for a benchmark that measures two builds in turns. */
+export const BIN = process.env.BENCH_BIN ?? join(REPO_ROOT, 'bin', 'mini-apiserver');
 
 export interface HttpResponse {
   status: number;
