@@ -18,6 +18,7 @@ import {
   unixSeconds,
 } from './time.js';
 import {
+  addLists,
   CelError,
   checkedInt,
   checkedUint,
@@ -27,6 +28,7 @@ import {
   equals,
   intOverflow,
   isMapKey,
+  listContains,
   MapValue,
   MAX_INT64,
   MAX_UINT64,
@@ -265,7 +267,7 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['add_double', (a) => dbl(a[0]!) + dbl(a[1]!)],
   ['add_string', (a) => (a[0] as string) + (a[1] as string)],
   ['add_bytes', (a) => new Uint8Array([...(a[0] as Uint8Array), ...(a[1] as Uint8Array)])],
-  ['add_list', (a) => [...(a[0] as readonly Value[]), ...(a[1] as readonly Value[])]],
+  ['add_list', (a) => addLists(a[0] as readonly Value[], a[1] as readonly Value[])],
   ['add_duration_duration', (a) => durationOf((a[0] as Duration).nanos + (a[1] as Duration).nanos)],
   ['add_timestamp_duration', (a) => timestampOf((a[0] as Timestamp).nanos + (a[1] as Duration).nanos)],
   ['add_duration_timestamp', (a) => timestampOf((a[1] as Timestamp).nanos + (a[0] as Duration).nanos)],
@@ -297,8 +299,7 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ...relation('greater', (c) => c > 0),
   ...relation('greater_equals', (c) => c >= 0),
 
-  // cel-go's list Contains: the element asked for on the left.
-  ['in_list', (a) => (a[1] as readonly Value[]).some((x) => equals(a[0]!, x) === true)],
+  ['in_list', (a) => listContains(a[1] as readonly Value[], a[0]!)],
   ['in_map', (a) => (a[1] as MapValue).has(a[0]!)],
 
   ['size_string', (a) => BigInt(codePointLength(a[0] as string))],
