@@ -1,4 +1,4 @@
-// The evaluator: cel-go's interpreter (v0.26) over a checked AST, or a parsed one when the
+// The evaluator: cel-go's interpreter (v0.23.2, kube 1.33's) over a checked AST, or a parsed one when the
 // check is disabled. A program is planned once into closures: identifiers resolved lexically
 // (comprehension variables by frame) or against the activation, calls bound to the overloads
 // the checker's reference map names (the first whose argument types match at run time, so
