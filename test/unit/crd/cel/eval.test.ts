@@ -444,6 +444,20 @@ describe('validate: values deeper than the engine recurses', () => {
   });
 });
 
+describe('validate: a messageExpression reads oldSelf on an update, as kube binds it there', () => {
+  const schema = specWith([{ rule: 'self.size < 3', message: 'too big', messageExpression: "'was ' + oldSelf.name" }]);
+
+  it('on an update, whatever the rule reads', () => {
+    expect(run(schema, { spec: { size: 5, name: 'b' } }, { spec: { size: 1, name: 'a' } }).errors).toEqual([
+      'spec: Invalid value: "object": was a',
+    ]);
+  });
+
+  it('on a create, no oldSelf: the rule message', () => {
+    expect(run(schema, { spec: { size: 5, name: 'b' } }).errors).toEqual(['spec: Invalid value: "object": too big']);
+  });
+});
+
 describe('validate: messageExpression limits, as kube words them', () => {
   const schema = specWith([
     { rule: 'false', messageExpression: "self.tags.map(x, self.tags.map(y, x + y)).size() > 0 ? 'many' : 'none'" },
