@@ -300,7 +300,14 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ...relation('greater_equals', (c) => c >= 0),
 
   ['in_list', (a) => listContains(a[1] as readonly Value[], a[0]!)],
-  ['in_map', (a) => (a[1] as MapValue).has(a[0]!)],
+  // A map's Contains: a key it finds, or the error finding it gave (kube's maps give some).
+  [
+    'in_map',
+    (a) => {
+      const v = (a[1] as MapValue).lookup(a[0]!);
+      return v instanceof CelError ? v : v !== undefined;
+    },
+  ],
 
   ['size_string', (a) => BigInt(codePointLength(a[0] as string))],
   ['string_size', (a) => BigInt(codePointLength(a[0] as string))],

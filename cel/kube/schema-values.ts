@@ -172,6 +172,11 @@ class SchemaObject extends MapValue implements OwnEquals {
     return this.find(key) !== undefined;
   }
 
+  /** unstructuredMap.Find: a key that is no string is no such overload, for `[]` and `in` alike. */
+  override lookup(key: Value): Value | CelError | undefined {
+    return typeof key === 'string' ? this.find(key) : noSuchOverload();
+  }
+
   override *keys(): IterableIterator<MapKey> {
     for (const k of Object.keys(this.raw))
       if (this.propSchema(k) !== undefined) yield this.isObject ? (escapeFieldName(k) ?? k) : k;

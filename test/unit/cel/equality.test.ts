@@ -143,6 +143,19 @@ describe('in and sets.*: a literal list asks the value sought, a schema list eac
   ]);
 });
 
+describe("a schema's map asked for a key of another type (unstructuredMap.Find: no such overload)", () => {
+  table([
+    ['dyn(1) in self.labels', 'error: no such overload'],
+    ["'app' in self.labels", true],
+    ["'web' in self.labels", false],
+    ["dyn(self.labels)[dyn(1)] == 'x'", 'error: no such overload'],
+    ['dyn(self.labels)[?dyn(1)] == optional.none()', 'error: no such overload'],
+    // A literal map's Find finds nothing.
+    ["dyn(1) in {'a': 1}", false],
+    ["{'a': 1}[dyn(1)] == 1", 'error: no such key: 1'],
+  ]);
+});
+
 describe("`+`: a schema's list adds by its list type, a literal one concatenates", () => {
   table([
     ['self.set + [3, 1, 3] == [1, 2, 3]', true],
