@@ -476,13 +476,18 @@ function qualify(v: Value, key: Value, optional: boolean): Val {
     return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();
   }
   if (Array.isArray(v)) {
+    // cel-go's IndexOrError: an int, or a uint or double that is one exactly.
     let i: number;
     if (typeof key === 'bigint') i = Number(key);
-    else if (key instanceof Uint) i = Number(key.value);
-    else if (typeof key === 'number' && Number.isInteger(key)) i = key;
-    else return typeof key === 'number' ? new CelError(`unsupported index value ${key} in list`) : noSuchOverload();
+    else if (key instanceof Uint && key.value <= INT64_MAX) i = Number(key.value);
+    else if (typeof key === 'number' && Number.isInteger(key) && key >= -(2 ** 63) && key < 2 ** 63) i = key;
+    else if (key instanceof Uint || typeof key === 'number')
+      return new CelError(`unsupported index value ${key instanceof Uint ? key.value : key} in list`);
+    else return new CelError(`unsupported index type '${typeName(key)}' in list`);
     if (i >= 0 && i < v.length) return optional ? OptionalValue.of(v[i]!) : v[i]!;
-    return optional ? OptionalValue.NONE : new CelError(`index out of range: ${i}`);
+    return optional
+      ? OptionalValue.NONE
+      : new CelError(`index out of bounds: ${key instanceof Uint ? key.value : key}`);
   }
   return noSuchOverload();
 }

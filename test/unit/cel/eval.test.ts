@@ -88,7 +88,7 @@ describe('values and operators', () => {
     ["uint('+1')", "type conversion error from 'string' to 'uint'"],
     ["bool('yes')", "type conversion error from 'string' to 'bool'"],
     ["double('1e400')", "type conversion error from 'string' to 'double'"],
-    ['[1, 2][2]', 'index out of range: 2'],
+    ['[1, 2][2]', 'index out of bounds: 2'],
     ["{'a': 1}['b']", 'no such key: b'],
     ['optional.none().value()', 'optional.none() dereference'],
     ["timestamp('10000-01-01T00:00:00Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"],

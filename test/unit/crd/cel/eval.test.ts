@@ -173,6 +173,21 @@ describe('validate: rule results and messages', () => {
         `spec: Invalid value: "object": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self.port > 0`,
       ],
     },
+    // kube's validation_test.go: "self.array[100] == 0": "index out of bounds: 100" (cel-go's missingIndex).
+    {
+      name: 'index past the end',
+      rules: [{ rule: "self.tags[100] == 'a'" }],
+      obj: { tags: ['a'] },
+      want: [`spec: Invalid value: "object": index out of bounds: 100 evaluating rule: self.tags[100] == 'a'`],
+    },
+    {
+      name: 'index of another type',
+      rules: [{ rule: "self.tags[dyn('a')] == 'a'" }],
+      obj: { tags: ['a'] },
+      want: [
+        `spec: Invalid value: "object": unsupported index type 'string' in list evaluating rule: self.tags[dyn('a')] == 'a'`,
+      ],
+    },
     { name: 'optional syntax', rules: [{ rule: "self.?name.orValue('x') == 'x'" }], obj: { size: 1 }, want: [] },
     {
       name: 'several rules, each reported',
