@@ -7,6 +7,7 @@
 import { RegexError, type RegexWork, regexMatches } from './regex.js';
 import {
   durationField,
+  MIN_TIMESTAMP_NS,
   durationOf,
   durationString,
   parseDuration,
@@ -29,6 +30,7 @@ import {
   intOverflow,
   isMapKey,
   listContains,
+  listTraits,
   MapValue,
   MAX_INT64,
   MAX_UINT64,
@@ -184,6 +186,10 @@ function matches(s: string, pattern: string, work: RegexWork): Val {
 // ---------------------------------------------------------------------------------------------
 // Optionals and maps
 
+/**
+ * cel-go's traits.Zeroer: a value its type's zero value says it is. A list or map of its own
+ * (kube's schema-typed ones) is none, and a timestamp's zero is Go's zero time, year 1.
+ */
 function optionalOfNonZero(v: Value): OptionalValue {
   const zero =
     v === null ||
@@ -193,9 +199,9 @@ function optionalOfNonZero(v: Value): OptionalValue {
     v === '' ||
     (v instanceof Uint && v.value === 0n) ||
     (v instanceof Uint8Array && v.length === 0) ||
-    (Array.isArray(v) && v.length === 0) ||
-    (v instanceof MapValue && v.size === 0) ||
-    (v instanceof Timestamp && v.nanos === 0n) ||
+    (Array.isArray(v) && v.length === 0 && listTraits(v) === undefined) ||
+    (v instanceof MapValue && v.isZeroValue()) ||
+    (v instanceof Timestamp && v.nanos === MIN_TIMESTAMP_NS) ||
     (v instanceof Duration && v.nanos === 0n);
   return zero ? OptionalValue.NONE : OptionalValue.of(v);
 }

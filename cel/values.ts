@@ -117,6 +117,11 @@ export class MapValue {
     for (const [k, v] of this.pairs()) m.set(k, v);
     return m;
   }
+
+  /** cel-go's Zeroer (optional.ofNonZeroValue): an empty map is the zero map. */
+  isZeroValue(): boolean {
+    return this.size === 0;
+  }
 }
 
 const NO_ENTRIES: ReadonlyMap<unknown, readonly [MapKey, Value]> = new Map();

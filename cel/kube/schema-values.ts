@@ -189,6 +189,11 @@ class SchemaObject extends MapValue implements OwnEquals {
     }
   }
 
+  /** kube's unstructuredMap is no Zeroer: ofNonZeroValue keeps even an empty one. */
+  override isZeroValue(): boolean {
+    return false;
+  }
+
   override copy(): MapValue {
     const m = new MapValue();
     for (const [k, v] of this.pairs()) m.set(k, v);

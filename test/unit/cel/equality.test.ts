@@ -29,7 +29,8 @@ const schema: CelSchema = {
     nullables: { type: 'array', items: { ...item, nullable: true } },
     obj: item,
     labels: { type: 'object', additionalProperties: { type: 'string' } },
-    quantity: { 'x-kubernetes-int-or-string': true },
+    emptyList: { type: 'array', items: int },
+    emptyMap: { type: 'object', additionalProperties: int },
   },
 };
 const doc = JSON.stringify({
@@ -44,6 +45,8 @@ const doc = JSON.stringify({
   nullables: [null],
   obj: { name: 'a' },
   labels: { app: 'x' },
+  emptyList: [],
+  emptyMap: {},
 });
 
 const env = kubeEnvironment('StoredExpressions');
@@ -195,5 +198,19 @@ describe("optionals (Optional.Equal: none equals none, values by the first one's
     ["optional.of(quantity('1')) == optional.of(null)", 'error: no such overload'],
     ["[quantity('1')] == [null]", false],
     ['self.?obj == null', false],
+  ]);
+});
+
+describe("optional.ofNonZeroValue: cel-go's Zeroer, which kube's schema values are not", () => {
+  table([
+    ['optional.ofNonZeroValue(self.emptyList).hasValue()', true],
+    ['optional.ofNonZeroValue(self.emptyMap).hasValue()', true],
+    ['optional.ofNonZeroValue(self.emptyList + []).hasValue()', true],
+    ['optional.ofNonZeroValue([]).hasValue()', false],
+    ['optional.ofNonZeroValue({}).hasValue()', false],
+    ['optional.ofNonZeroValue([] + []).hasValue()', false],
+    // Go's zero time is year 1, not the epoch (kube's validation_test.go has the first).
+    ["optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00.000+00:00')) == optional.none()", true],
+    ["optional.ofNonZeroValue(timestamp('1970-01-01T00:00:00Z')).hasValue()", true],
   ]);
 });
