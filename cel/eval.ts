@@ -489,7 +489,8 @@ function qualify(v: Value, key: Value, optional: boolean): Val {
       ? OptionalValue.NONE
       : new CelError(`index out of bounds: ${key instanceof Uint ? key.value : key}`);
   }
-  return noSuchOverload();
+  // cel-go's refQualify: a value with no fields or elements has no such key.
+  return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();
 }
 
 class Planner {
@@ -651,7 +652,9 @@ class Planner {
         if (v instanceof CelError) return v;
         if (v instanceof MapValue) return v.has(field);
         if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.has(field) : false;
-        return noSuchOverload();
+        // cel-go's refQualify, without EnableErrorOnBadPresenceTest (kube's): a list refuses a
+        // field as an index, anything else has no fields.
+        return Array.isArray(v) ? new CelError("unsupported index type 'string' in list") : false;
       };
     }
     const cost = 1 + extra;
