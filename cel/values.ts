@@ -312,8 +312,8 @@ export interface OwnEquals {
 /**
  * cel-go's list traits as a list of its own implements them (a custom ref.Val's Equal,
  * Contains and Add): kube's schema-typed lists, whose list type (atomic, set, map) decides all
- * three. Held by the list as a property, so that such a list is still a plain array to build and
- * to read (a subclass of Array is several times slower to build).
+ * three, and cel-go's concatenations. Held by the list as a property, so that such a list is
+ * still a plain array to build and to read (a subclass of Array is several times slower to build).
  */
 export const LIST_TRAITS: unique symbol = Symbol('cel.listTraits');
 export interface ListTraits {
@@ -323,7 +323,7 @@ export interface ListTraits {
 }
 type TraitedList = readonly Value[] & { readonly [LIST_TRAITS]?: ListTraits };
 
-/** The list traits a list brings, if it is one of its own (kube's). */
+/** The list traits a list brings, if it has its own. */
 export const listTraits = (list: readonly Value[]): ListTraits | undefined => (list as TraitedList)[LIST_TRAITS];
 
 /** Gives a list its own traits (once it is built: the property does not slow its elements). */
