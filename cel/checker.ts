@@ -1,4 +1,5 @@
-// The type checker as cel-go's checker package (v0.26, the release kube builds with) has it:
+// The type checker as cel-go's checker package has it at v0.23.2, the release kube 1.33 builds
+// with (v0.26's differs only in refusing hand-built `_?._` calls, which no parsed text makes):
 // every node gets a type, identifiers and calls a reference (the declaration's name, or the
 // ids of the overloads that may apply), names are resolved against the container, and errors
 // carry cel-go's texts and positions. The result is cel-go's CheckedExpr: the rewritten tree

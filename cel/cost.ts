@@ -1,4 +1,4 @@
-// The static cost estimator as cel-go's checker/cost.go (v0.26) has it: a [min, max] range of
+// The static cost estimator as cel-go's checker/cost.go (v0.23.2, kube 1.33's) has it: a [min, max] range of
 // cost units for a checked expression, from the sizes of its strings, lists and maps. kube
 // refuses a CRD rule whose estimated max exceeds its limits, so every quirk that moves the
 // number is kept: the order nodes are visited in, sizes remembered per node id, field paths
@@ -215,6 +215,8 @@ class Coster {
     const overloadIds = this.ast.referenceMap.get(e.id)?.overloadIds ?? [];
     if (overloadIds.length === 0) return fixed(0n);
     let sum = fixed(0n);
+    // v0.23.2 hands a global call an empty target node, not none; cel-go's own overload costs
+    // read a target only where there is one, so only a library's estimator tells (cel/kube/cost.ts).
     let target: AstNode | undefined;
     if (e.target !== undefined) {
       sum = add(sum, this.cost(e.target));

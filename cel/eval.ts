@@ -1,4 +1,4 @@
-// The evaluator: cel-go's interpreter (v0.26) over a checked AST, or a parsed one when the
+// The evaluator: cel-go's interpreter (v0.23.2, kube 1.33's) over a checked AST, or a parsed one when the
 // check is disabled. A program is planned once into closures: identifiers resolved lexically
 // (comprehension variables by frame) or against the activation, calls bound to the overloads
 // the checker's reference map names (the first whose argument types match at run time, so
@@ -476,15 +476,21 @@ function qualify(v: Value, key: Value, optional: boolean): Val {
     return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();
   }
   if (Array.isArray(v)) {
+    // cel-go's IndexOrError: an int, or a uint or double that is one exactly.
     let i: number;
     if (typeof key === 'bigint') i = Number(key);
-    else if (key instanceof Uint) i = Number(key.value);
-    else if (typeof key === 'number' && Number.isInteger(key)) i = key;
-    else return typeof key === 'number' ? new CelError(`unsupported index value ${key} in list`) : noSuchOverload();
+    else if (key instanceof Uint && key.value <= INT64_MAX) i = Number(key.value);
+    else if (typeof key === 'number' && Number.isInteger(key) && key >= -(2 ** 63) && key < 2 ** 63) i = key;
+    else if (key instanceof Uint || typeof key === 'number')
+      return new CelError(`unsupported index value ${key instanceof Uint ? key.value : key} in list`);
+    else return new CelError(`unsupported index type '${typeName(key)}' in list`);
     if (i >= 0 && i < v.length) return optional ? OptionalValue.of(v[i]!) : v[i]!;
-    return optional ? OptionalValue.NONE : new CelError(`index out of range: ${i}`);
+    return optional
+      ? OptionalValue.NONE
+      : new CelError(`index out of bounds: ${key instanceof Uint ? key.value : key}`);
   }
-  return noSuchOverload();
+  // cel-go's refQualify: a value with no fields or elements has no such key.
+  return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();
 }
 
 class Planner {
@@ -646,7 +652,9 @@ class Planner {
         if (v instanceof CelError) return v;
         if (v instanceof MapValue) return v.has(field);
         if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.has(field) : false;
-        return noSuchOverload();
+        // cel-go's refQualify, without EnableErrorOnBadPresenceTest (kube's): a list refuses a
+        // field as an index, anything else has no fields.
+        return Array.isArray(v) ? new CelError("unsupported index type 'string' in list") : false;
       };
     }
     const cost = 1 + extra;

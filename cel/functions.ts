@@ -7,6 +7,7 @@
 import { RegexError, type RegexWork, regexMatches } from './regex.js';
 import {
   durationField,
+  MIN_TIMESTAMP_NS,
   durationOf,
   durationString,
   parseDuration,
@@ -18,6 +19,7 @@ import {
   unixSeconds,
 } from './time.js';
 import {
+  addLists,
   CelError,
   checkedInt,
   checkedUint,
@@ -27,6 +29,8 @@ import {
   equals,
   intOverflow,
   isMapKey,
+  listContains,
+  listTraits,
   MapValue,
   MAX_INT64,
   MAX_UINT64,
@@ -182,6 +186,10 @@ function matches(s: string, pattern: string, work: RegexWork): Val {
 // ---------------------------------------------------------------------------------------------
 // Optionals and maps
 
+/**
+ * cel-go's traits.Zeroer: a value its type's zero value says it is. A list or map of its own
+ * (kube's schema-typed ones) is none, and a timestamp's zero is Go's zero time, year 1.
+ */
 function optionalOfNonZero(v: Value): OptionalValue {
   const zero =
     v === null ||
@@ -191,9 +199,9 @@ function optionalOfNonZero(v: Value): OptionalValue {
     v === '' ||
     (v instanceof Uint && v.value === 0n) ||
     (v instanceof Uint8Array && v.length === 0) ||
-    (Array.isArray(v) && v.length === 0) ||
-    (v instanceof MapValue && v.size === 0) ||
-    (v instanceof Timestamp && v.nanos === 0n) ||
+    (Array.isArray(v) && v.length === 0 && listTraits(v) === undefined) ||
+    (v instanceof MapValue && v.isZeroValue()) ||
+    (v instanceof Timestamp && v.nanos === MIN_TIMESTAMP_NS) ||
     (v instanceof Duration && v.nanos === 0n);
   return zero ? OptionalValue.NONE : OptionalValue.of(v);
 }
@@ -265,7 +273,7 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['add_double', (a) => dbl(a[0]!) + dbl(a[1]!)],
   ['add_string', (a) => (a[0] as string) + (a[1] as string)],
   ['add_bytes', (a) => new Uint8Array([...(a[0] as Uint8Array), ...(a[1] as Uint8Array)])],
-  ['add_list', (a) => [...(a[0] as readonly Value[]), ...(a[1] as readonly Value[])]],
+  ['add_list', (a) => addLists(a[0] as readonly Value[], a[1] as readonly Value[])],
   ['add_duration_duration', (a) => durationOf((a[0] as Duration).nanos + (a[1] as Duration).nanos)],
   ['add_timestamp_duration', (a) => timestampOf((a[0] as Timestamp).nanos + (a[1] as Duration).nanos)],
   ['add_duration_timestamp', (a) => timestampOf((a[1] as Timestamp).nanos + (a[0] as Duration).nanos)],
@@ -297,9 +305,15 @@ export const STANDARD_IMPLS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ...relation('greater', (c) => c > 0),
   ...relation('greater_equals', (c) => c >= 0),
 
-  // cel-go's list Contains: the element asked for on the left.
-  ['in_list', (a) => (a[1] as readonly Value[]).some((x) => equals(a[0]!, x) === true)],
-  ['in_map', (a) => (a[1] as MapValue).has(a[0]!)],
+  ['in_list', (a) => listContains(a[1] as readonly Value[], a[0]!)],
+  // A map's Contains: a key it finds, or the error finding it gave (kube's maps give some).
+  [
+    'in_map',
+    (a) => {
+      const v = (a[1] as MapValue).lookup(a[0]!);
+      return v instanceof CelError ? v : v !== undefined;
+    },
+  ],
 
   ['size_string', (a) => BigInt(codePointLength(a[0] as string))],
   ['string_size', (a) => BigInt(codePointLength(a[0] as string))],

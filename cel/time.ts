@@ -9,8 +9,11 @@ import { parseGoDuration } from '../apimachinery/go-duration.js';
 const NS_PER_SECOND = 1_000_000_000n;
 const NS_PER_MS = 1_000_000n;
 
-/** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999999Z in nanoseconds (cel-go's valid timestamp range). */
-const MIN_TIMESTAMP_NS = -62135596800n * NS_PER_SECOND;
+/**
+ * 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999999Z in nanoseconds (cel-go's valid timestamp
+ * range). The first is Go's zero time, a timestamp's zero value (time.Time.IsZero).
+ */
+export const MIN_TIMESTAMP_NS = -62135596800n * NS_PER_SECOND;
 const MAX_TIMESTAMP_NS = 253402300799n * NS_PER_SECOND + NS_PER_SECOND - 1n;
 
 const timestampOverflow = (): CelError => new CelError('timestamp overflow');

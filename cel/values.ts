@@ -117,6 +117,11 @@ export class MapValue {
     for (const [k, v] of this.pairs()) m.set(k, v);
     return m;
   }
+
+  /** cel-go's Zeroer (optional.ofNonZeroValue): an empty map is the zero map. */
+  isZeroValue(): boolean {
+    return this.size === 0;
+  }
 }
 
 const NO_ENTRIES: ReadonlyMap<unknown, readonly [MapKey, Value]> = new Map();
@@ -295,9 +300,9 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 // Equality and order
 
 /**
- * A list or map that compares itself to others, as cel-go asks the left operand's own Equal:
- * kube's schema-typed values (set and map lists ignore order, objects compare fields the
- * schema does not describe as raw JSON). cel/kube/schema-values.ts makes them.
+ * A map that compares itself to others, as cel-go asks the left operand's own Equal: kube's
+ * schema-typed objects and maps (fields the schema does not describe compare as raw JSON).
+ * cel/kube/schema-values.ts makes them.
  */
 export const OWN_EQUALS: unique symbol = Symbol('cel.ownEquals');
 export interface OwnEquals {
@@ -305,21 +310,63 @@ export interface OwnEquals {
 }
 
 /**
- * CEL's heterogeneous equality (cel-go types.Equal): values of different types are unequal,
- * numbers compare by value. The left value's Equal answers, so one of kube's types on the left
- * refuses a value of another type with no such overload; only `false` stops a list's or map's
- * comparison, as in cel-go, and only `true` is a match for `in` and searches.
+ * cel-go's list traits as a list of its own implements them (a custom ref.Val's Equal,
+ * Contains and Add): kube's schema-typed lists, whose list type (atomic, set, map) decides all
+ * three, and cel-go's concatenations. Held by the list as a property, so that such a list is
+ * still a plain array to build and to read (a subclass of Array is several times slower to build).
+ */
+export const LIST_TRAITS: unique symbol = Symbol('cel.listTraits');
+export interface ListTraits {
+  equals(list: readonly Value[], other: Value): boolean | CelError;
+  contains(list: readonly Value[], x: Value): boolean | CelError;
+  add(list: readonly Value[], other: readonly Value[]): Value;
+}
+type TraitedList = readonly Value[] & { readonly [LIST_TRAITS]?: ListTraits };
+
+/** The list traits a list brings, if it has its own. */
+export const listTraits = (list: readonly Value[]): ListTraits | undefined => (list as TraitedList)[LIST_TRAITS];
+
+/** Gives a list its own traits (once it is built: the property does not slow its elements). */
+export function withListTraits(list: Value[], traits: ListTraits): readonly Value[] {
+  (list as { [LIST_TRAITS]?: ListTraits })[LIST_TRAITS] = traits;
+  return list;
+}
+
+/**
+ * CEL's heterogeneous equality (cel-go types.Equal, what `==` and `!=` ask): null equals null
+ * and nothing else; otherwise the left value's own Equal answers (`ownEquals`).
  */
 export function equals(a: Value, b: Value): boolean | CelError {
-  if (a === b) return a instanceof ObjectValue ? a.equals(a) : true;
-  if (typeof a === 'object' && a !== null && OWN_EQUALS in a) return (a as OwnEquals)[OWN_EQUALS](b);
+  if (a === null || b === null) return a === b;
+  return ownEquals(a, b);
+}
+
+/**
+ * The left value's own Equal (cel-go's ref.Val Equal), which optionals ask of their values and
+ * kube's lists of their elements: as `equals`, but a null on the right is the left value's to
+ * judge, so one of kube's types refuses it. Values of different types are unequal, numbers
+ * compare by value; one of kube's types on the left refuses a value of another type with no
+ * such overload. A plain list's or map's comparison stops only at `false` (its elements' errors
+ * do not count), as cel-go's baseList and baseMap do.
+ */
+export function ownEquals(a: Value, b: Value): boolean | CelError {
+  if (a === b && typeof a !== 'object') return true;
   const na = numeric(a);
   if (na !== undefined) {
     const nb = numeric(b);
     return nb !== undefined && compareNumbers(na, nb, a instanceof Uint, b instanceof Uint) === 0;
   }
-  if (a === null || b === null || typeof a !== 'object') return false;
-  if (typeof b !== 'object') return a instanceof ObjectValue ? noSuchOverload() : false;
+  if (a === null) return b === null;
+  if (typeof a !== 'object') return false;
+  if (OWN_EQUALS in a) return (a as OwnEquals)[OWN_EQUALS](b);
+  if (a instanceof ObjectValue)
+    return b instanceof ObjectValue && a.typeName === b.typeName ? a.equals(b) : noSuchOverload();
+  if (Array.isArray(a)) {
+    const traits = listTraits(a);
+    if (traits !== undefined) return traits.equals(a, b);
+  }
+  if (a === b) return true;
+  if (b === null || typeof b !== 'object') return false;
   if (Array.isArray(a))
     return (
       Array.isArray(b) &&
@@ -339,11 +386,59 @@ export function equals(a: Value, b: Value): boolean | CelError {
   if (a instanceof Duration) return b instanceof Duration && a.nanos === b.nanos;
   if (a instanceof OptionalValue) {
     if (!(b instanceof OptionalValue)) return false;
-    return a.value === undefined || b.value === undefined ? a.value === b.value : equals(a.value, b.value);
+    return a.value === undefined || b.value === undefined ? a.value === b.value : ownEquals(a.value, b.value);
   }
-  if (a instanceof ObjectValue)
-    return b instanceof ObjectValue && a.typeName === b.typeName ? a.equals(b) : noSuchOverload();
   return false;
+}
+
+/**
+ * cel-go's `in` on a list (its Contains): a plain list asks the element sought for its own Equal
+ * against each element, `true` alone a match; one of kube's lists answers itself.
+ */
+export function listContains(list: readonly Value[], x: Value): boolean | CelError {
+  const traits = listTraits(list);
+  return traits !== undefined ? traits.contains(list, x) : list.some((y) => ownEquals(x, y) === true);
+}
+
+/**
+ * cel-go's `+` on lists, the left list's Add: one of kube's lists adds its own way; otherwise
+ * an empty side gives the other list itself, and two lists a concatenation (cel-go's concatList).
+ */
+export function addLists(a: readonly Value[], b: readonly Value[]): Value {
+  const traits = listTraits(a);
+  return traits !== undefined ? traits.add(a, b) : concatenate(a, b);
+}
+
+function concatenate(a: readonly Value[], b: readonly Value[]): Value {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  return withListTraits([...a, ...b], concatenation(a, b));
+}
+
+/**
+ * cel-go's concatList: unlike a list literal's, its Equal answers with an element's error when
+ * no element is unequal, and its Contains asks each half, the first half's error winning.
+ */
+function concatenation(prev: readonly Value[], next: readonly Value[]): ListTraits {
+  return {
+    equals(list, other) {
+      if (!Array.isArray(other) || other.length !== list.length) return false;
+      let err: CelError | undefined;
+      for (let i = 0; i < list.length; i++) {
+        const eq = equals(list[i]!, (other as readonly Value[])[i]!);
+        if (eq === false) return false;
+        if (eq instanceof CelError) err ??= eq;
+      }
+      return err ?? true;
+    },
+    contains(_, x) {
+      const p = listContains(prev, x);
+      if (p === true) return p;
+      const n = listContains(next, x);
+      return n !== true && p instanceof CelError ? p : n;
+    },
+    add: concatenate,
+  };
 }
 
 /**

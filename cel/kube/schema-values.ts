@@ -2,7 +2,8 @@
 // (k8s.io/apiserver/pkg/cel/common/values.go UnstructuredToVal): numbers of a `number` schema
 // are double even when integral, formatted strings timestamps, durations or bytes, objects
 // maps read lazily by escaped field name (a null field of an object reads as absent), and
-// lists of x-kubernetes-list-type set or map equal to another whatever the order.
+// lists with kube's own equality, membership and `+` by x-kubernetes-list-type (atomic in
+// order; set and map whatever the order, `+` a union or a merge by key).
 import { isJsonObject } from '../../apimachinery/object.js';
 import { parseDuration, parseTimestamp } from '../time.js';
 import {
@@ -10,12 +11,15 @@ import {
   equals,
   fromJson,
   type JsonValue,
+  type ListTraits,
   MapValue,
   noSuchOverload,
   type MapKey,
   OWN_EQUALS,
   type OwnEquals,
+  ownEquals,
   type Value,
+  withListTraits,
 } from '../values.js';
 import { escapeFieldName } from './escaping.js';
 import { type CelSchema, RESERVED_WORDS } from './schema-types.js';
@@ -115,11 +119,9 @@ function objectValue(v: JsonObject, schema: CelSchema): Value {
 function listValue(v: readonly JsonValue[], s: CelSchema): Value {
   const items = itemsOf(s);
   if (items === undefined) return fromJson(v);
-  const listType = s['x-kubernetes-list-type'];
-  const out: Value[] =
-    listType === 'set' ? new SetList() : listType === 'map' ? new MapList(s['x-kubernetes-list-map-keys'] ?? []) : [];
+  const out: Value[] = [];
   for (const x of v) out.push(toValue(x, items));
-  return out;
+  return withListTraits(out, listTraitsOf(s));
 }
 
 /**
@@ -170,6 +172,11 @@ class SchemaObject extends MapValue implements OwnEquals {
     return this.find(key) !== undefined;
   }
 
+  /** unstructuredMap.Find: a key that is no string is no such overload, for `[]` and `in` alike. */
+  override lookup(key: Value): Value | CelError | undefined {
+    return typeof key === 'string' ? this.find(key) : noSuchOverload();
+  }
+
   override *keys(): IterableIterator<MapKey> {
     for (const k of Object.keys(this.raw))
       if (this.propSchema(k) !== undefined) yield this.isObject ? (escapeFieldName(k) ?? k) : k;
@@ -180,6 +187,11 @@ class SchemaObject extends MapValue implements OwnEquals {
       const v = this.find(k);
       if (v !== undefined) yield [k, v];
     }
+  }
+
+  /** kube's unstructuredMap is no Zeroer: ofNonZeroValue keeps even an empty one. */
+  override isZeroValue(): boolean {
+    return false;
   }
 
   override copy(): MapValue {
@@ -202,7 +214,7 @@ class SchemaObject extends MapValue implements OwnEquals {
       if (ps !== undefined) {
         const o = other.get(k);
         if (o === undefined) return false;
-        const eq = equals(toValue(v, ps), o);
+        const eq = ownEquals(toValue(v, ps), o);
         if (eq !== true) return eq;
       } else {
         if (!(other instanceof SchemaObject)) return noSuchOverload();
@@ -215,13 +227,6 @@ class SchemaObject extends MapValue implements OwnEquals {
 
 /** A key a SchemaObject does not have, kept in its cache as such. */
 const ABSENT: unique symbol = Symbol('absent');
-
-/** Lists of converted values keep to plain arrays for whatever they derive (map, slice). */
-class TypedList extends Array<Value> {
-  static override get [Symbol.species](): ArrayConstructor {
-    return Array;
-  }
-}
 
 /** Scalars by identity, numbers across int and double as CEL's equality has them; undefined for the rest. */
 function scalarKey(v: Value): string | undefined {
@@ -240,57 +245,137 @@ function scalarKey(v: Value): string | undefined {
   }
 }
 
-/** x-kubernetes-list-type: set. Equal to a list of as many elements each of which it holds, in any order. */
-class SetList extends TypedList implements OwnEquals {
-  [OWN_EQUALS](other: Value): boolean | CelError {
+/**
+ * unstructuredList.Contains, every list type's: each element's own Equal against the value,
+ * `true` a match; otherwise the first error, if any.
+ */
+function contains(list: readonly Value[], x: Value): boolean | CelError {
+  let err: CelError | undefined;
+  for (const y of list) {
+    const eq = ownEquals(y, x);
+    if (eq === true) return true;
+    if (eq instanceof CelError) err ??= eq;
+  }
+  return err ?? false;
+}
+
+/**
+ * x-kubernetes-list-type: atomic, or none (kube's unstructuredList): equal to a list of as many
+ * elements, each by its own Equal in order, the first that is not `true` the answer; against
+ * anything but a list, no such overload. `+` appends, keeping the list kube's.
+ */
+const ATOMIC: ListTraits = {
+  equals(list, other) {
     if (!Array.isArray(other)) return noSuchOverload();
-    if (other.length !== this.length) return false;
+    if (other.length !== list.length) return false;
+    for (let i = 0; i < list.length; i++) {
+      const eq = ownEquals(list[i]!, (other as readonly Value[])[i]!);
+      if (eq !== true) return eq;
+    }
+    return true;
+  },
+  contains,
+  add: (list, other) => withListTraits([...list, ...other], ATOMIC),
+};
+
+/**
+ * x-kubernetes-list-type: set. Equal to a list of as many elements each of which it holds, in
+ * any order. `+` is a union: this list's elements where they are, then the other's it lacks.
+ */
+const SET: ListTraits = {
+  equals(list, other) {
+    if (!Array.isArray(other)) return noSuchOverload();
+    if (other.length !== list.length) return false;
     const keys = new Set<string>();
-    for (const x of this) {
+    for (const x of list) {
       const k = scalarKey(x);
       if (k !== undefined) keys.add(k);
     }
     return (other as readonly Value[]).every((o) => {
       const k = scalarKey(o);
-      return k !== undefined ? keys.has(k) : this.some((x) => equals(x, o) === true);
+      return k !== undefined ? keys.has(k) : list.some((x) => equals(x, o) === true);
     });
-  }
-}
+  },
+  contains,
+  add(list, other) {
+    const out = [...list];
+    const keys = new Set<string>();
+    for (const x of list) {
+      const k = scalarKey(x);
+      if (k !== undefined) keys.add(k);
+    }
+    for (const o of other) {
+      const k = scalarKey(o);
+      if (k !== undefined ? keys.has(k) : out.some((x) => equals(x, o) === true)) continue;
+      if (k !== undefined) keys.add(k);
+      out.push(o);
+    }
+    return withListTraits(out, SET);
+  },
+};
 
 /**
  * x-kubernetes-list-type: map. Equal to a list of as many elements each matching, by its key
- * fields, an element of this one it equals. Kube reads the key fields from each element's JSON
- * under their escaped names (kept here), so only schema-typed elements have keys.
+ * fields, an element of this one it equals. `+` is a merge: an element of the other whose key
+ * this list has takes that element's place, the rest are appended. Kube reads the key fields
+ * from each element's JSON under their escaped names, so only schema-typed elements have keys.
  */
-class MapList extends TypedList implements OwnEquals {
-  private readonly keyProps: readonly string[];
+function mapListTraits(keyProps: readonly string[]): ListTraits {
+  const escaped = keyProps.map((p) => escapeFieldName(p) ?? p);
+  const keyOf = (v: Value): string | undefined =>
+    v instanceof SchemaObject ? escaped.map((p) => jsonKey(v.raw[p])).join('\u0000') : undefined;
+  const traits: ListTraits = {
+    equals(list, other) {
+      if (!Array.isArray(other)) return noSuchOverload();
+      if (other.length !== list.length) return false;
+      const byKey = new Map<string, Value>();
+      for (const x of list) {
+        const k = keyOf(x);
+        if (k !== undefined) byKey.set(k, x);
+      }
+      for (const o of other as readonly Value[]) {
+        const k = keyOf(o);
+        const mine = k === undefined ? undefined : byKey.get(k);
+        if (mine === undefined) return false;
+        const eq = ownEquals(mine, o);
+        if (eq !== true) return eq;
+      }
+      return true;
+    },
+    contains,
+    add(list, other) {
+      const out = [...list];
+      const at = new Map<string, number>();
+      list.forEach((x, i) => {
+        const k = keyOf(x);
+        if (k !== undefined) at.set(k, i);
+      });
+      for (const o of other) {
+        const k = keyOf(o);
+        const i = k === undefined ? undefined : at.get(k);
+        if (i === undefined) out.push(o);
+        else out[i] = o;
+      }
+      return withListTraits(out, traits);
+    },
+  };
+  return traits;
+}
 
-  constructor(keyProps: readonly string[]) {
-    super();
-    this.keyProps = keyProps.map((p) => escapeFieldName(p) ?? p);
-  }
+/** Each map list schema's traits, made once: its key names escaped. */
+const mapListTraitsBySchema = new WeakMap<CelSchema, ListTraits>();
 
-  private keyOf(v: Value): string | undefined {
-    if (!(v instanceof SchemaObject)) return undefined;
-    return this.keyProps.map((p) => jsonKey(v.raw[p])).join('\u0000');
-  }
-
-  [OWN_EQUALS](other: Value): boolean | CelError {
-    if (!Array.isArray(other)) return noSuchOverload();
-    if (other.length !== this.length) return false;
-    const byKey = new Map<string, Value>();
-    for (const x of this) {
-      const k = this.keyOf(x);
-      if (k !== undefined) byKey.set(k, x);
+function listTraitsOf(s: CelSchema): ListTraits {
+  switch (s['x-kubernetes-list-type']) {
+    case 'set':
+      return SET;
+    case 'map': {
+      let t = mapListTraitsBySchema.get(s);
+      if (t === undefined) mapListTraitsBySchema.set(s, (t = mapListTraits(s['x-kubernetes-list-map-keys'] ?? [])));
+      return t;
     }
-    for (const o of other as readonly Value[]) {
-      const k = this.keyOf(o);
-      const mine = k === undefined ? undefined : byKey.get(k);
-      if (mine === undefined) return false;
-      const eq = equals(mine, o);
-      if (eq !== true) return eq;
-    }
-    return true;
+    default:
+      return ATOMIC;
   }
 }
 

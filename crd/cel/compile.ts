@@ -296,6 +296,7 @@ function compileRule(
       return { ...out, compiled };
     }
     compiled.message = m.program;
+    compiled.messageUsesOldSelf = m.usesOldSelf;
     out.messageMaxCost = m.maxCost;
   }
   if (r.fieldPath) compiled.fieldPath = validFieldPath(r.fieldPath, s);

@@ -40,6 +40,8 @@ export interface CompiledRule {
   readonly program: Program;
   message?: Program;
   readonly usesOldSelf: boolean;
+  /** Whether the messageExpression reads oldSelf: kube binds it on every update, whatever the rule reads. */
+  messageUsesOldSelf?: boolean;
   /** kube's NormalizedRuleFieldPath. */
   fieldPath?: string;
 }
@@ -186,9 +188,9 @@ class Run {
     }
     const self = schemaValue(value as JsonValue, n.schema, n.isResourceRoot);
     const oldJson = old?.oldValue ?? null;
-    // kube binds oldSelf only where a rule uses it.
+    // kube binds oldSelf on every update; it is converted only where a rule or its message reads it.
     const oldSelf =
-      oldJson !== null && n.rules.some((r) => r.usesOldSelf)
+      oldJson !== null && n.rules.some((r) => r.usesOldSelf || r.messageUsesOldSelf === true)
         ? schemaValue(oldJson as JsonValue, n.schema, n.isResourceRoot)
         : undefined;
     const plain = new RuleActivation(self, oldSelf);

@@ -1,4 +1,4 @@
-// The static cost estimator: cel-go's own checker/cost_test.go cases (v0.26), kube's library
+// The static cost estimator: cel-go's own checker/cost_test.go cases (v0.23.2), kube's library
 // cost cases (k8s.io/apiserver/pkg/cel/library/cost_test.go), and real CRD rules with the
 // schema around them, against the numbers kube-apiserver computes for them.
 import { describe, expect, it } from 'vitest';

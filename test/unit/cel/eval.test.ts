@@ -88,8 +88,13 @@ describe('values and operators', () => {
     ["uint('+1')", "type conversion error from 'string' to 'uint'"],
     ["bool('yes')", "type conversion error from 'string' to 'bool'"],
     ["double('1e400')", "type conversion error from 'string' to 'double'"],
-    ['[1, 2][2]', 'index out of range: 2'],
+    ['[1, 2][2]', 'index out of bounds: 2'],
     ["{'a': 1}['b']", 'no such key: b'],
+    // cel-go's refQualify on a value with neither fields nor elements.
+    ['dyn(1).x', 'no such key: x'],
+    ["dyn('abc')[0]", 'no such key: 0'],
+    ['dyn(null).x', 'no such key: x'],
+    ['has(dyn([1]).x)', "unsupported index type 'string' in list"],
     ['optional.none().value()', 'optional.none() dereference'],
     ["timestamp('10000-01-01T00:00:00Z')", "type conversion error from 'string' to 'google.protobuf.Timestamp'"],
     ["timestamp('9999-12-31T23:59:59Z') + duration('1s')", 'timestamp overflow'],
@@ -540,4 +545,11 @@ describe("cel-go's OptOptimize (kube's programs): constants folded when the prog
     expect(() => program(checked.ast, KUBE_PROGRAM_OPTIONS)).toThrow("type conversion error from 'string' to 'int'");
     expect(error("int('x') == 1")).toBe("type conversion error from 'string' to 'int'");
   });
+});
+
+describe("has() on a value without fields: false, as cel-go's refQualify answers a presence test (kube leaves EnableErrorOnBadPresenceTest off)", () => {
+  it.each(['has(dyn(1).x)', "has(dyn('abc').x)", 'has(dyn(null).x)', "has(dyn(timestamp('2024-01-01T00:00:00Z')).x)"])(
+    '%s',
+    (src) => expect(value(src)).toBe(false),
+  );
 });

@@ -173,6 +173,21 @@ describe('validate: rule results and messages', () => {
         `spec: Invalid value: "object": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self.port > 0`,
       ],
     },
+    // kube's validation_test.go: "self.array[100] == 0": "index out of bounds: 100" (cel-go's missingIndex).
+    {
+      name: 'index past the end',
+      rules: [{ rule: "self.tags[100] == 'a'" }],
+      obj: { tags: ['a'] },
+      want: [`spec: Invalid value: "object": index out of bounds: 100 evaluating rule: self.tags[100] == 'a'`],
+    },
+    {
+      name: 'index of another type',
+      rules: [{ rule: "self.tags[dyn('a')] == 'a'" }],
+      obj: { tags: ['a'] },
+      want: [
+        `spec: Invalid value: "object": unsupported index type 'string' in list evaluating rule: self.tags[dyn('a')] == 'a'`,
+      ],
+    },
     { name: 'optional syntax', rules: [{ rule: "self.?name.orValue('x') == 'x'" }], obj: { size: 1 }, want: [] },
     {
       name: 'several rules, each reported',
@@ -441,6 +456,20 @@ describe('validate: values deeper than the engine recurses', () => {
     expect(errors.filter((e) => e !== '<nil>: Internal error: internal error: max recursion depth exceeded')).toEqual(
       [],
     );
+  });
+});
+
+describe('validate: a messageExpression reads oldSelf on an update, as kube binds it there', () => {
+  const schema = specWith([{ rule: 'self.size < 3', message: 'too big', messageExpression: "'was ' + oldSelf.name" }]);
+
+  it('on an update, whatever the rule reads', () => {
+    expect(run(schema, { spec: { size: 5, name: 'b' } }, { spec: { size: 1, name: 'a' } }).errors).toEqual([
+      'spec: Invalid value: "object": was a',
+    ]);
+  });
+
+  it('on a create, no oldSelf: the rule message', () => {
+    expect(run(schema, { spec: { size: 5, name: 'b' } }).errors).toEqual(['spec: Invalid value: "object": too big']);
   });
 });
 
