@@ -53,7 +53,19 @@ export function managerIdentifier(info: ManagerInfo): string {
   return JSON.stringify(id);
 }
 
-const parseManagerIdentifier = (id: string): ManagerInfo => JSON.parse(id) as ManagerInfo;
+/** Identifiers parsed, kept: a server sees few managers, and encodes their entries at every write. */
+const parsedIdentifiers = new Map<string, Readonly<ManagerInfo>>();
+const MAX_PARSED_IDENTIFIERS = 1024;
+
+function parseManagerIdentifier(id: string): Readonly<ManagerInfo> {
+  let info = parsedIdentifiers.get(id);
+  if (info === undefined) {
+    if (parsedIdentifiers.size >= MAX_PARSED_IDENTIFIERS) parsedIdentifiers.clear();
+    info = JSON.parse(id) as ManagerInfo;
+    parsedIdentifiers.set(id, info);
+  }
+  return info;
+}
 
 /** isResetManagedFields: an empty list, or one empty entry, asks for the managed fields to be reset. */
 export function isResetRequest(entries: unknown): boolean {

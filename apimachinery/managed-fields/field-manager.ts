@@ -56,6 +56,8 @@ const CURRENT_OPERATION = 'current-operation';
  * objects nest a few dozen levels.
  */
 const MAX_TRACKED_DEPTH = 256;
+/** The same bound for metadata.managedFields, two levels below the object. */
+const ENTRIES_MAX_DEPTH = MAX_TRACKED_DEPTH - 2;
 
 interface FieldManagerScope {
   /** The kind's structure in the request's version. */
@@ -78,6 +80,7 @@ export class FieldManager {
   constructor(private readonly scope: FieldManagerScope) {
     this.updater = new Updater(scope.type, {
       ignoredFields: FieldSet.of(...scope.resetFields.map((f) => makePath(f))),
+      maxDepth: MAX_TRACKED_DEPTH,
     });
     this.now = scope.now;
   }
@@ -92,7 +95,12 @@ export class FieldManager {
 
   /** update as a task: a request's write runs it sliced (runTaskSliced), giving other clients turns. */
   *updateTask(obj: KubeObject, live: KubeObject | undefined, manager: string): Task<void> {
-    if (deeperThan(obj, MAX_TRACKED_DEPTH) || (live && deeperThan(live, MAX_TRACKED_DEPTH))) {
+    // An object too deep to track keeps the stored entries. The structured merge's walks find it
+    // (the Updater's maxDepth) in all but the entries, which they never see: checked here, first.
+    if (
+      deeperThan(obj.metadata.managedFields, ENTRIES_MAX_DEPTH) ||
+      deeperThan(live?.metadata.managedFields, ENTRIES_MAX_DEPTH)
+    ) {
       keepLiveManagedFields(obj, live);
       return;
     }
@@ -100,8 +108,13 @@ export class FieldManager {
     const managed = this.decodeLiveOrNew(obj, live);
     delete obj.metadata.managedFields;
     // Tracking starts when an object is created, or at its first apply: an existing object
-    // without entries stays without.
-    if (managed.fields.size === 0 && live?.metadata.uid) return;
+    // without entries stays without (unless it is too deep to track, and its entries stay).
+    if (managed.fields.size === 0 && live?.metadata.uid) {
+      const kept = live.metadata.managedFields !== undefined;
+      if (kept && (deeperThan(obj, MAX_TRACKED_DEPTH) || deeperThan(live, MAX_TRACKED_DEPTH)))
+        keepLiveManagedFields(obj, live);
+      return;
+    }
     yield pause();
     try {
       yield* this.recordUpdateTask(live ? withoutManagedFields(live) : {}, obj, managed, manager || 'unknown');

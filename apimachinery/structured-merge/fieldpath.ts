@@ -366,12 +366,12 @@ export class FieldSet {
    * child - parent = child (only exact paths are removed).
    */
   difference(other: FieldSet): FieldSet {
-    return runTask(differenceTask(this, other, false, emptiness(this))).set;
+    return runTask(differenceTask(this, other, false, new Emptiness())).set;
   }
 
   /** Like difference, but a path in `other` also removes everything below it. */
   recursiveDifference(other: FieldSet): FieldSet {
-    return runTask(differenceTask(this, other, true, emptiness(this))).set;
+    return runTask(differenceTask(this, other, true, new Emptiness())).set;
   }
 
   /** Only the leaf paths: members that have nothing in the set below them. */
@@ -456,12 +456,7 @@ function* intersectionTask(a: FieldSet, b: FieldSet): Task<Computed> {
   return { set: FieldSet.fromSorted(members, children), empty: members.length === 0 && children.length === 0 };
 }
 
-function* differenceTask(
-  a: FieldSet,
-  b: FieldSet,
-  recursive: boolean,
-  isEmpty: WeakMap<FieldSet, boolean>,
-): Task<Computed> {
+function* differenceTask(a: FieldSet, b: FieldSet, recursive: boolean, isEmpty: Emptiness): Task<Computed> {
   const members: PathElement[] = [];
   for (const [x, y] of pairUp(a.members, b.members, self)) if (x && !y) members.push(x);
   const children: SetNode[] = [];
@@ -484,23 +479,38 @@ function* differenceTask(
 }
 
 /**
- * Whether each subtree of `set` is empty, found in one pass (checking subtree by subtree as a
- * walk goes down would cost the depth again at every level).
+ * Whether subtrees of a set are empty, found as they are asked about: a check stops at the first
+ * member it meets, and remembers what it learnt (the subtrees it finished, and every subtree on
+ * the way to the member found), so that asking about subtrees nested in each other, as a walk
+ * going down does, still costs one pass over the set at most. Most checks of a set that holds
+ * anything end at once; a write's set ops ask about a few subtrees of sets as large as the object.
  */
-export function emptiness(set: FieldSet): WeakMap<FieldSet, boolean> {
-  const out = new WeakMap<FieldSet, boolean>();
-  // Post-order without recursion: a node is settled once all its children are.
-  const todo: Array<[FieldSet, boolean]> = [[set, false]];
-  while (todo.length > 0) {
-    const [s, childrenDone] = todo.pop()!;
-    if (childrenDone) {
-      out.set(s, s.members.length === 0 && s.children.every((c) => out.get(c.set) === true));
-      continue;
+export class Emptiness {
+  private readonly known = new WeakMap<FieldSet, boolean>();
+
+  get(set: FieldSet): boolean {
+    const known = this.known.get(set);
+    if (known !== undefined) return known;
+    // Depth first, without recursion: each entry is a subtree and the next of its children to enter.
+    const path: Array<[FieldSet, number]> = [[set, 0]];
+    while (path.length > 0) {
+      const top = path[path.length - 1]!;
+      const [s, next] = top;
+      const memo = next === 0 ? this.known.get(s) : undefined;
+      if (memo === false || (next === 0 && memo === undefined && s.members.length > 0)) {
+        for (const [p] of path) this.known.set(p, false);
+        return false;
+      }
+      if (memo === true || next >= s.children.length) {
+        this.known.set(s, true);
+        path.pop();
+        continue;
+      }
+      top[1] = next + 1;
+      path.push([s.children[next]!.set, 0]);
     }
-    todo.push([s, true]);
-    for (const c of s.children) todo.push([c.set, false]);
+    return true;
   }
-  return out;
 }
 
 function* leavesTask(a: FieldSet): Task<FieldSet> {

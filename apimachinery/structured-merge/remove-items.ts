@@ -3,7 +3,7 @@
 // Apply uses removal to drop what the applier stopped applying and nobody else owns. A container
 // emptied by removal becomes null rather than disappearing (its own path has to be in the set for
 // it to go), as in SMD.
-import { FieldSet, emptiness, fieldElement, type KeyField, type Path } from './fieldpath.js';
+import { Emptiness, FieldSet, fieldElement, type KeyField, type Path } from './fieldpath.js';
 import type { ListType, MapType, TypeNode } from './schema.js';
 import { toFieldSet } from './to-field-set.js';
 import { isTask, runStep, type Task } from './trampoline.js';
@@ -11,12 +11,9 @@ import { deduceAtom, handleAtom, listItemToPathElement } from './typed-helpers.j
 import { defineMember, isEmptyObject, presentEntries } from './values.js';
 import { isJsonObject } from '../object.js';
 
-/** Whether each subtree of the set being removed is empty. */
-type Emptiness = WeakMap<FieldSet, boolean>;
-
 /** `value` without the fields in `set`; null if nothing is left. */
 export function removeItems(type: TypeNode, value: unknown, set: FieldSet): unknown {
-  return runStep(walk(type, value, set, false, emptiness(set)));
+  return runStep(walk(type, value, set, false, new Emptiness()));
 }
 
 export interface ExtractOptions {
@@ -47,7 +44,7 @@ export function extractItems(type: TypeNode, value: unknown, set: FieldSet, opti
       items = set.union(keyFields);
     }
   }
-  return runStep(walk(type, value, items, true, emptiness(items)));
+  return runStep(walk(type, value, items, true, new Emptiness()));
 }
 
 /** The node with the set's fields removed (or kept); directly for leaves, as a task for containers. */

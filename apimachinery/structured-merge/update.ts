@@ -18,8 +18,9 @@ import type { TypeNode } from './schema.js';
 import { toFieldSet } from './to-field-set.js';
 import { ValidationErrors } from './typed-helpers.js';
 import { call, pause, runTask, type Task } from './trampoline.js';
-import { validationErrorsTask } from './validate.js';
-import { valuesEqual } from './values.js';
+import { validateCreatedTask, validationErrorsTask } from './validate.js';
+import { isEmptyObject, valuesEqual } from './values.js';
+import { isJsonObject } from '../object.js';
 
 /** What one manager owns, and how it got it. */
 export interface VersionedFieldSet {
@@ -38,8 +39,8 @@ interface UpdaterOptions {
    * status subresource): nobody gains or loses them through writes here.
    */
   ignoredFields?: FieldSet;
-  /** Check objects against the type first (default true); false when the caller already has. */
-  validate?: boolean;
+  /** Objects nesting deeper than this (the object itself is level 1) do not fit the type. */
+  maxDepth?: number;
 }
 
 interface UpdateResult {
@@ -93,10 +94,10 @@ export class Updater {
     manager: string,
   ): Task<UpdateResult> {
     yield* this.checkTask(live, true, 'failed to convert live object to smd typed');
-    yield* this.checkTask(next, true, 'failed to convert new object to smd typed');
+    const compared = yield* call(this.changesTask(live, next));
     const reconciled = this.reconcile(managers);
     yield pause();
-    const { managers: out, comparison } = yield* this.takeOwnershipTask(live, next, reconciled, manager, true);
+    const { managers: out, comparison } = yield* this.takeOwnershipTask(compared, reconciled, manager, true);
     const previous = out.get(manager)?.set ?? new FieldSet();
     let set = previous.difference(comparison.removed);
     yield pause();
@@ -146,7 +147,8 @@ export class Updater {
     } catch (err) {
       throw wrap('failed to prune fields', err);
     }
-    const { managers: out } = runTask(this.takeOwnershipTask(live, pruned, working, manager, force));
+    const compared = runTask(this.compareTask(live, pruned));
+    const { managers: out } = runTask(this.takeOwnershipTask(compared, working, manager, force));
     const changed = !valuesEqual(live, pruned);
     return { object: changed ? pruned : live, managers: out, changed };
   }
@@ -157,9 +159,34 @@ export class Updater {
   }
 
   private *checkTask(value: unknown, allowDuplicates: boolean, step: string): Task<void> {
-    if (this.options.validate === false) return;
-    const errs = yield* call(validationErrorsTask(this.type, value, { allowDuplicates }));
+    const errs = yield* call(
+      validationErrorsTask(this.type, value, { allowDuplicates, maxDepth: this.options.maxDepth }),
+    );
     if (errs.length > 0) throw new StructuredMergeError(step, new ValidationErrors(errs));
+  }
+
+  /**
+   * What a non-apply write of `next` changes of `live`, once `next` is checked. A create's (`live`
+   * empty) is found in the check's own walk: all it can do is add.
+   */
+  private *changesTask(live: unknown, next: unknown): Task<Comparison> {
+    const step = 'failed to convert new object to smd typed';
+    if (isJsonObject(live) && isEmptyObject(live) && isJsonObject(next)) {
+      const options = { allowDuplicates: true, maxDepth: this.options.maxDepth };
+      const { errors, added } = yield* call(validateCreatedTask(this.type, next, options));
+      if (errors.length > 0) throw new StructuredMergeError(step, new ValidationErrors(errors));
+      return { added, modified: new FieldSet(), removed: new FieldSet() };
+    }
+    yield* this.checkTask(next, true, step);
+    return yield* call(this.compareTask(live, next));
+  }
+
+  private *compareTask(live: unknown, next: unknown): Task<Comparison> {
+    try {
+      return yield* call(compareTypedTask(this.type, live, next));
+    } catch (err) {
+      throw wrap('failed to compare objects', err);
+    }
   }
 
   /** Every manager's set adjusted to schema changes (atomic fields owned whole). */
@@ -173,24 +200,17 @@ export class Updater {
   }
 
   /**
-   * SMD's Updater.update: the others lose what `next` changed and removed; when not forced,
-   * changing what another manager owns is a conflict.
+   * SMD's Updater.update: the others lose what the write (`compared`, the write against the live
+   * object) changed and removed; when not forced, changing what another manager owns is a conflict.
    */
   private *takeOwnershipTask(
-    live: unknown,
-    next: unknown,
+    compared: Comparison,
     managers: ManagedFields,
     manager: string,
     force: boolean,
   ): Task<{ managers: Map<string, VersionedFieldSet>; comparison: Comparison }> {
-    let comparison: Comparison;
-    try {
-      comparison = yield* call(compareTypedTask(this.type, live, next));
-      yield pause();
-      comparison = excludeFields(comparison, this.options.ignoredFields);
-    } catch (err) {
-      throw wrap('failed to compare objects', err);
-    }
+    yield pause();
+    const comparison = excludeFields(compared, this.options.ignoredFields);
     yield pause();
     const changed = comparison.modified.union(comparison.added);
     yield pause();

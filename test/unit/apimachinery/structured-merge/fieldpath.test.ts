@@ -1,6 +1,7 @@
 // Translated from SMD's fieldpath/element_test.go, path_test.go and set_test.go.
 import { describe, expect, it } from 'vitest';
 import {
+  Emptiness,
   FieldSet,
   comparePathElements,
   fieldElement,
@@ -387,6 +388,45 @@ describe('FieldSet', () => {
         .equals(NS(P(KBF('name', 'first')), P(KBF('name', 'first'), 'bar'), P(KBF('name', 'second'), 'bar'))),
     ).toBe(true);
     expect(s1.withPrefix(fieldElement('nope')).empty()).toBe(true);
+  });
+});
+
+describe('Emptiness', () => {
+  /** Every subtree of `set` (itself first), depth first. */
+  const subtrees = (set: FieldSet): FieldSet[] => {
+    const out: FieldSet[] = [];
+    const todo = [set];
+    while (todo.length > 0) {
+      const s = todo.pop()!;
+      out.push(s);
+      for (const c of s.children) todo.push(c.set);
+    }
+    return out;
+  };
+  /** A set with an empty subtree under `e`: built as difference leaves it. */
+  const withEmptyBranch = (): FieldSet => {
+    const s = NS(P('a', 'b', 'c'), P('d'));
+    s.descend(fieldElement('e')).descend(fieldElement('f'));
+    return s;
+  };
+  const deep = (levels: number): FieldSet => NS(P(...Array.from({ length: levels }, () => 'a')));
+  it.each<[string, () => FieldSet]>([
+    ['an empty set', () => new FieldSet()],
+    ['members at the top', () => NS(P('a'), P('b'))],
+    ['a member only at the bottom of a chain', () => deep(50)],
+    ['an empty branch beside full ones', withEmptyBranch],
+  ])('%s: each subtree as FieldSet.empty says, asked top down, bottom up, or alone', (_name, make) => {
+    const set = make();
+    const all = subtrees(set);
+    const want = all.map((s) => s.empty());
+    const indices = all.map((_, i) => i);
+    for (const order of [indices, [...indices].reverse()]) {
+      const e = new Emptiness();
+      const got: boolean[] = [];
+      for (const i of order) got[i] = e.get(all[i]!);
+      expect(got).toEqual(want);
+    }
+    for (let i = 0; i < all.length; i++) expect(new Emptiness().get(all[i]!)).toBe(want[i]);
   });
 });
 

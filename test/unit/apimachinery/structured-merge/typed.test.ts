@@ -12,6 +12,8 @@ import {
   validate,
   validationErrors,
 } from '../../../../apimachinery/structured-merge/typed.js';
+import { validateCreatedTask } from '../../../../apimachinery/structured-merge/validate.js';
+import { runTask } from '../../../../apimachinery/structured-merge/trampoline.js';
 import { KBF, NS, P, V, smdSchema, yamlObject } from './helpers.js';
 
 const UNTYPED_ATOMIC = `- name: __untyped_atomic_
@@ -558,6 +560,105 @@ describe('validation (validate_test.go)', () => {
     expect(err.message).toBe(
       'errors:\n  .numeric: expected numeric (int or float), got string\n  .string: expected string, got 1',
     );
+  });
+});
+
+describe('validateCreatedTask: validation, and what a create adds, in one walk', () => {
+  // [name, type, the object created, what it adds: compare's added against {}]
+  const cases: Array<[string, TypeNode, unknown, FieldSet]> = [
+    ['scalars', grabBag, { numeric: 1, string: 'a', bool: null }, NS(P('numeric'), P('string'), P('bool'))],
+    ['an empty map is a leaf', nullEmptyMap, { inner: {} }, NS(P('inner'))],
+    ['a null map is a leaf', nullEmptyMap, { inner: null }, NS(P('inner'))],
+    [
+      'nested maps and their containers',
+      recursiveMap,
+      { a: { b: { c: {} } } },
+      NS(P('a'), P('a', 'b'), P('a', 'b', 'c')),
+    ],
+    ['an atomic map, not below it', stringPair, { key: 'k', value: { x: { y: 1 } } }, NS(P('key'), P('value'))],
+    ['a deduced list is atomic', deduced, { a: ['b', 'c'], d: { e: 1 } }, NS(P('a'), P('d'), P('d', 'e'))],
+    ['a set', grabBag, { setStr: ['a', 'b'] }, NS(P('setStr'), P('setStr', V('a')), P('setStr', V('b')))],
+    [
+      'a repeated set item is added once',
+      grabBag,
+      { setStr: ['b', 'a', 'b'] },
+      NS(P('setStr'), P('setStr', V('a')), P('setStr', V('b'))),
+    ],
+    [
+      'a list-map and its items',
+      associativeList,
+      { list: [{ key: 'a', id: 1, value: { a: 'a' } }] },
+      NS(
+        P('list'),
+        P('list', KBF('key', 'a', 'id', 1)),
+        P('list', KBF('key', 'a', 'id', 1), 'key'),
+        P('list', KBF('key', 'a', 'id', 1), 'id'),
+        P('list', KBF('key', 'a', 'id', 1), 'value'),
+        P('list', KBF('key', 'a', 'id', 1), 'value', 'a'),
+      ),
+    ],
+    [
+      'a repeated list-map item is added whole, before and after its first walk',
+      associativeList,
+      {
+        list: [
+          { key: 'a', id: 1, bv: true },
+          { key: 'b', id: 1 },
+          { key: 'a', id: 1, nv: 2 },
+        ],
+      },
+      NS(
+        P('list'),
+        P('list', KBF('key', 'a', 'id', 1)),
+        P('list', KBF('key', 'b', 'id', 1)),
+        P('list', KBF('key', 'b', 'id', 1), 'key'),
+        P('list', KBF('key', 'b', 'id', 1), 'id'),
+      ),
+    ],
+    ['an atomic list, not below it', associativeList, { atomicList: ['a', 'a'] }, NS(P('atomicList'))],
+    ['an empty list is a leaf', nullEmptyList, { inner: [] }, NS(P('inner'))],
+    ['nothing', grabBag, {}, NS()],
+  ];
+  it.each(cases)('%s', (_name, type, object, want) => {
+    const got = runTask(validateCreatedTask(type, object as Record<string, unknown>, { allowDuplicates: true }));
+    expect(got.errors).toEqual([]);
+    expect(got.added.toString()).toBe(want.toString());
+    expect(got.added.equals(want)).toBe(true);
+    expect(compare(type, {}, object).added.equals(want)).toBe(true);
+  });
+
+  // The same answers as the two walks it replaces, for every object of the tables above.
+  const objects: Array<[TypeNode, unknown]> = [
+    ...cases.map(([, type, object]): [TypeNode, unknown] => [type, object]),
+    [grabBag, { setStr: ['a', 'a'] }],
+    [grabBag, { nope: 1, numeric: 1 }],
+    [grabBag, { numeric: 'x', string: 1 }],
+    [grabBag, { setStr: [{}], numeric: 'x' }],
+    [associativeList, { list: [{ key: 'a', id: 1, bv: 'x' }, null, { key: 'a', id: 1 }] }],
+    [associativeList, { list: ['a'] }],
+    [nullEmptyStruct, { inner: [] }],
+    [deduced, { a: { b: [1, { c: 2 }] } }],
+  ];
+  for (const allowDuplicates of [false, true]) {
+    it.each(objects)(
+      `holds validationErrors and compare(type, {}, object) (allowDuplicates: ${allowDuplicates}) %#`,
+      (type, object) => {
+        const got = runTask(validateCreatedTask(type, object as Record<string, unknown>, { allowDuplicates }));
+        expect(got.errors).toEqual(validationErrors(type, object, { allowDuplicates }));
+        if (got.errors.length === 0) expect(got.added.equals(compare(type, {}, object).added)).toBe(true);
+      },
+    );
+  }
+
+  it('refuses a container deeper than maxDepth, the object itself level 1', () => {
+    const nested = (levels: number): unknown => (levels === 0 ? 1 : { a: nested(levels - 1) });
+    const at = (levels: number, maxDepth: number) =>
+      runTask(validateCreatedTask(deduced, nested(levels) as Record<string, unknown>, { maxDepth })).errors;
+    expect(at(3, 3)).toEqual([]);
+    expect(at(4, 3)).toEqual([{ path: '.a.a.a', message: 'nests deeper than 3 levels' }]);
+    expect(validationErrors(deduced, nested(4), { maxDepth: 3 })).toEqual(at(4, 3));
+    // A scalar below the deepest container is no level of its own.
+    expect(validationErrors(deduced, { a: { b: 1 } }, { maxDepth: 2 })).toEqual([]);
   });
 });
 
