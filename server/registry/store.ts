@@ -200,6 +200,7 @@ export class Store {
       userInfo: ctx.user,
       ...(ctx.warn ? { warn: ctx.warn } : {}),
       ...(ctx.auditAnnotate ? { annotate: ctx.auditAnnotate } : {}),
+      defaultPatched: this.strategy.defaultPatched,
     };
   }
 

@@ -1,8 +1,8 @@
 // What mutating admission sees of a write and what follows a webhook's patch, as kube-apiserver
 // orders them, against real HTTPS webhooks: the request is decoded first (a custom resource pruned
 // and defaulted, unknown fields told to fieldValidation, whose Strict refuses before any webhook is
-// called); after a webhook's patch, what the schema does not know is pruned when it is stored, and
-// defaults come back, without a word to the client.
+// called); after a webhook's patch the object is defaulted again (the next webhook sees that), and
+// what the schema does not know is pruned when it is stored, without a word to the client.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type AdmissionWebhook, startAdmissionWebhook } from '../../helpers/admission-webhook.js';
@@ -111,6 +111,12 @@ describe('a custom resource in mutating admission', () => {
     const [sent] = sentFor('/mutate', 'pruned');
     expect(sent!['object']['spec']).toEqual({ size: 1, color: 'blue' });
     expect(sent!['object']['metadata']).not.toHaveProperty('unknownMeta');
+  });
+
+  it("is defaulted again after a webhook's patch, which the next webhook sees with the patch's unknown field", async () => {
+    expect((await call('POST', WIDGETS, { body: widget('next', { size: 2 }) })).status).toBe(201);
+    const [sent] = sentFor('/after', 'next');
+    expect(sent!['object']['spec']).toEqual({ size: 2, color: 'blue', added: 'x' });
   });
 
   it('is stored without what a webhook added that the schema does not know, with the default it removed', async () => {
