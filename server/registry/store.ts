@@ -364,7 +364,7 @@ export class Store {
     const meta = obj.metadata;
     if (this.kind.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    // Mutating admission sees the object as the client sent it, before a name is generated or
+    // Mutating admission sees the object as the request decoded it, before a name is generated or
     // anything validated, as kube's create handler runs it.
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
     const decoded = await this.decodeAndTrack(obj, undefined, attrs, ctx);
