@@ -15,6 +15,7 @@ import {
 } from './typed-helpers.js';
 import { goValueString, presentEntries } from './values.js';
 import { isJsonObject } from '../object.js';
+import { appendAll } from '../append.js';
 
 export interface ValidateOptions {
   /**
@@ -112,7 +113,7 @@ function* validateListItems(list: ListType, items: unknown[], allowDuplicates: b
     }
     const step = validateNode(list.elementType, child, allowDuplicates);
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, pathElementString(pe)));
+    if (below.length > 0) appendAll(errs, withPrefix(below, pathElementString(pe)));
   }
   return errs;
 }
@@ -129,7 +130,7 @@ function* validateMapItems(map: MapType, m: { [key: string]: unknown }, allowDup
     }
     const step = validateNode(t, val, allowDuplicates);
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, '.' + key));
+    if (below.length > 0) appendAll(errs, withPrefix(below, '.' + key));
   }
   return errs;
 }

@@ -10,7 +10,19 @@ const N = 200_000;
 const THINGS = '/apis/long.example.com/v1/namespaces/default/things';
 const CRD = simpleCrd('long.example.com', 'things', {
   type: 'object',
-  properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        items: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['k'],
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'integer' } } },
+        },
+      },
+    },
+  },
 });
 
 let server: ServerHandle;
@@ -35,5 +47,18 @@ describe(`${N} of a kind in one request`, () => {
     const r = await call('POST', `${THINGS}?fieldValidation=Ignore`, { body });
     expect(r.status, r.text.slice(0, 300)).toBe(201);
     expect(Object.keys((r.json as { metadata: object }).metadata)).not.toContain('f0');
+  });
+
+  it("duplicate keys of a map-typed list in a server-side apply: the field manager's 400", async () => {
+    const items = Array.from({ length: N }, () => ({ k: 1 }));
+    const body = { apiVersion: 'long.example.com/v1', kind: 'Thing', metadata: { name: 'dups' }, spec: { items } };
+    const r = await call('PATCH', `${THINGS}/dups?fieldManager=bench`, {
+      raw: JSON.stringify(body),
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(r.status, r.text.slice(0, 300)).toBe(400);
+    const lines = (r.json as { message: string }).message.split('\n');
+    expect(lines[0]).toBe('failed to create typed patch object (/dups; long.example.com/v1, Kind=Thing): errors:');
+    expect(lines.slice(1)).toEqual(Array(N - 1).fill('  .spec.items: duplicate entries for key [k=1]'));
   });
 });
