@@ -30,6 +30,11 @@ export interface Attributes {
   warn?: (text: string) => void;
   /** An annotation on the request's audit event, when it is audited. */
   annotate?: (key: string, value: string) => void;
+  /**
+   * kube's ObjectInterfaces' decoding and defaulter: what the mutating webhook plugin puts an object
+   * a webhook patched through before the next webhook sees it. Absent: nothing.
+   */
+  defaultPatched?: (obj: KubeObject) => void;
 }
 
 export interface AdmissionPlugin {

@@ -127,9 +127,12 @@ export const unauthorized = (): ApiError => failure(401, 'Unauthorized', 'Unauth
 export const forbidden = (message: string, details?: StatusDetails): ApiError =>
   failure(403, 'Forbidden', message, details);
 
-/** go-restful's 405 for a built-in resource route without this method (NewGenericServerResponse). */
+/**
+ * go-restful's 405 for a built-in resource route without this method: kube's serviceErrorHandler
+ * words it with NewGenericServerResponse, whose details are always there, empty here.
+ */
 export const methodNotSupported = (): ApiError =>
-  failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 
 /**
  * apierrors.NewMethodNotSupported, which the custom resource handler answers with for a verb a

@@ -307,6 +307,8 @@ export class HttpsFrontend {
     });
     const refuse = (err: ApiError): void => {
       code = err.code;
+      // An answer like any other, which kube's httplog logs at V(3): the client's, not a server error.
+      this.deps.logger.debug('upgrade refused', { uri: req.url, code });
       rec?.responseObject(err.status);
       refuseUpgrade(socket, err, { [AUDIT_ID_HEADER]: auditID });
     };
@@ -331,7 +333,8 @@ export class HttpsFrontend {
     };
     upgrade().catch((err: unknown) => {
       const apiError = toApiError(err);
-      if (apiError.code >= 500)
+      // Only what is no Status is the server's error (kube's ErrorToAPIStatus logs it).
+      if (!(err instanceof ApiError))
         this.deps.logger.error('upgrade failed', { uri: req.url, err: err instanceof Error ? err.stack : String(err) });
       // Past the 101 the socket speaks WebSocket: no HTTP answer can follow.
       if (code === 101) socket.destroy();

@@ -512,6 +512,7 @@ async function dispatchMutating(a: WebhookAttributes, opts: MutatingWebhookPlugi
             }),
           );
           object = patched.object;
+          a.defaultPatched?.(object);
           dirty = true;
         }
       } catch (err) {

@@ -34,6 +34,7 @@ import {
 } from '../validation/names.js';
 import { validateWebhookService, validateWebhookURL } from '../validation/webhook.js';
 import { isJsonObject } from '../object.js';
+import { appendAll } from '../append.js';
 
 export const ADMISSION_REGISTRATION_GROUP = 'admissionregistration.k8s.io';
 
@@ -369,7 +370,7 @@ function validateRule(rule: Rule, path: string): FieldError[] {
   versions.forEach((v, i) => {
     if (str(v) === '') errs.push(required(index(child(path, 'apiVersions'), i), ''));
   });
-  errs.push(...validateResources(list(rule.resources), child(path, 'resources')));
+  appendAll(errs, validateResources(list(rule.resources), child(path, 'resources')));
   if (rule.scope != null && !has(SCOPES, rule.scope)) errs.push(notSupported(child(path, 'scope'), rule.scope, SCOPES));
   return errs;
 }
@@ -391,7 +392,7 @@ function validateRuleWithOperations(rule: RuleWithOperations, path: string): Fie
   ops.forEach((op, i) => {
     if (!has(OPERATIONS, op)) errs.push(notSupported(index(opsPath, i), op, OPERATIONS));
   });
-  errs.push(...validateRule(rule, path));
+  appendAll(errs, validateRule(rule, path));
   return errs;
 }
 
@@ -406,7 +407,7 @@ function validateNamedRuleWithOperations(rule: NamedRuleWithOperations, path: st
     if (seen.has(name)) errs.push(duplicate(at, name));
     else seen.add(name);
   });
-  errs.push(...validateRuleWithOperations(rule, path));
+  appendAll(errs, validateRuleWithOperations(rule, path));
   return errs;
 }
 
@@ -545,7 +546,7 @@ function validateWebhook(
 ): FieldError[] {
   const errs = isFullyQualifiedName(child(path, 'name'), str(hook.name));
   list(hook.rules).forEach((rule, i) =>
-    errs.push(...validateRuleWithOperations(isJsonObject(rule) ? rule : {}, index(child(path, 'rules'), i))),
+    appendAll(errs, validateRuleWithOperations(isJsonObject(rule) ? rule : {}, index(child(path, 'rules'), i))),
   );
   if (hook.failurePolicy != null && !has(FAILURE_POLICIES, hook.failurePolicy))
     errs.push(notSupported(child(path, 'failurePolicy'), hook.failurePolicy, FAILURE_POLICIES));
@@ -617,7 +618,7 @@ export function validateWebhookConfiguration(
   list(obj.webhooks).forEach((raw, i) => {
     const hook = isJsonObject(raw) ? (raw as Webhook) : {};
     const at = index('webhooks', i);
-    errs.push(...validateWebhook(hook, mutating, opts, compiler, at));
+    appendAll(errs, validateWebhook(hook, mutating, opts, compiler, at));
     errs.push(
       ...validateAdmissionReviewVersions(
         list(hook.admissionReviewVersions),
@@ -707,7 +708,7 @@ function validateMatchResources(given: MatchResources | null | undefined, path: 
       ),
     );
   list(mr.resourceRules).forEach((r, i) =>
-    errs.push(...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'resourceRules'), i))),
+    appendAll(errs, validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'resourceRules'), i))),
   );
   list(mr.excludeResourceRules).forEach((r, i) =>
     errs.push(
@@ -950,7 +951,10 @@ export function validateValidatingAdmissionPolicy(
       ),
     );
   list(spec.variables).forEach((v, i) =>
-    errs.push(...validateVariable(isJsonObject(v) ? v : {}, index(child(path, 'variables'), i), opts.stored, compiler)),
+    appendAll(
+      errs,
+      validateVariable(isJsonObject(v) ? v : {}, index(child(path, 'variables'), i), opts.stored, compiler),
+    ),
   );
   const validations = list(spec.validations);
   const annotations = list(spec.auditAnnotations);
@@ -979,7 +983,7 @@ export function validateValidatingAdmissionPolicy(
   annotations.forEach((raw, i) => {
     const a = isJsonObject(raw) ? (raw as AuditAnnotation) : {};
     const at = index(child(path, 'auditAnnotations'), i);
-    errs.push(...validateAuditAnnotation(str(obj.metadata?.name), a, at, opts.stored, compiler));
+    appendAll(errs, validateAuditAnnotation(str(obj.metadata?.name), a, at, opts.stored, compiler));
     const key = str(a.key);
     if (keys.has(key)) errs.push(duplicate(child(at, 'key'), key));
     keys.add(key);
@@ -1103,7 +1107,10 @@ function validateParamRef(pr: ParamRef | null | undefined, path: string): FieldE
     if (hasSelector) errs.push(forbidden(child(path, 'name'), 'name and selector are mutually exclusive'));
   }
   if (hasSelector) {
-    errs.push(...validateLabelSelector(isJsonObject(ref.selector) ? ref.selector : {}, false, child(path, 'selector')));
+    appendAll(
+      errs,
+      validateLabelSelector(isJsonObject(ref.selector) ? ref.selector : {}, false, child(path, 'selector')),
+    );
     if (name.length > 0) errs.push(forbidden(child(path, 'selector'), 'name and selector are mutually exclusive'));
   }
   if (name.length === 0 && !hasSelector) errs.push(required(path, 'one of name or selector must be specified'));
@@ -1121,9 +1128,9 @@ export function validateValidatingAdmissionPolicyBinding(obj: ValidatingAdmissio
   const policyName = str(spec.policyName);
   if (policyName.length === 0) errs.push(required('spec.policyName', ''));
   else for (const msg of isDNS1123Subdomain(policyName)) errs.push(invalid('spec.policyName', policyName, msg));
-  errs.push(...validateParamRef(spec.paramRef, 'spec.paramRef'));
+  appendAll(errs, validateParamRef(spec.paramRef, 'spec.paramRef'));
   // kube's path, misspelled as it is in validation.go.
-  errs.push(...validateMatchResources(spec.matchResources, 'spec.matchResouces'));
-  errs.push(...validateValidationActions(list(spec.validationActions), 'spec.validationActions'));
+  appendAll(errs, validateMatchResources(spec.matchResources, 'spec.matchResouces'));
+  appendAll(errs, validateValidationActions(list(spec.validationActions), 'spec.validationActions'));
   return errs;
 }

@@ -9,6 +9,7 @@ import { aggregateErrors } from '../errors.js';
 import { deepEqual } from '../equality.js';
 import { policyRulesFor, type RuleSource } from './authorizer.js';
 import { API_GROUP_ALL, type PolicyRule, RESOURCE_ALL, type RoleRef, VERB_ALL } from './types.js';
+import { appendAll } from '../append.js';
 
 const list = (v: readonly string[] | undefined): readonly string[] => v ?? [];
 
@@ -102,7 +103,7 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
     }
     const key = JSON.stringify([r.apiGroups![0], r.resources![0]]);
     const existing = simple.get(key);
-    if (existing) existing.verbs.push(...r.verbs);
+    if (existing) appendAll(existing.verbs, r.verbs);
     else simple.set(key, { apiGroups: [...r.apiGroups!], resources: [...r.resources!], verbs: [...r.verbs] });
   }
   return [...out, ...simple.values()];

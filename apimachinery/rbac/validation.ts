@@ -26,6 +26,7 @@ import {
   type Subject,
   USER_KIND,
 } from './types.js';
+import { appendAll } from '../append.js';
 
 const list = (v: readonly string[] | null | undefined): readonly string[] => v ?? [];
 
@@ -127,7 +128,7 @@ export function validateClusterRole(role: ClusterRole, opts: ClusterRoleValidati
       errs.push(required(path, 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
     selectors.forEach((sel, i) => {
       const at = index(path, i);
-      errs.push(...validateLabelSelector(sel, opts.allowInvalidLabelValueInSelector ?? false, at));
+      appendAll(errs, validateLabelSelector(sel, opts.allowInvalidLabelValueInSelector ?? false, at));
       try {
         labelSelectorFromMeta(sel);
       } catch {
@@ -179,7 +180,7 @@ function validateBinding(binding: RoleBinding, namespaced: boolean): FieldError[
   if (!kinds.includes(kind)) errs.push(notSupported('roleRef.kind', kind, kinds));
   if (name === '') errs.push(required('roleRef.name', ''));
   else for (const msg of isPathSegmentName(name)) errs.push(invalid('roleRef.name', name, msg));
-  (binding.subjects ?? []).forEach((s, i) => errs.push(...validateSubject(s, namespaced, index('subjects', i))));
+  (binding.subjects ?? []).forEach((s, i) => appendAll(errs, validateSubject(s, namespaced, index('subjects', i))));
   return errs;
 }
 

@@ -22,6 +22,7 @@ import {
 import { validateScalar } from './validate.js';
 import { isEmptyObject, own, presentEntries, valuesEqual } from './values.js';
 import { isJsonObject } from '../object.js';
+import { appendAll } from '../append.js';
 
 /** The fields `next` added, changed and removed relative to `live`. No field is in two of them. */
 export interface Comparison {
@@ -119,7 +120,7 @@ function* compareDifferentShapes(
   const a = visitAtom(alhs, lhs, rhs, path, c, { inLeaf: false });
   const errs = [...(isTask(a) ? ((yield a) as Errors) : a)];
   const b = visitAtom(arhs, lhs, rhs, path, c, state);
-  errs.push(...(isTask(b) ? ((yield b) as Errors) : b));
+  appendAll(errs, isTask(b) ? ((yield b) as Errors) : b);
   recordContainer(lhs, rhs, path, c, state);
   return errs;
 }
@@ -231,7 +232,7 @@ function* compareListItems(
     if (item === undefined) continue;
     const step = compareNode(list.elementType, item[0], item[1], itemPath, c);
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, pathElementString(pe)));
+    if (below.length > 0) appendAll(errs, withPrefix(below, pathElementString(pe)));
   }
   return errs;
 }
@@ -258,7 +259,7 @@ function* compareMapItems(
       c,
     );
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, '.' + key));
+    if (below.length > 0) appendAll(errs, withPrefix(below, '.' + key));
   }
   return errs;
 }

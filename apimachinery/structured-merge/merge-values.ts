@@ -23,6 +23,7 @@ import {
 import { validateScalar } from './validate.js';
 import { defineMember, isEmptyObject, own, presentEntries } from './values.js';
 import { isJsonObject } from '../object.js';
+import { appendAll } from '../append.js';
 
 /** `config` merged over `live`; null when the result is empty. Throws ValidationErrors. */
 export function mergeValues(type: TypeNode, live: unknown, config: unknown): unknown {
@@ -211,7 +212,7 @@ function* mergeMapItems(
   for (const [key, l, r] of keys) {
     const step = mergeNode(map.fields.get(key)?.type ?? map.elementType, l, r);
     const item = isTask(step) ? ((yield step) as MergeResult) : step;
-    if (item.errs.length > 0) errs.push(...withPrefix(item.errs, '.' + key));
+    if (item.errs.length > 0) appendAll(errs, withPrefix(item.errs, '.' + key));
     if (item.out !== undefined) {
       defineMember(out, key, item.out);
       any = true;

@@ -27,6 +27,7 @@ import {
 } from './typed-helpers.js';
 import { isEmptyObject, presentEntries } from './values.js';
 import { isJsonObject } from '../object.js';
+import { appendAll } from '../append.js';
 
 /** The set of fields `value` sets. Throws ValidationErrors where the value cannot be walked. */
 export function toFieldSet(type: TypeNode, value: unknown): FieldSet {
@@ -93,7 +94,7 @@ function* visitListItems(list: ListType, items: unknown[], path: PathCursor, set
     const childPath = path.child(pe);
     const step = walk(list.elementType, items[i], childPath, set);
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, pathElementString(pe)));
+    if (below.length > 0) appendAll(errs, withPrefix(below, pathElementString(pe)));
     childPath.insertInto(set);
   }
   return errs;
@@ -106,7 +107,7 @@ function* visitMapItems(map: MapType, m: { [key: string]: unknown }, path: PathC
     const declared = map.fields.get(key);
     const step = walk(declared?.type ?? map.elementType, val, childPath, set);
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, '.' + key));
+    if (below.length > 0) appendAll(errs, withPrefix(below, '.' + key));
     if (val === null || declared === undefined || (isJsonObject(val) && isEmptyObject(val))) childPath.insertInto(set);
   }
   return errs;

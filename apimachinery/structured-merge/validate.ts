@@ -24,6 +24,7 @@ import {
 } from './typed-helpers.js';
 import { goValueString, presentEntries } from './values.js';
 import { isJsonObject } from '../object.js';
+import { appendAll } from '../append.js';
 
 export interface ValidateOptions {
   /**
@@ -206,7 +207,7 @@ function* validateListItems(
     }
     const step = validateNode(list.elementType, child, walk, depth + 1, childPath);
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, pathElementString(pe)));
+    if (below.length > 0) appendAll(errs, withPrefix(below, pathElementString(pe)));
   }
   return errs;
 }
@@ -229,7 +230,7 @@ function* validateMapItems(
     }
     const step = validateNode(t, val, walk, depth + 1, path?.child(fieldElement(key)));
     const below = isTask(step) ? ((yield step) as Errors) : step;
-    if (below.length > 0) errs.push(...withPrefix(below, '.' + key));
+    if (below.length > 0) appendAll(errs, withPrefix(below, '.' + key));
   }
   return errs;
 }

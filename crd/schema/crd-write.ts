@@ -10,6 +10,7 @@ import { call } from '../../apimachinery/structured-merge/trampoline.js';
 import { compileSchemaRulesTask, type PreexistingExpressions, ruleFieldErrorsOf } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 /**
  * How deep schemas may nest (properties, items, additionalProperties, junctors...). kube has no such
@@ -60,7 +61,7 @@ function preexistingExpressions(old: CustomResourceDefinition | undefined): Pree
       rules.add(r.rule);
       if (r.messageExpression) messageExpressions.add(r.messageExpression);
     }
-    stack.push(...subSchemas(s));
+    appendAll(stack, subSchemas(s));
   }
   return { rules, messageExpressions };
 }

@@ -7,6 +7,7 @@ import { deepCopyJSON } from './default.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { prune } from './prune.js';
 import { compileSchema } from './validate/compile-schema.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 /** Defaults under `metadata` of the resource root are refused elsewhere (structural checks). */
 export function validateDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
@@ -21,7 +22,7 @@ function walk(s: JSONSchemaProps, path: string, isRoot: boolean, errs: FieldErro
     const pruned = deepCopyJSON(s.default);
     prune(pruned, s, { isResourceRoot: s['x-kubernetes-embedded-resource'] === true });
     if (!deepEqual(pruned, s.default)) errs.push(invalid(at, s.default, 'must not have unknown fields'));
-    else errs.push(...compileSchema(s).validate(s.default, { rootPath: at }));
+    else appendAll(errs, compileSchema(s).validate(s.default, { rootPath: at }));
   }
   // Defaults are forbidden under additionalProperties, so only items and properties are walked.
   if (s.items && !Array.isArray(s.items)) walk(s.items, child(path, 'items'), false, errs);

@@ -53,6 +53,7 @@ import {
   pruneObjectMeta,
   type PruneOptions,
 } from './prune.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 const defaultsBelow = new WeakMap<JSONSchemaProps, boolean>();
 
@@ -117,9 +118,9 @@ export function pruneAndDefault(obj: unknown, schema: JSONSchemaProps, opts: Pru
   } else {
     unknown = [];
     if (opts.isResourceRoot && opts.pruneRootMetadata && isJsonObject(obj) && isJsonObject(obj['metadata'])) {
-      unknown.push(...pruneObjectMeta(obj['metadata'], 'metadata'));
+      appendAll(unknown, pruneObjectMeta(obj['metadata'], 'metadata'));
     }
-    unknown.push(...pruneEmbeddedObjectMeta(obj, schema));
+    appendAll(unknown, pruneEmbeddedObjectMeta(obj, schema));
   }
   applyDefaults(obj, schema);
   return unknown;

@@ -36,6 +36,7 @@
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { child, index as indexPath, key as keyPath } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 export interface PruneOptions {
   /** The object is a whole resource: apiVersion, kind and metadata are kept at the top. */
@@ -157,7 +158,7 @@ const joinKey = (f: Frame, k: string): string => (f.top ? k : `${f.path}.${k}`);
 export function prune(obj: unknown, schema: JSONSchemaProps, opts: PruneOptions = {}): string[] {
   const rootMeta: string[] = [];
   if (opts.isResourceRoot && opts.pruneRootMetadata && isJsonObject(obj) && isJsonObject(obj['metadata'])) {
-    rootMeta.push(...pruneObjectMeta(obj['metadata'], 'metadata'));
+    appendAll(rootMeta, pruneObjectMeta(obj['metadata'], 'metadata'));
   }
 
   const pruned: string[] = [];
@@ -304,7 +305,7 @@ function coerce(x: unknown, s: JSONSchemaProps | undefined, path: string, out: s
     const ap = additionalSchema(s);
     for (const k of Object.keys(x)) {
       if (k === 'metadata' && s['x-kubernetes-embedded-resource'] && isJsonObject(x[k])) {
-        out.push(...pruneObjectMeta(x[k] as Obj, child(path, 'metadata')));
+        appendAll(out, pruneObjectMeta(x[k] as Obj, child(path, 'metadata')));
       }
       const prop = propertySchema(s, k);
       if (prop !== undefined) coerce(x[k], prop, child(path, k), out);

@@ -35,6 +35,7 @@ import {
 } from '../../apimachinery/field-errors.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { isJsonObject } from '../../apimachinery/object.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 /** kube's validationOptions that concern the schema. All default to true (a CRD create). */
 interface StructuralSchemaOptions {
@@ -72,8 +73,8 @@ export function validateStructuralSchema(
     initError = newStructuralError(root);
     if (initError === undefined) {
       const structural = structuralErrors(root, path);
-      errs.push(...structural);
-      if (structural.length === 0 && options.validateDefaults) errs.push(...options.validateDefaults(schema, path));
+      appendAll(errs, structural);
+      if (structural.length === 0 && options.validateDefaults) appendAll(errs, options.validateDefaults(schema, path));
     }
   }
   validateOpenAPISchema(

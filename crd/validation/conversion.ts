@@ -7,6 +7,7 @@ import { caBundleError } from '../../webhook/ca-bundle.js';
 import type { ValidationOptions } from './options.js';
 import { type Conversion, type Spec, rec, str } from './internal-version.js';
 import { validateEnum } from './enum.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 const STRATEGIES = ['None', 'Webhook'];
 
@@ -39,7 +40,10 @@ export function validateConversion(conv: Conversion | undefined, opts: Validatio
       if (why) errs.push(invalid(`${ccPath}.caBundle`, caBundle, why));
     }
   }
-  errs.push(...validateReviewVersions(conv.reviewVersions, opts.requireRecognizedConversionReviewVersion, reviewPath));
+  appendAll(
+    errs,
+    validateReviewVersions(conv.reviewVersions, opts.requireRecognizedConversionReviewVersion, reviewPath),
+  );
   return errs;
 }
 

@@ -11,6 +11,7 @@ import { validateSubresources } from './subresources.js';
 import { validateColumn } from './printer-columns.js';
 import { validateConversion } from './conversion.js';
 import { call, type Task } from '../../apimachinery/structured-merge/trampoline.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 const SCOPES = ['Cluster', 'Namespaced'];
 
@@ -54,7 +55,7 @@ export function* validateSpec(spec: Spec, opts: ValidationOptions): Task<FieldEr
     const path = `spec.versions[${i}]`;
     const dns = isDNS1035Label(v.name);
     if (dns.length) errs.push(invalid(child(path, 'name'), v.name, dns.join(',')));
-    errs.push(...(yield* call(validateVersion(spec, v, path, opts))));
+    appendAll(errs, yield* call(validateVersion(spec, v, path, opts)));
   }
   if (!unique) errs.push(invalid('spec.versions', spec.rawVersions, 'must contain unique version names'));
   if (storageCount !== 1)
@@ -69,7 +70,7 @@ export function* validateSpec(spec: Spec, opts: ValidationOptions): Task<FieldEr
   if (!spec.names.singular) errs.push(required('spec.names.singular'));
   if (!spec.names.kind) errs.push(required('spec.names.kind'));
   if (!spec.names.listKind) errs.push(required('spec.names.listKind'));
-  errs.push(...validateNames(spec.names, 'spec.names'));
+  appendAll(errs, validateNames(spec.names, 'spec.names'));
 
   errs.push(
     ...(yield* call(validateSchema(spec.validation, hasAnyStatusEnabled(spec), 'spec.validation', spec.version, opts))),
@@ -86,7 +87,7 @@ export function* validateSpec(spec: Spec, opts: ValidationOptions): Task<FieldEr
       ),
     );
   }
-  errs.push(...validateConversion(spec.conversion, opts));
+  appendAll(errs, validateConversion(spec.conversion, opts));
   return errs;
 }
 
@@ -96,7 +97,7 @@ function* validateVersion(spec: Spec, v: Version, path: string, opts: Validation
     errs.push(invalid(child(path, 'deprecationWarning'), v.deprecationWarning, detail));
   }
   const statusEnabled = hasStatusEnabled(subresourcesForVersion(spec, v.name));
-  errs.push(...(yield* call(validateSchema(v.schema, statusEnabled, child(path, 'schema'), v.name, opts))));
+  appendAll(errs, yield* call(validateSchema(v.schema, statusEnabled, child(path, 'schema'), v.name, opts)));
   errs.push(...validateSubresources(v.subresources, child(path, 'subresources')));
   v.columns.forEach((c, i) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)));
   return errs;

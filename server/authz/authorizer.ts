@@ -11,6 +11,7 @@ import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../../apimachinery/user.
 import type { RequestInfo } from '../request/request-info.js';
 import { type ApiError, forbidden } from '../../apimachinery/errors.js';
 import { goQuote } from '../../apimachinery/quote.js';
+import { appendAll } from '../../apimachinery/append.js';
 
 /** The --authorization-mode values served: kube's RBAC, and its AlwaysAllow and AlwaysDeny. */
 export const AUTHORIZATION_MODES = ['RBAC', 'AlwaysAllow', 'AlwaysDeny'] as const;
@@ -64,8 +65,8 @@ export function authorizerChain(modes: readonly Authorizer[]): Authorizer {
       const errors: string[] = [];
       for (const authz of all) {
         const r = authz.rulesFor(user, namespace);
-        out.resourceRules.push(...r.resourceRules);
-        out.nonResourceRules.push(...r.nonResourceRules);
+        appendAll(out.resourceRules, r.resourceRules);
+        appendAll(out.nonResourceRules, r.nonResourceRules);
         out.incomplete ||= r.incomplete;
         if (r.evaluationError) errors.push(r.evaluationError);
       }

@@ -27,6 +27,7 @@ const ACROSS_NAMESPACES = new Set(['list', 'watch']);
 export function route(catalog: Catalog, info: RequestInfo): Route {
   const desc = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!desc || (info.subresource && !desc.subresources.includes(info.subresource))) throw notFoundPath();
+  if (desc.serving.unsupported === 'route' && info.verbInPath) checkWatchPath(desc, info);
   if (desc.serving.unsupported === 'route') checkRoutes(desc, info);
   else checkRequestScope(desc, info);
   // Own properties only: a subresource named `constructor` is not a handler.
@@ -40,6 +41,17 @@ export function route(catalog: Catalog, info: RequestInfo): Route {
   // Without a store a resource has no routes but its creates' (an access review has no /{name}).
   if (!desc.store) throw notFoundPath();
   return { desc, store: desc.store };
+}
+
+/**
+ * installer.go's WATCH and WATCHLIST routes, /watch/ before the resource's path: only for a kind
+ * that watches (and lists, for its collection), never for a subresource, so a create-only kind
+ * (an access review, a ServiceAccount's token) has none: a 404, where its collection's path with
+ * ?watch=true is a 405 (that path routes POST). The path serves GET only (rest/resource.ts).
+ */
+function checkWatchPath(desc: ResourceDescriptor, info: RequestInfo): void {
+  const watches = desc.verbs.includes('watch') && (info.parts.length !== 1 || desc.verbs.includes('list'));
+  if (info.verb !== 'watch' || info.subresource || !watches) throw notFoundPath();
 }
 
 /** The verbs kube routes at a collection path (LIST, WATCHLIST, POST, DELETECOLLECTION); the others at an object's. */

@@ -11,6 +11,7 @@ import type {
   KindInfo,
   Strategy,
   UpdateStrategy,
+  WriteContext,
 } from './strategy.js';
 import { validateDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { supportedFieldLabels } from '../../apimachinery/selectors/fields.js';
@@ -43,7 +44,7 @@ function fieldTypesOf(schema: JSONSchemaProps): TypeNode {
 }
 
 export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strategy {
-  const { create, update, delete: del, unstructured, canonicalize, schemas, ...rest } = parts;
+  const { create, update, delete: del, unstructured, canonicalize, defaultPatched, schemas, ...rest } = parts;
   const selectableFields = rest.selectableFields ?? metadataFields(kind.namespaced);
   const schemaIn = (apiVersion: unknown): JSONSchemaProps | undefined =>
     typeof apiVersion === 'string' && schemas && Object.hasOwn(schemas, apiVersion) ? schemas[apiVersion] : undefined;
@@ -58,17 +59,17 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
         fieldTypes: (apiVersion) => fieldTypesOf(schemaOf(apiVersion)),
         patchMeta: (apiVersion) => patchMetaFromSchema(schemaOf(apiVersion)),
       };
+  const typedCanonicalize: Strategy['canonicalize'] = (obj, ctx) => {
+    // kube decodes a client's built-in object into its Go type: what the type has no field
+    // for is gone. The server's own writes come from typed code and are not decoded.
+    if (ctx.onUnknownFields)
+      ctx.onUnknownFields(dropUnknownFields(obj as unknown as JsonObject, schemaIn(obj.apiVersion)));
+    canonicalize?.(obj, ctx);
+  };
   return {
     kind,
-    canonicalize: unstructured
-      ? (canonicalize ?? (() => {}))
-      : (obj, ctx) => {
-          // kube decodes a client's built-in object into its Go type: what the type has no field
-          // for is gone. The server's own writes come from typed code and are not decoded.
-          if (ctx.onUnknownFields)
-            ctx.onUnknownFields(dropUnknownFields(obj as unknown as JsonObject, schemaIn(obj.apiVersion)));
-          canonicalize?.(obj, ctx);
-        },
+    canonicalize: unstructured ? (canonicalize ?? (() => {})) : typedCanonicalize,
+    defaultPatched: defaultPatched ?? (unstructured ? () => {} : (obj) => typedCanonicalize(obj, PATCHED_BY_A_WEBHOOK)),
     exactIntegers: false,
     typed: !unstructured,
     subresources: {},
@@ -81,6 +82,9 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
     delete: { ...FINALIZING_DELETE, ...del },
   };
 }
+
+/** A webhook's patched object, decoded as kube's webhook plugin decodes it: its unknown fields dropped, unreported. */
+const PATCHED_BY_A_WEBHOOK: WriteContext = { dryRun: false, onUnknownFields: () => {} };
 
 /** The field selector set every kind supports: metadata.name, and metadata.namespace when namespaced. */
 function metadataFields(namespaced: boolean): (obj: KubeObject) => Record<string, string> {

@@ -24,7 +24,7 @@ import { type Clock, systemClock } from '../../apimachinery/clock.js';
 import { listPrefix, objectKey } from './keys.js';
 import { type Strategy, type WriteContext, qualifiedKind, qualifiedResource, updateStrategyFor } from './strategy.js';
 import {
-  type Canonical,
+  type Decoded,
   checkDecodable,
   checkNewObject,
   decodeErrorOf,
@@ -200,6 +200,7 @@ export class Store {
       userInfo: ctx.user,
       ...(ctx.warn ? { warn: ctx.warn } : {}),
       ...(ctx.auditAnnotate ? { annotate: ctx.auditAnnotate } : {}),
+      defaultPatched: this.strategy.defaultPatched,
     };
   }
 
@@ -363,10 +364,10 @@ export class Store {
     const meta = obj.metadata;
     if (this.kind.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    // Mutating admission sees the object as the client sent it, before a name is generated or
+    // Mutating admission sees the object as the request decoded it, before a name is generated or
     // anything validated, as kube's create handler runs it.
     const attrs = this.attributes('CREATE', namespace, meta.name ?? '', obj, undefined, ctx);
-    const canonical = await this.trackFields(obj, undefined, attrs, ctx);
+    const decoded = await this.decodeAndTrack(obj, undefined, attrs, ctx);
     await this.admission.admit(attrs);
     await giveWayFor(ctx.large);
     // kube's RetryGenerateName (GA in 1.32): when the server picks the name, a collision is tried
@@ -374,7 +375,7 @@ export class Store {
     if (!meta.name && meta.generateName) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.createOnce(namespace, cloneJson(obj), attrs, ctx, canonical);
+          return await this.createOnce(namespace, cloneJson(obj), attrs, ctx, decoded);
         } catch (err) {
           if (
             attempt >= MAX_NAME_GENERATION_CREATE_ATTEMPTS ||
@@ -384,7 +385,7 @@ export class Store {
         }
       }
     }
-    return this.createOnce(namespace, obj, attrs, ctx, canonical);
+    return this.createOnce(namespace, obj, attrs, ctx, decoded);
   }
 
   /** One attempt of a create (kube's Store.create), after mutating admission. */
@@ -393,7 +394,7 @@ export class Store {
     obj: KubeObject,
     attrs: Attributes,
     ctx: WriteContext,
-    canonical: Canonical | undefined,
+    decoded: Decoded | undefined,
   ): Promise<KubeObject> {
     // BeforeCreate: mutating admission may have moved the object, and added what decoding defaults
     // and prunes; the key is the request's namespace.
@@ -404,7 +405,7 @@ export class Store {
       ctx,
       nowTimestamp(this.clock),
       this.generateName,
-      canonical,
+      decoded,
     );
     await giveWayFor(ctx.large);
     await runSliced(validateCreate(this.strategy, obj, ctx));
@@ -497,10 +498,10 @@ export class Store {
       const old = await this.inVersion(current, next.apiVersion);
       // kube runs mutating admission on the updated object before the strategy, validating after.
       const attrs = this.attributes('UPDATE', namespace, name, next, old, opts);
-      const canonical = await this.trackFields(next, old, attrs, opts);
+      const decoded = await this.decodeAndTrack(next, old, attrs, opts);
       await this.admission.admit(attrs);
       await giveWayFor(opts.large);
-      const prepared = await this.prepareUpdate(next, old, namespace, opts, canonical);
+      const prepared = await this.prepareUpdate(next, old, namespace, opts, decoded);
       await this.admission.validate({ ...attrs, object: prepared });
       const obj = await this.inVersion(prepared, this.strategy.versions?.storageApiVersion);
       await giveWayFor(opts.large);
@@ -546,38 +547,28 @@ export class Store {
   }
 
   /**
-   * managedFields, as kube's handlers record them before mutating admission (the field manager's
-   * UpdateNoErrors): what a webhook changes afterwards is no manager's. The field manager sees the
-   * object as decoded, defaulted and pruned (the strategy's canonicalize). When mutating admission
-   * may change the object, that is a quiet copy, and the object itself is canonicalized after
-   * admission. When it may not, a create's object is canonicalized here, once, if nothing the
-   * steps between set could be pruned or read by it (`settled`); what that tells the request
-   * (unknown fields, warnings) is returned to be told where it is told otherwise, so answers and
-   * their order stay as they were.
+   * kube's decoding of the request's object, before mutating admission sees it: the kind's
+   * canonicalize (a custom resource pruned and defaulted, a built-in kind's unknown fields
+   * dropped), what it finds told to the request there (fieldValidation's warnings, or its 400
+   * before any webhook is called); then managedFields, as kube's handlers record them before
+   * mutating admission (the field manager's UpdateNoErrors): what a webhook changes afterwards is
+   * no manager's. The object is canonicalized again, quietly, after admission when a plugin may
+   * have changed it, on update, and on create when BeforeCreate sets what canonicalizing reads or
+   * drops (`settled`).
    */
-  private async trackFields(
+  private async decodeAndTrack(
     obj: KubeObject,
     old: KubeObject | undefined,
     attrs: Attributes,
     ctx: WriteContext,
-  ): Promise<Canonical | undefined> {
-    if (!ctx.trackFields || typeof obj.metadata !== 'object' || obj.metadata === null) return undefined;
-    const inPlace = old === undefined && settled(obj.metadata) && !this.admission.mayMutate(attrs);
-    const decoded = inPlace ? obj : cloneJson(obj);
-    const told: (() => void)[] = [];
+  ): Promise<Decoded | undefined> {
+    if (typeof obj.metadata !== 'object' || obj.metadata === null) return undefined;
+    const again = old !== undefined || !settled(obj.metadata) || this.admission.mayMutate(attrs);
     await giveWayFor(ctx.large);
-    this.strategy.canonicalize(decoded, {
-      ...ctx,
-      onUnknownFields: (paths) => told.push(() => ctx.onUnknownFields?.(paths)),
-      warn: (text) => told.push(() => ctx.warn?.(text)),
-    });
+    this.strategy.canonicalize(obj, ctx);
     await giveWayFor(ctx.large);
-    await ctx.trackFields(decoded, old);
-    if (inPlace) return { tell: () => told.forEach((t) => t()) };
-    const managed = decoded.metadata.managedFields;
-    if (managed === undefined) delete obj.metadata.managedFields;
-    else obj.metadata.managedFields = managed;
-    return undefined;
+    if (ctx.trackFields) await ctx.trackFields(obj, old);
+    return { again };
   }
 
   private async finishDelete(key: string, obj: KubeObject, revision: number, name: string): Promise<KubeObject> {
@@ -597,10 +588,10 @@ export class Store {
     old: KubeObject,
     namespace: string | undefined,
     ctx: WriteContext,
-    canonical: Canonical | undefined,
+    decoded: Decoded | undefined,
   ): Promise<KubeObject> {
     // BeforeUpdate: the key is the request's namespace, whatever mutating admission did.
-    prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx, canonical);
+    prepareUpdate(this.strategy, obj, old, expectedNamespace(this.kind, namespace), ctx, decoded);
     await giveWayFor(ctx.large);
     await runSliced(validateUpdate(this.strategy, obj, old, ctx));
     return obj;
@@ -727,7 +718,7 @@ export class Store {
  * Whether a create's metadata is as BeforeCreate will leave it where canonicalizing could tell:
  * a name given (a namespace's label is its name), and no namespace, generation or managedFields
  * that pruning would drop as empty before BeforeCreate or the field manager set them again (at the
- * end of the metadata, not where the client put them).
+ * end of the metadata, not where the client put them): else the object is canonicalized again.
  */
 function settled(meta: KubeObject['metadata']): boolean {
   const { name, namespace, generation } = meta as Record<string, unknown>;

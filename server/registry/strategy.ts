@@ -146,6 +146,12 @@ export interface Strategy {
   /** Defaulting and pruning of the user's fields (schema-driven for custom resources), on create and update. */
   canonicalize(obj: KubeObject, ctx: WriteContext): void;
   /**
+   * What kube's mutating webhook plugin does to an object a webhook patched, before the next
+   * webhook sees it: decodes it (into a built-in kind's type, its unknown fields dropped without a
+   * word) and defaults it (a custom resource by its version's schema, nothing pruned).
+   */
+  defaultPatched(obj: KubeObject): void;
+  /**
    * Whether integers beyond 2^53 are kept exact (as bigints, int64 as kube keeps them). Custom
    * resources' fields are free-form data; built-in kinds' numbers are our code's, kept as numbers.
    */

@@ -49,13 +49,23 @@ export function checkDecodable(strategy: Strategy, obj: KubeObject, ctx: WriteCo
 }
 
 /**
- * An object the store canonicalized before mutating admission, which could not change it: `tell`
- * tells the request what canonicalizing found (unknown fields, warnings), at the step that would
- * have canonicalized it.
+ * An object the store canonicalized before mutating admission, as kube's decoder leaves a request's
+ * (its unknown fields told to the request then): `again` when it is to be canonicalized once more,
+ * quietly, as kube defaults a webhook's patch and prunes what it stores without a word to the
+ * client.
  */
-export interface Canonical {
-  tell(): void;
+export interface Decoded {
+  again: boolean;
 }
+
+/** The kind's canonicalize, before validation: at once, or again after mutating admission (`decoded`). */
+function canonicalize(strategy: Strategy, obj: KubeObject, ctx: WriteContext, decoded: Decoded | undefined): void {
+  if (!decoded) strategy.canonicalize(obj, ctx);
+  else if (decoded.again)
+    strategy.canonicalize(obj, ctx.onUnknownFields ? { ...ctx, onUnknownFields: ignoreUnknownFields } : ctx);
+}
+
+const ignoreUnknownFields = (): void => {};
 
 /** What a create refuses of the client's object before admission: undecodable metadata, a resourceVersion. */
 export function checkNewObject(strategy: Strategy, obj: KubeObject, ctx: WriteContext): void {
@@ -76,7 +86,7 @@ export function prepareCreate(
   /** metav1.Time now, on the server's clock: the creationTimestamp. */
   now: string,
   generateName: (base: string) => string = generateNameFrom,
-  canonical?: Canonical,
+  decoded?: Decoded,
 ): void {
   const meta = obj.metadata;
   ensureNamespaceMatchesRequest(requestNamespace, meta);
@@ -85,8 +95,7 @@ export function prepareCreate(
   fillObjectMetaSystemFields(meta, now, randomUUID());
   if (strategy.generation) meta.generation = 1;
   else delete meta.generation;
-  if (canonical) canonical.tell();
-  else strategy.canonicalize(obj, ctx);
+  canonicalize(strategy, obj, ctx, decoded);
   strategy.create.prepare(obj);
 }
 
@@ -115,7 +124,7 @@ export function prepareUpdate(
   old: KubeObject,
   requestNamespace: string,
   ctx: WriteContext,
-  canonical?: Canonical,
+  decoded?: Decoded,
 ): void {
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
   const meta = obj.metadata;
@@ -134,8 +143,7 @@ export function prepareUpdate(
   if (generation) meta.generation = oldMeta.generation ?? 1;
   if (meta.name === undefined) meta.name = oldMeta.name;
   const update = updateStrategyFor(strategy, ctx.subresource);
-  if (canonical) canonical.tell();
-  else strategy.canonicalize(obj, ctx);
+  canonicalize(strategy, obj, ctx, decoded);
   update.prepare(obj, old, ctx);
   // A subresource with a strategy of its own (status, finalize) never writes the spec.
   if (update === strategy.update && generation?.specChanged(old, obj))

@@ -24,6 +24,8 @@ export interface RequestInfo {
    * requests the method in lower case. "" for a resource request with an unknown method.
    */
   verb: string;
+  /** The verb is a segment of the path (/api/v1/watch/pods): kube routes such paths apart. */
+  verbInPath: boolean;
   /** `api` or `apis`. */
   apiPrefix: string;
   /** "" for the core group. */
@@ -104,6 +106,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     isResourceRequest: false,
     path: decodedPath,
     verb: method.toLowerCase(),
+    verbInPath: false,
     apiPrefix: '',
     apiGroup: '',
     apiVersion: '',
@@ -130,7 +133,6 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   info.apiVersion = parts[0]!;
   parts = parts.slice(1);
 
-  let verbViaPath = false;
   if (SPECIAL_VERBS.has(parts[0]!)) {
     if (parts.length < 2) {
       // kube's WithRequestInfo filter answers this with a 500.
@@ -141,7 +143,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     }
     info.verb = parts[0]!;
     parts = parts.slice(1);
-    verbViaPath = true;
+    info.verbInPath = true;
   } else {
     info.verb = METHOD_VERBS.get(method) ?? '';
   }
@@ -174,7 +176,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
 
-  if (!verbViaPath && VERBS_WITH_SELECTORS.has(info.verb)) {
+  if (!info.verbInPath && VERBS_WITH_SELECTORS.has(info.verb)) {
     info.fieldSelector = query.get('fieldSelector') ?? '';
     info.labelSelector = query.get('labelSelector') ?? '';
   }

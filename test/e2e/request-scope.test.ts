@@ -51,6 +51,7 @@ const NO_METHOD = failureStatus(
   405,
   'MethodNotAllowed',
   'the server does not allow this method on the requested resource',
+  {},
 );
 
 const scaledCrd = (plural: string, kind: string, scope: 'Namespaced' | 'Cluster') => ({

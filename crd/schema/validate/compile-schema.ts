@@ -32,6 +32,7 @@ import { Corr, type Correlation } from './ratcheting.js';
 export type { Correlation } from './ratcheting.js';
 import { embeddedErrors } from './embedded-resources.js';
 import { listTypeErrors } from './list-types.js';
+import { appendAll } from '../../../apimachinery/append.js';
 
 export interface ValidateOptions {
   /** paths (kube field.Path text, e.g. "spec.size") whose JSON literal was a number written with a fraction or exponent, such as 1.0 */
@@ -92,7 +93,7 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
         const oldStatus = isJsonObject(old) && Object.hasOwn(old, 'status') ? old['status'] : undefined;
         // Ratcheting correlates the old object's status, when it has one.
         const corr = oldStatus === undefined ? null : new Corr(oldStatus, obj['status'], statusNode, 'status', ctx);
-        out.push(...finalize(validateEntry(statusNode, obj['status'], '', 'status', ctx, corr).errs, 'status'));
+        appendAll(out, finalize(validateEntry(statusNode, obj['status'], '', 'status', ctx, corr).errs, 'status'));
       }
       const lists = listTypes(old, '', plainFloat).length > 0 ? [] : listTypes(obj, '', ctx.isFloat);
       return [...out, ...lists];

@@ -22,6 +22,7 @@ import {
 } from './go-values.js';
 import { isJsonObject } from '../../../apimachinery/object.js';
 import { type Node, additionalSchema } from './schema-node.js';
+import { appendAll } from '../../../apimachinery/append.js';
 
 const UNSPECIFIED = Symbol('unspecified');
 
@@ -101,7 +102,7 @@ function listTypeArrayErrors(
       out.push(duplicate(index(pth, i), goBadValue(arr[i], dindex(dpath, i), isFloat)));
     }
   } else if (n.listType === 'map') {
-    out.push(...listMapErrors(arr, n, pth, dpath, isFloat));
+    appendAll(out, listMapErrors(arr, n, pth, dpath, isFloat));
   }
   if (n.items) arr.forEach((v, i) => listTypeErrors(v, n.items, index(pth, i), dindex(dpath, i), isFloat, out));
 }

@@ -19,6 +19,7 @@ import {
   stringMap,
   tooLongBytes,
 } from './data-maps.js';
+import { appendAll } from '../../../apimachinery/append.js';
 
 export const configMapKind = {
   group: '',
@@ -38,7 +39,7 @@ function validateConfigMap(obj: KubeObject): FieldError[] {
     if (Object.hasOwn(binaryData, k)) errs.push(invalid(key('data', k), k, 'duplicate of key present in binaryData'));
     totalSize += byteLength(typeof value === 'string' ? value : '');
   }
-  errs.push(...keyErrors(binaryData, 'binaryData'));
+  appendAll(errs, keyErrors(binaryData, 'binaryData'));
   for (const value of Object.values(binaryData)) totalSize += typeof value === 'string' ? decodedLength(value) : 0;
   // kube's field.NewPath(""): the error is about the whole object, printed as `[]`.
   if (totalSize > MAX_SECRET_SIZE) errs.push(tooLongBytes('[]', MAX_SECRET_SIZE));

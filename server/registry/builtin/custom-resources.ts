@@ -18,7 +18,7 @@ import { compileSchemaRulesTask } from '../../../crd/cel/compile.js';
 import { call, type Task } from '../../../apimachinery/structured-merge/trampoline.js';
 import { type CompiledRules, rulesBlockedBy } from '../../../crd/cel/eval.js';
 import { converterFor } from '../../../crd/conversion.js';
-import { pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
+import { applyDefaults, pruneAndDefault, type PruneAndDefaultOptions } from '../../../crd/schema/default.js';
 import { type CompiledSchema, compileSchema } from '../../../crd/schema/validate/compile-schema.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 import { type TypeNode, fromOpenAPISchema } from '../../../apimachinery/structured-merge/schema.js';
@@ -127,6 +127,9 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
         const schema = schemas.get(versionOf(obj) ?? storage?.name ?? '');
         const unknown = schema ? pruneAndDefault(obj, schema, pruning) : [];
         ctx.onUnknownFields?.(unknown);
+      },
+      defaultPatched(obj) {
+        applyDefaults(obj, schemas.get(versionOf(obj) ?? ''));
       },
       fromStorage(obj) {
         // Objects written before the storage version changed are read with their own version's schema.

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, type TestingClient, startServer } from '../../../server/index.js';
+import { createLogger } from '../../../apimachinery/log.js';
 import { apiClient } from '../../helpers/api-client.js';
 import { eventually } from '../../helpers/eventually.js';
 import { request } from '../../helpers/server-process.js';
@@ -13,9 +14,12 @@ import { type WatchEvent, openWatch } from '../../helpers/watch-stream.js';
 let server: ServerHandle;
 let call: ReturnType<typeof apiClient>;
 let testing: TestingClient;
+/** What the server logged, every level. */
+const logged: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  server = await startServer({ testing: true });
+  const logger = createLogger({ level: 'debug', write: (line) => logged.push(JSON.parse(line)) });
+  server = await startServer({ testing: true, logger });
   call = apiClient(server);
   testing = server.testing!;
 });
@@ -177,7 +181,7 @@ describe('error', () => {
     expect((await call('GET', '/api/v1/namespaces')).status).toBe(200);
   });
 
-  it('refuses a watch over WebSocket with the Status', async () => {
+  it('refuses a watch over WebSocket with the Status, which is no server error in its log', async () => {
     const ns = await namespace();
     await testing.faults.inject('ws', {
       match: { namespaces: [ns], verbs: ['watch'] },
@@ -191,6 +195,9 @@ describe('error', () => {
       ws.on('error', () => {});
     });
     expect(status).toBe(503);
+    // As kube's httplog, which logs every answer at V(3): a client's refused upgrade is no error.
+    const lines = logged.filter((l) => String(l['uri']).startsWith(`/api/v1/namespaces/${ns}/configmaps`));
+    expect(lines.map((l) => [l['level'], l['msg'], l['code']])).toEqual([['debug', 'upgrade refused', 503]]);
   });
 });
 
