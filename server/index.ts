@@ -37,7 +37,7 @@ import { mkdirAll } from '../apimachinery/mkdir-all.js';
 import { type ResolvedOptions, type ServerOptions, type StorageChoice, resolveServerOptions } from './options.js';
 import { StartupError, forFlag, fsReason } from './startup/errors.js';
 import { writeFileAtomic } from './startup/write-file-atomic.js';
-import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts } from './pki.js';
+import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, readIfExists, servingHosts } from './pki.js';
 import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
@@ -164,10 +164,7 @@ async function tokenRecords(file: string, given: boolean, logger: Logger): Promi
 async function generatedSigningKey(dataDir: string | undefined): Promise<KeyObject> {
   if (!dataDir) return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const file = join(dataDir, 'pki', 'sa.key');
-  const existing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw new StartupError(`cannot read ${file}: ${fsReason(err)}`);
-  });
+  const existing = await readIfExists(file);
   if (existing !== undefined) return parseKey(file, existing);
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   mkdirAll(join(dataDir, 'pki'), 0o700);
