@@ -114,8 +114,8 @@ async function main(): Promise<void> {
     const bare = bareArgs(dataDir, {});
     await row(
       'cold: process start to /readyz 200, empty data dir (first start)',
-      () => processStart(emptyDir(), undefined),
-      () => processStart(bare, undefined),
+      async () => (await processStart(emptyDir(), undefined)).ms,
+      async () => (await processStart(bare, undefined)).ms,
       'bare node:https process, a certificate',
     );
     for (const dir of fresh) rmSync(dir, { recursive: true, force: true });

@@ -261,11 +261,16 @@ export async function createApi(deps: ApiDeps): Promise<Api> {
   await namespaceController.start();
   // kube's `default/kubernetes` Service, created once if absent (the secure port, 6443 when not yet known).
   const securePort = Number((deps.serverAddress?.() ?? '').split(':').pop()) || 6443;
-  // Not fatal: admission (a webhook) may refuse or be down; kube's controller would retry.
-  await services.create('default', kubernetesService(securePort), { dryRun: false }).catch((err: unknown) => {
-    if (!(err instanceof ApiError && err.code === 409))
-      logger.warn('could not create the kubernetes Service', { err: String(err) });
-  });
+  // Looked up first, as kube's controller does: a restart finds it. Not fatal: admission (a
+  // webhook) may refuse or be down; kube's controller would retry.
+  await services
+    .get('default', 'kubernetes')
+    .catch(ignoreNotFound)
+    .then((found) => found ?? services.create('default', kubernetesService(securePort), { dryRun: false }))
+    .catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.code === 409))
+        logger.warn('could not create the kubernetes Service', { err: String(err) });
+    });
   await crdController.start();
 
   // The garbage collector (ownerReferences, propagationPolicy), started after the CRD controller

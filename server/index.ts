@@ -4,7 +4,8 @@
 // types (the handle is AsyncDisposable), so a consumer's compiler reads @types/node with them.
 import { startCompactor } from '../storage/compactor.js';
 import { AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
-import { access, chmod, constants, readFile, readdir, stat } from 'node:fs/promises';
+import { type Dirent, accessSync, chmodSync, constants, readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
 import type { Storage } from '../storage/interface.js';
@@ -36,7 +37,7 @@ import { mkdirAll } from '../apimachinery/mkdir-all.js';
 import { type ResolvedOptions, type ServerOptions, type StorageChoice, resolveServerOptions } from './options.js';
 import { StartupError, forFlag, fsReason } from './startup/errors.js';
 import { writeFileAtomic } from './startup/write-file-atomic.js';
-import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, servingHosts } from './pki.js';
+import { type ServingTls, generatePki, loadOrCreatePki, loadTlsFiles, readIfExists, servingHosts } from './pki.js';
 import { HttpsFrontend, bindSecurePort } from './serve.js';
 import { Metrics } from './metrics.js';
 import { instrumentStorage } from '../storage/instrumented.js';
@@ -106,14 +107,16 @@ const CLOSE_STEP_TIMEOUT_MS = 5000;
 /**
  * The data dir holds every object (state.db), the CA key, the admin token and its kubeconfig: it
  * and pki/ are the owner's only (0700), and so is every file in them (0600), whatever the umask.
- * A data dir left looser by an earlier version is tightened, and that said once.
+ * A data dir left looser by an earlier version is tightened, and that said once. Synchronous, as
+ * mkdirAll is: a dozen calls one after the other, each through the thread pool and back, cost a
+ * start more than the calls themselves, and nothing else runs yet.
  */
-async function prepareDataDir(dir: string, logger: Logger): Promise<void> {
+function prepareDataDir(dir: string, logger: Logger): void {
   let tightened: string[];
   try {
     mkdirAll(dir, 0o700);
-    await access(dir, constants.W_OK);
-    tightened = await ownerOnly(dir);
+    accessSync(dir, constants.W_OK);
+    tightened = ownerOnly(dir);
   } catch (err) {
     throw new StartupError(`data directory ${dir} is not writable: ${fsReason(err)}`);
   }
@@ -122,22 +125,24 @@ async function prepareDataDir(dir: string, logger: Logger): Promise<void> {
 }
 
 /** Takes group and other permissions off `dir`, `dir/pki` and the files in them; returns what it changed. */
-async function ownerOnly(dir: string): Promise<string[]> {
+function ownerOnly(dir: string): string[] {
   const changed: string[] = [];
-  const tighten = async (path: string, mode: number): Promise<void> => {
-    const st = await stat(path);
+  const tighten = (path: string, mode: number): void => {
+    const st = statSync(path);
     if ((st.mode & 0o777) === mode) return;
-    await chmod(path, mode);
+    chmodSync(path, mode);
     if ((st.mode & 0o077) !== 0) changed.push(path);
   };
   for (const d of [dir, join(dir, 'pki')]) {
-    const entries = await readdir(d, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw err;
-    });
-    if (!entries) continue;
-    await tighten(d, 0o700);
-    for (const e of entries) if (e.isFile()) await tighten(join(d, e.name), 0o600);
+    }
+    tighten(d, 0o700);
+    for (const e of entries) if (e.isFile()) tighten(join(d, e.name), 0o600);
   }
   return changed;
 }
@@ -159,10 +164,7 @@ async function tokenRecords(file: string, given: boolean, logger: Logger): Promi
 async function generatedSigningKey(dataDir: string | undefined): Promise<KeyObject> {
   if (!dataDir) return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const file = join(dataDir, 'pki', 'sa.key');
-  const existing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw new StartupError(`cannot read ${file}: ${fsReason(err)}`);
-  });
+  const existing = await readIfExists(file);
   if (existing !== undefined) return parseKey(file, existing);
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   mkdirAll(join(dataDir, 'pki'), 0o700);

@@ -3,7 +3,7 @@
 // restarts. ECDSA P-256 through webcrypto: a CA and a leaf take a few milliseconds, which is what
 // lets a test start a server with fresh in-memory credentials.
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { chmod, readFile } from 'node:fs/promises';
+import { chmodSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -161,9 +161,15 @@ export const caUsable = (ca: KeyPair, now: Date): boolean => {
   }
 };
 
+/**
+ * A start-up file's text, or undefined when there is none. Synchronous, as the start's other calls
+ * on the data dir (startup/write-file-atomic.ts): a few small local files, one after the other,
+ * where each call through the thread pool and back cost more CPU than the read and, on a busy
+ * machine, a wait for a core at each step.
+ */
 export async function readIfExists(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StartupError(`cannot read ${path}: ${fsReason(err)}`);
@@ -181,7 +187,7 @@ const pkiPaths = (dir: string) => ({
 async function ensurePkiDir(dir: string): Promise<void> {
   try {
     mkdirAll(dir, 0o700);
-    await chmod(dir, 0o700);
+    chmodSync(dir, 0o700);
   } catch (err) {
     throw new StartupError(`cannot create ${dir}: ${fsReason(err)}`);
   }
@@ -256,16 +262,16 @@ export async function generatePki(hosts: ServingHosts): Promise<ServingTls> {
  * certificate is pinned (kubectl and curl accept a leaf found among their trusted certificates).
  */
 export async function loadTlsFiles(certFile: string, keyFile: string): Promise<ServingTls> {
-  const read = async (path: string, flag: string, what: string): Promise<string> => {
+  const read = (path: string, flag: string, what: string): string => {
     try {
-      return await readFile(path, 'utf8');
+      return readFileSync(path, 'utf8');
     } catch (err) {
       throw flagError(flag, `cannot read ${what} ${path}: ${fsReason(err)}`);
     }
   };
   // One after the other: when both fail, the certificate's error is the one reported, every time.
-  const cert = await read(certFile, 'tls-cert-file', 'TLS certificate file');
-  const key = await read(keyFile, 'tls-private-key-file', 'TLS private key file');
+  const cert = read(certFile, 'tls-cert-file', 'TLS certificate file');
+  const key = read(keyFile, 'tls-private-key-file', 'TLS private key file');
   try {
     new X509Certificate(cert);
   } catch (err) {

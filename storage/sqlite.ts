@@ -11,6 +11,7 @@
 // (etcd batches its backend commits the same way). Every write is still acknowledged only after
 // the commit that made it durable, and fails or succeeds on its own.
 import { closeSync, fchmodSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
@@ -107,6 +108,19 @@ interface PendingWrite {
   reject(err: unknown): void;
 }
 
+/**
+ * better-sqlite3's addon, by the path its install builds or downloads it to. Its own loader (the
+ * bindings package) reads its caller's stack and probes a dozen directories, a few ms of every
+ * start; elsewhere (a debug build) that loader still finds it.
+ */
+function sqliteAddon(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  } catch {
+    return undefined;
+  }
+}
+
 export class SqliteStorage implements Storage {
   readonly backend = 'sqlite';
 
@@ -136,7 +150,8 @@ export class SqliteStorage implements Storage {
       }
     }
     // timeout 0: the lock is held for the owner's lifetime, so waiting for it is pointless.
-    const db = new Database(path, { timeout: 0 });
+    const nativeBinding = sqliteAddon();
+    const db = new Database(path, { timeout: 0, ...(nativeBinding ? { nativeBinding } : {}) });
     try {
       // EXCLUSIVE before WAL: no shared-memory index is created, and the write below takes a lock
       // that is kept until close; the OS drops it if the process dies, so no stale lock files.

@@ -2,7 +2,7 @@
 // Go's encoding/csv (kube reads it with csv.NewReader and FieldsPerRecord = -1), so a file that
 // kube-apiserver accepts means the same thing here and one it rejects is rejected here too.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { StartupError, fsReason } from '../startup/errors.js';
 import { writeFileAtomic } from '../startup/write-file-atomic.js';
@@ -161,7 +161,8 @@ export function adminRecord(records: readonly TokenRecord[]): TokenRecord | unde
 
 async function readTokenText(path: string, missingOk: boolean): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    // Synchronous, as the start's other calls on the data dir (startup/write-file-atomic.ts).
+    return readFileSync(path, 'utf8');
   } catch (err) {
     if (missingOk && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StartupError(`cannot read token file ${path}: ${fsReason(err)}`);

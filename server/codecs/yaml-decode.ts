@@ -11,7 +11,7 @@
 // stack, which the request awaits (composing 10,000 levels takes about 0.3 s: on the event loop,
 // every other client would wait for it).
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { CST, DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
 import { lazyRequire } from '../../apimachinery/lazy-require.js';
 import { parseJsonExact } from '../../apimachinery/json-parse.js';
@@ -47,6 +47,8 @@ export class YamlDecodeError extends Error {
 type Options = ParseOptions & DocumentOptions & SchemaOptions;
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml');
+/** Only a body too deep for this thread needs one. */
+const workerThreads = lazyRequire<typeof import('node:worker_threads')>('node:worker_threads');
 const composeOptions = (int64: boolean): Options => ({ prettyErrors: false, uniqueKeys: true, intAsBigInt: int64 });
 /** Alias expansion is capped so a billion-laughs document cannot exhaust memory. */
 const TO_JS = { maxAliasCount: 100 };
@@ -365,7 +367,7 @@ let nextId = 0;
 
 function startWorker(): NonNullable<typeof composer> {
   const yamlPath = createRequire(import.meta.url).resolve('yaml');
-  const worker = new Worker(WORKER_SOURCE, {
+  const worker = new (workerThreads().Worker)(WORKER_SOURCE, {
     eval: true,
     workerData: { yamlPath },
     resourceLimits: { stackSizeMb: WORKER_STACK_MB },

@@ -160,6 +160,9 @@ export class NamespaceController {
 
   async start(): Promise<void> {
     for (const name of INITIAL_NAMESPACES) {
+      // Looked up first, as kube's system namespaces controller does: on a restart every one is
+      // there, and a create would run the whole write path only to be refused.
+      if (await this.namespaces.get(undefined, name).catch(ignoreNotFound)) continue;
       await this.namespaces
         .create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false })
         .catch((err: unknown) => {

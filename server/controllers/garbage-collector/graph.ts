@@ -86,7 +86,7 @@ export const groupOf = (apiVersion: string): string =>
 
 export class Graph {
   private readonly nodes = new Map<string, GraphNode>();
-  /** owner uid → dependent uids, whether or not the owner is observed. */
+  /** owner uid to dependent uids, whether or not the owner is observed. */
   private readonly dependentsOf = new Map<string, Set<string>>();
 
   get size(): number {
