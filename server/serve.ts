@@ -169,6 +169,12 @@ function parseRequest(
   }
 }
 
+/** What a request's stages learn for its end (the response's close): who it was, and the in-flight slot to give back. */
+interface RequestContext {
+  user?: string;
+  release?: () => void;
+}
+
 /** The paths anyone may GET, as kube's system:public-info-viewer role grants them. */
 const PUBLIC_PATHS = new Set(['/version', '/version/', '/healthz', '/livez', '/readyz']);
 
@@ -242,12 +248,25 @@ export class HttpsFrontend {
   private readonly maxInflight: MaxInflight;
   private readonly saturation: LoopSaturation;
   private readonly sockets = new Set<Socket>();
+  /**
+   * A client that goes away mid-request makes its request and response emit errors: they are its,
+   * not ours. One listener each for every request (`this` is the stream), not a closure per request.
+   */
+  private readonly onRequestError: (this: IncomingMessage, err: Error) => void;
+  private readonly onResponseError: (this: ServerResponse, err: Error) => void;
   private shuttingDown = false;
   /** Settles when the listener and every connection have closed; set by stopAccepting. */
   private closed: Promise<void> | undefined;
 
   constructor(private readonly deps: FrontendDeps) {
     this.metrics = deps.metrics ?? new Metrics();
+    const logger = deps.logger;
+    this.onRequestError = function (err) {
+      logger.debug('request stream error', { uri: this.url, err: err.message });
+    };
+    this.onResponseError = function (err) {
+      logger.debug('response stream error', { uri: this.req.url, err: err.message });
+    };
     this.versionBody = JSON.stringify(deps.version, null, 2);
     const shutdown = shutdownCheck(() => this.shuttingDown);
     this.checks = {
@@ -375,19 +394,17 @@ export class HttpsFrontend {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const start = performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Read now: once the connection is gone, req.socket is null.
     const srcIP = req.socket.remoteAddress;
     const { path, query, info } = parseRequest(method, url);
-    const ctx: { user?: string } = {};
+    const ctx: RequestContext = {};
     const tracked = this.track(req, method, query, info, ctx);
     const longRunning = tracked.longRunning;
     this.inflight.set(res, longRunning);
-    // A client that goes away mid-request makes these emit errors: they are its, not ours.
-    req.on('error', (err) => this.deps.logger.debug('request stream error', { uri: url, err: err.message }));
-    res.on('error', (err) => this.deps.logger.debug('response stream error', { uri: url, err: err.message }));
+    req.on('error', this.onRequestError);
+    res.on('error', this.onResponseError);
     // As kube's WithCacheControl: API answers are per user and change; discovery may override.
     res.setHeader('Cache-Control', 'no-cache, private');
     // kube's WithAuditInit: the client's Audit-ID, else a new one, echoed whether or not anything audits.
@@ -400,17 +417,19 @@ export class HttpsFrontend {
     });
     res.once('close', () => {
       clearTimeout(timer);
+      ctx.release?.();
       this.inflight.delete(res);
       this.metrics.finished(tracked, res.statusCode, res.headersSent);
-      this.deps.logger.debug('request', {
-        verb: method,
-        uri: url,
-        code: res.statusCode,
-        latencyMs: Math.round((performance.now() - start) * 1000) / 1000,
-        user: ctx.user,
-        userAgent: req.headers['user-agent'],
-        srcIP,
-      });
+      if (this.deps.logger.enabled('debug'))
+        this.deps.logger.debug('request', {
+          verb: method,
+          uri: url,
+          code: res.statusCode,
+          latencyMs: Math.round((performance.now() - tracked.start) * 1000) / 1000,
+          user: ctx.user,
+          userAgent: req.headers['user-agent'],
+          srcIP,
+        });
     });
     this.dispatch(req, res, path, query, info, longRunning, ctx, auditID).catch((err: unknown) => {
       this.deps.logger.error('request failed', {
@@ -441,12 +460,13 @@ export class HttpsFrontend {
     query: URLSearchParams,
     info: RequestInfo | ApiError,
     longRunning: boolean,
-    ctx: { user?: string },
+    ctx: RequestContext,
     auditID: string,
   ): Promise<void> {
     // kube's order: authentication, audit, impersonation, the in-flight limit, then authorization,
     // so a request refused for load costs no authorization decision.
-    const identity = await identify(req, this.deps.access);
+    const identifying = identify(req, this.deps.access);
+    const identity = identifying instanceof Promise ? await identifying : identifying;
     const user = identity.user;
     if (user) ctx.user = user.name;
     const attributes = user && !(info instanceof ApiError) ? requestAttributes(user, info) : undefined;
@@ -459,7 +479,7 @@ export class HttpsFrontend {
     const probe = PUBLIC_PATHS.has(path);
     const release = longRunning || probe ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
     if (!release) return tooManyRequests(res);
-    res.once('close', release);
+    ctx.release = release;
     const { result, error } = authorizeRequest(attributes, this.deps.access.authorizer);
     rec?.authorized(result);
     if (error) return writeStatus(res, error);
