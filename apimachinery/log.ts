@@ -9,6 +9,8 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** Whether a line at `level` is written: for a caller that would build its fields on every request. */
+  enabled(level: LogLevel): boolean;
   with(fields: LogFields): Logger;
 }
 
@@ -27,6 +29,7 @@ export function createLogger(
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
+    enabled: (level) => order[level] >= min,
     with: (fields) => createLogger({ ...opts, base: { ...base, ...fields } }),
   };
 }

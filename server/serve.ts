@@ -169,6 +169,12 @@ function parseRequest(
   }
 }
 
+/** What a request's stages learn for its end (the response's close): who it was, and the in-flight slot to give back. */
+interface RequestContext {
+  user?: string;
+  release?: () => void;
+}
+
 /** The paths anyone may GET, as kube's system:public-info-viewer role grants them. */
 const PUBLIC_PATHS = new Set(['/version', '/version/', '/healthz', '/livez', '/readyz']);
 
@@ -242,12 +248,29 @@ export class HttpsFrontend {
   private readonly maxInflight: MaxInflight;
   private readonly saturation: LoopSaturation;
   private readonly sockets = new Set<Socket>();
+  /** Requests each connection has open (answers not finished): see feedParserFromStreamIfPausing. */
+  private readonly answering = new WeakMap<Socket, number>();
+  /** Connections switched to stream events (node's own 'data' listener is on every one, so it cannot tell). */
+  private readonly streamFed = new WeakSet<Socket>();
+  /**
+   * A client that goes away mid-request makes its request and response emit errors: they are its,
+   * not ours. One listener each for every request (`this` is the stream), not a closure per request.
+   */
+  private readonly onRequestError: (this: IncomingMessage, err: Error) => void;
+  private readonly onResponseError: (this: ServerResponse, err: Error) => void;
   private shuttingDown = false;
   /** Settles when the listener and every connection have closed; set by stopAccepting. */
   private closed: Promise<void> | undefined;
 
   constructor(private readonly deps: FrontendDeps) {
     this.metrics = deps.metrics ?? new Metrics();
+    const logger = deps.logger;
+    this.onRequestError = function (err) {
+      logger.debug('request stream error', { uri: this.url, err: err.message });
+    };
+    this.onResponseError = function (err) {
+      logger.debug('response stream error', { uri: this.req.url, err: err.message });
+    };
     this.versionBody = JSON.stringify(deps.version, null, 2);
     const shutdown = shutdownCheck(() => this.shuttingDown);
     this.checks = {
@@ -265,13 +288,6 @@ export class HttpsFrontend {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
-    // Node's HTTP parser reads a TLS socket straight from its native stream, and pauses itself
-    // when a request arrives while answers are still queued (an answer over the socket's 16 KiB
-    // buffer, or pipelined requests). The TLS layer still hands it the rest of what it has already
-    // decrypted, which a paused parser refuses (HPE_PAUSED): a 400 or a reset for a request that
-    // was fine. A 'data' listener makes node feed the parser from the socket's stream events
-    // instead, which honour the pause; the listener itself has nothing to do.
-    this.server.on('secureConnection', (socket: TLSSocket) => socket.on('data', () => {}));
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
@@ -374,20 +390,40 @@ export class HttpsFrontend {
     });
   }
 
+  /**
+   * Node's HTTP parser reads a TLS socket straight from its native stream, and pauses itself when
+   * a request arrives while answers are still queued (the socket's buffer over its 16 KiB mark, or
+   * an earlier answer on the connection unfinished: pipelining). The TLS layer still hands it the
+   * rest of what it has already decrypted, which a paused parser refuses (HPE_PAUSED): a 400 or a
+   * reset for a request that was fine. A 'data' listener makes node feed the parser from the
+   * socket's stream events instead, which honour the pause, but cost every request on the
+   * connection (a tenth of a small GET's CPU). So a connection switches when node may pause it:
+   * node decides just before it emits the request, and pauses the parser only after, so this runs
+   * first.
+   */
+  private feedParserFromStreamIfPausing(socket: Socket): void {
+    const answering = this.answering.get(socket) ?? 0;
+    this.answering.set(socket, answering + 1);
+    if ((answering > 0 || socket.writableNeedDrain) && !this.streamFed.has(socket)) {
+      this.streamFed.add(socket);
+      socket.on('data', () => {});
+    }
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const start = performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Read now: once the connection is gone, req.socket is null.
-    const srcIP = req.socket.remoteAddress;
+    const socket = req.socket;
+    const srcIP = socket.remoteAddress;
+    this.feedParserFromStreamIfPausing(socket);
     const { path, query, info } = parseRequest(method, url);
-    const ctx: { user?: string } = {};
+    const ctx: RequestContext = {};
     const tracked = this.track(req, method, query, info, ctx);
     const longRunning = tracked.longRunning;
     this.inflight.set(res, longRunning);
-    // A client that goes away mid-request makes these emit errors: they are its, not ours.
-    req.on('error', (err) => this.deps.logger.debug('request stream error', { uri: url, err: err.message }));
-    res.on('error', (err) => this.deps.logger.debug('response stream error', { uri: url, err: err.message }));
+    req.on('error', this.onRequestError);
+    res.on('error', this.onResponseError);
     // As kube's WithCacheControl: API answers are per user and change; discovery may override.
     res.setHeader('Cache-Control', 'no-cache, private');
     // kube's WithAuditInit: the client's Audit-ID, else a new one, echoed whether or not anything audits.
@@ -400,17 +436,20 @@ export class HttpsFrontend {
     });
     res.once('close', () => {
       clearTimeout(timer);
+      this.answering.set(socket, this.answering.get(socket)! - 1);
+      ctx.release?.();
       this.inflight.delete(res);
       this.metrics.finished(tracked, res.statusCode, res.headersSent);
-      this.deps.logger.debug('request', {
-        verb: method,
-        uri: url,
-        code: res.statusCode,
-        latencyMs: Math.round((performance.now() - start) * 1000) / 1000,
-        user: ctx.user,
-        userAgent: req.headers['user-agent'],
-        srcIP,
-      });
+      if (this.deps.logger.enabled('debug'))
+        this.deps.logger.debug('request', {
+          verb: method,
+          uri: url,
+          code: res.statusCode,
+          latencyMs: Math.round((performance.now() - tracked.start) * 1000) / 1000,
+          user: ctx.user,
+          userAgent: req.headers['user-agent'],
+          srcIP,
+        });
     });
     this.dispatch(req, res, path, query, info, longRunning, ctx, auditID).catch((err: unknown) => {
       this.deps.logger.error('request failed', {
@@ -441,12 +480,13 @@ export class HttpsFrontend {
     query: URLSearchParams,
     info: RequestInfo | ApiError,
     longRunning: boolean,
-    ctx: { user?: string },
+    ctx: RequestContext,
     auditID: string,
   ): Promise<void> {
     // kube's order: authentication, audit, impersonation, the in-flight limit, then authorization,
     // so a request refused for load costs no authorization decision.
-    const identity = await identify(req, this.deps.access);
+    const identifying = identify(req, this.deps.access);
+    const identity = identifying instanceof Promise ? await identifying : identifying;
     const user = identity.user;
     if (user) ctx.user = user.name;
     const attributes = user && !(info instanceof ApiError) ? requestAttributes(user, info) : undefined;
@@ -459,7 +499,7 @@ export class HttpsFrontend {
     const probe = PUBLIC_PATHS.has(path);
     const release = longRunning || probe ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
     if (!release) return tooManyRequests(res);
-    res.once('close', release);
+    ctx.release = release;
     const { result, error } = authorizeRequest(attributes, this.deps.access.authorizer);
     rec?.authorized(result);
     if (error) return writeStatus(res, error);

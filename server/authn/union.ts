@@ -37,6 +37,14 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   return added;
 }
 
+const authenticatedAs = (user: UserInfo): UnionAuthResult => ({ kind: 'user', user: withAuthenticatedGroup(user) });
+
+/** The bearer token's user; as kube, nothing past authentication sees, logs or forwards the credential. */
+function bearerAuthenticated(req: IncomingMessage, user: UserInfo): UnionAuthResult {
+  delete req.headers.authorization;
+  return authenticatedAs(user);
+}
+
 type TokenOutcome = { kind: 'user'; user: UserInfo } | { kind: 'none' } | { kind: 'error'; reason: string };
 
 export class UnionAuthenticator {
@@ -54,24 +62,32 @@ export class UnionAuthenticator {
     return { kind: 'none' };
   }
 
-  async authenticate(req: IncomingMessage): Promise<UnionAuthResult> {
+  /**
+   * Synchronous when a client certificate or the token file decides (no promise on the path of
+   * nearly every request); a promise when a ServiceAccount token is checked.
+   */
+  authenticate(req: IncomingMessage): UnionAuthResult | Promise<UnionAuthResult> {
     const errors: string[] = [];
-    const done = (user: UserInfo): UnionAuthResult => ({ kind: 'user', user: withAuthenticatedGroup(user) });
-
     if (this.opts.x509) {
       const cert = this.opts.x509.authenticate(req);
-      if (cert.kind === 'user') return done(cert.user);
+      if (cert.kind === 'user') return authenticatedAs(cert.user);
       if (cert.kind === 'invalid') errors.push(cert.reason);
     }
-
     const token = bearerToken(req.headers.authorization);
+    const fromFile = token === undefined ? undefined : this.opts.tokens?.userOf(token);
+    if (fromFile) return bearerAuthenticated(req, fromFile);
+    return this.authenticateTokens(req, token, errors);
+  }
+
+  /** The rest of the chain, from the bearer token on, once no client certificate or token-file user decided. */
+  private async authenticateTokens(
+    req: IncomingMessage,
+    token: string | undefined,
+    errors: string[],
+  ): Promise<UnionAuthResult> {
     if (token !== undefined) {
       const outcome = await this.token(token);
-      if (outcome.kind === 'user') {
-        // As kube: nothing past authentication should see, log or forward the credential.
-        delete req.headers.authorization;
-        return done(outcome.user);
-      }
+      if (outcome.kind === 'user') return bearerAuthenticated(req, outcome.user);
       errors.push(outcome.kind === 'error' ? outcome.reason : 'invalid bearer token');
     }
 
@@ -83,7 +99,7 @@ export class UnionAuthenticator {
         if (outcome.kind === 'user') {
           // The token's subprotocol goes, so that it is neither echoed back nor seen further on.
           req.headers['sec-websocket-protocol'] = fromProtocol.protocols.join(',');
-          return done(outcome.user);
+          return authenticatedAs(outcome.user);
         }
         errors.push(outcome.kind === 'error' ? outcome.reason : 'invalid token');
       }

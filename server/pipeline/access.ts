@@ -30,8 +30,13 @@ export interface Identity {
   error?: ApiError;
 }
 
-export async function identify(req: IncomingMessage, deps: AccessDeps): Promise<Identity> {
-  const auth = await deps.authenticate(req);
+/** Synchronous when authentication is (a token-file token, a client certificate): no promise for most requests. */
+export function identify(req: IncomingMessage, deps: AccessDeps): Identity | Promise<Identity> {
+  const auth = deps.authenticate(req);
+  return auth instanceof Promise ? auth.then((a) => identified(req, deps, a)) : identified(req, deps, auth);
+}
+
+function identified(req: IncomingMessage, deps: AccessDeps, auth: AuthResult): Identity {
   if (auth.kind === 'invalid') return { user: undefined, error: unauthorized() };
   if (auth.kind === 'anonymous' && !deps.anonymous) return { user: undefined, error: unauthorized() };
   const requester = auth.kind === 'user' ? auth.user : ANONYMOUS;

@@ -91,9 +91,15 @@ function unescapePath(path: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
+const SLASH = 0x2f;
+
+/** Go's strings.Split(strings.Trim(path, "/"), "/"), empty for an empty path; by index, not a regex (every request runs it). */
 const splitPath = (path: string): string[] => {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/');
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === SLASH) start++;
+  while (end > start && path.charCodeAt(end - 1) === SLASH) end--;
+  return start === end ? [] : path.slice(start, end).split('/');
 };
 
 /**

@@ -193,6 +193,7 @@ describe('UnionAuthenticator', () => {
       info: () => {},
       warn: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }),
       error: () => {},
+      enabled: () => true,
       with: () => logger,
     };
     await new UnionAuthenticator({ tokens, logger }).authenticate(req({ authorization: 'Bearer nope' }));
