@@ -173,6 +173,8 @@ function parseRequest(
 interface RequestContext {
   user?: string;
   release?: () => void;
+  /** The answer is done with (sent, or its client gone): a slot taken after this is given back at once. */
+  closed?: boolean;
 }
 
 /** The paths anyone may GET, as kube's system:public-info-viewer role grants them. */
@@ -435,6 +437,7 @@ export class HttpsFrontend {
       if (!req.complete) dropRestOfBody(req);
     });
     res.once('close', () => {
+      ctx.closed = true;
       clearTimeout(timer);
       this.answering.set(socket, this.answering.get(socket)! - 1);
       ctx.release?.();
@@ -499,6 +502,8 @@ export class HttpsFrontend {
     const probe = PUBLIC_PATHS.has(path);
     const release = longRunning || probe ? () => {} : this.maxInflight.acquire(requestKind(info.verb), user);
     if (!release) return tooManyRequests(res);
+    // A client that left while it was being authenticated took its close with it.
+    if (ctx.closed) return release();
     ctx.release = release;
     const { result, error } = authorizeRequest(attributes, this.deps.access.authorizer);
     rec?.authorized(result);

@@ -153,6 +153,39 @@ describe('in-flight limits and the request timeout', () => {
     expect((await as(BOB_TOKEN, 'POST', '/api/v1/namespaces', '{"metadata":{"name":"x2"}}')).status).toBe(201);
   });
 
+  it('gives back the slot of a request whose client left while its ServiceAccount token was being checked', async () => {
+    // A ServiceAccount token is checked asynchronously; a client that goes in that time must not
+    // keep its in-flight slot (the limit is 1 here), or every later request would be refused 429.
+    expect(
+      (await api('POST', '/api/v1/namespaces/a/serviceaccounts', { body: { metadata: { name: 'gone' } } })).status,
+    ).toBe(201);
+    const issued = await api('POST', '/api/v1/namespaces/a/serviceaccounts/gone/token', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+    });
+    expect(issued.status).toBe(201);
+    const token = String((issued.json as { status: { token: string } }).status.token);
+    for (let i = 0; i < 40; i++) {
+      const socket = await tlsConnect();
+      socket.on('error', () => {});
+      socket.end(
+        `POST /api/v1/namespaces/a/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+      );
+      socket.destroy();
+    }
+    // The server has seen every connection go once a request on a new one is answered after them.
+    let last = '';
+    const created = await eventually('a create once the 40 clients are gone', async () => {
+      const body = JSON.stringify({ metadata: { generateName: 'after-' } });
+      const r = await as(token, 'POST', '/api/v1/namespaces/a/configmaps', body).catch((err: Error) => ({
+        status: 0,
+        body: err.message,
+      }));
+      last = `${r.status} ${r.body}`;
+      return r.status === 201 ? r : undefined;
+    }).catch(() => undefined);
+    expect(created?.status, last).toBe(201);
+  });
+
   it('counts ?watch=yes as a watch: no in-flight slot, no request timeout, a long-running request in /metrics', async () => {
     const socket = await tlsConnect();
     const seen = readAll(socket, REQUEST_TIMEOUT_MS + 1000);
