@@ -613,12 +613,16 @@ export function* compileSchemaRulesTask(
   // A compilation whose expressions compile alike in both environments holds for any
   // `preexisting` (kept by content alone); one that does not, only for its own.
   const pre = options.preexisting;
-  const forOptions = `${content}\u0000${pre === undefined ? '*' : JSON.stringify([[...pre.rules].sort(), [...pre.messageExpressions].sort()])}`;
-  let c = kept(content) ?? kept(forOptions);
+  let c = kept(content);
   if (c === undefined) {
-    const choice: EnvChoice = { preexisting: pre, dependsOnPreexisting: false };
-    c = yield* call(compile(schema, marked, choice));
-    keep(pre !== undefined && !choice.dependsOnPreexisting ? content : forOptions, c);
+    // Built on a miss only: a key as long as the schema's text costs its hashing at every look-up.
+    const forOptions = `${content}\u0000${pre === undefined ? '*' : JSON.stringify([[...pre.rules].sort(), [...pre.messageExpressions].sort()])}`;
+    c = kept(forOptions);
+    if (c === undefined) {
+      const choice: EnvChoice = { preexisting: pre, dependsOnPreexisting: false };
+      c = yield* call(compile(schema, marked, choice));
+      keep(pre !== undefined && !choice.dependsOnPreexisting ? content : forOptions, c);
+    }
   }
   return atPath(c, path, options);
 }

@@ -10,7 +10,6 @@ import { call } from '../../apimachinery/structured-merge/trampoline.js';
 import { compileSchemaRulesTask, type PreexistingExpressions, ruleFieldErrorsOf } from '../cel/compile.js';
 import { validateDefaults } from './default-check.js';
 import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
-import { appendAll } from '../../apimachinery/append.js';
 
 /**
  * How deep schemas may nest (properties, items, additionalProperties, junctors...). kube has no such
@@ -21,47 +20,71 @@ import { appendAll } from '../../apimachinery/append.js';
  */
 const MAX_SCHEMA_NESTING = 1000;
 
-/** Sub-schemas of a schema, of every keyword that holds one. */
-function subSchemas(s: JSONSchemaProps): JSONSchemaProps[] {
-  const out: JSONSchemaProps[] = [];
-  const add = (v: unknown): void => {
-    if (isJsonObject(v)) out.push(v as JSONSchemaProps);
-  };
-  for (const v of Array.isArray(s.items) ? s.items : [s.items]) add(v);
-  add(s.additionalProperties);
-  add(s.additionalItems);
-  add(s.not);
-  for (const list of [s.allOf, s.anyOf, s.oneOf]) for (const v of list ?? []) add(v);
-  for (const map of [s.properties, s.patternProperties, s.definitions, s.dependencies])
-    for (const v of Object.values(map ?? {})) add(v);
-  return out;
+const addSchema = (out: JSONSchemaProps[], v: unknown): void => {
+  if (isJsonObject(v)) out.push(v as JSONSchemaProps);
+};
+const addSchemas = (out: JSONSchemaProps[], list: readonly unknown[] | undefined): void => {
+  if (list !== undefined) for (const v of list) addSchema(out, v);
+};
+const addSchemaValues = (out: JSONSchemaProps[], map: Readonly<Record<string, unknown>> | undefined): void => {
+  if (map !== undefined) for (const k of Object.keys(map)) addSchema(out, map[k]);
+};
+
+/** Adds the sub-schemas of a schema, of every keyword that holds one, to `out`. */
+function addSubSchemas(s: JSONSchemaProps, out: JSONSchemaProps[]): void {
+  if (Array.isArray(s.items)) addSchemas(out, s.items);
+  else addSchema(out, s.items);
+  addSchema(out, s.additionalProperties);
+  addSchema(out, s.additionalItems);
+  addSchema(out, s.not);
+  addSchemas(out, s.allOf);
+  addSchemas(out, s.anyOf);
+  addSchemas(out, s.oneOf);
+  addSchemaValues(out, s.properties);
+  addSchemaValues(out, s.patternProperties);
+  addSchemaValues(out, s.definitions);
+  addSchemaValues(out, s.dependencies);
 }
 
 /** Whether the schema nests deeper than MAX_SCHEMA_NESTING; counted without recursion. */
 function nestsTooDeep(schema: JSONSchemaProps): boolean {
-  const stack: Array<[JSONSchemaProps, number]> = [[schema, 1]];
+  const stack: JSONSchemaProps[] = [schema];
+  const depths: number[] = [1];
   while (stack.length > 0) {
-    const [s, depth] = stack.pop()!;
+    const s = stack.pop()!;
+    const depth = depths.pop()!;
     if (depth > MAX_SCHEMA_NESTING) return true;
-    for (const sub of subSchemas(s)) stack.push([sub, depth + 1]);
+    addSubSchemas(s, stack);
+    while (depths.length < stack.length) depths.push(depth + 1);
   }
   return false;
 }
+
+const NONE_PREEXISTING: PreexistingExpressions = { rules: new Set(), messageExpressions: new Set() };
+/** Each stored CRD's, found once for all its versions' schemas. */
+const preexistingOf = new WeakMap<CustomResourceDefinition, PreexistingExpressions>();
 
 /**
  * kube's findPreexistingExpressions: every rule and messageExpression of the stored CRD, in every
  * version's schema and every sub-schema (SchemaHas); none on create.
  */
 function preexistingExpressions(old: CustomResourceDefinition | undefined): PreexistingExpressions {
+  if (old === undefined) return NONE_PREEXISTING;
+  let found = preexistingOf.get(old);
+  if (found === undefined) preexistingOf.set(old, (found = findPreexisting(old)));
+  return found;
+}
+
+function findPreexisting(old: CustomResourceDefinition): PreexistingExpressions {
   const rules = new Set<string>();
   const messageExpressions = new Set<string>();
-  const stack = (old?.spec.versions ?? []).flatMap((v) => v.schema?.openAPIV3Schema ?? []);
+  const stack = old.spec.versions.flatMap((v) => v.schema?.openAPIV3Schema ?? []);
   for (let s = stack.pop(); s !== undefined; s = stack.pop()) {
     for (const r of s['x-kubernetes-validations'] ?? []) {
       rules.add(r.rule);
       if (r.messageExpression) messageExpressions.add(r.messageExpression);
     }
-    appendAll(stack, subSchemas(s));
+    addSubSchemas(s, stack);
   }
   return { rules, messageExpressions };
 }

@@ -26,8 +26,11 @@ function walk(s: JSONSchemaProps, path: string, isRoot: boolean, errs: FieldErro
   }
   // Defaults are forbidden under additionalProperties, so only items and properties are walked.
   if (s.items && !Array.isArray(s.items)) walk(s.items, child(path, 'items'), false, errs);
-  for (const [name, sub] of Object.entries(s.properties ?? {})) {
+  const properties = s.properties;
+  if (properties === undefined || properties === null) return;
+  const propertiesPath = child(path, 'properties');
+  for (const name of Object.keys(properties)) {
     if (isRoot && name === 'metadata') continue;
-    walk(sub, key(child(path, 'properties'), name), false, errs);
+    walk(properties[name]!, key(propertiesPath, name), false, errs);
   }
 }

@@ -118,10 +118,12 @@ const str = (s: Rec, k: string): string => {
   return typeof v === 'string' ? v : '';
 };
 const isTrue = (s: Rec, k: string): boolean => s[k] === true;
+/** What the walks share for an absent list: they visit tens of thousands of nodes, most without one. */
+const NO_SCHEMAS: readonly Rec[] = [];
 /** A list of schemas (allOf, anyOf, oneOf, items as an array); null entries are zero schemas. */
-const schemaList = (s: Rec, k: string): Rec[] => {
+const schemaList = (s: Rec, k: string): readonly Rec[] => {
   const v = s[k];
-  return Array.isArray(v) ? v.map(asRec) : [];
+  return Array.isArray(v) ? v.map(asRec) : NO_SCHEMAS;
 };
 const stringList = (s: Rec, k: string): string[] => {
   const v = s[k];
@@ -135,11 +137,19 @@ const mapSize = (s: Rec, k: string): number => {
   const v = s[k];
   return isJsonObject(v) ? Object.keys(v).length : 0;
 };
-/** properties (or definitions, patternProperties) in document order; null values are zero schemas. */
-const schemaMap = (s: Rec, k: string): [string, Rec][] => {
+/**
+ * properties (or definitions, patternProperties): the map, or undefined when absent; its names in
+ * document order are its keys, and each value is read with asRec (null is a zero schema).
+ */
+const schemaMap = (s: Rec, k: string): Rec | undefined => {
   const v = s[k];
-  return isJsonObject(v) ? Object.entries(v).map(([name, sub]) => [name, asRec(sub)]) : [];
+  return isJsonObject(v) ? v : undefined;
 };
+/** A named schema of a map from schemaMap, or undefined when it has no such name. */
+const named = (map: Rec | undefined, name: string): Rec | undefined =>
+  map !== undefined && Object.hasOwn(map, name) ? asRec(map[name]) : undefined;
+const NO_NAMES: readonly string[] = [];
+const namesOf = (map: Rec | undefined): readonly string[] => (map === undefined ? NO_NAMES : Object.keys(map));
 const itemsSchema = (s: Rec): Rec | undefined => (isJsonObject(s['items']) ? s['items'] : undefined);
 const notSchema = (s: Rec): Rec | undefined => (isJsonObject(s['not']) ? s['not'] : undefined);
 /** JSONSchemaPropsOrBool: `true`, `false` or a schema (which allows). */
@@ -169,13 +179,21 @@ function unsupportedField(s: Rec): string | undefined {
   return undefined;
 }
 
+/** The junctors in NewStructural's conversion order (after `not`). */
+const CONVERSION_JUNCTORS = ['allOf', 'anyOf', 'oneOf'];
+
 /** The error NewStructural would return for this schema, in its conversion order. */
 function newStructuralError(s: Rec): string | undefined {
   const own = unsupportedField(s);
   if (own) return own;
-  for (const sub of [notSchema(s), ...schemaList(s, 'allOf'), ...schemaList(s, 'anyOf'), ...schemaList(s, 'oneOf')]) {
-    const e = sub && newStructuralError(sub);
-    if (e) return e;
+  const not = notSchema(s);
+  const notError = not && newStructuralError(not);
+  if (notError) return notError;
+  for (const junctor of CONVERSION_JUNCTORS) {
+    for (const sub of schemaList(s, junctor)) {
+      const e = newStructuralError(sub);
+      if (e) return e;
+    }
   }
   if (s['x-kubernetes-preserve-unknown-fields'] === false) {
     return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined";
@@ -187,8 +205,9 @@ function newStructuralError(s: Rec): string | undefined {
     const e = items && newStructuralError(items);
     if (e) return e;
   }
-  for (const [, sub] of schemaMap(s, 'properties')) {
-    const e = newStructuralError(sub);
+  const properties = schemaMap(s, 'properties');
+  for (const name of namesOf(properties)) {
+    const e = newStructuralError(asRec(properties![name]));
     if (e) return e;
   }
   const ap = additionalProperties(s)?.schema;
@@ -220,7 +239,11 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
   if (items) structuralInvariants(items, 'item', child(path, 'items'), errs);
 
   const properties = schemaMap(s, 'properties');
-  for (const [name, sub] of properties) structuralInvariants(sub, 'field', key(child(path, 'properties'), name), errs);
+  const names = namesOf(properties);
+  if (names.length > 0) {
+    const propertiesPath = child(path, 'properties');
+    for (const name of names) structuralInvariants(asRec(properties![name]), 'field', key(propertiesPath, name), errs);
+  }
 
   const ap = additionalProperties(s);
   if (ap) {
@@ -277,15 +300,14 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
     errs.push(invalid(child(path, 'type'), type, 'must be object at the root'));
 
   const propertiesPath = child(path, 'properties');
-  const byName = new Map(properties);
   if (checkMetadata) {
     for (const name of ['kind', 'apiVersion']) {
-      const sub = byName.get(name);
+      const sub = named(properties, name);
       if (sub && str(sub, 'type') !== 'string')
         errs.push(invalid(child(key(propertiesPath, name), 'type'), str(sub, 'type'), 'must be string'));
     }
   }
-  const metadata = byName.get('metadata');
+  const metadata = named(properties, 'metadata');
   if (metadata) {
     const metadataPath = key(propertiesPath, 'metadata');
     if (checkMetadata && str(metadata, 'type') !== 'object') {
@@ -300,7 +322,7 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
       );
     }
   }
-  if (embedded && !preserveUnknown && properties.length === 0) {
+  if (embedded && !preserveUnknown && names.length === 0) {
     errs.push(
       required(
         propertiesPath,
@@ -320,16 +342,16 @@ function valueValidation(
   errs: FieldError[],
 ): void {
   if (!skipAnyOf) {
-    schemaList(v, 'anyOf').forEach((sub, i) =>
-      nestedValueValidation(sub, false, lvl, index(child(path, 'anyOf'), i), errs),
-    );
+    const anyOf = schemaList(v, 'anyOf');
+    for (let i = 0; i < anyOf.length; i++)
+      nestedValueValidation(anyOf[i]!, false, lvl, index(child(path, 'anyOf'), i), errs);
   }
-  schemaList(v, 'allOf').forEach((sub, i) =>
-    nestedValueValidation(sub, skipFirstAllOfAnyOf && i === 0, lvl, index(child(path, 'allOf'), i), errs),
-  );
-  schemaList(v, 'oneOf').forEach((sub, i) =>
-    nestedValueValidation(sub, false, lvl, index(child(path, 'oneOf'), i), errs),
-  );
+  const allOf = schemaList(v, 'allOf');
+  for (let i = 0; i < allOf.length; i++)
+    nestedValueValidation(allOf[i]!, skipFirstAllOfAnyOf && i === 0, lvl, index(child(path, 'allOf'), i), errs);
+  const oneOf = schemaList(v, 'oneOf');
+  for (let i = 0; i < oneOf.length; i++)
+    nestedValueValidation(oneOf[i]!, false, lvl, index(child(path, 'oneOf'), i), errs);
   const not = notSchema(v);
   if (not) nestedValueValidation(not, false, lvl, child(path, 'not'), errs);
 
@@ -347,8 +369,9 @@ function nestedValueValidation(v: Rec, skipAnyOf: boolean, lvl: Level, path: str
   const items = itemsSchema(v);
   if (items) nestedValueValidation(items, false, lvl, child(path, 'items'), errs);
   const properties = schemaMap(v, 'properties');
-  for (const [name, sub] of properties)
-    nestedValueValidation(sub, false, 'field', key(child(path, 'properties'), name), errs);
+  const names = namesOf(properties);
+  for (const name of names)
+    nestedValueValidation(asRec(properties![name]), false, 'field', key(child(path, 'properties'), name), errs);
 
   const mustBe = (field: string, detail: string): void => void errs.push(forbidden(child(path, field), detail));
   if (str(v, 'type') !== '') mustBe('type', 'must be empty to be structural');
@@ -371,7 +394,7 @@ function nestedValueValidation(v: Rec, skipAnyOf: boolean, lvl: Level, path: str
   if (listLength(v, 'x-kubernetes-validations') > 0)
     mustBe('x-kubernetes-validations', 'must be empty to be structural');
   // reasoning about metadata in a clause could restrict it in ways kube does not want
-  if (properties.some(([name]) => name === 'metadata')) {
+  if (names.includes('metadata')) {
     errs.push(forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
   }
 }
@@ -399,11 +422,12 @@ function nestedCompleteness(v: Rec, s: Rec | undefined, sPath: string, vPath: st
   valueValidationCompleteness(v, s, sPath, vPath, errs);
   const vItems = itemsSchema(v);
   if (vItems) nestedCompleteness(vItems, itemsSchema(s), child(sPath, 'items'), child(vPath, 'items'), errs);
-  const sProperties = new Map(schemaMap(s, 'properties'));
-  for (const [name, vSub] of schemaMap(v, 'properties')) {
+  const sProperties = schemaMap(s, 'properties');
+  const vProperties = schemaMap(v, 'properties');
+  for (const name of namesOf(vProperties)) {
     nestedCompleteness(
-      vSub,
-      sProperties.get(name),
+      asRec(vProperties![name]),
+      named(sProperties, name),
       key(child(sPath, 'properties'), name),
       key(child(vPath, 'properties'), name),
       errs,
@@ -469,12 +493,12 @@ function isOnlyType(s: Rec, type: string): boolean {
   );
 }
 
-const isIntOrStringAnyOf = (anyOf: Rec[]): boolean =>
+const isIntOrStringAnyOf = (anyOf: readonly Rec[]): boolean =>
   anyOf.length === 2 && isOnlyType(anyOf[0]!, 'integer') && isOnlyType(anyOf[1]!, 'string');
 
 /** The root's metadata schema may be `type: object` plus schemas for name and generateName only. */
 function restrictsOnlyNameAndGenerateName(m: Rec): boolean {
-  const names = schemaMap(m, 'properties').map(([name]) => name);
+  const names = namesOf(schemaMap(m, 'properties'));
   const onlyNames = names.every((n) => n === 'name' || n === 'generateName') && new Set(names).size === names.length;
   return (
     onlyNames &&
@@ -515,6 +539,9 @@ const withForbiddenDefaults = (ctx: NodeContext, reason: string): NodeContext =>
   disallowDefaultsReason: reason,
 });
 
+/** The junctors in the order ValidateCustomResourceDefinitionOpenAPISchema walks them. */
+const VALIDATION_JUNCTORS = ['allOf', 'oneOf', 'anyOf'];
+
 function validateOpenAPISchema(
   s: Rec,
   path: string,
@@ -535,11 +562,12 @@ function validateOpenAPISchema(
   }
 
   const properties = schemaMap(s, 'properties');
+  const names = namesOf(properties);
   const ap = additionalProperties(s);
   if (ap) {
     // properties are for structs, additionalProperties for maps: together they would contradict
     // the convention that unknown fields are dropped
-    if (properties.length > 0 && (!ap.allows || ap.schema)) {
+    if (names.length > 0 && (!ap.allows || ap.schema)) {
       errs.push(
         forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'),
       );
@@ -552,29 +580,33 @@ function validateOpenAPISchema(
   }
 
   const embedded = isTrue(s, 'x-kubernetes-embedded-resource');
-  for (const [name, prop] of properties) {
-    let sub = ctx;
-    if ((isRoot || embedded) && META_FIELDS.includes(name)) {
-      sub = { ...sub, insideResourceMeta: true };
-      if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
+  if (names.length > 0) {
+    const propertiesPath = child(path, 'properties');
+    for (const name of names) {
+      let sub = ctx;
+      if ((isRoot || embedded) && META_FIELDS.includes(name)) {
+        sub = { ...sub, insideResourceMeta: true };
+        if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
+      }
+      validateOpenAPISchema(asRec(properties![name]), key(propertiesPath, name), sub, false, opts, errs);
     }
-    validateOpenAPISchema(prop, key(child(path, 'properties'), name), sub, false, opts, errs);
   }
 
   const not = notSchema(s);
   if (not) validateOpenAPISchema(not, child(path, 'not'), ctx, false, opts, errs);
-  for (const junctor of ['allOf', 'oneOf', 'anyOf']) {
-    schemaList(s, junctor).forEach((sub, i) =>
-      validateOpenAPISchema(sub, index(child(path, junctor), i), ctx, false, opts, errs),
-    );
+  for (const junctor of VALIDATION_JUNCTORS) {
+    const subs = schemaList(s, junctor);
+    for (let i = 0; i < subs.length; i++)
+      validateOpenAPISchema(subs[i]!, index(child(path, junctor), i), ctx, false, opts, errs);
   }
-  for (const [name, sub] of schemaMap(s, 'definitions'))
-    validateOpenAPISchema(sub, key(child(path, 'definitions'), name), ctx, false, opts, errs);
+  const definitions = schemaMap(s, 'definitions');
+  for (const name of namesOf(definitions))
+    validateOpenAPISchema(asRec(definitions![name]), key(child(path, 'definitions'), name), ctx, false, opts, errs);
   const items = itemsSchema(s);
   if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, opts, errs);
-  schemaList(s, 'items').forEach((sub, i) =>
-    validateOpenAPISchema(sub, index(child(path, 'items'), i), ctx, false, opts, errs),
-  );
+  const itemsList = schemaList(s, 'items');
+  for (let i = 0; i < itemsList.length; i++)
+    validateOpenAPISchema(itemsList[i]!, index(child(path, 'items'), i), ctx, false, opts, errs);
   const dependencies = s['dependencies'];
   if (isJsonObject(dependencies)) {
     for (const [name, dep] of Object.entries(dependencies)) {
@@ -620,12 +652,11 @@ function standardChecks(s: Rec, path: string, ctx: NodeContext, opts: Flags, err
 /** x-kubernetes-map-type, x-kubernetes-list-type and x-kubernetes-list-map-keys. */
 function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]): void {
   const type = str(s, 'type');
-  const typePath = child(path, 'type');
   const mapType = s['x-kubernetes-map-type'];
   if (present(s, 'x-kubernetes-map-type')) {
     if (type !== 'object') {
       const detail = 'must be object if x-kubernetes-map-type is specified';
-      errs.push(type === '' ? required(typePath, detail) : invalid(typePath, type, detail));
+      errs.push(type === '' ? required(child(path, 'type'), detail) : invalid(child(path, 'type'), type, detail));
     }
     if (mapType !== 'atomic' && mapType !== 'granular')
       errs.push(notSupported(child(path, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']));
@@ -635,7 +666,7 @@ function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]):
   const items = itemsSchema(s);
   if (listType !== undefined && type !== 'array') {
     const detail = 'must be array if x-kubernetes-list-type is specified';
-    errs.push(type === '' ? required(typePath, detail) : invalid(typePath, type, detail));
+    errs.push(type === '' ? required(child(path, 'type'), detail) : invalid(child(path, 'type'), type, detail));
   } else if (opts.requireAtomicSetType && listType === 'set' && items) {
     const detail = 'must be atomic as item of a list with x-kubernetes-list-type=set';
     const itemListType = present(items, 'x-kubernetes-list-type') ? items['x-kubernetes-list-type'] : undefined;
@@ -650,14 +681,14 @@ function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]):
     errs.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, ['atomic', 'set', 'map']));
   }
 
-  const mapKeys = stringList(s, 'x-kubernetes-list-map-keys');
-  const keysPath = child(path, 'x-kubernetes-list-map-keys');
   if (listLength(s, 'x-kubernetes-list-map-keys') > 0) {
     const detail = 'must be map if x-kubernetes-list-map-keys is non-empty';
     if (listType === undefined) errs.push(required(child(path, 'x-kubernetes-list-type'), detail));
     else if (listType !== 'map') errs.push(invalid(child(path, 'x-kubernetes-list-type'), listType, detail));
   }
   if (listType === 'map') {
+    const mapKeys = stringList(s, 'x-kubernetes-list-map-keys');
+    const keysPath = child(path, 'x-kubernetes-list-map-keys');
     if (listLength(s, 'x-kubernetes-list-map-keys') === 0)
       errs.push(required(keysPath, 'must not be empty if x-kubernetes-list-type is map'));
     if (!present(s, 'items'))
@@ -681,10 +712,10 @@ function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]):
       );
     }
     if (items && str(items, 'type') === 'object') {
-      const itemProperties = new Map(schemaMap(items, 'properties'));
+      const itemProperties = schemaMap(items, 'properties');
       const seen = new Set<string>();
       for (const k of mapKeys) {
-        const prop = itemProperties.get(k);
+        const prop = named(itemProperties, k);
         if (!prop) {
           errs.push(invalid(keysPath, goStringSlice(mapKeys), 'entries must all be names of item properties'));
         } else if (str(prop, 'type') === 'array' || str(prop, 'type') === 'object') {
@@ -705,20 +736,22 @@ function extensionChecks(s: Rec, path: string, opts: Flags, errs: FieldError[]):
   }
 }
 
+const NO_ERRORS: readonly FieldError[] = [];
+
 /** Set and map list items are not nullable; map keys are required or defaulted, and not nullable. */
-function mapListKeysMapSetErrors(s: Rec, path: string): FieldError[] {
+function mapListKeysMapSetErrors(s: Rec, path: string): readonly FieldError[] {
   const items = itemsSchema(s);
   const listType = s['x-kubernetes-list-type'];
-  if (!items || (listType !== 'set' && listType !== 'map')) return [];
+  if (!items || (listType !== 'set' && listType !== 'map')) return NO_ERRORS;
   const errs: FieldError[] = [];
   const itemsPath = child(path, 'items');
   if (isTrue(items, 'nullable'))
     errs.push(forbidden(child(itemsPath, 'nullable'), `cannot be nullable when x-kubernetes-list-type is ${listType}`));
   if (listType === 'map') {
     const requiredKeys = new Set(stringList(items, 'required'));
-    const itemProperties = new Map(schemaMap(items, 'properties'));
+    const itemProperties = schemaMap(items, 'properties');
     for (const k of stringList(s, 'x-kubernetes-list-map-keys')) {
-      const prop = itemProperties.get(k);
+      const prop = named(itemProperties, k);
       if (!prop) continue; // reported as "entries must all be names of item properties"
       const propPath = key(child(itemsPath, 'properties'), k);
       if (!requiredKeys.has(k) && !present(prop, 'default')) {
@@ -751,6 +784,8 @@ function hasNonAtomicSetItems(s: Rec): boolean {
   return false;
 }
 
+const schemaValues = (map: Rec | undefined): Rec[] => namesOf(map).map((name) => asRec(map![name]));
+
 /** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
 export function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
   if (pred(s)) return true;
@@ -760,11 +795,11 @@ export function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
     ...schemaList(s, 'anyOf'),
     ...schemaList(s, 'oneOf'),
     ...(notSchema(s) ? [notSchema(s)!] : []),
-    ...schemaMap(s, 'properties').map(([, v]) => v),
+    ...schemaValues(schemaMap(s, 'properties')),
     ...(additionalProperties(s)?.schema ? [additionalProperties(s)!.schema!] : []),
-    ...schemaMap(s, 'patternProperties').map(([, v]) => v),
+    ...schemaValues(schemaMap(s, 'patternProperties')),
     ...(isJsonObject(s['additionalItems']) ? [s['additionalItems']] : []),
-    ...schemaMap(s, 'definitions').map(([, v]) => v),
+    ...schemaValues(schemaMap(s, 'definitions')),
     ...Object.values(asRec(s['dependencies'])).filter(isJsonObject),
   ];
   return nested.some((sub) => schemaHas(sub, pred));

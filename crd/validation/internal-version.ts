@@ -138,10 +138,9 @@ function semanticEqual(a: unknown, b: unknown): boolean {
   while (pending.length > 0) {
     const y = norm(pending.pop());
     const x = norm(pending.pop());
-    if (x === undefined || y === undefined) {
-      if (x !== y) return false;
-      continue;
-    }
+    // The same value: a version is compared with the first, itself included.
+    if (x === y) continue;
+    if (x === undefined || y === undefined) return false;
     if (Array.isArray(x) || Array.isArray(y)) {
       if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
       for (let i = 0; i < x.length; i++) pending.push(x[i], y[i]);
@@ -149,11 +148,9 @@ function semanticEqual(a: unknown, b: unknown): boolean {
     }
     const rx = rec(x);
     const ry = rec(y);
-    if (!rx || !ry) {
-      if (x !== y) return false;
-      continue;
-    }
-    for (const k of new Set([...Object.keys(rx), ...Object.keys(ry)])) pending.push(rx[k], ry[k]);
+    if (!rx || !ry) return false;
+    for (const k of Object.keys(rx)) pending.push(rx[k], ry[k]);
+    for (const k of Object.keys(ry)) if (!Object.hasOwn(rx, k)) pending.push(rx[k], ry[k]);
   }
   return true;
 }

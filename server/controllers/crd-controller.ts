@@ -3,7 +3,7 @@
 // client that saw Established finds the API in discovery; on deletion it removes every custom
 // resource first, then the finalizer, then the routes.
 import type { Logger } from '../../apimachinery/log.js';
-import { type KubeObject, nowTimestamp } from '../../apimachinery/object.js';
+import { type KubeObject, cloneJson, nowTimestamp } from '../../apimachinery/object.js';
 import { CUSTOM_RESOURCE_PROFILE, type Catalog, type ResourceDescriptor } from '../registry/catalog.js';
 import { Informer } from '../registry/informer.js';
 import type { Store } from '../registry/store.js';
@@ -153,18 +153,20 @@ export class CRDController {
   }
 
   private async writeStatus(name: string, mutate: (crd: CustomResourceDefinition) => void): Promise<void> {
+    // As kube's controllers decide from their informer's copy: a write that would change nothing
+    // there is not made, and the stored object (as large as its schemas) is not read and copied.
+    // A newer stored version comes back through the informer, and is decided again then.
+    const seen = this.crds.get(name);
+    if (seen) {
+      const copy = { ...seen, metadata: { ...seen.metadata }, status: cloneJson(seen.status) };
+      if (!changedBy(copy, mutate)) return;
+    }
     try {
-      let changed = false;
       await this.crdStore.update(
         undefined,
         name,
         (current) => {
-          // What a status write may change here: the status, and the cleanup finalizer.
-          const written = (c: KubeObject): string => JSON.stringify([c['status'], c.metadata.finalizers]);
-          const before = written(current);
-          mutate(current as CustomResourceDefinition);
-          changed = written(current) !== before;
-          if (!changed) throw unchanged;
+          if (!changedBy(current as CustomResourceDefinition, mutate)) throw unchanged;
           return current;
         },
         { subresource: 'status', dryRun: false },
@@ -263,6 +265,14 @@ export class CRDController {
 }
 
 const unchanged = new Error('unchanged');
+
+/** Applies `mutate` to `crd`; whether it changed what a status write may change here: the status, and the cleanup finalizer. */
+function changedBy(crd: CustomResourceDefinition, mutate: (crd: CustomResourceDefinition) => void): boolean {
+  const written = (c: KubeObject): string => JSON.stringify([c['status'], c.metadata.finalizers]);
+  const before = written(crd);
+  mutate(crd);
+  return written(crd) !== before;
+}
 
 const isEstablished = (crd: CustomResourceDefinition): boolean =>
   crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
