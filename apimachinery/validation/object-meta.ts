@@ -335,11 +335,15 @@ function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined
   const shapes = new Map(META_SHAPES);
   // The converter walks the struct's fields; JSON reads the document, whose keys a custom resource's
   // decoder sorts (it marshals the metadata map again).
+  // Only the fields with a shape are looked at: sorted, they keep the order they have among all
+  // the keys, and a metadata of 200,000 unknown fields is not sorted whole.
   const order = how.fromUnstructured
     ? META_SHAPES.map(([f]) => f)
     : how.typed
       ? Object.keys(meta)
-      : Object.keys(meta).sort();
+      : Object.keys(meta)
+          .filter((k) => shapes.has(k))
+          .sort();
   for (const field of order) {
     const shape = shapes.get(field);
     const err = shape && fieldError(field, shape, meta[field]);
