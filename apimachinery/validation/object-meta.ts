@@ -21,6 +21,7 @@ import { goRFC3339ParseError } from './go-time.js';
 import { gvkString, parseGroupVersion } from '../versions.js';
 import { isJsonObject } from '../object.js';
 import { jsonKind } from '../json.js';
+import { appendAll } from '../append.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -400,13 +401,9 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
 
   if (m.generation < 0)
     errs.push(invalid(child(path, 'generation'), m.generation, 'must be greater than or equal to 0'));
-  errs.push(
-    ...labelErrors(m, path),
-    ...annotationErrors(m, path),
-    ...ownerReferenceErrors(m, path),
-    ...finalizerErrors(m, path),
-    ...managedFieldsErrors(m, path),
-  );
+  // Each list as long as the request makes it (200,000 bad labels): appended, not spread.
+  for (const more of [labelErrors, annotationErrors, ownerReferenceErrors, finalizerErrors, managedFieldsErrors])
+    appendAll(errs, more(m, path));
   return errs;
 }
 
@@ -462,12 +459,8 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, pat
     m.deletionGracePeriodSeconds === old.deletionGracePeriodSeconds,
   );
 
-  errs.push(
-    ...labelErrors(m, path),
-    ...annotationErrors(m, path),
-    ...ownerReferenceErrors(m, path),
-    ...managedFieldsErrors(m, path),
-  );
+  for (const more of [labelErrors, annotationErrors, ownerReferenceErrors, managedFieldsErrors])
+    appendAll(errs, more(m, path));
   return errs;
 }
 

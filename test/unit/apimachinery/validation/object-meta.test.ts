@@ -458,3 +458,12 @@ describe('metaDecodeError', () => {
     expect(metaDecodeError({ labels: { '': 'x' }, annotations: { a: null } }, { typed: false })).toBeUndefined();
   });
 });
+
+describe('validateObjectMeta of a request-sized metadata', () => {
+  it('150,000 bad label keys: one error each, no RangeError', () => {
+    const labels = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`-f${i}`, 'v']));
+    const errs = validateObjectMeta({ ...ok, labels }, namespaced);
+    expect(errs).toHaveLength(150_000);
+    expect(formatFieldError(errs[0]!)).toMatch(/^metadata\.labels: Invalid value: "-f0": name part must consist/);
+  });
+});
