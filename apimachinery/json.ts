@@ -165,9 +165,16 @@ export function typeMetaError(v: unknown): string | undefined {
     `couldn't get version/kind; json parse error: json: cannot unmarshal ${detail}`;
   if (v === null) return undefined;
   if (!isJsonObject(v)) return fail(`${jsonKind(v)} into Go value of type ${TYPE_META_STRUCT}`);
-  for (const [k, x] of Object.entries(v)) {
-    if ((k === 'apiVersion' || k === 'kind') && x !== null && typeof x !== 'string')
-      return fail(`${jsonKind(x)} into Go struct field .${k} of type string`);
-  }
-  return undefined;
+  const mistyped = (k: string): boolean => Object.hasOwn(v, k) && v[k] !== null && typeof v[k] !== 'string';
+  const apiVersion = mistyped('apiVersion');
+  const kind = mistyped('kind');
+  if (!apiVersion && !kind) return undefined;
+  // Both mistyped: the first in the document. The keys are listed only then (a body may have 200,000).
+  const k =
+    apiVersion && kind
+      ? Object.keys(v).find((x) => x === 'apiVersion' || x === 'kind')!
+      : apiVersion
+        ? 'apiVersion'
+        : 'kind';
+  return fail(`${jsonKind(v[k])} into Go struct field .${k} of type string`);
 }

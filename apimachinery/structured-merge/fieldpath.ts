@@ -206,6 +206,9 @@ function search<T>(items: readonly T[], pe: PathElement, elementOf: (t: T) => Pa
 const self = (pe: PathElement): PathElement => pe;
 const nodeElement = (n: SetNode): PathElement => n.element;
 
+/** Below this many children, one added out of order is spliced in at once. */
+const SPLICE_BELOW = 64;
+
 /** A child subtree of a FieldSet. */
 interface SetNode {
   readonly element: PathElement;
@@ -223,7 +226,13 @@ export class FieldSet {
    * object's order, and inserting each at its place moved O(n) items each time.
    */
   private unsortedMembers: PathElement[] | undefined;
-  private readonly childList: SetNode[] = [];
+  private readonly sortedChildren: SetNode[] = [];
+  /**
+   * Children added out of order to a long list, by element key, sorted in at the next read: a
+   * walk descends into an object's keys in the object's order, and splicing each in at its place
+   * moved O(n) items each time (a map of 200,000 objects: a minute of splicing).
+   */
+  private pendingChildren: Map<string, SetNode> | undefined;
 
   static of(...paths: Path[]): FieldSet {
     const s = new FieldSet();
@@ -255,6 +264,17 @@ export class FieldSet {
     return this.childList;
   }
 
+  private get childList(): SetNode[] {
+    const pending = this.pendingChildren;
+    if (pending) {
+      this.pendingChildren = undefined;
+      const all = this.sortedChildren;
+      for (const node of pending.values()) all.push(node);
+      all.sort((a, b) => comparePathElements(a.element, b.element));
+    }
+    return this.sortedChildren;
+  }
+
   /** Adds a path. Its parents are not added; the empty path (the whole object) is never tracked. */
   insert(path: Path): void {
     if (path.length === 0) return;
@@ -277,10 +297,17 @@ export class FieldSet {
 
   /** The subtree under `pe`, created if absent (SMD's SetNodeMap.Descend). */
   descend(pe: PathElement): FieldSet {
-    const at = search(this.childList, pe, nodeElement);
-    if (at >= 0) return this.childList[at]!.set;
+    const sorted = this.sortedChildren;
+    const at = search(sorted, pe, nodeElement);
+    if (at >= 0) return sorted[at]!.set;
+    const pending = this.pendingChildren;
+    const key = pending || (~at < sorted.length && sorted.length >= SPLICE_BELOW) ? pathElementKey(pe) : '';
+    const found = pending?.get(key);
+    if (found) return found.set;
     const set = new FieldSet();
-    this.childList.splice(~at, 0, { element: pe, set });
+    const node = { element: pe, set };
+    if (key !== '') (this.pendingChildren ??= new Map()).set(key, node);
+    else sorted.splice(~at, 0, node);
     return set;
   }
 

@@ -21,6 +21,7 @@ import { goRFC3339ParseError } from './go-time.js';
 import { gvkString, parseGroupVersion } from '../versions.js';
 import { isJsonObject } from '../object.js';
 import { jsonKind } from '../json.js';
+import { appendAll } from '../append.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -150,7 +151,9 @@ class FieldReader {
       return [];
     }
     const entries: Array<[string, string]> = [];
-    for (const [k, val] of Object.entries(v)) {
+    // Keys, then each value: Object.entries of 200,000 labels takes three times as long.
+    for (const k of Object.keys(v)) {
+      const val = v[k];
       // A null value decodes to Go's "".
       if (typeof val === 'string' || val === null) entries.push([k, val ?? '']);
       else this.errs.push(typeInvalid(key(path, k), 'string', val));
@@ -323,10 +326,12 @@ function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined
     const isMap = shape === 'stringMap';
     if (isMap ? !isJsonObject(v) : !Array.isArray(v))
       return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
-    const items: unknown[] = isMap ? Object.values(v as JsonRecord) : (v as unknown[]);
-    const bad = items.find(
-      (item) => present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string'),
-    );
+    const isBad = (item: unknown): boolean =>
+      present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string');
+    // A map's keys, then each value: Object.values of 200,000 labels takes twice as long.
+    const map = v as JsonRecord;
+    const badKey = isMap ? Object.keys(map).find((k) => isBad(map[k])) : undefined;
+    const bad = isMap ? (badKey === undefined ? undefined : map[badKey]) : (v as unknown[]).find(isBad);
     if (bad === undefined) return undefined;
     if (shape === 'entries')
       return how.fromUnstructured ? restore('struct', bad) : json(bad, field, 'v1.ManagedFieldsEntry');
@@ -335,11 +340,15 @@ function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined
   const shapes = new Map(META_SHAPES);
   // The converter walks the struct's fields; JSON reads the document, whose keys a custom resource's
   // decoder sorts (it marshals the metadata map again).
+  // Only the fields with a shape are looked at: sorted, they keep the order they have among all
+  // the keys, and a metadata of 200,000 unknown fields is not sorted whole.
   const order = how.fromUnstructured
     ? META_SHAPES.map(([f]) => f)
     : how.typed
       ? Object.keys(meta)
-      : Object.keys(meta).sort();
+      : Object.keys(meta)
+          .filter((k) => shapes.has(k))
+          .sort();
   for (const field of order) {
     const shape = shapes.get(field);
     const err = shape && fieldError(field, shape, meta[field]);
@@ -392,13 +401,9 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
 
   if (m.generation < 0)
     errs.push(invalid(child(path, 'generation'), m.generation, 'must be greater than or equal to 0'));
-  errs.push(
-    ...labelErrors(m, path),
-    ...annotationErrors(m, path),
-    ...ownerReferenceErrors(m, path),
-    ...finalizerErrors(m, path),
-    ...managedFieldsErrors(m, path),
-  );
+  // Each list as long as the request makes it (200,000 bad labels): appended, not spread.
+  for (const more of [labelErrors, annotationErrors, ownerReferenceErrors, finalizerErrors, managedFieldsErrors])
+    appendAll(errs, more(m, path));
   return errs;
 }
 
@@ -454,12 +459,8 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, pat
     m.deletionGracePeriodSeconds === old.deletionGracePeriodSeconds,
   );
 
-  errs.push(
-    ...labelErrors(m, path),
-    ...annotationErrors(m, path),
-    ...ownerReferenceErrors(m, path),
-    ...managedFieldsErrors(m, path),
-  );
+  for (const more of [labelErrors, annotationErrors, ownerReferenceErrors, managedFieldsErrors])
+    appendAll(errs, more(m, path));
   return errs;
 }
 

@@ -2,6 +2,7 @@
 // apiVersion, kind and metadata of every x-kubernetes-embedded-resource object.
 import { type FieldError, child, index, invalid, key, required } from '../../../apimachinery/field-errors.js';
 import { validateObjectMeta } from '../../../apimachinery/validation/object-meta.js';
+import { appendAll } from '../../../apimachinery/append.js';
 import { isDNS1035Label, validatePathSegmentName } from '../../../apimachinery/validation/names.js';
 import { type ValidationContext, dchild, dindex, goBadValue } from './go-values.js';
 import { isJsonObject } from '../../../apimachinery/object.js';
@@ -67,8 +68,9 @@ function embeddedResourceErrors(
         if (name === undefined || name === null || name === '') meta = { ...meta, name: 'fakename' };
       }
       const ns = isJsonObject(meta) ? meta['namespace'] : undefined;
-      out.push(
-        ...validateObjectMeta(meta, {
+      appendAll(
+        out,
+        validateObjectMeta(meta, {
           namespaced: typeof ns === 'string' && ns !== '',
           validateName: validatePathSegmentName,
           path: child(pth, 'metadata'),

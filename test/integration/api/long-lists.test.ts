@@ -49,6 +49,16 @@ describe(`${N} of a kind in one request`, () => {
     expect(Object.keys((r.json as { metadata: object }).metadata)).not.toContain('f0');
   });
 
+  it("bad label keys: kube's 422, one cause each", async () => {
+    const labels = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`-f${i}`, 'v']));
+    const body = { apiVersion: 'long.example.com/v1', kind: 'Thing', metadata: { name: 'labels', labels } };
+    const r = await call('POST', THINGS, { body });
+    expect(r.status, r.text.slice(0, 300)).toBe(422);
+    const causes = (r.json as { details: { causes: Array<{ field: string }> } }).details.causes;
+    expect(causes).toHaveLength(150_000);
+    expect(causes[0]!.field).toBe('metadata.labels');
+  });
+
   it("duplicate keys of a map-typed list in a server-side apply: the field manager's 400", async () => {
     const items = Array.from({ length: N }, () => ({ k: 1 }));
     const body = { apiVersion: 'long.example.com/v1', kind: 'Thing', metadata: { name: 'dups' }, spec: { items } };

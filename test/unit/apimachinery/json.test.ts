@@ -1,7 +1,7 @@
 // server/json.ts: integers beyond 2^53 kept exact through parse and stringify; everything else as
 // JSON.parse and JSON.stringify have it.
 import { describe, expect, it } from 'vitest';
-import { deeperThan, parseJSON, stringifyJSON } from '../../../apimachinery/json.js';
+import { deeperThan, parseJSON, stringifyJSON, typeMetaError } from '../../../apimachinery/json.js';
 import { parseJsonExact } from '../../../apimachinery/json-parse.js';
 
 describe('parseJSON', () => {
@@ -80,5 +80,24 @@ describe('deeperThan', () => {
     ['a wide map of strings', Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'v'])), 1, undefined],
   ])('%s', (_name, value, max, want) => {
     expect(deeperThan(value, max)).toBe(want);
+  });
+});
+
+describe('typeMetaError', () => {
+  const field = (json: string, k: string) =>
+    `couldn't get version/kind; json parse error: json: cannot unmarshal ${json} into Go struct field .${k} of type string`;
+  it.each([
+    [{ apiVersion: 'v1', kind: 'X', extra: 1 }, undefined],
+    [{ apiVersion: null, kind: null }, undefined],
+    [{ apiVersion: 1, kind: 'X' }, field('number', 'apiVersion')],
+    [{ apiVersion: 'v1', kind: true }, field('bool', 'kind')],
+    [{ a: 1, kind: [], apiVersion: {} }, field('array', 'kind')],
+    [{ a: 1, apiVersion: {}, kind: [] }, field('object', 'apiVersion')],
+    [
+      [],
+      'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
+    ],
+  ])('%j: the first mistyped field in document order', (v, expected) => {
+    expect(typeMetaError(v)).toBe(expected);
   });
 });

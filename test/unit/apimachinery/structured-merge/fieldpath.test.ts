@@ -583,3 +583,19 @@ describe('ensureNamedFieldsAreMembers (TestEnsureNamedFieldsAreMembers)', () => 
     expect(set.ensureNamedFieldsAreMembers(after ?? schema).equals(expected)).toBe(true);
   });
 });
+
+describe('FieldSet children added out of order', () => {
+  it('are the same set, sorted, however many and in whatever order they are descended into', () => {
+    const names = Array.from({ length: 300 }, (_, i) => `f${i}`);
+    const inOrder = new FieldSet();
+    for (const n of [...names].sort()) inOrder.descend(fieldElement(n)).insert([fieldElement('x')]);
+    const objectOrder = new FieldSet();
+    for (const n of names) objectOrder.descend(fieldElement(n)).insert([fieldElement('x')]);
+    // Descending again finds the subtree made before, sorted in or not yet.
+    for (const n of names.slice(0, 100)) objectOrder.descend(fieldElement(n)).insert([fieldElement('y')]);
+    for (const n of names.slice(0, 100)) inOrder.descend(fieldElement(n)).insert([fieldElement('y')]);
+    expect(objectOrder.equals(inOrder)).toBe(true);
+    expect(objectOrder.children.map((c) => pathElementString(c.element))).toEqual(names.sort().map((n) => `.${n}`));
+    expect(objectOrder.child(fieldElement('f7'))?.members.map(pathElementString)).toEqual(['.x', '.y']);
+  });
+});

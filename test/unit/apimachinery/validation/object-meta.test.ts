@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 import { validateDNS1123Subdomain, validatePathSegmentName } from '../../../../apimachinery/validation/names.js';
 import {
+  metaDecodeError,
   type ObjectMetaOptions,
   validateObjectMeta,
   validateObjectMetaUpdate,
@@ -436,5 +437,33 @@ describe('validateObjectMetaUpdate', () => {
     },
   ])('$name', ({ next, old: before, want }) => {
     expect(validateObjectMetaUpdate(next, before ?? old).map(formatFieldError)).toEqual(want);
+  });
+});
+
+describe('metaDecodeError', () => {
+  it("a custom resource's metadata: the first mistyped field in sorted key order, among unknown fields", () => {
+    const meta = { zz: 1, name: 3, aa: 2, labels: 'x', annotations: 5 };
+    expect(metaDecodeError(meta, { typed: false })).toBe(
+      'json: cannot unmarshal number into Go struct field ObjectMeta.annotations of type map[string]string',
+    );
+    expect(metaDecodeError({ zz: 1, name: 3, aa: 2, labels: 'x' }, { typed: false })).toBe(
+      'json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string',
+    );
+  });
+
+  it("a map's first value that is not a string; none in a map whose only key is empty", () => {
+    expect(metaDecodeError({ labels: { a: 'x', b: 1, c: true } }, { typed: false })).toBe(
+      'json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string',
+    );
+    expect(metaDecodeError({ labels: { '': 'x' }, annotations: { a: null } }, { typed: false })).toBeUndefined();
+  });
+});
+
+describe('validateObjectMeta of a request-sized metadata', () => {
+  it('150,000 bad label keys: one error each, no RangeError', () => {
+    const labels = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`-f${i}`, 'v']));
+    const errs = validateObjectMeta({ ...ok, labels }, namespaced);
+    expect(errs).toHaveLength(150_000);
+    expect(formatFieldError(errs[0]!)).toMatch(/^metadata\.labels: Invalid value: "-f0": name part must consist/);
   });
 });
