@@ -130,6 +130,11 @@ interface Frame {
   v1: Value;
   v2: Value;
   accu: Val;
+  /**
+   * The accumulator the loop owns (the empty list or map it started from), grown in place as
+   * cel-go's mutable accumulators are.
+   */
+  readonly owned: Value | undefined;
 }
 
 /** One evaluation's state. */
@@ -137,11 +142,6 @@ class Ctx implements CallContext {
   cost = 0;
   regexRefused = false;
   readonly frames: Frame[] = [];
-  /**
-   * Accumulators a loop owns (an empty list or map it started from), grown in place as cel-go's
-   * mutable accumulators; made by the first loop that owns one.
-   */
-  growable: Set<Value> | undefined;
   private work: RegexWork | undefined;
 
   constructor(
@@ -317,24 +317,45 @@ function traversalOfShorter(x: Val, y: Val): number {
   return Math.ceil(Math.min(actualSize(x), actualSize(y)) * TRAVERSAL);
 }
 
+/** traversalOfShorter against a constant of size `ySize`. */
+function traversalOfShorterThan(x: Val, ySize: number): number {
+  if (typeof x === 'string') {
+    // As above: exact whenever the smaller bound is at most 10.
+    const m = Math.min(x.length, ySize);
+    if (m <= 10) return m === 0 ? 0 : 1;
+  }
+  return Math.ceil(Math.min(actualSize(x), ySize) * TRAVERSAL);
+}
+
 /** A call's cost, chosen when it is planned: a fixed figure, or one from its arguments and result. */
 type Price = number | ((args: readonly Val[], result: Val) => number);
 
-/** cel-go's default cost of a call to an overload, chosen when the call is planned. */
-function defaultPrice(id: string): number | ((args: readonly Val[]) => number) {
-  if (LINEAR_IN_FIRST.has(id)) return (a) => Math.ceil(actualSize(a[0]!) * TRAVERSAL);
-  if (MIN_OF_BOTH.has(id)) return (a) => traversalOfShorter(a[0]!, a[1]!);
+/**
+ * cel-go's default cost of a call to an overload, chosen when the call is planned; `sizes` has
+ * the size of each argument that is a constant (-1 for the others), which is then not counted
+ * again at every call (a string's size is its code points: a scan).
+ */
+function defaultPrice(id: string, sizes: readonly number[]): number | ((args: readonly Val[]) => number) {
+  const size = (a: readonly Val[], i: number): number => {
+    const known = sizes[i] ?? -1;
+    return known >= 0 ? known : actualSize(a[i]!);
+  };
+  if (LINEAR_IN_FIRST.has(id)) return (a) => Math.ceil(size(a, 0) * TRAVERSAL);
+  if (MIN_OF_BOTH.has(id)) {
+    const y = sizes[1] ?? -1;
+    return y >= 0 ? (a) => traversalOfShorterThan(a[0]!, y) : (a) => traversalOfShorter(a[0]!, a[1]!);
+  }
   switch (id) {
     case 'in_list':
-      return (a) => actualSize(a[1]!);
+      return (a) => size(a, 1);
     case 'add_string':
     case 'add_bytes':
-      return (a) => Math.ceil((actualSize(a[0]!) + actualSize(a[1]!)) * TRAVERSAL);
+      return (a) => Math.ceil((size(a, 0) + size(a, 1)) * TRAVERSAL);
     case 'matches':
     case 'matches_string':
-      return (a) => Math.ceil((1 + actualSize(a[0]!)) * TRAVERSAL) * Math.ceil(actualSize(a[1]!) * REGEX_LENGTH);
+      return (a) => Math.ceil((1 + size(a, 0)) * TRAVERSAL) * Math.ceil(size(a, 1) * REGEX_LENGTH);
     case 'contains_string':
-      return (a) => Math.ceil(actualSize(a[0]!) * TRAVERSAL) * Math.ceil(actualSize(a[1]!) * TRAVERSAL);
+      return (a) => Math.ceil(size(a, 0) * TRAVERSAL) * Math.ceil(size(a, 1) * TRAVERSAL);
     default:
       return 1;
   }
@@ -629,8 +650,11 @@ class Planner {
         if (v.value <= INT64_MAX) keys.add(`i${v.value}`);
       }
     }
+    // Strings, the usual members, are looked up as they are: no key to build.
+    const strings = new Set((list as readonly Value[]).filter((v) => typeof v === 'string'));
     return (c) => {
       const v = x(c);
+      if (typeof v === 'string') return strings.has(v);
       if (v instanceof CelError) return v;
       const k = setKey(v);
       return k !== undefined && k !== null && keys.has(k);
@@ -881,7 +905,11 @@ class Planner {
    */
   private call(fn: string, candidates: readonly Bound[], args: readonly Interp[]): Interp {
     const n = args.length;
-    const prices = candidates.map((b) => this.price(fn, b.id, n));
+    const sizes = args.map((a) => {
+      const k = this.constantOf(a);
+      return k === NOT_CONSTANT ? -1 : actualSize(k);
+    });
+    const prices = candidates.map((b) => this.price(fn, b.id, n, sizes));
     if (candidates.length === 1) {
       const b = candidates[0]!;
       const price = prices[0]!;
@@ -952,8 +980,8 @@ class Planner {
   }
 
   /** A call's price: the library's (options.callCost) where it gives one, else cel-go's default. */
-  private price(fn: string, id: string, argCount: number): Price {
-    const dflt = defaultPrice(id);
+  private price(fn: string, id: string, argCount: number, sizes: readonly number[]): Price {
+    const dflt = defaultPrice(id, sizes);
     const lib = this.options.callCost?.(fn, id, argCount);
     if (lib === undefined) return dflt;
     if (typeof dflt === 'number') return (args, result) => lib(args, result) ?? dflt;
@@ -962,7 +990,7 @@ class Planner {
 
   /** Calls an overload; a loop's own accumulator grows in place (cel-go's mutable list and map) rather than being copied. */
   private invoke(b: Bound, args: Value[], c: Ctx): Val {
-    if (c.growable !== undefined && GROWS_IN_PLACE.has(b.id) && c.growable.has(args[0]!)) {
+    if (GROWS_IN_PLACE.has(b.id) && c.frames.some((f) => f.owned === args[0])) {
       if (b.id === 'add_list') {
         (args[0] as Value[]).push(...(args[1] as readonly Value[]));
         return args[0]!;
@@ -1054,11 +1082,8 @@ class Planner {
       let accu = init(c);
       // An empty list or map the loop starts from is its own: growing it in place keeps map() and filter() linear.
       const owned = (Array.isArray(accu) && accu.length === 0) || (accu instanceof MapValue && accu.size === 0);
-      if (owned) {
-        accu = Array.isArray(accu) ? [] : new MapValue();
-        (c.growable ??= new Set()).add(accu);
-      }
-      const frame: Frame = { v1: null, v2: null, accu };
+      if (owned) accu = Array.isArray(accu) ? [] : new MapValue();
+      const frame: Frame = { v1: null, v2: null, accu, owned: owned ? (accu as Value) : undefined };
       c.frames.push(frame);
       try {
         // Lists by index, maps by key (and value), without copying the range.
@@ -1089,7 +1114,6 @@ class Planner {
         return result(c);
       } finally {
         c.frames.pop();
-        if (owned) c.growable!.delete(accu as Value);
       }
     };
   }
