@@ -130,6 +130,11 @@ interface Frame {
   v1: Value;
   v2: Value;
   accu: Val;
+  /**
+   * The accumulator the loop owns (the empty list or map it started from), grown in place as
+   * cel-go's mutable accumulators are.
+   */
+  readonly owned: Value | undefined;
 }
 
 /** One evaluation's state. */
@@ -137,11 +142,6 @@ class Ctx implements CallContext {
   cost = 0;
   regexRefused = false;
   readonly frames: Frame[] = [];
-  /**
-   * Accumulators a loop owns (an empty list or map it started from), grown in place as cel-go's
-   * mutable accumulators; made by the first loop that owns one.
-   */
-  growable: Set<Value> | undefined;
   private work: RegexWork | undefined;
 
   constructor(
@@ -204,60 +204,76 @@ export function program(ast: CheckedAst | ParsedExpr, options: ProgramOptions = 
 
 const isDynLike = (t: Type): boolean => t.kind === 'dyn' || t.kind === 'any' || t.kind === 'type_param';
 
-/** The guard of a parameter of any kind. */
-const ANY = (): boolean => true;
+/**
+ * A run-time test of a value against a declared parameter type, by its kind (element types are
+ * the checker's); undefined for a parameter of any kind (dyn, a type parameter). Data rather than
+ * a closure, so that one `fits` tests every call's arguments.
+ */
+interface Guard {
+  readonly kind: Type['kind'];
+  /** The type name an opaque or struct parameter requires. */
+  readonly name: string | undefined;
+  readonly nullable: boolean;
+}
 
-/** A run-time test of a value against a declared parameter type (its kind; element types are the checker's). */
-function guardOf(t: Type): (v: Value) => boolean {
-  if (isDynLike(t)) return ANY;
-  const base = ((): ((v: Value) => boolean) => {
-    switch (t.kind) {
-      case 'bool':
-        return (v) => typeof v === 'boolean';
-      case 'int':
-        return (v) => typeof v === 'bigint';
-      case 'uint':
-        return (v) => v instanceof Uint;
-      case 'double':
-        return (v) => typeof v === 'number';
-      case 'string':
-        return (v) => typeof v === 'string';
-      case 'bytes':
-        return (v) => v instanceof Uint8Array;
-      case 'list':
-        return (v) => Array.isArray(v);
-      case 'map':
-        return (v) => v instanceof MapValue;
-      case 'timestamp':
-        return (v) => v instanceof Timestamp;
-      case 'duration':
-        return (v) => v instanceof Duration;
-      case 'null_type':
-        return (v) => v === null;
-      case 'type':
-        return (v) => v instanceof TypeValue;
-      case 'opaque':
-        return t.name === 'optional_type'
-          ? (v) => v instanceof OptionalValue
-          : (v) => v instanceof ObjectValue && v.typeName === t.name;
-      case 'struct':
-        return (v) => v instanceof ObjectValue && v.typeName === t.name;
-      default:
-        return () => false;
-    }
-  })();
-  return t.nullable ? (v) => v === null || base(v) : base;
+function guardOf(t: Type): Guard | undefined {
+  if (isDynLike(t)) return undefined;
+  const name = t.kind === 'opaque' || t.kind === 'struct' ? t.name : undefined;
+  return { kind: t.kind, name, nullable: t.nullable === true };
+}
+
+function fits(g: Guard, v: Value): boolean {
+  switch (g.kind) {
+    case 'bool':
+      return typeof v === 'boolean' || (v === null && g.nullable);
+    case 'int':
+      return typeof v === 'bigint' || (v === null && g.nullable);
+    case 'double':
+      return typeof v === 'number' || (v === null && g.nullable);
+    case 'string':
+      return typeof v === 'string' || (v === null && g.nullable);
+    case 'null_type':
+      return v === null;
+  }
+  if (v === null) return g.nullable;
+  switch (g.kind) {
+    case 'uint':
+      return v instanceof Uint;
+    case 'bytes':
+      return v instanceof Uint8Array;
+    case 'list':
+      return Array.isArray(v);
+    case 'map':
+      return v instanceof MapValue;
+    case 'timestamp':
+      return v instanceof Timestamp;
+    case 'duration':
+      return v instanceof Duration;
+    case 'type':
+      return v instanceof TypeValue;
+    case 'opaque':
+      return g.name === 'optional_type'
+        ? v instanceof OptionalValue
+        : v instanceof ObjectValue && v.typeName === g.name;
+    case 'struct':
+      return v instanceof ObjectValue && v.typeName === g.name;
+    default:
+      return false;
+  }
 }
 
 interface Bound {
   readonly id: string;
-  readonly guards: readonly ((v: Value) => boolean)[];
+  readonly guards: readonly (Guard | undefined)[];
   readonly impl: Impl;
 }
 
 /** Whether the arguments have the overload's parameter kinds. */
 function accepts(b: Bound, args: readonly Value[]): boolean {
-  for (let i = 0; i < args.length; i++) if (!b.guards[i]!(args[i]!)) return false;
+  for (let i = 0; i < args.length; i++) {
+    const g = b.guards[i];
+    if (g !== undefined && !fits(g, args[i]!)) return false;
+  }
   return true;
 }
 
@@ -301,23 +317,47 @@ function traversalOfShorter(x: Val, y: Val): number {
   return Math.ceil(Math.min(actualSize(x), actualSize(y)) * TRAVERSAL);
 }
 
-/** cel-go's default cost of a call to an overload, chosen when the call is planned. */
-function defaultPrice(id: string): (args: readonly Val[]) => number {
-  if (LINEAR_IN_FIRST.has(id)) return (a) => Math.ceil(actualSize(a[0]!) * TRAVERSAL);
-  if (MIN_OF_BOTH.has(id)) return (a) => traversalOfShorter(a[0]!, a[1]!);
+/** traversalOfShorter against a constant of size `ySize`. */
+function traversalOfShorterThan(x: Val, ySize: number): number {
+  if (typeof x === 'string') {
+    // As above: exact whenever the smaller bound is at most 10.
+    const m = Math.min(x.length, ySize);
+    if (m <= 10) return m === 0 ? 0 : 1;
+  }
+  return Math.ceil(Math.min(actualSize(x), ySize) * TRAVERSAL);
+}
+
+/** A call's cost, chosen when it is planned: a fixed figure, or one from its arguments and result. */
+type Price = number | ((args: readonly Val[], result: Val) => number);
+
+/**
+ * cel-go's default cost of a call to an overload, chosen when the call is planned; `sizes` has
+ * the size of each argument that is a constant (-1 for the others), which is then not counted
+ * again at every call (a string's size is its code points: a scan).
+ */
+function defaultPrice(id: string, sizes: readonly number[]): number | ((args: readonly Val[]) => number) {
+  const size = (a: readonly Val[], i: number): number => {
+    const known = sizes[i] ?? -1;
+    return known >= 0 ? known : actualSize(a[i]!);
+  };
+  if (LINEAR_IN_FIRST.has(id)) return (a) => Math.ceil(size(a, 0) * TRAVERSAL);
+  if (MIN_OF_BOTH.has(id)) {
+    const y = sizes[1] ?? -1;
+    return y >= 0 ? (a) => traversalOfShorterThan(a[0]!, y) : (a) => traversalOfShorter(a[0]!, a[1]!);
+  }
   switch (id) {
     case 'in_list':
-      return (a) => actualSize(a[1]!);
+      return (a) => size(a, 1);
     case 'add_string':
     case 'add_bytes':
-      return (a) => Math.ceil((actualSize(a[0]!) + actualSize(a[1]!)) * TRAVERSAL);
+      return (a) => Math.ceil((size(a, 0) + size(a, 1)) * TRAVERSAL);
     case 'matches':
     case 'matches_string':
-      return (a) => Math.ceil((1 + actualSize(a[0]!)) * TRAVERSAL) * Math.ceil(actualSize(a[1]!) * REGEX_LENGTH);
+      return (a) => Math.ceil((1 + size(a, 0)) * TRAVERSAL) * Math.ceil(size(a, 1) * REGEX_LENGTH);
     case 'contains_string':
-      return (a) => Math.ceil(actualSize(a[0]!) * TRAVERSAL) * Math.ceil(actualSize(a[1]!) * TRAVERSAL);
+      return (a) => Math.ceil(size(a, 0) * TRAVERSAL) * Math.ceil(size(a, 1) * TRAVERSAL);
     default:
-      return () => 1;
+      return 1;
   }
 }
 
@@ -412,6 +452,9 @@ function setKey(v: Value): string | undefined | null {
   }
 }
 
+/** What Planner.constantOf gives for a node that is not a constant (a constant's value may be null). */
+const NOT_CONSTANT: unique symbol = Symbol('not constant');
+
 const NO_VARS: Activation = { resolve: () => undefined };
 
 /** cel-go's CompileRegexConstants: a constant string pattern is compiled when the program is planned. */
@@ -462,12 +505,40 @@ function isAttribute(e: Expr): boolean {
 
 const noSuchKey = (k: Value): CelError => new CelError(`no such key: ${k instanceof Uint ? k.value : String(k)}`);
 
+/** `has(v.field)`. */
+function presence(v: Val, field: string): Val {
+  if (v instanceof MapValue) return v.has(field);
+  if (v instanceof CelError) return v;
+  if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.has(field) : false;
+  // cel-go's refQualify, without EnableErrorOnBadPresenceTest (kube's): a list refuses a field as
+  // an index, anything else has no fields.
+  return Array.isArray(v) ? new CelError("unsupported index type 'string' in list") : false;
+}
+
+/**
+ * A variable as planned: a comprehension variable (`up` frames out, in `slot`: the first or
+ * second iteration variable, or the accumulator) or, with `up` -1, the activation's `name`.
+ */
+interface Variable {
+  readonly up: number;
+  readonly slot: number;
+  readonly name: string;
+  /** The name is a type's (`int`, kube's `net.IP`): the type value when the activation has no such variable. */
+  readonly isType: boolean;
+}
+
+function readVariable(c: Ctx, x: Variable): Val {
+  if (x.up >= 0) {
+    const f = c.frames[c.frames.length - 1 - x.up]!;
+    return x.slot === 0 ? f.v1 : x.slot === 1 ? f.v2 : f.accu;
+  }
+  const v = c.vars.resolve(x.name);
+  if (v !== undefined) return v;
+  return x.isType ? TypeValue.of(x.name) : new CelError(`no such attribute(s): ${x.name}`);
+}
+
 /** `v.field`, `v[key]`; on an optional, the optional of the result (none when absent), as cel-go's optional qualifiers. */
 function qualify(v: Value, key: Value, optional: boolean): Val {
-  if (v instanceof OptionalValue) {
-    if (!v.hasValue()) return v;
-    return qualify(v.value, key, true);
-  }
   if (v instanceof MapValue) {
     const found = v.lookup(key);
     if (found instanceof CelError) return found;
@@ -488,6 +559,10 @@ function qualify(v: Value, key: Value, optional: boolean): Val {
     return optional
       ? OptionalValue.NONE
       : new CelError(`index out of bounds: ${key instanceof Uint ? key.value : key}`);
+  }
+  if (v instanceof OptionalValue) {
+    if (!v.hasValue()) return v;
+    return qualify(v.value, key, true);
   }
   // cel-go's refQualify: a value with no fields or elements has no such key.
   return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();
@@ -544,6 +619,11 @@ class Planner {
     return f;
   }
 
+  /** A planned node's value when it is a constant, else NOT_CONSTANT. */
+  private constantOf(f: Interp): Val | typeof NOT_CONSTANT {
+    return this.constants.has(f) ? this.constants.get(f)! : NOT_CONSTANT;
+  }
+
   /** Whether a literal of these parts is computed when planned: `optimize` is on and every part is constant. */
   private foldable(parts: readonly Interp[]): boolean {
     return this.options.optimize === true && parts.every((p) => this.constants.has(p));
@@ -578,8 +658,11 @@ class Planner {
         if (v.value <= INT64_MAX) keys.add(`i${v.value}`);
       }
     }
+    // Strings, the usual members, are looked up as they are: no key to build.
+    const strings = new Set((list as readonly Value[]).filter((v) => typeof v === 'string'));
     return (c) => {
       const v = x(c);
+      if (typeof v === 'string') return strings.has(v);
       if (v instanceof CelError) return v;
       const k = setKey(v);
       return k !== undefined && k !== null && keys.has(k);
@@ -600,25 +683,20 @@ class Planner {
 
   private planIdent(id: number, rawName: string, o: PlanOpts): Interp {
     const cost = o.freeRoot ? 0 : 1;
-    const local = this.lookupLocal(rawName);
-    if (local !== undefined) {
-      const { up, slot } = local;
-      const frame = (c: Ctx): Frame => {
-        c.charge(cost);
-        return c.frames[c.frames.length - 1 - up]!;
-      };
-      if (slot === 0) return (c) => frame(c).v1;
-      if (slot === 1) return (c) => frame(c).v2;
-      return (c) => frame(c).accu;
-    }
-    const name = this.refs?.get(id)?.name || rawName;
-    const isType = TYPE_IDENTIFIERS.has(name) || this.library.typeNames.has(name);
+    const x = this.variable(id, rawName);
     return (c) => {
       c.charge(cost);
-      const v = c.vars.resolve(name);
-      if (v !== undefined) return v;
-      return isType ? TypeValue.of(name) : new CelError(`no such attribute(s): ${name}`);
+      return readVariable(c, x);
     };
+  }
+
+  /** What an identifier names: a comprehension variable in scope, or a variable of the activation. */
+  private variable(id: number, rawName: string): Variable {
+    const local = this.lookupLocal(rawName);
+    if (local !== undefined) return { up: local.up, slot: local.slot, name: rawName, isType: false };
+    const name = this.refs?.get(id)?.name || rawName;
+    const isType = TYPE_IDENTIFIERS.has(name) || this.library.typeNames.has(name);
+    return { up: -1, slot: 0, name, isType };
   }
 
   /** `a.b.c` as a name when it is only identifiers and selections (not comprehension variables). */
@@ -643,18 +721,33 @@ class Planner {
     // Unchecked, `a.b.c` may be a variable of that dotted name (cel-go tries the longest first).
     const qname = this.checked || e.testOnly ? undefined : this.qualifiedName(e);
     const field = e.field;
-    const { op, extra } = this.qualifierOperand(e.operand, o);
+    // On an identifier (`self.f`, `has(self.f)`, a loop variable's field), one closure reads both.
+    const operand = e.operand;
+    const x = operand.kind === 'ident' && qname === undefined ? this.variable(operand.id, operand.name) : undefined;
+    const identCost = o.freeRoot ? 0 : 1;
+    const hasCost = (this.options.presenceTestHasCost ?? true) ? 1 : 0;
+    // An identifier is an attribute: its qualifier adds nothing for wrapping it.
+    if (x !== undefined && e.testOnly)
+      return (c) => {
+        c.charge(identCost);
+        const v = readVariable(c, x);
+        c.charge(hasCost);
+        return presence(v, field);
+      };
+    if (x !== undefined)
+      return (c) => {
+        c.charge(identCost);
+        const v = readVariable(c, x);
+        c.charge(1);
+        return v instanceof CelError ? v : qualify(v, field, false);
+      };
+    const { op, extra } = this.qualifierOperand(operand, o);
     if (e.testOnly) {
-      const cost = ((this.options.presenceTestHasCost ?? true) ? 1 : 0) + extra;
+      const cost = hasCost + extra;
       return (c) => {
         const v = op(c);
         c.charge(cost);
-        if (v instanceof CelError) return v;
-        if (v instanceof MapValue) return v.has(field);
-        if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.has(field) : false;
-        // cel-go's refQualify, without EnableErrorOnBadPresenceTest (kube's): a list refuses a
-        // field as an index, anything else has no fields.
-        return Array.isArray(v) ? new CelError("unsupported index type 'string' in list") : false;
+        return presence(v, field);
       };
     }
     const cost = 1 + extra;
@@ -812,25 +905,70 @@ class Planner {
     return this.call(fn, candidates, args);
   }
 
-  /** A call to the first of `candidates` its arguments fit. */
+  /**
+   * A call to the first of `candidates` its arguments fit. The arguments are evaluated left to
+   * right and the first error is the result. One candidate, of one or two arguments (nearly every
+   * call), has its own closure that evaluates them in place: each call between closures costs
+   * (V8 cannot inline what a planned node calls), and a constant argument is read, not called.
+   */
   private call(fn: string, candidates: readonly Bound[], args: readonly Interp[]): Interp {
     const n = args.length;
-    const prices = candidates.map((b) => this.price(fn, b.id, n));
-    const gather = gatherer(args);
+    const sizes = args.map((a) => {
+      const k = this.constantOf(a);
+      return k === NOT_CONSTANT ? -1 : actualSize(k);
+    });
+    const prices = candidates.map((b) => this.price(fn, b.id, n, sizes));
     if (candidates.length === 1) {
       const b = candidates[0]!;
       const price = prices[0]!;
       // A parameter of any kind (dyn, a type parameter) needs no check at run time.
-      const guarded = b.guards.some((g) => g !== ANY);
+      const guarded = b.guards.some((g) => g !== undefined);
       const impl: Impl = GROWS_IN_PLACE.has(b.id) ? (vals, c) => this.invoke(b, vals as Value[], c as Ctx) : b.impl;
+      const apply = (vals: Value[], c: Ctx): Val => (guarded && !accepts(b, vals) ? noSuchOverload() : impl(vals, c));
+      if (n === 1) {
+        const a = args[0]!;
+        return (c) => {
+          const x = a(c);
+          const vals = [x];
+          const result =
+            x instanceof CelError
+              ? x
+              : guarded && !accepts(b, vals as Value[])
+                ? noSuchOverload()
+                : impl(vals as Value[], c);
+          c.charge(typeof price === 'number' ? price : price(vals, result));
+          return result;
+        };
+      }
+      if (n === 2) {
+        const [a0, a1] = args as [Interp, Interp];
+        const k0 = this.constantOf(a0);
+        const k1 = this.constantOf(a1);
+        return (c) => {
+          const x = k0 === NOT_CONSTANT ? a0(c) : k0;
+          const y = k1 === NOT_CONSTANT ? a1(c) : k1;
+          const vals = [x, y];
+          const result =
+            x instanceof CelError
+              ? x
+              : y instanceof CelError
+                ? y
+                : guarded && !accepts(b, vals as Value[])
+                  ? noSuchOverload()
+                  : impl(vals as Value[], c);
+          c.charge(typeof price === 'number' ? price : price(vals, result));
+          return result;
+        };
+      }
+      const gather = gatherer(args);
       return (c) => {
         const vals = gather(c);
-        const err = firstError(vals);
-        const result = err ?? (guarded && !accepts(b, vals as Value[]) ? noSuchOverload() : impl(vals as Value[], c));
-        c.charge(price(vals, result));
+        const result = firstError(vals) ?? apply(vals as Value[], c);
+        c.charge(typeof price === 'number' ? price : price(vals, result));
         return result;
       };
     }
+    const gather = gatherer(args);
     return (c) => {
       const vals = gather(c);
       const err = firstError(vals);
@@ -843,22 +981,24 @@ class Planner {
         result = chosen < 0 ? noSuchOverload() : this.invoke(candidates[chosen]!, vals as Value[], c);
         chosen = Math.max(chosen, 0);
       }
-      c.charge(prices[chosen]!(vals, result));
+      const price = prices[chosen]!;
+      c.charge(typeof price === 'number' ? price : price(vals, result));
       return result;
     };
   }
 
   /** A call's price: the library's (options.callCost) where it gives one, else cel-go's default. */
-  private price(fn: string, id: string, argCount: number): (args: readonly Val[], result: Val) => number {
-    const dflt = defaultPrice(id);
+  private price(fn: string, id: string, argCount: number, sizes: readonly number[]): Price {
+    const dflt = defaultPrice(id, sizes);
     const lib = this.options.callCost?.(fn, id, argCount);
     if (lib === undefined) return dflt;
+    if (typeof dflt === 'number') return (args, result) => lib(args, result) ?? dflt;
     return (args, result) => lib(args, result) ?? dflt(args);
   }
 
   /** Calls an overload; a loop's own accumulator grows in place (cel-go's mutable list and map) rather than being copied. */
   private invoke(b: Bound, args: Value[], c: Ctx): Val {
-    if (c.growable !== undefined && GROWS_IN_PLACE.has(b.id) && c.growable.has(args[0]!)) {
+    if (GROWS_IN_PLACE.has(b.id) && c.frames.some((f) => f.owned === args[0])) {
       if (b.id === 'add_list') {
         (args[0] as Value[]).push(...(args[1] as readonly Value[]));
         return args[0]!;
@@ -950,11 +1090,8 @@ class Planner {
       let accu = init(c);
       // An empty list or map the loop starts from is its own: growing it in place keeps map() and filter() linear.
       const owned = (Array.isArray(accu) && accu.length === 0) || (accu instanceof MapValue && accu.size === 0);
-      if (owned) {
-        accu = Array.isArray(accu) ? [] : new MapValue();
-        (c.growable ??= new Set()).add(accu);
-      }
-      const frame: Frame = { v1: null, v2: null, accu };
+      if (owned) accu = Array.isArray(accu) ? [] : new MapValue();
+      const frame: Frame = { v1: null, v2: null, accu, owned: owned ? (accu as Value) : undefined };
       c.frames.push(frame);
       try {
         // Lists by index, maps by key (and value), without copying the range.
@@ -985,7 +1122,6 @@ class Planner {
         return result(c);
       } finally {
         c.frames.pop();
-        if (owned) c.growable!.delete(accu as Value);
       }
     };
   }

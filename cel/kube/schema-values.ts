@@ -106,14 +106,73 @@ function stringValue(v: string, format: string | undefined): Value {
 }
 
 function objectValue(v: JsonObject, schema: CelSchema): Value {
+  let fields = fieldsBySchema.get(schema);
+  if (fields === undefined) fieldsBySchema.set(schema, (fields = fieldsOf(schema)));
+  return new SchemaObject(v, fields);
+}
+
+/** How a schema's objects find their fields: made once per schema, as every write converts its objects. */
+const fieldsBySchema = new WeakMap<CelSchema, Fields>();
+
+function fieldsOf(schema: CelSchema): Fields {
   const s = schema['x-kubernetes-embedded-resource'] === true ? withTypeAndObjectMeta(schema) : schema;
-  if (s.properties !== undefined || s['x-kubernetes-embedded-resource'] === true) {
-    const props = s.properties ?? {};
-    return new SchemaObject(v, (k) => (Object.hasOwn(props, k) ? props[k] : undefined), true);
-  }
+  if (s.properties !== undefined || s['x-kubernetes-embedded-resource'] === true)
+    return new ObjectFields(s.properties ?? {});
   const ap = additionalPropertiesOf(s);
   // An object with neither (preserve-unknown-fields, or nothing declared) shows no field.
-  return new SchemaObject(v, ap === undefined ? () => undefined : () => ap, false);
+  return new MapFields(ap);
+}
+
+/** A JSON property and its schema. */
+interface Field {
+  readonly prop: string;
+  readonly schema: CelSchema;
+}
+
+/** The fields of an object (by escaped name, `isObject`) or the entries of an additionalProperties map (keys as they are). */
+interface Fields {
+  readonly isObject: boolean;
+  /** The property a CEL name reads, where the schema describes it. */
+  field(key: string): Field | undefined;
+  /** A JSON property's schema, where the schema describes it. */
+  schemaOf(prop: string): CelSchema | undefined;
+}
+
+class ObjectFields implements Fields {
+  readonly isObject = true;
+  /** The described properties by CEL name, found once each (unescaping is a scan). */
+  private readonly byName = new Map<string, Field>();
+
+  constructor(private readonly props: { readonly [name: string]: CelSchema }) {}
+
+  field(key: string): Field | undefined {
+    const known = this.byName.get(key);
+    if (known !== undefined) return known;
+    const prop = unescapeFieldName(key);
+    const schema = prop === undefined ? undefined : this.schemaOf(prop);
+    if (prop === undefined || schema === undefined) return undefined;
+    // Only described properties are kept, so the table is bounded by the schema.
+    const f = { prop, schema };
+    this.byName.set(key, f);
+    return f;
+  }
+
+  schemaOf(prop: string): CelSchema | undefined {
+    return Object.hasOwn(this.props, prop) ? this.props[prop] : undefined;
+  }
+}
+
+class MapFields implements Fields {
+  readonly isObject = false;
+  constructor(private readonly values: CelSchema | undefined) {}
+
+  field(key: string): Field | undefined {
+    return this.values === undefined ? undefined : { prop: key, schema: this.values };
+  }
+
+  schemaOf(): CelSchema | undefined {
+    return this.values;
+  }
 }
 
 function listValue(v: readonly JsonValue[], s: CelSchema): Value {
@@ -130,34 +189,41 @@ function listValue(v: readonly JsonValue[], s: CelSchema): Value {
  * kube's does, null and undescribed fields included.
  */
 class SchemaObject extends MapValue implements OwnEquals {
-  private readonly cache = new Map<string, Value | typeof ABSENT>();
+  /** Made by the first read: many objects of a list are never read. */
+  private cache: Map<string, Value | typeof ABSENT> | undefined;
 
   constructor(
     readonly raw: JsonObject,
-    private readonly propSchema: (key: string) => CelSchema | undefined,
-    private readonly isObject: boolean,
+    private readonly fields: Fields,
   ) {
     super();
+  }
+
+  private get isObject(): boolean {
+    return this.fields.isObject;
+  }
+
+  private propSchema(prop: string): CelSchema | undefined {
+    return this.fields.schemaOf(prop);
   }
 
   /** A key's value (by its CEL name), converted on first read and kept; absence too, which rules test again and again. */
   private find(key: Value): Value | undefined {
     if (typeof key !== 'string') return undefined;
-    const cached = this.cache.get(key);
+    const cached = this.cache?.get(key);
     if (cached !== undefined) return cached === ABSENT ? undefined : (cached as Value);
     const out = this.convert(key);
-    this.cache.set(key, out === undefined ? ABSENT : out);
+    (this.cache ??= new Map()).set(key, out === undefined ? ABSENT : out);
     return out;
   }
 
   private convert(key: string): Value | undefined {
-    const k = this.isObject ? unescapeFieldName(key) : key;
-    if (k === undefined || !Object.hasOwn(this.raw, k)) return undefined;
-    const v = this.raw[k]!;
-    const ps = this.propSchema(k);
+    const f = this.fields.field(key);
+    if (f === undefined || !Object.hasOwn(this.raw, f.prop)) return undefined;
+    const v = this.raw[f.prop]!;
     // An object's null field is an absent one (a map's null value is a value).
-    if (ps === undefined || (this.isObject && v === null)) return undefined;
-    return toValue(v, ps);
+    if (this.isObject && v === null) return undefined;
+    return toValue(v, f.schema);
   }
 
   override get size(): number {

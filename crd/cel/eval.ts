@@ -165,9 +165,10 @@ class Run {
     if (value === null || value === undefined) return true;
     if (n.rules.length > 0 && !this.rules(n, path, value, old, ratchet)) return false;
     if (isJsonObject(value)) {
-      for (const [k, v] of Object.entries(value)) {
+      for (const k of Object.keys(value)) {
         const sub = n.additional ?? n.props.get(k);
         if (sub === undefined) continue;
+        const v = value[k];
         const at = n.additional !== undefined ? key(path, k) : child(path, k);
         if (!this.node(sub, at, v, old?.key(k) ?? null, ratchetKey(ratchet, k))) return false;
       }
@@ -196,7 +197,8 @@ class Run {
     const plain = new RuleActivation(self, oldSelf);
     let optional: RuleActivation | undefined;
     for (const r of n.rules) {
-      const optionalOldSelf = r.rule.optionalOldSelf === true;
+      // A rule that does not read oldSelf runs alike in either activation.
+      const optionalOldSelf = r.usesOldSelf && r.rule.optionalOldSelf === true;
       // Transition rules run only on an update with an old value, unless optionalOldSelf.
       if (r.usesOldSelf && oldSelf === undefined && !optionalOldSelf) continue;
       const act = optionalOldSelf
