@@ -250,10 +250,6 @@ export class HttpsFrontend {
   private readonly maxInflight: MaxInflight;
   private readonly saturation: LoopSaturation;
   private readonly sockets = new Set<Socket>();
-  /** Requests each connection has open (answers not finished): see feedParserFromStreamIfPausing. */
-  private readonly answering = new WeakMap<Socket, number>();
-  /** Connections switched to stream events (node's own 'data' listener is on every one, so it cannot tell). */
-  private readonly streamFed = new WeakSet<Socket>();
   /**
    * A client that goes away mid-request makes its request and response emit errors: they are its,
    * not ours. One listener each for every request (`this` is the stream), not a closure per request.
@@ -290,6 +286,13 @@ export class HttpsFrontend {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
+    // Node's HTTP parser reads a TLS socket straight from its native stream, and pauses itself
+    // when a request arrives while answers are still queued (an answer over the socket's 16 KiB
+    // buffer, or pipelined requests). The TLS layer still hands it the rest of what it has already
+    // decrypted, which a paused parser refuses (HPE_PAUSED): a 400 or a reset for a request that
+    // was fine. A 'data' listener makes node feed the parser from the socket's stream events
+    // instead, which honour the pause; the listener itself has nothing to do.
+    this.server.on('secureConnection', (socket: TLSSocket) => socket.on('data', () => {}));
     this.server.on('tlsClientError', (err) => deps.logger.debug('TLS handshake error', { err: err.message }));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
@@ -392,33 +395,11 @@ export class HttpsFrontend {
     });
   }
 
-  /**
-   * Node's HTTP parser reads a TLS socket straight from its native stream, and pauses itself when
-   * a request arrives while answers are still queued (the socket's buffer over its 16 KiB mark, or
-   * an earlier answer on the connection unfinished: pipelining). The TLS layer still hands it the
-   * rest of what it has already decrypted, which a paused parser refuses (HPE_PAUSED): a 400 or a
-   * reset for a request that was fine. A 'data' listener makes node feed the parser from the
-   * socket's stream events instead, which honour the pause, but cost every request on the
-   * connection (a tenth of a small GET's CPU). So a connection switches when node may pause it:
-   * node decides just before it emits the request, and pauses the parser only after, so this runs
-   * first.
-   */
-  private feedParserFromStreamIfPausing(socket: Socket): void {
-    const answering = this.answering.get(socket) ?? 0;
-    this.answering.set(socket, answering + 1);
-    if ((answering > 0 || socket.writableNeedDrain) && !this.streamFed.has(socket)) {
-      this.streamFed.add(socket);
-      socket.on('data', () => {});
-    }
-  }
-
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Read now: once the connection is gone, req.socket is null.
-    const socket = req.socket;
-    const srcIP = socket.remoteAddress;
-    this.feedParserFromStreamIfPausing(socket);
+    const srcIP = req.socket.remoteAddress;
     const { path, query, info } = parseRequest(method, url);
     const ctx: RequestContext = {};
     const tracked = this.track(req, method, query, info, ctx);
@@ -439,7 +420,6 @@ export class HttpsFrontend {
     res.once('close', () => {
       ctx.closed = true;
       clearTimeout(timer);
-      this.answering.set(socket, this.answering.get(socket)! - 1);
       ctx.release?.();
       this.inflight.delete(res);
       this.metrics.finished(tracked, res.statusCode, res.headersSent);
