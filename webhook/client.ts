@@ -336,13 +336,22 @@ export function postWebhook(
     let socket: TLSSocket | undefined;
     let settled = false;
     let readingBody = false;
+    // Whether the request is all written (its 'finish'); and what waits for that.
+    let written = false;
+    let whenWritten: (() => void) | undefined;
     let dialed = { host: '', port: 0 };
     const finish = (err: string | undefined, result?: HttpResult, keep?: string): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (err === undefined && keep && socket) keepIdle(keep, socket);
-      else socket?.destroy();
+      if (err === undefined && keep && socket) {
+        // An answer can end before the request is all written (a webhook that answers before it
+        // reads). The connection is kept only after: node's end of that request then takes its
+        // listeners off the connection, which would take those of a call already using it.
+        const kept = socket;
+        if (written) keepIdle(keep, kept);
+        else whenWritten = () => process.nextTick(() => keepIdle(keep, kept));
+      } else socket?.destroy();
       if (err === undefined) resolve(result!);
       else reject(new WebhookCallError(err));
     };
@@ -372,8 +381,11 @@ export function postWebhook(
       });
       // Go retries a request on a kept connection only if none of it was written: a review the
       // webhook may have received is not sent twice.
-      let written = false;
-      req.on('finish', () => (written = true));
+      written = false;
+      req.on('finish', () => {
+        written = true;
+        whenWritten?.();
+      });
       req.on('error', (err) => {
         if (reused && !written && !readingBody && !settled) {
           tlsSocket.destroy();

@@ -179,6 +179,22 @@ describe('postWebhook', () => {
     expect(connections).toBe(2);
   });
 
+  it('keeps a connection for the next call only once its request is all written, answered early or not', async () => {
+    // The webhook answers before it has read the review (node's server reads the rest after): the
+    // answer ends while the review is still being written. A call that took the connection then
+    // would share it with the first one's request, whose end later took the second's listeners.
+    let calls = 0;
+    const port = await serve((_req, res) => {
+      calls++;
+      res.end('{}');
+    });
+    const ep = endpoint({ url: `https://127.0.0.1:${port}/x`, caBundle });
+    const big = JSON.stringify({ pad: 'x'.repeat(8 << 20) });
+    expect((await postWebhook(ep, big, 5000, 1024)).status).toBe(200);
+    expect((await postWebhook(ep, '{}', 5000, 1024)).status).toBe(200);
+    expect(calls).toBe(2);
+  });
+
   it('does not follow a redirect', async () => {
     let followed = 0;
     const target = await serve((_req, res) => {
