@@ -25,6 +25,8 @@ export function negotiateOutput(ctx: Omit<RequestCtx, 'output'>): Negotiated {
   return negotiateResourceOutput(ctx.req.headers.accept, protobuf);
 }
 
+const STATUS_VERBS = new Set(['get', 'update', 'patch']);
+
 export async function serveResource(request: Omit<Ctx, 'output'>): Promise<void> {
   // The request's scope and subresource were matched by endpoints/routes.ts.
   const { info, desc } = request;
@@ -35,6 +37,8 @@ export async function serveResource(request: Omit<Ctx, 'output'>): Promise<void>
     throw desc.serving.unsupported === 'route' ? methodNotSupported() : badRequest('name must be provided');
   const ctx: Ctx = { ...request, output: negotiateOutput(request) };
   if (info.subresource === 'scale' && ctx.desc.scale) return serveScale(ctx, ctx.desc.scale);
+  // As kube's serveStatus (and go-restful's status routes): get, update and patch, nothing else.
+  if (info.subresource === 'status' && !STATUS_VERBS.has(info.verb)) throw verbNotSupported(ctx);
   // The /watch/ path names the verb; it is served to GET only (DELETE .../watch/... deletes nothing).
   if (info.verb === 'watch' && ctx.req.method !== 'GET') throw verbNotSupported(ctx);
   switch (info.verb) {

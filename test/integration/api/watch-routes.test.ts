@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { type ApiResponse, apiClient } from '../../helpers/api-client.js';
-import { failureStatus } from '../../helpers/crds.js';
+import { failureStatus, installCrd, simpleCrd } from '../../helpers/crds.js';
 
 const NO_ROUTE = failureStatus(404, 'NotFound', 'the server could not find the requested resource', {});
 const NO_METHOD = failureStatus(
@@ -90,5 +90,37 @@ describe('a kind that watches', () => {
       '/api/v1/watch/configmaps/x',
     ])
       expect(answer(await call('GET', path)), path).toEqual([404, NO_ROUTE]);
+  });
+});
+
+describe('a custom resource with status and scale subresources', () => {
+  // kube's CRD handler, not go-restful, serves these paths: its serveStatus and serveScale take get,
+  // update and patch alone, and answer any other verb with MethodNotSupported.
+  it('answers a /watch/ path on either subresource 405, naming the verb', async () => {
+    const crd = simpleCrd('watch-routes.example.com', 'gauges', {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+    });
+    const version = crd.spec.versions[0]!;
+    Object.assign(version, {
+      subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' } },
+    });
+    await installCrd(call, crd);
+    const base = '/apis/watch-routes.example.com/v1/watch/namespaces/default/gauges/g';
+    for (const sub of ['status', 'scale']) {
+      const r = await call('GET', `${base}/${sub}?timeoutSeconds=1`);
+      expect(answer(r), sub).toEqual([
+        405,
+        failureStatus(
+          405,
+          'MethodNotAllowed',
+          'watch is not supported on resources of kind "gauges.watch-routes.example.com"',
+          {
+            group: 'watch-routes.example.com',
+            kind: 'gauges',
+          },
+        ),
+      ]);
+    }
   });
 });
