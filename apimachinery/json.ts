@@ -7,6 +7,7 @@
 // (the shortest unsafe integer) to JSON.parse, and stringifyJSON only takes its own, slower path
 // when JSON.stringify meets a bigint or a document nested too deep for its recursion. Neither
 // limits depth: what was accepted once (a patch can nest past the decoder's 10,000) reads back.
+import { compareGoStrings } from './go-sort.js';
 import { parseJsonExact } from './json-parse.js';
 import { isJsonObject } from './object.js';
 
@@ -51,7 +52,8 @@ export function stringifySortedJSON(value: unknown): string {
 function inKeyOrder(o: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(o);
   for (let i = 1; i < keys.length; i++)
-    if (keys[i - 1]! > keys[i]!) return Object.fromEntries(keys.sort().map((k) => [k, o[k]]));
+    if (compareGoStrings(keys[i - 1]!, keys[i]!) > 0)
+      return Object.fromEntries(keys.sort(compareGoStrings).map((k) => [k, o[k]]));
   return o;
 }
 
@@ -104,7 +106,7 @@ function stringifyIteratively(root: unknown, sortKeys = false): string | undefin
     }
     const o = v as Record<string, unknown>;
     const keys = Object.keys(o).filter((k) => !unwritable(o[k]));
-    if (sortKeys) keys.sort();
+    if (sortKeys) keys.sort(compareGoStrings);
     todo.push(new Raw('}'));
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
@@ -135,7 +137,7 @@ export function deeperThan(value: unknown, maxDepth: number): '{' | '[' | undefi
       const o = v as Record<string, unknown>;
       const keys = Object.keys(o)
         .filter((k) => isContainer(o[k]))
-        .sort();
+        .sort(compareGoStrings);
       for (let i = keys.length - 1; i >= 0; i--) stack.push([o[keys[i]!], depth + 1]);
     }
   }

@@ -8,7 +8,8 @@
 import { applyConflict, badRequest } from '../errors.js';
 import { deeperThan } from '../json.js';
 import { gvkString, unstructuredGVK } from '../versions.js';
-import { type KubeObject, type JsonValue, cloneJson, isJsonObject } from '../object.js';
+import { type KubeObject, type JsonValue, isJsonObject } from '../object.js';
+import { goJSON } from '../go-json.js';
 import {
   type Conflict,
   Conflicts,
@@ -296,24 +297,15 @@ function capUpdateManagers(managed: Managed): void {
   }
 }
 
-/** buildLastApplied: the applied configuration without the annotation, as unstructured JSON encodes it (sorted keys, a newline). */
+/**
+ * buildLastApplied: the applied configuration without the annotation, as unstructured JSON encodes
+ * it (encoding/json: sorted keys, HTML-safe strings, a newline).
+ */
 function lastAppliedOf(config: KubeObject): string {
-  const copy = cloneJson(config);
-  if (copy.metadata.annotations) {
-    const { [LAST_APPLIED_ANNOTATION]: _dropped, ...rest } = copy.metadata.annotations;
-    copy.metadata.annotations = rest;
-  }
-  return `${JSON.stringify(sortKeys(copy))}\n`;
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (!isJsonObject(v)) return v;
-  return Object.fromEntries(
-    Object.keys(v)
-      .sort()
-      .map((k) => [k, sortKeys(v[k])]),
-  );
+  const annotations = config.metadata.annotations;
+  if (!annotations) return `${goJSON(config)}\n`;
+  const { [LAST_APPLIED_ANNOTATION]: _dropped, ...rest } = annotations;
+  return `${goJSON({ ...config, metadata: { ...config.metadata, annotations: rest } })}\n`;
 }
 
 function conflictError(conflicts: readonly Conflict[]): Error {

@@ -4,7 +4,7 @@
 import type { Authorizer } from '../authorization.js';
 import { goQuote } from '../quote.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../user.js';
-import { compareGoStrings } from '../selectors/labels.js';
+import { compareGoStrings } from '../go-sort.js';
 import { aggregateErrors } from '../errors.js';
 import { deepEqual } from '../equality.js';
 import { policyRulesFor, type RuleSource } from './authorizer.js';

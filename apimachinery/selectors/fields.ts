@@ -3,7 +3,7 @@
 // support is a 400 with the conversion function's text).
 import { badRequest } from '../errors.js';
 import { goQuote } from '../field-errors.js';
-import { compareGoStrings } from './labels.js';
+import { compareGoStrings } from '../go-sort.js';
 
 export interface FieldTerm {
   readonly field: string;

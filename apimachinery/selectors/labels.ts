@@ -5,6 +5,7 @@
 import { aggregateErrors, badRequest } from '../errors.js';
 import { type FieldError, formatFieldError, goQuote, index, invalid, key as keyPath } from '../field-errors.js';
 import { isQualifiedName, isValidLabelValue } from '../validation/names.js';
+import { compareGoStrings } from '../go-sort.js';
 
 /** kube's selection.Operator values. */
 type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -30,11 +31,6 @@ export interface MetaLabelSelector {
 }
 
 type Labels = Readonly<Record<string, string>>;
-
-/** Go's string ordering (bytes of UTF-8, i.e. code points), which sort.Strings uses. */
-export function compareGoStrings(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
 
 /**
  * strconv.ParseInt(s, 10, 64). The error is Go's NumError text minus the function name, so

@@ -1,6 +1,7 @@
 // Go's view of decoded JSON, for kube's error texts: the dynamic type of a value as reflect names
 // it, `==` on interface values, and fmt's %v / %s. Walks keep an explicit stack: an error may print
 // a document nested 10,000 deep.
+import { compareGoStrings } from '../go-sort.js';
 import type { JsonValue } from '../object.js';
 
 /** The dynamic Go type a JSON value decodes to (kube's decoder keeps integers as int64). */
@@ -114,7 +115,7 @@ export function goFormat(value: JsonValue | undefined, verb: 'v' | 's' = 'v'): s
     } else if (typeof v === 'object' && v !== null) {
       out.push('map[');
       stack.push({ text: ']' });
-      const keys = Object.keys(v).sort();
+      const keys = Object.keys(v).sort(compareGoStrings);
       for (let i = keys.length - 1; i >= 0; i--) {
         stack.push({ value: v[keys[i]!]! });
         stack.push({ text: `${keys[i]}:` });

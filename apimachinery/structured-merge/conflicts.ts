@@ -2,7 +2,7 @@
 // SMD's (merge/conflict.go) and kube's (managedfields/internal/conflict.go NewConflictError).
 import { FieldSet, pathString, type Path } from './fieldpath.js';
 import { goQuote } from '../quote.js';
-import { compareStrings } from './values.js';
+import { compareGoStrings } from '../go-sort.js';
 import { isJsonObject } from '../object.js';
 
 /** One field another manager owns, which the apply would change. */
@@ -34,7 +34,7 @@ export class Conflicts extends Error {
 /** Conflicts from each manager's conflicting fields (SMD's ConflictsFromManagers), sorted. */
 export function conflictsFromManagers(sets: ReadonlyMap<string, FieldSet>): Conflict[] {
   const out: Conflict[] = [];
-  for (const manager of [...sets.keys()].sort(compareStrings))
+  for (const manager of [...sets.keys()].sort(compareGoStrings))
     sets.get(manager)!.iterate((path) => out.push({ manager, path }));
   return out;
 }
@@ -47,7 +47,7 @@ function groupByManager(conflicts: readonly Conflict[]): Array<[string, Path[]]>
     if (paths) paths.push(c.path);
     else byManager.set(c.manager, [c.path]);
   }
-  return [...byManager.entries()].sort((a, b) => compareStrings(a[0], b[0]));
+  return [...byManager.entries()].sort((a, b) => compareGoStrings(a[0], b[0]));
 }
 
 /** SMD's Conflicts.Error: `conflict with "m": .a`, or grouped `conflicts with "m":\n- .a` lines. */

@@ -6,7 +6,9 @@
 // PathElement order, which is also the order FieldsV1 is written in.
 import type { TypeNode } from './schema.js';
 import { call, runTask, type Task } from './trampoline.js';
-import { compareStrings, compareValues, goJSON, goValueString, valuesEqual } from './values.js';
+import { compareGoStrings } from '../go-sort.js';
+import { goJSON } from '../go-json.js';
+import { compareValues, goValueString, valuesEqual } from './values.js';
 
 /** A [field name, value] pair of a list-map item's key. */
 export type KeyField = readonly [name: string, value: unknown];
@@ -39,7 +41,7 @@ function isKeyFieldIterable(x: Iterable<KeyField> | Readonly<Record<string, unkn
 
 export function sortKeyFields(fields: KeyField[]): KeyField[] {
   // Array.prototype.sort is stable, as SMD's sort.SliceStable.
-  return fields.sort((a, b) => compareStrings(a[0], b[0]));
+  return fields.sort((a, b) => compareGoStrings(a[0], b[0]));
 }
 
 export function valueElement(value: unknown): PathElement {
@@ -62,7 +64,7 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
   if (a.kind !== b.kind) return KIND_RANK[a.kind] < KIND_RANK[b.kind] ? -1 : 1;
   switch (a.kind) {
     case 'field':
-      return compareStrings(a.name, (b as typeof a).name);
+      return compareGoStrings(a.name, (b as typeof a).name);
     case 'key':
       return compareKeys(a.key, (b as typeof a).key);
     case 'value':
@@ -79,7 +81,7 @@ function compareKeys(a: readonly KeyField[], b: readonly KeyField[]): number {
     if (i >= a.length && i >= b.length) return 0;
     if (i >= a.length) return -1;
     if (i >= b.length) return 1;
-    const c = compareStrings(a[i]![0], b[i]![0]);
+    const c = compareGoStrings(a[i]![0], b[i]![0]);
     if (c !== 0) return c;
     const d = compareValues(a[i]![1], b[i]![1]);
     if (d !== 0) return d;

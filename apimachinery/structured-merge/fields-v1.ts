@@ -15,7 +15,7 @@ import {
   type PathElement,
 } from './fieldpath.js';
 import { PAUSE_EVERY, call, pause, runTask, type Task } from './trampoline.js';
-import { goJSON, goJSONString } from './values.js';
+import { goJSON, goJSONString } from '../go-json.js';
 import { isJsonObject } from '../object.js';
 
 /** A FieldsV1 value: every key maps to another FieldsV1 (the leaves are `{}`). */
@@ -37,9 +37,11 @@ export function serializePathElement(pe: PathElement): string {
     case 'field':
       return 'f:' + pe.name;
     case 'key':
-      return 'k:{' + pe.key.map(([name, v]) => goJSONString(name) + ':' + goJSON(v)).join(',') + '}';
+      return (
+        'k:{' + pe.key.map(([name, v]) => goJSONString(name, 'jsoniter') + ':' + goJSON(v, 'jsoniter')).join(',') + '}'
+      );
     case 'value':
-      return 'v:' + goJSON(pe.value);
+      return 'v:' + goJSON(pe.value, 'jsoniter');
     case 'index':
       return 'i:' + String(pe.index);
   }
@@ -117,7 +119,7 @@ function writeFieldsV1(v: FieldsV1): string {
 
 function* writeTask(v: FieldsV1): Task<string> {
   const parts: string[] = [];
-  for (const k of Object.keys(v)) parts.push(goJSONString(k) + ':' + (yield* call(writeTask(v[k]!))));
+  for (const k of Object.keys(v)) parts.push(goJSONString(k, 'jsoniter') + ':' + (yield* call(writeTask(v[k]!))));
   return '{' + parts.join(',') + '}';
 }
 

@@ -4,6 +4,7 @@
 // arrays and plain objects. A member whose value is `undefined` counts as absent, as it would once
 // serialised. SMD distinguishes integers from floats only when printing; a JS number that is an
 // integer is treated as an int64, any other number as a float64.
+import { compareGoStrings } from '../go-sort.js';
 import { goQuote } from '../quote.js';
 import { deepEqual } from '../equality.js';
 import { isJsonObject } from '../object.js';
@@ -47,28 +48,6 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
   return deepEqual(a, b);
 }
 
-/**
- * Go's strings.Compare: byte order of the UTF-8 encodings, which is code point order. JS's `<`
- * compares UTF-16 code units, which differs once surrogate pairs meet code units above U+E000.
- */
-export function compareStrings(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return codePointRank(x) < codePointRank(y) ? -1 : 1;
-  }
-  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
-}
-
-/** Shifts surrogates above the rest of the BMP so code units order as code points do. */
-function codePointRank(unit: number): number {
-  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
-  if (unit >= 0xe000) return unit - 0x800;
-  return unit;
-}
-
 /** Rank of a value's kind in SMD's ordering: numbers, strings, booleans, lists, maps, null. */
 function kindRank(v: unknown): number {
   switch (typeof v) {
@@ -99,7 +78,7 @@ export function compareValues(a: unknown, b: unknown): number {
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case 1:
-      return compareStrings(a as string, b as string);
+      return compareGoStrings(a as string, b as string);
     case 2:
       return a === b ? 0 : a === false ? -1 : 1;
     case 3: {
@@ -127,7 +106,7 @@ function compareMaps(a: JSONObject, b: JSONObject): number {
   if (la === 0 && lb === 0) return 0;
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])]
     .filter((k) => a[k] !== undefined || b[k] !== undefined)
-    .sort(compareStrings);
+    .sort(compareGoStrings);
   let i = 0;
   for (const k of keys) {
     let c: number;
@@ -160,7 +139,7 @@ export function goValueString(v: unknown): string {
   if (Array.isArray(v)) return '[' + v.map(goValueString).join(',') + ']';
   if (isJsonObject(v)) {
     return presentEntries(v)
-      .sort((x, y) => compareStrings(x[0], y[0]))
+      .sort((x, y) => compareGoStrings(x[0], y[0]))
       .map(([k, x]) => `${k}=${goValueString(x)}`)
       .join('');
   }
@@ -182,80 +161,4 @@ function goFloatV(f: number): string {
     return `${mantissa}e${sign}${digits}`;
   }
   return String(f);
-}
-
-/**
- * JSON text as SMD's serialiser (jsoniter, standard-library compatible) writes it: object keys
- * sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped, other control characters as `\u00XX`.
- */
-export function goJSON(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  switch (typeof v) {
-    case 'number':
-      // JS and Go agree on the shortest digits and on exponent form below 1e-6 and from 1e21.
-      return Number.isFinite(v) ? String(v) : 'null';
-    case 'bigint':
-      return v.toString();
-    case 'string':
-      return goJSONString(v);
-    case 'boolean':
-      return String(v);
-    default:
-      break;
-  }
-  if (Array.isArray(v)) return '[' + v.map((x) => goJSON(x)).join(',') + ']';
-  if (isJsonObject(v)) {
-    const entries = presentEntries(v).sort((x, y) => compareStrings(x[0], y[0]));
-    return '{' + entries.map(([k, x]) => goJSONString(k) + ':' + goJSON(x)).join(',') + '}';
-  }
-  return 'null';
-}
-
-/** A JSON string literal with Go's escaping (HTML-safe, line separators escaped). */
-export function goJSONString(s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        out += s[i]! + s[i + 1]!;
-        i++;
-        continue;
-      }
-    }
-    if (c >= 0xd800 && c <= 0xdfff) {
-      out += '\\ufffd';
-      continue;
-    }
-    switch (c) {
-      case 0x22:
-        out += '\\"';
-        continue;
-      case 0x5c:
-        out += '\\\\';
-        continue;
-      case 0x0a:
-        out += '\\n';
-        continue;
-      case 0x0d:
-        out += '\\r';
-        continue;
-      case 0x09:
-        out += '\\t';
-        continue;
-      case 0x3c:
-      case 0x3e:
-      case 0x26:
-      case 0x2028:
-      case 0x2029:
-        out += '\\u' + c.toString(16).padStart(4, '0');
-        continue;
-      default:
-        break;
-    }
-    if (c < 0x20) out += '\\u' + c.toString(16).padStart(4, '0');
-    else out += s[i]!;
-  }
-  return out + '"';
 }

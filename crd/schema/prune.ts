@@ -37,6 +37,7 @@ import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { child, index as indexPath, key as keyPath } from '../../apimachinery/field-errors.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { appendAll } from '../../apimachinery/append.js';
+import { compareGoStrings } from '../../apimachinery/go-sort.js';
 
 export interface PruneOptions {
   /** The object is a whole resource: apiVersion, kind and metadata are kept at the top. */
@@ -118,23 +119,6 @@ function childSchemas(s: JSONSchemaProps): JSONSchemaProps[] {
 export function propertySchema(s: JSONSchemaProps, k: string): JSONSchemaProps | undefined {
   const props = s.properties;
   return props !== undefined && Object.hasOwn(props, k) ? props[k] : undefined;
-}
-
-/** Go's sort.Strings order: by UTF-8 bytes, i.e. by code point (not by UTF-16 unit). */
-export function compareGoStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca !== cb) return codePointRank(ca) - codePointRank(cb);
-  }
-  return a.length - b.length;
-}
-function codePointRank(u: number): number {
-  // Surrogates stand for code points above U+FFFF: move them after U+E000..U+FFFF.
-  if (u < 0xd800) return u;
-  if (u <= 0xdfff) return u + 0x2000;
-  return u - 0x800;
 }
 
 interface Frame {

@@ -9,6 +9,7 @@
 // by number. A JSON field with no protobuf field cannot occur in a valid built-in object, so it is an
 // error (UnencodableError), never dropped silently.
 import type { Field, Type } from 'protobufjs';
+import { compareGoStrings } from '../../apimachinery/go-sort.js';
 import { isJsonObject } from '../../apimachinery/object.js';
 import { INT_OR_STRING_STRING, PROTOBUF_MAGIC } from './protobuf.js';
 import {
@@ -144,7 +145,8 @@ function toWire(type: Type, json: Record<string, unknown>, path: string, inlined
     if (field.map) {
       if (!isJsonObject(value)) throw new UnencodableError(`${at}: expected an object`);
       const entries: Wire = {};
-      for (const key of Object.keys(value).sort()) entries[key] = elementWire(field, value[key], `${at}[${key}]`);
+      for (const key of Object.keys(value).sort(compareGoStrings))
+        entries[key] = elementWire(field, value[key], `${at}[${key}]`);
       out[field.name] = entries;
     } else if (field.repeated) {
       if (!Array.isArray(value)) throw new UnencodableError(`${at}: expected a list`);

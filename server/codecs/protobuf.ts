@@ -6,6 +6,7 @@
 // replies (protobuf-encode.ts), whose inverse this is: tests decode what the server answers with it.
 import type { FieldBase, Long, Message, Type } from 'protobufjs';
 import { badRequest, type ApiError } from '../../apimachinery/errors.js';
+import { compareGoStrings } from '../../apimachinery/go-sort.js';
 import { DecoderError } from './decode-error.js';
 import {
   type JsonForm,
@@ -251,7 +252,7 @@ function mapJson(
   entries: Record<string, unknown>,
   path: string,
 ): Record<string, unknown> | undefined {
-  const keys = Object.keys(entries).sort();
+  const keys = Object.keys(entries).sort(compareGoStrings);
   if (keys.length === 0) return undefined;
   const out: Record<string, unknown> = {};
   for (const key of keys) out[key] = elementJson(field, entries[key], `${path}[${key}]`);

@@ -6,6 +6,7 @@
 // matching through Go conversions) and in reflect.DeepEqual. JavaScript has one number type, so
 // the caller tells us which paths held float literals; every other integral number is an int64.
 import { GoPrinted, goQuote } from '../../../apimachinery/field-errors.js';
+import { compareGoStrings } from '../../../apimachinery/go-sort.js';
 
 /** Whether the number at a data path is a Go float64 (otherwise int64). */
 export type FloatInfo = (dpath: string, value: number) => boolean;
@@ -152,7 +153,7 @@ export function goSharpV(v: unknown, dpath: string, isFloat: FloatInfo): string 
       }
       case 'map': {
         const m = t.v as Record<string, unknown>;
-        const keys = Object.keys(m).sort();
+        const keys = Object.keys(m).sort(compareGoStrings);
         todo.push(new Raw('}'));
         for (let i = keys.length - 1; i >= 0; i--) {
           const k = keys[i]!;
@@ -173,7 +174,7 @@ export function goSharpMap(
   isFloat: FloatInfo,
 ): string {
   const parts = [...entries]
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .sort((a, b) => compareGoStrings(a[0], b[0]))
     .map(([k, v, p]) => `${goQuote(k)}:${goSharpV(v, p, isFloat)}`);
   return `map[string]interface {}{${parts.join(', ')}}`;
 }
@@ -193,53 +194,6 @@ export function goBadValue(v: unknown, dpath: string, isFloat: FloatInfo): unkno
   if (typeof v !== 'string' && typeof v !== 'boolean' && v !== null) return new GoPrinted(String(v));
   return v;
 }
-
-const htmlEscapes: Record<string, string> = {
-  '<': '\\u003c',
-  '>': '\\u003e',
-  '&': '\\u0026',
-  '\u2028': '\\u2028',
-  '\u2029': '\\u2029',
-};
-
-/** Go's encoding/json Marshal of a decoded value: sorted keys, HTML-safe strings; any depth. */
-export function goJSON(v: unknown): string {
-  const out: string[] = [];
-  const todo: Array<Raw | { v: unknown }> = [{ v }];
-  while (todo.length > 0) {
-    const t = todo.pop()!;
-    if (t instanceof Raw) {
-      out.push(t.text);
-      continue;
-    }
-    const x = t.v;
-    if (x === null || x === undefined) out.push('null');
-    else if (typeof x === 'string') out.push(goJSONString(x));
-    else if (typeof x === 'number') out.push(Number.isFinite(x) ? JSON.stringify(x) : 'null');
-    else if (typeof x === 'boolean' || typeof x === 'bigint') out.push(String(x));
-    else if (Array.isArray(x)) {
-      todo.push(new Raw(']'));
-      for (let i = x.length - 1; i >= 0; i--) {
-        todo.push({ v: x[i] });
-        if (i > 0) todo.push(new Raw(','));
-      }
-      out.push('[');
-    } else if (typeof x === 'object') {
-      const m = x as Record<string, unknown>;
-      const keys = Object.keys(m).sort();
-      todo.push(new Raw('}'));
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i]!;
-        todo.push({ v: m[k] });
-        todo.push(new Raw(`${i > 0 ? ',' : ''}${goJSONString(k)}:`));
-      }
-      out.push('{');
-    } else out.push('null');
-  }
-  return out.join('');
-}
-
-const goJSONString = (s: string): string => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!);
 
 /** reflect.DeepEqual of two decoded values (int64 and float64 are different types); any depth. */
 export function goDeepEqual(

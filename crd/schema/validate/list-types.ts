@@ -16,10 +16,10 @@ import {
   dindex,
   goBadValue,
   goIntString,
-  goJSON,
   goKind,
   goSharpMap,
 } from './go-values.js';
+import { goJSON } from '../../../apimachinery/go-json.js';
 import { isJsonObject } from '../../../apimachinery/object.js';
 import { type Node, additionalSchema } from './schema-node.js';
 import { appendAll } from '../../../apimachinery/append.js';

@@ -12,10 +12,10 @@ import {
   goFloat,
   goInt64,
   goIntString,
-  goJSON,
   goKind,
   isJSONInteger,
 } from './go-values.js';
+import { goJSON } from '../../../apimachinery/go-json.js';
 import { type Node, additionalSchema } from './schema-node.js';
 import { type Res, newRes, merge, fail, inBody, typeError, finalize } from './openapi-errors.js';
 import type { Corr } from './ratcheting.js';

@@ -7,7 +7,8 @@ import { deepEqual } from '../../../apimachinery/equality.js';
 import { mergePatch } from '../../../server/endpoints/patch/merge-patch.js';
 import { applyJsonPatchOperations } from '../../../server/endpoints/patch/json-patch.js';
 import type { JsonValue } from '../../../apimachinery/object.js';
-import { goDeepEqual, goJSON, goSharpV, plainFloat } from '../../../crd/schema/validate/go-values.js';
+import { goJSON } from '../../../apimachinery/go-json.js';
+import { goDeepEqual, goSharpV, plainFloat } from '../../../crd/schema/validate/go-values.js';
 
 /** Deeper than any of JSON.stringify (~4,100), structuredClone (~1,900) or plain recursion (~12,500) take. */
 const DEEP = 20000;

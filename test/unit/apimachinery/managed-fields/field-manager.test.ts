@@ -112,3 +112,41 @@ describe('FieldManager.update', () => {
     expect(obj.metadata.managedFields).toEqual(want);
   });
 });
+
+describe("FieldManager.apply by kubectl keeps client-side apply's annotation in step", () => {
+  const LAST = 'kubectl.kubernetes.io/last-applied-configuration';
+  it.each<[string, Record<string, unknown>, string]>([
+    // [name, the applied spec, the annotation written: encoding/json of the config without it]
+    [
+      'keys sorted',
+      { b: 1, a: 2 },
+      '{"apiVersion":"v1","kind":"Thing","metadata":{"annotations":{},"name":"x"},"spec":{"a":2,"b":1}}\n',
+    ],
+    [
+      'HTML-safe strings',
+      { s: '<a&b>' },
+      '{"apiVersion":"v1","kind":"Thing","metadata":{"annotations":{},"name":"x"},"spec":{"s":"\\u003ca\\u0026b\\u003e"}}\n',
+    ],
+    [
+      'int64 past 2^53',
+      { n: 9007199254740993n },
+      '{"apiVersion":"v1","kind":"Thing","metadata":{"annotations":{},"name":"x"},"spec":{"n":9007199254740993}}\n',
+    ],
+  ])('%s', (_name, spec, want) => {
+    const stored = {
+      apiVersion: 'v1',
+      kind: 'Thing',
+      metadata: { name: 'x', uid: 'u', annotations: { [LAST]: '{}' } },
+    } as KubeObject;
+    const config = {
+      apiVersion: 'v1',
+      kind: 'Thing',
+      metadata: { name: 'x', annotations: { [LAST]: 'old' } },
+      spec,
+    } as KubeObject;
+    const applied = manager().apply(stored, config, 'kubectl', true);
+    expect(applied.metadata.annotations?.[LAST]).toBe(want);
+    // The applied configuration itself is left as it was.
+    expect(config.metadata.annotations?.[LAST]).toBe('old');
+  });
+});

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type LabelRequirement,
   type MetaLabelSelector,
-  compareGoStrings,
   labelSelectorFromMeta,
   matchesLabels,
   parseGoInt64,
@@ -312,19 +311,5 @@ describe('parseGoInt64', () => {
   ])('$s', ({ s, want }) => {
     const got = parseGoInt64(s);
     expect('value' in got ? got.value : got.error).toEqual(want);
-  });
-});
-
-describe('compareGoStrings', () => {
-  it.each<{ a: string; b: string; want: number }>([
-    { a: 'a', b: 'b', want: -1 },
-    { a: 'b', b: 'a', want: 1 },
-    { a: 'a', b: 'a', want: 0 },
-    { a: 'B', b: 'a', want: -1 },
-    { a: '', b: 'a', want: -1 },
-    // Byte order, not UTF-16 order: U+FF61 sorts before U+1F600 in UTF-8 but after it in UTF-16.
-    { a: '\uff61', b: '\u{1f600}', want: -1 },
-  ])('$a vs $b', ({ a, b, want }) => {
-    expect(Math.sign(compareGoStrings(a, b))).toBe(want);
   });
 });
