@@ -1,6 +1,7 @@
 // The parts kinds compose their strategies from, so a kind states only what makes it different:
 // the generic create, update and delete of kube's generic store, the status subresource's split
 // of an object, and the spec generation.
+import { internalError } from '../../apimachinery/errors.js';
 import { type JsonObject, type KubeObject, cloneJson } from '../../apimachinery/object.js';
 import type { JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { dropUnknownFields } from '../../apimachinery/apis/unknown-fields.js';
@@ -83,8 +84,16 @@ export function defineStrategy(kind: KindInfo, parts: StrategyParts = {}): Strat
   };
 }
 
-/** A webhook's patched object, decoded as kube's webhook plugin decodes it: its unknown fields dropped, unreported. */
-const PATCHED_BY_A_WEBHOOK: WriteContext = { dryRun: false, onUnknownFields: () => {} };
+/**
+ * A webhook's patched object, decoded as kube's mutating dispatcher decodes it: its unknown fields
+ * dropped, unreported; a value its Go type cannot hold is the dispatcher's 500 InternalError, not
+ * the request's 400.
+ */
+const PATCHED_BY_A_WEBHOOK: WriteContext = {
+  dryRun: false,
+  onUnknownFields: () => {},
+  decodeError: (message) => internalError(new Error(message)),
+};
 
 /** The field selector set every kind supports: metadata.name, and metadata.namespace when namespaced. */
 function metadataFields(namespaced: boolean): (obj: KubeObject) => Record<string, string> {

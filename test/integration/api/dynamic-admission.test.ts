@@ -47,6 +47,12 @@ function answer(path: string, request: Json): Json | undefined {
         warnings: ['labelled by the webhook'],
       };
     }
+    case '/number-in-data':
+      return {
+        allowed: true,
+        patchType: 'JSONPatch',
+        patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/data', value: { x: 5 } }])).toString('base64'),
+      };
     case '/deny-blocked-ns':
       return object['metadata']['name'] === 'blocked'
         ? { allowed: false, status: { code: 403, message: 'no blocked namespaces' } }
@@ -153,6 +159,32 @@ describe.each(backends)('on $name', ({ options }) => {
         expect(String(r.headers['warning'])).toContain('labelled by the webhook');
       });
       await remove('mutatingwebhookconfigurations', 'add-label');
+    });
+
+    it("a webhook's patch that no longer decodes is kube's 500 InternalError, not the request's 400", async () => {
+      await configure('mutating', 'number-in-data', [
+        webhookFor('number-in-data.adm.example.com', '/number-in-data', {
+          rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+          objectSelector: { matchLabels: { 'number-in-data': 'yes' } },
+        }),
+      ]);
+      const cm = { metadata: { name: 'patched-data', labels: { 'number-in-data': 'yes' } } };
+      await vi.waitFor(async () => {
+        const r = await call('POST', '/api/v1/namespaces/default/configmaps', { body: cm });
+        expect(r.status, r.text).toBe(500);
+        const message = 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string';
+        expect(r.json).toMatchObject({
+          reason: 'InternalError',
+          message: `Internal error occurred: ${message}`,
+          details: { causes: [{ message }] },
+        });
+      });
+      // The same object sent by the client is the request's own 400.
+      const sent = await call('POST', '/api/v1/namespaces/default/configmaps', {
+        body: { metadata: { name: 'sent-data' }, data: { x: 5 } },
+      });
+      expect(sent.status, sent.text).toBe(400);
+      await remove('mutatingwebhookconfigurations', 'number-in-data');
     });
 
     it('namespaces pass the chain too: a webhook matching them is called', async () => {
