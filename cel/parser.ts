@@ -53,6 +53,7 @@ import {
   SyntaxParser,
 } from './syntax.js';
 import { UnescapeError, unescapeBytes, unescapeString } from './unescape.js';
+import { CEL_RESERVED_WORDS } from '../apimachinery/cel-reserved.js';
 
 export interface ParserOptions {
   /** Nesting allowed per grammar rule, and AST depth the visitor allows (cel-go default 250; -1 for cel-go's unlimited; at most MAX_RECURSION_DEPTH). */
@@ -111,30 +112,6 @@ export interface ParseResult {
   readonly ast: ParsedExpr;
   readonly issues: Issues;
 }
-
-const RESERVED = new Set([
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'false',
-  'for',
-  'function',
-  'if',
-  'import',
-  'in',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'null',
-  'return',
-  'true',
-  'var',
-  'void',
-  'while',
-]);
 
 const BINARY: Record<string, string> = {
   '==': Operators.equals,
@@ -488,7 +465,7 @@ class Visitor {
         const prefix = n.leadingDot !== undefined ? '.' : '';
         if (n.id === undefined) return unspecified(this.id(n));
         const name = n.id.text;
-        if (RESERVED.has(name)) return this.reportError(n, `reserved identifier: ${name}`);
+        if (CEL_RESERVED_WORDS.has(name)) return this.reportError(n, `reserved identifier: ${name}`);
         if (n.alt === 'ident') return ident(this.id(n.id), prefix + name);
         const opId = this.id(n.op);
         return this.globalCallOrMacro(opId, prefix + name, this.visitExprList(n.args));

@@ -35,6 +35,7 @@ import {
 import { validateWebhookService, validateWebhookURL } from '../validation/webhook.js';
 import { isJsonObject } from '../object.js';
 import { appendAll } from '../append.js';
+import { CEL_RESERVED_WORDS } from '../cel-reserved.js';
 
 export const ADMISSION_REGISTRATION_GROUP = 'admissionregistration.k8s.io';
 
@@ -755,32 +756,9 @@ function validateParamKind(pk: ParamKind, path: string): FieldError[] {
   return errs;
 }
 
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
 /** isCELIdentifier. */
-const isCELIdentifier = (name: string): boolean => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
+const isCELIdentifier = (name: string): boolean =>
+  /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED_WORDS.has(name);
 
 /** validateVariable. */
 function validateVariable(

@@ -21,6 +21,7 @@ import {
 } from '../types.js';
 import { escapeFieldName } from './escaping.js';
 import { additionalPropertiesOf, itemsOf, type KubeSchema, withTypeAndObjectMeta } from './sizes.js';
+import { CEL_RESERVED_WORDS } from '../../apimachinery/cel-reserved.js';
 
 /** The parts of a structural schema CEL's types and values depend on (JSON field names); JSONSchemaProps fits it. */
 export interface CelSchema extends Omit<KubeSchema, 'items' | 'properties' | 'additionalProperties'> {
@@ -128,31 +129,6 @@ export const uniqueTypeName = (prefix: string): string => `${prefix}${process.hr
 /** A fresh name for a CRD's `self` type, as kube makes one per compilation. */
 export const generateSelfTypeName = (): string => uniqueTypeName('selfType');
 
-/** The words cel-go reserves, which kube (1.31 on) also accepts unescaped as field names. */
-export const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
 /** The checker's view of the object types under one or more roots (kube's DeclTypeProvider). */
 export class SchemaTypeProvider implements TypeProvider {
   private readonly objects = new Map<string, SchemaDeclType>();
@@ -174,7 +150,7 @@ export class SchemaTypeProvider implements TypeProvider {
   /** A field by its escaped name; a reserved word finds its `__word__` field too (RecognizeKeywordAsFieldName). */
   findFieldType(structName: string, field: string): Type | undefined {
     const fields = this.objects.get(structName)?.fields;
-    const f = fields?.get(field) ?? (RESERVED_WORDS.has(field) ? fields?.get(`__${field}__`) : undefined);
+    const f = fields?.get(field) ?? (CEL_RESERVED_WORDS.has(field) ? fields?.get(`__${field}__`) : undefined);
     return f?.type;
   }
 }

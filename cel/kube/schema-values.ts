@@ -22,7 +22,8 @@ import {
   withListTraits,
 } from '../values.js';
 import { escapeFieldName } from './escaping.js';
-import { type CelSchema, RESERVED_WORDS } from './schema-types.js';
+import type { CelSchema } from './schema-types.js';
+import { CEL_RESERVED_WORDS } from '../../apimachinery/cel-reserved.js';
 import { additionalPropertiesOf, itemsOf, withTypeAndObjectMeta } from './sizes.js';
 
 type JsonObject = { readonly [key: string]: JsonValue };
@@ -47,7 +48,7 @@ export function unescapeFieldName(escaped: string): string | undefined {
       case 'slash':
         return '/';
     }
-    if (RESERVED_WORDS.has(word) && s.length === escaped.length) return word;
+    if (CEL_RESERVED_WORDS.has(word) && s.length === escaped.length) return word;
     ok = false;
     return '';
   });
