@@ -262,8 +262,8 @@ async function onSqlite(dir: string): Promise<Metric[]> {
 
 /**
  * Requests a side makes before it is measured. V8 optimizes a create's path over thousands of
- * creates: after one second of them (the warm-up this row had), the server spent 2.4 ms of CPU a
- * create, and settled near 1 ms only after 3,000 to 5,000.
+ * creates: after a second of them the server spent 2.4 ms of CPU a create, and settled near 1 ms
+ * only after 3,000 to 5,000.
  */
 const WARM_REQUESTS = 5_000;
 
