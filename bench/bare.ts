@@ -96,7 +96,7 @@ export interface ProcessStart {
  * CPU time so far of every thread of `pid` (each one's /proc schedstat, in ns): steadier than the
  * wall clock on a shared machine, where waiting for a core is most of a start's time.
  */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   let ns = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {

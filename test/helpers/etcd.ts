@@ -18,6 +18,8 @@ export interface EtcdMember {
   readonly endpoint: string;
   /** Whether the process is up (it may still be starting). */
   readonly running: boolean;
+  /** The etcd process's id while it runs (benchmarks read its CPU time from /proc). */
+  readonly pid: number;
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
   /** SIGKILL, then waits for the exit: a crash, as far as etcd can tell. */
@@ -106,7 +108,7 @@ exit "$status"`;
 
 class Member implements EtcdMember {
   private child: ChildProcess | undefined;
-  private pid = 0;
+  private etcdPid = 0;
   private exited: Promise<void> = Promise.resolve();
 
   constructor(
@@ -123,6 +125,9 @@ class Member implements EtcdMember {
   }
   get running(): boolean {
     return this.child !== undefined;
+  }
+  get pid(): number {
+    return this.etcdPid;
   }
   private get logFile(): string {
     return join(this.spec.dataDir, '..', `${this.spec.name}.log`);
@@ -160,8 +165,8 @@ class Member implements EtcdMember {
     this.child = child;
     child.stdout!.setEncoding('utf8');
     const [line] = (await Promise.race([once(child.stdout!, 'data'), this.exited.then(() => [''])])) as [string];
-    this.pid = Number(line.trim());
-    if (!this.pid) throw new Error(`etcd member ${this.name} did not start`);
+    this.etcdPid = Number(line.trim());
+    if (!this.etcdPid) throw new Error(`etcd member ${this.name} did not start`);
   }
 
   async waitHealthy(): Promise<void> {
@@ -200,7 +205,7 @@ class Member implements EtcdMember {
 
   private async signal(sig: NodeJS.Signals): Promise<void> {
     if (!this.child) return;
-    process.kill(this.pid, sig);
+    process.kill(this.etcdPid, sig);
     await this.exited;
   }
 }
