@@ -198,9 +198,10 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
         `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`,
       );
     try {
-      // The applied object is this attempt's alone (a retry applies the configuration again), so the
-      // store may keep it, and the reply be made of the text it stored, as a POST's is.
-      const created = await ctx.store.create(ns, obj, { ...writeCtx, handedOver: true });
+      // The reply is made of the text the create stored, as a POST's is. The object is not handed
+      // over: the watch cache would keep it, and with it the request's text its strings are slices
+      // of (+6 MiB of RSS over the real-world corpus, where a decode of the stored bytes keeps none).
+      const created = await ctx.store.create(ns, obj, writeCtx);
       keepStoredBody(ctx, created);
       return await respondObject(ctx, 201, created);
     } catch (err) {
