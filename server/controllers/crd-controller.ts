@@ -169,7 +169,9 @@ export class CRDController {
           if (!changedBy(current as CustomResourceDefinition, mutate)) throw unchanged;
           return current;
         },
-        { subresource: 'status', dryRun: false },
+        // Nothing here reads the result: the watch cache may hold it (as large as the CRD's schemas)
+        // rather than decode its bytes again.
+        { subresource: 'status', dryRun: false, handedOver: true },
       );
     } catch (err) {
       if (err === unchanged) return;

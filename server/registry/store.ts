@@ -109,7 +109,7 @@ export interface UpdateOptions extends WriteContext {
 }
 
 const MAX_CONFLICT_RETRIES = 8;
-/** Creates whose objects the watch cache may take (`Store.writing`) at most: more than are ever in flight. */
+/** Writes whose objects the watch cache may take (`Store.writing`) at most: more than are ever in flight. */
 const MAX_WRITING = 1024;
 
 /** kube's maxNameGenerationCreateAttempts: 8 attempts in all when the name is generated. */
@@ -132,8 +132,9 @@ export class Store {
   }
 
   /**
-   * Objects a create is writing, by key, with the bytes it writes: the watch cache takes the object
-   * when those bytes come back, instead of decoding them again (see `create`).
+   * Objects a create (or a handed-over update) is writing, by key, with the bytes it writes: the
+   * watch cache takes the object when those bytes come back, instead of decoding them again (see
+   * `create`).
    */
   private readonly writing = new Map<string, { value: string; object: KubeObject }>();
   /** See `storedText`. */
@@ -148,7 +149,7 @@ export class Store {
     return this.cache;
   }
 
-  /** The object a create of this store wrote as `kv`, at kv's revision: what decoding `kv` gives. */
+  /** The object a write of this store wrote as `kv`, at kv's revision: what decoding `kv` gives. */
   private written(kv: KeyValue): KubeObject | undefined {
     const w = this.writing.get(kv.key);
     if (w?.value !== kv.value) return undefined;
@@ -243,7 +244,7 @@ export class Store {
   }
 
   /**
-   * What a handed-over create stored of the object it answers with (the object exactly, but its
+   * What a create stored of the object it answers with (the object exactly, but its
    * resourceVersion), for a reply made of the same text.
    */
   storedText(obj: KubeObject): StoredText | undefined {
@@ -425,27 +426,38 @@ export class Store {
     // The request's object, in storage's version as it is, is canonical (decoding it gives it back:
     // the schema pruned and defaulted it) and goes only to the reply, which does not change it: the
     // watch cache may hold it rather than decode the same bytes again. Not when the client sent an
-    // empty resourceVersion: decoding puts the revision last in the metadata, not where it was.
+    // empty resourceVersion: decoding puts the revision last in the metadata, not where it was. Nor
+    // for a large body: the parser's strings are slices of the body's text, which the cache would
+    // keep whole beside the object (6 to 10 MiB of RSS for the real-world CRDs).
     const shared =
       ctx.handedOver &&
+      !ctx.large &&
       stored === obj &&
       this.cache !== undefined &&
       !Object.hasOwn(stored.metadata, 'resourceVersion');
-    if (shared) {
-      // Only creates in flight wait here; a bound keeps a cache that missed its events from keeping them.
-      if (this.writing.size >= MAX_WRITING) this.writing.clear();
-      this.writing.set(key, { value, object: stored });
-    }
+    if (shared) this.hold(key, value, stored);
     try {
       const kv = await this.call(() => this.storage.create(key, value));
       stored.metadata.resourceVersion = String(kv.modRevision);
-      if (ctx.handedOver && stored === obj) this.stored.set(stored, encoded);
+      if (stored === obj) this.stored.set(stored, encoded);
       return stored;
     } catch (err) {
-      if (shared && this.writing.get(key)?.object === stored) this.writing.delete(key);
+      if (shared) this.release(key, stored);
       if (isStorageError(err, 'KeyExists')) throw this.createConflict(obj, name);
       throw err;
     }
+  }
+
+  /** The watch cache takes `object` when the event of `value` at `key` comes (`written`). */
+  private hold(key: string, value: string, object: KubeObject): void {
+    // Only writes in flight wait here; a bound keeps a cache that missed its events from keeping them.
+    if (this.writing.size >= MAX_WRITING) this.writing.clear();
+    this.writing.set(key, { value, object });
+  }
+
+  /** A write that failed: its object will not come back. */
+  private release(key: string, object: KubeObject): void {
+    if (this.writing.get(key)?.object === object) this.writing.delete(key);
   }
 
   /**
@@ -471,9 +483,11 @@ export class Store {
       const current = this.cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
       // A small patch of a large stored object is a large write too.
       const opts = kv.value.length >= LARGE_WRITE_BYTES ? { ...options, large: true } : options;
-      const made = await fn(cloneJson(current));
+      const copy = cloneJson(current);
+      const made = await fn(copy);
       await giveWayFor(opts.large);
-      const next = cloneJson(made);
+      // The copy it was given is already this write's alone; anything else may share with the caller's.
+      const next = made === copy ? made : cloneJson(made);
       await giveWayFor(opts.large);
       // Malformed metadata the stored object already had is not the caller's to answer for.
       if (opts.replace || decodeErrorOf(this.strategy, next, opts) !== decodeErrorOf(this.strategy, current, opts))
@@ -512,11 +526,18 @@ export class Store {
         // Removing the last finalizer of an object being deleted completes the delete.
         return this.finishDelete(key, obj, kv.modRevision, name);
       }
+      // As a handed-over create's: the watch cache takes the object written rather than decode its
+      // bytes, when decoding them gives it back (in storage's version, the resourceVersion last).
+      const shared = opts.handedOver === true && obj === prepared && this.cache !== undefined;
+      if (shared) delete obj.metadata.resourceVersion;
+      const value = this.encode(obj).text;
+      if (shared) this.hold(key, value, obj);
       try {
-        const written = await this.call(() => this.storage.update(key, this.encode(obj).text, kv.modRevision));
+        const written = await this.call(() => this.storage.update(key, value, kv.modRevision));
         obj.metadata.resourceVersion = String(written.modRevision);
         return obj;
       } catch (err) {
+        if (shared) this.release(key, obj);
         // Always safe to retry: `fn` sees the new current object, and a caller's precondition
         // (a resourceVersion it sent) no longer matches it, which is then the 409.
         if (isStorageError(err, 'Conflict') && attempt < MAX_CONFLICT_RETRIES) continue;

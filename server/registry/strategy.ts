@@ -56,7 +56,10 @@ export interface WriteContext {
   fromUnstructured?: boolean;
   /** Who asked, for admission; absent for the server's own controllers. */
   user?: UserInfo;
-  /** A create's object is the request's own (its decoded body): the store may change it rather than a copy. */
+  /**
+   * A create's object is the request's own (its decoded body): the store may change it rather than
+   * a copy. An update's result is only read by its caller: the watch cache may hold it.
+   */
   handedOver?: boolean;
   /**
    * metadata.managedFields bookkeeping (kube's field manager), given the object the request made,

@@ -23,7 +23,14 @@ import { type DecodedBody, parseJson, parseYaml, readBody } from '../body.js';
 import { patchMediaType } from '../negotiate.js';
 import { stringifyJSON } from '../../../apimachinery/json.js';
 import { goFormat } from '../../../apimachinery/strategic-merge/go-format.js';
-import { type Ctx, inRequestVersion, namespaceOf, requestApiVersion, respondObject } from './context.js';
+import {
+  type Ctx,
+  inRequestVersion,
+  keepStoredBody,
+  namespaceOf,
+  requestApiVersion,
+  respondObject,
+} from './context.js';
 import { readObject, decodeError, checkObject, checkName, checkNamespace } from './object-body.js';
 import { writeOptions, fieldManager, writeContext } from './write-context.js';
 
@@ -180,8 +187,10 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404) || ctx.info.subresource || attempt > 0) throw err;
     }
-    // Nothing to apply to: the configuration is the new object.
-    const obj = applyTo({ metadata: {} });
+    // Nothing to apply to: the configuration is the new object, presented first as clients write
+    // it (the merge puts the live object's metadata first), so that the reply is its stored text.
+    const merged = applyTo({ metadata: {} });
+    const obj: KubeObject = { apiVersion: merged.apiVersion, kind: merged.kind, ...merged };
     if (obj.metadata.uid)
       throw conflict(
         qualifiedResource(ctx.store.kind),
@@ -189,7 +198,12 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
         `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`,
       );
     try {
-      return await respondObject(ctx, 201, await ctx.store.create(ns, obj, writeCtx));
+      // The reply is made of the text the create stored, as a POST's is. The object is not handed
+      // over: the watch cache would keep it, and with it the request's text its strings are slices
+      // of (+6 MiB of RSS over the real-world corpus, where a decode of the stored bytes keeps none).
+      const created = await ctx.store.create(ns, obj, writeCtx);
+      keepStoredBody(ctx, created);
+      return await respondObject(ctx, 201, created);
     } catch (err) {
       // Created meanwhile by someone else: apply to theirs.
       if (!(err instanceof ApiError && err.status.reason === 'AlreadyExists')) throw err;

@@ -1,12 +1,15 @@
 // A create's reply is made of the text it stored (the resourceVersion put in): it must be the bytes
 // any later reply encodes for the object, here a restarted server's, which decodes what was stored.
+// So must the watch cache's objects that were never decoded: a create's, an apply's that created,
+// and the CRD controller's status write's.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
-import { installCrd, simpleCrd } from '../../helpers/crds.js';
+import { CRDS_PATH, installCrd, simpleCrd } from '../../helpers/crds.js';
+import { eventually } from '../../helpers/eventually.js';
 
 const GROUP = 'replies.example.com';
 const WIDGETS = `/apis/${GROUP}/v1/namespaces/default/widgets`;
@@ -58,9 +61,26 @@ describe("a create's reply", () => {
       replies[name] = r.text;
     }
     expect(replies['first']).toContain('"big":9223372036854775807');
+    // A server-side apply that creates: its managedFields are the field manager's, not the body's.
+    const applied = await call('PATCH', `${WIDGETS}/applied?fieldManager=tester`, {
+      raw: `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"applied","labels":{"a":"b"}},"spec":{"size":3}}`,
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(applied.status).toBe(201);
+    replies['applied'] = applied.text;
+    // The watch cache holds what the writes wrote (resourceVersion 0 reads it).
+    for (const name of Object.keys(replies))
+      expect((await call('GET', `${WIDGETS}/${name}?resourceVersion=0`)).text).toBe(replies[name]);
+    // The CRD as its controller's status write left it, in the watch cache.
+    const crd = `${CRDS_PATH}/widgets.${GROUP}`;
+    const cachedCrd = await eventually('the CRD established in the watch cache', async () => {
+      const r = await call('GET', `${crd}?resourceVersion=0`);
+      return r.text.includes('"type":"Established","status":"True"') ? r.text : undefined;
+    });
     await server.close();
     server = await startServer({ storage: 'sqlite', dataDir });
     call = apiClient(server);
-    for (const name of Object.keys(bodies)) expect((await call('GET', `${WIDGETS}/${name}`)).text).toBe(replies[name]);
+    for (const name of Object.keys(replies)) expect((await call('GET', `${WIDGETS}/${name}`)).text).toBe(replies[name]);
+    expect((await call('GET', crd)).text).toBe(cachedCrd);
   });
 });

@@ -535,3 +535,50 @@ describe('compileSchemaRules: one schema at several paths', () => {
     ]);
   });
 });
+
+describe("compileSchemaRules: one type's rules in schemas that differ elsewhere", () => {
+  // The same ruled node under lists of different sizes, in schemas otherwise unlike.
+  const schemaWith = (maxItems: number, other: string): JSONSchemaProps =>
+    spec([], {
+      [other]: { type: 'string' },
+      list: {
+        type: 'array',
+        maxItems,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['a'],
+        items: {
+          type: 'object',
+          required: ['a'],
+          properties: { a: { type: 'string', maxLength: 50 }, v: { type: 'string', maxLength: 50 } },
+          'x-kubernetes-validations': [
+            { rule: 'self.a.startsWith(self.v)', messageExpression: '"v is " + self.v', fieldPath: '.v' },
+          ],
+        },
+      },
+    });
+
+  it("costs each by its own node's cardinality", () => {
+    const small = compileSchemaRules(schemaWith(3, 'x'), P);
+    const large = compileSchemaRules(schemaWith(1000, 'y'), P);
+    expect(small.errors).toEqual([]);
+    expect(large.errors).toEqual([]);
+    expect(large.costs[0]!.cost * 3n).toBe(small.costs[0]!.cost * 1000n);
+  });
+
+  it('refuses a rule only a stored CRD may keep, wherever it was compiled before', () => {
+    const semver = (other: string): JSONSchemaProps =>
+      spec([], {
+        [other]: { type: 'string' },
+        v: { type: 'string', maxLength: 10, 'x-kubernetes-validations': [{ rule: 'isSemver(self)' }] },
+      });
+    const rule = 'isSemver(self)';
+    const stored = { rules: new Set([rule]), messageExpressions: new Set<string>() };
+    const none = { rules: new Set<string>(), messageExpressions: new Set<string>() };
+    expect(compileSchemaRules(semver('a'), P, { preexisting: stored }).errors).toEqual([]);
+    expect(compileSchemaRules(semver('b'), P, { preexisting: none }).errors.map(formatFieldError)).toEqual([
+      expect.stringContaining(`${P}.properties[spec].properties[v].x-kubernetes-validations[0].rule: Invalid value`),
+    ]);
+    expect(compileSchemaRules(semver('c'), P).errors).toEqual([]);
+    expect(compileSchemaRules(semver('d'), P, { preexisting: stored }).errors).toEqual([]);
+  });
+});
