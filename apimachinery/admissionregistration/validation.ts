@@ -500,12 +500,9 @@ function validateMatchConditions(
     const expression = str(c.expression).trim();
     if (expression.length === 0) errs.push(required(child(at, 'expression'), ''));
     else if (compiler !== undefined)
-      errs.push(
-        ...compileError(
-          child(at, 'expression'),
-          expression,
-          compiler.matchCondition(expression, stored.has(expression)),
-        ),
+      appendAll(
+        errs,
+        compileError(child(at, 'expression'), expression, compiler.matchCondition(expression, stored.has(expression))),
       );
     if (name.length === 0) errs.push(required(child(at, 'name'), ''));
     else for (const msg of isQualifiedName(name)) errs.push(invalid(child(at, 'name'), name, msg));
@@ -568,20 +565,18 @@ function validateWebhook(
     );
   }
   if (isJsonObject(hook.namespaceSelector))
-    errs.push(
-      ...validateLabelSelector(
+    appendAll(
+      errs,
+      validateLabelSelector(
         hook.namespaceSelector,
         opts.allowInvalidLabelValueInSelector,
         child(path, 'namespaceSelector'),
       ),
     );
   if (isJsonObject(hook.objectSelector))
-    errs.push(
-      ...validateLabelSelector(
-        hook.objectSelector,
-        opts.allowInvalidLabelValueInSelector,
-        child(path, 'objectSelector'),
-      ),
+    appendAll(
+      errs,
+      validateLabelSelector(hook.objectSelector, opts.allowInvalidLabelValueInSelector, child(path, 'objectSelector')),
     );
   if (mutating && hook.reinvocationPolicy != null && !has(REINVOCATION_POLICIES, hook.reinvocationPolicy)) {
     errs.push(notSupported(child(path, 'reinvocationPolicy'), hook.reinvocationPolicy, REINVOCATION_POLICIES));
@@ -590,11 +585,12 @@ function validateWebhook(
   const ccPath = child(path, 'clientConfig');
   if ((cc.url == null) === (cc.service == null))
     errs.push(required(ccPath, 'exactly one of url or service is required'));
-  else if (cc.url != null) errs.push(...validateWebhookURL(child(ccPath, 'url'), str(cc.url), true));
-  else errs.push(...validateWebhookService(child(ccPath, 'service'), isJsonObject(cc.service) ? cc.service : {}));
+  else if (cc.url != null) appendAll(errs, validateWebhookURL(child(ccPath, 'url'), str(cc.url), true));
+  else appendAll(errs, validateWebhookService(child(ccPath, 'service'), isJsonObject(cc.service) ? cc.service : {}));
   if (!opts.ignoreMatchConditions)
-    errs.push(
-      ...validateMatchConditions(
+    appendAll(
+      errs,
+      validateMatchConditions(
         list(hook.matchConditions),
         child(path, 'matchConditions'),
         opts.storedMatchConditions,
@@ -620,8 +616,9 @@ export function validateWebhookConfiguration(
     const hook = isJsonObject(raw) ? (raw as Webhook) : {};
     const at = index('webhooks', i);
     appendAll(errs, validateWebhook(hook, mutating, opts, compiler, at));
-    errs.push(
-      ...validateAdmissionReviewVersions(
+    appendAll(
+      errs,
+      validateAdmissionReviewVersions(
         list(hook.admissionReviewVersions),
         opts.requireRecognizedAdmissionReviewVersion,
         child(at, 'admissionReviewVersions'),
@@ -692,8 +689,9 @@ function validateMatchResources(given: MatchResources | null | undefined, path: 
     errs.push(notSupported(child(path, 'matchPolicy'), mr.matchPolicy, MATCH_POLICIES));
   if (mr.namespaceSelector == null) errs.push(required(child(path, 'namespaceSelector'), ''));
   else
-    errs.push(
-      ...validateLabelSelector(
+    appendAll(
+      errs,
+      validateLabelSelector(
         isJsonObject(mr.namespaceSelector) ? mr.namespaceSelector : {},
         false,
         child(path, 'namespaceSelector'),
@@ -701,8 +699,9 @@ function validateMatchResources(given: MatchResources | null | undefined, path: 
     );
   if (mr.objectSelector == null) errs.push(required(child(path, 'objectSelector'), ''));
   else
-    errs.push(
-      ...validateLabelSelector(
+    appendAll(
+      errs,
+      validateLabelSelector(
         isJsonObject(mr.objectSelector) ? mr.objectSelector : {},
         false,
         child(path, 'objectSelector'),
@@ -712,8 +711,9 @@ function validateMatchResources(given: MatchResources | null | undefined, path: 
     appendAll(errs, validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'resourceRules'), i))),
   );
   list(mr.excludeResourceRules).forEach((r, i) =>
-    errs.push(
-      ...validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'excludeResourceRules'), i)),
+    appendAll(
+      errs,
+      validateNamedRuleWithOperations(isJsonObject(r) ? r : {}, index(child(path, 'excludeResourceRules'), i)),
     ),
   );
   return errs;
@@ -775,8 +775,9 @@ function validateVariable(
   if (expression.trim() === '') errs.push(required(child(path, 'expression'), 'expression is not specified'));
   // kube asks whether the stored policy had the expression among its validations'.
   else if (compiler !== undefined)
-    errs.push(
-      ...compileError(
+    appendAll(
+      errs,
+      compileError(
         child(path, 'expression'),
         expression,
         compiler.variable(name, expression, stored.validations.has(expression)),
@@ -801,8 +802,9 @@ function validateValidation(
   const trimmedMsg = message.trim();
   if (expression.trim().length === 0) errs.push(required(child(path, 'expression'), 'expression is not specified'));
   else if (compiler !== undefined)
-    errs.push(
-      ...compileError(
+    appendAll(
+      errs,
+      compileError(
         child(path, 'expression'),
         expression,
         compiler.validation(expression, stored.validations.has(expression)),
@@ -811,8 +813,9 @@ function validateValidation(
   if (messageExpression.length > 0 && messageExpression.trim().length === 0) {
     errs.push(invalid(child(path, 'messageExpression'), messageExpression, 'must be non-empty if specified'));
   } else if (messageExpression.length > 0 && compiler !== undefined) {
-    errs.push(
-      ...compileError(
+    appendAll(
+      errs,
+      compileError(
         child(path, 'messageExpression'),
         messageExpression,
         compiler.messageExpression(messageExpression, stored.messageExpressions.has(messageExpression)),
@@ -855,8 +858,9 @@ function validateAuditAnnotation(
       ),
     );
   } else if (compiler !== undefined) {
-    errs.push(
-      ...compileError(
+    appendAll(
+      errs,
+      compileError(
         child(path, 'valueExpression'),
         written,
         compiler.auditAnnotation(value, stored.auditAnnotations.has(written)),
@@ -911,17 +915,18 @@ export function validateValidatingAdmissionPolicy(
   else if (!has(FAILURE_POLICIES, spec.failurePolicy))
     errs.push(notSupported(child(path, 'failurePolicy'), spec.failurePolicy, FAILURE_POLICIES));
   if (spec.paramKind != null)
-    errs.push(...validateParamKind(isJsonObject(spec.paramKind) ? spec.paramKind : {}, child(path, 'paramKind')));
+    appendAll(errs, validateParamKind(isJsonObject(spec.paramKind) ? spec.paramKind : {}, child(path, 'paramKind')));
   if (spec.matchConstraints == null) {
     errs.push(required(child(path, 'matchConstraints'), ''));
   } else {
-    errs.push(...validateMatchResources(spec.matchConstraints, child(path, 'matchConstraints')));
+    appendAll(errs, validateMatchResources(spec.matchConstraints, child(path, 'matchConstraints')));
     if (list(spec.matchConstraints.resourceRules).length === 0)
       errs.push(required(child(child(path, 'matchConstraints'), 'resourceRules'), ''));
   }
   if (!opts.ignoreMatchConditions)
-    errs.push(
-      ...validateMatchConditions(
+    appendAll(
+      errs,
+      validateMatchConditions(
         list(spec.matchConditions),
         child(path, 'matchConditions'),
         opts.stored.matchConditions,
@@ -944,8 +949,9 @@ export function validateValidatingAdmissionPolicy(
     return errs;
   }
   validations.forEach((v, i) =>
-    errs.push(
-      ...validateValidation(isJsonObject(v) ? v : {}, index(child(path, 'validations'), i), opts.stored, compiler),
+    appendAll(
+      errs,
+      validateValidation(isJsonObject(v) ? v : {}, index(child(path, 'validations'), i), opts.stored, compiler),
     ),
   );
   if (annotations.length > MAX_AUDIT_ANNOTATIONS) {
@@ -1047,7 +1053,7 @@ export function validateValidatingAdmissionPolicyStatus(obj: ValidatingAdmission
       if (str(w.fieldRef).trim() === '') errs.push(required(child(at, 'fieldRef'), ''));
     });
   }
-  errs.push(...validateConditions(list(status.conditions), 'status.conditions'));
+  appendAll(errs, validateConditions(list(status.conditions), 'status.conditions'));
   return errs;
 }
 

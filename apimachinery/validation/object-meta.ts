@@ -22,6 +22,7 @@ import { gvkString, parseGroupVersion } from '../versions.js';
 import { isJsonObject } from '../object.js';
 import { jsonKind } from '../json.js';
 import { appendAll } from '../append.js';
+import { PAUSE_EVERY, pause, runTask, type Task } from '../structured-merge/trampoline.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -142,7 +143,8 @@ class FieldReader {
     return undefined;
   }
 
-  stringMap(name: string): Array<[string, string]> {
+  /** A map of strings as entries, pausing every PAUSE_EVERY (a request may send 200,000). */
+  *stringMap(name: string): Task<Array<[string, string]>> {
     const v = this.get(name);
     if (v === undefined || v === null) return [];
     const path = child(this.path, name);
@@ -152,11 +154,14 @@ class FieldReader {
     }
     const entries: Array<[string, string]> = [];
     // Keys, then each value: Object.entries of 200,000 labels takes three times as long.
-    for (const k of Object.keys(v)) {
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
       const val = v[k];
       // A null value decodes to Go's "".
       if (typeof val === 'string' || val === null) entries.push([k, val ?? '']);
       else this.errs.push(typeInvalid(key(path, k), 'string', val));
+      if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
     }
     return entries;
   }
@@ -197,7 +202,7 @@ class FieldReader {
   }
 }
 
-function readMeta(meta: JsonRecord, path: string, errs: FieldError[]): MetaView {
+function* readMeta(meta: JsonRecord, path: string, errs: FieldError[]): Task<MetaView> {
   const r = new FieldReader(meta, path, errs);
   const view: Omit<MetaView, 'mistyped'> = {
     name: r.string('name'),
@@ -209,8 +214,8 @@ function readMeta(meta: JsonRecord, path: string, errs: FieldError[]): MetaView 
     creationTimestamp: r.string('creationTimestamp'),
     deletionTimestamp: r.string('deletionTimestamp'),
     deletionGracePeriodSeconds: r.integer('deletionGracePeriodSeconds'),
-    labels: r.stringMap('labels'),
-    annotations: r.stringMap('annotations'),
+    labels: yield* r.stringMap('labels'),
+    annotations: yield* r.stringMap('annotations'),
     finalizers: r.stringList('finalizers'),
     ownerReferences: r.objectList('ownerReferences').map((ref) => ({
       apiVersion: ref.string('apiVersion'),
@@ -372,11 +377,16 @@ export function metaDecodeError(meta: unknown, how: MetaDecoding): string | unde
  * name generation to have happened already (as kube does).
  */
 export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): FieldError[] {
+  return runTask(validateObjectMetaTask(meta, opts));
+}
+
+/** validateObjectMeta as a task that pauses every PAUSE_EVERY labels or annotations: a request may send 200,000. */
+export function* validateObjectMetaTask(meta: unknown, opts: ObjectMetaOptions): Task<FieldError[]> {
   const path = opts.path ?? 'metadata';
   if (meta === undefined || meta === null) meta = {};
   if (!isJsonObject(meta)) return [typeInvalid(path, 'object', meta)];
   const errs: FieldError[] = [];
-  const m = readMeta(meta, path, errs);
+  const m = yield* readMeta(meta, path, errs);
 
   if (m.generateName) {
     for (const msg of opts.validateName(m.generateName, true))
@@ -402,8 +412,9 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
   if (m.generation < 0)
     errs.push(invalid(child(path, 'generation'), m.generation, 'must be greater than or equal to 0'));
   // Each list as long as the request makes it (200,000 bad labels): appended, not spread.
-  for (const more of [labelErrors, annotationErrors, ownerReferenceErrors, finalizerErrors, managedFieldsErrors])
-    appendAll(errs, more(m, path));
+  appendAll(errs, yield* labelErrors(m, path));
+  appendAll(errs, yield* annotationErrors(m, path));
+  for (const more of [ownerReferenceErrors, finalizerErrors, managedFieldsErrors]) appendAll(errs, more(m, path));
   return errs;
 }
 
@@ -419,11 +430,20 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
  * `metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`.
  */
 export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, path = 'metadata'): FieldError[] {
+  return runTask(validateObjectMetaUpdateTask(newMeta, oldMeta, path));
+}
+
+/** validateObjectMetaUpdate as a task that pauses every PAUSE_EVERY labels or annotations. */
+export function* validateObjectMetaUpdateTask(
+  newMeta: unknown,
+  oldMeta: unknown,
+  path = 'metadata',
+): Task<FieldError[]> {
   if (newMeta === undefined || newMeta === null) newMeta = {};
   if (!isJsonObject(newMeta)) return [typeInvalid(path, 'object', newMeta)];
   const errs: FieldError[] = [];
-  const m = readMeta(newMeta, path, errs);
-  const old = readMeta(isJsonObject(oldMeta) ? oldMeta : {}, path, []);
+  const m = yield* readMeta(newMeta, path, errs);
+  const old = yield* readMeta(isJsonObject(oldMeta) ? oldMeta : {}, path, []);
 
   if (old.deletionTimestamp) {
     const before = new Set(old.finalizers);
@@ -459,8 +479,9 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, pat
     m.deletionGracePeriodSeconds === old.deletionGracePeriodSeconds,
   );
 
-  for (const more of [labelErrors, annotationErrors, ownerReferenceErrors, managedFieldsErrors])
-    appendAll(errs, more(m, path));
+  appendAll(errs, yield* labelErrors(m, path));
+  appendAll(errs, yield* annotationErrors(m, path));
+  for (const more of [ownerReferenceErrors, managedFieldsErrors]) appendAll(errs, more(m, path));
   return errs;
 }
 
@@ -473,31 +494,43 @@ function sameInstant(a: string, b: string): boolean {
   return !Number.isNaN(ta) && ta === tb;
 }
 
-function labelErrors(m: MetaView, path: string): FieldError[] {
-  return validateLabels(m.labels, child(path, 'labels'));
+function labelErrors(m: MetaView, path: string): Task<FieldError[]> {
+  return labelsTask(m.labels, child(path, 'labels'));
 }
 
 /** v1validation.ValidateLabels: keys are qualified names; values label values. Errors name the map (`field`), not the key. */
 export function validateLabels(labels: Iterable<[string, string]>, field: string): FieldError[] {
+  return runTask(labelsTask(labels, field));
+}
+
+function* labelsTask(labels: Iterable<[string, string]>, field: string): Task<FieldError[]> {
   const errs: FieldError[] = [];
+  let i = 0;
   for (const [k, v] of labels) {
     for (const msg of isQualifiedName(k)) errs.push(invalid(field, k, msg));
     for (const msg of isValidLabelValue(v)) errs.push(invalid(field, v, msg));
+    if (++i % PAUSE_EVERY === 0) yield pause();
   }
   return errs;
 }
 
-function annotationErrors(m: MetaView, path: string): FieldError[] {
-  return validateAnnotations(m.annotations, child(path, 'annotations'));
+function annotationErrors(m: MetaView, path: string): Task<FieldError[]> {
+  return annotationsTask(m.annotations, child(path, 'annotations'));
 }
 
 /** ValidateAnnotations: keys are qualified names regardless of case; keys plus values at most 256 KiB. */
 export function validateAnnotations(annotations: Iterable<[string, string]>, field: string): FieldError[] {
+  return runTask(annotationsTask(annotations, field));
+}
+
+function* annotationsTask(annotations: Iterable<[string, string]>, field: string): Task<FieldError[]> {
   const errs: FieldError[] = [];
   let total = 0;
+  let i = 0;
   for (const [k, v] of annotations) {
     for (const msg of isQualifiedName(k.toLowerCase())) errs.push(invalid(field, k, msg));
     total += byteLength(k) + byteLength(v);
+    if (++i % PAUSE_EVERY === 0) yield pause();
   }
   if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) errs.push(tooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
   return errs;

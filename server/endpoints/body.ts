@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../../apimachinery/errors.js';
 import { decodeProtobufObject } from '../codecs/protobuf.js';
 import { DecoderError, transformDecodeError } from '../codecs/decode-error.js';
-import { JsonSyntaxError, parseJsonExact } from '../../apimachinery/json-parse.js';
+import { JsonSyntaxError, parseJsonExactTask } from '../../apimachinery/json-parse.js';
+import { runSliced } from '../registry/give-way.js';
 import { parseMediaType } from './negotiate.js';
 import { YamlDecodeError, decodeYaml } from '../codecs/yaml-decode.js';
 import { deeperThan, typeMetaError } from '../../apimachinery/json.js';
@@ -62,13 +63,17 @@ export interface DecodedBody {
   floatLiterals: ReadonlySet<string>;
 }
 
+/** A body's JSON parsed sliced: a 3 MiB body of 200,000 keys is 0.2 to 0.4 s of work, which gives way as it goes. */
+const parseBodyJson = (text: string, int64: boolean): Promise<DecodedBody> =>
+  runSliced(parseJsonExactTask(text, { maxDepth: MAX_NESTING_DEPTH, int64 }));
+
 /**
  * JSON with Go's error texts, and the position people need to find the mistake; with `int64`,
  * integers beyond 2^53 that fit int64 come back as exact bigints.
  */
-export function parseJson(text: string, int64 = false): DecodedBody {
+export async function parseJson(text: string, int64 = false): Promise<DecodedBody> {
   try {
-    return parseJsonExact(text, { maxDepth: MAX_NESTING_DEPTH, int64 });
+    return await parseBodyJson(text, int64);
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
     throw badRequest(`the request body is not valid JSON at line ${err.line}, column ${err.column}: ${err.message}`);
@@ -126,7 +131,9 @@ export async function decodeObjectBody(
   const type = contentType ? parseMediaType(contentType)?.type : 'application/json';
   try {
     if (type === 'application/json')
-      return into === undefined ? parseJson(body.toString('utf8'), int64) : withTypeMeta(interpretJson(body, int64));
+      return into === undefined
+        ? await parseJson(body.toString('utf8'), int64)
+        : withTypeMeta(await interpretJson(body, int64));
     if (type === 'application/yaml') {
       const decoded = plain(await parseYaml(body.toString('utf8'), int64));
       return into === undefined ? decoded : withTypeMeta(decoded);
@@ -144,9 +151,9 @@ export async function decodeObjectBody(
 }
 
 /** JSON text, whose syntax errors end kube's decoder where it reads apiVersion and kind (meta.Interpret). */
-function interpretJson(body: Buffer, int64: boolean): DecodedBody {
+async function interpretJson(body: Buffer, int64: boolean): Promise<DecodedBody> {
   try {
-    return parseJsonExact(body.toString('utf8'), { maxDepth: MAX_NESTING_DEPTH, int64 });
+    return await parseBodyJson(body.toString('utf8'), int64);
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
     throw new DecoderError(`couldn't get version/kind; json parse error: ${err.message}`);

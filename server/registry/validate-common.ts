@@ -3,15 +3,16 @@
 import { type FieldError, formatFieldError } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { KindInfo } from './strategy.js';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
+import { validateObjectMetaTask, validateObjectMetaUpdateTask } from '../../apimachinery/validation/object-meta.js';
+import type { Task } from '../../apimachinery/structured-merge/index.js';
 import { type NameValidator, validatePathSegmentName } from '../../apimachinery/validation/names.js';
 
 export function validateObjectMetaForCreate(
   obj: KubeObject,
   kind: KindInfo,
   validateName: NameValidator,
-): FieldError[] {
-  return validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, validateName });
+): Task<FieldError[]> {
+  return validateObjectMetaTask(obj.metadata, { namespaced: kind.namespaced, validateName });
 }
 
 /**
@@ -19,10 +20,13 @@ export function validateObjectMetaForCreate(
  * immutable anyway) beside the update rules; both look at labels and annotations, and one error
  * is reported once.
  */
-export function validateObjectMetaForUpdate(obj: KubeObject, old: KubeObject, kind: KindInfo): FieldError[] {
+export function* validateObjectMetaForUpdate(obj: KubeObject, old: KubeObject, kind: KindInfo): Task<FieldError[]> {
   const all = [
-    ...validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, validateName: validatePathSegmentName }),
-    ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+    ...(yield* validateObjectMetaTask(obj.metadata, {
+      namespaced: kind.namespaced,
+      validateName: validatePathSegmentName,
+    })),
+    ...(yield* validateObjectMetaUpdateTask(obj.metadata, old.metadata)),
   ];
   const seen = new Set<string>();
   return all.filter((e) => {

@@ -107,7 +107,7 @@ function* errorsOf(v: Validation): Task<FieldError[]> {
 export function* validateCreate(strategy: Strategy, obj: KubeObject, ctx: WriteContext): Task<void> {
   const create = strategy.create;
   const errs = [
-    ...validateObjectMetaForCreate(obj, strategy.kind, create.validateName),
+    ...(yield* validateObjectMetaForCreate(obj, strategy.kind, create.validateName)),
     ...(yield* errorsOf(create.validate(obj, ctx))),
   ];
   if (errs.length) throw invalid(qualifiedKind(strategy.kind), obj.metadata.name ?? '', errs);
@@ -154,7 +154,7 @@ export function prepareUpdate(
 export function* validateUpdate(strategy: Strategy, obj: KubeObject, old: KubeObject, ctx: WriteContext): Task<void> {
   const update = updateStrategyFor(strategy, ctx.subresource);
   const errs = [
-    ...validateObjectMetaForUpdate(obj, old, strategy.kind),
+    ...(yield* validateObjectMetaForUpdate(obj, old, strategy.kind)),
     ...(yield* errorsOf(update.validate(obj, old, ctx))),
   ];
   if (errs.length) throw invalid(qualifiedKind(strategy.kind), obj.metadata.name ?? '', errs);

@@ -66,7 +66,7 @@ export async function patch(ctx: Ctx): Promise<void> {
   const body = bytes.toString('utf8');
   // Large bodies that arrive together are decoded one per turn of the loop, not all in one.
   await giveWayFor(large);
-  const decoded = parseJson(body, ctx.store.strategy.exactIntegers);
+  const decoded = await parseJson(body, ctx.store.strategy.exactIntegers);
   await giveWayFor(large);
   const patchDoc = decoded.value;
   auditOf(ctx.res)?.requestPatch(patchDoc);
@@ -136,7 +136,7 @@ export async function readApplyConfiguration(
   const exact = ctx.store.strategy.exactIntegers;
   // JSON decodes faster and reports repeated keys.
   const decoded = /^\s*\{/.test(text)
-    ? parseJson(text, exact)
+    ? await parseJson(text, exact)
     : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
   if (!isJsonObject(decoded.value)) throw badRequest('error decoding YAML: the apply configuration must be an object');
   const config = decoded.value as unknown as KubeObject;

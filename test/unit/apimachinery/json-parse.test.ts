@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonSyntaxError, parseJsonExact } from '../../../apimachinery/json-parse.js';
+import { JsonSyntaxError, parseJsonExact, parseJsonExactTask } from '../../../apimachinery/json-parse.js';
+import { runTaskSliced } from '../../../apimachinery/structured-merge/trampoline.js';
 
 describe('parseJsonExact: values as JSON.parse', () => {
   const docs = [
@@ -216,6 +217,52 @@ describe('parseJsonExact: depth', () => {
     const r = parseJsonExact(doc);
     expect(r.duplicateFields).toEqual(['a.a.a.x']);
     expect([...r.floatLiterals]).toEqual(['a.a.a.x']);
+  });
+});
+
+describe('parseJsonExactTask: the same parse, in steps', () => {
+  /** Runs the task giving way after every step; how many times it gave way. */
+  const sliced = async (text: string, int64 = false) => {
+    let pauses = 0;
+    const result = await runTaskSliced(
+      parseJsonExactTask(text, { int64 }),
+      async () => {
+        pauses++;
+      },
+      0,
+    );
+    return { result, pauses };
+  };
+  const wide = JSON.stringify({
+    spec: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, [i, i + 0.5, { d: 1 }]])),
+  }).replace('"k4999":', '"k0":1,"k4999":');
+
+  it('gives way between values, and finds what parseJsonExact finds', async () => {
+    const { result, pauses } = await sliced(wide);
+    expect(pauses).toBeGreaterThan(10);
+    expect(result).toStrictEqual(parseJsonExact(wide));
+    expect(result.duplicateFields).toEqual(['spec.k0']);
+    expect(result.floatLiterals.has('spec.k4998[1]')).toBe(true);
+  });
+
+  it('throws the error parseJsonExact throws, however far in', async () => {
+    const broken = `${wide.slice(0, -2)},]}`;
+    const want = (() => {
+      try {
+        parseJsonExact(broken);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(want).toBeInstanceOf(JsonSyntaxError);
+    await expect(sliced(broken)).rejects.toStrictEqual(want);
+  });
+
+  it('keeps two parses apart when their steps interleave (int64 or not)', async () => {
+    const big = `[${Array(3000).fill('9007199254740993').join(',')}]`;
+    const [a, b] = await Promise.all([sliced(big, true), sliced(big)]);
+    expect(a.result.value).toStrictEqual(parseJsonExact(big, { int64: true }).value);
+    expect(b.result.value).toStrictEqual(parseJsonExact(big).value);
   });
 });
 

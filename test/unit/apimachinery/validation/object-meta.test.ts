@@ -5,8 +5,11 @@ import {
   metaDecodeError,
   type ObjectMetaOptions,
   validateObjectMeta,
+  validateObjectMetaTask,
   validateObjectMetaUpdate,
+  validateObjectMetaUpdateTask,
 } from '../../../../apimachinery/validation/object-meta.js';
+import { type Task, runTaskSliced } from '../../../../apimachinery/structured-merge/trampoline.js';
 
 const SUBDOMAIN =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -465,5 +468,32 @@ describe('validateObjectMeta of a request-sized metadata', () => {
     const errs = validateObjectMeta({ ...ok, labels }, namespaced);
     expect(errs).toHaveLength(150_000);
     expect(formatFieldError(errs[0]!)).toMatch(/^metadata\.labels: Invalid value: "-f0": name part must consist/);
+  });
+
+  /** Runs a task giving way after every step; its result and how many times it gave way. */
+  const sliced = async <T>(task: Task<T>) => {
+    let pauses = 0;
+    const result = await runTaskSliced(
+      task,
+      async () => {
+        pauses++;
+      },
+      0,
+    );
+    return { result, pauses };
+  };
+
+  it('as a task, gives way between labels and annotations, with the same errors', async () => {
+    const labels = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`${i % 2 ? '-' : ''}f${i}`, 'v']));
+    const annotations = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`-a${i}`, 'v']));
+    const meta = { ...ok, labels, annotations };
+    const create = await sliced(validateObjectMetaTask(meta, namespaced));
+    expect(create.pauses).toBeGreaterThanOrEqual(8);
+    expect(create.result).toEqual(validateObjectMeta(meta, namespaced));
+    expect(create.result).toHaveLength(7500);
+    const old = { ...ok, resourceVersion: '1' };
+    const update = await sliced(validateObjectMetaUpdateTask({ ...meta, resourceVersion: '1' }, old));
+    expect(update.pauses).toBeGreaterThanOrEqual(8);
+    expect(update.result).toEqual(validateObjectMetaUpdate({ ...meta, resourceVersion: '1' }, old));
   });
 });
