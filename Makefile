@@ -21,9 +21,8 @@ build: $(BUILD_STAMP)
 
 # The library (dist/, tsc's output with types) and the binary's bundle (dist/bin/: one CommonJS
 # file of our code and better-sqlite3's JavaScript, other packages left external, so a start loads
-# one file, not two hundred, written as the function bin/mini-apiserver compiles; its V8 code cache
-# is written by the first start): package.json's build. It depends on node_modules, whose
-# better-sqlite3 it carries.
+# one file, not two hundred; its V8 code cache is written by the first start): package.json's
+# build. It depends on node_modules, whose better-sqlite3 it carries.
 $(BUILD_STAMP): $(NODE_MODULES) $(SOURCES)
 	npm run --silent build
 	@touch $@
