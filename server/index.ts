@@ -4,8 +4,7 @@
 // types (the handle is AsyncDisposable), so a consumer's compiler reads @types/node with them.
 import { startCompactor } from '../storage/compactor.js';
 import { AdjustableClock, type Clock, systemClock } from '../apimachinery/clock.js';
-import { type Dirent, accessSync, chmodSync, constants, readdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { type Dirent, accessSync, chmodSync, constants, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStorage, type StorageOptions } from '../storage/index.js';
 import type { Storage } from '../storage/interface.js';
@@ -20,7 +19,7 @@ import {
   parsePrivateKeyPem,
 } from './authn/service-account-token.js';
 import { Auditor } from './audit/event.js';
-import { AuditLogBackend, ensureLogFile, validateAuditLogOptions } from './audit/log-backend.js';
+import type { AuditLogBackend } from './audit/log-backend.js';
 import { loadPolicyFile, newPolicyEvaluator } from './audit/policy.js';
 import { type KeyObject, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import {
@@ -203,9 +202,12 @@ async function joinCluster(
 
 /** --client-ca-file, read once at start. */
 async function readClientCA(file: string): Promise<string> {
-  const pem = await readFile(file, 'utf8').catch((err: unknown) => {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (err) {
     throw new StartupError(`cannot read ${file}: ${fsReason(err)}`);
-  });
+  }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new StartupError(`no PEM certificate in ${file}`);
   return pem;
 }
@@ -218,6 +220,8 @@ async function auditing(
 ): Promise<{ auditor: Auditor; backend: AuditLogBackend } | undefined> {
   const audit = o.audit;
   if (!audit) return undefined;
+  // Loaded only to audit: it writes the log through node:fs/promises, which a start need not load.
+  const { AuditLogBackend, ensureLogFile, validateAuditLogOptions } = await import('./audit/log-backend.js');
   const policy = await forFlag('audit-policy-file', () => loadPolicyFile(audit.policyFile));
   // Each message names its flag (kube's text); the parser lets no negative number through anyway.
   const problems = validateAuditLogOptions({

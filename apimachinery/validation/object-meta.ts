@@ -23,6 +23,7 @@ import { isJsonObject } from '../object.js';
 import { jsonKind } from '../json.js';
 import { appendAll } from '../append.js';
 import { PAUSE_EVERY, pause, runTask, type Task } from '../structured-merge/trampoline.js';
+import { isGoPrintable } from '../quote.js';
 
 /** ValidateAnnotations: keys plus values may total at most 256 KiB. */
 const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
@@ -589,16 +590,13 @@ function finalizerErrors(m: MetaView, path: string): FieldError[] {
   return errs;
 }
 
-/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
 /** ValidateFieldManager: at most 128 bytes, printable characters only. */
 function fieldManagerErrors(manager: string, field: string): FieldError[] {
   const errs: FieldError[] = [];
   if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong(field, FIELD_MANAGER_MAX_LENGTH));
   let offset = 0; // Go ranges over a string by byte offset.
   for (const ch of manager) {
-    if (!printable.test(ch)) {
+    if (!isGoPrintable(ch)) {
       const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
       errs.push(invalid(field, manager, `invalid character U+${code} (at position ${offset})`));
     }

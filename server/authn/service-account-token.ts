@@ -6,7 +6,7 @@
 // ServiceAccount (and bound Secret) still exist with the uid the token names.
 import { aggregateErrors } from '../../apimachinery/errors.js';
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { goQuote } from '../../apimachinery/quote.js';
 import { type UserInfo, makeServiceAccountGroupNames, makeServiceAccountUsername } from '../../apimachinery/user.js';
 import { CREDENTIAL_ID_KEY } from './service-account-user.js';
@@ -79,7 +79,7 @@ export async function loadPublicKeyFiles(paths: readonly string[]): Promise<KeyO
   const keys: KeyObject[] = [];
   for (const path of paths) {
     try {
-      keys.push(...parsePublicKeysPem(await readFile(path, 'utf8')));
+      keys.push(...parsePublicKeysPem(readFileSync(path, 'utf8')));
     } catch (err) {
       throw new Error(`failed to parse key file ${goQuote(path)}: ${(err as Error).message}`);
     }
@@ -90,7 +90,7 @@ export async function loadPublicKeyFiles(paths: readonly string[]): Promise<KeyO
 /** `--service-account-signing-key-file`. */
 export async function loadSigningKeyFile(path: string): Promise<KeyObject> {
   try {
-    return parsePrivateKeyPem(await readFile(path, 'utf8'));
+    return parsePrivateKeyPem(readFileSync(path, 'utf8'));
   } catch (err) {
     throw new Error(`failed to parse service-account-issuer-key-file: ${(err as Error).message}`);
   }

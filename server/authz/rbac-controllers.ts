@@ -21,11 +21,11 @@ const CONTROLLER_WRITE = { dryRun: false } as const;
 
 async function reconcileOne<T extends KubeObject>(
   store: Store,
+  existing: T | undefined,
   expected: T,
   reconcileFn: (existing: T | undefined, expected: T) => ReconcileResult<T>,
 ): Promise<void> {
   const name = expected.metadata.name!;
-  const existing = (await store.get(undefined, name).catch(ignoreNotFound)) as T | undefined;
   const result = reconcileFn(existing, expected);
   switch (result.operation) {
     case 'none':
@@ -57,25 +57,41 @@ async function reconcileOne<T extends KubeObject>(
   }
 }
 
+/**
+ * Each default object reconciled with what is stored under its name: kube's hook GETs each, here
+ * one list of the kind (from the watch cache RBAC's index lists next) finds them all, where a get
+ * per object read and decoded each of them once more at every start.
+ */
+async function reconcileAll<T extends KubeObject>(
+  store: Store,
+  expected: readonly T[],
+  reconcileFn: (existing: T | undefined, expected: T) => ReconcileResult<T>,
+  logger: Logger,
+): Promise<void> {
+  const kind = store.kind.kind;
+  let stored: Map<string, KubeObject>;
+  try {
+    stored = new Map((await store.list(undefined)).items.map((o) => [o.metadata.name!, o]));
+  } catch (err) {
+    logger.warn(`could not list bootstrap ${kind}s`, { err: String(err) });
+    return;
+  }
+  for (const object of expected) {
+    const name = object.metadata.name!;
+    await reconcileOne(store, stored.get(name) as T | undefined, object, reconcileFn).catch((err: unknown) =>
+      logger.warn(`could not reconcile bootstrap ${kind}`, { name, err: String(err) }),
+    );
+  }
+}
+
 /** kube's rbac/bootstrap-roles hook: the default policy stored, as kube's reconciliation decides. */
 export async function ensureBootstrapPolicy(
   clusterRoles: Store,
   clusterRoleBindings: Store,
   logger: Logger,
 ): Promise<void> {
-  for (const role of bootstrapClusterRoles()) {
-    await reconcileOne(clusterRoles, role, reconcileClusterRole).catch((err: unknown) =>
-      logger.warn('could not reconcile bootstrap ClusterRole', { name: role.metadata.name, err: String(err) }),
-    );
-  }
-  for (const binding of bootstrapClusterRoleBindings()) {
-    await reconcileOne(clusterRoleBindings, binding, reconcileClusterRoleBinding).catch((err: unknown) =>
-      logger.warn('could not reconcile bootstrap ClusterRoleBinding', {
-        name: binding.metadata.name,
-        err: String(err),
-      }),
-    );
-  }
+  await reconcileAll(clusterRoles, bootstrapClusterRoles(), reconcileClusterRole, logger);
+  await reconcileAll(clusterRoleBindings, bootstrapClusterRoleBindings(), reconcileClusterRoleBinding, logger);
 }
 
 /** kube's clusterrole-aggregation controller over the index's ClusterRoles. */

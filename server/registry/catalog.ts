@@ -142,6 +142,8 @@ interface GroupVersions {
 
 export class Catalog {
   private readonly byGvr = new Map<string, ResourceDescriptor>();
+  /** byGvr's keys per group: a CRD's install touches its group only, not every resource served. */
+  private readonly keysByGroup = new Map<string, Set<string>>();
   /** Per group: its versions in preference order (CRDs of one group may disagree; kube merges). */
   private readonly versionOrder = new Map<string, string[]>();
   private listeners: Array<() => void> = [];
@@ -164,11 +166,20 @@ export class Catalog {
    * reader never sees a half-installed CRD.
    */
   setResource(group: string, plural: string, descriptors: ResourceDescriptor[]): void {
-    for (const [key, d] of this.byGvr) {
-      if (d.group === group && d.names.plural === plural) this.byGvr.delete(key);
+    const keys = this.keysByGroup.get(group) ?? new Set<string>();
+    for (const key of keys) {
+      if (this.byGvr.get(key)!.names.plural !== plural) continue;
+      this.byGvr.delete(key);
+      keys.delete(key);
     }
-    for (const d of descriptors) this.byGvr.set(gvrKey(d.group, d.version, d.names.plural), d);
-    this.recomputeVersions(group);
+    for (const d of descriptors) {
+      const key = gvrKey(d.group, d.version, d.names.plural);
+      this.byGvr.set(key, d);
+      keys.add(key);
+    }
+    if (keys.size > 0) this.keysByGroup.set(group, keys);
+    else this.keysByGroup.delete(group);
+    this.recomputeVersions(group, keys);
     this.generationCounter++;
     for (const l of this.listeners) l();
   }
@@ -210,8 +221,8 @@ export class Catalog {
     return [...new Set([...this.byGvr.values()].flatMap((d) => (d.store ? [d.store] : [])))];
   }
 
-  private recomputeVersions(group: string): void {
-    const versions = [...new Set([...this.byGvr.values()].filter((d) => d.group === group).map((d) => d.version))];
+  private recomputeVersions(group: string, keys: ReadonlySet<string>): void {
+    const versions = [...new Set([...keys].map((k) => this.byGvr.get(k)!.version))];
     if (versions.length === 0) this.versionOrder.delete(group);
     else this.versionOrder.set(group, sortVersions(versions));
   }
