@@ -1,6 +1,7 @@
 // spec's rules: group, scope, versions (storage, deprecation warnings, per-version schema,
 // subresources and columns), names, and the parts checked in their own files.
 import { type FieldError, child, invalid, required } from '../../apimachinery/field-errors.js';
+import { isGoPrintable } from '../../apimachinery/quote.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import type { ValidationOptions } from './options.js';
 import { type Rec, type Version, type Spec, isAbsent, rec } from './internal-version.js';
@@ -122,9 +123,6 @@ function deprecationWarningErrors(deprecated: boolean, warning: string | undefin
   }
   return errs;
 }
-
-/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-const isGoPrintable = (ch: string): boolean => ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
 
 /** The subresources that apply to a version, wherever kube's conversion put them. */
 function subresourcesForVersion(spec: Spec, name: string): Rec | undefined {

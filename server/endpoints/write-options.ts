@@ -1,6 +1,7 @@
 // The query parameters of a write (metav1 CreateOptions, UpdateOptions, PatchOptions), decoded and
 // validated together as kube's handlers do: one 422 naming the options kind lists every bad one.
 import { invalid as invalidStatus } from '../../apimachinery/errors.js';
+import { isGoPrintable } from '../../apimachinery/quote.js';
 import {
   type FieldError,
   forbidden,
@@ -74,7 +75,7 @@ function fieldManagerErrors(manager: string, path: string): FieldError[] {
   if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong(path, FIELD_MANAGER_MAX_LENGTH));
   let at = 0;
   for (const ch of manager) {
-    if (!isPrintable(ch)) errs.push(invalid(path, manager, `invalid character ${goUnicode(ch)} (at position ${at})`));
+    if (!isGoPrintable(ch)) errs.push(invalid(path, manager, `invalid character ${goUnicode(ch)} (at position ${at})`));
     at += Buffer.byteLength(ch);
   }
   return errs;
@@ -87,18 +88,15 @@ function fieldManagerErrors(manager: string, path: string): FieldError[] {
 export function managerFromUserAgent(userAgent: string): string {
   let out = '';
   for (const ch of userAgent.split('/')[0]!) {
-    if (!isPrintable(ch)) continue;
+    if (!isGoPrintable(ch)) continue;
     if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
     out += ch;
   }
   return out;
 }
 
-/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-const isPrintable = (ch: string): boolean => ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
-
 /** Go's %#U: `U+0007`, with the character quoted after it when printable. */
 function goUnicode(ch: string): string {
   const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-  return isPrintable(ch) ? `U+${hex} '${ch}'` : `U+${hex}`;
+  return isGoPrintable(ch) ? `U+${hex} '${ch}'` : `U+${hex}`;
 }

@@ -5,6 +5,7 @@
 // storage.ValidateListOptions returns, with the Go decoder's own words after it, so this file
 // carries a small port of Go's base64 and encoding/json error reporting.
 import { type ApiError, badRequest, internalError, resourceExpired } from '../../apimachinery/errors.js';
+import { isGoPrintable } from '../../apimachinery/quote.js';
 
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 
@@ -134,7 +135,7 @@ function quoteByte(b: number): string {
   if (b === 0x22) return `'"'`;
   // Go converts the byte to the rune of the same number (Latin-1), then quotes that rune.
   const c = String.fromCharCode(b);
-  if (/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(c)) return `'${c}'`;
+  if (isGoPrintable(c)) return `'${c}'`;
   const short = SHORT_BYTE_ESCAPES[b];
   if (short) return `'${short}'`;
   return b < 0x20 || b === 0x7f ? `'\\x${b.toString(16).padStart(2, '0')}'` : `'\\u${b.toString(16).padStart(4, '0')}'`;
