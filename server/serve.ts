@@ -181,6 +181,8 @@ function parseRequest(method: string, url: string): RequestLine {
  * relist, a controller's reads, probes). Past this many the whole map is dropped and starts over.
  */
 const MAX_GET_LINES = 1024;
+/** Longer URLs are parsed each time: kept, a client's megabyte-long URLs would hold a gigabyte. */
+const MAX_KEPT_URL_LENGTH = 2048;
 
 /** What a request's stages learn for its end (the response's close): who it was, and the in-flight slot to give back. */
 interface RequestContext {
@@ -410,12 +412,12 @@ export class HttpsFrontend {
     });
   }
 
-  /** A GET's line, parsed at the URL's first GET (kept only when kube's request info could read it). */
+  /** A GET's line, parsed at the URL's first GET (kept when kube's request info could read it and the URL is short). */
   private getLine(url: string): RequestLine {
     const kept = this.getLines.get(url);
     if (kept) return kept;
     const line = parseRequest('GET', url);
-    if (line.info instanceof ApiError) return line;
+    if (line.info instanceof ApiError || url.length > MAX_KEPT_URL_LENGTH) return line;
     line.labels = requestLabels({ method: 'GET', query: line.query, contentType: undefined, info: line.info });
     if (this.getLines.size >= MAX_GET_LINES) this.getLines.clear();
     this.getLines.set(url, line);
