@@ -12,7 +12,7 @@ import { ApiError } from '../apimachinery/errors.js';
 import type { StorageObserver } from '../storage/instrumented.js';
 import { type WatchStats, watchStats } from './endpoints/watch/budget.js';
 import { KeyedCounter, KeyedHistogram } from './metrics/keyed-series.js';
-import { APISERVER_COMPONENT, type RequestLabels, requestLabels, withoutPath } from './metrics/request-labels.js';
+import { APISERVER_COMPONENT, type RequestLabels, withoutPath } from './metrics/request-labels.js';
 import type { RequestKind } from './pipeline/max-inflight.js';
 import type { RequestInfo } from './request/request-info.js';
 
@@ -44,10 +44,8 @@ function defaultMetrics(): Metric[] {
 
 /** What the front door knows of a request as it starts. */
 export interface RequestStart {
-  method: string;
-  query: URLSearchParams;
-  /** The Content-Type header: a PATCH of application/apply-patch+yaml is reported as APPLY. */
-  contentType: string | undefined;
+  /** server/metrics/request-labels.ts's, made once for every request of the same line when they follow from it alone. */
+  labels: RequestLabels;
   info: RequestInfo | ApiError;
   kind: RequestKind;
   longRunning: boolean;
@@ -108,6 +106,8 @@ export class Metrics {
     mutating: { current: 0, max: 0 },
   };
   private dropped: Dropped = { readOnly: 0, mutating: 0 };
+  /** Each label set's series key (its values in one order), made once per label set: the front door shares a GET's labels. */
+  private readonly seriesKeys = new WeakMap<RequestLabels, string>();
 
   constructor(opts: MetricsOptions = {}) {
     this.watches = opts.watches ?? watchStats;
@@ -281,7 +281,7 @@ export class Metrics {
     const t: TrackedRequest = {
       kind: r.kind,
       longRunning: r.longRunning,
-      labels: requestLabels(r),
+      labels: r.labels,
       resourceRequest: !(r.info instanceof ApiError) && r.info.isResourceRequest,
       user: r.user,
       start: performance.now(),
@@ -304,7 +304,11 @@ export class Metrics {
     if (t.longRunning) this.longRunning.delete(t);
     else this.inflight[t.kind].current--;
     const l = trustedLabels(t, answered ? code : undefined);
-    const key = `${l.verb}\0${l.dryRun}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}`;
+    let key = this.seriesKeys.get(l);
+    if (key === undefined) {
+      key = `${l.verb}\0${l.dryRun}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}`;
+      this.seriesKeys.set(l, key);
+    }
     // Label order is output order: sorted, as Go writes them.
     const labels = () => ({
       component: APISERVER_COMPONENT,

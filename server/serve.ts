@@ -38,6 +38,7 @@ import {
   shutdownCheck,
 } from './health.js';
 import { METRICS_CONTENT_TYPE, Metrics, type TrackedRequest } from './metrics.js';
+import { type RequestLabels, requestLabels } from './metrics/request-labels.js';
 import { type RequestInfo, isLongRunning, parseRequestInfo } from './request/request-info.js';
 import { MaxInflight, requestKind } from './pipeline/max-inflight.js';
 import { LoopSaturation } from './pipeline/saturation.js';
@@ -154,11 +155,17 @@ function tooManyRequests(res: ServerResponse): void {
   send(res, 429, 'Too many requests, please try again later.\n', { ...TEXT_HEADERS, 'Retry-After': RETRY_AFTER_S });
 }
 
-/** The path, query and kube request info of a request, parsed once for every layer after this one. */
-function parseRequest(
-  method: string,
-  url: string,
-): { path: string; query: URLSearchParams; info: RequestInfo | ApiError } {
+/** What a request's method and URL tell every layer after this one, parsed once. */
+interface RequestLine {
+  path: string;
+  query: URLSearchParams;
+  info: RequestInfo | ApiError;
+  /** Its metric labels, kept with a GET's line (they follow from it alone: only a PATCH's Content-Type counts). */
+  labels?: RequestLabels;
+}
+
+/** The path, query and kube request info of a request. */
+function parseRequest(method: string, url: string): RequestLine {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
@@ -168,6 +175,14 @@ function parseRequest(
     return { path, query, info: toApiError(err) };
   }
 }
+
+/**
+ * How many URLs' GET lines are kept: clients GET the same few URLs again and again (an informer's
+ * relist, a controller's reads, probes). Past this many the whole map is dropped and starts over.
+ */
+const MAX_GET_LINES = 1024;
+/** Longer URLs are parsed each time: kept, a client's megabyte-long URLs would hold a gigabyte. */
+const MAX_KEPT_URL_LENGTH = 2048;
 
 /** What a request's stages learn for its end (the response's close): who it was, and the in-flight slot to give back. */
 interface RequestContext {
@@ -251,6 +266,11 @@ export class HttpsFrontend {
   private readonly saturation: LoopSaturation;
   private readonly sockets = new Set<Socket>();
   /**
+   * GET lines by URL, parsed once and shared by every GET of the URL: their query and info are
+   * read-only, as every layer already treats them (nothing after parseRequestInfo writes either).
+   */
+  private readonly getLines = new Map<string, RequestLine>();
+  /**
    * A client that goes away mid-request makes its request and response emit errors: they are its,
    * not ours. One listener each for every request (`this` is the stream), not a closure per request.
    */
@@ -312,11 +332,12 @@ export class HttpsFrontend {
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', (err) => this.deps.logger.debug('upgraded connection error', { err: err.message }));
     const method = req.method ?? 'GET';
-    const { query, info } = parseRequest(method, req.url ?? '/');
+    const line = parseRequest(method, req.url ?? '/');
+    const { query, info } = line;
     const ctx: { user?: string } = {};
     // In /metrics as any request, until the connection closes: 101 once upgraded (kube's hijacked
     // connections report code 0, kubernetes#107949), else the refusal's code.
-    const tracked = this.track(req, method, query, info, ctx);
+    const tracked = this.track(req, method, line, ctx);
     const longRunning = tracked.longRunning;
     const auditID = auditIDFrom(req.headers['audit-id']);
     let rec: AuditRecorder | undefined;
@@ -374,20 +395,16 @@ export class HttpsFrontend {
     answerAndClose(socket, code);
   }
 
-  /** The request in /metrics from its start: its kind and whether it is long-running, from its request info. */
-  private track(
-    req: IncomingMessage,
-    method: string,
-    query: URLSearchParams,
-    info: RequestInfo | ApiError,
-    ctx: { user?: string },
-  ): TrackedRequest {
+  /**
+   * The request in /metrics from its start: its kind and whether it is long-running, from its
+   * request info.
+   */
+  private track(req: IncomingMessage, method: string, line: RequestLine, ctx: { user?: string }): TrackedRequest {
+    const { query, info, labels } = line;
     const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
     const longRunning = !(info instanceof ApiError) && isLongRunning(info);
     return this.metrics.started({
-      method,
-      query,
-      contentType: req.headers['content-type'],
+      labels: labels ?? requestLabels({ method, query, contentType: req.headers['content-type'], info }),
       info,
       kind: requestKind(verb),
       longRunning,
@@ -395,14 +412,27 @@ export class HttpsFrontend {
     });
   }
 
+  /** A GET's line, parsed at the URL's first GET (kept when kube's request info could read it and the URL is short). */
+  private getLine(url: string): RequestLine {
+    const kept = this.getLines.get(url);
+    if (kept) return kept;
+    const line = parseRequest('GET', url);
+    if (line.info instanceof ApiError || url.length > MAX_KEPT_URL_LENGTH) return line;
+    line.labels = requestLabels({ method: 'GET', query: line.query, contentType: undefined, info: line.info });
+    if (this.getLines.size >= MAX_GET_LINES) this.getLines.clear();
+    this.getLines.set(url, line);
+    return line;
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     // Read now: once the connection is gone, req.socket is null.
     const srcIP = req.socket.remoteAddress;
-    const { path, query, info } = parseRequest(method, url);
+    const line = method === 'GET' ? this.getLine(url) : parseRequest(method, url);
+    const { path, query, info } = line;
     const ctx: RequestContext = {};
-    const tracked = this.track(req, method, query, info, ctx);
+    const tracked = this.track(req, method, line, ctx);
     const longRunning = tracked.longRunning;
     this.inflight.set(res, longRunning);
     req.on('error', this.onRequestError);
@@ -414,10 +444,9 @@ export class HttpsFrontend {
     res.setHeader(AUDIT_ID_HEADER, auditID);
     if (this.shuttingDown) res.setHeader('Connection', 'close');
     const timer = longRunning ? undefined : setTimeout(() => this.timedOut(req, res), this.limits.requestTimeoutMs);
-    res.once('finish', () => {
-      if (!req.complete) dropRestOfBody(req);
-    });
     res.once('close', () => {
+      // Answered before its body was all read (a 413, a 401): the rest is read and dropped.
+      if (res.writableFinished && !req.complete) dropRestOfBody(req);
       ctx.closed = true;
       clearTimeout(timer);
       ctx.release?.();

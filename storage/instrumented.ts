@@ -45,11 +45,17 @@ export function resourceTypeOfKey(key: string): string {
 }
 
 class InstrumentedStorage implements Storage {
+  /** The inner store's, timed as the get it stands for; absent as it is. */
+  readonly modRevision?: (key: string) => Promise<number | undefined>;
+
   constructor(
     private readonly inner: Storage,
     private readonly observer: StorageObserver,
     private readonly typeOf: (key: string) => string,
-  ) {}
+  ) {
+    const modRevision = inner.modRevision?.bind(inner);
+    if (modRevision) this.modRevision = (key) => this.timed('get', key, () => modRevision(key));
+  }
 
   get backend(): string {
     return this.inner.backend;

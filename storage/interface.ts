@@ -71,6 +71,12 @@ export interface Storage {
   readonly backend: string;
 
   get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;
+  /**
+   * The key's current modRevision, its value left unread (undefined when absent): for a reader that
+   * holds the value that revision wrote (the watch cache). Only where reading the value costs more
+   * than leaving it (SQLite's index answers alone); etcd sends it either way.
+   */
+  modRevision?(key: string): Promise<number | undefined>;
   /** Every key that starts with `prefix` (a plain byte prefix: '/a/' never matches '/ab/'). */
   range(prefix: string, opts?: RangeOptions): Promise<RangeResult>;
   /** How many keys start with `prefix` now (etcd's count-only range): kube's apiserver_storage_objects. */

@@ -180,6 +180,11 @@ export class SqliteStorage implements Storage {
     return liveKv({ id, name: key, created, create_revision, value });
   }
 
+  async modRevision(key: string): Promise<number | undefined> {
+    const row = this.stmt.latestRevision.get(key, this.revision);
+    return row && !row[1] ? row[0] : undefined;
+  }
+
   async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
     const rev = this.readRevision(opts.revision);
     const from = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
@@ -551,6 +556,12 @@ function prepare(db: Db) {
     latestAt: db
       .prepare<[string, number], [id: number, created: number, createRevision: number, value: string, deleted: number]>(
         'SELECT id, created, create_revision, value, deleted FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1',
+      )
+      .raw(true),
+    // The same row's revision alone, from the (name, id, deleted) index without reading the row.
+    latestRevision: db
+      .prepare<[string, number], [id: number, deleted: number]>(
+        'SELECT id, deleted FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1',
       )
       .raw(true),
     // Each key's newest row, found by one walk of a name index (any: the rowid is in each) rather

@@ -270,9 +270,17 @@ export class Store {
       return cached.object;
     }
     const key = this.key(namespace, name);
+    const cache = this.cache;
+    if (cache && this.storage.modRevision) {
+      // Storage's newest revision, as kube's consistent GET reads it; its value only if the cache is behind.
+      const revision = await this.call(() => this.storage.modRevision!(key));
+      if (revision === undefined) throw notFound(qualifiedResource(this.kind), name);
+      const held = cache.heldAt(key, revision);
+      if (held) return held;
+    }
     const kv = await this.call(() => this.storage.get(key));
     if (!kv) throw notFound(qualifiedResource(this.kind), name);
-    return this.cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
+    return cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
   }
 
   /**

@@ -123,11 +123,13 @@ export async function encodedInRequestVersion(
   const converted = toConvert.length > 0 ? await inRequestVersion(ctx, toConvert) : [];
   let next = 0;
   return objs.map((o, i) =>
-    asIs[i]
-      ? encodedOnce(o, key, () => encodeBody(present(ctx, o), mediaType))
-      : encodeBody(converted[next++]!, mediaType),
+    asIs[i] ? encodedAsIs(ctx, o, key, mediaType) : encodeBody(converted[next++]!, mediaType),
   );
 }
+
+/** The body of a stored object already in the request's version (`key`: bodyKey's), encoded once. */
+const encodedAsIs = (ctx: RequestCtx, obj: KubeObject, key: string, mediaType: Body['contentType']): Body =>
+  encodedOnce(obj, key, () => encodeBody(present(ctx, obj), mediaType));
 
 /** Whether the answer is the objects themselves in bytes encoded once: in JSON or protobuf, and no audit needs them whole. */
 export function answersEncoded(ctx: Ctx): ctx is Ctx & { output: { mediaType: Body['contentType'] } } {
@@ -138,8 +140,13 @@ export function answersEncoded(ctx: Ctx): ctx is Ctx & { output: { mediaType: Bo
 
 export async function respondObject(ctx: Ctx, code: number, obj: KubeObject): Promise<void> {
   if (answersEncoded(ctx)) {
-    const [body] = await encodedInRequestVersion(ctx, [obj], ctx.output.mediaType);
-    return sendBody(ctx.res, code, body!);
+    const { mediaType } = ctx.output;
+    const apiVersion = requestApiVersion(ctx);
+    // An object already in the request's version (nearly every read) is answered with no await.
+    const body = ctx.store.isInVersion(obj, apiVersion)
+      ? encodedAsIs(ctx, obj, bodyKey(ctx, mediaType, apiVersion), mediaType)
+      : (await encodedInRequestVersion(ctx, [obj], mediaType))[0]!;
+    return sendBody(ctx.res, code, body);
   }
   const { format, mediaType } = ctx.output;
   checkOutputTarget(format, { list: false, goType: goType(ctx, false) });

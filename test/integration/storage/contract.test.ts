@@ -55,6 +55,19 @@ describe.each(backendFactories.map((f) => [f.name, f] as const))('storage contra
     expect(await store.get(`${p}a`)).toEqual(created);
   });
 
+  it("answers a key's modRevision without its value where the backend can: as get's, undefined once gone", async () => {
+    if (!store.modRevision) return;
+    const p = freshPrefix();
+    expect(await store.modRevision(`${p}a`)).toBeUndefined();
+    const created = await store.create(`${p}a`, 'v1');
+    expect(await store.modRevision(`${p}a`)).toBe(created.modRevision);
+    const updated = await store.update(`${p}a`, 'v2', created.modRevision);
+    expect(await store.modRevision(`${p}a`)).toBe(updated.modRevision);
+    expect(await store.modRevision(`${p}a`)).toBe((await store.get(`${p}a`))!.modRevision);
+    await store.delete(`${p}a`);
+    expect(await store.modRevision(`${p}a`)).toBeUndefined();
+  });
+
   it('updates only from the current revision: Conflict on a stale one, NotFound on a missing key', async () => {
     const p = freshPrefix();
     const v1 = await store.create(`${p}a`, 'v1');

@@ -61,6 +61,15 @@ describe('instrumentStorage', () => {
     expect(storage.backend).toBe(inner.backend);
   });
 
+  it("times a read of a key's revision alone as the get it stands for", async () => {
+    const kv = await storage.create('/registry/pods/ns/p', '{}');
+    expect(await storage.modRevision!('/registry/pods/ns/p')).toBe(kv.modRevision);
+    expect(calls).toEqual([
+      ['create', 'pods', false],
+      ['get', 'pods', false],
+    ]);
+  });
+
   it('times a count-only range as kube times its Stats (listWithCount)', async () => {
     await storage.create('/registry/secrets/ns/a', '{}');
     expect(await storage.count('/registry/secrets/')).toBe(1);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../apimachinery/errors.js';
 import { WatchStats, watchKindOf } from '../../../server/endpoints/watch/budget.js';
 import { METRICS_CONTENT_TYPE, Metrics, REQUEST_DURATION_BUCKETS, type RequestStart } from '../../../server/metrics.js';
+import { requestLabels } from '../../../server/metrics/request-labels.js';
 import { requestKind } from '../../../server/pipeline/max-inflight.js';
 import { parseRequestInfo } from '../../../server/request/request-info.js';
 
@@ -50,7 +51,8 @@ function request(method: string, url: string, opts: { user?: string; contentType
   const verb = info instanceof ApiError ? method.toLowerCase() : info.verb;
   const longRunning = !(info instanceof ApiError) && (verb === 'watch' || verb === 'proxy');
   const user = 'user' in opts ? opts.user : 'admin';
-  return { method, query, contentType: opts.contentType, info, kind: requestKind(verb), longRunning, user: () => user };
+  const labels = requestLabels({ method, query, contentType: opts.contentType, info });
+  return { labels, info, kind: requestKind(verb), longRunning, user: () => user };
 }
 
 /** One request served start to end with `code`. */

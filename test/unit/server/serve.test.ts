@@ -253,6 +253,24 @@ describe('authenticated non-API paths', () => {
     expect((await get(`${b.url}/metrics`, TOKEN)).body).toContain(line(1));
   });
 
+  it('GETs of one URL, the line parsed once and shared, and of a URL too long to keep: each counted under its labels', async () => {
+    const { url, seen } = await start();
+    const pods = '/api/v1/namespaces/ns/pods?labelSelector=app%3Dweb';
+    const long = `/api/v1/namespaces/ns/configmaps/${'x'.repeat(2100)}`;
+    for (let i = 0; i < 3; i++) {
+      expect((await get(`${url}${pods}`, TOKEN)).status).toBe(200);
+      expect((await get(`${url}${long}`, TOKEN)).status).toBe(200);
+    }
+    expect(seen.map((s) => s.path)).toEqual([pods, long, pods, long, pods, long]);
+    const body = (await get(`${url}/metrics`, TOKEN)).body;
+    expect(body).toContain(
+      'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 3\n',
+    );
+    expect(body).toContain(
+      'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="GET",version="v1"} 3\n',
+    );
+  });
+
   it('/readyz/<check> gives the reason; an unknown check goes to the API', async () => {
     const { url, seen } = await start(undefined, false);
     expect(await get(`${url}/readyz/ping`, TOKEN)).toMatchObject({ status: 200, body: 'ok' });
