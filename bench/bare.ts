@@ -61,12 +61,13 @@ function spawnServing(args: string[]): { child: ChildProcess; url: Promise<strin
 
 export interface Bare {
   url: string;
+  pid: number;
   stop(): void;
 }
 
 export async function startBare(dataDir: string, canned: Record<string, Canned>): Promise<Bare> {
   const { child, url } = spawnServing(bareArgs(dataDir, canned));
-  return { url: await url, stop: () => child.kill() };
+  return { url: await url, pid: child.pid!, stop: () => child.kill() };
 }
 
 /** Status of GET url/readyz, or 0 when nothing answers yet; without a CA (a first start makes its own), any certificate. */

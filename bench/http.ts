@@ -8,6 +8,8 @@
 //            (better-sqlite3, WAL, synchronous=FULL, one row per transaction: what SqliteStorage's
 //            durability costs at the least), a Node loop; and a bare node:https server in its own
 //            process (bench/bare.ts, the same certificate) answering a POST of the same body.
+//            Also each server process's CPU per request over the wrk runs (all its threads, /proc):
+//            on a busy machine, the figure that moves least with the load.
 //   GET      one custom resource (a consistent read, and resourceVersion=0 from the watch cache),
 //            and /version: beside the bare server answering the same bytes (ours, captured).
 //   list     the time per list of 10,000 custom resources of ~1 KiB from the watch cache, one
@@ -118,6 +120,14 @@ let runId = 0;
 const creates = (url: string, token: string, body: string) => (): Promise<Load> =>
   wrk(url, { token, post: { file: body, prefix: `w${runId++}` } });
 
+/** A load and the CPU time, in µs per request, the process `pid` took over it. */
+type CpuLoad = Load & { cpuUs: number };
+const withCpu = (pid: number, load: () => Promise<Load>) => async (): Promise<CpuLoad> => {
+  const before = cpuMs(pid);
+  const l = await load();
+  return { ...l, cpuUs: ((cpuMs(pid) - before) * 1000) / l.requests };
+};
+
 async function restart(dir: string): Promise<Metric[]> {
   // The data dir a first start made, as a restart finds it.
   mkdirSync(dir);
@@ -211,11 +221,13 @@ async function onSqlite(dir: string): Promise<Metric[]> {
 
     const metrics: Metric[] = [];
     if (want('create')) {
-      const [created, bareCreated, rawCreated] = await measure([
-        creates(`${server.url}${widgets}`, token, body),
-        creates(`${bare.url}${widgets}`, token, body),
-        raw,
+      const rounds = await inTurns(N.runs, [
+        withCpu(server.child.pid!, creates(`${server.url}${widgets}`, token, body)),
+        withCpu(bare.pid, creates(`${bare.url}${widgets}`, token, body)),
+        async () => ({ ...(await raw()), cpuUs: 0 }),
       ]);
+      const [created, bareCreated, rawCreated] = rounds.map(medianLoad);
+      const [cpu, bareCpu] = rounds.map((r) => median(r.map((l) => l.cpuUs)));
       metrics.push(
         rateRow(
           'create of a custom resource (schema, CEL rule, defaults), SQLite (vs raw durable SQLite insert, a Node loop)',
@@ -224,6 +236,13 @@ async function onSqlite(dir: string): Promise<Metric[]> {
           verdict(`≥ ${TARGET.createOfRaw}`, created!.rate / rawCreated!.rate >= TARGET.createOfRaw),
         ),
         rateRow('create, the same (vs bare node:https answering a POST of the same body)', created!, bareCreated!),
+        metric(
+          "create: the server's CPU per create, µs, all threads, /proc (vs the bare node:https process per POST)",
+          cpu!,
+          bareCpu!,
+          'µs',
+          'lower',
+        ),
       );
     }
     for (const [name, path] of want('get')
