@@ -218,8 +218,8 @@ interface SetNode {
 }
 
 /**
- * A set of field paths (SMD's fieldpath.Set). Operations return new sets, which may share
- * subtrees with their operands: insert only into sets you built yourself.
+ * A set of field paths (SMD's fieldpath.Set). Operations return sets that may be their operands,
+ * or share subtrees with them: insert only into sets you built yourself.
  */
 export class FieldSet {
   private readonly sortedMembers: PathElement[] = [];
@@ -456,7 +456,7 @@ export class FieldSet {
 // The set operations walk both tries level by level; as tasks, so depth is not limited by the
 // call stack.
 
-/** A set with nothing at its top: an operation with it gives the other operand itself (sets are shared, never changed). */
+/** A set with nothing at its top: a union or difference with it gives the other operand itself. */
 const bare = (s: FieldSet): boolean => s.members.length === 0 && s.children.length === 0;
 
 function* unionTask(a: FieldSet, b: FieldSet): Task<FieldSet> {
