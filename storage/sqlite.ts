@@ -435,7 +435,8 @@ export class SqliteStorage implements Storage {
   }
 
   private append(name: string, fields: Omit<Row, 'id' | 'name'>): Row {
-    const info = this.stmt.insert.run({ name, ...fields });
+    const { created, deleted, create_revision, prev_revision, value, old_value } = fields;
+    const info = this.stmt.insert.run(name, created, deleted, create_revision, prev_revision, value, old_value);
     return { id: Number(info.lastInsertRowid), name, ...fields };
   }
 
@@ -574,9 +575,20 @@ function prepare(db: Db) {
     countOpen: db.prepare<[string, number], { n: number }>(liveSql('COUNT(*) AS n', false)),
     log: db.prepare<[number, string, string], Row>(logSql(true)),
     logOpen: db.prepare<[number, string], Row>(logSql(false)),
-    insert: db.prepare<Omit<Row, 'id'>>(
+    // Positional parameters: binding them by name from an object costs every write about 1 µs more.
+    insert: db.prepare<
+      [
+        name: string,
+        created: number,
+        deleted: number,
+        createRevision: number,
+        prevRevision: number,
+        value: string,
+        oldValue: string | null,
+      ]
+    >(
       `INSERT INTO log (name, created, deleted, create_revision, prev_revision, value, old_value)
-       VALUES (@name, @created, @deleted, @create_revision, @prev_revision, @value, @old_value)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     // Rows replaced by a later row at or below the compact revision...
     compactSuperseded: db.prepare<[number, number]>(

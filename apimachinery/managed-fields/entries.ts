@@ -47,11 +47,24 @@ interface ManagerInfo {
  * applier without apiVersion, so one applier is one manager whatever version it applies in.
  */
 export function managerIdentifier(info: ManagerInfo): string {
-  const id: ManagerInfo = { manager: info.manager, operation: info.operation };
-  if (info.operation !== 'Apply' && info.apiVersion) id.apiVersion = info.apiVersion;
-  if (info.subresource) id.subresource = info.subresource;
-  return JSON.stringify(id);
+  const apiVersion = info.operation !== 'Apply' && info.apiVersion ? info.apiVersion : '';
+  const subresource = info.subresource ?? '';
+  // Kept as the parsed ones are: every write asks for its manager's, from the same few managers.
+  const key = `${info.operation}${info.manager.length}:${info.manager}${apiVersion.length}:${apiVersion}${subresource}`;
+  let id = identifiers.get(key);
+  if (id === undefined) {
+    const entry: ManagerInfo = { manager: info.manager, operation: info.operation };
+    if (apiVersion) entry.apiVersion = apiVersion;
+    if (subresource) entry.subresource = subresource;
+    id = JSON.stringify(entry);
+    if (identifiers.size >= MAX_PARSED_IDENTIFIERS) identifiers.clear();
+    identifiers.set(key, id);
+  }
+  return id;
 }
+
+/** Identifiers by their parts: the operation (Apply or Update), manager and apiVersion length-prefixed, the subresource. */
+const identifiers = new Map<string, string>();
 
 /** Identifiers parsed, kept: a server sees few managers, and encodes their entries at every write. */
 const parsedIdentifiers = new Map<string, Readonly<ManagerInfo>>();

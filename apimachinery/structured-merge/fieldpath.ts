@@ -218,8 +218,8 @@ interface SetNode {
 }
 
 /**
- * A set of field paths (SMD's fieldpath.Set). Operations return new sets, which may share
- * subtrees with their operands: insert only into sets you built yourself.
+ * A set of field paths (SMD's fieldpath.Set). Operations return sets that may be their operands,
+ * or share subtrees with them: insert only into sets you built yourself.
  */
 export class FieldSet {
   private readonly sortedMembers: PathElement[] = [];
@@ -456,7 +456,12 @@ export class FieldSet {
 // The set operations walk both tries level by level; as tasks, so depth is not limited by the
 // call stack.
 
+/** A set with nothing at its top: a union or difference with it gives the other operand itself. */
+const bare = (s: FieldSet): boolean => s.members.length === 0 && s.children.length === 0;
+
 function* unionTask(a: FieldSet, b: FieldSet): Task<FieldSet> {
+  if (bare(b)) return a;
+  if (bare(a)) return b;
   const members: PathElement[] = [];
   for (const [x, y] of pairUp(a.members, b.members, self)) members.push((x ?? y)!);
   const children: SetNode[] = [];
@@ -486,6 +491,7 @@ function* intersectionTask(a: FieldSet, b: FieldSet): Task<Computed> {
 }
 
 function* differenceTask(a: FieldSet, b: FieldSet, recursive: boolean, isEmpty: Emptiness): Task<Computed> {
+  if (bare(b)) return { set: a, empty: isEmpty.get(a) };
   const members: PathElement[] = [];
   for (const [x, y] of pairUp(a.members, b.members, self)) if (x && !y) members.push(x);
   const children: SetNode[] = [];
