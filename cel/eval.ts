@@ -932,13 +932,17 @@ class Planner {
       // The standard implementations read their arguments and keep none (functions.ts), nor does a
       // price: their calls pass one array, emptied after each call, rather than a new one each
       // (nothing evaluates this node again between filling it and emptying it).
-      const reused: Val[] | undefined = STANDARD_IMPLS.get(b.id) === b.impl ? [] : undefined;
+      const reused: Val[] | undefined =
+        STANDARD_IMPLS.get(b.id) === b.impl ? (n === 1 ? [null] : [null, null]) : undefined;
       if (n === 1) {
         const a = args[0]!;
         return (c) => {
           const x = a(c);
-          const vals = reused ?? [];
-          vals[0] = x;
+          let vals: Val[];
+          if (reused) {
+            vals = reused;
+            vals[0] = x;
+          } else vals = [x];
           const result =
             x instanceof CelError
               ? x
@@ -958,9 +962,12 @@ class Planner {
         return (c) => {
           const x = k0 === NOT_CONSTANT ? a0(c) : k0;
           const y = k1 === NOT_CONSTANT ? a1(c) : k1;
-          const vals = reused ?? [];
-          vals[0] = x;
-          vals[1] = y;
+          let vals: Val[];
+          if (reused) {
+            vals = reused;
+            vals[0] = x;
+            vals[1] = y;
+          } else vals = [x, y];
           const result =
             x instanceof CelError
               ? x
