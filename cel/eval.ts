@@ -29,6 +29,7 @@ import type { Type } from './types.js';
 import {
   actualSize,
   CelError,
+  countInt,
   Duration,
   isMapKey,
   MapValue,
@@ -137,11 +138,14 @@ interface Frame {
   readonly owned: Value | undefined;
 }
 
+/** The frames of an evaluation outside any loop (most run none): a loop gives its evaluation its own. */
+const NO_FRAMES: Frame[] = Object.freeze([]) as unknown as Frame[];
+
 /** One evaluation's state. */
 class Ctx implements CallContext {
   cost = 0;
   regexRefused = false;
-  readonly frames: Frame[] = [];
+  frames = NO_FRAMES;
   private work: RegexWork | undefined;
 
   constructor(
@@ -925,18 +929,29 @@ class Planner {
       const guarded = b.guards.some((g) => g !== undefined);
       const impl: Impl = GROWS_IN_PLACE.has(b.id) ? (vals, c) => this.invoke(b, vals as Value[], c as Ctx) : b.impl;
       const apply = (vals: Value[], c: Ctx): Val => (guarded && !accepts(b, vals) ? noSuchOverload() : impl(vals, c));
+      // The standard implementations read their arguments and keep none (functions.ts), nor does a
+      // price: their calls pass one array, emptied after each call, rather than a new one each
+      // (nothing evaluates this node again between filling it and emptying it).
+      const reused: Val[] | undefined =
+        STANDARD_IMPLS.get(b.id) === b.impl ? (n === 1 ? [null] : [null, null]) : undefined;
       if (n === 1) {
         const a = args[0]!;
         return (c) => {
           const x = a(c);
-          const vals = [x];
+          let vals: Val[];
+          if (reused) {
+            vals = reused;
+            vals[0] = x;
+          } else vals = [x];
           const result =
             x instanceof CelError
               ? x
               : guarded && !accepts(b, vals as Value[])
                 ? noSuchOverload()
                 : impl(vals as Value[], c);
-          c.charge(typeof price === 'number' ? price : price(vals, result));
+          const cost = typeof price === 'number' ? price : price(vals, result);
+          if (reused) reused[0] = null;
+          c.charge(cost);
           return result;
         };
       }
@@ -947,7 +962,12 @@ class Planner {
         return (c) => {
           const x = k0 === NOT_CONSTANT ? a0(c) : k0;
           const y = k1 === NOT_CONSTANT ? a1(c) : k1;
-          const vals = [x, y];
+          let vals: Val[];
+          if (reused) {
+            vals = reused;
+            vals[0] = x;
+            vals[1] = y;
+          } else vals = [x, y];
           const result =
             x instanceof CelError
               ? x
@@ -956,7 +976,9 @@ class Planner {
                 : guarded && !accepts(b, vals as Value[])
                   ? noSuchOverload()
                   : impl(vals as Value[], c);
-          c.charge(typeof price === 'number' ? price : price(vals, result));
+          const cost = typeof price === 'number' ? price : price(vals, result);
+          if (reused) reused[0] = reused[1] = null;
+          c.charge(cost);
           return result;
         };
       }
@@ -1092,6 +1114,7 @@ class Planner {
       const owned = (Array.isArray(accu) && accu.length === 0) || (accu instanceof MapValue && accu.size === 0);
       if (owned) accu = Array.isArray(accu) ? [] : new MapValue();
       const frame: Frame = { v1: null, v2: null, accu, owned: owned ? (accu as Value) : undefined };
+      if (c.frames === NO_FRAMES) c.frames = [];
       c.frames.push(frame);
       try {
         // Lists by index, maps by key (and value), without copying the range.
@@ -1099,7 +1122,7 @@ class Planner {
           const list = r as readonly Value[];
           for (let i = 0; i < list.length; i++) {
             if (twoVars) {
-              frame.v1 = BigInt(i);
+              frame.v1 = countInt(i);
               frame.v2 = list[i]!;
             } else frame.v1 = list[i]!;
             if (cond(c) === false) break;

@@ -485,6 +485,12 @@ export type JsonValue =
   | readonly JsonValue[]
   | { readonly [key: string]: JsonValue };
 
+/** Counts (sizes, indexes) below this are shared bigints: each BigInt() is an allocation. */
+const SHARED_COUNTS = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+
+/** A count (a size, an index: a non-negative safe integer) as a CEL int. */
+export const countInt = (n: number): bigint => SHARED_COUNTS[n] ?? BigInt(n);
+
 /**
  * A JSON value as CEL sees an unstructured object without a schema (kube's UnstructuredToVal
  * for `dyn`): integers are int (exact, bigints included), other numbers double, objects maps
@@ -494,7 +500,7 @@ export type JsonValue =
 export function fromJson(v: JsonValue): Value {
   switch (typeof v) {
     case 'number':
-      return Number.isSafeInteger(v) ? BigInt(v) : v;
+      return Number.isSafeInteger(v) ? (v >= 0 ? countInt(v) : BigInt(v)) : v;
     case 'bigint':
       return v >= MIN_INT64 && v <= MAX_INT64 ? v : Number(v);
     case 'string':

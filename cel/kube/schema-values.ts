@@ -65,6 +65,32 @@ export function schemaValue(json: JsonValue, schema: CelSchema, isResourceRoot =
   return toValue(json, isResourceRoot ? withTypeAndObjectMeta(schema) : schema);
 }
 
+/**
+ * The value `parent` (made by `schemaValue` or this for the node of `parentSchema`) holds for
+ * its property or index `key`, when it converted it with `childSchema`: the same value, with
+ * whatever of it a rule already read, so that the rules of a write's nested nodes convert each
+ * part of the object once. Undefined where the parent did not convert it so (a resource root's
+ * own metadata, a value the schema does not describe): the caller converts it itself.
+ */
+export function convertedChild(
+  parent: Value,
+  parentSchema: CelSchema,
+  key: string | number,
+  childSchema: CelSchema,
+): Value | undefined {
+  if (parent instanceof SchemaObject) return typeof key === 'string' ? parent.converted(key, childSchema) : undefined;
+  // listValue converted every element with the items' schema.
+  if (
+    typeof key === 'number' &&
+    Array.isArray(parent) &&
+    parentSchema.type === 'array' &&
+    parentSchema['x-kubernetes-int-or-string'] !== true &&
+    itemsOf(parentSchema) === childSchema
+  )
+    return (parent as readonly Value[])[key];
+  return undefined;
+}
+
 function toValue(v: JsonValue, s: CelSchema): Value {
   // A null reaches CEL only where the schema is nullable (validation refuses it elsewhere).
   if (v === null) return null;
@@ -135,6 +161,8 @@ interface Fields {
   readonly isObject: boolean;
   /** The property a CEL name reads, where the schema describes it. */
   field(key: string): Field | undefined;
+  /** The CEL name of a JSON property, where it has one. */
+  nameOf(prop: string): string | undefined;
   /** A JSON property's schema, where the schema describes it. */
   schemaOf(prop: string): CelSchema | undefined;
 }
@@ -143,6 +171,8 @@ class ObjectFields implements Fields {
   readonly isObject = true;
   /** The described properties by CEL name, found once each (unescaping is a scan). */
   private readonly byName = new Map<string, Field>();
+  /** CEL names by property, escaped once each (null: none). */
+  private readonly names = new Map<string, string | null>();
 
   constructor(private readonly props: { readonly [name: string]: CelSchema }) {}
 
@@ -161,6 +191,12 @@ class ObjectFields implements Fields {
   schemaOf(prop: string): CelSchema | undefined {
     return Object.hasOwn(this.props, prop) ? this.props[prop] : undefined;
   }
+
+  nameOf(prop: string): string | undefined {
+    let name = this.names.get(prop);
+    if (name === undefined) this.names.set(prop, (name = escapeFieldName(prop) ?? null));
+    return name ?? undefined;
+  }
 }
 
 class MapFields implements Fields {
@@ -173,6 +209,10 @@ class MapFields implements Fields {
 
   schemaOf(): CelSchema | undefined {
     return this.values;
+  }
+
+  nameOf(prop: string): string {
+    return prop;
   }
 }
 
@@ -225,6 +265,13 @@ class SchemaObject extends MapValue implements OwnEquals {
     // An object's null field is an absent one (a map's null value is a value).
     if (this.isObject && v === null) return undefined;
     return toValue(v, f.schema);
+  }
+
+  /** The value of JSON property `prop`, when converted with `schema` (convertedChild). */
+  converted(prop: string, schema: CelSchema): Value | undefined {
+    const name = this.fields.nameOf(prop);
+    const f = name === undefined ? undefined : this.fields.field(name);
+    return f !== undefined && f.prop === prop && f.schema === schema ? this.find(name!) : undefined;
   }
 
   override get size(): number {

@@ -28,7 +28,7 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_CEL_COST_BUDGET,
 } from '../../cel/kube/limits.js';
-import { schemaValue } from '../../cel/kube/schema-values.js';
+import { convertedChild, schemaValue } from '../../cel/kube/schema-values.js';
 import { trim } from '../../cel/kube/strings-text.js';
 import { REGEX_WORK_BUDGET, type RegexBudget } from '../../cel/regex.js';
 import { CelError, type JsonValue, OptionalValue, type Value } from '../../cel/values.js';
@@ -153,41 +153,62 @@ type MessageResult = { readonly message: string } | { readonly stop: string } | 
 class Run {
   readonly errors: FieldError[] = [];
   readonly warnings: string[] = [];
+  /** Each evaluation's limits, set before it (an object per rule is garbage every write makes). */
+  private readonly limits: { costLimit: number; regexBudget: RegexBudget };
 
   constructor(
     public remaining: number,
     private readonly perCall: number,
     readonly regex: RegexBudget,
-  ) {}
+  ) {
+    this.limits = { costLimit: 0, regexBudget: regex };
+  }
 
-  /** Returns false when evaluation must stop (budget spent). */
-  node(n: RuleNode, path: string, value: unknown, old: Correlation | null, ratchet: Ratcheting): boolean {
+  /**
+   * Returns false when evaluation must stop (budget spent). `converted` is the value as the
+   * parent node's `self` converted it, if it did: nested nodes share one conversion.
+   */
+  node(
+    n: RuleNode,
+    path: string,
+    value: unknown,
+    old: Correlation | null,
+    ratchet: Ratcheting,
+    converted: Value | undefined,
+  ): boolean {
     if (value === null || value === undefined) return true;
-    if (n.rules.length > 0 && !this.rules(n, path, value, old, ratchet)) return false;
+    let self = converted;
+    if (n.rules.length > 0) {
+      self ??= schemaValue(value as JsonValue, n.schema, n.isResourceRoot);
+      if (!this.rules(n, path, self, old, ratchet)) return false;
+    }
     if (isJsonObject(value)) {
       for (const k of Object.keys(value)) {
         const sub = n.additional ?? n.props.get(k);
         if (sub === undefined) continue;
         const v = value[k];
         const at = n.additional !== undefined ? key(path, k) : child(path, k);
-        if (!this.node(sub, at, v, old?.key(k) ?? null, ratchetKey(ratchet, k))) return false;
+        const shared = self === undefined ? undefined : convertedChild(self, n.schema, k, sub.schema);
+        if (!this.node(sub, at, v, old?.key(k) ?? null, ratchetKey(ratchet, k), shared)) return false;
       }
     } else if (Array.isArray(value) && n.items !== undefined) {
-      for (let i = 0; i < value.length; i++)
-        if (!this.node(n.items, index(path, i), value[i], old?.index(i) ?? null, ratchetIndex(ratchet, i)))
+      const items = n.items;
+      for (let i = 0; i < value.length; i++) {
+        const shared = self === undefined ? undefined : convertedChild(self, n.schema, i, items.schema);
+        if (!this.node(items, index(path, i), value[i], old?.index(i) ?? null, ratchetIndex(ratchet, i), shared))
           return false;
+      }
     }
     return true;
   }
 
-  private rules(n: RuleNode, path: string, value: unknown, old: Correlation | null, ratchet: Ratcheting): boolean {
+  private rules(n: RuleNode, path: string, self: Value, old: Correlation | null, ratchet: Ratcheting): boolean {
     const type = n.schema.type ?? '';
     const field = shown(path);
     if (this.remaining <= 0) {
       this.errors.push(invalid(field, type, OUT_OF_BUDGET));
       return false;
     }
-    const self = schemaValue(value as JsonValue, n.schema, n.isResourceRoot);
     const oldJson = old?.oldValue ?? null;
     // kube binds oldSelf on every update; it is converted only where a rule or its message reads it.
     const oldSelf =
@@ -256,7 +277,8 @@ class Run {
    * included), or undefined when it ran past the budget (or the regex work budget).
    */
   private eval(p: Program, a: Activation): Value | CelError | undefined {
-    const r = p.eval(a, { costLimit: Math.min(this.perCall, this.remaining), regexBudget: this.regex });
+    this.limits.costLimit = Math.min(this.perCall, this.remaining);
+    const r = p.eval(a, this.limits);
     if (r.regexRefused || r.cost > this.remaining) return undefined;
     this.remaining -= r.cost;
     return r.value;
@@ -303,7 +325,7 @@ export class CompiledRules {
     if (this.root) {
       const c = correlation ?? null;
       try {
-        run.node(this.root, '', obj, c, { current: c, parent: null });
+        run.node(this.root, '', obj, c, { current: c, parent: null }, undefined);
       } catch (e) {
         // A value nested deeper than the converters' recursion reaches (the request decoder allows
         // 10,000 levels) overflows the stack: still a 422, in cel-go's words for too deep.
