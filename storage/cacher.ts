@@ -158,9 +158,13 @@ export class Cacher<T> {
    */
   async list(prefix: string, opts: { anyRevision?: boolean } = {}): Promise<CachedList<T>> {
     // Running before the list is read, so a watch from the list's revision is the cache's to serve.
+    // A load this list starts is itself a read of storage made after the list began.
+    const loading = !this.ready;
     await this.start();
     if (!opts.anyRevision) {
-      if (!(await this.storage.watchProgressSupport()).supported) return this.listStorage(prefix);
+      if (!(await this.storage.watchProgressSupport()).supported) {
+        return loading ? this.listed(prefix) : this.listStorage(prefix);
+      }
       const current = await this.storage.currentRevision();
       const fresh = await this.waitFor(current).then(
         () => true,
@@ -180,6 +184,11 @@ export class Cacher<T> {
       }
       countConsistentRead(this.prefix, true, false);
     }
+    return this.listed(prefix);
+  }
+
+  /** What the cache holds under `prefix` now. */
+  private listed(prefix: string): CachedList<T> {
     const items = this.sortedKeys(prefix).map((key) => {
       const v = this.objects.get(key)!;
       return { key, object: v.object, revision: v.revision };
