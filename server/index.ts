@@ -312,6 +312,12 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     // The stores' watch caches are made from this storage, each when first used.
     if (o.watchCacheFreshnessTimeoutMs !== undefined)
       setCacherDefaults(storage, { freshnessTimeoutMs: o.watchCacheFreshnessTimeoutMs });
+    // Asked now, so the first list need not wait for it; logged once known (etcd: each member's version).
+    void storage
+      .watchProgressSupport()
+      .then(({ supported, reason }) =>
+        logger.info('consistent lists', { servedFrom: supported ? 'watch cache' : 'storage', reason }),
+      );
 
     // With a cluster token the replicas on this etcd prefix share one identity; otherwise what the
     // flags did not give is kept in the data dir (made on first start), else made for this process.

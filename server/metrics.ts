@@ -9,6 +9,7 @@ import type * as PromClient from 'prom-client';
 import type { Metric, Registry } from 'prom-client';
 import { lazyRequire } from '../apimachinery/lazy-require.js';
 import { ApiError } from '../apimachinery/errors.js';
+import { consistentReads } from '../storage/cacher.js';
 import type { StorageObserver } from '../storage/instrumented.js';
 import { type WatchStats, watchStats } from './endpoints/watch/budget.js';
 import { KeyedCounter, KeyedHistogram } from './metrics/keyed-series.js';
@@ -249,6 +250,17 @@ export class Metrics {
       registers,
       collect() {
         this.set(watches.pendingBytes);
+      },
+    });
+    new Counter({
+      name: 'apiserver_watch_cache_consistent_read_total',
+      help: '[ALPHA] Counter for consistent reads from cache.',
+      labelNames: ['fallback', 'resource', 'success'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of consistentReads.values())
+          this.inc({ fallback: String(r.fallback), resource: r.resource, success: String(r.success) }, r.count);
       },
     });
     const objects = async (): Promise<Iterable<StoredObjectCount>> => (await this.storageObjects?.()) ?? [];

@@ -3,9 +3,12 @@
 // decoded once, however many clients watch it (kube-apiserver's cacher).
 //
 // Reads stay consistent: a list first asks storage for its current revision (one cheap round
-// trip) and waits until the cache has caught up to it. A watch from a revision older than the
-// window falls back to a storage watch of its own, so it is served whenever storage still has the
-// history, and fails with Compacted only when storage does not.
+// trip) and waits until the cache has caught up to it, which storage's progress notification
+// vouches for when nothing under the prefix changed. Where those notifications are not exact (etcd
+// before 3.4.31 and 3.5.13: Storage.watchProgressSupport), the list is read from storage instead.
+// A watch from a revision older than the window falls back to a storage watch of its own, so it is
+// served whenever storage still has the history, and fails with Compacted only when storage does
+// not.
 import { compacted, isStorageError, unavailable } from './errors.js';
 import type { KeyValue, Storage, WatchEvent, WatchHandle } from './interface.js';
 
@@ -16,6 +19,11 @@ export interface CachedEvent<T> {
   object: T;
   /** Before the change, for update and delete. */
   previous?: T;
+  revision: number;
+}
+
+export interface CachedList<T> {
+  items: Array<{ key: string; object: T; revision: number }>;
   revision: number;
 }
 
@@ -72,6 +80,28 @@ export class TooLargeResourceVersion extends Error {
   }
 }
 
+/**
+ * Consistent lists the caches served (kube's apiserver_watch_cache_consistent_read_total, 1.33):
+ * by resource (kube's cacher resourcePrefix: the key prefix below /registry, "/configmaps"),
+ * success and fallback (served by storage after the cache did not catch up in time). Lists a cache
+ * delegated to storage outright are not counted, as in kube. For the whole process, as kube's
+ * legacy registry: /metrics reads it at each scrape.
+ */
+export const consistentReads = new Map<
+  string,
+  { resource: string; success: boolean; fallback: boolean; count: number }
+>();
+
+function countConsistentRead(prefix: string, success: boolean, fallback: boolean): void {
+  const resource = prefix.startsWith(REGISTRY) ? prefix.slice(REGISTRY.length - 1, -1) : prefix;
+  const key = `${resource}\0${success}\0${fallback}`;
+  const series = consistentReads.get(key);
+  if (series) series.count++;
+  else consistentReads.set(key, { resource, success, fallback, count: 1 });
+}
+
+const REGISTRY = '/registry/';
+
 export class Cacher<T> {
   private readonly objects = new Map<string, { object: T; revision: number }>();
 
@@ -121,19 +151,60 @@ export class Cacher<T> {
 
   /**
    * Every current object under `prefix` (a sub-prefix of the cacher's): consistent with storage,
-   * or, with `anyRevision` (resourceVersion "0"), whatever the cache holds, without asking storage.
+   * or, with `anyRevision` (resourceVersion "0", or after `waitFresh` for a resourceVersion), whatever
+   * the cache holds, without asking storage. A consistent list is served from the cache only where
+   * storage's progress notifications are exact, and from storage where they are not or where the
+   * cache does not catch up in time, as kube's cacher delegates and falls back.
    */
-  async list(
-    prefix: string,
-    opts: { anyRevision?: boolean } = {},
-  ): Promise<{ items: Array<{ key: string; object: T; revision: number }>; revision: number }> {
+  async list(prefix: string, opts: { anyRevision?: boolean } = {}): Promise<CachedList<T>> {
+    // Running before the list is read, so a watch from the list's revision is the cache's to serve.
+    // A load this list starts is itself a read of storage made after the list began.
+    const loading = !this.ready;
     await this.start();
-    if (!opts.anyRevision) await this.waitFor(await this.storage.currentRevision());
+    if (!opts.anyRevision) {
+      if (!(await this.storage.watchProgressSupport()).supported) {
+        return loading ? this.listed(prefix) : this.listStorage(prefix);
+      }
+      const current = await this.storage.currentRevision();
+      const fresh = await this.waitFor(current).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof TooLargeResourceVersion) return false;
+          countConsistentRead(this.prefix, false, false);
+          throw err;
+        },
+      );
+      if (!fresh) {
+        const listed = await this.listStorage(prefix).catch((err: unknown) => {
+          countConsistentRead(this.prefix, false, true);
+          throw err;
+        });
+        countConsistentRead(this.prefix, true, true);
+        return listed;
+      }
+      countConsistentRead(this.prefix, true, false);
+    }
+    return this.listed(prefix);
+  }
+
+  /** What the cache holds under `prefix` now. */
+  private listed(prefix: string): CachedList<T> {
     const items = this.sortedKeys(prefix).map((key) => {
       const v = this.objects.get(key)!;
       return { key, object: v.object, revision: v.revision };
     });
     return { items, revision: this.revision };
+  }
+
+  /** The list read from storage, with the cache's objects wherever it holds the same revisions. */
+  private async listStorage(prefix: string): Promise<CachedList<T>> {
+    const { kvs, revision } = await this.storage.range(prefix);
+    const items = kvs.map((kv) => ({
+      key: kv.key,
+      object: this.heldAt(kv.key, kv.modRevision) ?? this.decode(kv),
+      revision: kv.modRevision,
+    }));
+    return { items, revision };
   }
 
   /** One object as the cache holds it now (resourceVersion "0": any recent state will do). */

@@ -39,6 +39,7 @@ import {
   type WatchCallbacks,
   type WatchEvent,
   type WatchHandle,
+  type WatchProgressSupport,
 } from './interface.js';
 import {
   type RestoreResult,
@@ -70,6 +71,43 @@ const RETRY_MIN_MS = 10;
 const RETRY_MAX_MS = 500;
 const WATCH_RETRY_MIN_MS = 50;
 const WATCH_RETRY_MAX_MS = 1_000;
+/** How long a version check that failed stands before it is made again (kube's backoff cap). */
+const VERSION_RETRY_MS = 15_000;
+
+/**
+ * Whether an etcd of this version answers a progress request only once the watch has every event
+ * up to the revision it reports (kube's endpointSupportsRequestWatchProgress): 3.4.31 and later in
+ * 3.4, 3.5.13 and later in 3.5, every 3.6 and later. Before, a watch still catching up could be
+ * told it had all (etcd-io/etcd#15220, #17507). A version that does not parse is not trusted.
+ */
+export function requestWatchProgressSafe(version: string): boolean {
+  const v = parseSemantic(version);
+  if (!v) return false;
+  const below = (target: readonly number[]): boolean => compareSemantic(v, target) < 0;
+  return !(below([3, 4, 31]) || (!below([3, 5, 0]) && below([3, 5, 13])));
+}
+
+interface Semantic {
+  numbers: number[];
+  preRelease: string;
+}
+
+/** k8s.io/apimachinery's version.ParseSemantic: three numbers, no leading zeros, then -pre and +build. */
+function parseSemantic(s: string): Semantic | undefined {
+  const m = /^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$/.exec(s);
+  if (!m) return undefined;
+  const parts = m[1]!.split('.');
+  if (parts.length !== 3 || parts.some((p) => p.length > 1 && p.startsWith('0'))) return undefined;
+  const extra = /^(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?\s*$/.exec(m[2]!);
+  if (!extra) return undefined;
+  return { numbers: parts.map(Number), preRelease: extra[1] ?? '' };
+}
+
+/** Numbers first; at equal numbers a pre-release is the lower, as kube's Version.Compare. */
+function compareSemantic(v: Semantic, target: readonly number[]): number {
+  for (let i = 0; i < 3; i++) if (v.numbers[i] !== target[i]) return v.numbers[i]! < target[i]! ? -1 : 1;
+  return v.preRelease ? -1 : 0;
+}
 
 type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
 type Policy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
@@ -252,6 +290,7 @@ export class EtcdStorage implements Storage {
    */
   private restoreOpsRefusedAt = Number.POSITIVE_INFINITY;
   private closed = false;
+  private progressSupport: Promise<WatchProgressSupport> | undefined;
 
   private constructor(
     private readonly endpoints: string[],
@@ -447,6 +486,48 @@ export class EtcdStorage implements Storage {
       if (!isStorageError(err, 'Compacted')) throw err;
     });
     return this.knownCompactRevision;
+  }
+
+  watchProgressSupport(): Promise<WatchProgressSupport> {
+    if (!this.progressSupport) {
+      const asked = (this.progressSupport = this.askProgressSupport());
+      // A member that did not say its version is asked again later; until then, unsupported (kube
+      // retries in the background and reports unsupported meanwhile).
+      void asked.then(({ unknown }) => {
+        if (!unknown) return;
+        const forget = (): void => {
+          if (this.progressSupport === asked) this.progressSupport = undefined;
+        };
+        setTimeout(forget, VERSION_RETRY_MS).unref();
+      });
+    }
+    return this.progressSupport;
+  }
+
+  /** Each endpoint's version from its Maintenance Status, as kube's feature support checker reads them. */
+  private async askProgressSupport(): Promise<WatchProgressSupport & { unknown?: boolean }> {
+    const answers = await Promise.all(
+      this.endpoints.map(async (endpoint) => {
+        const member = new Etcd3({ hosts: [endpoint] });
+        try {
+          const { version } = await member.maintenance.status({ deadline: Date.now() + this.options.requestTimeoutMs });
+          return { endpoint, version };
+        } catch (err) {
+          return { endpoint, error: reasonOf(err) };
+        } finally {
+          member.close();
+        }
+      }),
+    );
+    const versions = answers.map((a) => `${a.endpoint} ${a.version ?? `unknown (${a.error})`}`).join(', ');
+    const unknown = answers.some((a) => a.version === undefined);
+    const supported = !unknown && answers.every((a) => requestWatchProgressSafe(a.version!));
+    const reason = unknown
+      ? `etcd ${versions}: without every member's version, progress notifications are not trusted`
+      : supported
+        ? `etcd ${versions}: progress notifications are exact (3.4.31, 3.5.13 or later)`
+        : `etcd ${versions}: progress notifications may run ahead of a watch before 3.4.31 and 3.5.13 (etcd-io/etcd#15220, #17507)`;
+    return { supported, reason, ...(unknown ? { unknown } : {}) };
   }
 
   async ping(): Promise<boolean> {

@@ -6,7 +6,15 @@
 // revisions, compaction, pings and snapshots pass through untimed, as kube's store records none
 // of them.
 import { isStorageError } from './errors.js';
-import type { KeyValue, RangeOptions, RangeResult, Storage, WatchCallbacks, WatchHandle } from './interface.js';
+import type {
+  KeyValue,
+  RangeOptions,
+  RangeResult,
+  Storage,
+  WatchCallbacks,
+  WatchHandle,
+  WatchProgressSupport,
+} from './interface.js';
 import type { RestoreResult, SnapshotInfo, SnapshotScope } from './snapshot.js';
 
 type StorageOperation = 'get' | 'list' | 'listWithCount' | 'create' | 'update' | 'delete';
@@ -116,6 +124,10 @@ class InstrumentedStorage implements Storage {
 
   compactedRevision(): Promise<number> {
     return this.inner.compactedRevision();
+  }
+
+  watchProgressSupport(): Promise<WatchProgressSupport> {
+    return this.inner.watchProgressSupport();
   }
 
   ping(): Promise<boolean> {

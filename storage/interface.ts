@@ -66,6 +66,12 @@ export interface WatchCallbacks {
   onProgress?(revision: number): void;
 }
 
+export interface WatchProgressSupport {
+  supported: boolean;
+  /** Why, for the start-up log: the backend, and on etcd each endpoint's version. */
+  reason: string;
+}
+
 export interface Storage {
   /** 'sqlite' or 'etcd', for logs and metrics. */
   readonly backend: string;
@@ -98,6 +104,12 @@ export interface Storage {
   compact(revision: number): Promise<void>;
   /** The oldest revision a read or watch may still ask for. */
   compactedRevision(): Promise<number>;
+  /**
+   * Whether onProgress can be trusted to mean every event up to its revision was delivered: kube's
+   * RequestWatchProgress support. Asked once; a consistent list is served from the watch cache
+   * only when it is (storage/cacher.ts), as kube's cacher delegates it to etcd otherwise.
+   */
+  watchProgressSupport(): Promise<WatchProgressSupport>;
   /** True when the backend answers (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -26,6 +26,7 @@ import {
   type WatchCallbacks,
   type WatchEvent,
   type WatchHandle,
+  type WatchProgressSupport,
 } from './interface.js';
 import {
   type RestoreResult,
@@ -308,6 +309,11 @@ export class SqliteStorage implements Storage {
 
   async compactedRevision(): Promise<number> {
     return this.compactRevision;
+  }
+
+  async watchProgressSupport(): Promise<WatchProgressSupport> {
+    // A progress report is queued behind the watcher's pending events, so it is exact.
+    return { supported: true, reason: 'sqlite reports progress after every pending event' };
   }
 
   async ping(): Promise<boolean> {

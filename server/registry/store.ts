@@ -291,8 +291,10 @@ export class Store {
     const prefix = this.prefix(namespace);
     if (opts.minRevision !== undefined) await this.call(() => this.cacher().waitFresh(opts.minRevision!));
     if (!opts.limit && !opts.continueFrom && opts.revision === undefined) {
-      // A whole list at the newest revision: from the watch cache, after it caught up.
-      const cached = await this.call(() => this.cacher().list(prefix, opts.anyRevision ? { anyRevision: true } : {}));
+      // A whole list: at the newest revision (from the watch cache once it caught up, or from storage
+      // where the cache cannot know it has), or at least at minRevision, which the cache has reached.
+      const anyRevision = opts.anyRevision || opts.minRevision !== undefined;
+      const cached = await this.call(() => this.cacher().list(prefix, anyRevision ? { anyRevision } : {}));
       // Shared with the watch cache (and every other reader): callers must not mutate them.
       const items = cached.items.map((i) => i.object).filter((o) => !opts.predicate || opts.predicate(o));
       return { items, revision: cached.revision };

@@ -57,6 +57,14 @@ function findEtcd(): string {
   return found;
 }
 
+/** The version of the etcd tests run ("3.4.23"), as `etcd --version` prints it. */
+export function etcdVersion(): string {
+  const out = spawnSync(findEtcd(), ['--version'], { encoding: 'utf8' }).stdout;
+  const m = /^etcd Version: (\S+)$/m.exec(out);
+  if (!m) throw new Error(`etcd --version printed no version: ${out}`);
+  return m[1]!;
+}
+
 /** A port nothing listens on right now (the kernel's pick for port 0). */
 export async function freePort(): Promise<number> {
   const server = createServer();
