@@ -8,9 +8,10 @@
 //   The last value wins (Go and JSON.parse agree; the key keeps its first position, as JSON.parse).
 //   Each path is listed once, in the order the second occurrences appear (kube dedupes its strict
 //   errors by message and keeps at most 100 of them in all — the caller's cap).
-// - floatLiterals: the paths of the numbers kube decodes as float64 rather than int64: written
-//   with a fraction or an exponent (`1.0`, `1e3`), or integers outside int64. The root value's
-//   path is "". So a validator can tell `1.0` (not an integer for kube) from `1`.
+// - floatLiterals: where the numbers are that kube decodes as float64 rather than int64: written
+//   with a fraction or an exponent (`1.0`, `1e3`), or integers outside int64 (a trie, O(1) a
+//   literal whatever its depth: float-literals.ts). So a validator can tell `1.0` (not an integer
+//   for kube) from `1`.
 //
 // Numbers are JS numbers, as JSON.parse gives, except with `int64: true`: then an integer literal
 // beyond 2^53 that fits int64 is a bigint, exact, as kube's decoder keeps it (int64); without the
@@ -30,6 +31,7 @@
 // request's body is parsed with, pauses every 1,024 values (200,000 map keys are 0.2 to 0.4 s of
 // work, most of it V8 adding the keys to one object: JSON.parse takes as long).
 
+import { FLOAT, FloatLiterals, FloatNode } from './float-literals.js';
 import { INT64_MAX, INT64_MIN } from './int64.js';
 import { setOwn } from './object.js';
 import { PAUSE_EVERY, pause, type Task } from './structured-merge/trampoline.js';
@@ -37,7 +39,7 @@ import { PAUSE_EVERY, pause, type Task } from './structured-merge/trampoline.js'
 interface ParseResult {
   value: unknown;
   duplicateFields: string[];
-  floatLiterals: Set<string>;
+  floatLiterals: FloatLiterals;
 }
 
 interface ParseOptions {
@@ -325,7 +327,9 @@ interface State {
   paths: (string | undefined)[];
   duplicateFields: string[] | undefined;
   duplicateSeen: Set<string> | undefined;
-  floatLiterals: Set<string>;
+  /** The float node of each open container, made when a float literal below it is first found. */
+  floatNodes: (FloatNode | undefined)[];
+  floatLiterals: FloatLiterals;
 }
 
 /** The path of the value being parsed below the `depth` open containers (Go's strictFieldStack). */
@@ -342,6 +346,35 @@ function containerPath(st: State, d: number): string {
   while (st.paths[known] === undefined) known--;
   for (let k = known + 1; k <= d; k++) st.paths[k] = pathAt(st, k);
   return st.paths[d]!;
+}
+
+/** Records the number being parsed below the `depth` open containers as a float literal. */
+function addFloat(st: State, depth: number): void {
+  if (depth === 0) {
+    st.floatLiterals.root = FLOAT;
+    return;
+  }
+  const d = depth - 1;
+  floatNode(st, d).below.set(keyAt(st, d), FLOAT);
+}
+
+/** The key (a list's index as a string) the next value of the open container at `d` goes under. */
+function keyAt(st: State, d: number): string {
+  return st.isArr[d] ? String((st.conts[d] as unknown[]).length) : st.keys[d]!;
+}
+
+/** The float node of the open container at `d`, made (with its ancestors') on first need: each once. */
+function floatNode(st: State, d: number): FloatNode {
+  const nodes = st.floatNodes;
+  let known = d;
+  while (known >= 0 && nodes[known] === undefined) known--;
+  for (let k = known + 1; k <= d; k++) {
+    const node = new FloatNode(st.isArr[k]!);
+    if (k === 0) st.floatLiterals.root = node;
+    else nodes[k - 1]!.below.set(keyAt(st, k - 1), node);
+    nodes[k] = node;
+  }
+  return nodes[d]!;
 }
 
 // Recently seen object keys by a hash of length and end characters: a key found again is reused
@@ -426,7 +459,8 @@ function begin(text: string, opts: ParseOptions): State {
     paths: [],
     duplicateFields: undefined,
     duplicateSeen: undefined,
-    floatLiterals: new Set(),
+    floatNodes: [],
+    floatLiterals: new FloatLiterals(),
   };
 }
 
@@ -443,7 +477,7 @@ function advance(st: State, values: number): ParseResult | undefined {
 }
 
 function parseValues(st: State, values: number): ParseResult | undefined {
-  const { text, maxDepth, conts, isArr, keys, paths } = st;
+  const { text, maxDepth, conts, isArr, keys, paths, floatNodes } = st;
   const n = text.length;
   let i = st.i;
   let c = 0;
@@ -469,6 +503,7 @@ function parseValues(st: State, values: number): ParseResult | undefined {
       const arr = c === LBRACKET;
       const cont: Container = arr ? [] : {};
       paths[depth] = depth === 0 ? '' : undefined;
+      floatNodes[depth] = undefined;
       conts[depth] = cont;
       isArr[depth] = arr;
       depth++;
@@ -485,7 +520,7 @@ function parseValues(st: State, values: number): ParseResult | undefined {
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
       value = scanNumber(text, i);
       i = scanEnd;
-      if (scanFloat) st.floatLiterals.add(pathAt(st, depth));
+      if (scanFloat) addFloat(st, depth);
     } else if (c === 116) {
       i = scanLiteral(text, i, 'true');
       value = true;

@@ -9,6 +9,7 @@ import type { UserInfo } from '../../apimachinery/user.js';
 import type { TypeNode } from '../../apimachinery/structured-merge/schema.js';
 import type { PatchMeta } from '../../apimachinery/strategic-merge/patch-meta.js';
 import type { Task } from '../../apimachinery/structured-merge/trampoline.js';
+import type { FloatLiterals } from '../../apimachinery/float-literals.js';
 import type { GarbageCollectionPolicy, Propagation } from './delete-propagation.js';
 
 /**
@@ -35,8 +36,8 @@ export interface WriteContext {
   dryRun: boolean;
   /** The write carries or changes a large document (give-way.ts's LARGE_WRITE_BYTES): its phases give way. */
   large?: boolean;
-  /** Paths of numbers the client wrote with a fraction or exponent (`1.0` is not an integer). */
-  floatLiterals?: ReadonlySet<string>;
+  /** Where the client wrote numbers with a fraction or exponent (`1.0` is not an integer). */
+  floatLiterals?: FloatLiterals;
   /**
    * Called with the fields the kind's schema dropped (kube's strict decoding): the request
    * decides, by its fieldValidation, whether that fails, warns or passes.

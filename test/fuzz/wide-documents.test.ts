@@ -71,6 +71,18 @@ const CASES: Case[] = [
     status: 201,
   },
   {
+    // Float literals (which kube decodes as float64, not int64) cost the depth each when recorded
+    // or looked up by path text: this body held the event loop minutes.
+    name: 'a free-form value 9,000 deep ending in a list of 12,000 float literals',
+    path: WIDGETS,
+    body: () => {
+      const floats = Array.from({ length: 12_000 }, (_, i) => (i % 2 ? '1.5' : '2.0')).join(',');
+      const free = `${'{"a":'.repeat(9000)}[${floats}]${'}'.repeat(9000)}`;
+      return `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"deep-floats"},"spec":{"free":${free}}}`;
+    },
+    status: 201,
+  },
+  {
     name: `${N / 2} labels`,
     path: WIDGETS,
     body: () => JSON.stringify({ ...widget('labels'), metadata: { name: 'labels', labels: members(N / 2, 'v') } }),

@@ -22,7 +22,8 @@
 // the order of the keys in the object.
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
-import { type FloatInfo, type ValidationContext, floatInfo, plainFloat } from './go-values.js';
+import type { FloatLiterals } from '../../../apimachinery/float-literals.js';
+import { type ValidationContext, dchild, floatContext } from './go-values.js';
 import { isJsonObject } from '../../../apimachinery/object.js';
 import { compileNode } from './schema-node.js';
 import { finalize } from './openapi-errors.js';
@@ -34,9 +35,15 @@ import { embeddedErrors } from './embedded-resources.js';
 import { listTypeErrors } from './list-types.js';
 import { appendAll } from '../../../apimachinery/append.js';
 
+/** The old object's context: stored, its literals unknown (numbers as plainFloat reads them). */
+const OLD = floatContext(undefined);
+
 export interface ValidateOptions {
-  /** paths (kube field.Path text, e.g. "spec.size") whose JSON literal was a number written with a fraction or exponent, such as 1.0 */
-  floatLiterals?: ReadonlySet<string>;
+  /**
+   * Where the JSON literal was a number written with a fraction or exponent, such as 1.0: the
+   * parser's, or paths (kube field.Path text, e.g. "spec.size").
+   */
+  floatLiterals?: FloatLiterals | ReadonlySet<string>;
   /** Where the value sits, for messages (a schema default: `...properties[size].default`); the object root when absent. */
   rootPath?: string;
 }
@@ -58,44 +65,54 @@ export interface CompiledSchema {
 export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   const root = compileNode(schema);
   const schemaErrors = (obj: unknown, at: string, ctx: ValidationContext, corr: Corr | null): FieldError[] =>
-    finalize(validateEntry(root, obj, at, '', ctx, corr).errs);
+    finalize(validateEntry(root, obj, at, ctx.floats, ctx, corr).errs);
   const embedded = (obj: unknown, at: string, ctx: ValidationContext): FieldError[] => {
     const out: FieldError[] = [];
-    embeddedErrors(obj, root, at, '', ctx, out);
+    embeddedErrors(obj, root, at, ctx.floats, ctx, out);
     return out;
   };
-  const listTypes = (obj: unknown, at: string, isFloat: FloatInfo): FieldError[] => {
+  const listTypes = (obj: unknown, at: string, { isFloat, floats }: ValidationContext): FieldError[] => {
     const out: FieldError[] = [];
-    if (isJsonObject(obj)) listTypeErrors(obj, root, at, '', isFloat, out);
+    if (isJsonObject(obj)) listTypeErrors(obj, root, at, floats, isFloat, out);
     return out;
   };
   return {
     validate(obj, opts) {
       const at = opts?.rootPath ?? '';
-      const ctx: ValidationContext = { isFloat: floatInfo(opts?.floatLiterals) };
-      return [...schemaErrors(obj, at, ctx, null), ...embedded(obj, at, ctx), ...listTypes(obj, at, ctx.isFloat)];
+      const ctx = floatContext(opts?.floatLiterals);
+      return [...schemaErrors(obj, at, ctx, null), ...embedded(obj, at, ctx), ...listTypes(obj, at, ctx)];
     },
     validateUpdate(obj, old, opts) {
       const at = opts?.rootPath ?? '';
-      const ctx: ValidationContext = { isFloat: floatInfo(opts?.floatLiterals) };
-      const corr = new Corr(old, obj, root, '', ctx);
-      const lists = listTypes(old, at, plainFloat).length > 0 ? [] : listTypes(obj, at, ctx.isFloat);
+      const ctx = floatContext(opts?.floatLiterals);
+      const corr = new Corr(old, obj, root, ctx.floats, ctx);
+      const lists = listTypes(old, at, OLD).length > 0 ? [] : listTypes(obj, at, ctx);
       return [...schemaErrors(obj, at, ctx, corr), ...embedded(obj, at, ctx), ...lists];
     },
     correlate(obj, old, opts) {
-      return new Corr(old, obj, root, '', { isFloat: floatInfo(opts?.floatLiterals) });
+      const ctx = floatContext(opts?.floatLiterals);
+      return new Corr(old, obj, root, ctx.floats, ctx);
     },
     validateStatusUpdate(obj, old, opts) {
-      const ctx: ValidationContext = { isFloat: floatInfo(opts?.floatLiterals) };
+      const ctx = floatContext(opts?.floatLiterals);
       const statusNode = root.properties.get('status');
       const out: FieldError[] = [];
       if (statusNode && isJsonObject(obj) && Object.hasOwn(obj, 'status')) {
         const oldStatus = isJsonObject(old) && Object.hasOwn(old, 'status') ? old['status'] : undefined;
         // Ratcheting correlates the old object's status, when it has one.
-        const corr = oldStatus === undefined ? null : new Corr(oldStatus, obj['status'], statusNode, 'status', ctx);
-        appendAll(out, finalize(validateEntry(statusNode, obj['status'], '', 'status', ctx, corr).errs, 'status'));
+        const corr =
+          oldStatus === undefined
+            ? null
+            : new Corr(oldStatus, obj['status'], statusNode, dchild(ctx.floats, 'status'), ctx);
+        appendAll(
+          out,
+          finalize(
+            validateEntry(statusNode, obj['status'], '', dchild(ctx.floats, 'status'), ctx, corr).errs,
+            'status',
+          ),
+        );
       }
-      const lists = listTypes(old, '', plainFloat).length > 0 ? [] : listTypes(obj, '', ctx.isFloat);
+      const lists = listTypes(old, '', OLD).length > 0 ? [] : listTypes(obj, '', ctx);
       return [...out, ...lists];
     },
   };

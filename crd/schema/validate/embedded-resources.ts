@@ -4,7 +4,7 @@ import { type FieldError, child, index, invalid, key, required } from '../../../
 import { validateObjectMeta } from '../../../apimachinery/validation/object-meta.js';
 import { appendAll } from '../../../apimachinery/append.js';
 import { isDNS1035Label, validatePathSegmentName } from '../../../apimachinery/validation/names.js';
-import { type ValidationContext, dchild, dindex, goBadValue } from './go-values.js';
+import { type DPath, type ValidationContext, dchild, dindex, goBadValue } from './go-values.js';
 import { isJsonObject } from '../../../apimachinery/object.js';
 import { type Node, additionalSchema } from './schema-node.js';
 
@@ -12,7 +12,7 @@ export function embeddedErrors(
   x: unknown,
   n: Node | undefined,
   pth: string,
-  dpath: string,
+  dpath: DPath,
   ctx: ValidationContext,
   out: FieldError[],
 ): void {
@@ -34,7 +34,7 @@ export function embeddedErrors(
 function embeddedResourceErrors(
   x: Record<string, unknown>,
   pth: string,
-  dpath: string,
+  dpath: DPath,
   ctx: ValidationContext,
   out: FieldError[],
 ): void {

@@ -4,42 +4,45 @@
 // becomes int64, anything else (a fraction, an exponent, or out of int64 range) becomes float64.
 // The two behave differently in kube-openapi (which numeric check runs, how bounds print, enum
 // matching through Go conversions) and in reflect.DeepEqual. JavaScript has one number type, so
-// the caller tells us which paths held float literals; every other integral number is an int64.
+// the caller tells us where float literals were (a trie the walk steps down with dchild and dindex,
+// O(1) a step); every other integral number is an int64.
 import { GoPrinted, goQuote } from '../../../apimachinery/field-errors.js';
+import { type DPath, FLOAT, FloatLiterals, dchild, dindex } from '../../../apimachinery/float-literals.js';
 import { compareGoStrings } from '../../../apimachinery/go-sort.js';
 
+export { type DPath, dchild, dindex } from '../../../apimachinery/float-literals.js';
+
 /** Whether the number at a data path is a Go float64 (otherwise int64). */
-export type FloatInfo = (dpath: string, value: number) => boolean;
+export type FloatInfo = (dpath: DPath, value: number) => boolean;
 
 /** What a validation pass knows of the values it validates: which numbers were float literals. */
 export interface ValidationContext {
   isFloat: FloatInfo;
+  /** The validated value's place among the float literals (undefined: none). */
+  floats: DPath;
 }
 
 export type GoKind = 'nil' | 'bool' | 'string' | 'int' | 'float' | 'slice' | 'map';
 
 const TWO63 = 2 ** 63;
 
-export const dchild = (dpath: string, k: string): string => (dpath ? `${dpath}.${k}` : k);
-export const dindex = (dpath: string, i: number): string => `${dpath}[${i}]`;
-
 /** Numbers kube would have decoded as float64, without knowing the literal (stored objects). */
 export const plainFloat: FloatInfo = (_p, v) => !Number.isInteger(v) || Math.abs(v) >= TWO63;
 
-/** `a.b[0][k]` → `a.b.0.k`: indices and map keys compared in one form (a value is a list or a map). */
-const normalizePath = (p: string): string => (p.includes('[') ? p.replace(/\[([^\]]*)\]/g, '.$1') : p);
+/** Numbers of a decoded body: plainFloat's, and those whose literal was a float. */
+const literalFloat: FloatInfo = (d, v) => d === FLOAT || plainFloat(d, v);
 
 /**
- * Float information from the paths whose literal had a fraction or exponent. Paths are field.Path
- * text; a map key may be written either way (`spec.labels.a` or `spec.labels[a]`).
+ * The context of a body's validation from its float literals: the parser's, or path texts (a map
+ * key written either way, `spec.labels.a` or `spec.labels[a]`).
  */
-export function floatInfo(floatLiterals: ReadonlySet<string> | undefined): FloatInfo {
-  if (!floatLiterals || floatLiterals.size === 0) return plainFloat;
-  const paths = new Set([...floatLiterals].map(normalizePath));
-  return (p, v) => plainFloat(p, v) || paths.has(normalizePath(p));
+export function floatContext(floatLiterals: FloatLiterals | ReadonlySet<string> | undefined): ValidationContext {
+  if (floatLiterals === undefined) return { isFloat: plainFloat, floats: undefined };
+  const lits = floatLiterals instanceof FloatLiterals ? floatLiterals : FloatLiterals.fromPaths(floatLiterals);
+  return { isFloat: literalFloat, floats: lits.root };
 }
 
-export function goKind(v: unknown, dpath: string, isFloat: FloatInfo): GoKind {
+export function goKind(v: unknown, dpath: DPath, isFloat: FloatInfo): GoKind {
   if (v === null || v === undefined) return 'nil';
   switch (typeof v) {
     case 'boolean':
@@ -103,7 +106,7 @@ export function goFixed6(f: number): string {
   return Math.abs(f) < 1e21 ? f.toFixed(6) : `${BigInt(Math.trunc(f)).toString()}.000000`;
 }
 
-function goNumber(v: number | bigint, dpath: string, isFloat: FloatInfo): string {
+function goNumber(v: number | bigint, dpath: DPath, isFloat: FloatInfo): string {
   if (typeof v === 'bigint') return v.toString();
   return isFloat(dpath, v) ? goFloat(v) : goIntString(v);
 }
@@ -117,9 +120,9 @@ class Raw {
  * Go's %#v of a decoded JSON value (as it sits inside interface{}). Values may nest 10,000 deep
  * (kube's decoder limit), so nested values wait on an explicit stack, not on the call stack.
  */
-export function goSharpV(v: unknown, dpath: string, isFloat: FloatInfo): string {
+export function goSharpV(v: unknown, dpath: DPath, isFloat: FloatInfo): string {
   const out: string[] = [];
-  const todo: Array<Raw | { v: unknown; dpath: string }> = [{ v, dpath }];
+  const todo: Array<Raw | { v: unknown; dpath: DPath }> = [{ v, dpath }];
   while (todo.length > 0) {
     const t = todo.pop()!;
     if (t instanceof Raw) {
@@ -170,7 +173,7 @@ export function goSharpV(v: unknown, dpath: string, isFloat: FloatInfo): string 
 
 /** %#v of a map[string]interface{} built from entries whose values live elsewhere in the data. */
 export function goSharpMap(
-  entries: ReadonlyArray<readonly [key: string, value: unknown, dpath: string]>,
+  entries: ReadonlyArray<readonly [key: string, value: unknown, dpath: DPath]>,
   isFloat: FloatInfo,
 ): string {
   const parts = [...entries]
@@ -183,7 +186,7 @@ export function goSharpMap(
  * A value as kube's field.Error prints it (ErrorBody): scalars with %v, strings %q, maps and slices
  * with %#v. Returned in the shape formatBadValue understands.
  */
-export function goBadValue(v: unknown, dpath: string, isFloat: FloatInfo): unknown {
+export function goBadValue(v: unknown, dpath: DPath, isFloat: FloatInfo): unknown {
   if (v === undefined) return null;
   if (typeof v === 'number') {
     if (!isFloat(dpath, v)) return v;
@@ -198,13 +201,13 @@ export function goBadValue(v: unknown, dpath: string, isFloat: FloatInfo): unkno
 /** reflect.DeepEqual of two decoded values (int64 and float64 are different types); any depth. */
 export function goDeepEqual(
   a: unknown,
-  aPath: string,
+  aPath: DPath,
   aFloat: FloatInfo,
   b: unknown,
-  bPath: string,
+  bPath: DPath,
   bFloat: FloatInfo,
 ): boolean {
-  const pending: Array<[a: unknown, aPath: string, b: unknown, bPath: string]> = [[a, aPath, b, bPath]];
+  const pending: Array<[a: unknown, aPath: DPath, b: unknown, bPath: DPath]> = [[a, aPath, b, bPath]];
   while (pending.length > 0) {
     const [x, xPath, y, yPath] = pending.pop()!;
     const kind = goKind(x, xPath, aFloat);
@@ -240,8 +243,8 @@ function goRuneString(x: number): string {
  * type (where reflect allows it) and then reflect.DeepEqual. Allowed values come from the CRD's
  * JSON, so their numbers are int64 when integral.
  */
-export function goEnumMatch(data: unknown, dpath: string, isFloat: FloatInfo, allowed: unknown): boolean {
-  const ek = goKind(allowed, '', plainFloat);
+export function goEnumMatch(data: unknown, dpath: DPath, isFloat: FloatInfo, allowed: unknown): boolean {
+  const ek = goKind(allowed, undefined, plainFloat);
   const dk = goKind(data, dpath, isFloat);
   if (ek === 'nil' || dk === 'nil') return false;
   switch (ek) {
@@ -258,6 +261,6 @@ export function goEnumMatch(data: unknown, dpath: string, isFloat: FloatInfo, al
     case 'bool':
       return dk === 'bool' && data === allowed;
     default:
-      return goDeepEqual(data, dpath, isFloat, allowed, '', plainFloat);
+      return goDeepEqual(data, dpath, isFloat, allowed, undefined, plainFloat);
   }
 }

@@ -10,6 +10,7 @@ import {
   key,
 } from '../../../apimachinery/field-errors.js';
 import {
+  type DPath,
   type FloatInfo,
   type GoKind,
   dchild,
@@ -27,7 +28,7 @@ import { appendAll } from '../../../apimachinery/append.js';
 const UNSPECIFIED = Symbol('unspecified');
 
 /** The identity kube's set check gives a list element (Go interface equality, or JSON for compounds). */
-function setKey(v: unknown, dpath: string, isFloat: FloatInfo): string {
+function setKey(v: unknown, dpath: DPath, isFloat: FloatInfo): string {
   if (v === UNSPECIFIED) return 'u';
   const kind = goKind(v, dpath, isFloat);
   if (kind === 'nil') return 'n';
@@ -70,7 +71,7 @@ export function listTypeErrors(
   x: unknown,
   n: Node | undefined,
   pth: string,
-  dpath: string,
+  dpath: DPath,
   isFloat: FloatInfo,
   out: FieldError[],
 ): void {
@@ -93,7 +94,7 @@ function listTypeArrayErrors(
   arr: unknown[],
   n: Node,
   pth: string,
-  dpath: string,
+  dpath: DPath,
   isFloat: FloatInfo,
   out: FieldError[],
 ): void {
@@ -107,7 +108,7 @@ function listTypeArrayErrors(
   if (n.items) arr.forEach((v, i) => listTypeErrors(v, n.items, index(pth, i), dindex(dpath, i), isFloat, out));
 }
 
-function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFloat: FloatInfo): FieldError[] {
+function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: DPath, isFloat: FloatInfo): FieldError[] {
   for (let i = 0; i < arr.length; i++) {
     const x = arr[i];
     if (x !== null && x !== undefined && !isJsonObject(x)) {
@@ -121,7 +122,7 @@ function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFl
     }
   }
   if (arr.length <= 1) return [];
-  const itemPath = (i: number, k: string): string => dchild(dindex(dpath, i), k);
+  const itemPath = (i: number, k: string): DPath => dchild(dindex(dpath, i), k);
   if (n.listMapKeys.length === 1) {
     const k = n.listMapKeys[0]!;
     const keys = arr.map((x) => (isJsonObject(x) && Object.hasOwn(x, k) ? x[k] : UNSPECIFIED));
@@ -135,7 +136,7 @@ function listMapErrors(arr: unknown[], n: Node, pth: string, dpath: string, isFl
     );
   }
   const keys = arr.map((x, i) => {
-    const entries = new Map<string, readonly [string, unknown, string]>();
+    const entries = new Map<string, readonly [string, unknown, DPath]>();
     if (isJsonObject(x))
       for (const k of n.listMapKeys) if (Object.hasOwn(x, k)) entries.set(k, [k, x[k], itemPath(i, k)]);
     return [...entries.values()];

@@ -3,6 +3,7 @@
 // object checks in kube-openapi's order; with an old object, errors at unchanged values dropped.
 import { formatFieldError, goQuote } from '../../../apimachinery/field-errors.js';
 import {
+  type DPath,
   type ValidationContext,
   dchild,
   dindex,
@@ -29,7 +30,7 @@ type Check<T = unknown> = (
   n: Node,
   data: T,
   path: string,
-  dpath: string,
+  dpath: DPath,
   ctx: ValidationContext,
   corr: Corr | null,
 ) => Res;
@@ -64,7 +65,7 @@ function checkType(n: Node, data: unknown, kind: string, path: string): Res {
 }
 
 /** The enum check (basicCommonValidator). */
-function checkEnum(n: Node, data: unknown, path: string, dpath: string, ctx: ValidationContext): Res | undefined {
+function checkEnum(n: Node, data: unknown, path: string, dpath: DPath, ctx: ValidationContext): Res | undefined {
   const allowed = n.enumValues;
   if (!allowed || allowed.length === 0) return undefined;
   if (allowed.some((a) => goEnumMatch(data, dpath, ctx.isFloat, a))) return undefined;
@@ -110,7 +111,7 @@ function checkNumber(
   v: number | bigint,
   isInt: boolean,
   path: string,
-  dpath: string,
+  dpath: DPath,
   ctx: ValidationContext,
 ): Res {
   const res = newRes();
@@ -132,7 +133,7 @@ function checkNumber(
       if (factor < 0)
         push(
           `factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}`,
-          goBadValue(factor, '', () => true),
+          goBadValue(factor, undefined, () => true),
         );
       else {
         const f = Number(v);

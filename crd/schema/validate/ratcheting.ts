@@ -3,6 +3,7 @@
 // value is unchanged, so that its errors can be dropped.
 import { goQuote } from '../../../apimachinery/field-errors.js';
 import {
+  type DPath,
   type FloatInfo,
   type ValidationContext,
   dchild,
@@ -20,7 +21,7 @@ import { scalarIdentity } from './list-types.js';
 const UNKEYED = Symbol('unkeyed');
 
 /** The composite key of an x-kubernetes-list-type=map element (common.MapList key strategies). */
-function mapListKey(n: Node, item: unknown, dpath: string, isFloat: FloatInfo): string | typeof UNKEYED {
+function mapListKey(n: Node, item: unknown, dpath: DPath, isFloat: FloatInfo): string | typeof UNKEYED {
   if (!isJsonObject(item)) return UNKEYED;
   if (n.listMapKeys.length === 1) {
     const k = n.listMapKeys[0]!;
@@ -60,7 +61,7 @@ class MapList {
     private readonly node: Node,
     private readonly items: unknown[],
   ) {}
-  get(item: unknown, dpath: string, isFloat: FloatInfo): unknown {
+  get(item: unknown, dpath: DPath, isFloat: FloatInfo): unknown {
     const n = this.node;
     if (n.rawType !== 'array' || n.listType !== 'map' || n.listMapKeys.length === 0 || this.items.length === 0)
       return undefined;
@@ -69,7 +70,7 @@ class MapList {
     if (this.keyed.has(k)) return this.keyed.get(k);
     while (this.next < this.items.length) {
       const old = this.items[this.next++];
-      const ok = mapListKey(n, old, '', plainFloat);
+      const ok = mapListKey(n, old, undefined, plainFloat);
       if (ok === UNKEYED) continue;
       if (!this.keyed.has(ok)) this.keyed.set(ok, old);
       if (ok === k) return old;
@@ -97,7 +98,7 @@ export class Corr implements Correlation {
     readonly oldValue: unknown,
     readonly value: unknown,
     readonly node: Node,
-    readonly dpath: string,
+    readonly dpath: DPath,
     readonly ctx: ValidationContext,
   ) {}
 
@@ -149,7 +150,9 @@ export class Corr implements Correlation {
       for (let i = 0; i < v.length; i++) {
         const c = this.index(i);
         if (!c)
-          return this.node.listType === 'map' ? false : goDeepEqual(o, '', plainFloat, v, this.dpath, this.ctx.isFloat);
+          return this.node.listType === 'map'
+            ? false
+            : goDeepEqual(o, undefined, plainFloat, v, this.dpath, this.ctx.isFloat);
         if (!c.deepEqual()) return false;
       }
       return true;
@@ -159,6 +162,6 @@ export class Corr implements Correlation {
       if (Object.keys(o).length !== keys.length) return false;
       return keys.every((k) => this.key(k)?.deepEqual() === true);
     }
-    return goDeepEqual(o, '', plainFloat, v, this.dpath, this.ctx.isFloat);
+    return goDeepEqual(o, undefined, plainFloat, v, this.dpath, this.ctx.isFloat);
   }
 }

@@ -20,6 +20,7 @@ import { applyJsonPatch } from '../patch/json-patch.js';
 import { addWarning, strictDecoding } from '../field-validation.js';
 import { APPLY_PATCH_TYPE, type WriteOptions } from '../write-options.js';
 import { type DecodedBody, parseJson, parseYaml, readBody } from '../body.js';
+import { FloatLiterals } from '../../../apimachinery/float-literals.js';
 import { patchMediaType } from '../negotiate.js';
 import { stringifyJSON } from '../../../apimachinery/json.js';
 import { goFormat } from '../../../apimachinery/strategic-merge/go-format.js';
@@ -137,7 +138,7 @@ export async function readApplyConfiguration(
   // JSON decodes faster and reports repeated keys.
   const decoded = /^\s*\{/.test(text)
     ? await parseJson(text, exact)
-    : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new Set<string>() };
+    : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new FloatLiterals() };
   if (!isJsonObject(decoded.value)) throw badRequest('error decoding YAML: the apply configuration must be an object');
   const config = decoded.value as unknown as KubeObject;
   if (config.metadata === undefined || config.metadata === null) config.metadata = {};

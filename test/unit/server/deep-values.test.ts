@@ -55,12 +55,12 @@ describe('at any depth', () => {
   });
 
   it("Go's %#v, encoding/json and reflect.DeepEqual of decoded values", () => {
-    expect(goSharpV(chain(DEEP, 'x'), '', plainFloat)).toBe(
+    expect(goSharpV(chain(DEEP, 'x'), undefined, plainFloat)).toBe(
       `${'map[string]interface {}{"a":'.repeat(DEEP)}"x"${'}'.repeat(DEEP)}`,
     );
     expect(goJSON(chain(DEEP, '<'))).toBe(chainText(DEEP, '"\\u003c"'));
-    expect(goDeepEqual(chain(DEEP), '', plainFloat, chain(DEEP), '', plainFloat)).toBe(true);
-    expect(goDeepEqual(chain(DEEP, 1), '', plainFloat, chain(DEEP, 1.5), '', plainFloat)).toBe(false);
+    expect(goDeepEqual(chain(DEEP), undefined, plainFloat, chain(DEEP), undefined, plainFloat)).toBe(true);
+    expect(goDeepEqual(chain(DEEP, 1), undefined, plainFloat, chain(DEEP, 1.5), undefined, plainFloat)).toBe(false);
   });
 });
 
@@ -73,7 +73,7 @@ describe('on shallow values, as before', () => {
   });
 
   it("goSharpV and goJSON print as Go does (keys sorted, %#v's spacing)", () => {
-    expect(goSharpV({ b: [1, 'x'], a: null }, '', plainFloat)).toBe(
+    expect(goSharpV({ b: [1, 'x'], a: null }, undefined, plainFloat)).toBe(
       'map[string]interface {}{"a":interface {}(nil), "b":[]interface {}{1, "x"}}',
     );
     expect(goJSON({ b: [1, 'x&'], a: null })).toBe('{"a":null,"b":[1,"x\\u0026"]}');
