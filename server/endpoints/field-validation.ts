@@ -88,17 +88,20 @@ export function strictDecoding(
 ): (unknownFields: readonly string[]) => void {
   // Called again by a write's retries (and for a built-in kind, after the body's decoding, by the
   // strategy): what was said once is not said again.
+  // The duplicates are the body's, the same at every call: said once, as a whole, not hashed by
+  // text (100 paths deep down may be megabytes each).
+  let duplicatesSaid = false;
   const reported = new Set<string>();
   return (unknownFields) => {
     // Ignore says nothing: no texts to make (a body may give 200,000 unknown fields).
     if (directive === 'Ignore') return;
-    const errors = [
-      ...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`),
-      ...unknownFields.map((f) => `unknown field ${goQuote(f)}`),
-    ].filter((e) => !reported.has(e));
-    if (errors.length === 0) return;
-    if (directive === 'Strict') throw fail(`strict decoding error: ${errors.join(', ')}`);
-    for (const e of errors) {
+    const duplicates = duplicatesSaid ? [] : duplicateFields.map((f) => `duplicate field ${goQuote(f)}`);
+    const unknown = unknownFields.map((f) => `unknown field ${goQuote(f)}`).filter((e) => !reported.has(e));
+    if (duplicates.length + unknown.length === 0) return;
+    if (directive === 'Strict') throw fail(`strict decoding error: ${[...duplicates, ...unknown].join(', ')}`);
+    duplicatesSaid = true;
+    for (const e of duplicates) warn(e);
+    for (const e of unknown) {
       reported.add(e);
       warn(e);
     }
