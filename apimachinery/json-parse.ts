@@ -6,8 +6,10 @@
 //   (`duplicate field "<path>"`): keys joined with "." — map keys too, the decoder has no schema —
 //   and list indexes as `[i]`: `spec.size`, `spec.items[0].name`, `[0].a` under a top-level array.
 //   The last value wins (Go and JSON.parse agree; the key keeps its first position, as JSON.parse).
-//   Each path is listed once, in the order the second occurrences appear (kube dedupes its strict
-//   errors by message and keeps at most 100 of them in all — the caller's cap).
+//   Each path is listed once, in the order the second occurrences appear, and the first 100 only:
+//   kube's decoder dedupes its strict errors by text and keeps at most 100. Telling a duplicate
+//   from one reported costs its key, not its depth (a trie of path pieces); a path's text is made
+//   only for those reported.
 // - floatLiterals: where the numbers are that kube decodes as float64 rather than int64: written
 //   with a fraction or an exponent (`1.0`, `1e3`), or integers outside int64 (a trie, O(1) a
 //   literal whatever its depth: float-literals.ts). So a validator can tell `1.0` (not an integer
@@ -320,32 +322,78 @@ interface State {
   conts: Container[];
   isArr: boolean[];
   keys: string[];
-  /**
-   * The path of each open container, built from its parent's when a path below it is first asked
-   * for (undefined until then): a value's path is then one concatenation, however deep it sits.
-   */
-  paths: (string | undefined)[];
+  /** The path node of each open container, made when a duplicate key below it is first found. */
+  pathNodes: (PathNode | undefined)[];
   duplicateFields: string[] | undefined;
-  duplicateSeen: Set<string> | undefined;
   /** The float node of each open container, made when a float literal below it is first found. */
   floatNodes: (FloatNode | undefined)[];
   floatLiterals: FloatLiterals;
 }
 
-/** The path of the value being parsed below the `depth` open containers (Go's strictFieldStack). */
-function pathAt(st: State, depth: number): string {
-  if (depth === 0) return '';
-  const d = depth - 1;
-  if (st.isArr[d]) return `${containerPath(st, d)}[${(st.conts[d] as unknown[]).length}]`;
-  return d === 0 ? st.keys[d]! : `${containerPath(st, d)}.${st.keys[d]}`;
+/**
+ * A path text as a trie of its pieces, cut before each "." and "[": equal texts are one node,
+ * however the keys that make them were split (`{"a.b":{..}}` and `{"a":{"b":{..}}}`), so a
+ * duplicate is told from one already reported in O(its key) rather than O(its depth) (Go's
+ * strictFieldStack, joined for every duplicate, which a deep body turns into seconds).
+ */
+class PathNode {
+  private below: Map<string, PathNode> | undefined;
+  /** Its text is among duplicateFields. */
+  reported = false;
+  private memo: string | undefined;
+  constructor(
+    private readonly parent: PathNode | undefined,
+    private readonly piece: string,
+  ) {}
+
+  /** The node of this text followed by `text`. */
+  descend(text: string): PathNode {
+    let node: PathNode = this;
+    let start = 0;
+    for (let j = 1; j <= text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (j < text.length && c !== DOT && c !== LBRACKET) continue;
+      const piece = text.slice(start, j);
+      node.below ??= new Map();
+      let next = node.below.get(piece);
+      if (!next) node.below.set(piece, (next = new PathNode(node, piece)));
+      node = next;
+      start = j;
+    }
+    return node;
+  }
+
+  /**
+   * Its text, each node's kept: the texts of reported paths share their prefixes (V8's cons
+   * strings) rather than each copying its own, which for 100 paths deep down is 100 bodies.
+   */
+  get text(): string {
+    if (this.memo !== undefined) return this.memo;
+    const up: PathNode[] = [];
+    let n: PathNode | undefined = this;
+    for (; n && n.memo === undefined; n = n.parent) up.push(n);
+    let text = n?.memo ?? '';
+    for (let i = up.length - 1; i >= 0; i--) up[i]!.memo = text = text + up[i]!.piece;
+    return text;
+  }
 }
 
-/** The path of the open container at `d`, built down from the nearest ancestor's known one. */
-function containerPath(st: State, d: number): string {
+/** kube's decoder keeps at most 100 strict errors (sigs.k8s.io/json's saveStrictError). */
+const MAX_DUPLICATES = 100;
+
+/** The path node of the open container at `d`, made (with its ancestors') on first need: each once. */
+function pathNode(st: State, d: number): PathNode {
+  const nodes = st.pathNodes;
   let known = d;
-  while (st.paths[known] === undefined) known--;
-  for (let k = known + 1; k <= d; k++) st.paths[k] = pathAt(st, k);
-  return st.paths[d]!;
+  while (nodes[known] === undefined) known--;
+  for (let k = known + 1; k <= d; k++) nodes[k] = nodes[k - 1]!.descend(pieceAt(st, k - 1));
+  return nodes[d]!;
+}
+
+/** The text the next value of the open container at `d` adds to its path: `[i]`, `.key`, or a top-level key. */
+function pieceAt(st: State, d: number): string {
+  if (st.isArr[d]) return `[${(st.conts[d] as unknown[]).length}]`;
+  return d === 0 ? st.keys[d]! : `.${st.keys[d]}`;
 }
 
 /** Records the number being parsed below the `depth` open containers as a float literal. */
@@ -411,12 +459,11 @@ function readKey(text: string, i: number, st: State, depth: number, obj: Record<
   const key = scanKey(text, i);
   i = scanEnd;
   st.keys[depth - 1] = key;
-  if (obj[key] !== undefined && Object.hasOwn(obj, key)) {
-    const p = pathAt(st, depth);
-    st.duplicateSeen ??= new Set();
-    if (!st.duplicateSeen.has(p)) {
-      st.duplicateSeen.add(p);
-      (st.duplicateFields ??= []).push(p);
+  if (obj[key] !== undefined && Object.hasOwn(obj, key) && (st.duplicateFields?.length ?? 0) < MAX_DUPLICATES) {
+    const node = pathNode(st, depth - 1).descend(pieceAt(st, depth - 1));
+    if (!node.reported) {
+      node.reported = true;
+      (st.duplicateFields ??= []).push(node.text);
     }
   }
   let c = text.charCodeAt(i);
@@ -456,9 +503,8 @@ function begin(text: string, opts: ParseOptions): State {
     conts: [],
     isArr: [],
     keys: [],
-    paths: [],
+    pathNodes: [new PathNode(undefined, '')],
     duplicateFields: undefined,
-    duplicateSeen: undefined,
     floatNodes: [],
     floatLiterals: new FloatLiterals(),
   };
@@ -477,7 +523,7 @@ function advance(st: State, values: number): ParseResult | undefined {
 }
 
 function parseValues(st: State, values: number): ParseResult | undefined {
-  const { text, maxDepth, conts, isArr, keys, paths, floatNodes } = st;
+  const { text, maxDepth, conts, isArr, keys, pathNodes, floatNodes } = st;
   const n = text.length;
   let i = st.i;
   let c = 0;
@@ -502,7 +548,7 @@ function parseValues(st: State, values: number): ParseResult | undefined {
         throw new JsonSyntaxError(`invalid character ${goQuoteChar(text, i)} exceeded max depth`, text, i);
       const arr = c === LBRACKET;
       const cont: Container = arr ? [] : {};
-      paths[depth] = depth === 0 ? '' : undefined;
+      if (depth > 0) pathNodes[depth] = undefined;
       floatNodes[depth] = undefined;
       conts[depth] = cont;
       isArr[depth] = arr;

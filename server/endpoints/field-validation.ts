@@ -28,7 +28,12 @@ function warningHeader(text: string): string {
   return Buffer.from(`299 - ${goQuote(text)}`, 'utf8').toString('latin1');
 }
 
-const runes = (text: string): string[] => Array.from(text);
+/** The first `n` runes of `text`: a warning's text may be megabytes (a path deep down), its cut is not. */
+function runes(text: string, n: number): string[] {
+  const out: string[] = [];
+  for (const ch of text) if (out.push(ch) >= n) break;
+  return out;
+}
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
@@ -38,16 +43,17 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * UTF-16 (a lone surrogate from a JSON escape) is sent with U+FFFD, as Go's decoder reads it.
  */
 export function addWarning(res: ServerResponse, warning: string): void {
+  let state = warnings.get(res);
+  if (state && state.written >= TRUNCATE_AT_TOTAL_RUNES && state.truncating) return;
   const text = warning.replace(LONE_SURROGATE, '\uFFFD');
   if (text === '') return;
-  let state = warnings.get(res);
   if (!state) warnings.set(res, (state = { recorded: [], written: 0, truncating: false }));
-  if (state.written >= TRUNCATE_AT_TOTAL_RUNES && state.truncating) return;
   if (state.recorded.includes(text)) return;
   state.recorded.push(text);
-  let chars = runes(text);
-  if (state.truncating && chars.length > TRUNCATE_ITEM_RUNES) chars = chars.slice(0, TRUNCATE_ITEM_RUNES);
-  if (state.written + chars.length <= TRUNCATE_AT_TOTAL_RUNES || state.truncating) {
+  // The text whole when it fits what is left of the total (so one rune more tells it does not).
+  const room = TRUNCATE_AT_TOTAL_RUNES - state.written;
+  const chars = runes(text, state.truncating ? TRUNCATE_ITEM_RUNES : room + 1);
+  if (chars.length <= room || state.truncating) {
     state.written += chars.length;
     appendHeader(res, warningHeader(chars.join('')));
     return;
@@ -57,7 +63,7 @@ export function addWarning(res: ServerResponse, warning: string): void {
   state.written = 0;
   res.removeHeader('Warning');
   for (const recorded of state.recorded) {
-    const cut = runes(recorded).slice(0, TRUNCATE_ITEM_RUNES);
+    const cut = runes(recorded, TRUNCATE_ITEM_RUNES);
     state.written += cut.length;
     appendHeader(res, warningHeader(cut.join('')));
   }
@@ -82,17 +88,20 @@ export function strictDecoding(
 ): (unknownFields: readonly string[]) => void {
   // Called again by a write's retries (and for a built-in kind, after the body's decoding, by the
   // strategy): what was said once is not said again.
+  // The duplicates are the body's, the same at every call: said once, as a whole, not hashed by
+  // text (100 paths deep down may be megabytes each).
+  let duplicatesSaid = false;
   const reported = new Set<string>();
   return (unknownFields) => {
     // Ignore says nothing: no texts to make (a body may give 200,000 unknown fields).
     if (directive === 'Ignore') return;
-    const errors = [
-      ...duplicateFields.map((f) => `duplicate field ${goQuote(f)}`),
-      ...unknownFields.map((f) => `unknown field ${goQuote(f)}`),
-    ].filter((e) => !reported.has(e));
-    if (errors.length === 0) return;
-    if (directive === 'Strict') throw fail(`strict decoding error: ${errors.join(', ')}`);
-    for (const e of errors) {
+    const duplicates = duplicatesSaid ? [] : duplicateFields.map((f) => `duplicate field ${goQuote(f)}`);
+    const unknown = unknownFields.map((f) => `unknown field ${goQuote(f)}`).filter((e) => !reported.has(e));
+    if (duplicates.length + unknown.length === 0) return;
+    if (directive === 'Strict') throw fail(`strict decoding error: ${[...duplicates, ...unknown].join(', ')}`);
+    duplicatesSaid = true;
+    for (const e of duplicates) warn(e);
+    for (const e of unknown) {
       reported.add(e);
       warn(e);
     }

@@ -16,6 +16,8 @@ import { type HttpResponse, type ServerProcess, request, startServerProcess } fr
 export interface Outcome {
   status?: number;
   body: string;
+  /** The Warning header, its values joined by ", " (as Node gives them), when there is one. */
+  warning?: string;
   /** Why there is no status, or what happened to the socket. */
   note?: string;
 }
@@ -51,7 +53,10 @@ export const CASE_TIMEOUT_MS = 10_000;
 export const KUBE_RV_TOO_LARGE = (o: Outcome): boolean =>
   o.status === 504 && /"reason":"Timeout"/.test(o.body) && /ResourceVersionTooLarge/.test(o.body);
 
-const toOutcome = (r: HttpResponse): Outcome => ({ status: r.status, body: r.body });
+const toOutcome = (r: HttpResponse): Outcome => {
+  const w = r.headers['warning'];
+  return { status: r.status, body: r.body, ...(typeof w === 'string' ? { warning: w } : {}) };
+};
 
 const brief = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n)}…(${s.length} chars)` : s);
 

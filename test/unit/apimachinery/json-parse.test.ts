@@ -81,6 +81,20 @@ describe('parseJsonExact: duplicate fields', () => {
     expect(r.value).toStrictEqual(value ?? JSON.parse(doc));
   });
 
+  // kube's decoder dedupes strict errors by their text: keys that print the same path are one.
+  it('reports a path text once however its keys split it', () => {
+    const doc = '{"a.b":{"c":1,"c":2},"a":{"b":{"c":1,"c":2},"b.c":1,"b.c":2}}';
+    expect(parseJsonExact(doc).duplicateFields).toEqual(['a.b.c']);
+    expect(parseJsonExact('{"a[0]":{"b":1,"b":1},"a":[{"b":1,"b":1}]}').duplicateFields).toEqual(['a[0].b']);
+  });
+
+  it("keeps the first 100 paths, as kube's decoder keeps 100 strict errors", () => {
+    const keys = Array.from({ length: 150 }, (_, i) => `"k${i}":1,"k${i}":2`).join(',');
+    const r = parseJsonExact(`{"spec":{${keys}}}`);
+    expect(r.duplicateFields).toEqual(Array.from({ length: 100 }, (_, i) => `spec.k${i}`));
+    expect(Object.keys((r.value as { spec: object }).spec)).toHaveLength(150);
+  });
+
   it('keeps the first position and the last value, as JSON.parse', () => {
     const v = parseJsonExact('{"a":1,"b":2,"a":3}').value as Record<string, unknown>;
     expect(Object.keys(v)).toEqual(['a', 'b']);
@@ -217,6 +231,26 @@ describe('parseJsonExact: depth', () => {
     const r = parseJsonExact(doc);
     expect(r.duplicateFields).toEqual(['a.a.a.x']);
     expect([...r.floatLiterals]).toEqual(['a.a.a.x']);
+  });
+
+  // Each duplicate once cost its path's text (the depth): these took seconds, or minutes.
+  const deep = (inner: string): string => '{"a":'.repeat(9000) + inner + '}'.repeat(9000);
+  const prefix = Array<string>(9000).fill('a').join('.');
+
+  it('reports one key given 20,000 times 9,000 deep once', () => {
+    const r = parseJsonExact(deep(`{${Array<string>(20_000).fill('"x":1').join(',')}}`));
+    expect(r.duplicateFields).toEqual([`${prefix}.x`]);
+  });
+
+  it('reports the first 100 of 10,000 distinct duplicated keys 9,000 deep, in order', () => {
+    const keys = Array.from({ length: 10_000 }, (_, i) => `"k${i}":1,"k${i}":2`).join(',');
+    const r = parseJsonExact(deep(`{${keys}}`));
+    expect(r.duplicateFields).toEqual(Array.from({ length: 100 }, (_, i) => `${prefix}.k${i}`));
+  });
+
+  it('reports the duplicates of repeated containers 9,000 deep once each', () => {
+    const r = parseJsonExact(deep(`{${Array<string>(5000).fill('"d":{"x":1,"x":2,"l":[{"y":1,"y":1}]}').join(',')}}`));
+    expect(r.duplicateFields).toEqual([`${prefix}.d.x`, `${prefix}.d.l[0].y`, `${prefix}.d`]);
   });
 });
 
