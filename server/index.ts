@@ -312,12 +312,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     // The stores' watch caches are made from this storage, each when first used.
     if (o.watchCacheFreshnessTimeoutMs !== undefined)
       setCacherDefaults(storage, { freshnessTimeoutMs: o.watchCacheFreshnessTimeoutMs });
-    // Asked now, so the first list need not wait for it; logged once known (etcd: each member's version).
-    void storage
-      .watchProgressSupport()
-      .then(({ supported, reason }) =>
-        logger.info('consistent lists', { servedFrom: supported ? 'watch cache' : 'storage', reason }),
-      );
+    // Asked now, so the first list need not wait for it (etcd: each member's version); logged once
+    // serving, so that a start that fails says only why.
+    const progressSupport = storage.watchProgressSupport();
 
     // With a cluster token the replicas on this etcd prefix share one identity; otherwise what the
     // flags did not give is kept in the data dir (made on first start), else made for this process.
@@ -430,6 +427,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     const kubeconfigPath = o.dataDir ? join(o.dataDir, 'admin.kubeconfig') : undefined;
     if (kubeconfigPath) await forFlag('data-dir', () => writeFileAtomic(kubeconfigPath, kubeconfig, 0o600));
     logger.info('serving', { url, storage: o.storage, kubeconfig: kubeconfigPath });
+    void progressSupport.then(({ supported, reason }) =>
+      logger.info('consistent lists', { servedFrom: supported ? 'watch cache' : 'storage', reason }),
+    );
 
     let closing: Promise<void> | undefined;
     const close = async (): Promise<void> => {
