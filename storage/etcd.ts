@@ -322,14 +322,21 @@ export class EtcdStorage implements Storage {
     if (endpoints.length === 0) throw new Error('no etcd endpoints given');
     const store = new EtcdStorage(endpoints, prefix, options);
     const deadline = Date.now() + store.options.connectTimeoutMs;
+    // The line names the most telling failure: a probe cut by its deadline may come back with no
+    // detail at all (grpc-js's details null: the text "null") after refusals that said why.
+    let told: string | undefined;
     for (;;) {
       try {
         await store.etcd.kv.range(store.probeRange(), { deadline: Math.min(deadline, Date.now() + 2_000) });
         return store;
       } catch (err) {
+        const reason = reasonOf(err);
+        if (reason !== '' && reason !== 'null') told = reason;
         if (!transient(err) || Date.now() + 250 >= deadline) {
           store.etcd.close();
-          throw new Error(`cannot reach etcd at ${endpoints.join(',')}: ${reasonOf(err)}`);
+          throw new Error(
+            `cannot reach etcd at ${endpoints.join(',')}: ${told ?? (err instanceof Error ? err.name : reason)}`,
+          );
         }
         await sleep(250);
       }

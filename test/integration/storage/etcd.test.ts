@@ -231,7 +231,8 @@ describe('etcd: single member', () => {
 });
 
 it('fails to connect to an etcd that is not there with one line, once its retries run out', async () => {
-  // An etcd stopped: nothing answers at its address. Two connects: one with a second to try, one
+  // An etcd stopped: nothing answers at its address. Two connects: one with five seconds to try
+  // (on a loaded machine one second can pass before gRPC has even resolved the address), one
   // with ten minutes. The first fails with one line naming the refusal; the second is still
   // retrying then (so retries go on past the refusals, as long as the connect's own timeout
   // allows), and connects once etcd is back.
@@ -242,7 +243,7 @@ it('fails to connect to an etcd that is not there with one line, once its retrie
     const patient = EtcdStorage.connect([etcd.endpoint], '', { connectTimeoutMs: 600_000 }).finally(
       () => (patientDone = true),
     );
-    const err = await EtcdStorage.connect([etcd.endpoint], '', { connectTimeoutMs: 1_000 }).then(
+    const err = await EtcdStorage.connect([etcd.endpoint], '', { connectTimeoutMs: 5_000 }).then(
       () => undefined,
       (e: unknown) => e as Error,
     );
