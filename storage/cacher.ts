@@ -55,6 +55,8 @@ export function setCacherDefaults(storage: Storage, opts: CacherOptions): void {
 
 interface Watcher<T> {
   prefix: string;
+  /** The revision it watches from: it is sent only later events. */
+  after: number;
   callbacks: CachedWatchCallbacks<T>;
 }
 
@@ -233,7 +235,7 @@ export class Cacher<T> {
   watch(prefix: string, afterRevision: number, callbacks: CachedWatchCallbacks<T>): { close(): void } {
     let closed = false;
     let inner: { close(): void } | undefined;
-    const watcher: Watcher<T> = { prefix, callbacks };
+    const watcher: Watcher<T> = { prefix, after: afterRevision, callbacks };
     const close = (): void => {
       closed = true;
       inner?.close();
@@ -385,7 +387,10 @@ export class Cacher<T> {
       this.windowSizes = this.windowSizes.slice(dropped);
     }
     for (const w of this.watchers) {
-      const mine = cached.filter((ev) => ev.key.startsWith(w.prefix));
+      // A watch registered once the cache's revision passed `after` on a progress notification
+      // alone (etcd before 3.4.31/3.5.13 may send one ahead of its events) must not then be sent
+      // the events it started after.
+      const mine = cached.filter((ev) => ev.revision > w.after && ev.key.startsWith(w.prefix));
       if (mine.length) w.callbacks.onEvents(mine);
     }
     this.wake();
