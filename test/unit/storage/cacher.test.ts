@@ -4,7 +4,7 @@
 // And a first load that failed is not remembered: the informers' relists read through the cache.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CachedEvent, Cacher } from '../../../storage/cacher.js';
-import type { KeyValue, Storage } from '../../../storage/interface.js';
+import type { KeyValue, Storage, WatchCallbacks, WatchHandle } from '../../../storage/interface.js';
 import { type StorageError, isStorageError } from '../../../storage/errors.js';
 import { createSqliteFixture } from '../../helpers/sqlite-fixture.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -147,6 +147,51 @@ it('lists in key order as keys come and go, and holds an object only at the revi
     expect(cacher.heldAt(`${prefix}ns/c`, c.modRevision)).toBeUndefined();
     expect(cacher.heldAt(`${prefix}ns/c`, c2.modRevision)).toBe('C2');
     expect(cacher.heldAt(`${prefix}ns/b`, c.modRevision - 1)).toBeUndefined();
+  } finally {
+    cacher.stop();
+  }
+});
+
+it('sends a watch only the events after its revision, even when progress ran ahead of them', async () => {
+  // As etcd before 3.4.31 may (etcd-io/etcd#15220): a progress notification for the current
+  // revision while the cache's own watch still holds events back. The cache's revision then
+  // passes a watch's start before the events up to it have arrived.
+  const prefix = '/registry/ahead/';
+  const held: Array<() => void> = [];
+  const ahead = new Proxy(storage, {
+    get(target, p) {
+      if (p === 'watch')
+        return (pfx: string, after: number, callbacks: WatchCallbacks): WatchHandle => {
+          const handle = target.watch(pfx, after, {
+            ...callbacks,
+            onEvents: (events) => held.push(() => callbacks.onEvents(events)),
+          });
+          return {
+            close: () => handle.close(),
+            requestProgress: () => void target.currentRevision().then((rev) => callbacks.onProgress?.(rev)),
+          };
+        };
+      const v: unknown = Reflect.get(target, p, target);
+      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const cacher = new Cacher<Decoded>(ahead, prefix, (kv) => ({ value: kv.value, revision: kv.modRevision }));
+  try {
+    await cacher.list(prefix, { anyRevision: true });
+    const first = await storage.create(`${prefix}a`, 'A');
+    const second = await storage.create(`${prefix}b`, 'B');
+    await cacher.waitFresh(second.modRevision); // by the progress notification alone
+    await eventually('both events held back', async () => (held.length > 0 ? true : undefined));
+    const events: CachedEvent<Decoded>[] = [];
+    const watch = cacher.watch(prefix, first.modRevision, {
+      onEvents: (evs) => events.push(...evs),
+      onError: () => {},
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const release of held.splice(0)) release();
+    await eventually('the later event', async () => (events.length > 0 ? true : undefined));
+    watch.close();
+    expect(events.map((ev) => [ev.key, ev.revision])).toEqual([[`${prefix}b`, second.modRevision]]);
   } finally {
     cacher.stop();
   }
