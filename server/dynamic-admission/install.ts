@@ -138,16 +138,19 @@ export function installDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmi
           const desc = paramResource(kind);
           return desc ? (desc.namespaced ? 'Namespaced' : 'Cluster') : undefined;
         },
+        // From the watch cache, as kube reads params through an informer's lister: a request never
+        // waits on storage for them (on an etcd without safe consistent reads, it would for each).
         params: async (kind, namespace, lookup) => {
           const store = paramResource(kind)?.store;
           if (!store) return [];
           const ns = store.kind.namespaced ? namespace : undefined;
           if ('name' in lookup) {
-            const obj = await store.get(ns, lookup.name).catch(ignoreNotFound);
+            const obj = await store.get(ns, lookup.name, { anyRevision: true }).catch(ignoreNotFound);
             return obj ? [obj] : [];
           }
           const selector = labelSelectorFromMeta(lookup.selector);
-          return (await store.list(ns, { predicate: (o) => matchesLabels(selector, o.metadata.labels) })).items;
+          const predicate = (o: KubeObject) => matchesLabels(selector, o.metadata.labels);
+          return (await store.list(ns, { anyRevision: true, predicate })).items;
         },
         namespace: deps.namespace,
         authorizer: deps.authorizer,

@@ -108,6 +108,17 @@ async function configure(kind: 'validating' | 'mutating', name: string, webhooks
   expect(r.status, r.text).toBe(201);
 }
 
+/** Storage calls on a resource so far (/metrics' etcd_request_duration_seconds, either backend), but the object counts'. */
+async function storageReads(resource: string): Promise<number> {
+  const text = (await call('GET', '/metrics')).text;
+  let n = 0;
+  for (const line of text.split('\n')) {
+    const m = /^etcd_request_duration_seconds_count\{operation="(\w+)",type="([^"]+)"\} (\d+)$/.exec(line);
+    if (m && m[2] === resource && m[1] !== 'listWithCount') n += Number(m[3]);
+  }
+  return n;
+}
+
 async function remove(plural: string, name: string): Promise<void> {
   expect((await call('DELETE', `${AR}/${plural}/${name}`)).status).toBe(200);
 }
@@ -293,7 +304,10 @@ describe.each(backends)('on $name', ({ options }) => {
           "widgets.adm.example.com \"too-big\" is forbidden: ValidatingAdmissionPolicy 'widget-size' with binding 'widget-size-default' denied request: size 7 is over 3",
         );
       });
+      // Params come from the watch cache, as kube's informer lister serves them: no storage read.
+      const reads = storageReads('configmaps');
       expect((await call('POST', WIDGETS, { body: widget('fits', 3) })).status).toBe(201);
+      expect(await storageReads('configmaps')).toBe(await reads);
 
       const warn = await call('PATCH', `${AR}/validatingadmissionpolicybindings/widget-size-default`, {
         contentType: 'application/merge-patch+json',
