@@ -637,6 +637,8 @@ function isBusy(err: unknown): boolean {
 }
 
 function checkSize(key: string, value: string): void {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most values are too short to count.
+  if (value.length <= MAX_VALUE_BYTES / 3) return;
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > MAX_VALUE_BYTES) throw tooLarge(key, bytes, MAX_VALUE_BYTES);
 }
