@@ -48,8 +48,11 @@ const SCHEMA = `
     create_revision INTEGER NOT NULL,
     -- the id of the key's previous row, 0 for a key's first row
     prev_revision   INTEGER NOT NULL,
-    -- '' on delete markers; the deleted value is old_value
+    -- '' on delete markers
     value           TEXT    NOT NULL,
+    -- The previous value, as earlier versions wrote it on updates and deletes. Now NULL:
+    -- the previous value is the row at prev_revision, which compaction keeps while a watch may
+    -- replay this row, so an update of a large object writes it once, not twice.
     old_value       TEXT
   );
   -- deleted is in the index so a range decides which rows it returns before reading any of them.
@@ -71,8 +74,7 @@ const SCHEMA = `
   ) WITHOUT ROWID;
 `;
 
-const COLUMNS = 'id, name, created, deleted, create_revision, prev_revision, value, old_value';
-/** What a live key needs; a range leaves out old_value, which would double what it reads. */
+/** What a live key needs. */
 const LIVE_COLUMNS = 'id, name, created, create_revision, value';
 
 interface Row {
@@ -83,8 +85,12 @@ interface Row {
   create_revision: number;
   prev_revision: number;
   value: string;
+  /** The previous value, for an update or delete (the row at prev_revision); null on a create. */
   old_value: string | null;
 }
+
+/** A key's newest row as a write checks it; its value is the previous value of what it appends. */
+type LatestRow = Omit<Row, 'old_value'>;
 
 type LiveRow = Pick<Row, 'id' | 'name' | 'created' | 'create_revision' | 'value'>;
 type NewestRow = LiveRow & Pick<Row, 'deleted'>;
@@ -431,7 +437,7 @@ export class SqliteStorage implements Storage {
     return requested;
   }
 
-  private liveLatest(key: string, expectedRevision: number | undefined): Row {
+  private liveLatest(key: string, expectedRevision: number | undefined): LatestRow {
     const latest = this.stmt.latest.get(key);
     if (!latest || latest.deleted) throw notFound(key);
     if (expectedRevision !== undefined && latest.id !== expectedRevision) {
@@ -441,8 +447,8 @@ export class SqliteStorage implements Storage {
   }
 
   private append(name: string, fields: Omit<Row, 'id' | 'name'>): Row {
-    const { created, deleted, create_revision, prev_revision, value, old_value } = fields;
-    const info = this.stmt.insert.run(name, created, deleted, create_revision, prev_revision, value, old_value);
+    const { created, deleted, create_revision, prev_revision, value } = fields;
+    const info = this.stmt.insert.run(name, created, deleted, create_revision, prev_revision, value);
     return { id: Number(info.lastInsertRowid), name, ...fields };
   }
 
@@ -552,12 +558,19 @@ function prepare(db: Db) {
     SELECT ${LIVE_COLUMNS}, deleted FROM log WHERE id IN (
       SELECT MAX(id) FROM log WHERE name >= ? ${bounded ? 'AND name < ?' : ''} GROUP BY name)`;
   // A watch replays what happened after a recent revision: walk the ids after it, not every row of
-  // the prefix (+name keeps the planner off the name indexes, which would then sort by id).
-  const logSql = (bounded: boolean): string =>
-    `SELECT ${COLUMNS} FROM log WHERE id > ? AND +name >= ? ${bounded ? 'AND +name < ?' : ''} ORDER BY id`;
+  // the prefix (+name keeps the planner off the name indexes, which would then sort by id). An
+  // update's or delete's previous value is its previous row's, found by id (a row of an earlier
+  // version carries it itself).
+  const logSql = (bounded: boolean): string => `
+    SELECT kv.id, kv.name, kv.created, kv.deleted, kv.create_revision, kv.prev_revision, kv.value,
+      COALESCE(kv.old_value, prev.value) AS old_value
+    FROM log AS kv LEFT JOIN log AS prev ON prev.id = kv.prev_revision AND NOT kv.created
+    WHERE kv.id > ? AND +kv.name >= ? ${bounded ? 'AND +kv.name < ?' : ''} ORDER BY kv.id`;
   return {
-    latest: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
-    // A get reads no previous value (old_value would double what it reads), and takes its row as
+    latest: db.prepare<[string], LatestRow>(
+      'SELECT id, name, created, deleted, create_revision, prev_revision, value FROM log WHERE name = ? ORDER BY id DESC LIMIT 1',
+    ),
+    // A get takes its row as
     // an array: better-sqlite3 builds a row object property by property, which costs a get as much
     // as SQLite's own work does.
     latestAt: db
@@ -583,22 +596,16 @@ function prepare(db: Db) {
     logOpen: db.prepare<[number, string], Row>(logSql(false)),
     // Positional parameters: binding them by name from an object costs every write about 1 µs more.
     insert: db.prepare<
-      [
-        name: string,
-        created: number,
-        deleted: number,
-        createRevision: number,
-        prevRevision: number,
-        value: string,
-        oldValue: string | null,
-      ]
+      [name: string, created: number, deleted: number, createRevision: number, prevRevision: number, value: string]
     >(
-      `INSERT INTO log (name, created, deleted, create_revision, prev_revision, value, old_value)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO log (name, created, deleted, create_revision, prev_revision, value)
+       VALUES (?, ?, ?, ?, ?, ?)`,
     ),
-    // Rows replaced by a later row at or below the compact revision...
+    // Rows replaced by a later row below the compact revision (the row at it is the first a watch
+    // may replay, and its previous row holds the value its event carries as prevKv: the next
+    // compaction, starting there, removes it)...
     compactSuperseded: db.prepare<[number, number]>(
-      'DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id > ? AND id <= ? AND prev_revision > 0)',
+      'DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id >= ? AND id < ? AND prev_revision > 0)',
     ),
     // ...and delete markers below it (the one at it carries the event a watch from it replays).
     compactMarkers: db.prepare<[number, number]>('DELETE FROM log WHERE deleted = 1 AND id >= ? AND id < ?'),
@@ -630,6 +637,8 @@ function isBusy(err: unknown): boolean {
 }
 
 function checkSize(key: string, value: string): void {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most values are too short to count.
+  if (value.length <= MAX_VALUE_BYTES / 3) return;
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes > MAX_VALUE_BYTES) throw tooLarge(key, bytes, MAX_VALUE_BYTES);
 }

@@ -147,8 +147,12 @@ export class Updater {
     } catch (err) {
       throw wrap('failed to prune fields', err);
     }
-    const compared = runTask(this.compareTask(live, pruned));
-    const { managers: out } = runTask(this.takeOwnershipTask(compared, working, manager, force));
+    // What the apply changed is only taken from, or conflicts with, other managers: with none (an
+    // apply that creates, or the sole applier again) the comparison has no one to act on.
+    const others = [...working.keys()].some((name) => name !== manager);
+    const out = others
+      ? runTask(this.takeOwnershipTask(runTask(this.compareTask(live, pruned)), working, manager, force)).managers
+      : withoutEmptySets(working);
     const changed = !valuesEqual(live, pruned);
     return { object: changed ? pruned : live, managers: out, changed };
   }
@@ -258,6 +262,13 @@ export class Updater {
     const prunedSet = named(toFieldSet(this.type, pruned));
     return removeItems(this.type, merged, mergedSet.difference(prunedSet).intersection(named(lastSet.set)));
   }
+}
+
+/** The managers that own something, as takeOwnership leaves them. */
+function withoutEmptySets(managers: ManagedFields): Map<string, VersionedFieldSet> {
+  const out = new Map<string, VersionedFieldSet>();
+  for (const [name, entry] of managers) if (!entry.set.empty()) out.set(name, entry);
+  return out;
 }
 
 function wrap(step: string, err: unknown): unknown {

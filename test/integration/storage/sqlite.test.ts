@@ -133,7 +133,7 @@ describe('sqlite: the revision log on disk', () => {
     const a2 = await store.update('/a', '2', a1.modRevision); // the latest at the compact revision: kept
     const b1 = await store.create('/b', '1'); // superseded by its delete: removed
     const bDel = await store.delete('/b'); // a delete marker below the compact revision: removed
-    const c1 = await store.create('/c', '1');
+    const c1 = await store.create('/c', '1'); // superseded at the compact revision: the value its event carries
     const cDel = await store.delete('/c'); // the delete marker at the compact revision: kept
     const a3 = await store.update('/a', '3', a2.modRevision); // after the compact revision: kept
     await store.compact(cDel.modRevision);
@@ -155,11 +155,86 @@ describe('sqlite: the revision log on disk', () => {
         .prepare<[], { id: number }>('SELECT id FROM log ORDER BY id')
         .all()
         .map((r) => r.id);
-      expect(ids).toEqual([a2.modRevision, cDel.modRevision, a3.modRevision]);
+      expect(ids).toEqual([a2.modRevision, c1.modRevision, cDel.modRevision, a3.modRevision]);
       expect([a1, b1, bDel].map((kv) => ids.includes(kv.modRevision))).toEqual([false, false, false]);
     } finally {
       db.close();
     }
+
+    // The next compaction starts at the last one's revision: it removes that row's previous one and
+    // the marker, and keeps a3's previous row, which a watch from a3 replays.
+    const again = await fixture.open();
+    await again.compact(a3.modRevision);
+    await again.close();
+    const after = new Database(fixture.file, { readonly: true });
+    try {
+      const ids = after
+        .prepare<[], { id: number }>('SELECT id FROM log ORDER BY id')
+        .all()
+        .map((r) => r.id);
+      expect(ids).toEqual([a2.modRevision, a3.modRevision]);
+    } finally {
+      after.close();
+    }
+  });
+
+  it("writes an object once: an update's or delete's previous value is its previous row, found when a watch replays it", async () => {
+    const store = await fixture.open();
+    const a1 = await store.create('/a', 'first');
+    const a2 = await store.update('/a', 'second', a1.modRevision);
+    const aDel = await store.delete('/a');
+    await store.close();
+
+    const db = new Database(fixture.file, { readonly: true });
+    try {
+      const rows = db.prepare<[], { id: number; value: string; old_value: string | null }>(
+        'SELECT id, value, old_value FROM log ORDER BY id',
+      );
+      expect(rows.all()).toEqual([
+        { id: a1.modRevision, value: 'first', old_value: null },
+        { id: a2.modRevision, value: 'second', old_value: null },
+        { id: aDel.modRevision, value: '', old_value: null },
+      ]);
+    } finally {
+      db.close();
+    }
+
+    const reopened = await fixture.open();
+    const rec = recordWatch(reopened, '/', 0);
+    await rec.until(() => rec.events.length === 3, 'the three events');
+    expect(rec.events).toEqual([
+      { type: 'create', kv: a1 },
+      { type: 'update', kv: a2, prevKv: a1 },
+      { type: 'delete', kv: aDel, prevKv: a2 },
+    ]);
+    rec.close();
+  });
+
+  it('replays the rows an earlier version wrote, which carry their previous value themselves', async () => {
+    const store = await fixture.open();
+    const a1 = await store.create('/a', 'first');
+    await store.close();
+
+    // The earlier layout: an update's row holds the previous value, and compaction removed the row it
+    // came from.
+    const db = new Database(fixture.file);
+    try {
+      db.prepare(
+        `INSERT INTO log (name, created, deleted, create_revision, prev_revision, value, old_value)
+         VALUES ('/a', 0, 0, ?, ?, 'second', 'first')`,
+      ).run(a1.modRevision, a1.modRevision);
+      db.prepare('DELETE FROM log WHERE id = ?').run(a1.modRevision);
+    } finally {
+      db.close();
+    }
+
+    const reopened = await fixture.open();
+    const a2 = { key: '/a', value: 'second', createRevision: a1.modRevision, modRevision: a1.modRevision + 1 };
+    expect(await reopened.get('/a')).toEqual(a2);
+    const rec = recordWatch(reopened, '/', a1.modRevision);
+    await rec.until(() => rec.events.length === 1, 'the update');
+    expect(rec.events).toEqual([{ type: 'update', kv: a2, prevKv: a1 }]);
+    rec.close();
   });
 
   it('refuses two rows from the same revision of a key (the UNIQUE(name, prev_revision) guard)', async () => {

@@ -8,6 +8,7 @@ import {
   Updater,
   deducedType,
   type TypeNode,
+  type VersionedFieldSet,
 } from '../../../../apimachinery/structured-merge/index.js';
 import {
   KBF,
@@ -290,6 +291,25 @@ const run = (type: TypeNode, cases: OpsCase[]): void => {
     checkCase(type, tc);
   });
 };
+
+const NESTED_CONFIG = `listOfLists:
+- name: a
+  value:
+  - b
+  - c
+listOfMaps:
+- name: a
+  value:
+    x: "1"
+mapOfLists:
+  a:
+  - b
+mapOfMaps:
+  a:
+    b: c
+struct:
+  name: n
+  value: 1`;
 
 describe('leaf fields (leaf_test.go)', () => {
   run(leafFields, [
@@ -1074,6 +1094,49 @@ describe('apply details', () => {
     expect(c.message).toBe('conflicts with "alpha":\n- .bool\n- .string\nconflicts with "zeta":\n- .numeric');
     expect(c.toSet().size()).toBe(3);
   });
+
+  // With no other manager the comparison with the live object is skipped: it only acts on others.
+  // A manager owning nothing makes the apply compare, and is dropped from the result, so the two
+  // runs must agree.
+  it.each<{ name: string; type: TypeNode; live: unknown; previous?: string; config: string; ignore?: string }>([
+    { name: 'a create of nested lists and maps', type: nestedType, live: null, config: NESTED_CONFIG },
+    { name: 'a create of a list-map', type: associativeList, live: {}, config: 'list:\n- name: a\n  value: 1' },
+    {
+      name: 'the sole applier again, dropping and changing fields',
+      type: nestedType,
+      live: undefined,
+      previous: NESTED_CONFIG,
+      config: 'listOfMaps:\n- name: a\n  value:\n    x: "2"\nstruct:\n  name: n',
+    },
+    {
+      name: 'a create with an ignored field',
+      type: deducedType,
+      live: null,
+      config: 'a: 1\nstatus: 2',
+      ignore: 'status',
+    },
+  ])(
+    'agrees with the comparison when no other manager owns fields: $name',
+    ({ type, live, previous, config, ignore }) => {
+      const u = new Updater(type, ignore ? { ignoredFields: FieldSet.of(P(ignore)) } : {});
+      let managers = new Map<string, VersionedFieldSet>();
+      if (previous !== undefined) {
+        const first = u.apply(null, yamlObject(previous), 'v1', managers, 'applier', false);
+        live = first.object;
+        managers = first.managers;
+      }
+      const alone = u.apply(live, yamlObject(config), 'v1', managers, 'applier', false);
+      const withIdle = new Map(managers).set('idle', { set: new FieldSet(), applied: false, apiVersion: 'v1' });
+      const compared = u.apply(live, yamlObject(config), 'v1', withIdle, 'applier', false);
+      expect(alone.object).toEqual(compared.object);
+      expect(alone.changed).toBe(compared.changed);
+      expect([...alone.managers.keys()]).toEqual([...compared.managers.keys()]);
+      for (const [name, entry] of compared.managers) {
+        const mine = alone.managers.get(name)!;
+        expect({ ...mine, set: mine.set.toString() }).toEqual({ ...entry, set: entry.set.toString() });
+      }
+    },
+  );
 
   it('an update never conflicts and takes the fields it changed', () => {
     const u = new Updater(leafFields);
