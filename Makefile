@@ -53,7 +53,12 @@ wrk:
 python-kubernetes:
 	-@scripts/ensure-python-kubernetes.sh
 
-test: build etcd python-kubernetes lint typecheck
+# Build, lint and type-check at once (tsc twice and biome: one after another they left a core idle;
+# node_modules, their common prerequisite, is made once first); etcd and python-kubernetes before
+# them, one after the other, since both may run apt-get, which takes a lock.
+test:
+	@$(MAKE) --no-print-directory etcd python-kubernetes
+	@$(MAKE) --no-print-directory -j3 --output-sync=target build lint typecheck
 	scripts/run-tests.sh
 
 # The cel-spec conformance tests through cel/: the passes per section, then the raw figure and the

@@ -1,26 +1,22 @@
-import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Four projects, because the suite is four kinds of work:
-// - unit: pure logic; forks, not threads, because a worker thread's larger stack changes what the
-//   deep-document tests exercise;
-// - processes: integration and e2e files that spend most of their time waiting on the etcd,
-//   server and kubectl processes they start, so several run at once on the two cores;
+// Three projects, because the suite is three kinds of work:
+// - forks: unit files (pure logic) and the integration and e2e files that spend most of their time
+//   waiting on the etcd, server and kubectl processes they start, so several run at once on the
+//   two cores. One project, because vitest runs the projects of a pool one after another, each to
+//   its last file: as two, the forks idled while the last long e2e files ran, then again at the end
+//   of the unit files; as one, the short unit files fill the forks beside the long ones. Forks, not
+//   threads, because a worker thread's larger stack changes what the deep-document tests exercise;
 // - mocks: the files that replace a module with vi.mock, whose module graph must be their own: a
 //   worker thread each, beside the forks;
 // - fuzz: hostile input whose contract includes /readyz answering within 1 s during each probe,
-//   so it runs last and one file at a time, its timing not shared with other files' servers: a
-//   project per file, each its own group (vitest runs groups one after another; the pool's
-//   fileParallelism is the root's, for every project).
-// The forks are not isolated: a fork runs file after file of one project and evaluates the sources
-// once, not once per file (per file, that evaluation was most of a small file's time). No file
-// there stubs modules, globals or the environment, and every file closes the servers and processes
-// it starts. Vitest runs the projects sharing the forks one after another, each over all four.
-/** The fuzz files, each a project of its own (see fuzz above). */
-const FUZZ = readdirSync(fileURLToPath(new URL('test/fuzz', import.meta.url)))
-  .filter((f) => f.endsWith('.test.ts'))
-  .sort();
+//   so it runs last and one file at a time, its timing not shared with other files' servers: its
+//   own group (vitest runs groups one after another), its files in one fork one after another
+//   (singleFork: the pool's fileParallelism is the root's, for every project).
+// The forks are not isolated: a fork runs file after file and evaluates the sources once, not once
+// per file (per file, that evaluation was most of a small file's time). No file there stubs
+// modules, globals or the environment, and every file closes the servers and processes it starts.
 /** The files that vi.mock a module (see mocks above). */
 const MOCKS = ['test/integration/api/watch-backpressure.test.ts'];
 
@@ -45,16 +41,15 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/architecture/**/*.test.ts', 'test/conformance/**/*.test.ts'],
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'processes',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'examples/testing/**/*.test.ts'],
+          name: 'forks',
+          include: [
+            'test/unit/**/*.test.ts',
+            'test/architecture/**/*.test.ts',
+            'test/conformance/**/*.test.ts',
+            'test/integration/**/*.test.ts',
+            'test/e2e/**/*.test.ts',
+            'examples/testing/**/*.test.ts',
+          ],
           exclude: [...MOCKS],
           sequence: { groupOrder: 0 },
         },
@@ -63,10 +58,15 @@ export default defineConfig({
         extends: true,
         test: { name: 'mocks', include: [...MOCKS], pool: 'threads', sequence: { groupOrder: 0 } },
       },
-      ...FUZZ.map((file, i) => ({
+      {
         extends: true,
-        test: { name: `fuzz/${file}`, include: [`test/fuzz/${file}`], sequence: { groupOrder: 1 + i } },
-      })),
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          poolOptions: { forks: { singleFork: true } },
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

@@ -27,8 +27,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** Debian's interpreter: `python3` on PATH may be a pyenv one that cannot see dist-packages. */
 const PYTHON = '/usr/bin/python3';
-const PY_LEASE_S = 4;
-const PY_RENEW_DEADLINE_S = 3;
+// The shortest whole seconds its electionconfig accepts: retry >= 1, renew > 1.2 x retry, lease > renew.
+const PY_LEASE_S = 3;
+const PY_RENEW_DEADLINE_S = 2;
 const PY_RETRY_S = 1;
 
 /** One candidate: prints `candidate`, `started leading`, `stopped leading` lines with its identity. */
@@ -420,8 +421,10 @@ afterAll(async () => {
   await etcd?.destroy();
 });
 
-const LEASE_S = 2;
-const RENEW_DEADLINE_MS = 1500;
+// The shortest a Lease takes (leaseDurationSeconds > 0), within client-go's rules: lease > renew
+// deadline > 1.2 x retry.
+const LEASE_S = 1;
+const RENEW_DEADLINE_MS = 750;
 const RETRY_MS = 250;
 
 describe.each(BACKENDS)('client-go style Lease elector on $name', ({ start }) => {

@@ -4,7 +4,7 @@
 // columns of pkg/printers/internalversion.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../../../apimachinery/object.js';
-import { formatFieldError } from '../../../../../apimachinery/field-errors.js';
+import { type FieldError, formatFieldError } from '../../../../../apimachinery/field-errors.js';
 import {
   type ValidatingAdmissionPolicySpec,
   validateValidatingAdmissionPolicy,
@@ -51,11 +51,14 @@ const config = (
   clone({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name: 'c' }, webhooks }) as KubeObject;
 
 /** What the store does before judging: canonicalize (the v1 defaults), then the kind's create validation. */
-function createErrors(strategy: Strategy, obj: KubeObject): string[] {
+function createFieldErrors(strategy: Strategy, obj: KubeObject): FieldError[] {
   strategy.canonicalize(obj, ctx);
   strategy.create.prepare(obj);
-  return runStep(strategy.create.validate(obj, ctx)).map(formatFieldError);
+  return runStep(strategy.create.validate(obj, ctx));
 }
+
+const createErrors = (strategy: Strategy, obj: KubeObject): string[] =>
+  createFieldErrors(strategy, obj).map(formatFieldError);
 
 function updateErrors(strategy: Strategy, obj: KubeObject, old: KubeObject): string[] {
   strategy.canonicalize(old, ctx);
@@ -1179,6 +1182,65 @@ describe('printing', () => {
   it("prints selectors as Go's LabelSelector.String()", () => {
     expect(goLabelSelectorString({ matchExpressions: [{ key: 'k', operator: 'Exists' }] })).toBe(
       '&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:k,Operator:Exists,Values:[],},},}',
+    );
+  });
+});
+
+// Lists longer than a function call takes arguments (V8 refuses a spread of about 100,000 and more
+// with a RangeError): each error is appended, so the validation ends in kube's 422, not a 500.
+// test/integration/api/long-lists.test.ts takes one such 422 through HTTP.
+describe("lists past a call's arguments: one error each", () => {
+  const M = 150_000;
+  /** `{ "-f0": "v", ... }`: M label keys, each refused once. */
+  const badLabels = (): Record<string, string> =>
+    Object.fromEntries(Array.from({ length: M }, (_, i) => [`-f${i}`, 'v']));
+  const NAME_PART_F0 =
+    "Invalid value: \"-f0\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+  it("a binding's namespaceSelector of bad label keys", () => {
+    const errs = createFieldErrors(
+      validatingAdmissionPolicyBindingStrategy,
+      binding(bindingSpec({ matchResources: { namespaceSelector: { matchLabels: badLabels() } } })),
+    );
+    expect(errs).toHaveLength(M);
+    expect(formatFieldError(errs[0]!)).toBe(`spec.matchResouces.namespaceSelector.matchLabels: ${NAME_PART_F0}`);
+  });
+
+  it("a binding's excluded rule of unknown operations", () => {
+    const excluded = { ...RULE, operations: Array<string>(M).fill('x') };
+    const errs = createFieldErrors(
+      validatingAdmissionPolicyBindingStrategy,
+      binding(bindingSpec({ matchResources: { excludeResourceRules: [excluded] } })),
+    );
+    expect(errs).toHaveLength(M);
+    expect(formatFieldError(errs[0]!)).toBe(
+      'spec.matchResouces.excludeResourceRules[0].operations[0]: Unsupported value: "x": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
+    );
+  });
+
+  it("a policy's objectSelector of bad label keys", () => {
+    const spec = policySpec({
+      matchConstraints: { resourceRules: [RULE], objectSelector: { matchLabels: badLabels() } },
+      validations: [{ expression: 'true' }],
+    });
+    const errs = createFieldErrors(validatingAdmissionPolicyStrategy, policy(spec));
+    expect(errs).toHaveLength(M);
+    expect(formatFieldError(errs[0]!)).toBe(`spec.matchConstraints.objectSelector.matchLabels: ${NAME_PART_F0}`);
+  });
+
+  it("a webhook's unnamed, empty matchConditions: past the limit and each one's two", () => {
+    const webhook = hook({
+      name: 'w.example.com',
+      rules: undefined,
+      matchConditions: Array.from({ length: M }, () => ({})),
+    });
+    const errs = createFieldErrors(
+      validatingWebhookConfigurationStrategy,
+      config('ValidatingWebhookConfiguration', [webhook]),
+    );
+    expect(errs).toHaveLength(1 + 2 * M);
+    expect(formatFieldError(errs[0]!)).toBe(
+      'webhooks[0].matchConditions: Too many: 150000: must have at most 64 items',
     );
   });
 });
