@@ -501,13 +501,34 @@ function* intersectionTask(a: FieldSet, b: FieldSet): Task<Computed> {
 
 function* differenceTask(a: FieldSet, b: FieldSet, recursive: boolean, isEmpty: Emptiness): Task<Computed> {
   if (bare(b)) return { set: a, empty: isEmpty.get(a) };
+  // Both sides' sorted arrays walked together by index, not as pairUp's pairs: every write strips
+  // the server's metadata fields from its manager's set with this.
   const members: PathElement[] = [];
-  for (const [x, y] of pairUp(a.members, b.members, self)) if (x && !y) members.push(x);
+  const am = a.members;
+  const bm = b.members;
+  for (let i = 0, j = 0; i < am.length; ) {
+    const c = j < bm.length ? comparePathElements(am[i]!, bm[j]!) : -1;
+    if (c < 0) members.push(am[i++]!);
+    else {
+      if (c === 0) i++;
+      j++;
+    }
+  }
   const children: SetNode[] = [];
   let empty = members.length === 0;
-  for (const [x, y] of pairUp(a.children, b.children, nodeElement)) {
+  const ac = a.children;
+  const bc = b.children;
+  for (let i = 0, j = 0; i < ac.length; ) {
+    const x = ac[i]!;
+    const c = j < bc.length ? comparePathElements(x.element, bc[j]!.element) : -1;
+    if (c > 0) {
+      j++;
+      continue;
+    }
+    i++;
+    const y = c === 0 ? bc[j++] : undefined;
     // Recursively, a member of `b` takes everything below it away.
-    if (!x || (recursive && b.hasMember(x.element))) continue;
+    if (recursive && b.hasMember(x.element)) continue;
     if (!y) {
       children.push(x);
       if (!isEmpty.get(x.set)) empty = false;
