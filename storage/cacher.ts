@@ -115,10 +115,7 @@ export class Cacher<T> {
   private readonly byParent = new Map<string, Set<string>>();
   /** The keys under each prefix listed since the set of keys last changed, sorted (sortedKeys). */
   private readonly sorted = new Map<string, readonly string[]>();
-  private window: CachedEvent<T>[] = [];
-  /** The stored size of each window event (value plus previous value), and their sum. */
-  private windowSizes: number[] = [];
-  private windowBytesHeld = 0;
+  private readonly window = new EventWindow<CachedEvent<T>>();
   private readonly watchers = new Set<Watcher<T>>();
   /** Everything up to this revision is reflected in `objects` and `window`. */
   private revision = 0;
@@ -255,7 +252,7 @@ export class Cacher<T> {
         return;
       }
       // Replay and registration in one synchronous step: nothing missed, nothing twice.
-      const replay = this.window.filter((ev) => ev.revision > afterRevision && ev.key.startsWith(prefix));
+      const replay = this.window.after(afterRevision, prefix);
       this.watchers.add(watcher);
       if (replay.length) callbacks.onEvents(replay);
     })().catch((err: unknown) => {
@@ -272,13 +269,7 @@ export class Cacher<T> {
    */
   expireHistory(revision: number): void {
     this.expiredBefore = Math.max(this.expiredBefore, revision);
-    let dropped = 0;
-    while (dropped < this.window.length && this.window[dropped]!.revision <= revision) {
-      this.windowBytesHeld -= this.windowSizes[dropped]!;
-      dropped++;
-    }
-    this.window = this.window.slice(dropped);
-    this.windowSizes = this.windowSizes.slice(dropped);
+    while (this.window.length > 0 && this.window.first()!.revision <= revision) this.window.shift();
     this.replayableAfter = Math.max(this.replayableAfter, revision);
   }
 
@@ -342,9 +333,7 @@ export class Cacher<T> {
     this.byParent.clear();
     this.sorted.clear();
     for (const kv of kvs) this.put(kv.key, this.decode(kv), kv.modRevision);
-    this.window = [];
-    this.windowSizes = [];
-    this.windowBytesHeld = 0;
+    this.window.clear();
     this.revision = revision;
     this.replayableAfter = revision;
     this.upstream = this.storage.watch(this.prefix, revision, {
@@ -366,26 +355,13 @@ export class Cacher<T> {
       else this.put(ce.key, ce.object, ce.revision);
       return ce;
     });
-    cached.forEach((ev, i) => {
-      const bytes = events[i]!.kv.value.length + (events[i]!.prevKv?.value.length ?? 0);
-      this.window.push(ev);
-      this.windowSizes.push(bytes);
-      this.windowBytesHeld += bytes;
+    for (let i = 0; i < cached.length; i++) {
+      const ev = cached[i]!;
+      this.window.push(ev, events[i]!.kv.value.length + (events[i]!.prevKv?.value.length ?? 0));
       this.revision = ev.revision;
-    });
-    let dropped = 0;
-    while (
-      this.window.length - dropped > this.windowSize ||
-      (this.windowBytesHeld > this.windowBytes && dropped < this.window.length)
-    ) {
-      this.windowBytesHeld -= this.windowSizes[dropped]!;
-      dropped++;
     }
-    if (dropped > 0) {
-      this.replayableAfter = this.window[dropped - 1]!.revision;
-      this.window = this.window.slice(dropped);
-      this.windowSizes = this.windowSizes.slice(dropped);
-    }
+    while (this.window.length > this.windowSize || (this.window.bytes > this.windowBytes && this.window.length > 0))
+      this.replayableAfter = this.window.shift()!.revision;
     for (const w of this.watchers) {
       // A watch registered once the cache's revision passed `after` on a progress notification
       // alone (etcd before 3.4.31/3.5.13 may send one ahead of its events) must not then be sent
@@ -462,4 +438,68 @@ function partition<T>(items: T[], pred: (t: T) => boolean): [T[], T[]] {
   const no: T[] = [];
   for (const item of items) (pred(item) ? yes : no).push(item);
   return [yes, no];
+}
+
+/**
+ * The window's events in order, with the stored size of each (value plus previous value) and their
+ * sum. Events leave from the front: a full window drops one per event, and copying the rest each
+ * time (10,000 of them) was a create's largest allocation. Dropped slots are reclaimed once they
+ * are half the array, so each event is moved at most once on average.
+ */
+class EventWindow<E extends { revision: number; key: string }> {
+  /** Slots before `start` are dropped events, emptied so that they can be collected. */
+  private events: (E | undefined)[] = [];
+  private sizes: number[] = [];
+  private start = 0;
+  /** The sum of the held events' sizes. */
+  bytes = 0;
+
+  get length(): number {
+    return this.events.length - this.start;
+  }
+
+  first(): E | undefined {
+    return this.events[this.start];
+  }
+
+  push(ev: E, size: number): void {
+    this.events.push(ev);
+    this.sizes.push(size);
+    this.bytes += size;
+  }
+
+  /** Drops the oldest event and returns it. */
+  shift(): E | undefined {
+    if (this.start >= this.events.length) return undefined;
+    const ev = this.events[this.start]!;
+    this.bytes -= this.sizes[this.start]!;
+    this.events[this.start] = undefined;
+    this.start++;
+    if (this.start >= 1024 && this.start * 2 >= this.events.length) {
+      const n = this.events.length - this.start;
+      this.events.copyWithin(0, this.start);
+      this.sizes.copyWithin(0, this.start);
+      this.events.length = n;
+      this.sizes.length = n;
+      this.start = 0;
+    }
+    return ev;
+  }
+
+  /** The held events after `revision` under `prefix`, oldest first. */
+  after(revision: number, prefix: string): E[] {
+    const out: E[] = [];
+    for (let i = this.start; i < this.events.length; i++) {
+      const ev = this.events[i]!;
+      if (ev.revision > revision && ev.key.startsWith(prefix)) out.push(ev);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.events = [];
+    this.sizes = [];
+    this.start = 0;
+    this.bytes = 0;
+  }
 }

@@ -14,6 +14,7 @@ import {
   type Conflict,
   Conflicts,
   FieldSet,
+  STRIPPED_META_FIELDS,
   StructuredMergeError,
   type TypeNode,
   Updater,
@@ -118,7 +119,9 @@ export class FieldManager {
     }
     yield pause();
     try {
-      yield* this.recordUpdateTask(live ? withoutManagedFields(live) : {}, obj, managed, manager || 'unknown');
+      if (live === undefined && managed.fields.size === 0)
+        yield* this.recordCreateTask(obj, managed, manager || 'unknown');
+      else yield* this.recordUpdateTask(live ? withoutManagedFields(live) : {}, obj, managed, manager || 'unknown');
       yield pause();
       yield* setManagedFieldsTask(obj, managed);
     } catch (err) {
@@ -214,6 +217,26 @@ export class FieldManager {
     }
     managed.fields = fields;
     capUpdateManagers(managed);
+  }
+
+  /**
+   * recordUpdateTask's answer for a create whose request names no managers (every create but a
+   * copy of another object's entries): its manager owns what it adds, but the stripped fields,
+   * and there is no one to take fields from, nor more than one entry to cap.
+   */
+  private *recordCreateTask(next: KubeObject, managed: Managed, manager: string): Task<void> {
+    const added = yield* call(this.updater.createdTask(next));
+    yield pause();
+    const set = added.difference(STRIPPED_META_FIELDS);
+    if (set.empty()) return;
+    const id = managerIdentifier({
+      manager,
+      operation: 'Update',
+      apiVersion: this.scope.apiVersion,
+      ...(this.scope.subresource ? { subresource: this.scope.subresource } : {}),
+    });
+    managed.fields.set(id, { set, applied: false, apiVersion: this.scope.apiVersion });
+    managed.times.set(id, this.now());
   }
 
   private mergeApplied(

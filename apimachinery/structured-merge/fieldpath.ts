@@ -143,7 +143,8 @@ export function pathString(path: Path): string {
  * where it sits in the sets it was inserted into.
  */
 export class PathCursor {
-  private readonly placed: Array<[FieldSet, FieldSet]> = [];
+  /** Made at the first insertion below this path: most cursors are leaves, which never need it. */
+  private placed: Array<[FieldSet, FieldSet]> | undefined;
 
   constructor(
     readonly parent?: PathCursor,
@@ -162,25 +163,33 @@ export class PathCursor {
 
   /** The subtree of `set` this path leads to, created as needed. */
   private nodeIn(set: FieldSet): FieldSet {
+    const own = this.placedIn(set);
+    if (own) return own;
+    // A walk inserts a path before what lies below it: its parent is placed already.
+    const parent = this.parent!.placedIn(set);
+    if (parent) return this.place(set, parent.descend(this.element!));
     const chain: PathCursor[] = [];
     let node: FieldSet | undefined;
     for (let c: PathCursor | undefined = this; c !== undefined; c = c.parent) {
-      if (c.parent === undefined) {
-        node = set;
-        break;
-      }
-      const found = c.placed.find(([s]) => s === set);
-      if (found) {
-        node = found[1];
-        break;
-      }
+      node = c.placedIn(set);
+      if (node) break;
       chain.push(c);
     }
-    for (let i = chain.length - 1; i >= 0; i--) {
-      node = node!.descend(chain[i]!.element!);
-      chain[i]!.placed.push([set, node]);
-    }
+    for (let i = chain.length - 1; i >= 0; i--) node = chain[i]!.place(set, node!.descend(chain[i]!.element!));
     return node!;
+  }
+
+  /** The subtree of `set` this path leads to, if known (the root's is the set itself). */
+  private placedIn(set: FieldSet): FieldSet | undefined {
+    if (this.parent === undefined) return set;
+    const placed = this.placed;
+    if (placed) for (const [s, node] of placed) if (s === set) return node;
+    return undefined;
+  }
+
+  private place(set: FieldSet, node: FieldSet): FieldSet {
+    (this.placed ??= []).push([set, node]);
+    return node;
   }
 
   /** The path itself. */
@@ -492,13 +501,34 @@ function* intersectionTask(a: FieldSet, b: FieldSet): Task<Computed> {
 
 function* differenceTask(a: FieldSet, b: FieldSet, recursive: boolean, isEmpty: Emptiness): Task<Computed> {
   if (bare(b)) return { set: a, empty: isEmpty.get(a) };
+  // Both sides' sorted arrays walked together by index, not as pairUp's pairs: every write strips
+  // the server's metadata fields from its manager's set with this.
   const members: PathElement[] = [];
-  for (const [x, y] of pairUp(a.members, b.members, self)) if (x && !y) members.push(x);
+  const am = a.members;
+  const bm = b.members;
+  for (let i = 0, j = 0; i < am.length; ) {
+    const c = j < bm.length ? comparePathElements(am[i]!, bm[j]!) : -1;
+    if (c < 0) members.push(am[i++]!);
+    else {
+      if (c === 0) i++;
+      j++;
+    }
+  }
   const children: SetNode[] = [];
   let empty = members.length === 0;
-  for (const [x, y] of pairUp(a.children, b.children, nodeElement)) {
+  const ac = a.children;
+  const bc = b.children;
+  for (let i = 0, j = 0; i < ac.length; ) {
+    const x = ac[i]!;
+    const c = j < bc.length ? comparePathElements(x.element, bc[j]!.element) : -1;
+    if (c > 0) {
+      j++;
+      continue;
+    }
+    i++;
+    const y = c === 0 ? bc[j++] : undefined;
     // Recursively, a member of `b` takes everything below it away.
-    if (!x || (recursive && b.hasMember(x.element))) continue;
+    if (recursive && b.hasMember(x.element)) continue;
     if (!y) {
       children.push(x);
       if (!isEmpty.get(x.set)) empty = false;
@@ -521,7 +551,8 @@ function* differenceTask(a: FieldSet, b: FieldSet, recursive: boolean, isEmpty: 
  * anything end at once; a write's set ops ask about a few subtrees of sets as large as the object.
  */
 export class Emptiness {
-  private readonly known = new WeakMap<FieldSet, boolean>();
+  /** A Map, not a WeakMap: it lives for one operation, and a WeakMap costs more to fill and to collect. */
+  private readonly known = new Map<FieldSet, boolean>();
 
   get(set: FieldSet): boolean {
     const known = this.known.get(set);

@@ -112,6 +112,19 @@ export class Updater {
   }
 
   /**
+   * update's answer for a create (an empty live object) when no manager owns anything yet: the
+   * manager owns what `next` adds, but the ignored fields, and takes nothing from anyone, so none
+   * of update's steps over the managers' sets is needed. Throws as update does.
+   */
+  *createdTask(next: { [key: string]: unknown }): Task<FieldSet> {
+    const options = { allowDuplicates: true, maxDepth: this.options.maxDepth };
+    const { errors, added } = yield* call(validateCreatedTask(this.type, next, options));
+    if (errors.length > 0)
+      throw new StructuredMergeError('failed to convert new object to smd typed', new ValidationErrors(errors));
+    return this.options.ignoredFields ? added.recursiveDifference(this.options.ignoredFields) : added;
+  }
+
+  /**
    * Applies `config` over `live` for `manager`. Throws Conflicts when another manager owns a
    * field the apply would change, unless `force`.
    */

@@ -14,15 +14,13 @@ import type { ListType, MapType, ScalarKind, TypeNode } from './schema.js';
 import { PAUSE_EVERY, call, isTask, pause, runTask, type Task } from './trampoline.js';
 import {
   INVALID_ATOM,
-  deduceAtom,
   errorOf,
-  handleAtom,
   listItemToPathElement,
   messageOf,
   withPrefix,
   type ValidationError,
 } from './typed-helpers.js';
-import { goValueString, presentEntries } from './values.js';
+import { goValueString, isScalar } from './values.js';
 import { isJsonObject } from '../object.js';
 import { appendAll } from '../append.js';
 
@@ -48,7 +46,8 @@ export function* validationErrorsTask(
   options: ValidateOptions = {},
 ): Task<ValidationError[]> {
   const step = validateNode(type, value, walkOf(options, undefined), 1, undefined);
-  return isTask(step) ? yield* call(step) : step;
+  // A leaf's answer may be the shared NONE: the caller gets an array of its own.
+  return isTask(step) ? yield* call(step) : [...step];
 }
 
 /**
@@ -64,7 +63,7 @@ export function* validateCreatedTask(
 ): Task<{ errors: ValidationError[]; added: FieldSet }> {
   const added = new FieldSet();
   const step = validateNode(type, value, walkOf(options, added), 1, new PathCursor());
-  return { errors: isTask(step) ? yield* call(step) : step, added };
+  return { errors: isTask(step) ? yield* call(step) : [...step], added };
 }
 
 /** A walk's options, and the set it adds a create's paths to (validateCreatedTask). */
@@ -89,23 +88,47 @@ function goTypeName(v: unknown): string {
   return '<nil>';
 }
 
+/**
+ * No errors: one array for every leaf that fits, which no one may add to (frozen, so that a caller
+ * that tried would fail at once).
+ */
+const NONE: ValidationError[] = Object.freeze([]) as unknown as ValidationError[];
+
 /** SMD's validateScalar: null is fine for any scalar; `prefix` names the side in merges. */
 export function validateScalar(kind: ScalarKind, v: unknown, prefix: string): ValidationError[] {
-  if (v === undefined || v === null) return [];
+  if (v === undefined || v === null) return NONE;
   const t = typeof v;
   const isNumber = t === 'number' || t === 'bigint';
   switch (kind) {
     case 'numeric':
-      return isNumber ? [] : errorOf(`${prefix}expected numeric (int or float), got ${goTypeName(v)}`);
+      return isNumber ? NONE : errorOf(`${prefix}expected numeric (int or float), got ${goTypeName(v)}`);
     case 'string':
-      return t === 'string' ? [] : errorOf(`${prefix}expected string, got ${goValueString(v)}`);
+      return t === 'string' ? NONE : errorOf(`${prefix}expected string, got ${goValueString(v)}`);
     case 'boolean':
-      return t === 'boolean' ? [] : errorOf(`${prefix}expected boolean, got ${goValueString(v)}`);
+      return t === 'boolean' ? NONE : errorOf(`${prefix}expected boolean, got ${goValueString(v)}`);
     case 'untyped':
       return isNumber || t === 'string' || t === 'boolean'
-        ? []
+        ? NONE
         : errorOf(`${prefix}expected any scalar, got ${goValueString(v)}`);
   }
+}
+
+/**
+ * Which of `type`'s atoms handles `value`: SMD's deduceAtom then handleAtom (the value's own kind
+ * when the type has it, else the type's atoms map first), without the atom object deduceAtom
+ * makes nor the handler's closures, at every node of every write.
+ */
+function atomFor(type: TypeNode, value: unknown): 'map' | 'scalar' | 'list' | undefined {
+  if (value !== undefined && value !== null) {
+    if (isScalar(value)) {
+      if (type.scalar) return 'scalar';
+    } else if (Array.isArray(value)) {
+      if (type.list) return 'list';
+    } else if (isJsonObject(value)) {
+      if (type.map) return 'map';
+    }
+  }
+  return type.map ? 'map' : type.scalar ? 'scalar' : type.list ? 'list' : undefined;
 }
 
 type Errors = ValidationError[];
@@ -126,20 +149,24 @@ function validateNode(
   if (type === undefined) return errorOf(INVALID_ATOM);
   if (depth > walk.maxDepth && typeof value === 'object' && value !== null)
     return errorOf(`nests deeper than ${walk.maxDepth} levels`);
-  return handleAtom<Errors | Task<Errors>>(deduceAtom(type, value), {
-    scalar: (kind) => validateScalar(kind, value, ''),
-    list: (list) => {
-      if (value === null || value === undefined) return [];
+  switch (atomFor(type, value)) {
+    case 'scalar':
+      return validateScalar(type.scalar!, value, '');
+    case 'list': {
+      const list = type.list!;
+      if (value === null || value === undefined) return NONE;
       if (!Array.isArray(value)) return errorOf(`expected list, got ${goValueString(value)}`);
       return validateListItems(list, value, walk, depth, list.relationship === 'atomic' ? undefined : path);
-    },
-    map: (map) => {
-      if (value === null || value === undefined) return [];
+    }
+    case 'map': {
+      const map = type.map!;
+      if (value === null || value === undefined) return NONE;
       if (!isJsonObject(value)) return errorOf(`expected map, got ${goValueString(value)}`);
       return validateMapItems(map, value, walk, depth, map.relationship === 'atomic' ? undefined : path);
-    },
-    invalid: () => errorOf(INVALID_ATOM),
-  });
+    }
+    default:
+      return errorOf(INVALID_ATOM);
+  }
 }
 
 /** The elements naming a keyed list's items, up to the first item without one (and its error). */
@@ -220,9 +247,12 @@ function* validateMapItems(
   path: PathCursor | undefined,
 ): Task<Errors> {
   const errs: Errors = [];
-  let i = 0;
-  for (const [key, val] of presentEntries(m)) {
-    if (i++ % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
+  const keys = Object.keys(m);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const val = m[key];
+    if (val === undefined) continue;
+    if (i % PAUSE_EVERY === PAUSE_EVERY - 1) yield pause();
     const t = map.fields.get(key)?.type ?? map.elementType;
     if (t === undefined) {
       errs.push(...withPrefix(errorOf('field not declared in schema'), '.' + key));

@@ -318,50 +318,57 @@ const goTypeOf = (v: unknown): string =>
  * stops at the first in the struct's.
  */
 function metaShapeError(meta: JsonRecord, how: MetaDecoding): string | undefined {
-  const prefix = how.typed ? 'metadata.' : '';
-  const json = (v: unknown, field: string, goType: string): string =>
-    `json: cannot unmarshal ${jsonKind(v)} into Go struct field ObjectMeta.${prefix}${field} of type ${goType}`;
-  const restore = (what: string, v: unknown): string =>
-    `cannot restore ${what} from${what === 'struct' ? ':' : ''} ${goKindOf(v)}`;
-  const convert = (v: unknown): string => `cannot convert ${goTypeOf(v)} to string`;
-  const present = (v: unknown): boolean => v !== undefined && v !== null;
-  const fieldError = (field: string, shape: (typeof META_SHAPES)[number][1], v: unknown): string | undefined => {
-    if (!present(v)) return undefined;
-    if (shape === 'string')
-      return typeof v === 'string' ? undefined : how.fromUnstructured ? convert(v) : json(v, field, 'string');
-    const isMap = shape === 'stringMap';
-    if (isMap ? !isJsonObject(v) : !Array.isArray(v))
-      return how.fromUnstructured ? restore(isMap ? 'map' : 'slice', v) : json(v, field, GO_SHAPE_TYPES[shape]);
-    const isBad = (item: unknown): boolean =>
-      present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string');
-    // A map's keys, then each value: Object.values of 200,000 labels takes twice as long.
-    const map = v as JsonRecord;
-    const badKey = isMap ? Object.keys(map).find((k) => isBad(map[k])) : undefined;
-    const bad = isMap ? (badKey === undefined ? undefined : map[badKey]) : (v as unknown[]).find(isBad);
-    if (bad === undefined) return undefined;
-    if (shape === 'entries')
-      return how.fromUnstructured ? restore('struct', bad) : json(bad, field, 'v1.ManagedFieldsEntry');
-    return how.fromUnstructured ? convert(bad) : json(bad, field, 'string');
-  };
-  const shapes = new Map(META_SHAPES);
   // The converter walks the struct's fields; JSON reads the document, whose keys a custom resource's
-  // decoder sorts (it marshals the metadata map again).
-  // Only the fields with a shape are looked at: sorted, they keep the order they have among all
-  // the keys, and a metadata of 200,000 unknown fields is not sorted whole.
-  const order = how.fromUnstructured
-    ? META_SHAPES.map(([f]) => f)
-    : how.typed
-      ? Object.keys(meta)
-      : Object.keys(meta)
-          .filter((k) => shapes.has(k))
-          .sort();
+  // decoder sorts (it marshals the metadata map again). Only the fields with a shape are looked
+  // at: sorted, they keep the order they have among all the keys, and a metadata of 200,000
+  // unknown fields is not sorted whole.
+  const order = how.fromUnstructured ? STRUCT_ORDER : how.typed ? Object.keys(meta) : SORTED_ORDER;
   for (const field of order) {
-    const shape = shapes.get(field);
-    const err = shape && fieldError(field, shape, meta[field]);
+    const shape = SHAPES.get(field);
+    const err = shape && shapeError(field, shape, meta[field], how);
     if (err) return err;
   }
   return undefined;
 }
+
+type Shape = (typeof META_SHAPES)[number][1];
+const SHAPES = new Map(META_SHAPES);
+const STRUCT_ORDER = META_SHAPES.map(([f]) => f);
+const SORTED_ORDER = [...STRUCT_ORDER].sort();
+
+const present = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** metaShapeError's answer for one field. */
+function shapeError(field: string, shape: Shape, v: unknown, how: MetaDecoding): string | undefined {
+  if (!present(v)) return undefined;
+  if (shape === 'string')
+    return typeof v === 'string'
+      ? undefined
+      : how.fromUnstructured
+        ? convertError(v)
+        : jsonError(v, field, 'string', how);
+  const isMap = shape === 'stringMap';
+  if (isMap ? !isJsonObject(v) : !Array.isArray(v))
+    return how.fromUnstructured
+      ? restoreError(isMap ? 'map' : 'slice', v)
+      : jsonError(v, field, GO_SHAPE_TYPES[shape], how);
+  const isBad = (item: unknown): boolean =>
+    present(item) && (shape === 'entries' ? !isJsonObject(item) : typeof item !== 'string');
+  // A map's keys, then each value: Object.values of 200,000 labels takes twice as long.
+  const map = v as JsonRecord;
+  const badKey = isMap ? Object.keys(map).find((k) => isBad(map[k])) : undefined;
+  const bad = isMap ? (badKey === undefined ? undefined : map[badKey]) : (v as unknown[]).find(isBad);
+  if (bad === undefined) return undefined;
+  if (shape === 'entries')
+    return how.fromUnstructured ? restoreError('struct', bad) : jsonError(bad, field, 'v1.ManagedFieldsEntry', how);
+  return how.fromUnstructured ? convertError(bad) : jsonError(bad, field, 'string', how);
+}
+
+const jsonError = (v: unknown, field: string, goType: string, how: MetaDecoding): string =>
+  `json: cannot unmarshal ${jsonKind(v)} into Go struct field ObjectMeta.${how.typed ? 'metadata.' : ''}${field} of type ${goType}`;
+const restoreError = (what: string, v: unknown): string =>
+  `cannot restore ${what} from${what === 'struct' ? ':' : ''} ${goKindOf(v)}`;
+const convertError = (v: unknown): string => `cannot convert ${goTypeOf(v)} to string`;
 
 /**
  * The error kube's decoder meets in ObjectMeta, or undefined: a metav1.Time that does not parse

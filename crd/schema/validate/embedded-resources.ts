@@ -16,7 +16,8 @@ export function embeddedErrors(
   ctx: ValidationContext,
   out: FieldError[],
 ): void {
-  if (!n) return;
+  // A value whose schema embeds no resource anywhere has nothing to check (and every write walked it whole).
+  if (!n?.embeddedWithin) return;
   if (Array.isArray(x)) {
     x.forEach((v, i) => embeddedErrors(v, n.items, index(pth, i), dindex(dpath, i), ctx, out));
     return;

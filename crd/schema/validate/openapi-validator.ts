@@ -44,24 +44,36 @@ const schemaTypeInfo: Record<string, [string, string]> = {
   map: ['object', ''],
 };
 
+/**
+ * One check passed: what checkType, and checkSchemaProps on a node without anyOf, oneOf, allOf or
+ * not, answer at nearly every node of every write. Shared, so frozen: callers only merge it.
+ */
+const PASSED: Res = Object.freeze({ errs: Object.freeze([]) as unknown as Res['errs'], count: 1 });
+
 /** kube-openapi's typeValidator. */
 function checkType(n: Node, data: unknown, kind: string, path: string): Res {
-  const [schType, fmt] = schemaTypeInfo[kind]!;
-  const has = (t: string): boolean => n.types.includes(t);
-  const isFloatInt = schType === 'number' && isJSONInteger(data as number) && has('integer');
-  const isIntFloat = schType === 'integer' && has('number');
+  const info = schemaTypeInfo[kind]!;
+  const schType = info[0];
+  const fmt = info[1];
+  const types = n.types;
+  const isFloatInt = schType === 'number' && isJSONInteger(data as number) && types.includes('integer');
+  const isIntFloat = schType === 'integer' && types.includes('number');
   if (
     kind !== 'string' &&
     kind !== 'slice' &&
     n.format !== '' &&
-    !(has(schType) || fmt === n.format || isFloatInt || isIntFloat)
+    !(types.includes(schType) || fmt === n.format || isFloatInt || isIntFloat)
   ) {
     return fail(typeError(path, n.format, fmt));
   }
-  if (!(has('number') || has('integer')) && n.format !== '' && (kind === 'string' || kind === 'slice'))
-    return { errs: [], count: 1 };
-  if (!(has(schType) || isFloatInt || isIntFloat)) return fail(typeError(path, n.types.join(','), schType));
-  return { errs: [], count: 1 };
+  if (
+    !(types.includes('number') || types.includes('integer')) &&
+    n.format !== '' &&
+    (kind === 'string' || kind === 'slice')
+  )
+    return PASSED;
+  if (!(types.includes(schType) || isFloatInt || isIntFloat)) return fail(typeError(path, n.types.join(','), schType));
+  return PASSED;
 }
 
 /** The enum check (basicCommonValidator). */
@@ -84,9 +96,11 @@ function runeCount(s: string): number {
   return n;
 }
 
+const invalidString = (s: string, path: string, should: string): Res =>
+  fail({ code: 'invalid', name: path, value: s, msg: inBody(path, should) });
+
 /** kube-openapi's stringValidator: the first of maxLength, minLength, pattern to fail. */
 function checkString(n: Node, s: string, path: string): Res | undefined {
-  const invalid = (should: string): Res => fail({ code: 'invalid', name: path, value: s, msg: inBody(path, should) });
   if (n.maxLength !== undefined && runeCount(s) > n.maxLength) {
     return fail({
       code: 'tooLong',
@@ -96,11 +110,11 @@ function checkString(n: Node, s: string, path: string): Res | undefined {
     });
   }
   if (n.minLength !== undefined && runeCount(s) < n.minLength)
-    return invalid(`should be at least ${goIntString(n.minLength)} chars long`);
+    return invalidString(s, path, `should be at least ${goIntString(n.minLength)} chars long`);
   if (n.pattern !== undefined) {
     if (n.patternError !== undefined)
-      return invalid(`should match '${n.pattern}, but pattern is invalid: ${n.patternError}'`);
-    if (!n.patternRe!.matcher(s).find()) return invalid(`should match '${n.pattern}'`);
+      return invalidString(s, path, `should match '${n.pattern}, but pattern is invalid: ${n.patternError}'`);
+    if (!n.patternRe!.matcher(s).find()) return invalidString(s, path, `should match '${n.pattern}'`);
   }
   return undefined;
 }
@@ -166,6 +180,7 @@ function explainBranch(label: string, r: Res): string {
 
 /** kube-openapi's schemaPropsValidator: anyOf, oneOf, allOf, not. */
 const checkSchemaProps: Check = (n, data, path, dpath, ctx, corr) => {
+  if (n.anyOf.length === 0 && n.oneOf.length === 0 && n.allOf.length === 0 && !n.not) return PASSED;
   const main = newRes();
   if (n.anyOf.length > 0) {
     let best: Res | undefined;
@@ -298,12 +313,14 @@ const checkSlice: Check<unknown[]> = (n, arr, path, dpath, ctx, corr) => {
 
 const isTypeMetaField = (k: string): boolean => k === 'kind' || k === 'apiVersion';
 
+/** The old value correlated with member `k`: the ratcheting validator does not correlate the root's kind and apiVersion. */
+const corrFor = (corr: Corr | null, path: string, k: string): Corr | null =>
+  corr && !(path === '' && isTypeMetaField(k)) ? corr.key(k) : null;
+
 /** kube-openapi's objectValidator. */
 const checkObject: Check<Record<string, unknown>> = (n, obj, path, dpath, ctx, corr) => {
   const res = newRes();
   const keys = Object.keys(obj);
-  // The ratcheting validator does not correlate the root's kind and apiVersion.
-  const corrFor = (k: string): Corr | null => (corr && !(path === '' && isTypeMetaField(k)) ? corr.key(k) : null);
   checkCount(res, keys.length, n.minProperties, n.maxProperties, 'properties', path);
   if (n.additionalProperties === false) {
     for (const k of keys) {
@@ -315,13 +332,14 @@ const checkObject: Check<Record<string, unknown>> = (n, obj, path, dpath, ctx, c
     if (extra) {
       for (const k of keys) {
         if (!n.properties.has(k))
-          merge(res, validateEntry(extra, obj[k], `${path}.${k}`, dchild(dpath, k), ctx, corrFor(k)));
+          merge(res, validateEntry(extra, obj[k], `${path}.${k}`, dchild(dpath, k), ctx, corrFor(corr, path, k)));
       }
     }
   }
   for (const k of keys) {
     const p = n.properties.get(k);
-    if (p) merge(res, validateEntry(p, obj[k], path ? `${path}.${k}` : k, dchild(dpath, k), ctx, corrFor(k)));
+    if (p)
+      merge(res, validateEntry(p, obj[k], path ? `${path}.${k}` : k, dchild(dpath, k), ctx, corrFor(corr, path, k)));
   }
   for (const r of n.required) {
     if (!Object.hasOwn(obj, r))

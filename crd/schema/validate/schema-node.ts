@@ -47,6 +47,8 @@ export interface Node {
   embedded: boolean;
   /** Whether this node or one below it (items, properties, additionalProperties) has a listType: listTypeErrors skips the rest. */
   listTypesWithin: boolean;
+  /** Whether this node or one below it (items, properties, additionalProperties) is an embedded resource: embeddedErrors skips the rest. */
+  embeddedWithin: boolean;
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
@@ -75,6 +77,7 @@ export function compileNode(raw: unknown): Node {
       : [],
     embedded: s['x-kubernetes-embedded-resource'] === true,
     listTypesWithin: false,
+    embeddedWithin: false,
   };
   if (check) node.formatCheck = check;
   if (Array.isArray(s.enum)) node.enumValues = s.enum;
@@ -110,6 +113,11 @@ export function compileNode(raw: unknown): Node {
     node.items?.listTypesWithin === true ||
     extra?.listTypesWithin === true ||
     [...node.properties.values()].some((p) => p.listTypesWithin);
+  node.embeddedWithin =
+    node.embedded ||
+    node.items?.embeddedWithin === true ||
+    extra?.embeddedWithin === true ||
+    [...node.properties.values()].some((p) => p.embeddedWithin);
   return node;
 }
 

@@ -196,3 +196,30 @@ it('sends a watch only the events after its revision, even when progress ran ahe
     cacher.stop();
   }
 });
+
+it('replays a full window’s newest events, in order, as events move through it', async () => {
+  // Past 1,024 dropped events the window reclaims their slots: what it replays must not move.
+  const prefix = '/registry/windowed/';
+  let decodes = 0;
+  const cacher = new Cacher<string>(storage, prefix, (kv) => (decodes++, kv.value), { windowSize: 8 });
+  try {
+    await cacher.list(prefix, { anyRevision: true });
+    const revisions: number[] = [];
+    for (let batch = 0; batch < 12; batch++)
+      for (const kv of await Promise.all(
+        Array.from({ length: 100 }, (_, i) => storage.create(`${prefix}${batch}-${i}`, `${batch}-${i}`)),
+      ))
+        revisions.push(kv.modRevision);
+    revisions.sort((a, b) => a - b);
+    await cacher.waitFresh(revisions.at(-1)!);
+    decodes = 0;
+    const events: CachedEvent<string>[] = [];
+    const watch = cacher.watch(prefix, revisions.at(-6)!, { onEvents: (e) => events.push(...e), onError: () => {} });
+    await eventually('the replay', async () => (events.length === 5 ? true : undefined));
+    watch.close();
+    expect(events.map((e) => e.revision)).toEqual(revisions.slice(-5));
+    expect(decodes).toBe(0);
+  } finally {
+    cacher.stop();
+  }
+});

@@ -7,6 +7,7 @@ import {
   FieldSet,
   Updater,
   deducedType,
+  runTask,
   type TypeNode,
   type VersionedFieldSet,
 } from '../../../../apimachinery/structured-merge/index.js';
@@ -1051,6 +1052,34 @@ describe('ignored fields (ignore_test.go)', () => {
   });
 });
 
+describe("createdTask: update's answer for a create nobody owns anything of", () => {
+  // [type, the object created, the ignored fields]
+  const cases: Array<[TypeNode, string, string[]]> = [
+    [leafFields, '{"numeric": 1, "string": "a", "bool": null}', []],
+    [setFields, '{"list": ["b", "a", "b"]}', []],
+    [associativeList, '{"list": [{"name": "a", "value": 1}, {"name": "b"}, {"name": "a", "value": 2}]}', []],
+    [deducedType, '{"numeric": 1, "obj": {"string": "foo", "numeric": 2}, "list": [1, {"a": 2}]}', ['obj']],
+    [deducedType, '{"spec": {"a": 1}, "status": {"ready": true}}', ['status']],
+    [deducedType, '{"status": {"ready": true}}', ['status']],
+    [deducedType, '{}', []],
+  ];
+  it.each(cases)('%#: %s ignoring %j', (type, text, ignore) => {
+    const updater = new Updater(type, { ignoredFields: FieldSet.of(...ignore.map((f) => P(f))) });
+    const object = yamlObject(text) as Record<string, unknown>;
+    const created = runTask(updater.createdTask(object));
+    const updated = updater.update({}, object, 'v1', new Map(), 'm').managers.get('m')?.set ?? new FieldSet();
+    expect(created.toString()).toBe(updated.toString());
+  });
+
+  it('throws as update does', () => {
+    const updater = new Updater(leafFields);
+    const object = { numeric: 'x' };
+    expect(() => runTask(updater.createdTask(object))).toThrow(
+      expectThrown(() => updater.update({}, object, 'v1', new Map(), 'm')),
+    );
+  });
+});
+
 describe('apply details', () => {
   it('returns the live object untouched when an apply changes nothing', () => {
     const u = new Updater(leafFields);
@@ -1159,3 +1188,13 @@ describe('odd field names', () => {
     expect(second.managers.get('a')!.set.toString()).toBe('.constructor');
   });
 });
+
+/** The message `fn` throws. */
+function expectThrown(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('did not throw');
+}
