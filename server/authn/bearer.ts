@@ -18,7 +18,7 @@ export function bearerToken(header: string | undefined): string | undefined {
   const auth = header?.trim();
   // kube's strings.Split(auth, " ") read in place: every request passes here, the array cost.
   // No letter but these six lower-cases to them, so the scheme is six characters long.
-  if (!auth || auth.indexOf(' ') !== 6 || auth.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  if (auth?.indexOf(' ') !== 6 || auth.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
   const end = auth.indexOf(' ', 7);
   return end === 7 ? undefined : auth.slice(7, end < 0 ? undefined : end);
 }
