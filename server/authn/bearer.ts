@@ -96,8 +96,9 @@ export class TokenAuthenticator {
     if (token !== undefined) {
       const user = this.userOf(token);
       if (user) {
-        // As kube does: nothing past authentication should see, log or forward the credential.
-        delete req.headers.authorization;
+        // As kube does: nothing past authentication should see, log or forward the credential
+        // (cleared, not deleted, as union.ts does).
+        req.headers.authorization = undefined;
         return { kind: 'user', user };
       }
       failed = true;
