@@ -42,6 +42,7 @@ import { type RequestLabels, requestLabels } from './metrics/request-labels.js';
 import { type RequestInfo, isLongRunning, parseRequestInfo } from './request/request-info.js';
 import { MaxInflight, requestKind } from './pipeline/max-inflight.js';
 import { LoopSaturation } from './pipeline/saturation.js';
+import { RequestTimeouts } from './pipeline/request-timeouts.js';
 import type { VersionInfo } from './version.js';
 import type { KeyPair } from './pki.js';
 import { hostPort } from './kubeconfig.js';
@@ -264,6 +265,8 @@ export class HttpsFrontend {
   private readonly limits: ServingLimits;
   private readonly maxInflight: MaxInflight;
   private readonly saturation: LoopSaturation;
+  /** kube's request timeout of every request but the long-running ones. */
+  private readonly timeouts: RequestTimeouts<ServerResponse>;
   private readonly sockets = new Set<Socket>();
   /**
    * GET lines by URL, parsed once and shared by every GET of the URL: their query and info are
@@ -299,6 +302,7 @@ export class HttpsFrontend {
     this.limits = deps.securePort.limits;
     this.saturation = new LoopSaturation(this.limits.maxEventLoopUtilization);
     this.maxInflight = new MaxInflight(this.limits.inflight, () => this.saturation.saturated());
+    this.timeouts = new RequestTimeouts(this.limits.requestTimeoutMs, (res) => this.timedOut(res.req, res));
     this.server = deps.securePort.server;
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
     this.server.on('error', (err) => deps.logger.error('server error', { err: err.message }));
@@ -443,12 +447,12 @@ export class HttpsFrontend {
     const auditID = auditIDFrom(req.headers['audit-id']);
     res.setHeader(AUDIT_ID_HEADER, auditID);
     if (this.shuttingDown) res.setHeader('Connection', 'close');
-    const timer = longRunning ? undefined : setTimeout(() => this.timedOut(req, res), this.limits.requestTimeoutMs);
+    if (!longRunning) this.timeouts.start(res);
     res.once('close', () => {
       // Answered before its body was all read (a 413, a 401): the rest is read and dropped.
       if (res.writableFinished && !req.complete) dropRestOfBody(req);
       ctx.closed = true;
-      clearTimeout(timer);
+      if (!longRunning) this.timeouts.done(res);
       ctx.release?.();
       this.inflight.delete(res);
       this.metrics.finished(tracked, res.statusCode, res.headersSent);

@@ -41,7 +41,9 @@ const authenticatedAs = (user: UserInfo): UnionAuthResult => ({ kind: 'user', us
 
 /** The bearer token's user; as kube, nothing past authentication sees, logs or forwards the credential. */
 function bearerAuthenticated(req: IncomingMessage, user: UserInfo): UnionAuthResult {
-  delete req.headers.authorization;
+  // Cleared, not deleted: a delete turns every request's headers object into a dictionary, slower
+  // to read for each filter after this one. Nothing enumerates the headers.
+  req.headers.authorization = undefined;
   return authenticatedAs(user);
 }
 

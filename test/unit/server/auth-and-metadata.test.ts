@@ -18,6 +18,8 @@ describe('bearerToken (kube bearertoken rules)', () => {
     ['Bearer', undefined],
     ['Bearer ', undefined],
     ['Basic YWxpY2U6cHc=', undefined],
+    ['Bearers abc', undefined],
+    ['Bear abc', undefined],
     ['', undefined],
     [undefined, undefined],
   ])('%j -> %j', (header, want) => expect(bearerToken(header)).toBe(want));
