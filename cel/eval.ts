@@ -1010,7 +1010,6 @@ class Planner {
    */
   private call(candidates: readonly Bound[], prices: readonly Price[], args: readonly string[]): string {
     const n = args.length;
-    const error = this.k(CelError);
     // Whether the first argument is a loop's own accumulator, which grows in place.
     const owned = this.ownedAccumulators().map((o) => `${args[0]} === ${o}`);
     const mayGrow = n > 0 && owned.length > 0 && candidates.some((b) => GROWS_IN_PLACE.has(b.id));
@@ -1026,17 +1025,31 @@ class Planner {
     const vals = reused ? this.k(new Array<Val>(n).fill(null)) : this.temp();
     if (reused) for (let i = 0; i < n; i++) this.emit(`${vals}[${i}] = ${args[i]};`);
     else this.emit(`const ${vals} = [${args.join(', ')}];`);
-    const tests = b.guards.flatMap((g, i) => (g === undefined ? [] : [this.guardTest(g, args[i]!)]));
+    // A constant argument's kind is known now: it needs no test at run time when it fits.
+    const tests = b.guards.flatMap((g, i) => {
+      const k = this.constantOf(args[i]!);
+      if (g === undefined || (k !== NOT_CONSTANT && !(k instanceof CelError) && fits(g, k))) return [];
+      return [this.guardTest(g, args[i]!)];
+    });
     const impl = this.k(b.impl);
     const invoke = mayGrow
       ? `${ownedTest} ? ${this.k(grown)}(${this.k(b)}, ${vals}, c) : ${impl}(${vals}, c)`
       : `${impl}(${vals}, c)`;
     const checked = tests.length > 0 ? `${tests.join(' && ')} ? ${invoke} : ${this.k(NO_SUCH_OVERLOAD)}` : invoke;
-    const result = this.bind(args.reduceRight((rest, a) => `${a} instanceof ${error} ? ${a} : ${rest}`, checked));
+    const result = this.bind(this.firstErrorOr(args, checked));
     const cost = typeof price === 'number' ? price : this.bind(`${this.k(price)}(${vals}, ${result})`);
     if (reused) this.emit(`${Array.from({ length: n }, (_, i) => `${vals}[${i}]`).join(' = ')} = null;`);
     this.charge(cost);
     return result;
+  }
+
+  /** The first of `vals` that is an error, else `otherwise` (a constant that is no error is not tested). */
+  private firstErrorOr(vals: readonly string[], otherwise: string): string {
+    return vals.reduceRight((rest, v) => {
+      const k = this.constantOf(v);
+      if (k !== NOT_CONSTANT && !(k instanceof CelError)) return rest;
+      return `${v} instanceof ${this.k(CelError)} ? ${v} : ${rest}`;
+    }, otherwise);
   }
 
   /** A JS test of `v` against a parameter's kind. */
@@ -1069,10 +1082,9 @@ class Planner {
           optional,
         ),
       );
-    const error = this.k(CelError);
     const list =
       optional.size === 0
-        ? elems.reduceRight((rest, x) => `${x} instanceof ${error} ? ${x} : ${rest}`, `[${elems.join(', ')}]`)
+        ? this.firstErrorOr(elems, `[${elems.join(', ')}]`)
         : `${this.k(makeList)}([${elems.join(', ')}], ${this.k(optional)})`;
     const t = this.bind(list);
     this.charge(LIST_CREATE);
