@@ -127,9 +127,11 @@ export interface EvalResult {
 /** Thrown through the generated code to stop an evaluation at the limit; caught by Program.eval. */
 class CostLimitExceeded extends Error {}
 
-/** One evaluation's state. */
-class Ctx implements CallContext {
+/** One evaluation's state, and then its result: one object per evaluation (a write runs hundreds). */
+class Ctx implements CallContext, EvalResult {
+  value: Val = null;
   cost = 0;
+  exceeded = false;
   regexRefused = false;
   private work: RegexWork | undefined;
 
@@ -177,13 +179,13 @@ export class Program {
     this.compiled ??= new Function('K', this.source)(this.constants) as Compiled;
     const c = new Ctx(vars, options.costLimit ?? this.limit, options.regexBudget);
     try {
-      const value = this.compiled(c);
-      return { value, cost: c.cost, exceeded: false, regexRefused: false };
+      c.value = this.compiled(c);
     } catch (e) {
-      if (e instanceof CostLimitExceeded)
-        return { value: new CelError(COST_LIMIT_EXCEEDED), cost: c.cost, exceeded: true, regexRefused: c.regexRefused };
-      throw e;
+      if (!(e instanceof CostLimitExceeded)) throw e;
+      c.value = new CelError(COST_LIMIT_EXCEEDED);
+      c.exceeded = true;
     }
+    return c;
   }
 }
 
