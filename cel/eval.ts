@@ -205,8 +205,8 @@ const isDynLike = (t: Type): boolean => t.kind === 'dyn' || t.kind === 'any' || 
 
 /**
  * A run-time test of a value against a declared parameter type, by its kind (element types are
- * the checker's); undefined for a parameter of any kind (dyn, a type parameter). Data rather than
- * a closure, so that one `fits` tests every call's arguments.
+ * the checker's); undefined for a parameter of any kind (dyn, a type parameter). The generated
+ * code tests the primitive kinds inline and calls `fits` for the others.
  */
 interface Guard {
   readonly kind: Type['kind'];
