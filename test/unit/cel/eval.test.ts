@@ -557,7 +557,9 @@ describe("has() on a value without fields: false, as cel-go's refQualify answers
 describe('the generated function (Planner): no text of the expression is ever in its source', () => {
   // A CEL literal of quotes, a backslash, a comment's end, JavaScript's line terminators that
   // are not CEL's, a template's `${`, a backtick and a newline, and the string it denotes.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text a template would interpolate, on purpose
   const LITERAL = "'q\\'d\"b\\\\s*/ls\\u2028ps\\u2029t${k0}c`x\\n'";
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: as above
   const TEXT = 'q\'d"b\\s*/ls\u2028ps\u2029t${k0}c`x\n';
   // Field and variable names that are the generated code's own (the context, constants,
   // temporaries, the constants array) or an object's.
