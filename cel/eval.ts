@@ -1,9 +1,9 @@
 // The evaluator: cel-go's interpreter (v0.23.2, kube 1.33's) over a checked AST, or a parsed one when the
-// check is disabled. A program is planned once into closures: identifiers resolved lexically
-// (comprehension variables by frame) or against the activation, calls bound to the overloads
-// the checker's reference map names (the first whose argument types match at run time, so
-// `dyn` arguments dispatch as cel-go dispatches them), or to every overload of the name when
-// unchecked. Errors are values (CelError); `&&`, `||` absorb them in either order and `?:`
+// check is disabled. A program is planned once into the source of one JavaScript function (Planner):
+// identifiers resolved lexically (comprehension variables are locals of its loops) or against
+// the activation, calls bound to the overloads the checker's reference map names (the first
+// whose argument types match at run time, so `dyn` arguments dispatch as cel-go dispatches
+// them), or to every overload of the name when unchecked. Errors are values (CelError); `&&`, `||` absorb them in either order and `?:`
 // evaluates one branch.
 //
 // The runtime cost is cel-go's (interpreter/runtimecost.go): 1 an identifier, a field
@@ -21,7 +21,7 @@ import { type ComprehensionExpr, type Constant, type Expr, Operators, type Parse
 import type { CheckedAst, Reference } from './checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from './comprehensions.js';
 import type { FunctionDecl, OverloadDecl } from './decls.js';
-import { type CallContext, type Impl, STANDARD_IMPLS } from './functions.js';
+import { type CallContext, type Impl, STANDARD_IMPLS, UNMETERED } from './functions.js';
 import { OPTIONAL_FUNCTIONS } from './optional.js';
 import { compileRegex, type RegexBudget, RegexError, type RegexWork } from './regex.js';
 import { STANDARD_FUNCTIONS } from './stdlib.js';
@@ -124,28 +124,15 @@ export interface EvalResult {
   readonly regexRefused: boolean;
 }
 
-/** Thrown through the closures to stop an evaluation at the limit; caught by Program.eval. */
+/** Thrown through the generated code to stop an evaluation at the limit; caught by Program.eval. */
 class CostLimitExceeded extends Error {}
 
-interface Frame {
-  v1: Value;
-  v2: Value;
-  accu: Val;
-  /**
-   * The accumulator the loop owns (the empty list or map it started from), grown in place as
-   * cel-go's mutable accumulators are.
-   */
-  readonly owned: Value | undefined;
-}
-
-/** The frames of an evaluation outside any loop (most run none): a loop gives its evaluation its own. */
-const NO_FRAMES: Frame[] = Object.freeze([]) as unknown as Frame[];
-
-/** One evaluation's state. */
-class Ctx implements CallContext {
+/** One evaluation's state, and then its result: one object per evaluation (a write runs hundreds). */
+class Ctx implements CallContext, EvalResult {
+  value: Val = null;
   cost = 0;
+  exceeded = false;
   regexRefused = false;
-  frames = NO_FRAMES;
   private work: RegexWork | undefined;
 
   constructor(
@@ -174,24 +161,31 @@ class Ctx implements CallContext {
   }
 }
 
-type Interp = (c: Ctx) => Val;
+type Compiled = (c: Ctx) => Val;
 
 export class Program {
+  private compiled: Compiled | undefined;
+
   constructor(
-    private readonly root: Interp,
+    /** The generated function's body (tests and debugging); no text of the expression is in it. */
+    readonly source: string,
+    /** What the body's `k<i>` names: literals, field and variable names, implementations, prices. */
+    private readonly constants: readonly unknown[],
     private readonly limit: number,
   ) {}
 
   eval(vars: Activation, options: EvalOptions = {}): EvalResult {
+    // Made on the first evaluation: many programs (a CRD's rules for kinds never written) run never.
+    this.compiled ??= new Function('K', this.source)(this.constants) as Compiled;
     const c = new Ctx(vars, options.costLimit ?? this.limit, options.regexBudget);
     try {
-      const value = this.root(c);
-      return { value, cost: c.cost, exceeded: false, regexRefused: false };
+      c.value = this.compiled(c);
     } catch (e) {
-      if (e instanceof CostLimitExceeded)
-        return { value: new CelError(COST_LIMIT_EXCEEDED), cost: c.cost, exceeded: true, regexRefused: c.regexRefused };
-      throw e;
+      if (!(e instanceof CostLimitExceeded)) throw e;
+      c.value = new CelError(COST_LIMIT_EXCEEDED);
+      c.exceeded = true;
     }
+    return c;
   }
 }
 
@@ -200,7 +194,8 @@ export class Program {
  * name). Throws a ProgramError where cel-go's Program() fails (options.regexConstants).
  */
 export function program(ast: CheckedAst | ParsedExpr, options: ProgramOptions = {}): Program {
-  return new Program(new Planner(ast, options).plan(ast.expr, { freeRoot: false }), options.costLimit ?? Infinity);
+  const { source, constants } = new Planner(ast, options).generate(ast.expr);
+  return new Program(source, constants, options.costLimit ?? Infinity);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,8 +205,8 @@ const isDynLike = (t: Type): boolean => t.kind === 'dyn' || t.kind === 'any' || 
 
 /**
  * A run-time test of a value against a declared parameter type, by its kind (element types are
- * the checker's); undefined for a parameter of any kind (dyn, a type parameter). Data rather than
- * a closure, so that one `fits` tests every call's arguments.
+ * the checker's); undefined for a parameter of any kind (dyn, a type parameter). The generated
+ * code tests the primitive kinds inline and calls `fits` for the others.
  */
 interface Guard {
   readonly kind: Type['kind'];
@@ -398,22 +393,19 @@ export class Library {
   }
 }
 
-/** The overloads that grow a loop's own accumulator in place (Planner.invoke). */
+/** The overloads that grow a loop's own accumulator in place (grown). */
 const GROWS_IN_PLACE = new Set(['add_list', '@mapInsert_map_key_value']);
 
-/** A call's arguments, evaluated left to right. */
-function gatherer(args: readonly Interp[]): (c: Ctx) => Val[] {
-  const [a, b, d] = args;
-  switch (args.length) {
-    case 1:
-      return (c) => [a!(c)];
-    case 2:
-      return (c) => [a!(c), b!(c)];
-    case 3:
-      return (c) => [a!(c), b!(c), d!(c)];
-    default:
-      return (c) => args.map((x) => x(c));
+/** An overload of GROWS_IN_PLACE called on a loop's own accumulator: it grows in place (cel-go's mutable list and map) rather than being copied. */
+function grown(b: Bound, args: readonly Value[], c: CallContext): Val {
+  if (b.id === 'add_list') {
+    (args[0] as Value[]).push(...(args[1] as readonly Value[]));
+    return args[0]!;
   }
+  const m = args[0] as MapValue;
+  if (!isMapKey(args[1]!) || m.has(args[1]!)) return b.impl(args, c);
+  m.set(args[1], args[2]!);
+  return m;
 }
 
 /** The first error among a call's arguments, which the call gives instead of a result. */
@@ -421,6 +413,69 @@ function firstError(vals: readonly Val[]): CelError | undefined {
   for (const v of vals) if (v instanceof CelError) return v;
   return undefined;
 }
+
+/** A call of several candidate overloads; `owned` says its first argument is a loop's own accumulator. */
+type Dispatch = (vals: readonly Val[], c: CallContext, owned: boolean) => Val;
+
+/** The first candidate the arguments fit is called and its price charged (an error or no overload is priced as the first). */
+function dispatcher(candidates: readonly Bound[], prices: readonly Price[]): Dispatch {
+  return (vals, c, owned) => {
+    const err = firstError(vals);
+    let chosen = 0;
+    let result: Val;
+    if (err !== undefined) result = err;
+    else {
+      const args = vals as readonly Value[];
+      chosen = candidates.findIndex((b) => accepts(b, args));
+      const b = candidates[chosen];
+      if (b === undefined) result = noSuchOverload();
+      else result = owned && GROWS_IN_PLACE.has(b.id) ? grown(b, args, c) : b.impl(args, c);
+      chosen = Math.max(chosen, 0);
+    }
+    const price = prices[chosen]!;
+    c.charge(typeof price === 'number' ? price : price(vals, result));
+    return result;
+  };
+}
+
+/** A list literal of these element values (`optional`: the indexes of `?e` elements): the first error, or the list. */
+function makeList(vals: readonly Val[], optional: ReadonlySet<number>): Val {
+  const out: Value[] = [];
+  let err: CelError | undefined;
+  for (let i = 0; i < vals.length; i++) {
+    const v = vals[i]!;
+    if (v instanceof CelError) {
+      err ??= v;
+      continue;
+    }
+    if (!optional.has(i)) out.push(v);
+    else if (!(v instanceof OptionalValue)) err ??= noSuchOverload();
+    else if (v.hasValue()) out.push(v.value);
+  }
+  return err ?? out;
+}
+
+/** A map literal of keys and values, alternating (`optional`: which entries are `?k: v`): the first error, or the map. */
+function makeMap(kvs: readonly Val[], optional: readonly boolean[]): Val {
+  const m = new MapValue();
+  for (let i = 0; i < optional.length; i++) {
+    const k = kvs[2 * i]!;
+    const v = kvs[2 * i + 1]!;
+    if (k instanceof CelError) return k;
+    if (v instanceof CelError) return v;
+    if (!isMapKey(k)) return new CelError(`unsupported key type: ${typeName(k)}`);
+    if (optional[i]) {
+      if (!(v instanceof OptionalValue)) return noSuchOverload();
+      if (v.hasValue() && !m.set(k, v.value)) return new CelError('Failed with repeated key');
+    } else if (!m.set(k, v)) return new CelError('Failed with repeated key');
+  }
+  return m;
+}
+
+/** A comprehension's range as a list (a map's keys, or with two variables its pairs), so one loop body iterates both. */
+const mapKeys = (m: MapValue): readonly Value[] => [...m.keys()];
+const mapPairs = (m: MapValue): readonly (readonly [Value, Value])[] => [...m.pairs()];
+const notIterable = (v: Value): CelError => new CelError(`expected iterable type, got '${typeName(v)}'`);
 
 /** cel-go's type conversion functions (overloads.IsTypeConversionFunction), which OptOptimize folds on a constant. */
 const TYPE_CONVERSIONS = new Set([
@@ -459,8 +514,6 @@ function setKey(v: Value): string | undefined | null {
 /** What Planner.constantOf gives for a node that is not a constant (a constant's value may be null). */
 const NOT_CONSTANT: unique symbol = Symbol('not constant');
 
-const NO_VARS: Activation = { resolve: () => undefined };
-
 /** cel-go's CompileRegexConstants: a constant string pattern is compiled when the program is planned. */
 function compileConstantPattern(arg: Expr | undefined): void {
   if (arg?.kind !== 'constant' || arg.value.kind !== 'string') return;
@@ -481,11 +534,6 @@ interface PlanOpts {
    * (`a[k]`) or as a branch of `?:` between attributes without observing it as a step.
    */
   readonly freeRoot: boolean;
-}
-
-interface Scope {
-  readonly names: readonly (string | undefined)[];
-  readonly parent: Scope | undefined;
 }
 
 const constantValue = (k: Constant): Value =>
@@ -519,28 +567,6 @@ function presence(v: Val, field: string): Val {
   return Array.isArray(v) ? new CelError("unsupported index type 'string' in list") : false;
 }
 
-/**
- * A variable as planned: a comprehension variable (`up` frames out, in `slot`: the first or
- * second iteration variable, or the accumulator) or, with `up` -1, the activation's `name`.
- */
-interface Variable {
-  readonly up: number;
-  readonly slot: number;
-  readonly name: string;
-  /** The name is a type's (`int`, kube's `net.IP`): the type value when the activation has no such variable. */
-  readonly isType: boolean;
-}
-
-function readVariable(c: Ctx, x: Variable): Val {
-  if (x.up >= 0) {
-    const f = c.frames[c.frames.length - 1 - x.up]!;
-    return x.slot === 0 ? f.v1 : x.slot === 1 ? f.v2 : f.accu;
-  }
-  const v = c.vars.resolve(x.name);
-  if (v !== undefined) return v;
-  return x.isType ? TypeValue.of(x.name) : new CelError(`no such attribute(s): ${x.name}`);
-}
-
 /** `v.field`, `v[key]`; on an optional, the optional of the result (none when absent), as cel-go's optional qualifiers. */
 function qualify(v: Value, key: Value, optional: boolean): Val {
   if (v instanceof MapValue) {
@@ -572,13 +598,52 @@ function qualify(v: Value, key: Value, optional: boolean): Val {
   return isMapKey(key) || typeof key === 'number' ? noSuchKey(key) : noSuchOverload();
 }
 
+/** A comprehension's variables as the generated code names them (the JS locals of its loop). */
+interface Scope {
+  /** The CEL names in scope: the iteration variable(s) and the accumulator. */
+  readonly names: readonly (string | undefined)[];
+  /** The locals holding them, slot by slot. */
+  readonly locals: readonly string[];
+  /** The local holding the accumulator the loop owns (undefined when it owns none): see grown(). */
+  readonly owned: string | undefined;
+  readonly parent: Scope | undefined;
+}
+
+const NO_SUCH_OVERLOAD = noSuchOverload();
+
+/** JS tests of a value against a guard, inline for the primitive kinds. */
+const TYPEOF: Partial<Record<Type['kind'], string>> = {
+  bool: 'boolean',
+  int: 'bigint',
+  double: 'number',
+  string: 'string',
+};
+
+/**
+ * Generates one JavaScript function per program (as ajv does for schemas), so that V8 optimizes
+ * an expression as a whole rather than as closures calling closures it cannot inline. Each node
+ * is a few statements over `const` temporaries, in cel-go's evaluation order, with cel-go's
+ * charges at the same points; comprehension variables are locals. No text of the expression is
+ * ever in the source: literals, names, implementations and prices are read from the constants
+ * array (`k<i>`), and every identifier in it is one made here. What is not inlined is called
+ * through a constant: the implementations and prices, selection and indexing (`selectField`,
+ * `qualify`, `presence`), kinds other than the primitives (`fits`), list literals with optional
+ * elements and map literals (`makeList`, `makeMap`, which also fold constant literals), and calls
+ * of more than one candidate overload (`dispatcher`: checked calls name one overload unless an
+ * argument is dyn).
+ */
 class Planner {
   private readonly refs: ReadonlyMap<number, Reference> | undefined;
   private readonly checked: boolean;
   private readonly library: Library;
   private scope: Scope | undefined;
-  /** The planned nodes that always give one value (constants, and what `optimize` folds), and that value. */
-  private readonly constants = new Map<Interp, Val>();
+  /** The statements generated so far in the current block. */
+  private lines: string[] = [];
+  private temps = 0;
+  private readonly constants: unknown[] = [];
+  private readonly constantIndex = new Map<unknown, number>();
+  /** The expressions that always give one value (constants, and what `optimize` folds), and that value. */
+  private readonly constantValues = new Map<string, Val>();
 
   constructor(
     ast: CheckedAst | ParsedExpr,
@@ -589,62 +654,87 @@ class Planner {
     this.library = options.library ?? Library.STANDARD;
   }
 
-  plan(e: Expr, o: PlanOpts): Interp {
-    switch (e.kind) {
-      case 'constant':
-        return this.constant(constantValue(e.value));
-      case 'ident':
-        return this.planIdent(e.id, e.name, o);
-      case 'select':
-        return this.planSelect(e, o);
-      case 'call':
-        return this.planCall(e, o);
-      case 'list':
-        return this.planList(e.elements, e.optionalIndices);
-      case 'struct':
-        if (e.messageName === '') return this.planMap(e);
-        // No message types are registered (kube's values are JSON): the checker refuses these first.
-        return (c) => {
-          c.charge(STRUCT_CREATE);
-          return new CelError(`unknown type '${e.messageName}'`);
-        };
-      case 'comprehension':
-        return this.planComprehension(e);
-      case 'unspecified':
-        return () => new CelError('unspecified expression');
+  generate(e: Expr): { source: string; constants: readonly unknown[] } {
+    const result = this.plan(e, { freeRoot: false });
+    const names = this.constants.map((_, i) => `k${i} = K[${i}]`);
+    const source = [
+      "'use strict';",
+      ...(names.length > 0 ? [`const ${names.join(', ')};`] : []),
+      'return function celProgram(c) {',
+      ...this.lines,
+      `return ${result};`,
+      '};',
+    ].join('\n');
+    return { source, constants: this.constants };
+  }
+
+  // ---- source
+
+  /** The name under which the generated code reads `v` (one per distinct value). */
+  private k(v: unknown): string {
+    let i = this.constantIndex.get(v);
+    if (i === undefined) {
+      i = this.constants.push(v) - 1;
+      this.constantIndex.set(v, i);
+    }
+    return `k${i}`;
+  }
+
+  private temp(): string {
+    return `t${this.temps++}`;
+  }
+
+  private emit(line: string): void {
+    this.lines.push(line);
+  }
+
+  /** `expr` in a new temporary. */
+  private bind(expr: string): string {
+    const t = this.temp();
+    this.emit(`const ${t} = ${expr};`);
+    return t;
+  }
+
+  private charge(n: number | string): void {
+    if (n !== 0) this.emit(`c.charge(${n});`);
+  }
+
+  /** The statements `f` generates, kept apart, and its result. */
+  private capture<T>(f: () => T): { lines: string[]; result: T } {
+    const outer = this.lines;
+    const lines: string[] = [];
+    this.lines = lines;
+    try {
+      return { lines, result: f() };
+    } finally {
+      this.lines = outer;
     }
   }
 
   // ---- constants (cel-go's OptOptimize: interpreter/decorators.go decOptimize)
 
-  private constant(v: Val): Interp {
-    const f: Interp = () => v;
-    this.constants.set(f, v);
-    return f;
+  private constant(v: Val): string {
+    const src = v === true ? 'true' : v === false ? 'false' : v === null ? 'null' : this.k(v);
+    this.constantValues.set(src, v);
+    return src;
   }
 
-  /** A planned node's value when it is a constant, else NOT_CONSTANT. */
-  private constantOf(f: Interp): Val | typeof NOT_CONSTANT {
-    return this.constants.has(f) ? this.constants.get(f)! : NOT_CONSTANT;
+  /** A generated expression's value when it is a constant, else NOT_CONSTANT. */
+  private constantOf(src: string): Val | typeof NOT_CONSTANT {
+    return this.constantValues.has(src) ? this.constantValues.get(src)! : NOT_CONSTANT;
   }
 
   /** Whether a literal of these parts is computed when planned: `optimize` is on and every part is constant. */
-  private foldable(parts: readonly Interp[]): boolean {
-    return this.options.optimize === true && parts.every((p) => this.constants.has(p));
-  }
-
-  /** A node's value computed now (it reads no variable), unmetered. */
-  private fold(f: Interp): Val {
-    return f(new Ctx(NO_VARS, Infinity, undefined));
+  private foldable(parts: readonly string[]): boolean {
+    return this.options.optimize === true && parts.every((p) => this.constantValues.has(p));
   }
 
   /**
    * `x in [constants]` as a set lookup, free at run time (cel-go's evalSetMembership): undefined
-   * when an element is not a primitive. An empty list is false without evaluating `x`.
+   * when an element is not a primitive.
    */
-  private setMembership(x: Interp, list: Val): Interp | undefined {
+  private setMembership(x: string, list: Val): string | undefined {
     if (!Array.isArray(list)) return undefined;
-    if (list.length === 0) return this.constant(false);
     const keys = new Set<string>();
     for (const v of list as readonly Value[]) {
       const own = setKey(v);
@@ -664,43 +754,64 @@ class Planner {
     }
     // Strings, the usual members, are looked up as they are: no key to build.
     const strings = new Set((list as readonly Value[]).filter((v) => typeof v === 'string'));
-    return (c) => {
-      const v = x(c);
-      if (typeof v === 'string') return strings.has(v);
-      if (v instanceof CelError) return v;
+    const lookup = (v: Value): boolean => {
       const k = setKey(v);
       return k !== undefined && k !== null && keys.has(k);
     };
+    return this.bind(
+      `typeof ${x} === 'string' ? ${this.k(strings)}.has(${x}) : ${x} instanceof ${this.k(CelError)} ? ${x} : ${this.k(lookup)}(${x})`,
+    );
+  }
+
+  // ---- nodes
+
+  /** Generates the statements of `e` and gives the expression (a temporary, local or constant) holding its value. */
+  private plan(e: Expr, o: PlanOpts): string {
+    switch (e.kind) {
+      case 'constant':
+        return this.constant(constantValue(e.value));
+      case 'ident':
+        return this.planIdent(e.id, e.name, o);
+      case 'select':
+        return this.planSelect(e, o);
+      case 'call':
+        return this.planCall(e, o);
+      case 'list':
+        return this.planList(e.elements, e.optionalIndices);
+      case 'struct':
+        if (e.messageName === '') return this.planMap(e);
+        // No message types are registered (kube's values are JSON): the checker refuses these first.
+        this.charge(STRUCT_CREATE);
+        return this.bind(this.k(new CelError(`unknown type '${e.messageName}'`)));
+      case 'comprehension':
+        return this.planComprehension(e);
+      case 'unspecified':
+        return this.bind(this.k(new CelError('unspecified expression')));
+    }
   }
 
   // ---- identifiers
 
-  /** Frame distance and slot of a comprehension variable in scope, innermost first. */
-  private lookupLocal(name: string): { up: number; slot: number } | undefined {
-    let up = 0;
-    for (let s = this.scope; s !== undefined; s = s.parent, up++) {
+  /** The local and scope of a comprehension variable in scope, innermost first. */
+  private lookupLocal(name: string): string | undefined {
+    for (let s = this.scope; s !== undefined; s = s.parent) {
       const slot = s.names.indexOf(name);
-      if (slot >= 0) return { up, slot };
+      if (slot >= 0) return s.locals[slot];
     }
     return undefined;
   }
 
-  private planIdent(id: number, rawName: string, o: PlanOpts): Interp {
-    const cost = o.freeRoot ? 0 : 1;
-    const x = this.variable(id, rawName);
-    return (c) => {
-      c.charge(cost);
-      return readVariable(c, x);
-    };
-  }
-
-  /** What an identifier names: a comprehension variable in scope, or a variable of the activation. */
-  private variable(id: number, rawName: string): Variable {
+  private planIdent(id: number, rawName: string, o: PlanOpts): string {
+    this.charge(o.freeRoot ? 0 : 1);
     const local = this.lookupLocal(rawName);
-    if (local !== undefined) return { up: local.up, slot: local.slot, name: rawName, isType: false };
+    if (local !== undefined) return local;
     const name = this.refs?.get(id)?.name || rawName;
     const isType = TYPE_IDENTIFIERS.has(name) || this.library.typeNames.has(name);
-    return { up: -1, slot: 0, name, isType };
+    const absent = isType ? TypeValue.of(name) : new CelError(`no such attribute(s): ${name}`);
+    const t = this.temp();
+    this.emit(`let ${t} = c.vars.resolve(${this.k(name)});`);
+    this.emit(`if (${t} === undefined) ${t} = ${this.k(absent)};`);
+    return t;
   }
 
   /** `a.b.c` as a name when it is only identifiers and selections (not comprehension variables). */
@@ -714,159 +825,119 @@ class Planner {
   // ---- selections and indexes
 
   /** The operand of a qualifier, and the 1 cel-go adds for wrapping a non-attribute in a relative attribute. */
-  private qualifierOperand(operand: Expr, o: PlanOpts): { op: Interp; extra: number } {
+  private qualifierOperand(operand: Expr, o: PlanOpts): { op: string; extra: number } {
     const attr = isAttribute(operand);
     return { op: this.plan(operand, attr ? o : { freeRoot: false }), extra: attr || o.freeRoot ? 0 : 1 };
   }
 
-  private planSelect(e: Extract<Expr, { kind: 'select' }>, o: PlanOpts): Interp {
+  private planSelect(e: Extract<Expr, { kind: 'select' }>, o: PlanOpts): string {
     const ref = this.refs?.get(e.id);
     if (ref !== undefined && !e.testOnly) return this.planIdent(e.id, ref.name, o);
     // Unchecked, `a.b.c` may be a variable of that dotted name (cel-go tries the longest first).
     const qname = this.checked || e.testOnly ? undefined : this.qualifiedName(e);
-    const field = e.field;
-    // On an identifier (`self.f`, `has(self.f)`, a loop variable's field), one closure reads both.
-    const operand = e.operand;
-    const x = operand.kind === 'ident' && qname === undefined ? this.variable(operand.id, operand.name) : undefined;
-    const identCost = o.freeRoot ? 0 : 1;
-    const hasCost = (this.options.presenceTestHasCost ?? true) ? 1 : 0;
-    // An identifier is an attribute: its qualifier adds nothing for wrapping it.
-    if (x !== undefined && e.testOnly)
-      return (c) => {
-        c.charge(identCost);
-        const v = readVariable(c, x);
-        c.charge(hasCost);
-        return presence(v, field);
-      };
-    if (x !== undefined)
-      return (c) => {
-        c.charge(identCost);
-        const v = readVariable(c, x);
-        c.charge(1);
-        return v instanceof CelError ? v : qualify(v, field, false);
-      };
-    const { op, extra } = this.qualifierOperand(operand, o);
-    if (e.testOnly) {
-      const cost = hasCost + extra;
-      return (c) => {
-        const v = op(c);
-        c.charge(cost);
-        return presence(v, field);
-      };
-    }
-    const cost = 1 + extra;
-    const plain: Interp = (c) => {
-      const v = op(c);
-      c.charge(cost);
-      return v instanceof CelError ? v : qualify(v, field, false);
-    };
-    if (qname === undefined) return plain;
-    return (c) => {
-      const v = c.vars.resolve(qname);
-      if (v !== undefined) {
-        c.charge(o.freeRoot ? 0 : 1);
-        return v;
+    const plain = (): string => {
+      const { op, extra } = this.qualifierOperand(e.operand, o);
+      const field = this.k(e.field);
+      if (e.testOnly) {
+        this.charge(((this.options.presenceTestHasCost ?? true) ? 1 : 0) + extra);
+        return this.bind(`${this.k(presence)}(${op}, ${field})`);
       }
-      return plain(c);
+      this.charge(1 + extra);
+      return this.bind(`${op} instanceof ${this.k(CelError)} ? ${op} : ${this.k(selectField)}(${op}, ${field})`);
     };
+    if (qname === undefined) return plain();
+    const t = this.temp();
+    this.emit(`let ${t} = c.vars.resolve(${this.k(qname)});`);
+    this.emit(`if (${t} !== undefined) {`);
+    this.charge(o.freeRoot ? 0 : 1);
+    this.emit('} else {');
+    this.emit(`${t} = ${plain()};`);
+    this.emit('}');
+    return t;
   }
 
-  private planIndex(operand: Expr, index: Expr, optional: boolean, o: PlanOpts): Interp {
+  private planIndex(operand: Expr, index: Expr, optional: boolean, o: PlanOpts): string {
     const { op, extra } = this.qualifierOperand(operand, o);
+    const t = this.temp();
+    const error = this.k(CelError);
+    this.emit(`let ${t};`);
+    this.emit(`if (${op} instanceof ${error}) ${t} = ${op};`);
+    this.emit('else {');
     const ix = this.plan(index, { freeRoot: isAttribute(index) });
-    const cost = 1 + extra;
-    return (c) => {
-      const v = op(c);
-      if (v instanceof CelError) return v;
-      const k = ix(c);
-      c.charge(cost);
-      if (k instanceof CelError) return k;
-      return qualify(v, k, optional);
-    };
+    this.charge(1 + extra);
+    this.emit(`${t} = ${ix} instanceof ${error} ? ${ix} : ${this.k(qualify)}(${op}, ${ix}, ${optional});`);
+    this.emit('}');
+    return t;
   }
 
   // ---- calls
 
-  private planCall(e: Extract<Expr, { kind: 'call' }>, o: PlanOpts): Interp {
+  private planCall(e: Extract<Expr, { kind: 'call' }>, o: PlanOpts): string {
     const args = e.args;
-    switch (e.function) {
-      case Operators.logicalAnd:
-      case Operators.logicalOr:
-        if (e.target === undefined)
-          return this.planLogic(
-            e.function === Operators.logicalAnd,
-            args.map((a) => this.plan(a, { freeRoot: false })),
-          );
-        break;
-      case Operators.conditional:
-        if (e.target === undefined && args.length === 3) return this.planConditional(args[0]!, args[1]!, args[2]!);
-        break;
-      case Operators.index:
-        if (e.target === undefined && args.length === 2) return this.planIndex(args[0]!, args[1]!, false, o);
-        break;
-      case Operators.optIndex:
-        if (e.target === undefined && args.length === 2) return this.planIndex(args[0]!, args[1]!, true, o);
-        break;
-      case Operators.optSelect:
-        if (e.target === undefined && args.length === 2) return this.planIndex(args[0]!, args[1]!, true, o);
-        break;
-      case Operators.notStrictlyFalse:
-        if (e.target === undefined && args.length === 1) {
-          const a = this.plan(args[0]!, { freeRoot: false });
-          return (c) => {
-            const v = a(c);
-            c.charge(1);
-            return typeof v === 'boolean' ? v : true;
-          };
-        }
-        break;
-      default:
-        break;
-    }
+    if (e.target === undefined)
+      switch (e.function) {
+        case Operators.logicalAnd:
+        case Operators.logicalOr:
+          return this.planLogic(e.function === Operators.logicalAnd, args);
+        case Operators.conditional:
+          if (args.length === 3) return this.planConditional(args[0]!, args[1]!, args[2]!);
+          break;
+        case Operators.index:
+          if (args.length === 2) return this.planIndex(args[0]!, args[1]!, false, o);
+          break;
+        case Operators.optIndex:
+        case Operators.optSelect:
+          if (args.length === 2) return this.planIndex(args[0]!, args[1]!, true, o);
+          break;
+        case Operators.notStrictlyFalse:
+          if (args.length === 1) {
+            const v = this.plan(args[0]!, { freeRoot: false });
+            this.charge(1);
+            return this.bind(`typeof ${v} === 'boolean' ? ${v} : true`);
+          }
+          break;
+        default:
+          break;
+      }
     return this.planFunction(e);
   }
 
-  /** `&&` (and) or `||`: false (true) decides whatever the other side is, errors included; otherwise the first error. */
-  private planLogic(and: boolean, terms: readonly Interp[]): Interp {
-    const decisive = !and;
-    // The parser balances chains into pairs.
-    if (terms.length === 2) {
-      const [l, r] = terms as [Interp, Interp];
-      const absorb = (v: Val): CelError => (v instanceof CelError ? v : noSuchOverload());
-      return (c) => {
-        const a = l(c);
-        if (a === decisive) return decisive;
-        const b = r(c);
-        if (b === decisive) return decisive;
-        if (typeof a !== 'boolean') return absorb(a);
-        return typeof b !== 'boolean' ? absorb(b) : !decisive;
-      };
+  /**
+   * `&&` (and) or `||`: false (true) decides whatever the other terms are, errors included, and
+   * ends the evaluation; otherwise the first error (a non-boolean is no such overload).
+   */
+  private planLogic(and: boolean, terms: readonly Expr[]): string {
+    const decisive = String(!and);
+    const t = this.temp();
+    const err = this.temp();
+    const error = this.k(CelError);
+    this.emit(`let ${t} = ${decisive}, ${err};`);
+    for (const term of terms) {
+      const v = this.plan(term, { freeRoot: false });
+      this.emit(`if (${v} !== ${decisive}) {`);
+      this.emit(
+        `if (${err} === undefined && typeof ${v} !== 'boolean') ${err} = ${v} instanceof ${error} ? ${v} : ${this.k(NO_SUCH_OVERLOAD)};`,
+      );
     }
-    return (c) => {
-      let err: Val | undefined;
-      for (const t of terms) {
-        const v = t(c);
-        if (v === decisive) return decisive;
-        if (typeof v !== 'boolean' && err === undefined) err = v instanceof CelError ? v : noSuchOverload();
-      }
-      return err ?? !decisive;
-    };
+    this.emit(`${t} = ${err} ?? ${String(and)};`);
+    this.emit('}'.repeat(terms.length));
+    return t;
   }
 
-  private planConditional(cond: Expr, t: Expr, f: Expr): Interp {
-    const attrs = isAttribute(t) && isAttribute(f);
-    const c0 = this.plan(cond, { freeRoot: false });
-    const c1 = this.plan(t, { freeRoot: attrs });
-    const c2 = this.plan(f, { freeRoot: attrs });
-    return (c) => {
-      const v = c0(c);
-      if (v === true) return c1(c);
-      if (v === false) return c2(c);
-      return v instanceof CelError ? v : noSuchOverload();
-    };
+  private planConditional(cond: Expr, yes: Expr, no: Expr): string {
+    const attrs = isAttribute(yes) && isAttribute(no);
+    const v = this.plan(cond, { freeRoot: false });
+    const t = this.temp();
+    this.emit(`let ${t};`);
+    this.emit(`if (${v} === true) {`);
+    this.emit(`${t} = ${this.plan(yes, { freeRoot: attrs })};`);
+    this.emit(`} else if (${v} === false) {`);
+    this.emit(`${t} = ${this.plan(no, { freeRoot: attrs })};`);
+    this.emit(`} else ${t} = ${v} instanceof ${this.k(CelError)} ? ${v} : ${this.k(NO_SUCH_OVERLOAD)};`);
+    return t;
   }
 
-  private planFunction(e: Extract<Expr, { kind: 'call' }>): Interp {
+  private planFunction(e: Extract<Expr, { kind: 'call' }>): string {
     let fn = e.function;
     let target = e.target;
     // Unchecked, `ns.f(x)` may name the global function `ns.f` (the checker rewrites these itself).
@@ -878,7 +949,8 @@ class Planner {
       }
     }
     const argExprs = target === undefined ? e.args : [target, ...e.args];
-    const args = argExprs.map((a) => this.plan(a, { freeRoot: false }));
+    // The arguments' statements are kept apart until it is known that the call evaluates them.
+    const { lines, result: args } = this.capture(() => argExprs.map((a) => this.plan(a, { freeRoot: false })));
     if (this.options.regexConstants?.includes(fn)) compileConstantPattern(argExprs[1]);
     const ref = this.refs?.get(e.id);
     let candidates: readonly Bound[];
@@ -893,120 +965,102 @@ class Planner {
       candidates = (this.library.byName.get(fn) ?? [])
         .filter(({ decl }) => decl.isMember === isMember && decl.argTypes.length === argExprs.length)
         .map((c) => c.bound);
-      if (candidates.length === 0) return () => new CelError(`no such overload: ${fn}`);
+      if (candidates.length === 0) return this.bind(this.k(new CelError(`no such overload: ${fn}`)));
     }
     if (this.options.optimize === true) {
-      if (ref?.overloadIds.length === 1 && ref.overloadIds[0] === 'in_list' && this.constants.has(args[1]!)) {
-        const set = this.setMembership(args[0]!, this.constants.get(args[1]!)!);
-        if (set !== undefined) return set;
+      const list = args[1] === undefined ? NOT_CONSTANT : this.constantOf(args[1]);
+      if (ref?.overloadIds.length === 1 && ref.overloadIds[0] === 'in_list' && list !== NOT_CONSTANT) {
+        // An empty list is false without evaluating `x`.
+        if (Array.isArray(list) && list.length === 0) return this.constant(false);
+        const { lines: lookupLines, result: set } = this.capture(() => this.setMembership(args[0]!, list));
+        if (set !== undefined) {
+          this.lines.push(...lines, ...lookupLines);
+          return set;
+        }
       }
-      if (target === undefined && args.length === 1 && TYPE_CONVERSIONS.has(fn) && this.constants.has(args[0]!)) {
-        const v = this.fold(this.call(fn, candidates, args));
+      if (target === undefined && args.length === 1 && TYPE_CONVERSIONS.has(fn) && this.constantValues.has(args[0]!)) {
+        const call = dispatcher(candidates, this.prices(fn, candidates, args));
+        const v = call([this.constantValues.get(args[0]!)!], UNMETERED, false);
         if (v instanceof CelError) throw new ProgramError(v.message);
         return this.constant(v);
       }
     }
-    return this.call(fn, candidates, args);
+    this.lines.push(...lines);
+    return this.call(candidates, this.prices(fn, candidates, args), args);
   }
 
-  /**
-   * A call to the first of `candidates` its arguments fit. The arguments are evaluated left to
-   * right and the first error is the result. One candidate, of one or two arguments (nearly every
-   * call), has its own closure that evaluates them in place: each call between closures costs
-   * (V8 cannot inline what a planned node calls), and a constant argument is read, not called.
-   */
-  private call(fn: string, candidates: readonly Bound[], args: readonly Interp[]): Interp {
-    const n = args.length;
+  /** Each candidate's price, with the sizes of the constant arguments taken now. */
+  private prices(fn: string, candidates: readonly Bound[], args: readonly string[]): Price[] {
     const sizes = args.map((a) => {
       const k = this.constantOf(a);
       return k === NOT_CONSTANT ? -1 : actualSize(k);
     });
-    const prices = candidates.map((b) => this.price(fn, b.id, n, sizes));
-    if (candidates.length === 1) {
-      const b = candidates[0]!;
-      const price = prices[0]!;
-      // A parameter of any kind (dyn, a type parameter) needs no check at run time.
-      const guarded = b.guards.some((g) => g !== undefined);
-      const impl: Impl = GROWS_IN_PLACE.has(b.id) ? (vals, c) => this.invoke(b, vals as Value[], c as Ctx) : b.impl;
-      const apply = (vals: Value[], c: Ctx): Val => (guarded && !accepts(b, vals) ? noSuchOverload() : impl(vals, c));
-      // The standard implementations read their arguments and keep none (functions.ts), nor does a
-      // price: their calls pass one array, emptied after each call, rather than a new one each
-      // (nothing evaluates this node again between filling it and emptying it).
-      const reused: Val[] | undefined =
-        STANDARD_IMPLS.get(b.id) === b.impl ? (n === 1 ? [null] : [null, null]) : undefined;
-      if (n === 1) {
-        const a = args[0]!;
-        return (c) => {
-          const x = a(c);
-          let vals: Val[];
-          if (reused) {
-            vals = reused;
-            vals[0] = x;
-          } else vals = [x];
-          const result =
-            x instanceof CelError
-              ? x
-              : guarded && !accepts(b, vals as Value[])
-                ? noSuchOverload()
-                : impl(vals as Value[], c);
-          const cost = typeof price === 'number' ? price : price(vals, result);
-          if (reused) reused[0] = null;
-          c.charge(cost);
-          return result;
-        };
-      }
-      if (n === 2) {
-        const [a0, a1] = args as [Interp, Interp];
-        const k0 = this.constantOf(a0);
-        const k1 = this.constantOf(a1);
-        return (c) => {
-          const x = k0 === NOT_CONSTANT ? a0(c) : k0;
-          const y = k1 === NOT_CONSTANT ? a1(c) : k1;
-          let vals: Val[];
-          if (reused) {
-            vals = reused;
-            vals[0] = x;
-            vals[1] = y;
-          } else vals = [x, y];
-          const result =
-            x instanceof CelError
-              ? x
-              : y instanceof CelError
-                ? y
-                : guarded && !accepts(b, vals as Value[])
-                  ? noSuchOverload()
-                  : impl(vals as Value[], c);
-          const cost = typeof price === 'number' ? price : price(vals, result);
-          if (reused) reused[0] = reused[1] = null;
-          c.charge(cost);
-          return result;
-        };
-      }
-      const gather = gatherer(args);
-      return (c) => {
-        const vals = gather(c);
-        const result = firstError(vals) ?? apply(vals as Value[], c);
-        c.charge(typeof price === 'number' ? price : price(vals, result));
-        return result;
-      };
-    }
-    const gather = gatherer(args);
-    return (c) => {
-      const vals = gather(c);
-      const err = firstError(vals);
-      // An error or no overload is priced as the first candidate.
-      let chosen = 0;
-      let result: Val;
-      if (err !== undefined) result = err;
-      else {
-        chosen = candidates.findIndex((b) => accepts(b, vals as Value[]));
-        result = chosen < 0 ? noSuchOverload() : this.invoke(candidates[chosen]!, vals as Value[], c);
-        chosen = Math.max(chosen, 0);
-      }
-      const price = prices[chosen]!;
-      c.charge(typeof price === 'number' ? price : price(vals, result));
-      return result;
-    };
+    return candidates.map((b) => this.price(fn, b.id, args.length, sizes));
+  }
+
+  /** The accumulators of the loops around the code being generated that own theirs. */
+  private ownedAccumulators(): string[] {
+    const owned: string[] = [];
+    for (let s = this.scope; s !== undefined; s = s.parent) if (s.owned !== undefined) owned.push(s.owned);
+    return owned;
+  }
+
+  /**
+   * A call to the first of `candidates` its (evaluated) arguments fit; the first error among them
+   * is the result. One candidate (nearly every call) is inline: its argument kinds tested, its
+   * implementation called, its price charged.
+   */
+  private call(candidates: readonly Bound[], prices: readonly Price[], args: readonly string[]): string {
+    const n = args.length;
+    // Whether the first argument is a loop's own accumulator, which grows in place.
+    const owned = this.ownedAccumulators().map((o) => `${args[0]} === ${o}`);
+    const mayGrow = n > 0 && owned.length > 0 && candidates.some((b) => GROWS_IN_PLACE.has(b.id));
+    const ownedTest = mayGrow ? `(${owned.join(' || ')})` : 'false';
+    if (candidates.length > 1)
+      return this.bind(`${this.k(dispatcher(candidates, prices))}([${args.join(', ')}], c, ${ownedTest})`);
+    const b = candidates[0]!;
+    const price = prices[0]!;
+    // The standard implementations read their arguments and keep none (functions.ts), nor does a
+    // price: their calls of one or two arguments fill one array per call site, emptied after each
+    // call, rather than a new one each (nothing evaluates this call again between the two).
+    const reused = STANDARD_IMPLS.get(b.id) === b.impl && (n === 1 || n === 2);
+    const vals = reused ? this.k(new Array<Val>(n).fill(null)) : this.temp();
+    if (reused) for (let i = 0; i < n; i++) this.emit(`${vals}[${i}] = ${args[i]};`);
+    else this.emit(`const ${vals} = [${args.join(', ')}];`);
+    // A constant argument's kind is known now: it needs no test at run time when it fits.
+    const tests = b.guards.flatMap((g, i) => {
+      const k = this.constantOf(args[i]!);
+      if (g === undefined || (k !== NOT_CONSTANT && !(k instanceof CelError) && fits(g, k))) return [];
+      return [this.guardTest(g, args[i]!)];
+    });
+    const impl = this.k(b.impl);
+    const invoke = mayGrow
+      ? `${ownedTest} ? ${this.k(grown)}(${this.k(b)}, ${vals}, c) : ${impl}(${vals}, c)`
+      : `${impl}(${vals}, c)`;
+    const checked = tests.length > 0 ? `${tests.join(' && ')} ? ${invoke} : ${this.k(NO_SUCH_OVERLOAD)}` : invoke;
+    const result = this.bind(this.firstErrorOr(args, checked));
+    const cost = typeof price === 'number' ? price : this.bind(`${this.k(price)}(${vals}, ${result})`);
+    if (reused) this.emit(`${Array.from({ length: n }, (_, i) => `${vals}[${i}]`).join(' = ')} = null;`);
+    this.charge(cost);
+    return result;
+  }
+
+  /** The first of `vals` that is an error, else `otherwise` (a constant that is no error is not tested). */
+  private firstErrorOr(vals: readonly string[], otherwise: string): string {
+    return vals.reduceRight((rest, v) => {
+      const k = this.constantOf(v);
+      if (k !== NOT_CONSTANT && !(k instanceof CelError)) return rest;
+      return `${v} instanceof ${this.k(CelError)} ? ${v} : ${rest}`;
+    }, otherwise);
+  }
+
+  /** A JS test of `v` against a parameter's kind. */
+  private guardTest(g: Guard, v: string): string {
+    const nullable = g.nullable ? ` || ${v} === null` : '';
+    const primitive = TYPEOF[g.kind];
+    if (primitive !== undefined) return `(typeof ${v} === '${primitive}'${nullable})`;
+    if (g.kind === 'null_type') return `${v} === null`;
+    return `${this.k(fits)}(${this.k(g)}, ${v})`;
   }
 
   /** A call's price: the library's (options.callCost) where it gives one, else cel-go's default. */
@@ -1018,134 +1072,123 @@ class Planner {
     return (args, result) => lib(args, result) ?? dflt(args);
   }
 
-  /** Calls an overload; a loop's own accumulator grows in place (cel-go's mutable list and map) rather than being copied. */
-  private invoke(b: Bound, args: Value[], c: Ctx): Val {
-    if (GROWS_IN_PLACE.has(b.id) && c.frames.some((f) => f.owned === args[0])) {
-      if (b.id === 'add_list') {
-        (args[0] as Value[]).push(...(args[1] as readonly Value[]));
-        return args[0]!;
-      }
-      if (b.id === '@mapInsert_map_key_value') {
-        const m = args[0] as MapValue;
-        if (!isMapKey(args[1]!) || m.has(args[1]!)) return b.impl(args, c);
-        m.set(args[1], args[2]!);
-        return m;
-      }
-    }
-    return b.impl(args, c);
-  }
-
   // ---- literals
 
-  private planList(elements: readonly Expr[], optionalIndices: readonly number[]): Interp {
+  private planList(elements: readonly Expr[], optionalIndices: readonly number[]): string {
     const elems = elements.map((x) => this.plan(x, { freeRoot: false }));
     const optional = new Set(optionalIndices);
-    const list: Interp = (c) => {
-      const out: Value[] = [];
-      let err: CelError | undefined;
-      for (let i = 0; i < elems.length; i++) {
-        const v = elems[i]!(c);
-        if (v instanceof CelError) {
-          err ??= v;
-          continue;
-        }
-        if (!optional.has(i)) out.push(v);
-        else if (!(v instanceof OptionalValue)) err ??= noSuchOverload();
-        else if (v.hasValue()) out.push(v.value);
-      }
-      c.charge(LIST_CREATE);
-      return err ?? out;
-    };
-    return this.foldable(elems) ? this.constant(this.fold(list)) : list;
+    if (this.foldable(elems))
+      return this.constant(
+        makeList(
+          elems.map((x) => this.constantValues.get(x)!),
+          optional,
+        ),
+      );
+    const list =
+      optional.size === 0
+        ? this.firstErrorOr(elems, `[${elems.join(', ')}]`)
+        : `${this.k(makeList)}([${elems.join(', ')}], ${this.k(optional)})`;
+    const t = this.bind(list);
+    this.charge(LIST_CREATE);
+    return t;
   }
 
-  private planMap(e: Extract<Expr, { kind: 'struct' }>): Interp {
-    const entries = e.entries.map((en) => ({
+  private planMap(e: Extract<Expr, { kind: 'struct' }>): string {
+    const kvs = e.entries.flatMap((en) => [
       // A map literal's entries all have expression keys (field keys are a message literal's).
-      key:
-        en.key.kind === 'mapKey'
-          ? this.plan(en.key.key, { freeRoot: false })
-          : (): Val => new CelError('invalid map entry'),
-      value: this.plan(en.value, { freeRoot: false }),
-      optional: en.optionalEntry,
-    }));
-    const map: Interp = (c) => {
-      const m = new MapValue();
-      let err: CelError | undefined;
-      for (const en of entries) {
-        const k = en.key(c);
-        const v = en.value(c);
-        if (err !== undefined) continue;
-        if (k instanceof CelError) err = k;
-        else if (v instanceof CelError) err = v;
-        else if (!isMapKey(k)) err = new CelError(`unsupported key type: ${typeName(k)}`);
-        else if (en.optional) {
-          if (!(v instanceof OptionalValue)) err = noSuchOverload();
-          else if (v.hasValue() && !m.set(k, v.value)) err = new CelError('Failed with repeated key');
-        } else if (!m.set(k, v)) err = new CelError('Failed with repeated key');
-      }
-      c.charge(MAP_CREATE);
-      return err ?? m;
-    };
-    return this.foldable(entries.flatMap((en) => [en.key, en.value])) ? this.constant(this.fold(map)) : map;
+      en.key.kind === 'mapKey' ? this.plan(en.key.key, { freeRoot: false }) : this.k(new CelError('invalid map entry')),
+      this.plan(en.value, { freeRoot: false }),
+    ]);
+    const optional = e.entries.map((en) => en.optionalEntry);
+    if (this.foldable(kvs))
+      return this.constant(
+        makeMap(
+          kvs.map((x) => this.constantValues.get(x)!),
+          optional,
+        ),
+      );
+    const t = this.bind(`${this.k(makeMap)}([${kvs.join(', ')}], ${this.k(optional)})`);
+    this.charge(MAP_CREATE);
+    return t;
   }
 
   // ---- comprehensions
 
-  private planComprehension(e: ComprehensionExpr): Interp {
+  /**
+   * A loop over a list's elements (or indexes and elements) or a map's keys (or keys and values),
+   * which grows an accumulator it starts empty in place: map() and filter() stay linear.
+   */
+  private planComprehension(e: ComprehensionExpr): string {
     const range = this.plan(e.iterRange, { freeRoot: false });
-    const init = this.plan(e.accuInit, { freeRoot: false });
-    const outer = this.scope;
+    const error = this.k(CelError);
+    const t = this.temp();
+    const n = this.temp();
+    const [x, y, accu, owned, items, i] = ['x', 'y', 'a', 'o', 'r', 'i'].map((p) => `${p}${n}`) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const twoVars = e.iterVar2 !== '';
-    this.scope = { names: [e.iterVar, twoVars ? e.iterVar2 : undefined, e.accuVar], parent: outer };
-    const cond = this.plan(e.loopCondition, { freeRoot: false });
-    const step = this.plan(e.loopStep, { freeRoot: false });
-    // The result sees the accumulator only; the iteration variables are out of scope there.
-    this.scope = { names: [undefined, undefined, e.accuVar], parent: outer };
-    const result = this.plan(e.result, { freeRoot: false });
-    this.scope = outer;
-    return (c) => {
-      const r = range(c);
-      if (r instanceof CelError) return r;
-      if (!Array.isArray(r) && !(r instanceof MapValue))
-        return new CelError(`expected iterable type, got '${typeName(r)}'`);
-      let accu = init(c);
-      // An empty list or map the loop starts from is its own: growing it in place keeps map() and filter() linear.
-      const owned = (Array.isArray(accu) && accu.length === 0) || (accu instanceof MapValue && accu.size === 0);
-      if (owned) accu = Array.isArray(accu) ? [] : new MapValue();
-      const frame: Frame = { v1: null, v2: null, accu, owned: owned ? (accu as Value) : undefined };
-      if (c.frames === NO_FRAMES) c.frames = [];
-      c.frames.push(frame);
-      try {
-        // Lists by index, maps by key (and value), without copying the range.
-        if (Array.isArray(r)) {
-          const list = r as readonly Value[];
-          for (let i = 0; i < list.length; i++) {
-            if (twoVars) {
-              frame.v1 = countInt(i);
-              frame.v2 = list[i]!;
-            } else frame.v1 = list[i]!;
-            if (cond(c) === false) break;
-            frame.accu = step(c);
-          }
-        } else if (twoVars) {
-          for (const [k, v] of (r as MapValue).pairs()) {
-            frame.v1 = k;
-            frame.v2 = v;
-            if (cond(c) === false) break;
-            frame.accu = step(c);
-          }
-        } else {
-          for (const k of (r as MapValue).keys()) {
-            frame.v1 = k;
-            if (cond(c) === false) break;
-            frame.accu = step(c);
-          }
-        }
-        return result(c);
-      } finally {
-        c.frames.pop();
-      }
+    this.emit(`let ${t};`);
+    this.emit(`if (${range} instanceof ${error}) ${t} = ${range};`);
+    this.emit(
+      `else if (!Array.isArray(${range}) && !(${range} instanceof ${this.k(MapValue)})) ${t} = ${this.k(notIterable)}(${range});`,
+    );
+    this.emit('else {');
+    const init = this.plan(e.accuInit, { freeRoot: false });
+    // An empty list or map the loop starts from is its own.
+    const k = this.constantOf(init);
+    let owns = true;
+    if (Array.isArray(k) && k.length === 0) this.emit(`let ${accu} = []; const ${owned} = ${accu};`);
+    else if (k instanceof MapValue && k.size === 0)
+      this.emit(`let ${accu} = new ${this.k(MapValue)}(); const ${owned} = ${accu};`);
+    else if (k !== NOT_CONSTANT) {
+      owns = false;
+      this.emit(`let ${accu} = ${init};`);
+    } else {
+      this.emit(`let ${accu} = ${init}, ${owned};`);
+      this.emit(
+        `if (Array.isArray(${accu}) ? ${accu}.length === 0 : ${accu} instanceof ${this.k(MapValue)} && ${accu}.size === 0) ${owned} = ${accu} = Array.isArray(${accu}) ? [] : new ${this.k(MapValue)}();`,
+      );
+    }
+    // Lists by index; a map as the list of its keys (or pairs), so that one body serves both.
+    const list = `Array.isArray(${range})`;
+    this.emit(`const ${items} = ${list} ? ${range} : ${this.k(twoVars ? mapPairs : mapKeys)}(${range});`);
+    this.emit(`for (let ${i} = 0; ${i} < ${items}.length; ${i}++) {`);
+    if (twoVars) {
+      this.emit(`let ${x}, ${y};`);
+      this.emit(`if (${list}) { ${x} = ${this.k(countInt)}(${i}); ${y} = ${items}[${i}]; }`);
+      this.emit(`else { ${x} = ${items}[${i}][0]; ${y} = ${items}[${i}][1]; }`);
+    } else this.emit(`const ${x} = ${items}[${i}];`);
+    const outer = this.scope;
+    const ownedLocal = owns ? owned : undefined;
+    this.scope = {
+      names: [e.iterVar, twoVars ? e.iterVar2 : undefined, e.accuVar],
+      locals: [x, y, accu],
+      owned: ownedLocal,
+      parent: outer,
     };
+    const cond = this.plan(e.loopCondition, { freeRoot: false });
+    this.emit(`if (${cond} === false) break;`);
+    this.emit(`${accu} = ${this.plan(e.loopStep, { freeRoot: false })};`);
+    this.emit('}');
+    // The result sees the accumulator only; the iteration variables are out of scope there.
+    this.scope = { names: [undefined, undefined, e.accuVar], locals: [x, y, accu], owned: ownedLocal, parent: outer };
+    this.emit(`${t} = ${this.plan(e.result, { freeRoot: false })};`);
+    this.scope = outer;
+    this.emit('}');
+    return t;
   }
+}
+
+/** `v.field` on a value that is no error (the common case, a map's field, first). */
+function selectField(v: Value, field: string): Val {
+  if (v instanceof MapValue) {
+    const found = v.lookup(field);
+    return found === undefined ? noSuchKey(field) : found;
+  }
+  return qualify(v, field, false);
 }

@@ -114,7 +114,13 @@ export interface Token {
 /** The lexer reports through this; a listener may throw to stop the parse. */
 type LexErrorListener = (line: number, column: number, message: string) => void;
 
-const KEYWORDS: Record<string, number> = { in: T.IN, true: T.CEL_TRUE, false: T.CEL_FALSE, null: T.NUL };
+// A Map: an identifier such as `constructor` or `__proto__` is no keyword (an object's would find its prototype's).
+const KEYWORDS: ReadonlyMap<string, number> = new Map([
+  ['in', T.IN],
+  ['true', T.CEL_TRUE],
+  ['false', T.CEL_FALSE],
+  ['null', T.NUL],
+]);
 
 const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
 const isHex = (c: number | undefined): boolean =>
@@ -230,7 +236,7 @@ function scanWord(cp: readonly number[], i: number): Scan {
   let j = i + 1;
   while (isIdentPart(cp[j])) j++;
   const word = cpString(cp, i, j);
-  let best = accept(KEYWORDS[word] ?? T.IDENTIFIER, j);
+  let best = accept(KEYWORDS.get(word) ?? T.IDENTIFIER, j);
   const c = cp[i]!;
   const isR = (x: number | undefined): boolean => x === 0x72 || x === 0x52;
   const isB = c === 0x62 || c === 0x42;

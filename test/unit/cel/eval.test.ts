@@ -553,3 +553,54 @@ describe("has() on a value without fields: false, as cel-go's refQualify answers
     (src) => expect(value(src)).toBe(false),
   );
 });
+
+describe('the generated function (Planner): no text of the expression is ever in its source', () => {
+  // A CEL literal of quotes, a backslash, a comment's end, JavaScript's line terminators that
+  // are not CEL's, a template's `${`, a backtick and a newline, and the string it denotes.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text a template would interpolate, on purpose
+  const LITERAL = "'q\\'d\"b\\\\s*/ls\\u2028ps\\u2029t${k0}c`x\\n'";
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: as above
+  const TEXT = 'q\'d"b\\s*/ls\u2028ps\u2029t${k0}c`x\n';
+  // Field and variable names that are the generated code's own (the context, constants,
+  // temporaries, the constants array) or an object's.
+  const NAMES = ['c', 'k0', 't0', 'K', 'x0', '__proto__', 'constructor'];
+  const EXPR = [
+    `m[${LITERAL}] == ${LITERAL}`,
+    `${LITERAL} in m`,
+    `{${LITERAL}: ${LITERAL}}[${LITERAL}] == ${LITERAL}`,
+    `[${LITERAL}].exists(x, x == ${LITERAL})`,
+    `${LITERAL}.size() == ${[...TEXT].length}`,
+    // A raw U+2028 inside a literal, as the text of a rule may hold it.
+    "'\u2028'.size() == 1",
+    ...NAMES.map((n) => `m.${n} == '${n}' && has(m.${n})`),
+    'c + k0 + t0 + K == 10',
+    '[1].all(c, [2].exists(k0, [3].exists_one(t0, c + k0 + t0 + K == 10)))',
+  ].join(' && ');
+  const vars = (): Record<string, Value> => ({
+    m: fromJson({ [TEXT]: TEXT, ...Object.fromEntries(NAMES.map((n) => [n, n])) }),
+    c: 1n,
+    k0: 2n,
+    t0: 3n,
+    K: 4n,
+  });
+
+  it.each([
+    ['checked', false],
+    ['unchecked', true],
+  ])('evaluates hostile literals and names as what they denote (%s)', (_, unchecked) => {
+    expect(value(EXPR, { vars: vars(), unchecked })).toBe(true);
+    expect(value(LITERAL, { unchecked })).toBe(TEXT);
+  });
+
+  it('reads them from its constants', () => {
+    const parsed = parse(EXPR, KUBE_PARSER_OPTIONS);
+    const env = standardEnv(KUBE_CHECKER_OPTIONS).addIdents(...Object.keys(vars()).map((n) => variable(n, DynType)));
+    const checked = check(parsed.ast, new Source(EXPR), env);
+    expect(checked.issues.toDisplayString()).toBe('');
+    for (const p of [program(checked.ast, KUBE_PROGRAM_OPTIONS), program(parsed.ast)]) {
+      for (const piece of ["q'", '"b', '\\', '*/', '\u2028', '\u2029', '${', '`', '__proto__', 'constructor'])
+        expect(p.source, JSON.stringify(piece)).not.toContain(piece);
+      expect(p.eval(activation(vars())).value).toBe(true);
+    }
+  });
+});
