@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -11,15 +12,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 //   threads, because a worker thread's larger stack changes what the deep-document tests exercise;
 // - mocks: the files that replace a module with vi.mock, whose module graph must be their own: a
 //   worker thread each, beside the forks;
-// - fuzz: hostile input whose contract includes /readyz answering within 1 s during each probe,
-//   so it runs last and one file at a time, its timing not shared with other files' servers: its
-//   own group (vitest runs groups one after another), its files in one fork one after another
-//   (singleFork: the pool's fileParallelism is the root's, for every project).
+// - fuzz-1, fuzz-2: hostile input whose contract includes /readyz answering within 1 s during each
+//   probe, so they run last, their timing not shared with other files' servers: their own group
+//   (vitest runs groups one after another). Two files at a time, a server each on the two cores:
+//   the files alternately in two halves, one in a fork (singleFork: the pool's fileParallelism is
+//   the root's, for every project) and one in a worker thread (projects of different pools run at
+//   once; projects of one pool, one after another). The thread's stack does not matter there: the
+//   server under test is a process of its own. One at a time, the group took 55 to 60 s; two, 35
+//   to 41.
 // The forks are not isolated: a fork runs file after file and evaluates the sources once, not once
 // per file (per file, that evaluation was most of a small file's time). No file there stubs
 // modules, globals or the environment, and every file closes the servers and processes it starts.
 /** The files that vi.mock a module (see mocks above). */
 const MOCKS = ['test/integration/api/watch-backpressure.test.ts'];
+
+/** The fuzz files, alternately in two halves (see fuzz-1, fuzz-2 above). */
+const FUZZ = readdirSync(fileURLToPath(new URL('test/fuzz', import.meta.url)))
+  .filter((f) => f.endsWith('.test.ts'))
+  .sort()
+  .map((f) => `test/fuzz/${f}`);
+const FUZZ_HALVES = [FUZZ.filter((_, i) => i % 2 === 0), FUZZ.filter((_, i) => i % 2 === 1)];
 
 /** Files that start servers, etcd or kubectl: the long ones. */
 const STARTS_PROCESSES = /\/(test\/e2e|test\/integration|examples)\//;
@@ -76,15 +88,15 @@ export default defineConfig({
         extends: true,
         test: { name: 'mocks', include: [...MOCKS], pool: 'threads', sequence: { groupOrder: 0 } },
       },
-      {
+      ...FUZZ_HALVES.map((files, i) => ({
         extends: true,
         test: {
-          name: 'fuzz',
-          include: ['test/fuzz/**/*.test.ts'],
-          poolOptions: { forks: { singleFork: true } },
+          name: `fuzz-${i + 1}`,
+          include: files,
+          ...(i === 0 ? { poolOptions: { forks: { singleFork: true } } } : { pool: 'threads' as const }),
           sequence: { groupOrder: 1 },
         },
-      },
+      })),
     ],
   },
 });
