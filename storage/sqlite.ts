@@ -570,9 +570,8 @@ function prepare(db: Db) {
     latest: db.prepare<[string], LatestRow>(
       'SELECT id, name, created, deleted, create_revision, prev_revision, value FROM log WHERE name = ? ORDER BY id DESC LIMIT 1',
     ),
-    // A get takes its row as
-    // an array: better-sqlite3 builds a row object property by property, which costs a get as much
-    // as SQLite's own work does.
+    // A get takes its row as an array: better-sqlite3 builds a row object property by property,
+    // which costs a get as much as SQLite's own work does.
     latestAt: db
       .prepare<[string, number], [id: number, created: number, createRevision: number, value: string, deleted: number]>(
         'SELECT id, created, create_revision, value, deleted FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1',
