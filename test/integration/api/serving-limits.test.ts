@@ -242,9 +242,15 @@ describe('connection limits', () => {
     socket.once('data', () => (answered = true));
     for (let at = 0; at < request.length && !answered && socket.writable; at += 64 * 1024) {
       if (!socket.write(request.slice(at, at + 64 * 1024))) {
-        await new Promise((r) => {
-          socket.once('drain', r);
-          socket.once('close', r);
+        // Whichever comes first; the other's listener goes too (one per pause would pile up).
+        await new Promise<void>((r) => {
+          const go = (): void => {
+            socket.off('drain', go);
+            socket.off('close', go);
+            r();
+          };
+          socket.once('drain', go);
+          socket.once('close', go);
         });
       }
     }
