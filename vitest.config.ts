@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// Three projects, because the suite is three kinds of work:
+// Four projects, for three kinds of work:
 // - forks: unit files (pure logic) and the integration and e2e files that spend most of their time
 //   waiting on the etcd, server and kubectl processes they start, so several run at once on the
 //   two cores. One project, because vitest runs the projects of a pool one after another, each to
