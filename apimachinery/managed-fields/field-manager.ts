@@ -147,9 +147,11 @@ export class FieldManager {
     let managed = decodeOrEmpty(live.metadata.managedFields);
     let current: KubeObject = withoutManagedFields(live);
     if (managed.fields.size === 0) {
-      // Whatever the object holds before its first apply belongs to "before-first-apply".
+      // Whatever the object holds before its first apply belongs to "before-first-apply": nothing,
+      // in an apply that creates (its empty object's metadata is stripped).
       managed = emptyManaged();
-      runTask(this.recordUpdateTask({}, current, managed, BEFORE_FIRST_APPLY));
+      if (Object.keys(current).length > 1 || Object.keys(current.metadata).length > 0)
+        runTask(this.recordUpdateTask({}, current, managed, BEFORE_FIRST_APPLY));
     }
     const id = managerIdentifier({
       manager,
