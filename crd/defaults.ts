@@ -25,7 +25,9 @@ export function defaultCRD(crd: CustomResourceDefinition): void {
 
 /**
  * Go decodes into structs, so absent required fields read as zero values and are written back as
- * such (`served: false`, `group: ""`); doing the same keeps our objects byte-compatible.
+ * such (`served: false`, `group: ""`); doing the same keeps our objects byte-compatible. A CRD
+ * defaulted already is not written to at all (the CRD controller's status write shares its spec
+ * with the stored object).
  */
 function materializeSpec(crd: CustomResourceDefinition): CRDSpec {
   const spec = (crd.spec ??= {} as CRDSpec);
@@ -35,7 +37,8 @@ function materializeSpec(crd: CustomResourceDefinition): CRDSpec {
   spec.names.plural ??= '';
   spec.names.kind ??= '';
   // A null entry decodes to an all-zero version in Go.
-  spec.versions = (spec.versions ?? []).map((v) => v ?? ({} as CRDVersion));
+  if (!spec.versions || spec.versions.includes(null as unknown as CRDVersion))
+    spec.versions = (spec.versions ?? []).map((v) => v ?? ({} as CRDVersion));
   for (const v of spec.versions) {
     v.name ??= '';
     v.served ??= false;

@@ -60,6 +60,8 @@ const CURRENT_OPERATION = 'current-operation';
 const MAX_TRACKED_DEPTH = 256;
 /** The same bound for metadata.managedFields, two levels below the object. */
 const ENTRIES_MAX_DEPTH = MAX_TRACKED_DEPTH - 2;
+const tooDeepToApply = (): Error =>
+  badRequest(`server-side apply takes objects nesting at most ${MAX_TRACKED_DEPTH} levels`);
 
 interface FieldManagerScope {
   /** The kind's structure in the request's version. */
@@ -140,15 +142,16 @@ export class FieldManager {
       throw badRequest(`invalid object type: ${gvkString(unstructuredGVK(config))}`);
     }
     if (config.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
-    if (deeperThan(config, MAX_TRACKED_DEPTH) || deeperThan(live, MAX_TRACKED_DEPTH)) {
-      throw badRequest(`server-side apply takes objects nesting at most ${MAX_TRACKED_DEPTH} levels`);
-    }
+    // The configuration's depth: only when the merge's typed check of it fails (toApplyError).
+    if (deeperThan(live, MAX_TRACKED_DEPTH)) throw tooDeepToApply();
     let managed = decodeOrEmpty(live.metadata.managedFields);
     let current: KubeObject = withoutManagedFields(live);
     if (managed.fields.size === 0) {
-      // Whatever the object holds before its first apply belongs to "before-first-apply".
+      // Whatever the object holds before its first apply belongs to "before-first-apply": nothing,
+      // in an apply that creates (its empty object's metadata is stripped).
       managed = emptyManaged();
-      runTask(this.recordUpdateTask({}, current, managed, BEFORE_FIRST_APPLY));
+      if (Object.keys(current).length > 1 || Object.keys(current.metadata).length > 0)
+        runTask(this.recordUpdateTask({}, current, managed, BEFORE_FIRST_APPLY));
     }
     const id = managerIdentifier({
       manager,
@@ -340,6 +343,9 @@ function conflictError(conflicts: readonly Conflict[]): Error {
  * key): kube's message naming the object (objectGVKNN), as a 400 (kube's is a 500).
  */
 function toApplyError(err: unknown, config: KubeObject): unknown {
+  // Only a configuration that fails the typed check can be too deep (one that passes had every
+  // container entered within the bound), so its depth is looked at only then, and answered first.
+  if (err instanceof StructuredMergeError && deeperThan(config, MAX_TRACKED_DEPTH)) return tooDeepToApply();
   const where = `${config.metadata.namespace ?? ''}/${config.metadata.name ?? ''}; ${gvkString(unstructuredGVK(config))}`;
   if (err instanceof StructuredMergeError) return badRequest(`${err.step} (${where}): ${err.cause.message}`);
   if (err instanceof ValidationErrors) return badRequest(err.message);

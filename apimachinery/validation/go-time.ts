@@ -56,8 +56,31 @@ export function daysIn(month: number, year: number): number {
   return month === 2 && leap ? 29 : DAYS_IN[month - 1]!;
 }
 
+/** The form metav1.Time writes (whole seconds, UTC): every timestamp the server stores. */
+const METAV1_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z$/;
+
+/** Whether `value` has metav1.Time's own form, each element in range: it parses. */
+function parsesAsWritten(value: string): boolean {
+  const m = METAV1_TIME.exec(value);
+  if (!m) return false;
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysIn(month, Number(m[1])) &&
+    Number(m[4]) < 24 &&
+    Number(m[5]) < 60 &&
+    Number(m[6]) < 60
+  );
+}
+
 /** The message of Go's error for time.Parse(time.RFC3339, value), or undefined when it parses. */
 export function goRFC3339ParseError(value: string): string | undefined {
+  // Every write checks its object's timestamps (two per managedFields entry and more): the form
+  // they are written in is recognized at once, and anything else walked as Go walks it.
+  if (parsesAsWritten(value)) return undefined;
   const whole = Buffer.from(value, 'utf8');
   const quoted = goTimeQuote(whole);
   const cannotParse = (elem: Uint8Array, layoutElem: string): string =>

@@ -157,21 +157,19 @@ export class CRDController {
     // there is not made, and the stored object (as large as its schemas) is not read and copied.
     // A newer stored version comes back through the informer, and is decided again then.
     const seen = this.crds.get(name);
-    if (seen) {
-      const copy = { ...seen, metadata: { ...seen.metadata }, status: cloneJson(seen.status) };
-      if (!changedBy(copy, mutate)) return;
-    }
+    if (seen && !changedBy(statusWriteOf(seen), mutate)) return;
     try {
       await this.crdStore.update(
         undefined,
         name,
         (current) => {
-          if (!changedBy(current as CustomResourceDefinition, mutate)) throw unchanged;
-          return current;
+          const next = statusWriteOf(current as CustomResourceDefinition);
+          if (!changedBy(next, mutate)) throw unchanged;
+          return next;
         },
         // Nothing here reads the result: the watch cache may hold it (as large as the CRD's schemas)
-        // rather than decode its bytes again.
-        { subresource: 'status', dryRun: false, handedOver: true },
+        // rather than decode its bytes again. The write is derived: the stored CRD is not copied.
+        { subresource: 'status', dryRun: false, handedOver: true, derived: true },
       );
     } catch (err) {
       if (err === unchanged) return;
@@ -267,6 +265,17 @@ export class CRDController {
 }
 
 const unchanged = new Error('unchanged');
+
+/**
+ * A status write's object made from `crd`, which stays as it is: its own top level, metadata and
+ * status (a copy, for `mutate`); its spec, which the status strategy keeps and defaulting a stored
+ * CRD leaves alone, is `crd`'s.
+ */
+export const statusWriteOf = (crd: CustomResourceDefinition): CustomResourceDefinition => ({
+  ...crd,
+  metadata: { ...crd.metadata },
+  status: cloneJson(crd.status),
+});
 
 /** Applies `mutate` to `crd`; whether it changed what a status write may change here: the status, and the cleanup finalizer. */
 function changedBy(crd: CustomResourceDefinition, mutate: (crd: CustomResourceDefinition) => void): boolean {

@@ -106,6 +106,14 @@ export interface UpdateOptions extends WriteContext {
    * starts from the stored object and is never unconditional in that sense.)
    */
   replace?: boolean;
+  /**
+   * `fn` only reads the object it is given and returns a new one (the CRD controller's status
+   * write): it is given the current object itself, the watch cache's (read no further from storage
+   * than its revision when the cache holds that), and what it returns is written without a copy.
+   * That object's top level and metadata must be its own, and what it shares with the current
+   * object must be what the write's steps leave alone.
+   */
+  derived?: boolean;
 }
 
 const MAX_CONFLICT_RETRIES = 8;
@@ -270,17 +278,25 @@ export class Store {
       return cached.object;
     }
     const key = this.key(namespace, name);
-    const cache = this.cache;
-    if (cache && this.storage.modRevision) {
-      // Storage's newest revision, as kube's consistent GET reads it; its value only if the cache is behind.
-      const revision = await this.call(() => this.storage.modRevision!(key));
-      if (revision === undefined) throw notFound(qualifiedResource(this.kind), name);
-      const held = cache.heldAt(key, revision);
-      if (held) return held;
-    }
+    const held = await this.heldNewest(key, name);
+    if (held) return held.object;
     const kv = await this.call(() => this.storage.get(key));
     if (!kv) throw notFound(qualifiedResource(this.kind), name);
-    return cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
+    return this.cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
+  }
+
+  /**
+   * The watch cache's object at storage's newest revision of the key, as kube's consistent GET
+   * reads it, with that revision read alone (`Storage.modRevision`): undefined when the cache is
+   * behind or storage has no such read, and the value must be read.
+   */
+  private async heldNewest(key: string, name: string): Promise<{ object: KubeObject; revision: number } | undefined> {
+    const cache = this.cache;
+    if (!cache || !this.storage.modRevision) return undefined;
+    const revision = await this.call(() => this.storage.modRevision!(key));
+    if (revision === undefined) throw notFound(qualifiedResource(this.kind), name);
+    const object = cache.heldAt(key, revision);
+    return object && { object, revision };
   }
 
   /**
@@ -487,17 +503,22 @@ export class Store {
   async update(namespace: string | undefined, name: string, fn: UpdateFn, options: UpdateOptions): Promise<KubeObject> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
-      const kv = await this.call(() => this.storage.get(key));
-      if (!kv) throw notFound(qualifiedResource(this.kind), name);
+      // A derived write's object, when the watch cache holds it, is not read from storage at all
+      // (then it is a large write only if the caller says so).
+      const held = options.derived ? await this.heldNewest(key, name) : undefined;
+      const kv = held ? undefined : await this.call(() => this.storage.get(key));
+      if (!held && !kv) throw notFound(qualifiedResource(this.kind), name);
+      const revision = held?.revision ?? kv!.modRevision;
       // The watch cache's object when it holds this revision (as get answers), read only here.
-      const current = this.cache?.heldAt(key, kv.modRevision) ?? this.decode(kv);
+      const current = held?.object ?? this.cache?.heldAt(key, revision) ?? this.decode(kv!);
       // A small patch of a large stored object is a large write too.
-      const opts = kv.value.length >= LARGE_WRITE_BYTES ? { ...options, large: true } : options;
-      const copy = cloneJson(current);
+      const opts = kv && kv.value.length >= LARGE_WRITE_BYTES ? { ...options, large: true } : options;
+      const copy = opts.derived ? current : cloneJson(current);
       const made = await fn(copy);
       await giveWayFor(opts.large);
-      // The copy it was given is already this write's alone; anything else may share with the caller's.
-      const next = made === copy ? made : cloneJson(made);
+      // The copy it was given is already this write's alone, as a derived object is; anything else
+      // may share with the caller's.
+      const next = made === copy || opts.derived ? made : cloneJson(made);
       await giveWayFor(opts.large);
       // Malformed metadata the stored object already had is not the caller's to answer for.
       if (opts.replace || decodeErrorOf(this.strategy, next, opts) !== decodeErrorOf(this.strategy, current, opts))
@@ -534,7 +555,7 @@ export class Store {
       if (opts.dryRun) return obj;
       if (obj.metadata.deletionTimestamp && !this.strategy.delete.waits(obj)) {
         // Removing the last finalizer of an object being deleted completes the delete.
-        return this.finishDelete(key, obj, kv.modRevision, name);
+        return this.finishDelete(key, obj, revision, name);
       }
       // As a handed-over create's: the watch cache takes the object written rather than decode its
       // bytes, when decoding them gives it back (in storage's version, the resourceVersion last).
@@ -543,7 +564,7 @@ export class Store {
       const value = this.encode(obj).text;
       if (shared) this.hold(key, value, obj);
       try {
-        const written = await this.call(() => this.storage.update(key, value, kv.modRevision));
+        const written = await this.call(() => this.storage.update(key, value, revision));
         obj.metadata.resourceVersion = String(written.modRevision);
         return obj;
       } catch (err) {

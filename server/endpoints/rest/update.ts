@@ -5,13 +5,7 @@ import { invalid as invalidField } from '../../../apimachinery/field-errors.js';
 import { auditOf } from '../../audit/context.js';
 import { strategicMergePatch } from '../../../apimachinery/strategic-merge/merge.js';
 import type { PatchMeta } from '../../../apimachinery/strategic-merge/patch-meta.js';
-import {
-  type JsonObject,
-  type JsonValue,
-  type KubeObject,
-  cloneJson,
-  isJsonObject,
-} from '../../../apimachinery/object.js';
+import { type JsonObject, type JsonValue, type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { dropUnknownFields } from '../../../apimachinery/apis/unknown-fields.js';
 import { qualifiedResource } from '../../registry/strategy.js';
 import { LARGE_WRITE_BYTES, giveWayFor } from '../../registry/give-way.js';
@@ -164,7 +158,9 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
     (message) => badRequest(`error strict decoding YAML: ${message}`),
   );
   const applyTo = (live: KubeObject): KubeObject => {
-    const obj = fields.apply(live, cloneJson(config), options.fieldManager, options.force);
+    // The configuration is only read: what the merge shares of it (atomic values, kept whole),
+    // the store copies before any step of the write changes it.
+    const obj = fields.apply(live, config, options.fieldManager, options.force);
     checkNamespace(ctx, obj);
     checkName(obj.metadata.name, name);
     return obj;

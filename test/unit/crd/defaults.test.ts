@@ -156,6 +156,18 @@ describe('defaultCRD', () => {
     expect(defaulted(structuredClone(once))).toEqual(once);
   });
 
+  // The CRD controller's status write shares the stored CRD's spec, which defaulting runs over again.
+  it.each(cases.filter((c) => c.crd.spec.names?.kind))('writes nothing to a CRD it defaulted: $name', ({ crd }) => {
+    const once = defaulted(structuredClone(crd));
+    const frozen = (v: unknown): void => {
+      if (typeof v !== 'object' || v === null) return;
+      Object.freeze(v);
+      for (const x of Object.values(v)) frozen(x);
+    };
+    frozen(once.spec);
+    expect(defaulted({ ...once, spec: once.spec })).toEqual(once);
+  });
+
   it('does not default the schema', () => {
     const crd = base({
       versions: [

@@ -150,3 +150,38 @@ describe("FieldManager.apply by kubectl keeps client-side apply's annotation in 
     expect(config.metadata.annotations?.[LAST]).toBe('old');
   });
 });
+
+describe('an apply that creates', () => {
+  const freeze = (v: unknown): void => {
+    if (typeof v !== 'object' || v === null) return;
+    Object.freeze(v);
+    for (const x of Object.values(v)) freeze(x);
+  };
+
+  it('records the applier alone, and only reads its configuration', () => {
+    const config = thing(4, { labels: { a: 'b' } });
+    freeze(config);
+    const applied = manager().apply({ metadata: {} }, config, 'kubectl', false);
+    expect(applied.metadata.managedFields).toEqual([
+      {
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time: NOW,
+        fieldsType: 'FieldsV1',
+        // Deduced maps' members are owned as members too ('.').
+        fieldsV1: {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } },
+          'f:spec': { '.': {}, 'f:a': { '.': {}, 'f:a': { '.': {}, 'f:a': {} } } },
+        },
+      },
+    ]);
+  });
+
+  it(`refuses a configuration deeper than ${MAX} levels`, () => {
+    expect(() => manager().apply({ metadata: {} }, thing(MAX + 1), 'kubectl', false)).toThrow(
+      `server-side apply takes objects nesting at most ${MAX} levels`,
+    );
+    expect(() => manager().apply({ metadata: {} }, thing(MAX), 'kubectl', false)).not.toThrow();
+  });
+});

@@ -15,6 +15,7 @@ describe('goRFC3339ParseError', () => {
     ['2024-01-02T03:04:05,5+01:00'],
     ['2024-02-29T23:59:59-24:00'], // a leap day; offsets up to 24 hours pass
     ['2024-01-02T3:04:05Z'], // the hour needs no leading zero
+    ['0000-12-31T23:59:59Z'],
   ])('%s parses', (v) => {
     expect(goRFC3339ParseError(v)).toBeUndefined();
   });
@@ -36,6 +37,13 @@ describe('goRFC3339ParseError', () => {
     ['2024-01-02T24:04:05Z', 'parsing time "2024-01-02T24:04:05Z": hour out of range'],
     ['2024-01-02T03:60:05Z', 'parsing time "2024-01-02T03:60:05Z": minute out of range'],
     ['2024-01-02T03:04:60Z', 'parsing time "2024-01-02T03:04:60Z": second out of range'],
+    ['2024-00-02T03:04:05Z', 'parsing time "2024-00-02T03:04:05Z": month out of range'],
+    ['2024-04-31T03:04:05Z', 'parsing time "2024-04-31T03:04:05Z": day out of range'],
+    ['2024-01-00T03:04:05Z', 'parsing time "2024-01-00T03:04:05Z": day out of range'],
+    [
+      '２024-01-02T03:04:05Z',
+      cannot('\\xef\\xbc\\x92024-01-02T03:04:05Z', '\\xef\\xbc\\x92024-01-02T03:04:05Z', '2006'),
+    ],
     ['2024-01-02T03:04:05+25:61', 'parsing time "2024-01-02T03:04:05+25:61": time zone offset minute out of range'],
     ['2024-01-02T03:04:05Zjunk', 'parsing time "2024-01-02T03:04:05Zjunk": extra text: "junk"'],
     ['2024-01-02T03:04:05Zé"', 'parsing time "2024-01-02T03:04:05Z\\xc3\\xa9\\"": extra text: "\\xc3\\xa9\\""'],

@@ -15,8 +15,8 @@ import {
 import type { Storage } from '../../../../storage/interface.js';
 import { CUSTOM_RESOURCE_PROFILE, Catalog } from '../../../../server/registry/catalog.js';
 import { Store } from '../../../../server/registry/store.js';
-import { crdStrategy } from '../../../../server/registry/builtin/crds.js';
-import { CRDController } from '../../../../server/controllers/crd-controller.js';
+import { crdStrategy, setCondition } from '../../../../server/registry/builtin/crds.js';
+import { CRDController, statusWriteOf } from '../../../../server/controllers/crd-controller.js';
 import { customResourceStrategy } from '../../../../server/registry/builtin/custom-resources.js';
 import { createSqliteFixture } from '../../../helpers/sqlite-fixture.js';
 import { eventually } from '../../../helpers/eventually.js';
@@ -60,6 +60,12 @@ function crd(
 
 async function read(name: string): Promise<CustomResourceDefinition | undefined> {
   return (await crds.get(undefined, name).catch(ignoreNotFound)) as CustomResourceDefinition | undefined;
+}
+
+function deepFreeze(v: unknown): void {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
 }
 
 /** The conditions kube's controllers own, without lastTransitionTime (checked on its own). */
@@ -184,6 +190,36 @@ describe('a new CRD', () => {
     await eventually('the new short name served', async () =>
       catalog.lookup('steady.example.com', 'v1', 'bolts')?.names.shortNames.includes('bt') ? true : undefined,
     );
+  });
+
+  it("writes a status from the watch cache's CRD itself, leaving it as it was", async () => {
+    const def = crd('derived.example.com', { plural: 'cogs', singular: 'cog', kind: 'Cog' });
+    const name = def.metadata.name!;
+    await install(def);
+    // The cache's object at storage's newest revision (a read from storage answers with it then),
+    // frozen: a status write that changed any of it would throw.
+    const held = await eventually('the watch cache at the newest revision', async () => {
+      const cached = await crds.get(undefined, name, { anyRevision: true });
+      return cached === (await crds.get(undefined, name)) ? cached : undefined;
+    });
+    deepFreeze(held);
+    const written = (await crds.update(
+      undefined,
+      name,
+      (c) => {
+        const next = statusWriteOf(c as CustomResourceDefinition);
+        setCondition(
+          next,
+          { type: 'NonStructuralSchema', status: 'False', reason: 'Written', message: 'by the test' },
+          '2026-11-29T00:00:00Z',
+        );
+        return next;
+      },
+      { subresource: 'status', dryRun: false, handedOver: true, derived: true },
+    )) as CustomResourceDefinition;
+    expect(condition(written, 'NonStructuralSchema')?.reason).toBe('Written');
+    expect(written.spec).toBe(held['spec']);
+    expect(Number(written.metadata.resourceVersion)).toBeGreaterThan(Number(held.metadata.resourceVersion));
   });
 
   it('the same names in another group are no conflict', async () => {
