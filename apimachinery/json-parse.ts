@@ -49,6 +49,13 @@ interface ParseOptions {
   maxDepth?: number;
   /** Integers beyond 2^53 within int64 as exact bigints (JS numbers would round them). */
   int64?: boolean;
+  /**
+   * The text's UTF-8 bytes, when every one is ASCII (one byte per character): strings are then
+   * copied out of them rather than sliced from the text. V8's slices keep their whole text alive,
+   * so a value that outlives its request (the watch cache keeps a create's object) would keep the
+   * request's body with it.
+   */
+  asciiBytes?: Buffer;
 }
 
 export class JsonSyntaxError extends SyntaxError {
@@ -140,6 +147,17 @@ function fail(text: string, context: string, at: number): never {
 let scanEnd = 0;
 let scanFloat = false;
 let scanInt64 = false;
+let scanBytes: Buffer | undefined;
+
+/** V8 slices a string of this many characters or more (SlicedString::kMinLength); shorter ones are copies. */
+const MIN_SLICE = 13;
+
+/** text[start:end] as a string of its own, when the text's ASCII bytes are at hand (ParseOptions.asciiBytes). */
+function cut(text: string, start: number, end: number): string {
+  return scanBytes !== undefined && end - start >= MIN_SLICE
+    ? scanBytes.toString('latin1', start, end)
+    : text.slice(start, end);
+}
 
 /** Scans the string whose opening quote is at `q`; sets scanEnd after the closing quote. */
 function scanString(text: string, q: number): string {
@@ -151,27 +169,27 @@ function scanString(text: string, q: number): string {
     const c = text.charCodeAt(j);
     if (c === QUOTE) {
       scanEnd = j + 1;
-      return text.slice(start, j);
+      return cut(text, start, j);
     }
     if (c === BACKSLASH || c < 32) break;
     j++;
   }
   // Slow path: escapes.
-  let out = text.slice(start, j);
+  let out = cut(text, start, j);
   let run = j;
   for (;;) {
     if (j >= n) fail(text, '', n);
     const c = text.charCodeAt(j);
     if (c === QUOTE) {
       scanEnd = j + 1;
-      return out + text.slice(run, j);
+      return out + cut(text, run, j);
     }
     if (c < 32) fail(text, 'in string literal', j);
     if (c !== BACKSLASH) {
       j++;
       continue;
     }
-    out += text.slice(run, j);
+    out += cut(text, run, j);
     j++;
     const e = text.charCodeAt(j);
     switch (e) {
@@ -316,6 +334,7 @@ interface State {
   text: string;
   maxDepth: number;
   int64: boolean;
+  asciiBytes: Buffer | undefined;
   /** Where the next value starts (after whitespace), below `depth` open containers. */
   i: number;
   depth: number;
@@ -498,6 +517,7 @@ function begin(text: string, opts: ParseOptions): State {
     text,
     maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH,
     int64: opts.int64 === true,
+    asciiBytes: opts.asciiBytes,
     i: 0,
     depth: 0,
     conts: [],
@@ -513,12 +533,14 @@ function begin(text: string, opts: ParseOptions): State {
 /** Parses on from where `st` stopped: the result once the text ends, or undefined after `values` more values. */
 function advance(st: State, values: number): ParseResult | undefined {
   scanInt64 = st.int64;
+  scanBytes = st.asciiBytes;
   try {
     return parseValues(st, values);
   } finally {
     // Parses interleave when sliced: no key is kept from one step to another's.
     keyCache.fill(undefined);
     scanInt64 = false;
+    scanBytes = undefined;
   }
 }
 

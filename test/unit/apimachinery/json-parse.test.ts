@@ -300,6 +300,43 @@ describe('parseJsonExactTask: the same parse, in steps', () => {
   });
 });
 
+describe('parseJsonExact: asciiBytes', () => {
+  it('finds what the text alone gives, strings copied from the bytes', async () => {
+    const long = 'a string longer than V8 copies';
+    const text = JSON.stringify({
+      [`${long} as a key`]: [long, `${long}\n"escaped"\u0001 ${long}`, 'short', '', 1.5, 42],
+      nested: { a: long, b: { c: `\\${long}\\` } },
+    })
+      .replace('42', '9007199254740993')
+      .replace('"nested":', `"nested":{"a":"${long}"},"nested":`);
+    const bytes = Buffer.from(text);
+    for (const int64 of [false, true]) {
+      const plain = parseJsonExact(text, { int64 });
+      expect(parseJsonExact(text, { int64, asciiBytes: bytes })).toStrictEqual(plain);
+      const stepped = await runTaskSliced(parseJsonExactTask(text, { int64, asciiBytes: bytes }), async () => {}, 0);
+      expect(stepped).toStrictEqual(plain);
+    }
+    expect(parseJsonExact(text).duplicateFields).toEqual(['nested']);
+  });
+
+  it('throws what the text alone throws', () => {
+    const text = `{"k":"${'x'.repeat(20)}\\q"}`;
+    expect(() => parseJsonExact(text, { asciiBytes: Buffer.from(text) })).toThrow(
+      "invalid character 'q' in string escape code",
+    );
+  });
+
+  it('gives what JSON.parse gives, on any ASCII JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: fc.constantFrom(...'abc"\\/\n\u0001 ') }), (v) => {
+        const text = JSON.stringify(v);
+        expect(parseJsonExact(text, { asciiBytes: Buffer.from(text) }).value).toStrictEqual(JSON.parse(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('parseJsonExact: properties', () => {
   it('parses what JSON.stringify writes, as JSON.parse', () => {
     fc.assert(
