@@ -159,20 +159,38 @@ function cut(text: string, start: number, end: number): string {
     : text.slice(start, end);
 }
 
+/** What ends a string's plain run: its closing quote, an escape, or a control character (an error). */
+const STRING_STOP = /["\\\x00-\x1f]/g;
+
+/** Characters looked at one by one before STRING_STOP takes over: most keys and values are shorter. */
+const SHORT_RUN = 16;
+
+/**
+ * The index of the first quote, backslash or control character at or after `from` (text.length if
+ * none). Past the first few characters, found by the regular expression engine's compiled loop,
+ * several times faster than charCodeAt's over the long strings (descriptions) of real objects, but
+ * dearer to start.
+ */
+function stringStop(text: string, from: number): number {
+  const end = Math.min(from + SHORT_RUN, text.length);
+  for (let j = from; j < end; j++) {
+    const c = text.charCodeAt(j);
+    if (c === QUOTE || c === BACKSLASH || c < 32) return j;
+  }
+  if (end === text.length) return end;
+  STRING_STOP.lastIndex = end;
+  return STRING_STOP.test(text) ? STRING_STOP.lastIndex - 1 : text.length;
+}
+
 /** Scans the string whose opening quote is at `q`; sets scanEnd after the closing quote. */
 function scanString(text: string, q: number): string {
   const n = text.length;
   const start = q + 1;
-  let j = start;
-  for (;;) {
-    if (j >= n) fail(text, '', n);
-    const c = text.charCodeAt(j);
-    if (c === QUOTE) {
-      scanEnd = j + 1;
-      return cut(text, start, j);
-    }
-    if (c === BACKSLASH || c < 32) break;
-    j++;
+  let j = stringStop(text, start);
+  if (j >= n) fail(text, '', n);
+  if (text.charCodeAt(j) === QUOTE) {
+    scanEnd = j + 1;
+    return cut(text, start, j);
   }
   // Slow path: escapes.
   let out = cut(text, start, j);
@@ -186,7 +204,7 @@ function scanString(text: string, q: number): string {
     }
     if (c < 32) fail(text, 'in string literal', j);
     if (c !== BACKSLASH) {
-      j++;
+      j = stringStop(text, j);
       continue;
     }
     out += cut(text, run, j);
@@ -451,16 +469,9 @@ const keyCache: (string | undefined)[] = new Array(1024);
 
 /** Scans an object key at `q` (its opening quote), as scanString, reusing cached keys. */
 function scanKey(text: string, q: number): string {
-  const n = text.length;
   const start = q + 1;
-  let j = start;
-  for (;;) {
-    if (j >= n) fail(text, '', n);
-    const c = text.charCodeAt(j);
-    if (c === QUOTE) break;
-    if (c === BACKSLASH || c < 32) return scanString(text, q);
-    j++;
-  }
+  const j = stringStop(text, start);
+  if (j >= text.length || text.charCodeAt(j) !== QUOTE) return scanString(text, q);
   scanEnd = j + 1;
   const len = j - start;
   if (len === 0) return '';

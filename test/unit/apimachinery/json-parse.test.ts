@@ -162,6 +162,16 @@ describe('parseJsonExact: errors as Go encoding/json', () => {
     { doc: '"a\u0001"', message: "invalid character '\\x01' in string literal", offset: 3 },
     { doc: '"a\nb"', message: "invalid character '\\n' in string literal", offset: 3 },
     { doc: '"\tb"', message: "invalid character '\\t' in string literal", offset: 2 },
+    // Past the characters looked at one by one, where a regular expression finds the string's end.
+    { doc: `"${'x'.repeat(40)}`, message: 'unexpected end of JSON input', offset: 41 },
+    { doc: `{"${'k'.repeat(40)}`, message: 'unexpected end of JSON input', offset: 42 },
+    { doc: `"${'x'.repeat(40)}\u0001"`, message: "invalid character '\\x01' in string literal", offset: 42 },
+    {
+      doc: `"${'x'.repeat(40)}\\n${'y'.repeat(40)}\ny"`,
+      message: "invalid character '\\n' in string literal",
+      offset: 84,
+    },
+    { doc: `"${'x'.repeat(40)}\\n${'y'.repeat(40)}`, message: 'unexpected end of JSON input', offset: 83 },
     { doc: String.raw`"\q"`, message: "invalid character 'q' in string escape code", offset: 3 },
     { doc: String.raw`"\'"`, message: "invalid character '\\'' in string escape code", offset: 3 },
     { doc: String.raw`"\u12g4"`, message: "invalid character 'g' in \\u hexadecimal character escape", offset: 6 },
