@@ -49,6 +49,13 @@ interface ParseOptions {
   maxDepth?: number;
   /** Integers beyond 2^53 within int64 as exact bigints (JS numbers would round them). */
   int64?: boolean;
+  /**
+   * The text's UTF-8 bytes, when every one is ASCII (one byte per character): strings are then
+   * copied out of them rather than sliced from the text. V8's slices keep their whole text alive,
+   * so a value that outlives its request (the watch cache keeps a create's object) would keep the
+   * request's body with it.
+   */
+  asciiBytes?: Buffer;
 }
 
 export class JsonSyntaxError extends SyntaxError {
@@ -140,38 +147,67 @@ function fail(text: string, context: string, at: number): never {
 let scanEnd = 0;
 let scanFloat = false;
 let scanInt64 = false;
+let scanBytes: Buffer | undefined;
+
+/** V8 slices a string of this many characters or more (SlicedString::kMinLength); shorter ones are copies. */
+const MIN_SLICE = 13;
+
+/** text[start:end] as a string of its own, when the text's ASCII bytes are at hand (ParseOptions.asciiBytes). */
+function cut(text: string, start: number, end: number): string {
+  return scanBytes !== undefined && end - start >= MIN_SLICE
+    ? scanBytes.toString('latin1', start, end)
+    : text.slice(start, end);
+}
+
+/** What ends a string's plain run: its closing quote, an escape, or a control character (an error). */
+const STRING_STOP = /["\\\x00-\x1f]/g;
+
+/** Characters looked at one by one before STRING_STOP takes over: most keys and values are shorter. */
+const SHORT_RUN = 16;
+
+/**
+ * The index of the first quote, backslash or control character at or after `from` (text.length if
+ * none). Past the first few characters, found by the regular expression engine's compiled loop,
+ * several times faster than charCodeAt's over the long strings (descriptions) of real objects, but
+ * dearer to start.
+ */
+function stringStop(text: string, from: number): number {
+  const end = Math.min(from + SHORT_RUN, text.length);
+  for (let j = from; j < end; j++) {
+    const c = text.charCodeAt(j);
+    if (c === QUOTE || c === BACKSLASH || c < 32) return j;
+  }
+  if (end === text.length) return end;
+  STRING_STOP.lastIndex = end;
+  return STRING_STOP.test(text) ? STRING_STOP.lastIndex - 1 : text.length;
+}
 
 /** Scans the string whose opening quote is at `q`; sets scanEnd after the closing quote. */
 function scanString(text: string, q: number): string {
   const n = text.length;
   const start = q + 1;
-  let j = start;
-  for (;;) {
-    if (j >= n) fail(text, '', n);
-    const c = text.charCodeAt(j);
-    if (c === QUOTE) {
-      scanEnd = j + 1;
-      return text.slice(start, j);
-    }
-    if (c === BACKSLASH || c < 32) break;
-    j++;
+  let j = stringStop(text, start);
+  if (j >= n) fail(text, '', n);
+  if (text.charCodeAt(j) === QUOTE) {
+    scanEnd = j + 1;
+    return cut(text, start, j);
   }
   // Slow path: escapes.
-  let out = text.slice(start, j);
+  let out = cut(text, start, j);
   let run = j;
   for (;;) {
     if (j >= n) fail(text, '', n);
     const c = text.charCodeAt(j);
     if (c === QUOTE) {
       scanEnd = j + 1;
-      return out + text.slice(run, j);
+      return out + cut(text, run, j);
     }
     if (c < 32) fail(text, 'in string literal', j);
     if (c !== BACKSLASH) {
-      j++;
+      j = stringStop(text, j);
       continue;
     }
-    out += text.slice(run, j);
+    out += cut(text, run, j);
     j++;
     const e = text.charCodeAt(j);
     switch (e) {
@@ -316,6 +352,7 @@ interface State {
   text: string;
   maxDepth: number;
   int64: boolean;
+  asciiBytes: Buffer | undefined;
   /** Where the next value starts (after whitespace), below `depth` open containers. */
   i: number;
   depth: number;
@@ -432,16 +469,9 @@ const keyCache: (string | undefined)[] = new Array(1024);
 
 /** Scans an object key at `q` (its opening quote), as scanString, reusing cached keys. */
 function scanKey(text: string, q: number): string {
-  const n = text.length;
   const start = q + 1;
-  let j = start;
-  for (;;) {
-    if (j >= n) fail(text, '', n);
-    const c = text.charCodeAt(j);
-    if (c === QUOTE) break;
-    if (c === BACKSLASH || c < 32) return scanString(text, q);
-    j++;
-  }
+  const j = stringStop(text, start);
+  if (j >= text.length || text.charCodeAt(j) !== QUOTE) return scanString(text, q);
   scanEnd = j + 1;
   const len = j - start;
   if (len === 0) return '';
@@ -498,6 +528,7 @@ function begin(text: string, opts: ParseOptions): State {
     text,
     maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH,
     int64: opts.int64 === true,
+    asciiBytes: opts.asciiBytes,
     i: 0,
     depth: 0,
     conts: [],
@@ -513,12 +544,14 @@ function begin(text: string, opts: ParseOptions): State {
 /** Parses on from where `st` stopped: the result once the text ends, or undefined after `values` more values. */
 function advance(st: State, values: number): ParseResult | undefined {
   scanInt64 = st.int64;
+  scanBytes = st.asciiBytes;
   try {
     return parseValues(st, values);
   } finally {
     // Parses interleave when sliced: no key is kept from one step to another's.
     keyCache.fill(undefined);
     scanInt64 = false;
+    scanBytes = undefined;
   }
 }
 

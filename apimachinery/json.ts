@@ -124,8 +124,9 @@ function stringifyIteratively(root: unknown, sortKeys = false): string | undefin
  * overflow the stack on the documents it is there to refuse.
  */
 export function deeperThan(value: unknown, maxDepth: number): '{' | '[' | undefined {
+  // Nearly every document is within the limit: one pass without sorting any keys says so.
+  if (!nestsDeeperThan(value, maxDepth)) return undefined;
   const isContainer = (x: unknown): boolean => typeof x === 'object' && x !== null;
-  if (!isContainer(value)) return undefined;
   // Only containers are stacked (and their keys sorted): a map of 100,000 strings costs one pass.
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
@@ -142,6 +143,38 @@ export function deeperThan(value: unknown, maxDepth: number): '{' | '[' | undefi
     }
   }
   return undefined;
+}
+
+/** Whether any container nests deeper than `maxDepth`, in no particular order: containers and their depths on two stacks. */
+function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: object[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > maxDepth) return true;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (typeof x === 'object' && x !== null) {
+          stack.push(x);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o);
+      for (let i = 0; i < keys.length; i++) {
+        const x = o[keys[i]!];
+        if (typeof x === 'object' && x !== null) {
+          stack.push(x);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return false;
 }
 
 /** encoding/json's name for a JSON value's type in an UnmarshalTypeError. */

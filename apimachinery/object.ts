@@ -62,27 +62,41 @@ export function setOwn(obj: Record<string, unknown>, k: string, v: unknown): voi
 export function cloneJson<T>(v: T, keep?: (key: string, value: unknown) => boolean): T {
   if (typeof v !== 'object' || v === null) return v;
   const root: unknown = Array.isArray(v) ? new Array<unknown>(v.length) : {};
+  // Each container's copy is made empty when it is met and filled when popped; the loops inline
+  // that step (no closure per container): the write path clones whole objects several times.
   const from: object[] = [v];
   const to: unknown[] = [root];
   while (from.length > 0) {
     const src = from.pop()!;
     const dst = to.pop();
-    const copy = (x: unknown): unknown => {
-      if (typeof x !== 'object' || x === null) return x;
-      const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
-      from.push(x);
-      to.push(c);
-      return c;
-    };
     if (Array.isArray(src)) {
       const d = dst as unknown[];
-      for (let i = 0; i < src.length; i++) d[i] = copy(src[i]);
+      for (let i = 0; i < src.length; i++) {
+        const x: unknown = src[i];
+        if (typeof x !== 'object' || x === null) d[i] = x;
+        else {
+          const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
+          from.push(x);
+          to.push(c);
+          d[i] = c;
+        }
+      }
     } else {
       const s = src as Record<string, unknown>;
       const d = dst as Record<string, unknown>;
-      for (const k of Object.keys(s)) {
-        if (keep && !keep(k, s[k])) continue;
-        setOwn(d, k, copy(s[k]));
+      const keys = Object.keys(s);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        let x = s[k];
+        if (keep && !keep(k, x)) continue;
+        if (typeof x === 'object' && x !== null) {
+          const c: unknown = Array.isArray(x) ? new Array<unknown>(x.length) : {};
+          from.push(x);
+          to.push(c);
+          x = c;
+        }
+        if (k === '__proto__') setOwn(d, k, x);
+        else d[k] = x;
       }
     }
   }

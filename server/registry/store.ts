@@ -253,10 +253,13 @@ export class Store {
 
   /**
    * What a create stored of the object it answers with (the object exactly, but its
-   * resourceVersion), for a reply made of the same text.
+   * resourceVersion), for a reply made of the same text. Given once: the object may live on in the
+   * watch cache, and its stored text need not.
    */
   storedText(obj: KubeObject): StoredText | undefined {
-    return this.stored.get(obj);
+    const text = this.stored.get(obj);
+    this.stored.delete(obj);
+    return text;
   }
 
   /**
@@ -453,11 +456,11 @@ export class Store {
     // the schema pruned and defaulted it) and goes only to the reply, which does not change it: the
     // watch cache may hold it rather than decode the same bytes again. Not when the client sent an
     // empty resourceVersion: decoding puts the revision last in the metadata, not where it was. Nor
-    // for a large body: the parser's strings are slices of the body's text, which the cache would
-    // keep whole beside the object (6 to 10 MiB of RSS for the real-world CRDs).
+    // when its strings are slices of the body's text, which the cache would keep whole beside the
+    // object (6 to 10 MiB of RSS for the real-world CRDs).
     const shared =
       ctx.handedOver &&
-      !ctx.large &&
+      !ctx.slicesBody &&
       stored === obj &&
       this.cache !== undefined &&
       !Object.hasOwn(stored.metadata, 'resourceVersion');

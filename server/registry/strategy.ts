@@ -63,6 +63,12 @@ export interface WriteContext {
    */
   handedOver?: boolean;
   /**
+   * Strings of the object may be slices of the request body's text (its decoder's, body.ts
+   * DecodedBody.slicesBody): whatever keeps the object keeps that whole text, so the watch cache
+   * does not take a handed-over create's object; it decodes the stored bytes.
+   */
+  slicesBody?: boolean;
+  /**
    * metadata.managedFields bookkeeping (kube's field manager), given the object the request made,
    * defaulted and pruned, before mutating admission, and the stored one (none on create).
    */

@@ -26,7 +26,13 @@ export async function create(ctx: Ctx): Promise<void> {
     namespaceOf(ctx),
     obj,
     // The decoded body is this request's alone (audit keeps a copy of its own).
-    writeContext(ctx, options, { floatLiterals: decoded.floatLiterals, onUnknownFields, large, handedOver: true }),
+    writeContext(ctx, options, {
+      floatLiterals: decoded.floatLiterals,
+      onUnknownFields,
+      large,
+      handedOver: true,
+      slicesBody: decoded.slicesBody,
+    }),
   );
   keepStoredBody(ctx, created);
   await respondObject(ctx, 201, created);

@@ -39,7 +39,7 @@ export async function serveScale(ctx: Ctx, mapping: ScaleMapping): Promise<void>
     const allowed = TYPED_PROFILE.patchTypes;
     if (!allowed.includes(type)) throw unsupportedMediaType(allowed);
     if (type === APPLY_PATCH_TYPE) return applyScalePatch(ctx, mapping, options);
-    const patchDoc = (await parseJson((await readBody(ctx.req, ctx.maxRequestBodyBytes)).toString('utf8'))).value;
+    const patchDoc = (await parseJson(await readBody(ctx.req, ctx.maxRequestBodyBytes))).value;
     change = (current) =>
       type === 'application/json-patch+json'
         ? applyJsonPatch(current as unknown as JsonValue, patchDoc)

@@ -58,10 +58,9 @@ export async function patch(ctx: Ctx): Promise<void> {
   if (type === APPLY_PATCH_TYPE) return applyPatch(ctx, options);
   const bytes = await readBody(ctx.req, ctx.maxRequestBodyBytes);
   const large = bytes.length >= LARGE_WRITE_BYTES;
-  const body = bytes.toString('utf8');
   // Large bodies that arrive together are decoded one per turn of the loop, not all in one.
   await giveWayFor(large);
-  const decoded = await parseJson(body, ctx.store.strategy.exactIntegers);
+  const decoded = await parseJson(bytes, ctx.store.strategy.exactIntegers);
   await giveWayFor(large);
   const patchDoc = decoded.value;
   auditOf(ctx.res)?.requestPatch(patchDoc);
@@ -131,8 +130,13 @@ export async function readApplyConfiguration(
   const exact = ctx.store.strategy.exactIntegers;
   // JSON decodes faster and reports repeated keys.
   const decoded = /^\s*\{/.test(text)
-    ? await parseJson(text, exact)
-    : { value: await parseYaml(text, exact), duplicateFields: [], floatLiterals: new FloatLiterals() };
+    ? await parseJson(bytes, exact, text)
+    : {
+        value: await parseYaml(text, exact),
+        duplicateFields: [],
+        floatLiterals: new FloatLiterals(),
+        slicesBody: true,
+      };
   if (!isJsonObject(decoded.value)) throw badRequest('error decoding YAML: the apply configuration must be an object');
   const config = decoded.value as unknown as KubeObject;
   if (config.metadata === undefined || config.metadata === null) config.metadata = {};
@@ -195,10 +199,13 @@ async function applyPatch(ctx: Ctx, options: WriteOptions): Promise<void> {
         `uid mismatch: the provided object specified uid ${obj.metadata.uid}, and no existing object was found`,
       );
     try {
-      // The reply is made of the text the create stored, as a POST's is. The object is not handed
-      // over: the watch cache would keep it, and with it the request's text its strings are slices
-      // of (+6 MiB of RSS over the real-world corpus, where a decode of the stored bytes keeps none).
-      const created = await ctx.store.create(ns, obj, writeCtx);
+      // The applied object is this attempt's alone (a retry applies the configuration again): the
+      // store may keep it, as a POST's, and the reply is made of the text it stored.
+      const created = await ctx.store.create(ns, obj, {
+        ...writeCtx,
+        handedOver: true,
+        slicesBody: decoded.slicesBody,
+      });
       keepStoredBody(ctx, created);
       return await respondObject(ctx, 201, created);
     } catch (err) {

@@ -34,7 +34,7 @@ export function fieldManager(ctx: RequestCtx): FieldManager {
 /** What a write's body decoded to, for the store's own decoding steps. */
 type Decoding = Pick<
   WriteContext,
-  'floatLiterals' | 'onUnknownFields' | 'decodeError' | 'fromUnstructured' | 'large' | 'handedOver'
+  'floatLiterals' | 'onUnknownFields' | 'decodeError' | 'fromUnstructured' | 'large' | 'handedOver' | 'slicesBody'
 >;
 
 /**

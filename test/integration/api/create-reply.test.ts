@@ -12,6 +12,8 @@ import { CRDS_PATH, installCrd, simpleCrd } from '../../helpers/crds.js';
 import { eventually } from '../../helpers/eventually.js';
 
 const GROUP = 'replies.example.com';
+/** An annotation that makes a body large (give-way.ts's LARGE_WRITE_BYTES), with escapes to decode. */
+const LONG_NOTE = `${'a long note \\u003cb\\u003e \\"quoted\\" '.repeat(2500)}end`;
 const WIDGETS = `/apis/${GROUP}/v1/namespaces/default/widgets`;
 
 let dataDir: string;
@@ -53,6 +55,9 @@ describe("a create's reply", () => {
       later: `{"apiVersion":"${GROUP}/v1","metadata":{"name":"later"},"kind":"Widget","spec":{"size":2}}`,
       // Only a name in its metadata before the server's fields.
       bare: `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"bare"}}`,
+      // Large bodies, ASCII (its strings copied from its bytes) and not (sliced from its text).
+      large: `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"large","annotations":{"note":"${LONG_NOTE}"}}}`,
+      unicode: `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"unicode","annotations":{"note":"${LONG_NOTE} \u00e9t\u00e9 ☂ 😀"}}}`,
     };
     const replies: Record<string, string> = {};
     for (const [name, raw] of Object.entries(bodies)) {
@@ -61,13 +66,21 @@ describe("a create's reply", () => {
       replies[name] = r.text;
     }
     expect(replies['first']).toContain('"big":9223372036854775807');
-    // A server-side apply that creates: its managedFields are the field manager's, not the body's.
-    const applied = await call('PATCH', `${WIDGETS}/applied?fieldManager=tester`, {
-      raw: `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"applied","labels":{"a":"b"}},"spec":{"size":3}}`,
-      contentType: 'application/apply-patch+yaml',
-    });
-    expect(applied.status).toBe(201);
-    replies['applied'] = applied.text;
+    expect(replies['large']).toContain('note <b> \\"quoted\\" a long');
+    // Server-side applies that create: their managedFields are the field manager's, not the body's.
+    const applies = {
+      applied: `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"applied","labels":{"a":"b"}},"spec":{"size":3}}`,
+      'applied-large': `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"applied-large","annotations":{"note":"${LONG_NOTE}"}},"spec":{"size":4}}`,
+      'applied-unicode': `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"applied-unicode","annotations":{"note":"été ☂"}},"spec":{"size":5}}`,
+    };
+    for (const [name, raw] of Object.entries(applies)) {
+      const applied = await call('PATCH', `${WIDGETS}/${name}?fieldManager=tester`, {
+        raw,
+        contentType: 'application/apply-patch+yaml',
+      });
+      expect(applied.status).toBe(201);
+      replies[name] = applied.text;
+    }
     // The watch cache holds what the writes wrote (resourceVersion 0 reads it).
     for (const name of Object.keys(replies))
       expect((await call('GET', `${WIDGETS}/${name}?resourceVersion=0`)).text).toBe(replies[name]);

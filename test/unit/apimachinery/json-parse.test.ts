@@ -162,6 +162,16 @@ describe('parseJsonExact: errors as Go encoding/json', () => {
     { doc: '"a\u0001"', message: "invalid character '\\x01' in string literal", offset: 3 },
     { doc: '"a\nb"', message: "invalid character '\\n' in string literal", offset: 3 },
     { doc: '"\tb"', message: "invalid character '\\t' in string literal", offset: 2 },
+    // Past the characters looked at one by one, where a regular expression finds the string's end.
+    { doc: `"${'x'.repeat(40)}`, message: 'unexpected end of JSON input', offset: 41 },
+    { doc: `{"${'k'.repeat(40)}`, message: 'unexpected end of JSON input', offset: 42 },
+    { doc: `"${'x'.repeat(40)}\u0001"`, message: "invalid character '\\x01' in string literal", offset: 42 },
+    {
+      doc: `"${'x'.repeat(40)}\\n${'y'.repeat(40)}\ny"`,
+      message: "invalid character '\\n' in string literal",
+      offset: 84,
+    },
+    { doc: `"${'x'.repeat(40)}\\n${'y'.repeat(40)}`, message: 'unexpected end of JSON input', offset: 83 },
     { doc: String.raw`"\q"`, message: "invalid character 'q' in string escape code", offset: 3 },
     { doc: String.raw`"\'"`, message: "invalid character '\\'' in string escape code", offset: 3 },
     { doc: String.raw`"\u12g4"`, message: "invalid character 'g' in \\u hexadecimal character escape", offset: 6 },
@@ -297,6 +307,43 @@ describe('parseJsonExactTask: the same parse, in steps', () => {
     const [a, b] = await Promise.all([sliced(big, true), sliced(big)]);
     expect(a.result.value).toStrictEqual(parseJsonExact(big, { int64: true }).value);
     expect(b.result.value).toStrictEqual(parseJsonExact(big).value);
+  });
+});
+
+describe('parseJsonExact: asciiBytes', () => {
+  it('finds what the text alone gives, strings copied from the bytes', async () => {
+    const long = 'a string longer than V8 copies';
+    const text = JSON.stringify({
+      [`${long} as a key`]: [long, `${long}\n"escaped"\u0001 ${long}`, 'short', '', 1.5, 42],
+      nested: { a: long, b: { c: `\\${long}\\` } },
+    })
+      .replace('42', '9007199254740993')
+      .replace('"nested":', `"nested":{"a":"${long}"},"nested":`);
+    const bytes = Buffer.from(text);
+    for (const int64 of [false, true]) {
+      const plain = parseJsonExact(text, { int64 });
+      expect(parseJsonExact(text, { int64, asciiBytes: bytes })).toStrictEqual(plain);
+      const stepped = await runTaskSliced(parseJsonExactTask(text, { int64, asciiBytes: bytes }), async () => {}, 0);
+      expect(stepped).toStrictEqual(plain);
+    }
+    expect(parseJsonExact(text).duplicateFields).toEqual(['nested']);
+  });
+
+  it('throws what the text alone throws', () => {
+    const text = `{"k":"${'x'.repeat(20)}\\q"}`;
+    expect(() => parseJsonExact(text, { asciiBytes: Buffer.from(text) })).toThrow(
+      "invalid character 'q' in string escape code",
+    );
+  });
+
+  it('gives what JSON.parse gives, on any ASCII JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: fc.constantFrom(...'abc"\\/\n\u0001 ') }), (v) => {
+        const text = JSON.stringify(v);
+        expect(parseJsonExact(text, { asciiBytes: Buffer.from(text) }).value).toStrictEqual(JSON.parse(text));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -164,6 +164,22 @@ describe('Store.create: an object handed over', () => {
     cached.close();
   });
 
+  it('is held when large too, unless its strings are slices of the body (they would keep all of it)', async () => {
+    const cached = new Store(storage, eventStrategy);
+    await cached.list('ns', { anyRevision: true });
+    const big = { ...event({ name: 'big' }), source: { component: 'x'.repeat(70_000) } };
+    const created = await cached.create('ns', big, { dryRun: false, handedOver: true, large: true });
+    const held = await cached.get('ns', 'big', { minRevision: Number(created.metadata.resourceVersion) });
+    expect(held).toBe(created);
+    const sliced = { ...event({ name: 'sliced' }), source: { component: 'a' } };
+    const made = await cached.create('ns', sliced, { dryRun: false, handedOver: true, slicesBody: true });
+    expect(made).toBe(sliced);
+    const decoded = await cached.get('ns', 'sliced', { minRevision: Number(made.metadata.resourceVersion) });
+    expect(decoded).not.toBe(made);
+    expect(decoded).toEqual(made);
+    cached.close();
+  });
+
   it('with an empty resourceVersion is not held: decoding puts the revision last, as a restart would', async () => {
     const cached = new Store(storage, eventStrategy);
     await cached.list('ns', { anyRevision: true });
