@@ -5,7 +5,7 @@
 // reason and fieldPath checked, each expression's static cost (a rule's × how often it may run)
 // against 10,000,000 and the schema's total against 100,000,000, with kube's texts and paths.
 // The result also holds the programs the object writes run (eval.ts).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/apis/apiextensions.js';
 import {
   child,
@@ -515,7 +515,7 @@ function* compileNode(ctx: Ctx, w: Walk): Task<{ node: RuleNode | undefined; sch
 
 /** A rule node's schema by content (a digest: keys as long as the schema would cost their hashing at each look-up). */
 const schemaKey = (s: JSONSchemaProps, isResourceRoot: boolean): string =>
-  `${isResourceRoot ? 'root' : 'node'}:${createHash('sha256').update(stringifyJSON(s)).digest('base64')}`;
+  `${isResourceRoot ? 'root' : 'node'}:${hash('sha256', stringifyJSON(s), 'base64')}`;
 
 /**
  * Rules compiled at any node of any CRD, by the content of the schema that types them: one type's

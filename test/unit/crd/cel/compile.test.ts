@@ -565,6 +565,23 @@ describe("compileSchemaRules: one type's rules in schemas that differ elsewhere"
     expect(large.costs[0]!.cost * 3n).toBe(small.costs[0]!.cost * 1000n);
   });
 
+  it('tells apart nodes whose rule-holding children differ deep inside', () => {
+    // spec's rule reads a list inside a child that has rules of its own: only the list's bound differs.
+    const nested = (maxItems: number): JSONSchemaProps =>
+      spec([{ rule: "self.child.list.all(x, x.startsWith('a'))" }], {
+        child: {
+          type: 'object',
+          properties: { list: { type: 'array', maxItems, items: { type: 'string', maxLength: 10 } } },
+          'x-kubernetes-validations': [{ rule: 'self.list.size() > 0' }],
+        },
+      });
+    const specCost = (maxItems: number) =>
+      compileSchemaRules(nested(maxItems), P).costs.find((c) => c.path === `${R}.rule`)!.cost;
+    const small = specCost(3);
+    expect(specCost(300)).toBeGreaterThan(small * 50n);
+    expect(specCost(3)).toBe(small);
+  });
+
   it('refuses a rule only a stored CRD may keep, wherever it was compiled before', () => {
     const semver = (other: string): JSONSchemaProps =>
       spec([], {
