@@ -37,6 +37,7 @@ import {
   generateSelfTypeName,
   ruleVariables,
   SchemaTypeProvider,
+  type SchemaDeclType,
   schemaDeclType,
   usesOldSelf,
 } from '../../cel/kube/schema-types.js';
@@ -555,6 +556,28 @@ function compiledRule(
   return result;
 }
 
+/**
+ * The sizes of `self` typed by `s`, and its type when it was made here; undefined where the schema
+ * gives CEL no type. Kept by the schema's key (schemaKey): a node whose rules were all compiled
+ * before (ruleCache) is then neither typed nor sized again, two walks of its whole subtree.
+ */
+function selfType(
+  typeKey: string | undefined,
+  s: JSONSchemaProps,
+  isResourceRoot: boolean,
+): { readonly sizes: SizedType; readonly decl?: SchemaDeclType } | undefined {
+  const known = typeKey === undefined ? undefined : kept(typeSizes, typeKey);
+  if (known !== undefined) return known ?? undefined;
+  const decl = schemaDeclType(s, isResourceRoot, generateSelfTypeName());
+  const sizes = decl === undefined ? undefined : schemaSizes(s, isResourceRoot);
+  if (typeKey !== undefined) keep(typeSizes, TYPE_SIZES_KEPT, typeKey, sizes === undefined ? null : { sizes });
+  return sizes === undefined ? undefined : { sizes, decl };
+}
+
+/** Sizes by schemaKey; null where the schema gives CEL no type. */
+const typeSizes = new Map<string, { readonly sizes: SizedType } | null>();
+const TYPE_SIZES_KEPT = 1024;
+
 const uncorrelatableDetail = (list: string): string =>
   `oldSelf cannot be used on the uncorrelatable portion of the schema within ${list}`;
 
@@ -562,9 +585,10 @@ const uncorrelatableDetail = (list: string): string =>
 function* compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Task<CompiledRule[]> {
   const rulesPath = child(w.path, 'x-kubernetes-validations');
   const typeSchema = w.typed ?? w.schema;
-  const decl = schemaDeclType(typeSchema, w.isResourceRoot, generateSelfTypeName());
-  const sizes: SizedType | undefined = schemaSizes(typeSchema, w.isResourceRoot);
-  if (decl === undefined || sizes === undefined) {
+  // The type and sizes of `self` are the schema's alone (the node's cardinality is applied below).
+  const typeKey = typeSchema === w.schema ? schemaKey(typeSchema, w.isResourceRoot) : undefined;
+  const self = selfType(typeKey, typeSchema, w.isResourceRoot);
+  if (self === undefined) {
     ctx.celErrors.push({
       error: internalField(
         rulesPath,
@@ -573,24 +597,27 @@ function* compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Tas
     });
     return [];
   }
+  const { sizes } = self;
   // Made on the first rule compiled here: the others may all have been compiled before.
+  let decl = self.decl;
   let provider: SchemaTypeProvider | undefined;
   const envs = new Map<string, CheckerEnv>();
   const envFor = (optionalOldSelf: boolean, type: EnvironmentType): CheckerEnv => {
     const key = `${type}/${optionalOldSelf}`;
     let env = envs.get(key);
-    if (env === undefined)
+    if (env === undefined) {
+      // Defined: a schema of this content was typed before (selfType).
+      decl ??= schemaDeclType(typeSchema, w.isResourceRoot, generateSelfTypeName())!;
       envs.set(
         key,
         (env = kubeEnvironment(type)
           .checkerEnv((provider ??= new SchemaTypeProvider(decl)))
           .addIdents(...ruleVariables(decl.type, optionalOldSelf))),
       );
+    }
     return env;
   };
   const estimator = new KubeCostEstimator(new SchemaSizeEstimator(sizes));
-  // The type and sizes of `self` are the schema's alone (the node's cardinality is applied below).
-  const typeKey = typeSchema === w.schema ? schemaKey(typeSchema, w.isResourceRoot) : undefined;
   const out: CompiledRule[] = [];
   for (const [i, r] of rules.entries()) {
     if (i > 0) yield pause();

@@ -450,13 +450,34 @@ describe("compileSchemaRules: kube's order and kube's other checks", () => {
     ]);
   });
 
-  it('a node CEL cannot see (no type) cannot carry rules', () => {
-    const schema = spec([], {
-      x: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] },
-    });
-    expect(errorsOf(schema)).toEqual([
-      `${P}.properties[spec].properties[x].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
-    ]);
+  it('a node CEL cannot see (no type) cannot carry rules, in a schema met before or not', () => {
+    // The second schema differs elsewhere: its node's type is known from the first.
+    for (const other of ['a', 'b']) {
+      const schema = spec([], {
+        [other]: { type: 'string' },
+        x: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] },
+      });
+      expect(errorsOf(schema)).toEqual([
+        `${P}.properties[spec].properties[x].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
+      ]);
+    }
+  });
+
+  it('types a node met before for rules not compiled there before', () => {
+    // At a CRD write (preexisting given) the rules are other compiles than an object write's.
+    const x: JSONSchemaProps = {
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.n > 0' }, { rule: 'self.m > 0' }],
+    };
+    const want = [
+      `${P}.properties[spec].properties[x].x-kubernetes-validations[1].rule: Invalid value: ${goRule('self.m > 0')}: compilation failed: ERROR: <input>:1:5: undefined field 'm'\n | self.m > 0\n | ....^`,
+    ];
+    const none = { rules: new Set<string>(), messageExpressions: new Set<string>() };
+    const at = (other: string, preexisting?: typeof none) =>
+      compileSchemaRules(spec([], { [other]: { type: 'string' }, x }), P, { preexisting }).errors.map(formatFieldError);
+    expect(at('a')).toEqual(want);
+    expect(at('b', none)).toEqual(want);
   });
 
   it("lists each expression's cost, the rule's times its cardinality, and their total", () => {
