@@ -603,6 +603,22 @@ describe("compileSchemaRules: one type's rules in schemas that differ elsewhere"
     expect(specCost(3)).toBe(small);
   });
 
+  it('compiles alike nodes that differ in descriptions, but not in a field named description', () => {
+    const node = (doc: string, maxLength: number): JSONSchemaProps => ({
+      type: 'object',
+      description: doc,
+      properties: { description: { type: 'string', description: doc, maxLength } },
+      'x-kubernetes-validations': [{ rule: "self.description.matches('^a+$')", messageExpression: 'self.description' }],
+    });
+    const costs = (doc: string, maxLength: number, other: string) =>
+      compileSchemaRules(spec([], { [other]: { type: 'string' }, x: node(doc, maxLength) }), P).costs.map(
+        (c) => c.cost,
+      );
+    const short = costs('one', 5, 'a');
+    expect(costs('two', 5, 'b')).toEqual(short);
+    expect(costs('three', 5000, 'c')[0]).toBeGreaterThan(short[0]! * 100n);
+  });
+
   it('refuses a rule only a stored CRD may keep, wherever it was compiled before', () => {
     const semver = (other: string): JSONSchemaProps =>
       spec([], {
