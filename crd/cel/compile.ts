@@ -19,7 +19,7 @@ import {
   required,
 } from '../../apimachinery/field-errors.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
-import { isJsonObject } from '../../apimachinery/object.js';
+import { isJsonObject, setOwn } from '../../apimachinery/object.js';
 import { type CheckerEnv, outputType } from '../../cel/checker.js';
 import { estimateCost, MAX_UINT64 } from '../../cel/cost.js';
 import { type Program, ProgramError, program } from '../../cel/eval.js';
@@ -527,19 +527,16 @@ const UNREAD_KEYWORDS = new Set(['description', 'title', 'example', 'examples', 
  * items); anything else verbatim, values (default, enum) whatever keys they hold.
  */
 function typedPart(s: JSONSchemaProps): Record<string, unknown> {
-  const node = (v: unknown): unknown => (isJsonObject(v) ? typedPart(v as JSONSchemaProps) : v);
-  return Object.fromEntries(
-    Object.entries(s)
-      .filter(([k]) => !UNREAD_KEYWORDS.has(k))
-      .map(([k, v]) => [
-        k,
-        k === 'properties' && isJsonObject(v)
-          ? Object.fromEntries(Object.entries(v).map(([name, p]) => [name, node(p)]))
-          : k === 'items' || k === 'additionalProperties'
-            ? node(v)
-            : v,
-      ]),
-  );
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (UNREAD_KEYWORDS.has(k)) continue;
+    if (k === 'properties' && isJsonObject(v)) {
+      const props: Record<string, unknown> = {};
+      for (const [name, p] of Object.entries(v)) setOwn(props, name, isJsonObject(p) ? typedPart(p) : p);
+      setOwn(out, k, props);
+    } else setOwn(out, k, (k === 'items' || k === 'additionalProperties') && isJsonObject(v) ? typedPart(v) : v);
+  }
+  return out;
 }
 
 /** A rule node's schema by what its compile reads (a digest: keys as long as the schema would cost their hashing at each look-up). */
