@@ -183,10 +183,20 @@ export class Program {
 
   /** The generated function's body (tests and debugging); no text of the expression is in it. */
   get source(): string {
-    return this.plan().source;
+    return this.body().source;
   }
 
-  private plan(): Planned {
+  /**
+   * Plans it now if it was not (else its first evaluation does): whether it did. A caller about to
+   * run many programs in one step plans them first, each a step of its own.
+   */
+  plan(): boolean {
+    const now = typeof this.planned === 'function';
+    this.body();
+    return now;
+  }
+
+  private body(): Planned {
     if (typeof this.planned === 'function') this.planned = this.planned();
     return this.planned;
   }
@@ -194,7 +204,7 @@ export class Program {
   eval(vars: Activation, options: EvalOptions = {}): EvalResult {
     // Made on the first evaluation: many programs (a CRD's rules for kinds never written) run never.
     if (this.compiled === undefined) {
-      const { source, constants } = this.plan();
+      const { source, constants } = this.body();
       this.compiled = new Function('K', source)(constants) as Compiled;
     }
     const c = new Ctx(vars, options.costLimit ?? this.limit, options.regexBudget);

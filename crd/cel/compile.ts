@@ -341,6 +341,11 @@ export interface CompileOptions {
    * is not refused again (kube's suppressPerExpressionCost); the schema's total still is.
    */
   readonly suppressPerExpressionCost?: boolean;
+  /**
+   * Every program planned before the result is given, each a step (a program is otherwise planned
+   * when first run): for a caller about to run them all, as an object write does in one step.
+   */
+  readonly plan?: boolean;
 }
 
 /**
@@ -372,6 +377,8 @@ interface Found {
   /** kube's TotalCost: the sum, and the four most expensive expressions of at least 1% of the limit. */
   total: bigint;
   readonly expensive: ExpressionCost[];
+  /** Every program of the rules (messageExpressions' included), for CompileOptions.plan. */
+  readonly programs: Program[];
 }
 
 interface Ctx extends Found {
@@ -681,7 +688,11 @@ function* compileRules(ctx: Ctx, w: Walk, rules: readonly ValidationRule[]): Tas
       ctx.celErrors.push({
         error: invalid(`${p}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'),
       });
-    if (cr.compiled !== undefined) out.push(cr.compiled);
+    if (cr.compiled !== undefined) {
+      out.push(cr.compiled);
+      ctx.programs.push(cr.compiled.program);
+      if (cr.compiled.message !== undefined) ctx.programs.push(cr.compiled.message);
+    }
   }
   return out;
 }
@@ -722,6 +733,7 @@ export function* compileSchemaRulesTask(
       keep(cache, CACHE_SIZE, pre !== undefined && !choice.dependsOnPreexisting ? content : forOptions, c);
     }
   }
+  if (options.plan === true) for (const p of c.programs) if (p.plan()) yield pause();
   return atPath(c, path, options);
 }
 
@@ -744,7 +756,16 @@ function keep<T>(lru: Map<string, T>, size: number, key: string, c: T): void {
 }
 
 function* compile(schema: JSONSchemaProps, marked: ReadonlySet<JSONSchemaProps>, choice: EnvChoice): Task<Compilation> {
-  const ctx: Ctx = { withRules: marked, choice, schemaErrors: [], celErrors: [], costs: [], total: 0n, expensive: [] };
+  const ctx: Ctx = {
+    withRules: marked,
+    choice,
+    schemaErrors: [],
+    celErrors: [],
+    costs: [],
+    total: 0n,
+    expensive: [],
+    programs: [],
+  };
   const { node } = yield* call(
     compileNode(ctx, {
       schema,
@@ -755,8 +776,8 @@ function* compile(schema: JSONSchemaProps, marked: ReadonlySet<JSONSchemaProps>,
       uncorrelatable: undefined,
     }),
   );
-  const { schemaErrors, celErrors, costs, total, expensive } = ctx;
-  return { schemaErrors, celErrors, costs, total, expensive, rules: new CompiledRules(node) };
+  const { schemaErrors, celErrors, costs, total, expensive, programs } = ctx;
+  return { schemaErrors, celErrors, costs, total, expensive, programs, rules: new CompiledRules(node) };
 }
 
 /** A path the walk made from the root `''`, under the schema's own path. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileSchemaRules } from '../../../../crd/cel/compile.js';
+import { compileSchemaRules, compileSchemaRulesTask } from '../../../../crd/cel/compile.js';
+import { runTaskSliced } from '../../../../apimachinery/structured-merge/trampoline.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
@@ -554,6 +555,28 @@ describe('compileSchemaRules: one schema at several paths', () => {
       `${P}.properties[spec].properties[a].x-kubernetes-validations[0].rule`,
       `${P}.properties[spec].properties[b].x-kubernetes-validations[0].rule`,
     ]);
+  });
+});
+
+describe('compileSchemaRulesTask: the programs planned when asked, a step each', () => {
+  // A sliced run whose every slice ends at once, counting the turns it gave.
+  const turns = async (options: { plan?: boolean }): Promise<number> => {
+    let n = 0;
+    const schema = spec([
+      { rule: 'self.name.size() > 0', messageExpression: "'no ' + self.name" },
+      { rule: "self.name != 'x'" },
+      { rule: "self.name != 'y'" },
+    ]);
+    await runTaskSliced(compileSchemaRulesTask(schema, P, options), async () => void n++, 0);
+    return n;
+  };
+
+  it('plans the 4 programs of a compilation kept unplanned, then none again', async () => {
+    await turns({});
+    // A turn at least for each program planned, beside those the look-up takes.
+    const planning = await turns({ plan: true });
+    const planned = await turns({ plan: true });
+    expect(planning - planned).toBeGreaterThanOrEqual(4);
   });
 });
 
