@@ -256,7 +256,8 @@ function planningMayFail(root: Expr, options: ProgramOptions): boolean {
       }
       if (options.optimize === true && TYPE_CONVERSIONS.has(e.function) && e.args.some(mayBeConstant)) return true;
     }
-    stack.push(...subExpressions(e));
+    // One by one: a list literal may have more elements than a call takes arguments.
+    for (const sub of subExpressions(e)) stack.push(sub);
   }
   return false;
 }
