@@ -17,7 +17,7 @@
 // libraries price their own calls through `callCost` (chosen when a call is planned), or charge
 // as they work through CallContext.charge.
 import { INT64_MAX } from '../apimachinery/int64.js';
-import { type ComprehensionExpr, type Constant, type Expr, Operators, type ParsedExpr } from './ast.js';
+import { type ComprehensionExpr, type Constant, type Expr, Operators, type ParsedExpr, subExpressions } from './ast.js';
 import type { CheckedAst, Reference } from './checker.js';
 import { TWO_VAR_COMPREHENSION_FUNCTIONS } from './comprehensions.js';
 import type { FunctionDecl, OverloadDecl } from './decls.js';
@@ -163,20 +163,50 @@ class Ctx implements CallContext, EvalResult {
 
 type Compiled = (c: Ctx) => Val;
 
+/** A planned program: the generated function's body and what its `k<i>` names. */
+interface Planned {
+  readonly source: string;
+  readonly constants: readonly unknown[];
+}
+
 export class Program {
   private compiled: Compiled | undefined;
+  /** Planned, or the planning put off until first needed (see program()). */
+  private planned: Planned | (() => Planned);
 
   constructor(
-    /** The generated function's body (tests and debugging); no text of the expression is in it. */
-    readonly source: string,
-    /** What the body's `k<i>` names: literals, field and variable names, implementations, prices. */
-    private readonly constants: readonly unknown[],
+    planned: Planned | (() => Planned),
     private readonly limit: number,
-  ) {}
+  ) {
+    this.planned = planned;
+  }
+
+  /** The generated function's body (tests and debugging); no text of the expression is in it. */
+  get source(): string {
+    return this.body().source;
+  }
+
+  /**
+   * Plans it now if it was not (else its first evaluation does): whether it did. A caller about to
+   * run many programs in one step plans them first, each a step of its own.
+   */
+  plan(): boolean {
+    const now = typeof this.planned === 'function';
+    this.body();
+    return now;
+  }
+
+  private body(): Planned {
+    if (typeof this.planned === 'function') this.planned = this.planned();
+    return this.planned;
+  }
 
   eval(vars: Activation, options: EvalOptions = {}): EvalResult {
     // Made on the first evaluation: many programs (a CRD's rules for kinds never written) run never.
-    this.compiled ??= new Function('K', this.source)(this.constants) as Compiled;
+    if (this.compiled === undefined) {
+      const { source, constants } = this.body();
+      this.compiled = new Function('K', source)(constants) as Compiled;
+    }
     const c = new Ctx(vars, options.costLimit ?? this.limit, options.regexBudget);
     try {
       c.value = this.compiled(c);
@@ -191,11 +221,45 @@ export class Program {
 
 /**
  * Plans a checked AST, or a parsed one (no type check: calls dispatch on every overload of their
- * name). Throws a ProgramError where cel-go's Program() fails (options.regexConstants).
+ * name). Throws a ProgramError where cel-go's Program() fails (options.regexConstants,
+ * options.optimize). The planning itself waits for the first evaluation unless it may fail: a
+ * CRD write compiles every rule of every version and runs none of them.
  */
 export function program(ast: CheckedAst | ParsedExpr, options: ProgramOptions = {}): Program {
-  const { source, constants } = new Planner(ast, options).generate(ast.expr);
-  return new Program(source, constants, options.costLimit ?? Infinity);
+  const plan = (): Planned => new Planner(ast, options).generate(ast.expr);
+  return new Program(planningMayFail(ast.expr, options) ? plan() : plan, options.costLimit ?? Infinity);
+}
+
+/**
+ * Whether planning `root` may throw a ProgramError: a constant pattern of a regexConstants
+ * function that does not compile (each one compiled here, into the regex cache the planning
+ * reads), or under `optimize` a type conversion of what may be a constant (the planner folds only
+ * literals, list and map literals, `in` and conversions: anything else is no constant). Such a
+ * program is planned at once, so its error is the planner's own, first in the planner's order.
+ */
+function planningMayFail(root: Expr, options: ProgramOptions): boolean {
+  const mayBeConstant = (e: Expr): boolean =>
+    e.kind === 'constant' ||
+    e.kind === 'list' ||
+    e.kind === 'struct' ||
+    (e.kind === 'call' && (e.function === Operators.in || TYPE_CONVERSIONS.has(e.function)));
+  const stack = [root];
+  for (let e = stack.pop(); e !== undefined; e = stack.pop()) {
+    if (e.kind === 'call') {
+      if (options.regexConstants?.includes(e.function)) {
+        try {
+          compileConstantPattern(e.target === undefined ? e.args[1] : e.args[0]);
+        } catch (err) {
+          if (err instanceof ProgramError) return true;
+          throw err;
+        }
+      }
+      if (options.optimize === true && TYPE_CONVERSIONS.has(e.function) && e.args.some(mayBeConstant)) return true;
+    }
+    // One by one: a list literal may have more elements than a call takes arguments.
+    for (const sub of subExpressions(e)) stack.push(sub);
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -54,7 +54,9 @@ export function customResourceStrategy(crd: CustomResourceDefinition): Strategy 
     const schema = schemas.get(version);
     if (!schema) return undefined;
     let rules = celRules.get(version);
-    if (!rules) celRules.set(version, (rules = (yield* call(compileSchemaRulesTask(schema, ''))).rules));
+    // Planned here, a step each: the write about to run them runs them all in one step.
+    if (!rules)
+      celRules.set(version, (rules = (yield* call(compileSchemaRulesTask(schema, '', { plan: true }))).rules));
     return rules.empty ? undefined : rules;
   }
   /**

@@ -194,6 +194,11 @@ describe('regex', () => {
     ["'abc'.find('[')", 'error parsing regexp: missing closing ]: `[`'],
     ["'abc'.findAll('(', 1)", 'error parsing regexp: missing closing ): `(`'],
     ["'abc'.matches('a(')", 'error parsing regexp: missing closing ): `a(`'],
+    // Of several failures, the planner's first (it plans `||`'s terms left to right).
+    ["'abc'.find('[') == 'x' || 'abc'.find('(') == 'y'", 'error parsing regexp: missing closing ]: `[`'],
+    ["'abc'.find('(') == 'y' || int('x') == 1", 'error parsing regexp: missing closing ): `(`'],
+    ["int('x') == 1 || 'abc'.find('(') == 'y'", "type conversion error from 'string' to 'int'"],
+    ["[duration('1x')].size() == 1", "type conversion error from 'string' to 'google.protobuf.Duration'"],
   ])('%s cannot be built', (src, want) => {
     expect(() => run(src)).toThrow(new ProgramError(want));
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileSchemaRules } from '../../../../crd/cel/compile.js';
+import { compileSchemaRules, compileSchemaRulesTask } from '../../../../crd/cel/compile.js';
+import { runTaskSliced } from '../../../../apimachinery/structured-merge/trampoline.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';
 
@@ -450,13 +451,34 @@ describe("compileSchemaRules: kube's order and kube's other checks", () => {
     ]);
   });
 
-  it('a node CEL cannot see (no type) cannot carry rules', () => {
-    const schema = spec([], {
-      x: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] },
-    });
-    expect(errorsOf(schema)).toEqual([
-      `${P}.properties[spec].properties[x].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
-    ]);
+  it('a node CEL cannot see (no type) cannot carry rules, in a schema met before or not', () => {
+    // The second schema differs elsewhere: its node's type is known from the first.
+    for (const other of ['a', 'b']) {
+      const schema = spec([], {
+        [other]: { type: 'string' },
+        x: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] },
+      });
+      expect(errorsOf(schema)).toEqual([
+        `${P}.properties[spec].properties[x].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
+      ]);
+    }
+  });
+
+  it('types a node met before for rules not compiled there before', () => {
+    // At a CRD write (preexisting given) the rules are other compiles than an object write's.
+    const x: JSONSchemaProps = {
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.n > 0' }, { rule: 'self.m > 0' }],
+    };
+    const want = [
+      `${P}.properties[spec].properties[x].x-kubernetes-validations[1].rule: Invalid value: ${goRule('self.m > 0')}: compilation failed: ERROR: <input>:1:5: undefined field 'm'\n | self.m > 0\n | ....^`,
+    ];
+    const none = { rules: new Set<string>(), messageExpressions: new Set<string>() };
+    const at = (other: string, preexisting?: typeof none) =>
+      compileSchemaRules(spec([], { [other]: { type: 'string' }, x }), P, { preexisting }).errors.map(formatFieldError);
+    expect(at('a')).toEqual(want);
+    expect(at('b', none)).toEqual(want);
   });
 
   it("lists each expression's cost, the rule's times its cardinality, and their total", () => {
@@ -536,6 +558,28 @@ describe('compileSchemaRules: one schema at several paths', () => {
   });
 });
 
+describe('compileSchemaRulesTask: the programs planned when asked, a step each', () => {
+  // A sliced run whose every slice ends at once, counting the turns it gave.
+  const turns = async (options: { plan?: boolean }): Promise<number> => {
+    let n = 0;
+    const schema = spec([
+      { rule: 'self.name.size() > 0', messageExpression: "'no ' + self.name" },
+      { rule: "self.name != 'x'" },
+      { rule: "self.name != 'y'" },
+    ]);
+    await runTaskSliced(compileSchemaRulesTask(schema, P, options), async () => void n++, 0);
+    return n;
+  };
+
+  it('plans the 4 programs of a compilation kept unplanned, then none again', async () => {
+    await turns({});
+    // A turn at least for each program planned, beside those the look-up takes.
+    const planning = await turns({ plan: true });
+    const planned = await turns({ plan: true });
+    expect(planning - planned).toBeGreaterThanOrEqual(4);
+  });
+});
+
 describe("compileSchemaRules: one type's rules in schemas that differ elsewhere", () => {
   // The same ruled node under lists of different sizes, in schemas otherwise unlike.
   const schemaWith = (maxItems: number, other: string): JSONSchemaProps =>
@@ -563,6 +607,39 @@ describe("compileSchemaRules: one type's rules in schemas that differ elsewhere"
     expect(small.errors).toEqual([]);
     expect(large.errors).toEqual([]);
     expect(large.costs[0]!.cost * 3n).toBe(small.costs[0]!.cost * 1000n);
+  });
+
+  it('tells apart nodes whose rule-holding children differ deep inside', () => {
+    // spec's rule reads a list inside a child that has rules of its own: only the list's bound differs.
+    const nested = (maxItems: number): JSONSchemaProps =>
+      spec([{ rule: "self.child.list.all(x, x.startsWith('a'))" }], {
+        child: {
+          type: 'object',
+          properties: { list: { type: 'array', maxItems, items: { type: 'string', maxLength: 10 } } },
+          'x-kubernetes-validations': [{ rule: 'self.list.size() > 0' }],
+        },
+      });
+    const specCost = (maxItems: number) =>
+      compileSchemaRules(nested(maxItems), P).costs.find((c) => c.path === `${R}.rule`)!.cost;
+    const small = specCost(3);
+    expect(specCost(300)).toBeGreaterThan(small * 50n);
+    expect(specCost(3)).toBe(small);
+  });
+
+  it('compiles alike nodes that differ in descriptions, but not in a field named description', () => {
+    const node = (doc: string, maxLength: number): JSONSchemaProps => ({
+      type: 'object',
+      description: doc,
+      properties: { description: { type: 'string', description: doc, maxLength } },
+      'x-kubernetes-validations': [{ rule: "self.description.matches('^a+$')", messageExpression: 'self.description' }],
+    });
+    const costs = (doc: string, maxLength: number, other: string) =>
+      compileSchemaRules(spec([], { [other]: { type: 'string' }, x: node(doc, maxLength) }), P).costs.map(
+        (c) => c.cost,
+      );
+    const short = costs('one', 5, 'a');
+    expect(costs('two', 5, 'b')).toEqual(short);
+    expect(costs('three', 5000, 'c')[0]).toBeGreaterThan(short[0]! * 100n);
   });
 
   it('refuses a rule only a stored CRD may keep, wherever it was compiled before', () => {
