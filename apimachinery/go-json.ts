@@ -124,3 +124,17 @@ export function goJSONString(s: string, writer: GoJSONWriter = 'encoding/json'):
   }
   return out + '"';
 }
+
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+const GO_ESCAPED_ALL = /[<>&\u2028\u2029]/g;
+const goEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * JSON.stringify's text with the escapes Go's encoding/json adds (json.Marshal, and json.Encoder
+ * with which kube's serializer answers every JSON request): `<`, `>`, `&`, U+2028 and U+2029.
+ * Only strings can hold them, so the text means the same; most text holds none and is returned as
+ * is. (Lone surrogates, which Go writes as \ufffd, do not survive the request decoder.)
+ */
+export function goEncoderText(text: string): string {
+  return GO_ESCAPED.test(text) ? text.replace(GO_ESCAPED_ALL, goEscape) : text;
+}

@@ -2,6 +2,7 @@
 // (apidiscovery.k8s.io v2 and v2beta1, which kubectl 1.27+ asks for first). All are derived from
 // the catalog and cached until it changes, with an ETag so clients' caches revalidate cheaply.
 import { createHash } from 'node:crypto';
+import { goEncoderText } from '../../apimachinery/go-json.js';
 import { type Catalog, type ResourceDescriptor, subresourceVerbs } from '../registry/catalog.js';
 
 export const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
@@ -52,7 +53,8 @@ function groupVersion(group: string, version: string): string {
 }
 
 function document(value: unknown): Document {
-  const body = JSON.stringify(value);
+  // As kube's serializer writes it (respond.ts jsonDocument).
+  const body = `${goEncoderText(JSON.stringify(value))}\n`;
   return { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"` };
 }
 

@@ -4,6 +4,7 @@
 // for what has an encoding (built-in kinds, their lists, Status, PartialObjectMetadata).
 import type { ServerResponse } from 'node:http';
 import type { ApiError } from '../../apimachinery/errors.js';
+import { goEncoderText } from '../../apimachinery/go-json.js';
 import { stringifyJSON } from '../../apimachinery/json.js';
 import { auditOf } from '../audit/context.js';
 import { levelAtLeast } from '../audit/policy.js';
@@ -34,6 +35,7 @@ const protobufBody = (value: unknown): Buffer | undefined =>
 
 /** A reply document as written: its bytes and their media type. */
 export interface Body {
+  /** JSON ends with the newline Go's json.Encoder writes after each document (jsonDocument). */
   bytes: Buffer;
   contentType: 'application/json' | typeof PROTOBUF_MEDIA_TYPE;
 }
@@ -46,8 +48,11 @@ export function encodeBody(value: unknown, mediaType: ReplyMediaType): Body {
   const proto = mediaType === PROTOBUF_MEDIA_TYPE ? protobufBody(value) : undefined;
   return proto
     ? { bytes: proto, contentType: PROTOBUF_MEDIA_TYPE }
-    : { bytes: Buffer.from(stringifyJSON(value)), contentType: 'application/json' };
+    : { bytes: jsonDocument(stringifyJSON(value)), contentType: 'application/json' };
 }
+
+/** A JSON reply's bytes as kube's serializer writes them (json.Encoder): Go's escapes, then a newline. */
+export const jsonDocument = (text: string): Buffer => Buffer.from(`${goEncoderText(text)}\n`);
 
 /**
  * A list of objects whose bodies were encoded before (endpoints/encoded.ts), in the media type
@@ -74,15 +79,16 @@ export async function listBody(
 }
 
 const COMMA = Buffer.from(',');
-const LIST_END = Buffer.from(']}');
+const LIST_END = Buffer.from(']}\n');
 
-/** A list's JSON from its items' JSON: what JSON.stringify writes for `{...head, items}`. */
+/** A list's JSON from its items' JSON documents: what encodeBody writes for `{...head, items}`. */
 function jsonList(head: Record<string, unknown>, items: readonly Buffer[]): Buffer {
-  const open = stringifyJSON(head);
+  const open = goEncoderText(stringifyJSON(head));
   const parts: Buffer[] = [Buffer.from(`${open.slice(0, -1)},"items":[`)];
   items.forEach((item, i) => {
     if (i > 0) parts.push(COMMA);
-    parts.push(item);
+    // Without the item's own newline.
+    parts.push(item.subarray(0, item.length - 1));
   });
   parts.push(LIST_END);
   return Buffer.concat(parts);

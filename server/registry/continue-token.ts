@@ -6,6 +6,7 @@
 // carries a small port of Go's base64 and encoding/json error reporting.
 import { type ApiError, badRequest, internalError, resourceExpired } from '../../apimachinery/errors.js';
 import { isGoPrintable } from '../../apimachinery/quote.js';
+import { goEncoderText } from '../../apimachinery/go-json.js';
 
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 
@@ -27,16 +28,8 @@ export interface ContinueFrom {
 export function encodeContinue(revision: number, key: string, keyPrefix: string): string {
   if (!key.startsWith(keyPrefix))
     throw internalError(new Error('unable to encode next field: the key and key prefix do not match'));
-  const json = goJsonMarshal({ v: TOKEN_VERSION, rv: revision, start: key.slice(keyPrefix.length) });
+  const json = goEncoderText(JSON.stringify({ v: TOKEN_VERSION, rv: revision, start: key.slice(keyPrefix.length) }));
   return Buffer.from(json, 'utf8').toString('base64url');
-}
-
-/** JSON.stringify plus the HTML-safe escapes Go's json.Marshal adds. */
-function goJsonMarshal(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }
 
 const INVALID = 'continue key is not valid';

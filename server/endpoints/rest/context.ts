@@ -12,7 +12,7 @@ import type { UserInfo } from '../../../apimachinery/user.js';
 import type { RequestInfo } from '../../request/request-info.js';
 import { type IncludeObject, buildTable, partialObjectMetadata } from '../table.js';
 import { type Negotiated, YAML_MEDIA_TYPE, checkOutputTarget } from '../output.js';
-import { type Body, auditKeepsResponse, encodeBody, sendBody, sendJson } from '../respond.js';
+import { type Body, auditKeepsResponse, encodeBody, jsonDocument, sendBody, sendJson } from '../respond.js';
 import { encodedOnce } from '../encoded.js';
 import type { WatchRegistry } from '../watch/registry.js';
 import { internalType } from '../body-object.js';
@@ -102,7 +102,7 @@ export function keepStoredBody(ctx: Ctx, obj: KubeObject): void {
   const { text, metadataEnd } = stored;
   const comma = text[metadataEnd - 1] === '{' ? '' : ',';
   const rv = `${comma}"resourceVersion":${JSON.stringify(obj.metadata.resourceVersion)}`;
-  const bytes = Buffer.from(text.slice(0, metadataEnd) + rv + text.slice(metadataEnd));
+  const bytes = jsonDocument(text.slice(0, metadataEnd) + rv + text.slice(metadataEnd));
   encodedOnce(obj, bodyKey(ctx, 'application/json', apiVersion), () => ({ bytes, contentType: 'application/json' }));
 }
 

@@ -3,6 +3,7 @@
 // queue of those held back while the client is behind.
 import type { KubeObject } from '../../../apimachinery/object.js';
 import type { ObjectEvent } from '../../registry/store.js';
+import { goEncoderText } from '../../../apimachinery/go-json.js';
 import { stringifyJSON } from '../../../apimachinery/json.js';
 import type { WatchOptions } from './options.js';
 
@@ -13,15 +14,19 @@ import type { WatchOptions } from './options.js';
 const serialized = new WeakMap<KubeObject, Map<string, Serialized>>();
 
 /**
- * An event document and its size in UTF-8, measured once however many watchers queue it; each
- * kind of sink writes it in bytes it makes once for every watcher (sink.ts).
+ * An event document (JSON as kube's serializer writes it: Go's escapes) and its size in UTF-8,
+ * measured once however many watchers queue it; each kind of sink writes it in bytes it makes
+ * once for every watcher (sink.ts).
  */
 export interface Serialized {
   text: string;
   bytes: number;
 }
 
-export const measured = (text: string): Serialized => ({ text, bytes: Buffer.byteLength(text) });
+export function measured(json: string): Serialized {
+  const text = goEncoderText(json);
+  return { text, bytes: Buffer.byteLength(text) };
+}
 
 export function serializeEvent(type: WatchEventType, object: KubeObject, o: WatchOptions): Serialized {
   let forObject = serialized.get(object);

@@ -66,7 +66,7 @@ describe("a create's reply", () => {
       replies[name] = r.text;
     }
     expect(replies['first']).toContain('"big":9223372036854775807');
-    expect(replies['large']).toContain('note <b> \\"quoted\\" a long');
+    expect(replies['large']).toContain('note \\u003cb\\u003e \\"quoted\\" a long');
     // Server-side applies that create: their managedFields are the field manager's, not the body's.
     const applies = {
       applied: `{"apiVersion":"${GROUP}/v1","kind":"Widget","metadata":{"name":"applied","labels":{"a":"b"}},"spec":{"size":3}}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goJSON, goJSONString } from '../../../apimachinery/go-json.js';
+import { goEncoderText, goJSON, goJSONString } from '../../../apimachinery/go-json.js';
 
 describe('goJSON', () => {
   it.each<{ name: string; v: unknown; want: string }>([
@@ -34,5 +34,23 @@ describe('goJSON', () => {
     let v: unknown = 1;
     for (let i = 0; i < 10_000; i++) v = [v];
     expect(goJSON(v)).toBe(`${'['.repeat(10_000)}1${']'.repeat(10_000)}`);
+  });
+});
+
+describe('goEncoderText', () => {
+  it.each<{ name: string; v: unknown }>([
+    { name: 'nothing to escape', v: { a: ['b', 1, null], c: { d: 'e f' } } },
+    { name: 'HTML in values', v: { html: '<b>Tom & Jerry</b>' } },
+    // goJSON writes keys in Go's order: these are in it.
+    { name: 'HTML in keys', v: { '&amp;': ['>'], '<k>': '&' } },
+    { name: 'line separators', v: { s: 'a\u2028b\u2029c' } },
+    { name: 'escapes beside them', v: { s: '"<\\>"\n&\u0001' } },
+  ])('writes what Go writes: $name', ({ v }) => {
+    expect(goEncoderText(JSON.stringify(v))).toBe(goJSON(v));
+  });
+
+  it('returns text with nothing to escape as it is', () => {
+    const text = JSON.stringify({ a: 'plain' });
+    expect(goEncoderText(text)).toBe(text);
   });
 });
