@@ -96,8 +96,7 @@ export function validateStructuralSchema(
 export function structuralOptionsForUpdate(
   oldSchemas: readonly (JSONSchemaProps | undefined)[],
 ): StructuralSchemaOptions {
-  const any = (pred: (s: Rec) => boolean): boolean =>
-    oldSchemas.some((s) => s !== undefined && schemaHas(asRec(s), pred));
+  const any = (pred: (s: Rec) => boolean): boolean => oldSchemas.some((s) => s !== undefined && schemaHas(s, pred));
   return {
     requireValidPropertyType: !any((s) => str(s, 'type') !== '' && !OPENAPI_V3_TYPES.includes(str(s, 'type'))),
     requireAtomicSetType: !any(hasNonAtomicSetItems),
@@ -883,25 +882,61 @@ function hasNonAtomicSetItems(s: Rec): boolean {
   return false;
 }
 
-const schemaValues = (map: Rec | undefined): Rec[] => namesOf(map).map((name) => asRec(map![name]));
+/** The keys that hold sub-schemas. */
+const SUB_SCHEMAS =
+  K_ITEMS |
+  K_ADDITIONAL_PROPERTIES |
+  K_ADDITIONAL_ITEMS |
+  K_NOT |
+  JUNCTORS |
+  K_PROPERTIES |
+  K_PATTERN_PROPERTIES |
+  K_DEFINITIONS |
+  K_DEPENDENCIES;
+
+const addSchema = (out: JSONSchemaProps[], v: unknown): void => {
+  if (isJsonObject(v)) out.push(v as JSONSchemaProps);
+};
+const addSchemas = (out: JSONSchemaProps[], list: unknown): void => {
+  if (Array.isArray(list)) for (const v of list) addSchema(out, v);
+};
+const addSchemaValues = (out: JSONSchemaProps[], map: unknown): void => {
+  if (isJsonObject(map)) for (const k in map) addSchema(out, map[k]);
+};
+
+/**
+ * Adds the sub-schemas of a schema, of every keyword that holds one (every place JSONSchemaProps
+ * nests), to `out`. A `null` where a schema goes is none: it is a zero schema, which has nothing.
+ */
+export function addSubSchemas(schema: JSONSchemaProps, out: JSONSchemaProps[]): void {
+  const s = asRec(schema);
+  const keys = keyBits(s);
+  if ((keys & SUB_SCHEMAS) === 0) return;
+  if (keys & K_ITEMS) {
+    const items = s['items'];
+    if (Array.isArray(items)) addSchemas(out, items);
+    else addSchema(out, items);
+  }
+  if (keys & K_ADDITIONAL_PROPERTIES) addSchema(out, s['additionalProperties']);
+  if (keys & K_ADDITIONAL_ITEMS) addSchema(out, s['additionalItems']);
+  if (keys & K_NOT) addSchema(out, s['not']);
+  if (keys & K_ALL_OF) addSchemas(out, s['allOf']);
+  if (keys & K_ANY_OF) addSchemas(out, s['anyOf']);
+  if (keys & K_ONE_OF) addSchemas(out, s['oneOf']);
+  if (keys & K_PROPERTIES) addSchemaValues(out, s['properties']);
+  if (keys & K_PATTERN_PROPERTIES) addSchemaValues(out, s['patternProperties']);
+  if (keys & K_DEFINITIONS) addSchemaValues(out, s['definitions']);
+  if (keys & K_DEPENDENCIES) addSchemaValues(out, s['dependencies']);
+}
 
 /** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
-export function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
-  if (pred(s)) return true;
-  const nested: Rec[] = [
-    ...(itemsSchema(s) ? [itemsSchema(s)!] : schemaList(s, 'items')),
-    ...schemaList(s, 'allOf'),
-    ...schemaList(s, 'anyOf'),
-    ...schemaList(s, 'oneOf'),
-    ...(notSchema(s) ? [notSchema(s)!] : []),
-    ...schemaValues(schemaMap(s, 'properties')),
-    ...(additionalProperties(s)?.schema ? [additionalProperties(s)!.schema!] : []),
-    ...schemaValues(schemaMap(s, 'patternProperties')),
-    ...(isJsonObject(s['additionalItems']) ? [s['additionalItems']] : []),
-    ...schemaValues(schemaMap(s, 'definitions')),
-    ...Object.values(asRec(s['dependencies'])).filter(isJsonObject),
-  ];
-  return nested.some((sub) => schemaHas(sub, pred));
+export function schemaHas(schema: JSONSchemaProps, pred: (s: Rec) => boolean): boolean {
+  const stack = [schema];
+  for (let s = stack.pop(); s !== undefined; s = stack.pop()) {
+    if (pred(asRec(s))) return true;
+    addSubSchemas(s, stack);
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
