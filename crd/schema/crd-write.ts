@@ -7,7 +7,7 @@ import { forbidden } from '../../apimachinery/field-errors.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { call } from '../../apimachinery/structured-merge/trampoline.js';
 import { compileSchemaRulesTask, type PreexistingExpressions, ruleFieldErrorsOf } from '../cel/compile.js';
-import { validateDefaults } from './default-check.js';
+import { validateDefault } from './default-check.js';
 import { addSubSchemas, structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
 
 /**
@@ -68,7 +68,7 @@ export const checkSchemaAtCRDWrite: SchemaValidator = function* (schema, path, c
   const oldSchemas = ctx.old?.spec.versions.map((v) => v.schema?.openAPIV3Schema);
   const errs = validateStructuralSchema(schema, path, {
     ...(oldSchemas ? structuralOptionsForUpdate(oldSchemas) : {}),
-    validateDefaults,
+    validateDefault,
   });
   // kube compiles no CEL then, but still checks every rule's own fields, junctors' too.
   if (errs.length > 0) return [...errs, ...ruleFieldErrorsOf(schema, path)];

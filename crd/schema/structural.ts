@@ -13,8 +13,8 @@
 //     from step 2) is reported last, and only when nothing else was.
 //
 // Defaults that must be pruned and valid (defaulting.ValidateDefaults) belong to the defaulting
-// module and plug in through options.validateDefaults (kube runs them between steps 1 and 2, for a
-// structural schema only); the x-kubernetes-validations rules (CEL) are the cel module's; the
+// module and plug in through options.validateDefault, called for each default the structural walk
+// met (kube runs them between steps 1 and 2, for a structural schema only); the x-kubernetes-validations rules (CEL) are the cel module's; the
 // root-only checks (status subresource fields, nullable at the root) live in crd/validation/.
 //
 // The schema arrives as decoded JSON typed as JSONSchemaProps; it is read defensively, with Go's
@@ -48,10 +48,11 @@ interface StructuralSchemaOptions {
   /** Map-list keys are required or defaulted and not nullable; set/map items are not nullable. */
   requireMapListKeysMapSetValidation?: boolean;
   /**
-   * kube's defaulting.ValidateDefaults (defaults pruned and valid), provided by the defaulting
-   * module. Called only for a structural schema, as kube does; its errors go where kube puts them.
+   * kube's defaulting.ValidateDefaults (defaults pruned and valid) for the node at `path`, which
+   * has a default; provided by the defaulting module. Called only for a structural schema, as kube
+   * does, for each default in ValidateDefaults' order; its errors go where kube puts them.
    */
-  validateDefaults?: (schema: JSONSchemaProps, path: string) => FieldError[];
+  validateDefault?: (schema: JSONSchemaProps, path: string) => FieldError[];
 }
 
 /** All of kube's CRD-write checks of one openAPIV3Schema; `path` is where kube reports it. */
@@ -72,9 +73,11 @@ export function validateStructuralSchema(
   if (opts.requireStructuralSchema) {
     initError = newStructuralError(root);
     if (initError === undefined) {
-      const structural = structuralErrors(root, path);
+      const defaulted: Defaulted[] = [];
+      const structural = structuralErrors(root, path, defaulted);
       appendAll(errs, structural);
-      if (structural.length === 0 && options.validateDefaults) appendAll(errs, options.validateDefaults(schema, path));
+      if (structural.length === 0 && options.validateDefault)
+        for (const d of defaulted) appendAll(errs, options.validateDefault(d.schema as JSONSchemaProps, d.path));
     }
   }
   validateOpenAPISchema(
@@ -229,7 +232,7 @@ function keyBits(s: Rec): number {
   return bits;
 }
 
-type Flags = Required<Omit<StructuralSchemaOptions, 'validateDefaults'>>;
+type Flags = Required<Omit<StructuralSchemaOptions, 'validateDefault'>>;
 
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const META_FIELDS = ['metadata', 'kind', 'apiVersion'];
@@ -298,9 +301,16 @@ function newStructuralError(s: Rec): string | undefined {
 
 type Level = 'root' | 'item' | 'field';
 
-function structuralErrors(root: Rec, path: string): FieldError[] {
+/** A node with a default, met by the structural walk, where ValidateDefaults would check it. */
+interface Defaulted {
+  schema: Rec;
+  path: string;
+}
+
+/** The structural errors; the nodes whose defaults are to be checked are added to `defaulted`. */
+function structuralErrors(root: Rec, path: string, defaulted: Defaulted[]): FieldError[] {
   const errs: FieldError[] = [];
-  structuralInvariants(root, 'root', path, errs);
+  structuralInvariants(root, 'root', path, errs, defaulted);
   valueValidationCompleteness(root, root, path, path, errs);
   // kube sorts by message, since it walks Go maps in random order.
   const text = errs.map((e) => Buffer.from(formatFieldError(e)));
@@ -310,12 +320,24 @@ function structuralErrors(root: Rec, path: string): FieldError[] {
     .map(({ e }) => e);
 }
 
-function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError[]): void {
+/**
+ * `defaulted` collects the defaults ValidateDefaults checks, in its order (a node, then its items,
+ * then its properties): none under additionalProperties, where defaults are forbidden, nor in the
+ * root's metadata, refused elsewhere; undefined below those.
+ */
+function structuralInvariants(
+  s: Rec,
+  lvl: Level,
+  path: string,
+  errs: FieldError[],
+  defaulted: Defaulted[] | undefined,
+): void {
   const keys = keyBits(s);
+  if (defaulted !== undefined && keys & K_DEFAULT && present(s, 'default')) defaulted.push({ schema: s, path });
   const type = str(s, 'type');
   const items = keys & K_ITEMS ? itemsSchema(s) : undefined;
   if (type === 'array' && !items) errs.push(required(child(path, 'items'), 'must be specified'));
-  if (items) structuralInvariants(items, 'item', child(path, 'items'), errs);
+  if (items) structuralInvariants(items, 'item', child(path, 'items'), errs, defaulted);
 
   const properties = keys & K_PROPERTIES ? schemaMap(s, 'properties') : undefined;
   let hasProperties = false;
@@ -323,14 +345,15 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
     const propertiesPath = child(path, 'properties');
     for (const name in properties) {
       hasProperties = true;
-      structuralInvariants(asRec(properties[name]), 'field', key(propertiesPath, name), errs);
+      const sub = lvl === 'root' && name === 'metadata' ? undefined : defaulted;
+      structuralInvariants(asRec(properties[name]), 'field', key(propertiesPath, name), errs, sub);
     }
   }
 
   const ap = keys & K_ADDITIONAL_PROPERTIES ? additionalProperties(s) : undefined;
   if (ap) {
     if (lvl === 'root') errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
-    if (ap.schema) structuralInvariants(ap.schema, 'field', child(path, 'additionalProperties'), errs);
+    if (ap.schema) structuralInvariants(ap.schema, 'field', child(path, 'additionalProperties'), errs, undefined);
   }
 
   const intOrString = (keys & K_INT_OR_STRING) !== 0 && isTrue(s, 'x-kubernetes-int-or-string');
