@@ -68,10 +68,20 @@ export function validateStructuralSchema(
     requireMapListKeysMapSetValidation: options.requireMapListKeysMapSetValidation ?? true,
   };
   const root = asRec(schema);
+  const walk: OpenAPIWalk = { opts, errs: [], convertible: true };
+  validateOpenAPISchema(
+    root,
+    path,
+    { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false },
+    true,
+    walk,
+  );
   const errs: FieldError[] = [];
   let initError: string | undefined;
   if (opts.requireStructuralSchema) {
-    initError = newStructuralError(root);
+    // That walk met every node NewStructural converts: the conversion's error, which needs its
+    // order, is looked for only when it met a node that fails.
+    initError = walk.convertible ? undefined : newStructuralError(root);
     if (initError === undefined) {
       const defaulted: Defaulted[] = [];
       const structural = structuralErrors(root, path, defaulted);
@@ -80,14 +90,7 @@ export function validateStructuralSchema(
         for (const d of defaulted) appendAll(errs, options.validateDefault(d.schema as JSONSchemaProps, d.path));
     }
   }
-  validateOpenAPISchema(
-    root,
-    path,
-    { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false },
-    true,
-    opts,
-    errs,
-  );
+  appendAll(errs, walk.errs);
   if (errs.length === 0 && initError !== undefined) errs.push(invalid(path, '', initError));
   return errs;
 }
@@ -294,6 +297,12 @@ function newStructuralError(s: Rec): string | undefined {
   const ap = keys & K_ADDITIONAL_PROPERTIES ? additionalProperties(s)?.schema : undefined;
   return ap && newStructuralError(ap);
 }
+
+/** Whether NewStructural fails at this node itself, its sub-schemas aside (newStructuralError's own checks). */
+const failsConversion = (s: Rec, keys: number): boolean =>
+  ((keys & UNSUPPORTED) !== 0 && unsupportedField(s) !== undefined) ||
+  ((keys & K_PRESERVE_UNKNOWN) !== 0 && s['x-kubernetes-preserve-unknown-fields'] === false) ||
+  ((keys & K_ITEMS) !== 0 && listLength(s, 'items') > 0);
 
 // ---------------------------------------------------------------------------------------------
 // ValidateStructural. It runs on the converted schema only (after newStructuralError found
@@ -646,18 +655,21 @@ const withForbiddenDefaults = (ctx: NodeContext, reason: string): NodeContext =>
   disallowDefaultsReason: reason,
 });
 
+/** One walk of ValidateCustomResourceDefinitionOpenAPISchema. */
+interface OpenAPIWalk {
+  readonly opts: Flags;
+  readonly errs: FieldError[];
+  /** No node met so far fails NewStructural's conversion (failsConversion). */
+  convertible: boolean;
+}
+
 /** The junctors in the order ValidateCustomResourceDefinitionOpenAPISchema walks them. */
 const VALIDATION_JUNCTORS = ['allOf', 'oneOf', 'anyOf'];
 
-function validateOpenAPISchema(
-  s: Rec,
-  path: string,
-  ctx: NodeContext,
-  isRoot: boolean,
-  opts: Flags,
-  errs: FieldError[],
-): void {
+function validateOpenAPISchema(s: Rec, path: string, ctx: NodeContext, isRoot: boolean, w: OpenAPIWalk): void {
   const keys = keyBits(s);
+  if (w.convertible && failsConversion(s, keys)) w.convertible = false;
+  const { opts, errs } = w;
   standardChecks(s, keys, path, ctx, opts, errs);
 
   if (keys & K_UNIQUE_ITEMS && isTrue(s, 'uniqueItems')) {
@@ -683,7 +695,7 @@ function validateOpenAPISchema(
     const sub = ctx.insideResourceMeta
       ? withForbiddenDefaults(ctx, 'inside additionalProperties applying to object metadata')
       : ctx;
-    if (ap.schema) validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, opts, errs);
+    if (ap.schema) validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, w);
   }
 
   if (properties !== undefined) {
@@ -695,38 +707,38 @@ function validateOpenAPISchema(
         sub = { ...sub, insideResourceMeta: true };
         if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
       }
-      validateOpenAPISchema(asRec(properties[name]), key(propertiesPath, name), sub, false, opts, errs);
+      validateOpenAPISchema(asRec(properties[name]), key(propertiesPath, name), sub, false, w);
     }
   }
 
   if (keys & K_NOT) {
     const not = notSchema(s);
-    if (not) validateOpenAPISchema(not, child(path, 'not'), ctx, false, opts, errs);
+    if (not) validateOpenAPISchema(not, child(path, 'not'), ctx, false, w);
   }
   if (keys & JUNCTORS) {
     for (const junctor of VALIDATION_JUNCTORS) {
       const subs = schemaList(s, junctor);
       for (let i = 0; i < subs.length; i++)
-        validateOpenAPISchema(subs[i]!, index(child(path, junctor), i), ctx, false, opts, errs);
+        validateOpenAPISchema(subs[i]!, index(child(path, junctor), i), ctx, false, w);
     }
   }
   if (keys & K_DEFINITIONS) {
     const definitions = schemaMap(s, 'definitions');
     for (const name of namesOf(definitions))
-      validateOpenAPISchema(asRec(definitions![name]), key(child(path, 'definitions'), name), ctx, false, opts, errs);
+      validateOpenAPISchema(asRec(definitions![name]), key(child(path, 'definitions'), name), ctx, false, w);
   }
   if (keys & K_ITEMS) {
     const items = itemsSchema(s);
-    if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, opts, errs);
+    if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, w);
     const itemsList = schemaList(s, 'items');
     for (let i = 0; i < itemsList.length; i++)
-      validateOpenAPISchema(itemsList[i]!, index(child(path, 'items'), i), ctx, false, opts, errs);
+      validateOpenAPISchema(itemsList[i]!, index(child(path, 'items'), i), ctx, false, w);
   }
   const dependencies = keys & K_DEPENDENCIES ? s['dependencies'] : undefined;
   if (isJsonObject(dependencies)) {
     for (const [name, dep] of Object.entries(dependencies)) {
       // a dependency is a schema or a list of property names
-      if (isJsonObject(dep)) validateOpenAPISchema(dep, key(child(path, 'dependencies'), name), ctx, false, opts, errs);
+      if (isJsonObject(dep)) validateOpenAPISchema(dep, key(child(path, 'dependencies'), name), ctx, false, w);
     }
   }
 
