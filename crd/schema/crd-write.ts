@@ -4,12 +4,11 @@
 import type { SchemaValidator } from '../validation/options.js';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../../apimachinery/apis/apiextensions.js';
 import { forbidden } from '../../apimachinery/field-errors.js';
-import { isJsonObject } from '../../apimachinery/object.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 import { call } from '../../apimachinery/structured-merge/trampoline.js';
 import { compileSchemaRulesTask, type PreexistingExpressions, ruleFieldErrorsOf } from '../cel/compile.js';
-import { validateDefaults } from './default-check.js';
-import { structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
+import { validateDefault } from './default-check.js';
+import { addSubSchemas, structuralOptionsForUpdate, validateStructuralSchema } from './structural.js';
 
 /**
  * How deep schemas may nest (properties, items, additionalProperties, junctors...). kube has no such
@@ -19,32 +18,6 @@ import { structuralOptionsForUpdate, validateStructuralSchema } from './structur
  * a 422 here instead of a 500 on every later request that meets the schema.
  */
 const MAX_SCHEMA_NESTING = 1000;
-
-const addSchema = (out: JSONSchemaProps[], v: unknown): void => {
-  if (isJsonObject(v)) out.push(v as JSONSchemaProps);
-};
-const addSchemas = (out: JSONSchemaProps[], list: readonly unknown[] | undefined): void => {
-  if (list !== undefined) for (const v of list) addSchema(out, v);
-};
-const addSchemaValues = (out: JSONSchemaProps[], map: Readonly<Record<string, unknown>> | undefined): void => {
-  if (map !== undefined) for (const k of Object.keys(map)) addSchema(out, map[k]);
-};
-
-/** Adds the sub-schemas of a schema, of every keyword that holds one, to `out`. */
-function addSubSchemas(s: JSONSchemaProps, out: JSONSchemaProps[]): void {
-  if (Array.isArray(s.items)) addSchemas(out, s.items);
-  else addSchema(out, s.items);
-  addSchema(out, s.additionalProperties);
-  addSchema(out, s.additionalItems);
-  addSchema(out, s.not);
-  addSchemas(out, s.allOf);
-  addSchemas(out, s.anyOf);
-  addSchemas(out, s.oneOf);
-  addSchemaValues(out, s.properties);
-  addSchemaValues(out, s.patternProperties);
-  addSchemaValues(out, s.definitions);
-  addSchemaValues(out, s.dependencies);
-}
 
 /** Whether the schema nests deeper than MAX_SCHEMA_NESTING; counted without recursion. */
 function nestsTooDeep(schema: JSONSchemaProps): boolean {
@@ -95,7 +68,7 @@ export const checkSchemaAtCRDWrite: SchemaValidator = function* (schema, path, c
   const oldSchemas = ctx.old?.spec.versions.map((v) => v.schema?.openAPIV3Schema);
   const errs = validateStructuralSchema(schema, path, {
     ...(oldSchemas ? structuralOptionsForUpdate(oldSchemas) : {}),
-    validateDefaults,
+    validateDefault,
   });
   // kube compiles no CEL then, but still checks every rule's own fields, junctors' too.
   if (errs.length > 0) return [...errs, ...ruleFieldErrorsOf(schema, path)];

@@ -13,8 +13,8 @@
 //     from step 2) is reported last, and only when nothing else was.
 //
 // Defaults that must be pruned and valid (defaulting.ValidateDefaults) belong to the defaulting
-// module and plug in through options.validateDefaults (kube runs them between steps 1 and 2, for a
-// structural schema only); the x-kubernetes-validations rules (CEL) are the cel module's; the
+// module and plug in through options.validateDefault, called for each default the structural walk
+// met (kube runs them between steps 1 and 2, for a structural schema only); the x-kubernetes-validations rules (CEL) are the cel module's; the
 // root-only checks (status subresource fields, nullable at the root) live in crd/validation/.
 //
 // The schema arrives as decoded JSON typed as JSONSchemaProps; it is read defensively, with Go's
@@ -48,10 +48,11 @@ interface StructuralSchemaOptions {
   /** Map-list keys are required or defaulted and not nullable; set/map items are not nullable. */
   requireMapListKeysMapSetValidation?: boolean;
   /**
-   * kube's defaulting.ValidateDefaults (defaults pruned and valid), provided by the defaulting
-   * module. Called only for a structural schema, as kube does; its errors go where kube puts them.
+   * kube's defaulting.ValidateDefaults (defaults pruned and valid) for the node at `path`, which
+   * has a default; provided by the defaulting module. Called only for a structural schema, as kube
+   * does, for each default in ValidateDefaults' order; its errors go where kube puts them.
    */
-  validateDefaults?: (schema: JSONSchemaProps, path: string) => FieldError[];
+  validateDefault?: (schema: JSONSchemaProps, path: string) => FieldError[];
 }
 
 /** All of kube's CRD-write checks of one openAPIV3Schema; `path` is where kube reports it. */
@@ -67,24 +68,29 @@ export function validateStructuralSchema(
     requireMapListKeysMapSetValidation: options.requireMapListKeysMapSetValidation ?? true,
   };
   const root = asRec(schema);
-  const errs: FieldError[] = [];
-  let initError: string | undefined;
-  if (opts.requireStructuralSchema) {
-    initError = newStructuralError(root);
-    if (initError === undefined) {
-      const structural = structuralErrors(root, path);
-      appendAll(errs, structural);
-      if (structural.length === 0 && options.validateDefaults) appendAll(errs, options.validateDefaults(schema, path));
-    }
-  }
+  const walk: OpenAPIWalk = { opts, errs: [], convertible: true };
   validateOpenAPISchema(
     root,
     path,
     { allowDefaults: true, disallowDefaultsReason: '', insideResourceMeta: false },
     true,
-    opts,
-    errs,
+    walk,
   );
+  const errs: FieldError[] = [];
+  let initError: string | undefined;
+  if (opts.requireStructuralSchema) {
+    // That walk met every node NewStructural converts: the conversion's error, which needs its
+    // order, is looked for only when it met a node that fails.
+    initError = walk.convertible ? undefined : newStructuralError(root);
+    if (initError === undefined) {
+      const defaulted: Defaulted[] = [];
+      const structural = structuralErrors(root, path, defaulted);
+      appendAll(errs, structural);
+      if (structural.length === 0 && options.validateDefault)
+        for (const d of defaulted) appendAll(errs, options.validateDefault(d.schema as JSONSchemaProps, d.path));
+    }
+  }
+  appendAll(errs, walk.errs);
   if (errs.length === 0 && initError !== undefined) errs.push(invalid(path, '', initError));
   return errs;
 }
@@ -96,8 +102,7 @@ export function validateStructuralSchema(
 export function structuralOptionsForUpdate(
   oldSchemas: readonly (JSONSchemaProps | undefined)[],
 ): StructuralSchemaOptions {
-  const any = (pred: (s: Rec) => boolean): boolean =>
-    oldSchemas.some((s) => s !== undefined && schemaHas(asRec(s), pred));
+  const any = (pred: (s: Rec) => boolean): boolean => oldSchemas.some((s) => s !== undefined && schemaHas(s, pred));
   return {
     requireValidPropertyType: !any((s) => str(s, 'type') !== '' && !OPENAPI_V3_TYPES.includes(str(s, 'type'))),
     requireAtomicSetType: !any(hasNonAtomicSetItems),
@@ -160,7 +165,77 @@ function additionalProperties(s: Rec): { allows: boolean; schema?: Rec } | undef
   return undefined;
 }
 
-type Flags = Required<Omit<StructuralSchemaOptions, 'validateDefaults'>>;
+/**
+ * The keys a walk branches on, one bit each. A node's bits are read with one pass over its own keys
+ * (keyBits), so the many keys a node lacks (nearly all: the corpus's nodes have 2.5 keys on average)
+ * cost nothing; reading each absent key by name from nodes of thousands of shapes was most of the
+ * walks' time.
+ */
+const K_ID = 1 << 0;
+const K_SCHEMA = 1 << 1;
+const K_REF = 1 << 2;
+const K_PATTERN_PROPERTIES = 1 << 3;
+const K_DEPENDENCIES = 1 << 4;
+const K_ADDITIONAL_ITEMS = 1 << 5;
+const K_DEFINITIONS = 1 << 6;
+const K_NOT = 1 << 7;
+const K_ALL_OF = 1 << 8;
+const K_ANY_OF = 1 << 9;
+const K_ONE_OF = 1 << 10;
+const K_PRESERVE_UNKNOWN = 1 << 11;
+const K_ITEMS = 1 << 12;
+const K_PROPERTIES = 1 << 13;
+const K_ADDITIONAL_PROPERTIES = 1 << 14;
+const K_INT_OR_STRING = 1 << 15;
+const K_EMBEDDED = 1 << 16;
+const K_PATTERN = 1 << 17;
+const K_DEFAULT = 1 << 18;
+const K_UNIQUE_ITEMS = 1 << 19;
+const K_MAP_TYPE = 1 << 20;
+const K_LIST_TYPE = 1 << 21;
+const K_LIST_MAP_KEYS = 1 << 22;
+const KEY_BITS = new Map<string, number>([
+  ['id', K_ID],
+  ['$schema', K_SCHEMA],
+  ['$ref', K_REF],
+  ['patternProperties', K_PATTERN_PROPERTIES],
+  ['dependencies', K_DEPENDENCIES],
+  ['additionalItems', K_ADDITIONAL_ITEMS],
+  ['definitions', K_DEFINITIONS],
+  ['not', K_NOT],
+  ['allOf', K_ALL_OF],
+  ['anyOf', K_ANY_OF],
+  ['oneOf', K_ONE_OF],
+  ['x-kubernetes-preserve-unknown-fields', K_PRESERVE_UNKNOWN],
+  ['items', K_ITEMS],
+  ['properties', K_PROPERTIES],
+  ['additionalProperties', K_ADDITIONAL_PROPERTIES],
+  ['x-kubernetes-int-or-string', K_INT_OR_STRING],
+  ['x-kubernetes-embedded-resource', K_EMBEDDED],
+  ['pattern', K_PATTERN],
+  ['default', K_DEFAULT],
+  ['uniqueItems', K_UNIQUE_ITEMS],
+  ['x-kubernetes-map-type', K_MAP_TYPE],
+  ['x-kubernetes-list-type', K_LIST_TYPE],
+  ['x-kubernetes-list-map-keys', K_LIST_MAP_KEYS],
+]);
+/** The fields NewStructural cannot convert (unsupportedField). */
+const UNSUPPORTED =
+  K_ID | K_SCHEMA | K_REF | K_PATTERN_PROPERTIES | K_DEPENDENCIES | K_ADDITIONAL_ITEMS | K_DEFINITIONS;
+const JUNCTORS = K_ALL_OF | K_ANY_OF | K_ONE_OF;
+/** What valueValidation reads. */
+const VALUE_VALIDATIONS = JUNCTORS | K_NOT | K_PATTERN;
+/** What extensionChecks and mapListKeysMapSetErrors read besides type and items. */
+const LIST_AND_MAP_TYPES = K_MAP_TYPE | K_LIST_TYPE | K_LIST_MAP_KEYS;
+
+/** The bits of the keys a node has (JSON objects have only own, enumerable keys). */
+function keyBits(s: Rec): number {
+  let bits = 0;
+  for (const k in s) bits |= KEY_BITS.get(k) ?? 0;
+  return bits;
+}
+
+type Flags = Required<Omit<StructuralSchemaOptions, 'validateDefault'>>;
 
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const META_FIELDS = ['metadata', 'kind', 'apiVersion'];
@@ -184,35 +259,50 @@ const CONVERSION_JUNCTORS = ['allOf', 'anyOf', 'oneOf'];
 
 /** The error NewStructural would return for this schema, in its conversion order. */
 function newStructuralError(s: Rec): string | undefined {
-  const own = unsupportedField(s);
-  if (own) return own;
-  const not = notSchema(s);
-  const notError = not && newStructuralError(not);
-  if (notError) return notError;
-  for (const junctor of CONVERSION_JUNCTORS) {
-    for (const sub of schemaList(s, junctor)) {
-      const e = newStructuralError(sub);
+  const keys = keyBits(s);
+  if (keys & UNSUPPORTED) {
+    const own = unsupportedField(s);
+    if (own) return own;
+  }
+  if (keys & K_NOT) {
+    const not = notSchema(s);
+    const notError = not && newStructuralError(not);
+    if (notError) return notError;
+  }
+  if (keys & JUNCTORS) {
+    for (const junctor of CONVERSION_JUNCTORS) {
+      for (const sub of schemaList(s, junctor)) {
+        const e = newStructuralError(sub);
+        if (e) return e;
+      }
+    }
+  }
+  if (keys & K_PRESERVE_UNKNOWN && s['x-kubernetes-preserve-unknown-fields'] === false) {
+    return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined";
+  }
+  if (keys & K_ITEMS) {
+    if (Array.isArray(s['items'])) {
+      if (s['items'].length > 0) return "OpenAPIV3Schema 'items' must be a schema, but is an array";
+    } else {
+      const items = itemsSchema(s);
+      const e = items && newStructuralError(items);
       if (e) return e;
     }
   }
-  if (s['x-kubernetes-preserve-unknown-fields'] === false) {
-    return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined";
-  }
-  if (Array.isArray(s['items'])) {
-    if (s['items'].length > 0) return "OpenAPIV3Schema 'items' must be a schema, but is an array";
-  } else {
-    const items = itemsSchema(s);
-    const e = items && newStructuralError(items);
+  const properties = keys & K_PROPERTIES ? schemaMap(s, 'properties') : undefined;
+  for (const name in properties) {
+    const e = newStructuralError(asRec(properties[name]));
     if (e) return e;
   }
-  const properties = schemaMap(s, 'properties');
-  for (const name of namesOf(properties)) {
-    const e = newStructuralError(asRec(properties![name]));
-    if (e) return e;
-  }
-  const ap = additionalProperties(s)?.schema;
+  const ap = keys & K_ADDITIONAL_PROPERTIES ? additionalProperties(s)?.schema : undefined;
   return ap && newStructuralError(ap);
 }
+
+/** Whether NewStructural fails at this node itself, its sub-schemas aside (newStructuralError's own checks). */
+const failsConversion = (s: Rec, keys: number): boolean =>
+  ((keys & UNSUPPORTED) !== 0 && unsupportedField(s) !== undefined) ||
+  ((keys & K_PRESERVE_UNKNOWN) !== 0 && s['x-kubernetes-preserve-unknown-fields'] === false) ||
+  ((keys & K_ITEMS) !== 0 && listLength(s, 'items') > 0);
 
 // ---------------------------------------------------------------------------------------------
 // ValidateStructural. It runs on the converted schema only (after newStructuralError found
@@ -220,9 +310,16 @@ function newStructuralError(s: Rec): string | undefined {
 
 type Level = 'root' | 'item' | 'field';
 
-function structuralErrors(root: Rec, path: string): FieldError[] {
+/** A node with a default, met by the structural walk, where ValidateDefaults would check it. */
+interface Defaulted {
+  schema: Rec;
+  path: string;
+}
+
+/** The structural errors; the nodes whose defaults are to be checked are added to `defaulted`. */
+function structuralErrors(root: Rec, path: string, defaulted: Defaulted[]): FieldError[] {
   const errs: FieldError[] = [];
-  structuralInvariants(root, 'root', path, errs);
+  structuralInvariants(root, 'root', path, errs, defaulted);
   valueValidationCompleteness(root, root, path, path, errs);
   // kube sorts by message, since it walks Go maps in random order.
   const text = errs.map((e) => Buffer.from(formatFieldError(e)));
@@ -232,28 +329,45 @@ function structuralErrors(root: Rec, path: string): FieldError[] {
     .map(({ e }) => e);
 }
 
-function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError[]): void {
+/**
+ * `defaulted` collects the defaults ValidateDefaults checks, in its order (a node, then its items,
+ * then its properties): none under additionalProperties, where defaults are forbidden, nor in the
+ * root's metadata, refused elsewhere; undefined below those.
+ */
+function structuralInvariants(
+  s: Rec,
+  lvl: Level,
+  path: string,
+  errs: FieldError[],
+  defaulted: Defaulted[] | undefined,
+): void {
+  const keys = keyBits(s);
+  if (defaulted !== undefined && keys & K_DEFAULT && present(s, 'default')) defaulted.push({ schema: s, path });
   const type = str(s, 'type');
-  const items = itemsSchema(s);
+  const items = keys & K_ITEMS ? itemsSchema(s) : undefined;
   if (type === 'array' && !items) errs.push(required(child(path, 'items'), 'must be specified'));
-  if (items) structuralInvariants(items, 'item', child(path, 'items'), errs);
+  if (items) structuralInvariants(items, 'item', child(path, 'items'), errs, defaulted);
 
-  const properties = schemaMap(s, 'properties');
-  const names = namesOf(properties);
-  if (names.length > 0) {
+  const properties = keys & K_PROPERTIES ? schemaMap(s, 'properties') : undefined;
+  let hasProperties = false;
+  if (properties !== undefined) {
     const propertiesPath = child(path, 'properties');
-    for (const name of names) structuralInvariants(asRec(properties![name]), 'field', key(propertiesPath, name), errs);
+    for (const name in properties) {
+      hasProperties = true;
+      const sub = lvl === 'root' && name === 'metadata' ? undefined : defaulted;
+      structuralInvariants(asRec(properties[name]), 'field', key(propertiesPath, name), errs, sub);
+    }
   }
 
-  const ap = additionalProperties(s);
+  const ap = keys & K_ADDITIONAL_PROPERTIES ? additionalProperties(s) : undefined;
   if (ap) {
     if (lvl === 'root') errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
-    if (ap.schema) structuralInvariants(ap.schema, 'field', child(path, 'additionalProperties'), errs);
+    if (ap.schema) structuralInvariants(ap.schema, 'field', child(path, 'additionalProperties'), errs, undefined);
   }
 
-  const intOrString = isTrue(s, 'x-kubernetes-int-or-string');
-  const preserveUnknown = isTrue(s, 'x-kubernetes-preserve-unknown-fields');
-  const embedded = isTrue(s, 'x-kubernetes-embedded-resource');
+  const intOrString = (keys & K_INT_OR_STRING) !== 0 && isTrue(s, 'x-kubernetes-int-or-string');
+  const preserveUnknown = (keys & K_PRESERVE_UNKNOWN) !== 0 && isTrue(s, 'x-kubernetes-preserve-unknown-fields');
+  const embedded = (keys & K_EMBEDDED) !== 0 && isTrue(s, 'x-kubernetes-embedded-resource');
   if (intOrString && preserveUnknown) {
     errs.push(
       invalid(
@@ -273,12 +387,14 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
     );
   }
 
-  // The two int-or-string shapes whose nested types are allowed:
-  //   anyOf: [{type: integer}, {type: string}]   and   allOf: [{anyOf: [those two]}, ...]
-  const skipAnyOf = isIntOrStringAnyOf(schemaList(s, 'anyOf'));
-  const allOf = schemaList(s, 'allOf');
-  const skipFirstAllOfAnyOf = allOf.length > 0 && isIntOrStringAnyOf(schemaList(allOf[0]!, 'anyOf'));
-  valueValidation(s, skipAnyOf, skipFirstAllOfAnyOf, lvl, path, errs);
+  if (keys & VALUE_VALIDATIONS) {
+    // The two int-or-string shapes whose nested types are allowed:
+    //   anyOf: [{type: integer}, {type: string}]   and   allOf: [{anyOf: [those two]}, ...]
+    const skipAnyOf = isIntOrStringAnyOf(schemaList(s, 'anyOf'));
+    const allOf = schemaList(s, 'allOf');
+    const skipFirstAllOfAnyOf = allOf.length > 0 && isIntOrStringAnyOf(schemaList(allOf[0]!, 'anyOf'));
+    valueValidation(s, skipAnyOf, skipFirstAllOfAnyOf, lvl, path, errs);
+  }
 
   const checkMetadata = lvl === 'root' || embedded;
   if (embedded && type !== 'object') {
@@ -299,6 +415,7 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
   if (lvl === 'root' && type !== '' && type !== 'object')
     errs.push(invalid(child(path, 'type'), type, 'must be object at the root'));
 
+  if (properties === undefined && !embedded) return;
   const propertiesPath = child(path, 'properties');
   if (checkMetadata) {
     for (const name of ['kind', 'apiVersion']) {
@@ -322,7 +439,7 @@ function structuralInvariants(s: Rec, lvl: Level, path: string, errs: FieldError
       );
     }
   }
-  if (embedded && !preserveUnknown && names.length === 0) {
+  if (embedded && !preserveUnknown && !hasProperties) {
     errs.push(
       required(
         propertiesPath,
@@ -538,20 +655,24 @@ const withForbiddenDefaults = (ctx: NodeContext, reason: string): NodeContext =>
   disallowDefaultsReason: reason,
 });
 
+/** One walk of ValidateCustomResourceDefinitionOpenAPISchema. */
+interface OpenAPIWalk {
+  readonly opts: Flags;
+  readonly errs: FieldError[];
+  /** No node met so far fails NewStructural's conversion (failsConversion). */
+  convertible: boolean;
+}
+
 /** The junctors in the order ValidateCustomResourceDefinitionOpenAPISchema walks them. */
 const VALIDATION_JUNCTORS = ['allOf', 'oneOf', 'anyOf'];
 
-function validateOpenAPISchema(
-  s: Rec,
-  path: string,
-  ctx: NodeContext,
-  isRoot: boolean,
-  opts: Flags,
-  errs: FieldError[],
-): void {
-  standardChecks(s, path, ctx, opts, errs);
+function validateOpenAPISchema(s: Rec, path: string, ctx: NodeContext, isRoot: boolean, w: OpenAPIWalk): void {
+  const keys = keyBits(s);
+  if (w.convertible && failsConversion(s, keys)) w.convertible = false;
+  const { opts, errs } = w;
+  standardChecks(s, keys, path, ctx, opts, errs);
 
-  if (isTrue(s, 'uniqueItems')) {
+  if (keys & K_UNIQUE_ITEMS && isTrue(s, 'uniqueItems')) {
     errs.push(
       forbidden(
         child(path, 'uniqueItems'),
@@ -560,13 +681,12 @@ function validateOpenAPISchema(
     );
   }
 
-  const properties = schemaMap(s, 'properties');
-  const names = namesOf(properties);
-  const ap = additionalProperties(s);
+  const properties = keys & K_PROPERTIES ? schemaMap(s, 'properties') : undefined;
+  const ap = keys & K_ADDITIONAL_PROPERTIES ? additionalProperties(s) : undefined;
   if (ap) {
     // properties are for structs, additionalProperties for maps: together they would contradict
     // the convention that unknown fields are dropped
-    if (names.length > 0 && (!ap.allows || ap.schema)) {
+    if (namesOf(properties).length > 0 && (!ap.allows || ap.schema)) {
       errs.push(
         forbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'),
       );
@@ -575,75 +695,89 @@ function validateOpenAPISchema(
     const sub = ctx.insideResourceMeta
       ? withForbiddenDefaults(ctx, 'inside additionalProperties applying to object metadata')
       : ctx;
-    if (ap.schema) validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, opts, errs);
+    if (ap.schema) validateOpenAPISchema(ap.schema, child(path, 'additionalProperties'), sub, false, w);
   }
 
-  const embedded = isTrue(s, 'x-kubernetes-embedded-resource');
-  if (names.length > 0) {
+  if (properties !== undefined) {
+    const embedded = (keys & K_EMBEDDED) !== 0 && isTrue(s, 'x-kubernetes-embedded-resource');
     const propertiesPath = child(path, 'properties');
-    for (const name of names) {
+    for (const name in properties) {
       let sub = ctx;
       if ((isRoot || embedded) && META_FIELDS.includes(name)) {
         sub = { ...sub, insideResourceMeta: true };
         if (isRoot) sub = withForbiddenDefaults(sub, `in top-level ${name}`);
       }
-      validateOpenAPISchema(asRec(properties![name]), key(propertiesPath, name), sub, false, opts, errs);
+      validateOpenAPISchema(asRec(properties[name]), key(propertiesPath, name), sub, false, w);
     }
   }
 
-  const not = notSchema(s);
-  if (not) validateOpenAPISchema(not, child(path, 'not'), ctx, false, opts, errs);
-  for (const junctor of VALIDATION_JUNCTORS) {
-    const subs = schemaList(s, junctor);
-    for (let i = 0; i < subs.length; i++)
-      validateOpenAPISchema(subs[i]!, index(child(path, junctor), i), ctx, false, opts, errs);
+  if (keys & K_NOT) {
+    const not = notSchema(s);
+    if (not) validateOpenAPISchema(not, child(path, 'not'), ctx, false, w);
   }
-  const definitions = schemaMap(s, 'definitions');
-  for (const name of namesOf(definitions))
-    validateOpenAPISchema(asRec(definitions![name]), key(child(path, 'definitions'), name), ctx, false, opts, errs);
-  const items = itemsSchema(s);
-  if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, opts, errs);
-  const itemsList = schemaList(s, 'items');
-  for (let i = 0; i < itemsList.length; i++)
-    validateOpenAPISchema(itemsList[i]!, index(child(path, 'items'), i), ctx, false, opts, errs);
-  const dependencies = s['dependencies'];
+  if (keys & JUNCTORS) {
+    for (const junctor of VALIDATION_JUNCTORS) {
+      const subs = schemaList(s, junctor);
+      for (let i = 0; i < subs.length; i++)
+        validateOpenAPISchema(subs[i]!, index(child(path, junctor), i), ctx, false, w);
+    }
+  }
+  if (keys & K_DEFINITIONS) {
+    const definitions = schemaMap(s, 'definitions');
+    for (const name of namesOf(definitions))
+      validateOpenAPISchema(asRec(definitions![name]), key(child(path, 'definitions'), name), ctx, false, w);
+  }
+  if (keys & K_ITEMS) {
+    const items = itemsSchema(s);
+    if (items) validateOpenAPISchema(items, child(path, 'items'), ctx, false, w);
+    const itemsList = schemaList(s, 'items');
+    for (let i = 0; i < itemsList.length; i++)
+      validateOpenAPISchema(itemsList[i]!, index(child(path, 'items'), i), ctx, false, w);
+  }
+  const dependencies = keys & K_DEPENDENCIES ? s['dependencies'] : undefined;
   if (isJsonObject(dependencies)) {
     for (const [name, dep] of Object.entries(dependencies)) {
       // a dependency is a schema or a list of property names
-      if (isJsonObject(dep)) validateOpenAPISchema(dep, key(child(path, 'dependencies'), name), ctx, false, opts, errs);
+      if (isJsonObject(dep)) validateOpenAPISchema(dep, key(child(path, 'dependencies'), name), ctx, false, w);
     }
   }
 
-  if (s['x-kubernetes-preserve-unknown-fields'] === false) {
+  if (keys & K_PRESERVE_UNKNOWN && s['x-kubernetes-preserve-unknown-fields'] === false) {
     errs.push(invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
   }
-  extensionChecks(s, path, opts, errs);
-  if (opts.requireMapListKeysMapSetValidation) errs.push(...mapListKeysMapSetErrors(s, path));
+  if (keys & LIST_AND_MAP_TYPES) {
+    extensionChecks(s, path, opts, errs);
+    if (opts.requireMapListKeysMapSetValidation) appendAll(errs, mapListKeysMapSetErrors(s, path));
+  }
 }
 
+const OPENAPI_V3_TYPE_SET: ReadonlySet<string> = new Set(OPENAPI_V3_TYPES);
+
 /** kube's specStandardValidatorV3: keywords CRD schemas do not support. */
-function standardChecks(s: Rec, path: string, ctx: NodeContext, opts: Flags, errs: FieldError[]): void {
+function standardChecks(s: Rec, keys: number, path: string, ctx: NodeContext, opts: Flags, errs: FieldError[]): void {
   const type = str(s, 'type');
-  if (opts.requireValidPropertyType && type !== '' && !OPENAPI_V3_TYPES.includes(type)) {
+  if (opts.requireValidPropertyType && type !== '' && !OPENAPI_V3_TYPE_SET.has(type)) {
     errs.push(notSupported(child(path, 'type'), type, OPENAPI_V3_TYPES));
   }
-  if (present(s, 'default') && !ctx.allowDefaults) {
+  if (keys & K_DEFAULT && present(s, 'default') && !ctx.allowDefaults) {
     const reason = ctx.disallowDefaultsReason ? ` ${ctx.disallowDefaultsReason}` : '';
     errs.push(forbidden(child(path, 'default'), `must not be set${reason}`));
   }
-  if (str(s, 'id') !== '') errs.push(forbidden(child(path, 'id'), 'id is not supported'));
-  if (present(s, 'additionalItems'))
+  if (keys & K_ID && str(s, 'id') !== '') errs.push(forbidden(child(path, 'id'), 'id is not supported'));
+  if (keys & K_ADDITIONAL_ITEMS && present(s, 'additionalItems'))
     errs.push(forbidden(child(path, 'additionalItems'), 'additionalItems is not supported'));
-  if (mapSize(s, 'patternProperties') > 0)
+  if (keys & K_PATTERN_PROPERTIES && mapSize(s, 'patternProperties') > 0)
     errs.push(forbidden(child(path, 'patternProperties'), 'patternProperties is not supported'));
-  if (mapSize(s, 'definitions') > 0) errs.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
-  if (present(s, 'dependencies')) errs.push(forbidden(child(path, 'dependencies'), 'dependencies is not supported'));
-  if (present(s, '$ref')) errs.push(forbidden(child(path, '$ref'), '$ref is not supported'));
+  if (keys & K_DEFINITIONS && mapSize(s, 'definitions') > 0)
+    errs.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
+  if (keys & K_DEPENDENCIES && present(s, 'dependencies'))
+    errs.push(forbidden(child(path, 'dependencies'), 'dependencies is not supported'));
+  if (keys & K_REF && present(s, '$ref')) errs.push(forbidden(child(path, '$ref'), '$ref is not supported'));
   if (type === 'null')
     errs.push(forbidden(child(path, 'type'), 'type cannot be set to null, use nullable as an alternative'));
-  if (listLength(s, 'items') > 0)
+  if (keys & K_ITEMS && listLength(s, 'items') > 0)
     errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
-  if (ctx.insideResourceMeta && isTrue(s, 'x-kubernetes-embedded-resource')) {
+  if (keys & K_EMBEDDED && ctx.insideResourceMeta && isTrue(s, 'x-kubernetes-embedded-resource')) {
     errs.push(forbidden(child(path, 'x-kubernetes-embedded-resource'), 'must not be used inside of resource meta'));
   }
 }
@@ -783,25 +917,61 @@ function hasNonAtomicSetItems(s: Rec): boolean {
   return false;
 }
 
-const schemaValues = (map: Rec | undefined): Rec[] => namesOf(map).map((name) => asRec(map![name]));
+/** The keys that hold sub-schemas. */
+const SUB_SCHEMAS =
+  K_ITEMS |
+  K_ADDITIONAL_PROPERTIES |
+  K_ADDITIONAL_ITEMS |
+  K_NOT |
+  JUNCTORS |
+  K_PROPERTIES |
+  K_PATTERN_PROPERTIES |
+  K_DEFINITIONS |
+  K_DEPENDENCIES;
+
+const addSchema = (out: JSONSchemaProps[], v: unknown): void => {
+  if (isJsonObject(v)) out.push(v as JSONSchemaProps);
+};
+const addSchemas = (out: JSONSchemaProps[], list: unknown): void => {
+  if (Array.isArray(list)) for (const v of list) addSchema(out, v);
+};
+const addSchemaValues = (out: JSONSchemaProps[], map: unknown): void => {
+  if (isJsonObject(map)) for (const k in map) addSchema(out, map[k]);
+};
+
+/**
+ * Adds the sub-schemas of a schema, of every keyword that holds one (every place JSONSchemaProps
+ * nests), to `out`. A `null` where a schema goes is none: it is a zero schema, which has nothing.
+ */
+export function addSubSchemas(schema: JSONSchemaProps, out: JSONSchemaProps[]): void {
+  const s = asRec(schema);
+  const keys = keyBits(s);
+  if ((keys & SUB_SCHEMAS) === 0) return;
+  if (keys & K_ITEMS) {
+    const items = s['items'];
+    if (Array.isArray(items)) addSchemas(out, items);
+    else addSchema(out, items);
+  }
+  if (keys & K_ADDITIONAL_PROPERTIES) addSchema(out, s['additionalProperties']);
+  if (keys & K_ADDITIONAL_ITEMS) addSchema(out, s['additionalItems']);
+  if (keys & K_NOT) addSchema(out, s['not']);
+  if (keys & K_ALL_OF) addSchemas(out, s['allOf']);
+  if (keys & K_ANY_OF) addSchemas(out, s['anyOf']);
+  if (keys & K_ONE_OF) addSchemas(out, s['oneOf']);
+  if (keys & K_PROPERTIES) addSchemaValues(out, s['properties']);
+  if (keys & K_PATTERN_PROPERTIES) addSchemaValues(out, s['patternProperties']);
+  if (keys & K_DEFINITIONS) addSchemaValues(out, s['definitions']);
+  if (keys & K_DEPENDENCIES) addSchemaValues(out, s['dependencies']);
+}
 
 /** Whether any schema in the tree (every place JSONSchemaProps nests) satisfies `pred`. */
-export function schemaHas(s: Rec, pred: (s: Rec) => boolean): boolean {
-  if (pred(s)) return true;
-  const nested: Rec[] = [
-    ...(itemsSchema(s) ? [itemsSchema(s)!] : schemaList(s, 'items')),
-    ...schemaList(s, 'allOf'),
-    ...schemaList(s, 'anyOf'),
-    ...schemaList(s, 'oneOf'),
-    ...(notSchema(s) ? [notSchema(s)!] : []),
-    ...schemaValues(schemaMap(s, 'properties')),
-    ...(additionalProperties(s)?.schema ? [additionalProperties(s)!.schema!] : []),
-    ...schemaValues(schemaMap(s, 'patternProperties')),
-    ...(isJsonObject(s['additionalItems']) ? [s['additionalItems']] : []),
-    ...schemaValues(schemaMap(s, 'definitions')),
-    ...Object.values(asRec(s['dependencies'])).filter(isJsonObject),
-  ];
-  return nested.some((sub) => schemaHas(sub, pred));
+export function schemaHas(schema: JSONSchemaProps, pred: (s: Rec) => boolean): boolean {
+  const stack = [schema];
+  for (let s = stack.pop(); s !== undefined; s = stack.pop()) {
+    if (pred(asRec(s))) return true;
+    addSubSchemas(s, stack);
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------

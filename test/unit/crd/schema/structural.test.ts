@@ -1174,21 +1174,46 @@ describe('the defaults hook', () => {
   ];
 
   it('runs for a structural schema, between the structural and the per-node errors', () => {
-    const schema = withSpec({ type: 'string', uniqueItems: true });
-    expect(validateStructuralSchema(S(schema), P, { validateDefaults: hook }).map(formatFieldError)).toEqual([
-      `${P}.default: Invalid value: "object": checked`,
+    const schema = withSpec({ type: 'string', uniqueItems: true, default: 'a' });
+    expect(validateStructuralSchema(S(schema), P, { validateDefault: hook }).map(formatFieldError)).toEqual([
+      `${SPEC}.default: Invalid value: "string": checked`,
       `${SPEC}.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`,
     ]);
   });
 
+  it("runs for each default in ValidateDefaults' order, none under additionalProperties or the root's metadata", () => {
+    const schema = {
+      type: 'object',
+      default: {},
+      properties: {
+        metadata: { type: 'object', properties: { name: { type: 'string', default: 'x' } } },
+        spec: {
+          type: 'object',
+          default: {},
+          properties: {
+            list: { type: 'array', default: [], items: { type: 'integer', default: 1 } },
+            map: { type: 'object', additionalProperties: { type: 'string', default: 'y' } },
+          },
+        },
+        status: { type: 'boolean', default: true },
+      },
+    };
+    expect(validateStructuralSchema(S(schema), P, { validateDefault: hook }).map((e) => e.field)).toEqual([
+      `${P}.default`,
+      `${SPEC}.default`,
+      `${SPEC}.properties[list].default`,
+      `${SPEC}.properties[list].items.default`,
+      `${P}.properties[status].default`,
+      `${P}.properties[metadata].properties[name].default`, // the per-node check's Forbidden
+    ]);
+  });
+
   it('does not run for a non-structural schema', () => {
-    expect(validateStructuralSchema(S(withSpec({})), P, { validateDefaults: hook }).map(formatFieldError)).toEqual([
+    expect(validateStructuralSchema(S(withSpec({})), P, { validateDefault: hook }).map(formatFieldError)).toEqual([
       `${SPEC}.type: Required value: must not be empty for specified object fields`,
     ]);
     expect(
-      validateStructuralSchema(S({ type: 'object', $schema: 'x' }), P, { validateDefaults: hook }).map(
-        formatFieldError,
-      ),
+      validateStructuralSchema(S({ type: 'object', $schema: 'x' }), P, { validateDefault: hook }).map(formatFieldError),
     ).toEqual([`${P}: Invalid value: "": OpenAPIV3Schema 'schema' is not supported`]);
   });
 });
