@@ -154,11 +154,26 @@ function fieldsOf(schema: CelSchema): Fields {
 interface Field {
   readonly prop: string;
   readonly schema: CelSchema;
+  /** Its place in an object's converted values (an object's property; -1 for a map's entry, kept by key). */
+  readonly slot: number;
+  /**
+   * The JSON kind read as it is, nothing converted or kept (a string without format, a boolean):
+   * most fields rules read are these.
+   */
+  readonly plain: 'string' | 'boolean' | undefined;
+}
+
+function plainKind(s: CelSchema): Field['plain'] {
+  if (s['x-kubernetes-int-or-string'] === true) return undefined;
+  if (s.type === 'boolean') return 'boolean';
+  return s.type === 'string' && s.format === undefined ? 'string' : undefined;
 }
 
 /** The fields of an object (by escaped name, `isObject`) or the entries of an additionalProperties map (keys as they are). */
 interface Fields {
   readonly isObject: boolean;
+  /** How many slots an object's converted values take. */
+  readonly slots: number;
   /** The property a CEL name reads, where the schema describes it. */
   field(key: string): Field | undefined;
   /** The CEL name of a JSON property, where it has one. */
@@ -173,8 +188,16 @@ class ObjectFields implements Fields {
   private readonly byName = new Map<string, Field>();
   /** CEL names by property, escaped once each (null: none). */
   private readonly names = new Map<string, string | null>();
+  /** Each property's slot: one per property, however many CEL names read it. */
+  private readonly slotOf: ReadonlyMap<string, number>;
 
-  constructor(private readonly props: { readonly [name: string]: CelSchema }) {}
+  constructor(private readonly props: { readonly [name: string]: CelSchema }) {
+    this.slotOf = new Map(Object.keys(props).map((p, i) => [p, i]));
+  }
+
+  get slots(): number {
+    return this.slotOf.size;
+  }
 
   field(key: string): Field | undefined {
     const known = this.byName.get(key);
@@ -183,7 +206,7 @@ class ObjectFields implements Fields {
     const schema = prop === undefined ? undefined : this.schemaOf(prop);
     if (prop === undefined || schema === undefined) return undefined;
     // Only described properties are kept, so the table is bounded by the schema.
-    const f = { prop, schema };
+    const f = { prop, schema, slot: this.slotOf.get(prop)!, plain: plainKind(schema) };
     this.byName.set(key, f);
     return f;
   }
@@ -201,10 +224,15 @@ class ObjectFields implements Fields {
 
 class MapFields implements Fields {
   readonly isObject = false;
-  constructor(private readonly values: CelSchema | undefined) {}
+  readonly slots = 0;
+  private readonly plain: Field['plain'];
+
+  constructor(private readonly values: CelSchema | undefined) {
+    this.plain = values === undefined ? undefined : plainKind(values);
+  }
 
   field(key: string): Field | undefined {
-    return this.values === undefined ? undefined : { prop: key, schema: this.values };
+    return this.values === undefined ? undefined : { prop: key, schema: this.values, slot: -1, plain: this.plain };
   }
 
   schemaOf(): CelSchema | undefined {
@@ -230,7 +258,9 @@ function listValue(v: readonly JsonValue[], s: CelSchema): Value {
  * kube's does, null and undescribed fields included.
  */
 class SchemaObject extends MapValue implements OwnEquals {
-  /** Made by the first read: many objects of a list are never read. */
+  /** An object's converted properties by slot, made by the first read: many objects of a list are never read. */
+  private slots: (Value | typeof ABSENT)[] | undefined;
+  /** A map's converted entries by key, made by the first read. */
   private cache: Map<string, Value | typeof ABSENT> | undefined;
 
   constructor(
@@ -248,19 +278,38 @@ class SchemaObject extends MapValue implements OwnEquals {
     return this.fields.schemaOf(prop);
   }
 
-  /** A key's value (by its CEL name), converted on first read and kept; absence too, which rules test again and again. */
+  /**
+   * A key's value (by its CEL name), converted on first read and kept, absence too, which rules
+   * test again and again; a plain field is its JSON, read each time.
+   */
   private find(key: Value): Value | undefined {
     if (typeof key !== 'string') return undefined;
-    const cached = this.cache?.get(key);
+    const f = this.fields.field(key);
+    if (f === undefined) return undefined;
+    if (f.plain !== undefined) {
+      // Only own properties are strings or booleans (the prototype's are functions and objects).
+      const v = this.raw[f.prop];
+      if (typeof v === 'string') {
+        if (f.plain === 'string') return v;
+      } else if (typeof v === 'boolean' && f.plain === 'boolean') return v;
+    }
+    if (f.slot < 0) {
+      const cached = this.cache?.get(key);
+      if (cached !== undefined) return cached === ABSENT ? undefined : (cached as Value);
+      const out = this.convert(f);
+      (this.cache ??= new Map()).set(key, out === undefined ? ABSENT : out);
+      return out;
+    }
+    const slots = (this.slots ??= new Array<Value | typeof ABSENT>(this.fields.slots));
+    const cached = slots[f.slot];
     if (cached !== undefined) return cached === ABSENT ? undefined : (cached as Value);
-    const out = this.convert(key);
-    (this.cache ??= new Map()).set(key, out === undefined ? ABSENT : out);
+    const out = this.convert(f);
+    slots[f.slot] = out === undefined ? ABSENT : out;
     return out;
   }
 
-  private convert(key: string): Value | undefined {
-    const f = this.fields.field(key);
-    if (f === undefined || !Object.hasOwn(this.raw, f.prop)) return undefined;
+  private convert(f: Field): Value | undefined {
+    if (!Object.hasOwn(this.raw, f.prop)) return undefined;
     const v = this.raw[f.prop]!;
     // An object's null field is an absent one (a map's null value is a value).
     if (this.isObject && v === null) return undefined;
@@ -282,8 +331,12 @@ class SchemaObject extends MapValue implements OwnEquals {
     return this.find(key);
   }
 
+  /** As find, without converting: present when the JSON has it, and (an object's) not null. */
   override has(key: Value): boolean {
-    return this.find(key) !== undefined;
+    if (typeof key !== 'string') return false;
+    const f = this.fields.field(key);
+    if (f === undefined || !Object.hasOwn(this.raw, f.prop)) return false;
+    return !this.isObject || this.raw[f.prop] !== null;
   }
 
   /** unstructuredMap.Find: a key that is no string is no such overload, for `[]` and `in` alike. */
