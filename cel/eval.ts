@@ -65,7 +65,13 @@ export function activation(vars: Readonly<Record<string, Value>> | ReadonlyMap<s
 export type CallCost = (fn: string, overloadId: string, argCount: number) => CallPrice | undefined;
 
 /** A call's cost from its arguments and result; undefined leaves this call to cel-go's default. */
-export type CallPrice = (args: readonly Val[], result: Val) => number | undefined;
+export type CallPrice = ((args: readonly Val[], result: Val) => number | undefined) & {
+  /**
+   * Set when only a first argument that is a library's own value (an ObjectValue) has this
+   * price: a call on any other takes cel-go's default without asking it.
+   */
+  readonly ownValuesOnly?: true;
+};
 
 export interface ProgramOptions {
   /** The functions calls may bind to (default: the standard, optional and two-variable-comprehension libraries). */
@@ -986,16 +992,21 @@ class Planner {
       }
     }
     this.lines.push(...lines);
-    return this.call(candidates, this.prices(fn, candidates, args), args);
+    return this.call(fn, candidates, args);
   }
 
   /** Each candidate's price, with the sizes of the constant arguments taken now. */
   private prices(fn: string, candidates: readonly Bound[], args: readonly string[]): Price[] {
-    const sizes = args.map((a) => {
+    const sizes = this.constantSizes(args);
+    return candidates.map((b) => this.price(fn, b.id, args.length, sizes));
+  }
+
+  /** The size of each argument that is a constant, -1 for the others. */
+  private constantSizes(args: readonly string[]): number[] {
+    return args.map((a) => {
       const k = this.constantOf(a);
       return k === NOT_CONSTANT ? -1 : actualSize(k);
     });
-    return candidates.map((b) => this.price(fn, b.id, args.length, sizes));
   }
 
   /** The accumulators of the loops around the code being generated that own theirs. */
@@ -1010,16 +1021,17 @@ class Planner {
    * is the result. One candidate (nearly every call) is inline: its argument kinds tested, its
    * implementation called, its price charged.
    */
-  private call(candidates: readonly Bound[], prices: readonly Price[], args: readonly string[]): string {
+  private call(fn: string, candidates: readonly Bound[], args: readonly string[]): string {
     const n = args.length;
     // Whether the first argument is a loop's own accumulator, which grows in place.
     const owned = this.ownedAccumulators().map((o) => `${args[0]} === ${o}`);
     const mayGrow = n > 0 && owned.length > 0 && candidates.some((b) => GROWS_IN_PLACE.has(b.id));
     const ownedTest = mayGrow ? `(${owned.join(' || ')})` : 'false';
     if (candidates.length > 1)
-      return this.bind(`${this.k(dispatcher(candidates, prices))}([${args.join(', ')}], c, ${ownedTest})`);
+      return this.bind(
+        `${this.k(dispatcher(candidates, this.prices(fn, candidates, args)))}([${args.join(', ')}], c, ${ownedTest})`,
+      );
     const b = candidates[0]!;
-    const price = prices[0]!;
     // The standard implementations read their arguments and keep none (functions.ts), nor does a
     // price: their calls of one or two arguments fill one array per call site, emptied after each
     // call, rather than a new one each (nothing evaluates this call again between the two).
@@ -1038,8 +1050,11 @@ class Planner {
       ? `${ownedTest} ? ${this.k(grown)}(${this.k(b)}, ${vals}, c) : ${impl}(${vals}, c)`
       : `${impl}(${vals}, c)`;
     const checked = tests.length > 0 ? `${tests.join(' && ')} ? ${invoke} : ${this.k(NO_SUCH_OVERLOAD)}` : invoke;
-    const result = this.bind(this.firstErrorOr(args, checked));
-    const cost = typeof price === 'number' ? price : this.bind(`${this.k(price)}(${vals}, ${result})`);
+    const operator = STANDARD_IMPLS.get(b.id) === b.impl ? this.operator(b.id, args) : undefined;
+    const general = this.firstErrorOr(args, checked);
+    const result = this.bind(operator === undefined ? general : `${operator.test} ? ${operator.value} : ${general}`);
+    const price = this.priceOf(fn, b.id, args, vals, result);
+    const cost = typeof price === 'number' ? price : this.bind(price);
     if (reused) this.emit(`${Array.from({ length: n }, (_, i) => `${vals}[${i}]`).join(' = ')} = null;`);
     this.charge(cost);
     return result;
@@ -1061,6 +1076,49 @@ class Planner {
     if (primitive !== undefined) return `(typeof ${v} === '${primitive}'${nullable})`;
     if (g.kind === 'null_type') return `${v} === null`;
     return `${this.k(fits)}(${this.k(g)}, ${v})`;
+  }
+
+  /**
+   * A standard overload that is one JS operator when its arguments are primitives of a kind (the
+   * implementation's answer for them exactly): a test of the kinds, and the value when it holds.
+   */
+  private operator(id: string, args: readonly string[]): { test: string; value: string } | undefined {
+    switch (id) {
+      case 'logical_not':
+        return { test: `typeof ${args[0]} === 'boolean'`, value: `!${args[0]}` };
+      case 'equals':
+      case 'not_equals': {
+        // A string equals a constant string, and nothing else, exactly when it is the same string.
+        const [x, y] = typeof this.constantOf(args[1]!) === 'string' ? [args[0]!, args[1]!] : [args[1]!, args[0]!];
+        if (typeof this.constantOf(y) !== 'string') return undefined;
+        return { test: `typeof ${x} === 'string'`, value: `${x} ${id === 'equals' ? '===' : '!=='} ${y}` };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * The cost of a call of one overload: a number when fixed, else the JS expression of it (over
+   * the call's arguments `vals` and `result`), with cel-go's default inline for a string compared
+   * to a constant (a comparison's traversal of the shorter). The library's price is asked first
+   * where it gives one, and only of its own values where it prices only those.
+   */
+  private priceOf(fn: string, id: string, args: readonly string[], vals: string, result: string): number | string {
+    const sizes = this.constantSizes(args);
+    const dflt = defaultPrice(id, sizes);
+    let d: number | string = typeof dflt === 'number' ? dflt : `${this.k(dflt)}(${vals})`;
+    const y = sizes[1] ?? -1;
+    if (typeof dflt !== 'number' && MIN_OF_BOTH.has(id) && y >= 0) {
+      // traversalOfShorterThan for a string: exact whenever the smaller bound is at most 10.
+      const x = args[0]!;
+      const short = y <= 10 ? `typeof ${x} === 'string'` : `typeof ${x} === 'string' && ${x}.length <= 10`;
+      d = `(${short} ? ${y === 0 ? '0' : `(${x}.length === 0 ? 0 : 1)`} : ${this.k(traversalOfShorterThan)}(${x}, ${y}))`;
+    }
+    const lib = this.options.callCost?.(fn, id, args.length);
+    if (lib === undefined) return d;
+    const asked = `(${this.k(lib)}(${vals}, ${result}) ?? ${d})`;
+    return lib.ownValuesOnly === true ? `(${args[0]} instanceof ${this.k(ObjectValue)} ? ${asked} : ${d})` : asked;
   }
 
   /** A call's price: the library's (options.callCost) where it gives one, else cel-go's default. */

@@ -394,6 +394,23 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
     expect(cost(src, r)).toBe(want);
   });
 
+  it.each([
+    // 1 for x, then ceil(min(size(x), size(constant)) × 0.1), sizes in code points.
+    ["x == ''", 'abc', 1, false],
+    ["x == 'abc'", '', 1, false],
+    ["x == 'abc'", 'abc', 2, true],
+    ["x != 'abc'", 'x'.repeat(30), 2, true],
+    ["x != 'RequestMirror'", 'URLRewrite', 2, true],
+    ["x == 'RequestMirror'", 'x'.repeat(30), 3, false],
+    ["x == 'RequestMirror'", '😀'.repeat(12), 3, false],
+    ["x == 'RequestMirror'", '😀'.repeat(30), 3, false],
+    ["x == 'a'", 7n, 2, false],
+    ["x != 'a'", [1n, 2n], 2, true],
+    ["!(x == 'a')", 'a', 3, false],
+  ] as [string, Value, number, boolean][])('%s, x = %s, costs %d and is %s', (src, x, want, result) => {
+    expect(run(src, { vars: { x } })).toMatchObject({ cost: want, value: result });
+  });
+
   it('charges has() as cel-go does, and not at all with kube settings', () => {
     const input = value("{'a': {'b': 1}}");
     expect(cost('has(input.a)', { vars: { input } })).toBe(2);
