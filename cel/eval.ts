@@ -871,7 +871,12 @@ class Planner {
     this.emit('else {');
     const ix = this.plan(index, { freeRoot: isAttribute(index) });
     this.charge(1 + extra);
-    this.emit(`${t} = ${ix} instanceof ${error} ? ${ix} : ${this.k(qualify)}(${op}, ${ix}, ${optional});`);
+    let qualified = `${ix} instanceof ${error} ? ${ix} : ${this.k(qualify)}(${op}, ${ix}, ${optional})`;
+    // A list's element at a constant index within it (`self[0]`) is read directly.
+    const at = this.constantOf(ix);
+    if (!optional && typeof at === 'bigint' && at >= 0n && at < 2n ** 32n)
+      qualified = `Array.isArray(${op}) && ${op}.length > ${at} ? ${op}[${at}] : ${qualified}`;
+    this.emit(`${t} = ${qualified};`);
     this.emit('}');
     return t;
   }
@@ -1075,6 +1080,8 @@ class Planner {
     const primitive = TYPEOF[g.kind];
     if (primitive !== undefined) return `(typeof ${v} === '${primitive}'${nullable})`;
     if (g.kind === 'null_type') return `${v} === null`;
+    if (g.kind === 'list') return `(Array.isArray(${v})${nullable})`;
+    if (g.kind === 'map') return `(${v} instanceof ${this.k(MapValue)}${nullable})`;
     return `${this.k(fits)}(${this.k(g)}, ${v})`;
   }
 
@@ -1086,16 +1093,32 @@ class Planner {
     switch (id) {
       case 'logical_not':
         return { test: `typeof ${args[0]} === 'boolean'`, value: `!${args[0]}` };
+      case 'less_int64':
+      case 'less_equals_int64':
+      case 'greater_int64':
+      case 'greater_equals_int64': {
+        const js = { less: '<', less_equals: '<=', greater: '>', greater_equals: '>=' }[id.slice(0, -'_int64'.length)];
+        return { test: this.typeofTest(args, 'bigint'), value: `${args[0]} ${js} ${args[1]}` };
+      }
+      case 'size_list':
+      case 'list_size':
+        return { test: `Array.isArray(${args[0]})`, value: `${this.k(countInt)}(${args[0]}.length)` };
       case 'equals':
       case 'not_equals': {
         // A string equals a constant string, and nothing else, exactly when it is the same string.
         const [x, y] = typeof this.constantOf(args[1]!) === 'string' ? [args[0]!, args[1]!] : [args[1]!, args[0]!];
         if (typeof this.constantOf(y) !== 'string') return undefined;
-        return { test: `typeof ${x} === 'string'`, value: `${x} ${id === 'equals' ? '===' : '!=='} ${y}` };
+        return { test: this.typeofTest([x], 'string'), value: `${x} ${id === 'equals' ? '===' : '!=='} ${y}` };
       }
       default:
         return undefined;
     }
+  }
+
+  /** A JS test that each of `args` is of `type`, the constants' known now. */
+  private typeofTest(args: readonly string[], type: 'bigint' | 'string'): string {
+    const tests = args.filter((a) => typeof this.constantOf(a) !== type).map((a) => `typeof ${a} === '${type}'`);
+    return tests.length > 0 ? tests.join(' && ') : 'true';
   }
 
   /**
