@@ -66,29 +66,29 @@ export function schemaValue(json: JsonValue, schema: CelSchema, isResourceRoot =
 }
 
 /**
- * The value `parent` (made by `schemaValue` or this for the node of `parentSchema`) holds for
- * its property or index `key`, when it converted it with `childSchema`: the same value, with
- * whatever of it a rule already read, so that the rules of a write's nested nodes convert each
- * part of the object once. Undefined where the parent did not convert it so (a resource root's
- * own metadata, a value the schema does not describe): the caller converts it itself.
+ * The value `parent` (made by `schemaValue` or these) holds for its property `prop`, when it
+ * converted it with `childSchema`: the same value, with whatever of it a rule already read, so
+ * that the rules of a write's nested nodes convert each part of the object once. Undefined where
+ * the parent did not convert it so (a resource root's own metadata, a value the schema does not
+ * describe): the caller converts it itself.
  */
-export function convertedChild(
+export function convertedProperty(parent: Value, prop: string, childSchema: CelSchema): Value | undefined {
+  return parent instanceof SchemaObject ? parent.converted(prop, childSchema) : undefined;
+}
+
+/** As convertedProperty, for the elements of a list `parent` of `parentSchema`: the list itself, where it converted each with `childSchema`. */
+export function convertedElements(
   parent: Value,
   parentSchema: CelSchema,
-  key: string | number,
   childSchema: CelSchema,
-): Value | undefined {
-  if (parent instanceof SchemaObject) return typeof key === 'string' ? parent.converted(key, childSchema) : undefined;
+): readonly Value[] | undefined {
   // listValue converted every element with the items' schema.
-  if (
-    typeof key === 'number' &&
-    Array.isArray(parent) &&
+  return Array.isArray(parent) &&
     parentSchema.type === 'array' &&
     parentSchema['x-kubernetes-int-or-string'] !== true &&
     itemsOf(parentSchema) === childSchema
-  )
-    return (parent as readonly Value[])[key];
-  return undefined;
+    ? (parent as readonly Value[])
+    : undefined;
 }
 
 function toValue(v: JsonValue, s: CelSchema): Value {
@@ -176,8 +176,8 @@ interface Fields {
   readonly slots: number;
   /** The property a CEL name reads, where the schema describes it. */
   field(key: string): Field | undefined;
-  /** The CEL name of a JSON property, where it has one. */
-  nameOf(prop: string): string | undefined;
+  /** The field that reads JSON property `prop`, where the schema describes it. */
+  ofProp(prop: string): Field | undefined;
   /** A JSON property's schema, where the schema describes it. */
   schemaOf(prop: string): CelSchema | undefined;
 }
@@ -186,8 +186,8 @@ class ObjectFields implements Fields {
   readonly isObject = true;
   /** The described properties by CEL name, found once each (unescaping is a scan). */
   private readonly byName = new Map<string, Field>();
-  /** CEL names by property, escaped once each (null: none). */
-  private readonly names = new Map<string, string | null>();
+  /** The described properties by JSON name, for convertedProperty. */
+  private readonly byProp = new Map<string, Field>();
   /** Each property's slot: one per property, however many CEL names read it. */
   private readonly slotOf: ReadonlyMap<string, number>;
 
@@ -215,10 +215,14 @@ class ObjectFields implements Fields {
     return Object.hasOwn(this.props, prop) ? this.props[prop] : undefined;
   }
 
-  nameOf(prop: string): string | undefined {
-    let name = this.names.get(prop);
-    if (name === undefined) this.names.set(prop, (name = escapeFieldName(prop) ?? null));
-    return name ?? undefined;
+  ofProp(prop: string): Field | undefined {
+    const known = this.byProp.get(prop);
+    if (known !== undefined) return known;
+    const name = escapeFieldName(prop);
+    const f = name === undefined ? undefined : this.field(name);
+    if (f === undefined || f.prop !== prop) return undefined;
+    this.byProp.set(prop, f);
+    return f;
   }
 }
 
@@ -239,8 +243,8 @@ class MapFields implements Fields {
     return this.values;
   }
 
-  nameOf(prop: string): string {
-    return prop;
+  ofProp(prop: string): Field | undefined {
+    return this.field(prop);
   }
 }
 
@@ -285,7 +289,10 @@ class SchemaObject extends MapValue implements OwnEquals {
   private find(key: Value): Value | undefined {
     if (typeof key !== 'string') return undefined;
     const f = this.fields.field(key);
-    if (f === undefined) return undefined;
+    return f === undefined ? undefined : this.read(f);
+  }
+
+  private read(f: Field): Value | undefined {
     if (f.plain !== undefined) {
       // Only own properties are strings or booleans (the prototype's are functions and objects).
       const v = this.raw[f.prop];
@@ -294,10 +301,11 @@ class SchemaObject extends MapValue implements OwnEquals {
       } else if (typeof v === 'boolean' && f.plain === 'boolean') return v;
     }
     if (f.slot < 0) {
-      const cached = this.cache?.get(key);
+      // A map's entry: its key is its property.
+      const cached = this.cache?.get(f.prop);
       if (cached !== undefined) return cached === ABSENT ? undefined : (cached as Value);
       const out = this.convert(f);
-      (this.cache ??= new Map()).set(key, out === undefined ? ABSENT : out);
+      (this.cache ??= new Map()).set(f.prop, out === undefined ? ABSENT : out);
       return out;
     }
     const slots = (this.slots ??= new Array<Value | typeof ABSENT>(this.fields.slots));
@@ -316,11 +324,10 @@ class SchemaObject extends MapValue implements OwnEquals {
     return toValue(v, f.schema);
   }
 
-  /** The value of JSON property `prop`, when converted with `schema` (convertedChild). */
+  /** The value of JSON property `prop`, when converted with `schema` (convertedProperty). */
   converted(prop: string, schema: CelSchema): Value | undefined {
-    const name = this.fields.nameOf(prop);
-    const f = name === undefined ? undefined : this.fields.field(name);
-    return f !== undefined && f.prop === prop && f.schema === schema ? this.find(name!) : undefined;
+    const f = this.fields.ofProp(prop);
+    return f !== undefined && f.schema === schema ? this.read(f) : undefined;
   }
 
   override get size(): number {
