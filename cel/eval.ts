@@ -31,6 +31,7 @@ import {
   CelError,
   countInt,
   Duration,
+  FieldSite,
   isMapKey,
   MapValue,
   noSuchOverload,
@@ -564,10 +565,10 @@ function isAttribute(e: Expr): boolean {
 const noSuchKey = (k: Value): CelError => new CelError(`no such key: ${k instanceof Uint ? k.value : String(k)}`);
 
 /** `has(v.field)`. */
-function presence(v: Val, field: string): Val {
-  if (v instanceof MapValue) return v.has(field);
+function presence(v: Val, site: FieldSite): Val {
+  if (v instanceof MapValue) return v.hasField(site);
   if (v instanceof CelError) return v;
-  if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.has(field) : false;
+  if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.hasField(site) : false;
   // cel-go's refQualify, without EnableErrorOnBadPresenceTest (kube's): a list refuses a field as
   // an index, anything else has no fields.
   return Array.isArray(v) ? new CelError("unsupported index type 'string' in list") : false;
@@ -843,7 +844,8 @@ class Planner {
     const qname = this.checked || e.testOnly ? undefined : this.qualifiedName(e);
     const plain = (): string => {
       const { op, extra } = this.qualifierOperand(e.operand, o);
-      const field = this.k(e.field);
+      // Each selection its own site, where a schema's objects remember where the field is.
+      const field = this.k(new FieldSite(e.field));
       if (e.testOnly) {
         this.charge(((this.options.presenceTestHasCost ?? true) ? 1 : 0) + extra);
         return this.bind(`${this.k(presence)}(${op}, ${field})`);
@@ -1266,10 +1268,10 @@ class Planner {
 }
 
 /** `v.field` on a value that is no error (the common case, a map's field, first). */
-function selectField(v: Value, field: string): Val {
+function selectField(v: Value, site: FieldSite): Val {
   if (v instanceof MapValue) {
-    const found = v.lookup(field);
-    return found === undefined ? noSuchKey(field) : found;
+    const found = v.select(site);
+    return found === undefined ? noSuchKey(site.name) : found;
   }
-  return qualify(v, field, false);
+  return qualify(v, site.name, false);
 }

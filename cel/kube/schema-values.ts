@@ -9,6 +9,7 @@ import { parseDuration, parseTimestamp } from '../time.js';
 import {
   CelError,
   equals,
+  type FieldSite,
   fromJson,
   type JsonValue,
   type ListTraits,
@@ -338,10 +339,30 @@ class SchemaObject extends MapValue implements OwnEquals {
     return this.find(key);
   }
 
-  /** As find, without converting: present when the JSON has it, and (an object's) not null. */
   override has(key: Value): boolean {
-    if (typeof key !== 'string') return false;
-    const f = this.fields.field(key);
+    return typeof key === 'string' && this.present(this.fields.field(key));
+  }
+
+  override select(site: FieldSite): Value | undefined {
+    const f = this.fieldAt(site);
+    return f === undefined ? undefined : this.read(f);
+  }
+
+  override hasField(site: FieldSite): boolean {
+    return this.present(this.fieldAt(site));
+  }
+
+  /** A site's field, found in this schema's table once for every object of the schema (the usual case) that reaches the site. */
+  private fieldAt(site: FieldSite): Field | undefined {
+    if (site.owner !== this.fields) {
+      site.owner = this.fields;
+      site.found = this.fields.field(site.name);
+    }
+    return site.found as Field | undefined;
+  }
+
+  /** As read, without converting: present when the JSON has it, and (an object's) not null. */
+  private present(f: Field | undefined): boolean {
     if (f === undefined || !Object.hasOwn(this.raw, f.prop)) return false;
     return !this.isObject || this.raw[f.prop] !== null;
   }
