@@ -150,7 +150,12 @@ class Ctx implements CallContext, EvalResult {
 
   charge(n: number): void {
     this.cost += n;
-    if (this.cost > this.limit) throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
+    if (this.cost > this.limit) this.cancel();
+  }
+
+  /** Stops the evaluation: the cost went past the limit. */
+  cancel(): never {
+    throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
   }
 
   /** Made on first use: most evaluations call no regex function. */
@@ -703,7 +708,8 @@ class Planner {
   }
 
   private charge(n: number | string): void {
-    if (n !== 0) this.emit(`c.charge(${n});`);
+    // Inline: a program charges at nearly every node.
+    if (n !== 0) this.emit(`if ((c.cost += ${n}) > c.limit) c.cancel();`);
   }
 
   /** The statements `f` generates, kept apart, and its result. */
