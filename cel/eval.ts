@@ -1048,10 +1048,14 @@ class Planner {
     // The standard implementations read their arguments and keep none (functions.ts), nor does a
     // price: their calls of one or two arguments fill one array per call site, emptied after each
     // call, rather than a new one each (nothing evaluates this call again between the two).
-    const reused = STANDARD_IMPLS.get(b.id) === b.impl && (n === 1 || n === 2);
-    const vals = reused ? this.k(new Array<Val>(n).fill(null)) : this.temp();
+    const standard = STANDARD_IMPLS.get(b.id) === b.impl;
+    const operator = standard ? this.operator(b.id, args) : undefined;
+    // An operator's arguments are put in an array only on its general path.
+    const reused = standard && operator === undefined && (n === 1 || n === 2);
+    const vals =
+      operator !== undefined ? `[${args.join(', ')}]` : reused ? this.k(new Array<Val>(n).fill(null)) : this.temp();
     if (reused) for (let i = 0; i < n; i++) this.emit(`${vals}[${i}] = ${args[i]};`);
-    else this.emit(`const ${vals} = [${args.join(', ')}];`);
+    else if (operator === undefined) this.emit(`const ${vals} = [${args.join(', ')}];`);
     // A constant argument's kind is known now: it needs no test at run time when it fits.
     const tests = b.guards.flatMap((g, i) => {
       const k = this.constantOf(args[i]!);
@@ -1063,7 +1067,6 @@ class Planner {
       ? `${ownedTest} ? ${this.k(grown)}(${this.k(b)}, ${vals}, c) : ${impl}(${vals}, c)`
       : `${impl}(${vals}, c)`;
     const checked = tests.length > 0 ? `${tests.join(' && ')} ? ${invoke} : ${this.k(NO_SUCH_OVERLOAD)}` : invoke;
-    const operator = STANDARD_IMPLS.get(b.id) === b.impl ? this.operator(b.id, args) : undefined;
     const general = this.firstErrorOr(args, checked);
     const result = this.bind(operator === undefined ? general : `${operator.test} ? ${operator.value} : ${general}`);
     const price = this.priceOf(fn, b.id, args, vals, result);
@@ -1139,10 +1142,12 @@ class Planner {
     const sizes = this.constantSizes(args);
     const dflt = defaultPrice(id, sizes);
     let d: number | string = typeof dflt === 'number' ? dflt : `${this.k(dflt)}(${vals})`;
-    const y = sizes[1] ?? -1;
-    if (typeof dflt !== 'number' && MIN_OF_BOTH.has(id) && y >= 0) {
+    // A comparison's price is the shorter's, whichever side the constant is on.
+    const c = (sizes[1] ?? -1) >= 0 ? 1 : 0;
+    const y = sizes[c] ?? -1;
+    if (typeof dflt !== 'number' && MIN_OF_BOTH.has(id) && y >= 0 && args.length === 2) {
       // traversalOfShorterThan for a string: exact whenever the smaller bound is at most 10.
-      const x = args[0]!;
+      const x = args[1 - c]!;
       const short = y <= 10 ? `typeof ${x} === 'string'` : `typeof ${x} === 'string' && ${x}.length <= 10`;
       d = `(${short} ? ${y === 0 ? '0' : `(${x}.length === 0 ? 0 : 1)`} : ${this.k(traversalOfShorterThan)}(${x}, ${y}))`;
     }

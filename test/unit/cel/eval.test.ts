@@ -407,6 +407,9 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
     ["x == 'a'", 7n, 2, false],
     ["x != 'a'", [1n, 2n], 2, true],
     ["!(x == 'a')", 'a', 3, false],
+    ["'RequestMirror' == x", 'x'.repeat(30), 3, false],
+    ["'' != x", 'abc', 1, true],
+    ["'abc' == x", 'abc', 2, true],
   ] as [string, Value, number, boolean][])('%s, x = %s, costs %d and is %s', (src, x, want, result) => {
     expect(run(src, { vars: { x } })).toMatchObject({ cost: want, value: result });
   });
