@@ -1116,10 +1116,11 @@ class Planner {
         return { test: `Array.isArray(${args[0]})`, value: `${this.k(countInt)}(${args[0]}.length)` };
       case 'equals':
       case 'not_equals': {
-        // A string equals a constant string, and nothing else, exactly when it is the same string.
-        const [x, y] = typeof this.constantOf(args[1]!) === 'string' ? [args[0]!, args[1]!] : [args[1]!, args[0]!];
-        if (typeof this.constantOf(y) !== 'string') return undefined;
-        return { test: this.typeofTest([x], 'string'), value: `${x} ${id === 'equals' ? '===' : '!=='} ${y}` };
+        // Two strings are equal exactly when they are the same JS string.
+        return {
+          test: this.typeofTest(args, 'string'),
+          value: `${args[0]} ${id === 'equals' ? '===' : '!=='} ${args[1]}`,
+        };
       }
       default:
         return undefined;
@@ -1145,11 +1146,21 @@ class Planner {
     // A comparison's price is the shorter's, whichever side the constant is on.
     const c = (sizes[1] ?? -1) >= 0 ? 1 : 0;
     const y = sizes[c] ?? -1;
+    // The traversal of a string of at most 10 code units is 1 (0 when empty): exact, as code points are at most as many.
+    const one = (x: string): string => `(${x}.length === 0 ? 0 : 1)`;
     if (typeof dflt !== 'number' && MIN_OF_BOTH.has(id) && y >= 0 && args.length === 2) {
       // traversalOfShorterThan for a string: exact whenever the smaller bound is at most 10.
       const x = args[1 - c]!;
       const short = y <= 10 ? `typeof ${x} === 'string'` : `typeof ${x} === 'string' && ${x}.length <= 10`;
-      d = `(${short} ? ${y === 0 ? '0' : `(${x}.length === 0 ? 0 : 1)`} : ${this.k(traversalOfShorterThan)}(${x}, ${y}))`;
+      d = `(${short} ? ${y === 0 ? '0' : one(x)} : ${this.k(traversalOfShorterThan)}(${x}, ${y}))`;
+    } else if (typeof dflt !== 'number' && MIN_OF_BOTH.has(id) && args.length === 2) {
+      const [a, b] = args as [string, string];
+      d = `(typeof ${a} === 'string' && typeof ${b} === 'string' && (${a}.length <= 10 || ${b}.length <= 10) ? (${a}.length === 0 || ${b}.length === 0 ? 0 : 1) : ${this.k(traversalOfShorter)}(${a}, ${b}))`;
+    } else if (id === 'contains_string' && (sizes[1] ?? -1) >= 0) {
+      // The receiver's traversal times the constant's.
+      const x = args[0]!;
+      const times = Math.ceil(sizes[1]! * TRAVERSAL);
+      d = `(typeof ${x} === 'string' && ${x}.length <= 10 ? ${one(x)} * ${times} : ${d})`;
     }
     const lib = this.options.callCost?.(fn, id, args.length);
     if (lib === undefined) return d;

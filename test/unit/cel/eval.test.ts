@@ -410,8 +410,16 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
     ["'RequestMirror' == x", 'x'.repeat(30), 3, false],
     ["'' != x", 'abc', 1, true],
     ["'abc' == x", 'abc', 2, true],
+    // Two variables: the shorter's traversal; contains: the receiver's times the argument's.
+    ['x == y', 'abc', 3, false],
+    ['x != y', '', 2, true],
+    ['x == x', 'x'.repeat(30), 5, true],
+    ["x.contains('/./')", 'a/./b', 2, true],
+    ["x.contains('/./')", '', 1, false],
+    ["x.contains('/./')", 'x'.repeat(30), 4, false],
+    [`x.contains('${'y'.repeat(30)}')`, 'y'.repeat(5), 4, false],
   ] as [string, Value, number, boolean][])('%s, x = %s, costs %d and is %s', (src, x, want, result) => {
-    expect(run(src, { vars: { x } })).toMatchObject({ cost: want, value: result });
+    expect(run(src, { vars: { x, y: 'x'.repeat(12) } })).toMatchObject({ cost: want, value: result });
   });
 
   it.each([
