@@ -882,8 +882,10 @@ class Planner {
     let qualified = `${ix} instanceof ${error} ? ${ix} : ${this.k(qualify)}(${op}, ${ix}, ${optional})`;
     // A list's element at a constant index within it (`self[0]`) is read directly.
     const at = this.constantOf(ix);
-    if (!optional && typeof at === 'bigint' && at >= 0n && at < 2n ** 32n)
-      qualified = `Array.isArray(${op}) && ${op}.length > ${at} ? ${op}[${at}] : ${qualified}`;
+    if (!optional && typeof at === 'bigint' && at >= 0n && at < 2n ** 32n) {
+      const i = this.k(Number(at));
+      qualified = `Array.isArray(${op}) && ${op}.length > ${i} ? ${op}[${i}] : ${qualified}`;
+    }
     this.emit(`${t} = ${qualified};`);
     this.emit('}');
     return t;
