@@ -4,22 +4,25 @@
 const NS_PER_SECOND = 1_000_000_000n;
 const MAX_INT64 = 2n ** 63n - 1n;
 
-const UNIT_NS: Readonly<Record<string, bigint>> = {
-  ns: 1n,
-  us: 1_000n,
-  '\u00b5s': 1_000n,
-  '\u03bcs': 1_000n,
-  ms: 1_000_000n,
-  s: NS_PER_SECOND,
-  m: 60n * NS_PER_SECOND,
-  h: 3600n * NS_PER_SECOND,
-};
+/** A map, so that no unit is found on a prototype ("1constructor"). */
+const UNIT_NS: ReadonlyMap<string, bigint> = new Map([
+  ['ns', 1n],
+  ['us', 1_000n],
+  ['\u00b5s', 1_000n],
+  ['\u03bcs', 1_000n],
+  ['ms', 1_000_000n],
+  ['s', NS_PER_SECOND],
+  ['m', 60n * NS_PER_SECOND],
+  ['h', 3600n * NS_PER_SECOND],
+]);
 
 /** One element of a Go duration: digits, an optional fraction, and a unit running to the next digit or '.'. */
 const ELEMENT = /(\d*)(?:\.(\d*))?([^\d.]*)/y;
 
 /** A Go duration ("1h1.5s", "-300ms", "0") in nanoseconds, or the error text Go's time.ParseDuration gives. */
 export function parseGoDuration(text: string): bigint | string {
+  const simple = simpleDuration(text);
+  if (simple !== undefined) return simple;
   const invalid = `time: invalid duration "${text}"`;
   let s = text;
   const neg = s.startsWith('-');
@@ -32,7 +35,7 @@ export function parseGoDuration(text: string): bigint | string {
     const m = ELEMENT.exec(s);
     const [, whole = '', frac, unit = ''] = m ?? [];
     if (!m || (whole === '' && !frac)) return invalid;
-    const scale = UNIT_NS[unit];
+    const scale = UNIT_NS.get(unit);
     if (scale === undefined)
       return unit === ''
         ? `time: missing unit in duration "${text}"`
@@ -47,4 +50,23 @@ export function parseGoDuration(text: string): bigint | string {
     if (total > MAX_INT64 + (neg ? 1n : 0n)) return invalid;
   }
   return neg ? -total : total;
+}
+
+/**
+ * The usual duration, up to 15 digits and a unit ("10s", "500ms"), without the general scan (CEL
+ * rules parse their objects' durations on every write); undefined for any other.
+ */
+function simpleDuration(s: string): bigint | undefined {
+  let n = 0;
+  let i = 0;
+  for (; i < s.length && i < 15; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    n = n * 10 + (c - 0x30);
+  }
+  if (i === 0) return undefined;
+  const scale = UNIT_NS.get(s.slice(i));
+  if (scale === undefined) return undefined;
+  const total = BigInt(n) * scale;
+  return total > MAX_INT64 ? undefined : total;
 }

@@ -31,6 +31,7 @@ import {
   CelError,
   countInt,
   Duration,
+  FieldSite,
   isMapKey,
   MapValue,
   noSuchOverload,
@@ -65,7 +66,13 @@ export function activation(vars: Readonly<Record<string, Value>> | ReadonlyMap<s
 export type CallCost = (fn: string, overloadId: string, argCount: number) => CallPrice | undefined;
 
 /** A call's cost from its arguments and result; undefined leaves this call to cel-go's default. */
-export type CallPrice = (args: readonly Val[], result: Val) => number | undefined;
+export type CallPrice = ((args: readonly Val[], result: Val) => number | undefined) & {
+  /**
+   * Set when only a first argument that is a library's own value (an ObjectValue) has this
+   * price: a call on any other takes cel-go's default without asking it.
+   */
+  readonly ownValuesOnly?: true;
+};
 
 export interface ProgramOptions {
   /** The functions calls may bind to (default: the standard, optional and two-variable-comprehension libraries). */
@@ -143,7 +150,12 @@ class Ctx implements CallContext, EvalResult {
 
   charge(n: number): void {
     this.cost += n;
-    if (this.cost > this.limit) throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
+    if (this.cost > this.limit) this.cancel();
+  }
+
+  /** Stops the evaluation: the cost went past the limit. */
+  cancel(): never {
+    throw new CostLimitExceeded(COST_LIMIT_EXCEEDED);
   }
 
   /** Made on first use: most evaluations call no regex function. */
@@ -622,10 +634,10 @@ function isAttribute(e: Expr): boolean {
 const noSuchKey = (k: Value): CelError => new CelError(`no such key: ${k instanceof Uint ? k.value : String(k)}`);
 
 /** `has(v.field)`. */
-function presence(v: Val, field: string): Val {
-  if (v instanceof MapValue) return v.has(field);
+function presence(v: Val, site: FieldSite): Val {
+  if (v instanceof MapValue) return v.hasField(site);
   if (v instanceof CelError) return v;
-  if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.has(field) : false;
+  if (v instanceof OptionalValue) return v.hasValue() && v.value instanceof MapValue ? v.value.hasField(site) : false;
   // cel-go's refQualify, without EnableErrorOnBadPresenceTest (kube's): a list refuses a field as
   // an index, anything else has no fields.
   return Array.isArray(v) ? new CelError("unsupported index type 'string' in list") : false;
@@ -760,7 +772,8 @@ class Planner {
   }
 
   private charge(n: number | string): void {
-    if (n !== 0) this.emit(`c.charge(${n});`);
+    // Inline: a program charges at nearly every node.
+    if (n !== 0) this.emit(`if ((c.cost += ${n}) > c.limit) c.cancel();`);
   }
 
   /** The statements `f` generates, kept apart, and its result. */
@@ -901,7 +914,8 @@ class Planner {
     const qname = this.checked || e.testOnly ? undefined : this.qualifiedName(e);
     const plain = (): string => {
       const { op, extra } = this.qualifierOperand(e.operand, o);
-      const field = this.k(e.field);
+      // Each selection its own site, where a schema's objects remember where the field is.
+      const field = this.k(new FieldSite(e.field));
       if (e.testOnly) {
         this.charge(((this.options.presenceTestHasCost ?? true) ? 1 : 0) + extra);
         return this.bind(`${this.k(presence)}(${op}, ${field})`);
@@ -929,7 +943,14 @@ class Planner {
     this.emit('else {');
     const ix = this.plan(index, { freeRoot: isAttribute(index) });
     this.charge(1 + extra);
-    this.emit(`${t} = ${ix} instanceof ${error} ? ${ix} : ${this.k(qualify)}(${op}, ${ix}, ${optional});`);
+    let qualified = `${ix} instanceof ${error} ? ${ix} : ${this.k(qualify)}(${op}, ${ix}, ${optional})`;
+    // A list's element at a constant index within it (`self[0]`) is read directly.
+    const at = this.constantOf(ix);
+    if (!optional && typeof at === 'bigint' && at >= 0n && at < 2n ** 32n) {
+      const i = this.k(Number(at));
+      qualified = `Array.isArray(${op}) && ${op}.length > ${i} ? ${op}[${i}] : ${qualified}`;
+    }
+    this.emit(`${t} = ${qualified};`);
     this.emit('}');
     return t;
   }
@@ -1050,16 +1071,21 @@ class Planner {
       }
     }
     this.lines.push(...lines);
-    return this.call(candidates, this.prices(fn, candidates, args), args);
+    return this.call(fn, candidates, args);
   }
 
   /** Each candidate's price, with the sizes of the constant arguments taken now. */
   private prices(fn: string, candidates: readonly Bound[], args: readonly string[]): Price[] {
-    const sizes = args.map((a) => {
+    const sizes = this.constantSizes(args);
+    return candidates.map((b) => this.price(fn, b.id, args.length, sizes));
+  }
+
+  /** The size of each argument that is a constant, -1 for the others. */
+  private constantSizes(args: readonly string[]): number[] {
+    return args.map((a) => {
       const k = this.constantOf(a);
       return k === NOT_CONSTANT ? -1 : actualSize(k);
     });
-    return candidates.map((b) => this.price(fn, b.id, args.length, sizes));
   }
 
   /** The accumulators of the loops around the code being generated that own theirs. */
@@ -1074,23 +1100,28 @@ class Planner {
    * is the result. One candidate (nearly every call) is inline: its argument kinds tested, its
    * implementation called, its price charged.
    */
-  private call(candidates: readonly Bound[], prices: readonly Price[], args: readonly string[]): string {
+  private call(fn: string, candidates: readonly Bound[], args: readonly string[]): string {
     const n = args.length;
     // Whether the first argument is a loop's own accumulator, which grows in place.
     const owned = this.ownedAccumulators().map((o) => `${args[0]} === ${o}`);
     const mayGrow = n > 0 && owned.length > 0 && candidates.some((b) => GROWS_IN_PLACE.has(b.id));
     const ownedTest = mayGrow ? `(${owned.join(' || ')})` : 'false';
     if (candidates.length > 1)
-      return this.bind(`${this.k(dispatcher(candidates, prices))}([${args.join(', ')}], c, ${ownedTest})`);
+      return this.bind(
+        `${this.k(dispatcher(candidates, this.prices(fn, candidates, args)))}([${args.join(', ')}], c, ${ownedTest})`,
+      );
     const b = candidates[0]!;
-    const price = prices[0]!;
     // The standard implementations read their arguments and keep none (functions.ts), nor does a
     // price: their calls of one or two arguments fill one array per call site, emptied after each
     // call, rather than a new one each (nothing evaluates this call again between the two).
-    const reused = STANDARD_IMPLS.get(b.id) === b.impl && (n === 1 || n === 2);
-    const vals = reused ? this.k(new Array<Val>(n).fill(null)) : this.temp();
+    const standard = STANDARD_IMPLS.get(b.id) === b.impl;
+    const operator = standard ? this.operator(b.id, args) : undefined;
+    // An operator's arguments are put in an array only on its general path.
+    const reused = standard && operator === undefined && (n === 1 || n === 2);
+    const vals =
+      operator !== undefined ? `[${args.join(', ')}]` : reused ? this.k(new Array<Val>(n).fill(null)) : this.temp();
     if (reused) for (let i = 0; i < n; i++) this.emit(`${vals}[${i}] = ${args[i]};`);
-    else this.emit(`const ${vals} = [${args.join(', ')}];`);
+    else if (operator === undefined) this.emit(`const ${vals} = [${args.join(', ')}];`);
     // A constant argument's kind is known now: it needs no test at run time when it fits.
     const tests = b.guards.flatMap((g, i) => {
       const k = this.constantOf(args[i]!);
@@ -1102,8 +1133,10 @@ class Planner {
       ? `${ownedTest} ? ${this.k(grown)}(${this.k(b)}, ${vals}, c) : ${impl}(${vals}, c)`
       : `${impl}(${vals}, c)`;
     const checked = tests.length > 0 ? `${tests.join(' && ')} ? ${invoke} : ${this.k(NO_SUCH_OVERLOAD)}` : invoke;
-    const result = this.bind(this.firstErrorOr(args, checked));
-    const cost = typeof price === 'number' ? price : this.bind(`${this.k(price)}(${vals}, ${result})`);
+    const general = this.firstErrorOr(args, checked);
+    const result = this.bind(operator === undefined ? general : `${operator.test} ? ${operator.value} : ${general}`);
+    const price = this.priceOf(fn, b.id, args, vals, result);
+    const cost = typeof price === 'number' ? price : this.bind(price);
     if (reused) this.emit(`${Array.from({ length: n }, (_, i) => `${vals}[${i}]`).join(' = ')} = null;`);
     this.charge(cost);
     return result;
@@ -1124,7 +1157,81 @@ class Planner {
     const primitive = TYPEOF[g.kind];
     if (primitive !== undefined) return `(typeof ${v} === '${primitive}'${nullable})`;
     if (g.kind === 'null_type') return `${v} === null`;
+    if (g.kind === 'list') return `(Array.isArray(${v})${nullable})`;
+    if (g.kind === 'map') return `(${v} instanceof ${this.k(MapValue)}${nullable})`;
     return `${this.k(fits)}(${this.k(g)}, ${v})`;
+  }
+
+  /**
+   * A standard overload that is one JS operator when its arguments are primitives of a kind (the
+   * implementation's answer for them exactly): a test of the kinds, and the value when it holds.
+   */
+  private operator(id: string, args: readonly string[]): { test: string; value: string } | undefined {
+    switch (id) {
+      case 'logical_not':
+        return { test: `typeof ${args[0]} === 'boolean'`, value: `!${args[0]}` };
+      case 'less_int64':
+      case 'less_equals_int64':
+      case 'greater_int64':
+      case 'greater_equals_int64': {
+        const js = { less: '<', less_equals: '<=', greater: '>', greater_equals: '>=' }[id.slice(0, -'_int64'.length)];
+        return { test: this.typeofTest(args, 'bigint'), value: `${args[0]} ${js} ${args[1]}` };
+      }
+      case 'size_list':
+      case 'list_size':
+        return { test: `Array.isArray(${args[0]})`, value: `${this.k(countInt)}(${args[0]}.length)` };
+      case 'equals':
+      case 'not_equals': {
+        // Two strings are equal exactly when they are the same JS string.
+        return {
+          test: this.typeofTest(args, 'string'),
+          value: `${args[0]} ${id === 'equals' ? '===' : '!=='} ${args[1]}`,
+        };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** A JS test that each of `args` is of `type`, the constants' known now. */
+  private typeofTest(args: readonly string[], type: 'bigint' | 'string'): string {
+    const tests = args.filter((a) => typeof this.constantOf(a) !== type).map((a) => `typeof ${a} === '${type}'`);
+    return tests.length > 0 ? tests.join(' && ') : 'true';
+  }
+
+  /**
+   * The cost of a call of one overload: a number when fixed, else the JS expression of it (over
+   * the call's arguments `vals` and `result`), with cel-go's default inline for a string compared
+   * to a constant (a comparison's traversal of the shorter). The library's price is asked first
+   * where it gives one, and only of its own values where it prices only those.
+   */
+  private priceOf(fn: string, id: string, args: readonly string[], vals: string, result: string): number | string {
+    const sizes = this.constantSizes(args);
+    const dflt = defaultPrice(id, sizes);
+    let d: number | string = typeof dflt === 'number' ? dflt : `${this.k(dflt)}(${vals})`;
+    // A comparison's price is the shorter's, whichever side the constant is on.
+    const c = (sizes[1] ?? -1) >= 0 ? 1 : 0;
+    const y = sizes[c] ?? -1;
+    // The traversal of a string of at most 10 code units is 1 (0 when empty): exact, as code points are at most as many.
+    const one = (x: string): string => `(${x}.length === 0 ? 0 : 1)`;
+    if (typeof dflt !== 'number' && MIN_OF_BOTH.has(id) && y >= 0 && args.length === 2) {
+      // traversalOfShorterThan for a string: exact whenever the smaller bound is at most 10.
+      const x = args[1 - c]!;
+      const short = y <= 10 ? `typeof ${x} === 'string'` : `typeof ${x} === 'string' && ${x}.length <= 10`;
+      d = `(${short} ? ${y === 0 ? '0' : one(x)} : ${this.k(traversalOfShorterThan)}(${x}, ${y}))`;
+    } else if (typeof dflt !== 'number' && MIN_OF_BOTH.has(id) && args.length === 2) {
+      const [a, b] = args as [string, string];
+      d = `(typeof ${a} === 'string' && typeof ${b} === 'string' && (${a}.length <= 10 || ${b}.length <= 10) ? (${a}.length === 0 || ${b}.length === 0 ? 0 : 1) : ${this.k(traversalOfShorter)}(${a}, ${b}))`;
+    } else if (id === 'contains_string' && (sizes[1] ?? -1) >= 0) {
+      // The receiver's traversal times the constant's.
+      const x = args[0]!;
+      const times = Math.ceil(sizes[1]! * TRAVERSAL);
+      d = `(typeof ${x} === 'string' && ${x}.length <= 10 ? ${one(x)} * ${times} : ${d})`;
+    }
+    const lib = this.options.callCost?.(fn, id, args.length);
+    if (lib === undefined) return d;
+    const asked = `(${this.k(lib)}(${vals}, ${result}) ?? ${d})`;
+    return lib.ownValuesOnly === true ? `(${args[0]} instanceof ${this.k(ObjectValue)} ? ${asked} : ${d})` : asked;
   }
 
   /** A call's price: the library's (options.callCost) where it gives one, else cel-go's default. */
@@ -1249,10 +1356,10 @@ class Planner {
 }
 
 /** `v.field` on a value that is no error (the common case, a map's field, first). */
-function selectField(v: Value, field: string): Val {
+function selectField(v: Value, site: FieldSite): Val {
   if (v instanceof MapValue) {
-    const found = v.lookup(field);
-    return found === undefined ? noSuchKey(field) : found;
+    const found = v.select(site);
+    return found === undefined ? noSuchKey(site.name) : found;
   }
-  return qualify(v, field, false);
+  return qualify(v, site.name, false);
 }

@@ -68,6 +68,17 @@ export type MapKey = bigint | Uint | boolean | string;
  * A map. Keys are int, uint, bool or string; int and uint keys of one value are one key, as
  * heterogeneous equality makes them (a double that is an integer finds them too).
  */
+/**
+ * One selection or presence test of a field in a program: a map that finds its fields in a table
+ * (a schema's objects) keeps there what it found for the field, and for which table (`owner`), so
+ * that the next evaluation finds it again without a lookup.
+ */
+export class FieldSite {
+  owner: object | undefined = undefined;
+  found: unknown = undefined;
+  constructor(readonly name: string) {}
+}
+
 export class MapValue {
   /** Made by the first set: maps that compute their entries (a schema's objects) never need it. */
   private entries: Map<bigint | boolean | string, readonly [MapKey, Value]> | undefined;
@@ -102,6 +113,16 @@ export class MapValue {
    */
   lookup(key: Value): Val | undefined {
     return this.get(key);
+  }
+
+  /** `lookup` of the field a selection names (`v.f`); a map that finds its fields in a table may remember where in `site`. */
+  select(site: FieldSite): Val | undefined {
+    return this.lookup(site.name);
+  }
+
+  /** `has` of the field a presence test names (`has(v.f)`), likewise. */
+  hasField(site: FieldSite): boolean {
+    return this.has(site.name);
   }
 
   keys(): IterableIterator<MapKey> {

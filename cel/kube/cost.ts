@@ -348,6 +348,12 @@ const regexCost = (s: Val, regexSize: number): number =>
 /** A call that costs 1. */
 const ONE_CALL: CallPrice = () => 1;
 
+/** kube's own types compare in O(1) (URLs and formats included, as kube prices them). */
+const OWN_TYPES_EQUALITY: CallPrice = Object.assign(
+  (args: readonly Val[]) => (args[0] instanceof ObjectValue ? 1 : undefined),
+  { ownValuesOnly: true as const },
+);
+
 /**
  * How a call to one of kube's functions is priced at run time (undefined: cel-go's default),
  * chosen when the call is planned. The sets extension's own trackers come first, as cel-go
@@ -441,8 +447,7 @@ export const kubeCallCost: CallCost = (fn, overloadId, argCount) => {
         return format instanceof FormatValue ? regexCost(args[1]!, format.maxRegexSize) : undefined;
       };
     case '_==_':
-      // kube's own types compare in O(1) (URLs and formats included, as kube prices them).
-      return argCount === 2 ? (args) => (args[0] instanceof ObjectValue ? 1 : undefined) : undefined;
+      return argCount === 2 ? OWN_TYPES_EQUALITY : undefined;
   }
   return undefined;
 };

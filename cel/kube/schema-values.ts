@@ -9,6 +9,7 @@ import { parseDuration, parseTimestamp } from '../time.js';
 import {
   CelError,
   equals,
+  type FieldSite,
   fromJson,
   type JsonValue,
   type ListTraits,
@@ -66,29 +67,29 @@ export function schemaValue(json: JsonValue, schema: CelSchema, isResourceRoot =
 }
 
 /**
- * The value `parent` (made by `schemaValue` or this for the node of `parentSchema`) holds for
- * its property or index `key`, when it converted it with `childSchema`: the same value, with
- * whatever of it a rule already read, so that the rules of a write's nested nodes convert each
- * part of the object once. Undefined where the parent did not convert it so (a resource root's
- * own metadata, a value the schema does not describe): the caller converts it itself.
+ * The value `parent` (made by `schemaValue` or these) holds for its property `prop`, when it
+ * converted it with `childSchema`: the same value, with whatever of it a rule already read, so
+ * that the rules of a write's nested nodes convert each part of the object once. Undefined where
+ * the parent did not convert it so (a resource root's own metadata, a value the schema does not
+ * describe): the caller converts it itself.
  */
-export function convertedChild(
+export function convertedProperty(parent: Value, prop: string, childSchema: CelSchema): Value | undefined {
+  return parent instanceof SchemaObject ? parent.converted(prop, childSchema) : undefined;
+}
+
+/** As convertedProperty, for the elements of a list `parent` of `parentSchema`: the list itself, where it converted each with `childSchema`. */
+export function convertedElements(
   parent: Value,
   parentSchema: CelSchema,
-  key: string | number,
   childSchema: CelSchema,
-): Value | undefined {
-  if (parent instanceof SchemaObject) return typeof key === 'string' ? parent.converted(key, childSchema) : undefined;
+): readonly Value[] | undefined {
   // listValue converted every element with the items' schema.
-  if (
-    typeof key === 'number' &&
-    Array.isArray(parent) &&
+  return Array.isArray(parent) &&
     parentSchema.type === 'array' &&
     parentSchema['x-kubernetes-int-or-string'] !== true &&
     itemsOf(parentSchema) === childSchema
-  )
-    return (parent as readonly Value[])[key];
-  return undefined;
+    ? (parent as readonly Value[])
+    : undefined;
 }
 
 function toValue(v: JsonValue, s: CelSchema): Value {
@@ -154,15 +155,30 @@ function fieldsOf(schema: CelSchema): Fields {
 interface Field {
   readonly prop: string;
   readonly schema: CelSchema;
+  /** Its place in an object's converted values (an object's property; -1 for a map's entry, kept by key). */
+  readonly slot: number;
+  /**
+   * The JSON kind read as it is, nothing converted or kept (a string without format, a boolean):
+   * most fields rules read are these.
+   */
+  readonly plain: 'string' | 'boolean' | undefined;
+}
+
+function plainKind(s: CelSchema): Field['plain'] {
+  if (s['x-kubernetes-int-or-string'] === true) return undefined;
+  if (s.type === 'boolean') return 'boolean';
+  return s.type === 'string' && s.format === undefined ? 'string' : undefined;
 }
 
 /** The fields of an object (by escaped name, `isObject`) or the entries of an additionalProperties map (keys as they are). */
 interface Fields {
   readonly isObject: boolean;
+  /** How many slots an object's converted values take. */
+  readonly slots: number;
   /** The property a CEL name reads, where the schema describes it. */
   field(key: string): Field | undefined;
-  /** The CEL name of a JSON property, where it has one. */
-  nameOf(prop: string): string | undefined;
+  /** The field that reads JSON property `prop`, where the schema describes it. */
+  ofProp(prop: string): Field | undefined;
   /** A JSON property's schema, where the schema describes it. */
   schemaOf(prop: string): CelSchema | undefined;
 }
@@ -171,10 +187,18 @@ class ObjectFields implements Fields {
   readonly isObject = true;
   /** The described properties by CEL name, found once each (unescaping is a scan). */
   private readonly byName = new Map<string, Field>();
-  /** CEL names by property, escaped once each (null: none). */
-  private readonly names = new Map<string, string | null>();
+  /** The described properties by JSON name, for convertedProperty. */
+  private readonly byProp = new Map<string, Field>();
+  /** Each property's slot: one per property, however many CEL names read it. */
+  private readonly slotOf: ReadonlyMap<string, number>;
 
-  constructor(private readonly props: { readonly [name: string]: CelSchema }) {}
+  constructor(private readonly props: { readonly [name: string]: CelSchema }) {
+    this.slotOf = new Map(Object.keys(props).map((p, i) => [p, i]));
+  }
+
+  get slots(): number {
+    return this.slotOf.size;
+  }
 
   field(key: string): Field | undefined {
     const known = this.byName.get(key);
@@ -183,7 +207,7 @@ class ObjectFields implements Fields {
     const schema = prop === undefined ? undefined : this.schemaOf(prop);
     if (prop === undefined || schema === undefined) return undefined;
     // Only described properties are kept, so the table is bounded by the schema.
-    const f = { prop, schema };
+    const f = { prop, schema, slot: this.slotOf.get(prop)!, plain: plainKind(schema) };
     this.byName.set(key, f);
     return f;
   }
@@ -192,27 +216,36 @@ class ObjectFields implements Fields {
     return Object.hasOwn(this.props, prop) ? this.props[prop] : undefined;
   }
 
-  nameOf(prop: string): string | undefined {
-    let name = this.names.get(prop);
-    if (name === undefined) this.names.set(prop, (name = escapeFieldName(prop) ?? null));
-    return name ?? undefined;
+  ofProp(prop: string): Field | undefined {
+    const known = this.byProp.get(prop);
+    if (known !== undefined) return known;
+    const name = escapeFieldName(prop);
+    const f = name === undefined ? undefined : this.field(name);
+    if (f === undefined || f.prop !== prop) return undefined;
+    this.byProp.set(prop, f);
+    return f;
   }
 }
 
 class MapFields implements Fields {
   readonly isObject = false;
-  constructor(private readonly values: CelSchema | undefined) {}
+  readonly slots = 0;
+  private readonly plain: Field['plain'];
+
+  constructor(private readonly values: CelSchema | undefined) {
+    this.plain = values === undefined ? undefined : plainKind(values);
+  }
 
   field(key: string): Field | undefined {
-    return this.values === undefined ? undefined : { prop: key, schema: this.values };
+    return this.values === undefined ? undefined : { prop: key, schema: this.values, slot: -1, plain: this.plain };
   }
 
   schemaOf(): CelSchema | undefined {
     return this.values;
   }
 
-  nameOf(prop: string): string {
-    return prop;
+  ofProp(prop: string): Field | undefined {
+    return this.field(prop);
   }
 }
 
@@ -230,7 +263,9 @@ function listValue(v: readonly JsonValue[], s: CelSchema): Value {
  * kube's does, null and undescribed fields included.
  */
 class SchemaObject extends MapValue implements OwnEquals {
-  /** Made by the first read: many objects of a list are never read. */
+  /** An object's converted properties by slot, made by the first read: many objects of a list are never read. */
+  private slots: (Value | typeof ABSENT)[] | undefined;
+  /** A map's converted entries by key, made by the first read. */
   private cache: Map<string, Value | typeof ABSENT> | undefined;
 
   constructor(
@@ -248,30 +283,52 @@ class SchemaObject extends MapValue implements OwnEquals {
     return this.fields.schemaOf(prop);
   }
 
-  /** A key's value (by its CEL name), converted on first read and kept; absence too, which rules test again and again. */
+  /**
+   * A key's value (by its CEL name), converted on first read and kept, absence too, which rules
+   * test again and again; a plain field is its JSON, read each time.
+   */
   private find(key: Value): Value | undefined {
     if (typeof key !== 'string') return undefined;
-    const cached = this.cache?.get(key);
+    const f = this.fields.field(key);
+    return f === undefined ? undefined : this.read(f);
+  }
+
+  private read(f: Field): Value | undefined {
+    if (f.plain !== undefined) {
+      // Only own properties are strings or booleans (the prototype's are functions and objects).
+      const v = this.raw[f.prop];
+      if (typeof v === 'string') {
+        if (f.plain === 'string') return v;
+      } else if (typeof v === 'boolean' && f.plain === 'boolean') return v;
+    }
+    if (f.slot < 0) {
+      // A map's entry: its key is its property.
+      const cached = this.cache?.get(f.prop);
+      if (cached !== undefined) return cached === ABSENT ? undefined : (cached as Value);
+      const out = this.convert(f);
+      (this.cache ??= new Map()).set(f.prop, out === undefined ? ABSENT : out);
+      return out;
+    }
+    const slots = (this.slots ??= new Array<Value | typeof ABSENT>(this.fields.slots));
+    const cached = slots[f.slot];
     if (cached !== undefined) return cached === ABSENT ? undefined : (cached as Value);
-    const out = this.convert(key);
-    (this.cache ??= new Map()).set(key, out === undefined ? ABSENT : out);
+    const out = this.convert(f);
+    slots[f.slot] = out === undefined ? ABSENT : out;
     return out;
   }
 
-  private convert(key: string): Value | undefined {
-    const f = this.fields.field(key);
-    if (f === undefined || !Object.hasOwn(this.raw, f.prop)) return undefined;
+  private convert(f: Field): Value | undefined {
+    if (!Object.hasOwn(this.raw, f.prop)) return undefined;
     const v = this.raw[f.prop]!;
     // An object's null field is an absent one (a map's null value is a value).
     if (this.isObject && v === null) return undefined;
     return toValue(v, f.schema);
   }
 
-  /** The value of JSON property `prop`, when converted with `schema` (convertedChild). */
+  /** The value of JSON property `prop`, when converted with `schema` (convertedProperty). */
   converted(prop: string, schema: CelSchema): Value | undefined {
-    const name = this.fields.nameOf(prop);
-    const f = name === undefined ? undefined : this.fields.field(name);
-    return f !== undefined && f.prop === prop && f.schema === schema ? this.find(name!) : undefined;
+    const f = this.fields.ofProp(prop);
+    return f !== undefined && f.schema === schema ? this.read(f) : undefined;
   }
 
   override get size(): number {
@@ -283,7 +340,31 @@ class SchemaObject extends MapValue implements OwnEquals {
   }
 
   override has(key: Value): boolean {
-    return this.find(key) !== undefined;
+    return typeof key === 'string' && this.present(this.fields.field(key));
+  }
+
+  override select(site: FieldSite): Value | undefined {
+    const f = this.fieldAt(site);
+    return f === undefined ? undefined : this.read(f);
+  }
+
+  override hasField(site: FieldSite): boolean {
+    return this.present(this.fieldAt(site));
+  }
+
+  /** A site's field, found in this schema's table once for every object of the schema (the usual case) that reaches the site. */
+  private fieldAt(site: FieldSite): Field | undefined {
+    if (site.owner !== this.fields) {
+      site.owner = this.fields;
+      site.found = this.fields.field(site.name);
+    }
+    return site.found as Field | undefined;
+  }
+
+  /** As read, without converting: present when the JSON has it, and (an object's) not null. */
+  private present(f: Field | undefined): boolean {
+    if (f === undefined || !Object.hasOwn(this.raw, f.prop)) return false;
+    return !this.isObject || this.raw[f.prop] !== null;
   }
 
   /** unstructuredMap.Find: a key that is no string is no such overload, for `[]` and `in` alike. */

@@ -28,7 +28,7 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_CEL_COST_BUDGET,
 } from '../../cel/kube/limits.js';
-import { convertedChild, schemaValue } from '../../cel/kube/schema-values.js';
+import { convertedElements, convertedProperty, schemaValue } from '../../cel/kube/schema-values.js';
 import { trim } from '../../cel/kube/strings-text.js';
 import { REGEX_WORK_BUDGET, type RegexBudget } from '../../cel/regex.js';
 import { CelError, type JsonValue, OptionalValue, type Value } from '../../cel/values.js';
@@ -135,6 +135,26 @@ function errorForReason(path: string, value: unknown, detail: string, reason: Va
 /** kube prints a nil root path as `<nil>`. */
 const shown = (path: string): string => path || '<nil>';
 
+/** A node's field path, made into text only for an error: most writes have none. */
+interface Path {
+  readonly parent: Path | undefined;
+  /** A property, a map's key (`entry`), or a list's index. */
+  readonly key: string | number;
+  readonly entry: boolean;
+}
+
+/** A path as kube prints it (`<nil>` for the root). */
+function pathText(p: Path | undefined): string {
+  return shown(pathString(p));
+}
+
+function pathString(p: Path | undefined): string {
+  if (p === undefined) return '';
+  const parent = pathString(p.parent);
+  if (typeof p.key === 'number') return index(parent, p.key);
+  return p.entry ? key(parent, p.key) : child(parent, p.key);
+}
+
 /** kube's validationActivation: `self`, and `oldSelf` where the node's rules read it. */
 class RuleActivation implements Activation {
   constructor(
@@ -170,7 +190,7 @@ class Run {
    */
   node(
     n: RuleNode,
-    path: string,
+    path: Path | undefined,
     value: unknown,
     old: Correlation | null,
     ratchet: Ratcheting,
@@ -183,30 +203,35 @@ class Run {
       if (!this.rules(n, path, self, old, ratchet)) return false;
     }
     if (isJsonObject(value)) {
+      const additional = n.additional;
       for (const k of Object.keys(value)) {
-        const sub = n.additional ?? n.props.get(k);
+        const sub = additional ?? n.props.get(k);
         if (sub === undefined) continue;
-        const v = value[k];
-        const at = n.additional !== undefined ? key(path, k) : child(path, k);
-        const shared = self === undefined ? undefined : convertedChild(self, n.schema, k, sub.schema);
-        if (!this.node(sub, at, v, old?.key(k) ?? null, ratchetKey(ratchet, k), shared)) return false;
+        const at: Path = { parent: path, key: k, entry: additional !== undefined };
+        const shared = self === undefined ? undefined : convertedProperty(self, k, sub.schema);
+        if (!this.node(sub, at, value[k], old?.key(k) ?? null, ratchetKey(ratchet, k), shared)) return false;
       }
     } else if (Array.isArray(value) && n.items !== undefined) {
       const items = n.items;
+      const shared = self === undefined ? undefined : convertedElements(self, n.schema, items.schema);
       for (let i = 0; i < value.length; i++) {
-        const shared = self === undefined ? undefined : convertedChild(self, n.schema, i, items.schema);
-        if (!this.node(items, index(path, i), value[i], old?.index(i) ?? null, ratchetIndex(ratchet, i), shared))
-          return false;
+        const at: Path = { parent: path, key: i, entry: false };
+        if (!this.node(items, at, value[i], old?.index(i) ?? null, ratchetIndex(ratchet, i), shared?.[i])) return false;
       }
     }
     return true;
   }
 
-  private rules(n: RuleNode, path: string, self: Value, old: Correlation | null, ratchet: Ratcheting): boolean {
+  private rules(
+    n: RuleNode,
+    path: Path | undefined,
+    self: Value,
+    old: Correlation | null,
+    ratchet: Ratcheting,
+  ): boolean {
     const type = n.schema.type ?? '';
-    const field = shown(path);
     if (this.remaining <= 0) {
-      this.errors.push(invalid(field, type, OUT_OF_BUDGET));
+      this.errors.push(invalid(pathText(path), type, OUT_OF_BUDGET));
       return false;
     }
     const oldJson = old?.oldValue ?? null;
@@ -230,11 +255,12 @@ class Run {
         : plain;
       const res = this.eval(r.program, act);
       if (res === undefined) {
-        this.errors.push(invalid(field, type, OUT_OF_BUDGET));
+        this.errors.push(invalid(pathText(path), type, OUT_OF_BUDGET));
         return false;
       }
       if (res instanceof CelError) {
         const m = res.message;
+        const field = pathText(path);
         if (m.startsWith('no such overload'))
           this.errors.push(
             invalid(
@@ -257,7 +283,7 @@ class Run {
       }
       if (res === true) continue;
 
-      const errField = shown(r.fieldPath ? child(path, r.fieldPath) : path);
+      const errField = r.fieldPath ? shown(child(pathString(path), r.fieldPath)) : pathText(path);
       const add = (e: FieldError): void => {
         if (!r.usesOldSelf && shouldRatchet(ratchet)) this.warnings.push(formatFieldError(e));
         else this.errors.push(e);
@@ -325,7 +351,7 @@ export class CompiledRules {
     if (this.root) {
       const c = correlation ?? null;
       try {
-        run.node(this.root, '', obj, c, { current: c, parent: null }, undefined);
+        run.node(this.root, undefined, obj, c, { current: c, parent: null }, undefined);
       } catch (e) {
         // A value nested deeper than the converters' recursion reaches (the request decoder allows
         // 10,000 levels) overflows the stack: still a 422, in cel-go's words for too deep.

@@ -17,6 +17,9 @@ describe('parseGoDuration, as Go time.ParseDuration', () => {
     ['-5m', -300_000_000_000n],
     ['+5m', 300_000_000_000n],
     ['-9223372036854775808ns', -(2n ** 63n)],
+    ['999999999999999ns', 999_999_999_999_999n],
+    ['2562047h', 2_562_047n * 3_600_000_000_000n],
+    ['007s', 7_000_000_000n],
   ])('%j is %s ns', (input, want) => {
     expect(parseGoDuration(input)).toBe(want);
   });
@@ -25,6 +28,9 @@ describe('parseGoDuration, as Go time.ParseDuration', () => {
     ['', 'time: invalid duration ""'],
     ['5', 'time: missing unit in duration "5"'],
     ['5x', 'time: unknown unit "x" in duration "5x"'],
+    ['1constructor', 'time: unknown unit "constructor" in duration "1constructor"'],
+    ['1.5toString', 'time: unknown unit "toString" in duration "1.5toString"'],
+    ['10000000000h', 'time: invalid duration "10000000000h"'],
     ['5m junk', 'time: unknown unit "m junk" in duration "5m junk"'],
     ['.s', 'time: invalid duration ".s"'],
     ['9223372036854775808ns', 'time: invalid duration "9223372036854775808ns"'],

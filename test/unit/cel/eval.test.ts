@@ -394,6 +394,55 @@ describe('runtime cost (cel-go interpreter/runtimecost_test.go figures)', () => 
     expect(cost(src, r)).toBe(want);
   });
 
+  it.each([
+    // 1 for x, then ceil(min(size(x), size(constant)) × 0.1), sizes in code points.
+    ["x == ''", 'abc', 1, false],
+    ["x == 'abc'", '', 1, false],
+    ["x == 'abc'", 'abc', 2, true],
+    ["x != 'abc'", 'x'.repeat(30), 2, true],
+    ["x != 'RequestMirror'", 'URLRewrite', 2, true],
+    ["x == 'RequestMirror'", 'x'.repeat(30), 3, false],
+    ["x == 'RequestMirror'", '😀'.repeat(12), 3, false],
+    ["x == 'RequestMirror'", '😀'.repeat(30), 3, false],
+    ["x == 'a'", 7n, 2, false],
+    ["x != 'a'", [1n, 2n], 2, true],
+    ["!(x == 'a')", 'a', 3, false],
+    ["'RequestMirror' == x", 'x'.repeat(30), 3, false],
+    ["'' != x", 'abc', 1, true],
+    ["'abc' == x", 'abc', 2, true],
+    // Two variables: the shorter's traversal; contains: the receiver's times the argument's.
+    ['x == y', 'abc', 3, false],
+    ['x != y', '', 2, true],
+    ['x == x', 'x'.repeat(30), 5, true],
+    ["x.contains('/./')", 'a/./b', 2, true],
+    ["x.contains('/./')", '', 1, false],
+    ["x.contains('/./')", 'x'.repeat(30), 4, false],
+    [`x.contains('${'y'.repeat(30)}')`, 'y'.repeat(5), 4, false],
+  ] as [string, Value, number, boolean][])('%s, x = %s, costs %d and is %s', (src, x, want, result) => {
+    expect(run(src, { vars: { x, y: 'x'.repeat(12) } })).toMatchObject({ cost: want, value: result });
+  });
+
+  it.each([
+    // Ints compared, lists sized and indexed by a constant (declared, one overload; dyn, several):
+    // the same values, errors and costs whatever the kinds.
+    ['x > 0', 2n, IntType, true, 2],
+    ['x >= y', 2n, IntType, false, 3],
+    ['x > 0', 2n, DynType, true, 2],
+    ['x < 2', 1.5, DynType, true, 2],
+    ['x <= 2', 'a', DynType, 'no such overload', 2],
+    ['size(x) == 2', [1n, 2n], listType(IntType), true, 3],
+    ['x.size()', [1n], listType(IntType), 1n, 2],
+    ['size(x)', 'ab😀', DynType, 3n, 2],
+    ['x[0]', ['a'], listType(StringType), 'a', 2],
+    ['x[1]', ['a'], listType(StringType), 'index out of bounds: 1', 2],
+    ['x[0]', value("{0: 'z'}"), DynType, 'z', 2],
+    ['x[0]', 'abc', DynType, 'no such key: 0', 2],
+  ] as [string, Value, Type, Value, number][])('%s, x = %s: %s, cost %d', (src, x, type, want, cost) => {
+    const r = run(src, { vars: { x, y: 3n }, types: { x: type, y: IntType } });
+    expect(r.value instanceof CelError ? r.value.message : r.value).toEqual(want);
+    expect(r.cost).toBe(cost);
+  });
+
   it('charges has() as cel-go does, and not at all with kube settings', () => {
     const input = value("{'a': {'b': 1}}");
     expect(cost('has(input.a)', { vars: { input } })).toBe(2);
