@@ -5,6 +5,7 @@
 // hold it, so validation and CEL only ever see well-typed schemas.
 import { jsonKind } from '../apimachinery/json.js';
 import { isJsonObject } from '../apimachinery/object.js';
+import { type DPath, dchild, dindex, FLOAT, type FloatLiterals } from '../apimachinery/float-literals.js';
 
 /** The Go type a JSON value decodes into; `go` is its reflect String(). */
 type GoType =
@@ -153,8 +154,11 @@ class Decoder {
     this.saved ??= this.withContext({ value, go, struct: '', field: '' });
   }
 
-  /** Decodes `v` into `t`: the value Go would hold, undefined for an omitempty field's zero value. */
-  value(v: unknown, t: GoType): unknown {
+  /**
+   * Decodes `v` into `t`: the value Go would hold, undefined for an omitempty field's zero value.
+   * `d` is its place among the body's float literals.
+   */
+  value(v: unknown, t: GoType, d: DPath): unknown {
     switch (t.k) {
       case 'json':
         // A pointer field (default, example): null is nil. An enum's null element stays (elem).
@@ -162,14 +166,14 @@ class Decoder {
       case 'orArray':
       case 'orStringArray':
         // Anything but an object or array is quietly nothing.
-        if (isJsonObject(v)) return this.nested(v, JSON_SCHEMA_PROPS);
-        if (Array.isArray(v)) return this.nested(v, t.k === 'orArray' ? SCHEMA_SLICE : STRING_SLICE);
+        if (isJsonObject(v)) return this.nested(v, JSON_SCHEMA_PROPS, d);
+        if (Array.isArray(v)) return this.nested(v, t.k === 'orArray' ? SCHEMA_SLICE : STRING_SLICE, d);
         return t.k === 'orArray' ? undefined : null;
       case 'orBool':
         // The field is a pointer: null sets it to nil before the unmarshaler is asked.
         if (v === null) return undefined;
         if (typeof v === 'boolean') return v;
-        if (isJsonObject(v)) return this.nested(v, JSON_SCHEMA_PROPS);
+        if (isJsonObject(v)) return this.nested(v, JSON_SCHEMA_PROPS, d);
         throw new Abort({ text: 'boolean or JSON schema expected' });
     }
     if (v === null) return undefined;
@@ -185,43 +189,44 @@ class Decoder {
         return v;
       case 'int64':
         if (typeof v !== 'number' && typeof v !== 'bigint') this.save(jsonKind(v), t.go);
-        else if (!fitsInt64(v)) this.save(`number ${String(v)}`, t.go);
+        // Go names the literal as written (`1.0`, `1e3`); its text is gone, its value is not.
+        else if (d === FLOAT || !fitsInt64(v)) this.save(`number ${String(v)}`, t.go);
         return v;
       case 'slice':
         if (!Array.isArray(v)) this.save(jsonKind(v), t.go);
-        else for (let i = 0; i < v.length; i++) v[i] = this.elem(v[i], t.elem);
+        else for (let i = 0; i < v.length; i++) v[i] = this.elem(v[i], t.elem, dindex(d, i));
         return v;
       case 'map':
-        if (isJsonObject(v)) this.entries(v, t.elem);
+        if (isJsonObject(v)) this.entries(v, t.elem, d);
         else this.save(jsonKind(v), t.go);
         return v;
       case 'struct':
         if (!isJsonObject(v)) this.save(jsonKind(v), t.go);
-        else this.fields(v, t.name, t.fields());
+        else this.fields(v, t.name, t.fields(), d);
         return v;
     }
   }
 
   /** A slice element or map value: null there is the element type's zero value, not absent. */
-  private elem(v: unknown, t: GoType): unknown {
-    const decoded = this.value(v, t);
+  private elem(v: unknown, t: GoType, d: DPath): unknown {
+    const decoded = this.value(v, t, d);
     if (decoded !== undefined) return decoded;
     if (t.k === 'struct') return {};
     if (t.k === 'string') return '';
     return null;
   }
 
-  private entries(map: Record<string, unknown>, t: GoType): void {
-    for (const k of Object.keys(map)) map[k] = this.elem(map[k], t);
+  private entries(map: Record<string, unknown>, t: GoType, d: DPath): void {
+    for (const k of Object.keys(map)) map[k] = this.elem(map[k], t, dchild(d, k));
   }
 
-  private fields(obj: Record<string, unknown>, name: string, fields: Record<string, GoType>): void {
+  private fields(obj: Record<string, unknown>, name: string, fields: Record<string, GoType>, d: DPath): void {
     const outer = this.struct;
     for (const key of Object.keys(obj)) {
       if (!Object.hasOwn(fields, key)) continue;
       this.struct = name;
       this.stack.push(key);
-      const decoded = this.value(obj[key], fields[key]!);
+      const decoded = this.value(obj[key], fields[key]!, dchild(d, key));
       if (decoded === undefined) delete obj[key];
       else obj[key] = decoded;
       this.stack.pop();
@@ -230,11 +235,11 @@ class Decoder {
   }
 
   /** A custom unmarshaler's own json.Unmarshal: whatever fails it ends this decode too. */
-  private nested(v: unknown, t: GoType): unknown {
+  private nested(v: unknown, t: GoType, d: DPath): unknown {
     const inner = new Decoder();
     let decoded: unknown;
     try {
-      decoded = inner.value(v, t);
+      decoded = inner.value(v, t, d);
     } catch (e) {
       if (e instanceof Abort) throw new Abort(this.withContext(e.error));
       throw e;
@@ -247,17 +252,18 @@ class Decoder {
 /**
  * Decodes every version's schema of a CRD (spec.versions[].schema) in place, as kube's decoder
  * would: Go's error text when one does not decode, else undefined. Other fields of the CRD are
- * left to the checks that read them.
+ * left to the checks that read them. `floats`: the body's float literals, which no int64 takes.
  */
-export function decodeCRDSchemas(crd: Record<string, unknown>): string | undefined {
+export function decodeCRDSchemas(crd: Record<string, unknown>, floats?: FloatLiterals): string | undefined {
   const spec = crd['spec'];
   if (!isJsonObject(spec) || !Array.isArray(spec['versions'])) return undefined;
+  const versions = dchild(dchild(floats?.root, 'spec'), 'versions');
   let saved: DecodeError | undefined;
   try {
-    for (const version of spec['versions']) {
+    for (const [i, version] of spec['versions'].entries()) {
       if (!isJsonObject(version) || !Object.hasOwn(version, 'schema')) continue;
       const top = new Decoder('CustomResourceDefinitionVersion', ['spec', 'versions', 'schema']);
-      const schema = top.value(version['schema'], CUSTOM_RESOURCE_VALIDATION);
+      const schema = top.value(version['schema'], CUSTOM_RESOURCE_VALIDATION, dchild(dindex(versions, i), 'schema'));
       if (schema === undefined) delete version['schema'];
       saved ??= top.saved;
     }

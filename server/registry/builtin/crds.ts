@@ -78,9 +78,10 @@ export const crdStrategy = defineStrategy(crdKind, {
   // CRDs register no field label conversion, so kube falls back to the metav1 default.
   fieldLabels: defaultMetaV1FieldLabels,
   canonicalize(obj, ctx) {
-    // kube decodes the body into its Go types first: no schema of the wrong shape gets further.
-    const message = decodeCRDSchemas(obj);
-    if (message !== undefined) throw decodeFailure(crdKind.kind, obj, message, ctx);
+    // kube decodes a client's body into its Go types first: no schema of the wrong shape gets
+    // further. The server's own writes (the CRD controller's) come from typed code, as there.
+    const message = ctx.onUnknownFields && decodeCRDSchemas(obj, ctx.floatLiterals);
+    if (message) throw decodeFailure(crdKind.kind, obj, message, ctx);
     defaultCRD(asCRD(obj));
   },
   create: {

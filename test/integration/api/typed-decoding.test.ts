@@ -189,6 +189,18 @@ describe("a CRD's schemas, decoded into apiextensions/v1's Go types first", () =
     }
   });
 
+  it('an int64 of the schema written as a float literal does not decode (the text says the value, not the literal)', async () => {
+    const body = JSON.stringify(crd(`decode${n++}s`, { items: { type: 'string' }, minItems: 1 })).replace(
+      '"minItems":1',
+      '"minItems":1.0',
+    );
+    const r = await call('POST', CRDS, { raw: body, contentType: 'application/json' });
+    expect(r.status).toBe(400);
+    expect((r.json as { message: string }).message).toBe(
+      undecodable(`json: cannot unmarshal number 1 into ${AT}.minItems of type int64`),
+    );
+  });
+
   it("null, and what JSONSchemaPropsOrArray ignores, are absent: an array without items is the validation's 422", async () => {
     for (const list of [{ items: null }, { items: 5 }, { items: 'x' }, { properties: null, items: true }]) {
       const r = await create(list);

@@ -2,6 +2,7 @@
 // JSONSchemaProps field given every JSON type, at depth.
 import { describe, expect, it } from 'vitest';
 import { decodeCRDSchemas } from '../../../crd/decode.js';
+import { FloatLiterals } from '../../../apimachinery/float-literals.js';
 
 /** A CRD whose `spec.properties.list` schema is `{type: array, ...extra}`. */
 const crdWith = (extra: Record<string, unknown>): Record<string, unknown> => ({
@@ -192,6 +193,13 @@ describe('at depth', () => {
       typeError(`number ${2n ** 63n}`, 'maxLength', 'int64'),
     );
     expect(decodeCRDSchemas(crdWith({ maxLength: -(2n ** 63n), minLength: 3 }))).toBeUndefined();
+    // A float literal, integral or not (the body's `1.0`): the text Go would quote is not kept.
+    const at = (field: string) => `spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.list.${field}`;
+    const floats = FloatLiterals.fromPaths([at('maxLength'), at('maximum')]);
+    expect(decodeCRDSchemas(crdWith({ maxLength: 1, maximum: 1 }), floats)).toBe(
+      typeError('number 1', 'maxLength', 'int64'),
+    );
+    expect(decodeCRDSchemas(crdWith({ maxLength: 1, maximum: 1 }))).toBeUndefined();
   });
 
   it("the first type error in the document is kept; an unmarshaler's error ends the decode and wins", () => {
