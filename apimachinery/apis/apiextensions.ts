@@ -37,7 +37,8 @@ export interface JSONSchemaProps {
   example?: unknown;
   externalDocs?: { description?: string; url?: string };
   definitions?: Record<string, JSONSchemaProps>;
-  dependencies?: Record<string, JSONSchemaProps | string[]>;
+  /** A value decoded from neither a schema nor a list is Go's zero JSONSchemaPropsOrStringArray: null. */
+  dependencies?: Record<string, JSONSchemaProps | string[] | null>;
   additionalItems?: JSONSchemaProps | boolean;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
   'x-kubernetes-embedded-resource'?: boolean;

@@ -161,25 +161,33 @@ function ruleFieldErrors(r: ValidationRule, p: string, s: JSONSchemaProps): Fiel
  */
 export function ruleFieldErrorsOf(schema: JSONSchemaProps, path: string): FieldError[] {
   const errs: FieldError[] = [];
+  // The CRD's decode leaves only well-typed schemas; a node or list of another shape is passed by
+  // rather than thrown on (a 500), should one ever get here.
   const walk = (s: JSONSchemaProps, p: string): void => {
+    if (typeof s !== 'object' || s === null || Array.isArray(s)) return;
     const ap = additionalPropertiesOf(s);
     if (ap !== undefined) walk(ap, child(p, 'additionalProperties'));
     for (const name of Object.keys(s.properties ?? {}).sort())
       walk(s.properties![name]!, `${child(p, 'properties')}[${name}]`);
     if (s.not !== undefined) walk(s.not, child(p, 'not'));
-    for (const junctor of ['allOf', 'oneOf', 'anyOf'] as const)
-      s[junctor]?.forEach((sub, i) => walk(sub, `${child(p, junctor)}[${i}]`));
+    for (const junctor of ['allOf', 'oneOf', 'anyOf'] as const) {
+      const subs = s[junctor];
+      if (Array.isArray(subs)) subs.forEach((sub, i) => walk(sub, `${child(p, junctor)}[${i}]`));
+    }
     for (const name of Object.keys(s.definitions ?? {}).sort())
       walk(s.definitions![name]!, `${child(p, 'definitions')}[${name}]`);
     if (Array.isArray(s.items)) s.items.forEach((sub, i) => walk(sub, `${child(p, 'items')}[${i}]`));
     else if (s.items !== undefined) walk(s.items, child(p, 'items'));
     for (const name of Object.keys(s.dependencies ?? {}).sort()) {
-      const dep = s.dependencies![name]!;
-      if (!Array.isArray(dep)) walk(dep, `${child(p, 'dependencies')}[${name}]`);
+      // A list, or Go's zero value (null), has no schema to walk.
+      const dep = s.dependencies![name];
+      if (dep && !Array.isArray(dep)) walk(dep, `${child(p, 'dependencies')}[${name}]`);
     }
-    (s['x-kubernetes-validations'] ?? []).forEach((r, i) =>
-      errs.push(...ruleFieldErrors(r, `${child(p, 'x-kubernetes-validations')}[${i}]`, s)),
-    );
+    const rules = s['x-kubernetes-validations'];
+    if (Array.isArray(rules))
+      rules.forEach((r, i) => {
+        if (isJsonObject(r)) errs.push(...ruleFieldErrors(r, `${child(p, 'x-kubernetes-validations')}[${i}]`, s));
+      });
   };
   walk(schema, path);
   return errs;

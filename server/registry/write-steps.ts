@@ -3,7 +3,7 @@
 // (defaults, pruning) and Prepare, and validation answered with kube's 422. The generic store runs
 // them between admission and storage; `mini-apiserver validate` runs them alone, so both answer alike.
 import { randomUUID } from 'node:crypto';
-import { badRequest, invalid } from '../../apimachinery/errors.js';
+import { type ApiError, badRequest, invalid } from '../../apimachinery/errors.js';
 import { type FieldError, goQuote } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { metaDecodeError } from '../../apimachinery/validation/object-meta.js';
@@ -40,12 +40,19 @@ export function decodeErrorOf(strategy: Strategy, obj: KubeObject, ctx: WriteCon
  */
 export function checkDecodable(strategy: Strategy, obj: KubeObject, ctx: WriteContext): void {
   const message = decodeErrorOf(strategy, obj, ctx);
-  if (message === undefined) return;
-  if (ctx.decodeError) throw ctx.decodeError(message);
+  if (message !== undefined) throw decodeFailure(strategy.kind.kind, obj, message, ctx);
+}
+
+/**
+ * How a write answers for an object that does not decode into the kind's Go type, given the
+ * decoder's message: transformDecodeError's 400, or the write's own answer (a patch's 422).
+ */
+export function decodeFailure(kind: string, obj: KubeObject, message: string, ctx: WriteContext): ApiError {
+  if (ctx.decodeError) return ctx.decodeError(message);
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-  const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : strategy.kind.kind;
-  throw badRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${strategy.kind.kind}: ${message}`);
+  const sent = typeof obj.kind === 'string' && obj.kind ? obj.kind : kind;
+  return badRequest(`${sent} in version ${goQuote(version)} cannot be handled as a ${kind}: ${message}`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { customResourceDefinitionSchema } from '../../../apimachinery/apis/built
 import { TYPED_PROFILE } from '../catalog.js';
 import { type BuiltinKind, storedKind } from './kind.js';
 import type { UpdateStrategy } from '../strategy.js';
+import { decodeFailure } from '../write-steps.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import type { KubeObject } from '../../../apimachinery/object.js';
 import {
@@ -18,6 +19,7 @@ import { defaultCRD } from '../../../crd/defaults.js';
 import { storageVersionOf } from '../../../crd/storage-version.js';
 import { validateCRD, validateCRDStatus, validateCRDUpdate } from '../../../crd/validation/crd.js';
 import { checkSchemaAtCRDWrite } from '../../../crd/schema/crd-write.js';
+import { decodeCRDSchemas } from '../../../crd/decode.js';
 
 export const crdKind = {
   group: CRD_GROUP,
@@ -75,7 +77,13 @@ export const crdStrategy = defineStrategy(crdKind, {
   generation: SPEC_GENERATION,
   // CRDs register no field label conversion, so kube falls back to the metav1 default.
   fieldLabels: defaultMetaV1FieldLabels,
-  canonicalize: (obj) => defaultCRD(asCRD(obj)),
+  canonicalize(obj, ctx) {
+    // kube decodes a client's body into its Go types first: no schema of the wrong shape gets
+    // further. The server's own writes (the CRD controller's) come from typed code, as there.
+    const message = ctx.onUnknownFields && decodeCRDSchemas(obj, ctx.floatLiterals);
+    if (message) throw decodeFailure(crdKind.kind, obj, message, ctx);
+    defaultCRD(asCRD(obj));
+  },
   create: {
     prepare(obj) {
       const crd = asCRD(obj);

@@ -1,14 +1,13 @@
 // What ConfigMap and Secret share: string-keyed data maps whose keys become file names, bytes
 // fields sent as base64, kube's 1 MiB cap on their contents, and the `immutable` flag.
 import { type FieldError, forbidden, invalid, key } from '../../../apimachinery/field-errors.js';
-import { type ApiError, badRequest } from '../../../apimachinery/errors.js';
-import { goQuote } from '../../../apimachinery/quote.js';
 import { deepEqual } from '../../../apimachinery/equality.js';
 import { decodeGoBase64 } from '../../../apimachinery/go-base64.js';
 import { isConfigMapKey } from '../../../apimachinery/validation/names.js';
 import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import { jsonKind } from '../../../apimachinery/json.js';
 import type { WriteContext } from '../strategy.js';
+import { decodeFailure } from '../write-steps.js';
 
 /** core.MaxSecretSize: the most a ConfigMap's or Secret's values may hold together, in bytes. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -46,9 +45,9 @@ const typeError = (kind: string, field: string, value: unknown, goType: string):
 export function checkByteMap(obj: KubeObject, field: string, kind: string, ctx: WriteContext): void {
   for (const value of Object.values(stringMap(obj, field) as Record<string, unknown>)) {
     if (value === null) continue;
-    if (typeof value !== 'string') throw decodeFailure(kind, typeError(kind, field, value, '[]uint8'), ctx);
+    if (typeof value !== 'string') throw decodeFailure(kind, obj, typeError(kind, field, value, '[]uint8'), ctx);
     const result = decodeGoBase64(value);
-    if (!result.ok) throw decodeFailure(kind, result.error, ctx);
+    if (!result.ok) throw decodeFailure(kind, obj, result.error, ctx);
   }
 }
 
@@ -56,13 +55,8 @@ export function checkByteMap(obj: KubeObject, field: string, kind: string, ctx: 
 export function checkStringMap(obj: KubeObject, field: string, kind: string, ctx: WriteContext): void {
   for (const value of Object.values(stringMap(obj, field) as Record<string, unknown>)) {
     if (value !== null && typeof value !== 'string')
-      throw decodeFailure(kind, typeError(kind, field, value, 'string'), ctx);
+      throw decodeFailure(kind, obj, typeError(kind, field, value, 'string'), ctx);
   }
-}
-
-function decodeFailure(kind: string, message: string, ctx: WriteContext): ApiError {
-  if (ctx.decodeError) return ctx.decodeError(message);
-  return badRequest(`${kind} in version ${goQuote('v1')} cannot be handled as a ${kind}: ${message}`);
 }
 
 const IMMUTABLE_TEXT = 'field is immutable when `immutable` is set';

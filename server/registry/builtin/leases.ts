@@ -6,13 +6,12 @@ import { type BuiltinKind, storedKind } from './kind.js';
 import type { ServedColumn } from '../catalog.js';
 import { PRINTER_AGE } from './printer-columns.js';
 import { type FieldError, child, forbidden, invalid, notSupported } from '../../../apimachinery/field-errors.js';
-import { type ApiError, badRequest } from '../../../apimachinery/errors.js';
-import { goQuote } from '../../../apimachinery/quote.js';
 import { defaultMetaV1FieldLabels } from '../../../apimachinery/selectors/fields.js';
 import { isQualifiedName } from '../../../apimachinery/validation/names.js';
 import { parseMicroTime } from '../../../apimachinery/validation/micro-time.js';
 import { type KubeObject, isJsonObject } from '../../../apimachinery/object.js';
 import type { WriteContext } from '../strategy.js';
+import { decodeFailure } from '../write-steps.js';
 
 const COORDINATION_GROUP = 'coordination.k8s.io';
 
@@ -84,7 +83,7 @@ function canonicalizeLease(obj: KubeObject, ctx: WriteContext): void {
       continue;
     }
     const parsed = parseMicroTime(String(value));
-    if (!parsed.ok) throw decodeFailure(parsed.error, ctx);
+    if (!parsed.ok) throw decodeFailure('Lease', obj, parsed.error, ctx);
     spec[f] = parsed.value;
   }
 }
@@ -99,11 +98,6 @@ function dropDisabledFields(obj: KubeObject, old?: KubeObject): void {
   const spec = specOf(obj);
   delete spec.strategy;
   delete spec.preferredHolder;
-}
-
-function decodeFailure(message: string, ctx: WriteContext): ApiError {
-  if (ctx.decodeError) return ctx.decodeError(message);
-  return badRequest(`Lease in version ${goQuote('v1')} cannot be handled as a Lease: ${message}`);
 }
 
 /** `kubectl get leases`' HOLDER column. */

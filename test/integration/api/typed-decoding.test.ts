@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
+import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 
 let server: ServerHandle;
 let call: ReturnType<typeof apiClient>;
@@ -123,5 +124,165 @@ describe('unknown fields of a built-in kind', () => {
       'failed to create typed patch object (/applied; /v1, Kind=ConfigMap): .datta: field not declared in schema',
     );
     expect((await call('GET', `${CMS}/applied`)).status).toBe(404);
+  });
+});
+
+describe("a CRD's schemas, decoded into apiextensions/v1's Go types first", () => {
+  const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  /** A CRD whose `spec.list` schema is `{type: array, ...list}`, under a CEL rule. */
+  const crd = (plural: string, list: Record<string, unknown>): Record<string, unknown> => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.example.com` },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural, kind: `K${plural}` },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  'x-kubernetes-validations': [{ rule: 'true' }],
+                  properties: { list: { type: 'array', ...list } },
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  });
+  const undecodable = (message: string): string =>
+    `CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: ${message}`;
+  const AT = 'Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties';
+  let n = 0;
+  const create = (list: Record<string, unknown>, query = '') =>
+    call('POST', `${CRDS}${query}`, { body: crd(`decode${n++}s`, list) });
+
+  it("a value of the wrong JSON type: kube's 400, Go's message (kubectl create's query too)", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ allOf: 5 }, `json: cannot unmarshal number into ${AT}.allOf of type []v1.JSONSchemaProps`],
+      [
+        { 'x-kubernetes-validations': 5 },
+        `json: cannot unmarshal number into ${AT}.x-kubernetes-validations of type v1.ValidationRules`,
+      ],
+      [{ required: 5 }, `json: cannot unmarshal number into ${AT}.required of type []string`],
+      [
+        { items: { type: 'string', maxLength: 1.5 } },
+        `json: cannot unmarshal number 1.5 into ${AT}.items of type int64`,
+      ],
+      [{ items: { type: 'string' }, additionalItems: 'x' }, 'boolean or JSON schema expected'],
+    ];
+    for (const [list, message] of cases) {
+      for (const query of ['', '?fieldManager=kubectl-create&fieldValidation=Strict']) {
+        const r = await create(list, query);
+        expect(r.status, JSON.stringify(list)).toBe(400);
+        expect(r.json).toMatchObject({ reason: 'BadRequest', message: undecodable(message) });
+      }
+    }
+  });
+
+  it('an int64 of the schema written as a float literal does not decode (the text says the value, not the literal)', async () => {
+    const body = JSON.stringify(crd(`decode${n++}s`, { items: { type: 'string' }, minItems: 1 })).replace(
+      '"minItems":1',
+      '"minItems":1.0',
+    );
+    const r = await call('POST', CRDS, { raw: body, contentType: 'application/json' });
+    expect(r.status).toBe(400);
+    expect((r.json as { message: string }).message).toBe(
+      undecodable(`json: cannot unmarshal number 1 into ${AT}.minItems of type int64`),
+    );
+  });
+
+  it("null, and what JSONSchemaPropsOrArray ignores, are absent: an array without items is the validation's 422", async () => {
+    for (const list of [{ items: null }, { items: 5 }, { items: 'x' }, { properties: null, items: true }]) {
+      const r = await create(list);
+      expect(r.status, JSON.stringify(list)).toBe(422);
+      expect((r.json as { message: string }).message).toMatch(
+        /spec\.validation\.openAPIV3Schema\.properties\[spec\]\.properties\[list\]\.items: Required value: must be specified$/,
+      );
+    }
+    const r = await create({ items: { type: 'string' }, 'x-kubernetes-validations': null, allOf: null });
+    expect(r.status).toBe(201);
+    const list = (r.json as { spec: { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] } }).spec
+      .versions[0]!.schema.openAPIV3Schema.properties!['spec']!.properties!['list'];
+    expect(list).toEqual({ type: 'array', items: { type: 'string' } });
+  });
+
+  it('server-side apply: a list field is refused by the structured merge; a custom unmarshaler by the decode', async () => {
+    const apply = (list: Record<string, unknown>) => {
+      const body = crd(`decode${n++}s`, list);
+      const name = (body['metadata'] as { name: string }).name;
+      return call('PATCH', `${CRDS}/${name}?fieldManager=m`, { body, contentType: 'application/apply-patch+yaml' });
+    };
+    const merge = await apply({ allOf: 5 });
+    expect(merge.status).toBe(400);
+    expect((merge.json as { message: string }).message).toMatch(
+      /\.spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.spec\.properties\.list\.allOf: expected list, got 5$/,
+    );
+    const decoded = await apply({ additionalProperties: 5 });
+    expect(decoded.status).toBe(400);
+    expect((decoded.json as { message: string }).message).toBe(undecodable('boolean or JSON schema expected'));
+  });
+
+  it('random wrong-typed schema fields never make a 500', async () => {
+    const FIELDS = [
+      'type',
+      'items',
+      'properties',
+      'additionalProperties',
+      'allOf',
+      'not',
+      'required',
+      'enum',
+      'default',
+      'maxLength',
+      'minimum',
+      'nullable',
+      'x-kubernetes-validations',
+      'x-kubernetes-list-type',
+      'x-kubernetes-list-map-keys',
+      'x-kubernetes-preserve-unknown-fields',
+      'dependencies',
+      'externalDocs',
+      'pattern',
+      'format',
+    ];
+    const WRONG: unknown[] = [
+      5,
+      1.5,
+      'x',
+      true,
+      false,
+      null,
+      {},
+      [],
+      [5],
+      [null],
+      { type: 5 },
+      [{ rule: 5 }],
+      { x: null },
+    ];
+    let seed = 11;
+    const pick = <T>(xs: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return xs[(seed >>> 16) % xs.length]!;
+    };
+    for (let i = 0; i < 150; i++) {
+      const list: Record<string, unknown> = { items: { type: 'string' } };
+      const nested: Record<string, unknown> = {};
+      for (let j = 0; j < 2; j++) list[pick(FIELDS)] = structuredClone(pick(WRONG));
+      for (let j = 0; j < 2; j++) nested[pick(FIELDS)] = structuredClone(pick(WRONG));
+      if (pick([true, false])) list['items'] = nested;
+      const r = await create(list);
+      expect(r.status, JSON.stringify(list)).not.toBe(500);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileSchemaRules, compileSchemaRulesTask } from '../../../../crd/cel/compile.js';
+import { compileSchemaRules, compileSchemaRulesTask, ruleFieldErrorsOf } from '../../../../crd/cel/compile.js';
 import { runTaskSliced } from '../../../../apimachinery/structured-merge/trampoline.js';
 import type { JSONSchemaProps, ValidationRule } from '../../../../apimachinery/apis/apiextensions.js';
 import { formatFieldError } from '../../../../apimachinery/field-errors.js';
@@ -657,5 +657,21 @@ describe("compileSchemaRules: one type's rules in schemas that differ elsewhere"
     ]);
     expect(compileSchemaRules(semver('c'), P).errors).toEqual([]);
     expect(compileSchemaRules(semver('d'), P, { preexisting: stored }).errors).toEqual([]);
+  });
+});
+
+describe('ruleFieldErrorsOf: a schema of the wrong shape', () => {
+  it('is passed by, not thrown on (the decode keeps it out; a 500 would be the cost of a miss)', () => {
+    const malformed = {
+      type: 'object',
+      properties: {
+        a: { items: null, allOf: 5, 'x-kubernetes-validations': 5 },
+        b: { not: 'x', anyOf: [null, 5], 'x-kubernetes-validations': [null, 5, { rule: '' }] },
+        c: null,
+      },
+    } as unknown as JSONSchemaProps;
+    expect(ruleFieldErrorsOf(malformed, P).map(formatFieldError)).toEqual([
+      `${P}.properties[b].x-kubernetes-validations[2].rule: Required value: rule is not specified`,
+    ]);
   });
 });
