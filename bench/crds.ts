@@ -91,7 +91,7 @@ async function instantServer(s: ServerProcess): Promise<{ url: string; close(): 
   const server = createServer(
     { cert: readFileSync(join(pki, 'apiserver.crt')), key: readFileSync(join(pki, 'apiserver.key')) },
     (req, res) => {
-      void (async () => {
+      (async () => {
         const body = await bodyOf(req);
         if (req.method === 'PATCH') {
           const obj = JSON.parse(body.toString('utf8')) as { metadata: Record<string, unknown> };
@@ -112,7 +112,7 @@ async function instantServer(s: ServerProcess): Promise<{ url: string; close(): 
         );
         upstream.on('error', (e) => res.destroy(e));
         upstream.end(body);
-      })();
+      })().catch((err: unknown) => res.destroy(err instanceof Error ? err : undefined));
     },
   );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
