@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerHandle, startServer } from '../../../server/index.js';
 import { apiClient } from '../../helpers/api-client.js';
+import { CRDS_PATH, simpleCrd } from '../../helpers/crds.js';
 import type { JSONSchemaProps } from '../../../apimachinery/apis/apiextensions.js';
 
 let server: ServerHandle;
@@ -128,43 +129,24 @@ describe('unknown fields of a built-in kind', () => {
 });
 
 describe("a CRD's schemas, decoded into apiextensions/v1's Go types first", () => {
-  const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   /** A CRD whose `spec.list` schema is `{type: array, ...list}`, under a CEL rule. */
-  const crd = (plural: string, list: Record<string, unknown>): Record<string, unknown> => ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.example.com` },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural, kind: `K${plural}` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  'x-kubernetes-validations': [{ rule: 'true' }],
-                  properties: { list: { type: 'array', ...list } },
-                },
-              },
-            },
-          },
+  const crd = (plural: string, list: Record<string, unknown>) =>
+    simpleCrd('example.com', plural, {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'true' }],
+          properties: { list: { type: 'array', ...list } },
         },
-      ],
-    },
-  });
+      },
+    });
   const undecodable = (message: string): string =>
     `CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: ${message}`;
   const AT = 'Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties';
   let n = 0;
   const create = (list: Record<string, unknown>, query = '') =>
-    call('POST', `${CRDS}${query}`, { body: crd(`decode${n++}s`, list) });
+    call('POST', `${CRDS_PATH}${query}`, { body: crd(`decode${n++}s`, list) });
 
   it("a value of the wrong JSON type: kube's 400, Go's message (kubectl create's query too)", async () => {
     const cases: [Record<string, unknown>, string][] = [
@@ -194,7 +176,7 @@ describe("a CRD's schemas, decoded into apiextensions/v1's Go types first", () =
       '"minItems":1',
       '"minItems":1.0',
     );
-    const r = await call('POST', CRDS, { raw: body, contentType: 'application/json' });
+    const r = await call('POST', CRDS_PATH, { raw: body, contentType: 'application/json' });
     expect(r.status).toBe(400);
     expect((r.json as { message: string }).message).toBe(
       undecodable(`json: cannot unmarshal number 1 into ${AT}.minItems of type int64`),
@@ -220,7 +202,10 @@ describe("a CRD's schemas, decoded into apiextensions/v1's Go types first", () =
     const apply = (list: Record<string, unknown>) => {
       const body = crd(`decode${n++}s`, list);
       const name = (body['metadata'] as { name: string }).name;
-      return call('PATCH', `${CRDS}/${name}?fieldManager=m`, { body, contentType: 'application/apply-patch+yaml' });
+      return call('PATCH', `${CRDS_PATH}/${name}?fieldManager=m`, {
+        body,
+        contentType: 'application/apply-patch+yaml',
+      });
     };
     const merge = await apply({ allOf: 5 });
     expect(merge.status).toBe(400);
