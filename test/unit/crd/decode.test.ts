@@ -3,31 +3,20 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCRDSchemas } from '../../../crd/decode.js';
 import { FloatLiterals } from '../../../apimachinery/float-literals.js';
+import { simpleCrd } from '../../helpers/crds.js';
 
 /** A CRD whose `spec.properties.list` schema is `{type: array, ...extra}`. */
-const crdWith = (extra: Record<string, unknown>): Record<string, unknown> => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  spec: {
-    versions: [
-      {
-        name: 'v1',
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                'x-kubernetes-validations': [{ rule: 'true' }],
-                properties: { list: { type: 'array', ...extra } },
-              },
-            },
-          },
-        },
+const crdWith = (extra: Record<string, unknown>): Record<string, unknown> =>
+  simpleCrd('example.com', 'lists', {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'true' }],
+        properties: { list: { type: 'array', ...extra } },
       },
-    ],
-  },
-});
+    },
+  });
 const listOf = (crd: Record<string, unknown>): Record<string, unknown> =>
   (crd as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.list;
 
